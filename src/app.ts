@@ -1,0 +1,167 @@
+/**
+ * The Fastify app: external plugins, then the one error handler and the auth hook, then the routes.
+ * Fastify defaults that clash with the contract are turned off here: no type coercion, JSON bodies only,
+ * and every error (404, 413, 415, malformed JSON, validation) leaves through our one envelope.
+ */
+import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ApiError, Errors, type ErrorKind, type FieldError } from './domain/errors.js';
+import { registerOrderCartRoutes } from './http/ordercart.js';
+import { registerOrderRoutes } from './http/orders.js';
+import { registerSessionRoutes } from './http/session.js';
+import { openApiDocument } from './http/openapi.js';
+import { createAjv, violationsOf } from './schemas/validator.js';
+import type { AuthService, Caller } from './services/auth.js';
+import type { OrderCartService } from './services/order-carts.js';
+import type { OrderEntryService } from './services/order-entry.js';
+
+/** Who may call a route: nobody in particular, a logged-in user, or a user with token and API key. */
+export type AuthLevel = 'none' | 'token' | 'order-entry';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthLevel;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+export interface AppServices {
+  auth: AuthService;
+  orderEntry: OrderEntryService;
+  orderCarts: OrderCartService;
+}
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export type App = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The caller of an authenticated route; the auth hook has set it. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (request.caller === null) throw new ApiError(Errors.TOKEN_MISSING);
+  return request.caller;
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, kind: ErrorKind, message: string, errors: FieldError[] = []) {
+  return reply
+    .code(kind.status)
+    .type('application/json; charset=utf-8')
+    .send({ status: 'error', code: kind.code, message, errors, request_id: request.id });
+}
+
+const VALIDATION_CONTEXT_KIND: Record<string, ErrorKind> = {
+  querystring: Errors.INVALID_QUERY,
+  headers: Errors.INVALID_HEADER,
+  params: Errors.ROUTE_NOT_FOUND,
+};
+
+/** Fastify's own errors (parsing, limits) -> our catalog. */
+function frameworkErrorKind(error: FastifyError): ErrorKind | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return Errors.UNSUPPORTED_MEDIA_TYPE;
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return Errors.BODY_TOO_LARGE;
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return Errors.BODY_REQUIRED;
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return Errors.MALFORMED_JSON;
+  }
+  if (error instanceof SyntaxError) return Errors.MALFORMED_JSON;
+  if (error.statusCode === 429) return Errors.RATE_LIMITED;
+  return undefined;
+}
+
+const FRAMEWORK_MESSAGES: Partial<Record<string, string>> = {
+  [Errors.UNSUPPORTED_MEDIA_TYPE.code]: 'Send the body as JSON with Content-Type: application/json',
+  [Errors.BODY_TOO_LARGE.code]: `The body is larger than ${BODY_LIMIT_BYTES} bytes`,
+  [Errors.BODY_REQUIRED.code]: 'This call needs a JSON object body',
+  [Errors.MALFORMED_JSON.code]: 'The body is not valid JSON',
+};
+
+export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean }): App {
+  const ajv = createAjv();
+  const app = Fastify({
+    ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+
+  // JSON only: Fastify also parses text/plain by default, which our contract does not accept.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+  app.decorateRequest('caller', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+    const level = request.routeOptions.config.auth ?? 'none';
+    if (level === 'none') return;
+    request.caller = await services.auth.authenticate(request.headers.authorization);
+    if (level === 'order-entry') {
+      const apiKey = request.headers['x-api-key'];
+      await services.auth.checkApiKey(request.caller, Array.isArray(apiKey) ? apiKey[0] : apiKey);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) {
+      reply.headers(error.headers);
+      return sendError(request, reply, error.kind, error.message, error.errors);
+    }
+    if (error.validation) {
+      const context = error.validationContext ?? 'body';
+      const violations = violationsOf(error.validation as never);
+      const contextKind = VALIDATION_CONTEXT_KIND[context];
+      if (contextKind) {
+        return sendError(request, reply, contextKind, violations[0]?.message ?? error.message, violations.map(({ field, message }) => ({ field, message })));
+      }
+      const bodyMissing = violations.length === 1 && violations[0]!.field === '' && (request.body === undefined || request.body === null);
+      if (bodyMissing) return sendError(request, reply, Errors.BODY_REQUIRED, 'This call needs a JSON object body');
+      const apiError = ApiError.fromViolations(violations);
+      return sendError(request, reply, apiError.kind, apiError.message, apiError.errors);
+    }
+    const kind = frameworkErrorKind(error);
+    if (kind) return sendError(request, reply, kind, FRAMEWORK_MESSAGES[kind.code] ?? error.message);
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(request, reply, Errors.BAD_REQUEST, error.message);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, Errors.INTERNAL, 'Internal error; quote the request_id when you report it');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint for ${request.method} ${request.url.split('?')[0]}`),
+  );
+
+  app.register(helmet, { contentSecurityPolicy: false });
+  app.register(swagger, { openapi: openApiDocument });
+  app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.register(async (routes) => {
+    const typed = routes as unknown as App;
+    registerSessionRoutes(typed, services.auth);
+    registerOrderRoutes(typed, services.orderEntry);
+    registerOrderCartRoutes(typed, services.orderCarts);
+    typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
+
+  return app;
+}

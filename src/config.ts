@@ -1,0 +1,40 @@
+/** Environment -> typed settings. Every setting the service reads is here, documented in the README. */
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  logLevel: string;
+  /** How long an access token lives, in seconds. */
+  tokenTtlSeconds: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: wholeNumber(env, 'PORT', 8080, 0, 65535),
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    logLevel,
+    tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, 365 * 24 * 60 * 60),
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The one catalog of error codes. Every failure the API can answer is listed here with its HTTP status;
+ * the docs (docs/errors.md) and the OpenAPI document are generated from this table, and the codes are a
+ * stable contract: never renumber, only add.
+ */
+export interface ErrorKind {
+  readonly code: string;
+  readonly status: number;
+  /** What the code means, for the error catalog. */
+  readonly title: string;
+}
+
+function kind(code: string, status: number, title: string): ErrorKind {
+  return { code, status, title };
+}
+
+export const Errors = {
+  // 1xx: the request itself (wire format, routing, generic schema failures)
+  MALFORMED_JSON: kind('e-101', 400, 'The body is not valid JSON.'),
+  BODY_REQUIRED: kind('e-102', 400, 'The call needs a JSON object body and none was sent.'),
+  FIELD_REQUIRED: kind('e-103', 400, 'A required field is missing.'),
+  WRONG_TYPE: kind('e-104', 400, 'A field has the wrong JSON type; nothing is coerced.'),
+  UNKNOWN_FIELD: kind('e-105', 400, 'The body carries a field the contract does not define.'),
+  INVALID_VALUE: kind('e-106', 400, 'A field has a value outside its allowed set or range.'),
+  BODY_TOO_LARGE: kind('e-107', 413, 'The body exceeds the 64 KiB limit.'),
+  UNSUPPORTED_MEDIA_TYPE: kind('e-108', 415, 'The body is not sent as application/json.'),
+  ROUTE_NOT_FOUND: kind('e-109', 404, 'No endpoint has this method and path.'),
+  INVALID_QUERY: kind('e-110', 400, 'A query-string parameter is missing or invalid.'),
+  INVALID_HEADER: kind('e-111', 400, 'A request header has an invalid value.'),
+  BAD_REQUEST: kind('e-112', 400, 'The request is malformed (for example a bad URL encoding).'),
+
+  // 2xx: authentication and authorization
+  TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),
+  TOKEN_INVALID: kind('e-202', 401, 'The access token is not known.'),
+  TOKEN_EXPIRED: kind('e-203', 401, 'The access token has expired; log in again.'),
+  TOKEN_REVOKED: kind('e-204', 401, 'The access token was revoked by a logout; log in again.'),
+  API_KEY_MISSING: kind('e-205', 401, 'The x-api-key header is missing.'),
+  API_KEY_INVALID: kind('e-206', 401, 'The API key is not known or was revoked.'),
+  API_KEY_OTHER_USER: kind('e-207', 403, 'The API key belongs to another user than the access token.'),
+  LOGIN_FAILED: kind('e-208', 401, 'Unknown user id or wrong password.'),
+  SECOND_FACTOR_REQUIRED: kind('e-209', 401, 'The user is enrolled in TOTP and second_auth carries no code.'),
+  SECOND_FACTOR_INVALID: kind('e-210', 401, 'The TOTP code in second_auth is wrong or expired.'),
+  LOGIN_API_KEY_INVALID: kind('e-211', 401, 'The api_key sent at login is not an active key of this user.'),
+
+  // 3xx: OFS orders, request-alone rules (400) then rules against stored data (403/404/409/422)
+  OFS_TRANSACTION_TYPE: kind('e-301', 400, 'OFS bids are BUY only: transaction_type must be BUY.'),
+  OFS_PRODUCT_TYPE: kind('e-302', 400, 'product_type must be OFS on this endpoint.'),
+  OFS_ORDER_TYPE: kind('e-303', 400, 'order_type must be RL (limit) or RL-MKT (cut-off).'),
+  OFS_PRICE_ORDER_TYPE: kind('e-304', 400, 'RL needs a price above 0; RL-MKT (cut-off) needs price 0.'),
+  OFS_QUANTITY: kind('e-305', 400, 'quantity must be a string of digits holding a whole number of at least 1.'),
+  OFS_PRICE: kind('e-306', 400, 'price must be a number between 0 and 1,000,000,000.'),
+  OFS_TRIGGER_PRICE: kind('e-307', 400, 'trigger_price must be absent or null for OFS bids.'),
+  OFS_VALIDITY: kind('e-308', 400, 'validity must be absent or empty, and validity_days absent, null or 0.'),
+  OFS_AMO: kind('e-309', 400, 'is_amo must be absent or false for OFS bids.'),
+  OFS_DERIVATIVE_FIELDS: kind('e-310', 400, 'expiry_date, strike_price and option_type must be absent or empty.'),
+  OFS_DISCLOSED_QUANTITY: kind('e-311', 400, 'disclosed_quantity must be between 0 and quantity.'),
+  OFS_FREEZE_QUANTITY: kind('e-312', 400, 'quantity exceeds freeze_quantity.'),
+  OFS_ORDER_IDENTIFIER: kind('e-313', 400, 'order_identifier has at most 10 characters and no control characters.'),
+  OFS_EXCHANGE: kind('e-314', 400, 'exchange must be NSE_EQ or BSE_EQ.'),
+  OFS_CLIENT_ID: kind('e-315', 403, 'client_id must be empty or the caller\'s own user id.'),
+  OFS_ISSUE_NOT_FOUND: kind('e-351', 422, 'The instrument is not a registered OFS issue.'),
+  OFS_SCRIP_MISMATCH: kind('e-352', 422, 'symbol or series does not match the registered OFS issue.'),
+  OFS_PRICE_TICK: kind('e-353', 422, 'price is not a multiple of the issue\'s tick size.'),
+
+  // 4xx: order carts
+  CART_ORDERS_NOT_JSON: kind('e-401', 400, 'orders is not a string holding valid JSON.'),
+  CART_ORDERS_NOT_ARRAY: kind('e-402', 400, 'orders must hold a JSON array of 1 to 50 order objects.'),
+  CART_LINE_INVALID: kind('e-403', 400, 'An order line of the cart breaks the order schema; field names the line.'),
+  CART_VERSION: kind('e-404', 400, 'version must be "1", the only ordercart schema version.'),
+  CART_NOT_FOUND: kind('e-405', 404, 'No order cart with this id belongs to the caller.'),
+  CART_USER_MISMATCH: kind('e-406', 403, 'createdBy and modifiedBy must be the caller\'s user id.'),
+  CART_CREATOR_MISMATCH: kind('e-407', 403, 'createdBy is not the creator of this cart.'),
+  CART_EXECUTED_STALE: kind('e-408', 409, 'executedNoTime differs from the stored count: the cart was executed since it was read.'),
+  CART_EXECUTED_ON_CREATE: kind('e-409', 400, 'executedNoTime must be 0 when a cart is created.'),
+  CART_PRECONDITION_FAILED: kind('e-410', 412, 'If-Match does not match the cart\'s current ETag.'),
+  CART_NAME: kind('e-411', 400, 'ordercartName must hold 1 to 100 characters.'),
+
+  // 5xx: the service
+  INTERNAL: kind('e-501', 500, 'An unexpected error; the request id identifies it in the logs.'),
+  UNAVAILABLE: kind('e-503', 503, 'The service cannot reach its database; retry after Retry-After seconds.'),
+  RATE_LIMITED: kind('e-429', 429, 'Too many requests; retry after Retry-After seconds.'),
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorName = keyof typeof Errors;
+
+/** One field-level cause, as carried in the envelope's `errors` array. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A rule broken by the request, found by a pure domain function: the route turns it into an ApiError. */
+export interface Violation extends FieldError {
+  kind: ErrorKind;
+}
+
+/** The one error type that reaches the client: a catalog entry, a message and the field-level causes. */
+export class ApiError extends Error {
+  readonly kind: ErrorKind;
+  readonly errors: FieldError[];
+  readonly headers: Record<string, string>;
+
+  constructor(kind: ErrorKind, message: string = kind.title, errors: FieldError[] = [], headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.kind = kind;
+    this.errors = errors;
+    this.headers = headers;
+  }
+
+  /** The first violation names the code and message; all of them are listed. */
+  static fromViolations(violations: readonly Violation[]): ApiError {
+    const first = violations[0];
+    if (first === undefined) throw new RangeError('fromViolations needs at least one violation');
+    return new ApiError(
+      first.kind,
+      first.message,
+      violations.map(({ field, message }) => ({ field, message })),
+    );
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The rules of an OFS bid, as plain functions over plain data. Rules that need only the request answer
+ * 400 and run first; rules against the caller and the registered issue run after them.
+ */
+import { Errors, type Violation } from './errors.js';
+import { rupeesToPaise, type OfsIssue } from './ofs-issue.js';
+
+/** The fields of a bid that the rules read, as the wire schema has already typed them. */
+export interface OfsBid {
+  scrip_info: { exchange: string; scrip_token: number; symbol: string; series: string };
+  order_type: string;
+  quantity: string;
+  price: number;
+  disclosed_quantity?: number | undefined;
+  freeze_quantity?: number | undefined;
+  client_id?: string | undefined;
+}
+
+export const LIMIT_ORDER_TYPE = 'RL';
+export const CUTOFF_ORDER_TYPE = 'RL-MKT';
+
+/** Rules across fields of one request (the schema has checked each field alone). */
+export function crossFieldViolations(bid: OfsBid): Violation[] {
+  const violations: Violation[] = [];
+  const quantity = Number(bid.quantity);
+  if (bid.order_type === LIMIT_ORDER_TYPE && bid.price === 0) {
+    violations.push({
+      kind: Errors.OFS_PRICE_ORDER_TYPE,
+      field: 'price',
+      message: 'price must be above 0 for order_type RL; use order_type RL-MKT with price 0 to bid at the cut-off price',
+    });
+  }
+  if (bid.order_type === CUTOFF_ORDER_TYPE && bid.price !== 0) {
+    violations.push({
+      kind: Errors.OFS_PRICE_ORDER_TYPE,
+      field: 'price',
+      message: 'price must be 0 for order_type RL-MKT (a cut-off bid); use order_type RL for a price bid',
+    });
+  }
+  if (bid.disclosed_quantity !== undefined && bid.disclosed_quantity > quantity) {
+    violations.push({
+      kind: Errors.OFS_DISCLOSED_QUANTITY,
+      field: 'disclosed_quantity',
+      message: `disclosed_quantity (${bid.disclosed_quantity}) may not exceed quantity (${quantity})`,
+    });
+  }
+  if (bid.freeze_quantity !== undefined && bid.freeze_quantity > 0 && quantity > bid.freeze_quantity) {
+    violations.push({
+      kind: Errors.OFS_FREEZE_QUANTITY,
+      field: 'quantity',
+      message: `quantity (${quantity}) exceeds freeze_quantity (${bid.freeze_quantity})`,
+    });
+  }
+  return violations;
+}
+
+/** client_id, when sent, must name the caller: nobody bids for another user through this API. */
+export function callerViolations(bid: OfsBid, userId: string): Violation[] {
+  if (bid.client_id === undefined || bid.client_id === '' || bid.client_id === userId) return [];
+  return [{ kind: Errors.OFS_CLIENT_ID, field: 'client_id', message: 'client_id must be empty or your own user id' }];
+}
+
+/** The bid against the registered issue it names (undefined: no such issue). */
+export function issueViolations(bid: OfsBid, issue: OfsIssue | undefined): Violation[] {
+  const { exchange, scrip_token, symbol, series } = bid.scrip_info;
+  if (issue === undefined) {
+    return [
+      {
+        kind: Errors.OFS_ISSUE_NOT_FOUND,
+        field: 'scrip_info.scrip_token',
+        message: `no OFS issue is registered for scrip_token ${scrip_token} on ${exchange}`,
+      },
+    ];
+  }
+  const violations: Violation[] = [];
+  if (symbol !== issue.symbol) {
+    violations.push({
+      kind: Errors.OFS_SCRIP_MISMATCH,
+      field: 'scrip_info.symbol',
+      message: `symbol "${symbol}" does not match the OFS issue's symbol "${issue.symbol}"`,
+    });
+  }
+  if (series !== issue.series) {
+    violations.push({
+      kind: Errors.OFS_SCRIP_MISMATCH,
+      field: 'scrip_info.series',
+      message: `series "${series}" does not match the OFS issue's series "${issue.series}"`,
+    });
+  }
+  const paise = rupeesToPaise(bid.price);
+  if (paise === null || paise % issue.tickSizePaise !== 0) {
+    violations.push({
+      kind: Errors.OFS_PRICE_TICK,
+      field: 'price',
+      message: `price ${bid.price} is not a multiple of the tick size ${issue.tickSizePaise / 100}`,
+    });
+  }
+  return violations;
+}

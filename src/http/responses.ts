@@ -1,0 +1,35 @@
+/** Route-level helpers: the success envelope and the documented error answers of each route. */
+import { Errors, type ErrorKind } from '../domain/errors.js';
+import { ErrorEnvelope, SUCCESS_CODE } from '../schemas/common.js';
+
+export function success<T>(message: string, data: T, code: string = SUCCESS_CODE) {
+  return { status: 'success' as const, code, message, data };
+}
+
+/**
+ * The error responses a route documents: one entry per HTTP status, listing the catalog codes it can
+ * answer with. Every route can also answer 400/415/413 for its body and 500/503.
+ */
+export function errorResponses(...kinds: ErrorKind[]) {
+  const all = [...kinds, Errors.INTERNAL, Errors.UNAVAILABLE];
+  const byStatus = new Map<number, string[]>();
+  for (const kind of all) byStatus.set(kind.status, [...(byStatus.get(kind.status) ?? []), kind.code]);
+  const responses: Record<number, typeof ErrorEnvelope> = {};
+  for (const [status, codes] of byStatus) {
+    responses[status] = { ...ErrorEnvelope, description: `Error envelope; code is one of ${[...new Set(codes)].join(', ')}` } as typeof ErrorEnvelope;
+  }
+  return responses;
+}
+
+export const BODY_ERRORS = [
+  Errors.MALFORMED_JSON,
+  Errors.BODY_REQUIRED,
+  Errors.FIELD_REQUIRED,
+  Errors.WRONG_TYPE,
+  Errors.UNKNOWN_FIELD,
+  Errors.INVALID_VALUE,
+  Errors.BODY_TOO_LARGE,
+  Errors.UNSUPPORTED_MEDIA_TYPE,
+];
+export const TOKEN_ERRORS = [Errors.TOKEN_MISSING, Errors.TOKEN_INVALID, Errors.TOKEN_EXPIRED, Errors.TOKEN_REVOKED];
+export const ORDER_ENTRY_AUTH_ERRORS = [...TOKEN_ERRORS, Errors.API_KEY_MISSING, Errors.API_KEY_INVALID, Errors.API_KEY_OTHER_USER];

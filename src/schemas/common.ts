@@ -1,0 +1,46 @@
+/** Wire shapes shared by every endpoint: the success and error envelopes. */
+import Type, { type TSchema } from 'typebox';
+import type { ErrorKind } from '../domain/errors.js';
+
+/** Tags a schema node with the catalog code its violation answers (shown in the OpenAPI document too). */
+export function withCode<T extends TSchema>(kind: ErrorKind, schema: T): T {
+  return { ...schema, 'x-error-code': kind.code } as T;
+}
+
+export const SUCCESS_CODE = 's-101';
+export const PARTIAL_SUCCESS_CODE = 's-102';
+
+/** `{status:"success", code, message, data}`: exactly these four fields. */
+export function SuccessEnvelope<T extends TSchema>(data: T, description: string) {
+  return Type.Object(
+    {
+      status: Type.Literal('success'),
+      code: Type.String({ examples: [SUCCESS_CODE] }),
+      message: Type.String(),
+      data,
+    },
+    { additionalProperties: false, description },
+  );
+}
+
+export const FieldErrorSchema = Type.Object(
+  {
+    field: Type.String({ description: 'The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request.' }),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ErrorEnvelope = Type.Object(
+  {
+    status: Type.Literal('error'),
+    code: Type.String({ description: 'A stable code from the error catalog (docs/errors.md).', examples: ['e-103'] }),
+    message: Type.String(),
+    errors: Type.Array(FieldErrorSchema),
+    request_id: Type.String({ description: 'Equal to the Request-Id response header.' }),
+  },
+  { additionalProperties: false, $id: 'ErrorEnvelope' },
+);
+
+/** `data: [{"message":"success"}]`, as the seed shows for cart update (and ODIN for cart delete). */
+export const MessageList = Type.Array(Type.Object({ message: Type.String() }, { additionalProperties: false }));

@@ -1,0 +1,28 @@
+/** The import format of `ordergate ofs import`: a JSON array of OFS issues (product.md). */
+import Type, { type Static } from 'typebox';
+
+const Instant = (description: string) => Type.String({ format: 'date-time', description });
+const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
+
+export const OfsIssueImport = Type.Object(
+  {
+    exchange: Type.Enum(['NSE_EQ', 'BSE_EQ']),
+    scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+    symbol: Type.String({ minLength: 1, maxLength: 50 }),
+    series: Type.String({ minLength: 1, maxLength: 10 }),
+    floor_price: Rupees('Floor price in rupees; no bid below it.'),
+    tick_size: Rupees('Tick size in rupees, e.g. 0.05.'),
+    offer_quantity: Type.Integer({ minimum: 1, maximum: 999_999_999_999_999 }),
+    retail_reserve_pct: Type.Number({ minimum: 10, maximum: 100, description: 'At least 10% is reserved for retail.' }),
+    retail_cutoff_price: Type.Union([Rupees('Set once day T closes.'), Type.Null()]),
+    allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
+    non_retail_opens_at: Instant('Start of the non-retail window (day T).'),
+    non_retail_closes_at: Instant('End of the non-retail window.'),
+    retail_opens_at: Instant('Start of the retail window (day T+1).'),
+    retail_closes_at: Instant('End of the retail window.'),
+  },
+  { additionalProperties: false },
+);
+export type OfsIssueImport = Static<typeof OfsIssueImport>;
+
+export const OfsIssueImportFile = Type.Array(OfsIssueImport, { minItems: 1, maxItems: 1000 });

@@ -1,0 +1,40 @@
+/** Wire shapes of /authentication/v1/user/session (ODIN login, validate, logout). */
+import Type, { type Static } from 'typebox';
+import { Errors } from '../domain/errors.js';
+import { MessageList, SuccessEnvelope, withCode } from './common.js';
+
+const OptionalText = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()], { description }));
+
+export const LoginRequest = Type.Object(
+  {
+    user_id: Type.String({ minLength: 1, maxLength: 64 }),
+    login_type: withCode(Errors.INVALID_VALUE, Type.Literal('PASSWORD', { description: 'Only PASSWORD is supported.' })),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+    second_auth_type: OptionalText('e.g. TOTP; may be absent, empty or null for a user without TOTP.'),
+    second_auth: OptionalText('The 6-digit TOTP code for a user enrolled in TOTP.'),
+    api_key: OptionalText('When sent and not empty, must be an active API key of this user.'),
+    source: Type.Optional(Type.String({ maxLength: 64, description: 'Any client label, e.g. WEBAPI.' })),
+  },
+  { additionalProperties: false, description: 'ODIN login body.' },
+);
+export type LoginRequest = Static<typeof LoginRequest>;
+
+export const SessionData = Type.Object(
+  {
+    access_token: Type.String({ description: 'Send as Authorization: Bearer <access_token>.' }),
+    token_type: Type.Literal('Bearer'),
+    user_id: Type.String(),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginResponse = SuccessEnvelope(SessionData, 'Login successful');
+
+export const ValidateResponse = SuccessEnvelope(
+  Type.Object({ user_id: Type.String(), expires_at: Type.String({ format: 'date-time' }) }, { additionalProperties: false }),
+  'Session is valid',
+);
+
+export const LogoutResponse = SuccessEnvelope(MessageList, 'Logged out successfully');

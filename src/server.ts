@@ -1,0 +1,51 @@
+/** Start-up: config, database (migrated), services, the HTTP app, and a clean shutdown on SIGTERM/SIGINT. */
+import type { Logger } from 'pino';
+import { buildApp, type App } from './app.js';
+import type { Config } from './config.js';
+import { openStore, type Store } from './store/database.js';
+import { migrateToLatest } from './store/migrations.js';
+import { UserRepository } from './store/users.js';
+import { createServices } from './wiring.js';
+
+export interface RunningServer {
+  app: App;
+  store: Store;
+  /** The address the server listens on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const store = openStore(config.databaseUrl);
+  try {
+    await migrateToLatest(store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger });
+  const url = await app.listen({ host: config.host, port: config.port });
+  logger.info({ url, database: store.location }, 'ordergate listening');
+  if ((await new UserRepository(store.db).count()) === 0) {
+    logger.warn('The database has no users yet: run `npx ordergate demo` to create a demo user, API key and OFS issue');
+  }
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= app.close().then(() => store.close()));
+  return { app, store, url, stop };
+}
+
+/** Runs until SIGTERM or SIGINT, then drains in-flight requests and closes the database. */
+export async function serveUntilSignalled(config: Config, logger: Logger): Promise<void> {
+  const server = await startServer(config, logger);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'shutting down');
+      server.stop().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'error during shutdown');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * Who is calling: login (password, optional TOTP, optional API key), access-token checks, API-key checks
+ * and logout. Sessions live in the database, so a token is valid on every node and across restarts.
+ */
+import {
+  newAccessToken,
+  sha256Hex,
+  UNKNOWN_USER_PASSWORD_HASH,
+  verifyPassword,
+  verifyTotp,
+} from '../auth/credentials.js';
+import { ApiError, Errors } from '../domain/errors.js';
+import type { UserCategory, UserRepository } from '../store/users.js';
+
+export interface Caller {
+  userId: string;
+  category: UserCategory;
+  /** SHA-256 of the bearer token, to revoke it at logout. */
+  tokenHash: string;
+  expiresAt: number;
+}
+
+export interface LoginRequest {
+  user_id: string;
+  password: string;
+  second_auth?: string | null | undefined;
+  api_key?: string | null | undefined;
+}
+
+export interface LoginResult {
+  accessToken: string;
+  userId: string;
+  expiresAt: number;
+}
+
+export class AuthService {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly tokenTtlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  async login(request: LoginRequest): Promise<LoginResult> {
+    const user = await this.users.find(request.user_id);
+    // Hash even for an unknown user, so that response time does not tell which user ids exist.
+    const passwordOk = await verifyPassword(request.password, user?.password_hash ?? UNKNOWN_USER_PASSWORD_HASH);
+    if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
+
+    if (user.totp_secret !== null) {
+      const code = request.second_auth ?? '';
+      if (code === '') throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [{ field: 'second_auth', message: 'a 6-digit TOTP code is required' }]);
+      if (!verifyTotp(user.totp_secret, user.user_id, code, this.now())) {
+        throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [{ field: 'second_auth', message: 'wrong or expired TOTP code' }]);
+      }
+    }
+
+    const apiKey = request.api_key ?? '';
+    if (apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.user_id) {
+      throw new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
+    }
+
+    const token = newAccessToken();
+    const now = this.now();
+    const expiresAt = now + this.tokenTtlMs;
+    await this.users.createSession({ tokenHash: token.hash, userId: user.user_id, now, expiresAt });
+    return { accessToken: token.secret, userId: user.user_id, expiresAt };
+  }
+
+  /** The caller behind an Authorization header value, or the 401 that explains why not. */
+  async authenticate(authorization: string | undefined): Promise<Caller> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) {
+      throw new ApiError(Errors.TOKEN_MISSING, 'Send Authorization: Bearer <access_token>; log in at POST /authentication/v1/user/session', [
+        { field: 'Authorization', message: 'missing or not a Bearer token' },
+      ]);
+    }
+    const tokenHash = sha256Hex(match[1]!);
+    const session = await this.users.findSession(tokenHash);
+    if (!session) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
+    if (session.revoked_at !== null) throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked by a logout', [{ field: 'Authorization', message: 'revoked access token' }]);
+    if (session.expires_at <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
+    return { userId: session.user_id, category: session.category as UserCategory, tokenHash, expiresAt: session.expires_at };
+  }
+
+  /** The x-api-key header must carry an active key of the same user as the token (seed 5). */
+  async checkApiKey(caller: Caller, apiKey: string | undefined): Promise<void> {
+    if (apiKey === undefined || apiKey === '') {
+      throw new ApiError(Errors.API_KEY_MISSING, 'Send your API key in the x-api-key header', [{ field: 'x-api-key', message: 'missing' }]);
+    }
+    const owner = await this.users.apiKeyOwner(sha256Hex(apiKey));
+    if (owner === undefined) throw new ApiError(Errors.API_KEY_INVALID, 'The API key is not valid', [{ field: 'x-api-key', message: 'unknown or revoked API key' }]);
+    if (owner !== caller.userId) {
+      throw new ApiError(Errors.API_KEY_OTHER_USER, 'The API key belongs to another user than the access token', [{ field: 'x-api-key', message: 'belongs to another user' }]);
+    }
+  }
+
+  async logout(caller: Caller): Promise<void> {
+    await this.users.revokeSession(caller.tokenHash, this.now());
+  }
+}

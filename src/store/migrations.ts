@@ -1,0 +1,149 @@
+/**
+ * Schema migrations, written once with Kysely's schema builder for both dialects. They run at start-up
+ * (server and every CLI command); Kysely's migration lock lets several processes start at once.
+ * Never edit a released migration: add a new one.
+ */
+import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { DialectName, Store } from './database.js';
+
+function migrations(dialect: DialectName): Record<string, Migration> {
+  // The one column type that differs: an auto-incrementing 64-bit key.
+  const serialKey = (db: Kysely<any>, table: string) =>
+    dialect === 'postgres'
+      ? db.schema.createTable(table).addColumn('id', 'bigserial', (c) => c.primaryKey())
+      : db.schema.createTable(table).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+
+  return {
+    '0001_core': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('users')
+          .addColumn('user_id', 'text', (c) => c.primaryKey())
+          .addColumn('password_hash', 'text', (c) => c.notNull())
+          .addColumn('category', 'text', (c) => c.notNull())
+          .addColumn('totp_secret', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('key_id', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.user_id'))
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_at', 'bigint')
+          .execute();
+
+        await db.schema
+          .createTable('sessions')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.user_id'))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_at', 'bigint')
+          .execute();
+
+        await db.schema
+          .createTable('ofs_issues')
+          .addColumn('exchange', 'text', (c) => c.notNull())
+          .addColumn('scrip_token', 'bigint', (c) => c.notNull())
+          .addColumn('symbol', 'text', (c) => c.notNull())
+          .addColumn('series', 'text', (c) => c.notNull())
+          .addColumn('floor_price_paise', 'bigint', (c) => c.notNull())
+          .addColumn('tick_size_paise', 'bigint', (c) => c.notNull())
+          .addColumn('offer_quantity', 'bigint', (c) => c.notNull())
+          .addColumn('retail_reserve_pct', 'double precision', (c) => c.notNull())
+          .addColumn('retail_cutoff_price_paise', 'bigint')
+          .addColumn('allocation', 'text', (c) => c.notNull())
+          .addColumn('non_retail_opens_at', 'bigint', (c) => c.notNull())
+          .addColumn('non_retail_closes_at', 'bigint', (c) => c.notNull())
+          .addColumn('retail_opens_at', 'bigint', (c) => c.notNull())
+          .addColumn('retail_closes_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('ofs_issues_pk', ['exchange', 'scrip_token'])
+          .execute();
+        await db.schema.createIndex('ofs_issues_symbol').on('ofs_issues').column('symbol').execute();
+
+        await db.schema
+          .createTable('orders')
+          .addColumn('order_id', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.user_id'))
+          .addColumn('exchange', 'text', (c) => c.notNull())
+          .addColumn('scrip_token', 'bigint', (c) => c.notNull())
+          .addColumn('symbol', 'text', (c) => c.notNull())
+          .addColumn('series', 'text', (c) => c.notNull())
+          .addColumn('transaction_type', 'text', (c) => c.notNull())
+          .addColumn('product_type', 'text', (c) => c.notNull())
+          .addColumn('order_type', 'text', (c) => c.notNull())
+          .addColumn('quantity', 'bigint', (c) => c.notNull())
+          .addColumn('price_paise', 'bigint', (c) => c.notNull())
+          .addColumn('disclosed_quantity', 'bigint', (c) => c.notNull())
+          .addColumn('traded_quantity', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('error_reason', 'text')
+          .addColumn('order_identifier', 'text')
+          .addColumn('algo_id', 'text')
+          .addColumn('strategy_id', 'text')
+          .addColumn('part_code', 'text')
+          .addColumn('vender_code', 'text')
+          .addColumn('request_id', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('orders_user_created').on('orders').columns(['user_id', 'created_at']).execute();
+
+        await serialKey(db, 'order_history')
+          .addColumn('order_id', 'text', (c) => c.notNull().references('orders.order_id'))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('quantity', 'bigint', (c) => c.notNull())
+          .addColumn('price_paise', 'bigint', (c) => c.notNull())
+          .addColumn('traded_quantity', 'bigint', (c) => c.notNull())
+          .addColumn('at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('order_history_order').on('order_history').columns(['order_id', 'id']).execute();
+
+        await serialKey(db, 'outbox')
+          .addColumn('order_id', 'text', (c) => c.notNull().references('orders.order_id'))
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('claimed_by', 'text')
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('done_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('outbox_pending').on('outbox').columns(['done_at', 'id']).execute();
+
+        await db.schema
+          .createTable('order_carts')
+          .addColumn('ordercart_id', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.user_id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('orders_json', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('executed_no_time', 'bigint', (c) => c.notNull())
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('modified_by', 'text', (c) => c.notNull())
+          .addColumn('revision', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('order_carts_user').on('order_carts').columns(['user_id', 'created_at']).execute();
+      },
+    },
+  };
+}
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/** Brings the schema up to date; safe to call from several processes at once. */
+export async function migrateToLatest(store: Store): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(store.dialect) };
+  const migrator = new Migrator({ db: store.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

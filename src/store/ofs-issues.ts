@@ -1,0 +1,71 @@
+/** The registry of OFS issues. */
+import type { Kysely, Selectable } from 'kysely';
+import type { AllocationMethod, OfsExchange, OfsIssue } from '../domain/ofs-issue.js';
+import type { Database, OfsIssuesTable } from './tables.js';
+
+function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
+  return {
+    exchange: row.exchange as OfsExchange,
+    scripToken: Number(row.scrip_token),
+    symbol: row.symbol,
+    series: row.series,
+    floorPricePaise: Number(row.floor_price_paise),
+    tickSizePaise: Number(row.tick_size_paise),
+    offerQuantity: Number(row.offer_quantity),
+    retailReservePct: Number(row.retail_reserve_pct),
+    retailCutoffPricePaise: row.retail_cutoff_price_paise === null ? null : Number(row.retail_cutoff_price_paise),
+    allocation: row.allocation as AllocationMethod,
+    nonRetailOpensAt: Number(row.non_retail_opens_at),
+    nonRetailClosesAt: Number(row.non_retail_closes_at),
+    retailOpensAt: Number(row.retail_opens_at),
+    retailClosesAt: Number(row.retail_closes_at),
+  };
+}
+
+export class OfsIssueRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Pass `db` to read inside a transaction. */
+  async find(exchange: string, scripToken: number, db: Kysely<Database> = this.db): Promise<OfsIssue | undefined> {
+    const row = await db
+      .selectFrom('ofs_issues')
+      .selectAll()
+      .where('exchange', '=', exchange)
+      .where('scrip_token', '=', scripToken)
+      .executeTakeFirst();
+    return row && toIssue(row);
+  }
+
+  async list(): Promise<OfsIssue[]> {
+    const rows = await this.db.selectFrom('ofs_issues').selectAll().orderBy('exchange').orderBy('scrip_token').execute();
+    return rows.map(toIssue);
+  }
+
+  /** Registers the issues, updating any with the same exchange and scrip_token, all in one transaction. */
+  async upsert(issues: readonly OfsIssue[], now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const issue of issues) {
+        const values = {
+          symbol: issue.symbol,
+          series: issue.series,
+          floor_price_paise: issue.floorPricePaise,
+          tick_size_paise: issue.tickSizePaise,
+          offer_quantity: issue.offerQuantity,
+          retail_reserve_pct: issue.retailReservePct,
+          retail_cutoff_price_paise: issue.retailCutoffPricePaise,
+          allocation: issue.allocation,
+          non_retail_opens_at: issue.nonRetailOpensAt,
+          non_retail_closes_at: issue.nonRetailClosesAt,
+          retail_opens_at: issue.retailOpensAt,
+          retail_closes_at: issue.retailClosesAt,
+          updated_at: now,
+        };
+        await trx
+          .insertInto('ofs_issues')
+          .values({ exchange: issue.exchange, scrip_token: issue.scripToken, ...values })
+          .onConflict((oc) => oc.columns(['exchange', 'scrip_token']).doUpdateSet(values))
+          .execute();
+      }
+    });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Row types of every table, as Kysely sees them. Times are epoch milliseconds; money is integer paise;
+ * quantities are whole numbers. Both dialects store the same values.
+ */
+import type { Generated } from 'kysely';
+
+export interface UsersTable {
+  user_id: string;
+  password_hash: string;
+  /** RETAIL (default) or NON_RETAIL: which OFS window and limits apply. */
+  category: string;
+  /** Base32 TOTP secret, or null when the user has no second factor. */
+  totp_secret: string | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  key_id: string;
+  user_id: string;
+  /** SHA-256 of the whole key; the key itself is shown once and never stored. */
+  key_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the access token; the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface OfsIssuesTable {
+  exchange: string;
+  scrip_token: number;
+  symbol: string;
+  series: string;
+  floor_price_paise: number;
+  tick_size_paise: number;
+  offer_quantity: number;
+  retail_reserve_pct: number;
+  retail_cutoff_price_paise: number | null;
+  allocation: string;
+  non_retail_opens_at: number;
+  non_retail_closes_at: number;
+  retail_opens_at: number;
+  retail_closes_at: number;
+  updated_at: number;
+}
+
+export interface OrdersTable {
+  order_id: string;
+  user_id: string;
+  exchange: string;
+  scrip_token: number;
+  symbol: string;
+  series: string;
+  transaction_type: string;
+  product_type: string;
+  order_type: string;
+  quantity: number;
+  price_paise: number;
+  disclosed_quantity: number;
+  traded_quantity: number;
+  status: string;
+  error_reason: string | null;
+  order_identifier: string | null;
+  algo_id: string | null;
+  strategy_id: string | null;
+  part_code: string | null;
+  vender_code: string | null;
+  request_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrderHistoryTable {
+  id: Generated<number>;
+  order_id: string;
+  status: string;
+  reason: string;
+  quantity: number;
+  price_paise: number;
+  traded_quantity: number;
+  at: number;
+}
+
+/** Work for the OMS, written in the same transaction as the order change it describes. */
+export interface OutboxTable {
+  id: Generated<number>;
+  order_id: string;
+  /** PLACE, MODIFY or CANCEL. */
+  action: string;
+  created_at: number;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  done_at: number | null;
+}
+
+export interface OrderCartsTable {
+  ordercart_id: string;
+  /** The creator, who alone may see, change, execute or delete the cart. */
+  user_id: string;
+  name: string;
+  /** The validated order lines as a JSON array text. */
+  orders_json: string;
+  version: string;
+  executed_no_time: number;
+  created_by: string;
+  modified_by: string;
+  /** Bumped on every change; the ETag is derived from it. */
+  revision: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  ofs_issues: OfsIssuesTable;
+  orders: OrdersTable;
+  order_history: OrderHistoryTable;
+  outbox: OutboxTable;
+  order_carts: OrderCartsTable;
+}

@@ -1,0 +1,103 @@
+/** Users, their API keys and their sessions (access tokens). */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, UsersTable } from './tables.js';
+
+export type UserRow = Selectable<UsersTable>;
+export type UserCategory = 'RETAIL' | 'NON_RETAIL';
+
+export class UserRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async find(userId: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Inserts a new user; answers false (and changes nothing) when the id is taken. */
+  async create(user: { userId: string; passwordHash: string; category: UserCategory; totpSecret: string | null; now: number }): Promise<boolean> {
+    const result = await this.db
+      .insertInto('users')
+      .values({
+        user_id: user.userId,
+        password_hash: user.passwordHash,
+        category: user.category,
+        totp_secret: user.totpSecret,
+        created_at: user.now,
+      })
+      .onConflict((oc) => oc.column('user_id').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async addApiKey(key: { keyId: string; userId: string; keyHash: string; now: number }): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({ key_id: key.keyId, user_id: key.userId, key_hash: key.keyHash, created_at: key.now, revoked_at: null })
+      .execute();
+  }
+
+  /** The owner of an active (not revoked) API key. */
+  async apiKeyOwner(keyHash: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select('user_id')
+      .where('key_hash', '=', keyHash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row?.user_id;
+  }
+
+  async revokeApiKey(keyId: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('key_id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async listApiKeys(userId: string): Promise<{ key_id: string; created_at: number; revoked_at: number | null }[]> {
+    return this.db
+      .selectFrom('api_keys')
+      .select(['key_id', 'created_at', 'revoked_at'])
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .execute();
+  }
+
+  async createSession(session: { tokenHash: string; userId: string; now: number; expiresAt: number }): Promise<void> {
+    await this.db
+      .insertInto('sessions')
+      .values({
+        token_hash: session.tokenHash,
+        user_id: session.userId,
+        created_at: session.now,
+        expires_at: session.expiresAt,
+        revoked_at: null,
+      })
+      .execute();
+  }
+
+  async findSession(tokenHash: string) {
+    return this.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.user_id', 'sessions.user_id')
+      .select(['sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
+      .where('sessions.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  }
+
+  async revokeSession(tokenHash: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('token_hash', '=', tokenHash)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+}

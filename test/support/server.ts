@@ -1,0 +1,167 @@
+/**
+ * A real ordergate HTTP server on a free port over its own temporary SQLite file, with fixtures to create
+ * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type App } from '../../src/app.js';
+import type { OfsIssue } from '../../src/domain/ofs-issue.js';
+import { AdminService } from '../../src/services/admin.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { UserRepository } from '../../src/store/users.js';
+import type { UserCategory } from '../../src/store/users.js';
+import { createServices } from '../../src/wiring.js';
+
+export interface TestUser {
+  userId: string;
+  password: string;
+  apiKey: string;
+  token: string;
+  totpSecret: string | null;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as is, instead of JSON.stringify(body). */
+  rawBody?: string;
+  contentType?: string | null;
+  token?: string | null;
+  apiKey?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  // Tests read the answer's fields freely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface TestServer {
+  url: string;
+  app: App;
+  store: Store;
+  admin: AdminService;
+  /** The test clock, in epoch ms; move it with `clock.now = ...`. */
+  clock: { now: number };
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  /** A user with a password, an API key and a logged-in access token. */
+  createUser(userId: string, options?: { category?: UserCategory; totp?: boolean }): Promise<TestUser>;
+  registerIssue(overrides?: Partial<OfsIssue>): Promise<OfsIssue>;
+  close(): Promise<void>;
+}
+
+export const TEST_PASSWORD = 'correct-horse-42';
+
+/** An OFS issue with both windows open around the given instant. */
+export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIssue {
+  const hour = 60 * 60 * 1000;
+  return {
+    exchange: 'NSE_EQ',
+    scripToken: 500112,
+    symbol: 'SBIN',
+    series: 'OF',
+    floorPricePaise: 10_000,
+    tickSizePaise: 5,
+    offerQuantity: 1_000_000,
+    retailReservePct: 10,
+    retailCutoffPricePaise: 10_100,
+    allocation: 'PROPORTIONATE',
+    nonRetailOpensAt: now - hour,
+    nonRetailClosesAt: now + 6 * hour,
+    retailOpensAt: now - hour,
+    retailClosesAt: now + 6 * hour,
+    ...overrides,
+  };
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-test-'));
+  const store = openStore(`sqlite:${join(dir, 'ordergate.db')}`);
+  await migrateToLatest(store);
+  const clock = { now: Date.now() };
+  const now = () => clock.now;
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const users = new UserRepository(store.db);
+  const issues = new OfsIssueRepository(store.db);
+  const admin = new AdminService(users, issues, now);
+
+  async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+    const headers: Record<string, string> = { ...options.headers };
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.apiKey) headers['x-api-key'] = options.apiKey;
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+
+  return {
+    url,
+    app,
+    store,
+    admin,
+    clock,
+    call,
+    async createUser(userId, options = {}) {
+      const { totpSecret } = await admin.addUser(userId, TEST_PASSWORD, options);
+      const { apiKey } = await admin.createApiKey(userId);
+      const { totpCode } = await import('../../src/auth/credentials.js');
+      const login = await call('POST', '/authentication/v1/user/session', {
+        body: {
+          user_id: userId,
+          login_type: 'PASSWORD',
+          password: TEST_PASSWORD,
+          second_auth_type: totpSecret ? 'TOTP' : '',
+          second_auth: totpSecret ? totpCode(totpSecret, userId, clock.now) : '',
+          api_key: apiKey,
+          source: 'WEBAPI',
+        },
+      });
+      if (login.status !== 200) throw new Error(`test login failed: ${login.text}`);
+      return { userId, password: TEST_PASSWORD, apiKey, token: login.body.data.access_token, totpSecret };
+    },
+    async registerIssue(overrides = {}) {
+      const issue = openIssue(clock.now, overrides);
+      await issues.upsert([issue], clock.now);
+      return issue;
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A valid OFS bid body for the default test issue. */
+export function validBid(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
+    transaction_type: 'BUY',
+    product_type: 'OFS',
+    order_type: 'RL',
+    quantity: '10',
+    price: 101.5,
+    trigger_price: null,
+    disclosed_quantity: 0,
+    validity: '',
+    validity_days: 0,
+    is_amo: false,
+    order_identifier: 'mybid1',
+    ...overrides,
+  };
+}
