@@ -100,6 +100,12 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Errors raised before routing (a bad URL encoding, an over-long path parameter) get our envelope too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('Request-Id', request.id);
+      const kind = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? Errors.ROUTE_NOT_FOUND : Errors.BAD_REQUEST;
+      void sendError(request, reply, kind, error.message);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
@@ -147,9 +153,22 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     return sendError(request, reply, Errors.INTERNAL, 'Internal error; quote the request_id when you report it');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint for ${request.method} ${request.url.split('?')[0]}`),
-  );
+  // Which methods each path answers, so that a known path with the wrong method gets 405 and an Allow header.
+  const routePatterns: { pattern: RegExp; method: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
+    for (const method of [route.method].flat()) routePatterns.push({ pattern, method });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routePatterns.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(request, reply, Errors.METHOD_NOT_ALLOWED, `${path} does not accept ${request.method}; it accepts ${allowed.join(', ')}`);
+    }
+    return sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint for ${request.method} ${path}`);
+  });
 
   app.register(helmet, { contentSecurityPolicy: false });
   app.register(swagger, { openapi: openApiDocument });

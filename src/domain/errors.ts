@@ -28,6 +28,7 @@ export const Errors = {
   INVALID_QUERY: kind('e-110', 400, 'A query-string parameter is missing or invalid.'),
   INVALID_HEADER: kind('e-111', 400, 'A request header has an invalid value.'),
   BAD_REQUEST: kind('e-112', 400, 'The request is malformed (for example a bad URL encoding).'),
+  METHOD_NOT_ALLOWED: kind('e-113', 405, 'The path exists but does not accept this method; see the Allow header.'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),
