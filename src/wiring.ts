@@ -6,6 +6,7 @@ import { OrderEntryService } from './services/order-entry.js';
 import type { Store } from './store/database.js';
 import { GroupCommitter } from './store/group-commit.js';
 import { OfsIssueRepository } from './store/ofs-issues.js';
+import { OrderCartRepository } from './store/order-carts.js';
 import { OrderRepository } from './store/orders.js';
 import { UserRepository } from './store/users.js';
 
@@ -17,10 +18,10 @@ export interface ServiceOptions {
 
 export function createServices(store: Store, options: ServiceOptions): AppServices {
   const now = options.now ?? Date.now;
-  const users = new UserRepository(store.db);
+  const users = new UserRepository(store.db, store.readDb);
   return {
     auth: new AuthService(users, options.tokenTtlSeconds * 1000, now),
     orderEntry: new OrderEntryService(new OfsIssueRepository(store.db), new OrderRepository(store.db), new GroupCommitter(store.db), now),
-    orderCarts: new OrderCartService(store.db, now),
+    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now),
   };
 }

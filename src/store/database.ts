@@ -5,14 +5,21 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { OrdergateSqliteDialect } from './sqlite-driver.js';
 import type { Database } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;
+  /**
+   * For reads outside any transaction (authentication on every request). On SQLite a second connection,
+   * so that such reads never wait behind an open write transaction on the single writer connection (WAL
+   * lets readers run beside the writer); on PostgreSQL the same pool as `db`.
+   */
+  readDb: Kysely<Database>;
   dialect: DialectName;
   /** A human-readable description of where the data lives (no credentials). */
   location: string;
@@ -44,8 +51,7 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
 // int8 (bigint) columns hold epoch milliseconds and quantities, all far below 2^53: read them as numbers.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-function openSqlite(path: string): Kysely<Database> {
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+function openSqliteConnection(path: string): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
   // An acknowledged order must survive a power cut: fsync on every commit.
@@ -53,7 +59,15 @@ function openSqlite(path: string): Kysely<Database> {
   sqlite.pragma('foreign_keys = ON');
   // The CLI and the server may write the same file: wait for the other writer instead of failing.
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return sqlite;
+}
+
+function openSqlite(path: string): { db: Kysely<Database>; readDb: Kysely<Database> } {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path)) });
+  // An in-memory database exists only on its own connection.
+  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path)) });
+  return { db, readDb };
 }
 
 function openPostgres(connectionString: string): Kysely<Database> {
@@ -69,7 +83,15 @@ function openPostgres(connectionString: string): Kysely<Database> {
 
 export function openStore(url: string): Store {
   const { dialect, target } = parseDatabaseUrl(url);
-  const db = dialect === 'sqlite' ? openSqlite(target) : openPostgres(target);
-  const location = dialect === 'sqlite' ? `sqlite:${target}` : `postgres://${new URL(target).host}${new URL(target).pathname}`;
-  return { db, dialect, location, close: () => db.destroy() };
+  if (dialect === 'sqlite') {
+    const { db, readDb } = openSqlite(target);
+    const close = async () => {
+      if (readDb !== db) await readDb.destroy();
+      await db.destroy();
+    };
+    return { db, readDb, dialect, location: `sqlite:${target}`, close };
+  }
+  const db = openPostgres(target);
+  const { host, pathname } = new URL(target);
+  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, close: () => db.destroy() };
 }

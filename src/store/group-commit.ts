@@ -35,12 +35,17 @@ export class GroupCommitter {
   run<T>(work: UnitOfWork<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.flushing) void this.flush();
+      if (!this.flushing) {
+        this.flushing = true;
+        // better-sqlite3 is synchronous, so a batch started now would run to its commit before the other
+        // requests that arrived in this same turn of the event loop were even parsed. setImmediate runs
+        // after the poll phase: by then they are all queued, and share this commit.
+        setImmediate(() => void this.flush());
+      }
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);

@@ -6,7 +6,11 @@ export type UserRow = Selectable<UsersTable>;
 export type UserCategory = 'RETAIL' | 'NON_RETAIL';
 
 export class UserRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `readDb` serves the per-request credential look-ups (see Store.readDb). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly readDb: Kysely<Database> = db,
+  ) {}
 
   async find(userId: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -42,7 +46,7 @@ export class UserRepository {
 
   /** The owner of an active (not revoked) API key. */
   async apiKeyOwner(keyHash: string): Promise<string | undefined> {
-    const row = await this.db
+    const row = await this.readDb
       .selectFrom('api_keys')
       .select('user_id')
       .where('key_hash', '=', keyHash)
@@ -84,7 +88,7 @@ export class UserRepository {
   }
 
   async findSession(tokenHash: string) {
-    return this.db
+    return this.readDb
       .selectFrom('sessions')
       .innerJoin('users', 'users.user_id', 'sessions.user_id')
       .select(['sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
