@@ -3,6 +3,13 @@ import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { SuccessEnvelope, withCode } from './common.js';
 
+/**
+ * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code
+ * (e-104), as on every other field, before the set's own code.
+ */
+const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) =>
+  Type.Enum(values, { type: 'string', description });
+
 const EMPTY = (field: string) =>
   withCode(Errors.OFS_DERIVATIVE_FIELDS, Type.String({ maxLength: 0, description: `Leave empty for OFS instruments (${field}).` }));
 
@@ -10,7 +17,7 @@ export const ScripInfo = Type.Object(
   {
     exchange: withCode(
       Errors.OFS_EXCHANGE,
-      Type.Enum(['NSE_EQ', 'BSE_EQ'], { description: 'Exchange segment of the OFS instrument.' }),
+      StringEnum(['NSE_EQ', 'BSE_EQ'], 'Exchange segment of the OFS instrument.'),
     ),
     scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Exchange token of the instrument.' }),
     symbol: Type.String({ minLength: 1, maxLength: 50, description: 'Trading symbol; must match the registered issue.' }),
@@ -32,7 +39,7 @@ export const OfsOrderRequest = Type.Object(
     product_type: withCode(Errors.OFS_PRODUCT_TYPE, Type.Literal('OFS', { description: 'Must be OFS.' })),
     order_type: withCode(
       Errors.OFS_ORDER_TYPE,
-      Type.Enum(['RL', 'RL-MKT'], { description: 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).' }),
+      StringEnum(['RL', 'RL-MKT'], 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'),
     ),
     quantity: withCode(
       Errors.OFS_QUANTITY,
@@ -46,7 +53,8 @@ export const OfsOrderRequest = Type.Object(
       Errors.OFS_PRICE,
       Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }),
     ),
-    trigger_price: Type.Optional(withCode(Errors.OFS_TRIGGER_PRICE, Type.Null({ description: 'null for OFS.' }))),
+    // const rather than type null: any other value breaks the OFS rule (e-307), not a type (e-104).
+    trigger_price: Type.Optional(withCode(Errors.OFS_TRIGGER_PRICE, Type.Unsafe<null>({ const: null, description: 'null for OFS.' }))),
     disclosed_quantity: Type.Optional(
       withCode(
         Errors.OFS_DISCLOSED_QUANTITY,
@@ -63,7 +71,9 @@ export const OfsOrderRequest = Type.Object(
         Errors.OFS_ORDER_IDENTIFIER,
         Type.String({
           maxLength: 10,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          // No C0 or C1 control characters (Unicode Cc), and no lone surrogate, which could not be stored as
+          // sent and so could not be shown back in the order book.
+          pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$',
           description: 'Your own tag for the order, at most 10 characters; shown in the order book.',
         }),
       ),

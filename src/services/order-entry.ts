@@ -5,8 +5,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../domain/errors.js';
-import { callerViolations, crossFieldViolations, issueViolations } from '../domain/ofs-bid.js';
-import { rupeesToPaise } from '../domain/ofs-issue.js';
+import { bidPricePaise, callerViolations, crossFieldViolations, issueViolations } from '../domain/ofs-bid.js';
 import type { OfsOrderRequest } from '../schemas/orders.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
@@ -37,7 +36,8 @@ export class OrderEntryService {
     await this.committer.run(async (trx) => {
       const issue = await this.issues.find(exchange, scrip_token, trx);
       throwIfAny(issueViolations(bid, issue));
-      const pricePaise = rupeesToPaise(bid.price)!;
+      // issueViolations has refused any price that is not a whole number of paise.
+      const pricePaise = bidPricePaise(bid.price)!;
       await this.orders.insertAccepted(
         trx,
         {
