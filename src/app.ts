@@ -112,7 +112,12 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
 
   // JSON only: Fastify also parses text/plain by default, which our contract does not accept.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // A call without a body (validate, logout, delete) may still carry Content-Type: application/json, as
+  // many clients send it on every call; a route that needs a body then answers e-102 from its schema.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  );
 
   app.decorateRequest('caller', null);
 

@@ -3,7 +3,7 @@
  * 400 and run first; rules against the caller and the registered issue run after them.
  */
 import { Errors, type Violation } from './errors.js';
-import type { OfsIssue } from './ofs-issue.js';
+import { rupeesToPaise, type OfsIssue } from './ofs-issue.js';
 
 /** The fields of a bid that the rules read, as the wire schema has already typed them. */
 export interface OfsBid {
@@ -14,18 +14,6 @@ export interface OfsBid {
   disclosed_quantity?: number | undefined;
   freeze_quantity?: number | undefined;
   client_id?: string | undefined;
-}
-
-/**
- * A bid's price in whole paise, or null when it is not a whole number of paise. Exact, not within a
- * tolerance: n paise is the price when n / 100 is the very number sent (the JSON text "101.05" and
- * 10105 / 100 are the same double), so every two-decimal price up to the schema's maximum converts, and
- * a price above 0 that would round to 0 paise (e.g. 1e-9) does not.
- */
-export function bidPricePaise(price: number): number | null {
-  // `|| 0` turns the -0 of a JSON "-0" into 0.
-  const paise = Math.round(price * 100) || 0;
-  return Number.isSafeInteger(paise) && paise / 100 === price ? paise : null;
 }
 
 export const LIMIT_ORDER_TYPE = 'RL';
@@ -99,7 +87,7 @@ export function issueViolations(bid: OfsBid, issue: OfsIssue | undefined): Viola
       message: `series "${series}" does not match the OFS issue's series "${issue.series}"`,
     });
   }
-  const paise = bidPricePaise(bid.price);
+  const paise = rupeesToPaise(bid.price);
   if (paise === null || paise % issue.tickSizePaise !== 0) {
     violations.push({
       kind: Errors.OFS_PRICE_TICK,

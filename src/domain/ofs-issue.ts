@@ -22,10 +22,15 @@ export interface OfsIssue {
   retailClosesAt: number;
 }
 
-/** Rupees (a JSON number such as 101.05) to integer paise; answers null when it is not a whole paisa. */
+/**
+ * Rupees (a JSON number such as 101.05) to integer paise; null when it is not a whole number of paise.
+ * Exact: paise / 100 is the double nearest to the decimal, which is what JSON parsing of that decimal
+ * gives, so the test below accepts exactly the prices with at most two decimals, at any magnitude.
+ */
 export function rupeesToPaise(rupees: number): number | null {
-  const paise = Math.round(rupees * 100);
-  return Math.abs(paise - rupees * 100) < 1e-6 && Number.isSafeInteger(paise) ? paise : null;
+  // `|| 0` turns the -0 of a JSON "-0" into 0.
+  const paise = Math.round(rupees * 100) || 0;
+  return Number.isSafeInteger(paise) && paise / 100 === rupees ? paise : null;
 }
 
 export function paiseToRupees(paise: number): number {

@@ -58,6 +58,16 @@ function describeTypes(type: unknown): string {
   return types.map((t) => TYPE_WORDS[String(t)] ?? String(t)).join(' or ');
 }
 
+/** Ajv's wording, except that a value outside a fixed set names the allowed values. */
+function describeFailure(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'const') return `must be ${JSON.stringify(params.allowedValue)}`;
+  if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    return `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return error.message ?? 'is invalid';
+}
+
 function toViolation(error: ErrorObject, prefix: string): Violation {
   const at = fieldName(error.instancePath, prefix);
   const params = error.params as Record<string, unknown>;
@@ -80,7 +90,7 @@ function toViolation(error: ErrorObject, prefix: string): Violation {
   }
   const tagged = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-code'];
   const kind = (typeof tagged === 'string' && kindsByCode.get(tagged)) || Errors.INVALID_VALUE;
-  const message = kind === Errors.INVALID_VALUE ? `${at || 'body'} ${error.message ?? 'is invalid'}` : kind.title;
+  const message = kind === Errors.INVALID_VALUE ? `${at || 'body'} ${describeFailure(error)}` : kind.title;
   return { kind, field: at, message };
 }
 

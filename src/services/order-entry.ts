@@ -5,7 +5,8 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError } from '../domain/errors.js';
-import { bidPricePaise, callerViolations, crossFieldViolations, issueViolations } from '../domain/ofs-bid.js';
+import { callerViolations, crossFieldViolations, issueViolations } from '../domain/ofs-bid.js';
+import { rupeesToPaise } from '../domain/ofs-issue.js';
 import type { OfsOrderRequest } from '../schemas/orders.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
@@ -37,7 +38,7 @@ export class OrderEntryService {
       const issue = await this.issues.find(exchange, scrip_token, trx);
       throwIfAny(issueViolations(bid, issue));
       // issueViolations has refused any price that is not a whole number of paise.
-      const pricePaise = bidPricePaise(bid.price)!;
+      const pricePaise = rupeesToPaise(bid.price)!;
       await this.orders.insertAccepted(
         trx,
         {

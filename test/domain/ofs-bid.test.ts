@@ -1,6 +1,7 @@
 /** The OFS bid rules as plain functions (src/domain/ofs-bid.ts): cross-field, caller and issue rules. */
 import { describe, expect, it } from 'vitest';
-import { bidPricePaise, callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../../src/domain/ofs-bid.js';
+import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../../src/domain/ofs-bid.js';
+import { rupeesToPaise } from '../../src/domain/ofs-issue.js';
 import { Errors } from '../../src/domain/errors.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 
@@ -33,7 +34,7 @@ function bid(overrides: Partial<OfsBid> = {}): OfsBid {
 
 const codesAndFields = (violations: { kind: { code: string }; field: string }[]) => violations.map((v) => [v.kind.code, v.field]);
 
-describe('bidPricePaise', () => {
+describe('rupeesToPaise', () => {
   it.each([
     [0, 0],
     [-0, 0],
@@ -44,11 +45,11 @@ describe('bidPricePaise', () => {
     [583096607.3, 58309660730],
     [1_000_000_000, 100_000_000_000],
   ])('converts %d rupees to %d paise exactly', (rupees, paise) => {
-    expect(Object.is(bidPricePaise(rupees), paise)).toBe(true);
+    expect(Object.is(rupeesToPaise(rupees), paise)).toBe(true);
   });
 
   it.each([1e-9, 5e-324, 0.001, 101.051, 0.0500000001, 1e300])('answers null for %d, which is no whole number of paise', (rupees) => {
-    expect(bidPricePaise(rupees)).toBeNull();
+    expect(rupeesToPaise(rupees)).toBeNull();
   });
 });
 

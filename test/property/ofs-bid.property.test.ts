@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bidPricePaise } from '../../src/domain/ofs-bid.js';
+import { rupeesToPaise } from '../../src/domain/ofs-issue.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { startTestServer, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
@@ -212,7 +212,7 @@ describe('OFS bid: properties through the real server', () => {
           const order = await server.store.db.selectFrom('orders').selectAll().where('order_id', '=', res.body.data.orderId).executeTakeFirstOrThrow();
           expect(order.user_id).toBe(user.userId);
           expect(BigInt(order.quantity)).toBe(quantity);
-          expect(order.price_paise).toBe(bidPricePaise(price));
+          expect(order.price_paise).toBe(rupeesToPaise(price));
           expect(order.order_type).toBe(cutOff ? 'RL-MKT' : 'RL');
           const identifier = body.order_identifier as string | undefined;
           expect(order.order_identifier).toBe(identifier === undefined || identifier === '' ? null : identifier);
@@ -287,12 +287,12 @@ describe('OFS bid: properties through the real server', () => {
   });
 });
 
-describe('bidPricePaise: property', () => {
+describe('rupeesToPaise: property', () => {
   it('converts every two-decimal price read from JSON text, up to the schema maximum, to its exact paise', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 100_000_000_000n }), (paise) => {
         const text = `${paise / 100n}.${(paise % 100n).toString().padStart(2, '0')}`;
-        expect(bidPricePaise(JSON.parse(text))).toBe(Number(paise));
+        expect(rupeesToPaise(JSON.parse(text))).toBe(Number(paise));
       }),
       { numRuns: 10_000 },
     );
@@ -301,7 +301,7 @@ describe('bidPricePaise: property', () => {
   it('answers null for every price that is not a whole number of paise', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 1e9, noNaN: true }), (price) => {
-        const paise = bidPricePaise(price);
+        const paise = rupeesToPaise(price);
         if (paise === null) return;
         expect(paise / 100).toBe(price);
       }),
