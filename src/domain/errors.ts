@@ -74,7 +74,7 @@ export const Errors = {
   CART_EXECUTED_STALE: kind('e-408', 409, 'executedNoTime differs from the stored count: the cart was executed since it was read.'),
   CART_EXECUTED_ON_CREATE: kind('e-409', 400, 'executedNoTime must be 0 when a cart is created.'),
   CART_PRECONDITION_FAILED: kind('e-410', 412, 'If-Match does not match the cart\'s current ETag.'),
-  CART_NAME: kind('e-411', 400, 'ordercartName must hold 1 to 100 characters.'),
+  CART_NAME: kind('e-411', 400, 'ordercartName must hold 1 to 100 characters, none of them a control character.'),
 
   // 5xx: the service
   INTERNAL: kind('e-501', 500, 'An unexpected error; the request id identifies it in the logs.'),

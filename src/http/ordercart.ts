@@ -1,5 +1,139 @@
-/** /transactional/v1/ordercart routes (placeholder until the cart module lands). */
+/**
+ * /transactional/v1/ordercart: create (POST), list (GET), details (GET /{ordercartId}), update (PUT, seed
+ * 4.2) and delete (DELETE /{ordercartId}). Bearer token only: the seed lists no x-api-key for carts.
+ */
+import { Errors } from '../domain/errors.js';
+import {
+  CART_CREATED,
+  CART_DELETED,
+  CART_DETAILS,
+  CART_LISTED,
+  CART_UPDATED,
+  CreateOrderCartRequest,
+  CreateOrderCartResponse,
+  DeleteOrderCartResponse,
+  IfMatchHeaders,
+  OrderCartDetailsResponse,
+  OrderCartListResponse,
+  OrderCartParams,
+  UpdateOrderCartRequest,
+  UpdateOrderCartResponse,
+} from '../schemas/ordercart.js';
 import type { OrderCartService } from '../services/order-carts.js';
-import type { App } from '../app.js';
+import { callerOf, type App } from '../app.js';
+import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
-export function registerOrderCartRoutes(_app: App, _carts: OrderCartService): void {}
+const PATH = '/transactional/v1/ordercart';
+const tags = ['ordercart'];
+const security = [{ bearerAuth: [] }];
+const SUCCESS_MESSAGE_LIST = [{ message: 'success' }];
+const ORDERS_ERRORS = [Errors.CART_ORDERS_NOT_JSON, Errors.CART_ORDERS_NOT_ARRAY, Errors.CART_LINE_INVALID, Errors.CART_VERSION, Errors.CART_NAME];
+
+export function registerOrderCartRoutes(app: App, carts: OrderCartService): void {
+  app.post(
+    PATH,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags,
+        summary: 'Create an order cart',
+        description: 'Stores a new cart owned by the caller; `data.ordercartId` is its identifier.',
+        security,
+        body: CreateOrderCartRequest,
+        response: {
+          200: CreateOrderCartResponse,
+          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH),
+        },
+      },
+    },
+    async (request) => {
+      const ordercartId = await carts.create(callerOf(request), request.body);
+      return success(CART_CREATED, { ordercartId });
+    },
+  );
+
+  app.get(
+    PATH,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags,
+        summary: "List the caller's order carts, newest first",
+        security,
+        response: { 200: OrderCartListResponse, ...errorResponses(...TOKEN_ERRORS) },
+      },
+    },
+    async (request) => success(CART_LISTED, await carts.list(callerOf(request))),
+  );
+
+  app.get(
+    `${PATH}/:ordercartId`,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags,
+        summary: 'Order cart details, with an ETag for a later conditional update',
+        security,
+        params: OrderCartParams,
+        response: { 200: OrderCartDetailsResponse, ...errorResponses(...TOKEN_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND) },
+      },
+    },
+    async (request, reply) => {
+      const { cart, etag } = await carts.details(callerOf(request), request.params.ordercartId);
+      reply.header('ETag', etag);
+      return success(CART_DETAILS, cart);
+    },
+  );
+
+  app.put(
+    PATH,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags,
+        summary: 'Update an order cart (seed 4.2)',
+        description:
+          'Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag.',
+        security,
+        headers: IfMatchHeaders,
+        body: UpdateOrderCartRequest,
+        response: {
+          200: UpdateOrderCartResponse,
+          ...errorResponses(
+            ...BODY_ERRORS,
+            ...TOKEN_ERRORS,
+            ...ORDERS_ERRORS,
+            Errors.CART_NOT_FOUND,
+            Errors.CART_USER_MISMATCH,
+            Errors.CART_CREATOR_MISMATCH,
+            Errors.CART_PRECONDITION_FAILED,
+            Errors.CART_EXECUTED_STALE,
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const etag = await carts.update(callerOf(request), request.body, request.headers['if-match']);
+      reply.header('ETag', etag);
+      return success(CART_UPDATED, SUCCESS_MESSAGE_LIST);
+    },
+  );
+
+  app.delete(
+    `${PATH}/:ordercartId`,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags,
+        summary: 'Delete an order cart',
+        security,
+        params: OrderCartParams,
+        response: { 200: DeleteOrderCartResponse, ...errorResponses(...TOKEN_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND) },
+      },
+    },
+    async (request) => {
+      await carts.delete(callerOf(request), request.params.ordercartId);
+      return success(CART_DELETED, SUCCESS_MESSAGE_LIST);
+    },
+  );
+}

@@ -1,10 +1,155 @@
-/** Order carts: create, list, details, update and delete (placeholder until the cart module lands). */
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/tables.js';
+/**
+ * Order carts: create, list, details, update and delete. The order of checks: the request alone (400:
+ * schema, then the `orders` lines), then the cart's owner (404: another user's cart does not exist for
+ * the caller), then who writes (403), then the state the caller read (412 If-Match, 409 executedNoTime).
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { parseCartOrders } from '../domain/cart-lines.js';
+import { ApiError, Errors, type Violation } from '../domain/errors.js';
+import type { CreateOrderCartRequest, OrderCart, OrderLine, UpdateOrderCartRequest } from '../schemas/ordercart.js';
+import type { OrderCartRepository, OrderCartRow } from '../store/order-carts.js';
+import type { Caller } from './auth.js';
+
+/** A strong entity tag derived from the cart's revision, which every change bumps. */
+export function cartEtag(revision: number): string {
+  return `"${revision}"`;
+}
+
+/** If-Match (RFC 9110, 13.1.1): "*" or a list of entity tags, compared strongly (a weak tag never matches). */
+export function ifMatchAllows(ifMatch: string, etag: string): boolean {
+  const value = ifMatch.trim();
+  return value === '*' || value.split(',').some((tag) => tag.trim() === etag);
+}
+
+export interface OrderCartDetails {
+  cart: OrderCart;
+  etag: string;
+}
+
+function throwIfAny(violations: Violation[]): void {
+  if (violations.length > 0) throw ApiError.fromViolations(violations);
+}
+
+function validLines(orders: string): OrderLine[] {
+  const result = parseCartOrders(orders);
+  if (!result.ok) throw ApiError.fromViolations(result.violations);
+  return result.lines;
+}
+
+function toOrderCart(row: OrderCartRow): OrderCart {
+  return {
+    ordercartId: row.ordercart_id,
+    ordercartName: row.name,
+    orders: JSON.parse(row.orders_json) as OrderLine[],
+    version: row.version,
+    createdBy: row.created_by,
+    modifiedBy: row.modified_by,
+    executedNoTime: row.executed_no_time,
+    createdAt: new Date(row.created_at).toISOString(),
+    modifiedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+function notFound(ordercartId: string): ApiError {
+  return new ApiError(Errors.CART_NOT_FOUND, `You have no order cart with ordercartId ${ordercartId}`, [
+    { field: 'ordercartId', message: 'no order cart of yours has this id' },
+  ]);
+}
 
 export class OrderCartService {
   constructor(
-    readonly db: Kysely<Database>,
-    readonly now: () => number,
+    private readonly carts: OrderCartRepository,
+    private readonly now: () => number,
   ) {}
+
+  /** Creates a cart owned by the caller and answers its id. */
+  async create(caller: Caller, request: CreateOrderCartRequest): Promise<string> {
+    const lines = validLines(request.orders);
+    throwIfAny(
+      (['createdBy', 'modifiedBy'] as const)
+        .filter((field) => request[field] !== caller.userId)
+        .map((field) => ({
+          kind: Errors.CART_USER_MISMATCH,
+          field,
+          message: `${field} must be your own user id, ${caller.userId}`,
+        })),
+    );
+    const ordercartId = uuidv7();
+    await this.carts.insert(
+      { ordercartId, userId: caller.userId, name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version },
+      this.now(),
+    );
+    return ordercartId;
+  }
+
+  async list(caller: Caller): Promise<OrderCart[]> {
+    return (await this.carts.listOwned(caller.userId)).map(toOrderCart);
+  }
+
+  async details(caller: Caller, ordercartId: string): Promise<OrderCartDetails> {
+    const row = await this.ownCart(caller, ordercartId);
+    return { cart: toOrderCart(row), etag: cartEtag(row.revision) };
+  }
+
+  /**
+   * Replaces the cart's name and orders and answers its new ETag. `ifMatch` is the If-Match header, if
+   * sent.
+   */
+  async update(caller: Caller, request: UpdateOrderCartRequest, ifMatch: string | undefined): Promise<string> {
+    const lines = validLines(request.orders);
+    const changes = { name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version, modifiedBy: request.modifiedBy };
+    // Optimistic concurrency: the write happens only if the cart is still the one the checks ran against.
+    // A miss means another request changed the cart in between: the checks run again on its new state, so
+    // no update is judged on a state it does not replace. Each miss is another request's committed write.
+    for (;;) {
+      const cart = await this.ownCart(caller, request.ordercartId);
+      throwIfAny(writerViolations(caller, request, cart));
+      const etag = cartEtag(cart.revision);
+      if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etag)) {
+        throw new ApiError(
+          Errors.CART_PRECONDITION_FAILED,
+          'The cart has changed since you read it: If-Match does not match its current ETag; read it again',
+          [{ field: 'If-Match', message: `does not match the current ETag ${etag}` }],
+          { ETag: etag },
+        );
+      }
+      if (request.executedNoTime !== cart.executed_no_time) {
+        throw new ApiError(
+          Errors.CART_EXECUTED_STALE,
+          `The cart was executed since you read it: executedNoTime is ${cart.executed_no_time}, not ${request.executedNoTime}; read it again`,
+          [{ field: 'executedNoTime', message: `must be the stored count, ${cart.executed_no_time}` }],
+        );
+      }
+      const checked = { revision: cart.revision, executedNoTime: cart.executed_no_time };
+      if (await this.carts.replaceIfUnchanged(cart.ordercart_id, caller.userId, checked, changes, this.now())) {
+        return cartEtag(cart.revision + 1);
+      }
+    }
+  }
+
+  async delete(caller: Caller, ordercartId: string): Promise<void> {
+    if (!(await this.carts.deleteOwned(ordercartId, caller.userId))) throw notFound(ordercartId);
+  }
+
+  /** The caller's cart; another user's cart answers exactly like one that does not exist. */
+  private async ownCart(caller: Caller, ordercartId: string): Promise<OrderCartRow> {
+    const row = await this.carts.findOwned(ordercartId, caller.userId);
+    if (row === undefined) throw notFound(ordercartId);
+    return row;
+  }
+}
+
+/**
+ * Who may write the update: modifiedBy is the caller, and createdBy the cart's creator. Only the creator
+ * can see a cart, so a createdBy that is not the caller's id fails the creator rule.
+ */
+function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart: OrderCartRow): Violation[] {
+  const violations: Violation[] = [];
+  if (request.createdBy !== cart.created_by) {
+    violations.push({ kind: Errors.CART_CREATOR_MISMATCH, field: 'createdBy', message: 'createdBy must be the creator of this cart, your own user id' });
+  }
+  if (request.modifiedBy !== caller.userId) {
+    violations.push({ kind: Errors.CART_USER_MISMATCH, field: 'modifiedBy', message: `modifiedBy must be your own user id, ${caller.userId}` });
+  }
+  return violations;
 }

@@ -1,0 +1,107 @@
+/**
+ * Order carts. Every query names the owner next to the cart id: a cart of another user is, to this
+ * repository, a cart that does not exist.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, OrderCartsTable } from './tables.js';
+
+export type OrderCartRow = Selectable<OrderCartsTable>;
+
+export interface NewOrderCart {
+  ordercartId: string;
+  userId: string;
+  name: string;
+  ordersJson: string;
+  version: string;
+}
+
+/** What an update replaces; the creator, the owner and the execution count stay. */
+export interface OrderCartChanges {
+  name: string;
+  ordersJson: string;
+  version: string;
+  modifiedBy: string;
+}
+
+/** The stored state an update was checked against; the write happens only if the cart is still in it. */
+export interface CheckedState {
+  revision: number;
+  executedNoTime: number;
+}
+
+export class OrderCartRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(cart: NewOrderCart, now: number): Promise<void> {
+    await this.db
+      .insertInto('order_carts')
+      .values({
+        ordercart_id: cart.ordercartId,
+        user_id: cart.userId,
+        name: cart.name,
+        orders_json: cart.ordersJson,
+        version: cart.version,
+        executed_no_time: 0,
+        created_by: cart.userId,
+        modified_by: cart.userId,
+        revision: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+
+  /** The owner's carts, newest first. */
+  async listOwned(userId: string): Promise<OrderCartRow[]> {
+    return this.db
+      .selectFrom('order_carts')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('ordercart_id', 'desc')
+      .execute();
+  }
+
+  async findOwned(ordercartId: string, userId: string): Promise<OrderCartRow | undefined> {
+    return this.db
+      .selectFrom('order_carts')
+      .selectAll()
+      .where('ordercart_id', '=', ordercartId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Check-and-write in one statement: replaces the cart only while it still has the revision and the
+   * execution count the caller's checks ran against, and bumps the revision. Answers whether it wrote;
+   * false means another request changed (or deleted) the cart in between.
+   */
+  async replaceIfUnchanged(ordercartId: string, userId: string, checked: CheckedState, changes: OrderCartChanges, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('order_carts')
+      .set({
+        name: changes.name,
+        orders_json: changes.ordersJson,
+        version: changes.version,
+        modified_by: changes.modifiedBy,
+        revision: checked.revision + 1,
+        updated_at: now,
+      })
+      .where('ordercart_id', '=', ordercartId)
+      .where('user_id', '=', userId)
+      .where('revision', '=', checked.revision)
+      .where('executed_no_time', '=', checked.executedNoTime)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Answers whether the owner had such a cart. */
+  async deleteOwned(ordercartId: string, userId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('order_carts')
+      .where('ordercart_id', '=', ordercartId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+}
