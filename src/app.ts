@@ -63,8 +63,15 @@ function sendError(request: FastifyRequest, reply: FastifyReply, kind: ErrorKind
 const VALIDATION_CONTEXT_KIND: Record<string, ErrorKind> = {
   querystring: Errors.INVALID_QUERY,
   headers: Errors.INVALID_HEADER,
-  params: Errors.ROUTE_NOT_FOUND,
 };
+
+/** Schema failures that name no code of their own. */
+const GENERIC_SCHEMA_KINDS: ReadonlySet<ErrorKind> = new Set([
+  Errors.FIELD_REQUIRED,
+  Errors.WRONG_TYPE,
+  Errors.UNKNOWN_FIELD,
+  Errors.INVALID_VALUE,
+]);
 
 /** Fastify's own errors (parsing, limits) -> our catalog. */
 function frameworkErrorKind(error: FastifyError): ErrorKind | undefined {
@@ -140,6 +147,15 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     if (error.validation) {
       const context = error.validationContext ?? 'body';
       const violations = violationsOf(error.validation as never);
+      if (context === 'params') {
+        // A path parameter that cannot name anything: the resource is not there. A parameter schema
+        // tagged with a code (e.g. the cart id) answers that code; any other answers "no endpoint".
+        const tagged = violations.find((v) => !GENERIC_SCHEMA_KINDS.has(v.kind))?.kind;
+        const path = request.url.split('?')[0] ?? '';
+        const kind = tagged ?? Errors.ROUTE_NOT_FOUND;
+        const message = tagged ? tagged.title : `No endpoint for ${request.method} ${path}`;
+        return sendError(request, reply, kind, message, violations.map(({ field }) => ({ field, message })));
+      }
       const contextKind = VALIDATION_CONTEXT_KIND[context];
       if (contextKind) {
         return sendError(request, reply, contextKind, violations[0]?.message ?? error.message, violations.map(({ field, message }) => ({ field, message })));

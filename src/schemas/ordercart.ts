@@ -150,7 +150,7 @@ export const UpdateOrderCartRequest = Type.Object(
 );
 export type UpdateOrderCartRequest = Static<typeof UpdateOrderCartRequest>;
 
-export const OrderCartParams = Type.Object({ ordercartId }, { additionalProperties: false });
+export const OrderCartParams = Type.Object({ ordercartId: withCode(Errors.CART_NOT_FOUND, ordercartId) }, { additionalProperties: false });
 
 export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(

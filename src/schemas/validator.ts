@@ -105,9 +105,12 @@ export function violationsOf(errors: readonly ErrorObject[], prefix = ''): Viola
       e.keyword === 'anyOf' ||
       !failedAnyOf.some((a) => e.instancePath.startsWith(a.instancePath) && e.schemaPath.startsWith(`${a.schemaPath}/`)),
   );
+  // A value of the wrong JSON type is reported as that alone, not also as breaking the rules for its value.
+  const wrongType = new Set(relevant.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   const seen = new Set<string>();
   const violations: Violation[] = [];
   for (const error of relevant) {
+    if (wrongType.has(error.instancePath) && !['type', 'required', 'additionalProperties'].includes(error.keyword)) continue;
     const violation = toViolation(error, prefix);
     const key = `${violation.field}\u0000${violation.kind.code}`;
     if (seen.has(key)) continue;
