@@ -26,18 +26,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger });
   const url = await app.listen({ host: config.host, port: config.port });
   logger.info({ url, database: store.location }, 'ordergate listening');
-  if ((await new UserRepository(store.db).count()) === 0) {
-    logger.warn('The database has no users yet: run `npx ordergate demo` to create a demo user, API key and OFS issue');
-  }
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= app.close().then(() => store.close()));
   return { app, store, url, stop };
 }
 
-/** Runs until SIGTERM or SIGINT, then drains in-flight requests and closes the database. */
-export async function serveUntilSignalled(config: Config, logger: Logger): Promise<void> {
+export const EMPTY_DATABASE_HINT =
+  'The database has no users yet: run `npx ordergate demo` for a demo user, an API key and an OFS issue open for bids.';
+
+/**
+ * Runs until SIGTERM or SIGINT, then drains in-flight requests and closes the database. `hint` receives
+ * plain one-line advice for the operator (`ordergate serve` writes it to stderr, beside the JSON log).
+ */
+export async function serveUntilSignalled(config: Config, logger: Logger, hint: (line: string) => void = () => undefined): Promise<void> {
   const server = await startServer(config, logger);
-  await new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, 'shutting down');
       server.stop().then(resolve, (error: unknown) => {
@@ -48,4 +51,11 @@ export async function serveUntilSignalled(config: Config, logger: Logger): Promi
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   });
+  try {
+    if ((await new UserRepository(server.store.db).count()) === 0) hint(EMPTY_DATABASE_HINT);
+  } catch (error) {
+    // Only advice: a signal may already have closed the database.
+    logger.debug({ err: error }, 'could not count users');
+  }
+  await stopped;
 }

@@ -1,0 +1,58 @@
+/**
+ * What every `ordergate` command shares: where it reads and writes (stdin, stdout for the result, stderr for
+ * hints), and the store it works on, opened from DATABASE_URL, migrated first and always closed, so that
+ * the command exits as soon as its work is done.
+ */
+import { loadConfig, type Config } from '../config.js';
+import { AdminService } from '../services/admin.js';
+import { openStore, type Store } from '../store/database.js';
+import { migrateToLatest } from '../store/migrations.js';
+import { OfsIssueRepository } from '../store/ofs-issues.js';
+import { UserRepository } from '../store/users.js';
+
+export interface CliIo {
+  stdin: NodeJS.ReadableStream;
+  /** The result, for scripts to read. */
+  stdout: { write(text: string): unknown };
+  /** Hints and logs. */
+  stderr: { write(text: string): unknown };
+  env: NodeJS.ProcessEnv;
+}
+
+export const processIo = (): CliIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/** A failure the operator can fix; its message is the one-line reason the command prints. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+export interface Workspace {
+  config: Config;
+  store: Store;
+  users: UserRepository;
+  issues: OfsIssueRepository;
+  admin: AdminService;
+}
+
+export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) => Promise<T>): Promise<T> {
+  const config = loadConfig(io.env);
+  const store = openStore(config.databaseUrl);
+  try {
+    await migrateToLatest(store);
+    const users = new UserRepository(store.db);
+    const issues = new OfsIssueRepository(store.db);
+    return await work({ config, store, users, issues, admin: new AdminService(users, issues) });
+  } finally {
+    await store.close();
+  }
+}
+
+/** Writes `name: value` lines, the format of every command's result that is not JSON. */
+export function writeFields(io: CliIo, fields: [name: string, value: string][]): void {
+  io.stdout.write(fields.map(([name, value]) => `${name}: ${value}\n`).join(''));
+}
+
+/** An instant as ISO 8601 in UTC, without milliseconds when they are zero. */
+export function isoInstant(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}

@@ -1,0 +1,221 @@
+/**
+ * `ordergate demo`: everything needed to try the API at once. Creates the demo user if missing, a new API
+ * key on every run (a key can only be shown when it is created), registers (or re-opens) the demo OFS issue
+ * with both bidding windows open around now, logs in, and prints the credentials as a shell snippet of
+ * ready-to-paste curl commands, or as one JSON object with --json.
+ */
+import { Command } from 'commander';
+import { ApiError } from '../domain/errors.js';
+import type { OfsIssue } from '../domain/ofs-issue.js';
+import type { OfsIssueImport } from '../schemas/ofs-issue.js';
+import { AdminError } from '../services/admin.js';
+import { AuthService } from '../services/auth.js';
+import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
+import { describeOfsIssue } from './ofs.js';
+
+export const DEMO_USER_ID = 'demo';
+/** Fixed and documented, so that the demo can be re-run and shared; never use it for anything real. */
+export const DEMO_PASSWORD = 'ordergate-demo';
+
+const MINUTE = 60 * 1000;
+const HOUR = 60 * MINUTE;
+
+/** The demo issue in the import-file shape: both windows opened an hour ago and stay open a day. */
+export function demoOfsIssue(now: number): OfsIssueImport {
+  const opensAt = Math.floor(now / MINUTE) * MINUTE - HOUR;
+  const closesAt = opensAt + 25 * HOUR;
+  return {
+    exchange: 'NSE_EQ',
+    scrip_token: 500112,
+    symbol: 'SBIN',
+    series: 'OF',
+    floor_price: 100,
+    tick_size: 0.05,
+    offer_quantity: 1_000_000,
+    retail_reserve_pct: 10,
+    retail_cutoff_price: 101,
+    allocation: 'PROPORTIONATE',
+    non_retail_opens_at: isoInstant(opensAt),
+    non_retail_closes_at: isoInstant(closesAt),
+    retail_opens_at: isoInstant(opensAt),
+    retail_closes_at: isoInstant(closesAt),
+  };
+}
+
+interface DemoCredentials {
+  user_id: string;
+  password: string;
+  api_key: string;
+  access_token: string;
+  ofs_issues: OfsIssueImport[];
+}
+
+/** The base URL a client on this machine uses to reach the server configured by HOST and PORT. */
+export function clientBaseUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** A JSON body as one shell word; string values `$NAME` become the shell variable NAME. */
+function shellJson(body: unknown): string {
+  return shellQuote(JSON.stringify(body)).replace(/"\$([A-Z_]+)"/g, `"'"$$$1"'"`);
+}
+
+function curl(method: string, path: string, options: { apiKey?: boolean; body?: unknown } = {}): string {
+  const headers = [
+    ...(options.body === undefined ? [] : [`-H 'Content-Type: application/json'`]),
+    ...(path.startsWith('/authentication/v1/user/session') ? [] : [`-H "Authorization: Bearer $TOKEN"`]),
+    ...(options.apiKey ? [`-H "x-api-key: $API_KEY"`] : []),
+  ];
+  const lines = [`curl -sS -w '\\n' -X ${method} "$BASE${path}"`];
+  if (headers.length > 0) lines.push(`  ${headers.join(' ')}`);
+  if (options.body !== undefined) lines.push(`  -d ${shellJson(options.body)}`);
+  return lines.join(' \\\n');
+}
+
+function cartLine(quantity: number) {
+  return {
+    scripDetail: { symbol: 'SBIN', _Series: 'EQ', _InstrumentName: 'EQUITY', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+    TransactionType: 'BUY',
+    OrderType: 'RL',
+    Quantity: quantity,
+    Price: '500.00',
+    ProductType: 'DELIVERY',
+    validity: 'DAY',
+  };
+}
+
+/** The text result: a shell snippet whose comments carry the credentials, followed by curl commands. */
+function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, baseUrl: string, expiresAt: number): string {
+  const raw = credentials.ofs_issues[0]!;
+  const bid = {
+    scrip_info: { exchange: raw.exchange, scrip_token: raw.scrip_token, symbol: raw.symbol, series: raw.series, expiry_date: '', strike_price: '', option_type: '' },
+    transaction_type: 'BUY',
+    product_type: 'OFS',
+    order_type: 'RL',
+    quantity: '10',
+    price: 101.5,
+    trigger_price: null,
+    disclosed_quantity: 0,
+    validity: '',
+    validity_days: 0,
+    is_amo: false,
+    order_identifier: 'demo-bid',
+  };
+  const cart = (name: string, quantity: number) => ({
+    ordercartName: name,
+    orders: JSON.stringify([cartLine(quantity)]),
+    version: '1',
+    createdBy: credentials.user_id,
+    modifiedBy: credentials.user_id,
+    executedNoTime: 0,
+  });
+  const login = {
+    user_id: credentials.user_id,
+    login_type: 'PASSWORD',
+    password: credentials.password,
+    second_auth_type: '',
+    second_auth: '',
+    api_key: '$API_KEY',
+    source: 'WEBAPI',
+  };
+  return [
+    '# ordergate demo: a retail user, an API key, an access token and an OFS issue open for bids now.',
+    '#',
+    `#   user_id       ${credentials.user_id}`,
+    `#   password      ${credentials.password}`,
+    `#   api_key       ${credentials.api_key}   (shown only now; run \`ordergate demo\` again for another)`,
+    `#   access_token  ${credentials.access_token}   (valid until ${isoInstant(expiresAt)})`,
+    `#   OFS issue     ${describeOfsIssue(issue)}`,
+    '#',
+    '# With the server running (`npm start` or `ordergate serve`), paste the lines below into a shell.',
+    '',
+    `BASE=${shellQuote(baseUrl)}`,
+    `TOKEN=${shellQuote(credentials.access_token)}`,
+    `API_KEY=${shellQuote(credentials.api_key)}`,
+    '',
+    `# Place an OFS bid on ${raw.symbol}: 10 shares at Rs ${bid.price.toFixed(2)}.`,
+    curl('POST', '/transactional/v1/orders/regular', { apiKey: true, body: bid }),
+    '',
+    '# Create an order cart and keep its id.',
+    `CART=$(${curl('POST', '/transactional/v1/ordercart', { body: cart('demo cart', 1) })})`,
+    'echo "$CART"',
+    `ORDERCART_ID=$(printf '%s' "$CART" | sed -n 's/.*"ordercartId":"\\([^"]*\\)".*/\\1/p')`,
+    '',
+    '# Update it: a new name, 2 shares instead of 1.',
+    curl('PUT', '/transactional/v1/ordercart', { body: { ...cart('demo cart, updated', 2), ordercartId: '$ORDERCART_ID' } }),
+    '',
+    '# Read it back.',
+    curl('GET', '/transactional/v1/ordercart/$ORDERCART_ID'),
+    '',
+    '# Log in again (data.access_token in the answer is a new token).',
+    curl('POST', '/authentication/v1/user/session', { body: login }),
+    '',
+  ].join('\n');
+}
+
+export function demoCommand(io: CliIo): Command {
+  return new Command('demo')
+    .description(
+      `create (if missing) the demo user "${DEMO_USER_ID}" with password "${DEMO_PASSWORD}", a new API key, ` +
+        'and an OFS issue whose windows are open now; log in and print the credentials with curl commands',
+    )
+    .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Without --json, stdout is a shell snippet: the credentials in comments, then shell variables',
+        'BASE, TOKEN and API_KEY and curl commands that place a bid, create, update and read a cart.',
+        'Every run creates a new API key and re-opens the demo issue (NSE_EQ 500112 SBIN OF) around now.',
+      ].join('\n'),
+    )
+    .action(async (options: { json?: boolean }) => {
+      await withWorkspace(io, async ({ config, users, admin }) => {
+        let created = false;
+        if (!(await users.find(DEMO_USER_ID))) {
+          try {
+            await admin.addUser(DEMO_USER_ID, DEMO_PASSWORD, { category: 'RETAIL' });
+            created = true;
+          } catch (error) {
+            // Another `ordergate demo` may have created it a moment ago: that one is as good.
+            if (!(error instanceof AdminError) || !(await users.find(DEMO_USER_ID))) throw error;
+          }
+        }
+        // Log in first: a demo user whose password was changed must fail before anything is written.
+        let login;
+        try {
+          login = await new AuthService(users, config.tokenTtlSeconds * 1000, Date.now).login({
+            user_id: DEMO_USER_ID,
+            password: DEMO_PASSWORD,
+          });
+        } catch (error) {
+          if (error instanceof ApiError) {
+            throw new CliError(`the existing user ${DEMO_USER_ID} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo\``);
+          }
+          throw error;
+        }
+
+        io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
+        const { apiKey } = await admin.createApiKey(DEMO_USER_ID);
+        const rawIssue = demoOfsIssue(Date.now());
+        const [issue] = await admin.importOfsIssues([rawIssue]);
+        io.stderr.write(`registered OFS issue ${rawIssue.exchange} ${rawIssue.scrip_token} ${rawIssue.symbol}, open until ${rawIssue.retail_closes_at}\n`);
+
+        const credentials: DemoCredentials = {
+          user_id: DEMO_USER_ID,
+          password: DEMO_PASSWORD,
+          api_key: apiKey,
+          access_token: login.accessToken,
+          ofs_issues: [rawIssue],
+        };
+        if (options.json) {
+          io.stdout.write(`${JSON.stringify(credentials)}\n`);
+        } else {
+          io.stdout.write(shellSnippet(credentials, issue!, clientBaseUrl(config.host, config.port), login.expiresAt));
+        }
+      });
+    });
+}

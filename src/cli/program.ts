@@ -1,0 +1,71 @@
+/**
+ * The `ordergate` command: a thin layer over the operator services. Every command works directly on
+ * DATABASE_URL, writes its result to stdout and hints to stderr, and a failure exits non-zero with one
+ * line `ordergate: <reason>` on stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { apiKeysCommand } from './apikeys.js';
+import { processIo, type CliIo } from './context.js';
+import { demoCommand } from './demo.js';
+import { ofsCommand } from './ofs.js';
+import { serveCommand } from './serve.js';
+import { usersCommand } from './users.js';
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+
+/** Usage errors of every (sub)command throw instead of exiting, and print one `ordergate: ...` line. */
+function configureErrors(command: Command, io: CliIo): void {
+  command
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({
+      writeOut: (text) => void io.stdout.write(text),
+      writeErr: (text) => void io.stderr.write(text),
+      outputError: (text, write) => write(`ordergate: ${oneLine(text.replace(/^error: /, ''))}\n`),
+    });
+  for (const sub of command.commands) configureErrors(sub, io);
+}
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('ordergate')
+    .description('ordergate operator commands; they work directly on DATABASE_URL and need no running server')
+    .version(packageVersion())
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Environment:',
+        '  DATABASE_URL  sqlite:PATH (default sqlite:./data/ordergate.db), postgres:// or postgresql://',
+        '  HOST, PORT    where `serve` listens (default 127.0.0.1:8080); `demo` uses them in its curl commands',
+        '  LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent',
+      ].join('\n'),
+    );
+  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, serveCommand]) {
+    program.addCommand(build(io));
+  }
+  configureErrors(program, io);
+  return program;
+}
+
+/** Runs one command line (without the `node ordergate` part); answers the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed the usage error, or the help when no command was given.
+      if (error.code === 'commander.help' && error.exitCode !== 0) io.stderr.write('ordergate: missing command; see the list above\n');
+      return error.exitCode;
+    }
+    io.stderr.write(`ordergate: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,347 @@
+/**
+ * The `ordergate` command as operators and scripts use it: the built bin run as a real process over a real
+ * SQLite file. Results are read from stdout; the database is then checked through the store.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex, totpCode } from '../../src/auth/credentials.js';
+import { ApiError } from '../../src/domain/errors.js';
+import { parseOfsIssues } from '../../src/services/admin.js';
+import { AuthService } from '../../src/services/auth.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { UserRepository } from '../../src/store/users.js';
+import { CLI, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
+
+const workDir = mkdtempSync(join(tmpdir(), 'ordergate-cli-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+let dbPath: string;
+let env: Record<string, string>;
+let dbCounter = 0;
+beforeEach(() => {
+  dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
+  env = { DATABASE_URL: `sqlite:${dbPath}` };
+});
+
+const ordergate = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
+  runOrdergate(args, { env: { ...env, ...options.env }, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+
+async function inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(`sqlite:${dbPath}`);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const authService = (store: Store) => new AuthService(new UserRepository(store.db), 60 * 60 * 1000, Date.now);
+
+/** Answers the access token, or the ApiError code of the refusal. */
+async function tryLogin(userId: string, password: string, secondAuth?: string): Promise<string> {
+  return inStore(async (store) => {
+    try {
+      return (await authService(store).login({ user_id: userId, password, second_auth: secondAuth ?? null })).accessToken;
+    } catch (error) {
+      if (error instanceof ApiError) return `refused ${error.kind.code}`;
+      throw error;
+    }
+  });
+}
+
+/** A failure: non-zero exit, nothing on stdout, exactly one line `ordergate: <reason>` on stderr. */
+function expectOneLineFailure(result: CommandResult, reason: RegExp): void {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^ordergate: [^\n]+\n$/);
+  expect(result.stderr).toMatch(reason);
+}
+
+function issueFile(name: string, issues: unknown): string {
+  const file = join(workDir, `${name}-${dbCounter}.json`);
+  writeFileSync(file, typeof issues === 'string' ? issues : JSON.stringify(issues));
+  return file;
+}
+
+const sbin = {
+  exchange: 'NSE_EQ',
+  scrip_token: 500112,
+  symbol: 'SBIN',
+  series: 'OF',
+  floor_price: 100.0,
+  tick_size: 0.05,
+  offer_quantity: 1000000,
+  retail_reserve_pct: 10,
+  retail_cutoff_price: null,
+  allocation: 'PROPORTIONATE',
+  non_retail_opens_at: '2026-11-23T03:45:00Z',
+  non_retail_closes_at: '2026-11-23T10:00:00Z',
+  retail_opens_at: '2026-11-24T03:45:00Z',
+  retail_closes_at: '2026-11-24T10:00:00Z',
+};
+
+describe('the bin', () => {
+  it('is an executable node script', () => {
+    expect(readFileSync(CLI, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'));
+    expect(manifest.bin).toEqual({ ordergate: 'dist/cli/index.js' });
+  });
+});
+
+describe('ordergate users add', () => {
+  it('creates a RETAIL user with a generated strong password, printed as name: value lines, that logs in', async () => {
+    const result = await ordergate(['users', 'add', 'alice']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'password']);
+    const fields = fieldsOf(result.stdout);
+    expect(fields).toMatchObject({ user_id: 'alice', category: 'RETAIL' });
+    expect(fields.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(await tryLogin('alice', fields.password!)).toMatch(/^ogt_/);
+    // The password appears nowhere but in the result.
+    expect(result.stderr).not.toContain(fields.password);
+  });
+
+  it('refuses an existing user id with exit 1 and changes nothing', async () => {
+    const first = fieldsOf((await ordergate(['users', 'add', 'alice'])).stdout);
+    const before = await inStore((store) => store.db.selectFrom('users').selectAll().execute());
+
+    const again = await ordergate(['users', 'add', 'alice', '--category', 'NON_RETAIL', '--totp']);
+
+    expectOneLineFailure(again, /^ordergate: user alice already exists\n$/);
+    expect(await inStore((store) => store.db.selectFrom('users').selectAll().execute())).toEqual(before);
+    expect(await tryLogin('alice', first.password!)).toMatch(/^ogt_/);
+  });
+
+  it('--password-stdin takes the password from stdin without its trailing newline and does not print it', async () => {
+    const result = await ordergate(['users', 'add', 'bob', '--password-stdin', '--category', 'NON_RETAIL'], { stdin: 'my secret pass\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('user_id: bob\ncategory: NON_RETAIL\n');
+    expect(await tryLogin('bob', 'my secret pass')).toMatch(/^ogt_/);
+    expect(await tryLogin('bob', 'my secret pass\n')).toMatch(/^refused/);
+    const row = await inStore((store) => new UserRepository(store.db).find('bob'));
+    expect(row?.category).toBe('NON_RETAIL');
+  });
+
+  it('--password-stdin refuses a password that is too short, creating nothing', async () => {
+    const result = await ordergate(['users', 'add', 'bob', '--password-stdin'], { stdin: 'short\n' });
+    expectOneLineFailure(result, /8 to 256 characters/);
+    expect(await inStore((store) => new UserRepository(store.db).find('bob'))).toBeUndefined();
+  });
+
+  it('--totp prints an otpauth URI whose secret yields the codes the login asks for', async () => {
+    const result = await ordergate(['users', 'add', 'carol', '--totp']);
+    expect(result.code, result.stderr).toBe(0);
+    const fields = fieldsOf(result.stdout);
+    const uri = new URL(fields.totp_uri!);
+    expect(uri.protocol).toBe('otpauth:');
+    const secret = uri.searchParams.get('secret')!;
+    expect(await tryLogin('carol', fields.password!)).toMatch(/^refused/);
+    expect(await tryLogin('carol', fields.password!, totpCode(secret, 'carol'))).toMatch(/^ogt_/);
+  });
+
+  it('rejects an unknown category with a one-line usage error and creates nothing', async () => {
+    const result = await ordergate(['users', 'add', 'dave', '--category', 'WHALE']);
+    expectOneLineFailure(result, /--category.*WHALE.*RETAIL, NON_RETAIL/);
+    // A usage error stops before the database is even opened.
+    expect(existsSync(dbPath)).toBe(false);
+  });
+});
+
+describe('ordergate apikeys', () => {
+  it('create prints the key alone on the last line; the key is active for the user until revoked by its key_id', async () => {
+    await ordergate(['users', 'add', 'alice']);
+    const created = await ordergate(['apikeys', 'create', 'alice']);
+    expect(created.code, created.stderr).toBe(0);
+    const lines = created.stdout.trimEnd().split('\n');
+    const apiKey = lines.at(-1)!;
+    expect(apiKey).toMatch(/^ogk_[A-Za-z0-9_-]{43}$/);
+    const { user_id, key_id } = fieldsOf(lines.slice(0, -1).join('\n'));
+    expect(user_id).toBe('alice');
+    expect(created.stderr).not.toContain(apiKey);
+    const owner = () => inStore((store) => new UserRepository(store.db).apiKeyOwner(sha256Hex(apiKey)));
+    expect(await owner()).toBe('alice');
+
+    const revoked = await ordergate(['apikeys', 'revoke', key_id!]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toBe(`revoked: ${key_id}\n`);
+    expect(await owner()).toBeUndefined();
+
+    expectOneLineFailure(await ordergate(['apikeys', 'revoke', key_id!]), /no active API key/);
+  });
+
+  it('create for an unknown user exits 1 and stores no key', async () => {
+    const result = await ordergate(['apikeys', 'create', 'nobody']);
+    expectOneLineFailure(result, /^ordergate: no user nobody\n$/);
+    expect(await inStore((store) => store.db.selectFrom('api_keys').selectAll().execute())).toEqual([]);
+  });
+});
+
+describe('ordergate ofs import', () => {
+  it('registers the issues of a file, one summary line each, then updates them on a second import', async () => {
+    const first = await ordergate(['ofs', 'import', issueFile('issues', [sbin, { ...sbin, exchange: 'BSE_EQ' }])]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe(
+      [
+        'registered: NSE_EQ 500112 SBIN OF floor=100.00 tick=0.05 retail_cutoff=none offer_quantity=1000000 allocation=PROPORTIONATE non_retail=2026-11-23T03:45:00Z/2026-11-23T10:00:00Z retail=2026-11-24T03:45:00Z/2026-11-24T10:00:00Z',
+        'registered: BSE_EQ 500112 SBIN OF floor=100.00 tick=0.05 retail_cutoff=none offer_quantity=1000000 allocation=PROPORTIONATE non_retail=2026-11-23T03:45:00Z/2026-11-23T10:00:00Z retail=2026-11-24T03:45:00Z/2026-11-24T10:00:00Z',
+        '',
+      ].join('\n'),
+    );
+
+    const second = await ordergate(['ofs', 'import', issueFile('cutoff', [{ ...sbin, retail_cutoff_price: 101.05 }])]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^updated: NSE_EQ 500112 SBIN OF .*retail_cutoff=101\.05 .*\n$/);
+
+    const stored = await inStore((store) => new OfsIssueRepository(store.db).list());
+    expect(stored.map((i) => [i.exchange, i.scripToken, i.retailCutoffPricePaise])).toEqual([
+      ['BSE_EQ', 500112, null],
+      ['NSE_EQ', 500112, 10105],
+    ]);
+  });
+
+  it.each([
+    ['not JSON', '[{"exchange":', /not valid JSON/],
+    ['an object instead of an array', JSON.stringify(sbin), /must be an array/],
+    ['a bad second issue', [{ ...sbin, retail_cutoff_price: 200 }, { ...sbin, scrip_token: 7, tick_size: 0.001 }], /\[1\]\.tick_size/],
+    ['an unknown field', [{ ...sbin, lot: 1 }], /lot/],
+    ['windows in the wrong order', [{ ...sbin, retail_closes_at: '2026-11-24T03:00:00Z' }], /retail_closes_at must be after retail_opens_at/],
+  ])('a file with %s exits 1 with the reason and writes nothing', async (_name, content, reason) => {
+    expect((await ordergate(['ofs', 'import', issueFile('good', [sbin])])).code).toBe(0);
+    const before = await inStore((store) => store.db.selectFrom('ofs_issues').selectAll().execute());
+
+    const file = issueFile('bad', content);
+    const result = await ordergate(['ofs', 'import', file]);
+
+    expectOneLineFailure(result, reason);
+    expect(result.stderr.startsWith(`ordergate: ${file}: `)).toBe(true);
+    expect(await inStore((store) => store.db.selectFrom('ofs_issues').selectAll().execute())).toEqual(before);
+  });
+
+  it('a missing file exits 1 naming it', async () => {
+    const file = join(workDir, 'no-such-file.json');
+    expectOneLineFailure(await ordergate(['ofs', 'import', file]), new RegExp(`^ordergate: ${file}: no such file\\n$`));
+  });
+});
+
+describe('ordergate demo', () => {
+  async function demoJson() {
+    const result = await ordergate(['demo', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    return JSON.parse(lines[0]!);
+  }
+
+  it('--json prints one object whose password, API key and access token work, with an issue open for retail bids now', async () => {
+    const demo = await demoJson();
+    expect(Object.keys(demo).sort()).toEqual(['access_token', 'api_key', 'ofs_issues', 'password', 'user_id']);
+
+    await inStore(async (store) => {
+      const auth = authService(store);
+      const caller = await auth.authenticate(`Bearer ${demo.access_token}`);
+      expect(caller).toMatchObject({ userId: demo.user_id, category: 'RETAIL' });
+      await expect(auth.checkApiKey(caller, demo.api_key)).resolves.toBeUndefined();
+      await expect(auth.login({ user_id: demo.user_id, password: demo.password, api_key: demo.api_key })).resolves.toMatchObject({ userId: demo.user_id });
+    });
+
+    // ofs_issues is in the import-file shape and is what the registry now holds.
+    const [issue] = parseOfsIssues(demo.ofs_issues);
+    expect(issue!.retailCutoffPricePaise).not.toBeNull();
+    const now = Date.now();
+    expect(issue!.retailOpensAt).toBeLessThanOrEqual(now);
+    expect(issue!.retailClosesAt).toBeGreaterThan(now + 60 * 60 * 1000);
+    const stored = await inStore((store) => new OfsIssueRepository(store.db).find(issue!.exchange, issue!.scripToken));
+    expect(stored).toEqual(issue);
+  });
+
+  it('runs again on the same database: same user and password, a new API key, the old one still active', async () => {
+    const first = await demoJson();
+    const second = await demoJson();
+    expect(second.user_id).toBe(first.user_id);
+    expect(second.password).toBe(first.password);
+    expect(second.api_key).not.toBe(first.api_key);
+    await inStore(async (store) => {
+      const users = new UserRepository(store.db);
+      expect(await users.count()).toBe(1);
+      expect(await users.apiKeyOwner(sha256Hex(first.api_key))).toBe(first.user_id);
+      expect(await users.apiKeyOwner(sha256Hex(second.api_key))).toBe(first.user_id);
+    });
+  });
+
+  it('without --json prints a valid shell snippet with the credentials and curl commands for HOST and PORT', async () => {
+    const result = await ordergate(['demo'], { env: { HOST: '0.0.0.0', PORT: '18123' } });
+    expect(result.code, result.stderr).toBe(0);
+    const snippet = result.stdout;
+    expect(snippet).toContain("BASE='http://127.0.0.1:18123'");
+    const token = /^TOKEN='(ogt_[^']+)'$/m.exec(snippet)?.[1];
+    const apiKey = /^API_KEY='(ogk_[^']+)'$/m.exec(snippet)?.[1];
+    expect(token).toBeDefined();
+    expect(apiKey).toBeDefined();
+    await inStore(async (store) => {
+      const auth = authService(store);
+      await auth.checkApiKey(await auth.authenticate(`Bearer ${token}`), apiKey);
+    });
+    for (const call of ['-X POST "$BASE/transactional/v1/orders/regular"', '-X POST "$BASE/transactional/v1/ordercart"', '-X PUT "$BASE/transactional/v1/ordercart"']) {
+      expect(snippet).toContain(call);
+    }
+    const syntax = spawnSync('sh', ['-n'], { input: snippet, encoding: 'utf8' });
+    expect(syntax.status, syntax.stderr).toBe(0);
+  });
+
+  it('fails with one line, writing nothing, when a user "demo" exists with another password', async () => {
+    expect((await ordergate(['users', 'add', 'demo'])).code).toBe(0);
+    const result = await ordergate(['demo', '--json']);
+    expectOneLineFailure(result, /demo password/);
+    await inStore(async (store) => {
+      expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([]);
+      expect(await store.db.selectFrom('ofs_issues').selectAll().execute()).toEqual([]);
+    });
+  });
+});
+
+describe('usage errors and settings', () => {
+  it.each([
+    [['frobnicate'], /^ordergate: unknown command 'frobnicate'/],
+    [['users', 'add'], /^ordergate: missing required argument 'user_id'/],
+    [['apikeys', 'create', 'a', 'b'], /^ordergate: too many arguments/],
+    [['demo', '--jsn'], /^ordergate: unknown option '--jsn'/],
+  ])('ordergate %j exits 1 with one line', async (args, reason) => {
+    expectOneLineFailure(await ordergate(args), reason);
+  });
+
+  it('without a command prints the commands and fails', async () => {
+    const result = await ordergate([]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    for (const command of ['demo', 'users', 'apikeys', 'ofs', 'serve']) expect(result.stderr).toContain(`  ${command}`);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(/^ordergate: missing command/);
+  });
+
+  it('a bad DATABASE_URL fails with one line naming it', async () => {
+    expectOneLineFailure(await ordergate(['users', 'add', 'alice'], { env: { DATABASE_URL: 'mysql://db/x' } }), /^ordergate: DATABASE_URL must start with/);
+  });
+
+  it('serve on a port already in use exits 1 with one line', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((blocker.address() as AddressInfo).port);
+      const result = await ordergate(['serve'], { env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent' } });
+      expectOneLineFailure(result, /^ordergate: cannot start: .*EADDRINUSE/);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('--help goes to stdout and exits 0', async () => {
+    const result = await ordergate(['apikeys', 'create', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('alone on the last line');
+  });
+});

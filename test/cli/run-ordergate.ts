@@ -1,0 +1,56 @@
+/** Runs the built `ordergate` command as a real process, the way an operator or a script does. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'dist', 'cli', 'index.js');
+
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The parent's environment without the settings the tests choose themselves. */
+export function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'HOST', 'PORT', 'LOG_LEVEL', 'TOKEN_TTL_SECONDS']) delete env[name];
+  return { ...env, ...overrides };
+}
+
+/** Every command must exit on its own once its work is done: one that hangs fails the test. */
+export function runOrdergate(
+  args: string[],
+  options: { env: Record<string, string>; stdin?: string; timeoutMs?: number },
+): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cleanEnv(options.env), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`ordergate ${args.join(' ')} did not exit within ${options.timeoutMs ?? 20_000} ms; stderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** `name: value` lines, the result format of `users add` and `apikeys create`. */
+export function fieldsOf(stdout: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const line of stdout.split('\n')) {
+    const match = /^([a-z_]+): (.*)$/.exec(line);
+    if (match) fields[match[1]!] = match[2]!;
+  }
+  return fields;
+}

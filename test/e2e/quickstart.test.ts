@@ -1,0 +1,253 @@
+/**
+ * The README's quick start, end to end, with real processes: `npm start`'s server (dist/main.js) over a
+ * fresh SQLite file, `ordergate demo`, a login, a bid and a cart over HTTP; then a SIGTERM, a restart on the
+ * same file, and everything is still there.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/database.js';
+import { cleanEnv, ROOT, runOrdergate } from '../cli/run-ordergate.js';
+
+const MAIN = join(ROOT, 'dist', 'main.js');
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+interface ServerProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children = new Set<ChildProcessWithoutNullStreams>();
+
+/** Starts the server as `npm start` does, on a free port (PORT=0), and reads its URL from the log. */
+function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: cleanEnv({ ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' }) });
+  children.add(child);
+  let stderr = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not report listening within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening: ${stderr}`));
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      // Complete lines only: a chunk may end in the middle of one.
+      for (const line of stderr.split('\n').slice(0, -1)) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'ordergate listening' && entry.url) {
+          clearTimeout(timer);
+          resolve({ child, url: entry.url, stderr: () => stderr, exited });
+          return;
+        }
+      }
+    });
+    child.stdout.resume();
+  });
+}
+
+async function stopServer(server: ServerProcess) {
+  server.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the server did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM`)), STOP_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([server.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls until the condition holds, for at most `ms`. */
+async function eventually(condition: () => boolean, ms = 5_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return condition();
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; apiKey?: string } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  const response = await fetch(url + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+const cartLine = (quantity: number) => ({
+  scripDetail: { symbol: 'SBIN', _Series: 'EQ', _InstrumentName: 'EQUITY', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+  TransactionType: 'BUY',
+  OrderType: 'RL',
+  Quantity: quantity,
+  Price: '500.00',
+  ProductType: 'DELIVERY',
+  validity: 'DAY',
+});
+
+describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-e2e-'));
+  const dbPath = join(dir, 'ordergate.db');
+  const env = { DATABASE_URL: `sqlite:${dbPath}` };
+  let server: ServerProcess;
+  // Filled in as the walk-through goes; each step builds on the one before.
+  const state = {} as {
+    demo: { user_id: string; password: string; api_key: string; access_token: string; ofs_issues: { exchange: string; scrip_token: number; symbol: string; series: string }[] };
+    token: string;
+    orderId: string;
+    ordercartId: string;
+  };
+
+  const bid = (overrides: Record<string, unknown> = {}) => {
+    const issue = state.demo.ofs_issues[0]!;
+    return {
+      scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series, expiry_date: '', strike_price: '', option_type: '' },
+      transaction_type: 'BUY',
+      product_type: 'OFS',
+      order_type: 'RL',
+      quantity: '10',
+      price: 101.5,
+      trigger_price: null,
+      disclosed_quantity: 0,
+      validity: '',
+      validity_days: 0,
+      is_amo: false,
+      order_identifier: 'e2e-bid',
+      ...overrides,
+    };
+  };
+
+  beforeAll(async () => {
+    server = await startServer(env);
+  });
+
+  afterAll(() => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('on an empty database the server prints one plain line telling the user to run `npx ordergate demo`', async () => {
+    const hints = () => server.stderr().split('\n').filter((line) => line.includes('npx ordergate demo'));
+    expect(await eventually(() => hints().length > 0)).toBe(true);
+    expect(hints()).toHaveLength(1);
+    expect(hints()[0]!.startsWith('{')).toBe(false);
+  });
+
+  it('`ordergate demo --json` on the same file, while the server runs, gives credentials that log in over HTTP', async () => {
+    const result = await runOrdergate(['demo', '--json'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    state.demo = JSON.parse(result.stdout);
+
+    const login = await call(server.url, 'POST', '/authentication/v1/user/session', {
+      body: {
+        user_id: state.demo.user_id,
+        login_type: 'PASSWORD',
+        password: state.demo.password,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: state.demo.api_key,
+        source: 'WEBAPI',
+      },
+    });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    expect(login.body.data.access_token).toEqual(expect.any(String));
+    state.token = login.body.data.access_token;
+  });
+
+  it('places an OFS bid on the demo issue', async () => {
+    const placed = await call(server.url, 'POST', '/transactional/v1/orders/regular', { body: bid(), token: state.token, apiKey: state.demo.api_key });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(200);
+    expect(placed.body).toEqual({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: expect.any(String) } });
+    state.orderId = placed.body.data.orderId;
+  });
+
+  it('creates an order cart and updates it', async () => {
+    const cart = (name: string, quantity: number) => ({
+      ordercartName: name,
+      orders: JSON.stringify([cartLine(quantity)]),
+      version: '1',
+      createdBy: state.demo.user_id,
+      modifiedBy: state.demo.user_id,
+      executedNoTime: 0,
+    });
+    const created = await call(server.url, 'POST', '/transactional/v1/ordercart', { body: cart('e2e basket', 1), token: state.token });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({ status: 'success', code: 's-101', data: { ordercartId: expect.any(String) } });
+    state.ordercartId = created.body.data.ordercartId;
+
+    const updated = await call(server.url, 'PUT', '/transactional/v1/ordercart', {
+      body: { ...cart('e2e basket, renamed', 2), ordercartId: state.ordercartId },
+      token: state.token,
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toEqual({ status: 'success', code: 's-101', message: 'Order cart updated successfully', data: [{ message: 'success' }] });
+  });
+
+  it.skipIf(spawnSync('curl', ['--version']).status !== 0)('the shell snippet of `ordergate demo` runs as pasted against the server', async () => {
+    const port = new URL(server.url).port;
+    const demo = await runOrdergate(['demo'], { env: { ...env, PORT: port } });
+    expect(demo.code, demo.stderr).toBe(0);
+    const run = spawnSync('sh', ['-c', demo.stdout], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('"message":"Order Entry Sent to OMS"');
+    expect(run.stdout).toContain('"ordercartId":"');
+    expect(run.stdout).toContain('{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}');
+    expect(run.stdout).toContain('"ordercartName":"demo cart, updated"');
+    expect(run.stdout).toContain('"access_token":"');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+  });
+
+  it('after a restart on the same file, the token, the cart and the order are all still there', async () => {
+    server = await startServer(env);
+    // Users exist now: no hint.
+    expect(server.stderr()).not.toContain('npx ordergate demo');
+
+    const details = await call(server.url, 'GET', `/transactional/v1/ordercart/${state.ordercartId}`, { token: state.token });
+    expect(details.status, JSON.stringify(details.body)).toBe(200);
+    expect(JSON.stringify(details.body.data)).toContain('e2e basket, renamed');
+    expect(JSON.stringify(details.body.data)).toContain(`"ordercartId":"${state.ordercartId}"`);
+
+    // The token and the API key still place orders.
+    const again = await call(server.url, 'POST', '/transactional/v1/orders/regular', {
+      body: bid({ order_identifier: 'e2e-bid2' }),
+      token: state.token,
+      apiKey: state.demo.api_key,
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+
+    const store = openStore(`sqlite:${dbPath}`);
+    try {
+      const orders = await store.db.selectFrom('orders').selectAll().where('user_id', '=', state.demo.user_id).orderBy('created_at').execute();
+      expect(orders.map((o) => o.order_identifier)).toContain('e2e-bid');
+      expect(orders.find((o) => o.order_id === state.orderId)).toMatchObject({ symbol: 'SBIN', quantity: 10, price_paise: 10150, order_identifier: 'e2e-bid' });
+      expect(orders.find((o) => o.order_id === again.body.data.orderId)).toMatchObject({ order_identifier: 'e2e-bid2' });
+    } finally {
+      await store.close();
+    }
+  });
+});
