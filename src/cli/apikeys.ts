@@ -40,5 +40,18 @@ export function apiKeysCommand(io: CliIo): Command {
         writeFields(io, [['revoked', keyId]]);
       });
     });
+  apiKeys
+    .command('list')
+    .description("list a user's API keys (ids and dates only; keys themselves are never stored)")
+    .argument('<user_id>')
+    .addHelpText('after', '\nPrints on stdout one line per key:\n  <key_id> created=<ISO time> revoked=<ISO time|->')
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        for (const key of await admin.listApiKeys(userId)) {
+          const revoked = key.revoked_at === null ? '-' : new Date(key.revoked_at).toISOString();
+          io.stdout.write(`${key.key_id} created=${new Date(key.created_at).toISOString()} revoked=${revoked}\n`);
+        }
+      });
+    });
   return apiKeys;
 }

@@ -27,7 +27,8 @@ const checkImportFile = compileChecker(createAjv(), OfsIssueImportFile);
 export function parseOfsIssues(json: unknown): OfsIssue[] {
   const violations = checkImportFile(json);
   if (violations.length > 0) {
-    throw new AdminError(violations.map((v) => `${v.field || 'file'}: ${v.message}`).join('; '));
+    // Messages name their field already ("[0].scrip_token is required"); the file itself is "body" there.
+    throw new AdminError(violations.map((v) => (v.field === '' ? v.message.replace(/^body\b/, 'the file') : v.message)).join('; '));
   }
   return (json as OfsIssueImport[]).map((raw, i) => {
     const paise = (rupees: number, field: string) => {
@@ -98,6 +99,11 @@ export class AdminService {
     const key = newApiKey();
     await this.users.addApiKey({ keyId: key.id, userId, keyHash: key.hash, now: this.now() });
     return { keyId: key.id, apiKey: key.secret };
+  }
+
+  async listApiKeys(userId: string): Promise<{ key_id: string; created_at: number; revoked_at: number | null }[]> {
+    if (!(await this.users.find(userId))) throw new AdminError(`no user ${userId}`);
+    return this.users.listApiKeys(userId);
   }
 
   async revokeApiKey(keyId: string): Promise<void> {

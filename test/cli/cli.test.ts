@@ -173,6 +173,15 @@ describe('ordergate apikeys', () => {
     expect(await owner()).toBeUndefined();
 
     expectOneLineFailure(await ordergate(['apikeys', 'revoke', key_id!]), /no active API key/);
+
+    const listed = await ordergate(['apikeys', 'list', 'alice']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${key_id} created=\\S+Z revoked=\\S+Z\n$`));
+    expect(listed.stdout).not.toContain(apiKey);
+  });
+
+  it('list for an unknown user exits 1', async () => {
+    expectOneLineFailure(await ordergate(['apikeys', 'list', 'nobody']), /^ordergate: no user nobody\n$/);
   });
 
   it('create for an unknown user exits 1 and stores no key', async () => {
