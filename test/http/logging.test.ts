@@ -1,0 +1,72 @@
+/** Log lines carry the request id and never a secret (password, access token, API key, TOTP code). */
+import { Writable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import { totpCode } from '../../src/auth/credentials.js';
+import { createLogger } from '../../src/logger.js';
+import { AdminService } from '../../src/services/admin.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { UserRepository } from '../../src/store/users.js';
+import { createServices } from '../../src/wiring.js';
+import { openIssue, validBid } from '../support/server.js';
+
+describe('logging', () => {
+  const lines: string[] = [];
+  let dir: string;
+  let store: Store;
+  let app: App;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ordergate-log-'));
+    store = openStore(`sqlite:${join(dir, 'log.db')}`);
+    await migrateToLatest(store);
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter((l) => l !== ''));
+        done();
+      },
+    });
+    app = buildApp(createServices(store, { tokenTtlSeconds: 3600 }), { logger: createLogger('trace', sink) });
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+    await new OfsIssueRepository(store.db).upsert([openIssue(Date.now(), { floorPricePaise: 5, retailCutoffPricePaise: 5 })], Date.now());
+  });
+  afterAll(async () => {
+    await app.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('logs each request with its id and leaves out every secret the requests carried', async () => {
+    const admin = new AdminService(new UserRepository(store.db), new OfsIssueRepository(store.db));
+    const password = 'a-secret-password-1';
+    const { totpSecret } = await admin.addUser('carol', password, { totp: true });
+    const { apiKey } = await admin.createApiKey('carol');
+    const code = totpCode(totpSecret!, 'carol');
+    const login = await fetch(`${url}/authentication/v1/user/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: 'carol', login_type: 'PASSWORD', password, second_auth_type: 'TOTP', second_auth: code, api_key: apiKey, source: 'WEBAPI' }),
+    });
+    expect(login.status).toBe(200);
+    const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
+    const bid = await fetch(`${url}/transactional/v1/orders/regular`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-api-key': apiKey },
+      body: JSON.stringify(validBid()),
+    });
+    expect(bid.status).toBe(200);
+    const requestId = bid.headers.get('request-id');
+
+    const output = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const secret of [password, apiKey, token, code, totpSecret!]) expect(output).not.toContain(secret);
+    const bidLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === requestId);
+    expect(bidLines.length).toBeGreaterThanOrEqual(2);
+  });
+});
