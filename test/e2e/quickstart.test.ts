@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.js';
 import { cleanEnv, ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { validBid } from '../support/server.js';
 
 const MAIN = join(ROOT, 'dist', 'main.js');
 const START_TIMEOUT_MS = 20_000;
@@ -120,21 +121,11 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
 
   const bid = (overrides: Record<string, unknown> = {}) => {
     const issue = state.demo.ofs_issues[0]!;
-    return {
+    return validBid({
       scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series, expiry_date: '', strike_price: '', option_type: '' },
-      transaction_type: 'BUY',
-      product_type: 'OFS',
-      order_type: 'RL',
-      quantity: '10',
-      price: 101.5,
-      trigger_price: null,
-      disclosed_quantity: 0,
-      validity: '',
-      validity_days: 0,
-      is_amo: false,
       order_identifier: 'e2e-bid',
       ...overrides,
-    };
+    });
   };
 
   beforeAll(async () => {
