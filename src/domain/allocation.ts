@@ -1,0 +1,335 @@
+/**
+ * The OFS allocation at close: which live bid gets how many shares, at what price. A pure function of the
+ * issue's allocation settings and its live bids: no I/O, no clock, no randomness, and the same answer
+ * whatever the order of the bids (they are first sorted by placedSeq, then orderId).
+ *
+ * Portions. The retail portion is floor(offerQuantity * retailReservePct / 100); the non-retail portion
+ * is the rest. Shares one category leaves unsubscribed go to the other category, as far as that category
+ * bids for more than its own portion:
+ * - unsubscribed retail shares go to non-retail (the SEBI rule; in the market they go to the non-retail
+ *   bids carried forward to T+1, and here every live non-retail bid at close is such a bid);
+ * - unsubscribed non-retail shares go to retail (SEBI has allowed this since January 2023). Retail then
+ *   gets min(retail demand, retail portion + unsubscribed non-retail), never less than
+ *   min(retail demand, retail portion): non-retail bids can only leave shares to retail, never take any.
+ * At most one of the two applies (a category cannot leave shares over and want more at once), the two
+ * final portions always add up to offerQuantity, and when the whole demand fits the offer every bid is
+ * allotted in full. Shares nobody bid for stay with the seller.
+ *
+ * Each category is then allotted from its final portion by the issue's method. A retail cut-off bid
+ * (price 0) counts at the retail cut-off price, and trades at it.
+ * - PRICE_PRIORITY: price levels, highest first, are allotted in full while the portion lasts; the
+ *   marginal level (more demand than what is left) shares what is left proportionately; lower levels get
+ *   nothing. Each bid trades at its own price. The reported clearing price is the lowest allotted price.
+ * - PROPORTIONATE: the clearing price P is the highest price at which the demand at or above it covers
+ *   the portion (the lowest bid price when no price does). Every bid at or above P shares the portion in
+ *   proportion to its quantity and trades at P (a cut-off bid at the cut-off price); bids below P get
+ *   nothing.
+ * A proportionate share is floor(quantity * shares / demand); the whole shares left over by the flooring
+ * go one each, largest fractional remainder first, then earliest placedSeq, then orderId.
+ *
+ * Quantities are whole shares and prices integer paise. quantity * portion can pass 2^53, so the
+ * arithmetic runs in BigInt; allotments and portions never exceed offerQuantity and come back exact. A
+ * category's reported demand is the only figure that could pass 2^53 (many bids near the 15-digit
+ * quantity limit); it is then the nearest double, and only the report is rounded, not the allocation.
+ */
+import type { OfsIssue } from './ofs-issue.js';
+
+export type BidCategory = 'RETAIL' | 'NON_RETAIL';
+
+/** A live bid, as the allocation reads it. */
+export interface AllocationBid {
+  orderId: string;
+  category: BidCategory;
+  /** Integer paise; 0 is a retail cut-off bid. */
+  pricePaise: number;
+  quantity: number;
+  /** The order in which bids were placed; ties are broken by orderId. */
+  placedSeq: number;
+}
+
+export type AllocationInput = Pick<
+  OfsIssue,
+  'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'
+> & { bids: readonly AllocationBid[] };
+
+export interface CategoryAllocation {
+  /** The shares this category could be allotted: its reserved portion, after what spilled in or out. */
+  portion: number;
+  /** The sum of this category's bid quantities. */
+  demand: number;
+  allotted: number;
+  /** PROPORTIONATE: the single clearing price; PRICE_PRIORITY: the lowest allotted price; null: none. */
+  clearingPricePaise: number | null;
+}
+
+export interface Allotment {
+  orderId: string;
+  allottedQuantity: number;
+  /** The trade price in paise; null when nothing is allotted. */
+  pricePaise: number | null;
+  reason: string;
+}
+
+export interface AllocationResult {
+  retail: CategoryAllocation;
+  nonRetail: CategoryAllocation;
+  /** One per input bid, sorted by placedSeq, then orderId. */
+  allotments: Allotment[];
+}
+
+/** A bid with the price it counts at for ordering (a cut-off bid at the retail cut-off price). */
+interface RankedBid {
+  bid: AllocationBid;
+  effectivePricePaise: number;
+  quantity: bigint;
+}
+
+type Outcome = Omit<Allotment, 'orderId'>;
+
+export function allocateOfs(input: AllocationInput): AllocationResult {
+  const bids = [...input.bids].sort(byPlacement);
+  const ranked = bids.map((bid) => rank(bid, input));
+  rejectDuplicateOrderIds(bids);
+
+  const retailBids = ranked.filter((r) => r.bid.category === 'RETAIL');
+  const nonRetailBids = ranked.filter((r) => r.bid.category === 'NON_RETAIL');
+  const offer = BigInt(input.offerQuantity);
+  const retailReserve = (offer * BigInt(input.retailReservePct)) / 100n;
+  const nonRetailReserve = offer - retailReserve;
+  const retailDemand = sumQuantities(retailBids);
+  const nonRetailDemand = sumQuantities(nonRetailBids);
+  const toNonRetail = min(positive(retailReserve - retailDemand), positive(nonRetailDemand - nonRetailReserve));
+  const toRetail = min(positive(nonRetailReserve - nonRetailDemand), positive(retailDemand - retailReserve));
+
+  const outcomes = new Map<AllocationBid, Outcome>();
+  const retailPortion = retailReserve - toNonRetail + toRetail;
+  const nonRetailPortion = nonRetailReserve + toNonRetail - toRetail;
+  const retail = allocateCategory('retail', retailBids, retailPortion, input.allocation, outcomes);
+  const nonRetail = allocateCategory('non-retail', nonRetailBids, nonRetailPortion, input.allocation, outcomes);
+  return {
+    retail,
+    nonRetail,
+    allotments: bids.map((bid) => ({ orderId: bid.orderId, ...outcomes.get(bid)! })),
+  };
+}
+
+function byPlacement(a: AllocationBid, b: AllocationBid): number {
+  if (a.placedSeq !== b.placedSeq) return a.placedSeq - b.placedSeq;
+  return compareStrings(a.orderId, b.orderId);
+}
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Input no live bid can be; allotting it anyway would sell shares nobody validly bid for. */
+function rank(bid: AllocationBid, input: AllocationInput): RankedBid {
+  if (!Number.isSafeInteger(bid.quantity) || bid.quantity <= 0) {
+    throw new RangeError(`bid ${bid.orderId}: quantity ${bid.quantity} is not a positive whole number`);
+  }
+  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) {
+    throw new RangeError(`bid ${bid.orderId}: price ${bid.pricePaise} is not a whole number of paise`);
+  }
+  let effectivePricePaise = bid.pricePaise;
+  if (bid.pricePaise === 0) {
+    if (bid.category !== 'RETAIL') throw new RangeError(`bid ${bid.orderId}: only retail bids may bid at the cut-off price`);
+    if (input.retailCutoffPricePaise === null) {
+      throw new RangeError(`bid ${bid.orderId}: a cut-off bid needs the issue's retail cut-off price, which is not set`);
+    }
+    effectivePricePaise = input.retailCutoffPricePaise;
+  }
+  const ranked = { bid, effectivePricePaise, quantity: BigInt(bid.quantity) };
+  if (effectivePricePaise < input.floorPricePaise) {
+    throw new RangeError(`bid ${bid.orderId}: ${describePrice(ranked)} is below the floor price ${formatPaise(input.floorPricePaise)}`);
+  }
+  return ranked;
+}
+
+function rejectDuplicateOrderIds(bids: readonly AllocationBid[]): void {
+  const seen = new Set<string>();
+  for (const bid of bids) {
+    if (seen.has(bid.orderId)) throw new RangeError(`bid ${bid.orderId} appears more than once`);
+    seen.add(bid.orderId);
+  }
+}
+
+function allocateCategory(
+  label: string,
+  bids: readonly RankedBid[],
+  portion: bigint,
+  method: AllocationInput['allocation'],
+  outcomes: Map<AllocationBid, Outcome>,
+): CategoryAllocation {
+  const demand = sumQuantities(bids);
+  const summary = (allotted: bigint, clearingPricePaise: number | null): CategoryAllocation => ({
+    portion: Number(portion),
+    demand: Number(demand),
+    allotted: Number(allotted),
+    clearingPricePaise,
+  });
+  if (bids.length === 0) return summary(0n, null);
+  if (demand <= portion) {
+    const lowestPricePaise = bids.reduce((lowest, r) => Math.min(lowest, r.effectivePricePaise), Infinity);
+    for (const r of bids) {
+      const price = method === 'PROPORTIONATE' ? tradePrice(r, lowestPricePaise) : r.effectivePricePaise;
+      outcomes.set(r.bid, allottedOutcome(r, r.quantity, price, `in full, the ${label} portion was not oversubscribed`));
+    }
+    return summary(demand, lowestPricePaise);
+  }
+  if (portion === 0n) {
+    for (const r of bids) outcomes.set(r.bid, notAllotted(`nothing is left of the ${label} portion`));
+    return summary(0n, null);
+  }
+  const clearingPricePaise =
+    method === 'PROPORTIONATE' ? allotProportionately(bids, portion, outcomes) : allotByPricePriority(bids, portion, outcomes);
+  return summary(portion, clearingPricePaise);
+}
+
+/** An oversubscribed portion at one clearing price; returns that price. */
+function allotProportionately(bids: readonly RankedBid[], portion: bigint, outcomes: Map<AllocationBid, Outcome>): number {
+  let clearingPricePaise = 0;
+  let atOrAbove = 0n;
+  for (const level of priceLevels(bids)) {
+    clearingPricePaise = level.pricePaise;
+    atOrAbove += level.demand;
+    if (atOrAbove >= portion) break;
+  }
+  const shares = shareProportionately(
+    bids.filter((r) => r.effectivePricePaise >= clearingPricePaise),
+    portion,
+    atOrAbove,
+  );
+  const ratio = formatRatio(atOrAbove, portion);
+  for (const r of bids) {
+    const quantity = shares.get(r);
+    if (quantity === undefined) {
+      outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the clearing price ${formatPaise(clearingPricePaise)}`));
+    } else if (quantity === 0n) {
+      outcomes.set(r.bid, notAllotted(`the proportionate share of ${r.bid.quantity} is less than one share (oversubscribed ${ratio}x)`));
+    } else {
+      outcomes.set(r.bid, allottedOutcome(r, quantity, tradePrice(r, clearingPricePaise), `proportionate, oversubscribed ${ratio}x`));
+    }
+  }
+  return clearingPricePaise;
+}
+
+/** An oversubscribed portion, highest price levels first; returns the lowest allotted price. */
+function allotByPricePriority(bids: readonly RankedBid[], portion: bigint, outcomes: Map<AllocationBid, Outcome>): number {
+  let lowestAllottedPaise = 0;
+  let left = portion;
+  for (const level of priceLevels(bids)) {
+    if (left === 0n) {
+      for (const r of level.bids) {
+        outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the lowest allotted price ${formatPaise(lowestAllottedPaise)} (price priority)`));
+      }
+    } else if (level.demand <= left) {
+      lowestAllottedPaise = level.pricePaise;
+      left -= level.demand;
+      for (const r of level.bids) {
+        outcomes.set(r.bid, allottedOutcome(r, r.quantity, r.effectivePricePaise, 'price priority, price level allotted in full'));
+      }
+    } else {
+      lowestAllottedPaise = level.pricePaise;
+      const shares = shareProportionately(level.bids, left, level.demand);
+      const ratio = formatRatio(level.demand, left);
+      left = 0n;
+      for (const r of level.bids) {
+        const quantity = shares.get(r)!;
+        outcomes.set(
+          r.bid,
+          quantity === 0n
+            ? notAllotted(`the proportionate share of ${r.bid.quantity} at the marginal price level is less than one share (oversubscribed ${ratio}x)`)
+            : allottedOutcome(r, quantity, r.effectivePricePaise, `price priority, marginal price level shared proportionately, oversubscribed ${ratio}x`),
+        );
+      }
+    }
+  }
+  return lowestAllottedPaise;
+}
+
+/** A PROPORTIONATE trade price: the clearing price, except that a cut-off bid trades at the cut-off price. */
+function tradePrice(r: RankedBid, clearingPricePaise: number): number {
+  return r.bid.pricePaise === 0 ? r.effectivePricePaise : clearingPricePaise;
+}
+
+function allottedOutcome(r: RankedBid, quantity: bigint, pricePaise: number, how: string): Outcome {
+  const cutoff = r.bid.pricePaise === 0 ? 'cut-off bid; ' : '';
+  return {
+    allottedQuantity: Number(quantity),
+    pricePaise,
+    reason: `allotted ${quantity} of ${r.bid.quantity} at ${formatPaise(pricePaise)} (${cutoff}${how})`,
+  };
+}
+
+function notAllotted(why: string): Outcome {
+  return { allottedQuantity: 0, pricePaise: null, reason: `not allotted: ${why}` };
+}
+
+interface PriceLevel {
+  pricePaise: number;
+  demand: bigint;
+  bids: RankedBid[];
+}
+
+/** Bids grouped by the price they count at, highest first; within a level, in placement order. */
+function priceLevels(bids: readonly RankedBid[]): PriceLevel[] {
+  const byPrice = new Map<number, PriceLevel>();
+  for (const r of bids) {
+    const level = byPrice.get(r.effectivePricePaise) ?? { pricePaise: r.effectivePricePaise, demand: 0n, bids: [] };
+    level.demand += r.quantity;
+    level.bids.push(r);
+    byPrice.set(r.effectivePricePaise, level);
+  }
+  return [...byPrice.values()].sort((a, b) => b.pricePaise - a.pricePaise);
+}
+
+/**
+ * `shares` (at most `demand`, the sum of the bids' quantities) shared in proportion to quantity. The
+ * floored shares add up to `shares` minus the sum of the fractional parts, and that sum is a whole number
+ * below the count of bids with a fraction, so each leftover share goes to a different bid whose exact
+ * share was not whole; its floor is below its quantity, so no bid gets more than it asked for.
+ */
+function shareProportionately(bids: readonly RankedBid[], shares: bigint, demand: bigint): Map<RankedBid, bigint> {
+  const exact = bids.map((r) => ({ r, floor: (r.quantity * shares) / demand, remainder: (r.quantity * shares) % demand }));
+  let leftover = shares - exact.reduce((sum, e) => sum + e.floor, 0n);
+  exact.sort((a, b) => (a.remainder !== b.remainder ? (a.remainder > b.remainder ? -1 : 1) : byPlacement(a.r.bid, b.r.bid)));
+  const result = new Map<RankedBid, bigint>();
+  for (const e of exact) {
+    result.set(e.r, e.floor + (leftover > 0n ? 1n : 0n));
+    if (leftover > 0n) leftover -= 1n;
+  }
+  return result;
+}
+
+function sumQuantities(bids: readonly RankedBid[]): bigint {
+  return bids.reduce((sum, r) => sum + r.quantity, 0n);
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function positive(n: bigint): bigint {
+  return n > 0n ? n : 0n;
+}
+
+function describePrice(r: RankedBid): string {
+  return r.bid.pricePaise === 0 ? `cut-off bid (${formatPaise(r.effectivePricePaise)})` : `bid ${formatPaise(r.bid.pricePaise)}`;
+}
+
+/** Paise as rupees with two decimals: 10150 -> "101.50". */
+function formatPaise(paise: number): string {
+  return `${Math.trunc(paise / 100)}.${String(paise % 100).padStart(2, '0')}`;
+}
+
+/**
+ * An oversubscription (demand above supply) to hundredths, trailing zeros dropped: 2.5, 1.17, 3. Never
+ * shown as 1, which would read as "not oversubscribed".
+ */
+function formatRatio(demand: bigint, supply: bigint): string {
+  const rounded = (demand * 200n + supply) / (2n * supply);
+  const hundredths = rounded > 100n ? rounded : 101n;
+  const fraction = String(hundredths % 100n).padStart(2, '0').replace(/0+$/, '');
+  return fraction === '' ? `${hundredths / 100n}` : `${hundredths / 100n}.${fraction}`;
+}
