@@ -60,6 +60,7 @@ export class OrderEntryService {
           partCode: emptyToNull(bid.part_code),
           venderCode: emptyToNull(bid.vender_code),
           requestId,
+          category: caller.category,
         },
         this.now(),
       );

@@ -24,9 +24,40 @@ export interface NewOrder {
   partCode: string | null;
   venderCode: string | null;
   requestId: string | null;
+  category: string;
 }
 
-export const ACCEPTED_STATUS = 'OMSXMITTED';
+/** The order statuses (ODIN vocabulary, product.md). */
+export const OrderStatus = {
+  /** Accepted and queued for the OMS. */
+  OMSXMITTED: 'OMSXMITTED',
+  /** Sent to the exchange. */
+  EXXMITTED: 'EXXMITTED',
+  /** Live at the exchange. */
+  PENDING: 'PENDING',
+  /** Rejected by the OMS. */
+  OMSREJECT: 'OMSREJECT',
+  /** Rejected by the exchange. */
+  ORDERERROR: 'ORDERERROR',
+  /** Cancelled by the user, or not allotted at close. */
+  CANCELLED: 'CANCELLED',
+  /** Allotted: traded quantity = allotted quantity. */
+  EXECUTED: 'EXECUTED',
+} as const;
+export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
+
+/** Statuses of an order that is still working: it may be modified or cancelled, and counts in limits. */
+export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.PENDING];
+
+const ACCEPTED_STATUS = OrderStatus.OMSXMITTED;
+
+/** What a status change may also set on the order. */
+export interface TransitionFields {
+  tradedQuantity?: number;
+  tradedPricePaise?: number | null;
+  errorReason?: string | null;
+  exchangeOrderId?: string | null;
+}
 
 export class OrderRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -60,6 +91,7 @@ export class OrderRepository {
         part_code: order.partCode,
         vender_code: order.venderCode,
         request_id: order.requestId,
+        category: order.category,
         created_at: now,
         updated_at: now,
       })
@@ -77,6 +109,56 @@ export class OrderRepository {
       })
       .execute();
     await trx.insertInto('outbox').values({ order_id: order.orderId, action: 'PLACE', created_at: now }).execute();
+  }
+
+  /**
+   * Moves an order to a status and appends the change to its history (with the order's quantities and
+   * price after the change), in the caller's transaction. The history is the order's event log: every
+   * status change goes through here.
+   */
+  async transition(
+    trx: Transaction<Database>,
+    orderId: string,
+    status: OrderStatus,
+    reason: string,
+    now: number,
+    fields: TransitionFields = {},
+  ): Promise<void> {
+    await trx
+      .updateTable('orders')
+      .set({
+        status,
+        updated_at: now,
+        ...(fields.tradedQuantity !== undefined && { traded_quantity: fields.tradedQuantity }),
+        ...(fields.tradedPricePaise !== undefined && { traded_price_paise: fields.tradedPricePaise }),
+        ...(fields.errorReason !== undefined && { error_reason: fields.errorReason }),
+        ...(fields.exchangeOrderId !== undefined && { exchange_order_id: fields.exchangeOrderId }),
+      })
+      .where('order_id', '=', orderId)
+      .execute();
+    await this.appendHistory(trx, orderId, reason, now);
+  }
+
+  /** Appends the order's current state to its history with a reason (a change that keeps the status). */
+  async appendHistory(trx: Transaction<Database>, orderId: string, reason: string, now: number): Promise<void> {
+    await trx
+      .insertInto('order_history')
+      .columns(['order_id', 'status', 'reason', 'quantity', 'price_paise', 'traded_quantity', 'at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('orders')
+          .select((s) => [
+            'order_id',
+            'status',
+            s.val(reason).as('reason'),
+            'quantity',
+            'price_paise',
+            'traded_quantity',
+            s.val(now).as('at'),
+          ])
+          .where('order_id', '=', orderId),
+      )
+      .execute();
   }
 
   async find(orderId: string): Promise<OrderRow | undefined> {

@@ -48,6 +48,8 @@ export interface OfsIssuesTable {
   retail_opens_at: number;
   retail_closes_at: number;
   updated_at: number;
+  /** When allocation ran for this issue; it runs once. */
+  allocated_at: Generated<number | null>;
 }
 
 export interface OrdersTable {
@@ -74,6 +76,14 @@ export interface OrdersTable {
   request_id: string | null;
   created_at: number;
   updated_at: number;
+  /** RETAIL or NON_RETAIL: the caller's category when the order was placed. */
+  category: Generated<string>;
+  /** Set when the user asked to cancel; no further change is accepted after it. */
+  cancel_requested_at: number | null;
+  /** The price of the allotment, once EXECUTED. */
+  traded_price_paise: number | null;
+  /** The exchange's own id for the bid, once it accepted it. */
+  exchange_order_id: string | null;
 }
 
 export interface OrderHistoryTable {
@@ -116,6 +126,37 @@ export interface OrderCartsTable {
   updated_at: number;
 }
 
+/** The simulated exchange's book: one row per bid it received, keyed by our order id. */
+export interface SimExchangeBidsTable {
+  order_id: string;
+  exchange_order_id: string;
+  exchange: string;
+  scrip_token: number;
+  category: string;
+  order_type: string;
+  price_paise: number;
+  quantity: number;
+  /** LIVE, CANCELLED, ALLOTTED or NOT_ALLOTTED. */
+  status: string;
+  /** How many times a placement of this order reached the exchange (1 unless the OMS resent it). */
+  transmissions: number;
+  received_at: number;
+  updated_at: number;
+}
+
+/** What the simulated exchange tells the OMS after allocation, delivered at least once. */
+export interface SimExchangeEventsTable {
+  id: Generated<number>;
+  order_id: string;
+  /** ALLOTTED or NOT_ALLOTTED. */
+  kind: string;
+  quantity: number;
+  price_paise: number | null;
+  reason: string;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -125,4 +166,6 @@ export interface Database {
   order_history: OrderHistoryTable;
   outbox: OutboxTable;
   order_carts: OrderCartsTable;
+  sim_exchange_bids: SimExchangeBidsTable;
+  sim_exchange_events: SimExchangeEventsTable;
 }
