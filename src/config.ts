@@ -6,6 +6,10 @@ export interface Config {
   logLevel: string;
   /** How long an access token lives, in seconds. */
   tokenTtlSeconds: number;
+  /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
+  omsEmbedded: boolean;
+  /** The pause between two passes of the OMS worker, in milliseconds. */
+  omsPollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -25,6 +29,14 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return value;
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -36,5 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     logLevel,
     tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, 365 * 24 * 60 * 60),
+    omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
+    omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
   };
 }

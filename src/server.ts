@@ -1,15 +1,21 @@
-/** Start-up: config, database (migrated), services, the HTTP app, and a clean shutdown on SIGTERM/SIGINT. */
+/**
+ * Start-up: config, database (migrated), services, the HTTP app, the embedded OMS worker (unless
+ * OMS_EMBEDDED=false), and a clean shutdown on SIGTERM/SIGINT.
+ */
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrations.js';
 import { UserRepository } from './store/users.js';
-import { createServices } from './wiring.js';
+import type { OmsWorker } from './oms/worker.js';
+import { createOmsWorker, createServices } from './wiring.js';
 
 export interface RunningServer {
   app: App;
   store: Store;
+  /** The embedded OMS worker, running; null when OMS_EMBEDDED=false. */
+  oms: OmsWorker | null;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
   stop(): Promise<void>;
@@ -26,9 +32,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger });
   const url = await app.listen({ host: config.host, port: config.port });
   logger.info({ url, database: store.location }, 'ordergate listening');
+  const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs }) : null;
+  oms?.start();
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= app.close().then(() => store.close()));
-  return { app, store, url, stop };
+  // The worker finishes its pass before the store it works on is closed.
+  const stop = () => (stopping ??= Promise.all([app.close(), oms?.stop()]).then(() => store.close()));
+  return { app, store, oms, url, stop };
 }
 
 export const EMPTY_DATABASE_HINT =

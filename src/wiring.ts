@@ -1,4 +1,5 @@
 /** Builds the services of one process over an open store: used by the server, the CLI and the tests. */
+import type { Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuthService } from './services/auth.js';
 import { OrderCartService } from './services/order-carts.js';
@@ -9,6 +10,11 @@ import { OfsIssueRepository } from './store/ofs-issues.js';
 import { OrderCartRepository } from './store/order-carts.js';
 import { OrderRepository } from './store/orders.js';
 import { UserRepository } from './store/users.js';
+import type { ExchangeAdapter } from './oms/exchange.js';
+import { SimulatedExchange } from './oms/simulated-exchange.js';
+import { OmsWorker } from './oms/worker.js';
+import { OmsRepository } from './store/oms.js';
+import { SimExchangeRepository } from './store/sim-exchange.js';
 
 export interface ServiceOptions {
   tokenTtlSeconds: number;
@@ -24,4 +30,34 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     orderEntry: new OrderEntryService(new OfsIssueRepository(store.db), new OrderRepository(store.db), new GroupCommitter(store.db), now),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now),
   };
+}
+
+export interface OmsOptions {
+  logger: Logger;
+  pollMs?: number;
+  now?: () => number;
+  /** The exchange; the simulated OFS exchange over the same store by default. */
+  exchange?: ExchangeAdapter;
+  workerId?: string;
+}
+
+/** The simulated OFS exchange over the store, with the given clock. */
+export function createSimulatedExchange(store: Store, now: () => number = Date.now): SimulatedExchange {
+  return new SimulatedExchange(store.db, new SimExchangeRepository(store.db), new OfsIssueRepository(store.db), now);
+}
+
+/** The OMS worker over the store (not started). */
+export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
+  const now = options.now ?? Date.now;
+  return new OmsWorker({
+    db: store.db,
+    orders: new OrderRepository(store.db),
+    issues: new OfsIssueRepository(store.db),
+    oms: new OmsRepository(store.db),
+    exchange: options.exchange ?? createSimulatedExchange(store, now),
+    now,
+    logger: options.logger.child({ component: 'oms' }),
+    ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    ...(options.workerId !== undefined && { workerId: options.workerId }),
+  });
 }

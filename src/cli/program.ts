@@ -9,6 +9,7 @@ import { apiKeysCommand } from './apikeys.js';
 import { processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
 import { ofsCommand } from './ofs.js';
+import { omsCommand } from './oms.js';
 import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
 
@@ -44,9 +45,11 @@ export function buildProgram(io: CliIo): Command {
         '  DATABASE_URL  sqlite:PATH (default sqlite:./data/ordergate.db), postgres:// or postgresql://',
         '  HOST, PORT    where `serve` listens (default 127.0.0.1:8080); `demo` uses them in its curl commands',
         '  LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent',
+        '  OMS_EMBEDDED  true (default): `serve` runs the OMS worker; false: run it with `ordergate oms`',
+        '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
       ].join('\n'),
     );
-  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, serveCommand]) {
+  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, serveCommand, omsCommand]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);

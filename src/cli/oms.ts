@@ -1,0 +1,39 @@
+/** `ordergate oms`: the OMS worker alone, for a deployment that runs it apart from `serve` (OMS_EMBEDDED=false). */
+import { Command } from 'commander';
+import { withWorkspace, type CliIo } from './context.js';
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function untilSignalled(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+export function omsCommand(io: CliIo): Command {
+  return new Command('oms')
+    .description('run the OMS worker alone over DATABASE_URL until SIGTERM or SIGINT (beside servers started with OMS_EMBEDDED=false)')
+    .addHelpText(
+      'after',
+      '\nLogs are JSON lines on stderr. Several workers may run on one database: each outbox entry is taken by one of them.',
+    )
+    .action(async () => {
+      // Loaded only here, so that the other commands start fast.
+      const [{ createLogger }, { createOmsWorker }] = await Promise.all([import('../logger.js'), import('../wiring.js')]);
+      await withWorkspace(io, async ({ config, store }) => {
+        const signalled = untilSignalled();
+        const logger = createLogger(config.logLevel);
+        const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs });
+        logger.info({ database: store.location }, 'ordergate oms running');
+        worker.start();
+        const signal = await signalled;
+        logger.info({ signal }, 'shutting down');
+        await worker.stop();
+      });
+    });
+}

@@ -1,0 +1,71 @@
+/**
+ * What the OMS needs from an exchange. The simulated OFS exchange (simulated-exchange.ts) implements it; a
+ * gateway to a real exchange would implement the same calls over its wire protocol.
+ *
+ * Every call is keyed by our order id, which the exchange keeps beside its own exchange order id (a real
+ * gateway sends ours as the client order reference). That is what makes `find` possible, and `find` is
+ * what lets the OMS resume after a crash without transmitting an order twice.
+ */
+import type { BidCategory } from '../domain/allocation.js';
+
+/** What the exchange knows of a bid. */
+export type ExchangeBidStatus = 'LIVE' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';
+
+export interface ExchangeOrder {
+  exchangeOrderId: string;
+  status: ExchangeBidStatus;
+  orderType: string;
+  /** Integer paise; 0 is a retail cut-off bid. */
+  pricePaise: number;
+  quantity: number;
+}
+
+/** A bid as the OMS transmits it. */
+export interface ExchangeBid {
+  orderId: string;
+  exchange: string;
+  scripToken: number;
+  category: BidCategory;
+  orderType: string;
+  pricePaise: number;
+  quantity: number;
+}
+
+/** New terms of a live bid. */
+export interface ExchangeBidTerms {
+  orderType: string;
+  pricePaise: number;
+  quantity: number;
+}
+
+export type PlaceResult = { accepted: true; exchangeOrderId: string } | { accepted: false; reason: string };
+
+export type ChangeResult = { done: true } | { done: false; reason: string };
+
+/** The outcome of a bid at allocation, delivered at least once until acknowledged. */
+export interface ExchangeEvent {
+  eventId: string;
+  orderId: string;
+  kind: 'ALLOTTED' | 'NOT_ALLOTTED';
+  /** The allotted quantity; 0 when not allotted. */
+  quantity: number;
+  /** The trade price in paise; null when not allotted. */
+  pricePaise: number | null;
+  /** Why, in words a trader understands. */
+  reason: string;
+}
+
+export interface ExchangeAdapter {
+  /** The bid the exchange holds for our order id, or undefined if it never received one. */
+  find(orderId: string): Promise<ExchangeOrder | undefined>;
+  /** Transmits a new bid. */
+  place(bid: ExchangeBid): Promise<PlaceResult>;
+  modify(orderId: string, terms: ExchangeBidTerms): Promise<ChangeResult>;
+  cancel(orderId: string): Promise<ChangeResult>;
+  /**
+   * Does the exchange's due work first (allocation of every issue whose windows have both closed), then
+   * answers the events not yet acknowledged, oldest first. Until acknowledged, an event is answered again.
+   */
+  pollEvents(): Promise<ExchangeEvent[]>;
+  acknowledge(eventIds: readonly string[]): Promise<void>;
+}

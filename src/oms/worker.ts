@@ -1,0 +1,275 @@
+/**
+ * The OMS worker: takes the outbox entries (PLACE, MODIFY, CANCEL) in commit order, runs the OMS risk
+ * check, talks to the exchange adapter, and applies the exchange's allocation events. Every status change
+ * goes through OrderRepository.transition, which writes the order's history.
+ *
+ * Crash safety. An entry is claimed under a lease (30 s) and marked done only after its work has
+ * committed: a worker that dies leaves its entry to be taken again when the lease runs out. A placement
+ * commits EXXMITTED before it calls the exchange, and an EXXMITTED order is always looked up at the
+ * exchange (find) before it is placed: if the exchange already has it, it is not sent again. Status changes
+ * are made only from the status the worker expects (the order row is locked in that status first), so a
+ * step repeated after a crash, or an event delivered twice, changes nothing the second time.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { OfsIssueRepository } from '../store/ofs-issues.js';
+import type { OmsRepository, OutboxEntry } from '../store/oms.js';
+import { LIVE_STATUSES, OrderStatus, type OrderRepository, type OrderRow } from '../store/orders.js';
+import type { Database } from '../store/tables.js';
+import { isBidCategory, omsRiskViolation } from './bid-rules.js';
+import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
+
+export const DEFAULT_POLL_MS = 200;
+export const DEFAULT_LEASE_MS = 30_000;
+
+export interface OmsWorkerOptions {
+  db: Kysely<Database>;
+  orders: OrderRepository;
+  issues: OfsIssueRepository;
+  oms: OmsRepository;
+  exchange: ExchangeAdapter;
+  now: () => number;
+  logger: Logger;
+  /** Names the worker in outbox leases; unique per process by default. */
+  workerId?: string;
+  /** The pause between two passes of the loop. */
+  pollMs?: number;
+  /** How long a claimed outbox entry stays with this worker before another may take it. */
+  leaseMs?: number;
+}
+
+/** Orders at the exchange, as far as the OMS knows. */
+const AT_EXCHANGE: readonly OrderStatus[] = [OrderStatus.EXXMITTED, OrderStatus.PENDING];
+
+export class OmsWorker {
+  readonly workerId: string;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private running = false;
+  /** Bumped by every start(), so that a loop stopped and started again never runs twice. */
+  private loop = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** The pass under way, if any; passes never overlap. */
+  private pass: Promise<number> = Promise.resolve(0);
+
+  constructor(private readonly options: OmsWorkerOptions) {
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Runs passes every pollMs until stop(). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop += 1;
+    this.options.logger.info({ workerId: this.workerId, pollMs: this.pollMs }, 'OMS worker started');
+    this.schedule(this.loop, 0);
+  }
+
+  /** Stops the loop; resolves once the pass under way has finished. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.pass.catch(() => undefined);
+    this.options.logger.info({ workerId: this.workerId }, 'OMS worker stopped');
+  }
+
+  /**
+   * Processes everything due now: the outbox, then the exchange's events. Answers how many outbox entries
+   * and events it handled. Runs after the pass under way, never beside it.
+   */
+  runOnce(): Promise<number> {
+    const next = this.pass.catch(() => 0).then(() => this.processDue());
+    this.pass = next;
+    return next;
+  }
+
+  private schedule(loop: number, delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.runOnce()
+        .catch((error: unknown) => this.options.logger.error({ err: error, workerId: this.workerId }, 'OMS pass failed; retrying'))
+        .finally(() => {
+          if (this.running && this.loop === loop) this.schedule(loop, this.pollMs);
+        });
+    }, delayMs);
+  }
+
+  private async processDue(): Promise<number> {
+    return (await this.processOutbox()) + (await this.processEvents());
+  }
+
+  private async processOutbox(): Promise<number> {
+    const { oms, now, logger } = this.options;
+    const failed: number[] = [];
+    let processed = 0;
+    for (;;) {
+      const entry = await oms.nextDue(now(), failed);
+      if (entry === undefined) return processed;
+      const claimedAt = now();
+      // Another worker may have taken it since it was read: then it is theirs.
+      if (!(await oms.claim(entry.id, this.workerId, claimedAt, claimedAt + this.leaseMs))) continue;
+      try {
+        await this.process(entry);
+        await oms.complete(entry.id, this.workerId, now());
+        processed += 1;
+      } catch (error) {
+        logger.error({ err: error, workerId: this.workerId, outboxId: entry.id, orderId: entry.orderId, action: entry.action }, 'OMS could not process an outbox entry; retrying next pass');
+        failed.push(entry.id);
+        await oms.release(entry.id, this.workerId);
+      }
+    }
+  }
+
+  private async process(entry: OutboxEntry): Promise<void> {
+    switch (entry.action) {
+      case 'PLACE':
+        return this.place(entry.orderId);
+      case 'MODIFY':
+        return this.modify(entry);
+      case 'CANCEL':
+        return this.cancel(entry.orderId);
+      default:
+        throw new Error(`unknown outbox action ${String(entry.action)}`);
+    }
+  }
+
+  /** OMSXMITTED -> risk check -> EXXMITTED (committed) -> the exchange -> PENDING or ORDERERROR. */
+  private async place(orderId: string): Promise<void> {
+    const { db, orders, issues, oms, exchange, now } = this.options;
+    await db.transaction().execute(async (trx) => {
+      const order = await oms.lockInStatus(trx, orderId, [OrderStatus.OMSXMITTED]);
+      // Already past this step (a repeat after a crash, or another worker).
+      if (order === undefined) return;
+      const at = now();
+      if (order.cancel_requested_at !== null) {
+        await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at);
+        return;
+      }
+      const issue = await issues.find(order.exchange, Number(order.scrip_token), trx);
+      const violation = omsRiskViolation({ exchange: order.exchange, scripToken: Number(order.scrip_token), category: order.category }, issue, at);
+      if (violation) {
+        const reason = `Rejected by the OMS: ${violation}`;
+        await orders.transition(trx, orderId, OrderStatus.OMSREJECT, reason, at, { errorReason: reason });
+        return;
+      }
+      await orders.transition(trx, orderId, OrderStatus.EXXMITTED, 'Sent to the exchange', at);
+    });
+
+    const order = await orders.find(orderId);
+    if (order?.status !== OrderStatus.EXXMITTED) return;
+    // EXXMITTED is committed: from here a crash leaves an order that may or may not be at the exchange.
+    const known = await exchange.find(orderId);
+    const result: PlaceResult = known ? { accepted: true, exchangeOrderId: known.exchangeOrderId } : await exchange.place(bidOf(order));
+
+    await db.transaction().execute(async (trx) => {
+      if ((await oms.lockInStatus(trx, orderId, [OrderStatus.EXXMITTED])) === undefined) return;
+      const at = now();
+      if (result.accepted) {
+        await orders.transition(trx, orderId, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, {
+          exchangeOrderId: result.exchangeOrderId,
+        });
+      } else {
+        await orders.transition(trx, orderId, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, { errorReason: result.reason });
+      }
+    });
+  }
+
+  /** Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. */
+  private async modify(entry: OutboxEntry): Promise<void> {
+    const { db, orders, oms, exchange, now } = this.options;
+    const order = await orders.find(entry.orderId);
+    if (order === undefined) return;
+    let refusal: string;
+    if (AT_EXCHANGE.includes(order.status as OrderStatus)) {
+      const result = await exchange.modify(order.order_id, termsOf(order));
+      if (result.done) {
+        await db.transaction().execute((trx) => orders.appendHistory(trx, order.order_id, 'Modified at the exchange', now()));
+        return;
+      }
+      refusal = `Modification refused by the exchange: ${result.reason}`;
+    } else {
+      refusal = `Modification not sent to the exchange: the order is ${order.status}`;
+    }
+    const held = await exchange.find(order.order_id);
+    // A later modification carries the user's latest terms: restoring would undo it before it is sent.
+    const restore = held !== undefined && !(await oms.hasLaterModify(order.order_id, entry.id));
+    await db.transaction().execute(async (trx) => {
+      const at = now();
+      if (restore) await oms.restoreTerms(trx, order.order_id, held, at);
+      await orders.appendHistory(trx, order.order_id, restore ? `${refusal}; the order keeps its terms at the exchange` : refusal, at);
+    });
+  }
+
+  private async cancel(orderId: string): Promise<void> {
+    const { db, orders, oms, exchange, now } = this.options;
+    const order = await orders.find(orderId);
+    // Cancelled before it reached the exchange (the placement saw the request), or gone.
+    if (order === undefined || order.status === OrderStatus.CANCELLED) return;
+    if (!AT_EXCHANGE.includes(order.status as OrderStatus)) {
+      await db.transaction().execute((trx) => orders.appendHistory(trx, orderId, `Cancellation not possible: the order is ${order.status}`, now()));
+      return;
+    }
+    const result = await exchange.cancel(orderId);
+    await db.transaction().execute(async (trx) => {
+      const at = now();
+      if (!result.done) {
+        await orders.appendHistory(trx, orderId, `Cancellation refused by the exchange: ${result.reason}`, at);
+      } else if (await oms.lockInStatus(trx, orderId, AT_EXCHANGE)) {
+        await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user', at);
+      }
+    });
+  }
+
+  /** Applies allocation events to orders still live, then acknowledges them (at-least-once delivery). */
+  private async processEvents(): Promise<number> {
+    const { exchange, logger } = this.options;
+    const events = await exchange.pollEvents();
+    const applied: string[] = [];
+    try {
+      for (const event of events) {
+        await this.applyEvent(event);
+        applied.push(event.eventId);
+      }
+    } finally {
+      if (applied.length > 0) await exchange.acknowledge(applied);
+    }
+    if (applied.length > 0) logger.info({ workerId: this.workerId, events: applied.length }, 'applied allocation events from the exchange');
+    return applied.length;
+  }
+
+  private async applyEvent(event: ExchangeEvent): Promise<void> {
+    const { db, orders, oms, now } = this.options;
+    await db.transaction().execute(async (trx) => {
+      // Finished already: this is a repeat delivery.
+      if ((await oms.lockInStatus(trx, event.orderId, LIVE_STATUSES)) === undefined) return;
+      const at = now();
+      if (event.kind === 'ALLOTTED') {
+        await orders.transition(trx, event.orderId, OrderStatus.EXECUTED, event.reason, at, {
+          tradedQuantity: event.quantity,
+          tradedPricePaise: event.pricePaise,
+        });
+      } else {
+        await orders.transition(trx, event.orderId, OrderStatus.CANCELLED, event.reason, at, { errorReason: event.reason });
+      }
+    });
+  }
+}
+
+function termsOf(order: OrderRow) {
+  return { orderType: order.order_type, pricePaise: Number(order.price_paise), quantity: Number(order.quantity) };
+}
+
+function bidOf(order: OrderRow) {
+  if (!isBidCategory(order.category)) throw new Error(`order ${order.order_id} has an unknown category ${order.category}`);
+  return {
+    orderId: order.order_id,
+    exchange: order.exchange,
+    scripToken: Number(order.scrip_token),
+    category: order.category,
+    ...termsOf(order),
+  };
+}

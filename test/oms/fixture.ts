@@ -1,0 +1,234 @@
+/**
+ * An OMS test bench over a real SQLite file: a movable clock, users and an OFS issue, orders written as
+ * order entry writes them (OMSXMITTED + outbox PLACE), modification and cancellation requests written as
+ * the API writes them (contract: order row changed in place, history, outbox MODIFY / CANCEL), workers and
+ * the simulated exchange over the same file, and readers for what the tests check.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+import type { OfsIssue } from '../../src/domain/ofs-issue.js';
+import type { ExchangeAdapter } from '../../src/oms/exchange.js';
+import type { SimulatedExchange } from '../../src/oms/simulated-exchange.js';
+import type { OmsWorker } from '../../src/oms/worker.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OrderRepository, type NewOrder, type OrderRow } from '../../src/store/orders.js';
+import { UserRepository, type UserCategory } from '../../src/store/users.js';
+import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
+
+export const HOUR = 60 * 60 * 1000;
+/** A fixed start instant, so that reasons with instants are predictable. */
+export const T0 = Date.parse('2026-11-23T05:00:00Z');
+
+/**
+ * NSE_EQ 500112 SBIN OF, floor 100.00, tick 0.05, cut-off 101.00, offer 1000 (10% retail), proportionate.
+ * Both windows are open at T0; the non-retail one closes an hour later, the retail one two hours later.
+ */
+export function testIssue(overrides: Partial<OfsIssue> = {}): OfsIssue {
+  return {
+    exchange: 'NSE_EQ',
+    scripToken: 500112,
+    symbol: 'SBIN',
+    series: 'OF',
+    floorPricePaise: 10_000,
+    tickSizePaise: 5,
+    offerQuantity: 1000,
+    retailReservePct: 10,
+    retailCutoffPricePaise: 10_100,
+    allocation: 'PROPORTIONATE',
+    nonRetailOpensAt: T0 - HOUR,
+    nonRetailClosesAt: T0 + HOUR,
+    retailOpensAt: T0 - HOUR,
+    retailClosesAt: T0 + 2 * HOUR,
+    ...overrides,
+  };
+}
+
+export interface BidSpec {
+  userId?: string;
+  category?: UserCategory;
+  orderType?: 'RL' | 'RL-MKT';
+  pricePaise?: number;
+  quantity?: number;
+  exchange?: string;
+  scripToken?: number;
+}
+
+export interface HistoryEntry {
+  status: string;
+  reason: string;
+  quantity: number;
+  price_paise: number;
+  traded_quantity: number;
+  at: number;
+}
+
+/** A logger that keeps its lines, so that tests can see what was reported. */
+export function recordingLogger(): { logger: Logger; lines: () => { level: number; msg: string; [key: string]: unknown }[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter((line) => line !== ''));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, sink), lines: () => lines.map((line) => JSON.parse(line)) };
+}
+
+export class OmsBench {
+  readonly clock = { now: T0 };
+  readonly now = () => this.clock.now;
+  readonly log = recordingLogger();
+  private orderCount = 0;
+  private workerCount = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly store: Store,
+  ) {}
+
+  static async open(): Promise<OmsBench> {
+    const dir = mkdtempSync(join(tmpdir(), 'ordergate-oms-'));
+    const store = openStore(`sqlite:${join(dir, 'ordergate.db')}`);
+    await migrateToLatest(store);
+    const bench = new OmsBench(dir, store);
+    const users = new UserRepository(store.db);
+    for (const [userId, category] of [
+      ['retail1', 'RETAIL'],
+      ['retail2', 'RETAIL'],
+      ['inst1', 'NON_RETAIL'],
+      ['inst2', 'NON_RETAIL'],
+    ] as const) {
+      await users.create({ userId, passwordHash: 'not-used', category, totpSecret: null, now: T0 });
+    }
+    await bench.registerIssue();
+    return bench;
+  }
+
+  get databaseUrl(): string {
+    return `sqlite:${join(this.dir, 'ordergate.db')}`;
+  }
+
+  async registerIssue(overrides: Partial<OfsIssue> = {}): Promise<OfsIssue> {
+    const issue = testIssue(overrides);
+    await new OfsIssueRepository(this.store.db).upsert([issue], this.clock.now);
+    return issue;
+  }
+
+  /** An accepted order, exactly as order entry stores it; answers its id. */
+  async placeOrder(spec: BidSpec = {}): Promise<string> {
+    const category = spec.category ?? (spec.userId?.startsWith('inst') ? 'NON_RETAIL' : 'RETAIL');
+    const order: NewOrder = {
+      orderId: `order-${String(++this.orderCount).padStart(4, '0')}`,
+      userId: spec.userId ?? (category === 'RETAIL' ? 'retail1' : 'inst1'),
+      exchange: spec.exchange ?? 'NSE_EQ',
+      scripToken: spec.scripToken ?? 500112,
+      symbol: 'SBIN',
+      series: 'OF',
+      transactionType: 'BUY',
+      productType: 'OFS',
+      orderType: spec.orderType ?? (spec.pricePaise === 0 ? 'RL-MKT' : 'RL'),
+      quantity: spec.quantity ?? 10,
+      pricePaise: spec.pricePaise ?? 10_150,
+      disclosedQuantity: 0,
+      orderIdentifier: null,
+      algoId: null,
+      strategyId: null,
+      partCode: null,
+      venderCode: null,
+      requestId: null,
+      category,
+    };
+    await this.store.db.transaction().execute((trx) => new OrderRepository(this.store.db).insertAccepted(trx, order, this.clock.now));
+    return order.orderId;
+  }
+
+  /** A modification request as the API records it. */
+  async requestModification(orderId: string, terms: { orderType?: string; quantity: number; pricePaise: number }): Promise<void> {
+    const now = this.clock.now;
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('orders')
+        .set({ order_type: terms.orderType ?? 'RL', quantity: terms.quantity, price_paise: terms.pricePaise, updated_at: now })
+        .where('order_id', '=', orderId)
+        .execute();
+      await new OrderRepository(this.store.db).appendHistory(trx, orderId, 'Modification requested: test', now);
+      await trx.insertInto('outbox').values({ order_id: orderId, action: 'MODIFY', created_at: now }).execute();
+    });
+  }
+
+  /** A cancellation request as the API records it. */
+  async requestCancellation(orderId: string): Promise<void> {
+    const now = this.clock.now;
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('orders').set({ cancel_requested_at: now, updated_at: now }).where('order_id', '=', orderId).execute();
+      await new OrderRepository(this.store.db).appendHistory(trx, orderId, 'Cancellation requested by the user', now);
+      await trx.insertInto('outbox').values({ order_id: orderId, action: 'CANCEL', created_at: now }).execute();
+    });
+  }
+
+  exchange(store: Store = this.store): SimulatedExchange {
+    return createSimulatedExchange(store, this.now);
+  }
+
+  worker(options: { exchange?: ExchangeAdapter; workerId?: string; store?: Store; pollMs?: number } = {}): OmsWorker {
+    return createOmsWorker(options.store ?? this.store, {
+      logger: this.log.logger,
+      now: this.now,
+      workerId: options.workerId ?? `test-worker-${++this.workerCount}`,
+      ...(options.exchange && { exchange: options.exchange }),
+      ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    });
+  }
+
+  async order(orderId: string): Promise<OrderRow> {
+    return this.store.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+  }
+
+  async status(orderId: string): Promise<string> {
+    return (await this.order(orderId)).status;
+  }
+
+  async history(orderId: string): Promise<HistoryEntry[]> {
+    const rows = await this.store.db
+      .selectFrom('order_history')
+      .select(['status', 'reason', 'quantity', 'price_paise', 'traded_quantity', 'at'])
+      .where('order_id', '=', orderId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({ ...row, quantity: Number(row.quantity), price_paise: Number(row.price_paise), traded_quantity: Number(row.traded_quantity), at: Number(row.at) }));
+  }
+
+  async statusTrail(orderId: string): Promise<string[]> {
+    return (await this.history(orderId)).map((entry) => entry.status);
+  }
+
+  /** The exchange's book entry for the order, straight from its table. */
+  async exchangeBid(orderId: string) {
+    const row = await this.store.db.selectFrom('sim_exchange_bids').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    return row && { ...row, quantity: Number(row.quantity), price_paise: Number(row.price_paise), transmissions: Number(row.transmissions) };
+  }
+
+  async openOutbox(): Promise<number> {
+    const rows = await this.store.db.selectFrom('outbox').select('id').where('done_at', 'is', null).execute();
+    return rows.length;
+  }
+
+  async events() {
+    return this.store.db.selectFrom('sim_exchange_events').selectAll().orderBy('id').execute();
+  }
+
+  /** Error lines the workers logged. */
+  errors() {
+    return this.log.lines().filter((line) => line.level >= 50);
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
