@@ -169,13 +169,15 @@ export class SimulatedExchange implements ExchangeAdapter {
           continue;
         }
         // The issue was re-imported with other prices since the bid was accepted: it cannot take part.
-        await this.book.setStatus(trx, row.order_id, 'LIVE', 'NOT_ALLOTTED', now);
-        await this.book.insertEvent(trx, { orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation}` }, now);
+        if (await this.book.setStatus(trx, row.order_id, 'LIVE', 'NOT_ALLOTTED', now)) {
+          await this.book.insertEvent(trx, { orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation}` }, now);
+        }
       }
       const result = allocateOfs({ ...issue, bids: eligible });
       for (const allotment of result.allotments) {
         const kind = allotment.allottedQuantity > 0 ? 'ALLOTTED' : 'NOT_ALLOTTED';
-        await this.book.setStatus(trx, allotment.orderId, 'LIVE', kind, now);
+        // One event per bid that this allocation settled, however many callers got this far.
+        if (!(await this.book.setStatus(trx, allotment.orderId, 'LIVE', kind, now))) continue;
         await this.book.insertEvent(
           trx,
           { orderId: allotment.orderId, kind, quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason: sentence(allotment.reason) },

@@ -4,13 +4,14 @@
  * the API writes them (contract: order row changed in place, history, outbox MODIFY / CANCEL), workers and
  * the simulated exchange over the same file, and readers for what the tests check.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
-import type { ExchangeAdapter } from '../../src/oms/exchange.js';
+import type { ExchangeAdapter, ExchangeBid, ExchangeBidTerms } from '../../src/oms/exchange.js';
 import type { SimulatedExchange } from '../../src/oms/simulated-exchange.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { openStore, type Store } from '../../src/store/database.js';
@@ -79,6 +80,60 @@ export function recordingLogger(): { logger: Logger; lines: () => { level: numbe
   return { logger: pino({ level: 'debug' }, sink), lines: () => lines.map((line) => JSON.parse(line)) };
 }
 
+type Method = 'find' | 'place' | 'modify' | 'cancel' | 'pollEvents' | 'acknowledge';
+
+/** A promise that never settles: the process died at this point, nothing after it runs. */
+export const crash = (): Promise<never> => new Promise<never>(() => undefined);
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An exchange adapter around another that records every call (method and order id) and lets a test act
+ * before or after a call: delay it, fail it, or crash (never settle) at that point.
+ */
+export class ObservedExchange implements ExchangeAdapter {
+  readonly calls: { method: Method; orderId: string | null }[] = [];
+
+  constructor(
+    private readonly inner: ExchangeAdapter,
+    private readonly hooks: {
+      before?: (method: Method, orderId: string | null) => Promise<void> | void;
+      after?: (method: Method, orderId: string | null) => Promise<void> | void;
+    } = {},
+  ) {}
+
+  count(method: Method, orderId?: string): number {
+    return this.calls.filter((call) => call.method === method && (orderId === undefined || call.orderId === orderId)).length;
+  }
+
+  private async call<T>(method: Method, orderId: string | null, run: () => Promise<T>): Promise<T> {
+    this.calls.push({ method, orderId });
+    await this.hooks.before?.(method, orderId);
+    const result = await run();
+    await this.hooks.after?.(method, orderId);
+    return result;
+  }
+
+  find(orderId: string) {
+    return this.call('find', orderId, () => this.inner.find(orderId));
+  }
+  place(bid: ExchangeBid) {
+    return this.call('place', bid.orderId, () => this.inner.place(bid));
+  }
+  modify(orderId: string, terms: ExchangeBidTerms) {
+    return this.call('modify', orderId, () => this.inner.modify(orderId, terms));
+  }
+  cancel(orderId: string) {
+    return this.call('cancel', orderId, () => this.inner.cancel(orderId));
+  }
+  pollEvents() {
+    return this.call('pollEvents', null, () => this.inner.pollEvents());
+  }
+  acknowledge(eventIds: readonly string[]) {
+    return this.call('acknowledge', null, () => this.inner.acknowledge(eventIds));
+  }
+}
+
 export class OmsBench {
   readonly clock = { now: T0 };
   readonly now = () => this.clock.now;
@@ -123,7 +178,8 @@ export class OmsBench {
   async placeOrder(spec: BidSpec = {}): Promise<string> {
     const category = spec.category ?? (spec.userId?.startsWith('inst') ? 'NON_RETAIL' : 'RETAIL');
     const order: NewOrder = {
-      orderId: `order-${String(++this.orderCount).padStart(4, '0')}`,
+      // Ids that do not sort in placement order, so that no test passes by sorting on them.
+      orderId: `order-${createHash('sha256').update(String(++this.orderCount)).digest('hex').slice(0, 8)}`,
       userId: spec.userId ?? (category === 'RETAIL' ? 'retail1' : 'inst1'),
       exchange: spec.exchange ?? 'NSE_EQ',
       scripToken: spec.scripToken ?? 500112,

@@ -3,7 +3,7 @@
  * exchange rejection, cancellation before transmission, modification and cancellation at the exchange.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOUR, OmsBench, T0 } from './fixture.js';
+import { HOUR, ObservedExchange, OmsBench, T0 } from './fixture.js';
 
 let bench: OmsBench;
 beforeEach(async () => {
@@ -49,9 +49,9 @@ describe('placement', () => {
   it('takes orders in the order they were committed', async () => {
     const ids = [];
     for (let i = 0; i < 5; i += 1) ids.push(await bench.placeOrder({ quantity: i + 1 }));
-    expect(await bench.worker().runOnce()).toBe(5);
-    const received = await bench.store.db.selectFrom('sim_exchange_bids').select('order_id').orderBy('received_at').orderBy('order_id').execute();
-    expect(received.map((row) => row.order_id)).toEqual(ids);
+    const exchange = new ObservedExchange(bench.exchange());
+    expect(await bench.worker({ exchange }).runOnce()).toBe(5);
+    expect(exchange.calls.filter((call) => call.method === 'place').map((call) => call.orderId)).toEqual(ids);
     for (const id of ids) expect(await bench.status(id)).toBe('PENDING');
   });
 

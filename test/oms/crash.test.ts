@@ -1,0 +1,213 @@
+/**
+ * Crashes and concurrency: a worker that dies at any point of a placement leaves its orders to the next
+ * worker, which resumes them without losing one or transmitting one twice; two workers never take the
+ * same outbox entry; an error in a pass is logged and retried, and the loop keeps going.
+ *
+ * A crash is simulated by an exchange call that never settles: the worker stops right there, holding its
+ * outbox lease, and nothing after that point runs, as when the process is killed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/database.js';
+import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
+import { crash, HOUR, ObservedExchange, OmsBench, sleep } from './fixture.js';
+
+let bench: OmsBench;
+beforeEach(async () => {
+  bench = await OmsBench.open();
+});
+afterEach(async () => {
+  await bench.close();
+});
+
+/** Polls the database until the order has the status, for at most two seconds. */
+async function untilStatus(orderId: string, status: string): Promise<void> {
+  for (let i = 0; i < 200 && (await bench.status(orderId)) !== status; i += 1) await sleep(10);
+  expect(await bench.status(orderId)).toBe(status);
+}
+
+describe('crash and resume', () => {
+  it('resumes an order that crashed after EXXMITTED was committed but before it was sent: sent once, and no order lost', async () => {
+    const crashed = await bench.placeOrder({ quantity: 11 });
+    const others = [await bench.placeOrder({ quantity: 12 }), await bench.placeOrder({ quantity: 13 })];
+    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { before: (method) => (method === 'place' ? crash() : undefined) }) });
+    void dying.runOnce();
+    await untilStatus(crashed, 'EXXMITTED');
+    expect(await bench.exchangeBid(crashed)).toBeUndefined();
+
+    // A new process over the same file.
+    const store = openStore(bench.databaseUrl);
+    try {
+      const exchange = new ObservedExchange(bench.exchange(store));
+      const successor = bench.worker({ store, exchange });
+
+      // The dead worker's lease still holds its entry; the other orders go ahead.
+      await successor.runOnce();
+      expect(await bench.status(crashed)).toBe('EXXMITTED');
+      for (const id of others) expect(await bench.status(id)).toBe('PENDING');
+
+      bench.clock.now += DEFAULT_LEASE_MS + 1;
+      expect(await successor.runOnce()).toBe(1);
+
+      expect(await bench.status(crashed)).toBe('PENDING');
+      expect(await bench.statusTrail(crashed)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+      expect(exchange.count('find', crashed)).toBe(1);
+      expect(exchange.count('place', crashed)).toBe(1);
+      for (const id of [crashed, ...others]) expect((await bench.exchangeBid(id))!.transmissions, id).toBe(1);
+      expect(await bench.exchangeBid(crashed)).toMatchObject({ quantity: 11, status: 'LIVE' });
+      expect(await bench.openOutbox()).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('does not send again an order that crashed after the exchange accepted it but before PENDING was committed', async () => {
+    const orderId = await bench.placeOrder();
+    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { after: (method) => (method === 'place' ? crash() : undefined) }) });
+    void dying.runOnce();
+    for (let i = 0; i < 200 && (await bench.exchangeBid(orderId)) === undefined; i += 1) await sleep(10);
+    expect(await bench.exchangeBid(orderId)).toMatchObject({ transmissions: 1 });
+    expect(await bench.status(orderId)).toBe('EXXMITTED');
+
+    bench.clock.now += DEFAULT_LEASE_MS + 1;
+    const exchange = new ObservedExchange(bench.exchange());
+    expect(await bench.worker({ exchange }).runOnce()).toBe(1);
+
+    const bid = await bench.exchangeBid(orderId);
+    expect(exchange.count('place')).toBe(0);
+    expect(bid!.transmissions).toBe(1);
+    expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', exchange_order_id: bid!.exchange_order_id });
+    expect(await bench.statusTrail(orderId)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+  });
+
+  it('finishes a cancellation that crashed after the exchange cancelled the bid', async () => {
+    const orderId = await bench.placeOrder();
+    await bench.worker().runOnce();
+    await bench.requestCancellation(orderId);
+    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { after: (method) => (method === 'cancel' ? crash() : undefined) }) });
+    void dying.runOnce();
+    for (let i = 0; i < 200 && (await bench.exchangeBid(orderId))!.status !== 'CANCELLED'; i += 1) await sleep(10);
+    expect(await bench.status(orderId)).toBe('PENDING');
+
+    bench.clock.now += DEFAULT_LEASE_MS + 1;
+    await bench.worker().runOnce();
+
+    expect(await bench.status(orderId)).toBe('CANCELLED');
+    expect((await bench.history(orderId)).at(-1)!.reason).toBe('Cancelled by the user');
+  });
+
+  it('stops cleanly mid-way: stop() waits for the pass under way, and a new worker takes the rest', async () => {
+    const ids = [];
+    for (let i = 0; i < 10; i += 1) ids.push(await bench.placeOrder({ quantity: i + 1 }));
+    const slow = new ObservedExchange(bench.exchange(), { before: () => sleep(5) });
+    const first = bench.worker({ exchange: slow, pollMs: 10 });
+    first.start();
+    await untilStatus(ids[0]!, 'PENDING');
+    await first.stop();
+    const afterStop = await Promise.all(ids.map((id) => bench.status(id)));
+    // Whatever the first worker had started, it finished: nothing is left between two steps.
+    expect(afterStop.every((status) => status === 'PENDING' || status === 'OMSXMITTED')).toBe(true);
+
+    await bench.worker().runOnce();
+    for (const id of ids) {
+      expect(await bench.statusTrail(id)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+      expect((await bench.exchangeBid(id))!.transmissions).toBe(1);
+    }
+  });
+});
+
+describe('several workers', () => {
+  it('never lets two workers process the same outbox entry', async () => {
+    const ids = [];
+    for (let i = 0; i < 20; i += 1) ids.push(await bench.placeOrder({ quantity: i + 1 }));
+    const exchange = new ObservedExchange(bench.exchange(), { before: () => sleep(2) });
+    const workers = [bench.worker({ exchange }), bench.worker({ exchange }), bench.worker({ exchange })];
+
+    const handled = await Promise.all(workers.map((worker) => worker.runOnce()));
+
+    expect(handled.reduce((a, b) => a + b, 0)).toBe(20);
+    for (const id of ids) {
+      expect(exchange.count('find', id), id).toBe(1);
+      expect(exchange.count('place', id), id).toBe(1);
+      expect((await bench.exchangeBid(id))!.transmissions).toBe(1);
+      expect(await bench.statusTrail(id)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+    }
+    const claimedBy = await bench.store.db.selectFrom('outbox').select('claimed_by').execute();
+    expect(new Set(claimedBy.map((row) => row.claimed_by)).size).toBeGreaterThan(1);
+  });
+
+  it('keeps an order’s entries in commit order across workers: the modification reaches the exchange before the cancellation', async () => {
+    const orderId = await bench.placeOrder({ quantity: 10 });
+    await bench.worker().runOnce();
+    await bench.requestModification(orderId, { quantity: 30, pricePaise: 10_200 });
+    await bench.requestCancellation(orderId);
+    // A slow modification: a worker free to take the cancellation meanwhile would overtake it.
+    const exchange = new ObservedExchange(bench.exchange(), { before: (method) => (method === 'modify' ? sleep(50) : undefined) });
+
+    await Promise.all([bench.worker({ exchange }).runOnce(), bench.worker({ exchange }).runOnce()]);
+
+    expect(exchange.calls.filter((call) => call.orderId === orderId).map((call) => call.method)).toEqual(['modify', 'cancel']);
+    expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'CANCELLED', quantity: 30, price_paise: 10_200 });
+    expect((await bench.history(orderId)).slice(-2).map((e) => e.reason)).toEqual(['Modified at the exchange', 'Cancelled by the user']);
+  });
+});
+
+describe('errors', () => {
+  it('logs an error, leaves the order where it was and retries it on the next pass', async () => {
+    const orderId = await bench.placeOrder();
+    let failures = 0;
+    const exchange = new ObservedExchange(bench.exchange(), {
+      before: (method) => {
+        if (method === 'place' && ++failures === 1) throw new Error('exchange gateway timed out');
+      },
+    });
+    const worker = bench.worker({ exchange });
+
+    expect(await worker.runOnce()).toBe(0);
+    expect(await bench.status(orderId)).toBe('EXXMITTED');
+    expect(bench.errors()).toEqual([
+      expect.objectContaining({ msg: 'OMS could not process an outbox entry; retrying next pass', orderId, action: 'PLACE', err: expect.objectContaining({ message: 'exchange gateway timed out' }) }),
+    ]);
+
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(orderId)).toBe('PENDING');
+    expect((await bench.exchangeBid(orderId))!.transmissions).toBe(1);
+  });
+
+  it('keeps the loop running through a failing pass', async () => {
+    const orderId = await bench.placeOrder();
+    let polls = 0;
+    const exchange = new ObservedExchange(bench.exchange(), {
+      before: (method) => {
+        if (method === 'pollEvents' && ++polls === 1) throw new Error('event feed down');
+      },
+    });
+    const worker = bench.worker({ exchange, pollMs: 10 });
+    worker.start();
+    try {
+      await untilStatus(orderId, 'PENDING');
+      for (let i = 0; i < 200 && exchange.count('pollEvents') < 3; i += 1) await sleep(10);
+      expect(exchange.count('pollEvents')).toBeGreaterThanOrEqual(3);
+    } finally {
+      await worker.stop();
+    }
+    expect(bench.errors()).toEqual([expect.objectContaining({ msg: 'OMS pass failed; retrying', err: expect.objectContaining({ message: 'event feed down' }) })]);
+    // Stopped: an order placed now stays queued.
+    const later = await bench.placeOrder();
+    await sleep(50);
+    expect(await bench.status(later)).toBe('OMSXMITTED');
+  });
+
+  it('allocates in the loop soon after the close', async () => {
+    const orderId = await bench.placeOrder({ quantity: 5 });
+    const worker = bench.worker({ pollMs: 10 });
+    worker.start();
+    try {
+      await untilStatus(orderId, 'PENDING');
+      bench.clock.now += 2 * HOUR;
+      await untilStatus(orderId, 'EXECUTED');
+    } finally {
+      await worker.stop();
+    }
+    expect(await bench.order(orderId)).toMatchObject({ traded_quantity: 5, traded_price_paise: 10_150 });
+  });
+});
