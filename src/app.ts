@@ -16,6 +16,7 @@ import { registerSessionRoutes } from './http/session.js';
 import { openApiDocument } from './http/openapi.js';
 import { createAjv, violationsOf } from './schemas/validator.js';
 import type { AuthService, Caller } from './services/auth.js';
+import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
 import type { OrderEntryService } from './services/order-entry.js';
 
@@ -34,6 +35,7 @@ declare module 'fastify' {
 export interface AppServices {
   auth: AuthService;
   orderEntry: OrderEntryService;
+  orderBook: OrderBookService;
   orderCarts: OrderCartService;
 }
 
@@ -198,7 +200,7 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
   app.register(async (routes) => {
     const typed = routes as unknown as App;
     registerSessionRoutes(typed, services.auth);
-    registerOrderRoutes(typed, services.orderEntry);
+    registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerOrderCartRoutes(typed, services.orderCarts);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuthService } from './services/auth.js';
+import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
 import type { Store } from './store/database.js';
@@ -25,9 +26,11 @@ export interface ServiceOptions {
 export function createServices(store: Store, options: ServiceOptions): AppServices {
   const now = options.now ?? Date.now;
   const users = new UserRepository(store.db, store.readDb);
+  const orders = new OrderRepository(store.db, store.dialect);
   return {
     auth: new AuthService(users, options.tokenTtlSeconds * 1000, now),
-    orderEntry: new OrderEntryService(new OfsIssueRepository(store.db), new OrderRepository(store.db), new GroupCommitter(store.db), now),
+    orderEntry: new OrderEntryService(new OfsIssueRepository(store.db), orders, new GroupCommitter(store.db), now),
+    orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now),
   };
 }

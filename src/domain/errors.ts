@@ -62,6 +62,17 @@ export const Errors = {
   OFS_ISSUE_NOT_FOUND: kind('e-351', 422, 'The instrument is not a registered OFS issue.'),
   OFS_SCRIP_MISMATCH: kind('e-352', 422, 'symbol or series does not match the registered OFS issue.'),
   OFS_PRICE_TICK: kind('e-353', 422, 'price is not a multiple of the issue\'s tick size.'),
+  OFS_WINDOW_NOT_OPEN: kind('e-354', 422, 'The bidding window of the caller\'s category (retail or non-retail) has not opened yet.'),
+  OFS_WINDOW_CLOSED: kind('e-355', 422, 'The bidding window of the caller\'s category (retail or non-retail) has closed.'),
+  OFS_BELOW_FLOOR: kind('e-356', 422, 'price is below the issue\'s floor price.'),
+  OFS_CUTOFF_NOT_RETAIL: kind('e-357', 422, 'Only retail users may bid at the cut-off price (RL-MKT, price 0).'),
+  OFS_CUTOFF_PRICE_UNKNOWN: kind('e-358', 422, 'Cut-off bids are taken only once the issue\'s retail cut-off price is set.'),
+  OFS_BELOW_RETAIL_CUTOFF: kind('e-359', 422, 'A retail price bid may not be below the issue\'s retail cut-off price.'),
+  OFS_RETAIL_LIMIT: kind('e-360', 422, 'The caller\'s live retail bids in this OFS, across exchanges, would total more than Rs 2,00,000.'),
+  ORDER_NOT_FOUND: kind('e-371', 404, 'No order with this id and exchange belongs to the caller.'),
+  ORDER_NOT_LIVE: kind('e-372', 409, 'The order is finished (executed, cancelled or rejected): it can no longer be modified or cancelled.'),
+  ORDER_CANCEL_PENDING: kind('e-373', 409, 'A cancellation of the order is already under way: it can no longer be modified or cancelled.'),
+  ORDER_TRADED_QUANTITY_STALE: kind('e-374', 409, 'traded_quantity differs from the order\'s current traded quantity: read the order again.'),
 
   // 4xx: order carts
   CART_ORDERS_NOT_JSON: kind('e-401', 400, 'orders is not a string holding valid JSON.'),

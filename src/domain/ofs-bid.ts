@@ -19,8 +19,8 @@ export interface OfsBid {
 export const LIMIT_ORDER_TYPE = 'RL';
 export const CUTOFF_ORDER_TYPE = 'RL-MKT';
 
-/** Rules across fields of one request (the schema has checked each field alone). */
-export function crossFieldViolations(bid: OfsBid): Violation[] {
+/** Rules across fields of one request (the schema has checked each field alone); a modification too. */
+export function crossFieldViolations(bid: Pick<OfsBid, 'order_type' | 'quantity' | 'price' | 'disclosed_quantity' | 'freeze_quantity'>): Violation[] {
   const violations: Violation[] = [];
   const quantity = Number(bid.quantity);
   if (bid.order_type === LIMIT_ORDER_TYPE && bid.price === 0) {

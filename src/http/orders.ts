@@ -1,15 +1,64 @@
-/** POST /transactional/v1/orders/regular: place an OFS bid (seed 4.1). */
-import { Errors } from '../domain/errors.js';
-import { OfsOrderRequest, PlaceOrderResponse } from '../schemas/orders.js';
+/**
+ * /transactional/v1/orders: place an OFS bid (POST /regular, seed 4.1), modify and cancel it (PUT / DELETE
+ * /regular/{exchange}/{order_id}), the order book (GET) and an order's history (GET /{order_id}) (ODIN).
+ * Order entry needs the token and the API key; reading needs the token.
+ */
+import { ApiError, Errors } from '../domain/errors.js';
+import {
+  CancelOrderResponse,
+  ModifyOrderRequest,
+  ModifyOrderResponse,
+  OfsOrderRequest,
+  OrderBookQuery,
+  OrderBookResponse,
+  OrderHistoryResponse,
+  OrderIdParams,
+  OrderPathParams,
+  PlaceOrderResponse,
+} from '../schemas/orders.js';
+import type { OrderBookService } from '../services/order-book.js';
 import type { OrderEntryService } from '../services/order-entry.js';
 import { callerOf, type App } from '../app.js';
-import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success } from './responses.js';
+import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
 export const ORDER_ENTRY_SECURITY = [{ bearerAuth: [], apiKey: [] }];
+const READ_SECURITY = [{ bearerAuth: [] }];
 
-export function registerOrderRoutes(app: App, orderEntry: OrderEntryService): void {
+const ORDERS = '/transactional/v1/orders';
+const PLACE_ORDER = `${ORDERS}/regular`;
+const ORDER_PATH = `${PLACE_ORDER}/:exchange/:order_id`;
+
+/** The rules of a bid's terms that need only the request (400), for a bid and a modification alike. */
+const TERMS_ERRORS = [
+  Errors.OFS_ORDER_TYPE,
+  Errors.OFS_PRICE_ORDER_TYPE,
+  Errors.OFS_QUANTITY,
+  Errors.OFS_PRICE,
+  Errors.OFS_TRIGGER_PRICE,
+  Errors.OFS_VALIDITY,
+  Errors.OFS_DISCLOSED_QUANTITY,
+];
+
+/** The pre-trade checks (422): the caller's window, the price rules and the retail limit. */
+const PRE_TRADE_ERRORS = [
+  Errors.OFS_WINDOW_NOT_OPEN,
+  Errors.OFS_WINDOW_CLOSED,
+  Errors.OFS_BELOW_FLOOR,
+  Errors.OFS_CUTOFF_NOT_RETAIL,
+  Errors.OFS_CUTOFF_PRICE_UNKNOWN,
+  Errors.OFS_BELOW_RETAIL_CUTOFF,
+  Errors.OFS_RETAIL_LIMIT,
+];
+
+/**
+ * Modify and cancel: the order must be one of the caller's, and live. (A path parameter beyond the
+ * router's length limit answers e-109, as on every route.)
+ */
+const LIVE_ORDER_ERRORS = [Errors.ROUTE_NOT_FOUND, Errors.ORDER_NOT_FOUND, Errors.ORDER_NOT_LIVE, Errors.ORDER_CANCEL_PENDING];
+
+export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, orderBook: OrderBookService): void {
   app.post(
-    '/transactional/v1/orders/regular',
+    PLACE_ORDER,
     {
       config: { auth: 'order-entry' },
       schema: {
@@ -26,15 +75,9 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService): vo
             ...ORDER_ENTRY_AUTH_ERRORS,
             Errors.OFS_TRANSACTION_TYPE,
             Errors.OFS_PRODUCT_TYPE,
-            Errors.OFS_ORDER_TYPE,
-            Errors.OFS_PRICE_ORDER_TYPE,
-            Errors.OFS_QUANTITY,
-            Errors.OFS_PRICE,
-            Errors.OFS_TRIGGER_PRICE,
-            Errors.OFS_VALIDITY,
+            ...TERMS_ERRORS,
             Errors.OFS_AMO,
             Errors.OFS_DERIVATIVE_FIELDS,
-            Errors.OFS_DISCLOSED_QUANTITY,
             Errors.OFS_FREEZE_QUANTITY,
             Errors.OFS_ORDER_IDENTIFIER,
             Errors.OFS_EXCHANGE,
@@ -42,6 +85,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService): vo
             Errors.OFS_ISSUE_NOT_FOUND,
             Errors.OFS_SCRIP_MISMATCH,
             Errors.OFS_PRICE_TICK,
+            ...PRE_TRADE_ERRORS,
           ),
         },
       },
@@ -49,6 +93,112 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService): vo
     async (request) => {
       const orderId = await orderEntry.placeOfsBid(callerOf(request), request.body, request.id);
       return success('Order Entry Sent to OMS', { orderId });
+    },
+  );
+
+  app.put(
+    ORDER_PATH,
+    {
+      config: { auth: 'order-entry' },
+      schema: {
+        tags: ['orders'],
+        summary: 'Modify a live OFS bid',
+        description:
+          'Replaces the order type, quantity, price and disclosed quantity of one of your live orders while your bidding window is open. The new terms keep every rule of a new bid; the retail limit counts them instead of the current ones.',
+        security: ORDER_ENTRY_SECURITY,
+        params: OrderPathParams,
+        body: ModifyOrderRequest,
+        response: {
+          200: ModifyOrderResponse,
+          ...errorResponses(
+            ...BODY_ERRORS,
+            ...ORDER_ENTRY_AUTH_ERRORS,
+            ...TERMS_ERRORS,
+            ...LIVE_ORDER_ERRORS,
+            Errors.ORDER_TRADED_QUANTITY_STALE,
+            Errors.OFS_ISSUE_NOT_FOUND,
+            Errors.OFS_PRICE_TICK,
+            ...PRE_TRADE_ERRORS,
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { exchange, order_id } = request.params;
+      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body);
+      return success('Order Modification Sent to OMS', { orderId: order_id });
+    },
+  );
+
+  app.delete(
+    ORDER_PATH,
+    {
+      config: { auth: 'order-entry' },
+      schema: {
+        tags: ['orders'],
+        summary: 'Cancel a live OFS bid',
+        description: 'Asks the OMS to cancel one of your live orders while your bidding window is open. No body.',
+        security: ORDER_ENTRY_SECURITY,
+        params: OrderPathParams,
+        response: {
+          200: CancelOrderResponse,
+          ...errorResponses(
+            ...UNWANTED_BODY_ERRORS,
+            ...ORDER_ENTRY_AUTH_ERRORS,
+            ...LIVE_ORDER_ERRORS,
+            Errors.OFS_ISSUE_NOT_FOUND,
+            Errors.OFS_WINDOW_NOT_OPEN,
+            Errors.OFS_WINDOW_CLOSED,
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { exchange, order_id } = request.params;
+      await orderEntry.cancelOrder(callerOf(request), exchange, order_id);
+      return success('Order Cancellation Sent to OMS', { orderId: order_id });
+    },
+  );
+
+  app.get(
+    ORDERS,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['orders'],
+        summary: 'The order book: your orders with their current state, newest first',
+        description:
+          '`offset` is the page number (from 1, default 1) and `limit` the page size (1 to 1000, default 20). `data` is `{orders, total_count, offset, limit}`, where `total_count` counts the orders that match the filters on all pages.',
+        security: READ_SECURITY,
+        querystring: OrderBookQuery,
+        response: { 200: OrderBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('Order book fetched successfully', await orderBook.orderBook(callerOf(request), request.query)),
+  );
+
+  app.get(
+    `${ORDERS}/:order_id`,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['orders'],
+        summary: "An order's history: every change, oldest first",
+        security: READ_SECURITY,
+        params: OrderIdParams,
+        response: {
+          200: OrderHistoryResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.ORDER_NOT_FOUND, Errors.METHOD_NOT_ALLOWED),
+        },
+      },
+    },
+    async (request) => {
+      const { order_id } = request.params;
+      // The place-order path matches this route's pattern too; a GET there is a wrong method, not an order id.
+      if (order_id === 'regular') {
+        throw new ApiError(Errors.METHOD_NOT_ALLOWED, `${PLACE_ORDER} does not accept GET; it accepts POST`, [], { Allow: 'POST' });
+      }
+      return success('Order history fetched successfully', await orderBook.history(callerOf(request), order_id));
     },
   );
 }

@@ -1,7 +1,8 @@
-/** Wire shapes of the order-entry endpoints (seed sections 2.1 to 2.3). */
+/** Wire shapes of /transactional/v1/orders: the bid (seed 2.1 to 2.3), its modification, the order book and history (ODIN). */
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { SuccessEnvelope, withCode } from './common.js';
+import { OrderStatus } from '../store/orders.js';
 
 /**
  * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code
@@ -29,6 +30,29 @@ export const ScripInfo = Type.Object(
   { additionalProperties: false, description: 'Instrument details (seed 2.2).' },
 );
 
+/** Field schemas shared by the bid and its modification. */
+const OrderType = withCode(Errors.OFS_ORDER_TYPE, StringEnum(['RL', 'RL-MKT'], 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'));
+const Quantity = withCode(
+  Errors.OFS_QUANTITY,
+  Type.String({
+    pattern: '^[1-9][0-9]{0,14}$',
+    description: 'Number of units, as a string of digits without sign or leading zeros, e.g. "10".',
+    examples: ['10'],
+  }),
+);
+const Price = withCode(
+  Errors.OFS_PRICE,
+  Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }),
+);
+// const rather than type null: any other value breaks the OFS rule (e-307), not a type (e-104).
+const TriggerPrice = withCode(Errors.OFS_TRIGGER_PRICE, Type.Unsafe<null>({ const: null, description: 'null for OFS.' }));
+const DisclosedQuantity = withCode(
+  Errors.OFS_DISCLOSED_QUANTITY,
+  Type.Integer({ minimum: 0, maximum: 999_999_999_999_999, description: 'Between 0 and quantity.' }),
+);
+const Validity = withCode(Errors.OFS_VALIDITY, Type.String({ maxLength: 0, description: 'Empty for OFS.' }));
+const ValidityDays = withCode(Errors.OFS_VALIDITY, Type.Union([Type.Literal(0), Type.Null()], { description: '0 or null for OFS.' }));
+
 /** Free-text ODIN fields that are accepted and stored. */
 const OdinTag = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
@@ -37,34 +61,13 @@ export const OfsOrderRequest = Type.Object(
     scrip_info: ScripInfo,
     transaction_type: withCode(Errors.OFS_TRANSACTION_TYPE, Type.Literal('BUY', { description: 'OFS supports BUY only.' })),
     product_type: withCode(Errors.OFS_PRODUCT_TYPE, Type.Literal('OFS', { description: 'Must be OFS.' })),
-    order_type: withCode(
-      Errors.OFS_ORDER_TYPE,
-      StringEnum(['RL', 'RL-MKT'], 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'),
-    ),
-    quantity: withCode(
-      Errors.OFS_QUANTITY,
-      Type.String({
-        pattern: '^[1-9][0-9]{0,14}$',
-        description: 'Number of units, as a string of digits without sign or leading zeros, e.g. "10".',
-        examples: ['10'],
-      }),
-    ),
-    price: withCode(
-      Errors.OFS_PRICE,
-      Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }),
-    ),
-    // const rather than type null: any other value breaks the OFS rule (e-307), not a type (e-104).
-    trigger_price: Type.Optional(withCode(Errors.OFS_TRIGGER_PRICE, Type.Unsafe<null>({ const: null, description: 'null for OFS.' }))),
-    disclosed_quantity: Type.Optional(
-      withCode(
-        Errors.OFS_DISCLOSED_QUANTITY,
-        Type.Integer({ minimum: 0, maximum: 999_999_999_999_999, description: 'Between 0 and quantity.' }),
-      ),
-    ),
-    validity: Type.Optional(withCode(Errors.OFS_VALIDITY, Type.String({ maxLength: 0, description: 'Empty for OFS.' }))),
-    validity_days: Type.Optional(
-      withCode(Errors.OFS_VALIDITY, Type.Union([Type.Literal(0), Type.Null()], { description: '0 or null for OFS.' })),
-    ),
+    order_type: OrderType,
+    quantity: Quantity,
+    price: Price,
+    trigger_price: Type.Optional(TriggerPrice),
+    disclosed_quantity: Type.Optional(DisclosedQuantity),
+    validity: Type.Optional(Validity),
+    validity_days: Type.Optional(ValidityDays),
     is_amo: Type.Optional(withCode(Errors.OFS_AMO, Type.Literal(false, { description: 'false for OFS.' }))),
     order_identifier: Type.Optional(
       withCode(
@@ -95,3 +98,126 @@ export const PlaceOrderResponse = SuccessEnvelope(
   Type.Object({ orderId: Type.String({ description: 'System-generated OFS order identifier.' }) }, { additionalProperties: false }),
   'Order Entry Sent to OMS',
 );
+
+const OrderIdData = Type.Object({ orderId: Type.String({ description: 'The order\'s identifier.' }) }, { additionalProperties: false });
+
+// --- modify and cancel: PUT / DELETE /transactional/v1/orders/regular/{exchange}/{order_id} (ODIN) ---------
+
+/** A path that names no order of the caller's answers 404 e-371, as an unknown order id does. */
+const PathOrderId = withCode(Errors.ORDER_NOT_FOUND, Type.String({ minLength: 1, maxLength: 100, description: 'The orderId the bid was placed with.' }));
+
+export const OrderPathParams = Type.Object(
+  {
+    exchange: withCode(Errors.ORDER_NOT_FOUND, StringEnum(['NSE_EQ', 'BSE_EQ'], 'The exchange segment the order was placed on.')),
+    order_id: PathOrderId,
+  },
+  { additionalProperties: false },
+);
+
+export const ModifyOrderRequest = Type.Object(
+  {
+    order_type: OrderType,
+    quantity: Quantity,
+    price: Price,
+    traded_quantity: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 999_999_999_999_999,
+        description: 'The traded quantity you last saw; when sent it must equal the order\'s current one, else 409.',
+      }),
+    ),
+    disclosed_quantity: Type.Optional(DisclosedQuantity),
+    validity: Type.Optional(Validity),
+    validity_days: Type.Optional(ValidityDays),
+    trigger_price: Type.Optional(TriggerPrice),
+  },
+  { additionalProperties: false, description: 'The new terms of a live OFS bid; they replace the current ones (disclosed_quantity absent means 0).' },
+);
+export type ModifyOrderRequest = Static<typeof ModifyOrderRequest>;
+
+export const ModifyOrderResponse = SuccessEnvelope(OrderIdData, 'Order Modification Sent to OMS');
+export const CancelOrderResponse = SuccessEnvelope(OrderIdData, 'Order Cancellation Sent to OMS');
+
+// --- order book and history: GET /transactional/v1/orders[/{order_id}] (ODIN) ------------------------------
+
+const ORDER_STATUSES = Object.values(OrderStatus);
+
+/** Query values are strings (nothing is coerced): numbers are declared as strings of digits. */
+export const OrderBookQuery = Type.Object(
+  {
+    offset: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'The page number, from 1 (default 1).', examples: ['1'] })),
+    limit: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: 'The page size, 1 to 1000 (default 20).', examples: ['20'] })),
+    orderStatus: Type.Optional(StringEnum(ORDER_STATUSES, 'Only orders in this status.')),
+    order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the order with this id.' })),
+  },
+  { additionalProperties: false },
+);
+export type OrderBookQuery = Static<typeof OrderBookQuery>;
+
+export const OrderIdParams = Type.Object({ order_id: PathOrderId }, { additionalProperties: false });
+
+const Text = (description: string) => Type.String({ description });
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+const Rupees = (description: string) => Type.Number({ minimum: 0, description });
+const Instant = (description: string) => Type.String({ format: 'date-time', description });
+
+/** One order with its current state, under the ODIN order-book names. */
+export const OrderBookEntry = Type.Object(
+  {
+    order_id: Text('The orderId given when the bid was placed.'),
+    exchange: Text('NSE_EQ or BSE_EQ.'),
+    scrip_token: Type.Integer({ description: 'Exchange token of the instrument.' }),
+    symbol: Text('Trading symbol.'),
+    series: Text('Series.'),
+    transaction_type: Text('BUY.'),
+    product_type: Text('OFS.'),
+    order_type: Text('RL (limit) or RL-MKT (cut-off).'),
+    status: StringEnum(ORDER_STATUSES, 'The order\'s current status.'),
+    total_quantity: Count('The quantity bid for.'),
+    traded_quantity: Count('The quantity allotted (EXECUTED orders).'),
+    pending_quantity: Count('total_quantity - traded_quantity while the order is live; 0 once it is finished.'),
+    order_price: Rupees('The bid price in rupees; 0 for a cut-off bid.'),
+    traded_price: Rupees('The allotment price in rupees; 0 while nothing is allotted.'),
+    disclosed_quantity: Count('The disclosed quantity.'),
+    order_identifier: Text('Your own tag for the order; "" when none was sent.'),
+    algo_id: Text('As sent; "" when none.'),
+    strategy_id: Text('As sent; "" when none.'),
+    part_code: Text('As sent; "" when none.'),
+    vender_code: Text('As sent; "" when none.'),
+    error_reason: Text('Why the order was rejected or not allotted; "" when none.'),
+    exchange_order_id: Text('The exchange\'s id for the bid; "" until the exchange has it.'),
+    order_timestamp: Instant('When the order was placed (ISO 8601, UTC).'),
+    last_modified: Instant('When the order last changed (ISO 8601, UTC).'),
+    category: StringEnum(['RETAIL', 'NON_RETAIL'], 'The bidder category the order was placed under.'),
+  },
+  { additionalProperties: false },
+);
+export type OrderBookEntry = Static<typeof OrderBookEntry>;
+
+export const OrderBookResponse = SuccessEnvelope(
+  Type.Object(
+    {
+      orders: Type.Array(OrderBookEntry, { description: 'This page of your orders, newest first.' }),
+      total_count: Count('How many of your orders match the filters, on all pages.'),
+      offset: Type.Integer({ minimum: 1, description: 'The page number of this answer.' }),
+      limit: Type.Integer({ minimum: 1, maximum: 1000, description: 'The page size of this answer.' }),
+    },
+    { additionalProperties: false },
+  ),
+  'Order book fetched successfully',
+);
+
+export const OrderHistoryEntry = Type.Object(
+  {
+    status: StringEnum(ORDER_STATUSES, 'The order\'s status after the change.'),
+    reason: Text('What happened.'),
+    at: Instant('When (ISO 8601, UTC).'),
+    quantity: Count('The order\'s quantity after the change.'),
+    price: Rupees('The order\'s price in rupees after the change; 0 for a cut-off bid.'),
+    traded_quantity: Count('The traded quantity after the change.'),
+  },
+  { additionalProperties: false },
+);
+export type OrderHistoryEntry = Static<typeof OrderHistoryEntry>;
+
+export const OrderHistoryResponse = SuccessEnvelope(Type.Array(OrderHistoryEntry, { description: 'The order\'s changes, oldest first.' }), 'Order history fetched successfully');

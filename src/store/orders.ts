@@ -1,6 +1,8 @@
 /** Orders, their status history and the OMS outbox. */
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database, OrdersTable } from './tables.js';
+import type { LiveBid } from '../domain/pre-trade.js';
+import type { DialectName } from './database.js';
+import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -59,8 +61,34 @@ export interface TransitionFields {
   exchangeOrderId?: string | null;
 }
 
+/** What a modification changes on the order: the terms of the bid. */
+export interface OrderModification {
+  orderType: string;
+  quantity: number;
+  pricePaise: number;
+  disclosedQuantity: number;
+}
+
+/** Filters and page of the order book; `page` counts from 1. */
+export interface OrderBookQuery {
+  userId: string;
+  status?: string | undefined;
+  orderId?: string | undefined;
+  page: number;
+  pageSize: number;
+}
+
+export type OrderHistoryRow = Selectable<OrderHistoryTable>;
+
 export class OrderRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /**
+   * `dialect` decides how a transaction locks rows: PostgreSQL takes row locks (select ... for update),
+   * while SQLite's write transactions (BEGIN IMMEDIATE) already exclude every other writer.
+   */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName = 'sqlite',
+  ) {}
 
   /**
    * Writes an accepted order with its first history entry and its outbox entry for the OMS. Call inside
@@ -163,6 +191,104 @@ export class OrderRepository {
 
   async find(orderId: string): Promise<OrderRow | undefined> {
     return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+  }
+
+  /**
+   * Holds the user's order entry until the transaction ends: on PostgreSQL a lock on the user's row, so
+   * that a check of the user's live bids and the write it allows are not interleaved with another node's.
+   * On SQLite the write transaction already holds the only write lock.
+   */
+  async lockUserOrderEntry(trx: Transaction<Database>, userId: string): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    await trx.selectFrom('users').select('user_id').where('user_id', '=', userId).forUpdate().execute();
+  }
+
+  /**
+   * The user's live bids in every registered issue of the symbol, on either exchange, each with the
+   * prices of its own issue.
+   */
+  async liveBidsInSymbol(trx: Transaction<Database>, userId: string, symbol: string): Promise<(LiveBid & { orderId: string })[]> {
+    const rows = await trx
+      .selectFrom('orders')
+      .innerJoin('ofs_issues', (join) =>
+        join.onRef('ofs_issues.exchange', '=', 'orders.exchange').onRef('ofs_issues.scrip_token', '=', 'orders.scrip_token'),
+      )
+      .select([
+        'orders.order_id',
+        'orders.order_type',
+        'orders.quantity',
+        'orders.price_paise',
+        'ofs_issues.retail_cutoff_price_paise',
+        'ofs_issues.floor_price_paise',
+      ])
+      .where('orders.user_id', '=', userId)
+      .where('orders.status', 'in', LIVE_STATUSES)
+      .where('ofs_issues.symbol', '=', symbol)
+      .execute();
+    return rows.map((row) => ({
+      orderId: row.order_id,
+      orderType: row.order_type,
+      quantity: Number(row.quantity),
+      pricePaise: Number(row.price_paise),
+      retailCutoffPricePaise: row.retail_cutoff_price_paise === null ? null : Number(row.retail_cutoff_price_paise),
+      floorPricePaise: Number(row.floor_price_paise),
+    }));
+  }
+
+  /** The order, read in a transaction that may change it (locked until the end of it on PostgreSQL). */
+  async findForChange(trx: Transaction<Database>, orderId: string): Promise<OrderRow | undefined> {
+    const query = trx.selectFrom('orders').selectAll().where('order_id', '=', orderId);
+    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  /** Changes a live order's terms in place, records why in its history and queues a MODIFY for the OMS. */
+  async requestModification(trx: Transaction<Database>, orderId: string, change: OrderModification, reason: string, now: number): Promise<void> {
+    await trx
+      .updateTable('orders')
+      .set({
+        order_type: change.orderType,
+        quantity: change.quantity,
+        price_paise: change.pricePaise,
+        disclosed_quantity: change.disclosedQuantity,
+        updated_at: now,
+      })
+      .where('order_id', '=', orderId)
+      .execute();
+    await this.appendHistory(trx, orderId, reason, now);
+    await trx.insertInto('outbox').values({ order_id: orderId, action: 'MODIFY', created_at: now }).execute();
+  }
+
+  /** Marks a live order as to be cancelled, records it in its history and queues a CANCEL for the OMS. */
+  async requestCancellation(trx: Transaction<Database>, orderId: string, reason: string, now: number): Promise<void> {
+    await trx.updateTable('orders').set({ cancel_requested_at: now, updated_at: now }).where('order_id', '=', orderId).execute();
+    await this.appendHistory(trx, orderId, reason, now);
+    await trx.insertInto('outbox').values({ order_id: orderId, action: 'CANCEL', created_at: now }).execute();
+  }
+
+  /** One page of the user's orders, newest first, and how many orders match the filters in all. */
+  async orderBook(query: OrderBookQuery): Promise<{ orders: OrderRow[]; totalCount: number }> {
+    let filtered = this.db.selectFrom('orders').where('user_id', '=', query.userId);
+    if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
+    if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);
+    const orders = await filtered
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('order_id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute();
+    const count = await filtered.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    return { orders, totalCount: Number(count.n) };
+  }
+
+  /** The user's order (undefined for another user's or an unknown id). */
+  async findOwned(orderId: string, userId: string): Promise<OrderRow | undefined> {
+    return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  /** The order's changes, oldest first. */
+  async history(orderId: string): Promise<OrderHistoryRow[]> {
+    return this.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
   }
 
   async pendingOutbox(): Promise<{ id: number; order_id: string; action: string }[]> {

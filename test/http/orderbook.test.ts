@@ -1,0 +1,246 @@
+/**
+ * GET /transactional/v1/orders (order book) and GET /transactional/v1/orders/{order_id} (history), through
+ * the real server (product.md "Order book, history, modify and cancel"): the caller's orders only, newest
+ * first, paged by page number, filtered by status and id, with the total count; entries under the ODIN
+ * order-book names; the history oldest first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Errors } from '../../src/domain/errors.js';
+import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+
+const PLACE_ORDER = '/transactional/v1/orders/regular';
+const ORDERS = '/transactional/v1/orders';
+const ALICE_ORDERS = 25;
+
+describe('order book and order history', () => {
+  let server: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+  let nora: TestUser;
+  /** alice's order ids, oldest first. */
+  const aliceOrders: string[] = [];
+  const bobOrders: string[] = [];
+  let start: number;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    start = server.clock.now;
+    await server.registerIssue();
+    await server.registerIssue({ exchange: 'BSE_EQ', scripToken: 543210 });
+    alice = await server.createUser('alice');
+    bob = await server.createUser('bob');
+    nora = await server.createUser('nora', { category: 'NON_RETAIL' });
+    // One second apart, so that "newest first" is by the time each was placed.
+    for (let i = 0; i < ALICE_ORDERS; i++) {
+      server.clock.now = start + i * 1000;
+      aliceOrders.push(await placed(alice, validBid({ quantity: String(i + 1), order_identifier: `a${i}` })));
+      if (i < 3) bobOrders.push(await placed(bob, validBid({ order_identifier: `b${i}` })));
+    }
+    server.clock.now = start + ALICE_ORDERS * 1000;
+  });
+  afterAll(() => server.close());
+
+  async function placed(user: TestUser, body: unknown): Promise<string> {
+    const res = await server.call('POST', PLACE_ORDER, { body, token: user.token, apiKey: user.apiKey });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.orderId as string;
+  }
+
+  const book = (query = '', user: TestUser = alice): Promise<CallResult> => server.call('GET', `${ORDERS}${query}`, { token: user.token });
+  const history = (orderId: string, user: TestUser = alice): Promise<CallResult> => server.call('GET', `${ORDERS}/${orderId}`, { token: user.token });
+  const ids = (res: CallResult): string[] => res.body.data.orders.map((o: { order_id: string }) => o.order_id);
+  const newestFirst = () => [...aliceOrders].reverse();
+
+  describe('GET /transactional/v1/orders', () => {
+    it('answers the success envelope with data {orders, total_count, offset, limit}: the first 20 of the caller\'s orders, newest first', async () => {
+      const res = await book();
+      expect(res.status, res.text).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
+      expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'Order book fetched successfully' });
+      expect(Object.keys(res.body.data).sort()).toEqual(['limit', 'offset', 'orders', 'total_count']);
+      expect(res.body.data).toMatchObject({ total_count: ALICE_ORDERS, offset: 1, limit: 20 });
+      expect(ids(res)).toEqual(newestFirst().slice(0, 20));
+    });
+
+    it('shows each order under the ODIN order-book names, with its current state', async () => {
+      const res = await book(`?order_id=${aliceOrders[4]}`);
+      expect(res.body.data.orders).toEqual([
+        {
+          order_id: aliceOrders[4],
+          exchange: 'NSE_EQ',
+          scrip_token: 500112,
+          symbol: 'SBIN',
+          series: 'OF',
+          transaction_type: 'BUY',
+          product_type: 'OFS',
+          order_type: 'RL',
+          status: 'OMSXMITTED',
+          total_quantity: 5,
+          traded_quantity: 0,
+          pending_quantity: 5,
+          order_price: 101.5,
+          traded_price: 0,
+          disclosed_quantity: 0,
+          order_identifier: 'a4',
+          algo_id: '',
+          strategy_id: '',
+          part_code: '',
+          vender_code: '',
+          error_reason: '',
+          exchange_order_id: '',
+          order_timestamp: new Date(start + 4000).toISOString(),
+          last_modified: new Date(start + 4000).toISOString(),
+          category: 'RETAIL',
+        },
+      ]);
+    });
+
+    it('pages by page number: offset=2&limit=10 is the 11th to 20th newest, offset=3 the last 5, offset=4 none', async () => {
+      const second = await book('?offset=2&limit=10');
+      expect(second.body.data).toMatchObject({ total_count: ALICE_ORDERS, offset: 2, limit: 10 });
+      expect(ids(second)).toEqual(newestFirst().slice(10, 20));
+      const third = await book('?offset=3&limit=10');
+      expect(ids(third)).toEqual(newestFirst().slice(20, 25));
+      const fourth = await book('?offset=4&limit=10');
+      expect(fourth.status).toBe(200);
+      expect(fourth.body.data).toEqual({ orders: [], total_count: ALICE_ORDERS, offset: 4, limit: 10 });
+    });
+
+    it('takes limit 1 and limit 1000', async () => {
+      expect(ids(await book('?limit=1'))).toEqual([aliceOrders[ALICE_ORDERS - 1]]);
+      const all = await book('?limit=1000');
+      expect(all.body.data.limit).toBe(1000);
+      expect(ids(all)).toEqual(newestFirst());
+    });
+
+    it('shows only the caller\'s orders', async () => {
+      const res = await book('', bob);
+      expect(res.body.data.total_count).toBe(3);
+      expect(ids(res)).toEqual([...bobOrders].reverse());
+      expect((await book('', nora)).body.data).toEqual({ orders: [], total_count: 0, offset: 1, limit: 20 });
+    });
+
+    it('order_id filters to that order; another user\'s order id finds nothing', async () => {
+      const own = await book(`?order_id=${aliceOrders[7]}`);
+      expect(ids(own)).toEqual([aliceOrders[7]]);
+      expect(own.body.data.total_count).toBe(1);
+      const other = await book(`?order_id=${bobOrders[0]}`);
+      expect(other.body.data).toMatchObject({ orders: [], total_count: 0 });
+    });
+
+    it('orderStatus filters by status, and the total counts the matches; a finished order has no pending quantity', async () => {
+      const executed = [aliceOrders[2]!, aliceOrders[9]!];
+      await server.store.db
+        .updateTable('orders')
+        .set({ status: 'EXECUTED', traded_quantity: 2, traded_price_paise: 10_100, exchange_order_id: 'X-9' })
+        .where('order_id', 'in', executed)
+        .execute();
+      const res = await book('?orderStatus=EXECUTED');
+      expect(res.body.data.total_count).toBe(2);
+      expect(ids(res)).toEqual([aliceOrders[9], aliceOrders[2]]);
+      expect(res.body.data.orders[0]).toMatchObject({
+        status: 'EXECUTED',
+        total_quantity: 10,
+        traded_quantity: 2,
+        pending_quantity: 0,
+        traded_price: 101,
+        exchange_order_id: 'X-9',
+      });
+      const live = await book('?orderStatus=OMSXMITTED&limit=5');
+      expect(live.body.data.total_count).toBe(ALICE_ORDERS - 2);
+      expect(live.body.data.orders).toHaveLength(5);
+      expect((await book('?orderStatus=EXECUTED', bob)).body.data.total_count).toBe(0);
+      expect((await book(`?orderStatus=EXECUTED&order_id=${aliceOrders[3]}`)).body.data.total_count).toBe(0);
+    });
+
+    it('needs only the bearer token, and answers 401 without it', async () => {
+      const res = await server.call('GET', ORDERS);
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe(Errors.TOKEN_MISSING.code);
+    });
+
+    it.each([
+      ['offset', '?offset=0'],
+      ['offset', '?offset=-1'],
+      ['offset', '?offset=abc'],
+      ['offset', '?offset=01'],
+      ['offset', '?offset=1.5'],
+      ['offset', '?offset='],
+      ['limit', '?limit=0'],
+      ['limit', '?limit=1001'],
+      ['limit', '?limit=ten'],
+      ['orderStatus', '?orderStatus=FOO'],
+      ['orderStatus', '?orderStatus=pending'],
+      ['order_id', '?order_id='],
+      ['offset', '?offset=1&offset=2'],
+      ['page', '?page=2'],
+    ])('refuses a bad query (%s, %s) with 400 e-110 naming the parameter', async (field, query) => {
+      const res = await book(query);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.code).toBe(Errors.INVALID_QUERY.code);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+  });
+
+  describe('GET /transactional/v1/orders/{order_id}', () => {
+    it('answers the order\'s history, oldest first, each change with its status, reason, time, quantity, price and traded quantity', async () => {
+      const orderId = aliceOrders[0]!;
+      const placedAt = start;
+      server.clock.now = start + 100_000;
+      const modify = await server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orderId}`, {
+        body: { order_type: 'RL', quantity: '4', price: 102 },
+        token: alice.token,
+        apiKey: alice.apiKey,
+      });
+      expect(modify.status, modify.text).toBe(200);
+      server.clock.now = start + 200_000;
+      const cancel = await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, { token: alice.token, apiKey: alice.apiKey });
+      expect(cancel.status, cancel.text).toBe(200);
+
+      const res = await history(orderId);
+      expect(res.status, res.text).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
+      expect(res.body).toEqual({
+        status: 'success',
+        code: 's-101',
+        message: 'Order history fetched successfully',
+        data: [
+          { status: 'OMSXMITTED', reason: 'Order entry accepted and queued for the OMS', at: new Date(placedAt).toISOString(), quantity: 1, price: 101.5, traded_quantity: 0 },
+          {
+            status: 'OMSXMITTED',
+            reason: 'Modification requested: quantity 1 -> 4, price 101.50 -> 102.00',
+            at: new Date(start + 100_000).toISOString(),
+            quantity: 4,
+            price: 102,
+            traded_quantity: 0,
+          },
+          { status: 'OMSXMITTED', reason: 'Cancellation requested by the user', at: new Date(start + 200_000).toISOString(), quantity: 4, price: 102, traded_quantity: 0 },
+        ],
+      });
+      // The order book shows the order's state after the changes.
+      const entry = (await book(`?order_id=${orderId}`)).body.data.orders[0];
+      expect(entry).toMatchObject({ total_quantity: 4, order_price: 102, last_modified: new Date(start + 200_000).toISOString() });
+    });
+
+    it('answers 404 e-371 for another user\'s order, exactly as for an unknown id', async () => {
+      const unknownId = '01890000-0000-7000-8000-000000000000';
+      const other = await history(bobOrders[0]!);
+      const unknown = await history(unknownId);
+      for (const res of [other, unknown]) {
+        expect(res.status, res.text).toBe(404);
+        expect(res.body.code).toBe(Errors.ORDER_NOT_FOUND.code);
+        expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['order_id']);
+      }
+      // Nothing tells the other user's order from one that does not exist.
+      expect(other.body.message.replace(bobOrders[0], 'ID')).toBe(unknown.body.message.replace(unknownId, 'ID'));
+      expect(other.body.errors).toEqual(unknown.body.errors);
+      expect((await history(bobOrders[0]!, bob)).status).toBe(200);
+    });
+
+    it('needs the bearer token', async () => {
+      const res = await server.call('GET', `${ORDERS}/${aliceOrders[1]}`);
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe(Errors.TOKEN_MISSING.code);
+    });
+  });
+});
