@@ -4,7 +4,9 @@
  * The accepted ones never total more than Rs 2,00,000, every bid is answered, and a bid is refused only
  * if it really did not fit.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
@@ -108,5 +110,57 @@ describe('the retail limit under concurrent bids of one user', () => {
       }),
       { numRuns: 15 },
     );
+  });
+});
+
+/**
+ * Several nodes on one PostgreSQL database (product.md "Several nodes"): with TEST_POSTGRES_URL set (a
+ * server URL whose user may create databases), two servers, each with its own connection pool and group
+ * committer, take the bids of one retail user at once. Their transactions run side by side, so only the
+ * lock on the user's row keeps the limit.
+ */
+describe.skipIf(!process.env.TEST_POSTGRES_URL)('the retail limit across two nodes on one PostgreSQL database', () => {
+  const serverUrl = process.env.TEST_POSTGRES_URL!;
+  const database = `ordergate_pretrade_${randomUUID().replaceAll('-', '')}`;
+  let nodes: TestServer[] = [];
+
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    await admin(`create database ${database}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${database}`;
+    const now = Date.now();
+    const first = await startTestServer({ databaseUrl: url.toString(), now });
+    nodes = [first, await startTestServer({ databaseUrl: url.toString(), now })];
+    await first.registerIssue({ scripToken: NSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
+    await first.registerIssue({ exchange: 'BSE_EQ', scripToken: BSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
+  });
+  afterAll(async () => {
+    for (const node of nodes) await node.close();
+    await admin(`drop database if exists ${database} with (force)`);
+  });
+
+  it('60 bids of Rs 10,000 each, sent at once to two nodes: exactly 20 are accepted, and they total Rs 2,00,000', async () => {
+    const user = await nodes[0]!.createUser('multinode');
+    const bids = Array.from({ length: 60 }, (_, i) => bid(i % 2 === 1, 100, i % 3 === 0 ? null : CUTOFF_PAISE));
+    const answers = await Promise.all(
+      bids.map((b, i) => nodes[i % 2]!.call('POST', PLACE_ORDER, { body: b.body, token: user.token, apiKey: user.apiKey })),
+    );
+    for (const res of answers) {
+      if (res.status !== 200) expect(res.body.code, res.text).toBe(Errors.OFS_RETAIL_LIMIT.code);
+    }
+    const accepted = answers.filter((res) => res.status === 200);
+    expect(accepted).toHaveLength(20);
+    const stored = await nodes[1]!.store.db.selectFrom('orders').select(['quantity']).where('user_id', '=', 'multinode').execute();
+    expect(stored.reduce((sum, row) => sum + Number(row.quantity) * CUTOFF_PAISE, 0)).toBe(LIMIT_PAISE);
   });
 });

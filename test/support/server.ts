@@ -80,11 +80,15 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
   };
 }
 
-export async function startTestServer(): Promise<TestServer> {
+/**
+ * `databaseUrl`: serve another database (e.g. PostgreSQL) instead of a new SQLite file; several servers
+ * may share it, as several nodes do. `now` starts the test clock at that instant.
+ */
+export async function startTestServer(options: { databaseUrl?: string; now?: number } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-test-'));
-  const store = openStore(`sqlite:${join(dir, 'ordergate.db')}`);
+  const store = openStore(options.databaseUrl ?? `sqlite:${join(dir, 'ordergate.db')}`);
   await migrateToLatest(store);
-  const clock = { now: Date.now() };
+  const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
   const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
