@@ -32,11 +32,6 @@ export function windowViolation(issue: OfsIssue, category: BidCategory, now: num
   return null;
 }
 
-/** When allocation may run: once both windows have closed. */
-export function allocationDueAt(issue: OfsIssue): number {
-  return Math.max(issue.nonRetailClosesAt, issue.retailClosesAt);
-}
-
 /** The OMS risk check before transmission: the issue is registered and the order's window is open. */
 export function omsRiskViolation(
   order: { exchange: string; scripToken: number; category: string },

@@ -4,11 +4,12 @@
  * the API writes them (contract: order row changed in place, history, outbox MODIFY / CANCEL), workers and
  * the simulated exchange over the same file, and readers for what the tests check.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import type { ExchangeAdapter, ExchangeBid, ExchangeBidTerms } from '../../src/oms/exchange.js';
@@ -80,6 +81,28 @@ export function recordingLogger(): { logger: Logger; lines: () => { level: numbe
   return { logger: pino({ level: 'debug' }, sink), lines: () => lines.map((line) => JSON.parse(line)) };
 }
 
+async function createSqliteFile() {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-oms-'));
+  return { databaseUrl: `sqlite:${join(dir, 'ordergate.db')}`, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function createPostgresDatabase(serverUrl: string) {
+  const name = `ordergate_oms_${randomUUID().replaceAll('-', '')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { databaseUrl: url.toString(), dispose: () => admin(`drop database ${name} with (force)`) };
+}
+
 type Method = 'find' | 'place' | 'modify' | 'cancel' | 'pollEvents' | 'acknowledge';
 
 /** A promise that never settles: the process died at this point, nothing after it runs. */
@@ -142,15 +165,20 @@ export class OmsBench {
   private workerCount = 0;
 
   private constructor(
-    readonly dir: string,
+    readonly databaseUrl: string,
     readonly store: Store,
+    private readonly dispose: () => Promise<void>,
   ) {}
 
+  /**
+   * Over a new SQLite file; or, with OMS_TEST_POSTGRES_URL set (a server URL whose user may create
+   * databases), over a new PostgreSQL database, so that the same tests check both dialects.
+   */
   static async open(): Promise<OmsBench> {
-    const dir = mkdtempSync(join(tmpdir(), 'ordergate-oms-'));
-    const store = openStore(`sqlite:${join(dir, 'ordergate.db')}`);
+    const { databaseUrl, dispose } = await (process.env.OMS_TEST_POSTGRES_URL ? createPostgresDatabase(process.env.OMS_TEST_POSTGRES_URL) : createSqliteFile());
+    const store = openStore(databaseUrl);
     await migrateToLatest(store);
-    const bench = new OmsBench(dir, store);
+    const bench = new OmsBench(databaseUrl, store, dispose);
     const users = new UserRepository(store.db);
     for (const [userId, category] of [
       ['retail1', 'RETAIL'],
@@ -162,10 +190,6 @@ export class OmsBench {
     }
     await bench.registerIssue();
     return bench;
-  }
-
-  get databaseUrl(): string {
-    return `sqlite:${join(this.dir, 'ordergate.db')}`;
   }
 
   async registerIssue(overrides: Partial<OfsIssue> = {}): Promise<OfsIssue> {
@@ -285,6 +309,6 @@ export class OmsBench {
 
   async close(): Promise<void> {
     await this.store.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    await this.dispose();
   }
 }
