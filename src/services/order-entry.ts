@@ -2,9 +2,9 @@
  * Order entry: an OFS bid, a modification or a cancellation, from the API to a durable change with its
  * outbox entry for the OMS. Request-alone rules run first (400), then the caller rules (403), then, inside
  * the group-commit transaction that writes, the rules against stored data: the order (404, 409), the
- * registered issue and the pre-trade checks (422). Checks and write share one transaction, so that no
- * other write of the same user comes between what a check read and what it allowed; each change is
- * acknowledged only after that transaction has committed.
+ * registered issue and the pre-trade checks (422). Checks and write share one transaction, which holds
+ * order entry on every node (OrderRepository.holdOrderEntry), so that no other write comes between what a
+ * check read and what it allowed; each change is acknowledged only after that transaction has committed.
  */
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
@@ -60,7 +60,7 @@ export class OrderEntryService {
     const { exchange, scrip_token } = bid.scrip_info;
     const orderId = uuidv7();
     await this.committer.run(async (trx) => {
-      await this.holdRetailOrderEntry(trx, caller);
+      await this.orders.holdOrderEntry(trx);
       const issue = await this.issues.find(exchange, scrip_token, trx);
       throwIfAny(issueViolations(bid, issue));
       // issueViolations has refused any price that is not a whole number of paise.
@@ -103,7 +103,7 @@ export class OrderEntryService {
   async modifyOrder(caller: Caller, exchange: string, orderId: string, request: ModifyOrderRequest): Promise<void> {
     throwIfAny(crossFieldViolations(request));
     await this.committer.run(async (trx) => {
-      await this.holdRetailOrderEntry(trx, caller);
+      await this.orders.holdOrderEntry(trx);
       const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
       if (request.traded_quantity !== undefined && request.traded_quantity !== order.traded_quantity) {
         throw new ApiError(
@@ -134,6 +134,7 @@ export class OrderEntryService {
   /** Asks the OMS to cancel one of the caller's live orders. */
   async cancelOrder(caller: Caller, exchange: string, orderId: string): Promise<void> {
     await this.committer.run(async (trx) => {
+      await this.orders.holdOrderEntry(trx);
       const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
       const issue = await this.issues.find(order.exchange, order.scrip_token, trx);
       if (issue === undefined) {
@@ -157,14 +158,6 @@ export class OrderEntryService {
     if (caller.category !== 'RETAIL') return;
     const liveBids = await this.orders.liveBidsInSymbol(trx, caller.userId, issue.symbol);
     throwIfAny(retailLimitViolations(terms, issue, caller.category, liveBids.filter((bid) => bid.orderId !== replacedOrderId)));
-  }
-
-  /**
-   * A retail caller's bids are read and written one transaction at a time, on every node: first thing in
-   * the transaction, so that every transaction takes its locks in the same order (user, then order).
-   */
-  private async holdRetailOrderEntry(trx: Transaction<Database>, caller: Caller): Promise<void> {
-    if (caller.category === 'RETAIL') await this.orders.lockUserOrderEntry(trx, caller.userId);
   }
 
   /** The caller's order on that exchange, still live and with no cancellation under way. */

@@ -1,5 +1,5 @@
 /** Orders, their status history and the OMS outbox. */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { LiveBid } from '../domain/pre-trade.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
@@ -80,15 +80,21 @@ export interface OrderBookQuery {
 
 export type OrderHistoryRow = Selectable<OrderHistoryTable>;
 
+/** The PostgreSQL advisory lock key (two int4) of order entry: "ordg", 1. */
+const ORDER_ENTRY_LOCK = [0x6f726467, 1] as const;
+
 export class OrderRepository {
   /**
-   * `dialect` decides how a transaction locks rows: PostgreSQL takes row locks (select ... for update),
+   * `dialect` decides how a transaction locks: PostgreSQL takes locks (advisory, select ... for update),
    * while SQLite's write transactions (BEGIN IMMEDIATE) already exclude every other writer.
    */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName = 'sqlite',
   ) {}
+
+  /** The transactions that hold the order-entry lock already (the group committer runs several units in one). */
+  private readonly orderEntryHeld = new WeakSet<Transaction<Database>>();
 
   /**
    * Writes an accepted order with its first history entry and its outbox entry for the OMS. Call inside
@@ -194,13 +200,16 @@ export class OrderRepository {
   }
 
   /**
-   * Holds the user's order entry until the transaction ends: on PostgreSQL a lock on the user's row, so
-   * that a check of the user's live bids and the write it allows are not interleaved with another node's.
-   * On SQLite the write transaction already holds the only write lock.
+   * Makes the rest of an order-entry transaction the only one on the database, on every node, until it
+   * ends: what its checks read (a user's live bids) is then still true when its writes commit. On SQLite
+   * the write transaction (BEGIN IMMEDIATE) already is the only writer. On PostgreSQL a transaction-level
+   * advisory lock, taken first thing in the transaction: a lock per user would deadlock, as the group
+   * committer writes several users in one transaction and another node may take them in another order.
    */
-  async lockUserOrderEntry(trx: Transaction<Database>, userId: string): Promise<void> {
-    if (this.dialect !== 'postgres') return;
-    await trx.selectFrom('users').select('user_id').where('user_id', '=', userId).forUpdate().execute();
+  async holdOrderEntry(trx: Transaction<Database>): Promise<void> {
+    if (this.dialect !== 'postgres' || this.orderEntryHeld.has(trx)) return;
+    await sql`select pg_advisory_xact_lock(${ORDER_ENTRY_LOCK[0]}, ${ORDER_ENTRY_LOCK[1]})`.execute(trx);
+    this.orderEntryHeld.add(trx);
   }
 
   /**

@@ -116,8 +116,9 @@ describe('the retail limit under concurrent bids of one user', () => {
 /**
  * Several nodes on one PostgreSQL database (product.md "Several nodes"): with TEST_POSTGRES_URL set (a
  * server URL whose user may create databases), two servers, each with its own connection pool and group
- * committer, take the bids of one retail user at once. Their transactions run side by side, so only the
- * lock on the user's row keeps the limit.
+ * committer, take bids at once. Their transactions would run side by side: only order entry's lock keeps
+ * the limit, and it must not deadlock the nodes' group-commit transactions, each of which writes the bids
+ * of several users.
  */
 describe.skipIf(!process.env.TEST_POSTGRES_URL)('the retail limit across two nodes on one PostgreSQL database', () => {
   const serverUrl = process.env.TEST_POSTGRES_URL!;
@@ -162,5 +163,17 @@ describe.skipIf(!process.env.TEST_POSTGRES_URL)('the retail limit across two nod
     expect(accepted).toHaveLength(20);
     const stored = await nodes[1]!.store.db.selectFrom('orders').select(['quantity']).where('user_id', '=', 'multinode').execute();
     expect(stored.reduce((sum, row) => sum + Number(row.quantity) * CUTOFF_PAISE, 0)).toBe(LIMIT_PAISE);
+  });
+
+  it('many users bidding at once on both nodes are all served: the nodes\' order-entry transactions never deadlock', async () => {
+    const users: TestUser[] = [];
+    for (let i = 0; i < 12; i++) users.push(await nodes[0]!.createUser(`crowd${i}`));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, round) =>
+        users.map((user, i) => nodes[(round + i) % 2]!.call('POST', PLACE_ORDER, { body: bid(round % 2 === 0, 1, CUTOFF_PAISE).body, token: user.token, apiKey: user.apiKey })),
+      ).flat(),
+    );
+    for (const res of answers) expect(res.status, res.text).toBe(200);
+    expect(answers).toHaveLength(240);
   });
 });
