@@ -62,6 +62,9 @@ function describeTypes(type: unknown): string {
 function describeFailure(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'const') return `must be ${JSON.stringify(params.allowedValue)}`;
+  // A regular expression means little to a reader; the field's description says what is expected.
+  const description = (error.parentSchema as Record<string, unknown> | undefined)?.description;
+  if (error.keyword === 'pattern' && typeof description === 'string') return `is not valid: ${description}`;
   if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
