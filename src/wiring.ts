@@ -42,6 +42,8 @@ export interface OmsOptions {
   /** The exchange; the simulated OFS exchange over the same store by default. */
   exchange?: ExchangeAdapter;
   workerId?: string;
+  /** Outbox entries claimed at once (tests make it small to interleave several workers). */
+  batchSize?: number;
 }
 
 /** The simulated OFS exchange over the store, with the given clock. */
@@ -62,5 +64,6 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     logger: options.logger.child({ component: 'oms' }),
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
     ...(options.workerId !== undefined && { workerId: options.workerId }),
+    ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
   });
 }

@@ -12,7 +12,7 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
@@ -23,6 +23,7 @@ import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js'
 
 export const DEFAULT_POLL_MS = 200;
 export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_BATCH_SIZE = 100;
 
 export interface OmsWorkerOptions {
   db: Kysely<Database>;
@@ -38,6 +39,8 @@ export interface OmsWorkerOptions {
   pollMs?: number;
   /** How long a claimed outbox entry stays with this worker before another may take it. */
   leaseMs?: number;
+  /** Outbox entries claimed at once; their status changes share one commit. */
+  batchSize?: number;
 }
 
 /** Orders at the exchange, as far as the OMS knows. */
@@ -47,6 +50,7 @@ export class OmsWorker {
   readonly workerId: string;
   private readonly pollMs: number;
   private readonly leaseMs: number;
+  private readonly batchSize: number;
   private running = false;
   /** Bumped by every start(), so that a loop stopped and started again never runs twice. */
   private loop = 0;
@@ -58,6 +62,7 @@ export class OmsWorker {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
 
   /** Runs passes every pollMs until stop(). */
@@ -102,80 +107,147 @@ export class OmsWorker {
     return (await this.processOutbox()) + (await this.processEvents());
   }
 
+  /**
+   * Takes the due outbox entries in batches (at most one entry per order in a batch, see
+   * OmsRepository.dueEntries), so that the status changes of a whole batch share one commit.
+   */
   private async processOutbox(): Promise<number> {
-    const { oms, now, logger } = this.options;
+    const { oms, now } = this.options;
     const failed: number[] = [];
     let processed = 0;
     for (;;) {
-      const entry = await oms.nextDue(now(), failed);
-      if (entry === undefined) return processed;
+      // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
+      // request of this process) until it is drained.
+      await yieldToEventLoop();
+      const due = await oms.dueEntries(now(), failed, this.batchSize);
+      if (due.length === 0) return processed;
       const claimedAt = now();
-      // Another worker may have taken it since it was read: then it is theirs.
-      if (!(await oms.claim(entry.id, this.workerId, claimedAt, claimedAt + this.leaseMs))) continue;
+      // Others may have taken some since they were read: those are theirs.
+      const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
+      const batch = due.filter((entry) => claimed.has(entry.id));
+      const done = [
+        ...(await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed)),
+        ...(await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed)),
+      ];
+      await oms.completeAll(done, this.workerId, now());
+      processed += done.length;
+    }
+  }
+
+  /** Logs the failure and gives the entries back at once, so that the next pass retries them. */
+  private async fail(entries: readonly OutboxEntry[], failed: number[], error: unknown): Promise<void> {
+    for (const entry of entries) {
+      this.options.logger.error(
+        { err: error, workerId: this.workerId, outboxId: entry.id, orderId: entry.orderId, action: entry.action },
+        'OMS could not process an outbox entry; retrying next pass',
+      );
+      failed.push(entry.id);
+    }
+    await this.options.oms.releaseAll(
+      entries.map((entry) => entry.id),
+      this.workerId,
+    );
+  }
+
+  /**
+   * PLACE: OMSXMITTED -> risk check -> EXXMITTED (committed) -> the exchange -> PENDING or ORDERERROR.
+   * Answers the ids of the entries it finished.
+   */
+  private async placeAll(entries: readonly OutboxEntry[], failed: number[]): Promise<number[]> {
+    if (entries.length === 0) return [];
+    const { db, orders, exchange } = this.options;
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const entry of entries) await this.admit(trx, entry.orderId);
+      });
+    } catch (error) {
+      await this.fail(entries, failed, error);
+      return [];
+    }
+
+    // EXXMITTED is committed: from here a crash leaves orders that may or may not be at the exchange, and
+    // each is looked up there before it is sent.
+    const answers: { entry: OutboxEntry; result: PlaceResult | null }[] = [];
+    for (const entry of entries) {
+      await yieldToEventLoop();
       try {
-        await this.process(entry);
-        await oms.complete(entry.id, this.workerId, now());
-        processed += 1;
+        const order = await orders.find(entry.orderId);
+        if (order?.status !== OrderStatus.EXXMITTED) {
+          answers.push({ entry, result: null });
+          continue;
+        }
+        const known = await exchange.find(order.order_id);
+        answers.push({ entry, result: known ? { accepted: true, exchangeOrderId: known.exchangeOrderId } : await exchange.place(bidOf(order)) });
       } catch (error) {
-        logger.error({ err: error, workerId: this.workerId, outboxId: entry.id, orderId: entry.orderId, action: entry.action }, 'OMS could not process an outbox entry; retrying next pass');
-        failed.push(entry.id);
-        await oms.release(entry.id, this.workerId);
+        await this.fail([entry], failed, error);
       }
+    }
+
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const { entry, result } of answers) if (result) await this.settle(trx, entry.orderId, result);
+      });
+    } catch (error) {
+      await this.fail(
+        answers.map((answer) => answer.entry),
+        failed,
+        error,
+      );
+      return [];
+    }
+    return answers.map((answer) => answer.entry.id);
+  }
+
+  /** The OMS side of a placement, up to EXXMITTED; any other status means it is past this step. */
+  private async admit(trx: Transaction<Database>, orderId: string): Promise<void> {
+    const { orders, issues, oms, now } = this.options;
+    const order = await oms.lockInStatus(trx, orderId, [OrderStatus.OMSXMITTED]);
+    if (order === undefined) return;
+    const at = now();
+    if (order.cancel_requested_at !== null) {
+      await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at);
+      return;
+    }
+    const scripToken = Number(order.scrip_token);
+    const issue = await issues.find(order.exchange, scripToken, trx);
+    const violation = omsRiskViolation({ exchange: order.exchange, scripToken, category: order.category }, issue, at);
+    if (violation) {
+      const reason = `Rejected by the OMS: ${violation}`;
+      await orders.transition(trx, orderId, OrderStatus.OMSREJECT, reason, at, { errorReason: reason });
+      return;
+    }
+    await orders.transition(trx, orderId, OrderStatus.EXXMITTED, 'Sent to the exchange', at);
+  }
+
+  /** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
+  private async settle(trx: Transaction<Database>, orderId: string, result: PlaceResult): Promise<void> {
+    const { orders, oms, now } = this.options;
+    if ((await oms.lockInStatus(trx, orderId, [OrderStatus.EXXMITTED])) === undefined) return;
+    const at = now();
+    if (result.accepted) {
+      await orders.transition(trx, orderId, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, {
+        exchangeOrderId: result.exchangeOrderId,
+      });
+    } else {
+      await orders.transition(trx, orderId, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, { errorReason: result.reason });
     }
   }
 
-  private async process(entry: OutboxEntry): Promise<void> {
-    switch (entry.action) {
-      case 'PLACE':
-        return this.place(entry.orderId);
-      case 'MODIFY':
-        return this.modify(entry);
-      case 'CANCEL':
-        return this.cancel(entry.orderId);
-      default:
-        throw new Error(`unknown outbox action ${String(entry.action)}`);
+  /** MODIFY and CANCEL, one by one; answers the ids of the entries it finished. */
+  private async processEach(entries: readonly OutboxEntry[], failed: number[]): Promise<number[]> {
+    const done: number[] = [];
+    for (const entry of entries) {
+      await yieldToEventLoop();
+      try {
+        if (entry.action === 'MODIFY') await this.modify(entry);
+        else if (entry.action === 'CANCEL') await this.cancel(entry.orderId);
+        else throw new Error(`unknown outbox action ${String(entry.action)}`);
+        done.push(entry.id);
+      } catch (error) {
+        await this.fail([entry], failed, error);
+      }
     }
-  }
-
-  /** OMSXMITTED -> risk check -> EXXMITTED (committed) -> the exchange -> PENDING or ORDERERROR. */
-  private async place(orderId: string): Promise<void> {
-    const { db, orders, issues, oms, exchange, now } = this.options;
-    await db.transaction().execute(async (trx) => {
-      const order = await oms.lockInStatus(trx, orderId, [OrderStatus.OMSXMITTED]);
-      // Already past this step (a repeat after a crash, or another worker).
-      if (order === undefined) return;
-      const at = now();
-      if (order.cancel_requested_at !== null) {
-        await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at);
-        return;
-      }
-      const issue = await issues.find(order.exchange, Number(order.scrip_token), trx);
-      const violation = omsRiskViolation({ exchange: order.exchange, scripToken: Number(order.scrip_token), category: order.category }, issue, at);
-      if (violation) {
-        const reason = `Rejected by the OMS: ${violation}`;
-        await orders.transition(trx, orderId, OrderStatus.OMSREJECT, reason, at, { errorReason: reason });
-        return;
-      }
-      await orders.transition(trx, orderId, OrderStatus.EXXMITTED, 'Sent to the exchange', at);
-    });
-
-    const order = await orders.find(orderId);
-    if (order?.status !== OrderStatus.EXXMITTED) return;
-    // EXXMITTED is committed: from here a crash leaves an order that may or may not be at the exchange.
-    const known = await exchange.find(orderId);
-    const result: PlaceResult = known ? { accepted: true, exchangeOrderId: known.exchangeOrderId } : await exchange.place(bidOf(order));
-
-    await db.transaction().execute(async (trx) => {
-      if ((await oms.lockInStatus(trx, orderId, [OrderStatus.EXXMITTED])) === undefined) return;
-      const at = now();
-      if (result.accepted) {
-        await orders.transition(trx, orderId, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, {
-          exchangeOrderId: result.exchangeOrderId,
-        });
-      } else {
-        await orders.transition(trx, orderId, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, { errorReason: result.reason });
-      }
-    });
+    return done;
   }
 
   /** Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. */
@@ -258,6 +330,8 @@ export class OmsWorker {
     });
   }
 }
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function termsOf(order: OrderRow) {
   return { orderType: order.order_type, pricePaise: Number(order.price_paise), quantity: Number(order.quantity) };

@@ -3,7 +3,7 @@
  * before changing it. Both are conditional UPDATEs, which serialize concurrent workers the same way on
  * SQLite (one writer) and PostgreSQL (row locks, with the WHERE re-checked after the wait).
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { OrderRow, OrderStatus } from './orders.js';
 import type { Database } from './tables.js';
 
@@ -21,20 +21,27 @@ export interface OrderTerms {
   quantity: number;
 }
 
+/** Not leased, or its lease has run out. */
+const claimable =
+  (now: number) =>
+  (eb: ExpressionBuilder<Database, 'outbox'>) =>
+    eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
+
 export class OmsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * The oldest entry that is not done, not leased to a live worker, and has no earlier entry of the same
-   * order still open: an order's PLACE, MODIFY and CANCEL are processed one after another, in the order
-   * they were committed, whichever worker takes them.
+   * The oldest entries (up to `limit`) that are not done, not leased to a live worker, and have no earlier
+   * entry of the same order still open: an order's PLACE, MODIFY and CANCEL are processed one after
+   * another, in the order they were committed, whichever worker takes them; and no two entries of one
+   * order are ever due at once.
    */
-  async nextDue(now: number, skipIds: readonly number[]): Promise<OutboxEntry | undefined> {
+  async dueEntries(now: number, skipIds: readonly number[], limit: number): Promise<OutboxEntry[]> {
     let query = this.db
       .selectFrom('outbox')
       .select(['id', 'order_id', 'action'])
       .where('done_at', 'is', null)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .where(claimable(now))
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -47,40 +54,47 @@ export class OmsRepository {
         ),
       )
       .orderBy('id')
-      .limit(1);
+      .limit(limit);
     if (skipIds.length > 0) query = query.where('id', 'not in', skipIds);
-    const row = await query.executeTakeFirst();
-    return row && { id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction };
+    const rows = await query.execute();
+    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction }));
   }
 
-  /** Takes the entry for `workerId` until `until`; answers false when another worker holds it or it is done. */
-  async claim(id: number, workerId: string, now: number, until: number): Promise<boolean> {
-    const result = await this.db
+  /**
+   * Takes the entries for `workerId` until `until`, except those another worker holds or has finished;
+   * answers the ids it took.
+   */
+  async claimAll(ids: readonly number[], workerId: string, now: number, until: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
       .updateTable('outbox')
       .set({ claimed_by: workerId, claimed_until: until })
-      .where('id', '=', id)
+      .where('id', 'in', ids)
       .where('done_at', 'is', null)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+      .where(claimable(now))
+      .returning('id')
+      .execute();
+    return rows.map((row) => Number(row.id));
   }
 
-  async complete(id: number, workerId: string, now: number): Promise<void> {
+  async completeAll(ids: readonly number[], workerId: string, now: number): Promise<void> {
+    if (ids.length === 0) return;
     await this.db
       .updateTable('outbox')
       .set({ done_at: now, claimed_until: null })
-      .where('id', '=', id)
+      .where('id', 'in', ids)
       .where('claimed_by', '=', workerId)
       .where('done_at', 'is', null)
       .execute();
   }
 
-  /** Gives the entry back after a failure, so that the next pass retries it at once. */
-  async release(id: number, workerId: string): Promise<void> {
+  /** Gives entries back after a failure, so that the next pass retries them at once. */
+  async releaseAll(ids: readonly number[], workerId: string): Promise<void> {
+    if (ids.length === 0) return;
     await this.db
       .updateTable('outbox')
       .set({ claimed_until: null })
-      .where('id', '=', id)
+      .where('id', 'in', ids)
       .where('claimed_by', '=', workerId)
       .where('done_at', 'is', null)
       .execute();

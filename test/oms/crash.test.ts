@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.js';
 import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
+import { OmsRepository } from '../../src/store/oms.js';
 import { crash, HOUR, ObservedExchange, OmsBench, sleep } from './fixture.js';
 
 let bench: OmsBench;
@@ -26,34 +27,32 @@ async function untilStatus(orderId: string, status: string): Promise<void> {
 }
 
 describe('crash and resume', () => {
-  it('resumes an order that crashed after EXXMITTED was committed but before it was sent: sent once, and no order lost', async () => {
-    const crashed = await bench.placeOrder({ quantity: 11 });
-    const others = [await bench.placeOrder({ quantity: 12 }), await bench.placeOrder({ quantity: 13 })];
+  it('resumes orders that crashed after EXXMITTED was committed but before they were sent: each sent once, none lost', async () => {
+    const ids = [await bench.placeOrder({ quantity: 11 }), await bench.placeOrder({ quantity: 12 }), await bench.placeOrder({ quantity: 13 })];
     const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { before: (method) => (method === 'place' ? crash() : undefined) }) });
     void dying.runOnce();
-    await untilStatus(crashed, 'EXXMITTED');
-    expect(await bench.exchangeBid(crashed)).toBeUndefined();
+    await untilStatus(ids[0]!, 'EXXMITTED');
+    expect(await bench.exchangeBid(ids[0]!)).toBeUndefined();
 
-    // A new process over the same file.
+    // A new process over the same database.
     const store = openStore(bench.databaseUrl);
     try {
       const exchange = new ObservedExchange(bench.exchange(store));
       const successor = bench.worker({ store, exchange });
 
-      // The dead worker's lease still holds its entry; the other orders go ahead.
-      await successor.runOnce();
-      expect(await bench.status(crashed)).toBe('EXXMITTED');
-      for (const id of others) expect(await bench.status(id)).toBe('PENDING');
+      // The dead worker's lease still holds its entries.
+      expect(await successor.runOnce()).toBe(0);
+      for (const id of ids) expect(await bench.status(id)).toBe('EXXMITTED');
 
       bench.clock.now += DEFAULT_LEASE_MS + 1;
-      expect(await successor.runOnce()).toBe(1);
+      expect(await successor.runOnce()).toBe(3);
 
-      expect(await bench.status(crashed)).toBe('PENDING');
-      expect(await bench.statusTrail(crashed)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
-      expect(exchange.count('find', crashed)).toBe(1);
-      expect(exchange.count('place', crashed)).toBe(1);
-      for (const id of [crashed, ...others]) expect((await bench.exchangeBid(id))!.transmissions, id).toBe(1);
-      expect(await bench.exchangeBid(crashed)).toMatchObject({ quantity: 11, status: 'LIVE' });
+      for (const [i, id] of ids.entries()) {
+        expect(await bench.statusTrail(id), id).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+        expect(exchange.count('find', id), id).toBe(1);
+        expect(exchange.count('place', id), id).toBe(1);
+        expect(await bench.exchangeBid(id), id).toMatchObject({ quantity: 11 + i, status: 'LIVE', transmissions: 1 });
+      }
       expect(await bench.openOutbox()).toBe(0);
     } finally {
       await store.close();
@@ -120,7 +119,8 @@ describe('several workers', () => {
     const ids = [];
     for (let i = 0; i < 20; i += 1) ids.push(await bench.placeOrder({ quantity: i + 1 }));
     const exchange = new ObservedExchange(bench.exchange(), { before: () => sleep(2) });
-    const workers = [bench.worker({ exchange }), bench.worker({ exchange }), bench.worker({ exchange })];
+    // Small batches, so that the workers take turns.
+    const workers = [1, 2, 3].map(() => bench.worker({ exchange, batchSize: 3 }));
 
     const handled = await Promise.all(workers.map((worker) => worker.runOnce()));
 
@@ -135,6 +135,26 @@ describe('several workers', () => {
     expect(new Set(claimedBy.map((row) => row.claimed_by)).size).toBeGreaterThan(1);
   });
 
+  it('leases an outbox entry to one worker at a time, until the lease runs out', async () => {
+    for (let i = 0; i < 3; i += 1) await bench.placeOrder();
+    const outbox = new OmsRepository(bench.store.db);
+    const now = bench.clock.now;
+    const ids = (await outbox.dueEntries(now, [], 10)).map((entry) => entry.id);
+    expect(ids).toHaveLength(3);
+
+    expect(await outbox.claimAll(ids, 'worker-a', now, now + DEFAULT_LEASE_MS)).toEqual(ids);
+    // Read before worker-a's claim, claimed after it: worker-b gets none of them.
+    expect(await outbox.claimAll(ids, 'worker-b', now, now + DEFAULT_LEASE_MS)).toEqual([]);
+    expect(await outbox.dueEntries(now, [], 10)).toEqual([]);
+
+    const later = now + DEFAULT_LEASE_MS + 1;
+    expect((await outbox.dueEntries(later, [], 10)).map((entry) => entry.id)).toEqual(ids);
+    expect(await outbox.claimAll(ids, 'worker-b', later, later + DEFAULT_LEASE_MS)).toEqual(ids);
+    // worker-a's lease is gone: it can no longer mark the entries done.
+    await outbox.completeAll(ids, 'worker-a', later);
+    expect(await bench.openOutbox()).toBe(3);
+  });
+
   it('keeps an order’s entries in commit order across workers: the modification reaches the exchange before the cancellation', async () => {
     const orderId = await bench.placeOrder({ quantity: 10 });
     await bench.worker().runOnce();
@@ -143,7 +163,7 @@ describe('several workers', () => {
     // A slow modification: a worker free to take the cancellation meanwhile would overtake it.
     const exchange = new ObservedExchange(bench.exchange(), { before: (method) => (method === 'modify' ? sleep(50) : undefined) });
 
-    await Promise.all([bench.worker({ exchange }).runOnce(), bench.worker({ exchange }).runOnce()]);
+    await Promise.all([bench.worker({ exchange, batchSize: 1 }).runOnce(), bench.worker({ exchange, batchSize: 1 }).runOnce()]);
 
     expect(exchange.calls.filter((call) => call.orderId === orderId).map((call) => call.method)).toEqual(['modify', 'cancel']);
     expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'CANCELLED', quantity: 30, price_paise: 10_200 });

@@ -255,13 +255,14 @@ export class OmsBench {
     return createSimulatedExchange(store, this.now);
   }
 
-  worker(options: { exchange?: ExchangeAdapter; workerId?: string; store?: Store; pollMs?: number } = {}): OmsWorker {
+  worker(options: { exchange?: ExchangeAdapter; workerId?: string; store?: Store; pollMs?: number; batchSize?: number } = {}): OmsWorker {
     return createOmsWorker(options.store ?? this.store, {
       logger: this.log.logger,
       now: this.now,
       workerId: options.workerId ?? `test-worker-${++this.workerCount}`,
       ...(options.exchange && { exchange: options.exchange }),
       ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+      ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
     });
   }
 
