@@ -52,6 +52,8 @@ export class OmsWorker {
   private readonly leaseMs: number;
   private readonly batchSize: number;
   private running = false;
+  /** Set by stop(): the pass under way ends after the batch it is in. */
+  private stopRequested = false;
   /** Bumped by every start(), so that a loop stopped and started again never runs twice. */
   private loop = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -69,15 +71,17 @@ export class OmsWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopRequested = false;
     this.loop += 1;
     this.options.logger.info({ workerId: this.workerId, pollMs: this.pollMs }, 'OMS worker started');
     this.schedule(this.loop, 0);
   }
 
-  /** Stops the loop; resolves once the pass under way has finished. */
+  /** Stops the loop; resolves once the batch under way has finished (the rest waits for the next start). */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.stopRequested = true;
     clearTimeout(this.timer);
     await this.pass.catch(() => undefined);
     this.options.logger.info({ workerId: this.workerId }, 'OMS worker stopped');
@@ -119,6 +123,7 @@ export class OmsWorker {
       // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
       // request of this process) until it is drained.
       await yieldToEventLoop();
+      if (this.stopRequested) return processed;
       const due = await oms.dueEntries(now(), failed, this.batchSize);
       if (due.length === 0) return processed;
       const claimedAt = now();
@@ -296,38 +301,45 @@ export class OmsWorker {
     });
   }
 
-  /** Applies allocation events to orders still live, then acknowledges them (at-least-once delivery). */
+  /**
+   * Applies the exchange's events to the orders still live, one commit per delivery, then acknowledges
+   * them; repeats until the exchange has nothing new. Delivery is at least once: an event delivered again
+   * finds its order finished and changes nothing.
+   */
   private async processEvents(): Promise<number> {
-    const { exchange, logger } = this.options;
-    const events = await exchange.pollEvents();
-    const applied: string[] = [];
-    try {
-      for (const event of events) {
-        await this.applyEvent(event);
-        applied.push(event.eventId);
-      }
-    } finally {
-      if (applied.length > 0) await exchange.acknowledge(applied);
+    const { db, exchange, logger } = this.options;
+    const seen = new Set<string>();
+    let applied = 0;
+    for (;;) {
+      await yieldToEventLoop();
+      if (this.stopRequested) break;
+      // Events already applied in this pass are not applied again, even if an adapter answers them again.
+      const events = (await exchange.pollEvents()).filter((event) => !seen.has(event.eventId));
+      if (events.length === 0) break;
+      await db.transaction().execute(async (trx) => {
+        for (const event of events) await this.applyEvent(trx, event);
+      });
+      await exchange.acknowledge(events.map((event) => event.eventId));
+      for (const event of events) seen.add(event.eventId);
+      applied += events.length;
     }
-    if (applied.length > 0) logger.info({ workerId: this.workerId, events: applied.length }, 'applied allocation events from the exchange');
-    return applied.length;
+    if (applied > 0) logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
+    return applied;
   }
 
-  private async applyEvent(event: ExchangeEvent): Promise<void> {
-    const { db, orders, oms, now } = this.options;
-    await db.transaction().execute(async (trx) => {
-      // Finished already: this is a repeat delivery.
-      if ((await oms.lockInStatus(trx, event.orderId, LIVE_STATUSES)) === undefined) return;
-      const at = now();
-      if (event.kind === 'ALLOTTED') {
-        await orders.transition(trx, event.orderId, OrderStatus.EXECUTED, event.reason, at, {
-          tradedQuantity: event.quantity,
-          tradedPricePaise: event.pricePaise,
-        });
-      } else {
-        await orders.transition(trx, event.orderId, OrderStatus.CANCELLED, event.reason, at, { errorReason: event.reason });
-      }
-    });
+  private async applyEvent(trx: Transaction<Database>, event: ExchangeEvent): Promise<void> {
+    const { orders, oms, now } = this.options;
+    // Finished already: this is a repeat delivery.
+    if ((await oms.lockInStatus(trx, event.orderId, LIVE_STATUSES)) === undefined) return;
+    const at = now();
+    if (event.kind === 'ALLOTTED') {
+      await orders.transition(trx, event.orderId, OrderStatus.EXECUTED, event.reason, at, {
+        tradedQuantity: event.quantity,
+        tradedPricePaise: event.pricePaise,
+      });
+    } else {
+      await orders.transition(trx, event.orderId, OrderStatus.CANCELLED, event.reason, at, { errorReason: event.reason });
+    }
   }
 }
 

@@ -158,6 +158,19 @@ describe('allocation at close', () => {
     expect(exchange.count('acknowledge')).toBe(2);
   });
 
+  it('settles every order of a large book in the first pass after the close, beyond one delivery of events', async () => {
+    const ids = [];
+    for (let i = 0; i < 620; i += 1) ids.push(await bench.placeOrder({ userId: 'inst1', pricePaise: 10_200, quantity: 1 }));
+    const worker = bench.worker();
+    expect(await worker.runOnce()).toBe(620);
+    bench.clock.now = CLOSE;
+
+    expect(await worker.runOnce()).toBe(620);
+
+    const statuses = await bench.store.db.selectFrom('orders').select(['status', 'traded_quantity']).execute();
+    expect(statuses.every((row) => row.status === 'EXECUTED' && Number(row.traded_quantity) === 1)).toBe(true);
+  });
+
   it('leaves an issue without bids allocated and quiet', async () => {
     bench.clock.now = CLOSE;
     expect(await bench.worker().runOnce()).toBe(0);

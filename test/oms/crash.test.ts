@@ -98,13 +98,15 @@ describe('crash and resume', () => {
     const ids = [];
     for (let i = 0; i < 10; i += 1) ids.push(await bench.placeOrder({ quantity: i + 1 }));
     const slow = new ObservedExchange(bench.exchange(), { before: () => sleep(5) });
-    const first = bench.worker({ exchange: slow, pollMs: 10 });
+    const first = bench.worker({ exchange: slow, pollMs: 10, batchSize: 2 });
     first.start();
     await untilStatus(ids[0]!, 'PENDING');
     await first.stop();
     const afterStop = await Promise.all(ids.map((id) => bench.status(id)));
-    // Whatever the first worker had started, it finished: nothing is left between two steps.
+    // Whatever the first worker had started, it finished: nothing is left between two steps; and it did
+    // not drain the backlog before stopping.
     expect(afterStop.every((status) => status === 'PENDING' || status === 'OMSXMITTED')).toBe(true);
+    expect(afterStop).toContain('OMSXMITTED');
 
     await bench.worker().runOnce();
     for (const id of ids) {
