@@ -36,7 +36,8 @@ async function ordergate() {
   const services = createServices(store, { tokenTtlSeconds: 86400 });
   const admin = new AdminService(new UserRepository(store.db), new OfsIssueRepository(store.db));
   const now = Date.now();
-  await admin.addUser('bench', 'bench-password-1');
+  // Non-retail: a retail user would reach the Rs 2,00,000 limit after ~200 bids.
+  await admin.addUser('bench', 'bench-password-1', { category: 'NON_RETAIL' });
   const { apiKey } = await admin.createApiKey('bench');
   await new OfsIssueRepository(store.db).upsert(
     [

@@ -4,11 +4,10 @@
  * The accepted ones never total more than Rs 2,00,000, every bid is answered, and a bid is refused only
  * if it really did not fit.
  */
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
+import { createPostgresDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -114,40 +113,27 @@ describe('the retail limit under concurrent bids of one user', () => {
 });
 
 /**
- * Several nodes on one PostgreSQL database (product.md "Several nodes"): with TEST_POSTGRES_URL set (a
- * server URL whose user may create databases), two servers, each with its own connection pool and group
+ * Several nodes on one PostgreSQL database (product.md "Several nodes"), in the PostgreSQL run of the
+ * suite (vitest project "postgres"): two servers, each with its own connection pool and group
  * committer, take bids at once. Their transactions would run side by side: only order entry's lock keeps
  * the limit, and it must not deadlock the nodes' group-commit transactions, each of which writes the bids
  * of several users.
  */
-describe.skipIf(!process.env.TEST_POSTGRES_URL)('the retail limit across two nodes on one PostgreSQL database', () => {
-  const serverUrl = process.env.TEST_POSTGRES_URL!;
-  const database = `ordergate_pretrade_${randomUUID().replaceAll('-', '')}`;
+describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes on one PostgreSQL database', () => {
+  let database: TestDatabase;
   let nodes: TestServer[] = [];
 
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-
   beforeAll(async () => {
-    await admin(`create database ${database}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${database}`;
+    database = await createPostgresDatabase('ordergate_pretrade');
     const now = Date.now();
-    const first = await startTestServer({ databaseUrl: url.toString(), now });
-    nodes = [first, await startTestServer({ databaseUrl: url.toString(), now })];
+    const first = await startTestServer({ databaseUrl: database.databaseUrl, now });
+    nodes = [first, await startTestServer({ databaseUrl: database.databaseUrl, now })];
     await first.registerIssue({ scripToken: NSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
     await first.registerIssue({ exchange: 'BSE_EQ', scripToken: BSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
   });
   afterAll(async () => {
     for (const node of nodes) await node.close();
-    await admin(`drop database if exists ${database} with (force)`);
+    await database.dispose();
   });
 
   it('60 bids of Rs 10,000 each, sent at once to two nodes: exactly 20 are accepted, and they total Rs 2,00,000', async () => {

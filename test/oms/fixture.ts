@@ -4,12 +4,8 @@
  * the API writes them (contract: order row changed in place, history, outbox MODIFY / CANCEL), workers and
  * the simulated exchange over the same file, and readers for what the tests check.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import type { ExchangeAdapter, ExchangeBid, ExchangeBidTerms } from '../../src/oms/exchange.js';
@@ -21,6 +17,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { OrderRepository, type NewOrder, type OrderRow } from '../../src/store/orders.js';
 import { UserRepository, type UserCategory } from '../../src/store/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
+import { createTestDatabase } from '../support/databases.js';
 
 export const HOUR = 60 * 60 * 1000;
 /** A fixed start instant, so that reasons with instants are predictable. */
@@ -79,28 +76,6 @@ export function recordingLogger(): { logger: Logger; lines: () => { level: numbe
     },
   });
   return { logger: pino({ level: 'debug' }, sink), lines: () => lines.map((line) => JSON.parse(line)) };
-}
-
-async function createSqliteFile() {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-oms-'));
-  return { databaseUrl: `sqlite:${join(dir, 'ordergate.db')}`, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function createPostgresDatabase(serverUrl: string) {
-  const name = `ordergate_oms_${randomUUID().replaceAll('-', '')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { databaseUrl: url.toString(), dispose: () => admin(`drop database ${name} with (force)`) };
 }
 
 type Method = 'find' | 'place' | 'modify' | 'cancel' | 'pollEvents' | 'acknowledge';
@@ -171,11 +146,11 @@ export class OmsBench {
   ) {}
 
   /**
-   * Over a new SQLite file; or, with OMS_TEST_POSTGRES_URL set (a server URL whose user may create
-   * databases), over a new PostgreSQL database, so that the same tests check both dialects.
+   * Over a new database of the run's dialect (test/support/databases.ts): the same tests check SQLite
+   * and PostgreSQL.
    */
   static async open(): Promise<OmsBench> {
-    const { databaseUrl, dispose } = await (process.env.OMS_TEST_POSTGRES_URL ? createPostgresDatabase(process.env.OMS_TEST_POSTGRES_URL) : createSqliteFile());
+    const { databaseUrl, dispose } = await createTestDatabase('ordergate_oms');
     const store = openStore(databaseUrl);
     await migrateToLatest(store);
     const bench = new OmsBench(databaseUrl, store, dispose);

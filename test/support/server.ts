@@ -2,9 +2,6 @@
  * A real ordergate HTTP server on a free port over its own temporary SQLite file, with fixtures to create
  * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildApp, type App } from '../../src/app.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import { AdminService } from '../../src/services/admin.js';
@@ -14,6 +11,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import type { UserCategory } from '../../src/store/users.js';
 import { createServices } from '../../src/wiring.js';
+import { createTestDatabase } from './databases.js';
 
 export interface TestUser {
   userId: string;
@@ -85,8 +83,9 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
  * may share it, as several nodes do. `now` starts the test clock at that instant.
  */
 export async function startTestServer(options: { databaseUrl?: string; now?: number } = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-test-'));
-  const store = openStore(options.databaseUrl ?? `sqlite:${join(dir, 'ordergate.db')}`);
+  // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
+  const owned = options.databaseUrl === undefined ? await createTestDatabase() : undefined;
+  const store = openStore(options.databaseUrl ?? owned!.databaseUrl);
   await migrateToLatest(store);
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
@@ -146,7 +145,7 @@ export async function startTestServer(options: { databaseUrl?: string; now?: num
     async close() {
       await app.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await owned?.dispose();
     },
   };
 }
