@@ -4,7 +4,7 @@
  * with both bidding windows open around now, logs in, and prints the credentials as a shell snippet of
  * ready-to-paste curl commands, or as one JSON object with --json.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { ApiError } from '../domain/errors.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { OfsIssueImport } from '../schemas/ofs-issue.js';
@@ -20,10 +20,13 @@ export const DEMO_PASSWORD = 'ordergate-demo';
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;
 
-/** The demo issue in the import-file shape: both windows opened an hour ago and stay open a day. */
-export function demoOfsIssue(now: number): OfsIssueImport {
+/**
+ * The demo issue in the import-file shape: both windows opened an hour ago and stay open a day, or close
+ * `closeInMs` from now (to watch the allocation at close).
+ */
+export function demoOfsIssue(now: number, closeInMs?: number): OfsIssueImport {
   const opensAt = Math.floor(now / MINUTE) * MINUTE - HOUR;
-  const closesAt = opensAt + 25 * HOUR;
+  const closesAt = closeInMs === undefined ? opensAt + 25 * HOUR : now + closeInMs;
   return {
     exchange: 'NSE_EQ',
     scrip_token: 500112,
@@ -156,6 +159,12 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, baseUrl: st
   ].join('\n');
 }
 
+function parseCloseIn(value: string): number {
+  const seconds = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(seconds >= 10 && seconds <= 86_400)) throw new InvalidArgumentError('--close-in takes a whole number of seconds from 10 to 86400.');
+  return seconds;
+}
+
 export function demoCommand(io: CliIo): Command {
   return new Command('demo')
     .description(
@@ -163,6 +172,7 @@ export function demoCommand(io: CliIo): Command {
         'and an OFS issue whose windows are open now; log in and print the credentials with curl commands',
     )
     .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
+    .option('--close-in <seconds>', 'close both bidding windows this many seconds from now (10 to 86400), to watch the allocation', parseCloseIn)
     .addHelpText(
       'after',
       [
@@ -172,7 +182,7 @@ export function demoCommand(io: CliIo): Command {
         'Every run creates a new API key and re-opens the demo issue (NSE_EQ 500112 SBIN OF) around now.',
       ].join('\n'),
     )
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean; closeIn?: number }) => {
       await withWorkspace(io, async ({ config, users, admin }) => {
         let created = false;
         if (!(await users.find(DEMO_USER_ID))) {
@@ -200,7 +210,7 @@ export function demoCommand(io: CliIo): Command {
 
         io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
         const { apiKey } = await admin.createApiKey(DEMO_USER_ID);
-        const rawIssue = demoOfsIssue(Date.now());
+        const rawIssue = demoOfsIssue(Date.now(), options.closeIn === undefined ? undefined : options.closeIn * 1000);
         const [issue] = await admin.importOfsIssues([rawIssue]);
         io.stderr.write(`registered OFS issue ${rawIssue.exchange} ${rawIssue.scrip_token} ${rawIssue.symbol}, open until ${rawIssue.retail_closes_at}\n`);
 

@@ -41,7 +41,10 @@ export class OfsIssueRepository {
     return rows.map(toIssue);
   }
 
-  /** Registers the issues, updating any with the same exchange and scrip_token, all in one transaction. */
+  /**
+   * Registers the issues, updating any with the same exchange and scrip_token, all in one transaction.
+   * An update whose windows close after `now` clears `allocated_at`.
+   */
   async upsert(issues: readonly OfsIssue[], now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       for (const issue of issues) {
@@ -63,7 +66,13 @@ export class OfsIssueRepository {
         await trx
           .insertInto('ofs_issues')
           .values({ exchange: issue.exchange, scrip_token: issue.scripToken, ...values })
-          .onConflict((oc) => oc.columns(['exchange', 'scrip_token']).doUpdateSet(values))
+          // Windows moved to close in the future re-open the issue: it is allocated again at the new close
+          // (bids already allotted or not allotted are finished and take no part).
+          .onConflict((oc) =>
+            oc
+              .columns(['exchange', 'scrip_token'])
+              .doUpdateSet(Math.max(issue.nonRetailClosesAt, issue.retailClosesAt) > now ? { ...values, allocated_at: null } : values),
+          )
           .execute();
       }
     });

@@ -269,6 +269,19 @@ describe('ordergate demo', () => {
     expect(stored).toEqual(issue);
   });
 
+  it('--close-in closes both windows that many seconds from now; a bad value is a usage error', async () => {
+    const before = Date.now();
+    const result = await ordergate(['demo', '--json', '--close-in', '90']);
+    expect(result.code, result.stderr).toBe(0);
+    const [issue] = parseOfsIssues(JSON.parse(result.stdout).ofs_issues);
+    for (const closesAt of [issue!.retailClosesAt, issue!.nonRetailClosesAt]) {
+      expect(closesAt).toBeGreaterThanOrEqual(before + 89_000);
+      expect(closesAt).toBeLessThanOrEqual(Date.now() + 91_000);
+    }
+    expect(issue!.retailOpensAt).toBeLessThanOrEqual(before);
+    expectOneLineFailure(await ordergate(['demo', '--close-in', '5']), /--close-in takes a whole number of seconds from 10 to 86400/);
+  });
+
   it('runs again on the same database: same user and password, a new API key, the old one still active', async () => {
     const first = await demoJson();
     const second = await demoJson();

@@ -98,6 +98,27 @@ describe('allocation at close', () => {
     expect((await bench.events()).every((event) => event.delivered_at !== null)).toBe(true);
   });
 
+  it('allocates again when the issue is re-imported with windows that close later (a re-run demo)', async () => {
+    const first = await bookOfBids();
+    bench.clock.now = CLOSE;
+    await bench.worker().runOnce();
+    await expectAllocated(first);
+
+    const reopenedClose = CLOSE + 2 * HOUR;
+    await bench.registerIssue({ nonRetailOpensAt: CLOSE, nonRetailClosesAt: reopenedClose, retailOpensAt: CLOSE, retailClosesAt: reopenedClose });
+    expect((await bench.store.db.selectFrom('ofs_issues').select('allocated_at').executeTakeFirstOrThrow()).allocated_at).toBeNull();
+    const later = await bench.placeOrder({ userId: 'inst2', pricePaise: 10_300, quantity: 70 });
+    const worker = bench.worker();
+    await worker.runOnce();
+    expect(await bench.status(later)).toBe('PENDING');
+
+    bench.clock.now = reopenedClose;
+    await worker.runOnce();
+    expect(await bench.order(later)).toMatchObject({ status: 'EXECUTED', traded_quantity: 70 });
+    // The first allocation's orders are finished and untouched.
+    await expectAllocated(first);
+  });
+
   it('gives a bid that no longer fits the issue at close (floor raised since) no allotment, with the reason', async () => {
     const ids = await bookOfBids();
     await bench.registerIssue({ floorPricePaise: 10_150 });
