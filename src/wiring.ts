@@ -27,11 +27,13 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   const now = options.now ?? Date.now;
   const users = new UserRepository(store.db, store.readDb);
   const orders = new OrderRepository(store.db, store.dialect);
+  const issues = new OfsIssueRepository(store.db);
+  const orderEntry = new OrderEntryService(issues, orders, new GroupCommitter(store.db), now);
   return {
     auth: new AuthService(users, options.tokenTtlSeconds * 1000, now),
-    orderEntry: new OrderEntryService(new OfsIssueRepository(store.db), orders, new GroupCommitter(store.db), now),
+    orderEntry,
     orderBook: new OrderBookService(orders),
-    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now),
+    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }),
   };
 }
 

@@ -1,17 +1,21 @@
 /**
  * /transactional/v1/ordercart: create (POST), list (GET), details (GET /{ordercartId}), update (PUT, seed
  * 4.2) and delete (DELETE /{ordercartId}). Bearer token only: the seed lists no x-api-key for carts.
+ * Executing a cart (POST /{ordercartId}/execute, ours) enters orders, so it needs the API key too.
  */
 import { Errors } from '../domain/errors.js';
 import {
   CART_CREATED,
   CART_DELETED,
   CART_DETAILS,
+  CART_EXECUTED,
   CART_LISTED,
+  CART_PARTLY_EXECUTED,
   CART_UPDATED,
   CreateOrderCartRequest,
   CreateOrderCartResponse,
   DeleteOrderCartResponse,
+  ExecuteOrderCartResponse,
   IfMatchHeaders,
   OrderCartDetailsResponse,
   OrderCartListResponse,
@@ -20,8 +24,10 @@ import {
   UpdateOrderCartResponse,
 } from '../schemas/ordercart.js';
 import type { OrderCartService } from '../services/order-carts.js';
+import { PARTIAL_SUCCESS_CODE, SUCCESS_CODE } from '../schemas/common.js';
 import { callerOf, type App } from '../app.js';
-import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
+import { ORDER_ENTRY_SECURITY } from './orders.js';
+import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
 const PATH = '/transactional/v1/ordercart';
 const tags = ['ordercart'];
@@ -116,6 +122,29 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
       const etag = await carts.update(callerOf(request), request.body, request.headers['if-match']);
       reply.header('ETag', etag);
       return success(CART_UPDATED, SUCCESS_MESSAGE_LIST);
+    },
+  );
+
+  app.post(
+    `${PATH}/:ordercartId/execute`,
+    {
+      config: { auth: 'order-entry' },
+      schema: {
+        tags,
+        summary: 'Execute an order cart: place each line as an order',
+        description:
+          'Places the lines of one of your carts, in order, each under the same checks as a single bid (POST /transactional/v1/orders/regular), and answers one result per line in `data`: `{index, status:"success", orderId}` or `{index, status:"error", code, message, errors}`, where `code` is what a single bid with the line\'s values gets and each field is named `orders[i].Field`. Lines of a product other than OFS are reported as failed (e-413). Every line placed: s-101; some: s-102; none: 422 e-412, whose errors list the faults of every line. An execution that placed an order adds 1 to executedNoTime and changes the ETag. No body is needed.',
+        security: ORDER_ENTRY_SECURITY,
+        params: OrderCartParams,
+        response: {
+          200: ExecuteOrderCartResponse,
+          ...errorResponses(...UNWANTED_BODY_ERRORS, ...ORDER_ENTRY_AUTH_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND, Errors.CART_NOTHING_PLACED),
+        },
+      },
+    },
+    async (request) => {
+      const { allPlaced, lines } = await carts.execute(callerOf(request), request.params.ordercartId, request.id);
+      return allPlaced ? success(CART_EXECUTED, lines, SUCCESS_CODE) : success(CART_PARTLY_EXECUTED, lines, PARTIAL_SUCCESS_CODE);
     },
   );
 

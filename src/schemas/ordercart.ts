@@ -5,7 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
-import { MessageList, SuccessEnvelope, withCode } from './common.js';
+import { FieldErrorSchema, MessageList, SuccessEnvelope, withCode } from './common.js';
 
 const MAX_QUANTITY = 999_999_999_999_999;
 const MAX_PRICE = 1_000_000_000;
@@ -188,3 +188,35 @@ export const OrderCartListResponse = SuccessEnvelope(Type.Array(OrderCart), CART
 export const OrderCartDetailsResponse = SuccessEnvelope(OrderCart, CART_DETAILS);
 export const UpdateOrderCartResponse = SuccessEnvelope(MessageList, CART_UPDATED);
 export const DeleteOrderCartResponse = SuccessEnvelope(MessageList, CART_DELETED);
+
+// --- execute: POST /transactional/v1/ordercart/{ordercartId}/execute (ours) ---------------------------------
+
+export const CART_EXECUTED = 'Order cart executed: every order was sent to OMS';
+export const CART_PARTLY_EXECUTED = 'Order cart partly executed: some orders were not placed; see each line in data';
+
+const lineIndex = Type.Integer({ minimum: 0, description: 'The line\'s position in `orders`, from 0.' });
+
+export const PlacedCartLine = Type.Object(
+  {
+    index: lineIndex,
+    status: Type.Literal('success'),
+    orderId: Type.String({ description: 'The new order\'s identifier, as a single bid answers it.' }),
+  },
+  { additionalProperties: false, description: 'A line placed as an order.' },
+);
+
+export const FailedCartLine = Type.Object(
+  {
+    index: lineIndex,
+    status: Type.Literal('error'),
+    code: Type.String({ description: 'The catalog code a single bid with the line\'s values gets, or a cart-execution code (e-413 to e-416).', examples: ['e-353'] }),
+    message: Type.String(),
+    errors: Type.Array(FieldErrorSchema, { description: 'The faults of the line, each named orders[i].Field.' }),
+  },
+  { additionalProperties: false, description: 'A line that was not placed; it has no orderId.' },
+);
+
+export const ExecuteOrderCartResponse = SuccessEnvelope(
+  Type.Array(Type.Union([PlacedCartLine, FailedCartLine]), { description: 'One result per line, in the order of the lines.' }),
+  `Some or all lines placed: code s-101 ("${CART_EXECUTED}") when every line was placed, s-102 ("${CART_PARTLY_EXECUTED}") when some were not.`,
+);

@@ -2,13 +2,26 @@
  * Order carts: create, list, details, update and delete. The order of checks: the request alone (400:
  * schema, then the `orders` lines), then the cart's owner (404: another user's cart does not exist for
  * the caller), then who writes (403), then the state the caller read (412 If-Match, 409 executedNoTime).
+ * Execution places each line through order entry, as a single bid (docs/design/order-carts.md).
  */
 import { v7 as uuidv7 } from 'uuid';
+import {
+  asLineViolations,
+  executionOutcome,
+  failedLine,
+  lineBid,
+  matchOfsIssue,
+  unplaceableLineViolations,
+  type LineResult,
+} from '../domain/cart-execution.js';
 import { parseCartOrders } from '../domain/cart-lines.js';
 import { ApiError, Errors, type Violation } from '../domain/errors.js';
+import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { CreateOrderCartRequest, OrderCart, OrderLine, UpdateOrderCartRequest } from '../schemas/ordercart.js';
+import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OrderCartRepository, OrderCartRow } from '../store/order-carts.js';
 import type { Caller } from './auth.js';
+import type { OrderEntryService } from './order-entry.js';
 
 /** A strong entity tag derived from the cart's revision, which every change bumps. */
 export function cartEtag(revision: number): string {
@@ -56,10 +69,24 @@ function notFound(ordercartId: string): ApiError {
   ]);
 }
 
+/** What executing a cart needs: the place-order path of a single bid and the registry of OFS issues. */
+export interface CartPlacement {
+  orderEntry: Pick<OrderEntryService, 'placeOfsBid'>;
+  issues: Pick<OfsIssueRepository, 'list'>;
+}
+
+/** An execution that placed at least one line (one that placed none answers 422 e-412). */
+export interface CartExecution {
+  allPlaced: boolean;
+  lines: LineResult[];
+}
+
 export class OrderCartService {
+  /** `placement` is needed by execute() only; a service that only stores carts may leave it out. */
   constructor(
     private readonly carts: OrderCartRepository,
     private readonly now: () => number,
+    private readonly placement?: CartPlacement,
   ) {}
 
   /** Creates a cart owned by the caller and answers its id. */
@@ -127,6 +154,46 @@ export class OrderCartService {
     }
   }
 
+  /**
+   * Places the cart's lines, in order, each as a single bid would be placed, and answers line by line.
+   * The lines are read once, at the start: an update or a delete that commits meanwhile changes neither
+   * which lines are placed nor their answer. An execution that placed at least one order is counted once,
+   * after the last line, together with a new revision; one that placed none answers 422 e-412, uncounted.
+   */
+  async execute(caller: Caller, ordercartId: string, requestId: string | null): Promise<CartExecution> {
+    const placement = this.placement;
+    if (placement === undefined) throw new TypeError('OrderCartService was built without a CartPlacement: it cannot execute carts');
+    const cart = await this.ownCart(caller, ordercartId);
+    const lines = JSON.parse(cart.orders_json) as unknown[];
+    // The registry is read once per execution, when the first OFS line needs it.
+    let registry: Promise<OfsIssue[]> | undefined;
+    const issues = () => (registry ??= placement.issues.list());
+    const results: LineResult[] = [];
+    for (const [index, line] of lines.entries()) {
+      try {
+        results.push(await placeLine(placement, caller, line, index, issues, requestId));
+      } catch (error) {
+        // Not a refusal of the line (the database failed, say): orders already placed stay placed and
+        // are in the order book; the execution is still counted if it can be.
+        if (results.some((result) => result.status === 'success')) {
+          await this.carts.recordExecution(cart.ordercart_id, caller.userId).catch(() => false);
+        }
+        throw error;
+      }
+    }
+    const outcome = executionOutcome(results);
+    if (outcome === 'none-placed') {
+      throw new ApiError(
+        Errors.CART_NOTHING_PLACED,
+        `No line of the cart could be placed: all ${results.length} failed; errors names the faults of each line`,
+        results.flatMap((result) => (result.status === 'error' ? result.errors : [])),
+      );
+    }
+    // Deleted meanwhile: the orders are placed all the same; there is no cart left to count them on.
+    await this.carts.recordExecution(cart.ordercart_id, caller.userId);
+    return { allPlaced: outcome === 'all-placed', lines: results };
+  }
+
   async delete(caller: Caller, ordercartId: string): Promise<void> {
     if (!(await this.carts.deleteOwned(ordercartId, caller.userId))) throw notFound(ordercartId);
   }
@@ -152,4 +219,34 @@ function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart:
     violations.push({ kind: Errors.CART_USER_MISMATCH, field: 'modifiedBy', message: `modifiedBy must be your own user id, ${caller.userId}` });
   }
   return violations;
+}
+
+/**
+ * One line: its own rules and product, the OFS issue it names, its bid's schema, then the single-bid path
+ * (order entry), whose refusal becomes the line's answer. Anything but a refusal (a 5xx) is thrown.
+ */
+async function placeLine(
+  placement: CartPlacement,
+  caller: Caller,
+  line: unknown,
+  index: number,
+  issues: () => Promise<OfsIssue[]>,
+  requestId: string | null,
+): Promise<LineResult> {
+  const unplaceable = unplaceableLineViolations(line, index);
+  if (unplaceable.length > 0) return failedLine(index, unplaceable);
+  const ofsLine = line as OrderLine;
+  const match = matchOfsIssue(ofsLine, index, await issues());
+  if (!match.ok) return failedLine(index, match.violations);
+  const checked = lineBid(ofsLine, index, match.issue);
+  if (!checked.ok) return failedLine(index, checked.violations);
+  try {
+    const orderId = await placement.orderEntry.placeOfsBid(caller, checked.bid, requestId);
+    return { index, status: 'success', orderId };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind.status === 429) throw error;
+    const causes = error.errors.length > 0 ? error.errors : [{ field: '', message: error.message }];
+    const violations = asLineViolations(index, causes.map((cause) => ({ ...cause, kind: error.kind })));
+    return { ...failedLine(index, violations), message: error.message };
+  }
 }

@@ -95,6 +95,22 @@ export class OrderCartRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Counts one execution that placed orders, in one statement: `executed_no_time` and `revision` go up
+   * together, so that an update checked against the cart before it misses its write (and answers 409 or
+   * 412 on re-checking). `updated_at` stays: it is when the content last changed. Answers whether the owner
+   * still has the cart (false: it was deleted meanwhile).
+   */
+  async recordExecution(ordercartId: string, userId: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('order_carts')
+      .set((eb) => ({ executed_no_time: eb('executed_no_time', '+', 1), revision: eb('revision', '+', 1) }))
+      .where('ordercart_id', '=', ordercartId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** Answers whether the owner had such a cart. */
   async deleteOwned(ordercartId: string, userId: string): Promise<boolean> {
     const result = await this.db
