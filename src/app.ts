@@ -134,10 +134,11 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     reply.header('Request-Id', request.id);
     const level = request.routeOptions.config.auth ?? 'none';
     if (level === 'none') return;
-    request.caller = await services.auth.authenticate(request.headers.authorization);
     if (level === 'order-entry') {
       const apiKey = request.headers['x-api-key'];
-      await services.auth.checkApiKey(request.caller, Array.isArray(apiKey) ? apiKey[0] : apiKey);
+      request.caller = await services.auth.authenticateWithApiKey(request.headers.authorization, Array.isArray(apiKey) ? apiKey[0] : apiKey);
+    } else {
+      request.caller = await services.auth.authenticate(request.headers.authorization);
     }
   });
 

@@ -1,6 +1,7 @@
 /** The registry of OFS issues. */
 import type { Kysely, Selectable } from 'kysely';
 import type { AllocationMethod, OfsExchange, OfsIssue } from '../domain/ofs-issue.js';
+import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, OfsIssuesTable } from './tables.js';
 
 function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
@@ -23,16 +24,18 @@ function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
 }
 
 export class OfsIssueRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  // Every order entry reads its issue: compiled once (see prepared.ts).
+  private readonly findQuery: PreparedQuery<{ exchange: string; scripToken: number }, Selectable<OfsIssuesTable>>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.findQuery = prepareQuery((p: { exchange: string; scripToken: number }) =>
+      db.selectFrom('ofs_issues').selectAll().where('exchange', '=', p.exchange).where('scrip_token', '=', p.scripToken),
+    );
+  }
 
   /** Pass `db` to read inside a transaction. */
   async find(exchange: string, scripToken: number, db: Kysely<Database> = this.db): Promise<OfsIssue | undefined> {
-    const row = await db
-      .selectFrom('ofs_issues')
-      .selectAll()
-      .where('exchange', '=', exchange)
-      .where('scrip_token', '=', scripToken)
-      .executeTakeFirst();
+    const [row] = await this.findQuery.execute(db, { exchange, scripToken });
     return row && toIssue(row);
   }
 

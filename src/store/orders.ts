@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { LiveBid } from '../domain/pre-trade.js';
 import type { DialectName } from './database.js';
+import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -83,7 +84,20 @@ export type OrderHistoryRow = Selectable<OrderHistoryTable>;
 /** The PostgreSQL advisory lock key (two int4) of order entry: "ordg", 1. */
 const ORDER_ENTRY_LOCK = [0x6f726467, 1] as const;
 
+type AcceptedValues = NewOrder & { now: number };
+
+type LiveBidRow = Pick<OrderRow, 'order_id' | 'order_type' | 'quantity' | 'price_paise'> & {
+  retail_cutoff_price_paise: number | null;
+  floor_price_paise: number;
+};
+
 export class OrderRepository {
+  // The order-entry hot path: compiled once (see prepared.ts).
+  private readonly insertOrderQuery: PreparedQuery<AcceptedValues, unknown>;
+  private readonly insertFirstHistoryQuery: PreparedQuery<AcceptedValues, unknown>;
+  private readonly insertPlaceOutboxQuery: PreparedQuery<AcceptedValues, unknown>;
+  private readonly liveBidsInSymbolQuery: PreparedQuery<{ userId: string; symbol: string }, LiveBidRow>;
+
   /**
    * `dialect` decides how a transaction locks: PostgreSQL takes locks (advisory, select ... for update),
    * while SQLite's write transactions (BEGIN IMMEDIATE) already exclude every other writer.
@@ -91,19 +105,9 @@ export class OrderRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName = 'sqlite',
-  ) {}
-
-  /** The transactions that hold the order-entry lock already (the group committer runs several units in one). */
-  private readonly orderEntryHeld = new WeakSet<Transaction<Database>>();
-
-  /**
-   * Writes an accepted order with its first history entry and its outbox entry for the OMS. Call inside
-   * a transaction: the three rows are one fact.
-   */
-  async insertAccepted(trx: Transaction<Database>, order: NewOrder, now: number): Promise<void> {
-    await trx
-      .insertInto('orders')
-      .values({
+  ) {
+    this.insertOrderQuery = prepareQuery((order: AcceptedValues) =>
+      db.insertInto('orders').values({
         order_id: order.orderId,
         user_id: order.userId,
         exchange: order.exchange,
@@ -126,23 +130,56 @@ export class OrderRepository {
         vender_code: order.venderCode,
         request_id: order.requestId,
         category: order.category,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await trx
-      .insertInto('order_history')
-      .values({
+        created_at: order.now,
+        updated_at: order.now,
+      }),
+    );
+    this.insertFirstHistoryQuery = prepareQuery((order: AcceptedValues) =>
+      db.insertInto('order_history').values({
         order_id: order.orderId,
         status: ACCEPTED_STATUS,
         reason: 'Order entry accepted and queued for the OMS',
         quantity: order.quantity,
         price_paise: order.pricePaise,
         traded_quantity: 0,
-        at: now,
-      })
-      .execute();
-    await trx.insertInto('outbox').values({ order_id: order.orderId, action: 'PLACE', created_at: now }).execute();
+        at: order.now,
+      }),
+    );
+    this.insertPlaceOutboxQuery = prepareQuery((order: AcceptedValues) =>
+      db.insertInto('outbox').values({ order_id: order.orderId, action: 'PLACE', created_at: order.now }),
+    );
+    this.liveBidsInSymbolQuery = prepareQuery((p: { userId: string; symbol: string }) =>
+      db
+        .selectFrom('orders')
+        .innerJoin('ofs_issues', (join) =>
+          join.onRef('ofs_issues.exchange', '=', 'orders.exchange').onRef('ofs_issues.scrip_token', '=', 'orders.scrip_token'),
+        )
+        .select([
+          'orders.order_id',
+          'orders.order_type',
+          'orders.quantity',
+          'orders.price_paise',
+          'ofs_issues.retail_cutoff_price_paise',
+          'ofs_issues.floor_price_paise',
+        ])
+        .where('orders.user_id', '=', p.userId)
+        .where('orders.status', 'in', LIVE_STATUSES)
+        .where('ofs_issues.symbol', '=', p.symbol),
+    );
+  }
+
+  /** The transactions that hold the order-entry lock already (the group committer runs several units in one). */
+  private readonly orderEntryHeld = new WeakSet<Transaction<Database>>();
+
+  /**
+   * Writes an accepted order with its first history entry and its outbox entry for the OMS. Call inside
+   * a transaction: the three rows are one fact.
+   */
+  async insertAccepted(trx: Transaction<Database>, order: NewOrder, now: number): Promise<void> {
+    const values: AcceptedValues = { ...order, now };
+    await this.insertOrderQuery.execute(trx, values);
+    await this.insertFirstHistoryQuery.execute(trx, values);
+    await this.insertPlaceOutboxQuery.execute(trx, values);
   }
 
   /**
@@ -217,23 +254,7 @@ export class OrderRepository {
    * prices of its own issue.
    */
   async liveBidsInSymbol(trx: Transaction<Database>, userId: string, symbol: string): Promise<(LiveBid & { orderId: string })[]> {
-    const rows = await trx
-      .selectFrom('orders')
-      .innerJoin('ofs_issues', (join) =>
-        join.onRef('ofs_issues.exchange', '=', 'orders.exchange').onRef('ofs_issues.scrip_token', '=', 'orders.scrip_token'),
-      )
-      .select([
-        'orders.order_id',
-        'orders.order_type',
-        'orders.quantity',
-        'orders.price_paise',
-        'ofs_issues.retail_cutoff_price_paise',
-        'ofs_issues.floor_price_paise',
-      ])
-      .where('orders.user_id', '=', userId)
-      .where('orders.status', 'in', LIVE_STATUSES)
-      .where('ofs_issues.symbol', '=', symbol)
-      .execute();
+    const rows = await this.liveBidsInSymbolQuery.execute(trx, { userId, symbol });
     return rows.map((row) => ({
       orderId: row.order_id,
       orderType: row.order_type,

@@ -1,16 +1,44 @@
 /** Users, their API keys and their sessions (access tokens). */
 import type { Kysely, Selectable } from 'kysely';
+import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, UsersTable } from './tables.js';
 
 export type UserRow = Selectable<UsersTable>;
 export type UserCategory = 'RETAIL' | 'NON_RETAIL';
 
+/** A session with its user's category. */
+export interface SessionRow {
+  user_id: string;
+  expires_at: number;
+  revoked_at: number | null;
+  category: string;
+}
+
 export class UserRepository {
+  // Every authenticated request runs one of these: compiled once (see prepared.ts).
+  private readonly sessionQuery: PreparedQuery<{ tokenHash: string }, SessionRow>;
+  private readonly sessionAndKeyOwnerQuery: PreparedQuery<{ tokenHash: string; keyHash: string }, SessionRow & { api_key_owner: string | null }>;
+  private readonly apiKeyOwnerQuery: PreparedQuery<{ keyHash: string }, { user_id: string }>;
+
   /** `readDb` serves the per-request credential look-ups (see Store.readDb). */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly readDb: Kysely<Database> = db,
-  ) {}
+  ) {
+    const session = (p: { tokenHash: string }) =>
+      readDb
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.user_id', 'sessions.user_id')
+        .select(['sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
+        .where('sessions.token_hash', '=', p.tokenHash);
+    const keyOwner = (p: { keyHash: string }) =>
+      readDb.selectFrom('api_keys').select('user_id').where('key_hash', '=', p.keyHash).where('revoked_at', 'is', null);
+    this.sessionQuery = prepareQuery(session);
+    this.apiKeyOwnerQuery = prepareQuery(keyOwner);
+    this.sessionAndKeyOwnerQuery = prepareQuery((p: { tokenHash: string; keyHash: string }) =>
+      session(p).select(() => keyOwner(p).as('api_key_owner')),
+    );
+  }
 
   async find(userId: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -46,12 +74,7 @@ export class UserRepository {
 
   /** The owner of an active (not revoked) API key. */
   async apiKeyOwner(keyHash: string): Promise<string | undefined> {
-    const row = await this.readDb
-      .selectFrom('api_keys')
-      .select('user_id')
-      .where('key_hash', '=', keyHash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const [row] = await this.apiKeyOwnerQuery.execute(this.readDb, { keyHash });
     return row?.user_id;
   }
 
@@ -87,13 +110,15 @@ export class UserRepository {
       .execute();
   }
 
-  async findSession(tokenHash: string) {
-    return this.readDb
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.user_id', 'sessions.user_id')
-      .select(['sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
-      .where('sessions.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+  async findSession(tokenHash: string): Promise<SessionRow | undefined> {
+    const [row] = await this.sessionQuery.execute(this.readDb, { tokenHash });
+    return row;
+  }
+
+  /** The session and the owner of the active API key `keyHash` (null if none), in one read. */
+  async findSessionAndKeyOwner(tokenHash: string, keyHash: string): Promise<(SessionRow & { api_key_owner: string | null }) | undefined> {
+    const [row] = await this.sessionAndKeyOwnerQuery.execute(this.readDb, { tokenHash, keyHash });
+    return row;
   }
 
   async revokeSession(tokenHash: string, now: number): Promise<void> {
