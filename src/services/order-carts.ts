@@ -185,11 +185,11 @@ export class OrderCartService {
     if (outcome === 'none-placed') {
       throw new ApiError(
         Errors.CART_NOTHING_PLACED,
-        `No line of the cart could be placed: all ${results.length} failed; errors names the faults of each line`,
+        `No line of the cart could be placed: ${results.length} of ${results.length} failed; errors names the faults of each line`,
         results.flatMap((result) => (result.status === 'error' ? result.errors : [])),
       );
     }
-    // Deleted meanwhile: the orders are placed all the same; there is no cart left to count them on.
+    // False when the cart was deleted meanwhile: its orders are placed all the same, with no cart to count on.
     await this.carts.recordExecution(cart.ordercart_id, caller.userId);
     return { allPlaced: outcome === 'all-placed', lines: results };
   }

@@ -170,7 +170,7 @@ describe('execute an order cart', () => {
     expect(res.body).toEqual({
       status: 'error',
       code: 'e-412',
-      message: 'No line of the cart could be placed: all 3 failed; errors names the faults of each line',
+      message: 'No line of the cart could be placed: 3 of 3 failed; errors names the faults of each line',
       errors: [
         { field: 'orders[0].Price', message: expect.stringContaining('below the floor price') },
         { field: 'orders[0].Price', message: expect.stringContaining('below the retail cut-off price') },
@@ -287,6 +287,26 @@ describe('execute an order cart', () => {
       const after = await details(id, alice);
       expect(after.body.data).toMatchObject({ ordercartName: 'Changed', orders: [DELIVERY_LINE], executedNoTime: 1 });
       expect(after.headers.get('etag')).toBe('"3"');
+    });
+
+    it('a failure that is no refusal of a line ends the execution with it; the orders placed before it are counted', async () => {
+      const id = await createCart(alice, [EXAMPLE_ORDER_LINE, CUTOFF_LINE, EXAMPLE_ORDER_LINE]);
+      let calls = 0;
+      const failure = new Error('database gone');
+      const orderEntry = {
+        async placeOfsBid() {
+          calls += 1;
+          if (calls === 2) throw failure;
+          return `order-${calls}`;
+        },
+      };
+      const service = new OrderCartService(new OrderCartRepository(server.store.db), () => server.clock.now, {
+        orderEntry,
+        issues: new OfsIssueRepository(server.store.db),
+      });
+      await expect(service.execute(caller, id, null)).rejects.toBe(failure);
+      expect(calls).toBe(2);
+      expect((await details(id, alice)).body.data.executedNoTime).toBe(1);
     });
 
     it('a cart deleted meanwhile: its lines are placed and answered all the same, and nothing is left to count on', async () => {
