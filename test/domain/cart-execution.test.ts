@@ -9,29 +9,11 @@ import {
   unplaceableLineViolations,
   type LineResult,
 } from '../../src/domain/cart-execution.js';
-import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import { EXAMPLE_ORDER_LINE, OrderLine } from '../../src/schemas/ordercart.js';
 import { OfsOrderRequest } from '../../src/schemas/orders.js';
+import { sbinIssue } from '../support/fixtures.js';
 
-function issue(overrides: Partial<OfsIssue> = {}): OfsIssue {
-  return {
-    exchange: 'NSE_EQ',
-    scripToken: 500112,
-    symbol: 'SBIN',
-    series: 'OF',
-    floorPricePaise: 10_000,
-    tickSizePaise: 5,
-    offerQuantity: 1_000_000,
-    retailReservePct: 10,
-    retailCutoffPricePaise: 10_100,
-    allocation: 'PROPORTIONATE',
-    nonRetailOpensAt: 0,
-    nonRetailClosesAt: 1,
-    retailOpensAt: 0,
-    retailClosesAt: 1,
-    ...overrides,
-  };
-}
+const issue = sbinIssue;
 
 const line = (overrides: Partial<OrderLine> = {}, scrip: Partial<OrderLine['scripDetail']> = {}): OrderLine => ({
   ...EXAMPLE_ORDER_LINE,

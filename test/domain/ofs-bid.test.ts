@@ -3,24 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../../src/domain/ofs-bid.js';
 import { rupeesToPaise } from '../../src/domain/ofs-issue.js';
 import { Errors } from '../../src/domain/errors.js';
-import type { OfsIssue } from '../../src/domain/ofs-issue.js';
+import { sbinIssue } from '../support/fixtures.js';
 
-const issue: OfsIssue = {
-  exchange: 'NSE_EQ',
-  scripToken: 500112,
-  symbol: 'SBIN',
-  series: 'OF',
-  floorPricePaise: 10_000,
-  tickSizePaise: 5,
-  offerQuantity: 1_000_000,
-  retailReservePct: 10,
-  retailCutoffPricePaise: 10_100,
-  allocation: 'PROPORTIONATE',
-  nonRetailOpensAt: 0,
-  nonRetailClosesAt: 1,
-  retailOpensAt: 0,
-  retailClosesAt: 1,
-};
+const issue = sbinIssue();
 
 function bid(overrides: Partial<OfsBid> = {}): OfsBid {
   return {

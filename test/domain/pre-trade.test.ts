@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
-import type { OfsIssue } from '../../src/domain/ofs-issue.js';
+import { sbinIssue } from '../support/fixtures.js';
 import {
   bidValuePaise,
   formatInstant,
@@ -23,22 +23,7 @@ const T_CLOSE = Date.parse('2026-11-23T10:00:00Z');
 const T1 = Date.parse('2026-11-24T03:45:00Z');
 const T1_CLOSE = Date.parse('2026-11-24T10:00:00Z');
 
-const issue: OfsIssue = {
-  exchange: 'NSE_EQ',
-  scripToken: 500112,
-  symbol: 'SBIN',
-  series: 'OF',
-  floorPricePaise: 10_000,
-  tickSizePaise: 5,
-  offerQuantity: 1_000_000,
-  retailReservePct: 10,
-  retailCutoffPricePaise: 10_100,
-  allocation: 'PROPORTIONATE',
-  nonRetailOpensAt: T,
-  nonRetailClosesAt: T_CLOSE,
-  retailOpensAt: T1,
-  retailClosesAt: T1_CLOSE,
-};
+const issue = sbinIssue({ nonRetailOpensAt: T, nonRetailClosesAt: T_CLOSE, retailOpensAt: T1, retailClosesAt: T1_CLOSE });
 
 const priceBid = (quantity: number, pricePaise: number): BidTerms => ({ orderType: 'RL', quantity, pricePaise });
 const cutoffBid = (quantity: number): BidTerms => ({ orderType: 'RL-MKT', quantity, pricePaise: 0 });

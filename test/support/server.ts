@@ -12,6 +12,7 @@ import { UserRepository } from '../../src/store/users.js';
 import type { UserCategory } from '../../src/store/users.js';
 import { createServices } from '../../src/wiring.js';
 import { createTestDatabase } from './databases.js';
+import { sbinIssue } from './fixtures.js';
 
 export interface TestUser {
   userId: string;
@@ -59,23 +60,7 @@ export const TEST_PASSWORD = 'correct-horse-42';
 /** An OFS issue with both windows open around the given instant. */
 export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIssue {
   const hour = 60 * 60 * 1000;
-  return {
-    exchange: 'NSE_EQ',
-    scripToken: 500112,
-    symbol: 'SBIN',
-    series: 'OF',
-    floorPricePaise: 10_000,
-    tickSizePaise: 5,
-    offerQuantity: 1_000_000,
-    retailReservePct: 10,
-    retailCutoffPricePaise: 10_100,
-    allocation: 'PROPORTIONATE',
-    nonRetailOpensAt: now - hour,
-    nonRetailClosesAt: now + 6 * hour,
-    retailOpensAt: now - hour,
-    retailClosesAt: now + 6 * hour,
-    ...overrides,
-  };
+  return sbinIssue({ nonRetailOpensAt: now - hour, nonRetailClosesAt: now + 6 * hour, retailOpensAt: now - hour, retailClosesAt: now + 6 * hour, ...overrides });
 }
 
 /**
