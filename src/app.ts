@@ -10,6 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError, Errors, type ErrorKind, type FieldError } from './domain/errors.js';
+import { registerOrderEventRoutes } from './http/events.js';
 import { registerOrderCartRoutes } from './http/ordercart.js';
 import { registerOrderRoutes } from './http/orders.js';
 import { registerSessionRoutes } from './http/session.js';
@@ -18,6 +19,7 @@ import { createAjv, violationsOf } from './schemas/validator.js';
 import type { AuthService, Caller } from './services/auth.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
+import type { OrderEventsService } from './services/order-events.js';
 import type { OrderEntryService } from './services/order-entry.js';
 
 /** Who may call a route: nobody in particular, a logged-in user, or a user with token and API key. */
@@ -37,6 +39,7 @@ export interface AppServices {
   orderEntry: OrderEntryService;
   orderBook: OrderBookService;
   orderCarts: OrderCartService;
+  orderEvents: OrderEventsService;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -194,6 +197,11 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     return sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint for ${request.method} ${path}`);
   });
 
+  // Open event streams are not idle connections: end them before the server waits for its connections.
+  app.addHook('preClose', async () => {
+    await services.orderEvents.close();
+  });
+
   app.register(helmet, { contentSecurityPolicy: false });
   app.register(swagger, { openapi: openApiDocument });
   app.register(swaggerUi, { routePrefix: '/docs' });
@@ -203,6 +211,7 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     registerSessionRoutes(typed, services.auth);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerOrderCartRoutes(typed, services.orderCarts);
+    registerOrderEventRoutes(typed, services.orderEvents);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
 

@@ -5,10 +5,12 @@ import { AuthService } from './services/auth.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
+import { OrderEventsService, type OrderEventsOptions } from './services/order-events.js';
 import type { Store } from './store/database.js';
 import { GroupCommitter } from './store/group-commit.js';
 import { OfsIssueRepository } from './store/ofs-issues.js';
 import { OrderCartRepository } from './store/order-carts.js';
+import { OrderEventRepository } from './store/order-events.js';
 import { OrderRepository } from './store/orders.js';
 import { UserRepository } from './store/users.js';
 import type { ExchangeAdapter } from './oms/exchange.js';
@@ -21,6 +23,8 @@ export interface ServiceOptions {
   tokenTtlSeconds: number;
   /** The clock, injectable so that tests can move time. */
   now?: () => number;
+  /** The order-event poller and stream heartbeats (tests make them short). */
+  orderEvents?: OrderEventsOptions;
 }
 
 export function createServices(store: Store, options: ServiceOptions): AppServices {
@@ -34,6 +38,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     orderEntry,
     orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }),
+    orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), options.orderEvents),
   };
 }
 

@@ -1,0 +1,234 @@
+/**
+ * The order-event feed of one process: a single poller reads new order_history rows (in id order, in
+ * batches) while at least one subscriber listens, and hands each to the subscribers of the order's owner.
+ *
+ * Hand-over without gap or repeat: a subscriber is registered synchronously at the poller's position P
+ * (every row up to P has been dispatched, every later row will be). Its replay (Last-Event-ID < id <= P)
+ * comes from the store, while live rows (> P) wait in its buffer; then the buffer is flushed. Each
+ * subscriber remembers the last id it was sent and skips anything not above it.
+ */
+import type { Logger } from 'pino';
+import { ApiError, Errors } from '../domain/errors.js';
+import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
+import type { OrderEventRepository, OrderEventRow } from '../store/order-events.js';
+import { toOrderBookEntry } from './order-book.js';
+
+export interface OrderEventsOptions {
+  /** How often the poller looks for new rows (ms). */
+  pollMs?: number;
+  /** How often an idle stream gets a heartbeat comment (ms). */
+  heartbeatMs?: number;
+  /** Rows read at once, by the poller and by a replay. */
+  batchSize?: number;
+  logger?: Pick<Logger, 'error'>;
+}
+
+/** Where a subscription's events go (the HTTP stream). */
+export interface OrderEventConsumer {
+  send(event: OrderEvent): void;
+  /** Resolves once the consumer has taken what it was sent (a replay waits for it between batches). */
+  drained(): Promise<void>;
+  /** The feed ends the subscription: the server shuts down. */
+  close(): void;
+}
+
+export interface OrderEventSubscription {
+  /** Sends the replay, if any, then the live events as they come. */
+  start(): Promise<void>;
+  /** Stops sending (the client went away); idempotent. */
+  close(): void;
+}
+
+interface Subscriber {
+  userId: string;
+  consumer: OrderEventConsumer;
+  /** Live rows that arrived while the replay was being sent. */
+  buffer: OrderEventRow[] | null;
+  lastSentId: number;
+}
+
+export function toOrderEvent(row: OrderEventRow): OrderEvent {
+  return {
+    event_id: row.eventId,
+    type: ORDER_UPDATE_EVENT,
+    order_id: row.order.order_id,
+    status: row.status,
+    reason: row.reason,
+    at: new Date(row.at).toISOString(),
+    order: toOrderBookEntry(row.order),
+  };
+}
+
+export class OrderEventsService {
+  readonly heartbeatMs: number;
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private subscriberCount = 0;
+  /** The id of the last row the poller has dispatched. */
+  private position = 0;
+  /** The running poller: resolved once its starting position is known. */
+  private polling: Promise<void> | null = null;
+  private pollerDone: Promise<void> = Promise.resolve();
+  private wake: (() => void) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly events: OrderEventRepository,
+    private readonly options: OrderEventsOptions = {},
+  ) {
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.pollMs = options.pollMs ?? 200;
+    this.batchSize = options.batchSize ?? 500;
+  }
+
+  /**
+   * Registers a consumer of the user's events: after `lastEventId` when given (replay first), else from
+   * now on. Rejects (before anything is sent) when the store cannot be read.
+   */
+  async subscribe(userId: string, lastEventId: number | undefined, consumer: OrderEventConsumer): Promise<OrderEventSubscription> {
+    if (this.closed) throw new ApiError(Errors.UNAVAILABLE, 'The server is shutting down');
+    // Until the hand-over below it takes nothing: what the poller dispatches meanwhile is in its replay.
+    const subscriber: Subscriber = { userId, consumer, buffer: null, lastSentId: Number.MAX_SAFE_INTEGER };
+    this.add(subscriber);
+    try {
+      await this.startPolling();
+    } catch (error) {
+      this.remove(subscriber);
+      throw error;
+    }
+    if (this.closed) throw new ApiError(Errors.UNAVAILABLE, 'The server is shutting down');
+    // From here on every row above `handOver` reaches the buffer; rows up to it come from the store.
+    const handOver = this.position;
+    subscriber.buffer = [];
+    subscriber.lastSentId = handOver;
+    let started = false;
+    return {
+      start: async () => {
+        if (started) return;
+        started = true;
+        try {
+          if (lastEventId === undefined) {
+            // Live only: after the newest event, which the poller may not have reached yet.
+            subscriber.lastSentId = Math.max(handOver, await this.events.latestEventId());
+          } else {
+            subscriber.lastSentId = lastEventId;
+            await this.replay(subscriber, handOver);
+          }
+        } catch (error) {
+          this.remove(subscriber);
+          throw error;
+        }
+        const buffered = subscriber.buffer ?? [];
+        subscriber.buffer = null;
+        for (const row of buffered) this.deliver(subscriber, row);
+      },
+      close: () => this.remove(subscriber),
+    };
+  }
+
+  /** Ends every subscription and stops the poller (server shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.consumer.close();
+    this.subscribers.clear();
+    this.subscriberCount = 0;
+    this.wake?.();
+    await this.pollerDone;
+  }
+
+  private async replay(subscriber: Subscriber, upToId: number): Promise<void> {
+    for (;;) {
+      const rows = await this.events.userEventsBetween(subscriber.userId, subscriber.lastSentId, upToId, this.batchSize);
+      if (!this.isSubscribed(subscriber)) return;
+      for (const row of rows) this.deliver(subscriber, row);
+      if (rows.length < this.batchSize) return;
+      await subscriber.consumer.drained();
+    }
+  }
+
+  private deliver(subscriber: Subscriber, row: OrderEventRow): void {
+    if (row.eventId <= subscriber.lastSentId || !this.isSubscribed(subscriber)) return;
+    subscriber.lastSentId = row.eventId;
+    subscriber.consumer.send(toOrderEvent(row));
+  }
+
+  private dispatch(rows: OrderEventRow[]): void {
+    for (const row of rows) {
+      const set = this.subscribers.get(row.userId);
+      if (set !== undefined) {
+        for (const subscriber of set) {
+          if (subscriber.buffer !== null) subscriber.buffer.push(row);
+          else this.deliver(subscriber, row);
+        }
+      }
+      this.position = row.eventId;
+    }
+  }
+
+  private startPolling(): Promise<void> {
+    if (this.polling === null) {
+      const polling = this.events.latestEventId().then((latest) => {
+        this.position = latest;
+        this.pollerDone = this.poll(polling);
+      });
+      polling.catch(() => {
+        if (this.polling === polling) this.polling = null;
+      });
+      this.polling = polling;
+    }
+    return this.polling;
+  }
+
+  /** Runs while anyone listens; the next subscriber starts a new poller from the newest event. */
+  private async poll(polling: Promise<void>): Promise<void> {
+    try {
+      while (!this.closed && this.subscriberCount > 0) {
+        let full = false;
+        try {
+          const rows = await this.events.eventsAfter(this.position, this.batchSize);
+          this.dispatch(rows);
+          full = rows.length === this.batchSize;
+        } catch (error) {
+          this.options.logger?.error({ err: error }, 'order-event poll failed; retrying');
+        }
+        if (!full) await this.sleep();
+      }
+    } finally {
+      // Synchronous with the loop's last check: a subscriber added later starts a new poller.
+      if (this.polling === polling) this.polling = null;
+    }
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, this.pollMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  private add(subscriber: Subscriber): void {
+    const set = this.subscribers.get(subscriber.userId) ?? new Set<Subscriber>();
+    set.add(subscriber);
+    this.subscribers.set(subscriber.userId, set);
+    this.subscriberCount += 1;
+  }
+
+  private remove(subscriber: Subscriber): void {
+    const set = this.subscribers.get(subscriber.userId);
+    if (set === undefined || !set.delete(subscriber)) return;
+    if (set.size === 0) this.subscribers.delete(subscriber.userId);
+    this.subscriberCount -= 1;
+  }
+
+  private isSubscribed(subscriber: Subscriber): boolean {
+    return this.subscribers.get(subscriber.userId)?.has(subscriber) ?? false;
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * The order-event stream over real HTTP: live events of the caller's own orders only, heartbeats, resuming
+ * with Last-Event-ID without gap or repeat, the errors answered before the stream starts, and shutdown.
+ * The streams are served by a second app over the same store (another node), with short heartbeat and
+ * poll intervals; the orders are placed through the test server and moved on by the OMS worker.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/app.js';
+import type { OmsWorker } from '../../src/oms/worker.js';
+import type { Store } from '../../src/store/database.js';
+import { createOmsWorker, createServices } from '../../src/wiring.js';
+import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+
+const ORDERS = '/transactional/v1/orders';
+const EVENTS = `${ORDERS}/events`;
+const HEARTBEAT_MS = 100;
+const WAIT_MS = 5_000;
+
+interface SseFrame {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** An open event stream, read frame by frame as it arrives. */
+class EventStream {
+  readonly frames: SseFrame[] = [];
+  ended = false;
+  private pending = '';
+  private readonly changed = new Set<() => void>();
+
+  constructor(
+    readonly response: Response,
+    private readonly abort: AbortController,
+  ) {
+    void this.read();
+  }
+
+  get events() {
+    return this.frames.filter((frame) => frame.data !== undefined).map((frame) => ({ id: Number(frame.id), event: frame.event, data: JSON.parse(frame.data!) }));
+  }
+
+  /** Waits (at most WAIT_MS) until the condition holds. */
+  async until(condition: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + WAIT_MS;
+    while (!condition()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(left, 50));
+        this.changed.add(done);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    }
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+
+  private async read(): Promise<void> {
+    const reader = this.response.body!.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.pending += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = this.pending.indexOf('\n\n')) >= 0) {
+          this.frames.push(parseFrame(this.pending.slice(0, end)));
+          this.pending = this.pending.slice(end + 2);
+        }
+        this.notify();
+      }
+    } catch {
+      // Aborted by the test.
+    }
+    this.ended = true;
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const wake of this.changed) wake();
+    this.changed.clear();
+  }
+}
+
+function parseFrame(text: string): SseFrame {
+  const frame: SseFrame = {};
+  for (const line of text.split('\n')) {
+    if (line.startsWith(':')) frame.comment = line.slice(1).trim();
+    else {
+      const colon = line.indexOf(':');
+      const field = line.slice(0, colon) as 'id' | 'event' | 'data';
+      frame[field] = line.slice(colon + 1).replace(/^ /, '');
+    }
+  }
+  return frame;
+}
+
+/** A node serving the streams over the test server's store. */
+async function startEventsNode(store: Store): Promise<{ app: App; url: string }> {
+  const app = buildApp(
+    createServices(store, { tokenTtlSeconds: 24 * 60 * 60, orderEvents: { heartbeatMs: HEARTBEAT_MS, pollMs: 50, batchSize: 3 } }),
+    { logger: false },
+  );
+  return { app, url: await app.listen({ host: '127.0.0.1', port: 0 }) };
+}
+
+describe('GET /transactional/v1/orders/events', () => {
+  let server: TestServer;
+  let node: { app: App; url: string };
+  let oms: OmsWorker;
+  let alice: TestUser;
+  let bob: TestUser;
+  let carol: TestUser;
+  const streams: EventStream[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.registerIssue();
+    alice = await server.createUser('alice');
+    bob = await server.createUser('bob');
+    carol = await server.createUser('carol');
+    oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
+    node = await startEventsNode(server.store);
+  });
+  afterAll(async () => {
+    for (const stream of streams) stream.close();
+    await node.app.close();
+    await server.close();
+  });
+
+  async function open(user: TestUser, lastEventId?: string, url = node.url): Promise<EventStream> {
+    const abort = new AbortController();
+    const headers: Record<string, string> = { authorization: `Bearer ${user.token}` };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const response = await fetch(url + EVENTS, { headers, signal: abort.signal });
+    expect(response.status).toBe(200);
+    const stream = new EventStream(response, abort);
+    streams.push(stream);
+    return stream;
+  }
+
+  async function bid(user: TestUser, quantity = 10): Promise<string> {
+    const res = await server.call('POST', `${ORDERS}/regular`, { body: validBid({ quantity: String(quantity) }), token: user.token, apiKey: user.apiKey });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.orderId as string;
+  }
+
+  /** Every order_history id of the user's orders, in order. */
+  async function historyIds(user: TestUser): Promise<number[]> {
+    const rows = await server.store.db
+      .selectFrom('order_history')
+      .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
+      .select('order_history.id')
+      .where('orders.user_id', '=', user.userId)
+      .orderBy('order_history.id')
+      .execute();
+    return rows.map((row) => Number(row.id));
+  }
+
+  it('streams the events of the caller\'s own orders as they happen, from the moment it connects', async () => {
+    await bid(alice);
+    const existing = await historyIds(alice);
+    const aliceStream = await open(alice);
+    const bobStream = await open(bob);
+    expect(aliceStream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(aliceStream.response.headers.get('cache-control')).toBe('no-cache');
+    expect(aliceStream.response.headers.get('x-accel-buffering')).toBe('no');
+    expect(aliceStream.response.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+
+    const orderId = await bid(alice);
+    await aliceStream.until(() => aliceStream.events.some((e) => e.data.status === 'OMSXMITTED'), 'OMSXMITTED');
+    await oms.runOnce();
+    await oms.runOnce();
+    // Both bids move on; only the changes after the stream opened are sent.
+    const expected = (await historyIds(alice)).filter((id) => id > existing.at(-1)!);
+    await aliceStream.until(() => aliceStream.events.length >= expected.length, 'every event since the stream opened');
+    const events = aliceStream.events;
+    expect(events.map((e) => e.id)).toEqual(expected);
+    const mine = events.filter((e) => e.data.order_id === orderId);
+    expect(mine.map((e) => e.data.status)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+    for (const { id, event, data } of events) {
+      expect(event).toBe('order_update');
+      expect(data).toMatchObject({ event_id: id, type: 'order_update', order_id: data.order.order_id });
+      expect(new Date(data.at).toISOString()).toBe(data.at);
+      expect(typeof data.reason).toBe('string');
+    }
+    // `order` is the order as the order book shows it now.
+    const book = await server.call('GET', `${ORDERS}?order_id=${orderId}`, { token: alice.token });
+    expect(mine.at(-1)!.data.order).toEqual(book.body.data.orders[0]);
+
+    expect(bobStream.events).toEqual([]);
+    aliceStream.close();
+    bobStream.close();
+  });
+
+  it('sends heartbeat comments while nothing happens', async () => {
+    const stream = await open(bob);
+    await stream.until(() => stream.frames.filter((f) => f.comment === 'heartbeat').length >= 2, 'two heartbeats');
+    stream.close();
+  });
+
+  it('resumes with Last-Event-ID: the missed events, then the live ones, with no gap and no repeat', async () => {
+    const first = await open(carol);
+    await bid(carol);
+    await oms.runOnce();
+    await bid(carol);
+    await first.until(() => first.events.length >= 3, 'three events on the first connection');
+    first.close();
+    await first.until(() => first.ended, 'the first connection to end');
+    const seenFirst = first.events.map((e) => e.id);
+
+    // While the client is away: more bids and OMS work than one replay batch (3) holds.
+    await bid(carol);
+    await bid(carol);
+    await oms.runOnce();
+    await oms.runOnce();
+    const missed = (await historyIds(carol)).filter((id) => id > seenFirst.at(-1)!);
+    expect(missed.length).toBeGreaterThan(3);
+
+    const second = await open(carol, String(seenFirst.at(-1)));
+    await bid(carol);
+    await oms.runOnce();
+    await oms.runOnce();
+    const all = await historyIds(carol);
+    await second.until(() => seenFirst.length + second.events.length >= all.length, 'every event of carol');
+    // A repeat would arrive within a few poll intervals.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(second.events.slice(0, missed.length).map((e) => e.id)).toEqual(missed);
+    expect([...seenFirst, ...second.events.map((e) => e.id)]).toEqual(await historyIds(carol));
+    second.close();
+  });
+
+  it('answers a Last-Event-ID that is not a number with 400 e-111, before any stream', async () => {
+    for (const value of ['abc', '-1', '1.5', '']) {
+      const res = await fetch(node.url + EVENTS, { headers: { authorization: `Bearer ${alice.token}`, 'last-event-id': value } });
+      expect(res.status, value).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toMatchObject({ status: 'error', code: 'e-111' });
+    }
+  });
+
+  it('answers without a valid token with the 401 envelope, before any stream', async () => {
+    const missing = await fetch(node.url + EVENTS);
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toMatchObject({ status: 'error', code: 'e-201' });
+    const unknown = await fetch(node.url + EVENTS, { headers: { authorization: 'Bearer not-a-token' } });
+    expect(unknown.status).toBe(401);
+    expect(await unknown.json()).toMatchObject({ status: 'error', code: 'e-202' });
+  });
+
+  it('ends the open streams when the server closes', async () => {
+    const closing = await startEventsNode(server.store);
+    const stream = await open(alice, undefined, closing.url);
+    await stream.until(() => stream.frames.length > 0, 'a first heartbeat');
+    await Promise.race([
+      closing.app.close(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('app.close() hung')), WAIT_MS)),
+    ]);
+    await stream.until(() => stream.ended, 'the stream to end');
+  });
+});
