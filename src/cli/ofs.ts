@@ -1,11 +1,9 @@
 /** `ordergate ofs import`: register or update OFS issues from a JSON array (product.md's import format). */
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import type { OfsIssue } from '../domain/ofs-issue.js';
+import { formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
 import { AdminError, parseOfsIssues } from '../services/admin.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
-
-const rupees = (paise: number) => (paise / 100).toFixed(2);
 
 /** One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. */
 export function describeOfsIssue(issue: OfsIssue): string {
@@ -14,9 +12,9 @@ export function describeOfsIssue(issue: OfsIssue): string {
     issue.scripToken,
     issue.symbol,
     issue.series,
-    `floor=${rupees(issue.floorPricePaise)}`,
-    `tick=${rupees(issue.tickSizePaise)}`,
-    `retail_cutoff=${issue.retailCutoffPricePaise === null ? 'none' : rupees(issue.retailCutoffPricePaise)}`,
+    `floor=${formatPrice(issue.floorPricePaise)}`,
+    `tick=${formatPrice(issue.tickSizePaise)}`,
+    `retail_cutoff=${issue.retailCutoffPricePaise === null ? 'none' : formatPrice(issue.retailCutoffPricePaise)}`,
     `offer_quantity=${issue.offerQuantity}`,
     `allocation=${issue.allocation}`,
     `non_retail=${isoInstant(issue.nonRetailOpensAt)}/${isoInstant(issue.nonRetailClosesAt)}`,

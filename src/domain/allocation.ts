@@ -32,7 +32,7 @@
  * category's reported demand is the only figure that could pass 2^53 (many bids near the 15-digit
  * quantity limit); it is then the nearest double, and only the report is rounded, not the allocation.
  */
-import type { OfsIssue } from './ofs-issue.js';
+import { formatPrice, type OfsIssue } from './ofs-issue.js';
 
 export type BidCategory = 'RETAIL' | 'NON_RETAIL';
 
@@ -141,7 +141,7 @@ function rank(bid: AllocationBid, input: AllocationInput): RankedBid {
   }
   const ranked = { bid, effectivePricePaise, quantity: BigInt(bid.quantity) };
   if (effectivePricePaise < input.floorPricePaise) {
-    throw new RangeError(`bid ${bid.orderId}: ${describePrice(ranked)} is below the floor price ${formatPaise(input.floorPricePaise)}`);
+    throw new RangeError(`bid ${bid.orderId}: ${describePrice(ranked)} is below the floor price ${formatPrice(input.floorPricePaise)}`);
   }
   return ranked;
 }
@@ -204,7 +204,7 @@ function allotProportionately(bids: readonly RankedBid[], portion: bigint, outco
   for (const r of bids) {
     const quantity = shares.get(r);
     if (quantity === undefined) {
-      outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the clearing price ${formatPaise(clearingPricePaise)}`));
+      outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the clearing price ${formatPrice(clearingPricePaise)}`));
     } else if (quantity === 0n) {
       outcomes.set(r.bid, notAllotted(`the proportionate share of ${r.bid.quantity} is less than one share (oversubscribed ${ratio}x)`));
     } else {
@@ -221,7 +221,7 @@ function allotByPricePriority(bids: readonly RankedBid[], portion: bigint, outco
   for (const level of priceLevels(bids)) {
     if (left === 0n) {
       for (const r of level.bids) {
-        outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the lowest allotted price ${formatPaise(lowestAllottedPaise)} (price priority)`));
+        outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the lowest allotted price ${formatPrice(lowestAllottedPaise)} (price priority)`));
       }
     } else if (level.demand <= left) {
       lowestAllottedPaise = level.pricePaise;
@@ -258,7 +258,7 @@ function allottedOutcome(r: RankedBid, quantity: bigint, pricePaise: number, how
   return {
     allottedQuantity: Number(quantity),
     pricePaise,
-    reason: `allotted ${quantity} of ${r.bid.quantity} at ${formatPaise(pricePaise)} (${cutoff}${how})`,
+    reason: `allotted ${quantity} of ${r.bid.quantity} at ${formatPrice(pricePaise)} (${cutoff}${how})`,
   };
 }
 
@@ -315,12 +315,7 @@ function positive(n: bigint): bigint {
 }
 
 function describePrice(r: RankedBid): string {
-  return r.bid.pricePaise === 0 ? `cut-off bid (${formatPaise(r.effectivePricePaise)})` : `bid ${formatPaise(r.bid.pricePaise)}`;
-}
-
-/** Paise as rupees with two decimals: 10150 -> "101.50". */
-function formatPaise(paise: number): string {
-  return `${Math.trunc(paise / 100)}.${String(paise % 100).padStart(2, '0')}`;
+  return r.bid.pricePaise === 0 ? `cut-off bid (${formatPrice(r.effectivePricePaise)})` : `bid ${formatPrice(r.bid.pricePaise)}`;
 }
 
 /**

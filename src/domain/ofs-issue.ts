@@ -36,3 +36,16 @@ export function rupeesToPaise(rupees: number): number | null {
 export function paiseToRupees(paise: number): number {
   return paise / 100;
 }
+
+/** Paise as rupees with two decimals: 10150 -> "101.50". */
+export function formatPrice(paise: number | bigint): string {
+  const value = BigInt(paise);
+  return `${value / 100n}.${(value % 100n).toString().padStart(2, '0')}`;
+}
+
+/** The bidding window of a category: bids are taken while `opensAt <= now < closesAt`. */
+export function categoryWindow(issue: OfsIssue, category: 'RETAIL' | 'NON_RETAIL'): { opensAt: number; closesAt: number } {
+  return category === 'RETAIL'
+    ? { opensAt: issue.retailOpensAt, closesAt: issue.retailClosesAt }
+    : { opensAt: issue.nonRetailOpensAt, closesAt: issue.nonRetailClosesAt };
+}

@@ -7,7 +7,7 @@
 import type { BidCategory } from './allocation.js';
 import { Errors, type Violation } from './errors.js';
 import { CUTOFF_ORDER_TYPE } from './ofs-bid.js';
-import type { OfsIssue } from './ofs-issue.js';
+import { categoryWindow, formatPrice, type OfsIssue } from './ofs-issue.js';
 
 /** Rs 2,00,000 in paise: a retail bidder's live bids in one OFS may total at most this, inclusive. */
 export const RETAIL_LIMIT_PAISE = 20_000_000n;
@@ -34,12 +34,6 @@ export function formatInstant(epochMs: number): string {
   return `${ist.slice(0, 10)} ${ist.slice(11, 16)}${seconds} IST (${new Date(epochMs).toISOString()})`;
 }
 
-/** Paise as rupees with two decimals, "101.50". */
-export function formatPrice(paise: number | bigint): string {
-  const value = BigInt(paise);
-  return `${value / 100n}.${(value % 100n).toString().padStart(2, '0')}`;
-}
-
 /** Paise as an amount in Indian grouping, "Rs 2,00,000.00". */
 export function formatRupees(paise: bigint): string {
   const rupees = (paise / 100n).toString();
@@ -49,13 +43,6 @@ export function formatRupees(paise: bigint): string {
 }
 
 const categoryName = (category: BidCategory) => (category === 'RETAIL' ? 'retail' : 'non-retail');
-
-/** The bidding window of a category: bids are taken while `opensAt <= now < closesAt`. */
-export function categoryWindow(issue: OfsIssue, category: BidCategory): { opensAt: number; closesAt: number } {
-  return category === 'RETAIL'
-    ? { opensAt: issue.retailOpensAt, closesAt: issue.retailClosesAt }
-    : { opensAt: issue.nonRetailOpensAt, closesAt: issue.nonRetailClosesAt };
-}
 
 /** Bids, modifications and cancellations are taken only while the bidder's category window is open. */
 export function windowViolations(issue: OfsIssue, category: BidCategory, now: number): Violation[] {

@@ -5,7 +5,7 @@
  * a window that closed before the OMS got to the order, an issue whose floor was raised.
  */
 import type { BidCategory } from '../domain/allocation.js';
-import type { OfsIssue } from '../domain/ofs-issue.js';
+import { categoryWindow, formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
 
 export function isBidCategory(value: string): value is BidCategory {
   return value === 'RETAIL' || value === 'NON_RETAIL';
@@ -15,18 +15,9 @@ const categoryLabel = (category: BidCategory) => (category === 'RETAIL' ? 'retai
 
 const instant = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-const rupees = (paise: number) => `${Math.trunc(paise / 100)}.${String(paise % 100).padStart(2, '0')}`;
-
-/** A category's bidding window: open for opensAt <= now < closesAt. */
-export function biddingWindow(issue: OfsIssue, category: BidCategory): { opensAt: number; closesAt: number } {
-  return category === 'RETAIL'
-    ? { opensAt: issue.retailOpensAt, closesAt: issue.retailClosesAt }
-    : { opensAt: issue.nonRetailOpensAt, closesAt: issue.nonRetailClosesAt };
-}
-
 /** Null while the category's window is open at `now`. */
 export function windowViolation(issue: OfsIssue, category: BidCategory, now: number): string | null {
-  const { opensAt, closesAt } = biddingWindow(issue, category);
+  const { opensAt, closesAt } = categoryWindow(issue, category);
   if (now < opensAt) return `the ${categoryLabel(category)} bidding window opens at ${instant(opensAt)}`;
   if (now >= closesAt) return `the ${categoryLabel(category)} bidding window closed at ${instant(closesAt)}`;
   return null;
@@ -62,11 +53,11 @@ export function allocationViolation(bid: BidTerms, issue: OfsIssue): string | nu
     if (bid.category !== 'RETAIL') return 'only retail bids may bid at the cut-off price';
     if (issue.retailCutoffPricePaise === null) return 'the retail cut-off price is not set, so a cut-off bid cannot be valued';
     if (issue.retailCutoffPricePaise < issue.floorPricePaise) {
-      return `the retail cut-off price ${rupees(issue.retailCutoffPricePaise)} is below the floor price ${rupees(issue.floorPricePaise)}`;
+      return `the retail cut-off price ${formatPrice(issue.retailCutoffPricePaise)} is below the floor price ${formatPrice(issue.floorPricePaise)}`;
     }
     return null;
   }
-  if (bid.pricePaise < issue.floorPricePaise) return `the price ${rupees(bid.pricePaise)} is below the floor price ${rupees(issue.floorPricePaise)}`;
+  if (bid.pricePaise < issue.floorPricePaise) return `the price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(issue.floorPricePaise)}`;
   return null;
 }
 
@@ -75,7 +66,7 @@ export function exchangeTermsViolation(bid: BidTerms, issue: OfsIssue): string |
   const violation = allocationViolation(bid, issue);
   if (violation) return violation;
   if (issue.tickSizePaise > 0 && bid.pricePaise % issue.tickSizePaise !== 0) {
-    return `the price ${rupees(bid.pricePaise)} is not a multiple of the tick size ${rupees(issue.tickSizePaise)}`;
+    return `the price ${formatPrice(bid.pricePaise)} is not a multiple of the tick size ${formatPrice(issue.tickSizePaise)}`;
   }
   return null;
 }

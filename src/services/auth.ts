@@ -94,15 +94,9 @@ export class AuthService {
     return this.callerOf(tokenHash, await this.users.findSession(tokenHash));
   }
 
-  /** The x-api-key header must carry an active key of the same user as the token (seed 5). */
-  async checkApiKey(caller: Caller, apiKey: string | undefined): Promise<void> {
-    if (apiKey === undefined || apiKey === '') throw apiKeyMissing();
-    checkApiKeyOwner(caller, await this.users.apiKeyOwner(sha256Hex(apiKey)));
-  }
-
   /**
-   * `authenticate` then `checkApiKey`, with the same answers in the same order, in one read: every order
-   * entry call pays for this.
+   * The caller behind the bearer token, whose x-api-key must be an active key of the same user (seed 5):
+   * token faults first, then key faults, in one read, since every order-entry call pays for this.
    */
   async authenticateWithApiKey(authorization: string | undefined, apiKey: string | undefined): Promise<Caller> {
     const tokenHash = bearerTokenHash(authorization);

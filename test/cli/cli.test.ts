@@ -253,9 +253,8 @@ describe('ordergate demo', () => {
 
     await inStore(async (store) => {
       const auth = authService(store);
-      const caller = await auth.authenticate(`Bearer ${demo.access_token}`);
+      const caller = await auth.authenticateWithApiKey(`Bearer ${demo.access_token}`, demo.api_key);
       expect(caller).toMatchObject({ userId: demo.user_id, category: 'RETAIL' });
-      await expect(auth.checkApiKey(caller, demo.api_key)).resolves.toBeUndefined();
       await expect(auth.login({ user_id: demo.user_id, password: demo.password, api_key: demo.api_key })).resolves.toMatchObject({ userId: demo.user_id });
     });
 
@@ -307,7 +306,7 @@ describe('ordergate demo', () => {
     expect(apiKey).toBeDefined();
     await inStore(async (store) => {
       const auth = authService(store);
-      await auth.checkApiKey(await auth.authenticate(`Bearer ${token}`), apiKey);
+      await expect(auth.authenticateWithApiKey(`Bearer ${token}`, apiKey)).resolves.toMatchObject({ userId: 'demo' });
     });
     for (const call of ['-X POST "$BASE/transactional/v1/orders/regular"', '-X POST "$BASE/transactional/v1/ordercart"', '-X PUT "$BASE/transactional/v1/ordercart"']) {
       expect(snippet).toContain(call);

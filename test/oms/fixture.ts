@@ -18,6 +18,7 @@ import { OrderRepository, type NewOrder, type OrderRow } from '../../src/store/o
 import { UserRepository, type UserCategory } from '../../src/store/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
 import { createTestDatabase } from '../support/databases.js';
+import { sbinIssue } from '../support/fixtures.js';
 
 export const HOUR = 60 * 60 * 1000;
 /** A fixed start instant, so that reasons with instants are predictable. */
@@ -28,23 +29,14 @@ export const T0 = Date.parse('2026-11-23T05:00:00Z');
  * Both windows are open at T0; the non-retail one closes an hour later, the retail one two hours later.
  */
 export function testIssue(overrides: Partial<OfsIssue> = {}): OfsIssue {
-  return {
-    exchange: 'NSE_EQ',
-    scripToken: 500112,
-    symbol: 'SBIN',
-    series: 'OF',
-    floorPricePaise: 10_000,
-    tickSizePaise: 5,
+  return sbinIssue({
     offerQuantity: 1000,
-    retailReservePct: 10,
-    retailCutoffPricePaise: 10_100,
-    allocation: 'PROPORTIONATE',
     nonRetailOpensAt: T0 - HOUR,
     nonRetailClosesAt: T0 + HOUR,
     retailOpensAt: T0 - HOUR,
     retailClosesAt: T0 + 2 * HOUR,
     ...overrides,
-  };
+  });
 }
 
 export interface BidSpec {
