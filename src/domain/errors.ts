@@ -125,6 +125,11 @@ export class ApiError extends Error {
     this.headers = headers;
   }
 
+  /** Throws the ApiError of these violations, if there are any. */
+  static throwIfAny(violations: readonly Violation[]): void {
+    if (violations.length > 0) throw ApiError.fromViolations(violations);
+  }
+
   /** The first violation names the code and message; all of them are listed. */
   static fromViolations(violations: readonly Violation[]): ApiError {
     const first = violations[0];

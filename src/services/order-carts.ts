@@ -39,10 +39,6 @@ export interface OrderCartDetails {
   etag: string;
 }
 
-function throwIfAny(violations: Violation[]): void {
-  if (violations.length > 0) throw ApiError.fromViolations(violations);
-}
-
 function validLines(orders: string): OrderLine[] {
   const result = parseCartOrders(orders);
   if (!result.ok) throw ApiError.fromViolations(result.violations);
@@ -92,7 +88,7 @@ export class OrderCartService {
   /** Creates a cart owned by the caller and answers its id. */
   async create(caller: Caller, request: CreateOrderCartRequest): Promise<string> {
     const lines = validLines(request.orders);
-    throwIfAny(
+    ApiError.throwIfAny(
       (['createdBy', 'modifiedBy'] as const)
         .filter((field) => request[field] !== caller.userId)
         .map((field) => ({
@@ -130,7 +126,7 @@ export class OrderCartService {
     // no update is judged on a state it does not replace. Each miss is another request's committed write.
     for (;;) {
       const cart = await this.ownCart(caller, request.ordercartId);
-      throwIfAny(writerViolations(caller, request, cart));
+      ApiError.throwIfAny(writerViolations(caller, request, cart));
       const etag = cartEtag(cart.revision);
       if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etag)) {
         throw new ApiError(

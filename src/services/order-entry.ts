@@ -8,7 +8,7 @@
  */
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError, Errors, type Violation } from '../domain/errors.js';
+import { ApiError, Errors } from '../domain/errors.js';
 import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../domain/ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { priceViolations, retailLimitViolations, windowViolations, type BidTerms } from '../domain/pre-trade.js';
@@ -18,10 +18,6 @@ import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import { LIVE_STATUSES, type OrderRepository, type OrderRow, type OrderStatus } from '../store/orders.js';
 import type { Database } from '../store/tables.js';
 import type { Caller } from './auth.js';
-
-function throwIfAny(violations: readonly Violation[]): void {
-  if (violations.length > 0) throw ApiError.fromViolations(violations);
-}
 
 const emptyToNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
 
@@ -54,15 +50,15 @@ export class OrderEntryService {
 
   /** Places an OFS bid and answers its order id once it is durably stored. */
   async placeOfsBid(caller: Caller, bid: OfsOrderRequest, requestId: string | null): Promise<string> {
-    throwIfAny(crossFieldViolations(bid));
-    throwIfAny(callerViolations(bid, caller.userId));
+    ApiError.throwIfAny(crossFieldViolations(bid));
+    ApiError.throwIfAny(callerViolations(bid, caller.userId));
 
     const { exchange, scrip_token } = bid.scrip_info;
     const orderId = uuidv7();
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
       const issue = await this.issues.find(exchange, scrip_token, trx);
-      throwIfAny(issueViolations(bid, issue));
+      ApiError.throwIfAny(issueViolations(bid, issue));
       // issueViolations has refused any price that is not a whole number of paise.
       const terms: BidTerms = { orderType: bid.order_type, quantity: Number(bid.quantity), pricePaise: rupeesToPaise(bid.price)! };
       await this.checkPreTrade(trx, caller, issue!, terms, null);
@@ -101,7 +97,7 @@ export class OrderEntryService {
    * terms.
    */
   async modifyOrder(caller: Caller, exchange: string, orderId: string, request: ModifyOrderRequest): Promise<void> {
-    throwIfAny(crossFieldViolations(request));
+    ApiError.throwIfAny(crossFieldViolations(request));
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
       const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
@@ -119,7 +115,7 @@ export class OrderEntryService {
         price: request.price,
       };
       const issue = await this.issues.find(order.exchange, order.scrip_token, trx);
-      throwIfAny(issueViolations(modified, issue));
+      ApiError.throwIfAny(issueViolations(modified, issue));
       const change = {
         orderType: request.order_type,
         quantity: Number(request.quantity),
@@ -142,7 +138,7 @@ export class OrderEntryService {
           { field: 'order_id', message: 'the order\'s OFS issue is not registered' },
         ]);
       }
-      throwIfAny(windowViolations(issue, caller.category, this.now()));
+      ApiError.throwIfAny(windowViolations(issue, caller.category, this.now()));
       await this.orders.requestCancellation(trx, order.order_id, CANCELLATION_REASON, this.now());
     });
   }
@@ -153,11 +149,11 @@ export class OrderEntryService {
    * `replacedOrderId`, the order a modification replaces).
    */
   private async checkPreTrade(trx: Transaction<Database>, caller: Caller, issue: OfsIssue, terms: BidTerms, replacedOrderId: string | null): Promise<void> {
-    throwIfAny(windowViolations(issue, caller.category, this.now()));
-    throwIfAny(priceViolations(terms, issue, caller.category));
+    ApiError.throwIfAny(windowViolations(issue, caller.category, this.now()));
+    ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
     if (caller.category !== 'RETAIL') return;
     const liveBids = await this.orders.liveBidsInSymbol(trx, caller.userId, issue.symbol);
-    throwIfAny(retailLimitViolations(terms, issue, caller.category, liveBids.filter((bid) => bid.orderId !== replacedOrderId)));
+    ApiError.throwIfAny(retailLimitViolations(terms, issue, caller.category, liveBids.filter((bid) => bid.orderId !== replacedOrderId)));
   }
 
   /** The caller's order on that exchange, still live and with no cancellation under way. */
