@@ -5,13 +5,13 @@
  */
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, Store } from './database.js';
+import { serialKeyTable } from './migration-helpers.js';
+import * as webhooks from './migrations/0003-webhooks.js';
+import * as idempotency from './migrations/0004-idempotency.js';
+import * as audit from './migrations/0005-audit.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
-  // The one column type that differs: an auto-incrementing 64-bit key.
-  const serialKey = (db: Kysely<any>, table: string) =>
-    dialect === 'postgres'
-      ? db.schema.createTable(table).addColumn('id', 'bigserial', (c) => c.primaryKey())
-      : db.schema.createTable(table).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+  const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
 
   return {
     '0001_core': {
@@ -170,6 +170,10 @@ function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('sim_exchange_events_pending').on('sim_exchange_events').columns(['delivered_at', 'id']).execute();
       },
     },
+    // Later migrations live in ./migrations/, one file each.
+    '0003_webhooks': { up: (db: Kysely<any>) => webhooks.up(db, dialect) },
+    '0004_idempotency': { up: (db: Kysely<any>) => idempotency.up(db, dialect) },
+    '0005_audit': { up: (db: Kysely<any>) => audit.up(db, dialect) },
   };
 }
 

@@ -3,6 +3,9 @@
  * quantities are whole numbers. Both dialects store the same values.
  */
 import type { Generated } from 'kysely';
+import type { AuditTables } from './audit.js';
+import type { IdempotencyTables } from './idempotency.js';
+import type { WebhookTables } from './webhooks.js';
 
 export interface UsersTable {
   user_id: string;
@@ -157,7 +160,7 @@ export interface SimExchangeEventsTable {
   delivered_at: number | null;
 }
 
-export interface Database {
+export interface Database extends WebhookTables, IdempotencyTables, AuditTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
