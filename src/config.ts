@@ -10,6 +10,10 @@ export interface Config {
   omsEmbedded: boolean;
   /** The pause between two passes of the OMS worker, in milliseconds. */
   omsPollMs: number;
+  /** How long one webhook POST may take, in milliseconds. */
+  webhookTimeoutMs: number;
+  /** How long a webhook delivery is retried after its event, in seconds. */
+  webhookRetryForSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -50,5 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, 365 * 24 * 60 * 60),
     omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
+    webhookTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetryForSeconds: wholeNumber(env, 'WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Start-up: config, database (migrated), services, the HTTP app, the embedded OMS worker (unless
- * OMS_EMBEDDED=false), and a clean shutdown on SIGTERM/SIGINT.
+ * Start-up: config, database (migrated), services, the HTTP app, the embedded OMS worker and webhook
+ * dispatcher (unless OMS_EMBEDDED=false), and a clean shutdown on SIGTERM/SIGINT.
  */
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
@@ -9,13 +9,16 @@ import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrations.js';
 import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
-import { createOmsWorker, createServices } from './wiring.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { configuredWebhookDispatcher, createOmsWorker, createServices } from './wiring.js';
 
 export interface RunningServer {
   app: App;
   store: Store;
   /** The embedded OMS worker, running; null when OMS_EMBEDDED=false. */
   oms: OmsWorker | null;
+  /** The webhook dispatcher, running beside the embedded OMS worker; null when OMS_EMBEDDED=false. */
+  webhooks: WebhookDispatcher | null;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
   stop(): Promise<void>;
@@ -34,10 +37,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   logger.info({ url, database: store.location }, 'ordergate listening');
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs }) : null;
   oms?.start();
+  const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger) : null;
+  webhooks?.start();
   let stopping: Promise<void> | undefined;
-  // The worker finishes its pass before the store it works on is closed.
-  const stop = () => (stopping ??= Promise.all([app.close(), oms?.stop()]).then(() => store.close()));
-  return { app, store, oms, url, stop };
+  // The workers finish their passes before the store they work on is closed.
+  const stop = () => (stopping ??= Promise.all([app.close(), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
+  return { app, store, oms, webhooks, url, stop };
 }
 
 export const EMPTY_DATABASE_HINT =

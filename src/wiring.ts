@@ -18,6 +18,10 @@ import { SimulatedExchange } from './oms/simulated-exchange.js';
 import { OmsWorker } from './oms/worker.js';
 import { OmsRepository } from './store/oms.js';
 import { SimExchangeRepository } from './store/sim-exchange.js';
+import { WebhookRepository } from './store/webhooks.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './domain/webhooks.js';
+import type { Config } from './config.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface ServiceOptions {
   tokenTtlSeconds: number;
@@ -72,5 +76,35 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
     ...(options.workerId !== undefined && { workerId: options.workerId }),
     ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
+  });
+}
+
+export interface WebhookOptions {
+  logger: Logger;
+  now?: () => number;
+  pollMs?: number;
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+}
+
+/** The webhook dispatcher over the store (not started); it runs wherever the OMS worker runs. */
+export function createWebhookDispatcher(store: Store, options: WebhookOptions): WebhookDispatcher {
+  return new WebhookDispatcher({
+    webhooks: new WebhookRepository(store.db),
+    events: new OrderEventRepository(store.db),
+    logger: options.logger.child({ component: 'webhooks' }),
+    ...(options.now !== undefined && { now: options.now }),
+    ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.retry !== undefined && { retry: options.retry }),
+  });
+}
+
+/** The dispatcher as configured by the environment (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS). */
+export function configuredWebhookDispatcher(store: Store, config: Config, logger: Logger): WebhookDispatcher {
+  return createWebhookDispatcher(store, {
+    logger,
+    timeoutMs: config.webhookTimeoutMs,
+    retry: { ...DEFAULT_RETRY_POLICY, retryForMs: config.webhookRetryForSeconds * 1000 },
   });
 }

@@ -41,6 +41,7 @@ export function sha256Hex(secret: string): string {
 
 export const API_KEY_PREFIX = 'ogk_';
 export const ACCESS_TOKEN_PREFIX = 'ogt_';
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 export interface NewSecret {
   /** The secret itself, shown once. */
@@ -58,6 +59,8 @@ function newSecret(prefix: string): NewSecret {
 
 export const newApiKey = (): NewSecret => newSecret(API_KEY_PREFIX);
 export const newAccessToken = (): NewSecret => newSecret(ACCESS_TOKEN_PREFIX);
+/** A webhook signing secret: kept as is (every delivery is signed with it), so only `secret` is used. */
+export const newWebhookSecret = (): string => newSecret(WEBHOOK_SECRET_PREFIX).secret;
 
 export function newTotpSecret(): string {
   return new OTPAuth.Secret({ size: 20 }).base32;

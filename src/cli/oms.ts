@@ -1,4 +1,4 @@
-/** `ordergate oms`: the OMS worker alone, for a deployment that runs it apart from `serve` (OMS_EMBEDDED=false). */
+/** `ordergate oms`: the OMS worker (and the webhook dispatcher) alone, for a deployment that runs it apart from `serve` (OMS_EMBEDDED=false). */
 import { Command } from 'commander';
 import { withWorkspace, type CliIo } from './context.js';
 
@@ -17,23 +17,25 @@ function untilSignalled(): Promise<NodeJS.Signals> {
 
 export function omsCommand(io: CliIo): Command {
   return new Command('oms')
-    .description('run the OMS worker alone over DATABASE_URL until SIGTERM or SIGINT (beside servers started with OMS_EMBEDDED=false)')
+    .description('run the OMS worker and the webhook dispatcher alone over DATABASE_URL until SIGTERM or SIGINT (beside servers started with OMS_EMBEDDED=false)')
     .addHelpText(
       'after',
       '\nLogs are JSON lines on stderr. Several workers may run on one database: each outbox entry is taken by one of them.',
     )
     .action(async () => {
       // Loaded only here, so that the other commands start fast.
-      const [{ createLogger }, { createOmsWorker }] = await Promise.all([import('../logger.js'), import('../wiring.js')]);
+      const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker }] = await Promise.all([import('../logger.js'), import('../wiring.js')]);
       await withWorkspace(io, async ({ config, store }) => {
         const signalled = untilSignalled();
         const logger = createLogger(config.logLevel);
         const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs });
+        const webhooks = configuredWebhookDispatcher(store, config, logger);
         logger.info({ database: store.location }, 'ordergate oms running');
         worker.start();
+        webhooks.start();
         const signal = await signalled;
         logger.info({ signal }, 'shutting down');
-        await worker.stop();
+        await Promise.all([worker.stop(), webhooks.stop()]);
       });
     });
 }

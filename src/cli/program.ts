@@ -12,6 +12,7 @@ import { ofsCommand } from './ofs.js';
 import { omsCommand } from './oms.js';
 import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
+import { webhooksCommand } from './webhooks.js';
 
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -49,7 +50,7 @@ export function buildProgram(io: CliIo): Command {
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
       ].join('\n'),
     );
-  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, serveCommand, omsCommand]) {
+  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, webhooksCommand, serveCommand, omsCommand]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);

@@ -48,6 +48,13 @@ export class OrderEventRepository {
     return rows.map(toEventRow);
   }
 
+  /** The events with these ids (any user), oldest first. */
+  async eventsByIds(ids: readonly number[]): Promise<OrderEventRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.withOrders().where('order_history.id', 'in', ids).orderBy('order_history.id').execute();
+    return rows.map(toEventRow);
+  }
+
   private withOrders() {
     return this.db
       .selectFrom('order_history')

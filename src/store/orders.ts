@@ -4,6 +4,7 @@ import type { LiveBid } from '../domain/pre-trade.js';
 import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
+import { prepareEnqueueDeliveries } from './webhooks.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -94,7 +95,8 @@ type LiveBidRow = Pick<OrderRow, 'order_id' | 'order_type' | 'quantity' | 'price
 export class OrderRepository {
   // The order-entry hot path: compiled once (see prepared.ts).
   private readonly insertOrderQuery: PreparedQuery<AcceptedValues, unknown>;
-  private readonly insertFirstHistoryQuery: PreparedQuery<AcceptedValues, unknown>;
+  private readonly insertFirstHistoryQuery: PreparedQuery<AcceptedValues, { id: number }>;
+  private readonly enqueueDeliveriesQuery: PreparedQuery<{ eventId: number; now: number }, unknown>;
   private readonly insertPlaceOutboxQuery: PreparedQuery<AcceptedValues, unknown>;
   private readonly liveBidsInSymbolQuery: PreparedQuery<{ userId: string; symbol: string }, LiveBidRow>;
 
@@ -143,8 +145,9 @@ export class OrderRepository {
         price_paise: order.pricePaise,
         traded_quantity: 0,
         at: order.now,
-      }),
+      }).returning('id'),
     );
+    this.enqueueDeliveriesQuery = prepareEnqueueDeliveries(db);
     this.insertPlaceOutboxQuery = prepareQuery((order: AcceptedValues) =>
       db.insertInto('outbox').values({ order_id: order.orderId, action: 'PLACE', created_at: order.now }),
     );
@@ -178,7 +181,8 @@ export class OrderRepository {
   async insertAccepted(trx: Transaction<Database>, order: NewOrder, now: number): Promise<void> {
     const values: AcceptedValues = { ...order, now };
     await this.insertOrderQuery.execute(trx, values);
-    await this.insertFirstHistoryQuery.execute(trx, values);
+    const [history] = await this.insertFirstHistoryQuery.execute(trx, values);
+    await this.enqueueDeliveriesQuery.execute(trx, { eventId: Number(history!.id), now });
     await this.insertPlaceOutboxQuery.execute(trx, values);
   }
 
@@ -210,9 +214,12 @@ export class OrderRepository {
     await this.appendHistory(trx, orderId, reason, now);
   }
 
-  /** Appends the order's current state to its history with a reason (a change that keeps the status). */
+  /**
+   * Appends the order's current state to its history with a reason (a change that keeps the status), and
+   * queues the new event for the owner's webhooks in the same transaction.
+   */
   async appendHistory(trx: Transaction<Database>, orderId: string, reason: string, now: number): Promise<void> {
-    await trx
+    const history = await trx
       .insertInto('order_history')
       .columns(['order_id', 'status', 'reason', 'quantity', 'price_paise', 'traded_quantity', 'at'])
       .expression((eb) =>
@@ -229,7 +236,9 @@ export class OrderRepository {
           ])
           .where('order_id', '=', orderId),
       )
-      .execute();
+      .returning('id')
+      .executeTakeFirst();
+    if (history !== undefined) await this.enqueueDeliveriesQuery.execute(trx, { eventId: Number(history.id), now });
   }
 
   async find(orderId: string): Promise<OrderRow | undefined> {

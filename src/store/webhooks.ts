@@ -1,5 +1,336 @@
-/** The store of webhooks and their deliveries. */
+/**
+ * The store of webhooks and their deliveries. A delivery row is written for every (active webhook of the
+ * order's owner, order event) in the transaction that writes the event (see OrderRepository), so an event
+ * is never committed without its deliveries. The dispatcher then claims due deliveries under a lease, as
+ * the OMS claims its outbox: several processes may deliver at once, never the same delivery twice at once.
+ */
+import type { ExpressionBuilder, Generated, Kysely, Selectable } from 'kysely';
+import { prepareQuery, type PreparedQuery } from './prepared.js';
+import type { Database } from './tables.js';
+
+export interface WebhooksTable {
+  webhook_id: string;
+  user_id: string;
+  url: string;
+  /** The signing secret; kept as is, since every delivery is signed with it. */
+  secret: string;
+  created_at: number;
+  /** Set by `ordergate webhooks remove`: no new deliveries; pending ones are given up. */
+  removed_at: number | null;
+}
+
+export const DeliveryStatus = {
+  PENDING: 'PENDING',
+  DELIVERED: 'DELIVERED',
+  FAILED: 'FAILED',
+} as const;
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: string;
+  /** The order event (order_history id). */
+  event_id: number;
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  /** The JSON body, fixed at the first attempt so that every retry sends the same bytes. */
+  payload: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  last_attempt_at: number | null;
+  delivered_at: number | null;
+  failed_at: number | null;
+}
 
 /** The tables of webhooks and their deliveries (part of `Database`). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface WebhookTables {}
+export interface WebhookTables {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+export type WebhookRow = Selectable<WebhooksTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** A claimed delivery with what sending it takes. */
+export interface DueDelivery {
+  id: number;
+  webhookId: string;
+  eventId: number;
+  url: string;
+  secret: string;
+  attempts: number;
+  createdAt: number;
+  payload: string | null;
+}
+
+export interface WebhookSummary extends WebhookRow {
+  pending: number;
+  delivered: number;
+  failed: number;
+}
+
+export interface DeliveryFilter {
+  webhookId?: string;
+  userId?: string;
+  status?: DeliveryStatus;
+  eventId?: number;
+  limit: number;
+}
+
+/** Not leased, or its lease has run out. */
+const claimable =
+  (now: number) =>
+  (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.or([eb('webhook_deliveries.claimed_until', 'is', null), eb('webhook_deliveries.claimed_until', '<', now)]);
+
+/**
+ * Queues the event for every active webhook of its order's owner; run in the event's own transaction.
+ * Built once (it runs for every order event, on the order-entry hot path too).
+ */
+export function prepareEnqueueDeliveries(db: Kysely<Database>): PreparedQuery<{ eventId: number; now: number }, unknown> {
+  return prepareQuery((p: { eventId: number; now: number }) =>
+    db
+      .insertInto('webhook_deliveries')
+      .columns(['webhook_id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('order_history')
+          .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
+          .innerJoin('webhooks', 'webhooks.user_id', 'orders.user_id')
+          .select((s) => [
+            'webhooks.webhook_id',
+            'order_history.id',
+            s.val(DeliveryStatus.PENDING).as('status'),
+            s.val(0).as('attempts'),
+            s.val(p.now).as('next_attempt_at'),
+            s.val(p.now).as('created_at'),
+          ])
+          .where('order_history.id', '=', p.eventId)
+          .where('webhooks.removed_at', 'is', null),
+      ),
+  );
+}
+
+export class WebhookRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(webhook: Omit<WebhookRow, 'removed_at'>): Promise<void> {
+    await this.db.insertInto('webhooks').values({ ...webhook, removed_at: null }).execute();
+  }
+
+  async find(webhookId: string): Promise<WebhookRow | undefined> {
+    return this.db.selectFrom('webhooks').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
+  }
+
+  /** Webhooks (removed ones too) with their delivery counts, oldest first. */
+  async list(userId?: string): Promise<WebhookSummary[]> {
+    let query = this.db
+      .selectFrom('webhooks')
+      .selectAll('webhooks')
+      .select((eb) => [
+        countDeliveries(eb, DeliveryStatus.PENDING).as('pending'),
+        countDeliveries(eb, DeliveryStatus.DELIVERED).as('delivered'),
+        countDeliveries(eb, DeliveryStatus.FAILED).as('failed'),
+      ])
+      .orderBy('created_at')
+      .orderBy('webhook_id');
+    if (userId !== undefined) query = query.where('user_id', '=', userId);
+    const rows = await query.execute();
+    return rows.map((row) => ({ ...row, pending: Number(row.pending), delivered: Number(row.delivered), failed: Number(row.failed) }));
+  }
+
+  /** Stops the webhook: no new deliveries, and the pending ones are given up. False if none was active. */
+  async remove(webhookId: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('webhooks')
+        .set({ removed_at: now })
+        .where('webhook_id', '=', webhookId)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: DeliveryStatus.FAILED, failed_at: now, last_error: 'webhook removed', claimed_until: null })
+        .where('webhook_id', '=', webhookId)
+        .where('status', '=', DeliveryStatus.PENDING)
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * Up to `limit` pending deliveries that are due and not leased, oldest first; a delivery waits while an
+   * earlier one to the same webhook is waiting for its retry, so that a receiver gets the events in order
+   * for as long as it can take them.
+   */
+  async due(now: number, limit: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', DeliveryStatus.PENDING)
+      .where('next_attempt_at', '<=', now)
+      .where(claimable(now))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('webhook_deliveries as earlier')
+              .select('earlier.id')
+              .whereRef('earlier.webhook_id', '=', 'webhook_deliveries.webhook_id')
+              .where('earlier.status', '=', DeliveryStatus.PENDING)
+              .whereRef('earlier.id', '<', 'webhook_deliveries.id')
+              .where('earlier.next_attempt_at', '>', now),
+          ),
+        ),
+      )
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => Number(row.id));
+  }
+
+  /** Leases the deliveries to `workerId` until `until`, except those taken meanwhile; answers what it took. */
+  async claim(ids: readonly number[], workerId: string, now: number, until: number): Promise<DueDelivery[]> {
+    if (ids.length === 0) return [];
+    const claimed = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ claimed_by: workerId, claimed_until: until })
+      .where('id', 'in', ids)
+      .where('status', '=', DeliveryStatus.PENDING)
+      .where(claimable(now))
+      .returning('id')
+      .execute();
+    if (claimed.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
+      .select([
+        'webhook_deliveries.id',
+        'webhook_deliveries.webhook_id',
+        'webhook_deliveries.event_id',
+        'webhook_deliveries.attempts',
+        'webhook_deliveries.created_at',
+        'webhook_deliveries.payload',
+        'webhooks.url',
+        'webhooks.secret',
+      ])
+      .where(
+        'webhook_deliveries.id',
+        'in',
+        claimed.map((row) => Number(row.id)),
+      )
+      .orderBy('webhook_deliveries.id')
+      .execute();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      webhookId: row.webhook_id,
+      eventId: Number(row.event_id),
+      url: row.url,
+      secret: row.secret,
+      attempts: Number(row.attempts),
+      createdAt: Number(row.created_at),
+      payload: row.payload,
+    }));
+  }
+
+  /** Fixes the body of a delivery before its first attempt (kept for every retry). */
+  async setPayload(id: number, payload: string): Promise<void> {
+    await this.db.updateTable('webhook_deliveries').set({ payload }).where('id', '=', id).where('payload', 'is', null).execute();
+  }
+
+  async markDelivered(id: number, workerId: string, now: number, statusCode: number): Promise<void> {
+    await this.ownedPending(id, workerId)
+      .set((eb) => ({
+        status: DeliveryStatus.DELIVERED,
+        attempts: eb('attempts', '+', 1),
+        last_status_code: statusCode,
+        last_error: null,
+        last_attempt_at: now,
+        delivered_at: now,
+        claimed_until: null,
+      }))
+      .execute();
+  }
+
+  /** Records a failed attempt: the next one at `retryAt`, or given up (FAILED) when `retryAt` is null. */
+  async markAttemptFailed(id: number, workerId: string, now: number, retryAt: number | null, statusCode: number | null, error: string): Promise<void> {
+    await this.ownedPending(id, workerId)
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        last_status_code: statusCode,
+        last_error: error.slice(0, 500),
+        last_attempt_at: now,
+        claimed_until: null,
+        ...(retryAt === null ? { status: DeliveryStatus.FAILED, failed_at: now } : { next_attempt_at: retryAt }),
+      }))
+      .execute();
+  }
+
+  /** Gives back deliveries not attempted (held behind an earlier failure), to be due again at `dueAt`. */
+  async release(ids: readonly number[], workerId: string, dueAt: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ claimed_until: null, next_attempt_at: dueAt })
+      .where('id', 'in', ids)
+      .where('claimed_by', '=', workerId)
+      .where('status', '=', DeliveryStatus.PENDING)
+      .execute();
+  }
+
+  /** Deliveries, newest first. */
+  async deliveries(filter: DeliveryFilter): Promise<(DeliveryRow & { user_id: string; url: string })[]> {
+    let query = this.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
+      .selectAll('webhook_deliveries')
+      .select(['webhooks.user_id', 'webhooks.url'])
+      .orderBy('webhook_deliveries.id', 'desc')
+      .limit(filter.limit);
+    if (filter.webhookId !== undefined) query = query.where('webhook_deliveries.webhook_id', '=', filter.webhookId);
+    if (filter.userId !== undefined) query = query.where('webhooks.user_id', '=', filter.userId);
+    if (filter.status !== undefined) query = query.where('webhook_deliveries.status', '=', filter.status);
+    if (filter.eventId !== undefined) query = query.where('webhook_deliveries.event_id', '=', filter.eventId);
+    return query.execute();
+  }
+
+  /** Sends a failed delivery again from now on, with a fresh retry time. False if it is not FAILED. */
+  async retry(id: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: DeliveryStatus.PENDING, next_attempt_at: now, created_at: now, failed_at: null, claimed_until: null })
+      .where('id', '=', id)
+      .where('status', '=', DeliveryStatus.FAILED)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('webhooks')
+            .select('webhooks.webhook_id')
+            .whereRef('webhooks.webhook_id', '=', 'webhook_deliveries.webhook_id')
+            .where('webhooks.removed_at', 'is', null),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  private ownedPending(id: number, workerId: string) {
+    return this.db
+      .updateTable('webhook_deliveries')
+      .where('id', '=', id)
+      .where('claimed_by', '=', workerId)
+      .where('status', '=', DeliveryStatus.PENDING);
+  }
+}
+
+function countDeliveries(eb: ExpressionBuilder<Database, 'webhooks'>, status: DeliveryStatus) {
+  return eb
+    .selectFrom('webhook_deliveries')
+    .select((s) => s.fn.countAll().as('n'))
+    .whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.webhook_id')
+    .where('webhook_deliveries.status', '=', status);
+}
+

@@ -1,0 +1,96 @@
+/**
+ * Webhook rules without I/O: which URLs may be registered, how a delivery is signed and verified, and
+ * when a failed delivery is tried again.
+ *
+ * Signature: `X-Ordergate-Signature: sha256=<hex>` where hex = HMAC-SHA256(secret, `${timestamp}.${rawBody}`),
+ * the secret being the string `ordergate webhooks add` printed (as UTF-8) and the timestamp the value of
+ * `X-Ordergate-Timestamp` (unix seconds).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SIGNATURE_HEADER = 'x-ordergate-signature';
+export const TIMESTAMP_HEADER = 'x-ordergate-timestamp';
+export const EVENT_ID_HEADER = 'x-ordergate-event-id';
+export const DELIVERY_ID_HEADER = 'x-ordergate-delivery-id';
+
+export const MAX_URL_LENGTH = 2048;
+
+/** Why `url` cannot be registered, or null when it can. The URL is only parsed, never fetched. */
+export function webhookUrlProblem(url: string): string | null {
+  if (url.length > MAX_URL_LENGTH) return `the URL is longer than ${MAX_URL_LENGTH} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `"${url}" is not an absolute URL`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the URL must be http or https, not ${parsed.protocol.replace(/:$/, '')}`;
+  if (parsed.username !== '' || parsed.password !== '') return 'the URL must not carry a user name or password';
+  if (parsed.hash !== '') return 'the URL must not carry a #fragment';
+  return null;
+}
+
+/** The signature header's value for one delivery. */
+export function signWebhook(secret: string, timestamp: number, rawBody: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
+}
+
+/**
+ * Whether a received delivery is genuine and fresh: the signature matches (compared in constant time)
+ * and the timestamp is within `toleranceSeconds` of `nowSeconds` (against replays of old deliveries).
+ */
+export function verifyWebhook(
+  secret: string,
+  headers: { timestamp: string | undefined; signature: string | undefined },
+  rawBody: string,
+  nowSeconds: number,
+  toleranceSeconds = 300,
+): boolean {
+  const { timestamp, signature } = headers;
+  if (timestamp === undefined || signature === undefined || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return false;
+  const expected = Buffer.from(signWebhook(secret, Number(timestamp), rawBody));
+  const received = Buffer.from(signature);
+  return expected.length === received.length && timingSafeEqual(expected, received);
+}
+
+export interface RetryPolicy {
+  /** The pause after the first failed attempt (ms); it doubles after each further failure... */
+  firstDelayMs: number;
+  /** ...up to this pause (ms). */
+  maxDelayMs: number;
+  /** How long after the event a delivery is still tried (ms); then it is given up as failed. */
+  retryForMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  firstDelayMs: 10_000,
+  maxDelayMs: 60 * 60_000,
+  retryForMs: 24 * 60 * 60_000,
+};
+
+/**
+ * The pause before the next attempt after `failedAttempts` (>= 1) failures: exponential, capped, with up
+ * to a fifth of it added at random (`random` in [0, 1)) so that many receivers coming back at once are not
+ * all hit in the same instant.
+ */
+export function retryDelayMs(failedAttempts: number, policy: RetryPolicy, random: number): number {
+  const exponential = policy.firstDelayMs * 2 ** Math.min(Math.max(failedAttempts - 1, 0), 40);
+  const base = Math.min(exponential, policy.maxDelayMs);
+  return Math.round(base * (1 + random / 5));
+}
+
+/**
+ * After a failed attempt at `now`: when to try again, or null when the delivery is given up. The last
+ * try is made when the retry time runs out, however long the pause would otherwise be.
+ */
+export function nextAttemptAt(createdAt: number, failedAttempts: number, now: number, policy: RetryPolicy, random: number): number | null {
+  const deadline = createdAt + policy.retryForMs;
+  if (now >= deadline) return null;
+  return Math.min(now + retryDelayMs(failedAttempts, policy, random), deadline);
+}
+
+/** Whether the receiver took the delivery: any 2xx status. Redirects are not followed. */
+export function isDelivered(statusCode: number): boolean {
+  return statusCode >= 200 && statusCode < 300;
+}

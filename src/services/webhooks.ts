@@ -1,0 +1,62 @@
+/**
+ * Operator actions on webhooks behind `ordergate webhooks`: register a URL for a user (the signing secret
+ * is shown once), list, remove, and inspect or retry deliveries.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { newWebhookSecret } from '../auth/credentials.js';
+import { webhookUrlProblem } from '../domain/webhooks.js';
+import type { UserRepository } from '../store/users.js';
+import { DeliveryStatus, type DeliveryFilter, type WebhookRepository, type WebhookSummary } from '../store/webhooks.js';
+import { AdminError } from './admin.js';
+
+export interface NewWebhook {
+  webhookId: string;
+  userId: string;
+  url: string;
+  secret: string;
+}
+
+export class WebhookAdminService {
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly users: UserRepository,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Registers `url` for the user's order events. The URL is checked, never fetched. */
+  async add(userId: string, url: string): Promise<NewWebhook> {
+    const problem = webhookUrlProblem(url);
+    if (problem !== null) throw new AdminError(problem);
+    if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
+    const webhook: NewWebhook = {
+      webhookId: `wh_${uuidv7()}`,
+      userId,
+      url,
+      secret: newWebhookSecret(),
+    };
+    await this.webhooks.create({ webhook_id: webhook.webhookId, user_id: userId, url, secret: webhook.secret, created_at: this.now() });
+    return webhook;
+  }
+
+  list(userId?: string): Promise<WebhookSummary[]> {
+    return this.webhooks.list(userId);
+  }
+
+  async remove(webhookId: string): Promise<void> {
+    if (await this.webhooks.remove(webhookId, this.now())) return;
+    const webhook = await this.webhooks.find(webhookId);
+    throw new AdminError(webhook === undefined ? `no webhook ${webhookId}` : `webhook ${webhookId} was removed already`);
+  }
+
+  deliveries(filter: DeliveryFilter) {
+    return this.webhooks.deliveries(filter);
+  }
+
+  /** Sends a FAILED delivery again, with a fresh retry time. */
+  async retry(deliveryId: number): Promise<void> {
+    if (await this.webhooks.retry(deliveryId, this.now())) return;
+    throw new AdminError(`delivery ${deliveryId} is not a failed delivery of an active webhook`);
+  }
+}
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = Object.values(DeliveryStatus);

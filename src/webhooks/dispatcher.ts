@@ -1,0 +1,204 @@
+/**
+ * The webhook dispatcher: POSTs each queued delivery to its URL, signed, and retries failures with
+ * exponential back-off until the retry time runs out. It runs beside the OMS worker (in `serve` with
+ * OMS_EMBEDDED, or in `ordergate oms`); several may run on one database.
+ *
+ * At least once: a delivery is marked DELIVERED only after the receiver answered 2xx. A dispatcher that
+ * dies between the receiver's answer and that mark leaves the delivery leased; when the lease runs out
+ * another dispatcher sends it again, with the same event id for the receiver to drop the repeat.
+ *
+ * Order: deliveries to one webhook are sent one after another in event order; when one fails, the later
+ * ones wait with it for its retry. Only when a delivery is given up do the later ones go on without it.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import {
+  DEFAULT_RETRY_POLICY,
+  DELIVERY_ID_HEADER,
+  EVENT_ID_HEADER,
+  isDelivered,
+  nextAttemptAt,
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+  type RetryPolicy,
+} from '../domain/webhooks.js';
+import { toOrderEvent } from '../services/order-events.js';
+import type { OrderEventRepository } from '../store/order-events.js';
+import type { DueDelivery, WebhookRepository } from '../store/webhooks.js';
+
+export interface WebhookDispatcherOptions {
+  webhooks: WebhookRepository;
+  events: OrderEventRepository;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  now?: () => number;
+  /** The pause between two passes (ms). */
+  pollMs?: number;
+  /** How long one POST may take before it counts as failed (ms). */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  /** Deliveries claimed per pass. */
+  batchSize?: number;
+  /** How long a claimed delivery stays with this dispatcher (ms); longer than a pass can take. */
+  leaseMs?: number;
+  /** [0, 1) for the back-off jitter. */
+  random?: () => number;
+  dispatcherId?: string;
+}
+
+export const USER_AGENT = 'ordergate-webhooks/1';
+
+/** What one attempt came to: the receiver's status code, or no answer at all. */
+interface AttemptResult {
+  statusCode: number | null;
+  error: string | null;
+}
+
+export class WebhookDispatcher {
+  readonly dispatcherId: string;
+  private readonly now: () => number;
+  private readonly pollMs: number;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly batchSize: number;
+  private readonly leaseMs: number;
+  private readonly random: () => number;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<number> = Promise.resolve(0);
+  /** Aborts the POSTs under way when the dispatcher stops. */
+  private aborter = new AbortController();
+
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.dispatcherId = options.dispatcherId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.now = options.now ?? Date.now;
+    this.pollMs = options.pollMs ?? 500;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.batchSize = options.batchSize ?? 100;
+    this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 4);
+    this.random = options.random ?? Math.random;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.aborter = new AbortController();
+    this.schedule(0);
+  }
+
+  /** Stops after the pass under way; POSTs still waiting for an answer are abandoned (sent again later). */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.timer);
+    this.aborter.abort();
+    await this.pass.catch(() => undefined);
+  }
+
+  /** Sends everything due now; answers how many attempts it made. Never beside another pass. */
+  runOnce(): Promise<number> {
+    this.pass = this.pass.catch(() => 0).then(() => this.sendDue());
+    return this.pass;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      if (!this.running) return;
+      this.runOnce()
+        .catch((error: unknown) => this.options.logger.error({ err: error }, 'webhook pass failed; retrying'))
+        .finally(() => {
+          if (this.running) this.schedule(this.pollMs);
+        });
+    }, delayMs);
+  }
+
+  private async sendDue(): Promise<number> {
+    const { webhooks } = this.options;
+    const now = this.now();
+    const claimed = await webhooks.claim(await webhooks.due(now, this.batchSize), this.dispatcherId, now, now + this.leaseMs);
+    if (claimed.length === 0) return 0;
+    await this.fixPayloads(claimed);
+    const byWebhook = new Map<string, DueDelivery[]>();
+    for (const delivery of claimed) byWebhook.set(delivery.webhookId, [...(byWebhook.get(delivery.webhookId) ?? []), delivery]);
+    const attempts = await Promise.all([...byWebhook.values()].map((queue) => this.sendInOrder(queue)));
+    return attempts.reduce((a, b) => a + b, 0);
+  }
+
+  /** The body of each delivery is made once, from the event as it is at its first attempt. */
+  private async fixPayloads(deliveries: DueDelivery[]): Promise<void> {
+    const missing = deliveries.filter((d) => d.payload === null);
+    if (missing.length === 0) return;
+    const events = new Map((await this.options.events.eventsByIds([...new Set(missing.map((d) => d.eventId))])).map((row) => [row.eventId, row]));
+    for (const delivery of missing) {
+      const event = events.get(delivery.eventId);
+      if (event === undefined) continue;
+      delivery.payload = JSON.stringify(toOrderEvent(event));
+      await this.options.webhooks.setPayload(delivery.id, delivery.payload);
+    }
+  }
+
+  /** One webhook's deliveries, oldest first; a failure holds back the rest until its retry. */
+  private async sendInOrder(queue: DueDelivery[]): Promise<number> {
+    const { webhooks, logger } = this.options;
+    let sent = 0;
+    for (const [index, delivery] of queue.entries()) {
+      if (this.aborter.signal.aborted) {
+        await webhooks.release(queue.slice(index).map((d) => d.id), this.dispatcherId, this.now());
+        break;
+      }
+      const result = delivery.payload === null ? { statusCode: null, error: 'the event no longer exists' } : await this.post(delivery, delivery.payload);
+      const at = this.now();
+      if (result.statusCode === null && this.aborter.signal.aborted) {
+        // Cut off by stop(): not counted as an attempt; sent again after the restart.
+        await webhooks.release(queue.slice(index).map((d) => d.id), this.dispatcherId, at);
+        break;
+      }
+      sent += 1;
+      if (result.statusCode !== null && isDelivered(result.statusCode)) {
+        await webhooks.markDelivered(delivery.id, this.dispatcherId, at, result.statusCode);
+        continue;
+      }
+      const error = result.error ?? `HTTP ${result.statusCode}`;
+      const retryAt = delivery.payload === null ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
+      await webhooks.markAttemptFailed(delivery.id, this.dispatcherId, at, retryAt, result.statusCode, error);
+      const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, attempts: delivery.attempts + 1, error };
+      if (retryAt === null) {
+        logger.error(context, 'webhook delivery given up');
+        continue;
+      }
+      logger.warn({ ...context, retryAt: new Date(retryAt).toISOString() }, 'webhook delivery failed; will retry');
+      await webhooks.release(queue.slice(index + 1).map((d) => d.id), this.dispatcherId, retryAt);
+      break;
+    }
+    return sent;
+  }
+
+  private async post(delivery: DueDelivery, body: string): Promise<AttemptResult> {
+    const timestamp = Math.floor(this.now() / 1000);
+    try {
+      const response = await fetch(delivery.url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          [EVENT_ID_HEADER]: String(delivery.eventId),
+          [DELIVERY_ID_HEADER]: String(delivery.id),
+          [TIMESTAMP_HEADER]: String(timestamp),
+          [SIGNATURE_HEADER]: signWebhook(delivery.secret, timestamp, body),
+        },
+        body,
+        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.aborter.signal]),
+      });
+      // The answer's body is not used; reading it frees the connection.
+      await response.arrayBuffer().catch(() => undefined);
+      return { statusCode: response.status, error: null };
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      const message = error instanceof Error ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}` : String(error);
+      return { statusCode: null, error: message };
+    }
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Webhook deliveries against a real receiver over HTTP: each event of the user's orders is POSTed once,
+ * signed, in order; failures are retried with back-off and the delivery arrives once the receiver
+ * recovers; a delivery is given up after the retry time and shown to the operator; a dispatcher that dies
+ * mid-delivery leaves it to another (at least once). Time is the test's clock, moved by hand.
+ */
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyWebhook, type RetryPolicy } from '../../src/domain/webhooks.js';
+import type { OmsWorker } from '../../src/oms/worker.js';
+import { WebhookAdminService, type NewWebhook } from '../../src/services/webhooks.js';
+import { OrderEventRepository } from '../../src/store/order-events.js';
+import { UserRepository } from '../../src/store/users.js';
+import { WebhookRepository, type DeliveryRow } from '../../src/store/webhooks.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { createOmsWorker } from '../../src/wiring.js';
+import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const RETRY: RetryPolicy = { firstDelayMs: 1_000, maxDelayMs: 8_000, retryForMs: 60_000 };
+
+describe('webhook deliveries', () => {
+  let server: TestServer;
+  let oms: OmsWorker;
+  let admin: WebhookAdminService;
+  let repository: WebhookRepository;
+  let receiver: WebhookReceiver;
+  let alice: TestUser;
+  let bob: TestUser;
+  let webhook: NewWebhook;
+  const dispatchers: WebhookDispatcher[] = [];
+
+  function dispatcher(options: { timeoutMs?: number; leaseMs?: number; id?: string } = {}): WebhookDispatcher {
+    const created = new WebhookDispatcher({
+      webhooks: repository,
+      events: new OrderEventRepository(server.store.db),
+      logger: pino({ level: 'silent' }),
+      now: () => server.clock.now,
+      retry: RETRY,
+      random: () => 0,
+      timeoutMs: options.timeoutMs ?? 5_000,
+      ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+      ...(options.id !== undefined && { dispatcherId: options.id }),
+    });
+    dispatchers.push(created);
+    return created;
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.registerIssue();
+    oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
+    repository = new WebhookRepository(server.store.db);
+    admin = new WebhookAdminService(repository, new UserRepository(server.store.db), () => server.clock.now);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  let userCount = 0;
+  beforeEach(async () => {
+    userCount += 1;
+    alice = await server.createUser(`alice${userCount}`);
+    bob = await server.createUser(`bob${userCount}`);
+    receiver = await startWebhookReceiver();
+    webhook = await admin.add(alice.userId, receiver.url);
+  });
+  afterEach(async () => {
+    await Promise.all(dispatchers.splice(0).map((d) => d.stop()));
+    await receiver.close();
+    // Each test's deliveries stay its own.
+    await repository.remove(webhook.webhookId, server.clock.now);
+  });
+
+  async function bid(user: TestUser): Promise<string> {
+    const res = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid({ quantity: '10' }), token: user.token, apiKey: user.apiKey });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.orderId as string;
+  }
+
+  /** The user's order events (history ids with status and reason), oldest first. */
+  async function history(user: TestUser) {
+    const rows = await server.store.db
+      .selectFrom('order_history')
+      .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
+      .select(['order_history.id', 'order_history.order_id', 'order_history.status', 'order_history.reason'])
+      .where('orders.user_id', '=', user.userId)
+      .orderBy('order_history.id')
+      .execute();
+    return rows.map((row) => ({ event_id: Number(row.id), order_id: row.order_id, status: row.status, reason: row.reason }));
+  }
+
+  async function deliveries(): Promise<DeliveryRow[]> {
+    return (await repository.deliveries({ webhookId: webhook.webhookId, limit: 1000 })).reverse();
+  }
+
+  const receivedIds = () => receiver.received.map((r) => Number(r.headers['x-ordergate-event-id']));
+
+  it("POSTs every event of the user's orders once, signed, in event order, and nothing of other users", async () => {
+    await bid(alice);
+    await bid(bob);
+    await bid(alice);
+    await oms.runOnce();
+    const expected = await history(alice);
+    expect(expected.length).toBe(6);
+
+    expect(await dispatcher().runOnce()).toBe(6);
+    expect(receivedIds()).toEqual(expected.map((e) => e.event_id));
+    const nowSeconds = Math.floor(server.clock.now / 1000);
+    for (const [i, delivery] of receiver.received.entries()) {
+      expect(delivery.path).toBe('/hooks/orders');
+      expect(delivery.headers['content-type']).toBe('application/json');
+      expect(delivery.headers['x-ordergate-timestamp']).toBe(String(nowSeconds));
+      expect(delivery.headers['x-ordergate-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+      const headers = { timestamp: delivery.headers['x-ordergate-timestamp'] as string, signature: delivery.headers['x-ordergate-signature'] as string };
+      expect(verifyWebhook(webhook.secret, headers, delivery.body, nowSeconds)).toBe(true);
+      // The signature covers the body and the timestamp: any change fails it.
+      expect(verifyWebhook(webhook.secret, headers, delivery.body.replace('"status"', '"Status"'), nowSeconds)).toBe(false);
+      expect(verifyWebhook(webhook.secret, { ...headers, timestamp: String(nowSeconds + 1) }, delivery.body, nowSeconds)).toBe(false);
+      expect(verifyWebhook(`${webhook.secret}x`, headers, delivery.body, nowSeconds)).toBe(false);
+      const event = JSON.parse(delivery.body);
+      expect(event).toMatchObject({ ...expected[i], type: 'order_update', at: new Date(server.clock.now).toISOString() });
+      expect(Object.keys(event).sort()).toEqual(['at', 'event_id', 'order', 'order_id', 'reason', 'status', 'type']);
+      expect(event.order.order_id).toBe(expected[i]!.order_id);
+    }
+    const rows = await deliveries();
+    expect(rows.map((d) => [Number(d.event_id), d.status, Number(d.attempts), Number(d.last_status_code)])).toEqual(
+      expected.map((e) => [e.event_id, 'DELIVERED', 1, 200]),
+    );
+    // Nothing is sent twice.
+    expect(await dispatcher().runOnce()).toBe(0);
+    expect(receiver.received.length).toBe(6);
+  });
+
+  it('retries a failing receiver with exponential back-off; the delivery arrives once it recovers, and later events wait in order', async () => {
+    const answers = [500, 503, 'drop', 200] as const;
+    receiver.answer = ({ index }) => answers[index] ?? 200;
+    await bid(alice);
+    const [first] = await history(alice);
+    const worker = dispatcher();
+
+    await worker.runOnce();
+    expect(receivedIds()).toEqual([first!.event_id]);
+    // More events of the same order while the first is failing: they wait behind it.
+    await oms.runOnce();
+    const events = await history(alice);
+    expect(events.length).toBe(3);
+
+    // Back-off: 1 s, 2 s, 4 s after the first, second and third failures (jitter fixed at 0 here).
+    for (const [pause, attemptsSoFar] of [
+      [1_000, 2],
+      [2_000, 3],
+      [4_000, 4],
+    ] as const) {
+      server.clock.now += pause - 1;
+      expect(await worker.runOnce()).toBe(0);
+      server.clock.now += 1;
+      await worker.runOnce();
+      expect(receivedIds().filter((id) => id === first!.event_id).length).toBe(attemptsSoFar);
+    }
+    // The recovered receiver got the first event four times, the same bytes each time, then the rest once each.
+    expect(receivedIds()).toEqual([first!.event_id, first!.event_id, first!.event_id, first!.event_id, events[1]!.event_id, events[2]!.event_id]);
+    expect(new Set(receiver.received.slice(0, 4).map((r) => r.body)).size).toBe(1);
+    expect(new Set(receiver.received.slice(0, 4).map((r) => r.headers['x-ordergate-delivery-id'])).size).toBe(1);
+    const rows = await deliveries();
+    expect(rows.map((d) => [d.status, Number(d.attempts)])).toEqual([
+      ['DELIVERED', 4],
+      ['DELIVERED', 1],
+      ['DELIVERED', 1],
+    ]);
+    expect(rows[0]!.last_status_code).toBe(200);
+  });
+
+  it('gives a delivery up when the retry time runs out, shows it to the operator, and sends it again on `retry`', async () => {
+    receiver.answer = () => 500;
+    await bid(alice);
+    const [event] = await history(alice);
+    const worker = dispatcher();
+    const start = server.clock.now;
+    const attemptTimes: number[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      attemptTimes.push(server.clock.now - start);
+      await worker.runOnce();
+      const [row] = await deliveries();
+      if (row!.status !== 'PENDING') break;
+      server.clock.now = Number(row!.next_attempt_at);
+    }
+    // Pauses of 1, 2, 4, 8, 8... s, and a last try when the 60 s run out.
+    expect(attemptTimes).toEqual([0, 1_000, 3_000, 7_000, 15_000, 23_000, 31_000, 39_000, 47_000, 55_000, 60_000]);
+    const [given] = await deliveries();
+    expect(given).toMatchObject({ status: 'FAILED', last_error: 'HTTP 500' });
+    expect(Number(given!.last_status_code)).toBe(500);
+    expect(Number(given!.failed_at)).toBe(start + RETRY.retryForMs);
+    expect(Number(given!.attempts)).toBe(11);
+    expect(receivedIds()).toEqual(Array(11).fill(event!.event_id));
+    expect(await repository.deliveries({ userId: alice.userId, status: 'FAILED', limit: 10 })).toHaveLength(1);
+
+    // Later events go on without it once it is given up.
+    receiver.answer = () => 200;
+    await oms.runOnce();
+    await worker.runOnce();
+    expect((await deliveries()).map((d) => d.status)).toEqual(['FAILED', 'DELIVERED', 'DELIVERED']);
+
+    await admin.retry(Number(given!.id));
+    await expect(admin.retry(Number(given!.id))).rejects.toThrow(/not a failed delivery/);
+    await worker.runOnce();
+    expect(receivedIds().at(-1)).toBe(event!.event_id);
+    expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED' });
+  });
+
+  it('sends again a delivery whose dispatcher died before marking it, once its lease has run out (at least once)', async () => {
+    await bid(alice);
+    const [event] = await history(alice);
+    // A dispatcher claims it and dies: nothing else is done with the claim.
+    const now = server.clock.now;
+    const claimed = await repository.claim(await repository.due(now, 10), 'dead-dispatcher', now, now + 60_000);
+    expect(claimed.map((d) => d.eventId)).toEqual([event!.event_id]);
+
+    const worker = dispatcher();
+    expect(await worker.runOnce()).toBe(0);
+    server.clock.now += 60_001;
+    expect(await worker.runOnce()).toBe(1);
+    expect(receivedIds()).toEqual([event!.event_id]);
+    expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED', claimed_by: worker.dispatcherId });
+  });
+
+  it('counts a receiver that does not answer in time as a failed attempt', async () => {
+    receiver.answer = () => 'hang';
+    await bid(alice);
+    await dispatcher({ timeoutMs: 300 }).runOnce();
+    const [row] = await deliveries();
+    expect(row).toMatchObject({ status: 'PENDING', last_error: 'no answer within 300 ms', last_status_code: null });
+    expect(Number(row!.attempts)).toBe(1);
+    expect(Number(row!.next_attempt_at)).toBe(server.clock.now + RETRY.firstDelayMs);
+  });
+
+  it('queues nothing for a removed webhook and gives up its pending deliveries', async () => {
+    receiver.answer = () => 500;
+    await bid(alice);
+    await dispatcher().runOnce();
+    await admin.remove(webhook.webhookId);
+    await expect(admin.remove(webhook.webhookId)).rejects.toThrow(/removed already/);
+    await bid(alice);
+    const rows = await deliveries();
+    expect(rows.map((d) => [d.status, d.last_error])).toEqual([['FAILED', 'webhook removed']]);
+    server.clock.now += 10_000;
+    expect(await dispatcher().runOnce()).toBe(0);
+    expect(receiver.received.length).toBe(1);
+  });
+
+  it('two dispatchers on one database never send the same delivery twice', async () => {
+    for (let i = 0; i < 8; i += 1) await bid(alice);
+    await oms.runOnce();
+    const expected = (await history(alice)).map((e) => e.event_id);
+    const [one, two] = [dispatcher({ id: 'one' }), dispatcher({ id: 'two' })];
+    await Promise.all([one.runOnce(), two.runOnce(), one.runOnce(), two.runOnce()]);
+    expect([...receivedIds()].sort((a, b) => a - b)).toEqual(expected);
+    expect((await deliveries()).every((d) => d.status === 'DELIVERED' && Number(d.attempts) === 1)).toBe(true);
+  });
+
+  it('registers only http(s) URLs of known users', async () => {
+    for (const url of ['ftp://example.com/hook', 'not a url', 'file:///etc/passwd', 'https://user:pw@example.com/hook', 'https://example.com/h#x']) {
+      await expect(admin.add(alice.userId, url), url).rejects.toThrow();
+    }
+    await expect(admin.add('nobody', 'https://example.com/hook')).rejects.toThrow(/no user nobody/);
+    const added = await admin.add(alice.userId, 'https://example.com/hook?team=ops');
+    expect(added.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // Registration fetches nothing.
+    expect(receiver.received).toEqual([]);
+  });
+});
