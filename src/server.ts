@@ -41,8 +41,27 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   webhooks?.start();
   let stopping: Promise<void> | undefined;
   // The workers finish their passes before the store they work on is closed.
-  const stop = () => (stopping ??= Promise.all([app.close(), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
+  const stop = () => (stopping ??= Promise.all([closeHttp(app, logger), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
   return { app, store, oms, webhooks, url, stop };
+}
+
+/** How long in-flight requests may take to finish once the server is stopping. */
+export const SHUTDOWN_GRACE_MS = 5_000;
+
+/**
+ * Stops accepting connections, lets the requests under way finish, then closes. A connection that still
+ * holds the close up after the grace period (a client that connected and never sent its request) is cut.
+ */
+async function closeHttp(app: App, logger: Logger): Promise<void> {
+  const grace = setTimeout(() => {
+    app.server.getConnections((_error, count) => logger.warn({ connections: count }, 'closing the connections still open after the grace period'));
+    app.server.closeAllConnections();
+  }, SHUTDOWN_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(grace);
+  }
 }
 
 export const EMPTY_DATABASE_HINT =

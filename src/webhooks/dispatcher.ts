@@ -85,6 +85,7 @@ export class WebhookDispatcher {
     if (this.running) return;
     this.running = true;
     this.aborter = new AbortController();
+    this.options.logger.info({ dispatcherId: this.dispatcherId, pollMs: this.pollMs }, 'webhook dispatcher started');
     this.schedule(0);
   }
 
@@ -95,6 +96,7 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     this.aborter.abort();
     await this.pass.catch(() => undefined);
+    this.options.logger.info({ dispatcherId: this.dispatcherId }, 'webhook dispatcher stopped');
   }
 
   /** Sends everything due now; answers how many attempts it made. Never beside another pass. */

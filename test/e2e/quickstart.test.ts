@@ -3,98 +3,15 @@
  * fresh SQLite file, `ordergate demo`, a login, a bid and a cart over HTTP; then a SIGTERM, a restart on the
  * same file, and everything is still there.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.js';
-import { cleanEnv, ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { validBid } from '../support/server.js';
-
-const MAIN = join(ROOT, 'dist', 'main.js');
-const START_TIMEOUT_MS = 20_000;
-const STOP_TIMEOUT_MS = 10_000;
-
-interface ServerProcess {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  /** Everything written to stderr so far. */
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const children = new Set<ChildProcessWithoutNullStreams>();
-
-/** Starts the server as `npm start` does, on a free port (PORT=0), and reads its URL from the log. */
-function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: cleanEnv({ ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' }) });
-  children.add(child);
-  let stderr = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not report listening within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}) before listening: ${stderr}`));
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      // Complete lines only: a chunk may end in the middle of one.
-      for (const line of stderr.split('\n').slice(0, -1)) {
-        if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'ordergate listening' && entry.url) {
-          clearTimeout(timer);
-          resolve({ child, url: entry.url, stderr: () => stderr, exited });
-          return;
-        }
-      }
-    });
-    child.stdout.resume();
-  });
-}
-
-async function stopServer(server: ServerProcess) {
-  server.child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the server did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM`)), STOP_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([server.exited, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls until the condition holds, for at most `ms`. */
-async function eventually(condition: () => boolean, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return condition();
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; apiKey?: string } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.apiKey) headers['x-api-key'] = options.apiKey;
-  const response = await fetch(url + path, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
 
 const cartLine = (quantity: number) => ({
   scripDetail: { symbol: 'SBIN', _Series: 'EQ', _InstrumentName: 'EQUITY', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },

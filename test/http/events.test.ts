@@ -11,98 +11,12 @@ import type { OmsWorker } from '../../src/oms/worker.js';
 import type { Store } from '../../src/store/database.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { EventStream, openEventStream } from '../support/sse.js';
 
 const ORDERS = '/transactional/v1/orders';
 const EVENTS = `${ORDERS}/events`;
 const HEARTBEAT_MS = 100;
 const WAIT_MS = 5_000;
-
-interface SseFrame {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-}
-
-/** An open event stream, read frame by frame as it arrives. */
-class EventStream {
-  readonly frames: SseFrame[] = [];
-  ended = false;
-  private pending = '';
-  private readonly changed = new Set<() => void>();
-
-  constructor(
-    readonly response: Response,
-    private readonly abort: AbortController,
-  ) {
-    void this.read();
-  }
-
-  get events() {
-    return this.frames.filter((frame) => frame.data !== undefined).map((frame) => ({ id: Number(frame.id), event: frame.event, data: JSON.parse(frame.data!) }));
-  }
-
-  /** Waits (at most WAIT_MS) until the condition holds. */
-  async until(condition: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
-    while (!condition()) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(left, 50));
-        this.changed.add(done);
-        function done() {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    }
-  }
-
-  close(): void {
-    this.abort.abort();
-  }
-
-  private async read(): Promise<void> {
-    const reader = this.response.body!.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        this.pending += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = this.pending.indexOf('\n\n')) >= 0) {
-          this.frames.push(parseFrame(this.pending.slice(0, end)));
-          this.pending = this.pending.slice(end + 2);
-        }
-        this.notify();
-      }
-    } catch {
-      // Aborted by the test.
-    }
-    this.ended = true;
-    this.notify();
-  }
-
-  private notify(): void {
-    for (const wake of this.changed) wake();
-    this.changed.clear();
-  }
-}
-
-function parseFrame(text: string): SseFrame {
-  const frame: SseFrame = {};
-  for (const line of text.split('\n')) {
-    if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-    else {
-      const colon = line.indexOf(':');
-      const field = line.slice(0, colon) as 'id' | 'event' | 'data';
-      frame[field] = line.slice(colon + 1).replace(/^ /, '');
-    }
-  }
-  return frame;
-}
 
 /** A node serving the streams over the test server's store. */
 async function startEventsNode(store: Store): Promise<{ app: App; url: string }> {
@@ -138,12 +52,7 @@ describe('GET /transactional/v1/orders/events', () => {
   });
 
   async function open(user: TestUser, lastEventId?: string, url = node.url): Promise<EventStream> {
-    const abort = new AbortController();
-    const headers: Record<string, string> = { authorization: `Bearer ${user.token}` };
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    const response = await fetch(url + EVENTS, { headers, signal: abort.signal });
-    expect(response.status).toBe(200);
-    const stream = new EventStream(response, abort);
+    const stream = await openEventStream(url, user.token, lastEventId);
     streams.push(stream);
     return stream;
   }
