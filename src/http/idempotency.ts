@@ -98,7 +98,10 @@ export function registerIdempotency(app: App, idempotency: IdempotencyService): 
     const held = request.idempotency;
     if (held === null) return payload;
     request.idempotency = null;
-    if (reply.statusCode === 200 && held.keptInTransaction !== null && held.keptInTransaction === payload) return payload;
+    if (reply.statusCode === 200 && held.keptInTransaction !== null && held.keptInTransaction === payload) {
+      held.service.stopRenewing(held.claim);
+      return payload;
+    }
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = reply.getHeader(name);

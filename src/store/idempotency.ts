@@ -152,6 +152,24 @@ export class IdempotencyKeyRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** Extends the lease of a claim that still holds its key (its request is still running). */
+  async renewLease(claim: KeyClaim, lockedUntil: number): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({ locked_until: lockedUntil })
+      .where('user_id', '=', claim.userId)
+      .where('idempotency_key', '=', claim.key)
+      .where('owner', '=', claim.owner)
+      .where('state', '=', 'RUNNING')
+      .execute();
+  }
+
+  /** Deletes the keys claimed at or before `claimedBy` (their answers are no longer replayed). */
+  async purgeClaimedBefore(claimedBy: number): Promise<number> {
+    const result = await this.db.deleteFrom('idempotency_keys').where('created_at', '<=', claimedBy).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Frees the key of a claim whose answer is not kept (a kept answer, once DONE, stays). */
   async release(claim: KeyClaim): Promise<void> {
     await this.db

@@ -324,7 +324,7 @@ describe('Idempotency-Key on order entry', () => {
     expect(retry.status, retry.text).toBe(200);
     expect(retry.headers.get(REPLAYED)).toBe('true');
     expect(retry.body.data.orderId).toBe(orderId);
-    expect(await ordersOf(user.userId)).toHaveLength(1);
+    expect(await ordersOf(user.userId)).toHaveLength(1);    node.idempotency.stopRenewing(outcome.claim);
   });
 
   it('a slow request whose key was taken over after its lease is refused (409 e-116) before it writes anything', async () => {
@@ -344,7 +344,65 @@ describe('Idempotency-Key on order entry', () => {
     const late = node.orderEntry.placeOfsBid(caller, body as never, null, answer);
     await expect(late).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
     expect(await ordersOf(user.userId)).toHaveLength(1);
-    expectReplayOf(await place(user, key, body), taken);
+    expectReplayOf(await place(user, key, body), taken);    node.idempotency.stopRenewing(outcome.claim);
+  });
+
+  it('a live node renews the lease of a request that runs longer than 30 s; the key is taken over only once it stops', async () => {
+    const user = await server.createUser('renew1');
+    const key = newKey();
+    const body = validBid();
+    const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now, idempotency: { renewEveryMs: 20 } });
+    const outcome = await node.idempotency.claim(user.userId, key, { method: 'POST', path: PLACE_ORDER, body });
+    if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
+    const lockedUntil = async () =>
+      Number(
+        (await server.store.db.selectFrom('idempotency_keys').select('locked_until').where('user_id', '=', user.userId).where('idempotency_key', '=', key).executeTakeFirstOrThrow())
+          .locked_until,
+      );
+
+    server.clock.now = start + 25_000;
+    await expect.poll(lockedUntil, { timeout: 10_000 }).toBe(start + 25_000 + LEASE_MS);
+    server.clock.now = start + 40_000;
+    expectError(await place(user, key, body), Errors.IDEMPOTENCY_KEY_RUNNING);
+
+    // The request ends with an answer that is not kept: the key is free at once.
+    await node.idempotency.finish(outcome.claim, { statusCode: 503, body: '', headers: {} });
+    const ran = await place(user, key, body);
+    expect(ran.status, ran.text).toBe(200);
+    expect(ran.headers.get(REPLAYED)).toBeNull();
+    expect(await ordersOf(user.userId)).toHaveLength(1);
+  });
+
+  it('keys past their 24 hours are purged', async () => {
+    const user = await server.createUser('purge1');
+    const stored = (key: string, createdAt: number) => ({
+      user_id: user.userId,
+      idempotency_key: key,
+      owner: `owner-${key}`,
+      method: 'POST',
+      path: PLACE_ORDER,
+      fingerprint: 'f',
+      state: 'DONE',
+      locked_until: createdAt + LEASE_MS,
+      status_code: 200,
+      response_body: '{}',
+      response_headers: '{}',
+      created_at: createdAt,
+    });
+    await server.store.db
+      .insertInto('idempotency_keys')
+      .values([stored('old', start - REPLAY_WINDOW_MS - 1), stored('recent', start - REPLAY_WINDOW_MS + 60_000)])
+      .execute();
+    const keys = async () =>
+      (await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('user_id', '=', user.userId).execute()).map((row) => row.idempotency_key).sort();
+
+    // A fresh node purges at its first claim.
+    const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });
+    const outcome = await node.idempotency.claim(user.userId, 'new', { method: 'POST', path: PLACE_ORDER, body: validBid() });
+    expect(outcome.kind).toBe('claimed');
+    await expect.poll(keys, { timeout: 10_000 }).toEqual(['new', 'recent']);
+    if (outcome.kind === 'claimed') await node.idempotency.finish(outcome.claim, { statusCode: 400, body: '', headers: {} });
+    expect(await keys()).toEqual(['recent']);
   });
 });
 

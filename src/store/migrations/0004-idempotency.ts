@@ -20,4 +20,6 @@ export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> 
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'idempotency_key'])
     .execute();
+  // For the purge of keys past their 24 hours.
+  await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
 }
