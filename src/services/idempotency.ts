@@ -81,7 +81,7 @@ export class IdempotencyService {
         case 'reused':
           throw new ApiError(
             Errors.IDEMPOTENCY_KEY_REUSED,
-            `This Idempotency-Key was used within the last 24 hours for another request (${held.method} ${held.path} with another body); use a new key for a new request`,
+            `This Idempotency-Key was used within the last 24 hours for another request (first for ${held.method} ${held.path}); use a new key for a new request`,
             [{ field: 'Idempotency-Key', message: 'was used for another request' }],
           );
         case 'running':
