@@ -167,7 +167,7 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
       }
       const contextKind = VALIDATION_CONTEXT_KIND[context];
       if (contextKind) {
-        // A header or parameter schema tagged with a code of its own (e.g. Idempotency-Key) answers that code.
+        // A header or query schema tagged with a code of its own (e.g. Idempotency-Key) answers that code.
         const tagged = violations.find((v) => !GENERIC_SCHEMA_KINDS.has(v.kind))?.kind;
         return sendError(request, reply, tagged ?? contextKind, violations[0]?.message ?? error.message, violations.map(({ field, message }) => ({ field, message })));
       }
