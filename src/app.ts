@@ -11,6 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError, Errors, type ErrorKind, type FieldError } from './domain/errors.js';
 import { registerOrderEventRoutes } from './http/events.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerOrderCartRoutes } from './http/ordercart.js';
 import { registerOrderRoutes } from './http/orders.js';
 import { registerSessionRoutes } from './http/session.js';
@@ -20,6 +21,7 @@ import type { AuthService, Caller } from './services/auth.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
 import type { OrderEventsService } from './services/order-events.js';
+import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderEntryService } from './services/order-entry.js';
 
 /** Who may call a route: nobody in particular, a logged-in user, or a user with token and API key. */
@@ -40,6 +42,7 @@ export interface AppServices {
   orderBook: OrderBookService;
   orderCarts: OrderCartService;
   orderEvents: OrderEventsService;
+  idempotency: IdempotencyService;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -164,7 +167,9 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
       }
       const contextKind = VALIDATION_CONTEXT_KIND[context];
       if (contextKind) {
-        return sendError(request, reply, contextKind, violations[0]?.message ?? error.message, violations.map(({ field, message }) => ({ field, message })));
+        // A header or query schema tagged with a code of its own (e.g. Idempotency-Key) answers that code.
+        const tagged = violations.find((v) => !GENERIC_SCHEMA_KINDS.has(v.kind))?.kind;
+        return sendError(request, reply, tagged ?? contextKind, violations[0]?.message ?? error.message, violations.map(({ field, message }) => ({ field, message })));
       }
       const bodyMissing = violations.length === 1 && violations[0]!.field === '' && (request.body === undefined || request.body === null);
       if (bodyMissing) return sendError(request, reply, Errors.BODY_REQUIRED, 'This call needs a JSON object body');
@@ -205,6 +210,8 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
   app.register(helmet, { contentSecurityPolicy: false });
   app.register(swagger, { openapi: openApiDocument });
   app.register(swaggerUi, { routePrefix: '/docs' });
+
+  registerIdempotency(app, services.idempotency);
 
   app.register(async (routes) => {
     const typed = routes as unknown as App;

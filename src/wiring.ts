@@ -8,6 +8,8 @@ import { OrderEntryService } from './services/order-entry.js';
 import { OrderEventsService, type OrderEventsOptions } from './services/order-events.js';
 import type { Store } from './store/database.js';
 import { GroupCommitter } from './store/group-commit.js';
+import { IdempotencyKeyRepository } from './store/idempotency.js';
+import { IdempotencyService, type IdempotencyOptions } from './services/idempotency.js';
 import { OfsIssueRepository } from './store/ofs-issues.js';
 import { OrderCartRepository } from './store/order-carts.js';
 import { OrderEventRepository } from './store/order-events.js';
@@ -29,6 +31,8 @@ export interface ServiceOptions {
   now?: () => number;
   /** The order-event poller and stream heartbeats (tests make them short). */
   orderEvents?: OrderEventsOptions;
+  /** Lease renewal and purge of idempotency keys (tests make them short). */
+  idempotency?: IdempotencyOptions;
 }
 
 export function createServices(store: Store, options: ServiceOptions): AppServices {
@@ -43,6 +47,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }),
     orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), options.orderEvents),
+    idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
   };
 }
 

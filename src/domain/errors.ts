@@ -29,6 +29,9 @@ export const Errors = {
   INVALID_HEADER: kind('e-111', 400, 'A request header has an invalid value.'),
   BAD_REQUEST: kind('e-112', 400, 'The request is malformed (for example a bad URL encoding).'),
   METHOD_NOT_ALLOWED: kind('e-113', 405, 'The path exists but does not accept this method; see the Allow header.'),
+  IDEMPOTENCY_KEY_INVALID: kind('e-114', 400, 'The Idempotency-Key header must hold 1 to 255 printable ASCII characters.'),
+  IDEMPOTENCY_KEY_REUSED: kind('e-115', 422, 'This Idempotency-Key was used within the last 24 hours for another request (another body, method or path).'),
+  IDEMPOTENCY_KEY_RUNNING: kind('e-116', 409, 'A request with this Idempotency-Key is still running; retry after Retry-After seconds.'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),

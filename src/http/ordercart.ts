@@ -3,6 +3,7 @@
  * 4.2) and delete (DELETE /{ordercartId}). Bearer token only: the seed lists no x-api-key for carts.
  * Executing a cart (POST /{ordercartId}/execute, ours) enters orders, so it needs the API key too.
  */
+import Type from 'typebox';
 import { Errors } from '../domain/errors.js';
 import {
   CART_CREATED,
@@ -26,6 +27,7 @@ import {
 import type { OrderCartService } from '../services/order-carts.js';
 import { PARTIAL_SUCCESS_CODE, SUCCESS_CODE } from '../schemas/common.js';
 import { callerOf, type App } from '../app.js';
+import { IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders } from './idempotency.js';
 import { ORDER_ENTRY_SECURITY } from './orders.js';
 import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
@@ -33,22 +35,24 @@ const PATH = '/transactional/v1/ordercart';
 const tags = ['ordercart'];
 const security = [{ bearerAuth: [] }];
 const SUCCESS_MESSAGE_LIST = [{ message: 'success' }];
+const UpdateHeaders = Type.Object({ ...IfMatchHeaders.properties, ...IdempotencyKeyHeaders.properties });
 const ORDERS_ERRORS = [Errors.CART_ORDERS_NOT_JSON, Errors.CART_ORDERS_NOT_ARRAY, Errors.CART_LINE_INVALID, Errors.CART_VERSION, Errors.CART_NAME];
 
 export function registerOrderCartRoutes(app: App, carts: OrderCartService): void {
   app.post(
     PATH,
     {
-      config: { auth: 'token' },
+      config: { auth: 'token', idempotent: true },
       schema: {
         tags,
         summary: 'Create an order cart',
         description: 'Stores a new cart owned by the caller; `data.ordercartId` is its identifier.',
         security,
+        headers: IdempotencyKeyHeaders,
         body: CreateOrderCartRequest,
         response: {
           200: CreateOrderCartResponse,
-          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH),
+          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, ...IDEMPOTENCY_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH),
         },
       },
     },
@@ -94,20 +98,21 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
   app.put(
     PATH,
     {
-      config: { auth: 'token' },
+      config: { auth: 'token', idempotent: true },
       schema: {
         tags,
         summary: 'Update an order cart (seed 4.2)',
         description:
           'Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag.',
         security,
-        headers: IfMatchHeaders,
+        headers: UpdateHeaders,
         body: UpdateOrderCartRequest,
         response: {
           200: UpdateOrderCartResponse,
           ...errorResponses(
             ...BODY_ERRORS,
             ...TOKEN_ERRORS,
+            ...IDEMPOTENCY_ERRORS,
             ...ORDERS_ERRORS,
             Errors.CART_NOT_FOUND,
             Errors.CART_USER_MISMATCH,
@@ -128,17 +133,18 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
   app.post(
     `${PATH}/:ordercartId/execute`,
     {
-      config: { auth: 'order-entry' },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags,
         summary: 'Execute an order cart: place each line as an order',
         description:
           'Places the lines of one of your carts, in order, each under the same checks as a single bid (POST /transactional/v1/orders/regular), and answers one result per line in `data`: `{index, status:"success", orderId}` or `{index, status:"error", code, message, errors}`, where `code` is what a single bid with the line\'s values gets and each field is named `orders[i].Field`. Lines of a product other than OFS are reported as failed (e-413). Every line placed: s-101; some: s-102; none: 422 e-412, whose errors list the faults of every line. An execution that placed an order adds 1 to executedNoTime and changes the ETag. No body is needed.',
         security: ORDER_ENTRY_SECURITY,
+        headers: IdempotencyKeyHeaders,
         params: OrderCartParams,
         response: {
           200: ExecuteOrderCartResponse,
-          ...errorResponses(...UNWANTED_BODY_ERRORS, ...ORDER_ENTRY_AUTH_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND, Errors.CART_NOTHING_PLACED),
+          ...errorResponses(...UNWANTED_BODY_ERRORS, ...ORDER_ENTRY_AUTH_ERRORS, ...IDEMPOTENCY_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND, Errors.CART_NOTHING_PLACED),
         },
       },
     },

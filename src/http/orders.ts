@@ -19,6 +19,7 @@ import {
 import type { OrderBookService } from '../services/order-book.js';
 import type { OrderEntryService } from '../services/order-entry.js';
 import { callerOf, type App } from '../app.js';
+import { answerInTransaction, IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders } from './idempotency.js';
 import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
 export const ORDER_ENTRY_SECURITY = [{ bearerAuth: [], apiKey: [] }];
@@ -60,19 +61,21 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
   app.post(
     PLACE_ORDER,
     {
-      config: { auth: 'order-entry' },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Place an OFS bid',
         description:
           'Accepts a BUY bid for a registered OFS issue and answers once the order is durably stored and queued for the OMS.',
         security: ORDER_ENTRY_SECURITY,
+        headers: IdempotencyKeyHeaders,
         body: OfsOrderRequest,
         response: {
           200: PlaceOrderResponse,
           ...errorResponses(
             ...BODY_ERRORS,
             ...ORDER_ENTRY_AUTH_ERRORS,
+            ...IDEMPOTENCY_ERRORS,
             Errors.OFS_TRANSACTION_TYPE,
             Errors.OFS_PRODUCT_TYPE,
             ...TERMS_ERRORS,
@@ -90,22 +93,24 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
         },
       },
     },
-    async (request) => {
-      const orderId = await orderEntry.placeOfsBid(callerOf(request), request.body, request.id);
-      return success('Order Entry Sent to OMS', { orderId });
+    async (request, reply) => {
+      const placed = (orderId: string) => success('Order Entry Sent to OMS', { orderId });
+      const orderId = await orderEntry.placeOfsBid(callerOf(request), request.body, request.id, answerInTransaction(request, reply, placed));
+      return placed(orderId);
     },
   );
 
   app.put(
     ORDER_PATH,
     {
-      config: { auth: 'order-entry' },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Modify a live OFS bid',
         description:
           'Replaces the order type, quantity, price and disclosed quantity of one of your live orders while your bidding window is open. The new terms keep every rule of a new bid; the retail limit counts them instead of the current ones.',
         security: ORDER_ENTRY_SECURITY,
+        headers: IdempotencyKeyHeaders,
         params: OrderPathParams,
         body: ModifyOrderRequest,
         response: {
@@ -113,6 +118,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
           ...errorResponses(
             ...BODY_ERRORS,
             ...ORDER_ENTRY_AUTH_ERRORS,
+            ...IDEMPOTENCY_ERRORS,
             ...TERMS_ERRORS,
             ...LIVE_ORDER_ERRORS,
             Errors.ORDER_TRADED_QUANTITY_STALE,
@@ -123,28 +129,31 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { exchange, order_id } = request.params;
-      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body);
-      return success('Order Modification Sent to OMS', { orderId: order_id });
+      const modified = () => success('Order Modification Sent to OMS', { orderId: order_id });
+      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body, answerInTransaction(request, reply, modified));
+      return modified();
     },
   );
 
   app.delete(
     ORDER_PATH,
     {
-      config: { auth: 'order-entry' },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Cancel a live OFS bid',
         description: 'Asks the OMS to cancel one of your live orders while your bidding window is open. No body.',
         security: ORDER_ENTRY_SECURITY,
+        headers: IdempotencyKeyHeaders,
         params: OrderPathParams,
         response: {
           200: CancelOrderResponse,
           ...errorResponses(
             ...UNWANTED_BODY_ERRORS,
             ...ORDER_ENTRY_AUTH_ERRORS,
+            ...IDEMPOTENCY_ERRORS,
             ...LIVE_ORDER_ERRORS,
             Errors.OFS_ISSUE_NOT_FOUND,
             Errors.OFS_WINDOW_NOT_OPEN,
@@ -153,10 +162,11 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { exchange, order_id } = request.params;
-      await orderEntry.cancelOrder(callerOf(request), exchange, order_id);
-      return success('Order Cancellation Sent to OMS', { orderId: order_id });
+      const cancelled = () => success('Order Cancellation Sent to OMS', { orderId: order_id });
+      await orderEntry.cancelOrder(callerOf(request), exchange, order_id, answerInTransaction(request, reply, cancelled));
+      return cancelled();
     },
   );
 

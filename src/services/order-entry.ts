@@ -18,6 +18,7 @@ import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import { LIVE_STATUSES, type OrderRepository, type OrderRow, type OrderStatus } from '../store/orders.js';
 import type { Database } from '../store/tables.js';
 import type { Caller } from './auth.js';
+import type { AnswerInTransaction } from './idempotency.js';
 
 const emptyToNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
 
@@ -48,8 +49,11 @@ export class OrderEntryService {
     private readonly now: () => number,
   ) {}
 
-  /** Places an OFS bid and answers its order id once it is durably stored. */
-  async placeOfsBid(caller: Caller, bid: OfsOrderRequest, requestId: string | null): Promise<string> {
+  /**
+   * Places an OFS bid and answers its order id once it is durably stored. `answer`, for a request with an
+   * idempotency key, writes the request's answer in the same transaction as the order.
+   */
+  async placeOfsBid(caller: Caller, bid: OfsOrderRequest, requestId: string | null, answer?: AnswerInTransaction<string>): Promise<string> {
     ApiError.throwIfAny(crossFieldViolations(bid));
     ApiError.throwIfAny(callerViolations(bid, caller.userId));
 
@@ -57,6 +61,7 @@ export class OrderEntryService {
     const orderId = uuidv7();
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
+      await answer?.confirmHeld(trx);
       const issue = await this.issues.find(exchange, scrip_token, trx);
       ApiError.throwIfAny(issueViolations(bid, issue));
       // issueViolations has refused any price that is not a whole number of paise.
@@ -87,6 +92,7 @@ export class OrderEntryService {
         },
         this.now(),
       );
+      await answer?.keep(trx, orderId);
     });
     return orderId;
   }
@@ -96,10 +102,11 @@ export class OrderEntryService {
    * terms keep every rule a new bid keeps; the retail limit counts them instead of the order's current
    * terms.
    */
-  async modifyOrder(caller: Caller, exchange: string, orderId: string, request: ModifyOrderRequest): Promise<void> {
+  async modifyOrder(caller: Caller, exchange: string, orderId: string, request: ModifyOrderRequest, answer?: AnswerInTransaction<void>): Promise<void> {
     ApiError.throwIfAny(crossFieldViolations(request));
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
+      await answer?.confirmHeld(trx);
       const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
       if (request.traded_quantity !== undefined && request.traded_quantity !== order.traded_quantity) {
         throw new ApiError(
@@ -124,13 +131,15 @@ export class OrderEntryService {
       };
       await this.checkPreTrade(trx, caller, issue!, change, order.order_id);
       await this.orders.requestModification(trx, order.order_id, change, modificationReason(order, change), this.now());
+      await answer?.keep(trx);
     });
   }
 
   /** Asks the OMS to cancel one of the caller's live orders. */
-  async cancelOrder(caller: Caller, exchange: string, orderId: string): Promise<void> {
+  async cancelOrder(caller: Caller, exchange: string, orderId: string, answer?: AnswerInTransaction<void>): Promise<void> {
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
+      await answer?.confirmHeld(trx);
       const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
       const issue = await this.issues.find(order.exchange, order.scrip_token, trx);
       if (issue === undefined) {
@@ -140,6 +149,7 @@ export class OrderEntryService {
       }
       ApiError.throwIfAny(windowViolations(issue, caller.category, this.now()));
       await this.orders.requestCancellation(trx, order.order_id, CANCELLATION_REASON, this.now());
+      await answer?.keep(trx);
     });
   }
 

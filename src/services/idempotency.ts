@@ -1,0 +1,137 @@
+/**
+ * Idempotency keys of order-entry calls: claim a key for a request, or answer what the key already says
+ * (replay the kept answer, 422 for another request, 409 while it runs); then keep the request's answer or
+ * free the key. A change that can write its answer in its own transaction does so (AnswerInTransaction),
+ * so that no crash can leave the change committed and the key without its answer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { ApiError, Errors } from '../domain/errors.js';
+import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
+import type { IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
+import type { Database } from '../store/tables.js';
+
+export type { KeptAnswer, KeyClaim } from '../store/idempotency.js';
+
+export type KeyOutcome = { kind: 'claimed'; claim: KeyClaim } | { kind: 'replay'; answer: KeptAnswer };
+
+/** The answer of a change, written in the change's own transaction. */
+export interface AnswerInTransaction<T> {
+  /** Before anything is written: refuses (409 e-116) if the request no longer holds its key. */
+  confirmHeld(trx: Transaction<Database>): Promise<void>;
+  /** Once the change is written, in the same transaction: keeps its answer. */
+  keep(trx: Transaction<Database>, result: T): Promise<void>;
+}
+
+export interface IdempotencyOptions {
+  /** How often a running request renews its lease (real time); a third of the lease by default. */
+  renewEveryMs?: number;
+  /** How often (by the service's clock) keys past their 24 hours are deleted; every minute by default. */
+  purgeEveryMs?: number;
+}
+
+/** A claim that keeps failing because other requests keep changing the key (in practice never). */
+const MAX_CLAIM_ATTEMPTS = 10;
+
+function stillRunning(): ApiError {
+  return new ApiError(
+    Errors.IDEMPOTENCY_KEY_RUNNING,
+    'A request with this Idempotency-Key is still running; retry in a moment to get its answer',
+    [{ field: 'Idempotency-Key', message: 'is held by a request that is still running' }],
+    { 'Retry-After': '1' },
+  );
+}
+
+export class IdempotencyService {
+  private readonly renewEveryMs: number;
+  private readonly purgeEveryMs: number;
+  /** The lease renewals of the claims this process holds, by owner. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
+  private lastPurge = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly keys: IdempotencyKeyRepository,
+    private readonly now: () => number,
+    options: IdempotencyOptions = {},
+  ) {
+    this.renewEveryMs = options.renewEveryMs ?? LEASE_MS / 3;
+    this.purgeEveryMs = options.purgeEveryMs ?? 60_000;
+  }
+
+  /**
+   * Claims `key` of `userId` for the request, or answers what the key already holds. A claim's lease is
+   * renewed while its request runs, until finish(): only a request whose node died loses its key.
+   */
+  async claim(userId: string, key: string, request: KeyedRequest): Promise<KeyOutcome> {
+    this.purgeIfDue();
+    const claim: NewKeyClaim = { userId, key, owner: randomUUID(), method: request.method, path: request.path, fingerprint: requestFingerprint(request) };
+    for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+      const now = this.now();
+      if (await this.keys.insertRunning(claim, now, now + LEASE_MS)) return this.claimed(claim);
+      const held = await this.keys.find(userId, key);
+      // Freed since the insert failed: try again.
+      if (held === undefined) continue;
+      const decision = decideOnHeldKey(held, claim.fingerprint, now);
+      switch (decision.action) {
+        case 'take-over':
+          if (await this.keys.takeOver(claim, held, now, now + LEASE_MS)) return this.claimed(claim);
+          continue;
+        case 'replay':
+          return { kind: 'replay', answer: { statusCode: held.statusCode!, body: held.responseBody!, headers: held.responseHeaders } };
+        case 'reused':
+          throw new ApiError(
+            Errors.IDEMPOTENCY_KEY_REUSED,
+            `This Idempotency-Key was used within the last 24 hours for another request (first for ${held.method} ${held.path}); use a new key for a new request`,
+            [{ field: 'Idempotency-Key', message: 'was used for another request' }],
+          );
+        case 'running':
+          throw stillRunning();
+      }
+    }
+    throw stillRunning();
+  }
+
+  /** Keeps the request's answer if it is one to keep (200, 422); else frees the key so that a retry runs again. */
+  async finish(claim: KeyClaim, answer: KeptAnswer): Promise<void> {
+    this.stopRenewing(claim);
+    if (isKeptStatus(answer.statusCode)) await this.keys.keepAnswer(claim, answer);
+    else await this.keys.release(claim);
+  }
+
+  /** The claim's request has ended: its lease is no longer renewed (finish() does this too). */
+  stopRenewing(claim: KeyClaim): void {
+    clearInterval(this.renewals.get(claim.owner));
+    this.renewals.delete(claim.owner);
+  }
+
+  /** The claim's answer, written in the transaction of the change: `answer` gives it from the change's result. */
+  answerInTransaction<T>(claim: KeyClaim, answer: (result: T) => KeptAnswer): AnswerInTransaction<T> {
+    return {
+      confirmHeld: async (trx) => {
+        if (!(await this.keys.isHeld(trx, claim))) throw stillRunning();
+      },
+      keep: async (trx, result) => {
+        if (!(await this.keys.keepAnswer(claim, answer(result), trx))) throw new Error('the idempotency key was taken over inside its own transaction');
+      },
+    };
+  }
+
+  private claimed(claim: KeyClaim): KeyOutcome {
+    const renewal = setInterval(() => {
+      this.keys.renewLease(claim, this.now() + LEASE_MS).catch(() => undefined);
+    }, this.renewEveryMs);
+    // A lease renewal never keeps the process alive.
+    renewal.unref();
+    this.renewals.set(claim.owner, renewal);
+    return { kind: 'claimed', claim };
+  }
+
+  /** Deletes the keys past their 24 hours, at most once per purgeEveryMs, beside the claim that called it. */
+  private purgeIfDue(): void {
+    const now = this.now();
+    if (now >= this.lastPurge && now - this.lastPurge < this.purgeEveryMs) return;
+    this.lastPurge = now;
+    // Housekeeping only: a failure (the database is away) is retried at the next due claim.
+    this.keys.purgeClaimedBefore(now - REPLAY_WINDOW_MS).catch(() => undefined);
+  }
+}
