@@ -48,6 +48,7 @@ export function buildProgram(io: CliIo): Command {
         '  LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent',
         '  OMS_EMBEDDED  true (default): `serve` runs the OMS worker; false: run it with `ordergate oms`',
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
+        '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
       ].join('\n'),
     );
   for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, webhooksCommand, serveCommand, omsCommand]) {
