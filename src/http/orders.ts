@@ -125,7 +125,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     },
     async (request) => {
       const { exchange, order_id } = request.params;
-      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body);
+      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body, request.id);
       return success('Order Modification Sent to OMS', { orderId: order_id });
     },
   );
@@ -155,7 +155,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     },
     async (request) => {
       const { exchange, order_id } = request.params;
-      await orderEntry.cancelOrder(callerOf(request), exchange, order_id);
+      await orderEntry.cancelOrder(callerOf(request), exchange, order_id, request.id);
       return success('Order Cancellation Sent to OMS', { orderId: order_id });
     },
   );
