@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { apiKeysCommand } from './apikeys.js';
+import { auditCommand } from './audit.js';
 import { processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
 import { ofsCommand } from './ofs.js';
@@ -49,7 +50,7 @@ export function buildProgram(io: CliIo): Command {
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
       ].join('\n'),
     );
-  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, serveCommand, omsCommand]) {
+  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, serveCommand, omsCommand, auditCommand]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);
