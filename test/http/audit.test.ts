@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
-import { AuditRecorder } from '../../src/services/audit.js';
+import { AuditRecorder, AuditTrailService } from '../../src/services/audit.js';
 import { AuditRepository, type AuditRequestRow, type NewAuditRequest } from '../../src/store/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
@@ -81,8 +81,10 @@ describe('the audit trail of order entry', () => {
     const placed = await place(validBid());
     const orderId = placed.body.data.orderId as string;
     const modifyBody = { order_type: 'RL', quantity: '20', price: 101.5, disclosed_quantity: 0 };
+    server.clock.now += 1000;
     const modified = await server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orderId}`, { body: modifyBody, ...as(alice) });
     expect(modified.status, modified.text).toBe(200);
+    server.clock.now += 1000;
     const cancelled = await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, as(alice));
     expect(cancelled.status, cancelled.text).toBe(200);
 
@@ -106,6 +108,19 @@ describe('the audit trail of order entry', () => {
       ['alice', modifyRecord.request_id],
       ['alice', cancelRecord.request_id],
     ]);
+
+    // The operator's view (ordergate audit --order) of this order, in this dialect.
+    const trail = await new AuditTrailService(new AuditRepository(server.store.db)).entries({ orderId, limit: 100 });
+    expect(trail.map((entry) => [entry.kind, entry.request_id])).toEqual([
+      ['request', placed.headers.get('request-id')],
+      ['order_change', placed.headers.get('request-id')],
+      ['request', modifyRecord.request_id],
+      ['order_change', modifyRecord.request_id],
+      ['request', cancelRecord.request_id],
+      ['order_change', cancelRecord.request_id],
+    ]);
+    server.clock.now += 1000;
+    expect(await new AuditTrailService(new AuditRepository(server.store.db)).entries({ orderId, since: server.clock.now, limit: 100 })).toEqual([]);
   });
 
   it('records refused requests: 400 (schema and malformed JSON), 401 and 403 (no user established), 404 and 422, each with its code', async () => {
