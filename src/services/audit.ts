@@ -84,17 +84,17 @@ export class AuditRecorder {
     if (this.pending.length > 0 && !this.closed) this.schedule(failed ? this.retryMs : this.flushDelayMs);
   }
 
-  /** Flushes what is queued; records that arrive later are written at once, one flush each. */
+  /** Flushes what is queued (once: what fails now is lost, and logged); a record that arrives later is written at once. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
-    if (this.pending.length > 0) {
-      this.log?.error({ records: this.pending.length }, 'audit records could not be written before shutdown; they are lost');
-      this.pending = [];
-    }
   }
 
   private keepForRetry(batch: NewAuditRequest[], error: unknown): void {
+    if (this.closed) {
+      this.log?.error({ err: error, records: batch.length }, 'audit records could not be written at shutdown; they are lost');
+      return;
+    }
     this.pending = [...batch, ...this.pending];
     const excess = this.pending.length - this.maxPending;
     if (excess > 0) {
