@@ -10,6 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError, Errors, type ErrorKind, type FieldError } from './domain/errors.js';
+import { registerAuditHooks } from './http/audit.js';
 import { registerOrderEventRoutes } from './http/events.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerOrderCartRoutes } from './http/ordercart.js';
@@ -17,6 +18,7 @@ import { registerOrderRoutes } from './http/orders.js';
 import { registerSessionRoutes } from './http/session.js';
 import { openApiDocument } from './http/openapi.js';
 import { createAjv, violationsOf } from './schemas/validator.js';
+import type { AuditRecorder } from './services/audit.js';
 import type { AuthService, Caller } from './services/auth.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
@@ -43,6 +45,7 @@ export interface AppServices {
   orderCarts: OrderCartService;
   orderEvents: OrderEventsService;
   idempotency: IdempotencyService;
+  audit: AuditRecorder;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -135,6 +138,8 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
   );
 
   app.decorateRequest('caller', null);
+
+  registerAuditHooks(app, services.audit);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);

@@ -1,11 +1,13 @@
 /** Builds the services of one process over an open store: used by the server, the CLI and the tests. */
 import type { Logger } from 'pino';
 import type { AppServices } from './app.js';
+import { AuditRecorder } from './services/audit.js';
 import { AuthService } from './services/auth.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
 import { OrderEventsService, type OrderEventsOptions } from './services/order-events.js';
+import { AuditRepository } from './store/audit.js';
 import type { Store } from './store/database.js';
 import { GroupCommitter } from './store/group-commit.js';
 import { IdempotencyKeyRepository } from './store/idempotency.js';
@@ -48,6 +50,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }),
     orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), options.orderEvents),
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
+    audit: new AuditRecorder(new AuditRepository(store.db), now),
   };
 }
 

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { apiKeysCommand } from './apikeys.js';
+import { auditCommand } from './audit.js';
 import { processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
 import { ofsCommand } from './ofs.js';
@@ -51,7 +52,7 @@ export function buildProgram(io: CliIo): Command {
         '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
       ].join('\n'),
     );
-  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, webhooksCommand, serveCommand, omsCommand]) {
+  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);

@@ -132,7 +132,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     async (request, reply) => {
       const { exchange, order_id } = request.params;
       const modified = () => success('Order Modification Sent to OMS', { orderId: order_id });
-      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body, answerInTransaction(request, reply, modified));
+      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body, request.id, answerInTransaction(request, reply, modified));
       return modified();
     },
   );
@@ -165,7 +165,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     async (request, reply) => {
       const { exchange, order_id } = request.params;
       const cancelled = () => success('Order Cancellation Sent to OMS', { orderId: order_id });
-      await orderEntry.cancelOrder(callerOf(request), exchange, order_id, answerInTransaction(request, reply, cancelled));
+      await orderEntry.cancelOrder(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, cancelled));
       return cancelled();
     },
   );

@@ -16,7 +16,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
-import { LIVE_STATUSES, OrderStatus, type OrderRepository, type OrderRow } from '../store/orders.js';
+import { EXCHANGE_ORIGIN, LIVE_STATUSES, OMS_ORIGIN, OrderStatus, type OrderRepository, type OrderRow } from '../store/orders.js';
 import type { Database } from '../store/tables.js';
 import { isBidCategory, omsRiskViolation } from './bid-rules.js';
 import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
@@ -210,7 +210,7 @@ export class OmsWorker {
     if (order === undefined) return;
     const at = now();
     if (order.cancel_requested_at !== null) {
-      await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at);
+      await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN);
       return;
     }
     const scripToken = Number(order.scrip_token);
@@ -218,10 +218,10 @@ export class OmsWorker {
     const violation = omsRiskViolation({ exchange: order.exchange, scripToken, category: order.category }, issue, at);
     if (violation) {
       const reason = `Rejected by the OMS: ${violation}`;
-      await orders.transition(trx, orderId, OrderStatus.OMSREJECT, reason, at, { errorReason: reason });
+      await orders.transition(trx, orderId, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { errorReason: reason });
       return;
     }
-    await orders.transition(trx, orderId, OrderStatus.EXXMITTED, 'Sent to the exchange', at);
+    await orders.transition(trx, orderId, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN);
   }
 
   /** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
@@ -230,11 +230,11 @@ export class OmsWorker {
     if ((await oms.lockInStatus(trx, orderId, [OrderStatus.EXXMITTED])) === undefined) return;
     const at = now();
     if (result.accepted) {
-      await orders.transition(trx, orderId, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, {
+      await orders.transition(trx, orderId, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, EXCHANGE_ORIGIN, {
         exchangeOrderId: result.exchangeOrderId,
       });
     } else {
-      await orders.transition(trx, orderId, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, { errorReason: result.reason });
+      await orders.transition(trx, orderId, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { errorReason: result.reason });
     }
   }
 
@@ -261,15 +261,18 @@ export class OmsWorker {
     const order = await orders.find(entry.orderId);
     if (order === undefined) return;
     let refusal: string;
+    // Who refused: the exchange, or the OMS itself when the order is no longer at the exchange.
+    let refusedBy = EXCHANGE_ORIGIN;
     if (AT_EXCHANGE.includes(order.status as OrderStatus)) {
       const result = await exchange.modify(order.order_id, termsOf(order));
       if (result.done) {
-        await db.transaction().execute((trx) => orders.appendHistory(trx, order.order_id, 'Modified at the exchange', now()));
+        await db.transaction().execute((trx) => orders.appendHistory(trx, order.order_id, 'Modified at the exchange', now(), EXCHANGE_ORIGIN));
         return;
       }
       refusal = `Modification refused by the exchange: ${result.reason}`;
     } else {
       refusal = `Modification not sent to the exchange: the order is ${order.status}`;
+      refusedBy = OMS_ORIGIN;
     }
     const held = await exchange.find(order.order_id);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
@@ -277,7 +280,7 @@ export class OmsWorker {
     await db.transaction().execute(async (trx) => {
       const at = now();
       if (restore) await oms.restoreTerms(trx, order.order_id, held, at);
-      await orders.appendHistory(trx, order.order_id, restore ? `${refusal}; the order keeps its terms at the exchange` : refusal, at);
+      await orders.appendHistory(trx, order.order_id, restore ? `${refusal}; the order keeps its terms at the exchange` : refusal, at, refusedBy);
     });
   }
 
@@ -287,16 +290,16 @@ export class OmsWorker {
     // Cancelled before it reached the exchange (the placement saw the request), or gone.
     if (order === undefined || order.status === OrderStatus.CANCELLED) return;
     if (!AT_EXCHANGE.includes(order.status as OrderStatus)) {
-      await db.transaction().execute((trx) => orders.appendHistory(trx, orderId, `Cancellation not possible: the order is ${order.status}`, now()));
+      await db.transaction().execute((trx) => orders.appendHistory(trx, orderId, `Cancellation not possible: the order is ${order.status}`, now(), OMS_ORIGIN));
       return;
     }
     const result = await exchange.cancel(orderId);
     await db.transaction().execute(async (trx) => {
       const at = now();
       if (!result.done) {
-        await orders.appendHistory(trx, orderId, `Cancellation refused by the exchange: ${result.reason}`, at);
+        await orders.appendHistory(trx, orderId, `Cancellation refused by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN);
       } else if (await oms.lockInStatus(trx, orderId, AT_EXCHANGE)) {
-        await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user', at);
+        await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN);
       }
     });
   }
@@ -333,12 +336,12 @@ export class OmsWorker {
     if ((await oms.lockInStatus(trx, event.orderId, LIVE_STATUSES)) === undefined) return;
     const at = now();
     if (event.kind === 'ALLOTTED') {
-      await orders.transition(trx, event.orderId, OrderStatus.EXECUTED, event.reason, at, {
+      await orders.transition(trx, event.orderId, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, {
         tradedQuantity: event.quantity,
         tradedPricePaise: event.pricePaise,
       });
     } else {
-      await orders.transition(trx, event.orderId, OrderStatus.CANCELLED, event.reason, at, { errorReason: event.reason });
+      await orders.transition(trx, event.orderId, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
     }
   }
 }

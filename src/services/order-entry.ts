@@ -102,7 +102,14 @@ export class OrderEntryService {
    * terms keep every rule a new bid keeps; the retail limit counts them instead of the order's current
    * terms.
    */
-  async modifyOrder(caller: Caller, exchange: string, orderId: string, request: ModifyOrderRequest, answer?: AnswerInTransaction<void>): Promise<void> {
+  async modifyOrder(
+    caller: Caller,
+    exchange: string,
+    orderId: string,
+    request: ModifyOrderRequest,
+    requestId: string | null,
+    answer?: AnswerInTransaction<void>,
+  ): Promise<void> {
     ApiError.throwIfAny(crossFieldViolations(request));
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
@@ -130,13 +137,16 @@ export class OrderEntryService {
         disclosedQuantity: request.disclosed_quantity ?? 0,
       };
       await this.checkPreTrade(trx, caller, issue!, change, order.order_id);
-      await this.orders.requestModification(trx, order.order_id, change, modificationReason(order, change), this.now());
+      await this.orders.requestModification(trx, order.order_id, change, modificationReason(order, change), this.now(), {
+        actor: caller.userId,
+        requestId,
+      });
       await answer?.keep(trx);
     });
   }
 
   /** Asks the OMS to cancel one of the caller's live orders. */
-  async cancelOrder(caller: Caller, exchange: string, orderId: string, answer?: AnswerInTransaction<void>): Promise<void> {
+  async cancelOrder(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
     await this.committer.run(async (trx) => {
       await this.orders.holdOrderEntry(trx);
       await answer?.confirmHeld(trx);
@@ -148,7 +158,7 @@ export class OrderEntryService {
         ]);
       }
       ApiError.throwIfAny(windowViolations(issue, caller.category, this.now()));
-      await this.orders.requestCancellation(trx, order.order_id, CANCELLATION_REASON, this.now());
+      await this.orders.requestCancellation(trx, order.order_id, CANCELLATION_REASON, this.now(), { actor: caller.userId, requestId });
       await answer?.keep(trx);
     });
   }

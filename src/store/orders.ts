@@ -82,6 +82,20 @@ export interface OrderBookQuery {
 
 export type OrderHistoryRow = Selectable<OrderHistoryTable>;
 
+/**
+ * Who made an order change, for its history row (the audit trail): the user, through a request, or the
+ * OMS worker ("oms" for its own decisions, "exchange" for what the exchange answered or reported).
+ */
+export interface ChangeOrigin {
+  actor: string;
+  requestId: string | null;
+}
+
+export const OMS_ORIGIN: ChangeOrigin = { actor: 'oms', requestId: null };
+export const EXCHANGE_ORIGIN: ChangeOrigin = { actor: 'exchange', requestId: null };
+/** A change whose maker is not known (test fixtures that write as the API would). */
+const UNKNOWN_ORIGIN = { actor: null, requestId: null };
+
 /** The PostgreSQL advisory lock key (two int4) of order entry: "ordg", 1. */
 const ORDER_ENTRY_LOCK = [0x6f726467, 1] as const;
 
@@ -145,6 +159,8 @@ export class OrderRepository {
         price_paise: order.pricePaise,
         traded_quantity: 0,
         at: order.now,
+        actor: order.userId,
+        request_id: order.requestId,
       }).returning('id'),
     );
     this.enqueueDeliveriesQuery = prepareEnqueueDeliveries(db);
@@ -197,6 +213,7 @@ export class OrderRepository {
     status: OrderStatus,
     reason: string,
     now: number,
+    origin: ChangeOrigin,
     fields: TransitionFields = {},
   ): Promise<void> {
     await trx
@@ -211,17 +228,23 @@ export class OrderRepository {
       })
       .where('order_id', '=', orderId)
       .execute();
-    await this.appendHistory(trx, orderId, reason, now);
+    await this.appendHistory(trx, orderId, reason, now, origin);
   }
 
   /**
    * Appends the order's current state to its history with a reason (a change that keeps the status), and
    * queues the new event for the owner's webhooks in the same transaction.
    */
-  async appendHistory(trx: Transaction<Database>, orderId: string, reason: string, now: number): Promise<void> {
+  async appendHistory(
+    trx: Transaction<Database>,
+    orderId: string,
+    reason: string,
+    now: number,
+    origin: ChangeOrigin | typeof UNKNOWN_ORIGIN = UNKNOWN_ORIGIN,
+  ): Promise<void> {
     const history = await trx
       .insertInto('order_history')
-      .columns(['order_id', 'status', 'reason', 'quantity', 'price_paise', 'traded_quantity', 'at'])
+      .columns(['order_id', 'status', 'reason', 'quantity', 'price_paise', 'traded_quantity', 'at', 'actor', 'request_id'])
       .expression((eb) =>
         eb
           .selectFrom('orders')
@@ -233,6 +256,8 @@ export class OrderRepository {
             'price_paise',
             'traded_quantity',
             s.val(now).as('at'),
+            s.val(origin.actor).as('actor'),
+            s.val(origin.requestId).as('request_id'),
           ])
           .where('order_id', '=', orderId),
       )
@@ -281,7 +306,14 @@ export class OrderRepository {
   }
 
   /** Changes a live order's terms in place, records why in its history and queues a MODIFY for the OMS. */
-  async requestModification(trx: Transaction<Database>, orderId: string, change: OrderModification, reason: string, now: number): Promise<void> {
+  async requestModification(
+    trx: Transaction<Database>,
+    orderId: string,
+    change: OrderModification,
+    reason: string,
+    now: number,
+    origin: ChangeOrigin,
+  ): Promise<void> {
     await trx
       .updateTable('orders')
       .set({
@@ -293,14 +325,14 @@ export class OrderRepository {
       })
       .where('order_id', '=', orderId)
       .execute();
-    await this.appendHistory(trx, orderId, reason, now);
+    await this.appendHistory(trx, orderId, reason, now, origin);
     await trx.insertInto('outbox').values({ order_id: orderId, action: 'MODIFY', created_at: now }).execute();
   }
 
   /** Marks a live order as to be cancelled, records it in its history and queues a CANCEL for the OMS. */
-  async requestCancellation(trx: Transaction<Database>, orderId: string, reason: string, now: number): Promise<void> {
+  async requestCancellation(trx: Transaction<Database>, orderId: string, reason: string, now: number, origin: ChangeOrigin): Promise<void> {
     await trx.updateTable('orders').set({ cancel_requested_at: now, updated_at: now }).where('order_id', '=', orderId).execute();
-    await this.appendHistory(trx, orderId, reason, now);
+    await this.appendHistory(trx, orderId, reason, now, origin);
     await trx.insertInto('outbox').values({ order_id: orderId, action: 'CANCEL', created_at: now }).execute();
   }
 

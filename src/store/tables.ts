@@ -98,6 +98,10 @@ export interface OrderHistoryTable {
   price_paise: number;
   traded_quantity: number;
   at: number;
+  /** Who made the change: the user, "oms" or "exchange" (null on rows older than the audit trail). */
+  actor: string | null;
+  /** The request that made the change, if a request did. */
+  request_id: string | null;
 }
 
 /** Work for the OMS, written in the same transaction as the order change it describes. */

@@ -1,0 +1,131 @@
+/**
+ * `ordergate audit`: the audit trail, read-only. Order-entry request records and order state changes,
+ * merged oldest first, as a table or as one JSON object per line (docs/design/audit.md).
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { formatPrice } from '../domain/ofs-issue.js';
+import { AuditTrailService, type AuditEntry } from '../services/audit.js';
+import { AuditRepository } from '../store/audit.js';
+import { isoInstant, withWorkspace, type CliIo } from './context.js';
+
+export const DEFAULT_AUDIT_LIMIT = 100;
+const MAX_AUDIT_LIMIT = 100_000;
+
+interface AuditOptions {
+  user?: string;
+  order?: string;
+  requestId?: string;
+  since?: number;
+  until?: number;
+  limit: number;
+  json?: boolean;
+}
+
+/** A date (UTC midnight) or a date and time with Z or an offset: an instant that means the same everywhere. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function parseInstant(value: string): number {
+  const ms = ISO_INSTANT.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw new InvalidArgumentError('give an ISO 8601 date (2026-11-22) or date and time with a zone (2026-11-22T09:15:00Z).');
+  return ms;
+}
+
+function parseLimit(value: string): number {
+  const limit = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_AUDIT_LIMIT)) throw new InvalidArgumentError(`give a whole number from 1 to ${MAX_AUDIT_LIMIT}.`);
+  return limit;
+}
+
+/** One JSON object per entry; a request's body is the JSON it carried (secrets redacted). */
+export function auditJson(entry: AuditEntry): Record<string, unknown> {
+  if (entry.kind === 'request') {
+    return {
+      kind: 'request',
+      at: new Date(entry.at).toISOString(),
+      request_id: entry.request_id,
+      user_id: entry.user_id,
+      client_address: entry.client_address,
+      method: entry.method,
+      route: entry.route,
+      path: entry.path,
+      status: entry.status_code,
+      code: entry.code,
+      order_id: entry.order_id,
+      ordercart_id: entry.ordercart_id,
+      body: entry.body === null ? null : (JSON.parse(entry.body) as unknown),
+    };
+  }
+  return {
+    kind: 'order_change',
+    at: new Date(entry.at).toISOString(),
+    order_id: entry.order_id,
+    user_id: entry.user_id,
+    actor: entry.actor,
+    request_id: entry.request_id,
+    status: entry.status,
+    reason: entry.reason,
+    quantity: entry.quantity,
+    price: formatPrice(entry.price_paise),
+    traded_quantity: entry.traded_quantity,
+  };
+}
+
+const TABLE_HEADER = ['AT', 'KIND', 'WHO', 'ADDRESS', 'REQUEST_ID', 'ORDER', 'WHAT'];
+
+function tableRow(entry: AuditEntry): string[] {
+  const at = isoInstant(entry.at);
+  if (entry.kind === 'request') {
+    const order = entry.order_id ?? (entry.ordercart_id === null ? '-' : `cart ${entry.ordercart_id}`);
+    return [at, 'request', entry.user_id ?? '-', entry.client_address, entry.request_id, order, `${entry.method} ${entry.path} -> ${entry.status_code} ${entry.code ?? '-'}`];
+  }
+  const terms = `qty ${entry.quantity} price ${formatPrice(entry.price_paise)} traded ${entry.traded_quantity}`;
+  return [at, 'order', entry.actor ?? '-', '-', entry.request_id ?? '-', entry.order_id, `${entry.status} (${terms}): ${entry.reason}`];
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+function formatTable(rows: string[][]): string {
+  const widths = TABLE_HEADER.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n') + '\n';
+}
+
+export function auditCommand(io: CliIo): Command {
+  return new Command('audit')
+    .description('show the audit trail: order-entry requests and order state changes, oldest first')
+    .option('--user <user_id>', "requests by this user, and the state changes of this user's orders")
+    .option('--order <order_id>', 'the state changes of this order, and the requests that named or changed it')
+    .option('--request-id <request_id>', 'the request with this Request-Id, and the changes it made')
+    .option('--since <instant>', 'entries at or after this ISO 8601 instant', parseInstant)
+    .option('--until <instant>', 'entries before this ISO 8601 instant', parseInstant)
+    .option('--limit <n>', `show the newest n entries (1 to ${MAX_AUDIT_LIMIT})`, parseLimit, DEFAULT_AUDIT_LIMIT)
+    .option('--json', 'print one JSON object per line (with the request bodies) instead of a table')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Filters combine (all must hold). Prints on stdout, oldest first:',
+        '  a table: AT KIND WHO ADDRESS REQUEST_ID ORDER WHAT  (WHO: the user, "oms" or "exchange")',
+        '  with --json, one object per line:',
+        '    {"kind":"request","at","request_id","user_id","client_address","method","route","path","status","code","order_id","ordercart_id","body"}',
+        '    {"kind":"order_change","at","order_id","user_id","actor","request_id","status","reason","quantity","price","traded_quantity"}',
+        'Nothing matches: nothing on stdout, a note on stderr, exit 0.',
+      ].join('\n'),
+    )
+    .action(async (options: AuditOptions) => {
+      await withWorkspace(io, async ({ store }) => {
+        const entries = await new AuditTrailService(new AuditRepository(store.db)).entries({
+          userId: options.user,
+          orderId: options.order,
+          requestId: options.requestId,
+          since: options.since,
+          until: options.until,
+          limit: options.limit,
+        });
+        if (options.json) {
+          io.stdout.write(entries.map((entry) => `${JSON.stringify(auditJson(entry))}\n`).join(''));
+        } else if (entries.length > 0) {
+          io.stdout.write(formatTable([TABLE_HEADER, ...entries.map(tableRow)]));
+        }
+        if (entries.length === 0) io.stderr.write('no audit entries match\n');
+      });
+    });
+}

@@ -1,0 +1,94 @@
+/**
+ * The audit hooks: every request to an order-entry route (`config.auth: 'order-entry'`) leaves one
+ * record, whatever its answer (2xx, 4xx including 401, 429, 5xx). The record is handed to the batching
+ * AuditRecorder as the answer is sent; the request never waits for its write. Headers are never stored
+ * (they carry the token and the API key); the body is stored with any secret-named field redacted.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../app.js';
+import type { AuditRecorder } from '../services/audit.js';
+
+/** Field names whose value is a credential, wherever they appear in a body (compared in lower case). */
+const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'password',
+  'new_password',
+  'second_auth',
+  'api_key',
+  'apikey',
+  'x-api-key',
+  'access_token',
+  'refresh_token',
+  'token',
+  'secret',
+  'totp_secret',
+  'authorization',
+]);
+
+export const REDACTED = '[redacted]';
+
+/** The value with every secret-named field, at any depth, replaced by "[redacted]". */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, SECRET_FIELDS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field)]),
+  );
+}
+
+/** What the answer says that the trail keeps: its code and the order it created or named. */
+function answerFacts(payload: unknown): { code: string | null; orderId: string | null } {
+  if (typeof payload !== 'string' || !payload.startsWith('{')) return { code: null, orderId: null };
+  try {
+    const answer = JSON.parse(payload) as { code?: unknown; data?: { orderId?: unknown } | null };
+    const orderId = answer.data !== null && typeof answer.data === 'object' ? answer.data.orderId : undefined;
+    return { code: typeof answer.code === 'string' ? answer.code : null, orderId: typeof orderId === 'string' ? orderId : null };
+  } catch {
+    return { code: null, orderId: null };
+  }
+}
+
+const isOrderEntry = (request: FastifyRequest) => request.routeOptions.config?.auth === 'order-entry';
+
+function param(request: FastifyRequest, name: string): string | null {
+  const params = request.params as Record<string, unknown> | undefined;
+  const value = params?.[name];
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Registers the hooks on the root app; call it before the authentication hook, so that the arrival time
+ * is taken even for a request that authentication refuses.
+ */
+export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
+  const arrivals = new WeakMap<FastifyRequest, number>();
+  recorder.reportFailuresTo(app.log);
+
+  app.addHook('onRequest', async (request) => {
+    if (isOrderEntry(request)) arrivals.set(request, recorder.now());
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!isOrderEntry(request)) return payload;
+    const { code, orderId } = answerFacts(payload);
+    recorder.record({
+      at: arrivals.get(request) ?? recorder.now(),
+      request_id: request.id,
+      user_id: request.caller?.userId ?? null,
+      client_address: request.ip ?? '',
+      method: request.method,
+      route: request.routeOptions.url ?? request.url,
+      path: request.url,
+      status_code: reply.statusCode,
+      code,
+      order_id: param(request, 'order_id') ?? orderId,
+      ordercart_id: param(request, 'ordercartId'),
+      body: request.body === undefined || request.body === null ? null : JSON.stringify(redactSecrets(request.body)),
+    });
+    return payload;
+  });
+
+  // After the server has stopped answering: the last records are written before the store closes.
+  app.addHook('onClose', async () => {
+    await recorder.close();
+  });
+}
