@@ -5,7 +5,8 @@ import type { AuthService } from '../services/auth.js';
 import { callerOf, type App } from '../app.js';
 import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
-const PATH = '/authentication/v1/user/session';
+export const SESSION_PATH = '/authentication/v1/user/session';
+const PATH = SESSION_PATH;
 const tags = ['session'];
 const bearer = [{ bearerAuth: [] }];
 
@@ -25,6 +26,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
             Errors.SECOND_FACTOR_REQUIRED,
             Errors.SECOND_FACTOR_INVALID,
             Errors.LOGIN_API_KEY_INVALID,
+            Errors.RATE_LIMITED,
           ),
         },
       },
