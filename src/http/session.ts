@@ -6,13 +6,12 @@ import { callerOf, type App } from '../app.js';
 import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
 export const SESSION_PATH = '/authentication/v1/user/session';
-const PATH = SESSION_PATH;
 const tags = ['session'];
 const bearer = [{ bearerAuth: [] }];
 
 export function registerSessionRoutes(app: App, auth: AuthService): void {
   app.post(
-    PATH,
+    SESSION_PATH,
     {
       schema: {
         tags,
@@ -43,7 +42,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
   );
 
   app.put(
-    PATH,
+    SESSION_PATH,
     {
       config: { auth: 'token' },
       schema: {
@@ -60,7 +59,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
   );
 
   app.delete(
-    PATH,
+    SESSION_PATH,
     {
       config: { auth: 'token' },
       schema: {

@@ -227,15 +227,40 @@ describe.skipIf(!redisRuns)('two nodes with one REDIS_URL', () => {
   });
 });
 
-/** A TCP server that takes connections and answers only Redis's ready check, then nothing: a hung Redis. */
+/** The names of the complete RESP commands at the start of `buffer`, and what is left of it. */
+function respCommands(buffer: string): { names: string[]; rest: string } {
+  const names: string[] = [];
+  let rest = buffer;
+  for (;;) {
+    const header = /^\*(\d+)\r\n/.exec(rest);
+    if (!header) return { names, rest };
+    let at = header[0].length;
+    const args: string[] = [];
+    for (let i = 0; i < Number(header[1]); i += 1) {
+      const bulk = /^\$(\d+)\r\n/.exec(rest.slice(at));
+      if (!bulk || rest.length < at + bulk[0].length + Number(bulk[1]) + 2) return { names, rest };
+      at += bulk[0].length;
+      args.push(rest.slice(at, at + Number(bulk[1])));
+      at += Number(bulk[1]) + 2;
+    }
+    names.push(args[0]!.toLowerCase());
+    rest = rest.slice(at);
+  }
+}
+
+/** A TCP server that answers Redis's connection handshake (CLIENT, INFO), then nothing: a hung Redis. */
 async function hungRedis(): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const fake: Server = createServer((socket) => {
     sockets.add(socket);
+    let buffer = '';
     socket.on('data', (data) => {
-      if (/info/i.test(String(data))) {
+      const { names, rest } = respCommands(buffer + String(data));
+      buffer = rest;
+      for (const name of names) {
         const info = 'redis_version:7.0.0\r\nloading:0\r\n';
-        socket.write(`$${info.length}\r\n${info}\r\n`);
+        if (name === 'info') socket.write(`$${info.length}\r\n${info}\r\n`);
+        else if (name === 'client') socket.write('+OK\r\n');
       }
     });
     socket.on('error', () => undefined);
@@ -284,7 +309,7 @@ describe('a REDIS_URL that cannot be reached', () => {
     const shared = new SharedCallLog(fake.url, uniqueRedisPrefix(), logger);
     try {
       await shared.connect();
-      expect(shared.sharing).toBe(true);
+      expect(shared.sharing, JSON.stringify(lines())).toBe(true);
       const decisions = [];
       // A one-minute window, so that the command timeouts cannot move a call out of it.
       for (let i = 0; i < 3; i += 1) decisions.push(await shared.admit('orders:u1', 60_000, 2));
