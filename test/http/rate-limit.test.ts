@@ -140,14 +140,15 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
     const calls = [await placeBid(server, user, 0)];
     // Near the end of the first second, then just after it: a window that restarts there takes 2 x 10.
     await sleepUntil(start + 800);
-    calls.push(...(await burst(100)));
+    const nearEdge = await burst(100);
     await sleepUntil(start + 1050);
-    calls.push(...(await burst(200)));
+    calls.push(...nearEdge, ...(await burst(200)));
 
     for (const { res } of calls) if (res.status !== 200) expectRateLimited(res, LIMIT);
     expect(overLimit(calls, LIMIT)).toBeUndefined();
     expect(calls.filter((c) => c.res.status === 200).length).toBeGreaterThanOrEqual(LIMIT);
-    expect(calls.filter((c) => c.res.status === 429).length).toBeGreaterThan(0);
+    // 20 calls that provably fell within one second cannot all be accepted.
+    if (Math.max(...nearEdge.map((c) => c.received)) - calls[0]!.sent < 1000) expect(nearEdge.filter((c) => c.res.status === 429).length).toBeGreaterThanOrEqual(LIMIT);
   });
 
   it.skipIf(redis && !redisRuns)('counts the calls later refused with 4xx (bad body, unknown cart) on both order-entry routes, not the ones refused by auth', async () => {
