@@ -190,6 +190,8 @@ async function enforce(check: Check, request: FastifyRequest, reply: FastifyRepl
 
 const isLimited = (max: number) => max > 0;
 
+const inMemory = (log: MemoryCallLog): Admit => async (key, windowMs, max) => log.admit(key, windowMs, max);
+
 /**
  * Registers the limiters that are on. Order entry is counted in an onRequest hook added right after the
  * auth hook (so per authenticated user, before the body is read and before any later hook such as the
@@ -200,8 +202,7 @@ export function registerRateLimits(app: App, options: RateLimitOptions): void {
   if (![ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress].some(isLimited)) return;
 
   const shared = options.redisUrl === null ? undefined : new SharedCallLog(options.redisUrl, options.redisKeyPrefix ?? 'ordergate:rate:', app.log);
-  const memory = new MemoryCallLog();
-  const admit: Admit = shared?.admit ?? (async (key, windowMs, max) => memory.admit(key, windowMs, max));
+  const admit: Admit = shared?.admit ?? inMemory(new MemoryCallLog());
   // The plugin's decorators only: the hooks below decide which calls each limiter sees.
   app.register(fastifyRateLimit, { global: false, store: slidingWindowStore(admit) });
 
