@@ -15,6 +15,7 @@ import { registerOrderEventRoutes } from './http/events.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerOrderCartRoutes } from './http/ordercart.js';
 import { registerOrderRoutes } from './http/orders.js';
+import { RATE_LIMITS_OFF, registerRateLimits, type RateLimitOptions } from './http/rate-limit.js';
 import { registerSessionRoutes } from './http/session.js';
 import { openApiDocument } from './http/openapi.js';
 import { createAjv, violationsOf } from './schemas/validator.js';
@@ -109,7 +110,8 @@ const FRAMEWORK_MESSAGES: Partial<Record<string, string>> = {
   [Errors.MALFORMED_JSON.code]: 'The body is not valid JSON',
 };
 
-export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean }): App {
+/** `rateLimits`: the call limits (off when absent, as in tests and benchmarks). */
+export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions }): App {
   const ajv = createAjv();
   const app = Fastify({
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
@@ -152,6 +154,8 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
       request.caller = await services.auth.authenticate(request.headers.authorization);
     }
   });
+  // Right after auth, so that order entry is counted per caller before any later hook (Idempotency-Key).
+  registerRateLimits(app, options.rateLimits ?? RATE_LIMITS_OFF);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) {

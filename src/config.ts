@@ -14,6 +14,19 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long a webhook delivery is retried after its event, in seconds. */
   webhookRetryForSeconds: number;
+  rateLimits: RateLimitConfig;
+}
+
+/** Per-user and per-address call limits (docs/design/rate-limits.md); 0 turns a limit off. */
+export interface RateLimitConfig {
+  /** Order-entry calls accepted per user in any one second. */
+  ordersPerSecond: number;
+  /** Login attempts accepted per user id in any one minute. */
+  loginsPerMinutePerUser: number;
+  /** Login attempts accepted per client address in any one minute. */
+  loginsPerMinutePerAddress: number;
+  /** Where the counts are kept so that every node shares them; null: each node counts in its memory. */
+  redisUrl: string | null;
 }
 
 export class ConfigError extends Error {
@@ -41,6 +54,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function redisUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === '') return null;
+  if (!/^rediss?:\/\/./.test(raw) || !URL.canParse(raw)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -56,5 +76,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
     webhookTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookRetryForSeconds: wholeNumber(env, 'WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
+    rateLimits: {
+      ordersPerSecond: wholeNumber(env, 'RATE_LIMIT_ORDERS_PER_SECOND', 10, 0, 1_000_000),
+      loginsPerMinutePerUser: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE', 10, 0, 1_000_000),
+      loginsPerMinutePerAddress: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 100, 0, 1_000_000),
+      redisUrl: redisUrl(env),
+    },
   };
 }

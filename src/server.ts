@@ -32,7 +32,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await store.close();
     throw error;
   }
-  const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger });
+  // The app closes its Redis client (rate limits) itself, in app.close().
+  const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger, rateLimits: config.rateLimits });
   const url = await app.listen({ host: config.host, port: config.port });
   logger.info({ url, database: store.location }, 'ordergate listening');
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs }) : null;

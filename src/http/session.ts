@@ -5,13 +5,13 @@ import type { AuthService } from '../services/auth.js';
 import { callerOf, type App } from '../app.js';
 import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
-const PATH = '/authentication/v1/user/session';
+export const SESSION_PATH = '/authentication/v1/user/session';
 const tags = ['session'];
 const bearer = [{ bearerAuth: [] }];
 
 export function registerSessionRoutes(app: App, auth: AuthService): void {
   app.post(
-    PATH,
+    SESSION_PATH,
     {
       schema: {
         tags,
@@ -25,6 +25,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
             Errors.SECOND_FACTOR_REQUIRED,
             Errors.SECOND_FACTOR_INVALID,
             Errors.LOGIN_API_KEY_INVALID,
+            Errors.RATE_LIMITED,
           ),
         },
       },
@@ -41,7 +42,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
   );
 
   app.put(
-    PATH,
+    SESSION_PATH,
     {
       config: { auth: 'token' },
       schema: {
@@ -58,7 +59,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
   );
 
   app.delete(
-    PATH,
+    SESSION_PATH,
     {
       config: { auth: 'token' },
       schema: {

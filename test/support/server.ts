@@ -3,6 +3,7 @@
  * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
  */
 import { buildApp, type App } from '../../src/app.js';
+import { RATE_LIMITS_OFF, type RateLimitOptions } from '../../src/http/rate-limit.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import { AdminService } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
@@ -65,16 +66,17 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
 
 /**
  * `databaseUrl`: serve another database (e.g. PostgreSQL) instead of a new SQLite file; several servers
- * may share it, as several nodes do. `now` starts the test clock at that instant.
+ * may share it, as several nodes do. `now` starts the test clock at that instant. `rateLimits`: the call
+ * limits to turn on (all off by default, so that tests may fire many calls at once).
  */
-export async function startTestServer(options: { databaseUrl?: string; now?: number } = {}): Promise<TestServer> {
+export async function startTestServer(options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions> } = {}): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
   const owned = options.databaseUrl === undefined ? await createTestDatabase() : undefined;
   const store = openStore(options.databaseUrl ?? owned!.databaseUrl);
   await migrateToLatest(store);
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false });
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits } });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db);
   const issues = new OfsIssueRepository(store.db);
