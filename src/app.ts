@@ -21,6 +21,7 @@ import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
 import type { OrderEventsService } from './services/order-events.js';
 import type { OrderEntryService } from './services/order-entry.js';
+import { isDatabaseUnavailable } from './store/database.js';
 
 /** Who may call a route: nobody in particular, a logged-in user, or a user with token and API key. */
 export type AuthLevel = 'none' | 'token' | 'order-entry';
@@ -43,6 +44,9 @@ export interface AppServices {
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** What a 503 for a database outage asks the client to wait before it tries again, in seconds. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 export type App = FastifyInstance<
   import('node:http').Server,
@@ -175,6 +179,12 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     if (kind) return sendError(request, reply, kind, FRAMEWORK_MESSAGES[kind.code] ?? error.message);
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(request, reply, Errors.BAD_REQUEST, error.message);
+    }
+    // The database cannot be reached (or used) right now: a retry may succeed, so 503 and Retry-After.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      return sendError(request, reply, Errors.UNAVAILABLE, 'The database cannot be reached right now; retry after Retry-After seconds');
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(request, reply, Errors.INTERNAL, 'Internal error; quote the request_id when you report it');

@@ -24,6 +24,8 @@ import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js'
 export const DEFAULT_POLL_MS = 200;
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_BATCH_SIZE = 100;
+/** The longest pause after failed passes: the worker resumes within this of the database's return. */
+export const MAX_RETRY_DELAY_MS = 2_000;
 
 export interface OmsWorkerOptions {
   db: Kysely<Database>;
@@ -59,6 +61,8 @@ export class OmsWorker {
   private timer: NodeJS.Timeout | undefined;
   /** The pass under way, if any; passes never overlap. */
   private pass: Promise<number> = Promise.resolve(0);
+  /** Passes failed in a row (a database outage, say); the loop backs off while it grows. */
+  private failedPasses = 0;
 
   constructor(private readonly options: OmsWorkerOptions) {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -100,9 +104,19 @@ export class OmsWorker {
   private schedule(loop: number, delayMs: number): void {
     this.timer = setTimeout(() => {
       this.runOnce()
-        .catch((error: unknown) => this.options.logger.error({ err: error, workerId: this.workerId }, 'OMS pass failed; retrying'))
+        .then(
+          () => {
+            this.failedPasses = 0;
+          },
+          (error: unknown) => {
+            // The database may be out: back off (doubling, at most MAX_RETRY_DELAY_MS) and keep going.
+            this.failedPasses += 1;
+            this.options.logger.error({ err: error, workerId: this.workerId, failedPasses: this.failedPasses }, 'OMS pass failed; retrying');
+          },
+        )
         .finally(() => {
-          if (this.running && this.loop === loop) this.schedule(loop, this.pollMs);
+          const delay = this.failedPasses === 0 ? this.pollMs : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
+          if (this.running && this.loop === loop) this.schedule(loop, delay);
         });
     }, delayMs);
   }
