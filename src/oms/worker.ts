@@ -63,6 +63,8 @@ export class OmsWorker {
   private pass: Promise<number> = Promise.resolve(0);
   /** Passes failed in a row (a database outage, say); the loop backs off while it grows. */
   private failedPasses = 0;
+  /** Outbox entries a failed pass may have left leased to this worker (see releaseHeld). */
+  private readonly held = new Set<number>();
 
   constructor(private readonly options: OmsWorkerOptions) {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -133,6 +135,7 @@ export class OmsWorker {
     const { oms, now } = this.options;
     const failed: number[] = [];
     let processed = 0;
+    await this.releaseHeld();
     for (;;) {
       // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
       // request of this process) until it is drained.
@@ -140,17 +143,37 @@ export class OmsWorker {
       if (this.stopRequested) return processed;
       const due = await oms.dueEntries(now(), failed, this.batchSize);
       if (due.length === 0) return processed;
-      const claimedAt = now();
-      // Others may have taken some since they were read: those are theirs.
-      const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
-      const batch = due.filter((entry) => claimed.has(entry.id));
-      const done = [
-        ...(await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed)),
-        ...(await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed)),
-      ];
-      await oms.completeAll(done, this.workerId, now());
-      processed += done.length;
+      try {
+        const claimedAt = now();
+        // Others may have taken some since they were read: those are theirs.
+        const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
+        const batch = due.filter((entry) => claimed.has(entry.id));
+        const done = [
+          ...(await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed)),
+          ...(await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed)),
+        ];
+        await oms.completeAll(done, this.workerId, now());
+        processed += done.length;
+      } catch (error) {
+        // The database failed mid-batch (an outage): this worker may still hold leases on these entries,
+        // which nobody could take for the lease's length. It gives them back at its next pass.
+        for (const entry of due) this.held.add(entry.id);
+        throw error;
+      }
     }
+  }
+
+  /**
+   * Gives back the entries a failed pass may have left leased to this worker; entries it did finish are
+   * untouched (releaseAll skips those done), and the rest are taken again at once: each step is safe to
+   * repeat. Throws while the database is still out, and the pass fails again.
+   */
+  private async releaseHeld(): Promise<void> {
+    if (this.held.size === 0) return;
+    const ids = [...this.held];
+    await this.options.oms.releaseAll(ids, this.workerId);
+    for (const id of ids) this.held.delete(id);
+    this.options.logger.info({ workerId: this.workerId, entries: ids.length }, 'OMS gave back the outbox entries of a failed pass');
   }
 
   /** Logs the failure and gives the entries back at once, so that the next pass retries them. */
