@@ -113,7 +113,9 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // During shutdown new requests get 503 e-503 in our envelope (the onRequest hook below), not
+    // Fastify's own 503 body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Errors raised before routing (a bad URL encoding, an over-long path parameter) get our envelope too.
@@ -137,8 +139,22 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
 
   app.decorateRequest('caller', null);
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // An answer sent once the shutdown has begun closes its connection: a kept-alive connection would
+  // otherwise hold the server open (close() waits for it) until the client's keep-alive runs out.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
+    // Shutting down (SIGTERM): requests already running finish; a new one on a kept-alive connection is
+    // turned away (Fastify adds Connection: close), and the client retries on another node or later.
+    if (closing) throw new ApiError(Errors.UNAVAILABLE, 'The server is shutting down; retry shortly', [], { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
     const level = request.routeOptions.config.auth ?? 'none';
     if (level === 'none') return;
     if (level === 'order-entry') {

@@ -11,6 +11,9 @@ import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import { createOmsWorker, createServices } from './wiring.js';
 
+/** How long a shutdown waits for requests under way before it cuts their connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface RunningServer {
   app: App;
   store: Store;
@@ -35,8 +38,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs }) : null;
   oms?.start();
   let stopping: Promise<void> | undefined;
-  // The worker finishes its pass before the store it works on is closed.
-  const stop = () => (stopping ??= Promise.all([app.close(), oms?.stop()]).then(() => store.close()));
+  // The worker finishes its pass before the store it works on is closed. Requests under way are drained;
+  // a connection still open after SHUTDOWN_GRACE_MS (a client that never finishes its request) is cut.
+  const stop = () =>
+    (stopping ??= (() => {
+      const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      return Promise.all([app.close(), oms?.stop()])
+        .finally(() => clearTimeout(grace))
+        .then(() => store.close());
+    })());
   return { app, store, oms, url, stop };
 }
 
