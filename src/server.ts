@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
-import { openStore, type Store } from './store/database.js';
+import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrations.js';
 import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
@@ -25,7 +25,8 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const store = openStore(config.databaseUrl);
+  // A request waits less than a second for another process's SQLite write lock, then answers 503.
+  const store = openStore(config.databaseUrl, { sqliteBusyTimeoutMs: SERVER_SQLITE_BUSY_TIMEOUT_MS });
   try {
     await migrateToLatest(store);
   } catch (error) {

@@ -51,22 +51,35 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
 // int8 (bigint) columns hold epoch milliseconds and quantities, all far below 2^53: read them as numbers.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-function openSqliteConnection(path: string): SqliteDatabase.Database {
+export interface StoreOptions {
+  /**
+   * SQLite: how long a write waits for another process's write lock before it fails with SQLITE_BUSY
+   * (then answered 503). The CLI waits long (DEFAULT_SQLITE_BUSY_TIMEOUT_MS); the server waits
+   * SERVER_SQLITE_BUSY_TIMEOUT_MS, so that a request answers within a second. better-sqlite3 waits
+   * synchronously: the whole process waits with it.
+   */
+  sqliteBusyTimeoutMs?: number;
+}
+
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
+export const SERVER_SQLITE_BUSY_TIMEOUT_MS = 750;
+
+function openSqliteConnection(path: string, busyTimeoutMs: number): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
   // An acknowledged order must survive a power cut: fsync on every commit.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   // The CLI and the server may write the same file: wait for the other writer instead of failing.
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return sqlite;
 }
 
-function openSqlite(path: string): { db: Kysely<Database>; readDb: Kysely<Database> } {
+function openSqlite(path: string, busyTimeoutMs: number): { db: Kysely<Database>; readDb: Kysely<Database> } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const db = new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path)) });
+  const db = new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs)) });
   // An in-memory database exists only on its own connection.
-  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path)) });
+  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs)) });
   return { db, readDb };
 }
 
@@ -175,10 +188,10 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(error.cause, depth + 1);
 }
 
-export function openStore(url: string): Store {
+export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
-    const { db, readDb } = openSqlite(target);
+    const { db, readDb } = openSqlite(target, options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS);
     const close = async () => {
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
