@@ -64,12 +64,19 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
   });
 
   afterAll(async () => {
+    // Each step says when it was slow, so that a teardown that hangs names its step.
+    const step = async (name: string, work: () => Promise<unknown> | undefined) => {
+      const started = Date.now();
+      await work();
+      if (Date.now() - started > 5_000) process.stdout.write(`db-outage teardown: ${name} took ${Date.now() - started} ms\n`);
+    };
     stream?.abort();
-    await worker?.stop();
-    await proxy?.restore();
-    await server?.close();
-    await proxy?.close();
-    await database?.dispose();
+    await step('worker.stop', () => worker?.stop());
+    // Forwarding again if a test stopped in the middle of an outage.
+    await step('proxy.restore', () => proxy?.restore());
+    await step('server.close', () => server?.close());
+    await step('proxy.close', () => proxy?.close());
+    await step('database.dispose', () => database?.dispose());
   });
 
   const placeBid = () => server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token: user.token, apiKey: user.apiKey });

@@ -71,6 +71,7 @@ export class TcpProxy {
 
   /** The database is back, on the same port. */
   async restore(): Promise<void> {
+    if (this.mode === 'forward') return;
     const wasRefusing = this.mode === 'refuse';
     this.mode = 'forward';
     // Blackholed connections are dropped: their clients gave up on them long ago.
