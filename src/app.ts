@@ -26,6 +26,7 @@ import type { OrderCartService } from './services/order-carts.js';
 import type { OrderEventsService } from './services/order-events.js';
 import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderEntryService } from './services/order-entry.js';
+import { isDatabaseUnavailable } from './store/database.js';
 
 /** Who may call a route: nobody in particular, a logged-in user, or a user with token and API key. */
 export type AuthLevel = 'none' | 'token' | 'order-entry';
@@ -50,6 +51,9 @@ export interface AppServices {
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** What a 503 for a database outage asks the client to wait before it tries again, in seconds. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 export type App = FastifyInstance<
   import('node:http').Server,
@@ -117,7 +121,9 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // During shutdown new requests get 503 e-503 in our envelope (the onRequest hook below), not
+    // Fastify's own 503 body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Errors raised before routing (a bad URL encoding, an over-long path parameter) get our envelope too.
@@ -143,8 +149,22 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
 
   registerAuditHooks(app, services.audit);
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // An answer sent once the shutdown has begun closes its connection: a kept-alive connection would
+  // otherwise hold the server open (close() waits for it) until the client's keep-alive runs out.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
+    // Shutting down (SIGTERM): requests already running finish; a new one on a kept-alive connection is
+    // turned away (Fastify adds Connection: close), and the client retries on another node or later.
+    if (closing) throw new ApiError(Errors.UNAVAILABLE, 'The server is shutting down; retry shortly', [], { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
     const level = request.routeOptions.config.auth ?? 'none';
     if (level === 'none') return;
     if (level === 'order-entry') {
@@ -189,6 +209,12 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     if (kind) return sendError(request, reply, kind, FRAMEWORK_MESSAGES[kind.code] ?? error.message);
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(request, reply, Errors.BAD_REQUEST, error.message);
+    }
+    // The database cannot be reached (or used) right now: a retry may succeed, so 503 and Retry-After.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      return sendError(request, reply, Errors.UNAVAILABLE, 'The database cannot be reached right now; retry after Retry-After seconds');
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(request, reply, Errors.INTERNAL, 'Internal error; quote the request_id when you report it');

@@ -5,12 +5,15 @@
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
-import { openStore, type Store } from './store/database.js';
+import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrations.js';
 import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { configuredWebhookDispatcher, createOmsWorker, createServices } from './wiring.js';
+
+/** How long a shutdown waits for requests under way before it cuts their connections. */
+export const SHUTDOWN_GRACE_MS = 5_000;
 
 export interface RunningServer {
   app: App;
@@ -25,7 +28,8 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const store = openStore(config.databaseUrl);
+  // A request waits less than a second for another process's SQLite write lock, then answers 503.
+  const store = openStore(config.databaseUrl, { sqliteBusyTimeoutMs: SERVER_SQLITE_BUSY_TIMEOUT_MS });
   try {
     await migrateToLatest(store);
   } catch (error) {
@@ -45,9 +49,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const stop = () => (stopping ??= Promise.all([closeHttp(app, logger), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
   return { app, store, oms, webhooks, url, stop };
 }
-
-/** How long in-flight requests may take to finish once the server is stopping. */
-export const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
  * Stops accepting connections, lets the requests under way finish, then closes. A connection that still

@@ -24,6 +24,8 @@ import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js'
 export const DEFAULT_POLL_MS = 200;
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_BATCH_SIZE = 100;
+/** The longest pause after failed passes: the worker resumes within this of the database's return. */
+export const MAX_RETRY_DELAY_MS = 2_000;
 
 export interface OmsWorkerOptions {
   db: Kysely<Database>;
@@ -59,6 +61,10 @@ export class OmsWorker {
   private timer: NodeJS.Timeout | undefined;
   /** The pass under way, if any; passes never overlap. */
   private pass: Promise<number> = Promise.resolve(0);
+  /** Passes failed in a row (a database outage, say); the loop backs off while it grows. */
+  private failedPasses = 0;
+  /** Outbox entries a failed pass may have left leased to this worker (see releaseHeld). */
+  private readonly held = new Set<number>();
 
   constructor(private readonly options: OmsWorkerOptions) {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -100,9 +106,19 @@ export class OmsWorker {
   private schedule(loop: number, delayMs: number): void {
     this.timer = setTimeout(() => {
       this.runOnce()
-        .catch((error: unknown) => this.options.logger.error({ err: error, workerId: this.workerId }, 'OMS pass failed; retrying'))
+        .then(
+          () => {
+            this.failedPasses = 0;
+          },
+          (error: unknown) => {
+            // The database may be out: back off (doubling, at most MAX_RETRY_DELAY_MS) and keep going.
+            this.failedPasses += 1;
+            this.options.logger.error({ err: error, workerId: this.workerId, failedPasses: this.failedPasses }, 'OMS pass failed; retrying');
+          },
+        )
         .finally(() => {
-          if (this.running && this.loop === loop) this.schedule(loop, this.pollMs);
+          const delay = this.failedPasses === 0 ? this.pollMs : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
+          if (this.running && this.loop === loop) this.schedule(loop, delay);
         });
     }, delayMs);
   }
@@ -119,6 +135,7 @@ export class OmsWorker {
     const { oms, now } = this.options;
     const failed: number[] = [];
     let processed = 0;
+    await this.releaseHeld();
     for (;;) {
       // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
       // request of this process) until it is drained.
@@ -126,17 +143,37 @@ export class OmsWorker {
       if (this.stopRequested) return processed;
       const due = await oms.dueEntries(now(), failed, this.batchSize);
       if (due.length === 0) return processed;
-      const claimedAt = now();
-      // Others may have taken some since they were read: those are theirs.
-      const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
-      const batch = due.filter((entry) => claimed.has(entry.id));
-      const done = [
-        ...(await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed)),
-        ...(await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed)),
-      ];
-      await oms.completeAll(done, this.workerId, now());
-      processed += done.length;
+      try {
+        const claimedAt = now();
+        // Others may have taken some since they were read: those are theirs.
+        const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
+        const batch = due.filter((entry) => claimed.has(entry.id));
+        const done = [
+          ...(await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed)),
+          ...(await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed)),
+        ];
+        await oms.completeAll(done, this.workerId, now());
+        processed += done.length;
+      } catch (error) {
+        // The database failed mid-batch (an outage): this worker may still hold leases on these entries,
+        // which nobody could take for the lease's length. It gives them back at its next pass.
+        for (const entry of due) this.held.add(entry.id);
+        throw error;
+      }
     }
+  }
+
+  /**
+   * Gives back the entries a failed pass may have left leased to this worker; entries it did finish are
+   * untouched (releaseAll skips those done), and the rest are taken again at once: each step is safe to
+   * repeat. Throws while the database is still out, and the pass fails again.
+   */
+  private async releaseHeld(): Promise<void> {
+    if (this.held.size === 0) return;
+    const ids = [...this.held];
+    await this.options.oms.releaseAll(ids, this.workerId);
+    for (const id of ids) this.held.delete(id);
+    this.options.logger.info({ workerId: this.workerId, entries: ids.length }, 'OMS gave back the outbox entries of a failed pass');
   }
 
   /** Logs the failure and gives the entries back at once, so that the next pass retries them. */

@@ -13,6 +13,9 @@ import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
 import type { OrderEventRepository, OrderEventRow } from '../store/order-events.js';
 import { toOrderBookEntry } from './order-book.js';
 
+/** The longest pause of the poller after failed polls (a database outage). */
+const MAX_RETRY_DELAY_MS = 2_000;
+
 export interface OrderEventsOptions {
   /** How often the poller looks for new rows (ms). */
   pollMs?: number;
@@ -183,16 +186,20 @@ export class OrderEventsService {
   /** Runs while anyone listens; the next subscriber starts a new poller from the newest event. */
   private async poll(polling: Promise<void>): Promise<void> {
     try {
+      let failures = 0;
       while (!this.closed && this.subscriberCount > 0) {
         let full = false;
         try {
           const rows = await this.events.eventsAfter(this.position, this.batchSize);
           this.dispatch(rows);
           full = rows.length === this.batchSize;
+          failures = 0;
         } catch (error) {
-          this.options.logger?.error({ err: error }, 'order-event poll failed; retrying');
+          // The database may be out: streams stay open, and the poller backs off (at most 2 s) until it is back.
+          failures += 1;
+          this.options.logger?.error({ err: error, failures }, 'order-event poll failed; retrying');
         }
-        if (!full) await this.sleep();
+        if (!full) await this.sleep(failures === 0 ? this.pollMs : Math.max(this.pollMs, Math.min(this.pollMs * 2 ** failures, MAX_RETRY_DELAY_MS)));
       }
     } finally {
       // Synchronous with the loop's last check: a subscriber added later starts a new poller.
@@ -200,12 +207,12 @@ export class OrderEventsService {
     }
   }
 
-  private sleep(): Promise<void> {
+  private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.wake = null;
         resolve();
-      }, this.pollMs);
+      }, ms);
       this.wake = () => {
         clearTimeout(timer);
         this.wake = null;

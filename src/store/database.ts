@@ -51,40 +51,147 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
 // int8 (bigint) columns hold epoch milliseconds and quantities, all far below 2^53: read them as numbers.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-function openSqliteConnection(path: string): SqliteDatabase.Database {
+export interface StoreOptions {
+  /**
+   * SQLite: how long a write waits for another process's write lock before it fails with SQLITE_BUSY
+   * (then answered 503). The CLI waits long (DEFAULT_SQLITE_BUSY_TIMEOUT_MS); the server waits
+   * SERVER_SQLITE_BUSY_TIMEOUT_MS, so that a request answers within a second. better-sqlite3 waits
+   * synchronously: the whole process waits with it.
+   */
+  sqliteBusyTimeoutMs?: number;
+}
+
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
+export const SERVER_SQLITE_BUSY_TIMEOUT_MS = 750;
+
+function openSqliteConnection(path: string, busyTimeoutMs: number): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
   // An acknowledged order must survive a power cut: fsync on every commit.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   // The CLI and the server may write the same file: wait for the other writer instead of failing.
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return sqlite;
 }
 
-function openSqlite(path: string): { db: Kysely<Database>; readDb: Kysely<Database> } {
+function openSqlite(path: string, busyTimeoutMs: number): { db: Kysely<Database>; readDb: Kysely<Database> } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const db = new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path)) });
+  const db = new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs)) });
   // An in-memory database exists only on its own connection.
-  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path)) });
+  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs)) });
   return { db, readDb };
 }
+
+/**
+ * Bounds on every wait for PostgreSQL, so that an outage is answered (503) instead of hanging a request:
+ * a new connection (or a free slot of the pool) within CONNECT_TIMEOUT_MS, an answer to a query within
+ * QUERY_TIMEOUT_MS. A connection whose query timed out is destroyed, never handed out again: its server
+ * may be gone without a word (a silent network partition), and the next query would wait behind the lost
+ * one. See docs/design/faults.md.
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 750;
+export const POSTGRES_QUERY_TIMEOUT_MS = 5_000;
 
 function openPostgres(connectionString: string): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
-    connectionTimeoutMillis: 1000,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    query_timeout: POSTGRES_QUERY_TIMEOUT_MS,
+    // Idle connections to a vanished server are found and dropped by the pool, not by the next request.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    // A connection lost while checked out (between two queries of a transaction) emits 'error' on the
+    // client, which has no listener then: without this one the process would crash. The query under way,
+    // if any, fails on its own, and the pool drops the client when it is released.
+    client.on('error', () => undefined);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (error instanceof Error && error.message === 'Query read timeout') destroyConnection(client);
+        });
+      }
+      return result;
+    };
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-export function openStore(url: string): Store {
+/** Closes the client's socket at once: the pool drops a client that is no longer queryable. */
+function destroyConnection(client: pg.PoolClient): void {
+  (client.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+}
+
+/** Node's socket errors that mean the server cannot be reached (now). */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** pg's own errors when a connection is lost, cannot be made in time, or an answer does not come. */
+const PG_CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'timeout expired',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
+/**
+ * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01-57P03 (admin
+ * shutdown, crash shutdown, cannot connect now: starting up or in recovery), 53300 (too many connections).
+ */
+function isUnavailableSqlState(code: string): boolean {
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+}
+
+/**
+ * SQLite result codes of a file that cannot be used now but may be again without a restart: locked by
+ * another process beyond busy_timeout (BUSY, LOCKED), an I/O error, a file or directory that cannot be
+ * opened or written (CANTOPEN, READONLY: permissions, a read-only or unmounted volume), a full disk
+ * (FULL), a lock protocol race (PROTOCOL). Corruption (CORRUPT, NOTADB) is not transient: a 500.
+ */
+const SQLITE_UNAVAILABLE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_PROTOCOL'];
+
+/**
+ * Whether the error says that the database cannot be reached or used right now (a retry later may
+ * succeed), as opposed to a bug or a refused statement. The error handler answers these 503 e-503.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_ERROR_CODES.has(code)) return true;
+    if (code.startsWith('SQLITE_')) return SQLITE_UNAVAILABLE_PREFIXES.some((prefix) => code.startsWith(prefix));
+    if (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)) return true;
+  }
+  if (PG_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message))) return true;
+  // Connecting to a name with several addresses fails with all of their errors at once.
+  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return isDatabaseUnavailable(error.cause, depth + 1);
+}
+
+export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
-    const { db, readDb } = openSqlite(target);
+    const { db, readDb } = openSqlite(target, options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS);
     const close = async () => {
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
