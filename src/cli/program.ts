@@ -50,6 +50,8 @@ export function buildProgram(io: CliIo): Command {
         '  OMS_EMBEDDED  true (default): `serve` runs the OMS worker; false: run it with `ordergate oms`',
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
         '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
+        '  RATE_LIMIT_ORDERS_PER_SECOND (10), RATE_LIMIT_LOGINS_PER_MINUTE (10), RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS (100); 0: off',
+        '  REDIS_URL     share the rate-limit counts between nodes (redis://host:port)',
       ].join('\n'),
     );
   for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
