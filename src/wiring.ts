@@ -75,7 +75,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
   const now = options.now ?? Date.now;
   return new OmsWorker({
     db: store.db,
-    orders: new OrderRepository(store.db),
+    orders: new OrderRepository(store.db, store.dialect),
     issues: new OfsIssueRepository(store.db),
     oms: new OmsRepository(store.db),
     exchange: options.exchange ?? createSimulatedExchange(store, now),

@@ -33,7 +33,7 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService): 
         description: [
           'Every change of one of your orders is one event: `id: <event id>`, `event: order_update`, and one `data:` line of JSON (the schema below). Comments (`: heartbeat`) keep the connection alive every 15 seconds.',
           'Without `Last-Event-ID` the stream is live only; with it, every later event of yours is sent first, then the live ones, without gap or repeat.',
-          'Event ids increase in the order the changes were stored (see docs/design/decisions.md, "Order events", for the PostgreSQL caveat).',
+          'Event ids increase in the order the changes were committed, on every node.',
         ].join(' '),
         security: [{ bearerAuth: [] }],
         headers: OrderEventsHeaders,

@@ -73,6 +73,20 @@ export class OmsWorker {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
 
+  /**
+   * A transaction that changes orders (and so writes their history): it takes the order-entry lock first
+   * thing (PostgreSQL; SQLite has one writer anyway), so that history rows, the order events, become
+   * visible in the order of their ids, and no order row is locked before the lock (no deadlock with order
+   * entry, which takes it first as well).
+   */
+  private historyTransaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    const { db, orders } = this.options;
+    return db.transaction().execute(async (trx) => {
+      await orders.holdOrderEntry(trx);
+      return work(trx);
+    });
+  }
+
   /** Runs passes every pollMs until stop(). */
   start(): void {
     if (this.running) return;
@@ -197,9 +211,9 @@ export class OmsWorker {
    */
   private async placeAll(entries: readonly OutboxEntry[], failed: number[]): Promise<number[]> {
     if (entries.length === 0) return [];
-    const { db, orders, exchange } = this.options;
+    const { orders, exchange } = this.options;
     try {
-      await db.transaction().execute(async (trx) => {
+      await this.historyTransaction(async (trx) => {
         for (const entry of entries) await this.admit(trx, entry.orderId);
       });
     } catch (error) {
@@ -226,7 +240,7 @@ export class OmsWorker {
     }
 
     try {
-      await db.transaction().execute(async (trx) => {
+      await this.historyTransaction(async (trx) => {
         for (const { entry, result } of answers) if (result) await this.settle(trx, entry.orderId, result);
       });
     } catch (error) {
@@ -294,7 +308,7 @@ export class OmsWorker {
 
   /** Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. */
   private async modify(entry: OutboxEntry): Promise<void> {
-    const { db, orders, oms, exchange, now } = this.options;
+    const { orders, oms, exchange, now } = this.options;
     const order = await orders.find(entry.orderId);
     if (order === undefined) return;
     let refusal: string;
@@ -303,7 +317,7 @@ export class OmsWorker {
     if (AT_EXCHANGE.includes(order.status as OrderStatus)) {
       const result = await exchange.modify(order.order_id, termsOf(order));
       if (result.done) {
-        await db.transaction().execute((trx) => orders.appendHistory(trx, order.order_id, 'Modified at the exchange', now(), EXCHANGE_ORIGIN));
+        await this.historyTransaction((trx) => orders.appendHistory(trx, order.order_id, 'Modified at the exchange', now(), EXCHANGE_ORIGIN));
         return;
       }
       refusal = `Modification refused by the exchange: ${result.reason}`;
@@ -314,7 +328,7 @@ export class OmsWorker {
     const held = await exchange.find(order.order_id);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
     const restore = held !== undefined && !(await oms.hasLaterModify(order.order_id, entry.id));
-    await db.transaction().execute(async (trx) => {
+    await this.historyTransaction(async (trx) => {
       const at = now();
       if (restore) await oms.restoreTerms(trx, order.order_id, held, at);
       await orders.appendHistory(trx, order.order_id, restore ? `${refusal}; the order keeps its terms at the exchange` : refusal, at, refusedBy);
@@ -322,16 +336,16 @@ export class OmsWorker {
   }
 
   private async cancel(orderId: string): Promise<void> {
-    const { db, orders, oms, exchange, now } = this.options;
+    const { orders, oms, exchange, now } = this.options;
     const order = await orders.find(orderId);
     // Cancelled before it reached the exchange (the placement saw the request), or gone.
     if (order === undefined || order.status === OrderStatus.CANCELLED) return;
     if (!AT_EXCHANGE.includes(order.status as OrderStatus)) {
-      await db.transaction().execute((trx) => orders.appendHistory(trx, orderId, `Cancellation not possible: the order is ${order.status}`, now(), OMS_ORIGIN));
+      await this.historyTransaction((trx) => orders.appendHistory(trx, orderId, `Cancellation not possible: the order is ${order.status}`, now(), OMS_ORIGIN));
       return;
     }
     const result = await exchange.cancel(orderId);
-    await db.transaction().execute(async (trx) => {
+    await this.historyTransaction(async (trx) => {
       const at = now();
       if (!result.done) {
         await orders.appendHistory(trx, orderId, `Cancellation refused by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN);
@@ -347,7 +361,7 @@ export class OmsWorker {
    * finds its order finished and changes nothing.
    */
   private async processEvents(): Promise<number> {
-    const { db, exchange, logger } = this.options;
+    const { exchange, logger } = this.options;
     const seen = new Set<string>();
     let applied = 0;
     for (;;) {
@@ -356,7 +370,7 @@ export class OmsWorker {
       // Events already applied in this pass are not applied again, even if an adapter answers them again.
       const events = (await exchange.pollEvents()).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
-      await db.transaction().execute(async (trx) => {
+      await this.historyTransaction(async (trx) => {
         for (const event of events) await this.applyEvent(trx, event);
       });
       await exchange.acknowledge(events.map((event) => event.eventId));
