@@ -1,21 +1,7 @@
-import { connect } from 'node:net';
 import { defineConfig } from 'vitest/config';
+import { tcpReachable } from './test/support/tcp-probe.js';
 
 const postgresUrl = new URL(process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
-
-/** Whether PostgreSQL accepts connections (a TCP probe, 2 s at most). */
-function postgresReachable(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: postgresUrl.hostname, port: Number(postgresUrl.port || 5432) });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
 const shared = {
   testTimeout: 30_000,
@@ -26,7 +12,7 @@ const shared = {
 };
 
 export default defineConfig(async () => {
-  const reachable = await postgresReachable();
+  const reachable = await tcpReachable(postgresUrl, 5432);
   // The HTTP contract, the OMS and the fault tests run again on PostgreSQL (the PostgreSQL-only fault
   // tests skip themselves in the sqlite project). Under CI a PostgreSQL that cannot be reached fails the
   // run (its tests cannot connect); elsewhere that run is left out, and this says so.
