@@ -92,8 +92,50 @@ function openSqlite(path: string, busyTimeoutMs: number): { db: Kysely<Database>
  */
 export const POSTGRES_CONNECT_TIMEOUT_MS = 750;
 export const POSTGRES_QUERY_TIMEOUT_MS = 5_000;
+/**
+ * A query without an answer after this long makes the store check, on a fresh connection, that the
+ * database still answers (within POSTGRES_PROBE_TIMEOUT_MS). If it does not, the waiting connections are
+ * cut, so that their requests answer 503 within about a second even when the network drops packets
+ * silently (no reset), instead of after the query timeout; a slow query on a live database goes on.
+ */
+export const POSTGRES_PROBE_AFTER_MS = 500;
+export const POSTGRES_PROBE_TIMEOUT_MS = 400;
+
+/** Whether the database answers a fresh connection; one check at a time, shared by every waiting query. */
+class LivenessCheck {
+  private running: Promise<boolean> | null = null;
+
+  constructor(private readonly connectionString: string) {}
+
+  check(): Promise<boolean> {
+    this.running ??= this.probe().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async probe(): Promise<boolean> {
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: POSTGRES_PROBE_TIMEOUT_MS,
+      query_timeout: POSTGRES_PROBE_TIMEOUT_MS,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      // end() would wait for an answer that may never come.
+      (client.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+    }
+  }
+}
 
 function openPostgres(connectionString: string): Kysely<Database> {
+  const liveness = new LivenessCheck(connectionString);
   const pool = new pg.Pool({
     connectionString,
     max: 10,
@@ -114,9 +156,19 @@ function openPostgres(connectionString: string): Kysely<Database> {
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const result = query(...args);
       if (result instanceof Promise) {
-        result.catch((error: unknown) => {
-          if (error instanceof Error && error.message === 'Query read timeout') destroyConnection(client);
-        });
+        const watch = setTimeout(() => {
+          void liveness.check().then((alive) => {
+            if (!alive) destroyConnection(client);
+          });
+        }, POSTGRES_PROBE_AFTER_MS);
+        watch.unref();
+        result.then(
+          () => clearTimeout(watch),
+          (error: unknown) => {
+            clearTimeout(watch);
+            if (error instanceof Error && error.message === 'Query read timeout') destroyConnection(client);
+          },
+        );
       }
       return result;
     };

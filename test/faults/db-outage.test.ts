@@ -100,7 +100,7 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
     }
   });
 
-  for (const mode of ['refuse', 'blackhole'] as const satisfies readonly OutageMode[]) {
+  for (const mode of ['refuse', 'blackhole', 'partition'] as const satisfies readonly OutageMode[]) {
     it(`${mode}: every call that needs the database answers 503 e-503 with Retry-After within a second, then recovers within 10 s`, { timeout: 45_000 }, async () => {
       await proxy.outage(mode);
       const measured: Record<string, number> = {};

@@ -5,11 +5,17 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
-export type OutageMode = 'refuse' | 'blackhole';
+/**
+ * refuse: the host is down (connections cut, new ones refused); blackhole: unreachable (cut, new ones never
+ * answered); partition: the network drops packets silently (open connections stay open but nothing passes
+ * any more, without a reset; new ones never answered).
+ */
+export type OutageMode = 'refuse' | 'blackhole' | 'partition';
 
 export class TcpProxy {
   private server: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[client: Socket, upstream: Socket]>();
   private mode: 'forward' | OutageMode = 'forward';
 
   private constructor(
@@ -33,6 +39,9 @@ export class TcpProxy {
       const upstream = connect(this.target);
       this.track(upstream);
       client.pipe(upstream).pipe(client);
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      client.on('close', () => this.pairs.delete(pair));
       client.on('error', () => upstream.destroy());
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
@@ -65,6 +74,16 @@ export class TcpProxy {
   /** The database goes away: open connections are cut, new ones refused or blackholed. */
   async outage(mode: OutageMode): Promise<void> {
     this.mode = mode;
+    if (mode === 'partition') {
+      // Nothing passes any more, and nobody is told.
+      for (const [client, upstream] of this.pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+      return;
+    }
     this.cutAll();
     if (mode === 'refuse') await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
