@@ -49,10 +49,15 @@ function answerFacts(payload: unknown): { code: string | null; orderId: string |
 
 const isOrderEntry = (request: FastifyRequest) => request.routeOptions.config?.auth === 'order-entry';
 
+/** Text as sent, but without NUL (PostgreSQL refuses it in text; a path parameter may decode to it). */
+function storable(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD');
+}
+
 function param(request: FastifyRequest, name: string): string | null {
   const params = request.params as Record<string, unknown> | undefined;
   const value = params?.[name];
-  return typeof value === 'string' ? value : null;
+  return typeof value === 'string' ? storable(value) : null;
 }
 
 /**
@@ -76,8 +81,8 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
       user_id: request.caller?.userId ?? null,
       client_address: request.ip ?? '',
       method: request.method,
-      route: request.routeOptions.url ?? request.url,
-      path: request.url,
+      route: storable(request.routeOptions.url ?? request.url),
+      path: storable(request.url),
       status_code: reply.statusCode,
       code,
       order_id: param(request, 'order_id') ?? orderId,

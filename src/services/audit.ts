@@ -3,6 +3,7 @@
  * response path, in batches, and the operator's view that merges them with the order state changes.
  */
 import type { AuditFilter, AuditRepository, AuditRequestRow, NewAuditRequest, OrderChangeRow } from '../store/audit.js';
+import { isDatabaseUnavailable } from '../store/database.js';
 
 export interface AuditRecorderOptions {
   /** How long a record may wait for others to share its commit. */
@@ -71,9 +72,14 @@ export class AuditRecorder {
     let failed = false;
     this.flushing = this.repository.appendRequests(batch).then(
       () => undefined,
-      (error: unknown) => {
-        failed = true;
-        this.keepForRetry(batch, error);
+      async (error: unknown) => {
+        if (isDatabaseUnavailable(error)) {
+          failed = true;
+          this.keepForRetry(batch, error);
+        } else {
+          // Not an outage: some record is refused. Write them one by one, and drop (and log) only that one.
+          failed = !(await this.appendOneByOne(batch));
+        }
       },
     );
     try {
@@ -88,6 +94,22 @@ export class AuditRecorder {
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+  }
+
+  /** False when the database went away meanwhile (the rest is kept for the retry). */
+  private async appendOneByOne(batch: NewAuditRequest[]): Promise<boolean> {
+    for (const [index, record] of batch.entries()) {
+      try {
+        await this.repository.appendRequests([record]);
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) {
+          this.keepForRetry(batch.slice(index), error);
+          return false;
+        }
+        this.log?.error({ err: error, request_id: record.request_id }, 'audit record refused by the database; dropped');
+      }
+    }
+    return true;
   }
 
   private keepForRetry(batch: NewAuditRequest[], error: unknown): void {

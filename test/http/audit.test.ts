@@ -225,6 +225,15 @@ describe('the audit trail of order entry', () => {
     expect(await recordsOf(record.request_id)).toEqual([record]);
     expect(await historyOf(orderId)).toEqual([expect.objectContaining({ status: 'OMSXMITTED', actor: 'alice', request_id: record.request_id })]);
   });
+  it('a path parameter that decodes to NUL neither breaks the trail nor holds up later records', async () => {
+    const odd = await server.call('POST', `${CARTS}/a%00b/execute`, { token: null, apiKey: null });
+    expect(odd.status).toBe(401);
+    const oddRecord = await recordOf(odd);
+    expect(oddRecord.ordercart_id).toBe('a\uFFFDb');
+    const res = await place(validBid({ quantity: '3' }));
+    expect(res.status, res.text).toBe(200);
+    expect((await recordOf(res)).status_code).toBe(200);
+  });
 });
 
 describe('the audit recorder', () => {
@@ -267,7 +276,7 @@ describe('the audit recorder', () => {
     let failures = 1;
     const flaky = {
       appendRequests: async (records: readonly NewAuditRequest[]) => {
-        if (failures-- > 0) throw new Error('database unavailable');
+        if (failures-- > 0) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
         await repository.appendRequests(records);
       },
     } as unknown as AuditRepository;
@@ -280,5 +289,22 @@ describe('the audit recorder', () => {
     await expect.poll(() => stored('retry-'), { timeout: 10_000 }).toEqual(['retry-1', 'retry-2']);
     await recorder.close();
     expect(logged).toEqual(['audit records could not be written; retrying']);
+  });
+
+  it('drops only the record the database refuses, and keeps writing the others', async () => {
+    const repository = new AuditRepository(server.store.db);
+    const picky = {
+      appendRequests: async (records: NewAuditRequest[]) => {
+        if (records.some((r) => r.request_id === 'refused-2')) throw new Error('value too long for type character varying');
+        await repository.appendRequests(records);
+      },
+    } as unknown as AuditRepository;
+    const logged: string[] = [];
+    const recorder = new AuditRecorder(picky, () => 1, { flushDelayMs: 5, retryMs: 50 });
+    recorder.reportFailuresTo({ error: (_details, message) => void logged.push(message) });
+    for (const id of ['refused-1', 'refused-2', 'refused-3']) recorder.record(entry(id));
+    await recorder.close();
+    expect(await stored('refused-')).toEqual(['refused-1', 'refused-3']);
+    expect(logged).toEqual(['audit record refused by the database; dropped']);
   });
 });
