@@ -57,7 +57,7 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
 function redisUrl(env: NodeJS.ProcessEnv): string | null {
   const raw = env.REDIS_URL;
   if (raw === undefined || raw === '') return null;
-  if (!/^rediss?:\/\/./.test(raw) || !URL.canParse(raw)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  if (!/^rediss?:\/\/./.test(raw) || !URL.canParse(raw)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw.split(':')[0]}:..."`);
   return raw;
 }
 

@@ -38,7 +38,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
   // The app closes its Redis client (rate limits) itself, in app.close().
   const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger, rateLimits: config.rateLimits });
-  const url = await app.listen({ host: config.host, port: config.port });
+  let url: string;
+  try {
+    url = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Nothing may be left running (the Redis client, the database pool): the command must exit.
+    await app.close().catch(() => undefined);
+    await store.close();
+    throw error;
+  }
   logger.info({ url, database: store.location }, 'ordergate listening');
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs }) : null;
   oms?.start();

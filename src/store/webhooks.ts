@@ -164,16 +164,19 @@ export class WebhookRepository {
   }
 
   /**
-   * Up to `limit` pending deliveries that are due and not leased, oldest first; a delivery waits while an
-   * earlier one to the same webhook is waiting for its retry, so that a receiver gets the events in order
-   * for as long as it can take them.
+   * Up to `limit` pending deliveries that are due and not leased, of active webhooks, oldest first, with
+   * their webhook. A delivery waits while an earlier one to the same webhook is waiting for its retry or is
+   * being sent (leased, by any dispatcher), so that a receiver gets the events in order for as long as it
+   * can take them.
    */
-  async due(now: number, limit: number): Promise<number[]> {
+  async due(now: number, limit: number): Promise<{ id: number; webhookId: string }[]> {
     const rows = await this.db
       .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', DeliveryStatus.PENDING)
-      .where('next_attempt_at', '<=', now)
+      .innerJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
+      .select(['webhook_deliveries.id', 'webhook_deliveries.webhook_id'])
+      .where('webhook_deliveries.status', '=', DeliveryStatus.PENDING)
+      .where('webhook_deliveries.next_attempt_at', '<=', now)
+      .where('webhooks.removed_at', 'is', null)
       .where(claimable(now))
       .where(({ not, exists, selectFrom }) =>
         not(
@@ -183,14 +186,14 @@ export class WebhookRepository {
               .whereRef('earlier.webhook_id', '=', 'webhook_deliveries.webhook_id')
               .where('earlier.status', '=', DeliveryStatus.PENDING)
               .whereRef('earlier.id', '<', 'webhook_deliveries.id')
-              .where('earlier.next_attempt_at', '>', now),
+              .where((inner) => inner.or([inner('earlier.next_attempt_at', '>', now), inner('earlier.claimed_until', '>=', now)])),
           ),
         ),
       )
-      .orderBy('id')
+      .orderBy('webhook_deliveries.id')
       .limit(limit)
       .execute();
-    return rows.map((row) => Number(row.id));
+    return rows.map((row) => ({ id: Number(row.id), webhookId: row.webhook_id }));
   }
 
   /** Leases the deliveries to `workerId` until `until`, except those taken meanwhile; answers what it took. */
@@ -201,6 +204,8 @@ export class WebhookRepository {
       .set({ claimed_by: workerId, claimed_until: until })
       .where('id', 'in', ids)
       .where('status', '=', DeliveryStatus.PENDING)
+      // Still due: another dispatcher may have tried it meanwhile and put it off.
+      .where('next_attempt_at', '<=', now)
       .where(claimable(now))
       .returning('id')
       .execute();
@@ -278,6 +283,7 @@ export class WebhookRepository {
       .set({ claimed_until: null, next_attempt_at: dueAt })
       .where('id', 'in', ids)
       .where('claimed_by', '=', workerId)
+      .where('claimed_until', 'is not', null)
       .where('status', '=', DeliveryStatus.PENDING)
       .execute();
   }

@@ -48,6 +48,10 @@ export interface WebhookDispatcherOptions {
 }
 
 export const USER_AGENT = 'ordergate-webhooks/1';
+/** Deliveries to one webhook sent in one pass, one after another. */
+export const MAX_PER_WEBHOOK_PER_PASS = 10;
+/** The longest pause after failed passes (a database outage). */
+const MAX_BACKOFF_MS = 5_000;
 
 /** What one attempt came to: the receiver's status code, or no answer at all. */
 interface AttemptResult {
@@ -67,6 +71,9 @@ export class WebhookDispatcher {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<number> = Promise.resolve(0);
+  /** Deliveries the pass under way (or a failed one) holds; a failed pass's are given back at the next. */
+  private held: number[] = [];
+  private failures = 0;
   /** Aborts the POSTs under way when the dispatcher stops. */
   private aborter = new AbortController();
 
@@ -77,7 +84,8 @@ export class WebhookDispatcher {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.batchSize = options.batchSize ?? 100;
-    this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 4);
+    // Longer than the longest pass: a webhook's share of it, each POST waiting its whole timeout.
+    this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * (MAX_PER_WEBHOOK_PER_PASS + 2));
     this.random = options.random ?? Math.random;
   }
 
@@ -109,22 +117,48 @@ export class WebhookDispatcher {
     this.timer = setTimeout(() => {
       if (!this.running) return;
       this.runOnce()
-        .catch((error: unknown) => this.options.logger.error({ err: error }, 'webhook pass failed; retrying'))
+        .then(
+          () => {
+            this.failures = 0;
+          },
+          (error: unknown) => {
+            this.failures += 1;
+            this.options.logger.error({ err: error, failures: this.failures }, 'webhook pass failed; retrying');
+          },
+        )
         .finally(() => {
-          if (this.running) this.schedule(this.pollMs);
+          // The database may be out: back off (at most 5 s) until a pass succeeds.
+          const delay = this.failures === 0 ? this.pollMs : Math.min(this.pollMs * 2 ** this.failures, Math.max(this.pollMs, MAX_BACKOFF_MS));
+          if (this.running) this.schedule(delay);
         });
     }, delayMs);
   }
 
   private async sendDue(): Promise<number> {
     const { webhooks } = this.options;
+    if (this.held.length > 0) {
+      // A failed pass left these leased: due again now rather than when the lease runs out.
+      await webhooks.release(this.held, this.dispatcherId, this.now());
+      this.held = [];
+    }
     const now = this.now();
-    const claimed = await webhooks.claim(await webhooks.due(now, this.batchSize), this.dispatcherId, now, now + this.leaseMs);
+    // At most a few per webhook in one pass, so that the pass ends within its lease.
+    const perWebhook = new Map<string, number>();
+    const ids: number[] = [];
+    for (const { id, webhookId } of await webhooks.due(now, this.batchSize)) {
+      const taken = perWebhook.get(webhookId) ?? 0;
+      if (taken >= MAX_PER_WEBHOOK_PER_PASS) continue;
+      perWebhook.set(webhookId, taken + 1);
+      ids.push(id);
+    }
+    const claimed = await webhooks.claim(ids, this.dispatcherId, now, now + this.leaseMs);
+    this.held = claimed.map((d) => d.id);
     if (claimed.length === 0) return 0;
     await this.fixPayloads(claimed);
     const byWebhook = new Map<string, DueDelivery[]>();
     for (const delivery of claimed) byWebhook.set(delivery.webhookId, [...(byWebhook.get(delivery.webhookId) ?? []), delivery]);
     const attempts = await Promise.all([...byWebhook.values()].map((queue) => this.sendInOrder(queue)));
+    this.held = [];
     return attempts.reduce((a, b) => a + b, 0);
   }
 

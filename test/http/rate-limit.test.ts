@@ -402,7 +402,9 @@ describe('rate-limit settings', () => {
     ['RATE_LIMIT_ORDERS_PER_SECOND', '-1', 'RATE_LIMIT_ORDERS_PER_SECOND must be a whole number, got "-1"'],
     ['RATE_LIMIT_LOGINS_PER_MINUTE', '2.0', 'RATE_LIMIT_LOGINS_PER_MINUTE must be a whole number, got "2.0"'],
     ['RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 'ten', 'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS must be a whole number, got "ten"'],
-    ['REDIS_URL', 'localhost:6379', 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:6379"'],
+    ['REDIS_URL', 'localhost:6379', 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:..."'],
+    // A password in a malformed URL is not echoed.
+    ['REDIS_URL', 'redis//:s3cret@cache:6379', 'REDIS_URL must be a redis:// or rediss:// URL, got "redis//:..."'],
   ])('refuse %s=%s with a clear message', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(message));
   });
