@@ -348,12 +348,13 @@ describe('usage errors and settings', () => {
     expectOneLineFailure(await ordergate(['users', 'add', 'alice'], { env: { DATABASE_URL: 'mysql://db/x' } }), /^ordergate: DATABASE_URL must start with/);
   });
 
-  it('serve on a port already in use exits 1 with one line', async () => {
+  // With REDIS_URL too: the Redis client the app opened must not keep the failed command alive.
+  it.each([{}, { REDIS_URL: process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379' }])('serve on a port already in use exits 1 with one line (%o)', async (extra) => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
       const port = String((blocker.address() as AddressInfo).port);
-      const result = await ordergate(['serve'], { env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent' } });
+      const result = await ordergate(['serve'], { env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent', ...extra } });
       expectOneLineFailure(result, /^ordergate: cannot start: .*EADDRINUSE/);
     } finally {
       blocker.close();
