@@ -349,7 +349,7 @@ describe('usage errors and settings', () => {
   });
 
   // With REDIS_URL too: the Redis client the app opened must not keep the failed command alive.
-  it.each([{}, { REDIS_URL: process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379' }])('serve on a port already in use exits 1 with one line (%o)', async (extra) => {
+  it.each<Record<string, string>>([{}, { REDIS_URL: process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379' }])('serve on a port already in use exits 1 with one line (%o)', async (extra) => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
