@@ -245,6 +245,38 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     }
   });
 
+  it('a slow run whose key was taken over is refused (409 e-116) at its next line, before it places it', async () => {
+    const user = await server.createUser('slow-run');
+    const ordercartId = await createCart(user);
+    const key = newKey();
+    let reachedLine2!: () => void;
+    const stalled = new Promise<void>((resolve) => (reachedLine2 = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    let calls = 0;
+    const node = await nodeExecution(user, ordercartId, key, async (real, ...args) => {
+      calls += 1;
+      if (calls === 3) {
+        reachedLine2();
+        await resumed;
+      }
+      return real(...args);
+    });
+    const slow = node.run();
+    await stalled;
+    node.idempotency.stopRenewing(node.claim);
+    const line0OrderId = (await ordersOf(user.userId))[0]!.order_id;
+
+    server.clock.now = start + LEASE_MS;
+    expectAnswerOf(await execute(user, ordercartId, key), line0OrderId);
+
+    // The slow run wakes up and tries to place line 2 itself: refused, nothing written.
+    resume();
+    await expect(slow).rejects.toMatchObject({ kind: { code: 'e-116' } });
+    expect(await ordersOf(user.userId)).toHaveLength(2);
+    expect(await executedNoTime(ordercartId)).toBe(1);
+  });
+
   it('a key abandoned by an execution of one cart, taken over by an execution of another: nothing the first kept is taken', async () => {
     const user = await server.createUser('other-cart');
     const firstCart = await createCart(user);
