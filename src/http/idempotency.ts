@@ -11,7 +11,7 @@ import Type from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
 import { withCode } from '../schemas/common.js';
-import type { AnswerInTransaction, IdempotencyService, KeyClaim } from '../services/idempotency.js';
+import type { AnswerInTransaction, ClaimedKey, IdempotencyService, KeptSteps } from '../services/idempotency.js';
 import { callerOf, type App } from '../app.js';
 
 declare module 'fastify' {
@@ -25,7 +25,7 @@ declare module 'fastify' {
 }
 
 interface HeldKeyOfRequest {
-  claim: KeyClaim;
+  claim: ClaimedKey;
   service: IdempotencyService;
   /** The body already kept in the transaction of the change, if the route did so. */
   keptInTransaction: string | null;
@@ -72,6 +72,15 @@ export function answerInTransaction<T>(
     held.keptInTransaction = body;
     return { statusCode: 200, body, headers: {} };
   });
+}
+
+/**
+ * For a route whose service makes several changes, each in its own transaction (cart execute): the steps
+ * its runs keep under the key. Undefined when the request has no key.
+ */
+export function keptSteps(request: FastifyRequest): KeptSteps | undefined {
+  const held = request.idempotency;
+  return held === null ? undefined : held.service.keptSteps(held.claim);
 }
 
 export function registerIdempotency(app: App, idempotency: IdempotencyService): void {

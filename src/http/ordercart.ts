@@ -27,7 +27,7 @@ import {
 import type { OrderCartService } from '../services/order-carts.js';
 import { PARTIAL_SUCCESS_CODE, SUCCESS_CODE } from '../schemas/common.js';
 import { callerOf, type App } from '../app.js';
-import { IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders } from './idempotency.js';
+import { IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders, keptSteps } from './idempotency.js';
 import { ORDER_ENTRY_SECURITY } from './orders.js';
 import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
@@ -149,7 +149,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
       },
     },
     async (request) => {
-      const { allPlaced, lines } = await carts.execute(callerOf(request), request.params.ordercartId, request.id);
+      const { allPlaced, lines } = await carts.execute(callerOf(request), request.params.ordercartId, request.id, keptSteps(request));
       return allPlaced ? success(CART_EXECUTED, lines, SUCCESS_CODE) : success(CART_PARTLY_EXECUTED, lines, PARTIAL_SUCCESS_CODE);
     },
   );

@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { ApiError, Errors } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
-import type { IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
+import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
 import type { Database } from '../store/tables.js';
 
-export type { KeptAnswer, KeyClaim } from '../store/idempotency.js';
+export type { ClaimedKey, KeptAnswer, KeyClaim } from '../store/idempotency.js';
 
-export type KeyOutcome = { kind: 'claimed'; claim: KeyClaim } | { kind: 'replay'; answer: KeptAnswer };
+export type KeyOutcome = { kind: 'claimed'; claim: ClaimedKey } | { kind: 'replay'; answer: KeptAnswer };
 
 /** The answer of a change, written in the change's own transaction. */
 export interface AnswerInTransaction<T> {
@@ -21,6 +21,27 @@ export interface AnswerInTransaction<T> {
   confirmHeld(trx: Transaction<Database>): Promise<void>;
   /** Once the change is written, in the same transaction: keeps its answer. */
   keep(trx: Transaction<Database>, result: T): Promise<void>;
+}
+
+/**
+ * The steps of a request that makes several changes, each in its own transaction (a cart execution: one
+ * order per line), kept one by one under its key, so that a run of the same request after a crash (the
+ * key taken over once its lease ran out) or after an answer that freed the key (a 5xx) does not make a
+ * change twice: it takes each kept step's result instead. Every write first confirms that the request
+ * still holds its key (409 e-116 if not). Steps are kept as JSON; they expire and are purged with the key.
+ */
+export interface KeptSteps {
+  /**
+   * The steps that runs of this request kept within its 24 hours, by name; `seeds` are kept first, each
+   * unless kept already (the cart's lines as the first run read them, say).
+   */
+  recall(seeds?: Record<string, unknown>): Promise<Map<string, unknown>>;
+  /** A step whose change is written in a transaction of its own (order entry): its result kept with it. */
+  inTransaction<T>(step: string, value: (result: T) => unknown): AnswerInTransaction<T>;
+  /** Keeps a step that wrote nothing (a refused line). */
+  keep(step: string, value: unknown): Promise<void>;
+  /** Runs `change` in a transaction that keeps `step`, unless a run of the request has kept it already. */
+  once(step: string, change: (trx: Transaction<Database>) => Promise<unknown>): Promise<void>;
 }
 
 export interface IdempotencyOptions {
@@ -67,14 +88,14 @@ export class IdempotencyService {
     const claim: NewKeyClaim = { userId, key, owner: randomUUID(), method: request.method, path: request.path, fingerprint: requestFingerprint(request) };
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       const now = this.now();
-      if (await this.keys.insertRunning(claim, now, now + LEASE_MS)) return this.claimed(claim);
+      if (await this.keys.insertRunning(claim, now, now + LEASE_MS)) return this.claimed({ ...claim, claimedAt: now });
       const held = await this.keys.find(userId, key);
       // Freed since the insert failed: try again.
       if (held === undefined) continue;
       const decision = decideOnHeldKey(held, claim.fingerprint, now);
       switch (decision.action) {
         case 'take-over':
-          if (await this.keys.takeOver(claim, held, now, now + LEASE_MS)) return this.claimed(claim);
+          if (await this.keys.takeOver(claim, held, now, now + LEASE_MS)) return this.claimed({ ...claim, claimedAt: now });
           continue;
         case 'replay':
           return { kind: 'replay', answer: { statusCode: held.statusCode!, body: held.responseBody!, headers: held.responseHeaders } };
@@ -116,7 +137,42 @@ export class IdempotencyService {
     };
   }
 
-  private claimed(claim: KeyClaim): KeyOutcome {
+  /** The kept steps of the claim's request (see KeptSteps). */
+  keptSteps(claim: ClaimedKey): KeptSteps {
+    const confirmHeld = async (trx: Transaction<Database>) => {
+      if (!(await this.keys.isHeld(trx, claim))) throw stillRunning();
+    };
+    return {
+      recall: async (seeds = {}) => {
+        const json = Object.fromEntries(Object.entries(seeds).map(([step, value]) => [step, JSON.stringify(value)]));
+        const kept = await this.keys.inTransaction(async (trx) => {
+          await confirmHeld(trx);
+          return this.keys.adoptSteps(trx, claim, this.now(), REPLAY_WINDOW_MS, json);
+        });
+        return new Map([...kept].map(([step, value]) => [step, JSON.parse(value) as unknown]));
+      },
+      inTransaction: <T>(step: string, value: (result: T) => unknown): AnswerInTransaction<T> => ({
+        confirmHeld,
+        keep: async (trx, result) => {
+          if (!(await this.keys.insertStep(trx, claim, step, JSON.stringify(value(result))))) throw new Error(`the step ${step} was kept twice`);
+        },
+      }),
+      keep: async (step, value) => {
+        await this.keys.inTransaction(async (trx) => {
+          await confirmHeld(trx);
+          await this.keys.insertStep(trx, claim, step, JSON.stringify(value));
+        });
+      },
+      once: async (step, change) => {
+        await this.keys.inTransaction(async (trx) => {
+          await confirmHeld(trx);
+          if (await this.keys.insertStep(trx, claim, step, 'true')) await change(trx);
+        });
+      },
+    };
+  }
+
+  private claimed(claim: ClaimedKey): KeyOutcome {
     const renewal = setInterval(() => {
       this.keys.renewLease(claim, this.now() + LEASE_MS).catch(() => undefined);
     }, this.renewEveryMs);

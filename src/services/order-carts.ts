@@ -21,6 +21,7 @@ import type { CreateOrderCartRequest, OrderCart, OrderLine, UpdateOrderCartReque
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OrderCartRepository, OrderCartRow } from '../store/order-carts.js';
 import type { Caller } from './auth.js';
+import type { AnswerInTransaction, KeptSteps } from './idempotency.js';
 import type { OrderEntryService } from './order-entry.js';
 
 /** A strong entity tag derived from the cart's revision, which every change bumps. */
@@ -64,6 +65,11 @@ function notFound(ordercartId: string): ApiError {
     { field: 'ordercartId', message: 'no order cart of yours has this id' },
   ]);
 }
+
+/** The kept steps of an execution with an idempotency key: the lines read, each line's result, the count. */
+const LINES_STEP = 'lines';
+const COUNTED_STEP = 'counted';
+const lineStep = (index: number) => `line:${index}`;
 
 /** What executing a cart needs: the place-order path of a single bid and the registry of OFS issues. */
 export interface CartPlacement {
@@ -155,25 +161,44 @@ export class OrderCartService {
    * The lines are read once, at the start: an update or a delete that commits meanwhile changes neither
    * which lines are placed nor their answer. An execution that placed at least one order is counted once,
    * after the last line, together with a new revision; one that placed none answers 422 e-412, uncounted.
+   *
+   * `steps`, for a request with an idempotency key, keeps the lines read, each line's result (a placed
+   * line's in the transaction of its order) and the count, so that a run of the same request after a
+   * crash or a 5xx places no line twice and counts the execution once: it places only the lines no run
+   * has kept, takes the kept results of the others, and answers what one uninterrupted run would have
+   * (docs/design/idempotency.md).
    */
-  async execute(caller: Caller, ordercartId: string, requestId: string | null): Promise<CartExecution> {
+  async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps): Promise<CartExecution> {
     const placement = this.placement;
     if (placement === undefined) throw new TypeError('OrderCartService was built without a CartPlacement: it cannot execute carts');
     const cart = await this.ownCart(caller, ordercartId);
-    const lines = JSON.parse(cart.orders_json) as unknown[];
+    let lines = JSON.parse(cart.orders_json) as unknown[];
+    const kept = (await steps?.recall({ [LINES_STEP]: lines })) ?? new Map<string, unknown>();
+    if (kept.has(LINES_STEP)) lines = kept.get(LINES_STEP) as unknown[];
+    const count = async () => {
+      if (steps === undefined) await this.carts.recordExecution(cart.ordercart_id, caller.userId);
+      else await steps.once(COUNTED_STEP, (trx) => this.carts.recordExecution(cart.ordercart_id, caller.userId, trx));
+    };
     // The registry is read once per execution, when the first OFS line needs it.
     let registry: Promise<OfsIssue[]> | undefined;
     const issues = () => (registry ??= placement.issues.list());
     const results: LineResult[] = [];
     for (const [index, line] of lines.entries()) {
+      const step = lineStep(index);
+      const recalled = kept.get(step) as LineResult | undefined;
+      if (recalled !== undefined) {
+        results.push(recalled);
+        continue;
+      }
       try {
-        results.push(await placeLine(placement, caller, line, index, issues, requestId));
+        const answer = steps?.inTransaction<string>(step, (orderId): LineResult => ({ index, status: 'success', orderId }));
+        const result = await placeLine(placement, caller, line, index, issues, requestId, answer);
+        if (result.status === 'error') await steps?.keep(step, result);
+        results.push(result);
       } catch (error) {
         // Not a refusal of the line (the database failed, say): orders already placed stay placed and
         // are in the order book; the execution is still counted if it can be.
-        if (results.some((result) => result.status === 'success')) {
-          await this.carts.recordExecution(cart.ordercart_id, caller.userId).catch(() => false);
-        }
+        if (results.some((result) => result.status === 'success')) await count().catch(() => undefined);
         throw error;
       }
     }
@@ -185,8 +210,8 @@ export class OrderCartService {
         results.flatMap((result) => (result.status === 'error' ? result.errors : [])),
       );
     }
-    // False when the cart was deleted meanwhile: its orders are placed all the same, with no cart to count on.
-    await this.carts.recordExecution(cart.ordercart_id, caller.userId);
+    // Nothing is counted when the cart was deleted meanwhile: its orders are placed all the same.
+    await count();
     return { allPlaced: outcome === 'all-placed', lines: results };
   }
 
@@ -228,6 +253,7 @@ async function placeLine(
   index: number,
   issues: () => Promise<OfsIssue[]>,
   requestId: string | null,
+  answer: AnswerInTransaction<string> | undefined,
 ): Promise<LineResult> {
   const unplaceable = unplaceableLineViolations(line, index);
   if (unplaceable.length > 0) return failedLine(index, unplaceable);
@@ -237,10 +263,11 @@ async function placeLine(
   const checked = lineBid(ofsLine, index, match.issue);
   if (!checked.ok) return failedLine(index, checked.violations);
   try {
-    const orderId = await placement.orderEntry.placeOfsBid(caller, checked.bid, requestId);
+    const orderId = await placement.orderEntry.placeOfsBid(caller, checked.bid, requestId, answer);
     return { index, status: 'success', orderId };
   } catch (error) {
-    if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind.status === 429) throw error;
+    // The request lost its idempotency key (it was taken over): it ends here, refused as a whole.
+    if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind.status === 429 || error.kind === Errors.IDEMPOTENCY_KEY_RUNNING) throw error;
     const causes = error.errors.length > 0 ? error.errors : [{ field: '', message: error.message }];
     const violations = asLineViolations(index, causes.map((cause) => ({ ...cause, kind: error.kind })));
     return { ...failedLine(index, violations), message: error.message };

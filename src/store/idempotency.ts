@@ -4,7 +4,7 @@
  * kept, turns the row DONE; an answer that is not kept deletes it. Every change after the claim names the
  * claiming request (`owner`), so that a request whose key was taken over can no longer touch it.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { HeldKey } from '../domain/idempotency.js';
 import type { DialectName } from './database.js';
 import type { Database } from './tables.js';
@@ -48,6 +48,17 @@ export interface NewKeyClaim extends KeyClaim {
   fingerprint: string;
 }
 
+/** A claim that won its key, and when (the key's created_at: its 24 hours run from then). */
+export interface ClaimedKey extends NewKeyClaim {
+  claimedAt: number;
+}
+
+/**
+ * Between a key and the name of one of its request's kept steps (a line of a cart execution). The header
+ * allows only 0x20 to 0x7E, so no key a client sends can contain it, and no client key is a step's key.
+ */
+export const STEP_SEPARATOR = '\u001f';
+
 export interface StoredKey extends HeldKey {
   method: string;
   path: string;
@@ -63,6 +74,15 @@ export interface KeptAnswer {
 }
 
 type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The rows of the steps kept under the claim's key: the user's keys that begin with the key and the
+ * separator (substr, not LIKE: SQLite's LIKE ignores case, and the key may hold % and _).
+ */
+function stepsOf(claim: KeyClaim) {
+  const prefix = claim.key + STEP_SEPARATOR;
+  return sql<SqlBool>`user_id = ${claim.userId} and substr(idempotency_key, 1, cast(${prefix.length} as integer)) = ${prefix}`;
+}
 
 export class IdempotencyKeyRepository {
   constructor(
@@ -179,6 +199,53 @@ export class IdempotencyKeyRepository {
       .where('owner', '=', claim.owner)
       .where('state', '=', 'RUNNING')
       .execute();
+  }
+
+  /** Runs `work` in a transaction of its own (the kept steps of a request outside order entry). */
+  async inTransaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  /**
+   * In a transaction that holds the claim's key: takes over the steps kept under the key by earlier runs
+   * of the same request (same fingerprint, claimed less than 24 h before `now`), stamping them with the
+   * claim (so that they expire and are purged with the key), deletes any other request's steps under the
+   * key, keeps each of `seeds` not kept yet, and answers the steps by name (their JSON as kept).
+   */
+  async adoptSteps(trx: Transaction<Database>, claim: ClaimedKey, now: number, window: number, seeds: Record<string, string>): Promise<Map<string, string>> {
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where(stepsOf(claim))
+      .where((eb) => eb.or([eb('fingerprint', '!=', claim.fingerprint), eb('created_at', '<=', now - window)]))
+      .execute();
+    await trx.updateTable('idempotency_keys').set({ owner: claim.owner, created_at: claim.claimedAt }).where(stepsOf(claim)).execute();
+    for (const [step, value] of Object.entries(seeds)) await this.insertStep(trx, claim, step, value);
+    const rows = await trx.selectFrom('idempotency_keys').select(['idempotency_key', 'response_body']).where(stepsOf(claim)).execute();
+    const prefix = claim.key + STEP_SEPARATOR;
+    return new Map(rows.map((row) => [row.idempotency_key.slice(prefix.length), row.response_body ?? 'null']));
+  }
+
+  /** Keeps one step of the claim's request (its value as JSON); false when that step is already kept. */
+  async insertStep(executor: Executor, claim: ClaimedKey, step: string, value: string): Promise<boolean> {
+    const result = await executor
+      .insertInto('idempotency_keys')
+      .values({
+        user_id: claim.userId,
+        idempotency_key: claim.key + STEP_SEPARATOR + step,
+        owner: claim.owner,
+        method: claim.method,
+        path: claim.path,
+        fingerprint: claim.fingerprint,
+        state: 'DONE',
+        locked_until: 0,
+        status_code: null,
+        response_body: value,
+        response_headers: null,
+        created_at: claim.claimedAt,
+      })
+      .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
   private claimColumns(claim: NewKeyClaim, lockedUntil: number) {

@@ -2,7 +2,7 @@
  * Order carts. Every query names the owner next to the cart id: a cart of another user is, to this
  * repository, a cart that does not exist.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, OrderCartsTable } from './tables.js';
 
 export type OrderCartRow = Selectable<OrderCartsTable>;
@@ -101,8 +101,8 @@ export class OrderCartRepository {
    * 412 on re-checking). `updated_at` stays: it is when the content last changed. Answers whether the owner
    * still has the cart (false: it was deleted meanwhile).
    */
-  async recordExecution(ordercartId: string, userId: string): Promise<boolean> {
-    const result = await this.db
+  async recordExecution(ordercartId: string, userId: string, executor: Kysely<Database> | Transaction<Database> = this.db): Promise<boolean> {
+    const result = await executor
       .updateTable('order_carts')
       .set((eb) => ({ executed_no_time: eb('executed_no_time', '+', 1), revision: eb('revision', '+', 1) }))
       .where('ordercart_id', '=', ordercartId)
