@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { ApiError, Errors } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
+import { isDatabaseUnavailable } from '../store/database.js';
 import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
 import type { Database } from '../store/tables.js';
 
@@ -49,6 +50,8 @@ export interface IdempotencyOptions {
   renewEveryMs?: number;
   /** How often (by the service's clock) keys past their 24 hours are deleted; every minute by default. */
   purgeEveryMs?: number;
+  /** How often an answer that could not be kept (or a key not freed) during an outage is retried; 1 s. */
+  settleRetryMs?: number;
 }
 
 /** A claim that keeps failing because other requests keep changing the key (in practice never). */
@@ -69,6 +72,11 @@ export class IdempotencyService {
   /** The lease renewals of the claims this process holds, by owner. */
   private readonly renewals = new Map<string, NodeJS.Timeout>();
   private lastPurge = Number.NEGATIVE_INFINITY;
+  /** Answers not kept, or keys not freed, because the database was out: retried every second until done. */
+  private readonly unsettled = new Map<string, { claim: KeyClaim; answer: KeptAnswer }>();
+  private settling: NodeJS.Timeout | undefined;
+  /** How often an unsettled answer is retried (ms). */
+  private readonly settleRetryMs: number;
 
   constructor(
     private readonly keys: IdempotencyKeyRepository,
@@ -77,6 +85,7 @@ export class IdempotencyService {
   ) {
     this.renewEveryMs = options.renewEveryMs ?? LEASE_MS / 3;
     this.purgeEveryMs = options.purgeEveryMs ?? 60_000;
+    this.settleRetryMs = options.settleRetryMs ?? 1_000;
   }
 
   /**
@@ -115,8 +124,41 @@ export class IdempotencyService {
   /** Keeps the request's answer if it is one to keep (200, 422); else frees the key so that a retry runs again. */
   async finish(claim: KeyClaim, answer: KeptAnswer): Promise<void> {
     this.stopRenewing(claim);
+    try {
+      await this.settle(claim, answer);
+    } catch (error) {
+      // The database is out (the answer is most likely a 503): without this, a retry once it is back would
+      // get 409 until the lease ran out, instead of running again.
+      if (isDatabaseUnavailable(error)) this.settleLater(claim, answer);
+      throw error;
+    }
+  }
+
+  /** Whether answers wait to be kept or keys to be freed (the database was out). */
+  get unsettledCount(): number {
+    return this.unsettled.size;
+  }
+
+  private async settle(claim: KeyClaim, answer: KeptAnswer): Promise<void> {
     if (isKeptStatus(answer.statusCode)) await this.keys.keepAnswer(claim, answer);
     else await this.keys.release(claim);
+  }
+
+  private settleLater(claim: KeyClaim, answer: KeptAnswer): void {
+    this.unsettled.set(claim.owner, { claim, answer });
+    if (this.settling !== undefined) return;
+    const retry = async () => {
+      for (const [owner, { claim: held, answer: kept }] of this.unsettled) {
+        try {
+          await this.settle(held, kept);
+          this.unsettled.delete(owner);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) this.unsettled.delete(owner);
+        }
+      }
+      this.settling = this.unsettled.size === 0 ? undefined : setTimeout(retry, this.settleRetryMs).unref();
+    };
+    this.settling = setTimeout(retry, this.settleRetryMs).unref();
   }
 
   /** The claim's request has ended: its lease is no longer renewed (finish() does this too). */

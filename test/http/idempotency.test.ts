@@ -9,6 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint } from '../../src/domain/idempotency.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
+import { IdempotencyService } from '../../src/services/idempotency.js';
+import { IdempotencyKeyRepository } from '../../src/store/idempotency.js';
 import { createServices } from '../../src/wiring.js';
 import { createPostgresDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
@@ -460,5 +462,38 @@ describe.runIf(testDialect() === 'postgres')('Idempotency-Key across two nodes o
       const orders = await nodes[0]!.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
       expect(orders).toHaveLength(6);
     }
+  });
+});
+
+describe('Idempotency-Key when the database is out as the answer leaves', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.createUser('alice');
+  });
+  afterAll(() => server.close());
+
+  it('frees the key of a 5xx once the database is back, so that a retry runs again instead of getting 409', async () => {
+    const keys = new IdempotencyKeyRepository(server.store.db, server.store.dialect);
+    let outage = 2;
+    const flaky = Object.create(keys) as IdempotencyKeyRepository;
+    flaky.release = async (claim) => {
+      if (outage-- > 0) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      return keys.release(claim);
+    };
+    const service = new IdempotencyService(flaky, () => server.clock.now, { settleRetryMs: 50 });
+    const request = { method: 'POST', path: '/transactional/v1/orders/regular', body: { a: 1 } };
+    const first = await service.claim('alice', 'outage-key', request);
+    expect(first.kind).toBe('claimed');
+    if (first.kind !== 'claimed') return;
+    await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(/ECONNREFUSED/);
+    expect(service.unsettledCount).toBe(1);
+    // Until it is freed, a retry is told the first is still running...
+    await expect(service.claim('alice', 'outage-key', request)).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
+    // ...and once the database answers again, well within the 30 s lease, the retry runs.
+    await expect.poll(() => service.unsettledCount, { timeout: 5_000 }).toBe(0);
+    const retry = await service.claim('alice', 'outage-key', request);
+    expect(retry.kind).toBe('claimed');
+    if (retry.kind === 'claimed') await service.finish(retry.claim, { statusCode: 200, body: '{"ok":true}', headers: {} });
   });
 });
