@@ -134,8 +134,44 @@ class LivenessCheck {
   }
 }
 
-function openPostgres(connectionString: string): Kysely<Database> {
-  const liveness = new LivenessCheck(connectionString);
+/**
+ * The queries under way on each pooled connection, swept every 100 ms: when one has waited
+ * POSTGRES_PROBE_AFTER_MS, the liveness check runs, and if the database does not answer, the connections of
+ * the stalled queries are cut. One timer for the pool, not one per query (order entry's hot path).
+ */
+class StalledQueryWatch {
+  private readonly started = new Map<pg.PoolClient, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly liveness: LivenessCheck) {
+    this.timer = setInterval(() => this.sweep(), 100);
+    this.timer.unref();
+  }
+
+  begin(client: pg.PoolClient): void {
+    this.started.set(client, Date.now());
+  }
+
+  end(client: pg.PoolClient): void {
+    this.started.delete(client);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sweep(): void {
+    const limit = Date.now() - POSTGRES_PROBE_AFTER_MS;
+    const stalled = [...this.started].filter(([, at]) => at <= limit).map(([client]) => client);
+    if (stalled.length === 0) return;
+    void this.liveness.check().then((alive) => {
+      if (!alive) for (const client of stalled) destroyConnection(client);
+    });
+  }
+}
+
+function openPostgres(connectionString: string): { db: Kysely<Database>; close(): Promise<void> } {
+  const watch = new StalledQueryWatch(new LivenessCheck(connectionString));
   const pool = new pg.Pool({
     connectionString,
     max: 10,
@@ -156,16 +192,11 @@ function openPostgres(connectionString: string): Kysely<Database> {
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const result = query(...args);
       if (result instanceof Promise) {
-        const watch = setTimeout(() => {
-          void liveness.check().then((alive) => {
-            if (!alive) destroyConnection(client);
-          });
-        }, POSTGRES_PROBE_AFTER_MS);
-        watch.unref();
+        watch.begin(client);
         result.then(
-          () => clearTimeout(watch),
+          () => watch.end(client),
           (error: unknown) => {
-            clearTimeout(watch);
+            watch.end(client);
             if (error instanceof Error && error.message === 'Query read timeout') destroyConnection(client);
           },
         );
@@ -173,7 +204,14 @@ function openPostgres(connectionString: string): Kysely<Database> {
       return result;
     };
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    close: async () => {
+      watch.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** Closes the client's socket at once: the pool drops a client that is no longer queryable. */
@@ -250,7 +288,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     };
     return { db, readDb, dialect, location: `sqlite:${target}`, close };
   }
-  const db = openPostgres(target);
+  const { db, close } = openPostgres(target);
   const { host, pathname } = new URL(target);
-  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, close: () => db.destroy() };
+  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, close };
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/domain/webhooks.js';
+import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { fieldsOf, runOrdergate } from '../cli/run-ordergate.js';
 import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
@@ -29,16 +30,6 @@ interface HistoryEvent {
   status: string;
   reason: string;
 }
-
-const OFS_LINE = {
-  scripDetail: { symbol: 'SBIN', _Series: 'OF', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
-  TransactionType: 'BUY',
-  OrderType: 'RL',
-  Quantity: 10,
-  Price: '101.50',
-  ProductType: 'OFS',
-  validity: '',
-};
 
 describe('order events on the stream and by webhook, end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-events-e2e-'));
@@ -131,7 +122,7 @@ describe('order events on the stream and by webhook, end to end', () => {
     const cart = await call(server.url, 'POST', '/transactional/v1/ordercart', {
       body: {
         ordercartName: 'e2e OFS basket',
-        orders: JSON.stringify([OFS_LINE]),
+        orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
         version: '1',
         createdBy: demo.user_id,
         modifiedBy: demo.user_id,

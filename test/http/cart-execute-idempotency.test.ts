@@ -99,6 +99,25 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     };
   }
 
+  /**
+   * A node that places line 0, has line 1 refused, and dies while line 2 is being placed: answers once it
+   * is dead (its lease no longer renewed).
+   */
+  async function nodeDeadAtLine2(user: TestUser, ordercartId: string, key: string): Promise<void> {
+    let calls = 0;
+    let reachedLine2!: () => void;
+    const died = new Promise<void>((resolve) => (reachedLine2 = resolve));
+    const node = await nodeExecution(user, ordercartId, key, (real, ...args) => {
+      calls += 1;
+      if (calls < 3) return real(...args);
+      reachedLine2();
+      return new Promise<string>(() => undefined);
+    });
+    void node.run();
+    await died;
+    node.idempotency.stopRenewing(node.claim);
+  }
+
   function expectAnswerOf(res: CallResult, line0OrderId: string): void {
     expect(res.status, res.text).toBe(200);
     expect(res.body.code).toBe('s-102');
@@ -114,20 +133,7 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     const ordercartId = await createCart(user);
     const key = newKey();
 
-    // The node places line 0, has line 1 refused, and dies while line 2 is being placed.
-    let calls = 0;
-    let reachedLine2!: () => void;
-    const died = new Promise<void>((resolve) => (reachedLine2 = resolve));
-    const node = await nodeExecution(user, ordercartId, key, (real, ...args) => {
-      calls += 1;
-      if (calls < 3) return real(...args);
-      reachedLine2();
-      return new Promise<string>(() => undefined);
-    });
-    void node.run();
-    await died;
-    // The node is dead: its lease is no longer renewed.
-    node.idempotency.stopRenewing(node.claim);
+    await nodeDeadAtLine2(user, ordercartId, key);
     const firstOrders = await ordersOf(user.userId);
     expect(firstOrders).toHaveLength(1);
     const line0OrderId = firstOrders[0]!.order_id;
@@ -158,18 +164,7 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     const user = await server.createUser('crash-update');
     const ordercartId = await createCart(user);
     const key = newKey();
-    let reachedLine2!: () => void;
-    const died = new Promise<void>((resolve) => (reachedLine2 = resolve));
-    let calls = 0;
-    const node = await nodeExecution(user, ordercartId, key, (real, ...args) => {
-      calls += 1;
-      if (calls < 3) return real(...args);
-      reachedLine2();
-      return new Promise<string>(() => undefined);
-    });
-    void node.run();
-    await died;
-    node.idempotency.stopRenewing(node.claim);
+    await nodeDeadAtLine2(user, ordercartId, key);
     const line0OrderId = (await ordersOf(user.userId))[0]!.order_id;
 
     const update = { ordercartId, ordercartName: 'Other', orders: JSON.stringify([{ ...EXAMPLE_ORDER_LINE, Quantity: 7 }]), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
@@ -282,18 +277,7 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     const firstCart = await createCart(user);
     const otherCart = await createCart(user, [{ ...EXAMPLE_ORDER_LINE, Quantity: 3 }]);
     const key = newKey();
-    let reachedLine2!: () => void;
-    const died = new Promise<void>((resolve) => (reachedLine2 = resolve));
-    let calls = 0;
-    const node = await nodeExecution(user, firstCart, key, (real, ...args) => {
-      calls += 1;
-      if (calls < 3) return real(...args);
-      reachedLine2();
-      return new Promise<string>(() => undefined);
-    });
-    void node.run();
-    await died;
-    node.idempotency.stopRenewing(node.claim);
+    await nodeDeadAtLine2(user, firstCart, key);
 
     server.clock.now = start + LEASE_MS;
     const other = await execute(user, otherCart, key);

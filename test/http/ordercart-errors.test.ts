@@ -4,19 +4,10 @@ import type { Caller } from '../../src/services/auth.js';
 import { OrderCartService } from '../../src/services/order-carts.js';
 import { OrderCartRepository } from '../../src/store/order-carts.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { DELIVERY_LINE } from '../support/fixtures.js';
 
 const PATH = '/transactional/v1/ordercart';
 
-/** A non-OFS line, so that stop-loss and validity rules can be exercised. */
-const DELIVERY_LINE = {
-  scripDetail: { symbol: 'INFY', _Series: 'EQ', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
-  TransactionType: 'BUY',
-  OrderType: 'RL',
-  Quantity: 10,
-  Price: '1500.00',
-  ProductType: 'DELIVERY',
-  validity: 'DAY',
-};
 
 function createBody(overrides: Record<string, unknown> = {}) {
   return {

@@ -9,6 +9,7 @@ import { OrderCartService } from '../../src/services/order-carts.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { OrderCartRepository } from '../../src/store/order-carts.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import { DELIVERY_LINE } from '../support/fixtures.js';
 
 const PATH = '/transactional/v1/ordercart';
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -23,15 +24,6 @@ const line = (overrides: Record<string, unknown> = {}, scrip: Record<string, unk
 const CUTOFF_LINE = line({ OrderType: 'RL-MKT', Price: '0', Quantity: 20 });
 /** Price 101.52 is off the 0.05 tick (e-353 on a single bid). */
 const OFF_TICK_LINE = line({ Price: '101.52' });
-const DELIVERY_LINE = {
-  scripDetail: { symbol: 'INFY', _Series: 'EQ', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
-  TransactionType: 'BUY',
-  OrderType: 'RL',
-  Quantity: 10,
-  Price: '1500.00',
-  ProductType: 'DELIVERY',
-  validity: 'DAY',
-};
 
 describe('execute an order cart', () => {
   let server: TestServer;
