@@ -1,0 +1,450 @@
+/**
+ * `npm run bench`: OFS bids per second, latency, CPU per bid, peak memory and OMS lag of ordergate as
+ * `npm start` runs it (dist/main.js: the HTTP API with the embedded OMS worker and webhook dispatcher, rate
+ * limit off), against a bare Fastify server answering the same POST, all measured by autocannon from this
+ * process. Targets: bare, ordergate on SQLite, on PostgreSQL with one node and with two nodes on one
+ * database (when PostgreSQL is reachable). Rounds alternate between the targets so that machine noise hits
+ * them all; the report gives medians and the ratios of each round to bare's in the same round.
+ *
+ *   npm run bench                          throughput at saturation (50 connections, many bidders)
+ *   npm run bench -- --rate 1000           latency at a steady 1,000 bids/s
+ *   npm run bench -- --preload 1000000     empty database against one holding a million orders
+ *
+ * Prints the report and writes it to bench-results/<time>.json (and latest.json); exits 1 when a target of
+ * docs/design/performance.md is missed. Not part of `npm test`: timings on a shared machine are noisy.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { Command } from 'commander';
+import pg from 'pg';
+import { openStore, type Store } from '../src/store/database.js';
+import { migrateToLatest } from '../src/store/migrations.js';
+import { tcpReachable } from '../test/support/tcp-probe.js';
+import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const CLOCK_TICKS_PER_SECOND = 100;
+const PLACE_PATH = '/transactional/v1/orders/regular';
+
+/** What docs/design/performance.md promises (issue 9). */
+const TARGETS = {
+  sqliteRatio: 0.5,
+  postgresRatio: 0.3,
+  cpuPerBidVsBare: 4,
+  omsLagMs: 1000,
+  twoNodeCpuVsOne: 1.25,
+  rateP99VsBare: 3,
+  preloadTolerance: 0.2,
+  peakRssMb: 250,
+};
+
+const program = new Command('bench')
+  .option('--rounds <n>', 'rounds per target', (v) => Number(v), 3)
+  .option('--seconds <n>', 'seconds of load per round', (v) => Number(v), 8)
+  .option('--connections <n>', 'concurrent connections', (v) => Number(v), 50)
+  .option('--bidders <n>', 'bidders (half retail, half non-retail)', (v) => Number(v), 50)
+  .option('--rate <n>', 'a steady rate of bids/s instead of saturation', (v) => Number(v))
+  .option('--preload <n>', 'compare an empty database with one holding this many orders', (v) => Number(v))
+  .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
+  .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
+  .parse();
+const options = program.opts<{ rounds: number; seconds: number; connections: number; bidders: number; rate?: number; preload?: number; targets: string; cpuProf?: boolean }>();
+
+interface Node {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+}
+
+interface Target {
+  name: string;
+  nodes: Node[];
+  bidders: Bidder[];
+  store: Store | null;
+  dispose(): Promise<void>;
+}
+
+interface Sample {
+  rps: number;
+  bids: number;
+  p50: number;
+  p99: number;
+  max: number;
+  cpuUsPerBid: number;
+  omsLagMs: number | null;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+async function waitUntilServing(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server at ${url} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/openapi.json`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server at ${url} did not answer within 60 s`);
+}
+
+/** ordergate as `npm start` runs it, its JSON log in `logFile`. */
+async function startOrdergate(databaseUrl: string, logFile: string): Promise<Node> {
+  const port = await freePort();
+  const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench-results', 'profiles')}`] : [];
+  const child = spawn(process.execPath, [...profile, join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_ORDERS_PER_SECOND: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.pipe(createWriteStream(logFile, { flags: 'a' }));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilServing(url, child);
+  return { url, pid: child.pid!, child };
+}
+
+async function startBare(): Promise<Node> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'servers.ts'), 'bare'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  const { url } = JSON.parse(line) as { url: string };
+  return { url, pid: child.pid!, child };
+}
+
+async function stopNode(node: Node): Promise<void> {
+  if (node.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => node.child.once('exit', resolve));
+  node.child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  if (node.child.exitCode === null) node.child.kill('SIGKILL');
+}
+
+/** User + system CPU seconds of a process so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Peak resident memory of a process, in MB. */
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function postgresAdmin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database of the dialect, migrated, with the bidders and the issue (and the preload). */
+async function prepareDatabase(dialect: 'sqlite' | 'postgres', label: string, preloadOrders: number): Promise<{ url: string; store: Store; bidders: Bidder[]; dispose(): Promise<void> }> {
+  let url: string;
+  let drop: () => Promise<void>;
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), `ordergate-bench-${label}-`));
+    url = `sqlite:${join(dir, 'bench.db')}`;
+    drop = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const name = `ordergate_bench_${label}_${process.pid}`;
+    await postgresAdmin(`drop database if exists ${name} with (force)`);
+    await postgresAdmin(`create database ${name}`);
+    const parsed = new URL(POSTGRES_URL);
+    parsed.pathname = `/${name}`;
+    url = parsed.toString();
+    drop = () => postgresAdmin(`drop database if exists ${name} with (force)`);
+  }
+  const store = openStore(url);
+  await migrateToLatest(store);
+  const bidders = await createBidders(store, options.bidders);
+  await createIssue(store);
+  if (preloadOrders > 0) {
+    const started = Date.now();
+    await preload(store, preloadOrders);
+    log(`${label}: preloaded ${preloadOrders} orders in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+  const dispose = async () => {
+    await store.close();
+    await drop();
+  };
+  return { url, store, bidders, dispose };
+}
+
+async function startTarget(name: string, dialect: 'sqlite' | 'postgres', nodes: number, preloadOrders = 0): Promise<Target> {
+  const label = name.replace(/[^a-z0-9]/g, '');
+  const db = await prepareDatabase(dialect, label, preloadOrders);
+  const logDir = join(ROOT, 'bench-results', 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const started: Node[] = [];
+  for (let i = 0; i < nodes; i++) started.push(await startOrdergate(db.url, join(logDir, `${label}-node${i + 1}.log`)));
+  const target: Target = {
+    name,
+    nodes: started,
+    bidders: db.bidders,
+    store: db.store,
+    dispose: async () => {
+      await Promise.all(started.map(stopNode));
+      await db.dispose();
+    },
+  };
+  cleanups.push(target.dispose);
+  return target;
+}
+
+interface LoadResult {
+  bids: number;
+  durationS: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** One autocannon run against one node; every connection bids as one of `bidders`, in turn. */
+async function load(node: Node, bidders: Bidder[], connections: number, seconds: number, rate: number | undefined, bare: boolean): Promise<LoadResult> {
+  let next = 0;
+  const result = await autocannon({
+    url: `${node.url}${PLACE_PATH}`,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    ...(rate !== undefined && { overallRate: rate }),
+    headers: { 'content-type': 'application/json' },
+    body: BID_BODY,
+    setupClient: (client) => {
+      if (bare) return;
+      const bidder = bidders[next++ % bidders.length]!;
+      client.setHeaders({ 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey });
+    },
+  });
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) throw new Error(`${failed} requests failed or were not 2xx against ${node.url} (non2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  return { bids: result['2xx'], durationS: result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max };
+}
+
+/** Milliseconds from now until the OMS has taken every outbox entry (60 s at most). */
+async function omsLag(store: Store): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const row = await store.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('done_at', 'is', null).executeTakeFirstOrThrow();
+    if (Number(row.n) === 0) return Date.now() - started;
+    if (Date.now() - started > 60_000) return Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function measure(target: Target, rate: number | undefined, seconds = options.seconds): Promise<Sample> {
+  const bare = target.name === 'bare';
+  const cpuBefore = target.nodes.map((node) => cpuSeconds(node.pid));
+  const perNode = Math.max(1, Math.floor(options.connections / target.nodes.length));
+  const slice = Math.ceil(target.bidders.length / target.nodes.length);
+  const results = await Promise.all(
+    target.nodes.map((node, i) =>
+      load(node, target.bidders.slice(i * slice, (i + 1) * slice), perNode, seconds, rate === undefined ? undefined : rate / target.nodes.length, bare),
+    ),
+  );
+  const lag = target.store ? await omsLag(target.store) : null;
+  const cpu = target.nodes.reduce((sum, node, i) => sum + cpuSeconds(node.pid) - cpuBefore[i]!, 0);
+  const bids = results.reduce((sum, r) => sum + r.bids, 0);
+  return {
+    rps: results.reduce((sum, r) => sum + r.bids / r.durationS, 0),
+    bids,
+    p50: Math.max(...results.map((r) => r.p50)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    max: Math.max(...results.map((r) => r.max)),
+    cpuUsPerBid: (cpu * 1e6) / Math.max(1, bids),
+    omsLagMs: lag,
+  };
+}
+
+/** Every order of the bidders reached PENDING (none refused, none left behind). */
+async function orderStatuses(target: Target): Promise<Record<string, number>> {
+  const rows = await target
+    .store!.db.selectFrom('orders')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where(
+      'user_id',
+      'in',
+      target.bidders.map((b) => b.userId),
+    )
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function summarize(samples: Sample[], bareSamples: Sample[]) {
+  const ratios = samples.map((s, i) => s.rps / bareSamples[i]!.rps);
+  const p99Ratios = samples.map((s, i) => s.p99 / Math.max(1, bareSamples[i]!.p99));
+  return {
+    rps: Math.round(median(samples.map((s) => s.rps))),
+    ratio_to_bare: Number(median(ratios).toFixed(3)),
+    p50_ms: median(samples.map((s) => s.p50)),
+    p99_ms: median(samples.map((s) => s.p99)),
+    p99_ratio_to_bare: Number(median(p99Ratios).toFixed(2)),
+    max_ms: Math.max(...samples.map((s) => s.max)),
+    cpu_us_per_bid: Math.round(median(samples.map((s) => s.cpuUsPerBid))),
+    oms_lag_ms: samples[0]!.omsLagMs === null ? null : Math.max(...samples.map((s) => s.omsLagMs ?? 0)),
+    rounds: samples.map((s) => ({ rps: Math.round(s.rps), p99: s.p99, cpu_us: Math.round(s.cpuUsPerBid), lag_ms: s.omsLagMs })),
+  };
+}
+
+interface Check {
+  name: string;
+  value: number;
+  limit: number;
+  ok: boolean;
+}
+
+const atLeast = (name: string, value: number, limit: number): Check => ({ name, value, limit, ok: value >= limit });
+const atMost = (name: string, value: number, limit: number): Check => ({ name, value, limit, ok: value <= limit });
+
+async function main(): Promise<number> {
+  const wanted = new Set(options.targets.split(','));
+  const postgres = await tcpReachable(new URL(POSTGRES_URL), 5432);
+  if (!postgres && (wanted.has('pg1') || wanted.has('pg2'))) log(`PostgreSQL is not reachable at ${new URL(POSTGRES_URL).host}: its targets are skipped`);
+  const plan: { name: string; dialect: 'sqlite' | 'postgres'; nodes: number }[] = [
+    { name: 'sqlite', dialect: 'sqlite' as const, nodes: 1 },
+    { name: 'pg1', dialect: 'postgres' as const, nodes: 1 },
+    { name: 'pg2', dialect: 'postgres' as const, nodes: 2 },
+  ].filter((t) => wanted.has(t.name) && (t.dialect === 'sqlite' || postgres));
+
+  const bareNode = await startBare();
+  cleanups.push(() => stopNode(bareNode));
+  const bare: Target = { name: 'bare', nodes: [bareNode], bidders: [], store: null, dispose: async () => undefined };
+
+  const checks: Check[] = [];
+  const report: Record<string, unknown> = {
+    at: new Date().toISOString(),
+    mode: options.preload ? `preload ${options.preload}` : options.rate ? `rate ${options.rate}/s` : 'saturation',
+    connections: options.connections,
+    bidders: options.bidders,
+    seconds_per_round: options.seconds,
+    rounds: options.rounds,
+  };
+
+  if (options.preload) {
+    // Each database target twice: empty, then holding the preload; the same load against both.
+    const results: Record<string, unknown> = {};
+    for (const t of plan.filter((p) => p.nodes === 1)) {
+      const runs: Record<string, ReturnType<typeof summarize>> = {};
+      for (const [variant, orders] of [['empty', 0], ['preloaded', options.preload]] as const) {
+        const target = await startTarget(`${t.name}-${variant}`, t.dialect, 1, orders);
+        await measure(target, options.rate, 2);
+        await measure(bare, options.rate, 2);
+        const samples: Sample[] = [];
+        const bareSamples: Sample[] = [];
+        for (let round = 1; round <= options.rounds; round++) {
+          bareSamples.push(await measure(bare, options.rate));
+          samples.push(await measure(target, options.rate));
+          log(`${target.name} round ${round}: ${samples.at(-1)!.rps.toFixed(0)} bids/s, p99 ${samples.at(-1)!.p99} ms (bare ${bareSamples.at(-1)!.rps.toFixed(0)})`);
+        }
+        runs[variant] = summarize(samples, bareSamples);
+        await target.dispose();
+      }
+      const empty = runs.empty!;
+      const loaded = runs.preloaded!;
+      results[t.name] = runs;
+      checks.push(atLeast(`${t.name}: bids/s with ${options.preload} orders / empty`, Number((loaded.rps / empty.rps).toFixed(3)), 1 - TARGETS.preloadTolerance));
+      checks.push(atMost(`${t.name}: p99 with ${options.preload} orders / empty`, Number((loaded.p99_ms / Math.max(1, empty.p99_ms)).toFixed(3)), 1 + TARGETS.preloadTolerance));
+    }
+    report.results = results;
+  } else {
+    const targets: Target[] = [];
+    for (const t of plan) targets.push(await startTarget(t.name, t.dialect, t.nodes));
+    // Warm-up: JIT, caches, connection pools.
+    for (const target of [bare, ...targets]) await measure(target, options.rate, 2);
+    const samples = new Map<string, Sample[]>([bare, ...targets].map((t) => [t.name, []]));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const target of [bare, ...targets]) {
+        const sample = await measure(target, options.rate);
+        samples.get(target.name)!.push(sample);
+        log(
+          `round ${round}/${options.rounds} ${target.name}: ${sample.rps.toFixed(0)} bids/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
+            `${sample.cpuUsPerBid.toFixed(0)} us CPU/bid${sample.omsLagMs === null ? '' : `, OMS lag ${sample.omsLagMs} ms`}`,
+        );
+      }
+    }
+    const bareSamples = samples.get('bare')!;
+    const results: Record<string, unknown> = { bare: summarize(bareSamples, bareSamples) };
+    const bareCpu = median(bareSamples.map((s) => s.cpuUsPerBid));
+    for (const target of targets) {
+      const summary = summarize(samples.get(target.name)!, bareSamples);
+      const statuses = await orderStatuses(target);
+      const rss = Math.max(...target.nodes.map((node) => peakRssMb(node.pid)));
+      results[target.name] = { ...summary, peak_rss_mb: Math.round(rss), order_statuses: statuses };
+      const notPending = Object.entries(statuses).filter(([status]) => status !== 'PENDING').reduce((sum, [, n]) => sum + n, 0);
+      checks.push(atMost(`${target.name}: orders not PENDING after the run`, notPending, 0));
+      checks.push(atMost(`${target.name}: peak RSS (MB) per node`, Math.round(rss), TARGETS.peakRssMb));
+      checks.push(atMost(`${target.name}: OMS lag at the end of a round (ms)`, summary.oms_lag_ms ?? 0, TARGETS.omsLagMs));
+      if (options.rate) {
+        checks.push(atMost(`${target.name}: p99 at ${options.rate} bids/s / bare p99`, summary.p99_ratio_to_bare, TARGETS.rateP99VsBare));
+        continue;
+      }
+      if (target.name === 'sqlite') {
+        checks.push(atLeast('sqlite: bids/s / bare', summary.ratio_to_bare, TARGETS.sqliteRatio));
+        checks.push(atMost('sqlite: CPU per bid / bare CPU per request', Number((summary.cpu_us_per_bid / bareCpu).toFixed(2)), TARGETS.cpuPerBidVsBare));
+      }
+      if (target.name === 'pg1') checks.push(atLeast('pg1: bids/s / bare', summary.ratio_to_bare, TARGETS.postgresRatio));
+    }
+    const one = results.pg1 as ReturnType<typeof summarize> | undefined;
+    const two = results.pg2 as ReturnType<typeof summarize> | undefined;
+    if (one && two && !options.rate) {
+      checks.push(atLeast('pg2: bids/s of two nodes / one node', Number((two.rps / one.rps).toFixed(3)), 1));
+      checks.push(atMost('pg2: CPU per bid of two nodes / one node', Number((two.cpu_us_per_bid / one.cpu_us_per_bid).toFixed(3)), TARGETS.twoNodeCpuVsOne));
+    }
+    report.results = results;
+  }
+
+  report.checks = checks;
+  const text = `${JSON.stringify(report, null, 2)}\n`;
+  process.stdout.write(text);
+  const dir = join(ROOT, 'bench-results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${String(report.at).replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, text);
+  writeFileSync(join(dir, 'latest.json'), text);
+  for (const check of checks) log(`${check.ok ? 'ok  ' : 'MISS'} ${check.name}: ${check.value} (target ${check.ok ? '' : 'not '}met: ${check.limit})`);
+  log(`written to ${file}`);
+  return checks.every((check) => check.ok) ? 0 : 1;
+}
+
+let code = 1;
+try {
+  code = await main();
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+}
+process.exit(code);
