@@ -3,12 +3,12 @@
  * Fastify defaults that clash with the contract are turned off here: no type coercion, JSON bodies only,
  * and every error (404, 413, 415, malformed JSON, validation) leaves through our one envelope.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { timeOrderedId } from './ids.js';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError, Errors, type ErrorKind, type FieldError } from './domain/errors.js';
 import { registerAuditHooks } from './http/audit.js';
 import { registerOrderEventRoutes } from './http/events.js';
@@ -114,6 +114,23 @@ const FRAMEWORK_MESSAGES: Partial<Record<string, string>> = {
   [Errors.MALFORMED_JSON.code]: 'The body is not valid JSON',
 };
 
+/**
+ * One access-log line per request at info, when it completes (method, URL, status and time), instead of
+ * Fastify's two: the line of the arrival, with the request serialized and redacted, cost order entry a
+ * twentieth of its CPU. It is logged at debug.
+ */
+class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 /** `rateLimits`: the call limits (off when absent, as in tests and benchmarks). */
 export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions }): App {
   const ajv = createAjv();
@@ -122,11 +139,12 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     bodyLimit: BODY_LIMIT_BYTES,
     // Time-ordered ids: the audit trail and the order history index them, and random keys would scatter
     // every commit's index writes over the whole B-tree.
-    genReqId: () => uuidv7(),
+    genReqId: () => timeOrderedId(),
     // During shutdown new requests get 503 e-503 in our envelope (the onRequest hook below), not
     // Fastify's own 503 body.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    logController: new AccessLog(),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Errors raised before routing (a bad URL encoding, an over-long path parameter) get our envelope too.
     frameworkErrors: (error, request, reply) => {

@@ -9,12 +9,11 @@ import { OrderEntryService } from './services/order-entry.js';
 import { OrderEventsService, type OrderEventsOptions } from './services/order-events.js';
 import { AuditRepository } from './store/audit.js';
 import type { Store } from './store/database.js';
-import { GroupCommitter } from './store/group-commit.js';
 import { IdempotencyKeyRepository } from './store/idempotency.js';
 import { IdempotencyService, type IdempotencyOptions } from './services/idempotency.js';
 import { OfsIssueRepository } from './store/ofs-issues.js';
 import { OrderCartRepository } from './store/order-carts.js';
-import { OrderEventRepository } from './store/order-events.js';
+import { EventHorizon, OrderEventRepository } from './store/order-events.js';
 import { OrderRepository } from './store/orders.js';
 import { UserRepository } from './store/users.js';
 import type { ExchangeAdapter } from './oms/exchange.js';
@@ -42,15 +41,15 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   const users = new UserRepository(store.db, store.readDb);
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const orderEntry = new OrderEntryService(issues, orders, new GroupCommitter(store.db), now);
+  const orderEntry = new OrderEntryService(store, issues, orders, now);
   return {
     auth: new AuthService(users, options.tokenTtlSeconds * 1000, now),
     orderEntry,
     orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }),
-    orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), options.orderEvents),
+    orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), () => new EventHorizon(store.readDb, store.dialect), options.orderEvents),
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
-    audit: new AuditRecorder(new AuditRepository(store.db), now),
+    audit: new AuditRecorder(new AuditRepository(store), now),
   };
 }
 
@@ -67,14 +66,14 @@ export interface OmsOptions {
 
 /** The simulated OFS exchange over the store, with the given clock. */
 export function createSimulatedExchange(store: Store, now: () => number = Date.now): SimulatedExchange {
-  return new SimulatedExchange(store.db, new SimExchangeRepository(store.db), new OfsIssueRepository(store.db), now);
+  return new SimulatedExchange(store, new SimExchangeRepository(store.db), new OfsIssueRepository(store.db), now);
 }
 
 /** The OMS worker over the store (not started). */
 export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
   const now = options.now ?? Date.now;
   return new OmsWorker({
-    db: store.db,
+    store,
     orders: new OrderRepository(store.db, store.dialect),
     issues: new OfsIssueRepository(store.db),
     oms: new OmsRepository(store.db),
@@ -100,6 +99,7 @@ export function createWebhookDispatcher(store: Store, options: WebhookOptions): 
   return new WebhookDispatcher({
     webhooks: new WebhookRepository(store.db),
     events: new OrderEventRepository(store.db),
+    horizon: new EventHorizon(store.db, store.dialect),
     logger: options.logger.child({ component: 'webhooks' }),
     ...(options.now !== undefined && { now: options.now }),
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),

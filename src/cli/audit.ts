@@ -112,7 +112,7 @@ export function auditCommand(io: CliIo): Command {
     )
     .action(async (options: AuditOptions) => {
       await withWorkspace(io, async ({ store }) => {
-        const entries = await new AuditTrailService(new AuditRepository(store.db)).entries({
+        const entries = await new AuditTrailService(new AuditRepository(store)).entries({
           userId: options.user,
           orderId: options.order,
           requestId: options.requestId,

@@ -7,6 +7,7 @@
 import type { BidCategory } from './allocation.js';
 import { Errors, type Violation } from './errors.js';
 import { CUTOFF_ORDER_TYPE } from './ofs-bid.js';
+import { isLiveStatus } from './order-status.js';
 import { categoryWindow, formatPrice, type OfsIssue } from './ofs-issue.js';
 
 /** Rs 2,00,000 in paise: a retail bidder's live bids in one OFS may total at most this, inclusive. */
@@ -19,10 +20,30 @@ export interface BidTerms {
   pricePaise: number;
 }
 
-/** A live bid of the same bidder, with the prices of its own issue that give it a value. */
-export interface LiveBid extends BidTerms {
+/** What a bidder's live retail bids in one OFS issue amount to: running totals, kept with every order change. */
+export interface ExposureAmounts {
+  /** quantity x price summed over the live price bids (RL), in paise. */
+  priceValuePaise: number;
+  /** quantity summed over the live cut-off bids (RL-MKT), valued at the issue's retail cut-off price. */
+  cutoffQuantity: number;
+}
+
+/** The amounts of one issue with the prices of that issue that value its cut-off bids. */
+export interface IssueExposure extends ExposureAmounts {
   retailCutoffPricePaise: number | null;
   floorPricePaise: number;
+}
+
+/** Which live bids count towards the retail limit: those placed as retail bids. */
+export function countsTowardRetailLimit(order: { category: string; status: string }): boolean {
+  return order.category === 'RETAIL' && isLiveStatus(order.status);
+}
+
+/** What one bid adds to its issue's amounts (its terms as they are now). */
+export function exposureOfBid(bid: BidTerms): ExposureAmounts {
+  return bid.orderType === CUTOFF_ORDER_TYPE
+    ? { priceValuePaise: 0, cutoffQuantity: bid.quantity }
+    : { priceValuePaise: bid.quantity * bid.pricePaise, cutoffQuantity: 0 };
 }
 
 const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
@@ -129,19 +150,23 @@ export function bidValuePaise(bid: BidTerms, retailCutoffPricePaise: number | nu
   return BigInt(bid.quantity) * unitValuePaise(bid, retailCutoffPricePaise, floorPricePaise);
 }
 
-/** The value of a retail bidder's live bids in one OFS. */
-export function liveBidsValuePaise(liveBids: readonly LiveBid[]): bigint {
-  return liveBids.reduce((total, bid) => total + bidValuePaise(bid, bid.retailCutoffPricePaise, bid.floorPricePaise), 0n);
+/** The value of a retail bidder's live bids in the issues of one OFS (cut-off bids at each issue's cut-off). */
+export function exposureValuePaise(exposures: readonly IssueExposure[]): bigint {
+  return exposures.reduce(
+    (total, e) => total + BigInt(e.priceValuePaise) + BigInt(e.cutoffQuantity) * BigInt(e.retailCutoffPricePaise ?? e.floorPricePaise),
+    0n,
+  );
 }
 
 /**
  * A retail bidder's live bids in every registered issue of the symbol, on either exchange, plus this bid,
- * total at most Rs 2,00,000. `liveBids` are the bidder's other live bids (for a modification: without the
- * order being modified). Non-retail bidders have no value cap here.
+ * total at most Rs 2,00,000. `exposures` are the amounts of the bidder's other live bids, one per issue
+ * of the symbol (for a modification: without the order being modified). Non-retail bidders have no value
+ * cap here.
  */
-export function retailLimitViolations(bid: BidTerms, issue: OfsIssue, category: BidCategory, liveBids: readonly LiveBid[]): Violation[] {
+export function retailLimitViolations(bid: BidTerms, issue: OfsIssue, category: BidCategory, exposures: readonly IssueExposure[]): Violation[] {
   if (category !== 'RETAIL') return [];
-  const current = liveBidsValuePaise(liveBids);
+  const current = exposureValuePaise(exposures);
   const unit = unitValuePaise(bid, issue.retailCutoffPricePaise, issue.floorPricePaise);
   const total = current + BigInt(bid.quantity) * unit;
   if (total <= RETAIL_LIMIT_PAISE) return [];

@@ -2,8 +2,11 @@
  * What the OMS needs from an exchange. The simulated OFS exchange (simulated-exchange.ts) implements it; a
  * gateway to a real exchange would implement the same calls over its wire protocol.
  *
+ * Placements travel in batches (an exchange gateway sends them down one session in a burst; the OMS commits
+ * a batch's status changes together).
+ *
  * Every call is keyed by our order id, which the exchange keeps beside its own exchange order id (a real
- * gateway sends ours as the client order reference). That is what makes `find` possible, and `find` is
+ * gateway sends ours as the client order reference). That is what makes `findBids` possible, and `findBids` is
  * what lets the OMS resume after a crash without transmitting an order twice.
  */
 import type { BidCategory } from '../domain/allocation.js';
@@ -56,10 +59,10 @@ export interface ExchangeEvent {
 }
 
 export interface ExchangeAdapter {
-  /** The bid the exchange holds for our order id, or undefined if it never received one. */
-  find(orderId: string): Promise<ExchangeOrder | undefined>;
-  /** Transmits a new bid. */
-  place(bid: ExchangeBid): Promise<PlaceResult>;
+  /** The bids the exchange holds for these order ids, by order id; an id it never received is left out. */
+  findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>>;
+  /** Transmits new bids, all at once; answers one result per bid, in their order. */
+  placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
   modify(orderId: string, terms: ExchangeBidTerms): Promise<ChangeResult>;
   cancel(orderId: string): Promise<ChangeResult>;
   /**

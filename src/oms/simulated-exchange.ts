@@ -8,12 +8,12 @@
  * Every change is one transaction, and placement, allocation and acknowledgement are conditional writes,
  * so several OMS workers (threads of one process or processes on one database) may call it at once.
  */
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { allocateOfs, type AllocationBid } from '../domain/allocation.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import type { DueIssue, SimBidRow, SimExchangeRepository } from '../store/sim-exchange.js';
+import type { Store } from '../store/database.js';
+import type { DueIssue, NewSimBid, NewSimEvent, SimBidRow, SimExchangeRepository } from '../store/sim-exchange.js';
 import type { Database } from '../store/tables.js';
 import { allocationViolation, exchangeTermsViolation, isBidCategory, sentence, windowViolation } from './bid-rules.js';
 import type {
@@ -38,9 +38,13 @@ const STATUS_WORDS: Record<string, string> = {
   NOT_ALLOTTED: 'the bid was already closed without allotment',
 };
 
-/** The exchange's order id: derived from ours, so that it is the same whoever writes the bid first. */
-function exchangeOrderIdOf(orderId: string): string {
-  return `SIM${createHash('sha256').update(orderId).digest('hex').slice(0, 16).toUpperCase()}`;
+/**
+ * The exchange's order id: derived from ours, so that it is the same whoever writes the bid first, and in
+ * the same order as ours (time-ordered UUIDs), so that its unique index grows at one end instead of taking
+ * a page write at a random place for every bid.
+ */
+export function exchangeOrderIdOf(orderId: string): string {
+  return `SIM${orderId.replace(/[^0-9A-Za-z]/g, '').toUpperCase()}`;
 }
 
 function toExchangeOrder(row: SimBidRow): ExchangeOrder {
@@ -55,33 +59,56 @@ function toExchangeOrder(row: SimBidRow): ExchangeOrder {
 
 export class SimulatedExchange implements ExchangeAdapter {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly store: Pick<Store, 'db' | 'dialect' | 'writeTransaction'>,
     private readonly book: SimExchangeRepository,
     private readonly issues: OfsIssueRepository,
     private readonly now: () => number,
-  ) {}
-
-  async find(orderId: string): Promise<ExchangeOrder | undefined> {
-    const row = await this.book.findBid(orderId);
-    return row && toExchangeOrder(row);
+  ) {
+    this.db = store.db;
   }
 
-  async place(bid: ExchangeBid): Promise<PlaceResult> {
+  private readonly db: Kysely<Database>;
+
+  async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
+    if (orderIds.length === 0) return new Map();
+    const rows = await this.store.writeTransaction((tx) => this.book.findBids(tx, orderIds));
+    return new Map(rows.map((row) => [row.order_id, toExchangeOrder(row)]));
+  }
+
+  async placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]> {
+    if (bids.length === 0) return [];
     const now = this.now();
-    return this.db.transaction().execute(async (trx): Promise<PlaceResult> => {
-      const existing = await this.book.findBid(bid.orderId, trx);
-      if (existing) {
-        // A resent placement: the exchange already has it, and says so with the same id.
-        await this.book.countRetransmission(trx, bid.orderId);
-        return { accepted: true, exchangeOrderId: existing.exchange_order_id };
+    return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
+      const existing = new Map((await this.book.findBids(tx, bids.map((bid) => bid.orderId))).map((row) => [row.order_id, row]));
+      const issues = new Map<string, OfsIssue | undefined>();
+      const received: NewSimBid[] = [];
+      const results: PlaceResult[] = [];
+      for (const bid of bids) {
+        const known = existing.get(bid.orderId);
+        // A resent placement: the exchange already has it, and says so with the same id (counted below).
+        if (known) {
+          received.push({ ...bid, exchangeOrderId: known.exchange_order_id });
+          results.push({ accepted: true, exchangeOrderId: known.exchange_order_id });
+          continue;
+        }
+        const key = `${bid.exchange}\u0000${bid.scripToken}`;
+        if (!issues.has(key)) issues.set(key, await this.issues.find(bid.exchange, bid.scripToken, tx.trx));
+        const issue = issues.get(key);
+        if (issue === undefined) {
+          results.push({ accepted: false, reason: `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS` });
+          continue;
+        }
+        const violation = windowViolation(issue, bid.category, now) ?? exchangeTermsViolation(bid, issue);
+        if (violation) {
+          results.push({ accepted: false, reason: sentence(violation) });
+          continue;
+        }
+        const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
+        received.push({ ...bid, exchangeOrderId });
+        results.push({ accepted: true, exchangeOrderId });
       }
-      const issue = await this.issues.find(bid.exchange, bid.scripToken, trx);
-      if (issue === undefined) return { accepted: false, reason: `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS` };
-      const violation = windowViolation(issue, bid.category, now) ?? exchangeTermsViolation(bid, issue);
-      if (violation) return { accepted: false, reason: sentence(violation) };
-      const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
-      await this.book.receiveBid(trx, { ...bid, exchangeOrderId }, now);
-      return { accepted: true, exchangeOrderId };
+      await this.book.receiveBids(tx, received, now);
+      return results;
     });
   }
 
@@ -151,11 +178,13 @@ export class SimulatedExchange implements ExchangeAdapter {
    * events are one transaction, so allocation happens exactly once and completely.
    */
   private async allocate(due: DueIssue, now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.store.writeTransaction(async (tx) => {
+      const trx = tx.trx;
       if (!(await this.book.claimAllocation(trx, due, now))) return;
       const issue = (await this.issues.find(due.exchange, due.scripToken, trx))!;
       const eligible: AllocationBid[] = [];
-      for (const row of await this.book.liveBids(trx, due)) {
+      const settled: NewSimEvent[] = [];
+      for (const row of await this.book.liveBids(trx, due, this.store.dialect === 'postgres')) {
         const bid = {
           orderId: row.order_id,
           category: row.category as AllocationBid['category'],
@@ -169,21 +198,16 @@ export class SimulatedExchange implements ExchangeAdapter {
           continue;
         }
         // The issue was re-imported with other prices since the bid was accepted: it cannot take part.
-        if (await this.book.setStatus(trx, row.order_id, 'LIVE', 'NOT_ALLOTTED', now)) {
-          await this.book.insertEvent(trx, { orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation}` }, now);
-        }
+        settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation}` });
       }
       const result = allocateOfs({ ...issue, bids: eligible });
       for (const allotment of result.allotments) {
         const kind = allotment.allottedQuantity > 0 ? 'ALLOTTED' : 'NOT_ALLOTTED';
-        // One event per bid that this allocation settled, however many callers got this far.
-        if (!(await this.book.setStatus(trx, allotment.orderId, 'LIVE', kind, now))) continue;
-        await this.book.insertEvent(
-          trx,
-          { orderId: allotment.orderId, kind, quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason: sentence(allotment.reason) },
-          now,
-        );
+        settled.push({ orderId: allotment.orderId, kind, quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason: sentence(allotment.reason) });
       }
+      // The claim makes this the one allocation of the issue, and the live bids are locked since they were
+      // read: each is settled once, with one event.
+      await this.book.settleAll(tx, settled, now);
     });
   }
 }

@@ -1,7 +1,10 @@
 /**
  * The OMS worker: takes the outbox entries (PLACE, MODIFY, CANCEL) in commit order, runs the OMS risk
- * check, talks to the exchange adapter, and applies the exchange's allocation events. Every status change
- * goes through OrderRepository.transition, which writes the order's history.
+ * check, talks to the exchange adapter, and applies the exchange's allocation events. Every change goes
+ * through OrderRepository.apply, which writes the order's history.
+ *
+ * Placements go in batches: the whole batch is admitted (EXXMITTED) in one commit, sent to the exchange in
+ * one call, and settled (PENDING or ORDERERROR, with its outbox entries done) in one more commit.
  *
  * Crash safety. An entry is claimed under a lease (30 s) and marked done only after its work has
  * committed: a worker that dies leaves its entry to be taken again when the lease runs out. A placement
@@ -12,23 +15,25 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
+import type { OfsIssue } from '../domain/ofs-issue.js';
+import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
+import type { Store } from '../store/database.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
-import { EXCHANGE_ORIGIN, LIVE_STATUSES, OMS_ORIGIN, OrderStatus, type OrderRepository, type OrderRow } from '../store/orders.js';
-import type { Database } from '../store/tables.js';
+import { EXCHANGE_ORIGIN, OMS_ORIGIN, type ChangeOrigin, type OrderChange, type OrderRepository, type OrderRow } from '../store/orders.js';
+import type { WriteTx } from '../store/write-tx.js';
 import { isBidCategory, omsRiskViolation } from './bid-rules.js';
 import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
 
 export const DEFAULT_POLL_MS = 200;
 export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_BATCH_SIZE = 100;
+export const DEFAULT_BATCH_SIZE = 500;
 /** The longest pause after failed passes: the worker resumes within this of the database's return. */
 export const MAX_RETRY_DELAY_MS = 2_000;
 
 export interface OmsWorkerOptions {
-  db: Kysely<Database>;
+  store: Pick<Store, 'writeTransaction'>;
   orders: OrderRepository;
   issues: OfsIssueRepository;
   oms: OmsRepository;
@@ -74,16 +79,20 @@ export class OmsWorker {
   }
 
   /**
-   * A transaction that changes orders (and so writes their history): it takes the order-entry lock first
-   * thing (PostgreSQL; SQLite has one writer anyway), so that history rows, the order events, become
-   * visible in the order of their ids, and no order row is locked before the lock (no deadlock with order
-   * entry, which takes it first as well).
+   * Changes orders in one transaction: locks them (on PostgreSQL in the order of their ids, as order entry
+   * does), lets `decide` say what becomes of each, and applies the changes.
    */
-  private historyTransaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    const { db, orders } = this.options;
-    return db.transaction().execute(async (trx) => {
-      await orders.holdOrderEntry(trx);
-      return work(trx);
+  private changeOrders(
+    orderIds: readonly string[],
+    decide: (orders: Map<string, OrderRow>, at: number, tx: WriteTx) => Promise<OrderChange[]> | OrderChange[],
+    after?: (tx: WriteTx) => Promise<void>,
+  ): Promise<void> {
+    const { store, orders, now } = this.options;
+    return store.writeTransaction(async (tx) => {
+      const locked = await orders.lockOrders(tx, orderIds);
+      const at = now();
+      await orders.apply(tx, await decide(locked, at, tx), at);
+      await after?.(tx);
     });
   }
 
@@ -143,29 +152,32 @@ export class OmsWorker {
 
   /**
    * Takes the due outbox entries in batches (at most one entry per order in a batch, see
-   * OmsRepository.dueEntries), so that the status changes of a whole batch share one commit.
+   * OmsRepository.dueEntries), so that the status changes of a whole batch share one commit. A pass takes
+   * the entries committed before it began (and those they held back: an order's MODIFY after its PLACE);
+   * what arrives meanwhile waits for the next pass, pollMs later, to travel in a larger batch: a batch's
+   * commits cost nearly the same for one order as for a hundred.
    */
   private async processOutbox(): Promise<number> {
     const { oms, now } = this.options;
     const failed: number[] = [];
     let processed = 0;
     await this.releaseHeld();
+    const horizon = await oms.latestEntryId();
     for (;;) {
       // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
       // request of this process) until it is drained.
       await yieldToEventLoop();
       if (this.stopRequested) return processed;
-      const due = await oms.dueEntries(now(), failed, this.batchSize);
+      const due = await oms.dueEntries(now(), failed, this.batchSize, horizon);
       if (due.length === 0) return processed;
       try {
         const claimedAt = now();
         // Others may have taken some since they were read: those are theirs.
         const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
         const batch = due.filter((entry) => claimed.has(entry.id));
-        const done = [
-          ...(await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed)),
-          ...(await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed)),
-        ];
+        // Placements mark their entries done with their last commit; the others here.
+        processed += await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), failed);
+        const done = await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), failed);
         await oms.completeAll(done, this.workerId, now());
         processed += done.length;
       } catch (error) {
@@ -206,87 +218,74 @@ export class OmsWorker {
   }
 
   /**
-   * PLACE: OMSXMITTED -> risk check -> EXXMITTED (committed) -> the exchange -> PENDING or ORDERERROR.
-   * Answers the ids of the entries it finished.
+   * PLACE: OMSXMITTED -> risk check -> EXXMITTED (committed) -> the exchange -> PENDING or ORDERERROR, for
+   * the whole batch at once. Answers how many entries it finished (marked done with the last commit).
    */
-  private async placeAll(entries: readonly OutboxEntry[], failed: number[]): Promise<number[]> {
-    if (entries.length === 0) return [];
-    const { orders, exchange } = this.options;
+  private async placeAll(entries: readonly OutboxEntry[], failed: number[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const { orders, exchange, oms } = this.options;
+    const orderIds = entries.map((entry) => entry.orderId);
     try {
-      await this.historyTransaction(async (trx) => {
-        for (const entry of entries) await this.admit(trx, entry.orderId);
-      });
+      await this.changeOrders(orderIds, (locked, at, tx) => this.admit(tx, orderIds, locked, at));
     } catch (error) {
       await this.fail(entries, failed, error);
-      return [];
+      return 0;
     }
 
     // EXXMITTED is committed: from here a crash leaves orders that may or may not be at the exchange, and
-    // each is looked up there before it is sent.
-    const answers: { entry: OutboxEntry; result: PlaceResult | null }[] = [];
-    for (const entry of entries) {
+    // each is looked up there before it is sent. The orders admitted by a worker that died are here too.
+    const answers = new Map<string, PlaceResult>();
+    try {
       await yieldToEventLoop();
-      try {
-        const order = await orders.find(entry.orderId);
-        if (order?.status !== OrderStatus.EXXMITTED) {
-          answers.push({ entry, result: null });
-          continue;
-        }
-        const known = await exchange.find(order.order_id);
-        answers.push({ entry, result: known ? { accepted: true, exchangeOrderId: known.exchangeOrderId } : await exchange.place(bidOf(order)) });
-      } catch (error) {
-        await this.fail([entry], failed, error);
-      }
+      const atExchange = await orders.findMany(orderIds);
+      const toSend = orderIds.map((id) => atExchange.get(id)).filter((order): order is OrderRow => order?.status === OrderStatus.EXXMITTED);
+      const known = await exchange.findBids(toSend.map((order) => order.order_id));
+      for (const [orderId, bid] of known) answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
+      const unsent = toSend.filter((order) => !known.has(order.order_id));
+      const results = await exchange.placeBids(unsent.map(bidOf));
+      unsent.forEach((order, i) => answers.set(order.order_id, results[i]!));
+    } catch (error) {
+      await this.fail(entries, failed, error);
+      return 0;
     }
 
     try {
-      await this.historyTransaction(async (trx) => {
-        for (const { entry, result } of answers) if (result) await this.settle(trx, entry.orderId, result);
-      });
-    } catch (error) {
-      await this.fail(
-        answers.map((answer) => answer.entry),
-        failed,
-        error,
+      await this.changeOrders(
+        [...answers.keys()],
+        (locked, at) => [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
+        (tx) => oms.completeAll(entries.map((entry) => entry.id), this.workerId, this.options.now(), tx.trx),
       );
-      return [];
+    } catch (error) {
+      await this.fail(entries, failed, error);
+      return 0;
     }
-    return answers.map((answer) => answer.entry.id);
+    return entries.length;
   }
 
-  /** The OMS side of a placement, up to EXXMITTED; any other status means it is past this step. */
-  private async admit(trx: Transaction<Database>, orderId: string): Promise<void> {
-    const { orders, issues, oms, now } = this.options;
-    const order = await oms.lockInStatus(trx, orderId, [OrderStatus.OMSXMITTED]);
-    if (order === undefined) return;
-    const at = now();
-    if (order.cancel_requested_at !== null) {
-      await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN);
-      return;
+  /** The OMS side of placements, up to EXXMITTED. */
+  private async admit(tx: WriteTx, orderIds: readonly string[], locked: Map<string, OrderRow>, at: number): Promise<OrderChange[]> {
+    const issues = new Map<string, OfsIssue | undefined>();
+    const changes: OrderChange[] = [];
+    for (const orderId of orderIds) {
+      const order = locked.get(orderId);
+      // Any other status means it is past this step.
+      if (order?.status !== OrderStatus.OMSXMITTED) continue;
+      if (order.cancel_requested_at !== null) {
+        changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
+        continue;
+      }
+      const scripToken = Number(order.scrip_token);
+      const key = `${order.exchange}\u0000${scripToken}`;
+      if (!issues.has(key)) issues.set(key, await this.options.issues.find(order.exchange, scripToken, tx.trx));
+      const violation = omsRiskViolation({ exchange: order.exchange, scripToken, category: order.category }, issues.get(key), at);
+      if (violation) {
+        const reason = `Rejected by the OMS: ${violation}`;
+        changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { error_reason: reason }));
+        continue;
+      }
+      changes.push(transition(order, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN));
     }
-    const scripToken = Number(order.scrip_token);
-    const issue = await issues.find(order.exchange, scripToken, trx);
-    const violation = omsRiskViolation({ exchange: order.exchange, scripToken, category: order.category }, issue, at);
-    if (violation) {
-      const reason = `Rejected by the OMS: ${violation}`;
-      await orders.transition(trx, orderId, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { errorReason: reason });
-      return;
-    }
-    await orders.transition(trx, orderId, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN);
-  }
-
-  /** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
-  private async settle(trx: Transaction<Database>, orderId: string, result: PlaceResult): Promise<void> {
-    const { orders, oms, now } = this.options;
-    if ((await oms.lockInStatus(trx, orderId, [OrderStatus.EXXMITTED])) === undefined) return;
-    const at = now();
-    if (result.accepted) {
-      await orders.transition(trx, orderId, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, EXCHANGE_ORIGIN, {
-        exchangeOrderId: result.exchangeOrderId,
-      });
-    } else {
-      await orders.transition(trx, orderId, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { errorReason: result.reason });
-    }
+    return changes;
   }
 
   /** MODIFY and CANCEL, one by one; answers the ids of the entries it finished. */
@@ -308,8 +307,8 @@ export class OmsWorker {
 
   /** Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. */
   private async modify(entry: OutboxEntry): Promise<void> {
-    const { orders, oms, exchange, now } = this.options;
-    const order = await orders.find(entry.orderId);
+    const { orders, oms, exchange } = this.options;
+    const order = (await orders.findMany([entry.orderId])).get(entry.orderId);
     if (order === undefined) return;
     let refusal: string;
     // Who refused: the exchange, or the OMS itself when the order is no longer at the exchange.
@@ -317,7 +316,7 @@ export class OmsWorker {
     if (AT_EXCHANGE.includes(order.status as OrderStatus)) {
       const result = await exchange.modify(order.order_id, termsOf(order));
       if (result.done) {
-        await this.historyTransaction((trx) => orders.appendHistory(trx, order.order_id, 'Modified at the exchange', now(), EXCHANGE_ORIGIN));
+        await this.changeOrders([order.order_id], (locked) => note(locked.get(order.order_id), 'Modified at the exchange', EXCHANGE_ORIGIN));
         return;
       }
       refusal = `Modification refused by the exchange: ${result.reason}`;
@@ -325,33 +324,47 @@ export class OmsWorker {
       refusal = `Modification not sent to the exchange: the order is ${order.status}`;
       refusedBy = OMS_ORIGIN;
     }
-    const held = await exchange.find(order.order_id);
+    const held = (await exchange.findBids([order.order_id])).get(order.order_id);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
     const restore = held !== undefined && !(await oms.hasLaterModify(order.order_id, entry.id));
-    await this.historyTransaction(async (trx) => {
-      const at = now();
-      if (restore) await oms.restoreTerms(trx, order.order_id, held, at);
-      await orders.appendHistory(trx, order.order_id, restore ? `${refusal}; the order keeps its terms at the exchange` : refusal, at, refusedBy);
+    await this.changeOrders([order.order_id], (locked, at) => {
+      const current = locked.get(order.order_id);
+      if (current === undefined) return [];
+      if (!restore) return note(current, refusal, refusedBy);
+      return [
+        {
+          before: current,
+          after: {
+            ...current,
+            order_type: held.orderType,
+            price_paise: held.pricePaise,
+            quantity: held.quantity,
+            // The disclosed quantity is ours alone; it must still fit the quantity.
+            disclosed_quantity: Math.min(Number(current.disclosed_quantity), held.quantity),
+            updated_at: at,
+          },
+          reason: `${refusal}; the order keeps its terms at the exchange`,
+          origin: refusedBy,
+        },
+      ];
     });
   }
 
   private async cancel(orderId: string): Promise<void> {
-    const { orders, oms, exchange, now } = this.options;
-    const order = await orders.find(orderId);
+    const { orders, exchange } = this.options;
+    const order = (await orders.findMany([orderId])).get(orderId);
     // Cancelled before it reached the exchange (the placement saw the request), or gone.
     if (order === undefined || order.status === OrderStatus.CANCELLED) return;
     if (!AT_EXCHANGE.includes(order.status as OrderStatus)) {
-      await this.historyTransaction((trx) => orders.appendHistory(trx, orderId, `Cancellation not possible: the order is ${order.status}`, now(), OMS_ORIGIN));
+      await this.changeOrders([orderId], (locked) => note(locked.get(orderId), `Cancellation not possible: the order is ${order.status}`, OMS_ORIGIN));
       return;
     }
     const result = await exchange.cancel(orderId);
-    await this.historyTransaction(async (trx) => {
-      const at = now();
-      if (!result.done) {
-        await orders.appendHistory(trx, orderId, `Cancellation refused by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN);
-      } else if (await oms.lockInStatus(trx, orderId, AT_EXCHANGE)) {
-        await orders.transition(trx, orderId, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN);
-      }
+    await this.changeOrders([orderId], (locked, at) => {
+      const current = locked.get(orderId);
+      if (!result.done) return note(current, `Cancellation refused by the exchange: ${result.reason}`, EXCHANGE_ORIGIN);
+      if (current === undefined || !AT_EXCHANGE.includes(current.status as OrderStatus)) return [];
+      return [transition(current, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN)];
     });
   }
 
@@ -370,9 +383,10 @@ export class OmsWorker {
       // Events already applied in this pass are not applied again, even if an adapter answers them again.
       const events = (await exchange.pollEvents()).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
-      await this.historyTransaction(async (trx) => {
-        for (const event of events) await this.applyEvent(trx, event);
-      });
+      await this.changeOrders(
+        events.map((event) => event.orderId),
+        (locked, at) => events.flatMap((event) => applyEvent(locked, event, at)),
+      );
       await exchange.acknowledge(events.map((event) => event.eventId));
       for (const event of events) seen.add(event.eventId);
       applied += events.length;
@@ -380,21 +394,42 @@ export class OmsWorker {
     if (applied > 0) logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
     return applied;
   }
+}
 
-  private async applyEvent(trx: Transaction<Database>, event: ExchangeEvent): Promise<void> {
-    const { orders, oms, now } = this.options;
-    // Finished already: this is a repeat delivery.
-    if ((await oms.lockInStatus(trx, event.orderId, LIVE_STATUSES)) === undefined) return;
-    const at = now();
-    if (event.kind === 'ALLOTTED') {
-      await orders.transition(trx, event.orderId, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, {
-        tradedQuantity: event.quantity,
-        tradedPricePaise: event.pricePaise,
-      });
-    } else {
-      await orders.transition(trx, event.orderId, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
-    }
+/** The order moved to `status`, with its history reason; `fields` are set as well. */
+function transition(order: OrderRow, status: OrderStatus, reason: string, at: number, origin: ChangeOrigin, fields: Partial<OrderRow> = {}): OrderChange {
+  return { before: order, after: { ...order, ...fields, status, updated_at: at }, reason, origin };
+}
+
+/** A history entry that changes nothing on the order (undefined: the order is gone). */
+function note(order: OrderRow | undefined, reason: string, origin: ChangeOrigin): OrderChange[] {
+  return order === undefined ? [] : [{ before: order, after: order, reason, origin }];
+}
+
+/** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
+function settle(order: OrderRow | undefined, result: PlaceResult, at: number): OrderChange[] {
+  if (order?.status !== OrderStatus.EXXMITTED) return [];
+  if (result.accepted) {
+    return [
+      transition(order, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, EXCHANGE_ORIGIN, {
+        exchange_order_id: result.exchangeOrderId,
+      }),
+    ];
   }
+  return [transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { error_reason: result.reason })];
+}
+
+/** An allocation event, applied to an order still live (a repeat delivery finds it finished). */
+function applyEvent(orders: Map<string, OrderRow>, event: ExchangeEvent, at: number): OrderChange[] {
+  const order = orders.get(event.orderId);
+  if (order === undefined || !isLiveStatus(order.status)) return [];
+  const change =
+    event.kind === 'ALLOTTED'
+      ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, { traded_quantity: event.quantity, traded_price_paise: event.pricePaise })
+      : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { error_reason: event.reason });
+  // Two events of one order in one delivery: the second sees the first's outcome.
+  orders.set(order.order_id, change.after);
+  return [change];
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -4,7 +4,7 @@
  * the caller), then who writes (403), then the state the caller read (412 If-Match, 409 executedNoTime).
  * Execution places each line through order entry, as a single bid (docs/design/order-carts.md).
  */
-import { v7 as uuidv7 } from 'uuid';
+import { timeOrderedId } from '../ids.js';
 import {
   asLineViolations,
   executionOutcome,
@@ -103,7 +103,7 @@ export class OrderCartService {
           message: `${field} must be your own user id, ${caller.userId}`,
         })),
     );
-    const ordercartId = uuidv7();
+    const ordercartId = timeOrderedId();
     await this.carts.insert(
       { ordercartId, userId: caller.userId, name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version },
       this.now(),

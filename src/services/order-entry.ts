@@ -1,22 +1,23 @@
 /**
  * Order entry: an OFS bid, a modification or a cancellation, from the API to a durable change with its
- * outbox entry for the OMS. Request-alone rules run first (400), then the caller rules (403), then, inside
- * the group-commit transaction that writes, the rules against stored data: the order (404, 409), the
- * registered issue and the pre-trade checks (422). Checks and write share one transaction, which holds
- * order entry on every node (OrderRepository.holdOrderEntry), so that no other write comes between what a
- * check read and what it allowed; each change is acknowledged only after that transaction has committed.
+ * outbox entry for the OMS. Request-alone rules run first (400), then the caller rules (403); then the
+ * request becomes a command for the group commit, which judges a whole batch of commands against the
+ * stored data in one transaction and writes the accepted ones together (OrderEntryBatch below): the order
+ * (404, 409), the registered issue and the pre-trade checks (422). Each change is acknowledged only after
+ * that transaction has committed.
  */
-import type { Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { timeOrderedId } from '../ids.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../domain/ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
-import { priceViolations, retailLimitViolations, windowViolations, type BidTerms } from '../domain/pre-trade.js';
+import { isLiveStatus } from '../domain/order-status.js';
+import { priceViolations, retailLimitViolations, windowViolations, type BidTerms, type IssueExposure } from '../domain/pre-trade.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
-import type { GroupCommitter } from '../store/group-commit.js';
+import type { Store } from '../store/database.js';
+import { GroupCommitter, type Outcome } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import { LIVE_STATUSES, type OrderRepository, type OrderRow, type OrderStatus } from '../store/orders.js';
-import type { Database } from '../store/tables.js';
+import { ACCEPTED_REASON, acceptedOrder, exposureDelta, type ExposureRow, type OrderChange, type OrderRepository, type OrderRow } from '../store/orders.js';
+import type { WriteTx } from '../store/write-tx.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction } from './idempotency.js';
 
@@ -24,8 +25,13 @@ const emptyToNull = (value: string | undefined): string | null => (value === und
 
 export const CANCELLATION_REASON = 'Cancellation requested by the user';
 
+/** The new terms of a modified bid. */
+export interface OrderModification extends BidTerms {
+  disclosedQuantity: number;
+}
+
 /** "Modification requested: quantity 10 -> 20, price 101.00 -> 102.00", plus any other term that changed. */
-export function modificationReason(order: OrderRow, change: BidTerms & { disclosedQuantity: number }): string {
+export function modificationReason(order: OrderRow, change: OrderModification): string {
   const parts = [
     `quantity ${order.quantity} -> ${change.quantity}`,
     `price ${formatPrice(order.price_paise)} -> ${formatPrice(change.pricePaise)}`,
@@ -41,13 +47,89 @@ function orderNotFound(exchange: string, orderId: string): ApiError {
   ]);
 }
 
-export class OrderEntryService {
+/** What a request asks of the order-entry batch. */
+type Command =
+  | { kind: 'place'; caller: Caller; bid: OfsBid; order: OrderRow; answer: AnswerInTransaction<string> | undefined }
+  | {
+      kind: 'modify';
+      caller: Caller;
+      exchange: string;
+      orderId: string;
+      request: ModifyOrderRequest;
+      requestId: string | null;
+      answer: AnswerInTransaction<void> | undefined;
+    }
+  | { kind: 'cancel'; caller: Caller; exchange: string; orderId: string; requestId: string | null; answer: AnswerInTransaction<void> | undefined };
+
+/**
+ * What a batch's judgments read, loaded once for the batch and kept up to date as its commands are
+ * accepted: a later command sees the earlier ones' effects (another bid of the same user counts in its
+ * retail limit, a modification sees the order as the one before left it).
+ */
+class BatchState {
   constructor(
+    readonly now: number,
+    readonly issues: Map<string, OfsIssue | undefined>,
+    readonly orders: Map<string, OrderRow>,
+    private readonly exposureRows: ExposureRow[],
+  ) {}
+
+  issue(exchange: string, scripToken: number): OfsIssue | undefined {
+    return this.issues.get(issueKey(exchange, scripToken));
+  }
+
+  /** The user's retail exposure in the issues of the symbol, without `except` (the order a modification replaces). */
+  exposures(userId: string, symbol: string, except: OrderRow | null): IssueExposure[] {
+    const rows = this.exposureRows.filter((row) => row.userId === userId && row.symbol === symbol);
+    if (except === null) return rows;
+    const own = exposureDelta(except, { ...except, status: 'CANCELLED' });
+    return rows.map((row) =>
+      row.exchange === except.exchange && row.scripToken === Number(except.scrip_token)
+        ? { ...row, priceValuePaise: row.priceValuePaise + own.priceValuePaise, cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity }
+        : row,
+    );
+  }
+
+  /** Records an accepted change, for the commands after it. */
+  accept(change: OrderChange): void {
+    const { after } = change;
+    this.orders.set(after.order_id, after);
+    const delta = exposureDelta(change.before, after);
+    if (delta.priceValuePaise === 0 && delta.cutoffQuantity === 0) return;
+    const scripToken = Number(after.scrip_token);
+    let row = this.exposureRows.find((r) => r.userId === after.user_id && r.symbol === after.symbol && r.exchange === after.exchange && r.scripToken === scripToken);
+    if (row === undefined) {
+      const issue = this.issue(after.exchange, scripToken)!;
+      row = {
+        userId: after.user_id,
+        symbol: after.symbol,
+        exchange: after.exchange,
+        scripToken,
+        priceValuePaise: 0,
+        cutoffQuantity: 0,
+        retailCutoffPricePaise: issue.retailCutoffPricePaise,
+        floorPricePaise: issue.floorPricePaise,
+      };
+      this.exposureRows.push(row);
+    }
+    row.priceValuePaise += delta.priceValuePaise;
+    row.cutoffQuantity += delta.cutoffQuantity;
+  }
+}
+
+const issueKey = (exchange: string, scripToken: number) => `${exchange}\u0000${scripToken}`;
+
+export class OrderEntryService {
+  private readonly committer: GroupCommitter<Command, unknown>;
+
+  constructor(
+    private readonly store: Pick<Store, 'writeTransaction'>,
     private readonly issues: OfsIssueRepository,
     private readonly orders: OrderRepository,
-    private readonly committer: GroupCommitter,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.committer = new GroupCommitter((commands) => this.runBatch(commands));
+  }
 
   /**
    * Places an OFS bid and answers its order id once it is durably stored. `answer`, for a request with an
@@ -56,45 +138,34 @@ export class OrderEntryService {
   async placeOfsBid(caller: Caller, bid: OfsOrderRequest, requestId: string | null, answer?: AnswerInTransaction<string>): Promise<string> {
     ApiError.throwIfAny(crossFieldViolations(bid));
     ApiError.throwIfAny(callerViolations(bid, caller.userId));
-
     const { exchange, scrip_token } = bid.scrip_info;
-    const orderId = uuidv7();
-    await this.committer.run(async (trx) => {
-      await this.orders.holdOrderEntry(trx);
-      await answer?.confirmHeld(trx);
-      const issue = await this.issues.find(exchange, scrip_token, trx);
-      ApiError.throwIfAny(issueViolations(bid, issue));
-      // issueViolations has refused any price that is not a whole number of paise.
-      const terms: BidTerms = { orderType: bid.order_type, quantity: Number(bid.quantity), pricePaise: rupeesToPaise(bid.price)! };
-      await this.checkPreTrade(trx, caller, issue!, terms, null);
-      await this.orders.insertAccepted(
-        trx,
-        {
-          orderId,
-          userId: caller.userId,
-          exchange,
-          scripToken: scrip_token,
-          symbol: bid.scrip_info.symbol,
-          series: bid.scrip_info.series,
-          transactionType: bid.transaction_type,
-          productType: bid.product_type,
-          orderType: terms.orderType,
-          quantity: terms.quantity,
-          pricePaise: terms.pricePaise,
-          disclosedQuantity: bid.disclosed_quantity ?? 0,
-          orderIdentifier: emptyToNull(bid.order_identifier),
-          algoId: emptyToNull(bid.algo_id),
-          strategyId: emptyToNull(bid.strategy_id),
-          partCode: emptyToNull(bid.part_code),
-          venderCode: emptyToNull(bid.vender_code),
-          requestId,
-          category: caller.category,
-        },
-        this.now(),
-      );
-      await answer?.keep(trx, orderId);
-    });
-    return orderId;
+    // A price that is not a whole number of paise is refused by issueViolations before this is stored.
+    const order = acceptedOrder(
+      {
+        orderId: timeOrderedId(),
+        userId: caller.userId,
+        exchange,
+        scripToken: scrip_token,
+        symbol: bid.scrip_info.symbol,
+        series: bid.scrip_info.series,
+        transactionType: bid.transaction_type,
+        productType: bid.product_type,
+        orderType: bid.order_type,
+        quantity: Number(bid.quantity),
+        pricePaise: rupeesToPaise(bid.price) ?? 0,
+        disclosedQuantity: bid.disclosed_quantity ?? 0,
+        orderIdentifier: emptyToNull(bid.order_identifier),
+        algoId: emptyToNull(bid.algo_id),
+        strategyId: emptyToNull(bid.strategy_id),
+        partCode: emptyToNull(bid.part_code),
+        venderCode: emptyToNull(bid.vender_code),
+        requestId,
+        category: caller.category,
+      },
+      0,
+    );
+    await this.committer.run({ kind: 'place', caller, bid, order, answer });
+    return order.order_id;
   }
 
   /**
@@ -111,88 +182,191 @@ export class OrderEntryService {
     answer?: AnswerInTransaction<void>,
   ): Promise<void> {
     ApiError.throwIfAny(crossFieldViolations(request));
-    await this.committer.run(async (trx) => {
-      await this.orders.holdOrderEntry(trx);
-      await answer?.confirmHeld(trx);
-      const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
-      if (request.traded_quantity !== undefined && request.traded_quantity !== order.traded_quantity) {
-        throw new ApiError(
-          Errors.ORDER_TRADED_QUANTITY_STALE,
-          `The order's traded quantity is ${order.traded_quantity}, not ${request.traded_quantity}: it has changed since you read it; read it again`,
-          [{ field: 'traded_quantity', message: `must be the order's current traded quantity, ${order.traded_quantity}` }],
-        );
-      }
-      const modified: OfsBid = {
-        scrip_info: { exchange: order.exchange, scrip_token: order.scrip_token, symbol: order.symbol, series: order.series },
-        order_type: request.order_type,
-        quantity: request.quantity,
-        price: request.price,
-      };
-      const issue = await this.issues.find(order.exchange, order.scrip_token, trx);
-      ApiError.throwIfAny(issueViolations(modified, issue));
-      const change = {
-        orderType: request.order_type,
-        quantity: Number(request.quantity),
-        pricePaise: rupeesToPaise(request.price)!,
-        disclosedQuantity: request.disclosed_quantity ?? 0,
-      };
-      await this.checkPreTrade(trx, caller, issue!, change, order.order_id);
-      await this.orders.requestModification(trx, order.order_id, change, modificationReason(order, change), this.now(), {
-        actor: caller.userId,
-        requestId,
-      });
-      await answer?.keep(trx);
-    });
+    await this.committer.run({ kind: 'modify', caller, exchange, orderId, request, requestId, answer });
   }
 
   /** Asks the OMS to cancel one of the caller's live orders. */
   async cancelOrder(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
-    await this.committer.run(async (trx) => {
-      await this.orders.holdOrderEntry(trx);
-      await answer?.confirmHeld(trx);
-      const order = await this.ownLiveOrder(trx, caller, exchange, orderId);
-      const issue = await this.issues.find(order.exchange, order.scrip_token, trx);
-      if (issue === undefined) {
-        throw new ApiError(Errors.OFS_ISSUE_NOT_FOUND, `The OFS issue of order ${orderId} is no longer registered`, [
-          { field: 'order_id', message: 'the order\'s OFS issue is not registered' },
-        ]);
-      }
-      ApiError.throwIfAny(windowViolations(issue, caller.category, this.now()));
-      await this.orders.requestCancellation(trx, order.order_id, CANCELLATION_REASON, this.now(), { actor: caller.userId, requestId });
-      await answer?.keep(trx);
-    });
+    await this.committer.run({ kind: 'cancel', caller, exchange, orderId, requestId, answer });
   }
 
   /**
-   * The pre-trade checks, in the transaction that will write: the caller's window, the price rules, and
-   * for a retail caller the Rs 2,00,000 limit over the caller's live bids in the issue's symbol (without
-   * `replacedOrderId`, the order a modification replaces).
+   * One batch in one transaction: takes the locks, loads what the commands read, judges each command in
+   * order (plain functions over the loaded state: nothing is written while judging), then writes the
+   * accepted changes together. A refused command therefore never leaves a write behind.
    */
-  private async checkPreTrade(trx: Transaction<Database>, caller: Caller, issue: OfsIssue, terms: BidTerms, replacedOrderId: string | null): Promise<void> {
-    ApiError.throwIfAny(windowViolations(issue, caller.category, this.now()));
-    ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
-    if (caller.category !== 'RETAIL') return;
-    const liveBids = await this.orders.liveBidsInSymbol(trx, caller.userId, issue.symbol);
-    ApiError.throwIfAny(retailLimitViolations(terms, issue, caller.category, liveBids.filter((bid) => bid.orderId !== replacedOrderId)));
+  private runBatch(commands: Command[]): Promise<Outcome<unknown>[]> {
+    return this.store.writeTransaction(async (tx) => {
+      const now = this.now();
+      // Only what can raise a retail exposure needs the user's lock (PostgreSQL; see lockUsers).
+      await this.orders.lockUsers(
+        tx,
+        commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId),
+      );
+      const state = await this.load(tx, commands, now);
+      const held: (ApiError | null)[] = [];
+      for (const command of commands) held.push(await this.confirmHeld(tx, command));
+      const changes: OrderChange[] = [];
+      const outcomes: Outcome<unknown>[] = commands.map((command, i) => {
+        if (held[i] !== null) return { ok: false, error: held[i] };
+        try {
+          const change = judge(command, state);
+          state.accept(change);
+          changes.push(change);
+          return { ok: true, value: command.kind === 'place' ? command.order.order_id : undefined };
+        } catch (error) {
+          if (error instanceof ApiError) return { ok: false, error };
+          throw error;
+        }
+      });
+      await this.orders.apply(tx, changes, now);
+      for (const [i, command] of commands.entries()) {
+        const outcome = outcomes[i]!;
+        if (!outcome.ok || command.answer === undefined) continue;
+        if (command.kind === 'place') await command.answer.keep(tx.trx, command.order.order_id);
+        else await command.answer.keep(tx.trx, undefined);
+      }
+      return outcomes;
+    });
   }
 
-  /** The caller's order on that exchange, still live and with no cancellation under way. */
-  private async ownLiveOrder(trx: Transaction<Database>, caller: Caller, exchange: string, orderId: string): Promise<OrderRow> {
-    const order = await this.orders.findForChange(trx, orderId);
-    // Another user's order answers exactly like one that does not exist.
-    if (order === undefined || order.user_id !== caller.userId || order.exchange !== exchange) throw orderNotFound(exchange, orderId);
-    if (!LIVE_STATUSES.includes(order.status as OrderStatus)) {
-      throw new ApiError(Errors.ORDER_NOT_LIVE, `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`, [
-        { field: 'order_id', message: `the order is ${order.status}` },
-      ]);
+  private async load(tx: WriteTx, commands: Command[], now: number): Promise<BatchState> {
+    const orders = await this.orders.lockOrders(
+      tx,
+      commands.flatMap((c) => (c.kind === 'place' ? [] : [c.orderId])),
+    );
+    const issueKeys = new Map<string, [string, number]>();
+    for (const command of commands) {
+      if (command.kind === 'place') issueKeys.set(issueKey(command.order.exchange, command.order.scrip_token), [command.order.exchange, command.order.scrip_token]);
     }
-    if (order.cancel_requested_at !== null) {
-      throw new ApiError(
-        Errors.ORDER_CANCEL_PENDING,
-        `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`,
-        [{ field: 'order_id', message: 'a cancellation is under way' }],
-      );
-    }
-    return order;
+    for (const order of orders.values()) issueKeys.set(issueKey(order.exchange, Number(order.scrip_token)), [order.exchange, Number(order.scrip_token)]);
+    const issues = new Map<string, OfsIssue | undefined>();
+    for (const [key, [exchange, scripToken]] of issueKeys) issues.set(key, await this.issues.find(exchange, scripToken, tx.trx));
+    const retailUsers = commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
+    return new BatchState(now, issues, orders, await this.orders.exposures(tx, retailUsers));
   }
+
+  /** Null when the command's request still holds its idempotency key (or has none); else the refusal. */
+  private async confirmHeld(tx: WriteTx, command: Command): Promise<ApiError | null> {
+    try {
+      await command.answer?.confirmHeld(tx.trx);
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
+  }
+}
+
+/** The change a command makes, or the ApiError that refuses it. */
+function judge(command: Command, state: BatchState): OrderChange {
+  switch (command.kind) {
+    case 'place':
+      return judgePlacement(command, state);
+    case 'modify':
+      return judgeModification(command, state);
+    case 'cancel':
+      return judgeCancellation(command, state);
+  }
+}
+
+function judgePlacement(command: Extract<Command, { kind: 'place' }>, state: BatchState): OrderChange {
+  const { caller, bid } = command;
+  const issue = state.issue(command.order.exchange, command.order.scrip_token);
+  ApiError.throwIfAny(issueViolations(bid, issue));
+  const order: OrderRow = { ...command.order, created_at: state.now, updated_at: state.now };
+  checkPreTrade(state, caller, issue!, { orderType: order.order_type, quantity: order.quantity, pricePaise: order.price_paise }, null);
+  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.request_id }, outbox: 'PLACE' };
+}
+
+function judgeModification(command: Extract<Command, { kind: 'modify' }>, state: BatchState): OrderChange {
+  const { caller, request } = command;
+  const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
+  if (request.traded_quantity !== undefined && request.traded_quantity !== order.traded_quantity) {
+    throw new ApiError(
+      Errors.ORDER_TRADED_QUANTITY_STALE,
+      `The order's traded quantity is ${order.traded_quantity}, not ${request.traded_quantity}: it has changed since you read it; read it again`,
+      [{ field: 'traded_quantity', message: `must be the order's current traded quantity, ${order.traded_quantity}` }],
+    );
+  }
+  const modified: OfsBid = {
+    scrip_info: { exchange: order.exchange, scrip_token: Number(order.scrip_token), symbol: order.symbol, series: order.series },
+    order_type: request.order_type,
+    quantity: request.quantity,
+    price: request.price,
+  };
+  const issue = state.issue(order.exchange, Number(order.scrip_token));
+  ApiError.throwIfAny(issueViolations(modified, issue));
+  const change: OrderModification = {
+    orderType: request.order_type,
+    quantity: Number(request.quantity),
+    pricePaise: rupeesToPaise(request.price)!,
+    disclosedQuantity: request.disclosed_quantity ?? 0,
+  };
+  checkPreTrade(state, caller, issue!, change, order);
+  return {
+    before: order,
+    after: {
+      ...order,
+      order_type: change.orderType,
+      quantity: change.quantity,
+      price_paise: change.pricePaise,
+      disclosed_quantity: change.disclosedQuantity,
+      updated_at: state.now,
+    },
+    reason: modificationReason(order, change),
+    origin: { actor: caller.userId, requestId: command.requestId },
+    outbox: 'MODIFY',
+  };
+}
+
+function judgeCancellation(command: Extract<Command, { kind: 'cancel' }>, state: BatchState): OrderChange {
+  const { caller } = command;
+  const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
+  const issue = state.issue(order.exchange, Number(order.scrip_token));
+  if (issue === undefined) {
+    throw new ApiError(Errors.OFS_ISSUE_NOT_FOUND, `The OFS issue of order ${command.orderId} is no longer registered`, [
+      { field: 'order_id', message: "the order's OFS issue is not registered" },
+    ]);
+  }
+  ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
+  return {
+    before: order,
+    after: { ...order, cancel_requested_at: state.now, updated_at: state.now },
+    reason: CANCELLATION_REASON,
+    origin: { actor: caller.userId, requestId: command.requestId },
+    outbox: 'CANCEL',
+  };
+}
+
+/**
+ * The pre-trade checks: the caller's window, the price rules, and for a retail caller the Rs 2,00,000
+ * limit over the caller's live bids in the issue's symbol (without `replaced`, the order a modification
+ * replaces).
+ */
+function checkPreTrade(state: BatchState, caller: Caller, issue: OfsIssue, terms: BidTerms, replaced: OrderRow | null): void {
+  ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
+  ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
+  if (caller.category !== 'RETAIL') return;
+  ApiError.throwIfAny(retailLimitViolations(terms, issue, caller.category, state.exposures(caller.userId, issue.symbol, replaced)));
+}
+
+/** The caller's order on that exchange, still live and with no cancellation under way. */
+function ownLiveOrder(state: BatchState, caller: Caller, exchange: string, orderId: string): OrderRow {
+  const order = state.orders.get(orderId);
+  // Another user's order answers exactly like one that does not exist.
+  if (order === undefined || order.user_id !== caller.userId || order.exchange !== exchange) throw orderNotFound(exchange, orderId);
+  if (!isLiveStatus(order.status)) {
+    throw new ApiError(Errors.ORDER_NOT_LIVE, `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`, [
+      { field: 'order_id', message: `the order is ${order.status}` },
+    ]);
+  }
+  if (order.cancel_requested_at !== null) {
+    throw new ApiError(
+      Errors.ORDER_CANCEL_PENDING,
+      `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`,
+      [{ field: 'order_id', message: 'a cancellation is under way' }],
+    );
+  }
+  return order;
 }

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import { ApiError, Errors } from '../domain/errors.js';
 import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
-import type { OrderEventRepository, OrderEventRow } from '../store/order-events.js';
+import type { EventHorizon, OrderEventRepository, OrderEventRow } from '../store/order-events.js';
 import { toOrderBookEntry } from './order-book.js';
 
 /** The longest pause of the poller after failed polls (a database outage). */
@@ -68,8 +68,9 @@ export class OrderEventsService {
   private readonly batchSize: number;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private subscriberCount = 0;
-  /** The id of the last row the poller has dispatched. */
+  /** Every event up to this id has been dispatched (or is not to be: it was before the poller began). */
   private position = 0;
+  private horizon: EventHorizon | null = null;
   /** The running poller: resolved once its starting position is known. */
   private polling: Promise<void> | null = null;
   private pollerDone: Promise<void> = Promise.resolve();
@@ -78,6 +79,8 @@ export class OrderEventsService {
 
   constructor(
     private readonly events: OrderEventRepository,
+    /** A new horizon for each poller run (a horizon keeps its position). */
+    private readonly newHorizon: () => EventHorizon,
     private readonly options: OrderEventsOptions = {},
   ) {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -112,8 +115,8 @@ export class OrderEventsService {
         started = true;
         try {
           if (lastEventId === undefined) {
-            // Live only: after the newest event, which the poller may not have reached yet.
-            subscriber.lastSentId = Math.max(handOver, await this.events.latestEventId());
+            // Live only: after the newest event the poller may have passed by now.
+            subscriber.lastSentId = Math.max(handOver, this.horizon?.value ?? handOver);
           } else {
             subscriber.lastSentId = lastEventId;
             await this.replay(subscriber, handOver);
@@ -171,9 +174,11 @@ export class OrderEventsService {
 
   private startPolling(): Promise<void> {
     if (this.polling === null) {
-      const polling = this.events.latestEventId().then((latest) => {
-        this.position = latest;
-        this.pollerDone = this.poll(polling);
+      const horizon = this.newHorizon();
+      const polling = horizon.advance().then((start) => {
+        this.horizon = horizon;
+        this.position = start;
+        this.pollerDone = this.poll(polling, horizon);
       });
       polling.catch(() => {
         if (this.polling === polling) this.polling = null;
@@ -184,15 +189,18 @@ export class OrderEventsService {
   }
 
   /** Runs while anyone listens; the next subscriber starts a new poller from the newest event. */
-  private async poll(polling: Promise<void>): Promise<void> {
+  private async poll(polling: Promise<void>, horizon: EventHorizon): Promise<void> {
     try {
       let failures = 0;
       while (!this.closed && this.subscriberCount > 0) {
         let full = false;
         try {
-          const rows = await this.events.eventsAfter(this.position, this.batchSize);
+          const upTo = horizon.value > this.position ? horizon.value : await horizon.advance();
+          const rows = await this.events.eventsBetween(this.position, upTo, this.batchSize);
           this.dispatch(rows);
           full = rows.length === this.batchSize;
+          // Ids up to the horizon that were not read were never committed.
+          if (!full) this.position = Math.max(this.position, upTo);
           failures = 0;
         } catch (error) {
           // The database may be out: streams stay open, and the poller backs off (at most 2 s) until it is back.

@@ -2,7 +2,7 @@
  * Operator actions on webhooks behind `ordergate webhooks`: register a URL for a user (the signing secret
  * is shown once), list, remove, and inspect or retry deliveries.
  */
-import { v7 as uuidv7 } from 'uuid';
+import { timeOrderedId } from '../ids.js';
 import { newWebhookSecret } from '../auth/credentials.js';
 import { webhookUrlProblem } from '../domain/webhooks.js';
 import type { UserRepository } from '../store/users.js';
@@ -29,7 +29,7 @@ export class WebhookAdminService {
     if (problem !== null) throw new AdminError(problem);
     if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
     const webhook: NewWebhook = {
-      webhookId: `wh_${uuidv7()}`,
+      webhookId: `wh_${timeOrderedId()}`,
       userId,
       url,
       secret: newWebhookSecret(),

@@ -4,6 +4,8 @@
  * updates or deletes a row; the database refuses it anyway (migration 0005).
  */
 import type { Generated, Insertable, Kysely, Selectable } from 'kysely';
+import { BulkInsert, type BulkColumn } from './bulk.js';
+import type { Store } from './database.js';
 import type { Database } from './tables.js';
 
 /** One order-entry request, whatever its outcome. */
@@ -69,20 +71,35 @@ export interface AuditFilter {
   limit: number;
 }
 
-/** Rows per INSERT: far below the bound-parameter limits of both dialects. */
-const INSERT_CHUNK = 500;
+const text = (name: keyof NewAuditRequest): BulkColumn<NewAuditRequest> => ({ name, type: 'text', value: (r) => (r[name] ?? null) as string | null });
+const int = (name: keyof NewAuditRequest): BulkColumn<NewAuditRequest> => ({ name, type: 'int8', value: (r) => (r[name] ?? null) as number | null });
+
+const insertRequests = new BulkInsert<NewAuditRequest>('audit_requests', [
+  int('at'),
+  text('request_id'),
+  text('user_id'),
+  text('client_address'),
+  text('method'),
+  text('route'),
+  text('path'),
+  int('status_code'),
+  text('code'),
+  text('order_id'),
+  text('ordercart_id'),
+  text('body'),
+]);
 
 export class AuditRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+
+  constructor(private readonly store: Pick<Store, 'db' | 'writeTransaction'>) {
+    this.db = store.db;
+  }
 
   /** Appends request records, all in one transaction. */
   async appendRequests(records: readonly NewAuditRequest[]): Promise<void> {
     if (records.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
-      for (let start = 0; start < records.length; start += INSERT_CHUNK) {
-        await trx.insertInto('audit_requests').values(records.slice(start, start + INSERT_CHUNK)).execute();
-      }
-    });
+    await this.store.writeTransaction((tx) => insertRequests.run(tx, records));
   }
 
   /** The newest request records that match, newest first. */

@@ -5,10 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
 import type { Database } from './tables.js';
+import type { SqliteStatements, WriteTx } from './write-tx.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -23,6 +24,8 @@ export interface Store {
   dialect: DialectName;
   /** A human-readable description of where the data lives (no credentials). */
   location: string;
+  /** Runs `work` in one write transaction of `db` (see write-tx.ts); commits when it resolves. */
+  writeTransaction<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -59,28 +62,37 @@ export interface StoreOptions {
    * synchronously: the whole process waits with it.
    */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * Called with the SQL of every statement the store sends (BEGIN and COMMIT included), on every
+   * connection: the tests count commits and statements per bid with it.
+   */
+  onStatement?: (sql: string) => void;
 }
 
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export const SERVER_SQLITE_BUSY_TIMEOUT_MS = 750;
 
-function openSqliteConnection(path: string, busyTimeoutMs: number): SqliteDatabase.Database {
-  const sqlite = new SqliteDatabase(path);
+function openSqliteConnection(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(path, onStatement ? { verbose: (message) => onStatement(String(message)) } : {});
   sqlite.pragma('journal_mode = WAL');
   // An acknowledged order must survive a power cut: fsync on every commit.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   // The CLI and the server may write the same file: wait for the other writer instead of failing.
   sqlite.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  // Checkpoint every 10,000 WAL pages (about 40 MB) instead of 1,000: a page that many commits rewrite
+  // (the last leaf of each user's index range) is copied into the database once per checkpoint.
+  sqlite.pragma('wal_autocheckpoint = 10000');
   return sqlite;
 }
 
-function openSqlite(path: string, busyTimeoutMs: number): { db: Kysely<Database>; readDb: Kysely<Database> } {
+function openSqlite(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const db = new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs)) });
+  const dialect = new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement));
+  const db = new Kysely<Database>({ dialect });
   // An in-memory database exists only on its own connection.
-  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs)) });
-  return { db, readDb };
+  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement)) });
+  return { db, readDb, statements: dialect.connection };
 }
 
 /**
@@ -170,7 +182,7 @@ class StalledQueryWatch {
   }
 }
 
-function openPostgres(connectionString: string): { db: Kysely<Database>; close(): Promise<void> } {
+function openPostgres(connectionString: string, onStatement?: (sql: string) => void): { db: Kysely<Database>; close(): Promise<void> } {
   const watch = new StalledQueryWatch(new LivenessCheck(connectionString));
   const pool = new pg.Pool({
     connectionString,
@@ -190,6 +202,7 @@ function openPostgres(connectionString: string): { db: Kysely<Database>; close()
     client.on('error', () => undefined);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (onStatement) onStatement(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text));
       const result = query(...args);
       if (result instanceof Promise) {
         watch.begin(client);
@@ -281,14 +294,23 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
-    const { db, readDb } = openSqlite(target, options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS);
+    const { db, readDb, statements } = openSqlite(target, options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS, options.onStatement);
     const close = async () => {
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
     };
-    return { db, readDb, dialect, location: `sqlite:${target}`, close };
+    // The transaction holds the one connection (the driver's lock): its statements are this batch's alone.
+    const writeTransaction = <T>(work: (tx: WriteTx) => Promise<T>) => db.transaction().execute((trx) => work({ trx, sqlite: statements }));
+    return { db, readDb, dialect, location: `sqlite:${target}`, writeTransaction, close };
   }
-  const { db, close } = openPostgres(target);
+  const { db, close } = openPostgres(target, options.onStatement);
   const { host, pathname } = new URL(target);
-  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, close };
+  // The transaction takes its id before anything else: the event horizon (order-events.ts) relies on every
+  // transaction that writes an event having its id before it takes an event id.
+  const writeTransaction = <T>(work: (tx: WriteTx) => Promise<T>) =>
+    db.transaction().execute(async (trx) => {
+      await sql`select pg_current_xact_id()`.execute(trx);
+      return work({ trx, sqlite: null });
+    });
+  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, close };
 }

@@ -9,6 +9,7 @@ import { serialKeyTable } from './migration-helpers.js';
 import * as webhooks from './migrations/0003-webhooks.js';
 import * as idempotency from './migrations/0004-idempotency.js';
 import * as audit from './migrations/0005-audit.js';
+import * as speed from './migrations/0006-speed.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -174,6 +175,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0003_webhooks': { up: (db: Kysely<any>) => webhooks.up(db, dialect) },
     '0004_idempotency': { up: (db: Kysely<any>) => idempotency.up(db, dialect) },
     '0005_audit': { up: (db: Kysely<any>) => audit.up(db, dialect) },
+    '0006_speed': { up: (db: Kysely<any>) => speed.up(db, dialect) },
   };
 }
 

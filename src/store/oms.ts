@@ -3,22 +3,16 @@
  * before changing it. Both are conditional UPDATEs, which serialize concurrent workers the same way on
  * SQLite (one writer) and PostgreSQL (row locks, with the WHERE re-checked after the wait).
  */
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { OrderRow, OrderStatus } from './orders.js';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { OutboxAction } from './orders.js';
 import type { Database } from './tables.js';
 
-export type OutboxAction = 'PLACE' | 'MODIFY' | 'CANCEL';
+export type { OutboxAction } from './orders.js';
 
 export interface OutboxEntry {
   id: number;
   orderId: string;
   action: OutboxAction;
-}
-
-export interface OrderTerms {
-  orderType: string;
-  pricePaise: number;
-  quantity: number;
 }
 
 /** Not leased, or its lease has run out. */
@@ -30,28 +24,39 @@ const claimable =
 export class OmsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** The newest outbox entry's id (0 when there is none). */
+  async latestEntryId(): Promise<number> {
+    const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+    return row?.id == null ? 0 : Number(row.id);
+  }
+
   /**
    * The oldest entries (up to `limit`) that are not done, not leased to a live worker, and have no earlier
    * entry of the same order still open: an order's PLACE, MODIFY and CANCEL are processed one after
    * another, in the order they were committed, whichever worker takes them; and no two entries of one
-   * order are ever due at once.
+   * order are ever due at once. A PLACE is an order's first entry, so only the others are looked back
+   * for. Entries after `maxId` are left out.
    */
-  async dueEntries(now: number, skipIds: readonly number[], limit: number): Promise<OutboxEntry[]> {
+  async dueEntries(now: number, skipIds: readonly number[], limit: number, maxId = Number.MAX_SAFE_INTEGER): Promise<OutboxEntry[]> {
     let query = this.db
       .selectFrom('outbox')
       .select(['id', 'order_id', 'action'])
       .where('done_at', 'is', null)
+      .where('id', '<=', maxId)
       .where(claimable(now))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('outbox as earlier')
-              .select('earlier.id')
-              .whereRef('earlier.order_id', '=', 'outbox.order_id')
-              .whereRef('earlier.id', '<', 'outbox.id')
-              .where('earlier.done_at', 'is', null),
+      .where(({ or, eb, not, exists, selectFrom }) =>
+        or([
+          eb('action', '=', 'PLACE'),
+          not(
+            exists(
+              selectFrom('outbox as earlier')
+                .select('earlier.id')
+                .whereRef('earlier.order_id', '=', 'outbox.order_id')
+                .whereRef('earlier.id', '<', 'outbox.id')
+                .where('earlier.done_at', 'is', null),
+            ),
           ),
-        ),
+        ]),
       )
       .orderBy('id')
       .limit(limit);
@@ -77,9 +82,10 @@ export class OmsRepository {
     return rows.map((row) => Number(row.id));
   }
 
-  async completeAll(ids: readonly number[], workerId: string, now: number): Promise<void> {
+  /** Marks the entries done (those still leased to `workerId`); `trx` to do it in the transaction of their work. */
+  async completeAll(ids: readonly number[], workerId: string, now: number, trx: Kysely<Database> = this.db): Promise<void> {
     if (ids.length === 0) return;
-    await this.db
+    await trx
       .updateTable('outbox')
       .set({ done_at: now, claimed_until: null })
       .where('id', 'in', ids)
@@ -111,36 +117,5 @@ export class OmsRepository {
       .where('done_at', 'is', null)
       .executeTakeFirst();
     return row !== undefined;
-  }
-
-  /**
-   * Locks the order row for the rest of the transaction if its status is one of `statuses`, and answers
-   * it; undefined when it is in another status (someone else moved it first).
-   */
-  async lockInStatus(trx: Transaction<Database>, orderId: string, statuses: readonly OrderStatus[]): Promise<OrderRow | undefined> {
-    const result = await trx
-      .updateTable('orders')
-      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-      .where('order_id', '=', orderId)
-      .where('status', 'in', statuses)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return undefined;
-    return trx.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
-  }
-
-  /** Puts back the terms the exchange holds, after it refused a modification. */
-  async restoreTerms(trx: Transaction<Database>, orderId: string, terms: OrderTerms, now: number): Promise<void> {
-    await trx
-      .updateTable('orders')
-      .set((eb) => ({
-        order_type: terms.orderType,
-        price_paise: terms.pricePaise,
-        quantity: terms.quantity,
-        // The disclosed quantity is ours alone; it must still fit the quantity.
-        disclosed_quantity: eb.case().when('disclosed_quantity', '>', terms.quantity).then(terms.quantity).else(eb.ref('disclosed_quantity')).end(),
-        updated_at: now,
-      }))
-      .where('order_id', '=', orderId)
-      .execute();
   }
 }

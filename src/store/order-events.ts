@@ -2,7 +2,8 @@
  * The order events: the order_history rows read as a feed, each with its order's current row and owner.
  * An event's id is its history row's id.
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DialectName } from './database.js';
 import type { OrderRow } from './orders.js';
 import type { Database, OrderHistoryTable } from './tables.js';
 
@@ -21,18 +22,14 @@ type HistoryColumns = Pick<Selectable<OrderHistoryTable>, 'id' | 'status' | 'rea
 export class OrderEventRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The newest event id, 0 when there is none. */
-  async latestEventId(): Promise<number> {
-    const row = await this.db
-      .selectFrom('order_history')
-      .select((eb) => eb.fn.max('id').as('latest'))
-      .executeTakeFirst();
-    return row?.latest == null ? 0 : Number(row.latest);
-  }
-
-  /** The events of every user after `afterId`, oldest first, at most `limit`. */
-  async eventsAfter(afterId: number, limit: number): Promise<OrderEventRow[]> {
-    const rows = await this.withOrders().where('order_history.id', '>', afterId).orderBy('order_history.id').limit(limit).execute();
+  /** The events of every user with `afterId` < id <= `upToId`, oldest first, at most `limit`. */
+  async eventsBetween(afterId: number, upToId: number, limit: number): Promise<OrderEventRow[]> {
+    const rows = await this.withOrders()
+      .where('order_history.id', '>', afterId)
+      .where('order_history.id', '<=', upToId)
+      .orderBy('order_history.id')
+      .limit(limit)
+      .execute();
     return rows.map(toEventRow);
   }
 
@@ -79,4 +76,117 @@ function toEventRow(row: OrderRow & { history_id: HistoryColumns['id']; history_
     at: Number(history_at),
     order,
   };
+}
+
+/** How long a new horizon waits, at most, for the transactions that were writing events when it started. */
+export const HORIZON_START_WAIT_MS = 2_000;
+/** Ids read per step of a horizon. */
+const HORIZON_STEP = 1_000;
+
+interface Gap {
+  /** The first id missing. */
+  from: number;
+  /** The snapshot's xmax when the gap was seen: every transaction that may still fill it has a smaller xid. */
+  xmax: bigint;
+}
+
+/**
+ * The committed event horizon: the highest event id up to which every event is committed or never will
+ * be. A reader that takes events in id order up to the horizon, and only up to it, never sees an event
+ * committed later with a smaller id than one it has passed: no gap, no repeat, on any number of nodes.
+ *
+ * SQLite writes one transaction at a time, so its ids are taken in commit order and the horizon is the
+ * newest id. On PostgreSQL a bigserial id is taken when its row is inserted, not at commit: two order
+ * changes on two nodes (or an order entry and the OMS) commit in either order. There the horizon stops
+ * before the first missing id (a gap) until the gap is settled: every transaction that may still fill it
+ * (they all took their transaction id, Store.writeTransaction, before their event ids, so they are older
+ * than the snapshot in which the gap was seen) has ended. Then what committed is read and the rest (a
+ * rolled-back transaction's ids) is passed over. One horizon per reader; it keeps its position.
+ */
+export class EventHorizon {
+  private position = 0;
+  private started = false;
+  private gap: Gap | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+    private readonly startWaitMs = HORIZON_START_WAIT_MS,
+  ) {}
+
+  /** The horizon as of the last advance(). */
+  get value(): number {
+    return this.position;
+  }
+
+  /** Moves the horizon as far as it can go now, and answers it. The first call starts at the newest event. */
+  async advance(): Promise<number> {
+    if (!this.started) {
+      this.position = await this.newest();
+      this.started = true;
+      return this.position;
+    }
+    if (this.dialect === 'sqlite') {
+      this.position = Math.max(this.position, await this.latestId());
+      return this.position;
+    }
+    for (;;) {
+      const { xmin, xmax, ids } = await this.idsAfter(this.position);
+      let next = this.position;
+      for (const id of ids) {
+        if (id !== next + 1) {
+          // Ids next+1 .. id-1 are missing: settled once every transaction that might fill them has ended,
+          // as seen by the snapshot that read `ids` (so any of them that committed would be among them).
+          if (this.gap === null || this.gap.from !== next + 1) this.gap = { from: next + 1, xmax };
+          if (xmin < this.gap.xmax) break;
+          this.gap = null;
+        }
+        next = id;
+      }
+      this.position = next;
+      if (ids.length < HORIZON_STEP || this.gap !== null) return this.position;
+    }
+  }
+
+  /**
+   * The newest event id, once the transactions that were under way when it was read have ended (PostgreSQL;
+   * at most startWaitMs): their events, whatever their ids, count as before the start.
+   */
+  private async newest(): Promise<number> {
+    if (this.dialect === 'sqlite') return this.latestId();
+    const start = await sql<{ latest: string | null; xmax: string }>`
+      select (select max(id) from order_history)::text as latest, pg_snapshot_xmax(pg_current_snapshot())::text as xmax`.execute(this.db);
+    const { latest, xmax } = start.rows[0]!;
+    const deadline = Date.now() + this.startWaitMs;
+    while (Date.now() < deadline && (await this.snapshotXmin()) < BigInt(xmax)) await new Promise((resolve) => setTimeout(resolve, 10));
+    return latest === null ? 0 : Number(latest);
+  }
+
+  private async latestId(): Promise<number> {
+    const row = await this.db
+      .selectFrom('order_history')
+      .select((eb) => eb.fn.max('id').as('latest'))
+      .executeTakeFirst();
+    return row?.latest == null ? 0 : Number(row.latest);
+  }
+
+  private async snapshotXmin(): Promise<bigint> {
+    const result = await sql<{ xmin: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(this.db);
+    return BigInt(result.rows[0]!.xmin);
+  }
+
+  /** In one statement (one snapshot): its xmin and xmax, and the ids after `afterId`. */
+  private async idsAfter(afterId: number): Promise<{ xmin: bigint; xmax: bigint; ids: number[] }> {
+    const result = await sql<{ xmin: string; xmax: string; id: number | null }>`
+      select s.xmin, s.xmax, h.id
+      from (select pg_snapshot_xmin(pg_current_snapshot())::text as xmin, pg_snapshot_xmax(pg_current_snapshot())::text as xmax) s
+      left join lateral (select id from order_history where id > ${afterId} order by id limit ${HORIZON_STEP}) h on true
+      order by h.id`.execute(this.db);
+    const first = result.rows[0]!;
+    return {
+      xmin: BigInt(first.xmin),
+      xmax: BigInt(first.xmax),
+      ids: result.rows.filter((row) => row.id !== null).map((row) => Number(row.id)),
+    };
+  }
 }

@@ -1,10 +1,17 @@
-/** Orders, their status history and the OMS outbox. */
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { LiveBid } from '../domain/pre-trade.js';
+/**
+ * Orders, their status history and the OMS outbox. Every change of an order, by order entry or by the OMS,
+ * goes through `apply`: one call per batch writes the new and changed orders, one history row per change
+ * (the order events), the webhook deliveries of those events, the outbox entries for the OMS, and the
+ * retail exposure (the running totals of the retail limit), all in the caller's transaction.
+ */
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { OrderStatus } from '../domain/order-status.js';
+import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/pre-trade.js';
+import { BulkInsert, BulkUpdate, queryWithList, type BulkColumn } from './bulk.js';
 import type { DialectName } from './database.js';
-import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
-import { prepareEnqueueDeliveries } from './webhooks.js';
+import { DeliveryStatus } from './webhooks.js';
+import type { WriteTx } from './write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -31,27 +38,7 @@ export interface NewOrder {
   category: string;
 }
 
-/** The order statuses (ODIN vocabulary, product.md). */
-export const OrderStatus = {
-  /** Accepted and queued for the OMS. */
-  OMSXMITTED: 'OMSXMITTED',
-  /** Sent to the exchange. */
-  EXXMITTED: 'EXXMITTED',
-  /** Live at the exchange. */
-  PENDING: 'PENDING',
-  /** Rejected by the OMS. */
-  OMSREJECT: 'OMSREJECT',
-  /** Rejected by the exchange. */
-  ORDERERROR: 'ORDERERROR',
-  /** Cancelled by the user, or not allotted at close. */
-  CANCELLED: 'CANCELLED',
-  /** Allotted: traded quantity = allotted quantity. */
-  EXECUTED: 'EXECUTED',
-} as const;
-export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
-
-/** Statuses of an order that is still working: it may be modified or cancelled, and counts in limits. */
-export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.PENDING];
+export { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
 
 const ACCEPTED_STATUS = OrderStatus.OMSXMITTED;
 
@@ -93,247 +80,340 @@ export interface ChangeOrigin {
 
 export const OMS_ORIGIN: ChangeOrigin = { actor: 'oms', requestId: null };
 export const EXCHANGE_ORIGIN: ChangeOrigin = { actor: 'exchange', requestId: null };
-/** A change whose maker is not known (test fixtures that write as the API would). */
-const UNKNOWN_ORIGIN = { actor: null, requestId: null };
 
-/** The PostgreSQL advisory lock key (two int4) of order entry: "ordg", 1. */
-const ORDER_ENTRY_LOCK = [0x6f726467, 1] as const;
+export type OutboxAction = 'PLACE' | 'MODIFY' | 'CANCEL';
 
-type AcceptedValues = NewOrder & { now: number };
+/** One change of one order: what it was (null: a new order), what it is now, and why. */
+export interface OrderChange {
+  before: OrderRow | null;
+  after: OrderRow;
+  /** The reason of its history row (the order event). */
+  reason: string;
+  origin: ChangeOrigin;
+  /** The work for the OMS that the change queues. */
+  outbox?: OutboxAction;
+}
 
-type LiveBidRow = Pick<OrderRow, 'order_id' | 'order_type' | 'quantity' | 'price_paise'> & {
-  retail_cutoff_price_paise: number | null;
-  floor_price_paise: number;
+/** A new order as order entry accepts it: OMSXMITTED, nothing traded. */
+export function acceptedOrder(order: NewOrder, now: number): OrderRow {
+  return {
+    order_id: order.orderId,
+    user_id: order.userId,
+    exchange: order.exchange,
+    scrip_token: order.scripToken,
+    symbol: order.symbol,
+    series: order.series,
+    transaction_type: order.transactionType,
+    product_type: order.productType,
+    order_type: order.orderType,
+    quantity: order.quantity,
+    price_paise: order.pricePaise,
+    disclosed_quantity: order.disclosedQuantity,
+    traded_quantity: 0,
+    status: ACCEPTED_STATUS,
+    error_reason: null,
+    order_identifier: order.orderIdentifier,
+    algo_id: order.algoId,
+    strategy_id: order.strategyId,
+    part_code: order.partCode,
+    vender_code: order.venderCode,
+    request_id: order.requestId,
+    created_at: now,
+    updated_at: now,
+    category: order.category,
+    cancel_requested_at: null,
+    traded_price_paise: null,
+    exchange_order_id: null,
+  };
+}
+
+export const ACCEPTED_REASON = 'Order entry accepted and queued for the OMS';
+
+/** The retail exposure rows of one issue, keyed as the table is. */
+export interface ExposureRow extends IssueExposure {
+  userId: string;
+  symbol: string;
+  exchange: string;
+  scripToken: number;
+}
+
+const exposureKey = (order: Pick<OrderRow, 'user_id' | 'symbol' | 'exchange' | 'scrip_token'>) =>
+  `${order.user_id}\u0000${order.symbol}\u0000${order.exchange}\u0000${order.scrip_token}`;
+
+/** What the order adds to its issue's retail exposure now (nothing unless a live retail bid). */
+export function orderExposure(order: OrderRow): ExposureAmounts {
+  if (!countsTowardRetailLimit(order)) return { priceValuePaise: 0, cutoffQuantity: 0 };
+  return exposureOfBid({ orderType: order.order_type, quantity: Number(order.quantity), pricePaise: Number(order.price_paise) });
+}
+
+/** after - before, for the retail exposure of the order's issue. */
+export function exposureDelta(before: OrderRow | null, after: OrderRow): ExposureAmounts {
+  const now = orderExposure(after);
+  const was = before === null ? { priceValuePaise: 0, cutoffQuantity: 0 } : orderExposure(before);
+  return { priceValuePaise: now.priceValuePaise - was.priceValuePaise, cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity };
+}
+
+const text = <R>(name: string, value: (row: R) => string | null): BulkColumn<R> => ({ name, type: 'text', value });
+const int = <R>(name: string, value: (row: R) => number | null): BulkColumn<R> => ({ name, type: 'int8', value });
+
+/** The columns an order change may set. */
+const MUTABLE_COLUMNS: readonly BulkColumn<OrderRow>[] = [
+  text('order_type', (o) => o.order_type),
+  int('quantity', (o) => o.quantity),
+  int('price_paise', (o) => o.price_paise),
+  int('disclosed_quantity', (o) => o.disclosed_quantity),
+  int('traded_quantity', (o) => o.traded_quantity),
+  text('status', (o) => o.status),
+  text('error_reason', (o) => o.error_reason),
+  int('cancel_requested_at', (o) => o.cancel_requested_at),
+  int('traded_price_paise', (o) => o.traded_price_paise),
+  text('exchange_order_id', (o) => o.exchange_order_id),
+  int('updated_at', (o) => o.updated_at),
+];
+
+const ORDER_COLUMNS: readonly BulkColumn<OrderRow>[] = [
+  text('order_id', (o) => o.order_id),
+  text('user_id', (o) => o.user_id),
+  text('exchange', (o) => o.exchange),
+  int('scrip_token', (o) => o.scrip_token),
+  text('symbol', (o) => o.symbol),
+  text('series', (o) => o.series),
+  text('transaction_type', (o) => o.transaction_type),
+  text('product_type', (o) => o.product_type),
+  text('order_identifier', (o) => o.order_identifier),
+  text('algo_id', (o) => o.algo_id),
+  text('strategy_id', (o) => o.strategy_id),
+  text('part_code', (o) => o.part_code),
+  text('vender_code', (o) => o.vender_code),
+  text('request_id', (o) => o.request_id),
+  int('created_at', (o) => o.created_at),
+  text('category', (o) => o.category),
+  ...MUTABLE_COLUMNS,
+];
+
+interface HistoryValues {
+  order: OrderRow;
+  reason: string;
+  at: number;
+  origin: ChangeOrigin;
+}
+
+const HISTORY_COLUMNS: readonly BulkColumn<HistoryValues>[] = [
+  text('order_id', (h) => h.order.order_id),
+  text('status', (h) => h.order.status),
+  text('reason', (h) => h.reason),
+  int('quantity', (h) => h.order.quantity),
+  int('price_paise', (h) => h.order.price_paise),
+  int('traded_quantity', (h) => h.order.traded_quantity),
+  int('at', (h) => h.at),
+  text('actor', (h) => h.origin.actor),
+  text('request_id', (h) => h.origin.requestId),
+];
+
+interface OutboxValues {
+  orderId: string;
+  action: OutboxAction;
+  at: number;
+}
+
+interface ExposureDelta extends ExposureAmounts {
+  order: OrderRow;
+}
+
+const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
+  text('user_id', (d) => d.order.user_id),
+  text('symbol', (d) => d.order.symbol),
+  text('exchange', (d) => d.order.exchange),
+  int('scrip_token', (d) => d.order.scrip_token),
+  int('price_value_paise', (d) => d.priceValuePaise),
+  int('cutoff_quantity', (d) => d.cutoffQuantity),
+];
+
+const historyNames = HISTORY_COLUMNS.map((c) => c.name).join(', ');
+/** PostgreSQL: the history rows and their webhook deliveries in one statement ($10: now). */
+const POSTGRES_HISTORY_WITH_DELIVERIES = `
+  with h as (
+    insert into order_history (${historyNames})
+    select * from unnest(${HISTORY_COLUMNS.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ')})
+    returning id, order_id
+  )
+  insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+  select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, $${HISTORY_COLUMNS.length + 1}::int8, $${HISTORY_COLUMNS.length + 1}::int8
+  from h join orders o on o.order_id = h.order_id join webhooks w on w.user_id = o.user_id and w.removed_at is null
+  order by h.id`;
+
+const SQLITE_ENQUEUE_DELIVERIES = `
+  insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+  select webhook_id, ?, '${DeliveryStatus.PENDING}', 0, ?, ? from webhooks where user_id = ? and removed_at is null`;
+
+const LOCK_ORDERS = {
+  sqlite: 'select * from orders where order_id in (select value from json_each(?))',
+  // Row locks in one order on every node: two transactions that lock some of the same orders never deadlock.
+  postgres: 'select * from orders where order_id = any($1::text[]) order by order_id for update',
 };
 
-export class OrderRepository {
-  // The order-entry hot path: compiled once (see prepared.ts).
-  private readonly insertOrderQuery: PreparedQuery<AcceptedValues, unknown>;
-  private readonly insertFirstHistoryQuery: PreparedQuery<AcceptedValues, { id: number }>;
-  private readonly enqueueDeliveriesQuery: PreparedQuery<{ eventId: number; now: number }, unknown>;
-  private readonly insertPlaceOutboxQuery: PreparedQuery<AcceptedValues, unknown>;
-  private readonly liveBidsInSymbolQuery: PreparedQuery<{ userId: string; symbol: string }, LiveBidRow>;
+const USERS_WITH_WEBHOOKS = {
+  sqlite: 'select distinct user_id from webhooks where removed_at is null and user_id in (select value from json_each(?))',
+  postgres: 'select distinct user_id from webhooks where removed_at is null and user_id = any($1::text[])',
+};
 
-  /**
-   * `dialect` decides how a transaction locks: PostgreSQL takes locks (advisory, select ... for update),
-   * while SQLite's write transactions (BEGIN IMMEDIATE) already exclude every other writer.
-   */
+const EXPOSURE_SELECT = `select e.user_id, e.symbol, e.exchange, e.scrip_token, e.price_value_paise, e.cutoff_quantity,
+    i.retail_cutoff_price_paise, i.floor_price_paise
+  from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token`;
+const EXPOSURES = {
+  sqlite: `${EXPOSURE_SELECT} where e.user_id in (select value from json_each(?))`,
+  postgres: `${EXPOSURE_SELECT} where e.user_id = any($1::text[])`,
+};
+
+/**
+ * PostgreSQL: one transaction-level advisory lock per user, taken in the order of their keys, so that two
+ * transactions never wait for each other in a circle. (SQLite's write transaction excludes every other.)
+ */
+const LOCK_USERS = `select pg_advisory_xact_lock(k) from (select distinct hashtextextended(u, 0) as k from unnest($1::text[]) u order by k) s`;
+
+export class OrderRepository {
+  private readonly insertOrders = new BulkInsert<OrderRow>('orders', ORDER_COLUMNS);
+  private readonly updateOrders = new BulkUpdate<OrderRow>('orders', text('order_id', (o) => o.order_id), MUTABLE_COLUMNS);
+  private readonly insertHistory = new BulkInsert<HistoryValues>('order_history', HISTORY_COLUMNS);
+  private readonly insertOutbox = new BulkInsert<OutboxValues>('outbox', [
+    text('order_id', (e) => e.orderId),
+    text('action', (e) => e.action),
+    int('created_at', (e) => e.at),
+  ]);
+  /** Adds the deltas to the running totals (creating a row at the first bid of a user in an issue). */
+  private readonly addExposure = new BulkInsert<ExposureDelta>(
+    'retail_exposure',
+    EXPOSURE_COLUMNS,
+    `on conflict (user_id, symbol, exchange, scrip_token) do update set
+       price_value_paise = retail_exposure.price_value_paise + excluded.price_value_paise,
+       cutoff_quantity = retail_exposure.cutoff_quantity + excluded.cutoff_quantity`,
+  );
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName = 'sqlite',
-  ) {
-    this.insertOrderQuery = prepareQuery((order: AcceptedValues) =>
-      db.insertInto('orders').values({
-        order_id: order.orderId,
-        user_id: order.userId,
-        exchange: order.exchange,
-        scrip_token: order.scripToken,
-        symbol: order.symbol,
-        series: order.series,
-        transaction_type: order.transactionType,
-        product_type: order.productType,
-        order_type: order.orderType,
-        quantity: order.quantity,
-        price_paise: order.pricePaise,
-        disclosed_quantity: order.disclosedQuantity,
-        traded_quantity: 0,
-        status: ACCEPTED_STATUS,
-        error_reason: null,
-        order_identifier: order.orderIdentifier,
-        algo_id: order.algoId,
-        strategy_id: order.strategyId,
-        part_code: order.partCode,
-        vender_code: order.venderCode,
-        request_id: order.requestId,
-        category: order.category,
-        created_at: order.now,
-        updated_at: order.now,
-      }),
+  ) {}
+
+  /**
+   * Writes a batch of order changes in the caller's transaction, in their order (see the file comment).
+   * The changes of one order come one after another; the last one's `after` is what the order becomes.
+   */
+  async apply(tx: WriteTx, changes: readonly OrderChange[], now: number): Promise<void> {
+    if (changes.length === 0) return;
+    // Per order: what it was before the batch and what it is after it.
+    const first = new Map<string, OrderChange>();
+    const last = new Map<string, OrderChange>();
+    for (const change of changes) {
+      if (!first.has(change.after.order_id)) first.set(change.after.order_id, change);
+      last.set(change.after.order_id, change);
+    }
+    const inserted: OrderRow[] = [];
+    const updated: OrderRow[] = [];
+    const deltas = new Map<string, ExposureDelta>();
+    for (const [orderId, change] of last) {
+      const before = first.get(orderId)!.before;
+      if (before === null) inserted.push(change.after);
+      else if (MUTABLE_COLUMNS.some((column) => column.value(before) !== column.value(change.after))) updated.push(change.after);
+      const delta = exposureDelta(before, change.after);
+      if (delta.priceValuePaise === 0 && delta.cutoffQuantity === 0) continue;
+      const key = exposureKey(change.after);
+      const sum = deltas.get(key);
+      if (sum) {
+        sum.priceValuePaise += delta.priceValuePaise;
+        sum.cutoffQuantity += delta.cutoffQuantity;
+      } else {
+        deltas.set(key, { order: change.after, ...delta });
+      }
+    }
+    await this.insertOrders.run(tx, inserted);
+    await this.updateOrders.run(tx, updated);
+    await this.appendHistory(
+      tx,
+      changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin })),
+      now,
     );
-    this.insertFirstHistoryQuery = prepareQuery((order: AcceptedValues) =>
-      db.insertInto('order_history').values({
-        order_id: order.orderId,
-        status: ACCEPTED_STATUS,
-        reason: 'Order entry accepted and queued for the OMS',
-        quantity: order.quantity,
-        price_paise: order.pricePaise,
-        traded_quantity: 0,
-        at: order.now,
-        actor: order.userId,
-        request_id: order.requestId,
-      }).returning('id'),
+    await this.insertOutbox.run(
+      tx,
+      changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.order_id, action: change.outbox!, at: now })),
     );
-    this.enqueueDeliveriesQuery = prepareEnqueueDeliveries(db);
-    this.insertPlaceOutboxQuery = prepareQuery((order: AcceptedValues) =>
-      db.insertInto('outbox').values({ order_id: order.orderId, action: 'PLACE', created_at: order.now }),
-    );
-    this.liveBidsInSymbolQuery = prepareQuery((p: { userId: string; symbol: string }) =>
-      db
-        .selectFrom('orders')
-        .innerJoin('ofs_issues', (join) =>
-          join.onRef('ofs_issues.exchange', '=', 'orders.exchange').onRef('ofs_issues.scrip_token', '=', 'orders.scrip_token'),
-        )
-        .select([
-          'orders.order_id',
-          'orders.order_type',
-          'orders.quantity',
-          'orders.price_paise',
-          'ofs_issues.retail_cutoff_price_paise',
-          'ofs_issues.floor_price_paise',
-        ])
-        .where('orders.user_id', '=', p.userId)
-        .where('orders.status', 'in', LIVE_STATUSES)
-        .where('ofs_issues.symbol', '=', p.symbol),
+    // In key order: on PostgreSQL the row locks of the running totals are taken in one order everywhere.
+    await this.addExposure.run(
+      tx,
+      [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta),
     );
   }
 
-  /** The transactions that hold the order-entry lock already (the group committer runs several units in one). */
-  private readonly orderEntryHeld = new WeakSet<Transaction<Database>>();
-
-  /**
-   * Writes an accepted order with its first history entry and its outbox entry for the OMS. Call inside
-   * a transaction: the three rows are one fact.
-   */
-  async insertAccepted(trx: Transaction<Database>, order: NewOrder, now: number): Promise<void> {
-    const values: AcceptedValues = { ...order, now };
-    await this.insertOrderQuery.execute(trx, values);
-    const [history] = await this.insertFirstHistoryQuery.execute(trx, values);
-    await this.enqueueDeliveriesQuery.execute(trx, { eventId: Number(history!.id), now });
-    await this.insertPlaceOutboxQuery.execute(trx, values);
+  /** The history rows (order events), in order, each with a webhook delivery per active webhook of its owner. */
+  private async appendHistory(tx: WriteTx, rows: readonly HistoryValues[], now: number): Promise<void> {
+    if (tx.sqlite) {
+      const insert = tx.sqlite.statement(`insert into order_history (${historyNames}) values (${HISTORY_COLUMNS.map(() => '?').join(', ')})`);
+      const owners = [...new Set(rows.map((row) => row.order.user_id))];
+      const hooked = new Set((tx.sqlite.statement(USERS_WITH_WEBHOOKS.sqlite).all(JSON.stringify(owners)) as { user_id: string }[]).map((r) => r.user_id));
+      const enqueue = hooked.size > 0 ? tx.sqlite.statement(SQLITE_ENQUEUE_DELIVERIES) : null;
+      for (const row of rows) {
+        const { lastInsertRowid } = insert.run(HISTORY_COLUMNS.map((column) => column.value(row)));
+        if (enqueue && hooked.has(row.order.user_id)) enqueue.run(lastInsertRowid, now, now, row.order.user_id);
+      }
+      return;
+    }
+    const arrays = HISTORY_COLUMNS.map((column) => rows.map((row) => column.value(row)));
+    await tx.trx.executeQuery(CompiledQuery.raw(POSTGRES_HISTORY_WITH_DELIVERIES, [...arrays, now]));
   }
 
   /**
-   * Moves an order to a status and appends the change to its history (with the order's quantities and
-   * price after the change), in the caller's transaction. The history is the order's event log: every
-   * status change goes through here.
+   * The orders, read in a transaction that will change them: locked until it ends on PostgreSQL (in order
+   * of their ids), answered by id. Unknown ids are left out.
    */
-  async transition(
-    trx: Transaction<Database>,
-    orderId: string,
-    status: OrderStatus,
-    reason: string,
-    now: number,
-    origin: ChangeOrigin,
-    fields: TransitionFields = {},
-  ): Promise<void> {
-    await trx
-      .updateTable('orders')
-      .set({
-        status,
-        updated_at: now,
-        ...(fields.tradedQuantity !== undefined && { traded_quantity: fields.tradedQuantity }),
-        ...(fields.tradedPricePaise !== undefined && { traded_price_paise: fields.tradedPricePaise }),
-        ...(fields.errorReason !== undefined && { error_reason: fields.errorReason }),
-        ...(fields.exchangeOrderId !== undefined && { exchange_order_id: fields.exchangeOrderId }),
-      })
-      .where('order_id', '=', orderId)
-      .execute();
-    await this.appendHistory(trx, orderId, reason, now, origin);
+  async lockOrders(tx: WriteTx, orderIds: readonly string[]): Promise<Map<string, OrderRow>> {
+    if (orderIds.length === 0) return new Map();
+    const rows = await queryWithList<OrderRow>(tx, LOCK_ORDERS, [...new Set(orderIds)]);
+    return new Map(rows.map((row) => [row.order_id, row]));
   }
 
   /**
-   * Appends the order's current state to its history with a reason (a change that keeps the status), and
-   * queues the new event for the owner's webhooks in the same transaction.
+   * PostgreSQL: makes the rest of the transaction the only one on the database, on every node, that can
+   * add to these users' retail exposure (order entry's retail bids and modifications take it; the OMS only
+   * ever lowers an exposure, with an atomic update, and needs no lock). Take it first thing.
    */
-  async appendHistory(
-    trx: Transaction<Database>,
-    orderId: string,
-    reason: string,
-    now: number,
-    origin: ChangeOrigin | typeof UNKNOWN_ORIGIN = UNKNOWN_ORIGIN,
-  ): Promise<void> {
-    const history = await trx
-      .insertInto('order_history')
-      .columns(['order_id', 'status', 'reason', 'quantity', 'price_paise', 'traded_quantity', 'at', 'actor', 'request_id'])
-      .expression((eb) =>
-        eb
-          .selectFrom('orders')
-          .select((s) => [
-            'order_id',
-            'status',
-            s.val(reason).as('reason'),
-            'quantity',
-            'price_paise',
-            'traded_quantity',
-            s.val(now).as('at'),
-            s.val(origin.actor).as('actor'),
-            s.val(origin.requestId).as('request_id'),
-          ])
-          .where('order_id', '=', orderId),
-      )
-      .returning('id')
-      .executeTakeFirst();
-    if (history !== undefined) await this.enqueueDeliveriesQuery.execute(trx, { eventId: Number(history.id), now });
+  async lockUsers(tx: WriteTx, userIds: readonly string[]): Promise<void> {
+    if (this.dialect !== 'postgres' || userIds.length === 0) return;
+    await queryWithList(tx, { sqlite: '', postgres: LOCK_USERS }, [...new Set(userIds)]);
   }
 
-  async find(orderId: string): Promise<OrderRow | undefined> {
-    return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
-  }
-
-  /**
-   * Makes the rest of an order-entry transaction the only one on the database, on every node, until it
-   * ends: what its checks read (a user's live bids) is then still true when its writes commit. On SQLite
-   * the write transaction (BEGIN IMMEDIATE) already is the only writer. On PostgreSQL a transaction-level
-   * advisory lock, taken first thing in the transaction: a lock per user would deadlock, as the group
-   * committer writes several users in one transaction and another node may take them in another order.
-   */
-  async holdOrderEntry(trx: Transaction<Database>): Promise<void> {
-    if (this.dialect !== 'postgres' || this.orderEntryHeld.has(trx)) return;
-    await sql`select pg_advisory_xact_lock(${ORDER_ENTRY_LOCK[0]}, ${ORDER_ENTRY_LOCK[1]})`.execute(trx);
-    this.orderEntryHeld.add(trx);
-  }
-
-  /**
-   * The user's live bids in every registered issue of the symbol, on either exchange, each with the
-   * prices of its own issue.
-   */
-  async liveBidsInSymbol(trx: Transaction<Database>, userId: string, symbol: string): Promise<(LiveBid & { orderId: string })[]> {
-    const rows = await this.liveBidsInSymbolQuery.execute(trx, { userId, symbol });
+  /** The retail exposure rows of the users, in every issue, with the prices of each row's issue. */
+  async exposures(tx: WriteTx, userIds: readonly string[]): Promise<ExposureRow[]> {
+    if (userIds.length === 0) return [];
+    const rows = await queryWithList<{
+      user_id: string;
+      symbol: string;
+      exchange: string;
+      scrip_token: number;
+      price_value_paise: number;
+      cutoff_quantity: number;
+      retail_cutoff_price_paise: number | null;
+      floor_price_paise: number;
+    }>(tx, EXPOSURES, [...new Set(userIds)]);
     return rows.map((row) => ({
-      orderId: row.order_id,
-      orderType: row.order_type,
-      quantity: Number(row.quantity),
-      pricePaise: Number(row.price_paise),
+      userId: row.user_id,
+      symbol: row.symbol,
+      exchange: row.exchange,
+      scripToken: Number(row.scrip_token),
+      priceValuePaise: Number(row.price_value_paise),
+      cutoffQuantity: Number(row.cutoff_quantity),
       retailCutoffPricePaise: row.retail_cutoff_price_paise === null ? null : Number(row.retail_cutoff_price_paise),
       floorPricePaise: Number(row.floor_price_paise),
     }));
   }
 
-  /** The order, read in a transaction that may change it (locked until the end of it on PostgreSQL). */
-  async findForChange(trx: Transaction<Database>, orderId: string): Promise<OrderRow | undefined> {
-    const query = trx.selectFrom('orders').selectAll().where('order_id', '=', orderId);
-    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  /** The orders with these ids, by id (unknown ids left out). */
+  async findMany(orderIds: readonly string[]): Promise<Map<string, OrderRow>> {
+    if (orderIds.length === 0) return new Map();
+    const rows = await this.db.selectFrom('orders').selectAll().where('order_id', 'in', [...new Set(orderIds)]).execute();
+    return new Map(rows.map((row) => [row.order_id, row]));
   }
 
-  /** Changes a live order's terms in place, records why in its history and queues a MODIFY for the OMS. */
-  async requestModification(
-    trx: Transaction<Database>,
-    orderId: string,
-    change: OrderModification,
-    reason: string,
-    now: number,
-    origin: ChangeOrigin,
-  ): Promise<void> {
-    await trx
-      .updateTable('orders')
-      .set({
-        order_type: change.orderType,
-        quantity: change.quantity,
-        price_paise: change.pricePaise,
-        disclosed_quantity: change.disclosedQuantity,
-        updated_at: now,
-      })
-      .where('order_id', '=', orderId)
-      .execute();
-    await this.appendHistory(trx, orderId, reason, now, origin);
-    await trx.insertInto('outbox').values({ order_id: orderId, action: 'MODIFY', created_at: now }).execute();
-  }
-
-  /** Marks a live order as to be cancelled, records it in its history and queues a CANCEL for the OMS. */
-  async requestCancellation(trx: Transaction<Database>, orderId: string, reason: string, now: number, origin: ChangeOrigin): Promise<void> {
-    await trx.updateTable('orders').set({ cancel_requested_at: now, updated_at: now }).where('order_id', '=', orderId).execute();
-    await this.appendHistory(trx, orderId, reason, now, origin);
-    await trx.insertInto('outbox').values({ order_id: orderId, action: 'CANCEL', created_at: now }).execute();
+  async find(orderId: string): Promise<OrderRow | undefined> {
+    return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
   }
 
   /** One page of the user's orders, newest first, and how many orders match the filters in all. */

@@ -3,7 +3,9 @@
  * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { BulkInsert, BulkUpdate, queryWithList } from './bulk.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
+import type { WriteTx } from './write-tx.js';
 
 export type SimBidRow = Selectable<SimExchangeBidsTable>;
 export type SimEventRow = Selectable<SimExchangeEventsTable>;
@@ -41,7 +43,49 @@ export interface DueIssue {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+const FIND_BIDS = {
+  sqlite: 'select * from sim_exchange_bids where order_id in (select value from json_each(?))',
+  postgres: 'select * from sim_exchange_bids where order_id = any($1::text[])',
+};
+
+type ReceivedBid = NewSimBid & { now: number };
+
 export class SimExchangeRepository {
+  private readonly insertBids = new BulkInsert<ReceivedBid>(
+    'sim_exchange_bids',
+    [
+      { name: 'order_id', type: 'text', value: (b) => b.orderId },
+      { name: 'exchange_order_id', type: 'text', value: (b) => b.exchangeOrderId },
+      { name: 'exchange', type: 'text', value: (b) => b.exchange },
+      { name: 'scrip_token', type: 'int8', value: (b) => b.scripToken },
+      { name: 'category', type: 'text', value: (b) => b.category },
+      { name: 'order_type', type: 'text', value: (b) => b.orderType },
+      { name: 'price_paise', type: 'int8', value: (b) => b.pricePaise },
+      { name: 'quantity', type: 'int8', value: (b) => b.quantity },
+      { name: 'status', type: 'text', value: () => 'LIVE' },
+      { name: 'transmissions', type: 'int8', value: () => 1 },
+      { name: 'received_at', type: 'int8', value: (b) => b.now },
+      { name: 'updated_at', type: 'int8', value: (b) => b.now },
+    ],
+    'on conflict (order_id) do update set transmissions = sim_exchange_bids.transmissions + 1',
+  );
+  private readonly settleBids = new BulkUpdate<{ orderId: string; status: string; now: number }>(
+    'sim_exchange_bids',
+    { name: 'order_id', type: 'text', value: (b) => b.orderId },
+    [
+      { name: 'status', type: 'text', value: (b) => b.status },
+      { name: 'updated_at', type: 'int8', value: (b) => b.now },
+    ],
+  );
+  private readonly insertEvents = new BulkInsert<NewSimEvent & { now: number }>('sim_exchange_events', [
+    { name: 'order_id', type: 'text', value: (e) => e.orderId },
+    { name: 'kind', type: 'text', value: (e) => e.kind },
+    { name: 'quantity', type: 'int8', value: (e) => e.quantity },
+    { name: 'price_paise', type: 'int8', value: (e) => e.pricePaise },
+    { name: 'reason', type: 'text', value: (e) => e.reason },
+    { name: 'created_at', type: 'int8', value: (e) => e.now },
+  ]);
+
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Pass `db` to read inside a transaction. */
@@ -50,39 +94,17 @@ export class SimExchangeRepository {
   }
 
   /**
-   * Records a received placement: a new bid, or one more transmission of a bid already in the book (which
+   * Records received placements: new bids, or one more transmission of a bid already in the book (which
    * keeps its exchange order id and terms).
    */
-  async receiveBid(trx: Transaction<Database>, bid: NewSimBid, now: number): Promise<void> {
-    await trx
-      .insertInto('sim_exchange_bids')
-      .values({
-        order_id: bid.orderId,
-        exchange_order_id: bid.exchangeOrderId,
-        exchange: bid.exchange,
-        scrip_token: bid.scripToken,
-        category: bid.category,
-        order_type: bid.orderType,
-        price_paise: bid.pricePaise,
-        quantity: bid.quantity,
-        status: 'LIVE',
-        transmissions: 1,
-        received_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.column('order_id').doUpdateSet((eb) => ({ transmissions: eb('sim_exchange_bids.transmissions', '+', 1) })),
-      )
-      .execute();
+  async receiveBids(tx: WriteTx, bids: readonly NewSimBid[], now: number): Promise<void> {
+    await this.insertBids.run(tx, bids.map((bid) => ({ ...bid, now })));
   }
 
-  /** Counts one more transmission of a bid already in the book. */
-  async countRetransmission(trx: Transaction<Database>, orderId: string): Promise<void> {
-    await trx
-      .updateTable('sim_exchange_bids')
-      .set((eb) => ({ transmissions: eb('transmissions', '+', 1) }))
-      .where('order_id', '=', orderId)
-      .execute();
+  /** The bids of these orders, read in a transaction. */
+  async findBids(tx: WriteTx, orderIds: readonly string[]): Promise<SimBidRow[]> {
+    if (orderIds.length === 0) return [];
+    return queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds);
   }
 
   /** Changes the terms of a bid that is still live; answers false when it is not. */
@@ -137,31 +159,32 @@ export class SimExchangeRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async liveBids(trx: Transaction<Database>, issue: DueIssue): Promise<SimBidRow[]> {
-    return trx
+  /**
+   * The live bids of the issue, locked until the transaction ends (PostgreSQL: a cancellation that comes
+   * meanwhile waits, then finds the bid settled).
+   */
+  async liveBids(trx: Transaction<Database>, issue: DueIssue, forUpdate: boolean): Promise<SimBidRow[]> {
+    const query = trx
       .selectFrom('sim_exchange_bids')
       .selectAll()
       .where('exchange', '=', issue.exchange)
       .where('scrip_token', '=', issue.scripToken)
       .where('status', '=', 'LIVE')
       .orderBy('received_at')
-      .orderBy('order_id')
-      .execute();
+      .orderBy('order_id');
+    return (forUpdate ? query.forUpdate() : query).execute();
   }
 
-  async insertEvent(trx: Transaction<Database>, event: NewSimEvent, now: number): Promise<void> {
-    await trx
-      .insertInto('sim_exchange_events')
-      .values({
-        order_id: event.orderId,
-        kind: event.kind,
-        quantity: event.quantity,
-        price_paise: event.pricePaise,
-        reason: event.reason,
-        created_at: now,
-        delivered_at: null,
-      })
-      .execute();
+  /** Settles the bids of an allocation (read live and locked in the same transaction) and records their events. */
+  async settleAll(tx: WriteTx, events: readonly NewSimEvent[], now: number): Promise<void> {
+    await this.settleBids.run(
+      tx,
+      events.map((event) => ({ orderId: event.orderId, status: event.kind, now })),
+    );
+    await this.insertEvents.run(
+      tx,
+      events.map((event) => ({ ...event, now })),
+    );
   }
 
   async undeliveredEvents(limit: number): Promise<SimEventRow[]> {

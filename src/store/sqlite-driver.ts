@@ -16,12 +16,17 @@ import {
 
 const STATEMENT_CACHE_SIZE = 256;
 
-class StatementCachingConnection implements DatabaseConnection {
+/**
+ * The one connection of a SQLite store, with its prepared statements cached by their SQL. Besides serving
+ * Kysely, it hands its statements to the batch writes (write-tx.ts), which run them synchronously inside a
+ * transaction that Kysely holds on this same connection.
+ */
+export class StatementCachingConnection implements DatabaseConnection {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
   constructor(private readonly sqlite: BetterSqlite3.Database) {}
 
-  private statement(sql: string): BetterSqlite3.Statement {
+  statement(sql: string): BetterSqlite3.Statement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.sqlite.prepare(sql);
@@ -67,11 +72,11 @@ class FifoLock {
 
 class OrdergateSqliteDriver implements Driver {
   private readonly lock = new FifoLock();
-  private readonly connection: StatementCachingConnection;
 
-  constructor(private readonly sqlite: BetterSqlite3.Database) {
-    this.connection = new StatementCachingConnection(sqlite);
-  }
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly connection: StatementCachingConnection,
+  ) {}
 
   async init(): Promise<void> {}
 
@@ -102,11 +107,14 @@ class OrdergateSqliteDriver implements Driver {
 }
 
 export class OrdergateSqliteDialect extends SqliteDialect {
+  readonly connection: StatementCachingConnection;
+
   constructor(private readonly sqlite: BetterSqlite3.Database) {
     super({ database: sqlite });
+    this.connection = new StatementCachingConnection(sqlite);
   }
 
   override createDriver(): Driver {
-    return new OrdergateSqliteDriver(this.sqlite);
+    return new OrdergateSqliteDriver(this.sqlite, this.connection);
   }
 }

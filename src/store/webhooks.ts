@@ -164,18 +164,20 @@ export class WebhookRepository {
   }
 
   /**
-   * Up to `limit` pending deliveries that are due and not leased, of active webhooks, oldest first, with
-   * their webhook. A delivery waits while an earlier one to the same webhook is waiting for its retry or is
-   * being sent (leased, by any dispatcher), so that a receiver gets the events in order for as long as it
-   * can take them.
+   * Up to `limit` pending deliveries that are due and not leased, of active webhooks, in event order,
+   * with their webhook, of the events up to `upToEventId` (the committed event horizon: every earlier
+   * event, and so every earlier delivery, is committed). A delivery waits while one of an earlier event to
+   * the same webhook is waiting for its retry or is being sent (leased, by any dispatcher), so that a
+   * receiver gets the events in order for as long as it can take them.
    */
-  async due(now: number, limit: number): Promise<{ id: number; webhookId: string }[]> {
+  async due(now: number, limit: number, upToEventId: number): Promise<{ id: number; webhookId: string }[]> {
     const rows = await this.db
       .selectFrom('webhook_deliveries')
       .innerJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
       .select(['webhook_deliveries.id', 'webhook_deliveries.webhook_id'])
       .where('webhook_deliveries.status', '=', DeliveryStatus.PENDING)
       .where('webhook_deliveries.next_attempt_at', '<=', now)
+      .where('webhook_deliveries.event_id', '<=', upToEventId)
       .where('webhooks.removed_at', 'is', null)
       .where(claimable(now))
       .where(({ not, exists, selectFrom }) =>
@@ -185,12 +187,12 @@ export class WebhookRepository {
               .select('earlier.id')
               .whereRef('earlier.webhook_id', '=', 'webhook_deliveries.webhook_id')
               .where('earlier.status', '=', DeliveryStatus.PENDING)
-              .whereRef('earlier.id', '<', 'webhook_deliveries.id')
+              .whereRef('earlier.event_id', '<', 'webhook_deliveries.event_id')
               .where((inner) => inner.or([inner('earlier.next_attempt_at', '>', now), inner('earlier.claimed_until', '>=', now)])),
           ),
         ),
       )
-      .orderBy('webhook_deliveries.id')
+      .orderBy('webhook_deliveries.event_id')
       .limit(limit)
       .execute();
     return rows.map((row) => ({ id: Number(row.id), webhookId: row.webhook_id }));
@@ -228,7 +230,7 @@ export class WebhookRepository {
         'in',
         claimed.map((row) => Number(row.id)),
       )
-      .orderBy('webhook_deliveries.id')
+      .orderBy('webhook_deliveries.event_id')
       .execute();
     return rows.map((row) => ({
       id: Number(row.id),

@@ -25,12 +25,14 @@ import {
   type RetryPolicy,
 } from '../domain/webhooks.js';
 import { toOrderEvent } from '../services/order-events.js';
-import type { OrderEventRepository } from '../store/order-events.js';
+import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
 import type { DueDelivery, WebhookRepository } from '../store/webhooks.js';
 
 export interface WebhookDispatcherOptions {
   webhooks: WebhookRepository;
   events: OrderEventRepository;
+  /** How far events are committed: deliveries of later events wait (see EventHorizon). */
+  horizon: EventHorizon;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   now?: () => number;
   /** The pause between two passes (ms). */
@@ -145,7 +147,8 @@ export class WebhookDispatcher {
     // At most a few per webhook in one pass, so that the pass ends within its lease.
     const perWebhook = new Map<string, number>();
     const ids: number[] = [];
-    for (const { id, webhookId } of await webhooks.due(now, this.batchSize)) {
+    const horizon = await this.options.horizon.advance();
+    for (const { id, webhookId } of await webhooks.due(now, this.batchSize, horizon)) {
       const taken = perWebhook.get(webhookId) ?? 0;
       if (taken >= MAX_PER_WEBHOOK_PER_PASS) continue;
       perWebhook.set(webhookId, taken + 1);

@@ -8,6 +8,8 @@ import { Errors } from '../../src/domain/errors.js';
 import { sbinIssue } from '../support/fixtures.js';
 import {
   bidValuePaise,
+  exposureOfBid,
+  exposureValuePaise,
   formatInstant,
   formatRupees,
   priceViolations,
@@ -15,7 +17,7 @@ import {
   retailLimitViolations,
   windowViolations,
   type BidTerms,
-  type LiveBid,
+  type IssueExposure,
 } from '../../src/domain/pre-trade.js';
 
 const T = Date.parse('2026-11-23T03:45:00Z');
@@ -27,11 +29,18 @@ const issue = sbinIssue({ nonRetailOpensAt: T, nonRetailClosesAt: T_CLOSE, retai
 
 const priceBid = (quantity: number, pricePaise: number): BidTerms => ({ orderType: 'RL', quantity, pricePaise });
 const cutoffBid = (quantity: number): BidTerms => ({ orderType: 'RL-MKT', quantity, pricePaise: 0 });
+/** A live bid of the bidder in an issue with these prices. */
+type LiveBid = BidTerms & { retailCutoffPricePaise: number | null; floorPricePaise: number };
 const live = (bid: BidTerms, retailCutoffPricePaise: number | null = 10_100, floorPricePaise = 10_000): LiveBid => ({
   ...bid,
   retailCutoffPricePaise,
   floorPricePaise,
 });
+/** The running totals the store keeps, one entry per live bid here (the rule sums them all the same). */
+const exposures = (liveBids: readonly LiveBid[]): IssueExposure[] =>
+  liveBids.map((b) => ({ ...exposureOfBid(b), retailCutoffPricePaise: b.retailCutoffPricePaise, floorPricePaise: b.floorPricePaise }));
+const limitViolations = (bid: BidTerms, category: 'RETAIL' | 'NON_RETAIL', liveBids: readonly LiveBid[] = []) =>
+  retailLimitViolations(bid, issue, category, exposures(liveBids));
 
 const codesAndFields = (violations: { kind: { code: string }; field: string }[]) => violations.map((v) => [v.kind.code, v.field]);
 
@@ -128,14 +137,14 @@ describe('priceViolations', () => {
 describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, inclusive', () => {
   it('takes a bid worth exactly Rs 2,00,000 and refuses one share more (e-360, quantity)', () => {
     // 2000 shares at Rs 100.00 = Rs 2,00,000.
-    expect(retailLimitViolations(priceBid(2000, 10_000), issue, 'RETAIL', [])).toEqual([]);
-    expect(codesAndFields(retailLimitViolations(priceBid(2001, 10_000), issue, 'RETAIL', []))).toEqual([[Errors.OFS_RETAIL_LIMIT.code, 'quantity']]);
+    expect(limitViolations(priceBid(2000, 10_000), 'RETAIL')).toEqual([]);
+    expect(codesAndFields(limitViolations(priceBid(2001, 10_000), 'RETAIL'))).toEqual([[Errors.OFS_RETAIL_LIMIT.code, 'quantity']]);
   });
 
   it('counts the live bids: Rs 1,50,000 live leaves room for exactly Rs 50,000 more', () => {
     const liveBids = [live(priceBid(1000, 10_000)), live(priceBid(500, 10_000))];
-    expect(retailLimitViolations(priceBid(500, 10_000), issue, 'RETAIL', liveBids)).toEqual([]);
-    const violations = retailLimitViolations(priceBid(501, 10_000), issue, 'RETAIL', liveBids);
+    expect(limitViolations(priceBid(500, 10_000), 'RETAIL', liveBids)).toEqual([]);
+    const violations = limitViolations(priceBid(501, 10_000), 'RETAIL', liveBids);
     expect(codesAndFields(violations)).toEqual([[Errors.OFS_RETAIL_LIMIT.code, 'quantity']]);
     // The message shows the current total, the limit and the most shares still allowed at this price.
     expect(violations[0]!.message).toContain('Rs 1,50,000.00');
@@ -146,29 +155,38 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
 
   it('values a cut-off bid at the retail cut-off price of its own issue, new and live alike', () => {
     // 1980 x Rs 101.00 = Rs 1,99,980; 1981 x = Rs 2,00,081.
-    expect(retailLimitViolations(cutoffBid(1980), issue, 'RETAIL', [])).toEqual([]);
-    expect(retailLimitViolations(cutoffBid(1981), issue, 'RETAIL', [])).toHaveLength(1);
+    expect(limitViolations(cutoffBid(1980), 'RETAIL')).toEqual([]);
+    expect(limitViolations(cutoffBid(1981), 'RETAIL')).toHaveLength(1);
     // A live cut-off bid on the BSE issue, whose cut-off is Rs 100.00: 1000 x 100 = Rs 1,00,000.
     const bse = live(cutoffBid(1000), 10_000);
-    expect(retailLimitViolations(priceBid(1000, 10_000), issue, 'RETAIL', [bse])).toEqual([]);
-    expect(retailLimitViolations(priceBid(1001, 10_000), issue, 'RETAIL', [bse])).toHaveLength(1);
+    expect(limitViolations(priceBid(1000, 10_000), 'RETAIL', [bse])).toEqual([]);
+    expect(limitViolations(priceBid(1001, 10_000), 'RETAIL', [bse])).toHaveLength(1);
   });
 
   it('values a live cut-off bid whose issue has no cut-off price (any more) at its floor', () => {
     expect(bidValuePaise(cutoffBid(10), null, 9_000)).toBe(90_000n);
+    expect(exposureValuePaise(exposures([live(cutoffBid(10), null, 9_000)]))).toBe(90_000n);
+  });
+
+  it('sums the running totals of one issue as it sums the bids they stand for', () => {
+    const bids = [live(priceBid(3, 10_150)), live(cutoffBid(7)), live(priceBid(2, 10_200))];
+    const byBid = exposureValuePaise(exposures(bids));
+    const summed = exposures(bids).reduce((a, b) => ({ ...a, priceValuePaise: a.priceValuePaise + b.priceValuePaise, cutoffQuantity: a.cutoffQuantity + b.cutoffQuantity }));
+    expect(exposureValuePaise([summed])).toBe(byBid);
+    expect(byBid).toBe(3n * 10_150n + 7n * 10_100n + 2n * 10_200n);
   });
 
   it('shows a max quantity of 0 when the live bids already use the whole limit', () => {
     const full = [live(priceBid(2000, 10_000))];
-    expect(retailLimitViolations(priceBid(1, 10_000), issue, 'RETAIL', full)[0]!.message).toMatch(/at most 0 shares/);
+    expect(limitViolations(priceBid(1, 10_000), 'RETAIL', full)[0]!.message).toMatch(/at most 0 shares/);
   });
 
   it('puts no value cap on a non-retail bidder', () => {
-    expect(retailLimitViolations(priceBid(1_000_000_000, 10_000), issue, 'NON_RETAIL', [live(priceBid(1_000_000, 10_000))])).toEqual([]);
+    expect(limitViolations(priceBid(1_000_000_000, 10_000), 'NON_RETAIL', [live(priceBid(1_000_000, 10_000))])).toEqual([]);
   });
 
   it('is exact for quantities and prices whose product is beyond 2^53', () => {
-    expect(retailLimitViolations(priceBid(999_999_999_999_999, 100_000_000_000), issue, 'RETAIL', [])).toHaveLength(1);
+    expect(limitViolations(priceBid(999_999_999_999_999, 100_000_000_000), 'RETAIL')).toHaveLength(1);
     expect(bidValuePaise(priceBid(999_999_999_999_999, 100_000_000_000), null, 0)).toBe(99_999_999_999_999_900_000_000_000n);
   });
 
@@ -190,7 +208,7 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   it('property: accepts exactly the retail bids whose total with the live bids is at most Rs 2,00,000', () => {
     fc.assert(
       fc.property(terms, fc.array(liveBid, { maxLength: 6 }), (bid, liveBids) => {
-        const refused = retailLimitViolations(bid, issue, 'RETAIL', liveBids).length > 0;
+        const refused = limitViolations(bid, 'RETAIL', liveBids).length > 0;
         expect(refused).toBe(total(bid, liveBids) > RETAIL_LIMIT_PAISE);
       }),
       { numRuns: 5_000 },
@@ -200,12 +218,12 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   it('property: the max quantity in the message is allowed, and one share more is not', () => {
     fc.assert(
       fc.property(terms, fc.array(liveBid, { maxLength: 6 }), (bid, liveBids) => {
-        const [violation] = retailLimitViolations(bid, issue, 'RETAIL', liveBids);
+        const [violation] = limitViolations(bid, 'RETAIL', liveBids);
         if (violation === undefined) return;
         const max = Number(/at most (\d+) shares/.exec(violation.message)![1]);
         expect(max).toBeLessThan(bid.quantity);
-        if (max > 0) expect(retailLimitViolations({ ...bid, quantity: max }, issue, 'RETAIL', liveBids)).toEqual([]);
-        expect(retailLimitViolations({ ...bid, quantity: max + 1 }, issue, 'RETAIL', liveBids)).toHaveLength(1);
+        if (max > 0) expect(limitViolations({ ...bid, quantity: max }, 'RETAIL', liveBids)).toEqual([]);
+        expect(limitViolations({ ...bid, quantity: max + 1 }, 'RETAIL', liveBids)).toHaveLength(1);
       }),
       { numRuns: 5_000 },
     );

@@ -110,7 +110,7 @@ describe('the audit trail of order entry', () => {
     ]);
 
     // The operator's view (ordergate audit --order) of this order, in this dialect.
-    const trail = await new AuditTrailService(new AuditRepository(server.store.db)).entries({ orderId, limit: 100 });
+    const trail = await new AuditTrailService(new AuditRepository(server.store)).entries({ orderId, limit: 100 });
     expect(trail.map((entry) => [entry.kind, entry.request_id])).toEqual([
       ['request', placed.headers.get('request-id')],
       ['order_change', placed.headers.get('request-id')],
@@ -120,7 +120,7 @@ describe('the audit trail of order entry', () => {
       ['order_change', cancelRecord.request_id],
     ]);
     server.clock.now += 1000;
-    expect(await new AuditTrailService(new AuditRepository(server.store.db)).entries({ orderId, since: server.clock.now, limit: 100 })).toEqual([]);
+    expect(await new AuditTrailService(new AuditRepository(server.store)).entries({ orderId, since: server.clock.now, limit: 100 })).toEqual([]);
   });
 
   it('records refused requests: 400 (schema and malformed JSON), 401 and 403 (no user established), 404 and 422, each with its code', async () => {
@@ -263,7 +263,7 @@ describe('the audit recorder', () => {
     );
 
   it('writes what is still queued when it is closed', async () => {
-    const recorder = new AuditRecorder(new AuditRepository(server.store.db), () => 1, { flushDelayMs: 60_000 });
+    const recorder = new AuditRecorder(new AuditRepository(server.store), () => 1, { flushDelayMs: 60_000 });
     recorder.record(entry('close-1'));
     recorder.record(entry('close-2'));
     expect(await stored('close-')).toEqual([]);
@@ -272,7 +272,7 @@ describe('the audit recorder', () => {
   });
 
   it('keeps the records of a failed write and writes them once the database takes them, in order', async () => {
-    const repository = new AuditRepository(server.store.db);
+    const repository = new AuditRepository(server.store);
     let failures = 1;
     const flaky = {
       appendRequests: async (records: readonly NewAuditRequest[]) => {
@@ -292,7 +292,7 @@ describe('the audit recorder', () => {
   });
 
   it('drops only the record the database refuses, and keeps writing the others', async () => {
-    const repository = new AuditRepository(server.store.db);
+    const repository = new AuditRepository(server.store);
     const picky = {
       appendRequests: async (records: NewAuditRequest[]) => {
         if (records.some((r) => r.request_id === 'refused-2')) throw new Error('value too long for type character varying');

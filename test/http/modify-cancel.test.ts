@@ -119,7 +119,7 @@ describe('modify and cancel an OFS bid', () => {
     it('modifies a live order in each live status, on BSE too', async () => {
       for (const status of ['EXXMITTED', 'PENDING']) {
         const orderId = await place(alice, { scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } });
-        await server.store.db.updateTable('orders').set({ status }).where('order_id', '=', orderId).execute();
+        await server.setOrderStatus(orderId, status);
         const res = await modify(orderId, modifyBody(), as(alice), 'BSE_EQ');
         expect(res.status, res.text).toBe(200);
         expect(await orderRow(orderId)).toMatchObject({ status, quantity: 20 });
@@ -192,7 +192,7 @@ describe('modify and cancel an OFS bid', () => {
 
     it.each(['EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'])('a finished order (%s): 409 e-372', async (status) => {
       const orderId = await place();
-      await server.store.db.updateTable('orders').set({ status }).where('order_id', '=', orderId).execute();
+      await server.setOrderStatus(orderId, status);
       const before = await snapshot(orderId);
       const res = await modify(orderId, modifyBody());
       await expectRefusal(res, Errors.ORDER_NOT_LIVE, 'order_id', orderId, before);

@@ -130,11 +130,7 @@ describe('order book and order history', () => {
 
     it('orderStatus filters by status, and the total counts the matches; a finished order has no pending quantity', async () => {
       const executed = [aliceOrders[2]!, aliceOrders[9]!];
-      await server.store.db
-        .updateTable('orders')
-        .set({ status: 'EXECUTED', traded_quantity: 2, traded_price_paise: 10_100, exchange_order_id: 'X-9' })
-        .where('order_id', 'in', executed)
-        .execute();
+      await server.setOrderStatus(executed, 'EXECUTED', { traded_quantity: 2, traded_price_paise: 10_100, exchange_order_id: 'X-9' });
       const res = await book('?orderStatus=EXECUTED');
       expect(res.body.data.total_count).toBe(2);
       expect(ids(res)).toEqual([aliceOrders[9], aliceOrders[2]]);

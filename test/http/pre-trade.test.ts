@@ -190,10 +190,10 @@ describe('pre-trade checks of a bid', () => {
       ordersBefore = await countOrders();
       await expectRefusal(await place(priceBid(LIMCO_BSE, 1, 120), ravi), Errors.OFS_RETAIL_LIMIT, 'quantity');
       for (const status of ['EXXMITTED', 'PENDING']) {
-        await server.store.db.updateTable('orders').set({ status }).where('order_id', '=', first).execute();
+        await server.setOrderStatus(first, status);
         await expectRefusal(await place(priceBid(LIMCO_BSE, 1, 120), ravi), Errors.OFS_RETAIL_LIMIT, 'quantity');
       }
-      await server.store.db.updateTable('orders').set({ status: 'CANCELLED' }).where('order_id', '=', first).execute();
+      await server.setOrderStatus(first, 'CANCELLED');
       await expectAccepted(await place(priceBid(LIMCO_BSE, 1600, 125), ravi));
     });
 

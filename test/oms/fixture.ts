@@ -14,7 +14,7 @@ import type { OmsWorker } from '../../src/oms/worker.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { OrderRepository, type NewOrder, type OrderRow } from '../../src/store/orders.js';
+import { ACCEPTED_REASON, acceptedOrder, OrderRepository, type NewOrder, type OrderRow } from '../../src/store/orders.js';
 import { UserRepository, type UserCategory } from '../../src/store/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
 import { createTestDatabase } from '../support/databases.js';
@@ -104,11 +104,24 @@ export class ObservedExchange implements ExchangeAdapter {
     return result;
   }
 
-  find(orderId: string) {
-    return this.call('find', orderId, () => this.inner.find(orderId));
+  /** A batch call: recorded, and its hooks run, once per order. */
+  private async callEach<T>(method: Method, orderIds: readonly string[], run: () => Promise<T>): Promise<T> {
+    for (const orderId of orderIds) this.calls.push({ method, orderId });
+    for (const orderId of orderIds) await this.hooks.before?.(method, orderId);
+    const result = await run();
+    for (const orderId of orderIds) await this.hooks.after?.(method, orderId);
+    return result;
   }
-  place(bid: ExchangeBid) {
-    return this.call('place', bid.orderId, () => this.inner.place(bid));
+
+  findBids(orderIds: readonly string[]) {
+    return this.callEach('find', orderIds, () => this.inner.findBids(orderIds));
+  }
+  placeBids(bids: readonly ExchangeBid[]) {
+    return this.callEach(
+      'place',
+      bids.map((bid) => bid.orderId),
+      () => this.inner.placeBids(bids),
+    );
   }
   modify(orderId: string, terms: ExchangeBidTerms) {
     return this.call('modify', orderId, () => this.inner.modify(orderId, terms));
@@ -190,31 +203,38 @@ export class OmsBench {
       requestId: null,
       category,
     };
-    await this.store.db.transaction().execute((trx) => new OrderRepository(this.store.db).insertAccepted(trx, order, this.clock.now));
+    const now = this.clock.now;
+    await this.store.writeTransaction((tx) =>
+      this.orders.apply(tx, [{ before: null, after: acceptedOrder(order, now), reason: ACCEPTED_REASON, origin: { actor: order.userId, requestId: null }, outbox: 'PLACE' }], now),
+    );
     return order.orderId;
   }
 
   /** A modification request as the API records it. */
   async requestModification(orderId: string, terms: { orderType?: string; quantity: number; pricePaise: number }): Promise<void> {
-    const now = this.clock.now;
-    await this.store.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('orders')
-        .set({ order_type: terms.orderType ?? 'RL', quantity: terms.quantity, price_paise: terms.pricePaise, updated_at: now })
-        .where('order_id', '=', orderId)
-        .execute();
-      await new OrderRepository(this.store.db).appendHistory(trx, orderId, 'Modification requested: test', now);
-      await trx.insertInto('outbox').values({ order_id: orderId, action: 'MODIFY', created_at: now }).execute();
-    });
+    await this.changeAsTheApi(orderId, 'Modification requested: test', 'MODIFY', (order, now) => ({
+      ...order,
+      order_type: terms.orderType ?? 'RL',
+      quantity: terms.quantity,
+      price_paise: terms.pricePaise,
+      updated_at: now,
+    }));
   }
 
   /** A cancellation request as the API records it. */
   async requestCancellation(orderId: string): Promise<void> {
+    await this.changeAsTheApi(orderId, 'Cancellation requested by the user', 'CANCEL', (order, now) => ({ ...order, cancel_requested_at: now, updated_at: now }));
+  }
+
+  private get orders(): OrderRepository {
+    return new OrderRepository(this.store.db, this.store.dialect);
+  }
+
+  private async changeAsTheApi(orderId: string, reason: string, outbox: 'MODIFY' | 'CANCEL', change: (order: OrderRow, now: number) => OrderRow): Promise<void> {
     const now = this.clock.now;
-    await this.store.db.transaction().execute(async (trx) => {
-      await trx.updateTable('orders').set({ cancel_requested_at: now, updated_at: now }).where('order_id', '=', orderId).execute();
-      await new OrderRepository(this.store.db).appendHistory(trx, orderId, 'Cancellation requested by the user', now);
-      await trx.insertInto('outbox').values({ order_id: orderId, action: 'CANCEL', created_at: now }).execute();
+    await this.store.writeTransaction(async (tx) => {
+      const order = (await this.orders.lockOrders(tx, [orderId])).get(orderId)!;
+      await this.orders.apply(tx, [{ before: order, after: change(order, now), reason, origin: { actor: order.user_id, requestId: null }, outbox }], now);
     });
   }
 

@@ -119,7 +119,7 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
     expect((await historyOf(users.inst1, a)).map((entry) => [entry.status, entry.reason, entry.quantity])).toEqual([
       ['OMSXMITTED', 'Order entry accepted and queued for the OMS', 500],
       ['EXXMITTED', 'Sent to the exchange', 500],
-      ['PENDING', expect.stringMatching(/^Accepted by the exchange, exchange order id SIM[0-9A-F]{16}$/), 500],
+      ['PENDING', expect.stringMatching(/^Accepted by the exchange, exchange order id SIM[0-9A-F]{32}$/), 500],
       ['PENDING', expect.stringMatching(/^Modification requested/), 600],
       ['PENDING', 'Modified at the exchange', 600],
       ['EXECUTED', 'Allotted 491 of 600 at 101.00 (proportionate, oversubscribed 1.22x)', 600],

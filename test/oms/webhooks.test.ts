@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { verifyWebhook, type RetryPolicy } from '../../src/domain/webhooks.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { WebhookAdminService, type NewWebhook } from '../../src/services/webhooks.js';
-import { OrderEventRepository } from '../../src/store/order-events.js';
+import { EventHorizon, OrderEventRepository } from '../../src/store/order-events.js';
 import { UserRepository } from '../../src/store/users.js';
 import { WebhookRepository, type DeliveryRow } from '../../src/store/webhooks.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
@@ -34,6 +34,7 @@ describe('webhook deliveries', () => {
     const created = new WebhookDispatcher({
       webhooks: repository,
       events: new OrderEventRepository(server.store.db),
+      horizon: new EventHorizon(server.store.db, server.store.dialect),
       logger: pino({ level: 'silent' }),
       now: () => server.clock.now,
       retry: RETRY,
@@ -213,7 +214,7 @@ describe('webhook deliveries', () => {
     const [event] = await history(alice);
     // A dispatcher claims it and dies: nothing else is done with the claim.
     const now = server.clock.now;
-    const claimed = await repository.claim((await repository.due(now, 10)).map((d) => d.id), 'dead-dispatcher', now, now + 60_000);
+    const claimed = await repository.claim((await repository.due(now, 10, Number.MAX_SAFE_INTEGER)).map((d) => d.id), 'dead-dispatcher', now, now + 60_000);
     expect(claimed.map((d) => d.eventId)).toEqual([event!.event_id]);
 
     const worker = dispatcher();
@@ -229,7 +230,7 @@ describe('webhook deliveries', () => {
     await oms.runOnce();
     const events = await history(alice);
     const now = server.clock.now;
-    const [first] = await repository.due(now, 1);
+    const [first] = await repository.due(now, 1, Number.MAX_SAFE_INTEGER);
     await repository.claim([first!.id], 'other-dispatcher', now, now + 60_000);
     expect(await dispatcher().runOnce()).toBe(0);
     server.clock.now += 60_001;

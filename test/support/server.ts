@@ -9,6 +9,7 @@ import { AdminService } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OrderRepository, type OrderRow } from '../../src/store/orders.js';
 import { UserRepository } from '../../src/store/users.js';
 import type { UserCategory } from '../../src/store/users.js';
 import { createServices } from '../../src/wiring.js';
@@ -53,6 +54,11 @@ export interface TestServer {
   /** A user with a password, an API key and a logged-in access token. */
   createUser(userId: string, options?: { category?: UserCategory; totp?: boolean }): Promise<TestUser>;
   registerIssue(overrides?: Partial<OfsIssue>): Promise<OfsIssue>;
+  /**
+   * Moves orders on as the OMS would (status and the columns in `fields`), through the store's one way of
+   * changing orders, so that their history and the retail limit's running totals follow.
+   */
+  setOrderStatus(orderIds: string | readonly string[], status: string, fields?: Partial<OrderRow>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -123,6 +129,18 @@ export async function startTestServer(options: { databaseUrl?: string; now?: num
       });
       if (login.status !== 200) throw new Error(`test login failed: ${login.text}`);
       return { userId, password: TEST_PASSWORD, apiKey, token: login.body.data.access_token, totpSecret };
+    },
+    async setOrderStatus(orderIds, status, fields = {}) {
+      const ids = typeof orderIds === 'string' ? [orderIds] : orderIds;
+      const orders = new OrderRepository(store.db, store.dialect);
+      await store.writeTransaction(async (tx) => {
+        const locked = await orders.lockOrders(tx, ids);
+        const changes = ids.map((id) => {
+          const order = locked.get(id)!;
+          return { before: order, after: { ...order, ...fields, status, updated_at: clock.now }, reason: `Set to ${status} by the test`, origin: { actor: 'oms', requestId: null } };
+        });
+        await orders.apply(tx, changes, clock.now);
+      });
     },
     async registerIssue(overrides = {}) {
       const issue = openIssue(clock.now, overrides);

@@ -1,0 +1,84 @@
+/**
+ * The speed guard that does not depend on timing (docs/design/performance.md): 100 bids, placed together
+ * and taken by the OMS to PENDING, cost a handful of commits, not one (or more) per bid; on PostgreSQL
+ * also a handful of statements (each a round trip), not one per bid. A change that brings back a commit or
+ * a round trip per bid fails here, on any machine.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/auth/credentials.js';
+import type { Caller } from '../../src/services/auth.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { UserRepository } from '../../src/store/users.js';
+import { createOmsWorker, createServices } from '../../src/wiring.js';
+import type { OfsOrderRequest } from '../../src/schemas/orders.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { sbinIssue } from '../support/fixtures.js';
+import { validBid } from '../support/server.js';
+
+const BIDS = 100;
+const HOUR = 60 * 60 * 1000;
+
+describe('commits and statements per bid', () => {
+  let database: TestDatabase;
+  let store: Store;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ordergate_commits');
+    store = openStore(database.databaseUrl, { onStatement: (sql) => statements.push(sql) });
+    await migrateToLatest(store);
+    const users = new UserRepository(store.db);
+    const passwordHash = await hashPassword('not-used-here');
+    for (let i = 0; i < 10; i++) {
+      await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });
+    }
+    const now = Date.now();
+    await new OfsIssueRepository(store.db).upsert(
+      [sbinIssue({ nonRetailOpensAt: now - HOUR, nonRetailClosesAt: now + HOUR, retailOpensAt: now - HOUR, retailClosesAt: now + HOUR })],
+      now,
+    );
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  const counted = async (work: () => Promise<unknown>) => {
+    statements.length = 0;
+    await work();
+    const sqls = statements.map((sql) => sql.trim().toLowerCase());
+    return { commits: sqls.filter((sql) => sql === 'commit').length, statements: sqls.length };
+  };
+
+  it('order entry: 100 bids that arrive together share one commit', async () => {
+    const { orderEntry } = createServices(store, { tokenTtlSeconds: 3600 });
+    const callers: Caller[] = Array.from({ length: 10 }, (_, i) => ({
+      userId: `user${i}`,
+      category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+      tokenHash: 'not-used',
+      expiresAt: Date.now() + HOUR,
+    }));
+    const cost = await counted(() =>
+      Promise.all(Array.from({ length: BIDS }, (_, i) => orderEntry.placeOfsBid(callers[i % 10]!, validBid({ quantity: '1' }) as OfsOrderRequest, null))),
+    );
+    expect(cost.commits).toBe(1);
+    // SQLite runs a prepared statement per row (no round trip); PostgreSQL one statement per step.
+    if (store.dialect === 'postgres') expect(cost.statements).toBeLessThanOrEqual(12);
+    else expect(cost.statements).toBeLessThanOrEqual(4 * BIDS + 12);
+  });
+
+  it('the OMS: the same 100 bids reach PENDING with a few commits for the whole batch', async () => {
+    const oms = createOmsWorker(store, { logger: pino({ level: 'silent' }) });
+    const cost = await counted(() => oms.runOnce());
+    const statuses = await store.db.selectFrom('orders').select('status').execute();
+    expect(statuses).toHaveLength(BIDS);
+    expect(statuses.every((row) => row.status === 'PENDING')).toBe(true);
+    // Claim, admit, the exchange's placement, settle (with the outbox done).
+    expect(cost.commits).toBeLessThanOrEqual(5);
+    if (store.dialect === 'postgres') expect(cost.statements).toBeLessThanOrEqual(40);
+    else expect(cost.statements).toBeLessThanOrEqual(6 * BIDS + 40);
+  });
+});
