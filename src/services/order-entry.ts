@@ -117,18 +117,27 @@ class BatchState {
   }
 }
 
+/**
+ * Order-entry batches one PostgreSQL node runs at once (each on its own connection of the pool of 10): a
+ * batch mostly waits for round trips and its commit, and its locks (per retail user, per order) let
+ * batches of different users run side by side.
+ */
+export const POSTGRES_BATCHES_IN_FLIGHT = 4;
+
 const issueKey = (exchange: string, scripToken: number) => `${exchange}\u0000${scripToken}`;
 
 export class OrderEntryService {
   private readonly committer: GroupCommitter<Command, unknown>;
 
   constructor(
-    private readonly store: Pick<Store, 'writeTransaction'>,
+    private readonly store: Pick<Store, 'writeTransaction' | 'dialect'>,
     private readonly issues: OfsIssueRepository,
     private readonly orders: OrderRepository,
     private readonly now: () => number,
   ) {
-    this.committer = new GroupCommitter((commands) => this.runBatch(commands));
+    this.committer = new GroupCommitter((commands) => this.runBatch(commands), {
+      maxInFlight: store.dialect === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1,
+    });
   }
 
   /**

@@ -8,6 +8,9 @@
  * `runBatch` answers one outcome per command, in order: a value, or the error that refuses that command
  * alone (a business refusal, which wrote nothing). If it throws, the whole batch failed and every caller
  * gets that error: none of them was acknowledged.
+ *
+ * `maxInFlight` batches may run at once, each in its own transaction: 1 on SQLite (one writer), a few on
+ * PostgreSQL, where a batch spends most of its time waiting for round trips and the commit's WAL flush.
  */
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
@@ -19,35 +22,38 @@ interface Pending<C, R> {
 
 export class GroupCommitter<C, R> {
   private queue: Pending<C, R>[] = [];
-  private flushing = false;
+  private scheduled = false;
+  private inFlight = 0;
 
   constructor(
     private readonly runBatch: (commands: C[]) => Promise<Outcome<R>[]>,
-    private readonly maxBatch = 512,
+    private readonly options: { maxBatch?: number; maxInFlight?: number } = {},
   ) {}
 
   run(command: C): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ command, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        // A batch started now would run before the other requests that arrived in this same turn of the
-        // event loop were even parsed. setImmediate runs after the poll phase: by then they are all
-        // queued, and share this commit.
-        setImmediate(() => void this.flush());
-      }
+      this.schedule();
     });
   }
 
-  private async flush(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        await this.commitBatch(batch);
-      }
-    } finally {
-      this.flushing = false;
-    }
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0 || this.inFlight >= (this.options.maxInFlight ?? 1)) return;
+    this.scheduled = true;
+    // A batch started now would run before the other requests that arrived in this same turn of the event
+    // loop were even parsed. setImmediate runs after the poll phase: by then they are all queued, and share
+    // this commit.
+    setImmediate(() => {
+      this.scheduled = false;
+      const batch = this.queue.splice(0, this.options.maxBatch ?? 512);
+      if (batch.length === 0) return;
+      this.inFlight += 1;
+      void this.commitBatch(batch).finally(() => {
+        this.inFlight -= 1;
+        this.schedule();
+      });
+      this.schedule();
+    });
   }
 
   private async commitBatch(batch: Pending<C, R>[]): Promise<void> {
