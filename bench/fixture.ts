@@ -95,16 +95,16 @@ export async function preload(store: Store, orders: number): Promise<void> {
     const n = Math.min(chunk, orders - start);
     const series =
       store.dialect === 'postgres'
-        ? sql`select g as n from generate_series(${start}, ${start + n - 1}) g`
-        : sql`with recursive s(n) as (select ${start} union all select n + 1 from s where n < ${start + n - 1}) select n from s`;
+        ? sql`select g as n from generate_series(${start}::int8, ${start + n - 1}::int8) g`
+        : sql`with recursive s(n) as (select cast(${start} as integer) union all select n + 1 from s where n < cast(${start + n - 1} as integer)) select n from s`;
     await store.db.transaction().execute(async (trx) => {
       const orderId = sql`'00000000-0000-7000-8000-' || substr('000000000000' || n, -12, 12)`;
       const pgOrderId = sql`'00000000-0000-7000-8000-' || lpad(n::text, 12, '0')`;
       const id = store.dialect === 'postgres' ? pgOrderId : orderId;
       const owner =
         store.dialect === 'postgres'
-          ? sql`'preload' || lpad((n % ${owners})::text, 4, '0')`
-          : sql`'preload' || substr('0000' || (n % ${owners}), -4, 4)`;
+          ? sql`'preload' || lpad((n % ${sql.lit(owners)})::text, 4, '0')`
+          : sql`'preload' || substr('0000' || (n % ${sql.lit(owners)}), -4, 4)`;
       const at = sql`${now - 86_400_000} + n`;
       await sql`insert into orders (order_id, user_id, exchange, scrip_token, symbol, series, transaction_type, product_type,
           order_type, quantity, price_paise, disclosed_quantity, traded_quantity, status, order_identifier, request_id,
@@ -125,5 +125,9 @@ export async function preload(store: Store, orders: number): Promise<void> {
           'RL', 100, 1, 'LIVE', 1, ${at}, ${at} from (${series}) s`.execute(trx);
     });
   }
+  // The running totals of the retail limit, as order entry would have kept them for these orders.
+  await sql`insert into retail_exposure (user_id, symbol, exchange, scrip_token, price_value_paise, cutoff_quantity)
+    select user_id, symbol, exchange, scrip_token, sum(quantity * price_paise), 0
+    from orders where user_id like 'preload%' and category = 'RETAIL' group by user_id, symbol, exchange, scrip_token`.execute(store.db);
   await sql`analyze`.execute(store.db);
 }

@@ -249,13 +249,28 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
   return { bids: result['2xx'], durationS: result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max };
 }
 
-/** Milliseconds from now until the OMS has taken every outbox entry (60 s at most). */
+/**
+ * Milliseconds from now until the OMS has taken every outbox entry (60 s at most). Requests still under way
+ * when the load stopped commit a little later: the outbox counts as empty once no entry is open and no new
+ * one has come for 100 ms.
+ */
 async function omsLag(store: Store): Promise<number> {
   const started = Date.now();
+  let emptySince: number | null = null;
+  let newest = -1;
   for (;;) {
-    const row = await store.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('done_at', 'is', null).executeTakeFirstOrThrow();
-    if (Number(row.n) === 0) return Date.now() - started;
-    if (Date.now() - started > 60_000) return Date.now() - started;
+    const row = await store.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('done_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const latest = await store.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+    const now = Date.now();
+    if (Number(row.n) > 0 || Number(latest.id) !== newest) emptySince = null;
+    else emptySince ??= now;
+    newest = Number(latest.id);
+    if (emptySince !== null && now - emptySince >= 100) return emptySince - started;
+    if (now - started > 60_000) return now - started;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

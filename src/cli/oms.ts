@@ -23,10 +23,11 @@ export function omsCommand(io: CliIo): Command {
       '\nLogs are JSON lines on stderr. Several workers may run on one database: each outbox entry is taken by one of them.',
     )
     .action(async () => {
+      // From the start: a signal that comes while the store opens still ends the command cleanly (exit 0).
+      const signalled = untilSignalled();
       // Loaded only here, so that the other commands start fast.
       const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker }] = await Promise.all([import('../logger.js'), import('../wiring.js')]);
       await withWorkspace(io, async ({ config, store }) => {
-        const signalled = untilSignalled();
         const logger = createLogger(config.logLevel);
         const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs });
         const webhooks = configuredWebhookDispatcher(store, config, logger);

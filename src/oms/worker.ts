@@ -28,7 +28,11 @@ import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js'
 
 export const DEFAULT_POLL_MS = 200;
 export const DEFAULT_LEASE_MS = 30_000;
-export const DEFAULT_BATCH_SIZE = 500;
+/**
+ * Outbox entries taken at once: enough to share commits, few enough that one SQLite step of a batch holds
+ * the event loop (and every request of the process) for a few milliseconds only.
+ */
+export const DEFAULT_BATCH_SIZE = 250;
 /** The longest pause after failed passes: the worker resumes within this of the database's return. */
 export const MAX_RETRY_DELAY_MS = 2_000;
 
@@ -223,22 +227,31 @@ export class OmsWorker {
    */
   private async placeAll(entries: readonly OutboxEntry[], failed: number[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const { orders, exchange, oms } = this.options;
+    const { exchange, oms } = this.options;
     const orderIds = entries.map((entry) => entry.orderId);
+    const toSend: OrderRow[] = [];
     try {
-      await this.changeOrders(orderIds, (locked, at, tx) => this.admit(tx, orderIds, locked, at));
+      await this.changeOrders(orderIds, async (locked, at, tx) => {
+        const changes = await this.admit(tx, orderIds, locked, at);
+        // Admitted now, or earlier by a worker that died or a pass that failed after its admission.
+        const admitted = new Map(changes.map((change) => [change.after.order_id, change.after]));
+        for (const orderId of orderIds) {
+          const order = admitted.get(orderId) ?? locked.get(orderId);
+          if (order?.status === OrderStatus.EXXMITTED) toSend.push(order);
+        }
+        return changes;
+      });
     } catch (error) {
       await this.fail(entries, failed, error);
       return 0;
     }
 
     // EXXMITTED is committed: from here a crash leaves orders that may or may not be at the exchange, and
-    // each is looked up there before it is sent. The orders admitted by a worker that died are here too.
+    // each is looked up there before it is sent. Each step is a slice of its own for the event loop (SQLite
+    // blocks it while a transaction runs).
     const answers = new Map<string, PlaceResult>();
     try {
       await yieldToEventLoop();
-      const atExchange = await orders.findMany(orderIds);
-      const toSend = orderIds.map((id) => atExchange.get(id)).filter((order): order is OrderRow => order?.status === OrderStatus.EXXMITTED);
       const known = await exchange.findBids(toSend.map((order) => order.order_id));
       for (const [orderId, bid] of known) answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
       const unsent = toSend.filter((order) => !known.has(order.order_id));
@@ -250,6 +263,7 @@ export class OmsWorker {
     }
 
     try {
+      await yieldToEventLoop();
       await this.changeOrders(
         [...answers.keys()],
         (locked, at) => [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
@@ -308,7 +322,7 @@ export class OmsWorker {
   /** Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. */
   private async modify(entry: OutboxEntry): Promise<void> {
     const { orders, oms, exchange } = this.options;
-    const order = (await orders.findMany([entry.orderId])).get(entry.orderId);
+    const order = await orders.find(entry.orderId);
     if (order === undefined) return;
     let refusal: string;
     // Who refused: the exchange, or the OMS itself when the order is no longer at the exchange.
@@ -352,7 +366,7 @@ export class OmsWorker {
 
   private async cancel(orderId: string): Promise<void> {
     const { orders, exchange } = this.options;
-    const order = (await orders.findMany([orderId])).get(orderId);
+    const order = await orders.find(orderId);
     // Cancelled before it reached the exchange (the placement saw the request), or gone.
     if (order === undefined || order.status === OrderStatus.CANCELLED) return;
     if (!AT_EXCHANGE.includes(order.status as OrderStatus)) {

@@ -405,13 +405,6 @@ export class OrderRepository {
     }));
   }
 
-  /** The orders with these ids, by id (unknown ids left out). */
-  async findMany(orderIds: readonly string[]): Promise<Map<string, OrderRow>> {
-    if (orderIds.length === 0) return new Map();
-    const rows = await this.db.selectFrom('orders').selectAll().where('order_id', 'in', [...new Set(orderIds)]).execute();
-    return new Map(rows.map((row) => [row.order_id, row]));
-  }
-
   async find(orderId: string): Promise<OrderRow | undefined> {
     return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
   }
