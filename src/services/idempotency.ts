@@ -5,7 +5,7 @@
  * so that no crash can leave the change committed and the key without its answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ApiError, Errors } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
 import { isDatabaseUnavailable } from '../store/database.js';
@@ -19,9 +19,9 @@ export type KeyOutcome = { kind: 'claimed'; claim: ClaimedKey } | { kind: 'repla
 /** The answer of a change, written in the change's own transaction. */
 export interface AnswerInTransaction<T> {
   /** Before anything is written: refuses (409 e-116) if the request no longer holds its key. */
-  confirmHeld(trx: Transaction<Database>): Promise<void>;
+  confirmHeld(trx: Kysely<Database>): Promise<void>;
   /** Once the change is written, in the same transaction: keeps its answer. */
-  keep(trx: Transaction<Database>, result: T): Promise<void>;
+  keep(trx: Kysely<Database>, result: T): Promise<void>;
 }
 
 /**
@@ -181,7 +181,7 @@ export class IdempotencyService {
 
   /** The kept steps of the claim's request (see KeptSteps). */
   keptSteps(claim: ClaimedKey): KeptSteps {
-    const confirmHeld = async (trx: Transaction<Database>) => {
+    const confirmHeld = async (trx: Kysely<Database>) => {
       if (!(await this.keys.isHeld(trx, claim))) throw stillRunning();
     };
     return {

@@ -32,19 +32,44 @@ function columnArrays<R>(columns: readonly BulkColumn<R>[], rows: readonly R[]):
   return arrays;
 }
 
+/**
+ * PostgreSQL: one write of a batch as SQL text whose parameters start at `$first` (so that several can
+ * share one statement, see combinedWrites) and its parameters.
+ */
+export interface PostgresWrite {
+  sql(first: number): string;
+  parameters: unknown[];
+  /** The CTE's name in a combined statement, for a later write that reads what this one returns. */
+  name?: string;
+}
+
+/**
+ * PostgreSQL: several writes in one statement, each a data-modifying CTE, so that a batch's writes cost one
+ * round trip. They run on one snapshot and do not see each other's rows; foreign keys are checked at the
+ * end of the statement.
+ */
+export async function combinedWrites(tx: WriteTx, writes: readonly PostgresWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  let next = 1;
+  const parts = writes.map((write, i) => {
+    const part = `${write.name ?? `w${i}`} as (${write.sql(next)})`;
+    next += write.parameters.length;
+    return part;
+  });
+  await tx.trx.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, writes.flatMap((write) => write.parameters)));
+}
+
 /** `insert into table (columns) values ...` for many rows; `conflict` is an optional `on conflict ...` clause. */
 export class BulkInsert<R> {
   private readonly sqliteSql: string;
-  private readonly postgresSql: string;
 
   constructor(
-    table: string,
+    private readonly table: string,
     private readonly columns: readonly BulkColumn<R>[],
-    conflict = '',
+    private readonly conflict = '',
   ) {
     const names = columns.map((column) => column.name).join(', ');
     this.sqliteSql = `insert into ${table} (${names}) values (${columns.map(() => '?').join(', ')}) ${conflict}`;
-    this.postgresSql = `insert into ${table} (${names}) select * from unnest(${unnestArguments(columns)}) ${conflict}`;
   }
 
   async run(tx: WriteTx, rows: readonly R[]): Promise<void> {
@@ -54,23 +79,32 @@ export class BulkInsert<R> {
       for (const row of rows) statement.run(this.columns.map((column) => column.value(row)));
       return;
     }
-    await tx.trx.executeQuery(CompiledQuery.raw(this.postgresSql, columnArrays(this.columns, rows)));
+    const write = this.postgres(rows);
+    await tx.trx.executeQuery(CompiledQuery.raw(write.sql(1), write.parameters));
+  }
+
+  /** The insert as one PostgreSQL write (see combinedWrites); `returning`, a returning clause. */
+  postgres(rows: readonly R[], returning = ''): PostgresWrite {
+    const names = this.columns.map((column) => column.name).join(', ');
+    return {
+      sql: (first) => `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${this.conflict} ${returning}`,
+      parameters: columnArrays(this.columns, rows),
+    };
   }
 }
 
 /** `update table set columns where key = ...` for many rows, each with its own values. */
 export class BulkUpdate<R> {
   private readonly sqliteSql: string;
-  private readonly postgresSql: string;
   private readonly all: readonly BulkColumn<R>[];
 
-  constructor(table: string, key: BulkColumn<R>, columns: readonly BulkColumn<R>[]) {
+  constructor(
+    private readonly table: string,
+    private readonly key: BulkColumn<R>,
+    private readonly columns: readonly BulkColumn<R>[],
+  ) {
     this.all = [...columns, key];
     this.sqliteSql = `update ${table} set ${columns.map((column) => `${column.name} = ?`).join(', ')} where ${key.name} = ?`;
-    const alias = this.all.map((column) => column.name).join(', ');
-    this.postgresSql =
-      `update ${table} as t set ${columns.map((column) => `${column.name} = v.${column.name}`).join(', ')} ` +
-      `from unnest(${unnestArguments(this.all)}) as v(${alias}) where t.${key.name} = v.${key.name}`;
   }
 
   async run(tx: WriteTx, rows: readonly R[]): Promise<void> {
@@ -80,7 +114,19 @@ export class BulkUpdate<R> {
       for (const row of rows) statement.run(this.all.map((column) => column.value(row)));
       return;
     }
-    await tx.trx.executeQuery(CompiledQuery.raw(this.postgresSql, columnArrays(this.all, rows)));
+    const write = this.postgres(rows);
+    await tx.trx.executeQuery(CompiledQuery.raw(write.sql(1), write.parameters));
+  }
+
+  /** The update as one PostgreSQL write (see combinedWrites). */
+  postgres(rows: readonly R[]): PostgresWrite {
+    const alias = this.all.map((column) => column.name).join(', ');
+    const set = this.columns.map((column) => `${column.name} = v.${column.name}`).join(', ');
+    return {
+      sql: (first) =>
+        `update ${this.table} as t set ${set} from unnest(${unnestArguments(this.all, first)}) as v(${alias}) where t.${this.key.name} = v.${this.key.name}`,
+      parameters: columnArrays(this.all, rows),
+    };
   }
 }
 

@@ -305,12 +305,21 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   }
   const { db, close } = openPostgres(target, options.onStatement);
   const { host, pathname } = new URL(target);
-  // The transaction takes its id before anything else: the event horizon (order-events.ts) relies on every
-  // transaction that writes an event having its id before it takes an event id.
   const writeTransaction = <T>(work: (tx: WriteTx) => Promise<T>) =>
-    db.transaction().execute(async (trx) => {
-      await sql`select pg_current_xact_id()`.execute(trx);
-      return work({ trx, sqlite: null });
+    db.connection().execute(async (connection) => {
+      // One round trip: BEGIN, and the transaction takes its id before anything else (the event horizon,
+      // order-events.ts, relies on every transaction that writes an event having its id before it takes
+      // an event id). A simple query: several statements, no parameters.
+      await sql.raw('begin; select pg_current_xact_id()').execute(connection);
+      let result: T;
+      try {
+        result = await work({ trx: connection, sqlite: null });
+      } catch (error) {
+        await sql.raw('rollback').execute(connection).catch(() => undefined);
+        throw error;
+      }
+      await sql.raw('commit').execute(connection);
+      return result;
     });
   return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, close };
 }

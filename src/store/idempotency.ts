@@ -144,7 +144,7 @@ export class IdempotencyKeyRepository {
    * owner). On PostgreSQL the row stays locked until that transaction ends, so that no take-over can
    * come between this check and the answer written with the change.
    */
-  async isHeld(trx: Transaction<Database>, claim: KeyClaim): Promise<boolean> {
+  async isHeld(trx: Kysely<Database>, claim: KeyClaim): Promise<boolean> {
     const query = trx
       .selectFrom('idempotency_keys')
       .select(['owner', 'state'])

@@ -7,11 +7,11 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { OrderStatus } from '../domain/order-status.js';
 import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/pre-trade.js';
-import { BulkInsert, BulkUpdate, queryWithList, type BulkColumn } from './bulk.js';
+import { BulkInsert, BulkUpdate, combinedWrites, queryWithList, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 import { DeliveryStatus } from './webhooks.js';
-import type { WriteTx } from './write-tx.js';
+import type { SqliteStatements, WriteTx } from './write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -230,18 +230,6 @@ const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
 ];
 
 const historyNames = HISTORY_COLUMNS.map((c) => c.name).join(', ');
-/** PostgreSQL: the history rows and their webhook deliveries in one statement ($10: now). */
-const POSTGRES_HISTORY_WITH_DELIVERIES = `
-  with h as (
-    insert into order_history (${historyNames})
-    select * from unnest(${HISTORY_COLUMNS.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ')})
-    returning id, order_id
-  )
-  insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
-  select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, $${HISTORY_COLUMNS.length + 1}::int8, $${HISTORY_COLUMNS.length + 1}::int8
-  from h join orders o on o.order_id = h.order_id join webhooks w on w.user_id = o.user_id and w.removed_at is null
-  order by h.id`;
-
 const SQLITE_ENQUEUE_DELIVERIES = `
   insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
   select webhook_id, ?, '${DeliveryStatus.PENDING}', 0, ?, ? from webhooks where user_id = ? and removed_at is null`;
@@ -325,39 +313,56 @@ export class OrderRepository {
         deltas.set(key, { order: change.after, ...delta });
       }
     }
-    await this.insertOrders.run(tx, inserted);
-    await this.updateOrders.run(tx, updated);
-    await this.appendHistory(
-      tx,
-      changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin })),
-      now,
-    );
-    await this.insertOutbox.run(
-      tx,
-      changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.order_id, action: change.outbox!, at: now })),
-    );
+    const history = changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin }));
+    const outbox = changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.order_id, action: change.outbox!, at: now }));
     // In key order: on PostgreSQL the row locks of the running totals are taken in one order everywhere.
-    await this.addExposure.run(
-      tx,
-      [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta),
-    );
-  }
-
-  /** The history rows (order events), in order, each with a webhook delivery per active webhook of its owner. */
-  private async appendHistory(tx: WriteTx, rows: readonly HistoryValues[], now: number): Promise<void> {
+    const exposure = [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
     if (tx.sqlite) {
-      const insert = tx.sqlite.statement(`insert into order_history (${historyNames}) values (${HISTORY_COLUMNS.map(() => '?').join(', ')})`);
-      const owners = [...new Set(rows.map((row) => row.order.user_id))];
-      const hooked = new Set((tx.sqlite.statement(USERS_WITH_WEBHOOKS.sqlite).all(JSON.stringify(owners)) as { user_id: string }[]).map((r) => r.user_id));
-      const enqueue = hooked.size > 0 ? tx.sqlite.statement(SQLITE_ENQUEUE_DELIVERIES) : null;
-      for (const row of rows) {
-        const { lastInsertRowid } = insert.run(HISTORY_COLUMNS.map((column) => column.value(row)));
-        if (enqueue && hooked.has(row.order.user_id)) enqueue.run(lastInsertRowid, now, now, row.order.user_id);
-      }
+      await this.insertOrders.run(tx, inserted);
+      await this.updateOrders.run(tx, updated);
+      this.appendSqliteHistory(tx.sqlite, history, now);
+      await this.insertOutbox.run(tx, outbox);
+      await this.addExposure.run(tx, exposure);
       return;
     }
-    const arrays = HISTORY_COLUMNS.map((column) => rows.map((row) => column.value(row)));
-    await tx.trx.executeQuery(CompiledQuery.raw(POSTGRES_HISTORY_WITH_DELIVERIES, [...arrays, now]));
+    // PostgreSQL: every write of the batch in one statement, one round trip.
+    const writes: PostgresWrite[] = [];
+    if (inserted.length > 0) writes.push(this.insertOrders.postgres(inserted));
+    if (updated.length > 0) writes.push(this.updateOrders.postgres(updated));
+    writes.push(...this.postgresHistory(history, now));
+    if (outbox.length > 0) writes.push(this.insertOutbox.postgres(outbox));
+    if (exposure.length > 0) writes.push(this.addExposure.postgres(exposure));
+    await combinedWrites(tx, writes);
+  }
+
+  /** SQLite: the history rows (order events), in order, each with a delivery per active webhook of its owner. */
+  private appendSqliteHistory(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
+    const insert = sqlite.statement(`insert into order_history (${historyNames}) values (${HISTORY_COLUMNS.map(() => '?').join(', ')})`);
+    const owners = [...new Set(rows.map((row) => row.order.user_id))];
+    const hooked = new Set((sqlite.statement(USERS_WITH_WEBHOOKS.sqlite).all(JSON.stringify(owners)) as { user_id: string }[]).map((r) => r.user_id));
+    const enqueue = hooked.size > 0 ? sqlite.statement(SQLITE_ENQUEUE_DELIVERIES) : null;
+    for (const row of rows) {
+      const { lastInsertRowid } = insert.run(HISTORY_COLUMNS.map((column) => column.value(row)));
+      if (enqueue && hooked.has(row.order.user_id)) enqueue.run(lastInsertRowid, now, now, row.order.user_id);
+    }
+  }
+
+  /**
+   * PostgreSQL: the history rows, in order, and a delivery per active webhook of each one's owner (the
+   * owners come as parameters: orders inserted by the same statement are not visible to it).
+   */
+  private postgresHistory(rows: readonly HistoryValues[], now: number): PostgresWrite[] {
+    const history = { ...this.insertHistory.postgres(rows, 'returning id, order_id'), name: 'history' };
+    const owners = [rows.map((row) => row.order.order_id), rows.map((row) => row.order.user_id), now];
+    const deliveries: PostgresWrite = {
+      sql: (first) => `insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+        select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, $${first + 2}::int8, $${first + 2}::int8
+        from ${history.name} h
+        join (select distinct * from unnest($${first}::text[], $${first + 1}::text[])) as o(order_id, user_id) on o.order_id = h.order_id
+        join webhooks w on w.user_id = o.user_id and w.removed_at is null`,
+      parameters: owners,
+    };
+    return [history, deliveries];
   }
 
   /**

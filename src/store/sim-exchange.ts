@@ -146,7 +146,7 @@ export class SimExchangeRepository {
    * Marks an issue as allocated, only if nobody has and its windows have both closed: a conditional
    * UPDATE, so that of several concurrent callers exactly one gets true and runs the allocation.
    */
-  async claimAllocation(trx: Transaction<Database>, issue: DueIssue, now: number): Promise<boolean> {
+  async claimAllocation(trx: Kysely<Database>, issue: DueIssue, now: number): Promise<boolean> {
     const result = await trx
       .updateTable('ofs_issues')
       .set({ allocated_at: now })
@@ -163,7 +163,7 @@ export class SimExchangeRepository {
    * The live bids of the issue, locked until the transaction ends (PostgreSQL: a cancellation that comes
    * meanwhile waits, then finds the bid settled).
    */
-  async liveBids(trx: Transaction<Database>, issue: DueIssue, forUpdate: boolean): Promise<SimBidRow[]> {
+  async liveBids(trx: Kysely<Database>, issue: DueIssue, forUpdate: boolean): Promise<SimBidRow[]> {
     const query = trx
       .selectFrom('sim_exchange_bids')
       .selectAll()

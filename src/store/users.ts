@@ -18,6 +18,9 @@ export interface SessionRow {
 /** A session looked up by token hash, with the owner of an API key (null: no key asked for, or none). */
 export type SessionWithKeyOwner = SessionRow & { api_key_owner: string | null };
 
+/** Marks the key rows among the session rows of readCredentials's one query (no category has this name). */
+const KEY_ROW = '(api key)';
+
 interface CredentialLookup {
   tokenHash: string;
   keyHash: string | null;
@@ -128,17 +131,24 @@ export class UserRepository {
   private async readCredentials(lookups: readonly CredentialLookup[]): Promise<(SessionWithKeyOwner | undefined)[]> {
     const tokenHashes = [...new Set(lookups.map((lookup) => lookup.tokenHash))];
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
-    const [sessions, keys] = await Promise.all([
-      this.readDb
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.user_id', 'sessions.user_id')
-        .select(['sessions.token_hash', 'sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
-        .where('sessions.token_hash', 'in', tokenHashes)
-        .execute(),
-      keyHashes.length === 0
-        ? []
-        : this.readDb.selectFrom('api_keys').select(['key_hash', 'user_id']).where('key_hash', 'in', keyHashes).where('revoked_at', 'is', null).execute(),
-    ]);
+    // Sessions and key owners in one query (one round trip): a row per session found, then per key found.
+    let query = this.readDb
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.user_id', 'sessions.user_id')
+      .select(['sessions.token_hash as hash', 'sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
+      .where('sessions.token_hash', 'in', tokenHashes);
+    if (keyHashes.length > 0) {
+      query = query.unionAll(
+        this.readDb
+          .selectFrom('api_keys')
+          .select((eb) => ['key_hash as hash', 'user_id', eb.val(-1).as('expires_at'), eb.val(null).as('revoked_at'), eb.val(KEY_ROW).as('category')])
+          .where('key_hash', 'in', keyHashes)
+          .where('revoked_at', 'is', null),
+      );
+    }
+    const rows = await query.execute();
+    const sessions = rows.filter((row) => row.category !== KEY_ROW).map(({ hash, ...session }) => ({ token_hash: hash, ...session }));
+    const keys = rows.filter((row) => row.category === KEY_ROW).map((row) => ({ key_hash: row.hash, user_id: row.user_id }));
     const sessionOf = new Map(sessions.map(({ token_hash, ...session }) => [token_hash, { ...session, expires_at: Number(session.expires_at), revoked_at: session.revoked_at === null ? null : Number(session.revoked_at) }]));
     const ownerOf = new Map(keys.map((key) => [key.key_hash, key.user_id]));
     return lookups.map((lookup) => {

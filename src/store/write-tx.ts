@@ -5,7 +5,7 @@
  * statement; on PostgreSQL a batch sends one set-based statement per step instead (bulk.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
 
 export interface SqliteStatements {
@@ -14,7 +14,8 @@ export interface SqliteStatements {
 }
 
 export interface WriteTx {
-  readonly trx: Transaction<Database>;
+  /** Kysely on the connection that holds the transaction: its queries run inside it. */
+  readonly trx: Kysely<Database>;
   /** SQLite only: the statements of the connection the transaction holds. Use them inside it alone. */
   readonly sqlite: SqliteStatements | null;
 }
