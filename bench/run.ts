@@ -24,6 +24,7 @@ import { Command } from 'commander';
 import pg from 'pg';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
+import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
 
@@ -336,6 +337,34 @@ function summarize(samples: Sample[], bareSamples: Sample[]) {
   };
 }
 
+/**
+ * What the reads that must not grow with the stored orders cost (the median of 100 sequential calls, from
+ * one bidder with the orders of the run), and the plans the database chose for them.
+ */
+async function readCosts(target: Target) {
+  const bidder = target.bidders[0]!;
+  const headers = { authorization: `Bearer ${bidder.token}` };
+  const node = target.nodes[0]!;
+  const page = await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json() as { data: { orders: { order_id: string }[] } };
+  const orderId = page.data.orders[0]!.order_id;
+  const timed = async (path: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const started = performance.now();
+      const response = await fetch(`${node.url}${path}`, { headers });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`GET ${path}: ${response.status}`);
+      times.push(performance.now() - started);
+    }
+    return Number(median(times).toFixed(2));
+  };
+  return {
+    order_book_page_ms: await timed('/transactional/v1/orders?limit=20'),
+    order_history_ms: await timed(`/transactional/v1/orders/${orderId}`),
+    plans: await new OrderRepository(target.store!.db, target.store!.dialect).readPlans(bidder.userId, orderId),
+  };
+}
+
 interface Check {
   name: string;
   value: number;
@@ -374,7 +403,7 @@ async function main(): Promise<number> {
     // Each database target twice: empty, then holding the preload; the same load against both.
     const results: Record<string, unknown> = {};
     for (const t of plan.filter((p) => p.nodes === 1)) {
-      const runs: Record<string, ReturnType<typeof summarize>> = {};
+      const runs: Record<string, ReturnType<typeof summarize> & Awaited<ReturnType<typeof readCosts>>> = {};
       for (const [variant, orders] of [['empty', 0], ['preloaded', options.preload]] as const) {
         const target = await startTarget(`${t.name}-${variant}`, t.dialect, 1, orders);
         await measure(target, options.rate, 2);
@@ -386,7 +415,7 @@ async function main(): Promise<number> {
           samples.push(await measure(target, options.rate));
           log(`${target.name} round ${round}: ${samples.at(-1)!.rps.toFixed(0)} bids/s, p99 ${samples.at(-1)!.p99} ms (bare ${bareSamples.at(-1)!.rps.toFixed(0)})`);
         }
-        runs[variant] = summarize(samples, bareSamples);
+        runs[variant] = { ...summarize(samples, bareSamples), ...(await readCosts(target)) };
         await target.dispose();
       }
       const empty = runs.empty!;
@@ -394,6 +423,11 @@ async function main(): Promise<number> {
       results[t.name] = runs;
       checks.push(atLeast(`${t.name}: bids/s with ${options.preload} orders / empty`, Number((loaded.rps / empty.rps).toFixed(3)), 1 - TARGETS.preloadTolerance));
       checks.push(atMost(`${t.name}: p99 with ${options.preload} orders / empty`, Number((loaded.p99_ms / Math.max(1, empty.p99_ms)).toFixed(3)), 1 + TARGETS.preloadTolerance));
+      // Sub-millisecond reads: a difference of a tenth of a millisecond is noise, not growth.
+      for (const read of ['order_book_page_ms', 'order_history_ms'] as const) {
+        const ratio = (loaded[read] + 0.1) / (empty[read] + 0.1);
+        checks.push(atMost(`${t.name}: ${read.replace('_ms', '')} time with ${options.preload} orders / empty`, Number(ratio.toFixed(3)), 1 + TARGETS.preloadTolerance));
+      }
     }
     report.results = results;
   } else {

@@ -359,7 +359,8 @@ export class OrderRepository {
         select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, $${first + 2}::int8, $${first + 2}::int8
         from ${history.name} h
         join (select distinct * from unnest($${first}::text[], $${first + 1}::text[])) as o(order_id, user_id) on o.order_id = h.order_id
-        join webhooks w on w.user_id = o.user_id and w.removed_at is null`,
+        join webhooks w on w.user_id = o.user_id and w.removed_at is null
+        order by h.id`,
       parameters: owners,
     };
     return [history, deliveries];
@@ -416,18 +417,48 @@ export class OrderRepository {
 
   /** One page of the user's orders, newest first, and how many orders match the filters in all. */
   async orderBook(query: OrderBookQuery): Promise<{ orders: OrderRow[]; totalCount: number }> {
+    const { page, count } = this.orderBookQueries(query);
+    const orders = await page.execute();
+    const total = await count.executeTakeFirstOrThrow();
+    return { orders, totalCount: Number(total.n) };
+  }
+
+  private orderBookQueries(query: OrderBookQuery) {
     let filtered = this.db.selectFrom('orders').where('user_id', '=', query.userId);
     if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
     if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);
-    const orders = await filtered
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('order_id', 'desc')
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
-      .execute();
-    const count = await filtered.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
-    return { orders, totalCount: Number(count.n) };
+    return {
+      page: filtered
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('order_id', 'desc')
+        .limit(query.pageSize)
+        .offset((query.page - 1) * query.pageSize),
+      count: filtered.select((eb) => eb.fn.countAll<number | string>().as('n')),
+    };
+  }
+
+  private historyQuery(orderId: string) {
+    return this.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id');
+  }
+
+  /**
+   * The plans the database chooses for the reads whose cost must not grow with the orders stored (an
+   * order-book page and its count, an order's history, the retail limit's running totals), for a user and
+   * one of their orders: what `npm run bench -- --preload` shows (docs/design/performance.md).
+   */
+  async readPlans(userId: string, orderId: string): Promise<Record<string, string[]>> {
+    const { page, count } = this.orderBookQueries({ userId, page: 1, pageSize: 20 });
+    const exposures = { compile: () => CompiledQuery.raw(this.dialect === 'postgres' ? EXPOSURES.postgres : EXPOSURES.sqlite, [this.dialect === 'postgres' ? [userId] : JSON.stringify([userId])]) };
+    const queries = { order_book_page: page, order_book_count: count, order_history: this.historyQuery(orderId), retail_limit_totals: exposures };
+    const plans: Record<string, string[]> = {};
+    for (const [name, query] of Object.entries(queries)) {
+      const compiled = query.compile();
+      const explain = this.dialect === 'postgres' ? 'explain ' : 'explain query plan ';
+      const result = await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]));
+      plans[name] = result.rows.map((row) => String(row['QUERY PLAN'] ?? row.detail));
+    }
+    return plans;
   }
 
   /** The user's order (undefined for another user's or an unknown id). */
@@ -437,7 +468,7 @@ export class OrderRepository {
 
   /** The order's changes, oldest first. */
   async history(orderId: string): Promise<OrderHistoryRow[]> {
-    return this.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+    return this.historyQuery(orderId).execute();
   }
 
   async pendingOutbox(): Promise<{ id: number; order_id: string; action: string }[]> {
