@@ -39,7 +39,7 @@ export const BID_BODY = JSON.stringify({
 });
 
 export async function createBidders(store: Store, count: number, prefix = 'bidder'): Promise<Bidder[]> {
-  const users = new UserRepository(store.db);
+  const users = new UserRepository(store.db, store.dialect);
   const now = Date.now();
   const passwordHash = await hashPassword('bench-password-1');
   const bidders: Bidder[] = [];
@@ -83,7 +83,7 @@ export async function createIssue(store: Store): Promise<void> {
  * history rows of its way there and its done outbox entry, in set-based inserts.
  */
 export async function preload(store: Store, orders: number): Promise<void> {
-  const users = new UserRepository(store.db);
+  const users = new UserRepository(store.db, store.dialect);
   const passwordHash = await hashPassword('bench-password-1');
   const now = Date.now();
   const owners = 1000;

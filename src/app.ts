@@ -37,6 +37,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller | null;
+    /** The JSON body as it arrived, once it parsed (the audit trail keeps it). */
+    rawBody: string | null;
   }
 }
 
@@ -161,11 +163,16 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // A call without a body (validate, logout, delete) may still carry Content-Type: application/json, as
   // many clients send it on every call; a route that needs a body then answers e-102 from its schema.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error === null) request.rawBody = body as string;
+      done(error, value);
+    });
+  });
 
   app.decorateRequest('caller', null);
+  app.decorateRequest('rawBody', null);
 
   registerAuditHooks(app, services.audit);
 

@@ -38,7 +38,7 @@ export interface ServiceOptions {
 
 export function createServices(store: Store, options: ServiceOptions): AppServices {
   const now = options.now ?? Date.now;
-  const users = new UserRepository(store.db, store.readDb);
+  const users = new UserRepository(store.db, store.dialect, store.readDb);
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
   const orderEntry = new OrderEntryService(store, issues, orders, now);

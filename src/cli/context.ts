@@ -39,7 +39,7 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
   const store = openStore(config.databaseUrl);
   try {
     await migrateToLatest(store);
-    const users = new UserRepository(store.db);
+    const users = new UserRepository(store.db, store.dialect);
     const issues = new OfsIssueRepository(store.db);
     return await work({ config, store, users, issues, admin: new AdminService(users, issues) });
   } finally {

@@ -2,7 +2,8 @@
  * The audit hooks: every request to an order-entry route (`config.auth: 'order-entry'`) leaves one
  * record, whatever its answer (2xx, 4xx including 401, 429, 5xx). The record is handed to the batching
  * AuditRecorder as the answer is sent; the request never waits for its write. Headers are never stored
- * (they carry the token and the API key); the body is stored with any secret-named field redacted.
+ * (they carry the token and the API key); the body is stored as it arrived, or, when it has a
+ * secret-named field anywhere, re-serialized with that field redacted.
  */
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../app.js';
@@ -35,13 +36,38 @@ export function redactSecrets(value: unknown): unknown {
   );
 }
 
-/** What the answer says that the trail keeps: its code and the order it created or named. */
-function answerFacts(payload: unknown): { code: string | null; orderId: string | null } {
+/** Whether a secret-named field appears anywhere in the value (without copying it). */
+function hasSecretField(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasSecretField);
+  if (value === null || typeof value !== 'object') return false;
+  for (const [key, field] of Object.entries(value)) if (SECRET_FIELDS.has(key.toLowerCase()) || hasSecretField(field)) return true;
+  return false;
+}
+
+/** The body the trail keeps: as it arrived, unless a field must be redacted (then re-serialized without it). */
+function storedBody(request: FastifyRequest): string | null {
+  if (request.body === undefined || request.body === null) return null;
+  if (hasSecretField(request.body) || request.rawBody === null) return JSON.stringify(redactSecrets(request.body));
+  return storable(request.rawBody);
+}
+
+interface AnswerFacts {
+  code: string | null;
+  orderId: string | null;
+}
+
+/** What an answer object says that the trail keeps: its code and the order it created or named. */
+function factsOf(answer: { code?: unknown; data?: unknown } | null): AnswerFacts {
+  const data = answer?.data;
+  const orderId = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { orderId?: unknown }).orderId : undefined;
+  return { code: typeof answer?.code === 'string' ? answer.code : null, orderId: typeof orderId === 'string' ? orderId : null };
+}
+
+/** The same, read from a serialized answer (a replayed idempotent answer is sent as its kept text). */
+function answerFacts(payload: unknown): AnswerFacts {
   if (typeof payload !== 'string' || !payload.startsWith('{')) return { code: null, orderId: null };
   try {
-    const answer = JSON.parse(payload) as { code?: unknown; data?: { orderId?: unknown } | null };
-    const orderId = answer.data !== null && typeof answer.data === 'object' ? answer.data.orderId : undefined;
-    return { code: typeof answer.code === 'string' ? answer.code : null, orderId: typeof orderId === 'string' ? orderId : null };
+    return factsOf(JSON.parse(payload) as { code?: unknown; data?: unknown });
   } catch {
     return { code: null, orderId: null };
   }
@@ -66,15 +92,22 @@ function param(request: FastifyRequest, name: string): string | null {
  */
 export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
   const arrivals = new WeakMap<FastifyRequest, number>();
+  /** The facts of answers sent as objects, taken before they are serialized (no parse of the text). */
+  const facts = new WeakMap<FastifyRequest, AnswerFacts>();
   recorder.reportFailuresTo(app.log);
 
   app.addHook('onRequest', async (request) => {
     if (isOrderEntry(request)) arrivals.set(request, recorder.now());
   });
 
+  app.addHook('preSerialization', async (request, _reply, payload) => {
+    if (isOrderEntry(request) && payload !== null && typeof payload === 'object') facts.set(request, factsOf(payload as { code?: unknown; data?: unknown }));
+    return payload;
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     if (!isOrderEntry(request)) return payload;
-    const { code, orderId } = answerFacts(payload);
+    const { code, orderId } = facts.get(request) ?? answerFacts(payload);
     recorder.record({
       at: arrivals.get(request) ?? recorder.now(),
       request_id: request.id,
@@ -87,7 +120,7 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
       code,
       order_id: param(request, 'order_id') ?? orderId,
       ordercart_id: param(request, 'ordercartId'),
-      body: request.body === undefined || request.body === null ? null : JSON.stringify(redactSecrets(request.body)),
+      body: storedBody(request),
     });
     return payload;
   });

@@ -1,6 +1,7 @@
 /** Users, their API keys and their sessions (access tokens). */
 import DataLoader from 'dataloader';
-import type { Kysely, Selectable } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, UsersTable } from './tables.js';
 
@@ -18,8 +19,26 @@ export interface SessionRow {
 /** A session looked up by token hash, with the owner of an API key (null: no key asked for, or none). */
 export type SessionWithKeyOwner = SessionRow & { api_key_owner: string | null };
 
-/** Marks the key rows among the session rows of readCredentials's one query (no category has this name). */
-const KEY_ROW = '(api key)';
+/** A row of the credentials query: a session (with its user's category) or an API key's owner. */
+interface CredentialRow {
+  kind: 'session' | 'key';
+  hash: string;
+  user_id: string;
+  expires_at: number;
+  revoked_at: number | null;
+  category: string | null;
+}
+
+const credentialsSql = (tokens: string, keys: string) => `
+  select 'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category
+  from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
+  union all
+  select 'key' as kind, key_hash as hash, user_id, null, null, null from api_keys where key_hash ${keys} and revoked_at is null`;
+
+const CREDENTIALS = {
+  sqlite: credentialsSql('in (select value from json_each(?))', 'in (select value from json_each(?))'),
+  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])'),
+};
 
 interface CredentialLookup {
   tokenHash: string;
@@ -42,6 +61,7 @@ export class UserRepository {
   /** `readDb` serves the per-request credential look-ups (see Store.readDb). */
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
     private readonly readDb: Kysely<Database> = db,
   ) {
     this.apiKeyOwnerQuery = prepareQuery((p: { keyHash: string }) =>
@@ -131,24 +151,13 @@ export class UserRepository {
   private async readCredentials(lookups: readonly CredentialLookup[]): Promise<(SessionWithKeyOwner | undefined)[]> {
     const tokenHashes = [...new Set(lookups.map((lookup) => lookup.tokenHash))];
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
-    // Sessions and key owners in one query (one round trip): a row per session found, then per key found.
-    let query = this.readDb
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.user_id', 'sessions.user_id')
-      .select(['sessions.token_hash as hash', 'sessions.user_id', 'sessions.expires_at', 'sessions.revoked_at', 'users.category'])
-      .where('sessions.token_hash', 'in', tokenHashes);
-    if (keyHashes.length > 0) {
-      query = query.unionAll(
-        this.readDb
-          .selectFrom('api_keys')
-          .select((eb) => ['key_hash as hash', 'user_id', eb.val(-1).as('expires_at'), eb.val(null).as('revoked_at'), eb.val(KEY_ROW).as('category')])
-          .where('key_hash', 'in', keyHashes)
-          .where('revoked_at', 'is', null),
-      );
-    }
-    const rows = await query.execute();
-    const sessions = rows.filter((row) => row.category !== KEY_ROW).map(({ hash, ...session }) => ({ token_hash: hash, ...session }));
-    const keys = rows.filter((row) => row.category === KEY_ROW).map((row) => ({ key_hash: row.hash, user_id: row.user_id }));
+    // Sessions and key owners in one query (one round trip), one SQL text whatever the number of look-ups.
+    const list = (values: string[]) => (this.dialect === 'postgres' ? values : JSON.stringify(values));
+    const result = await this.readDb.executeQuery<CredentialRow>(
+      CompiledQuery.raw(this.dialect === 'postgres' ? CREDENTIALS.postgres : CREDENTIALS.sqlite, [list(tokenHashes), list(keyHashes)]),
+    );
+    const sessions = result.rows.filter((row) => row.kind === 'session').map(({ hash, user_id, expires_at, revoked_at, category }) => ({ token_hash: hash, user_id, expires_at, revoked_at, category: category! }));
+    const keys = result.rows.filter((row) => row.kind === 'key').map((row) => ({ key_hash: row.hash, user_id: row.user_id }));
     const sessionOf = new Map(sessions.map(({ token_hash, ...session }) => [token_hash, { ...session, expires_at: Number(session.expires_at), revoked_at: session.revoked_at === null ? null : Number(session.revoked_at) }]));
     const ownerOf = new Map(keys.map((key) => [key.key_hash, key.user_id]));
     return lookups.map((lookup) => {

@@ -40,7 +40,7 @@ async function inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-const authService = (store: Store) => new AuthService(new UserRepository(store.db), 60 * 60 * 1000, Date.now);
+const authService = (store: Store) => new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now);
 
 /** Answers the access token, or the ApiError code of the refusal. */
 async function tryLogin(userId: string, password: string, secondAuth?: string): Promise<string> {
@@ -124,14 +124,14 @@ describe('ordergate users add', () => {
     expect(result.stdout).toBe('user_id: bob\ncategory: NON_RETAIL\n');
     expect(await tryLogin('bob', 'my secret pass')).toMatch(/^ogt_/);
     expect(await tryLogin('bob', 'my secret pass\n')).toMatch(/^refused/);
-    const row = await inStore((store) => new UserRepository(store.db).find('bob'));
+    const row = await inStore((store) => new UserRepository(store.db, store.dialect).find('bob'));
     expect(row?.category).toBe('NON_RETAIL');
   });
 
   it('--password-stdin refuses a password that is too short, creating nothing', async () => {
     const result = await ordergate(['users', 'add', 'bob', '--password-stdin'], { stdin: 'short\n' });
     expectOneLineFailure(result, /8 to 256 characters/);
-    expect(await inStore((store) => new UserRepository(store.db).find('bob'))).toBeUndefined();
+    expect(await inStore((store) => new UserRepository(store.db, store.dialect).find('bob'))).toBeUndefined();
   });
 
   it('--totp prints an otpauth URI whose secret yields the codes the login asks for', async () => {
@@ -164,7 +164,7 @@ describe('ordergate apikeys', () => {
     const { user_id, key_id } = fieldsOf(lines.slice(0, -1).join('\n'));
     expect(user_id).toBe('alice');
     expect(created.stderr).not.toContain(apiKey);
-    const owner = () => inStore((store) => new UserRepository(store.db).apiKeyOwner(sha256Hex(apiKey)));
+    const owner = () => inStore((store) => new UserRepository(store.db, store.dialect).apiKeyOwner(sha256Hex(apiKey)));
     expect(await owner()).toBe('alice');
 
     const revoked = await ordergate(['apikeys', 'revoke', key_id!]);
@@ -288,7 +288,7 @@ describe('ordergate demo', () => {
     expect(second.password).toBe(first.password);
     expect(second.api_key).not.toBe(first.api_key);
     await inStore(async (store) => {
-      const users = new UserRepository(store.db);
+      const users = new UserRepository(store.db, store.dialect);
       expect(await users.count()).toBe(1);
       expect(await users.apiKeyOwner(sha256Hex(first.api_key))).toBe(first.user_id);
       expect(await users.apiKeyOwner(sha256Hex(second.api_key))).toBe(first.user_id);

@@ -90,7 +90,7 @@ export async function seed(databaseUrl: string, count: number): Promise<{ userId
   try {
     await migrateToLatest(store);
     const issues = new OfsIssueRepository(store.db);
-    const admin = new AdminService(new UserRepository(store.db), issues, Date.now);
+    const admin = new AdminService(new UserRepository(store.db, store.dialect), issues, Date.now);
     await issues.upsert([openIssue(Date.now())], Date.now());
     const users = [];
     for (let i = 0; i < count; i += 1) {

@@ -43,7 +43,7 @@ describe('logging', () => {
   });
 
   it('logs each request with its id and leaves out every secret the requests carried', async () => {
-    const admin = new AdminService(new UserRepository(store.db), new OfsIssueRepository(store.db));
+    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db));
     const password = 'a-secret-password-1';
     const { totpSecret } = await admin.addUser('carol', password, { totp: true });
     const { apiKey } = await admin.createApiKey('carol');

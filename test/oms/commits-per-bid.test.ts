@@ -30,7 +30,7 @@ describe('commits and statements per bid', () => {
     database = await createTestDatabase('ordergate_commits');
     store = openStore(database.databaseUrl, { onStatement: (sql) => statements.push(sql) });
     await migrateToLatest(store);
-    const users = new UserRepository(store.db);
+    const users = new UserRepository(store.db, store.dialect);
     const passwordHash = await hashPassword('not-used-here');
     for (let i = 0; i < 10; i++) {
       await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });

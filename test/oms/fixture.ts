@@ -159,7 +159,7 @@ export class OmsBench {
     const store = openStore(databaseUrl);
     await migrateToLatest(store);
     const bench = new OmsBench(databaseUrl, store, dispose);
-    const users = new UserRepository(store.db);
+    const users = new UserRepository(store.db, store.dialect);
     for (const [userId, category] of [
       ['retail1', 'RETAIL'],
       ['retail2', 'RETAIL'],

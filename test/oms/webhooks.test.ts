@@ -52,7 +52,7 @@ describe('webhook deliveries', () => {
     await server.registerIssue();
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
     repository = new WebhookRepository(server.store.db);
-    admin = new WebhookAdminService(repository, new UserRepository(server.store.db), () => server.clock.now);
+    admin = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
   });
   afterAll(async () => {
     await server.close();

@@ -2,7 +2,9 @@
  * A real ordergate HTTP server on a free port over its own temporary SQLite file, with fixtures to create
  * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
  */
+import pino from 'pino';
 import { buildApp, type App } from '../../src/app.js';
+import { closeHttp } from '../../src/server.js';
 import { RATE_LIMITS_OFF, type RateLimitOptions } from '../../src/http/rate-limit.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import { AdminService } from '../../src/services/admin.js';
@@ -84,7 +86,7 @@ export async function startTestServer(options: { databaseUrl?: string; now?: num
   const now = () => clock.now;
   const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits } });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  const users = new UserRepository(store.db);
+  const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
   const admin = new AdminService(users, issues, now);
 
@@ -148,7 +150,8 @@ export async function startTestServer(options: { databaseUrl?: string; now?: num
       return issue;
     },
     async close() {
-      await app.close();
+      // As `serve` closes: connections still open after the grace period are cut.
+      await closeHttp(app, pino({ level: 'silent' }));
       await store.close();
       await owned?.dispose();
     },
