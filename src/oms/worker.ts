@@ -132,10 +132,14 @@ export class OmsWorker {
 
   private schedule(loop: number, delayMs: number): void {
     this.timer = setTimeout(() => {
+      // A pass that had a backlog (a full batch or more) took long enough for the next batch to fill: the
+      // next pass starts at once; otherwise it waits pollMs, for what arrives meanwhile to share a batch.
+      let backlog = false;
       this.runOnce()
         .then(
-          () => {
+          (handled) => {
             this.failedPasses = 0;
+            backlog = handled >= this.batchSize;
           },
           (error: unknown) => {
             // The database may be out: back off (doubling, at most MAX_RETRY_DELAY_MS) and keep going.
@@ -144,7 +148,8 @@ export class OmsWorker {
           },
         )
         .finally(() => {
-          const delay = this.failedPasses === 0 ? this.pollMs : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
+          const pause = backlog ? 0 : this.pollMs;
+          const delay = this.failedPasses === 0 ? pause : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
           if (this.running && this.loop === loop) this.schedule(loop, delay);
         });
     }, delayMs);
