@@ -21,6 +21,11 @@ export interface BulkColumn<R> {
   value: (row: R) => string | number | null;
 }
 
+/** A text column of the rows. */
+export const textColumn = <R>(name: string, value: (row: R) => string | null): BulkColumn<R> => ({ name, type: 'text', value });
+/** A whole-number column of the rows. */
+export const intColumn = <R>(name: string, value: (row: R) => number | null): BulkColumn<R> => ({ name, type: 'int8', value });
+
 /** `$1::text[], $2::int8[], ...` for the columns. */
 function unnestArguments(columns: readonly { type: PgType }[], first = 1): string {
   return columns.map((column, i) => `$${i + first}::${column.type}[]`).join(', ');
@@ -59,32 +64,44 @@ export async function combinedWrites(tx: WriteTx, writes: readonly PostgresWrite
   await tx.trx.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, writes.flatMap((write) => write.parameters)));
 }
 
+/** A write of many rows: on SQLite one statement run per row with `sqliteColumns`' values, on PostgreSQL one. */
+abstract class BulkWrite<R> {
+  protected abstract readonly sqliteSql: string;
+  protected abstract readonly sqliteColumns: readonly BulkColumn<R>[];
+
+  /** The write as one PostgreSQL statement (or CTE of one, see combinedWrites). */
+  abstract postgres(rows: readonly R[]): PostgresWrite;
+
+  async run(tx: WriteTx, rows: readonly R[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (tx.sqlite) {
+      const statement = tx.sqlite.statement(this.sqliteSql);
+      for (const row of rows) statement.run(this.sqliteColumns.map((column) => column.value(row)));
+      return;
+    }
+    const write = this.postgres(rows);
+    await tx.trx.executeQuery(CompiledQuery.raw(write.sql(1), write.parameters));
+  }
+}
+
 /** `insert into table (columns) values ...` for many rows; `conflict` is an optional `on conflict ...` clause. */
-export class BulkInsert<R> {
-  private readonly sqliteSql: string;
+export class BulkInsert<R> extends BulkWrite<R> {
+  protected readonly sqliteSql: string;
+  protected readonly sqliteColumns: readonly BulkColumn<R>[];
 
   constructor(
     private readonly table: string,
     private readonly columns: readonly BulkColumn<R>[],
     private readonly conflict = '',
   ) {
+    super();
     const names = columns.map((column) => column.name).join(', ');
     this.sqliteSql = `insert into ${table} (${names}) values (${columns.map(() => '?').join(', ')}) ${conflict}`;
-  }
-
-  async run(tx: WriteTx, rows: readonly R[]): Promise<void> {
-    if (rows.length === 0) return;
-    if (tx.sqlite) {
-      const statement = tx.sqlite.statement(this.sqliteSql);
-      for (const row of rows) statement.run(this.columns.map((column) => column.value(row)));
-      return;
-    }
-    const write = this.postgres(rows);
-    await tx.trx.executeQuery(CompiledQuery.raw(write.sql(1), write.parameters));
+    this.sqliteColumns = columns;
   }
 
   /** The insert as one PostgreSQL write (see combinedWrites); `returning`, a returning clause. */
-  postgres(rows: readonly R[], returning = ''): PostgresWrite {
+  override postgres(rows: readonly R[], returning = ''): PostgresWrite {
     const names = this.columns.map((column) => column.name).join(', ');
     return {
       sql: (first) => `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${this.conflict} ${returning}`,
@@ -94,8 +111,9 @@ export class BulkInsert<R> {
 }
 
 /** `update table set columns where key = ...` for many rows, each with its own values. */
-export class BulkUpdate<R> {
-  private readonly sqliteSql: string;
+export class BulkUpdate<R> extends BulkWrite<R> {
+  protected readonly sqliteSql: string;
+  protected readonly sqliteColumns: readonly BulkColumn<R>[];
   private readonly all: readonly BulkColumn<R>[];
 
   constructor(
@@ -103,23 +121,14 @@ export class BulkUpdate<R> {
     private readonly key: BulkColumn<R>,
     private readonly columns: readonly BulkColumn<R>[],
   ) {
+    super();
     this.all = [...columns, key];
+    this.sqliteColumns = this.all;
     this.sqliteSql = `update ${table} set ${columns.map((column) => `${column.name} = ?`).join(', ')} where ${key.name} = ?`;
   }
 
-  async run(tx: WriteTx, rows: readonly R[]): Promise<void> {
-    if (rows.length === 0) return;
-    if (tx.sqlite) {
-      const statement = tx.sqlite.statement(this.sqliteSql);
-      for (const row of rows) statement.run(this.all.map((column) => column.value(row)));
-      return;
-    }
-    const write = this.postgres(rows);
-    await tx.trx.executeQuery(CompiledQuery.raw(write.sql(1), write.parameters));
-  }
-
   /** The update as one PostgreSQL write (see combinedWrites). */
-  postgres(rows: readonly R[]): PostgresWrite {
+  override postgres(rows: readonly R[]): PostgresWrite {
     const alias = this.all.map((column) => column.name).join(', ');
     const set = this.columns.map((column) => `${column.name} = v.${column.name}`).join(', ');
     return {

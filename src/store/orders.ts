@@ -7,7 +7,7 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { OrderStatus } from '../domain/order-status.js';
 import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/pre-trade.js';
-import { BulkInsert, BulkUpdate, combinedWrites, queryWithList, type BulkColumn, type PostgresWrite } from './bulk.js';
+import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 import { DeliveryStatus } from './webhooks.js';
@@ -153,8 +153,6 @@ export function exposureDelta(before: OrderRow | null, after: OrderRow): Exposur
   return { priceValuePaise: now.priceValuePaise - was.priceValuePaise, cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity };
 }
 
-const text = <R>(name: string, value: (row: R) => string | null): BulkColumn<R> => ({ name, type: 'text', value });
-const int = <R>(name: string, value: (row: R) => number | null): BulkColumn<R> => ({ name, type: 'int8', value });
 
 /** The columns an order change may set. */
 const MUTABLE_COLUMNS: readonly BulkColumn<OrderRow>[] = [

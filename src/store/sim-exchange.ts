@@ -3,7 +3,7 @@
  * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { BulkInsert, BulkUpdate, queryWithList } from './bulk.js';
+import { BulkInsert, BulkUpdate, intColumn, queryWithList, textColumn } from './bulk.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
 import type { WriteTx } from './write-tx.js';
 
@@ -54,36 +54,36 @@ export class SimExchangeRepository {
   private readonly insertBids = new BulkInsert<ReceivedBid>(
     'sim_exchange_bids',
     [
-      { name: 'order_id', type: 'text', value: (b) => b.orderId },
-      { name: 'exchange_order_id', type: 'text', value: (b) => b.exchangeOrderId },
-      { name: 'exchange', type: 'text', value: (b) => b.exchange },
-      { name: 'scrip_token', type: 'int8', value: (b) => b.scripToken },
-      { name: 'category', type: 'text', value: (b) => b.category },
-      { name: 'order_type', type: 'text', value: (b) => b.orderType },
-      { name: 'price_paise', type: 'int8', value: (b) => b.pricePaise },
-      { name: 'quantity', type: 'int8', value: (b) => b.quantity },
-      { name: 'status', type: 'text', value: () => 'LIVE' },
-      { name: 'transmissions', type: 'int8', value: () => 1 },
-      { name: 'received_at', type: 'int8', value: (b) => b.now },
-      { name: 'updated_at', type: 'int8', value: (b) => b.now },
+      textColumn('order_id', (b) => b.orderId),
+      textColumn('exchange_order_id', (b) => b.exchangeOrderId),
+      textColumn('exchange', (b) => b.exchange),
+      intColumn('scrip_token', (b) => b.scripToken),
+      textColumn('category', (b) => b.category),
+      textColumn('order_type', (b) => b.orderType),
+      intColumn('price_paise', (b) => b.pricePaise),
+      intColumn('quantity', (b) => b.quantity),
+      textColumn('status', () => 'LIVE'),
+      intColumn('transmissions', () => 1),
+      intColumn('received_at', (b) => b.now),
+      intColumn('updated_at', (b) => b.now),
     ],
     'on conflict (order_id) do update set transmissions = sim_exchange_bids.transmissions + 1',
   );
   private readonly settleBids = new BulkUpdate<{ orderId: string; status: string; now: number }>(
     'sim_exchange_bids',
-    { name: 'order_id', type: 'text', value: (b) => b.orderId },
+    textColumn('order_id', (b) => b.orderId),
     [
-      { name: 'status', type: 'text', value: (b) => b.status },
-      { name: 'updated_at', type: 'int8', value: (b) => b.now },
+      textColumn('status', (b) => b.status),
+      intColumn('updated_at', (b) => b.now),
     ],
   );
   private readonly insertEvents = new BulkInsert<NewSimEvent & { now: number }>('sim_exchange_events', [
-    { name: 'order_id', type: 'text', value: (e) => e.orderId },
-    { name: 'kind', type: 'text', value: (e) => e.kind },
-    { name: 'quantity', type: 'int8', value: (e) => e.quantity },
-    { name: 'price_paise', type: 'int8', value: (e) => e.pricePaise },
-    { name: 'reason', type: 'text', value: (e) => e.reason },
-    { name: 'created_at', type: 'int8', value: (e) => e.now },
+    textColumn('order_id', (e) => e.orderId),
+    textColumn('kind', (e) => e.kind),
+    intColumn('quantity', (e) => e.quantity),
+    intColumn('price_paise', (e) => e.pricePaise),
+    textColumn('reason', (e) => e.reason),
+    intColumn('created_at', (e) => e.now),
   ]);
 
   constructor(private readonly db: Kysely<Database>) {}
