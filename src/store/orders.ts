@@ -42,22 +42,6 @@ export { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
 
 const ACCEPTED_STATUS = OrderStatus.OMSXMITTED;
 
-/** What a status change may also set on the order. */
-export interface TransitionFields {
-  tradedQuantity?: number;
-  tradedPricePaise?: number | null;
-  errorReason?: string | null;
-  exchangeOrderId?: string | null;
-}
-
-/** What a modification changes on the order: the terms of the bid. */
-export interface OrderModification {
-  orderType: string;
-  quantity: number;
-  pricePaise: number;
-  disclosedQuantity: number;
-}
-
 /** Filters and page of the order book; `page` counts from 1. */
 export interface OrderBookQuery {
   userId: string;
@@ -467,14 +451,5 @@ export class OrderRepository {
   /** The order's changes, oldest first. */
   async history(orderId: string): Promise<OrderHistoryRow[]> {
     return this.historyQuery(orderId).execute();
-  }
-
-  async pendingOutbox(): Promise<{ id: number; order_id: string; action: string }[]> {
-    return this.db
-      .selectFrom('outbox')
-      .select(['id', 'order_id', 'action'])
-      .where('done_at', 'is', null)
-      .orderBy('id')
-      .execute();
   }
 }
