@@ -163,8 +163,9 @@ export class OmsWorker {
    * Takes the due outbox entries in batches (at most one entry per order in a batch, see
    * OmsRepository.dueEntries), so that the status changes of a whole batch share one commit. A pass takes
    * the entries committed before it began (and those they held back: an order's MODIFY after its PLACE);
-   * what arrives meanwhile waits for the next pass, pollMs later, to travel in a larger batch: a batch's
-   * commits cost nearly the same for one order as for a hundred.
+   * what arrives meanwhile waits for the next pass (pollMs later, or at once after a backlog, see
+   * schedule) to travel in a larger batch: a batch's commits cost nearly the same for one order as for a
+   * hundred.
    */
   private async processOutbox(): Promise<number> {
     const { oms, now } = this.options;
