@@ -66,7 +66,7 @@ export interface OmsOptions {
 
 /** The simulated OFS exchange over the store, with the given clock. */
 export function createSimulatedExchange(store: Store, now: () => number = Date.now): SimulatedExchange {
-  return new SimulatedExchange(store, new SimExchangeRepository(store.db), new OfsIssueRepository(store.db), now);
+  return new SimulatedExchange(store, new SimExchangeRepository(store.db, store.dialect), new OfsIssueRepository(store.db), now);
 }
 
 /** The OMS worker over the store (not started). */
@@ -76,7 +76,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     store,
     orders: new OrderRepository(store.db, store.dialect),
     issues: new OfsIssueRepository(store.db),
-    oms: new OmsRepository(store.db),
+    oms: new OmsRepository(store.db, store.dialect),
     exchange: options.exchange ?? createSimulatedExchange(store, now),
     now,
     logger: options.logger.child({ component: 'oms' }),

@@ -51,23 +51,13 @@ function storedBody(request: FastifyRequest): string | null {
   return storable(request.rawBody);
 }
 
-interface AnswerFacts {
-  code: string | null;
-  orderId: string | null;
-}
-
-/** What an answer object says that the trail keeps: its code and the order it created or named. */
-function factsOf(answer: { code?: unknown; data?: unknown } | null): AnswerFacts {
-  const data = answer?.data;
-  const orderId = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { orderId?: unknown }).orderId : undefined;
-  return { code: typeof answer?.code === 'string' ? answer.code : null, orderId: typeof orderId === 'string' ? orderId : null };
-}
-
-/** The same, read from a serialized answer (a replayed idempotent answer is sent as its kept text). */
-function answerFacts(payload: unknown): AnswerFacts {
+/** What the answer says that the trail keeps: its code and the order it created or named. */
+function answerFacts(payload: unknown): { code: string | null; orderId: string | null } {
   if (typeof payload !== 'string' || !payload.startsWith('{')) return { code: null, orderId: null };
   try {
-    return factsOf(JSON.parse(payload) as { code?: unknown; data?: unknown });
+    const answer = JSON.parse(payload) as { code?: unknown; data?: { orderId?: unknown } | null };
+    const orderId = answer.data !== null && typeof answer.data === 'object' ? answer.data.orderId : undefined;
+    return { code: typeof answer.code === 'string' ? answer.code : null, orderId: typeof orderId === 'string' ? orderId : null };
   } catch {
     return { code: null, orderId: null };
   }
@@ -92,22 +82,15 @@ function param(request: FastifyRequest, name: string): string | null {
  */
 export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
   const arrivals = new WeakMap<FastifyRequest, number>();
-  /** The facts of answers sent as objects, taken before they are serialized (no parse of the text). */
-  const facts = new WeakMap<FastifyRequest, AnswerFacts>();
   recorder.reportFailuresTo(app.log);
 
   app.addHook('onRequest', async (request) => {
     if (isOrderEntry(request)) arrivals.set(request, recorder.now());
   });
 
-  app.addHook('preSerialization', async (request, _reply, payload) => {
-    if (isOrderEntry(request) && payload !== null && typeof payload === 'object') facts.set(request, factsOf(payload as { code?: unknown; data?: unknown }));
-    return payload;
-  });
-
   app.addHook('onSend', async (request, reply, payload) => {
     if (!isOrderEntry(request)) return payload;
-    const { code, orderId } = facts.get(request) ?? answerFacts(payload);
+    const { code, orderId } = answerFacts(payload);
     recorder.record({
       at: arrivals.get(request) ?? recorder.now(),
       request_id: request.id,

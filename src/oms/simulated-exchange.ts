@@ -43,7 +43,7 @@ const STATUS_WORDS: Record<string, string> = {
  * the same order as ours (time-ordered UUIDs), so that its unique index grows at one end instead of taking
  * a page write at a random place for every bid.
  */
-export function exchangeOrderIdOf(orderId: string): string {
+function exchangeOrderIdOf(orderId: string): string {
   return `SIM${orderId.replace(/[^0-9A-Za-z]/g, '').toUpperCase()}`;
 }
 
@@ -71,7 +71,7 @@ export class SimulatedExchange implements ExchangeAdapter {
 
   async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
     if (orderIds.length === 0) return new Map();
-    const rows = await this.store.writeTransaction((tx) => this.book.findBids(tx, orderIds));
+    const rows = await this.book.findBids(orderIds);
     return new Map(rows.map((row) => [row.order_id, toExchangeOrder(row)]));
   }
 
@@ -79,7 +79,7 @@ export class SimulatedExchange implements ExchangeAdapter {
     if (bids.length === 0) return [];
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
-      const existing = new Map((await this.book.findBids(tx, bids.map((bid) => bid.orderId))).map((row) => [row.order_id, row]));
+      const existing = new Map((await this.book.findBids(bids.map((bid) => bid.orderId), tx)).map((row) => [row.order_id, row]));
       const issues = new Map<string, OfsIssue | undefined>();
       const received: NewSimBid[] = [];
       const results: PlaceResult[] = [];

@@ -208,11 +208,9 @@ export class OrderEntryService {
     return this.store.writeTransaction(async (tx) => {
       const now = this.now();
       // Only what can raise a retail exposure needs the user's lock (PostgreSQL; see lockUsers).
-      await this.orders.lockUsers(
-        tx,
-        commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId),
-      );
-      const state = await this.load(tx, commands, now);
+      const retailUsers = commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
+      await this.orders.lockUsers(tx, retailUsers);
+      const state = await this.load(tx, commands, retailUsers, now);
       const held: (ApiError | null)[] = [];
       for (const command of commands) held.push(await this.confirmHeld(tx, command));
       const changes: OrderChange[] = [];
@@ -239,7 +237,8 @@ export class OrderEntryService {
     });
   }
 
-  private async load(tx: WriteTx, commands: Command[], now: number): Promise<BatchState> {
+  /** What the batch reads: the orders it changes (locked), their issues and the bids', the retail totals. */
+  private async load(tx: WriteTx, commands: Command[], retailUsers: string[], now: number): Promise<BatchState> {
     const orders = await this.orders.lockOrders(
       tx,
       commands.flatMap((c) => (c.kind === 'place' ? [] : [c.orderId])),
@@ -251,7 +250,6 @@ export class OrderEntryService {
     for (const order of orders.values()) issueKeys.set(issueKey(order.exchange, Number(order.scrip_token)), [order.exchange, Number(order.scrip_token)]);
     const issues = new Map<string, OfsIssue | undefined>();
     for (const [key, [exchange, scripToken]] of issueKeys) issues.set(key, await this.issues.find(exchange, scripToken, tx.trx));
-    const retailUsers = commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
     return new BatchState(now, issues, orders, await this.orders.exposures(tx, retailUsers));
   }
 

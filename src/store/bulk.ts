@@ -10,7 +10,9 @@
  * Kysely builds the rest of the store's SQL; it has no builder for unnest, and building a query object per
  * row would cost more than running it.
  */
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type SqlBool } from 'kysely';
+import type { DialectName } from './database.js';
+import type { Database } from './tables.js';
 import type { WriteTx } from './write-tx.js';
 
 export type PgType = 'text' | 'int8' | 'float8';
@@ -140,11 +142,36 @@ export class BulkUpdate<R> extends BulkWrite<R> {
 }
 
 /**
- * Runs a query with one list parameter: SQLite receives the list as a JSON array text (read with
- * `json_each(?)`), PostgreSQL as an array. `sql` gives the text for each.
+ * A list as one query parameter, so that the query's text is the same whatever the list's length (one
+ * prepared statement, one plan): SQLite reads it as a JSON array text (`in (select value from
+ * json_each(?))`), PostgreSQL as an array (`= any($1::text[])`).
  */
-export async function queryWithList<T>(tx: WriteTx, sql: { sqlite: string; postgres: string }, list: readonly (string | number)[], ...rest: unknown[]): Promise<T[]> {
-  if (tx.sqlite) return tx.sqlite.statement(sql.sqlite).all(JSON.stringify(list), ...rest) as T[];
-  const result = await tx.trx.executeQuery<T>(CompiledQuery.raw(sql.postgres, [list, ...rest]));
+export function listParameter(dialect: DialectName, list: readonly (string | number)[]): unknown {
+  return dialect === 'postgres' ? list : JSON.stringify(list);
+}
+
+/** A list query as the two dialects spell it (see listParameter). */
+export interface ListQuery {
+  sqlite: string;
+  postgres: string;
+}
+
+/** Runs a list query in the transaction: its list as the first parameter. */
+export async function queryWithList<T>(tx: WriteTx, query: ListQuery, list: readonly (string | number)[]): Promise<T[]> {
+  if (tx.sqlite) return tx.sqlite.statement(query.sqlite).all(listParameter('sqlite', list)) as T[];
+  const result = await tx.trx.executeQuery<T>(CompiledQuery.raw(query.postgres, [listParameter('postgres', list)]));
   return [...result.rows];
+}
+
+/** Runs a list query outside any transaction, on `db`. */
+export async function selectWithList<T>(db: Kysely<Database>, dialect: DialectName, query: ListQuery, list: readonly (string | number)[]): Promise<T[]> {
+  const result = await db.executeQuery<T>(CompiledQuery.raw(query[dialect], [listParameter(dialect, list)]));
+  return [...result.rows];
+}
+
+/** `column in (the list)` as a Kysely condition whose text does not change with the list's length. */
+export function inList(dialect: DialectName, column: string, list: readonly (string | number)[], type: PgType = 'text') {
+  return dialect === 'postgres'
+    ? sql<SqlBool>`${sql.ref(column)} = any(${listParameter(dialect, list)}::${sql.raw(type)}[])`
+    : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${listParameter(dialect, list)}))`;
 }

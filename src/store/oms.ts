@@ -4,6 +4,8 @@
  * SQLite (one writer) and PostgreSQL (row locks, with the WHERE re-checked after the wait).
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { inList } from './bulk.js';
+import type { DialectName } from './database.js';
 import type { OutboxAction } from './orders.js';
 import type { Database } from './tables.js';
 
@@ -22,7 +24,10 @@ const claimable =
     eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
 
 export class OmsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
 
   /** The newest outbox entry's id (0 when there is none). */
   async latestEntryId(): Promise<number> {
@@ -74,7 +79,7 @@ export class OmsRepository {
     const rows = await this.db
       .updateTable('outbox')
       .set({ claimed_by: workerId, claimed_until: until })
-      .where('id', 'in', ids)
+      .where(inList(this.dialect, 'id', ids, 'int8'))
       .where('done_at', 'is', null)
       .where(claimable(now))
       .returning('id')
@@ -88,7 +93,7 @@ export class OmsRepository {
     await trx
       .updateTable('outbox')
       .set({ done_at: now, claimed_until: null })
-      .where('id', 'in', ids)
+      .where(inList(this.dialect, 'id', ids, 'int8'))
       .where('claimed_by', '=', workerId)
       .where('done_at', 'is', null)
       .execute();
@@ -100,7 +105,7 @@ export class OmsRepository {
     await this.db
       .updateTable('outbox')
       .set({ claimed_until: null })
-      .where('id', 'in', ids)
+      .where(inList(this.dialect, 'id', ids, 'int8'))
       .where('claimed_by', '=', workerId)
       .where('done_at', 'is', null)
       .execute();

@@ -7,10 +7,10 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { OrderStatus } from '../domain/order-status.js';
 import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/pre-trade.js';
-import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
+import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
-import { DeliveryStatus } from './webhooks.js';
+import { ENQUEUE_DELIVERIES } from './webhooks.js';
 import type { SqliteStatements, WriteTx } from './write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -137,7 +137,6 @@ export function exposureDelta(before: OrderRow | null, after: OrderRow): Exposur
   return { priceValuePaise: now.priceValuePaise - was.priceValuePaise, cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity };
 }
 
-
 /** The columns an order change may set. */
 const MUTABLE_COLUMNS: readonly BulkColumn<OrderRow>[] = [
   text('order_type', (o) => o.order_type),
@@ -211,21 +210,14 @@ const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
   int('cutoff_quantity', (d) => d.cutoffQuantity),
 ];
 
-const historyNames = HISTORY_COLUMNS.map((c) => c.name).join(', ');
-const SQLITE_ENQUEUE_DELIVERIES = `
-  insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
-  select webhook_id, ?, '${DeliveryStatus.PENDING}', 0, ?, ? from webhooks where user_id = ? and removed_at is null`;
-
 const LOCK_ORDERS = {
   sqlite: 'select * from orders where order_id in (select value from json_each(?))',
   // Row locks in one order on every node: two transactions that lock some of the same orders never deadlock.
   postgres: 'select * from orders where order_id = any($1::text[]) order by order_id for update',
 };
 
-const USERS_WITH_WEBHOOKS = {
-  sqlite: 'select distinct user_id from webhooks where removed_at is null and user_id in (select value from json_each(?))',
-  postgres: 'select distinct user_id from webhooks where removed_at is null and user_id = any($1::text[])',
-};
+/** SQLite: whether any of the users (a list parameter) has an active webhook. */
+const USERS_WITH_WEBHOOKS = 'select 1 from webhooks where removed_at is null and user_id in (select value from json_each(?)) limit 1';
 
 const EXPOSURE_SELECT = `select e.user_id, e.symbol, e.exchange, e.scrip_token, e.price_value_paise, e.cutoff_quantity,
     i.retail_cutoff_price_paise, i.floor_price_paise
@@ -302,7 +294,8 @@ export class OrderRepository {
     if (tx.sqlite) {
       await this.insertOrders.run(tx, inserted);
       await this.updateOrders.run(tx, updated);
-      this.appendSqliteHistory(tx.sqlite, history, now);
+      await this.insertHistory.run(tx, history);
+      this.enqueueSqliteDeliveries(tx.sqlite, history, now);
       await this.insertOutbox.run(tx, outbox);
       await this.addExposure.run(tx, exposure);
       return;
@@ -317,16 +310,15 @@ export class OrderRepository {
     await combinedWrites(tx, writes);
   }
 
-  /** SQLite: the history rows (order events), in order, each with a delivery per active webhook of its owner. */
-  private appendSqliteHistory(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
-    const insert = sqlite.statement(`insert into order_history (${historyNames}) values (${HISTORY_COLUMNS.map(() => '?').join(', ')})`);
+  /**
+   * SQLite, right after the history rows were inserted: their deliveries. One writer, so the rows took the
+   * consecutive ids up to the last one inserted. A batch none of whose owners has a webhook skips the join.
+   */
+  private enqueueSqliteDeliveries(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
+    const { last } = sqlite.statement('select last_insert_rowid() as last').get() as { last: number };
     const owners = [...new Set(rows.map((row) => row.order.user_id))];
-    const hooked = new Set((sqlite.statement(USERS_WITH_WEBHOOKS.sqlite).all(JSON.stringify(owners)) as { user_id: string }[]).map((r) => r.user_id));
-    const enqueue = hooked.size > 0 ? sqlite.statement(SQLITE_ENQUEUE_DELIVERIES) : null;
-    for (const row of rows) {
-      const { lastInsertRowid } = insert.run(HISTORY_COLUMNS.map((column) => column.value(row)));
-      if (enqueue && hooked.has(row.order.user_id)) enqueue.run(lastInsertRowid, now, now, row.order.user_id);
-    }
+    if (sqlite.statement(USERS_WITH_WEBHOOKS).get(listParameter('sqlite', owners)) === undefined) return;
+    sqlite.statement(ENQUEUE_DELIVERIES.sqlite).run(now, now, last - rows.length + 1, last);
   }
 
   /**
@@ -335,15 +327,10 @@ export class OrderRepository {
    */
   private postgresHistory(rows: readonly HistoryValues[], now: number): PostgresWrite[] {
     const history = { ...this.insertHistory.postgres(rows, 'returning id, order_id'), name: 'history' };
-    const owners = [rows.map((row) => row.order.order_id), rows.map((row) => row.order.user_id), now];
     const deliveries: PostgresWrite = {
-      sql: (first) => `insert into webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, created_at)
-        select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, $${first + 2}::int8, $${first + 2}::int8
-        from ${history.name} h
-        join (select distinct * from unnest($${first}::text[], $${first + 1}::text[])) as o(order_id, user_id) on o.order_id = h.order_id
-        join webhooks w on w.user_id = o.user_id and w.removed_at is null
-        order by h.id`,
-      parameters: owners,
+      sql: (first) =>
+        ENQUEUE_DELIVERIES.postgres(history.name, `(select distinct * from unnest($${first}::text[], $${first + 1}::text[]))`, `$${first + 2}::int8`),
+      parameters: [rows.map((row) => row.order.order_id), rows.map((row) => row.order.user_id), now],
     };
     return [history, deliveries];
   }
@@ -365,7 +352,7 @@ export class OrderRepository {
    */
   async lockUsers(tx: WriteTx, userIds: readonly string[]): Promise<void> {
     if (this.dialect !== 'postgres' || userIds.length === 0) return;
-    await queryWithList(tx, { sqlite: '', postgres: LOCK_USERS }, [...new Set(userIds)]);
+    await tx.trx.executeQuery(CompiledQuery.raw(LOCK_USERS, [listParameter('postgres', [...new Set(userIds)])]));
   }
 
   /** The retail exposure rows of the users, in every issue, with the prices of each row's issue. */
@@ -431,7 +418,7 @@ export class OrderRepository {
    */
   async readPlans(userId: string, orderId: string): Promise<Record<string, string[]>> {
     const { page, count } = this.orderBookQueries({ userId, page: 1, pageSize: 20 });
-    const exposures = { compile: () => CompiledQuery.raw(this.dialect === 'postgres' ? EXPOSURES.postgres : EXPOSURES.sqlite, [this.dialect === 'postgres' ? [userId] : JSON.stringify([userId])]) };
+    const exposures = { compile: () => CompiledQuery.raw(EXPOSURES[this.dialect], [listParameter(this.dialect, [userId])]) };
     const queries = { order_book_page: page, order_book_count: count, order_history: this.historyQuery(orderId), retail_limit_totals: exposures };
     const plans: Record<string, string[]> = {};
     for (const [name, query] of Object.entries(queries)) {

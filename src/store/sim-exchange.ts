@@ -3,7 +3,8 @@
  * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { BulkInsert, BulkUpdate, intColumn, queryWithList, textColumn } from './bulk.js';
+import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
+import type { DialectName } from './database.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
 import type { WriteTx } from './write-tx.js';
 
@@ -86,7 +87,10 @@ export class SimExchangeRepository {
     intColumn('created_at', (e) => e.now),
   ]);
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
 
   /** Pass `db` to read inside a transaction. */
   async findBid(orderId: string, db: Db = this.db): Promise<SimBidRow | undefined> {
@@ -101,10 +105,10 @@ export class SimExchangeRepository {
     await this.insertBids.run(tx, bids.map((bid) => ({ ...bid, now })));
   }
 
-  /** The bids of these orders, read in a transaction. */
-  async findBids(tx: WriteTx, orderIds: readonly string[]): Promise<SimBidRow[]> {
+  /** The bids of these orders; `tx` to read them in a transaction. */
+  async findBids(orderIds: readonly string[], tx?: WriteTx): Promise<SimBidRow[]> {
     if (orderIds.length === 0) return [];
-    return queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds);
+    return tx ? queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds) : selectWithList<SimBidRow>(this.db, this.dialect, FIND_BIDS, orderIds);
   }
 
   /** Changes the terms of a bid that is still live; answers false when it is not. */

@@ -1,6 +1,7 @@
 /** Users, their API keys and their sessions (access tokens). */
 import DataLoader from 'dataloader';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { listParameter } from './bulk.js';
 import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, UsersTable } from './tables.js';
@@ -152,9 +153,8 @@ export class UserRepository {
     const tokenHashes = [...new Set(lookups.map((lookup) => lookup.tokenHash))];
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
     // Sessions and key owners in one query (one round trip), one SQL text whatever the number of look-ups.
-    const list = (values: string[]) => (this.dialect === 'postgres' ? values : JSON.stringify(values));
     const result = await this.readDb.executeQuery<CredentialRow>(
-      CompiledQuery.raw(this.dialect === 'postgres' ? CREDENTIALS.postgres : CREDENTIALS.sqlite, [list(tokenHashes), list(keyHashes)]),
+      CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
     );
     const sessions = result.rows.filter((row) => row.kind === 'session').map(({ hash, user_id, expires_at, revoked_at, category }) => ({ token_hash: hash, user_id, expires_at, revoked_at, category: category! }));
     const keys = result.rows.filter((row) => row.kind === 'key').map((row) => ({ key_hash: row.hash, user_id: row.user_id }));

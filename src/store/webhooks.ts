@@ -5,7 +5,6 @@
  * the OMS claims its outbox: several processes may deliver at once, never the same delivery twice at once.
  */
 import type { ExpressionBuilder, Generated, Kysely, Selectable } from 'kysely';
-import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database } from './tables.js';
 
 export interface WebhooksTable {
@@ -87,33 +86,29 @@ const claimable =
   (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
     eb.or([eb('webhook_deliveries.claimed_until', 'is', null), eb('webhook_deliveries.claimed_until', '<', now)]);
 
+const DELIVERY_COLUMNS = 'webhook_id, event_id, status, attempts, next_attempt_at, created_at';
+
 /**
- * Queues the event for every active webhook of its order's owner; run in the event's own transaction.
- * Built once (it runs for every order event, on the order-entry hot path too).
+ * The deliveries of new order events: one per active webhook of each event's owner, written in the
+ * events' own transaction (OrderRepository.apply), so that an event never commits without them.
  */
-export function prepareEnqueueDeliveries(db: Kysely<Database>): PreparedQuery<{ eventId: number; now: number }, unknown> {
-  return prepareQuery((p: { eventId: number; now: number }) =>
-    db
-      .insertInto('webhook_deliveries')
-      .columns(['webhook_id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'created_at'])
-      .expression((eb) =>
-        eb
-          .selectFrom('order_history')
-          .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
-          .innerJoin('webhooks', 'webhooks.user_id', 'orders.user_id')
-          .select((s) => [
-            'webhooks.webhook_id',
-            'order_history.id',
-            s.val(DeliveryStatus.PENDING).as('status'),
-            s.val(0).as('attempts'),
-            s.val(p.now).as('next_attempt_at'),
-            s.val(p.now).as('created_at'),
-          ])
-          .where('order_history.id', '=', p.eventId)
-          .where('webhooks.removed_at', 'is', null),
-      ),
-  );
-}
+export const ENQUEUE_DELIVERIES = {
+  /** SQLite: parameters now, now, and the first and last id of the history rows just inserted. */
+  sqlite: `insert into webhook_deliveries (${DELIVERY_COLUMNS})
+    select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, ?, ?
+    from order_history h join orders o on o.order_id = h.order_id join webhooks w on w.user_id = o.user_id and w.removed_at is null
+    where h.id between ? and ? order by h.id`,
+  /**
+   * PostgreSQL, in the statement that inserts the history rows: `events` is that CTE (returning id and
+   * order_id), `owners` a relation of (order_id, user_id) (orders inserted by the same statement are not
+   * visible to it), `now` the parameter of now.
+   */
+  postgres: (events: string, owners: string, now: string) => `insert into webhook_deliveries (${DELIVERY_COLUMNS})
+    select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, ${now}, ${now}
+    from ${events} h join ${owners} as o(order_id, user_id) on o.order_id = h.order_id
+    join webhooks w on w.user_id = o.user_id and w.removed_at is null
+    order by h.id`,
+};
 
 export class WebhookRepository {
   constructor(private readonly db: Kysely<Database>) {}

@@ -139,7 +139,7 @@ describe('several workers', () => {
 
   it('leases an outbox entry to one worker at a time, until the lease runs out', async () => {
     for (let i = 0; i < 3; i += 1) await bench.placeOrder();
-    const outbox = new OmsRepository(bench.store.db);
+    const outbox = new OmsRepository(bench.store.db, bench.store.dialect);
     const now = bench.clock.now;
     const ids = (await outbox.dueEntries(now, [], 10)).map((entry) => entry.id);
     expect(ids).toHaveLength(3);
