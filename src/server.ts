@@ -3,7 +3,8 @@
  * dispatcher (unless OMS_EMBEDDED=false), and a clean shutdown on SIGTERM/SIGINT.
  */
 import type { Logger } from 'pino';
-import { buildApp, type App } from './app.js';
+import { buildApp } from './app.js';
+import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
 import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrations.js';

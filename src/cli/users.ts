@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
-import type { UserCategory } from '../store/users.js';
+import { BIDDER_CATEGORIES, type BidderCategory } from '../domain/ofs-rules.js';
 import { CliError, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */
@@ -16,7 +16,7 @@ async function readPassword(stdin: NodeJS.ReadableStream): Promise<string> {
 }
 
 interface AddOptions {
-  category: UserCategory;
+  category: BidderCategory;
   passwordStdin?: boolean;
   totp?: boolean;
 }
@@ -27,7 +27,7 @@ export function usersCommand(io: CliIo): Command {
     .command('add')
     .description('create a user; fails, changing nothing, when the user id exists')
     .argument('<user_id>', '1 to 64 letters, digits, dots, dashes or underscores')
-    .addOption(new Option('--category <category>', "the user's OFS bidder category").choices(['RETAIL', 'NON_RETAIL']).default('RETAIL'))
+    .addOption(new Option('--category <category>', "the user's OFS bidder category").choices(BIDDER_CATEGORIES).default('RETAIL'))
     .option('--password-stdin', 'read the password from stdin (one trailing newline is dropped) instead of generating one')
     .option('--totp', 'enrol the user in TOTP: login then needs a code in second_auth')
     .addHelpText(

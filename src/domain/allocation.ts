@@ -33,13 +33,12 @@
  * quantity limit); it is then the nearest double, and only the report is rounded, not the allocation.
  */
 import { formatPrice, type OfsIssue } from './ofs-issue.js';
-
-export type BidCategory = 'RETAIL' | 'NON_RETAIL';
+import { allocationViolations, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from './ofs-rules.js';
 
 /** A live bid, as the allocation reads it. */
 export interface AllocationBid {
   orderId: string;
-  category: BidCategory;
+  category: BidderCategory;
   /** Integer paise; 0 is a retail cut-off bid. */
   pricePaise: number;
   quantity: number;
@@ -123,27 +122,19 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Input no live bid can be; allotting it anyway would sell shares nobody validly bid for. */
+/**
+ * A bid allocation cannot take (domain/ofs-rules.ts, allocationViolations): allotting it anyway would
+ * sell shares nobody validly bid for.
+ */
 function rank(bid: AllocationBid, input: AllocationInput): RankedBid {
-  if (!Number.isSafeInteger(bid.quantity) || bid.quantity <= 0) {
-    throw new RangeError(`bid ${bid.orderId}: quantity ${bid.quantity} is not a positive whole number`);
-  }
   if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) {
     throw new RangeError(`bid ${bid.orderId}: price ${bid.pricePaise} is not a whole number of paise`);
   }
-  let effectivePricePaise = bid.pricePaise;
-  if (bid.pricePaise === 0) {
-    if (bid.category !== 'RETAIL') throw new RangeError(`bid ${bid.orderId}: only retail bids may bid at the cut-off price`);
-    if (input.retailCutoffPricePaise === null) {
-      throw new RangeError(`bid ${bid.orderId}: a cut-off bid needs the issue's retail cut-off price, which is not set`);
-    }
-    effectivePricePaise = input.retailCutoffPricePaise;
-  }
-  const ranked = { bid, effectivePricePaise, quantity: BigInt(bid.quantity) };
-  if (effectivePricePaise < input.floorPricePaise) {
-    throw new RangeError(`bid ${bid.orderId}: ${describePrice(ranked)} is below the floor price ${formatPrice(input.floorPricePaise)}`);
-  }
-  return ranked;
+  const terms = { orderType: bid.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE, quantity: bid.quantity, pricePaise: bid.pricePaise };
+  const [violation] = allocationViolations(terms, input, bid.category);
+  if (violation !== undefined) throw new RangeError(`bid ${bid.orderId}: ${violation.message}`);
+  const effectivePricePaise = bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise;
+  return { bid, effectivePricePaise, quantity: BigInt(bid.quantity) };
 }
 
 function rejectDuplicateOrderIds(bids: readonly AllocationBid[]): void {

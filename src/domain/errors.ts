@@ -32,6 +32,7 @@ export const Errors = {
   IDEMPOTENCY_KEY_INVALID: kind('e-114', 400, 'The Idempotency-Key header must hold 1 to 255 printable ASCII characters.'),
   IDEMPOTENCY_KEY_REUSED: kind('e-115', 422, 'This Idempotency-Key was used within the last 24 hours for another request (another body, method or path).'),
   IDEMPOTENCY_KEY_RUNNING: kind('e-116', 409, 'A request with this Idempotency-Key is still running; retry after Retry-After seconds.'),
+  PROTOTYPE_KEY: kind('e-117', 400, 'The body holds a "__proto__" key, or a "constructor" object with a "prototype" key; such bodies are refused (prototype pollution).'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),
@@ -51,7 +52,7 @@ export const Errors = {
   OFS_PRODUCT_TYPE: kind('e-302', 400, 'product_type must be OFS on this endpoint.'),
   OFS_ORDER_TYPE: kind('e-303', 400, 'order_type must be RL (limit) or RL-MKT (cut-off).'),
   OFS_PRICE_ORDER_TYPE: kind('e-304', 400, 'RL needs a price above 0; RL-MKT (cut-off) needs price 0.'),
-  OFS_QUANTITY: kind('e-305', 400, 'quantity must be a string of digits holding a whole number of at least 1.'),
+  OFS_QUANTITY: kind('e-305', 400, 'quantity must be a string of digits holding a whole number from 1 to 999999999999999.'),
   OFS_PRICE: kind('e-306', 400, 'price must be a number between 0 and 1,000,000,000.'),
   OFS_TRIGGER_PRICE: kind('e-307', 400, 'trigger_price must be absent or null for OFS bids.'),
   OFS_VALIDITY: kind('e-308', 400, 'validity must be absent or empty, and validity_days absent, null or 0.'),
@@ -95,10 +96,13 @@ export const Errors = {
   CART_LINE_ISSUE_AMBIGUOUS: kind('e-415', 422, 'Several registered OFS issues have the line\'s exchange, symbol and series; scripDetail.scripToken must name one (a failed line of an execution).'),
   CART_LINE_SCRIP_TOKEN_MISMATCH: kind('e-416', 422, 'scripDetail.scripToken is not the scrip_token of the OFS issue the line names (a failed line of an execution).'),
 
+  // 429: call limits, a client error. Unlike the others its code is named after its HTTP status (codes are
+  // never renumbered).
+  RATE_LIMITED: kind('e-429', 429, 'Too many requests; retry after Retry-After seconds.'),
+
   // 5xx: the service
   INTERNAL: kind('e-501', 500, 'An unexpected error; the request id identifies it in the logs.'),
   UNAVAILABLE: kind('e-503', 503, 'The service cannot reach its database; retry after Retry-After seconds.'),
-  RATE_LIMITED: kind('e-429', 429, 'Too many requests; retry after Retry-After seconds.'),
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorName = keyof typeof Errors;

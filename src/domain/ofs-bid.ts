@@ -3,7 +3,8 @@
  * 400 and run first; rules against the caller and the registered issue run after them.
  */
 import { Errors, type Violation } from './errors.js';
-import { rupeesToPaise, type OfsIssue } from './ofs-issue.js';
+import type { OfsIssue } from './ofs-issue.js';
+import { CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, tickViolations } from './ofs-rules.js';
 
 /** The fields of a bid that the rules read, as the wire schema has already typed them. */
 export interface OfsBid {
@@ -15,9 +16,6 @@ export interface OfsBid {
   freeze_quantity?: number | undefined;
   client_id?: string | undefined;
 }
-
-export const LIMIT_ORDER_TYPE = 'RL';
-export const CUTOFF_ORDER_TYPE = 'RL-MKT';
 
 /** Rules across fields of one request (the schema has checked each field alone); a modification too. */
 export function crossFieldViolations(bid: Pick<OfsBid, 'order_type' | 'quantity' | 'price' | 'disclosed_quantity' | 'freeze_quantity'>): Violation[] {
@@ -87,13 +85,6 @@ export function issueViolations(bid: OfsBid, issue: OfsIssue | undefined): Viola
       message: `series "${series}" does not match the OFS issue's series "${issue.series}"`,
     });
   }
-  const paise = rupeesToPaise(bid.price);
-  if (paise === null || paise % issue.tickSizePaise !== 0) {
-    violations.push({
-      kind: Errors.OFS_PRICE_TICK,
-      field: 'price',
-      message: `price ${bid.price} is not a multiple of the tick size ${issue.tickSizePaise / 100}`,
-    });
-  }
+  violations.push(...tickViolations(bid.price, issue));
   return violations;
 }

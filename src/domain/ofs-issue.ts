@@ -42,10 +42,3 @@ export function formatPrice(paise: number | bigint): string {
   const value = BigInt(paise);
   return `${value / 100n}.${(value % 100n).toString().padStart(2, '0')}`;
 }
-
-/** The bidding window of a category: bids are taken while `opensAt <= now < closesAt`. */
-export function categoryWindow(issue: OfsIssue, category: 'RETAIL' | 'NON_RETAIL'): { opensAt: number; closesAt: number } {
-  return category === 'RETAIL'
-    ? { opensAt: issue.retailOpensAt, closesAt: issue.retailClosesAt }
-    : { opensAt: issue.nonRetailOpensAt, closesAt: issue.nonRetailClosesAt };
-}

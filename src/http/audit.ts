@@ -6,7 +6,7 @@
  * secret-named field anywhere, re-serialized with that field redacted.
  */
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from './app-type.js';
 import type { AuditRecorder } from '../services/audit.js';
 
 /** Field names whose value is a credential, wherever they appear in a body (compared in lower case). */

@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { Errors } from '../domain/errors.js';
 import { ORDER_UPDATE_EVENT, OrderEvent, OrderEventsHeaders } from '../schemas/events.js';
 import type { OrderEventConsumer, OrderEventsService } from '../services/order-events.js';
-import { callerOf, type App } from '../app.js';
+import type { App } from './app-type.js';
+import { callerOf } from './authentication.js';
 import { errorResponses, TOKEN_ERRORS } from './responses.js';
 
 const ORDER_EVENTS = '/transactional/v1/orders/events';

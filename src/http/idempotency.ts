@@ -12,7 +12,8 @@ import { Errors } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
 import { withCode } from '../schemas/common.js';
 import type { AnswerInTransaction, ClaimedKey, IdempotencyService, KeptSteps } from '../services/idempotency.js';
-import { callerOf, type App } from '../app.js';
+import type { App } from './app-type.js';
+import { callerOf } from './authentication.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,7 +1,7 @@
 /**
- * /transactional/v1/ordercart: create (POST), list (GET), details (GET /{ordercartId}), update (PUT, seed
- * 4.2) and delete (DELETE /{ordercartId}). Bearer token only: the seed lists no x-api-key for carts.
- * Executing a cart (POST /{ordercartId}/execute, ours) enters orders, so it needs the API key too.
+ * /transactional/v1/ordercart: create (POST), list (GET), details (GET /{ordercartId}), update (PUT) and
+ * delete (DELETE /{ordercartId}). Bearer token only: keeping a cart enters no order. Executing a cart
+ * (POST /{ordercartId}/execute, ours) enters orders, so it needs the API key too.
  */
 import Type from 'typebox';
 import { Errors } from '../domain/errors.js';
@@ -26,7 +26,8 @@ import {
 } from '../schemas/ordercart.js';
 import type { OrderCartService } from '../services/order-carts.js';
 import { PARTIAL_SUCCESS_CODE, SUCCESS_CODE } from '../schemas/common.js';
-import { callerOf, type App } from '../app.js';
+import type { App } from './app-type.js';
+import { callerOf } from './authentication.js';
 import { IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders, keptSteps } from './idempotency.js';
 import { ORDER_ENTRY_SECURITY } from './orders.js';
 import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
@@ -101,7 +102,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
       config: { auth: 'token', idempotent: true },
       schema: {
         tags,
-        summary: 'Update an order cart (seed 4.2)',
+        summary: 'Update an order cart',
         description:
           'Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag.',
         security,

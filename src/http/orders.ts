@@ -1,6 +1,6 @@
 /**
- * /transactional/v1/orders: place an OFS bid (POST /regular, seed 4.1), modify and cancel it (PUT / DELETE
- * /regular/{exchange}/{order_id}), the order book (GET) and an order's history (GET /{order_id}) (ODIN).
+ * /transactional/v1/orders: place an OFS bid (POST /regular), modify and cancel it (PUT / DELETE
+ * /regular/{exchange}/{order_id}), the order book (GET) and an order's history (GET /{order_id}), as in ODIN.
  * Order entry needs the token and the API key; reading needs the token.
  */
 import { ApiError, Errors } from '../domain/errors.js';
@@ -18,7 +18,8 @@ import {
 } from '../schemas/orders.js';
 import type { OrderBookService } from '../services/order-book.js';
 import type { OrderEntryService } from '../services/order-entry.js';
-import { callerOf, type App } from '../app.js';
+import type { App } from './app-type.js';
+import { callerOf } from './authentication.js';
 import { answerInTransaction, IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders } from './idempotency.js';
 import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 

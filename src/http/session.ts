@@ -2,7 +2,8 @@
 import { Errors } from '../domain/errors.js';
 import { LoginRequest, LoginResponse, LogoutResponse, ValidateResponse } from '../schemas/session.js';
 import type { AuthService } from '../services/auth.js';
-import { callerOf, type App } from '../app.js';
+import type { App } from './app-type.js';
+import { callerOf } from './authentication.js';
 import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
 export const SESSION_PATH = '/authentication/v1/user/session';
@@ -15,7 +16,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
     {
       schema: {
         tags,
-        summary: 'Log in (ODIN body); answers an access token',
+        summary: 'Log in with a user id, a password and a second factor; answers an access token',
         body: LoginRequest,
         response: {
           200: LoginResponse,

@@ -9,36 +9,22 @@
  * gateway sends ours as the client order reference). That is what makes `findBids` possible, and `findBids` is
  * what lets the OMS resume after a crash without transmitting an order twice.
  */
-import type { BidCategory } from '../domain/allocation.js';
+import type { BidderCategory, BidTerms } from '../domain/ofs-rules.js';
 
 /** What the exchange knows of a bid. */
 export type ExchangeBidStatus = 'LIVE' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';
 
-export interface ExchangeOrder {
+export interface ExchangeOrder extends BidTerms {
   exchangeOrderId: string;
   status: ExchangeBidStatus;
-  orderType: string;
-  /** Integer paise; 0 is a retail cut-off bid. */
-  pricePaise: number;
-  quantity: number;
 }
 
 /** A bid as the OMS transmits it. */
-export interface ExchangeBid {
+export interface ExchangeBid extends BidTerms {
   orderId: string;
   exchange: string;
   scripToken: number;
-  category: BidCategory;
-  orderType: string;
-  pricePaise: number;
-  quantity: number;
-}
-
-/** New terms of a live bid. */
-export interface ExchangeBidTerms {
-  orderType: string;
-  pricePaise: number;
-  quantity: number;
+  category: BidderCategory;
 }
 
 export type PlaceResult = { accepted: true; exchangeOrderId: string } | { accepted: false; reason: string };
@@ -63,7 +49,7 @@ export interface ExchangeAdapter {
   findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>>;
   /** Transmits new bids, all at once; answers one result per bid, in their order. */
   placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
-  modify(orderId: string, terms: ExchangeBidTerms): Promise<ChangeResult>;
+  modify(orderId: string, terms: BidTerms): Promise<ChangeResult>;
   cancel(orderId: string): Promise<ChangeResult>;
   /**
    * Does the exchange's due work first (allocation of every issue whose windows have both closed), then

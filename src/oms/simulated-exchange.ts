@@ -8,20 +8,19 @@
  * Every change is one transaction, and placement, allocation and acknowledgement are conditional writes,
  * so several OMS workers (threads of one process or processes on one database) may call it at once.
  */
-import type { Kysely } from 'kysely';
 import { allocateOfs, type AllocationBid } from '../domain/allocation.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
+import { allocationViolations, isBidderCategory, termsViolations, windowViolations, type BidderCategory, type BidTerms } from '../domain/ofs-rules.js';
+import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { Store } from '../store/database.js';
 import type { DueIssue, NewSimBid, NewSimEvent, SimBidRow, SimExchangeRepository } from '../store/sim-exchange.js';
-import type { Database } from '../store/tables.js';
-import { allocationViolation, exchangeTermsViolation, isBidCategory, sentence, windowViolation } from './bid-rules.js';
+import type { StoreTx } from '../store/write-tx.js';
 import type {
   ChangeResult,
   ExchangeAdapter,
   ExchangeBid,
   ExchangeBidStatus,
-  ExchangeBidTerms,
   ExchangeEvent,
   ExchangeOrder,
   PlaceResult,
@@ -29,6 +28,12 @@ import type {
 
 /** Events answered by one poll; the rest come with the next. */
 const EVENTS_PER_POLL = 500;
+
+/** "the window closed" -> "The window closed": a reason as the first words of a history line. */
+const sentence = (reason: string) => reason.charAt(0).toUpperCase() + reason.slice(1);
+
+/** The first rule a bid breaks, in words for its history; null when it breaks none. */
+const firstReason = (violations: readonly Violation[]): string | null => (violations.length === 0 ? null : sentence(violations[0]!.message));
 
 const refused = (reason: string): ChangeResult => ({ done: false, reason: sentence(reason) });
 
@@ -59,15 +64,11 @@ function toExchangeOrder(row: SimBidRow): ExchangeOrder {
 
 export class SimulatedExchange implements ExchangeAdapter {
   constructor(
-    private readonly store: Pick<Store, 'db' | 'dialect' | 'writeTransaction'>,
+    private readonly store: Pick<Store, 'dialect' | 'writeTransaction'>,
     private readonly book: SimExchangeRepository,
     private readonly issues: OfsIssueRepository,
     private readonly now: () => number,
-  ) {
-    this.db = store.db;
-  }
-
-  private readonly db: Kysely<Database>;
+  ) {}
 
   async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
     if (orderIds.length === 0) return new Map();
@@ -92,15 +93,15 @@ export class SimulatedExchange implements ExchangeAdapter {
           continue;
         }
         const key = `${bid.exchange}\u0000${bid.scripToken}`;
-        if (!issues.has(key)) issues.set(key, await this.issues.find(bid.exchange, bid.scripToken, tx.trx));
+        if (!issues.has(key)) issues.set(key, await this.issues.find(bid.exchange, bid.scripToken, tx));
         const issue = issues.get(key);
         if (issue === undefined) {
           results.push({ accepted: false, reason: `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS` });
           continue;
         }
-        const violation = windowViolation(issue, bid.category, now) ?? exchangeTermsViolation(bid, issue);
+        const violation = firstReason([...windowViolations(issue, bid.category, now), ...termsViolations(bid, issue, bid.category)]);
         if (violation) {
-          results.push({ accepted: false, reason: sentence(violation) });
+          results.push({ accepted: false, reason: violation });
           continue;
         }
         const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
@@ -112,26 +113,26 @@ export class SimulatedExchange implements ExchangeAdapter {
     });
   }
 
-  async modify(orderId: string, terms: ExchangeBidTerms): Promise<ChangeResult> {
+  async modify(orderId: string, terms: BidTerms): Promise<ChangeResult> {
     const now = this.now();
-    return this.db.transaction().execute(async (trx): Promise<ChangeResult> => {
-      const checked = await this.liveBid(trx, orderId, now);
+    return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
+      const checked = await this.liveBid(tx, orderId, now);
       if ('reason' in checked) return refused(checked.reason);
-      const violation = exchangeTermsViolation({ category: checked.category, ...terms }, checked.issue);
+      const violation = firstReason(termsViolations(terms, checked.issue, checked.category));
       if (violation) return refused(violation);
-      await this.book.changeLiveBid(trx, orderId, terms, now);
+      await this.book.changeLiveBid(tx, orderId, terms, now);
       return { done: true };
     });
   }
 
   async cancel(orderId: string): Promise<ChangeResult> {
     const now = this.now();
-    return this.db.transaction().execute(async (trx): Promise<ChangeResult> => {
+    return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
       // Cancelling a cancelled bid again is what a retry after a crash does: it succeeds.
-      if ((await this.book.findBid(orderId, trx))?.status === 'CANCELLED') return { done: true };
-      const checked = await this.liveBid(trx, orderId, now);
+      if ((await this.book.findBid(orderId, tx))?.status === 'CANCELLED') return { done: true };
+      const checked = await this.liveBid(tx, orderId, now);
       if ('reason' in checked) return refused(checked.reason);
-      await this.book.setStatus(trx, orderId, 'LIVE', 'CANCELLED', now);
+      await this.book.setStatus(tx, orderId, 'LIVE', 'CANCELLED', now);
       return { done: true };
     });
   }
@@ -159,17 +160,17 @@ export class SimulatedExchange implements ExchangeAdapter {
 
   /** A bid that may still change: live, its issue listed, its window open. */
   private async liveBid(
-    trx: Kysely<Database>,
+    tx: StoreTx,
     orderId: string,
     now: number,
-  ): Promise<{ issue: OfsIssue; category: AllocationBid['category'] } | { reason: string }> {
-    const bid = await this.book.findBid(orderId, trx);
+  ): Promise<{ issue: OfsIssue; category: BidderCategory } | { reason: string }> {
+    const bid = await this.book.findBid(orderId, tx);
     if (bid === undefined) return { reason: 'the exchange has no bid for this order' };
     if (bid.status !== 'LIVE') return { reason: STATUS_WORDS[bid.status] ?? `the bid is ${bid.status}` };
-    const issue = await this.issues.find(bid.exchange, Number(bid.scrip_token), trx);
+    const issue = await this.issues.find(bid.exchange, Number(bid.scrip_token), tx);
     if (issue === undefined) return { reason: `the exchange no longer lists ${bid.exchange} ${bid.scrip_token} as an OFS` };
-    if (!isBidCategory(bid.category)) return { reason: `unknown bidder category ${bid.category}` };
-    const closed = windowViolation(issue, bid.category, now);
+    if (!isBidderCategory(bid.category)) return { reason: `unknown bidder category ${bid.category}` };
+    const closed = firstReason(windowViolations(issue, bid.category, now));
     return closed ? { reason: closed } : { issue, category: bid.category };
   }
 
@@ -179,26 +180,29 @@ export class SimulatedExchange implements ExchangeAdapter {
    */
   private async allocate(due: DueIssue, now: number): Promise<void> {
     await this.store.writeTransaction(async (tx) => {
-      const trx = tx.trx;
-      if (!(await this.book.claimAllocation(trx, due, now))) return;
-      const issue = (await this.issues.find(due.exchange, due.scripToken, trx))!;
+      if (!(await this.book.claimAllocation(tx, due, now))) return;
+      const issue = (await this.issues.find(due.exchange, due.scripToken, tx))!;
       const eligible: AllocationBid[] = [];
       const settled: NewSimEvent[] = [];
-      for (const row of await this.book.liveBids(trx, due, this.store.dialect === 'postgres')) {
+      for (const row of await this.book.liveBids(tx, due, this.store.dialect === 'postgres')) {
+        if (!isBidderCategory(row.category)) {
+          settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: unknown bidder category ${row.category}` });
+          continue;
+        }
         const bid = {
           orderId: row.order_id,
-          category: row.category as AllocationBid['category'],
+          category: row.category,
           pricePaise: Number(row.price_paise),
           quantity: Number(row.quantity),
           placedSeq: Number(row.received_at),
         };
-        const violation = isBidCategory(row.category) ? allocationViolation(bid, issue) : `unknown bidder category ${row.category}`;
-        if (violation === null) {
+        const [violation] = allocationViolations({ orderType: row.order_type, quantity: bid.quantity, pricePaise: bid.pricePaise }, issue, bid.category);
+        if (violation === undefined) {
           eligible.push(bid);
           continue;
         }
         // The issue was re-imported with other prices since the bid was accepted: it cannot take part.
-        settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation}` });
+        settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation.message}` });
       }
       const result = allocateOfs({ ...issue, bids: eligible });
       for (const allotment of result.allotments) {

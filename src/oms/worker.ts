@@ -17,13 +17,13 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { OfsIssue } from '../domain/ofs-issue.js';
+import { isBidderCategory, windowViolations } from '../domain/ofs-rules.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { Store } from '../store/database.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
 import { EXCHANGE_ORIGIN, OMS_ORIGIN, type ChangeOrigin, type OrderChange, type OrderRepository, type OrderRow } from '../store/orders.js';
-import type { WriteTx } from '../store/write-tx.js';
-import { isBidCategory, omsRiskViolation } from './bid-rules.js';
+import type { StoreTx } from '../store/write-tx.js';
 import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
 
 export const DEFAULT_POLL_MS = 200;
@@ -88,8 +88,8 @@ export class OmsWorker {
    */
   private changeOrders(
     orderIds: readonly string[],
-    decide: (orders: Map<string, OrderRow>, at: number, tx: WriteTx) => Promise<OrderChange[]> | OrderChange[],
-    after?: (tx: WriteTx) => Promise<void>,
+    decide: (orders: Map<string, OrderRow>, at: number, tx: StoreTx) => Promise<OrderChange[]> | OrderChange[],
+    after?: (tx: StoreTx) => Promise<void>,
   ): Promise<void> {
     const { store, orders, now } = this.options;
     return store.writeTransaction(async (tx) => {
@@ -273,7 +273,7 @@ export class OmsWorker {
       await this.changeOrders(
         [...answers.keys()],
         (locked, at) => [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
-        (tx) => oms.completeAll(entries.map((entry) => entry.id), this.workerId, this.options.now(), tx.trx),
+        (tx) => oms.completeAll(entries.map((entry) => entry.id), this.workerId, this.options.now(), tx),
       );
     } catch (error) {
       await this.fail(entries, failed, error);
@@ -283,7 +283,7 @@ export class OmsWorker {
   }
 
   /** The OMS side of placements, up to EXXMITTED. */
-  private async admit(tx: WriteTx, orderIds: readonly string[], locked: Map<string, OrderRow>, at: number): Promise<OrderChange[]> {
+  private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, OrderRow>, at: number): Promise<OrderChange[]> {
     const issues = new Map<string, OfsIssue | undefined>();
     const changes: OrderChange[] = [];
     for (const orderId of orderIds) {
@@ -296,8 +296,8 @@ export class OmsWorker {
       }
       const scripToken = Number(order.scrip_token);
       const key = `${order.exchange}\u0000${scripToken}`;
-      if (!issues.has(key)) issues.set(key, await this.options.issues.find(order.exchange, scripToken, tx.trx));
-      const violation = omsRiskViolation({ exchange: order.exchange, scripToken, category: order.category }, issues.get(key), at);
+      if (!issues.has(key)) issues.set(key, await this.options.issues.find(order.exchange, scripToken, tx));
+      const violation = riskViolation(order, issues.get(key), at);
       if (violation) {
         const reason = `Rejected by the OMS: ${violation}`;
         changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { error_reason: reason }));
@@ -452,6 +452,17 @@ function applyEvent(orders: Map<string, OrderRow>, event: ExchangeEvent, at: num
   return [change];
 }
 
+/**
+ * The OMS risk check before transmission: the issue is still registered and the order's window still
+ * open. The API judged the rest before its 200; this catches what changed since.
+ */
+function riskViolation(order: OrderRow, issue: OfsIssue | undefined, now: number): string | null {
+  if (issue === undefined) return `${order.exchange} ${order.scrip_token} is not a registered OFS issue`;
+  if (!isBidderCategory(order.category)) return `unknown bidder category ${order.category}`;
+  const [closed] = windowViolations(issue, order.category, now);
+  return closed === undefined ? null : `${closed.message}; the order did not reach the exchange`;
+}
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function termsOf(order: OrderRow) {
@@ -459,7 +470,7 @@ function termsOf(order: OrderRow) {
 }
 
 function bidOf(order: OrderRow) {
-  if (!isBidCategory(order.category)) throw new Error(`order ${order.order_id} has an unknown category ${order.category}`);
+  if (!isBidderCategory(order.category)) throw new Error(`order ${order.order_id} has an unknown category ${order.category}`);
   return {
     orderId: order.order_id,
     exchange: order.exchange,

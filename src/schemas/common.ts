@@ -2,9 +2,13 @@
 import Type, { type TSchema } from 'typebox';
 import type { ErrorKind } from '../domain/errors.js';
 
-/** Tags a schema node with the catalog code its violation answers (shown in the OpenAPI document too). */
-export function withCode<T extends TSchema>(kind: ErrorKind, schema: T): T {
-  return { ...schema, 'x-error-code': kind.code } as T;
+/**
+ * Tags a schema node with the catalog code its violation answers (shown in the OpenAPI document too). Its
+ * message is the code's title, unless `messages` gives the failed keyword one of its own (say `maxLength`:
+ * "quantity must be at most ..."); a value that breaks several rules of the node gets the title.
+ */
+export function withCode<T extends TSchema>(kind: ErrorKind, schema: T, messages?: Readonly<Record<string, string>>): T {
+  return { ...schema, 'x-error-code': kind.code, ...(messages !== undefined && { 'x-error-messages': messages }) } as T;
 }
 
 export const SUCCESS_CODE = 's-101';
@@ -34,7 +38,7 @@ export const FieldErrorSchema = Type.Object(
 export const ErrorEnvelope = Type.Object(
   {
     status: Type.Literal('error'),
-    code: Type.String({ description: 'A stable code from the error catalog (docs/errors.md).', examples: ['e-103'] }),
+    code: Type.String({ description: 'A stable code from the error catalog (the table in the API description); a client may branch on it.', examples: ['e-103'] }),
     message: Type.String(),
     errors: Type.Array(FieldErrorSchema),
     request_id: Type.String({ description: 'Equal to the Request-Id response header.' }),

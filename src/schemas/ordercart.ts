@@ -6,8 +6,8 @@
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { FieldErrorSchema, MessageList, SuccessEnvelope, withCode } from './common.js';
+import { MAX_QUANTITY } from './orders.js';
 
-const MAX_QUANTITY = 999_999_999_999_999;
 const MAX_PRICE = 1_000_000_000;
 
 /** A decimal number of rupees written as a string: no sign, no leading zeros, up to 4 decimals. */
@@ -23,7 +23,7 @@ export const ScripDetail = Type.Object(
       maxLength: 20,
       description: 'an exchange name of 1 to 20 characters, e.g. "NSE"; NSE or BSE on OFS lines',
     }),
-    MarketLot: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'a whole number of at least 1 (units per lot)' }),
+    MarketLot: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: `a whole number from 1 to ${MAX_QUANTITY} (units per lot)` }),
     PriceTick: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'a number above 0 (the tick size)' }),
     _ExpiryDate: Type.Optional(Type.String({ maxLength: 30, description: 'a string of at most 30 characters; "" on OFS lines' })),
     _OptionType: Type.Optional(Type.String({ maxLength: 10, description: 'a string of at most 10 characters; "" on OFS lines' })),
@@ -50,7 +50,7 @@ export const OrderLine = Type.Object(
     OrderType: Type.Enum(['RL', 'RL-MKT', 'SL', 'SL-MKT'], {
       description: 'RL (limit), RL-MKT (market), SL (stop-loss limit) or SL-MKT (stop-loss market)',
     }),
-    Quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'a whole number of at least 1' }),
+    Quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: `a whole number from 1 to ${MAX_QUANTITY}` }),
     Price: Type.String({
       pattern: DECIMAL_PATTERN,
       description: 'a string holding a decimal number of rupees, e.g. "101.50"; "0" for RL-MKT and SL-MKT',
@@ -146,7 +146,7 @@ export const UpdateOrderCartRequest = Type.Object(
     }),
     ordercartId,
   },
-  { additionalProperties: false, description: 'Order cart update request (seed 2.4).' },
+  { additionalProperties: false, description: 'Order cart update request: the cart\'s new name and orders, which replace the stored ones.' },
 );
 export type UpdateOrderCartRequest = Static<typeof UpdateOrderCartRequest>;
 

@@ -2,7 +2,8 @@
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { SuccessEnvelope, withCode } from './common.js';
-import { OrderStatus } from '../store/orders.js';
+import { OrderStatus } from '../domain/order-status.js';
+import { BIDDER_CATEGORIES } from '../domain/ofs-rules.js';
 
 /**
  * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code
@@ -27,18 +28,25 @@ export const ScripInfo = Type.Object(
     strike_price: Type.Optional(EMPTY('strike_price')),
     option_type: Type.Optional(EMPTY('option_type')),
   },
-  { additionalProperties: false, description: 'Instrument details (seed 2.2).' },
+  { additionalProperties: false, description: 'The OFS instrument: exchange segment, token, symbol and series of a registered issue.' },
 );
+
+/** The largest quantity the API takes: 15 digits, a whole number that a JSON number holds exactly. */
+export const MAX_QUANTITY = 999_999_999_999_999;
 
 /** Field schemas shared by the bid and its modification. */
 const OrderType = withCode(Errors.OFS_ORDER_TYPE, StringEnum(['RL', 'RL-MKT'], 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'));
+// The form (pattern) and the size (maxLength, which bounds a number without leading zeros) are separate
+// rules, so that a number that is merely too large is told so.
 const Quantity = withCode(
   Errors.OFS_QUANTITY,
   Type.String({
-    pattern: '^[1-9][0-9]{0,14}$',
-    description: 'Number of units, as a string of digits without sign or leading zeros, e.g. "10".',
+    pattern: '^[1-9][0-9]*$',
+    maxLength: String(MAX_QUANTITY).length,
+    description: `Number of shares, as a string of digits without sign or leading zeros, from "1" to "${MAX_QUANTITY}", e.g. "10".`,
     examples: ['10'],
   }),
+  { maxLength: `quantity must be at most ${MAX_QUANTITY} shares` },
 );
 const Price = withCode(
   Errors.OFS_PRICE,
@@ -48,7 +56,7 @@ const Price = withCode(
 const TriggerPrice = withCode(Errors.OFS_TRIGGER_PRICE, Type.Unsafe<null>({ const: null, description: 'null for OFS.' }));
 const DisclosedQuantity = withCode(
   Errors.OFS_DISCLOSED_QUANTITY,
-  Type.Integer({ minimum: 0, maximum: 999_999_999_999_999, description: 'Between 0 and quantity.' }),
+  Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Between 0 and quantity.' }),
 );
 const Validity = withCode(Errors.OFS_VALIDITY, Type.String({ maxLength: 0, description: 'Empty for OFS.' }));
 const ValidityDays = withCode(Errors.OFS_VALIDITY, Type.Union([Type.Literal(0), Type.Null()], { description: '0 or null for OFS.' }));
@@ -82,7 +90,7 @@ export const OfsOrderRequest = Type.Object(
       ),
     ),
     freeze_quantity: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 999_999_999_999_999, description: 'When > 0, quantity may not exceed it.' }),
+      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'When > 0, quantity may not exceed it.' }),
     ),
     algo_id: OdinTag('ODIN algo id; stored.'),
     strategy_id: OdinTag('ODIN strategy id; stored.'),
@@ -90,7 +98,7 @@ export const OfsOrderRequest = Type.Object(
     vender_code: OdinTag('ODIN vendor code; stored.'),
     client_id: OdinTag('Empty or the caller\'s own user id.'),
   },
-  { additionalProperties: false, description: 'OFS order request (seed 2.1).' },
+  { additionalProperties: false, description: 'A BUY bid for a registered OFS issue, at a limit price (RL) or at the cut-off price (RL-MKT).' },
 );
 export type OfsOrderRequest = Static<typeof OfsOrderRequest>;
 
@@ -122,7 +130,7 @@ export const ModifyOrderRequest = Type.Object(
     traded_quantity: Type.Optional(
       Type.Integer({
         minimum: 0,
-        maximum: 999_999_999_999_999,
+        maximum: MAX_QUANTITY,
         description: 'The traded quantity you last saw; when sent it must equal the order\'s current one, else 409.',
       }),
     ),
@@ -188,7 +196,7 @@ export const OrderBookEntry = Type.Object(
     exchange_order_id: Text('The exchange\'s id for the bid; "" until the exchange has it.'),
     order_timestamp: Instant('When the order was placed (ISO 8601, UTC).'),
     last_modified: Instant('When the order last changed (ISO 8601, UTC).'),
-    category: StringEnum(['RETAIL', 'NON_RETAIL'], 'The bidder category the order was placed under.'),
+    category: StringEnum(BIDDER_CATEGORIES, 'The bidder category the order was placed under.'),
   },
   { additionalProperties: false },
 );

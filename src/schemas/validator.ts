@@ -21,6 +21,7 @@ export function createAjv(): Ajv {
   });
   addFormats.default(ajv, ['date-time']);
   ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'x-error-messages', schemaType: 'object' });
   // OpenAPI annotations that TypeBox or our schemas add.
   ajv.addKeyword({ keyword: 'example' });
   return ajv;
@@ -93,8 +94,15 @@ function toViolation(error: ErrorObject, prefix: string): Violation {
   }
   const tagged = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-code'];
   const kind = (typeof tagged === 'string' && kindsByCode.get(tagged)) || Errors.INVALID_VALUE;
-  const message = kind === Errors.INVALID_VALUE ? `${at || 'body'} ${describeFailure(error)}` : kind.title;
+  const message = kind === Errors.INVALID_VALUE ? `${at || 'body'} ${describeFailure(error)}` : (ownMessage(error) ?? kind.title);
   return { kind, field: at, message };
+}
+
+/** The message a tagged node gives the failed keyword itself (`withCode`'s `messages`), if any. */
+function ownMessage(error: ErrorObject): string | undefined {
+  const messages = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-messages'] as Record<string, unknown> | undefined;
+  const message = messages?.[error.keyword];
+  return typeof message === 'string' ? message : undefined;
 }
 
 /**
@@ -110,15 +118,24 @@ export function violationsOf(errors: readonly ErrorObject[], prefix = ''): Viola
   );
   // A value of the wrong JSON type is reported as that alone, not also as breaking the rules for its value.
   const wrongType = new Set(relevant.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
-  const seen = new Set<string>();
+  /** Per field and code, the index of its violation and whether that has a keyword's own message. */
+  const seen = new Map<string, { index: number; own: boolean }>();
   const violations: Violation[] = [];
   for (const error of relevant) {
     if (wrongType.has(error.instancePath) && !['type', 'required', 'additionalProperties'].includes(error.keyword)) continue;
     const violation = toViolation(error, prefix);
+    const own = ownMessage(error) !== undefined;
     const key = `${violation.field}\u0000${violation.kind.code}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    violations.push(violation);
+    const earlier = seen.get(key);
+    if (earlier === undefined) {
+      seen.set(key, { index: violations.length, own });
+      violations.push(violation);
+    } else if (earlier.own && !own) {
+      // A value that breaks several rules of its node gets the node's general message, not one rule's own:
+      // a quantity of 20 letters is not digits, whatever its length.
+      violations[earlier.index] = violation;
+      earlier.own = false;
+    }
   }
   return violations;
 }

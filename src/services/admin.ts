@@ -7,7 +7,8 @@ import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import type { UserCategory, UserRepository } from '../store/users.js';
+import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { UserRepository } from '../store/users.js';
 
 export class AdminError extends Error {
   override name = 'AdminError';
@@ -78,7 +79,7 @@ export class AdminService {
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
-  async addUser(userId: string, password: string, options: { category?: UserCategory; totp?: boolean } = {}): Promise<NewUser> {
+  async addUser(userId: string, password: string, options: { category?: BidderCategory; totp?: boolean } = {}): Promise<NewUser> {
     if (!USER_ID_PATTERN.test(userId)) throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
     if (password.length < 8 || password.length > 256) throw new AdminError('the password must have 8 to 256 characters');
     const totpSecret = options.totp ? newTotpSecret() : null;

@@ -10,7 +10,8 @@ import {
   verifyTotp,
 } from '../auth/credentials.js';
 import { ApiError, Errors } from '../domain/errors.js';
-import type { SessionRow, UserCategory, UserRepository } from '../store/users.js';
+import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { SessionRow, UserRepository } from '../store/users.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
 function bearerTokenHash(authorization: string | undefined): string {
@@ -36,13 +37,14 @@ function checkApiKeyOwner(caller: Caller, owner: string | undefined): void {
 
 export interface Caller {
   userId: string;
-  category: UserCategory;
+  category: BidderCategory;
   /** SHA-256 of the bearer token, to revoke it at logout. */
   tokenHash: string;
   expiresAt: number;
 }
 
-export interface LoginRequest {
+/** What a login attempt presents: the user, the password and, when sent, the TOTP code and an API key. */
+export interface LoginCredentials {
   user_id: string;
   password: string;
   second_auth?: string | null | undefined;
@@ -62,21 +64,21 @@ export class AuthService {
     private readonly now: () => number,
   ) {}
 
-  async login(request: LoginRequest): Promise<LoginResult> {
-    const user = await this.users.find(request.user_id);
+  async login(credentials: LoginCredentials): Promise<LoginResult> {
+    const user = await this.users.find(credentials.user_id);
     // Hash even for an unknown user, so that response time does not tell which user ids exist.
-    const passwordOk = await verifyPassword(request.password, user?.password_hash ?? UNKNOWN_USER_PASSWORD_HASH);
+    const passwordOk = await verifyPassword(credentials.password, user?.password_hash ?? UNKNOWN_USER_PASSWORD_HASH);
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
 
     if (user.totp_secret !== null) {
-      const code = request.second_auth ?? '';
+      const code = credentials.second_auth ?? '';
       if (code === '') throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [{ field: 'second_auth', message: 'a 6-digit TOTP code is required' }]);
       if (!verifyTotp(user.totp_secret, user.user_id, code, this.now())) {
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [{ field: 'second_auth', message: 'wrong or expired TOTP code' }]);
       }
     }
 
-    const apiKey = request.api_key ?? '';
+    const apiKey = credentials.api_key ?? '';
     if (apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.user_id) {
       throw new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
     }
@@ -114,7 +116,7 @@ export class AuthService {
     if (!session) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
     if (session.revoked_at !== null) throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked by a logout', [{ field: 'Authorization', message: 'revoked access token' }]);
     if (session.expires_at <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
-    return { userId: session.user_id, category: session.category as UserCategory, tokenHash, expiresAt: session.expires_at };
+    return { userId: session.user_id, category: session.category as BidderCategory, tokenHash, expiresAt: session.expires_at };
   }
 
   async logout(caller: Caller): Promise<void> {

@@ -5,12 +5,11 @@
  * so that no crash can leave the change committed and the key without its answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
 import { ApiError, Errors } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
-import type { Database } from '../store/tables.js';
+import type { StoreTx } from '../store/write-tx.js';
 
 export type { ClaimedKey, KeptAnswer, KeyClaim } from '../store/idempotency.js';
 
@@ -19,9 +18,9 @@ export type KeyOutcome = { kind: 'claimed'; claim: ClaimedKey } | { kind: 'repla
 /** The answer of a change, written in the change's own transaction. */
 export interface AnswerInTransaction<T> {
   /** Before anything is written: refuses (409 e-116) if the request no longer holds its key. */
-  confirmHeld(trx: Kysely<Database>): Promise<void>;
+  confirmHeld(tx: StoreTx): Promise<void>;
   /** Once the change is written, in the same transaction: keeps its answer. */
-  keep(trx: Kysely<Database>, result: T): Promise<void>;
+  keep(tx: StoreTx, result: T): Promise<void>;
 }
 
 /**
@@ -42,7 +41,7 @@ export interface KeptSteps {
   /** Keeps a step that wrote nothing (a refused line). */
   keep(step: string, value: unknown): Promise<void>;
   /** Runs `change` in a transaction that keeps `step`, unless a run of the request has kept it already. */
-  once(step: string, change: (trx: Transaction<Database>) => Promise<unknown>): Promise<void>;
+  once(step: string, change: (tx: StoreTx) => Promise<unknown>): Promise<void>;
 }
 
 export interface IdempotencyOptions {
@@ -170,45 +169,45 @@ export class IdempotencyService {
   /** The claim's answer, written in the transaction of the change: `answer` gives it from the change's result. */
   answerInTransaction<T>(claim: KeyClaim, answer: (result: T) => KeptAnswer): AnswerInTransaction<T> {
     return {
-      confirmHeld: async (trx) => {
-        if (!(await this.keys.isHeld(trx, claim))) throw stillRunning();
+      confirmHeld: async (tx) => {
+        if (!(await this.keys.isHeld(tx, claim))) throw stillRunning();
       },
-      keep: async (trx, result) => {
-        if (!(await this.keys.keepAnswer(claim, answer(result), trx))) throw new Error('the idempotency key was taken over inside its own transaction');
+      keep: async (tx, result) => {
+        if (!(await this.keys.keepAnswer(claim, answer(result), tx))) throw new Error('the idempotency key was taken over inside its own transaction');
       },
     };
   }
 
   /** The kept steps of the claim's request (see KeptSteps). */
   keptSteps(claim: ClaimedKey): KeptSteps {
-    const confirmHeld = async (trx: Kysely<Database>) => {
-      if (!(await this.keys.isHeld(trx, claim))) throw stillRunning();
+    const confirmHeld = async (tx: StoreTx) => {
+      if (!(await this.keys.isHeld(tx, claim))) throw stillRunning();
     };
     return {
       recall: async (seeds = {}) => {
         const json = Object.fromEntries(Object.entries(seeds).map(([step, value]) => [step, JSON.stringify(value)]));
-        const kept = await this.keys.inTransaction(async (trx) => {
-          await confirmHeld(trx);
-          return this.keys.adoptSteps(trx, claim, this.now(), REPLAY_WINDOW_MS, json);
+        const kept = await this.keys.inTransaction(async (tx) => {
+          await confirmHeld(tx);
+          return this.keys.adoptSteps(tx, claim, this.now(), REPLAY_WINDOW_MS, json);
         });
         return new Map([...kept].map(([step, value]) => [step, JSON.parse(value) as unknown]));
       },
       inTransaction: <T>(step: string, value: (result: T) => unknown): AnswerInTransaction<T> => ({
         confirmHeld,
-        keep: async (trx, result) => {
-          if (!(await this.keys.insertStep(trx, claim, step, JSON.stringify(value(result))))) throw new Error(`the step ${step} was kept twice`);
+        keep: async (tx, result) => {
+          if (!(await this.keys.insertStep(tx, claim, step, JSON.stringify(value(result))))) throw new Error(`the step ${step} was kept twice`);
         },
       }),
       keep: async (step, value) => {
-        await this.keys.inTransaction(async (trx) => {
-          await confirmHeld(trx);
-          await this.keys.insertStep(trx, claim, step, JSON.stringify(value));
+        await this.keys.inTransaction(async (tx) => {
+          await confirmHeld(tx);
+          await this.keys.insertStep(tx, claim, step, JSON.stringify(value));
         });
       },
       once: async (step, change) => {
-        await this.keys.inTransaction(async (trx) => {
-          await confirmHeld(trx);
-          if (await this.keys.insertStep(trx, claim, step, 'true')) await change(trx);
+        await this.keys.inTransaction(async (tx) => {
+          await confirmHeld(tx);
+          if (await this.keys.insertStep(tx, claim, step, 'true')) await change(tx);
         });
       },
     };

@@ -5,7 +5,8 @@
 import { ApiError, Errors } from '../domain/errors.js';
 import { paiseToRupees } from '../domain/ofs-issue.js';
 import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';
-import { LIVE_STATUSES, type OrderHistoryRow, type OrderRepository, type OrderRow, type OrderStatus } from '../store/orders.js';
+import { LIVE_STATUSES, type OrderStatus } from '../domain/order-status.js';
+import type { OrderHistoryRow, OrderRepository, OrderRow } from '../store/orders.js';
 import type { Caller } from './auth.js';
 
 export const DEFAULT_PAGE_SIZE = 20;

@@ -84,11 +84,10 @@ export interface CartExecution {
 }
 
 export class OrderCartService {
-  /** `placement` is needed by execute() only; a service that only stores carts may leave it out. */
   constructor(
     private readonly carts: OrderCartRepository,
     private readonly now: () => number,
-    private readonly placement?: CartPlacement,
+    private readonly placement: CartPlacement,
   ) {}
 
   /** Creates a cart owned by the caller and answers its id. */
@@ -169,8 +168,6 @@ export class OrderCartService {
    * (docs/design/idempotency.md).
    */
   async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps): Promise<CartExecution> {
-    const placement = this.placement;
-    if (placement === undefined) throw new TypeError('OrderCartService was built without a CartPlacement: it cannot execute carts');
     const cart = await this.ownCart(caller, ordercartId);
     let lines = JSON.parse(cart.orders_json) as unknown[];
     const kept = (await steps?.recall({ [LINES_STEP]: lines })) ?? new Map<string, unknown>();
@@ -181,7 +178,7 @@ export class OrderCartService {
     };
     // The registry is read once per execution, when the first OFS line needs it.
     let registry: Promise<OfsIssue[]> | undefined;
-    const issues = () => (registry ??= placement.issues.list());
+    const issues = () => (registry ??= this.placement.issues.list());
     const results: LineResult[] = [];
     for (const [index, line] of lines.entries()) {
       const step = lineStep(index);
@@ -192,7 +189,7 @@ export class OrderCartService {
       }
       try {
         const answer = steps?.inTransaction<string>(step, (orderId): LineResult => ({ index, status: 'success', orderId }));
-        const result = await placeLine(placement, caller, line, index, issues, requestId, answer);
+        const result = await placeLine(this.placement, caller, line, index, issues, requestId, answer);
         if (result.status === 'error') await steps?.keep(step, result);
         results.push(result);
       } catch (error) {

@@ -2,7 +2,7 @@
  * Order entry: an OFS bid, a modification or a cancellation, from the API to a durable change with its
  * outbox entry for the OMS. Request-alone rules run first (400), then the caller rules (403); then the
  * request becomes a command for the group commit, which judges a whole batch of commands against the
- * stored data in one transaction and writes the accepted ones together (OrderEntryBatch below): the order
+ * stored data in one transaction and writes the accepted ones together (read, judge, write below): the order
  * (404, 409), the registered issue and the pre-trade checks (422). Each change is acknowledged only after
  * that transaction has committed.
  */
@@ -11,13 +11,13 @@ import { ApiError, Errors } from '../domain/errors.js';
 import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../domain/ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { isLiveStatus } from '../domain/order-status.js';
-import { priceViolations, retailLimitViolations, windowViolations, type BidTerms, type IssueExposure } from '../domain/pre-trade.js';
+import { priceViolations, retailLimitViolations, windowViolations, type BidTerms, type IssueExposure } from '../domain/ofs-rules.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
 import type { Store } from '../store/database.js';
-import { GroupCommitter, type Outcome } from '../store/group-commit.js';
+import { GroupCommitter, type Judgment } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import { ACCEPTED_REASON, acceptedOrder, exposureDelta, type ExposureRow, type OrderChange, type OrderRepository, type OrderRow } from '../store/orders.js';
-import type { WriteTx } from '../store/write-tx.js';
+import type { StoreTx } from '../store/write-tx.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction } from './idempotency.js';
 
@@ -126,8 +126,14 @@ export const POSTGRES_BATCHES_IN_FLIGHT = 4;
 
 const issueKey = (exchange: string, scripToken: number) => `${exchange}\u0000${scripToken}`;
 
+/** What a batch is judged on: the loaded state, and each command's idempotency key still held (or the refusal). */
+interface Loaded {
+  state: BatchState;
+  held: Map<Command, ApiError>;
+}
+
 export class OrderEntryService {
-  private readonly committer: GroupCommitter<Command, unknown>;
+  private readonly committer: GroupCommitter<Command, Loaded, unknown, OrderChange>;
 
   constructor(
     private readonly store: Pick<Store, 'writeTransaction' | 'dialect'>,
@@ -135,9 +141,11 @@ export class OrderEntryService {
     private readonly orders: OrderRepository,
     private readonly now: () => number,
   ) {
-    this.committer = new GroupCommitter((commands) => this.runBatch(commands), {
-      maxInFlight: store.dialect === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1,
-    });
+    this.committer = new GroupCommitter(
+      store,
+      { read: (tx, commands) => this.read(tx, commands), judge, write: (tx, accepted, { state }) => this.write(tx, accepted, state.now) },
+      { maxInFlight: store.dialect === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1 },
+    );
   }
 
   /**
@@ -200,45 +208,14 @@ export class OrderEntryService {
   }
 
   /**
-   * One batch in one transaction: takes the locks, loads what the commands read, judges each command in
-   * order (plain functions over the loaded state: nothing is written while judging), then writes the
-   * accepted changes together. A refused command therefore never leaves a write behind.
+   * What a batch reads: the locks (PostgreSQL: per retail user, for what can raise a retail total; see
+   * lockUsers), the orders it changes (locked), their issues and the bids', the retail totals, and whether
+   * each request still holds its idempotency key.
    */
-  private runBatch(commands: Command[]): Promise<Outcome<unknown>[]> {
-    return this.store.writeTransaction(async (tx) => {
-      const now = this.now();
-      // Only what can raise a retail exposure needs the user's lock (PostgreSQL; see lockUsers).
-      const retailUsers = commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
-      await this.orders.lockUsers(tx, retailUsers);
-      const state = await this.load(tx, commands, retailUsers, now);
-      const held: (ApiError | null)[] = [];
-      for (const command of commands) held.push(await this.confirmHeld(tx, command));
-      const changes: OrderChange[] = [];
-      const outcomes: Outcome<unknown>[] = commands.map((command, i) => {
-        if (held[i] !== null) return { ok: false, error: held[i] };
-        try {
-          const change = judge(command, state);
-          state.accept(change);
-          changes.push(change);
-          return { ok: true, value: command.kind === 'place' ? command.order.order_id : undefined };
-        } catch (error) {
-          if (error instanceof ApiError) return { ok: false, error };
-          throw error;
-        }
-      });
-      await this.orders.apply(tx, changes, now);
-      for (const [i, command] of commands.entries()) {
-        const outcome = outcomes[i]!;
-        if (!outcome.ok || command.answer === undefined) continue;
-        if (command.kind === 'place') await command.answer.keep(tx.trx, command.order.order_id);
-        else await command.answer.keep(tx.trx, undefined);
-      }
-      return outcomes;
-    });
-  }
-
-  /** What the batch reads: the orders it changes (locked), their issues and the bids', the retail totals. */
-  private async load(tx: WriteTx, commands: Command[], retailUsers: string[], now: number): Promise<BatchState> {
+  private async read(tx: StoreTx, commands: readonly Command[]): Promise<Loaded> {
+    const now = this.now();
+    const retailUsers = commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
+    await this.orders.lockUsers(tx, retailUsers);
     const orders = await this.orders.lockOrders(
       tx,
       commands.flatMap((c) => (c.kind === 'place' ? [] : [c.orderId])),
@@ -249,24 +226,61 @@ export class OrderEntryService {
     }
     for (const order of orders.values()) issueKeys.set(issueKey(order.exchange, Number(order.scrip_token)), [order.exchange, Number(order.scrip_token)]);
     const issues = new Map<string, OfsIssue | undefined>();
-    for (const [key, [exchange, scripToken]] of issueKeys) issues.set(key, await this.issues.find(exchange, scripToken, tx.trx));
-    return new BatchState(now, issues, orders, await this.orders.exposures(tx, retailUsers));
+    for (const [key, [exchange, scripToken]] of issueKeys) issues.set(key, await this.issues.find(exchange, scripToken, tx));
+    const held = new Map<Command, ApiError>();
+    for (const command of commands) {
+      const refusal = await refusalOf(() => command.answer?.confirmHeld(tx));
+      if (refusal !== null) held.set(command, refusal);
+    }
+    return { state: new BatchState(now, issues, orders, await this.orders.exposures(tx, retailUsers)), held };
   }
 
-  /** Null when the command's request still holds its idempotency key (or has none); else the refusal. */
-  private async confirmHeld(tx: WriteTx, command: Command): Promise<ApiError | null> {
-    try {
-      await command.answer?.confirmHeld(tx.trx);
-      return null;
-    } catch (error) {
-      if (error instanceof ApiError) return error;
-      throw error;
+  /** The accepted changes, together; then each request's answer, for a retry to replay. */
+  private async write(tx: StoreTx, accepted: readonly { command: Command; change: OrderChange }[], now: number): Promise<void> {
+    await this.orders.apply(
+      tx,
+      accepted.map((a) => a.change),
+      now,
+    );
+    for (const { command } of accepted) {
+      if (command.answer === undefined) continue;
+      if (command.kind === 'place') await command.answer.keep(tx, command.order.order_id);
+      else await command.answer.keep(tx, undefined);
     }
   }
 }
 
+/** Null when `work` passes; the ApiError when it refuses (anything else is thrown on). */
+async function refusalOf(work: () => Promise<unknown> | undefined): Promise<ApiError | null> {
+  try {
+    await work();
+    return null;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+}
+
+/**
+ * One command of a batch, judged in order against the batch's state (plain functions: nothing is written
+ * here, and no transaction is in reach); an accepted change is recorded in the state, so that the commands
+ * after it see it.
+ */
+function judge(command: Command, { state, held }: Loaded): Judgment<unknown, OrderChange> {
+  const refusal = held.get(command);
+  if (refusal !== undefined) return { accepted: false, error: refusal };
+  try {
+    const change = changeOf(command, state);
+    state.accept(change);
+    return { accepted: true, change, value: command.kind === 'place' ? command.order.order_id : undefined };
+  } catch (error) {
+    if (error instanceof ApiError) return { accepted: false, error };
+    throw error;
+  }
+}
+
 /** The change a command makes, or the ApiError that refuses it. */
-function judge(command: Command, state: BatchState): OrderChange {
+function changeOf(command: Command, state: BatchState): OrderChange {
   switch (command.kind) {
     case 'place':
       return judgePlacement(command, state);

@@ -3,42 +3,11 @@
  * read beside them, the order state changes (`order_history`, with its actor and request id). Nothing here
  * updates or deletes a row; the database refuses it anyway (migration 0005).
  */
-import type { Generated, Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { BulkInsert, type BulkColumn } from './bulk.js';
 import type { Store } from './database.js';
-import type { Database } from './tables.js';
-
-/** One order-entry request, whatever its outcome. */
-export interface AuditRequestsTable {
-  id: Generated<number>;
-  /** When the request arrived, epoch ms. */
-  at: number;
-  /** The Request-Id header of the answer. */
-  request_id: string;
-  /** The authenticated caller; null when authentication failed. */
-  user_id: string | null;
-  /** The peer address of the connection (no proxy header is trusted). */
-  client_address: string;
-  method: string;
-  /** The route pattern, e.g. /transactional/v1/orders/regular/:exchange/:order_id. */
-  route: string;
-  /** The path as requested, with its query string. */
-  path: string;
-  status_code: number;
-  /** The answer's code: e-NNN for a refusal, s-NNN for a success; null when the answer had none. */
-  code: string | null;
-  /** The order the request named or created. */
-  order_id: string | null;
-  /** The order cart the request named. */
-  ordercart_id: string | null;
-  /** The JSON body as received, secrets redacted; null when there was none. */
-  body: string | null;
-}
-
-/** The tables of the audit trail (part of `Database`). */
-export interface AuditTables {
-  audit_requests: AuditRequestsTable;
-}
+import { openTx } from './write-tx.js';
+import type { AuditRequestsTable, Database } from './tables.js';
 
 export type AuditRequestRow = Selectable<AuditRequestsTable>;
 export type NewAuditRequest = Insertable<AuditRequestsTable>;
@@ -99,7 +68,7 @@ export class AuditRepository {
   /** Appends request records, all in one transaction. */
   async appendRequests(records: readonly NewAuditRequest[]): Promise<void> {
     if (records.length === 0) return;
-    await this.store.writeTransaction((tx) => insertRequests.run(tx, records));
+    await this.store.writeTransaction((tx) => insertRequests.run(openTx(tx), records));
   }
 
   /** The newest request records that match, newest first. */

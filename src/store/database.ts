@@ -9,7 +9,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
 import type { Database } from './tables.js';
-import type { SqliteStatements, WriteTx } from './write-tx.js';
+import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -25,7 +25,7 @@ export interface Store {
   /** A human-readable description of where the data lives (no credentials). */
   location: string;
   /** Runs `work` in one write transaction of `db` (see write-tx.ts); commits when it resolves. */
-  writeTransaction<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  writeTransaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -300,12 +300,12 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       await db.destroy();
     };
     // The transaction holds the one connection (the driver's lock): its statements are this batch's alone.
-    const writeTransaction = <T>(work: (tx: WriteTx) => Promise<T>) => db.transaction().execute((trx) => work({ trx, sqlite: statements }));
+    const writeTransaction = <T>(work: (tx: StoreTx) => Promise<T>) => db.transaction().execute((trx) => work(sealTx(trx, statements)));
     return { db, readDb, dialect, location: `sqlite:${target}`, writeTransaction, close };
   }
   const { db, close } = openPostgres(target, options.onStatement);
   const { host, pathname } = new URL(target);
-  const writeTransaction = <T>(work: (tx: WriteTx) => Promise<T>) =>
+  const writeTransaction = <T>(work: (tx: StoreTx) => Promise<T>) =>
     db.connection().execute(async (connection) => {
       // One round trip: BEGIN, and the transaction takes its id before anything else (the event horizon,
       // order-events.ts, relies on every transaction that writes an event having its id before it takes
@@ -313,7 +313,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       await sql.raw('begin; select pg_current_xact_id()').execute(connection);
       let result: T;
       try {
-        result = await work({ trx: connection, sqlite: null });
+        result = await work(sealTx(connection, null));
       } catch (error) {
         await sql.raw('rollback').execute(connection).catch(() => undefined);
         throw error;

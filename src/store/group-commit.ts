@@ -1,18 +1,44 @@
 /**
  * Group commit for the order-entry hot path. Each durable commit costs an fsync (SQLite with
  * synchronous=FULL) or a WAL flush and a round trip (PostgreSQL); one per request caps throughput. Here
- * the commands of all requests that arrive while a batch is in flight are queued, then handed together to
- * `runBatch`, which judges and writes them in one transaction; every caller is answered only after that
- * transaction has committed. Nothing is acknowledged before its commit.
+ * the commands of all requests that arrive while a batch is in flight are queued, then run together in one
+ * transaction; every caller is answered only after that transaction has committed. Nothing is
+ * acknowledged before its commit.
  *
- * `runBatch` answers one outcome per command, in order: a value, or the error that refuses that command
- * alone (a business refusal, which wrote nothing). If it throws, the whole batch failed and every caller
- * gets that error: none of them was acknowledged.
+ * The invariant that makes sharing a transaction safe: **a refused command leaves no write behind.** It
+ * is kept by the shape of a batch's work (BatchWork), not by a comment asking for care:
+ * 1. `read` loads (and locks) what the commands are judged on; it may not write;
+ * 2. `judge` decides each command in order, synchronously, against that state, with no transaction in
+ *    reach: it accepts the command with its change, or refuses it;
+ * 3. `write` writes the accepted changes together. It cannot refuse one command: a refusal (an ApiError)
+ *    thrown from it, which would otherwise commit a refused command's rows with the rest of the batch or
+ *    answer the others with its refusal, is turned into a failure of the whole batch: the transaction is
+ *    rolled back, and every caller gets an internal error (a bug, logged as one), none of them a 200.
  *
  * `maxInFlight` batches may run at once, each in its own transaction: 1 on SQLite (one writer), a few on
  * PostgreSQL, where a batch spends most of its time waiting for round trips and the commit's WAL flush.
  */
-export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
+import { ApiError } from '../domain/errors.js';
+import type { Store } from './database.js';
+import type { StoreTx } from './write-tx.js';
+
+/** One command's outcome: accepted with its change and the caller's answer, or refused. */
+export type Judgment<R, Change> = { accepted: true; change: Change; value: R } | { accepted: false; error: ApiError };
+
+/** The three phases of a batch; see the module comment for why they are apart. */
+export interface BatchWork<C, S, R, Change> {
+  read(tx: StoreTx, commands: readonly C[]): Promise<S>;
+  judge(command: C, state: S): Judgment<R, Change>;
+  write(tx: StoreTx, accepted: readonly { command: C; change: Change; value: R }[], state: S): Promise<void>;
+}
+
+/** Thrown to every caller of a batch whose `write` refused something: the invariant above was broken. */
+export class RefusalAfterWriteError extends Error {
+  constructor(readonly refusal: ApiError) {
+    super(`a refusal after the batch's writes (${refusal.kind.code}: ${refusal.message}): the whole batch was rolled back`);
+    this.name = 'RefusalAfterWriteError';
+  }
+}
 
 interface Pending<C, R> {
   command: C;
@@ -20,13 +46,14 @@ interface Pending<C, R> {
   reject: (reason: unknown) => void;
 }
 
-export class GroupCommitter<C, R> {
+export class GroupCommitter<C, S, R, Change> {
   private queue: Pending<C, R>[] = [];
   private scheduled = false;
   private inFlight = 0;
 
   constructor(
-    private readonly runBatch: (commands: C[]) => Promise<Outcome<R>[]>,
+    private readonly store: Pick<Store, 'writeTransaction'>,
+    private readonly work: BatchWork<C, S, R, Change>,
     private readonly options: { maxBatch?: number; maxInFlight?: number } = {},
   ) {}
 
@@ -57,18 +84,29 @@ export class GroupCommitter<C, R> {
   }
 
   private async commitBatch(batch: Pending<C, R>[]): Promise<void> {
-    let outcomes: Outcome<R>[];
+    let judgments: Judgment<R, Change>[];
     try {
-      outcomes = await this.runBatch(batch.map((item) => item.command));
+      judgments = await this.store.writeTransaction((tx) => this.runBatch(tx, batch.map((item) => item.command)));
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
     }
     batch.forEach((item, i) => {
-      const outcome = outcomes[i];
-      if (outcome === undefined) item.reject(new Error('the batch answered fewer outcomes than it had commands'));
-      else if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
+      const judgment = judgments[i]!;
+      if (judgment.accepted) item.resolve(judgment.value);
+      else item.reject(judgment.error);
     });
+  }
+
+  private async runBatch(tx: StoreTx, commands: C[]): Promise<Judgment<R, Change>[]> {
+    const state = await this.work.read(tx, commands);
+    const judgments = commands.map((command) => this.work.judge(command, state));
+    const accepted = judgments.flatMap((judgment, i) => (judgment.accepted ? [{ command: commands[i]!, change: judgment.change, value: judgment.value }] : []));
+    try {
+      await this.work.write(tx, accepted, state);
+    } catch (error) {
+      throw error instanceof ApiError ? new RefusalAfterWriteError(error) : error;
+    }
+    return judgments;
   }
 }

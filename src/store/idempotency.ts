@@ -8,31 +8,7 @@ import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { HeldKey } from '../domain/idempotency.js';
 import type { DialectName } from './database.js';
 import type { Database } from './tables.js';
-
-export interface IdempotencyKeysTable {
-  user_id: string;
-  idempotency_key: string;
-  /** A random token naming the request that holds (or held) the key. */
-  owner: string;
-  method: string;
-  path: string;
-  /** SHA-256 of method, path and canonical body (domain/idempotency.ts). */
-  fingerprint: string;
-  /** RUNNING (held by a request until locked_until) or DONE (the answer below is kept). */
-  state: string;
-  locked_until: number;
-  status_code: number | null;
-  /** The answer's body, byte for byte. */
-  response_body: string | null;
-  /** The answer's headers that a replay repeats (e.g. ETag), as a JSON object. */
-  response_headers: string | null;
-  created_at: number;
-}
-
-/** The tables of idempotency keys (part of `Database`). */
-export interface IdempotencyTables {
-  idempotency_keys: IdempotencyKeysTable;
-}
+import { openTx, sealTx, type StoreTx } from './write-tx.js';
 
 /** The key a request holds. */
 export interface KeyClaim {
@@ -144,7 +120,8 @@ export class IdempotencyKeyRepository {
    * owner). On PostgreSQL the row stays locked until that transaction ends, so that no take-over can
    * come between this check and the answer written with the change.
    */
-  async isHeld(trx: Kysely<Database>, claim: KeyClaim): Promise<boolean> {
+  async isHeld(storeTx: StoreTx, claim: KeyClaim): Promise<boolean> {
+    const trx = openTx(storeTx).trx;
     const query = trx
       .selectFrom('idempotency_keys')
       .select(['owner', 'state'])
@@ -155,7 +132,8 @@ export class IdempotencyKeyRepository {
   }
 
   /** Keeps the answer of a claim that still holds its key; false when it no longer does. */
-  async keepAnswer(claim: KeyClaim, answer: KeptAnswer, executor: Executor = this.db): Promise<boolean> {
+  async keepAnswer(claim: KeyClaim, answer: KeptAnswer, storeTx?: StoreTx): Promise<boolean> {
+    const executor = storeTx ? openTx(storeTx).trx : this.db;
     const result = await executor
       .updateTable('idempotency_keys')
       .set({
@@ -202,8 +180,8 @@ export class IdempotencyKeyRepository {
   }
 
   /** Runs `work` in a transaction of its own (the kept steps of a request outside order entry). */
-  async inTransaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(work);
+  async inTransaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(sealTx(trx, null)));
   }
 
   /**
@@ -212,21 +190,23 @@ export class IdempotencyKeyRepository {
    * claim (so that they expire and are purged with the key), deletes any other request's steps under the
    * key, keeps each of `seeds` not kept yet, and answers the steps by name (their JSON as kept).
    */
-  async adoptSteps(trx: Transaction<Database>, claim: ClaimedKey, now: number, window: number, seeds: Record<string, string>): Promise<Map<string, string>> {
+  async adoptSteps(storeTx: StoreTx, claim: ClaimedKey, now: number, window: number, seeds: Record<string, string>): Promise<Map<string, string>> {
+    const trx = openTx(storeTx).trx;
     await trx
       .deleteFrom('idempotency_keys')
       .where(stepsOf(claim))
       .where((eb) => eb.or([eb('fingerprint', '!=', claim.fingerprint), eb('created_at', '<=', now - window)]))
       .execute();
     await trx.updateTable('idempotency_keys').set({ owner: claim.owner, created_at: claim.claimedAt }).where(stepsOf(claim)).execute();
-    for (const [step, value] of Object.entries(seeds)) await this.insertStep(trx, claim, step, value);
+    for (const [step, value] of Object.entries(seeds)) await this.insertStep(storeTx, claim, step, value);
     const rows = await trx.selectFrom('idempotency_keys').select(['idempotency_key', 'response_body']).where(stepsOf(claim)).execute();
     const prefix = claim.key + STEP_SEPARATOR;
     return new Map(rows.map((row) => [row.idempotency_key.slice(prefix.length), row.response_body ?? 'null']));
   }
 
   /** Keeps one step of the claim's request (its value as JSON); false when that step is already kept. */
-  async insertStep(executor: Executor, claim: ClaimedKey, step: string, value: string): Promise<boolean> {
+  async insertStep(storeTx: StoreTx, claim: ClaimedKey, step: string, value: string): Promise<boolean> {
+    const executor = openTx(storeTx).trx;
     const result = await executor
       .insertInto('idempotency_keys')
       .values({

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AllocationMethod, OfsExchange, OfsIssue } from '../domain/ofs-issue.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, OfsIssuesTable } from './tables.js';
+import { openTx, type StoreTx } from './write-tx.js';
 
 function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
   return {
@@ -34,7 +35,8 @@ export class OfsIssueRepository {
   }
 
   /** Pass `db` to read inside a transaction. */
-  async find(exchange: string, scripToken: number, db: Kysely<Database> = this.db): Promise<OfsIssue | undefined> {
+  async find(exchange: string, scripToken: number, storeTx?: StoreTx): Promise<OfsIssue | undefined> {
+    const db = storeTx ? openTx(storeTx).trx : this.db;
     const [row] = await this.findQuery.execute(db, { exchange, scripToken });
     return row && toIssue(row);
   }

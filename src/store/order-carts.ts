@@ -4,6 +4,7 @@
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, OrderCartsTable } from './tables.js';
+import { openTx, type StoreTx } from './write-tx.js';
 
 export type OrderCartRow = Selectable<OrderCartsTable>;
 
@@ -101,7 +102,8 @@ export class OrderCartRepository {
    * 412 on re-checking). `updated_at` stays: it is when the content last changed. Answers whether the owner
    * still has the cart (false: it was deleted meanwhile).
    */
-  async recordExecution(ordercartId: string, userId: string, executor: Kysely<Database> | Transaction<Database> = this.db): Promise<boolean> {
+  async recordExecution(ordercartId: string, userId: string, storeTx?: StoreTx): Promise<boolean> {
+    const executor = storeTx ? openTx(storeTx).trx : this.db;
     const result = await executor
       .updateTable('order_carts')
       .set((eb) => ({ executed_no_time: eb('executed_no_time', '+', 1), revision: eb('revision', '+', 1) }))

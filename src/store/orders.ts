@@ -6,12 +6,12 @@
  */
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { OrderStatus } from '../domain/order-status.js';
-import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/pre-trade.js';
+import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/ofs-rules.js';
 import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 import { ENQUEUE_DELIVERIES } from './webhooks.js';
-import type { SqliteStatements, WriteTx } from './write-tx.js';
+import { openTx, type SqliteStatements, type StoreTx, type WriteTx } from './write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 
@@ -38,12 +38,10 @@ export interface NewOrder {
   category: string;
 }
 
-export { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
-
 const ACCEPTED_STATUS = OrderStatus.OMSXMITTED;
 
-/** Filters and page of the order book; `page` counts from 1. */
-export interface OrderBookQuery {
+/** A user's orders to list, and which page of them; `page` counts from 1. */
+export interface OrderPageRequest {
   userId: string;
   status?: string | undefined;
   orderId?: string | undefined;
@@ -260,7 +258,8 @@ export class OrderRepository {
    * Writes a batch of order changes in the caller's transaction, in their order (see the file comment).
    * The changes of one order come one after another; the last one's `after` is what the order becomes.
    */
-  async apply(tx: WriteTx, changes: readonly OrderChange[], now: number): Promise<void> {
+  async apply(storeTx: StoreTx, changes: readonly OrderChange[], now: number): Promise<void> {
+    const tx = openTx(storeTx);
     if (changes.length === 0) return;
     // Per order: what it was before the batch and what it is after it.
     const first = new Map<string, OrderChange>();
@@ -339,7 +338,8 @@ export class OrderRepository {
    * The orders, read in a transaction that will change them: locked until it ends on PostgreSQL (in order
    * of their ids), answered by id. Unknown ids are left out.
    */
-  async lockOrders(tx: WriteTx, orderIds: readonly string[]): Promise<Map<string, OrderRow>> {
+  async lockOrders(storeTx: StoreTx, orderIds: readonly string[]): Promise<Map<string, OrderRow>> {
+    const tx = openTx(storeTx);
     if (orderIds.length === 0) return new Map();
     const rows = await queryWithList<OrderRow>(tx, LOCK_ORDERS, [...new Set(orderIds)]);
     return new Map(rows.map((row) => [row.order_id, row]));
@@ -350,13 +350,15 @@ export class OrderRepository {
    * add to these users' retail exposure (order entry's retail bids and modifications take it; the OMS only
    * ever lowers an exposure, with an atomic update, and needs no lock). Take it first thing.
    */
-  async lockUsers(tx: WriteTx, userIds: readonly string[]): Promise<void> {
+  async lockUsers(storeTx: StoreTx, userIds: readonly string[]): Promise<void> {
+    const tx = openTx(storeTx);
     if (this.dialect !== 'postgres' || userIds.length === 0) return;
     await tx.trx.executeQuery(CompiledQuery.raw(LOCK_USERS, [listParameter('postgres', [...new Set(userIds)])]));
   }
 
   /** The retail exposure rows of the users, in every issue, with the prices of each row's issue. */
-  async exposures(tx: WriteTx, userIds: readonly string[]): Promise<ExposureRow[]> {
+  async exposures(storeTx: StoreTx, userIds: readonly string[]): Promise<ExposureRow[]> {
+    const tx = openTx(storeTx);
     if (userIds.length === 0) return [];
     const rows = await queryWithList<{
       user_id: string;
@@ -385,14 +387,14 @@ export class OrderRepository {
   }
 
   /** One page of the user's orders, newest first, and how many orders match the filters in all. */
-  async orderBook(query: OrderBookQuery): Promise<{ orders: OrderRow[]; totalCount: number }> {
+  async orderBook(query: OrderPageRequest): Promise<{ orders: OrderRow[]; totalCount: number }> {
     const { page, count } = this.orderBookQueries(query);
     const orders = await page.execute();
     const total = await count.executeTakeFirstOrThrow();
     return { orders, totalCount: Number(total.n) };
   }
 
-  private orderBookQueries(query: OrderBookQuery) {
+  private orderBookQueries(query: OrderPageRequest) {
     let filtered = this.db.selectFrom('orders').where('user_id', '=', query.userId);
     if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
     if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);

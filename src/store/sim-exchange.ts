@@ -6,7 +6,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
-import type { WriteTx } from './write-tx.js';
+import { openTx, type StoreTx } from './write-tx.js';
 
 export type SimBidRow = Selectable<SimExchangeBidsTable>;
 export type SimEventRow = Selectable<SimExchangeEventsTable>;
@@ -93,7 +93,8 @@ export class SimExchangeRepository {
   ) {}
 
   /** Pass `db` to read inside a transaction. */
-  async findBid(orderId: string, db: Db = this.db): Promise<SimBidRow | undefined> {
+  async findBid(orderId: string, storeTx?: StoreTx): Promise<SimBidRow | undefined> {
+    const db = storeTx ? openTx(storeTx).trx : this.db;
     return db.selectFrom('sim_exchange_bids').selectAll().where('order_id', '=', orderId).executeTakeFirst();
   }
 
@@ -101,18 +102,21 @@ export class SimExchangeRepository {
    * Records received placements: new bids, or one more transmission of a bid already in the book (which
    * keeps its exchange order id and terms).
    */
-  async receiveBids(tx: WriteTx, bids: readonly NewSimBid[], now: number): Promise<void> {
+  async receiveBids(storeTx: StoreTx, bids: readonly NewSimBid[], now: number): Promise<void> {
+    const tx = openTx(storeTx);
     await this.insertBids.run(tx, bids.map((bid) => ({ ...bid, now })));
   }
 
   /** The bids of these orders; `tx` to read them in a transaction. */
-  async findBids(orderIds: readonly string[], tx?: WriteTx): Promise<SimBidRow[]> {
+  async findBids(orderIds: readonly string[], storeTx?: StoreTx): Promise<SimBidRow[]> {
+    const tx = storeTx && openTx(storeTx);
     if (orderIds.length === 0) return [];
     return tx ? queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds) : selectWithList<SimBidRow>(this.db, this.dialect, FIND_BIDS, orderIds);
   }
 
   /** Changes the terms of a bid that is still live; answers false when it is not. */
-  async changeLiveBid(trx: Transaction<Database>, orderId: string, terms: SimBidTerms, now: number): Promise<boolean> {
+  async changeLiveBid(storeTx: StoreTx, orderId: string, terms: SimBidTerms, now: number): Promise<boolean> {
+    const trx = openTx(storeTx).trx;
     const result = await trx
       .updateTable('sim_exchange_bids')
       .set({ order_type: terms.orderType, price_paise: terms.pricePaise, quantity: terms.quantity, updated_at: now })
@@ -123,7 +127,8 @@ export class SimExchangeRepository {
   }
 
   /** Moves a bid from `from` to `to`; answers false when it was not in `from`. */
-  async setStatus(trx: Transaction<Database>, orderId: string, from: string, to: string, now: number): Promise<boolean> {
+  async setStatus(storeTx: StoreTx, orderId: string, from: string, to: string, now: number): Promise<boolean> {
+    const trx = openTx(storeTx).trx;
     const result = await trx
       .updateTable('sim_exchange_bids')
       .set({ status: to, updated_at: now })
@@ -150,7 +155,8 @@ export class SimExchangeRepository {
    * Marks an issue as allocated, only if nobody has and its windows have both closed: a conditional
    * UPDATE, so that of several concurrent callers exactly one gets true and runs the allocation.
    */
-  async claimAllocation(trx: Kysely<Database>, issue: DueIssue, now: number): Promise<boolean> {
+  async claimAllocation(storeTx: StoreTx, issue: DueIssue, now: number): Promise<boolean> {
+    const trx = openTx(storeTx).trx;
     const result = await trx
       .updateTable('ofs_issues')
       .set({ allocated_at: now })
@@ -167,7 +173,8 @@ export class SimExchangeRepository {
    * The live bids of the issue, locked until the transaction ends (PostgreSQL: a cancellation that comes
    * meanwhile waits, then finds the bid settled).
    */
-  async liveBids(trx: Kysely<Database>, issue: DueIssue, forUpdate: boolean): Promise<SimBidRow[]> {
+  async liveBids(storeTx: StoreTx, issue: DueIssue, forUpdate: boolean): Promise<SimBidRow[]> {
+    const trx = openTx(storeTx).trx;
     const query = trx
       .selectFrom('sim_exchange_bids')
       .selectAll()
@@ -180,7 +187,8 @@ export class SimExchangeRepository {
   }
 
   /** Settles the bids of an allocation (read live and locked in the same transaction) and records their events. */
-  async settleAll(tx: WriteTx, events: readonly NewSimEvent[], now: number): Promise<void> {
+  async settleAll(storeTx: StoreTx, events: readonly NewSimEvent[], now: number): Promise<void> {
+    const tx = openTx(storeTx);
     await this.settleBids.run(
       tx,
       events.map((event) => ({ orderId: event.orderId, status: event.kind, now })),

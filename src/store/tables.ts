@@ -3,9 +3,6 @@
  * quantities are whole numbers. Both dialects store the same values.
  */
 import type { Generated } from 'kysely';
-import type { AuditTables } from './audit.js';
-import type { IdempotencyTables } from './idempotency.js';
-import type { WebhookTables } from './webhooks.js';
 
 export interface UsersTable {
   user_id: string;
@@ -164,7 +161,88 @@ export interface SimExchangeEventsTable {
   delivered_at: number | null;
 }
 
-export interface Database extends WebhookTables, IdempotencyTables, AuditTables {
+/** A user's webhook endpoint. */
+export interface WebhooksTable {
+  webhook_id: string;
+  user_id: string;
+  url: string;
+  /** The signing secret; kept as is, since every delivery is signed with it. */
+  secret: string;
+  created_at: number;
+  /** Set by `ordergate webhooks remove`: no new deliveries; pending ones are given up. */
+  removed_at: number | null;
+}
+
+/** One delivery of one order event to one webhook. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: string;
+  /** The order event (order_history id). */
+  event_id: number;
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  /** The JSON body, fixed at the first attempt so that every retry sends the same bytes. */
+  payload: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  last_attempt_at: number | null;
+  delivered_at: number | null;
+  failed_at: number | null;
+}
+
+/** One idempotency key of a user: the request that holds it, and its kept answer. */
+export interface IdempotencyKeysTable {
+  user_id: string;
+  idempotency_key: string;
+  /** A random token naming the request that holds (or held) the key. */
+  owner: string;
+  method: string;
+  path: string;
+  /** SHA-256 of method, path and canonical body (domain/idempotency.ts). */
+  fingerprint: string;
+  /** RUNNING (held by a request until locked_until) or DONE (the answer below is kept). */
+  state: string;
+  locked_until: number;
+  status_code: number | null;
+  /** The answer's body, byte for byte. */
+  response_body: string | null;
+  /** The answer's headers that a replay repeats (e.g. ETag), as a JSON object. */
+  response_headers: string | null;
+  created_at: number;
+}
+
+/** One order-entry request, whatever its outcome. */
+export interface AuditRequestsTable {
+  id: Generated<number>;
+  /** When the request arrived, epoch ms. */
+  at: number;
+  /** The Request-Id header of the answer. */
+  request_id: string;
+  /** The authenticated caller; null when authentication failed. */
+  user_id: string | null;
+  /** The peer address of the connection (no proxy header is trusted). */
+  client_address: string;
+  method: string;
+  /** The route pattern, e.g. /transactional/v1/orders/regular/:exchange/:order_id. */
+  route: string;
+  /** The path as requested, with its query string. */
+  path: string;
+  status_code: number;
+  /** The answer's code: e-NNN for a refusal, s-NNN for a success; null when the answer had none. */
+  code: string | null;
+  /** The order the request named or created. */
+  order_id: string | null;
+  /** The order cart the request named. */
+  ordercart_id: string | null;
+  /** The JSON body as received, secrets redacted; null when there was none. */
+  body: string | null;
+}
+
+export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
@@ -175,4 +253,8 @@ export interface Database extends WebhookTables, IdempotencyTables, AuditTables 
   order_carts: OrderCartsTable;
   sim_exchange_bids: SimExchangeBidsTable;
   sim_exchange_events: SimExchangeEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_requests: AuditRequestsTable;
 }

@@ -4,10 +4,10 @@ import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { listParameter } from './bulk.js';
 import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
+import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Database, UsersTable } from './tables.js';
 
 export type UserRow = Selectable<UsersTable>;
-export type UserCategory = 'RETAIL' | 'NON_RETAIL';
 
 /** A session with its user's category. */
 export interface SessionRow {
@@ -80,7 +80,7 @@ export class UserRepository {
   }
 
   /** Inserts a new user; answers false (and changes nothing) when the id is taken. */
-  async create(user: { userId: string; passwordHash: string; category: UserCategory; totpSecret: string | null; now: number }): Promise<boolean> {
+  async create(user: { userId: string; passwordHash: string; category: BidderCategory; totpSecret: string | null; now: number }): Promise<boolean> {
     const result = await this.db
       .insertInto('users')
       .values({

@@ -4,19 +4,8 @@
  * is never committed without its deliveries. The dispatcher then claims due deliveries under a lease, as
  * the OMS claims its outbox: several processes may deliver at once, never the same delivery twice at once.
  */
-import type { ExpressionBuilder, Generated, Kysely, Selectable } from 'kysely';
-import type { Database } from './tables.js';
-
-export interface WebhooksTable {
-  webhook_id: string;
-  user_id: string;
-  url: string;
-  /** The signing secret; kept as is, since every delivery is signed with it. */
-  secret: string;
-  created_at: number;
-  /** Set by `ordergate webhooks remove`: no new deliveries; pending ones are given up. */
-  removed_at: number | null;
-}
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Database, WebhookDeliveriesTable, WebhooksTable } from './tables.js';
 
 export const DeliveryStatus = {
   PENDING: 'PENDING',
@@ -24,32 +13,6 @@ export const DeliveryStatus = {
   FAILED: 'FAILED',
 } as const;
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
-
-export interface WebhookDeliveriesTable {
-  id: Generated<number>;
-  webhook_id: string;
-  /** The order event (order_history id). */
-  event_id: number;
-  status: string;
-  attempts: number;
-  next_attempt_at: number;
-  claimed_by: string | null;
-  claimed_until: number | null;
-  /** The JSON body, fixed at the first attempt so that every retry sends the same bytes. */
-  payload: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: number;
-  last_attempt_at: number | null;
-  delivered_at: number | null;
-  failed_at: number | null;
-}
-
-/** The tables of webhooks and their deliveries (part of `Database`). */
-export interface WebhookTables {
-  webhooks: WebhooksTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-}
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;

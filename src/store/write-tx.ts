@@ -1,8 +1,10 @@
 /**
- * The write transaction of the batch paths (order entry, the OMS, the simulated exchange). It carries the
- * Kysely transaction and, on SQLite, the statements of the very connection that transaction holds, so that
- * a batch runs its many small statements synchronously, without a Kysely query object or a promise per
- * statement; on PostgreSQL a batch sends one set-based statement per step instead (bulk.ts).
+ * A write transaction. Above the store (services, the OMS) it is opaque, a `StoreTx`: what
+ * `Store.writeTransaction` hands to its work, to be passed back to repository methods, so that their
+ * statements run in it. Only the store looks inside (`openTx`): the Kysely transaction and, on SQLite, the
+ * statements of the very connection that transaction holds, so that a batch runs its many small
+ * statements synchronously, without a Kysely query object or a promise per statement; on PostgreSQL a
+ * batch sends one set-based statement per step instead (bulk.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
@@ -18,4 +20,25 @@ export interface WriteTx {
   readonly trx: Kysely<Database>;
   /** SQLite only: the statements of the connection the transaction holds. Use them inside it alone. */
   readonly sqlite: SqliteStatements | null;
+}
+
+declare const sealed: unique symbol;
+
+/** A write transaction as the layers above the store hold it: handed back to repositories, never opened. */
+export interface StoreTx {
+  readonly [sealed]: true;
+}
+
+/** The store's side of a StoreTx. */
+type OpenTx = WriteTx & StoreTx;
+
+/** A StoreTx of this Kysely transaction (and, on SQLite, its connection's statements). */
+export function sealTx(trx: Kysely<Database>, sqlite: SqliteStatements | null): StoreTx {
+  const tx: WriteTx = { trx, sqlite };
+  return tx as OpenTx;
+}
+
+/** What a StoreTx holds; for the store's repositories alone. */
+export function openTx(tx: StoreTx): WriteTx {
+  return tx as OpenTx;
 }

@@ -274,13 +274,13 @@ describe('allocateOfs', () => {
 
   describe('impossible input', () => {
     it.each<[string, Partial<AllocationInput>, RegExp]>([
-      ['a cut-off bid without a retail cut-off price', { retailCutoffPricePaise: null, bids: [retail('C1', 0, 10, 1)] }, /cut-off price, which is not set/],
-      ['a zero quantity', { bids: [retail('R1', 10_100, 0, 1)] }, /quantity 0 is not a positive whole number/],
+      ['a cut-off bid without a retail cut-off price', { retailCutoffPricePaise: null, bids: [retail('C1', 0, 10, 1)] }, /C1: The retail cut-off price is not set yet/],
+      ['a zero quantity', { bids: [retail('R1', 10_100, 0, 1)] }, /R1: quantity 0 is not a whole number of shares of at least 1/],
       ['a negative quantity', { bids: [nonRetail('N1', 10_100, -5, 1)] }, /quantity -5/],
       ['a fractional quantity', { bids: [nonRetail('N1', 10_100, 1.5, 1)] }, /quantity 1.5/],
-      ['a non-retail cut-off bid', { bids: [nonRetail('N1', 0, 10, 1)] }, /only retail bids may bid at the cut-off price/],
-      ['a price bid below the floor', { bids: [nonRetail('N1', 9_995, 10, 1)] }, /bid 99.95 is below the floor price 100.00/],
-      ['a cut-off price below the floor', { retailCutoffPricePaise: 9_900, bids: [retail('C1', 0, 10, 1)] }, /cut-off bid \(99.00\) is below the floor/],
+      ['a non-retail cut-off bid', { bids: [nonRetail('N1', 0, 10, 1)] }, /N1: Only retail users may bid at the cut-off price/],
+      ['a price bid below the floor', { bids: [nonRetail('N1', 9_995, 10, 1)] }, /N1: price 99.95 is below the floor price 100.00/],
+      ['a cut-off price below the floor', { retailCutoffPricePaise: 9_900, bids: [retail('C1', 0, 10, 1)] }, /C1: The retail cut-off price 99.00 is below the floor price 100.00/],
       ['a fractional price', { bids: [nonRetail('N1', 10_000.5, 10, 1)] }, /not a whole number of paise/],
       ['the same order twice', { bids: [retail('R1', 10_100, 10, 1), retail('R1', 10_100, 10, 2)] }, /R1 appears more than once/],
     ])('refuses %s with a RangeError', (_, overrides, message) => {

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import { isDatabaseUnavailable, openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from '../../src/store/database.js';
 import { createServices } from '../../src/wiring.js';
 import { createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';

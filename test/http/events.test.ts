@@ -6,7 +6,8 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import type { Store } from '../../src/store/database.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';

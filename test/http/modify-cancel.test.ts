@@ -273,6 +273,14 @@ describe('modify and cancel an OFS bid', () => {
       await expectRefusal(await modify(orderId, body), kind, field, orderId, before);
     });
 
+    it('a quantity above the maximum: 400 e-305, whose message names the maximum', async () => {
+      const orderId = await place();
+      const before = await snapshot(orderId);
+      const res = await modify(orderId, modifyBody({ quantity: '99999999999999999999' }));
+      await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity', orderId, before);
+      expect(res.body.message).toBe('quantity must be at most 999999999999999 shares');
+    });
+
     it('no body: 400 e-102', async () => {
       const orderId = await place();
       const before = await snapshot(orderId);

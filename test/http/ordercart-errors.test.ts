@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE, type UpdateOrderCartRequest } from '../../src/schemas/ordercart.js';
 import type { Caller } from '../../src/services/auth.js';
-import { OrderCartService } from '../../src/services/order-carts.js';
+import { OrderCartService, type CartPlacement } from '../../src/services/order-carts.js';
 import { OrderCartRepository } from '../../src/store/order-carts.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { DELIVERY_LINE } from '../support/fixtures.js';
@@ -137,6 +137,19 @@ describe('order cart errors: one rule each', () => {
       const res = await create({ orders: ordersOf({ ...DELIVERY_LINE, ...change }) });
       expectError(res, 400, 'e-403', [field]);
       expect(res.body.message.startsWith(field)).toBe(true);
+    });
+
+    it.each([
+      ['orders[0].Quantity', { Quantity: 1e15 }, 'orders[0].Quantity must be a whole number from 1 to 999999999999999'],
+      [
+        'orders[0].scripDetail.MarketLot',
+        { scripDetail: { ...DELIVERY_LINE.scripDetail, MarketLot: 1e20 } },
+        'orders[0].scripDetail.MarketLot must be a whole number from 1 to 999999999999999 (units per lot)',
+      ],
+    ])('e-403: %s above the maximum is refused with a message naming the maximum', async (field, change, message) => {
+      const res = await create({ orders: ordersOf({ ...DELIVERY_LINE, ...change }) });
+      expectError(res, 400, 'e-403', [field]);
+      expect(res.body.message).toBe(message);
     });
 
     it.each([
@@ -293,6 +306,11 @@ describe('order cart updates are atomic when they race', () => {
   let server: TestServer;
   let cartId: string;
   const caller: Caller = { userId: 'alice', category: 'RETAIL', tokenHash: 'unused', expiresAt: Number.MAX_SAFE_INTEGER };
+  /** These services only update carts: an execution reaching the placement would be a broken test. */
+  const refusingPlacement: CartPlacement = {
+    orderEntry: { placeOfsBid: () => Promise.reject(new Error('an update placed an order')) },
+    issues: { list: () => Promise.reject(new Error('an update read the OFS registry')) },
+  };
 
   /** Holds each of the first `readers` reads until all of them have read. */
   class InterleavingRepository extends OrderCartRepository {
@@ -332,7 +350,7 @@ describe('order cart updates are atomic when they race', () => {
 
   it('two updates with the same If-Match: one wins, the other answers 412 e-410', async () => {
     const { revision } = await storedCart();
-    const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now);
+    const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now, refusingPlacement);
     const outcomes = await Promise.allSettled([
       service.update(caller, request('A'), `"${revision}"`),
       service.update(caller, request('B'), `"${revision}"`),
@@ -347,7 +365,7 @@ describe('order cart updates are atomic when they race', () => {
 
   it('two updates without If-Match: the later one is judged again on the state the first left, and both land', async () => {
     const { revision } = await storedCart();
-    const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now);
+    const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now, refusingPlacement);
     const etags = await Promise.all([service.update(caller, request('C'), undefined), service.update(caller, request('D'), undefined)]);
     expect([...etags].sort()).toEqual([`"${revision + 1}"`, `"${revision + 2}"`]);
     // The update that answered the later revision is the one the cart holds.
@@ -367,7 +385,7 @@ describe('order cart updates are atomic when they race', () => {
       }
     }
     const before = await storedCart();
-    const service = new OrderCartService(new ExecutedMeanwhile(server.store.db), () => server.clock.now);
+    const service = new OrderCartService(new ExecutedMeanwhile(server.store.db), () => server.clock.now, refusingPlacement);
     await expect(service.update(caller, request('E'), undefined)).rejects.toMatchObject({ kind: { code: 'e-408' } });
     expect(await storedCart()).toMatchObject({ name: before.name, revision: before.revision });
   });

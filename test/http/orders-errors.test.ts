@@ -102,6 +102,19 @@ describe('place an OFS bid: refusals', () => {
     it.each(['0', '-1', '01', '1.5', 'abc', '', ' 10', '+1', '1e3', '1000000000000000'])('refuses quantity %j (400 e-305)', async (quantity) => {
       await expectRefusal(await place(validBid({ quantity })), Errors.OFS_QUANTITY, 'quantity');
     });
+
+    it.each(['1000000000000000', '99999999999999999999'])('refuses quantity %j as too large, naming the maximum (400 e-305)', async (quantity) => {
+      const res = await place(validBid({ quantity }));
+      await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity');
+      expect(res.body.message).toBe('quantity must be at most 999999999999999 shares');
+      expect(res.body.errors).toEqual([{ field: 'quantity', message: 'quantity must be at most 999999999999999 shares' }]);
+    });
+
+    it.each(['x'.repeat(20), `0${'9'.repeat(19)}`])('refuses a long quantity %j that is not a plain number for its form, not its length (400 e-305)', async (quantity) => {
+      const res = await place(validBid({ quantity }));
+      await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity');
+      expect(res.body.message).toBe(Errors.OFS_QUANTITY.title);
+    });
   });
 
   describe('OFS-only fields (seed 4.1 rule 3)', () => {

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { Errors } from '../../src/domain/errors.js';
-import { SharedCallLog } from '../../src/http/rate-limit.js';
+import { SharedCallLog } from '../../src/rate-limit/call-logs.js';
 import { recordingLogger } from '../oms/fixture.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';

@@ -126,7 +126,7 @@ describe('allocation at close', () => {
     await bench.worker().runOnce();
     expect(await bench.order(ids.n2)).toMatchObject({
       status: 'CANCELLED',
-      error_reason: 'Not allotted: at close the price 101.00 is below the floor price 101.50',
+      error_reason: 'Not allotted: at close price 101.00 is below the floor price 101.50',
     });
   });
 

@@ -15,6 +15,7 @@ import { createOmsWorker } from '../../src/wiring.js';
 import { testDialect } from '../support/databases.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { openEventStream } from '../support/sse.js';
+import { openTx } from '../../src/store/write-tx.js';
 
 const postgres = testDialect() === 'postgres';
 
@@ -52,7 +53,7 @@ describe('order event ids reach readers in order', () => {
       .writeTransaction(async (tx) => {
         const order = (await orders.lockOrders(tx, [orderId])).get(orderId)!;
         await orders.apply(tx, [{ before: order, after: order, reason, origin: { actor: 'test', requestId: null } }], server.clock.now);
-        const row = await tx.trx.selectFrom('order_history').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+        const row = await openTx(tx).trx.selectFrom('order_history').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
         written(Number(row.id));
         if (!(await decided)) throw new Error('rolled back by the test');
       })

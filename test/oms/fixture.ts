@@ -8,14 +8,16 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
-import type { ExchangeAdapter, ExchangeBid, ExchangeBidTerms } from '../../src/oms/exchange.js';
+import type { BidTerms } from '../../src/domain/ofs-rules.js';
+import type { ExchangeAdapter, ExchangeBid } from '../../src/oms/exchange.js';
 import type { SimulatedExchange } from '../../src/oms/simulated-exchange.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { ACCEPTED_REASON, acceptedOrder, OrderRepository, type NewOrder, type OrderRow } from '../../src/store/orders.js';
-import { UserRepository, type UserCategory } from '../../src/store/users.js';
+import type { BidderCategory } from '../../src/domain/ofs-rules.js';
+import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
 import { createTestDatabase } from '../support/databases.js';
 import { sbinIssue } from '../support/fixtures.js';
@@ -41,7 +43,7 @@ export function testIssue(overrides: Partial<OfsIssue> = {}): OfsIssue {
 
 export interface BidSpec {
   userId?: string;
-  category?: UserCategory;
+  category?: BidderCategory;
   orderType?: 'RL' | 'RL-MKT';
   pricePaise?: number;
   quantity?: number;
@@ -123,7 +125,7 @@ export class ObservedExchange implements ExchangeAdapter {
       () => this.inner.placeBids(bids),
     );
   }
-  modify(orderId: string, terms: ExchangeBidTerms) {
+  modify(orderId: string, terms: BidTerms) {
     return this.call('modify', orderId, () => this.inner.modify(orderId, terms));
   }
   cancel(orderId: string) {

@@ -62,7 +62,7 @@ describe('placement', () => {
     await bench.worker().runOnce();
 
     const order = await bench.order(orderId);
-    const reason = 'Rejected by the OMS: the retail bidding window closed at 2026-11-23T07:00:00Z, before the order reached the exchange';
+    const reason = 'Rejected by the OMS: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST (2026-11-23T07:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange';
     expect(order.status).toBe('OMSREJECT');
     expect(order.error_reason).toBe(reason);
     expect((await bench.history(orderId)).at(-1)).toMatchObject({ status: 'OMSREJECT', reason });
@@ -76,7 +76,7 @@ describe('placement', () => {
     await bench.worker().runOnce();
     expect(await bench.order(institutional)).toMatchObject({
       status: 'OMSREJECT',
-      error_reason: 'Rejected by the OMS: the non-retail bidding window closed at 2026-11-23T06:00:00Z, before the order reached the exchange',
+      error_reason: 'Rejected by the OMS: The non-retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 11:30 IST (2026-11-23T06:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange',
     });
     expect(await bench.status(retail)).toBe('PENDING');
   });
@@ -97,10 +97,10 @@ describe('placement', () => {
 
     const order = await bench.order(orderId);
     expect(order.status).toBe('ORDERERROR');
-    expect(order.error_reason).toBe('The price 101.50 is below the floor price 102.00');
+    expect(order.error_reason).toBe('Price 101.50 is below the floor price 102.00');
     expect(order.exchange_order_id).toBeNull();
     expect(await bench.statusTrail(orderId)).toEqual(['OMSXMITTED', 'EXXMITTED', 'ORDERERROR']);
-    expect((await bench.history(orderId)).at(-1)!.reason).toBe('Rejected by the exchange: The price 101.50 is below the floor price 102.00');
+    expect((await bench.history(orderId)).at(-1)!.reason).toBe('Rejected by the exchange: Price 101.50 is below the floor price 102.00');
     expect(await bench.exchangeBid(orderId)).toBeUndefined();
   });
 
@@ -151,7 +151,7 @@ describe('modification at the exchange', () => {
     expect((await bench.history(orderId)).at(-1)).toEqual(
       expect.objectContaining({
         status: 'PENDING',
-        reason: 'Modification refused by the exchange: The price 99.00 is below the floor price 100.00; the order keeps its terms at the exchange',
+        reason: 'Modification refused by the exchange: Price 99.00 is below the floor price 100.00; the order keeps its terms at the exchange',
         quantity: 10,
         price_paise: 10_150,
       }),
@@ -172,7 +172,7 @@ describe('modification at the exchange', () => {
     expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'LIVE', quantity: 10 });
     expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', quantity: 10 });
     expect((await bench.history(orderId)).at(-1)!.reason).toBe(
-      'Modification refused by the exchange: The retail bidding window closed at 2026-11-23T07:00:00Z; the order keeps its terms at the exchange',
+      'Modification refused by the exchange: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST (2026-11-23T07:00:00.000Z); no more bids, modifications or cancellations are taken; the order keeps its terms at the exchange',
     );
   });
 });
@@ -207,7 +207,7 @@ describe('cancellation at the exchange', () => {
     expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'LIVE' });
     expect(await bench.status(orderId)).toBe('PENDING');
     expect((await bench.history(orderId)).at(-1)!.reason).toBe(
-      'Cancellation refused by the exchange: The retail bidding window closed at 2026-11-23T05:00:00.001Z',
+      'Cancellation refused by the exchange: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 10:30:00 IST (2026-11-23T05:00:00.001Z); no more bids, modifications or cancellations are taken',
     );
   });
 

@@ -3,7 +3,8 @@
  * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
  */
 import pino from 'pino';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
+import type { App } from '../../src/http/app-type.js';
 import { closeHttp } from '../../src/server.js';
 import { RATE_LIMITS_OFF, type RateLimitOptions } from '../../src/http/rate-limit.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
@@ -13,7 +14,7 @@ import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { OrderRepository, type OrderRow } from '../../src/store/orders.js';
 import { UserRepository } from '../../src/store/users.js';
-import type { UserCategory } from '../../src/store/users.js';
+import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import { createServices } from '../../src/wiring.js';
 import { createTestDatabase } from './databases.js';
 import { sbinIssue } from './fixtures.js';
@@ -54,7 +55,7 @@ export interface TestServer {
   clock: { now: number };
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** A user with a password, an API key and a logged-in access token. */
-  createUser(userId: string, options?: { category?: UserCategory; totp?: boolean }): Promise<TestUser>;
+  createUser(userId: string, options?: { category?: BidderCategory; totp?: boolean }): Promise<TestUser>;
   registerIssue(overrides?: Partial<OfsIssue>): Promise<OfsIssue>;
   /**
    * Moves orders on as the OMS would (status and the columns in `fields`), through the store's one way of

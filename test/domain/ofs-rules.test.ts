@@ -1,5 +1,5 @@
 /**
- * The pre-trade checks as plain functions (src/domain/pre-trade.ts): the category window, the price rules
+ * The pre-trade checks as plain functions (src/domain/ofs-rules.ts): the category window, the price rules
  * (floor, cut-off bids, retail cut-off) and the Rs 2,00,000 retail limit, with properties for the limit.
  */
 import fc from 'fast-check';
@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
 import { sbinIssue } from '../support/fixtures.js';
 import {
-  bidValuePaise,
   exposureOfBid,
   exposureValuePaise,
   formatInstant,
@@ -18,7 +17,8 @@ import {
   windowViolations,
   type BidTerms,
   type IssueExposure,
-} from '../../src/domain/pre-trade.js';
+  unitValuePaise,
+} from '../../src/domain/ofs-rules.js';
 
 const T = Date.parse('2026-11-23T03:45:00Z');
 const T_CLOSE = Date.parse('2026-11-23T10:00:00Z');
@@ -164,7 +164,7 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   });
 
   it('values a live cut-off bid whose issue has no cut-off price (any more) at its floor', () => {
-    expect(bidValuePaise(cutoffBid(10), null, 9_000)).toBe(90_000n);
+    expect(unitValuePaise(cutoffBid(10), { retailCutoffPricePaise: null, floorPricePaise: 9_000 })).toBe(9_000n);
     expect(exposureValuePaise(exposures([live(cutoffBid(10), null, 9_000)]))).toBe(90_000n);
   });
 
@@ -187,7 +187,8 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
 
   it('is exact for quantities and prices whose product is beyond 2^53', () => {
     expect(limitViolations(priceBid(999_999_999_999_999, 100_000_000_000), 'RETAIL')).toHaveLength(1);
-    expect(bidValuePaise(priceBid(999_999_999_999_999, 100_000_000_000), null, 0)).toBe(99_999_999_999_999_900_000_000_000n);
+    const [violation] = limitViolations(priceBid(999_999_999_999_999, 100_000_000_000), 'RETAIL');
+    expect(violation!.message).toContain(`would total ${formatRupees(99_999_999_999_999_900_000_000_000n)}`);
   });
 
   const terms = fc.oneof(

@@ -1,0 +1,73 @@
+/**
+ * The one body parser: JSON only, within BODY_LIMIT_BYTES (Fastify also parses text/plain by default,
+ * which our contract does not accept; any other media type answers 415). The text as it arrived is kept
+ * in `request.rawBody` for the audit trail.
+ */
+import { ApiError, Errors } from '../domain/errors.js';
+import type { App } from './app-type.js';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body as it arrived, once it parsed (the audit trail keeps it). */
+    rawBody: string | null;
+  }
+}
+
+export function registerJsonBodyParser(app: App): void {
+  app.removeAllContentTypeParsers();
+  app.decorateRequest('rawBody', null);
+  // Fastify's parser (secure-json-parse) refuses a "__proto__" key and a "constructor" object holding
+  // "prototype", at any depth, so that no later merge of the body can pollute a prototype.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // A call without a body (validate, logout, delete) may still carry Content-Type: application/json, as
+  // many clients send it on every call; a route that needs a body then answers e-102 from its schema.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, (error: Error | null, value?: unknown) => {
+      if (error !== null) return done(prototypeKeyRefusal(text) ?? error);
+      request.rawBody = text;
+      done(null, value);
+    });
+  });
+}
+
+/**
+ * Fastify reports a body refused for a prototype key as invalid JSON. When the text is valid JSON, that key
+ * was the cause: the refusal names it and where it is.
+ */
+function prototypeKeyRefusal(text: string): ApiError | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const field = prototypeKeyIn(value, '');
+  if (field === undefined) return undefined;
+  const message = `The body holds the key "${field}", which is refused (prototype pollution)`;
+  return new ApiError(Errors.PROTOTYPE_KEY, message, [{ field, message: `${field} is refused (prototype pollution)` }]);
+}
+
+/** Where a parsed body holds a "__proto__" key or a "constructor" object with a "prototype" key, if it does. */
+function prototypeKeyIn(value: unknown, at: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = prototypeKeyIn(item, `${at}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  const field = (name: string) => (at === '' ? name : `${at}.${name}`);
+  if (Object.hasOwn(value, '__proto__')) return field('__proto__');
+  const constructor = Object.hasOwn(value, 'constructor') ? (value as { constructor: unknown }).constructor : undefined;
+  if (typeof constructor === 'object' && constructor !== null && Object.hasOwn(constructor, 'prototype')) return field('constructor.prototype');
+  for (const [name, item] of Object.entries(value)) {
+    const found = prototypeKeyIn(item, field(name));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * The group commit's invariant (src/store/group-commit.ts): a refused command leaves no write behind,
+ * even though it shares its transaction with the commands accepted beside it. Run on both databases
+ * against a real store: a refusal while judging keeps the others' rows and none of its own; a refusal
+ * placed after the batch's writes rolls the whole batch back and answers no caller with a success.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, Errors } from '../../src/domain/errors.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { GroupCommitter, RefusalAfterWriteError, type BatchWork } from '../../src/store/group-commit.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { openTx } from '../../src/store/write-tx.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+
+/** A command: a user to create; `refuse` says where it is refused, if anywhere. */
+interface Command {
+  userId: string;
+  refuse?: 'when-judged' | 'after-write';
+}
+
+const refusal = (userId: string) => new ApiError(Errors.ORDER_NOT_FOUND, `refused ${userId}`);
+
+/** The batch work of these tests: the users table as the thing written. */
+const work: BatchWork<Command, null, string, Command> = {
+  read: async () => null,
+  judge: (command) => (command.refuse === 'when-judged' ? { accepted: false, error: refusal(command.userId) } : { accepted: true, change: command, value: command.userId }),
+  write: async (tx, accepted) => {
+    await openTx(tx)
+      .trx
+      .insertInto('users')
+      .values(accepted.map(({ change }) => ({ user_id: change.userId, password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 })))
+      .execute();
+    // A check placed after the write, the mistake the invariant must survive.
+    const late = accepted.find(({ change }) => change.refuse === 'after-write');
+    if (late !== undefined) throw refusal(late.change.userId);
+  },
+};
+
+/** Runs the commands as one batch (all queued in the same turn of the event loop) and settles each. */
+function runTogether(committer: GroupCommitter<Command, null, string, Command>, commands: Command[]) {
+  return Promise.allSettled(commands.map((command) => committer.run(command)));
+}
+
+describe('a refused command in a group commit', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let committer: GroupCommitter<Command, null, string, Command>;
+
+  const storedUsers = async () => (await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((row) => row.user_id);
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ordergate_refusal');
+    store = openStore(database.databaseUrl);
+    await migrateToLatest(store);
+    committer = new GroupCommitter(store, work);
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  it('refused while judged: its caller gets its refusal, the others their answers, and only their rows are stored', async () => {
+    const outcomes = await runTogether(committer, [{ userId: 'a1' }, { userId: 'a2', refuse: 'when-judged' }, { userId: 'a3' }]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: 'a1' });
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ApiError);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused a2');
+    expect(await storedUsers()).toEqual(['a1', 'a3']);
+  });
+
+  it('refused after the batch wrote: the whole batch is rolled back, every caller gets the internal error, no row is left', async () => {
+    const outcomes = await runTogether(committer, [{ userId: 'b1' }, { userId: 'b2', refuse: 'after-write' }, { userId: 'b3' }]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) {
+      const reason = (outcome as PromiseRejectedResult).reason;
+      // Not the refusal itself: that would tell b1 and b3 their commands were refused when they were not.
+      expect(reason).toBeInstanceOf(RefusalAfterWriteError);
+      expect(reason).not.toBeInstanceOf(ApiError);
+      expect(reason.message).toContain('refused b2');
+    }
+    expect(await storedUsers()).toEqual(['a1', 'a3']);
+  });
+
+  it('keeps committing the batches after it', async () => {
+    const outcomes = await runTogether(committer, [{ userId: 'c1' }, { userId: 'c2' }]);
+    expect(outcomes).toEqual([
+      { status: 'fulfilled', value: 'c1' },
+      { status: 'fulfilled', value: 'c2' },
+    ]);
+    expect(await storedUsers()).toEqual(['a1', 'a3', 'c1', 'c2']);
+  });
+});

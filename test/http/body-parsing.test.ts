@@ -1,0 +1,66 @@
+/**
+ * JSON bodies with a prototype key: a "__proto__" key or a "constructor" object holding "prototype", at any
+ * depth, is refused (400 e-117, not e-101: the JSON is valid) before anything reads the body, and the answer names the key and where it
+ * is, rather than calling valid JSON invalid. Nothing is stored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Errors } from '../../src/domain/errors.js';
+import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+
+const PLACE_ORDER = '/transactional/v1/orders/regular';
+
+/** A valid bid's JSON text with `member` (raw JSON text, e.g. `"__proto__":{}`) added to the object at `path`. */
+function bidWith(member: string, path: string[] = []): string {
+  const bid = validBid();
+  const marker = 'prototype-key-goes-here';
+  let target: Record<string, unknown> = bid;
+  for (const name of path) target = target[name] as Record<string, unknown>;
+  target[marker] = 0;
+  return JSON.stringify(bid).replace(`"${marker}":0`, member);
+}
+
+describe('JSON bodies with a prototype key', () => {
+  let server: TestServer;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.registerIssue();
+    alice = await server.createUser('alice');
+  });
+  afterAll(() => server.close());
+
+  const countOrders = async () =>
+    Number((await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+  const place = (rawBody: string) => server.call('POST', PLACE_ORDER, { rawBody, token: alice.token, apiKey: alice.apiKey });
+
+  it.each([
+    { name: 'a "__proto__" key', body: bidWith('"__proto__":{"x":1}'), field: '__proto__' },
+    { name: 'a "__proto__" key in a nested object', body: bidWith('"__proto__":{}', ['scrip_info']), field: 'scrip_info.__proto__' },
+    { name: 'a "constructor" object holding "prototype"', body: bidWith('"constructor":{"prototype":{}}'), field: 'constructor.prototype' },
+    { name: 'only a "constructor" object holding "prototype"', body: '{"constructor":{"prototype":{}}}', field: 'constructor.prototype' },
+  ])('refuses a body with $name: 400 e-117 naming the key, no order stored', async ({ body, field }) => {
+    const before = await countOrders();
+    const res = await place(body);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.code).toBe(Errors.PROTOTYPE_KEY.code);
+    expect(res.body.message).toBe(`The body holds the key "${field}", which is refused (prototype pollution)`);
+    expect(res.body.errors).toEqual([{ field, message: `${field} is refused (prototype pollution)` }]);
+    expect(res.body.request_id).toBe(res.headers.get('request-id'));
+    expect(await countOrders()).toBe(before);
+  });
+
+  it('still answers text that is not JSON as not valid JSON', async () => {
+    const res = await place('{"__proto__": ');
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.code).toBe(Errors.MALFORMED_JSON.code);
+    expect(res.body.message).toBe('The body is not valid JSON');
+    expect(res.body.errors).toEqual([]);
+  });
+
+  it('accepts "__proto__" as a string value: only keys are refused', async () => {
+    const res = await place(JSON.stringify(validBid({ order_identifier: '__proto__' })));
+    expect(res.status, res.text).toBe(200);
+  });
+});
