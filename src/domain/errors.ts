@@ -33,6 +33,7 @@ export const Errors = {
   IDEMPOTENCY_KEY_REUSED: kind('e-115', 422, 'This Idempotency-Key was used within the last 24 hours for another request (another body, method or path).'),
   IDEMPOTENCY_KEY_RUNNING: kind('e-116', 409, 'A request with this Idempotency-Key is still running; retry after Retry-After seconds.'),
   PROTOTYPE_KEY: kind('e-117', 400, 'The body holds a "__proto__" key, or a "constructor" object with a "prototype" key; such bodies are refused (prototype pollution).'),
+  BODY_TOO_DEEP: kind('e-118', 400, 'The body nests objects and arrays more than 32 levels deep; no call of this API needs more than a few.'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),

@@ -20,6 +20,8 @@ export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
 /** Statuses of an order that is still working: it may be modified or cancelled, and counts in limits. */
 export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.PENDING];
 
+const LIVE = new Set<string>(LIVE_STATUSES);
+
 export function isLiveStatus(status: string): boolean {
-  return status === OrderStatus.OMSXMITTED || status === OrderStatus.EXXMITTED || status === OrderStatus.PENDING;
+  return LIVE.has(status);
 }

@@ -8,6 +8,9 @@ import type { App } from './app-type.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** How deep a body may nest objects and arrays. Our bodies nest two or three levels. */
+export const MAX_BODY_DEPTH = 32;
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The JSON body as it arrived, once it parsed (the audit trail keeps it). */
@@ -26,12 +29,34 @@ export function registerJsonBodyParser(app: App): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text === '') return done(null, undefined);
+    // Refused before parsing, so that nothing after it (the prototype-key report, the audit trail's
+    // redaction, validation) walks a body deep enough to overflow the stack: one check for all of them.
+    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+      return done(new ApiError(Errors.BODY_TOO_DEEP, `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`));
+    }
     parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error !== null) return done(prototypeKeyRefusal(text) ?? error);
       request.rawBody = text;
       done(null, value);
     });
   });
+}
+
+/** Whether the text opens more than `limit` objects or arrays inside one another (strings skipped). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 /**

@@ -24,6 +24,7 @@ export function errorResponses(...kinds: ErrorKind[]) {
 export const BODY_ERRORS = [
   Errors.MALFORMED_JSON,
   Errors.PROTOTYPE_KEY,
+  Errors.BODY_TOO_DEEP,
   Errors.BODY_REQUIRED,
   Errors.FIELD_REQUIRED,
   Errors.WRONG_TYPE,
@@ -33,7 +34,7 @@ export const BODY_ERRORS = [
   Errors.UNSUPPORTED_MEDIA_TYPE,
 ];
 /** A call without a body may still be sent one: it must then be JSON within the size limit. */
-export const UNWANTED_BODY_ERRORS = [Errors.MALFORMED_JSON, Errors.PROTOTYPE_KEY, Errors.BODY_TOO_LARGE, Errors.UNSUPPORTED_MEDIA_TYPE];
+export const UNWANTED_BODY_ERRORS = [Errors.MALFORMED_JSON, Errors.PROTOTYPE_KEY, Errors.BODY_TOO_DEEP, Errors.BODY_TOO_LARGE, Errors.UNSUPPORTED_MEDIA_TYPE];
 export const TOKEN_ERRORS = [Errors.TOKEN_MISSING, Errors.TOKEN_INVALID, Errors.TOKEN_EXPIRED, Errors.TOKEN_REVOKED];
 /** Order entry: the token and the API key, then the per-user rate limit (429). */
 export const ORDER_ENTRY_AUTH_ERRORS = [...TOKEN_ERRORS, Errors.API_KEY_MISSING, Errors.API_KEY_INVALID, Errors.API_KEY_OTHER_USER, Errors.RATE_LIMITED];

@@ -184,7 +184,7 @@ export class SimulatedExchange implements ExchangeAdapter {
       const issue = (await this.issues.find(due.exchange, due.scripToken, tx))!;
       const eligible: AllocationBid[] = [];
       const settled: NewSimEvent[] = [];
-      for (const row of await this.book.liveBids(tx, due, this.store.dialect === 'postgres')) {
+      for (const row of await this.book.liveBids(tx, due)) {
         if (!isBidderCategory(row.category)) {
           settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: unknown bidder category ${row.category}` });
           continue;

@@ -67,12 +67,24 @@ type Command =
  * retail limit, a modification sees the order as the one before left it).
  */
 class BatchState {
+  /** The retail totals by user and symbol: a command reads only its caller's, in its symbol. */
+  private readonly exposureRows = new Map<string, ExposureRow[]>();
+
   constructor(
     readonly now: number,
     readonly issues: Map<string, OfsIssue | undefined>,
     readonly orders: Map<string, OrderRow>,
-    private readonly exposureRows: ExposureRow[],
-  ) {}
+    exposureRows: readonly ExposureRow[],
+  ) {
+    for (const row of exposureRows) this.exposureRowsOf(row.userId, row.symbol).push(row);
+  }
+
+  private exposureRowsOf(userId: string, symbol: string): ExposureRow[] {
+    const key = `${userId}\u0000${symbol}`;
+    let rows = this.exposureRows.get(key);
+    if (rows === undefined) this.exposureRows.set(key, (rows = []));
+    return rows;
+  }
 
   issue(exchange: string, scripToken: number): OfsIssue | undefined {
     return this.issues.get(issueKey(exchange, scripToken));
@@ -80,7 +92,7 @@ class BatchState {
 
   /** The user's retail exposure in the issues of the symbol, without `except` (the order a modification replaces). */
   exposures(userId: string, symbol: string, except: OrderRow | null): IssueExposure[] {
-    const rows = this.exposureRows.filter((row) => row.userId === userId && row.symbol === symbol);
+    const rows = this.exposureRowsOf(userId, symbol);
     if (except === null) return rows;
     const own = exposureDelta(except, { ...except, status: 'CANCELLED' });
     return rows.map((row) =>
@@ -97,7 +109,8 @@ class BatchState {
     const delta = exposureDelta(change.before, after);
     if (delta.priceValuePaise === 0 && delta.cutoffQuantity === 0) return;
     const scripToken = Number(after.scrip_token);
-    let row = this.exposureRows.find((r) => r.userId === after.user_id && r.symbol === after.symbol && r.exchange === after.exchange && r.scripToken === scripToken);
+    const rows = this.exposureRowsOf(after.user_id, after.symbol);
+    let row = rows.find((r) => r.exchange === after.exchange && r.scripToken === scripToken);
     if (row === undefined) {
       const issue = this.issue(after.exchange, scripToken)!;
       row = {
@@ -110,7 +123,7 @@ class BatchState {
         retailCutoffPricePaise: issue.retailCutoffPricePaise,
         floorPricePaise: issue.floorPricePaise,
       };
-      this.exposureRows.push(row);
+      rows.push(row);
     }
     row.priceValuePaise += delta.priceValuePaise;
     row.cutoffQuantity += delta.cutoffQuantity;

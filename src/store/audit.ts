@@ -4,7 +4,7 @@
  * updates or deletes a row; the database refuses it anyway (migration 0005).
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { BulkInsert, type BulkColumn } from './bulk.js';
+import { BulkInsert, intColumn, textColumn } from './bulk.js';
 import type { Store } from './database.js';
 import { openTx } from './write-tx.js';
 import type { AuditRequestsTable, Database } from './tables.js';
@@ -40,8 +40,8 @@ export interface AuditFilter {
   limit: number;
 }
 
-const text = (name: keyof NewAuditRequest): BulkColumn<NewAuditRequest> => ({ name, type: 'text', value: (r) => (r[name] ?? null) as string | null });
-const int = (name: keyof NewAuditRequest): BulkColumn<NewAuditRequest> => ({ name, type: 'int8', value: (r) => (r[name] ?? null) as number | null });
+const text = (name: keyof NewAuditRequest) => textColumn<NewAuditRequest>(name, (r) => (r[name] ?? null) as string | null);
+const int = (name: keyof NewAuditRequest) => intColumn<NewAuditRequest>(name, (r) => (r[name] ?? null) as number | null);
 
 const insertRequests = new BulkInsert<NewAuditRequest>('audit_requests', [
   int('at'),

@@ -40,6 +40,9 @@ export class RefusalAfterWriteError extends Error {
   }
 }
 
+/** The most commands one transaction takes; the rest wait for the next. */
+const MAX_BATCH = 512;
+
 interface Pending<C, R> {
   command: C;
   resolve: (value: R) => void;
@@ -54,7 +57,7 @@ export class GroupCommitter<C, S, R, Change> {
   constructor(
     private readonly store: Pick<Store, 'writeTransaction'>,
     private readonly work: BatchWork<C, S, R, Change>,
-    private readonly options: { maxBatch?: number; maxInFlight?: number } = {},
+    private readonly options: { maxInFlight?: number } = {},
   ) {}
 
   run(command: C): Promise<R> {
@@ -72,7 +75,7 @@ export class GroupCommitter<C, S, R, Change> {
     // this commit.
     setImmediate(() => {
       this.scheduled = false;
-      const batch = this.queue.splice(0, this.options.maxBatch ?? 512);
+      const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length === 0) return;
       this.inFlight += 1;
       void this.commitBatch(batch).finally(() => {

@@ -4,11 +4,11 @@
  * kept, turns the row DONE; an answer that is not kept deletes it. Every change after the claim names the
  * claiming request (`owner`), so that a request whose key was taken over can no longer touch it.
  */
-import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { HeldKey } from '../domain/idempotency.js';
 import type { DialectName } from './database.js';
 import type { Database } from './tables.js';
-import { openTx, sealTx, type StoreTx } from './write-tx.js';
+import { executorOf, openTx, sealTx, type StoreTx } from './write-tx.js';
 
 /** The key a request holds. */
 export interface KeyClaim {
@@ -49,7 +49,6 @@ export interface KeptAnswer {
   headers: Record<string, string>;
 }
 
-type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
  * The rows of the steps kept under the claim's key: the user's keys that begin with the key and the
@@ -133,7 +132,7 @@ export class IdempotencyKeyRepository {
 
   /** Keeps the answer of a claim that still holds its key; false when it no longer does. */
   async keepAnswer(claim: KeyClaim, answer: KeptAnswer, storeTx?: StoreTx): Promise<boolean> {
-    const executor = storeTx ? openTx(storeTx).trx : this.db;
+    const executor = executorOf(this.db, storeTx);
     const result = await executor
       .updateTable('idempotency_keys')
       .set({

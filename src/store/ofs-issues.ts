@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AllocationMethod, OfsExchange, OfsIssue } from '../domain/ofs-issue.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { Database, OfsIssuesTable } from './tables.js';
-import { openTx, type StoreTx } from './write-tx.js';
+import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
 function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
   return {
@@ -36,7 +36,7 @@ export class OfsIssueRepository {
 
   /** Pass `db` to read inside a transaction. */
   async find(exchange: string, scripToken: number, storeTx?: StoreTx): Promise<OfsIssue | undefined> {
-    const db = storeTx ? openTx(storeTx).trx : this.db;
+    const db = executorOf(this.db, storeTx);
     const [row] = await this.findQuery.execute(db, { exchange, scripToken });
     return row && toIssue(row);
   }

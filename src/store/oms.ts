@@ -8,7 +8,7 @@ import { inList } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { OutboxAction } from './orders.js';
 import type { Database } from './tables.js';
-import { openTx, type StoreTx } from './write-tx.js';
+import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
 export type { OutboxAction } from './orders.js';
 
@@ -90,7 +90,7 @@ export class OmsRepository {
 
   /** Marks the entries done (those still leased to `workerId`); `trx` to do it in the transaction of their work. */
   async completeAll(ids: readonly number[], workerId: string, now: number, storeTx?: StoreTx): Promise<void> {
-    const trx = storeTx ? openTx(storeTx).trx : this.db;
+    const trx = executorOf(this.db, storeTx);
     if (ids.length === 0) return;
     await trx
       .updateTable('outbox')

@@ -2,9 +2,9 @@
  * Order carts. Every query names the owner next to the cart id: a cart of another user is, to this
  * repository, a cart that does not exist.
  */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database, OrderCartsTable } from './tables.js';
-import { openTx, type StoreTx } from './write-tx.js';
+import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
 export type OrderCartRow = Selectable<OrderCartsTable>;
 
@@ -103,7 +103,7 @@ export class OrderCartRepository {
    * still has the cart (false: it was deleted meanwhile).
    */
   async recordExecution(ordercartId: string, userId: string, storeTx?: StoreTx): Promise<boolean> {
-    const executor = storeTx ? openTx(storeTx).trx : this.db;
+    const executor = executorOf(this.db, storeTx);
     const result = await executor
       .updateTable('order_carts')
       .set((eb) => ({ executed_no_time: eb('executed_no_time', '+', 1), revision: eb('revision', '+', 1) }))

@@ -347,8 +347,10 @@ export class OrderRepository {
 
   /**
    * PostgreSQL: makes the rest of the transaction the only one on the database, on every node, that can
-   * add to these users' retail exposure (order entry's retail bids and modifications take it; the OMS only
-   * ever lowers an exposure, with an atomic update, and needs no lock). Take it first thing.
+   * judge new retail exposure for these users (order entry's retail bids and modifications take it). The
+   * OMS does not take it: it judges nothing against the limit. Its changes (a bid finished, or the terms the
+   * exchange holds restored after a refused modification, which can raise a total again) are applied with
+   * atomic updates of the totals, so they stay exact. Take it first thing.
    */
   async lockUsers(storeTx: StoreTx, userIds: readonly string[]): Promise<void> {
     const tx = openTx(storeTx);

@@ -2,11 +2,11 @@
  * The simulated OFS exchange's own book (sim_exchange_bids) and the events it owes the OMS
  * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
  */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
-import { openTx, type StoreTx } from './write-tx.js';
+import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
 export type SimBidRow = Selectable<SimExchangeBidsTable>;
 export type SimEventRow = Selectable<SimExchangeEventsTable>;
@@ -42,7 +42,6 @@ export interface DueIssue {
   scripToken: number;
 }
 
-type Db = Kysely<Database> | Transaction<Database>;
 
 const FIND_BIDS = {
   sqlite: 'select * from sim_exchange_bids where order_id in (select value from json_each(?))',
@@ -94,7 +93,7 @@ export class SimExchangeRepository {
 
   /** Pass `db` to read inside a transaction. */
   async findBid(orderId: string, storeTx?: StoreTx): Promise<SimBidRow | undefined> {
-    const db = storeTx ? openTx(storeTx).trx : this.db;
+    const db = executorOf(this.db, storeTx);
     return db.selectFrom('sim_exchange_bids').selectAll().where('order_id', '=', orderId).executeTakeFirst();
   }
 
@@ -173,7 +172,7 @@ export class SimExchangeRepository {
    * The live bids of the issue, locked until the transaction ends (PostgreSQL: a cancellation that comes
    * meanwhile waits, then finds the bid settled).
    */
-  async liveBids(storeTx: StoreTx, issue: DueIssue, forUpdate: boolean): Promise<SimBidRow[]> {
+  async liveBids(storeTx: StoreTx, issue: DueIssue): Promise<SimBidRow[]> {
     const trx = openTx(storeTx).trx;
     const query = trx
       .selectFrom('sim_exchange_bids')
@@ -183,7 +182,8 @@ export class SimExchangeRepository {
       .where('status', '=', 'LIVE')
       .orderBy('received_at')
       .orderBy('order_id');
-    return (forUpdate ? query.forUpdate() : query).execute();
+    // SQLite's one writer holds the whole database; PostgreSQL locks the rows.
+    return (this.dialect === 'postgres' ? query.forUpdate() : query).execute();
   }
 
   /** Settles the bids of an allocation (read live and locked in the same transaction) and records their events. */

@@ -38,6 +38,11 @@ export function sealTx(trx: Kysely<Database>, sqlite: SqliteStatements | null): 
   return tx as OpenTx;
 }
 
+/** Where a repository method runs its statements: in `tx` when it is given one, else on `db`. */
+export function executorOf(db: Kysely<Database>, tx: StoreTx | undefined): Kysely<Database> {
+  return tx === undefined ? db : openTx(tx).trx;
+}
+
 /** What a StoreTx holds; for the store's repositories alone. */
 export function openTx(tx: StoreTx): WriteTx {
   return tx as OpenTx;

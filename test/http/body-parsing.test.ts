@@ -63,4 +63,34 @@ describe('JSON bodies with a prototype key', () => {
     const res = await place(JSON.stringify(validBid({ order_identifier: '__proto__' })));
     expect(res.status, res.text).toBe(200);
   });
+
+  describe('bodies nested too deep', () => {
+    // 20,000 levels fit in the 64 KB body limit and would overflow the stack of any recursive walk of the
+    // body (the prototype-key report, the audit trail's redaction).
+    const deep = (levels: number, inner: string) => `{"orders":${'['.repeat(levels)}${inner}${']'.repeat(levels)}}`;
+
+    it.each([
+      { name: '20,000 nested arrays', body: deep(20_000, '1') },
+      { name: '20,000 nested arrays around a "__proto__" key', body: deep(20_000, '{"__proto__":1}') },
+      { name: 'a bid one level too deep', body: JSON.stringify(validBid({ algo_id: JSON.parse(deep(31, '1')) })) },
+    ])('refuses $name: 400 e-118, nothing stored, and the server keeps answering', async ({ body }) => {
+      const before = await countOrders();
+      const res = await place(body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.code).toBe(Errors.BODY_TOO_DEEP.code);
+      expect(res.body.message).toBe('The body nests objects and arrays more than 32 levels deep');
+      expect(await countOrders()).toBe(before);
+      expect((await place(JSON.stringify(validBid()))).status).toBe(200);
+    });
+
+    it('takes 32 levels, and brackets inside strings do not count', async () => {
+      // 32 levels reach the schema, which refuses algo_id as not a string; the depth check lets it through.
+      const atLimit = await place(JSON.stringify(validBid({ algo_id: JSON.parse(deep(30, '1')) })));
+      expect(atLimit.status, atLimit.text).toBe(400);
+      expect(atLimit.body.code).toBe(Errors.WRONG_TYPE.code);
+      // Brackets and escaped quotes inside strings are text, not nesting: 40 of them, in a valid bid.
+      const inStrings = await place(JSON.stringify(validBid({ algo_id: `${'{['.repeat(20)}"\\`, strategy_id: '\\"[[[' })));
+      expect(inStrings.status, inStrings.text).toBe(200);
+    });
+  });
 });
