@@ -13,6 +13,7 @@
  * Prints the report and writes it to bench-results/<time>.json (and latest.json); exits 1 when a target of
  * docs/design/performance.md is missed. Not part of `npm test`: timings on a shared machine are noisy.
  */
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -54,8 +55,19 @@ const program = new Command('bench')
   .option('--preload <n>', 'compare an empty database with one holding this many orders', (v) => Number(v))
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
+  .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
   .parse();
-const options = program.opts<{ rounds: number; seconds: number; connections: number; bidders: number; rate?: number; preload?: number; targets: string; cpuProf?: boolean }>();
+const options = program.opts<{
+  rounds: number;
+  seconds: number;
+  connections: number;
+  bidders: number;
+  rate?: number;
+  preload?: number;
+  targets: string;
+  cpuProf?: boolean;
+  idempotencyKeys?: boolean;
+}>();
 
 interface Node {
   url: string;
@@ -239,6 +251,8 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
     ...(rate !== undefined && { overallRate: rate }),
     headers: { 'content-type': 'application/json' },
     body: BID_BODY,
+    // A key per bid, unique across the run (bare ignores the header; it is sent alike).
+    ...(options.idempotencyKeys && { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }] }),
     setupClient: (client) => {
       if (bare) return;
       const bidder = bidders[next++ % bidders.length]!;
@@ -392,7 +406,7 @@ async function main(): Promise<number> {
   const checks: Check[] = [];
   const report: Record<string, unknown> = {
     at: new Date().toISOString(),
-    mode: options.preload ? `preload ${options.preload}` : options.rate ? `rate ${options.rate}/s` : 'saturation',
+    mode: `${options.preload ? `preload ${options.preload}` : options.rate ? `rate ${options.rate}/s` : 'saturation'}${options.idempotencyKeys ? ', Idempotency-Key on every bid' : ''}`,
     connections: options.connections,
     bidders: options.bidders,
     seconds_per_round: options.seconds,
