@@ -81,7 +81,7 @@ export class SimulatedExchange implements ExchangeAdapter {
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
       const existing = new Map((await this.book.findBids(bids.map((bid) => bid.orderId), tx)).map((row) => [row.order_id, row]));
-      const issues = new Map<string, OfsIssue | undefined>();
+      const issueOf = this.issues.reader(tx);
       const received: NewSimBid[] = [];
       const results: PlaceResult[] = [];
       for (const bid of bids) {
@@ -92,9 +92,7 @@ export class SimulatedExchange implements ExchangeAdapter {
           results.push({ accepted: true, exchangeOrderId: known.exchange_order_id });
           continue;
         }
-        const key = `${bid.exchange}\u0000${bid.scripToken}`;
-        if (!issues.has(key)) issues.set(key, await this.issues.find(bid.exchange, bid.scripToken, tx));
-        const issue = issues.get(key);
+        const issue = await issueOf(bid.exchange, bid.scripToken);
         if (issue === undefined) {
           results.push({ accepted: false, reason: `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS` });
           continue;

@@ -284,7 +284,7 @@ export class OmsWorker {
 
   /** The OMS side of placements, up to EXXMITTED. */
   private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, OrderRow>, at: number): Promise<OrderChange[]> {
-    const issues = new Map<string, OfsIssue | undefined>();
+    const issueOf = this.options.issues.reader(tx);
     const changes: OrderChange[] = [];
     for (const orderId of orderIds) {
       const order = locked.get(orderId);
@@ -294,10 +294,7 @@ export class OmsWorker {
         changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
         continue;
       }
-      const scripToken = Number(order.scrip_token);
-      const key = `${order.exchange}\u0000${scripToken}`;
-      if (!issues.has(key)) issues.set(key, await this.options.issues.find(order.exchange, scripToken, tx));
-      const violation = riskViolation(order, issues.get(key), at);
+      const violation = riskViolation(order, await issueOf(order.exchange, Number(order.scrip_token)), at);
       if (violation) {
         const reason = `Rejected by the OMS: ${violation}`;
         changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { error_reason: reason }));

@@ -41,6 +41,17 @@ export class OfsIssueRepository {
     return row && toIssue(row);
   }
 
+  /** A look-up for one unit of work (a batch): each instrument is read once, in `storeTx` when given. */
+  reader(storeTx?: StoreTx): (exchange: string, scripToken: number) => Promise<OfsIssue | undefined> {
+    const read = new Map<string, Promise<OfsIssue | undefined>>();
+    return (exchange, scripToken) => {
+      const key = `${exchange}\u0000${scripToken}`;
+      let issue = read.get(key);
+      if (issue === undefined) read.set(key, (issue = this.find(exchange, scripToken, storeTx)));
+      return issue;
+    };
+  }
+
   async list(): Promise<OfsIssue[]> {
     const rows = await this.db.selectFrom('ofs_issues').selectAll().orderBy('exchange').orderBy('scrip_token').execute();
     return rows.map(toIssue);
