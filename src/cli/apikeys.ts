@@ -48,8 +48,8 @@ export function apiKeysCommand(io: CliIo): Command {
     .action(async (userId: string) => {
       await withWorkspace(io, async ({ admin }) => {
         for (const key of await admin.listApiKeys(userId)) {
-          const revoked = key.revoked_at === null ? '-' : new Date(key.revoked_at).toISOString();
-          io.stdout.write(`${key.key_id} created=${new Date(key.created_at).toISOString()} revoked=${revoked}\n`);
+          const revoked = key.revokedAt === null ? '-' : new Date(key.revokedAt).toISOString();
+          io.stdout.write(`${key.keyId} created=${new Date(key.createdAt).toISOString()} revoked=${revoked}\n`);
         }
       });
     });

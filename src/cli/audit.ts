@@ -42,31 +42,31 @@ export function auditJson(entry: AuditEntry): Record<string, unknown> {
     return {
       kind: 'request',
       at: new Date(entry.at).toISOString(),
-      request_id: entry.request_id,
-      user_id: entry.user_id,
-      client_address: entry.client_address,
+      request_id: entry.requestId,
+      user_id: entry.userId,
+      client_address: entry.clientAddress,
       method: entry.method,
       route: entry.route,
       path: entry.path,
-      status: entry.status_code,
+      status: entry.statusCode,
       code: entry.code,
-      order_id: entry.order_id,
-      ordercart_id: entry.ordercart_id,
+      order_id: entry.orderId,
+      ordercart_id: entry.ordercartId,
       body: entry.body === null ? null : (JSON.parse(entry.body) as unknown),
     };
   }
   return {
     kind: 'order_change',
     at: new Date(entry.at).toISOString(),
-    order_id: entry.order_id,
-    user_id: entry.user_id,
+    order_id: entry.orderId,
+    user_id: entry.userId,
     actor: entry.actor,
-    request_id: entry.request_id,
+    request_id: entry.requestId,
     status: entry.status,
     reason: entry.reason,
     quantity: entry.quantity,
-    price: formatPrice(entry.price_paise),
-    traded_quantity: entry.traded_quantity,
+    price: formatPrice(entry.pricePaise),
+    traded_quantity: entry.tradedQuantity,
   };
 }
 
@@ -75,11 +75,11 @@ const TABLE_HEADER = ['AT', 'KIND', 'WHO', 'ADDRESS', 'REQUEST_ID', 'ORDER', 'WH
 function tableRow(entry: AuditEntry): string[] {
   const at = isoInstant(entry.at);
   if (entry.kind === 'request') {
-    const order = entry.order_id ?? (entry.ordercart_id === null ? '-' : `cart ${entry.ordercart_id}`);
-    return [at, 'request', entry.user_id ?? '-', entry.client_address, entry.request_id, order, `${entry.method} ${entry.path} -> ${entry.status_code} ${entry.code ?? '-'}`];
+    const order = entry.orderId ?? (entry.ordercartId === null ? '-' : `cart ${entry.ordercartId}`);
+    return [at, 'request', entry.userId ?? '-', entry.clientAddress, entry.requestId, order, `${entry.method} ${entry.path} -> ${entry.statusCode} ${entry.code ?? '-'}`];
   }
-  const terms = `qty ${entry.quantity} price ${formatPrice(entry.price_paise)} traded ${entry.traded_quantity}`;
-  return [at, 'order', entry.actor ?? '-', '-', entry.request_id ?? '-', entry.order_id, `${entry.status} (${terms}): ${entry.reason}`];
+  const terms = `qty ${entry.quantity} price ${formatPrice(entry.pricePaise)} traded ${entry.tradedQuantity}`;
+  return [at, 'order', entry.actor ?? '-', '-', entry.requestId ?? '-', entry.orderId, `${entry.status} (${terms}): ${entry.reason}`];
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */

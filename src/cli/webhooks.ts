@@ -3,9 +3,10 @@
  * deliveries. The signing secret is printed once, by `add`, alone on the last line.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { DeliveryStatus, ListedDelivery } from '../domain/webhooks.js';
 import { AdminError } from '../services/admin.js';
 import { DELIVERY_STATUSES, WebhookAdminService } from '../services/webhooks.js';
-import { WebhookRepository, type DeliveryStatus } from '../store/webhooks.js';
+import { WebhookRepository } from '../store/webhooks.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo, type Workspace } from './context.js';
 
 function positiveInteger(value: string): number {
@@ -24,7 +25,28 @@ async function withWebhooks<T>(io: CliIo, work: (service: WebhookAdminService, w
   });
 }
 
-const instantOrDash = (ms: number | null) => (ms === null ? '-' : isoInstant(Number(ms)));
+const instantOrDash = (ms: number | null) => (ms === null ? '-' : isoInstant(ms));
+const instantOrNull = (ms: number | null) => (ms === null ? null : isoInstant(ms));
+
+/** One delivery as `deliveries --json` prints it (snake_case keys, instants as ISO 8601). */
+function deliveryJson(d: ListedDelivery): Record<string, unknown> {
+  return {
+    delivery_id: d.id,
+    webhook_id: d.webhookId,
+    user_id: d.userId,
+    url: d.url,
+    event_id: d.eventId,
+    status: d.status,
+    attempts: d.attempts,
+    created_at: isoInstant(d.createdAt),
+    last_attempt_at: instantOrNull(d.lastAttemptAt),
+    next_attempt_at: d.status === 'PENDING' ? isoInstant(d.nextAttemptAt) : null,
+    delivered_at: instantOrNull(d.deliveredAt),
+    failed_at: instantOrNull(d.failedAt),
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+  };
+}
 
 export function webhooksCommand(io: CliIo): Command {
   const webhooks = new Command('webhooks').description("POST a user's order events to a URL, signed (see README: Webhooks)");
@@ -65,7 +87,7 @@ export function webhooksCommand(io: CliIo): Command {
       await withWebhooks(io, async (service) => {
         for (const w of await service.list(options.user)) {
           io.stdout.write(
-            `${w.webhook_id} user=${w.user_id} url=${w.url} created=${isoInstant(Number(w.created_at))} removed=${instantOrDash(w.removed_at)} pending=${w.pending} delivered=${w.delivered} failed=${w.failed}\n`,
+            `${w.webhookId} user=${w.userId} url=${w.url} created=${isoInstant(w.createdAt)} removed=${instantOrDash(w.removedAt)} pending=${w.pending} delivered=${w.delivered} failed=${w.failed}\n`,
           );
         }
       });
@@ -105,28 +127,11 @@ export function webhooksCommand(io: CliIo): Command {
         });
         for (const d of rows) {
           if (options.json) {
-            io.stdout.write(
-              `${JSON.stringify({
-                delivery_id: Number(d.id),
-                webhook_id: d.webhook_id,
-                user_id: d.user_id,
-                url: d.url,
-                event_id: Number(d.event_id),
-                status: d.status,
-                attempts: Number(d.attempts),
-                created_at: isoInstant(Number(d.created_at)),
-                last_attempt_at: d.last_attempt_at === null ? null : isoInstant(Number(d.last_attempt_at)),
-                next_attempt_at: d.status === 'PENDING' ? isoInstant(Number(d.next_attempt_at)) : null,
-                delivered_at: d.delivered_at === null ? null : isoInstant(Number(d.delivered_at)),
-                failed_at: d.failed_at === null ? null : isoInstant(Number(d.failed_at)),
-                last_status_code: d.last_status_code === null ? null : Number(d.last_status_code),
-                last_error: d.last_error,
-              })}\n`,
-            );
+            io.stdout.write(`${JSON.stringify(deliveryJson(d))}\n`);
           } else {
-            const next = d.status === 'PENDING' ? isoInstant(Number(d.next_attempt_at)) : '-';
+            const next = d.status === 'PENDING' ? isoInstant(d.nextAttemptAt) : '-';
             io.stdout.write(
-              `${d.id} ${d.status} event=${d.event_id} webhook=${d.webhook_id} attempts=${d.attempts} next=${next} last=${d.last_status_code ?? '-'} error=${d.last_error ?? '-'}\n`,
+              `${d.id} ${d.status} event=${d.eventId} webhook=${d.webhookId} attempts=${d.attempts} next=${next} last=${d.lastStatusCode ?? '-'} error=${d.lastError ?? '-'}\n`,
             );
           }
         }

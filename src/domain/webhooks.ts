@@ -1,6 +1,6 @@
 /**
  * Webhook rules without I/O: which URLs may be registered, how a delivery is signed and verified, and
- * when a failed delivery is tried again.
+ * when a failed delivery is tried again; and webhooks and their deliveries as the services see them.
  *
  * Signature: `X-Ordergate-Signature: sha256=<hex>` where hex = HMAC-SHA256(secret, `${timestamp}.${rawBody}`),
  * the secret being the string `ordergate webhooks add` printed (as UTF-8) and the timestamp the value of
@@ -93,4 +93,73 @@ export function nextAttemptAt(createdAt: number, failedAttempts: number, now: nu
 /** Whether the receiver took the delivery: any 2xx status. Redirects are not followed. */
 export function isDelivered(statusCode: number): boolean {
   return statusCode >= 200 && statusCode < 300;
+}
+
+/** What became of a delivery: waiting for its (next) attempt, taken by the receiver, or given up. */
+export const DeliveryStatus = {
+  PENDING: 'PENDING',
+  DELIVERED: 'DELIVERED',
+  FAILED: 'FAILED',
+} as const;
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+
+/** A URL registered for a user's order events, with the secret its deliveries are signed with. */
+export interface Webhook {
+  webhookId: string;
+  userId: string;
+  url: string;
+  /** The signing secret, shown once by `ordergate webhooks add`. */
+  secret: string;
+  createdAt: number;
+  /** When `ordergate webhooks remove` stopped it; null while it is active. */
+  removedAt: number | null;
+}
+
+/** A webhook with how many of its deliveries are in each status. */
+export interface WebhookSummary extends Webhook {
+  pending: number;
+  delivered: number;
+  failed: number;
+}
+
+/** One delivery of one order event to one webhook, and what became of it so far. */
+export interface Delivery {
+  id: number;
+  webhookId: string;
+  /** The order event (its history id). */
+  eventId: number;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When it is due (again); meaningful while PENDING. */
+  nextAttemptAt: number;
+  /** The dispatcher that holds (or last held) it. */
+  claimedBy: string | null;
+  /** Until when that dispatcher holds it; null when not leased. */
+  claimedUntil: number | null;
+  /** The JSON body, fixed at the first attempt so that every retry sends the same bytes. */
+  payload: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: number;
+  lastAttemptAt: number | null;
+  deliveredAt: number | null;
+  failedAt: number | null;
+}
+
+/** A delivery as the operator lists it: with its webhook's owner and URL. */
+export interface ListedDelivery extends Delivery {
+  userId: string;
+  url: string;
+}
+
+/** A claimed delivery with what sending it takes. */
+export interface DueDelivery {
+  id: number;
+  webhookId: string;
+  eventId: number;
+  url: string;
+  secret: string;
+  attempts: number;
+  createdAt: number;
+  payload: string | null;
 }

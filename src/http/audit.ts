@@ -93,16 +93,16 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
     const { code, orderId } = answerFacts(payload);
     recorder.record({
       at: arrivals.get(request) ?? recorder.now(),
-      request_id: request.id,
-      user_id: request.caller?.userId ?? null,
-      client_address: request.ip ?? '',
+      requestId: request.id,
+      userId: request.caller?.userId ?? null,
+      clientAddress: request.ip ?? '',
       method: request.method,
       route: storable(request.routeOptions.url ?? request.url),
       path: storable(request.url),
-      status_code: reply.statusCode,
+      statusCode: reply.statusCode,
       code,
-      order_id: param(request, 'order_id') ?? orderId,
-      ordercart_id: param(request, 'ordercartId'),
+      orderId: param(request, 'order_id') ?? orderId,
+      ordercartId: param(request, 'ordercartId'),
       body: storedBody(request),
     });
     return payload;

@@ -14,7 +14,7 @@ import { allocationViolations, isBidderCategory, termsViolations, windowViolatio
 import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { Store } from '../store/database.js';
-import type { DueIssue, NewSimBid, NewSimEvent, SimBidRow, SimExchangeRepository } from '../store/sim-exchange.js';
+import type { DueIssue, NewSimBid, NewSimEvent, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
 import type { StoreTx } from '../store/write-tx.js';
 import type {
   ChangeResult,
@@ -52,14 +52,8 @@ function exchangeOrderIdOf(orderId: string): string {
   return `SIM${orderId.replace(/[^0-9A-Za-z]/g, '').toUpperCase()}`;
 }
 
-function toExchangeOrder(row: SimBidRow): ExchangeOrder {
-  return {
-    exchangeOrderId: row.exchange_order_id,
-    status: row.status as ExchangeBidStatus,
-    orderType: row.order_type,
-    pricePaise: Number(row.price_paise),
-    quantity: Number(row.quantity),
-  };
+function toExchangeOrder(bid: SimBid): ExchangeOrder {
+  return { exchangeOrderId: bid.exchangeOrderId, status: bid.status as ExchangeBidStatus, orderType: bid.orderType, pricePaise: bid.pricePaise, quantity: bid.quantity };
 }
 
 export class SimulatedExchange implements ExchangeAdapter {
@@ -73,14 +67,14 @@ export class SimulatedExchange implements ExchangeAdapter {
   async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
     if (orderIds.length === 0) return new Map();
     const rows = await this.book.findBids(orderIds);
-    return new Map(rows.map((row) => [row.order_id, toExchangeOrder(row)]));
+    return new Map(rows.map((bid) => [bid.orderId, toExchangeOrder(bid)]));
   }
 
   async placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]> {
     if (bids.length === 0) return [];
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
-      const existing = new Map((await this.book.findBids(bids.map((bid) => bid.orderId), tx)).map((row) => [row.order_id, row]));
+      const existing = new Map((await this.book.findBids(bids.map((bid) => bid.orderId), tx)).map((known) => [known.orderId, known]));
       const issueOf = this.issues.reader(tx);
       const received: NewSimBid[] = [];
       const results: PlaceResult[] = [];
@@ -88,8 +82,8 @@ export class SimulatedExchange implements ExchangeAdapter {
         const known = existing.get(bid.orderId);
         // A resent placement: the exchange already has it, and says so with the same id (counted below).
         if (known) {
-          received.push({ ...bid, exchangeOrderId: known.exchange_order_id });
-          results.push({ accepted: true, exchangeOrderId: known.exchange_order_id });
+          received.push({ ...bid, exchangeOrderId: known.exchangeOrderId });
+          results.push({ accepted: true, exchangeOrderId: known.exchangeOrderId });
           continue;
         }
         const issue = await issueOf(bid.exchange, bid.scripToken);
@@ -138,14 +132,14 @@ export class SimulatedExchange implements ExchangeAdapter {
   async pollEvents(): Promise<ExchangeEvent[]> {
     const now = this.now();
     for (const issue of await this.book.issuesDueForAllocation(now)) await this.allocate(issue, now);
-    const rows = await this.book.undeliveredEvents(EVENTS_PER_POLL);
-    return rows.map((row) => ({
-      eventId: String(row.id),
-      orderId: row.order_id,
-      kind: row.kind as ExchangeEvent['kind'],
-      quantity: Number(row.quantity),
-      pricePaise: row.price_paise === null ? null : Number(row.price_paise),
-      reason: row.reason,
+    const events = await this.book.undeliveredEvents(EVENTS_PER_POLL);
+    return events.map((event) => ({
+      eventId: String(event.id),
+      orderId: event.orderId,
+      kind: event.kind,
+      quantity: event.quantity,
+      pricePaise: event.pricePaise,
+      reason: event.reason,
     }));
   }
 
@@ -165,8 +159,8 @@ export class SimulatedExchange implements ExchangeAdapter {
     const bid = await this.book.findBid(orderId, tx);
     if (bid === undefined) return { reason: 'the exchange has no bid for this order' };
     if (bid.status !== 'LIVE') return { reason: STATUS_WORDS[bid.status] ?? `the bid is ${bid.status}` };
-    const issue = await this.issues.find(bid.exchange, Number(bid.scrip_token), tx);
-    if (issue === undefined) return { reason: `the exchange no longer lists ${bid.exchange} ${bid.scrip_token} as an OFS` };
+    const issue = await this.issues.find(bid.exchange, bid.scripToken, tx);
+    if (issue === undefined) return { reason: `the exchange no longer lists ${bid.exchange} ${bid.scripToken} as an OFS` };
     if (!isBidderCategory(bid.category)) return { reason: `unknown bidder category ${bid.category}` };
     const closed = firstReason(windowViolations(issue, bid.category, now));
     return closed ? { reason: closed } : { issue, category: bid.category };
@@ -182,25 +176,19 @@ export class SimulatedExchange implements ExchangeAdapter {
       const issue = (await this.issues.find(due.exchange, due.scripToken, tx))!;
       const eligible: AllocationBid[] = [];
       const settled: NewSimEvent[] = [];
-      for (const row of await this.book.liveBids(tx, due)) {
-        if (!isBidderCategory(row.category)) {
-          settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: unknown bidder category ${row.category}` });
+      for (const live of await this.book.liveBids(tx, due)) {
+        if (!isBidderCategory(live.category)) {
+          settled.push({ orderId: live.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: unknown bidder category ${live.category}` });
           continue;
         }
-        const bid = {
-          orderId: row.order_id,
-          category: row.category,
-          pricePaise: Number(row.price_paise),
-          quantity: Number(row.quantity),
-          placedSeq: Number(row.received_at),
-        };
-        const [violation] = allocationViolations({ orderType: row.order_type, quantity: bid.quantity, pricePaise: bid.pricePaise }, issue, bid.category);
+        const bid = { orderId: live.orderId, category: live.category, pricePaise: live.pricePaise, quantity: live.quantity, placedSeq: live.receivedAt };
+        const [violation] = allocationViolations(live, issue, bid.category);
         if (violation === undefined) {
           eligible.push(bid);
           continue;
         }
         // The issue was re-imported with other prices since the bid was accepted: it cannot take part.
-        settled.push({ orderId: row.order_id, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation.message}` });
+        settled.push({ orderId: live.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation.message}` });
       }
       const result = allocateOfs({ ...issue, bids: eligible });
       for (const allotment of result.allotments) {

@@ -17,12 +17,13 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { OfsIssue } from '../domain/ofs-issue.js';
-import { isBidderCategory, windowViolations } from '../domain/ofs-rules.js';
+import { windowViolations, type BidTerms } from '../domain/ofs-rules.js';
+import { EXCHANGE_ORIGIN, OMS_ORIGIN, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { Store } from '../store/database.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
-import { EXCHANGE_ORIGIN, OMS_ORIGIN, type ChangeOrigin, type OrderChange, type OrderRepository, type OrderRow } from '../store/orders.js';
+import type { OrderRepository } from '../store/orders.js';
 import type { StoreTx } from '../store/write-tx.js';
 import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
 
@@ -88,7 +89,7 @@ export class OmsWorker {
    */
   private changeOrders(
     orderIds: readonly string[],
-    decide: (orders: Map<string, OrderRow>, at: number, tx: StoreTx) => Promise<OrderChange[]> | OrderChange[],
+    decide: (orders: Map<string, Order>, at: number, tx: StoreTx) => Promise<OrderChange[]> | OrderChange[],
     after?: (tx: StoreTx) => Promise<void>,
   ): Promise<void> {
     const { store, orders, now } = this.options;
@@ -235,12 +236,12 @@ export class OmsWorker {
     if (entries.length === 0) return 0;
     const { exchange, oms } = this.options;
     const orderIds = entries.map((entry) => entry.orderId);
-    const toSend: OrderRow[] = [];
+    const toSend: Order[] = [];
     try {
       await this.changeOrders(orderIds, async (locked, at, tx) => {
         const changes = await this.admit(tx, orderIds, locked, at);
         // Admitted now, or earlier by a worker that died or a pass that failed after its admission.
-        const admitted = new Map(changes.map((change) => [change.after.order_id, change.after]));
+        const admitted = new Map(changes.map((change) => [change.after.orderId, change.after]));
         for (const orderId of orderIds) {
           const order = admitted.get(orderId) ?? locked.get(orderId);
           if (order?.status === OrderStatus.EXXMITTED) toSend.push(order);
@@ -258,11 +259,11 @@ export class OmsWorker {
     const answers = new Map<string, PlaceResult>();
     try {
       await yieldToEventLoop();
-      const known = await exchange.findBids(toSend.map((order) => order.order_id));
+      const known = await exchange.findBids(toSend.map((order) => order.orderId));
       for (const [orderId, bid] of known) answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
-      const unsent = toSend.filter((order) => !known.has(order.order_id));
+      const unsent = toSend.filter((order) => !known.has(order.orderId));
       const results = await exchange.placeBids(unsent.map(bidOf));
-      unsent.forEach((order, i) => answers.set(order.order_id, results[i]!));
+      unsent.forEach((order, i) => answers.set(order.orderId, results[i]!));
     } catch (error) {
       await this.fail(entries, failed, error);
       return 0;
@@ -283,21 +284,21 @@ export class OmsWorker {
   }
 
   /** The OMS side of placements, up to EXXMITTED. */
-  private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, OrderRow>, at: number): Promise<OrderChange[]> {
+  private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, Order>, at: number): Promise<OrderChange[]> {
     const issueOf = this.options.issues.reader(tx);
     const changes: OrderChange[] = [];
     for (const orderId of orderIds) {
       const order = locked.get(orderId);
       // Any other status means it is past this step.
       if (order?.status !== OrderStatus.OMSXMITTED) continue;
-      if (order.cancel_requested_at !== null) {
+      if (order.cancelRequestedAt !== null) {
         changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
         continue;
       }
-      const violation = riskViolation(order, await issueOf(order.exchange, Number(order.scrip_token)), at);
+      const violation = riskViolation(order, await issueOf(order.exchange, order.scripToken), at);
       if (violation) {
         const reason = `Rejected by the OMS: ${violation}`;
-        changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { error_reason: reason }));
+        changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { errorReason: reason }));
         continue;
       }
       changes.push(transition(order, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN));
@@ -330,10 +331,10 @@ export class OmsWorker {
     let refusal: string;
     // Who refused: the exchange, or the OMS itself when the order is no longer at the exchange.
     let refusedBy = EXCHANGE_ORIGIN;
-    if (AT_EXCHANGE.includes(order.status as OrderStatus)) {
-      const result = await exchange.modify(order.order_id, termsOf(order));
+    if (AT_EXCHANGE.includes(order.status)) {
+      const result = await exchange.modify(order.orderId, termsOf(order));
       if (result.done) {
-        await this.changeOrders([order.order_id], (locked) => note(locked.get(order.order_id), 'Modified at the exchange', EXCHANGE_ORIGIN));
+        await this.changeOrders([order.orderId], (locked) => note(locked.get(order.orderId), 'Modified at the exchange', EXCHANGE_ORIGIN));
         return;
       }
       refusal = `Modification refused by the exchange: ${result.reason}`;
@@ -341,11 +342,11 @@ export class OmsWorker {
       refusal = `Modification not sent to the exchange: the order is ${order.status}`;
       refusedBy = OMS_ORIGIN;
     }
-    const held = (await exchange.findBids([order.order_id])).get(order.order_id);
+    const held = (await exchange.findBids([order.orderId])).get(order.orderId);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
-    const restore = held !== undefined && !(await oms.hasLaterModify(order.order_id, entry.id));
-    await this.changeOrders([order.order_id], (locked, at) => {
-      const current = locked.get(order.order_id);
+    const restore = held !== undefined && !(await oms.hasLaterModify(order.orderId, entry.id));
+    await this.changeOrders([order.orderId], (locked, at) => {
+      const current = locked.get(order.orderId);
       if (current === undefined) return [];
       if (!restore) return note(current, refusal, refusedBy);
       return [
@@ -353,12 +354,12 @@ export class OmsWorker {
           before: current,
           after: {
             ...current,
-            order_type: held.orderType,
-            price_paise: held.pricePaise,
+            orderType: held.orderType,
+            pricePaise: held.pricePaise,
             quantity: held.quantity,
             // The disclosed quantity is ours alone; it must still fit the quantity.
-            disclosed_quantity: Math.min(Number(current.disclosed_quantity), held.quantity),
-            updated_at: at,
+            disclosedQuantity: Math.min(current.disclosedQuantity, held.quantity),
+            updatedAt: at,
           },
           reason: `${refusal}; the order keeps its terms at the exchange`,
           origin: refusedBy,
@@ -372,7 +373,7 @@ export class OmsWorker {
     const order = await orders.find(orderId);
     // Cancelled before it reached the exchange (the placement saw the request), or gone.
     if (order === undefined || order.status === OrderStatus.CANCELLED) return;
-    if (!AT_EXCHANGE.includes(order.status as OrderStatus)) {
+    if (!AT_EXCHANGE.includes(order.status)) {
       await this.changeOrders([orderId], (locked) => note(locked.get(orderId), `Cancellation not possible: the order is ${order.status}`, OMS_ORIGIN));
       return;
     }
@@ -380,7 +381,7 @@ export class OmsWorker {
     await this.changeOrders([orderId], (locked, at) => {
       const current = locked.get(orderId);
       if (!result.done) return note(current, `Cancellation refused by the exchange: ${result.reason}`, EXCHANGE_ORIGIN);
-      if (current === undefined || !AT_EXCHANGE.includes(current.status as OrderStatus)) return [];
+      if (current === undefined || !AT_EXCHANGE.includes(current.status)) return [];
       return [transition(current, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN)];
     });
   }
@@ -414,38 +415,38 @@ export class OmsWorker {
 }
 
 /** The order moved to `status`, with its history reason; `fields` are set as well. */
-function transition(order: OrderRow, status: OrderStatus, reason: string, at: number, origin: ChangeOrigin, fields: Partial<OrderRow> = {}): OrderChange {
-  return { before: order, after: { ...order, ...fields, status, updated_at: at }, reason, origin };
+function transition(order: Order, status: OrderStatus, reason: string, at: number, origin: ChangeOrigin, fields: Partial<Order> = {}): OrderChange {
+  return { before: order, after: { ...order, ...fields, status, updatedAt: at }, reason, origin };
 }
 
 /** A history entry that changes nothing on the order (undefined: the order is gone). */
-function note(order: OrderRow | undefined, reason: string, origin: ChangeOrigin): OrderChange[] {
+function note(order: Order | undefined, reason: string, origin: ChangeOrigin): OrderChange[] {
   return order === undefined ? [] : [{ before: order, after: order, reason, origin }];
 }
 
 /** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
-function settle(order: OrderRow | undefined, result: PlaceResult, at: number): OrderChange[] {
+function settle(order: Order | undefined, result: PlaceResult, at: number): OrderChange[] {
   if (order?.status !== OrderStatus.EXXMITTED) return [];
   if (result.accepted) {
     return [
       transition(order, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, EXCHANGE_ORIGIN, {
-        exchange_order_id: result.exchangeOrderId,
+        exchangeOrderId: result.exchangeOrderId,
       }),
     ];
   }
-  return [transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { error_reason: result.reason })];
+  return [transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { errorReason: result.reason })];
 }
 
 /** An allocation event, applied to an order still live (a repeat delivery finds it finished). */
-function applyEvent(orders: Map<string, OrderRow>, event: ExchangeEvent, at: number): OrderChange[] {
+function applyEvent(orders: Map<string, Order>, event: ExchangeEvent, at: number): OrderChange[] {
   const order = orders.get(event.orderId);
   if (order === undefined || !isLiveStatus(order.status)) return [];
   const change =
     event.kind === 'ALLOTTED'
-      ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, { traded_quantity: event.quantity, traded_price_paise: event.pricePaise })
-      : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { error_reason: event.reason });
+      ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, { tradedQuantity: event.quantity, tradedPricePaise: event.pricePaise })
+      : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
   // Two events of one order in one delivery: the second sees the first's outcome.
-  orders.set(order.order_id, change.after);
+  orders.set(order.orderId, change.after);
   return [change];
 }
 
@@ -453,26 +454,18 @@ function applyEvent(orders: Map<string, OrderRow>, event: ExchangeEvent, at: num
  * The OMS risk check before transmission: the issue is still registered and the order's window still
  * open. The API judged the rest before its 200; this catches what changed since.
  */
-function riskViolation(order: OrderRow, issue: OfsIssue | undefined, now: number): string | null {
-  if (issue === undefined) return `${order.exchange} ${order.scrip_token} is not a registered OFS issue`;
-  if (!isBidderCategory(order.category)) return `unknown bidder category ${order.category}`;
+function riskViolation(order: Order, issue: OfsIssue | undefined, now: number): string | null {
+  if (issue === undefined) return `${order.exchange} ${order.scripToken} is not a registered OFS issue`;
   const [closed] = windowViolations(issue, order.category, now);
   return closed === undefined ? null : `${closed.message}; the order did not reach the exchange`;
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function termsOf(order: OrderRow) {
-  return { orderType: order.order_type, pricePaise: Number(order.price_paise), quantity: Number(order.quantity) };
+function termsOf(order: Order): BidTerms {
+  return { orderType: order.orderType, pricePaise: order.pricePaise, quantity: order.quantity };
 }
 
-function bidOf(order: OrderRow) {
-  if (!isBidderCategory(order.category)) throw new Error(`order ${order.order_id} has an unknown category ${order.category}`);
-  return {
-    orderId: order.order_id,
-    exchange: order.exchange,
-    scripToken: Number(order.scrip_token),
-    category: order.category,
-    ...termsOf(order),
-  };
+function bidOf(order: Order) {
+  return { orderId: order.orderId, exchange: order.exchange, scripToken: order.scripToken, category: order.category, ...termsOf(order) };
 }

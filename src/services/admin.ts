@@ -2,6 +2,7 @@
  * Operator actions behind the `ordergate` CLI (and the tests' fixtures): users, API keys and the OFS
  * registry. Each works directly on the database; no server needs to run.
  */
+import type { ApiKeyInfo } from '../domain/user.js';
 import { hashPassword, newApiKey, newTotpSecret } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
@@ -102,7 +103,7 @@ export class AdminService {
     return { keyId: key.id, apiKey: key.secret };
   }
 
-  async listApiKeys(userId: string): Promise<{ key_id: string; created_at: number; revoked_at: number | null }[]> {
+  async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
     if (!(await this.users.find(userId))) throw new AdminError(`no user ${userId}`);
     return this.users.listApiKeys(userId);
   }

@@ -2,7 +2,8 @@
  * The audit trail (docs/design/audit.md): the recorder that writes order-entry request records off the
  * response path, in batches, and the operator's view that merges them with the order state changes.
  */
-import type { AuditFilter, AuditRepository, AuditRequestRow, NewAuditRequest, OrderChangeRow } from '../store/audit.js';
+import type { AuditedOrderChange, AuditRequest, NewAuditRequest } from '../domain/audit.js';
+import type { AuditFilter, AuditRepository } from '../store/audit.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 
 export interface AuditRecorderOptions {
@@ -106,7 +107,7 @@ export class AuditRecorder {
           this.keepForRetry(batch.slice(index), error);
           return false;
         }
-        this.log?.error({ err: error, request_id: record.request_id }, 'audit record refused by the database; dropped');
+        this.log?.error({ err: error, request_id: record.requestId }, 'audit record refused by the database; dropped');
       }
     }
     return true;
@@ -137,7 +138,7 @@ export class AuditRecorder {
   }
 }
 
-export type AuditEntry = ({ kind: 'request' } & AuditRequestRow) | ({ kind: 'order_change' } & OrderChangeRow);
+export type AuditEntry = ({ kind: 'request' } & AuditRequest) | ({ kind: 'order_change' } & AuditedOrderChange);
 
 /** Oldest first; at the same instant a request comes before the changes, each kind in id order. */
 function compareEntries(a: AuditEntry, b: AuditEntry): number {
@@ -154,8 +155,8 @@ export class AuditTrailService {
   async entries(filter: AuditFilter): Promise<AuditEntry[]> {
     const [requests, changes] = await Promise.all([this.repository.requests(filter), this.repository.orderChanges(filter)]);
     const merged: AuditEntry[] = [
-      ...requests.map((row) => ({ kind: 'request' as const, ...row, id: Number(row.id), at: Number(row.at), status_code: Number(row.status_code) })),
-      ...changes.map((row) => ({ kind: 'order_change' as const, ...row })),
+      ...requests.map((request) => ({ kind: 'request' as const, ...request })),
+      ...changes.map((change) => ({ kind: 'order_change' as const, ...change })),
     ];
     return merged.sort(compareEntries).slice(-filter.limit);
   }

@@ -11,7 +11,8 @@ import {
 } from '../auth/credentials.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
-import type { SessionRow, UserRepository } from '../store/users.js';
+import type { Session } from '../domain/user.js';
+import type { UserRepository } from '../store/users.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
 function bearerTokenHash(authorization: string | undefined): string {
@@ -67,27 +68,27 @@ export class AuthService {
   async login(credentials: LoginCredentials): Promise<LoginResult> {
     const user = await this.users.find(credentials.user_id);
     // Hash even for an unknown user, so that response time does not tell which user ids exist.
-    const passwordOk = await verifyPassword(credentials.password, user?.password_hash ?? UNKNOWN_USER_PASSWORD_HASH);
+    const passwordOk = await verifyPassword(credentials.password, user?.passwordHash ?? UNKNOWN_USER_PASSWORD_HASH);
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
 
-    if (user.totp_secret !== null) {
+    if (user.totpSecret !== null) {
       const code = credentials.second_auth ?? '';
       if (code === '') throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [{ field: 'second_auth', message: 'a 6-digit TOTP code is required' }]);
-      if (!verifyTotp(user.totp_secret, user.user_id, code, this.now())) {
+      if (!verifyTotp(user.totpSecret, user.userId, code, this.now())) {
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [{ field: 'second_auth', message: 'wrong or expired TOTP code' }]);
       }
     }
 
     const apiKey = credentials.api_key ?? '';
-    if (apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.user_id) {
+    if (apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.userId) {
       throw new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
     }
 
     const token = newAccessToken();
     const now = this.now();
     const expiresAt = now + this.tokenTtlMs;
-    await this.users.createSession({ tokenHash: token.hash, userId: user.user_id, now, expiresAt });
-    return { accessToken: token.secret, userId: user.user_id, expiresAt };
+    await this.users.createSession({ tokenHash: token.hash, userId: user.userId, now, expiresAt });
+    return { accessToken: token.secret, userId: user.userId, expiresAt };
   }
 
   /** The caller behind an Authorization header value, or the 401 that explains why not. */
@@ -108,15 +109,15 @@ export class AuthService {
     }
     const session = await this.users.findSessionAndKeyOwner(tokenHash, sha256Hex(apiKey));
     const caller = this.callerOf(tokenHash, session);
-    checkApiKeyOwner(caller, session!.api_key_owner ?? undefined);
+    checkApiKeyOwner(caller, session!.apiKeyOwner ?? undefined);
     return caller;
   }
 
-  private callerOf(tokenHash: string, session: SessionRow | undefined): Caller {
+  private callerOf(tokenHash: string, session: Session | undefined): Caller {
     if (!session) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
-    if (session.revoked_at !== null) throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked by a logout', [{ field: 'Authorization', message: 'revoked access token' }]);
-    if (session.expires_at <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
-    return { userId: session.user_id, category: session.category as BidderCategory, tokenHash, expiresAt: session.expires_at };
+    if (session.revokedAt !== null) throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked by a logout', [{ field: 'Authorization', message: 'revoked access token' }]);
+    if (session.expiresAt <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
+    return { userId: session.userId, category: session.category, tokenHash, expiresAt: session.expiresAt };
   }
 
   async logout(caller: Caller): Promise<void> {

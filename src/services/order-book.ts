@@ -5,8 +5,9 @@
 import { ApiError, Errors } from '../domain/errors.js';
 import { paiseToRupees } from '../domain/ofs-issue.js';
 import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';
-import { LIVE_STATUSES, type OrderStatus } from '../domain/order-status.js';
-import type { OrderHistoryRow, OrderRepository, OrderRow } from '../store/orders.js';
+import type { Order, RecordedChange } from '../domain/order.js';
+import { isLiveStatus } from '../domain/order-status.js';
+import type { OrderRepository } from '../store/orders.js';
 import type { Caller } from './auth.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -21,48 +22,45 @@ export interface OrderBookPage {
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 const orEmpty = (value: string | null) => value ?? '';
 
-export function toOrderBookEntry(row: OrderRow): OrderBookEntry {
-  const quantity = Number(row.quantity);
-  const traded = Number(row.traded_quantity);
-  const live = LIVE_STATUSES.includes(row.status as OrderStatus);
+export function toOrderBookEntry(order: Order): OrderBookEntry {
   return {
-    order_id: row.order_id,
-    exchange: row.exchange,
-    scrip_token: Number(row.scrip_token),
-    symbol: row.symbol,
-    series: row.series,
-    transaction_type: row.transaction_type,
-    product_type: row.product_type,
-    order_type: row.order_type,
-    status: row.status as OrderStatus,
-    total_quantity: quantity,
-    traded_quantity: traded,
+    order_id: order.orderId,
+    exchange: order.exchange,
+    scrip_token: order.scripToken,
+    symbol: order.symbol,
+    series: order.series,
+    transaction_type: order.transactionType,
+    product_type: order.productType,
+    order_type: order.orderType,
+    status: order.status,
+    total_quantity: order.quantity,
+    traded_quantity: order.tradedQuantity,
     // A finished order has nothing left working: what was not allotted is cancelled.
-    pending_quantity: live ? quantity - traded : 0,
-    order_price: paiseToRupees(Number(row.price_paise)),
-    traded_price: row.traded_price_paise === null ? 0 : paiseToRupees(Number(row.traded_price_paise)),
-    disclosed_quantity: Number(row.disclosed_quantity),
-    order_identifier: orEmpty(row.order_identifier),
-    algo_id: orEmpty(row.algo_id),
-    strategy_id: orEmpty(row.strategy_id),
-    part_code: orEmpty(row.part_code),
-    vender_code: orEmpty(row.vender_code),
-    error_reason: orEmpty(row.error_reason),
-    exchange_order_id: orEmpty(row.exchange_order_id),
-    order_timestamp: iso(Number(row.created_at)),
-    last_modified: iso(Number(row.updated_at)),
-    category: row.category as OrderBookEntry['category'],
+    pending_quantity: isLiveStatus(order.status) ? order.quantity - order.tradedQuantity : 0,
+    order_price: paiseToRupees(order.pricePaise),
+    traded_price: order.tradedPricePaise === null ? 0 : paiseToRupees(order.tradedPricePaise),
+    disclosed_quantity: order.disclosedQuantity,
+    order_identifier: orEmpty(order.orderIdentifier),
+    algo_id: orEmpty(order.algoId),
+    strategy_id: orEmpty(order.strategyId),
+    part_code: orEmpty(order.partCode),
+    vender_code: orEmpty(order.venderCode),
+    error_reason: orEmpty(order.errorReason),
+    exchange_order_id: orEmpty(order.exchangeOrderId),
+    order_timestamp: iso(order.createdAt),
+    last_modified: iso(order.updatedAt),
+    category: order.category,
   };
 }
 
-export function toOrderHistoryEntry(row: OrderHistoryRow): OrderHistoryEntry {
+export function toOrderHistoryEntry(entry: RecordedChange): OrderHistoryEntry {
   return {
-    status: row.status as OrderStatus,
-    reason: row.reason,
-    at: iso(Number(row.at)),
-    quantity: Number(row.quantity),
-    price: paiseToRupees(Number(row.price_paise)),
-    traded_quantity: Number(row.traded_quantity),
+    status: entry.status,
+    reason: entry.reason,
+    at: iso(entry.at),
+    quantity: entry.quantity,
+    price: paiseToRupees(entry.pricePaise),
+    traded_quantity: entry.tradedQuantity,
   };
 }
 

@@ -19,7 +19,8 @@ import { ApiError, Errors, type Violation } from '../domain/errors.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { CreateOrderCartRequest, OrderCart, OrderLine, UpdateOrderCartRequest } from '../schemas/ordercart.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import type { OrderCartRepository, OrderCartRow } from '../store/order-carts.js';
+import type { StoredOrderCart } from '../domain/order-cart.js';
+import type { OrderCartRepository } from '../store/order-carts.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction, KeptSteps } from './idempotency.js';
 import type { OrderEntryService } from './order-entry.js';
@@ -46,17 +47,17 @@ function validLines(orders: string): OrderLine[] {
   return result.lines;
 }
 
-function toOrderCart(row: OrderCartRow): OrderCart {
+function toOrderCart(cart: StoredOrderCart): OrderCart {
   return {
-    ordercartId: row.ordercart_id,
-    ordercartName: row.name,
-    orders: JSON.parse(row.orders_json) as OrderLine[],
-    version: row.version,
-    createdBy: row.created_by,
-    modifiedBy: row.modified_by,
-    executedNoTime: row.executed_no_time,
-    createdAt: new Date(row.created_at).toISOString(),
-    modifiedAt: new Date(row.updated_at).toISOString(),
+    ordercartId: cart.ordercartId,
+    ordercartName: cart.name,
+    orders: JSON.parse(cart.ordersJson) as OrderLine[],
+    version: cart.version,
+    createdBy: cart.createdBy,
+    modifiedBy: cart.modifiedBy,
+    executedNoTime: cart.executedNoTime,
+    createdAt: new Date(cart.createdAt).toISOString(),
+    modifiedAt: new Date(cart.updatedAt).toISOString(),
   };
 }
 
@@ -115,8 +116,8 @@ export class OrderCartService {
   }
 
   async details(caller: Caller, ordercartId: string): Promise<OrderCartDetails> {
-    const row = await this.ownCart(caller, ordercartId);
-    return { cart: toOrderCart(row), etag: cartEtag(row.revision) };
+    const cart = await this.ownCart(caller, ordercartId);
+    return { cart: toOrderCart(cart), etag: cartEtag(cart.revision) };
   }
 
   /**
@@ -141,15 +142,15 @@ export class OrderCartService {
           { ETag: etag },
         );
       }
-      if (request.executedNoTime !== cart.executed_no_time) {
+      if (request.executedNoTime !== cart.executedNoTime) {
         throw new ApiError(
           Errors.CART_EXECUTED_STALE,
-          `The cart was executed since you read it: executedNoTime is ${cart.executed_no_time}, not ${request.executedNoTime}; read it again`,
-          [{ field: 'executedNoTime', message: `must be the stored count, ${cart.executed_no_time}` }],
+          `The cart was executed since you read it: executedNoTime is ${cart.executedNoTime}, not ${request.executedNoTime}; read it again`,
+          [{ field: 'executedNoTime', message: `must be the stored count, ${cart.executedNoTime}` }],
         );
       }
-      const checked = { revision: cart.revision, executedNoTime: cart.executed_no_time };
-      if (await this.carts.replaceIfUnchanged(cart.ordercart_id, caller.userId, checked, changes, this.now())) {
+      const checked = { revision: cart.revision, executedNoTime: cart.executedNoTime };
+      if (await this.carts.replaceIfUnchanged(cart.ordercartId, caller.userId, checked, changes, this.now())) {
         return cartEtag(cart.revision + 1);
       }
     }
@@ -169,12 +170,12 @@ export class OrderCartService {
    */
   async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps): Promise<CartExecution> {
     const cart = await this.ownCart(caller, ordercartId);
-    let lines = JSON.parse(cart.orders_json) as unknown[];
+    let lines = JSON.parse(cart.ordersJson) as unknown[];
     const kept = (await steps?.recall({ [LINES_STEP]: lines })) ?? new Map<string, unknown>();
     if (kept.has(LINES_STEP)) lines = kept.get(LINES_STEP) as unknown[];
     const count = async () => {
-      if (steps === undefined) await this.carts.recordExecution(cart.ordercart_id, caller.userId);
-      else await steps.once(COUNTED_STEP, (trx) => this.carts.recordExecution(cart.ordercart_id, caller.userId, trx));
+      if (steps === undefined) await this.carts.recordExecution(cart.ordercartId, caller.userId);
+      else await steps.once(COUNTED_STEP, (trx) => this.carts.recordExecution(cart.ordercartId, caller.userId, trx));
     };
     // The registry is read once per execution, when the first OFS line needs it.
     let registry: Promise<OfsIssue[]> | undefined;
@@ -217,10 +218,10 @@ export class OrderCartService {
   }
 
   /** The caller's cart; another user's cart answers exactly like one that does not exist. */
-  private async ownCart(caller: Caller, ordercartId: string): Promise<OrderCartRow> {
-    const row = await this.carts.findOwned(ordercartId, caller.userId);
-    if (row === undefined) throw notFound(ordercartId);
-    return row;
+  private async ownCart(caller: Caller, ordercartId: string): Promise<StoredOrderCart> {
+    const cart = await this.carts.findOwned(ordercartId, caller.userId);
+    if (cart === undefined) throw notFound(ordercartId);
+    return cart;
   }
 }
 
@@ -228,9 +229,9 @@ export class OrderCartService {
  * Who may write the update: modifiedBy is the caller, and createdBy the cart's creator. Only the creator
  * can see a cart, so a createdBy that is not the caller's id fails the creator rule.
  */
-function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart: OrderCartRow): Violation[] {
+function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart: StoredOrderCart): Violation[] {
   const violations: Violation[] = [];
-  if (request.createdBy !== cart.created_by) {
+  if (request.createdBy !== cart.createdBy) {
     violations.push({ kind: Errors.CART_CREATOR_MISMATCH, field: 'createdBy', message: 'createdBy must be the creator of this cart, your own user id' });
   }
   if (request.modifiedBy !== caller.userId) {

@@ -10,13 +10,14 @@ import { timeOrderedId } from '../ids.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../domain/ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
-import { isLiveStatus } from '../domain/order-status.js';
+import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import { priceViolations, retailLimitViolations, windowViolations, type BidTerms, type IssueExposure } from '../domain/ofs-rules.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
 import type { Store } from '../store/database.js';
 import { GroupCommitter, type Judgment } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import { ACCEPTED_REASON, acceptedOrder, exposureDelta, type ExposureRow, type OrderChange, type OrderRepository, type OrderRow } from '../store/orders.js';
+import { ACCEPTED_REASON, acceptedOrder, exposureDelta, type Order, type OrderChange, type RetailExposure } from '../domain/order.js';
+import type { OrderRepository } from '../store/orders.js';
 import type { StoreTx } from '../store/write-tx.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction } from './idempotency.js';
@@ -31,13 +32,13 @@ export interface OrderModification extends BidTerms {
 }
 
 /** "Modification requested: quantity 10 -> 20, price 101.00 -> 102.00", plus any other term that changed. */
-export function modificationReason(order: OrderRow, change: OrderModification): string {
+export function modificationReason(order: Order, change: OrderModification): string {
   const parts = [
     `quantity ${order.quantity} -> ${change.quantity}`,
-    `price ${formatPrice(order.price_paise)} -> ${formatPrice(change.pricePaise)}`,
+    `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`,
   ];
-  if (order.order_type !== change.orderType) parts.push(`order_type ${order.order_type} -> ${change.orderType}`);
-  if (order.disclosed_quantity !== change.disclosedQuantity) parts.push(`disclosed_quantity ${order.disclosed_quantity} -> ${change.disclosedQuantity}`);
+  if (order.orderType !== change.orderType) parts.push(`order_type ${order.orderType} -> ${change.orderType}`);
+  if (order.disclosedQuantity !== change.disclosedQuantity) parts.push(`disclosed_quantity ${order.disclosedQuantity} -> ${change.disclosedQuantity}`);
   return `Modification requested: ${parts.join(', ')}`;
 }
 
@@ -49,7 +50,7 @@ function orderNotFound(exchange: string, orderId: string): ApiError {
 
 /** What a request asks of the order-entry batch. */
 type Command =
-  | { kind: 'place'; caller: Caller; bid: OfsBid; order: OrderRow; answer: AnswerInTransaction<string> | undefined }
+  | { kind: 'place'; caller: Caller; bid: OfsBid; order: Order; answer: AnswerInTransaction<string> | undefined }
   | {
       kind: 'modify';
       caller: Caller;
@@ -68,18 +69,18 @@ type Command =
  */
 class BatchState {
   /** The retail totals by user and symbol: a command reads only its caller's, in its symbol. */
-  private readonly exposureRows = new Map<string, ExposureRow[]>();
+  private readonly exposureRows = new Map<string, RetailExposure[]>();
 
   constructor(
     readonly now: number,
     readonly issues: Map<string, OfsIssue | undefined>,
-    readonly orders: Map<string, OrderRow>,
-    exposureRows: readonly ExposureRow[],
+    readonly orders: Map<string, Order>,
+    exposureRows: readonly RetailExposure[],
   ) {
     for (const row of exposureRows) this.exposureRowsOf(row.userId, row.symbol).push(row);
   }
 
-  private exposureRowsOf(userId: string, symbol: string): ExposureRow[] {
+  private exposureRowsOf(userId: string, symbol: string): RetailExposure[] {
     const key = `${userId}\u0000${symbol}`;
     let rows = this.exposureRows.get(key);
     if (rows === undefined) this.exposureRows.set(key, (rows = []));
@@ -91,12 +92,12 @@ class BatchState {
   }
 
   /** The user's retail exposure in the issues of the symbol, without `except` (the order a modification replaces). */
-  exposures(userId: string, symbol: string, except: OrderRow | null): IssueExposure[] {
+  exposures(userId: string, symbol: string, except: Order | null): IssueExposure[] {
     const rows = this.exposureRowsOf(userId, symbol);
     if (except === null) return rows;
-    const own = exposureDelta(except, { ...except, status: 'CANCELLED' });
+    const own = exposureDelta(except, { ...except, status: OrderStatus.CANCELLED });
     return rows.map((row) =>
-      row.exchange === except.exchange && row.scripToken === Number(except.scrip_token)
+      row.exchange === except.exchange && row.scripToken === except.scripToken
         ? { ...row, priceValuePaise: row.priceValuePaise + own.priceValuePaise, cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity }
         : row,
     );
@@ -105,16 +106,16 @@ class BatchState {
   /** Records an accepted change, for the commands after it. */
   accept(change: OrderChange): void {
     const { after } = change;
-    this.orders.set(after.order_id, after);
+    this.orders.set(after.orderId, after);
     const delta = exposureDelta(change.before, after);
     if (delta.priceValuePaise === 0 && delta.cutoffQuantity === 0) return;
-    const scripToken = Number(after.scrip_token);
-    const rows = this.exposureRowsOf(after.user_id, after.symbol);
+    const { scripToken } = after;
+    const rows = this.exposureRowsOf(after.userId, after.symbol);
     let row = rows.find((r) => r.exchange === after.exchange && r.scripToken === scripToken);
     if (row === undefined) {
       const issue = this.issue(after.exchange, scripToken)!;
       row = {
-        userId: after.user_id,
+        userId: after.userId,
         symbol: after.symbol,
         exchange: after.exchange,
         scripToken,
@@ -195,7 +196,7 @@ export class OrderEntryService {
       0,
     );
     await this.committer.run({ kind: 'place', caller, bid, order, answer });
-    return order.order_id;
+    return order.orderId;
   }
 
   /**
@@ -235,9 +236,9 @@ export class OrderEntryService {
     );
     const issueKeys = new Map<string, [string, number]>();
     for (const command of commands) {
-      if (command.kind === 'place') issueKeys.set(issueKey(command.order.exchange, command.order.scrip_token), [command.order.exchange, command.order.scrip_token]);
+      if (command.kind === 'place') issueKeys.set(issueKey(command.order.exchange, command.order.scripToken), [command.order.exchange, command.order.scripToken]);
     }
-    for (const order of orders.values()) issueKeys.set(issueKey(order.exchange, Number(order.scrip_token)), [order.exchange, Number(order.scrip_token)]);
+    for (const order of orders.values()) issueKeys.set(issueKey(order.exchange, order.scripToken), [order.exchange, order.scripToken]);
     const issues = new Map<string, OfsIssue | undefined>();
     for (const [key, [exchange, scripToken]] of issueKeys) issues.set(key, await this.issues.find(exchange, scripToken, tx));
     const held = new Map<Command, ApiError>();
@@ -257,7 +258,7 @@ export class OrderEntryService {
     );
     for (const { command } of accepted) {
       if (command.answer === undefined) continue;
-      if (command.kind === 'place') await command.answer.keep(tx, command.order.order_id);
+      if (command.kind === 'place') await command.answer.keep(tx, command.order.orderId);
       else await command.answer.keep(tx, undefined);
     }
   }
@@ -285,7 +286,7 @@ function judge(command: Command, { state, held }: Loaded): Judgment<unknown, Ord
   try {
     const change = changeOf(command, state);
     state.accept(change);
-    return { accepted: true, change, value: command.kind === 'place' ? command.order.order_id : undefined };
+    return { accepted: true, change, value: command.kind === 'place' ? command.order.orderId : undefined };
   } catch (error) {
     if (error instanceof ApiError) return { accepted: false, error };
     throw error;
@@ -306,30 +307,30 @@ function changeOf(command: Command, state: BatchState): OrderChange {
 
 function judgePlacement(command: Extract<Command, { kind: 'place' }>, state: BatchState): OrderChange {
   const { caller, bid } = command;
-  const issue = state.issue(command.order.exchange, command.order.scrip_token);
+  const issue = state.issue(command.order.exchange, command.order.scripToken);
   ApiError.throwIfAny(issueViolations(bid, issue));
-  const order: OrderRow = { ...command.order, created_at: state.now, updated_at: state.now };
-  checkPreTrade(state, caller, issue!, { orderType: order.order_type, quantity: order.quantity, pricePaise: order.price_paise }, null);
-  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.request_id }, outbox: 'PLACE' };
+  const order: Order = { ...command.order, createdAt: state.now, updatedAt: state.now };
+  checkPreTrade(state, caller, issue!, order, null);
+  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.requestId }, outbox: 'PLACE' };
 }
 
 function judgeModification(command: Extract<Command, { kind: 'modify' }>, state: BatchState): OrderChange {
   const { caller, request } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
-  if (request.traded_quantity !== undefined && request.traded_quantity !== order.traded_quantity) {
+  if (request.traded_quantity !== undefined && request.traded_quantity !== order.tradedQuantity) {
     throw new ApiError(
       Errors.ORDER_TRADED_QUANTITY_STALE,
-      `The order's traded quantity is ${order.traded_quantity}, not ${request.traded_quantity}: it has changed since you read it; read it again`,
-      [{ field: 'traded_quantity', message: `must be the order's current traded quantity, ${order.traded_quantity}` }],
+      `The order's traded quantity is ${order.tradedQuantity}, not ${request.traded_quantity}: it has changed since you read it; read it again`,
+      [{ field: 'traded_quantity', message: `must be the order's current traded quantity, ${order.tradedQuantity}` }],
     );
   }
   const modified: OfsBid = {
-    scrip_info: { exchange: order.exchange, scrip_token: Number(order.scrip_token), symbol: order.symbol, series: order.series },
+    scrip_info: { exchange: order.exchange, scrip_token: order.scripToken, symbol: order.symbol, series: order.series },
     order_type: request.order_type,
     quantity: request.quantity,
     price: request.price,
   };
-  const issue = state.issue(order.exchange, Number(order.scrip_token));
+  const issue = state.issue(order.exchange, order.scripToken);
   ApiError.throwIfAny(issueViolations(modified, issue));
   const change: OrderModification = {
     orderType: request.order_type,
@@ -342,11 +343,11 @@ function judgeModification(command: Extract<Command, { kind: 'modify' }>, state:
     before: order,
     after: {
       ...order,
-      order_type: change.orderType,
+      orderType: change.orderType,
       quantity: change.quantity,
-      price_paise: change.pricePaise,
-      disclosed_quantity: change.disclosedQuantity,
-      updated_at: state.now,
+      pricePaise: change.pricePaise,
+      disclosedQuantity: change.disclosedQuantity,
+      updatedAt: state.now,
     },
     reason: modificationReason(order, change),
     origin: { actor: caller.userId, requestId: command.requestId },
@@ -357,7 +358,7 @@ function judgeModification(command: Extract<Command, { kind: 'modify' }>, state:
 function judgeCancellation(command: Extract<Command, { kind: 'cancel' }>, state: BatchState): OrderChange {
   const { caller } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
-  const issue = state.issue(order.exchange, Number(order.scrip_token));
+  const issue = state.issue(order.exchange, order.scripToken);
   if (issue === undefined) {
     throw new ApiError(Errors.OFS_ISSUE_NOT_FOUND, `The OFS issue of order ${command.orderId} is no longer registered`, [
       { field: 'order_id', message: "the order's OFS issue is not registered" },
@@ -366,7 +367,7 @@ function judgeCancellation(command: Extract<Command, { kind: 'cancel' }>, state:
   ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
   return {
     before: order,
-    after: { ...order, cancel_requested_at: state.now, updated_at: state.now },
+    after: { ...order, cancelRequestedAt: state.now, updatedAt: state.now },
     reason: CANCELLATION_REASON,
     origin: { actor: caller.userId, requestId: command.requestId },
     outbox: 'CANCEL',
@@ -378,7 +379,7 @@ function judgeCancellation(command: Extract<Command, { kind: 'cancel' }>, state:
  * limit over the caller's live bids in the issue's symbol (without `replaced`, the order a modification
  * replaces).
  */
-function checkPreTrade(state: BatchState, caller: Caller, issue: OfsIssue, terms: BidTerms, replaced: OrderRow | null): void {
+function checkPreTrade(state: BatchState, caller: Caller, issue: OfsIssue, terms: BidTerms, replaced: Order | null): void {
   ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
   ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
   if (caller.category !== 'RETAIL') return;
@@ -386,16 +387,16 @@ function checkPreTrade(state: BatchState, caller: Caller, issue: OfsIssue, terms
 }
 
 /** The caller's order on that exchange, still live and with no cancellation under way. */
-function ownLiveOrder(state: BatchState, caller: Caller, exchange: string, orderId: string): OrderRow {
+function ownLiveOrder(state: BatchState, caller: Caller, exchange: string, orderId: string): Order {
   const order = state.orders.get(orderId);
   // Another user's order answers exactly like one that does not exist.
-  if (order === undefined || order.user_id !== caller.userId || order.exchange !== exchange) throw orderNotFound(exchange, orderId);
+  if (order === undefined || order.userId !== caller.userId || order.exchange !== exchange) throw orderNotFound(exchange, orderId);
   if (!isLiveStatus(order.status)) {
     throw new ApiError(Errors.ORDER_NOT_LIVE, `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`, [
       { field: 'order_id', message: `the order is ${order.status}` },
     ]);
   }
-  if (order.cancel_requested_at !== null) {
+  if (order.cancelRequestedAt !== null) {
     throw new ApiError(
       Errors.ORDER_CANCEL_PENDING,
       `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`,

@@ -10,7 +10,8 @@
 import type { Logger } from 'pino';
 import { ApiError, Errors } from '../domain/errors.js';
 import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
-import type { EventHorizon, OrderEventRepository, OrderEventRow } from '../store/order-events.js';
+import type { OrderEventRecord } from '../domain/order.js';
+import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
 import { toOrderBookEntry } from './order-book.js';
 
 /** The longest pause of the poller after failed polls (a database outage). */
@@ -46,15 +47,15 @@ interface Subscriber {
   userId: string;
   consumer: OrderEventConsumer;
   /** Live rows that arrived while the replay was being sent. */
-  buffer: OrderEventRow[] | null;
+  buffer: OrderEventRecord[] | null;
   lastSentId: number;
 }
 
-export function toOrderEvent(row: OrderEventRow): OrderEvent {
+export function toOrderEvent(row: OrderEventRecord): OrderEvent {
   return {
     event_id: row.eventId,
     type: ORDER_UPDATE_EVENT,
-    order_id: row.order.order_id,
+    order_id: row.order.orderId,
     status: row.status,
     reason: row.reason,
     at: new Date(row.at).toISOString(),
@@ -153,13 +154,13 @@ export class OrderEventsService {
     }
   }
 
-  private deliver(subscriber: Subscriber, row: OrderEventRow): void {
+  private deliver(subscriber: Subscriber, row: OrderEventRecord): void {
     if (row.eventId <= subscriber.lastSentId || !this.isSubscribed(subscriber)) return;
     subscriber.lastSentId = row.eventId;
     subscriber.consumer.send(toOrderEvent(row));
   }
 
-  private dispatch(rows: OrderEventRow[]): void {
+  private dispatch(rows: OrderEventRecord[]): void {
     for (const row of rows) {
       const set = this.subscribers.get(row.userId);
       if (set !== undefined) {

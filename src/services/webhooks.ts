@@ -4,9 +4,9 @@
  */
 import { timeOrderedId } from '../ids.js';
 import { newWebhookSecret } from '../auth/credentials.js';
-import { webhookUrlProblem } from '../domain/webhooks.js';
+import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/webhooks.js';
 import type { UserRepository } from '../store/users.js';
-import { DeliveryStatus, type DeliveryFilter, type WebhookRepository, type WebhookSummary } from '../store/webhooks.js';
+import type { DeliveryFilter, WebhookRepository } from '../store/webhooks.js';
 import { AdminError } from './admin.js';
 
 export interface NewWebhook {
@@ -34,7 +34,7 @@ export class WebhookAdminService {
       url,
       secret: newWebhookSecret(),
     };
-    await this.webhooks.create({ webhook_id: webhook.webhookId, user_id: userId, url, secret: webhook.secret, created_at: this.now() });
+    await this.webhooks.create({ ...webhook, createdAt: this.now() });
     return webhook;
   }
 
@@ -48,7 +48,7 @@ export class WebhookAdminService {
     throw new AdminError(webhook === undefined ? `no webhook ${webhookId}` : `webhook ${webhookId} was removed already`);
   }
 
-  deliveries(filter: DeliveryFilter) {
+  deliveries(filter: DeliveryFilter): Promise<ListedDelivery[]> {
     return this.webhooks.deliveries(filter);
   }
 

@@ -3,30 +3,33 @@
  * read beside them, the order state changes (`order_history`, with its actor and request id). Nothing here
  * updates or deletes a row; the database refuses it anyway (migration 0005).
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import { BulkInsert, intColumn, textColumn } from './bulk.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { AuditedOrderChange, AuditRequest, NewAuditRequest } from '../domain/audit.js';
+import type { OrderStatus } from '../domain/order-status.js';
+import { BulkInsert, intColumn as int, textColumn as text } from './bulk.js';
 import type { Store } from './database.js';
 import { openTx } from './write-tx.js';
 import type { AuditRequestsTable, Database } from './tables.js';
 
-export type AuditRequestRow = Selectable<AuditRequestsTable>;
-export type NewAuditRequest = Insertable<AuditRequestsTable>;
+type AuditRequestRow = Selectable<AuditRequestsTable>;
 
-/** An order state change, as the trail shows it. */
-export interface OrderChangeRow {
-  id: number;
-  at: number;
-  order_id: string;
-  /** The order's owner. */
-  user_id: string;
-  status: string;
-  reason: string;
-  quantity: number;
-  price_paise: number;
-  traded_quantity: number;
-  /** The user, "oms" or "exchange"; null for changes recorded before the audit trail existed. */
-  actor: string | null;
-  request_id: string | null;
+/** The request record a row holds. Integer columns come back from PostgreSQL as strings (int8). */
+function auditRequestFromRow(row: AuditRequestRow): AuditRequest {
+  return {
+    id: Number(row.id),
+    at: Number(row.at),
+    requestId: row.request_id,
+    userId: row.user_id,
+    clientAddress: row.client_address,
+    method: row.method,
+    route: row.route,
+    path: row.path,
+    statusCode: Number(row.status_code),
+    code: row.code,
+    orderId: row.order_id,
+    ordercartId: row.ordercart_id,
+    body: row.body,
+  };
 }
 
 /** What to show; every given filter must hold. Times are epoch ms, `until` exclusive. */
@@ -40,22 +43,19 @@ export interface AuditFilter {
   limit: number;
 }
 
-const text = (name: keyof NewAuditRequest) => textColumn<NewAuditRequest>(name, (r) => (r[name] ?? null) as string | null);
-const int = (name: keyof NewAuditRequest) => intColumn<NewAuditRequest>(name, (r) => (r[name] ?? null) as number | null);
-
 const insertRequests = new BulkInsert<NewAuditRequest>('audit_requests', [
-  int('at'),
-  text('request_id'),
-  text('user_id'),
-  text('client_address'),
-  text('method'),
-  text('route'),
-  text('path'),
-  int('status_code'),
-  text('code'),
-  text('order_id'),
-  text('ordercart_id'),
-  text('body'),
+  int('at', (r) => r.at),
+  text('request_id', (r) => r.requestId),
+  text('user_id', (r) => r.userId),
+  text('client_address', (r) => r.clientAddress),
+  text('method', (r) => r.method),
+  text('route', (r) => r.route),
+  text('path', (r) => r.path),
+  int('status_code', (r) => r.statusCode),
+  text('code', (r) => r.code),
+  text('order_id', (r) => r.orderId),
+  text('ordercart_id', (r) => r.ordercartId),
+  text('body', (r) => r.body),
 ]);
 
 export class AuditRepository {
@@ -72,7 +72,7 @@ export class AuditRepository {
   }
 
   /** The newest request records that match, newest first. */
-  async requests(filter: AuditFilter): Promise<AuditRequestRow[]> {
+  async requests(filter: AuditFilter): Promise<AuditRequest[]> {
     let query = this.db.selectFrom('audit_requests').selectAll();
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
     if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
@@ -88,11 +88,12 @@ export class AuditRepository {
     }
     if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
     if (filter.until !== undefined) query = query.where('at', '<', filter.until);
-    return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+    const rows = await query.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+    return rows.map(auditRequestFromRow);
   }
 
   /** The newest order state changes that match, newest first. `userId` is the order's owner. */
-  async orderChanges(filter: AuditFilter): Promise<OrderChangeRow[]> {
+  async orderChanges(filter: AuditFilter): Promise<AuditedOrderChange[]> {
     let query = this.db
       .selectFrom('order_history')
       .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
@@ -115,13 +116,19 @@ export class AuditRepository {
     if (filter.since !== undefined) query = query.where('order_history.at', '>=', filter.since);
     if (filter.until !== undefined) query = query.where('order_history.at', '<', filter.until);
     const rows = await query.orderBy('order_history.at', 'desc').orderBy('order_history.id', 'desc').limit(filter.limit).execute();
+    // The status is written by order entry and the OMS alone, from OrderStatus.
     return rows.map((row) => ({
-      ...row,
       id: Number(row.id),
       at: Number(row.at),
+      orderId: row.order_id,
+      userId: row.user_id,
+      status: row.status as OrderStatus,
+      reason: row.reason,
       quantity: Number(row.quantity),
-      price_paise: Number(row.price_paise),
-      traded_quantity: Number(row.traded_quantity),
+      pricePaise: Number(row.price_paise),
+      tradedQuantity: Number(row.traded_quantity),
+      actor: row.actor,
+      requestId: row.request_id,
     }));
   }
 }

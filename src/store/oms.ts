@@ -6,11 +6,10 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import { inList } from './bulk.js';
 import type { DialectName } from './database.js';
-import type { OutboxAction } from './orders.js';
+import type { OutboxAction } from '../domain/order.js';
 import type { Database } from './tables.js';
 import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
-export type { OutboxAction } from './orders.js';
 
 export interface OutboxEntry {
   id: number;

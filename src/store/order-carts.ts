@@ -3,10 +3,27 @@
  * repository, a cart that does not exist.
  */
 import type { Kysely, Selectable } from 'kysely';
+import type { StoredOrderCart } from '../domain/order-cart.js';
 import type { Database, OrderCartsTable } from './tables.js';
 import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
-export type OrderCartRow = Selectable<OrderCartsTable>;
+type OrderCartRow = Selectable<OrderCartsTable>;
+
+function cartFromRow(row: OrderCartRow): StoredOrderCart {
+  return {
+    ordercartId: row.ordercart_id,
+    userId: row.user_id,
+    name: row.name,
+    ordersJson: row.orders_json,
+    version: row.version,
+    executedNoTime: Number(row.executed_no_time),
+    createdBy: row.created_by,
+    modifiedBy: row.modified_by,
+    revision: Number(row.revision),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
 
 export interface NewOrderCart {
   ordercartId: string;
@@ -53,23 +70,25 @@ export class OrderCartRepository {
   }
 
   /** The owner's carts, newest first. */
-  async listOwned(userId: string): Promise<OrderCartRow[]> {
-    return this.db
+  async listOwned(userId: string): Promise<StoredOrderCart[]> {
+    const rows = await this.db
       .selectFrom('order_carts')
       .selectAll()
       .where('user_id', '=', userId)
       .orderBy('created_at', 'desc')
       .orderBy('ordercart_id', 'desc')
       .execute();
+    return rows.map(cartFromRow);
   }
 
-  async findOwned(ordercartId: string, userId: string): Promise<OrderCartRow | undefined> {
-    return this.db
+  async findOwned(ordercartId: string, userId: string): Promise<StoredOrderCart | undefined> {
+    const row = await this.db
       .selectFrom('order_carts')
       .selectAll()
       .where('ordercart_id', '=', ordercartId)
       .where('user_id', '=', userId)
       .executeTakeFirst();
+    return row && cartFromRow(row);
   }
 
   /**

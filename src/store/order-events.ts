@@ -4,18 +4,11 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from './database.js';
-import type { OrderRow } from './orders.js';
+import type { OrderEventRecord } from '../domain/order.js';
+import type { OrderStatus } from '../domain/order-status.js';
+import { orderFromRow, type OrderRow } from './orders.js';
 import type { Database, OrderHistoryTable } from './tables.js';
 
-/** One history row with the order as it is now (the order's own columns, and the change's). */
-export interface OrderEventRow {
-  eventId: number;
-  userId: string;
-  status: string;
-  reason: string;
-  at: number;
-  order: OrderRow;
-}
 
 type HistoryColumns = Pick<Selectable<OrderHistoryTable>, 'id' | 'status' | 'reason' | 'at'>;
 
@@ -23,18 +16,18 @@ export class OrderEventRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** The events of every user with `afterId` < id <= `upToId`, oldest first, at most `limit`. */
-  async eventsBetween(afterId: number, upToId: number, limit: number): Promise<OrderEventRow[]> {
+  async eventsBetween(afterId: number, upToId: number, limit: number): Promise<OrderEventRecord[]> {
     const rows = await this.withOrders()
       .where('order_history.id', '>', afterId)
       .where('order_history.id', '<=', upToId)
       .orderBy('order_history.id')
       .limit(limit)
       .execute();
-    return rows.map(toEventRow);
+    return rows.map(eventFromRow);
   }
 
   /** One user's events with `afterId` < id <= `upToId`, oldest first, at most `limit`. */
-  async userEventsBetween(userId: string, afterId: number, upToId: number, limit: number): Promise<OrderEventRow[]> {
+  async userEventsBetween(userId: string, afterId: number, upToId: number, limit: number): Promise<OrderEventRecord[]> {
     const rows = await this.withOrders()
       .where('orders.user_id', '=', userId)
       .where('order_history.id', '>', afterId)
@@ -42,14 +35,14 @@ export class OrderEventRepository {
       .orderBy('order_history.id')
       .limit(limit)
       .execute();
-    return rows.map(toEventRow);
+    return rows.map(eventFromRow);
   }
 
   /** The events with these ids (any user), oldest first. */
-  async eventsByIds(ids: readonly number[]): Promise<OrderEventRow[]> {
+  async eventsByIds(ids: readonly number[]): Promise<OrderEventRecord[]> {
     if (ids.length === 0) return [];
     const rows = await this.withOrders().where('order_history.id', 'in', ids).orderBy('order_history.id').execute();
-    return rows.map(toEventRow);
+    return rows.map(eventFromRow);
   }
 
   private withOrders() {
@@ -66,15 +59,15 @@ export class OrderEventRepository {
   }
 }
 
-function toEventRow(row: OrderRow & { history_id: HistoryColumns['id']; history_status: string; history_reason: string; history_at: number }): OrderEventRow {
+function eventFromRow(row: OrderRow & { history_id: HistoryColumns['id']; history_status: string; history_reason: string; history_at: number }): OrderEventRecord {
   const { history_id, history_status, history_reason, history_at, ...order } = row;
   return {
     eventId: Number(history_id),
     userId: order.user_id,
-    status: history_status,
+    status: history_status as OrderStatus,
     reason: history_reason,
     at: Number(history_at),
-    order,
+    order: orderFromRow(order),
   };
 }
 

@@ -5,8 +5,9 @@
  * retail exposure (the running totals of the retail limit), all in the caller's transaction.
  */
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
-import { OrderStatus } from '../domain/order-status.js';
-import { countsTowardRetailLimit, exposureOfBid, type ExposureAmounts, type IssueExposure } from '../domain/ofs-rules.js';
+import type { OrderStatus } from '../domain/order-status.js';
+import type { BidderCategory, ExposureAmounts } from '../domain/ofs-rules.js';
+import { exposureDelta, type ChangeOrigin, type Order, type OrderChange, type OutboxAction, type RecordedChange, type RetailExposure } from '../domain/order.js';
 import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
@@ -14,31 +15,7 @@ import { ENQUEUE_DELIVERIES } from './webhooks.js';
 import { openTx, type SqliteStatements, type StoreTx, type WriteTx } from './write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
-
-/** An order as accepted by the API, before the OMS has seen it. */
-export interface NewOrder {
-  orderId: string;
-  userId: string;
-  exchange: string;
-  scripToken: number;
-  symbol: string;
-  series: string;
-  transactionType: string;
-  productType: string;
-  orderType: string;
-  quantity: number;
-  pricePaise: number;
-  disclosedQuantity: number;
-  orderIdentifier: string | null;
-  algoId: string | null;
-  strategyId: string | null;
-  partCode: string | null;
-  venderCode: string | null;
-  requestId: string | null;
-  category: string;
-}
-
-const ACCEPTED_STATUS = OrderStatus.OMSXMITTED;
+type HistoryRow = Selectable<OrderHistoryTable>;
 
 /** A user's orders to list, and which page of them; `page` counts from 1. */
 export interface OrderPageRequest {
@@ -49,141 +26,111 @@ export interface OrderPageRequest {
   pageSize: number;
 }
 
-export type OrderHistoryRow = Selectable<OrderHistoryTable>;
+const numberOrNull = (value: number | string | null) => (value === null ? null : Number(value));
 
 /**
- * Who made an order change, for its history row (the audit trail): the user, through a request, or the
- * OMS worker ("oms" for its own decisions, "exchange" for what the exchange answered or reported).
+ * The order a row holds. Integer columns come back from PostgreSQL as strings (int8); the status and the
+ * category are written by order entry and the OMS alone, from their domain types.
  */
-export interface ChangeOrigin {
-  actor: string;
-  requestId: string | null;
-}
-
-export const OMS_ORIGIN: ChangeOrigin = { actor: 'oms', requestId: null };
-export const EXCHANGE_ORIGIN: ChangeOrigin = { actor: 'exchange', requestId: null };
-
-export type OutboxAction = 'PLACE' | 'MODIFY' | 'CANCEL';
-
-/** One change of one order: what it was (null: a new order), what it is now, and why. */
-export interface OrderChange {
-  before: OrderRow | null;
-  after: OrderRow;
-  /** The reason of its history row (the order event). */
-  reason: string;
-  origin: ChangeOrigin;
-  /** The work for the OMS that the change queues. */
-  outbox?: OutboxAction;
-}
-
-/** A new order as order entry accepts it: OMSXMITTED, nothing traded. */
-export function acceptedOrder(order: NewOrder, now: number): OrderRow {
+export function orderFromRow(row: OrderRow): Order {
   return {
-    order_id: order.orderId,
-    user_id: order.userId,
-    exchange: order.exchange,
-    scrip_token: order.scripToken,
-    symbol: order.symbol,
-    series: order.series,
-    transaction_type: order.transactionType,
-    product_type: order.productType,
-    order_type: order.orderType,
-    quantity: order.quantity,
-    price_paise: order.pricePaise,
-    disclosed_quantity: order.disclosedQuantity,
-    traded_quantity: 0,
-    status: ACCEPTED_STATUS,
-    error_reason: null,
-    order_identifier: order.orderIdentifier,
-    algo_id: order.algoId,
-    strategy_id: order.strategyId,
-    part_code: order.partCode,
-    vender_code: order.venderCode,
-    request_id: order.requestId,
-    created_at: now,
-    updated_at: now,
-    category: order.category,
-    cancel_requested_at: null,
-    traded_price_paise: null,
-    exchange_order_id: null,
+    orderId: row.order_id,
+    userId: row.user_id,
+    exchange: row.exchange,
+    scripToken: Number(row.scrip_token),
+    symbol: row.symbol,
+    series: row.series,
+    transactionType: row.transaction_type,
+    productType: row.product_type,
+    orderType: row.order_type,
+    quantity: Number(row.quantity),
+    pricePaise: Number(row.price_paise),
+    disclosedQuantity: Number(row.disclosed_quantity),
+    tradedQuantity: Number(row.traded_quantity),
+    status: row.status as OrderStatus,
+    errorReason: row.error_reason,
+    orderIdentifier: row.order_identifier,
+    algoId: row.algo_id,
+    strategyId: row.strategy_id,
+    partCode: row.part_code,
+    venderCode: row.vender_code,
+    requestId: row.request_id,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    category: row.category as BidderCategory,
+    cancelRequestedAt: numberOrNull(row.cancel_requested_at),
+    tradedPricePaise: numberOrNull(row.traded_price_paise),
+    exchangeOrderId: row.exchange_order_id,
   };
 }
 
-export const ACCEPTED_REASON = 'Order entry accepted and queued for the OMS';
-
-/** The retail exposure rows of one issue, keyed as the table is. */
-export interface ExposureRow extends IssueExposure {
-  userId: string;
-  symbol: string;
-  exchange: string;
-  scripToken: number;
+function historyEntryFromRow(row: HistoryRow): RecordedChange {
+  return {
+    orderId: row.order_id,
+    status: row.status as OrderStatus,
+    reason: row.reason,
+    quantity: Number(row.quantity),
+    pricePaise: Number(row.price_paise),
+    tradedQuantity: Number(row.traded_quantity),
+    at: Number(row.at),
+    actor: row.actor,
+    requestId: row.request_id,
+  };
 }
 
-const exposureKey = (order: Pick<OrderRow, 'user_id' | 'symbol' | 'exchange' | 'scrip_token'>) =>
-  `${order.user_id}\u0000${order.symbol}\u0000${order.exchange}\u0000${order.scrip_token}`;
 
-/** What the order adds to its issue's retail exposure now (nothing unless a live retail bid). */
-export function orderExposure(order: OrderRow): ExposureAmounts {
-  if (!countsTowardRetailLimit(order)) return { priceValuePaise: 0, cutoffQuantity: 0 };
-  return exposureOfBid({ orderType: order.order_type, quantity: Number(order.quantity), pricePaise: Number(order.price_paise) });
-}
-
-/** after - before, for the retail exposure of the order's issue. */
-export function exposureDelta(before: OrderRow | null, after: OrderRow): ExposureAmounts {
-  const now = orderExposure(after);
-  const was = before === null ? { priceValuePaise: 0, cutoffQuantity: 0 } : orderExposure(before);
-  return { priceValuePaise: now.priceValuePaise - was.priceValuePaise, cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity };
-}
+const exposureKey = (order: Pick<Order, 'userId' | 'symbol' | 'exchange' | 'scripToken'>) =>
+  `${order.userId}\u0000${order.symbol}\u0000${order.exchange}\u0000${order.scripToken}`;
 
 /** The columns an order change may set. */
-const MUTABLE_COLUMNS: readonly BulkColumn<OrderRow>[] = [
-  text('order_type', (o) => o.order_type),
+const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
+  text('order_type', (o) => o.orderType),
   int('quantity', (o) => o.quantity),
-  int('price_paise', (o) => o.price_paise),
-  int('disclosed_quantity', (o) => o.disclosed_quantity),
-  int('traded_quantity', (o) => o.traded_quantity),
+  int('price_paise', (o) => o.pricePaise),
+  int('disclosed_quantity', (o) => o.disclosedQuantity),
+  int('traded_quantity', (o) => o.tradedQuantity),
   text('status', (o) => o.status),
-  text('error_reason', (o) => o.error_reason),
-  int('cancel_requested_at', (o) => o.cancel_requested_at),
-  int('traded_price_paise', (o) => o.traded_price_paise),
-  text('exchange_order_id', (o) => o.exchange_order_id),
-  int('updated_at', (o) => o.updated_at),
+  text('error_reason', (o) => o.errorReason),
+  int('cancel_requested_at', (o) => o.cancelRequestedAt),
+  int('traded_price_paise', (o) => o.tradedPricePaise),
+  text('exchange_order_id', (o) => o.exchangeOrderId),
+  int('updated_at', (o) => o.updatedAt),
 ];
 
-const ORDER_COLUMNS: readonly BulkColumn<OrderRow>[] = [
-  text('order_id', (o) => o.order_id),
-  text('user_id', (o) => o.user_id),
+const ORDER_COLUMNS: readonly BulkColumn<Order>[] = [
+  text('order_id', (o) => o.orderId),
+  text('user_id', (o) => o.userId),
   text('exchange', (o) => o.exchange),
-  int('scrip_token', (o) => o.scrip_token),
+  int('scrip_token', (o) => o.scripToken),
   text('symbol', (o) => o.symbol),
   text('series', (o) => o.series),
-  text('transaction_type', (o) => o.transaction_type),
-  text('product_type', (o) => o.product_type),
-  text('order_identifier', (o) => o.order_identifier),
-  text('algo_id', (o) => o.algo_id),
-  text('strategy_id', (o) => o.strategy_id),
-  text('part_code', (o) => o.part_code),
-  text('vender_code', (o) => o.vender_code),
-  text('request_id', (o) => o.request_id),
-  int('created_at', (o) => o.created_at),
+  text('transaction_type', (o) => o.transactionType),
+  text('product_type', (o) => o.productType),
+  text('order_identifier', (o) => o.orderIdentifier),
+  text('algo_id', (o) => o.algoId),
+  text('strategy_id', (o) => o.strategyId),
+  text('part_code', (o) => o.partCode),
+  text('vender_code', (o) => o.venderCode),
+  text('request_id', (o) => o.requestId),
+  int('created_at', (o) => o.createdAt),
   text('category', (o) => o.category),
   ...MUTABLE_COLUMNS,
 ];
 
 interface HistoryValues {
-  order: OrderRow;
+  order: Order;
   reason: string;
   at: number;
   origin: ChangeOrigin;
 }
 
 const HISTORY_COLUMNS: readonly BulkColumn<HistoryValues>[] = [
-  text('order_id', (h) => h.order.order_id),
+  text('order_id', (h) => h.order.orderId),
   text('status', (h) => h.order.status),
   text('reason', (h) => h.reason),
   int('quantity', (h) => h.order.quantity),
-  int('price_paise', (h) => h.order.price_paise),
-  int('traded_quantity', (h) => h.order.traded_quantity),
+  int('price_paise', (h) => h.order.pricePaise),
+  int('traded_quantity', (h) => h.order.tradedQuantity),
   int('at', (h) => h.at),
   text('actor', (h) => h.origin.actor),
   text('request_id', (h) => h.origin.requestId),
@@ -196,14 +143,14 @@ interface OutboxValues {
 }
 
 interface ExposureDelta extends ExposureAmounts {
-  order: OrderRow;
+  order: Order;
 }
 
 const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
-  text('user_id', (d) => d.order.user_id),
+  text('user_id', (d) => d.order.userId),
   text('symbol', (d) => d.order.symbol),
   text('exchange', (d) => d.order.exchange),
-  int('scrip_token', (d) => d.order.scrip_token),
+  int('scrip_token', (d) => d.order.scripToken),
   int('price_value_paise', (d) => d.priceValuePaise),
   int('cutoff_quantity', (d) => d.cutoffQuantity),
 ];
@@ -232,8 +179,8 @@ const EXPOSURES = {
 const LOCK_USERS = `select pg_advisory_xact_lock(k) from (select distinct hashtextextended(u, 0) as k from unnest($1::text[]) u order by k) s`;
 
 export class OrderRepository {
-  private readonly insertOrders = new BulkInsert<OrderRow>('orders', ORDER_COLUMNS);
-  private readonly updateOrders = new BulkUpdate<OrderRow>('orders', text('order_id', (o) => o.order_id), MUTABLE_COLUMNS);
+  private readonly insertOrders = new BulkInsert<Order>('orders', ORDER_COLUMNS);
+  private readonly updateOrders = new BulkUpdate<Order>('orders', text('order_id', (o) => o.orderId), MUTABLE_COLUMNS);
   private readonly insertHistory = new BulkInsert<HistoryValues>('order_history', HISTORY_COLUMNS);
   private readonly insertOutbox = new BulkInsert<OutboxValues>('outbox', [
     text('order_id', (e) => e.orderId),
@@ -265,11 +212,11 @@ export class OrderRepository {
     const first = new Map<string, OrderChange>();
     const last = new Map<string, OrderChange>();
     for (const change of changes) {
-      if (!first.has(change.after.order_id)) first.set(change.after.order_id, change);
-      last.set(change.after.order_id, change);
+      if (!first.has(change.after.orderId)) first.set(change.after.orderId, change);
+      last.set(change.after.orderId, change);
     }
-    const inserted: OrderRow[] = [];
-    const updated: OrderRow[] = [];
+    const inserted: Order[] = [];
+    const updated: Order[] = [];
     const deltas = new Map<string, ExposureDelta>();
     for (const [orderId, change] of last) {
       const before = first.get(orderId)!.before;
@@ -287,7 +234,7 @@ export class OrderRepository {
       }
     }
     const history = changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin }));
-    const outbox = changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.order_id, action: change.outbox!, at: now }));
+    const outbox = changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.orderId, action: change.outbox!, at: now }));
     // In key order: on PostgreSQL the row locks of the running totals are taken in one order everywhere.
     const exposure = [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
     if (tx.sqlite) {
@@ -315,7 +262,7 @@ export class OrderRepository {
    */
   private enqueueSqliteDeliveries(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
     const { last } = sqlite.statement('select last_insert_rowid() as last').get() as { last: number };
-    const owners = [...new Set(rows.map((row) => row.order.user_id))];
+    const owners = [...new Set(rows.map((row) => row.order.userId))];
     if (sqlite.statement(USERS_WITH_WEBHOOKS).get(listParameter('sqlite', owners)) === undefined) return;
     sqlite.statement(ENQUEUE_DELIVERIES.sqlite).run(now, now, last - rows.length + 1, last);
   }
@@ -329,7 +276,7 @@ export class OrderRepository {
     const deliveries: PostgresWrite = {
       sql: (first) =>
         ENQUEUE_DELIVERIES.postgres(history.name, `(select distinct * from unnest($${first}::text[], $${first + 1}::text[]))`, `$${first + 2}::int8`),
-      parameters: [rows.map((row) => row.order.order_id), rows.map((row) => row.order.user_id), now],
+      parameters: [rows.map((row) => row.order.orderId), rows.map((row) => row.order.userId), now],
     };
     return [history, deliveries];
   }
@@ -338,11 +285,11 @@ export class OrderRepository {
    * The orders, read in a transaction that will change them: locked until it ends on PostgreSQL (in order
    * of their ids), answered by id. Unknown ids are left out.
    */
-  async lockOrders(storeTx: StoreTx, orderIds: readonly string[]): Promise<Map<string, OrderRow>> {
+  async lockOrders(storeTx: StoreTx, orderIds: readonly string[]): Promise<Map<string, Order>> {
     const tx = openTx(storeTx);
     if (orderIds.length === 0) return new Map();
     const rows = await queryWithList<OrderRow>(tx, LOCK_ORDERS, [...new Set(orderIds)]);
-    return new Map(rows.map((row) => [row.order_id, row]));
+    return new Map(rows.map((row) => [row.order_id, orderFromRow(row)]));
   }
 
   /**
@@ -359,7 +306,7 @@ export class OrderRepository {
   }
 
   /** The retail exposure rows of the users, in every issue, with the prices of each row's issue. */
-  async exposures(storeTx: StoreTx, userIds: readonly string[]): Promise<ExposureRow[]> {
+  async exposures(storeTx: StoreTx, userIds: readonly string[]): Promise<RetailExposure[]> {
     const tx = openTx(storeTx);
     if (userIds.length === 0) return [];
     const rows = await queryWithList<{
@@ -384,16 +331,17 @@ export class OrderRepository {
     }));
   }
 
-  async find(orderId: string): Promise<OrderRow | undefined> {
-    return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+  async find(orderId: string): Promise<Order | undefined> {
+    const row = await this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    return row && orderFromRow(row);
   }
 
   /** One page of the user's orders, newest first, and how many orders match the filters in all. */
-  async orderBook(query: OrderPageRequest): Promise<{ orders: OrderRow[]; totalCount: number }> {
+  async orderBook(query: OrderPageRequest): Promise<{ orders: Order[]; totalCount: number }> {
     const { page, count } = this.orderBookQueries(query);
     const orders = await page.execute();
     const total = await count.executeTakeFirstOrThrow();
-    return { orders, totalCount: Number(total.n) };
+    return { orders: orders.map(orderFromRow), totalCount: Number(total.n) };
   }
 
   private orderBookQueries(query: OrderPageRequest) {
@@ -435,12 +383,13 @@ export class OrderRepository {
   }
 
   /** The user's order (undefined for another user's or an unknown id). */
-  async findOwned(orderId: string, userId: string): Promise<OrderRow | undefined> {
-    return this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).where('user_id', '=', userId).executeTakeFirst();
+  async findOwned(orderId: string, userId: string): Promise<Order | undefined> {
+    const row = await this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).where('user_id', '=', userId).executeTakeFirst();
+    return row && orderFromRow(row);
   }
 
   /** The order's changes, oldest first. */
-  async history(orderId: string): Promise<OrderHistoryRow[]> {
-    return this.historyQuery(orderId).execute();
+  async history(orderId: string): Promise<RecordedChange[]> {
+    return (await this.historyQuery(orderId).execute()).map(historyEntryFromRow);
   }
 }

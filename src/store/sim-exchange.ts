@@ -8,8 +8,8 @@ import type { DialectName } from './database.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
 import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
-export type SimBidRow = Selectable<SimExchangeBidsTable>;
-export type SimEventRow = Selectable<SimExchangeEventsTable>;
+type SimBidRow = Selectable<SimExchangeBidsTable>;
+type SimEventRow = Selectable<SimExchangeEventsTable>;
 
 export interface NewSimBid {
   orderId: string;
@@ -34,6 +34,51 @@ export interface NewSimEvent {
   quantity: number;
   pricePaise: number | null;
   reason: string;
+}
+
+/** A bid in the exchange's book. */
+export interface SimBid extends NewSimBid {
+  /** LIVE, CANCELLED, ALLOTTED or NOT_ALLOTTED. */
+  status: string;
+  /** How many times a placement of this order reached the exchange (1 unless the OMS resent it). */
+  transmissions: number;
+  receivedAt: number;
+  updatedAt: number;
+}
+
+/** An allocation event the exchange owes the OMS. */
+export interface SimEvent extends NewSimEvent {
+  id: number;
+  deliveredAt: number | null;
+}
+
+function bidFromRow(row: SimBidRow): SimBid {
+  return {
+    orderId: row.order_id,
+    exchangeOrderId: row.exchange_order_id,
+    exchange: row.exchange,
+    scripToken: Number(row.scrip_token),
+    category: row.category,
+    orderType: row.order_type,
+    pricePaise: Number(row.price_paise),
+    quantity: Number(row.quantity),
+    status: row.status,
+    transmissions: Number(row.transmissions),
+    receivedAt: Number(row.received_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function eventFromRow(row: SimEventRow): SimEvent {
+  return {
+    id: Number(row.id),
+    orderId: row.order_id,
+    kind: row.kind as SimEvent['kind'],
+    quantity: Number(row.quantity),
+    pricePaise: row.price_paise === null ? null : Number(row.price_paise),
+    reason: row.reason,
+    deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
+  };
 }
 
 /** An issue whose two windows have closed and that has not been allocated. */
@@ -92,9 +137,10 @@ export class SimExchangeRepository {
   ) {}
 
   /** Pass `db` to read inside a transaction. */
-  async findBid(orderId: string, storeTx?: StoreTx): Promise<SimBidRow | undefined> {
+  async findBid(orderId: string, storeTx?: StoreTx): Promise<SimBid | undefined> {
     const db = executorOf(this.db, storeTx);
-    return db.selectFrom('sim_exchange_bids').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    const row = await db.selectFrom('sim_exchange_bids').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    return row && bidFromRow(row);
   }
 
   /**
@@ -107,10 +153,11 @@ export class SimExchangeRepository {
   }
 
   /** The bids of these orders; `tx` to read them in a transaction. */
-  async findBids(orderIds: readonly string[], storeTx?: StoreTx): Promise<SimBidRow[]> {
+  async findBids(orderIds: readonly string[], storeTx?: StoreTx): Promise<SimBid[]> {
     const tx = storeTx && openTx(storeTx);
     if (orderIds.length === 0) return [];
-    return tx ? queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds) : selectWithList<SimBidRow>(this.db, this.dialect, FIND_BIDS, orderIds);
+    const rows = await (tx ? queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds) : selectWithList<SimBidRow>(this.db, this.dialect, FIND_BIDS, orderIds));
+    return rows.map(bidFromRow);
   }
 
   /** Changes the terms of a bid that is still live; answers false when it is not. */
@@ -172,7 +219,7 @@ export class SimExchangeRepository {
    * The live bids of the issue, locked until the transaction ends (PostgreSQL: a cancellation that comes
    * meanwhile waits, then finds the bid settled).
    */
-  async liveBids(storeTx: StoreTx, issue: DueIssue): Promise<SimBidRow[]> {
+  async liveBids(storeTx: StoreTx, issue: DueIssue): Promise<SimBid[]> {
     const trx = openTx(storeTx).trx;
     const query = trx
       .selectFrom('sim_exchange_bids')
@@ -183,7 +230,7 @@ export class SimExchangeRepository {
       .orderBy('received_at')
       .orderBy('order_id');
     // SQLite's one writer holds the whole database; PostgreSQL locks the rows.
-    return (this.dialect === 'postgres' ? query.forUpdate() : query).execute();
+    return (await (this.dialect === 'postgres' ? query.forUpdate() : query).execute()).map(bidFromRow);
   }
 
   /** Settles the bids of an allocation (read live and locked in the same transaction) and records their events. */
@@ -199,8 +246,9 @@ export class SimExchangeRepository {
     );
   }
 
-  async undeliveredEvents(limit: number): Promise<SimEventRow[]> {
-    return this.db.selectFrom('sim_exchange_events').selectAll().where('delivered_at', 'is', null).orderBy('id').limit(limit).execute();
+  async undeliveredEvents(limit: number): Promise<SimEvent[]> {
+    const rows = await this.db.selectFrom('sim_exchange_events').selectAll().where('delivered_at', 'is', null).orderBy('id').limit(limit).execute();
+    return rows.map(eventFromRow);
   }
 
   async markDelivered(ids: readonly number[], now: number): Promise<void> {

@@ -5,20 +5,25 @@ import { listParameter } from './bulk.js';
 import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { ApiKeyInfo, Session, User } from '../domain/user.js';
 import type { Database, UsersTable } from './tables.js';
 
-export type UserRow = Selectable<UsersTable>;
-
-/** A session with its user's category. */
-export interface SessionRow {
-  user_id: string;
-  expires_at: number;
-  revoked_at: number | null;
-  category: string;
-}
+type UserRow = Selectable<UsersTable>;
 
 /** A session looked up by token hash, with the owner of an API key (null: no key asked for, or none). */
-export type SessionWithKeyOwner = SessionRow & { api_key_owner: string | null };
+export interface SessionWithKeyOwner extends Session {
+  apiKeyOwner: string | null;
+}
+
+function userFromRow(row: UserRow): User {
+  return {
+    userId: row.user_id,
+    passwordHash: row.password_hash,
+    category: row.category as BidderCategory,
+    totpSecret: row.totp_secret,
+    createdAt: Number(row.created_at),
+  };
+}
 
 /** A row of the credentials query: a session (with its user's category) or an API key's owner. */
 interface CredentialRow {
@@ -70,8 +75,9 @@ export class UserRepository {
     );
   }
 
-  async find(userId: string): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  async find(userId: string): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    return row && userFromRow(row);
   }
 
   async count(): Promise<number> {
@@ -118,13 +124,14 @@ export class UserRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async listApiKeys(userId: string): Promise<{ key_id: string; created_at: number; revoked_at: number | null }[]> {
-    return this.db
+  async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
+    const rows = await this.db
       .selectFrom('api_keys')
       .select(['key_id', 'created_at', 'revoked_at'])
       .where('user_id', '=', userId)
       .orderBy('created_at')
       .execute();
+    return rows.map((row) => ({ keyId: row.key_id, createdAt: Number(row.created_at), revokedAt: row.revoked_at === null ? null : Number(row.revoked_at) }));
   }
 
   async createSession(session: { tokenHash: string; userId: string; now: number; expiresAt: number }): Promise<void> {
@@ -140,7 +147,7 @@ export class UserRepository {
       .execute();
   }
 
-  async findSession(tokenHash: string): Promise<SessionRow | undefined> {
+  async findSession(tokenHash: string): Promise<Session | undefined> {
     return this.credentials.load({ tokenHash, keyHash: null });
   }
 
@@ -156,13 +163,22 @@ export class UserRepository {
     const result = await this.readDb.executeQuery<CredentialRow>(
       CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
     );
-    const sessions = result.rows.filter((row) => row.kind === 'session').map(({ hash, user_id, expires_at, revoked_at, category }) => ({ token_hash: hash, user_id, expires_at, revoked_at, category: category! }));
-    const keys = result.rows.filter((row) => row.kind === 'key').map((row) => ({ key_hash: row.hash, user_id: row.user_id }));
-    const sessionOf = new Map(sessions.map(({ token_hash, ...session }) => [token_hash, { ...session, expires_at: Number(session.expires_at), revoked_at: session.revoked_at === null ? null : Number(session.revoked_at) }]));
-    const ownerOf = new Map(keys.map((key) => [key.key_hash, key.user_id]));
+    const sessionOf = new Map<string, Session>();
+    const ownerOf = new Map<string, string>();
+    for (const row of result.rows) {
+      if (row.kind === 'key') ownerOf.set(row.hash, row.user_id);
+      else {
+        sessionOf.set(row.hash, {
+          userId: row.user_id,
+          category: row.category as BidderCategory,
+          expiresAt: Number(row.expires_at),
+          revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+        });
+      }
+    }
     return lookups.map((lookup) => {
       const session = sessionOf.get(lookup.tokenHash);
-      return session && { ...session, api_key_owner: lookup.keyHash === null ? null : (ownerOf.get(lookup.keyHash) ?? null) };
+      return session && { ...session, apiKeyOwner: lookup.keyHash === null ? null : (ownerOf.get(lookup.keyHash) ?? null) };
     });
   }
 

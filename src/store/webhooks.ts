@@ -5,34 +5,47 @@
  * the OMS claims its outbox: several processes may deliver at once, never the same delivery twice at once.
  */
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { DeliveryStatus, type DueDelivery, type ListedDelivery, type Webhook, type WebhookSummary } from '../domain/webhooks.js';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from './tables.js';
 
-export const DeliveryStatus = {
-  PENDING: 'PENDING',
-  DELIVERED: 'DELIVERED',
-  FAILED: 'FAILED',
-} as const;
-export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+type WebhookRow = Selectable<WebhooksTable>;
+type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
-export type WebhookRow = Selectable<WebhooksTable>;
-export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+const numberOrNull = (value: number | string | null) => (value === null ? null : Number(value));
 
-/** A claimed delivery with what sending it takes. */
-export interface DueDelivery {
-  id: number;
-  webhookId: string;
-  eventId: number;
-  url: string;
-  secret: string;
-  attempts: number;
-  createdAt: number;
-  payload: string | null;
+/** The webhook a row holds. Integer columns come back from PostgreSQL as strings (int8). */
+function webhookFromRow(row: WebhookRow): Webhook {
+  return {
+    webhookId: row.webhook_id,
+    userId: row.user_id,
+    url: row.url,
+    secret: row.secret,
+    createdAt: Number(row.created_at),
+    removedAt: numberOrNull(row.removed_at),
+  };
 }
 
-export interface WebhookSummary extends WebhookRow {
-  pending: number;
-  delivered: number;
-  failed: number;
+/** The delivery a row holds, with its webhook's owner and URL; the status is only ever written from DeliveryStatus. */
+function listedDeliveryFromRow(row: DeliveryRow & { user_id: string; url: string }): ListedDelivery {
+  return {
+    id: Number(row.id),
+    webhookId: row.webhook_id,
+    eventId: Number(row.event_id),
+    status: row.status as DeliveryStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+    claimedBy: row.claimed_by,
+    claimedUntil: numberOrNull(row.claimed_until),
+    payload: row.payload,
+    lastStatusCode: numberOrNull(row.last_status_code),
+    lastError: row.last_error,
+    createdAt: Number(row.created_at),
+    lastAttemptAt: numberOrNull(row.last_attempt_at),
+    deliveredAt: numberOrNull(row.delivered_at),
+    failedAt: numberOrNull(row.failed_at),
+    userId: row.user_id,
+    url: row.url,
+  };
 }
 
 export interface DeliveryFilter {
@@ -76,12 +89,16 @@ export const ENQUEUE_DELIVERIES = {
 export class WebhookRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(webhook: Omit<WebhookRow, 'removed_at'>): Promise<void> {
-    await this.db.insertInto('webhooks').values({ ...webhook, removed_at: null }).execute();
+  async create(webhook: Omit<Webhook, 'removedAt'>): Promise<void> {
+    await this.db
+      .insertInto('webhooks')
+      .values({ webhook_id: webhook.webhookId, user_id: webhook.userId, url: webhook.url, secret: webhook.secret, created_at: webhook.createdAt, removed_at: null })
+      .execute();
   }
 
-  async find(webhookId: string): Promise<WebhookRow | undefined> {
-    return this.db.selectFrom('webhooks').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
+  async find(webhookId: string): Promise<Webhook | undefined> {
+    const row = await this.db.selectFrom('webhooks').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
+    return row && webhookFromRow(row);
   }
 
   /** Webhooks (removed ones too) with their delivery counts, oldest first. */
@@ -98,7 +115,7 @@ export class WebhookRepository {
       .orderBy('webhook_id');
     if (userId !== undefined) query = query.where('user_id', '=', userId);
     const rows = await query.execute();
-    return rows.map((row) => ({ ...row, pending: Number(row.pending), delivered: Number(row.delivered), failed: Number(row.failed) }));
+    return rows.map((row) => ({ ...webhookFromRow(row), pending: Number(row.pending), delivered: Number(row.delivered), failed: Number(row.failed) }));
   }
 
   /** Stops the webhook: no new deliveries, and the pending ones are given up. False if none was active. */
@@ -249,7 +266,7 @@ export class WebhookRepository {
   }
 
   /** Deliveries, newest first. */
-  async deliveries(filter: DeliveryFilter): Promise<(DeliveryRow & { user_id: string; url: string })[]> {
+  async deliveries(filter: DeliveryFilter): Promise<ListedDelivery[]> {
     let query = this.db
       .selectFrom('webhook_deliveries')
       .innerJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
@@ -261,7 +278,7 @@ export class WebhookRepository {
     if (filter.userId !== undefined) query = query.where('webhooks.user_id', '=', filter.userId);
     if (filter.status !== undefined) query = query.where('webhook_deliveries.status', '=', filter.status);
     if (filter.eventId !== undefined) query = query.where('webhook_deliveries.event_id', '=', filter.eventId);
-    return query.execute();
+    return (await query.execute()).map(listedDeliveryFromRow);
   }
 
   /** Sends a failed delivery again from now on, with a fresh retry time. False if it is not FAILED. */

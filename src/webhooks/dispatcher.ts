@@ -22,11 +22,12 @@ import {
   SIGNATURE_HEADER,
   signWebhook,
   TIMESTAMP_HEADER,
+  type DueDelivery,
   type RetryPolicy,
 } from '../domain/webhooks.js';
 import { toOrderEvent } from '../services/order-events.js';
 import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
-import type { DueDelivery, WebhookRepository } from '../store/webhooks.js';
+import type { WebhookRepository } from '../store/webhooks.js';
 
 export interface WebhookDispatcherOptions {
   webhooks: WebhookRepository;

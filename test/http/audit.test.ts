@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { AuditRecorder, AuditTrailService } from '../../src/services/audit.js';
-import { AuditRepository, type AuditRequestRow, type NewAuditRequest } from '../../src/store/audit.js';
+import type { NewAuditRequest } from '../../src/domain/audit.js';
+import { AuditRepository } from '../../src/store/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -36,7 +37,7 @@ describe('the audit trail of order entry', () => {
     server.store.db.selectFrom('audit_requests').selectAll().where('request_id', '=', requestId).execute();
 
   /** The one record of the answered request; records are written shortly after the answer. */
-  async function recordOf(res: CallResult): Promise<AuditRequestRow> {
+  async function recordOf(res: CallResult) {
     const requestId = res.headers.get('request-id');
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     await expect.poll(async () => (await recordsOf(requestId!)).length, { timeout: 10_000 }).toBeGreaterThan(0);
@@ -111,7 +112,7 @@ describe('the audit trail of order entry', () => {
 
     // The operator's view (ordergate audit --order) of this order, in this dialect.
     const trail = await new AuditTrailService(new AuditRepository(server.store)).entries({ orderId, limit: 100 });
-    expect(trail.map((entry) => [entry.kind, entry.request_id])).toEqual([
+    expect(trail.map((entry) => [entry.kind, entry.requestId])).toEqual([
       ['request', placed.headers.get('request-id')],
       ['order_change', placed.headers.get('request-id')],
       ['request', modifyRecord.request_id],
@@ -245,16 +246,16 @@ describe('the audit recorder', () => {
 
   const entry = (requestId: string): NewAuditRequest => ({
     at: 1,
-    request_id: requestId,
-    user_id: 'alice',
-    client_address: '127.0.0.1',
+    requestId,
+    userId: 'alice',
+    clientAddress: '127.0.0.1',
     method: 'POST',
     route: PLACE_ORDER,
     path: PLACE_ORDER,
-    status_code: 200,
+    statusCode: 200,
     code: 's-101',
-    order_id: null,
-    ordercart_id: null,
+    orderId: null,
+    ordercartId: null,
     body: null,
   });
   const stored = async (prefix: string) =>
@@ -295,7 +296,7 @@ describe('the audit recorder', () => {
     const repository = new AuditRepository(server.store);
     const picky = {
       appendRequests: async (records: NewAuditRequest[]) => {
-        if (records.some((r) => r.request_id === 'refused-2')) throw new Error('value too long for type character varying');
+        if (records.some((r) => r.requestId === 'refused-2')) throw new Error('value too long for type character varying');
         await repository.appendRequests(records);
       },
     } as unknown as AuditRepository;

@@ -117,7 +117,7 @@ describe('modify and cancel an OFS bid', () => {
     });
 
     it('modifies a live order in each live status, on BSE too', async () => {
-      for (const status of ['EXXMITTED', 'PENDING']) {
+      for (const status of ['EXXMITTED', 'PENDING'] as const) {
         const orderId = await place(alice, { scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } });
         await server.setOrderStatus(orderId, status);
         const res = await modify(orderId, modifyBody(), as(alice), 'BSE_EQ');
@@ -190,7 +190,7 @@ describe('modify and cancel an OFS bid', () => {
       await expectRefusal(await cancel(orderId, as(alice), 'nse_eq'), Errors.ORDER_NOT_FOUND, 'exchange', orderId, before);
     });
 
-    it.each(['EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'])('a finished order (%s): 409 e-372', async (status) => {
+    it.each(['EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'] as const)('a finished order (%s): 409 e-372', async (status) => {
       const orderId = await place();
       await server.setOrderStatus(orderId, status);
       const before = await snapshot(orderId);

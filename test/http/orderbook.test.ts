@@ -130,7 +130,7 @@ describe('order book and order history', () => {
 
     it('orderStatus filters by status, and the total counts the matches; a finished order has no pending quantity', async () => {
       const executed = [aliceOrders[2]!, aliceOrders[9]!];
-      await server.setOrderStatus(executed, 'EXECUTED', { traded_quantity: 2, traded_price_paise: 10_100, exchange_order_id: 'X-9' });
+      await server.setOrderStatus(executed, 'EXECUTED', { tradedQuantity: 2, tradedPricePaise: 10_100, exchangeOrderId: 'X-9' });
       const res = await book('?orderStatus=EXECUTED');
       expect(res.body.data.total_count).toBe(2);
       expect(ids(res)).toEqual([aliceOrders[9], aliceOrders[2]]);

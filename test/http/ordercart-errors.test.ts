@@ -378,7 +378,7 @@ describe('order cart updates are atomic when they race', () => {
       override async findOwned(ordercartId: string, userId: string) {
         const row = await super.findOwned(ordercartId, userId);
         // The first read is followed by an execution of the cart, before the update writes.
-        if (row && row.executed_no_time === 0) {
+        if (row && row.executedNoTime === 0) {
           await server.store.db.updateTable('order_carts').set({ executed_no_time: 1 }).where('ordercart_id', '=', ordercartId).execute();
         }
         return row;

@@ -189,7 +189,7 @@ describe('pre-trade checks of a bid', () => {
       const first = await expectAccepted(await place(priceBid(LIMCO_NSE, 2000, 100), ravi));
       ordersBefore = await countOrders();
       await expectRefusal(await place(priceBid(LIMCO_BSE, 1, 120), ravi), Errors.OFS_RETAIL_LIMIT, 'quantity');
-      for (const status of ['EXXMITTED', 'PENDING']) {
+      for (const status of ['EXXMITTED', 'PENDING'] as const) {
         await server.setOrderStatus(first, status);
         await expectRefusal(await place(priceBid(LIMCO_BSE, 1, 120), ravi), Errors.OFS_RETAIL_LIMIT, 'quantity');
       }

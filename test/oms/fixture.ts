@@ -15,7 +15,8 @@ import type { OmsWorker } from '../../src/oms/worker.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { ACCEPTED_REASON, acceptedOrder, OrderRepository, type NewOrder, type OrderRow } from '../../src/store/orders.js';
+import { ACCEPTED_REASON, acceptedOrder, type NewOrder, type Order } from '../../src/domain/order.js';
+import { OrderRepository, type OrderRow } from '../../src/store/orders.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
@@ -216,27 +217,27 @@ export class OmsBench {
   async requestModification(orderId: string, terms: { orderType?: string; quantity: number; pricePaise: number }): Promise<void> {
     await this.changeAsTheApi(orderId, 'Modification requested: test', 'MODIFY', (order, now) => ({
       ...order,
-      order_type: terms.orderType ?? 'RL',
+      orderType: terms.orderType ?? 'RL',
       quantity: terms.quantity,
-      price_paise: terms.pricePaise,
-      updated_at: now,
+      pricePaise: terms.pricePaise,
+      updatedAt: now,
     }));
   }
 
   /** A cancellation request as the API records it. */
   async requestCancellation(orderId: string): Promise<void> {
-    await this.changeAsTheApi(orderId, 'Cancellation requested by the user', 'CANCEL', (order, now) => ({ ...order, cancel_requested_at: now, updated_at: now }));
+    await this.changeAsTheApi(orderId, 'Cancellation requested by the user', 'CANCEL', (order, now) => ({ ...order, cancelRequestedAt: now, updatedAt: now }));
   }
 
   private get orders(): OrderRepository {
     return new OrderRepository(this.store.db, this.store.dialect);
   }
 
-  private async changeAsTheApi(orderId: string, reason: string, outbox: 'MODIFY' | 'CANCEL', change: (order: OrderRow, now: number) => OrderRow): Promise<void> {
+  private async changeAsTheApi(orderId: string, reason: string, outbox: 'MODIFY' | 'CANCEL', change: (order: Order, now: number) => Order): Promise<void> {
     const now = this.clock.now;
     await this.store.writeTransaction(async (tx) => {
       const order = (await this.orders.lockOrders(tx, [orderId])).get(orderId)!;
-      await this.orders.apply(tx, [{ before: order, after: change(order, now), reason, origin: { actor: order.user_id, requestId: null }, outbox }], now);
+      await this.orders.apply(tx, [{ before: order, after: change(order, now), reason, origin: { actor: order.userId, requestId: null }, outbox }], now);
     });
   }
 

@@ -11,7 +11,8 @@ import type { OmsWorker } from '../../src/oms/worker.js';
 import { WebhookAdminService, type NewWebhook } from '../../src/services/webhooks.js';
 import { EventHorizon, OrderEventRepository } from '../../src/store/order-events.js';
 import { UserRepository } from '../../src/store/users.js';
-import { WebhookRepository, type DeliveryRow } from '../../src/store/webhooks.js';
+import type { ListedDelivery } from '../../src/domain/webhooks.js';
+import { WebhookRepository } from '../../src/store/webhooks.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
@@ -91,7 +92,7 @@ describe('webhook deliveries', () => {
     return rows.map((row) => ({ event_id: Number(row.id), order_id: row.order_id, status: row.status, reason: row.reason }));
   }
 
-  async function deliveries(): Promise<DeliveryRow[]> {
+  async function deliveries(): Promise<ListedDelivery[]> {
     return (await repository.deliveries({ webhookId: webhook.webhookId, limit: 1000 })).reverse();
   }
 
@@ -125,7 +126,7 @@ describe('webhook deliveries', () => {
       expect(event.order.order_id).toBe(expected[i]!.order_id);
     }
     const rows = await deliveries();
-    expect(rows.map((d) => [Number(d.event_id), d.status, Number(d.attempts), Number(d.last_status_code)])).toEqual(
+    expect(rows.map((d) => [Number(d.eventId), d.status, Number(d.attempts), Number(d.lastStatusCode)])).toEqual(
       expected.map((e) => [e.event_id, 'DELIVERED', 1, 200]),
     );
     // Nothing is sent twice.
@@ -169,7 +170,7 @@ describe('webhook deliveries', () => {
       ['DELIVERED', 1],
       ['DELIVERED', 1],
     ]);
-    expect(rows[0]!.last_status_code).toBe(200);
+    expect(rows[0]!.lastStatusCode).toBe(200);
   });
 
   it('gives a delivery up when the retry time runs out, shows it to the operator, and sends it again on `retry`', async () => {
@@ -184,14 +185,14 @@ describe('webhook deliveries', () => {
       await worker.runOnce();
       const [row] = await deliveries();
       if (row!.status !== 'PENDING') break;
-      server.clock.now = Number(row!.next_attempt_at);
+      server.clock.now = Number(row!.nextAttemptAt);
     }
     // Pauses of 1, 2, 4, 8, 8... s, and a last try when the 60 s run out.
     expect(attemptTimes).toEqual([0, 1_000, 3_000, 7_000, 15_000, 23_000, 31_000, 39_000, 47_000, 55_000, 60_000]);
     const [given] = await deliveries();
-    expect(given).toMatchObject({ status: 'FAILED', last_error: 'HTTP 500' });
-    expect(Number(given!.last_status_code)).toBe(500);
-    expect(Number(given!.failed_at)).toBe(start + RETRY.retryForMs);
+    expect(given).toMatchObject({ status: 'FAILED', lastError: 'HTTP 500' });
+    expect(Number(given!.lastStatusCode)).toBe(500);
+    expect(Number(given!.failedAt)).toBe(start + RETRY.retryForMs);
     expect(Number(given!.attempts)).toBe(11);
     expect(receivedIds()).toEqual(Array(11).fill(event!.event_id));
     expect(await repository.deliveries({ userId: alice.userId, status: 'FAILED', limit: 10 })).toHaveLength(1);
@@ -222,7 +223,7 @@ describe('webhook deliveries', () => {
     server.clock.now += 60_001;
     expect(await worker.runOnce()).toBe(1);
     expect(receivedIds()).toEqual([event!.event_id]);
-    expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED', claimed_by: worker.dispatcherId });
+    expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED', claimedBy: worker.dispatcherId });
   });
 
   it('holds later deliveries of a webhook while another dispatcher is sending an earlier one', async () => {
@@ -256,9 +257,9 @@ describe('webhook deliveries', () => {
     await bid(alice);
     await dispatcher({ timeoutMs: 300 }).runOnce();
     const [row] = await deliveries();
-    expect(row).toMatchObject({ status: 'PENDING', last_error: 'no answer within 300 ms', last_status_code: null });
+    expect(row).toMatchObject({ status: 'PENDING', lastError: 'no answer within 300 ms', lastStatusCode: null });
     expect(Number(row!.attempts)).toBe(1);
-    expect(Number(row!.next_attempt_at)).toBe(server.clock.now + RETRY.firstDelayMs);
+    expect(Number(row!.nextAttemptAt)).toBe(server.clock.now + RETRY.firstDelayMs);
   });
 
   it('queues nothing for a removed webhook and gives up its pending deliveries', async () => {
@@ -269,7 +270,7 @@ describe('webhook deliveries', () => {
     await expect(admin.remove(webhook.webhookId)).rejects.toThrow(/removed already/);
     await bid(alice);
     const rows = await deliveries();
-    expect(rows.map((d) => [d.status, d.last_error])).toEqual([['FAILED', 'webhook removed']]);
+    expect(rows.map((d) => [d.status, d.lastError])).toEqual([['FAILED', 'webhook removed']]);
     server.clock.now += 10_000;
     expect(await dispatcher().runOnce()).toBe(0);
     expect(receiver.received.length).toBe(1);

@@ -12,7 +12,9 @@ import { AdminService } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { OrderRepository, type OrderRow } from '../../src/store/orders.js';
+import { OrderRepository } from '../../src/store/orders.js';
+import type { Order } from '../../src/domain/order.js';
+import type { OrderStatus } from '../../src/domain/order-status.js';
 import { UserRepository } from '../../src/store/users.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import { createServices } from '../../src/wiring.js';
@@ -61,7 +63,7 @@ export interface TestServer {
    * Moves orders on as the OMS would (status and the columns in `fields`), through the store's one way of
    * changing orders, so that their history and the retail limit's running totals follow.
    */
-  setOrderStatus(orderIds: string | readonly string[], status: string, fields?: Partial<OrderRow>): Promise<void>;
+  setOrderStatus(orderIds: string | readonly string[], status: OrderStatus, fields?: Partial<Order>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -140,7 +142,7 @@ export async function startTestServer(options: { databaseUrl?: string; now?: num
         const locked = await orders.lockOrders(tx, ids);
         const changes = ids.map((id) => {
           const order = locked.get(id)!;
-          return { before: order, after: { ...order, ...fields, status, updated_at: clock.now }, reason: `Set to ${status} by the test`, origin: { actor: 'oms', requestId: null } };
+          return { before: order, after: { ...order, ...fields, status, updatedAt: clock.now }, reason: `Set to ${status} by the test`, origin: { actor: 'oms', requestId: null } };
         });
         await orders.apply(tx, changes, clock.now);
       });

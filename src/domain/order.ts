@@ -1,0 +1,153 @@
+/**
+ * An order as the services and the OMS see it: what order entry accepted and what became of it. The store
+ * maps it to and from its table (snake_case columns, PostgreSQL's int8 as strings); nothing above the store
+ * sees a row.
+ */
+import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from './ofs-rules.js';
+import { OrderStatus } from './order-status.js';
+
+export interface Order {
+  orderId: string;
+  userId: string;
+  exchange: string;
+  scripToken: number;
+  symbol: string;
+  series: string;
+  transactionType: string;
+  productType: string;
+  orderType: string;
+  quantity: number;
+  pricePaise: number;
+  disclosedQuantity: number;
+  tradedQuantity: number;
+  status: OrderStatus;
+  /** Why the OMS or the exchange rejected it, or why it was not allotted. */
+  errorReason: string | null;
+  orderIdentifier: string | null;
+  algoId: string | null;
+  strategyId: string | null;
+  partCode: string | null;
+  venderCode: string | null;
+  /** The request that placed it. */
+  requestId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** The caller's category when the order was placed. */
+  category: BidderCategory;
+  /** Set when the user asked to cancel it; the OMS finishes the cancellation. */
+  cancelRequestedAt: number | null;
+  /** The clearing price of what was allotted. */
+  tradedPricePaise: number | null;
+  exchangeOrderId: string | null;
+}
+
+/** An order as the API accepts it, before the OMS has seen it. */
+export type NewOrder = Pick<
+  Order,
+  | 'orderId'
+  | 'userId'
+  | 'exchange'
+  | 'scripToken'
+  | 'symbol'
+  | 'series'
+  | 'transactionType'
+  | 'productType'
+  | 'orderType'
+  | 'quantity'
+  | 'pricePaise'
+  | 'disclosedQuantity'
+  | 'orderIdentifier'
+  | 'algoId'
+  | 'strategyId'
+  | 'partCode'
+  | 'venderCode'
+  | 'requestId'
+  | 'category'
+>;
+
+/** A new order as order entry accepts it: OMSXMITTED, nothing traded. */
+export function acceptedOrder(order: NewOrder, now: number): Order {
+  return {
+    ...order,
+    tradedQuantity: 0,
+    status: OrderStatus.OMSXMITTED,
+    errorReason: null,
+    createdAt: now,
+    updatedAt: now,
+    cancelRequestedAt: null,
+    tradedPricePaise: null,
+    exchangeOrderId: null,
+  };
+}
+
+export const ACCEPTED_REASON = 'Order entry accepted and queued for the OMS';
+
+/** One entry of an order's history (its audit trail): the order's terms and status after a change. */
+export interface RecordedChange {
+  orderId: string;
+  status: OrderStatus;
+  reason: string;
+  quantity: number;
+  pricePaise: number;
+  tradedQuantity: number;
+  at: number;
+  /** Who made the change: the user, "oms" or "exchange" (null on entries older than the audit trail). */
+  actor: string | null;
+  requestId: string | null;
+}
+
+/**
+ * Who made an order change, for its history entry: the user, through a request, or the OMS worker ("oms"
+ * for its own decisions, "exchange" for what the exchange answered or reported).
+ */
+export interface ChangeOrigin {
+  actor: string;
+  requestId: string | null;
+}
+
+export const OMS_ORIGIN: ChangeOrigin = { actor: 'oms', requestId: null };
+export const EXCHANGE_ORIGIN: ChangeOrigin = { actor: 'exchange', requestId: null };
+
+/** The work for the OMS that an order change queues. */
+export type OutboxAction = 'PLACE' | 'MODIFY' | 'CANCEL';
+
+/** One change of one order: what it was (null: a new order), what it is now, and why. */
+export interface OrderChange {
+  before: Order | null;
+  after: Order;
+  /** The reason of its history entry (the order event). */
+  reason: string;
+  origin: ChangeOrigin;
+  outbox?: OutboxAction;
+}
+
+/** What the order adds to its issue's retail exposure now (nothing unless a live retail bid). */
+export function orderExposure(order: Order): ExposureAmounts {
+  if (!countsTowardRetailLimit(order)) return { priceValuePaise: 0, cutoffQuantity: 0 };
+  return exposureOfBid(order);
+}
+
+/** after - before, for the retail exposure of the order's issue. */
+export function exposureDelta(before: Order | null, after: Order): ExposureAmounts {
+  const now = orderExposure(after);
+  const was = before === null ? { priceValuePaise: 0, cutoffQuantity: 0 } : orderExposure(before);
+  return { priceValuePaise: now.priceValuePaise - was.priceValuePaise, cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity };
+}
+
+/** A user's running retail totals in one issue (the retail limit's state), with that issue's prices. */
+export interface RetailExposure extends IssueExposure {
+  userId: string;
+  symbol: string;
+  exchange: string;
+  scripToken: number;
+}
+
+/** An order event: one entry of an order's history, with the order as it is now. The id orders the feed. */
+export interface OrderEventRecord {
+  eventId: number;
+  userId: string;
+  status: OrderStatus;
+  reason: string;
+  at: number;
+  order: Order;
+}

@@ -1,0 +1,28 @@
+/** A user of the API, their sessions (access tokens) and API keys, as the services see them. */
+import type { BidderCategory } from './ofs-rules.js';
+
+export interface User {
+  userId: string;
+  /** scrypt, in the format of src/auth/credentials.ts. */
+  passwordHash: string;
+  /** Which OFS window and limits apply. */
+  category: BidderCategory;
+  /** Base32 TOTP secret, or null when the user has no second factor. */
+  totpSecret: string | null;
+  createdAt: number;
+}
+
+/** A session (an access token, known by its hash) with its user's category. */
+export interface Session {
+  userId: string;
+  category: BidderCategory;
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+/** What is kept of an API key that may be shown: never the key, never its hash. */
+export interface ApiKeyInfo {
+  keyId: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
