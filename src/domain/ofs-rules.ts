@@ -239,7 +239,8 @@ export function retailLimitViolations(bid: BidTerms, issue: OfsIssue, category: 
   ];
 }
 
-const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
+/** India Standard Time, UTC+05:30 all year (no daylight saving time). */
+export const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
 
 /** "2026-11-24 09:15 IST (2026-11-24T03:45:00.000Z)": Indian time for the trader, ISO for the program. */
 export function formatInstant(epochMs: number): string {
