@@ -359,8 +359,8 @@ async function readCosts(target: Target) {
   const bidder = target.bidders[0]!;
   const headers = { authorization: `Bearer ${bidder.token}` };
   const node = target.nodes[0]!;
-  const page = await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json() as { data: { orders: { order_id: string }[] } };
-  const orderId = page.data.orders[0]!.order_id;
+  const page = await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json() as { data: { order_id: string }[] };
+  const orderId = page.data[0]!.order_id;
   const timed = async (path: string) => {
     const times: number[] = [];
     for (let i = 0; i < 100; i++) {

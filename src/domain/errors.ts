@@ -78,6 +78,7 @@ export const Errors = {
   ORDER_NOT_LIVE: kind('e-372', 409, 'The order is finished (executed, cancelled or rejected): it can no longer be modified or cancelled.'),
   ORDER_CANCEL_PENDING: kind('e-373', 409, 'A cancellation of the order is already under way: it can no longer be modified or cancelled.'),
   ORDER_TRADED_QUANTITY_STALE: kind('e-374', 409, 'traded_quantity differs from the order\'s current traded quantity: read the order again.'),
+  ORDER_PATH_MISMATCH: kind('e-375', 400, 'exchange or order_id in a modify body differs from the path; send the path\'s values or leave them out.'),
 
   // 4xx: order carts
   CART_ORDERS_NOT_JSON: kind('e-401', 400, 'orders is not a string holding valid JSON.'),

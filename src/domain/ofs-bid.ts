@@ -88,3 +88,29 @@ export function issueViolations(bid: OfsBid, issue: OfsIssue | undefined): Viola
   violations.push(...tickViolations(bid.price, issue));
   return violations;
 }
+
+/** What a modification asks, whatever form its numbers came in. */
+export interface ModifiedTerms {
+  order_type: string;
+  /** A string of digits, as in a bid. */
+  quantity: string;
+  price: number;
+  disclosed_quantity?: number | undefined;
+  /** The traded quantity the client last saw, if sent. */
+  traded_quantity?: number | undefined;
+}
+
+/**
+ * ODIN clients repeat the path's exchange and order_id in a modify body: accepted when they are the
+ * path's, refused when they name another order.
+ */
+export function modifyPathViolations(body: { exchange?: string | undefined; order_id?: string | undefined }, exchange: string, orderId: string): Violation[] {
+  const violations: Violation[] = [];
+  if (body.exchange !== undefined && body.exchange !== exchange) {
+    violations.push({ kind: Errors.ORDER_PATH_MISMATCH, field: 'exchange', message: `exchange must be the path's, ${exchange}, or left out` });
+  }
+  if (body.order_id !== undefined && body.order_id !== orderId) {
+    violations.push({ kind: Errors.ORDER_PATH_MISMATCH, field: 'order_id', message: `order_id must be the path's, ${orderId}, or left out` });
+  }
+  return violations;
+}

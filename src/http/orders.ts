@@ -21,7 +21,7 @@ import type { OrderEntryService } from '../services/order-entry.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
 import { answerInTransaction, IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders } from './idempotency.js';
-import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
+import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, page, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
 export const ORDER_ENTRY_SECURITY = [{ bearerAuth: [], apiKey: [] }];
 const READ_SECURITY = [{ bearerAuth: [] }];
@@ -179,13 +179,13 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
         tags: ['orders'],
         summary: 'The order book: your orders with their current state, newest first',
         description:
-          '`offset` is the page number (from 1, default 1) and `limit` the page size (1 to 1000, default 20). `data` is `{orders, total_count, offset, limit}`, where `total_count` counts the orders that match the filters on all pages.',
+          '`offset` is the page number (from 1, default 1) and `limit` the page size (1 to 1000, default 20). `data` is the list of orders; `metadata.total_records` counts the orders that match the filters on all pages. Prices are strings with two decimals and times are India time, as ODIN answers them.',
         security: READ_SECURITY,
         querystring: OrderBookQuery,
         response: { 200: OrderBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
       },
     },
-    async (request) => success('Order book fetched successfully', await orderBook.orderBook(callerOf(request), request.query)),
+    async (request) => page('Order book fetched successfully', await orderBook.orderBook(callerOf(request), request.query)),
   );
 
   app.get(

@@ -6,6 +6,11 @@ export function success<T>(message: string, data: T, code: string = SUCCESS_CODE
   return { status: 'success' as const, code, message, data };
 }
 
+/** A page of a list: `data` the list, `metadata` its count on all pages and which page it is. */
+export function page<T, M>(message: string, { data, metadata }: { data: T; metadata: M }) {
+  return { status: 'success' as const, code: SUCCESS_CODE, message, data, metadata };
+}
+
 /**
  * The error responses a route documents: one entry per HTTP status, listing the catalog codes it can
  * answer with. Every route can also answer 400/415/413 for its body and 500/503.

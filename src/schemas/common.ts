@@ -27,6 +27,23 @@ export function SuccessEnvelope<T extends TSchema>(data: T, description: string)
   );
 }
 
+/**
+ * A page of a list, as ODIN answers lists: the success envelope's four fields and `metadata` (the count on
+ * all pages, and which page this is).
+ */
+export function PagedEnvelope<T extends TSchema, M extends TSchema>(data: T, metadata: M, description: string) {
+  return Type.Object(
+    {
+      status: Type.Literal('success'),
+      code: Type.String({ examples: [SUCCESS_CODE] }),
+      message: Type.String(),
+      data,
+      metadata,
+    },
+    { additionalProperties: false, description },
+  );
+}
+
 export const FieldErrorSchema = Type.Object(
   {
     field: Type.String({ description: 'The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request.' }),

@@ -1,7 +1,8 @@
 /** Wire shapes of /transactional/v1/orders: the bid (seed 2.1 to 2.3), its modification, the order book and history (ODIN). */
 import Type, { type Static } from 'typebox';
-import { Errors } from '../domain/errors.js';
-import { SuccessEnvelope, withCode } from './common.js';
+import { Errors, type ErrorKind } from '../domain/errors.js';
+import { PagedEnvelope, SuccessEnvelope, withCode } from './common.js';
+import { ORDER_STATUS_CODES } from '../domain/odin.js';
 import { OrderStatus } from '../domain/order-status.js';
 import { BIDDER_CATEGORIES } from '../domain/ofs-rules.js';
 
@@ -122,22 +123,38 @@ export const OrderPathParams = Type.Object(
   { additionalProperties: false },
 );
 
+/** A whole number of shares, or the string of its digits: ODIN clients send either in a modification. */
+const WholeOrDigits = (field: string, code: ErrorKind, minimum: 0 | 1, description: string) =>
+  withCode(
+    code,
+    Type.Union([
+      Type.Integer({ minimum, maximum: MAX_QUANTITY }),
+      Type.String({ pattern: minimum === 1 ? '^[1-9][0-9]*$' : '^(0|[1-9][0-9]*)$', maxLength: String(MAX_QUANTITY).length }),
+    ], { description }),
+    { anyOf: `${field} must be a whole number from ${minimum} to ${MAX_QUANTITY}, or the string of its digits` },
+  );
+
+/**
+ * A modification as ODIN clients send it: the SDK sends its whole parameter object, so the path's exchange
+ * and order_id come in the body too (accepted when equal to the path's), and numbers where the place call
+ * has strings.
+ */
 export const ModifyOrderRequest = Type.Object(
   {
+    exchange: Type.Optional(Type.String({ maxLength: 100, description: 'When sent, the path\'s exchange (e-375 otherwise).' })),
+    order_id: Type.Optional(Type.String({ maxLength: 100, description: 'When sent, the path\'s order_id (e-375 otherwise).' })),
     order_type: OrderType,
-    quantity: Quantity,
+    quantity: WholeOrDigits('quantity', Errors.OFS_QUANTITY, 1, 'The new number of shares: a whole number from 1, or its digits as a string ("10").'),
     price: Price,
     traded_quantity: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_QUANTITY,
-        description: 'The traded quantity you last saw; when sent it must equal the order\'s current one, else 409.',
-      }),
+      WholeOrDigits('traded_quantity', Errors.INVALID_VALUE, 0, 'The traded quantity you last saw (a whole number or its digits); when sent it must equal the order\'s current one, else 409.'),
     ),
     disclosed_quantity: Type.Optional(DisclosedQuantity),
-    validity: Type.Optional(Validity),
+    validity: Type.Optional(withCode(Errors.OFS_VALIDITY, StringEnum(['', 'DAY'], '"" or "DAY": an OFS bid is a day order.'))),
     validity_days: Type.Optional(ValidityDays),
-    trigger_price: Type.Optional(TriggerPrice),
+    trigger_price: Type.Optional(
+      withCode(Errors.OFS_TRIGGER_PRICE, Type.Union([Type.Null(), Type.Literal(0)], { description: 'null or 0 for OFS.' })),
+    ),
   },
   { additionalProperties: false, description: 'The new terms of a live OFS bid; they replace the current ones (disclosed_quantity absent means 0).' },
 );
@@ -155,7 +172,12 @@ export const OrderBookQuery = Type.Object(
   {
     offset: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'The page number, from 1 (default 1).', examples: ['1'] })),
     limit: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: 'The page size, 1 to 1000 (default 20).', examples: ['20'] })),
-    orderStatus: Type.Optional(StringEnum(ORDER_STATUSES, 'Only orders in this status.')),
+    orderStatus: Type.Optional(
+      StringEnum(
+        [...Object.keys(ORDER_STATUS_CODES), ...ORDER_STATUSES],
+        'ODIN\'s codes: 1 live (OMSXMITTED, EXXMITTED, PENDING), 2 completed (EXECUTED, CANCELLED, OMSREJECT, ORDERERROR), -1 all; or one status name.',
+      ),
+    ),
     order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the order with this id.' })),
   },
   { additionalProperties: false },
@@ -166,65 +188,72 @@ export const OrderIdParams = Type.Object({ order_id: PathOrderId }, { additional
 
 const Text = (description: string) => Type.String({ description });
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
-const Rupees = (description: string) => Type.Number({ minimum: 0, description });
-const Instant = (description: string) => Type.String({ format: 'date-time', description });
+const PriceText = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', description, examples: ['101.50'] });
+const OdinTime = (description: string) =>
+  Type.String({ pattern: '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})?$', description, examples: ['2026-04-17 12:46:34'] });
 
-/** One order with its current state, under the ODIN order-book names. */
-export const OrderBookEntry = Type.Object(
+/** The fields of an order in ODIN's order book, and ordergate's own beside them. */
+const ORDER_FIELDS = {
+  order_id: Text('The orderId given when the bid was placed.'),
+  exchange: Text('NSE_EQ or BSE_EQ.'),
+  scrip_token: Type.Integer({ description: 'Exchange token of the instrument.' }),
+  symbol: Text('Trading symbol.'),
+  series: Text('Series.'),
+  transaction_type: Text('BUY.'),
+  product_type: Text('OFS.'),
+  order_type: Text('RL (limit) or RL-MKT (cut-off).'),
+  status: StringEnum(ORDER_STATUSES, 'The order\'s status.'),
+  total_quantity: Count('The quantity bid for.'),
+  traded_quantity: Count('The quantity allotted (EXECUTED orders).'),
+  pending_quantity: Count('total_quantity - traded_quantity while the order is live; 0 once it is finished.'),
+  disclosed_quantity: Count('The disclosed quantity.'),
+  order_price: PriceText('The bid price in rupees with two decimals; "0.00" for a cut-off bid.'),
+  trigger_price: PriceText('Always "0.00": an OFS bid has no trigger.'),
+  traded_price: PriceText('The allotment price in rupees; "0.00" while nothing is allotted.'),
+  validity: Text('DAY: an OFS bid is a day order.'),
+  validity_days: Count('0.'),
+  order_timestamp: OdinTime('When the order was placed, India time ("2026-04-17 12:46:34").'),
+  exchange_timestamp: OdinTime('When the exchange last reported on the order, India time; "" until it has the order.'),
+  last_modified: OdinTime('When the order last changed, India time.'),
+  error_reason: Text('Why the order was rejected or not allotted; "" when none.'),
+  exchange_order_no: Text('The exchange\'s order number; "" until the exchange has the order.'),
+  client_id: Text('The user the order belongs to.'),
+  order_identifier: Text('Your own tag for the order; "" when none was sent.'),
+  algo_id: Text('As sent; "" when none.'),
+  strategy_id: Text('As sent; "" when none.'),
+  part_code: Text('As sent; "" when none.'),
+  vender_code: Text('As sent; "" when none.'),
+  category: StringEnum(BIDDER_CATEGORIES, 'The bidder category the order was placed under.'),
+};
+
+/** One order with its current state, under ODIN's order-book names. */
+export const OrderBookEntry = Type.Object(ORDER_FIELDS, { additionalProperties: false });
+export type OrderBookEntry = Static<typeof OrderBookEntry>;
+
+/** A page of a list and its size on all pages, as ODIN answers lists: `data` the list, `metadata` the count. */
+export const PageMetadata = Type.Object(
   {
-    order_id: Text('The orderId given when the bid was placed.'),
-    exchange: Text('NSE_EQ or BSE_EQ.'),
-    scrip_token: Type.Integer({ description: 'Exchange token of the instrument.' }),
-    symbol: Text('Trading symbol.'),
-    series: Text('Series.'),
-    transaction_type: Text('BUY.'),
-    product_type: Text('OFS.'),
-    order_type: Text('RL (limit) or RL-MKT (cut-off).'),
-    status: StringEnum(ORDER_STATUSES, 'The order\'s current status.'),
-    total_quantity: Count('The quantity bid for.'),
-    traded_quantity: Count('The quantity allotted (EXECUTED orders).'),
-    pending_quantity: Count('total_quantity - traded_quantity while the order is live; 0 once it is finished.'),
-    order_price: Rupees('The bid price in rupees; 0 for a cut-off bid.'),
-    traded_price: Rupees('The allotment price in rupees; 0 while nothing is allotted.'),
-    disclosed_quantity: Count('The disclosed quantity.'),
-    order_identifier: Text('Your own tag for the order; "" when none was sent.'),
-    algo_id: Text('As sent; "" when none.'),
-    strategy_id: Text('As sent; "" when none.'),
-    part_code: Text('As sent; "" when none.'),
-    vender_code: Text('As sent; "" when none.'),
-    error_reason: Text('Why the order was rejected or not allotted; "" when none.'),
-    exchange_order_id: Text('The exchange\'s id for the bid; "" until the exchange has it.'),
-    order_timestamp: Instant('When the order was placed (ISO 8601, UTC).'),
-    last_modified: Instant('When the order last changed (ISO 8601, UTC).'),
-    category: StringEnum(BIDDER_CATEGORIES, 'The bidder category the order was placed under.'),
+    total_records: Count('How many records match the filters, on all pages.'),
+    offset: Type.Integer({ minimum: 1, description: 'The page number of this answer.' }),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, description: 'The page size of this answer.' }),
   },
   { additionalProperties: false },
 );
-export type OrderBookEntry = Static<typeof OrderBookEntry>;
+export type PageMetadata = Static<typeof PageMetadata>;
 
-export const OrderBookResponse = SuccessEnvelope(
-  Type.Object(
-    {
-      orders: Type.Array(OrderBookEntry, { description: 'This page of your orders, newest first.' }),
-      total_count: Count('How many of your orders match the filters, on all pages.'),
-      offset: Type.Integer({ minimum: 1, description: 'The page number of this answer.' }),
-      limit: Type.Integer({ minimum: 1, maximum: 1000, description: 'The page size of this answer.' }),
-    },
-    { additionalProperties: false },
-  ),
+export const OrderBookResponse = PagedEnvelope(
+  Type.Array(OrderBookEntry, { description: 'This page of your orders, newest first.' }),
+  PageMetadata,
   'Order book fetched successfully',
 );
 
+/** One change of an order: the order as that change left it, and what happened. */
 export const OrderHistoryEntry = Type.Object(
   {
-    status: StringEnum(ORDER_STATUSES, 'The order\'s status after the change.'),
+    ...ORDER_FIELDS,
     reason: Text('What happened.'),
-    at: Instant('When (ISO 8601, UTC).'),
-    quantity: Count('The order\'s quantity after the change.'),
-    price: Rupees('The order\'s price in rupees after the change; 0 for a cut-off bid.'),
-    traded_quantity: Count('The traded quantity after the change.'),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The order\'s fields as the change left them (status, quantities, price, error_reason, last_modified), the rest as the order is now.' },
 );
 export type OrderHistoryEntry = Static<typeof OrderHistoryEntry>;
 

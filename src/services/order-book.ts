@@ -3,25 +3,25 @@
  * sees only their own orders; another user's order answers exactly like one that does not exist.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { paiseToRupees } from '../domain/ofs-issue.js';
-import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';
+import { formatPrice } from '../domain/ofs-issue.js';
+import { odinTimestamp, statusesOf } from '../domain/odin.js';
+import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry, PageMetadata } from '../schemas/orders.js';
 import type { Order, RecordedChange } from '../domain/order.js';
-import { isLiveStatus } from '../domain/order-status.js';
+import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { OrderRepository } from '../store/orders.js';
 import type { Caller } from './auth.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 
 export interface OrderBookPage {
-  orders: OrderBookEntry[];
-  total_count: number;
-  offset: number;
-  limit: number;
+  data: OrderBookEntry[];
+  metadata: PageMetadata;
 }
 
-const iso = (epochMs: number) => new Date(epochMs).toISOString();
 const orEmpty = (value: string | null) => value ?? '';
+const ZERO_PRICE = formatPrice(0);
 
+/** An order under ODIN's order-book names and formats (prices as strings, times in India time). */
 export function toOrderBookEntry(order: Order): OrderBookEntry {
   return {
     order_id: order.orderId,
@@ -37,31 +37,48 @@ export function toOrderBookEntry(order: Order): OrderBookEntry {
     traded_quantity: order.tradedQuantity,
     // A finished order has nothing left working: what was not allotted is cancelled.
     pending_quantity: isLiveStatus(order.status) ? order.quantity - order.tradedQuantity : 0,
-    order_price: paiseToRupees(order.pricePaise),
-    traded_price: order.tradedPricePaise === null ? 0 : paiseToRupees(order.tradedPricePaise),
     disclosed_quantity: order.disclosedQuantity,
+    order_price: formatPrice(order.pricePaise),
+    trigger_price: ZERO_PRICE,
+    traded_price: order.tradedPricePaise === null ? ZERO_PRICE : formatPrice(order.tradedPricePaise),
+    validity: 'DAY',
+    validity_days: 0,
+    order_timestamp: odinTimestamp(order.createdAt),
+    // The exchange's last report is the order's last change once the exchange has it.
+    exchange_timestamp: order.exchangeOrderId === null ? '' : odinTimestamp(order.updatedAt),
+    last_modified: odinTimestamp(order.updatedAt),
+    error_reason: orEmpty(order.errorReason),
+    exchange_order_no: orEmpty(order.exchangeOrderId),
+    client_id: order.userId,
     order_identifier: orEmpty(order.orderIdentifier),
     algo_id: orEmpty(order.algoId),
     strategy_id: orEmpty(order.strategyId),
     part_code: orEmpty(order.partCode),
     vender_code: orEmpty(order.venderCode),
-    error_reason: orEmpty(order.errorReason),
-    exchange_order_id: orEmpty(order.exchangeOrderId),
-    order_timestamp: iso(order.createdAt),
-    last_modified: iso(order.updatedAt),
     category: order.category,
   };
 }
 
-export function toOrderHistoryEntry(entry: RecordedChange): OrderHistoryEntry {
-  return {
-    status: entry.status,
-    reason: entry.reason,
-    at: iso(entry.at),
-    quantity: entry.quantity,
-    price: paiseToRupees(entry.pricePaise),
-    traded_quantity: entry.tradedQuantity,
-  };
+/** Statuses of an order the exchange does not have (yet, or ever). */
+const BEFORE_THE_EXCHANGE: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.OMSREJECT];
+
+/**
+ * One change of the order: the order as that change left it (status, quantities, price, and the reason
+ * of a rejection or a non-allotment), the rest as the order is now.
+ */
+export function toOrderHistoryEntry(order: Order, change: RecordedChange): OrderHistoryEntry {
+  const finishedUnfilled = !isLiveStatus(change.status) && change.status !== OrderStatus.EXECUTED;
+  const entry = toOrderBookEntry({
+    ...order,
+    status: change.status,
+    quantity: change.quantity,
+    pricePaise: change.pricePaise,
+    tradedQuantity: change.tradedQuantity,
+    updatedAt: change.at,
+    errorReason: finishedUnfilled ? order.errorReason : null,
+    exchangeOrderId: BEFORE_THE_EXCHANGE.includes(change.status) ? null : order.exchangeOrderId,
+  });
+  return { ...entry, reason: change.reason };
 }
 
 export class OrderBookService {
@@ -74,12 +91,12 @@ export class OrderBookService {
     const pageSize = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
     const { orders, totalCount } = await this.orders.orderBook({
       userId: caller.userId,
-      status: query.orderStatus,
+      statuses: statusesOf(query.orderStatus),
       orderId: query.order_id,
       page,
       pageSize,
     });
-    return { orders: orders.map(toOrderBookEntry), total_count: totalCount, offset: page, limit: pageSize };
+    return { data: orders.map(toOrderBookEntry), metadata: { total_records: totalCount, offset: page, limit: pageSize } };
   }
 
   /** The caller's order's changes, oldest first. */
@@ -88,6 +105,6 @@ export class OrderBookService {
     if (order === undefined) {
       throw new ApiError(Errors.ORDER_NOT_FOUND, `You have no order ${orderId}`, [{ field: 'order_id', message: 'no order of yours has this id' }]);
     }
-    return (await this.orders.history(orderId)).map(toOrderHistoryEntry);
+    return (await this.orders.history(orderId)).map((change) => toOrderHistoryEntry(order, change));
   }
 }

@@ -8,7 +8,7 @@
  */
 import { timeOrderedId } from '../ids.js';
 import { ApiError, Errors } from '../domain/errors.js';
-import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../domain/ofs-bid.js';
+import { callerViolations, crossFieldViolations, issueViolations, modifyPathViolations, type ModifiedTerms, type OfsBid } from '../domain/ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import { priceViolations, retailLimitViolations, windowViolations, type BidTerms, type IssueExposure } from '../domain/ofs-rules.js';
@@ -56,7 +56,7 @@ type Command =
       caller: Caller;
       exchange: string;
       orderId: string;
-      request: ModifyOrderRequest;
+      request: ModifiedTerms;
       requestId: string | null;
       answer: AnswerInTransaction<void> | undefined;
     }
@@ -212,8 +212,17 @@ export class OrderEntryService {
     requestId: string | null,
     answer?: AnswerInTransaction<void>,
   ): Promise<void> {
-    ApiError.throwIfAny(crossFieldViolations(request));
-    await this.committer.run({ kind: 'modify', caller, exchange, orderId, request, requestId, answer });
+    ApiError.throwIfAny(modifyPathViolations(request, exchange, orderId));
+    // The schema has checked the numbers' form: whole numbers, or strings of their digits.
+    const terms: ModifiedTerms = {
+      order_type: request.order_type,
+      quantity: String(request.quantity),
+      price: request.price,
+      disclosed_quantity: request.disclosed_quantity,
+      traded_quantity: request.traded_quantity === undefined ? undefined : Number(request.traded_quantity),
+    };
+    ApiError.throwIfAny(crossFieldViolations(terms));
+    await this.committer.run({ kind: 'modify', caller, exchange, orderId, request: terms, requestId, answer });
   }
 
   /** Asks the OMS to cancel one of the caller's live orders. */

@@ -20,7 +20,8 @@ type HistoryRow = Selectable<OrderHistoryTable>;
 /** A user's orders to list, and which page of them; `page` counts from 1. */
 export interface OrderPageRequest {
   userId: string;
-  status?: string | undefined;
+  /** Only orders in one of these statuses (undefined: any). */
+  statuses?: readonly OrderStatus[] | undefined;
   orderId?: string | undefined;
   page: number;
   pageSize: number;
@@ -346,7 +347,7 @@ export class OrderRepository {
 
   private orderBookQueries(query: OrderPageRequest) {
     let filtered = this.db.selectFrom('orders').where('user_id', '=', query.userId);
-    if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
+    if (query.statuses !== undefined) filtered = filtered.where('status', 'in', [...query.statuses]);
     if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);
     return {
       page: filtered

@@ -89,7 +89,7 @@ describe('order events on the stream and by webhook, end to end', () => {
 
   async function statusOf(orderId: string): Promise<string | undefined> {
     const book = await call(server.url, 'GET', `/transactional/v1/orders?order_id=${orderId}`, { token: demo.access_token });
-    return book.body?.data?.orders?.[0]?.status;
+    return book.body?.data?.[0]?.status;
   }
 
   /** Waits until the orders are in these statuses (the OMS works on its own). */

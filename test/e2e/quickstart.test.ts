@@ -118,6 +118,7 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
     const run = spawnSync('sh', ['-c', demo.stdout], { encoding: 'utf8', timeout: 20_000 });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('"message":"Order Entry Sent to OMS"');
+    expect(run.stdout).toMatch(/"message":"Order book fetched successfully","data":\[\{"order_id":"[^"]+".*"metadata":\{"total_records":[1-9][0-9]*,"offset":1,"limit":20\}\}/);
     expect(run.stdout).toContain('"ordercartId":"');
     expect(run.stdout).toContain('{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}');
     expect(run.stdout).toContain('"ordercartName":"demo cart, updated"');

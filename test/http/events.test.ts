@@ -105,7 +105,7 @@ describe('GET /transactional/v1/orders/events', () => {
     }
     // `order` is the order as the order book shows it now.
     const book = await server.call('GET', `${ORDERS}?order_id=${orderId}`, { token: alice.token });
-    expect(mine.at(-1)!.data.order).toEqual(book.body.data.orders[0]);
+    expect(mine.at(-1)!.data.order).toEqual(book.body.data[0]);
 
     expect(bobStream.events).toEqual([]);
     aliceStream.close();

@@ -108,6 +108,44 @@ describe('modify and cancel an OFS bid', () => {
       expect(await outboxOf(orderId)).toEqual(['PLACE', 'MODIFY']);
     });
 
+    it('takes the body the ODIN SDK sends: the path\'s exchange and order_id repeated, quantities as numbers, validity DAY, trigger_price 0', async () => {
+      const orderId = await place(alice, { quantity: '10', price: 101 });
+      // pycloudrestapi's documented modify_order example, with this order's path values.
+      const odin = {
+        exchange: 'NSE_EQ',
+        order_id: orderId,
+        order_type: 'RL',
+        quantity: 12,
+        traded_quantity: 0,
+        price: 101.5,
+        trigger_price: 0,
+        disclosed_quantity: 0,
+        validity: 'DAY',
+        validity_days: 0,
+      };
+      const res = await modify(orderId, odin);
+      expect(res.status, res.text).toBe(200);
+      expect(await orderRow(orderId)).toMatchObject({ quantity: 12, price_paise: 10_150 });
+      // Digits as strings are taken for traded_quantity too; a traded quantity that is not the order's is stale.
+      expect((await modify(orderId, { ...odin, quantity: '13', traded_quantity: '0' })).status).toBe(200);
+      expect(await orderRow(orderId)).toMatchObject({ quantity: 13 });
+      const before = await snapshot(orderId);
+      await expectRefusal(await modify(orderId, { ...odin, traded_quantity: 3 }), Errors.ORDER_TRADED_QUANTITY_STALE, 'traded_quantity', orderId, before);
+    });
+
+    it.each([
+      ['exchange', { exchange: 'BSE_EQ' }],
+      ['exchange', { exchange: 'nse_eq' }],
+      ['order_id', { order_id: '01890000-0000-7000-8000-000000000000' }],
+      ['order_id', { order_id: '' }],
+    ])('refuses a body whose %s is not the path\'s: 400 e-375, nothing changed', async (field, overrides) => {
+      const orderId = await place();
+      const before = await snapshot(orderId);
+      const res = await modify(orderId, modifyBody(overrides));
+      await expectRefusal(res, Errors.ORDER_PATH_MISMATCH, field, orderId, before);
+      expect(res.body.errors).toEqual([{ field, message: `${field} must be the path's, ${field === 'exchange' ? 'NSE_EQ' : orderId}, or left out` }]);
+    });
+
     it('takes the minimal body (order_type, quantity, price) and turns a price bid into a cut-off bid', async () => {
       const orderId = await place();
       const res = await modify(orderId, { order_type: 'RL-MKT', quantity: '10', price: 0 });
@@ -257,16 +295,22 @@ describe('modify and cancel an OFS bid', () => {
 
     it.each([
       ['an unknown field (e-105)', modifyBody({ scrip_info: {} }), Errors.UNKNOWN_FIELD, 'scrip_info'],
-      ['quantity as a number (e-104)', modifyBody({ quantity: 20 }), Errors.WRONG_TYPE, 'quantity'],
+      ['quantity as a fraction (e-305)', modifyBody({ quantity: 2.5 }), Errors.OFS_QUANTITY, 'quantity'],
+      ['quantity as a boolean (e-305)', modifyBody({ quantity: true }), Errors.OFS_QUANTITY, 'quantity'],
+      ['quantity 0 (e-305)', modifyBody({ quantity: 0 }), Errors.OFS_QUANTITY, 'quantity'],
       ['quantity "0" (e-305)', modifyBody({ quantity: '0' }), Errors.OFS_QUANTITY, 'quantity'],
+      ['exchange as a number (e-104)', modifyBody({ exchange: 1 }), Errors.WRONG_TYPE, 'exchange'],
       ['no quantity (e-103)', { order_type: 'RL', price: 102 }, Errors.FIELD_REQUIRED, 'quantity'],
       ['order_type SL (e-303)', modifyBody({ order_type: 'SL' }), Errors.OFS_ORDER_TYPE, 'order_type'],
       ['RL with price 0 (e-304)', modifyBody({ price: 0 }), Errors.OFS_PRICE_ORDER_TYPE, 'price'],
-      ['validity DAY (e-308)', modifyBody({ validity: 'DAY' }), Errors.OFS_VALIDITY, 'validity'],
+      ['validity GTC (e-308)', modifyBody({ validity: 'GTC' }), Errors.OFS_VALIDITY, 'validity'],
+      ['validity day (e-308)', modifyBody({ validity: 'day' }), Errors.OFS_VALIDITY, 'validity'],
       ['validity_days 3 (e-308)', modifyBody({ validity_days: 3 }), Errors.OFS_VALIDITY, 'validity_days'],
       ['trigger_price 5 (e-307)', modifyBody({ trigger_price: 5 }), Errors.OFS_TRIGGER_PRICE, 'trigger_price'],
+      ['trigger_price "0" (e-307)', modifyBody({ trigger_price: '0' }), Errors.OFS_TRIGGER_PRICE, 'trigger_price'],
       ['disclosed_quantity above quantity (e-311)', modifyBody({ quantity: '20', disclosed_quantity: 21 }), Errors.OFS_DISCLOSED_QUANTITY, 'disclosed_quantity'],
-      ['traded_quantity as a string (e-104)', modifyBody({ traded_quantity: '0' }), Errors.WRONG_TYPE, 'traded_quantity'],
+      ['traded_quantity -1 (e-106)', modifyBody({ traded_quantity: -1 }), Errors.INVALID_VALUE, 'traded_quantity'],
+      ['traded_quantity "1.5" (e-106)', modifyBody({ traded_quantity: '1.5' }), Errors.INVALID_VALUE, 'traded_quantity'],
     ])('a bad body: %s answers 400', async (_what, body, kind, field) => {
       const orderId = await place();
       const before = await snapshot(orderId);
@@ -276,9 +320,11 @@ describe('modify and cancel an OFS bid', () => {
     it('a quantity above the maximum: 400 e-305, whose message names the maximum', async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
-      const res = await modify(orderId, modifyBody({ quantity: '99999999999999999999' }));
-      await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity', orderId, before);
-      expect(res.body.message).toBe('quantity must be at most 999999999999999 shares');
+      for (const quantity of ['99999999999999999999', 1_000_000_000_000_000]) {
+        const res = await modify(orderId, modifyBody({ quantity }));
+        await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity', orderId, before);
+        expect(res.body.message).toBe('quantity must be a whole number from 1 to 999999999999999, or the string of its digits');
+      }
     });
 
     it('no body: 400 e-102', async () => {

@@ -1,8 +1,9 @@
 /**
  * GET /transactional/v1/orders (order book) and GET /transactional/v1/orders/{order_id} (history), through
  * the real server (product.md "Order book, history, modify and cancel"): the caller's orders only, newest
- * first, paged by page number, filtered by status and id, with the total count; entries under the ODIN
- * order-book names; the history oldest first.
+ * first, paged by page number, filtered by status (names and ODIN's codes) and id, with the total count in
+ * `metadata.total_records`; entries under the ODIN order-book names and formats (odin-compat.md); the
+ * history oldest first, in the same names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
@@ -11,6 +12,8 @@ import { startTestServer, validBid, type CallResult, type TestServer, type TestU
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const ORDERS = '/transactional/v1/orders';
 const ALICE_ORDERS = 25;
+/** ODIN's time format, India time (UTC+05:30), worked out apart from the code under test. */
+const ist = (epochMs: number) => new Date(epochMs + 330 * 60_000).toISOString().replace('T', ' ').slice(0, 19);
 
 describe('order book and order history', () => {
   let server: TestServer;
@@ -48,23 +51,23 @@ describe('order book and order history', () => {
 
   const book = (query = '', user: TestUser = alice): Promise<CallResult> => server.call('GET', `${ORDERS}${query}`, { token: user.token });
   const history = (orderId: string, user: TestUser = alice): Promise<CallResult> => server.call('GET', `${ORDERS}/${orderId}`, { token: user.token });
-  const ids = (res: CallResult): string[] => res.body.data.orders.map((o: { order_id: string }) => o.order_id);
+  const ids = (res: CallResult): string[] => res.body.data.map((o: { order_id: string }) => o.order_id);
   const newestFirst = () => [...aliceOrders].reverse();
 
   describe('GET /transactional/v1/orders', () => {
-    it('answers the success envelope with data {orders, total_count, offset, limit}: the first 20 of the caller\'s orders, newest first', async () => {
+    it('answers ODIN\'s list: data the orders, metadata {total_records, offset, limit}; the first 20 of the caller\'s orders, newest first', async () => {
       const res = await book();
       expect(res.status, res.text).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
+      expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'metadata', 'status']);
       expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'Order book fetched successfully' });
-      expect(Object.keys(res.body.data).sort()).toEqual(['limit', 'offset', 'orders', 'total_count']);
-      expect(res.body.data).toMatchObject({ total_count: ALICE_ORDERS, offset: 1, limit: 20 });
+      expect(Array.isArray(res.body.data)).toBe(true);
+      expect(res.body.metadata).toEqual({ total_records: ALICE_ORDERS, offset: 1, limit: 20 });
       expect(ids(res)).toEqual(newestFirst().slice(0, 20));
     });
 
-    it('shows each order under the ODIN order-book names, with its current state', async () => {
+    it('shows each order under the ODIN order-book names and formats, with its current state', async () => {
       const res = await book(`?order_id=${aliceOrders[4]}`);
-      expect(res.body.data.orders).toEqual([
+      expect(res.body.data).toEqual([
         {
           order_id: aliceOrders[4],
           exchange: 'NSE_EQ',
@@ -78,18 +81,23 @@ describe('order book and order history', () => {
           total_quantity: 5,
           traded_quantity: 0,
           pending_quantity: 5,
-          order_price: 101.5,
-          traded_price: 0,
           disclosed_quantity: 0,
+          order_price: '101.50',
+          trigger_price: '0.00',
+          traded_price: '0.00',
+          validity: 'DAY',
+          validity_days: 0,
+          order_timestamp: ist(start + 4000),
+          exchange_timestamp: '',
+          last_modified: ist(start + 4000),
+          error_reason: '',
+          exchange_order_no: '',
+          client_id: 'alice',
           order_identifier: 'a4',
           algo_id: '',
           strategy_id: '',
           part_code: '',
           vender_code: '',
-          error_reason: '',
-          exchange_order_id: '',
-          order_timestamp: new Date(start + 4000).toISOString(),
-          last_modified: new Date(start + 4000).toISOString(),
           category: 'RETAIL',
         },
       ]);
@@ -97,56 +105,72 @@ describe('order book and order history', () => {
 
     it('pages by page number: offset=2&limit=10 is the 11th to 20th newest, offset=3 the last 5, offset=4 none', async () => {
       const second = await book('?offset=2&limit=10');
-      expect(second.body.data).toMatchObject({ total_count: ALICE_ORDERS, offset: 2, limit: 10 });
+      expect(second.body.metadata).toEqual({ total_records: ALICE_ORDERS, offset: 2, limit: 10 });
       expect(ids(second)).toEqual(newestFirst().slice(10, 20));
       const third = await book('?offset=3&limit=10');
       expect(ids(third)).toEqual(newestFirst().slice(20, 25));
       const fourth = await book('?offset=4&limit=10');
       expect(fourth.status).toBe(200);
-      expect(fourth.body.data).toEqual({ orders: [], total_count: ALICE_ORDERS, offset: 4, limit: 10 });
+      expect(fourth.body.data).toEqual([]);
+      expect(fourth.body.metadata).toEqual({ total_records: ALICE_ORDERS, offset: 4, limit: 10 });
     });
 
     it('takes limit 1 and limit 1000', async () => {
       expect(ids(await book('?limit=1'))).toEqual([aliceOrders[ALICE_ORDERS - 1]]);
       const all = await book('?limit=1000');
-      expect(all.body.data.limit).toBe(1000);
+      expect(all.body.metadata.limit).toBe(1000);
       expect(ids(all)).toEqual(newestFirst());
     });
 
     it('shows only the caller\'s orders', async () => {
       const res = await book('', bob);
-      expect(res.body.data.total_count).toBe(3);
+      expect(res.body.metadata.total_records).toBe(3);
       expect(ids(res)).toEqual([...bobOrders].reverse());
-      expect((await book('', nora)).body.data).toEqual({ orders: [], total_count: 0, offset: 1, limit: 20 });
+      const none = await book('', nora);
+      expect(none.body.data).toEqual([]);
+      expect(none.body.metadata).toEqual({ total_records: 0, offset: 1, limit: 20 });
     });
 
     it('order_id filters to that order; another user\'s order id finds nothing', async () => {
       const own = await book(`?order_id=${aliceOrders[7]}`);
       expect(ids(own)).toEqual([aliceOrders[7]]);
-      expect(own.body.data.total_count).toBe(1);
+      expect(own.body.metadata.total_records).toBe(1);
       const other = await book(`?order_id=${bobOrders[0]}`);
-      expect(other.body.data).toMatchObject({ orders: [], total_count: 0 });
+      expect(other.body.data).toEqual([]);
+      expect(other.body.metadata.total_records).toBe(0);
     });
 
-    it('orderStatus filters by status, and the total counts the matches; a finished order has no pending quantity', async () => {
+    it('orderStatus filters by status name or ODIN code (1 live, 2 completed, -1 all); the total counts the matches; a finished order has no pending quantity', async () => {
       const executed = [aliceOrders[2]!, aliceOrders[9]!];
+      server.clock.now = start + 60_000;
       await server.setOrderStatus(executed, 'EXECUTED', { tradedQuantity: 2, tradedPricePaise: 10_100, exchangeOrderId: 'X-9' });
+      server.clock.now = start + ALICE_ORDERS * 1000;
       const res = await book('?orderStatus=EXECUTED');
-      expect(res.body.data.total_count).toBe(2);
+      expect(res.body.metadata.total_records).toBe(2);
       expect(ids(res)).toEqual([aliceOrders[9], aliceOrders[2]]);
-      expect(res.body.data.orders[0]).toMatchObject({
+      expect(res.body.data[0]).toMatchObject({
         status: 'EXECUTED',
         total_quantity: 10,
         traded_quantity: 2,
         pending_quantity: 0,
-        traded_price: 101,
-        exchange_order_id: 'X-9',
+        traded_price: '101.00',
+        exchange_order_no: 'X-9',
+        exchange_timestamp: ist(start + 60_000),
+        last_modified: ist(start + 60_000),
       });
       const live = await book('?orderStatus=OMSXMITTED&limit=5');
-      expect(live.body.data.total_count).toBe(ALICE_ORDERS - 2);
-      expect(live.body.data.orders).toHaveLength(5);
-      expect((await book('?orderStatus=EXECUTED', bob)).body.data.total_count).toBe(0);
-      expect((await book(`?orderStatus=EXECUTED&order_id=${aliceOrders[3]}`)).body.data.total_count).toBe(0);
+      expect(live.body.metadata.total_records).toBe(ALICE_ORDERS - 2);
+      expect(live.body.data).toHaveLength(5);
+      expect((await book('?orderStatus=EXECUTED', bob)).body.metadata.total_records).toBe(0);
+      expect((await book(`?orderStatus=EXECUTED&order_id=${aliceOrders[3]}`)).body.metadata.total_records).toBe(0);
+
+      const completed = await book('?orderStatus=2');
+      expect(ids(completed)).toEqual([aliceOrders[9], aliceOrders[2]]);
+      const liveByCode = await book('?orderStatus=1&limit=1000');
+      expect(liveByCode.body.metadata.total_records).toBe(ALICE_ORDERS - 2);
+      expect(ids(liveByCode)).toEqual(newestFirst().filter((id) => !executed.includes(id)));
+      const every = await book('?orderStatus=-1&limit=1000');
+      expect(ids(every)).toEqual(newestFirst());
     });
 
     it('needs only the bearer token, and answers 401 without it', async () => {
@@ -167,6 +191,9 @@ describe('order book and order history', () => {
       ['limit', '?limit=ten'],
       ['orderStatus', '?orderStatus=FOO'],
       ['orderStatus', '?orderStatus=pending'],
+      ['orderStatus', '?orderStatus=0'],
+      ['orderStatus', '?orderStatus=3'],
+      ['orderStatus', '?orderStatus=-2'],
       ['order_id', '?order_id='],
       ['offset', '?offset=1&offset=2'],
       ['page', '?page=2'],
@@ -179,7 +206,7 @@ describe('order book and order history', () => {
   });
 
   describe('GET /transactional/v1/orders/{order_id}', () => {
-    it('answers the order\'s history, oldest first, each change with its status, reason, time, quantity, price and traded quantity', async () => {
+    it('answers the order\'s history, oldest first: each change as an order-book entry as the change left it, with its reason', async () => {
       const orderId = aliceOrders[0]!;
       const placedAt = start;
       server.clock.now = start + 100_000;
@@ -196,26 +223,48 @@ describe('order book and order history', () => {
       const res = await history(orderId);
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
-      expect(res.body).toEqual({
-        status: 'success',
-        code: 's-101',
-        message: 'Order history fetched successfully',
-        data: [
-          { status: 'OMSXMITTED', reason: 'Order entry accepted and queued for the OMS', at: new Date(placedAt).toISOString(), quantity: 1, price: 101.5, traded_quantity: 0 },
-          {
-            status: 'OMSXMITTED',
-            reason: 'Modification requested: quantity 1 -> 4, price 101.50 -> 102.00',
-            at: new Date(start + 100_000).toISOString(),
-            quantity: 4,
-            price: 102,
-            traded_quantity: 0,
-          },
-          { status: 'OMSXMITTED', reason: 'Cancellation requested by the user', at: new Date(start + 200_000).toISOString(), quantity: 4, price: 102, traded_quantity: 0 },
-        ],
+      expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'Order history fetched successfully' });
+      const entry = (at: number, quantity: number, price: string, reason: string) => ({
+        order_id: orderId,
+        exchange: 'NSE_EQ',
+        scrip_token: 500112,
+        symbol: 'SBIN',
+        series: 'OF',
+        transaction_type: 'BUY',
+        product_type: 'OFS',
+        order_type: 'RL',
+        status: 'OMSXMITTED',
+        total_quantity: quantity,
+        traded_quantity: 0,
+        pending_quantity: quantity,
+        disclosed_quantity: 0,
+        order_price: price,
+        trigger_price: '0.00',
+        traded_price: '0.00',
+        validity: 'DAY',
+        validity_days: 0,
+        order_timestamp: ist(placedAt),
+        exchange_timestamp: '',
+        last_modified: ist(at),
+        error_reason: '',
+        exchange_order_no: '',
+        client_id: 'alice',
+        order_identifier: 'a0',
+        algo_id: '',
+        strategy_id: '',
+        part_code: '',
+        vender_code: '',
+        category: 'RETAIL',
+        reason,
       });
+      expect(res.body.data).toEqual([
+        entry(placedAt, 1, '101.50', 'Order entry accepted and queued for the OMS'),
+        entry(start + 100_000, 4, '102.00', 'Modification requested: quantity 1 -> 4, price 101.50 -> 102.00'),
+        entry(start + 200_000, 4, '102.00', 'Cancellation requested by the user'),
+      ]);
       // The order book shows the order's state after the changes.
-      const entry = (await book(`?order_id=${orderId}`)).body.data.orders[0];
-      expect(entry).toMatchObject({ total_quantity: 4, order_price: 102, last_modified: new Date(start + 200_000).toISOString() });
+      const now = (await book(`?order_id=${orderId}`)).body.data[0];
+      expect(now).toMatchObject({ total_quantity: 4, order_price: '102.00', last_modified: ist(start + 200_000) });
     });
 
     it('answers 404 e-371 for another user\'s order, exactly as for an unknown id', async () => {

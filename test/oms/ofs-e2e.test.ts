@@ -65,13 +65,13 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
   async function orderBook(user: TestUser) {
     const res = await server.call('GET', ORDERS, { token: user.token });
     expect(res.status, res.text).toBe(200);
-    return res.body.data.orders as Record<string, unknown>[];
+    return res.body.data as Record<string, unknown>[];
   }
 
   async function historyOf(user: TestUser, orderId: string) {
     const res = await server.call('GET', `${ORDERS}/${orderId}`, { token: user.token });
     expect(res.status, res.text).toBe(200);
-    return res.body.data as { status: string; reason: string; quantity: number; price: number; traded_quantity: number }[];
+    return res.body.data as { status: string; reason: string; total_quantity: number; exchange_order_no: string; exchange_timestamp: string }[];
   }
 
   it('runs the OFS to allotment and shows it in the order book and histories', async () => {
@@ -109,14 +109,20 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
     await oms.runOnce();
 
     const final = async (user: TestUser, orderId: string) => (await orderBook(user)).find((o) => o.order_id === orderId);
-    expect(await final(users.inst1, a)).toMatchObject({ status: 'EXECUTED', total_quantity: 600, traded_quantity: 491, traded_price: 101, pending_quantity: 0 });
-    expect(await final(users.inst2, b)).toMatchObject({ status: 'EXECUTED', total_quantity: 500, traded_quantity: 409, traded_price: 101 });
+    expect(await final(users.inst1, a)).toMatchObject({ status: 'EXECUTED', total_quantity: 600, traded_quantity: 491, traded_price: '101.00', pending_quantity: 0 });
+    expect(await final(users.inst2, b)).toMatchObject({ status: 'EXECUTED', total_quantity: 500, traded_quantity: 409, traded_price: '101.00' });
     expect(await final(users.inst2, c)).toMatchObject({ status: 'CANCELLED', traded_quantity: 0 });
-    expect(await final(users.ret1, r1)).toMatchObject({ status: 'EXECUTED', order_type: 'RL-MKT', traded_quantity: 60, traded_price: 101 });
-    expect(await final(users.ret2, r2)).toMatchObject({ status: 'EXECUTED', traded_quantity: 40, traded_price: 101 });
+    expect(await final(users.ret1, r1)).toMatchObject({ status: 'EXECUTED', order_type: 'RL-MKT', traded_quantity: 60, traded_price: '101.00' });
+    expect(await final(users.ret2, r2)).toMatchObject({ status: 'EXECUTED', traded_quantity: 40, traded_price: '101.00' });
     expect(await final(users.ret3, r3)).toMatchObject({ status: 'CANCELLED', traded_quantity: 0 });
 
-    expect((await historyOf(users.inst1, a)).map((entry) => [entry.status, entry.reason, entry.quantity])).toEqual([
+    const historyOfA = await historyOf(users.inst1, a);
+    // The exchange's order number shows from the entry where the exchange had the order.
+    const exchangeOrderNo = (await final(users.inst1, a))!.exchange_order_no as string;
+    expect(exchangeOrderNo).toMatch(/^SIM[0-9A-F]{32}$/);
+    expect(historyOfA.map((entry) => entry.exchange_order_no)).toEqual(['', '', exchangeOrderNo, exchangeOrderNo, exchangeOrderNo, exchangeOrderNo]);
+    expect(historyOfA.map((entry) => entry.exchange_timestamp === '')).toEqual([true, true, false, false, false, false]);
+    expect(historyOfA.map((entry) => [entry.status, entry.reason, entry.total_quantity])).toEqual([
       ['OMSXMITTED', 'Order entry accepted and queued for the OMS', 500],
       ['EXXMITTED', 'Sent to the exchange', 500],
       ['PENDING', expect.stringMatching(/^Accepted by the exchange, exchange order id SIM[0-9A-F]{32}$/), 500],

@@ -1,7 +1,8 @@
 /**
- * The `quantity` of a bid and of its modification (a string of digits): each refusal names its real
- * cause. A plain number above the maximum is refused as too large, naming the maximum; anything that is
- * not a plain number of at least 1 is refused for its form, whatever its length.
+ * The `quantity` of a bid (a string of digits) and of its modification (the same, or a JSON number, as ODIN
+ * clients send it): each refusal names its real cause. A bid's plain number above the maximum is refused as
+ * too large, naming the maximum; anything that is not a plain number of at least 1 is refused for its form,
+ * whatever its length. A modification's refusal says both forms it takes, and the maximum.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,13 +13,14 @@ import { compileChecker, createAjv } from '../../src/schemas/validator.js';
 const TOO_LARGE = 'quantity must be at most 999999999999999 shares';
 
 const ajv = createAjv();
+const EITHER_FORM = 'quantity must be a whole number from 1 to 999999999999999, or the string of its digits';
 const schemas = [
-  ['the bid', compileChecker(ajv, OfsOrderRequest)],
-  ['its modification', compileChecker(ajv, ModifyOrderRequest)],
+  ['the bid', compileChecker(ajv, OfsOrderRequest), { tooLarge: TOO_LARGE, malformed: Errors.OFS_QUANTITY.title }],
+  ['its modification', compileChecker(ajv, ModifyOrderRequest), { tooLarge: EITHER_FORM, malformed: EITHER_FORM }],
 ] as const;
 
 /** The violations of `quantity` alone (the body's other fields are left out, and their faults ignored). */
-const quantityFaults = (check: (typeof schemas)[number][1], quantity: string) =>
+const quantityFaults = (check: (typeof schemas)[number][1], quantity: unknown) =>
   check({ quantity }).filter((violation) => violation.field === 'quantity').map(({ kind, message }) => ({ code: kind.code, message }));
 
 /** A plain number: digits without sign or leading zero. */
@@ -27,7 +29,7 @@ const plainNumber = (minDigits: number, maxDigits: number) =>
     .tuple(fc.integer({ min: 1, max: 9 }), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: minDigits - 1, maxLength: maxDigits - 1 }))
     .map(([first, rest]) => [first, ...rest].join(''));
 
-describe.each(schemas)('quantity of %s', (_name, check) => {
+describe.each(schemas)('quantity of %s', (_name, check, messages) => {
   it('takes every plain number from 1 to 999999999999999', () => {
     expect(quantityFaults(check, '999999999999999')).toEqual([]);
     fc.assert(
@@ -38,10 +40,10 @@ describe.each(schemas)('quantity of %s', (_name, check) => {
   });
 
   it('refuses a plain number above 999999999999999 as too large, naming the maximum (e-305)', () => {
-    expect(quantityFaults(check, '1000000000000000')).toEqual([{ code: Errors.OFS_QUANTITY.code, message: TOO_LARGE }]);
+    expect(quantityFaults(check, '1000000000000000')).toEqual([{ code: Errors.OFS_QUANTITY.code, message: messages.tooLarge }]);
     fc.assert(
       fc.property(plainNumber(16, 40), (quantity) => {
-        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: TOO_LARGE }]);
+        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: messages.tooLarge }]);
       }),
     );
   });
@@ -58,7 +60,32 @@ describe.each(schemas)('quantity of %s', (_name, check) => {
       .filter((text) => !/^[1-9][0-9]*$/.test(text));
     fc.assert(
       fc.property(malformed, (quantity) => {
-        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: Errors.OFS_QUANTITY.title }]);
+        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: messages.malformed }]);
+      }),
+    );
+  });
+});
+
+describe('quantity of a modification as a JSON number', () => {
+  const check = schemas[1][1];
+
+  it('takes every whole number from 1 to 999999999999999', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 999_999_999_999_999 }), (quantity) => {
+        expect(quantityFaults(check, quantity)).toEqual([]);
+      }),
+    );
+  });
+
+  it('refuses 0, negatives, fractions and numbers above the maximum, saying both forms and the maximum (e-305)', () => {
+    const refused = fc.oneof(
+      fc.integer({ max: 0 }),
+      fc.integer({ min: 1_000_000_000_000_000, max: Number.MAX_SAFE_INTEGER }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Number.isInteger(n)),
+    );
+    fc.assert(
+      fc.property(refused, (quantity) => {
+        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: EITHER_FORM }]);
       }),
     );
   });
