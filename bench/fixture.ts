@@ -72,6 +72,7 @@ export async function createIssue(store: Store): Promise<void> {
         nonRetailClosesAt: now + 86_400_000,
         retailOpensAt: now - 3_600_000,
         retailClosesAt: now + 86_400_000,
+        settlementDelayMs: null,
       },
     ],
     now,

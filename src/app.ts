@@ -17,6 +17,8 @@ import { registerAuditHooks } from './http/audit.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerError, answerRoutingError } from './http/errors.js';
 import { registerOrderEventRoutes } from './http/events.js';
+import { registerFundsRoutes } from './http/funds.js';
+import { registerPortfolioRoutes } from './http/portfolio.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { openApiDocument } from './http/openapi.js';
@@ -30,6 +32,8 @@ import { registerShutdown } from './http/shutdown.js';
 import { createAjv } from './schemas/validator.js';
 import type { AuditRecorder } from './services/audit.js';
 import type { AuthService } from './services/auth.js';
+import type { FundsService } from './services/funds.js';
+import type { PortfolioService } from './services/portfolio.js';
 import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
@@ -44,6 +48,8 @@ export interface AppServices {
   orderEvents: OrderEventsService;
   idempotency: IdempotencyService;
   audit: AuditRecorder;
+  funds: FundsService;
+  portfolio: PortfolioService;
 }
 
 /** `rateLimits`: the call limits (off when absent, as in tests and benchmarks). */
@@ -86,7 +92,9 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
   app.register(async (routes) => {
     const typed = routes as unknown as App;
     registerSessionRoutes(typed, services.auth);
+    registerFundsRoutes(typed, services.funds);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
+    registerPortfolioRoutes(typed, services.portfolio);
     registerOrderCartRoutes(typed, services.orderCarts);
     registerOrderEventRoutes(typed, services.orderEvents);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
+import { attachMessageSocket } from './http/message-socket.js';
 import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
 import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
@@ -37,13 +38,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await store.close();
     throw error;
   }
+  const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds });
   // The app closes its Redis client (rate limits) itself, in app.close().
-  const app = buildApp(createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds }), { logger, rateLimits: config.rateLimits });
+  const app = buildApp(services, { logger, rateLimits: config.rateLimits });
+  // The live order socket (Socket.IO) on the same port; closed before the HTTP server.
+  const messageSocket = attachMessageSocket(app.server, { auth: services.auth, orderEvents: services.orderEvents, logger });
   let url: string;
   try {
     url = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     // Nothing may be left running (the Redis client, the database pool): the command must exit.
+    await messageSocket.close();
     await app.close().catch(() => undefined);
     await store.close();
     throw error;
@@ -55,7 +60,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   webhooks?.start();
   let stopping: Promise<void> | undefined;
   // The workers finish their passes before the store they work on is closed.
-  const stop = () => (stopping ??= Promise.all([closeHttp(app, logger), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
+  const stop = () =>
+    (stopping ??= Promise.all([messageSocket.close().then(() => closeHttp(app, logger)), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
   return { app, store, oms, webhooks, url, stop };
 }
 

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuditRecorder } from './services/audit.js';
 import { AuthService } from './services/auth.js';
+import { FundsService } from './services/funds.js';
+import { PortfolioService } from './services/portfolio.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
@@ -14,6 +16,8 @@ import { IdempotencyService, type IdempotencyOptions } from './services/idempote
 import { OfsIssueRepository } from './store/ofs-issues.js';
 import { OrderCartRepository } from './store/order-carts.js';
 import { EventHorizon, OrderEventRepository } from './store/order-events.js';
+import { FundsRepository } from './store/funds.js';
+import { TradeRepository } from './store/trades.js';
 import { OrderRepository } from './store/orders.js';
 import { UserRepository } from './store/users.js';
 import type { ExchangeAdapter } from './oms/exchange.js';
@@ -50,6 +54,8 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), () => new EventHorizon(store.readDb, store.dialect), options.orderEvents),
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
     audit: new AuditRecorder(new AuditRepository(store), now),
+    funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
+    portfolio: new PortfolioService(new TradeRepository(store.db), now),
   };
 }
 
@@ -77,6 +83,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     orders: new OrderRepository(store.db, store.dialect),
     issues: new OfsIssueRepository(store.db),
     oms: new OmsRepository(store.db, store.dialect),
+    funds: new FundsRepository(store.db, store.dialect),
     exchange: options.exchange ?? createSimulatedExchange(store, now),
     now,
     logger: options.logger.child({ component: 'oms' }),

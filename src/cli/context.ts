@@ -5,7 +5,9 @@
  */
 import { loadConfig, type Config } from '../config.js';
 import { AdminService } from '../services/admin.js';
+import { FundsService } from '../services/funds.js';
 import { openStore, type Store } from '../store/database.js';
+import { FundsRepository } from '../store/funds.js';
 import { migrateToLatest } from '../store/migrations.js';
 import { OfsIssueRepository } from '../store/ofs-issues.js';
 import { UserRepository } from '../store/users.js';
@@ -32,6 +34,7 @@ export interface Workspace {
   users: UserRepository;
   issues: OfsIssueRepository;
   admin: AdminService;
+  funds: FundsService;
 }
 
 export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) => Promise<T>): Promise<T> {
@@ -41,7 +44,8 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
     await migrateToLatest(store);
     const users = new UserRepository(store.db, store.dialect);
     const issues = new OfsIssueRepository(store.db);
-    return await work({ config, store, users, issues, admin: new AdminService(users, issues) });
+    const funds = new FundsService(store, new FundsRepository(store.db, store.dialect), users);
+    return await work({ config, store, users, issues, admin: new AdminService(users, issues), funds });
   } finally {
     await store.close();
   }

@@ -6,7 +6,9 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { ApiError } from '../domain/errors.js';
+import { availablePaise, type FundsAccount } from '../domain/funds.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
+import { formatRupees } from '../domain/ofs-rules.js';
 import type { OfsIssueImport } from '../schemas/ofs-issue.js';
 import { AdminError } from '../services/admin.js';
 import { AuthService } from '../services/auth.js';
@@ -16,6 +18,9 @@ import { describeOfsIssue } from './ofs.js';
 export const DEMO_USER_ID = 'demo';
 /** Fixed and documented, so that the demo can be re-run and shared; never use it for anything real. */
 export const DEMO_PASSWORD = 'ordergate-demo';
+
+/** Rs 10,00,000: the demo user's first deposit, enough for many retail bids. */
+export const DEMO_FUNDS_PAISE = 100_000_000;
 
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;
@@ -42,8 +47,13 @@ export function demoOfsIssue(now: number, closeInMs?: number): OfsIssueImport {
     non_retail_closes_at: isoInstant(closesAt),
     retail_opens_at: isoInstant(opensAt),
     retail_closes_at: isoInstant(closesAt),
+    // Allotted shares settle a minute after the allotment (not T+1), so that the demo shows bid to holding.
+    settlement_delay_seconds: DEMO_SETTLEMENT_DELAY_SECONDS,
   };
 }
+
+/** How long after the allotment the demo issue's trades settle. */
+export const DEMO_SETTLEMENT_DELAY_SECONDS = 60;
 
 interface DemoCredentials {
   user_id: string;
@@ -91,7 +101,7 @@ function cartLine(quantity: number) {
 }
 
 /** The text result: a shell snippet whose comments carry the credentials, followed by curl commands. */
-function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, baseUrl: string, expiresAt: number): string {
+function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: FundsAccount | undefined, baseUrl: string, expiresAt: number): string {
   const raw = credentials.ofs_issues[0]!;
   const bid = {
     scrip_info: { exchange: raw.exchange, scrip_token: raw.scrip_token, symbol: raw.symbol, series: raw.series, expiry_date: '', strike_price: '', option_type: '' },
@@ -132,6 +142,10 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, baseUrl: st
     `#   api_key       ${credentials.api_key}   (shown only now; run \`ordergate demo\` again for another)`,
     `#   access_token  ${credentials.access_token}   (valid until ${isoInstant(expiresAt)})`,
     `#   OFS issue     ${describeOfsIssue(issue)}`,
+    `#   funds         ${fundsLine(funds)}`,
+    '#',
+    '# Each live bid blocks its value (quantity x price) out of the available funds; see them with',
+    `# \`ordergate funds show ${credentials.user_id}\` or the balance call below.`,
     '#',
     '# With the server running (`npm start` or `ordergate serve`), paste the lines below into a shell.',
     '',
@@ -145,6 +159,9 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, baseUrl: st
     '# Your live orders (orderStatus 1: live, 2: completed, -1: all), as ODIN lists them: data the orders,',
     '# metadata.total_records their count.',
     curl('GET', '/transactional/v1/orders?orderStatus=1'),
+    '',
+    '# Your funds: cash, blocked by live bids, available, and debited by allotments (rupees).',
+    curl('GET', '/authentication/v1/user/balance'),
     '',
     '# Create an order cart and keep its id.',
     `CART=$(${curl('POST', '/transactional/v1/ordercart', { body: cart('demo cart', 1) })})`,
@@ -163,6 +180,13 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, baseUrl: st
   ].join('\n');
 }
 
+const rupees = (paise: number) => formatRupees(BigInt(paise));
+
+function fundsLine(account: FundsAccount | undefined): string {
+  if (account === undefined) return 'none: bids are not funds-checked';
+  return `${rupees(account.cashPaise)} cash, ${rupees(availablePaise(account))} available`;
+}
+
 function parseCloseIn(value: string): number {
   const seconds = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!(seconds >= 10 && seconds <= 86_400)) throw new InvalidArgumentError('--close-in takes a whole number of seconds from 10 to 86400.');
@@ -172,7 +196,7 @@ function parseCloseIn(value: string): number {
 export function demoCommand(io: CliIo): Command {
   return new Command('demo')
     .description(
-      `create (if missing) the demo user "${DEMO_USER_ID}" with password "${DEMO_PASSWORD}", a new API key, ` +
+      `create (if missing) the demo user "${DEMO_USER_ID}" with password "${DEMO_PASSWORD}" and ${rupees(DEMO_FUNDS_PAISE)} of funds, a new API key, ` +
         'and an OFS issue whose windows are open now; log in and print the credentials with curl commands',
     )
     .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
@@ -182,12 +206,13 @@ export function demoCommand(io: CliIo): Command {
       [
         '',
         'Without --json, stdout is a shell snippet: the credentials in comments, then shell variables',
-        'BASE, TOKEN and API_KEY and curl commands that place a bid, create, update and read a cart.',
+        'BASE, TOKEN and API_KEY and curl commands that place a bid, read the funds, create, update and read a cart.',
+        `A demo user without a funds account gets one with ${rupees(DEMO_FUNDS_PAISE)} deposited; one with an account keeps it as it is.`,
         'Every run creates a new API key and re-opens the demo issue (NSE_EQ 500112 SBIN OF) around now.',
       ].join('\n'),
     )
     .action(async (options: { json?: boolean; closeIn?: number }) => {
-      await withWorkspace(io, async ({ config, users, admin }) => {
+      await withWorkspace(io, async ({ config, users, admin, funds }) => {
         let created = false;
         if (!(await users.find(DEMO_USER_ID))) {
           try {
@@ -213,6 +238,11 @@ export function demoCommand(io: CliIo): Command {
         }
 
         io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
+        // A demo user with an account keeps it as it is: its bids may block or have spent part of it.
+        if ((await funds.open(DEMO_USER_ID, DEMO_FUNDS_PAISE)) !== undefined) {
+          io.stderr.write(`opened a funds account for ${DEMO_USER_ID} with ${rupees(DEMO_FUNDS_PAISE)}\n`);
+        }
+        const { account } = await funds.show(DEMO_USER_ID);
         const { apiKey } = await admin.createApiKey(DEMO_USER_ID);
         const rawIssue = demoOfsIssue(Date.now(), options.closeIn === undefined ? undefined : options.closeIn * 1000);
         const [issue] = await admin.importOfsIssues([rawIssue]);
@@ -228,7 +258,7 @@ export function demoCommand(io: CliIo): Command {
         if (options.json) {
           io.stdout.write(`${JSON.stringify(credentials)}\n`);
         } else {
-          io.stdout.write(shellSnippet(credentials, issue!, clientBaseUrl(config.host, config.port), login.expiresAt));
+          io.stdout.write(shellSnippet(credentials, issue!, account, clientBaseUrl(config.host, config.port), login.expiresAt));
         }
       });
     });

@@ -19,6 +19,7 @@ export function describeOfsIssue(issue: OfsIssue): string {
     `allocation=${issue.allocation}`,
     `non_retail=${isoInstant(issue.nonRetailOpensAt)}/${isoInstant(issue.nonRetailClosesAt)}`,
     `retail=${isoInstant(issue.retailOpensAt)}/${isoInstant(issue.retailClosesAt)}`,
+    `settlement=${issue.settlementDelayMs === null ? 'T+1' : `${issue.settlementDelayMs / 1000}s`}`,
   ].join(' ');
 }
 
@@ -50,7 +51,7 @@ export function ofsCommand(io: CliIo): Command {
         'Prints on stdout one line per issue, in file order:',
         '  <registered|updated>: <exchange> <scrip_token> <symbol> <series> floor=<rupees> tick=<rupees>',
         '    retail_cutoff=<rupees|none> offer_quantity=<n> allocation=<method>',
-        '    non_retail=<opens_at>/<closes_at> retail=<opens_at>/<closes_at>',
+        '    non_retail=<opens_at>/<closes_at> retail=<opens_at>/<closes_at> settlement=<T+1|<seconds>s>',
       ].join('\n'),
     )
     .action(async (file: string) => {

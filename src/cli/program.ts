@@ -9,6 +9,7 @@ import { apiKeysCommand } from './apikeys.js';
 import { auditCommand } from './audit.js';
 import { processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
+import { fundsCommand } from './funds.js';
 import { ofsCommand } from './ofs.js';
 import { omsCommand } from './oms.js';
 import { serveCommand } from './serve.js';
@@ -54,7 +55,7 @@ export function buildProgram(io: CliIo): Command {
         '  REDIS_URL     share the rate-limit counts between nodes (redis://host:port)',
       ].join('\n'),
     );
-  for (const build of [demoCommand, usersCommand, apiKeysCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
+  for (const build of [demoCommand, usersCommand, apiKeysCommand, fundsCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);

@@ -80,6 +80,9 @@ export const Errors = {
   ORDER_TRADED_QUANTITY_STALE: kind('e-374', 409, 'traded_quantity differs from the order\'s current traded quantity: read the order again.'),
   ORDER_PATH_MISMATCH: kind('e-375', 400, 'exchange or order_id in a modify body differs from the path; send the path\'s values or leave them out.'),
 
+  // 4xx: trades and the portfolio
+  POSITION_TYPE: kind('e-381', 400, 'The positions type must be all, daily or expiry.'),
+
   // 4xx: order carts
   CART_ORDERS_NOT_JSON: kind('e-401', 400, 'orders is not a string holding valid JSON.'),
   CART_ORDERS_NOT_ARRAY: kind('e-402', 400, 'orders must hold a JSON array of 1 to 50 order objects.'),

@@ -20,6 +20,8 @@ export interface OfsIssue {
   nonRetailClosesAt: number;
   retailOpensAt: number;
   retailClosesAt: number;
+  /** How long after an allotment its trade settles (its shares become a holding); null: T+1 (src/domain/trades.ts). */
+  settlementDelayMs: number | null;
 }
 
 /**
@@ -37,8 +39,9 @@ export function paiseToRupees(paise: number): number {
   return paise / 100;
 }
 
-/** Paise as rupees with two decimals: 10150 -> "101.50". */
+/** Paise as rupees with two decimals: 10150 -> "101.50", -5 -> "-0.05". */
 export function formatPrice(paise: number | bigint): string {
   const value = BigInt(paise);
-  return `${value / 100n}.${(value % 100n).toString().padStart(2, '0')}`;
+  const size = value < 0n ? -value : value;
+  return `${value < 0n ? '-' : ''}${size / 100n}.${(size % 100n).toString().padStart(2, '0')}`;
 }

@@ -251,6 +251,7 @@ export function formatInstant(epochMs: number): string {
 
 /** Paise as an amount in Indian grouping, "Rs 2,00,000.00". */
 export function formatRupees(paise: bigint): string {
+  if (paise < 0n) return `-${formatRupees(-paise)}`;
   const rupees = (paise / 100n).toString();
   const lastThree = rupees.slice(-3);
   const rest = rupees.slice(0, -3).replace(/\B(?=(\d{2})+$)/g, ',');

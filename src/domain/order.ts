@@ -4,7 +4,9 @@
  * sees a row.
  */
 import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from './ofs-rules.js';
+import { allotmentCostPaise } from './funds-blocking.js';
 import { OrderStatus } from './order-status.js';
+import type { Trade } from './trades.js';
 
 export interface Order {
   orderId: string;
@@ -39,6 +41,11 @@ export interface Order {
   /** The clearing price of what was allotted. */
   tradedPricePaise: number | null;
   exchangeOrderId: string | null;
+  /**
+   * The funds blocked for the bid (docs/design/funds.md): null when its bidder has no funds account (it is
+   * not funds-checked), else what the OMS blocked, 0 once the bid is finished.
+   */
+  fundsBlockedPaise: number | null;
 }
 
 /** An order as the API accepts it, before the OMS has seen it. */
@@ -77,6 +84,7 @@ export function acceptedOrder(order: NewOrder, now: number): Order {
     cancelRequestedAt: null,
     tradedPricePaise: null,
     exchangeOrderId: null,
+    fundsBlockedPaise: null,
   };
 }
 
@@ -119,6 +127,8 @@ export interface OrderChange {
   reason: string;
   origin: ChangeOrigin;
   outbox?: OutboxAction;
+  /** The trade the change makes: an allotment. */
+  trade?: Trade;
 }
 
 /** What the order adds to its issue's retail exposure now (nothing unless a live retail bid). */
@@ -146,8 +156,26 @@ export interface RetailExposure extends IssueExposure {
 export interface OrderEventRecord {
   eventId: number;
   userId: string;
-  status: OrderStatus;
-  reason: string;
-  at: number;
+  change: RecordedChange;
   order: Order;
+}
+
+/** What changes of an order do to its bidder's funds: blocked more (or less), and what an allotment debits. */
+export interface FundsEffect {
+  userId: string;
+  orderId: string;
+  /** after - before of the order's block; negative: released. */
+  blockedDeltaPaise: number;
+  /** The allotment's cost, debited from cash (and released from the block) when the order became EXECUTED. */
+  debitPaise: number;
+}
+
+/** The effect on funds of an order going from `before` to `after` (null: none). Only funds-checked orders have one. */
+export function fundsEffect(before: Order | null, after: Order): FundsEffect | null {
+  if (after.fundsBlockedPaise === null) return null;
+  const blockedDeltaPaise = after.fundsBlockedPaise - (before?.fundsBlockedPaise ?? 0);
+  const allotted = after.status === OrderStatus.EXECUTED && before?.status !== OrderStatus.EXECUTED;
+  const debitPaise = allotted && after.tradedPricePaise !== null ? allotmentCostPaise(after.tradedQuantity, after.tradedPricePaise) : 0;
+  if (blockedDeltaPaise === 0 && debitPaise === 0) return null;
+  return { userId: after.userId, orderId: after.orderId, blockedDeltaPaise, debitPaise };
 }

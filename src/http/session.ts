@@ -1,4 +1,5 @@
 /** POST / PUT / DELETE /authentication/v1/user/session: login, validate, logout. */
+import type { FastifyRequest } from 'fastify';
 import { Errors } from '../domain/errors.js';
 import { LoginRequest, LoginResponse, LogoutResponse, ValidateResponse } from '../schemas/session.js';
 import type { AuthService } from '../services/auth.js';
@@ -9,6 +10,20 @@ import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.
 export const SESSION_PATH = '/authentication/v1/user/session';
 const tags = ['session'];
 const bearer = [{ bearerAuth: [] }];
+
+/** A Host header that can stand in a URL: a name or an IPv4 address, or an IPv6 one in brackets, and a port. */
+const URL_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/**
+ * The live order socket's URL as this caller reaches the server: the login's protocol and Host header (the
+ * socket listens on the same port), or the address the connection came in on when the Host is unusable.
+ */
+function messageSocketUrl(request: FastifyRequest): string {
+  const host = request.host;
+  if (URL_HOST.test(host)) return `${request.protocol}://${host}`;
+  const address = request.socket.localAddress ?? '127.0.0.1';
+  return `${request.protocol}://${address.includes(':') ? `[${address}]` : address}:${request.socket.localPort}`;
+}
 
 export function registerSessionRoutes(app: App, auth: AuthService): void {
   app.post(
@@ -38,6 +53,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
         token_type: 'Bearer' as const,
         user_id: result.userId,
         expires_at: new Date(result.expiresAt).toISOString(),
+        others: { messageSocket: messageSocketUrl(request) },
       });
     },
   );

@@ -17,10 +17,14 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { OfsIssue } from '../domain/ofs-issue.js';
-import { windowViolations, type BidTerms } from '../domain/ofs-rules.js';
+import { availablePaise } from '../domain/funds.js';
+import { fundsRequiredPaise, fundsShortfall } from '../domain/funds-blocking.js';
+import { formatRupees, windowViolations, type BidTerms } from '../domain/ofs-rules.js';
+import { tradeOfAllotment } from '../domain/trades.js';
 import { EXCHANGE_ORIGIN, OMS_ORIGIN, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { Store } from '../store/database.js';
+import type { FundsRepository } from '../store/funds.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
 import type { OrderRepository } from '../store/orders.js';
@@ -42,6 +46,8 @@ export interface OmsWorkerOptions {
   orders: OrderRepository;
   issues: OfsIssueRepository;
   oms: OmsRepository;
+  /** The bidders' funds accounts, locked while a bid's funds are judged. */
+  funds: FundsRepository;
   exchange: ExchangeAdapter;
   now: () => number;
   logger: Logger;
@@ -283,25 +289,47 @@ export class OmsWorker {
     return entries.length;
   }
 
-  /** The OMS side of placements, up to EXXMITTED. */
+  /**
+   * The OMS side of placements, up to EXXMITTED: the risk check (the issue and the window), then, for a
+   * bidder with a funds account, the funds the bid needs, blocked out of what is available (the accounts
+   * are locked until the commit, so bids on any node never block more than there is).
+   */
   private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, Order>, at: number): Promise<OrderChange[]> {
     const issueOf = this.options.issues.reader(tx);
-    const changes: OrderChange[] = [];
-    for (const orderId of orderIds) {
+    const pending = orderIds.flatMap((orderId) => {
       const order = locked.get(orderId);
       // Any other status means it is past this step.
-      if (order?.status !== OrderStatus.OMSXMITTED) continue;
+      return order?.status === OrderStatus.OMSXMITTED ? [order] : [];
+    });
+    const accounts = await this.options.funds.lockAccounts(tx, [...new Set(pending.map((order) => order.userId))]);
+    /** What each bidder has left to block, as the batch's earlier bids leave it. */
+    const available = new Map([...accounts].map(([userId, account]) => [userId, availablePaise(account)]));
+    const changes: OrderChange[] = [];
+    for (const order of pending) {
       if (order.cancelRequestedAt !== null) {
         changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
         continue;
       }
-      const violation = riskViolation(order, await issueOf(order.exchange, order.scripToken), at);
-      if (violation) {
-        const reason = `Rejected by the OMS: ${violation}`;
+      const issue = await issueOf(order.exchange, order.scripToken);
+      const violation = riskViolation(order, issue, at);
+      const free = available.get(order.userId);
+      const required = free === undefined || issue === undefined ? null : fundsRequiredPaise(order, issue);
+      const shortfall = violation ?? (required === null ? null : fundsShortfall(required, 0, free!));
+      if (shortfall) {
+        const reason = `Rejected by the OMS: ${shortfall}`;
         changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { errorReason: reason }));
         continue;
       }
-      changes.push(transition(order, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN));
+      if (required === null) {
+        changes.push(transition(order, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN));
+        continue;
+      }
+      available.set(order.userId, free! - Number(required));
+      changes.push(
+        transition(order, OrderStatus.EXXMITTED, `Funds of ${formatRupees(required)} blocked; sent to the exchange`, at, OMS_ORIGIN, {
+          fundsBlockedPaise: Number(required),
+        }),
+      );
     }
     return changes;
   }
@@ -323,21 +351,37 @@ export class OmsWorker {
     return done;
   }
 
-  /** Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. */
+  /**
+   * Sends the order's new terms (already on the order row) to the exchange, or restores the exchange's. A
+   * funds-checked bid goes with its new terms only once the funds they need are blocked; the block follows
+   * the terms the exchange holds once it has answered.
+   */
   private async modify(entry: OutboxEntry): Promise<void> {
     const { orders, oms, exchange } = this.options;
     const order = await orders.find(entry.orderId);
     if (order === undefined) return;
+    const terms = termsOf(order);
     let refusal: string;
-    // Who refused: the exchange, or the OMS itself when the order is no longer at the exchange.
+    // Who refused: the exchange, or the OMS itself (the order is no longer at the exchange, or the funds lack).
     let refusedBy = EXCHANGE_ORIGIN;
     if (AT_EXCHANGE.includes(order.status)) {
-      const result = await exchange.modify(order.orderId, termsOf(order));
-      if (result.done) {
-        await this.changeOrders([order.orderId], (locked) => note(locked.get(order.orderId), 'Modified at the exchange', EXCHANGE_ORIGIN));
-        return;
+      const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(order.orderId, terms);
+      if (shortfall === null) {
+        const result = await exchange.modify(order.orderId, terms);
+        if (result.done) {
+          await this.changeOrders([order.orderId], async (locked, at, tx) => {
+            const current = locked.get(order.orderId);
+            if (current === undefined) return [];
+            const block = await this.blockOf(tx, current, terms);
+            return [{ before: current, after: { ...current, ...block, updatedAt: block ? at : current.updatedAt }, reason: 'Modified at the exchange', origin: EXCHANGE_ORIGIN }];
+          });
+          return;
+        }
+        refusal = `Modification refused by the exchange: ${result.reason}`;
+      } else {
+        refusal = `Modification refused by the OMS: ${shortfall}`;
+        refusedBy = OMS_ORIGIN;
       }
-      refusal = `Modification refused by the exchange: ${result.reason}`;
     } else {
       refusal = `Modification not sent to the exchange: the order is ${order.status}`;
       refusedBy = OMS_ORIGIN;
@@ -345,20 +389,20 @@ export class OmsWorker {
     const held = (await exchange.findBids([order.orderId])).get(order.orderId);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
     const restore = held !== undefined && !(await oms.hasLaterModify(order.orderId, entry.id));
-    await this.changeOrders([order.orderId], (locked, at) => {
+    await this.changeOrders([order.orderId], async (locked, at, tx) => {
       const current = locked.get(order.orderId);
       if (current === undefined) return [];
       if (!restore) return note(current, refusal, refusedBy);
+      const restored = { orderType: held.orderType, pricePaise: held.pricePaise, quantity: held.quantity };
       return [
         {
           before: current,
           after: {
             ...current,
-            orderType: held.orderType,
-            pricePaise: held.pricePaise,
-            quantity: held.quantity,
+            ...restored,
             // The disclosed quantity is ours alone; it must still fit the quantity.
             disclosedQuantity: Math.min(current.disclosedQuantity, held.quantity),
+            ...(await this.blockOf(tx, current, restored)),
             updatedAt: at,
           },
           reason: `${refusal}; the order keeps its terms at the exchange`,
@@ -366,6 +410,45 @@ export class OmsWorker {
         },
       ];
     });
+  }
+
+  /**
+   * Blocks what `terms` need beyond the order's block, before they go to the exchange (its account locked
+   * until the commit). Answers why it cannot (the amounts), or null: blocked, or nothing more needed.
+   */
+  private async blockFor(orderId: string, terms: BidTerms): Promise<string | null> {
+    let shortfall: string | null = null;
+    await this.changeOrders([orderId], async (locked, at, tx) => {
+      const current = locked.get(orderId);
+      if (current?.fundsBlockedPaise == null || !isLiveStatus(current.status)) return [];
+      const issue = await this.options.issues.find(current.exchange, current.scripToken, tx);
+      // A delisted issue: the exchange refuses the modification, and nothing more is blocked for it.
+      if (issue === undefined) return [];
+      const required = fundsRequiredPaise(terms, issue);
+      if (required <= BigInt(current.fundsBlockedPaise)) return [];
+      const account = (await this.options.funds.lockAccounts(tx, [current.userId])).get(current.userId);
+      shortfall = account === undefined ? null : fundsShortfall(required, current.fundsBlockedPaise, availablePaise(account));
+      if (shortfall !== null || account === undefined) return [];
+      const more = required - BigInt(current.fundsBlockedPaise);
+      return [
+        {
+          before: current,
+          after: { ...current, fundsBlockedPaise: Number(required), updatedAt: at },
+          reason: `Funds of ${formatRupees(more)} more blocked for the new terms`,
+          origin: OMS_ORIGIN,
+        },
+      ];
+    });
+    return shortfall;
+  }
+
+  /** The block of a live funds-checked order holding `terms` at the exchange, when it differs from its own. */
+  private async blockOf(tx: StoreTx, order: Order, terms: BidTerms): Promise<Pick<Order, 'fundsBlockedPaise'> | undefined> {
+    if (order.fundsBlockedPaise === null || !isLiveStatus(order.status)) return undefined;
+    const issue = await this.options.issues.find(order.exchange, order.scripToken, tx);
+    if (issue === undefined) return undefined;
+    const required = Number(fundsRequiredPaise(terms, issue));
+    return required === order.fundsBlockedPaise ? undefined : { fundsBlockedPaise: required };
   }
 
   private async cancel(orderId: string): Promise<void> {
@@ -401,10 +484,17 @@ export class OmsWorker {
       // Events already applied in this pass are not applied again, even if an adapter answers them again.
       const events = (await exchange.pollEvents()).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
-      await this.changeOrders(
-        events.map((event) => event.orderId),
-        (locked, at) => events.flatMap((event) => applyEvent(locked, event, at)),
-      );
+      await this.changeOrders(events.map((event) => event.orderId), async (locked, at, tx) => {
+        // An allotment is a trade, which settles after its issue's settlement delay.
+        const issueOf = this.options.issues.reader(tx);
+        const changes: OrderChange[] = [];
+        for (const event of events) {
+          const order = locked.get(event.orderId);
+          const issue = order && event.kind === 'ALLOTTED' ? await issueOf(order.exchange, order.scripToken) : undefined;
+          changes.push(...applyEvent(locked, event, at, issue?.settlementDelayMs ?? null));
+        }
+        return changes;
+      });
       await exchange.acknowledge(events.map((event) => event.eventId));
       for (const event of events) seen.add(event.eventId);
       applied += events.length;
@@ -416,7 +506,9 @@ export class OmsWorker {
 
 /** The order moved to `status`, with its history reason; `fields` are set as well. */
 function transition(order: Order, status: OrderStatus, reason: string, at: number, origin: ChangeOrigin, fields: Partial<Order> = {}): OrderChange {
-  return { before: order, after: { ...order, ...fields, status, updatedAt: at }, reason, origin };
+  // A finished order blocks nothing more: its funds are released (an allotment's cost is debited by apply).
+  const release = !isLiveStatus(status) && order.fundsBlockedPaise !== null ? { fundsBlockedPaise: 0 } : {};
+  return { before: order, after: { ...order, ...fields, ...release, status, updatedAt: at }, reason, origin };
 }
 
 /** A history entry that changes nothing on the order (undefined: the order is gone). */
@@ -438,13 +530,16 @@ function settle(order: Order | undefined, result: PlaceResult, at: number): Orde
 }
 
 /** An allocation event, applied to an order still live (a repeat delivery finds it finished). */
-function applyEvent(orders: Map<string, Order>, event: ExchangeEvent, at: number): OrderChange[] {
+function applyEvent(orders: Map<string, Order>, event: ExchangeEvent, at: number, settlementDelayMs: number | null): OrderChange[] {
   const order = orders.get(event.orderId);
   if (order === undefined || !isLiveStatus(order.status)) return [];
-  const change =
-    event.kind === 'ALLOTTED'
-      ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, { tradedQuantity: event.quantity, tradedPricePaise: event.pricePaise })
-      : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
+  let change: OrderChange;
+  if (event.kind === 'ALLOTTED') {
+    change = transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, { tradedQuantity: event.quantity, tradedPricePaise: event.pricePaise });
+    if (event.quantity > 0) change.trade = tradeOfAllotment(change.after, at, settlementDelayMs);
+  } else {
+    change = transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
+  }
   // Two events of one order in one delivery: the second sees the first's outcome.
   orders.set(order.orderId, change.after);
   return [change];

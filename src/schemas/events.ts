@@ -27,7 +27,7 @@ export const OrderEvent = Type.Object(
   {
     additionalProperties: false,
     description:
-      'One `data:` line of the stream. `order` is the order as the order book shows it when the event is sent (its current state, which may be later than `status` at `at`).',
+      'One `data:` line of the stream. `order` is the order as this change left it, as the order\'s history entry shows it (`GET /transactional/v1/orders/{order_id}`).',
   },
 );
 export type OrderEvent = Static<typeof OrderEvent>;

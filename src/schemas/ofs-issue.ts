@@ -20,6 +20,13 @@ export const OfsIssueImport = Type.Object(
     non_retail_closes_at: Instant('End of the non-retail window.'),
     retail_opens_at: Instant('Start of the retail window (day T+1).'),
     retail_closes_at: Instant('End of the retail window.'),
+    settlement_delay_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 30 * 24 * 60 * 60,
+        description: 'Seconds from an allotment to its settlement (the shares become a holding); absent: T+1, 09:00 India time the next day.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

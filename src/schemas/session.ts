@@ -26,6 +26,17 @@ export const SessionData = Type.Object(
     token_type: Type.Literal('Bearer'),
     user_id: Type.String(),
     expires_at: Type.String({ format: 'date-time' }),
+    others: Type.Object(
+      {
+        messageSocket: Type.String({
+          format: 'uri',
+          description:
+            'The base URL of the live order socket: connect Socket.IO (websocket transport, default path /socket.io/) to it, then emit `loginAPI` with `{"jToken": "<access_token>"}`; your order changes arrive as `MSG:DATA` messages under ODIN\'s field names and codes. The same host and port as this call.',
+          examples: ['http://127.0.0.1:8080'],
+        }),
+      },
+      { additionalProperties: false, description: 'Where to receive live order updates, as ODIN names it.' },
+    ),
   },
   { additionalProperties: false },
 );

@@ -65,6 +65,7 @@ export function parseOfsIssues(json: unknown): OfsIssue[] {
       nonRetailClosesAt: instant(raw.non_retail_closes_at, 'non_retail_closes_at'),
       retailOpensAt: instant(raw.retail_opens_at, 'retail_opens_at'),
       retailClosesAt: instant(raw.retail_closes_at, 'retail_closes_at'),
+      settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
     };
     if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt) throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
     if (issue.retailClosesAt <= issue.retailOpensAt) throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);

@@ -76,6 +76,7 @@ export function toOrderHistoryEntry(order: Order, change: RecordedChange): Order
     tradedQuantity: change.tradedQuantity,
     updatedAt: change.at,
     errorReason: finishedUnfilled ? order.errorReason : null,
+    tradedPricePaise: change.status === OrderStatus.EXECUTED ? order.tradedPricePaise : null,
     exchangeOrderId: BEFORE_THE_EXCHANGE.includes(change.status) ? null : order.exchangeOrderId,
   });
   return { ...entry, reason: change.reason };
@@ -101,10 +102,13 @@ export class OrderBookService {
 
   /** The caller's order's changes, oldest first. */
   async history(caller: Caller, orderId: string): Promise<OrderHistoryEntry[]> {
+    // The changes first, then the order: the order read is never older than the last change read (each
+    // entry takes what the order is now for what its change did not record, e.g. the allotment price).
+    const changes = await this.orders.history(orderId);
     const order = await this.orders.findOwned(orderId, caller.userId);
     if (order === undefined) {
       throw new ApiError(Errors.ORDER_NOT_FOUND, `You have no order ${orderId}`, [{ field: 'order_id', message: 'no order of yours has this id' }]);
     }
-    return (await this.orders.history(orderId)).map((change) => toOrderHistoryEntry(order, change));
+    return changes.map((change) => toOrderHistoryEntry(order, change));
   }
 }

@@ -10,6 +10,8 @@ import * as webhooks from './migrations/0003-webhooks.js';
 import * as idempotency from './migrations/0004-idempotency.js';
 import * as audit from './migrations/0005-audit.js';
 import * as speed from './migrations/0006-speed.js';
+import * as funds from './migrations/0007-funds.js';
+import * as trades from './migrations/0008-trades.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -176,6 +178,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0004_idempotency': { up: (db: Kysely<any>) => idempotency.up(db, dialect) },
     '0005_audit': { up: (db: Kysely<any>) => audit.up(db, dialect) },
     '0006_speed': { up: (db: Kysely<any>) => speed.up(db, dialect) },
+    '0007_funds': { up: (db: Kysely<any>) => funds.up(db, dialect) },
+    '0008_trades': { up: (db: Kysely<any>) => trades.up(db, dialect) },
   };
 }
 
@@ -185,9 +189,18 @@ export class MigrationError extends Error {
 
 /** Brings the schema up to date; safe to call from several processes at once. */
 export async function migrateToLatest(store: Store): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateToLatest());
+}
+
+/** Brings the schema up to migration `name` (e.g. "0007_funds"), for tests of a later migration's data steps. */
+export async function migrateTo(store: Store, name: string): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(store.dialect) };
   const migrator = new Migrator({ db: store.db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

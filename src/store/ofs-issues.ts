@@ -17,6 +17,7 @@ function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
     retailReservePct: Number(row.retail_reserve_pct),
     retailCutoffPricePaise: row.retail_cutoff_price_paise === null ? null : Number(row.retail_cutoff_price_paise),
     allocation: row.allocation as AllocationMethod,
+    settlementDelayMs: row.settlement_delay_ms === null ? null : Number(row.settlement_delay_ms),
     nonRetailOpensAt: Number(row.non_retail_opens_at),
     nonRetailClosesAt: Number(row.non_retail_closes_at),
     retailOpensAt: Number(row.retail_opens_at),
@@ -77,6 +78,7 @@ export class OfsIssueRepository {
           non_retail_closes_at: issue.nonRetailClosesAt,
           retail_opens_at: issue.retailOpensAt,
           retail_closes_at: issue.retailClosesAt,
+          settlement_delay_ms: issue.settlementDelayMs,
           updated_at: now,
         };
         await trx

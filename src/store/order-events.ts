@@ -55,18 +55,43 @@ export class OrderEventRepository {
         'order_history.status as history_status',
         'order_history.reason as history_reason',
         'order_history.at as history_at',
+        'order_history.quantity as history_quantity',
+        'order_history.price_paise as history_price_paise',
+        'order_history.traded_quantity as history_traded_quantity',
+        'order_history.actor as history_actor',
+        'order_history.request_id as history_request_id',
       ]);
   }
 }
 
-function eventFromRow(row: OrderRow & { history_id: HistoryColumns['id']; history_status: string; history_reason: string; history_at: number }): OrderEventRecord {
-  const { history_id, history_status, history_reason, history_at, ...order } = row;
+interface HistoryValues {
+  history_id: HistoryColumns['id'];
+  history_status: string;
+  history_reason: string;
+  history_at: number;
+  history_quantity: number;
+  history_price_paise: number;
+  history_traded_quantity: number;
+  history_actor: string | null;
+  history_request_id: string | null;
+}
+
+function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
+  const { history_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_actor, history_request_id, ...order } = row;
   return {
     eventId: Number(history_id),
     userId: order.user_id,
-    status: history_status as OrderStatus,
-    reason: history_reason,
-    at: Number(history_at),
+    change: {
+      orderId: order.order_id,
+      status: history_status as OrderStatus,
+      reason: history_reason,
+      quantity: Number(history_quantity),
+      pricePaise: Number(history_price_paise),
+      tradedQuantity: Number(history_traded_quantity),
+      at: Number(history_at),
+      actor: history_actor,
+      requestId: history_request_id,
+    },
     order: orderFromRow(order),
   };
 }

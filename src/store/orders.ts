@@ -7,7 +7,8 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { BidderCategory, ExposureAmounts } from '../domain/ofs-rules.js';
-import { exposureDelta, type ChangeOrigin, type Order, type OrderChange, type OutboxAction, type RecordedChange, type RetailExposure } from '../domain/order.js';
+import { exposureDelta, fundsEffect, type ChangeOrigin, type FundsEffect, type Order, type OrderChange, type OutboxAction, type RecordedChange, type RetailExposure } from '../domain/order.js';
+import type { Trade } from '../domain/trades.js';
 import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
@@ -62,6 +63,7 @@ export function orderFromRow(row: OrderRow): Order {
     cancelRequestedAt: numberOrNull(row.cancel_requested_at),
     tradedPricePaise: numberOrNull(row.traded_price_paise),
     exchangeOrderId: row.exchange_order_id,
+    fundsBlockedPaise: numberOrNull(row.funds_blocked_paise),
   };
 }
 
@@ -95,6 +97,7 @@ const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
   int('cancel_requested_at', (o) => o.cancelRequestedAt),
   int('traded_price_paise', (o) => o.tradedPricePaise),
   text('exchange_order_id', (o) => o.exchangeOrderId),
+  int('funds_blocked_paise', (o) => o.fundsBlockedPaise),
   int('updated_at', (o) => o.updatedAt),
 ];
 
@@ -156,6 +159,40 @@ const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
   int('cutoff_quantity', (d) => d.cutoffQuantity),
 ];
 
+/** One user's funds changes of a batch, summed (docs/design/funds.md). */
+interface FundsDelta {
+  userId: string;
+  blockedPaise: number;
+  debitPaise: number;
+  at: number;
+}
+
+interface LedgerValues {
+  userId: string;
+  kind: 'BLOCK' | 'RELEASE' | 'DEBIT';
+  amountPaise: number;
+  orderId: string;
+  at: number;
+}
+
+const TRADE_COLUMNS: readonly BulkColumn<Trade>[] = [
+  text('trade_id', (t) => t.tradeId),
+  text('order_id', (t) => t.orderId),
+  text('user_id', (t) => t.userId),
+  text('exchange', (t) => t.exchange),
+  int('scrip_token', (t) => t.scripToken),
+  text('symbol', (t) => t.symbol),
+  text('series', (t) => t.series),
+  text('transaction_type', (t) => t.transactionType),
+  text('product_type', (t) => t.productType),
+  int('quantity', (t) => t.quantity),
+  int('price_paise', (t) => t.pricePaise),
+  int('traded_at', (t) => t.tradedAt),
+  int('settles_at', (t) => t.settlesAt),
+  text('exchange_order_id', (t) => t.exchangeOrderId),
+  text('order_identifier', (t) => t.orderIdentifier),
+];
+
 const LOCK_ORDERS = {
   sqlite: 'select * from orders where order_id in (select value from json_each(?))',
   // Row locks in one order on every node: two transactions that lock some of the same orders never deadlock.
@@ -179,6 +216,16 @@ const EXPOSURES = {
  */
 const LOCK_USERS = `select pg_advisory_xact_lock(k) from (select distinct hashtextextended(u, 0) as k from unnest($1::text[]) u order by k) s`;
 
+/** The ledger rows of one order's funds effect: what was blocked or released, and what was debited. */
+function ledgerEntries(effect: FundsEffect, at: number): LedgerValues[] {
+  const { userId, orderId } = effect;
+  const entries: LedgerValues[] = [];
+  if (effect.blockedDeltaPaise > 0) entries.push({ userId, orderId, at, kind: 'BLOCK', amountPaise: effect.blockedDeltaPaise });
+  if (effect.blockedDeltaPaise < 0) entries.push({ userId, orderId, at, kind: 'RELEASE', amountPaise: -effect.blockedDeltaPaise });
+  if (effect.debitPaise > 0) entries.push({ userId, orderId, at, kind: 'DEBIT', amountPaise: effect.debitPaise });
+  return entries;
+}
+
 export class OrderRepository {
   private readonly insertOrders = new BulkInsert<Order>('orders', ORDER_COLUMNS);
   private readonly updateOrders = new BulkUpdate<Order>('orders', text('order_id', (o) => o.orderId), MUTABLE_COLUMNS);
@@ -196,6 +243,35 @@ export class OrderRepository {
        price_value_paise = retail_exposure.price_value_paise + excluded.price_value_paise,
        cutoff_quantity = retail_exposure.cutoff_quantity + excluded.cutoff_quantity`,
   );
+
+  /**
+   * Adds a batch's funds changes to the accounts. Only funds-checked orders have any, and their bidders have
+   * an account (accounts are never removed), so this only ever updates; debits come out of cash.
+   */
+  private readonly addFunds = new BulkInsert<FundsDelta>(
+    'funds_accounts',
+    [
+      text('user_id', (d) => d.userId),
+      int('cash_paise', (d) => -d.debitPaise),
+      int('blocked_paise', (d) => d.blockedPaise),
+      int('debited_paise', (d) => d.debitPaise),
+      int('created_at', (d) => d.at),
+      int('updated_at', (d) => d.at),
+    ],
+    `on conflict (user_id) do update set
+       cash_paise = funds_accounts.cash_paise + excluded.cash_paise,
+       blocked_paise = funds_accounts.blocked_paise + excluded.blocked_paise,
+       debited_paise = funds_accounts.debited_paise + excluded.debited_paise,
+       updated_at = excluded.updated_at`,
+  );
+  private readonly insertTrades = new BulkInsert<Trade>('trades', TRADE_COLUMNS);
+  private readonly insertLedger = new BulkInsert<LedgerValues>('funds_ledger', [
+    text('user_id', (e) => e.userId),
+    int('at', (e) => e.at),
+    text('kind', (e) => e.kind),
+    int('amount_paise', (e) => e.amountPaise),
+    text('order_id', (e) => e.orderId),
+  ]);
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -219,8 +295,18 @@ export class OrderRepository {
     const inserted: Order[] = [];
     const updated: Order[] = [];
     const deltas = new Map<string, ExposureDelta>();
+    const funds = new Map<string, FundsDelta>();
+    const ledger: LedgerValues[] = [];
     for (const [orderId, change] of last) {
       const before = first.get(orderId)!.before;
+      const effect = fundsEffect(before, change.after);
+      if (effect !== null) {
+        const sum = funds.get(effect.userId) ?? { userId: effect.userId, blockedPaise: 0, debitPaise: 0, at: now };
+        sum.blockedPaise += effect.blockedDeltaPaise;
+        sum.debitPaise += effect.debitPaise;
+        funds.set(effect.userId, sum);
+        ledger.push(...ledgerEntries(effect, now));
+      }
       if (before === null) inserted.push(change.after);
       else if (MUTABLE_COLUMNS.some((column) => column.value(before) !== column.value(change.after))) updated.push(change.after);
       const delta = exposureDelta(before, change.after);
@@ -235,9 +321,12 @@ export class OrderRepository {
       }
     }
     const history = changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin }));
+    const trades = changes.flatMap((change) => (change.trade === undefined ? [] : [change.trade]));
     const outbox = changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.orderId, action: change.outbox!, at: now }));
     // In key order: on PostgreSQL the row locks of the running totals are taken in one order everywhere.
     const exposure = [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+    // Accounts in user order too: the OMS locks them in that order (FundsRepository.lockAccounts).
+    const accounts = [...funds.values()].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
     if (tx.sqlite) {
       await this.insertOrders.run(tx, inserted);
       await this.updateOrders.run(tx, updated);
@@ -245,6 +334,9 @@ export class OrderRepository {
       this.enqueueSqliteDeliveries(tx.sqlite, history, now);
       await this.insertOutbox.run(tx, outbox);
       await this.addExposure.run(tx, exposure);
+      await this.addFunds.run(tx, accounts);
+      await this.insertLedger.run(tx, ledger);
+      await this.insertTrades.run(tx, trades);
       return;
     }
     // PostgreSQL: every write of the batch in one statement, one round trip.
@@ -254,6 +346,8 @@ export class OrderRepository {
     writes.push(...this.postgresHistory(history, now));
     if (outbox.length > 0) writes.push(this.insertOutbox.postgres(outbox));
     if (exposure.length > 0) writes.push(this.addExposure.postgres(exposure));
+    if (accounts.length > 0) writes.push(this.addFunds.postgres(accounts), this.insertLedger.postgres(ledger));
+    if (trades.length > 0) writes.push(this.insertTrades.postgres(trades));
     await combinedWrites(tx, writes);
   }
 

@@ -50,6 +50,8 @@ export interface OfsIssuesTable {
   updated_at: number;
   /** When allocation ran for this issue; it runs once. */
   allocated_at: Generated<number | null>;
+  /** From an allotment to its settlement (ms); null: T+1 (migration 0008). */
+  settlement_delay_ms: Generated<number | null>;
 }
 
 export interface OrdersTable {
@@ -84,6 +86,8 @@ export interface OrdersTable {
   traded_price_paise: number | null;
   /** The exchange's own id for the bid, once it accepted it. */
   exchange_order_id: string | null;
+  /** The funds the order blocks now (docs/design/funds.md); null when its bidder is not funds-checked. */
+  funds_blocked_paise: number | null;
 }
 
 export interface OrderHistoryTable {
@@ -242,6 +246,52 @@ export interface AuditRequestsTable {
   body: string | null;
 }
 
+/** A funds-checked user's account; available = cash - blocked (docs/design/funds.md). */
+export interface FundsAccountsTable {
+  user_id: string;
+  /** Deposits - withdrawals - debits. */
+  cash_paise: number;
+  /** What the user's live bids block. */
+  blocked_paise: number;
+  /** Every debit (allotment) ever, in total. */
+  debited_paise: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One change of a funds account; append-only (the database refuses UPDATE and DELETE). */
+export interface FundsLedgerTable {
+  id: Generated<number>;
+  user_id: string;
+  at: number;
+  /** DEPOSIT, WITHDRAW, BLOCK, RELEASE or DEBIT. */
+  kind: string;
+  /** Always more than 0; the kind says which way. */
+  amount_paise: number;
+  /** The order a BLOCK, RELEASE or DEBIT is for; null for DEPOSIT and WITHDRAW. */
+  order_id: string | null;
+}
+
+/** The trade of an allotment (migration 0008). */
+export interface TradesTable {
+  trade_id: string;
+  order_id: string;
+  user_id: string;
+  exchange: string;
+  scrip_token: number;
+  symbol: string;
+  series: string;
+  transaction_type: string;
+  product_type: string;
+  quantity: number;
+  price_paise: number;
+  traded_at: number;
+  /** When its shares become a holding. */
+  settles_at: number;
+  exchange_order_id: string | null;
+  order_identifier: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -257,4 +307,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_requests: AuditRequestsTable;
+  funds_accounts: FundsAccountsTable;
+  funds_ledger: FundsLedgerTable;
+  trades: TradesTable;
 }

@@ -46,11 +46,11 @@ describe('session: login, validate, logout', () => {
   }
 
   describe('POST: login', () => {
-    it('answers exactly status, code, message and data {access_token, token_type, user_id, expires_at}, and the token works', async () => {
+    it('answers exactly status, code, message and data {access_token, token_type, user_id, expires_at, others.messageSocket}, and the token works', async () => {
       const res = await aliceLogin({ second_auth_type: '', second_auth: '', api_key: alice.apiKey, source: 'WEBAPI' });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
-      expect(Object.keys(res.body.data).sort()).toEqual(['access_token', 'expires_at', 'token_type', 'user_id']);
+      expect(Object.keys(res.body.data).sort()).toEqual(['access_token', 'expires_at', 'others', 'token_type', 'user_id']);
       expect(res.body).toEqual({
         status: 'success',
         code: 's-101',
@@ -60,6 +60,8 @@ describe('session: login, validate, logout', () => {
           token_type: 'Bearer',
           user_id: 'alice',
           expires_at: new Date(server.clock.now + DAY_MS).toISOString(),
+          // The live order socket listens on the same host and port as the login.
+          others: { messageSocket: server.url },
         },
       });
       expect(res.body.data.access_token.length).toBeGreaterThanOrEqual(32);

@@ -21,6 +21,7 @@ export function sbinIssue(overrides: Partial<OfsIssue> = {}): OfsIssue {
     nonRetailClosesAt: 1,
     retailOpensAt: 0,
     retailClosesAt: 1,
+    settlementDelayMs: null,
     ...overrides,
   };
 }

@@ -1,0 +1,306 @@
+/**
+ * The live order socket (odin-compat.md, "The live order socket"; docs/design/message-socket.md): Socket.IO
+ * on the HTTP server's own port, at Socket.IO's default path /socket.io/, which Socket.IO answers before
+ * Fastify sees the request. A client connects, emits `loginAPI` with `{"jToken": "<access_token>"}`, and
+ * from then on receives `MSG:DATA` for every change of its orders (and each allotment), fed by this node's
+ * order-event feed, the same as the event stream's. A socket without a valid login within the login timeout
+ * is sent `MSG:ERROR` and disconnected; so is one whose token is later revoked or expires.
+ */
+import type { Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { Server, type Socket } from 'socket.io';
+import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
+import { odinMessagesOf } from '../domain/odin-messages.js';
+import type { OrderEvent } from '../schemas/events.js';
+import type { AuthService, Caller } from '../services/auth.js';
+import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
+import { isDatabaseUnavailable } from '../store/database.js';
+import { SUCCESS_CODE } from '../schemas/common.js';
+
+export const MESSAGE_SOCKET_PATH = '/socket.io';
+/** The client's login: `{"jToken": "<access_token>"}`. */
+export const LOGIN_EVENT = 'loginAPI';
+/** One ODIN message: an order change (ORD_NRML) or a trade (TRD_MSG). */
+export const MESSAGE_EVENT = 'MSG:DATA';
+/** Why the server is about to disconnect the socket: the REST error envelope without request_id. */
+export const ERROR_EVENT = 'MSG:ERROR';
+
+export const DEFAULT_LOGIN_TIMEOUT_MS = 5_000;
+/** How often a logged-in socket's token is checked again (a logout revokes it). */
+export const DEFAULT_TOKEN_RECHECK_MS = 30_000;
+/** A client that lets this many messages pile up unsent is cut off (the event stream's 1 MiB, in messages). */
+const MAX_UNSENT_MESSAGES = 1_000;
+/** How long close() waits for the websockets to close after their last message, before cutting them. */
+const CLOSE_GRACE_MS = 1_000;
+/** A loginAPI payload is a few hundred bytes; nothing else is read from the socket. */
+const MAX_MESSAGE_BYTES = 16 * 1024;
+/** setTimeout's longest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** What ends a logged-in socket when its token is checked again. */
+const TOKEN_REFUSALS: readonly ErrorKind[] = [Errors.TOKEN_INVALID, Errors.TOKEN_EXPIRED, Errors.TOKEN_REVOKED];
+
+export interface MessageSocketOptions {
+  auth: Pick<AuthService, 'authenticate'>;
+  orderEvents: Pick<OrderEventsService, 'subscribe'>;
+  logger: Logger;
+  /** How long a new socket has to log in (ms); 5 s by default. */
+  loginTimeoutMs?: number;
+  /** How often a logged-in socket's token is checked again (ms); 30 s by default. */
+  tokenRecheckMs?: number;
+  /** The clock the tokens' expiry is read on (the AuthService's). */
+  now?: () => number;
+}
+
+export interface MessageSocket {
+  /**
+   * Tells every socket that the server is shutting down and disconnects it; resolves once their
+   * connections are closed (or cut after a short grace). New sockets are disconnected at once.
+   */
+  close(): Promise<void>;
+}
+
+interface SocketError {
+  status: 'error';
+  code: string;
+  message: string;
+  errors: FieldError[];
+}
+
+type Acknowledge = (answer: unknown) => void;
+
+function socketError(kind: ErrorKind, message: string, errors: FieldError[] = []): SocketError {
+  return { status: 'error', code: kind.code, message, errors };
+}
+
+/** The answer to a failure: a catalog error as it is (its field named as the socket names it), else a 503 or 500. */
+function socketErrorOf(error: unknown, logger: Logger): SocketError {
+  if (error instanceof ApiError) {
+    const errors = error.errors.map((e) => (e.field === 'Authorization' ? { ...e, field: 'jToken' } : e));
+    return socketError(error.kind, error.message, errors);
+  }
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ err: error }, 'message socket: the database is unavailable');
+    return socketError(Errors.UNAVAILABLE, 'The service cannot reach its database; connect and log in again shortly');
+  }
+  logger.error({ err: error }, 'message socket: unexpected error');
+  return socketError(Errors.INTERNAL, Errors.INTERNAL.title);
+}
+
+/** The access token of a loginAPI payload (an object, or the same as a JSON string), or the error that says what is wrong. */
+function tokenOf(payload: unknown): string | SocketError {
+  let body = payload;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      body = undefined;
+    }
+  }
+  const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).jToken : undefined;
+  if (typeof token === 'string' && /^\S{1,512}$/.test(token)) return token;
+  return socketError(Errors.TOKEN_MISSING, `Emit ${LOGIN_EVENT} with {"jToken": "<access_token>"}; log in at POST /authentication/v1/user/session`, [
+    { field: 'jToken', message: 'missing or not an access token' },
+  ]);
+}
+
+/** One connected socket: its login deadline, then its user's subscription and the token's re-checks. */
+class OrderSocketSession {
+  private caller: Caller | null = null;
+  private authorization = '';
+  private subscription: OrderEventSubscription | null = null;
+  /** The login deadline, then the next check of the token. */
+  private timer: NodeJS.Timeout;
+  /** Logins are taken one at a time, in the order they came. */
+  private logins: Promise<void> = Promise.resolve();
+  /** Messages emitted and not yet handed to the transport. */
+  private unsent = 0;
+  private ended = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly options: Required<MessageSocketOptions>,
+    private readonly onEnd: (session: OrderSocketSession) => void,
+  ) {
+    const seconds = options.loginTimeoutMs / 1000;
+    this.timer = setTimeout(
+      () =>
+        this.refuse(
+          socketError(Errors.TOKEN_MISSING, `No ${LOGIN_EVENT} within ${seconds} s of connecting: emit ${LOGIN_EVENT} with {"jToken": "<access_token>"} on connect`, [
+            { field: 'jToken', message: 'no loginAPI received in time' },
+          ]),
+        ),
+      options.loginTimeoutMs,
+    );
+    socket.on(LOGIN_EVENT, (payload: unknown, ...rest: unknown[]) => {
+      const ack = rest.find((arg): arg is Acknowledge => typeof arg === 'function');
+      this.logins = this.logins.then(() => this.login(payload, ack));
+    });
+    // The engine hands its buffered packets to the transport in flushes: what is left is unsent.
+    socket.conn.on('flush', (packets: unknown[]) => {
+      this.unsent = Math.max(0, this.unsent - packets.length);
+    });
+    socket.on('disconnect', () => this.end());
+  }
+
+  /** The server is shutting down: the client logs in again on another node, or later. */
+  shutDown(): void {
+    this.refuse(socketError(Errors.UNAVAILABLE, 'The server is shutting down; connect and log in again shortly'));
+  }
+
+  private async login(payload: unknown, ack: Acknowledge | undefined): Promise<void> {
+    if (this.ended) return;
+    const token = tokenOf(payload);
+    if (typeof token !== 'string') return this.refuse(token, ack);
+    const authorization = `Bearer ${token}`;
+    let caller: Caller;
+    try {
+      caller = await this.options.auth.authenticate(authorization);
+    } catch (error) {
+      return this.refuse(socketErrorOf(error, this.options.logger), ack);
+    }
+    if (this.ended) return;
+    // The same user with another token keeps its subscription (no event is lost); another user replaces it.
+    if (this.caller?.userId !== caller.userId) {
+      this.subscription?.close();
+      this.subscription = null;
+      try {
+        const subscription = await this.options.orderEvents.subscribe(caller.userId, undefined, this.consumer());
+        if (this.ended) return subscription.close();
+        this.subscription = subscription;
+        await subscription.start();
+      } catch (error) {
+        return this.refuse(socketErrorOf(error, this.options.logger), ack);
+      }
+      this.options.logger.info({ socketId: this.socket.id, userId: caller.userId }, 'message socket logged in');
+    }
+    this.caller = caller;
+    this.authorization = authorization;
+    this.scheduleRecheck();
+    ack?.({ status: 'success', code: SUCCESS_CODE, message: 'Logged in to the order socket', data: { user_id: caller.userId } });
+  }
+
+  /** Sends the events of the subscription that made it, while it is the socket's subscription. */
+  private consumer(): OrderEventConsumer {
+    return {
+      send: (event: OrderEvent) => {
+        if (this.ended) return;
+        let messages;
+        try {
+          messages = odinMessagesOf(event);
+        } catch (error) {
+          this.options.logger.error({ err: error, eventId: event.event_id }, 'message socket: an order event has no ODIN message');
+          return;
+        }
+        for (const message of messages) this.socket.emit(MESSAGE_EVENT, message);
+        this.unsent += messages.length;
+        if (this.unsent > MAX_UNSENT_MESSAGES) {
+          this.options.logger.warn({ socketId: this.socket.id, unsent: this.unsent }, 'message socket: the client does not read; disconnecting it');
+          this.socket.disconnect(true);
+        }
+      },
+      drained: () => {
+        if (this.ended || this.unsent === 0) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            this.socket.conn.off('drain', done);
+            this.socket.off('disconnect', done);
+            resolve();
+          };
+          this.socket.conn.on('drain', done);
+          this.socket.on('disconnect', done);
+        });
+      },
+      close: () => this.shutDown(),
+    };
+  }
+
+  /** Checks the token again every recheck period, and at its expiry. */
+  private scheduleRecheck(): void {
+    clearTimeout(this.timer);
+    const untilExpiry = (this.caller?.expiresAt ?? 0) - this.options.now() + 1;
+    const delay = Math.max(1, Math.min(this.options.tokenRecheckMs, untilExpiry, MAX_TIMER_MS));
+    this.timer = setTimeout(() => void this.recheck(), delay);
+  }
+
+  private async recheck(): Promise<void> {
+    const authorization = this.authorization;
+    try {
+      await this.options.auth.authenticate(authorization);
+    } catch (error) {
+      const refused = error instanceof ApiError && TOKEN_REFUSALS.includes(error.kind);
+      if (refused && authorization === this.authorization) return this.refuse(socketErrorOf(error, this.options.logger));
+      // A database outage ends no socket: the token is checked again at the next period.
+      if (!refused) this.options.logger.warn({ err: error, socketId: this.socket.id }, 'message socket: could not check the token again');
+    }
+    if (!this.ended && authorization === this.authorization) this.scheduleRecheck();
+  }
+
+  /** Says why (MSG:ERROR, and the login's acknowledgement when it asked for one), then disconnects. */
+  private refuse(error: SocketError, ack?: Acknowledge): void {
+    if (this.ended) return;
+    ack?.(error);
+    this.socket.emit(ERROR_EVENT, error);
+    this.options.logger.info({ socketId: this.socket.id, userId: this.caller?.userId, code: error.code }, 'message socket refused');
+    // The engine sends what is buffered (the MSG:ERROR) before it closes the connection.
+    this.socket.disconnect(true);
+    this.end();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.timer);
+    this.subscription?.close();
+    this.subscription = null;
+    this.onEnd(this);
+  }
+}
+
+/** Attaches the live order socket to the HTTP server (before or after it listens). */
+export function attachMessageSocket(server: HttpServer, options: MessageSocketOptions): MessageSocket {
+  const settings: Required<MessageSocketOptions> = {
+    loginTimeoutMs: DEFAULT_LOGIN_TIMEOUT_MS,
+    tokenRecheckMs: DEFAULT_TOKEN_RECHECK_MS,
+    now: Date.now,
+    ...options,
+    logger: options.logger.child({ component: 'message-socket' }),
+  };
+  const io = new Server(server, {
+    path: MESSAGE_SOCKET_PATH,
+    serveClient: false,
+    maxHttpBufferSize: MAX_MESSAGE_BYTES,
+    // Clients on Socket.IO 2 (Engine.IO protocol 3), as older ODIN SDKs may be, connect too.
+    allowEIO3: true,
+  });
+  const sessions = new Set<OrderSocketSession>();
+  // The connections Socket.IO took over as websockets: the HTTP server's close() does not end them.
+  const upgraded = new Set<Duplex>();
+  server.on('upgrade', (request, connection: Duplex) => {
+    if (!request.url?.startsWith(`${MESSAGE_SOCKET_PATH}/`)) return;
+    upgraded.add(connection);
+    connection.once('close', () => upgraded.delete(connection));
+  });
+  let closing = false;
+  io.on('connection', (socket) => {
+    if (closing) {
+      socket.disconnect(true);
+      return;
+    }
+    sessions.add(new OrderSocketSession(socket, settings, (session) => sessions.delete(session)));
+  });
+
+  return {
+    async close() {
+      closing = true;
+      for (const session of [...sessions]) session.shutDown();
+      // Connections still opening or not yet logged in to the namespace.
+      io.engine.close();
+      const closed = [...upgraded].map((connection) => new Promise<void>((resolve) => connection.once('close', () => resolve())));
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
+      for (const connection of upgraded) connection.destroy();
+    },
+  };
+}
