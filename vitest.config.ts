@@ -13,19 +13,19 @@ const shared = {
 
 export default defineConfig(async () => {
   const reachable = await tcpReachable(postgresUrl, 5432);
-  // The HTTP contract, the store, the OMS and the fault tests run again on PostgreSQL (the PostgreSQL-only
-  // fault tests skip themselves in the sqlite project). Under CI a PostgreSQL that cannot be reached fails
+  // The HTTP contract, the store, the OMS, the fault tests and the live order socket on two nodes run again
+  // on PostgreSQL (the PostgreSQL-only fault tests skip themselves in the sqlite project). Under CI a PostgreSQL that cannot be reached fails
   // the run (its tests cannot connect); elsewhere that run is left out, and this says so.
   const withPostgres = reachable || process.env.CI === 'true';
   if (!withPostgres) {
-    process.stderr.write(`\nPostgreSQL is not reachable at ${postgresUrl.host}: the PostgreSQL run of test/http, test/store, test/oms and test/faults is SKIPPED.\n\n`);
+    process.stderr.write(`\nPostgreSQL is not reachable at ${postgresUrl.host}: the PostgreSQL run of test/http, test/store, test/oms, test/faults and the socket's end-to-end test is SKIPPED.\n\n`);
   }
   return {
     test: {
       projects: [
         { test: { ...shared, name: 'sqlite', include: ['test/**/*.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'sqlite' } } },
         ...(withPostgres
-          ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'postgres' } } }]
+          ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'postgres' } } }]
           : []),
       ],
     },
