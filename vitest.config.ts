@@ -25,7 +25,7 @@ export default defineConfig(async () => {
       projects: [
         { test: { ...shared, name: 'sqlite', include: ['test/**/*.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'sqlite' } } },
         ...(withPostgres
-          ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'postgres' } } }]
+          ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts', 'test/e2e/odin-client.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'postgres' } } }]
           : []),
       ],
     },

@@ -72,15 +72,37 @@ export type NewOrder = Pick<
   | 'category'
 >;
 
-/** A new order as order entry accepts it: OMSXMITTED, nothing traded. */
+/**
+ * A new order as order entry accepts it: OMSXMITTED, nothing traded. Written out field by field: an object
+ * spread here cost 2 % of the server's CPU under load (every bid makes one, and the objects spread from it
+ * after it were slower to read too).
+ */
 export function acceptedOrder(order: NewOrder, now: number): Order {
   return {
-    ...order,
+    orderId: order.orderId,
+    userId: order.userId,
+    exchange: order.exchange,
+    scripToken: order.scripToken,
+    symbol: order.symbol,
+    series: order.series,
+    transactionType: order.transactionType,
+    productType: order.productType,
+    orderType: order.orderType,
+    quantity: order.quantity,
+    pricePaise: order.pricePaise,
+    disclosedQuantity: order.disclosedQuantity,
     tradedQuantity: 0,
     status: OrderStatus.OMSXMITTED,
     errorReason: null,
+    orderIdentifier: order.orderIdentifier,
+    algoId: order.algoId,
+    strategyId: order.strategyId,
+    partCode: order.partCode,
+    venderCode: order.venderCode,
+    requestId: order.requestId,
     createdAt: now,
     updatedAt: now,
+    category: order.category,
     cancelRequestedAt: null,
     tradedPricePaise: null,
     exchangeOrderId: null,

@@ -2,6 +2,7 @@
 import Type, { type Static } from 'typebox';
 import { Errors, type ErrorKind } from '../domain/errors.js';
 import { PagedEnvelope, SuccessEnvelope, withCode } from './common.js';
+import { Count, OdinTime, PAGE_QUERY_FIELDS, PageMetadata, PriceText, Text } from './odin-fields.js';
 import { ORDER_STATUS_CODES } from '../domain/odin.js';
 import { OrderStatus } from '../domain/order-status.js';
 import { BIDDER_CATEGORIES } from '../domain/ofs-rules.js';
@@ -170,8 +171,7 @@ const ORDER_STATUSES = Object.values(OrderStatus);
 /** Query values are strings (nothing is coerced): numbers are declared as strings of digits. */
 export const OrderBookQuery = Type.Object(
   {
-    offset: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'The page number, from 1 (default 1).', examples: ['1'] })),
-    limit: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: 'The page size, 1 to 1000 (default 20).', examples: ['20'] })),
+    ...PAGE_QUERY_FIELDS,
     orderStatus: Type.Optional(
       StringEnum(
         [...Object.keys(ORDER_STATUS_CODES), ...ORDER_STATUSES],
@@ -185,12 +185,6 @@ export const OrderBookQuery = Type.Object(
 export type OrderBookQuery = Static<typeof OrderBookQuery>;
 
 export const OrderIdParams = Type.Object({ order_id: PathOrderId }, { additionalProperties: false });
-
-const Text = (description: string) => Type.String({ description });
-const Count = (description: string) => Type.Integer({ minimum: 0, description });
-const PriceText = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', description, examples: ['101.50'] });
-const OdinTime = (description: string) =>
-  Type.String({ pattern: '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})?$', description, examples: ['2026-04-17 12:46:34'] });
 
 /** The fields of an order in ODIN's order book, and ordergate's own beside them. */
 const ORDER_FIELDS = {
@@ -213,7 +207,7 @@ const ORDER_FIELDS = {
   validity: Text('DAY: an OFS bid is a day order.'),
   validity_days: Count('0.'),
   order_timestamp: OdinTime('When the order was placed, India time ("2026-04-17 12:46:34").'),
-  exchange_timestamp: OdinTime('When the exchange last reported on the order, India time; "" until it has the order.'),
+  exchange_timestamp: OdinTime('When the exchange last reported on the order, India time; "" until it has the order.', true),
   last_modified: OdinTime('When the order last changed, India time.'),
   error_reason: Text('Why the order was rejected or not allotted; "" when none.'),
   exchange_order_no: Text('The exchange\'s order number; "" until the exchange has the order.'),
@@ -230,16 +224,6 @@ const ORDER_FIELDS = {
 export const OrderBookEntry = Type.Object(ORDER_FIELDS, { additionalProperties: false });
 export type OrderBookEntry = Static<typeof OrderBookEntry>;
 
-/** A page of a list and its size on all pages, as ODIN answers lists: `data` the list, `metadata` the count. */
-export const PageMetadata = Type.Object(
-  {
-    total_records: Count('How many records match the filters, on all pages.'),
-    offset: Type.Integer({ minimum: 1, description: 'The page number of this answer.' }),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, description: 'The page size of this answer.' }),
-  },
-  { additionalProperties: false },
-);
-export type PageMetadata = Static<typeof PageMetadata>;
 
 export const OrderBookResponse = PagedEnvelope(
   Type.Array(OrderBookEntry, { description: 'This page of your orders, newest first.' }),

@@ -7,13 +7,7 @@ import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { POSITION_TYPES } from '../domain/trades.js';
 import { PagedEnvelope, SuccessEnvelope, withCode } from './common.js';
-import { PageMetadata } from './orders.js';
-
-const Text = (description: string) => Type.String({ description });
-const Count = (description: string) => Type.Integer({ minimum: 0, description });
-const PriceText = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', description, examples: ['101.50'] });
-const OdinTime = (description: string) =>
-  Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$', description, examples: ['2026-04-17 12:46:34'] });
+import { Count, OdinTime, PAGE_QUERY_FIELDS, PageMetadata, PriceText, Text } from './odin-fields.js';
 
 /** The most order ids `order_ids` takes at once. */
 export const MAX_TRADE_ORDER_IDS = 100;
@@ -21,8 +15,7 @@ export const MAX_TRADE_ORDER_IDS = 100;
 /** Query values are strings (nothing is coerced): numbers are declared as strings of digits. */
 export const TradeBookQuery = Type.Object(
   {
-    offset: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'The page number, from 1 (default 1).', examples: ['1'] })),
-    limit: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: 'The page size, 1 to 1000 (default 20).', examples: ['20'] })),
+    ...PAGE_QUERY_FIELDS,
     order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the trades of this order.' })),
     order_ids: Type.Optional(
       Type.String({

@@ -5,13 +5,19 @@
 import { ApiError, Errors } from '../domain/errors.js';
 import { formatPrice } from '../domain/ofs-issue.js';
 import { odinTimestamp, statusesOf } from '../domain/odin.js';
-import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry, PageMetadata } from '../schemas/orders.js';
+import type { PageMetadata } from '../schemas/odin-fields.js';
+import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';
 import type { Order, RecordedChange } from '../domain/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { OrderRepository } from '../store/orders.js';
 import type { Caller } from './auth.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
+
+/** A list's page from its query (the schema has checked that offset and limit are digit strings in range). */
+export function pageOf(query: { offset?: string | undefined; limit?: string | undefined }): { page: number; pageSize: number } {
+  return { page: query.offset === undefined ? 1 : Number(query.offset), pageSize: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit) };
+}
 
 export interface OrderBookPage {
   data: OrderBookEntry[];
@@ -87,9 +93,7 @@ export class OrderBookService {
 
   /** One page of the caller's orders, newest first, with the number of orders that match in all. */
   async orderBook(caller: Caller, query: OrderBookQuery): Promise<OrderBookPage> {
-    // The schema has checked that offset and limit are strings of digits in range.
-    const page = query.offset === undefined ? 1 : Number(query.offset);
-    const pageSize = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
+    const { page, pageSize } = pageOf(query);
     const { orders, totalCount } = await this.orders.orderBook({
       userId: caller.userId,
       statuses: statusesOf(query.orderStatus),

@@ -6,11 +6,11 @@ import { ApiError, Errors } from '../domain/errors.js';
 import { formatPrice } from '../domain/ofs-issue.js';
 import { odinTimestamp } from '../domain/odin.js';
 import { portfolioOf, tradesOfPositionType, type PortfolioLine, type PositionType, type Trade } from '../domain/trades.js';
-import type { PageMetadata } from '../schemas/orders.js';
+import type { PageMetadata } from '../schemas/odin-fields.js';
 import { MAX_TRADE_ORDER_IDS, type HoldingEntry, type PositionEntry, type TradeBookQuery, type TradeEntry } from '../schemas/portfolio.js';
 import type { TradeRepository } from '../store/trades.js';
 import type { Caller } from './auth.js';
-import { DEFAULT_PAGE_SIZE } from './order-book.js';
+import { pageOf } from './order-book.js';
 
 const ZERO = formatPrice(0);
 
@@ -77,9 +77,7 @@ export class PortfolioService {
 
   /** One page of the caller's trades, newest first; `order_id` and `order_ids` together select either's. */
   async tradeBook(caller: Caller, query: TradeBookQuery): Promise<{ data: TradeEntry[]; metadata: PageMetadata }> {
-    // The schema has checked that offset and limit are strings of digits in range, and the ids' form.
-    const page = query.offset === undefined ? 1 : Number(query.offset);
-    const pageSize = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
+    const { page, pageSize } = pageOf(query);
     const listed = query.order_ids?.split(',') ?? [];
     if (listed.length > MAX_TRADE_ORDER_IDS) {
       throw new ApiError(Errors.INVALID_QUERY, `order_ids names ${listed.length} orders; at most ${MAX_TRADE_ORDER_IDS} are taken at once`, [
