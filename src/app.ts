@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.js';
 import { timeOrderedId } from './ids.js';
 import { AccessLog } from './http/access-log.js';
 import type { App } from './http/app-type.js';
@@ -52,11 +53,23 @@ export interface AppServices {
   portfolio: PortfolioService;
 }
 
-/** `rateLimits`: the call limits (off when absent, as in tests and benchmarks). */
-export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions }): App {
+/**
+ * `rateLimits`: the call limits (off when absent, as in tests and benchmarks). `requestTimeoutMs`: how long
+ * a client may take to send a whole request (REQUEST_TIMEOUT_MS).
+ */
+export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions; requestTimeoutMs?: number }): App {
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client that trickles its headers or body is cut off: Node answers 408 and closes the connection.
+    // This bounds receiving the request only, so order-event streams and the live socket live on; an idle
+    // keep-alive connection closes after Fastify's keepAliveTimeout (72 s), and connectionTimeout (socket
+    // inactivity) stays off, since a quiet stream only writes a heartbeat every 15 s.
+    requestTimeout: requestTimeoutMs,
+    // Node's defaults would undo it: with headersTimeout (60 s) above requestTimeout, Node applies the shorter
+    // one to the headers only and lets a body trickle for 60 s; and it looks for late requests every 30 s.
+    http: { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 5)) },
     // Time-ordered ids: the audit trail and the order history index them, and random keys would scatter
     // every commit's index writes over the whole B-tree.
     genReqId: () => timeOrderedId(),

@@ -4,6 +4,8 @@ export interface Config {
   port: number;
   databaseUrl: string;
   logLevel: string;
+  /** How long a client may take to send a whole request (headers and body), in milliseconds. */
+  requestTimeoutMs: number;
   /** How long an access token lives, in seconds. */
   tokenTtlSeconds: number;
   /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
@@ -34,6 +36,9 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
+
+/** Our bodies are at most 64 KiB: 30 s is ample for a real client and short for one that trickles bytes. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -71,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: wholeNumber(env, 'PORT', 8080, 0, 65535),
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     logLevel,
+    requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 600_000),
     tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, 365 * 24 * 60 * 60),
     omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),

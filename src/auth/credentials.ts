@@ -86,8 +86,13 @@ export function totpCode(secretBase32: string, userId: string, at: number = Date
   return totpFor(secretBase32, userId).generate({ timestamp: at });
 }
 
-/** Accepts the current code and the one before or after it (clock drift of up to 30 s). */
-export function verifyTotp(secretBase32: string, userId: string, code: string, at: number = Date.now()): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
-  return totpFor(secretBase32, userId).validate({ token: code, timestamp: at, window: 1 }) !== null;
+/**
+ * The time step (30 s periods since the epoch) whose code `code` is, when it is the current code or the
+ * one before or after it (clock drift of up to 30 s); null otherwise. The caller accepts a step once.
+ */
+export function verifyTotp(secretBase32: string, userId: string, code: string, at: number = Date.now()): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
+  const totp = totpFor(secretBase32, userId);
+  const delta = totp.validate({ token: code, timestamp: at, window: 1 });
+  return delta === null ? null : totp.counter({ timestamp: at }) + delta;
 }

@@ -74,7 +74,9 @@ export class AuthService {
     if (user.totpSecret !== null) {
       const code = credentials.second_auth ?? '';
       if (code === '') throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [{ field: 'second_auth', message: 'a 6-digit TOTP code is required' }]);
-      if (!verifyTotp(user.totpSecret, user.userId, code, this.now())) {
+      const step = verifyTotp(user.totpSecret, user.userId, code, this.now());
+      // A code works once: a replayed (e.g. phished) code answers as a wrong one.
+      if (step === null || !(await this.users.acceptTotpStep(user.userId, step))) {
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [{ field: 'second_auth', message: 'wrong or expired TOTP code' }]);
       }
     }

@@ -12,6 +12,7 @@ import * as audit from './migrations/0005-audit.js';
 import * as speed from './migrations/0006-speed.js';
 import * as funds from './migrations/0007-funds.js';
 import * as trades from './migrations/0008-trades.js';
+import * as totpSteps from './migrations/0009-totp-steps.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -180,6 +181,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0006_speed': { up: (db: Kysely<any>) => speed.up(db, dialect) },
     '0007_funds': { up: (db: Kysely<any>) => funds.up(db, dialect) },
     '0008_trades': { up: (db: Kysely<any>) => trades.up(db, dialect) },
+    '0009_totp_steps': { up: (db: Kysely<any>) => totpSteps.up(db, dialect) },
   };
 }
 

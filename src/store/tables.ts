@@ -11,6 +11,8 @@ export interface UsersTable {
   category: string;
   /** Base32 TOTP secret, or null when the user has no second factor. */
   totp_secret: string | null;
+  /** The TOTP time step of the last code a login accepted (a code works once), or null. */
+  totp_last_step: number | null;
   created_at: number;
 }
 

@@ -101,6 +101,21 @@ export class UserRepository {
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
+  /**
+   * Records `step` as the user's last accepted TOTP step if it is later than the one recorded; false when
+   * it is not (a code of that step, or an earlier one, was accepted already). One conditional UPDATE, so
+   * that of two logins presenting the same code at once only one passes.
+   */
+  async acceptTotpStep(userId: string, step: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ totp_last_step: step })
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async addApiKey(key: { keyId: string; userId: string; keyHash: string; now: number }): Promise<void> {
     await this.db
       .insertInto('api_keys')

@@ -13,9 +13,9 @@ const SECRET = 'whsec_example';
 describe('examples/webhook-receiver.ts', () => {
   const events: { event_id: number; status: string }[] = [];
   const server = startReceiver(SECRET, 0, (event) => events.push(event));
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()));
 
-  async function deliver(body: string, options: { secret?: string; timestamp?: number } = {}) {
+  async function deliver(body: string, options: { secret?: string; timestamp?: number; signature?: string } = {}) {
     const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
     const { port } = server.address() as AddressInfo;
     const response = await fetch(`http://127.0.0.1:${port}/`, {
@@ -23,9 +23,10 @@ describe('examples/webhook-receiver.ts', () => {
       headers: {
         'content-type': 'application/json',
         'x-ordergate-timestamp': String(timestamp),
-        'x-ordergate-signature': signWebhook(options.secret ?? SECRET, timestamp, body),
+        'x-ordergate-signature': options.signature ?? signWebhook(options.secret ?? SECRET, timestamp, body),
       },
       body,
+      signal: AbortSignal.timeout(5_000),
     });
     return response.status;
   }
@@ -42,6 +43,40 @@ describe('examples/webhook-receiver.ts', () => {
     expect(await deliver('{"event_id":9}', { timestamp: Math.floor(Date.now() / 1000) - 301 })).toBe(401);
     expect(events.map((e) => e.event_id)).toEqual([7]);
     expect(isGenuine(SECRET, 'abc', 'sha256=00', '{}')).toBe(false);
+  });
+
+  it('refuses a signature of any characters or length with 401, and keeps serving', async () => {
+    // 'é' is one character but two bytes: as long as a genuine signature in characters, not in bytes.
+    for (const signature of ['sha256=' + 'é'.repeat(64), 'é'.repeat(71), 'sha256=' + 'ff'.repeat(32), 'sha256=' + '0'.repeat(640), '']) {
+      expect(await deliver('{"event_id":10}', { signature }), signature).toBe(401);
+    }
+    expect(isGenuine(SECRET, String(Math.floor(Date.now() / 1000)), '\u{1F600}'.repeat(35) + 'x', '{}')).toBe(false);
+    expect(await deliver('{"event_id":11,"status":"PENDING"}')).toBe(204);
+    expect(events.map((e) => e.event_id)).toEqual([7, 11]);
+  });
+
+  it('refuses a body over 1 MiB with 413 without reading it, and keeps serving', async () => {
+    const { port } = server.address() as AddressInfo;
+    const oversized = async (request: RequestInit) => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', signal: AbortSignal.timeout(5_000), ...request })).status;
+    expect(await oversized({ body: 'x'.repeat(1024 * 1024 + 1) })).toBe(413);
+    // Chunked, with no length announced: refused once more than 1 MiB has arrived.
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 65_536;
+        controller.enqueue(new Uint8Array(65_536));
+      },
+    });
+    expect(await oversized({ body: endless, duplex: 'half' } as RequestInit)).toBe(413);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+    expect(await deliver('{"event_id":12,"status":"PENDING"}')).toBe(204);
+    expect(events.map((e) => e.event_id)).toEqual([7, 11, 12]);
+  });
+
+  it('refuses a genuine delivery whose body is not JSON with 400, and keeps serving', async () => {
+    expect(await deliver('{"event_id":')).toBe(400);
+    expect(await deliver('{"event_id":13,"status":"PENDING"}')).toBe(204);
+    expect(events.map((e) => e.event_id)).toEqual([7, 11, 12, 13]);
   });
 
   it('is shown in the README exactly as it is tested here', () => {

@@ -4,8 +4,10 @@
  * recovers; a delivery is given up after the retry time and shown to the operator; a dispatcher that dies
  * mid-delivery leaves it to another (at least once). Time is the test's clock, moved by hand.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook, type RetryPolicy } from '../../src/domain/webhooks.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { WebhookAdminService, type NewWebhook } from '../../src/services/webhooks.js';
@@ -260,6 +262,43 @@ describe('webhook deliveries', () => {
     expect(row).toMatchObject({ status: 'PENDING', lastError: 'no answer within 300 ms', lastStatusCode: null });
     expect(Number(row!.attempts)).toBe(1);
     expect(Number(row!.nextAttemptAt)).toBe(server.clock.now + RETRY.firstDelayMs);
+  });
+
+  it('takes the 2xx of an endpoint that streams its answer without end at once, reading none of it', async () => {
+    // Answers 200, then 64 KiB every 5 ms until the sender hangs up: about 13 MiB a second, for ever.
+    let streamed = 0;
+    let hungUp = false;
+    const endless = createServer((request, response) => {
+      request.resume().on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const timer = setInterval(() => {
+          streamed += chunk.length;
+          response.write(chunk);
+        }, 5);
+        response.on('close', () => {
+          clearInterval(timer);
+          hungUp = true;
+        });
+      });
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      await admin.remove(webhook.webhookId);
+      webhook = await admin.add(alice.userId, `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hooks/orders`);
+      await bid(alice);
+      const started = performance.now();
+      expect(await dispatcher({ timeoutMs: 3_000 }).runOnce()).toBe(1);
+      // Well within the timeout: the attempt does not wait for the stream to end (or to be timed out).
+      expect(performance.now() - started).toBeLessThan(1_000);
+      await vi.waitFor(() => expect(hungUp).toBe(true), { timeout: 500 });
+      expect(streamed).toBeLessThan(8 * 1024 * 1024);
+      const rows = await deliveries();
+      expect(rows.map((d) => [d.status, Number(d.attempts), Number(d.lastStatusCode)])).toEqual([['DELIVERED', 1, 200]]);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
   });
 
   it('queues nothing for a removed webhook and gives up its pending deliveries', async () => {
