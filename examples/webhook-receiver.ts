@@ -39,6 +39,7 @@ export function startReceiver(secret: string, port: number, onEvent: (event: { e
       } catch {
         return refuse(400);
       }
+      if (typeof event !== 'object' || event === null) return refuse(400); // e.g. a signed `null`
       if (!seen.has(event.event_id)) {
         seen.add(event.event_id);
         onEvent(event);

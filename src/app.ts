@@ -16,7 +16,7 @@ import { AccessLog } from './http/access-log.js';
 import type { App } from './http/app-type.js';
 import { registerAuditHooks } from './http/audit.js';
 import { registerAuthentication } from './http/authentication.js';
-import { answerError, answerRoutingError } from './http/errors.js';
+import { answerClientError, answerError, answerRoutingError } from './http/errors.js';
 import { registerOrderEventRoutes } from './http/events.js';
 import { registerFundsRoutes } from './http/funds.js';
 import { registerPortfolioRoutes } from './http/portfolio.js';
@@ -55,9 +55,12 @@ export interface AppServices {
 
 /**
  * `rateLimits`: the call limits (off when absent, as in tests and benchmarks). `requestTimeoutMs`: how long
- * a client may take to send a whole request (REQUEST_TIMEOUT_MS).
+ * a client may take to send a whole request (REQUEST_TIMEOUT_MS). `publicUrl`: PUBLIC_URL.
  */
-export function buildApp(services: AppServices, options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions; requestTimeoutMs?: number }): App {
+export function buildApp(
+  services: AppServices,
+  options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions; requestTimeoutMs?: number; publicUrl?: string | null },
+): App {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
@@ -67,6 +70,8 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
     // keep-alive connection closes after Fastify's keepAliveTimeout (72 s), and connectionTimeout (socket
     // inactivity) stays off, since a quiet stream only writes a heartbeat every 15 s.
     requestTimeout: requestTimeoutMs,
+    // Node's own refusals (a late request, headers too large, a malformed request line) in our envelope.
+    clientErrorHandler: answerClientError,
     // Node's defaults would undo it: with headersTimeout (60 s) above requestTimeout, Node applies the shorter
     // one to the headers only and lets a body trickle for 60 s; and it looks for late requests every 30 s.
     http: { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 5)) },
@@ -104,7 +109,7 @@ export function buildApp(services: AppServices, options: { logger: FastifyBaseLo
 
   app.register(async (routes) => {
     const typed = routes as unknown as App;
-    registerSessionRoutes(typed, services.auth);
+    registerSessionRoutes(typed, services.auth, options.publicUrl ?? null);
     registerFundsRoutes(typed, services.funds);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerPortfolioRoutes(typed, services.portfolio);

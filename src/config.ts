@@ -6,6 +6,11 @@ export interface Config {
   logLevel: string;
   /** How long a client may take to send a whole request (headers and body), in milliseconds. */
   requestTimeoutMs: number;
+  /**
+   * The base URL clients reach the server at (behind TLS or a proxy), named in the login answer as the live
+   * order socket; null: the login request's own protocol and Host.
+   */
+  publicUrl: string | null;
   /** How long an access token lives, in seconds. */
   tokenTtlSeconds: number;
   /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
@@ -59,6 +64,16 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function publicUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return null;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (url === null || !['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL without a path, e.g. https://api.example.com, got "${raw}"`);
+  }
+  return url.origin;
+}
+
 function redisUrl(env: NodeJS.ProcessEnv): string | null {
   const raw = env.REDIS_URL;
   if (raw === undefined || raw === '') return null;
@@ -77,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     logLevel,
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 600_000),
+    publicUrl: publicUrl(env),
     tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, 365 * 24 * 60 * 60),
     omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),

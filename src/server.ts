@@ -40,7 +40,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
   const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds });
   // The app closes its Redis client (rate limits) itself, in app.close().
-  const app = buildApp(services, { logger, rateLimits: config.rateLimits, requestTimeoutMs: config.requestTimeoutMs });
+  const app = buildApp(services, { logger, rateLimits: config.rateLimits, requestTimeoutMs: config.requestTimeoutMs, publicUrl: config.publicUrl });
   // The live order socket (Socket.IO) on the same port; closed before the HTTP server.
   const messageSocket = attachMessageSocket(app.server, { auth: services.auth, orderEvents: services.orderEvents, logger });
   let url: string;

@@ -55,7 +55,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
     audit: new AuditRecorder(new AuditRepository(store), now),
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
-    portfolio: new PortfolioService(new TradeRepository(store.db), now),
+    portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
   };
 }
 

@@ -180,11 +180,10 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: Fund
   ].join('\n');
 }
 
-const rupees = (paise: number) => formatRupees(BigInt(paise));
 
 function fundsLine(account: FundsAccount | undefined): string {
   if (account === undefined) return 'none: bids are not funds-checked';
-  return `${rupees(account.cashPaise)} cash, ${rupees(availablePaise(account))} available`;
+  return `${formatRupees(account.cashPaise)} cash, ${formatRupees(availablePaise(account))} available`;
 }
 
 function parseCloseIn(value: string): number {
@@ -196,7 +195,7 @@ function parseCloseIn(value: string): number {
 export function demoCommand(io: CliIo): Command {
   return new Command('demo')
     .description(
-      `create (if missing) the demo user "${DEMO_USER_ID}" with password "${DEMO_PASSWORD}" and ${rupees(DEMO_FUNDS_PAISE)} of funds, a new API key, ` +
+      `create (if missing) the demo user "${DEMO_USER_ID}" with password "${DEMO_PASSWORD}" and ${formatRupees(DEMO_FUNDS_PAISE)} of funds, a new API key, ` +
         'and an OFS issue whose windows are open now; log in and print the credentials with curl commands',
     )
     .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
@@ -207,7 +206,7 @@ export function demoCommand(io: CliIo): Command {
         '',
         'Without --json, stdout is a shell snippet: the credentials in comments, then shell variables',
         'BASE, TOKEN and API_KEY and curl commands that place a bid, read the funds, create, update and read a cart.',
-        `A demo user without a funds account gets one with ${rupees(DEMO_FUNDS_PAISE)} deposited; one with an account keeps it as it is.`,
+        `A demo user without a funds account gets one with ${formatRupees(DEMO_FUNDS_PAISE)} deposited; one with an account keeps it as it is.`,
         'Every run creates a new API key and re-opens the demo issue (NSE_EQ 500112 SBIN OF) around now.',
       ].join('\n'),
     )
@@ -240,7 +239,7 @@ export function demoCommand(io: CliIo): Command {
         io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
         // A demo user with an account keeps it as it is: its bids may block or have spent part of it.
         if ((await funds.open(DEMO_USER_ID, DEMO_FUNDS_PAISE)) !== undefined) {
-          io.stderr.write(`opened a funds account for ${DEMO_USER_ID} with ${rupees(DEMO_FUNDS_PAISE)}\n`);
+          io.stderr.write(`opened a funds account for ${DEMO_USER_ID} with ${formatRupees(DEMO_FUNDS_PAISE)}\n`);
         }
         const { account } = await funds.show(DEMO_USER_ID);
         const { apiKey } = await admin.createApiKey(DEMO_USER_ID);

@@ -34,6 +34,8 @@ export const Errors = {
   IDEMPOTENCY_KEY_RUNNING: kind('e-116', 409, 'A request with this Idempotency-Key is still running; retry after Retry-After seconds.'),
   PROTOTYPE_KEY: kind('e-117', 400, 'The body holds a "__proto__" key, or a "constructor" object with a "prototype" key; such bodies are refused (prototype pollution).'),
   BODY_TOO_DEEP: kind('e-118', 400, 'The body nests objects and arrays more than 32 levels deep; no call of this API needs more than a few.'),
+  REQUEST_TIMEOUT: kind('e-119', 408, 'The request did not arrive whole within REQUEST_TIMEOUT_MS; the connection is closed.'),
+  HEADERS_TOO_LARGE: kind('e-120', 431, 'The request headers are larger than the server takes; the connection is closed.'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),

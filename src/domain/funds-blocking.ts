@@ -19,7 +19,7 @@ export function fundsShortfall(requiredPaise: bigint, heldPaise: number, availab
   const more = requiredPaise - BigInt(heldPaise);
   if (more <= BigInt(availablePaise)) return null;
   const needs = heldPaise === 0 ? `the bid needs ${formatRupees(requiredPaise)} of funds` : `the new terms need ${formatRupees(more)} more funds (${formatRupees(requiredPaise)} in all)`;
-  return `${needs}; ${formatRupees(BigInt(availablePaise))} available`;
+  return `${needs}; ${formatRupees(availablePaise)} available`;
 }
 
 /** What an allotment costs: the allotted quantity at the allotment price. */

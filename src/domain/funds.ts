@@ -51,7 +51,7 @@ export interface FundsLedgerEntry {
 
 /**
  * The most cash an account may hold: Rs 90 lakh crore. Below 2^53, so that every amount of an account,
- * and the sum of any two, is a safe integer of paise.
+ * and the difference of any two (available = cash - blocked), is a safe integer of paise.
  */
 export const MAX_CASH_PAISE = 9_000_000_000_000_000;
 
@@ -65,6 +65,6 @@ export function parseRupeeAmount(text: string): { paise: number } | { problem: s
   }
   const paise = BigInt(match[1]!) * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
   if (paise === 0n) return { problem: 'the amount must be more than 0' };
-  if (paise > BigInt(MAX_CASH_PAISE)) return { problem: `amount ${text} is more than the most an account may hold, ${formatRupees(BigInt(MAX_CASH_PAISE))}` };
+  if (paise > BigInt(MAX_CASH_PAISE)) return { problem: `amount ${text} is more than the most an account may hold, ${formatRupees(MAX_CASH_PAISE)}` };
   return { paise: Number(paise) };
 }

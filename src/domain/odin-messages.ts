@@ -9,7 +9,7 @@
  */
 import Type, { type Static } from 'typebox';
 import type { OrderEvent } from '../schemas/events.js';
-import { isLiveStatus, OrderStatus } from './order-status.js';
+import { OrderStatus } from './order-status.js';
 import { tradeIdOf } from './trades.js';
 import {
   SOCKET_DAY_VALIDITY,
@@ -19,6 +19,7 @@ import {
   SOCKET_SIDE_CODES,
   SOCKET_STATUS_CODES,
   socketTimestamp,
+  MONTHS,
 } from './odin.js';
 
 /** `MessageType` of an order change. */
@@ -88,10 +89,6 @@ export type TradeMessage = Static<typeof TradeMessage>;
 
 export type OdinMessage = OrderMessage | TradeMessage;
 
-/** Statuses at which the exchange does not have the order (yet, or ever): no exchange order number. */
-const BEFORE_THE_EXCHANGE: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.OMSREJECT];
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
 /**
  * A REST time ("2026-04-17 12:46:34", India time) as a socket time ("17-Apr-2026 12.46.34", India time);
@@ -131,20 +128,21 @@ export function odinMessagesOf(event: OrderEvent): OdinMessage[] {
   if (statusCode === undefined) throw new RangeError(`no socket code for status ${JSON.stringify(event.status)}`);
   // An OFS bid trades only at its allotment, the change that makes it EXECUTED.
   const traded = status === OrderStatus.EXECUTED ? order.traded_quantity : 0;
-  const finishedUnfilled = !isLiveStatus(status) && status !== OrderStatus.EXECUTED;
   const orderMessage: OrderMessage = {
     MessageType: ORDER_MESSAGE_TYPE,
     UniqueCode: order.order_id,
     Exchange: codeOf(SOCKET_EXCHANGE_CODES, order.exchange, 'exchange'),
     ScripCode: order.scrip_token,
-    OrderNumber: BEFORE_THE_EXCHANGE.includes(status) ? '' : order.exchange_order_no,
+    // The event's order is the change's history entry: the exchange order number, the reason and the
+    // pending quantity are already those of this change.
+    OrderNumber: order.exchange_order_no,
     OrderStatus: statusCode,
-    Reason: finishedUnfilled ? order.error_reason : '',
+    Reason: order.error_reason,
     Buy_Sell: codeOf(SOCKET_SIDE_CODES, order.transaction_type, 'transaction_type'),
     Product: SOCKET_PRODUCT_CODE,
     OrderType: codeOf(SOCKET_ORDER_TYPE_CODES, order.order_type, 'order_type'),
     OrderOriginalQty: order.total_quantity,
-    PendingQty: isLiveStatus(status) ? order.total_quantity - traded : 0,
+    PendingQty: order.pending_quantity,
     TradedQTY: traded,
     DQ: order.disclosed_quantity,
     OrderPrice: paiseOfRestPrice(order.order_price),

@@ -16,7 +16,7 @@ export type OrderStatusCode = keyof typeof ORDER_STATUS_CODES;
 /** The statuses an `orderStatus` value selects (undefined: every status). */
 export function statusesOf(orderStatus: string | undefined): readonly OrderStatus[] | undefined {
   if (orderStatus === undefined) return undefined;
-  if (orderStatus in ORDER_STATUS_CODES) return ORDER_STATUS_CODES[orderStatus as OrderStatusCode] ?? undefined;
+  if (Object.hasOwn(ORDER_STATUS_CODES, orderStatus)) return ORDER_STATUS_CODES[orderStatus as OrderStatusCode] ?? undefined;
   return [orderStatus as OrderStatus];
 }
 
@@ -41,7 +41,8 @@ export function odinTimestamp(epochMs: number): string {
   return `${t.year}-${t.monthNumber}-${t.day} ${t.hh}:${t.mm}:${t.ss}`;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
+/** ODIN's month names, in the socket's times. */
+export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
 /** The socket messages' time: "23-Nov-2026 11.34.54", India time. */
 export function socketTimestamp(epochMs: number): string {

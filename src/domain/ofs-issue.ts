@@ -35,9 +35,6 @@ export function rupeesToPaise(rupees: number): number | null {
   return Number.isSafeInteger(paise) && paise / 100 === rupees ? paise : null;
 }
 
-export function paiseToRupees(paise: number): number {
-  return paise / 100;
-}
 
 /** Paise as rupees with two decimals: 10150 -> "101.50", -5 -> "-0.05". */
 export function formatPrice(paise: number | bigint): string {

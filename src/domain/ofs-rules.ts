@@ -250,7 +250,8 @@ export function formatInstant(epochMs: number): string {
 }
 
 /** Paise as an amount in Indian grouping, "Rs 2,00,000.00". */
-export function formatRupees(paise: bigint): string {
+export function formatRupees(amount: number | bigint): string {
+  const paise = BigInt(amount);
   if (paise < 0n) return `-${formatRupees(-paise)}`;
   const rupees = (paise / 100n).toString();
   const lastThree = rupees.slice(-3);

@@ -6,7 +6,7 @@
 import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from './ofs-rules.js';
 import { allotmentCostPaise } from './funds-blocking.js';
 import { OrderStatus } from './order-status.js';
-import type { Trade } from './trades.js';
+import { settlementTime, tradeIdOf, type Trade } from './trades.js';
 
 export interface Order {
   orderId: string;
@@ -151,6 +151,28 @@ export interface OrderChange {
   outbox?: OutboxAction;
   /** The trade the change makes: an allotment. */
   trade?: Trade;
+}
+
+/** The trade of an allotment: the order as the allotment left it (EXECUTED, its traded quantity and price). */
+export function tradeOfAllotment(order: Order, at: number, settlementDelayMs: number | null): Trade {
+  if (order.tradedPricePaise === null || order.tradedQuantity <= 0) throw new Error(`order ${order.orderId} has no allotment`);
+  return {
+    tradeId: tradeIdOf(order.orderId),
+    orderId: order.orderId,
+    userId: order.userId,
+    exchange: order.exchange,
+    scripToken: order.scripToken,
+    symbol: order.symbol,
+    series: order.series,
+    transactionType: order.transactionType,
+    productType: order.productType,
+    quantity: order.tradedQuantity,
+    pricePaise: order.tradedPricePaise,
+    tradedAt: at,
+    settlesAt: settlementTime(at, settlementDelayMs),
+    exchangeOrderId: order.exchangeOrderId,
+    orderIdentifier: order.orderIdentifier,
+  };
 }
 
 /** What the order adds to its issue's retail exposure now (nothing unless a live retail bid). */

@@ -2,8 +2,8 @@
  * Trades, positions and holdings (odin-compat.md; docs/design/portfolio.md). Every allotment is a trade;
  * allotted shares are a position until the trade settles, then a holding. Settlement is T+1 by default (the
  * day after the allotment, at 09:00 India time: shares are credited before the market opens; no holiday
- * calendar), or the delay an issue's import sets. Pure functions: the OMS records trades through
- * OrderRepository.apply, the portfolio service reads them.
+ * calendar), or the delay an issue's import sets. Pure functions: the OMS records trades (`tradeOfAllotment`
+ * in ./order.ts) through OrderRepository.apply, the portfolio service reads them.
  */
 import { IST_OFFSET_MS } from './ofs-rules.js';
 
@@ -40,44 +40,6 @@ export function settlementTime(tradedAt: number, delayMs: number | null): number
 /** One allotment per order: the trade takes the order's id, so a repeated event can never make a second one. */
 export function tradeIdOf(orderId: string): string {
   return `T-${orderId}`;
-}
-
-/** What a trade takes from the order it fills (an Order, as the allotment left it). */
-export interface AllottedOrder {
-  orderId: string;
-  userId: string;
-  exchange: string;
-  scripToken: number;
-  symbol: string;
-  series: string;
-  transactionType: string;
-  productType: string;
-  tradedQuantity: number;
-  tradedPricePaise: number | null;
-  exchangeOrderId: string | null;
-  orderIdentifier: string | null;
-}
-
-/** The trade of an allotment: the order as allotted (EXECUTED, its traded quantity and price). */
-export function tradeOfAllotment(order: AllottedOrder, at: number, settlementDelayMs: number | null): Trade {
-  if (order.tradedPricePaise === null || order.tradedQuantity <= 0) throw new Error(`order ${order.orderId} has no allotment`);
-  return {
-    tradeId: tradeIdOf(order.orderId),
-    orderId: order.orderId,
-    userId: order.userId,
-    exchange: order.exchange,
-    scripToken: order.scripToken,
-    symbol: order.symbol,
-    series: order.series,
-    transactionType: order.transactionType,
-    productType: order.productType,
-    quantity: order.tradedQuantity,
-    pricePaise: order.tradedPricePaise,
-    tradedAt: at,
-    settlesAt: settlementTime(at, settlementDelayMs),
-    exchangeOrderId: order.exchangeOrderId,
-    orderIdentifier: order.orderIdentifier,
-  };
 }
 
 /** Shares bought and what they cost, for one instrument: an open position or a holding. */

@@ -3,7 +3,9 @@
  * error envelope `{status, code, message, errors, request_id}` with a code of the catalog
  * (src/domain/errors.ts). Messages of 5xx answers never show the cause.
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { timeOrderedId } from '../ids.js';
 import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
 import { violationsOf } from '../schemas/validator.js';
 import { isDatabaseUnavailable } from '../store/database.js';
@@ -57,6 +59,27 @@ const FRAMEWORK_MESSAGES: Partial<Record<string, string>> = {
   [Errors.BODY_REQUIRED.code]: 'This call needs a JSON object body',
   [Errors.MALFORMED_JSON.code]: 'The body is not valid JSON',
 };
+
+/**
+ * Errors Node raises before there is a request (a request that did not arrive in time, headers too large,
+ * a malformed request line): answered in our envelope, with a request id, and the connection closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const kind =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? Errors.REQUEST_TIMEOUT : error.code === 'HPE_HEADER_OVERFLOW' ? Errors.HEADERS_TOO_LARGE : Errors.BAD_REQUEST;
+  const requestId = timeOrderedId();
+  const body = JSON.stringify({ status: 'error', code: kind.code, message: kind.title, errors: [], request_id: requestId });
+  socket.end(
+    `HTTP/1.1 ${kind.status} ${STATUS_TEXT[kind.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 /** The error handler of every route and hook. */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

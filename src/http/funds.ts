@@ -1,6 +1,7 @@
 /** GET /authentication/v1/user/balance: the caller's funds (docs/design/funds.md). Needs the token. */
 import { Errors } from '../domain/errors.js';
-import { BalanceQuery, BalanceResponse } from '../schemas/funds.js';
+import { NoQuery } from '../schemas/common.js';
+import { BalanceResponse } from '../schemas/funds.js';
 import type { FundsService } from '../services/funds.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
@@ -19,7 +20,7 @@ export function registerFundsRoutes(app: App, funds: FundsService): void {
         description:
           'Amounts are rupee strings with two decimals. A user without a funds account is not funds-checked: `funds_checked` is false and every amount is "0.00". No query parameters.',
         security: [{ bearerAuth: [] }],
-        querystring: BalanceQuery,
+        querystring: NoQuery,
         response: { 200: BalanceResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
       },
     },

@@ -33,6 +33,8 @@ export const DEFAULT_TOKEN_RECHECK_MS = 30_000;
 const MAX_UNSENT_MESSAGES = 1_000;
 /** How long close() waits for the websockets to close after their last message, before cutting them. */
 const CLOSE_GRACE_MS = 1_000;
+/** loginAPI messages of one socket being checked or waiting; one more is refused (e-429), not queued. */
+const MAX_WAITING_LOGINS = 2;
 /** A loginAPI payload is a few hundred bytes; nothing else is read from the socket. */
 const MAX_MESSAGE_BYTES = 16 * 1024;
 /** setTimeout's longest delay. */
@@ -111,8 +113,9 @@ class OrderSocketSession {
   private subscription: OrderEventSubscription | null = null;
   /** The login deadline, then the next check of the token. */
   private timer: NodeJS.Timeout;
-  /** Logins are taken one at a time, in the order they came. */
+  /** Logins are taken one at a time, in the order they came; at most MAX_WAITING_LOGINS wait. */
   private logins: Promise<void> = Promise.resolve();
+  private loginsWaiting = 0;
   /** Messages emitted and not yet handed to the transport. */
   private unsent = 0;
   private ended = false;
@@ -134,7 +137,19 @@ class OrderSocketSession {
     );
     socket.on(LOGIN_EVENT, (payload: unknown, ...rest: unknown[]) => {
       const ack = rest.find((arg): arg is Acknowledge => typeof arg === 'function');
-      this.logins = this.logins.then(() => this.login(payload, ack));
+      // Logins are taken one at a time, in order, and only a few may wait: a client cannot pile them up.
+      if (this.loginsWaiting >= MAX_WAITING_LOGINS) {
+        ack?.(socketError(Errors.RATE_LIMITED, `${MAX_WAITING_LOGINS} ${LOGIN_EVENT} of this socket are still being checked; wait for their answers`));
+        return;
+      }
+      this.loginsWaiting += 1;
+      this.logins = this.logins
+        .then(() => this.login(payload, ack))
+        // Nothing a login throws may escape: an unhandled rejection would take the whole node down.
+        .catch((error: unknown) => this.refuse(socketErrorOf(error, this.options.logger), ack))
+        .finally(() => {
+          this.loginsWaiting -= 1;
+        });
     });
     // The engine hands its buffered packets to the transport in flushes: what is left is unsent.
     socket.conn.on('flush', (packets: unknown[]) => {

@@ -2,16 +2,15 @@
  * The trade book (GET /transactional/v1/trades), positions (GET /transactional/v1/portfolio/positions/{type})
  * and holdings (GET /transactional/v1/portfolio/holdings), as in ODIN. Reading needs the token.
  */
-import Type from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { HoldingsResponse, PositionsParams, PositionsQuery, TradeBookQuery, TradeBookResponse, PositionsResponse } from '../schemas/portfolio.js';
+import { NoQuery } from '../schemas/common.js';
 import type { PortfolioService } from '../services/portfolio.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
 import { errorResponses, page, success, TOKEN_ERRORS } from './responses.js';
 
 const READ_SECURITY = [{ bearerAuth: [] }];
-const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export function registerPortfolioRoutes(app: App, portfolio: PortfolioService): void {
   app.get(

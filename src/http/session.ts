@@ -15,17 +15,19 @@ const bearer = [{ bearerAuth: [] }];
 const URL_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /**
- * The live order socket's URL as this caller reaches the server: the login's protocol and Host header (the
- * socket listens on the same port), or the address the connection came in on when the Host is unusable.
+ * The live order socket's URL: PUBLIC_URL when the operator set one (a server behind TLS or a proxy, which
+ * this process cannot see), else as this caller reached the server: the login's protocol and Host header
+ * (the socket listens on the same port), or the address the connection came in on when the Host is unusable.
  */
-function messageSocketUrl(request: FastifyRequest): string {
+function messageSocketUrl(request: FastifyRequest, publicUrl: string | null): string {
+  if (publicUrl !== null) return publicUrl;
   const host = request.host;
   if (URL_HOST.test(host)) return `${request.protocol}://${host}`;
   const address = request.socket.localAddress ?? '127.0.0.1';
   return `${request.protocol}://${address.includes(':') ? `[${address}]` : address}:${request.socket.localPort}`;
 }
 
-export function registerSessionRoutes(app: App, auth: AuthService): void {
+export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: string | null = null): void {
   app.post(
     SESSION_PATH,
     {
@@ -53,7 +55,7 @@ export function registerSessionRoutes(app: App, auth: AuthService): void {
         token_type: 'Bearer' as const,
         user_id: result.userId,
         expires_at: new Date(result.expiresAt).toISOString(),
-        others: { messageSocket: messageSocketUrl(request) },
+        others: { messageSocket: messageSocketUrl(request, publicUrl) },
       });
     },
   );

@@ -44,6 +44,9 @@ export function PagedEnvelope<T extends TSchema, M extends TSchema>(data: T, met
   );
 }
 
+/** The query of a call that takes no parameters: any one answers 400 e-110. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
 export const FieldErrorSchema = Type.Object(
   {
     field: Type.String({ description: 'The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request.' }),

@@ -3,9 +3,6 @@ import Type, { type Static } from 'typebox';
 import { SuccessEnvelope } from './common.js';
 import { PriceText } from './odin-fields.js';
 
-/** The call takes no query parameters: any one answers 400 e-110. */
-export const BalanceQuery = Type.Object({}, { additionalProperties: false });
-
 /** cash and available can be below zero in one case only: an allotment that cost more than its block (docs/design/funds.md). */
 const SignedPriceText = (description: string) => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$', description, examples: ['100000.00'] });
 

@@ -71,12 +71,12 @@ export class AuthService {
     const passwordOk = await verifyPassword(credentials.password, user?.passwordHash ?? UNKNOWN_USER_PASSWORD_HASH);
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
 
+    let totpStep: number | null = null;
     if (user.totpSecret !== null) {
       const code = credentials.second_auth ?? '';
       if (code === '') throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [{ field: 'second_auth', message: 'a 6-digit TOTP code is required' }]);
-      const step = verifyTotp(user.totpSecret, user.userId, code, this.now());
-      // A code works once: a replayed (e.g. phished) code answers as a wrong one.
-      if (step === null || !(await this.users.acceptTotpStep(user.userId, step))) {
+      totpStep = verifyTotp(user.totpSecret, user.userId, code, this.now());
+      if (totpStep === null) {
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [{ field: 'second_auth', message: 'wrong or expired TOTP code' }]);
       }
     }
@@ -84,6 +84,12 @@ export class AuthService {
     const apiKey = credentials.api_key ?? '';
     if (apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.userId) {
       throw new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
+    }
+
+    // A code works once, and is spent only by a login that passes every other check: a replayed (phished)
+    // code is refused, and a login refused for its api_key leaves the code to the corrected retry.
+    if (totpStep !== null && !(await this.users.acceptTotpStep(user.userId, totpStep))) {
+      throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [{ field: 'second_auth', message: 'TOTP code already used' }]);
     }
 
     const token = newAccessToken();

@@ -21,7 +21,6 @@ export interface FundsStatement {
   ledger: FundsLedgerEntry[];
 }
 
-const rupees = (paise: number) => formatRupees(BigInt(paise));
 
 export class FundsService {
   constructor(
@@ -35,7 +34,7 @@ export class FundsService {
   async deposit(userId: string, rupeesText: string): Promise<FundsAccount> {
     const paise = await this.amountFor(userId, rupeesText);
     const result = await this.store.writeTransaction((tx) => this.funds.deposit(tx, userId, paise, this.now()));
-    if (result === 'would-exceed-max') throw new AdminError(`a deposit of ${rupees(paise)} would take ${userId}'s cash past the most an account may hold`);
+    if (result === 'would-exceed-max') throw new AdminError(`a deposit of ${formatRupees(paise)} would take ${userId}'s cash past the most an account may hold`);
     return result;
   }
 
@@ -47,8 +46,8 @@ export class FundsService {
     if ('insufficient' in result) {
       const account = result.insufficient;
       throw new AdminError(
-        `cannot withdraw ${rupees(paise)}: ${userId} has ${rupees(availablePaise(account))} available ` +
-          `(cash ${rupees(account.cashPaise)}, blocked by live bids ${rupees(account.blockedPaise)}); nothing was changed`,
+        `cannot withdraw ${formatRupees(paise)}: ${userId} has ${formatRupees(availablePaise(account))} available ` +
+          `(cash ${formatRupees(account.cashPaise)}, blocked by live bids ${formatRupees(account.blockedPaise)}); nothing was changed`,
       );
     }
     return result;

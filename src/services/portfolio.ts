@@ -96,6 +96,8 @@ export class PortfolioService {
 
   /** The caller's open positions of a type: allotted shares not yet settled. */
   async positions(caller: Caller, type: PositionType): Promise<PositionEntry[]> {
+    // OFS shares do not expire: nothing to read for `expiry`.
+    if (type === 'expiry') return [];
     const now = this.now();
     const open = await this.trades.unsettled(caller.userId, now);
     return portfolioOf(tradesOfPositionType(type, open, now)).map(toPositionEntry);

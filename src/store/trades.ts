@@ -3,6 +3,8 @@
  * book and, split at settlement, for positions and holdings. Every query names the owner.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { inList } from './bulk.js';
+import type { DialectName } from './database.js';
 import type { Trade } from '../domain/trades.js';
 import type { Database, TradesTable } from './tables.js';
 
@@ -39,12 +41,16 @@ export interface TradePageRequest {
 }
 
 export class TradeRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
 
   /** One page of the user's trades, newest first, and how many match in all. */
   async tradeBook(request: TradePageRequest): Promise<{ trades: Trade[]; totalCount: number }> {
     let filtered = this.db.selectFrom('trades').where('user_id', '=', request.userId);
-    if (request.orderIds !== undefined) filtered = filtered.where('order_id', 'in', [...request.orderIds]);
+    // One SQL text whatever the number of ids (a list parameter, not a placeholder per id).
+    if (request.orderIds !== undefined) filtered = filtered.where(inList(this.dialect, 'order_id', request.orderIds));
     const rows = await filtered
       .selectAll()
       .orderBy('traded_at', 'desc')

@@ -15,7 +15,7 @@ import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
-import { CLI, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
+import { CLI, expectOneLineFailure, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -52,14 +52,6 @@ async function tryLogin(userId: string, password: string, secondAuth?: string): 
       throw error;
     }
   });
-}
-
-/** A failure: non-zero exit, nothing on stdout, exactly one line `ordergate: <reason>` on stderr. */
-function expectOneLineFailure(result: CommandResult, reason: RegExp): void {
-  expect(result.code, result.stderr).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^ordergate: [^\n]+\n$/);
-  expect(result.stderr).toMatch(reason);
 }
 
 function issueFile(name: string, issues: unknown): string {

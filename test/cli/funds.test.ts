@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { FundsRepository } from '../../src/store/funds.js';
-import { fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-funds-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -31,14 +31,6 @@ async function inStore<T>(work: (store: Store, funds: FundsRepository) => Promis
   } finally {
     await store.close();
   }
-}
-
-/** A failure: exit 1, nothing on stdout, exactly one line `ordergate: <reason>` on stderr. */
-function expectOneLineFailure(result: CommandResult, reason: RegExp): void {
-  expect(result.code, result.stderr).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^ordergate: [^\n]+\n$/);
-  expect(result.stderr).toMatch(reason);
 }
 
 async function addUser(userId: string): Promise<void> {

@@ -1,6 +1,7 @@
 /** Runs the built `ordergate` command as a real process, the way an operator or a script does. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli', 'index.js');
@@ -43,6 +44,14 @@ export function runOrdergate(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** A failure: exit 1, nothing on stdout, exactly one line `ordergate: <reason>` on stderr. */
+export function expectOneLineFailure(result: CommandResult, reason: RegExp): void {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^ordergate: [^\n]+\n$/);
+  expect(result.stderr).toMatch(reason);
 }
 
 /** `name: value` lines, the result format of `users add` and `apikeys create`. */

@@ -467,4 +467,14 @@ describe('the live order socket in process: login timeout, revoked and expired t
     expect(answer).toMatchObject({ status: 'error', code: 'e-202' });
     await client.until(() => client.disconnect !== null, 'the disconnect');
   });
+  it('checks a socket\'s logins one at a time with at most two waiting: more at once are refused (e-429), the socket stays', async () => {
+    const client = open();
+    await client.connected();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => client.login(alice.token)));
+    const codes = answers.map((answer) => (answer as { code: string }).code);
+    expect(codes.filter((code) => code === 's-101')).toHaveLength(2);
+    expect(codes.filter((code) => code === 'e-429')).toHaveLength(4);
+    expect(client.disconnect).toBeNull();
+    expect(await client.login(alice.token)).toMatchObject({ status: 'success', data: { user_id: 'alice' } });
+  });
 });

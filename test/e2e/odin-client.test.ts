@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { demoOfsIssue } from '../../src/cli/demo.js';
 import { runOrdergate } from '../cli/run-ordergate.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { call, children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
@@ -98,31 +99,10 @@ beforeAll(async () => {
   expect(created.code, created.stderr).toBe(0);
   demo = JSON.parse(created.stdout);
   // A BSE issue of its own: windows that close soon, settlement seconds after the allotment.
-  const now = Date.now();
   const folder = mkdtempSync(join(tmpdir(), 'odin-client-'));
   const file = join(folder, 'issue.json');
-  writeFileSync(
-    file,
-    JSON.stringify([
-      {
-        exchange: 'BSE_EQ',
-        scrip_token: 543210,
-        symbol: 'SBIN',
-        series: 'OF',
-        floor_price: 100,
-        tick_size: 0.05,
-        offer_quantity: 1_000_000,
-        retail_reserve_pct: 10,
-        retail_cutoff_price: 101,
-        allocation: 'PROPORTIONATE',
-        non_retail_opens_at: new Date(now - 3_600_000).toISOString(),
-        non_retail_closes_at: new Date(now + CLOSE_IN_MS).toISOString(),
-        retail_opens_at: new Date(now - 3_600_000).toISOString(),
-        retail_closes_at: new Date(now + CLOSE_IN_MS).toISOString(),
-        settlement_delay_seconds: SETTLEMENT_SECONDS,
-      },
-    ]),
-  );
+  const issue = { ...demoOfsIssue(Date.now(), CLOSE_IN_MS), exchange: 'BSE_EQ', scrip_token: 543210, settlement_delay_seconds: SETTLEMENT_SECONDS };
+  writeFileSync(file, JSON.stringify([issue]));
   const imported = await runOrdergate(['ofs', 'import', file], { env });
   rmSync(folder, { recursive: true, force: true });
   expect(imported.code, imported.stderr).toBe(0);

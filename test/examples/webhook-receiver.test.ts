@@ -73,8 +73,9 @@ describe('examples/webhook-receiver.ts', () => {
     expect(events.map((e) => e.event_id)).toEqual([7, 11, 12]);
   });
 
-  it('refuses a genuine delivery whose body is not JSON with 400, and keeps serving', async () => {
+  it('refuses a genuine delivery whose body is not a JSON object with 400, and keeps serving', async () => {
     expect(await deliver('{"event_id":')).toBe(400);
+    for (const body of ['null', '1', '"x"']) expect(await deliver(body), body).toBe(400);
     expect(await deliver('{"event_id":13,"status":"PENDING"}')).toBe(204);
     expect(events.map((e) => e.event_id)).toEqual([7, 11, 12, 13]);
   });

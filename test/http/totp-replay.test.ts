@@ -1,6 +1,7 @@
 /**
  * A TOTP code works once (docs/design/decisions.md, "Authentication"): a replayed code, e.g. a phished
- * one, answers as a wrong code (401 e-210) and changes nothing; only a later step's code logs in again,
+ * one, answers 401 e-210 saying it was used and changes nothing; a login refused for another reason does
+ * not spend it; only a later step's code logs in again,
  * and of two logins presenting one code at the same time exactly one passes. Runs on both dialects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,9 +27,9 @@ describe('a TOTP code works once', () => {
     return (await server.admin.addUser(userId, TEST_PASSWORD, { totp: true })).totpSecret!;
   }
 
-  const login = (userId: string, code: string) =>
+  const login = (userId: string, code: string, apiKey?: string) =>
     server.call('POST', SESSION, {
-      body: { user_id: userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', second_auth: code, source: 'WEBAPI' },
+      body: { user_id: userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', second_auth: code, source: 'WEBAPI', ...(apiKey !== undefined && { api_key: apiKey }) },
     });
 
   async function sessionCount(userId: string): Promise<number> {
@@ -46,7 +47,7 @@ describe('a TOTP code works once', () => {
     expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['second_auth']);
   }
 
-  it('refuses a code already used, as a wrong code, and changes nothing; the next step\'s code still works', async () => {
+  it('refuses a code already used (e-210, saying so) and changes nothing; the next step\'s code still works', async () => {
     const secret = await enrol('tina');
     const code = totpCode(secret, 'tina', T0);
 
@@ -56,6 +57,7 @@ describe('a TOTP code works once', () => {
 
     const replay = await login('tina', code);
     expectWrongCode(replay);
+    expect(replay.body.message).toBe('This TOTP code was used already; log in with the next one');
     expect(replay.text).not.toContain(code);
     expect(await sessionCount('tina')).toBe(1);
     // The session of the first login is untouched.
@@ -72,6 +74,16 @@ describe('a TOTP code works once', () => {
     expectWrongCode(await login('tina', totpCode(secret, 'tina', T0 + STEP_MS)));
     expect((await login('tina', totpCode(secret, 'tina', T0 + 2 * STEP_MS))).status).toBe(200);
     server.clock.now = T0;
+  });
+
+  it('does not spend a code on a login refused for its api_key: the corrected retry logs in with it', async () => {
+    const secret = await enrol('tara');
+    const code = totpCode(secret, 'tara', T0);
+    const refused = await login('tara', code, 'not-a-key');
+    expect(refused.status, refused.text).toBe(Errors.LOGIN_API_KEY_INVALID.status);
+    expect(refused.body.code).toBe(Errors.LOGIN_API_KEY_INVALID.code);
+    const retried = await login('tara', code);
+    expect(retried.status, retried.text).toBe(200);
   });
 
   it('lets exactly one of several logins presenting the same code at once pass', async () => {

@@ -80,14 +80,16 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
  * may share it, as several nodes do. `now` starts the test clock at that instant. `rateLimits`: the call
  * limits to turn on (all off by default, so that tests may fire many calls at once).
  */
-export async function startTestServer(options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string } = {},
+): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
   const owned = options.databaseUrl === undefined ? await createTestDatabase() : undefined;
   const store = openStore(options.databaseUrl ?? owned!.databaseUrl);
   await migrateToLatest(store);
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits } });
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits }, publicUrl: options.publicUrl ?? null });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
