@@ -23,7 +23,7 @@ export default defineConfig(async () => {
   return {
     test: {
       projects: [
-        { test: { ...shared, name: 'sqlite', include: ['test/**/*.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'sqlite' } } },
+        { test: { ...shared, name: 'sqlite', include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'sqlite' } } },
         ...(withPostgres
           ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts', 'test/e2e/odin-client.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'postgres' } } }]
           : []),

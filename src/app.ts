@@ -10,18 +10,25 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type SheddingConfig, type TrustProxy } from './config.js';
 import { timeOrderedId } from './ids.js';
 import { AccessLog } from './http/access-log.js';
 import type { App } from './http/app-type.js';
 import { registerAuditHooks } from './http/audit.js';
 import { registerAuthentication } from './http/authentication.js';
 import { answerClientError, answerError, answerRoutingError } from './http/errors.js';
+import { consoleRoutes } from './http/console.js';
 import { registerOrderEventRoutes } from './http/events.js';
+import { registerHealthRoutes, type DatabaseProbe } from './http/health.js';
+import { registerRequestMetrics } from './metrics/http-requests.js';
+import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { registerFundsRoutes } from './http/funds.js';
 import { registerPortfolioRoutes } from './http/portfolio.js';
+import { registerOfsRoutes } from './http/ofs.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
+import { registerLoadShedding } from './http/load-shedding.js';
+import { registerLoginLimits } from './http/login-limits.js';
 import { openApiDocument } from './http/openapi.js';
 import { registerOrderCartRoutes } from './http/ordercart.js';
 import { registerOrderRoutes } from './http/orders.js';
@@ -35,6 +42,7 @@ import type { AuditRecorder } from './services/audit.js';
 import type { AuthService } from './services/auth.js';
 import type { FundsService } from './services/funds.js';
 import type { PortfolioService } from './services/portfolio.js';
+import type { OfsBookService } from './services/ofs-book.js';
 import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
@@ -51,16 +59,38 @@ export interface AppServices {
   audit: AuditRecorder;
   funds: FundsService;
   portfolio: PortfolioService;
+  /** Whether the database answers (GET /health/ready). */
+  health: DatabaseProbe;
+  ofsBook: OfsBookService;
 }
 
+export interface AppOptions {
+  logger: FastifyBaseLogger | boolean;
+  /** The call limits (off when absent, as in tests and benchmarks). */
+  rateLimits?: RateLimitOptions;
+  /** How long a client may take to send a whole request (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
+  /** PUBLIC_URL. */
+  publicUrl?: string | null;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client (none when absent). */
+  trustProxy?: TrustProxy;
+  /** Load shedding of order entry (off when absent, as in tests and benchmarks). */
+  shedding?: SheddingConfig;
+  /** The process's metrics: each HTTP answer is counted in them (none when absent). */
+  metrics?: OperatorMetrics;
+}
+
+/** The Content-Security-Policy of every answer: JSON needs nothing, and nothing may frame it. */
+const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } };
+
 /**
- * `rateLimits`: the call limits (off when absent, as in tests and benchmarks). `requestTimeoutMs`: how long
- * a client may take to send a whole request (REQUEST_TIMEOUT_MS). `publicUrl`: PUBLIC_URL.
+ * The docs page's (Swagger UI): its scripts and styles come from this server only (no inline script), and
+ * no upgrade-insecure-requests, since ordergate itself speaks plain HTTP behind the operator's TLS.
  */
-export function buildApp(
-  services: AppServices,
-  options: { logger: FastifyBaseLogger | boolean; rateLimits?: RateLimitOptions; requestTimeoutMs?: number; publicUrl?: string | null },
-): App {
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
+
+export function buildApp(services: AppServices, options: AppOptions): App {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     ...(typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger }),
@@ -83,6 +113,9 @@ export function buildApp(
     forceCloseConnections: 'idle',
     logController: new AccessLog(),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Behind a proxy the TCP peer is the proxy: request.ip (the login limits, the audit trail) is the client
+    // only when the proxies are named here.
+    trustProxy: options.trustProxy ?? false,
     frameworkErrors: answerRoutingError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -90,20 +123,25 @@ export function buildApp(
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   registerJsonBodyParser(app);
 
+  // First, so that every answer carries its headers, a refusal by a later hook included.
+  app.register(helmet, { contentSecurityPolicy: API_CSP });
   // Before the auth hook, so that the arrival time is taken even for a request that auth refuses.
   registerAuditHooks(app, services.audit);
   registerRequestIdHeader(app);
   registerShutdown(app, services.orderEvents);
+  // Before auth: a shed order costs no token lookup.
+  registerLoadShedding(app, options.shedding ?? { eventLoopDelayMs: 0, commitWaitMs: 0 }, (maxWaitMs) => services.orderEntry.commitsFallBehind(maxWaitMs));
   registerAuthentication(app, services.auth);
   // Right after auth, so that order entry is counted per caller before any later hook (Idempotency-Key).
-  registerRateLimits(app, options.rateLimits ?? RATE_LIMITS_OFF);
+  const rateLimits = options.rateLimits ?? RATE_LIMITS_OFF;
+  registerLoginLimits(app, rateLimits, registerRateLimits(app, rateLimits));
 
   app.setErrorHandler(answerError);
   registerRouteNotFound(app);
 
-  app.register(helmet, { contentSecurityPolicy: false });
   app.register(swagger, { openapi: openApiDocument });
-  app.register(swaggerUi, { routePrefix: '/docs' });
+  app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
+  app.register(consoleRoutes); // the web console at /console/, with its own CSP
 
   registerIdempotency(app, services.idempotency);
 
@@ -113,10 +151,14 @@ export function buildApp(
     registerFundsRoutes(typed, services.funds);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerPortfolioRoutes(typed, services.portfolio);
+    registerOfsRoutes(typed, services.ofsBook);
     registerOrderCartRoutes(typed, services.orderCarts);
     registerOrderEventRoutes(typed, services.orderEvents);
+    registerHealthRoutes(typed, services.health);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
+  // On the root, so that every route and the 404s are counted.
+  registerRequestMetrics(app, options.metrics);
 
   return app;
 }

@@ -1,4 +1,6 @@
 /** Environment -> typed settings. Every setting the service reads is here, documented in the README. */
+import { isIP } from 'node:net';
+
 export interface Config {
   host: string;
   port: number;
@@ -21,8 +23,56 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long a webhook delivery is retried after its event, in seconds. */
   webhookRetryForSeconds: number;
+  /** Whether webhook URLs may use plain http:// (else https:// only). */
+  webhookAllowHttp: boolean;
+  /** Whether webhook URLs may name (or resolve to) loopback, private, link-local or metadata addresses. */
+  webhookAllowPrivateAddresses: boolean;
+  /**
+   * Which proxies' X-Forwarded-For the server believes (Fastify's `trustProxy`): false (none, the TCP peer
+   * is the client), true (every hop), or a comma-separated list of addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
   rateLimits: RateLimitConfig;
+  limits: Limits;
+  shedding: SheddingConfig;
+  metrics: MetricsConfig;
 }
+
+/** The metrics listener (src/http/metrics.ts): /metrics, /health/live and /health/ready on a port of their own. */
+export interface MetricsConfig {
+  /** METRICS_PORT; null: no metrics listener; 0: a free port. */
+  port: number | null;
+  /** METRICS_HOST: the address it binds, an IP address (127.0.0.1: this machine only). */
+  host: string;
+  /** METRICS_TOKEN: the Bearer token a scrape must send; null: none, allowed only on a loopback address. */
+  token: string | null;
+}
+
+export type TrustProxy = boolean | string;
+
+/** Caps on what one user or one node may hold (docs/design/security.md). */
+export interface Limits {
+  /** Order-event streams (SSE) and live order sockets one user may hold open on one node. */
+  streamsPerUser: number;
+  /** Order-event streams and live order sockets one node holds open, all users together. */
+  streamsPerNode: number;
+  /** Order carts one user may keep. */
+  cartsPerUser: number;
+  /** Whether a login must carry an active API key of the user (`api_key`), so that a password alone opens no session. */
+  loginRequiresApiKey: boolean;
+}
+
+export const DEFAULT_LIMITS: Limits = { streamsPerUser: 10, streamsPerNode: 2000, cartsPerUser: 100, loginRequiresApiKey: false };
+
+/** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */
+export interface SheddingConfig {
+  /** Event-loop delay (ms) past which order entry is shed; 0: off. */
+  eventLoopDelayMs: number;
+  /** How long (ms) the oldest order waiting for its commit may have waited before order entry is shed; 0: off. */
+  commitWaitMs: number;
+}
+
+export const DEFAULT_SHEDDING: SheddingConfig = { eventLoopDelayMs: 1000, commitWaitMs: 2000 };
 
 /** Per-user and per-address call limits (docs/design/rate-limits.md); 0 turns a limit off. */
 export interface RateLimitConfig {
@@ -32,6 +82,10 @@ export interface RateLimitConfig {
   loginsPerMinutePerUser: number;
   /** Login attempts accepted per client address in any one minute. */
   loginsPerMinutePerAddress: number;
+  /** Failed logins of one user id from one address before each further attempt from there waits (doubling); 0: off. */
+  loginBackoffAfterFailures: number;
+  /** The longest such wait, in seconds. */
+  loginBackoffMaxSeconds: number;
   /** Where the counts are kept so that every node shares them; null: each node counts in its memory. */
   redisUrl: string | null;
 }
@@ -39,6 +93,8 @@ export interface RateLimitConfig {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
 
@@ -74,6 +130,54 @@ function publicUrl(env: NodeJS.ProcessEnv): string | null {
   return url.origin;
 }
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: unset or false, true, or a comma-separated list of addresses and CIDR ranges. No hop count:
+ * it cannot tell a proxy from a client that sends enough X-Forwarded-For entries (Fastify refuses it too).
+ */
+function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  // proxy-addr's (Fastify's) names: 127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10; the private ranges.
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`TRUST_PROXY must be true, false or a comma-separated list of IP addresses, CIDR ranges and the names ${PROXY_RANGE_NAMES.join(', ')}, got "${entry}"`);
+    }
+  }
+  return entries.join(',');
+}
+
+/**
+ * METRICS_PORT, METRICS_HOST, METRICS_TOKEN. The metrics reveal the traffic of every user: reachable
+ * beyond this machine they need a token, and a token or host without a port to protect is a mistake.
+ */
+function metricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
+  const port = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : wholeNumber(env, 'METRICS_PORT', 0, 0, 65535);
+  const host = env.METRICS_HOST || '127.0.0.1';
+  if (isIP(host) === 0) throw new ConfigError(`METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0, got "${host}"`);
+  const rawToken = env.METRICS_TOKEN;
+  const token = rawToken === undefined || rawToken === '' ? null : rawToken;
+  if (token !== null && !/^[\x21-\x7e]{32,512}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be 32 to 512 printable ASCII characters without spaces (e.g. openssl rand -hex 32)');
+  }
+  if (port === null && (token !== null || env.METRICS_HOST)) throw new ConfigError('METRICS_HOST and METRICS_TOKEN need METRICS_PORT: without it there is no metrics listener');
+  if (port !== null && token === null && !isLoopback(host)) {
+    throw new ConfigError(`METRICS_HOST ${host} is reachable beyond this machine: set METRICS_TOKEN, or bind 127.0.0.1`);
+  }
+  return { port, host, token };
+}
+
+function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
+}
+
 function redisUrl(env: NodeJS.ProcessEnv): string | null {
   const raw = env.REDIS_URL;
   if (raw === undefined || raw === '') return null;
@@ -93,16 +197,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 600_000),
     publicUrl: publicUrl(env),
-    tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, 365 * 24 * 60 * 60),
+    // At most a week: a token leaked unnoticed lives until it expires, and a trading session is a day.
+    tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, MAX_TOKEN_TTL_SECONDS),
     omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
     webhookTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookRetryForSeconds: wholeNumber(env, 'WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
+    webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
+    webhookAllowPrivateAddresses: flag(env, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
+    trustProxy: trustProxy(env),
     rateLimits: {
       ordersPerSecond: wholeNumber(env, 'RATE_LIMIT_ORDERS_PER_SECOND', 10, 0, 1_000_000),
       loginsPerMinutePerUser: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE', 10, 0, 1_000_000),
       loginsPerMinutePerAddress: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 100, 0, 1_000_000),
+      loginBackoffAfterFailures: wholeNumber(env, 'RATE_LIMIT_LOGIN_BACKOFF_AFTER', 5, 0, 1000),
+      loginBackoffMaxSeconds: wholeNumber(env, 'RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS', 900, 1, 24 * 60 * 60),
       redisUrl: redisUrl(env),
     },
+    limits: {
+      streamsPerUser: wholeNumber(env, 'MAX_STREAMS_PER_USER', DEFAULT_LIMITS.streamsPerUser, 1, 100_000),
+      streamsPerNode: wholeNumber(env, 'MAX_STREAMS_PER_NODE', DEFAULT_LIMITS.streamsPerNode, 1, 1_000_000),
+      cartsPerUser: wholeNumber(env, 'MAX_CARTS_PER_USER', DEFAULT_LIMITS.cartsPerUser, 1, 1_000_000),
+      loginRequiresApiKey: flag(env, 'LOGIN_REQUIRES_API_KEY', DEFAULT_LIMITS.loginRequiresApiKey),
+    },
+    shedding: {
+      eventLoopDelayMs: wholeNumber(env, 'SHED_EVENT_LOOP_DELAY_MS', DEFAULT_SHEDDING.eventLoopDelayMs, 0, 600_000),
+      commitWaitMs: wholeNumber(env, 'SHED_COMMIT_WAIT_MS', DEFAULT_SHEDDING.commitWaitMs, 0, 600_000),
+    },
+    metrics: metricsConfig(env),
   };
 }

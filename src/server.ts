@@ -1,10 +1,13 @@
 /**
- * Start-up: config, database (migrated), services, the HTTP app, the embedded OMS worker and webhook
- * dispatcher (unless OMS_EMBEDDED=false), and a clean shutdown on SIGTERM/SIGINT.
+ * Start-up: config, database (migrated), the process's metrics, services, the HTTP app, the metrics
+ * listener (METRICS_PORT), the embedded OMS worker and webhook dispatcher (unless OMS_EMBEDDED=false), and a
+ * clean shutdown on SIGTERM/SIGINT.
  */
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { attachMessageSocket } from './http/message-socket.js';
+import { listenForMetrics, watchStore, type MetricsListener } from './http/metrics.js';
+import { OperatorMetrics } from './metrics/operator-metrics.js';
 import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
 import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
@@ -26,6 +29,8 @@ export interface RunningServer {
   webhooks: WebhookDispatcher | null;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
   url: string;
+  /** The metrics listener's address (GET /metrics), e.g. http://127.0.0.1:9464; null without METRICS_PORT. */
+  metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -38,14 +43,27 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await store.close();
     throw error;
   }
-  const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds });
+  const metrics = new OperatorMetrics();
+  const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds, limits: config.limits, metrics });
+  watchStore(metrics, store);
+  metrics.watchStreams(() => services.orderEvents.streams.usage());
   // The app closes its Redis client (rate limits) itself, in app.close().
-  const app = buildApp(services, { logger, rateLimits: config.rateLimits, requestTimeoutMs: config.requestTimeoutMs, publicUrl: config.publicUrl });
+  const app = buildApp(services, {
+    metrics,
+    logger,
+    rateLimits: config.rateLimits,
+    requestTimeoutMs: config.requestTimeoutMs,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
+    shedding: config.shedding,
+  });
   // The live order socket (Socket.IO) on the same port; closed before the HTTP server.
   const messageSocket = attachMessageSocket(app.server, { auth: services.auth, orderEvents: services.orderEvents, logger });
   let url: string;
+  let metricsListener: MetricsListener | null = null;
   try {
     url = await app.listen({ host: config.host, port: config.port });
+    metricsListener = await listenForMetrics(config, metrics, store, logger);
   } catch (error) {
     // Nothing may be left running (the Redis client, the database pool): the command must exit.
     await messageSocket.close();
@@ -54,15 +72,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   logger.info({ url, database: store.location }, 'ordergate listening');
-  const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs }) : null;
+  const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, metrics: metrics.oms }) : null;
   oms?.start();
-  const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger) : null;
+  const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger, metrics.webhooks) : null;
   webhooks?.start();
   let stopping: Promise<void> | undefined;
-  // The workers finish their passes before the store they work on is closed.
+  // The workers finish their passes before the store they work on is closed; /metrics answers until then.
   const stop = () =>
-    (stopping ??= Promise.all([messageSocket.close().then(() => closeHttp(app, logger)), oms?.stop(), webhooks?.stop()]).then(() => store.close()));
-  return { app, store, oms, webhooks, url, stop };
+    (stopping ??= Promise.all([messageSocket.close().then(() => closeHttp(app, logger)), oms?.stop(), webhooks?.stop()])
+      .then(() => metricsListener?.close())
+      .then(() => store.close()));
+  return { app, store, oms, webhooks, url, metricsUrl: metricsListener?.url ?? null, stop };
 }
 
 /**

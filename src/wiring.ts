@@ -5,6 +5,7 @@ import { AuditRecorder } from './services/audit.js';
 import { AuthService } from './services/auth.js';
 import { FundsService } from './services/funds.js';
 import { PortfolioService } from './services/portfolio.js';
+import { OfsBookService } from './services/ofs-book.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
@@ -14,6 +15,7 @@ import type { Store } from './store/database.js';
 import { IdempotencyKeyRepository } from './store/idempotency.js';
 import { IdempotencyService, type IdempotencyOptions } from './services/idempotency.js';
 import { OfsIssueRepository } from './store/ofs-issues.js';
+import { OfsBookRepository } from './store/ofs-book.js';
 import { OrderCartRepository } from './store/order-carts.js';
 import { EventHorizon, OrderEventRepository } from './store/order-events.js';
 import { FundsRepository } from './store/funds.js';
@@ -27,8 +29,11 @@ import { OmsRepository } from './store/oms.js';
 import { SimExchangeRepository } from './store/sim-exchange.js';
 import { WebhookRepository } from './store/webhooks.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './domain/webhooks.js';
-import type { Config } from './config.js';
+import type { WebhookAddressPolicy } from './domain/webhook-addresses.js';
+import { DEFAULT_LIMITS, type Config, type Limits } from './config.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
+import { StoreHealth } from './store/health.js';
 
 export interface ServiceOptions {
   tokenTtlSeconds: number;
@@ -38,24 +43,38 @@ export interface ServiceOptions {
   orderEvents?: OrderEventsOptions;
   /** Lease renewal and purge of idempotency keys (tests make them short). */
   idempotency?: IdempotencyOptions;
+  /** Caps per user and per node (MAX_*, LOGIN_REQUIRES_API_KEY); the defaults where absent. */
+  limits?: Partial<Limits>;
+  /** The process's metrics (order entry's batches and commits). */
+  metrics?: OperatorMetrics;
 }
 
 export function createServices(store: Store, options: ServiceOptions): AppServices {
   const now = options.now ?? Date.now;
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const users = new UserRepository(store.db, store.dialect, store.readDb);
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const orderEntry = new OrderEntryService(store, issues, orders, now);
+  const orderEntry = new OrderEntryService(store, issues, orders, now, options.metrics?.orderEntry);
+  const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, { loginRequiresApiKey: limits.loginRequiresApiKey });
   return {
-    auth: new AuthService(users, options.tokenTtlSeconds * 1000, now),
+    auth,
     orderEntry,
     orderBook: new OrderBookService(orders),
-    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }),
-    orderEvents: new OrderEventsService(new OrderEventRepository(store.readDb), () => new EventHorizon(store.readDb, store.dialect), options.orderEvents),
+    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }, limits),
+    orderEvents: new OrderEventsService(
+      new OrderEventRepository(store.readDb),
+      () => new EventHorizon(store.readDb, store.dialect),
+      // An open event stream checks its token again as every call does.
+      { limits, sessions: auth, now },
+      options.orderEvents,
+    ),
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
     audit: new AuditRecorder(new AuditRepository(store), now),
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
+    health: new StoreHealth(store.readDb),
+    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now),
   };
 }
 
@@ -68,6 +87,8 @@ export interface OmsOptions {
   workerId?: string;
   /** Outbox entries claimed at once (tests make it small to interleave several workers). */
   batchSize?: number;
+  /** The process's metrics (exchange calls, failed passes). */
+  metrics?: OmsMetrics;
 }
 
 /** The simulated OFS exchange over the store, with the given clock. */
@@ -90,6 +111,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
     ...(options.workerId !== undefined && { workerId: options.workerId }),
     ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
   });
 }
 
@@ -99,6 +121,10 @@ export interface WebhookOptions {
   pollMs?: number;
   timeoutMs?: number;
   retry?: RetryPolicy;
+  /** Whether plain http and non-public addresses may be reached; by default neither. */
+  addresses?: WebhookAddressPolicy;
+  /** The process's metrics (attempts, failed passes). */
+  metrics?: WebhookMetrics;
 }
 
 /** The webhook dispatcher over the store (not started); it runs wherever the OMS worker runs. */
@@ -112,14 +138,18 @@ export function createWebhookDispatcher(store: Store, options: WebhookOptions): 
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     ...(options.retry !== undefined && { retry: options.retry }),
+    ...(options.addresses !== undefined && { addresses: options.addresses }),
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
   });
 }
 
-/** The dispatcher as configured by the environment (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS). */
-export function configuredWebhookDispatcher(store: Store, config: Config, logger: Logger): WebhookDispatcher {
+/** The dispatcher as configured by the environment (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS, WEBHOOK_ALLOW_*). */
+export function configuredWebhookDispatcher(store: Store, config: Config, logger: Logger, metrics?: WebhookMetrics): WebhookDispatcher {
   return createWebhookDispatcher(store, {
     logger,
+    ...(metrics !== undefined && { metrics }),
     timeoutMs: config.webhookTimeoutMs,
     retry: { ...DEFAULT_RETRY_POLICY, retryForMs: config.webhookRetryForSeconds * 1000 },
+    addresses: { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses },
   });
 }

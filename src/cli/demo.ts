@@ -3,21 +3,22 @@
  * key on every run (a key can only be shown when it is created), registers (or re-opens) the demo OFS issue
  * with both bidding windows open around now, logs in, and prints the credentials as a shell snippet of
  * ready-to-paste curl commands, or as one JSON object with --json.
+ *
+ * The demo's login is published, so it belongs on a database of its own: the command refuses a database
+ * that holds any other user (unless --allow-other-users), and `ordergate users add` disables the demo user
+ * when a real user joins it later.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, Errors } from '../domain/errors.js';
 import { availablePaise, type FundsAccount } from '../domain/funds.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { formatRupees } from '../domain/ofs-rules.js';
 import type { OfsIssueImport } from '../schemas/ofs-issue.js';
-import { AdminError } from '../services/admin.js';
+import { AdminError, DEMO_PASSWORD, DEMO_USER_ID } from '../services/admin.js';
 import { AuthService } from '../services/auth.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 import { describeOfsIssue } from './ofs.js';
 
-export const DEMO_USER_ID = 'demo';
-/** Fixed and documented, so that the demo can be re-run and shared; never use it for anything real. */
-export const DEMO_PASSWORD = 'ordergate-demo';
 
 /** Rs 10,00,000: the demo user's first deposit, enough for many retail bids. */
 export const DEMO_FUNDS_PAISE = 100_000_000;
@@ -101,7 +102,7 @@ function cartLine(quantity: number) {
 }
 
 /** The text result: a shell snippet whose comments carry the credentials, followed by curl commands. */
-function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: FundsAccount | undefined, baseUrl: string, expiresAt: number): string {
+function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: FundsAccount | undefined, operator: boolean, baseUrl: string, expiresAt: number): string {
   const raw = credentials.ofs_issues[0]!;
   const bid = {
     scrip_info: { exchange: raw.exchange, scrip_token: raw.scrip_token, symbol: raw.symbol, series: raw.series, expiry_date: '', strike_price: '', option_type: '' },
@@ -143,6 +144,7 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: Fund
     `#   access_token  ${credentials.access_token}   (valid until ${isoInstant(expiresAt)})`,
     `#   OFS issue     ${describeOfsIssue(issue)}`,
     `#   funds         ${fundsLine(funds)}`,
+    `#   operator      ${operatorLine(operator, raw)}`,
     '#',
     '# Each live bid blocks its value (quantity x price) out of the available funds; see them with',
     `# \`ordergate funds show ${credentials.user_id}\` or the balance call below.`,
@@ -181,6 +183,11 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: Fund
 }
 
 
+function operatorLine(operator: boolean, issue: OfsIssueImport): string {
+  if (!operator) return "no (--allow-other-users: the published login does not see other users' bids)";
+  return `yes: GET /operator/v1/ofs/${issue.exchange}/${issue.scrip_token}/book shows the issue's demand by price`;
+}
+
 function fundsLine(account: FundsAccount | undefined): string {
   if (account === undefined) return 'none: bids are not funds-checked';
   return `${formatRupees(account.cashPaise)} cash, ${formatRupees(availablePaise(account))} available`;
@@ -200,6 +207,7 @@ export function demoCommand(io: CliIo): Command {
     )
     .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
     .option('--close-in <seconds>', 'close both bidding windows this many seconds from now (10 to 86400), to watch the allocation', parseCloseIn)
+    .option('--allow-other-users', 'run on a database that holds other users too (and enable the demo user if it was disabled): its known login then works there')
     .addHelpText(
       'after',
       [
@@ -208,10 +216,17 @@ export function demoCommand(io: CliIo): Command {
         'BASE, TOKEN and API_KEY and curl commands that place a bid, read the funds, create, update and read a cart.',
         `A demo user without a funds account gets one with ${formatRupees(DEMO_FUNDS_PAISE)} deposited; one with an account keeps it as it is.`,
         'Every run creates a new API key and re-opens the demo issue (NSE_EQ 500112 SBIN OF) around now.',
+        `The password is published: the demo refuses a database that holds users other than "${DEMO_USER_ID}" unless --allow-other-users,`,
+        'and `ordergate users add` disables the demo user when a real user joins its database.',
       ].join('\n'),
     )
-    .action(async (options: { json?: boolean; closeIn?: number }) => {
+    .action(async (options: { json?: boolean; closeIn?: number; allowOtherUsers?: boolean }) => {
       await withWorkspace(io, async ({ config, users, admin, funds }) => {
+        if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_ID))) {
+          throw new CliError(
+            `this database holds users that \`ordergate demo\` did not create, and the demo adds a login whose password is published; run it on a database of its own, or pass --allow-other-users`,
+          );
+        }
         let created = false;
         if (!(await users.find(DEMO_USER_ID))) {
           try {
@@ -222,6 +237,10 @@ export function demoCommand(io: CliIo): Command {
             if (!(error instanceof AdminError) || !(await users.find(DEMO_USER_ID))) throw error;
           }
         }
+        if (options.allowOtherUsers && (await users.find(DEMO_USER_ID))?.disabledAt != null) {
+          await admin.enableUser(DEMO_USER_ID);
+          io.stderr.write(`enabled user ${DEMO_USER_ID} (--allow-other-users)\n`);
+        }
         // Log in first: a demo user whose password was changed must fail before anything is written.
         let login;
         try {
@@ -230,6 +249,9 @@ export function demoCommand(io: CliIo): Command {
             password: DEMO_PASSWORD,
           });
         } catch (error) {
+          if (error instanceof ApiError && error.kind === Errors.USER_DISABLED) {
+            throw new CliError(`the user ${DEMO_USER_ID} is disabled; \`ordergate users enable ${DEMO_USER_ID}\` lets it log in again`);
+          }
           if (error instanceof ApiError) {
             throw new CliError(`the existing user ${DEMO_USER_ID} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo\``);
           }
@@ -237,6 +259,10 @@ export function demoCommand(io: CliIo): Command {
         }
 
         io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
+        // An operator, so that the console shows the demo issue's book; not on a database with other users,
+        // whose bids the published login must not see.
+        const operator = !options.allowOtherUsers;
+        await users.setOperator(DEMO_USER_ID, operator ? Date.now() : null);
         // A demo user with an account keeps it as it is: its bids may block or have spent part of it.
         if ((await funds.open(DEMO_USER_ID, DEMO_FUNDS_PAISE)) !== undefined) {
           io.stderr.write(`opened a funds account for ${DEMO_USER_ID} with ${formatRupees(DEMO_FUNDS_PAISE)}\n`);
@@ -257,7 +283,7 @@ export function demoCommand(io: CliIo): Command {
         if (options.json) {
           io.stdout.write(`${JSON.stringify(credentials)}\n`);
         } else {
-          io.stdout.write(shellSnippet(credentials, issue!, account, clientBaseUrl(config.host, config.port), login.expiresAt));
+          io.stdout.write(shellSnippet(credentials, issue!, account, operator, clientBaseUrl(config.host, config.port), login.expiresAt));
         }
       });
     });

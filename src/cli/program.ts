@@ -51,8 +51,14 @@ export function buildProgram(io: CliIo): Command {
         '  OMS_EMBEDDED  true (default): `serve` runs the OMS worker; false: run it with `ordergate oms`',
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
         '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
-        '  RATE_LIMIT_ORDERS_PER_SECOND (10), RATE_LIMIT_LOGINS_PER_MINUTE (10), RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS (100); 0: off',
+        '  WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES  true: webhooks may use plain http / reach private addresses (default false)',
+        '  RATE_LIMIT_ORDERS_PER_SECOND (10), RATE_LIMIT_LOGINS_PER_MINUTE (10 failed), RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS (100); 0: off',
+        '  RATE_LIMIT_LOGIN_BACKOFF_AFTER (5), RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS (900)  failed logins per user id and address before back-off',
         '  REDIS_URL     share the rate-limit counts between nodes (redis://host:port)',
+        '  LOGIN_REQUIRES_API_KEY  true: a login must carry an active api_key of the user (default false)',
+        '  TRUST_PROXY   false (default), true, or addresses/CIDR ranges of the proxies whose X-Forwarded-For is believed',
+        '  MAX_STREAMS_PER_USER (10), MAX_STREAMS_PER_NODE (2000), MAX_CARTS_PER_USER (100)',
+        '  SHED_COMMIT_WAIT_MS (2000), SHED_EVENT_LOOP_DELAY_MS (1000)  load shedding of order entry; 0: off',
       ].join('\n'),
     );
   for (const build of [demoCommand, usersCommand, apiKeysCommand, fundsCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {

@@ -1,8 +1,14 @@
-/** `ordergate users add`: create a user with a generated (or given) password, optionally enrolled in TOTP. */
+/**
+ * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator`: create a user with a
+ * generated (or given) password, optionally enrolled in TOTP or an operator; end a user's sessions; shut a
+ * user out and let them back in; set a new password; make a user an operator or not. Passwords are read from stdin or generated, never taken from the command line
+ * (where `ps` and the shell history would show them).
+ */
 import { randomBytes } from 'node:crypto';
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
 import { BIDDER_CATEGORIES, type BidderCategory } from '../domain/ofs-rules.js';
+import { DEMO_USER_ID } from '../services/admin.js';
 import { CliError, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */
@@ -15,10 +21,23 @@ async function readPassword(stdin: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** The password of `add` and `reset-password`: stdin with --password-stdin, else a generated one. */
+async function chosenPassword(io: CliIo, fromStdin: boolean | undefined): Promise<string> {
+  if (!fromStdin) return generatePassword();
+  if ('isTTY' in io.stdin && io.stdin.isTTY) io.stderr.write('Type the password, then Ctrl-D:\n');
+  const password = await readPassword(io.stdin);
+  if (password === '') throw new CliError('--password-stdin: stdin was empty');
+  return password;
+}
+
+const demoDisabledHint = (userId: string) =>
+  `disabled user ${userId}: its password is published by \`ordergate demo\`, and this database now has real users (\`ordergate users enable ${userId}\` undoes it)\n`;
+
 interface AddOptions {
   category: BidderCategory;
   passwordStdin?: boolean;
   totp?: boolean;
+  operator?: boolean;
 }
 
 export function usersCommand(io: CliIo): Command {
@@ -30,6 +49,7 @@ export function usersCommand(io: CliIo): Command {
     .addOption(new Option('--category <category>', "the user's OFS bidder category").choices(BIDDER_CATEGORIES).default('RETAIL'))
     .option('--password-stdin', 'read the password from stdin (one trailing newline is dropped) instead of generating one')
     .option('--totp', 'enrol the user in TOTP: login then needs a code in second_auth')
+    .option('--operator', 'make the user an operator: they may read the book of demand of every OFS issue')
     .addHelpText(
       'after',
       [
@@ -39,22 +59,111 @@ export function usersCommand(io: CliIo): Command {
         '  category: RETAIL|NON_RETAIL',
         '  password: <generated password>      (only without --password-stdin)',
         '  totp_uri: otpauth://totp/...        (only with --totp; scan it into an authenticator app)',
+        '  operator: yes                       (only with --operator)',
       ].join('\n'),
     )
     .action(async (userId: string, options: AddOptions) => {
-      if (options.passwordStdin && 'isTTY' in io.stdin && io.stdin.isTTY) io.stderr.write('Type the password, then Ctrl-D:\n');
-      const password = options.passwordStdin ? await readPassword(io.stdin) : generatePassword();
-      if (options.passwordStdin && password === '') throw new CliError('--password-stdin: stdin was empty');
-      await withWorkspace(io, async ({ admin, store }) => {
+      const password = await chosenPassword(io, options.passwordStdin);
+      await withWorkspace(io, async ({ admin, store, users: userRepository }) => {
         const user = await admin.addUser(userId, password, { category: options.category, totp: options.totp === true });
+        // Made an operator right after its creation; should the command die in between, the user is only
+        // a trader, which `set-operator` mends.
+        if (options.operator) await userRepository.setOperator(user.userId, Date.now());
         const fields: [string, string][] = [
           ['user_id', user.userId],
           ['category', options.category],
         ];
         if (!options.passwordStdin) fields.push(['password', password]);
         if (user.totpSecret !== null) fields.push(['totp_uri', totpUri(user.totpSecret, user.userId)]);
+        if (options.operator) fields.push(['operator', 'yes']);
         writeFields(io, fields);
         io.stderr.write(`created user ${user.userId} in ${store.location}\n`);
+        if (user.demoDisabled) io.stderr.write(demoDisabledHint(DEMO_USER_ID));
+      });
+    });
+  users
+    .command('revoke-sessions')
+    .description("end every session of a user at once, on every node: their access tokens answer 401 (they may log in again)")
+    .argument('<user_id>')
+    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  sessions_revoked: <how many were open>')
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const revoked = await admin.revokeSessions(userId);
+        writeFields(io, [
+          ['user_id', userId],
+          ['sessions_revoked', String(revoked)],
+        ]);
+      });
+    });
+  users
+    .command('disable')
+    .description('shut a user out: their sessions end at once, on every node, and every login answers 403 (e-212)')
+    .argument('<user_id>')
+    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  disabled: yes\n  sessions_revoked: <how many were open>')
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const revoked = await admin.disableUser(userId);
+        writeFields(io, [
+          ['user_id', userId],
+          ['disabled', 'yes'],
+          ['sessions_revoked', String(revoked)],
+        ]);
+      });
+    });
+  users
+    .command('enable')
+    .description('let a disabled user log in again (the sessions that disabling ended stay ended)')
+    .argument('<user_id>')
+    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  disabled: no')
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        await admin.enableUser(userId);
+        writeFields(io, [
+          ['user_id', userId],
+          ['disabled', 'no'],
+        ]);
+      });
+    });
+  users
+    .command('reset-password')
+    .description("set a new password for a user (hashed with scrypt) and end every session of the user")
+    .argument('<user_id>')
+    .option('--password-stdin', 'read the new password from stdin (one trailing newline is dropped) instead of generating one')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout, one "name: value" per line:',
+        '  user_id: <user_id>',
+        '  sessions_revoked: <how many were open>',
+        '  password: <generated password>      (only without --password-stdin)',
+      ].join('\n'),
+    )
+    .action(async (userId: string, options: { passwordStdin?: boolean }) => {
+      const password = await chosenPassword(io, options.passwordStdin);
+      await withWorkspace(io, async ({ admin }) => {
+        const revoked = await admin.resetPassword(userId, password);
+        const fields: [string, string][] = [
+          ['user_id', userId],
+          ['sessions_revoked', String(revoked)],
+        ];
+        if (!options.passwordStdin) fields.push(['password', password]);
+        writeFields(io, fields);
+      });
+    });
+  users
+    .command('set-operator')
+    .description('make a user an operator (who may read the book of demand of every OFS issue) or not; takes effect at once, on every node')
+    .argument('<user_id>')
+    .addArgument(new Argument('<operator>', 'true or false').choices(['true', 'false']))
+    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  operator: yes|no')
+    .action(async (userId: string, operator: 'true' | 'false') => {
+      await withWorkspace(io, async ({ users: userRepository }) => {
+        if (!(await userRepository.setOperator(userId, operator === 'true' ? Date.now() : null))) throw new CliError(`no user ${userId}`);
+        writeFields(io, [
+          ['user_id', userId],
+          ['operator', operator === 'true' ? 'yes' : 'no'],
+        ]);
       });
     });
   return users;

@@ -17,7 +17,9 @@ function positiveInteger(value: string): number {
 async function withWebhooks<T>(io: CliIo, work: (service: WebhookAdminService, workspace: Workspace) => Promise<T>): Promise<T> {
   return withWorkspace(io, async (workspace) => {
     try {
-      return await work(new WebhookAdminService(new WebhookRepository(workspace.store.db), workspace.users), workspace);
+      const { webhookAllowHttp: allowHttp, webhookAllowPrivateAddresses: allowPrivateAddresses } = workspace.config;
+      const service = new WebhookAdminService(new WebhookRepository(workspace.store.db), workspace.users, { allowHttp, allowPrivateAddresses });
+      return await work(service, workspace);
     } catch (error) {
       if (error instanceof AdminError) throw new CliError(error.message);
       throw error;
@@ -52,7 +54,7 @@ export function webhooksCommand(io: CliIo): Command {
   const webhooks = new Command('webhooks').description("POST a user's order events to a URL, signed (see README: Webhooks)");
   webhooks
     .command('add')
-    .description("register a URL for a user's order events (http or https; it is not fetched now)")
+    .description("register a URL for a user's order events (https, or http with WEBHOOK_ALLOW_HTTP=true; it is not fetched now)")
     .argument('<user_id>')
     .argument('<url>')
     .addHelpText(
@@ -64,6 +66,10 @@ export function webhooksCommand(io: CliIo): Command {
         '  user_id: <user_id>',
         '  url: <url>',
         '  <the signing secret>  (alone on the last line; it cannot be shown again)',
+        '',
+        'Refused unless allowed: plain http (WEBHOOK_ALLOW_HTTP=true), a user name or password in the URL, and',
+        'a host that is a loopback, private, link-local or other non-public address (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true).',
+        'A name is checked at each delivery, against every address it resolves to.',
       ].join('\n'),
     )
     .action(async (userId: string, url: string) => {

@@ -41,7 +41,7 @@ export const Errors = {
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),
   TOKEN_INVALID: kind('e-202', 401, 'The access token is not known.'),
   TOKEN_EXPIRED: kind('e-203', 401, 'The access token has expired; log in again.'),
-  TOKEN_REVOKED: kind('e-204', 401, 'The access token was revoked by a logout; log in again.'),
+  TOKEN_REVOKED: kind('e-204', 401, 'The access token was revoked (a logout, or the operator ended the user\'s sessions or disabled the user); log in again.'),
   API_KEY_MISSING: kind('e-205', 401, 'The x-api-key header is missing.'),
   API_KEY_INVALID: kind('e-206', 401, 'The API key is not known or was revoked.'),
   API_KEY_OTHER_USER: kind('e-207', 403, 'The API key belongs to another user than the access token.'),
@@ -49,6 +49,9 @@ export const Errors = {
   SECOND_FACTOR_REQUIRED: kind('e-209', 401, 'The user is enrolled in TOTP and second_auth carries no code.'),
   SECOND_FACTOR_INVALID: kind('e-210', 401, 'The TOTP code in second_auth is wrong or expired.'),
   LOGIN_API_KEY_INVALID: kind('e-211', 401, 'The api_key sent at login is not an active key of this user.'),
+  USER_DISABLED: kind('e-212', 403, 'The user is disabled by the operator; no login is accepted.'),
+  LOGIN_API_KEY_REQUIRED: kind('e-213', 401, 'This server takes a login only with an active api_key of the user (LOGIN_REQUIRES_API_KEY).'),
+  OPERATOR_REQUIRED: kind('e-214', 403, 'This call is for operators: the caller\'s user is not an operator.'),
 
   // 3xx: OFS orders, request-alone rules (400) then rules against stored data (403/404/409/422)
   OFS_TRANSACTION_TYPE: kind('e-301', 400, 'OFS bids are BUY only: transaction_type must be BUY.'),
@@ -76,6 +79,7 @@ export const Errors = {
   OFS_CUTOFF_PRICE_UNKNOWN: kind('e-358', 422, 'Cut-off bids are taken only once the issue\'s retail cut-off price is set.'),
   OFS_BELOW_RETAIL_CUTOFF: kind('e-359', 422, 'A retail price bid may not be below the issue\'s retail cut-off price.'),
   OFS_RETAIL_LIMIT: kind('e-360', 422, 'The caller\'s live retail bids in this OFS, across exchanges, would total more than Rs 2,00,000.'),
+  OFS_ISSUE_UNKNOWN: kind('e-361', 404, 'No registered OFS issue has this exchange and scrip token.'),
   ORDER_NOT_FOUND: kind('e-371', 404, 'No order with this id and exchange belongs to the caller.'),
   ORDER_NOT_LIVE: kind('e-372', 409, 'The order is finished (executed, cancelled or rejected): it can no longer be modified or cancelled.'),
   ORDER_CANCEL_PENDING: kind('e-373', 409, 'A cancellation of the order is already under way: it can no longer be modified or cancelled.'),
@@ -102,6 +106,7 @@ export const Errors = {
   CART_LINE_ISSUE_NOT_FOUND: kind('e-414', 422, 'No registered OFS issue has the line\'s exchange, symbol and series (a failed line of an execution).'),
   CART_LINE_ISSUE_AMBIGUOUS: kind('e-415', 422, 'Several registered OFS issues have the line\'s exchange, symbol and series; scripDetail.scripToken must name one (a failed line of an execution).'),
   CART_LINE_SCRIP_TOKEN_MISMATCH: kind('e-416', 422, 'scripDetail.scripToken is not the scrip_token of the OFS issue the line names (a failed line of an execution).'),
+  CART_LIMIT: kind('e-417', 422, 'The caller already keeps MAX_CARTS_PER_USER order carts; delete one first.'),
 
   // 429: call limits, a client error. Unlike the others its code is named after its HTTP status (codes are
   // never renumbered).
@@ -109,7 +114,7 @@ export const Errors = {
 
   // 5xx: the service
   INTERNAL: kind('e-501', 500, 'An unexpected error; the request id identifies it in the logs.'),
-  UNAVAILABLE: kind('e-503', 503, 'The service cannot reach its database; retry after Retry-After seconds.'),
+  UNAVAILABLE: kind('e-503', 503, 'The service cannot take the call now (its database is unreachable, it is shutting down, or it sheds load); retry after Retry-After seconds.'),
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorName = keyof typeof Errors;

@@ -7,6 +7,7 @@
  * `X-Ordergate-Timestamp` (unix seconds).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { literalAddress, refusedAddressReason, type WebhookAddressPolicy } from './webhook-addresses.js';
 
 export const SIGNATURE_HEADER = 'x-ordergate-signature';
 export const TIMESTAMP_HEADER = 'x-ordergate-timestamp';
@@ -15,8 +16,12 @@ export const DELIVERY_ID_HEADER = 'x-ordergate-delivery-id';
 
 export const MAX_URL_LENGTH = 2048;
 
-/** Why `url` cannot be registered, or null when it can. The URL is only parsed, never fetched. */
-export function webhookUrlProblem(url: string): string | null {
+/**
+ * Why `url` cannot be registered, or null when it can; the dispatcher asks again before each attempt, as
+ * the settings may have changed since. The URL is only parsed, never fetched: a host that is a name is
+ * judged when it is resolved, at each connection (src/webhooks/address-guard.ts).
+ */
+export function webhookUrlProblem(url: string, policy: WebhookAddressPolicy): string | null {
   if (url.length > MAX_URL_LENGTH) return `the URL is longer than ${MAX_URL_LENGTH} characters`;
   let parsed: URL;
   try {
@@ -25,8 +30,13 @@ export function webhookUrlProblem(url: string): string | null {
     return `"${url}" is not an absolute URL`;
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the URL must be http or https, not ${parsed.protocol.replace(/:$/, '')}`;
+  if (parsed.protocol === 'http:' && !policy.allowHttp) return 'the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)';
   if (parsed.username !== '' || parsed.password !== '') return 'the URL must not carry a user name or password';
   if (parsed.hash !== '') return 'the URL must not carry a #fragment';
+  // The URL parser has already made 0x7f.1, 2130706433 and 127.1 into 127.0.0.1.
+  const address = literalAddress(parsed.hostname);
+  const refused = address === null || policy.allowPrivateAddresses ? null : refusedAddressReason(address);
+  if (refused !== null) return `the URL's host ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`;
   return null;
 }
 

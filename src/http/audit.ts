@@ -1,11 +1,15 @@
 /**
- * The audit hooks: every request to an order-entry route (`config.auth: 'order-entry'`) leaves one
- * record, whatever its answer (2xx, 4xx including 401, 429, 5xx). The record is handed to the batching
- * AuditRecorder as the answer is sent; the request never waits for its write. Headers are never stored
- * (they carry the token and the API key); the body is stored as it arrived, or, when it has a
- * secret-named field anywhere, re-serialized with that field redacted.
+ * The audit hooks: every request of an authenticated caller to an order-entry route (`config.auth:
+ * 'order-entry'`) leaves one record, whatever its answer (2xx, 4xx, 429, 5xx). A request whose caller was
+ * not established (401, 403, or refused before authentication) is no user's, and leaves only its
+ * access-log line: anyone could otherwise fill a table nobody may prune. The record is handed to the
+ * batching AuditRecorder as the answer is sent; the request never waits for its write. Headers are never
+ * stored (they carry the token and the API key); the body is stored as it arrived, or, when it has a
+ * secret-named field anywhere, re-serialized with that field redacted; path and body are capped
+ * (AUDIT_PATH_MAX_BYTES, AUDIT_BODY_MAX_BYTES), a cut one with the length and SHA-256 of the whole.
  */
 import type { FastifyRequest } from 'fastify';
+import { AUDIT_BODY_MAX_BYTES, AUDIT_PATH_MAX_BYTES, capText } from '../domain/audit.js';
 import type { App } from './app-type.js';
 import type { AuditRecorder } from '../services/audit.js';
 
@@ -89,21 +93,26 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!isOrderEntry(request)) return payload;
+    if (!isOrderEntry(request) || request.caller === null) return payload;
     const { code, orderId } = answerFacts(payload);
+    const path = capText(storable(request.url), AUDIT_PATH_MAX_BYTES);
+    const whole = storedBody(request);
+    const body = whole === null ? null : capText(whole, AUDIT_BODY_MAX_BYTES);
     recorder.record({
       at: arrivals.get(request) ?? recorder.now(),
       requestId: request.id,
-      userId: request.caller?.userId ?? null,
+      userId: request.caller.userId,
       clientAddress: request.ip ?? '',
       method: request.method,
       route: storable(request.routeOptions.url ?? request.url),
-      path: storable(request.url),
+      path: path.text,
+      pathCut: path.cut,
       statusCode: reply.statusCode,
       code,
       orderId: param(request, 'order_id') ?? orderId,
       ordercartId: param(request, 'ordercartId'),
-      body: storedBody(request),
+      body: body?.text ?? null,
+      bodyCut: body?.cut ?? null,
     });
     return payload;
   });

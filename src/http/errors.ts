@@ -3,9 +3,11 @@
  * error envelope `{status, code, message, errors, request_id}` with a code of the catalog
  * (src/domain/errors.ts). Messages of 5xx answers never show the cause.
  */
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { timeOrderedId } from '../ids.js';
+import { countDatabaseUnavailable } from '../metrics/http-requests.js';
 import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
 import { violationsOf } from '../schemas/validator.js';
 import { isDatabaseUnavailable } from '../store/database.js';
@@ -69,6 +71,15 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     socket.destroy();
     return;
   }
+  // A request read whole before on this connection may still be running (a body sent after a DELETE
+  // without a Content-Length is read as a next, malformed request): its answer leaves first. Else the
+  // client would take this refusal for the answer to that request, which was carried out. (A request still
+  // arriving, cut off by the request timeout, is the one refused: it is answered at once.)
+  const running = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (running && !running.writableFinished && running.req.complete) {
+    running.once('close', () => answerClientError(error, socket));
+    return;
+  }
   const kind =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? Errors.REQUEST_TIMEOUT : error.code === 'HPE_HEADER_OVERFLOW' ? Errors.HEADERS_TOO_LARGE : Errors.BAD_REQUEST;
   const requestId = timeOrderedId();
@@ -118,6 +129,7 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
   // The database cannot be reached (or used) right now: a retry may succeed, so 503 and Retry-After.
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');
+    countDatabaseUnavailable(request);
     reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     return sendError(request, reply, Errors.UNAVAILABLE, 'The database cannot be reached right now; retry after Retry-After seconds');
   }

@@ -1,12 +1,16 @@
 /**
- * GET /transactional/v1/orders/events: the caller's order events as server-sent events. The token and the
- * Last-Event-ID header are checked before the stream starts (their errors are ordinary envelopes); then
- * the reply is taken over and written as text/event-stream until the client leaves or the server stops.
+ * GET /transactional/v1/orders/events: the caller's order events as server-sent events. The token, the
+ * Last-Event-ID header and the stream caps (MAX_STREAMS_PER_USER, MAX_STREAMS_PER_NODE) are checked before
+ * the stream starts (their errors are ordinary envelopes); then the reply is taken over and written as
+ * text/event-stream until the client leaves, the server stops or the session ends (its token is checked
+ * again every period and at its expiry). An end the server chooses is said in a last `stream_end` event.
  */
 import type { ServerResponse } from 'node:http';
-import { Errors } from '../domain/errors.js';
+import { Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
+import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
 import { ORDER_UPDATE_EVENT, OrderEvent, OrderEventsHeaders } from '../schemas/events.js';
-import type { OrderEventConsumer, OrderEventsService } from '../services/order-events.js';
+import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
+import type { StreamSlot } from '../services/stream-quota.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
 import { errorResponses, TOKEN_ERRORS } from './responses.js';
@@ -19,11 +23,19 @@ const ORDER_EVENTS = '/transactional/v1/orders/events';
  */
 const MAX_UNREAD_BYTES = 1024 * 1024;
 
+/** The last event of a stream the server ends: why, as the error envelope. It has no id (Last-Event-ID stays). */
+export const STREAM_END_EVENT = 'stream_end';
+
 function frame(event: OrderEvent): string {
   return `id: ${event.event_id}\nevent: ${ORDER_UPDATE_EVENT}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+function endFrame(kind: ErrorKind, message: string, errors: FieldError[], requestId: string): string {
+  return `event: ${STREAM_END_EVENT}\ndata: ${JSON.stringify({ status: 'error', code: kind.code, message, errors, request_id: requestId })}\n\n`;
+}
+
 export function registerOrderEventRoutes(app: App, events: OrderEventsService): void {
+  const recheckSeconds = events.sessionRecheckMs / 1000;
   app.get(
     ORDER_EVENTS,
     {
@@ -35,25 +47,33 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService): 
           'Every change of one of your orders is one event: `id: <event id>`, `event: order_update`, and one `data:` line of JSON (the schema below). Comments (`: heartbeat`) keep the connection alive every 15 seconds.',
           'Without `Last-Event-ID` the stream is live only; with it, every later event of yours is sent first, then the live ones, without gap or repeat.',
           'Event ids increase in the order the changes were committed, on every node.',
+          'One user holds at most MAX_STREAMS_PER_USER streams and live order sockets together on a node (10 by default; one more: 429 `e-429`), a node at most MAX_STREAMS_PER_NODE (2,000; one more: 503 `e-503`), both with `Retry-After`.',
+          `The token is checked again every ${recheckSeconds} seconds and at its expiry: once it is revoked (logout), expired or its user disabled, the stream ends with a last event \`event: ${STREAM_END_EVENT}\` whose \`data:\` is the error envelope that a call with the token would get (e-202, e-203, e-204, ...). A server shutting down ends it the same way, with \`e-503\`: reconnect with \`Last-Event-ID\`.`,
         ].join(' '),
         security: [{ bearerAuth: [] }],
         headers: OrderEventsHeaders,
         response: {
           200: {
-            description: 'The event stream (text/event-stream); each `data:` line is one OrderEvent.',
+            description: `The event stream (text/event-stream); each \`order_update\` event's \`data:\` line is one OrderEvent, the last \`${STREAM_END_EVENT}\` event's (if any) an ErrorEnvelope.`,
             content: { 'text/event-stream': { schema: OrderEvent } },
           },
-          ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_HEADER),
+          ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_HEADER, Errors.RATE_LIMITED),
         },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
+      const authorization = request.headers.authorization;
       const header = request.headers['last-event-id'];
       // The schema has checked that it is a string of digits.
       const lastEventId = typeof header === 'string' ? Number(header) : undefined;
       const stream: ServerResponse = reply.raw;
       const gone = () => stream.writableEnded || stream.destroyed || request.raw.socket.destroyed;
+      /** Says why in a last event, then ends the stream. */
+      const endWith = (kind: ErrorKind, message: string, errors: FieldError[] = []) => {
+        if (gone()) return;
+        stream.end(endFrame(kind, message, errors, request.id));
+      };
       const consumer: OrderEventConsumer = {
         send(event) {
           if (gone()) return;
@@ -73,10 +93,19 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService): 
           });
         },
         close() {
-          if (!gone()) stream.end();
+          endWith(Errors.UNAVAILABLE, 'The server is shutting down; reconnect with Last-Event-ID shortly');
         },
       };
-      const subscription = await events.subscribe(caller.userId, lastEventId, consumer);
+      // Taken before anything is awaited, so that simultaneous requests cannot all pass the cap; a refusal
+      // is the 429 (the user's cap) or the 503 (the node's) in the envelope, with Retry-After.
+      const slot: StreamSlot = events.streams.open(caller.userId);
+      let subscription: OrderEventSubscription;
+      try {
+        subscription = await events.subscribe(caller.userId, lastEventId, consumer);
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
 
       reply.hijack();
       // The headers set so far (Request-Id, helmet's) are Fastify's to write, which it no longer does.
@@ -92,16 +121,35 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService): 
       const heartbeat = setInterval(() => {
         if (!gone()) stream.write(': heartbeat\n\n');
       }, events.heartbeatMs);
+      let sessionCheck: NodeJS.Timeout | undefined;
+      const scheduleSessionCheck = (expiresAt: number) => {
+        sessionCheck = setTimeout(() => void checkSession(), nextSessionCheckMs(expiresAt, events.now(), events.sessionRecheckMs));
+      };
+      const checkSession = async () => {
+        let expiresAt = caller.expiresAt;
+        try {
+          expiresAt = (await events.checkSession(authorization)).expiresAt;
+        } catch (error) {
+          if (endsSession(error)) return endWith(error.kind, error.message, error.errors);
+          // A database outage ends no stream: the token is checked again at the next period.
+          request.log.warn({ err: error }, 'order-event stream: could not check the token again');
+        }
+        if (!gone()) scheduleSessionCheck(expiresAt);
+      };
+      scheduleSessionCheck(caller.expiresAt);
+      // Every way a stream ends (the client leaves, the server closes, the session ends, an error) closes it.
       const finish = () => {
         clearInterval(heartbeat);
+        clearTimeout(sessionCheck);
         subscription.close();
+        slot.release();
       };
       stream.once('close', finish);
       // The client may have left while the subscription was being set up: then no 'close' is coming.
       if (request.raw.socket.destroyed) finish();
       subscription.start().catch((error: unknown) => {
         request.log.error({ err: error }, 'order-event replay failed; the client resumes with Last-Event-ID');
-        consumer.close();
+        endWith(Errors.UNAVAILABLE, 'The missed events could not be read; reconnect with Last-Event-ID shortly');
       });
       return reply;
     },

@@ -18,9 +18,21 @@ declare module 'fastify' {
   }
 }
 
+/** Transfer-Encoding codings that frame a body: chunked must be the last one. */
+const CHUNKED_LAST = /(?:^|,)[ \t]*chunked[ \t]*$/i;
+
 export function registerJsonBodyParser(app: App): void {
   app.removeAllContentTypeParsers();
   app.decorateRequest('rawBody', null);
+  // A Transfer-Encoding whose last coding is not chunked leaves the body's length unknown: Node then reads
+  // the body until the client closes the connection, and the client, waiting for an answer, gets none
+  // until the request timeout. RFC 9112 (6.3) has the server refuse such a request with 400 and close.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const codings = request.headers['transfer-encoding'];
+    if (codings === undefined || CHUNKED_LAST.test(codings)) return payload;
+    const message = 'Transfer-Encoding must end with chunked; or send the body with a Content-Length';
+    throw new ApiError(Errors.BAD_REQUEST, message, [{ field: 'transfer-encoding', message }], { Connection: 'close' });
+  });
   // Fastify's parser (secure-json-parse) refuses a "__proto__" key and a "constructor" object holding
   // "prototype", at any depth, so that no later merge of the body can pollute a prototype.
   const parseJson = app.getDefaultJsonParser('error', 'error');

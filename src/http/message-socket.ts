@@ -4,7 +4,9 @@
  * Fastify sees the request. A client connects, emits `loginAPI` with `{"jToken": "<access_token>"}`, and
  * from then on receives `MSG:DATA` for every change of its orders (and each allotment), fed by this node's
  * order-event feed, the same as the event stream's. A socket without a valid login within the login timeout
- * is sent `MSG:ERROR` and disconnected; so is one whose token is later revoked or expires.
+ * is sent `MSG:ERROR` and disconnected; so is one whose token is later revoked or expires, and one beyond the
+ * stream caps (MAX_STREAMS_PER_NODE from its connection, MAX_STREAMS_PER_USER from its login), which it
+ * shares with the event streams.
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -12,9 +14,11 @@ import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
 import { odinMessagesOf } from '../domain/odin-messages.js';
+import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
 import type { OrderEvent } from '../schemas/events.js';
 import type { AuthService, Caller } from '../services/auth.js';
 import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
+import type { StreamSlot } from '../services/stream-quota.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { SUCCESS_CODE } from '../schemas/common.js';
 
@@ -37,14 +41,11 @@ const CLOSE_GRACE_MS = 1_000;
 const MAX_WAITING_LOGINS = 2;
 /** A loginAPI payload is a few hundred bytes; nothing else is read from the socket. */
 const MAX_MESSAGE_BYTES = 16 * 1024;
-/** setTimeout's longest delay. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** What ends a logged-in socket when its token is checked again. */
-const TOKEN_REFUSALS: readonly ErrorKind[] = [Errors.TOKEN_INVALID, Errors.TOKEN_EXPIRED, Errors.TOKEN_REVOKED];
 
 export interface MessageSocketOptions {
   auth: Pick<AuthService, 'authenticate'>;
-  orderEvents: Pick<OrderEventsService, 'subscribe'>;
+  /** The order-event feed, and the stream quota the sockets share with the event streams. */
+  orderEvents: Pick<OrderEventsService, 'subscribe' | 'streams'>;
   logger: Logger;
   /** How long a new socket has to log in (ms); 5 s by default. */
   loginTimeoutMs?: number;
@@ -106,7 +107,10 @@ function tokenOf(payload: unknown): string | SocketError {
   ]);
 }
 
-/** One connected socket: its login deadline, then its user's subscription and the token's re-checks. */
+/**
+ * One connected socket: its slot of the stream quota (for the node at once, for its user from its login),
+ * its login deadline, then its user's subscription and the token's re-checks.
+ */
 class OrderSocketSession {
   private caller: Caller | null = null;
   private authorization = '';
@@ -122,6 +126,7 @@ class OrderSocketSession {
 
   constructor(
     private readonly socket: Socket,
+    private readonly slot: StreamSlot,
     private readonly options: Required<MessageSocketOptions>,
     private readonly onEnd: (session: OrderSocketSession) => void,
   ) {
@@ -180,6 +185,8 @@ class OrderSocketSession {
       this.subscription?.close();
       this.subscription = null;
       try {
+        // The user's cap: beyond it the 429 is the refusal, and the socket is disconnected.
+        this.slot.assign(caller.userId);
         const subscription = await this.options.orderEvents.subscribe(caller.userId, undefined, this.consumer());
         if (this.ended) return subscription.close();
         this.subscription = subscription;
@@ -233,8 +240,7 @@ class OrderSocketSession {
   /** Checks the token again every recheck period, and at its expiry. */
   private scheduleRecheck(): void {
     clearTimeout(this.timer);
-    const untilExpiry = (this.caller?.expiresAt ?? 0) - this.options.now() + 1;
-    const delay = Math.max(1, Math.min(this.options.tokenRecheckMs, untilExpiry, MAX_TIMER_MS));
+    const delay = nextSessionCheckMs(this.caller?.expiresAt ?? 0, this.options.now(), this.options.tokenRecheckMs);
     this.timer = setTimeout(() => void this.recheck(), delay);
   }
 
@@ -243,7 +249,8 @@ class OrderSocketSession {
     try {
       await this.options.auth.authenticate(authorization);
     } catch (error) {
-      const refused = error instanceof ApiError && TOKEN_REFUSALS.includes(error.kind);
+      // Unknown, expired, revoked, or its user disabled: whatever the auth check refuses ends the socket.
+      const refused = endsSession(error);
       if (refused && authorization === this.authorization) return this.refuse(socketErrorOf(error, this.options.logger));
       // A database outage ends no socket: the token is checked again at the next period.
       if (!refused) this.options.logger.warn({ err: error, socketId: this.socket.id }, 'message socket: could not check the token again');
@@ -268,6 +275,7 @@ class OrderSocketSession {
     clearTimeout(this.timer);
     this.subscription?.close();
     this.subscription = null;
+    this.slot.release();
     this.onEnd(this);
   }
 }
@@ -302,7 +310,18 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
       socket.disconnect(true);
       return;
     }
-    sessions.add(new OrderSocketSession(socket, settings, (session) => sessions.delete(session)));
+    // A socket counts for the node from its connection: unauthenticated ones cost the node as much.
+    let slot: StreamSlot;
+    try {
+      slot = settings.orderEvents.streams.open();
+    } catch (error) {
+      const refusal = socketErrorOf(error, settings.logger);
+      socket.emit(ERROR_EVENT, refusal);
+      settings.logger.info({ socketId: socket.id, code: refusal.code }, 'message socket refused');
+      socket.disconnect(true);
+      return;
+    }
+    sessions.add(new OrderSocketSession(socket, slot, settings, (session) => sessions.delete(session)));
   });
 
   return {

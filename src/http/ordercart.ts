@@ -19,6 +19,7 @@ import {
   ExecuteOrderCartResponse,
   IfMatchHeaders,
   OrderCartDetailsResponse,
+  OrderCartListQuery,
   OrderCartListResponse,
   OrderCartParams,
   UpdateOrderCartRequest,
@@ -33,6 +34,8 @@ import { ORDER_ENTRY_SECURITY } from './orders.js';
 import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from './responses.js';
 
 const PATH = '/transactional/v1/ordercart';
+/** The cart list's count of all the caller's carts, on every page. */
+export const TOTAL_COUNT_HEADER = 'X-Total-Count';
 const tags = ['ordercart'];
 const security = [{ bearerAuth: [] }];
 const SUCCESS_MESSAGE_LIST = [{ message: 'success' }];
@@ -47,13 +50,14 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
       schema: {
         tags,
         summary: 'Create an order cart',
-        description: 'Stores a new cart owned by the caller; `data.ordercartId` is its identifier.',
+        description:
+          'Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created.',
         security,
         headers: IdempotencyKeyHeaders,
         body: CreateOrderCartRequest,
         response: {
           200: CreateOrderCartResponse,
-          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, ...IDEMPOTENCY_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH),
+          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, ...IDEMPOTENCY_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH, Errors.CART_LIMIT),
         },
       },
     },
@@ -70,11 +74,18 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
       schema: {
         tags,
         summary: "List the caller's order carts, newest first",
+        description:
+          '`offset` is the page number (from 1, default 1) and `limit` the page size (1 to 100, default 100), as in the order book. `data` is the page of carts; the `X-Total-Count` header counts all your carts (the body keeps the four fields of every success).',
         security,
-        response: { 200: OrderCartListResponse, ...errorResponses(...TOKEN_ERRORS) },
+        querystring: OrderCartListQuery,
+        response: { 200: OrderCartListResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
       },
     },
-    async (request) => success(CART_LISTED, await carts.list(callerOf(request))),
+    async (request, reply) => {
+      const { data, metadata } = await carts.list(callerOf(request), request.query);
+      reply.header(TOTAL_COUNT_HEADER, metadata.total_records);
+      return success(CART_LISTED, data);
+    },
   );
 
   app.get(
@@ -139,7 +150,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         tags,
         summary: 'Execute an order cart: place each line as an order',
         description:
-          'Places the lines of one of your carts, in order, each under the same checks as a single bid (POST /transactional/v1/orders/regular), and answers one result per line in `data`: `{index, status:"success", orderId}` or `{index, status:"error", code, message, errors}`, where `code` is what a single bid with the line\'s values gets and each field is named `orders[i].Field`. Lines of a product other than OFS are reported as failed (e-413). Every line placed: s-101; some: s-102; none: 422 e-412, whose errors list the faults of every line. An execution that placed an order adds 1 to executedNoTime and changes the ETag. No body is needed.',
+          'Places the lines of one of your carts, in order, each under the same checks as a single bid (POST /transactional/v1/orders/regular), at your order-entry rate: the call counts as one order-entry call, and each order it places takes one more slot of the same per-user limit (RATE_LIMIT_ORDERS_PER_SECOND), waiting for a free one, so a cart of 50 lines at 10 a second answers after about 5 s. It answers one result per line in `data`: `{index, status:"success", orderId}` or `{index, status:"error", code, message, errors}`, where `code` is what a single bid with the line\'s values gets and each field is named `orders[i].Field`. Lines of a product other than OFS are reported as failed (e-413). Every line placed: s-101; some: s-102; none: 422 e-412, whose errors list the faults of every line. An execution that placed an order adds 1 to executedNoTime and changes the ETag. No body is needed.',
         security: ORDER_ENTRY_SECURITY,
         headers: IdempotencyKeyHeaders,
         params: OrderCartParams,
@@ -150,7 +161,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
       },
     },
     async (request) => {
-      const { allPlaced, lines } = await carts.execute(callerOf(request), request.params.ordercartId, request.id, keptSteps(request));
+      const { allPlaced, lines } = await carts.execute(callerOf(request), request.params.ordercartId, request.id, keptSteps(request), request.orderSlots ?? undefined);
       return allPlaced ? success(CART_EXECUTED, lines, SUCCESS_CODE) : success(CART_PARTLY_EXECUTED, lines, PARTIAL_SUCCESS_CODE);
     },
   );

@@ -41,7 +41,7 @@ export function registerPortfolioRoutes(app: App, portfolio: PortfolioService): 
         security: READ_SECURITY,
         params: PositionsParams,
         querystring: PositionsQuery,
-        response: { 200: PositionsResponse, ...errorResponses(...TOKEN_ERRORS, Errors.POSITION_TYPE, Errors.INVALID_QUERY) },
+        response: { 200: PositionsResponse, ...errorResponses(...TOKEN_ERRORS, Errors.POSITION_TYPE, Errors.INVALID_QUERY, Errors.ROUTE_NOT_FOUND) },
       },
     },
     async (request) => success('Positions fetched successfully', await portfolio.positions(callerOf(request), request.params.type)),

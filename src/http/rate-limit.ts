@@ -3,25 +3,63 @@
  * user id and per client address per minute. @fastify/rate-limit computes the keys, limits and headers;
  * its own stores count in fixed windows (twice the limit can pass across a window edge), so the counts
  * live in a sliding-log store (src/rate-limit/call-logs.ts): in memory, or with REDIS_URL in Redis, shared
- * by every node.
+ * by every node. A cart execution places its orders at the same per-user rate: besides the call's own
+ * slot, each order it places takes a slot of the same log, waiting for one when the user's last second is
+ * full (`request.orderSlots`).
  */
 import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import { ApiError, Errors } from '../domain/errors.js';
-import { MemoryCallLog, SharedCallLog, type Admit } from '../rate-limit/call-logs.js';
+import { admitWhenFree, MemoryCallLog, SharedCallLog, type Admit } from '../rate-limit/call-logs.js';
+import { RedisLink } from '../rate-limit/redis-link.js';
+import type { OrderSlots } from '../services/order-carts.js';
 import type { App } from './app-type.js';
-import { SESSION_PATH } from './session.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The order-entry slots of an order-entry call while the order limit is on; null otherwise. */
+    orderSlots: OrderSlots | null;
+  }
+}
 
 export interface RateLimitOptions extends RateLimitConfig {
   /** Prefix of every Redis key (tests give each server its own). */
   redisKeyPrefix?: string;
 }
 
-export const RATE_LIMITS_OFF: RateLimitOptions = { ordersPerSecond: 0, loginsPerMinutePerUser: 0, loginsPerMinutePerAddress: 0, redisUrl: null };
+/** The call log every limiter counts in, and the Redis link behind it when the counts are shared. */
+export interface CallLogs {
+  admit: Admit;
+  link: RedisLink | null;
+}
+
+/** Where every Redis key of the limits starts. */
+export const redisKeyPrefix = (options: RateLimitOptions) => options.redisKeyPrefix ?? 'ordergate:rate:';
+
+export const RATE_LIMITS_OFF: RateLimitOptions = {
+  ordersPerSecond: 0,
+  loginsPerMinutePerUser: 0,
+  loginsPerMinutePerAddress: 0,
+  loginBackoffAfterFailures: 0,
+  loginBackoffMaxSeconds: 900,
+  redisUrl: null,
+};
 
 const SECOND = 1000;
-const MINUTE = 60 * SECOND;
+
+/** The key of a user's order-entry log: single order-entry calls and a cart's orders share it. */
+const orderEntryKey = (userId: string) => `orders:${userId}`;
+
+/**
+ * The orders one order-entry call may place at the user's order rate: each waits until the user's log
+ * admits one more, and is counted in it, competing with the user's other calls on every node. The call's
+ * own slot, counted by the hook, is not one of them: it was taken before the call read anything (the cart,
+ * the registry), so an order placed on it could arrive well after its instant in the log.
+ */
+function orderSlotsOfUser(admit: Admit, userId: string, max: number): OrderSlots {
+  return { take: () => admitWhenFree(admit, orderEntryKey(userId), SECOND, max) };
+}
 
 /** The store @fastify/rate-limit calls; every limiter shares it (their keys carry their name). */
 function slidingWindowStore(admit: Admit): FastifyRateLimitStoreCtor {
@@ -40,10 +78,10 @@ function slidingWindowStore(admit: Admit): FastifyRateLimitStoreCtor {
   return SlidingWindowStore as unknown as FastifyRateLimitStoreCtor;
 }
 
-type Check = ReturnType<App['createRateLimit']>;
+export type Check = ReturnType<App['createRateLimit']>;
 
 /** Runs one limiter: sets the x-ratelimit-* headers and, over the limit, throws the 429 with Retry-After. */
-async function enforce(check: Check, request: FastifyRequest, reply: FastifyReply, refusal: (max: number) => string, headers: 'always' | 'refused'): Promise<void> {
+export async function enforce(check: Check, request: FastifyRequest, reply: FastifyReply, refusal: (max: number) => string, headers: 'always' | 'refused'): Promise<void> {
   const result = await check(request);
   if (result.isAllowed) return;
   const seconds = Math.max(1, result.ttlInSeconds);
@@ -57,41 +95,36 @@ async function enforce(check: Check, request: FastifyRequest, reply: FastifyRepl
   }
 }
 
-const isLimited = (max: number) => max > 0;
+export const isLimited = (max: number) => max > 0;
 
 const inMemory = (log: MemoryCallLog): Admit => async (key, windowMs, max) => log.admit(key, windowMs, max);
 
 /**
  * Registers the limiters that are on. Order entry is counted in an onRequest hook added right after the
  * auth hook (so per authenticated user, before the body is read and before any later hook such as the
- * Idempotency-Key replay); login attempts in preValidation, where the body's user_id is known.
+ * Idempotency-Key replay). Answers the call log the login limits (src/http/login-limits.ts) count in and
+ * the Redis link they share (null without REDIS_URL), or null when every limit is off.
  */
-export function registerRateLimits(app: App, options: RateLimitOptions): void {
-  const { ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress } = options;
-  if (![ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress].some(isLimited)) return;
+export function registerRateLimits(app: App, options: RateLimitOptions): CallLogs | null {
+  const { ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
+  // Decorated with every limit off too: a route reads null, and places its orders without waiting.
+  app.decorateRequest('orderSlots', null);
+  if (![ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)) return null;
 
-  const shared = options.redisUrl === null ? undefined : new SharedCallLog(options.redisUrl, options.redisKeyPrefix ?? 'ordergate:rate:', app.log);
-  const admit: Admit = shared?.admit ?? inMemory(new MemoryCallLog());
+  const link = options.redisUrl === null ? null : new RedisLink(options.redisUrl, app.log);
+  const admit: Admit = link === null ? inMemory(new MemoryCallLog()) : new SharedCallLog(link, redisKeyPrefix(options)).admit;
   // The plugin's decorators only: the hooks below decide which calls each limiter sees.
   app.register(fastifyRateLimit, { global: false, store: slidingWindowStore(admit) });
 
   let orders: Check | undefined;
-  let loginsByUser: Check | undefined;
-  let loginsByAddress: Check | undefined;
   app.addHook('onReady', async () => {
-    await shared?.connect();
+    await link?.connect();
     if (isLimited(ordersPerSecond)) {
-      orders = app.createRateLimit({ max: ordersPerSecond, timeWindow: SECOND, keyGenerator: (request) => `orders:${request.caller!.userId}` });
-    }
-    if (isLimited(loginsPerMinutePerUser)) {
-      loginsByUser = app.createRateLimit({ max: loginsPerMinutePerUser, timeWindow: MINUTE, keyGenerator: (request) => `login-user:${loginUserId(request)}` });
-    }
-    if (isLimited(loginsPerMinutePerAddress)) {
-      loginsByAddress = app.createRateLimit({ max: loginsPerMinutePerAddress, timeWindow: MINUTE, keyGenerator: (request) => `login-address:${request.ip}` });
+      orders = app.createRateLimit({ max: ordersPerSecond, timeWindow: SECOND, keyGenerator: (request) => orderEntryKey(request.caller!.userId) });
     }
   });
   app.addHook('onClose', async () => {
-    await shared?.close();
+    await link?.close();
   });
 
   if (isLimited(ordersPerSecond)) {
@@ -99,23 +132,8 @@ export function registerRateLimits(app: App, options: RateLimitOptions): void {
       // A call refused by auth has thrown before this hook: only authenticated callers are counted.
       if (orders === undefined || request.routeOptions.config.auth !== 'order-entry' || request.caller === null) return;
       await enforce(orders, request, reply, (max) => `Too many order-entry calls: at most ${max} a second per user`, 'always');
+      request.orderSlots = orderSlotsOfUser(admit, request.caller.userId, ordersPerSecond);
     });
   }
-  if (isLimited(loginsPerMinutePerUser) || isLimited(loginsPerMinutePerAddress)) {
-    app.addHook('preValidation', async (request, reply) => {
-      if (request.method !== 'POST' || request.routeOptions.url !== SESSION_PATH) return;
-      if (loginsByAddress) await enforce(loginsByAddress, request, reply, (max) => `Too many login attempts from this address: at most ${max} a minute`, 'refused');
-      // A body without a plausible user_id fails validation next; the address limit has counted it.
-      if (loginsByUser && loginUserId(request) !== undefined) {
-        await enforce(loginsByUser, request, reply, (max) => `Too many login attempts for this user_id: at most ${max} a minute`, 'refused');
-      }
-    });
-  }
-}
-
-/** The user_id of a login body, when it is one the schema accepts (a string of 1 to 64 characters). */
-function loginUserId(request: FastifyRequest): string | undefined {
-  const body = request.body as { user_id?: unknown } | null | undefined;
-  const userId = typeof body === 'object' && body !== null ? body.user_id : undefined;
-  return typeof userId === 'string' && userId.length >= 1 && userId.length <= 64 ? userId : undefined;
+  return { admit, link };
 }

@@ -12,4 +12,8 @@ export function registerRequestIdHeader(app: App): void {
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  // Node answers a request whose Expect header is not 100-continue by itself: 417, with no id and no body.
+  // Such a request goes through Fastify like any other instead (RFC 9110 lets a server ignore an
+  // expectation it does not know), so that its answer has an id, and the envelope when it is an error.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
 }

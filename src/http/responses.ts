@@ -13,10 +13,11 @@ export function page<T, M>(message: string, { data, metadata }: { data: T; metad
 
 /**
  * The error responses a route documents: one entry per HTTP status, listing the catalog codes it can
- * answer with. Every route can also answer 400/415/413 for its body and 500/503.
+ * answer with. Every route can also answer what any request may get: a body it was sent that is not JSON
+ * within the limits, a malformed request, one too slow or with headers too large, and 500/503.
  */
 export function errorResponses(...kinds: ErrorKind[]) {
-  const all = [...kinds, Errors.INTERNAL, Errors.UNAVAILABLE];
+  const all = [...kinds, ...UNWANTED_BODY_ERRORS, Errors.BAD_REQUEST, Errors.REQUEST_TIMEOUT, Errors.HEADERS_TOO_LARGE, Errors.INTERNAL, Errors.UNAVAILABLE];
   const byStatus = new Map<number, string[]>();
   for (const kind of all) byStatus.set(kind.status, [...(byStatus.get(kind.status) ?? []), kind.code]);
   const responses: Record<number, typeof ErrorEnvelope> = {};

@@ -1,6 +1,8 @@
 /** POST / PUT / DELETE /authentication/v1/user/session: login, validate, logout. */
 import type { FastifyRequest } from 'fastify';
 import { Errors } from '../domain/errors.js';
+import { NoQuery } from '../schemas/common.js';
+import { ProfileResponse } from '../schemas/ofs.js';
 import { LoginRequest, LoginResponse, LogoutResponse, ValidateResponse } from '../schemas/session.js';
 import type { AuthService } from '../services/auth.js';
 import type { App } from './app-type.js';
@@ -8,6 +10,7 @@ import { callerOf } from './authentication.js';
 import { BODY_ERRORS, errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
 export const SESSION_PATH = '/authentication/v1/user/session';
+export const PROFILE_PATH = '/authentication/v1/user/profile';
 const tags = ['session'];
 const bearer = [{ bearerAuth: [] }];
 
@@ -43,6 +46,8 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
             Errors.SECOND_FACTOR_REQUIRED,
             Errors.SECOND_FACTOR_INVALID,
             Errors.LOGIN_API_KEY_INVALID,
+            Errors.LOGIN_API_KEY_REQUIRED,
+            Errors.USER_DISABLED,
             Errors.RATE_LIMITED,
           ),
         },
@@ -91,6 +96,25 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
     async (request) => {
       await auth.logout(callerOf(request));
       return success('Logged out successfully', [{ message: 'success' }]);
+    },
+  );
+
+  app.get(
+    PROFILE_PATH,
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags,
+        summary: "The caller's user id, OFS bidder category and whether they are an operator",
+        description: 'A console reads it after login: `operator` says whether the operator book (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) will answer.',
+        security: bearer,
+        querystring: NoQuery,
+        response: { 200: ProfileResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => {
+      const profile = await auth.profile(callerOf(request));
+      return success('Profile fetched successfully', { user_id: profile.userId, category: profile.category, operator: profile.operator });
     },
   );
 }

@@ -22,6 +22,7 @@ import { fundsRequiredPaise, fundsShortfall } from '../domain/funds-blocking.js'
 import { formatRupees, windowViolations, type BidTerms } from '../domain/ofs-rules.js';
 import { EXCHANGE_ORIGIN, OMS_ORIGIN, tradeOfAllotment, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
+import type { ExchangeOperation, OmsMetrics } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/database.js';
 import type { FundsRepository } from '../store/funds.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
@@ -58,6 +59,8 @@ export interface OmsWorkerOptions {
   leaseMs?: number;
   /** Outbox entries claimed at once; their status changes share one commit. */
   batchSize?: number;
+  /** Where its exchange calls and failed passes are counted (the operator's metrics). */
+  metrics?: OmsMetrics;
 }
 
 /** Orders at the exchange, as far as the OMS knows. */
@@ -106,6 +109,22 @@ export class OmsWorker {
     });
   }
 
+  /** One call to the exchange, timed and counted by operation and outcome; `refused` tells a "not done" answer. */
+  private async callExchange<T>(operation: ExchangeOperation, call: () => Promise<T>, refused: (answer: T) => boolean = () => false): Promise<T> {
+    const metrics = this.options.metrics;
+    if (metrics === undefined) return call();
+    const started = performance.now();
+    let answer: T;
+    try {
+      answer = await call();
+    } catch (error) {
+      metrics.exchangeCall(operation, 'error', (performance.now() - started) / 1000);
+      throw error;
+    }
+    metrics.exchangeCall(operation, refused(answer) ? 'refused' : 'ok', (performance.now() - started) / 1000);
+    return answer;
+  }
+
   /** Runs passes every pollMs until stop(). */
   start(): void {
     if (this.running) return;
@@ -150,6 +169,7 @@ export class OmsWorker {
           (error: unknown) => {
             // The database may be out: back off (doubling, at most MAX_RETRY_DELAY_MS) and keep going.
             this.failedPasses += 1;
+            this.options.metrics?.passFailed();
             this.options.logger.error({ err: error, workerId: this.workerId, failedPasses: this.failedPasses }, 'OMS pass failed; retrying');
           },
         )
@@ -264,10 +284,10 @@ export class OmsWorker {
     const answers = new Map<string, PlaceResult>();
     try {
       await yieldToEventLoop();
-      const known = await exchange.findBids(toSend.map((order) => order.orderId));
+      const known = await this.callExchange('find_bids', () => exchange.findBids(toSend.map((order) => order.orderId)));
       for (const [orderId, bid] of known) answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
       const unsent = toSend.filter((order) => !known.has(order.orderId));
-      const results = await exchange.placeBids(unsent.map(bidOf));
+      const results = await this.callExchange('place_bids', () => exchange.placeBids(unsent.map(bidOf)));
       unsent.forEach((order, i) => answers.set(order.orderId, results[i]!));
     } catch (error) {
       await this.fail(entries, failed, error);
@@ -366,7 +386,7 @@ export class OmsWorker {
     if (AT_EXCHANGE.includes(order.status)) {
       const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(order.orderId, terms);
       if (shortfall === null) {
-        const result = await exchange.modify(order.orderId, terms);
+        const result = await this.callExchange('modify', () => exchange.modify(order.orderId, terms), (answer) => !answer.done);
         if (result.done) {
           await this.changeOrders([order.orderId], async (locked, at, tx) => {
             const current = locked.get(order.orderId);
@@ -385,7 +405,7 @@ export class OmsWorker {
       refusal = `Modification not sent to the exchange: the order is ${order.status}`;
       refusedBy = OMS_ORIGIN;
     }
-    const held = (await exchange.findBids([order.orderId])).get(order.orderId);
+    const held = (await this.callExchange('find_bids', () => exchange.findBids([order.orderId]))).get(order.orderId);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
     const restore = held !== undefined && !(await oms.hasLaterModify(order.orderId, entry.id));
     await this.changeOrders([order.orderId], async (locked, at, tx) => {
@@ -459,7 +479,7 @@ export class OmsWorker {
       await this.changeOrders([orderId], (locked) => note(locked.get(orderId), `Cancellation not possible: the order is ${order.status}`, OMS_ORIGIN));
       return;
     }
-    const result = await exchange.cancel(orderId);
+    const result = await this.callExchange('cancel', () => exchange.cancel(orderId), (answer) => !answer.done);
     await this.changeOrders([orderId], (locked, at) => {
       const current = locked.get(orderId);
       if (!result.done) return note(current, `Cancellation refused by the exchange: ${result.reason}`, EXCHANGE_ORIGIN);
@@ -481,7 +501,7 @@ export class OmsWorker {
       await yieldToEventLoop();
       if (this.stopRequested) break;
       // Events already applied in this pass are not applied again, even if an adapter answers them again.
-      const events = (await exchange.pollEvents()).filter((event) => !seen.has(event.eventId));
+      const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
       await this.changeOrders(events.map((event) => event.orderId), async (locked, at, tx) => {
         // An allotment is a trade, which settles after its issue's settlement delay.
@@ -494,7 +514,7 @@ export class OmsWorker {
         }
         return changes;
       });
-      await exchange.acknowledge(events.map((event) => event.eventId));
+      await this.callExchange('acknowledge', () => exchange.acknowledge(events.map((event) => event.eventId)));
       for (const event of events) seen.add(event.eventId);
       applied += events.length;
     }

@@ -13,7 +13,8 @@ export const OfsIssueImport = Type.Object(
     floor_price: Rupees('Floor price in rupees; no bid below it.'),
     tick_size: Rupees('Tick size in rupees, e.g. 0.05.'),
     offer_quantity: Type.Integer({ minimum: 1, maximum: 999_999_999_999_999 }),
-    retail_reserve_pct: Type.Number({ minimum: 10, maximum: 100, description: 'At least 10% is reserved for retail.' }),
+    // A whole percent: allocation splits the offer in whole shares with integer arithmetic.
+    retail_reserve_pct: Type.Integer({ minimum: 10, maximum: 100, description: 'At least 10% is reserved for retail, in whole percent.' }),
     retail_cutoff_price: Type.Union([Rupees('Set once day T closes.'), Type.Null()]),
     allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
     non_retail_opens_at: Instant('Start of the non-retail window (day T).'),

@@ -6,6 +6,7 @@
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { FieldErrorSchema, MessageList, SuccessEnvelope, withCode } from './common.js';
+import { PAGE_QUERY_FIELDS } from './odin-fields.js';
 import { MAX_QUANTITY } from './orders.js';
 
 const MAX_PRICE = 1_000_000_000;
@@ -184,7 +185,27 @@ export const CreateOrderCartResponse = SuccessEnvelope(
   Type.Object({ ordercartId: Type.String({ description: 'Identifier of the new cart.' }) }, { additionalProperties: false }),
   CART_CREATED,
 );
-export const OrderCartListResponse = SuccessEnvelope(Type.Array(OrderCart), CART_LISTED);
+/**
+ * The cart list's page size: at most 100, and 100 by default, so that a client that sends no paging
+ * parameters gets every cart under the default MAX_CARTS_PER_USER, as before the list was paged, while an
+ * answer stays within about 6.5 MB (carts are at most 64 KiB each).
+ */
+export const MAX_CART_PAGE_SIZE = 100;
+export const DEFAULT_CART_PAGE_SIZE = 100;
+
+/** The order book's paging parameters (ODIN), with the cart list's page size. */
+export const OrderCartListQuery = Type.Object(
+  {
+    offset: PAGE_QUERY_FIELDS.offset,
+    limit: Type.Optional(
+      Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: `The page size, 1 to ${MAX_CART_PAGE_SIZE} (default ${DEFAULT_CART_PAGE_SIZE}).`, examples: ['20'] }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OrderCartListQuery = Static<typeof OrderCartListQuery>;
+
+export const OrderCartListResponse = SuccessEnvelope(Type.Array(OrderCart, { description: 'This page of your carts, newest first.' }), CART_LISTED);
 export const OrderCartDetailsResponse = SuccessEnvelope(OrderCart, CART_DETAILS);
 export const UpdateOrderCartResponse = SuccessEnvelope(MessageList, CART_UPDATED);
 export const DeleteOrderCartResponse = SuccessEnvelope(MessageList, CART_DELETED);

@@ -3,7 +3,7 @@
  * registry. Each works directly on the database; no server needs to run.
  */
 import type { ApiKeyInfo } from '../domain/user.js';
-import { hashPassword, newApiKey, newTotpSecret } from '../auth/credentials.js';
+import { hashPassword, newApiKey, newTotpSecret, verifyPassword } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
@@ -19,9 +19,19 @@ export interface NewUser {
   userId: string;
   /** The TOTP secret (base32), when the user was enrolled in TOTP. */
   totpSecret: string | null;
+  /** Whether adding this user disabled the demo user (its password is published). */
+  demoDisabled: boolean;
 }
 
+/** `ordergate demo`'s user and its fixed, published password (README): never a real login. */
+export const DEMO_USER_ID = 'demo';
+export const DEMO_PASSWORD = 'ordergate-demo';
+
 const USER_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+function checkPassword(password: string): void {
+  if (password.length < 8 || password.length > 256) throw new AdminError('the password must have 8 to 256 characters');
+}
 
 const checkImportFile = compileChecker(createAjv(), OfsIssueImportFile);
 
@@ -83,7 +93,7 @@ export class AdminService {
   /** Creates a user; fails, changing nothing, when the user id is taken. */
   async addUser(userId: string, password: string, options: { category?: BidderCategory; totp?: boolean } = {}): Promise<NewUser> {
     if (!USER_ID_PATTERN.test(userId)) throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
-    if (password.length < 8 || password.length > 256) throw new AdminError('the password must have 8 to 256 characters');
+    checkPassword(password);
     const totpSecret = options.totp ? newTotpSecret() : null;
     const created = await this.users.create({
       userId,
@@ -93,19 +103,68 @@ export class AdminService {
       now: this.now(),
     });
     if (!created) throw new AdminError(`user ${userId} already exists`);
-    return { userId, totpSecret };
+    return { userId, totpSecret, demoDisabled: userId !== DEMO_USER_ID && (await this.disableDemoLogin()) };
+  }
+
+  /**
+   * A database with a real user is no demo any more: the demo user, while it still has the published
+   * password, is disabled and its sessions end. True when it was.
+   */
+  private async disableDemoLogin(): Promise<boolean> {
+    const demo = await this.users.find(DEMO_USER_ID);
+    if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash))) return false;
+    await this.disableUser(DEMO_USER_ID);
+    return true;
+  }
+
+  /** Ends every open session of the user at once, on every node; answers how many were open. */
+  async revokeSessions(userId: string): Promise<number> {
+    await this.existingUser(userId);
+    return this.users.revokeUserSessions(userId, this.now());
+  }
+
+  /**
+   * Disables the user: every later login answers 403 (once the password is checked), and every session
+   * ends at once. Answers how many sessions were open.
+   */
+  async disableUser(userId: string): Promise<number> {
+    const user = await this.existingUser(userId);
+    const now = this.now();
+    // Disabled first: a login that commits its session after this is refused, one before is revoked next.
+    if (user.disabledAt === null) await this.users.setDisabled(userId, now);
+    return this.users.revokeUserSessions(userId, now);
+  }
+
+  /** Lets a disabled user log in again (their old sessions stay revoked). */
+  async enableUser(userId: string): Promise<void> {
+    await this.existingUser(userId);
+    await this.users.setDisabled(userId, null);
+  }
+
+  /** Sets a new password (hashed with today's cost) and ends every session; answers how many were open. */
+  async resetPassword(userId: string, password: string): Promise<number> {
+    checkPassword(password);
+    await this.existingUser(userId);
+    await this.users.setPasswordHash(userId, await hashPassword(password));
+    return this.users.revokeUserSessions(userId, this.now());
+  }
+
+  private async existingUser(userId: string) {
+    const user = await this.users.find(userId);
+    if (!user) throw new AdminError(`no user ${userId}`);
+    return user;
   }
 
   /** A new API key for the user; the key is returned once and only its hash is kept. */
   async createApiKey(userId: string): Promise<{ keyId: string; apiKey: string }> {
-    if (!(await this.users.find(userId))) throw new AdminError(`no user ${userId}`);
+    await this.existingUser(userId);
     const key = newApiKey();
     await this.users.addApiKey({ keyId: key.id, userId, keyHash: key.hash, now: this.now() });
     return { keyId: key.id, apiKey: key.secret };
   }
 
   async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
-    if (!(await this.users.find(userId))) throw new AdminError(`no user ${userId}`);
+    await this.existingUser(userId);
     return this.users.listApiKeys(userId);
   }
 

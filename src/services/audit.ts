@@ -1,8 +1,24 @@
 /**
  * The audit trail (docs/design/audit.md): the recorder that writes order-entry request records off the
- * response path, in batches, and the operator's view that merges them with the order state changes.
+ * response path, in batches, the operator's view that merges them with the order state changes, and the
+ * archive that moves old request records to a file and removes exactly those.
  */
-import type { AuditedOrderChange, AuditRequest, NewAuditRequest } from '../domain/audit.js';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  AuditArchiveError,
+  AuditArchiveReader,
+  auditArchiveHeader,
+  auditArchiveLine,
+  auditArchiveTrailer,
+  type AuditArchiveRecord,
+  type AuditedOrderChange,
+  type AuditRequest,
+  type NewAuditRequest,
+} from '../domain/audit.js';
 import type { AuditFilter, AuditRepository } from '../store/audit.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 
@@ -159,5 +175,102 @@ export class AuditTrailService {
       ...changes.map((change) => ({ kind: 'order_change' as const, ...change })),
     ];
     return merged.sort(compareEntries).slice(-filter.limit);
+  }
+}
+
+/** Records read and written per page of an archive. */
+const ARCHIVE_PAGE = 1000;
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The retention path of the request records (`ordergate audit archive` and `verify-archive`): the records
+ * that arrived before an instant go to a new file, which is synced, and then, in one transaction, the
+ * database records the archive (its file's SHA-256) and removes exactly those records, the one deletion
+ * its trigger allows. A failure before the commit removes the file and leaves the trail as it was.
+ */
+export class AuditArchiveService {
+  constructor(
+    private readonly repository: AuditRepository,
+    private readonly now: () => number,
+  ) {}
+
+  /** The archive made, or null when no record arrived before `before` (no file is left then). */
+  async archive(before: number, file: string): Promise<AuditArchiveRecord | null> {
+    const digestFile = `${file}.sha256`;
+    let handle: FileHandle | undefined;
+    const made: string[] = [];
+    try {
+      handle = await open(file, 'wx').catch((error: NodeJS.ErrnoException) => {
+        throw new AuditArchiveError(error.code === 'EEXIST' ? `${file} exists; an archive never overwrites a file` : `cannot create ${file}: ${reason(error)}`);
+      });
+      made.push(file);
+      const hash = createHash('sha256');
+      const write = async (text: string) => {
+        hash.update(text);
+        await handle!.write(text);
+      };
+      await write(auditArchiveHeader(before));
+      const ids: number[] = [];
+      for (let afterId = 0; ; ) {
+        const page = await this.repository.requestsToArchive(before, afterId, ARCHIVE_PAGE);
+        if (page.length === 0) break;
+        await write(page.map(auditArchiveLine).join(''));
+        for (const record of page) ids.push(record.id);
+        afterId = page.at(-1)!.id;
+      }
+      if (ids.length === 0) {
+        await handle.close();
+        handle = undefined;
+        await rm(file);
+        return null;
+      }
+      await write(auditArchiveTrailer({ rows: ids.length, firstId: ids[0]!, lastId: ids.at(-1)! }));
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      const sha256 = hash.digest('hex');
+      // The `sha256sum -c` format, beside the file.
+      await writeFile(digestFile, `${sha256}  ${basename(file)}\n`, { flag: 'wx' }).catch((error: unknown) => {
+        throw new AuditArchiveError(`cannot create ${digestFile}: ${reason(error)}`);
+      });
+      made.push(digestFile);
+      return await this.repository.removeArchived({ archivedAt: this.now(), before, ids, sha256, file: resolve(file) });
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      for (const path of made) await rm(path, { force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * The archive the file is, as the database recorded it; else an AuditArchiveError saying why not: the
+   * file is cut short, added to or malformed, or no archive of this database has its SHA-256 (it was
+   * changed, or comes from another database).
+   */
+  async verify(file: string): Promise<AuditArchiveRecord> {
+    const hash = createHash('sha256');
+    const reader = new AuditArchiveReader();
+    let lastByte: number | undefined;
+    try {
+      const stream = createReadStream(file);
+      stream.on('data', (chunk: Buffer | string) => {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        hash.update(bytes);
+        if (bytes.length > 0) lastByte = bytes[bytes.length - 1];
+      });
+      for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) reader.line(line);
+    } catch (error) {
+      throw new AuditArchiveError(`cannot read ${file}: ${reason(error)}`);
+    }
+    const reading = reader.end(lastByte === 0x0a);
+    if (!reading.ok) throw new AuditArchiveError(`${file} is not a whole archive: ${reading.problem}`);
+    const sha256 = hash.digest('hex');
+    const recorded = await this.repository.archiveWithDigest(sha256);
+    const { summary } = reading;
+    if (recorded === undefined || recorded.rows !== summary.rows || recorded.before !== summary.before || recorded.lastId !== summary.lastId) {
+      throw new AuditArchiveError(`${file} is not an archive this database made: none has its SHA-256 ${sha256} (the file was changed, or comes from another database)`);
+    }
+    return recorded;
   }
 }

@@ -1,14 +1,18 @@
 /**
- * Who is calling: login (password, optional TOTP, optional API key), access-token checks, API-key checks
- * and logout. Sessions live in the database, so a token is valid on every node and across restarts.
+ * Who is calling: login (password, optional TOTP, an API key optional or required), access-token checks,
+ * API-key checks and logout. Sessions live in the database, so a token is valid on every node and across
+ * restarts, and a token the operator revoked (or of a user the operator disabled) is refused on every node.
  */
 import {
+  hashPassword,
+  needsRehash,
   newAccessToken,
   sha256Hex,
   UNKNOWN_USER_PASSWORD_HASH,
   verifyPassword,
   verifyTotp,
 } from '../auth/credentials.js';
+import { PasswordChecks } from '../auth/password-checks.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
@@ -58,18 +62,47 @@ export interface LoginResult {
   expiresAt: number;
 }
 
+export interface AuthOptions {
+  /** LOGIN_REQUIRES_API_KEY: a login must carry an active API key of the user, so that a password alone opens no session. */
+  loginRequiresApiKey?: boolean;
+}
+
+const apiKeyNotActive = () =>
+  new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
+
 export class AuthService {
+  /** Password checks of this process take turns (src/auth/password-checks.ts). */
+  private readonly passwordChecks = new PasswordChecks();
+  private readonly loginRequiresApiKey: boolean;
+
   constructor(
     private readonly users: UserRepository,
     private readonly tokenTtlMs: number,
     private readonly now: () => number,
-  ) {}
+    options: AuthOptions = {},
+  ) {
+    this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
+  }
 
   async login(credentials: LoginCredentials): Promise<LoginResult> {
+    const apiKey = credentials.api_key ?? '';
+    // Required, the key is checked first: without one no password is checked (nor hashed), so a leaked
+    // password alone tells its holder nothing. Keys are 256-bit random: the answer is no oracle.
+    if (this.loginRequiresApiKey) {
+      if (apiKey === '') {
+        throw new ApiError(Errors.LOGIN_API_KEY_REQUIRED, 'This server takes a login only with an active api_key of the user', [{ field: 'api_key', message: 'required' }]);
+      }
+      if ((await this.users.apiKeyOwner(sha256Hex(apiKey))) !== credentials.user_id) throw apiKeyNotActive();
+    }
+
     const user = await this.users.find(credentials.user_id);
-    // Hash even for an unknown user, so that response time does not tell which user ids exist.
-    const passwordOk = await verifyPassword(credentials.password, user?.passwordHash ?? UNKNOWN_USER_PASSWORD_HASH);
+    // Hash even for an unknown user, at the cost of a new hash, so that response time does not tell which
+    // user ids exist.
+    const checkedHash = user?.passwordHash ?? UNKNOWN_USER_PASSWORD_HASH;
+    const passwordOk = await this.passwordChecks.run(() => verifyPassword(credentials.password, checkedHash));
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
+    // Only after the password: to anyone without it, a disabled user looks like any other.
+    if (user.disabledAt !== null) throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
 
     let totpStep: number | null = null;
     if (user.totpSecret !== null) {
@@ -81,10 +114,7 @@ export class AuthService {
       }
     }
 
-    const apiKey = credentials.api_key ?? '';
-    if (apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.userId) {
-      throw new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
-    }
+    if (!this.loginRequiresApiKey && apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.userId) throw apiKeyNotActive();
 
     // A code works once, and is spent only by a login that passes every other check: a replayed (phished)
     // code is refused, and a login refused for its api_key leaves the code to the corrected retry.
@@ -92,11 +122,26 @@ export class AuthService {
       throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [{ field: 'second_auth', message: 'TOTP code already used' }]);
     }
 
+    const passwordHash = await this.rehashed(user.userId, credentials.password, checkedHash);
     const token = newAccessToken();
     const now = this.now();
     const expiresAt = now + this.tokenTtlMs;
-    await this.users.createSession({ tokenHash: token.hash, userId: user.userId, now, expiresAt });
+    if (!(await this.users.createSession({ tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt }))) {
+      // The operator disabled the user or changed the password while this login ran.
+      if ((await this.users.find(user.userId))?.disabledAt != null) throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
+      throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
+    }
     return { accessToken: token.secret, userId: user.userId, expiresAt };
+  }
+
+  /**
+   * A hash made with an older cost is replaced, on a login that passed, by one with today's cost; when no
+   * password check is free right now it waits for the next login. Answers the hash the user now has.
+   */
+  private async rehashed(userId: string, password: string, stored: string): Promise<string> {
+    if (!needsRehash(stored)) return stored;
+    const fresh = await this.passwordChecks.runIfFree(() => hashPassword(password));
+    return fresh !== null && (await this.users.setPasswordHash(userId, fresh, stored)) ? fresh : stored;
   }
 
   /** The caller behind an Authorization header value, or the 401 that explains why not. */
@@ -123,9 +168,21 @@ export class AuthService {
 
   private callerOf(tokenHash: string, session: Session | undefined): Caller {
     if (!session) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
-    if (session.revokedAt !== null) throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked by a logout', [{ field: 'Authorization', message: 'revoked access token' }]);
+    if (session.revokedAt !== null) {
+      throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked (a logout, or the operator ended the sessions of this user)', [
+        { field: 'Authorization', message: 'revoked access token' },
+      ]);
+    }
     if (session.expiresAt <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
     return { userId: session.userId, category: session.category, tokenHash, expiresAt: session.expiresAt };
+  }
+
+  /** Who the caller is, for a client to adapt to: the category, and whether the operator made them an operator. */
+  async profile(caller: Caller): Promise<{ userId: string; category: BidderCategory; operator: boolean }> {
+    const user = await this.users.find(caller.userId);
+    // The session's user row cannot go away (sessions reference it); the token is refused as unknown should it.
+    if (user === undefined) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
+    return { userId: user.userId, category: user.category, operator: user.operator };
   }
 
   async logout(caller: Caller): Promise<void> {

@@ -2,8 +2,10 @@
  * Order carts: create, list, details, update and delete. The order of checks: the request alone (400:
  * schema, then the `orders` lines), then the cart's owner (404: another user's cart does not exist for
  * the caller), then who writes (403), then the state the caller read (412 If-Match, 409 executedNoTime).
- * Execution places each line through order entry, as a single bid (docs/design/order-carts.md).
+ * Execution places each line through order entry, as a single bid, at the caller's order rate
+ * (docs/design/order-carts.md). A user keeps at most MAX_CARTS_PER_USER carts; the list is paged.
  */
+import { DEFAULT_LIMITS, type Limits } from '../config.js';
 import { timeOrderedId } from '../ids.js';
 import {
   asLineViolations,
@@ -17,7 +19,15 @@ import {
 import { parseCartOrders } from '../domain/cart-lines.js';
 import { ApiError, Errors, type Violation } from '../domain/errors.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
-import type { CreateOrderCartRequest, OrderCart, OrderLine, UpdateOrderCartRequest } from '../schemas/ordercart.js';
+import type { PageMetadata } from '../schemas/odin-fields.js';
+import {
+  DEFAULT_CART_PAGE_SIZE,
+  type CreateOrderCartRequest,
+  type OrderCart,
+  type OrderCartListQuery,
+  type OrderLine,
+  type UpdateOrderCartRequest,
+} from '../schemas/ordercart.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { StoredOrderCart } from '../domain/order-cart.js';
 import type { OrderCartRepository } from '../store/order-carts.js';
@@ -34,6 +44,16 @@ export function cartEtag(revision: number): string {
 export function ifMatchAllows(ifMatch: string, etag: string): boolean {
   const value = ifMatch.trim();
   return value === '*' || value.split(',').some((tag) => tag.trim() === etag);
+}
+
+export interface OrderCartPage {
+  data: OrderCart[];
+  metadata: PageMetadata;
+}
+
+/** The list's page from its query (the schema has checked that offset and limit are digit strings in range). */
+function cartPageOf(query: OrderCartListQuery): { page: number; pageSize: number } {
+  return { page: query.offset === undefined ? 1 : Number(query.offset), pageSize: query.limit === undefined ? DEFAULT_CART_PAGE_SIZE : Number(query.limit) };
 }
 
 export interface OrderCartDetails {
@@ -78,6 +98,17 @@ export interface CartPlacement {
   issues: Pick<OfsIssueRepository, 'list'>;
 }
 
+/**
+ * The caller's order rate as an execution meets it (docs/design/rate-limits.md): `take` resolves once one
+ * more order may be placed, and counts it in the caller's order-entry log, the one single bids count in.
+ */
+export interface OrderSlots {
+  take(): Promise<void>;
+}
+
+/** No order limit (RATE_LIMITS_OFF, or a caller outside HTTP): nothing waits. */
+const UNLIMITED_SLOTS: OrderSlots = { take: async () => undefined };
+
 /** An execution that placed at least one line (one that placed none answers 422 e-412). */
 export interface CartExecution {
   allPlaced: boolean;
@@ -89,9 +120,14 @@ export class OrderCartService {
     private readonly carts: OrderCartRepository,
     private readonly now: () => number,
     private readonly placement: CartPlacement,
+    private readonly limits: Pick<Limits, 'cartsPerUser'> = DEFAULT_LIMITS,
   ) {}
 
-  /** Creates a cart owned by the caller and answers its id. */
+  /**
+   * Creates a cart owned by the caller and answers its id; 422 e-417, creating nothing, when the caller
+   * already keeps MAX_CARTS_PER_USER carts (counted and inserted as one step, so that concurrent creates
+   * cannot pass the cap together).
+   */
   async create(caller: Caller, request: CreateOrderCartRequest): Promise<string> {
     const lines = validLines(request.orders);
     ApiError.throwIfAny(
@@ -104,15 +140,25 @@ export class OrderCartService {
         })),
     );
     const ordercartId = timeOrderedId();
-    await this.carts.insert(
+    const cap = this.limits.cartsPerUser;
+    const created = await this.carts.insertWithinCap(
       { ordercartId, userId: caller.userId, name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version },
       this.now(),
+      cap,
     );
+    if (!created) {
+      throw new ApiError(Errors.CART_LIMIT, `You already keep ${cap} order carts, the most one user may keep; delete one before creating another`, [
+        { field: '', message: `at most ${cap} order carts per user` },
+      ]);
+    }
     return ordercartId;
   }
 
-  async list(caller: Caller): Promise<OrderCart[]> {
-    return (await this.carts.listOwned(caller.userId)).map(toOrderCart);
+  /** One page of the caller's carts, newest first, with how many the caller keeps. */
+  async list(caller: Caller, query: OrderCartListQuery): Promise<OrderCartPage> {
+    const { page, pageSize } = cartPageOf(query);
+    const { carts, totalCount } = await this.carts.listOwned(caller.userId, page, pageSize);
+    return { data: carts.map(toOrderCart), metadata: { total_records: totalCount, offset: page, limit: pageSize } };
   }
 
   async details(caller: Caller, ordercartId: string): Promise<OrderCartDetails> {
@@ -167,8 +213,13 @@ export class OrderCartService {
    * crash or a 5xx places no line twice and counts the execution once: it places only the lines no run
    * has kept, takes the kept results of the others, and answers what one uninterrupted run would have
    * (docs/design/idempotency.md).
+   *
+   * `slots` paces the orders to the caller's order rate: each line that reaches order entry first takes
+   * a slot, waiting for one when the caller's last second is full, so that a cart never places more orders
+   * in any one second than the caller's limit. The execution runs to its end once started, whether or not
+   * the client is still connected.
    */
-  async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps): Promise<CartExecution> {
+  async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps, slots: OrderSlots = UNLIMITED_SLOTS): Promise<CartExecution> {
     const cart = await this.ownCart(caller, ordercartId);
     let lines = JSON.parse(cart.ordersJson) as unknown[];
     const kept = (await steps?.recall({ [LINES_STEP]: lines })) ?? new Map<string, unknown>();
@@ -190,7 +241,7 @@ export class OrderCartService {
       }
       try {
         const answer = steps?.inTransaction<string>(step, (orderId): LineResult => ({ index, status: 'success', orderId }));
-        const result = await placeLine(this.placement, caller, line, index, issues, requestId, answer);
+        const result = await placeLine(this.placement, slots, caller, line, index, issues, requestId, answer);
         if (result.status === 'error') await steps?.keep(step, result);
         results.push(result);
       } catch (error) {
@@ -241,11 +292,13 @@ function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart:
 }
 
 /**
- * One line: its own rules and product, the OFS issue it names, its bid's schema, then the single-bid path
- * (order entry), whose refusal becomes the line's answer. Anything but a refusal (a 5xx) is thrown.
+ * One line: its own rules and product, the OFS issue it names, its bid's schema, then (once it has an
+ * order slot) the single-bid path (order entry), whose refusal becomes the line's answer. Anything but a
+ * refusal (a 5xx) is thrown. A line refused before order entry takes no slot: it places nothing.
  */
 async function placeLine(
   placement: CartPlacement,
+  slots: OrderSlots,
   caller: Caller,
   line: unknown,
   index: number,
@@ -260,6 +313,7 @@ async function placeLine(
   if (!match.ok) return failedLine(index, match.violations);
   const checked = lineBid(ofsLine, index, match.issue);
   if (!checked.ok) return failedLine(index, checked.violations);
+  await slots.take();
   try {
     const orderId = await placement.orderEntry.placeOfsBid(caller, checked.bid, requestId, answer);
     return { index, status: 'success', orderId };

@@ -14,6 +14,7 @@ import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import { priceViolations, retailLimitViolations, windowViolations, type BidTerms, type IssueExposure } from '../domain/ofs-rules.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
 import type { Store } from '../store/database.js';
+import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
 import { GroupCommitter, type Judgment } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import { ACCEPTED_REASON, acceptedOrder, exposureDelta, type Order, type OrderChange, type RetailExposure } from '../domain/order.js';
@@ -154,12 +155,18 @@ export class OrderEntryService {
     private readonly issues: OfsIssueRepository,
     private readonly orders: OrderRepository,
     private readonly now: () => number,
+    metrics?: OrderEntryMetrics,
   ) {
     this.committer = new GroupCommitter(
       store,
       { read: (tx, commands) => this.read(tx, commands), judge, write: (tx, accepted, { state }) => this.write(tx, accepted, state.now) },
-      { maxInFlight: store.dialect === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1 },
+      { maxInFlight: store.dialect === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1, ...(metrics !== undefined && { metrics }) },
     );
+  }
+
+  /** Whether order entry's commits fall behind (load shedding): see GroupCommitter.fallsBehind. */
+  commitsFallBehind(maxWaitMs: number): { behind: boolean; oldestWaitMs: number } {
+    return this.committer.fallsBehind(maxWaitMs);
   }
 
   /**

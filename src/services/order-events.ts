@@ -6,9 +6,16 @@
  * (every row up to P has been dispatched, every later row will be). Its replay (Last-Event-ID < id <= P)
  * comes from the store, while live rows (> P) wait in its buffer; then the buffer is flushed. Each
  * subscriber remembers the last id it was sent and skips anything not above it.
+ *
+ * The feed also holds what its two kinds of consumer share: the quota of long-lived connections (the
+ * event stream and the live order socket take their slots from `streams`), and, for the event stream, how
+ * its token is checked again while it is open.
  */
 import type { Logger } from 'pino';
 import { ApiError, Errors } from '../domain/errors.js';
+import type { StreamCaps } from '../domain/stream-limits.js';
+import type { AuthService, Caller } from './auth.js';
+import { StreamQuota } from './stream-quota.js';
 import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
 import type { OrderEventRecord } from '../domain/order.js';
 import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
@@ -25,6 +32,18 @@ export interface OrderEventsOptions {
   /** Rows read at once, by the poller and by a replay. */
   batchSize?: number;
   logger?: Pick<Logger, 'error'>;
+  /** How often an open event stream's token is checked again (ms), besides at its expiry; 30 s by default. */
+  sessionRecheckMs?: number;
+}
+
+/** What bounds the streams of one node: how many, and how long each may outlive its session. */
+export interface StreamPolicy {
+  /** MAX_STREAMS_PER_USER and MAX_STREAMS_PER_NODE: event streams and live order sockets together. */
+  limits: StreamCaps;
+  /** The token check of every call, made again on an open event stream. */
+  sessions: Pick<AuthService, 'authenticate'>;
+  /** The clock the tokens' expiry is read on (the AuthService's). */
+  now: () => number;
 }
 
 /** Where a subscription's events go (the HTTP stream). */
@@ -67,6 +86,9 @@ export function toOrderEvent(row: OrderEventRecord): OrderEvent {
 
 export class OrderEventsService {
   readonly heartbeatMs: number;
+  readonly sessionRecheckMs: number;
+  /** The slots of this node's event streams and live order sockets. */
+  readonly streams: StreamQuota;
   private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
@@ -84,11 +106,24 @@ export class OrderEventsService {
     private readonly events: OrderEventRepository,
     /** A new horizon for each poller run (a horizon keeps its position). */
     private readonly newHorizon: () => EventHorizon,
+    private readonly policy: StreamPolicy,
     private readonly options: OrderEventsOptions = {},
   ) {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.pollMs = options.pollMs ?? 200;
     this.batchSize = options.batchSize ?? 500;
+    this.sessionRecheckMs = options.sessionRecheckMs ?? 30_000;
+    this.streams = new StreamQuota(policy.limits);
+  }
+
+  /** The clock of the tokens' expiry. */
+  now(): number {
+    return this.policy.now();
+  }
+
+  /** The caller behind an open stream's token, checked again; rejects with the refusal that ends the stream. */
+  checkSession(authorization: string | undefined): Promise<Caller> {
+    return this.policy.sessions.authenticate(authorization);
   }
 
   /**

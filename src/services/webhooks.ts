@@ -4,6 +4,7 @@
  */
 import { timeOrderedId } from '../ids.js';
 import { newWebhookSecret } from '../auth/credentials.js';
+import type { WebhookAddressPolicy } from '../domain/webhook-addresses.js';
 import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/webhooks.js';
 import type { UserRepository } from '../store/users.js';
 import type { DeliveryFilter, WebhookRepository } from '../store/webhooks.js';
@@ -20,12 +21,14 @@ export class WebhookAdminService {
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly users: UserRepository,
+    /** What URLs may be registered (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES). */
+    private readonly addresses: WebhookAddressPolicy,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Registers `url` for the user's order events. The URL is checked, never fetched. */
   async add(userId: string, url: string): Promise<NewWebhook> {
-    const problem = webhookUrlProblem(url);
+    const problem = webhookUrlProblem(url, this.addresses);
     if (problem !== null) throw new AdminError(problem);
     if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
     const webhook: NewWebhook = {

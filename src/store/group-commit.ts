@@ -19,6 +19,7 @@
  * PostgreSQL, where a batch spends most of its time waiting for round trips and the commit's WAL flush.
  */
 import { ApiError } from '../domain/errors.js';
+import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
 import type { Store } from './database.js';
 import type { StoreTx } from './write-tx.js';
 
@@ -45,6 +46,8 @@ const MAX_BATCH = 512;
 
 interface Pending<C, R> {
   command: C;
+  /** When the command arrived (performance.now()): the load shedder reads the oldest one's wait. */
+  queuedAt: number;
   resolve: (value: R) => void;
   reject: (reason: unknown) => void;
 }
@@ -57,14 +60,27 @@ export class GroupCommitter<C, S, R, Change> {
   constructor(
     private readonly store: Pick<Store, 'writeTransaction'>,
     private readonly work: BatchWork<C, S, R, Change>,
-    private readonly options: { maxInFlight?: number } = {},
+    private readonly options: { maxInFlight?: number; metrics?: OrderEntryMetrics } = {},
   ) {}
 
   run(command: C): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ command, resolve, reject });
+      this.queue.push({ command, queuedAt: performance.now(), resolve, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Whether the database falls behind: more commands wait than the next batch takes, and the oldest of them
+   * has waited longer than `maxWaitMs` for its commit. While the next batch would take every waiting command,
+   * the database keeps up, however long the wait (a slow commit, or an event loop busy with other requests):
+   * the load shedder then lets orders in, so that a flood it refuses never stops orders from being committed.
+   */
+  fallsBehind(maxWaitMs: number): { behind: boolean; oldestWaitMs: number } {
+    const oldest = this.queue[0];
+    if (this.queue.length < MAX_BATCH || oldest === undefined) return { behind: false, oldestWaitMs: 0 };
+    const oldestWaitMs = performance.now() - oldest.queuedAt;
+    return { behind: oldestWaitMs > maxWaitMs, oldestWaitMs };
   }
 
   private schedule(): void {
@@ -88,12 +104,15 @@ export class GroupCommitter<C, S, R, Change> {
 
   private async commitBatch(batch: Pending<C, R>[]): Promise<void> {
     let judgments: Judgment<R, Change>[];
+    const started = performance.now();
     try {
       judgments = await this.store.writeTransaction((tx) => this.runBatch(tx, batch.map((item) => item.command)));
     } catch (error) {
+      this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, false);
       for (const item of batch) item.reject(error);
       return;
     }
+    this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, true);
     batch.forEach((item, i) => {
       const judgment = judgments[i]!;
       if (judgment.accepted) item.resolve(judgment.value);

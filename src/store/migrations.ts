@@ -13,6 +13,9 @@ import * as speed from './migrations/0006-speed.js';
 import * as funds from './migrations/0007-funds.js';
 import * as trades from './migrations/0008-trades.js';
 import * as totpSteps from './migrations/0009-totp-steps.js';
+import * as userAccess from './migrations/0010-user-access.js';
+import * as auditRetention from './migrations/0011-audit-retention.js';
+import * as operators from './migrations/0012-operators.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -182,6 +185,9 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0007_funds': { up: (db: Kysely<any>) => funds.up(db, dialect) },
     '0008_trades': { up: (db: Kysely<any>) => trades.up(db, dialect) },
     '0009_totp_steps': { up: (db: Kysely<any>) => totpSteps.up(db, dialect) },
+    '0010_user_access': { up: (db: Kysely<any>) => userAccess.up(db, dialect) },
+    '0011_audit_retention': { up: (db: Kysely<any>) => auditRetention.up(db, dialect) },
+    '0012_operators': { up: (db: Kysely<any>) => operators.up(db, dialect) },
   };
 }
 

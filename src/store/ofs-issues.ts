@@ -25,6 +25,16 @@ function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
   };
 }
 
+/** A registered issue with when its allocation ran (null: not yet, or re-opened since). */
+export interface OfsIssueRegistration {
+  issue: OfsIssue;
+  allocatedAt: number | null;
+}
+
+function toRegistration(row: Selectable<OfsIssuesTable>): OfsIssueRegistration {
+  return { issue: toIssue(row), allocatedAt: row.allocated_at === null ? null : Number(row.allocated_at) };
+}
+
 export class OfsIssueRepository {
   // Every order entry reads its issue: compiled once (see prepared.ts).
   private readonly findQuery: PreparedQuery<{ exchange: string; scripToken: number }, Selectable<OfsIssuesTable>>;
@@ -56,6 +66,17 @@ export class OfsIssueRepository {
   async list(): Promise<OfsIssue[]> {
     const rows = await this.db.selectFrom('ofs_issues').selectAll().orderBy('exchange').orderBy('scrip_token').execute();
     return rows.map(toIssue);
+  }
+
+  /** Every registered issue with its allocation instant, for the console (src/services/ofs-book.ts orders them). */
+  async listRegistrations(): Promise<OfsIssueRegistration[]> {
+    const rows = await this.db.selectFrom('ofs_issues').selectAll().execute();
+    return rows.map(toRegistration);
+  }
+
+  async findRegistration(exchange: string, scripToken: number): Promise<OfsIssueRegistration | undefined> {
+    const row = await this.db.selectFrom('ofs_issues').selectAll().where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
+    return row && toRegistration(row);
   }
 
   /**

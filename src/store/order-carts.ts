@@ -5,7 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { StoredOrderCart } from '../domain/order-cart.js';
 import type { Database, OrderCartsTable } from './tables.js';
-import { executorOf, openTx, type StoreTx } from './write-tx.js';
+import { executorOf, type StoreTx } from './write-tx.js';
 
 type OrderCartRow = Selectable<OrderCartsTable>;
 
@@ -50,35 +50,60 @@ export interface CheckedState {
 export class OrderCartRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(cart: NewOrderCart, now: number): Promise<void> {
-    await this.db
-      .insertInto('order_carts')
-      .values({
-        ordercart_id: cart.ordercartId,
-        user_id: cart.userId,
-        name: cart.name,
-        orders_json: cart.ordersJson,
-        version: cart.version,
-        executed_no_time: 0,
-        created_by: cart.userId,
-        modified_by: cart.userId,
-        revision: 1,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+  /**
+   * Inserts the cart unless its owner already keeps `cap` carts; answers whether it did. The count and the
+   * insert are one serialized step per owner: the transaction first writes the owner's users row (a write
+   * that changes nothing), which on PostgreSQL locks that row until commit, so that two creates of one
+   * user at cap - 1 cannot both count cap - 1 under READ COMMITTED (the second waits, then counts the
+   * first's cart); on SQLite every write transaction holds the database's write lock from its start.
+   * Creates of different users do not wait for each other, and order entry (which only reads the users
+   * row, or references it) does not wait for them.
+   */
+  async insertWithinCap(cart: NewOrderCart, now: number, cap: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ created_at: eb.ref('created_at') }))
+        .where('user_id', '=', cart.userId)
+        .execute();
+      const kept = await trx
+        .selectFrom('order_carts')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', cart.userId)
+        .executeTakeFirstOrThrow();
+      if (Number(kept.n) >= cap) return false;
+      await trx
+        .insertInto('order_carts')
+        .values({
+          ordercart_id: cart.ordercartId,
+          user_id: cart.userId,
+          name: cart.name,
+          orders_json: cart.ordersJson,
+          version: cart.version,
+          executed_no_time: 0,
+          created_by: cart.userId,
+          modified_by: cart.userId,
+          revision: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      return true;
+    });
   }
 
-  /** The owner's carts, newest first. */
-  async listOwned(userId: string): Promise<StoredOrderCart[]> {
-    const rows = await this.db
-      .selectFrom('order_carts')
+  /** One page (from 1) of the owner's carts, newest first (ties by id), and how many the owner keeps. */
+  async listOwned(userId: string, page: number, pageSize: number): Promise<{ carts: StoredOrderCart[]; totalCount: number }> {
+    const owned = this.db.selectFrom('order_carts').where('user_id', '=', userId);
+    const rows = await owned
       .selectAll()
-      .where('user_id', '=', userId)
       .orderBy('created_at', 'desc')
       .orderBy('ordercart_id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize)
       .execute();
-    return rows.map(cartFromRow);
+    const total = await owned.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    return { carts: rows.map(cartFromRow), totalCount: Number(total.n) };
   }
 
   async findOwned(ordercartId: string, userId: string): Promise<StoredOrderCart | undefined> {

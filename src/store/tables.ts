@@ -14,6 +14,10 @@ export interface UsersTable {
   /** The TOTP time step of the last code a login accepted (a code works once), or null. */
   totp_last_step: number | null;
   created_at: number;
+  /** When the operator disabled the user (no login, no session authenticates), or null (migration 0010). */
+  disabled_at: Generated<number | null>;
+  /** When the user was made an operator (the OFS book of every issue), or null (migration 0012). */
+  operator_since: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
@@ -235,8 +239,11 @@ export interface AuditRequestsTable {
   method: string;
   /** The route pattern, e.g. /transactional/v1/orders/regular/:exchange/:order_id. */
   route: string;
-  /** The path as requested, with its query string. */
+  /** The path as requested, with its query string; its first 1 KiB (UTF-8) when longer. */
   path: string;
+  /** Length in UTF-8 bytes and hex SHA-256 of the whole path when it was cut; null when `path` is whole. */
+  path_bytes: number | null;
+  path_sha256: string | null;
   status_code: number;
   /** The answer's code: e-NNN for a refusal, s-NNN for a success; null when the answer had none. */
   code: string | null;
@@ -244,8 +251,28 @@ export interface AuditRequestsTable {
   order_id: string | null;
   /** The order cart the request named. */
   ordercart_id: string | null;
-  /** The JSON body as received, secrets redacted; null when there was none. */
+  /** The JSON body as received, secrets redacted; null when there was none. Its first 8 KiB (UTF-8) when longer. */
   body: string | null;
+  /** Length in UTF-8 bytes and hex SHA-256 of the whole body when it was cut; null when `body` is whole. */
+  body_bytes: number | null;
+  body_sha256: string | null;
+}
+
+/** One `ordergate audit archive`: the request records it removed, and its file's digest (append-only). */
+export interface AuditArchivesTable {
+  id: Generated<number>;
+  /** When the rows were removed, epoch ms. */
+  archived_at: number;
+  /** The removed rows arrived before this instant (epoch ms)... */
+  before_at: number;
+  /** ...and have an id up to this one. */
+  last_id: number;
+  first_id: number;
+  row_count: number;
+  /** Hex SHA-256 of the whole archive file. */
+  sha256: string;
+  /** The file as the operator named it. */
+  file: string;
 }
 
 /** A funds-checked user's account; available = cash - blocked (docs/design/funds.md). */
@@ -309,6 +336,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_requests: AuditRequestsTable;
+  audit_archives: AuditArchivesTable;
   funds_accounts: FundsAccountsTable;
   funds_ledger: FundsLedgerTable;
   trades: TradesTable;

@@ -10,18 +10,28 @@ import type { Database, UsersTable } from './tables.js';
 
 type UserRow = Selectable<UsersTable>;
 
+/** A user as login and the operator's commands see them: with whether the operator disabled them. */
+export interface UserAccount extends User {
+  /** When the operator disabled the user, or null. */
+  disabledAt: number | null;
+  /** Whether the user is an operator: may read every OFS issue's book of demand. */
+  operator: boolean;
+}
+
 /** A session looked up by token hash, with the owner of an API key (null: no key asked for, or none). */
 export interface SessionWithKeyOwner extends Session {
   apiKeyOwner: string | null;
 }
 
-function userFromRow(row: UserRow): User {
+function userFromRow(row: UserRow): UserAccount {
   return {
     userId: row.user_id,
     passwordHash: row.password_hash,
     category: row.category as BidderCategory,
     totpSecret: row.totp_secret,
     createdAt: Number(row.created_at),
+    disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
+    operator: row.operator_since !== null,
   };
 }
 
@@ -33,13 +43,16 @@ interface CredentialRow {
   expires_at: number;
   revoked_at: number | null;
   category: string | null;
+  disabled_at: number | null;
 }
 
+// A disabled user's sessions are revoked when the user is disabled; reading `disabled_at` with them keeps
+// every token of the user refused even if a login committed its session in between.
 const credentialsSql = (tokens: string, keys: string) => `
-  select 'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category
+  select 'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category, u.disabled_at
   from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
   union all
-  select 'key' as kind, key_hash as hash, user_id, null, null, null from api_keys where key_hash ${keys} and revoked_at is null`;
+  select 'key' as kind, key_hash as hash, user_id, null, null, null, null from api_keys where key_hash ${keys} and revoked_at is null`;
 
 const CREDENTIALS = {
   sqlite: credentialsSql('in (select value from json_each(?))', 'in (select value from json_each(?))'),
@@ -75,7 +88,7 @@ export class UserRepository {
     );
   }
 
-  async find(userId: string): Promise<User | undefined> {
+  async find(userId: string): Promise<UserAccount | undefined> {
     const row = await this.db.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
     return row && userFromRow(row);
   }
@@ -83,6 +96,46 @@ export class UserRepository {
   async count(): Promise<number> {
     const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /** Whether any user other than `userId` exists. */
+  async existsOtherThan(userId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('users').select('user_id').where('user_id', '<>', userId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Disables (`disabledAt` an instant) or enables (null) a user; false when there is no such user. */
+  async setDisabled(userId: string, disabledAt: number | null): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ disabled_at: disabledAt }).where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Makes the user an operator (`since` the instant, kept while they stay one) or not (null); false when
+   * there is no such user.
+   */
+  async setOperator(userId: string, since: number | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      // An operator made one again keeps the instant they first became one.
+      .set((eb) => ({ operator_since: since === null ? null : eb.fn.coalesce('operator_since', eb.val(since)) }))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Replaces the user's password hash; with `ifCurrent`, only while the stored hash is still that one (a
+   * login re-hashing with the new cost must not undo a password reset made meanwhile). False: nothing changed.
+   */
+  async setPasswordHash(userId: string, passwordHash: string, ifCurrent?: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ password_hash: passwordHash })
+      .where('user_id', '=', userId)
+      .$if(ifCurrent !== undefined, (qb) => qb.where('password_hash', '=', ifCurrent!))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Inserts a new user; answers false (and changes nothing) when the id is taken. */
@@ -149,17 +202,45 @@ export class UserRepository {
     return rows.map((row) => ({ keyId: row.key_id, createdAt: Number(row.created_at), revokedAt: row.revoked_at === null ? null : Number(row.revoked_at) }));
   }
 
-  async createSession(session: { tokenHash: string; userId: string; now: number; expiresAt: number }): Promise<void> {
-    await this.db
+  /**
+   * Opens a session, only while the user is enabled and, for a login, still has the `passwordHash` it checked: a `users disable` or `users reset-password` that ran during the login (and revoked the
+   * sessions it saw) leaves no session behind. On PostgreSQL the user's row is read FOR SHARE, so such a
+   * change waits for this insert to commit and then revokes it; SQLite runs one writer at a time. False:
+   * no session was opened.
+   */
+  async createSession(session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number }): Promise<boolean> {
+    const result = await this.db
       .insertInto('sessions')
-      .values({
-        token_hash: session.tokenHash,
-        user_id: session.userId,
-        created_at: session.now,
-        expires_at: session.expiresAt,
-        revoked_at: null,
-      })
-      .execute();
+      .columns(['token_hash', 'user_id', 'created_at', 'expires_at', 'revoked_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('users')
+          .select([
+            eb.val(session.tokenHash).as('token_hash'),
+            'user_id',
+            eb.val(session.now).as('created_at'),
+            eb.val(session.expiresAt).as('expires_at'),
+            eb.val(null).as('revoked_at'),
+          ])
+          .where('user_id', '=', session.userId)
+          .where('disabled_at', 'is', null)
+          .$if(session.passwordHash !== undefined, (qb) => qb.where('password_hash', '=', session.passwordHash!))
+          .$if(this.dialect === 'postgres', (qb) => qb.forShare()),
+      )
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  /** Revokes every open session of the user at `now`; answers how many were open. */
+  async revokeUserSessions(userId: string, now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async findSession(tokenHash: string): Promise<Session | undefined> {
@@ -187,7 +268,8 @@ export class UserRepository {
           userId: row.user_id,
           category: row.category as BidderCategory,
           expiresAt: Number(row.expires_at),
-          revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+          // A disabled user's session counts as revoked when the user was disabled.
+          revokedAt: row.revoked_at !== null ? Number(row.revoked_at) : row.disabled_at !== null ? Number(row.disabled_at) : null,
         });
       }
     }

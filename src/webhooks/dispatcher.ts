@@ -9,10 +9,17 @@
  *
  * Order: deliveries to one webhook are sent one after another in event order; when one fails, the later
  * ones wait with it for its retry. Only when a delivery is given up do the later ones go on without it.
+ *
+ * Addresses: unless the operator allows them, plain http and non-public addresses are refused before each
+ * attempt (the URL) and at each connection (the addresses its name resolves to, see address-guard.ts). A
+ * refused attempt is given up at once: trying again would reach the same address, or give a rebinding
+ * name another go; the operator sends it again with `ordergate webhooks retry` once it is fixed.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { fetch, type Agent } from 'undici';
+import { STRICT_WEBHOOK_ADDRESSES, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
 import {
   DEFAULT_RETRY_POLICY,
   DELIVERY_ID_HEADER,
@@ -24,10 +31,13 @@ import {
   TIMESTAMP_HEADER,
   type DueDelivery,
   type RetryPolicy,
+  webhookUrlProblem,
 } from '../domain/webhooks.js';
+import type { WebhookMetrics } from '../metrics/operator-metrics.js';
 import { toOrderEvent } from '../services/order-events.js';
 import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
 import type { WebhookRepository } from '../store/webhooks.js';
+import { guardedAgent, RefusedAddressError, type Resolver } from './address-guard.js';
 
 export interface WebhookDispatcherOptions {
   webhooks: WebhookRepository;
@@ -48,6 +58,12 @@ export interface WebhookDispatcherOptions {
   /** [0, 1) for the back-off jitter. */
   random?: () => number;
   dispatcherId?: string;
+  /** Whether plain http and non-public addresses may be reached (WEBHOOK_ALLOW_*); by default neither. */
+  addresses?: WebhookAddressPolicy;
+  /** How names are resolved (`dns.lookup` by default; tests give names of their own). */
+  resolve?: Resolver;
+  /** Where its attempts and failed passes are counted (the operator's metrics). */
+  metrics?: WebhookMetrics;
 }
 
 export const USER_AGENT = 'ordergate-webhooks/1';
@@ -60,6 +76,8 @@ const MAX_BACKOFF_MS = 5_000;
 interface AttemptResult {
   statusCode: number | null;
   error: string | null;
+  /** The URL or the address it resolved to is refused: not tried again. */
+  refused?: boolean;
 }
 
 export class WebhookDispatcher {
@@ -71,6 +89,9 @@ export class WebhookDispatcher {
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly random: () => number;
+  private readonly addresses: WebhookAddressPolicy;
+  /** Opens every connection of this dispatcher, through the address guard. */
+  private agent: Agent;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<number> = Promise.resolve(0);
@@ -90,6 +111,8 @@ export class WebhookDispatcher {
     // Longer than the longest pass: a webhook's share of it, each POST waiting its whole timeout.
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * (MAX_PER_WEBHOOK_PER_PASS + 2));
     this.random = options.random ?? Math.random;
+    this.addresses = options.addresses ?? STRICT_WEBHOOK_ADDRESSES;
+    this.agent = guardedAgent(this.addresses, options.resolve);
   }
 
   start(): void {
@@ -107,6 +130,10 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     this.aborter.abort();
     await this.pass.catch(() => undefined);
+    // Closes the kept-alive connections; a restarted dispatcher opens new ones.
+    const agent = this.agent;
+    this.agent = guardedAgent(this.addresses, this.options.resolve);
+    await agent.close();
     this.options.logger.info({ dispatcherId: this.dispatcherId }, 'webhook dispatcher stopped');
   }
 
@@ -126,6 +153,7 @@ export class WebhookDispatcher {
           },
           (error: unknown) => {
             this.failures += 1;
+            this.options.metrics?.passFailed();
             this.options.logger.error({ err: error, failures: this.failures }, 'webhook pass failed; retrying');
           },
         )
@@ -188,7 +216,9 @@ export class WebhookDispatcher {
         await webhooks.release(queue.slice(index).map((d) => d.id), this.dispatcherId, this.now());
         break;
       }
+      const started = performance.now();
       const result = delivery.payload === null ? { statusCode: null, error: 'the event no longer exists' } : await this.post(delivery, delivery.payload);
+      const seconds = (performance.now() - started) / 1000;
       const at = this.now();
       if (result.statusCode === null && this.aborter.signal.aborted) {
         // Cut off by stop(): not counted as an attempt; sent again after the restart.
@@ -198,11 +228,13 @@ export class WebhookDispatcher {
       sent += 1;
       if (result.statusCode !== null && isDelivered(result.statusCode)) {
         await webhooks.markDelivered(delivery.id, this.dispatcherId, at, result.statusCode);
+        this.options.metrics?.attempt('delivered', seconds);
         continue;
       }
       const error = result.error ?? `HTTP ${result.statusCode}`;
-      const retryAt = delivery.payload === null ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
+      const retryAt = delivery.payload === null || result.refused === true ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
       await webhooks.markAttemptFailed(delivery.id, this.dispatcherId, at, retryAt, result.statusCode, error);
+      this.options.metrics?.attempt(retryAt === null ? 'given_up' : 'retrying', seconds);
       const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, attempts: delivery.attempts + 1, error };
       if (retryAt === null) {
         logger.error(context, 'webhook delivery given up');
@@ -216,9 +248,13 @@ export class WebhookDispatcher {
   }
 
   private async post(delivery: DueDelivery, body: string): Promise<AttemptResult> {
+    // The settings may have changed since the URL was registered; a literal address is judged here.
+    const problem = webhookUrlProblem(delivery.url, this.addresses);
+    if (problem !== null) return { statusCode: null, error: `refused: ${problem}`, refused: true };
     const timestamp = Math.floor(this.now() / 1000);
     try {
       const response = await fetch(delivery.url, {
+        dispatcher: this.agent,
         method: 'POST',
         redirect: 'manual',
         headers: {
@@ -237,6 +273,7 @@ export class WebhookDispatcher {
       await response.body?.cancel().catch(() => undefined);
       return { statusCode: response.status, error: null };
     } catch (error) {
+      if (error instanceof Error && error.cause instanceof RefusedAddressError) return { statusCode: null, error: error.cause.message, refused: true };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
       const message = error instanceof Error ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}` : String(error);
       return { statusCode: null, error: message };

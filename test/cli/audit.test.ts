@@ -2,13 +2,20 @@
  * `ordergate audit` as an operator runs it: the built bin over a SQLite file that a real server and the
  * OMS worker have written (an order placed, sent to the exchange, cancelled; another user's refused and
  * accepted bids). The trail merges the requests and the order changes in time order, and its filters hold.
+ * `audit archive` and `audit verify-archive`, on SQLite and on PostgreSQL: the old records go to a file the
+ * database vouches for, and leave the trail.
  */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteDatabase, type TestDatabase } from '../support/databases.js';
+import { createPostgresDatabase, createSqliteDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
+import { tcpReachable } from '../support/tcp-probe.js';
 import { startTestServer, validBid, type CallResult, type TestUser } from '../support/server.js';
 import { createOmsWorker } from '../../src/wiring.js';
-import { runOrdergate } from './run-ordergate.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const T0 = Date.parse('2026-11-23T05:00:00Z');
@@ -85,11 +92,13 @@ describe('ordergate audit', () => {
       method: 'POST',
       route: PLACE_ORDER,
       path: PLACE_ORDER,
+      path_cut: null,
       status: 200,
       code: 's-101',
       order_id: aliceOrder,
       ordercart_id: null,
       body: validBid(),
+      body_cut: null,
     });
     expect(trail[4]).toMatchObject({ method: 'DELETE', path: `${PLACE_ORDER}/NSE_EQ/${aliceOrder}`, code: 's-101', order_id: aliceOrder, body: null });
     expect(trail[5]).toMatchObject({ order_id: aliceOrder, user_id: 'alice', reason: 'Cancellation requested by the user', quantity: 10, price: '101.50', traded_quantity: 0 });
@@ -159,5 +168,85 @@ describe('ordergate audit', () => {
       expect(bad.stdout).toBe('');
       expect(bad.stderr).toMatch(/^ordergate: [^\n]+\n$/);
     }
+  });
+});
+
+const postgresReachable = await tcpReachable(new URL(TEST_POSTGRES_URL), 5432);
+
+describe.each([
+  { dialect: 'sqlite', create: async () => createSqliteDatabase() },
+  { dialect: 'postgres', create: () => createPostgresDatabase() },
+])('ordergate audit archive and verify-archive ($dialect)', ({ dialect, create }) => {
+  const skip = dialect === 'postgres' && !postgresReachable;
+  let db: TestDatabase;
+  let dir: string;
+  let early: CallResult[];
+  let late: CallResult;
+
+  beforeAll(async () => {
+    if (skip) return;
+    db = await create();
+    dir = mkdtempSync(join(tmpdir(), 'ordergate-archive-cli-'));
+    const server = await startTestServer({ databaseUrl: db.databaseUrl, now: T0 });
+    try {
+      await server.registerIssue();
+      const carol = await server.createUser('carol');
+      const as = { token: carol.token, apiKey: carol.apiKey };
+      early = [await server.call('POST', PLACE_ORDER, { body: validBid(), ...as })];
+      server.clock.now = T0 + 1000;
+      early.push(await server.call('POST', PLACE_ORDER, { body: validBid({ price: 99 }), ...as }));
+      server.clock.now = T0 + 2 * 3_600_000;
+      late = await server.call('POST', PLACE_ORDER, { body: validBid({ quantity: '3' }), ...as });
+    } finally {
+      await server.close();
+    }
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await db.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = (args: string[]) => runOrdergate(['audit', ...args], { env: { DATABASE_URL: db.databaseUrl } });
+  const trailIds = async () => {
+    const result = await run(['--json']);
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout.trimEnd().split('\n').filter((line) => line.includes('"kind":"request"')).map((line) => JSON.parse(line).request_id);
+  };
+
+  it.skipIf(skip)('archives the records before a date to a file, removes exactly them, and the file verifies against the database', async () => {
+    const file = join(dir, 'audit-2026-11-23.jsonl');
+    expect(late.status, late.text).toBe(200);
+    const archived = await run(['archive', '--before', '2026-11-23T06:00:00Z', '--to', file]);
+    expect(archived.code, archived.stderr).toBe(0);
+    const fields = fieldsOf(archived.stdout);
+    const bytes = readFileSync(file);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    expect(fields).toMatchObject({ archived: file, digest_file: `${file}.sha256`, rows: '2', before: '2026-11-23T06:00:00Z', digest: sha256 });
+    // What `sha256sum -c` reads.
+    expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${sha256}  audit-2026-11-23.jsonl\n`);
+    const lines = bytes.toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines.slice(1, -1).map((line) => [line.request_id, line.user_id, line.status_code])).toEqual(early.map((res) => [res.headers.get('request-id'), 'carol', res.status]));
+
+    // The trail keeps the later record alone; the order changes (the orders' own history) stay.
+    expect(await trailIds()).toEqual([late.headers.get('request-id')]);
+    const changes = await run(['--json', '--user', 'carol']);
+    expect(changes.stdout.split('\n').filter((line) => line.includes('"kind":"order_change"'))).toHaveLength(2);
+
+    const verified = await run(['verify-archive', file]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(fieldsOf(verified.stdout)).toEqual({ verified: file, rows: '2', first_id: fields.first_id, last_id: fields.last_id, before: '2026-11-23T06:00:00Z', archived_at: fields.archived_at, digest: sha256 });
+
+    // A record changed in the file: the database has no archive with that digest.
+    const forged = join(dir, 'forged.jsonl');
+    writeFileSync(forged, bytes.toString('utf8').replace('"carol"', '"mallory"'));
+    expectOneLineFailure(await run(['verify-archive', forged]), /not an archive this database made/);
+    // Nothing left before the date: no file; the same file again: refused, nothing removed.
+    const again = await run(['archive', '--before', '2026-11-23T06:00:00Z', '--to', join(dir, 'again.jsonl')]);
+    expect(again).toMatchObject({ code: 0, stdout: '' });
+    expect(again.stderr).toMatch(/nothing archived/);
+    expectOneLineFailure(await run(['archive', '--before', '2026-11-24', '--to', file]), /exists/);
+    expect(await trailIds()).toEqual([late.headers.get('request-id')]);
+    expectOneLineFailure(await run(['archive', '--to', join(dir, 'x.jsonl')]), /--before/);
   });
 });

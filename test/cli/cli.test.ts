@@ -212,6 +212,7 @@ describe('ordergate ofs import', () => {
     ['a bad second issue', [{ ...sbin, retail_cutoff_price: 200 }, { ...sbin, scrip_token: 7, tick_size: 0.001 }], /\[1\]\.tick_size/],
     ['an unknown field', [{ ...sbin, lot: 1 }], /lot/],
     ['windows in the wrong order', [{ ...sbin, retail_closes_at: '2026-11-24T03:00:00Z' }], /retail_closes_at must be after retail_opens_at/],
+    ['a retail reserve that is not a whole percent', [{ ...sbin, retail_reserve_pct: 12.5 }], /retail_reserve_pct/],
   ])('a file with %s exits 1 with the reason and writes nothing', async (_name, content, reason) => {
     expect((await ordergate(['ofs', 'import', issueFile('good', [sbin])])).code).toBe(0);
     const before = await inStore((store) => store.db.selectFrom('ofs_issues').selectAll().execute());

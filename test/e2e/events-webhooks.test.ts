@@ -3,6 +3,9 @@
  * webhook dispatcher), `ordergate demo` and `ordergate webhooks add`, a webhook receiver inside the test
  * that verifies every signature, and an event-stream client that drops its connection and resumes with
  * Last-Event-ID. What both saw must be the order histories exactly: no event lost, none repeated.
+ *
+ * The receiver listens on 127.0.0.1 over plain http: the CLI and the server are given the settings that
+ * allow it (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES); without them it is refused.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/domain/webhooks.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { fieldsOf, runOrdergate } from '../cli/run-ordergate.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate } from '../cli/run-ordergate.js';
 import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { validBid } from '../support/server.js';
 import { openEventStream, type EventStream } from '../support/sse.js';
@@ -33,7 +36,8 @@ interface HistoryEvent {
 
 describe('order events on the stream and by webhook, end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-events-e2e-'));
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}`, OMS_POLL_MS: '50' };
+  const strictEnv = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}`, OMS_POLL_MS: '50', WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false' };
+  const env = { ...strictEnv, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' };
   let server: ServerProcess;
   let receiver: WebhookReceiver;
   let store: Store;
@@ -185,5 +189,16 @@ describe('order events on the stream and by webhook, end to end', () => {
     const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(rows.map((row) => row.event_id).sort((a: number, b: number) => a - b)).toEqual(all.map((e) => e.event_id));
     expect(rows.every((row) => row.status === 'DELIVERED' && row.attempts === 1 && row.last_status_code === 200)).toBe(true);
+  }, 30_000);
+
+  it('`webhooks add` refuses, without the settings, plain http and loopback addresses, with a one-line reason', async () => {
+    expectOneLineFailure(await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env: strictEnv }), /^ordergate: the URL must be https \(plain http only with WEBHOOK_ALLOW_HTTP=true\)$/m);
+    expectOneLineFailure(
+      await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env: { ...strictEnv, WEBHOOK_ALLOW_HTTP: 'true' } }),
+      /^ordergate: the URL's host 127\.0\.0\.1 is a loopback address \(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\)$/m,
+    );
+    const listed = await runOrdergate(['webhooks', 'list', '--user', demo.user_id], { env: strictEnv });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(1);
   }, 30_000);
 });

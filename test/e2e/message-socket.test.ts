@@ -17,6 +17,7 @@ import { fieldsOf, runOrdergate } from '../cli/run-ordergate.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { call, children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { openEventStream } from '../support/sse.js';
 
 /** The demo issue's windows close this long after `ordergate demo`: the allotment follows at once. */
 const CLOSE_IN_SECONDS = 15;
@@ -193,7 +194,8 @@ describe('the live order socket (Socket.IO), end to end', () => {
     expect(key.code, key.stderr).toBe(0);
     bob = { userId: 'bob', password: fieldsOf(added.stdout).password!, apiKey: key.stdout.trimEnd().split('\n').at(-1)! };
     // Last, so that the bidding window is as long as it can be.
-    const created = await runOrdergate(['demo', '--json', '--close-in', String(CLOSE_IN_SECONDS)], { env });
+    // Bob is there already: the demo's published login is accepted beside him, as here it must be.
+    const created = await runOrdergate(['demo', '--json', '--close-in', String(CLOSE_IN_SECONDS), '--allow-other-users'], { env });
     expect(created.code, created.stderr).toBe(0);
     const credentials = JSON.parse(created.stdout);
     demo = { userId: credentials.user_id, password: credentials.password, apiKey: credentials.api_key };
@@ -428,8 +430,10 @@ describe('the live order socket in process: login timeout, revoked and expired t
   });
 
   it('disconnects a logged-in socket once its token is revoked by a logout (e-204) or has expired (e-203)', async () => {
-    const loggedOut = open();
+    // Tokens first: a login (a password check) may take longer than the socket's 300 ms login timeout.
     const token = await freshToken(alice);
+    const expiringToken = await freshToken(alice);
+    const loggedOut = open();
     await loggedOut.connected();
     expect((await loggedOut.login(token)).status).toBe('success');
     expect((await server.call('DELETE', SESSION, { token })).status).toBe(200);
@@ -438,7 +442,7 @@ describe('the live order socket in process: login timeout, revoked and expired t
 
     const expiring = open();
     await expiring.connected();
-    expect((await expiring.login(await freshToken(alice))).status).toBe('success');
+    expect((await expiring.login(expiringToken)).status).toBe('success');
     server.clock.now += 24 * 60 * 60 * 1000 + 1;
     try {
       await expiring.until(() => expiring.disconnect !== null, 'the disconnect after expiry', 2_000);
@@ -476,5 +480,78 @@ describe('the live order socket in process: login timeout, revoked and expired t
     expect(codes.filter((code) => code === 'e-429')).toHaveLength(4);
     expect(client.disconnect).toBeNull();
     expect(await client.login(alice.token)).toMatchObject({ status: 'success', data: { user_id: 'alice' } });
+  });
+});
+
+/**
+ * The caps as an operator sets them (MAX_STREAMS_PER_USER, MAX_STREAMS_PER_NODE) on a real server: one
+ * budget for the event stream and the live order socket (docs/design/message-socket.md, "Timeouts and limits").
+ */
+describe('the live order socket and the event stream share the stream caps, end to end', () => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  const tokens: Record<string, string> = {};
+  const clients: OrderSocketClient[] = [];
+  const open = () => {
+    const client = new OrderSocketClient(server.url);
+    clients.push(client);
+    return client;
+  };
+  const refusal = async (token: string) => {
+    const response = await fetch(`${server.url}/transactional/v1/orders/events`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Json };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ordergate_stream_caps_e2e');
+    const env = { DATABASE_URL: database.databaseUrl, MAX_STREAMS_PER_USER: '1', MAX_STREAMS_PER_NODE: '2' };
+    server = await startServer(env);
+    for (const userId of ['carol', 'dave']) {
+      const added = await runOrdergate(['users', 'add', userId], { env });
+      expect(added.code, added.stderr).toBe(0);
+      const login = await call(server.url, 'POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password: fieldsOf(added.stdout).password } });
+      expect(login.status, JSON.stringify(login.body)).toBe(200);
+      tokens[userId] = login.body.data.access_token;
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    if (server) await stopServer(server).catch(() => undefined);
+    for (const child of children) child.kill('SIGKILL');
+    await database?.dispose();
+  });
+
+  it("refuses a socket's login beyond its user's cap (e-429) and a socket beyond the node's (e-503), and frees a slot as a stream closes", async () => {
+    // Carol's one: an event stream. Her socket's login is refused, and the socket disconnected.
+    const stream = await openEventStream(server.url, tokens.carol!);
+    const refused = open();
+    await refused.connected();
+    expect(await refused.login(tokens.carol)).toMatchObject({ status: 'error', code: 'e-429' });
+    await refused.until(() => refused.disconnect !== null, 'the disconnect');
+    expect(refused.errors).toEqual([expect.objectContaining({ code: 'e-429' })]);
+
+    // Her stream closed, her socket logs in; now a stream of hers is the one too many.
+    stream.close();
+    // The server sees the stream's connection close a moment after the client closed it; a refused socket
+    // is disconnected, so each try is a new one.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const socket = open();
+      await socket.connected();
+      const answer = await socket.login(tokens.carol);
+      if (answer.status === 'success' || Date.now() > deadline) {
+        expect(answer).toMatchObject({ status: 'success' });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await refusal(tokens.carol!)).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]/), body: { code: 'e-429' } });
+
+    // The node's two: Carol's socket and Dave's stream. A new socket is refused on connecting.
+    await openEventStream(server.url, tokens.dave!);
+    const beyond = open();
+    await beyond.until(() => beyond.disconnect !== null, 'the socket beyond the node cap to be disconnected');
+    expect(beyond.errors).toEqual([expect.objectContaining({ status: 'error', code: 'e-503' })]);
   });
 });

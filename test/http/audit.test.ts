@@ -1,13 +1,19 @@
 /**
- * The audit trail (docs/design/audit.md): every order-entry request leaves exactly one record with who,
- * from where, the request id of its answer, the outcome and what it asked, whatever the outcome; every
- * order change it made names it and its actor; the database refuses to change or delete either; no
- * secret is ever stored.
+ * The audit trail (docs/design/audit.md): every order-entry request of an authenticated caller leaves
+ * exactly one record with who, from where, the request id of its answer, the outcome and what it asked,
+ * whatever the outcome; a caller that is not established leaves none; a huge path or body is stored cut,
+ * with the length and SHA-256 of the whole; every order change a request made names it and its actor; the
+ * database refuses to change or delete either, but for the records an archive removes; no secret is ever
+ * stored.
  */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
-import { AuditRecorder, AuditTrailService } from '../../src/services/audit.js';
+import { AuditArchiveService, AuditRecorder, AuditTrailService } from '../../src/services/audit.js';
 import type { NewAuditRequest } from '../../src/domain/audit.js';
 import { AuditRepository } from '../../src/store/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
@@ -124,22 +130,15 @@ describe('the audit trail of order entry', () => {
     expect(await new AuditTrailService(new AuditRepository(server.store)).entries({ orderId, since: server.clock.now, limit: 100 })).toEqual([]);
   });
 
-  it('records refused requests: 400 (schema and malformed JSON), 401 and 403 (no user established), 404 and 422, each with its code', async () => {
+  it("records an authenticated caller's refused requests: 400 (schema and malformed JSON), 404 and 422, each with its code", async () => {
     const invalid = await place(validBid({ quantity: 'ten' }));
     const malformed = await server.call('POST', PLACE_ORDER, { rawBody: '{"quantity":', ...as(alice) });
-    const noToken = await place(validBid(), { token: null, apiKey: alice.apiKey });
-    const unknownKey = await place(validBid(), { token: alice.token, apiKey: 'not-a-key' });
-    const bobsKey = await place(validBid(), { token: alice.token, apiKey: bob.apiKey });
     const belowFloor = await place(validBid({ price: 99 }));
     const notHers = await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/0190aaaa-0000-7000-8000-000000000000`, as(alice));
 
     const expected: [CallResult, number, string | null][] = [
       [invalid, 400, 'alice'],
       [malformed, 400, 'alice'],
-      [noToken, 401, null],
-      [unknownKey, 401, null],
-      // Authentication failed: the caller is not established, whoever the token names.
-      [bobsKey, 403, null],
       [belowFloor, 422, 'alice'],
       [notHers, 404, 'alice'],
     ];
@@ -151,8 +150,7 @@ describe('the audit trail of order entry', () => {
     }
     expect(JSON.parse((await recordOf(invalid)).body!)).toMatchObject({ quantity: 'ten' });
     expect(JSON.parse((await recordOf(belowFloor)).body!)).toMatchObject({ price: 99 });
-    // Refused before the body was read, or not JSON: no body to keep.
-    expect((await recordOf(noToken)).body).toBeNull();
+    // Not JSON: no body to keep.
     expect((await recordOf(malformed)).body).toBeNull();
     expect((await recordOf(notHers)).order_id).toBe('0190aaaa-0000-7000-8000-000000000000');
   });
@@ -171,6 +169,53 @@ describe('the audit trail of order entry', () => {
     expect(record).toMatchObject({ user_id: 'bob', method: 'POST', route: `${CARTS}/:ordercartId/execute`, status_code: 200, code: 's-101', ordercart_id: cartId });
     const placedId = executed.body.data[0].orderId as string;
     expect((await historyOf(placedId))[0]).toMatchObject({ actor: 'bob', request_id: record.request_id });
+  });
+
+  it('leaves no record of order-entry calls whose caller is not established (401, 403), however long their URL', async () => {
+    const before = await server.store.db.selectFrom('audit_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const junk = `?${'x'.repeat(15 * 1024)}`;
+    const refused = [
+      // The finding: a loop of these filled a table nobody may prune.
+      await server.call('POST', `${PLACE_ORDER}${junk}`, { body: validBid(), token: null, apiKey: null }),
+      await place(validBid(), { token: null, apiKey: alice.apiKey }),
+      await place(validBid(), { token: alice.token, apiKey: 'not-a-key' }),
+      // Authentication failed: the caller is not established, whoever the token names.
+      await place(validBid(), { token: alice.token, apiKey: bob.apiKey }),
+      await server.call('POST', `${CARTS}/a%00b/execute${junk}`, { token: null, apiKey: null }),
+    ];
+    expect(refused.map((res) => res.status)).toEqual([401, 401, 401, 403, 401]);
+    // An authenticated request after them: once its record is there, theirs would be too.
+    await recordOf(await place(validBid({ quantity: 'x' })));
+    for (const res of refused) expect(await recordsOf(res.headers.get('request-id')!)).toEqual([]);
+    const after = await server.store.db.selectFrom('audit_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n) + 1);
+  });
+
+  it("stores an authenticated caller's huge path and body cut, saying so, with the length and SHA-256 of the whole", async () => {
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+    // Under Node's 16 KiB header limit. The body has multi-byte characters across the cut: it never splits one.
+    const path = `${PLACE_ORDER}?note=${'x'.repeat(12 * 1024)}`;
+    const long = await server.call('POST', path, { body: validBid({ quantity: '7' }), ...as(alice) });
+    const rawBody = JSON.stringify({ ...validBid(), remarks: '€'.repeat(10_000) });
+    const bulky = await server.call('POST', PLACE_ORDER, { rawBody, ...as(alice) });
+    expect(bulky.status, bulky.text).toBe(400);
+
+    const pathRecord = await recordOf(long);
+    expect(pathRecord).toMatchObject({ user_id: 'alice', status_code: long.status, path_bytes: Buffer.byteLength(path), path_sha256: sha256(path) });
+    expect(pathRecord.path).toHaveLength(1024);
+    expect(path.startsWith(pathRecord.path)).toBe(true);
+    expect(JSON.parse(pathRecord.body!)).toEqual(validBid({ quantity: '7' }));
+    expect(pathRecord).toMatchObject({ body_bytes: null, body_sha256: null });
+
+    const bodyRecord = await recordOf(bulky);
+    expect(bodyRecord).toMatchObject({ path: PLACE_ORDER, path_bytes: null, path_sha256: null, body_bytes: Buffer.byteLength(rawBody), body_sha256: sha256(rawBody) });
+    expect(Buffer.byteLength(bodyRecord.body!)).toBeLessThanOrEqual(8192);
+    expect(Buffer.byteLength(bodyRecord.body!)).toBeGreaterThan(8188);
+    expect(rawBody.startsWith(bodyRecord.body!)).toBe(true);
+
+    // The operator's view says so too.
+    const [entry] = await new AuditTrailService(new AuditRepository(server.store)).entries({ requestId: bodyRecord.request_id, limit: 1 });
+    expect(entry).toMatchObject({ kind: 'request', bodyCut: { bytes: Buffer.byteLength(rawBody), sha256: sha256(rawBody) }, pathCut: null });
   });
 
   it('leaves no record of requests that enter no order (login, reads, cart storage)', async () => {
@@ -227,8 +272,8 @@ describe('the audit trail of order entry', () => {
     expect(await historyOf(orderId)).toEqual([expect.objectContaining({ status: 'OMSXMITTED', actor: 'alice', request_id: record.request_id })]);
   });
   it('a path parameter that decodes to NUL neither breaks the trail nor holds up later records', async () => {
-    const odd = await server.call('POST', `${CARTS}/a%00b/execute`, { token: null, apiKey: null });
-    expect(odd.status).toBe(401);
+    const odd = await server.call('POST', `${CARTS}/a%00b/execute`, as(alice));
+    expect(odd.status).toBe(404);
     const oddRecord = await recordOf(odd);
     expect(oddRecord.ordercart_id).toBe('a\uFFFDb');
     const res = await place(validBid({ quantity: '3' }));
@@ -257,6 +302,8 @@ describe('the audit recorder', () => {
     orderId: null,
     ordercartId: null,
     body: null,
+    bodyCut: null,
+    pathCut: null,
   });
   const stored = async (prefix: string) =>
     (await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'like', `${prefix}%`).orderBy('id').execute()).map(
@@ -307,5 +354,104 @@ describe('the audit recorder', () => {
     await recorder.close();
     expect(await stored('refused-')).toEqual(['refused-1', 'refused-3']);
     expect(logged).toEqual(['audit record refused by the database; dropped']);
+  });
+});
+
+describe('the archive: the one way request records leave the database', () => {
+  const T0 = Date.parse('2026-11-23T05:00:00Z');
+  let server: TestServer;
+  let alice: TestUser;
+  let dir: string;
+  let kept: CallResult;
+  let archivedCalls: CallResult[];
+
+  beforeAll(async () => {
+    server = await startTestServer({ now: T0 });
+    alice = await server.createUser('alice');
+    dir = mkdtempSync(join(tmpdir(), 'ordergate-archive-'));
+    const refusedBid = () => server.call('POST', PLACE_ORDER, { body: validBid({ quantity: 'x' }), token: alice.token, apiKey: alice.apiKey });
+    archivedCalls = [await refusedBid()];
+    server.clock.now = T0 + 1000;
+    archivedCalls.push(await refusedBid());
+    server.clock.now = T0 + 2000;
+    kept = await refusedBid();
+    await server.app.close();
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const requestIds = async () => (await server.store.db.selectFrom('audit_requests').select('request_id').orderBy('id').execute()).map((row) => row.request_id);
+  const archiver = () => new AuditArchiveService(new AuditRepository(server.store), () => T0 + 60_000);
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+  it('moves the records that arrived before the instant to a file, removes exactly those, and the file verifies', async () => {
+    const ids = (calls: CallResult[]) => calls.map((res) => res.headers.get('request-id')!);
+    expect(await requestIds()).toEqual(ids([...archivedCalls, kept]));
+    const file = join(dir, 'first.jsonl');
+
+    const archive = await archiver().archive(T0 + 2000, file);
+    expect(archive).toMatchObject({ rows: 2, before: T0 + 2000, archivedAt: T0 + 60_000, file });
+    expect(await requestIds()).toEqual(ids([kept]));
+
+    const bytes = readFileSync(file);
+    expect(archive!.sha256).toBe(sha256(bytes));
+    expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${archive!.sha256}  first.jsonl\n`);
+    const lines = bytes.toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toEqual({ format: 'ordergate-audit-archive/1', table: 'audit_requests', before: '2026-11-23T05:00:02.000Z' });
+    expect(lines.slice(1, 3).map((line) => [line.request_id, line.at, line.user_id, line.status_code])).toEqual(
+      ids(archivedCalls).map((id, index) => [id, T0 + index * 1000, 'alice', 400]),
+    );
+    expect(JSON.parse(lines[1].body)).toEqual(validBid({ quantity: 'x' }));
+    expect(lines[3]).toEqual({ end: 'ordergate-audit-archive/1', rows: 2, first_id: archive!.firstId, last_id: archive!.lastId });
+
+    expect(await archiver().verify(file)).toEqual(archive);
+    // Changed, cut short or unknown to this database: not an archive.
+    const changed = join(dir, 'changed.jsonl');
+    writeFileSync(changed, bytes.toString('utf8').replace('"alice"', '"mallory"'));
+    await expect(archiver().verify(changed)).rejects.toThrow(/not an archive this database made/);
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, bytes.toString('utf8').split('\n').slice(0, 3).join('\n') + '\n');
+    await expect(archiver().verify(cut)).rejects.toThrow(/cut short/);
+
+    // Nothing left before that instant: no file, nothing removed; an existing file is never overwritten.
+    expect(await archiver().archive(T0 + 2000, join(dir, 'empty.jsonl'))).toBeNull();
+    await expect(archiver().archive(T0 + 3000, file)).rejects.toThrow(/exists/);
+    expect(await requestIds()).toEqual(ids([kept]));
+  });
+
+  it('still refuses every other UPDATE and DELETE: of records not archived, of a record that arrives late, of the archives', async () => {
+    const db = server.store.db;
+    await expect(db.deleteFrom('audit_requests').execute()).rejects.toThrow(/append-only/);
+    await expect(db.deleteFrom('audit_requests').where('at', '<', T0 + 2000).execute()).resolves.toBeDefined();
+    // A record that arrived before the archived instant but was written after the archive (a retried batch).
+    const late = { at: T0 + 500, request_id: 'late-1', user_id: 'alice', client_address: '127.0.0.1', method: 'POST', route: PLACE_ORDER, path: PLACE_ORDER, status_code: 400 };
+    await db.insertInto('audit_requests').values(late).execute();
+    await expect(db.deleteFrom('audit_requests').where('request_id', '=', 'late-1').execute()).rejects.toThrow(/append-only/);
+    await expect(db.updateTable('audit_requests').set({ user_id: 'mallory' }).where('request_id', '=', 'late-1').execute()).rejects.toThrow(/append-only/);
+    await expect(db.updateTable('audit_archives').set({ last_id: 1_000_000 }).execute()).rejects.toThrow(/append-only/);
+    await expect(db.deleteFrom('audit_archives').execute()).rejects.toThrow(/append-only/);
+    if (server.store.dialect === 'postgres') {
+      await expect(sql`truncate audit_requests`.execute(db)).rejects.toThrow(/append-only/);
+      await expect(sql`truncate audit_archives`.execute(db)).rejects.toThrow(/append-only/);
+    }
+    expect(await requestIds()).toEqual([kept.headers.get('request-id'), 'late-1']);
+
+    // The late record goes with the next archive, and only through it.
+    const next = await archiver().archive(T0 + 1000, join(dir, 'second.jsonl'));
+    expect(next).toMatchObject({ rows: 1 });
+    expect(await requestIds()).toEqual([kept.headers.get('request-id')]);
+  });
+
+  it('removes nothing when the records before the instant are not exactly those in the file', async () => {
+    const repository = new AuditRepository(server.store);
+    const [row] = await server.store.db.selectFrom('audit_requests').select('id').execute();
+    await expect(
+      repository.removeArchived({ archivedAt: T0, before: T0 + 10_000, ids: [Number(row!.id) - 1, Number(row!.id)], sha256: 'f'.repeat(64), file: 'x' }),
+    ).rejects.toThrow(/nothing was removed/);
+    expect(await requestIds()).toEqual([kept.headers.get('request-id')]);
+    expect(await repository.archiveWithDigest('f'.repeat(64))).toBeUndefined();
   });
 });

@@ -167,7 +167,7 @@ describe('GET /transactional/v1/orders/events', () => {
     expect(await unknown.json()).toMatchObject({ status: 'error', code: 'e-202' });
   });
 
-  it('ends the open streams when the server closes', async () => {
+  it('ends the open streams when the server closes, saying why in a last stream_end event', async () => {
     const closing = await startEventsNode(server.store);
     const stream = await open(alice, undefined, closing.url);
     await stream.until(() => stream.frames.length > 0, 'a first heartbeat');
@@ -176,5 +176,8 @@ describe('GET /transactional/v1/orders/events', () => {
       new Promise((_, reject) => setTimeout(() => reject(new Error('app.close() hung')), WAIT_MS)),
     ]);
     await stream.until(() => stream.ended, 'the stream to end');
+    const last = stream.frames.at(-1)!;
+    expect(last.event).toBe('stream_end');
+    expect(JSON.parse(last.data!)).toMatchObject({ status: 'error', code: 'e-503', request_id: stream.response.headers.get('request-id') });
   });
 });

@@ -349,7 +349,7 @@ describe('execute an order cart', () => {
   it('the OpenAPI document describes the execute operation and its answers', async () => {
     const res = await server.call('GET', '/openapi.json');
     const operation = res.body.paths[`${PATH}/{ordercartId}/execute`].post;
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '500', '503']);
     expect(operation.responses['422'].description).toContain('e-412');
   });
 });

@@ -134,12 +134,18 @@ describe('order carts (happy paths)', () => {
     expect(list.headers.get('etag')).toBe('"3"');
   });
 
-  it('list answers the caller\'s carts, newest first, each with its orders as an array', async () => {
+  it('list answers the caller\'s carts, newest first, each with its orders as an array; without paging parameters, the first page of 100', async () => {
     const fresh = await startTestServer();
     try {
       const bob = await fresh.createUser('bob');
       const empty = await fresh.call('GET', PATH, { token: bob.token });
-      expect(empty.body).toEqual({ status: 'success', code: 's-101', message: 'Ordercart list fetched successfully', data: [] });
+      expect(empty.body).toEqual({
+        status: 'success',
+        code: 's-101',
+        message: 'Ordercart list fetched successfully',
+        data: [],
+      });
+      expect(empty.headers.get('x-total-count')).toBe('0');
 
       const olderAt = new Date(fresh.clock.now).toISOString();
       const older = await fresh.call('POST', PATH, { body: createBody('bob', [EXAMPLE_ORDER_LINE], 'Older'), token: bob.token });
@@ -178,6 +184,7 @@ describe('order carts (happy paths)', () => {
           },
         ],
       });
+      expect(res.headers.get('x-total-count')).toBe('2');
     } finally {
       await fresh.close();
     }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { Errors } from '../../src/domain/errors.js';
 import { SharedCallLog } from '../../src/rate-limit/call-logs.js';
+import { RedisLink } from '../../src/rate-limit/redis-link.js';
 import { recordingLogger } from '../oms/fixture.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
@@ -307,20 +308,21 @@ describe('a REDIS_URL that cannot be reached', () => {
   it('a Redis that stops answering once connected: each call is decided locally after the command timeout, and the change is logged once', async () => {
     const fake = await hungRedis();
     const { logger, lines } = recordingLogger();
-    const shared = new SharedCallLog(fake.url, uniqueRedisPrefix(), logger);
+    const link = new RedisLink(fake.url, logger);
+    const shared = new SharedCallLog(link, uniqueRedisPrefix());
     try {
-      await shared.connect();
-      expect(shared.sharing, JSON.stringify(lines())).toBe(true);
+      await link.connect();
+      expect(link.sharing, JSON.stringify(lines())).toBe(true);
       const decisions = [];
       // A one-minute window, so that the command timeouts cannot move a call out of it.
       for (let i = 0; i < 3; i += 1) decisions.push(await shared.admit('orders:u1', 60_000, 2));
       expect(decisions.map((d) => d.accepted)).toEqual([true, true, false]);
-      expect(shared.sharing).toBe(false);
+      expect(link.sharing).toBe(false);
       const warnings = lines().filter((line) => line.level === 40);
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ msg: expect.stringMatching(/rate limits are counted per node/), err: { message: 'Command timed out' } });
+      expect(warnings[0]).toMatchObject({ msg: expect.stringMatching(/rate limits and login failures are counted per node/), err: { message: 'Command timed out' } });
     } finally {
-      await shared.close();
+      await link.close();
       await fake.close();
     }
   });
@@ -383,7 +385,14 @@ describe('login attempts', () => {
 
 describe('rate-limit settings', () => {
   it('default to 10 order-entry calls a second, 10 logins a minute per user id and 100 per address, counted per node', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ ordersPerSecond: 10, loginsPerMinutePerUser: 10, loginsPerMinutePerAddress: 100, redisUrl: null });
+    expect(loadConfig({}).rateLimits).toEqual({
+      ordersPerSecond: 10,
+      loginsPerMinutePerUser: 10,
+      loginsPerMinutePerAddress: 100,
+      loginBackoffAfterFailures: 5,
+      loginBackoffMaxSeconds: 900,
+      redisUrl: null,
+    });
   });
 
   it('read RATE_LIMIT_* (0 turns a limit off) and REDIS_URL', () => {
@@ -391,9 +400,18 @@ describe('rate-limit settings', () => {
       RATE_LIMIT_ORDERS_PER_SECOND: '0',
       RATE_LIMIT_LOGINS_PER_MINUTE: '5',
       RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS: '30',
+      RATE_LIMIT_LOGIN_BACKOFF_AFTER: '0',
+      RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS: '60',
       REDIS_URL: 'redis://cache:6379/2',
     });
-    expect(config.rateLimits).toEqual({ ordersPerSecond: 0, loginsPerMinutePerUser: 5, loginsPerMinutePerAddress: 30, redisUrl: 'redis://cache:6379/2' });
+    expect(config.rateLimits).toEqual({
+      ordersPerSecond: 0,
+      loginsPerMinutePerUser: 5,
+      loginsPerMinutePerAddress: 30,
+      loginBackoffAfterFailures: 0,
+      loginBackoffMaxSeconds: 60,
+      redisUrl: 'redis://cache:6379/2',
+    });
   });
 
   it.each([

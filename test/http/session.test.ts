@@ -3,8 +3,9 @@
  * validate (PUT) and logout (DELETE), through the real server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpCode } from '../../src/auth/credentials.js';
+import { hashPassword, needsRehash, totpCode, UNKNOWN_USER_PASSWORD_HASH } from '../../src/auth/credentials.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
+import { UserRepository } from '../../src/store/users.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
 const SESSION = '/authentication/v1/user/session';
@@ -244,5 +245,148 @@ describe('session: login, validate, logout', () => {
       expect(res.status, res.text).toBe(200);
       expectError(await validate(token), Errors.TOKEN_REVOKED);
     });
+  });
+});
+
+describe('the operator ends sessions, disables users and resets passwords (finding 8)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const login = (userId: string, password = TEST_PASSWORD, extra: Record<string, unknown> = {}) =>
+    server.call('POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password, ...extra } });
+  const validate = (token: string) => server.call('PUT', SESSION, { token });
+  const bid = (user: TestUser, token = user.token) => server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token, apiKey: user.apiKey });
+
+  it('revoking a user\'s sessions refuses every token of the user at once (401 e-204), other users untouched; the user may log in again', async () => {
+    await server.registerIssue();
+    const carl = await server.createUser('carl');
+    const second = (await login('carl')).body.data.access_token as string;
+    const dora = await server.createUser('dora');
+
+    expect(await server.admin.revokeSessions('carl')).toBe(2);
+
+    for (const token of [carl.token, second]) expectError(await validate(token), Errors.TOKEN_REVOKED, 'Authorization');
+    expectError(await bid(carl), Errors.TOKEN_REVOKED);
+    expect((await validate(dora.token)).status).toBe(200);
+    const again = await login('carl');
+    expect(again.status, again.text).toBe(200);
+    expect((await bid(carl, again.body.data.access_token)).status).toBe(200);
+  });
+
+  it('a disabled user\'s tokens stop at once; a login answers 403 e-212 only with the right password (a wrong one: e-208, as for anyone); enabled again, it logs in', async () => {
+    const erin = await server.createUser('erin');
+    expect(await server.admin.disableUser('erin')).toBe(1);
+
+    expectError(await validate(erin.token), Errors.TOKEN_REVOKED);
+    expectError(await login('erin', 'wrong-password-1'), Errors.LOGIN_FAILED);
+    expectError(await login('erin'), Errors.USER_DISABLED);
+    expectError(await login('erin', TEST_PASSWORD, { api_key: erin.apiKey }), Errors.USER_DISABLED);
+
+    await server.admin.enableUser('erin');
+    const back = await login('erin');
+    expect(back.status, back.text).toBe(200);
+    expect((await validate(back.body.data.access_token)).status).toBe(200);
+    // The sessions that disabling ended stay ended.
+    expectError(await validate(erin.token), Errors.TOKEN_REVOKED);
+  });
+
+  it('a token of a disabled user is refused even when its session was not revoked (a login that committed meanwhile)', async () => {
+    const fred = await server.createUser('fred');
+    await new UserRepository(server.store.db, server.store.dialect).setDisabled('fred', server.clock.now);
+    expectError(await validate(fred.token), Errors.TOKEN_REVOKED);
+    expectError(await bid(fred), Errors.TOKEN_REVOKED);
+  });
+
+  it('a password reset ends every session; the old password is refused, the new one logs in', async () => {
+    const gina = await server.createUser('gina');
+    expect(await server.admin.resetPassword('gina', 'a-new-password-7')).toBe(1);
+    expectError(await validate(gina.token), Errors.TOKEN_REVOKED);
+    expectError(await login('gina'), Errors.LOGIN_FAILED);
+    const fresh = await login('gina', 'a-new-password-7');
+    expect(fresh.status, fresh.text).toBe(200);
+  });
+});
+
+describe('LOGIN_REQUIRES_API_KEY (finding 8)', () => {
+  let server: TestServer;
+  let hana: TestUser;
+  let ivan: TestUser;
+  beforeAll(async () => {
+    server = await startTestServer({ limits: { loginRequiresApiKey: true } });
+    hana = await server.createUser('hana');
+    ivan = await server.createUser('ivan');
+  });
+  afterAll(() => server.close());
+
+  const login = (extra: Record<string, unknown>) => server.call('POST', SESSION, { body: { user_id: 'hana', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra } });
+
+  it('a password alone opens no session: no api_key (absent, empty or null) answers 401 e-213', async () => {
+    for (const extra of [{}, { api_key: '' }, { api_key: null }]) expectError(await login(extra), Errors.LOGIN_API_KEY_REQUIRED, 'api_key');
+  });
+
+  it('an api_key that is not an active key of the user answers 401 e-211, whatever the password', async () => {
+    expectError(await login({ api_key: ivan.apiKey }), Errors.LOGIN_API_KEY_INVALID, 'api_key');
+    expectError(await login({ api_key: 'ogk_unknown', password: 'wrong-password-1' }), Errors.LOGIN_API_KEY_INVALID, 'api_key');
+  });
+
+  it('the user\'s own key and password log in; with the key, a wrong password is still e-208', async () => {
+    const ok = await login({ api_key: hana.apiKey });
+    expect(ok.status, ok.text).toBe(200);
+    expectError(await login({ api_key: hana.apiKey, password: 'wrong-password-1' }), Errors.LOGIN_FAILED);
+  });
+});
+
+describe('password hashes (finding 13)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const login = (userId: string, password = TEST_PASSWORD) => server.call('POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password } });
+  const storedHash = async (userId: string) => (await new UserRepository(server.store.db, server.store.dialect).find(userId))!.passwordHash;
+
+  it('new hashes and the unknown-user hash use OWASP\'s cost N=2^15 r=8 p=3 (the same cost: no timing oracle)', async () => {
+    const fresh = await hashPassword('some-password-1');
+    expect(fresh).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(UNKNOWN_USER_PASSWORD_HASH.split('$').slice(0, 4)).toEqual(['scrypt', '32768', '8', '3']);
+    expect(needsRehash(fresh)).toBe(false);
+    expect(needsRehash(UNKNOWN_USER_PASSWORD_HASH)).toBe(false);
+  });
+
+  it('a hash stored with the old cost (N=2^15 r=8 p=1) still logs in, and is re-hashed with the new cost by that login', async () => {
+    await server.admin.addUser('jack', TEST_PASSWORD);
+    const { scryptSync, randomBytes } = await import('node:crypto');
+    const salt = randomBytes(16);
+    const old = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), scryptSync(TEST_PASSWORD, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64')].join('$');
+    await server.store.db.updateTable('users').set({ password_hash: old }).where('user_id', '=', 'jack').execute();
+
+    expectError(await login('jack', 'wrong-password-1'), Errors.LOGIN_FAILED);
+    expect(await storedHash('jack')).toBe(old);
+    const first = await login('jack');
+    expect(first.status, first.text).toBe(200);
+    const rehashed = await storedHash('jack');
+    expect(rehashed).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect((await login('jack')).status).toBe(200);
+    expect(await storedHash('jack')).toBe(rehashed);
+  });
+
+  it('takes password checks in turns: a flood beyond the waiting places answers 503 e-503 with Retry-After: 1, the others are checked', async () => {
+    await server.admin.addUser('kate', TEST_PASSWORD);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => login(i === 29 ? 'kate' : `nobody${i}`, 'wrong-password-1')));
+    const statuses = answers.map((answer) => answer.status);
+    // 2 checked at once and 16 waiting: 18 checked, 12 refused at once.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(18);
+    const refused = answers.filter((answer) => answer.status === 503);
+    expect(refused).toHaveLength(12);
+    for (const answer of refused) {
+      expectError(answer, Errors.UNAVAILABLE);
+      expect(answer.headers.get('retry-after')).toBe('1');
+    }
+    // Once the flood has passed, logins are checked again.
+    expect((await login('kate')).status).toBe(200);
   });
 });

@@ -3,12 +3,17 @@
  * signed, in order; failures are retried with back-off and the delivery arrives once the receiver
  * recovers; a delivery is given up after the retry time and shown to the operator; a dispatcher that dies
  * mid-delivery leaves it to another (at least once). Time is the test's clock, moved by hand.
+ *
+ * The receivers listen on 127.0.0.1 over plain http, which webhooks may reach only when the operator allows
+ * it (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES): the tests allow it, except those of the refusals.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook, type RetryPolicy } from '../../src/domain/webhooks.js';
+import { STRICT_WEBHOOK_ADDRESSES, type WebhookAddressPolicy } from '../../src/domain/webhook-addresses.js';
+import type { Resolver } from '../../src/webhooks/address-guard.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { WebhookAdminService, type NewWebhook } from '../../src/services/webhooks.js';
 import { EventHorizon, OrderEventRepository } from '../../src/store/order-events.js';
@@ -21,6 +26,10 @@ import { startTestServer, validBid, type TestServer, type TestUser } from '../su
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const RETRY: RetryPolicy = { firstDelayMs: 1_000, maxDelayMs: 8_000, retryForMs: 60_000 };
+/** What the local receivers need: plain http to a loopback address. */
+const LOCAL_RECEIVERS: WebhookAddressPolicy = { allowHttp: true, allowPrivateAddresses: true };
+/** Plain http allowed (the receivers speak it), non-public addresses not. */
+const HTTP_PUBLIC_ONLY: WebhookAddressPolicy = { allowHttp: true, allowPrivateAddresses: false };
 
 describe('webhook deliveries', () => {
   let server: TestServer;
@@ -33,7 +42,9 @@ describe('webhook deliveries', () => {
   let webhook: NewWebhook;
   const dispatchers: WebhookDispatcher[] = [];
 
-  function dispatcher(options: { timeoutMs?: number; leaseMs?: number; id?: string } = {}): WebhookDispatcher {
+  function dispatcher(
+    options: { timeoutMs?: number; leaseMs?: number; id?: string; addresses?: WebhookAddressPolicy | 'default'; resolve?: Resolver } = {},
+  ): WebhookDispatcher {
     const created = new WebhookDispatcher({
       webhooks: repository,
       events: new OrderEventRepository(server.store.db),
@@ -45,6 +56,8 @@ describe('webhook deliveries', () => {
       timeoutMs: options.timeoutMs ?? 5_000,
       ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
       ...(options.id !== undefined && { dispatcherId: options.id }),
+      ...(options.addresses !== 'default' && { addresses: options.addresses ?? LOCAL_RECEIVERS }),
+      ...(options.resolve !== undefined && { resolve: options.resolve }),
     });
     dispatchers.push(created);
     return created;
@@ -55,7 +68,7 @@ describe('webhook deliveries', () => {
     await server.registerIssue();
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
     repository = new WebhookRepository(server.store.db);
-    admin = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
+    admin = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), LOCAL_RECEIVERS, () => server.clock.now);
   });
   afterAll(async () => {
     await server.close();
@@ -335,5 +348,108 @@ describe('webhook deliveries', () => {
     expect(added.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     // Registration fetches nothing.
     expect(receiver.received).toEqual([]);
+  });
+
+  describe('addresses a webhook may reach (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES)', () => {
+    const ALLOW_PRIVATE = '(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)';
+    const strictAdmin = () => new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), STRICT_WEBHOOK_ADDRESSES, () => server.clock.now);
+    /** The receiver's URL with another host (it listens on 127.0.0.1). */
+    const receiverAt = (host: string) => receiver.url.replace('127.0.0.1', host);
+    /** Resolves names the test owns; anything else is not found. */
+    const resolveOwn =
+      (names: Record<string, string[]>): Resolver =>
+      (hostname, _options, callback) => {
+        const addresses = names[hostname];
+        if (addresses === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+        callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      };
+
+    /** Moves the webhook of this test to `url` (registered under the allowance of the local receivers). */
+    async function moveWebhookTo(url: string): Promise<void> {
+      await admin.remove(webhook.webhookId);
+      webhook = await admin.add(alice.userId, url);
+    }
+
+    it('refuses to register, by default, plain http, credentials and hosts that are non-public addresses, saying why', async () => {
+      const refused: [url: string, reason: string][] = [
+        ['http://hooks.example.com/ordergate', 'the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)'],
+        ['https://ops:secret@hooks.example.com/ordergate', 'the URL must not carry a user name or password'],
+        ['https://127.0.0.1/hooks', `the URL's host 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}`],
+        ['https://10.0.12.7/hooks', `the URL's host 10.0.12.7 is a private address ${ALLOW_PRIVATE}`],
+        ['https://169.254.169.254/latest/meta-data/', `the URL's host 169.254.169.254 is a link-local address (the cloud metadata service is one) ${ALLOW_PRIVATE}`],
+        ['https://[::1]/hooks', `the URL's host ::1 is a loopback address ${ALLOW_PRIVATE}`],
+        ['https://[::ffff:127.0.0.1]/hooks', `the URL's host ::ffff:7f00:1 is 127.0.0.1, a loopback address ${ALLOW_PRIVATE}`],
+      ];
+      const strict = strictAdmin();
+      for (const [url, reason] of refused) await expect(strict.add(alice.userId, url), url).rejects.toMatchObject({ name: 'AdminError', message: reason });
+      expect((await repository.list(alice.userId)).map((w) => w.url)).toEqual([receiver.url]);
+      // The same URLs with the settings that allow them (credentials are never allowed).
+      for (const [url] of refused.filter(([, reason]) => !reason.includes('password'))) await admin.remove((await admin.add(alice.userId, url)).webhookId);
+      await expect(admin.add(alice.userId, 'https://ops:secret@hooks.example.com/ordergate')).rejects.toThrow(/user name or password/);
+      expect(receiver.received).toEqual([]);
+    });
+
+    it('refuses a delivery to a name that resolves to a loopback address, records why, and gives it up without retrying', async () => {
+      await moveWebhookTo(receiverAt('localhost'));
+      await bid(alice);
+      const worker = dispatcher({ addresses: HTTP_PUBLIC_ONLY });
+      expect(await worker.runOnce()).toBe(1);
+      const [row] = await deliveries();
+      expect(row).toMatchObject({ status: 'FAILED', lastStatusCode: null });
+      expect(row!.lastError).toMatch(/^refused: localhost resolves to a non-public address: (127\.0\.0\.1|::1) is a loopback address \(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\)$/);
+      expect(Number(row!.attempts)).toBe(1);
+      server.clock.now += RETRY.retryForMs;
+      expect(await worker.runOnce()).toBe(0);
+      expect(receiver.received).toEqual([]);
+    });
+
+    it('delivers to the same name when WEBHOOK_ALLOW_PRIVATE_ADDRESSES allows it', async () => {
+      await moveWebhookTo(receiverAt('localhost'));
+      await bid(alice);
+      expect(await dispatcher({ addresses: LOCAL_RECEIVERS }).runOnce()).toBe(1);
+      expect((await deliveries()).map((d) => [d.status, Number(d.lastStatusCode)])).toEqual([['DELIVERED', 200]]);
+      expect(receiver.received).toHaveLength(1);
+    });
+
+    it('connects to the address the checked lookup gave, and refuses a name with any refused address among its answers', async () => {
+      // `hooks.ordergate.test` exists only for the dispatcher's resolver: a delivery that arrives went where the check looked.
+      await moveWebhookTo(receiverAt('hooks.ordergate.test'));
+      await bid(alice);
+      await oms.runOnce();
+      const events = await history(alice);
+      const [first, second] = await deliveries();
+      const own = resolveOwn({ 'hooks.ordergate.test': ['127.0.0.1'] });
+      expect(await dispatcher({ addresses: HTTP_PUBLIC_ONLY, resolve: own, id: 'strict' }).runOnce()).toBe(events.length);
+      expect((await repository.deliveries({ webhookId: webhook.webhookId, limit: 10 })).every((d) => d.status === 'FAILED')).toBe(true);
+      expect(receiver.received).toEqual([]);
+
+      // A rebinding name: a public address and a private one in the same answer. Refused before any connection.
+      const rebinding = resolveOwn({ 'hooks.ordergate.test': ['93.184.215.14', '10.0.0.5'] });
+      for (const id of [first!.id, second!.id]) await admin.retry(Number(id));
+      await dispatcher({ addresses: HTTP_PUBLIC_ONLY, resolve: rebinding, id: 'rebinding' }).runOnce();
+      const [again] = await repository.deliveries({ webhookId: webhook.webhookId, eventId: Number(first!.eventId), limit: 1 });
+      expect(again).toMatchObject({ status: 'FAILED' });
+      expect(again!.lastError).toMatch(/^refused: hooks\.ordergate\.test resolves to a non-public address: 10\.0\.0\.5 is a private address/);
+
+      // Allowed: the retried deliveries arrive, through the test's resolver.
+      for (const d of await repository.deliveries({ webhookId: webhook.webhookId, status: 'FAILED', limit: 10 })) await admin.retry(Number(d.id));
+      await dispatcher({ addresses: LOCAL_RECEIVERS, resolve: own, id: 'allowed' }).runOnce();
+      expect(receiver.received.map((r) => r.headers.host)).toEqual(events.map(() => `hooks.ordergate.test:${new URL(receiver.url).port}`));
+      expect((await deliveries()).map((d) => d.status)).toEqual(events.map(() => 'DELIVERED'));
+    });
+
+    it('refuses at delivery a URL the settings no longer allow (registered while they did), whatever the resolver says', async () => {
+      await bid(alice);
+      await dispatcher({ addresses: HTTP_PUBLIC_ONLY }).runOnce();
+      const [row] = await deliveries();
+      expect(row).toMatchObject({ status: 'FAILED', lastError: `refused: the URL's host 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}` });
+      await admin.retry(Number(row!.id));
+      // By default (no allowance given) a dispatcher reaches neither plain http nor private addresses.
+      await dispatcher({ addresses: 'default' }).runOnce();
+      const [again] = await deliveries();
+      expect(again).toMatchObject({ status: 'FAILED', lastError: 'refused: the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)' });
+      expect(Number(again!.attempts)).toBe(2);
+      expect(receiver.received).toEqual([]);
+    });
   });
 });

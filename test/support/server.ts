@@ -2,6 +2,7 @@
  * A real ordergate HTTP server on a free port over its own temporary SQLite file, with fixtures to create
  * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
  */
+import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
@@ -17,6 +18,7 @@ import type { Order } from '../../src/domain/order.js';
 import type { OrderStatus } from '../../src/domain/order-status.js';
 import { UserRepository } from '../../src/store/users.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
+import type { Limits, SheddingConfig, TrustProxy } from '../../src/config.js';
 import { createServices } from '../../src/wiring.js';
 import { createTestDatabase } from './databases.js';
 import { sbinIssue } from './fixtures.js';
@@ -78,10 +80,12 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
 /**
  * `databaseUrl`: serve another database (e.g. PostgreSQL) instead of a new SQLite file; several servers
  * may share it, as several nodes do. `now` starts the test clock at that instant. `rateLimits`: the call
- * limits to turn on (all off by default, so that tests may fire many calls at once).
+ * limits to turn on (all off by default, so that tests may fire many calls at once). `limits`: the caps per
+ * user and per node (MAX_*, LOGIN_REQUIRES_API_KEY), the defaults where absent. `logger`: where the server
+ * logs (nowhere by default), e.g. a pino logger that keeps the stack traces of unhandled errors.
  */
 export async function startTestServer(
-  options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string } = {},
+  options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string; limits?: Partial<Limits>; trustProxy?: TrustProxy; shedding?: SheddingConfig; logger?: FastifyBaseLogger } = {},
 ): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
   const owned = options.databaseUrl === undefined ? await createTestDatabase() : undefined;
@@ -89,7 +93,7 @@ export async function startTestServer(
   await migrateToLatest(store);
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now }), { logger: false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits }, publicUrl: options.publicUrl ?? null });
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now, ...(options.limits && { limits: options.limits }) }), { logger: options.logger ?? false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits }, publicUrl: options.publicUrl ?? null, trustProxy: options.trustProxy ?? false, ...(options.shedding && { shedding: options.shedding }) });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);

@@ -1,0 +1,155 @@
+/**
+ * Calls to ordergate from the console: the session (token and API key) lives in this module's memory only,
+ * so a reload or a new tab logs in again and no script reading storage finds it. Every failure is the API's
+ * error envelope, thrown as an ApiError.
+ */
+import type { Envelope, ErrorEnvelope, FieldError, LoginAnswer, Profile } from './types.js';
+
+export interface Session {
+  userId: string;
+  token: string;
+  /** Sent as x-api-key on order entry (place, modify, cancel, cart execution). */
+  apiKey: string;
+  expiresAt: string;
+  category: Profile['category'] | null;
+  operator: boolean;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors: FieldError[] = [],
+    readonly requestId?: string,
+  ) {
+    super(message);
+  }
+
+  /** The message with every field at fault, for a status line. */
+  describe(): string {
+    const fields = this.errors.filter((e) => e.field !== '').map((e) => `${e.field}: ${e.message}`);
+    return [`${this.message} (${this.code})`, ...fields].join('; ');
+  }
+}
+
+/** The token was refused: the session is over (logout elsewhere, expiry, the operator ended it). */
+const SESSION_ENDED = new Set(['e-201', 'e-202', 'e-203', 'e-204']);
+
+let session: Session | null = null;
+let sessionEnded: (error: ApiError) => void = () => {};
+
+export const currentSession = (): Session | null => session;
+
+export function requireSession(): Session {
+  if (session === null) throw new ApiError(401, 'e-201', 'Not logged in');
+  return session;
+}
+
+/** Called once when a call finds the token refused. */
+export function onSessionEnded(listener: (error: ApiError) => void): void {
+  sessionEnded = listener;
+}
+
+export function isSessionEnd(error: unknown): error is ApiError {
+  return error instanceof ApiError && SESSION_ENDED.has(error.code);
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Order entry: also send the API key. */
+  orderEntry?: boolean;
+  headers?: Record<string, string>;
+  /** Without the session's token (the login). */
+  anonymous?: boolean;
+}
+
+export interface Answer<T> {
+  body: Envelope<T>;
+  headers: Headers;
+}
+
+export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (!options.anonymous) {
+    const { token, apiKey } = requireSession();
+    headers.authorization = `Bearer ${token}`;
+    if (options.orderEntry) headers['x-api-key'] = apiKey;
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'network', 'ordergate cannot be reached; check the connection and try again');
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const envelope = parsed as Partial<ErrorEnvelope> | undefined;
+    const error = new ApiError(response.status, envelope?.code ?? `http-${response.status}`, envelope?.message ?? response.statusText, envelope?.errors ?? [], envelope?.request_id);
+    if (!options.anonymous && SESSION_ENDED.has(error.code)) sessionEnded(error);
+    throw error;
+  }
+  return { body: parsed as Envelope<T>, headers: response.headers };
+}
+
+export async function get<T>(path: string): Promise<T> {
+  return (await call<T>('GET', path)).body.data;
+}
+
+export interface Credentials {
+  userId: string;
+  password: string;
+  totp: string;
+  apiKey: string;
+}
+
+/** Logs in (the ODIN login body, the API key included), then reads whether the user is an operator. */
+export async function logIn(credentials: Credentials): Promise<Session> {
+  const { body } = await call<LoginAnswer>('POST', '/authentication/v1/user/session', {
+    anonymous: true,
+    body: {
+      user_id: credentials.userId,
+      login_type: 'PASSWORD',
+      password: credentials.password,
+      second_auth_type: credentials.totp === '' ? '' : 'TOTP',
+      second_auth: credentials.totp,
+      api_key: credentials.apiKey,
+      source: 'WEBAPI',
+    },
+  });
+  session = { userId: body.data.user_id, token: body.data.access_token, apiKey: credentials.apiKey, expiresAt: body.data.expires_at, category: null, operator: false };
+  try {
+    const profile = await get<Profile>('/authentication/v1/user/profile');
+    session.category = profile.category;
+    session.operator = profile.operator === true;
+  } catch (error) {
+    // A server without the profile call still serves everything but the operator's views.
+    if (!(error instanceof ApiError && error.status === 404)) {
+      session = null;
+      throw error;
+    }
+  }
+  return session;
+}
+
+/** Revokes the token on the server, then forgets the session here whatever the answer. */
+export async function logOut(): Promise<void> {
+  try {
+    if (session !== null) await call('DELETE', '/authentication/v1/user/session');
+  } catch {
+    // An ended or unreachable session needs no revoking: the local session is forgotten below anyway.
+  } finally {
+    session = null;
+  }
+}
+
+export function forgetSession(): void {
+  session = null;
+}

@@ -1,0 +1,130 @@
+/**
+ * The OFS book as a chart: for each category (retail, non-retail) a panel with a step line of cumulative
+ * demand by price (the shares bid at that price or above), the category's offer and, when it differs, the
+ * portion it can be allotted as horizontal lines, and the clearing price the demand implies as a vertical
+ * line; after allocation, the shares allotted at each trade price as bars. Drawn as SVG with presentation
+ * attributes and CSS classes only (no inline style: the page's CSP allows none).
+ */
+import { s } from '../dom.js';
+import { formatCompact, formatPrice, formatQuantity } from '../format.js';
+import type { OfsBook } from '../types.js';
+
+export type Side = 'retail' | 'non_retail';
+
+const SIDES: { side: Side; label: string }[] = [
+  { side: 'retail', label: 'Retail' },
+  { side: 'non_retail', label: 'Non-retail' },
+];
+
+const PANEL_HEIGHT = 230;
+const MARGIN = { left: 64, right: 20, top: 30, bottom: 40 };
+
+interface Step {
+  price: number;
+  /** Shares bid at this price. */
+  quantity: number;
+  /** Shares bid at this price or above. */
+  cumulative: number;
+}
+
+/** One category's cumulative demand by price, lowest price first. */
+export function demandSteps(book: OfsBook, side: Side): Step[] {
+  return book.demand.map((level) => ({ price: level.price, quantity: level[`${side}_quantity`], cumulative: level[`${side}_cumulative`] })).sort((a, b) => a.price - b.price);
+}
+
+const allottedAt = (book: OfsBook, side: Side) =>
+  (book.allotted?.by_price ?? []).map((level) => ({ price: level.price, quantity: level[`${side}_quantity`] })).filter((level) => level.quantity > 0);
+
+/** One price axis for both panels, so that the same price sits at the same place in each. */
+function priceDomain(book: OfsBook): [number, number] {
+  const prices = [
+    book.issue.floor_price,
+    ...book.demand.map((level) => level.price),
+    ...(book.allotted?.by_price ?? []).map((level) => level.price),
+    ...SIDES.map(({ side }) => book.clearing[side].price ?? book.issue.floor_price),
+  ];
+  const low = Math.min(...prices);
+  const high = Math.max(...prices);
+  const pad = high > low ? (high - low) * 0.1 : Math.max(low * 0.01, 1);
+  return [low - pad, high + pad];
+}
+
+const ticks = (low: number, high: number, count: number) => Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
+const round = (n: number) => Math.round(n * 10) / 10;
+
+function panel(book: OfsBook, side: Side, label: string, domain: [number, number], top: number, width: number): SVGGElement {
+  const steps = demandSteps(book, side);
+  const clearing = book.clearing[side];
+  const offer = book.offer[side];
+  const allotted = allottedAt(book, side);
+  const plotWidth = width - MARGIN.left - MARGIN.right;
+  const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
+  const highest = Math.max(1, offer, clearing.portion, ...steps.map((step) => step.cumulative), ...allotted.map((level) => level.quantity));
+  const x = (price: number) => round(MARGIN.left + ((price - domain[0]) / (domain[1] - domain[0])) * plotWidth);
+  const y = (quantity: number) => round(top + MARGIN.top + plotHeight - (quantity / (highest * 1.1)) * plotHeight);
+  const bottom = y(0);
+  const left = MARGIN.left;
+  const right = width - MARGIN.right;
+  const titleId = `book-panel-${side}`;
+
+  const group = s('g', { class: `panel panel-${side}`, role: 'group', 'aria-labelledby': titleId });
+  group.append(
+    s('text', { id: titleId, x: left, y: top + 18, class: 'panel-title' }, `${label}: cumulative demand by price`),
+    ...ticks(0, highest, 4).flatMap((q) => [s('line', { x1: left - 4, y1: y(q), x2: right, y2: y(q), class: 'grid' }), s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, formatCompact(q))]),
+    ...ticks(domain[0], domain[1], 4).map((p) => s('text', { x: x(p), y: bottom + 16, class: 'tick tick-x' }, formatPrice(p))),
+    s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
+    s('line', { x1: left, y1: top + MARGIN.top, x2: left, y2: bottom, class: 'axis' }),
+    s('text', { x: right, y: bottom + 32, class: 'axis-label axis-label-x' }, 'Price (Rs)'),
+    s('line', { x1: left, y1: y(offer), x2: right, y2: y(offer), class: 'offer' }),
+    s('text', { x: right, y: y(offer) - 5, class: 'marker-label marker-label-end' }, `Offer ${formatQuantity(offer)}`),
+  );
+  if (clearing.portion !== offer) {
+    group.append(
+      s('line', { x1: left, y1: y(clearing.portion), x2: right, y2: y(clearing.portion), class: 'portion' }),
+      s('text', { x: right, y: y(clearing.portion) + 14, class: 'marker-label marker-label-end' }, `Portion ${formatQuantity(clearing.portion)}`),
+    );
+  }
+  for (const level of allotted) {
+    group.append(s('rect', { x: x(level.price) - 4, y: y(level.quantity), width: 8, height: round(bottom - y(level.quantity)), class: `allotted allotted-${side}` }));
+  }
+  if (steps.length > 0) {
+    // Left of the lowest price every bid counts; past each price the line drops to the demand above it.
+    let path = `M${x(domain[0])},${y(steps[0]!.cumulative)}`;
+    steps.forEach((step, i) => {
+      path += ` H${x(step.price)} V${y(steps[i + 1]?.cumulative ?? 0)}`;
+    });
+    group.append(s('path', { d: `${path} H${x(domain[1])}`, class: `demand demand-${side}` }));
+    // A dot on each price level, so that a demand small beside the offer still shows; hovering names it.
+    for (const step of steps.filter((level) => level.quantity > 0)) {
+      group.append(s('circle', { cx: x(step.price), cy: y(step.cumulative), r: 4, class: `level level-${side}` }, s('title', {}, `${formatPrice(step.price)}: ${formatQuantity(step.cumulative)} shares at or above`)));
+    }
+  }
+  if (clearing.price !== null) {
+    const cx = x(clearing.price);
+    group.append(
+      s('line', { x1: cx, y1: top + MARGIN.top, x2: cx, y2: bottom, class: 'clearing' }),
+      s('text', { x: cx + 4, y: top + MARGIN.top + 12, class: 'marker-label' }, `Clearing ${formatPrice(clearing.price)}`),
+    );
+  }
+  return group;
+}
+
+/** What a sighted reader takes from one panel, as a sentence. */
+export function describeSide(book: OfsBook, side: Side, label: string): string {
+  const steps = demandSteps(book, side);
+  const clearing = book.clearing[side];
+  const parts = [`${label}: ${formatQuantity(clearing.demand)} shares bid against an offer of ${formatQuantity(book.offer[side])} (portion ${formatQuantity(clearing.portion)})`];
+  if (steps.length > 0) parts.push(`at prices from ${formatPrice(steps[0]!.price)} to ${formatPrice(steps[steps.length - 1]!.price)}`);
+  parts.push(clearing.price === null ? 'no clearing price: the demand fits the portion' : `clearing price ${formatPrice(clearing.price)}`);
+  if (book.allotted !== null) parts.push(`${formatQuantity(book.allotted[side])} allotted`);
+  return `${parts.join(', ')}.`;
+}
+
+/** `width` in the chart's own units: a narrow one on a phone keeps its text readable when scaled down. */
+export function bookChart(book: OfsBook, caption: string, width: number): SVGSVGElement {
+  const domain = priceDomain(book);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${PANEL_HEIGHT * SIDES.length}`, class: 'book-chart', role: 'img', 'aria-labelledby': 'book-chart-title book-chart-desc' });
+  svg.append(s('title', { id: 'book-chart-title' }, caption), s('desc', { id: 'book-chart-desc' }, SIDES.map(({ side, label }) => describeSide(book, side, label)).join(' ')));
+  SIDES.forEach(({ side, label }, index) => svg.append(panel(book, side, label, domain, index * PANEL_HEIGHT, width)));
+  return svg;
+}

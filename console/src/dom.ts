@@ -1,0 +1,74 @@
+/**
+ * Building the page: elements are made with these two functions and filled with textContent only, never
+ * innerHTML, so no value from the server is ever parsed as markup.
+ */
+type Child = Node | string | number | null | undefined | false;
+type AttributeValue = string | number | boolean | null | undefined | ((event: Event) => void);
+export type Attributes = Record<string, AttributeValue>;
+
+function apply(element: Element, attributes: Attributes, children: (Child | Child[])[]): void {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (value === true) element.setAttribute(name, '');
+    else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** An HTML element: `h('button', { type: 'button', onClick: save }, 'Save')`. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  apply(element, attributes, children);
+  return element;
+}
+
+/** An SVG element. */
+export function s<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): SVGElementTagNameMap[K] {
+  const element = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  apply(element, attributes, children);
+  return element;
+}
+
+let nextId = 0;
+/** A page-unique id, to tie a label, a description or a caption to its element. */
+export function uniqueId(prefix: string): string {
+  nextId += 1;
+  return `${prefix}-${nextId}`;
+}
+
+/** A labelled form field: the label above its control, and an optional hint tied by aria-describedby. */
+export function field(label: string, control: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLDivElement {
+  control.id ||= uniqueId('field');
+  const hintElement = hint === undefined ? null : h('small', { id: `${control.id}-hint`, class: 'hint' }, hint);
+  if (hintElement) control.setAttribute('aria-describedby', hintElement.id);
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hintElement);
+}
+
+/** A select with its options (`[value, text]`), the `selected` one chosen. */
+export function select(name: string, options: [string, string][], selected?: string): HTMLSelectElement {
+  return h('select', { name }, options.map(([value, text]) => h('option', { value, selected: value === selected }, text)));
+}
+
+/** A table whose cells stack under their column names at phone width (the names come from data-label). */
+export function table(caption: string, columns: string[], rows: HTMLTableRowElement[], className = ''): HTMLTableElement {
+  return h(
+    'table',
+    { class: `responsive ${className}`.trim() },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col' }, column)))),
+    h('tbody', {}, rows),
+  );
+}
+
+/** A row of `table`: each cell carries its column's name for the stacked layout. */
+export function row(columns: string[], cells: (Child | Child[])[], attributes: Attributes = {}): HTMLTableRowElement {
+  return h('tr', attributes, cells.map((cell, index) => h('td', { 'data-label': columns[index] ?? '' }, cell)));
+}
+
+/** A status line that screen readers read when it changes (role=status is a polite live region). */
+export function statusLine(): HTMLParagraphElement {
+  return h('p', { role: 'status', class: 'status-line' });
+}

@@ -1,0 +1,130 @@
+/**
+ * The console's shell: the login, then a header with the views (one per hash route: #/issues, #/orders,
+ * #/carts, #/funds and, for operators, #/book), the order-event stream that keeps the orders current, and
+ * one polite live region that reads order status changes aloud.
+ */
+import '../app.css';
+import { ApiError, forgetSession, logOut, onSessionEnded, type Session } from './api.js';
+import type { ConsoleContext, View } from './context.js';
+import { h } from './dom.js';
+import { formatPrice, formatQuantity } from './format.js';
+import { OrderEventStream } from './order-events.js';
+import { OrderStore } from './orders-store.js';
+import { cartsView } from './views/carts.js';
+import { fundsView } from './views/funds.js';
+import { issuesView } from './views/issues.js';
+import { loginView } from './views/login.js';
+import { operatorBookView } from './views/operator-book.js';
+import { ordersView } from './views/orders.js';
+
+interface Route {
+  path: string;
+  label: string;
+  operatorOnly?: boolean;
+  view(context: ConsoleContext): View;
+}
+
+const ROUTES: Route[] = [
+  { path: '#/issues', label: 'OFS issues', view: issuesView },
+  { path: '#/orders', label: 'Orders', view: ordersView },
+  { path: '#/carts', label: 'Carts', view: cartsView },
+  { path: '#/funds', label: 'Funds and holdings', view: fundsView },
+  { path: '#/book', label: 'OFS book', operatorOnly: true, view: () => operatorBookView() },
+];
+
+const main = document.getElementById('main')!;
+const nav = document.getElementById('nav')!;
+const sessionArea = document.getElementById('session')!;
+const announcer = document.getElementById('announcer')!;
+
+let stream: OrderEventStream | null = null;
+let current: View | null = null;
+let context: ConsoleContext | null = null;
+
+function announce(text: string): void {
+  // A new node each time: screen readers read additions to the region, and the last few stay for context.
+  announcer.append(h('p', {}, text));
+  while (announcer.childElementCount > 5) announcer.firstElementChild?.remove();
+}
+
+function routesFor(session: Session): Route[] {
+  return ROUTES.filter((route) => !route.operatorOnly || session.operator);
+}
+
+function show(route: Route, moveFocus: boolean): void {
+  if (context === null) return;
+  current?.dispose?.();
+  current = route.view(context);
+  main.replaceChildren(current.element);
+  for (const link of nav.querySelectorAll('a')) {
+    if (link.getAttribute('href') === route.path) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.title = `${route.label} - ordergate console`;
+  if (moveFocus) main.querySelector<HTMLElement>('h2')?.focus();
+}
+
+function route(moveFocus: boolean): void {
+  if (context === null) return;
+  const routes = routesFor(context.session);
+  const target = routes.find((r) => r.path === location.hash);
+  // Other fragments (the skip link's #main) are not routes: they leave the view as it is.
+  if (target === undefined && current !== null && location.hash !== '') return;
+  show(target ?? routes[0]!, moveFocus);
+}
+
+function showLogin(notice: string | null): void {
+  stream?.stop();
+  stream = null;
+  current?.dispose?.();
+  current = null;
+  context = null;
+  nav.hidden = true;
+  nav.replaceChildren();
+  sessionArea.replaceChildren();
+  main.replaceChildren(loginView(notice, start));
+  document.title = 'Log in - ordergate console';
+}
+
+function start(session: Session): void {
+  const orders = new OrderStore();
+  context = { session, orders, announce };
+  orders.subscribe((order, previous) => {
+    if (previous !== undefined && previous.status === order.status) return;
+    const price = order.order_type === 'RL-MKT' ? 'cut-off' : formatPrice(order.order_price);
+    announce(`Order ${order.order_id}, ${order.symbol} ${formatQuantity(order.total_quantity)} at ${price}: ${order.status}${order.error_reason === '' ? '' : `, ${order.error_reason}`}`);
+  });
+  let loaded = false;
+  stream = new OrderEventStream(session.token, {
+    onEvent: (event) => orders.apply(event),
+    onOpen: () => {
+      // The book is read once the stream is open, so that no change falls between the two.
+      if (loaded) return;
+      loaded = true;
+      orders.load().catch((error: unknown) => announce(error instanceof ApiError ? error.describe() : 'The order book could not be read'));
+    },
+    onSessionEnd: (error) => endSession(error),
+  });
+  stream.start();
+
+  nav.replaceChildren(h('ul', {}, routesFor(session).map((r) => h('li', {}, h('a', { href: r.path }, r.label)))));
+  nav.hidden = false;
+  const logout = h('button', { type: 'button', class: 'secondary' }, 'Log out');
+  logout.addEventListener('click', () => {
+    stream?.stop();
+    void logOut().then(() => showLogin('You are logged out.'));
+  });
+  sessionArea.replaceChildren(h('span', {}, `${session.userId}${session.operator ? ' (operator)' : ''}`), logout);
+  current = null;
+  route(true);
+}
+
+function endSession(error: ApiError): void {
+  if (context === null) return;
+  forgetSession();
+  showLogin(`Your session ended: ${error.message} Log in again.`);
+}
+
+onSessionEnded(endSession);
+window.addEventListener('hashchange', () => route(true));
+showLogin(null);

@@ -1,0 +1,292 @@
+/**
+ * Order carts: the list, an editor (name and lines; a new cart or an existing one, updated with If-Match so
+ * that a change made elsewhere meanwhile is not overwritten), and the execution, answered line by line.
+ */
+import { ApiError, call, get } from '../api.js';
+import type { ConsoleContext, View } from '../context.js';
+import { field, h, row, select, statusLine, table } from '../dom.js';
+import { formatInstant, formatPrice, issueKey, issueName } from '../format.js';
+import { loadIssues } from '../ofs-issues.js';
+import type { Cart, CartLine, CartLineResult, OfsIssue } from '../types.js';
+
+const PRODUCTS: CartLine['ProductType'][] = ['OFS', 'DELIVERY', 'INTRADAY', 'BTST', 'MTF'];
+const ORDER_TYPES: CartLine['OrderType'][] = ['RL', 'RL-MKT', 'SL', 'SL-MKT'];
+/** "" is for OFS lines only; every other product needs one of the others. */
+const VALIDITIES: [string, string][] = [['', 'None (OFS)'], ...['DAY', 'IOC', 'GTD', 'GTC', 'EOS', 'EOSESS', 'EOTODY'].map((v): [string, string] => [v, v])];
+const LIST_COLUMNS = ['Name', 'Lines', 'Executed', 'Last change', 'Actions'];
+const RESULT_COLUMNS = ['Line', 'Instrument', 'Result'];
+
+/** The cart being edited: a new one (no id) or a stored one with the ETag and execution count it was read with. */
+interface Draft {
+  id: string | null;
+  /** The name as stored, for the editor's title. */
+  storedName: string;
+  etag: string | null;
+  executedNoTime: number;
+  name: string;
+  lines: CartLine[];
+}
+
+/** A line for an OFS issue: its instrument as the scrip master names it, at the issue's retail cut-off. */
+function lineFor(issue: OfsIssue): CartLine {
+  return {
+    scripDetail: {
+      symbol: issue.symbol,
+      _Series: issue.series,
+      _InstrumentName: 'EQUITIES',
+      _ExchangeName: issue.exchange.replace(/_EQ$/, ''),
+      MarketLot: 1,
+      PriceTick: Number(issue.tick_size),
+      scripToken: issue.scrip_token,
+    },
+    TransactionType: 'BUY',
+    OrderType: 'RL',
+    Quantity: 1,
+    Price: formatPrice(issue.retail_cutoff_price ?? issue.floor_price),
+    ProductType: 'OFS',
+    validity: '',
+  };
+}
+
+export function cartsView(context: ConsoleContext): View {
+  let issues: OfsIssue[] = [];
+  let draft: Draft | null = null;
+  const listArea = h('div', {}, h('p', {}, 'Loading your carts...'));
+  const editorArea = h('div');
+  const resultArea = h('div', { 'aria-live': 'polite' });
+  const listStatus = statusLine();
+  const showListError = (error: unknown) => {
+    listStatus.textContent = error instanceof ApiError ? error.describe() : 'The carts could not be read';
+  };
+
+  async function refreshList(): Promise<void> {
+    const carts = await get<Cart[]>('/transactional/v1/ordercart?offset=1&limit=100');
+    if (carts.length === 0) {
+      listArea.replaceChildren(h('p', {}, 'No carts yet.'));
+      return;
+    }
+    listArea.replaceChildren(
+      table(
+        'Your order carts, newest first',
+        LIST_COLUMNS,
+        carts.map((cart) =>
+          row(LIST_COLUMNS, [
+            cart.ordercartName,
+            String(cart.orders.length),
+            cart.executedNoTime === 1 ? 'once' : `${cart.executedNoTime} times`,
+            formatInstant(cart.modifiedAt),
+            h('button', { type: 'button', 'aria-label': `Open cart ${cart.ordercartName}`, onClick: () => void openCart(cart.ordercartId).then(() => resultArea.replaceChildren(), showListError) }, 'Open'),
+          ]),
+        ),
+      ),
+    );
+  }
+
+  async function openCart(id: string, message = ''): Promise<void> {
+    const answer = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(id)}`);
+    const cart = answer.body.data;
+    draft = { id, storedName: cart.ordercartName, etag: answer.headers.get('etag'), executedNoTime: cart.executedNoTime, name: cart.ordercartName, lines: cart.orders };
+    renderEditor(message);
+  }
+
+  function lineFields(line: CartLine, index: number, lines: CartLine[]): HTMLFieldSetElement {
+    const input = (name: string, value: string | number, attributes: Record<string, string | number | boolean> = {}) => {
+      const element = h('input', { name, value, ...attributes });
+      return element;
+    };
+    const exchange = select('exchange', [['NSE', 'NSE'], ['BSE', 'BSE']], line.scripDetail._ExchangeName);
+    const symbol = input('symbol', line.scripDetail.symbol, { required: true, maxlength: 50 });
+    const series = input('series', line.scripDetail._Series, { maxlength: 20 });
+    const product = select('product', PRODUCTS.map((p) => [p, p]), line.ProductType);
+    const orderType = select('order_type', ORDER_TYPES.map((t) => [t, t]), line.OrderType);
+    const quantity = input('quantity', line.Quantity, { type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true });
+    const price = input('price', line.Price, { inputmode: 'decimal', required: true, pattern: '(0|[1-9][0-9]{0,9})(\\.[0-9]{1,4})?' });
+    const validity = select('validity', VALIDITIES, line.validity ?? '');
+    product.addEventListener('change', () => {
+      if (product.value === 'OFS') validity.value = '';
+      else if (validity.value === '') validity.value = 'DAY';
+    });
+    // Every edit writes through to the line, keeping the fields this form does not show as they were.
+    const write = () => {
+      lines[index] = {
+        ...line,
+        scripDetail: { ...line.scripDetail, _ExchangeName: exchange.value, symbol: symbol.value.trim(), _Series: series.value.trim() },
+        ProductType: product.value as CartLine['ProductType'],
+        OrderType: orderType.value as CartLine['OrderType'],
+        Quantity: quantity.valueAsNumber,
+        Price: orderType.value.endsWith('MKT') ? '0' : price.value.trim(),
+        validity: validity.value,
+      };
+    };
+    for (const control of [exchange, symbol, series, product, orderType, quantity, price, validity]) {
+      control.addEventListener('input', write);
+      control.addEventListener('change', write);
+    }
+    const remove = h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove line ${index + 1}`, disabled: lines.length === 1 }, 'Remove');
+    remove.addEventListener('click', () => {
+      lines.splice(index, 1);
+      renderEditor();
+    });
+    return h(
+      'fieldset',
+      { class: 'cart-line', 'data-line': index },
+      h('legend', {}, `Line ${index + 1}`),
+      h('div', { class: 'field-row' }, field('Exchange', exchange), field('Symbol', symbol), field('Series', series), field('Product', product), field('Order type', orderType), field('Quantity', quantity), field('Price (Rs)', price), field('Validity', validity)),
+      remove,
+    );
+  }
+
+  /** Draws the editor of the draft; `message` goes in its status line (the outcome of the last action). */
+  function renderEditor(message = ''): void {
+    if (draft === null) {
+      editorArea.replaceChildren();
+      return;
+    }
+    const current = draft;
+    const name = h('input', { name: 'ordercartName', required: true, maxlength: 100, value: current.name });
+    name.addEventListener('input', () => (current.name = name.value));
+    const issueChoice = select('issue', issues.map((issue) => [issueKey(issue), issueName(issue)]));
+    const addLine = h('button', { type: 'button', class: 'secondary', disabled: issues.length === 0 }, 'Add a line');
+    addLine.addEventListener('click', () => {
+      const issue = issues.find((i) => issueKey(i) === issueChoice.value);
+      if (issue === undefined) return;
+      current.lines.push(lineFor(issue));
+      renderEditor();
+      editorArea.querySelector<HTMLElement>(`fieldset[data-line="${current.lines.length - 1}"] input`)?.focus();
+    });
+    const status = statusLine();
+    status.textContent = message;
+    const save = h('button', { type: 'submit' }, current.id === null ? 'Create cart' : 'Save cart');
+    const execute = h('button', { type: 'button', disabled: current.id === null }, 'Execute cart');
+    const remove = h('button', { type: 'button', class: 'danger', disabled: current.id === null }, 'Delete cart');
+
+    const form = h(
+      'form',
+      {
+        class: 'card cart-editor',
+        'aria-labelledby': 'cart-editor-title',
+        onSubmit: (event: Event) => {
+          event.preventDefault();
+          save.disabled = true;
+          status.textContent = 'Saving...';
+          void saveDraft(current)
+            .then((outcome) => {
+              renderEditor(outcome);
+              editorArea.querySelector<HTMLElement>('button[type="submit"]')?.focus();
+              return refreshList();
+            })
+            .catch((error: unknown) => {
+              status.textContent = error instanceof ApiError ? `Not saved: ${error.describe()}` : 'The cart could not be saved';
+              save.disabled = false;
+            });
+        },
+      },
+      h('h3', { id: 'cart-editor-title', tabindex: -1 }, current.id === null ? 'New cart' : `Cart ${current.storedName}`),
+      field('Cart name', name),
+      current.lines.map((line, index) => lineFields(line, index, current.lines)),
+      h('div', { class: 'field-row' }, field('Issue for a new line', issueChoice), addLine),
+      h('div', { class: 'actions' }, save, execute, remove),
+      status,
+    );
+    execute.addEventListener('click', () => {
+      execute.disabled = true;
+      status.textContent = 'Executing...';
+      void executeCart(current)
+        .then((outcome) => openCart(current.id!, outcome))
+        .catch((error: unknown) => {
+          status.textContent = error instanceof ApiError ? `Not executed: ${error.describe()}` : 'The cart could not be executed';
+        })
+        .finally(() => {
+          execute.disabled = false;
+          void refreshList().catch(() => {});
+        });
+    });
+    remove.addEventListener('click', () => {
+      remove.disabled = true;
+      void call('DELETE', `/transactional/v1/ordercart/${encodeURIComponent(current.id!)}`)
+        .then(() => {
+          draft = null;
+          resultArea.replaceChildren();
+          renderEditor();
+          context.announce(`Cart ${current.name} deleted`);
+          return refreshList();
+        })
+        .catch((error: unknown) => {
+          status.textContent = error instanceof ApiError ? `Not deleted: ${error.describe()}` : 'The cart could not be deleted';
+          remove.disabled = false;
+        });
+    });
+    editorArea.replaceChildren(form);
+  }
+
+  async function saveDraft(current: Draft): Promise<string> {
+    const { userId } = context.session;
+    const body = { ordercartName: current.name, orders: JSON.stringify(current.lines), version: '1', createdBy: userId, modifiedBy: userId, executedNoTime: current.executedNoTime };
+    if (current.id === null) {
+      const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', { body });
+      current.id = answer.body.data.ordercartId;
+      current.storedName = current.name;
+      const details = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(current.id)}`);
+      current.etag = details.headers.get('etag');
+      return `Cart created: ${current.name}`;
+    }
+    await call('PUT', '/transactional/v1/ordercart', { body: { ...body, ordercartId: current.id }, headers: current.etag === null ? {} : { 'if-match': current.etag } });
+    const details = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(current.id)}`);
+    current.etag = details.headers.get('etag');
+    current.storedName = current.name;
+    return `Cart saved: ${current.name}`;
+  }
+
+  function showResults(lines: CartLine[], results: CartLineResult[]): void {
+    const rows = results.map((result) => {
+      const line = lines[result.index];
+      const instrument = line === undefined ? '-' : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${line.Quantity} at ${line.Price}`;
+      const outcome =
+        result.status === 'success'
+          ? h('span', { class: 'result-ok' }, 'Placed: order ', h('code', {}, result.orderId))
+          : h('span', { class: 'result-error' }, `Not placed: ${result.message} (${result.code})`, result.errors.length === 0 ? '' : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`));
+      return row(RESULT_COLUMNS, [String(result.index + 1), instrument, outcome], { 'data-line': result.index, 'data-result': result.status });
+    });
+    resultArea.replaceChildren(h('div', { class: 'table-wrap' }, table('The execution, line by line', RESULT_COLUMNS, rows, 'results')));
+  }
+
+  async function executeCart(current: Draft): Promise<string> {
+    const lines = [...current.lines];
+    try {
+      const answer = await call<CartLineResult[]>('POST', `/transactional/v1/ordercart/${encodeURIComponent(current.id!)}/execute`, { orderEntry: true });
+      showResults(lines, answer.body.data);
+      return answer.body.message;
+    } catch (error) {
+      // Nothing placed (e-412): its errors name each line's faults as orders[i].Field.
+      if (error instanceof ApiError && error.code === 'e-412') {
+        const results: CartLineResult[] = lines.map((_, index) => {
+          const faults = error.errors.filter((e) => e.field.startsWith(`orders[${index}]`));
+          return { index, status: 'error', code: error.code, message: 'not placed', errors: faults };
+        });
+        showResults(lines, results);
+      }
+      throw error;
+    }
+  }
+
+  const newCart = h('button', { type: 'button' }, 'New cart');
+  newCart.addEventListener('click', () => {
+    draft = { id: null, storedName: '', etag: null, executedNoTime: 0, name: 'My cart', lines: issues.length > 0 ? [lineFor(issues[0]!)] : [] };
+    resultArea.replaceChildren();
+    renderEditor();
+    editorArea.querySelector<HTMLInputElement>('input[name="ordercartName"]')?.focus();
+  });
+
+  void Promise.all([loadIssues().then((loaded) => (issues = loaded)), refreshList()]).catch(showListError);
+
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'view-title' },
+    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Order carts'), newCart),
+    listStatus,
+    h('div', { class: 'table-wrap' }, listArea),
+    editorArea,
+    resultArea,
+  );
+  return { element };
+}

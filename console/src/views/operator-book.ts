@@ -1,0 +1,119 @@
+/**
+ * For operators: the OFS book of an issue (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) as a chart,
+ * retail and non-retail apart, with the same numbers in tables beside it for screen readers and for anyone
+ * who wants them exact; after allocation, what was allotted.
+ */
+import { ApiError, get } from '../api.js';
+import { bookChart } from '../chart/book-chart.js';
+import type { View } from '../context.js';
+import { field, h, row, select, table } from '../dom.js';
+import { formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
+import { loadIssues } from '../ofs-issues.js';
+import type { CategoryClearing, OfsBook, OfsIssue } from '../types.js';
+
+const DEMAND_COLUMNS = ['Price (Rs)', 'Retail', 'Of it at cut-off', 'Retail at or above', 'Non-retail', 'Non-retail at or above', 'Bids'];
+const SUMMARY_COLUMNS = ['Category', 'Offer', 'Portion', 'Demand', 'Clearing price', 'Allotted'];
+const ALLOTTED_COLUMNS = ['Price (Rs)', 'Retail allotted', 'Non-retail allotted'];
+
+const clearingText = (clearing: CategoryClearing) => (clearing.price === null ? 'none: the demand fits' : formatPrice(clearing.price));
+
+function renderBook(book: OfsBook): HTMLElement[] {
+  const caption = `The book of ${issueName(book.issue)}: demand by price against the offer of ${formatQuantity(book.offer.total)} shares`;
+  const summary = table(
+    'Offer, demand and clearing by category',
+    SUMMARY_COLUMNS,
+    (['retail', 'non_retail'] as const).map((side) =>
+      row(
+        SUMMARY_COLUMNS,
+        [
+          side === 'retail' ? 'Retail' : 'Non-retail',
+          formatQuantity(book.offer[side]),
+          formatQuantity(book.clearing[side].portion),
+          formatQuantity(book.clearing[side].demand),
+          clearingText(book.clearing[side]),
+          book.allotted === null ? 'not allocated yet' : formatQuantity(book.allotted[side]),
+        ],
+        { 'data-side': side },
+      ),
+    ),
+    'summary-table',
+  );
+  const demand =
+    book.demand.length === 0
+      ? h('p', {}, book.allotted === null ? 'No live bids yet.' : 'No live bids: the allocation has run.')
+      : table(
+          'Live demand by price, highest first (the chart in numbers)',
+          DEMAND_COLUMNS,
+          book.demand.map((level) =>
+            row(
+              DEMAND_COLUMNS,
+              [formatPrice(level.price), formatQuantity(level.retail_quantity), formatQuantity(level.retail_cutoff_quantity), formatQuantity(level.retail_cumulative), formatQuantity(level.non_retail_quantity), formatQuantity(level.non_retail_cumulative), String(level.bids)],
+              { 'data-price': formatPrice(level.price) },
+            ),
+          ),
+          'demand-table',
+        );
+  const allotted =
+    book.allotted === null
+      ? null
+      : table(
+          'Allotted by trade price, highest first',
+          ALLOTTED_COLUMNS,
+          book.allotted.by_price.map((level) => row(ALLOTTED_COLUMNS, [formatPrice(level.price), formatQuantity(level.retail_quantity), formatQuantity(level.non_retail_quantity)])),
+          'allotted-table',
+        );
+  const ineligible =
+    book.ineligible.bids === 0
+      ? null
+      : h('p', {}, `${book.ineligible.bids} live bids (${formatQuantity(book.ineligible.retail_quantity)} retail, ${formatQuantity(book.ineligible.non_retail_quantity)} non-retail shares) are left out: the allocation would refuse them.`);
+  return [
+    h(
+      'figure',
+      { class: 'card chart' },
+      h('ul', { class: 'legend', 'aria-label': 'Legend' }, [
+        h('li', { class: 'legend-retail' }, 'Retail demand'),
+        h('li', { class: 'legend-non-retail' }, 'Non-retail demand'),
+        h('li', { class: 'legend-offer' }, 'Offer'),
+        h('li', { class: 'legend-clearing' }, 'Clearing price'),
+        book.allotted === null ? null : h('li', { class: 'legend-allotted' }, 'Allotted at a price'),
+      ]),
+      bookChart(book, caption, window.matchMedia('(max-width: 40rem)').matches ? 380 : 640),
+      h('figcaption', {}, caption),
+    ),
+    h('div', { class: 'table-wrap' }, summary),
+    ineligible ?? '',
+    h('div', { class: 'table-wrap' }, demand),
+    allotted === null ? '' : h('div', { class: 'table-wrap' }, allotted),
+  ].filter((node): node is HTMLElement => node !== '');
+}
+
+export function operatorBookView(): View {
+  let issues: OfsIssue[] = [];
+  const choice = select('issue', []);
+  const area = h('div', { 'aria-live': 'polite', 'aria-busy': 'false' });
+  const show = () => {
+    const issue = issues.find((i) => issueKey(i) === choice.value);
+    if (issue === undefined) return;
+    area.setAttribute('aria-busy', 'true');
+    get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`)
+      .then((book) => area.replaceChildren(...renderBook(book)))
+      .catch((error: unknown) => area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read')))
+      .finally(() => area.setAttribute('aria-busy', 'false'));
+  };
+  choice.addEventListener('change', show);
+  loadIssues()
+    .then((loaded) => {
+      issues = loaded;
+      choice.replaceChildren(...issues.map((issue) => h('option', { value: issueKey(issue) }, issueName(issue))));
+      show();
+    })
+    .catch((error: unknown) => area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read')));
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'view-title' },
+    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'), h('button', { type: 'button', onClick: show }, 'Refresh')),
+    h('div', { class: 'field-row' }, field('Issue', choice)),
+    area,
+  );
+  return { element };
+}

@@ -1,0 +1,267 @@
+/**
+ * The ordergate client: one method per operation of the API, typed by the server's OpenAPI document.
+ * Order-entry calls carry an Idempotency-Key, so that their retries cannot enter an order twice.
+ */
+import { OrderEventStream, type OrderEventsOptions } from './events.js';
+import { Transport, type ApiCall, type Credentials, type RetryOptions } from './transport.js';
+import type {
+  Balance,
+  CancelAnswer,
+  CartCreated,
+  CartCreateRequest,
+  CartDeleted,
+  CartDetails,
+  CartExecution,
+  CartLine,
+  CartList,
+  CartListQuery,
+  CartUpdated,
+  CartUpdateRequest,
+  Exchange,
+  Holdings,
+  LoginAnswer,
+  LoginRequest,
+  LogoutAnswer,
+  ModifyAnswer,
+  ModifyBid,
+  OrderBook,
+  OrderBookQuery,
+  OrderHistory,
+  PlaceAnswer,
+  PlaceBid,
+  Positions,
+  PositionsQuery,
+  PositionType,
+  SessionCheck,
+  TradeBook,
+  TradeBookQuery,
+} from './types.js';
+
+export interface OrdergateClientOptions {
+  /** Where the API is, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Retries after network errors and 503s (default: 4 attempts, at most 10 s of waiting in all). */
+  retry?: RetryOptions;
+  /** Send a fresh Idempotency-Key with every order-entry call that names none (default true). */
+  idempotencyKeys?: boolean;
+  /** How long one attempt of a call may take, in milliseconds (default 30000; the event stream has none). */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface OrderEntryOptions extends CallOptions {
+  /**
+   * The key of this logical call, reused by its retries; give your own to retry it yourself later (after a
+   * crash, say). Default: a random UUID, unless the client was made with `idempotencyKeys: false`.
+   */
+  idempotencyKey?: string;
+}
+
+export interface LoginOptions extends CallOptions {
+  userId: string;
+  password: string;
+  /** Your API key: sent at login, and kept for the order-entry calls (`x-api-key`). */
+  apiKey: string;
+  /** The current TOTP code, for a user enrolled in TOTP. */
+  totp?: string;
+}
+
+/** A cart to create: the wire body, whose `orders` may also be given as the array of lines (sent as its JSON). */
+export type NewCart = Omit<CartCreateRequest, 'orders'> & { orders: string | readonly CartLine[] };
+/** A cart's new contents: the wire body, whose `orders` may also be given as the array of lines. */
+export type CartChange = Omit<CartUpdateRequest, 'orders'> & { orders: string | readonly CartLine[] };
+
+/** The details of a cart and its `ETag`, to send back as `ifMatch` in a conditional update. */
+export type CartDetailsWithEtag = CartDetails & { etag: string };
+export type CartUpdatedWithEtag = CartUpdated & { etag: string };
+/** A page of carts and the count of all of them (the `X-Total-Count` header). */
+export type CartPage = CartList & { totalCount: number };
+
+const DEFAULT_RETRY: Required<RetryOptions> = { attempts: 4, maxDelayMs: 10_000 };
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+const path = (template: string, ...values: string[]) => {
+  let index = 0;
+  return template.replace(/\{[^}]+\}/g, () => encodeURIComponent(values[index++]!));
+};
+
+export class OrdergateClient {
+  private readonly transport: Transport;
+  private readonly idempotencyKeys: boolean;
+
+  constructor(
+    private readonly options: OrdergateClientOptions,
+    credentials: Credentials = {},
+  ) {
+    this.idempotencyKeys = options.idempotencyKeys ?? true;
+    this.transport = new Transport(
+      {
+        baseUrl: options.baseUrl,
+        fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+        retry: { ...DEFAULT_RETRY, ...options.retry },
+        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      },
+      { ...credentials },
+    );
+  }
+
+  /** The access token in use (from `login` or `withToken`). */
+  get accessToken(): string | undefined {
+    return this.transport.credentials.accessToken;
+  }
+
+  /** The API key in use. */
+  get apiKey(): string | undefined {
+    return this.transport.credentials.apiKey;
+  }
+
+  /** Another client with the same settings, calling with this token (and API key, for order entry). */
+  withToken(accessToken: string, apiKey?: string): OrdergateClient {
+    return new OrdergateClient(this.options, { accessToken, apiKey: apiKey ?? this.apiKey });
+  }
+
+  /** Logs in (POST /authentication/v1/user/session) and keeps the token and the API key for later calls. */
+  async login({ userId, password, apiKey, totp, signal }: LoginOptions): Promise<LoginAnswer> {
+    const body: LoginRequest = {
+      user_id: userId,
+      login_type: 'PASSWORD',
+      password,
+      second_auth_type: totp === undefined ? '' : 'TOTP',
+      second_auth: totp ?? '',
+      api_key: apiKey,
+      source: 'WEBAPI',
+    };
+    const answer = await this.call<LoginAnswer>({ method: 'POST', path: '/authentication/v1/user/session', body, auth: 'none', signal });
+    this.transport.credentials.accessToken = answer.body.data.access_token;
+    this.transport.credentials.apiKey = apiKey;
+    return answer.body;
+  }
+
+  /** Checks that the token is still valid (PUT /authentication/v1/user/session). */
+  async validate(options: CallOptions = {}): Promise<SessionCheck> {
+    return (await this.call<SessionCheck>({ method: 'PUT', path: '/authentication/v1/user/session', auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Ends the session (DELETE /authentication/v1/user/session) and forgets its token. */
+  async logout(options: CallOptions = {}): Promise<LogoutAnswer> {
+    const answer = await this.call<LogoutAnswer>({ method: 'DELETE', path: '/authentication/v1/user/session', auth: 'token', signal: options.signal });
+    this.transport.credentials.accessToken = undefined;
+    return answer.body;
+  }
+
+  /** Your funds: cash, blocked, available, debited (GET /authentication/v1/user/balance). */
+  async balance(options: CallOptions = {}): Promise<Balance> {
+    return (await this.call<Balance>({ method: 'GET', path: '/authentication/v1/user/balance', auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Places an OFS bid (POST /transactional/v1/orders/regular). */
+  async place(bid: PlaceBid, options: OrderEntryOptions = {}): Promise<PlaceAnswer> {
+    return this.orderEntry<PlaceAnswer>({ method: 'POST', path: '/transactional/v1/orders/regular', body: bid }, options);
+  }
+
+  /** Modifies a live bid (PUT /transactional/v1/orders/regular/{exchange}/{order_id}). */
+  async modify(exchange: Exchange, orderId: string, changes: ModifyBid, options: OrderEntryOptions = {}): Promise<ModifyAnswer> {
+    return this.orderEntry<ModifyAnswer>({ method: 'PUT', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId), body: changes }, options);
+  }
+
+  /** Cancels a live bid (DELETE /transactional/v1/orders/regular/{exchange}/{order_id}). */
+  async cancel(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CancelAnswer> {
+    return this.orderEntry<CancelAnswer>({ method: 'DELETE', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId) }, options);
+  }
+
+  /** Your orders (GET /transactional/v1/orders): `offset` is the 1-based page, `order_id` picks one. */
+  async orderBook(query: OrderBookQuery = {}, options: CallOptions = {}): Promise<OrderBook> {
+    return (await this.call<OrderBook>({ method: 'GET', path: '/transactional/v1/orders', query, auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Every step of one order, oldest first (GET /transactional/v1/orders/{order_id}). */
+  async orderHistory(orderId: string, options: CallOptions = {}): Promise<OrderHistory> {
+    return (await this.call<OrderHistory>({ method: 'GET', path: path('/transactional/v1/orders/{order_id}', orderId), auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Your trades (allotments), newest first (GET /transactional/v1/trades). */
+  async tradeBook(query: TradeBookQuery = {}, options: CallOptions = {}): Promise<TradeBook> {
+    return (await this.call<TradeBook>({ method: 'GET', path: '/transactional/v1/trades', query, auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Allotted shares not yet settled (GET /transactional/v1/portfolio/positions/{type}). */
+  async positions(type: PositionType = 'all', query: PositionsQuery = {}, options: CallOptions = {}): Promise<Positions> {
+    return (await this.call<Positions>({ method: 'GET', path: path('/transactional/v1/portfolio/positions/{type}', type), query, auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Settled shares (GET /transactional/v1/portfolio/holdings). */
+  async holdings(options: CallOptions = {}): Promise<Holdings> {
+    return (await this.call<Holdings>({ method: 'GET', path: '/transactional/v1/portfolio/holdings', auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Creates an order cart (POST /transactional/v1/ordercart). */
+  async createCart(cart: NewCart, options: OrderEntryOptions = {}): Promise<CartCreated> {
+    const body: CartCreateRequest = { ...cart, orders: ordersText(cart.orders) };
+    return this.orderEntry<CartCreated>({ method: 'POST', path: '/transactional/v1/ordercart', body, auth: 'token' }, options);
+  }
+
+  /** A page of your carts (GET /transactional/v1/ordercart), with the count of all of them. */
+  async listCarts(query: CartListQuery = {}, options: CallOptions = {}): Promise<CartPage> {
+    const answer = await this.call<CartList>({ method: 'GET', path: '/transactional/v1/ordercart', query, auth: 'token', signal: options.signal });
+    return { ...answer.body, totalCount: Number(answer.headers.get('x-total-count') ?? answer.body.data.length) };
+  }
+
+  /** One cart and its ETag (GET /transactional/v1/ordercart/{ordercartId}). */
+  async cartDetails(ordercartId: string, options: CallOptions = {}): Promise<CartDetailsWithEtag> {
+    const answer = await this.call<CartDetails>({ method: 'GET', path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId), auth: 'token', signal: options.signal });
+    return { ...answer.body, etag: answer.headers.get('etag') ?? '' };
+  }
+
+  /**
+   * Replaces a cart's name and lines (PUT /transactional/v1/ordercart). With `ifMatch` (an ETag from
+   * `cartDetails`), only if the cart is unchanged since: else OrdergateError 412 `e-410`.
+   */
+  async updateCart(cart: CartChange, options: OrderEntryOptions & { ifMatch?: string } = {}): Promise<CartUpdatedWithEtag> {
+    const body: CartUpdateRequest = { ...cart, orders: ordersText(cart.orders) };
+    const headers: Record<string, string> = options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch };
+    const answer = await this.orderEntryAnswer<CartUpdated>({ method: 'PUT', path: '/transactional/v1/ordercart', body, auth: 'token', headers }, options);
+    return { ...answer.body, etag: answer.headers.get('etag') ?? '' };
+  }
+
+  /** Deletes a cart (DELETE /transactional/v1/ordercart/{ordercartId}). */
+  async deleteCart(ordercartId: string, options: CallOptions = {}): Promise<CartDeleted> {
+    return (await this.call<CartDeleted>({ method: 'DELETE', path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId), auth: 'token', signal: options.signal })).body;
+  }
+
+  /** Places each line of a cart as a bid, answered line by line (POST /transactional/v1/ordercart/{ordercartId}/execute). */
+  async executeCart(ordercartId: string, options: OrderEntryOptions = {}): Promise<CartExecution> {
+    return this.orderEntry<CartExecution>({ method: 'POST', path: path('/transactional/v1/ordercart/{ordercartId}/execute', ordercartId) }, options);
+  }
+
+  /**
+   * Your order events (GET /transactional/v1/orders/events) as an async iterator that survives drops: it
+   * reconnects with Last-Event-ID, so no event is lost or repeated. It connects at once: events after
+   * `await stream.opened` are not missed. It ends with an OrdergateError when the session ends
+   * (`stream_end`), and quietly when `signal` is aborted, the loop is left or `close()` is called.
+   */
+  events(options: OrderEventsOptions = {}): OrderEventStream {
+    return new OrderEventStream(this.transport.options, this.transport.credentials, options);
+  }
+
+  private call<Body>(call: ApiCall) {
+    return this.transport.call<Body>(call);
+  }
+
+  private async orderEntry<Body>(call: Omit<ApiCall, 'auth' | 'signal'> & { auth?: ApiCall['auth'] }, options: OrderEntryOptions): Promise<Body> {
+    return (await this.orderEntryAnswer<Body>(call, options)).body;
+  }
+
+  private orderEntryAnswer<Body>(call: Omit<ApiCall, 'auth' | 'signal'> & { auth?: ApiCall['auth'] }, options: OrderEntryOptions) {
+    const idempotencyKey = options.idempotencyKey ?? (this.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
+    return this.call<Body>({ auth: 'token and key', ...call, orderEntry: true, idempotencyKey, signal: options.signal });
+  }
+}
+
+function ordersText(orders: string | readonly CartLine[]): string {
+  return typeof orders === 'string' ? orders : JSON.stringify(orders);
+}

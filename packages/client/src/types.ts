@@ -1,0 +1,72 @@
+/**
+ * The wire shapes of the API, taken from the types generated from the server's OpenAPI document
+ * (src/generated/openapi.ts): nothing here is a hand-written copy, so a change of the API changes them.
+ */
+import type { paths } from './generated/openapi.js';
+
+type Method = 'get' | 'put' | 'post' | 'delete';
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+
+/** The JSON body of an operation's 200 answer. */
+export type SuccessBody<P extends keyof paths, M extends Method> = JsonContent<Operation<P, M>['responses'][200]>;
+/** The JSON request body of an operation. */
+export type RequestBody<P extends keyof paths, M extends Method> = Operation<P, M> extends { requestBody: infer Body } ? JsonContent<Body> : never;
+/**
+ * The query parameters of an operation. They are strings on the wire (ODIN's paging is `offset=1`); a number
+ * is accepted where a string is, and sent as its digits.
+ */
+export type Query<P extends keyof paths, M extends Method> = {
+  [Name in keyof NonNullable<Operation<P, M>['parameters']['query']>]?: NonNullable<Operation<P, M>['parameters']['query']>[Name] | number;
+};
+
+type Session = '/authentication/v1/user/session';
+type OrderById = '/transactional/v1/orders/regular/{exchange}/{order_id}';
+type Cart = '/transactional/v1/ordercart';
+type CartById = '/transactional/v1/ordercart/{ordercartId}';
+
+export type LoginRequest = RequestBody<Session, 'post'>;
+export type LoginAnswer = SuccessBody<Session, 'post'>;
+export type SessionCheck = SuccessBody<Session, 'put'>;
+export type LogoutAnswer = SuccessBody<Session, 'delete'>;
+export type Balance = SuccessBody<'/authentication/v1/user/balance', 'get'>;
+
+export type PlaceBid = RequestBody<'/transactional/v1/orders/regular', 'post'>;
+export type PlaceAnswer = SuccessBody<'/transactional/v1/orders/regular', 'post'>;
+export type Exchange = Operation<OrderById, 'put'>['parameters']['path']['exchange'];
+export type ModifyBid = RequestBody<OrderById, 'put'>;
+export type ModifyAnswer = SuccessBody<OrderById, 'put'>;
+export type CancelAnswer = SuccessBody<OrderById, 'delete'>;
+
+export type OrderBookQuery = Query<'/transactional/v1/orders', 'get'>;
+export type OrderBook = SuccessBody<'/transactional/v1/orders', 'get'>;
+export type Order = OrderBook['data'][number];
+export type OrderStatus = Order['status'];
+export type OrderHistory = SuccessBody<'/transactional/v1/orders/{order_id}', 'get'>;
+export type TradeBookQuery = Query<'/transactional/v1/trades', 'get'>;
+export type TradeBook = SuccessBody<'/transactional/v1/trades', 'get'>;
+export type PositionType = Operation<'/transactional/v1/portfolio/positions/{type}', 'get'>['parameters']['path']['type'];
+export type PositionsQuery = Query<'/transactional/v1/portfolio/positions/{type}', 'get'>;
+export type Positions = SuccessBody<'/transactional/v1/portfolio/positions/{type}', 'get'>;
+export type Holdings = SuccessBody<'/transactional/v1/portfolio/holdings', 'get'>;
+
+/** A cart as the create call takes it on the wire (`orders` is a string holding a JSON array). */
+export type CartCreateRequest = RequestBody<Cart, 'post'>;
+/** A cart as the update call takes it on the wire. */
+export type CartUpdateRequest = RequestBody<Cart, 'put'>;
+export type CartCreated = SuccessBody<Cart, 'post'>;
+export type CartUpdated = SuccessBody<Cart, 'put'>;
+export type CartListQuery = Query<Cart, 'get'>;
+export type CartList = SuccessBody<Cart, 'get'>;
+export type CartDetails = SuccessBody<CartById, 'get'>;
+export type CartDeleted = SuccessBody<CartById, 'delete'>;
+export type CartExecution = SuccessBody<'/transactional/v1/ordercart/{ordercartId}/execute', 'post'>;
+/** One order line of a cart, as the details answer shows it. */
+export type CartLine = CartDetails['data']['orders'][number];
+
+/** One change of one of your orders, the `data:` of an `order_update` event of the stream and a webhook's body. */
+export type OrderEvent = Operation<'/transactional/v1/orders/events', 'get'>['responses'][200]['content']['text/event-stream'];
+
+/** The body of every failure. */
+export type ErrorEnvelope = JsonContent<Operation<'/transactional/v1/orders/regular', 'post'>['responses'][400]>;
+export type FieldError = ErrorEnvelope['errors'][number];

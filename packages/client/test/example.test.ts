@@ -1,0 +1,59 @@
+/** examples/place-watch-settle.ts, run as a user runs it (tsx), against the real server: a bid from placement to holding. */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { demoOfsIssue } from '../../../src/cli/demo.js';
+import { cleanEnv, ROOT, runOrdergate } from '../../../test/cli/run-ordergate.js';
+import { children, startServer, stopServer, type ServerProcess } from '../../../test/support/server-process.js';
+import { seedDemo, workspace, type Demo } from './support/seed.js';
+
+const EXAMPLE = join(ROOT, 'packages', 'client', 'examples', 'place-watch-settle.ts');
+const space = workspace('example');
+let server: ServerProcess;
+let demo: Demo;
+
+beforeAll(async () => {
+  demo = await seedDemo(space);
+  server = await startServer(space.env);
+}, 60_000);
+
+afterAll(async () => {
+  if (server) await stopServer(server).catch(() => undefined);
+  for (const child of children) child.kill('SIGKILL');
+  space.remove();
+});
+
+function runExample(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', EXAMPLE], { cwd: ROOT, env: cleanEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the example did not finish in time; stdout: ${stdout} stderr: ${stderr}`));
+    }, 50_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+it('places a cut-off bid on the demo issue, follows it to EXECUTED and waits for the holding', async () => {
+  // The demo issue, closing in 6 s, its allotments settling 2 s after they are made.
+  const file = join(space.dir, 'closing-demo.json');
+  writeFileSync(file, JSON.stringify([{ ...demoOfsIssue(Date.now(), 6_000), settlement_delay_seconds: 2 }]));
+  const imported = await runOrdergate(['ofs', 'import', file], { env: space.env });
+  expect(imported.code, imported.stderr).toBe(0);
+
+  const result = await runExample({ ORDERGATE_URL: server.url, ORDERGATE_USER: demo.user_id, ORDERGATE_PASSWORD: demo.password, ORDERGATE_API_KEY: demo.api_key });
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+  const lines = result.stdout.trim().split('\n');
+  expect(lines[0]).toMatch(/^placed \S+$/);
+  expect(lines.filter((line) => /^[A-Z]+: /.test(line)).map((line) => line.split(':')[0])).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING', 'EXECUTED']);
+  expect(lines).toContain('allotted 100 at 101.00');
+  expect(lines.at(-1)).toBe('settled: holding 100 SBIN at 101.00');
+}, 60_000);

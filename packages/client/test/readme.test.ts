@@ -1,0 +1,70 @@
+/**
+ * The README examples are code: every ```ts block of packages/client/README.md and of the root README's
+ * "TypeScript client" section is type-checked, as its own module importing `@ordergate/client`, against the
+ * package's source with the repository's compiler settings.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const CLIENT = join(ROOT, 'packages', 'client');
+const ROOT_SECTION = '## TypeScript client';
+
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+}
+
+/** The root README's client section: from its heading to the next heading of the same level. */
+function rootSection(): string | undefined {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n${ROOT_SECTION}\n`);
+  if (start < 0) return undefined;
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** The diagnostics of the blocks, each compiled as packages/client/readme-<n>.ts. */
+function typeCheck(blocks: string[]): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } })!;
+  const options: ts.CompilerOptions = { ...config.options, noEmit: true, baseUrl: ROOT, paths: { '@ordergate/client': ['packages/client/src/index.ts'] } };
+  const files = new Map(blocks.map((text, index) => [join(CLIENT, `readme-${index + 1}.ts`), text]));
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, language, ...rest) => {
+    const text = files.get(name);
+    return text === undefined ? getSourceFile(name, language, ...rest) : ts.createSourceFile(name, text, language, true);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => files.has(name) || fileExists(name);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (name) => files.get(name) ?? readFile(name);
+  const program = ts.createProgram([...files.keys()], options, host);
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const where = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start) : undefined;
+    const name = diagnostic.file ? diagnostic.file.fileName.slice(ROOT.length + 1) : '';
+    return `${name}${where ? `:${where.line + 1}:${where.character + 1}` : ''} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+  });
+}
+
+describe('README examples type-check against the client', () => {
+  it('packages/client/README.md', () => {
+    const blocks = tsBlocks(readFileSync(join(CLIENT, 'README.md'), 'utf8'));
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    expect(typeCheck(blocks)).toEqual([]);
+  }, 60_000);
+
+  it(`the root README's "${ROOT_SECTION}" section`, () => {
+    const section = rootSection();
+    expect(section, `README.md has no "${ROOT_SECTION}" section`).toBeDefined();
+    const blocks = tsBlocks(section!);
+    expect(blocks.length).toBeGreaterThanOrEqual(1);
+    expect(typeCheck(blocks)).toEqual([]);
+  }, 60_000);
+
+  it('a wrong example fails (the check is real)', () => {
+    const errors = typeCheck([`import { OrdergateClient } from '@ordergate/client';\nconst client = new OrdergateClient({ baseUrl: 'x' });\nawait client.place({ price: 'ten' });\n`]);
+    expect(errors.join('\n')).toMatch(/readme-1\.ts:3/);
+  }, 60_000);
+});

@@ -1,0 +1,67 @@
+/**
+ * GET /health/live and GET /health/ready, for load balancers and orchestrators: no token (they tell only
+ * up or down), never shed (the load shedder takes order entry alone), not in the audit trail. Live answers
+ * whenever the process serves HTTP; ready only when the database answers a read within a second, else 503
+ * e-503 in the error envelope, so that a balancer sends no calls to a node that would answer them 503.
+ * While the server shuts down both answer 503 e-503 (src/http/shutdown.ts).
+ */
+import Type from 'typebox';
+import { ApiError, Errors } from '../domain/errors.js';
+import { answerWithin } from '../metrics/operator-metrics.js';
+import { NoQuery } from '../schemas/common.js';
+import type { App } from './app-type.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
+import { errorResponses } from './responses.js';
+
+export const LIVE_PATH = '/health/live';
+export const READY_PATH = '/health/ready';
+
+/** A balancer's probe waits a few seconds at most: the answer comes within one. */
+export const READY_TIMEOUT_MS = 1_000;
+
+/** Whether the database answers (src/store/health.ts). */
+export interface DatabaseProbe {
+  answers(): Promise<void>;
+}
+
+const HealthOk = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'Up' });
+
+export function registerHealthRoutes(app: App, database: DatabaseProbe): void {
+  app.get(
+    LIVE_PATH,
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Liveness: the process serves HTTP',
+        description: 'No token. 200 `{"status":"ok"}` whenever the process answers at all; it reads nothing. 503 `e-503` while it shuts down.',
+        querystring: NoQuery,
+        response: { 200: HealthOk, ...errorResponses(Errors.INVALID_QUERY) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    READY_PATH,
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness: the database answers',
+        description: `No token. 200 \`{"status":"ok"}\` when the database answers a read within ${READY_TIMEOUT_MS} ms; else 503 \`e-503\` with \`Retry-After\` (also while the server shuts down). Take a node that is not ready out of the load balancer.`,
+        querystring: NoQuery,
+        response: { 200: HealthOk, ...errorResponses(Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => {
+      try {
+        await answerWithin(database.answers(), READY_TIMEOUT_MS);
+      } catch (error) {
+        request.log.warn({ err: error }, 'not ready: the database does not answer');
+        throw new ApiError(Errors.UNAVAILABLE, `The database does not answer within ${READY_TIMEOUT_MS} ms; this node is not ready`, [], {
+          'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+        });
+      }
+      return { status: 'ok' as const };
+    },
+  );
+}

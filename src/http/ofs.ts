@@ -1,0 +1,56 @@
+/**
+ * The console's OFS calls: the registered issues (GET /transactional/v1/ofs/issues, any logged-in user) and
+ * an issue's book of demand (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only).
+ */
+import { Errors } from '../domain/errors.js';
+import { NoQuery } from '../schemas/common.js';
+import { OfsBookParams, OfsBookResponse, OfsIssuesResponse } from '../schemas/ofs.js';
+import type { OfsBookService } from '../services/ofs-book.js';
+import type { App } from './app-type.js';
+import { callerOf } from './authentication.js';
+import { errorResponses, success, TOKEN_ERRORS } from './responses.js';
+
+const READ_SECURITY = [{ bearerAuth: [] }];
+
+export function registerOfsRoutes(app: App, ofsBook: OfsBookService): void {
+  app.get(
+    '/transactional/v1/ofs/issues',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary: 'The registered OFS issues and where their bidding windows stand, newest first',
+        description:
+          "Every registered issue, allocated ones included. `state` is ALLOCATED once the allocation has run, else the state of the window of the caller's own category; `retail_window` and `non_retail_window` give both. `server_time` is the server's clock, to count down from.",
+        security: READ_SECURITY,
+        querystring: NoQuery,
+        response: { 200: OfsIssuesResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('OFS issues fetched successfully', await ofsBook.listIssues(callerOf(request))),
+  );
+
+  app.get(
+    '/operator/v1/ofs/:exchange/:scrip_token/book',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['operator'],
+        summary: "An OFS issue's book: demand by price, clearing prices and allotments (operators only)",
+        description:
+          "For users the operator made operators (`ordergate users set-operator`); anyone else gets 403 e-214. `demand` sums the live bids by price level, highest first, with the demand at or above each price; `clearing` is what each category's demand implies by the allocation's own rules, as if the windows closed now; `allotted` is what the allocation allotted, null until it has run.",
+        security: READ_SECURITY,
+        params: OfsBookParams,
+        querystring: NoQuery,
+        response: {
+          200: OfsBookResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.OPERATOR_REQUIRED, Errors.OFS_ISSUE_UNKNOWN, Errors.ROUTE_NOT_FOUND, Errors.INVALID_QUERY),
+        },
+      },
+    },
+    async (request) => {
+      const { exchange, scrip_token } = request.params;
+      return success('OFS book fetched successfully', await ofsBook.operatorBook(callerOf(request), exchange, Number(scrip_token)));
+    },
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * What the console reads of the OFS issues (docs/design/console-api.md): every registered issue with where
+ * its windows stand, for any logged-in user; and an issue's book of demand, clearing prices and allotments,
+ * for operators only.
+ */
+import { ApiError, Errors } from '../domain/errors.js';
+import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook } from '../domain/ofs-book.js';
+import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { OfsBookData, OfsIssueEntry, OfsIssuesData } from '../schemas/ofs.js';
+import type { OfsBookRepository } from '../store/ofs-book.js';
+import type { OfsIssueRegistration, OfsIssueRepository } from '../store/ofs-issues.js';
+import type { UserRepository } from '../store/users.js';
+import type { Caller } from './auth.js';
+
+const rupees = (paise: number) => paise / 100;
+const instant = (ms: number) => new Date(ms).toISOString();
+const priceOrNull = (paise: number | null) => (paise === null ? null : rupees(paise));
+
+/** An issue under the import format's names and units, with its windows' state for a bidder of `category`. */
+export function toOfsIssueEntry({ issue, allocatedAt }: OfsIssueRegistration, category: BidderCategory, now: number): OfsIssueEntry {
+  const status = issueStatus(issue, allocatedAt, category, now);
+  return {
+    exchange: issue.exchange,
+    scrip_token: issue.scripToken,
+    symbol: issue.symbol,
+    series: issue.series,
+    floor_price: rupees(issue.floorPricePaise),
+    tick_size: rupees(issue.tickSizePaise),
+    offer_quantity: issue.offerQuantity,
+    retail_reserve_pct: issue.retailReservePct,
+    retail_cutoff_price: issue.retailCutoffPricePaise === null ? null : rupees(issue.retailCutoffPricePaise),
+    allocation: issue.allocation,
+    non_retail_opens_at: instant(issue.nonRetailOpensAt),
+    non_retail_closes_at: instant(issue.nonRetailClosesAt),
+    retail_opens_at: instant(issue.retailOpensAt),
+    retail_closes_at: instant(issue.retailClosesAt),
+    retail_window: status.retailWindow,
+    non_retail_window: status.nonRetailWindow,
+    allocated: status.allocated,
+    state: status.state,
+  };
+}
+
+function toAllotted(allotted: AllottedBook): NonNullable<OfsBookData['allotted']> {
+  return {
+    retail: allotted.retail,
+    non_retail: allotted.nonRetail,
+    by_price: allotted.byPrice.map((level) => ({ price: rupees(level.pricePaise), retail_quantity: level.retailQuantity, non_retail_quantity: level.nonRetailQuantity })),
+  };
+}
+
+export class OfsBookService {
+  constructor(
+    private readonly issues: OfsIssueRepository,
+    private readonly book: OfsBookRepository,
+    private readonly users: UserRepository,
+    private readonly now: () => number,
+  ) {}
+
+  async listIssues(caller: Caller): Promise<OfsIssuesData> {
+    const now = this.now();
+    const registrations = await this.issues.listRegistrations();
+    registrations.sort((a, b) => byNewestWindows(a.issue, b.issue));
+    return { server_time: instant(now), issues: registrations.map((registration) => toOfsIssueEntry(registration, caller.category, now)) };
+  }
+
+  /** The book of one issue: 403 for a caller who is not an operator (before anything about the issue), then 404. */
+  async operatorBook(caller: Caller, exchange: string, scripToken: number): Promise<OfsBookData> {
+    await this.requireOperator(caller);
+    const registration = await this.issues.findRegistration(exchange, scripToken);
+    if (registration === undefined) {
+      throw new ApiError(Errors.OFS_ISSUE_UNKNOWN, `No OFS issue ${exchange} ${scripToken} is registered`, [{ field: 'scrip_token', message: 'no such issue' }]);
+    }
+    // Read after the issue, so that an allocation that ran in between shows its allotments.
+    const sums = await this.book.sums(exchange, scripToken);
+    const now = this.now();
+    const book = ofsBook(registration.issue, sums.live);
+    return {
+      server_time: instant(now),
+      issue: toOfsIssueEntry(registration, caller.category, now),
+      offer: { total: book.offer.total, retail: book.offer.retail, non_retail: book.offer.nonRetail },
+      demand: book.demand.map((level) => ({
+        price: rupees(level.pricePaise),
+        retail_quantity: level.retailQuantity,
+        retail_cutoff_quantity: level.retailCutoffQuantity,
+        non_retail_quantity: level.nonRetailQuantity,
+        retail_cumulative: level.retailCumulative,
+        non_retail_cumulative: level.nonRetailCumulative,
+        bids: level.bids,
+      })),
+      ineligible: { retail_quantity: book.ineligible.retailQuantity, non_retail_quantity: book.ineligible.nonRetailQuantity, bids: book.ineligible.bids },
+      clearing: {
+        retail: { portion: book.clearing.retail.portion, demand: book.clearing.retail.demand, price: priceOrNull(book.clearing.retail.clearingPricePaise) },
+        non_retail: { portion: book.clearing.nonRetail.portion, demand: book.clearing.nonRetail.demand, price: priceOrNull(book.clearing.nonRetail.clearingPricePaise) },
+      },
+      allotted: registration.allocatedAt === null ? null : toAllotted(allottedBook(sums.allotted)),
+    };
+  }
+
+  /** The operator flag is read on every call, so that `ordergate users set-operator <id> false` takes effect at once. */
+  private async requireOperator(caller: Caller): Promise<void> {
+    if ((await this.users.find(caller.userId))?.operator === true) return;
+    throw new ApiError(Errors.OPERATOR_REQUIRED, 'This call is for operators; `ordergate users set-operator <user_id> true` makes a user one');
+  }
+}

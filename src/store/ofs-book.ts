@@ -1,0 +1,53 @@
+/**
+ * The sums behind an OFS issue's book (domain/ofs-book.ts): its live bids and its allotments, per category
+ * and price, in one grouped query over the orders of that issue alone (the index orders_issue: exchange,
+ * scrip_token; migration 0012). No order is loaded: the answer has one row per category and price.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { BookGroup } from '../domain/ofs-book.js';
+import type { BidderCategory } from '../domain/ofs-rules.js';
+import { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
+import type { Database } from './tables.js';
+
+export interface IssueOrderSums {
+  /** The live bids (what the allocation takes), by category and bid price (0: cut-off). */
+  live: BookGroup[];
+  /** The allotments (EXECUTED orders' traded quantities), by category and trade price. */
+  allotted: BookGroup[];
+}
+
+export class OfsBookRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async sums(exchange: string, scripToken: number): Promise<IssueOrderSums> {
+    const rows = await this.db
+      .selectFrom('orders')
+      .select((eb) => {
+        const executed = () => eb.case().when('status', '=', OrderStatus.EXECUTED);
+        return [
+          'category',
+          executed().then(eb.lit(1)).else(eb.lit(0)).end().as('allotted'),
+          executed().then(eb.ref('traded_price_paise')).else(eb.ref('price_paise')).end().as('level_price_paise'),
+          eb.fn.sum<number | string>(executed().then(eb.ref('traded_quantity')).else(eb.ref('quantity')).end()).as('quantity'),
+          eb.fn.countAll<number | string>().as('bids'),
+        ];
+      })
+      .where('exchange', '=', exchange)
+      .where('scrip_token', '=', scripToken)
+      .where('status', 'in', [...LIVE_STATUSES, OrderStatus.EXECUTED])
+      .groupBy(['category', sql.ref('allotted'), sql.ref('level_price_paise')])
+      .execute();
+    const sums: IssueOrderSums = { live: [], allotted: [] };
+    for (const row of rows) {
+      // PostgreSQL answers sums (numeric), counts and bigints as strings. An EXECUTED order has its trade price.
+      const group: BookGroup = {
+        category: row.category as BidderCategory,
+        pricePaise: Number(row.level_price_paise),
+        quantity: Number(row.quantity),
+        bids: Number(row.bids),
+      };
+      (Number(row.allotted) === 1 ? sums.allotted : sums.live).push(group);
+    }
+    return sums;
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * Ending a leaked login (issue 12 findings 8 and 13): `ordergate users revoke-sessions|disable|enable|
+ * reset-password`, and `ordergate demo`'s published login kept off databases with real users. The built bin
+ * as a real process over a real SQLite file; logins go through the AuthService over the same file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/domain/errors.js';
+import { AuthService } from '../../src/services/auth.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { UserRepository } from '../../src/store/users.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
+
+const workDir = mkdtempSync(join(tmpdir(), 'ordergate-users-cli-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+let dbPath: string;
+let dbCounter = 0;
+beforeEach(() => {
+  dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
+});
+
+const ordergate = (args: string[], stdin?: string) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` }, ...(stdin === undefined ? {} : { stdin }) });
+
+async function inStore<T>(work: (auth: AuthService, store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(`sqlite:${dbPath}`);
+  try {
+    return await work(new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now), store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The access token of a login, or `refused <code>`. */
+const login = (userId: string, password: string) =>
+  inStore(async (auth) => {
+    try {
+      return (await auth.login({ user_id: userId, password })).accessToken;
+    } catch (error) {
+      if (error instanceof ApiError) return `refused ${error.kind.code}`;
+      throw error;
+    }
+  });
+
+/** Whether a token still authenticates, or the code that refuses it. */
+const tokenCheck = (token: string) =>
+  inStore(async (auth) => {
+    try {
+      await auth.authenticate(`Bearer ${token}`);
+      return 'valid';
+    } catch (error) {
+      if (error instanceof ApiError) return error.kind.code;
+      throw error;
+    }
+  });
+
+async function addUser(userId: string): Promise<string> {
+  const added = await ordergate(['users', 'add', userId]);
+  expect(added.code, added.stderr).toBe(0);
+  return fieldsOf(added.stdout).password!;
+}
+
+describe('ordergate users revoke-sessions|disable|enable|reset-password', () => {
+  it('revoke-sessions ends every session of the user at once and says how many; the user logs in again', async () => {
+    const password = await addUser('alice');
+    const tokens = [await login('alice', password), await login('alice', password)];
+    const bobToken = await login('bob', await addUser('bob'));
+
+    const result = await ordergate(['users', 'revoke-sessions', 'alice']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('user_id: alice\nsessions_revoked: 2\n');
+    for (const token of tokens) expect(await tokenCheck(token)).toBe('e-204');
+    expect(await tokenCheck(bobToken)).toBe('valid');
+    expect(await login('alice', password)).toMatch(/^ogt_/);
+  });
+
+  it('disable ends the sessions and refuses every login with e-212 once the password is right (e-208 otherwise); enable lets the user back in', async () => {
+    const password = await addUser('carol');
+    const token = await login('carol', password);
+
+    const disabled = await ordergate(['users', 'disable', 'carol']);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(disabled.stdout).toBe('user_id: carol\ndisabled: yes\nsessions_revoked: 1\n');
+    expect(await tokenCheck(token)).toBe('e-204');
+    expect(await login('carol', password)).toBe('refused e-212');
+    expect(await login('carol', 'not-the-password')).toBe('refused e-208');
+
+    const enabled = await ordergate(['users', 'enable', 'carol']);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toBe('user_id: carol\ndisabled: no\n');
+    expect(await login('carol', password)).toMatch(/^ogt_/);
+    expect(await tokenCheck(token)).toBe('e-204');
+  });
+
+  it('reset-password --password-stdin sets the password read from stdin, ends every session, and prints no secret', async () => {
+    const old = await addUser('dave');
+    const token = await login('dave', old);
+
+    const result = await ordergate(['users', 'reset-password', 'dave', '--password-stdin'], 'a brand new secret\n');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('user_id: dave\nsessions_revoked: 1\n');
+    expect(await tokenCheck(token)).toBe('e-204');
+    expect(await login('dave', old)).toBe('refused e-208');
+    expect(await login('dave', 'a brand new secret')).toMatch(/^ogt_/);
+    const hash = await inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find('dave'))!.passwordHash);
+    expect(hash).toMatch(/^scrypt\$32768\$8\$3\$/);
+  });
+
+  it('reset-password without --password-stdin generates a strong password and prints it once', async () => {
+    await addUser('erin');
+    const result = await ordergate(['users', 'reset-password', 'erin']);
+    expect(result.code, result.stderr).toBe(0);
+    const fields = fieldsOf(result.stdout);
+    expect(fields).toMatchObject({ user_id: 'erin', sessions_revoked: '0' });
+    expect(fields.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(await login('erin', fields.password!)).toMatch(/^ogt_/);
+  });
+
+  it('refuses an unknown user, a short password and an empty stdin with one line, changing nothing', async () => {
+    const password = await addUser('fay');
+    for (const command of ['revoke-sessions', 'disable', 'enable', 'reset-password']) {
+      expectOneLineFailure(await ordergate(['users', command, 'nobody'], 'some long password\n'), /^ordergate: no user nobody\n$/);
+    }
+    expectOneLineFailure(await ordergate(['users', 'reset-password', 'fay', '--password-stdin'], 'short\n'), /8 to 256 characters/);
+    expectOneLineFailure(await ordergate(['users', 'reset-password', 'fay', '--password-stdin'], ''), /stdin was empty/);
+    expect(await login('fay', password)).toMatch(/^ogt_/);
+  });
+
+  it('takes no password on the command line', async () => {
+    await addUser('gus');
+    const result = await ordergate(['users', 'reset-password', 'gus', 'my-password-here']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/too many arguments/);
+  });
+});
+
+describe("ordergate demo's published login stays off databases with real users", () => {
+  it('demo refuses a database that holds another user, writing nothing; --allow-other-users runs it', async () => {
+    await addUser('alice');
+    const refused = await ordergate(['demo', '--json']);
+    expectOneLineFailure(refused, /holds users that `ordergate demo` did not create.*--allow-other-users/);
+    expect(await login('demo', 'ordergate-demo')).toBe('refused e-208');
+    await inStore(async (_auth, store) => expect(await store.db.selectFrom('ofs_issues').selectAll().execute()).toEqual([]));
+
+    const allowed = await ordergate(['demo', '--json', '--allow-other-users']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(await tokenCheck(JSON.parse(allowed.stdout).access_token)).toBe('valid');
+  });
+
+  it('adding a real user after the demo disables the demo user and ends its sessions, saying so; --allow-other-users enables it again', async () => {
+    const demo = await ordergate(['demo', '--json']);
+    expect(demo.code, demo.stderr).toBe(0);
+    const { access_token: token } = JSON.parse(demo.stdout);
+
+    const added = await ordergate(['users', 'add', 'alice']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toMatch(/disabled user demo: its password is published/);
+    expect(await tokenCheck(token)).toBe('e-204');
+    expect(await login('demo', 'ordergate-demo')).toBe('refused e-212');
+    // A second real user changes nothing more.
+    expect((await ordergate(['users', 'add', 'bob'])).stderr).not.toMatch(/disabled user demo/);
+
+    expectOneLineFailure(await ordergate(['demo']), /--allow-other-users/);
+    const again = await ordergate(['demo', '--json', '--allow-other-users']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/enabled user demo/);
+    expect(await login('demo', 'ordergate-demo')).toMatch(/^ogt_/);
+  });
+});
+
+describe('operators: ordergate users add --operator, users set-operator, and the demo user', () => {
+  const isOperator = (userId: string) => inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find(userId))?.operator);
+
+  it('add --operator makes the new user an operator and says so on a line of its own; without it the output is as before', async () => {
+    const added = await ordergate(['users', 'add', 'olga', '--operator', '--category', 'NON_RETAIL']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(fieldsOf(added.stdout)).toMatchObject({ user_id: 'olga', category: 'NON_RETAIL', operator: 'yes' });
+    expect(await isOperator('olga')).toBe(true);
+
+    const plain = await ordergate(['users', 'add', 'tom']);
+    expect(plain.stdout.split('\n').filter(Boolean).map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'password']);
+    expect(await isOperator('tom')).toBe(false);
+  });
+
+  it('set-operator <user_id> true|false makes a user an operator or not, and prints the outcome', async () => {
+    await addUser('tina');
+    const made = await ordergate(['users', 'set-operator', 'tina', 'true']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toBe('user_id: tina\noperator: yes\n');
+    expect(await isOperator('tina')).toBe(true);
+
+    const unmade = await ordergate(['users', 'set-operator', 'tina', 'false']);
+    expect(unmade.code, unmade.stderr).toBe(0);
+    expect(unmade.stdout).toBe('user_id: tina\noperator: no\n');
+    expect(await isOperator('tina')).toBe(false);
+  });
+
+  it('set-operator refuses an unknown user and a value other than true or false, changing nothing', async () => {
+    await addUser('uma');
+    expectOneLineFailure(await ordergate(['users', 'set-operator', 'nobody', 'true']), /^ordergate: no user nobody\n$/);
+    const bad = await ordergate(['users', 'set-operator', 'uma', 'yes']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/true, false/);
+    expect(await isOperator('uma')).toBe(false);
+  });
+
+  it('the demo user is an operator, and the snippet says where its book is; not with --allow-other-users', async () => {
+    const demo = await ordergate(['demo']);
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toMatch(/^# {3}operator {6}yes: GET \/operator\/v1\/ofs\/NSE_EQ\/500112\/book /m);
+    expect(await isOperator('demo')).toBe(true);
+
+    await addUser('vera');
+    const shared = await ordergate(['demo', '--allow-other-users']);
+    expect(shared.code, shared.stderr).toBe(0);
+    expect(shared.stdout).toMatch(/^# {3}operator {6}no /m);
+    expect(await isOperator('demo')).toBe(false);
+  });
+});

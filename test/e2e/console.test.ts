@@ -1,0 +1,277 @@
+/**
+ * The web console end to end: `npm start`'s server (dist/main.js) on a fresh SQLite file seeded by
+ * `ordergate demo`, the console as scripts/build-console.ts builds it, and Debian's Chromium driven by
+ * playwright-core. A user logs in with the keyboard, sees the open issue counting down, places a bid and
+ * watches it reach PENDING from the event stream, modifies and cancels it, builds, edits and executes a
+ * cart, reads funds and holdings, and as an operator reads the issue's book as a chart; every view fits a
+ * 375 px phone. The page must log no error and break no Content-Security-Policy rule on the way.
+ * Screenshots are kept in test-artifacts/console/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole } from '../../scripts/build-console.js';
+import { CONSOLE_CSP } from '../../src/http/console.js';
+import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
+/** Every wait in the page is bounded by this; the whole walk-through takes about 20 s. */
+const STEP_MS = 10_000;
+
+const haveChromium = existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+if (!haveChromium && !inCi) {
+  process.stderr.write(`\n${CHROMIUM} is missing: the web console's end-to-end test (test/e2e/console.test.ts) is SKIPPED; install Debian's chromium package to run it.\n\n`);
+}
+
+describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-'));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  /** Console errors, page errors and CSP violations seen in the page. */
+  const problems: string[] = [];
+  /** The order ids in each order book answer the page received. */
+  const orderBookReads: string[][] = [];
+  const state = {} as { demo: { user_id: string; password: string; api_key: string }; orderId: string };
+
+  const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const openView = async (label: string) => {
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: label, exact: true }).click();
+    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('H2');
+  };
+
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
+    await buildConsole();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const demo = await runOrdergate(['demo', '--json'], { env });
+    expect(demo.code, demo.stderr).toBe(0);
+    state.demo = JSON.parse(demo.stdout);
+    server = await startServer(env);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      timeout: STEP_MS,
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(STEP_MS);
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('response', async (response) => {
+      const url = new URL(response.url());
+      if (url.pathname !== '/transactional/v1/orders' || response.request().method() !== 'GET') return;
+      const body = (await response.json()) as { data: { order_id: string }[] };
+      orderBookReads.push(body.data.map((order) => order.order_id));
+    });
+    // Playwright runs this outside the page's CSP; it reports any violation as a console error.
+    await page.addInitScript(
+      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI))",
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await stopServer(server).catch(() => undefined);
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is served at /console/ with its own CSP and cache headers, and the API keeps its own', async () => {
+    const redirect = await fetch(`${server.url}/console`, { redirect: 'manual' });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get('location')).toBe('/console/');
+
+    const index = await fetch(`${server.url}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/); // no inline script
+    const script = /src="\.\/(app-[A-Z0-9]{8}\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+
+    const asset = await fetch(`${server.url}/console/${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+
+    const api = await fetch(`${server.url}/transactional/v1/orders`);
+    expect(api.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    const missing = await fetch(`${server.url}/console/nothing-here.js`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { code: string }).code).toBe('e-109');
+
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths).filter((path) => path.startsWith('/console'))).toEqual([]);
+  });
+
+  it('logs in with the keyboard alone', async () => {
+    await page.goto(`${server.url}/console/`);
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('name')")).toBe('user_id');
+    await page.keyboard.type(state.demo.user_id);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(state.demo.password);
+    await page.keyboard.press('Tab'); // the TOTP code: the demo user has none
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(state.demo.api_key);
+    await screenshot('01-login');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
+    await expect.poll(() => page.getByRole('link', { name: 'OFS book' }).count()).toBe(1); // the demo user is an operator
+    // The order book is read once, when the event stream opens.
+    await expect.poll(() => orderBookReads.length).toBe(1);
+    // The page keeps no credential in storage: a reload means logging in again.
+    expect(await page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, '']);
+  });
+
+  it('shows the open demo issue with its floor, tick, cut-off and the time left in its windows', async () => {
+    const issue = page.locator('article[data-issue="NSE_EQ:500112"]');
+    await issue.waitFor();
+    const text = await issue.innerText();
+    expect(text).toContain('SBIN OF (NSE_EQ)');
+    expect(text).toMatch(/Floor price\s+100\.00/);
+    expect(text).toMatch(/Tick\s+0\.05/);
+    expect(text).toMatch(/Retail cut-off\s+101\.00/);
+    // Both windows of the demo close about 24 hours from now.
+    const left = await issue.locator('.time-left').allInnerTexts();
+    expect(left).toHaveLength(2);
+    for (const window of left) expect(window).toMatch(/^open, closes in (23 h \d\d min|1 d 0 h)$/);
+    await screenshot('02-issues');
+  });
+
+  it('places a bid and sees it reach PENDING live, from the event stream, without a reload', async () => {
+    await page.evaluate('window.notReloaded = true');
+    const form = page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' });
+    await form.getByLabel('Quantity').fill('10');
+    await form.getByLabel('Price (Rs)').fill('101.50');
+    await form.getByLabel('Your tag (optional)').fill('e2e-web');
+    await form.getByRole('button', { name: 'Place bid' }).click();
+    const status = form.getByRole('status');
+    await expect.poll(() => status.innerText(), { timeout: STEP_MS }).toMatch(/^Bid sent to the OMS: order \S+\./);
+    state.orderId = /order (\S+)\./.exec(await status.innerText())![1]!;
+
+    await openView('Orders');
+    const row = page.locator(`tr[data-order-id="${state.orderId}"]`);
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: STEP_MS }).toBe('PENDING');
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
+    // The console read the order book once, at login; everything it knows of this bid came from the stream.
+    expect(orderBookReads).toEqual([[]]);
+    expect(await page.locator('#announcer').innerText()).toContain(`Order ${state.orderId}, SBIN 10 at 101.50: PENDING`);
+    await screenshot('03-orders-pending');
+  });
+
+  it('modifies the bid and then cancels it', async () => {
+    const row = page.locator(`tr[data-order-id="${state.orderId}"]`);
+    await row.getByRole('button', { name: `Modify order ${state.orderId}` }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Quantity').fill('12');
+    await dialog.getByLabel('Price (Rs)').fill('101.55');
+    await screenshot('04-modify');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(async () => (await row.innerText()).replace(/\s+/g, ' '), { timeout: STEP_MS }).toMatch(/12 101\.55 PENDING/);
+    expect(await page.locator('#announcer').innerText()).toContain('Modification of order');
+
+    await row.getByRole('button', { name: `Cancel order ${state.orderId}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel the bid' }).click();
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: STEP_MS }).toBe('CANCELLED');
+    expect(await row.getByRole('button', { name: `Modify order ${state.orderId}` }).isDisabled()).toBe(true);
+    await screenshot('05-orders-cancelled');
+  });
+
+  it('creates a cart, edits it, executes it and shows the answer of each line', async () => {
+    await openView('Carts');
+    await page.getByRole('button', { name: 'New cart' }).click();
+    const editor = page.getByRole('form', { name: 'New cart' });
+    await editor.getByLabel('Cart name').fill('e2e cart');
+    const first = editor.getByRole('group', { name: 'Line 1' });
+    expect(await first.getByLabel('Symbol').inputValue()).toBe('SBIN');
+    expect(await first.getByLabel('Product').inputValue()).toBe('OFS');
+    await first.getByLabel('Quantity').fill('5');
+    await first.getByLabel('Price (Rs)').fill('102.00');
+    await editor.getByRole('button', { name: 'Create cart' }).click();
+    const saved = page.getByRole('form', { name: 'Cart e2e cart' });
+    await expect.poll(() => saved.getByRole('status').innerText()).toBe('Cart created: e2e cart');
+
+    // Edit: rename it and add a DELIVERY line, which this OFS-only OMS cannot route.
+    await saved.getByLabel('Cart name').fill('e2e cart, edited');
+    await saved.getByRole('button', { name: 'Add a line' }).click();
+    const second = saved.getByRole('group', { name: 'Line 2' });
+    await second.getByLabel('Product').selectOption('DELIVERY');
+    await saved.getByRole('button', { name: 'Save cart' }).click();
+    await expect.poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText()).toBe('Cart saved: e2e cart, edited');
+    await expect.poll(() => page.getByRole('table', { name: 'Your order carts, newest first' }).innerText()).toContain('e2e cart, edited');
+
+    const edited = page.getByRole('form', { name: 'Cart e2e cart, edited' });
+    await edited.getByRole('button', { name: 'Execute cart' }).click();
+    const results = page.getByRole('table', { name: 'The execution, line by line' });
+    await results.waitFor();
+    expect(await results.locator('tr[data-line="0"]').getAttribute('data-result')).toBe('success');
+    expect(await results.locator('tr[data-line="0"]').innerText()).toMatch(/Placed: order \S+/);
+    expect(await results.locator('tr[data-line="1"]').getAttribute('data-result')).toBe('error');
+    expect(await results.locator('tr[data-line="1"]').innerText()).toContain('(e-413)');
+    await expect.poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText()).toMatch(/^Order cart partly executed/);
+    await screenshot('06-cart-executed');
+  });
+
+  it('reads the funds, with the live bid of the cart blocked, and the holdings', async () => {
+    await openView('Funds and holdings');
+    // 5 shares at 102.00 block Rs 510.00 once the bid is PENDING; the view reads again as orders change.
+    await expect.poll(() => page.locator('[data-amount="blocked"]').innerText(), { timeout: STEP_MS }).toBe('Rs 510.00');
+    expect(await page.locator('[data-amount="cash"]').innerText()).toBe('Rs 1000000.00');
+    expect(await page.locator('[data-amount="available"]').innerText()).toBe('Rs 999490.00');
+    expect(await page.locator('.holdings-empty').innerText()).toMatch(/^No holdings yet/);
+    await screenshot('07-funds');
+  });
+
+  it("shows the operator the issue's book as a chart, and the same numbers in a table", async () => {
+    await openView('OFS book');
+    const chart = page.getByRole('img', { name: /The book of SBIN OF \(NSE_EQ\)/ });
+    await chart.waitFor();
+    // The cart's bid is the one live bid: 5 retail shares at 102.00 (the cancelled bid is gone).
+    const demand = page.getByRole('table', { name: /^Live demand by price/ });
+    expect(await demand.locator('tbody tr').count()).toBe(1);
+    expect((await demand.locator('tr[data-price="102.00"]').innerText()).replace(/\s+/g, ' ')).toBe('102.00 5 0 5 0 0 1');
+    expect(await page.locator('svg.book-chart desc').textContent()).toContain('Retail: 5 shares bid against an offer of 1,00,000');
+    expect(await page.locator('svg.book-chart path.demand-retail').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+ H[\d.]+ V[\d.]+ H[\d.]+$/);
+    expect(await page.locator('svg.book-chart line.offer').count()).toBe(2);
+    expect(await page.locator('svg.book-chart circle.level-retail title').allTextContents()).toEqual(['102.00: 5 shares at or above']);
+    const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
+    expect(await summary.locator('tr[data-side="retail"]').innerText()).toContain('not allocated yet');
+    await screenshot('08-operator-book');
+  });
+
+  it('fits a 375 px phone: no view scrolls sideways', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    for (const [label, name, loaded] of [
+      ['OFS issues', '09-phone-issues', 'article[data-issue]'],
+      ['Orders', '10-phone-orders', 'tr[data-order-id]'],
+      ['Carts', '11-phone-carts', 'table'],
+      ['Funds and holdings', '12-phone-funds', '[data-amount="cash"]'],
+      ['OFS book', '13-phone-book', 'svg.book-chart'],
+    ] as const) {
+      await openView(label);
+      await page.locator(loaded).first().waitFor();
+      if (label === 'Carts') {
+        await page.getByRole('button', { name: 'Open cart e2e cart, edited' }).click();
+        await page.getByRole('form', { name: 'Cart e2e cart, edited' }).waitFor();
+      }
+      const widths = await page.evaluate<{ scroll: number; viewport: number }>('({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })');
+      expect(widths.scroll, `${label} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
+      await screenshot(name);
+    }
+  });
+
+  it('logged no console error and broke no CSP rule', () => {
+    expect(problems).toEqual([]);
+  });
+});

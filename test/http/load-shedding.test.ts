@@ -1,0 +1,84 @@
+/**
+ * Load shedding by the event loop's measure (issue 12): while the server's event loop is behind (here:
+ * blocked by a busy loop of the test, in the same process), order entry answers 503 e-503 with Retry-After
+ * and stores nothing, reads still answer, and once the loop has caught up orders are taken again. The
+ * database's measure, under a real stall, is test/faults/overload.test.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Keeps the event loop busy for `ms`, as a burst of work would. */
+function blockEventLoop(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+const placeBid = (s: TestServer, user: TestUser, identifier: string) =>
+  s.call('POST', '/transactional/v1/orders/regular', { body: validBid({ order_identifier: identifier }), token: user.token, apiKey: user.apiKey });
+
+async function orderCount(s: TestServer): Promise<number> {
+  const row = await s.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+describe('load shedding: the event loop', () => {
+  it('while the event loop is behind, order entry is shed at once with 503 e-503 and Retry-After; reads answer; then orders are taken again', async () => {
+    server = await startTestServer({ shedding: { eventLoopDelayMs: 50, commitWaitMs: 0 } });
+    await server.registerIssue();
+    const user = await server.createUser('alice');
+    expect((await placeBid(server, user, 'before')).status).toBe(200);
+
+    // A sustained lag, as a burst of work makes it: the loop blocked 100 ms at a time, free between. The
+    // measure (the mean delay over each quarter-second sample) then passes 50 ms; wait until it has, as the
+    // next caller would meet it.
+    let lagging = true;
+    const lag = (async () => {
+      while (lagging) {
+        blockEventLoop(100);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      const seenAt = Date.now();
+      while (!server.app.isUnderPressure() && Date.now() - seenAt < 3_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(server.app.isUnderPressure()).toBe(true);
+      const [shed, read] = await Promise.all([placeBid(server, user, 'during'), server.call('GET', '/transactional/v1/orders', { token: user.token })]);
+      expect(shed.status, shed.text).toBe(503);
+      expect(shed.body.code).toBe('e-503');
+      expect(shed.body.message).toMatch(/^The service is overloaded \(its event loop is (\d+ ms )?behind\) and takes no new orders for now; retry after 1 s$/);
+      expect(shed.headers.get('retry-after')).toBe('1');
+      expect(shed.headers.get('request-id')).toBe(shed.body.request_id);
+      expect(read.status).toBe(200);
+    } finally {
+      lagging = false;
+      await lag;
+    }
+    expect(await orderCount(server)).toBe(1);
+
+    // Recovery needs nothing but time: the next samples see a loop that keeps up.
+    let after = await placeBid(server, user, 'after');
+    for (let i = 0; i < 20 && after.status === 503; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await placeBid(server, user, 'after');
+    }
+    expect(after.status, after.text).toBe(200);
+    expect(await orderCount(server)).toBe(2);
+  });
+
+  it('off (both thresholds 0, as in tests and benchmarks), a blocked loop sheds nothing', async () => {
+    server = await startTestServer();
+    await server.registerIssue();
+    const user = await server.createUser('alice');
+    blockEventLoop(800);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect((await placeBid(server, user, 'during')).status).toBe(200);
+  });
+});
