@@ -127,4 +127,12 @@ function endSession(error: ApiError): void {
 
 onSessionEnded(endSession);
 window.addEventListener('hashchange', () => route(true));
+// A click on the view already shown changes no hash: it draws the view again, freshly read, with the focus
+// on its heading, as a click on any other view does.
+nav.addEventListener('click', (event) => {
+  const link = (event.target as Element).closest('a');
+  if (link === null || link.getAttribute('href') !== location.hash) return;
+  event.preventDefault();
+  route(true);
+});
 showLogin(null);

@@ -35,8 +35,8 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     schemaHide: true,
     dotfiles: 'ignore',
     cacheControl: false,
-    setHeaders(reply, path) {
-      reply.header('cache-control', HASHED_ASSET.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    setHeaders(response, path) {
+      response.setHeader('cache-control', HASHED_ASSET.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
 }

@@ -7,12 +7,14 @@
  * 375 px phone. The page must log no error and break no Content-Security-Policy rule on the way.
  * Screenshots are kept in test-artifacts/console/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrdergateClient } from '../../packages/client/src/index.js';
 import { buildConsole } from '../../scripts/build-console.js';
+import { demoOfsIssue } from '../../src/cli/demo.js';
 import { CONSOLE_CSP } from '../../src/http/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
@@ -38,7 +40,7 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
   const problems: string[] = [];
   /** The order ids in each order book answer the page received. */
   const orderBookReads: string[][] = [];
-  const state = {} as { demo: { user_id: string; password: string; api_key: string }; orderId: string };
+  const state = {} as { demo: { user_id: string; password: string; api_key: string; access_token: string }; orderId: string };
 
   const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const openView = async (label: string) => {
@@ -243,21 +245,88 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     expect((await demand.locator('tr[data-price="102.00"]').innerText()).replace(/\s+/g, ' ')).toBe('102.00 5 0 5 0 0 1');
     expect(await page.locator('svg.book-chart desc').textContent()).toContain('Retail: 5 shares bid against an offer of 1,00,000');
     expect(await page.locator('svg.book-chart path.demand-retail').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+ H[\d.]+ V[\d.]+ H[\d.]+$/);
-    expect(await page.locator('svg.book-chart line.offer').count()).toBe(2);
+    // 5 shares against offers of 1,00,000 and 9,00,000: the axis fits the demand and names the offers.
+    expect(await page.locator('svg.book-chart line.offer').count()).toBe(0);
+    expect(await page.locator('svg.book-chart text.offer-off-scale').allTextContents()).toEqual(['Offer 1,00,000 above the scale (0.01 % bid)', 'Offer 9,00,000 above the scale (0.00 % bid)']);
     expect(await page.locator('svg.book-chart circle.level-retail title').allTextContents()).toEqual(['102.00: 5 shares at or above']);
     const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
     expect(await summary.locator('tr[data-side="retail"]').innerText()).toContain('not allocated yet');
     await screenshot('08-operator-book');
   });
 
+  it('watches an issue close: its book fills live on the chart, the cut-off bid is EXECUTED and allotted, and the shares settle into a holding', async () => {
+    // An issue like the demo's on BSE_EQ 543210 whose windows close in 20 s and whose allotments settle 10 s
+    // after they are made; no click on any Refresh button from here on.
+    const closesAt = Date.now() + 20_000;
+    const issue = { ...demoOfsIssue(Date.now(), closesAt - Date.now()), exchange: 'BSE_EQ' as const, scrip_token: 543210, settlement_delay_seconds: 10 };
+    const file = join(dir, 'closing-issue.json');
+    writeFileSync(file, JSON.stringify([issue]));
+    const imported = await runOrdergate(['ofs', 'import', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
+
+    // The operator watches the new issue's book while a bid arrives through the API.
+    await openView('OFS book');
+    await page.getByLabel('Issue').selectOption('BSE_EQ:543210');
+    await page.getByText('No live bids yet.').waitFor();
+    const scrip = { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series };
+    await api.place({ scrip_info: scrip, transaction_type: 'BUY', product_type: 'OFS', order_type: 'RL', quantity: '40', price: 102 });
+    const demand = page.getByRole('table', { name: /^Live demand by price/ });
+    await expect.poll(() => demand.locator('tr[data-price="102.00"]').count(), { timeout: STEP_MS }).toBe(1);
+    expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d; read again every 2 s\.$/);
+    await screenshot('09-book-filling');
+
+    // The person bids at the cut-off from the issue's card, and stays on it until the window closes.
+    await openView('OFS issues');
+    const card = page.locator('article[data-issue="BSE_EQ:543210"]');
+    const form = page.getByRole('form', { name: 'Bid for SBIN OF (BSE_EQ)' });
+    await form.getByLabel('Quantity').fill('60');
+    await form.getByLabel('Bid at the cut-off price').check();
+    expect(await form.getByLabel('Price (Rs)').isDisabled()).toBe(true);
+    await form.getByRole('button', { name: 'Place bid' }).click();
+    await expect.poll(() => form.getByRole('status').innerText()).toMatch(/^Bid sent to the OMS: order \S+\./);
+    const orderId = /order (\S+)\./.exec(await form.getByRole('status').innerText())![1]!;
+    expect(Date.now()).toBeLessThan(closesAt - 2_000);
+    // The card drops its bid form when the window closes; the demo issue's card keeps its own.
+    await expect.poll(() => card.innerText(), { timeout: closesAt - Date.now() + STEP_MS }).toContain('Your bidding window is not open.');
+    expect(await page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' }).count()).toBe(1);
+
+    // The allotment comes on the event stream.
+    await openView('Orders');
+    const row = page.locator(`tr[data-order-id="${orderId}"]`);
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: STEP_MS }).toBe('EXECUTED');
+    expect(await page.locator('#announcer').innerText()).toContain(`Order ${orderId}, SBIN 60 at cut-off: EXECUTED`);
+
+    // The chart shows what was allotted: all 100 retail shares bid (40 at 102.00, 60 at the cut-off), at
+    // the one price the allocation gives retail, the cut-off 101.00.
+    await openView('OFS book');
+    await page.getByLabel('Issue').selectOption('BSE_EQ:543210');
+    const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
+    await expect.poll(async () => (await summary.locator('tr[data-side="retail"]').innerText()).replace(/\s+/g, ' '), { timeout: STEP_MS }).toMatch(/ 100$/);
+    expect(await page.getByRole('status').innerText()).toBe('Allotted: 100 retail and 0 non-retail shares.');
+    expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d\.$/);
+    const allotted = page.getByRole('table', { name: 'Allotted by trade price, highest first' });
+    expect((await allotted.locator('tbody').innerText()).replace(/\s+/g, ' ').trim()).toBe('101.00 100 0');
+    await screenshot('10-book-allotted');
+
+    // Funds: the allotment is a position until it settles, then a holding, read again without a click.
+    await openView('Funds and holdings');
+    const positions = page.getByRole('table', { name: 'Positions: allotted shares not yet settled' });
+    await expect.poll(() => positions.innerText(), { timeout: STEP_MS }).toContain('SBIN OF BSE_EQ');
+    const holdings = page.getByRole('table', { name: 'Holdings: settled shares' });
+    await expect.poll(async () => (await holdings.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 + STEP_MS }).toMatch(/SBIN OF BSE_EQ 100 101\.00 /);
+    expect(await page.getByText('No open positions.').count()).toBe(1);
+    await screenshot('11-holding');
+  }, 90_000);
+
   it('fits a 375 px phone: no view scrolls sideways', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
     for (const [label, name, loaded] of [
-      ['OFS issues', '09-phone-issues', 'article[data-issue]'],
-      ['Orders', '10-phone-orders', 'tr[data-order-id]'],
-      ['Carts', '11-phone-carts', 'table'],
-      ['Funds and holdings', '12-phone-funds', '[data-amount="cash"]'],
-      ['OFS book', '13-phone-book', 'svg.book-chart'],
+      ['OFS issues', '12-phone-issues', 'article[data-issue]'],
+      ['Orders', '13-phone-orders', 'tr[data-order-id]'],
+      ['Carts', '14-phone-carts', 'table'],
+      ['Funds and holdings', '15-phone-funds', '[data-amount="cash"]'],
+      ['OFS book', '16-phone-book', 'svg.book-chart'],
     ] as const) {
       await openView(label);
       await page.locator(loaded).first().waitFor();

@@ -1,8 +1,9 @@
 /**
  * The OFS book as a chart: for each category (retail, non-retail) a panel with a step line of cumulative
  * demand by price (the shares bid at that price or above), the category's offer and, when it differs, the
- * portion it can be allotted as horizontal lines, and the clearing price the demand implies as a vertical
- * line; after allocation, the shares allotted at each trade price as bars. Drawn as SVG with presentation
+ * portion it can be allotted as horizontal lines (named instead of drawn when they dwarf the demand), and
+ * the clearing price the demand implies as a vertical line; after allocation, the shares allotted at each
+ * trade price as bars. Drawn as SVG with presentation
  * attributes and CSS classes only (no inline style: the page's CSP allows none).
  */
 import { s } from '../dom.js';
@@ -59,7 +60,12 @@ function panel(book: OfsBook, side: Side, label: string, domain: [number, number
   const allotted = allottedAt(book, side);
   const plotWidth = width - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
-  const highest = Math.max(1, offer, clearing.portion, ...steps.map((step) => step.cumulative), ...allotted.map((level) => level.quantity));
+  // The quantity axis fits the demand and the allotment. The offer and the portion share it while they are
+  // at most four times the demand; above that they would flatten the demand into the axis, so they are
+  // named at the top of the panel instead of drawn.
+  const demandHigh = Math.max(4, ...steps.map((step) => step.cumulative), ...allotted.map((level) => level.quantity));
+  const fits = (quantity: number) => quantity <= demandHigh * 4;
+  const highest = Math.max(demandHigh, ...[offer, clearing.portion].filter(fits));
   const x = (price: number) => round(MARGIN.left + ((price - domain[0]) / (domain[1] - domain[0])) * plotWidth);
   const y = (quantity: number) => round(top + MARGIN.top + plotHeight - (quantity / (highest * 1.1)) * plotHeight);
   const bottom = y(0);
@@ -75,10 +81,17 @@ function panel(book: OfsBook, side: Side, label: string, domain: [number, number
     s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
     s('line', { x1: left, y1: top + MARGIN.top, x2: left, y2: bottom, class: 'axis' }),
     s('text', { x: right, y: bottom + 32, class: 'axis-label axis-label-x' }, 'Price (Rs)'),
-    s('line', { x1: left, y1: y(offer), x2: right, y2: y(offer), class: 'offer' }),
-    s('text', { x: right, y: y(offer) - 5, class: 'marker-label marker-label-end' }, `Offer ${formatQuantity(offer)}`),
   );
-  if (clearing.portion !== offer) {
+  if (fits(offer)) {
+    group.append(
+      s('line', { x1: left, y1: y(offer), x2: right, y2: y(offer), class: 'offer' }),
+      s('text', { x: right, y: y(offer) - 5, class: 'marker-label marker-label-end' }, `Offer ${formatQuantity(offer)}`),
+    );
+  } else {
+    const share = ((100 * Math.max(...steps.map((step) => step.cumulative), 0)) / offer).toFixed(2);
+    group.append(s('text', { x: right, y: top + MARGIN.top + 12, class: 'marker-label marker-label-end offer-off-scale' }, `Offer ${formatQuantity(offer)} above the scale (${share} % bid)`));
+  }
+  if (clearing.portion !== offer && fits(clearing.portion)) {
     group.append(
       s('line', { x1: left, y1: y(clearing.portion), x2: right, y2: y(clearing.portion), class: 'portion' }),
       s('text', { x: right, y: y(clearing.portion) + 14, class: 'marker-label marker-label-end' }, `Portion ${formatQuantity(clearing.portion)}`),

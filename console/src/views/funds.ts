@@ -2,7 +2,8 @@
 import { ApiError, get } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { h, row, table } from '../dom.js';
-import { formatInstant, formatPrice, formatQuantity } from '../format.js';
+import { formatInstant, formatPrice, formatQuantity, parseInstant } from '../format.js';
+import { serverNow } from '../ofs-issues.js';
 import type { Balance, Holding, Position } from '../types.js';
 
 const POSITION_COLUMNS = ['Instrument', 'Allotted', 'Average price', 'Settles'];
@@ -12,6 +13,19 @@ export function fundsView(context: ConsoleContext): View {
   const fundsArea = h('div', { class: 'card' }, h('p', {}, 'Loading...'));
   const positionsArea = h('div', { class: 'table-wrap' });
   const holdingsArea = h('div', { class: 'table-wrap' });
+
+  // A position becomes a holding when it settles, which no order event announces: the view reads again
+  // shortly after the earliest settlement it shows (and every few seconds while one is overdue).
+  let settling: ReturnType<typeof setTimeout> | undefined;
+  let disposed = false;
+  const readAtSettlement = (positions: Position[]) => {
+    clearTimeout(settling);
+    // settles_at is given to the second (ODIN's India time): read a second after it.
+    const due = positions.map((p) => parseInstant(p.settles_at)).filter((at) => Number.isFinite(at));
+    if (disposed || due.length === 0) return;
+    const wait = Math.min(...due) - serverNow() + 1_000;
+    settling = setTimeout(show, Math.min(Math.max(wait, 2_000), 2_147_000_000));
+  };
 
   async function refresh(): Promise<void> {
     const [balance, positions, holdings] = await Promise.all([
@@ -36,6 +50,7 @@ export function fundsView(context: ConsoleContext): View {
         ? h('p', { class: 'holdings-empty' }, 'No holdings yet: allotted shares become holdings once they settle.')
         : table('Holdings: settled shares', HOLDING_COLUMNS, holdings.map((x) => row(HOLDING_COLUMNS, [`${x.symbol} ${x.series} ${x.exchange}`, formatQuantity(x.quantity), formatPrice(x.average_price), formatPrice(x.value), formatInstant(x.settled_at)]))),
     );
+    readAtSettlement(positions);
   }
 
   const show = () =>
@@ -63,7 +78,9 @@ export function fundsView(context: ConsoleContext): View {
   return {
     element,
     dispose: () => {
+      disposed = true;
       clearTimeout(pending);
+      clearTimeout(settling);
       unsubscribe();
     },
   };

@@ -106,24 +106,48 @@ function issueCard(issue: OfsIssue, context: ConsoleContext, timers: { element: 
   );
 }
 
+/** An issue's card, its countdowns, and whether the caller's window was open when it was drawn. */
+interface Card {
+  issue: OfsIssue;
+  element: HTMLElement;
+  timers: { element: HTMLElement; window: BiddingWindow }[];
+  open: boolean;
+}
+
 export function issuesView(context: ConsoleContext): View {
   const list = h('div', { class: 'cards' }, h('p', {}, 'Loading the OFS issues...'));
-  const timers: { element: HTMLElement; window: BiddingWindow }[] = [];
+  let cards: Card[] = [];
+  const callerOpen = (issue: OfsIssue, now: number) => stateAt(windowFor(issue, context.session.category), now) === 'OPEN';
+  const cardFor = (issue: OfsIssue): Card => {
+    const timers: Card['timers'] = [];
+    const element = issueCard(issue, context, timers);
+    return { issue, element, timers, open: callerOpen(issue, serverNow()) };
+  };
   const refresh = () => {
     loadIssues()
       .then((issues) => {
-        timers.length = 0;
-        list.replaceChildren(...(issues.length === 0 ? [h('p', {}, 'No OFS issue is registered.')] : issues.map((issue) => issueCard(issue, context, timers))));
+        cards = issues.map(cardFor);
+        list.replaceChildren(...(cards.length === 0 ? [h('p', {}, 'No OFS issue is registered.')] : cards.map((card) => card.element)));
       })
       .catch((error: unknown) => {
         list.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read'));
       });
   };
   refresh();
-  // The countdowns tick; they are not a live region, which would read every second aloud.
+  // The countdowns tick; they are not a live region, which would read every second aloud. When the
+  // caller's window of an issue opens or closes, that card alone is drawn again: its bid form comes or goes,
+  // and a bid being typed on another issue is left alone.
   const ticker = setInterval(() => {
     const now = serverNow();
-    for (const { element, window } of timers) element.textContent = timeLeft(window, now);
+    cards = cards.map((card) => {
+      if (callerOpen(card.issue, now) !== card.open) {
+        const next = cardFor(card.issue);
+        card.element.replaceWith(next.element);
+        return next;
+      }
+      for (const { element, window } of card.timers) element.textContent = timeLeft(window, now);
+      return card;
+    });
   }, 1000);
   const element = h(
     'section',

@@ -6,7 +6,7 @@
 import { ApiError, get } from '../api.js';
 import { bookChart } from '../chart/book-chart.js';
 import type { View } from '../context.js';
-import { field, h, row, select, table } from '../dom.js';
+import { field, h, row, select, statusLine, table } from '../dom.js';
 import { formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
 import type { CategoryClearing, OfsBook, OfsIssue } from '../types.js';
@@ -87,20 +87,72 @@ function renderBook(book: OfsBook): HTMLElement[] {
   ].filter((node): node is HTMLElement => node !== '');
 }
 
+/** While the issue is not allotted, the book is read again this often, so that the chart fills as bids come in. */
+const LIVE_READ_MS = 2_000;
+
 export function operatorBookView(): View {
   let issues: OfsIssue[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reading = false;
+  /** A read asked for while one was under way (another issue chosen, Refresh): made when that one ends. */
+  let readAgain = false;
+  let disposed = false;
   const choice = select('issue', []);
-  const area = h('div', { 'aria-live': 'polite', 'aria-busy': 'false' });
-  const show = () => {
+  // Neither the book nor the time it was read is a live region: a read every two seconds would be read
+  // aloud every two seconds. The status line (polite) speaks once, when the issue is allotted.
+  const area = h('div', { 'aria-busy': 'false' });
+  const readAt = h('p', { class: 'read-at' });
+  const status = statusLine();
+  const live = h('input', { name: 'live', type: 'checkbox', checked: true });
+  const say = (text: string) => {
+    if (status.textContent !== text) status.textContent = text;
+  };
+
+  const schedule = (book: OfsBook | null) => {
+    clearTimeout(timer);
+    if (disposed || !live.checked || book?.allotted != null || document.hidden) return;
+    timer = setTimeout(() => show(), LIVE_READ_MS);
+  };
+  function show(): void {
     const issue = issues.find((i) => issueKey(i) === choice.value);
-    if (issue === undefined) return;
+    if (issue === undefined || disposed) return;
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    reading = true;
     area.setAttribute('aria-busy', 'true');
     get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`)
-      .then((book) => area.replaceChildren(...renderBook(book)))
-      .catch((error: unknown) => area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read')))
-      .finally(() => area.setAttribute('aria-busy', 'false'));
+      .then((book) => {
+        if (disposed || issueKey(issue) !== choice.value) return;
+        area.replaceChildren(...renderBook(book));
+        readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
+        say(book.allotted === null ? '' : `Allotted: ${formatQuantity(book.allotted.retail)} retail and ${formatQuantity(book.allotted.non_retail)} non-retail shares.`);
+        schedule(book);
+      })
+      .catch((error: unknown) => {
+        area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
+        schedule(null);
+      })
+      .finally(() => {
+        reading = false;
+        area.setAttribute('aria-busy', 'false');
+        if (readAgain) {
+          readAgain = false;
+          again();
+        }
+      });
+  }
+  const again = () => {
+    clearTimeout(timer);
+    show();
   };
-  choice.addEventListener('change', show);
+  choice.addEventListener('change', again);
+  live.addEventListener('change', again);
+  const onVisibility = () => {
+    if (!document.hidden) again();
+  };
+  document.addEventListener('visibilitychange', onVisibility);
   loadIssues()
     .then((loaded) => {
       issues = loaded;
@@ -111,9 +163,18 @@ export function operatorBookView(): View {
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'), h('button', { type: 'button', onClick: show }, 'Refresh')),
-    h('div', { class: 'field-row' }, field('Issue', choice)),
+    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'), h('button', { type: 'button', onClick: again }, 'Refresh')),
+    h('div', { class: 'field-row' }, field('Issue', choice), h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until it is allotted'))),
+    readAt,
+    status,
     area,
   );
-  return { element };
+  return {
+    element,
+    dispose: () => {
+      disposed = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    },
+  };
 }
