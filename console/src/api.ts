@@ -57,8 +57,15 @@ export function isSessionEnd(error: unknown): error is ApiError {
 
 export interface CallOptions {
   body?: unknown;
-  /** Order entry: also send the API key. */
+  /** Order entry: also send the API key, and an Idempotency-Key (see `idempotent`). */
   orderEntry?: boolean;
+  /**
+   * Send an Idempotency-Key (order entry and cart creation do by default). A call whose answer was lost
+   * (no answer, a 5xx, 409 e-116 while the first is still at work) keeps its key: the same call sent again
+   * with the same body, as a person does by pressing the button again, carries the same key, so the server
+   * answers it with the first call's outcome instead of entering it twice.
+   */
+  idempotent?: boolean;
   headers?: Record<string, string>;
   /** Without the session's token (the login). */
   anonymous?: boolean;
@@ -69,19 +76,50 @@ export interface Answer<T> {
   headers: Headers;
 }
 
+/** The keys of calls whose outcome is unknown, by method, path and body. */
+const unsettledKeys = new Map<string, string>();
+
+/** A version 4 UUID; crypto.randomUUID exists only on https and localhost, getRandomValues everywhere. */
+function newKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** No answer, a 5xx, or the first call still at work: the call may or may not have taken effect. */
+const outcomeUnknown = (status: number, code: string | undefined) => status === 0 || status >= 500 || code === 'e-116';
+
 export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
   if (!options.anonymous) {
     const { token, apiKey } = requireSession();
     headers.authorization = `Bearer ${token}`;
     if (options.orderEntry) headers['x-api-key'] = apiKey;
   }
+  const signature = `${method} ${path} ${body ?? ''}`;
+  const idempotent = options.idempotent ?? options.orderEntry === true;
+  if (idempotent) headers['idempotency-key'] = unsettledKeys.get(signature) ?? newKey();
+  const settle = (status: number, code?: string) => {
+    if (!idempotent) return;
+    if (outcomeUnknown(status, code)) unsettledKeys.set(signature, headers['idempotency-key']!);
+    else unsettledKeys.delete(signature);
+  };
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
+    response = await fetch(path, { method, headers, body, cache: 'no-store' });
   } catch {
-    throw new ApiError(0, 'network', 'ordergate cannot be reached; check the connection and try again');
+    settle(0);
+    throw new ApiError(
+      0,
+      'network',
+      idempotent
+        ? 'The answer was lost on the way (no connection?): this may have been done. Sending the same again is safe: it carries the same Idempotency-Key, so it is not done twice'
+        : 'ordergate cannot be reached; check the connection and try again',
+    );
   }
   const text = await response.text();
   let parsed: unknown;
@@ -90,6 +128,7 @@ export async function call<T>(method: string, path: string, options: CallOptions
   } catch {
     parsed = undefined;
   }
+  settle(response.status, (parsed as Partial<ErrorEnvelope> | undefined)?.code);
   if (!response.ok) {
     const envelope = parsed as Partial<ErrorEnvelope> | undefined;
     const error = new ApiError(response.status, envelope?.code ?? `http-${response.status}`, envelope?.message ?? response.statusText, envelope?.errors ?? [], envelope?.request_id);

@@ -29,7 +29,8 @@ export class SseParser {
       const line = this.buffer.slice(0, end);
       this.buffer = this.buffer.slice(end + (this.buffer.startsWith('\r\n', end) ? 2 : 1));
       if (line === '') {
-        if (this.frame.data !== undefined || this.frame.event !== undefined) frames.push(this.frame);
+        // An id alone is a frame too: a live stream starts with one, to resume from after an early drop.
+        if (this.frame.data !== undefined || this.frame.event !== undefined || this.frame.id !== undefined) frames.push(this.frame);
         this.frame = {};
         continue;
       }
@@ -117,8 +118,8 @@ export class OrderEventStream {
           this.end(new ApiError(401, envelope.code ?? 'e-204', envelope.message ?? 'The session ended', envelope.errors ?? []));
           return true;
         }
-        if (frame.data === undefined) continue;
         if (frame.id !== undefined) this.lastEventId = frame.id;
+        if (frame.data === undefined) continue;
         this.handlers.onEvent(JSON.parse(frame.data) as OrderEvent);
       }
     }

@@ -45,7 +45,7 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService): 
         summary: 'Your order events, as a server-sent-events stream',
         description: [
           'Every change of one of your orders is one event: `id: <event id>`, `event: order_update`, and one `data:` line of JSON (the schema below). Comments (`: heartbeat`) keep the connection alive every 15 seconds.',
-          'Without `Last-Event-ID` the stream is live only; with it, every later event of yours is sent first, then the live ones, without gap or repeat.',
+          'Without `Last-Event-ID` the stream is live only, and it starts with an `id:` line alone (no event: an EventSource dispatches nothing for it) naming the event it starts after, so that a client dropped before its first event resumes from there; with `Last-Event-ID`, every later event of yours is sent first, then the live ones, without gap or repeat.',
           'Event ids increase in the order the changes were committed, on every node.',
           'One user holds at most MAX_STREAMS_PER_USER streams and live order sockets together on a node (10 by default; one more: 429 `e-429`), a node at most MAX_STREAMS_PER_NODE (2,000; one more: 503 `e-503`), both with `Retry-After`.',
           `The token is checked again every ${recheckSeconds} seconds and at its expiry: once it is revoked (logout), expired or its user disabled, the stream ends with a last event \`event: ${STREAM_END_EVENT}\` whose \`data:\` is the error envelope that a call with the token would get (e-202, e-203, e-204, ...). A server shutting down ends it the same way, with \`e-503\`: reconnect with \`Last-Event-ID\`.`,
@@ -79,6 +79,11 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService): 
           if (gone()) return;
           stream.write(frame(event));
           if (stream.writableLength > MAX_UNREAD_BYTES) stream.end();
+        },
+        startsAfter(eventId) {
+          // An id alone, no event: it sets the client's Last-Event-ID (EventSource does so for an id-only
+          // message) without dispatching anything.
+          if (!gone()) stream.write(`id: ${eventId}\n\n`);
         },
         drained() {
           if (gone() || !stream.writableNeedDrain) return Promise.resolve();

@@ -49,6 +49,11 @@ export interface StreamPolicy {
 /** Where a subscription's events go (the HTTP stream). */
 export interface OrderEventConsumer {
   send(event: OrderEvent): void;
+  /**
+   * A live-only subscription (no Last-Event-ID) starts after this event id, before anything is sent: a
+   * client that loses the connection before its first event resumes from here and misses nothing.
+   */
+  startsAfter?(eventId: number): void;
   /** Resolves once the consumer has taken what it was sent (a replay waits for it between batches). */
   drained(): Promise<void>;
   /** The feed ends the subscription: the server shuts down. */
@@ -155,6 +160,7 @@ export class OrderEventsService {
           if (lastEventId === undefined) {
             // Live only: after the newest event the poller may have passed by now.
             subscriber.lastSentId = Math.max(handOver, this.horizon?.value ?? handOver);
+            consumer.startsAfter?.(subscriber.lastSentId);
           } else {
             subscriber.lastSentId = lastEventId;
             await this.replay(subscriber, handOver);

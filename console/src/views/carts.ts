@@ -25,7 +25,11 @@ interface Draft {
   executedNoTime: number;
   name: string;
   lines: CartLine[];
+  /** The name and lines as stored (`snapshot`), to tell unsaved edits apart; null before the first save. */
+  saved: string | null;
 }
+
+const snapshot = (draft: Pick<Draft, 'name' | 'lines'>) => JSON.stringify([draft.name, draft.lines]);
 
 /** A line for an OFS issue: its instrument as the scrip master names it, at the issue's retail cut-off. */
 function lineFor(issue: OfsIssue): CartLine {
@@ -85,7 +89,8 @@ export function cartsView(context: ConsoleContext): View {
   async function openCart(id: string, message = ''): Promise<void> {
     const answer = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(id)}`);
     const cart = answer.body.data;
-    draft = { id, storedName: cart.ordercartName, etag: answer.headers.get('etag'), executedNoTime: cart.executedNoTime, name: cart.ordercartName, lines: cart.orders };
+    draft = { id, storedName: cart.ordercartName, etag: answer.headers.get('etag'), executedNoTime: cart.executedNoTime, name: cart.ordercartName, lines: cart.orders, saved: null };
+    draft.saved = snapshot(draft);
     renderEditor(message);
   }
 
@@ -189,6 +194,12 @@ export function cartsView(context: ConsoleContext): View {
       status,
     );
     execute.addEventListener('click', () => {
+      // The server executes the stored cart: executing with edits not saved would place other orders than
+      // the ones on screen, and the reload after it would drop the edits.
+      if (current.saved !== snapshot(current)) {
+        status.textContent = 'Save the cart first: executing places the saved lines, not the changes on screen.';
+        return;
+      }
       execute.disabled = true;
       status.textContent = 'Executing...';
       void executeCart(current)
@@ -223,17 +234,19 @@ export function cartsView(context: ConsoleContext): View {
     const { userId } = context.session;
     const body = { ordercartName: current.name, orders: JSON.stringify(current.lines), version: '1', createdBy: userId, modifiedBy: userId, executedNoTime: current.executedNoTime };
     if (current.id === null) {
-      const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', { body });
+      const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', { body, idempotent: true });
       current.id = answer.body.data.ordercartId;
       current.storedName = current.name;
       const details = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(current.id)}`);
       current.etag = details.headers.get('etag');
+      current.saved = snapshot(current);
       return `Cart created: ${current.name}`;
     }
-    await call('PUT', '/transactional/v1/ordercart', { body: { ...body, ordercartId: current.id }, headers: current.etag === null ? {} : { 'if-match': current.etag } });
-    const details = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(current.id)}`);
-    current.etag = details.headers.get('etag');
+    // The answer's ETag is the one this update made: a GET after it could already carry someone else's.
+    const updated = await call('PUT', '/transactional/v1/ordercart', { body: { ...body, ordercartId: current.id }, headers: current.etag === null ? {} : { 'if-match': current.etag } });
+    current.etag = updated.headers.get('etag');
     current.storedName = current.name;
+    current.saved = snapshot(current);
     return `Cart saved: ${current.name}`;
   }
 
@@ -271,7 +284,7 @@ export function cartsView(context: ConsoleContext): View {
 
   const newCart = h('button', { type: 'button' }, 'New cart');
   newCart.addEventListener('click', () => {
-    draft = { id: null, storedName: '', etag: null, executedNoTime: 0, name: 'My cart', lines: issues.length > 0 ? [lineFor(issues[0]!)] : [] };
+    draft = { id: null, storedName: '', etag: null, executedNoTime: 0, name: 'My cart', lines: issues.length > 0 ? [lineFor(issues[0]!)] : [], saved: null };
     resultArea.replaceChildren();
     renderEditor();
     editorArea.querySelector<HTMLInputElement>('input[name="ordercartName"]')?.focus();

@@ -134,6 +134,8 @@ async function* orderEvents(options: TransportOptions, credentials: Credentials,
             }
           }
           if (parser.reconnectionTimeMs !== undefined) firstReconnectMs = parser.reconnectionTimeMs;
+          // Also an id sent alone: a live stream starts with one, so a drop before its first event resumes.
+          if (parser.lastEventId !== '') resumeAfter = parser.lastEventId;
         }
       }
     } catch (error) {

@@ -16,6 +16,11 @@ export interface SseMessage {
 export class SseParser {
   /** The reconnection time the stream asked for (`retry:`), in milliseconds. */
   reconnectionTimeMs: number | undefined;
+  /**
+   * The stream's last event id, as of the last blank line: what a reconnection sends as Last-Event-ID. A
+   * message with an id and no data sets it without dispatching an event, as in the standard.
+   */
+  lastEventId: string;
   private pending = '';
   private data: string[] = [];
   private eventType = '';
@@ -23,6 +28,7 @@ export class SseParser {
 
   constructor(lastEventId = '') {
     this.lastEventIdBuffer = lastEventId;
+    this.lastEventId = lastEventId;
   }
 
   /** Takes the next piece of the stream; answers the events it completes. */
@@ -85,6 +91,7 @@ export class SseParser {
     const event = this.eventType;
     this.data = [];
     this.eventType = '';
+    this.lastEventId = this.lastEventIdBuffer;
     if (data.length === 0) return undefined;
     return { event: event === '' ? 'message' : event, data: data.join('\n'), lastEventId: this.lastEventIdBuffer };
   }

@@ -276,6 +276,36 @@ describe('order events', () => {
   }, 90_000);
 });
 
+describe('order events after an early drop', () => {
+  it('misses nothing when the connection drops before the first event: it resumes from the id the stream opened with', async () => {
+    const client = await loggedIn();
+    const seen: OrderEvent[] = [];
+    const stream = client.events();
+    const reading = (async () => {
+      for await (const event of stream) seen.push(event);
+    })();
+    await stream.opened;
+    // The stream's opening id follows its headers at once; give it time to arrive, then drop the connection.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    forwarder.refuse();
+    forwarder.cut();
+    const direct = new OrdergateClient({ baseUrl: server.url }).withToken(client.accessToken!, client.apiKey);
+    const orderId = (await direct.place(bid({ order_identifier: 'early-1' }))).data.orderId;
+    await untilStatus(direct, orderId, 'PENDING');
+    forwarder.pointAt(server.url);
+
+    const deadline = Date.now() + 20_000;
+    while (!seen.some((event) => event.order_id === orderId && event.status === 'PENDING')) {
+      if (Date.now() > deadline) throw new Error(`the bid's events did not come after the reconnection; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const history = (await client.orderHistory(orderId)).data.map((step) => step.status);
+    expect(seen.filter((event) => event.order_id === orderId).map((event) => event.status)).toEqual(history);
+    await stream.close();
+    await reading;
+  }, 60_000);
+});
+
 describe('a bid from placement to holding', () => {
   it('places a cut-off bid on an issue closing in seconds, sees it EXECUTED, in the trade book, as a position, then as a holding', async () => {
     const issue = await importClosingIssue(space, 4_000, 3);
