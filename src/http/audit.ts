@@ -1,6 +1,7 @@
 /**
  * The audit hooks: every request of an authenticated caller to an order-entry route (`config.auth:
- * 'order-entry'`) leaves one record, whatever its answer (2xx, 4xx, 429, 5xx). A request whose caller was
+ * 'order-entry'`) leaves one record, whatever its answer (2xx, 4xx, 5xx), except a 429 e-429 of the per-user
+ * rate limit, so that the rows a user can add are bounded by that limit. A request whose caller was
  * not established (401, 403, or refused before authentication) is no user's, and leaves only its
  * access-log line: anyone could otherwise fill a table nobody may prune. The record is handed to the
  * batching AuditRecorder as the answer is sent; the request never waits for its write. Headers are never
@@ -10,6 +11,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_BODY_MAX_BYTES, AUDIT_PATH_MAX_BYTES, capText } from '../domain/audit.js';
+import { Errors } from '../domain/errors.js';
 import type { App } from './app-type.js';
 import type { AuditRecorder } from '../services/audit.js';
 
@@ -95,6 +97,9 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!isOrderEntry(request) || request.caller === null) return payload;
     const { code, orderId } = answerFacts(payload);
+    // A call the per-user rate limit refused did nothing and is not recorded: otherwise a user could add
+    // rows as fast as the server answers 429s. Its trace is the access log's line (with its request id).
+    if (code === Errors.RATE_LIMITED.code) return payload;
     const path = capText(storable(request.url), AUDIT_PATH_MAX_BYTES);
     const whole = storedBody(request);
     const body = whole === null ? null : capText(whole, AUDIT_BODY_MAX_BYTES);

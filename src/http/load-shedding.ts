@@ -1,6 +1,7 @@
 /**
- * Load shedding (docs/design/security.md): when the database falls behind (more orders wait than its next
- * commit takes, the oldest of them past SHED_COMMIT_WAIT_MS, looked at on every order-entry call) or the event loop
+ * Load shedding (docs/design/security.md): when the database falls behind (no commit has finished for
+ * SHED_COMMIT_WAIT_MS while every lane holds one, or more orders wait than its next commit takes, the oldest
+ * of them past SHED_COMMIT_WAIT_MS; looked at on every order-entry call) or the event loop
  * does (its mean delay over the last quarter second past SHED_EVENT_LOOP_DELAY_MS, sampled by
  * @fastify/under-pressure), new order-entry calls answer 503 e-503 with Retry-After at once instead of
  * joining the queue. Reads, logins and the docs keep answering, and the service takes orders again by
@@ -38,7 +39,7 @@ export function registerLoadShedding(app: App, config: SheddingConfig, commitsFa
     if (request.routeOptions.config.auth !== 'order-entry') return done();
     if (maxCommitWaitMs > 0) {
       const commits = commitsFallBehind(maxCommitWaitMs);
-      if (commits.behind) return done(overloaded(`more orders wait than one commit takes, the oldest for ${Math.round(commits.oldestWaitMs)} ms`));
+      if (commits.behind) return done(overloaded(`its database commits are ${Math.round(commits.oldestWaitMs)} ms behind`));
     }
     if (eventLoopDelayMs > 0 && app.isUnderPressure()) {
       // Infinity when the last sample saw no tick at all (the loop was blocked throughout).

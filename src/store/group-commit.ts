@@ -56,6 +56,8 @@ export class GroupCommitter<C, S, R, Change> {
   private queue: Pending<C, R>[] = [];
   private scheduled = false;
   private inFlight = 0;
+  /** When a batch last finished, or the first batch of a busy spell started (performance.now()). */
+  private lastProgressAt = performance.now();
 
   constructor(
     private readonly store: Pick<Store, 'writeTransaction'>,
@@ -71,16 +73,23 @@ export class GroupCommitter<C, S, R, Change> {
   }
 
   /**
-   * Whether the database falls behind: more commands wait than the next batch takes, and the oldest of them
-   * has waited longer than `maxWaitMs` for its commit. While the next batch would take every waiting command,
-   * the database keeps up, however long the wait (a slow commit, or an event loop busy with other requests):
-   * the load shedder then lets orders in, so that a flood it refuses never stops orders from being committed.
+   * Whether the database falls behind, one of:
+   * - stalled: every lane holds a batch, and none has finished for longer than `maxWaitMs` (a lock, a slow
+   *   disk, a database that stopped answering): a new command would wait at least that long, however few
+   *   wait before it;
+   * - overflowing: more commands wait than the next batch takes, the oldest for longer than `maxWaitMs`:
+   *   commits finish, but not fast enough.
+   * Commands that wait while batches keep finishing (an event loop busy with other requests) are not the
+   * database's doing: the load shedder's event-loop measure sees that case, so that a flood it refuses never
+   * stops the orders already let in from being committed.
    */
   fallsBehind(maxWaitMs: number): { behind: boolean; oldestWaitMs: number } {
+    const now = performance.now();
+    const stalledMs = this.inFlight >= (this.options.maxInFlight ?? 1) ? now - this.lastProgressAt : 0;
     const oldest = this.queue[0];
-    if (this.queue.length < MAX_BATCH || oldest === undefined) return { behind: false, oldestWaitMs: 0 };
-    const oldestWaitMs = performance.now() - oldest.queuedAt;
-    return { behind: oldestWaitMs > maxWaitMs, oldestWaitMs };
+    const oldestWaitMs = oldest === undefined ? 0 : now - oldest.queuedAt;
+    const overflowing = this.queue.length >= MAX_BATCH && oldestWaitMs > maxWaitMs;
+    return { behind: stalledMs > maxWaitMs || overflowing, oldestWaitMs: Math.max(oldestWaitMs, stalledMs) };
   }
 
   private schedule(): void {
@@ -93,9 +102,11 @@ export class GroupCommitter<C, S, R, Change> {
       this.scheduled = false;
       const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length === 0) return;
+      if (this.inFlight === 0) this.lastProgressAt = performance.now();
       this.inFlight += 1;
       void this.commitBatch(batch).finally(() => {
         this.inFlight -= 1;
+        this.lastProgressAt = performance.now();
         this.schedule();
       });
       this.schedule();

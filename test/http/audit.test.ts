@@ -455,3 +455,33 @@ describe('the archive: the one way request records leave the database', () => {
     expect(await repository.archiveWithDigest('f'.repeat(64))).toBeUndefined();
   });
 });
+
+describe('the audit trail under the per-user rate limit', () => {
+  let server: TestServer;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: { ordersPerSecond: 2 } });
+    await server.registerIssue();
+    alice = await server.createUser('alice');
+  });
+  afterAll(() => server.close());
+
+  it('records the calls the limit lets through and none of those it refuses (429 e-429), so a user cannot grow the trail faster than the limit', async () => {
+    const junk = `?${'x'.repeat(1000)}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => server.call('POST', `/transactional/v1/orders/regular${junk}`, { body: validBid(), token: alice.token, apiKey: alice.apiKey })),
+    );
+    const refused = answers.filter((res) => res.status === 429);
+    const through = answers.filter((res) => res.status !== 429);
+    expect(refused.length).toBeGreaterThanOrEqual(17);
+    expect(refused.every((res) => res.body.code === 'e-429')).toBe(true);
+    const ids = (list: typeof answers) => list.map((res) => res.headers.get('request-id')!);
+    // Records are written shortly after the answers: wait for those of the calls let through.
+    await expect
+      .poll(async () => (await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(through)).execute()).length, { timeout: 10_000 })
+      .toBe(through.length);
+    expect(await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(refused)).execute()).toEqual([]);
+    expect(Number((await server.store.db.selectFrom('audit_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(through.length);
+  });
+});

@@ -3,6 +3,7 @@
  * Order-entry calls carry an Idempotency-Key, so that their retries cannot enter an order twice.
  */
 import { OrderEventStream, type OrderEventsOptions } from './events.js';
+import { ERROR_CATALOG } from './generated/error-catalog.js';
 import { Transport, type ApiCall, type Credentials, type RetryOptions } from './transport.js';
 import type {
   Balance,
@@ -57,7 +58,9 @@ export interface CallOptions {
 export interface OrderEntryOptions extends CallOptions {
   /**
    * The key of this logical call, reused by its retries; give your own to retry it yourself later (after a
-   * crash, say). Default: a random UUID, unless the client was made with `idempotencyKeys: false`.
+   * crash, say), or the `idempotencyKey` of the error a failed call threw (OrdergateError,
+   * OrdergateTransportError) to retry that one. Default: a random UUID, unless the client was made with
+   * `idempotencyKeys: false`.
    */
   idempotencyKey?: string;
 }
@@ -125,7 +128,16 @@ export class OrdergateClient {
     return new OrdergateClient(this.options, { accessToken, apiKey: apiKey ?? this.apiKey });
   }
 
-  /** Logs in (POST /authentication/v1/user/session) and keeps the token and the API key for later calls. */
+  /**
+   * Logs in (POST /authentication/v1/user/session) and keeps the token and the API key for later calls.
+   *
+   * A login is retried after a 503 (the server refused it before checking anything: too many logins at
+   * once, or it is shutting down), but after a network error only when the request certainly did not reach
+   * the server (the connection was refused, the host name did not resolve). An answer lost or timed out is
+   * not retried: the first attempt may have spent its TOTP code (a repeat gets 401 `e-210`) and a refused
+   * repeat counts as a failed login against the login limits. That throws `OrdergateTransportError`: log
+   * in again, with the next TOTP code.
+   */
   async login({ userId, password, apiKey, totp, signal }: LoginOptions): Promise<LoginAnswer> {
     const body: LoginRequest = {
       user_id: userId,
@@ -136,7 +148,7 @@ export class OrdergateClient {
       api_key: apiKey,
       source: 'WEBAPI',
     };
-    const answer = await this.call<LoginAnswer>({ method: 'POST', path: '/authentication/v1/user/session', body, auth: 'none', signal });
+    const answer = await this.call<LoginAnswer>({ method: 'POST', path: '/authentication/v1/user/session', body, auth: 'none', signal, retryNetworkErrors: 'unsent' });
     this.transport.credentials.accessToken = answer.body.data.access_token;
     this.transport.credentials.apiKey = apiKey;
     return answer.body;
@@ -147,9 +159,22 @@ export class OrdergateClient {
     return (await this.call<SessionCheck>({ method: 'PUT', path: '/authentication/v1/user/session', auth: 'token', signal: options.signal })).body;
   }
 
-  /** Ends the session (DELETE /authentication/v1/user/session) and forgets its token. */
+  /**
+   * Ends the session (DELETE /authentication/v1/user/session) and forgets its token.
+   *
+   * When an attempt's answer was lost (a network error or a timeout) and the retry answers 401 `e-204`
+   * (the token is revoked), the lost attempt most likely logged out: the call then resolves as a success,
+   * with the answer the server gives a logout. A 401 `e-204` to a first attempt, or to a retry after only
+   * refused connections, is still thrown.
+   */
   async logout(options: CallOptions = {}): Promise<LogoutAnswer> {
-    const answer = await this.call<LogoutAnswer>({ method: 'DELETE', path: '/authentication/v1/user/session', auth: 'token', signal: options.signal });
+    const answer = await this.call<LogoutAnswer>({
+      method: 'DELETE',
+      path: '/authentication/v1/user/session',
+      auth: 'token',
+      signal: options.signal,
+      alreadyDone: { codes: [ERROR_CATALOG.TOKEN_REVOKED.code], answer: () => ({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] }) },
+    });
     this.transport.credentials.accessToken = undefined;
     return answer.body;
   }
@@ -228,9 +253,23 @@ export class OrdergateClient {
     return { ...answer.body, etag: answer.headers.get('etag') ?? '' };
   }
 
-  /** Deletes a cart (DELETE /transactional/v1/ordercart/{ordercartId}). */
+  /**
+   * Deletes a cart (DELETE /transactional/v1/ordercart/{ordercartId}).
+   *
+   * When an attempt's answer was lost (a network error or a timeout) and the retry answers 404 `e-405`
+   * (no such cart), the lost attempt most likely deleted it: the call then resolves as a success, with the
+   * answer the server gives a delete. A 404 `e-405` to a first attempt, or to a retry after only refused
+   * connections, is still thrown.
+   */
   async deleteCart(ordercartId: string, options: CallOptions = {}): Promise<CartDeleted> {
-    return (await this.call<CartDeleted>({ method: 'DELETE', path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId), auth: 'token', signal: options.signal })).body;
+    const answer = await this.call<CartDeleted>({
+      method: 'DELETE',
+      path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId),
+      auth: 'token',
+      signal: options.signal,
+      alreadyDone: { codes: [ERROR_CATALOG.CART_NOT_FOUND.code], answer: () => ({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] }) },
+    });
+    return answer.body;
   }
 
   /** Places each line of a cart as a bid, answered line by line (POST /transactional/v1/ordercart/{ordercartId}/execute). */
@@ -248,19 +287,22 @@ export class OrdergateClient {
     return new OrderEventStream(this.transport.options, this.transport.credentials, options);
   }
 
-  private call<Body>(call: ApiCall) {
+  private call<Body>(call: ApiCall<Body>) {
     return this.transport.call<Body>(call);
   }
 
-  private async orderEntry<Body>(call: Omit<ApiCall, 'auth' | 'signal'> & { auth?: ApiCall['auth'] }, options: OrderEntryOptions): Promise<Body> {
+  private async orderEntry<Body>(call: OrderEntryCall<Body>, options: OrderEntryOptions): Promise<Body> {
     return (await this.orderEntryAnswer<Body>(call, options)).body;
   }
 
-  private orderEntryAnswer<Body>(call: Omit<ApiCall, 'auth' | 'signal'> & { auth?: ApiCall['auth'] }, options: OrderEntryOptions) {
+  /** An order-entry call, under its Idempotency-Key: the key is also on its errors (`error.idempotencyKey`). */
+  private orderEntryAnswer<Body>(call: OrderEntryCall<Body>, options: OrderEntryOptions) {
     const idempotencyKey = options.idempotencyKey ?? (this.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
     return this.call<Body>({ auth: 'token and key', ...call, orderEntry: true, idempotencyKey, signal: options.signal });
   }
 }
+
+type OrderEntryCall<Body> = Omit<ApiCall<Body>, 'auth' | 'signal' | 'idempotencyKey' | 'orderEntry'> & { auth?: ApiCall['auth'] };
 
 function ordersText(orders: string | readonly CartLine[]): string {
   return typeof orders === 'string' ? orders : JSON.stringify(orders);

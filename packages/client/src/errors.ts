@@ -17,14 +17,21 @@ export class OrdergateError extends Error {
   readonly requestId: string;
   /** The answer's Retry-After, in seconds, when it had one (429, 503, 409 e-116). */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * The Idempotency-Key the failed call sent (an order-entry call that had one): pass it back as
+   * `{ idempotencyKey }`, with the same arguments, to retry the same logical call (after a 409 `e-116` or
+   * a 503, say) without any risk of entering the order twice.
+   */
+  readonly idempotencyKey?: string;
 
-  constructor(status: number, envelope: ErrorEnvelope, retryAfterSeconds?: number) {
+  constructor(status: number, envelope: ErrorEnvelope, retryAfterSeconds?: number, options: { idempotencyKey?: string } = {}) {
     super(envelope.message);
     this.status = status;
     this.code = envelope.code as ErrorCode;
     this.errors = envelope.errors;
     this.requestId = envelope.request_id;
     this.retryAfterSeconds = retryAfterSeconds;
+    if (options.idempotencyKey !== undefined) this.idempotencyKey = options.idempotencyKey;
   }
 
   /** True when this is the catalog's error of that name, e.g. `error.is('CART_PRECONDITION_FAILED')`. */
@@ -39,6 +46,12 @@ export class OrdergateError extends Error {
  */
 export class OrdergateTransportError extends Error {
   override readonly name = 'OrdergateTransportError';
+  /**
+   * The Idempotency-Key the failed call sent (an order-entry call that had one). Whether its order was
+   * entered is unknown: pass the key back as `{ idempotencyKey }`, with the same arguments, to retry the
+   * same logical call; the server answers a repeat with the first call's answer and enters nothing twice.
+   */
+  readonly idempotencyKey?: string;
 
   constructor(
     message: string,
@@ -46,9 +59,10 @@ export class OrdergateTransportError extends Error {
     readonly status?: number,
     /** The `Request-Id` header, when the answer had one. */
     readonly requestId?: string,
-    options?: { cause?: unknown },
+    options: { cause?: unknown; idempotencyKey?: string } = {},
   ) {
-    super(message, options);
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    if (options.idempotencyKey !== undefined) this.idempotencyKey = options.idempotencyKey;
   }
 }
 

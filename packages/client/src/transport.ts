@@ -3,8 +3,12 @@
  * only when a retry cannot enter an order twice: reads and sessions always, order entry only under an
  * Idempotency-Key (the server answers a repeat with the first answer). It is retried after a network error
  * (no answer: the connection was refused, reset or timed out) and after a 503 (waiting its Retry-After),
- * within a number of attempts and a total wait; any other answer is final.
+ * within a number of attempts and a total wait; any other answer is final. A call whose repeat is not
+ * harmless (a login) is retried after a network error only when its request certainly never left (the
+ * connection was refused); one whose repeat answers an "already done" error (a logout, a cart delete)
+ * takes that error, after an attempt whose outcome is unknown, as its success.
  */
+import type { ErrorCode } from './generated/error-catalog.js';
 import { isErrorEnvelope, OrdergateError, OrdergateTransportError } from './errors.js';
 
 export interface RetryOptions {
@@ -26,7 +30,7 @@ export interface Credentials {
   apiKey?: string;
 }
 
-export interface ApiCall {
+export interface ApiCall<Body = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The path with its parameters filled in (and encoded). */
   path: string;
@@ -39,6 +43,19 @@ export interface ApiCall {
   orderEntry?: boolean;
   headers?: Record<string, string>;
   signal?: AbortSignal | undefined;
+  /**
+   * Which network errors the call is retried after: `all` (the default), or only those `unsent`, where the
+   * request certainly did not reach the server (see `certainlyUnsent`): for a call whose repeat is not
+   * harmless even though it enters no order (a login spends its TOTP code, and a refused repeat counts as
+   * a failed login). A 503 is retried either way.
+   */
+  retryNetworkErrors?: 'all' | 'unsent';
+  /**
+   * The answer of a call whose repeat may find it done already (a logout: 401 e-204; a cart delete: 404
+   * e-405): when an attempt after one whose outcome is unknown (its answer lost, or timed out) answers one
+   * of `codes`, the earlier attempt most likely did the call, and the call answers `answer(error)`.
+   */
+  alreadyDone?: { codes: readonly ErrorCode[]; answer(error: OrdergateError): Body };
 }
 
 export interface ApiAnswer<Body> {
@@ -109,16 +126,38 @@ export function linkedSignal(caller: AbortSignal | undefined, timeoutMs?: number
   };
 }
 
-/** The error an answer other than 2xx stands for. */
-export function errorOf(status: number, headers: Headers, text: string): OrdergateError | OrdergateTransportError {
+/** The error an answer other than 2xx stands for (with the Idempotency-Key of the call, when it had one). */
+export function errorOf(status: number, headers: Headers, text: string, idempotencyKey?: string): OrdergateError | OrdergateTransportError {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     body = undefined;
   }
-  if (isErrorEnvelope(body)) return new OrdergateError(status, body, retryAfterSeconds(headers));
-  return new OrdergateTransportError(`HTTP ${status} without the API's error envelope`, status, headers.get('request-id') ?? undefined);
+  const options = idempotencyKey === undefined ? {} : { idempotencyKey };
+  if (isErrorEnvelope(body)) return new OrdergateError(status, body, retryAfterSeconds(headers), options);
+  return new OrdergateTransportError(`HTTP ${status} without the API's error envelope`, status, headers.get('request-id') ?? undefined, options);
+}
+
+/**
+ * The error codes of a connection that was never made, so that no byte of the request was sent: refused
+ * (nothing listens), the host name not found (for now), the connection not established in time (undici's
+ * connect timeout). Any other failure (a reset, a closed socket, a timeout of the answer) may come after
+ * the server read the request.
+ */
+const UNSENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * True when a failed fetch certainly did not reach the server: the error, or its `cause` (fetch's
+ * `TypeError: fetch failed` has the socket's error there, with its `code`), is one of a connection never
+ * made; an AggregateError (every address of the host tried) when each of its errors is.
+ */
+export function certainlyUnsent(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 4) return false;
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every((each) => certainlyUnsent(each, depth + 1));
+  const code = (error as Error & { code?: unknown }).code;
+  if (typeof code === 'string') return UNSENT_CODES.has(code);
+  return certainlyUnsent(error.cause, depth + 1);
 }
 
 export class Transport {
@@ -127,7 +166,7 @@ export class Transport {
     readonly credentials: Credentials,
   ) {}
 
-  async call<Body>(call: ApiCall): Promise<ApiAnswer<Body>> {
+  async call<Body>(call: ApiCall<Body>): Promise<ApiAnswer<Body>> {
     const { retry, timeoutMs } = this.options;
     // An order-entry call without a key is sent once: a retry could enter the order twice.
     const attempts = call.orderEntry && call.idempotencyKey === undefined ? 1 : Math.max(1, retry.attempts);
@@ -136,7 +175,10 @@ export class Transport {
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     const url = urlOf(this.options.baseUrl, call.path, call.query);
+    const keyed = call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey };
     let waited = 0;
+    // Whether an earlier attempt may have reached the server and done the call, its answer lost.
+    let outcomeUnknown = false;
     for (let attempt = 1; ; attempt++) {
       const { signal, dispose } = linkedSignal(call.signal, timeoutMs);
       let response: Response;
@@ -146,9 +188,15 @@ export class Transport {
         text = await response.text();
       } catch (error) {
         if (call.signal?.aborted) throw call.signal.reason;
+        const unsent = certainlyUnsent(error);
+        if (!unsent) outcomeUnknown = true;
+        if (!unsent && call.retryNetworkErrors === 'unsent') {
+          const why = `not retried, as the request may have reached the server`;
+          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s), ${why}: ${describe(error)}`, undefined, undefined, { cause: error, ...keyed });
+        }
         const delay = backoffMs(attempt);
         if (attempt >= attempts || waited + delay > retry.maxDelayMs) {
-          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s): ${describe(error)}`, undefined, undefined, { cause: error });
+          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s): ${describe(error)}`, undefined, undefined, { cause: error, ...keyed });
         }
         waited += delay;
         await sleep(delay, call.signal);
@@ -157,7 +205,10 @@ export class Transport {
         dispose();
       }
       if (response.ok) return { body: parseBody<Body>(call, response, text), headers: response.headers };
-      const error = errorOf(response.status, response.headers, text);
+      const error = errorOf(response.status, response.headers, text, call.idempotencyKey);
+      if (outcomeUnknown && call.alreadyDone && error instanceof OrdergateError && call.alreadyDone.codes.includes(error.code)) {
+        return { body: call.alreadyDone.answer(error), headers: response.headers };
+      }
       if (response.status === 503 && attempt < attempts) {
         const delay = (retryAfterSeconds(response.headers) ?? 1) * 1000;
         if (waited + delay <= retry.maxDelayMs) {
@@ -171,11 +222,12 @@ export class Transport {
   }
 }
 
-function parseBody<Body>(call: ApiCall, response: Response, text: string): Body {
+function parseBody<Body>(call: ApiCall<Body>, response: Response, text: string): Body {
   try {
     return JSON.parse(text) as Body;
   } catch (error) {
-    throw new OrdergateTransportError(`${call.method} ${call.path}: HTTP ${response.status} with a body that is not JSON`, response.status, response.headers.get('request-id') ?? undefined, { cause: error });
+    const keyed = call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey };
+    throw new OrdergateTransportError(`${call.method} ${call.path}: HTTP ${response.status} with a body that is not JSON`, response.status, response.headers.get('request-id') ?? undefined, { cause: error, ...keyed });
   }
 }
 
