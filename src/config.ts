@@ -58,11 +58,13 @@ export interface Limits {
   streamsPerNode: number;
   /** Order carts one user may keep. */
   cartsPerUser: number;
+  /** Cart executions of one user that may be placing their lines at once on one node. */
+  cartExecutionsPerUser: number;
   /** Whether a login must carry an active API key of the user (`api_key`), so that a password alone opens no session. */
   loginRequiresApiKey: boolean;
 }
 
-export const DEFAULT_LIMITS: Limits = { streamsPerUser: 10, streamsPerNode: 2000, cartsPerUser: 100, loginRequiresApiKey: false };
+export const DEFAULT_LIMITS: Limits = { streamsPerUser: 10, streamsPerNode: 2000, cartsPerUser: 100, cartExecutionsPerUser: 2, loginRequiresApiKey: false };
 
 /** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */
 export interface SheddingConfig {
@@ -218,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       streamsPerUser: wholeNumber(env, 'MAX_STREAMS_PER_USER', DEFAULT_LIMITS.streamsPerUser, 1, 100_000),
       streamsPerNode: wholeNumber(env, 'MAX_STREAMS_PER_NODE', DEFAULT_LIMITS.streamsPerNode, 1, 1_000_000),
       cartsPerUser: wholeNumber(env, 'MAX_CARTS_PER_USER', DEFAULT_LIMITS.cartsPerUser, 1, 1_000_000),
+      cartExecutionsPerUser: wholeNumber(env, 'MAX_CART_EXECUTIONS_PER_USER', DEFAULT_LIMITS.cartExecutionsPerUser, 1, 1000),
       loginRequiresApiKey: flag(env, 'LOGIN_REQUIRES_API_KEY', DEFAULT_LIMITS.loginRequiresApiKey),
     },
     shedding: {

@@ -120,8 +120,11 @@ export class OrderCartService {
     private readonly carts: OrderCartRepository,
     private readonly now: () => number,
     private readonly placement: CartPlacement,
-    private readonly limits: Pick<Limits, 'cartsPerUser'> = DEFAULT_LIMITS,
+    private readonly limits: Pick<Limits, 'cartsPerUser' | 'cartExecutionsPerUser'> = DEFAULT_LIMITS,
   ) {}
+
+  /** The executions of each user running on this node (placing their lines, paced to the order rate). */
+  private readonly running = new Map<string, number>();
 
   /**
    * Creates a cart owned by the caller and answers its id; 422 e-417, creating nothing, when the caller
@@ -217,9 +220,31 @@ export class OrderCartService {
    * `slots` paces the orders to the caller's order rate: each line that reaches order entry first takes
    * a slot, waiting for one when the caller's last second is full, so that a cart never places more orders
    * in any one second than the caller's limit. The execution runs to its end once started, whether or not
-   * the client is still connected.
+   * the client is still connected; so at most MAX_CART_EXECUTIONS_PER_USER of one user's run at once on a
+   * node, and one more answers 429 e-429 with Retry-After, placing nothing (else a client that leaves and
+   * calls again would pile up executions faster than the order rate drains them).
    */
   async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps, slots: OrderSlots = UNLIMITED_SLOTS): Promise<CartExecution> {
+    const running = this.running.get(caller.userId) ?? 0;
+    if (running >= this.limits.cartExecutionsPerUser) {
+      throw new ApiError(
+        Errors.RATE_LIMITED,
+        `${running} executions of your carts are still placing their lines (at most ${this.limits.cartExecutionsPerUser} at once); retry when one has ended`,
+        [],
+        { 'Retry-After': '1' },
+      );
+    }
+    this.running.set(caller.userId, running + 1);
+    try {
+      return await this.executeLines(caller, ordercartId, requestId, steps, slots);
+    } finally {
+      const left = (this.running.get(caller.userId) ?? 1) - 1;
+      if (left === 0) this.running.delete(caller.userId);
+      else this.running.set(caller.userId, left);
+    }
+  }
+
+  private async executeLines(caller: Caller, ordercartId: string, requestId: string | null, steps: KeptSteps | undefined, slots: OrderSlots): Promise<CartExecution> {
     const cart = await this.ownCart(caller, ordercartId);
     let lines = JSON.parse(cart.ordersJson) as unknown[];
     const kept = (await steps?.recall({ [LINES_STEP]: lines })) ?? new Map<string, unknown>();

@@ -14,7 +14,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Errors } from '../../src/domain/errors.js';
+import { ApiError, Errors } from '../../src/domain/errors.js';
+import type { Caller } from '../../src/services/auth.js';
+import { OrderCartService } from '../../src/services/order-carts.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OrderCartRepository } from '../../src/store/order-carts.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
@@ -157,6 +161,7 @@ describe.each(counting)('cart execute is paced at the user\'s order rate ($name)
     const details = await server.call('GET', `${CART}/${ordercartId}`, { token: user.token });
     expect(details.body.data.executedNoTime).toBe(1);
   });
+
 });
 
 describe('cart execute with the order limit off', () => {
@@ -179,5 +184,58 @@ describe('cart execute with the order limit off', () => {
     expect(res.body.data.filter((line: { status: string }) => line.status === 'success')).toHaveLength(20);
     // Paced at even 10 a second, 20 lines would take 1.9 s.
     expect(took).toBeLessThan(1000);
+  });
+});
+
+describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.registerIssue();
+  });
+  afterAll(() => server.close());
+
+  it('at most 2 of one user run at once: a third answers 429 e-429 with Retry-After and places nothing; another user is not held up; once one ends, the next is taken', async () => {
+    const alice = await server.createUser('runner-a', { category: 'NON_RETAIL' });
+    const bob = await server.createUser('runner-b', { category: 'NON_RETAIL' });
+    const cartOf = async (user: TestUser) => {
+      const body = { ordercartName: 'Basket', orders: JSON.stringify(cartLines(3)), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+      return (await server.call('POST', CART, { body, token: user.token })).body.data.ordercartId as string;
+    };
+    const [aliceCart, bobCart] = [await cartOf(alice), await cartOf(bob)];
+    // Order entry that holds every line until the test lets it go: the executions stay running.
+    const gates: (() => void)[] = [];
+    let placed = 0;
+    const placement = {
+      orderEntry: { placeOfsBid: () => new Promise<string>((resolve) => gates.push(() => resolve(`order-${++placed}`))) },
+      issues: new OfsIssueRepository(server.store.db),
+    };
+    const carts = new OrderCartService(new OrderCartRepository(server.store.db), () => server.clock.now, placement, { cartsPerUser: 100, cartExecutionsPerUser: 2 });
+    const callerOf = (user: TestUser): Caller => ({ userId: user.userId, category: 'NON_RETAIL', tokenHash: 'x', expiresAt: Number.MAX_SAFE_INTEGER });
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+
+    const first = carts.execute(callerOf(alice), aliceCart, null);
+    const second = carts.execute(callerOf(alice), aliceCart, null);
+    await until(() => gates.length === 2);
+    const third = await carts.execute(callerOf(alice), aliceCart, null).catch((error: unknown) => error);
+    expect(third).toBeInstanceOf(ApiError);
+    expect(third).toMatchObject({ kind: Errors.RATE_LIMITED, headers: { 'Retry-After': '1' } });
+    expect((third as ApiError).message).toBe('2 executions of your carts are still placing their lines (at most 2 at once); retry when one has ended');
+    expect(gates).toHaveLength(2); // the third reached no line
+    // Another user's execution is not held up by alice's.
+    const bobs = carts.execute(callerOf(bob), bobCart, null);
+    await until(() => gates.length === 3);
+
+    // Let every line through: the executions end, and alice may run another.
+    const release = setInterval(() => gates.splice(0).forEach((open) => open()), 5);
+    try {
+      for (const execution of await Promise.all([first, second, bobs])) expect(execution.lines.map((line) => line.status)).toEqual(['success', 'success', 'success']);
+      expect((await carts.execute(callerOf(alice), aliceCart, null)).allPlaced).toBe(true);
+    } finally {
+      clearInterval(release);
+    }
   });
 });
