@@ -80,6 +80,8 @@ export const DEFAULT_SHEDDING: SheddingConfig = { eventLoopDelayMs: 1000, commit
 export interface RateLimitConfig {
   /** Order-entry calls accepted per user in any one second. */
   ordersPerSecond: number;
+  /** Cart creates, updates and deletes accepted per user in any one second. */
+  cartWritesPerSecond: number;
   /** Login attempts accepted per user id in any one minute. */
   loginsPerMinutePerUser: number;
   /** Login attempts accepted per client address in any one minute. */
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env),
     rateLimits: {
       ordersPerSecond: wholeNumber(env, 'RATE_LIMIT_ORDERS_PER_SECOND', 10, 0, 1_000_000),
+      cartWritesPerSecond: wholeNumber(env, 'RATE_LIMIT_CART_WRITES_PER_SECOND', 10, 0, 1_000_000),
       loginsPerMinutePerUser: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE', 10, 0, 1_000_000),
       loginsPerMinutePerAddress: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 100, 0, 1_000_000),
       loginBackoffAfterFailures: wholeNumber(env, 'RATE_LIMIT_LOGIN_BACKOFF_AFTER', 5, 0, 1000),

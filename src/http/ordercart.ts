@@ -46,18 +46,18 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
   app.post(
     PATH,
     {
-      config: { auth: 'token', idempotent: true },
+      config: { auth: 'token', rateLimited: 'cart-writes', idempotent: true },
       schema: {
         tags,
         summary: 'Create an order cart',
         description:
-          'Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created.',
+          'Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created. Creates, updates and deletes of one user count together against RATE_LIMIT_CART_WRITES_PER_SECOND (10 by default; one more: 429 e-429 with Retry-After).',
         security,
         headers: IdempotencyKeyHeaders,
         body: CreateOrderCartRequest,
         response: {
           200: CreateOrderCartResponse,
-          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, ...IDEMPOTENCY_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH, Errors.CART_LIMIT),
+          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, Errors.RATE_LIMITED, ...IDEMPOTENCY_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH, Errors.CART_LIMIT),
         },
       },
     },
@@ -110,7 +110,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
   app.put(
     PATH,
     {
-      config: { auth: 'token', idempotent: true },
+      config: { auth: 'token', rateLimited: 'cart-writes', idempotent: true },
       schema: {
         tags,
         summary: 'Update an order cart',
@@ -124,6 +124,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
           ...errorResponses(
             ...BODY_ERRORS,
             ...TOKEN_ERRORS,
+            Errors.RATE_LIMITED,
             ...IDEMPOTENCY_ERRORS,
             ...ORDERS_ERRORS,
             Errors.CART_NOT_FOUND,
@@ -169,13 +170,13 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
   app.delete(
     `${PATH}/:ordercartId`,
     {
-      config: { auth: 'token' },
+      config: { auth: 'token', rateLimited: 'cart-writes' },
       schema: {
         tags,
         summary: 'Delete an order cart',
         security,
         params: OrderCartParams,
-        response: { 200: DeleteOrderCartResponse, ...errorResponses(...TOKEN_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND) },
+        response: { 200: DeleteOrderCartResponse, ...errorResponses(...TOKEN_ERRORS, Errors.RATE_LIMITED, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND) },
       },
     },
     async (request) => {

@@ -39,6 +39,7 @@ export const redisKeyPrefix = (options: RateLimitOptions) => options.redisKeyPre
 
 export const RATE_LIMITS_OFF: RateLimitOptions = {
   ordersPerSecond: 0,
+  cartWritesPerSecond: 0,
   loginsPerMinutePerUser: 0,
   loginsPerMinutePerAddress: 0,
   loginBackoffAfterFailures: 0,
@@ -50,6 +51,15 @@ const SECOND = 1000;
 
 /** The key of a user's order-entry log: single order-entry calls and a cart's orders share it. */
 const orderEntryKey = (userId: string) => `orders:${userId}`;
+/** The key of a user's log of cart writes (create, update, delete). */
+const cartWritesKey = (userId: string) => `carts:${userId}`;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route counted by a per-user limit other than order entry's (which `auth: 'order-entry'` names). */
+    rateLimited?: 'cart-writes';
+  }
+}
 
 /**
  * The orders one order-entry call may place at the user's order rate: each waits until the user's log
@@ -106,10 +116,10 @@ const inMemory = (log: MemoryCallLog): Admit => async (key, windowMs, max) => lo
  * the Redis link they share (null without REDIS_URL), or null when every limit is off.
  */
 export function registerRateLimits(app: App, options: RateLimitOptions): CallLogs | null {
-  const { ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
+  const { ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
   // Decorated with every limit off too: a route reads null, and places its orders without waiting.
   app.decorateRequest('orderSlots', null);
-  if (![ordersPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)) return null;
+  if (![ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)) return null;
 
   const link = options.redisUrl === null ? null : new RedisLink(options.redisUrl, app.log);
   const admit: Admit = link === null ? inMemory(new MemoryCallLog()) : new SharedCallLog(link, redisKeyPrefix(options)).admit;
@@ -117,10 +127,14 @@ export function registerRateLimits(app: App, options: RateLimitOptions): CallLog
   app.register(fastifyRateLimit, { global: false, store: slidingWindowStore(admit) });
 
   let orders: Check | undefined;
+  let cartWrites: Check | undefined;
   app.addHook('onReady', async () => {
     await link?.connect();
     if (isLimited(ordersPerSecond)) {
       orders = app.createRateLimit({ max: ordersPerSecond, timeWindow: SECOND, keyGenerator: (request) => orderEntryKey(request.caller!.userId) });
+    }
+    if (isLimited(cartWritesPerSecond)) {
+      cartWrites = app.createRateLimit({ max: cartWritesPerSecond, timeWindow: SECOND, keyGenerator: (request) => cartWritesKey(request.caller!.userId) });
     }
   });
   app.addHook('onClose', async () => {
@@ -133,6 +147,14 @@ export function registerRateLimits(app: App, options: RateLimitOptions): CallLog
       if (orders === undefined || request.routeOptions.config.auth !== 'order-entry' || request.caller === null) return;
       await enforce(orders, request, reply, (max) => `Too many order-entry calls: at most ${max} a second per user`, 'always');
       request.orderSlots = orderSlotsOfUser(admit, request.caller.userId, ordersPerSecond);
+    });
+  }
+  if (isLimited(cartWritesPerSecond)) {
+    // Cart writes store rows (the cart, its Idempotency-Key's answer for a day): a user may not add them
+    // at the speed the server answers.
+    app.addHook('onRequest', async (request, reply) => {
+      if (cartWrites === undefined || request.routeOptions.config.rateLimited !== 'cart-writes' || request.caller === null) return;
+      await enforce(cartWrites, request, reply, (max) => `Too many cart changes: at most ${max} creates, updates and deletes a second per user`, 'always');
     });
   }
   return { admit, link };

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { Errors } from '../../src/domain/errors.js';
 import { SharedCallLog } from '../../src/rate-limit/call-logs.js';
+import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { RedisLink } from '../../src/rate-limit/redis-link.js';
 import { recordingLogger } from '../oms/fixture.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -193,6 +194,46 @@ describe('RATE_LIMIT_ORDERS_PER_SECOND=0', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBeNull();
     }
+  });
+});
+
+describe('RATE_LIMIT_CART_WRITES_PER_SECOND', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: { cartWritesPerSecond: 3 } });
+    await server.registerIssue();
+  });
+  afterAll(() => server?.close());
+
+  const cartBody = (user: TestUser, name: string) => ({ ordercartName: name, orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 });
+
+  it('counts creates, updates and deletes of one user together: the 4th in a second is refused with 429 e-429 and stores nothing; reads, other users and order entry are not counted', async () => {
+    const user = await newUser(server);
+    const other = await newUser(server);
+    const created = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(user, 'c1'), token: user.token, headers: { 'idempotency-key': 'k-1' } });
+    expect(created.status, created.text).toBe(200);
+    const id = created.body.data.ordercartId as string;
+    const updated = await server.call('PUT', '/transactional/v1/ordercart', { body: { ...cartBody(user, 'c1 renamed'), ordercartId: id }, token: user.token });
+    expect(updated.status, updated.text).toBe(200);
+    const second = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(user, 'c2'), token: user.token, headers: { 'idempotency-key': 'k-2' } });
+    expect(second.status, second.text).toBe(200);
+    // Reads are not counted; neither is another user; neither is order entry (its own log).
+    for (let i = 0; i < 5; i += 1) expect((await server.call('GET', `/transactional/v1/ordercart/${id}`, { token: user.token })).status).toBe(200);
+    expect((await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(other, 'theirs'), token: other.token })).status).toBe(200);
+    expect((await server.call('POST', `/transactional/v1/ordercart/${id}/execute`, { token: user.token, apiKey: user.apiKey })).status).toBe(200);
+
+    const cartsBefore = await server.store.db.selectFrom('order_carts').select('ordercart_id').where('user_id', '=', user.userId).execute();
+    const refused = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(user, 'c3'), token: user.token, headers: { 'idempotency-key': 'k-3' } });
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.body).toMatchObject({ status: 'error', code: 'e-429', message: expect.stringMatching(/^Too many cart changes: at most 3 creates, updates and deletes a second per user; retry after \d+ s$/) });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await server.call('DELETE', `/transactional/v1/ordercart/${id}`, { token: user.token })).status).toBe(429);
+    expect(await server.store.db.selectFrom('order_carts').select('ordercart_id').where('user_id', '=', user.userId).execute()).toEqual(cartsBefore);
+    expect(await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', 'k-3').execute()).toEqual([]);
+
+    // The next second takes them again.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await server.call('DELETE', `/transactional/v1/ordercart/${id}`, { token: user.token })).status).toBe(200);
   });
 });
 
@@ -387,6 +428,7 @@ describe('rate-limit settings', () => {
   it('default to 10 order-entry calls a second, 10 logins a minute per user id and 100 per address, counted per node', () => {
     expect(loadConfig({}).rateLimits).toEqual({
       ordersPerSecond: 10,
+      cartWritesPerSecond: 10,
       loginsPerMinutePerUser: 10,
       loginsPerMinutePerAddress: 100,
       loginBackoffAfterFailures: 5,
@@ -398,6 +440,7 @@ describe('rate-limit settings', () => {
   it('read RATE_LIMIT_* (0 turns a limit off) and REDIS_URL', () => {
     const config = loadConfig({
       RATE_LIMIT_ORDERS_PER_SECOND: '0',
+      RATE_LIMIT_CART_WRITES_PER_SECOND: '3',
       RATE_LIMIT_LOGINS_PER_MINUTE: '5',
       RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS: '30',
       RATE_LIMIT_LOGIN_BACKOFF_AFTER: '0',
@@ -406,6 +449,7 @@ describe('rate-limit settings', () => {
     });
     expect(config.rateLimits).toEqual({
       ordersPerSecond: 0,
+      cartWritesPerSecond: 3,
       loginsPerMinutePerUser: 5,
       loginsPerMinutePerAddress: 30,
       loginBackoffAfterFailures: 0,

@@ -5608,6 +5608,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error envelope; code is one of e-429 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
                 /** @description Error envelope; code is one of e-120 */
                 431: {
                     headers: {
@@ -5687,7 +5712,7 @@ export interface paths {
         };
         /**
          * Create an order cart
-         * @description Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created.
+         * @description Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created. Creates, updates and deletes of one user count together against RATE_LIMIT_CART_WRITES_PER_SECOND (10 by default; one more: 429 e-429 with Retry-After).
          */
         post: {
             parameters: {
@@ -5924,6 +5949,31 @@ export interface paths {
                 };
                 /** @description Error envelope; code is one of e-115, e-417 */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-429 */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6522,6 +6572,31 @@ export interface paths {
                 };
                 /** @description Error envelope; code is one of e-108 */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-429 */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
