@@ -1,7 +1,7 @@
 /**
  * The console's shell: the login, then a header with the views (one per hash route: #/issues, #/orders,
- * #/carts, #/funds and, for operators, #/book), the order-event stream that keeps the orders current, and
- * one polite live region that reads order status changes aloud.
+ * #/carts, #/funds and, for operators, #/book) and the state of the order-event stream that keeps the orders
+ * current, and one polite live region that reads order status changes (and the stream's losses) aloud.
  */
 import '../app.css';
 import { ApiError, forgetSession, logOut, onSessionEnded, type Session } from './api.js';
@@ -10,6 +10,7 @@ import { h } from './dom.js';
 import { formatPrice, formatQuantity } from './format.js';
 import { OrderEventStream } from './order-events.js';
 import { OrderStore } from './orders-store.js';
+import { streamStatus, type StreamStatus } from './stream-status.js';
 import { cartsView } from './views/carts.js';
 import { fundsView } from './views/funds.js';
 import { issuesView } from './views/issues.js';
@@ -38,6 +39,7 @@ const sessionArea = document.getElementById('session')!;
 const announcer = document.getElementById('announcer')!;
 
 let stream: OrderEventStream | null = null;
+let streamIndicator: StreamStatus | null = null;
 let current: View | null = null;
 let context: ConsoleContext | null = null;
 
@@ -76,6 +78,8 @@ function route(moveFocus: boolean): void {
 function showLogin(notice: string | null): void {
   stream?.stop();
   stream = null;
+  streamIndicator?.dispose();
+  streamIndicator = null;
   current?.dispose?.();
   current = null;
   context = null;
@@ -95,6 +99,8 @@ function start(session: Session): void {
     announce(`Order ${order.order_id}, ${order.symbol} ${formatQuantity(order.total_quantity)} at ${price}: ${order.status}${order.error_reason === '' ? '' : `, ${order.error_reason}`}`);
   });
   let loaded = false;
+  const indicator = streamStatus(announce);
+  streamIndicator = indicator;
   stream = new OrderEventStream(session.token, {
     onEvent: (event) => orders.apply(event),
     onOpen: () => {
@@ -104,6 +110,7 @@ function start(session: Session): void {
       orders.load().catch((error: unknown) => announce(error instanceof ApiError ? error.describe() : 'The order book could not be read'));
     },
     onSessionEnd: (error) => endSession(error),
+    onState: (state) => indicator.show(state),
   });
   stream.start();
 
@@ -114,7 +121,7 @@ function start(session: Session): void {
     stream?.stop();
     void logOut().then(() => showLogin('You are logged out.'));
   });
-  sessionArea.replaceChildren(h('span', {}, `${session.userId}${session.operator ? ' (operator)' : ''}`), logout);
+  sessionArea.replaceChildren(indicator.element, h('span', {}, `${session.userId}${session.operator ? ' (operator)' : ''}`), logout);
   current = null;
   route(true);
 }

@@ -1,7 +1,9 @@
 /**
  * The caller's order events (GET /transactional/v1/orders/events), read with fetch: EventSource cannot send
  * the Authorization header. A small parser turns the text/event-stream into events; after a drop the
- * stream is opened again with Last-Event-ID, so no event is missed or repeated.
+ * stream is opened again with Last-Event-ID, so no event is missed or repeated. The server sends a
+ * heartbeat comment every 15 s: a stream silent for 45 s (a half-open connection after a laptop's sleep or a
+ * NAT's drop, which no error reports) is aborted and opened again the same way.
  */
 import { ApiError } from './api.js';
 import type { ErrorEnvelope, OrderEvent } from './types.js';
@@ -9,6 +11,8 @@ import type { ErrorEnvelope, OrderEvent } from './types.js';
 const PATH = '/transactional/v1/orders/events';
 const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
+/** Three heartbeats missed, as the client package's SILENCE_LIMIT_MS. */
+export const SILENCE_LIMIT_MS = 45_000;
 
 export interface SseFrame {
   id?: string;
@@ -45,12 +49,27 @@ export class SseParser {
   }
 }
 
+/** Where the stream stands, for the page to show. */
+export type StreamState =
+  /** Opening: the first time (`again` false) or after a drop. */
+  | { state: 'connecting'; again: boolean }
+  | { state: 'live' }
+  /** Dropped, refused (503) or silent: opened again at `retryAt` (epoch ms). */
+  | { state: 'offline'; retryAt: number };
+
 export interface OrderEventHandlers {
   onEvent(event: OrderEvent): void;
   /** The stream is open (first time or again): events from now on arrive. */
   onOpen(): void;
   /** The server refused the session: no retry. */
   onSessionEnd(error: ApiError): void;
+  /** Each change of state; none after stop() or the session's end. */
+  onState?(state: StreamState): void;
+}
+
+export interface OrderEventOptions {
+  /** How long the stream may be silent before it is taken as dropped (SILENCE_LIMIT_MS). */
+  silenceLimitMs?: number;
 }
 
 /** A stream that keeps itself open until stop(). */
@@ -60,30 +79,62 @@ export class OrderEventStream {
   private stopped = false;
   private retryMs = FIRST_RETRY_MS;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private silenceTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly silenceLimitMs: number;
+  /** Whether a connection was opened before: the next is a reconnection. */
+  private opened = false;
+  /** The browser says it is back online: a stream waiting to retry retries now. */
+  private readonly onOnline = () => {
+    if (this.stopped || this.retryTimer === undefined) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    void this.connect();
+  };
 
   constructor(
     private readonly token: string,
     private readonly handlers: OrderEventHandlers,
-  ) {}
+    options: OrderEventOptions = {},
+  ) {
+    this.silenceLimitMs = options.silenceLimitMs ?? SILENCE_LIMIT_MS;
+  }
 
   start(): void {
+    globalThis.addEventListener?.('online', this.onOnline);
     void this.connect();
   }
 
   stop(): void {
     this.stopped = true;
+    globalThis.removeEventListener?.('online', this.onOnline);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.silenceTimer);
     this.controller?.abort();
   }
 
+  private state(state: StreamState): void {
+    if (!this.stopped) this.handlers.onState?.(state);
+  }
+
+  /** Something arrived (or a request starts): the silence limit counts from now. */
+  private heard(controller: AbortController): void {
+    clearTimeout(this.silenceTimer);
+    this.silenceTimer = setTimeout(() => controller.abort(), this.silenceLimitMs);
+  }
+
   private async connect(): Promise<void> {
+    this.retryTimer = undefined;
     if (this.stopped) return;
-    this.controller = new AbortController();
+    const controller = new AbortController();
+    this.controller = controller;
+    this.state({ state: 'connecting', again: this.opened });
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' };
     if (this.lastEventId !== null) headers['last-event-id'] = this.lastEventId;
     let retryAfterMs: number | null = null;
     try {
-      const response = await fetch(PATH, { headers, signal: this.controller.signal, cache: 'no-store' });
+      // A request that hangs before its answer's headers is cut by the silence limit too.
+      this.heard(controller);
+      const response = await fetch(PATH, { headers, signal: controller.signal, cache: 'no-store' });
       if (!response.ok || response.body === null) {
         const envelope = (await response.json().catch(() => ({}))) as Partial<ErrorEnvelope>;
         const error = new ApiError(response.status, envelope.code ?? `http-${response.status}`, envelope.message ?? response.statusText, envelope.errors ?? []);
@@ -91,25 +142,33 @@ export class OrderEventStream {
         retryAfterMs = Number(response.headers.get('retry-after') ?? '0') * 1000 || null;
       } else {
         this.retryMs = FIRST_RETRY_MS;
+        this.opened = true;
+        this.state({ state: 'live' });
         this.handlers.onOpen();
-        if (await this.read(response.body)) return;
+        if (await this.read(response.body, controller)) return;
       }
     } catch {
-      // Dropped (network, server restart) or aborted by stop(): retried below unless stopped.
+      // Dropped (network, server restart), silent for too long, or aborted by stop(): retried below unless stopped.
+    } finally {
+      clearTimeout(this.silenceTimer);
+      controller.abort();
     }
     if (this.stopped) return;
-    this.retryTimer = setTimeout(() => void this.connect(), retryAfterMs ?? this.retryMs);
+    const delay = retryAfterMs ?? this.retryMs;
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryMs = Math.min(this.retryMs * 2, LONGEST_RETRY_MS);
+    this.state({ state: 'offline', retryAt: Date.now() + delay });
   }
 
   /** Reads until the stream ends; true when the session ended (no retry). */
-  private async read(body: ReadableStream<Uint8Array>): Promise<boolean> {
+  private async read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<boolean> {
     const parser = new SseParser();
     const decoder = new TextDecoder();
     const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return false;
+      this.heard(controller);
       for (const frame of parser.push(decoder.decode(value, { stream: true }))) {
         if (frame.event === 'stream_end') {
           const envelope = JSON.parse(frame.data ?? '{}') as Partial<ErrorEnvelope>;
@@ -126,7 +185,7 @@ export class OrderEventStream {
   }
 
   private end(error: ApiError): void {
-    this.stopped = true;
+    this.stop();
     this.handlers.onSessionEnd(error);
   }
 }

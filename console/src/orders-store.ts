@@ -1,52 +1,96 @@
 /**
- * The caller's order book as the console knows it: loaded once, then kept current by the order events (a
- * new order arrives with its first event, OMSXMITTED, stored in the same transaction as the order). Views
- * subscribe to hear which order changed.
+ * The caller's order book as the console knows it: read once, page by page, then kept current by the order
+ * events (a new order arrives with its first event, OMSXMITTED, stored in the same transaction as the order).
+ * Views subscribe to hear which order changed, and when the book has been read.
  */
-import { get } from './api.js';
+import { call } from './api.js';
 import type { Order, OrderEvent } from './types.js';
 
 export type OrderListener = (order: Order, previous: Order | undefined) => void;
 
-const PAGE = 100;
+/** The API's largest page (`limit` is 1 to 1000). */
+const PAGE = 1000;
+/** The most orders read at login: a bound on the time and memory a huge book costs the page. */
+export const MOST_ORDERS = 5_000;
+
+/** How far the read of the book went. */
+export type BookRead =
+  | { state: 'reading' }
+  | { state: 'complete' }
+  /** MOST_ORDERS were read and the book holds `total` (older orders are not shown). */
+  | { state: 'capped'; read: number; total: number }
+  | { state: 'failed'; message: string };
+
+/** Order ids compared newest first, as the order book lists them. */
+export const newerFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
 
 export class OrderStore {
   private readonly orders = new Map<string, Order>();
   private readonly listeners = new Set<OrderListener>();
+  private readonly readListeners = new Set<(read: BookRead) => void>();
+  private bookRead: BookRead = { state: 'reading' };
 
   /** Newest first, as the order book lists them. */
   list(): Order[] {
-    return [...this.orders.values()].sort((a, b) => (a.order_id < b.order_id ? 1 : a.order_id > b.order_id ? -1 : 0));
+    return [...this.orders.values()].sort((a, b) => newerFirst(a.order_id, b.order_id));
   }
 
   find(orderId: string): Order | undefined {
     return this.orders.get(orderId);
   }
 
+  get read(): BookRead {
+    return this.bookRead;
+  }
+
+  /** Hears each order that changed (an event); the book's read at login is told by onRead instead. */
   subscribe(listener: OrderListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  /** Hears once when the read of the book ends (complete, capped or failed). */
+  onRead(listener: (read: BookRead) => void): () => void {
+    this.readListeners.add(listener);
+    return () => this.readListeners.delete(listener);
+  }
+
   /**
-   * Reads the first page of the order book. Call it once the event stream is open: an order already known
-   * from a later event keeps that event's state.
+   * Reads the order book, every page of it up to MOST_ORDERS. Call it once the event stream is open: an
+   * order already known from a later event keeps that event's state. `offset` is a page number and the
+   * book is newest first, so an order placed meanwhile pushes the later pages down: an order then comes
+   * twice (kept once), none is skipped. Rejects with the API's error after telling onRead.
    */
   async load(): Promise<void> {
-    const page = await get<Order[]>(`/transactional/v1/orders?offset=1&limit=${PAGE}`);
-    for (const order of page) {
-      const known = this.orders.get(order.order_id);
-      if (known === undefined || known.last_modified < order.last_modified) this.put(order);
+    try {
+      for (let page = 1; ; page++) {
+        const { body } = await call<Order[]>('GET', `/transactional/v1/orders?offset=${page}&limit=${PAGE}`);
+        for (const order of body.data) {
+          const known = this.orders.get(order.order_id);
+          if (known === undefined || known.last_modified < order.last_modified) this.orders.set(order.order_id, order);
+        }
+        const total = body.metadata?.total_records ?? 0;
+        if (body.data.length < PAGE || page * PAGE >= total) break;
+        if (page * PAGE >= MOST_ORDERS) {
+          this.finish({ state: 'capped', read: page * PAGE, total });
+          return;
+        }
+      }
+      this.finish({ state: 'complete' });
+    } catch (error) {
+      this.finish({ state: 'failed', message: error instanceof Error ? error.message : String(error) });
+      throw error;
     }
   }
 
   apply(event: OrderEvent): void {
-    this.put(event.order);
+    const previous = this.orders.get(event.order.order_id);
+    this.orders.set(event.order.order_id, event.order);
+    for (const listener of this.listeners) listener(event.order, previous);
   }
 
-  private put(order: Order): void {
-    const previous = this.orders.get(order.order_id);
-    this.orders.set(order.order_id, order);
-    for (const listener of this.listeners) listener(order, previous);
+  private finish(read: BookRead): void {
+    this.bookRead = read;
+    for (const listener of this.readListeners) listener(read);
   }
 }

@@ -150,6 +150,13 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await screenshot('02-issues');
   });
 
+  it("shows the event stream's state in the header, in words", async () => {
+    const indicator = page.locator('header .stream-state');
+    await expect.poll(() => indicator.locator('.stream-state-text').innerText()).toBe('Live');
+    expect(await indicator.textContent()).toBe('Order updates: Live');
+    expect(await indicator.getAttribute('data-state')).toBe('live');
+  });
+
   it('places a bid and sees it reach PENDING live, from the event stream, without a reload', async () => {
     await page.evaluate('window.notReloaded = true');
     const form = page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' });
@@ -229,8 +236,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await openView('Funds and holdings');
     // 5 shares at 102.00 block Rs 510.00 once the bid is PENDING; the view reads again as orders change.
     await expect.poll(() => page.locator('[data-amount="blocked"]').innerText(), { timeout: STEP_MS }).toBe('Rs 510.00');
-    expect(await page.locator('[data-amount="cash"]').innerText()).toBe('Rs 1000000.00');
-    expect(await page.locator('[data-amount="available"]').innerText()).toBe('Rs 999490.00');
+    // Money is grouped the Indian way (lakh, crore) with two decimals.
+    expect(await page.locator('[data-amount="cash"]').innerText()).toBe('Rs 10,00,000.00');
+    expect(await page.locator('[data-amount="available"]').innerText()).toBe('Rs 9,99,490.00');
     expect(await page.locator('.holdings-empty').innerText()).toMatch(/^No holdings yet/);
     await screenshot('07-funds');
   });
@@ -338,6 +346,115 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
       expect(widths.scroll, `${label} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
       await screenshot(name);
     }
+  });
+
+  describe('in a second tab, with a long order book and a clock the test moves', () => {
+    let other: Page;
+    /** While the test has the tab offline, the browser logs each request it cuts off: those are not the page's errors. */
+    let offline = false;
+    const eventRequests: (string | undefined)[] = [];
+
+    /** One made-up order of the book the second tab is answered (newest first: BOOK99999, BOOK99998, ...). */
+    const madeUpOrder = (n: number) => ({
+      order_id: `BOOK${String(99_999 - n).padStart(5, '0')}`,
+      exchange: 'NSE_EQ',
+      scrip_token: 500112,
+      symbol: 'SBIN',
+      series: 'OF',
+      transaction_type: 'BUY',
+      product_type: 'OFS',
+      order_type: 'RL',
+      status: 'CANCELLED',
+      total_quantity: 1,
+      traded_quantity: 0,
+      pending_quantity: 0,
+      disclosed_quantity: 0,
+      order_price: '101.00',
+      trigger_price: '0.00',
+      traded_price: '0.00',
+      validity: 'DAY',
+      validity_days: 0,
+      order_timestamp: '2026-01-02 10:00:00',
+      exchange_timestamp: '2026-01-02 10:00:00',
+      last_modified: '2026-01-02 10:00:00',
+      error_reason: '',
+      exchange_order_no: '',
+      client_id: state.demo.user_id,
+      order_identifier: '',
+      algo_id: '',
+      strategy_id: '',
+      part_code: '',
+      vender_code: '',
+      category: 'RETAIL',
+    });
+
+    it('reads every page of a long order book, and says so when it holds more than the console reads', async () => {
+      other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      other.setDefaultTimeout(STEP_MS);
+      other.on('console', (message) => {
+        if (message.type() === 'error' && !(offline && /ERR_INTERNET_DISCONNECTED/.test(message.text()))) problems.push(`second tab, console error: ${message.text()}`);
+      });
+      other.on('pageerror', (error) => problems.push(`second tab, page error: ${error.message}`));
+      other.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/transactional/v1/orders/events') eventRequests.push(request.headers()['last-event-id']);
+      });
+      // The clock runs as usual until the test moves it (the next test); it must be installed before the page loads.
+      await other.clock.install();
+      // The order book answers are a made-up book of 6,500 orders.
+      const asked: string[] = [];
+      await other.route(/\/transactional\/v1\/orders\?/, async (route) => {
+        const url = new URL(route.request().url());
+        asked.push(url.search);
+        const page = Number(url.searchParams.get('offset'));
+        const limit = Number(url.searchParams.get('limit'));
+        const data = Array.from({ length: Math.max(0, Math.min(limit, 6_500 - (page - 1) * limit)) }, (_, i) => madeUpOrder((page - 1) * limit + i));
+        await route.fulfill({ json: { status: 'success', code: 's-101', message: 'Order book fetched successfully', data, metadata: { total_records: 6_500, offset: page, limit } } });
+      });
+      await other.goto(`${server.url}/console/`);
+      await other.locator('input[name="user_id"]').fill(state.demo.user_id);
+      await other.locator('input[name="password"]').fill(state.demo.password);
+      await other.locator('input[name="api_key"]').fill(state.demo.api_key);
+      await other.locator('input[name="api_key"]').press('Enter');
+      await other.getByRole('link', { name: 'Orders', exact: true }).click();
+      const note = other.locator('.book-note');
+      await expect.poll(() => note.innerText(), { timeout: STEP_MS }).toBe('Your 6,500 orders are more than the console reads: the newest 5,000 (and any placed since) are shown, older ones are not.');
+      // Five pages of the largest size the API gives, then it stops.
+      expect(asked).toEqual([1, 2, 3, 4, 5].map((page) => `?offset=${page}&limit=1000`));
+      expect(await other.locator('tr[data-order-id^="BOOK"]').count()).toBe(5_000);
+      expect(await other.locator('tbody tr').first().getAttribute('data-order-id')).toBe('BOOK99999');
+      expect(await other.locator('tbody tr').last().getAttribute('data-order-id')).toBe('BOOK95000');
+      await other.screenshot({ path: join(SCREENSHOTS, '17-orders-capped.png') });
+    }, 60_000);
+
+    it('takes a silent stream (a laptop asleep, a NAT gone) for dropped: offline, said once, then live again from where it was', async () => {
+      const indicator = other.locator('header .stream-state');
+      const text = indicator.locator('.stream-state-text');
+      await expect.poll(() => text.innerText()).toBe('Live');
+      expect(eventRequests).toEqual([undefined]);
+      const announced = async (words: string) => (await other.locator('#announcer p').allTextContents()).filter((line) => line.includes(words)).length;
+
+      // The connection stays open but nothing reaches the page, and 46 s pass at once: past the silence limit
+      // (three heartbeats missed), the page drops the stream and tries again, which fails while offline.
+      offline = true;
+      await other.context().setOffline(true);
+      await other.clock.fastForward('00:46');
+      await expect.poll(() => text.innerText(), { timeout: STEP_MS }).toMatch(/^Offline, retrying in \d+ s$/);
+      expect(await indicator.getAttribute('data-state')).toBe('offline');
+      await other.screenshot({ path: join(SCREENSHOTS, '18-stream-offline.png') });
+      // The retries (1 s, then 2 s) fail too: the loss is announced once, not at each retry.
+      await other.waitForTimeout(3_500);
+      expect(eventRequests.length).toBeGreaterThanOrEqual(3);
+      expect(await announced('Live order updates are offline')).toBe(1);
+
+      await other.context().setOffline(false);
+      await expect.poll(() => text.innerText(), { timeout: STEP_MS }).toBe('Live');
+      offline = false;
+      expect(await announced('Live order updates are offline')).toBe(1);
+      expect(await announced('Live order updates are back')).toBe(1);
+      // Each reconnection asked for the events after the last one it had (the id the stream opened with).
+      expect(eventRequests.slice(1).every((id) => id !== undefined && /^\d+$/.test(id))).toBe(true);
+      await other.close();
+    }, 60_000);
   });
 
   it('logged no console error and broke no CSP rule', () => {

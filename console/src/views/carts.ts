@@ -120,7 +120,7 @@ export function cartsView(context: ConsoleContext): View {
         OrderType: orderType.value as CartLine['OrderType'],
         Quantity: quantity.valueAsNumber,
         Price: orderType.value.endsWith('MKT') ? '0' : price.value.trim(),
-        validity: validity.value,
+        validity: validity.value as CartLine['validity'],
       };
     };
     for (const control of [exchange, symbol, series, product, orderType, quantity, price, validity]) {

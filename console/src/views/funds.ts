@@ -2,7 +2,7 @@
 import { ApiError, get } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { h, row, table } from '../dom.js';
-import { formatInstant, formatPrice, formatQuantity, parseInstant } from '../format.js';
+import { formatInstant, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
 import { serverNow } from '../ofs-issues.js';
 import type { Balance, Holding, Position } from '../types.js';
 
@@ -33,7 +33,7 @@ export function fundsView(context: ConsoleContext): View {
       get<Position[]>('/transactional/v1/portfolio/positions/all'),
       get<Holding[]>('/transactional/v1/portfolio/holdings'),
     ]);
-    const amount = (label: string, value: string) => [h('dt', {}, label), h('dd', { 'data-amount': label.toLowerCase() }, `Rs ${value}`)];
+    const amount = (label: string, value: string) => [h('dt', {}, label), h('dd', { 'data-amount': label.toLowerCase(), class: 'amount' }, formatRupees(value))];
     fundsArea.replaceChildren(
       h('h3', {}, 'Funds'),
       balance.funds_checked
@@ -48,7 +48,7 @@ export function fundsView(context: ConsoleContext): View {
     holdingsArea.replaceChildren(
       holdings.length === 0
         ? h('p', { class: 'holdings-empty' }, 'No holdings yet: allotted shares become holdings once they settle.')
-        : table('Holdings: settled shares', HOLDING_COLUMNS, holdings.map((x) => row(HOLDING_COLUMNS, [`${x.symbol} ${x.series} ${x.exchange}`, formatQuantity(x.quantity), formatPrice(x.average_price), formatPrice(x.value), formatInstant(x.settled_at)]))),
+        : table('Holdings: settled shares', HOLDING_COLUMNS, holdings.map((x) => row(HOLDING_COLUMNS, [`${x.symbol} ${x.series} ${x.exchange}`, formatQuantity(x.quantity), formatPrice(x.average_price), formatRupees(x.value), formatInstant(x.settled_at)]))),
     );
     readAtSettlement(positions);
   }

@@ -6,6 +6,7 @@ import { ApiError, call, get } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
 import { formatInstant, formatPrice, formatQuantity } from '../format.js';
+import { newerFirst } from '../orders-store.js';
 import type { Order, OrderHistoryEntry } from '../types.js';
 
 const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Status', 'Last change', 'Actions'];
@@ -41,7 +42,8 @@ export function ordersView(context: ConsoleContext): View {
   const dialog = orderDialog();
   const rows = new Map<string, HTMLTableRowElement>();
   const tbody = h('tbody');
-  const empty = h('p', {}, 'No orders yet: place a bid from OFS issues.');
+  const empty = h('p');
+  const note = h('p', { class: 'book-note' });
 
   function modifyForm(order: Order): HTMLFormElement {
     const orderType = select('order_type', [['RL', 'Limit (RL)'], ['RL-MKT', 'Cut-off (RL-MKT)']], order.order_type);
@@ -153,32 +155,74 @@ export function ordersView(context: ConsoleContext): View {
     );
   }
 
-  /** Replaces the cells of a changed order but keeps its buttons, so that the keyboard focus stays put. */
-  function update(order: Order): void {
+  /** The order as its row shows it, to tell a changed order from one already drawn. */
+  const drawn = new Map<string, Order>();
+
+  /**
+   * The row of an order, drawn afresh if the order changed. An existing row keeps its element and its
+   * buttons (only the cells are replaced), so that the keyboard focus stays put.
+   */
+  function draw(order: Order): HTMLTableRowElement {
     const existing = rows.get(order.order_id);
+    if (existing !== undefined && drawn.get(order.order_id) === order) return existing;
+    drawn.set(order.order_id, order);
     const fresh = renderRow(order);
     if (existing === undefined) {
       rows.set(order.order_id, fresh);
-      tbody.prepend(fresh);
-    } else {
-      const focused = existing.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
-      existing.replaceChildren(...fresh.childNodes);
-      existing.dataset.status = order.status;
-      if (focused !== undefined) existing.querySelector<HTMLElement>(`[data-action="${focused}"]:not([disabled])`)?.focus();
+      return fresh;
     }
-    empty.hidden = true;
+    const focused = existing.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
+    existing.replaceChildren(...fresh.childNodes);
+    existing.dataset.status = order.status;
+    if (focused !== undefined) existing.querySelector<HTMLElement>(`[data-action="${focused}"]:not([disabled])`)?.focus();
+    return existing;
+  }
+
+  /** One order changed: its row is redrawn, or a new order's row goes where the book's order puts it. */
+  function update(order: Order): void {
+    const isNew = !rows.has(order.order_id);
+    const tr = draw(order);
+    if (isNew) {
+      const next = [...tbody.rows].find((other) => newerFirst(order.order_id, other.dataset.orderId ?? '') < 0);
+      if (next === undefined) tbody.append(tr);
+      else next.before(tr);
+    }
+    showBookRead();
+  }
+
+  /** Every known order, in the book's order (once the book has been read). */
+  function renderAll(): void {
+    const focused = tbody.contains(document.activeElement) ? document.activeElement : null;
+    tbody.replaceChildren(...context.orders.list().map(draw));
+    if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
+    showBookRead();
+  }
+
+  /** Says what the table holds while the book is read, if it could not be read, or if it was cut short. */
+  function showBookRead(): void {
+    const read = context.orders.read;
+    empty.textContent = read.state === 'reading' ? 'Reading your orders...' : 'No orders yet: place a bid from OFS issues.';
+    empty.hidden = rows.size > 0;
+    note.hidden = read.state !== 'capped' && read.state !== 'failed';
+    if (read.state === 'capped') {
+      note.textContent = `Your ${formatQuantity(read.total)} orders are more than the console reads: the newest ${formatQuantity(read.read)} (and any placed since) are shown, older ones are not.`;
+    } else if (read.state === 'failed') {
+      note.textContent = `Your order book could not be read in full (${read.message}): the orders below may not be all of them. Log in again to read it again.`;
+    }
   }
 
   const orderTable = table('Your orders, newest first; statuses change live', COLUMNS, []);
   orderTable.querySelector('tbody')!.replaceWith(tbody);
-  for (const order of context.orders.list()) {
-    const tr = renderRow(order);
-    rows.set(order.order_id, tr);
-    tbody.append(tr);
-  }
-  empty.hidden = rows.size > 0;
+  renderAll();
   const unsubscribe = context.orders.subscribe((order) => update(order));
+  const unsubscribeRead = context.orders.onRead(() => renderAll());
 
-  const element = h('section', { 'aria-labelledby': 'view-title' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'), empty, h('div', { class: 'table-wrap' }, orderTable), dialog.dialog);
-  return { element, dispose: unsubscribe };
+  const element = h('section', { 'aria-labelledby': 'view-title' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'), empty, note, h('div', { class: 'table-wrap' }, orderTable), dialog.dialog);
+  return {
+    element,
+    dispose: () => {
+      unsubscribe();
+      unsubscribeRead();
+    },
+  };
 }
