@@ -5,10 +5,11 @@
  * from then on receives `MSG:DATA` for every change of its orders (and each allotment), fed by this node's
  * order-event feed, the same as the event stream's. A socket without a valid login within the login timeout
  * is sent `MSG:ERROR` and disconnected; so is one whose token is later revoked or expires, and one beyond the
- * stream caps (MAX_STREAMS_PER_NODE from its connection, MAX_STREAMS_PER_USER from its login), which it
- * shares with the event streams.
+ * stream caps, which it shares with the event streams: MAX_STREAMS_PER_USER from its login, and
+ * MAX_STREAMS_PER_NODE from the moment Engine.IO accepts its connection (websocket or long-polling), whether
+ * or not it ever connects a socket; when the node is full a new connection is refused at its handshake.
  */
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
@@ -41,14 +42,30 @@ const CLOSE_GRACE_MS = 1_000;
 const MAX_WAITING_LOGINS = 2;
 /** A loginAPI payload is a few hundred bytes; nothing else is read from the socket. */
 const MAX_MESSAGE_BYTES = 16 * 1024;
+/**
+ * Connections Engine.IO accepts beyond the node's cap only to tell their socket `MSG:ERROR` e-503 (as a
+ * Socket.IO client expects a refusal): they hold no slot, and live until their CONNECT is answered or for
+ * the refusal grace. Beyond this many at once, a new connection is refused at its handshake.
+ */
+export const MAX_CONNECTIONS_BEING_REFUSED = 16;
+/** How long a connection let in beyond the node's cap has to connect its socket before it is closed. */
+export const DEFAULT_REFUSAL_GRACE_MS = 1_000;
 
 export interface MessageSocketOptions {
   auth: Pick<AuthService, 'authenticate'>;
   /** The order-event feed, and the stream quota the sockets share with the event streams. */
   orderEvents: Pick<OrderEventsService, 'subscribe' | 'streams'>;
   logger: Logger;
-  /** How long a new socket has to log in (ms); 5 s by default. */
+  /**
+   * How long a new connection has to log in (ms), from the moment Engine.IO accepts it: one that connects
+   * no socket in that time is closed, one whose socket does not log in is refused (e-201). 5 s by default.
+   */
   loginTimeoutMs?: number;
+  /**
+   * How long a connection let in beyond the node's cap has to connect its socket, which is then told
+   * e-503, before it is closed (ms); 1 s by default, never more than loginTimeoutMs.
+   */
+  refusalGraceMs?: number;
   /** How often a logged-in socket's token is checked again (ms); 30 s by default. */
   tokenRecheckMs?: number;
   /** The clock the tokens' expiry is read on (the AuthService's). */
@@ -108,8 +125,9 @@ function tokenOf(payload: unknown): string | SocketError {
 }
 
 /**
- * One connected socket: its slot of the stream quota (for the node at once, for its user from its login),
- * its login deadline, then its user's subscription and the token's re-checks.
+ * One connected socket: its user's part of its connection's slot (from its login), its login deadline
+ * (counted from the connection's acceptance), then its user's subscription and the token's re-checks. The
+ * slot belongs to the connection, which gives it back when it closes: the socket's end closes it.
  */
 class OrderSocketSession {
   private caller: Caller | null = null;
@@ -127,6 +145,8 @@ class OrderSocketSession {
   constructor(
     private readonly socket: Socket,
     private readonly slot: StreamSlot,
+    /** When the connection was accepted: the login deadline runs from then. */
+    acceptedAt: number,
     private readonly options: Required<MessageSocketOptions>,
     private readonly onEnd: (session: OrderSocketSession) => void,
   ) {
@@ -138,7 +158,7 @@ class OrderSocketSession {
             { field: 'jToken', message: 'no loginAPI received in time' },
           ]),
         ),
-      options.loginTimeoutMs,
+      Math.max(0, acceptedAt + options.loginTimeoutMs - Date.now()),
     );
     socket.on(LOGIN_EVENT, (payload: unknown, ...rest: unknown[]) => {
       const ack = rest.find((arg): arg is Acknowledge => typeof arg === 'function');
@@ -275,9 +295,24 @@ class OrderSocketSession {
     clearTimeout(this.timer);
     this.subscription?.close();
     this.subscription = null;
-    this.slot.release();
     this.onEnd(this);
   }
+}
+
+/** Engine.IO's connection under a socket (`socket.conn`): one per client, websocket or long-polling. */
+type EngineConnection = Socket['conn'];
+
+/** What the node holds for one Engine.IO connection, from its acceptance until it closes. */
+interface Connection {
+  /**
+   * Its slot of the node's cap; or, for a connection let in beyond the cap only to be refused, why (the
+   * node is full), told to its socket if it connects one.
+   */
+  admission: { slot: StreamSlot } | { refusal: SocketError };
+  /** When Engine.IO accepted it: the login deadline runs from then. */
+  acceptedAt: number;
+  /** Whether it has connected its socket: one socket per connection, whose end closes the connection. */
+  connected: boolean;
 }
 
 /** Attaches the live order socket to the HTTP server (before or after it listens). */
@@ -285,17 +320,57 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
   const settings: Required<MessageSocketOptions> = {
     loginTimeoutMs: DEFAULT_LOGIN_TIMEOUT_MS,
     tokenRecheckMs: DEFAULT_TOKEN_RECHECK_MS,
+    refusalGraceMs: DEFAULT_REFUSAL_GRACE_MS,
     now: Date.now,
     ...options,
     logger: options.logger.child({ component: 'message-socket' }),
   };
+  const { streams } = settings.orderEvents;
+  const refusalGraceMs = Math.min(settings.refusalGraceMs, settings.loginTimeoutMs);
+  let closing = false;
+  /** Connections let in beyond the node's cap to be told so, open now (at most MAX_CONNECTIONS_BEING_REFUSED). */
+  let beingRefused = 0;
+  /** Handshakes refused by the node's cap but let in to be told so: their refusal, already counted by the quota. */
+  const refusedAtHandshake = new WeakMap<IncomingMessage, SocketError>();
+
+  /** The node's refusal of one more connection, or null when it has room (nothing is taken). */
+  const nodeRefusal = (): SocketError | null => {
+    try {
+      streams.open().release();
+      return null;
+    } catch (error) {
+      return socketErrorOf(error, settings.logger);
+    }
+  };
+
   const io = new Server(server, {
     path: MESSAGE_SOCKET_PATH,
     serveClient: false,
     maxHttpBufferSize: MAX_MESSAGE_BYTES,
     // Clients on Socket.IO 2 (Engine.IO protocol 3), as older ODIN SDKs may be, connect too.
     allowEIO3: true,
+    // A connection that connects no socket is closed as soon as one whose socket does not log in (Socket.IO's
+    // default is 45 s, during which it would hold a connection for nothing).
+    connectTimeout: settings.loginTimeoutMs,
+    // Every handshake (websocket or long-polling; Engine.IO asks only for new connections, not for their
+    // later requests or upgrades) is checked against the node's cap before anything is set up for it. The
+    // slot is taken once Engine.IO has accepted the connection (below): a handshake that fails after this
+    // check holds nothing. Engine.IO answers a refusal 403 (long-polling) or 400 (websocket upgrade), with
+    // this message; it lets no other status be chosen.
+    allowRequest: (request, answer) => {
+      if (closing) return answer(`${Errors.UNAVAILABLE.code}: the server is shutting down; connect again shortly`, false);
+      const refusal = nodeRefusal();
+      if (refusal === null) return answer(null, true);
+      if (beingRefused < MAX_CONNECTIONS_BEING_REFUSED) {
+        // Let in so that its socket is told e-503, as a Socket.IO client expects; it holds no slot.
+        refusedAtHandshake.set(request, refusal);
+        return answer(null, true);
+      }
+      settings.logger.debug({ code: refusal.code }, 'message socket: connection refused at its handshake');
+      answer(`${refusal.code}: ${refusal.message}`, false);
+    },
   });
+  const connections = new WeakMap<EngineConnection, Connection>();
   const sessions = new Set<OrderSocketSession>();
   // The connections Socket.IO took over as websockets: the HTTP server's close() does not end them.
   const upgraded = new Set<Duplex>();
@@ -304,24 +379,76 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
     upgraded.add(connection);
     connection.once('close', () => upgraded.delete(connection));
   });
-  let closing = false;
+
+  // Every connection Engine.IO accepts counts for the node from now until it closes, socket or not: a flood
+  // of connections that never connect a socket (or never log in) must not outgrow the node's cap. Put before
+  // Socket.IO's own listener (which sets up the connection's Socket.IO client), so that the deadline below
+  // comes before Socket.IO's connectTimeout, as long.
+  io.engine.prependListener('connection', (conn: EngineConnection) => {
+    // Closed once Socket.IO has set the connection up, so that it also cleans up after it.
+    const refuse = () => queueMicrotask(() => conn.close(true));
+    if (closing) return refuse();
+    const acceptedAt = Date.now();
+    // Refused by its handshake's check (and counted there), or now: another took the room in between.
+    let admission: Connection['admission'];
+    const refused = refusedAtHandshake.get(conn.request);
+    if (refused !== undefined) admission = { refusal: refused };
+    else {
+      try {
+        admission = { slot: streams.open() };
+      } catch (error) {
+        admission = { refusal: socketErrorOf(error, settings.logger) };
+      }
+    }
+    if ('slot' in admission) {
+      // Given back once, when the connection closes, however it closes.
+      const { slot } = admission;
+      conn.once('close', () => slot.release());
+    } else {
+      if (beingRefused >= MAX_CONNECTIONS_BEING_REFUSED) {
+        settings.logger.debug({ code: admission.refusal.code }, 'message socket: connection refused on its acceptance');
+        return refuse();
+      }
+      beingRefused += 1;
+      conn.once('close', () => (beingRefused -= 1));
+    }
+    const connection: Connection = { admission, acceptedAt, connected: false };
+    connections.set(conn, connection);
+    // A connection whose socket has not connected by its deadline (the login deadline; the refusal grace for
+    // one let in to be refused, connected or not) is closed, discarding what is buffered: a long-polling
+    // client that does not poll would otherwise keep the connection, and its slot, for Engine.IO's 30 s
+    // orderly close. A socket's own login deadline is its session's.
+    const deadline = setTimeout(
+      () => {
+        if (!connection.connected || 'refusal' in admission) conn.close(true);
+      },
+      'slot' in admission ? settings.loginTimeoutMs : refusalGraceMs,
+    );
+    conn.once('close', () => clearTimeout(deadline));
+  });
+
   io.on('connection', (socket) => {
-    if (closing) {
+    const connection = connections.get(socket.conn);
+    // A socket ends with its connection; a second socket on it (after the first one's end) is not taken.
+    if (closing || connection === undefined || connection.connected) {
       socket.disconnect(true);
       return;
     }
-    // A socket counts for the node from its connection: unauthenticated ones cost the node as much.
-    let slot: StreamSlot;
-    try {
-      slot = settings.orderEvents.streams.open();
-    } catch (error) {
-      const refusal = socketErrorOf(error, settings.logger);
-      socket.emit(ERROR_EVENT, refusal);
-      settings.logger.info({ socketId: socket.id, code: refusal.code }, 'message socket refused');
+    connection.connected = true;
+    const { admission } = connection;
+    if ('refusal' in admission) {
+      socket.emit(ERROR_EVENT, admission.refusal);
+      settings.logger.info({ socketId: socket.id, code: admission.refusal.code }, 'message socket refused');
       socket.disconnect(true);
       return;
     }
-    sessions.add(new OrderSocketSession(socket, slot, settings, (session) => sessions.delete(session)));
+    const session = new OrderSocketSession(socket, admission.slot, connection.acceptedAt, settings, (ended) => {
+      sessions.delete(ended);
+      // However the socket ended (refused, or the client disconnected it alone), its connection closes,
+      // after what is buffered (the MSG:ERROR), and so gives its slot back.
+      socket.conn.close();
+    });
+    sessions.add(session);
   });
 
   return {
