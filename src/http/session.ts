@@ -54,7 +54,7 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
       },
     },
     async (request) => {
-      const result = await auth.login(request.body);
+      const result = await auth.login(request.body, request.ip);
       return success('Login successful', {
         access_token: result.accessToken,
         token_type: 'Bearer' as const,

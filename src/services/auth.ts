@@ -84,7 +84,8 @@ export class AuthService {
     this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
   }
 
-  async login(credentials: LoginCredentials): Promise<LoginResult> {
+  /** `from`: the client's address, whose share of the password checks the login takes (PasswordChecks). */
+  async login(credentials: LoginCredentials, from?: string): Promise<LoginResult> {
     const apiKey = credentials.api_key ?? '';
     // Required, the key is checked first: without one no password is checked (nor hashed), so a leaked
     // password alone tells its holder nothing. Keys are 256-bit random: the answer is no oracle.
@@ -99,7 +100,7 @@ export class AuthService {
     // Hash even for an unknown user, at the cost of a new hash, so that response time does not tell which
     // user ids exist.
     const checkedHash = user?.passwordHash ?? UNKNOWN_USER_PASSWORD_HASH;
-    const passwordOk = await this.passwordChecks.run(() => verifyPassword(credentials.password, checkedHash));
+    const passwordOk = await this.passwordChecks.run(() => verifyPassword(credentials.password, checkedHash), from);
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
     // Only after the password: to anyone without it, a disabled user looks like any other.
     if (user.disabledAt !== null) throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
