@@ -6,7 +6,9 @@
  * - per (user id, address) pair, failures: after RATE_LIMIT_LOGIN_BACKOFF_AFTER of them each further attempt
  *   waits, the wait doubling per failure up to RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS; a success clears the pair;
  * - per user id, failures from all addresses: at most RATE_LIMIT_LOGINS_PER_MINUTE a minute, except from an
- *   address the user logged in from lately, so that a flood of bad logins cannot keep the user out.
+ *   address the user logged in from lately, or for a login that carries an active API key of the user, so
+ *   that a flood of bad logins cannot keep the user out (a user on a new network still gets in with the
+ *   key their client sends).
  *
  * The address limit counts in the call logs' sliding log (src/http/rate-limit.ts registers the store); the
  * per-user-id failures too; the pairs live in src/rate-limit/login-failures.ts. The outcome of a login is
@@ -43,7 +45,12 @@ function rateLimited(reply: FastifyReply, limit: number, message: string, retryA
  * Registers the login limiters that are on, after registerRateLimits; `callLogs` is what it answered (null
  * when every limit is off): the call log, and the Redis link the pairs share too.
  */
-export function registerLoginLimits(app: App, options: RateLimitOptions, callLogs: CallLogs | null): void {
+export function registerLoginLimits(
+  app: App,
+  options: RateLimitOptions,
+  callLogs: CallLogs | null,
+  holdsApiKey: (userId: string, apiKey: string) => Promise<boolean> = async () => false,
+): void {
   const { loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
   const backoffMaxMs = options.loginBackoffMaxSeconds * 1000;
   if (callLogs === null || ![loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)) return;
@@ -75,7 +82,7 @@ export function registerLoginLimits(app: App, options: RateLimitOptions, callLog
     if (isLimited(loginsPerMinutePerUser) && !pair.knownAddress) {
       // max 0: reads the log without adding to it; only failures are added, once their answer is known.
       const failures = await admit(userFailuresKey(userId), MINUTE, 0);
-      if (failures.count >= loginsPerMinutePerUser) {
+      if (failures.count >= loginsPerMinutePerUser && !(await holdsApiKey(userId, loginApiKey(request)))) {
         const message = `Too many failed login attempts for this user_id: at most ${loginsPerMinutePerUser} a minute, except from an address it logged in from lately`;
         throw rateLimited(reply, loginsPerMinutePerUser, message, failures.resetMs);
       }
@@ -95,6 +102,13 @@ export function registerLoginLimits(app: App, options: RateLimitOptions, callLog
     }
     return payload;
   });
+}
+
+/** The api_key of a login body, '' when it has none. */
+function loginApiKey(request: FastifyRequest): string {
+  const body = request.body as { api_key?: unknown } | null | undefined;
+  const key = typeof body === 'object' && body !== null ? body.api_key : undefined;
+  return typeof key === 'string' && key.length <= 256 ? key : '';
 }
 
 /** The user_id of a login body, when it is one the schema accepts (a string of 1 to 64 characters). */

@@ -84,6 +84,11 @@ export class AuthService {
     this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
   }
 
+  /** Whether `apiKey` is an active API key of `userId` (a hash lookup: keys are 256-bit random, no oracle). */
+  async holdsApiKey(userId: string, apiKey: string): Promise<boolean> {
+    return apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) === userId;
+  }
+
   /** `from`: the client's address, whose share of the password checks the login takes (PasswordChecks). */
   async login(credentials: LoginCredentials, from?: string): Promise<LoginResult> {
     const apiKey = credentials.api_key ?? '';

@@ -26,9 +26,9 @@ interface Answer {
 }
 
 /** A login sent from the loopback address `from`, as a client on that address would. */
-function loginFrom(server: TestServer, from: string, userId: string, password: string): Promise<Answer> {
+function loginFrom(server: TestServer, from: string, userId: string, password: string, apiKey?: string): Promise<Answer> {
   const url = new URL(server.url);
-  const body = JSON.stringify({ user_id: userId, login_type: 'PASSWORD', password, second_auth_type: '', second_auth: '', source: 'WEBAPI' });
+  const body = JSON.stringify({ user_id: userId, login_type: 'PASSWORD', password, second_auth_type: '', second_auth: '', ...(apiKey !== undefined && { api_key: apiKey }), source: 'WEBAPI' });
   return new Promise((resolve, reject) => {
     const sent = request(
       { host: url.hostname, port: url.port, path: SESSION, method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
@@ -106,6 +106,21 @@ describe('the per-user-id failure limit', () => {
 
     const user = await loginFrom(server, '127.0.0.1', 'victim', TEST_PASSWORD);
     expect(user.status, JSON.stringify(user.body)).toBe(200);
+  });
+
+  it('lets the user in from a new address with an active API key of theirs; a wrong or another user\'s key does not open the way', async () => {
+    await server.admin.addUser('traveller', TEST_PASSWORD);
+    const { apiKey } = await server.admin.createApiKey('traveller');
+    const { apiKey: othersKey } = await server.admin.createApiKey('victim');
+    for (let i = 0; i < 10; i += 1) expect((await loginFrom(server, `127.0.1.${10 + i}`, 'traveller', WRONG)).status).toBe(401);
+
+    expect((await loginFrom(server, '127.0.1.60', 'traveller', TEST_PASSWORD)).status).toBe(429);
+    expect((await loginFrom(server, '127.0.1.61', 'traveller', TEST_PASSWORD, 'not-a-key')).status).toBe(429);
+    expect((await loginFrom(server, '127.0.1.62', 'traveller', TEST_PASSWORD, othersKey)).status).toBe(429);
+    const withKey = await loginFrom(server, '127.0.1.63', 'traveller', TEST_PASSWORD, apiKey);
+    expect(withKey.status, JSON.stringify(withKey.body)).toBe(200);
+    // The key opens the limit, not the password check: with a wrong password it is a failure like any other.
+    expect((await loginFrom(server, '127.0.1.64', 'traveller', WRONG, apiKey)).status).toBe(401);
   });
 });
 
