@@ -2,7 +2,7 @@
  * Order carts: the list, an editor (name and lines; a new cart or an existing one, updated with If-Match so
  * that a change made elsewhere meanwhile is not overwritten), and the execution, answered line by line.
  */
-import { ApiError, call, get } from '../api.js';
+import { ApiError, call } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
 import { formatInstant, formatPrice, issueKey, issueName } from '../format.js';
@@ -63,8 +63,20 @@ export function cartsView(context: ConsoleContext): View {
     listStatus.textContent = error instanceof ApiError ? error.describe() : 'The carts could not be read';
   };
 
+  /** Every cart, page by page (100 a page, the API's most; a user keeps MAX_CARTS_PER_USER, 100 by default). */
+  async function readCarts(): Promise<Cart[]> {
+    const carts: Cart[] = [];
+    for (let page = 1; page <= 100; page += 1) {
+      const answer = await call<Cart[]>('GET', `/transactional/v1/ordercart?offset=${page}&limit=100`);
+      carts.push(...answer.body.data);
+      const total = Number(answer.headers.get('x-total-count') ?? carts.length);
+      if (answer.body.data.length < 100 || carts.length >= total) break;
+    }
+    return carts;
+  }
+
   async function refreshList(): Promise<void> {
-    const carts = await get<Cart[]>('/transactional/v1/ordercart?offset=1&limit=100');
+    const carts = await readCarts();
     if (carts.length === 0) {
       listArea.replaceChildren(h('p', {}, 'No carts yet.'));
       return;
