@@ -122,17 +122,18 @@ export class AuthService {
 
     if (!this.loginRequiresApiKey && apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.userId) throw apiKeyNotActive();
 
-    // A code works once, and is spent only by a login that passes every other check: a replayed (phished)
-    // code is refused, and a login refused for its api_key leaves the code to the corrected retry.
-    if (totpStep !== null && !(await this.users.acceptTotpStep(user.userId, totpStep))) {
-      throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [{ field: 'second_auth', message: 'TOTP code already used' }]);
-    }
-
     const passwordHash = await this.rehashed(user.userId, credentials.password, checkedHash);
     const token = newAccessToken();
     const now = this.now();
     const expiresAt = now + this.tokenTtlMs;
-    if (!(await this.users.createSession({ tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt }))) {
+    // A code works once, and is spent only by a login that passes every other check, in the transaction
+    // that opens its session: a replayed (phished) code is refused, a login refused for its api_key leaves
+    // the code to the corrected retry, and so does one whose session the database failed to write.
+    const opened = await this.users.openSession({ tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt }, totpStep);
+    if (opened === 'totp-used') {
+      throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [{ field: 'second_auth', message: 'TOTP code already used' }]);
+    }
+    if (opened === 'refused') {
       // The operator disabled the user or changed the password while this login ran.
       if ((await this.users.find(user.userId))?.disabledAt != null) throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
       throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');

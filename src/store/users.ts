@@ -208,8 +208,8 @@ export class UserRepository {
    * change waits for this insert to commit and then revokes it; SQLite runs one writer at a time. False:
    * no session was opened.
    */
-  async createSession(session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number }): Promise<boolean> {
-    const result = await this.db
+  async createSession(session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number }, db: Kysely<Database> = this.db): Promise<boolean> {
+    const result = await db
       .insertInto('sessions')
       .columns(['token_hash', 'user_id', 'created_at', 'expires_at', 'revoked_at'])
       .expression((eb) =>
@@ -229,6 +229,35 @@ export class UserRepository {
       )
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  /**
+   * A login's last two writes as one transaction: spends the TOTP `step` (when given; see acceptTotpStep)
+   * and opens the session (see createSession). Either both happen or neither: a login whose session could
+   * not be written (the database failed) leaves its code unspent, so that its retry is not refused as a
+   * replay. 'totp-used': the code was spent already, nothing written; 'refused': no session (the user was
+   * disabled or the password changed meanwhile), nothing written.
+   */
+  async openSession(session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number }, totpStep: number | null): Promise<'opened' | 'totp-used' | 'refused'> {
+    const NOTHING = Symbol('nothing written');
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        if (totpStep !== null) {
+          const spent = await trx
+            .updateTable('users')
+            .set({ totp_last_step: totpStep })
+            .where('user_id', '=', session.userId)
+            .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', totpStep)]))
+            .executeTakeFirst();
+          if (Number(spent.numUpdatedRows) !== 1) return 'totp-used' as const;
+        }
+        if (!(await this.createSession(session, trx))) throw NOTHING;
+        return 'opened' as const;
+      });
+    } catch (error) {
+      if (error === NOTHING) return 'refused';
+      throw error;
+    }
   }
 
   /** Revokes every open session of the user at `now`; answers how many were open. */

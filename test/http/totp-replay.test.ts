@@ -4,6 +4,7 @@
  * not spend it; only a later step's code logs in again,
  * and of two logins presenting one code at the same time exactly one passes. Runs on both dialects.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/auth/credentials.js';
 import { Errors } from '../../src/domain/errors.js';
@@ -84,6 +85,23 @@ describe('a TOTP code works once', () => {
     expect(refused.body.code).toBe(Errors.LOGIN_API_KEY_INVALID.code);
     const retried = await login('tara', code);
     expect(retried.status, retried.text).toBe(200);
+  });
+
+  it('does not spend a code on a login whose session the database failed to write: its retry logs in with it', async () => {
+    const secret = await enrol('toby');
+    const code = totpCode(secret, 'toby', T0);
+    // The sessions table is away for the first attempt, as if the database failed on the session's insert.
+    await sql`alter table sessions rename to sessions_away`.execute(server.store.db);
+    let failed: CallResult;
+    try {
+      failed = await login('toby', code);
+    } finally {
+      await sql`alter table sessions_away rename to sessions`.execute(server.store.db);
+    }
+    expect(failed.status, failed.text).toBeGreaterThanOrEqual(500);
+    const retry = await login('toby', code);
+    expect(retry.status, retry.text).toBe(200);
+    expect(await sessionCount('toby')).toBe(1);
   });
 
   it('lets exactly one of several logins presenting the same code at once pass', async () => {
