@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { BookGroup } from '../domain/ofs-book.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
+import type { DialectName } from './database.js';
 import type { Database } from './tables.js';
 
 export interface IssueOrderSums {
@@ -17,7 +18,10 @@ export interface IssueOrderSums {
 }
 
 export class OfsBookRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
 
   async sums(exchange: string, scripToken: number): Promise<IssueOrderSums> {
     const rows = await this.db
@@ -28,7 +32,10 @@ export class OfsBookRepository {
           'category',
           executed().then(eb.lit(1)).else(eb.lit(0)).end().as('allotted'),
           executed().then(eb.ref('traded_price_paise')).else(eb.ref('price_paise')).end().as('level_price_paise'),
-          eb.fn.sum<number | string>(executed().then(eb.ref('traded_quantity')).else(eb.ref('quantity')).end()).as('quantity'),
+          // SQLite's sum() of integers fails past 2^63 (some thousands of maximum-size bids on one issue);
+          // total() adds the same values as a double, which the answer's numbers are anyway. PostgreSQL's
+          // sum of bigints is a numeric, which does not overflow.
+          eb.fn<number | string>(this.dialect === 'sqlite' ? 'total' : 'sum', [executed().then(eb.ref('traded_quantity')).else(eb.ref('quantity')).end()]).as('quantity'),
           eb.fn.countAll<number | string>().as('bids'),
         ];
       })

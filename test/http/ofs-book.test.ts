@@ -3,6 +3,7 @@
  * real server: operators only; bids over HTTP, the OMS and the simulated exchange taking them; the demand
  * by price level with running totals, the clearing prices, and after the close the allotments.
  */
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
@@ -164,5 +165,36 @@ describe('the operator book of an OFS issue', () => {
       const traded = await server.store.db.selectFrom('orders').select(['traded_quantity']).where('status', '=', 'EXECUTED').where('scrip_token', '=', 500112).execute();
       expect(traded.reduce((sum, o) => sum + Number(o.traded_quantity), 0)).toBe(1000);
     });
+  });
+});
+
+describe('the operator book of an issue whose demand passes 2^63 shares', () => {
+  let server: TestServer;
+  let olga: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ now: T0 });
+    await server.registerIssue({ offerQuantity: 1000, nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: CLOSE, retailOpensAt: T0 - HOUR, retailClosesAt: CLOSE });
+    olga = await server.createUser('olga', { category: 'NON_RETAIL' });
+    await new UserRepository(server.store.db, server.store.dialect).setOperator('olga', server.clock.now);
+  });
+  afterAll(() => server.close());
+
+  it('answers the sum instead of failing (SQLite: a sum of integers past 2^63 overflows)', async () => {
+    const ids: string[] = [];
+    for (const price of [101, 101, 102]) {
+      const res = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid({ price, quantity: '10' }), token: olga.token, apiKey: olga.apiKey });
+      expect(res.status, res.text).toBe(200);
+      ids.push(res.body.data.orderId as string);
+    }
+    // As if some thousands of maximum-size bids stood at each price (the schema takes at most 10^15 a bid).
+    await sql`update orders set quantity = 6000000000000000000 where order_id in (${sql.join(ids)})`.execute(server.store.db);
+    const res = await server.call('GET', BOOK, { token: olga.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.clearing.non_retail.demand).toBe(18_000_000_000_000_000_000);
+    expect(res.body.data.demand.map((level: { price: number; non_retail_quantity: number }) => [level.price, level.non_retail_quantity])).toEqual([
+      [102, 6_000_000_000_000_000_000],
+      [101, 12_000_000_000_000_000_000],
+    ]);
   });
 });
