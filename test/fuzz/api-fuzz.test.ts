@@ -33,7 +33,13 @@ const RUNS = process.env.FUZZ_RUNS === undefined ? undefined : Number(process.en
 const serverLog: string[] = [];
 const logger = pino({ level: 'warn' }, { write: (line: string) => void serverLog.push(line) });
 
-const server = await startTestServer({ logger });
+// Every limit and the load shedding on, at thresholds the campaign rarely reaches: their hooks read every
+// request (odd bodies, headers and addresses included) without refusing the valid ones.
+const server = await startTestServer({
+  logger,
+  rateLimits: { ordersPerSecond: 1_000, cartWritesPerSecond: 1_000, loginsPerMinutePerUser: 10_000, loginsPerMinutePerAddress: 100_000, loginBackoffAfterFailures: 1_000 },
+  shedding: { eventLoopDelayMs: 5_000, commitWaitMs: 10_000 },
+});
 const world = new World(server);
 await world.populate();
 const documentAnswer = await server.call('GET', '/openapi.json');
