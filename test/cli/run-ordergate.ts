@@ -24,16 +24,26 @@ export function runOrdergate(
   args: string[],
   options: { env: Record<string, string>; stdin?: string; timeoutMs?: number },
 ): Promise<CommandResult> {
+  return runNode([CLI, ...args], `ordergate ${args.join(' ')}`, options);
+}
+
+/** Runs `node <args>` from the repository's root with `env` (over cleanEnv); fails once `timeoutMs` passes. */
+export function runNode(
+  args: string[],
+  name: string,
+  options: { env: Record<string, string>; stdin?: string; timeoutMs?: number },
+): Promise<CommandResult> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cleanEnv(options.env), stdio: 'pipe' });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv(options.env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`ordergate ${args.join(' ')} did not exit within ${options.timeoutMs ?? 20_000} ms; stderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+      reject(new Error(`${name} did not exit within ${timeoutMs} ms; stdout: ${stdout} stderr: ${stderr}`));
+    }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

@@ -1,10 +1,9 @@
 /** examples/place-watch-settle.ts, run as a user runs it (tsx), against the real server: a bid from placement to holding. */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { demoOfsIssue } from '../../../src/cli/demo.js';
-import { cleanEnv, ROOT, runOrdergate } from '../../../test/cli/run-ordergate.js';
+import { ROOT, runNode, runOrdergate } from '../../../test/cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../../../test/support/server-process.js';
 import { seedDemo, workspace, type Demo } from './support/seed.js';
 
@@ -24,23 +23,8 @@ afterAll(async () => {
   space.remove();
 });
 
-function runExample(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', EXAMPLE], { cwd: ROOT, env: cleanEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the example did not finish in time; stdout: ${stdout} stderr: ${stderr}`));
-    }, 50_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** The example as a user runs it: `node --import tsx`, with its settings in the environment. */
+const runExample = (env: Record<string, string>) => runNode(['--import', 'tsx', EXAMPLE], 'the example', { env, timeoutMs: 50_000 });
 
 it('places a cut-off bid on the demo issue, follows it to EXECUTED and waits for the holding', async () => {
   // The demo issue, closing in 6 s, its allotments settling 2 s after they are made.
