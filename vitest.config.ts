@@ -3,6 +3,9 @@ import { tcpReachable } from './test/support/tcp-probe.js';
 
 const postgresUrl = new URL(process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
 
+// Every test process and every process it spawns hashes passwords at the test-only cost (docs/testing.md).
+const env = { PASSWORD_HASH_COST: 'test-only-insecure' };
+
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
@@ -23,9 +26,9 @@ export default defineConfig(async () => {
   return {
     test: {
       projects: [
-        { test: { ...shared, name: 'sqlite', include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'sqlite' } } },
+        { test: { ...shared, name: 'sqlite', include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'], env: { ...env, ORDERGATE_TEST_DIALECT: 'sqlite' } } },
         ...(withPostgres
-          ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts', 'test/e2e/odin-client.test.ts'], env: { ORDERGATE_TEST_DIALECT: 'postgres' } } }]
+          ? [{ test: { ...shared, name: 'postgres', include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts', 'test/e2e/odin-client.test.ts'], env: { ...env, ORDERGATE_TEST_DIALECT: 'postgres' } } }]
           : []),
       ],
     },

@@ -3,7 +3,7 @@
  * whose windows are open, and optionally a preload of a million orders with their histories for other
  * users. Written straight into the store before the server starts, as `ordergate` commands would.
  */
-import { hashPassword, newAccessToken, newApiKey } from '../src/auth/credentials.js';
+import { newAccessToken, newApiKey, OWASP_PASSWORD_HASHER } from '../src/auth/credentials.js';
 import { sql } from 'kysely';
 import type { Store } from '../src/store/database.js';
 import { OfsIssueRepository } from '../src/store/ofs-issues.js';
@@ -41,7 +41,7 @@ export const BID_BODY = JSON.stringify({
 export async function createBidders(store: Store, count: number, prefix = 'bidder'): Promise<Bidder[]> {
   const users = new UserRepository(store.db, store.dialect);
   const now = Date.now();
-  const passwordHash = await hashPassword('bench-password-1');
+  const passwordHash = await OWASP_PASSWORD_HASHER.hash('bench-password-1');
   const bidders: Bidder[] = [];
   for (let i = 0; i < count; i++) {
     const userId = `${prefix}${String(i).padStart(3, '0')}`;
@@ -85,7 +85,7 @@ export async function createIssue(store: Store): Promise<void> {
  */
 export async function preload(store: Store, orders: number): Promise<void> {
   const users = new UserRepository(store.db, store.dialect);
-  const passwordHash = await hashPassword('bench-password-1');
+  const passwordHash = await OWASP_PASSWORD_HASHER.hash('bench-password-1');
   const now = Date.now();
   const owners = 1000;
   for (let i = 0; i < owners; i++) {

@@ -1,5 +1,6 @@
 /** Environment -> typed settings. Every setting the service reads is here, documented in the README. */
 import { isIP } from 'node:net';
+import { PASSWORD_HASH_COSTS, type PasswordHashCost } from './auth/credentials.js';
 
 export interface Config {
   host: string;
@@ -15,6 +16,11 @@ export interface Config {
   publicUrl: string | null;
   /** How long an access token lives, in seconds. */
   tokenTtlSeconds: number;
+  /**
+   * PASSWORD_HASH_COST: the cost of new password hashes, OWASP's (`owasp`, the default) or, for test suites
+   * only, a hundredth of it (`test-only-insecure`, refused when NODE_ENV=production).
+   */
+  passwordHashCost: PasswordHashCost;
   /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
   omsEmbedded: boolean;
   /** The pause between two passes of the OMS worker, in milliseconds. */
@@ -124,6 +130,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function passwordHashCost(env: NodeJS.ProcessEnv): PasswordHashCost {
+  const raw = env.PASSWORD_HASH_COST || 'owasp';
+  if (!(PASSWORD_HASH_COSTS as readonly string[]).includes(raw)) throw new ConfigError(`PASSWORD_HASH_COST must be one of ${PASSWORD_HASH_COSTS.join(', ')}, got "${raw}"`);
+  if (raw === 'test-only-insecure' && env.NODE_ENV === 'production') throw new ConfigError('PASSWORD_HASH_COST=test-only-insecure is for test suites; it is refused with NODE_ENV=production');
+  return raw as PasswordHashCost;
+}
+
 function publicUrl(env: NodeJS.ProcessEnv): string | null {
   const raw = env.PUBLIC_URL;
   if (raw === undefined || raw === '') return null;
@@ -203,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl(env),
     // At most a week: a token leaked unnoticed lives until it expires, and a trading session is a day.
     tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, MAX_TOKEN_TTL_SECONDS),
+    passwordHashCost: passwordHashCost(env),
     omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
     webhookTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -15,6 +15,7 @@ import { migrateToLatest } from './store/migrations.js';
 import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { passwordHasherFor } from './auth/credentials.js';
 import { configuredWebhookDispatcher, createOmsWorker, createServices } from './wiring.js';
 
 /** How long a shutdown waits for requests under way before it cuts their connections. */
@@ -44,7 +45,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   const metrics = new OperatorMetrics();
-  const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds, limits: config.limits, metrics });
+  const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds, limits: config.limits, metrics, passwordHasher: passwordHasherFor(config.passwordHashCost) });
   watchStore(metrics, store);
   metrics.watchStreams(() => services.orderEvents.streams.usage());
   // The app closes its Redis client (rate limits) itself, in app.close().
@@ -72,6 +73,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   logger.info({ url, database: store.location }, 'ordergate listening');
+  if (config.passwordHashCost !== 'owasp') logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, metrics: metrics.oms }) : null;
   oms?.start();
   const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger, metrics.webhooks) : null;

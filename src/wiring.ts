@@ -31,6 +31,7 @@ import { WebhookRepository } from './store/webhooks.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './domain/webhooks.js';
 import type { WebhookAddressPolicy } from './domain/webhook-addresses.js';
 import { DEFAULT_LIMITS, type Config, type Limits } from './config.js';
+import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
 import { StoreHealth } from './store/health.js';
@@ -47,6 +48,8 @@ export interface ServiceOptions {
   limits?: Partial<Limits>;
   /** The process's metrics (order entry's batches and commits). */
   metrics?: OperatorMetrics;
+  /** The cost of new password hashes; OWASP's by default (passwordHasherFor(config.passwordHashCost)). */
+  passwordHasher?: PasswordHasher;
 }
 
 export function createServices(store: Store, options: ServiceOptions): AppServices {
@@ -56,7 +59,10 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
   const orderEntry = new OrderEntryService(store, issues, orders, now, options.metrics?.orderEntry);
-  const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, { loginRequiresApiKey: limits.loginRequiresApiKey });
+  const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
+    loginRequiresApiKey: limits.loginRequiresApiKey,
+    ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
+  });
   return {
     auth,
     orderEntry,

@@ -8,22 +8,27 @@ import * as OTPAuth from 'otpauth';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
 /**
  * The cost of every new password hash. OWASP's minimum for scrypt is N=2^17, r=8, p=1 (128 MiB per hash) or,
  * for the same work, N=2^15, r=8, p=3; scrypt's memory is 128 * N * r bytes per hash whatever p, so the
  * latter needs 32 MiB. With at most PASSWORD_CHECKS_AT_ONCE (2) hashes at a time that is 64 MiB at peak,
  * where the former would take 256 MiB, above the service's 250 MB peak RSS on its own.
  */
-const SCRYPT = { N: 2 ** 15, r: 8, p: 3 };
+export const OWASP_SCRYPT_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
+/**
+ * For test suites only (PASSWORD_HASH_COST=test-only-insecure): about a hundredth of the work, so that a
+ * suite that creates and logs in a thousand users does not spend minutes hashing. Never for real passwords.
+ */
+export const TEST_ONLY_SCRYPT_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 /** Node refuses a hash needing more; it bounds what a stored hash's parameters may ask. */
 const SCRYPT_MAX_MEMORY = 64 * 1024 * 1024;
 const KEY_LENGTH = 32;
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, KEY_LENGTH, { ...SCRYPT, maxmem: SCRYPT_MAX_MEMORY });
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
-}
 
 /** Checks a password against a stored hash, whatever cost it was made with (its parameters are in it). */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -39,14 +44,40 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/** Whether a stored hash was made with another cost than new hashes get: the next successful login re-hashes it. */
-export function needsRehash(stored: string): boolean {
-  const [scheme, n, r, p] = stored.split('$');
-  return scheme !== 'scrypt' || Number(n) !== SCRYPT.N || Number(r) !== SCRYPT.r || Number(p) !== SCRYPT.p;
+/** Makes new password hashes at one cost (OWASP's by default) and tells the stored hashes made at another. */
+export class PasswordHasher {
+  /** A hash to compare against when the user does not exist: the cost of a new hash, so that timing tells nothing. */
+  readonly unknownUserHash: string;
+
+  constructor(readonly cost: ScryptCost = OWASP_SCRYPT_COST) {
+    this.unknownUserHash = ['scrypt', cost.N, cost.r, cost.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$');
+  }
+
+  async hash(password: string): Promise<string> {
+    const { N, r, p } = this.cost;
+    const salt = randomBytes(16);
+    const hash = await scryptAsync(password, salt, KEY_LENGTH, { N, r, p, maxmem: SCRYPT_MAX_MEMORY });
+    return ['scrypt', N, r, p, salt.toString('base64'), hash.toString('base64')].join('$');
+  }
+
+  /** Whether a stored hash was made with another cost than new hashes get: the next successful login re-hashes it. */
+  needsRehash(stored: string): boolean {
+    const [scheme, n, r, p] = stored.split('$');
+    return scheme !== 'scrypt' || Number(n) !== this.cost.N || Number(r) !== this.cost.r || Number(p) !== this.cost.p;
+  }
 }
 
-/** A password hash to compare against when the user does not exist: the cost of a new hash, so that timing tells nothing. */
-export const UNKNOWN_USER_PASSWORD_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
+/** The hasher of production: OWASP's cost. */
+export const OWASP_PASSWORD_HASHER = new PasswordHasher(OWASP_SCRYPT_COST);
+
+/** PASSWORD_HASH_COST's values and the hasher each names. */
+const HASHERS = { owasp: OWASP_PASSWORD_HASHER, 'test-only-insecure': new PasswordHasher(TEST_ONLY_SCRYPT_COST) };
+export type PasswordHashCost = keyof typeof HASHERS;
+export const PASSWORD_HASH_COSTS = Object.keys(HASHERS) as PasswordHashCost[];
+
+export function passwordHasherFor(cost: PasswordHashCost): PasswordHasher {
+  return HASHERS[cost];
+}
 
 export function sha256Hex(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');

@@ -11,6 +11,7 @@ import { FundsRepository } from '../store/funds.js';
 import { migrateToLatest } from '../store/migrations.js';
 import { OfsIssueRepository } from '../store/ofs-issues.js';
 import { UserRepository } from '../store/users.js';
+import { passwordHasherFor } from '../auth/credentials.js';
 
 export interface CliIo {
   stdin: NodeJS.ReadableStream;
@@ -45,7 +46,7 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
     const users = new UserRepository(store.db, store.dialect);
     const issues = new OfsIssueRepository(store.db);
     const funds = new FundsService(store, new FundsRepository(store.db, store.dialect), users);
-    return await work({ config, store, users, issues, admin: new AdminService(users, issues), funds });
+    return await work({ config, store, users, issues, admin: new AdminService(users, issues, Date.now, passwordHasherFor(config.passwordHashCost)), funds });
   } finally {
     await store.close();
   }

@@ -9,6 +9,7 @@
  * when a real user joins it later.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { passwordHasherFor } from '../auth/credentials.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import { availablePaise, type FundsAccount } from '../domain/funds.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
@@ -244,7 +245,7 @@ export function demoCommand(io: CliIo): Command {
         // Log in first: a demo user whose password was changed must fail before anything is written.
         let login;
         try {
-          login = await new AuthService(users, config.tokenTtlSeconds * 1000, Date.now).login({
+          login = await new AuthService(users, config.tokenTtlSeconds * 1000, Date.now, { passwordHasher: passwordHasherFor(config.passwordHashCost) }).login({
             user_id: DEMO_USER_ID,
             password: DEMO_PASSWORD,
           });

@@ -3,7 +3,7 @@
  * registry. Each works directly on the database; no server needs to run.
  */
 import type { ApiKeyInfo } from '../domain/user.js';
-import { hashPassword, newApiKey, newTotpSecret, verifyPassword } from '../auth/credentials.js';
+import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
@@ -88,6 +88,8 @@ export class AdminService {
     private readonly users: UserRepository,
     private readonly issues: OfsIssueRepository,
     private readonly now: () => number = Date.now,
+    /** The cost of new password hashes; OWASP's by default. */
+    private readonly hasher: PasswordHasher = OWASP_PASSWORD_HASHER,
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
@@ -97,7 +99,7 @@ export class AdminService {
     const totpSecret = options.totp ? newTotpSecret() : null;
     const created = await this.users.create({
       userId,
-      passwordHash: await hashPassword(password),
+      passwordHash: await this.hasher.hash(password),
       category: options.category ?? 'RETAIL',
       totpSecret,
       now: this.now(),
@@ -145,7 +147,7 @@ export class AdminService {
   async resetPassword(userId: string, password: string): Promise<number> {
     checkPassword(password);
     await this.existingUser(userId);
-    await this.users.setPasswordHash(userId, await hashPassword(password));
+    await this.users.setPasswordHash(userId, await this.hasher.hash(password));
     return this.users.revokeUserSessions(userId, this.now());
   }
 

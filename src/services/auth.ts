@@ -3,15 +3,7 @@
  * API-key checks and logout. Sessions live in the database, so a token is valid on every node and across
  * restarts, and a token the operator revoked (or of a user the operator disabled) is refused on every node.
  */
-import {
-  hashPassword,
-  needsRehash,
-  newAccessToken,
-  sha256Hex,
-  UNKNOWN_USER_PASSWORD_HASH,
-  verifyPassword,
-  verifyTotp,
-} from '../auth/credentials.js';
+import { newAccessToken, OWASP_PASSWORD_HASHER, sha256Hex, verifyPassword, verifyTotp, type PasswordHasher } from '../auth/credentials.js';
 import { PasswordChecks } from '../auth/password-checks.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
@@ -65,6 +57,8 @@ export interface LoginResult {
 export interface AuthOptions {
   /** LOGIN_REQUIRES_API_KEY: a login must carry an active API key of the user, so that a password alone opens no session. */
   loginRequiresApiKey?: boolean;
+  /** The cost of new hashes (a user's re-hash at login, the unknown user's hash); OWASP's by default. */
+  passwordHasher?: PasswordHasher;
 }
 
 const apiKeyNotActive = () =>
@@ -74,6 +68,7 @@ export class AuthService {
   /** Password checks of this process take turns (src/auth/password-checks.ts). */
   private readonly passwordChecks = new PasswordChecks();
   private readonly loginRequiresApiKey: boolean;
+  private readonly hasher: PasswordHasher;
 
   constructor(
     private readonly users: UserRepository,
@@ -82,6 +77,7 @@ export class AuthService {
     options: AuthOptions = {},
   ) {
     this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
+    this.hasher = options.passwordHasher ?? OWASP_PASSWORD_HASHER;
   }
 
   /** Whether `apiKey` is an active API key of `userId` (a hash lookup: keys are 256-bit random, no oracle). */
@@ -104,7 +100,7 @@ export class AuthService {
     const user = await this.users.find(credentials.user_id);
     // Hash even for an unknown user, at the cost of a new hash, so that response time does not tell which
     // user ids exist.
-    const checkedHash = user?.passwordHash ?? UNKNOWN_USER_PASSWORD_HASH;
+    const checkedHash = user?.passwordHash ?? this.hasher.unknownUserHash;
     const passwordOk = await this.passwordChecks.run(() => verifyPassword(credentials.password, checkedHash), from);
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
     // Only after the password: to anyone without it, a disabled user looks like any other.
@@ -146,8 +142,8 @@ export class AuthService {
    * password check is free right now it waits for the next login. Answers the hash the user now has.
    */
   private async rehashed(userId: string, password: string, stored: string): Promise<string> {
-    if (!needsRehash(stored)) return stored;
-    const fresh = await this.passwordChecks.runIfFree(() => hashPassword(password));
+    if (!this.hasher.needsRehash(stored)) return stored;
+    const fresh = await this.passwordChecks.runIfFree(() => this.hasher.hash(password));
     return fresh !== null && (await this.users.setPasswordHash(userId, fresh, stored)) ? fresh : stored;
   }
 

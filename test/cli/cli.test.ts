@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import { CLI, expectOneLineFailure, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -40,7 +41,7 @@ async function inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-const authService = (store: Store) => new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now);
+const authService = (store: Store) => new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER });
 
 /** Answers the access token, or the ApiError code of the refusal. */
 async function tryLogin(userId: string, password: string, secondAuth?: string): Promise<string> {

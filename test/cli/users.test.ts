@@ -12,6 +12,7 @@ import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { UserRepository } from '../../src/store/users.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-users-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ const ordergate = (args: string[], stdin?: string) => runOrdergate(args, { env: 
 async function inStore<T>(work: (auth: AuthService, store: Store) => Promise<T>): Promise<T> {
   const store = openStore(`sqlite:${dbPath}`);
   try {
-    return await work(new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now), store);
+    return await work(new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER }), store);
   } finally {
     await store.close();
   }

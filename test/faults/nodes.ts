@@ -13,6 +13,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import { CLI, cleanEnv, ROOT } from '../cli/run-ordergate.js';
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
 const MAIN = join(ROOT, 'dist', 'main.js');
 const START_TIMEOUT_MS = 20_000;
@@ -90,7 +91,7 @@ export async function seed(databaseUrl: string, count: number): Promise<{ userId
   try {
     await migrateToLatest(store);
     const issues = new OfsIssueRepository(store.db);
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), issues, Date.now);
+    const admin = new AdminService(new UserRepository(store.db, store.dialect), issues, Date.now, TEST_PASSWORD_HASHER);
     await issues.upsert([openIssue(Date.now())], Date.now());
     const users = [];
     for (let i = 0; i < count; i += 1) {

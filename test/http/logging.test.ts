@@ -15,6 +15,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createServices } from '../../src/wiring.js';
 import { openIssue, validBid } from '../support/server.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
 describe('logging', () => {
   const lines: string[] = [];
@@ -44,7 +45,7 @@ describe('logging', () => {
   });
 
   it('logs each request with its id and leaves out every secret the requests carried', async () => {
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db));
+    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
     const password = 'a-secret-password-1';
     const { totpSecret } = await admin.addUser('carol', password, { totp: true });
     const { apiKey } = await admin.createApiKey('carol');

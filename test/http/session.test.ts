@@ -3,7 +3,8 @@
  * validate (PUT) and logout (DELETE), through the real server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword, needsRehash, totpCode, UNKNOWN_USER_PASSWORD_HASH } from '../../src/auth/credentials.js';
+import { OWASP_PASSWORD_HASHER, passwordHasherFor, totpCode } from '../../src/auth/credentials.js';
+import { loadConfig } from '../../src/config.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { UserRepository } from '../../src/store/users.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
@@ -339,10 +340,11 @@ describe('LOGIN_REQUIRES_API_KEY (finding 8)', () => {
   });
 });
 
+// The rest of the suite hashes at a test-only cost (docs/testing.md); here the server has production's.
 describe('password hashes (finding 13)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ passwordHasher: OWASP_PASSWORD_HASHER });
   });
   afterAll(() => server.close());
 
@@ -350,11 +352,34 @@ describe('password hashes (finding 13)', () => {
   const storedHash = async (userId: string) => (await new UserRepository(server.store.db, server.store.dialect).find(userId))!.passwordHash;
 
   it('new hashes and the unknown-user hash use OWASP\'s cost N=2^15 r=8 p=3 (the same cost: no timing oracle)', async () => {
-    const fresh = await hashPassword('some-password-1');
+    const hasher = passwordHasherFor('owasp');
+    const fresh = await hasher.hash('some-password-1');
     expect(fresh).toMatch(/^scrypt\$32768\$8\$3\$/);
-    expect(UNKNOWN_USER_PASSWORD_HASH.split('$').slice(0, 4)).toEqual(['scrypt', '32768', '8', '3']);
-    expect(needsRehash(fresh)).toBe(false);
-    expect(needsRehash(UNKNOWN_USER_PASSWORD_HASH)).toBe(false);
+    expect(hasher.unknownUserHash.split('$').slice(0, 4)).toEqual(['scrypt', '32768', '8', '3']);
+    expect(hasher.needsRehash(fresh)).toBe(false);
+    expect(hasher.needsRehash(hasher.unknownUserHash)).toBe(false);
+    // The server's own: a user the operator adds, and a login through the real hash.
+    const { totpSecret } = await server.admin.addUser('ivy', TEST_PASSWORD);
+    expect(totpSecret).toBeNull();
+    expect(await storedHash('ivy')).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect((await login('ivy')).status).toBe(200);
+    expectError(await login('ivy', 'wrong-password-1'), Errors.LOGIN_FAILED);
+  });
+
+  it('PASSWORD_HASH_COST: owasp by default; test-only-insecure refused with NODE_ENV=production; anything else refused', () => {
+    expect(loadConfig({}).passwordHashCost).toBe('owasp');
+    expect(loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure' }).passwordHashCost).toBe('test-only-insecure');
+    expect(() => loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure', NODE_ENV: 'production' })).toThrow(/refused with NODE_ENV=production/);
+    expect(() => loadConfig({ PASSWORD_HASH_COST: 'cheap' })).toThrow(/PASSWORD_HASH_COST must be one of owasp, test-only-insecure/);
+  });
+
+  it('a hash made at the test-only cost is re-hashed at OWASP\'s by a production server\'s login', async () => {
+    await server.admin.addUser('hal', TEST_PASSWORD);
+    const cheap = await passwordHasherFor('test-only-insecure').hash(TEST_PASSWORD);
+    expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+    await server.store.db.updateTable('users').set({ password_hash: cheap }).where('user_id', '=', 'hal').execute();
+    expect((await login('hal')).status).toBe(200);
+    expect(await storedHash('hal')).toMatch(/^scrypt\$32768\$8\$3\$/);
   });
 
   it('a hash stored with the old cost (N=2^15 r=8 p=1) still logs in, and is re-hashed with the new cost by that login', async () => {

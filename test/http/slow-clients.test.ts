@@ -17,6 +17,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { openEventStream } from '../support/sse.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
 const TIMEOUT_MS = 500;
 const SESSION = '/authentication/v1/user/session';
@@ -83,7 +84,7 @@ describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {
       loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', OMS_EMBEDDED: 'false', REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) }),
       pino({ level: 'silent' }),
     );
-    await new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db)).addUser('alice', PASSWORD);
+    await new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser('alice', PASSWORD);
     await store.close();
     const login = await fetch(server.url + SESSION, {
       method: 'POST',

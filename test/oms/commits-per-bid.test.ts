@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/auth/credentials.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import type { Caller } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
@@ -31,7 +31,7 @@ describe('commits and statements per bid', () => {
     store = openStore(database.databaseUrl, { onStatement: (sql) => statements.push(sql) });
     await migrateToLatest(store);
     const users = new UserRepository(store.db, store.dialect);
-    const passwordHash = await hashPassword('not-used-here');
+    const passwordHash = await TEST_PASSWORD_HASHER.hash('not-used-here');
     for (let i = 0; i < 10; i++) {
       await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });
     }

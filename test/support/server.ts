@@ -8,6 +8,8 @@ import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
 import { closeHttp } from '../../src/server.js';
 import { RATE_LIMITS_OFF, type RateLimitOptions } from '../../src/http/rate-limit.js';
+import type { PasswordHasher } from '../../src/auth/credentials.js';
+import { TEST_PASSWORD_HASHER } from './passwords.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import { AdminService } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
@@ -83,9 +85,10 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
  * limits to turn on (all off by default, so that tests may fire many calls at once). `limits`: the caps per
  * user and per node (MAX_*, LOGIN_REQUIRES_API_KEY), the defaults where absent. `logger`: where the server
  * logs (nowhere by default), e.g. a pino logger that keeps the stack traces of unhandled errors.
+ * `passwordHasher`: the cost of new password hashes (TEST_PASSWORD_HASHER by default).
  */
 export async function startTestServer(
-  options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string; limits?: Partial<Limits>; trustProxy?: TrustProxy; shedding?: SheddingConfig; logger?: FastifyBaseLogger } = {},
+  options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string; limits?: Partial<Limits>; trustProxy?: TrustProxy; shedding?: SheddingConfig; logger?: FastifyBaseLogger; passwordHasher?: PasswordHasher } = {},
 ): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
   const owned = options.databaseUrl === undefined ? await createTestDatabase() : undefined;
@@ -93,11 +96,12 @@ export async function startTestServer(
   await migrateToLatest(store);
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now, ...(options.limits && { limits: options.limits }) }), { logger: options.logger ?? false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits }, publicUrl: options.publicUrl ?? null, trustProxy: options.trustProxy ?? false, ...(options.shedding && { shedding: options.shedding }) });
+  const passwordHasher = options.passwordHasher ?? TEST_PASSWORD_HASHER;
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now, passwordHasher, ...(options.limits && { limits: options.limits }) }), { logger: options.logger ?? false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits }, publicUrl: options.publicUrl ?? null, trustProxy: options.trustProxy ?? false, ...(options.shedding && { shedding: options.shedding }) });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const admin = new AdminService(users, issues, now);
+  const admin = new AdminService(users, issues, now, passwordHasher);
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
