@@ -25,6 +25,11 @@ export interface Config {
   omsEmbedded: boolean;
   /** The pause between two passes of the OMS worker, in milliseconds. */
   omsPollMs: number;
+  /**
+   * How long an outbox entry a worker claimed stays with it, in milliseconds: a worker that dies leaves its
+   * entries to the others for this long.
+   */
+  omsLeaseMs: number;
   /** How long one webhook POST may take, in milliseconds. */
   webhookTimeoutMs: number;
   /** How long a webhook delivery is retried after its event, in seconds. */
@@ -105,6 +110,9 @@ export class ConfigError extends Error {
 }
 
 export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/** The OMS worker's outbox lease (src/oms/worker.ts). */
+export const DEFAULT_OMS_LEASE_MS = 30_000;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
 
@@ -219,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashCost: passwordHashCost(env),
     omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
     omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
+    omsLeaseMs: wholeNumber(env, 'OMS_LEASE_MS', DEFAULT_OMS_LEASE_MS, 1_000, 3_600_000),
     webhookTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookRetryForSeconds: wholeNumber(env, 'WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
     webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),

@@ -74,7 +74,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
   logger.info({ url, database: store.location }, 'ordergate listening');
   if (config.passwordHashCost !== 'owasp') logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
-  const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, metrics: metrics.oms }) : null;
+  const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms }) : null;
   oms?.start();
   const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger, metrics.webhooks) : null;
   webhooks?.start();

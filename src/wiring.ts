@@ -87,6 +87,8 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
 export interface OmsOptions {
   logger: Logger;
   pollMs?: number;
+  /** How long a claimed outbox entry stays with the worker (OMS_LEASE_MS). */
+  leaseMs?: number;
   now?: () => number;
   /** The exchange; the simulated OFS exchange over the same store by default. */
   exchange?: ExchangeAdapter;
@@ -115,6 +117,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     now,
     logger: options.logger.child({ component: 'oms' }),
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.workerId !== undefined && { workerId: options.workerId }),
     ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
     ...(options.metrics !== undefined && { metrics: options.metrics }),

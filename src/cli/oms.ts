@@ -39,7 +39,7 @@ export function omsCommand(io: CliIo): Command {
         const metrics = new OperatorMetrics();
         watchStore(metrics, store);
         const metricsListener = await listenForMetrics(config, metrics, store, logger);
-        const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs, metrics: metrics.oms });
+        const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms });
         const webhooks = configuredWebhookDispatcher(store, config, logger, metrics.webhooks);
         logger.info({ database: store.location }, 'ordergate oms running');
         worker.start();

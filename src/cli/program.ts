@@ -50,6 +50,7 @@ export function buildProgram(io: CliIo): Command {
         '  LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent',
         '  OMS_EMBEDDED  true (default): `serve` runs the OMS worker; false: run it with `ordergate oms`',
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
+        '  OMS_LEASE_MS  how long the outbox entries of a worker that died wait for another (default 30000)',
         '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
         '  WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES  true: webhooks may use plain http / reach private addresses (default false)',
         '  RATE_LIMIT_ORDERS_PER_SECOND (10), RATE_LIMIT_LOGINS_PER_MINUTE (10 failed), RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS (100); 0: off',

@@ -6,7 +6,7 @@
  * Placements go in batches: the whole batch is admitted (EXXMITTED) in one commit, sent to the exchange in
  * one call, and settled (PENDING or ORDERERROR, with its outbox entries done) in one more commit.
  *
- * Crash safety. An entry is claimed under a lease (30 s) and marked done only after its work has
+ * Crash safety. An entry is claimed under a lease (30 s, OMS_LEASE_MS) and marked done only after its work has
  * committed: a worker that dies leaves its entry to be taken again when the lease runs out. A placement
  * commits EXXMITTED before it calls the exchange, and an EXXMITTED order is always looked up at the
  * exchange (find) before it is placed: if the exchange already has it, it is not sent again. Status changes
@@ -23,6 +23,7 @@ import { formatRupees, windowViolations, type BidTerms } from '../domain/ofs-rul
 import { EXCHANGE_ORIGIN, OMS_ORIGIN, tradeOfAllotment, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { ExchangeOperation, OmsMetrics } from '../metrics/operator-metrics.js';
+import { DEFAULT_OMS_LEASE_MS } from '../config.js';
 import type { Store } from '../store/database.js';
 import type { FundsRepository } from '../store/funds.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
@@ -32,7 +33,7 @@ import type { StoreTx } from '../store/write-tx.js';
 import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
 
 export const DEFAULT_POLL_MS = 200;
-export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_LEASE_MS = DEFAULT_OMS_LEASE_MS;
 /**
  * Outbox entries taken at once: enough to share commits, few enough that one SQLite step of a batch holds
  * the event loop (and every request of the process) for a few milliseconds only.

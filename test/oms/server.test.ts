@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { HOUR, OmsBench, recordingLogger, sleep } from './fixture.js';
 
+import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
 let bench: OmsBench;
 let server: RunningServer | undefined;
 beforeEach(async () => {
@@ -48,12 +49,13 @@ describe('the embedded OMS', () => {
 });
 
 describe('OMS settings', () => {
-  it('defaults to an embedded worker polling every 200 ms', () => {
-    expect(loadConfig({})).toMatchObject({ omsEmbedded: true, omsPollMs: 200 });
+  it('defaults to an embedded worker polling every 200 ms, its outbox leases 30 s', () => {
+    expect(loadConfig({})).toMatchObject({ omsEmbedded: true, omsPollMs: 200, omsLeaseMs: 30_000 });
+    expect(DEFAULT_LEASE_MS).toBe(30_000);
   });
 
-  it('reads OMS_EMBEDDED=true|false and OMS_POLL_MS', () => {
-    expect(loadConfig({ OMS_EMBEDDED: 'false', OMS_POLL_MS: '50' })).toMatchObject({ omsEmbedded: false, omsPollMs: 50 });
+  it('reads OMS_EMBEDDED=true|false, OMS_POLL_MS and OMS_LEASE_MS', () => {
+    expect(loadConfig({ OMS_EMBEDDED: 'false', OMS_POLL_MS: '50', OMS_LEASE_MS: '2000' })).toMatchObject({ omsEmbedded: false, omsPollMs: 50, omsLeaseMs: 2_000 });
     expect(loadConfig({ OMS_EMBEDDED: 'true' })).toMatchObject({ omsEmbedded: true });
   });
 
@@ -67,5 +69,12 @@ describe('OMS settings', () => {
     ['600000', 'OMS_POLL_MS must be between 10 and 60000, got 600000'],
   ])('refuses OMS_POLL_MS=%s', (value, message) => {
     expect(() => loadConfig({ OMS_POLL_MS: value })).toThrow(new ConfigError(message));
+  });
+
+  it.each([
+    ['30s', 'OMS_LEASE_MS must be a whole number, got "30s"'],
+    ['999', 'OMS_LEASE_MS must be between 1000 and 3600000, got 999'],
+  ])('refuses OMS_LEASE_MS=%s', (value, message) => {
+    expect(() => loadConfig({ OMS_LEASE_MS: value })).toThrow(new ConfigError(message));
   });
 });
