@@ -10,8 +10,8 @@ const shared = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
-  // The CLI and end-to-end tests run dist/, built once per run.
-  globalSetup: ['test/cli/build-dist.ts'],
+  // dist/ for the CLI and end-to-end tests, built once per run, and the migrated template database.
+  globalSetup: ['test/support/global-setup.ts'],
 };
 
 export default defineConfig(async () => {

@@ -1,5 +1,5 @@
 /**
- * Vitest global setup: the CLI and end-to-end tests run the built package (dist/), as `npm start` and the
+ * For the global setup (test/support/global-setup.ts): the CLI and end-to-end tests run the built package (dist/), as `npm start` and the
  * `ordergate` bin do. Build it once per run, unless it is newer than every source file.
  */
 import { spawnSync } from 'node:child_process';

@@ -10,7 +10,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { GroupCommitter, RefusalAfterWriteError, type BatchWork } from '../../src/store/group-commit.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { openTx } from '../../src/store/write-tx.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 
 /** A command: a user to create; `refuse` says where it is refused, if anywhere. */
 interface Command {
@@ -49,7 +49,7 @@ describe('a refused command in a group commit', () => {
   const storedUsers = async () => (await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((row) => row.user_id);
 
   beforeAll(async () => {
-    database = await createTestDatabase('ordergate_refusal');
+    database = await createMigratedTestDatabase('ordergate_refusal');
     store = openStore(database.databaseUrl);
     await migrateToLatest(store);
     committer = new GroupCommitter(store, work);

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
 import type { RateLimitOptions } from '../../src/http/rate-limit.js';
-import { createTestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.js';
 
@@ -162,7 +162,7 @@ describe('shared by the nodes through Redis', () => {
   it('failures counted on one node back the pair off on another', async ({ skip }) => {
     if (!redisRuns) skip();
     const rateLimits = { ...DEFAULTS, loginBackoffAfterFailures: 2, redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() };
-    const database = await createTestDatabase('ordergate_login_backoff');
+    const database = await createMigratedTestDatabase('ordergate_login_backoff');
     const nodes = [await startTestServer({ databaseUrl: database.databaseUrl, rateLimits })];
     try {
       nodes.push(await startTestServer({ databaseUrl: database.databaseUrl, rateLimits }));

@@ -11,7 +11,7 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { AdminService } from '../../src/services/admin.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { openEventStream } from '../support/sse.js';
@@ -79,7 +79,7 @@ describe('operator metrics and health', () => {
     });
 
   beforeAll(async () => {
-    database = await createTestDatabase('ordergate_metrics');
+    database = await createMigratedTestDatabase('ordergate_metrics');
     const config = loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', METRICS_TOKEN: TOKEN, OMS_POLL_MS: '20', RATE_LIMIT_ORDERS_PER_SECOND: '0' });
     server = await startServer(config, pino({ level: 'silent' }));
     const admin = new AdminService(new UserRepository(server.store.db, server.store.dialect), new OfsIssueRepository(server.store.db), Date.now, TEST_PASSWORD_HASHER);

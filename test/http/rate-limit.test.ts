@@ -17,7 +17,7 @@ import { SharedCallLog } from '../../src/rate-limit/call-logs.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { RedisLink } from '../../src/rate-limit/redis-link.js';
 import { recordingLogger } from '../oms/fixture.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
@@ -243,7 +243,7 @@ describe.skipIf(!redisRuns)('two nodes with one REDIS_URL', () => {
   let nodes: TestServer[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('ordergate_ratelimit');
+    database = await createMigratedTestDatabase('ordergate_ratelimit');
     const rateLimits = { ordersPerSecond: LIMIT, redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() };
     const first = await startTestServer({ databaseUrl: database.databaseUrl, rateLimits });
     nodes = [first, await startTestServer({ databaseUrl: database.databaseUrl, rateLimits })];
@@ -410,7 +410,7 @@ describe('login attempts', () => {
   it('is counted in Redis too, for all nodes', async ({ skip }) => {
     if (!redisRuns) skip();
     const rateLimits = { loginsPerMinutePerUser: 2, redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() };
-    const database = await createTestDatabase('ordergate_ratelimit');
+    const database = await createMigratedTestDatabase('ordergate_ratelimit');
     const nodes = [await startTestServer({ databaseUrl: database.databaseUrl, rateLimits })];
     try {
       nodes.push(await startTestServer({ databaseUrl: database.databaseUrl, rateLimits }));

@@ -15,7 +15,7 @@ import { AdminService } from '../../src/services/admin.js';
 import { openStore } from '../../src/store/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { openEventStream } from '../support/sse.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
@@ -78,7 +78,7 @@ describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {
   let token: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase();
     const store = openStore(database.databaseUrl);
     server = await startServer(
       loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', OMS_EMBEDDED: 'false', REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) }),

@@ -14,7 +14,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import type { OfsOrderRequest } from '../../src/schemas/orders.js';
-import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { sbinIssue } from '../support/fixtures.js';
 import { validBid } from '../support/server.js';
 
@@ -27,7 +27,7 @@ describe('commits and statements per bid', () => {
   const statements: string[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('ordergate_commits');
+    database = await createMigratedTestDatabase('ordergate_commits');
     store = openStore(database.databaseUrl, { onStatement: (sql) => statements.push(sql) });
     await migrateToLatest(store);
     const users = new UserRepository(store.db, store.dialect);

@@ -20,7 +20,7 @@ import { OrderRepository, type OrderRow } from '../../src/store/orders.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
-import { createTestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase } from '../support/databases.js';
 import { sbinIssue } from '../support/fixtures.js';
 
 export const HOUR = 60 * 60 * 1000;
@@ -158,7 +158,7 @@ export class OmsBench {
    * and PostgreSQL.
    */
   static async open(): Promise<OmsBench> {
-    const { databaseUrl, dispose } = await createTestDatabase('ordergate_oms');
+    const { databaseUrl, dispose } = await createMigratedTestDatabase('ordergate_oms');
     const store = openStore(databaseUrl);
     await migrateToLatest(store);
     const bench = new OmsBench(databaseUrl, store, dispose);

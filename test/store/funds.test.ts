@@ -11,7 +11,7 @@ import { FundsRepository } from '../../src/store/funds.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { UserRepository } from '../../src/store/users.js';
 import { openTx } from '../../src/store/write-tx.js';
-import { createTestDatabase, testDialect, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 
 const T0 = Date.parse('2026-11-23T05:00:00Z');
 
@@ -21,7 +21,7 @@ let funds: FundsRepository;
 let userCount = 0;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
   store = openStore(database.databaseUrl);
   await migrateToLatest(store);
   funds = new FundsRepository(store.db, store.dialect);

@@ -5,10 +5,13 @@
  * (default postgres://postgres@127.0.0.1:5432/postgres, a user that may create databases).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
+import { openStore } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
 
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -33,18 +36,22 @@ async function postgresAdmin(statement: string): Promise<void> {
   }
 }
 
-export async function createPostgresDatabase(prefix = 'ordergate_test'): Promise<TestDatabase> {
+/** `template`: a database to copy (CREATE DATABASE ... TEMPLATE), else an empty one. */
+export async function createPostgresDatabase(prefix = 'ordergate_test', template?: string): Promise<TestDatabase> {
   const name = `${prefix}_${randomUUID().replaceAll('-', '')}`;
-  await postgresAdmin(`create database ${name}`);
+  await postgresAdmin(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return { databaseUrl: url.toString(), dispose: () => postgresAdmin(`drop database if exists ${name} with (force)`) };
 }
 
-export function createSqliteDatabase(): TestDatabase {
+/** `template`: an SQLite file to copy, else an empty database. */
+export function createSqliteDatabase(template?: string): TestDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-test-'));
+  const file = join(dir, 'ordergate.db');
+  if (template !== undefined) copyFileSync(template, file);
   return {
-    databaseUrl: `sqlite:${join(dir, 'ordergate.db')}`,
+    databaseUrl: `sqlite:${file}`,
     dispose: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -52,4 +59,24 @@ export function createSqliteDatabase(): TestDatabase {
 /** A new empty database of the run's dialect. */
 export async function createTestDatabase(prefix?: string): Promise<TestDatabase> {
   return testDialect() === 'postgres' ? createPostgresDatabase(prefix) : createSqliteDatabase();
+}
+
+/**
+ * A new database of the run's dialect with the schema of today's migrations: a copy of the run's migrated
+ * template (test/support/global-setup.ts), or, outside a vitest run that made one, migrated here.
+ */
+export async function createMigratedTestDatabase(prefix?: string): Promise<TestDatabase> {
+  const dialect = testDialect();
+  const template = inject('migratedTemplate');
+  if (template?.dialect === dialect) {
+    return dialect === 'postgres' ? createPostgresDatabase(prefix, template.location) : createSqliteDatabase(template.location);
+  }
+  const database = await createTestDatabase(prefix);
+  const store = openStore(database.databaseUrl);
+  try {
+    await migrateToLatest(store);
+  } finally {
+    await store.close();
+  }
+  return database;
 }

@@ -22,7 +22,7 @@ import { UserRepository } from '../../src/store/users.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import type { Limits, SheddingConfig, TrustProxy } from '../../src/config.js';
 import { createServices } from '../../src/wiring.js';
-import { createTestDatabase } from './databases.js';
+import { createMigratedTestDatabase } from './databases.js';
 import { sbinIssue } from './fixtures.js';
 
 export interface TestUser {
@@ -91,7 +91,7 @@ export async function startTestServer(
   options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string; limits?: Partial<Limits>; trustProxy?: TrustProxy; shedding?: SheddingConfig; logger?: FastifyBaseLogger; passwordHasher?: PasswordHasher } = {},
 ): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
-  const owned = options.databaseUrl === undefined ? await createTestDatabase() : undefined;
+  const owned = options.databaseUrl === undefined ? await createMigratedTestDatabase() : undefined;
   const store = openStore(options.databaseUrl ?? owned!.databaseUrl);
   await migrateToLatest(store);
   const clock = { now: options.now ?? Date.now() };
