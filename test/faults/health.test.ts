@@ -11,8 +11,11 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { createPostgresDatabase, TEST_POSTGRES_URL, testDialect, type TestDatabase } from '../support/databases.js';
 import { TcpProxy, type OutageMode } from './tcp-proxy.js';
 
-/** The promise is one second; the bound is generous because the test machine is busy. */
-const ANSWER_BOUND_MS = 1_500;
+/**
+ * The promise is about a second (db-outage.test.ts says how); the bound is generous for a busy machine and
+ * still below the 5 s query timeout the answer would wait without the probe.
+ */
+const ANSWER_BOUND_MS = 3_000;
 const RECOVERY_BOUND_MS = 10_000;
 const TOKEN = 'health-token-0123456789abcdef0123456789abcdef';
 

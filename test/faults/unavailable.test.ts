@@ -96,8 +96,9 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite write lock held by another p
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(await refused.json()).toMatchObject({ status: 'error', code: 'e-503' });
-      // Generous: the promise is one second, the machine is busy.
-      expect(ms).toBeLessThan(1_500);
+      // The promise is a second (the server waits 750 ms for the lock); the bound is generous for a busy
+      // machine and still below the 5 s another process (the CLI) would wait.
+      expect(ms).toBeLessThan(3_000);
 
       const book = await fetch(`${url}/transactional/v1/orders`, { headers: { authorization: `Bearer ${bidder.token}` } });
       expect(book.status).toBe(200);

@@ -44,7 +44,7 @@ function slowClient(url: string, head: string, body: string, trickleHead = false
       if (next !== undefined && socket.writable) socket.write(next);
     }, 100);
     // Gives up well after the timeout, so that a server that never cuts the client fails the test.
-    const giveUp = setTimeout(() => socket.destroy(), 10 * TIMEOUT_MS);
+    const giveUp = setTimeout(() => socket.destroy(), 20 * TIMEOUT_MS);
     socket.on('connect', () => {
       if (!trickleHead) socket.write(head);
     });
@@ -69,7 +69,8 @@ function expectCutOff(outcome: SlowClientOutcome): void {
   }
   expect(outcome.received).not.toMatch(/HTTP\/1\.1 5\d\d/);
   expect(outcome.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-  expect(outcome.closedAfterMs).toBeLessThan(3 * TIMEOUT_MS);
+  // Soon after the timeout (generous for a busy machine), well before the client would give up.
+  expect(outcome.closedAfterMs).toBeLessThan(6 * TIMEOUT_MS);
 }
 
 describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {

@@ -217,7 +217,9 @@ describe('an event stream ends with its session', () => {
     const loggedOutAt = Date.now();
 
     const end = await endEvent(opened);
-    expect(Date.now() - loggedOutAt).toBeLessThan(RECHECK_MS + 1_000);
+    // Within the re-check period (100 ms here) in spirit; the bound is generous for a busy machine, and far
+    // below the default period (the stream would otherwise stay open until then).
+    expect(Date.now() - loggedOutAt).toBeLessThan(RECHECK_MS + 5_000);
     expect(end).toEqual({
       status: 'error',
       code: 'e-204',
