@@ -1,5 +1,7 @@
 /** Runs the built `ordergate` command as a real process, the way an operator or a script does. */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
@@ -72,4 +74,27 @@ export function fieldsOf(stdout: string): Record<string, string> {
     if (match) fields[match[1]!] = match[2]!;
   }
   return fields;
+}
+
+/**
+ * `ordergate ofs import` of the issues as given (the import format): registers them, or updates those
+ * registered already, as an operator does. With windows that end now, it closes an issue's bidding at the
+ * moment the test chooses, so that an end-to-end test waits for no clock.
+ */
+export async function importOfsIssues(issues: readonly object[], env: Record<string, string>): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), 'ofs-import-'));
+  try {
+    const file = join(folder, 'issues.json');
+    writeFileSync(file, JSON.stringify(issues));
+    const imported = await runOrdergate(['ofs', 'import', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The issue (import format) with both bidding windows ending now: imported, the OMS allots it at its next pass. */
+export function closedNow<T extends object>(issue: T): T {
+  const now = new Date().toISOString();
+  return { ...issue, non_retail_closes_at: now, retail_closes_at: now };
 }

@@ -1,6 +1,6 @@
 /**
  * The live order socket end to end (odin-compat.md, "The live order socket"), with real processes: the
- * server as `npm start` runs it, `ordergate demo --close-in` and `ordergate users add`, and Socket.IO
+ * server as `npm start` runs it, `ordergate demo`, `users add` and `ofs import`, and Socket.IO
  * clients (socket.io-client, websocket transport, as ODIN's SDK connects) that log in with `loginAPI`. What
  * a client receives as `MSG:DATA` must be its orders' histories exactly, one ORD_NRML per history entry,
  * under ODIN's names and codes, and one TRD_MSG for the allotment; never another user's orders. The timers
@@ -13,14 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachMessageSocket, type MessageSocket } from '../../src/http/message-socket.js';
 import type { OrderEventsService } from '../../src/services/order-events.js';
 import { createServices } from '../../src/wiring.js';
-import { fieldsOf, runOrdergate } from '../cli/run-ordergate.js';
+import { closedNow, fieldsOf, importOfsIssues, runOrdergate } from '../cli/run-ordergate.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { call, children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { openEventStream } from '../support/sse.js';
 
-/** The demo issue's windows close this long after `ordergate demo`: the allotment follows at once. */
-const CLOSE_IN_SECONDS = 15;
 const LOGIN_TIMEOUT_MS = 5_000;
 const SESSION = '/authentication/v1/user/session';
 const ORDERS = '/transactional/v1/orders/regular';
@@ -102,6 +100,8 @@ describe('the live order socket (Socket.IO), end to end', () => {
   /** A second node over the same database. */
   let otherNode: ServerProcess;
   let demo: Credentials;
+  /** The demo's issue, as `ordergate ofs import` takes it: the test closes its windows by importing it again. */
+  let demoIssue: object;
   let bob: Credentials;
   /** Opened at the start and never logged in. */
   let idle: OrderSocketClient;
@@ -193,12 +193,12 @@ describe('the live order socket (Socket.IO), end to end', () => {
     const key = await runOrdergate(['apikeys', 'create', 'bob'], { env });
     expect(key.code, key.stderr).toBe(0);
     bob = { userId: 'bob', password: fieldsOf(added.stdout).password!, apiKey: key.stdout.trimEnd().split('\n').at(-1)! };
-    // Last, so that the bidding window is as long as it can be.
     // Bob is there already: the demo's published login is accepted beside him, as here it must be.
-    const created = await runOrdergate(['demo', '--json', '--close-in', String(CLOSE_IN_SECONDS), '--allow-other-users'], { env });
+    const created = await runOrdergate(['demo', '--json', '--allow-other-users'], { env });
     expect(created.code, created.stderr).toBe(0);
     const credentials = JSON.parse(created.stdout);
     demo = { userId: credentials.user_id, password: credentials.password, apiKey: credentials.api_key };
+    demoIssue = credentials.ofs_issues[0];
   }, 60_000);
 
   afterAll(async () => {
@@ -301,7 +301,11 @@ describe('the live order socket (Socket.IO), end to end', () => {
     const second = await place(demo, demoToken, { order_type: 'RL-MKT', quantity: '100', price: 0 });
     const bobOrder = await place(bob, bobToken, { quantity: '10', price: 101.5 });
     Object.assign(seen, { alice, bobSocket, demoOrders: [first, second], bobOrder });
-    const allotted = await historyUntil(demoToken, second, (h) => h.at(-1).status === 'EXECUTED', 'the allotment', (CLOSE_IN_SECONDS + 10) * 1000);
+    // Both at the exchange, the operator closes the windows: the allotment follows at the OMS's next pass.
+    await historyUntil(demoToken, second, (h) => h.at(-1).status === 'PENDING', 'the cut-off bid PENDING');
+    await historyUntil(bobToken, bobOrder, (h) => h.at(-1).status === 'PENDING', "Bob's bid PENDING");
+    await importOfsIssues([closedNow(demoIssue)], env);
+    const allotted = await historyUntil(demoToken, second, (h) => h.at(-1).status === 'EXECUTED', 'the allotment', 15_000);
     await alice.until(() => alice.of(second, 'TRD_MSG').length > 0, 'the trade message');
 
     // One ORD_NRML per history entry, in order, with the history's values under ODIN's names and codes.

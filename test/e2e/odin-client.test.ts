@@ -5,16 +5,12 @@
  * server processes on one database (writes on one node, reads on the other): login, funds, place, modify,
  * cancel, order book, history, the allotment's trade, positions, settlement into holdings.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { demoOfsIssue } from '../../src/cli/demo.js';
-import { runOrdergate } from '../cli/run-ordergate.js';
+import { closedNow, importOfsIssues, runOrdergate } from '../cli/run-ordergate.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { call, children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 
-const CLOSE_IN_MS = 15_000;
 const SETTLEMENT_SECONDS = 5;
 
 /** The SDK's calls, as its methods make them: a base URL, the token after login, the API key for order entry. */
@@ -89,23 +85,19 @@ let database: TestDatabase;
 let writer: ServerProcess;
 let reader: ServerProcess;
 let demo: { user_id: string; password: string; api_key: string };
+let env: Record<string, string>;
+// A BSE issue of its own, open until the test closes it (an operator's re-import); settlement seconds after the allotment.
+const issue = { ...demoOfsIssue(Date.now()), exchange: 'BSE_EQ', scrip_token: 543210, settlement_delay_seconds: SETTLEMENT_SECONDS };
 
 beforeAll(async () => {
   database = await createTestDatabase('ordergate_odin_client');
-  const env = { DATABASE_URL: database.databaseUrl, OMS_POLL_MS: '50' };
+  env = { DATABASE_URL: database.databaseUrl, OMS_POLL_MS: '50' };
   writer = await startServer(env);
   reader = await startServer(env);
   const created = await runOrdergate(['demo', '--json'], { env });
   expect(created.code, created.stderr).toBe(0);
   demo = JSON.parse(created.stdout);
-  // A BSE issue of its own: windows that close soon, settlement seconds after the allotment.
-  const folder = mkdtempSync(join(tmpdir(), 'odin-client-'));
-  const file = join(folder, 'issue.json');
-  const issue = { ...demoOfsIssue(Date.now(), CLOSE_IN_MS), exchange: 'BSE_EQ', scrip_token: 543210, settlement_delay_seconds: SETTLEMENT_SECONDS };
-  writeFileSync(file, JSON.stringify([issue]));
-  const imported = await runOrdergate(['ofs', 'import', file], { env });
-  rmSync(folder, { recursive: true, force: true });
-  expect(imported.code, imported.stderr).toBe(0);
+  await importOfsIssues([issue], env);
 }, 60_000);
 
 afterAll(async () => {
@@ -185,12 +177,13 @@ it('runs a bid from funds to holding through the calls an ODIN client makes, on 
   );
   expect((await other.balance()).data.blocked).toBe('6090.00');
 
-  // The close: the allotment, its trade, the debit.
+  // The close (the operator ends the windows now): the allotment, its trade, the debit.
+  await importOfsIssues([closedNow(issue)], env);
   const allotted = await until(
     () => other.getOrderHistory(kept),
     (history) => history.data.at(-1).status === 'EXECUTED',
     'the allotment',
-    CLOSE_IN_MS + 15_000,
+    15_000,
   );
   const executed = allotted.data.at(-1);
   expect(executed).toMatchObject({ total_quantity: 60, traded_quantity: 60, pending_quantity: 0, traded_price: '101.50' });
