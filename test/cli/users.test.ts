@@ -99,7 +99,8 @@ describe('ordergate users revoke-sessions|disable|enable|reset-password', () => 
     const old = await addUser('dave');
     const token = await login('dave', old);
 
-    const result = await ordergate(['users', 'reset-password', 'dave', '--password-stdin'], 'a brand new secret\n');
+    // At production's cost (the suite's is PASSWORD_HASH_COST=test-only-insecure): the command takes the setting.
+    const result = await runOrdergate(['users', 'reset-password', 'dave', '--password-stdin'], { env: { DATABASE_URL: `sqlite:${dbPath}`, PASSWORD_HASH_COST: 'owasp' }, stdin: 'a brand new secret\n' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('user_id: dave\nsessions_revoked: 1\n');
     expect(await tokenCheck(token)).toBe('e-204');

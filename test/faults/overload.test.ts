@@ -17,15 +17,16 @@ import { auditOrders, eventually, killAll, login, openOutbox, seed, sleep, start
 
 afterAll(() => killAll());
 
-const BIDS_PER_SECOND = 600;
+const BIDS_PER_SECOND = 300;
 const STALL_MS = 3_000;
 /**
- * The shedding thresholds the server gets: no commit finished for this long while every lane holds one (or
- * a full batch waiting this long), or an event loop this far behind. Lower than the defaults (2 s, 1 s) so
- * that the test is short, but not so low that a commit slowed by a busy machine counts as a stall.
+ * The shedding threshold the server gets: no commit finished for this long while every lane holds one (or
+ * a full batch waiting this long). Lower than the default (2 s) so that the test is short, but not so low
+ * that a commit slowed by a busy machine counts as a stall. The event loop's measure is off: a machine busy
+ * with other tests holds the loop back too, and that measure is test/http/load-shedding.test.ts's.
  */
 const SHED_COMMIT_WAIT_MS = 500;
-const SHED_EVENT_LOOP_DELAY_MS = 200;
+const SHED_EVENT_LOOP_DELAY_MS = 0;
 
 interface Answer {
   status: number;
@@ -124,22 +125,23 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
 
       const accepted = answers.filter((answer) => answer.status === 200);
       const shed = answers.filter((answer) => answer.status === 503 && answer.message?.includes('overloaded'));
-      const waitedLong = answers.filter((answer) => answer.ms > 1_000);
+      // Taken after a long wait: queued behind the stall (a shed answer slow to arrive is the busy machine's).
+      const waitedLong = accepted.filter((answer) => answer.ms > 1_000);
       const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
       const shedMs = shed.map((answer) => answer.ms);
       const readMs = reads.map((read) => read.ms);
       process.stdout.write(
-        `overload (${testDialect()}): ${sent.length} bids, ${accepted.length} taken, ${shed.length} shed (p50 ${Math.round(percentile(shedMs, 0.5))} ms, p90 ${Math.round(percentile(shedMs, 0.9))} ms), ${waitedLong.length} waited over 1 s; reads p90 ${Math.round(percentile(readMs, 0.9))} ms\n`,
+        `overload (${testDialect()}): ${sent.length} bids, ${accepted.length} taken (${waitedLong.length} after over 1 s), ${shed.length} shed (p50 ${Math.round(percentile(shedMs, 0.5))} ms, p90 ${Math.round(percentile(shedMs, 0.9))} ms); reads p90 ${Math.round(percentile(readMs, 0.9))} ms\n`,
       );
       // Every bid was answered: a success, or a 503 e-503 with Retry-After, nothing else.
       expect(failures).toEqual([]);
       expect(answers.filter((answer) => answer.status !== 200 && !(answer.status === 503 && answer.code === 'e-503' && answer.retryAfter === '1'))).toEqual([]);
       // The backlog was shed, at once rather than after a wait.
       expect(shed.length, 'bids were shed while the database was stalled').toBeGreaterThan(0);
-      // At once: a shed answer does not wait for the database. Every bid shed that was sent a second or more
-      // before the lock went was answered while the database was still stalled (how many milliseconds it
-      // took is the machine's; it is printed above, and measured by npm run bench).
-      const shedEarlyInStall = shed.filter((answer) => answer.sentAt >= stallFrom && answer.sentAt < stallUntil - 1_000);
+      // At once: a shed answer does not wait for the database. Every bid shed that was sent two seconds or
+      // more before the lock went was answered while the database was still stalled (how many milliseconds
+      // it took is the machine's; it is printed above, and measured by npm run bench).
+      const shedEarlyInStall = shed.filter((answer) => answer.sentAt >= stallFrom && answer.sentAt < stallUntil - 2_000);
       expect(shedEarlyInStall.length).toBeGreaterThan(0);
       expect(shedEarlyInStall.filter((answer) => answer.answeredAt >= stallUntil).map((answer) => Math.round(answer.sentAt - stallFrom))).toEqual([]);
       // Before the stall every bid was taken (after it, below).

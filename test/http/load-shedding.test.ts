@@ -34,7 +34,14 @@ describe('load shedding: the event loop', () => {
     server = await startTestServer({ shedding: { eventLoopDelayMs: 50, commitWaitMs: 0 } });
     await server.registerIssue();
     const user = await server.createUser('alice');
-    expect((await placeBid(server, user, 'before')).status).toBe(200);
+    // A machine busy with other work may hold this process's loop back past 50 ms too: a bid is taken once
+    // it keeps up (the same wait as the recovery's below).
+    let before = await placeBid(server, user, 'before');
+    for (let i = 0; i < 50 && before.status === 503; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      before = await placeBid(server, user, 'before');
+    }
+    expect(before.status, before.text).toBe(200);
 
     // A sustained lag, as a burst of work makes it: the loop blocked 100 ms at a time, free between. The
     // measure (the mean delay over each quarter-second sample) then passes 50 ms; wait until it has, as the
@@ -65,7 +72,7 @@ describe('load shedding: the event loop', () => {
 
     // Recovery needs nothing but time: the next samples see a loop that keeps up.
     let after = await placeBid(server, user, 'after');
-    for (let i = 0; i < 20 && after.status === 503; i += 1) {
+    for (let i = 0; i < 50 && after.status === 503; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       after = await placeBid(server, user, 'after');
     }
