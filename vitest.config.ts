@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongFirstSequencer from './test/support/sequencer.js';
 import { tcpReachable } from './test/support/tcp-probe.js';
 
 const postgresUrl = new URL(process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -10,6 +12,9 @@ const shared = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
+  // A worker runs file after file in one process, importing the app once (each file starts its own servers
+  // over its own databases, and closes them: no file sees another's data). docs/testing.md says why.
+  isolate: false,
   // dist/ for the CLI and end-to-end tests, built once per run, and the migrated template database.
   globalSetup: ['test/support/global-setup.ts'],
 };
@@ -51,6 +56,9 @@ export default defineConfig(async () => {
   }
   return {
     test: {
+      // Most files wait on servers, processes and clocks: one worker more than the cores keeps them busy.
+      maxWorkers: availableParallelism() + 1,
+      sequence: { sequencer: LongFirstSequencer },
       projects: [
         {
           test: {
