@@ -5,6 +5,7 @@
  * database's measure, under a real stall, is test/faults/overload.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { judgedEventLoopDelay } from '../../src/http/load-shedding.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 
 let server: TestServer | undefined;
@@ -78,6 +79,33 @@ describe('load shedding: the event loop', () => {
     }
     expect(after.status, after.text).toBe(200);
     expect(await orderCount(server)).toBe(2);
+  });
+
+  it('judges a sample that saw no tick of the loop (Infinity) by how long the loop was held, not as infinitely behind', () => {
+    expect(judgedEventLoopDelay(Number.POSITIVE_INFINITY, () => 400)).toBe(400);
+    expect(judgedEventLoopDelay(Number.POSITIVE_INFINITY, () => 1_500)).toBe(1_500);
+    expect(judgedEventLoopDelay(35, () => 400)).toBe(35);
+  });
+
+  it('a single pause of the loop shorter than the threshold sheds nothing, even one that outlasts a whole sample', async () => {
+    // A quarter-second sample that sees no tick of the loop read as infinitely behind, and shed order
+    // entry past any threshold (found by the fuzz campaign's set-up on a busy machine).
+    server = await startTestServer({ shedding: { eventLoopDelayMs: 1_000, commitWaitMs: 0 } });
+    await server.registerIssue();
+    const user = await server.createUser('alice');
+    const answers: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      // Pauses of 400 ms at varying phases of the sampling, each followed at once by a bid.
+      await new Promise((resolve) => setTimeout(resolve, 40 + ((i * 37) % 200)));
+      blockEventLoop(400);
+      answers.push((await placeBid(server, user, `pause${i}`)).status);
+    }
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+    // A hold past the threshold is still shed, however the sample saw it.
+    blockEventLoop(1_500);
+    const shed = await placeBid(server, user, 'longhold');
+    expect(shed.status, shed.text).toBe(503);
+    expect(shed.body.message).toMatch(/its event loop is \d+ ms behind/);
   });
 
   it('off (both thresholds 0, as in tests and benchmarks), a blocked loop sheds nothing', async () => {
