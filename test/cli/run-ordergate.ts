@@ -29,18 +29,24 @@ export function runOrdergate(
   return runNode([CLI, ...args], `ordergate ${args.join(' ')}`, options);
 }
 
-/** Runs `node <args>` from the repository's root with `env` (over cleanEnv); fails once `timeoutMs` passes. */
+/**
+ * Runs `node <args>` from the repository's root with `env` (over cleanEnv); fails once `timeoutMs` passes.
+ * `onStdout` sees the output as it comes (all of it so far), for a test that acts while the process runs.
+ */
 export function runNode(
   args: string[],
   name: string,
-  options: { env: Record<string, string>; stdin?: string; timeoutMs?: number },
+  options: { env: Record<string, string>; stdin?: string; timeoutMs?: number; onStdout?: (stdout: string) => void },
 ): Promise<CommandResult> {
   const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv(options.env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      options.onStdout?.(stdout);
+    });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
