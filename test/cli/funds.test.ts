@@ -9,6 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { FundsRepository } from '../../src/store/funds.js';
+import { AdminService } from '../../src/services/admin.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { UserRepository } from '../../src/store/users.js';
+import { createMigratedSqliteFile } from '../support/databases.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-funds-cli-'));
@@ -17,9 +22,11 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 let dbPath: string;
 let env: Record<string, string>;
 let dbCounter = 0;
-beforeEach(() => {
+// Each test over a new database with today's schema.
+beforeEach(async () => {
   dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
   env = { DATABASE_URL: `sqlite:${dbPath}` };
+  await createMigratedSqliteFile(dbPath);
 });
 
 const ordergate = (args: string[], stdin?: string) => runOrdergate(args, { env, ...(stdin === undefined ? {} : { stdin }) });
@@ -33,9 +40,9 @@ async function inStore<T>(work: (store: Store, funds: FundsRepository) => Promis
   }
 }
 
+/** A user, added as `ordergate users add` adds one (the same AdminService, in this process: the command itself is test/cli/cli.test.ts's). */
 async function addUser(userId: string): Promise<void> {
-  const added = await ordergate(['users', 'add', userId]);
-  expect(added.code, added.stderr).toBe(0);
+  await inStore((store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, 'a password of the test'));
 }
 
 /** The `name: value` lines of an account, in their order. */

@@ -3,6 +3,7 @@
  * reset-password`, and `ordergate demo`'s published login kept off databases with real users. The built bin
  * as a real process over a real SQLite file; logins go through the AuthService over the same file.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,9 @@ import { ApiError } from '../../src/domain/errors.js';
 import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { UserRepository } from '../../src/store/users.js';
+import { AdminService } from '../../src/services/admin.js';
+import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { createMigratedSqliteFile } from '../support/databases.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
@@ -19,8 +23,10 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 let dbPath: string;
 let dbCounter = 0;
-beforeEach(() => {
+// Each test over a new database with today's schema.
+beforeEach(async () => {
   dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
+  await createMigratedSqliteFile(dbPath);
 });
 
 const ordergate = (args: string[], stdin?: string) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` }, ...(stdin === undefined ? {} : { stdin }) });
@@ -57,10 +63,14 @@ const tokenCheck = (token: string) =>
     }
   });
 
+/**
+ * A user with a password, added as `ordergate users add` adds one (the same AdminService, in this process:
+ * the command itself is test/cli/cli.test.ts's); answers the password.
+ */
 async function addUser(userId: string): Promise<string> {
-  const added = await ordergate(['users', 'add', userId]);
-  expect(added.code, added.stderr).toBe(0);
-  return fieldsOf(added.stdout).password!;
+  const password = `pw-${userId}-${randomBytes(6).toString('hex')}`;
+  await inStore((_auth, store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, password));
+  return password;
 }
 
 describe('ordergate users revoke-sessions|disable|enable|reset-password', () => {

@@ -5,9 +5,9 @@
  * (default postgres://postgres@127.0.0.1:5432/postgres, a user that may create databases).
  */
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openStore } from '../../src/store/database.js';
@@ -79,4 +79,20 @@ export async function createMigratedTestDatabase(prefix?: string): Promise<TestD
     await store.close();
   }
   return database;
+}
+
+/**
+ * An SQLite file at `file` (its folder made) with the schema of today's migrations: a copy of the run's
+ * SQLite template when it has one, else migrated here. For tests that choose the file's path themselves.
+ */
+export async function createMigratedSqliteFile(file: string): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true });
+  const template = inject('migratedTemplate');
+  if (template?.dialect === 'sqlite') return copyFileSync(template.location, file);
+  const store = openStore(`sqlite:${file}`);
+  try {
+    await migrateToLatest(store);
+  } finally {
+    await store.close();
+  }
 }
