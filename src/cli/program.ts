@@ -4,6 +4,8 @@
  * line `ordergate: <reason>` on stderr.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { Command, CommanderError } from 'commander';
 import { apiKeysCommand } from './apikeys.js';
 import { auditCommand } from './audit.js';
@@ -17,7 +19,7 @@ import { usersCommand } from './users.js';
 import { webhooksCommand } from './webhooks.js';
 
 function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
   return manifest.version;
 }
 

@@ -8,10 +8,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
+import { PACKAGE_ROOT } from '../package-root.js';
 import type { FastifyInstance } from 'fastify';
 
 /** dist/console/ from both src/http/ (tsx) and dist/http/ (npm start). */
-export const CONSOLE_ROOT = join(import.meta.dirname, '..', '..', 'dist', 'console');
+export const CONSOLE_ROOT = join(PACKAGE_ROOT, 'dist', 'console');
 
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'";

@@ -1,11 +1,11 @@
 /**
- * For the global setup (test/support/global-setup.ts): the CLI and end-to-end tests run the built package (dist/), as `npm start` and the
- * `ordergate` bin do. Build it once per run, unless it is newer than every source file.
+ * For the global setup (test/support/global-setup.ts): the CLI and end-to-end tests run the built package
+ * (dist/), as `npm start` and the `ordergate` bin do. It is built again (scripts/build-server.ts, about a
+ * second) unless it is newer than every source file; `npm test` has type-checked the sources before.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { buildServer } from '../../scripts/build-server.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const outputs = ['dist/main.js', 'dist/cli/index.js'].map((file) => join(root, file));
@@ -14,7 +14,7 @@ function newestSourceMtime(): number {
   const sources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts'))
     .map((file) => join(root, 'src', file));
-  return Math.max(...[...sources, join(root, 'package.json'), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json')].map((f) => statSync(f).mtimeMs));
+  return Math.max(...[...sources, join(root, 'package.json'), join(root, 'scripts', 'build-server.ts')].map((f) => statSync(f).mtimeMs));
 }
 
 function isFresh(): boolean {
@@ -22,12 +22,8 @@ function isFresh(): boolean {
   return Math.min(...outputs.map((file) => statSync(file).mtimeMs)) >= newestSourceMtime();
 }
 
-export default function buildDist(): void {
+export default async function buildDist(): Promise<void> {
   if (isFresh()) return;
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
-  // tsc emits even when it reports type errors; `npm run typecheck` is the gate for those, so the tests
-  // still run against what was emitted.
-  if (build.status !== 0) process.stderr.write(`build-dist: tsc reported errors:\n${build.stdout}${build.stderr}\n`);
+  await buildServer();
   if (!outputs.every((file) => existsSync(file))) throw new Error(`build-dist: the build did not produce ${outputs.join(', ')}`);
 }

@@ -23,7 +23,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // `npm run test:fast` runs no file that needs dist/.
-  if (process.env.TEST_SKIP_DIST_BUILD !== '1') buildDist();
+  if (process.env.TEST_SKIP_DIST_BUILD !== '1') await buildDist();
   const dialect: TestDialect = project.config.env.ORDERGATE_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'ordergate-template-'));
