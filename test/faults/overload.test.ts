@@ -161,10 +161,9 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
       // Reads were never shed.
       expect(reads.length).toBeGreaterThan(10);
       expect(reads.filter((read) => read.status !== 200)).toEqual([]);
-      // Recovery is automatic: bids sent after the stall were taken again, and once the crowd has gone a
-      // new bid is taken (how soon the backlog drains on a busy machine is not the promise).
-      const afterStall = answers.filter((answer) => answer.sentAt > stallUntil + 500);
-      expect(afterStall.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
+      // Recovery is automatic: once the lock is gone the server takes bids again by itself (how soon the
+      // backlog drains on a busy machine is not the promise: on a quiet one, the bids of the second after
+      // the stall were all taken; with two other test files running, none of its first half second).
       let again: Answer | undefined;
       let tries = 0;
       expect(await eventually(async () => (again = await bid(server.url, reader, `after${(tries += 1)}`)).status === 200, 10_000, 200), JSON.stringify(again)).toBe(true);
