@@ -155,8 +155,10 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
       // bounded: only the orders already waiting when the shedding began wait long (without shedding,
       // every bid of the stall's four seconds would; how many that is depends on the machine's speed).
       const shedAfterMs = Number(process.env.OVERLOAD_SHED_CW ?? SHED_COMMIT_WAIT_MS);
-      const lateInStall = answers.filter((answer) => answer.sentAt > stallFrom + shedAfterMs + 300 && answer.sentAt < stallUntil - 50);
-      expect(lateInStall.length).toBeGreaterThan(BIDS_PER_SECOND);
+      // (A second after the threshold: the threshold counts from the last commit that finished, which on a
+      // busy machine may be some hundreds of milliseconds into the stall.)
+      const lateInStall = answers.filter((answer) => answer.sentAt > stallFrom + shedAfterMs + 1_000 && answer.sentAt < stallUntil - 50);
+      expect(lateInStall.length).toBeGreaterThan(BIDS_PER_SECOND / 2);
       expect(lateInStall.filter((answer) => answer.status === 200).map((answer) => Math.round(answer.sentAt - stallFrom))).toEqual([]);
       // Reads were never shed.
       expect(reads.length).toBeGreaterThan(10);
