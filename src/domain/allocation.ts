@@ -32,7 +32,7 @@
  * category's reported demand is the only figure that could pass 2^53 (many bids near the 15-digit
  * quantity limit); it is then the nearest double, and only the report is rounded, not the allocation.
  */
-import { formatPrice, type OfsIssue } from './ofs-issue.js';
+import { formatPrice, type AllocationMethod, type OfsIssue } from './ofs-issue.js';
 import { allocationViolations, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from './ofs-rules.js';
 
 /** A live bid, as the allocation reads it. */
@@ -112,7 +112,7 @@ export function allocateOfs(input: AllocationInput): AllocationResult {
   };
 }
 
-function byPlacement(a: AllocationBid, b: AllocationBid): number {
+export function byPlacement(a: { placedSeq: number; orderId: string }, b: { placedSeq: number; orderId: string }): number {
   if (a.placedSeq !== b.placedSeq) return a.placedSeq - b.placedSeq;
   return compareStrings(a.orderId, b.orderId);
 }
@@ -152,33 +152,85 @@ function allocateCategory(
   method: AllocationInput['allocation'],
   outcomes: Map<AllocationBid, Outcome>,
 ): CategoryAllocation {
-  const demand = sumQuantities(bids);
-  const summary = (allotted: bigint, clearingPricePaise: number | null): CategoryAllocation => ({
+  const byId = new Map(bids.map((r) => [r.bid.orderId, r]));
+  const shared = sharePortion(
+    label,
+    bids.map((r) => ({ orderId: r.bid.orderId, placedSeq: r.bid.placedSeq, quantity: r.quantity, pricePaise: r.effectivePricePaise, cutoff: r.bid.pricePaise === 0 })),
+    portion,
+    method,
+  );
+  for (const [orderId, share] of shared.shares) {
+    const r = byId.get(orderId)!;
+    // PROPORTIONATE: every allotted bid trades at the clearing price, except that a cut-off bid trades at the cut-off price.
+    const price = method === 'PROPORTIONATE' && r.bid.pricePaise !== 0 ? shared.clearingPricePaise! : r.effectivePricePaise;
+    outcomes.set(r.bid, share.quantity > 0n ? allottedOutcome(share, r.quantity, price, r.bid.pricePaise === 0) : notAllotted(share.how));
+  }
+  return {
     portion: Number(portion),
-    demand: Number(demand),
-    allotted: Number(allotted),
-    clearingPricePaise,
-  });
-  if (bids.length === 0) return summary(0n, null);
+    demand: Number(shared.demand),
+    allotted: Number(shared.allotted),
+    clearingPricePaise: shared.clearingPricePaise,
+  };
+}
+
+/** A bid as a portion is shared out: what it may be allotted and the price it counts at. */
+export interface PortionBid {
+  orderId: string;
+  placedSeq: number;
+  /** The shares it may be allotted from this portion. */
+  quantity: bigint;
+  /** The price it counts at in paise (a cut-off bid: the cut-off price it is valued at). */
+  pricePaise: number;
+  /** A cut-off bid: the reasons name it so. */
+  cutoff: boolean;
+}
+
+/** What one bid got of a portion: shares, and how (allotted) or why not (quantity 0). */
+export interface PortionShare {
+  quantity: bigint;
+  how: string;
+}
+
+export interface SharedPortion {
+  demand: bigint;
+  allotted: bigint;
+  /**
+   * PROPORTIONATE: the one clearing price; PRICE_PRIORITY: the lowest allotted price. When the demand fits
+   * the portion, the lowest bid price (every bid is allotted in full). Null: nobody was allotted.
+   */
+  clearingPricePaise: number | null;
+  /** One per bid, by orderId. */
+  shares: Map<string, PortionShare>;
+}
+
+/**
+ * A portion of `portion` shares shared among `bids` by `method` (the rules in this file's head comment):
+ * in full when the demand fits, else proportionately at one clearing price, or price levels highest
+ * first with the marginal level shared proportionately. Pure; the same answer whatever the bids' order.
+ * Every allocation of an OFS uses it: the categories of an issue here, the steps of an offer's two days
+ * in domain/ofs-offer-allocation.ts.
+ */
+export function sharePortion(label: string, bids: readonly PortionBid[], portion: bigint, method: AllocationMethod): SharedPortion {
+  const sorted = [...bids].sort(byPlacement);
+  const demand = sumQuantities(sorted);
+  const shares = new Map<string, PortionShare>();
+  if (sorted.length === 0) return { demand, allotted: 0n, clearingPricePaise: null, shares };
   if (demand <= portion) {
-    const lowestPricePaise = bids.reduce((lowest, r) => Math.min(lowest, r.effectivePricePaise), Infinity);
-    for (const r of bids) {
-      const price = method === 'PROPORTIONATE' ? tradePrice(r, lowestPricePaise) : r.effectivePricePaise;
-      outcomes.set(r.bid, allottedOutcome(r, r.quantity, price, `in full, the ${label} portion was not oversubscribed`));
-    }
-    return summary(demand, lowestPricePaise);
+    const lowestPricePaise = sorted.reduce((lowest, r) => Math.min(lowest, r.pricePaise), Infinity);
+    for (const r of sorted) shares.set(r.orderId, { quantity: r.quantity, how: `in full, the ${label} portion was not oversubscribed` });
+    return { demand, allotted: demand, clearingPricePaise: lowestPricePaise, shares };
   }
   if (portion === 0n) {
-    for (const r of bids) outcomes.set(r.bid, notAllotted(`nothing is left of the ${label} portion`));
-    return summary(0n, null);
+    for (const r of sorted) shares.set(r.orderId, { quantity: 0n, how: `nothing is left of the ${label} portion` });
+    return { demand, allotted: 0n, clearingPricePaise: null, shares };
   }
   const clearingPricePaise =
-    method === 'PROPORTIONATE' ? allotProportionately(bids, portion, outcomes) : allotByPricePriority(bids, portion, outcomes);
-  return summary(portion, clearingPricePaise);
+    method === 'PROPORTIONATE' ? allotProportionately(sorted, portion, shares) : allotByPricePriority(sorted, portion, shares);
+  return { demand, allotted: portion, clearingPricePaise, shares };
 }
 
 /** An oversubscribed portion at one clearing price; returns that price. */
-function allotProportionately(bids: readonly RankedBid[], portion: bigint, outcomes: Map<AllocationBid, Outcome>): number {
+function allotProportionately(bids: readonly PortionBid[], portion: bigint, out: Map<string, PortionShare>): number {
   let clearingPricePaise = 0;
   let atOrAbove = 0n;
   for (const level of priceLevels(bids)) {
@@ -187,7 +239,7 @@ function allotProportionately(bids: readonly RankedBid[], portion: bigint, outco
     if (atOrAbove >= portion) break;
   }
   const shares = shareProportionately(
-    bids.filter((r) => r.effectivePricePaise >= clearingPricePaise),
+    bids.filter((r) => r.pricePaise >= clearingPricePaise),
     portion,
     atOrAbove,
   );
@@ -195,31 +247,29 @@ function allotProportionately(bids: readonly RankedBid[], portion: bigint, outco
   for (const r of bids) {
     const quantity = shares.get(r);
     if (quantity === undefined) {
-      outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the clearing price ${formatPrice(clearingPricePaise)}`));
+      out.set(r.orderId, { quantity: 0n, how: `${describePrice(r)} below the clearing price ${formatPrice(clearingPricePaise)}` });
     } else if (quantity === 0n) {
-      outcomes.set(r.bid, notAllotted(`the proportionate share of ${r.bid.quantity} is less than one share (oversubscribed ${ratio}x)`));
+      out.set(r.orderId, { quantity: 0n, how: `the proportionate share of ${r.quantity} is less than one share (oversubscribed ${ratio}x)` });
     } else {
-      outcomes.set(r.bid, allottedOutcome(r, quantity, tradePrice(r, clearingPricePaise), `proportionate, oversubscribed ${ratio}x`));
+      out.set(r.orderId, { quantity, how: `proportionate, oversubscribed ${ratio}x` });
     }
   }
   return clearingPricePaise;
 }
 
 /** An oversubscribed portion, highest price levels first; returns the lowest allotted price. */
-function allotByPricePriority(bids: readonly RankedBid[], portion: bigint, outcomes: Map<AllocationBid, Outcome>): number {
+function allotByPricePriority(bids: readonly PortionBid[], portion: bigint, out: Map<string, PortionShare>): number {
   let lowestAllottedPaise = 0;
   let left = portion;
   for (const level of priceLevels(bids)) {
     if (left === 0n) {
       for (const r of level.bids) {
-        outcomes.set(r.bid, notAllotted(`${describePrice(r)} below the lowest allotted price ${formatPrice(lowestAllottedPaise)} (price priority)`));
+        out.set(r.orderId, { quantity: 0n, how: `${describePrice(r)} below the lowest allotted price ${formatPrice(lowestAllottedPaise)} (price priority)` });
       }
     } else if (level.demand <= left) {
       lowestAllottedPaise = level.pricePaise;
       left -= level.demand;
-      for (const r of level.bids) {
-        outcomes.set(r.bid, allottedOutcome(r, r.quantity, r.effectivePricePaise, 'price priority, price level allotted in full'));
-      }
+      for (const r of level.bids) out.set(r.orderId, { quantity: r.quantity, how: 'price priority, price level allotted in full' });
     } else {
       lowestAllottedPaise = level.pricePaise;
       const shares = shareProportionately(level.bids, left, level.demand);
@@ -227,11 +277,11 @@ function allotByPricePriority(bids: readonly RankedBid[], portion: bigint, outco
       left = 0n;
       for (const r of level.bids) {
         const quantity = shares.get(r)!;
-        outcomes.set(
-          r.bid,
+        out.set(
+          r.orderId,
           quantity === 0n
-            ? notAllotted(`the proportionate share of ${r.bid.quantity} at the marginal price level is less than one share (oversubscribed ${ratio}x)`)
-            : allottedOutcome(r, quantity, r.effectivePricePaise, `price priority, marginal price level shared proportionately, oversubscribed ${ratio}x`),
+            ? { quantity, how: `the proportionate share of ${r.quantity} at the marginal price level is less than one share (oversubscribed ${ratio}x)` }
+            : { quantity, how: `price priority, marginal price level shared proportionately, oversubscribed ${ratio}x` },
         );
       }
     }
@@ -239,17 +289,11 @@ function allotByPricePriority(bids: readonly RankedBid[], portion: bigint, outco
   return lowestAllottedPaise;
 }
 
-/** A PROPORTIONATE trade price: the clearing price, except that a cut-off bid trades at the cut-off price. */
-function tradePrice(r: RankedBid, clearingPricePaise: number): number {
-  return r.bid.pricePaise === 0 ? r.effectivePricePaise : clearingPricePaise;
-}
-
-function allottedOutcome(r: RankedBid, quantity: bigint, pricePaise: number, how: string): Outcome {
-  const cutoff = r.bid.pricePaise === 0 ? 'cut-off bid; ' : '';
+function allottedOutcome(share: PortionShare, bidQuantity: bigint, pricePaise: number, cutoffBid: boolean): Outcome {
   return {
-    allottedQuantity: Number(quantity),
+    allottedQuantity: Number(share.quantity),
     pricePaise,
-    reason: `allotted ${quantity} of ${r.bid.quantity} at ${formatPrice(pricePaise)} (${cutoff}${how})`,
+    reason: `allotted ${share.quantity} of ${bidQuantity} at ${formatPrice(pricePaise)} (${cutoffBid ? 'cut-off bid; ' : ''}${share.how})`,
   };
 }
 
@@ -260,17 +304,17 @@ function notAllotted(why: string): Outcome {
 interface PriceLevel {
   pricePaise: number;
   demand: bigint;
-  bids: RankedBid[];
+  bids: PortionBid[];
 }
 
 /** Bids grouped by the price they count at, highest first; within a level, in placement order. */
-function priceLevels(bids: readonly RankedBid[]): PriceLevel[] {
+function priceLevels(bids: readonly PortionBid[]): PriceLevel[] {
   const byPrice = new Map<number, PriceLevel>();
   for (const r of bids) {
-    const level = byPrice.get(r.effectivePricePaise) ?? { pricePaise: r.effectivePricePaise, demand: 0n, bids: [] };
+    const level = byPrice.get(r.pricePaise) ?? { pricePaise: r.pricePaise, demand: 0n, bids: [] };
     level.demand += r.quantity;
     level.bids.push(r);
-    byPrice.set(r.effectivePricePaise, level);
+    byPrice.set(r.pricePaise, level);
   }
   return [...byPrice.values()].sort((a, b) => b.pricePaise - a.pricePaise);
 }
@@ -281,11 +325,15 @@ function priceLevels(bids: readonly RankedBid[]): PriceLevel[] {
  * below the count of bids with a fraction, so each leftover share goes to a different bid whose exact
  * share was not whole; its floor is below its quantity, so no bid gets more than it asked for.
  */
-function shareProportionately(bids: readonly RankedBid[], shares: bigint, demand: bigint): Map<RankedBid, bigint> {
+export function shareProportionately<B extends { quantity: bigint; placedSeq: number; orderId: string }>(
+  bids: readonly B[],
+  shares: bigint,
+  demand: bigint,
+): Map<B, bigint> {
   const exact = bids.map((r) => ({ r, floor: (r.quantity * shares) / demand, remainder: (r.quantity * shares) % demand }));
   let leftover = shares - exact.reduce((sum, e) => sum + e.floor, 0n);
-  exact.sort((a, b) => (a.remainder !== b.remainder ? (a.remainder > b.remainder ? -1 : 1) : byPlacement(a.r.bid, b.r.bid)));
-  const result = new Map<RankedBid, bigint>();
+  exact.sort((a, b) => (a.remainder !== b.remainder ? (a.remainder > b.remainder ? -1 : 1) : byPlacement(a.r, b.r)));
+  const result = new Map<B, bigint>();
   for (const e of exact) {
     result.set(e.r, e.floor + (leftover > 0n ? 1n : 0n));
     if (leftover > 0n) leftover -= 1n;
@@ -293,7 +341,7 @@ function shareProportionately(bids: readonly RankedBid[], shares: bigint, demand
   return result;
 }
 
-function sumQuantities(bids: readonly RankedBid[]): bigint {
+function sumQuantities(bids: readonly { quantity: bigint }[]): bigint {
   return bids.reduce((sum, r) => sum + r.quantity, 0n);
 }
 
@@ -305,15 +353,15 @@ function positive(n: bigint): bigint {
   return n > 0n ? n : 0n;
 }
 
-function describePrice(r: RankedBid): string {
-  return r.bid.pricePaise === 0 ? `cut-off bid (${formatPrice(r.effectivePricePaise)})` : `bid ${formatPrice(r.bid.pricePaise)}`;
+function describePrice(r: PortionBid): string {
+  return r.cutoff ? `cut-off bid (${formatPrice(r.pricePaise)})` : `bid ${formatPrice(r.pricePaise)}`;
 }
 
 /**
  * An oversubscription (demand above supply) to hundredths, trailing zeros dropped: 2.5, 1.17, 3. Never
  * shown as 1, which would read as "not oversubscribed".
  */
-function formatRatio(demand: bigint, supply: bigint): string {
+export function formatRatio(demand: bigint, supply: bigint): string {
   const rounded = (demand * 200n + supply) / (2n * supply);
   const hundredths = rounded > 100n ? rounded : 101n;
   const fraction = String(hundredths % 100n).padStart(2, '0').replace(/0+$/, '');

@@ -125,6 +125,20 @@ export const ERROR_CATALOG = {
   OFS_RETAIL_LIMIT: { code: 'e-360', status: 422 },
   /** No registered OFS issue has this exchange and scrip token. */
   OFS_ISSUE_UNKNOWN: { code: 'e-361', status: 404 },
+  /** The bid's series is not the series of the caller's category on this listing (NSE: RS retail, IS non-retail, ES employees). */
+  OFS_SERIES_CATEGORY: { code: 'e-362', status: 422 },
+  /** An employee bid (the listing's employee series) from a user the operator has not registered as an eligible employee of the offer. */
+  OFS_EMPLOYEE_NOT_ELIGIBLE: { code: 'e-363', status: 422 },
+  /** Employee bids are cut-off bids only: order_type RL-MKT with price 0, valued at the T-day cut-off price. */
+  OFS_EMPLOYEE_CUTOFF_ONLY: { code: 'e-364', status: 422 },
+  /** The caller's employee bids in the offer, valued at the T-day cut-off price, would total more than Rs 5,00,000. */
+  OFS_EMPLOYEE_LIMIT: { code: 'e-365', status: 422 },
+  /** Fresh non-retail bids are taken on T only; on T+1 a non-retail bidder may only carry forward and revise its unallotted bid. */
+  OFS_NON_RETAIL_ON_T1: { code: 'e-366', status: 422 },
+  /** The offer was cancelled by the operator (non-retail demand fell short): it takes no bids, modifications or cancellations. */
+  OFS_OFFER_CANCELLED: { code: 'e-367', status: 409 },
+  /** No OFS offer has this offer_id. */
+  OFS_OFFER_NOT_FOUND: { code: 'e-368', status: 404 },
   /** No order with this id and exchange belongs to the caller. */
   ORDER_NOT_FOUND: { code: 'e-371', status: 404 },
   /** The order is finished (executed, cancelled or rejected): it can no longer be modified or cancelled. */
@@ -135,6 +149,16 @@ export const ERROR_CATALOG = {
   ORDER_TRADED_QUANTITY_STALE: { code: 'e-374', status: 409 },
   /** exchange or order_id in a modify body differs from the path; send the path's values or leave them out. */
   ORDER_PATH_MISMATCH: { code: 'e-375', status: 400 },
+  /** A 0 %-margin (settlement type T) bid may only be revised upward: neither its price nor its quantity may fall. */
+  OFS_MARGIN_T_UPWARD_ONLY: { code: 'e-376', status: 422 },
+  /** A 0 %-margin (settlement type T) bid may not be cancelled. */
+  OFS_MARGIN_T_NO_CANCEL: { code: 'e-377', status: 422 },
+  /** Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run. */
+  OFS_CARRY_FORWARD_NOT_ALLOWED: { code: 'e-378', status: 409 },
+  /** On T+1 a non-retail bid may be modified or cancelled only once it is carried forward (POST .../carry_forward). */
+  OFS_NOT_CARRIED_FORWARD: { code: 'e-379', status: 409 },
+  /** A carried-forward bid may not be revised to a price below the T-day cut-off price. */
+  OFS_BELOW_T_CUTOFF: { code: 'e-380', status: 422 },
   /** The positions type must be all, daily or expiry. */
   POSITION_TYPE: { code: 'e-381', status: 400 },
   /** orders is not a string holding valid JSON. */

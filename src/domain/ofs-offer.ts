@@ -1,0 +1,246 @@
+/**
+ * An OFS offer as the exchanges run it under SEBI's 2023/2024 framework (shared/spec/ofs-framework.md,
+ * docs/design/ofs.md): one offer by a seller, listed on NSE and/or BSE, every listing's bids in one pool;
+ * a base quantity and a green shoe; five bidder categories; non-retail bids on T, retail, employee and
+ * carried-forward bids on T+1. Plain data and plain functions: its portions in shares, the prices its
+ * discounts give, where it stands against the clock.
+ */
+import type { AllocationMethod, OfsExchange } from './ofs-issue.js';
+
+/** The categories a bid is placed in. EMPLOYEE is a bid, not a user: an eligible employee bids in it. */
+export const OFFER_CATEGORIES = ['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'] as const;
+export type OfferCategory = (typeof OFFER_CATEGORIES)[number];
+
+/** What the operator sets on a user: RETAIL individuals and the four non-retail kinds. */
+export const USER_CATEGORIES = ['RETAIL', 'NII', 'MF', 'IC', 'OTHS'] as const;
+export type UserCategory = (typeof USER_CATEGORIES)[number];
+
+/** The non-retail categories: they bid on T, at or above the floor. */
+export const NON_RETAIL_CATEGORIES = ['NII', 'MF', 'IC', 'OTHS'] as const;
+export type NonRetailCategory = (typeof NON_RETAIL_CATEGORIES)[number];
+
+export function isNonRetailCategory(category: string): category is NonRetailCategory {
+  return (NON_RETAIL_CATEGORIES as readonly string[]).includes(category);
+}
+
+/** Mutual funds and insurance companies: the 25 % reservation is theirs, and the single-bidder cap spares them. */
+export function isMfIc(category: string): boolean {
+  return category === 'MF' || category === 'IC';
+}
+
+/** A bid's margin: H, 100 % blocked; T, 0 % (an institution whose custodian confirms by 07:30 the next day). */
+export const MARGIN_TYPES = ['H', 'T'] as const;
+export type MarginType = (typeof MARGIN_TYPES)[number];
+
+/** The series of each category on one listing: the key names are the import's (NSE uses RS, IS and ES). */
+export interface ListingSeries {
+  RETAIL: string;
+  NON_RETAIL: string;
+  EMPLOYEE: string | null;
+}
+
+export interface OfferListing {
+  exchange: OfsExchange;
+  scripToken: number;
+  series: ListingSeries;
+}
+
+/** A retail or employee discount: so many rupees off (in paise here), or so many percent (in basis points), or none. */
+export type Discount = { paise: number } | { basisPoints: number } | null;
+
+export const RETAIL_ALLOCATION_PRICES = ['UNIFORM', 'BID'] as const;
+export type RetailAllocationPrice = (typeof RETAIL_ALLOCATION_PRICES)[number];
+
+/** A trading session: bids are taken while `opensAt <= now < closesAt` (epoch ms). */
+export interface Session {
+  opensAt: number;
+  closesAt: number;
+}
+
+export interface Offer {
+  offerId: string;
+  symbol: string;
+  listings: OfferListing[];
+  floorPricePaise: number;
+  tickSizePaise: number;
+  baseQuantity: number;
+  greenShoeQuantity: number;
+  /** The seller's decision, announced by 17:00 on T; an operator command may change it until the T allocation runs. */
+  greenShoeExercised: boolean;
+  /** At least 10; whole or fractional percent (12.5 occurs). */
+  retailReservePct: number;
+  retailDiscount: Discount;
+  retailAllocationPrice: RetailAllocationPrice;
+  /** On top of the total; 0: no employee portion. */
+  employeeQuantity: number;
+  employeeDiscount: Discount;
+  allocation: AllocationMethod;
+  tDay: Session;
+  t1Day: Session;
+  /** How long after an allotment its trade settles; null: by day (T-day trades on T+1, T+1 trades on T+2). */
+  settlementDelayMs: number | null;
+}
+
+/** The offer in shares, as the exchanges' notices print it. */
+export interface OfferPortions {
+  /** Base plus the green shoe when exercised. */
+  total: number;
+  /** ceil(retail_reserve_pct x total / 100). */
+  retailReserved: number;
+  /** total - retailReserved: allotted on T. */
+  nonRetail: number;
+  /** ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first. */
+  mfIcReserved: number;
+  /** On top of the total. */
+  employee: number;
+  /** floor(25 % of total): the most any bidder other than an MF or IC may be allotted. */
+  singleBidderCap: number;
+}
+
+export type OfferTerms = Pick<
+  Offer,
+  | 'baseQuantity'
+  | 'greenShoeQuantity'
+  | 'greenShoeExercised'
+  | 'retailReservePct'
+  | 'employeeQuantity'
+  | 'allocation'
+  | 'floorPricePaise'
+  | 'retailDiscount'
+  | 'retailAllocationPrice'
+  | 'employeeDiscount'
+>;
+
+/** The MF/IC reservation and the single-bidder cap, in percent of the total. */
+export const MF_IC_RESERVE_PCT = 25;
+export const SINGLE_BIDDER_CAP_PCT = 25;
+
+/** ceil(n x pct / 100) for a percent with up to two decimals, exactly (BigInt). */
+function percentOf(n: number, pct: number, round: 'ceil' | 'floor'): number {
+  const hundredths = BigInt(Math.round(pct * 100));
+  const numerator = BigInt(n) * hundredths;
+  const whole = numerator / 10_000n;
+  return Number(round === 'ceil' && numerator % 10_000n !== 0n ? whole + 1n : whole);
+}
+
+/**
+ * The portions. The retail reservation rounds up (it matches the notices' published figures), so does
+ * the MF/IC reservation (Decision); the single-bidder cap rounds down (Decision): a cap never lets a
+ * bidder past 25 %. When the MF/IC reservation would be more than the non-retail portion (a retail
+ * reservation above 75 %, which no seller has made), it is the non-retail portion.
+ */
+export function offerPortions(offer: Pick<OfferTerms, 'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity'>): OfferPortions {
+  const total = offer.baseQuantity + (offer.greenShoeExercised ? offer.greenShoeQuantity : 0);
+  const retailReserved = percentOf(total, offer.retailReservePct, 'ceil');
+  const nonRetail = total - retailReserved;
+  return {
+    total,
+    retailReserved,
+    nonRetail,
+    mfIcReserved: Math.min(nonRetail, percentOf(total, MF_IC_RESERVE_PCT, 'ceil')),
+    employee: offer.employeeQuantity,
+    singleBidderCap: percentOf(total, SINGLE_BIDDER_CAP_PCT, 'floor'),
+  };
+}
+
+/**
+ * A price less a discount, in paise. A percentage rounds down to a whole paisa (Decision: in the
+ * bidder's favour, never more than the announced discount implies). The result may fall below the floor
+ * (the framework allows it) but never below one paisa: the import refuses a discount that could take it
+ * there (discountViolations).
+ */
+export function discountedPricePaise(pricePaise: number, discount: Discount): number {
+  if (discount === null) return pricePaise;
+  if ('paise' in discount) return Math.max(1, pricePaise - discount.paise);
+  const discounted = (BigInt(pricePaise) * BigInt(10_000 - discount.basisPoints)) / 10_000n;
+  return Math.max(1, Number(discounted));
+}
+
+/** "Rs 10.00 off", "5 % off", "none": how the notices state a discount. */
+export function formatDiscount(discount: Discount): string {
+  if (discount === null) return 'none';
+  if ('paise' in discount) return `Rs ${(discount.paise / 100).toFixed(2)} off`;
+  return `${discount.basisPoints / 100} % off`;
+}
+
+/** Where the offer stands; the allocation stages come from the store (what has run), the rest from the clock. */
+export const OFFER_STATES = ['ANNOUNCED', 'T_OPEN', 'T_ALLOCATED', 'T1_OPEN', 'ALLOCATED', 'CANCELLED'] as const;
+export type OfferState = (typeof OFFER_STATES)[number];
+
+/** What has happened to an offer that the clock does not tell. */
+export interface OfferProgress {
+  /** When the T allocation ran; null: not yet. */
+  tAllocatedAt: number | null;
+  /** When the T+1 allocation ran; null: not yet. */
+  t1AllocatedAt: number | null;
+  /** When the operator cancelled the offer; null: it stands. */
+  cancelledAt: number | null;
+}
+
+/**
+ * The offer's state. ANNOUNCED until T opens; T_OPEN through the T session and until the T allocation
+ * has run (it waits for the operator when non-retail demand is short); T_ALLOCATED from then until T+1
+ * opens; T1_OPEN through T+1 until the final allocation; ALLOCATED after it. CANCELLED wins.
+ */
+export function offerState(offer: Pick<Offer, 'tDay' | 't1Day'>, progress: OfferProgress, now: number): OfferState {
+  if (progress.cancelledAt !== null) return 'CANCELLED';
+  if (progress.t1AllocatedAt !== null) return 'ALLOCATED';
+  if (progress.tAllocatedAt === null) return now < offer.tDay.opensAt ? 'ANNOUNCED' : 'T_OPEN';
+  return now < offer.t1Day.opensAt ? 'T_ALLOCATED' : 'T1_OPEN';
+}
+
+/** Which day a category bids on: non-retail on T; retail and employees on T+1. */
+export function biddingDay(category: OfferCategory): 'T' | 'T1' {
+  return isNonRetailCategory(category) ? 'T' : 'T1';
+}
+
+/** The listing of the offer on an exchange with a scrip token; undefined: the offer is not listed so. */
+export function listingOf(offer: Pick<Offer, 'listings'>, exchange: string, scripToken: number): OfferListing | undefined {
+  return offer.listings.find((l) => l.exchange === exchange && l.scripToken === scripToken);
+}
+
+/** The indicative figures of one kind of bid: the volume-weighted average price and the quantity bid. */
+export interface IndicativeFigures {
+  /** Rounded to the nearest paisa (half up); null when nothing is bid. */
+  pricePaise: number | null;
+  /** Shares bid; a sum, so past 2^53 it is the nearest double. */
+  quantity: number;
+}
+
+/** What the offer publishes through T: all valid non-retail bids, and apart the 100 %- and 0 %-margin ones. */
+export interface IndicativePrice {
+  all: IndicativeFigures;
+  margin100: IndicativeFigures;
+  margin0: IndicativeFigures;
+}
+
+/** A live bid as the indicative price reads it. */
+export interface IndicativeBid {
+  category: OfferCategory;
+  marginType: MarginType;
+  pricePaise: number;
+  quantity: number;
+}
+
+/**
+ * The indicative price: the volume-weighted average price of the valid non-retail bids (at or above the
+ * floor), with the cumulative quantity bid, for all of them and separately by margin type. No figure is
+ * published for retail or employee bids.
+ */
+export function indicativePrice(bids: readonly IndicativeBid[], floorPricePaise: number): IndicativePrice {
+  const sums = { all: { value: 0n, quantity: 0n }, H: { value: 0n, quantity: 0n }, T: { value: 0n, quantity: 0n } };
+  for (const bid of bids) {
+    if (!isNonRetailCategory(bid.category) || bid.pricePaise < floorPricePaise) continue;
+    const quantity = BigInt(bid.quantity);
+    const value = quantity * BigInt(bid.pricePaise);
+    for (const sum of [sums.all, sums[bid.marginType]]) {
+      sum.value += value;
+      sum.quantity += quantity;
+    }
+  }
+  const figures = ({ value, quantity }: { value: bigint; quantity: bigint }): IndicativeFigures => ({
+    pricePaise: quantity === 0n ? null : Number((value * 2n + quantity) / (2n * quantity)),
+    quantity: Number(quantity),
+  });
+  return { all: figures(sums.all), margin100: figures(sums.H), margin0: figures(sums.T) };
+}

@@ -1,0 +1,281 @@
+/**
+ * Property tests of an offer's two allocations (src/domain/ofs-offer-allocation.ts): whatever the bids,
+ * shares are conserved across categories and days, no category gets more than its portion unless a
+ * spill rule gives it more, the single-bidder cap holds over both days, the MF/IC reservation is
+ * honoured when they bid enough, employees stay within their Rs 2 lakh / Rs 5 lakh rules, the result
+ * does not depend on the order of the bids, and the T-day cut-off is the lowest allotted price (price
+ * priority) or the clearing price (proportionate).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { allocateT1Day, allocateTDay, type OfferBid, type TDayAllocation } from '../../src/domain/ofs-offer-allocation.js';
+import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from '../../src/domain/ofs-offer-rules.js';
+import { isMfIc, isNonRetailCategory, offerPortions, type NonRetailCategory, type OfferTerms } from '../../src/domain/ofs-offer.js';
+
+const RUNS = 300;
+const FLOOR = 10_000;
+
+/** Bidders with a fixed category each: several per category, so that the cap adds bids up. */
+const NON_RETAIL_BIDDERS: readonly [string, NonRetailCategory][] = [
+  ['n0', 'NII'],
+  ['n1', 'NII'],
+  ['m0', 'MF'],
+  ['m1', 'MF'],
+  ['i0', 'IC'],
+  ['o0', 'OTHS'],
+  ['o1', 'OTHS'],
+];
+
+const level = fc.integer({ min: 0, max: 6 }).map((step) => FLOOR + step * 25);
+
+const quantity = fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 10_000_000_000 }));
+
+const discount = fc.oneof(
+  fc.constant(null),
+  fc.integer({ min: 1, max: 2_000 }).map((paise) => ({ paise })),
+  fc.integer({ min: 1, max: 2_000 }).map((basisPoints) => ({ basisPoints })),
+);
+
+const terms: fc.Arbitrary<OfferTerms> = fc.record({
+  baseQuantity: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 1_000_000_000_000 })),
+  greenShoeQuantity: fc.integer({ min: 0, max: 50_000 }),
+  greenShoeExercised: fc.boolean(),
+  retailReservePct: fc.constantFrom(10, 12.5, 20, 25, 50),
+  employeeQuantity: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20_000 })),
+  allocation: fc.constantFrom('PROPORTIONATE' as const, 'PRICE_PRIORITY' as const),
+  floorPricePaise: fc.constant(FLOOR),
+  retailDiscount: discount,
+  retailAllocationPrice: fc.constantFrom('UNIFORM' as const, 'BID' as const),
+  employeeDiscount: discount,
+});
+
+const tBids: fc.Arbitrary<OfferBid[]> = fc
+  .array(fc.record({ bidder: fc.integer({ min: 0, max: NON_RETAIL_BIDDERS.length - 1 }), pricePaise: level, quantity, placedSeq: fc.integer({ min: 0, max: 10 }) }), { maxLength: 20 })
+  .map((raw) =>
+    raw.map((r, i) => {
+      const [bidderId, category] = NON_RETAIL_BIDDERS[r.bidder]!;
+      return { orderId: `T${i}`, bidderId, category, pricePaise: r.pricePaise, quantity: r.quantity, placedSeq: r.placedSeq };
+    }),
+  );
+
+/** T+1's own bids, priced from the T-day cut-off up (0: a cut-off bid). */
+function t1Bids(cutoffPricePaise: number): fc.Arbitrary<OfferBid[]> {
+  const retail = fc.record({ who: fc.integer({ min: 0, max: 5 }), step: fc.integer({ min: -1, max: 4 }), quantity, placedSeq: fc.integer({ min: 11, max: 20 }) });
+  const employee = fc.record({ who: fc.integer({ min: 0, max: 3 }), quantity: fc.integer({ min: 1, max: 6_000 }), placedSeq: fc.integer({ min: 11, max: 20 }) });
+  return fc.tuple(fc.array(retail, { maxLength: 12 }), fc.array(employee, { maxLength: 8 })).map(([r, e]) => [
+    ...r.map((b, i): OfferBid => ({
+      orderId: `R${i}`,
+      bidderId: `r${b.who}`,
+      category: 'RETAIL',
+      pricePaise: b.step < 0 ? 0 : cutoffPricePaise + b.step * 25,
+      quantity: b.quantity,
+      placedSeq: b.placedSeq,
+    })),
+    ...e.map((b, i): OfferBid => ({ orderId: `E${i}`, bidderId: `e${b.who}`, category: 'EMPLOYEE', pricePaise: 0, quantity: b.quantity, placedSeq: b.placedSeq })),
+  ]);
+}
+
+/** The T-day bids that were not allotted in full, at or above the cut-off, carried forward for what is left (those `carry` picks). */
+function carriedForward(bids: readonly OfferBid[], t: TDayAllocation, carry: readonly boolean[]): OfferBid[] {
+  return bids.flatMap((bid, i) => {
+    const allotted = t.allotments.find((a) => a.orderId === bid.orderId)!.allottedQuantity;
+    if (!carry[i % Math.max(carry.length, 1)] || allotted >= bid.quantity || bid.pricePaise < t.cutoffPricePaise) return [];
+    return [{ ...bid, orderId: `C${bid.orderId}`, quantity: bid.quantity - allotted }];
+  });
+}
+
+const scenario = terms.chain((offer) =>
+  tBids.chain((tDayBids) => {
+    const t = allocateTDay(offer, tDayBids);
+    return fc.tuple(fc.constant(offer), fc.constant(tDayBids), t1Bids(t.cutoffPricePaise), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }));
+  }),
+);
+
+function sumBy<T>(items: readonly T[], key: (item: T) => string, value: (item: T) => number): Map<string, bigint> {
+  const sums = new Map<string, bigint>();
+  for (const item of items) sums.set(key(item), (sums.get(key(item)) ?? 0n) + BigInt(value(item)));
+  return sums;
+}
+
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+describe('allocateTDay, for any bids', () => {
+  it('conserves the non-retail portion, gives no bid more than it asked, and holds the cap', () => {
+    fc.assert(
+      fc.property(terms, tBids, (offer, bids) => {
+        const t = allocateTDay(offer, bids);
+        const portions = offerPortions(offer);
+        const allotted = t.allotments.reduce((sum, a) => sum + BigInt(a.allottedQuantity), 0n);
+        expect(allotted + BigInt(t.unallotted)).toBe(BigInt(portions.nonRetail));
+        expect(t.unallotted).toBeGreaterThanOrEqual(0);
+        for (const a of t.allotments) {
+          const bid = bids.find((b) => b.orderId === a.orderId)!;
+          expect(a.allottedQuantity).toBeLessThanOrEqual(bid.quantity);
+          expect(a.allottedQuantity === 0).toBe(a.pricePaise === null);
+        }
+        const byBidder = sumBy(t.allotments, (a) => bids.find((b) => b.orderId === a.orderId)!.bidderId, (a) => a.allottedQuantity);
+        for (const [bidderId, total] of byBidder) {
+          const category = NON_RETAIL_BIDDERS.find(([id]) => id === bidderId)![1];
+          if (!isMfIc(category)) expect(total).toBeLessThanOrEqual(BigInt(portions.singleBidderCap));
+          expect(t.allottedByBidder.get(bidderId)).toBe(Number(total));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('honours the MF/IC reservation when they bid enough at or above the cut-off', () => {
+    fc.assert(
+      fc.property(terms, tBids, (offer, bids) => {
+        const t = allocateTDay(offer, bids);
+        const mfIcDemand = bids.filter((b) => isMfIc(b.category) && b.pricePaise >= t.cutoffPricePaise).reduce((sum, b) => sum + BigInt(b.quantity), 0n);
+        const mfIcAllotted = t.allotments
+          .filter((a) => isMfIc(bids.find((b) => b.orderId === a.orderId)!.category))
+          .reduce((sum, a) => sum + BigInt(a.allottedQuantity), 0n);
+        const reserved = BigInt(t.portions.mfIcReserved);
+        expect(mfIcAllotted).toBeGreaterThanOrEqual(mfIcDemand < reserved ? mfIcDemand : reserved);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('fixes the cut-off at the lowest allotted price (PRICE_PRIORITY) or the one clearing price (PROPORTIONATE)', () => {
+    fc.assert(
+      fc.property(terms, tBids, (offer, bids) => {
+        const t = allocateTDay(offer, bids);
+        const allotted = t.allotments.filter((a) => a.allottedQuantity > 0);
+        const bidOf = (orderId: string) => bids.find((b) => b.orderId === orderId)!;
+        const demand = bids.reduce((sum, b) => sum + BigInt(b.quantity), 0n);
+        if (offer.allocation === 'PRICE_PRIORITY') {
+          const lowest = Math.min(...allotted.map((a) => bidOf(a.orderId).pricePaise));
+          expect(t.cutoffPricePaise).toBe(allotted.length === 0 ? FLOOR : lowest);
+          for (const a of allotted) expect(a.pricePaise).toBe(bidOf(a.orderId).pricePaise);
+        } else {
+          for (const a of allotted) {
+            expect(a.pricePaise).toBe(t.cutoffPricePaise);
+            expect(bidOf(a.orderId).pricePaise).toBeGreaterThanOrEqual(t.cutoffPricePaise);
+          }
+          if (demand <= BigInt(t.portions.nonRetail)) expect(t.cutoffPricePaise).toBe(FLOOR);
+        }
+        // No bid below the cut-off is allotted.
+        for (const bid of bids) {
+          const a = t.allotments.find((x) => x.orderId === bid.orderId)!;
+          if (bid.pricePaise < t.cutoffPricePaise) expect(a.allottedQuantity).toBe(0);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('does not depend on the order of the bids', () => {
+    fc.assert(
+      fc.property(terms, tBids, fc.integer({ min: 1, max: 1_000_000 }), (offer, bids, seed) => {
+        const sorted = (t: TDayAllocation) => [...t.allotments].sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
+        expect(sorted(allocateTDay(offer, shuffled(bids, seed)))).toEqual(sorted(allocateTDay(offer, bids)));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('both days, for any bids', () => {
+  it('conserve the offer: what T and T+1 allot plus what returns to the seller is the total plus the employee portion', () => {
+    fc.assert(
+      fc.property(scenario, ([offer, tDayBids, ownBids, carry]) => {
+        const t = allocateTDay(offer, tDayBids);
+        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [
+          ...carriedForward(tDayBids, t, carry),
+          ...ownBids,
+        ]);
+        const portions = offerPortions(offer);
+        const sum = (xs: readonly { allottedQuantity: number }[]) => xs.reduce((s, a) => s + BigInt(a.allottedQuantity), 0n);
+        expect(sum(t.allotments) + sum(t1.allotments) + BigInt(t1.returnedToSeller)).toBe(BigInt(portions.total + portions.employee));
+        // Each category within its portion, except where a spill rule gives it more.
+        expect(t1.retail.allotted).toBeLessThanOrEqual(portions.retailReserved + t.unallotted);
+        expect(t1.employee.allotted).toBeLessThanOrEqual(portions.employee);
+        expect(t1.carriedForward.allotted).toBeLessThanOrEqual(t1.retail.portion - t1.retail.allotted);
+        expect(t1.returnedToSeller).toBeGreaterThanOrEqual(0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('hold the single-bidder cap over both days', () => {
+    fc.assert(
+      fc.property(scenario, ([offer, tDayBids, ownBids, carry]) => {
+        const t = allocateTDay(offer, tDayBids);
+        const carried = carriedForward(tDayBids, t, carry);
+        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [...carried, ...ownBids]);
+        const cap = BigInt(offerPortions(offer).singleBidderCap);
+        const t1ByBidder = sumBy(
+          t1.allotments.filter((a) => a.orderId.startsWith('C')),
+          (a) => carried.find((b) => b.orderId === a.orderId)!.bidderId,
+          (a) => a.allottedQuantity,
+        );
+        for (const [bidderId, category] of NON_RETAIL_BIDDERS) {
+          if (isMfIc(category)) continue;
+          expect(BigInt(t.allottedByBidder.get(bidderId) ?? 0) + (t1ByBidder.get(bidderId) ?? 0n)).toBeLessThanOrEqual(cap);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('keep employees within Rs 5 lakh, and give anyone past Rs 2 lakh only once everyone had their Rs 2 lakh', () => {
+    fc.assert(
+      fc.property(scenario, ([offer, tDayBids, ownBids]) => {
+        const t = allocateTDay(offer, tDayBids);
+        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, ownBids);
+        const employeeBids = ownBids.filter((b) => b.category === 'EMPLOYEE');
+        const allotted = sumBy(
+          t1.allotments.filter((a) => a.orderId.startsWith('E')),
+          (a) => employeeBids.find((b) => b.orderId === a.orderId)!.bidderId,
+          (a) => a.allottedQuantity,
+        );
+        const wanted = sumBy(employeeBids, (b) => b.bidderId, (b) => b.quantity);
+        const cutoff = BigInt(t.cutoffPricePaise);
+        const firstRound = EMPLOYEE_FIRST_ROUND_PAISE / cutoff;
+        for (const [, shares] of allotted) expect(shares * cutoff).toBeLessThanOrEqual(EMPLOYEE_LIMIT_PAISE);
+        if ([...allotted.values()].some((shares) => shares > firstRound)) {
+          for (const [who, shares] of allotted) {
+            const want = wanted.get(who)!;
+            expect(shares).toBeGreaterThanOrEqual(want < firstRound ? want : firstRound);
+          }
+        }
+        // One price for every employee: the T-day cut-off less the employee discount.
+        for (const a of t1.allotments.filter((x) => x.orderId.startsWith('E') && x.allottedQuantity > 0)) expect(a.pricePaise).toBe(t1.employeePricePaise);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('price retail by the offer\'s rule, and do not depend on the order of the bids', () => {
+    fc.assert(
+      fc.property(scenario, fc.integer({ min: 1, max: 1_000_000 }), ([offer, tDayBids, ownBids, carry], seed) => {
+        const t = allocateTDay(offer, tDayBids);
+        const input = { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder };
+        const bids = [...carriedForward(tDayBids, t, carry), ...ownBids];
+        const t1 = allocateT1Day(offer, input, bids);
+        const retailPrices = new Set(t1.allotments.filter((a) => a.orderId.startsWith('R') && a.allottedQuantity > 0).map((a) => a.pricePaise));
+        if (offer.retailAllocationPrice === 'UNIFORM') expect(retailPrices.size).toBeLessThanOrEqual(1);
+        for (const a of t1.allotments.filter((x) => x.orderId.startsWith('C') && x.allottedQuantity > 0)) {
+          const bid = bids.find((b) => b.orderId === a.orderId)!;
+          expect(isNonRetailCategory(bid.category)).toBe(true);
+          expect(a.pricePaise).toBe(bid.pricePaise);
+        }
+        const byId = (xs: typeof t1.allotments) => [...xs].sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
+        expect(byId(allocateT1Day(offer, input, shuffled(bids, seed)).allotments)).toEqual(byId(t1.allotments));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
