@@ -1,13 +1,14 @@
 /**
- * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator`: create a user with a
- * generated (or given) password, optionally enrolled in TOTP or an operator; end a user's sessions; shut a
- * user out and let them back in; set a new password; make a user an operator or not. Passwords are read from stdin or generated, never taken from the command line
+ * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category`: create a
+ * user with a generated (or given) password, optionally enrolled in TOTP or an operator; end a user's
+ * sessions; shut a user out and let them back in; set a new password; make a user an operator or not; set
+ * a user's OFS category and margin type. Passwords are read from stdin or generated, never taken from the command line
  * (where `ps` and the shell history would show them).
  */
 import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
-import { BIDDER_CATEGORIES, type BidderCategory } from '../domain/ofs-rules.js';
+import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs-offer.js';
 import { DEMO_USER_ID } from '../services/admin.js';
 import { CliError, withWorkspace, writeFields, type CliIo } from './context.js';
 
@@ -33,8 +34,14 @@ async function chosenPassword(io: CliIo, fromStdin: boolean | undefined): Promis
 const demoDisabledHint = (userId: string) =>
   `disabled user ${userId}: its password is published by \`ordergate demo\`, and this database now has real users (\`ordergate users enable ${userId}\` undoes it)\n`;
 
+/** The categories an operator may name: the framework's five, and NON_RETAIL, the old name of NII. */
+const CATEGORY_CHOICES = [...USER_CATEGORIES, 'NON_RETAIL'];
+const categoryHelp = "the user's OFS category: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC, OTHS (FPIs, banks, FIs); NON_RETAIL is NII";
+const marginHelp = 'the margin of an MF, IC or OTHS user\'s bids: H (100 %) or T (0 %, its custodian confirms)';
+
 interface AddOptions {
-  category: BidderCategory;
+  category: string;
+  margin: MarginType;
   passwordStdin?: boolean;
   totp?: boolean;
   operator?: boolean;
@@ -46,7 +53,8 @@ export function usersCommand(io: CliIo): Command {
     .command('add')
     .description('create a user; fails, changing nothing, when the user id exists')
     .argument('<user_id>', '1 to 64 letters, digits, dots, dashes or underscores')
-    .addOption(new Option('--category <category>', "the user's OFS bidder category").choices(BIDDER_CATEGORIES).default('RETAIL'))
+    .addOption(new Option('--category <category>', categoryHelp).choices(CATEGORY_CHOICES).default('RETAIL'))
+    .addOption(new Option('--margin <type>', marginHelp).choices(MARGIN_TYPES).default('H'))
     .option('--password-stdin', 'read the password from stdin (one trailing newline is dropped) instead of generating one')
     .option('--totp', 'enrol the user in TOTP: login then needs a code in second_auth')
     .option('--operator', 'make the user an operator: they may read the book of demand of every OFS issue')
@@ -56,7 +64,8 @@ export function usersCommand(io: CliIo): Command {
         '',
         'Prints on stdout, one "name: value" per line:',
         '  user_id: <user_id>',
-        '  category: RETAIL|NON_RETAIL',
+        '  category: RETAIL|NII|MF|IC|OTHS',
+        '  margin: H|T',
         '  password: <generated password>      (only without --password-stdin)',
         '  totp_uri: otpauth://totp/...        (only with --totp; scan it into an authenticator app)',
         '  operator: yes                       (only with --operator)',
@@ -65,13 +74,14 @@ export function usersCommand(io: CliIo): Command {
     .action(async (userId: string, options: AddOptions) => {
       const password = await chosenPassword(io, options.passwordStdin);
       await withWorkspace(io, async ({ admin, store, users: userRepository }) => {
-        const user = await admin.addUser(userId, password, { category: options.category, totp: options.totp === true });
+        const user = await admin.addUser(userId, password, { category: userCategoryOf(options.category)!, marginType: options.margin, totp: options.totp === true });
         // Made an operator right after its creation; should the command die in between, the user is only
         // a trader, which `set-operator` mends.
         if (options.operator) await userRepository.setOperator(user.userId, Date.now());
         const fields: [string, string][] = [
           ['user_id', user.userId],
-          ['category', options.category],
+          ['category', userCategoryOf(options.category)!],
+          ['margin', options.margin],
         ];
         if (!options.passwordStdin) fields.push(['password', password]);
         if (user.totpSecret !== null) fields.push(['totp_uri', totpUri(user.totpSecret, user.userId)]);
@@ -163,6 +173,23 @@ export function usersCommand(io: CliIo): Command {
         writeFields(io, [
           ['user_id', userId],
           ['operator', operator === 'true' ? 'yes' : 'no'],
+        ]);
+      });
+    });
+  users
+    .command('set-category')
+    .description("set a user's OFS category and margin type; takes effect at once, on every node; bids already placed keep theirs")
+    .argument('<user_id>')
+    .addArgument(new Argument('<category>', categoryHelp).choices(CATEGORY_CHOICES))
+    .addOption(new Option('--margin <type>', marginHelp).choices(MARGIN_TYPES).default('H'))
+    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  category: RETAIL|NII|MF|IC|OTHS\n  margin: H|T')
+    .action(async (userId: string, category: string, options: { margin: MarginType }) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const stored = await admin.setCategory(userId, category, options.margin);
+        writeFields(io, [
+          ['user_id', userId],
+          ['category', stored],
+          ['margin', options.margin],
         ]);
       });
     });

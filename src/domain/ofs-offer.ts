@@ -6,6 +6,7 @@
  * discounts give, where it stands against the clock.
  */
 import type { AllocationMethod, OfsExchange } from './ofs-issue.js';
+import type { BidderCategory } from './ofs-rules.js';
 
 /** The categories a bid is placed in. EMPLOYEE is a bid, not a user: an eligible employee bids in it. */
 export const OFFER_CATEGORIES = ['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'] as const;
@@ -243,4 +244,22 @@ export function indicativePrice(bids: readonly IndicativeBid[], floorPricePaise:
     quantity: Number(quantity),
   });
   return { all: figures(sums.all), margin100: figures(sums.H), margin0: figures(sums.T) };
+}
+
+export function isUserCategory(value: string): value is UserCategory {
+  return (USER_CATEGORIES as readonly string[]).includes(value);
+}
+
+/**
+ * A user's category as the operator may name it: one of USER_CATEGORIES, or NON_RETAIL, the old model's
+ * name, which is NII (migration 0013). Undefined: no category.
+ */
+export function userCategoryOf(value: string): UserCategory | undefined {
+  if (value === 'NON_RETAIL') return 'NII';
+  return isUserCategory(value) ? value : undefined;
+}
+
+/** What an issue of the old one-listing model sees of a user: RETAIL, or NON_RETAIL for the four non-retail kinds. */
+export function issueCategoryOf(category: string): BidderCategory {
+  return category === 'RETAIL' ? 'RETAIL' : 'NON_RETAIL';
 }

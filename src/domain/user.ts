@@ -1,12 +1,17 @@
 /** A user of the API, their sessions (access tokens) and API keys, as the services see them. */
+import type { MarginType, UserCategory } from './ofs-offer.js';
 import type { BidderCategory } from './ofs-rules.js';
 
 export interface User {
   userId: string;
   /** scrypt, in the format of src/auth/credentials.ts. */
   passwordHash: string;
-  /** Which OFS window and limits apply. */
+  /** What an OFS issue of the one-listing model sees: RETAIL or NON_RETAIL. */
   category: BidderCategory;
+  /** The operator's category (docs/design/ofs.md): RETAIL, NII, MF, IC or OTHS. */
+  offerCategory: UserCategory;
+  /** The margin an institution's offer bids take: H (100 %) or T (0 %). */
+  marginType: MarginType;
   /** Base32 TOTP secret, or null when the user has no second factor. */
   totpSecret: string | null;
   createdAt: number;

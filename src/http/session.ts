@@ -105,7 +105,7 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
       config: { auth: 'token' },
       schema: {
         tags,
-        summary: "The caller's user id, OFS bidder category and whether they are an operator",
+        summary: "The caller's user id, OFS categories, margin type and whether they are an operator",
         description: 'A console reads it after login: `operator` says whether the operator book (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) will answer.',
         security: bearer,
         querystring: NoQuery,
@@ -114,7 +114,13 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
     },
     async (request) => {
       const profile = await auth.profile(callerOf(request));
-      return success('Profile fetched successfully', { user_id: profile.userId, category: profile.category, operator: profile.operator });
+      return success('Profile fetched successfully', {
+        user_id: profile.userId,
+        category: profile.category,
+        offer_category: profile.offerCategory,
+        margin_type: profile.marginType,
+        operator: profile.operator,
+      });
     },
   );
 }

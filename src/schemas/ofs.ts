@@ -7,6 +7,7 @@
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { ISSUE_STATES, WINDOW_STATES } from '../domain/ofs-book.js';
+import { MARGIN_TYPES, USER_CATEGORIES } from '../domain/ofs-offer.js';
 import { SuccessEnvelope, withCode } from './common.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-11-24T03:45:00.000Z'] });
@@ -157,7 +158,12 @@ export const OfsBookResponse = SuccessEnvelope(OfsBookData, 'OFS book fetched su
 export const ProfileData = Type.Object(
   {
     user_id: Type.String({ description: 'The caller.' }),
-    category: StringEnum(['RETAIL', 'NON_RETAIL'], 'The OFS bidder category: which window the caller bids in.'),
+    category: StringEnum(['RETAIL', 'NON_RETAIL'], 'The bidder category an OFS issue of the one-listing model sees: which window the caller bids in there.'),
+    offer_category: StringEnum(
+      [...USER_CATEGORIES],
+      'The OFS category the operator set: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC or OTHS.',
+    ),
+    margin_type: StringEnum([...MARGIN_TYPES], "The margin of the caller's offer bids: H (100 %) or T (0 %, institutions whose custodian confirms)."),
     operator: Type.Boolean({ description: 'Whether the caller is an operator, who may read the book of every issue.' }),
   },
   { additionalProperties: false },

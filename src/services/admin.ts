@@ -9,6 +9,7 @@ import { OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js
 import { compileChecker, createAjv } from '../schemas/validator.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
+import { USER_CATEGORIES, userCategoryOf, type MarginType, type UserCategory } from '../domain/ofs-offer.js';
 import type { UserRepository } from '../store/users.js';
 
 export class AdminError extends Error {
@@ -31,6 +32,14 @@ const USER_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 function checkPassword(password: string): void {
   if (password.length < 8 || password.length > 256) throw new AdminError('the password must have 8 to 256 characters');
+}
+
+/** Margin type T (0 % margin) is for institutions only: MF, IC and OTHS. */
+function checkedMarginType(category: string, marginType: MarginType): MarginType {
+  if (marginType === 'T' && !['MF', 'IC', 'OTHS'].includes(category)) {
+    throw new AdminError(`margin type T (0 % margin) is for MF, IC and OTHS users only; a ${category} user bids with 100 % margin (H)`);
+  }
+  return marginType;
 }
 
 const checkImportFile = compileChecker(createAjv(), OfsIssueImportFile);
@@ -93,7 +102,7 @@ export class AdminService {
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
-  async addUser(userId: string, password: string, options: { category?: BidderCategory; totp?: boolean } = {}): Promise<NewUser> {
+  async addUser(userId: string, password: string, options: { category?: UserCategory | BidderCategory; marginType?: MarginType; totp?: boolean } = {}): Promise<NewUser> {
     if (!USER_ID_PATTERN.test(userId)) throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
     checkPassword(password);
     const totpSecret = options.totp ? newTotpSecret() : null;
@@ -101,6 +110,7 @@ export class AdminService {
       userId,
       passwordHash: await this.hasher.hash(password),
       category: options.category ?? 'RETAIL',
+      marginType: checkedMarginType(options.category ?? 'RETAIL', options.marginType ?? 'H'),
       totpSecret,
       now: this.now(),
     });
@@ -117,6 +127,18 @@ export class AdminService {
     if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash))) return false;
     await this.disableUser(DEMO_USER_ID);
     return true;
+  }
+
+  /**
+   * Sets the user's OFS category (RETAIL, NII, MF, IC, OTHS; NON_RETAIL is NII) and margin type (H, or T
+   * for an MF, IC or OTHS user whose custodian confirms its bids). Bids already placed keep the category
+   * they were placed under.
+   */
+  async setCategory(userId: string, category: string, marginType: MarginType = 'H'): Promise<UserCategory> {
+    const stored = userCategoryOf(category);
+    if (stored === undefined) throw new AdminError(`category must be one of ${[...USER_CATEGORIES, 'NON_RETAIL'].join(', ')}`);
+    if (!(await this.users.setCategory(userId, stored, checkedMarginType(stored, marginType)))) throw new AdminError(`no user ${userId}`);
+    return stored;
   }
 
   /** Ends every open session of the user at once, on every node; answers how many were open. */

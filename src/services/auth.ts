@@ -6,6 +6,7 @@
 import { newAccessToken, OWASP_PASSWORD_HASHER, sha256Hex, verifyPassword, verifyTotp, type PasswordHasher } from '../auth/credentials.js';
 import { PasswordChecks } from '../auth/password-checks.js';
 import { ApiError, Errors } from '../domain/errors.js';
+import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
 import type { UserRepository } from '../store/users.js';
@@ -181,11 +182,11 @@ export class AuthService {
   }
 
   /** Who the caller is, for a client to adapt to: the category, and whether the operator made them an operator. */
-  async profile(caller: Caller): Promise<{ userId: string; category: BidderCategory; operator: boolean }> {
+  async profile(caller: Caller): Promise<{ userId: string; category: BidderCategory; offerCategory: UserCategory; marginType: MarginType; operator: boolean }> {
     const user = await this.users.find(caller.userId);
     // The session's user row cannot go away (sessions reference it); the token is refused as unknown should it.
     if (user === undefined) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
-    return { userId: user.userId, category: user.category, operator: user.operator };
+    return { userId: user.userId, category: user.category, offerCategory: user.offerCategory, marginType: user.marginType, operator: user.operator };
   }
 
   async logout(caller: Caller): Promise<void> {

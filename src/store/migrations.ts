@@ -16,6 +16,7 @@ import * as totpSteps from './migrations/0009-totp-steps.js';
 import * as userAccess from './migrations/0010-user-access.js';
 import * as auditRetention from './migrations/0011-audit-retention.js';
 import * as operators from './migrations/0012-operators.js';
+import * as offers from './migrations/0013-offers.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -188,6 +189,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0010_user_access': { up: (db: Kysely<any>) => userAccess.up(db, dialect) },
     '0011_audit_retention': { up: (db: Kysely<any>) => auditRetention.up(db, dialect) },
     '0012_operators': { up: (db: Kysely<any>) => operators.up(db, dialect) },
+    '0013_offers': { up: (db: Kysely<any>) => offers.up(db, dialect) },
   };
 }
 

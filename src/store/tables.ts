@@ -7,7 +7,7 @@ import type { Generated } from 'kysely';
 export interface UsersTable {
   user_id: string;
   password_hash: string;
-  /** RETAIL (default) or NON_RETAIL: which OFS window and limits apply. */
+  /** RETAIL (default), NII, MF, IC or OTHS (migration 0013; NON_RETAIL before it): the OFS bidder category. */
   category: string;
   /** Base32 TOTP secret, or null when the user has no second factor. */
   totp_secret: string | null;
@@ -18,6 +18,8 @@ export interface UsersTable {
   disabled_at: Generated<number | null>;
   /** When the user was made an operator (the OFS book of every issue), or null (migration 0012). */
   operator_since: Generated<number | null>;
+  /** H (100 % margin) or T (0 % margin, an institution whose custodian confirms) (migration 0013). */
+  margin_type: Generated<string>;
 }
 
 export interface ApiKeysTable {
@@ -58,6 +60,55 @@ export interface OfsIssuesTable {
   allocated_at: Generated<number | null>;
   /** From an allotment to its settlement (ms); null: T+1 (migration 0008). */
   settlement_delay_ms: Generated<number | null>;
+}
+
+/** An OFS offer under the SEBI framework (migration 0013, docs/design/ofs.md). */
+export interface OfsOffersTable {
+  offer_id: string;
+  symbol: string;
+  floor_price_paise: number;
+  tick_size_paise: number;
+  base_quantity: number;
+  green_shoe_quantity: number;
+  /** 0 or 1. */
+  green_shoe_exercised: number;
+  retail_reserve_pct: number;
+  /** A discount is rupees off (paise) or a percentage (basis points), or neither. */
+  retail_discount_paise: number | null;
+  retail_discount_bp: number | null;
+  retail_allocation_price: string;
+  employee_quantity: number;
+  employee_discount_paise: number | null;
+  employee_discount_bp: number | null;
+  allocation: string;
+  t_opens_at: number;
+  t_closes_at: number;
+  t1_opens_at: number;
+  t1_closes_at: number;
+  settlement_delay_ms: number | null;
+  t_allocated_at: Generated<number | null>;
+  t_cutoff_price_paise: Generated<number | null>;
+  t_unallotted: Generated<number | null>;
+  t1_allocated_at: Generated<number | null>;
+  cancelled_at: Generated<number | null>;
+  updated_at: number;
+}
+
+/** One listing of an offer: the instrument bids name, with each category's series. */
+export interface OfsOfferListingsTable {
+  exchange: string;
+  scrip_token: number;
+  offer_id: string;
+  series_retail: string;
+  series_non_retail: string;
+  series_employee: string | null;
+}
+
+/** A user the operator registered as an eligible employee of an offer. */
+export interface OfsOfferEmployeesTable {
+  offer_id: string;
+  user_id: string;
+  registered_at: number;
 }
 
 export interface OrdersTable {
@@ -326,6 +377,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   ofs_issues: OfsIssuesTable;
+  ofs_offers: OfsOffersTable;
+  ofs_offer_listings: OfsOfferListingsTable;
+  ofs_offer_employees: OfsOfferEmployeesTable;
   orders: OrdersTable;
   order_history: OrderHistoryTable;
   outbox: OutboxTable;

@@ -4,6 +4,7 @@ import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { listParameter } from './bulk.js';
 import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
+import { issueCategoryOf, userCategoryOf, type MarginType, type UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { ApiKeyInfo, Session, User } from '../domain/user.js';
 import type { Database, UsersTable } from './tables.js';
@@ -27,7 +28,9 @@ function userFromRow(row: UserRow): UserAccount {
   return {
     userId: row.user_id,
     passwordHash: row.password_hash,
-    category: row.category as BidderCategory,
+    category: issueCategoryOf(row.category),
+    offerCategory: row.category as UserCategory,
+    marginType: row.margin_type as MarginType,
     totpSecret: row.totp_secret,
     createdAt: Number(row.created_at),
     disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
@@ -114,6 +117,12 @@ export class UserRepository {
    * Makes the user an operator (`since` the instant, kept while they stay one) or not (null); false when
    * there is no such user.
    */
+  /** Sets the user's OFS category and margin type; false when there is no such user. */
+  async setCategory(userId: string, category: UserCategory, marginType: MarginType): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ category, margin_type: marginType }).where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async setOperator(userId: string, since: number | null): Promise<boolean> {
     const result = await this.db
       .updateTable('users')
@@ -139,13 +148,16 @@ export class UserRepository {
   }
 
   /** Inserts a new user; answers false (and changes nothing) when the id is taken. */
-  async create(user: { userId: string; passwordHash: string; category: BidderCategory; totpSecret: string | null; now: number }): Promise<boolean> {
+  async create(user: { userId: string; passwordHash: string; category: UserCategory | BidderCategory; marginType?: MarginType; totpSecret: string | null; now: number }): Promise<boolean> {
+    const category = userCategoryOf(user.category);
+    if (category === undefined) throw new RangeError(`unknown user category ${user.category}`);
     const result = await this.db
       .insertInto('users')
       .values({
         user_id: user.userId,
         password_hash: user.passwordHash,
-        category: user.category,
+        category,
+        margin_type: user.marginType ?? 'H',
         totp_secret: user.totpSecret,
         created_at: user.now,
       })
@@ -295,7 +307,7 @@ export class UserRepository {
       else {
         sessionOf.set(row.hash, {
           userId: row.user_id,
-          category: row.category as BidderCategory,
+          category: issueCategoryOf(row.category!),
           expiresAt: Number(row.expires_at),
           // A disabled user's session counts as revoked when the user was disabled.
           revokedAt: row.revoked_at !== null ? Number(row.revoked_at) : row.disabled_at !== null ? Number(row.disabled_at) : null,

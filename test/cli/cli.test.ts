@@ -91,7 +91,7 @@ describe('ordergate users add', () => {
     const result = await ordergate(['users', 'add', 'alice']);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines.map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'password']);
+    expect(lines.map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'margin', 'password']);
     const fields = fieldsOf(result.stdout);
     expect(fields).toMatchObject({ user_id: 'alice', category: 'RETAIL' });
     expect(fields.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
@@ -114,11 +114,13 @@ describe('ordergate users add', () => {
   it('--password-stdin takes the password from stdin without its trailing newline and does not print it', async () => {
     const result = await ordergate(['users', 'add', 'bob', '--password-stdin', '--category', 'NON_RETAIL'], { stdin: 'my secret pass\n' });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe('user_id: bob\ncategory: NON_RETAIL\n');
+    // NON_RETAIL is the old name of NII (migration 0013); the issue model still sees NON_RETAIL.
+    expect(result.stdout).toBe('user_id: bob\ncategory: NII\nmargin: H\n');
     expect(await tryLogin('bob', 'my secret pass')).toMatch(/^ogt_/);
     expect(await tryLogin('bob', 'my secret pass\n')).toMatch(/^refused/);
     const row = await inStore((store) => new UserRepository(store.db, store.dialect).find('bob'));
     expect(row?.category).toBe('NON_RETAIL');
+    expect(row?.offerCategory).toBe('NII');
   });
 
   it('--password-stdin refuses a password that is too short, creating nothing', async () => {
@@ -140,7 +142,7 @@ describe('ordergate users add', () => {
 
   it('rejects an unknown category with a one-line usage error and creates nothing', async () => {
     const result = await ordergate(['users', 'add', 'dave', '--category', 'WHALE']);
-    expectOneLineFailure(result, /--category.*WHALE.*RETAIL, NON_RETAIL/);
+    expectOneLineFailure(result, /--category.*WHALE.*RETAIL, NII, MF, IC, OTHS, NON_RETAIL/);
     // A usage error stops before the database is even opened.
     expect(existsSync(dbPath)).toBe(false);
   });

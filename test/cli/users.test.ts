@@ -189,11 +189,11 @@ describe('operators: ordergate users add --operator, users set-operator, and the
   it('add --operator makes the new user an operator and says so on a line of its own; without it the output is as before', async () => {
     const added = await ordergate(['users', 'add', 'olga', '--operator', '--category', 'NON_RETAIL']);
     expect(added.code, added.stderr).toBe(0);
-    expect(fieldsOf(added.stdout)).toMatchObject({ user_id: 'olga', category: 'NON_RETAIL', operator: 'yes' });
+    expect(fieldsOf(added.stdout)).toMatchObject({ user_id: 'olga', category: 'NII', margin: 'H', operator: 'yes' });
     expect(await isOperator('olga')).toBe(true);
 
     const plain = await ordergate(['users', 'add', 'tom']);
-    expect(plain.stdout.split('\n').filter(Boolean).map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'password']);
+    expect(plain.stdout.split('\n').filter(Boolean).map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'margin', 'password']);
     expect(await isOperator('tom')).toBe(false);
   });
 
@@ -218,6 +218,22 @@ describe('operators: ordergate users add --operator, users set-operator, and the
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/true, false/);
     expect(await isOperator('uma')).toBe(false);
+  });
+
+  it('set-category sets the OFS category and margin type, NON_RETAIL meaning NII; T margin only for institutions', async () => {
+    await addUser('ivy');
+    const set = await ordergate(['users', 'set-category', 'ivy', 'MF', '--margin', 'T']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toBe('user_id: ivy\ncategory: MF\nmargin: T\n');
+    const stored = () => inStore(async (_auth, store) => await new UserRepository(store.db, store.dialect).find('ivy'));
+    expect(await stored()).toMatchObject({ category: 'NON_RETAIL', offerCategory: 'MF', marginType: 'T' });
+
+    const individual = await ordergate(['users', 'set-category', 'ivy', 'NON_RETAIL', '--margin', 'T']);
+    expectOneLineFailure(individual, /margin type T \(0 % margin\) is for MF, IC and OTHS users only; a NII user bids with 100 % margin \(H\)/);
+    expect(await stored()).toMatchObject({ offerCategory: 'MF', marginType: 'T' });
+
+    const nobody = await ordergate(['users', 'set-category', 'nobody', 'NII']);
+    expectOneLineFailure(nobody, /^ordergate: no user nobody\n$/);
   });
 
   it('the demo user is an operator, and the snippet says where its book is; not with --allow-other-users', async () => {

@@ -17,7 +17,7 @@ import { auditOrders, eventually, killAll, login, openOutbox, seed, sleep, start
 
 afterAll(() => killAll());
 
-const BIDS_PER_SECOND = 300;
+const BIDS_PER_SECOND = 100;
 const STALL_MS = 4_000;
 /**
  * The shedding threshold the server gets: no commit finished for this long while every lane holds one (or
@@ -51,7 +51,7 @@ interface Served {
 
 /**
  * The server's access-log lines. The checks of when a request arrived and how long it took read them rather
- * than the client's clock: the client (this test process, bidding 300 times a second beside other test
+ * than the client's clock: the client (this test process, bidding 100 times a second beside other test
  * files) may itself be held up for a second or more, which says nothing about the server.
  */
 function served(stderr: string): Served[] {
@@ -173,12 +173,12 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
       expect(answers.filter((answer) => answer.status !== 200 && !(answer.status === 503 && answer.code === 'e-503' && answer.retryAfter === '1'))).toEqual([]);
       expect(bids).toHaveLength(answers.length);
       // The backlog was shed, at once rather than after a wait: every shed took the server well under a
-      // second (the promise is "at once"; the bound is generous for a busy machine), where one that waited
-      // for the database would have waited until the lock went, two seconds or more for those that arrived
-      // in the stall's first half.
+      // second (the promise is "at once"; the bound is generous for a busy machine), and sheds were answered
+      // while the lock was still held, which no answer that waited for the database could be. (The stall
+      // stays under the 5 s PostgreSQL query timeout, so the orders queued before shedding are taken.)
       expect(shed.length, 'bids were shed while the database was stalled').toBeGreaterThan(0);
       expect(shedServed).toHaveLength(shed.length);
-      expect(shedServed.filter((entry) => entry.arrivedAt < stallUntil - 2_000).length).toBeGreaterThan(0);
+      expect(shedServed.filter((entry) => entry.arrivedAt + entry.ms < stallUntil).length).toBeGreaterThan(0);
       expect(shedServed.filter((entry) => entry.ms >= 1_000).map((entry) => Math.round(entry.ms))).toEqual([]);
       // Before the stall every bid was taken (after it, below).
       const beforeStall = bids.filter((entry) => entry.arrivedAt < stallFrom);

@@ -85,8 +85,8 @@ describe('the operator book of an OFS issue', () => {
         expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
         return res.body.data;
       };
-      expect(await profile(olga)).toEqual({ user_id: 'olga', category: 'NON_RETAIL', operator: true });
-      expect(await profile(alice)).toEqual({ user_id: 'alice', category: 'RETAIL', operator: false });
+      expect(await profile(olga)).toEqual({ user_id: 'olga', category: 'NON_RETAIL', offer_category: 'NII', margin_type: 'H', operator: true });
+      expect(await profile(alice)).toEqual({ user_id: 'alice', category: 'RETAIL', offer_category: 'RETAIL', margin_type: 'H', operator: false });
       expect((await server.call('GET', PROFILE)).status).toBe(401);
 
       await setOperator('olga', false);

@@ -805,7 +805,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's user id, OFS bidder category and whether they are an operator
+         * The caller's user id, OFS categories, margin type and whether they are an operator
          * @description A console reads it after login: `operator` says whether the operator book (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) will answer.
          */
         get: {
@@ -833,10 +833,20 @@ export interface paths {
                                 /** @description The caller. */
                                 user_id: string;
                                 /**
-                                 * @description The OFS bidder category: which window the caller bids in.
+                                 * @description The bidder category an OFS issue of the one-listing model sees: which window the caller bids in there.
                                  * @enum {string}
                                  */
                                 category: "RETAIL" | "NON_RETAIL";
+                                /**
+                                 * @description The OFS category the operator set: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC or OTHS.
+                                 * @enum {string}
+                                 */
+                                offer_category: "RETAIL" | "NII" | "MF" | "IC" | "OTHS";
+                                /**
+                                 * @description The margin of the caller's offer bids: H (100 %) or T (0 %, institutions whose custodian confirms).
+                                 * @enum {string}
+                                 */
+                                margin_type: "H" | "T";
                                 /** @description Whether the caller is an operator, who may read the book of every issue. */
                                 operator: boolean;
                             };
