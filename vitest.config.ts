@@ -5,8 +5,9 @@ import { tcpReachable } from './test/support/tcp-probe.js';
 
 const postgresUrl = new URL(process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
 
-// Every test process and every process it spawns hashes passwords at the test-only cost (docs/testing.md).
-const env = { PASSWORD_HASH_COST: 'test-only-insecure' };
+// Every test process and every process it spawns hashes passwords at the test-only cost, and spawned servers
+// do not shed on event-loop delay, as in-process test servers do not (docs/testing.md, "Load shedding").
+const env = { PASSWORD_HASH_COST: 'test-only-insecure', SHED_EVENT_LOOP_DELAY_MS: '0' };
 
 const shared = {
   testTimeout: 30_000,

@@ -43,6 +43,7 @@ import type { AuthService } from './services/auth.js';
 import type { FundsService } from './services/funds.js';
 import type { PortfolioService } from './services/portfolio.js';
 import type { OfsBookService } from './services/ofs-book.js';
+import type { OfsOfferService } from './services/ofs-offers.js';
 import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
@@ -62,6 +63,7 @@ export interface AppServices {
   /** Whether the database answers (GET /health/ready). */
   health: DatabaseProbe;
   ofsBook: OfsBookService;
+  ofsOffers: OfsOfferService;
 }
 
 export interface AppOptions {
@@ -151,7 +153,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     registerFundsRoutes(typed, services.funds);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerPortfolioRoutes(typed, services.portfolio);
-    registerOfsRoutes(typed, services.ofsBook);
+    registerOfsRoutes(typed, services.ofsBook, services.ofsOffers);
     registerOrderCartRoutes(typed, services.orderCarts);
     registerOrderEventRoutes(typed, services.orderEvents);
     registerHealthRoutes(typed, services.health);

@@ -6,6 +6,8 @@ import { AuthService } from './services/auth.js';
 import { FundsService } from './services/funds.js';
 import { PortfolioService } from './services/portfolio.js';
 import { OfsBookService } from './services/ofs-book.js';
+import { OfsOfferService } from './services/ofs-offers.js';
+import { OfsOfferRepository } from './store/ofs-offers.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
@@ -81,6 +83,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now),
+    ofsOffers: new OfsOfferService(new OfsOfferRepository(store.db), now),
   };
 }
 

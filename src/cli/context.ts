@@ -5,6 +5,7 @@
  */
 import { loadConfig, type Config } from '../config.js';
 import { AdminService } from '../services/admin.js';
+import { OfsOfferRepository } from '../store/ofs-offers.js';
 import { FundsService } from '../services/funds.js';
 import { openStore, type Store } from '../store/database.js';
 import { FundsRepository } from '../store/funds.js';
@@ -34,6 +35,7 @@ export interface Workspace {
   store: Store;
   users: UserRepository;
   issues: OfsIssueRepository;
+  offers: OfsOfferRepository;
   admin: AdminService;
   funds: FundsService;
 }
@@ -46,7 +48,8 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
     const users = new UserRepository(store.db, store.dialect);
     const issues = new OfsIssueRepository(store.db);
     const funds = new FundsService(store, new FundsRepository(store.db, store.dialect), users);
-    return await work({ config, store, users, issues, admin: new AdminService(users, issues, Date.now, passwordHasherFor(config.passwordHashCost)), funds });
+    const offers = new OfsOfferRepository(store.db);
+    return await work({ config, store, users, issues, offers, admin: new AdminService(users, issues, Date.now, passwordHasherFor(config.passwordHashCost), offers), funds });
   } finally {
     await store.close();
   }

@@ -1,9 +1,14 @@
-/** `ordergate ofs import`: register or update OFS issues from a JSON array (product.md's import format). */
+/**
+ * `ordergate ofs import|green-shoe|employees`: register or update OFS offers (docs/design/ofs.md) and
+ * issues of the one-listing format from a JSON array; the seller's green-shoe decision; an offer's
+ * eligible employees.
+ */
 import { readFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import { Argument, Command } from 'commander';
 import { formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
-import { AdminError, parseOfsIssues } from '../services/admin.js';
-import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
+import { formatDiscount, offerPortions, type Offer } from '../domain/ofs-offer.js';
+import { AdminError, parseOfsImport } from '../services/admin.js';
+import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. */
 export function describeOfsIssue(issue: OfsIssue): string {
@@ -20,6 +25,37 @@ export function describeOfsIssue(issue: OfsIssue): string {
     `non_retail=${isoInstant(issue.nonRetailOpensAt)}/${isoInstant(issue.nonRetailClosesAt)}`,
     `retail=${isoInstant(issue.retailOpensAt)}/${isoInstant(issue.retailClosesAt)}`,
     `settlement=${issue.settlementDelayMs === null ? 'T+1' : `${issue.settlementDelayMs / 1000}s`}`,
+  ].join(' ');
+}
+
+/** One line per offer: `<registered|updated>: offer <offer_id> <symbol> name=value ...`, portions in shares. */
+export function describeOffer(offer: Offer): string {
+  const portions = offerPortions(offer);
+  const listings = offer.listings
+    .map((l) => `${l.exchange}:${l.scripToken}(${[l.series.RETAIL, l.series.NON_RETAIL, l.series.EMPLOYEE ?? '-'].join('/')})`)
+    .join(',');
+  return [
+    'offer',
+    offer.offerId,
+    offer.symbol,
+    `listings=${listings}`,
+    `floor=${formatPrice(offer.floorPricePaise)}`,
+    `tick=${formatPrice(offer.tickSizePaise)}`,
+    `base=${offer.baseQuantity}`,
+    `green_shoe=${offer.greenShoeQuantity}(${offer.greenShoeExercised ? 'exercised' : 'not exercised'})`,
+    `total=${portions.total}`,
+    `retail_reserved=${portions.retailReserved}`,
+    `non_retail=${portions.nonRetail}`,
+    `mf_ic_reserved=${portions.mfIcReserved}`,
+    `employee=${portions.employee}`,
+    `single_bidder_cap=${portions.singleBidderCap}`,
+    `retail_discount=${formatDiscount(offer.retailDiscount).replaceAll(' ', '')}`,
+    `retail_price=${offer.retailAllocationPrice}`,
+    `employee_discount=${formatDiscount(offer.employeeDiscount).replaceAll(' ', '')}`,
+    `allocation=${offer.allocation}`,
+    `t_day=${isoInstant(offer.tDay.opensAt)}/${isoInstant(offer.tDay.closesAt)}`,
+    `t1_day=${isoInstant(offer.t1Day.opensAt)}/${isoInstant(offer.t1Day.closesAt)}`,
+    `settlement=${offer.settlementDelayMs === null ? 'by-day' : `${offer.settlementDelayMs / 1000}s`}`,
   ].join(' ');
 }
 
@@ -42,13 +78,20 @@ export function ofsCommand(io: CliIo): Command {
   const ofs = new Command('ofs').description('manage the registry of OFS issues');
   ofs
     .command('import')
-    .description('register or update OFS issues from a JSON array; an issue with the same exchange and scrip_token is updated; all or nothing')
+    .description(
+      'register or update OFS offers (entries with offer_id) and issues of the one-listing format from a JSON array; an offer with the same offer_id, or an issue with the same exchange and scrip_token, is updated; all or nothing',
+    )
     .argument('<file.json>')
     .addHelpText(
       'after',
       [
         '',
-        'Prints on stdout one line per issue, in file order:',
+        'Prints on stdout one line per entry, in file order. An offer:',
+        '  <registered|updated>: offer <offer_id> <symbol> listings=<exchange>:<token>(<retail>/<non-retail>/<employee>),...',
+        '    floor=<rupees> tick=<rupees> base=<n> green_shoe=<n>(exercised|not exercised) total=<n> retail_reserved=<n>',
+        '    non_retail=<n> mf_ic_reserved=<n> employee=<n> single_bidder_cap=<n> retail_discount=<d> retail_price=UNIFORM|BID',
+        '    employee_discount=<d> allocation=<method> t_day=<opens_at>/<closes_at> t1_day=<opens_at>/<closes_at> settlement=<by-day|<seconds>s>',
+        'An issue of the one-listing format:',
         '  <registered|updated>: <exchange> <scrip_token> <symbol> <series> floor=<rupees> tick=<rupees>',
         '    retail_cutoff=<rupees|none> offer_quantity=<n> allocation=<method>',
         '    non_retail=<opens_at>/<closes_at> retail=<opens_at>/<closes_at> settlement=<T+1|<seconds>s>',
@@ -57,26 +100,96 @@ export function ofsCommand(io: CliIo): Command {
     .action(async (file: string) => {
       const json = await readImportFile(file);
       // Check the whole file before touching the database: a bad file writes nothing.
-      let issues: OfsIssue[];
       try {
-        issues = parseOfsIssues(json);
+        parseOfsImport(json);
       } catch (error) {
         if (error instanceof AdminError) throw new CliError(`${file}: ${error.message}`);
         throw error;
       }
       await withWorkspace(io, async ({ admin, issues: registry }) => {
         const known = new Set<string>();
-        for (const issue of issues) {
+        const parsed = parseOfsImport(json);
+        for (const issue of parsed.issues) {
           if (await registry.find(issue.exchange, issue.scripToken)) known.add(`${issue.exchange}:${issue.scripToken}`);
         }
-        await admin.importOfsIssues(json);
-        for (const issue of issues) {
-          const key = `${issue.exchange}:${issue.scripToken}`;
-          io.stdout.write(`${known.has(key) ? 'updated' : 'registered'}: ${describeOfsIssue(issue)}\n`);
+        let imported: Awaited<ReturnType<typeof admin.importOfs>>;
+        try {
+          imported = await admin.importOfs(json);
+        } catch (error) {
+          if (error instanceof AdminError) throw new CliError(`${file}: ${error.message}`);
+          throw error;
+        }
+        for (const entry of imported.order) {
+          if ('offer' in entry) {
+            const key = `offer:${entry.offer.offerId}`;
+            io.stdout.write(`${imported.updatedOffers.has(entry.offer.offerId) || known.has(key) ? 'updated' : 'registered'}: ${describeOffer(entry.offer)}\n`);
+            known.add(key);
+            continue;
+          }
+          const key = `${entry.issue.exchange}:${entry.issue.scripToken}`;
+          io.stdout.write(`${known.has(key) ? 'updated' : 'registered'}: ${describeOfsIssue(entry.issue)}\n`);
           // A second entry for the same instrument in one file updates the first.
           known.add(key);
         }
       });
     });
+  ofs
+    .command('green-shoe')
+    .description("record the seller's green-shoe decision for an offer (announced by 17:00 on T); taken until the T allocation runs")
+    .argument('<offer_id>')
+    .addArgument(new Argument('<exercised>', 'true or false').choices(['true', 'false']))
+    .addHelpText('after', '\nPrints on stdout the offer\'s line, as `ofs import` does, with its total and reservations recomputed.')
+    .action(async (offerId: string, exercised: 'true' | 'false') => {
+      await withWorkspace(io, async ({ admin, offers }) => {
+        await admin.setGreenShoe(offerId, exercised === 'true');
+        io.stdout.write(`updated: ${describeOffer((await offers.find(offerId))!.offer)}\n`);
+      });
+    });
+  const employees = new Command('employees').description("an offer's eligible employees (registered by the operator until T+1 opens)");
+  employees
+    .command('add')
+    .description('register users as eligible employees of the offer; registering one again changes nothing')
+    .argument('<offer_id>')
+    .argument('<user_id...>')
+    .addHelpText('after', '\nPrints on stdout:\n  offer_id: <offer_id>\n  employees: <user_id>,<user_id>,...   (every registered employee, sorted)')
+    .action(async (offerId: string, userIds: string[]) => {
+      await withWorkspace(io, async ({ admin }) => {
+        await admin.addEmployees(offerId, userIds);
+        writeFields(io, [
+          ['offer_id', offerId],
+          ['employees', (await admin.employees(offerId)).join(',')],
+        ]);
+      });
+    });
+  employees
+    .command('remove')
+    .description("take users off the offer's eligible employees")
+    .argument('<offer_id>')
+    .argument('<user_id...>')
+    .addHelpText('after', '\nPrints on stdout:\n  offer_id: <offer_id>\n  removed: <how many were registered>\n  employees: <user_id>,...')
+    .action(async (offerId: string, userIds: string[]) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const removed = await admin.removeEmployees(offerId, userIds);
+        writeFields(io, [
+          ['offer_id', offerId],
+          ['removed', String(removed)],
+          ['employees', (await admin.employees(offerId)).join(',')],
+        ]);
+      });
+    });
+  employees
+    .command('list')
+    .description("print the offer's eligible employees")
+    .argument('<offer_id>')
+    .addHelpText('after', '\nPrints on stdout:\n  offer_id: <offer_id>\n  employees: <user_id>,...')
+    .action(async (offerId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        writeFields(io, [
+          ['offer_id', offerId],
+          ['employees', (await admin.employees(offerId)).join(',')],
+        ]);
+      });
+    });
+  ofs.addCommand(employees);
   return ofs;
 }

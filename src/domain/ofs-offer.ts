@@ -263,3 +263,41 @@ export function userCategoryOf(value: string): UserCategory | undefined {
 export function issueCategoryOf(category: string): BidderCategory {
   return category === 'RETAIL' ? 'RETAIL' : 'NON_RETAIL';
 }
+
+/**
+ * What an offer's terms must hold beyond each field's own range (the import's schema checks those): the
+ * floor on the tick, discounts that leave a price, the days in order, one listing per exchange and
+ * distinct series. Messages name the field, as the import reports them.
+ */
+export function offerTermsProblems(offer: Offer): string[] {
+  const problems: string[] = [];
+  if (offer.floorPricePaise % offer.tickSizePaise !== 0) {
+    problems.push(`floor_price: ${formatPaise(offer.floorPricePaise)} is not a multiple of tick_size ${formatPaise(offer.tickSizePaise)}`);
+  }
+  for (const [field, discount] of [['retail_discount', offer.retailDiscount], ['employee_discount', offer.employeeDiscount]] as const) {
+    // The discounted prices start from a cut-off at or above the floor: a discount below the floor leaves a price.
+    if (discount !== null && 'paise' in discount && discount.paise >= offer.floorPricePaise) {
+      problems.push(`${field}: Rs ${formatPaise(discount.paise)} off would leave no price at the floor price ${formatPaise(offer.floorPricePaise)}`);
+    }
+  }
+  if (offer.tDay.closesAt <= offer.tDay.opensAt) problems.push('t_day: closes_at must be after opens_at');
+  if (offer.t1Day.opensAt < offer.tDay.closesAt) problems.push('t1_day: opens_at must not be before t_day.closes_at');
+  if (offer.t1Day.closesAt <= offer.t1Day.opensAt) problems.push('t1_day: closes_at must be after opens_at');
+  const exchanges = new Set<string>();
+  offer.listings.forEach((listing, i) => {
+    if (exchanges.has(listing.exchange)) problems.push(`listings[${i}].exchange: the offer is listed on ${listing.exchange} twice`);
+    exchanges.add(listing.exchange);
+    const { RETAIL, NON_RETAIL, EMPLOYEE } = listing.series;
+    if (EMPLOYEE !== null && (EMPLOYEE === RETAIL || EMPLOYEE === NON_RETAIL)) {
+      problems.push(`listings[${i}].series.EMPLOYEE: "${EMPLOYEE}" is also the retail or non-retail series; employee bids need a series of their own`);
+    }
+  });
+  if (offer.employeeQuantity > 0 && offer.listings.every((listing) => listing.series.EMPLOYEE === null)) {
+    problems.push('employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
+  }
+  return problems;
+}
+
+function formatPaise(paise: number): string {
+  return (paise / 100).toFixed(2);
+}

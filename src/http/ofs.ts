@@ -1,18 +1,54 @@
 /**
- * The console's OFS calls: the registered issues (GET /transactional/v1/ofs/issues, any logged-in user) and
- * an issue's book of demand (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only).
+ * The OFS read calls: the registered issues (GET /transactional/v1/ofs/issues) and offers
+ * (GET /transactional/v1/ofs/offers, .../{offer_id}), for any logged-in user; an issue's book of demand
+ * (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only).
  */
 import { Errors } from '../domain/errors.js';
 import { NoQuery } from '../schemas/common.js';
 import { OfsBookParams, OfsBookResponse, OfsIssuesResponse } from '../schemas/ofs.js';
 import type { OfsBookService } from '../services/ofs-book.js';
+import { OfsOfferParams, OfsOfferResponse, OfsOffersResponse } from '../schemas/ofs-offer.js';
+import type { OfsOfferService } from '../services/ofs-offers.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
 import { errorResponses, success, TOKEN_ERRORS } from './responses.js';
 
 const READ_SECURITY = [{ bearerAuth: [] }];
 
-export function registerOfsRoutes(app: App, ofsBook: OfsBookService): void {
+export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: OfsOfferService): void {
+  app.get(
+    '/transactional/v1/ofs/offers',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary: 'The OFS offers: their terms, portions in shares, days and state, T day latest first',
+        description:
+          'Every offer under the exchanges\' framework: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server\'s clock, and the T-day cut-off once the T allocation has found it. `server_time` is the server\'s clock.',
+        security: READ_SECURITY,
+        querystring: NoQuery,
+        response: { 200: OfsOffersResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
+      },
+    },
+    async () => success('OFS offers fetched successfully', await ofsOffers.list()),
+  );
+
+  app.get(
+    '/transactional/v1/ofs/offers/:offer_id',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary: 'One OFS offer, as the list gives it',
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: NoQuery,
+        response: { 200: OfsOfferResponse, ...errorResponses(...TOKEN_ERRORS, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('OFS offer fetched successfully', await ofsOffers.get(request.params.offer_id)),
+  );
+
   app.get(
     '/transactional/v1/ofs/issues',
     {

@@ -13,7 +13,8 @@ import { SuccessEnvelope, withCode } from './common.js';
 const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-11-24T03:45:00.000Z'] });
 const Rupees = (description: string) => Type.Number({ minimum: 0, description, examples: [101.5] });
 const Shares = (description: string) => Type.Integer({ minimum: 0, description });
-const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) =>
+/** A string of one of `values` (shared by the OFS wire shapes). */
+export const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) =>
   Type.Enum([...values], { type: 'string', description });
 
 const WindowState = (description: string) =>

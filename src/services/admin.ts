@@ -5,11 +5,13 @@
 import type { ApiKeyInfo } from '../domain/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
-import { OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
+import { OfsIssueImport as OfsIssueImportSchema, OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
+import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../schemas/ofs-offer.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
+import { OfferConflictError, type OfsOfferRepository } from '../store/ofs-offers.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
-import { USER_CATEGORIES, userCategoryOf, type MarginType, type UserCategory } from '../domain/ofs-offer.js';
+import { offerState, offerTermsProblems, USER_CATEGORIES, userCategoryOf, type Discount, type MarginType, type Offer, type UserCategory } from '../domain/ofs-offer.js';
 import type { UserRepository } from '../store/users.js';
 
 export class AdminError extends Error {
@@ -51,45 +53,155 @@ export function parseOfsIssues(json: unknown): OfsIssue[] {
     // Messages name their field already ("[0].scrip_token is required"); the file itself is "body" there.
     throw new AdminError(violations.map((v) => (v.field === '' ? v.message.replace(/^body\b/, 'the file') : v.message)).join('; '));
   }
-  return (json as OfsIssueImport[]).map((raw, i) => {
-    const paise = (rupees: number, field: string) => {
-      const value = rupeesToPaise(rupees);
-      if (value === null) throw new AdminError(`[${i}].${field}: ${rupees} is not a whole number of paise`);
-      return value;
-    };
-    const tick = paise(raw.tick_size, 'tick_size');
-    const floor = paise(raw.floor_price, 'floor_price');
-    if (floor % tick !== 0) throw new AdminError(`[${i}].floor_price: ${raw.floor_price} is not a multiple of tick_size ${raw.tick_size}`);
-    const cutoff = raw.retail_cutoff_price === null ? null : paise(raw.retail_cutoff_price, 'retail_cutoff_price');
-    if (cutoff !== null && cutoff % tick !== 0) {
-      throw new AdminError(`[${i}].retail_cutoff_price: ${raw.retail_cutoff_price} is not a multiple of tick_size ${raw.tick_size}`);
+  return (json as OfsIssueImport[]).map(toOfsIssue);
+}
+
+/** One entry of the one-listing format, its schema checked, in our units; `i` is its place in the file. */
+function toOfsIssue(raw: OfsIssueImport, i: number): OfsIssue {
+  const paise = (rupees: number, field: string) => {
+    const value = rupeesToPaise(rupees);
+    if (value === null) throw new AdminError(`[${i}].${field}: ${rupees} is not a whole number of paise`);
+    return value;
+  };
+  const tick = paise(raw.tick_size, 'tick_size');
+  const floor = paise(raw.floor_price, 'floor_price');
+  if (floor % tick !== 0) throw new AdminError(`[${i}].floor_price: ${raw.floor_price} is not a multiple of tick_size ${raw.tick_size}`);
+  const cutoff = raw.retail_cutoff_price === null ? null : paise(raw.retail_cutoff_price, 'retail_cutoff_price');
+  if (cutoff !== null && cutoff % tick !== 0) {
+    throw new AdminError(`[${i}].retail_cutoff_price: ${raw.retail_cutoff_price} is not a multiple of tick_size ${raw.tick_size}`);
+  }
+  const instant = (value: string, field: string) => {
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) throw new AdminError(`[${i}].${field}: "${value}" is not a date-time`);
+    return ms;
+  };
+  const issue: OfsIssue = {
+    exchange: raw.exchange as OfsIssue['exchange'],
+    scripToken: raw.scrip_token,
+    symbol: raw.symbol,
+    series: raw.series,
+    floorPricePaise: floor,
+    tickSizePaise: tick,
+    offerQuantity: raw.offer_quantity,
+    retailReservePct: raw.retail_reserve_pct,
+    retailCutoffPricePaise: cutoff,
+    allocation: raw.allocation as OfsIssue['allocation'],
+    nonRetailOpensAt: instant(raw.non_retail_opens_at, 'non_retail_opens_at'),
+    nonRetailClosesAt: instant(raw.non_retail_closes_at, 'non_retail_closes_at'),
+    retailOpensAt: instant(raw.retail_opens_at, 'retail_opens_at'),
+    retailClosesAt: instant(raw.retail_closes_at, 'retail_closes_at'),
+    settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
+  };
+  if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt) throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
+  if (issue.retailClosesAt <= issue.retailOpensAt) throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
+  return issue;
+}
+
+const ajv = createAjv();
+const checkIssueEntry = compileChecker(ajv, OfsIssueImportSchema);
+const checkOfferEntry = compileChecker(ajv, OfsOfferImportSchema);
+
+/** What an import file holds: offers (entries with `offer_id`) and issues of the one-listing format. */
+export interface OfsImport {
+  offers: Offer[];
+  issues: OfsIssue[];
+  /** The file's entries in order: an offer's id or an issue's place in `issues`. */
+  order: ({ offer: Offer } | { issue: OfsIssue })[];
+}
+
+/**
+ * The import JSON -> offers and issues in our units, or an AdminError naming every problem of the first
+ * bad entry. An entry with `offer_id` is an offer (schemas/ofs-offer.ts); any other, an issue of the
+ * one-listing format, imported exactly as before.
+ */
+export function parseOfsImport(json: unknown): OfsImport {
+  if (!Array.isArray(json) || json.length === 0 || json.length > 1000) throw new AdminError('the file must be an array of 1 to 1000 offers or issues');
+  const result: OfsImport = { offers: [], issues: [], order: [] };
+  const seenOffers = new Set<string>();
+  json.forEach((entry: unknown, i) => {
+    if (entry !== null && typeof entry === 'object' && 'offer_id' in entry) {
+      const offer = parseOffer(entry, i);
+      if (seenOffers.has(offer.offerId)) throw new AdminError(`[${i}].offer_id: offer ${offer.offerId} appears twice in the file`);
+      seenOffers.add(offer.offerId);
+      result.offers.push(offer);
+      result.order.push({ offer });
+    } else {
+      const violations = checkIssueEntry(entry);
+      if (violations.length > 0) throw new AdminError(entryProblems(i, violations));
+      const issue = toOfsIssue(entry as OfsIssueImport, i);
+      result.issues.push(issue);
+      result.order.push({ issue });
     }
-    const instant = (value: string, field: string) => {
-      const ms = Date.parse(value);
-      if (Number.isNaN(ms)) throw new AdminError(`[${i}].${field}: "${value}" is not a date-time`);
-      return ms;
-    };
-    const issue: OfsIssue = {
-      exchange: raw.exchange as OfsIssue['exchange'],
-      scripToken: raw.scrip_token,
-      symbol: raw.symbol,
-      series: raw.series,
-      floorPricePaise: floor,
-      tickSizePaise: tick,
-      offerQuantity: raw.offer_quantity,
-      retailReservePct: raw.retail_reserve_pct,
-      retailCutoffPricePaise: cutoff,
-      allocation: raw.allocation as OfsIssue['allocation'],
-      nonRetailOpensAt: instant(raw.non_retail_opens_at, 'non_retail_opens_at'),
-      nonRetailClosesAt: instant(raw.non_retail_closes_at, 'non_retail_closes_at'),
-      retailOpensAt: instant(raw.retail_opens_at, 'retail_opens_at'),
-      retailClosesAt: instant(raw.retail_closes_at, 'retail_closes_at'),
-      settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
-    };
-    if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt) throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
-    if (issue.retailClosesAt <= issue.retailOpensAt) throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
-    return issue;
   });
+  const listed = new Map<string, string>();
+  for (const offer of result.offers) {
+    for (const listing of offer.listings) {
+      const key = `${listing.exchange} ${listing.scripToken}`;
+      const other = listed.get(key);
+      if (other !== undefined && other !== offer.offerId) throw new AdminError(`${key} is a listing of both offer ${other} and offer ${offer.offerId}`);
+      listed.set(key, offer.offerId);
+    }
+  }
+  for (const issue of result.issues) {
+    const key = `${issue.exchange} ${issue.scripToken}`;
+    if (listed.has(key)) throw new AdminError(`${key} is both a listing of offer ${listed.get(key)} and an issue of the one-listing format`);
+  }
+  return result;
+}
+
+/** The schema's violations of entry `i`, named from the file: "[2].listings[0].scrip_token is required". */
+function entryProblems(i: number, violations: readonly { field: string; message: string }[]): string {
+  return violations.map((v) => `[${i}]${v.field === '' ? v.message.replace(/^body\b/, '') : `.${v.message}`}`).join('; ');
+}
+
+function parseOffer(entry: object, i: number): Offer {
+  const violations = checkOfferEntry(entry);
+  if (violations.length > 0) throw new AdminError(entryProblems(i, violations));
+  const raw = entry as OfsOfferImport;
+  const paise = (rupees: number, field: string) => {
+    const value = rupeesToPaise(rupees);
+    if (value === null) throw new AdminError(`[${i}].${field}: ${rupees} is not a whole number of paise`);
+    return value;
+  };
+  const instant = (value: string, field: string) => {
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) throw new AdminError(`[${i}].${field}: "${value}" is not a date-time`);
+    return ms;
+  };
+  const discount = (value: OfsOfferImport['retail_discount'], field: string): Discount => {
+    if (value === undefined || value === null) return null;
+    if ('rupees' in value) return { paise: paise(value.rupees, `${field}.rupees`) };
+    return { basisPoints: Math.round(value.pct * 100) };
+  };
+  const offer: Offer = {
+    offerId: raw.offer_id,
+    symbol: raw.symbol,
+    // By exchange, as the registry reads them back.
+    listings: raw.listings
+      .map((l) => ({
+        exchange: l.exchange as Offer['listings'][number]['exchange'],
+        scripToken: l.scrip_token,
+        series: { RETAIL: l.series.RETAIL, NON_RETAIL: l.series.NON_RETAIL, EMPLOYEE: l.series.EMPLOYEE ?? null },
+      }))
+      .sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.scripToken - b.scripToken)),
+    floorPricePaise: paise(raw.floor_price, 'floor_price'),
+    tickSizePaise: paise(raw.tick_size, 'tick_size'),
+    baseQuantity: raw.base_quantity,
+    greenShoeQuantity: raw.green_shoe_quantity ?? 0,
+    greenShoeExercised: raw.green_shoe_exercised ?? false,
+    retailReservePct: raw.retail_reserve_pct,
+    retailDiscount: discount(raw.retail_discount, 'retail_discount'),
+    retailAllocationPrice: (raw.retail_allocation_price ?? 'UNIFORM') as Offer['retailAllocationPrice'],
+    employeeQuantity: raw.employee_quantity ?? 0,
+    employeeDiscount: discount(raw.employee_discount, 'employee_discount'),
+    allocation: raw.allocation as Offer['allocation'],
+    tDay: { opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'), closesAt: instant(raw.t_day.closes_at, 't_day.closes_at') },
+    t1Day: { opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'), closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at') },
+    settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
+  };
+  const problems = offerTermsProblems(offer);
+  if (problems.length > 0) throw new AdminError(problems.map((p) => `[${i}].${p}`).join('; '));
+  return offer;
 }
 
 export class AdminService {
@@ -99,6 +211,8 @@ export class AdminService {
     private readonly now: () => number = Date.now,
     /** The cost of new password hashes; OWASP's by default. */
     private readonly hasher: PasswordHasher = OWASP_PASSWORD_HASHER,
+    /** The offer registry (the CLI's); without it only issues of the one-listing format import. */
+    private readonly offers: OfsOfferRepository | null = null,
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
@@ -199,7 +313,75 @@ export class AdminService {
   /** Registers or updates the issues of an import file, all or none. */
   async importOfsIssues(json: unknown): Promise<OfsIssue[]> {
     const issues = parseOfsIssues(json);
-    await this.issues.upsert(issues, this.now());
+    if (this.offers === null) await this.issues.upsert(issues, this.now());
+    else await this.importParsed([], issues);
     return issues;
+  }
+
+  /**
+   * Registers or updates the offers and issues of an import file (`ordergate ofs import`), all or none.
+   * Answers what the file held and which offers existed before.
+   */
+  async importOfs(json: unknown): Promise<OfsImport & { updatedOffers: Set<string> }> {
+    const parsed = parseOfsImport(json);
+    const { updatedOffers } = await this.importParsed(parsed.offers, parsed.issues);
+    return { ...parsed, updatedOffers };
+  }
+
+  private async importParsed(offers: readonly Offer[], issues: readonly OfsIssue[]): Promise<{ updatedOffers: Set<string> }> {
+    try {
+      return await this.offerRegistry().importAll(offers, issues, this.now());
+    } catch (error) {
+      if (error instanceof OfferConflictError) throw new AdminError(error.message);
+      throw error;
+    }
+  }
+
+  /** The seller's green-shoe decision, until the offer's T allocation runs. */
+  async setGreenShoe(offerId: string, exercised: boolean): Promise<void> {
+    const registry = this.offerRegistry();
+    const registration = await registry.find(offerId);
+    if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
+    if (!(await registry.setGreenShoe(offerId, exercised, this.now()))) {
+      throw new AdminError(`offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`);
+    }
+  }
+
+  /**
+   * Registers users as eligible employees of the offer (SEBI: the operator registers them on T-1), until
+   * T+1 opens, when employees bid. Every user must exist; registering one again changes nothing.
+   */
+  async addEmployees(offerId: string, userIds: readonly string[]): Promise<void> {
+    const registry = this.offerRegistry();
+    await this.employeesOpen(registry, offerId);
+    for (const userId of userIds) await this.existingUser(userId);
+    await registry.addEmployees(offerId, userIds, this.now());
+  }
+
+  /** Takes users off the offer's eligible employees, until T+1 opens; answers how many were on it. */
+  async removeEmployees(offerId: string, userIds: readonly string[]): Promise<number> {
+    const registry = this.offerRegistry();
+    await this.employeesOpen(registry, offerId);
+    return registry.removeEmployees(offerId, userIds);
+  }
+
+  async employees(offerId: string): Promise<string[]> {
+    const registry = this.offerRegistry();
+    if ((await registry.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
+    return registry.employees(offerId);
+  }
+
+  private async employeesOpen(registry: OfsOfferRepository, offerId: string): Promise<void> {
+    const registration = await registry.find(offerId);
+    if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
+    const state = offerState(registration.offer, registration.progress, this.now());
+    if (state === 'T1_OPEN' || state === 'ALLOCATED' || state === 'CANCELLED' || this.now() >= registration.offer.t1Day.opensAt) {
+      throw new AdminError(`offer ${offerId}: its eligible employees are registered until T+1 opens (${new Date(registration.offer.t1Day.opensAt).toISOString()}); it is ${state} now`);
+    }
+  }
+
+  private offerRegistry(): OfsOfferRepository {
+    if (this.offers === null) throw new Error('AdminService was built without the offer registry');
+    return this.offers;
   }
 }

@@ -84,36 +84,39 @@ export class OfsIssueRepository {
    * An update whose windows close after `now` clears `allocated_at`.
    */
   async upsert(issues: readonly OfsIssue[], now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (const issue of issues) {
-        const values = {
-          symbol: issue.symbol,
-          series: issue.series,
-          floor_price_paise: issue.floorPricePaise,
-          tick_size_paise: issue.tickSizePaise,
-          offer_quantity: issue.offerQuantity,
-          retail_reserve_pct: issue.retailReservePct,
-          retail_cutoff_price_paise: issue.retailCutoffPricePaise,
-          allocation: issue.allocation,
-          non_retail_opens_at: issue.nonRetailOpensAt,
-          non_retail_closes_at: issue.nonRetailClosesAt,
-          retail_opens_at: issue.retailOpensAt,
-          retail_closes_at: issue.retailClosesAt,
-          settlement_delay_ms: issue.settlementDelayMs,
-          updated_at: now,
-        };
-        await trx
-          .insertInto('ofs_issues')
-          .values({ exchange: issue.exchange, scrip_token: issue.scripToken, ...values })
-          // Windows moved to close in the future re-open the issue: it is allocated again at the new close
-          // (bids already allotted or not allotted are finished and take no part).
-          .onConflict((oc) =>
-            oc
-              .columns(['exchange', 'scrip_token'])
-              .doUpdateSet(Math.max(issue.nonRetailClosesAt, issue.retailClosesAt) > now ? { ...values, allocated_at: null } : values),
-          )
-          .execute();
-      }
-    });
+    await this.db.transaction().execute((trx) => upsertIssues(trx, issues, now));
+  }
+}
+
+/** Registers the issues in `trx`, updating any with the same exchange and scrip_token (see upsert). */
+export async function upsertIssues(trx: Kysely<Database>, issues: readonly OfsIssue[], now: number): Promise<void> {
+  for (const issue of issues) {
+    const values = {
+      symbol: issue.symbol,
+      series: issue.series,
+      floor_price_paise: issue.floorPricePaise,
+      tick_size_paise: issue.tickSizePaise,
+      offer_quantity: issue.offerQuantity,
+      retail_reserve_pct: issue.retailReservePct,
+      retail_cutoff_price_paise: issue.retailCutoffPricePaise,
+      allocation: issue.allocation,
+      non_retail_opens_at: issue.nonRetailOpensAt,
+      non_retail_closes_at: issue.nonRetailClosesAt,
+      retail_opens_at: issue.retailOpensAt,
+      retail_closes_at: issue.retailClosesAt,
+      settlement_delay_ms: issue.settlementDelayMs,
+      updated_at: now,
+    };
+    await trx
+      .insertInto('ofs_issues')
+      .values({ exchange: issue.exchange, scrip_token: issue.scripToken, ...values })
+      // Windows moved to close in the future re-open the issue: it is allocated again at the new close
+      // (bids already allotted or not allotted are finished and take no part).
+      .onConflict((oc) =>
+        oc
+          .columns(['exchange', 'scrip_token'])
+          .doUpdateSet(Math.max(issue.nonRetailClosesAt, issue.retailClosesAt) > now ? { ...values, allocated_at: null } : values),
+      )
+      .execute();
   }
 }

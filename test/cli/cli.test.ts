@@ -17,6 +17,7 @@ import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { UserRepository } from '../../src/store/users.js';
 import { CLI, expectOneLineFailure, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
+import { offerImport } from '../support/offers.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -226,6 +227,35 @@ describe('ordergate ofs import', () => {
     expectOneLineFailure(result, reason);
     expect(result.stderr.startsWith(`ordergate: ${file}: `)).toBe(true);
     expect(await inStore((store) => store.db.selectFrom('ofs_issues').selectAll().execute())).toEqual(before);
+  });
+
+  it('registers an offer with its portions in shares, then takes the green shoe and the eligible employees', async () => {
+    const imported = await ordergate(['ofs', 'import', issueFile('offer', [offerImport(), sbin])]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe(
+      [
+        'registered: offer ACME-OFS-1 ACME listings=BSE_EQ:800001(A/A/-),NSE_EQ:700001(RS/IS/ES) floor=100.00 tick=0.05 base=1000000 ' +
+          'green_shoe=1000000(not exercised) total=1000000 retail_reserved=125000 non_retail=875000 mf_ic_reserved=250000 employee=20000 ' +
+          'single_bidder_cap=250000 retail_discount=Rs2.50off retail_price=UNIFORM employee_discount=5%off allocation=PRICE_PRIORITY ' +
+          't_day=2026-12-01T03:45:00Z/2026-12-01T10:00:00Z t1_day=2026-12-02T03:45:00Z/2026-12-02T10:00:00Z settlement=by-day',
+        'registered: NSE_EQ 500112 SBIN OF floor=100.00 tick=0.05 retail_cutoff=none offer_quantity=1000000 allocation=PROPORTIONATE non_retail=2026-11-23T03:45:00Z/2026-11-23T10:00:00Z retail=2026-11-24T03:45:00Z/2026-11-24T10:00:00Z settlement=T+1',
+        '',
+      ].join('\n'),
+    );
+
+    const shoe = await ordergate(['ofs', 'green-shoe', 'ACME-OFS-1', 'true']);
+    expect(shoe.code, shoe.stderr).toBe(0);
+    expect(shoe.stdout).toMatch(/^updated: offer ACME-OFS-1 ACME .* green_shoe=1000000\(exercised\) total=2000000 retail_reserved=250000 non_retail=1750000 mf_ic_reserved=500000 /);
+
+    await inStore((store) => new UserRepository(store.db, store.dialect).create({ userId: 'emma', passwordHash: 'x', category: 'RETAIL', totpSecret: null, now: 0 }));
+    const added = await ordergate(['ofs', 'employees', 'add', 'ACME-OFS-1', 'emma']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe('offer_id: ACME-OFS-1\nemployees: emma\n');
+    expectOneLineFailure(await ordergate(['ofs', 'employees', 'add', 'NOPE', 'emma']), /^ordergate: no offer NOPE\n$/);
+
+    // A listing cannot also be an issue: the whole file is refused.
+    const clash = await ordergate(['ofs', 'import', issueFile('clash', [{ ...sbin, scrip_token: 700001 }])]);
+    expectOneLineFailure(clash, /NSE_EQ 700001 is already a listing of offer ACME-OFS-1/);
   });
 
   it('a missing file exits 1 naming it', async () => {

@@ -4195,6 +4195,707 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactional/v1/ofs/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OFS offers: their terms, portions in shares, days and state, T day latest first
+         * @description Every offer under the exchanges' framework: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it. `server_time` is the server's clock.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OFS offers fetched successfully */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                /** @description The server's clock, to count down from. */
+                                server_time: string;
+                                offers: {
+                                    offer_id: string;
+                                    symbol: string;
+                                    listings: {
+                                        /**
+                                         * @description Exchange segment of the listing.
+                                         * @enum {string}
+                                         */
+                                        exchange: "NSE_EQ" | "BSE_EQ";
+                                        scrip_token: number;
+                                        /** @description The series each category bids in on this listing. */
+                                        series: {
+                                            RETAIL: string;
+                                            NON_RETAIL: string;
+                                            EMPLOYEE: string | null;
+                                        };
+                                    }[];
+                                    /** @description Rupees. */
+                                    floor_price: number;
+                                    /** @description Rupees. */
+                                    tick_size: number;
+                                    base_quantity: number;
+                                    green_shoe_quantity: number;
+                                    /** @description The seller's decision (by 17:00 on T); fixed once the T allocation runs. */
+                                    green_shoe_exercised: boolean;
+                                    retail_reserve_pct: number;
+                                    /** @description The offer in shares, as the exchanges print it. */
+                                    portions: {
+                                        /** @description Base plus the green shoe when exercised. */
+                                        total: number;
+                                        /** @description ceil(retail_reserve_pct x total / 100). */
+                                        retail_reserved: number;
+                                        /** @description total - retail_reserved: allotted on T. */
+                                        non_retail: number;
+                                        /** @description ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first. */
+                                        mf_ic_reserved: number;
+                                        /** @description On top of the total. */
+                                        employee: number;
+                                        /** @description floor(25 % of total): the most any bidder but an MF or IC is allotted. */
+                                        single_bidder_cap: number;
+                                    };
+                                    /** @description {"rupees": n}, {"pct": n} or null. */
+                                    retail_discount: {
+                                        rupees: number;
+                                    } | {
+                                        pct: number;
+                                    } | null;
+                                    /**
+                                     * @description UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.
+                                     * @enum {string}
+                                     */
+                                    retail_allocation_price: "UNIFORM" | "BID";
+                                    /** @description {"rupees": n}, {"pct": n} or null. */
+                                    employee_discount: {
+                                        rupees: number;
+                                    } | {
+                                        pct: number;
+                                    } | null;
+                                    /**
+                                     * @description How an oversubscribed portion is allotted.
+                                     * @enum {string}
+                                     */
+                                    allocation: "PROPORTIONATE" | "PRICE_PRIORITY";
+                                    /** @description Day T: non-retail bids. */
+                                    t_day: {
+                                        opens_at: string;
+                                        closes_at: string;
+                                    };
+                                    /** @description Day T+1: retail, employee and carried-forward bids. */
+                                    t1_day: {
+                                        opens_at: string;
+                                        closes_at: string;
+                                    };
+                                    /**
+                                     * @description Which day it is by the server's clock: T-1 before T opens, T until T+1 opens, T+1 until it closes, CLOSED after.
+                                     * @enum {string}
+                                     */
+                                    current_day: "T-1" | "T" | "T+1" | "CLOSED";
+                                    /**
+                                     * @description ANNOUNCED until T opens; T_OPEN until the T allocation has run (it waits for the operator when non-retail demand is short); T_ALLOCATED until T+1 opens; T1_OPEN until the T+1 allocation; ALLOCATED after it; CANCELLED when the operator cancelled the offer.
+                                     * @enum {string}
+                                     */
+                                    state: "ANNOUNCED" | "T_OPEN" | "T_ALLOCATED" | "T1_OPEN" | "ALLOCATED" | "CANCELLED";
+                                    /** @description The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it. */
+                                    t_cutoff_price: number | null;
+                                    /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
+                                    employee_price: number | null;
+                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
+                                    settlement: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactional/v1/ofs/offers/{offer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One OFS offer, as the list gives it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    offer_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OFS offer fetched successfully */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                server_time: string;
+                                offer: {
+                                    offer_id: string;
+                                    symbol: string;
+                                    listings: {
+                                        /**
+                                         * @description Exchange segment of the listing.
+                                         * @enum {string}
+                                         */
+                                        exchange: "NSE_EQ" | "BSE_EQ";
+                                        scrip_token: number;
+                                        /** @description The series each category bids in on this listing. */
+                                        series: {
+                                            RETAIL: string;
+                                            NON_RETAIL: string;
+                                            EMPLOYEE: string | null;
+                                        };
+                                    }[];
+                                    /** @description Rupees. */
+                                    floor_price: number;
+                                    /** @description Rupees. */
+                                    tick_size: number;
+                                    base_quantity: number;
+                                    green_shoe_quantity: number;
+                                    /** @description The seller's decision (by 17:00 on T); fixed once the T allocation runs. */
+                                    green_shoe_exercised: boolean;
+                                    retail_reserve_pct: number;
+                                    /** @description The offer in shares, as the exchanges print it. */
+                                    portions: {
+                                        /** @description Base plus the green shoe when exercised. */
+                                        total: number;
+                                        /** @description ceil(retail_reserve_pct x total / 100). */
+                                        retail_reserved: number;
+                                        /** @description total - retail_reserved: allotted on T. */
+                                        non_retail: number;
+                                        /** @description ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first. */
+                                        mf_ic_reserved: number;
+                                        /** @description On top of the total. */
+                                        employee: number;
+                                        /** @description floor(25 % of total): the most any bidder but an MF or IC is allotted. */
+                                        single_bidder_cap: number;
+                                    };
+                                    /** @description {"rupees": n}, {"pct": n} or null. */
+                                    retail_discount: {
+                                        rupees: number;
+                                    } | {
+                                        pct: number;
+                                    } | null;
+                                    /**
+                                     * @description UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.
+                                     * @enum {string}
+                                     */
+                                    retail_allocation_price: "UNIFORM" | "BID";
+                                    /** @description {"rupees": n}, {"pct": n} or null. */
+                                    employee_discount: {
+                                        rupees: number;
+                                    } | {
+                                        pct: number;
+                                    } | null;
+                                    /**
+                                     * @description How an oversubscribed portion is allotted.
+                                     * @enum {string}
+                                     */
+                                    allocation: "PROPORTIONATE" | "PRICE_PRIORITY";
+                                    /** @description Day T: non-retail bids. */
+                                    t_day: {
+                                        opens_at: string;
+                                        closes_at: string;
+                                    };
+                                    /** @description Day T+1: retail, employee and carried-forward bids. */
+                                    t1_day: {
+                                        opens_at: string;
+                                        closes_at: string;
+                                    };
+                                    /**
+                                     * @description Which day it is by the server's clock: T-1 before T opens, T until T+1 opens, T+1 until it closes, CLOSED after.
+                                     * @enum {string}
+                                     */
+                                    current_day: "T-1" | "T" | "T+1" | "CLOSED";
+                                    /**
+                                     * @description ANNOUNCED until T opens; T_OPEN until the T allocation has run (it waits for the operator when non-retail demand is short); T_ALLOCATED until T+1 opens; T1_OPEN until the T+1 allocation; ALLOCATED after it; CANCELLED when the operator cancelled the offer.
+                                     * @enum {string}
+                                     */
+                                    state: "ANNOUNCED" | "T_OPEN" | "T_ALLOCATED" | "T1_OPEN" | "ALLOCATED" | "CANCELLED";
+                                    /** @description The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it. */
+                                    t_cutoff_price: number | null;
+                                    /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
+                                    employee_price: number | null;
+                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
+                                    settlement: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-368 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transactional/v1/ofs/issues": {
         parameters: {
             query?: never;

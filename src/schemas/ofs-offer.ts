@@ -1,0 +1,151 @@
+/**
+ * The import format of an OFS offer under the SEBI framework (shared/spec/ofs-framework.md, "What users
+ * and operators see"): `ordergate ofs import` takes a JSON array whose entries are offers (they carry
+ * `offer_id`) or issues of the one-listing format (schemas/ofs-issue.ts). The field names are fixed, so
+ * that every tool reads the same file.
+ */
+import Type, { type Static } from 'typebox';
+import { SuccessEnvelope } from './common.js';
+import { StringEnum } from './ofs.js';
+
+const Instant = (description: string) => Type.String({ format: 'date-time', description });
+const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
+const Quantity = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
+const Series = (description: string) => Type.String({ minLength: 1, maxLength: 10, description });
+
+const Session = (description: string) =>
+  Type.Object({ opens_at: Instant('When bids are first taken.'), closes_at: Instant('When bids are no longer taken.') }, { additionalProperties: false, description });
+
+const Discount = (description: string) =>
+  Type.Union(
+    [
+      Type.Object({ rupees: Rupees('So many rupees off the price.') }, { additionalProperties: false }),
+      Type.Object({ pct: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100, multipleOf: 0.01, description: 'So many percent off the price.' }) }, { additionalProperties: false }),
+      Type.Null(),
+    ],
+    { description },
+  );
+
+export const OfsListingImport = Type.Object(
+  {
+    exchange: Type.Enum(['NSE_EQ', 'BSE_EQ']),
+    scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+    series: Type.Object(
+      {
+        RETAIL: Series('The series retail bids are sent in (NSE: RS).'),
+        NON_RETAIL: Series('The series non-retail bids are sent in (NSE: IS).'),
+        EMPLOYEE: Type.Optional(Type.Union([Series('The series employee bids are sent in (NSE: ES); absent or null: none on this listing.'), Type.Null()])),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const OfsOfferImport = Type.Object(
+  {
+    offer_id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,40}$', description: "The offer's id: 1 to 40 letters, digits, dots, dashes or underscores." }),
+    symbol: Type.String({ minLength: 1, maxLength: 50 }),
+    listings: Type.Array(OfsListingImport, { minItems: 1, maxItems: 2, description: 'One per exchange: NSE_EQ and/or BSE_EQ.' }),
+    floor_price: Rupees('Floor price in rupees; no non-retail bid below it.'),
+    tick_size: Rupees('Tick size in rupees: 0.01, 0.05 and 0.10 all occur.'),
+    base_quantity: Quantity(1, 'Shares offered, without the green shoe.'),
+    green_shoe_quantity: Type.Optional(Quantity(0, 'The over-allotment option; absent: 0.')),
+    green_shoe_exercised: Type.Optional(Type.Boolean({ description: "The seller's decision, announced by 17:00 on T; absent: false. `ordergate ofs green-shoe` may change it until the T allocation runs." })),
+    retail_reserve_pct: Type.Number({ minimum: 10, maximum: 100, multipleOf: 0.01, description: 'At least 10 % of the total is reserved for retail (12.5 and 20 occur).' }),
+    retail_discount: Type.Optional(Discount('The retail discount: {"rupees": 10}, {"pct": 5} or null (absent: none).')),
+    retail_allocation_price: Type.Optional(
+      Type.Enum(['UNIFORM', 'BID'], { description: 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less the discount. Absent: UNIFORM.' }),
+    ),
+    employee_quantity: Type.Optional(Quantity(0, 'Shares for eligible employees, on top of the total; absent: 0.')),
+    employee_discount: Type.Optional(Discount('The employee discount, as retail_discount.')),
+    allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
+    t_day: Session('Day T: non-retail bids.'),
+    t1_day: Session('Day T+1: retail, employee and carried-forward bids.'),
+    settlement_delay_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 30 * 24 * 60 * 60,
+        description: 'Seconds from an allotment to its settlement; absent: by day (T-day allotments on T+1, T+1 allotments on T+2, at 09:00 India time).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OfsOfferImport = Static<typeof OfsOfferImport>;
+
+// ---- The read calls: GET /transactional/v1/ofs/offers and /transactional/v1/ofs/offers/{offer_id} ----
+
+const Price = (description: string) => Type.Number({ description });
+const NullablePrice = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+const DiscountOut = (description: string) =>
+  Type.Union([Type.Object({ rupees: Type.Number() }, { additionalProperties: false }), Type.Object({ pct: Type.Number() }, { additionalProperties: false }), Type.Null()], {
+    description,
+  });
+
+export const OfsOfferEntry = Type.Object(
+  {
+    offer_id: Type.String(),
+    symbol: Type.String(),
+    listings: Type.Array(
+      Type.Object(
+        {
+          exchange: StringEnum(['NSE_EQ', 'BSE_EQ'], 'Exchange segment of the listing.'),
+          scrip_token: Type.Integer(),
+          series: Type.Object(
+            { RETAIL: Type.String(), NON_RETAIL: Type.String(), EMPLOYEE: Type.Union([Type.String(), Type.Null()]) },
+            { additionalProperties: false, description: 'The series each category bids in on this listing.' },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    floor_price: Price('Rupees.'),
+    tick_size: Price('Rupees.'),
+    base_quantity: Type.Integer(),
+    green_shoe_quantity: Type.Integer(),
+    green_shoe_exercised: Type.Boolean({ description: "The seller's decision (by 17:00 on T); fixed once the T allocation runs." }),
+    retail_reserve_pct: Type.Number(),
+    portions: Type.Object(
+      {
+        total: Type.Integer({ description: 'Base plus the green shoe when exercised.' }),
+        retail_reserved: Type.Integer({ description: 'ceil(retail_reserve_pct x total / 100).' }),
+        non_retail: Type.Integer({ description: 'total - retail_reserved: allotted on T.' }),
+        mf_ic_reserved: Type.Integer({ description: 'ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first.' }),
+        employee: Type.Integer({ description: 'On top of the total.' }),
+        single_bidder_cap: Type.Integer({ description: 'floor(25 % of total): the most any bidder but an MF or IC is allotted.' }),
+      },
+      { additionalProperties: false, description: 'The offer in shares, as the exchanges print it.' },
+    ),
+    retail_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
+    retail_allocation_price: StringEnum(['UNIFORM', 'BID'], 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.'),
+    employee_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
+    allocation: StringEnum(['PROPORTIONATE', 'PRICE_PRIORITY'], 'How an oversubscribed portion is allotted.'),
+    t_day: Type.Object({ opens_at: Type.String(), closes_at: Type.String() }, { additionalProperties: false, description: 'Day T: non-retail bids.' }),
+    t1_day: Type.Object({ opens_at: Type.String(), closes_at: Type.String() }, { additionalProperties: false, description: 'Day T+1: retail, employee and carried-forward bids.' }),
+    current_day: StringEnum(['T-1', 'T', 'T+1', 'CLOSED'], "Which day it is by the server's clock: T-1 before T opens, T until T+1 opens, T+1 until it closes, CLOSED after."),
+    state: StringEnum(
+      ['ANNOUNCED', 'T_OPEN', 'T_ALLOCATED', 'T1_OPEN', 'ALLOCATED', 'CANCELLED'],
+      'ANNOUNCED until T opens; T_OPEN until the T allocation has run (it waits for the operator when non-retail demand is short); T_ALLOCATED until T+1 opens; T1_OPEN until the T+1 allocation; ALLOCATED after it; CANCELLED when the operator cancelled the offer.',
+    ),
+    t_cutoff_price: NullablePrice('The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it.'),
+    employee_price: NullablePrice('What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known.'),
+    settlement: Type.String({ description: '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment.' }),
+  },
+  { additionalProperties: false },
+);
+export type OfsOfferEntry = Static<typeof OfsOfferEntry>;
+
+export const OfsOffersData = Type.Object(
+  { server_time: Type.String({ description: "The server's clock, to count down from." }), offers: Type.Array(OfsOfferEntry) },
+  { additionalProperties: false },
+);
+export type OfsOffersData = Static<typeof OfsOffersData>;
+
+export const OfsOfferData = Type.Object({ server_time: Type.String(), offer: OfsOfferEntry }, { additionalProperties: false });
+export type OfsOfferData = Static<typeof OfsOfferData>;
+
+export const OfsOfferParams = Type.Object({ offer_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+
+export const OfsOffersResponse = SuccessEnvelope(OfsOffersData, 'OFS offers fetched successfully');
+export const OfsOfferResponse = SuccessEnvelope(OfsOfferData, 'OFS offer fetched successfully');

@@ -1,0 +1,228 @@
+/**
+ * The registry of OFS offers under the SEBI framework (migration 0013, docs/design/ofs.md): each offer's
+ * terms, its listings, how far its two days have run, and its eligible employees. An import writes offers
+ * and issues of the one-listing format in one transaction, so that no instrument is both.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { OfsIssue } from '../domain/ofs-issue.js';
+import type { Discount, Offer, OfferListing, OfferProgress } from '../domain/ofs-offer.js';
+import { upsertIssues } from './ofs-issues.js';
+import type { Database, OfsOfferListingsTable, OfsOffersTable } from './tables.js';
+
+/** An offer as stored: its terms and how far its days have run. */
+export interface OfferRegistration {
+  offer: Offer;
+  progress: OfferProgress;
+  /** The T-day cut-off price, once the T allocation has found it. */
+  tCutoffPricePaise: number | null;
+  /** Shares of the non-retail portion the T allocation left. */
+  tUnallotted: number | null;
+}
+
+/** An import the registry refuses: the message says why (an instrument of two kinds, terms fixed by an allocation). */
+export class OfferConflictError extends Error {
+  override name = 'OfferConflictError';
+}
+
+function discountOf(paise: number | null, basisPoints: number | null): Discount {
+  if (paise !== null) return { paise: Number(paise) };
+  if (basisPoints !== null) return { basisPoints: Number(basisPoints) };
+  return null;
+}
+
+const nullableNumber = (value: number | null) => (value === null ? null : Number(value));
+
+function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Selectable<OfsOfferListingsTable>[]): OfferRegistration {
+  return {
+    offer: {
+      offerId: row.offer_id,
+      symbol: row.symbol,
+      listings: listings.map(toListing),
+      floorPricePaise: Number(row.floor_price_paise),
+      tickSizePaise: Number(row.tick_size_paise),
+      baseQuantity: Number(row.base_quantity),
+      greenShoeQuantity: Number(row.green_shoe_quantity),
+      greenShoeExercised: Number(row.green_shoe_exercised) === 1,
+      retailReservePct: Number(row.retail_reserve_pct),
+      retailDiscount: discountOf(row.retail_discount_paise, row.retail_discount_bp),
+      retailAllocationPrice: row.retail_allocation_price as Offer['retailAllocationPrice'],
+      employeeQuantity: Number(row.employee_quantity),
+      employeeDiscount: discountOf(row.employee_discount_paise, row.employee_discount_bp),
+      allocation: row.allocation as Offer['allocation'],
+      tDay: { opensAt: Number(row.t_opens_at), closesAt: Number(row.t_closes_at) },
+      t1Day: { opensAt: Number(row.t1_opens_at), closesAt: Number(row.t1_closes_at) },
+      settlementDelayMs: nullableNumber(row.settlement_delay_ms),
+    },
+    progress: {
+      tAllocatedAt: nullableNumber(row.t_allocated_at),
+      t1AllocatedAt: nullableNumber(row.t1_allocated_at),
+      cancelledAt: nullableNumber(row.cancelled_at),
+    },
+    tCutoffPricePaise: nullableNumber(row.t_cutoff_price_paise),
+    tUnallotted: nullableNumber(row.t_unallotted),
+  };
+}
+
+function toListing(row: Selectable<OfsOfferListingsTable>): OfferListing {
+  return {
+    exchange: row.exchange as OfferListing['exchange'],
+    scripToken: Number(row.scrip_token),
+    series: { RETAIL: row.series_retail, NON_RETAIL: row.series_non_retail, EMPLOYEE: row.series_employee },
+  };
+}
+
+/** The columns of an offer's terms (what an import writes). */
+function termsColumns(offer: Offer, now: number) {
+  const discount = (d: Discount) => ({ paise: d !== null && 'paise' in d ? d.paise : null, bp: d !== null && 'basisPoints' in d ? d.basisPoints : null });
+  const retail = discount(offer.retailDiscount);
+  const employee = discount(offer.employeeDiscount);
+  return {
+    symbol: offer.symbol,
+    floor_price_paise: offer.floorPricePaise,
+    tick_size_paise: offer.tickSizePaise,
+    base_quantity: offer.baseQuantity,
+    green_shoe_quantity: offer.greenShoeQuantity,
+    green_shoe_exercised: offer.greenShoeExercised ? 1 : 0,
+    retail_reserve_pct: offer.retailReservePct,
+    retail_discount_paise: retail.paise,
+    retail_discount_bp: retail.bp,
+    retail_allocation_price: offer.retailAllocationPrice,
+    employee_quantity: offer.employeeQuantity,
+    employee_discount_paise: employee.paise,
+    employee_discount_bp: employee.bp,
+    allocation: offer.allocation,
+    t_opens_at: offer.tDay.opensAt,
+    t_closes_at: offer.tDay.closesAt,
+    t1_opens_at: offer.t1Day.opensAt,
+    t1_closes_at: offer.t1Day.closesAt,
+    settlement_delay_ms: offer.settlementDelayMs,
+    updated_at: now,
+  };
+}
+
+export class OfsOfferRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async find(offerId: string): Promise<OfferRegistration | undefined> {
+    const row = await this.db.selectFrom('ofs_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirst();
+    if (row === undefined) return undefined;
+    const listings = await this.db.selectFrom('ofs_offer_listings').selectAll().where('offer_id', '=', offerId).orderBy('exchange').execute();
+    return toRegistration(row, listings);
+  }
+
+  /** Every offer, T day latest first, then by id. */
+  async list(): Promise<OfferRegistration[]> {
+    const rows = await this.db.selectFrom('ofs_offers').selectAll().orderBy('t_opens_at', 'desc').orderBy('offer_id').execute();
+    const listings = await this.db.selectFrom('ofs_offer_listings').selectAll().orderBy('exchange').execute();
+    return rows.map((row) => toRegistration(row, listings.filter((l) => l.offer_id === row.offer_id)));
+  }
+
+  /** The offer an instrument is a listing of, if any. */
+  async findByListing(exchange: string, scripToken: number): Promise<OfferRegistration | undefined> {
+    const listing = await this.db.selectFrom('ofs_offer_listings').select('offer_id').where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
+    return listing && this.find(listing.offer_id);
+  }
+
+  /**
+   * Registers or updates the offers and the issues of one import, all or nothing. Refused (an
+   * OfferConflictError, nothing written): an instrument that would be both an offer's listing and an
+   * issue, a listing that belongs to another offer, and new terms for an offer whose T allocation has run
+   * (its portions and cut-off are fixed; the green shoe has its own command until then). Re-importing an
+   * offer replaces its listings.
+   */
+  async importAll(offers: readonly Offer[], issues: readonly OfsIssue[], now: number): Promise<{ updatedOffers: Set<string> }> {
+    return this.db.transaction().execute(async (trx) => {
+      const updatedOffers = new Set<string>();
+      for (const offer of offers) {
+        const existing = await trx.selectFrom('ofs_offers').select(['offer_id', 't_allocated_at', 'cancelled_at']).where('offer_id', '=', offer.offerId).executeTakeFirst();
+        if (existing !== undefined) {
+          if (existing.t_allocated_at !== null) throw new OfferConflictError(`offer ${offer.offerId}: its T allocation has run, so its terms are fixed`);
+          if (existing.cancelled_at !== null) throw new OfferConflictError(`offer ${offer.offerId} was cancelled`);
+          updatedOffers.add(offer.offerId);
+        }
+        for (const listing of offer.listings) {
+          const other = await trx
+            .selectFrom('ofs_offer_listings')
+            .select('offer_id')
+            .where('exchange', '=', listing.exchange)
+            .where('scrip_token', '=', listing.scripToken)
+            .where('offer_id', '<>', offer.offerId)
+            .executeTakeFirst();
+          if (other !== undefined) throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already a listing of offer ${other.offer_id}`);
+          const issue = await trx.selectFrom('ofs_issues').select('symbol').where('exchange', '=', listing.exchange).where('scrip_token', '=', listing.scripToken).executeTakeFirst();
+          if (issue !== undefined) throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already an issue of the one-listing format (${issue.symbol})`);
+        }
+        const terms = termsColumns(offer, now);
+        await trx
+          .insertInto('ofs_offers')
+          .values({ offer_id: offer.offerId, ...terms })
+          .onConflict((oc) => oc.column('offer_id').doUpdateSet(terms))
+          .execute();
+        await trx.deleteFrom('ofs_offer_listings').where('offer_id', '=', offer.offerId).execute();
+        await trx
+          .insertInto('ofs_offer_listings')
+          .values(
+            offer.listings.map((l) => ({
+              exchange: l.exchange,
+              scrip_token: l.scripToken,
+              offer_id: offer.offerId,
+              series_retail: l.series.RETAIL,
+              series_non_retail: l.series.NON_RETAIL,
+              series_employee: l.series.EMPLOYEE,
+            })),
+          )
+          .execute();
+      }
+      for (const issue of issues) {
+        const listing = await trx
+          .selectFrom('ofs_offer_listings')
+          .select('offer_id')
+          .where('exchange', '=', issue.exchange)
+          .where('scrip_token', '=', issue.scripToken)
+          .executeTakeFirst();
+        if (listing !== undefined) throw new OfferConflictError(`${issue.exchange} ${issue.scripToken} is already a listing of offer ${listing.offer_id}`);
+      }
+      await upsertIssues(trx, issues, now);
+      return { updatedOffers };
+    });
+  }
+
+  /** The seller's green-shoe decision; false when the offer is unknown or its T allocation has run. */
+  async setGreenShoe(offerId: string, exercised: boolean, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('ofs_offers')
+      .set({ green_shoe_exercised: exercised ? 1 : 0, updated_at: now })
+      .where('offer_id', '=', offerId)
+      .where('t_allocated_at', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Registers users as eligible employees of the offer (again: no change). */
+  async addEmployees(offerId: string, userIds: readonly string[], now: number): Promise<void> {
+    if (userIds.length === 0) return;
+    await this.db
+      .insertInto('ofs_offer_employees')
+      .values(userIds.map((userId) => ({ offer_id: offerId, user_id: userId, registered_at: now })))
+      .onConflict((oc) => oc.columns(['offer_id', 'user_id']).doNothing())
+      .execute();
+  }
+
+  /** Answers how many of the users were registered. */
+  async removeEmployees(offerId: string, userIds: readonly string[]): Promise<number> {
+    if (userIds.length === 0) return 0;
+    const result = await this.db.deleteFrom('ofs_offer_employees').where('offer_id', '=', offerId).where('user_id', 'in', [...userIds]).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async employees(offerId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('ofs_offer_employees').select('user_id').where('offer_id', '=', offerId).orderBy('user_id').execute();
+    return rows.map((row) => row.user_id);
+  }
+
+  async isEmployee(offerId: string, userId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('ofs_offer_employees').select('user_id').where('offer_id', '=', offerId).where('user_id', '=', userId).executeTakeFirst();
+    return row !== undefined;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * GET /transactional/v1/ofs/offers and /transactional/v1/ofs/offers/{offer_id} through the real server:
+ * an offer's terms with its portions in shares as the notices print them, its days, and where it stands on
+ * the server's clock; the green shoe recomputes the portions; the T-day cut-off and the employee price
+ * once the T allocation has found the cut-off.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { offerImport } from '../support/offers.js';
+
+const OFFERS = '/transactional/v1/ofs/offers';
+const HOUR = 60 * 60 * 1000;
+/** Day T opens at 09:15 India time. */
+const T = Date.parse('2026-12-01T03:45:00Z');
+
+describe('the offers read calls', () => {
+  let server: TestServer;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ now: T - HOUR });
+    alice = await server.createUser('alice');
+    await server.admin.importOfs([offerImport({}, T)]);
+  });
+  afterAll(() => server.close());
+
+  const list = async () => {
+    const res = await server.call('GET', OFFERS, { token: alice.token });
+    expect(res.status, res.text).toBe(200);
+    return res.body;
+  };
+
+  it('lists the offer with its terms and portions in shares, ANNOUNCED on T-1', async () => {
+    const body = await list();
+    expect(body).toMatchObject({ status: 'success', code: 's-101', message: 'OFS offers fetched successfully' });
+    expect(body.data.server_time).toBe(new Date(T - HOUR).toISOString());
+    expect(body.data.offers).toEqual([
+      {
+        offer_id: 'ACME-OFS-1',
+        symbol: 'ACME',
+        listings: [
+          { exchange: 'BSE_EQ', scrip_token: 800001, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null } },
+          { exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+        ],
+        floor_price: 100,
+        tick_size: 0.05,
+        base_quantity: 1_000_000,
+        green_shoe_quantity: 1_000_000,
+        green_shoe_exercised: false,
+        retail_reserve_pct: 12.5,
+        portions: { total: 1_000_000, retail_reserved: 125_000, non_retail: 875_000, mf_ic_reserved: 250_000, employee: 20_000, single_bidder_cap: 250_000 },
+        retail_discount: { rupees: 2.5 },
+        retail_allocation_price: 'UNIFORM',
+        employee_discount: { pct: 5 },
+        allocation: 'PRICE_PRIORITY',
+        t_day: { opens_at: '2026-12-01T03:45:00.000Z', closes_at: '2026-12-01T10:00:00.000Z' },
+        t1_day: { opens_at: '2026-12-02T03:45:00.000Z', closes_at: '2026-12-02T10:00:00.000Z' },
+        current_day: 'T-1',
+        state: 'ANNOUNCED',
+        t_cutoff_price: null,
+        employee_price: null,
+        settlement: 'by-day',
+      },
+    ]);
+  });
+
+  it('follows the clock: T_OPEN on T, still T_OPEN after the close until the T allocation runs', async () => {
+    server.clock.now = T;
+    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN' });
+    server.clock.now = T + 8 * HOUR;
+    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN' });
+  });
+
+  it('recomputes the total and the reservations when the green shoe is exercised', async () => {
+    await server.admin.setGreenShoe('ACME-OFS-1', true);
+    expect((await list()).data.offers[0]).toMatchObject({
+      green_shoe_exercised: true,
+      portions: { total: 2_000_000, retail_reserved: 250_000, non_retail: 1_750_000, mf_ic_reserved: 500_000, employee: 20_000, single_bidder_cap: 500_000 },
+    });
+  });
+
+  it('shows the T-day cut-off and the employee price once the T allocation has run, and T+1 from its opening', async () => {
+    await server.store.db.updateTable('ofs_offers').set({ t_allocated_at: T + 7 * HOUR, t_cutoff_price_paise: 10_105, t_unallotted: 0 }).execute();
+    expect((await list()).data.offers[0]).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 101.05, employee_price: 95.99 }); // 101.05 less 5 %, rounded down
+    server.clock.now = T + 24 * HOUR;
+    alice = await server.createUser('alice-t1'); // a session lasts 24 h
+    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T+1', state: 'T1_OPEN' });
+    server.clock.now = T + 31 * HOUR;
+    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'CLOSED', state: 'T1_OPEN' });
+  });
+
+  it('answers one offer by id, 404 e-368 for an unknown one, 401 without a token', async () => {
+    const one = await server.call('GET', `${OFFERS}/ACME-OFS-1`, { token: alice.token });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toMatchObject({ message: 'OFS offer fetched successfully', data: { offer: { offer_id: 'ACME-OFS-1', symbol: 'ACME' } } });
+    expect(one.body.data.offer).toEqual((await list()).data.offers[0]);
+
+    const unknown = await server.call('GET', `${OFFERS}/NOPE`, { token: alice.token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: 'error', code: 'e-368', message: 'No OFS offer has offer_id "NOPE"', errors: [{ field: 'offer_id', message: 'no such offer' }] });
+    expect((await server.call('GET', OFFERS)).status).toBe(401);
+  });
+
+  it('does not take bids on an offer\'s listings yet: the order path still knows issues only (issue 20, in progress)', async () => {
+    const bid = validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'RS', expiry_date: '', strike_price: '', option_type: '' }, order_type: 'RL-MKT', price: 0 });
+    const res = await server.call('POST', '/transactional/v1/orders/regular', { body: bid, token: alice.token, apiKey: alice.apiKey });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toMatchObject({ code: 'e-351' });
+  });
+});

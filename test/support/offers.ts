@@ -1,0 +1,27 @@
+/** An offer in the import format (schemas/ofs-offer.ts), for tests: listed on both exchanges, T opens at `tOpensAt`. */
+export function offerImport(overrides: Record<string, unknown> = {}, tOpensAt = Date.parse('2026-12-01T03:45:00Z')): Record<string, unknown> {
+  const day = 24 * 60 * 60 * 1000;
+  const at = (ms: number) => new Date(ms).toISOString();
+  return {
+    offer_id: 'ACME-OFS-1',
+    symbol: 'ACME',
+    listings: [
+      { exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+      { exchange: 'BSE_EQ', scrip_token: 800001, series: { RETAIL: 'A', NON_RETAIL: 'A' } },
+    ],
+    floor_price: 100,
+    tick_size: 0.05,
+    base_quantity: 1_000_000,
+    green_shoe_quantity: 1_000_000,
+    green_shoe_exercised: false,
+    retail_reserve_pct: 12.5,
+    retail_discount: { rupees: 2.5 },
+    retail_allocation_price: 'UNIFORM',
+    employee_quantity: 20_000,
+    employee_discount: { pct: 5 },
+    allocation: 'PRICE_PRIORITY',
+    t_day: { opens_at: at(tOpensAt), closes_at: at(tOpensAt + 6.25 * 60 * 60 * 1000) },
+    t1_day: { opens_at: at(tOpensAt + day), closes_at: at(tOpensAt + day + 6.25 * 60 * 60 * 1000) },
+    ...overrides,
+  };
+}
