@@ -1,5 +1,5 @@
 /**
- * The console's shell: the login, then a header with the views (one per hash route: #/issues, #/orders,
+ * The console's shell: the login, then a header with the views (one per hash route: #/issues, #/offers, #/orders,
  * #/carts, #/funds and, for operators, #/book) and the state of the order-event stream that keeps the orders
  * current, and one polite live region that reads order status changes (and the stream's losses) aloud.
  */
@@ -14,6 +14,7 @@ import { streamStatus, type StreamStatus } from './stream-status.js';
 import { cartsView } from './views/carts.js';
 import { fundsView } from './views/funds.js';
 import { issuesView } from './views/issues.js';
+import { offersView } from './views/offers.js';
 import { loginView } from './views/login.js';
 import { operatorBookView } from './views/operator-book.js';
 import { ordersView } from './views/orders.js';
@@ -27,6 +28,7 @@ interface Route {
 
 const ROUTES: Route[] = [
   { path: '#/issues', label: 'OFS issues', view: issuesView },
+  { path: '#/offers', label: 'OFS offers', view: () => offersView() },
   { path: '#/orders', label: 'Orders', view: ordersView },
   { path: '#/carts', label: 'Carts', view: cartsView },
   { path: '#/funds', label: 'Funds and holdings', view: fundsView },

@@ -26,6 +26,9 @@ export type OfsIssues = SuccessBody<'/transactional/v1/ofs/issues', 'get'>['data
 export type OfsIssue = OfsIssues['issues'][number];
 export type WindowState = OfsIssue['retail_window'];
 
+export type OfsOffers = SuccessBody<'/transactional/v1/ofs/offers', 'get'>['data'];
+export type OfsOffer = OfsOffers['offers'][number];
+
 export type Order = SuccessBody<'/transactional/v1/orders', 'get'>['data'][number];
 export type OrderStatus = Order['status'];
 export type OrderHistoryEntry = SuccessBody<'/transactional/v1/orders/{order_id}', 'get'>['data'][number];

@@ -4,6 +4,12 @@ import Type, { type Static } from 'typebox';
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
 
+/** Seconds from an allotment to its settlement, up to 30 days; `absent` says what no value means. */
+export const SettlementDelaySeconds = (absent: string) =>
+  Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 30 * 24 * 60 * 60, description: `Seconds from an allotment to its settlement (the shares become a holding); ${absent}` }),
+  );
+
 export const OfsIssueImport = Type.Object(
   {
     exchange: Type.Enum(['NSE_EQ', 'BSE_EQ']),
@@ -21,13 +27,7 @@ export const OfsIssueImport = Type.Object(
     non_retail_closes_at: Instant('End of the non-retail window.'),
     retail_opens_at: Instant('Start of the retail window (day T+1).'),
     retail_closes_at: Instant('End of the retail window.'),
-    settlement_delay_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 30 * 24 * 60 * 60,
-        description: 'Seconds from an allotment to its settlement (the shares become a holding); absent: T+1, 09:00 India time the next day.',
-      }),
-    ),
+    settlement_delay_seconds: SettlementDelaySeconds('absent: T+1, 09:00 India time the next day.'),
   },
   { additionalProperties: false },
 );

@@ -7,6 +7,7 @@
 import Type, { type Static } from 'typebox';
 import { SuccessEnvelope } from './common.js';
 import { StringEnum } from './ofs.js';
+import { SettlementDelaySeconds } from './ofs-issue.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
@@ -62,13 +63,7 @@ export const OfsOfferImport = Type.Object(
     allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
     t_day: Session('Day T: non-retail bids.'),
     t1_day: Session('Day T+1: retail, employee and carried-forward bids.'),
-    settlement_delay_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 30 * 24 * 60 * 60,
-        description: 'Seconds from an allotment to its settlement; absent: by day (T-day allotments on T+1, T+1 allotments on T+2, at 09:00 India time).',
-      }),
-    ),
+    settlement_delay_seconds: SettlementDelaySeconds('absent: by day (T-day allotments on T+1, T+1 allotments on T+2, at 09:00 India time).'),
   },
   { additionalProperties: false },
 );

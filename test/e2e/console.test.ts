@@ -18,6 +18,7 @@ import { demoOfsIssue } from '../../src/cli/demo.js';
 import { CONSOLE_CSP } from '../../src/http/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import { offerImport } from '../support/offers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
@@ -148,6 +149,27 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     expect(left).toHaveLength(2);
     for (const window of left) expect(window).toMatch(/^open, closes in (23 h \d\d min|1 d 0 h)$/);
     await screenshot('02-issues');
+  });
+
+  it('shows an offer of the exchanges\' framework with its state, listings and portions in shares', async () => {
+    const file = join(dir, 'offer.json');
+    const tOpens = Date.now() + 60 * 60 * 1000;
+    writeFileSync(file, JSON.stringify([offerImport({}, tOpens)]));
+    const imported = await runOrdergate(['ofs', 'import', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    await openView('OFS offers');
+    const offer = page.locator('article[data-offer="ACME-OFS-1"]');
+    await offer.waitFor();
+    const text = await offer.innerText();
+    expect(text).toContain('ACME (ACME-OFS-1)');
+    expect(text).toContain('Day T-1; announced: day T has not opened');
+    expect(text).toMatch(/Offer\s+10,00,000 shares \(base 10,00,000, green shoe 10,00,000 not exercised\)/);
+    expect(text).toMatch(/Retail\s+1,25,000 shares \(12\.5%\), discount Rs 2\.50 off, UNIFORM price/);
+    expect(text).toMatch(/Non-retail\s+8,75,000 shares, of which 2,50,000 for MF and IC first; at most 2,50,000 to one bidder/);
+    expect(text).toMatch(/T-day cut-off\s+not known yet/);
+    expect(text).toContain('NSE_EQ 700001: retail RS, non-retail IS, employees ES');
+    await screenshot('02b-offers');
+    await openView('OFS issues');
   });
 
   it("shows the event stream's state in the header, in words", async () => {

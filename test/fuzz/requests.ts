@@ -126,6 +126,8 @@ function parameterBinding(name: string, schema: JsonSchema): fc.Arbitrary<unknow
       return mostly(ref('orderExchange'), schema);
     case 'scrip_token':
       return mostly(ref('scripToken'), schema);
+    case 'offer_id':
+      return mostly(ref('offerId'), schema);
     case 'if-match':
       return fc.oneof({ arbitrary: ref('cartEtag'), weight: 4 }, { arbitrary: fc.constant('*'), weight: 1 });
     default:

@@ -10,9 +10,11 @@ import { newAccessToken, sha256Hex } from '../../src/auth/credentials.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { UserRepository } from '../../src/store/users.js';
+import { offerImport } from '../support/offers.js';
 import { TEST_PASSWORD, validBid, type TestServer, type TestUser } from '../support/server.js';
 
 const SESSION_PATH = '/authentication/v1/user/session';
+const OFFER_ID = 'FUZZ-OFFER-1';
 
 /** Tables that record refused calls too, by design: left out of the snapshot. */
 const TABLES_RECORDING_REFUSALS = new Set(['audit_requests', 'idempotency_keys']);
@@ -30,7 +32,8 @@ export type RefName =
   | 'orderTradedQuantity'
   | 'orderIds'
   | 'scrip'
-  | 'scripToken';
+  | 'scripToken'
+  | 'offerId';
 
 /** A value taken from the world when the request is sent. */
 export class Ref {
@@ -97,6 +100,8 @@ export class World {
   async populate(): Promise<void> {
     const issues = [await this.server.registerIssue(), await this.server.registerIssue({ exchange: 'BSE_EQ', scripToken: 500209, symbol: 'INFY', series: 'OF' })];
     for (const issue of issues) this.scrips.push({ exchange: issue.exchange, scrip_token: issue.scripToken, symbol: issue.symbol, series: issue.series });
+    // An offer of the exchanges' framework, for the offers' read calls.
+    await this.server.admin.importOfs([offerImport({ offer_id: OFFER_ID }, this.server.clock.now)]);
     const users: [string, BidderCategory][] = [
       ['alice', 'RETAIL'],
       ['bob', 'NON_RETAIL'],
@@ -169,6 +174,7 @@ export class World {
       orderIds: orderIds.join(','),
       scrip,
       scripToken: String(scrip.scrip_token),
+      offerId: pick.issue.whose === 'unknown' ? `NO-SUCH-OFFER-${pick.issue.n}` : OFFER_ID,
     };
   }
 

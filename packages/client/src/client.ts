@@ -20,6 +20,8 @@ import type {
   CartUpdateRequest,
   Exchange,
   Holdings,
+  OfsOfferAnswer,
+  OfsOffers,
   LoginAnswer,
   LoginRequest,
   LogoutAnswer,
@@ -197,6 +199,16 @@ export class OrdergateClient {
   /** Cancels a live bid (DELETE /transactional/v1/orders/regular/{exchange}/{order_id}). */
   async cancel(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CancelAnswer> {
     return this.orderEntry<CancelAnswer>({ method: 'DELETE', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId) }, options);
+  }
+
+  /** The OFS offers: terms, portions in shares, days and state, T day latest first (GET /transactional/v1/ofs/offers). */
+  async offers(options: CallOptions = {}): Promise<OfsOffers> {
+    return (await this.call<OfsOffers>({ method: 'GET', path: '/transactional/v1/ofs/offers', auth: 'token', signal: options.signal })).body;
+  }
+
+  /** One OFS offer (GET /transactional/v1/ofs/offers/{offer_id}); an unknown id is an OrdergateError e-368. */
+  async offer(offerId: string, options: CallOptions = {}): Promise<OfsOfferAnswer> {
+    return (await this.call<OfsOfferAnswer>({ method: 'GET', path: path('/transactional/v1/ofs/offers/{offer_id}', offerId), auth: 'token', signal: options.signal })).body;
   }
 
   /** Your orders (GET /transactional/v1/orders): `offset` is the 1-based page, `order_id` picks one. */

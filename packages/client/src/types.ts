@@ -49,6 +49,10 @@ export type PositionType = Operation<'/transactional/v1/portfolio/positions/{typ
 export type PositionsQuery = Query<'/transactional/v1/portfolio/positions/{type}', 'get'>;
 export type Positions = SuccessBody<'/transactional/v1/portfolio/positions/{type}', 'get'>;
 export type Holdings = SuccessBody<'/transactional/v1/portfolio/holdings', 'get'>;
+export type OfsOffers = SuccessBody<'/transactional/v1/ofs/offers', 'get'>;
+export type OfsOfferAnswer = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}', 'get'>;
+/** An OFS offer: its terms, portions in shares, days and state. */
+export type OfsOffer = OfsOffers['data']['offers'][number];
 
 /** A cart as the create call takes it on the wire (`orders` is a string holding a JSON array). */
 export type CartCreateRequest = RequestBody<Cart, 'post'>;

@@ -3,7 +3,11 @@
  * with the CLI: every operation, the Idempotency-Key of order entry, typed errors, the order events across a
  * restart of the server, and a bid from placement to holding.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOrdergate } from '../../../test/cli/run-ordergate.js';
+import { offerImport } from '../../../test/support/offers.js';
 import { children, startServer, stopServer, type ServerProcess } from '../../../test/support/server-process.js';
 import { OrdergateClient, OrdergateError, OrdergateTransportError, type CartLine, type OrderEvent, type PlaceBid } from '../src/index.js';
 import { Forwarder } from './support/forwarder.js';
@@ -94,6 +98,23 @@ describe('sessions and reads', () => {
     const error = await stale.balance().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateError);
     expect(error).toMatchObject({ status: 401, code: 'e-204' });
+  });
+});
+
+describe('OFS offers', () => {
+  it('reads the offers and one offer, typed; an unknown offer is an OrdergateError e-368', async () => {
+    const file = join(space.dir, 'offer.json');
+    writeFileSync(file, JSON.stringify([offerImport()]));
+    const imported = await runOrdergate(['ofs', 'import', file], { env: space.env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const client = await loggedIn();
+    const offers = await client.offers();
+    const acme = offers.data.offers.find((offer) => offer.offer_id === 'ACME-OFS-1');
+    expect(acme?.portions).toEqual({ total: 1_000_000, retail_reserved: 125_000, non_retail: 875_000, mf_ic_reserved: 250_000, employee: 20_000, single_bidder_cap: 250_000 });
+    expect((await client.offer('ACME-OFS-1')).data.offer).toEqual(acme);
+    const error = await client.offer('NOPE').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrdergateError);
+    expect(error).toMatchObject({ status: 404, code: 'e-368' });
   });
 });
 
