@@ -2,6 +2,7 @@
  * Order carts. Every query names the owner next to the cart id: a cart of another user is, to this
  * repository, a cart that does not exist.
  */
+import { inOneSnapshot } from './snapshot.js';
 import type { Kysely, Selectable } from 'kysely';
 import type { StoredOrderCart } from '../domain/order-cart.js';
 import type { Database, OrderCartsTable } from './tables.js';
@@ -94,16 +95,19 @@ export class OrderCartRepository {
 
   /** One page (from 1) of the owner's carts, newest first (ties by id), and how many the owner keeps. */
   async listOwned(userId: string, page: number, pageSize: number): Promise<{ carts: StoredOrderCart[]; totalCount: number }> {
-    const owned = this.db.selectFrom('order_carts').where('user_id', '=', userId);
-    const rows = await owned
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('ordercart_id', 'desc')
-      .limit(pageSize)
-      .offset((page - 1) * pageSize)
-      .execute();
-    const total = await owned.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
-    return { carts: rows.map(cartFromRow), totalCount: Number(total.n) };
+    // The page and its count in one snapshot (snapshot.ts).
+    return inOneSnapshot(this.db, async (db) => {
+      const owned = db.selectFrom('order_carts').where('user_id', '=', userId);
+      const rows = await owned
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('ordercart_id', 'desc')
+        .limit(pageSize)
+        .offset((page - 1) * pageSize)
+        .execute();
+      const total = await owned.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+      return { carts: rows.map(cartFromRow), totalCount: Number(total.n) };
+    });
   }
 
   async findOwned(ordercartId: string, userId: string): Promise<StoredOrderCart | undefined> {

@@ -4,6 +4,7 @@
  * (the order events), the webhook deliveries of those events, the outbox entries for the OMS, and the
  * retail exposure (the running totals of the retail limit), all in the caller's transaction.
  */
+import { inOneSnapshot } from './snapshot.js';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { OrderStatus } from '../domain/order-status.js';
 import type { BidderCategory, ExposureAmounts } from '../domain/ofs-rules.js';
@@ -433,14 +434,16 @@ export class OrderRepository {
 
   /** One page of the user's orders, newest first, and how many orders match the filters in all. */
   async orderBook(query: OrderPageRequest): Promise<{ orders: Order[]; totalCount: number }> {
-    const { page, count } = this.orderBookQueries(query);
-    const orders = await page.execute();
-    const total = await count.executeTakeFirstOrThrow();
-    return { orders: orders.map(orderFromRow), totalCount: Number(total.n) };
+    return inOneSnapshot(this.db, async (db) => {
+      const { page, count } = this.orderBookQueries(query, db);
+      const orders = await page.execute();
+      const total = await count.executeTakeFirstOrThrow();
+      return { orders: orders.map(orderFromRow), totalCount: Number(total.n) };
+    });
   }
 
-  private orderBookQueries(query: OrderPageRequest) {
-    let filtered = this.db.selectFrom('orders').where('user_id', '=', query.userId);
+  private orderBookQueries(query: OrderPageRequest, db: Kysely<Database> = this.db) {
+    let filtered = db.selectFrom('orders').where('user_id', '=', query.userId);
     if (query.statuses !== undefined) filtered = filtered.where('status', 'in', [...query.statuses]);
     if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);
     return {

@@ -2,6 +2,7 @@
  * Trades (migration 0008): one per allotment, written by OrderRepository.apply; read here for the trade
  * book and, split at settlement, for positions and holdings. Every query names the owner.
  */
+import { inOneSnapshot } from './snapshot.js';
 import type { Kysely, Selectable } from 'kysely';
 import { inList } from './bulk.js';
 import type { DialectName } from './database.js';
@@ -48,18 +49,21 @@ export class TradeRepository {
 
   /** One page of the user's trades, newest first, and how many match in all. */
   async tradeBook(request: TradePageRequest): Promise<{ trades: Trade[]; totalCount: number }> {
-    let filtered = this.db.selectFrom('trades').where('user_id', '=', request.userId);
-    // One SQL text whatever the number of ids (a list parameter, not a placeholder per id).
-    if (request.orderIds !== undefined) filtered = filtered.where(inList(this.dialect, 'order_id', request.orderIds));
-    const rows = await filtered
-      .selectAll()
-      .orderBy('traded_at', 'desc')
-      .orderBy('trade_id', 'desc')
-      .limit(request.pageSize)
-      .offset((request.page - 1) * request.pageSize)
-      .execute();
-    const total = await filtered.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
-    return { trades: rows.map(tradeFromRow), totalCount: Number(total.n) };
+    // The page and its count in one snapshot (snapshot.ts).
+    return inOneSnapshot(this.db, async (db) => {
+      let filtered = db.selectFrom('trades').where('user_id', '=', request.userId);
+      // One SQL text whatever the number of ids (a list parameter, not a placeholder per id).
+      if (request.orderIds !== undefined) filtered = filtered.where(inList(this.dialect, 'order_id', request.orderIds));
+      const rows = await filtered
+        .selectAll()
+        .orderBy('traded_at', 'desc')
+        .orderBy('trade_id', 'desc')
+        .limit(request.pageSize)
+        .offset((request.page - 1) * request.pageSize)
+        .execute();
+      const total = await filtered.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+      return { trades: rows.map(tradeFromRow), totalCount: Number(total.n) };
+    });
   }
 
   /** The user's trades not settled at `now` (their positions), oldest first. */
