@@ -82,20 +82,23 @@ async function bid(url: string, bidder: Bidder, identifier: string): Promise<Ans
   };
 }
 
-/** Holds the lock that stops the server's writes until release() (reads go on). */
-async function stallWrites(databaseUrl: string): Promise<{ release(): Promise<void> }> {
+/**
+ * Holds the lock that stops the server's writes (reads go on) for `ms`, timed by PostgreSQL itself: the
+ * lock, a pg_sleep and the ROLLBACK go as one simple query, so that the stall lasts `ms` however late this
+ * (busy) test process gets to run. Answers when the lock was taken and when it goes, on the database's clock
+ * (the machine's, as the server's log), and a promise of its end.
+ */
+async function stallWrites(databaseUrl: string, ms: number): Promise<{ from: number; until: number; ended: Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   // A failed test leaves the lock to the database's drop, which ends this connection: not an error of the run.
   client.on('error', () => undefined);
   await client.connect();
   await client.query('BEGIN');
   await client.query('LOCK TABLE orders IN EXCLUSIVE MODE');
-  return {
-    release: async () => {
-      await client.query('ROLLBACK');
-      await client.end();
-    },
-  };
+  const { rows } = await client.query<{ at: string }>('SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS at');
+  const from = Number(rows[0]!.at);
+  const ended = client.query(`SELECT pg_sleep(${ms / 1000}); ROLLBACK`).then(() => client.end());
+  return { from, until: from + ms, ended };
 }
 
 // SQLite waits for a write lock inside the call (better-sqlite3 is synchronous), so a stall there blocks
@@ -129,21 +132,18 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
       // Bids due at a steady pace for the whole run, whatever the answers; the stall in the middle.
       const sent: Promise<void>[] = [];
       const started = performance.now();
-      let stall: { release(): Promise<void> } | undefined;
+      let stall: Promise<void> | undefined;
       let stallFrom = 0;
       let stallUntil = 0;
       for (let count = 0; performance.now() - started < STALL_MS + 2_000; ) {
         const elapsed = performance.now() - started;
-        // The stall's bounds on the server's clock (epoch ms): from the moment the lock is held, to the
-        // moment its release is asked for.
-        if (stall === undefined && stallFrom === 0 && elapsed >= 1_000) {
-          stall = await stallWrites(database.databaseUrl);
-          stallFrom = Date.now();
-        }
-        if (stall !== undefined && Date.now() - stallFrom >= STALL_MS) {
-          stallUntil = Date.now();
-          await stall.release();
-          stall = undefined;
+        // The stall's bounds on the machine's clock (epoch ms, as the server's log): from the moment the
+        // lock is held to the moment it goes, both the database's.
+        if (stall === undefined && elapsed >= 1_000) {
+          const held = await stallWrites(database.databaseUrl, STALL_MS);
+          stall = held.ended;
+          stallFrom = held.from;
+          stallUntil = held.until;
         }
         for (const due = Math.floor((elapsed * BIDS_PER_SECOND) / 1000); count < due; count += 1) {
           sent.push(bid(server.url, crowd[count % crowd.length]!, `b${count}`).then((answer) => void answers.push(answer), (error: Error) => void failures.push(String(error.cause ?? error))));
@@ -151,6 +151,7 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
         await sleep(5);
       }
       await Promise.all(sent);
+      await stall;
       stopped = true;
       await reading;
 
