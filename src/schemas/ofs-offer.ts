@@ -21,7 +21,7 @@ const Discount = (description: string) =>
   Type.Union(
     [
       Type.Object({ rupees: Rupees('So many rupees off the price.') }, { additionalProperties: false }),
-      Type.Object({ pct: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100, multipleOf: 0.01, description: 'So many percent off the price.' }) }, { additionalProperties: false }),
+      Type.Object({ pct: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100, description: 'So many percent off the price, with at most two decimals.' }) }, { additionalProperties: false }),
       Type.Null(),
     ],
     { description },
@@ -53,7 +53,7 @@ export const OfsOfferImport = Type.Object(
     base_quantity: Quantity(1, 'Shares offered, without the green shoe.'),
     green_shoe_quantity: Type.Optional(Quantity(0, 'The over-allotment option; absent: 0.')),
     green_shoe_exercised: Type.Optional(Type.Boolean({ description: "The seller's decision, announced by 17:00 on T; absent: false. `ordergate ofs green-shoe` may change it until the T allocation runs." })),
-    retail_reserve_pct: Type.Number({ minimum: 10, maximum: 100, multipleOf: 0.01, description: 'At least 10 % of the total is reserved for retail (12.5 and 20 occur).' }),
+    retail_reserve_pct: Type.Number({ minimum: 10, maximum: 100, description: 'At least 10 % of the total is reserved for retail (12.5 and 20 occur), with at most two decimals.' }),
     retail_discount: Type.Optional(Discount('The retail discount: {"rupees": 10}, {"pct": 5} or null (absent: none).')),
     retail_allocation_price: Type.Optional(
       Type.Enum(['UNIFORM', 'BID'], { description: 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less the discount. Absent: UNIFORM.' }),

@@ -168,11 +168,18 @@ function parseOffer(entry: object, i: number): Offer {
     if (Number.isNaN(ms)) throw new AdminError(`[${i}].${field}: "${value}" is not a date-time`);
     return ms;
   };
+  // A percentage with at most two decimals, as hundredths (a JSON schema's multipleOf 0.01 refuses 33.33 by float error).
+  const hundredths = (pct: number, field: string) => {
+    const value = rupeesToPaise(pct);
+    if (value === null) throw new AdminError(`[${i}].${field}: ${pct} has more than two decimals`);
+    return value;
+  };
   const discount = (value: OfsOfferImport['retail_discount'], field: string): Discount => {
     if (value === undefined || value === null) return null;
     if ('rupees' in value) return { paise: paise(value.rupees, `${field}.rupees`) };
-    return { basisPoints: Math.round(value.pct * 100) };
+    return { basisPoints: hundredths(value.pct, `${field}.pct`) };
   };
+  hundredths(raw.retail_reserve_pct, 'retail_reserve_pct');
   const offer: Offer = {
     offerId: raw.offer_id,
     symbol: raw.symbol,

@@ -170,6 +170,13 @@ describe('parseOfsImport', () => {
     expect(() => parseOfsImport([])).toThrow('the file must be an array of 1 to 1000 offers or issues');
   });
 
+  it('takes percentages with two decimals exactly, and refuses a third', () => {
+    const [parsed] = parseOfsImport([offer({ retail_reserve_pct: 33.33, retail_discount: { pct: 2.35 } })]).offers;
+    expect(parsed).toMatchObject({ retailReservePct: 33.33, retailDiscount: { basisPoints: 235 } });
+    expect(() => parseOfsImport([offer({ retail_discount: { pct: 2.355 } })])).toThrow('[0].retail_discount.pct: 2.355 has more than two decimals');
+    expect(() => parseOfsImport([offer({ retail_reserve_pct: 12.125 })])).toThrow('[0].retail_reserve_pct: 12.125 has more than two decimals');
+  });
+
   it('still takes the one-listing format alone, as before', () => {
     expect(parseOfsImport([issue(42)]).issues).toHaveLength(1);
   });
