@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { Argument, Command } from 'commander';
 import { formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
 import { formatDiscount, offerPortions, type Offer } from '../domain/ofs-offer.js';
-import { AdminError, parseOfsImport } from '../services/admin.js';
+import { AdminError, parseOfsImport, type OfsImport } from '../services/admin.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. */
@@ -100,30 +100,24 @@ export function ofsCommand(io: CliIo): Command {
     .action(async (file: string) => {
       const json = await readImportFile(file);
       // Check the whole file before touching the database: a bad file writes nothing.
+      const fileError = (error: unknown) => (error instanceof AdminError ? new CliError(`${file}: ${error.message}`) : error);
+      let parsed: OfsImport;
       try {
-        parseOfsImport(json);
+        parsed = parseOfsImport(json);
       } catch (error) {
-        if (error instanceof AdminError) throw new CliError(`${file}: ${error.message}`);
-        throw error;
+        throw fileError(error);
       }
       await withWorkspace(io, async ({ admin, issues: registry }) => {
         const known = new Set<string>();
-        const parsed = parseOfsImport(json);
         for (const issue of parsed.issues) {
           if (await registry.find(issue.exchange, issue.scripToken)) known.add(`${issue.exchange}:${issue.scripToken}`);
         }
-        let imported: Awaited<ReturnType<typeof admin.importOfs>>;
-        try {
-          imported = await admin.importOfs(json);
-        } catch (error) {
-          if (error instanceof AdminError) throw new CliError(`${file}: ${error.message}`);
-          throw error;
-        }
-        for (const entry of imported.order) {
+        const { updatedOffers } = await admin.importParsed(parsed).catch((error: unknown) => {
+          throw fileError(error);
+        });
+        for (const entry of parsed.order) {
           if ('offer' in entry) {
-            const key = `offer:${entry.offer.offerId}`;
-            io.stdout.write(`${imported.updatedOffers.has(entry.offer.offerId) || known.has(key) ? 'updated' : 'registered'}: ${describeOffer(entry.offer)}\n`);
-            known.add(key);
+            io.stdout.write(`${updatedOffers.has(entry.offer.offerId) ? 'updated' : 'registered'}: ${describeOffer(entry.offer)}\n`);
             continue;
           }
           const key = `${entry.issue.exchange}:${entry.issue.scripToken}`;

@@ -19,7 +19,7 @@ import {
   type OfferState,
   type UserCategory,
 } from './ofs-offer.js';
-import { CUTOFF_ORDER_TYPE, formatInstant, formatRupees, RETAIL_LIMIT_PAISE, type BidTerms } from './ofs-rules.js';
+import { CUTOFF_ORDER_TYPE, formatInstant, RETAIL_LIMIT_PAISE, valueLimitViolations, type BidTerms } from './ofs-rules.js';
 
 /** Rs 5,00,000 in paise: an employee's bids in one offer, valued at the T-day cut-off, total at most this. */
 export const EMPLOYEE_LIMIT_PAISE = 50_000_000n;
@@ -257,22 +257,6 @@ export function carryForwardViolations(offer: Pick<Offer, 'symbol' | 't1Day'>, s
     return refuse(`Bids are carried forward during T+1, from ${formatInstant(offer.t1Day.opensAt)} until ${formatInstant(offer.t1Day.closesAt)}, once the T allocation has run`);
   }
   return [];
-}
-
-/** A bid's value at `unitPaise` a share, checked against a limit over the bidder's other bids. */
-function valueLimitViolations(
-  kind: Violation['kind'],
-  limitPaise: bigint,
-  currentPaise: bigint,
-  quantity: number,
-  unitPaise: bigint,
-  describe: (current: string, total: string, limit: string, most: bigint) => string,
-): Violation[] {
-  const total = currentPaise + BigInt(quantity) * unitPaise;
-  if (total <= limitPaise) return [];
-  const room = limitPaise > currentPaise ? limitPaise - currentPaise : 0n;
-  const most = unitPaise > 0n ? room / unitPaise : 0n;
-  return [{ kind, field: 'quantity', message: describe(formatRupees(currentPaise), formatRupees(total), formatRupees(limitPaise), most) }];
 }
 
 /**

@@ -5,7 +5,7 @@
  * carried-forward bids on T+1. Plain data and plain functions: its portions in shares, the prices its
  * discounts give, where it stands against the clock.
  */
-import type { AllocationMethod, OfsExchange } from './ofs-issue.js';
+import { formatPrice, type AllocationMethod, type OfsExchange } from './ofs-issue.js';
 import type { BidderCategory } from './ofs-rules.js';
 
 /** The categories a bid is placed in. EMPLOYEE is a bid, not a user: an eligible employee bids in it. */
@@ -160,7 +160,7 @@ export function discountedPricePaise(pricePaise: number, discount: Discount): nu
 /** "Rs 10.00 off", "5 % off", "none": how the notices state a discount. */
 export function formatDiscount(discount: Discount): string {
   if (discount === null) return 'none';
-  if ('paise' in discount) return `Rs ${(discount.paise / 100).toFixed(2)} off`;
+  if ('paise' in discount) return `Rs ${formatPrice(discount.paise)} off`;
   return `${discount.basisPoints / 100} % off`;
 }
 
@@ -272,12 +272,12 @@ export function issueCategoryOf(category: string): BidderCategory {
 export function offerTermsProblems(offer: Offer): string[] {
   const problems: string[] = [];
   if (offer.floorPricePaise % offer.tickSizePaise !== 0) {
-    problems.push(`floor_price: ${formatPaise(offer.floorPricePaise)} is not a multiple of tick_size ${formatPaise(offer.tickSizePaise)}`);
+    problems.push(`floor_price: ${formatPrice(offer.floorPricePaise)} is not a multiple of tick_size ${formatPrice(offer.tickSizePaise)}`);
   }
   for (const [field, discount] of [['retail_discount', offer.retailDiscount], ['employee_discount', offer.employeeDiscount]] as const) {
     // The discounted prices start from a cut-off at or above the floor: a discount below the floor leaves a price.
     if (discount !== null && 'paise' in discount && discount.paise >= offer.floorPricePaise) {
-      problems.push(`${field}: Rs ${formatPaise(discount.paise)} off would leave no price at the floor price ${formatPaise(offer.floorPricePaise)}`);
+      problems.push(`${field}: Rs ${formatPrice(discount.paise)} off would leave no price at the floor price ${formatPrice(offer.floorPricePaise)}`);
     }
   }
   if (offer.tDay.closesAt <= offer.tDay.opensAt) problems.push('t_day: closes_at must be after opens_at');
@@ -296,8 +296,4 @@ export function offerTermsProblems(offer: Offer): string[] {
     problems.push('employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
   }
   return problems;
-}
-
-function formatPaise(paise: number): string {
-  return (paise / 100).toFixed(2);
 }

@@ -220,23 +220,31 @@ export function exposureValuePaise(exposures: readonly IssueExposure[]): bigint 
  */
 export function retailLimitViolations(bid: BidTerms, issue: OfsIssue, category: BidderCategory, exposures: readonly IssueExposure[]): Violation[] {
   if (category !== 'RETAIL') return [];
-  const current = exposureValuePaise(exposures);
   const unit = unitValuePaise(bid, issue);
-  const total = current + BigInt(bid.quantity) * unit;
-  if (total <= RETAIL_LIMIT_PAISE) return [];
-  const room = RETAIL_LIMIT_PAISE > current ? RETAIL_LIMIT_PAISE - current : 0n;
-  const maxQuantity = unit > 0n ? room / unit : 0n;
-  const at = bid.orderType === CUTOFF_ORDER_TYPE ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit);
-  return [
-    {
-      kind: Errors.OFS_RETAIL_LIMIT,
-      field: 'quantity',
-      message:
-        `Your live retail bids in ${issue.symbol} total ${formatRupees(current)}; with this bid they would total ` +
-        `${formatRupees(total)}, over the retail limit of ${formatRupees(RETAIL_LIMIT_PAISE)}. ` +
-        `At ${at} you may bid for at most ${maxQuantity} shares`,
-    },
-  ];
+  return valueLimitViolations(Errors.OFS_RETAIL_LIMIT, RETAIL_LIMIT_PAISE, exposureValuePaise(exposures), bid.quantity, unit, (current, total, limit, most) =>
+    `Your live retail bids in ${issue.symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
+    `At ${bid.orderType === CUTOFF_ORDER_TYPE ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
+  );
+}
+
+/**
+ * A bid's value at `unitPaise` a share, on top of `currentPaise` (the bidder's other bids), against a limit:
+ * the retail limit of an issue or an offer, the employees' limit of an offer. `describe` words the refusal
+ * from the amounts (formatted) and the most shares that still fit.
+ */
+export function valueLimitViolations(
+  kind: Violation['kind'],
+  limitPaise: bigint,
+  currentPaise: bigint,
+  quantity: number,
+  unitPaise: bigint,
+  describe: (current: string, total: string, limit: string, most: bigint) => string,
+): Violation[] {
+  const total = currentPaise + BigInt(quantity) * unitPaise;
+  if (total <= limitPaise) return [];
+  const room = limitPaise > currentPaise ? limitPaise - currentPaise : 0n;
+  const most = unitPaise > 0n ? room / unitPaise : 0n;
+  return [{ kind, field: 'quantity', message: describe(formatRupees(currentPaise), formatRupees(total), formatRupees(limitPaise), most) }];
 }
 
 /** India Standard Time, UTC+05:30 all year (no daylight saving time). */

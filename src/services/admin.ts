@@ -5,10 +5,9 @@
 import type { ApiKeyInfo } from '../domain/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
-import { OfsIssueImport as OfsIssueImportSchema, OfsIssueImportFile, type OfsIssueImport } from '../schemas/ofs-issue.js';
+import { OfsIssueImport as OfsIssueImportSchema, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../schemas/ofs-offer.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
-import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import { OfferConflictError, type OfsOfferRepository } from '../store/ofs-offers.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import { offerState, offerTermsProblems, USER_CATEGORIES, userCategoryOf, type Discount, type MarginType, type Offer, type UserCategory } from '../domain/ofs-offer.js';
@@ -44,16 +43,14 @@ function checkedMarginType(category: string, marginType: MarginType): MarginType
   return marginType;
 }
 
-const checkImportFile = compileChecker(createAjv(), OfsIssueImportFile);
-
-/** The import JSON -> issues in our units, or an AdminError naming the first problem. */
+/**
+ * An import file that holds issues of the one-listing format only (the demo's, the tests'), in our units;
+ * an AdminError names the first problem, or an offer in it (offers go through parseOfsImport).
+ */
 export function parseOfsIssues(json: unknown): OfsIssue[] {
-  const violations = checkImportFile(json);
-  if (violations.length > 0) {
-    // Messages name their field already ("[0].scrip_token is required"); the file itself is "body" there.
-    throw new AdminError(violations.map((v) => (v.field === '' ? v.message.replace(/^body\b/, 'the file') : v.message)).join('; '));
-  }
-  return (json as OfsIssueImport[]).map(toOfsIssue);
+  const { offers, issues } = parseOfsImport(json);
+  if (offers.length > 0) throw new AdminError(`offer ${offers[0]!.offerId}: this import takes issues of the one-listing format only`);
+  return issues;
 }
 
 /** One entry of the one-listing format, its schema checked, in our units; `i` is its place in the file. */
@@ -105,7 +102,7 @@ const checkOfferEntry = compileChecker(ajv, OfsOfferImportSchema);
 export interface OfsImport {
   offers: Offer[];
   issues: OfsIssue[];
-  /** The file's entries in order: an offer's id or an issue's place in `issues`. */
+  /** The file's entries, in file order. */
   order: ({ offer: Offer } | { issue: OfsIssue })[];
 }
 
@@ -214,12 +211,11 @@ function parseOffer(entry: object, i: number): Offer {
 export class AdminService {
   constructor(
     private readonly users: UserRepository,
-    private readonly issues: OfsIssueRepository,
+    /** The OFS registry: offers, and the issues of the one-listing format that an import writes with them. */
+    private readonly offers: OfsOfferRepository,
     private readonly now: () => number = Date.now,
     /** The cost of new password hashes; OWASP's by default. */
     private readonly hasher: PasswordHasher = OWASP_PASSWORD_HASHER,
-    /** The offer registry (the CLI's); without it only issues of the one-listing format import. */
-    private readonly offers: OfsOfferRepository | null = null,
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
@@ -320,8 +316,7 @@ export class AdminService {
   /** Registers or updates the issues of an import file, all or none. */
   async importOfsIssues(json: unknown): Promise<OfsIssue[]> {
     const issues = parseOfsIssues(json);
-    if (this.offers === null) await this.issues.upsert(issues, this.now());
-    else await this.importParsed([], issues);
+    await this.importParsed({ offers: [], issues });
     return issues;
   }
 
@@ -331,13 +326,13 @@ export class AdminService {
    */
   async importOfs(json: unknown): Promise<OfsImport & { updatedOffers: Set<string> }> {
     const parsed = parseOfsImport(json);
-    const { updatedOffers } = await this.importParsed(parsed.offers, parsed.issues);
-    return { ...parsed, updatedOffers };
+    return { ...parsed, ...(await this.importParsed(parsed)) };
   }
 
-  private async importParsed(offers: readonly Offer[], issues: readonly OfsIssue[]): Promise<{ updatedOffers: Set<string> }> {
+  /** Registers what parseOfsImport answered, all or none; answers which offers existed before. */
+  async importParsed({ offers, issues }: Pick<OfsImport, 'offers' | 'issues'>): Promise<{ updatedOffers: Set<string> }> {
     try {
-      return await this.offerRegistry().importAll(offers, issues, this.now());
+      return await this.offers.importAll(offers, issues, this.now());
     } catch (error) {
       if (error instanceof OfferConflictError) throw new AdminError(error.message);
       throw error;
@@ -346,10 +341,8 @@ export class AdminService {
 
   /** The seller's green-shoe decision, until the offer's T allocation runs. */
   async setGreenShoe(offerId: string, exercised: boolean): Promise<void> {
-    const registry = this.offerRegistry();
-    const registration = await registry.find(offerId);
-    if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
-    if (!(await registry.setGreenShoe(offerId, exercised, this.now()))) {
+    if ((await this.offers.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
+    if (!(await this.offers.setGreenShoe(offerId, exercised, this.now()))) {
       throw new AdminError(`offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`);
     }
   }
@@ -359,36 +352,29 @@ export class AdminService {
    * T+1 opens, when employees bid. Every user must exist; registering one again changes nothing.
    */
   async addEmployees(offerId: string, userIds: readonly string[]): Promise<void> {
-    const registry = this.offerRegistry();
-    await this.employeesOpen(registry, offerId);
+    await this.employeesOpen(offerId);
     for (const userId of userIds) await this.existingUser(userId);
-    await registry.addEmployees(offerId, userIds, this.now());
+    await this.offers.addEmployees(offerId, userIds, this.now());
   }
 
   /** Takes users off the offer's eligible employees, until T+1 opens; answers how many were on it. */
   async removeEmployees(offerId: string, userIds: readonly string[]): Promise<number> {
-    const registry = this.offerRegistry();
-    await this.employeesOpen(registry, offerId);
-    return registry.removeEmployees(offerId, userIds);
+    await this.employeesOpen(offerId);
+    return this.offers.removeEmployees(offerId, userIds);
   }
 
   async employees(offerId: string): Promise<string[]> {
-    const registry = this.offerRegistry();
-    if ((await registry.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
-    return registry.employees(offerId);
+    if ((await this.offers.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
+    return this.offers.employees(offerId);
   }
 
-  private async employeesOpen(registry: OfsOfferRepository, offerId: string): Promise<void> {
-    const registration = await registry.find(offerId);
+  private async employeesOpen(offerId: string): Promise<void> {
+    const registration = await this.offers.find(offerId);
     if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
     const state = offerState(registration.offer, registration.progress, this.now());
-    if (state === 'T1_OPEN' || state === 'ALLOCATED' || state === 'CANCELLED' || this.now() >= registration.offer.t1Day.opensAt) {
+    if (state === 'CANCELLED' || this.now() >= registration.offer.t1Day.opensAt) {
       throw new AdminError(`offer ${offerId}: its eligible employees are registered until T+1 opens (${new Date(registration.offer.t1Day.opensAt).toISOString()}); it is ${state} now`);
     }
   }
 
-  private offerRegistry(): OfsOfferRepository {
-    if (this.offers === null) throw new Error('AdminService was built without the offer registry');
-    return this.offers;
-  }
 }

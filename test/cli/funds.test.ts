@@ -10,7 +10,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { FundsRepository } from '../../src/store/funds.js';
 import { AdminService } from '../../src/services/admin.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createMigratedSqliteFile } from '../support/databases.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
@@ -42,7 +42,7 @@ async function inStore<T>(work: (store: Store, funds: FundsRepository) => Promis
 
 /** A user, added as `ordergate users add` adds one (the same AdminService, in this process: the command itself is test/cli/cli.test.ts's). */
 async function addUser(userId: string): Promise<void> {
-  await inStore((store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, 'a password of the test'));
+  await inStore((store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, 'a password of the test'));
 }
 
 /** The `name: value` lines of an account, in their order. */

@@ -13,7 +13,7 @@ import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { UserRepository } from '../../src/store/users.js';
 import { AdminService } from '../../src/services/admin.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { createMigratedSqliteFile } from '../support/databases.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
@@ -69,7 +69,7 @@ const tokenCheck = (token: string) =>
  */
 async function addUser(userId: string): Promise<string> {
   const password = `pw-${userId}-${randomBytes(6).toString('hex')}`;
-  await inStore((_auth, store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, password));
+  await inStore((_auth, store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, password));
   return password;
 }
 

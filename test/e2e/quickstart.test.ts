@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
-import { call, children, eventually, placeAsClient, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { validBid } from '../support/server.js';
 
 const cartLine = (quantity: number) => ({
@@ -83,7 +83,7 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
   });
 
   it('places an OFS bid on the demo issue', async () => {
-    const placed = await placeAsClient(server.url, 'POST', '/transactional/v1/orders/regular', { body: bid(), token: state.token, apiKey: state.demo.api_key });
+    const placed = await call(server.url, 'POST', '/transactional/v1/orders/regular', { body: bid(), token: state.token, apiKey: state.demo.api_key });
     expect(placed.status, JSON.stringify(placed.body)).toBe(200);
     expect(placed.body).toEqual({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: expect.any(String) } });
     state.orderId = placed.body.data.orderId;
@@ -140,7 +140,7 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
     expect(JSON.stringify(details.body.data)).toContain(`"ordercartId":"${state.ordercartId}"`);
 
     // The token and the API key still place orders.
-    const again = await placeAsClient(server.url, 'POST', '/transactional/v1/orders/regular', {
+    const again = await call(server.url, 'POST', '/transactional/v1/orders/regular', {
       body: bid({ order_identifier: 'e2e-bid2' }),
       token: state.token,
       apiKey: state.demo.api_key,

@@ -10,6 +10,7 @@ import { AdminService } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { CLI, cleanEnv, ROOT } from '../cli/run-ordergate.js';
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
@@ -91,7 +92,7 @@ export async function seed(databaseUrl: string, count: number): Promise<{ userId
   try {
     await migrateToLatest(store);
     const issues = new OfsIssueRepository(store.db);
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), issues, Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
     await issues.upsert([openIssue(Date.now())], Date.now());
     const users = [];
     for (let i = 0; i < count; i += 1) {

@@ -12,6 +12,7 @@ import { AdminService } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createServices } from '../../src/wiring.js';
 import { openIssue, validBid } from '../support/server.js';
@@ -45,7 +46,7 @@ describe('logging', () => {
   });
 
   it('logs each request with its id and leaves out every secret the requests carried', async () => {
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
     const password = 'a-secret-password-1';
     const { totpSecret } = await admin.addUser('carol', password, { totp: true });
     const { apiKey } = await admin.createApiKey('carol');

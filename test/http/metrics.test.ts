@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { AdminService } from '../../src/services/admin.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
@@ -82,7 +83,7 @@ describe('operator metrics and health', () => {
     database = await createMigratedTestDatabase('ordergate_metrics');
     const config = loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', METRICS_TOKEN: TOKEN, OMS_POLL_MS: '20', RATE_LIMIT_ORDERS_PER_SECOND: '0' });
     server = await startServer(config, pino({ level: 'silent' }));
-    const admin = new AdminService(new UserRepository(server.store.db, server.store.dialect), new OfsIssueRepository(server.store.db), Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(new UserRepository(server.store.db, server.store.dialect), new OfsOfferRepository(server.store.db), Date.now, TEST_PASSWORD_HASHER);
     await admin.addUser('metrics1', TEST_PASSWORD, { category: 'NON_RETAIL' });
     ({ apiKey } = await admin.createApiKey('metrics1'));
     await new OfsIssueRepository(server.store.db).upsert([openIssue(Date.now())], Date.now());

@@ -13,7 +13,7 @@ import { ConfigError, DEFAULT_REQUEST_TIMEOUT_MS, loadConfig } from '../../src/c
 import { startServer, type RunningServer } from '../../src/server.js';
 import { AdminService } from '../../src/services/admin.js';
 import { openStore } from '../../src/store/database.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { openEventStream } from '../support/sse.js';
@@ -85,7 +85,7 @@ describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {
       loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', OMS_EMBEDDED: 'false', REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) }),
       pino({ level: 'silent' }),
     );
-    await new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser('alice', PASSWORD);
+    await new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser('alice', PASSWORD);
     await store.close();
     const login = await fetch(server.url + SESSION, {
       method: 'POST',

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AdminError, AdminService, parseOfsImport } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
 import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -27,7 +26,7 @@ beforeAll(async () => {
   database = await createMigratedTestDatabase();
   store = openStore(database.databaseUrl);
   offers = new OfsOfferRepository(store.db);
-  admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsIssueRepository(store.db), () => now, TEST_PASSWORD_HASHER, offers);
+  admin = new AdminService(new UserRepository(store.db, store.dialect), offers, () => now, TEST_PASSWORD_HASHER);
 });
 afterAll(async () => {
   await store.close();

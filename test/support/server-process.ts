@@ -75,21 +75,6 @@ export async function eventually(condition: () => boolean, ms = 5_000): Promise<
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-/**
- * `call` as a well-behaved client places an order: a 503 e-503 that says the server is overloaded (load
- * shedding, answered before the call does anything) is retried after its Retry-After, a few times. On a
- * busy test machine a freshly started server's event loop can lag past the shedding threshold for a
- * moment; the promise under test is what the call does once taken.
- */
-export async function placeAsClient(url: string, method: string, path: string, options: { body?: unknown; token?: string; apiKey?: string } = {}): Promise<{ status: number; body: any }> {
-  for (let attempt = 1; ; attempt += 1) {
-    const answer = await call(url, method, path, options);
-    const shed = answer.status === 503 && answer.body?.code === 'e-503' && String(answer.body?.message).includes('overloaded');
-    if (!shed || attempt === 10) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-}
-
 export async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; apiKey?: string } = {}): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';

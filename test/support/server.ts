@@ -102,7 +102,7 @@ export async function startTestServer(
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const admin = new AdminService(users, issues, now, passwordHasher, new OfsOfferRepository(store.db));
+  const admin = new AdminService(users, new OfsOfferRepository(store.db), now, passwordHasher);
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
