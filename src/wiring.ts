@@ -60,7 +60,8 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   const users = new UserRepository(store.db, store.dialect, store.readDb);
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const orderEntry = new OrderEntryService(store, issues, orders, now, options.metrics?.orderEntry);
+  const offers = new OfsOfferRepository(store.db);
+  const orderEntry = new OrderEntryService(store, issues, offers, orders, now, options.metrics?.orderEntry);
   const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
     loginRequiresApiKey: limits.loginRequiresApiKey,
     ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
@@ -83,7 +84,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now),
-    ofsOffers: new OfsOfferService(new OfsOfferRepository(store.db), now),
+    ofsOffers: new OfsOfferService(offers, now),
   };
 }
 
@@ -104,7 +105,7 @@ export interface OmsOptions {
 
 /** The simulated OFS exchange over the store, with the given clock. */
 export function createSimulatedExchange(store: Store, now: () => number = Date.now): SimulatedExchange {
-  return new SimulatedExchange(store, new SimExchangeRepository(store.db, store.dialect), new OfsIssueRepository(store.db), now);
+  return new SimulatedExchange(store, new SimExchangeRepository(store.db, store.dialect), new OfsIssueRepository(store.db), new OfsOfferRepository(store.db), now);
 }
 
 /** The OMS worker over the store (not started). */
@@ -114,6 +115,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     store,
     orders: new OrderRepository(store.db, store.dialect),
     issues: new OfsIssueRepository(store.db),
+    offers: new OfsOfferRepository(store.db),
     oms: new OmsRepository(store.db, store.dialect),
     funds: new FundsRepository(store.db, store.dialect),
     exchange: options.exchange ?? createSimulatedExchange(store, now),

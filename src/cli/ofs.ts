@@ -1,7 +1,7 @@
 /**
- * `ordergate ofs import|green-shoe|employees`: register or update OFS offers (docs/design/ofs.md) and
- * issues of the one-listing format from a JSON array; the seller's green-shoe decision; an offer's
- * eligible employees.
+ * `ordergate ofs import|green-shoe|proceed|cancel|employees`: register or update OFS offers (docs/design/ofs.md)
+ * and issues of the one-listing format from a JSON array; the seller's green-shoe decision; the operator's
+ * answer to an under-subscribed T day (go on, or cancel the offer); an offer's eligible employees.
  */
 import { readFile } from 'node:fs/promises';
 import { Argument, Command } from 'commander';
@@ -137,6 +137,26 @@ export function ofsCommand(io: CliIo): Command {
       await withWorkspace(io, async ({ admin, offers }) => {
         await admin.setGreenShoe(offerId, exercised === 'true');
         io.stdout.write(`updated: ${describeOffer((await offers.find(offerId))!.offer)}\n`);
+      });
+    });
+  ofs
+    .command('proceed')
+    .description('allot an under-subscribed T day anyway (non-retail demand short of the non-retail portion: the T allocation waits for this or for `ofs cancel`)')
+    .argument('<offer_id>')
+    .action(async (offerId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        await admin.proceedOffer(offerId);
+        io.stdout.write(`proceeding: ${offerId}: the T allocation runs at the next pass of the OMS\n`);
+      });
+    });
+  ofs
+    .command('cancel')
+    .description('cancel an offer (under-subscribed on T): every live bid is cancelled and its block released; allotments made stand')
+    .argument('<offer_id>')
+    .action(async (offerId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        await admin.cancelOffer(offerId);
+        io.stdout.write(`cancelled: ${offerId}: its live bids are cancelled at the next pass of the OMS\n`);
       });
     });
   const employees = new Command('employees').description("an offer's eligible employees (registered by the operator until T+1 opens)");

@@ -98,6 +98,7 @@ export const Errors = {
   OFS_CARRY_FORWARD_NOT_ALLOWED: kind('e-378', 409, 'Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run.'),
   OFS_NOT_CARRIED_FORWARD: kind('e-379', 409, 'On T+1 a non-retail bid may be modified or cancelled only once it is carried forward (POST .../carry_forward).'),
   OFS_BELOW_T_CUTOFF: kind('e-380', 422, 'A carried-forward bid may not be revised to a price below the T-day cut-off price.'),
+  OFS_QUANTITY_BELOW_ALLOTTED: kind('e-369', 422, 'A partly allotted bid\'s quantity (allotted plus carried forward) must stay above what it was allotted on T.'),
 
   // 4xx: trades and the portfolio
   POSITION_TYPE: kind('e-381', 400, 'The positions type must be all, daily or expiry.'),

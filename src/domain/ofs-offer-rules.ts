@@ -19,7 +19,7 @@ import {
   type OfferState,
   type UserCategory,
 } from './ofs-offer.js';
-import { CUTOFF_ORDER_TYPE, formatInstant, RETAIL_LIMIT_PAISE, valueLimitViolations, type BidTerms } from './ofs-rules.js';
+import { CUTOFF_ORDER_TYPE, formatInstant, RETAIL_LIMIT_PAISE, tickViolations, valueLimitViolations, type BidTerms } from './ofs-rules.js';
 
 /** Rs 5,00,000 in paise: an employee's bids in one offer, valued at the T-day cut-off, total at most this. */
 export const EMPLOYEE_LIMIT_PAISE = 50_000_000n;
@@ -279,4 +279,125 @@ export function employeeLimitViolations(symbol: string, quantity: number, tCutof
     `Your live employee bids in the offer of ${symbol} total ${current} at the T-day cut-off price ${formatPrice(unit)}; with this bid they would total ${total}, ` +
     `over the employee limit of ${limit}. You may bid for at most ${most} more shares`,
   );
+}
+
+/** Where an offer stands when a bid is judged: its terms, its state, and the T-day cut-off once found. */
+export interface OfferContext {
+  offer: Offer;
+  state: OfferState;
+  tCutoffPricePaise: number | null;
+}
+
+/** One of the bidder's other live bids in the offer, for its limits. */
+export interface OtherOfferBid extends BidTerms {
+  category: OfferCategory;
+}
+
+/**
+ * The bidder's retail limit and employee limit over its other live bids in the offer (on every listing):
+ * a retail bid counts the other retail bids, an employee bid the other employee bids.
+ */
+function offerLimitViolations(context: OfferContext, category: OfferCategory, bid: BidTerms, others: readonly OtherOfferBid[]): Violation[] {
+  const cutoff = context.tCutoffPricePaise;
+  // Both categories bid on T+1 only, when the cut-off is known: the day rules refused them before.
+  if (cutoff === null) return [];
+  const same = others.filter((other) => other.category === category);
+  if (category === 'RETAIL') {
+    const current = same.reduce((sum, other) => sum + BigInt(other.quantity) * BigInt(other.orderType === CUTOFF_ORDER_TYPE ? cutoff : other.pricePaise), 0n);
+    return offerRetailLimitViolations(context.offer.symbol, bid, cutoff, current);
+  }
+  if (category === 'EMPLOYEE') {
+    return employeeLimitViolations(
+      context.offer.symbol,
+      bid.quantity,
+      cutoff,
+      same.reduce((sum, other) => sum + other.quantity, 0),
+    );
+  }
+  return [];
+}
+
+/** What a new bid in an offer names: the instrument's symbol and series, its price as sent, its terms. */
+export interface OfferBidRequest {
+  symbol: string;
+  series: string;
+  /** The price as sent, in rupees (the tick is checked on it). */
+  price: number;
+  terms: BidTerms;
+}
+
+/**
+ * A new bid on a listing of an offer: its category (from the series and the bidder), its margin type, or
+ * the rules it breaks, in the order a bidder fixes them: the instrument, the category, the day, the tick,
+ * the price, the limits.
+ */
+export function offerPlacementViolations(
+  context: OfferContext,
+  listing: OfferListing,
+  bidder: OfferBidder,
+  request: OfferBidRequest,
+  others: readonly OtherOfferBid[],
+  now: number,
+): { category: OfferCategory; marginType: MarginType; violations: Violation[] } | { category: null; violations: Violation[] } {
+  const { offer } = context;
+  if (request.symbol !== offer.symbol) {
+    return {
+      category: null,
+      violations: [{ kind: Errors.OFS_SCRIP_MISMATCH, field: 'scrip_info.symbol', message: `symbol "${request.symbol}" does not match the offer's symbol "${offer.symbol}"` }],
+    };
+  }
+  const judged = bidCategory(listing, request.series, bidder);
+  if (judged.category === null) return judged;
+  const { category } = judged;
+  const violations = [
+    ...offerDayViolations(offer, context.state, category, 'place', false, now),
+    ...tickViolations(request.price, offer),
+  ];
+  if (violations.length === 0) violations.push(...offerPriceViolations(request.terms, offer, category, context.tCutoffPricePaise, false));
+  if (violations.length === 0) violations.push(...offerLimitViolations(context, category, request.terms, others));
+  return { category, marginType: bidMarginType(category, bidder), violations };
+}
+
+/** What a change of a live bid in an offer reads of it. */
+export interface LiveOfferBid extends BidTerms {
+  category: OfferCategory;
+  marginType: MarginType;
+  carriedForward: boolean;
+  /** Shares allotted on T (a partly allotted non-retail bid stays live). */
+  tradedQuantity: number;
+}
+
+/**
+ * New terms for a live bid in an offer: the day (a non-retail bid on T, or once carried forward on T+1;
+ * retail and employees on T+1), the tick, the price (a carried-forward bid at or above the T-day
+ * cut-off), 0 %-margin bids upward only, a partly allotted bid above what it was allotted, the limits.
+ */
+export function offerModificationViolations(
+  context: OfferContext,
+  bid: LiveOfferBid,
+  price: number,
+  terms: BidTerms,
+  others: readonly OtherOfferBid[],
+  now: number,
+): Violation[] {
+  const { offer } = context;
+  const violations = [...offerDayViolations(offer, context.state, bid.category, 'modify', bid.carriedForward, now), ...tickViolations(price, offer)];
+  if (violations.length > 0) return violations;
+  violations.push(...offerPriceViolations(terms, offer, bid.category, context.tCutoffPricePaise, bid.carriedForward));
+  violations.push(...marginRevisionViolations(bid.marginType, bid, terms));
+  if (terms.quantity <= bid.tradedQuantity) {
+    violations.push({
+      kind: Errors.OFS_QUANTITY_BELOW_ALLOTTED,
+      field: 'quantity',
+      message: `quantity ${terms.quantity} is not above the ${bid.tradedQuantity} shares the bid was allotted on T; send the allotted quantity plus what you carry forward`,
+    });
+  }
+  if (violations.length === 0) violations.push(...offerLimitViolations(context, bid.category, terms, others));
+  return violations;
+}
+
+/** Cancelling a live bid in an offer: the day rules, and never a 0 %-margin bid. */
+export function offerCancellationViolations(context: OfferContext, bid: Pick<LiveOfferBid, 'category' | 'marginType' | 'carriedForward'>, now: number): Violation[] {
+  const day = offerDayViolations(context.offer, context.state, bid.category, 'cancel', bid.carriedForward, now);
+  return day.length > 0 ? day : marginCancelViolations(bid.marginType);
 }

@@ -7,6 +7,7 @@ import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type Expos
 import { allotmentCostPaise } from './funds-blocking.js';
 import { OrderStatus } from './order-status.js';
 import { settlementTime, tradeIdOf, type Trade } from './trades.js';
+import type { MarginType, OfferCategory } from './ofs-offer.js';
 
 export interface Order {
   orderId: string;
@@ -46,6 +47,14 @@ export interface Order {
    * not funds-checked), else what the OMS blocked, 0 once the bid is finished.
    */
   fundsBlockedPaise: number | null;
+  /** A bid in an offer (docs/design/ofs.md): its offer; null on a bid in an issue of the one-listing model. */
+  offerId: string | null;
+  /** The bid's category in its offer (from its series and the bidder); null outside an offer. */
+  offerCategory: OfferCategory | null;
+  /** The bid's margin in its offer: H (100 %) or T (0 %, blocks nothing); null outside an offer. */
+  marginType: MarginType | null;
+  /** When the bidder carried the unallotted non-retail bid forward to T+1. */
+  carriedForwardAt: number | null;
 }
 
 /** An order as the API accepts it, before the OMS has seen it. */
@@ -70,6 +79,9 @@ export type NewOrder = Pick<
   | 'venderCode'
   | 'requestId'
   | 'category'
+  | 'offerId'
+  | 'offerCategory'
+  | 'marginType'
 >;
 
 /**
@@ -107,6 +119,10 @@ export function acceptedOrder(order: NewOrder, now: number): Order {
     tradedPricePaise: null,
     exchangeOrderId: null,
     fundsBlockedPaise: null,
+    offerId: order.offerId,
+    offerCategory: order.offerCategory,
+    marginType: order.marginType,
+    carriedForwardAt: null,
   };
 }
 
@@ -139,7 +155,7 @@ export const OMS_ORIGIN: ChangeOrigin = { actor: 'oms', requestId: null };
 export const EXCHANGE_ORIGIN: ChangeOrigin = { actor: 'exchange', requestId: null };
 
 /** The work for the OMS that an order change queues. */
-export type OutboxAction = 'PLACE' | 'MODIFY' | 'CANCEL';
+export type OutboxAction = 'PLACE' | 'MODIFY' | 'CANCEL' | 'CARRY_FORWARD';
 
 /** One change of one order: what it was (null: a new order), what it is now, and why. */
 export interface OrderChange {
@@ -153,11 +169,14 @@ export interface OrderChange {
   trade?: Trade;
 }
 
-/** The trade of an allotment: the order as the allotment left it (EXECUTED, its traded quantity and price). */
-export function tradeOfAllotment(order: Order, at: number, settlementDelayMs: number | null): Trade {
-  if (order.tradedPricePaise === null || order.tradedQuantity <= 0) throw new Error(`order ${order.orderId} has no allotment`);
+/**
+ * The trade of an allotment of `quantity` shares at `pricePaise` to the order. An order has at most two: a
+ * bid in an offer allotted in part on T may be allotted the rest on T+1 (its second trade, `part` 2).
+ */
+export function tradeOfAllotment(order: Order, quantity: number, pricePaise: number, at: number, settlementDelayMs: number | null, part: 1 | 2 = 1): Trade {
+  if (quantity <= 0) throw new Error(`order ${order.orderId} has no allotment`);
   return {
-    tradeId: tradeIdOf(order.orderId),
+    tradeId: part === 1 ? tradeIdOf(order.orderId) : `${tradeIdOf(order.orderId)}-${part}`,
     orderId: order.orderId,
     userId: order.userId,
     exchange: order.exchange,
@@ -166,8 +185,8 @@ export function tradeOfAllotment(order: Order, at: number, settlementDelayMs: nu
     series: order.series,
     transactionType: order.transactionType,
     productType: order.productType,
-    quantity: order.tradedQuantity,
-    pricePaise: order.tradedPricePaise,
+    quantity,
+    pricePaise,
     tradedAt: at,
     settlesAt: settlementTime(at, settlementDelayMs),
     exchangeOrderId: order.exchangeOrderId,
@@ -175,9 +194,18 @@ export function tradeOfAllotment(order: Order, at: number, settlementDelayMs: nu
   };
 }
 
-/** What the order adds to its issue's retail exposure now (nothing unless a live retail bid). */
+/** The order's traded price after a further allotment: the average over its allotments, to the nearest paisa. */
+export function averageTradedPricePaise(order: Pick<Order, 'tradedQuantity' | 'tradedPricePaise'>, quantity: number, pricePaise: number): number {
+  if (order.tradedQuantity === 0 || order.tradedPricePaise === null) return pricePaise;
+  const value = BigInt(order.tradedQuantity) * BigInt(order.tradedPricePaise) + BigInt(quantity) * BigInt(pricePaise);
+  const total = BigInt(order.tradedQuantity + quantity);
+  return Number((value * 2n + total) / (2n * total));
+}
+
+/** What the order adds to its issue's retail exposure now (nothing unless a live retail bid in an issue). */
 export function orderExposure(order: Order): ExposureAmounts {
-  if (!countsTowardRetailLimit(order)) return { priceValuePaise: 0, cutoffQuantity: 0 };
+  // A bid in an offer counts in its offer's limits (order entry reads the bidder's live bids in the offer).
+  if (order.offerId !== null || !countsTowardRetailLimit(order)) return { priceValuePaise: 0, cutoffQuantity: 0 };
   return exposureOfBid(order);
 }
 
@@ -214,12 +242,18 @@ export interface FundsEffect {
   debitPaise: number;
 }
 
-/** The effect on funds of an order going from `before` to `after` (null: none). Only funds-checked orders have one. */
-export function fundsEffect(before: Order | null, after: Order): FundsEffect | null {
+/**
+ * The effect on funds of an order going from `before` to `after` (null: none), with what its allotments
+ * in between cost (`debitPaise`: their trades). Only funds-checked orders have one.
+ */
+export function fundsEffect(before: Order | null, after: Order, debitPaise: number): FundsEffect | null {
   if (after.fundsBlockedPaise === null) return null;
   const blockedDeltaPaise = after.fundsBlockedPaise - (before?.fundsBlockedPaise ?? 0);
-  const allotted = after.status === OrderStatus.EXECUTED && before?.status !== OrderStatus.EXECUTED;
-  const debitPaise = allotted && after.tradedPricePaise !== null ? allotmentCostPaise(after.tradedQuantity, after.tradedPricePaise) : 0;
   if (blockedDeltaPaise === 0 && debitPaise === 0) return null;
   return { userId: after.userId, orderId: after.orderId, blockedDeltaPaise, debitPaise };
+}
+
+/** What a trade costs: its quantity at its price. */
+export function tradeCostPaise(trade: Pick<Trade, 'quantity' | 'pricePaise'>): number {
+  return allotmentCostPaise(trade.quantity, trade.pricePaise);
 }

@@ -6,6 +6,7 @@
 import { ApiError, Errors } from '../domain/errors.js';
 import {
   CancelOrderResponse,
+  CarryForwardResponse,
   ModifyOrderRequest,
   ModifyOrderResponse,
   OfsOrderRequest,
@@ -52,6 +53,20 @@ const PRE_TRADE_ERRORS = [
   Errors.OFS_RETAIL_LIMIT,
 ];
 
+/** The rules of a bid in an offer (docs/design/ofs.md): its category, its day, its price, its limits. */
+const OFFER_ERRORS = [
+  Errors.OFS_SERIES_CATEGORY,
+  Errors.OFS_EMPLOYEE_NOT_ELIGIBLE,
+  Errors.OFS_EMPLOYEE_CUTOFF_ONLY,
+  Errors.OFS_EMPLOYEE_LIMIT,
+  Errors.OFS_NON_RETAIL_ON_T1,
+  Errors.OFS_OFFER_CANCELLED,
+  Errors.OFS_BELOW_T_CUTOFF,
+];
+
+/** Changing a bid in an offer: its margin, whether it is carried forward, its offer still registered. */
+const OFFER_CHANGE_ERRORS = [Errors.OFS_OFFER_NOT_FOUND, Errors.OFS_OFFER_CANCELLED, Errors.OFS_NOT_CARRIED_FORWARD];
+
 /**
  * Modify and cancel: the order must be one of the caller's, and live. (A path parameter beyond the
  * router's length limit answers e-109, as on every route.)
@@ -90,6 +105,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
             Errors.OFS_SCRIP_MISMATCH,
             Errors.OFS_PRICE_TICK,
             ...PRE_TRADE_ERRORS,
+            ...OFFER_ERRORS,
           ),
         },
       },
@@ -126,6 +142,10 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
             Errors.OFS_ISSUE_NOT_FOUND,
             Errors.OFS_PRICE_TICK,
             ...PRE_TRADE_ERRORS,
+            ...OFFER_ERRORS,
+            ...OFFER_CHANGE_ERRORS,
+            Errors.OFS_MARGIN_T_UPWARD_ONLY,
+            Errors.OFS_QUANTITY_BELOW_ALLOTTED,
           ),
         },
       },
@@ -159,6 +179,8 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
             Errors.OFS_ISSUE_NOT_FOUND,
             Errors.OFS_WINDOW_NOT_OPEN,
             Errors.OFS_WINDOW_CLOSED,
+            ...OFFER_CHANGE_ERRORS,
+            Errors.OFS_MARGIN_T_NO_CANCEL,
           ),
         },
       },
@@ -168,6 +190,40 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
       const cancelled = () => success('Order Cancellation Sent to OMS', { orderId: order_id });
       await orderEntry.cancelOrder(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, cancelled));
       return cancelled();
+    },
+  );
+
+  app.post(
+    `${ORDER_PATH}/carry_forward`,
+    {
+      config: { auth: 'order-entry', idempotent: true },
+      schema: {
+        tags: ['orders'],
+        summary: 'Carry an unallotted non-retail bid in an offer forward to T+1',
+        description:
+          'During T+1, once the T allocation has run, carries the unallotted quantity of one of your live non-retail bids in an offer forward to the T+1 allocation, where unsubscribed retail shares go to carried-forward bids by price. A bid not carried forward is cancelled at the close of T+1. Once carried forward, the bid may be revised (to a price at or above the T-day cut-off; a 0 %-margin bid upward only). Again for a bid already carried forward: no change. No body.',
+        security: ORDER_ENTRY_SECURITY,
+        headers: IdempotencyKeyHeaders,
+        params: OrderPathParams,
+        response: {
+          200: CarryForwardResponse,
+          ...errorResponses(
+            ...UNWANTED_BODY_ERRORS,
+            ...ORDER_ENTRY_AUTH_ERRORS,
+            ...IDEMPOTENCY_ERRORS,
+            ...LIVE_ORDER_ERRORS,
+            Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
+            Errors.OFS_OFFER_NOT_FOUND,
+            Errors.OFS_OFFER_CANCELLED,
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { exchange, order_id } = request.params;
+      const carried = () => success('Order Carry-Forward Sent to OMS', { orderId: order_id });
+      await orderEntry.carryForward(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, carried));
+      return carried();
     },
   );
 

@@ -10,7 +10,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The calls the OMS makes to the exchange adapter (src/oms/exchange.ts). */
-export type ExchangeOperation = 'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'poll_events' | 'acknowledge';
+export type ExchangeOperation = 'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'carry_forward' | 'poll_events' | 'acknowledge';
 /** ok: answered; refused: answered "not done" (a modification or cancellation the exchange refused); error: threw. */
 export type ExchangeOutcome = 'ok' | 'refused' | 'error';
 /** delivered: a 2xx; retrying: failed, tried again later; given_up: failed for the last time (or refused by the address rules). */

@@ -10,6 +10,7 @@
  * what lets the OMS resume after a crash without transmitting an order twice.
  */
 import type { BidderCategory, BidTerms } from '../domain/ofs-rules.js';
+import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
 
 /** What the exchange knows of a bid. */
 export type ExchangeBidStatus = 'LIVE' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';
@@ -25,6 +26,8 @@ export interface ExchangeBid extends BidTerms {
   exchange: string;
   scripToken: number;
   category: BidderCategory;
+  /** A bid on a listing of an offer: the bidder (the single-bidder cap counts per bidder), its category and margin. */
+  offer: { offerId: string; userId: string; category: OfferCategory; marginType: MarginType } | null;
 }
 
 export type PlaceResult = { accepted: true; exchangeOrderId: string } | { accepted: false; reason: string };
@@ -35,7 +38,11 @@ export type ChangeResult = { done: true } | { done: false; reason: string };
 export interface ExchangeEvent {
   eventId: string;
   orderId: string;
-  kind: 'ALLOTTED' | 'NOT_ALLOTTED';
+  /**
+   * ALLOTTED and NOT_ALLOTTED finish the bid. An offer's T allocation leaves a non-retail bid it did not
+   * allot in full live for T+1: PART_ALLOTTED (some shares, the bid stays live) or NOTE (none).
+   */
+  kind: 'ALLOTTED' | 'NOT_ALLOTTED' | 'PART_ALLOTTED' | 'NOTE';
   /** The allotted quantity; 0 when not allotted. */
   quantity: number;
   /** The trade price in paise; null when not allotted. */
@@ -51,6 +58,8 @@ export interface ExchangeAdapter {
   placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
   modify(orderId: string, terms: BidTerms): Promise<ChangeResult>;
   cancel(orderId: string): Promise<ChangeResult>;
+  /** Carries a bid in an offer forward to T+1 (its unallotted quantity); again: done, no change. */
+  carryForward(orderId: string): Promise<ChangeResult>;
   /**
    * Does the exchange's due work first (allocation of every issue whose windows have both closed), then
    * answers the events not yet acknowledged, oldest first. Until acknowledged, an event is answered again.

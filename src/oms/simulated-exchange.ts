@@ -13,8 +13,22 @@ import type { OfsIssue } from '../domain/ofs-issue.js';
 import { allocationViolations, isBidderCategory, termsViolations, windowViolations, type BidderCategory, type BidTerms } from '../domain/ofs-rules.js';
 import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
+import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
+import { formatPrice } from '../domain/ofs-issue.js';
+import { isNonRetailCategory, offerPortions, offerState, type OfferCategory } from '../domain/ofs-offer.js';
+import {
+  carryForwardViolations,
+  describeCategory,
+  marginCancelViolations,
+  marginRevisionViolations,
+  offerDayViolations,
+  offerPriceViolations,
+  type BidAction,
+} from '../domain/ofs-offer-rules.js';
+import { allocateT1Day, allocateTDay, type OfferAllotment, type OfferBid } from '../domain/ofs-offer-allocation.js';
+import { tickViolations } from '../domain/ofs-rules.js';
 import type { Store } from '../store/database.js';
-import type { DueIssue, NewSimBid, NewSimEvent, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
+import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
 import type { StoreTx } from '../store/write-tx.js';
 import type {
   ChangeResult,
@@ -52,6 +66,24 @@ function exchangeOrderIdOf(orderId: string): string {
   return `SIM${orderId.replace(/[^0-9A-Za-z]/g, '').toUpperCase()}`;
 }
 
+/** A live bid of the book as the offer allocations read it (a cut-off bid's price is 0). */
+function offerBidOf(bid: SimBid): OfferBid {
+  return { orderId: bid.orderId, bidderId: bid.userId ?? bid.orderId, category: bid.category as OfferCategory, pricePaise: bid.pricePaise, quantity: bid.quantity, placedSeq: bid.receivedAt };
+}
+
+/** The event of a non-retail bid's T allocation: allotted in full (final), in part or not at all (it stays live). */
+function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: number): NewSimEvent {
+  const reason = sentence(allotment.reason);
+  if (full) return { orderId: allotment.orderId, kind: 'ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason };
+  const rest =
+    `; the T-day cut-off price is ${formatPrice(cutoffPricePaise)}. The unallotted quantity may be carried forward to T+1 ` +
+    '(POST .../carry_forward during T+1); a bid not carried forward is cancelled at the close of T+1';
+  if (allotment.allottedQuantity > 0) {
+    return { orderId: allotment.orderId, kind: 'PART_ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason: `${reason}${rest}` };
+  }
+  return { orderId: allotment.orderId, kind: 'NOTE', quantity: 0, pricePaise: null, reason: `${reason}${rest}` };
+}
+
 function toExchangeOrder(bid: SimBid): ExchangeOrder {
   return { exchangeOrderId: bid.exchangeOrderId, status: bid.status as ExchangeBidStatus, orderType: bid.orderType, pricePaise: bid.pricePaise, quantity: bid.quantity };
 }
@@ -61,6 +93,7 @@ export class SimulatedExchange implements ExchangeAdapter {
     private readonly store: Pick<Store, 'dialect' | 'writeTransaction'>,
     private readonly book: SimExchangeRepository,
     private readonly issues: OfsIssueRepository,
+    private readonly offers: OfsOfferRepository,
     private readonly now: () => number,
   ) {}
 
@@ -80,10 +113,41 @@ export class SimulatedExchange implements ExchangeAdapter {
       const results: PlaceResult[] = [];
       for (const bid of bids) {
         const known = existing.get(bid.orderId);
+        const book: Omit<NewSimBid, 'exchangeOrderId'> = {
+          orderId: bid.orderId,
+          exchange: bid.exchange,
+          scripToken: bid.scripToken,
+          category: bid.offer?.category ?? bid.category,
+          orderType: bid.orderType,
+          pricePaise: bid.pricePaise,
+          quantity: bid.quantity,
+          offerId: bid.offer?.offerId ?? null,
+          userId: bid.offer?.userId ?? null,
+          marginType: bid.offer?.marginType ?? null,
+        };
         // A resent placement: the exchange already has it, and says so with the same id (counted below).
         if (known) {
-          received.push({ ...bid, exchangeOrderId: known.exchangeOrderId });
+          received.push({ ...book, exchangeOrderId: known.exchangeOrderId });
           results.push({ accepted: true, exchangeOrderId: known.exchangeOrderId });
+          continue;
+        }
+        if (bid.offer !== null) {
+          const offer = await this.offers.find(bid.offer.offerId, tx);
+          const listed = offer?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) === true;
+          const violation = !listed
+            ? `The exchange does not list ${bid.exchange} ${bid.scripToken} as a listing of offer ${bid.offer.offerId}`
+            : firstReason([
+                ...offerDayViolations(offer!.offer, offerState(offer!.offer, offer!.progress, now), bid.offer.category, 'place', false, now),
+                ...offerPriceViolations(bid, offer!.offer, bid.offer.category, offer!.tCutoffPricePaise, false),
+                ...tickViolations(bid.pricePaise / 100, offer!.offer),
+              ]);
+          if (violation) {
+            results.push({ accepted: false, reason: violation });
+            continue;
+          }
+          const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
+          received.push({ ...book, exchangeOrderId });
+          results.push({ accepted: true, exchangeOrderId });
           continue;
         }
         const issue = await issueOf(bid.exchange, bid.scripToken);
@@ -97,7 +161,7 @@ export class SimulatedExchange implements ExchangeAdapter {
           continue;
         }
         const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
-        received.push({ ...bid, exchangeOrderId });
+        received.push({ ...book, exchangeOrderId });
         results.push({ accepted: true, exchangeOrderId });
       }
       await this.book.receiveBids(tx, received, now);
@@ -108,6 +172,20 @@ export class SimulatedExchange implements ExchangeAdapter {
   async modify(orderId: string, terms: BidTerms): Promise<ChangeResult> {
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
+      const offerBid = await this.liveOfferBid(tx, orderId, 'modify', now);
+      if (offerBid !== undefined) {
+        if ('reason' in offerBid) return refused(offerBid.reason);
+        const { bid, offer } = offerBid;
+        const category = bid.category as OfferCategory;
+        const violation = firstReason([
+          ...offerPriceViolations(terms, offer.offer, category, offer.tCutoffPricePaise, bid.carriedForward),
+          ...tickViolations(terms.pricePaise / 100, offer.offer),
+          ...(bid.marginType === 'T' ? marginRevisionViolations('T', bid, terms) : []),
+        ]);
+        if (violation) return refused(violation);
+        await this.book.changeLiveBid(tx, orderId, terms, now);
+        return { done: true };
+      }
       const checked = await this.liveBid(tx, orderId, now);
       if ('reason' in checked) return refused(checked.reason);
       const violation = firstReason(termsViolations(terms, checked.issue, checked.category));
@@ -122,6 +200,14 @@ export class SimulatedExchange implements ExchangeAdapter {
     return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
       // Cancelling a cancelled bid again is what a retry after a crash does: it succeeds.
       if ((await this.book.findBid(orderId, tx))?.status === 'CANCELLED') return { done: true };
+      const offerBid = await this.liveOfferBid(tx, orderId, 'cancel', now);
+      if (offerBid !== undefined) {
+        if ('reason' in offerBid) return refused(offerBid.reason);
+        const violation = firstReason(marginCancelViolations(offerBid.bid.marginType === 'T' ? 'T' : 'H'));
+        if (violation) return refused(violation);
+        await this.book.setStatus(tx, orderId, 'LIVE', 'CANCELLED', now);
+        return { done: true };
+      }
       const checked = await this.liveBid(tx, orderId, now);
       if ('reason' in checked) return refused(checked.reason);
       await this.book.setStatus(tx, orderId, 'LIVE', 'CANCELLED', now);
@@ -129,9 +215,32 @@ export class SimulatedExchange implements ExchangeAdapter {
     });
   }
 
+  async carryForward(orderId: string): Promise<ChangeResult> {
+    const now = this.now();
+    return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
+      const bid = await this.book.findBid(orderId, tx);
+      if (bid === undefined) return refused('the exchange has no bid for this order');
+      if (bid.carriedForward && bid.status === 'LIVE') return { done: true };
+      const offer = bid.offerId === null ? undefined : await this.offers.find(bid.offerId, tx);
+      if (offer === undefined) return refused('the bid is not a bid in an offer');
+      const violation = firstReason(
+        carryForwardViolations(
+          offer.offer,
+          offerState(offer.offer, offer.progress, now),
+          { category: bid.category as OfferCategory, live: bid.status === 'LIVE', unallottedQuantity: bid.quantity - bid.tAllotted },
+          now,
+        ),
+      );
+      if (violation) return refused(violation);
+      await this.book.carryForward(tx, orderId, now);
+      return { done: true };
+    });
+  }
+
   async pollEvents(): Promise<ExchangeEvent[]> {
     const now = this.now();
     for (const issue of await this.book.issuesDueForAllocation(now)) await this.allocate(issue, now);
+    for (const offerId of await this.book.offersDue(now)) await this.allocateOffer(offerId, now);
     const events = await this.book.undeliveredEvents(EVENTS_PER_POLL);
     return events.map((event) => ({
       eventId: String(event.id),
@@ -148,6 +257,106 @@ export class SimulatedExchange implements ExchangeAdapter {
       eventIds.map((id) => Number(id)),
       this.now(),
     );
+  }
+
+  /**
+   * A live bid in an offer that the offer's day lets change (undefined: the bid is not in an offer, or
+   * not in the book).
+   */
+  private async liveOfferBid(
+    tx: StoreTx,
+    orderId: string,
+    action: BidAction,
+    now: number,
+  ): Promise<{ bid: SimBid; offer: OfferRegistration } | { reason: string } | undefined> {
+    const bid = await this.book.findBid(orderId, tx);
+    if (bid?.offerId == null) return undefined;
+    if (bid.status !== 'LIVE') return { reason: STATUS_WORDS[bid.status] ?? `the bid is ${bid.status}` };
+    const offer = await this.offers.find(bid.offerId, tx);
+    if (offer === undefined) return { reason: `the exchange no longer lists the offer ${bid.offerId}` };
+    const closed = firstReason(offerDayViolations(offer.offer, offerState(offer.offer, offer.progress, now), bid.category as OfferCategory, action, bid.carriedForward, now));
+    return closed ? { reason: closed } : { bid, offer };
+  }
+
+  /**
+   * An offer's due work, as the designated exchange does it, in one transaction with its claim: the T
+   * allocation once T has closed (held for the operator when non-retail demand is short of the
+   * non-retail portion, until it says go on or cancels), the T+1 allocation once T+1 has closed, and the
+   * cancellation of every live bid of a cancelled offer.
+   */
+  private async allocateOffer(offerId: string, now: number): Promise<void> {
+    await this.store.writeTransaction(async (tx) => {
+      const registration = await this.offers.find(offerId, tx);
+      if (registration === undefined) return;
+      const { offer, progress } = registration;
+      const live = await this.book.liveOfferBids(tx, offerId);
+      if (progress.cancelledAt !== null) {
+        const reason = `Not allotted: the offer of ${offer.symbol} was cancelled by the operator; the bid's block is released`;
+        await this.book.settleOffer(
+          tx,
+          live.map((bid) => ({ orderId: bid.orderId, status: 'NOT_ALLOTTED', tAllotted: bid.tAllotted })),
+          live.map((bid) => ({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason })),
+          now,
+        );
+        return;
+      }
+      if (progress.tAllocatedAt === null) {
+        const bids = live.filter((bid) => isNonRetailCategory(bid.category)).map(offerBidOf);
+        const demand = bids.reduce((sum, bid) => sum + bid.quantity, 0);
+        if (demand < offerPortions(offer).nonRetail && registration.tProceedAt === null) return;
+        const result = allocateTDay(offer, bids);
+        if (!(await this.book.claimTAllocation(tx, offerId, { cutoffPricePaise: result.cutoffPricePaise, unallotted: result.unallotted }, now))) return;
+        const quantityOf = new Map(bids.map((bid) => [bid.orderId, bid.quantity]));
+        const outcomes: OfferBidOutcome[] = [];
+        const events: NewSimEvent[] = [];
+        for (const allotment of result.allotments) {
+          const quantity = quantityOf.get(allotment.orderId)!;
+          const full = allotment.allottedQuantity === quantity;
+          outcomes.push({ orderId: allotment.orderId, status: full ? 'ALLOTTED' : 'LIVE', tAllotted: allotment.allottedQuantity });
+          events.push(tDayEvent(allotment, full, result.cutoffPricePaise));
+        }
+        await this.book.settleOffer(tx, outcomes, events, now);
+        return;
+      }
+      if (!(await this.book.claimT1Allocation(tx, offerId, now))) return;
+      const outcomes: OfferBidOutcome[] = [];
+      const events: NewSimEvent[] = [];
+      const bids: OfferBid[] = [];
+      for (const bid of live) {
+        if (!isNonRetailCategory(bid.category) || bid.carriedForward) {
+          bids.push({ ...offerBidOf(bid), quantity: bid.quantity - bid.tAllotted });
+          continue;
+        }
+        const reason =
+          bid.tAllotted > 0
+            ? `The rest of the bid was not carried forward by the close of T+1; the ${bid.tAllotted} shares allotted on T stand`
+            : 'Not allotted: the bid was not carried forward by the close of T+1';
+        outcomes.push({ orderId: bid.orderId, status: 'NOT_ALLOTTED', tAllotted: bid.tAllotted });
+        events.push({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason });
+      }
+      const result = allocateT1Day(
+        offer,
+        {
+          cutoffPricePaise: registration.tCutoffPricePaise ?? offer.floorPricePaise,
+          nonRetailUnallotted: registration.tUnallotted ?? 0,
+          tAllottedByBidder: await this.book.tAllottedByBidder(tx, offerId),
+        },
+        bids,
+      );
+      const tAllottedOf = new Map(live.map((bid) => [bid.orderId, bid.tAllotted]));
+      for (const allotment of result.allotments) {
+        const allotted = allotment.allottedQuantity > 0;
+        outcomes.push({ orderId: allotment.orderId, status: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED', tAllotted: tAllottedOf.get(allotment.orderId) ?? 0 });
+        events.push({
+          orderId: allotment.orderId,
+          kind: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED',
+          quantity: allotment.allottedQuantity,
+          pricePaise: allotted ? allotment.pricePaise : null,
+          reason: sentence(allotment.reason),
+        });
+      }
+      await this.book.settleOffer(tx, outcomes, events, now);
+    });
   }
 
   /** A bid that may still change: live, its issue listed, its window open. */

@@ -19,18 +19,21 @@ import type { Logger } from 'pino';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { availablePaise } from '../domain/funds.js';
 import { fundsRequiredPaise, fundsShortfall } from '../domain/funds-blocking.js';
-import { formatRupees, windowViolations, type BidTerms } from '../domain/ofs-rules.js';
-import { EXCHANGE_ORIGIN, OMS_ORIGIN, tradeOfAllotment, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
+import { formatRupees, windowViolations, type BidTerms, type IssuePrices } from '../domain/ofs-rules.js';
+import { offerState } from '../domain/ofs-offer.js';
+import { offerDayViolations } from '../domain/ofs-offer-rules.js';
+import { averageTradedPricePaise, EXCHANGE_ORIGIN, OMS_ORIGIN, tradeOfAllotment, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
 import type { ExchangeOperation, OmsMetrics } from '../metrics/operator-metrics.js';
 import { DEFAULT_OMS_LEASE_MS } from '../config.js';
 import type { Store } from '../store/database.js';
 import type { FundsRepository } from '../store/funds.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
+import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
 import type { OrderRepository } from '../store/orders.js';
 import type { StoreTx } from '../store/write-tx.js';
-import type { ExchangeAdapter, ExchangeEvent, PlaceResult } from './exchange.js';
+import type { ExchangeAdapter, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
 
 export const DEFAULT_POLL_MS = 200;
 export const DEFAULT_LEASE_MS = DEFAULT_OMS_LEASE_MS;
@@ -46,6 +49,8 @@ export interface OmsWorkerOptions {
   store: Pick<Store, 'writeTransaction'>;
   orders: OrderRepository;
   issues: OfsIssueRepository;
+  /** The offers (docs/design/ofs.md): bids on their listings are judged by the offer's rules. */
+  offers: OfsOfferRepository;
   oms: OmsRepository;
   /** The bidders' funds accounts, locked while a bid's funds are judged. */
   funds: FundsRepository;
@@ -316,6 +321,7 @@ export class OmsWorker {
    */
   private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, Order>, at: number): Promise<OrderChange[]> {
     const issueOf = this.options.issues.reader(tx);
+    const offerOf = this.offerReader(tx);
     const pending = orderIds.flatMap((orderId) => {
       const order = locked.get(orderId);
       // Any other status means it is past this step.
@@ -330,10 +336,20 @@ export class OmsWorker {
         changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
         continue;
       }
-      const issue = await issueOf(order.exchange, order.scripToken);
-      const violation = riskViolation(order, issue, at);
+      let violation: string | null;
+      let prices: IssuePrices | undefined;
+      if (order.offerId === null) {
+        const issue = await issueOf(order.exchange, order.scripToken);
+        violation = riskViolation(order, issue, at);
+        prices = issue;
+      } else {
+        const offer = await offerOf(order.offerId);
+        violation = offerRiskViolation(order, offer, at);
+        // A 0 %-margin bid blocks nothing: its custodian confirms and pays (docs/design/ofs.md).
+        prices = offer === undefined || order.marginType === 'T' ? undefined : offerPrices(offer);
+      }
       const free = available.get(order.userId);
-      const required = free === undefined || issue === undefined ? null : fundsRequiredPaise(order, issue);
+      const required = free === undefined || prices === undefined ? null : fundsRequiredPaise(openTerms(order), prices);
       const shortfall = violation ?? (required === null ? null : fundsShortfall(required, 0, free!));
       if (shortfall) {
         const reason = `Rejected by the OMS: ${shortfall}`;
@@ -362,6 +378,7 @@ export class OmsWorker {
       try {
         if (entry.action === 'MODIFY') await this.modify(entry);
         else if (entry.action === 'CANCEL') await this.cancel(entry.orderId);
+        else if (entry.action === 'CARRY_FORWARD') await this.carryForward(entry.orderId);
         else throw new Error(`unknown outbox action ${String(entry.action)}`);
         done.push(entry.id);
       } catch (error) {
@@ -441,10 +458,10 @@ export class OmsWorker {
     await this.changeOrders([orderId], async (locked, at, tx) => {
       const current = locked.get(orderId);
       if (current?.fundsBlockedPaise == null || !isLiveStatus(current.status)) return [];
-      const issue = await this.options.issues.find(current.exchange, current.scripToken, tx);
+      const prices = await this.pricesOf(tx, current);
       // A delisted issue: the exchange refuses the modification, and nothing more is blocked for it.
-      if (issue === undefined) return [];
-      const required = fundsRequiredPaise(terms, issue);
+      if (prices === undefined) return [];
+      const required = fundsRequiredPaise(openTerms({ ...terms, tradedQuantity: current.tradedQuantity }), prices);
       if (required <= BigInt(current.fundsBlockedPaise)) return [];
       const account = (await this.options.funds.lockAccounts(tx, [current.userId])).get(current.userId);
       shortfall = account === undefined ? null : fundsShortfall(required, current.fundsBlockedPaise, availablePaise(account));
@@ -465,9 +482,9 @@ export class OmsWorker {
   /** The block of a live funds-checked order holding `terms` at the exchange, when it differs from its own. */
   private async blockOf(tx: StoreTx, order: Order, terms: BidTerms): Promise<Pick<Order, 'fundsBlockedPaise'> | undefined> {
     if (order.fundsBlockedPaise === null || !isLiveStatus(order.status)) return undefined;
-    const issue = await this.options.issues.find(order.exchange, order.scripToken, tx);
-    if (issue === undefined) return undefined;
-    const required = Number(fundsRequiredPaise(terms, issue));
+    const prices = await this.pricesOf(tx, order);
+    if (prices === undefined) return undefined;
+    const required = Number(fundsRequiredPaise(openTerms({ ...terms, tradedQuantity: order.tradedQuantity }), prices));
     return required === order.fundsBlockedPaise ? undefined : { fundsBlockedPaise: required };
   }
 
@@ -490,6 +507,47 @@ export class OmsWorker {
   }
 
   /**
+   * Tells the exchange the bid is carried forward to T+1. Should it refuse (the T+1 session closed
+   * meanwhile, say), the order is no longer carried forward, and its history says why.
+   */
+  private async carryForward(orderId: string): Promise<void> {
+    const { orders, exchange } = this.options;
+    const order = await orders.find(orderId);
+    if (order === undefined || order.carriedForwardAt === null || !AT_EXCHANGE.includes(order.status)) return;
+    const result = await this.callExchange('carry_forward', () => exchange.carryForward(orderId), (answer) => !answer.done);
+    await this.changeOrders([orderId], (locked, at) => {
+      const current = locked.get(orderId);
+      if (current === undefined) return [];
+      if (result.done) return note(current, 'Carried forward at the exchange', EXCHANGE_ORIGIN);
+      return [
+        {
+          before: current,
+          after: { ...current, carriedForwardAt: null, updatedAt: at },
+          reason: `Carry-forward refused by the exchange: ${result.reason}`,
+          origin: EXCHANGE_ORIGIN,
+        },
+      ];
+    });
+  }
+
+  /** An offer by id, read once per transaction. */
+  private offerReader(tx: StoreTx): (offerId: string) => Promise<OfferRegistration | undefined> {
+    const read = new Map<string, Promise<OfferRegistration | undefined>>();
+    return (offerId) => {
+      let offer = read.get(offerId);
+      if (offer === undefined) read.set(offerId, (offer = this.options.offers.find(offerId, tx)));
+      return offer;
+    };
+  }
+
+  /** The prices that value the order's bid for its funds: its issue's, or its offer's (undefined: neither is registered). */
+  private async pricesOf(tx: StoreTx, order: Order): Promise<IssuePrices | undefined> {
+    if (order.offerId === null) return this.options.issues.find(order.exchange, order.scripToken, tx);
+    const offer = await this.options.offers.find(order.offerId, tx);
+    return offer && offerPrices(offer);
+  }
+
+  /**
    * Applies the exchange's events to the orders still live, one commit per delivery, then acknowledges
    * them; repeats until the exchange has nothing new. Delivery is at least once: an event delivered again
    * finds its order finished and changes nothing.
@@ -505,13 +563,18 @@ export class OmsWorker {
       const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
       await this.changeOrders(events.map((event) => event.orderId), async (locked, at, tx) => {
-        // An allotment is a trade, which settles after its issue's settlement delay.
+        // An allotment is a trade, which settles after its issue's settlement delay (an offer's: by day).
         const issueOf = this.options.issues.reader(tx);
+        const offerOf = this.offerReader(tx);
         const changes: OrderChange[] = [];
         for (const event of events) {
           const order = locked.get(event.orderId);
-          const issue = order && event.kind === 'ALLOTTED' ? await issueOf(order.exchange, order.scripToken) : undefined;
-          changes.push(...applyEvent(locked, event, at, issue?.settlementDelayMs ?? null));
+          let settlementDelayMs: number | null = null;
+          if (order !== undefined && event.quantity > 0) {
+            const terms = order.offerId === null ? await issueOf(order.exchange, order.scripToken) : (await offerOf(order.offerId))?.offer;
+            settlementDelayMs = terms?.settlementDelayMs ?? null;
+          }
+          changes.push(...applyEvent(locked, event, at, settlementDelayMs));
         }
         return changes;
       });
@@ -549,17 +612,42 @@ function settle(order: Order | undefined, result: PlaceResult, at: number): Orde
   return [transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { errorReason: result.reason })];
 }
 
-/** An allocation event, applied to an order still live (a repeat delivery finds it finished). */
+/**
+ * An allocation event, applied to an order still live (a repeat delivery finds it finished, or, for an
+ * event that leaves it live, sees the allotment's trade already made: its trade id is the order's).
+ */
 function applyEvent(orders: Map<string, Order>, event: ExchangeEvent, at: number, settlementDelayMs: number | null): OrderChange[] {
   const order = orders.get(event.orderId);
   if (order === undefined || !isLiveStatus(order.status)) return [];
   let change: OrderChange;
-  if (event.kind === 'ALLOTTED') {
-    change = transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, { tradedQuantity: event.quantity, tradedPricePaise: event.pricePaise });
-    if (event.quantity > 0) change.trade = tradeOfAllotment(change.after, at, settlementDelayMs);
-  } else {
-    change = transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
+  const allotted = event.pricePaise !== null && event.quantity > 0 ? { quantity: event.quantity, pricePaise: event.pricePaise } : null;
+  // A second allotment (T+1, after a partial one on T) is the order's second trade.
+  const part = order.tradedQuantity > 0 ? 2 : 1;
+  const filled = allotted && {
+    tradedQuantity: order.tradedQuantity + allotted.quantity,
+    tradedPricePaise: averageTradedPricePaise(order, allotted.quantity, allotted.pricePaise),
+  };
+  switch (event.kind) {
+    case 'ALLOTTED':
+      change = transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, filled ?? {});
+      break;
+    case 'PART_ALLOTTED': {
+      if (filled === null) return note(order, event.reason, EXCHANGE_ORIGIN);
+      // The bid stays live for the rest: its block covers what is left of it (a non-retail bid has its own price).
+      const block = order.fundsBlockedPaise === null ? {} : { fundsBlockedPaise: (order.quantity - filled.tradedQuantity) * order.pricePaise };
+      change = { before: order, after: { ...order, ...filled, ...block, updatedAt: at }, reason: event.reason, origin: EXCHANGE_ORIGIN };
+      break;
+    }
+    case 'NOTE':
+      return note(order, event.reason, EXCHANGE_ORIGIN);
+    default:
+      // Not allotted (more): what an earlier allotment gave the order stands.
+      change =
+        order.tradedQuantity > 0
+          ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN)
+          : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
   }
+  if (allotted) change.trade = tradeOfAllotment(change.after, allotted.quantity, allotted.pricePaise, at, settlementDelayMs, part);
   // Two events of one order in one delivery: the second sees the first's outcome.
   orders.set(order.orderId, change.after);
   return [change];
@@ -575,12 +663,34 @@ function riskViolation(order: Order, issue: OfsIssue | undefined, now: number): 
   return closed === undefined ? null : `${closed.message}; the order did not reach the exchange`;
 }
 
+/**
+ * The OMS risk check of a bid in an offer: the offer still registered, and its day still taking the bid
+ * (the offer may have been cancelled, or its session closed, since order entry judged it).
+ */
+function offerRiskViolation(order: Order, offer: OfferRegistration | undefined, now: number): string | null {
+  if (offer === undefined) return `the offer ${order.offerId} is no longer registered`;
+  const state = offerState(offer.offer, offer.progress, now);
+  const [closed] = offerDayViolations(offer.offer, state, order.offerCategory!, 'place', false, now);
+  return closed === undefined ? null : `${closed.message}; the order did not reach the exchange`;
+}
+
+/** What values an offer's bids: cut-off bids at the T-day cut-off (the floor until it is found). */
+function offerPrices(offer: OfferRegistration): IssuePrices {
+  return { retailCutoffPricePaise: offer.tCutoffPricePaise, floorPricePaise: offer.offer.floorPricePaise };
+}
+
+/** The terms of what is still bid for: a partly allotted bid blocks only for the rest. */
+function openTerms(order: BidTerms & Pick<Order, 'tradedQuantity'>): BidTerms {
+  return { orderType: order.orderType, pricePaise: order.pricePaise, quantity: order.quantity - order.tradedQuantity };
+}
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function termsOf(order: Order): BidTerms {
   return { orderType: order.orderType, pricePaise: order.pricePaise, quantity: order.quantity };
 }
 
-function bidOf(order: Order) {
-  return { orderId: order.orderId, exchange: order.exchange, scripToken: order.scripToken, category: order.category, ...termsOf(order) };
+function bidOf(order: Order): ExchangeBid {
+  const offer = order.offerId === null ? null : { offerId: order.offerId, userId: order.userId, category: order.offerCategory!, marginType: order.marginType ?? 'H' };
+  return { orderId: order.orderId, exchange: order.exchange, scripToken: order.scripToken, category: order.category, offer, ...termsOf(order) };
 }

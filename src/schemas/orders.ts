@@ -164,6 +164,10 @@ export type ModifyOrderRequest = Static<typeof ModifyOrderRequest>;
 export const ModifyOrderResponse = SuccessEnvelope(OrderIdData, 'Order Modification Sent to OMS');
 export const CancelOrderResponse = SuccessEnvelope(OrderIdData, 'Order Cancellation Sent to OMS');
 
+// --- carry-forward: POST /transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward (ours) ------
+
+export const CarryForwardResponse = SuccessEnvelope(OrderIdData, 'Order Carry-Forward Sent to OMS');
+
 // --- order book and history: GET /transactional/v1/orders[/{order_id}] (ODIN) ------------------------------
 
 const ORDER_STATUSES = Object.values(OrderStatus);

@@ -348,6 +348,28 @@ export class AdminService {
   }
 
   /**
+   * The operator's answer to an under-subscribed T day (non-retail demand short of the non-retail
+   * portion): allot it anyway. The T allocation then runs at the next pass of the OMS.
+   */
+  async proceedOffer(offerId: string): Promise<void> {
+    if ((await this.offers.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
+    if (!(await this.offers.proceed(offerId, this.now()))) {
+      throw new AdminError(`offer ${offerId}: its T allocation has run already, or it was cancelled`);
+    }
+  }
+
+  /**
+   * The operator cancels the offer (the framework's answer to an under-subscribed T day): no bid is taken
+   * any more, and the exchange cancels every live bid, releasing its block. Allotments made on T stand.
+   */
+  async cancelOffer(offerId: string): Promise<void> {
+    if ((await this.offers.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
+    if (!(await this.offers.cancel(offerId, this.now()))) {
+      throw new AdminError(`offer ${offerId}: it was cancelled already, or its T+1 allocation has run`);
+    }
+  }
+
+  /**
    * Registers users as eligible employees of the offer (SEBI: the operator registers them on T-1), until
    * T+1 opens, when employees bid. Every user must exist; registering one again changes nothing.
    */

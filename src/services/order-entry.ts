@@ -17,6 +17,18 @@ import type { Store } from '../store/database.js';
 import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
 import { GroupCommitter, type Judgment } from '../store/group-commit.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
+import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
+import { listingOf, offerState } from '../domain/ofs-offer.js';
+import {
+  carryForwardViolations,
+  offerCancellationViolations,
+  offerModificationViolations,
+  offerPlacementViolations,
+  type LiveOfferBid,
+  type OfferBidder,
+  type OfferContext,
+  type OtherOfferBid,
+} from '../domain/ofs-offer-rules.js';
 import { ACCEPTED_REASON, acceptedOrder, exposureDelta, type Order, type OrderChange, type RetailExposure } from '../domain/order.js';
 import type { OrderRepository } from '../store/orders.js';
 import type { StoreTx } from '../store/write-tx.js';
@@ -61,7 +73,8 @@ type Command =
       requestId: string | null;
       answer: AnswerInTransaction<void> | undefined;
     }
-  | { kind: 'cancel'; caller: Caller; exchange: string; orderId: string; requestId: string | null; answer: AnswerInTransaction<void> | undefined };
+  | { kind: 'cancel'; caller: Caller; exchange: string; orderId: string; requestId: string | null; answer: AnswerInTransaction<void> | undefined }
+  | { kind: 'carry'; caller: Caller; exchange: string; orderId: string; requestId: string | null; answer: AnswerInTransaction<void> | undefined };
 
 /**
  * What a batch's judgments read, loaded once for the batch and kept up to date as its commands are
@@ -72,13 +85,40 @@ class BatchState {
   /** The retail totals by user and symbol: a command reads only its caller's, in its symbol. */
   private readonly exposureRows = new Map<string, RetailExposure[]>();
 
+  /** The live bids of the batch's offer bidders in their offers, by user and offer, then order id. */
+  private readonly offerBids = new Map<string, Map<string, Order>>();
+
   constructor(
     readonly now: number,
     readonly issues: Map<string, OfsIssue | undefined>,
     readonly orders: Map<string, Order>,
     exposureRows: readonly RetailExposure[],
+    /** The offers of the instruments that are no issue, by instrument. */
+    readonly offers: Map<string, OfferRegistration | undefined> = new Map(),
+    /** What the offers' rules read of the bidders, by offer and user. */
+    readonly bidders: Map<string, OfferBidder> = new Map(),
+    liveOfferBids: readonly Order[] = [],
   ) {
     for (const row of exposureRows) this.exposureRowsOf(row.userId, row.symbol).push(row);
+    for (const order of liveOfferBids) this.offerBidsOf(order.userId, order.offerId!).set(order.orderId, order);
+  }
+
+  private offerBidsOf(userId: string, offerId: string): Map<string, Order> {
+    const key = `${userId}\u0000${offerId}`;
+    let bids = this.offerBids.get(key);
+    if (bids === undefined) this.offerBids.set(key, (bids = new Map()));
+    return bids;
+  }
+
+  offer(exchange: string, scripToken: number): OfferRegistration | undefined {
+    return this.offers.get(issueKey(exchange, scripToken));
+  }
+
+  /** The user's other live bids in the offer (without `except`), as its limits count them. */
+  otherOfferBids(userId: string, offerId: string, except: Order | null): OtherOfferBid[] {
+    return [...this.offerBidsOf(userId, offerId).values()]
+      .filter((order) => order.orderId !== except?.orderId)
+      .map((order) => ({ category: order.offerCategory!, orderType: order.orderType, pricePaise: order.pricePaise, quantity: order.quantity - order.tradedQuantity }));
   }
 
   private exposureRowsOf(userId: string, symbol: string): RetailExposure[] {
@@ -108,6 +148,11 @@ class BatchState {
   accept(change: OrderChange): void {
     const { after } = change;
     this.orders.set(after.orderId, after);
+    if (after.offerId !== null) {
+      const bids = this.offerBidsOf(after.userId, after.offerId);
+      if (isLiveStatus(after.status)) bids.set(after.orderId, after);
+      else bids.delete(after.orderId);
+    }
     const delta = exposureDelta(change.before, after);
     if (delta.priceValuePaise === 0 && delta.cutoffQuantity === 0) return;
     const { scripToken } = after;
@@ -153,6 +198,7 @@ export class OrderEntryService {
   constructor(
     private readonly store: Pick<Store, 'writeTransaction' | 'dialect'>,
     private readonly issues: OfsIssueRepository,
+    private readonly offers: OfsOfferRepository,
     private readonly orders: OrderRepository,
     private readonly now: () => number,
     metrics?: OrderEntryMetrics,
@@ -199,6 +245,10 @@ export class OrderEntryService {
         venderCode: emptyToNull(bid.vender_code),
         requestId,
         category: caller.category,
+        // Set by the batch's judgment when the instrument is a listing of an offer.
+        offerId: null,
+        offerCategory: null,
+        marginType: null,
       },
       0,
     );
@@ -232,6 +282,14 @@ export class OrderEntryService {
     await this.committer.run({ kind: 'modify', caller, exchange, orderId, request: terms, requestId, answer });
   }
 
+  /**
+   * Carries one of the caller's unallotted non-retail bids in an offer forward to T+1 (its unallotted
+   * quantity), and queues it for the exchange. Again for a bid already carried forward: no change.
+   */
+  async carryForward(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
+    await this.committer.run({ kind: 'carry', caller, exchange, orderId, requestId, answer });
+  }
+
   /** Asks the OMS to cancel one of the caller's live orders. */
   async cancelOrder(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
     await this.committer.run({ kind: 'cancel', caller, exchange, orderId, requestId, answer });
@@ -244,25 +302,57 @@ export class OrderEntryService {
    */
   private async read(tx: StoreTx, commands: readonly Command[]): Promise<Loaded> {
     const now = this.now();
-    const retailUsers = commands.filter((c) => c.kind !== 'cancel' && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
-    await this.orders.lockUsers(tx, retailUsers);
+    const retailUsers = commands.filter((c) => (c.kind === 'place' || c.kind === 'modify') && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
+    // A modification of a bid in an offer may raise its bidder's retail or employee total there, like a new bid.
+    const limitedUsers = commands.filter((c) => c.kind === 'modify' || c.kind === 'place').map((c) => c.caller.userId);
+    const placements = commands.filter((c) => c.kind === 'place');
+    // The instruments bid on that are no issue may be an offer's listings: their users' limits are judged too.
+    const instruments = new Map<string, [string, number]>();
+    for (const { order } of placements) instruments.set(issueKey(order.exchange, order.scripToken), [order.exchange, order.scripToken]);
+    const issues = new Map<string, OfsIssue | undefined>();
+    const offers = new Map<string, OfferRegistration | undefined>();
+    await this.readInstruments(tx, instruments, issues, offers);
+    const hasOffers = [...offers.values()].some((offer) => offer !== undefined);
+    await this.orders.lockUsers(tx, hasOffers || commands.some((c) => c.kind === 'modify') ? limitedUsers : retailUsers);
     const orders = await this.orders.lockOrders(
       tx,
       commands.flatMap((c) => (c.kind === 'place' ? [] : [c.orderId])),
     );
-    const issueKeys = new Map<string, [string, number]>();
-    for (const command of commands) {
-      if (command.kind === 'place') issueKeys.set(issueKey(command.order.exchange, command.order.scripToken), [command.order.exchange, command.order.scripToken]);
+    const more = new Map<string, [string, number]>();
+    for (const order of orders.values()) {
+      const key = issueKey(order.exchange, order.scripToken);
+      if (!instruments.has(key)) more.set(key, [order.exchange, order.scripToken]);
     }
-    for (const order of orders.values()) issueKeys.set(issueKey(order.exchange, order.scripToken), [order.exchange, order.scripToken]);
-    const issues = new Map<string, OfsIssue | undefined>();
-    for (const [key, [exchange, scripToken]] of issueKeys) issues.set(key, await this.issues.find(exchange, scripToken, tx));
+    await this.readInstruments(tx, more, issues, offers);
     const held = new Map<Command, ApiError>();
     for (const command of commands) {
       const refusal = await refusalOf(() => command.answer?.confirmHeld(tx));
       if (refusal !== null) held.set(command, refusal);
     }
-    return { state: new BatchState(now, issues, orders, await this.orders.exposures(tx, retailUsers)), held };
+    // The offers' bidders: who each placing user is in its offer, and its live bids there.
+    const offerIds = new Set<string>();
+    const bidders = new Map<string, OfferBidder>();
+    for (const offer of offers.values()) if (offer !== undefined) offerIds.add(offer.offer.offerId);
+    for (const offerId of offerIds) {
+      const placing = placements.filter((c) => offers.get(issueKey(c.order.exchange, c.order.scripToken))?.offer.offerId === offerId).map((c) => c.caller.userId);
+      for (const [userId, bidder] of await this.offers.bidders(offerId, placing, tx)) bidders.set(`${offerId}\u0000${userId}`, bidder);
+    }
+    const liveOfferBids = offerIds.size === 0 ? [] : await this.orders.liveOfferBids(tx, limitedUsers, [...offerIds]);
+    return { state: new BatchState(now, issues, orders, await this.orders.exposures(tx, retailUsers), offers, bidders, liveOfferBids), held };
+  }
+
+  /** Each instrument's issue, or else the offer it is a listing of (or neither). */
+  private async readInstruments(
+    tx: StoreTx,
+    instruments: Map<string, [string, number]>,
+    issues: Map<string, OfsIssue | undefined>,
+    offers: Map<string, OfferRegistration | undefined>,
+  ): Promise<void> {
+    for (const [key, [exchange, scripToken]] of instruments) {
+      const issue = await this.issues.find(exchange, scripToken, tx);
+      issues.set(key, issue);
+      if (issue === undefined) offers.set(key, await this.offers.findByListing(exchange, scripToken, tx));
+    }
   }
 
   /** The accepted changes, together; then each request's answer, for a retry to replay. */
@@ -318,12 +408,16 @@ function changeOf(command: Command, state: BatchState): OrderChange {
       return judgeModification(command, state);
     case 'cancel':
       return judgeCancellation(command, state);
+    case 'carry':
+      return judgeCarryForward(command, state);
   }
 }
 
 function judgePlacement(command: Extract<Command, { kind: 'place' }>, state: BatchState): OrderChange {
   const { caller, bid } = command;
   const issue = state.issue(command.order.exchange, command.order.scripToken);
+  const offer = issue === undefined ? state.offer(command.order.exchange, command.order.scripToken) : undefined;
+  if (offer !== undefined) return judgeOfferPlacement(command, state, offer);
   ApiError.throwIfAny(issueViolations(bid, issue));
   const order: Order = { ...command.order, createdAt: state.now, updatedAt: state.now };
   checkPreTrade(state, caller, issue!, order, null);
@@ -340,6 +434,7 @@ function judgeModification(command: Extract<Command, { kind: 'modify' }>, state:
       [{ field: 'traded_quantity', message: `must be the order's current traded quantity, ${order.tradedQuantity}` }],
     );
   }
+  if (order.offerId !== null) return judgeOfferModification(command, state, order);
   const modified: OfsBid = {
     scrip_info: { exchange: order.exchange, scrip_token: order.scripToken, symbol: order.symbol, series: order.series },
     order_type: request.order_type,
@@ -374,6 +469,10 @@ function judgeModification(command: Extract<Command, { kind: 'modify' }>, state:
 function judgeCancellation(command: Extract<Command, { kind: 'cancel' }>, state: BatchState): OrderChange {
   const { caller } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
+  if (order.offerId !== null) {
+    ApiError.throwIfAny(offerCancellationViolations(offerContextOf(state, order), liveOfferBidOf(order), state.now));
+    return cancellationOf(command, state, order);
+  }
   const issue = state.issue(order.exchange, order.scripToken);
   if (issue === undefined) {
     throw new ApiError(Errors.OFS_ISSUE_NOT_FOUND, `The OFS issue of order ${command.orderId} is no longer registered`, [
@@ -381,12 +480,120 @@ function judgeCancellation(command: Extract<Command, { kind: 'cancel' }>, state:
     ]);
   }
   ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
+  return cancellationOf(command, state, order);
+}
+
+function cancellationOf(command: Extract<Command, { kind: 'cancel' }>, state: BatchState, order: Order): OrderChange {
   return {
     before: order,
     after: { ...order, cancelRequestedAt: state.now, updatedAt: state.now },
     reason: CANCELLATION_REASON,
-    origin: { actor: caller.userId, requestId: command.requestId },
+    origin: { actor: command.caller.userId, requestId: command.requestId },
     outbox: 'CANCEL',
+  };
+}
+
+/** The offer of an order's listing, where it stands now (an order in an offer keeps its listing). */
+function offerContextOf(state: BatchState, order: Order): OfferContext {
+  const registration = state.offer(order.exchange, order.scripToken);
+  if (registration === undefined || registration.offer.offerId !== order.offerId) {
+    throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `The offer ${order.offerId} of order ${order.orderId} is no longer registered`, [
+      { field: 'order_id', message: "the order's offer is not registered" },
+    ]);
+  }
+  return contextOf(registration, state.now);
+}
+
+function contextOf(registration: OfferRegistration, now: number): OfferContext {
+  return { offer: registration.offer, state: offerState(registration.offer, registration.progress, now), tCutoffPricePaise: registration.tCutoffPricePaise };
+}
+
+function liveOfferBidOf(order: Order): LiveOfferBid {
+  return {
+    category: order.offerCategory!,
+    marginType: order.marginType ?? 'H',
+    carriedForward: order.carriedForwardAt !== null,
+    tradedQuantity: order.tradedQuantity,
+    orderType: order.orderType,
+    pricePaise: order.pricePaise,
+    quantity: order.quantity,
+  };
+}
+
+/** A new bid on a listing of an offer: its category and margin from the series and the bidder, then the offer's rules. */
+function judgeOfferPlacement(command: Extract<Command, { kind: 'place' }>, state: BatchState, registration: OfferRegistration): OrderChange {
+  const { caller, bid } = command;
+  const { offer } = registration;
+  const listing = listingOf(offer, command.order.exchange, command.order.scripToken)!;
+  // A user the registry no longer knows bids as its session says (the login found it).
+  const bidder = state.bidders.get(`${offer.offerId}\u0000${caller.userId}`) ?? {
+    category: caller.category === 'RETAIL' ? 'RETAIL' : 'NII',
+    marginType: 'H',
+    employeeOfOffer: false,
+  };
+  const terms = { orderType: command.order.orderType, pricePaise: command.order.pricePaise, quantity: command.order.quantity };
+  const judged = offerPlacementViolations(
+    contextOf(registration, state.now),
+    listing,
+    bidder,
+    { symbol: bid.scrip_info.symbol, series: bid.scrip_info.series, price: bid.price, terms },
+    state.otherOfferBids(caller.userId, offer.offerId, null),
+    state.now,
+  );
+  ApiError.throwIfAny(judged.violations);
+  const order: Order = {
+    ...command.order,
+    // The issue model's category: only retail bids are retail there (an employee's bid has its own limit).
+    category: judged.category === 'RETAIL' ? 'RETAIL' : 'NON_RETAIL',
+    offerId: offer.offerId,
+    offerCategory: judged.category,
+    marginType: judged.category === null ? null : judged.marginType,
+    createdAt: state.now,
+    updatedAt: state.now,
+  };
+  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.requestId }, outbox: 'PLACE' };
+}
+
+function judgeOfferModification(command: Extract<Command, { kind: 'modify' }>, state: BatchState, order: Order): OrderChange {
+  const { caller, request } = command;
+  const change: OrderModification = {
+    orderType: request.order_type,
+    quantity: Number(request.quantity),
+    pricePaise: rupeesToPaise(request.price) ?? 0,
+    disclosedQuantity: request.disclosed_quantity ?? 0,
+  };
+  // Only retail and employee bids have limits, and they are never allotted in part while live.
+  const others = state.otherOfferBids(caller.userId, order.offerId!, order);
+  ApiError.throwIfAny(offerModificationViolations(offerContextOf(state, order), liveOfferBidOf(order), request.price, change, others, state.now));
+  return {
+    before: order,
+    after: { ...order, orderType: change.orderType, quantity: change.quantity, pricePaise: change.pricePaise, disclosedQuantity: change.disclosedQuantity, updatedAt: state.now },
+    reason: modificationReason(order, change),
+    origin: { actor: caller.userId, requestId: command.requestId },
+    outbox: 'MODIFY',
+  };
+}
+
+/** Carry-forward of an unallotted non-retail bid in an offer to T+1; a second request changes nothing. */
+function judgeCarryForward(command: Extract<Command, { kind: 'carry' }>, state: BatchState): OrderChange {
+  const { caller } = command;
+  const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
+  if (order.offerId === null) {
+    throw new ApiError(Errors.OFS_CARRY_FORWARD_NOT_ALLOWED, `Order ${order.orderId} is a bid in an OFS issue, not in an offer: only bids in an offer are carried forward`, [
+      { field: 'order_id', message: 'the order is not a bid in an offer' },
+    ]);
+  }
+  const unallotted = order.quantity - order.tradedQuantity;
+  const context = offerContextOf(state, order);
+  ApiError.throwIfAny(carryForwardViolations(context.offer, context.state, { category: order.offerCategory!, live: true, unallottedQuantity: unallotted }, state.now));
+  const origin = { actor: caller.userId, requestId: command.requestId };
+  if (order.carriedForwardAt !== null) return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin };
+  return {
+    before: order,
+    after: { ...order, carriedForwardAt: state.now, updatedAt: state.now },
+    reason: `Carried forward to T+1: ${unallotted} unallotted shares at ${formatPrice(order.pricePaise)}`,
+    origin,
+    outbox: 'CARRY_FORWARD',
   };
 }
 

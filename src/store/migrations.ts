@@ -17,6 +17,7 @@ import * as userAccess from './migrations/0010-user-access.js';
 import * as auditRetention from './migrations/0011-audit-retention.js';
 import * as operators from './migrations/0012-operators.js';
 import * as offers from './migrations/0013-offers.js';
+import * as offerBids from './migrations/0014-offer-bids.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -190,6 +191,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0011_audit_retention': { up: (db: Kysely<any>) => auditRetention.up(db, dialect) },
     '0012_operators': { up: (db: Kysely<any>) => operators.up(db, dialect) },
     '0013_offers': { up: (db: Kysely<any>) => offers.up(db, dialect) },
+    '0014_offer_bids': { up: (db: Kysely<any>) => offerBids.up(db, dialect) },
   };
 }
 

@@ -6,7 +6,10 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { Discount, Offer, OfferListing, OfferProgress } from '../domain/ofs-offer.js';
+import { userCategoryOf } from '../domain/ofs-offer.js';
+import type { OfferBidder } from '../domain/ofs-offer-rules.js';
 import { upsertIssues } from './ofs-issues.js';
+import { executorOf, type StoreTx } from './write-tx.js';
 import type { Database, OfsOfferListingsTable, OfsOffersTable } from './tables.js';
 
 /** An offer as stored: its terms and how far its days have run. */
@@ -17,6 +20,8 @@ export interface OfferRegistration {
   tCutoffPricePaise: number | null;
   /** Shares of the non-retail portion the T allocation left. */
   tUnallotted: number | null;
+  /** When the operator told an under-subscribed T day to be allotted anyway. */
+  tProceedAt: number | null;
 }
 
 /** An import the registry refuses: the message says why (an instrument of two kinds, terms fixed by an allocation). */
@@ -60,6 +65,7 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
     },
     tCutoffPricePaise: nullableNumber(row.t_cutoff_price_paise),
     tUnallotted: nullableNumber(row.t_unallotted),
+    tProceedAt: nullableNumber(row.t_proceed_at),
   };
 }
 
@@ -103,10 +109,11 @@ function termsColumns(offer: Offer, now: number) {
 export class OfsOfferRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async find(offerId: string): Promise<OfferRegistration | undefined> {
-    const row = await this.db.selectFrom('ofs_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirst();
+  async find(offerId: string, storeTx?: StoreTx): Promise<OfferRegistration | undefined> {
+    const db = executorOf(this.db, storeTx);
+    const row = await db.selectFrom('ofs_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirst();
     if (row === undefined) return undefined;
-    const listings = await this.db.selectFrom('ofs_offer_listings').selectAll().where('offer_id', '=', offerId).orderBy('exchange').execute();
+    const listings = await db.selectFrom('ofs_offer_listings').selectAll().where('offer_id', '=', offerId).orderBy('exchange').execute();
     return toRegistration(row, listings);
   }
 
@@ -118,9 +125,31 @@ export class OfsOfferRepository {
   }
 
   /** The offer an instrument is a listing of, if any. */
-  async findByListing(exchange: string, scripToken: number): Promise<OfferRegistration | undefined> {
-    const listing = await this.db.selectFrom('ofs_offer_listings').select('offer_id').where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
-    return listing && this.find(listing.offer_id);
+  async findByListing(exchange: string, scripToken: number, storeTx?: StoreTx): Promise<OfferRegistration | undefined> {
+    const db = executorOf(this.db, storeTx);
+    const listing = await db.selectFrom('ofs_offer_listings').select('offer_id').where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
+    return listing && this.find(listing.offer_id, storeTx);
+  }
+
+  /**
+   * What the offer's rules read of these users: their category, margin type and whether the operator
+   * registered them as eligible employees of the offer. Unknown users are left out.
+   */
+  async bidders(offerId: string, userIds: readonly string[], storeTx?: StoreTx): Promise<Map<string, OfferBidder>> {
+    if (userIds.length === 0) return new Map();
+    const db = executorOf(this.db, storeTx);
+    const rows = await db
+      .selectFrom('users as u')
+      .leftJoin('ofs_offer_employees as e', (join) => join.onRef('e.user_id', '=', 'u.user_id').on('e.offer_id', '=', offerId))
+      .select(['u.user_id', 'u.category', 'u.margin_type', 'e.user_id as employee'])
+      .where('u.user_id', 'in', [...new Set(userIds)])
+      .execute();
+    return new Map(
+      rows.map((row) => [
+        row.user_id,
+        { category: userCategoryOf(row.category) ?? 'RETAIL', marginType: row.margin_type === 'T' ? 'T' : 'H', employeeOfOffer: row.employee !== null },
+      ]),
+    );
   }
 
   /**
@@ -195,6 +224,37 @@ export class OfsOfferRepository {
       .where('offer_id', '=', offerId)
       .where('t_allocated_at', 'is', null)
       .where('cancelled_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * The operator's decision on an under-subscribed T day: allot it anyway. False when the offer is
+   * unknown, cancelled, or its T allocation has run.
+   */
+  async proceed(offerId: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('ofs_offers')
+      .set({ t_proceed_at: now, updated_at: now })
+      .where('offer_id', '=', offerId)
+      .where('t_allocated_at', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * The operator cancels the offer (its non-retail demand fell short): every live bid is then cancelled
+   * by the exchange and its block released. False when the offer is unknown, already cancelled, or fully
+   * allocated.
+   */
+  async cancel(offerId: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('ofs_offers')
+      .set({ cancelled_at: now, updated_at: now })
+      .where('offer_id', '=', offerId)
+      .where('cancelled_at', 'is', null)
+      .where('t1_allocated_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

@@ -6,10 +6,11 @@
  */
 import { inOneSnapshot } from './snapshot.js';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
-import type { OrderStatus } from '../domain/order-status.js';
+import { LIVE_STATUSES, type OrderStatus } from '../domain/order-status.js';
 import type { BidderCategory, ExposureAmounts } from '../domain/ofs-rules.js';
-import { exposureDelta, fundsEffect, type ChangeOrigin, type FundsEffect, type Order, type OrderChange, type OutboxAction, type RecordedChange, type RetailExposure } from '../domain/order.js';
+import { exposureDelta, fundsEffect, tradeCostPaise, type ChangeOrigin, type FundsEffect, type Order, type OrderChange, type OutboxAction, type RecordedChange, type RetailExposure } from '../domain/order.js';
 import type { Trade } from '../domain/trades.js';
+import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
@@ -65,6 +66,10 @@ export function orderFromRow(row: OrderRow): Order {
     tradedPricePaise: numberOrNull(row.traded_price_paise),
     exchangeOrderId: row.exchange_order_id,
     fundsBlockedPaise: numberOrNull(row.funds_blocked_paise),
+    offerId: row.offer_id,
+    offerCategory: row.offer_category as OfferCategory | null,
+    marginType: row.margin_type as MarginType | null,
+    carriedForwardAt: numberOrNull(row.carried_forward_at),
   };
 }
 
@@ -99,6 +104,7 @@ const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
   int('traded_price_paise', (o) => o.tradedPricePaise),
   text('exchange_order_id', (o) => o.exchangeOrderId),
   int('funds_blocked_paise', (o) => o.fundsBlockedPaise),
+  int('carried_forward_at', (o) => o.carriedForwardAt),
   int('updated_at', (o) => o.updatedAt),
 ];
 
@@ -119,6 +125,9 @@ const ORDER_COLUMNS: readonly BulkColumn<Order>[] = [
   text('request_id', (o) => o.requestId),
   int('created_at', (o) => o.createdAt),
   text('category', (o) => o.category),
+  text('offer_id', (o) => o.offerId),
+  text('offer_category', (o) => o.offerCategory),
+  text('margin_type', (o) => o.marginType),
   ...MUTABLE_COLUMNS,
 ];
 
@@ -298,9 +307,11 @@ export class OrderRepository {
     const deltas = new Map<string, ExposureDelta>();
     const funds = new Map<string, FundsDelta>();
     const ledger: LedgerValues[] = [];
+    const debits = new Map<string, number>();
+    for (const { trade } of changes) if (trade !== undefined) debits.set(trade.orderId, (debits.get(trade.orderId) ?? 0) + tradeCostPaise(trade));
     for (const [orderId, change] of last) {
       const before = first.get(orderId)!.before;
-      const effect = fundsEffect(before, change.after);
+      const effect = fundsEffect(before, change.after, debits.get(orderId) ?? 0);
       if (effect !== null) {
         const sum = funds.get(effect.userId) ?? { userId: effect.userId, blockedPaise: 0, debitPaise: 0, at: now };
         sum.blockedPaise += effect.blockedDeltaPaise;
@@ -425,6 +436,22 @@ export class OrderRepository {
       retailCutoffPricePaise: row.retail_cutoff_price_paise === null ? null : Number(row.retail_cutoff_price_paise),
       floorPricePaise: Number(row.floor_price_paise),
     }));
+  }
+
+  /**
+   * The users' live bids in the offers (their retail and employee limits count them), read in the
+   * transaction that judges new ones.
+   */
+  async liveOfferBids(storeTx: StoreTx, userIds: readonly string[], offerIds: readonly string[]): Promise<Order[]> {
+    if (userIds.length === 0 || offerIds.length === 0) return [];
+    const rows = await openTx(storeTx)
+      .trx.selectFrom('orders')
+      .selectAll()
+      .where('user_id', 'in', [...new Set(userIds)])
+      .where('offer_id', 'in', [...new Set(offerIds)])
+      .where('status', 'in', [...LIVE_STATUSES])
+      .execute();
+    return rows.map(orderFromRow);
   }
 
   async find(orderId: string): Promise<Order | undefined> {

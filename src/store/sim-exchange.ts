@@ -20,6 +20,10 @@ export interface NewSimBid {
   orderType: string;
   pricePaise: number;
   quantity: number;
+  /** A bid in an offer: its offer, bidder and margin type (null on an issue's bids); `category` is then the offer category. */
+  offerId: string | null;
+  userId: string | null;
+  marginType: string | null;
 }
 
 export interface SimBidTerms {
@@ -30,7 +34,8 @@ export interface SimBidTerms {
 
 export interface NewSimEvent {
   orderId: string;
-  kind: 'ALLOTTED' | 'NOT_ALLOTTED';
+  /** ALLOTTED and NOT_ALLOTTED finish the bid; PART_ALLOTTED and NOTE (an offer's T allocation) leave it live. */
+  kind: 'ALLOTTED' | 'NOT_ALLOTTED' | 'PART_ALLOTTED' | 'NOTE';
   quantity: number;
   pricePaise: number | null;
   reason: string;
@@ -44,6 +49,9 @@ export interface SimBid extends NewSimBid {
   transmissions: number;
   receivedAt: number;
   updatedAt: number;
+  /** Shares allotted on T (an offer's non-retail bid). */
+  tAllotted: number;
+  carriedForward: boolean;
 }
 
 /** An allocation event the exchange owes the OMS. */
@@ -66,6 +74,11 @@ function bidFromRow(row: SimBidRow): SimBid {
     transmissions: Number(row.transmissions),
     receivedAt: Number(row.received_at),
     updatedAt: Number(row.updated_at),
+    offerId: row.offer_id,
+    userId: row.user_id,
+    marginType: row.margin_type,
+    tAllotted: Number(row.t_allotted),
+    carriedForward: Number(row.carried_forward) === 1,
   };
 }
 
@@ -79,6 +92,13 @@ function eventFromRow(row: SimEventRow): SimEvent {
     reason: row.reason,
     deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
   };
+}
+
+/** What an offer's allocation makes of a bid: its status at the exchange (LIVE: carried on) and its T allotment. */
+export interface OfferBidOutcome {
+  orderId: string;
+  status: 'LIVE' | 'ALLOTTED' | 'NOT_ALLOTTED';
+  tAllotted: number;
 }
 
 /** An issue whose two windows have closed and that has not been allocated. */
@@ -111,6 +131,9 @@ export class SimExchangeRepository {
       intColumn('transmissions', () => 1),
       intColumn('received_at', (b) => b.now),
       intColumn('updated_at', (b) => b.now),
+      textColumn('offer_id', (b) => b.offerId),
+      textColumn('user_id', (b) => b.userId),
+      textColumn('margin_type', (b) => b.marginType),
     ],
     'on conflict (order_id) do update set transmissions = sim_exchange_bids.transmissions + 1',
   );
@@ -119,6 +142,15 @@ export class SimExchangeRepository {
     textColumn('order_id', (b) => b.orderId),
     [
       textColumn('status', (b) => b.status),
+      intColumn('updated_at', (b) => b.now),
+    ],
+  );
+  private readonly settleOfferBids = new BulkUpdate<OfferBidOutcome & { now: number }>(
+    'sim_exchange_bids',
+    textColumn('order_id', (b) => b.orderId),
+    [
+      textColumn('status', (b) => b.status),
+      intColumn('t_allotted', (b) => b.tAllotted),
       intColumn('updated_at', (b) => b.now),
     ],
   );
@@ -244,6 +276,103 @@ export class SimExchangeRepository {
       tx,
       events.map((event) => ({ ...event, now })),
     );
+  }
+
+  /**
+   * The offers with work due at `now`: a T allocation (T closed, not yet run), a T+1 allocation (T+1
+   * closed), or a cancelled offer with live bids still to cancel.
+   */
+  async offersDue(now: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('ofs_offers')
+      .select('offer_id')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is', null), eb('t_closes_at', '<=', now)]),
+          eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is not', null), eb('t1_allocated_at', 'is', null), eb('t1_closes_at', '<=', now)]),
+          eb.and([
+            eb('cancelled_at', 'is not', null),
+            eb.exists(eb.selectFrom('sim_exchange_bids as b').select('b.order_id').whereRef('b.offer_id', '=', 'ofs_offers.offer_id').where('b.status', '=', 'LIVE')),
+          ]),
+        ]),
+      )
+      .orderBy('offer_id')
+      .execute();
+    return rows.map((row) => row.offer_id);
+  }
+
+  /** The live bids of the offer, on every listing, locked until the transaction ends (see liveBids). */
+  async liveOfferBids(storeTx: StoreTx, offerId: string): Promise<SimBid[]> {
+    const trx = openTx(storeTx).trx;
+    const query = trx.selectFrom('sim_exchange_bids').selectAll().where('offer_id', '=', offerId).where('status', '=', 'LIVE').orderBy('received_at').orderBy('order_id');
+    return (await (this.dialect === 'postgres' ? query.forUpdate() : query).execute()).map(bidFromRow);
+  }
+
+  /** Shares allotted on T per bidder in the offer (the single-bidder cap counts them on T+1). */
+  async tAllottedByBidder(storeTx: StoreTx, offerId: string): Promise<Map<string, number>> {
+    const trx = openTx(storeTx).trx;
+    const rows = await trx
+      .selectFrom('sim_exchange_bids')
+      .select(['user_id', (eb) => eb.fn.sum<number>('t_allotted').as('allotted')])
+      .where('offer_id', '=', offerId)
+      .where('t_allotted', '>', 0)
+      .groupBy('user_id')
+      .execute();
+    return new Map(rows.map((row) => [row.user_id ?? '', Number(row.allotted)]));
+  }
+
+  /**
+   * Claims the offer's T allocation and records what it found (the cut-off, the shares left): a
+   * conditional UPDATE, so that of several concurrent callers exactly one runs it.
+   */
+  async claimTAllocation(storeTx: StoreTx, offerId: string, found: { cutoffPricePaise: number; unallotted: number }, now: number): Promise<boolean> {
+    const result = await openTx(storeTx)
+      .trx.updateTable('ofs_offers')
+      .set({ t_allocated_at: now, t_cutoff_price_paise: found.cutoffPricePaise, t_unallotted: found.unallotted, updated_at: now })
+      .where('offer_id', '=', offerId)
+      .where('t_allocated_at', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .where('t_closes_at', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Claims the offer's T+1 allocation (see claimTAllocation). */
+  async claimT1Allocation(storeTx: StoreTx, offerId: string, now: number): Promise<boolean> {
+    const result = await openTx(storeTx)
+      .trx.updateTable('ofs_offers')
+      .set({ t1_allocated_at: now, updated_at: now })
+      .where('offer_id', '=', offerId)
+      .where('t_allocated_at', 'is not', null)
+      .where('t1_allocated_at', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .where('t1_closes_at', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** The outcomes of an offer's allocation (bids read live and locked in the same transaction) and their events. */
+  async settleOffer(storeTx: StoreTx, outcomes: readonly OfferBidOutcome[], events: readonly NewSimEvent[], now: number): Promise<void> {
+    const tx = openTx(storeTx);
+    await this.settleOfferBids.run(
+      tx,
+      outcomes.map((outcome) => ({ ...outcome, now })),
+    );
+    await this.insertEvents.run(
+      tx,
+      events.map((event) => ({ ...event, now })),
+    );
+  }
+
+  /** Marks a live bid carried forward; answers false when it is not live. */
+  async carryForward(storeTx: StoreTx, orderId: string, now: number): Promise<boolean> {
+    const result = await openTx(storeTx)
+      .trx.updateTable('sim_exchange_bids')
+      .set({ carried_forward: 1, updated_at: now })
+      .where('order_id', '=', orderId)
+      .where('status', '=', 'LIVE')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async undeliveredEvents(limit: number): Promise<SimEvent[]> {

@@ -91,6 +91,8 @@ export interface OfsOffersTable {
   t_unallotted: Generated<number | null>;
   t1_allocated_at: Generated<number | null>;
   cancelled_at: Generated<number | null>;
+  /** The operator's decision to allot an under-subscribed T day anyway (migration 0014). */
+  t_proceed_at: Generated<number | null>;
   updated_at: number;
 }
 
@@ -145,6 +147,12 @@ export interface OrdersTable {
   exchange_order_id: string | null;
   /** The funds the order blocks now (docs/design/funds.md); null when its bidder is not funds-checked. */
   funds_blocked_paise: number | null;
+  /** A bid in an offer (migration 0014): the offer, the bid's category and margin type; null on an issue's bids. */
+  offer_id: Generated<string | null>;
+  offer_category: Generated<string | null>;
+  margin_type: Generated<string | null>;
+  /** When the bidder carried the unallotted bid forward to T+1. */
+  carried_forward_at: Generated<number | null>;
 }
 
 export interface OrderHistoryTable {
@@ -207,13 +215,21 @@ export interface SimExchangeBidsTable {
   transmissions: number;
   received_at: number;
   updated_at: number;
+  /** A bid in an offer (migration 0014): the offer, the bidder (the single-bidder cap), the margin type. */
+  offer_id: Generated<string | null>;
+  user_id: Generated<string | null>;
+  margin_type: Generated<string | null>;
+  /** Shares allotted on T (a non-retail bid allotted in part stays live for T+1). */
+  t_allotted: Generated<number>;
+  /** 1 once the bidder carried it forward to T+1. */
+  carried_forward: Generated<number>;
 }
 
 /** What the simulated exchange tells the OMS after allocation, delivered at least once. */
 export interface SimExchangeEventsTable {
   id: Generated<number>;
   order_id: string;
-  /** ALLOTTED or NOT_ALLOTTED. */
+  /** ALLOTTED or NOT_ALLOTTED (final); PART_ALLOTTED or NOTE (an offer's T allocation: the bid stays live). */
   kind: string;
   quantity: number;
   price_paise: number | null;

@@ -10,11 +10,17 @@ import { newAccessToken, sha256Hex } from '../../src/auth/credentials.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { UserRepository } from '../../src/store/users.js';
+import { OrderRepository } from '../../src/store/orders.js';
+import { acceptedOrder } from '../../src/domain/order.js';
+import { OrderStatus } from '../../src/domain/order-status.js';
 import { offerImport } from '../support/offers.js';
 import { TEST_PASSWORD, validBid, type TestServer, type TestUser } from '../support/server.js';
 
 const SESSION_PATH = '/authentication/v1/user/session';
 const OFFER_ID = 'FUZZ-OFFER-1';
+/** An offer on T+1, its T allocation run: its users' unallotted non-retail bids may be carried forward and revised. */
+const T1_OFFER_ID = 'FUZZ-OFFER-T1';
+const T1_OFFER_LISTING = { exchange: 'NSE_EQ', scrip_token: 710001, symbol: 'TONE' } as const;
 
 /** Tables that record refused calls too, by design: left out of the snapshot. */
 const TABLES_RECORDING_REFUSALS = new Set(['audit_requests', 'idempotency_keys']);
@@ -75,6 +81,7 @@ interface StoredOrder {
   exchange: string;
   traded_quantity: number;
   status: string;
+  offer_id: string | null;
 }
 
 const LIVE_STATUSES = new Set(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
@@ -108,6 +115,15 @@ export class World {
       ['carol', 'RETAIL'],
     ];
     for (const [userId, category] of users) this.users.push(await this.server.createUser(userId, { category }));
+    const day = 24 * 60 * 60 * 1000;
+    await this.server.admin.importOfs([
+      offerImport(
+        { offer_id: T1_OFFER_ID, symbol: T1_OFFER_LISTING.symbol, listings: [{ exchange: T1_OFFER_LISTING.exchange, scrip_token: T1_OFFER_LISTING.scrip_token, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }] },
+        this.server.clock.now - day - 60 * 60 * 1000,
+      ),
+    ]);
+    await this.db.updateTable('ofs_offers').set({ t_allocated_at: this.server.clock.now - day, t_cutoff_price_paise: 10_000, t_unallotted: 0 }).where('offer_id', '=', T1_OFFER_ID).execute();
+    await this.ensureUnallottedOfferBids();
     // One operator, so that the operator calls have callers who may make them.
     await new UserRepository(this.server.store.db, this.server.store.dialect).setOperator('bob', this.server.clock.now);
     for (const user of this.users) {
@@ -144,7 +160,7 @@ export class World {
     for (const cart of carts) this.seenCartIds.add(cart.ordercart_id);
     const orders = (await this.db
       .selectFrom('orders')
-      .select(['order_id', 'user_id', 'exchange', 'traded_quantity', 'status'])
+      .select(['order_id', 'user_id', 'exchange', 'traded_quantity', 'status', 'offer_id'])
       .orderBy('order_id')
       .execute()) as StoredOrder[];
 
@@ -193,10 +209,12 @@ export class World {
     const theirs = orders.filter((o) => o.user_id === owner);
     // Mostly a live order, which modify and cancel can still act on.
     const live = theirs.filter((o) => LIVE_STATUSES.has(o.status));
-    const candidates = pick.n % 3 !== 0 && live.length > 0 ? live : theirs;
+    // A third of those a bid in the T+1 offer, which carry-forward acts on.
+    const inOffer = live.filter((o) => o.offer_id === T1_OFFER_ID);
+    const candidates = pick.n % 3 === 1 && inOffer.length > 0 ? inOffer : pick.n % 3 !== 0 && live.length > 0 ? live : theirs;
     if (pick.whose !== 'unknown' && candidates.length > 0) return candidates[pick.n % candidates.length]!;
     const id = pick.n % 2 === 0 ? `NOSUCH${pick.n}` : `${orders[0]?.order_id ?? 'X'}0`;
-    return { order_id: id, user_id: owner, exchange: pick.n % 4 === 0 ? 'BSE_EQ' : 'NSE_EQ', traded_quantity: 0, status: 'PENDING' };
+    return { order_id: id, user_id: owner, exchange: pick.n % 4 === 0 ? 'BSE_EQ' : 'NSE_EQ', traded_quantity: 0, status: 'PENDING', offer_id: null };
   }
 
   /**
@@ -222,6 +240,50 @@ export class World {
       const live = await this.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).where('status', 'in', [...LIVE_STATUSES]).execute();
       // A retail user may be at the retail limit: then the bid is refused, and that is all.
       for (let i = live.length; i < 2; i++) await this.placeBid(user, this.scrips[i % this.scrips.length]!);
+    }
+    await this.ensureUnallottedOfferBids();
+  }
+
+  /**
+   * Two live non-retail bids of each user in the T+1 offer, unallotted on T (what the T allocation leaves
+   * them), for carry-forward to act on: written as the OMS leaves them, PENDING at the exchange.
+   */
+  private async ensureUnallottedOfferBids(): Promise<void> {
+    const now = this.server.clock.now;
+    const orders = new OrderRepository(this.server.store.db, this.server.store.dialect);
+    for (const user of this.users) {
+      const live = await this.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).where('offer_id', '=', T1_OFFER_ID).where('status', 'in', [...LIVE_STATUSES]).execute();
+      for (let i = live.length; i < 2; i++) {
+        const order = acceptedOrder(
+          {
+            orderId: `fuzz-offer-${user.userId}-${now}-${i}-${live.length}`,
+            userId: user.userId,
+            exchange: T1_OFFER_LISTING.exchange,
+            scripToken: T1_OFFER_LISTING.scrip_token,
+            symbol: T1_OFFER_LISTING.symbol,
+            series: 'IS',
+            transactionType: 'BUY',
+            productType: 'OFS',
+            orderType: 'RL',
+            quantity: 10,
+            pricePaise: 10_100,
+            disclosedQuantity: 0,
+            orderIdentifier: null,
+            algoId: null,
+            strategyId: null,
+            partCode: null,
+            venderCode: null,
+            requestId: null,
+            category: 'NON_RETAIL',
+            offerId: T1_OFFER_ID,
+            offerCategory: 'NII',
+            marginType: 'H',
+          },
+          now,
+        );
+        const pending = { ...order, status: OrderStatus.PENDING };
+        await this.server.store.writeTransaction((tx) => orders.apply(tx, [{ before: null, after: pending, reason: 'Not allotted on T (fuzz world)', origin: { actor: 'exchange', requestId: null } }], now));
+      }
     }
   }
 

@@ -5,7 +5,7 @@
  * once the T allocation has found the cut-off.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { offerImport } from '../support/offers.js';
 
 const OFFERS = '/transactional/v1/ofs/offers';
@@ -99,12 +99,5 @@ describe('the offers read calls', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ status: 'error', code: 'e-368', message: 'No OFS offer has offer_id "NOPE"', errors: [{ field: 'offer_id', message: 'no such offer' }] });
     expect((await server.call('GET', OFFERS)).status).toBe(401);
-  });
-
-  it('does not take bids on an offer\'s listings yet: the order path still knows issues only (issue 20, in progress)', async () => {
-    const bid = validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'RS', expiry_date: '', strike_price: '', option_type: '' }, order_type: 'RL-MKT', price: 0 });
-    const res = await server.call('POST', '/transactional/v1/orders/regular', { body: bid, token: alice.token, apiKey: alice.apiKey });
-    expect(res.status, res.text).toBe(422);
-    expect(res.body).toMatchObject({ code: 'e-351' });
   });
 });

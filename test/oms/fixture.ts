@@ -73,7 +73,7 @@ export function recordingLogger(): { logger: Logger; lines: () => { level: numbe
   return { logger: pino({ level: 'debug' }, sink), lines: () => lines.map((line) => JSON.parse(line)) };
 }
 
-type Method = 'find' | 'place' | 'modify' | 'cancel' | 'pollEvents' | 'acknowledge';
+type Method = 'find' | 'place' | 'modify' | 'cancel' | 'carryForward' | 'pollEvents' | 'acknowledge';
 
 /** A promise that never settles: the process died at this point, nothing after it runs. */
 export const crash = (): Promise<never> => new Promise<never>(() => undefined);
@@ -131,6 +131,9 @@ export class ObservedExchange implements ExchangeAdapter {
   }
   cancel(orderId: string) {
     return this.call('cancel', orderId, () => this.inner.cancel(orderId));
+  }
+  carryForward(orderId: string) {
+    return this.call('carryForward', orderId, () => this.inner.carryForward(orderId));
   }
   pollEvents() {
     return this.call('pollEvents', null, () => this.inner.pollEvents());
@@ -205,6 +208,9 @@ export class OmsBench {
       venderCode: null,
       requestId: null,
       category,
+      offerId: null,
+      offerCategory: null,
+      marginType: null,
     };
     const now = this.clock.now;
     await this.store.writeTransaction((tx) =>

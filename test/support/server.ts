@@ -21,6 +21,7 @@ import type { Order } from '../../src/domain/order.js';
 import type { OrderStatus } from '../../src/domain/order-status.js';
 import { UserRepository } from '../../src/store/users.js';
 import type { BidderCategory } from '../../src/domain/ofs-rules.js';
+import type { MarginType, UserCategory } from '../../src/domain/ofs-offer.js';
 import type { Limits, SheddingConfig, TrustProxy } from '../../src/config.js';
 import { createServices } from '../../src/wiring.js';
 import { createMigratedTestDatabase } from './databases.js';
@@ -62,7 +63,7 @@ export interface TestServer {
   clock: { now: number };
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** A user with a password, an API key and a logged-in access token. */
-  createUser(userId: string, options?: { category?: BidderCategory; totp?: boolean }): Promise<TestUser>;
+  createUser(userId: string, options?: { category?: BidderCategory | UserCategory; marginType?: MarginType; totp?: boolean }): Promise<TestUser>;
   registerIssue(overrides?: Partial<OfsIssue>): Promise<OfsIssue>;
   /**
    * Moves orders on as the OMS would (status and the columns in `fields`), through the store's one way of

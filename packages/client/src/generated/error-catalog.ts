@@ -159,6 +159,8 @@ export const ERROR_CATALOG = {
   OFS_NOT_CARRIED_FORWARD: { code: 'e-379', status: 409 },
   /** A carried-forward bid may not be revised to a price below the T-day cut-off price. */
   OFS_BELOW_T_CUTOFF: { code: 'e-380', status: 422 },
+  /** A partly allotted bid's quantity (allotted plus carried forward) must stay above what it was allotted on T. */
+  OFS_QUANTITY_BELOW_ALLOTTED: { code: 'e-369', status: 422 },
   /** The positions type must be all, daily or expiry. */
   POSITION_TYPE: { code: 'e-381', status: 400 },
   /** orders is not a string holding valid JSON. */

@@ -1556,7 +1556,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-116 */
+                /** @description Error envelope; code is one of e-116, e-367 */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1631,7 +1631,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-352, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360 */
+                /** @description Error envelope; code is one of e-115, e-351, e-352, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1919,7 +1919,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-109, e-371 */
+                /** @description Error envelope; code is one of e-109, e-371, e-368 */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1969,7 +1969,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-116, e-372, e-373, e-374 */
+                /** @description Error envelope; code is one of e-116, e-372, e-373, e-374, e-367, e-379 */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2044,7 +2044,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360 */
+                /** @description Error envelope; code is one of e-115, e-351, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380, e-376, e-369 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2287,7 +2287,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-109, e-371 */
+                /** @description Error envelope; code is one of e-109, e-371, e-368 */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2337,7 +2337,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-116, e-372, e-373 */
+                /** @description Error envelope; code is one of e-116, e-372, e-373, e-367, e-379 */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2412,7 +2412,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-354, e-355 */
+                /** @description Error envelope; code is one of e-115, e-351, e-354, e-355, e-377 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2539,6 +2539,388 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Carry an unallotted non-retail bid in an offer forward to T+1
+         * @description During T+1, once the T allocation has run, carries the unallotted quantity of one of your live non-retail bids in an offer forward to the T+1 allocation, where unsubscribed retail shares go to carried-forward bids by price. A bid not carried forward is cancelled at the close of T+1. Once carried forward, the bid may be revised (to a price at or above the T-day cut-off; a 0 %-margin bid upward only). Again for a bid already carried forward: no change. No body.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Optional; 1 to 255 printable ASCII characters, unique per request of yours (a UUID, say). Within 24 hours a retry with the same key and the same body (equal as JSON) gets the first answer again (a 200 or a 422), marked `Idempotent-Replayed: true`, and changes nothing; the same key with another request: 422 e-115; while the first is still running: 409 e-116. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description The exchange segment the order was placed on. */
+                    exchange: "NSE_EQ" | "BSE_EQ";
+                    /** @description The orderId the bid was placed with. */
+                    order_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Order Carry-Forward Sent to OMS */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                /** @description The order's identifier. */
+                                orderId: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-114, e-112 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204, e-205, e-206 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-207 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-109, e-371, e-368 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-116, e-372, e-373, e-378, e-367 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-115 */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-429 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
