@@ -15,7 +15,7 @@ import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
 import { formatPrice } from '../domain/ofs-issue.js';
-import { isNonRetailCategory, offerPortions, offerState, type OfferCategory } from '../domain/ofs-offer.js';
+import { indicativePrice, isNonRetailCategory, offerPortions, offerState, type OfferCategory } from '../domain/ofs-offer.js';
 import {
   carryForwardViolations,
   describeCategory,
@@ -240,6 +240,7 @@ export class SimulatedExchange implements ExchangeAdapter {
   async pollEvents(): Promise<ExchangeEvent[]> {
     const now = this.now();
     for (const issue of await this.book.issuesDueForAllocation(now)) await this.allocate(issue, now);
+    for (const offerId of await this.book.offersBiddingOnT(now)) await this.publishIndicative(offerId, now);
     for (const offerId of await this.book.offersDue(now)) await this.allocateOffer(offerId, now);
     const events = await this.book.undeliveredEvents(EVENTS_PER_POLL);
     return events.map((event) => ({
@@ -318,7 +319,6 @@ export class SimulatedExchange implements ExchangeAdapter {
         await this.book.settleOffer(tx, outcomes, events, now);
         return;
       }
-      if (!(await this.book.claimT1Allocation(tx, offerId, now))) return;
       const outcomes: OfferBidOutcome[] = [];
       const events: NewSimEvent[] = [];
       const bids: OfferBid[] = [];
@@ -343,6 +343,7 @@ export class SimulatedExchange implements ExchangeAdapter {
         },
         bids,
       );
+      if (!(await this.book.claimT1Allocation(tx, offerId, result.retailCutoffPricePaise, now))) return;
       const tAllottedOf = new Map(live.map((bid) => [bid.orderId, bid.tAllotted]));
       for (const allotment of result.allotments) {
         const allotted = allotment.allottedQuantity > 0;
@@ -357,6 +358,15 @@ export class SimulatedExchange implements ExchangeAdapter {
       }
       await this.book.settleOffer(tx, outcomes, events, now);
     });
+  }
+
+  /** The offer's indicative price, as the exchange publishes it through T (a row when it changes). */
+  private async publishIndicative(offerId: string, now: number): Promise<void> {
+    const offer = await this.offers.find(offerId);
+    if (offer === undefined) return;
+    const book = await this.book.offerBook(offerId);
+    const bids = book.map((bid) => ({ category: bid.category as OfferCategory, marginType: bid.marginType === 'T' ? ('T' as const) : ('H' as const), pricePaise: bid.pricePaise, quantity: bid.quantity }));
+    await this.book.publishIndicative(offerId, indicativePrice(bids, offer.offer.floorPricePaise), now);
   }
 
   /** A bid that may still change: live, its issue listed, its window open. */

@@ -72,6 +72,8 @@ export type OfsOfferImport = Static<typeof OfsOfferImport>;
 // ---- The read calls: GET /transactional/v1/ofs/offers and /transactional/v1/ofs/offers/{offer_id} ----
 
 const Price = (description: string) => Type.Number({ description });
+const IndicativeFigures = (description: string) =>
+  Type.Object({ price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false, description });
 const NullablePrice = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const DiscountOut = (description: string) =>
   Type.Union([Type.Object({ rupees: Type.Number() }, { additionalProperties: false }), Type.Object({ pct: Type.Number() }, { additionalProperties: false }), Type.Null()], {
@@ -125,6 +127,27 @@ export const OfsOfferEntry = Type.Object(
     ),
     t_cutoff_price: NullablePrice('The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it.'),
     employee_price: NullablePrice('What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known.'),
+    retail_cutoff_price: NullablePrice('The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run.'),
+    retail_price: NullablePrice('UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount).'),
+    indicative: Type.Union(
+      [
+        Type.Object(
+          {
+            at: Type.String({ description: 'When the exchange published these figures.' }),
+            price: NullablePrice('The volume-weighted average price of all valid non-retail bids; null when none.'),
+            quantity: Type.Number({ description: 'The shares they bid.' }),
+            margin_100: IndicativeFigures('100 %-margin (H) bids.'),
+            margin_0: IndicativeFigures('0 %-margin (T) bids.'),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail.' },
+    ),
+    awaiting_operator: Type.Boolean({
+      description: 'True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer.',
+    }),
     settlement: Type.String({ description: '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment.' }),
   },
   { additionalProperties: false },
@@ -137,7 +160,17 @@ export const OfsOffersData = Type.Object(
 );
 export type OfsOffersData = Static<typeof OfsOffersData>;
 
-export const OfsOfferData = Type.Object({ server_time: Type.String(), offer: OfsOfferEntry }, { additionalProperties: false });
+export const OfsOfferData = Type.Object(
+  {
+    server_time: Type.String(),
+    offer: OfsOfferEntry,
+    indicative_history: Type.Array(
+      Type.Object({ at: Type.String(), price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false }),
+      { description: 'The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart.' },
+    ),
+  },
+  { additionalProperties: false },
+);
 export type OfsOfferData = Static<typeof OfsOfferData>;
 
 export const OfsOfferParams = Type.Object({ offer_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });

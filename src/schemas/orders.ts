@@ -221,7 +221,11 @@ const ORDER_FIELDS = {
   strategy_id: Text('As sent; "" when none.'),
   part_code: Text('As sent; "" when none.'),
   vender_code: Text('As sent; "" when none.'),
-  category: StringEnum(BIDDER_CATEGORIES, 'The bidder category the order was placed under.'),
+  category: StringEnum(BIDDER_CATEGORIES, 'The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).'),
+  offer_id: Text('The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model.'),
+  bid_category: Text('The bid\'s category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer.'),
+  margin_type: Text('The bid\'s margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer.'),
+  carried_forward: Type.Boolean({ description: 'Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward).' }),
 };
 
 /** One order with its current state, under ODIN's order-book names. */

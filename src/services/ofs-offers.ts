@@ -3,11 +3,13 @@
  * portions in shares, its days and where it stands, for any logged-in user.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { discountedPricePaise, offerPortions, offerState, type Discount, type Offer } from '../domain/ofs-offer.js';
+import { discountedPricePaise, offerPortions, offerState, type Discount, type IndicativeFigures, type Offer } from '../domain/ofs-offer.js';
 import type { OfsOfferData, OfsOfferEntry, OfsOffersData } from '../schemas/ofs-offer.js';
-import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
+import type { OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs-offers.js';
 
 const rupees = (paise: number) => paise / 100;
+/** The indicative prices one offer's read answers, the latest: enough for the console's chart of a T session. */
+export const INDICATIVE_POINTS = 500;
 const instant = (ms: number) => new Date(ms).toISOString();
 
 function discountOut(discount: Discount): OfsOfferEntry['retail_discount'] {
@@ -22,7 +24,24 @@ export function currentDay(offer: Pick<Offer, 'tDay' | 't1Day'>, now: number): O
   return now < offer.t1Day.closesAt ? 'T+1' : 'CLOSED';
 }
 
-export function toOfferEntry({ offer, progress, tCutoffPricePaise }: OfferRegistration, now: number): OfsOfferEntry {
+function indicativeOut(published: PublishedIndicative | undefined): OfsOfferEntry['indicative'] {
+  if (published === undefined) return null;
+  const figures = (f: IndicativeFigures) => ({ price: f.pricePaise === null ? null : rupees(f.pricePaise), quantity: f.quantity });
+  return { at: instant(published.at), ...figures(published.all), margin_100: figures(published.margin100), margin_0: figures(published.margin0) };
+}
+
+/**
+ * Whether the offer waits for the operator: T has closed, the T allocation has not run, and the valid
+ * non-retail demand the exchange published is short of the non-retail portion (cancel, or go on).
+ */
+export function awaitingOperator(registration: OfferRegistration, latest: PublishedIndicative | undefined, now: number): boolean {
+  const { offer, progress } = registration;
+  if (offerState(offer, progress, now) !== 'T_OPEN' || now < offer.tDay.closesAt || registration.tProceedAt !== null) return false;
+  return (latest?.all.quantity ?? 0) < offerPortions(offer).nonRetail;
+}
+
+export function toOfferEntry(registration: OfferRegistration, now: number, latest?: PublishedIndicative): OfsOfferEntry {
+  const { offer, progress, tCutoffPricePaise, t1RetailCutoffPricePaise } = registration;
   const portions = offerPortions(offer);
   return {
     offer_id: offer.offerId,
@@ -52,6 +71,11 @@ export function toOfferEntry({ offer, progress, tCutoffPricePaise }: OfferRegist
     state: offerState(offer, progress, now),
     t_cutoff_price: tCutoffPricePaise === null ? null : rupees(tCutoffPricePaise),
     employee_price: tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
+    retail_cutoff_price: t1RetailCutoffPricePaise === null ? null : rupees(t1RetailCutoffPricePaise),
+    retail_price:
+      t1RetailCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM' ? null : rupees(discountedPricePaise(t1RetailCutoffPricePaise, offer.retailDiscount)),
+    indicative: indicativeOut(latest),
+    awaiting_operator: awaitingOperator(registration, latest, now),
     settlement: offer.settlementDelayMs === null ? 'by-day' : `${offer.settlementDelayMs / 1000}s`,
   };
 }
@@ -65,7 +89,12 @@ export class OfsOfferService {
   /** Every offer, T day latest first. */
   async list(): Promise<OfsOffersData> {
     const now = this.now();
-    return { server_time: instant(now), offers: (await this.offers.list()).map((registration) => toOfferEntry(registration, now)) };
+    const offers: OfsOfferEntry[] = [];
+    for (const registration of await this.offers.list()) {
+      const [latest] = await this.offers.indicativeHistory(registration.offer.offerId, 1);
+      offers.push(toOfferEntry(registration, now, latest));
+    }
+    return { server_time: instant(now), offers };
   }
 
   async get(offerId: string): Promise<OfsOfferData> {
@@ -74,6 +103,11 @@ export class OfsOfferService {
       throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [{ field: 'offer_id', message: 'no such offer' }]);
     }
     const now = this.now();
-    return { server_time: instant(now), offer: toOfferEntry(registration, now) };
+    const history = await this.offers.indicativeHistory(offerId, INDICATIVE_POINTS);
+    return {
+      server_time: instant(now),
+      offer: toOfferEntry(registration, now, history.at(-1)),
+      indicative_history: history.map((point) => ({ at: instant(point.at), price: point.all.pricePaise === null ? null : rupees(point.all.pricePaise), quantity: point.all.quantity })),
+    };
   }
 }

@@ -62,6 +62,10 @@ export function toOrderBookEntry(order: Order): OrderBookEntry {
     part_code: orEmpty(order.partCode),
     vender_code: orEmpty(order.venderCode),
     category: order.category,
+    offer_id: orEmpty(order.offerId),
+    bid_category: orEmpty(order.offerCategory),
+    margin_type: orEmpty(order.marginType),
+    carried_forward: order.carriedForwardAt !== null,
   };
 }
 

@@ -6,7 +6,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { Discount, Offer, OfferListing, OfferProgress } from '../domain/ofs-offer.js';
-import { userCategoryOf } from '../domain/ofs-offer.js';
+import { userCategoryOf, type IndicativePrice } from '../domain/ofs-offer.js';
 import type { OfferBidder } from '../domain/ofs-offer-rules.js';
 import { upsertIssues } from './ofs-issues.js';
 import { executorOf, type StoreTx } from './write-tx.js';
@@ -22,6 +22,13 @@ export interface OfferRegistration {
   tUnallotted: number | null;
   /** When the operator told an under-subscribed T day to be allotted anyway. */
   tProceedAt: number | null;
+  /** The retail cut-off the T+1 allocation found. */
+  t1RetailCutoffPricePaise: number | null;
+}
+
+/** The indicative price the exchange published at one instant of T. */
+export interface PublishedIndicative extends IndicativePrice {
+  at: number;
 }
 
 /** An import the registry refuses: the message says why (an instrument of two kinds, terms fixed by an allocation). */
@@ -66,6 +73,7 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
     tCutoffPricePaise: nullableNumber(row.t_cutoff_price_paise),
     tUnallotted: nullableNumber(row.t_unallotted),
     tProceedAt: nullableNumber(row.t_proceed_at),
+    t1RetailCutoffPricePaise: nullableNumber(row.t1_retail_cutoff_price_paise),
   };
 }
 
@@ -129,6 +137,17 @@ export class OfsOfferRepository {
     const db = executorOf(this.db, storeTx);
     const listing = await db.selectFrom('ofs_offer_listings').select('offer_id').where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
     return listing && this.find(listing.offer_id, storeTx);
+  }
+
+  /** The indicative prices the exchange published for the offer, the latest `limit`, oldest first. */
+  async indicativeHistory(offerId: string, limit: number): Promise<PublishedIndicative[]> {
+    const rows = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('offer_id', '=', offerId).orderBy('at', 'desc').limit(limit).execute();
+    return rows.reverse().map((row) => ({
+      at: Number(row.at),
+      all: { pricePaise: nullableNumber(row.price_paise), quantity: Number(row.quantity) },
+      margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: Number(row.quantity_h) },
+      margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: Number(row.quantity_t) },
+    }));
   }
 
   /**

@@ -3,6 +3,7 @@
  * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
  */
 import type { Kysely, Selectable } from 'kysely';
+import type { IndicativePrice } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
@@ -301,6 +302,56 @@ export class SimExchangeRepository {
     return rows.map((row) => row.offer_id);
   }
 
+  /** The offers whose T session has opened and whose T allocation has not run: the exchange publishes their indicative price. */
+  async offersBiddingOnT(now: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('ofs_offers')
+      .select('offer_id')
+      .where('t_opens_at', '<=', now)
+      .where('t_allocated_at', 'is', null)
+      .where('cancelled_at', 'is', null)
+      .orderBy('offer_id')
+      .execute();
+    return rows.map((row) => row.offer_id);
+  }
+
+  /** The live bids of the offer as the indicative price reads them (no lock: a published figure). */
+  async offerBook(offerId: string): Promise<{ category: string; marginType: string | null; pricePaise: number; quantity: number }[]> {
+    const rows = await this.db
+      .selectFrom('sim_exchange_bids')
+      .select(['category', 'margin_type', 'price_paise', 'quantity'])
+      .where('offer_id', '=', offerId)
+      .where('status', '=', 'LIVE')
+      .execute();
+    return rows.map((row) => ({ category: row.category, marginType: row.margin_type, pricePaise: Number(row.price_paise), quantity: Number(row.quantity) }));
+  }
+
+  /** Publishes the offer's indicative figures at `now`, unless they are what was published last. */
+  async publishIndicative(offerId: string, figures: IndicativePrice, now: number): Promise<boolean> {
+    const last = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('offer_id', '=', offerId).orderBy('at', 'desc').limit(1).executeTakeFirst();
+    const row = {
+      offer_id: offerId,
+      at: now,
+      price_paise: figures.all.pricePaise,
+      quantity: figures.all.quantity,
+      price_h_paise: figures.margin100.pricePaise,
+      quantity_h: figures.margin100.quantity,
+      price_t_paise: figures.margin0.pricePaise,
+      quantity_t: figures.margin0.quantity,
+    };
+    const same = (a: number | null, b: number | null) => (a === null ? b === null : b !== null && Number(b) === a);
+    if (
+      last !== undefined &&
+      (Number(last.at) >= now ||
+        (same(row.price_paise, last.price_paise) && same(row.quantity, last.quantity) && same(row.price_h_paise, last.price_h_paise) && same(row.quantity_h, last.quantity_h) && same(row.price_t_paise, last.price_t_paise) && same(row.quantity_t, last.quantity_t)))
+    ) {
+      return false;
+    }
+    // Two exchanges' pollers publishing at the same instant: the first one's row stands.
+    await this.db.insertInto('ofs_offer_indicative').values(row).onConflict((oc) => oc.columns(['offer_id', 'at']).doNothing()).execute();
+    return true;
+  }
+
   /** The live bids of the offer, on every listing, locked until the transaction ends (see liveBids). */
   async liveOfferBids(storeTx: StoreTx, offerId: string): Promise<SimBid[]> {
     const trx = openTx(storeTx).trx;
@@ -337,11 +388,11 @@ export class SimExchangeRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Claims the offer's T+1 allocation (see claimTAllocation). */
-  async claimT1Allocation(storeTx: StoreTx, offerId: string, now: number): Promise<boolean> {
+  /** Claims the offer's T+1 allocation and records the retail cut-off it found (see claimTAllocation). */
+  async claimT1Allocation(storeTx: StoreTx, offerId: string, retailCutoffPricePaise: number, now: number): Promise<boolean> {
     const result = await openTx(storeTx)
       .trx.updateTable('ofs_offers')
-      .set({ t1_allocated_at: now, updated_at: now })
+      .set({ t1_allocated_at: now, t1_retail_cutoff_price_paise: retailCutoffPricePaise, updated_at: now })
       .where('offer_id', '=', offerId)
       .where('t_allocated_at', 'is not', null)
       .where('t1_allocated_at', 'is', null)

@@ -93,7 +93,21 @@ export interface OfsOffersTable {
   cancelled_at: Generated<number | null>;
   /** The operator's decision to allot an under-subscribed T day anyway (migration 0014). */
   t_proceed_at: Generated<number | null>;
+  /** The retail cut-off the T+1 allocation found. */
+  t1_retail_cutoff_price_paise: Generated<number | null>;
   updated_at: number;
+}
+
+/** The indicative price an offer's exchange published at one instant of T (migration 0014). */
+export interface OfsOfferIndicativeTable {
+  offer_id: string;
+  at: number;
+  price_paise: number | null;
+  quantity: number;
+  price_h_paise: number | null;
+  quantity_h: number;
+  price_t_paise: number | null;
+  quantity_t: number;
 }
 
 /** One listing of an offer: the instrument bids name, with each category's series. */
@@ -400,6 +414,7 @@ export interface Database {
   order_history: OrderHistoryTable;
   outbox: OutboxTable;
   order_carts: OrderCartsTable;
+  ofs_offer_indicative: OfsOfferIndicativeTable;
   sim_exchange_bids: SimExchangeBidsTable;
   sim_exchange_events: SimExchangeEventsTable;
   webhooks: WebhooksTable;

@@ -253,6 +253,20 @@ describe('ordergate ofs import', () => {
     expect(added.stdout).toBe('offer_id: ACME-OFS-1\nemployees: emma\n');
     expectOneLineFailure(await ordergate(['ofs', 'employees', 'add', 'NOPE', 'emma']), /^ordergate: no offer NOPE\n$/);
 
+    // The operator's answers to an under-subscribed T day: go on, or cancel; each once.
+    const proceed = await ordergate(['ofs', 'proceed', 'ACME-OFS-1']);
+    expect(proceed.code, proceed.stderr).toBe(0);
+    expect(proceed.stdout).toBe('proceeding: ACME-OFS-1: the T allocation runs at the next pass of the OMS\n');
+    const cancelled = await ordergate(['ofs', 'cancel', 'ACME-OFS-1']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toBe('cancelled: ACME-OFS-1: its live bids are cancelled at the next pass of the OMS\n');
+    expectOneLineFailure(await ordergate(['ofs', 'cancel', 'ACME-OFS-1']), /^ordergate: offer ACME-OFS-1: it was cancelled already, or its T\+1 allocation has run\n$/);
+    expectOneLineFailure(await ordergate(['ofs', 'proceed', 'NOPE']), /^ordergate: no offer NOPE\n$/);
+    expect(await inStore((store) => store.db.selectFrom('ofs_offers').select(['t_proceed_at', 'cancelled_at']).executeTakeFirstOrThrow())).toMatchObject({
+      t_proceed_at: expect.anything(),
+      cancelled_at: expect.anything(),
+    });
+
     // A listing cannot also be an issue: the whole file is refused.
     const clash = await ordergate(['ofs', 'import', issueFile('clash', [{ ...sbin, scrip_token: 700001 }])]);
     expectOneLineFailure(clash, /NSE_EQ 700001 is already a listing of offer ACME-OFS-1/);

@@ -59,6 +59,10 @@ describe('the offers read calls', () => {
         state: 'ANNOUNCED',
         t_cutoff_price: null,
         employee_price: null,
+        retail_cutoff_price: null,
+        retail_price: null,
+        indicative: null,
+        awaiting_operator: false,
         settlement: 'by-day',
       },
     ]);
@@ -68,7 +72,8 @@ describe('the offers read calls', () => {
     server.clock.now = T;
     expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN' });
     server.clock.now = T + 8 * HOUR;
-    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN' });
+    // Nobody bid: the T allocation waits for the operator.
+    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN', awaiting_operator: true });
   });
 
   it('recomputes the total and the reservations when the green shoe is exercised', async () => {
@@ -94,6 +99,7 @@ describe('the offers read calls', () => {
     expect(one.status, one.text).toBe(200);
     expect(one.body).toMatchObject({ message: 'OFS offer fetched successfully', data: { offer: { offer_id: 'ACME-OFS-1', symbol: 'ACME' } } });
     expect(one.body.data.offer).toEqual((await list()).data.offers[0]);
+    expect(one.body.data.indicative_history).toEqual([]);
 
     const unknown = await server.call('GET', `${OFFERS}/NOPE`, { token: alice.token });
     expect(unknown.status).toBe(404);

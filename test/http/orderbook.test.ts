@@ -99,6 +99,10 @@ describe('order book and order history', () => {
           part_code: '',
           vender_code: '',
           category: 'RETAIL',
+          offer_id: '',
+          bid_category: '',
+          margin_type: '',
+          carried_forward: false,
         },
       ]);
     });
@@ -255,6 +259,10 @@ describe('order book and order history', () => {
         part_code: '',
         vender_code: '',
         category: 'RETAIL',
+        offer_id: '',
+        bid_category: '',
+        margin_type: '',
+        carried_forward: false,
         reason,
       });
       expect(res.body.data).toEqual([

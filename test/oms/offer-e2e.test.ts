@@ -139,6 +139,16 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     await oms.runOnce();
     expect(await order('mf1', orders.mf1)).toMatchObject({ status: 'PENDING' });
     expect(await order('ic1', orders.ic1_bse)).toMatchObject({ status: 'PENDING', exchange: 'BSE_EQ' });
+    // The exchange publishes the indicative price: the VWAP of the valid non-retail bids, and apart by margin.
+    const read = await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token });
+    expect(read.body.data.offer.indicative).toEqual({
+      at: new Date(T + 10 * MINUTE).toISOString(),
+      price: 100.86, // 1,66,425.00 / 1,650
+      quantity: 1650,
+      margin_100: { price: 100.82, quantity: 1550 }, // 1,56,275.00 / 1,550
+      margin_0: { price: 101.5, quantity: 100 },
+    });
+    expect(read.body.data.indicative_history).toEqual([{ at: new Date(T + 10 * MINUTE).toISOString(), price: 100.86, quantity: 1650 }]);
   });
 
   it('blocks funds for 100 %-margin bids and nothing for a 0 %-margin one, which may only be revised upward', async () => {
@@ -209,7 +219,9 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expectRefused(await carry('ret1', orders.ret1), 409, 'e-378', /non-retail/);
     await oms.runOnce();
     expect((await history('nii1', orders.nii1)).map((h) => h.reason)).toContain('Carried forward at the exchange');
-    expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', order_price: '101.50', pending_quantity: 200 });
+    expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', order_price: '101.50', pending_quantity: 200, offer_id: 'ACME-OFS-1', bid_category: 'NII', margin_type: 'H', carried_forward: true });
+    expect(await order('emp1', orders.emp1)).toMatchObject({ bid_category: 'EMPLOYEE', category: 'NON_RETAIL', carried_forward: false });
+    expect(await order('ret2', orders.ret2_bse)).toMatchObject({ bid_category: 'RETAIL', series: 'A' });
     expect(await order('ret1', orders.ret1)).toMatchObject({ status: 'PENDING' });
     // The retail cut-off bid is blocked at the T-day cut-off.
     expect(await balance('ret1')).toMatchObject({ blocked: '10025.00' });
@@ -241,6 +253,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     // 1,050 non-retail on T, 130 retail, 20 spilled and 40 to employees on T+1.
     expect(trades.reduce((sum, t) => sum + Number(t.quantity), 0)).toBe(1050 + 130 + 20 + 40);
     const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body.data.offer;
-    expect(offer).toMatchObject({ state: 'ALLOCATED' });
+    // Retail was not oversubscribed: its cut-off is the T-day cut-off, and UNIFORM retail paid it less Rs 2.50.
+    expect(offer).toMatchObject({ state: 'ALLOCATED', retail_cutoff_price: 100.25, retail_price: 97.75, employee_price: 95.23 });
   });
 });

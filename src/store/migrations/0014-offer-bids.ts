@@ -4,7 +4,9 @@
  * - `orders.offer_id`, `offer_category` (RETAIL, EMPLOYEE, NII, MF, IC, OTHS), `margin_type` (H or T) and
  *   `carried_forward_at` (when the bidder carried an unallotted non-retail bid forward to T+1). Null on
  *   bids in an issue of the one-listing model.
- * - `ofs_offers.t_proceed_at`: the operator's decision to allot an under-subscribed T day anyway.
+ * - `ofs_offers.t_proceed_at`: the operator's decision to allot an under-subscribed T day anyway;
+ *   `t1_retail_cutoff_price_paise`: the retail cut-off the T+1 allocation found.
+ * - `ofs_offer_indicative`: the indicative price the exchange publishes through T, as it changes.
  * - The simulated exchange's book: the bid's offer, bidder, margin type, what it was allotted on T, and
  *   whether it was carried forward; its events may be partial (a T-day allotment that leaves the bid live).
  * - `trades.order_id` is no longer unique: a bid allotted in part on T and the rest on T+1 has two trades
@@ -23,6 +25,22 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.createIndex('orders_user_offer').on('orders').columns(['user_id', 'offer_id']).execute();
 
   await db.schema.alterTable('ofs_offers').addColumn('t_proceed_at', 'bigint').execute();
+  // The retail cut-off the T+1 allocation found (the UNIFORM retail price is it less the discount).
+  await db.schema.alterTable('ofs_offers').addColumn('t1_retail_cutoff_price_paise', 'bigint').execute();
+  // What the exchange publishes through T: the indicative price and the quantity bid, all valid non-retail
+  // bids and apart by margin type, one row each time the figures change.
+  await db.schema
+    .createTable('ofs_offer_indicative')
+    .addColumn('offer_id', 'text', (c) => c.notNull().references('ofs_offers.offer_id'))
+    .addColumn('at', 'bigint', (c) => c.notNull())
+    .addColumn('price_paise', 'bigint')
+    .addColumn('quantity', 'bigint', (c) => c.notNull())
+    .addColumn('price_h_paise', 'bigint')
+    .addColumn('quantity_h', 'bigint', (c) => c.notNull())
+    .addColumn('price_t_paise', 'bigint')
+    .addColumn('quantity_t', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('ofs_offer_indicative_pk', ['offer_id', 'at'])
+    .execute();
 
   await db.schema.alterTable('sim_exchange_bids').addColumn('offer_id', 'text').execute();
   await db.schema.alterTable('sim_exchange_bids').addColumn('user_id', 'text').execute();

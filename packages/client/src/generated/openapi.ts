@@ -3055,10 +3055,18 @@ export interface paths {
                                 /** @description As sent; "" when none. */
                                 vender_code: string;
                                 /**
-                                 * @description The bidder category the order was placed under.
+                                 * @description The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).
                                  * @enum {string}
                                  */
                                 category: "RETAIL" | "NON_RETAIL";
+                                /** @description The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model. */
+                                offer_id: string;
+                                /** @description The bid's category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer. */
+                                bid_category: string;
+                                /** @description The bid's margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer. */
+                                margin_type: string;
+                                /** @description Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward). */
+                                carried_forward: boolean;
                             }[];
                             metadata: {
                                 /** @description How many records match the filters, on all pages. */
@@ -3395,10 +3403,18 @@ export interface paths {
                                 /** @description As sent; "" when none. */
                                 vender_code: string;
                                 /**
-                                 * @description The bidder category the order was placed under.
+                                 * @description The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).
                                  * @enum {string}
                                  */
                                 category: "RETAIL" | "NON_RETAIL";
+                                /** @description The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model. */
+                                offer_id: string;
+                                /** @description The bid's category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer. */
+                                bid_category: string;
+                                /** @description The bid's margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer. */
+                                margin_type: string;
+                                /** @description Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward). */
+                                carried_forward: boolean;
                                 /** @description What happened. */
                                 reason: string;
                             }[];
@@ -4699,6 +4715,31 @@ export interface paths {
                                     t_cutoff_price: number | null;
                                     /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
                                     employee_price: number | null;
+                                    /** @description The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. */
+                                    retail_cutoff_price: number | null;
+                                    /** @description UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount). */
+                                    retail_price: number | null;
+                                    /** @description The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail. */
+                                    indicative: {
+                                        /** @description When the exchange published these figures. */
+                                        at: string;
+                                        /** @description The volume-weighted average price of all valid non-retail bids; null when none. */
+                                        price: number | null;
+                                        /** @description The shares they bid. */
+                                        quantity: number;
+                                        /** @description 100 %-margin (H) bids. */
+                                        margin_100: {
+                                            price: number | null;
+                                            quantity: number;
+                                        };
+                                        /** @description 0 %-margin (T) bids. */
+                                        margin_0: {
+                                            price: number | null;
+                                            quantity: number;
+                                        };
+                                    } | null;
+                                    /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
+                                    awaiting_operator: boolean;
                                     /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
                                     settlement: string;
                                 }[];
@@ -5036,9 +5077,40 @@ export interface paths {
                                     t_cutoff_price: number | null;
                                     /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
                                     employee_price: number | null;
+                                    /** @description The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. */
+                                    retail_cutoff_price: number | null;
+                                    /** @description UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount). */
+                                    retail_price: number | null;
+                                    /** @description The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail. */
+                                    indicative: {
+                                        /** @description When the exchange published these figures. */
+                                        at: string;
+                                        /** @description The volume-weighted average price of all valid non-retail bids; null when none. */
+                                        price: number | null;
+                                        /** @description The shares they bid. */
+                                        quantity: number;
+                                        /** @description 100 %-margin (H) bids. */
+                                        margin_100: {
+                                            price: number | null;
+                                            quantity: number;
+                                        };
+                                        /** @description 0 %-margin (T) bids. */
+                                        margin_0: {
+                                            price: number | null;
+                                            quantity: number;
+                                        };
+                                    } | null;
+                                    /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
+                                    awaiting_operator: boolean;
                                     /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
                                     settlement: string;
                                 };
+                                /** @description The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart. */
+                                indicative_history: {
+                                    at: string;
+                                    price: number | null;
+                                    quantity: number;
+                                }[];
                             };
                         };
                     };
@@ -8322,10 +8394,18 @@ export interface paths {
                                 /** @description As sent; "" when none. */
                                 vender_code: string;
                                 /**
-                                 * @description The bidder category the order was placed under.
+                                 * @description The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).
                                  * @enum {string}
                                  */
                                 category: "RETAIL" | "NON_RETAIL";
+                                /** @description The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model. */
+                                offer_id: string;
+                                /** @description The bid's category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer. */
+                                bid_category: string;
+                                /** @description The bid's margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer. */
+                                margin_type: string;
+                                /** @description Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward). */
+                                carried_forward: boolean;
                             };
                         };
                     };
