@@ -83,7 +83,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
-    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now),
+    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now, offers),
     ofsOffers: new OfsOfferService(offers, now),
   };
 }

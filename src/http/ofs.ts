@@ -1,13 +1,14 @@
 /**
  * The OFS read calls: the registered issues (GET /transactional/v1/ofs/issues) and offers
  * (GET /transactional/v1/ofs/offers, .../{offer_id}), for any logged-in user; an issue's book of demand
- * (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only).
+ * (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only) and an offer's book per category
+ * and listing (GET /operator/v1/ofs/offers/{offer_id}/book, operators only).
  */
 import { Errors } from '../domain/errors.js';
 import { NoQuery } from '../schemas/common.js';
 import { OfsBookParams, OfsBookResponse, OfsIssuesResponse } from '../schemas/ofs.js';
 import type { OfsBookService } from '../services/ofs-book.js';
-import { OfsOfferParams, OfsOfferResponse, OfsOffersResponse } from '../schemas/ofs-offer.js';
+import { OfsOfferBookResponse, OfsOfferParams, OfsOfferResponse, OfsOffersResponse } from '../schemas/ofs-offer.js';
 import type { OfsOfferService } from '../services/ofs-offers.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
@@ -47,6 +48,24 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
       },
     },
     async (request) => success('OFS offer fetched successfully', await ofsOffers.get(request.params.offer_id)),
+  );
+
+  app.get(
+    '/operator/v1/ofs/offers/:offer_id/book',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['operator'],
+        summary: "An offer's book: the broker's bids and allotments per category and listing, and the open non-retail demand by price (operators only)",
+        description:
+          "For users the operator made operators; anyone else gets 403 e-214. `offer` is the offer as its read call answers it (portions, state, indicative price, cut-offs, `awaiting_operator`); `categories` sums the broker's bids of each category, in all and per listing: what is still bid for and what was allotted; `non_retail_demand` is the live non-retail demand by price, highest first, with the demand at or above each price.",
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: NoQuery,
+        response: { 200: OfsOfferBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.OPERATOR_REQUIRED, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('OFS offer book fetched successfully', await ofsBook.operatorOfferBook(callerOf(request), request.params.offer_id)),
   );
 
   app.get(

@@ -173,6 +173,42 @@ export const OfsOfferData = Type.Object(
 );
 export type OfsOfferData = Static<typeof OfsOfferData>;
 
+const BookFigures = {
+  bids: Type.Integer({ description: 'Bids live or allotted.' }),
+  open_quantity: Type.Number({ description: 'Shares the live bids still bid for.' }),
+  allotted_quantity: Type.Number({ description: 'Shares allotted (on T and T+1).' }),
+  allotted_value: Type.Number({ description: 'What the allotments cost, in rupees.' }),
+};
+
+/** An offer's book (operators only): the broker's bids per category and listing, and the open non-retail demand by price. */
+export const OfsOfferBookData = Type.Object(
+  {
+    server_time: Type.String(),
+    offer: OfsOfferEntry,
+    categories: Type.Array(
+      Type.Object(
+        {
+          category: StringEnum(['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'], 'The bid category.'),
+          ...BookFigures,
+          by_listing: Type.Array(Type.Object({ exchange: Type.String(), scrip_token: Type.Integer(), ...BookFigures }, { additionalProperties: false })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Every category in the framework\'s order; its portion is in offer.portions (MF and IC share mf_ic_reserved, then the rest of non_retail with NII and OTHS).' },
+    ),
+    non_retail_demand: Type.Array(
+      Type.Object(
+        { price: Type.Number(), quantity: Type.Number(), cumulative: Type.Number({ description: 'Open non-retail demand at or above this price.' }), bids: Type.Integer() },
+        { additionalProperties: false },
+      ),
+      { description: 'The live non-retail bids by price, highest first.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OfsOfferBookData = Static<typeof OfsOfferBookData>;
+export const OfsOfferBookResponse = SuccessEnvelope(OfsOfferBookData, 'OFS offer book fetched successfully');
+
 export const OfsOfferParams = Type.Object({ offer_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 export const OfsOffersResponse = SuccessEnvelope(OfsOffersData, 'OFS offers fetched successfully');

@@ -1,12 +1,16 @@
 /**
  * What the console reads of the OFS issues (docs/design/console-api.md): every registered issue with where
- * its windows stand, for any logged-in user; and an issue's book of demand, clearing prices and allotments,
- * for operators only.
+ * its windows stand, for any logged-in user; an issue's book of demand, clearing prices and allotments, and
+ * an offer's book per category and listing, for operators only.
  */
 import { ApiError, Errors } from '../domain/errors.js';
 import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook } from '../domain/ofs-book.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { OfsBookData, OfsIssueEntry, OfsIssuesData } from '../schemas/ofs.js';
+import type { OfsOfferBookData } from '../schemas/ofs-offer.js';
+import { offerBook, type OfferBookFigures } from '../domain/ofs-offer-book.js';
+import type { OfsOfferRepository } from '../store/ofs-offers.js';
+import { toOfferEntry } from './ofs-offers.js';
 import type { OfsBookRepository } from '../store/ofs-book.js';
 import type { OfsIssueRegistration, OfsIssueRepository } from '../store/ofs-issues.js';
 import type { UserRepository } from '../store/users.js';
@@ -55,6 +59,7 @@ export class OfsBookService {
     private readonly book: OfsBookRepository,
     private readonly users: UserRepository,
     private readonly now: () => number,
+    private readonly offers: OfsOfferRepository,
   ) {}
 
   async listIssues(caller: Caller): Promise<OfsIssuesData> {
@@ -94,6 +99,33 @@ export class OfsBookService {
         non_retail: { portion: book.clearing.nonRetail.portion, demand: book.clearing.nonRetail.demand, price: priceOrNull(book.clearing.nonRetail.clearingPricePaise) },
       },
       allotted: registration.allocatedAt === null ? null : toAllotted(allottedBook(sums.allotted)),
+    };
+  }
+
+  /**
+   * The book of one offer (operators only; 403 first, then 404): the offer as its read call answers it,
+   * and the broker's bids per category and listing (open and allotted), with the open non-retail demand by
+   * price.
+   */
+  async operatorOfferBook(caller: Caller, offerId: string): Promise<OfsOfferBookData> {
+    await this.requireOperator(caller);
+    const registration = await this.offers.find(offerId);
+    if (registration === undefined) {
+      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [{ field: 'offer_id', message: 'no such offer' }]);
+    }
+    const [latest] = await this.offers.indicativeHistory(offerId, 1);
+    const book = offerBook(registration.offer, await this.book.offerSums(offerId));
+    const figures = (f: OfferBookFigures) => ({ bids: f.bids, open_quantity: f.openQuantity, allotted_quantity: f.allottedQuantity, allotted_value: rupees(f.allottedValuePaise) });
+    const now = this.now();
+    return {
+      server_time: instant(now),
+      offer: toOfferEntry(registration, now, latest),
+      categories: book.categories.map((c) => ({
+        category: c.category,
+        ...figures(c),
+        by_listing: c.byListing.map((l) => ({ exchange: l.exchange, scrip_token: l.scripToken, ...figures(l) })),
+      })),
+      non_retail_demand: book.nonRetailDemand.map((level) => ({ price: rupees(level.pricePaise), quantity: level.quantity, cumulative: level.cumulative, bids: level.bids })),
     };
   }
 

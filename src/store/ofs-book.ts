@@ -5,6 +5,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { BookGroup } from '../domain/ofs-book.js';
+import type { OfferBookRow } from '../domain/ofs-offer-book.js';
+import type { OfferCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
 import type { DialectName } from './database.js';
@@ -56,5 +58,45 @@ export class OfsBookRepository {
       (Number(row.allotted) === 1 ? sums.allotted : sums.live).push(group);
     }
     return sums;
+  }
+
+  /**
+   * The sums behind an offer's book (domain/ofs-offer-book.ts): its bids that are live or allotted, per
+   * listing, category, liveness and price, over the orders of the offer alone (the partial index
+   * orders_offer, migration 0014).
+   */
+  async offerSums(offerId: string): Promise<OfferBookRow[]> {
+    const total = this.dialect === 'sqlite' ? 'total' : 'sum';
+    const rows = await this.db
+      .selectFrom('orders')
+      .select((eb) => {
+        const live = eb.case().when('status', 'in', [...LIVE_STATUSES]).then(eb.lit(1)).else(eb.lit(0)).end();
+        return [
+          'exchange',
+          'scrip_token',
+          'offer_category',
+          'price_paise',
+          live.as('live'),
+          eb.fn<number | string>(total, [sql`quantity - traded_quantity`]).as('open_quantity'),
+          eb.fn<number | string>(total, [eb.ref('traded_quantity')]).as('allotted_quantity'),
+          eb.fn<number | string>(total, [sql`traded_quantity * coalesce(traded_price_paise, 0)`]).as('allotted_value'),
+          eb.fn.countAll<number | string>().as('bids'),
+        ];
+      })
+      .where('offer_id', '=', offerId)
+      .where('status', 'in', [...LIVE_STATUSES, OrderStatus.EXECUTED])
+      .groupBy(['exchange', 'scrip_token', 'offer_category', 'price_paise', sql.ref('live')])
+      .execute();
+    return rows.map((row) => ({
+      exchange: row.exchange,
+      scripToken: Number(row.scrip_token),
+      category: row.offer_category as OfferCategory,
+      live: Number(row.live) === 1,
+      pricePaise: Number(row.price_paise),
+      openQuantity: Number(row.open_quantity),
+      allottedQuantity: Number(row.allotted_quantity),
+      allottedValuePaise: Number(row.allotted_value),
+      bids: Number(row.bids),
+    }));
   }
 }

@@ -50,6 +50,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   let oms: OmsWorker;
   let funds: FundsService;
   const users = {} as Record<Name, TestUser>;
+  let ops: TestUser;
   const orders = {} as Record<'mf1' | 'ic1_bse' | 'nii1' | 'oths1_bse' | 'nii2' | 'ret1' | 'ret2_bse' | 'emp1', string>;
 
   beforeAll(async () => {
@@ -67,6 +68,8 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     users.ret3 = await server.createUser('ret3');
     users.emp1 = await server.createUser('emp1');
     await server.admin.addEmployees('ACME-OFS-1', ['emp1']);
+    ops = await server.createUser('ops');
+    await new UserRepository(server.store.db, server.store.dialect).setOperator('ops', server.clock.now);
     funds = new FundsService(server.store, new FundsRepository(server.store.db, server.store.dialect), new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
     for (const name of ['nii1', 'nii2', 'ic1', 'ret1', 'emp1'] as const) await funds.deposit(name, '1000000');
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
@@ -185,6 +188,25 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     // nii1 paid 300 x 101.00 and keeps 200 x 101.00 blocked for the rest; ic1 (0 % margin) is debited nothing.
     expect(await balance('nii1')).toMatchObject({ debited: '30300.00', blocked: '20200.00' });
     expect(await balance('ic1')).toMatchObject({ debited: '0.00', blocked: '0.00' });
+    // The operator's book: the broker's bids per category and listing, open and allotted, and the open non-retail demand by price.
+    const book = await server.call('GET', '/operator/v1/ofs/offers/ACME-OFS-1/book', { token: ops.token });
+    expect(book.status, book.text).toBe(200);
+    const category = (name: string) => book.body.data.categories.find((c: { category: string }) => c.category === name);
+    expect(book.body.data.categories.map((c: { category: string }) => c.category)).toEqual(['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS']);
+    expect(category('MF')).toEqual({ category: 'MF', bids: 1, open_quantity: 0, allotted_quantity: 250, allotted_value: 25_500, by_listing: [{ exchange: 'NSE_EQ', scrip_token: 700001, bids: 1, open_quantity: 0, allotted_quantity: 250, allotted_value: 25_500 }] });
+    expect(category('IC')).toMatchObject({ allotted_quantity: 100, by_listing: [{ exchange: 'BSE_EQ', scrip_token: 800001, allotted_quantity: 100, allotted_value: 10_150 }] });
+    expect(category('NII')).toMatchObject({ bids: 2, open_quantity: 400, allotted_quantity: 400, allotted_value: 30_300 + 10_025 });
+    expect(category('OTHS')).toMatchObject({ bids: 1, open_quantity: 300, allotted_quantity: 300, by_listing: [{ exchange: 'BSE_EQ' }] });
+    expect(category('RETAIL')).toMatchObject({ bids: 0, open_quantity: 0, by_listing: [] });
+    expect(book.body.data.non_retail_demand).toEqual([
+      { price: 101, quantity: 200, cumulative: 200, bids: 1 },
+      { price: 100.5, quantity: 300, cumulative: 500, bids: 1 },
+      { price: 100.25, quantity: 200, cumulative: 700, bids: 1 },
+    ]);
+    expect(book.body.data.offer).toMatchObject({ offer_id: 'ACME-OFS-1', state: 'T_ALLOCATED' });
+    expectRefused(await server.call('GET', '/operator/v1/ofs/offers/ACME-OFS-1/book', { token: users.mf1.token }), 403, 'e-214');
+    expectRefused(await server.call('GET', '/operator/v1/ofs/offers/NOPE/book', { token: ops.token }), 404, 'e-368');
+
     // The T allocation has fixed the bids: no more changes until they are carried forward.
     expectRefused(await modify('nii1', orders.nii1, 500, 101.5), 422, 'e-355');
   });

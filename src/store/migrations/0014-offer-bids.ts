@@ -21,8 +21,10 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.alterTable('orders').addColumn('offer_category', 'text').execute();
   await db.schema.alterTable('orders').addColumn('margin_type', 'text').execute();
   await db.schema.alterTable('orders').addColumn('carried_forward_at', 'bigint').execute();
-  // The employee and retail limits of an offer read a user's live bids in it.
-  await db.schema.createIndex('orders_user_offer').on('orders').columns(['user_id', 'offer_id']).execute();
+  // The employee and retail limits of an offer read a user's live bids in it; the operator's book reads the
+  // offer's bids. Partial: the bids in issues (every bid of the one-listing model) carry no index entry.
+  await db.schema.createIndex('orders_user_offer').on('orders').columns(['user_id', 'offer_id']).where(sql.ref('offer_id'), 'is not', null).execute();
+  await db.schema.createIndex('orders_offer').on('orders').column('offer_id').where(sql.ref('offer_id'), 'is not', null).execute();
 
   await db.schema.alterTable('ofs_offers').addColumn('t_proceed_at', 'bigint').execute();
   // The retail cut-off the T+1 allocation found (the UNIFORM retail price is it less the discount).

@@ -5350,6 +5350,457 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/v1/ofs/offers/{offer_id}/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's book: the broker's bids and allotments per category and listing, and the open non-retail demand by price (operators only)
+         * @description For users the operator made operators; anyone else gets 403 e-214. `offer` is the offer as its read call answers it (portions, state, indicative price, cut-offs, `awaiting_operator`); `categories` sums the broker's bids of each category, in all and per listing: what is still bid for and what was allotted; `non_retail_demand` is the live non-retail demand by price, highest first, with the demand at or above each price.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    offer_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OFS offer book fetched successfully */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                server_time: string;
+                                offer: {
+                                    offer_id: string;
+                                    symbol: string;
+                                    listings: {
+                                        /**
+                                         * @description Exchange segment of the listing.
+                                         * @enum {string}
+                                         */
+                                        exchange: "NSE_EQ" | "BSE_EQ";
+                                        scrip_token: number;
+                                        /** @description The series each category bids in on this listing. */
+                                        series: {
+                                            RETAIL: string;
+                                            NON_RETAIL: string;
+                                            EMPLOYEE: string | null;
+                                        };
+                                    }[];
+                                    /** @description Rupees. */
+                                    floor_price: number;
+                                    /** @description Rupees. */
+                                    tick_size: number;
+                                    base_quantity: number;
+                                    green_shoe_quantity: number;
+                                    /** @description The seller's decision (by 17:00 on T); fixed once the T allocation runs. */
+                                    green_shoe_exercised: boolean;
+                                    retail_reserve_pct: number;
+                                    /** @description The offer in shares, as the exchanges print it. */
+                                    portions: {
+                                        /** @description Base plus the green shoe when exercised. */
+                                        total: number;
+                                        /** @description ceil(retail_reserve_pct x total / 100). */
+                                        retail_reserved: number;
+                                        /** @description total - retail_reserved: allotted on T. */
+                                        non_retail: number;
+                                        /** @description ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first. */
+                                        mf_ic_reserved: number;
+                                        /** @description On top of the total. */
+                                        employee: number;
+                                        /** @description floor(25 % of total): the most any bidder but an MF or IC is allotted. */
+                                        single_bidder_cap: number;
+                                    };
+                                    /** @description {"rupees": n}, {"pct": n} or null. */
+                                    retail_discount: {
+                                        rupees: number;
+                                    } | {
+                                        pct: number;
+                                    } | null;
+                                    /**
+                                     * @description UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.
+                                     * @enum {string}
+                                     */
+                                    retail_allocation_price: "UNIFORM" | "BID";
+                                    /** @description {"rupees": n}, {"pct": n} or null. */
+                                    employee_discount: {
+                                        rupees: number;
+                                    } | {
+                                        pct: number;
+                                    } | null;
+                                    /**
+                                     * @description How an oversubscribed portion is allotted.
+                                     * @enum {string}
+                                     */
+                                    allocation: "PROPORTIONATE" | "PRICE_PRIORITY";
+                                    /** @description Day T: non-retail bids. */
+                                    t_day: {
+                                        opens_at: string;
+                                        closes_at: string;
+                                    };
+                                    /** @description Day T+1: retail, employee and carried-forward bids. */
+                                    t1_day: {
+                                        opens_at: string;
+                                        closes_at: string;
+                                    };
+                                    /**
+                                     * @description Which day it is by the server's clock: T-1 before T opens, T until T+1 opens, T+1 until it closes, CLOSED after.
+                                     * @enum {string}
+                                     */
+                                    current_day: "T-1" | "T" | "T+1" | "CLOSED";
+                                    /**
+                                     * @description ANNOUNCED until T opens; T_OPEN until the T allocation has run (it waits for the operator when non-retail demand is short); T_ALLOCATED until T+1 opens; T1_OPEN until the T+1 allocation; ALLOCATED after it; CANCELLED when the operator cancelled the offer.
+                                     * @enum {string}
+                                     */
+                                    state: "ANNOUNCED" | "T_OPEN" | "T_ALLOCATED" | "T1_OPEN" | "ALLOCATED" | "CANCELLED";
+                                    /** @description The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it. */
+                                    t_cutoff_price: number | null;
+                                    /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
+                                    employee_price: number | null;
+                                    /** @description The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. */
+                                    retail_cutoff_price: number | null;
+                                    /** @description UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount). */
+                                    retail_price: number | null;
+                                    /** @description The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail. */
+                                    indicative: {
+                                        /** @description When the exchange published these figures. */
+                                        at: string;
+                                        /** @description The volume-weighted average price of all valid non-retail bids; null when none. */
+                                        price: number | null;
+                                        /** @description The shares they bid. */
+                                        quantity: number;
+                                        /** @description 100 %-margin (H) bids. */
+                                        margin_100: {
+                                            price: number | null;
+                                            quantity: number;
+                                        };
+                                        /** @description 0 %-margin (T) bids. */
+                                        margin_0: {
+                                            price: number | null;
+                                            quantity: number;
+                                        };
+                                    } | null;
+                                    /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
+                                    awaiting_operator: boolean;
+                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
+                                    settlement: string;
+                                };
+                                /** @description Every category in the framework's order; its portion is in offer.portions (MF and IC share mf_ic_reserved, then the rest of non_retail with NII and OTHS). */
+                                categories: {
+                                    /**
+                                     * @description The bid category.
+                                     * @enum {string}
+                                     */
+                                    category: "RETAIL" | "EMPLOYEE" | "NII" | "MF" | "IC" | "OTHS";
+                                    /** @description Bids live or allotted. */
+                                    bids: number;
+                                    /** @description Shares the live bids still bid for. */
+                                    open_quantity: number;
+                                    /** @description Shares allotted (on T and T+1). */
+                                    allotted_quantity: number;
+                                    /** @description What the allotments cost, in rupees. */
+                                    allotted_value: number;
+                                    by_listing: {
+                                        exchange: string;
+                                        scrip_token: number;
+                                        /** @description Bids live or allotted. */
+                                        bids: number;
+                                        /** @description Shares the live bids still bid for. */
+                                        open_quantity: number;
+                                        /** @description Shares allotted (on T and T+1). */
+                                        allotted_quantity: number;
+                                        /** @description What the allotments cost, in rupees. */
+                                        allotted_value: number;
+                                    }[];
+                                }[];
+                                /** @description The live non-retail bids by price, highest first. */
+                                non_retail_demand: {
+                                    price: number;
+                                    quantity: number;
+                                    /** @description Open non-retail demand at or above this price. */
+                                    cumulative: number;
+                                    bids: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-214 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-368 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transactional/v1/ofs/issues": {
         parameters: {
             query?: never;
