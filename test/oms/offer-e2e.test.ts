@@ -1,6 +1,7 @@
 /**
  * A whole offer under the SEBI framework through the public surface (docs/design/ofs.md), on the run's
- * database: non-retail bids of every kind on T on both listings, the green shoe exercised, the T
+ * database, served by two nodes (two servers and two OMS workers on one database; NSE bids go to one,
+ * BSE bids to the other, and every read is checked on both): non-retail bids of every kind on T on both listings, the green shoe exercised, the T
  * allocation with the cap and the discovered cut-off, carry-forward and revision on T+1, retail bids at a
  * price and at the cut-off on both exchanges, an employee, the T+1 allocation with the retail discount and
  * the spill of unsubscribed retail shares to a carried-forward bid, funds, and trades settling by day.
@@ -28,6 +29,7 @@ import { FundsRepository } from '../../src/store/funds.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { offerImport } from '../support/offers.js';
+import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 
 const ORDERS = '/transactional/v1/orders';
@@ -46,15 +48,36 @@ const BSE = { exchange: 'BSE_EQ', scrip_token: 800001, symbol: 'ACME', series: '
 type Name = 'mf1' | 'ic1' | 'nii1' | 'oths1' | 'nii2' | 'ret1' | 'ret2' | 'ret3' | 'emp1';
 
 describe('a whole offer: T on both listings, the T allocation, carry-forward, T+1, settlement by day', () => {
+  let database: TestDatabase;
+  /** Node A, which serves the NSE bids, and node B, which serves the BSE ones. */
   let server: TestServer;
+  let nodeB: TestServer;
   let oms: OmsWorker;
+  let omsB: OmsWorker;
+  /** Both nodes' clocks, moved together. */
+  const clock = {
+    set now(at: number) {
+      server.clock.now = at;
+      nodeB.clock.now = at;
+    },
+    get now() {
+      return server.clock.now;
+    },
+  };
+  /** Both OMS workers, one pass each. */
+  const runOms = async () => {
+    await oms.runOnce();
+    await omsB.runOnce();
+  };
   let funds: FundsService;
   const users = {} as Record<Name, TestUser>;
   let ops: TestUser;
   const orders = {} as Record<'mf1' | 'ic1_bse' | 'nii1' | 'oths1_bse' | 'nii2' | 'ret1' | 'ret2_bse' | 'emp1', string>;
 
   beforeAll(async () => {
-    server = await startTestServer({ now: T - 60 * MINUTE });
+    database = await createMigratedTestDatabase();
+    server = await startTestServer({ databaseUrl: database.databaseUrl, now: T - 60 * MINUTE });
+    nodeB = await startTestServer({ databaseUrl: database.databaseUrl, now: T - 60 * MINUTE });
     await server.admin.importOfs([
       offerImport({ base_quantity: 1000, green_shoe_quantity: 200, employee_quantity: 50, retail_discount: { rupees: 2.5 }, employee_discount: { pct: 5 } }, T),
     ]);
@@ -72,15 +95,23 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     await new UserRepository(server.store.db, server.store.dialect).setOperator('ops', server.clock.now);
     funds = new FundsService(server.store, new FundsRepository(server.store.db, server.store.dialect), new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
     for (const name of ['nii1', 'nii2', 'ic1', 'ret1', 'emp1'] as const) await funds.deposit(name, '1000000');
-    oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
+    oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now, workerId: 'node-a' });
+    omsB = createOmsWorker(nodeB.store, { logger: pino({ level: 'silent' }), now: () => nodeB.clock.now, workerId: 'node-b' });
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await nodeB?.close();
+    await server?.close();
+    await database?.dispose();
+  });
 
   const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
 
+  /** The node a request goes to: B for BSE, A for the rest. */
+  const nodeOf = (exchange: unknown) => (exchange === 'BSE_EQ' ? nodeB : server);
+
   function place(name: Name, scrip: Record<string, unknown>, orderType: 'RL' | 'RL-MKT', quantity: number, price: number) {
     const body = validBid({ scrip_info: { expiry_date: '', strike_price: '', option_type: '', ...scrip }, order_type: orderType, quantity: String(quantity), price });
-    return server.call('POST', PLACE_ORDER, { body, ...as(users[name]) });
+    return nodeOf(scrip.exchange).call('POST', PLACE_ORDER, { body, ...as(users[name]) });
   }
 
   async function placed(name: Name, scrip: Record<string, unknown>, orderType: 'RL' | 'RL-MKT', quantity: number, price: number): Promise<string> {
@@ -91,17 +122,19 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
 
   const exchangeOf = (orderId: string) => (Object.entries(orders).find(([, id]) => id === orderId)?.[0].includes('bse') ? 'BSE_EQ' : 'NSE_EQ');
   const modify = (name: Name, orderId: string, quantity: number, price: number) =>
-    server.call('PUT', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, {
+    nodeOf(exchangeOf(orderId)).call('PUT', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, {
       body: { order_type: 'RL', quantity: String(quantity), price, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null },
       ...as(users[name]),
     });
-  const cancel = (name: Name, orderId: string) => server.call('DELETE', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, as(users[name]));
-  const carry = (name: Name, orderId: string) => server.call('POST', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}/carry_forward`, as(users[name]));
+  const cancel = (name: Name, orderId: string) => nodeOf(exchangeOf(orderId)).call('DELETE', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, as(users[name]));
+  const carry = (name: Name, orderId: string) => nodeOf(exchangeOf(orderId)).call('POST', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}/carry_forward`, as(users[name]));
 
+  /** The order as the order book shows it; both nodes show the same. */
   async function order(name: Name, orderId: string) {
-    const res = await server.call('GET', `${ORDERS}?limit=100`, { token: users[name].token });
-    expect(res.status, res.text).toBe(200);
-    return (res.body.data as Record<string, unknown>[]).find((o) => o.order_id === orderId)!;
+    const [a, b] = await Promise.all([server, nodeB].map((node) => node.call('GET', `${ORDERS}?limit=100`, { token: users[name].token })));
+    expect(a!.status, a!.text).toBe(200);
+    expect(b!.body).toEqual(a!.body);
+    return (a!.body.data as Record<string, unknown>[]).find((o) => o.order_id === orderId)!;
   }
 
   async function history(name: Name, orderId: string) {
@@ -125,7 +158,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   it('takes non-retail bids on T on both listings, by the bidder category the series and the user give', async () => {
     // Before T: refused, with the opening time.
     expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL', 250, 102), 422, 'e-354', /opens at/);
-    server.clock.now = T + 10 * MINUTE;
+    clock.now = T + 10 * MINUTE;
     orders.mf1 = await placed('mf1', { ...NSE, series: 'IS' }, 'RL', 250, 102);
     orders.ic1_bse = await placed('ic1', BSE, 'RL', 100, 101.5);
     orders.nii1 = await placed('nii1', { ...NSE, series: 'IS' }, 'RL', 400, 101);
@@ -139,7 +172,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL-MKT', 10, 0), 422, 'e-357');
     expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL', 10, 99.95), 422, 'e-356', /below the floor price 100.00/);
     expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL', 10, 100.02), 422, 'e-353');
-    await oms.runOnce();
+    await runOms();
     expect(await order('mf1', orders.mf1)).toMatchObject({ status: 'PENDING' });
     expect(await order('ic1', orders.ic1_bse)).toMatchObject({ status: 'PENDING', exchange: 'BSE_EQ' });
     // The exchange publishes the indicative price: the VWAP of the valid non-retail bids, and apart by margin.
@@ -163,7 +196,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expect((await modify('nii1', orders.nii1, 500, 101)).status).toBe(200);
     const spare = await placed('nii2', { ...NSE, series: 'IS' }, 'RL', 10, 100);
     expect((await cancel('nii2', spare)).status).toBe(200);
-    await oms.runOnce();
+    await runOms();
     expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', total_quantity: 500 });
     expect(await balance('nii1')).toMatchObject({ blocked: '50500.00' });
     expect(await order('nii2', spare)).toMatchObject({ status: 'CANCELLED' });
@@ -171,10 +204,10 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
 
   it('allots the non-retail portion at T close with the green shoe, the MF/IC reservation and the cap, and finds the cut-off', async () => {
     await server.admin.setGreenShoe('ACME-OFS-1', true);
-    server.clock.now = T_CLOSE + MINUTE;
+    clock.now = T_CLOSE + MINUTE;
     // Carry-forward is a T+1 act.
     expectRefused(await carry('nii2', orders.nii2), 409, 'e-378', /during T\+1/);
-    await oms.runOnce();
+    await runOms();
     const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body.data.offer;
     expect(offer).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 100.25, portions: { total: 1200, retail_reserved: 150, non_retail: 1050, mf_ic_reserved: 300, single_bidder_cap: 300 } });
 
@@ -212,7 +245,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   });
 
   it('takes carry-forward, revisions at or above the cut-off, retail and employee bids on T+1, and refuses fresh non-retail bids', async () => {
-    server.clock.now = T1 + 5 * MINUTE;
+    clock.now = T1 + 5 * MINUTE;
     // A session lasts 24 hours: the bidders log in again.
     for (const name of Object.keys(users) as Name[]) {
       const login = await server.call('POST', '/authentication/v1/user/session', {
@@ -239,7 +272,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expectRefused(await place('emp1', { ...NSE, series: 'ES' }, 'RL', 10, 100), 422, 'e-364');
     expectRefused(await place('emp1', { ...NSE, series: 'ES' }, 'RL-MKT', 4948, 0), 422, 'e-365', /at most 4947 more shares/);
     expectRefused(await carry('ret1', orders.ret1), 409, 'e-378', /non-retail/);
-    await oms.runOnce();
+    await runOms();
     expect((await history('nii1', orders.nii1)).map((h) => h.reason)).toContain('Carried forward at the exchange');
     expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', order_price: '101.50', pending_quantity: 200, offer_id: 'ACME-OFS-1', bid_category: 'NII', margin_type: 'H', carried_forward: true });
     expect(await order('emp1', orders.emp1)).toMatchObject({ bid_category: 'EMPLOYEE', category: 'NON_RETAIL', carried_forward: false });
@@ -250,8 +283,8 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   });
 
   it('allots retail, employees and the spill at T+1 close, cancels what was not carried forward, and settles by day', async () => {
-    server.clock.now = T1_CLOSE + MINUTE;
-    await oms.runOnce();
+    clock.now = T1_CLOSE + MINUTE;
+    await runOms();
     expect(await order('ret1', orders.ret1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '97.75' });
     expect(await order('ret2', orders.ret2_bse)).toMatchObject({ status: 'EXECUTED', traded_quantity: 30, traded_price: '97.75' });
     expect(await order('emp1', orders.emp1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 40, traded_price: '95.23' });
