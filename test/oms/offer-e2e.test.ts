@@ -305,6 +305,18 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       [20, 10_025, '2026-12-03T03:30:00.000Z'],
     ]);
     expect(of(orders.ret1)).toEqual([[100, 9_775, '2026-12-03T03:30:00.000Z']]);
+    // nii2's T-day shares are a holding since 09:00 on T+1; its T+1 shares are a position until T+2.
+    const portfolio = async (path: string) => {
+      const res = await nodeB.call('GET', path, { token: users.nii2.token });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data as Record<string, unknown>[];
+    };
+    expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', quantity: 100, average_price: '100.25' }]);
+    expect(await portfolio('/transactional/v1/portfolio/positions/all')).toMatchObject([{ exchange: 'NSE_EQ', scrip_token: 700001, buy_quantity: 20, net_quantity: 20 }]);
+    clock.now = Date.parse('2026-12-03T03:30:00Z');
+    expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ quantity: 120, average_price: '100.25' }]);
+    expect(await portfolio('/transactional/v1/portfolio/positions/all')).toEqual([]);
+
     // 1,050 non-retail on T, 130 retail, 20 spilled and 40 to employees on T+1.
     expect(trades.reduce((sum, t) => sum + Number(t.quantity), 0)).toBe(1050 + 130 + 20 + 40);
     const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body.data.offer;
