@@ -109,6 +109,13 @@ export class SimulatedExchange implements ExchangeAdapter {
     return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
       const existing = new Map((await this.book.findBids(bids.map((bid) => bid.orderId), tx)).map((known) => [known.orderId, known]));
       const issueOf = this.issues.reader(tx);
+      // An offer is read once per batch, however many of its bids the batch holds.
+      const offers = new Map<string, Promise<OfferRegistration | undefined>>();
+      const offerOf = (offerId: string) => {
+        let offer = offers.get(offerId);
+        if (offer === undefined) offers.set(offerId, (offer = this.offers.find(offerId, tx)));
+        return offer;
+      };
       const received: NewSimBid[] = [];
       const results: PlaceResult[] = [];
       for (const bid of bids) {
@@ -131,33 +138,9 @@ export class SimulatedExchange implements ExchangeAdapter {
           results.push({ accepted: true, exchangeOrderId: known.exchangeOrderId });
           continue;
         }
-        if (bid.offer !== null) {
-          const offer = await this.offers.find(bid.offer.offerId, tx);
-          const listed = offer?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) === true;
-          const violation = !listed
-            ? `The exchange does not list ${bid.exchange} ${bid.scripToken} as a listing of offer ${bid.offer.offerId}`
-            : firstReason([
-                ...offerDayViolations(offer!.offer, offerState(offer!.offer, offer!.progress, now), bid.offer.category, 'place', false, now),
-                ...offerPriceViolations(bid, offer!.offer, bid.offer.category, offer!.tCutoffPricePaise, false),
-                ...tickViolations(bid.pricePaise / 100, offer!.offer),
-              ]);
-          if (violation) {
-            results.push({ accepted: false, reason: violation });
-            continue;
-          }
-          const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
-          received.push({ ...book, exchangeOrderId });
-          results.push({ accepted: true, exchangeOrderId });
-          continue;
-        }
-        const issue = await issueOf(bid.exchange, bid.scripToken);
-        if (issue === undefined) {
-          results.push({ accepted: false, reason: `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS` });
-          continue;
-        }
-        const violation = firstReason([...windowViolations(issue, bid.category, now), ...termsViolations(bid, issue, bid.category)]);
-        if (violation) {
-          results.push({ accepted: false, reason: violation });
+        const refusal = bid.offer === null ? await this.issueRefusal(bid, issueOf, now) : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
+        if (refusal !== null) {
+          results.push({ accepted: false, reason: refusal });
           continue;
         }
         const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
@@ -167,6 +150,26 @@ export class SimulatedExchange implements ExchangeAdapter {
       await this.book.receiveBids(tx, received, now);
       return results;
     });
+  }
+
+  /** Why the exchange refuses a new bid in an issue (null: it takes it): the issue listed, its window open, the terms. */
+  private async issueRefusal(bid: ExchangeBid, issueOf: (exchange: string, scripToken: number) => Promise<OfsIssue | undefined>, now: number): Promise<string | null> {
+    const issue = await issueOf(bid.exchange, bid.scripToken);
+    if (issue === undefined) return `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS`;
+    return firstReason([...windowViolations(issue, bid.category, now), ...termsViolations(bid, issue, bid.category)]);
+  }
+
+  /** Why the exchange refuses a new bid in an offer (null: it takes it): the listing, the offer's day, the price and the tick. */
+  private offerRefusal(registration: OfferRegistration | undefined, bid: ExchangeBid, inOffer: NonNullable<ExchangeBid['offer']>, now: number): string | null {
+    if (registration?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) !== true) {
+      return `The exchange does not list ${bid.exchange} ${bid.scripToken} as a listing of offer ${inOffer.offerId}`;
+    }
+    const { offer, progress, tCutoffPricePaise } = registration;
+    return firstReason([
+      ...offerDayViolations(offer, offerState(offer, progress, now), inOffer.category, 'place', false, now),
+      ...offerPriceViolations(bid, offer, inOffer.category, tCutoffPricePaise, false),
+      ...tickViolations(bid.pricePaise / 100, offer),
+    ]);
   }
 
   async modify(orderId: string, terms: BidTerms): Promise<ChangeResult> {

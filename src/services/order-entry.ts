@@ -450,6 +450,11 @@ function judgeModification(command: Extract<Command, { kind: 'modify' }>, state:
     disclosedQuantity: request.disclosed_quantity ?? 0,
   };
   checkPreTrade(state, caller, issue!, change, order);
+  return modificationOf(command, state, order, change);
+}
+
+/** The accepted modification: the order with its new terms, queued for the OMS. */
+function modificationOf(command: Extract<Command, { kind: 'modify' }>, state: BatchState, order: Order, change: OrderModification): OrderChange {
   return {
     before: order,
     after: {
@@ -461,7 +466,7 @@ function judgeModification(command: Extract<Command, { kind: 'modify' }>, state:
       updatedAt: state.now,
     },
     reason: modificationReason(order, change),
-    origin: { actor: caller.userId, requestId: command.requestId },
+    origin: { actor: command.caller.userId, requestId: command.requestId },
     outbox: 'MODIFY',
   };
 }
@@ -565,13 +570,7 @@ function judgeOfferModification(command: Extract<Command, { kind: 'modify' }>, s
   // Only retail and employee bids have limits, and they are never allotted in part while live.
   const others = state.otherOfferBids(caller.userId, order.offerId!, order);
   ApiError.throwIfAny(offerModificationViolations(offerContextOf(state, order), liveOfferBidOf(order), request.price, change, others, state.now));
-  return {
-    before: order,
-    after: { ...order, orderType: change.orderType, quantity: change.quantity, pricePaise: change.pricePaise, disclosedQuantity: change.disclosedQuantity, updatedAt: state.now },
-    reason: modificationReason(order, change),
-    origin: { actor: caller.userId, requestId: command.requestId },
-    outbox: 'MODIFY',
-  };
+  return modificationOf(command, state, order, change);
 }
 
 /** Carry-forward of an unallotted non-retail bid in an offer to T+1; a second request changes nothing. */
