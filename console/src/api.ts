@@ -12,6 +12,8 @@ export interface Session {
   apiKey: string;
   expiresAt: string;
   category: Profile['category'] | null;
+  /** The category the operator set for offers (RETAIL, NII, MF, IC, OTHS): which bids of an offer are the user's. */
+  offerCategory: Profile['offer_category'] | null;
   operator: boolean;
 }
 
@@ -163,11 +165,9 @@ export async function logIn(credentials: Credentials): Promise<Session> {
       source: 'WEBAPI',
     },
   });
-  session = { userId: body.data.user_id, token: body.data.access_token, apiKey: credentials.apiKey, expiresAt: body.data.expires_at, category: null, operator: false };
+  session = { userId: body.data.user_id, token: body.data.access_token, apiKey: credentials.apiKey, expiresAt: body.data.expires_at, category: null, offerCategory: null, operator: false };
   try {
-    const profile = await get<Profile>('/authentication/v1/user/profile');
-    session.category = profile.category;
-    session.operator = profile.operator === true;
+    await readProfile();
   } catch (error) {
     // A server without the profile call still serves everything but the operator's views.
     if (!(error instanceof ApiError && error.status === 404)) {
@@ -176,6 +176,18 @@ export async function logIn(credentials: Credentials): Promise<Session> {
     }
   }
   return session;
+}
+
+/**
+ * Reads the caller's profile into the session again: an operator may change a user's category at any time,
+ * with effect at once, and the offers view offers the bids of the category the server will see.
+ */
+export async function readProfile(): Promise<void> {
+  const profile = await get<Profile>('/authentication/v1/user/profile');
+  const current = requireSession();
+  current.category = profile.category;
+  current.offerCategory = profile.offer_category;
+  current.operator = profile.operator === true;
 }
 
 /** Revokes the token on the server, then forgets the session here whatever the answer. */

@@ -28,7 +28,7 @@ interface Route {
 
 const ROUTES: Route[] = [
   { path: '#/issues', label: 'OFS issues', view: issuesView },
-  { path: '#/offers', label: 'OFS offers', view: () => offersView() },
+  { path: '#/offers', label: 'OFS offers', view: offersView },
   { path: '#/orders', label: 'Orders', view: ordersView },
   { path: '#/carts', label: 'Carts', view: cartsView },
   { path: '#/funds', label: 'Funds and holdings', view: fundsView },

@@ -1,6 +1,7 @@
 /**
  * The registered OFS issues and the server's clock: the windows' time left is counted against the server's
- * time (its offset from this machine's clock taken at each load), not the reader's clock.
+ * time (its offset from this machine's clock taken at each load of the issues or the offers), not the
+ * reader's clock.
  */
 import { get } from './api.js';
 import { parseInstant } from './format.js';
@@ -10,12 +11,17 @@ let clockOffsetMs = 0;
 
 export const serverNow = (): number => Date.now() + clockOffsetMs;
 
+/** Takes the server's clock from an answer's `server_time`, for a call made at `started` (this machine's clock). */
+export function syncServerClock(serverTimeText: string, started: number): void {
+  const serverTime = parseInstant(serverTimeText);
+  // The answer was written somewhere between the call and its answer: take the middle.
+  if (!Number.isNaN(serverTime)) clockOffsetMs = serverTime - (started + Date.now()) / 2;
+}
+
 export async function loadIssues(): Promise<OfsIssue[]> {
   const started = Date.now();
   const answer = await get<OfsIssues>('/transactional/v1/ofs/issues');
-  const serverTime = parseInstant(answer.server_time);
-  // The answer was written somewhere between the call and its answer: take the middle.
-  if (!Number.isNaN(serverTime)) clockOffsetMs = serverTime - (started + Date.now()) / 2;
+  syncServerClock(answer.server_time, started);
   return answer.issues;
 }
 

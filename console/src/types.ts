@@ -28,6 +28,10 @@ export type WindowState = OfsIssue['retail_window'];
 
 export type OfsOffers = SuccessBody<'/transactional/v1/ofs/offers', 'get'>['data'];
 export type OfsOffer = OfsOffers['offers'][number];
+export type OfsListing = OfsOffer['listings'][number];
+/** One offer as its own read answers it: the offer, and its indicative prices through T (oldest first). */
+export type OfsOfferDetails = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}', 'get'>['data'];
+export type IndicativePoint = OfsOfferDetails['indicative_history'][number];
 
 export type Order = SuccessBody<'/transactional/v1/orders', 'get'>['data'][number];
 export type OrderStatus = Order['status'];

@@ -15,7 +15,7 @@ import { availablePaise, type FundsAccount } from '../domain/funds.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { formatRupees } from '../domain/ofs-rules.js';
 import type { OfsIssueImport } from '../schemas/ofs-issue.js';
-import { AdminError, DEMO_PASSWORD, DEMO_USER_ID } from '../services/admin.js';
+import { AdminError, DEMO_PASSWORD, DEMO_USER_ID, DEMO_USER_IDS } from '../services/admin.js';
 import { AuthService } from '../services/auth.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 import { describeOfsIssue } from './ofs.js';
@@ -223,7 +223,7 @@ export function demoCommand(io: CliIo): Command {
     )
     .action(async (options: { json?: boolean; closeIn?: number; allowOtherUsers?: boolean }) => {
       await withWorkspace(io, async ({ config, users, admin, funds }) => {
-        if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_ID))) {
+        if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_IDS))) {
           throw new CliError(
             `this database holds users that \`ordergate demo\` did not create, and the demo adds a login whose password is published; run it on a database of its own, or pass --allow-other-users`,
           );

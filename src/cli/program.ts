@@ -11,6 +11,7 @@ import { apiKeysCommand } from './apikeys.js';
 import { auditCommand } from './audit.js';
 import { processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
+import { demoOfferCommand } from './demo-offer.js';
 import { fundsCommand } from './funds.js';
 import { ofsCommand } from './ofs.js';
 import { omsCommand } from './oms.js';
@@ -64,7 +65,7 @@ export function buildProgram(io: CliIo): Command {
         '  SHED_COMMIT_WAIT_MS (2000), SHED_EVENT_LOOP_DELAY_MS (1000)  load shedding of order entry; 0: off',
       ].join('\n'),
     );
-  for (const build of [demoCommand, usersCommand, apiKeysCommand, fundsCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
+  for (const build of [demoCommand, demoOfferCommand, usersCommand, apiKeysCommand, fundsCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);

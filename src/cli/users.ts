@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
 import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs-offer.js';
-import { DEMO_USER_ID } from '../services/admin.js';
 import { CliError, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */
@@ -32,7 +31,7 @@ async function chosenPassword(io: CliIo, fromStdin: boolean | undefined): Promis
 }
 
 const demoDisabledHint = (userId: string) =>
-  `disabled user ${userId}: its password is published by \`ordergate demo\`, and this database now has real users (\`ordergate users enable ${userId}\` undoes it)\n`;
+  `disabled user ${userId}: its password is published by \`ordergate demo\` and \`ordergate demo-offer\`, and this database now has real users (\`ordergate users enable ${userId}\` undoes it)\n`;
 
 /** The categories an operator may name: the framework's five, and NON_RETAIL, the old name of NII. */
 const CATEGORY_CHOICES = [...USER_CATEGORIES, 'NON_RETAIL'];
@@ -88,7 +87,7 @@ export function usersCommand(io: CliIo): Command {
         if (options.operator) fields.push(['operator', 'yes']);
         writeFields(io, fields);
         io.stderr.write(`created user ${user.userId} in ${store.location}\n`);
-        if (user.demoDisabled) io.stderr.write(demoDisabledHint(DEMO_USER_ID));
+        for (const userId of user.disabledDemoUsers) io.stderr.write(demoDisabledHint(userId));
       });
     });
   users

@@ -136,6 +136,8 @@ export interface RecordedChange {
   quantity: number;
   pricePaise: number;
   tradedQuantity: number;
+  /** The traded price the change left the order with (null: nothing allotted, or an entry older than migration 0014). */
+  tradedPricePaise: number | null;
   at: number;
   /** Who made the change: the user, "oms" or "exchange" (null on entries older than the audit trail). */
   actor: string | null;

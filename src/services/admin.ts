@@ -21,13 +21,21 @@ export interface NewUser {
   userId: string;
   /** The TOTP secret (base32), when the user was enrolled in TOTP. */
   totpSecret: string | null;
-  /** Whether adding this user disabled the demo user (its password is published). */
-  demoDisabled: boolean;
+  /** The demo users adding this user disabled (their password is published), in DEMO_USER_IDS' order. */
+  disabledDemoUsers: string[];
 }
 
 /** `ordergate demo`'s user and its fixed, published password (README): never a real login. */
 export const DEMO_USER_ID = 'demo';
 export const DEMO_PASSWORD = 'ordergate-demo';
+/** `ordergate demo-offer`'s non-retail bidders (an NII and a mutual fund), with the same published password. */
+export const DEMO_NII_USER_ID = 'demo-nii';
+export const DEMO_MF_USER_ID = 'demo-mf';
+/**
+ * Every user the demos create, all with DEMO_PASSWORD: a demo refuses a database holding any other user,
+ * and the first real user added disables them.
+ */
+export const DEMO_USER_IDS: readonly string[] = [DEMO_USER_ID, DEMO_NII_USER_ID, DEMO_MF_USER_ID];
 
 const USER_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -232,18 +240,23 @@ export class AdminService {
       now: this.now(),
     });
     if (!created) throw new AdminError(`user ${userId} already exists`);
-    return { userId, totpSecret, demoDisabled: userId !== DEMO_USER_ID && (await this.disableDemoLogin()) };
+    const disabledDemoUsers = DEMO_USER_IDS.includes(userId) ? [] : await this.disableDemoLogins();
+    return { userId, totpSecret, disabledDemoUsers };
   }
 
   /**
-   * A database with a real user is no demo any more: the demo user, while it still has the published
-   * password, is disabled and its sessions end. True when it was.
+   * A database with a real user is no demo any more: every demo user that still has the published
+   * password is disabled and its sessions end. Answers those that were.
    */
-  private async disableDemoLogin(): Promise<boolean> {
-    const demo = await this.users.find(DEMO_USER_ID);
-    if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash))) return false;
-    await this.disableUser(DEMO_USER_ID);
-    return true;
+  private async disableDemoLogins(): Promise<string[]> {
+    const disabled: string[] = [];
+    for (const userId of DEMO_USER_IDS) {
+      const demo = await this.users.find(userId);
+      if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash))) continue;
+      await this.disableUser(userId);
+      disabled.push(userId);
+    }
+    return disabled;
   }
 
   /**

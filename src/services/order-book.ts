@@ -86,7 +86,8 @@ export function toOrderHistoryEntry(order: Order, change: RecordedChange): Order
     tradedQuantity: change.tradedQuantity,
     updatedAt: change.at,
     errorReason: finishedUnfilled ? order.errorReason : null,
-    tradedPricePaise: change.status === OrderStatus.EXECUTED ? order.tradedPricePaise : null,
+    // The price the change left the order with (entries older than migration 0014 keep none: the order's).
+    tradedPricePaise: change.tradedQuantity > 0 ? (change.tradedPricePaise ?? order.tradedPricePaise) : null,
     exchangeOrderId: BEFORE_THE_EXCHANGE.includes(change.status) ? null : order.exchangeOrderId,
   });
   return { ...entry, reason: change.reason };

@@ -197,6 +197,7 @@ export class AuditRepository {
         'order_history.quantity',
         'order_history.price_paise',
         'order_history.traded_quantity',
+        'order_history.traded_price_paise',
         'order_history.actor',
         'order_history.request_id',
       ]);
@@ -217,6 +218,7 @@ export class AuditRepository {
       quantity: Number(row.quantity),
       pricePaise: Number(row.price_paise),
       tradedQuantity: Number(row.traded_quantity),
+      tradedPricePaise: row.traded_price_paise === null ? null : Number(row.traded_price_paise),
       actor: row.actor,
       requestId: row.request_id,
     }));

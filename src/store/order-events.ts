@@ -58,6 +58,7 @@ export class OrderEventRepository {
         'order_history.quantity as history_quantity',
         'order_history.price_paise as history_price_paise',
         'order_history.traded_quantity as history_traded_quantity',
+        'order_history.traded_price_paise as history_traded_price_paise',
         'order_history.actor as history_actor',
         'order_history.request_id as history_request_id',
       ]);
@@ -72,12 +73,13 @@ interface HistoryValues {
   history_quantity: number;
   history_price_paise: number;
   history_traded_quantity: number;
+  history_traded_price_paise: number | null;
   history_actor: string | null;
   history_request_id: string | null;
 }
 
 function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
-  const { history_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_actor, history_request_id, ...order } = row;
+  const { history_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_traded_price_paise, history_actor, history_request_id, ...order } = row;
   return {
     eventId: Number(history_id),
     userId: order.user_id,
@@ -88,6 +90,7 @@ function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
       quantity: Number(history_quantity),
       pricePaise: Number(history_price_paise),
       tradedQuantity: Number(history_traded_quantity),
+      tradedPricePaise: history_traded_price_paise === null ? null : Number(history_traded_price_paise),
       at: Number(history_at),
       actor: history_actor,
       requestId: history_request_id,

@@ -177,6 +177,8 @@ export interface OrderHistoryTable {
   quantity: number;
   price_paise: number;
   traded_quantity: number;
+  /** The order's traded price after the change (migration 0014; null before it, and while nothing is allotted). */
+  traded_price_paise: Generated<number | null>;
   at: number;
   /** Who made the change: the user, "oms" or "exchange" (null on rows older than the audit trail). */
   actor: string | null;

@@ -101,9 +101,11 @@ export class UserRepository {
     return Number(row.n);
   }
 
-  /** Whether any user other than `userId` exists. */
-  async existsOtherThan(userId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('users').select('user_id').where('user_id', '<>', userId).limit(1).executeTakeFirst();
+  /** Whether any user other than those of `userIds` exists. */
+  async existsOtherThan(userIds: readonly string[]): Promise<boolean> {
+    let query = this.db.selectFrom('users').select('user_id');
+    if (userIds.length > 0) query = query.where('user_id', 'not in', userIds);
+    const row = await query.limit(1).executeTakeFirst();
     return row !== undefined;
   }
 

@@ -10,10 +10,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex, totpCode } from '../../src/auth/credentials.js';
 import { ApiError } from '../../src/domain/errors.js';
-import { parseOfsIssues } from '../../src/services/admin.js';
+import { parseOfsImport, parseOfsIssues } from '../../src/services/admin.js';
 import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
 import { CLI, expectOneLineFailure, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
@@ -362,6 +363,165 @@ describe('ordergate demo', () => {
     await inStore(async (store) => {
       expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([]);
       expect(await store.db.selectFrom('ofs_issues').selectAll().execute()).toEqual([]);
+    });
+  });
+});
+
+describe('ordergate demo-offer', () => {
+  interface DemoOfferUser {
+    user_id: string;
+    password: string;
+    api_key: string;
+    access_token: string;
+    category: string;
+  }
+  async function demoOfferJson(args: string[] = []): Promise<{ users: DemoOfferUser[]; offer: Record<string, unknown> & { offer_id: string } }> {
+    const result = await ordergate(['demo-offer', '--json', ...args]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    return JSON.parse(lines[0]!);
+  }
+  const offerOf = (offerId: string) => inStore((store) => new OfsOfferRepository(store.db).find(offerId));
+
+  it('--json prints the three demo users, whose credentials work, and the offer it registered on NSE and BSE', async () => {
+    const before = Date.now();
+    const demo = await demoOfferJson();
+    expect(Object.keys(demo).sort()).toEqual(['offer', 'users']);
+    expect(demo.users.map((u) => [u.user_id, u.category])).toEqual([
+      ['demo', 'RETAIL'],
+      ['demo-nii', 'NII'],
+      ['demo-mf', 'MF'],
+    ]);
+    await inStore(async (store) => {
+      const auth = authService(store);
+      const users = new UserRepository(store.db, store.dialect);
+      for (const user of demo.users) {
+        expect(Object.keys(user).sort()).toEqual(['access_token', 'api_key', 'category', 'password', 'user_id']);
+        expect(user.password).toBe('ordergate-demo');
+        await expect(auth.authenticateWithApiKey(`Bearer ${user.access_token}`, user.api_key)).resolves.toMatchObject({ userId: user.user_id });
+        await expect(auth.login({ user_id: user.user_id, password: user.password, api_key: user.api_key })).resolves.toMatchObject({ userId: user.user_id });
+        expect(await users.find(user.user_id)).toMatchObject({ offerCategory: user.category, marginType: 'H', operator: user.user_id === 'demo' });
+        const account = await store.db.selectFrom('funds_accounts').select('cash_paise').where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+        expect(Number(account.cash_paise)).toBe(100_000_000);
+      }
+    });
+
+    // The offer is in the import-file shape and is what the registry now holds; demo is an eligible employee.
+    const [offer] = parseOfsImport([demo.offer]).offers;
+    expect(offer).toMatchObject({ offerId: 'DEMO-OFS', symbol: 'DEMOCO', baseQuantity: 10_000, greenShoeQuantity: 2_000, greenShoeExercised: false, employeeQuantity: 500, allocation: 'PRICE_PRIORITY', settlementDelayMs: 60_000 });
+    const stored = await offerOf('DEMO-OFS');
+    expect(stored?.offer).toEqual(offer);
+    expect(stored!.offer.listings).toEqual([
+      { exchange: 'BSE_EQ', scripToken: 800101, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null } },
+      { exchange: 'NSE_EQ', scripToken: 700101, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+    ]);
+    expect(await inStore((store) => new OfsOfferRepository(store.db).employees('DEMO-OFS'))).toEqual(['demo']);
+    // T opens at the minute and closes 120 s from now; T+1 opens 30 s later, for 120 s.
+    const { tDay, t1Day } = stored!.offer;
+    expect(tDay.opensAt).toBe(Math.floor(before / 60_000) * 60_000);
+    expect(tDay.closesAt).toBeGreaterThanOrEqual(before + 120_000);
+    expect(tDay.closesAt).toBeLessThanOrEqual(Date.now() + 121_000);
+    expect(t1Day.opensAt).toBe(tDay.closesAt + 30_000);
+    expect(t1Day.closesAt).toBe(t1Day.opensAt + 120_000);
+  });
+
+  it('--day-seconds sets the length of both days; a value outside 30 to 86400 is a usage error', async () => {
+    const before = Date.now();
+    const { offer } = await demoOfferJson(['--day-seconds', '45']);
+    const [parsed] = parseOfsImport([offer]).offers;
+    expect(parsed!.tDay.closesAt).toBeGreaterThanOrEqual(before + 45_000);
+    expect(parsed!.tDay.closesAt).toBeLessThanOrEqual(Date.now() + 46_000);
+    expect(parsed!.t1Day.closesAt - parsed!.t1Day.opensAt).toBe(45_000);
+    for (const bad of ['29', '86401', '1.5', 'soon']) {
+      expectOneLineFailure(await ordergate(['demo-offer', '--day-seconds', bad]), /--day-seconds takes a whole number of seconds from 30 to 86400/);
+    }
+  });
+
+  it('re-registers DEMO-OFS until its T allocation has run, then registers DEMO-OFS-2 on listings of its own', async () => {
+    const first = await demoOfferJson();
+    const second = await demoOfferJson();
+    expect(second.offer.offer_id).toBe('DEMO-OFS');
+    expect(second.users.map((u) => u.api_key)).not.toEqual(first.users.map((u) => u.api_key));
+    expect(await inStore((store) => new UserRepository(store.db, store.dialect).count())).toBe(3);
+    // As the OMS does at T close.
+    await inStore((store) => store.db.updateTable('ofs_offers').set({ t_allocated_at: Date.now(), t_cutoff_price_paise: 10_050 }).where('offer_id', '=', 'DEMO-OFS').execute());
+    const allocated = await offerOf('DEMO-OFS');
+
+    const third = await ordergate(['demo-offer', '--json']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toMatch(/registered: offer DEMO-OFS-2 /);
+    expect(JSON.parse(third.stdout).offer.offer_id).toBe('DEMO-OFS-2');
+    const next = await offerOf('DEMO-OFS-2');
+    expect(next!.offer.listings.map((l) => [l.exchange, l.scripToken])).toEqual([
+      ['BSE_EQ', 800102],
+      ['NSE_EQ', 700102],
+    ]);
+    expect(await inStore((store) => new OfsOfferRepository(store.db).employees('DEMO-OFS-2'))).toEqual(['demo']);
+    expect(await offerOf('DEMO-OFS')).toEqual(allocated);
+  });
+
+  it('without --json prints a valid shell snippet with every user\'s credentials and the timed steps, the timeline on stderr', async () => {
+    const result = await ordergate(['demo-offer'], { env: { HOST: '0.0.0.0', PORT: '18124' } });
+    expect(result.code, result.stderr).toBe(0);
+    const snippet = result.stdout;
+    expect(snippet).toContain("BASE='http://127.0.0.1:18124'");
+    await inStore(async (store) => {
+      const auth = authService(store);
+      for (const [userId, name] of [['demo', 'DEMO'], ['demo-nii', 'DEMO_NII'], ['demo-mf', 'DEMO_MF']] as const) {
+        const token = new RegExp(`^TOKEN_${name}='(ogt_[^']+)'$`, 'm').exec(snippet)?.[1];
+        const apiKey = new RegExp(`^API_KEY_${name}='(ogk_[^']+)'$`, 'm').exec(snippet)?.[1];
+        await expect(auth.authenticateWithApiKey(`Bearer ${token}`, apiKey)).resolves.toMatchObject({ userId });
+      }
+    });
+    for (const call of [
+      '-X POST "$BASE/transactional/v1/orders/regular"',
+      '-X GET "$BASE/transactional/v1/ofs/offers/DEMO-OFS"',
+      '-X POST "$BASE/transactional/v1/orders/regular/NSE_EQ/$NII_ORDER_ID/carry_forward"',
+      '-X PUT "$BASE/transactional/v1/orders/regular/NSE_EQ/$NII_ORDER_ID"',
+      '-X GET "$BASE/operator/v1/ofs/offers/DEMO-OFS/book"',
+      '-X GET "$BASE/transactional/v1/portfolio/holdings"',
+    ]) {
+      expect(snippet).toContain(call);
+    }
+    // The steps in order, each at its instant.
+    const steps = [...snippet.matchAll(/^# ---- at (\S+): (.*)$/gm)].map((m) => [Date.parse(m[1]!), m[2]]);
+    expect(steps.map(([, what]) => what)).toEqual([
+      expect.stringMatching(/^T is open until/),
+      'T has closed and the T allocation has run',
+      expect.stringMatching(/^T\+1 is open until/),
+      'T+1 has closed and the T+1 allocation has run',
+      'the allotments have settled',
+    ]);
+    expect(steps.map(([at]) => at)).toEqual([...steps.map(([at]) => at)].sort());
+    expect(result.stderr).toMatch(/^T {3}opens \S+, closes \S+: non-retail bids/m);
+    expect(result.stderr).toMatch(/^T\+1 opens \S+, closes \S+: retail, employee \(demo\) and carried-forward bids/m);
+    const syntax = spawnSync('sh', ['-n'], { input: snippet, encoding: 'utf8' });
+    expect(syntax.status, syntax.stderr).toBe(0);
+  });
+
+  it('shares the demo database with `ordergate demo`; a real user makes both refuse it, and disables every demo user', async () => {
+    expect((await ordergate(['demo-offer', '--json'])).code).toBe(0);
+    const demo = await ordergate(['demo', '--json']);
+    expect(demo.code, demo.stderr).toBe(0);
+    const added = await ordergate(['users', 'add', 'alice']);
+    expect(added.code, added.stderr).toBe(0);
+    for (const userId of ['demo', 'demo-nii', 'demo-mf']) expect(await tryLogin(userId, 'ordergate-demo')).toBe('refused e-212');
+    expectOneLineFailure(await ordergate(['demo-offer']), /holds users that the demos did not create.*--allow-other-users/);
+    expectOneLineFailure(await ordergate(['demo']), /--allow-other-users/);
+    // --allow-other-users enables them again, and demo is no operator there.
+    const again = await ordergate(['demo-offer', '--json', '--allow-other-users']);
+    expect(again.code, again.stderr).toBe(0);
+    for (const userId of ['demo', 'demo-nii', 'demo-mf']) expect(await tryLogin(userId, 'ordergate-demo')).toMatch(/^ogt_/);
+    expect((await inStore((store) => new UserRepository(store.db, store.dialect).find('demo')))?.operator).toBe(false);
+  });
+
+  it('fails with one line, writing no key and no offer, when a user "demo-nii" exists with another password', async () => {
+    expect((await ordergate(['users', 'add', 'demo-nii', '--category', 'NII'])).code).toBe(0);
+    expectOneLineFailure(await ordergate(['demo-offer', '--json']), /demo-nii cannot log in with the demo password/);
+    await inStore(async (store) => {
+      expect(await store.db.selectFrom('api_keys').selectAll().execute()).toEqual([]);
+      expect(await store.db.selectFrom('ofs_offers').selectAll().execute()).toEqual([]);
     });
   });
 });

@@ -1,14 +1,20 @@
 /**
  * OFS offers under the exchanges' framework (docs/design/ofs.md): each offer's state and day, its listings
  * with the series of each category, the portions in shares as the notices print them, the green shoe, the
- * discounts, and the T-day cut-off and employee price once the T allocation has found them. Bidding in an
- * offer is still being built (issue 20); the view says so rather than showing a form that would be refused.
+ * discounts, and the prices the allocations found (the T-day cut-off, the retail cut-off and price, the
+ * employee price). Through T it shows the indicative price the exchange publishes, with a chart of it, and
+ * says when T has closed short of non-retail demand and the offer waits for the operator. The view reads
+ * the offers again every 5 s while it is open. While the user's bidding day of an offer is open, its card
+ * has a bid form that takes the series from the listing and what the user bids as.
  */
-import { ApiError, get } from '../api.js';
-import type { View } from '../context.js';
-import { h } from '../dom.js';
+import { ApiError, call, readProfile } from '../api.js';
+import { indicativeChart } from '../chart/indicative-chart.js';
+import type { ConsoleContext, View } from '../context.js';
+import { field, h, select, statusLine } from '../dom.js';
 import { formatInstant, formatPrice, formatQuantity } from '../format.js';
-import type { OfsOffer, OfsOffers } from '../types.js';
+import { serverNow } from '../ofs-issues.js';
+import { BID_AS_LABELS, isNonRetailUser, loadOffer, loadOffers, openBids, seriesFor, type BidAs } from '../ofs-offers.js';
+import type { IndicativePoint, OfsOffer } from '../types.js';
 
 const STATES: Record<OfsOffer['state'], string> = {
   ANNOUNCED: 'announced: day T has not opened',
@@ -19,13 +25,60 @@ const STATES: Record<OfsOffer['state'], string> = {
   CANCELLED: 'cancelled by the operator',
 };
 
+export const AWAITING_OPERATOR = 'T closed with non-retail demand short of the portion: waiting for the operator';
+
+/** The offers are read again this often while the view is open, so that the indicative price and the states follow. */
+const LIVE_READ_MS = 5_000;
+
+const notKnown = (price: number | null) => (price === null ? 'not known yet' : formatPrice(price));
+
 function discount(value: OfsOffer['retail_discount']): string {
   if (value === null) return 'none';
   return 'rupees' in value ? `Rs ${formatPrice(value.rupees)} off` : `${value.pct} % off`;
 }
 
-function offerCard(offer: OfsOffer): HTMLElement {
-  const headingId = `offer-${offer.offer_id.replace(/\W/g, '-')}`;
+function retailPrice(offer: OfsOffer): string {
+  if (offer.retail_allocation_price === 'BID') return `each allotment at its bid price less the discount (${discount(offer.retail_discount)})`;
+  return notKnown(offer.retail_price);
+}
+
+type Figures = Pick<NonNullable<OfsOffer['indicative']>, 'price' | 'quantity'>;
+const figuresText = (figures: Figures) => (figures.price === null ? 'no valid bid' : `${formatPrice(figures.price)} on ${formatQuantity(figures.quantity)} shares`);
+
+/** Day T's indicative price, by margin type, and its chart once a price has been published; null outside T. */
+function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[]): HTMLElement | null {
+  if (offer.state !== 'T_OPEN') return null;
+  const slug = offer.offer_id.replace(/\W/g, '-');
+  const headingId = `indicative-${slug}`;
+  const { indicative } = offer;
+  const caption = `The indicative price of ${offer.symbol} through day T, against the floor of ${formatPrice(offer.floor_price)}`;
+  const chartWidth = window.matchMedia('(max-width: 40rem)').matches ? 380 : 560;
+  return h(
+    'section',
+    { class: 'indicative', 'aria-labelledby': headingId },
+    h('h4', { id: headingId }, 'Indicative price'),
+    indicative === null
+      ? h('p', {}, 'Not published yet: the exchange publishes it from the first valid non-retail bid.')
+      : h(
+          'dl',
+          { class: 'facts' },
+          h('dt', {}, 'All non-retail bids'),
+          h('dd', { 'data-indicative': 'all' }, figuresText(indicative)),
+          h('dt', {}, '100 % margin'),
+          h('dd', { 'data-indicative': 'margin_100' }, figuresText(indicative.margin_100)),
+          h('dt', {}, '0 % margin'),
+          h('dd', { 'data-indicative': 'margin_0' }, figuresText(indicative.margin_0)),
+          h('dt', {}, 'Published'),
+          h('dd', {}, formatInstant(indicative.at)),
+        ),
+    history.every((point) => point.price === null)
+      ? null
+      : h('figure', { class: 'chart' }, indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, chartWidth), h('figcaption', {}, caption)),
+  );
+}
+
+/** What the card says of the offer: everything but the bid form, drawn again whenever the offer changes. */
+function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTMLElement | null)[] {
   const { portions } = offer;
   const listings = offer.listings.map((listing) =>
     h(
@@ -36,11 +89,9 @@ function offerCard(offer: OfsOffer): HTMLElement {
       listing.series.EMPLOYEE === null ? '' : `, employees ${listing.series.EMPLOYEE}`,
     ),
   );
-  return h(
-    'article',
-    { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id },
-    h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`),
-    h('p', { class: 'offer-state' }, `${offer.current_day === 'CLOSED' ? 'Closed' : `Day ${offer.current_day}`}; ${STATES[offer.state]}`),
+  return [
+    h('p', { class: 'offer-state', 'data-state': offer.state }, `${offer.current_day === 'CLOSED' ? 'Closed' : `Day ${offer.current_day}`}; ${STATES[offer.state]}`),
+    offer.awaiting_operator ? h('p', { class: 'offer-notice' }, AWAITING_OPERATOR) : null,
     h(
       'dl',
       { class: 'facts' },
@@ -61,9 +112,13 @@ function offerCard(offer: OfsOffer): HTMLElement {
       h('dt', {}, 'Employees'),
       h('dd', {}, portions.employee === 0 ? 'none' : `${formatQuantity(portions.employee)} shares, discount ${discount(offer.employee_discount)}`),
       h('dt', {}, 'T-day cut-off'),
-      h('dd', {}, offer.t_cutoff_price === null ? 'not known yet' : formatPrice(offer.t_cutoff_price)),
+      h('dd', {}, notKnown(offer.t_cutoff_price)),
+      h('dt', {}, 'Retail cut-off'),
+      h('dd', {}, notKnown(offer.retail_cutoff_price)),
+      h('dt', {}, 'Retail price'),
+      h('dd', {}, retailPrice(offer)),
       h('dt', {}, 'Employee price'),
-      h('dd', {}, offer.employee_price === null ? 'not known yet' : formatPrice(offer.employee_price)),
+      h('dd', {}, portions.employee === 0 ? 'none' : notKnown(offer.employee_price)),
       h('dt', {}, 'Allocation'),
       h('dd', {}, offer.allocation),
     ),
@@ -74,27 +129,236 @@ function offerCard(offer: OfsOffer): HTMLElement {
       h('li', {}, h('strong', {}, 'Day T (non-retail): '), `${formatInstant(offer.t_day.opens_at)} to ${formatInstant(offer.t_day.closes_at)}`),
       h('li', {}, h('strong', {}, 'Day T+1 (retail, employees, carried forward): '), `${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}`),
     ),
-    h('p', {}, 'Bidding in offers is not open in this version yet.'),
+    indicativeSection(offer, history),
+  ];
+}
+
+/** Why the card has no bid form: when the user's bids are taken, or that they no longer are. */
+function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
+  if (offer.state === 'CANCELLED' || offer.state === 'ALLOCATED') return h('p', { class: 'bid-note' }, 'The offer takes no more bids.');
+  if (isNonRetailUser(context.session.offerCategory)) {
+    return h(
+      'p',
+      { class: 'bid-note' },
+      `Your non-retail bids are taken on day T, ${formatInstant(offer.t_day.opens_at)} to ${formatInstant(offer.t_day.closes_at)}. On T+1, carry a bid's unallotted shares forward from Orders.`,
+    );
+  }
+  return h('p', { class: 'bid-note' }, `Your retail (and, if registered, employee) bids are taken on day T+1, ${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}, once the T-day cut-off is known.`);
+}
+
+/**
+ * A bid in the offer: the listing and what the user bids as (the choices open now) give the series.
+ * Employees bid at the cut-off only; retail at a price at or above the T-day cut-off, or at the cut-off;
+ * non-retail at a price at or above the floor.
+ */
+function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HTMLFormElement {
+  const bidAs = select('bid_as', choices.map((choice) => [choice, BID_AS_LABELS[choice]]));
+  const listing = select('listing', []);
+  const series = h('input', { name: 'series', readonly: true });
+  const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
+  const price = h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true });
+  const priceField = field('Price (Rs)', price, '');
+  const priceHint = priceField.querySelector('small')!;
+  const cutOff = h('input', { name: 'cut_off', type: 'checkbox' });
+  const cutOffField = h('div', { class: 'field checkbox' }, h('label', {}, cutOff, ' Bid at the cut-off price'));
+  const tag = h('input', { name: 'order_identifier', maxlength: 10, autocomplete: 'off' });
+  const status = statusLine();
+  const submit = h('button', { type: 'submit' }, 'Place bid');
+
+  const chosen = () => bidAs.value as BidAs;
+  const chosenListing = () => offer.listings.find((l) => `${l.exchange}:${l.scrip_token}` === listing.value);
+  const atCutOff = () => chosen() === 'EMPLOYEE' || (chosen() === 'RETAIL' && cutOff.checked);
+  const syncSeries = () => {
+    const current = chosenListing();
+    series.value = current === undefined ? '' : (seriesFor(current, chosen()) ?? '');
+  };
+  const syncPrice = () => {
+    price.disabled = atCutOff();
+    if (price.disabled) price.value = '';
+    else if (price.value === '') price.value = formatPrice(chosen() === 'RETAIL' ? (offer.t_cutoff_price ?? offer.floor_price) : offer.floor_price);
+  };
+  /** What the user bids as decides the listings (employees: those with an employee series), the series and the price rules. */
+  const syncBidAs = () => {
+    const as = chosen();
+    const listings = offer.listings.filter((l) => seriesFor(l, as) !== null);
+    listing.replaceChildren(...listings.map((l) => h('option', { value: `${l.exchange}:${l.scrip_token}` }, `${l.exchange} ${l.scrip_token}`)));
+    cutOffField.hidden = as !== 'RETAIL';
+    priceHint.textContent =
+      as === 'EMPLOYEE'
+        ? `Employees bid at the cut-off only, and pay the employee price ${notKnown(offer.employee_price)}`
+        : as === 'RETAIL'
+          ? `At or above the T-day cut-off ${notKnown(offer.t_cutoff_price)}; tick ${formatPrice(offer.tick_size)}`
+          : `At or above the floor ${formatPrice(offer.floor_price)}; tick ${formatPrice(offer.tick_size)}; no cut-off bids`;
+    price.value = '';
+    syncSeries();
+    syncPrice();
+  };
+  bidAs.addEventListener('change', syncBidAs);
+  listing.addEventListener('change', syncSeries);
+  cutOff.addEventListener('change', syncPrice);
+  syncBidAs();
+
+  return h(
+    'form',
+    {
+      class: 'bid-form',
+      'aria-label': `Bid in ${offer.symbol} (${offer.offer_id})`,
+      onSubmit: (event: Event) => {
+        event.preventDefault();
+        const current = chosenListing();
+        if (current === undefined || series.value === '') return;
+        submit.disabled = true;
+        status.textContent = 'Sending the bid...';
+        const body = {
+          scrip_info: { exchange: current.exchange, scrip_token: current.scrip_token, symbol: offer.symbol, series: series.value },
+          transaction_type: 'BUY',
+          product_type: 'OFS',
+          order_type: atCutOff() ? 'RL-MKT' : 'RL',
+          quantity: String(quantity.valueAsNumber),
+          price: atCutOff() ? 0 : price.valueAsNumber,
+          ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
+        };
+        call<{ orderId: string }>('POST', '/transactional/v1/orders/regular', { body, orderEntry: true })
+          .then(({ body: answer }) => {
+            status.textContent = `Bid sent to the OMS: order ${answer.data.orderId}. Its status follows in Orders.`;
+          })
+          .catch((error: unknown) => {
+            status.textContent = error instanceof ApiError ? `Bid refused: ${error.describe()}` : 'The bid could not be sent';
+          })
+          .finally(() => {
+            submit.disabled = false;
+          });
+      },
+    },
+    h('div', { class: 'field-row' }, field('Bid as', bidAs), field('Listing', listing), field('Series', series, 'From the listing and what you bid as')),
+    h('div', { class: 'field-row' }, field('Quantity', quantity), priceField, cutOffField, field('Your tag (optional)', tag)),
+    submit,
+    status,
   );
 }
 
-export function offersView(): View {
+/** An offer's card: the facts, drawn again when the offer changes, and the bid area, kept while the bids open stay the same. */
+interface OfferCard {
+  element: HTMLElement;
+  facts: HTMLElement;
+  bids: HTMLElement;
+  /** The offer and history the facts were drawn from, to tell a changed offer. */
+  drawn: string;
+  /** The bids the form was drawn for ("" for none), so that a bid being typed survives the reads. */
+  bidKey: string | null;
+  offer: OfsOffer;
+}
+
+export function offersView(context: ConsoleContext): View {
   const list = h('div', { class: 'cards' }, h('p', {}, 'Loading the OFS offers...'));
-  const refresh = () => {
-    get<OfsOffers>('/transactional/v1/ofs/offers')
-      .then(({ offers }) => {
-        list.replaceChildren(...(offers.length === 0 ? [h('p', {}, 'No OFS offer is registered.')] : offers.map(offerCard)));
-      })
+  const readAt = h('p', { class: 'read-at' });
+  const cards = new Map<string, OfferCard>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reading = false;
+  /** A read asked for while one was under way (Refresh): made when that one ends. */
+  let readAgain = false;
+  let disposed = false;
+
+  function cardFor(offer: OfsOffer): OfferCard {
+    const headingId = `offer-${offer.offer_id.replace(/\W/g, '-')}`;
+    const facts = h('div');
+    const bids = h('div');
+    const element = h('article', { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id }, h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`), facts, bids);
+    return { element, facts, bids, drawn: '', bidKey: null, offer };
+  }
+
+  /** Draws what changed of one offer, and says aloud what a reader of the page would notice: a new state, the wait for the operator. */
+  function update(card: OfferCard, offer: OfsOffer, history: readonly IndicativePoint[]): void {
+    const previous = card.offer;
+    card.offer = offer;
+    const drawn = JSON.stringify([offer, history]);
+    if (drawn !== card.drawn) {
+      card.facts.replaceChildren(...offerFacts(offer, history).filter((node): node is HTMLElement => node !== null));
+      if (card.drawn !== '' && previous.state !== offer.state) context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${STATES[offer.state]}`);
+      if (offer.awaiting_operator && !(card.drawn !== '' && previous.awaiting_operator)) context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${AWAITING_OPERATOR}`);
+      card.drawn = drawn;
+    }
+    const choices = openBids(offer, context.session.offerCategory, serverNow());
+    const bidKey = choices.join();
+    if (bidKey !== card.bidKey) {
+      card.bids.replaceChildren(choices.length === 0 ? closedNote(offer, context) : bidForm(offer, choices, context));
+      card.bidKey = bidKey;
+    }
+  }
+
+  async function read(): Promise<void> {
+    const offers = await loadOffers();
+    // Only through T is there an indicative price to chart; the other offers need no second read.
+    const histories = new Map(await Promise.all(offers.filter((offer) => offer.state === 'T_OPEN').map(async (offer) => [offer.offer_id, (await loadOffer(offer.offer_id)).indicative_history] as const)));
+    if (disposed) return;
+    const before = [...cards.keys()].join('\n');
+    for (const offer of offers) {
+      const card = cards.get(offer.offer_id) ?? cardFor(offer);
+      cards.set(offer.offer_id, card);
+      update(card, offer, histories.get(offer.offer_id) ?? []);
+    }
+    for (const id of cards.keys()) if (!offers.some((offer) => offer.offer_id === id)) cards.delete(id);
+    // The list is put together again only when offers come or go: moving a card would take the focus from its form.
+    if (offers.length === 0) list.replaceChildren(h('p', {}, 'No OFS offer is registered.'));
+    else if (before !== offers.map((offer) => offer.offer_id).join('\n') || list.querySelector('article') === null) list.replaceChildren(...offers.map((offer) => cards.get(offer.offer_id)!.element));
+    readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}; read again every ${LIVE_READ_MS / 1000} s.`;
+  }
+
+  const schedule = () => {
+    clearTimeout(timer);
+    if (disposed || document.hidden) return;
+    timer = setTimeout(show, LIVE_READ_MS);
+  };
+  function show(): void {
+    if (disposed) return;
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    reading = true;
+    list.setAttribute('aria-busy', 'true');
+    read()
       .catch((error: unknown) => {
         list.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS offers could not be read'));
+        cards.clear();
+      })
+      .finally(() => {
+        reading = false;
+        list.setAttribute('aria-busy', 'false');
+        if (readAgain) {
+          readAgain = false;
+          again();
+        } else {
+          schedule();
+        }
       });
+  }
+  const again = () => {
+    clearTimeout(timer);
+    show();
   };
-  refresh();
+  const onVisibility = () => {
+    if (!document.hidden) again();
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  // The user's category decides which bids are theirs; an operator may have changed it since the login.
+  readProfile()
+    .catch(() => undefined)
+    .finally(show);
+
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS offers'), h('button', { type: 'button', onClick: refresh }, 'Refresh')),
+    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS offers'), h('button', { type: 'button', onClick: again }, 'Refresh')),
+    readAt,
     list,
   );
-  return { element, dispose: () => undefined };
+  return {
+    element,
+    dispose: () => {
+      disposed = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    },
+  };
 }

@@ -1,11 +1,13 @@
 /**
  * The order book, kept current by the order events: each row's status changes in place while the page is
- * open. Live bids can be modified or cancelled in a dialog; any order's history can be read.
+ * open. Live bids can be modified or cancelled in a dialog, and a live non-retail bid in an offer carried
+ * forward to T+1; any order's history can be read.
  */
 import { ApiError, call, get } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
 import { formatInstant, formatPrice, formatQuantity } from '../format.js';
+import { NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { newerFirst } from '../orders-store.js';
 import type { Order, OrderHistoryEntry } from '../types.js';
 
@@ -15,6 +17,9 @@ const FINISHED = new Set(['OMSREJECT', 'ORDERERROR', 'CANCELLED', 'EXECUTED']);
 const isLive = (order: Order) => !FINISHED.has(order.status);
 const priceText = (order: Order) => (order.order_type === 'RL-MKT' ? 'cut-off' : formatPrice(order.order_price));
 const describeOrder = (order: Order) => `${order.symbol} ${formatQuantity(order.total_quantity)} at ${priceText(order)}`;
+/** A non-retail bid in an offer: the one kind of bid carried forward to T+1 (the server says when it may be). */
+const isOfferNonRetailBid = (order: Order) => order.offer_id !== '' && NON_RETAIL_BID_CATEGORIES.has(order.bid_category);
+const orderPath = (order: Order) => `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`;
 
 /** One dialog for every order action; native <dialog> keeps the focus inside and closes on Escape. */
 function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...content: Node[]): void; close(): void } {
@@ -68,7 +73,7 @@ export function ordersView(context: ConsoleContext): View {
             price: orderType.value === 'RL-MKT' ? 0 : price.valueAsNumber,
             traded_quantity: order.traded_quantity,
           };
-          call('PUT', `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`, { body, orderEntry: true })
+          call('PUT', orderPath(order), { body, orderEntry: true })
             .then(() => {
               context.announce(`Modification of order ${order.order_id} sent to the OMS`);
               dialog.close();
@@ -92,7 +97,7 @@ export function ordersView(context: ConsoleContext): View {
     const confirm = h('button', { type: 'button', class: 'danger' }, 'Cancel the bid');
     confirm.addEventListener('click', () => {
       confirm.disabled = true;
-      call('DELETE', `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`, { orderEntry: true })
+      call('DELETE', orderPath(order), { orderEntry: true })
         .then(() => {
           context.announce(`Cancellation of order ${order.order_id} sent to the OMS`);
           dialog.close();
@@ -103,6 +108,33 @@ export function ordersView(context: ConsoleContext): View {
         });
     });
     return h('div', {}, h('p', {}, `Cancel the bid ${describeOrder(order)} (order ${order.order_id})?`), confirm, status);
+  }
+
+  /** Refused outside T+1, or with nothing unallotted: the server's message says which, as it does for a cancellation. */
+  function carryForwardForm(order: Order): HTMLElement {
+    const status = statusLine();
+    const confirm = h('button', { type: 'button' }, 'Carry forward');
+    confirm.addEventListener('click', () => {
+      confirm.disabled = true;
+      call('POST', `${orderPath(order)}/carry_forward`, { orderEntry: true })
+        .then(() => {
+          context.announce(`Carry-forward of order ${order.order_id} sent to the OMS`);
+          dialog.close();
+        })
+        .catch((error: unknown) => {
+          status.textContent = error instanceof ApiError ? `Not carried forward: ${error.describe()}` : 'The carry-forward could not be sent';
+          confirm.disabled = false;
+        });
+    });
+    const unallotted = order.total_quantity - order.traded_quantity;
+    return h(
+      'div',
+      {},
+      h('p', {}, `Carry the ${formatQuantity(unallotted)} unallotted shares of the bid ${describeOrder(order)} (order ${order.order_id}) forward to the T+1 allocation?`),
+      h('p', { class: 'hint' }, 'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1; once carried forward it may be revised to a price at or above the T-day cut-off.'),
+      confirm,
+      status,
+    );
   }
 
   async function history(order: Order): Promise<HTMLElement> {
@@ -122,6 +154,19 @@ export function ordersView(context: ConsoleContext): View {
       { class: 'actions' },
       h('button', { type: 'button', 'data-action': 'modify', disabled: !live, 'aria-label': `Modify order ${order.order_id}`, onClick: () => dialog.open(`Modify ${describeOrder(current())}`, modifyForm(current())) }, 'Modify'),
       h('button', { type: 'button', 'data-action': 'cancel', class: 'danger', disabled: !live, 'aria-label': `Cancel order ${order.order_id}`, onClick: () => dialog.open('Cancel the bid', cancelForm(current())) }, 'Cancel'),
+      isOfferNonRetailBid(order)
+        ? h(
+            'button',
+            {
+              type: 'button',
+              'data-action': 'carry-forward',
+              disabled: !live || order.carried_forward,
+              'aria-label': `Carry forward order ${order.order_id}`,
+              onClick: () => dialog.open('Carry the bid forward to T+1', carryForwardForm(current())),
+            },
+            order.carried_forward ? 'Carried forward' : 'Carry forward',
+          )
+        : null,
       h(
         'button',
         {
@@ -144,7 +189,7 @@ export function ordersView(context: ConsoleContext): View {
       COLUMNS,
       [
         [h('code', {}, order.order_id), tag],
-        `${order.symbol} ${order.series} ${order.exchange}`,
+        [`${order.symbol} ${order.series} ${order.exchange}`, order.offer_id === '' ? null : h('small', { class: 'offer-bid' }, ` offer ${order.offer_id}, ${order.bid_category}${order.carried_forward ? ', carried forward' : ''}`)],
         order.traded_quantity > 0 ? `${formatQuantity(order.total_quantity)} (allotted ${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)})` : formatQuantity(order.total_quantity),
         priceText(order),
         h('span', { class: `order-status status-${order.status.toLowerCase()}` }, order.status, order.error_reason === '' ? '' : h('small', {}, ` ${order.error_reason}`)),

@@ -8,6 +8,7 @@ import { Transport, type ApiCall, type Credentials, type RetryOptions } from './
 import type {
   Balance,
   CancelAnswer,
+  CarryForwardAnswer,
   CartCreated,
   CartCreateRequest,
   CartDeleted,
@@ -199,6 +200,16 @@ export class OrdergateClient {
   /** Cancels a live bid (DELETE /transactional/v1/orders/regular/{exchange}/{order_id}). */
   async cancel(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CancelAnswer> {
     return this.orderEntry<CancelAnswer>({ method: 'DELETE', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId) }, options);
+  }
+
+  /**
+   * Carries an unallotted non-retail bid in an offer forward to T+1 (POST
+   * /transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward): during T+1, after the T allocation.
+   * Refused with OrdergateError 409 `e-378` otherwise (not T+1, not a non-retail bid, nothing unallotted);
+   * carrying forward a bid already carried forward succeeds without change.
+   */
+  async carryForward(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CarryForwardAnswer> {
+    return this.orderEntry<CarryForwardAnswer>({ method: 'POST', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', exchange, orderId) }, options);
   }
 
   /** The OFS offers: terms, portions in shares, days and state, T day latest first (GET /transactional/v1/ofs/offers). */

@@ -37,6 +37,7 @@ export type Exchange = Operation<OrderById, 'put'>['parameters']['path']['exchan
 export type ModifyBid = RequestBody<OrderById, 'put'>;
 export type ModifyAnswer = SuccessBody<OrderById, 'put'>;
 export type CancelAnswer = SuccessBody<OrderById, 'delete'>;
+export type CarryForwardAnswer = SuccessBody<'/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', 'post'>;
 
 export type OrderBookQuery = Query<'/transactional/v1/orders', 'get'>;
 export type OrderBook = SuccessBody<'/transactional/v1/orders', 'get'>;
@@ -53,6 +54,10 @@ export type OfsOffers = SuccessBody<'/transactional/v1/ofs/offers', 'get'>;
 export type OfsOfferAnswer = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}', 'get'>;
 /** An OFS offer: its terms, portions in shares, days and state. */
 export type OfsOffer = OfsOffers['data']['offers'][number];
+/** The indicative price of an offer's non-retail bids as the exchange last published it through T. */
+export type IndicativePrice = NonNullable<OfsOffer['indicative']>;
+/** One published indicative price of an offer's T session, as `offer(offerId)` lists them (oldest first). */
+export type IndicativePoint = OfsOfferAnswer['data']['indicative_history'][number];
 
 /** A cart as the create call takes it on the wire (`orders` is a string holding a JSON array). */
 export type CartCreateRequest = RequestBody<Cart, 'post'>;

@@ -26,6 +26,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.createIndex('orders_user_offer').on('orders').columns(['user_id', 'offer_id']).where(sql.ref('offer_id'), 'is not', null).execute();
   await db.schema.createIndex('orders_offer').on('orders').column('offer_id').where(sql.ref('offer_id'), 'is not', null).execute();
 
+  // The traded price each change left an order with: a bid allotted in part stays live with one.
+  await db.schema.alterTable('order_history').addColumn('traded_price_paise', 'bigint').execute();
+
   await db.schema.alterTable('ofs_offers').addColumn('t_proceed_at', 'bigint').execute();
   // The retail cut-off the T+1 allocation found (the UNIFORM retail price is it less the discount).
   await db.schema.alterTable('ofs_offers').addColumn('t1_retail_cutoff_price_paise', 'bigint').execute();
