@@ -44,6 +44,7 @@ import type { FundsService } from './services/funds.js';
 import type { PortfolioService } from './services/portfolio.js';
 import type { OfsBookService } from './services/ofs-book.js';
 import type { OfsOfferService } from './services/ofs-offers.js';
+import type { IndicativeFeed } from './services/indicative-feed.js';
 import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
@@ -56,6 +57,8 @@ export interface AppServices {
   orderBook: OrderBookService;
   orderCarts: OrderCartService;
   orderEvents: OrderEventsService;
+  /** The indicative prices the exchanges publish through T, for the event streams. */
+  indicativeFeed: IndicativeFeed;
   idempotency: IdempotencyService;
   audit: AuditRecorder;
   funds: FundsService;
@@ -155,7 +158,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     registerPortfolioRoutes(typed, services.portfolio);
     registerOfsRoutes(typed, services.ofsBook, services.ofsOffers);
     registerOrderCartRoutes(typed, services.orderCarts);
-    registerOrderEventRoutes(typed, services.orderEvents);
+    registerOrderEventRoutes(typed, services.orderEvents, services.indicativeFeed);
     registerHealthRoutes(typed, services.health);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });

@@ -7,6 +7,7 @@ import { FundsService } from './services/funds.js';
 import { PortfolioService } from './services/portfolio.js';
 import { OfsBookService } from './services/ofs-book.js';
 import { OfsOfferService } from './services/ofs-offers.js';
+import { DEFAULT_INDICATIVE_POLL_MS, IndicativeFeed } from './services/indicative-feed.js';
 import { OfsOfferRepository } from './store/ofs-offers.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
@@ -71,6 +72,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     orderEntry,
     orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }, limits),
+    indicativeFeed: new IndicativeFeed(offers, options.orderEvents?.pollMs ?? DEFAULT_INDICATIVE_POLL_MS),
     orderEvents: new OrderEventsService(
       new OrderEventRepository(store.readDb),
       () => new EventHorizon(store.readDb, store.dialect),

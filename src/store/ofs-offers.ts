@@ -10,7 +10,7 @@ import { userCategoryOf, type IndicativePrice } from '../domain/ofs-offer.js';
 import type { OfferBidder } from '../domain/ofs-offer-rules.js';
 import { upsertIssues } from './ofs-issues.js';
 import { executorOf, type StoreTx } from './write-tx.js';
-import type { Database, OfsOfferListingsTable, OfsOffersTable } from './tables.js';
+import type { Database, OfsOfferIndicativeTable, OfsOfferListingsTable, OfsOffersTable } from './tables.js';
 
 /** An offer as stored: its terms and how far its days have run. */
 export interface OfferRegistration {
@@ -77,6 +77,15 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
   };
 }
 
+function indicativeFromRow(row: Selectable<OfsOfferIndicativeTable>): PublishedIndicative {
+  return {
+    at: Number(row.at),
+    all: { pricePaise: nullableNumber(row.price_paise), quantity: Number(row.quantity) },
+    margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: Number(row.quantity_h) },
+    margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: Number(row.quantity_t) },
+  };
+}
+
 function toListing(row: Selectable<OfsOfferListingsTable>): OfferListing {
   return {
     exchange: row.exchange as OfferListing['exchange'],
@@ -139,15 +148,22 @@ export class OfsOfferRepository {
     return listing && this.find(listing.offer_id, storeTx);
   }
 
+  /** The indicative figures of every offer published after `at`, oldest first, at most `limit`. */
+  async indicativeSince(at: number, limit: number): Promise<(PublishedIndicative & { offerId: string })[]> {
+    const rows = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('at', '>', at).orderBy('at').orderBy('offer_id').limit(limit).execute();
+    return rows.map((row) => ({ offerId: row.offer_id, ...indicativeFromRow(row) }));
+  }
+
+  /** When the last indicative figures were published (null: never). */
+  async latestIndicativeAt(): Promise<number | null> {
+    const row = await this.db.selectFrom('ofs_offer_indicative').select((eb) => eb.fn.max('at').as('at')).executeTakeFirst();
+    return row?.at == null ? null : Number(row.at);
+  }
+
   /** The indicative prices the exchange published for the offer, the latest `limit`, oldest first. */
   async indicativeHistory(offerId: string, limit: number): Promise<PublishedIndicative[]> {
     const rows = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('offer_id', '=', offerId).orderBy('at', 'desc').limit(limit).execute();
-    return rows.reverse().map((row) => ({
-      at: Number(row.at),
-      all: { pricePaise: nullableNumber(row.price_paise), quantity: Number(row.quantity) },
-      margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: Number(row.quantity_h) },
-      margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: Number(row.quantity_t) },
-    }));
+    return rows.reverse().map(indicativeFromRow);
   }
 
   /**

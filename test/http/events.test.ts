@@ -13,6 +13,7 @@ import type { Store } from '../../src/store/database.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { EventStream, openEventStream } from '../support/sse.js';
+import { offerImport } from '../support/offers.js';
 
 const ORDERS = '/transactional/v1/orders';
 const EVENTS = `${ORDERS}/events`;
@@ -175,6 +176,31 @@ describe('GET /transactional/v1/orders/events', () => {
     // A resumed stream sends no opening id: its client has one.
     expect(second.frames.filter((f) => f.id !== undefined && f.data === undefined)).toEqual([]);
     second.close();
+  });
+
+  it("sends every stream an offer's indicative price each time the exchange publishes a change, without an id", async () => {
+    const stream = await open(carol);
+    await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
+    const opening = stream.frames.find((f) => f.id !== undefined)!.id;
+    await server.admin.importOfs([offerImport({ offer_id: 'EVENTS-OFS' }, server.clock.now - 60_000)]);
+    const nii = await server.createUser('events-nii', { category: 'NII' });
+    const body = validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' }, quantity: '300', price: 101.5 });
+    const res = await server.call('POST', `${ORDERS}/regular`, { body, token: nii.token, apiKey: nii.apiKey });
+    expect(res.status, res.text).toBe(200);
+    await oms.runOnce();
+    await stream.until(() => stream.frames.some((f) => f.event === 'indicative_price'), 'the indicative price');
+    const frame = stream.frames.find((f) => f.event === 'indicative_price')!;
+    expect(frame.id).toBeUndefined();
+    expect(JSON.parse(frame.data!)).toEqual({
+      offer_id: 'EVENTS-OFS',
+      at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      price: 101.5,
+      quantity: 300,
+      margin_100: { price: 101.5, quantity: 300 },
+      margin_0: { price: null, quantity: 0 },
+    });
+    // carol has no order: the frame is the same for everybody, and her Last-Event-ID is still the opening one.
+    expect(stream.frames.filter((f) => f.id !== undefined).map((f) => f.id)).toEqual([opening]);
   });
 
   it('answers a Last-Event-ID that is not a number with 400 e-111, before any stream', async () => {

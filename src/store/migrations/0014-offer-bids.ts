@@ -46,6 +46,8 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('quantity_t', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('ofs_offer_indicative_pk', ['offer_id', 'at'])
     .execute();
+  // The live feed of the event streams reads what every offer published since an instant.
+  await db.schema.createIndex('ofs_offer_indicative_at').on('ofs_offer_indicative').column('at').execute();
 
   await db.schema.alterTable('sim_exchange_bids').addColumn('offer_id', 'text').execute();
   await db.schema.alterTable('sim_exchange_bids').addColumn('user_id', 'text').execute();
