@@ -16,6 +16,7 @@ import { AccessLog } from './http/access-log.js';
 import type { App } from './http/app-type.js';
 import { registerAuditHooks } from './http/audit.js';
 import { registerAuthentication } from './http/authentication.js';
+import { registerDuplicateHeaderCheck } from './http/duplicate-headers.js';
 import { answerClientError, answerError, answerRoutingError } from './http/errors.js';
 import { consoleRoutes } from './http/console.js';
 import { registerOrderEventRoutes } from './http/events.js';
@@ -134,6 +135,8 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   registerAuditHooks(app, services.audit);
   registerRequestIdHeader(app);
   registerShutdown(app, services.orderEvents);
+  // Before anything reads the caller's headers: one value each.
+  registerDuplicateHeaderCheck(app);
   // Before auth: a shed order costs no token lookup.
   registerLoadShedding(app, options.shedding ?? { eventLoopDelayMs: 0, commitWaitMs: 0 }, (maxWaitMs) => services.orderEntry.commitsFallBehind(maxWaitMs));
   registerAuthentication(app, services.auth);

@@ -4,6 +4,7 @@
  * the fields of a line. Every fault of every line is reported, named `orders[i].Field` (i from 0).
  */
 import { Errors, type Violation } from './errors.js';
+import { prototypeKeyIn } from './json-safety.js';
 import { OrderLine } from '../schemas/ordercart.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
 
@@ -59,6 +60,10 @@ export function orderLineViolations(line: unknown, index: number): Violation[] {
   if (nestsDeeperThan(line, MAX_LINE_DEPTH)) {
     return [{ kind: Errors.CART_LINE_INVALID, field: prefix, message: `${prefix} nests objects and arrays deeper than ${MAX_LINE_DEPTH} levels` }];
   }
+  // The orders text is stored and read back: a key that could pollute a prototype is refused in it, at any
+  // depth, as in a body (after the depth check: the walk is recursive).
+  const pollution = prototypeKeyIn(line, prefix);
+  if (pollution !== undefined) return [{ kind: Errors.PROTOTYPE_KEY, field: pollution, message: `${pollution} is refused (prototype pollution)` }];
   const schemaViolations = checkLineSchema(line, prefix).map((v) => ({
     kind: Errors.CART_LINE_INVALID,
     field: v.field,

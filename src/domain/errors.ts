@@ -36,6 +36,9 @@ export const Errors = {
   BODY_TOO_DEEP: kind('e-118', 400, 'The body nests objects and arrays more than 32 levels deep; no call of this API needs more than a few.'),
   REQUEST_TIMEOUT: kind('e-119', 408, 'The request did not arrive whole within REQUEST_TIMEOUT_MS; the connection is closed.'),
   HEADERS_TOO_LARGE: kind('e-120', 431, 'The request headers are larger than the server takes; the connection is closed.'),
+  DUPLICATE_HEADER: kind('e-121', 400, 'A header that names the caller or the request (Authorization, x-api-key, Idempotency-Key, Last-Event-ID, If-Match, Content-Type) is sent more than once: a proxy reading the other one would disagree about the request.'),
+  BODY_NOT_UTF8: kind('e-122', 400, 'The body is not valid UTF-8.'),
+  BODY_CHARSET: kind('e-123', 400, 'The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259).'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),

@@ -3,7 +3,9 @@
  * which our contract does not accept; any other media type answers 415). The text as it arrived is kept
  * in `request.rawBody` for the audit trail.
  */
+import { isUtf8 } from 'node:buffer';
 import { ApiError, Errors } from '../domain/errors.js';
+import { prototypeKeyIn } from '../domain/json-safety.js';
 import type { App } from './app-type.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -38,8 +40,16 @@ export function registerJsonBodyParser(app: App): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // A call without a body (validate, logout, delete) may still carry Content-Type: application/json, as
   // many clients send it on every call; a route that needs a body then answers e-102 from its schema.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && !UTF8.has(charset)) {
+      const message = `The Content-Type names the charset ${JSON.stringify(charset)}; send the JSON body in UTF-8 (charset=utf-8, or no charset)`;
+      return done(new ApiError(Errors.BODY_CHARSET, message, [{ field: 'content-type', message }]));
+    }
+    const bytes = body as Buffer;
+    // Decoding would put U+FFFD in place of each bad byte, and the body would be stored other than sent.
+    if (!isUtf8(bytes)) return done(new ApiError(Errors.BODY_NOT_UTF8, 'The body is not valid UTF-8: it holds a byte sequence UTF-8 does not allow'));
+    const text = bytes.toString('utf8');
     if (text === '') return done(null, undefined);
     // Refused before parsing, so that nothing after it (the prototype-key report, the audit trail's
     // redaction, validation) walks a body deep enough to overflow the stack: one check for all of them.
@@ -52,6 +62,15 @@ export function registerJsonBodyParser(app: App): void {
       done(null, value);
     });
   });
+}
+
+/** The names UTF-8 goes by in a Content-Type's charset parameter. */
+const UTF8 = new Set(['utf-8', 'utf8']);
+
+/** The charset parameter of a Content-Type, lower-cased and unquoted; undefined when there is none. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  return match === null ? undefined : match[2]!.toLowerCase();
 }
 
 /** Whether the text opens more than `limit` objects or arrays inside one another (strings skipped). */
@@ -86,25 +105,4 @@ function prototypeKeyRefusal(text: string): ApiError | undefined {
   if (field === undefined) return undefined;
   const message = `The body holds the key "${field}", which is refused (prototype pollution)`;
   return new ApiError(Errors.PROTOTYPE_KEY, message, [{ field, message: `${field} is refused (prototype pollution)` }]);
-}
-
-/** Where a parsed body holds a "__proto__" key or a "constructor" object with a "prototype" key, if it does. */
-function prototypeKeyIn(value: unknown, at: string): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = prototypeKeyIn(item, `${at}[${index}]`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  const field = (name: string) => (at === '' ? name : `${at}.${name}`);
-  if (Object.hasOwn(value, '__proto__')) return field('__proto__');
-  const constructor = Object.hasOwn(value, 'constructor') ? (value as { constructor: unknown }).constructor : undefined;
-  if (typeof constructor === 'object' && constructor !== null && Object.hasOwn(constructor, 'prototype')) return field('constructor.prototype');
-  for (const [name, item] of Object.entries(value)) {
-    const found = prototypeKeyIn(item, field(name));
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }

@@ -17,7 +17,7 @@ export function page<T, M>(message: string, { data, metadata }: { data: T; metad
  * within the limits, a malformed request, one too slow or with headers too large, and 500/503.
  */
 export function errorResponses(...kinds: ErrorKind[]) {
-  const all = [...kinds, ...UNWANTED_BODY_ERRORS, Errors.BAD_REQUEST, Errors.REQUEST_TIMEOUT, Errors.HEADERS_TOO_LARGE, Errors.INTERNAL, Errors.UNAVAILABLE];
+  const all = [...kinds, ...UNWANTED_BODY_ERRORS, Errors.BAD_REQUEST, Errors.REQUEST_TIMEOUT, Errors.HEADERS_TOO_LARGE, Errors.DUPLICATE_HEADER, Errors.INTERNAL, Errors.UNAVAILABLE];
   const byStatus = new Map<number, string[]>();
   for (const kind of all) byStatus.set(kind.status, [...(byStatus.get(kind.status) ?? []), kind.code]);
   const responses: Record<number, typeof ErrorEnvelope> = {};
@@ -38,9 +38,19 @@ export const BODY_ERRORS = [
   Errors.INVALID_VALUE,
   Errors.BODY_TOO_LARGE,
   Errors.UNSUPPORTED_MEDIA_TYPE,
+  Errors.BODY_NOT_UTF8,
+  Errors.BODY_CHARSET,
 ];
 /** A call without a body may still be sent one: it must then be JSON within the size limit. */
-export const UNWANTED_BODY_ERRORS = [Errors.MALFORMED_JSON, Errors.PROTOTYPE_KEY, Errors.BODY_TOO_DEEP, Errors.BODY_TOO_LARGE, Errors.UNSUPPORTED_MEDIA_TYPE];
+export const UNWANTED_BODY_ERRORS = [
+  Errors.MALFORMED_JSON,
+  Errors.PROTOTYPE_KEY,
+  Errors.BODY_TOO_DEEP,
+  Errors.BODY_TOO_LARGE,
+  Errors.UNSUPPORTED_MEDIA_TYPE,
+  Errors.BODY_NOT_UTF8,
+  Errors.BODY_CHARSET,
+];
 export const TOKEN_ERRORS = [Errors.TOKEN_MISSING, Errors.TOKEN_INVALID, Errors.TOKEN_EXPIRED, Errors.TOKEN_REVOKED];
 /** Order entry: the token and the API key, then the per-user rate limit (429). */
 export const ORDER_ENTRY_AUTH_ERRORS = [...TOKEN_ERRORS, Errors.API_KEY_MISSING, Errors.API_KEY_INVALID, Errors.API_KEY_OTHER_USER, Errors.RATE_LIMITED];

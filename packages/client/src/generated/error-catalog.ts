@@ -45,6 +45,12 @@ export const ERROR_CATALOG = {
   REQUEST_TIMEOUT: { code: 'e-119', status: 408 },
   /** The request headers are larger than the server takes; the connection is closed. */
   HEADERS_TOO_LARGE: { code: 'e-120', status: 431 },
+  /** A header that names the caller or the request (Authorization, x-api-key, Idempotency-Key, Last-Event-ID, If-Match, Content-Type) is sent more than once: a proxy reading the other one would disagree about the request. */
+  DUPLICATE_HEADER: { code: 'e-121', status: 400 },
+  /** The body is not valid UTF-8. */
+  BODY_NOT_UTF8: { code: 'e-122', status: 400 },
+  /** The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259). */
+  BODY_CHARSET: { code: 'e-123', status: 400 },
   /** The Authorization header with a Bearer access token is missing. */
   TOKEN_MISSING: { code: 'e-201', status: 401 },
   /** The access token is not known. */

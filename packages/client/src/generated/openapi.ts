@@ -44,7 +44,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -310,7 +310,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -590,7 +590,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -853,7 +853,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1124,7 +1124,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1456,7 +1456,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-114, e-301, e-302, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-309, e-310, e-312, e-313, e-314, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-301, e-302, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-309, e-310, e-312, e-313, e-314, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1844,7 +1844,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-114, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2212,7 +2212,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-114, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2593,7 +2593,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-114, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3079,7 +3079,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3421,7 +3421,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3776,7 +3776,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4081,7 +4081,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-381, e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-381, e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4383,7 +4383,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4747,7 +4747,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5115,7 +5115,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5541,7 +5541,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5920,7 +5920,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6333,7 +6333,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6710,7 +6710,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6974,7 +6974,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-114, e-401, e-402, e-403, e-404, e-411, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-401, e-402, e-403, e-404, e-411, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7388,7 +7388,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-114, e-401, e-402, e-403, e-404, e-411, e-409, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-401, e-402, e-403, e-404, e-411, e-409, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7801,7 +7801,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8061,7 +8061,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8387,7 +8387,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-114, e-112 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8861,7 +8861,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-111, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-111, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9128,7 +9128,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9345,7 +9345,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-112 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
