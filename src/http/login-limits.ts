@@ -5,10 +5,14 @@
  * - per client address, every attempt: at most RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS a minute;
  * - per (user id, address) pair, failures: after RATE_LIMIT_LOGIN_BACKOFF_AFTER of them each further attempt
  *   waits, the wait doubling per failure up to RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS; a success clears the pair;
+ *   a login that carries an active API key of the user passes the wait (the real user is never locked out
+ *   of an address by someone else's failures there);
  * - per user id, failures from all addresses: at most RATE_LIMIT_LOGINS_PER_MINUTE a minute, except from an
  *   address the user logged in from lately, or for a login that carries an active API key of the user, so
  *   that a flood of bad logins cannot keep the user out (a user on a new network still gets in with the
- *   key their client sends).
+ *   key their client sends). The limit holds under concurrency: an attempt it counts takes its slot before
+ *   the password is checked (a success keeps it: one slot per address the user logs in from afresh), so
+ *   that attempts arriving together cannot all be checked.
  *
  * The address limit counts in the call logs' sliding log (src/http/rate-limit.ts registers the store); the
  * per-user-id failures too; the pairs live in src/rate-limit/login-failures.ts. The outcome of a login is
@@ -60,6 +64,8 @@ export function registerLoginLimits(
   const usesPairs = isLimited(loginBackoffAfterFailures) || isLimited(loginsPerMinutePerUser);
   const pairs: LoginFailureStore | undefined = usesPairs ? (link === null ? new MemoryLoginFailures() : new SharedLoginFailures(link, redisKeyPrefix(options))) : undefined;
   const userFailuresKey = (userId: string) => `login-user-failures:${userId}`;
+  /** The logins that took their slot of the per-user-id log before their password was checked. */
+  const countedAttempts = new WeakSet<FastifyRequest>();
 
   let loginsByAddress: Check | undefined;
   app.addHook('onReady', async () => {
@@ -75,16 +81,22 @@ export function registerLoginLimits(
     const userId = loginUserId(request);
     if (userId === undefined || pairs === undefined) return;
     const pair = await pairs.state(userId, request.ip);
+    /** Whether the login carries an active API key of the user: read once, and only when a limit would refuse. */
+    let keyHolder: Promise<boolean> | undefined;
+    const holdsKey = () => (keyHolder ??= holdsApiKey(userId, loginApiKey(request)));
     const waitMs = backoffRemainingMs(pair, pair.now, loginBackoffAfterFailures, backoffMaxMs);
-    if (waitMs > 0) {
+    if (waitMs > 0 && !(await holdsKey())) {
       throw rateLimited(reply, loginBackoffAfterFailures, `Too many failed login attempts for this user_id from this address (${pair.failures} in a row)`, waitMs);
     }
     if (isLimited(loginsPerMinutePerUser) && !pair.knownAddress) {
-      // max 0: reads the log without adding to it; only failures are added, once their answer is known.
-      const failures = await admit(userFailuresKey(userId), MINUTE, 0);
-      if (failures.count >= loginsPerMinutePerUser && !(await holdsApiKey(userId, loginApiKey(request)))) {
+      // The slot is taken now, before the password is checked: attempts arriving together are counted one
+      // by one, and at most the limit of them is checked. A refused attempt takes none.
+      const slot = await admit(userFailuresKey(userId), MINUTE, loginsPerMinutePerUser);
+      if (slot.accepted) {
+        countedAttempts.add(request);
+      } else if (!(await holdsKey())) {
         const message = `Too many failed login attempts for this user_id: at most ${loginsPerMinutePerUser} a minute, except from an address it logged in from lately`;
-        throw rateLimited(reply, loginsPerMinutePerUser, message, failures.resetMs);
+        throw rateLimited(reply, loginsPerMinutePerUser, message, slot.resetMs);
       }
     }
   });
@@ -98,7 +110,8 @@ export function registerLoginLimits(
       await pairs.recordSuccess(userId, request.ip);
     } else if (isFailure(reply.statusCode)) {
       await pairs.recordFailure(userId, request.ip);
-      if (isLimited(loginsPerMinutePerUser)) await admit(userFailuresKey(userId), MINUTE, loginsPerMinutePerUser);
+      // A failure the limit exempted (a known address, an API key) still counts against the others.
+      if (isLimited(loginsPerMinutePerUser) && !countedAttempts.has(request)) await admit(userFailuresKey(userId), MINUTE, loginsPerMinutePerUser);
     }
     return payload;
   });

@@ -96,7 +96,8 @@ describe('the per-user-id failure limit', () => {
 
   it('failures spread over many addresses stop new addresses for the user id, but not the address the user logged in from lately', async () => {
     expect((await loginFrom(server, '127.0.0.1', 'victim', TEST_PASSWORD)).status).toBe(200);
-    for (let i = 0; i < 10; i += 1) expect((await loginFrom(server, `127.0.0.${10 + i}`, 'victim', WRONG)).status).toBe(401);
+    // The user's own first login from a fresh address took a slot too (slots are taken before the password is checked).
+    for (let i = 0; i < 9; i += 1) expect((await loginFrom(server, `127.0.0.${10 + i}`, 'victim', WRONG)).status).toBe(401);
 
     const stranger = await loginFrom(server, '127.0.0.60', 'victim', TEST_PASSWORD);
     expect(stranger.status).toBe(429);
@@ -121,6 +122,22 @@ describe('the per-user-id failure limit', () => {
     expect(withKey.status, JSON.stringify(withKey.body)).toBe(200);
     // The key opens the limit, not the password check: with a wrong password it is a failure like any other.
     expect((await loginFrom(server, '127.0.1.64', 'traveller', WRONG, apiKey)).status).toBe(401);
+  });
+});
+
+describe('the per-user-id failure limit under concurrency (issue 21 row 4)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: DEFAULTS });
+    await server.admin.addUser('crowd', TEST_PASSWORD);
+  });
+  afterAll(() => server.close());
+
+  it('checks at most 10 of 16 wrong passwords sent at once from 16 addresses; the other 6 are refused unchecked', async () => {
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => loginFrom(server, `127.0.2.${10 + i}`, 'crowd', WRONG)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array(10).fill(401), ...Array(6).fill(429)]);
+    for (const answer of answers.filter((a) => a.status === 429)) expect(answer.body.message).toMatch(/at most 10 a minute/);
   });
 });
 
@@ -150,6 +167,18 @@ describe('the back-off of one (user id, address) pair', () => {
     expect((await loginFrom(server, '127.0.0.3', 'tom', TEST_PASSWORD)).status).toBe(200);
     expect((await loginFrom(server, '127.0.0.3', 'tom', WRONG)).status).toBe(401);
     expectBackedOff(await loginFrom(server, '127.0.0.3', 'tom', WRONG), 1);
+  });
+
+  it('lets a login with an active API key of the user through the pair\'s back-off: the real user is not locked out of an address (issue 21 row 5)', async () => {
+    await server.admin.addUser('kim', TEST_PASSWORD);
+    const { apiKey } = await server.admin.createApiKey('kim');
+    const { apiKey: othersKey } = await server.admin.createApiKey('tom');
+    // Someone else fails from the address kim uses: the pair backs off.
+    expect((await loginFrom(server, '127.0.0.5', 'kim', WRONG)).status).toBe(401);
+    expectBackedOff(await loginFrom(server, '127.0.0.5', 'kim', TEST_PASSWORD), 1);
+    expectBackedOff(await loginFrom(server, '127.0.0.5', 'kim', TEST_PASSWORD, othersKey), 1);
+    const withKey = await loginFrom(server, '127.0.0.5', 'kim', TEST_PASSWORD, apiKey);
+    expect(withKey.status, JSON.stringify(withKey.body)).toBe(200);
   });
 });
 
