@@ -155,6 +155,27 @@ function publicUrl(env: NodeJS.ProcessEnv): string | null {
   return url.origin;
 }
 
+/** Whether HOST binds this machine only (a loopback address or name). */
+function bindsLoopbackOnly(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Why a server may not start as configured, for the live socket's URL (null: it may). Without PUBLIC_URL the
+ * login answer names the socket after the request's Host header, which any client chooses: fine on a
+ * developer's machine, not for a server others reach (NODE_ENV=production, or a HOST beyond loopback), where
+ * a forged Host would have the answer point a client's socket elsewhere (issue 21 row 11).
+ */
+export function publicUrlProblem(config: Pick<Config, 'publicUrl' | 'host'>, env: NodeJS.ProcessEnv): string | null {
+  if (config.publicUrl !== null) return null;
+  const exposed = env.NODE_ENV === 'production' ? 'NODE_ENV=production' : bindsLoopbackOnly(config.host) ? null : `HOST=${config.host}`;
+  if (exposed === null) return null;
+  return (
+    `PUBLIC_URL is required with ${exposed}: the login answer names the live order socket (data.others.messageSocket), ` +
+    'and without it that URL would follow the Host header each client sends; set PUBLIC_URL to the address clients reach, e.g. https://api.example.com'
+  );
+}
+
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
 /**

@@ -1,6 +1,6 @@
 /** `ordergate serve`, which is also what `npm start` runs (src/main.ts). */
 import { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, publicUrlProblem } from '../config.js';
 import { DatabaseUrlError } from '../store/database.js';
 import { CliError, type CliIo } from './context.js';
 
@@ -13,6 +13,8 @@ export function serveCommand(io: CliIo): Command {
     )
     .action(async () => {
       const config = loadConfig(io.env);
+      const problem = publicUrlProblem(config, io.env);
+      if (problem !== null) throw new CliError(`cannot start: ${problem}`);
       // The HTTP stack is loaded only here, so that the other commands start fast.
       const [{ createLogger }, { serveUntilSignalled }] = await Promise.all([import('../logger.js'), import('../server.js')]);
       try {

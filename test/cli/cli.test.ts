@@ -279,6 +279,15 @@ describe('ordergate ofs import', () => {
   });
 });
 
+describe('ordergate serve', () => {
+  it('refuses to start beyond loopback without PUBLIC_URL, in one line, before opening anything (issue 21 row 11)', async () => {
+    const result = await ordergate(['serve'], { env: { HOST: '0.0.0.0', PORT: '0' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^ordergate: cannot start: PUBLIC_URL is required with HOST=0\.0\.0\.0: /);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
 describe('ordergate demo', () => {
   async function demoJson() {
     const result = await ordergate(['demo', '--json']);

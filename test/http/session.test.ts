@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWASP_PASSWORD_HASHER, passwordHasherFor, totpCode } from '../../src/auth/credentials.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, publicUrlProblem } from '../../src/config.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { UserRepository } from '../../src/store/users.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
@@ -371,6 +371,17 @@ describe('password hashes (finding 13)', () => {
     expect(loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure' }).passwordHashCost).toBe('test-only-insecure');
     expect(() => loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure', NODE_ENV: 'production' })).toThrow(/refused with NODE_ENV=production/);
     expect(() => loadConfig({ PASSWORD_HASH_COST: 'cheap' })).toThrow(/PASSWORD_HASH_COST must be one of owasp, test-only-insecure/);
+  });
+
+  it('a server others reach needs PUBLIC_URL, so that no Host header chooses the socket URL of a login answer (issue 21 row 11)', () => {
+    const problem = (env: Record<string, string>) => publicUrlProblem(loadConfig(env), env);
+    expect(problem({})).toBeNull(); // 127.0.0.1, a developer's machine
+    expect(problem({ HOST: 'localhost' })).toBeNull();
+    expect(problem({ HOST: '::1' })).toBeNull();
+    expect(problem({ HOST: '0.0.0.0' })).toMatch(/^PUBLIC_URL is required with HOST=0\.0\.0\.0: the login answer names the live order socket/);
+    expect(problem({ HOST: '10.0.0.5' })).toMatch(/HOST=10\.0\.0\.5/);
+    expect(problem({ NODE_ENV: 'production' })).toMatch(/^PUBLIC_URL is required with NODE_ENV=production/);
+    expect(problem({ HOST: '0.0.0.0', NODE_ENV: 'production', PUBLIC_URL: 'https://api.example.com' })).toBeNull();
   });
 
   it('a hash made at the test-only cost is re-hashed at OWASP\'s by a production server\'s login', async () => {
