@@ -38,6 +38,8 @@ export interface Config {
   webhookAllowHttp: boolean;
   /** Whether webhook URLs may name (or resolve to) loopback, private, link-local or metadata addresses. */
   webhookAllowPrivateAddresses: boolean;
+  /** WEBHOOK_ALLOW_ANY_PORT: webhooks may name any port (else 443, the scheme's default, and 1024 to 65535). */
+  webhookAllowAnyPort: boolean;
   /**
    * Which proxies' X-Forwarded-For the server believes (Fastify's `trustProxy`): false (none, the TCP peer
    * is the client), true (every hop), or a comma-separated list of addresses and CIDR ranges.
@@ -253,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryForSeconds: wholeNumber(env, 'WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
     webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
     webhookAllowPrivateAddresses: flag(env, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
+    webhookAllowAnyPort: flag(env, 'WEBHOOK_ALLOW_ANY_PORT', false),
     trustProxy: trustProxy(env),
     rateLimits: {
       ordersPerSecond: wholeNumber(env, 'RATE_LIMIT_ORDERS_PER_SECOND', 10, 0, 1_000_000),

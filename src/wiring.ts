@@ -166,6 +166,6 @@ export function configuredWebhookDispatcher(store: Store, config: Config, logger
     ...(metrics !== undefined && { metrics }),
     timeoutMs: config.webhookTimeoutMs,
     retry: { ...DEFAULT_RETRY_POLICY, retryForMs: config.webhookRetryForSeconds * 1000 },
-    addresses: { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses },
+    addresses: { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses, allowAnyPort: config.webhookAllowAnyPort },
   });
 }

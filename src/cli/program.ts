@@ -55,7 +55,7 @@ export function buildProgram(io: CliIo): Command {
         '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
         '  OMS_LEASE_MS  how long the outbox entries of a worker that died wait for another (default 30000)',
         '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
-        '  WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES  true: webhooks may use plain http / reach private addresses (default false)',
+        '  WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES, WEBHOOK_ALLOW_ANY_PORT  true: webhooks may use plain http / reach private addresses / any port (default false)',
         '  RATE_LIMIT_ORDERS_PER_SECOND (10), RATE_LIMIT_LOGINS_PER_MINUTE (10 failed), RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS (100); 0: off',
         '  RATE_LIMIT_LOGIN_BACKOFF_AFTER (5), RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS (900)  failed logins per user id and address before back-off',
         '  REDIS_URL     share the rate-limit counts between nodes (redis://host:port)',

@@ -17,8 +17,8 @@ function positiveInteger(value: string): number {
 async function withWebhooks<T>(io: CliIo, work: (service: WebhookAdminService, workspace: Workspace) => Promise<T>): Promise<T> {
   return withWorkspace(io, async (workspace) => {
     try {
-      const { webhookAllowHttp: allowHttp, webhookAllowPrivateAddresses: allowPrivateAddresses } = workspace.config;
-      const service = new WebhookAdminService(new WebhookRepository(workspace.store.db), workspace.users, { allowHttp, allowPrivateAddresses });
+      const { webhookAllowHttp: allowHttp, webhookAllowPrivateAddresses: allowPrivateAddresses, webhookAllowAnyPort: allowAnyPort } = workspace.config;
+      const service = new WebhookAdminService(new WebhookRepository(workspace.store.db), workspace.users, { allowHttp, allowPrivateAddresses, allowAnyPort });
       return await work(service, workspace);
     } catch (error) {
       if (error instanceof AdminError) throw new CliError(error.message);
@@ -68,7 +68,8 @@ export function webhooksCommand(io: CliIo): Command {
         '  <the signing secret>  (alone on the last line; it cannot be shown again)',
         '',
         'Refused unless allowed: plain http (WEBHOOK_ALLOW_HTTP=true), a user name or password in the URL, and',
-        'a host that is a loopback, private, link-local or other non-public address (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true).',
+        'a host that is (or now resolves to) a loopback, private, link-local or other non-public address (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true),',
+        'and a port other than 443, the scheme\'s default or 1024 to 65535 (WEBHOOK_ALLOW_ANY_PORT=true).',
         'A name is checked at each delivery, against every address it resolves to.',
       ].join('\n'),
     )

@@ -15,6 +15,8 @@ export interface WebhookAddressPolicy {
   allowHttp: boolean;
   /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES: loopback, private, link-local and other non-public addresses. */
   allowPrivateAddresses: boolean;
+  /** WEBHOOK_ALLOW_ANY_PORT: any port (else 443, the scheme's default, and 1024 to 65535: no SSH, SMTP, ... below). */
+  allowAnyPort?: boolean;
 }
 
 /** The defaults: https:// only, public addresses only. */

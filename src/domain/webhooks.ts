@@ -33,6 +33,10 @@ export function webhookUrlProblem(url: string, policy: WebhookAddressPolicy): st
   if (parsed.protocol === 'http:' && !policy.allowHttp) return 'the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)';
   if (parsed.username !== '' || parsed.password !== '') return 'the URL must not carry a user name or password';
   if (parsed.hash !== '') return 'the URL must not carry a #fragment';
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  if (!policy.allowAnyPort && !allowedPort(port, parsed.protocol)) {
+    return `the URL's port ${port} is refused: 443, the scheme's default or 1024 to 65535 (any port only with WEBHOOK_ALLOW_ANY_PORT=true)`;
+  }
   // The URL parser has already made 0x7f.1, 2130706433 and 127.1 into 127.0.0.1.
   const address = literalAddress(parsed.hostname);
   const refused = address === null || policy.allowPrivateAddresses ? null : refusedAddressReason(address);
@@ -41,6 +45,15 @@ export function webhookUrlProblem(url: string, policy: WebhookAddressPolicy): st
 }
 
 /** The signature header's value for one delivery. */
+/**
+ * The ports a webhook may name by default: 443, the default port of its scheme (80 for http://, itself
+ * allowed only with WEBHOOK_ALLOW_HTTP), and the unprivileged 1024 to 65535. The well-known services below
+ * (SSH, SMTP, DNS, ...) are no receivers, and a webhook must not be a way to knock on them.
+ */
+function allowedPort(port: number, protocol: string): boolean {
+  return port === 443 || (protocol === 'http:' && port === 80) || port >= 1024;
+}
+
 export function signWebhook(secret: string, timestamp: number, rawBody: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
 }

@@ -4,7 +4,8 @@
  */
 import { timeOrderedId } from '../ids.js';
 import { newWebhookSecret } from '../auth/credentials.js';
-import type { WebhookAddressPolicy } from '../domain/webhook-addresses.js';
+import { literalAddress, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
+import { refusedResolution, type Resolver } from '../webhooks/address-guard.js';
 import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/webhooks.js';
 import type { UserRepository } from '../store/users.js';
 import type { DeliveryFilter, WebhookRepository } from '../store/webhooks.js';
@@ -21,15 +22,24 @@ export class WebhookAdminService {
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly users: UserRepository,
-    /** What URLs may be registered (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES). */
+    /** What URLs may be registered (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES, WEBHOOK_ALLOW_ANY_PORT). */
     private readonly addresses: WebhookAddressPolicy,
     private readonly now: () => number = Date.now,
+    /** Resolves a host name at registration (tests give their own). */
+    private readonly resolve?: Resolver,
   ) {}
 
-  /** Registers `url` for the user's order events. The URL is checked, never fetched. */
+  /**
+   * Registers `url` for the user's order events. The URL is checked, never fetched; a host that is a name
+   * is resolved, and refused if it resolves to a refused address now (it is checked again at every
+   * delivery, as it may resolve elsewhere later).
+   */
   async add(userId: string, url: string): Promise<NewWebhook> {
     const problem = webhookUrlProblem(url, this.addresses);
     if (problem !== null) throw new AdminError(problem);
+    const { hostname } = new URL(url);
+    const refused = literalAddress(hostname) === null ? await refusedResolution(hostname, this.addresses, this.resolve) : null;
+    if (refused !== null) throw new AdminError(refused);
     if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
     const webhook: NewWebhook = {
       webhookId: `wh_${timeOrderedId()}`,

@@ -41,6 +41,22 @@ export function guardedLookup(policy: WebhookAddressPolicy, resolve: Resolver = 
   };
 }
 
+/**
+ * Why a name may not be registered as a webhook's host now (null: it may): it resolves, at this moment, to
+ * an address the policy refuses. A name that does not resolve yet is not refused (it is checked again at
+ * every connection, by guardedLookup).
+ */
+export function refusedResolution(hostname: string, policy: WebhookAddressPolicy, resolve: Resolver = systemLookup): Promise<string | null> {
+  if (policy.allowPrivateAddresses) return Promise.resolve(null);
+  return new Promise((done) => {
+    resolve(hostname, { all: true }, (error, addresses) => {
+      if (error !== null) return done(null);
+      const refused = addresses.map((a) => refusedAddressReason(a.address)).find((reason) => reason !== null);
+      done(refused === undefined ? null : `the URL's host ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`);
+    });
+  });
+}
+
 /** The HTTP agent webhook deliveries are sent through: every connection it opens passes the guard. */
 export function guardedAgent(policy: WebhookAddressPolicy, resolve?: Resolver): Agent {
   return new Agent({ connect: { lookup: guardedLookup(policy, resolve) } });

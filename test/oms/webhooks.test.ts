@@ -391,6 +391,35 @@ describe('webhook deliveries', () => {
       expect(receiver.received).toEqual([]);
     });
 
+    it('refuses to register a name that resolves to a refused address now, and ports outside 443, the default and 1024-65535 (issue 21 row 10)', async () => {
+      const names = { 'rebind.ordergate.test': ['93.184.216.34', '127.0.0.1'], 'nip.ordergate.test': ['127.0.0.1'], 'public.ordergate.test': ['93.184.216.34'] };
+      const strict = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), STRICT_WEBHOOK_ADDRESSES, () => server.clock.now, resolveOwn(names));
+      await expect(strict.add(alice.userId, 'https://nip.ordergate.test/x')).rejects.toMatchObject({
+        name: 'AdminError',
+        message: `the URL's host nip.ordergate.test resolves to a non-public address: 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}`,
+      });
+      // One refused address among the answers refuses the name, as at delivery.
+      await expect(strict.add(alice.userId, 'https://rebind.ordergate.test/x')).rejects.toThrow(/resolves to a non-public address: 127\.0\.0\.1/);
+      const ports: [string, boolean][] = [
+        ['https://public.ordergate.test:22/x', false],
+        ['https://public.ordergate.test:25/x', false],
+        ['https://public.ordergate.test:1023/x', false],
+        ['https://public.ordergate.test/x', true],
+        ['https://public.ordergate.test:443/x', true],
+        ['https://public.ordergate.test:1024/x', true],
+        ['https://public.ordergate.test:8443/x', true],
+        // A name that does not resolve yet is taken: every delivery checks it again.
+        ['https://later.ordergate.test/x', true],
+      ];
+      for (const [url, ok] of ports) {
+        if (ok) await strict.remove((await strict.add(alice.userId, url)).webhookId);
+        else await expect(strict.add(alice.userId, url), url).rejects.toThrow(/^the URL's port \d+ is refused: 443, the scheme's default or 1024 to 65535 \(any port only with WEBHOOK_ALLOW_ANY_PORT=true\)$/);
+      }
+      const anyPort = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), { ...STRICT_WEBHOOK_ADDRESSES, allowAnyPort: true }, () => server.clock.now, resolveOwn(names));
+      await anyPort.remove((await anyPort.add(alice.userId, 'https://public.ordergate.test:22/x')).webhookId);
+      expect(receiver.received).toEqual([]);
+    });
+
     it('refuses a delivery to a name that resolves to a loopback address, records why, and gives it up without retrying', async () => {
       await moveWebhookTo(receiverAt('localhost'));
       await bid(alice);
