@@ -71,7 +71,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     auth,
     orderEntry,
     orderBook: new OrderBookService(orders),
-    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues }, limits),
+    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues, recheckSession: (caller) => auth.recheck(caller) }, limits),
     indicativeFeed: new IndicativeFeed(offers, options.orderEvents?.pollMs ?? DEFAULT_INDICATIVE_POLL_MS),
     orderEvents: new OrderEventsService(
       new OrderEventRepository(store.readDb),

@@ -148,6 +148,14 @@ export class AuthService {
     return fresh !== null && (await this.users.setPasswordHash(userId, fresh, stored)) ? fresh : stored;
   }
 
+  /**
+   * Whether the caller's session still stands (not revoked by a logout or the operator, not expired, its
+   * user not disabled); throws the 401 or 403 a call with its token would get now.
+   */
+  async recheck(caller: Caller): Promise<void> {
+    this.callerOf(caller.tokenHash, await this.users.findSession(caller.tokenHash));
+  }
+
   /** The caller behind an Authorization header value, or the 401 that explains why not. */
   async authenticate(authorization: string | undefined): Promise<Caller> {
     const tokenHash = bearerTokenHash(authorization);

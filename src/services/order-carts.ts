@@ -96,6 +96,11 @@ const lineStep = (index: number) => `line:${index}`;
 export interface CartPlacement {
   orderEntry: Pick<OrderEntryService, 'placeOfsBid'>;
   issues: Pick<OfsIssueRepository, 'list'>;
+  /**
+   * Throws the 401/403 a call would get once the caller's session has ended (a logout, the operator's
+   * revocation, its expiry, a disabled user): a line is placed only while it stands. Absent: not checked.
+   */
+  recheckSession?: (caller: Caller) => Promise<void>;
 }
 
 /**
@@ -257,11 +262,17 @@ export class OrderCartService {
     let registry: Promise<OfsIssue[]> | undefined;
     const issues = () => (registry ??= this.placement.issues.list());
     const results: LineResult[] = [];
+    /** Why the session ended while the lines were placed; the lines from then on are not placed. */
+    let ended: ApiError | undefined;
     for (const [index, line] of lines.entries()) {
       const step = lineStep(index);
       const recalled = kept.get(step) as LineResult | undefined;
       if (recalled !== undefined) {
         results.push(recalled);
+        continue;
+      }
+      if (ended !== undefined) {
+        results.push(sessionEndedLine(index, ended));
         continue;
       }
       try {
@@ -270,6 +281,11 @@ export class OrderCartService {
         if (result.status === 'error') await steps?.keep(step, result);
         results.push(result);
       } catch (error) {
+        if (error instanceof SessionEnded) {
+          ended = error.cause;
+          results.push(sessionEndedLine(index, ended));
+          continue;
+        }
         // Not a refusal of the line (the database failed, say): orders already placed stay placed and
         // are in the order book; the execution is still counted if it can be.
         if (results.some((result) => result.status === 'success')) await count().catch(() => undefined);
@@ -316,6 +332,19 @@ function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart:
   return violations;
 }
 
+/** The session of an execution ended (`cause` says how): its remaining lines are not placed. */
+class SessionEnded extends Error {
+  constructor(override readonly cause: ApiError) {
+    super(cause.message);
+  }
+}
+
+/** A line not placed because the session that executes the cart ended before it: the answer a call would get now. */
+function sessionEndedLine(index: number, ended: ApiError): LineResult {
+  const message = `orders[${index}] not placed: the session ended before this line (${ended.kind.code}: ${ended.message})`;
+  return { ...failedLine(index, [{ kind: ended.kind, field: `orders[${index}]`, message }]), message };
+}
+
 /**
  * One line: its own rules and product, the OFS issue it names, its bid's schema, then (once it has an
  * order slot) the single-bid path (order entry), whose refusal becomes the line's answer. Anything but a
@@ -339,6 +368,15 @@ async function placeLine(
   const checked = lineBid(ofsLine, index, match.issue);
   if (!checked.ok) return failedLine(index, checked.violations);
   await slots.take();
+  // The execution may have waited for its slots since the call was authenticated.
+  if (placement.recheckSession !== undefined) {
+    try {
+      await placement.recheckSession(caller);
+    } catch (error) {
+      if (error instanceof ApiError && error.kind.status < 500) throw new SessionEnded(error);
+      throw error;
+    }
+  }
   try {
     const orderId = await placement.orderEntry.placeOfsBid(caller, checked.bid, requestId, answer);
     return { index, status: 'success', orderId };

@@ -162,6 +162,32 @@ describe.each(counting)('cart execute is paced at the user\'s order rate ($name)
     expect(details.body.data.executedNoTime).toBe(1);
   });
 
+  it('places each line only while the session stands: a logout mid-way ends the execution, and the answer says which lines were placed and why the others were not (issue 21 row 2)', async () => {
+    const user = await newUser();
+    const ordercartId = await createCart(user, 12);
+    const running = execute(user, ordercartId);
+    // At 4 a second, 12 lines take about 3 s: the logout comes after the first second's lines.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const logout = await server.call('DELETE', '/authentication/v1/user/session', { token: user.token });
+    expect(logout.status, logout.text).toBe(200);
+    const loggedOutAt = Date.now();
+    const res = await running;
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.code).toBe('s-102'); // partly executed
+    const lines = res.body.data as { index: number; status: string; orderId?: string; errors?: { field: string; message: string }[] }[];
+    const placed = lines.filter((line) => line.status === 'success');
+    const first = lines.findIndex((line) => line.status !== 'success');
+    expect(placed.length).toBeGreaterThanOrEqual(1);
+    expect(first).toBe(placed.length); // the placed lines come first, then none
+    for (const line of lines.slice(first)) {
+      expect(line.status).toBe('error');
+      expect(line.errors![0]!.message).toMatch(/^orders\[\d+\] not placed: the session ended before this line \(e-204: /);
+    }
+    const stored = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+    expect(stored.map((row) => row.order_id).sort()).toEqual(placed.map((line) => line.orderId).sort());
+    // No order arrived after the logout (allowing the slack between admission and minting).
+    for (const arrival of await arrivalsOf(user)) expect(arrival).toBeLessThanOrEqual(loggedOutAt + ARRIVAL_SLACK_MS);
+  });
 });
 
 describe('cart execute with the order limit off', () => {
