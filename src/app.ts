@@ -155,7 +155,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
 
   app.register(async (routes) => {
     const typed = routes as unknown as App;
-    registerSessionRoutes(typed, services.auth, options.publicUrl ?? null);
+    registerSessionRoutes(typed, services.auth, options.publicUrl ?? null, () => services.orderEvents.pollNow());
     registerFundsRoutes(typed, services.funds);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerPortfolioRoutes(typed, services.portfolio);

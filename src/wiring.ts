@@ -77,7 +77,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
       new OrderEventRepository(store.readDb),
       () => new EventHorizon(store.readDb, store.dialect),
       // An open event stream checks its token again as every call does.
-      { limits, sessions: auth, now },
+      { limits, sessions: auth, now, endedSince: (since) => users.endedSince(since) },
       options.orderEvents,
     ),
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),

@@ -11,6 +11,7 @@ import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
 import { ORDER_UPDATE_EVENT, OrderEvent, OrderEventsHeaders } from '../schemas/events.js';
 import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
 import type { StreamSlot } from '../services/stream-quota.js';
+import { tokenRevoked } from '../services/auth.js';
 import type { IndicativeFeed, IndicativePoint } from '../services/indicative-feed.js';
 import type { IndicativeFigures } from '../domain/ofs-offer.js';
 import type { App } from './app-type.js';
@@ -112,6 +113,12 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, i
         },
         close() {
           endWith(Errors.UNAVAILABLE, 'The server is shutting down; reconnect with Last-Event-ID shortly');
+        },
+        sessionsEnded({ tokenHashes, userDisabled }) {
+          // A logout or the operator's revocation on any node, or the user disabled: the stream ends now.
+          if (!(userDisabled || tokenHashes.has(caller.tokenHash))) return;
+          const revoked = tokenRevoked();
+          endWith(revoked.kind, revoked.message, revoked.errors);
         },
       };
       // Taken before anything is awaited, so that simultaneous requests cannot all pass the cap; a refusal

@@ -17,7 +17,7 @@ import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/err
 import { odinMessagesOf } from '../domain/odin-messages.js';
 import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
 import type { OrderEvent } from '../schemas/events.js';
-import type { AuthService, Caller } from '../services/auth.js';
+import { tokenRevoked, type AuthService, type Caller } from '../services/auth.js';
 import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
 import type { StreamSlot } from '../services/stream-quota.js';
 import { isDatabaseUnavailable } from '../store/database.js';
@@ -254,6 +254,12 @@ class OrderSocketSession {
         });
       },
       close: () => this.shutDown(),
+      sessionsEnded: ({ tokenHashes, userDisabled }) => {
+        // The socket's current login (the same user may have logged it in again with another token).
+        const caller = this.caller;
+        if (caller === null || this.ended || !(userDisabled || tokenHashes.has(caller.tokenHash))) return;
+        this.refuse(socketErrorOf(tokenRevoked(), this.options.logger));
+      },
     };
   }
 

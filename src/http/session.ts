@@ -30,7 +30,7 @@ function messageSocketUrl(request: FastifyRequest, publicUrl: string | null): st
   return `${request.protocol}://${address.includes(':') ? `[${address}]` : address}:${request.socket.localPort}`;
 }
 
-export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: string | null = null): void {
+export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: string | null = null, onLogout: () => void = () => undefined): void {
   app.post(
     SESSION_PATH,
     {
@@ -95,6 +95,8 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
     },
     async (request) => {
       await auth.logout(callerOf(request));
+      // This node's event streams and order sockets of the session end at once; the others' within a second.
+      onLogout();
       return success('Logged out successfully', [{ message: 'success' }]);
     },
   );

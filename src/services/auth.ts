@@ -33,6 +33,13 @@ function checkApiKeyOwner(caller: Caller, owner: string | undefined): void {
   }
 }
 
+/** What a call with a revoked token (a logout, the operator's revocation, a disabled user) is told; so is an open stream or socket it ends. */
+export function tokenRevoked(): ApiError {
+  return new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked (a logout, or the operator ended the sessions of this user)', [
+    { field: 'Authorization', message: 'revoked access token' },
+  ]);
+}
+
 export interface Caller {
   userId: string;
   category: BidderCategory;
@@ -181,9 +188,7 @@ export class AuthService {
   private callerOf(tokenHash: string, session: Session | undefined): Caller {
     if (!session) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
     if (session.revokedAt !== null) {
-      throw new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked (a logout, or the operator ended the sessions of this user)', [
-        { field: 'Authorization', message: 'revoked access token' },
-      ]);
+      throw tokenRevoked();
     }
     if (session.expiresAt <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
     return { userId: session.userId, category: session.category, tokenHash, expiresAt: session.expiresAt };

@@ -42,6 +42,8 @@ export interface StreamPolicy {
   limits: StreamCaps;
   /** The token check of every call, made again on an open event stream. */
   sessions: Pick<AuthService, 'authenticate'>;
+  /** The sessions revoked and the users disabled at or after an instant (every node's, from the store). */
+  endedSince?: (since: number) => Promise<SessionEndings>;
   /** The clock the tokens' expiry is read on (the AuthService's). */
   now: () => number;
 }
@@ -58,7 +60,28 @@ export interface OrderEventConsumer {
   drained(): Promise<void>;
   /** The feed ends the subscription: the server shuts down. */
   close(): void;
+  /**
+   * Sessions of the subscription's user ended (revoked tokens by hash, or the user disabled): a consumer
+   * whose token is among them ends at once, saying so; the feed sends it nothing more. Called again for a
+   * while for the same endings: it must be idempotent.
+   */
+  sessionsEnded?(ended: { tokenHashes: ReadonlySet<string>; userDisabled: boolean }): void;
 }
+
+/** What ended lately: revoked sessions (token hash, user) and disabled users. */
+export interface SessionEndings {
+  revoked: { tokenHash: string; userId: string }[];
+  disabledUsers: string[];
+}
+
+/**
+ * How far back each poll looks for ended sessions: the instants are the nodes' clocks at the logout, and a
+ * revocation may commit a little after its instant, so the poller looks back this much every time.
+ */
+export const SESSION_ENDINGS_LOOKBACK_MS = 10_000;
+
+/** How often the poller asks for ended sessions at most: within a second of a logout on another node. */
+const ENDINGS_CHECK_MS = 1_000;
 
 export interface OrderEventSubscription {
   /** Sends the replay, if any, then the live events as they come. */
@@ -106,6 +129,9 @@ export class OrderEventsService {
   private pollerDone: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
   private closed = false;
+  /** When the poller last asked for ended sessions (performance.now), and whether it must ask at its next pass. */
+  private endingsCheckedAt = -Infinity;
+  private endingsDue = false;
 
   constructor(
     private readonly events: OrderEventRepository,
@@ -241,6 +267,8 @@ export class OrderEventsService {
         try {
           const upTo = horizon.value > this.position ? horizon.value : await horizon.advance();
           const rows = await this.events.eventsBetween(this.position, upTo, this.batchSize);
+          // Read after the events: a session ended before they were read is ended before they are sent.
+          await this.endSessions();
           this.dispatch(rows);
           full = rows.length === this.batchSize;
           // Ids up to the horizon that were not read were never committed.
@@ -257,6 +285,35 @@ export class OrderEventsService {
       // Synchronous with the loop's last check: a subscriber added later starts a new poller.
       if (this.polling === polling) this.polling = null;
     }
+  }
+
+  /**
+   * Ends the subscriptions of the sessions that ended lately on any node (a logout, the operator's
+   * revocation, a disabled user): each consumer whose token is among them ends at once.
+   */
+  private async endSessions(): Promise<void> {
+    if (this.policy.endedSince === undefined) return;
+    // Every ENDINGS_CHECK_MS at most (a 200 ms poll would ask five times a second), or at once when woken for it.
+    const at = performance.now();
+    if (!this.endingsDue && at - this.endingsCheckedAt < ENDINGS_CHECK_MS) return;
+    this.endingsDue = false;
+    this.endingsCheckedAt = at;
+    const { revoked, disabledUsers } = await this.policy.endedSince(this.policy.now() - SESSION_ENDINGS_LOOKBACK_MS);
+    const byUser = new Map<string, { tokenHashes: Set<string>; userDisabled: boolean }>();
+    const of = (userId: string) => {
+      let ended = byUser.get(userId);
+      if (ended === undefined) byUser.set(userId, (ended = { tokenHashes: new Set(), userDisabled: false }));
+      return ended;
+    };
+    for (const { tokenHash, userId } of revoked) if (this.subscribers.has(userId)) of(userId).tokenHashes.add(tokenHash);
+    for (const userId of disabledUsers) if (this.subscribers.has(userId)) of(userId).userDisabled = true;
+    for (const [userId, ended] of byUser) for (const subscriber of [...(this.subscribers.get(userId) ?? [])]) subscriber.consumer.sessionsEnded?.(ended);
+  }
+
+  /** Looks at once for ended sessions and new events (a logout on this node ends its streams at once). */
+  pollNow(): void {
+    this.endingsDue = true;
+    this.wake?.();
   }
 
   private sleep(ms: number): Promise<void> {

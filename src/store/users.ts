@@ -322,6 +322,16 @@ export class UserRepository {
     });
   }
 
+  /**
+   * The sessions revoked (a logout, `users revoke-sessions`) and the users disabled at or after `since`:
+   * what ends open event streams and order sockets (issue 21 row 3). Read on the read connection.
+   */
+  async endedSince(since: number): Promise<{ revoked: { tokenHash: string; userId: string }[]; disabledUsers: string[] }> {
+    const revoked = await this.readDb.selectFrom('sessions').select(['token_hash', 'user_id']).where('revoked_at', '>=', since).execute();
+    const disabled = await this.readDb.selectFrom('users').select('user_id').where('disabled_at', '>=', since).execute();
+    return { revoked: revoked.map((row) => ({ tokenHash: row.token_hash, userId: row.user_id })), disabledUsers: disabled.map((row) => row.user_id) };
+  }
+
   async revokeSession(tokenHash: string, now: number): Promise<void> {
     await this.db
       .updateTable('sessions')

@@ -487,6 +487,49 @@ describe('the live order socket in process: login timeout, revoked and expired t
   });
 });
 
+describe('the live order socket ends with its session, whatever node took the logout (issue 21 row 3)', () => {
+  let server: TestServer;
+  let socketServer: MessageSocket;
+  let orderEvents: OrderEventsService;
+  let erin: TestUser;
+  const clients: OrderSocketClient[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    // Another node's feed and socket over the same store; its own token check comes only every minute.
+    const services = createServices(server.store, { tokenTtlSeconds: 24 * 60 * 60, now: () => server.clock.now, orderEvents: { pollMs: 20 } });
+    orderEvents = services.orderEvents;
+    socketServer = attachMessageSocket(server.app.server, { auth: services.auth, orderEvents, logger: pino({ level: 'silent' }), tokenRecheckMs: 60_000, now: () => server.clock.now });
+    await server.registerIssue();
+    erin = await server.createUser('erin');
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await socketServer?.close();
+    await orderEvents?.close();
+    await server?.close();
+  });
+
+  it('disconnects a socket within 2 s of a logout taken by another node, long before its own token check, with e-204', async () => {
+    const login = await server.call('POST', SESSION, { body: { user_id: 'erin', login_type: 'PASSWORD', password: erin.password } });
+    const token = login.body.data.access_token as string;
+    const client = new OrderSocketClient(server.url);
+    clients.push(client);
+    await client.connected();
+    expect((await client.login(token)).status).toBe('success');
+    const loggedOut = Date.now();
+    expect((await server.call('DELETE', SESSION, { token })).status).toBe(200);
+    await client.until(() => client.disconnect !== null, 'the disconnect after the logout', 2_000);
+    expect(client.disconnect!.at - loggedOut).toBeLessThan(2_000);
+    expect(client.errors).toEqual([expect.objectContaining({ code: 'e-204', errors: [expect.objectContaining({ field: 'jToken' })] })]);
+    // A bid of the user's other session after the logout reaches no socket of the ended one.
+    const placed = await server.call('POST', ORDERS, { body: validBid(), token: erin.token, apiKey: erin.apiKey });
+    expect(placed.status, placed.text).toBe(200);
+    expect(client.messages).toEqual([]);
+  });
+});
+
 /**
  * The caps as an operator sets them (MAX_STREAMS_PER_USER, MAX_STREAMS_PER_NODE) on a real server: one
  * budget for the event stream and the live order socket (docs/design/message-socket.md, "Timeouts and limits").

@@ -4,6 +4,7 @@
  * The streams are served by a second app over the same store (another node), with short heartbeat and
  * poll intervals; the orders are placed through the test server and moved on by the OMS worker.
  */
+import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -201,6 +202,39 @@ describe('GET /transactional/v1/orders/events', () => {
     });
     // carol has no order: the frame is the same for everybody, and her Last-Event-ID is still the opening one.
     expect(stream.frames.filter((f) => f.id !== undefined).map((f) => f.id)).toEqual([opening]);
+  });
+
+  it("ends a session's streams when it logs out: on the node that took the logout at once, on another node within 2 s, and sends them nothing more (issue 21 row 3)", async () => {
+    const dave = await server.createUser('dave');
+    const login = await server.call('POST', '/authentication/v1/user/session', {
+      body: { user_id: 'dave', login_type: 'PASSWORD', password: dave.password, second_auth_type: '', second_auth: '', api_key: dave.apiKey, source: 'WEBAPI' },
+    });
+    const token = login.body.data.access_token as string;
+    const here = await openEventStream(server.url, token);
+    const there = await openEventStream(node.url, token);
+    streams.push(here, there);
+    // Another session of the same user stays open.
+    const other = await open(dave);
+    for (const stream of [here, there, other]) await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
+
+    const loggedOut = performance.now();
+    expect((await server.call('DELETE', '/authentication/v1/user/session', { token })).status).toBe(200);
+    await here.until(() => here.ended, 'the end of the stream on the node that took the logout');
+    const hereAfter = performance.now() - loggedOut;
+    await there.until(() => there.ended, 'the end of the stream on the other node');
+    const thereAfter = performance.now() - loggedOut;
+    expect(hereAfter).toBeLessThan(1_000);
+    expect(thereAfter).toBeLessThan(2_000);
+    for (const stream of [here, there]) {
+      const last = stream.frames.at(-1)!;
+      expect(last.event).toBe('stream_end');
+      expect(JSON.parse(last.data!)).toMatchObject({ status: 'error', code: 'e-204', message: 'The access token was revoked (a logout, or the operator ended the sessions of this user)' });
+    }
+    // The user's other session still gets its events; the ended streams get nothing more.
+    const orderId = await bid(dave);
+    await other.until(() => other.events.some((e) => e.data.order_id === orderId), "the other session's event");
+    expect(here.events.some((e) => e.data.order_id === orderId)).toBe(false);
+    expect(there.events.some((e) => e.data.order_id === orderId)).toBe(false);
   });
 
   it('answers a Last-Event-ID that is not a number with 400 e-111, before any stream', async () => {
