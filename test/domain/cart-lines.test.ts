@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CART_LINES, MAX_LINE_DEPTH, orderLineViolations, parseCartOrders } from '../../src/domain/cart-lines.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 
-const CART_CODES = ['e-401', 'e-402', 'e-403'];
+// e-117: a prototype key anywhere in a line (issue 21 row 7), refused as in a body.
+const CART_CODES = ['e-401', 'e-402', 'e-403', 'e-117'];
 const KNOWN_SCRIP_FIELDS = ['symbol', '_Series', '_InstrumentName', '_ExchangeName', 'MarketLot', 'PriceTick', '_ExpiryDate', '_OptionType', '_StrikePrice', 'scripToken'];
 
 /** parseCartOrders must answer, never throw; and a refusal names only the cart codes and `orders...` fields. */
