@@ -67,8 +67,12 @@ export type TrustProxy = boolean | string;
 export interface Limits {
   /** Order-event streams (SSE) and live order sockets one user may hold open on one node. */
   streamsPerUser: number;
-  /** Order-event streams and live order sockets one node holds open, all users together. */
+  /** Order-event streams and live order sockets one node holds open, all users together (logged in). */
   streamsPerNode: number;
+  /** Live order socket connections not yet logged in that one node holds, apart from streamsPerNode. */
+  pendingSocketsPerNode: number;
+  /** Of those, how many one client address may hold. */
+  pendingSocketsPerAddress: number;
   /** Order carts one user may keep. */
   cartsPerUser: number;
   /** Cart executions of one user that may be placing their lines at once on one node. */
@@ -77,7 +81,15 @@ export interface Limits {
   loginRequiresApiKey: boolean;
 }
 
-export const DEFAULT_LIMITS: Limits = { streamsPerUser: 10, streamsPerNode: 2000, cartsPerUser: 100, cartExecutionsPerUser: 2, loginRequiresApiKey: false };
+export const DEFAULT_LIMITS: Limits = {
+  streamsPerUser: 10,
+  streamsPerNode: 2000,
+  pendingSocketsPerNode: 200,
+  pendingSocketsPerAddress: 10,
+  cartsPerUser: 100,
+  cartExecutionsPerUser: 2,
+  loginRequiresApiKey: false,
+};
 
 /** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */
 export interface SheddingConfig {
@@ -269,6 +281,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: {
       streamsPerUser: wholeNumber(env, 'MAX_STREAMS_PER_USER', DEFAULT_LIMITS.streamsPerUser, 1, 100_000),
       streamsPerNode: wholeNumber(env, 'MAX_STREAMS_PER_NODE', DEFAULT_LIMITS.streamsPerNode, 1, 1_000_000),
+      pendingSocketsPerNode: wholeNumber(env, 'MAX_PENDING_SOCKETS_PER_NODE', DEFAULT_LIMITS.pendingSocketsPerNode, 1, 1_000_000),
+      pendingSocketsPerAddress: wholeNumber(env, 'MAX_PENDING_SOCKETS_PER_ADDRESS', DEFAULT_LIMITS.pendingSocketsPerAddress, 1, 1_000_000),
       cartsPerUser: wholeNumber(env, 'MAX_CARTS_PER_USER', DEFAULT_LIMITS.cartsPerUser, 1, 1_000_000),
       cartExecutionsPerUser: wholeNumber(env, 'MAX_CART_EXECUTIONS_PER_USER', DEFAULT_LIMITS.cartExecutionsPerUser, 1, 1000),
       loginRequiresApiKey: flag(env, 'LOGIN_REQUIRES_API_KEY', DEFAULT_LIMITS.loginRequiresApiKey),

@@ -62,6 +62,7 @@ export function buildProgram(io: CliIo): Command {
         '  LOGIN_REQUIRES_API_KEY  true: a login must carry an active api_key of the user (default false)',
         '  TRUST_PROXY   false (default), true, or addresses/CIDR ranges of the proxies whose X-Forwarded-For is believed',
         '  MAX_STREAMS_PER_USER (10), MAX_STREAMS_PER_NODE (2000), MAX_CARTS_PER_USER (100)',
+        '  MAX_PENDING_SOCKETS_PER_NODE (200), MAX_PENDING_SOCKETS_PER_ADDRESS (10)  socket connections not logged in yet',
         '  SHED_COMMIT_WAIT_MS (2000), SHED_EVENT_LOOP_DELAY_MS (1000)  load shedding of order entry; 0: off',
       ].join('\n'),
     );

@@ -1,8 +1,9 @@
 /**
  * How many long-lived connections a node holds (issue 12, finding 3): order-event streams (SSE) and live
  * order sockets share one budget, MAX_STREAMS_PER_USER for one user and MAX_STREAMS_PER_NODE for all users
- * together. A socket counts for the node from its connection (an unauthenticated socket costs the node as
- * much, for up to its login deadline) and for its user from its login. And how long one lives: no longer
+ * together. A socket counts for the node and its user from its login; until then (at most its login deadline)
+ * it holds a slot of a budget of its own, per node and per client address (MAX_PENDING_SOCKETS_PER_NODE,
+ * MAX_PENDING_SOCKETS_PER_ADDRESS), so that connections that never log in cannot crowd traders out. And how long one lives: no longer
  * than the session it was opened with, whose token is checked again while it is open.
  */
 import { ApiError } from './errors.js';
@@ -10,8 +11,27 @@ import { ApiError } from './errors.js';
 export interface StreamCaps {
   /** Streams and sockets one user may hold open on one node. */
   streamsPerUser: number;
-  /** Streams and sockets one node holds open, all users together (sockets not yet logged in included). */
+  /** Streams and logged-in sockets one node holds open, all users together. */
   streamsPerNode: number;
+  /**
+   * Socket connections not logged in yet (issue 21 row 1): a budget of their own, so that connections that
+   * never log in cannot take a logged-in trader's place; per node, and per client address.
+   */
+  pendingSocketsPerNode: number;
+  pendingSocketsPerAddress: number;
+}
+
+/** What a connection not yet logged in would add to: the node's pending count and its address's. */
+export interface PendingHeld {
+  onNode: number;
+  byAddress: number;
+}
+
+/** Which pending cap refuses a new connection: its address's first (only that client can free it). */
+export function pendingLimitReached(held: PendingHeld, caps: Pick<StreamCaps, 'pendingSocketsPerNode' | 'pendingSocketsPerAddress'>): 'address' | 'node' | null {
+  if (held.byAddress >= caps.pendingSocketsPerAddress) return 'address';
+  if (held.onNode >= caps.pendingSocketsPerNode) return 'node';
+  return null;
 }
 
 /** What a new stream would add to: the node's count, and its user's (null: a socket not yet logged in). */

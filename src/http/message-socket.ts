@@ -5,9 +5,12 @@
  * from then on receives `MSG:DATA` for every change of its orders (and each allotment), fed by this node's
  * order-event feed, the same as the event stream's. A socket without a valid login within the login timeout
  * is sent `MSG:ERROR` and disconnected; so is one whose token is later revoked or expires, and one beyond the
- * stream caps, which it shares with the event streams: MAX_STREAMS_PER_USER from its login, and
- * MAX_STREAMS_PER_NODE from the moment Engine.IO accepts its connection (websocket or long-polling), whether
- * or not it ever connects a socket; when the node is full a new connection is refused at its handshake.
+ * stream caps, which it shares with the event streams from its login: MAX_STREAMS_PER_USER and
+ * MAX_STREAMS_PER_NODE. From the moment Engine.IO accepts its connection (websocket or long-polling) until its
+ * login, whether or not it ever connects a socket, it holds a slot of a budget of its own (issue 21 row 1):
+ * MAX_PENDING_SOCKETS_PER_NODE, and MAX_PENDING_SOCKETS_PER_ADDRESS from one client address; so connections
+ * that never log in cannot take a logged-in trader's place. Beyond those, a connection is refused at its
+ * handshake.
  */
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -321,6 +324,11 @@ interface Connection {
   connected: boolean;
 }
 
+/** The client address of a connection's request, for the per-address cap on connections not logged in. */
+function addressOf(request: IncomingMessage): string {
+  return request.socket?.remoteAddress ?? 'unknown';
+}
+
 /** Attaches the live order socket to the HTTP server (before or after it listens). */
 export function attachMessageSocket(server: HttpServer, options: MessageSocketOptions): MessageSocket {
   const settings: Required<MessageSocketOptions> = {
@@ -339,10 +347,13 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
   /** Handshakes refused by the node's cap but let in to be told so: their refusal, already counted by the quota. */
   const refusedAtHandshake = new WeakMap<IncomingMessage, SocketError>();
 
-  /** The node's refusal of one more connection, or null when it has room (nothing is taken). */
-  const nodeRefusal = (): SocketError | null => {
+  /**
+   * The refusal of one more connection not logged in from `address` (its address's cap or the node's
+   * pending budget), or null when there is room (nothing is taken).
+   */
+  const pendingRefusal = (address: string): SocketError | null => {
     try {
-      streams.open().release();
+      streams.checkPending(address);
       return null;
     } catch (error) {
       return socketErrorOf(error, settings.logger);
@@ -365,7 +376,7 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
     // this message; it lets no other status be chosen.
     allowRequest: (request, answer) => {
       if (closing) return answer(`${Errors.UNAVAILABLE.code}: the server is shutting down; connect again shortly`, false);
-      const refusal = nodeRefusal();
+      const refusal = pendingRefusal(addressOf(request));
       if (refusal === null) return answer(null, true);
       if (beingRefused < MAX_CONNECTIONS_BEING_REFUSED) {
         // Let in so that its socket is told e-503, as a Socket.IO client expects; it holds no slot.
@@ -386,8 +397,9 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
     connection.once('close', () => upgraded.delete(connection));
   });
 
-  // Every connection Engine.IO accepts counts for the node from now until it closes, socket or not: a flood
-  // of connections that never connect a socket (or never log in) must not outgrow the node's cap. Put before
+  // Every connection Engine.IO accepts counts from now until it closes, socket or not: in the pending budget
+  // until its login, then in the node's streams. A flood of connections that never connect a socket (or
+  // never log in) fills only the pending budget, and one address only its share of it. Put before
   // Socket.IO's own listener (which sets up the connection's Socket.IO client), so that the deadline below
   // comes before Socket.IO's connectTimeout, as long.
   io.engine.prependListener('connection', (conn: EngineConnection) => {
@@ -401,7 +413,7 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
     if (refused !== undefined) admission = { refusal: refused };
     else {
       try {
-        admission = { slot: streams.open() };
+        admission = { slot: streams.openPending(addressOf(conn.request)) };
       } catch (error) {
         admission = { refusal: socketErrorOf(error, settings.logger) };
       }

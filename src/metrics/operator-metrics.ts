@@ -44,6 +44,10 @@ export interface StreamUsage {
   open: number;
   refusedForUser: number;
   refusedForNode: number;
+  /** Socket connections not logged in yet, and those their caps refused (per address, per node). */
+  pending: number;
+  refusedPendingForAddress: number;
+  refusedPendingForNode: number;
 }
 
 /** The route label of a request that matched no route: one label for all of them, never the raw URL. */
@@ -205,16 +209,26 @@ export class OperatorMetrics {
         this.set(usage().open);
       },
     });
+    new Gauge({
+      name: 'ordergate_sockets_pending',
+      help: 'Live order socket connections not logged in yet on this node (the MAX_PENDING_SOCKETS_PER_NODE budget).',
+      registers,
+      collect() {
+        this.set(usage().pending);
+      },
+    });
     new Counter<'limit'>({
       name: 'ordergate_streams_refused_total',
-      help: 'Streams and sockets refused by a cap: limit "user" (MAX_STREAMS_PER_USER, 429) or "node" (MAX_STREAMS_PER_NODE, 503).',
+      help: 'Streams and sockets refused by a cap: limit "user" (MAX_STREAMS_PER_USER, 429), "node" (MAX_STREAMS_PER_NODE, 503), "pending_address" (MAX_PENDING_SOCKETS_PER_ADDRESS, 429) or "pending_node" (MAX_PENDING_SOCKETS_PER_NODE, 503).',
       labelNames: ['limit'],
       registers,
       collect() {
-        const { refusedForUser, refusedForNode } = usage();
+        const { refusedForUser, refusedForNode, refusedPendingForAddress, refusedPendingForNode } = usage();
         this.reset();
         this.labels('user').inc(refusedForUser);
         this.labels('node').inc(refusedForNode);
+        this.labels('pending_address').inc(refusedPendingForAddress);
+        this.labels('pending_node').inc(refusedPendingForNode);
       },
     });
   }

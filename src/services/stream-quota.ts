@@ -4,7 +4,7 @@
  * moment they close, whatever closed them.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { streamLimitReached, type StreamCaps } from '../domain/stream-limits.js';
+import { pendingLimitReached, streamLimitReached, type StreamCaps } from '../domain/stream-limits.js';
 import type { StreamUsage } from '../metrics/operator-metrics.js';
 
 /** What a refused stream is asked to wait before it tries again, in seconds. */
@@ -24,15 +24,89 @@ export interface StreamSlot {
 export class StreamQuota {
   private onNode = 0;
   private readonly byUser = new Map<string, number>();
+  /** Socket connections not logged in yet: their own budget, per node and per client address. */
+  private pending = 0;
+  private readonly pendingByAddress = new Map<string, number>();
   /** Streams refused since start, by the cap that refused them (the operator's metrics read them). */
   private refusedForUser = 0;
   private refusedForNode = 0;
+  private refusedPendingForAddress = 0;
+  private refusedPendingForNode = 0;
 
   constructor(private readonly caps: StreamCaps) {}
 
   /** How many streams and sockets are open on this node, and how many the caps refused so far. */
   usage(): StreamUsage {
-    return { open: this.onNode, refusedForUser: this.refusedForUser, refusedForNode: this.refusedForNode };
+    return {
+      open: this.onNode,
+      refusedForUser: this.refusedForUser,
+      refusedForNode: this.refusedForNode,
+      pending: this.pending,
+      refusedPendingForAddress: this.refusedPendingForAddress,
+      refusedPendingForNode: this.refusedPendingForNode,
+    };
+  }
+
+  /** Throws the refusal of one more connection not logged in from `address` (nothing is taken), or returns. */
+  checkPending(address: string): void {
+    this.refusePendingOver(pendingLimitReached({ onNode: this.pending, byAddress: this.pendingByAddress.get(address) ?? 0 }, this.caps), address);
+  }
+
+  /**
+   * A slot for a socket connection not logged in yet, from the pending budget (issue 21 row 1); throws its
+   * 429 (the address's cap) or 503 (the node's). Its first `assign` (the login) moves it into the node's
+   * streams, where the node's and the user's caps may refuse it; until then it takes no logged-in
+   * trader's place.
+   */
+  openPending(address: string): StreamSlot {
+    this.checkPending(address);
+    this.pending += 1;
+    this.pendingByAddress.set(address, (this.pendingByAddress.get(address) ?? 0) + 1);
+    let promoted: StreamSlot | null = null;
+    let released = false;
+    const leavePending = () => {
+      this.pending -= 1;
+      const left = (this.pendingByAddress.get(address) ?? 1) - 1;
+      if (left > 0) this.pendingByAddress.set(address, left);
+      else this.pendingByAddress.delete(address);
+    };
+    return {
+      assign: (user) => {
+        if (released) return;
+        if (promoted !== null) return promoted.assign(user);
+        // Throws (the node's or the user's cap) and the connection stays pending, to be refused and closed.
+        promoted = this.open(user);
+        leavePending();
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        if (promoted !== null) promoted.release();
+        else leavePending();
+      },
+    };
+  }
+
+  private refusePendingOver(limit: ReturnType<typeof pendingLimitReached>, address: string): void {
+    const headers = { 'Retry-After': String(STREAM_RETRY_AFTER_SECONDS) };
+    if (limit === 'address') {
+      this.refusedPendingForAddress += 1;
+      throw new ApiError(
+        Errors.RATE_LIMITED,
+        `Your address ${address} holds ${this.caps.pendingSocketsPerAddress} live order socket connections that have not logged in, the most one address may; log one in or close it, then retry`,
+        [],
+        headers,
+      );
+    }
+    if (limit === 'node') {
+      this.refusedPendingForNode += 1;
+      throw new ApiError(
+        Errors.UNAVAILABLE,
+        `This node holds ${this.caps.pendingSocketsPerNode} live order socket connections that have not logged in, the most it takes; retry after ${STREAM_RETRY_AFTER_SECONDS} s`,
+        [],
+        headers,
+      );
+    }
   }
 
   /**

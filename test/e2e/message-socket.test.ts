@@ -553,7 +553,7 @@ describe('the live order socket and the event stream share the stream caps, end 
     database = await createTestDatabase('ordergate_stream_caps_e2e');
     const env = { DATABASE_URL: database.databaseUrl, MAX_STREAMS_PER_USER: '1', MAX_STREAMS_PER_NODE: '2' };
     server = await startServer(env);
-    for (const userId of ['carol', 'dave']) {
+    for (const userId of ['carol', 'dave', 'frank']) {
       const added = await runOrdergate(['users', 'add', userId], { env });
       expect(added.code, added.stderr).toBe(0);
       const login = await call(server.url, 'POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password: fieldsOf(added.stdout).password } });
@@ -569,7 +569,7 @@ describe('the live order socket and the event stream share the stream caps, end 
     await database?.dispose();
   });
 
-  it("refuses a socket's login beyond its user's cap (e-429) and a socket beyond the node's (e-503), and frees a slot as a stream closes", async () => {
+  it("refuses a socket's login beyond its user's cap (e-429) and beyond the node's (e-503), and frees a slot as a stream closes", async () => {
     // Carol's one: an event stream. Her socket's login is refused, and the socket disconnected.
     const stream = await openEventStream(server.url, tokens.carol!);
     const refused = open();
@@ -595,9 +595,12 @@ describe('the live order socket and the event stream share the stream caps, end 
     }
     expect(await refusal(tokens.carol!)).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]/), body: { code: 'e-429' } });
 
-    // The node's two: Carol's socket and Dave's stream. A new socket is refused on connecting.
+    // The node's two: Carol's socket and Dave's stream. A new socket connects (connections not logged in
+    // have a budget of their own) and its login is refused: the node is full.
     await openEventStream(server.url, tokens.dave!);
     const beyond = open();
+    await beyond.connected();
+    expect(await beyond.login(tokens.frank)).toMatchObject({ status: 'error', code: 'e-503' });
     await beyond.until(() => beyond.disconnect !== null, 'the socket beyond the node cap to be disconnected');
     expect(beyond.errors).toEqual([expect.objectContaining({ status: 'error', code: 'e-503' })]);
   });

@@ -59,18 +59,29 @@ describe('limit settings', () => {
   });
 
   it('read the caps, the login API key rule and the shedding thresholds, with their defaults', () => {
-    expect(loadConfig({}).limits).toEqual({ streamsPerUser: 10, streamsPerNode: 2000, cartsPerUser: 100, cartExecutionsPerUser: 2, loginRequiresApiKey: false });
+    expect(loadConfig({}).limits).toEqual({
+      streamsPerUser: 10,
+      streamsPerNode: 2000,
+      pendingSocketsPerNode: 200,
+      pendingSocketsPerAddress: 10,
+      cartsPerUser: 100,
+      cartExecutionsPerUser: 2,
+      loginRequiresApiKey: false,
+    });
     expect(loadConfig({}).shedding).toEqual({ eventLoopDelayMs: 1000, commitWaitMs: 2000 });
     const config = loadConfig({
       MAX_STREAMS_PER_USER: '3',
       MAX_STREAMS_PER_NODE: '50',
+      MAX_PENDING_SOCKETS_PER_NODE: '20',
+      MAX_PENDING_SOCKETS_PER_ADDRESS: '2',
       MAX_CARTS_PER_USER: '7',
       MAX_CART_EXECUTIONS_PER_USER: '5',
       LOGIN_REQUIRES_API_KEY: 'true',
       SHED_EVENT_LOOP_DELAY_MS: '0',
       SHED_COMMIT_WAIT_MS: '500',
     });
-    expect(config.limits).toEqual({ streamsPerUser: 3, streamsPerNode: 50, cartsPerUser: 7, cartExecutionsPerUser: 5, loginRequiresApiKey: true });
+    expect(config.limits).toEqual({ streamsPerUser: 3, streamsPerNode: 50, pendingSocketsPerNode: 20, pendingSocketsPerAddress: 2, cartsPerUser: 7, cartExecutionsPerUser: 5, loginRequiresApiKey: true });
+    expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow('MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0');
     expect(config.shedding).toEqual({ eventLoopDelayMs: 0, commitWaitMs: 500 });
     expect(() => loadConfig({ MAX_CARTS_PER_USER: '0' })).toThrow('MAX_CARTS_PER_USER must be between 1 and 1000000, got 0');
     expect(() => loadConfig({ MAX_CART_EXECUTIONS_PER_USER: '0' })).toThrow('MAX_CART_EXECUTIONS_PER_USER must be between 1 and 1000, got 0');

@@ -165,10 +165,10 @@ describe('the caps on event streams (MAX_STREAMS_PER_USER, MAX_STREAMS_PER_NODE)
 });
 
 describe('event streams and live order sockets share the budget', () => {
-  it("counts a logged-in socket in its user's cap and in the node's, and a socket not yet logged in in the node's", async () => {
+  it("counts a logged-in socket in its user's cap and in the node's; a socket not yet logged in takes no place of theirs, only the pending budget (issue 21 row 1)", async () => {
     const server = await testServer({});
-    const [alice, bob, carol] = [await server.createUser('alice'), await server.createUser('bob'), await server.createUser('carol')];
-    const url = await startNode(server, { streamsPerUser: 2, streamsPerNode: 4 });
+    const [alice, bob, carol, dave] = [await server.createUser('alice'), await server.createUser('bob'), await server.createUser('carol'), await server.createUser('dave')];
+    const url = await startNode(server, { streamsPerUser: 2, streamsPerNode: 4, pendingSocketsPerAddress: 1 });
 
     // Alice: a stream and a logged-in socket are her two.
     await stream(url, alice.token);
@@ -183,18 +183,20 @@ describe('event streams and live order sockets share the budget', () => {
     // Her socket gone, a stream of hers opens in its place.
     await closeAndReopen(aliceSocket.socket, url, alice.token);
 
-    // The node: Alice's two, Bob's stream and a socket that has not logged in make four.
-    await stream(url, bob.token);
+    // A socket that has not logged in holds no place of the node's four: Alice's two, Bob's and Carol's streams open.
     const anonymous = await socketOf(url);
-    expect((await refused(url, carol.token)).status).toBe(503);
+    await stream(url, bob.token);
+    await stream(url, carol.token);
+    expect((await refused(url, dave.token)).status).toBe(503);
+    // A second one from the same address is beyond its address's pending cap (1): told e-429 and disconnected.
     const beyond = io(url, { transports: ['websocket'], reconnection: false, forceNew: true });
     cleanups.push(() => void beyond.disconnect());
     const beyondErrors: { code: string }[] = [];
     beyond.on('MSG:ERROR', (error) => beyondErrors.push(error));
-    await until(() => beyondErrors.length > 0 && beyond.disconnected, 'the socket beyond the node cap to be refused');
-    expect(beyondErrors).toEqual([expect.objectContaining({ status: 'error', code: 'e-503' })]);
-
-    await closeAndReopen(anonymous.socket, url, carol.token);
+    await until(() => beyondErrors.length > 0 && beyond.disconnected, 'the socket beyond the address cap to be refused');
+    expect(beyondErrors).toEqual([expect.objectContaining({ status: 'error', code: 'e-429' })]);
+    // The node is full of logged-in streams: the waiting socket's login is refused with the node's e-503.
+    expect(await anonymous.login(dave.token)).toMatchObject({ status: 'error', code: 'e-503' });
   });
 });
 
