@@ -117,17 +117,19 @@ function codeOf(table: Readonly<Record<string, number>>, value: string, field: s
 }
 
 /**
- * The socket messages of one order event: its `ORD_NRML`, then, for an allotment (EXECUTED with a traded
- * quantity), its `TRD_MSG`. Throws a RangeError for a value outside ODIN's code tables (the order schema
- * admits none).
+ * The socket messages of one order event: its `ORD_NRML`, then, for an allotment, its `TRD_MSG`. `trade` is the
+ * trade the change made: a bid in an offer allotted in part on T (the order still PENDING) and the rest on
+ * T+1 gets one TRD_MSG for each, each with its own trade number, quantity and price. Without it, an EXECUTED
+ * change with a traded quantity is the allotment (the whole traded quantity at the order's traded price).
+ * Throws a RangeError for a value outside ODIN's code tables (the order schema admits none).
  */
-export function odinMessagesOf(event: OrderEvent): OdinMessage[] {
+export function odinMessagesOf(event: OrderEvent, trade?: { tradeId: string; quantity: number; pricePaise: number }): OdinMessage[] {
   const order = event.order;
   const status = event.status as OrderStatus;
   const statusCode = SOCKET_STATUS_CODES[status];
   if (statusCode === undefined) throw new RangeError(`no socket code for status ${JSON.stringify(event.status)}`);
-  // An OFS bid trades only at its allotment, the change that makes it EXECUTED.
-  const traded = status === OrderStatus.EXECUTED ? order.traded_quantity : 0;
+  // What the order has traded after this change (its history entry's): 0 until its first allotment.
+  const traded = order.traded_quantity;
   const orderMessage: OrderMessage = {
     MessageType: ORDER_MESSAGE_TYPE,
     UniqueCode: order.order_id,
@@ -161,13 +163,13 @@ export function odinMessagesOf(event: OrderEvent): OdinMessage[] {
     ModifiedBy: order.client_id,
     UserRemarks: order.order_identifier,
   };
-  if (traded <= 0) return [orderMessage];
+  if (trade === undefined && (status !== OrderStatus.EXECUTED || traded <= 0)) return [orderMessage];
   const tradeMessage: TradeMessage = {
     ...orderMessage,
     MessageType: TRADE_MESSAGE_TYPE,
-    TradeNumber: tradeIdOf(order.order_id),
-    TradeQty: traded,
-    TradedPrice: paiseOfRestPrice(order.traded_price),
+    TradeNumber: trade?.tradeId ?? tradeIdOf(order.order_id),
+    TradeQty: trade?.quantity ?? traded,
+    TradedPrice: trade?.pricePaise ?? paiseOfRestPrice(order.traded_price),
     TradeTime: orderMessage.LastModifiedTime,
   };
   return [orderMessage, tradeMessage];

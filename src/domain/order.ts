@@ -232,6 +232,8 @@ export interface OrderEventRecord {
   userId: string;
   change: RecordedChange;
   order: Order;
+  /** The trade the change made (an allotment), when it made one: an order allotted on T and T+1 has two. */
+  trade?: { tradeId: string; quantity: number; pricePaise: number };
 }
 
 /** What changes of an order do to its bidder's funds: blocked more (or less), and what an allotment debits. */

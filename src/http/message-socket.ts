@@ -228,11 +228,11 @@ class OrderSocketSession {
   /** Sends the events of the subscription that made it, while it is the socket's subscription. */
   private consumer(): OrderEventConsumer {
     return {
-      send: (event: OrderEvent) => {
+      send: (event: OrderEvent, trade) => {
         if (this.ended) return;
         let messages;
         try {
-          messages = odinMessagesOf(event);
+          messages = odinMessagesOf(event, trade);
         } catch (error) {
           this.options.logger.error({ err: error, eventId: event.event_id }, 'message socket: an order event has no ODIN message');
           return;

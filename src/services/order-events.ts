@@ -50,7 +50,8 @@ export interface StreamPolicy {
 
 /** Where a subscription's events go (the HTTP stream). */
 export interface OrderEventConsumer {
-  send(event: OrderEvent): void;
+  /** One event; `trade`, when the change made one (an allotment), is that trade (the live order socket's TRD_MSG). */
+  send(event: OrderEvent, trade?: OrderEventRecord['trade']): void;
   /**
    * A live-only subscription (no Last-Event-ID) starts after this event id, before anything is sent: a
    * client that loses the connection before its first event resumes from here and misses nothing.
@@ -226,7 +227,7 @@ export class OrderEventsService {
   private deliver(subscriber: Subscriber, row: OrderEventRecord): void {
     if (row.eventId <= subscriber.lastSentId || !this.isSubscribed(subscriber)) return;
     subscriber.lastSentId = row.eventId;
-    subscriber.consumer.send(toOrderEvent(row));
+    subscriber.consumer.send(toOrderEvent(row), row.trade);
   }
 
   private dispatch(rows: OrderEventRecord[]): void {

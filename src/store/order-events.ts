@@ -49,8 +49,13 @@ export class OrderEventRepository {
     return this.db
       .selectFrom('order_history')
       .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
+      // The trade an allotment made is written in the same transaction, at the same instant as its history row.
+      .leftJoin('trades', (join) => join.onRef('trades.order_id', '=', 'order_history.order_id').onRef('trades.traded_at', '=', 'order_history.at'))
       .selectAll('orders')
       .select([
+        'trades.trade_id as trade_id',
+        'trades.quantity as trade_quantity',
+        'trades.price_paise as trade_price_paise',
         'order_history.id as history_id',
         'order_history.status as history_status',
         'order_history.reason as history_reason',
@@ -76,11 +81,15 @@ interface HistoryValues {
   history_traded_price_paise: number | null;
   history_actor: string | null;
   history_request_id: string | null;
+  trade_id: string | null;
+  trade_quantity: number | null;
+  trade_price_paise: number | null;
 }
 
 function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
-  const { history_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_traded_price_paise, history_actor, history_request_id, ...order } = row;
+  const { history_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_traded_price_paise, history_actor, history_request_id, trade_id, trade_quantity, trade_price_paise, ...order } = row;
   return {
+    ...(trade_id !== null && Number(history_traded_quantity) > 0 && { trade: { tradeId: trade_id, quantity: Number(trade_quantity), pricePaise: Number(trade_price_paise) } }),
     eventId: Number(history_id),
     userId: order.user_id,
     change: {

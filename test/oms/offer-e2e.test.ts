@@ -28,6 +28,9 @@ import { FundsService } from '../../src/services/funds.js';
 import { FundsRepository } from '../../src/store/funds.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
+import { odinMessagesOf } from '../../src/domain/odin-messages.js';
+import { toOrderEvent } from '../../src/services/order-events.js';
+import { OrderEventRepository } from '../../src/store/order-events.js';
 import { offerImport } from '../support/offers.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
@@ -316,6 +319,19 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     clock.now = Date.parse('2026-12-03T03:30:00Z');
     expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ quantity: 120, average_price: '100.25' }]);
     expect(await portfolio('/transactional/v1/portfolio/positions/all')).toEqual([]);
+
+    // The live order socket tells each allotment apart: nii2's T-day trade when it was made (the order still
+    // PENDING) and its T+1 trade, each with its own number, quantity and price.
+    const events = await new OrderEventRepository(server.store.db).userEventsBetween('nii2', 0, Number.MAX_SAFE_INTEGER, 1000);
+    const tradeMessages = events
+      .filter((event) => event.order.orderId === orders.nii2)
+      .flatMap((event) => odinMessagesOf(toOrderEvent(event), event.trade))
+      .filter((message) => message.MessageType === 'TRD_MSG')
+      .map((message) => [message.OrderStatus, message.TradeNumber, message.TradeQty, message.TradedPrice, message.TradedQTY]);
+    expect(tradeMessages).toEqual([
+      [expect.any(Number), `T-${orders.nii2}`, 100, 10_025, 100],
+      [expect.any(Number), `T-${orders.nii2}-2`, 20, 10_025, 120],
+    ]);
 
     // 1,050 non-retail on T, 130 retail, 20 spilled and 40 to employees on T+1.
     expect(trades.reduce((sum, t) => sum + Number(t.quantity), 0)).toBe(1050 + 130 + 20 + 40);
