@@ -634,7 +634,7 @@ function applyEvent(orders: Map<string, Order>, event: ExchangeEvent, at: number
     case 'PART_ALLOTTED': {
       if (filled === null) return note(order, event.reason, EXCHANGE_ORIGIN);
       // The bid stays live for the rest: its block covers what is left of it (a non-retail bid has its own price).
-      const block = order.fundsBlockedPaise === null ? {} : { fundsBlockedPaise: (order.quantity - filled.tradedQuantity) * order.pricePaise };
+      const block = order.fundsBlockedPaise === null ? {} : { fundsBlockedPaise: Number(BigInt(order.quantity - filled.tradedQuantity) * BigInt(order.pricePaise)) };
       change = { before: order, after: { ...order, ...filled, ...block, updatedAt: at }, reason: event.reason, origin: EXCHANGE_ORIGIN };
       break;
     }
