@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_CART_LINES, MAX_LINE_DEPTH, orderLineViolations, parseCartOrders } from '../../src/domain/cart-lines.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
+import { prototypeKeyIn } from '../../src/domain/json-safety.js';
 
 // e-117: a prototype key anywhere in a line (issue 21 row 7), refused as in a body.
 const CART_CODES = ['e-401', 'e-402', 'e-403', 'e-117'];
@@ -32,11 +33,14 @@ const text = (maxLength: number, minLength = 0) => fc.string({ unit: 'binary', m
 /** Rupees with up to 2 decimals, as the string the Price field carries. */
 const rupees = (minPaise: number, maxPaise: number) => fc.integer({ min: minPaise, max: maxPaise }).map((paise) => (paise / 100).toFixed(2));
 
-const scripExtras = fc.dictionary(
-  fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !KNOWN_SCRIP_FIELDS.includes(key) && key !== '__proto__'),
-  fc.jsonValue({ maxDepth: 3 }),
-  { maxKeys: 4 },
-);
+// A valid line holds no prototype key at any depth (such a line is refused with e-117, issue 21 row 7).
+const scripExtras = fc
+  .dictionary(
+    fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !KNOWN_SCRIP_FIELDS.includes(key) && key !== '__proto__'),
+    fc.jsonValue({ maxDepth: 3 }),
+    { maxKeys: 4 },
+  )
+  .filter((extras) => prototypeKeyIn(extras) === undefined);
 
 const scripDetail = (exchange: fc.Arbitrary<string>, derivative: { text: fc.Arbitrary<string>; strike: fc.Arbitrary<string | number> }) =>
   fc
