@@ -1,7 +1,9 @@
 /**
  * The console's shell: the login, then a header with the views (one per hash route: #/issues, #/offers, #/orders,
  * #/carts, #/funds and, for operators, #/book) and the state of the order-event stream that keeps the orders
- * current, and one polite live region that reads order status changes (and the stream's losses) aloud.
+ * current, and one polite live region that reads order status changes (and the stream's losses) aloud. Views
+ * reached from another view's page rather than from the header (for operators, an offer's book at
+ * #/offers/<offer_id>/book, linked from the offer's card) carry what they show in their hash.
  */
 import '../app.css';
 import { ApiError, forgetSession, logOut, onSessionEnded, type Session } from './api.js';
@@ -16,6 +18,7 @@ import { fundsView } from './views/funds.js';
 import { issuesView } from './views/issues.js';
 import { offersView } from './views/offers.js';
 import { loginView } from './views/login.js';
+import { offerBookView } from './views/offer-book.js';
 import { operatorBookView } from './views/operator-book.js';
 import { ordersView } from './views/orders.js';
 
@@ -34,6 +37,29 @@ const ROUTES: Route[] = [
   { path: '#/funds', label: 'Funds and holdings', view: fundsView },
   { path: '#/book', label: 'OFS book', operatorOnly: true, view: () => operatorBookView() },
 ];
+
+/** A view reached from a link on another view's page: its hash carries what it shows (one parameter). */
+interface LinkedRoute {
+  /** The hashes it answers; the first group is the parameter, URI-encoded. */
+  pattern: RegExp;
+  /** The view of the header it belongs under: its link is marked as the current section. */
+  parent: string;
+  label(parameter: string): string;
+  operatorOnly?: boolean;
+  view(context: ConsoleContext, parameter: string): View;
+}
+
+const LINKED_ROUTES: LinkedRoute[] = [
+  { pattern: /^#\/offers\/([^/]+)\/book$/, parent: '#/offers', label: (offerId) => `Book of offer ${offerId}`, operatorOnly: true, view: (_context, offerId) => offerBookView(offerId) },
+];
+
+/** What a hash shows: the link of the header it is under (`exact` when it is that view itself), a title, the view. */
+interface Target {
+  navPath: string;
+  exact: boolean;
+  label: string;
+  view(context: ConsoleContext): View;
+}
 
 const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
@@ -55,26 +81,46 @@ function routesFor(session: Session): Route[] {
   return ROUTES.filter((route) => !route.operatorOnly || session.operator);
 }
 
-function show(route: Route, moveFocus: boolean): void {
+const headerTarget = (route: Route): Target => ({ navPath: route.path, exact: true, label: route.label, view: route.view });
+
+/** The view a hash shows for this session; undefined when it is no route of the session's. */
+function targetOf(hash: string, session: Session): Target | undefined {
+  const route = routesFor(session).find((r) => r.path === hash);
+  if (route !== undefined) return headerTarget(route);
+  for (const linked of LINKED_ROUTES) {
+    const match = linked.pattern.exec(hash);
+    if (match === null || (linked.operatorOnly && !session.operator)) continue;
+    let parameter: string;
+    try {
+      parameter = decodeURIComponent(match[1]!);
+    } catch {
+      return undefined;
+    }
+    return { navPath: linked.parent, exact: false, label: linked.label(parameter), view: (c) => linked.view(c, parameter) };
+  }
+  return undefined;
+}
+
+function show(target: Target, moveFocus: boolean): void {
   if (context === null) return;
   current?.dispose?.();
-  current = route.view(context);
+  current = target.view(context);
   main.replaceChildren(current.element);
+  // The header's link of the view shown is the current page; under a view reached from it, the current section.
   for (const link of nav.querySelectorAll('a')) {
-    if (link.getAttribute('href') === route.path) link.setAttribute('aria-current', 'page');
+    if (link.getAttribute('href') === target.navPath) link.setAttribute('aria-current', target.exact ? 'page' : 'true');
     else link.removeAttribute('aria-current');
   }
-  document.title = `${route.label} - ordergate console`;
+  document.title = `${target.label} - ordergate console`;
   if (moveFocus) main.querySelector<HTMLElement>('h2')?.focus();
 }
 
 function route(moveFocus: boolean): void {
   if (context === null) return;
-  const routes = routesFor(context.session);
-  const target = routes.find((r) => r.path === location.hash);
+  const target = targetOf(location.hash, context.session);
   // Other fragments (the skip link's #main) are not routes: they leave the view as it is.
   if (target === undefined && current !== null && location.hash !== '') return;
-  show(target ?? routes[0]!, moveFocus);
+  show(target ?? headerTarget(routesFor(context.session)[0]!), moveFocus);
 }
 
 function showLogin(notice: string | null): void {

@@ -62,3 +62,9 @@ export type DemandLevel = OfsBook['demand'][number];
 /** What one category's demand implies, by the allocation's rules, as if the windows closed now. */
 export type CategoryClearing = OfsBook['clearing']['retail'];
 export type AllottedLevel = NonNullable<OfsBook['allotted']>['by_price'][number];
+
+/** An offer's book (operators only): the offer, the broker's bids per category and listing, and the open non-retail demand by price. */
+export type OfsOfferBook = SuccessBody<'/operator/v1/ofs/offers/{offer_id}/book', 'get'>['data'];
+export type OfferBookCategory = OfsOfferBook['categories'][number];
+export type OfferBookListing = OfferBookCategory['by_listing'][number];
+export type OfferDemandLevel = OfsOfferBook['non_retail_demand'][number];

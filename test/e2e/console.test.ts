@@ -5,13 +5,14 @@
  * watches it reach PENDING from the event stream, modifies and cancels it, builds, edits and executes a
  * cart, reads funds and holdings, and as an operator reads the issue's book as a chart. Made a non-retail
  * bidder, the user bids in an offer on day T, watches its indicative price and the wait for the operator,
- * and carries the bid forward on T+1. Every view fits a 375 px phone. The page must log no error and break no Content-Security-Policy rule on the way.
+ * reads the offer's book as an operator after the T allocation, and carries the bid forward on T+1. Every
+ * view fits a 375 px phone. The page must log no error and break no Content-Security-Policy rule on the way.
  * Screenshots are kept in test-artifacts/console/.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { buildConsole } from '../../scripts/build-console.js';
@@ -437,6 +438,26 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     expect(await card.locator('.offer-notice').count()).toBe(0);
     expect(await card.locator('.indicative').count()).toBe(0);
 
+    // The operator opens the offer's book from its card: the NII row has the 250 shares allotted at 101.00
+    // and the 150 still bid for, which are the open non-retail demand, against the portion of 875.
+    await card.getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Book of offer BETA-OFS-1');
+    expect(new URL(page.url()).hash).toBe('#/offers/BETA-OFS-1/book');
+    expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS offers', exact: true }).getAttribute('aria-current')).toBe('true');
+    const categories = page.getByRole('table', { name: /^Bids by category and listing/ });
+    const cells = async (locator: Locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
+    await expect.poll(() => cells(categories.locator('tr.category-row[data-category="NII"]')), { timeout: STEP_MS }).toBe('NII All listings 1 150 250 Rs 25,250.00');
+    expect(await cells(categories.locator('tr[data-category="NII"][data-listing="NSE_EQ:700002"]'))).toBe('NII NSE_EQ 700002 1 150 250 Rs 25,250.00');
+    expect(await cells(categories.locator('tr.category-row[data-category="RETAIL"]'))).toBe('Retail All listings 0 0 0 Rs 0.00');
+    expect(await page.locator('.offer-book .offer-state').innerText()).toBe('BETA: Day T+1; day T+1: retail, employee and carried-forward bids');
+    expect(await page.locator('[data-fact="t_cutoff"]').innerText()).toBe('101.00');
+    expect(await page.locator('.offer-book .offer-notice').count()).toBe(0);
+    const demand = page.getByRole('table', { name: /^Open non-retail demand by price/ });
+    expect(await cells(demand.locator('tbody'))).toBe('101.00 150 150 1');
+    expect(await page.locator('svg.book-chart desc').textContent()).toBe('150 non-retail shares open against the non-retail portion of 875, at prices from 101.00 to 101.00, T-day cut-off 101.00.');
+    expect(await page.locator('svg.book-chart line.clearing').count()).toBe(1);
+    await screenshot('11c2-offer-book');
+
     await openView('Orders');
     await expect.poll(() => row.innerText(), { timeout: STEP_MS }).toMatch(/400 \(allotted 250 at 101\.00\)/);
     expect(await row.getAttribute('data-status')).toBe('PENDING');
@@ -472,6 +493,13 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
       expect(widths.scroll, `${label} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
       await screenshot(name);
     }
+    // An offer's book, reached from the offer's card rather than from the header.
+    await openView('OFS offers');
+    await page.locator('article[data-offer="BETA-OFS-1"]').getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
+    await page.locator('table.category-table').waitFor();
+    const widths = await page.evaluate<{ scroll: number; viewport: number }>('({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })');
+    expect(widths.scroll, `the offer's book is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
+    await screenshot('16b-phone-offer-book');
   });
 
   describe('in a second tab, with a long order book and a clock the test moves', () => {

@@ -5,7 +5,8 @@
  * employee price). Through T it shows the indicative price the exchange publishes, with a chart of it, and
  * says when T has closed short of non-retail demand and the offer waits for the operator. The view reads
  * the offers again every 5 s while it is open. While the user's bidding day of an offer is open, its card
- * has a bid form that takes the series from the listing and what the user bids as.
+ * has a bid form that takes the series from the listing and what the user bids as. For operators, each card
+ * links to the offer's book (views/offer-book.ts).
  */
 import { ApiError, call, readProfile } from '../api.js';
 import { indicativeChart } from '../chart/indicative-chart.js';
@@ -26,6 +27,12 @@ const STATES: Record<OfsOffer['state'], string> = {
 };
 
 export const AWAITING_OPERATOR = 'T closed with non-retail demand short of the portion: waiting for the operator';
+
+/** Which day it is and where the offer stands, as one line: "Day T+1; day T+1: retail, employee and carried-forward bids". */
+export const offerStateText = (offer: OfsOffer): string => `${offer.current_day === 'CLOSED' ? 'Closed' : `Day ${offer.current_day}`}; ${STATES[offer.state]}`;
+
+/** The hash of an offer's book (views/offer-book.ts), for operators. */
+export const offerBookPath = (offerId: string): string => `#/offers/${encodeURIComponent(offerId)}/book`;
 
 /** The offers are read again this often while the view is open, so that the indicative price and the states follow. */
 const LIVE_READ_MS = 5_000;
@@ -90,7 +97,7 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
     ),
   );
   return [
-    h('p', { class: 'offer-state', 'data-state': offer.state }, `${offer.current_day === 'CLOSED' ? 'Closed' : `Day ${offer.current_day}`}; ${STATES[offer.state]}`),
+    h('p', { class: 'offer-state', 'data-state': offer.state }, offerStateText(offer)),
     offer.awaiting_operator ? h('p', { class: 'offer-notice' }, AWAITING_OPERATOR) : null,
     h(
       'dl',
@@ -263,7 +270,9 @@ export function offersView(context: ConsoleContext): View {
     const headingId = `offer-${offer.offer_id.replace(/\W/g, '-')}`;
     const facts = h('div');
     const bids = h('div');
-    const element = h('article', { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id }, h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`), facts, bids);
+    // Operators read the offer's book from its card (the server refuses it to anyone else).
+    const bookLink = context.session.operator ? h('p', { class: 'offer-links' }, h('a', { href: offerBookPath(offer.offer_id) }, `Book of ${offer.symbol} (${offer.offer_id})`)) : null;
+    const element = h('article', { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id }, h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`), bookLink, facts, bids);
     return { element, facts, bids, drawn: '', bidKey: null, offer };
   }
 

@@ -1,0 +1,268 @@
+/**
+ * For operators: the book of one offer of the exchanges' framework (GET /operator/v1/ofs/offers/{offer_id}/book),
+ * reached from the offer's card: where the offer stands and the prices its allocations found, its portions,
+ * the broker's bids per category and per listing (the shares still bid for, and what was allotted and at
+ * what cost), and the open non-retail demand by price, as a chart against the non-retail portion and as a
+ * table with the same numbers for screen readers and for anyone who wants them exact.
+ */
+import { ApiError, get } from '../api.js';
+import { demandChart, type DemandPanel } from '../chart/book-chart.js';
+import type { View } from '../context.js';
+import { h, row, statusLine, table } from '../dom.js';
+import { formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
+import type { OfferBookCategory, OfsOffer, OfsOfferBook } from '../types.js';
+import { AWAITING_OPERATOR, offerStateText } from './offers.js';
+
+const CATEGORY_LABELS: Record<OfferBookCategory['category'], string> = {
+  RETAIL: 'Retail',
+  EMPLOYEE: 'Employees',
+  NII: 'NII',
+  MF: 'MF',
+  IC: 'IC',
+  OTHS: 'Others (OTHS)',
+};
+
+const CATEGORY_COLUMNS = ['Category', 'Listing', 'Bids', 'Open (shares)', 'Allotted (shares)', 'Allotted value'];
+const DEMAND_COLUMNS = ['Price (Rs)', 'Shares', 'At or above', 'Bids'];
+
+/** While the offer is not allocated (nor cancelled), the book is read again this often. */
+const LIVE_READ_MS = 2_000;
+
+const finished = (offer: OfsOffer) => offer.state === 'ALLOCATED' || offer.state === 'CANCELLED';
+const notKnown = (price: number | null) => (price === null ? 'not known yet' : formatPrice(price));
+
+/** A titled part of the book: its heading names it for the page's outline and for screen readers. */
+function part(id: string, title: string, ...children: (HTMLElement | null)[]): HTMLElement {
+  return h('section', { class: 'book-part', 'aria-labelledby': id }, h('h3', { id }, title), children);
+}
+
+function facts(offer: OfsOffer): HTMLElement {
+  const { indicative } = offer;
+  return h(
+    'dl',
+    { class: 'facts' },
+    h('dt', {}, 'Floor price'),
+    h('dd', {}, formatPrice(offer.floor_price)),
+    h('dt', {}, 'T-day cut-off'),
+    h('dd', { 'data-fact': 't_cutoff' }, notKnown(offer.t_cutoff_price)),
+    h('dt', {}, 'Retail cut-off'),
+    h('dd', { 'data-fact': 'retail_cutoff' }, notKnown(offer.retail_cutoff_price)),
+    h('dt', {}, 'Retail price'),
+    h('dd', {}, offer.retail_allocation_price === 'BID' ? 'each allotment at its bid price less the discount' : notKnown(offer.retail_price)),
+    h('dt', {}, 'Employee price'),
+    h('dd', {}, offer.portions.employee === 0 ? 'none' : notKnown(offer.employee_price)),
+    offer.state === 'T_OPEN' ? h('dt', {}, 'Indicative price') : null,
+    offer.state === 'T_OPEN'
+      ? h('dd', {}, indicative === null || indicative.price === null ? 'not published yet' : `${formatPrice(indicative.price)} on ${formatQuantity(indicative.quantity)} shares (${formatInstant(indicative.at)})`)
+      : null,
+    h('dt', {}, 'Allocation'),
+    h('dd', {}, offer.allocation),
+  );
+}
+
+function portions(offer: OfsOffer): HTMLElement {
+  const { portions: p } = offer;
+  return h(
+    'dl',
+    { class: 'facts', 'data-portions': '' },
+    h('dt', {}, 'Total'),
+    h('dd', {}, `${formatQuantity(p.total)} shares (green shoe ${offer.green_shoe_exercised ? 'exercised' : 'not exercised'})`),
+    h('dt', {}, 'Retail'),
+    h('dd', {}, `${formatQuantity(p.retail_reserved)} shares (${offer.retail_reserve_pct}%), allotted on T+1`),
+    h('dt', {}, 'Non-retail'),
+    h('dd', {}, `${formatQuantity(p.non_retail)} shares, allotted on T`),
+    h('dt', {}, 'MF and IC first'),
+    h('dd', {}, `${formatQuantity(p.mf_ic_reserved)} shares of the non-retail portion`),
+    h('dt', {}, 'Most to one bidder'),
+    h('dd', {}, `${formatQuantity(p.single_bidder_cap)} shares (MF and IC excepted)`),
+    h('dt', {}, 'Employees'),
+    h('dd', {}, p.employee === 0 ? 'none' : `${formatQuantity(p.employee)} shares, on top of the total`),
+  );
+}
+
+/** One row per category, and under each a row per listing it has bids on. */
+function categoriesTable(book: OfsOfferBook): HTMLTableElement {
+  const figures = (f: Pick<OfferBookCategory, 'bids' | 'open_quantity' | 'allotted_quantity' | 'allotted_value'>) => [
+    String(f.bids),
+    formatQuantity(f.open_quantity),
+    formatQuantity(f.allotted_quantity),
+    h('span', { class: 'amount' }, formatRupees(f.allotted_value)),
+  ];
+  return table(
+    'Bids by category and listing: shares still bid for, and allotted',
+    CATEGORY_COLUMNS,
+    book.categories.flatMap((category) => [
+      row(CATEGORY_COLUMNS, [h('strong', {}, CATEGORY_LABELS[category.category]), 'All listings', ...figures(category)], { class: 'category-row', 'data-category': category.category }),
+      ...category.by_listing.map((listing) =>
+        row(CATEGORY_COLUMNS, [CATEGORY_LABELS[category.category], `${listing.exchange} ${listing.scrip_token}`, ...figures(listing)], {
+          class: 'listing-row',
+          'data-category': category.category,
+          'data-listing': `${listing.exchange}:${listing.scrip_token}`,
+        }),
+      ),
+    ]),
+    'category-table',
+  );
+}
+
+/** The open non-retail demand as a chart against the non-retail portion, then the same numbers as a table. */
+function demandPart(book: OfsOfferBook): HTMLElement {
+  const { offer } = book;
+  const demand = book.non_retail_demand;
+  if (demand.length === 0) return part('offer-book-demand', 'Open non-retail demand', h('p', {}, 'No open non-retail bids.'));
+  const open = demand[demand.length - 1]!.cumulative;
+  const cutOff = offer.t_cutoff_price;
+  const caption = `The open non-retail demand of ${offer.symbol} (${offer.offer_id}) by price, against the non-retail portion of ${formatQuantity(offer.portions.non_retail)} shares`;
+  const description = [
+    `${formatQuantity(open)} non-retail shares open against the non-retail portion of ${formatQuantity(offer.portions.non_retail)}`,
+    `at prices from ${formatPrice(demand[demand.length - 1]!.price)} to ${formatPrice(demand[0]!.price)}`,
+    cutOff === null ? 'no T-day cut-off yet' : `T-day cut-off ${formatPrice(cutOff)}`,
+  ].join(', ');
+  const panel: DemandPanel = {
+    side: 'non_retail',
+    label: 'Non-retail',
+    steps: demand.map((level) => ({ price: level.price, quantity: level.quantity, cumulative: level.cumulative })).reverse(),
+    offer: { quantity: offer.portions.non_retail, label: 'Non-retail portion' },
+    portion: null,
+    price: cutOff === null ? null : { value: cutOff, label: 'T-day cut-off' },
+    allotted: [],
+  };
+  const prices = [offer.floor_price, ...demand.map((level) => level.price), cutOff ?? offer.floor_price];
+  const width = window.matchMedia('(max-width: 40rem)').matches ? 380 : 640;
+  return part(
+    'offer-book-demand',
+    'Open non-retail demand',
+    h(
+      'figure',
+      { class: 'card chart' },
+      h('ul', { class: 'legend', 'aria-label': 'Legend' }, [
+        h('li', { class: 'legend-non-retail' }, 'Open non-retail demand'),
+        h('li', { class: 'legend-offer' }, 'Non-retail portion'),
+        cutOff === null ? null : h('li', { class: 'legend-clearing' }, 'T-day cut-off'),
+      ]),
+      demandChart([panel], prices, caption, `${description}.`, 'offer-book', width),
+      h('figcaption', {}, caption),
+    ),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      table(
+        'Open non-retail demand by price, highest first (the chart in numbers)',
+        DEMAND_COLUMNS,
+        demand.map((level) => row(DEMAND_COLUMNS, [formatPrice(level.price), formatQuantity(level.quantity), formatQuantity(level.cumulative), String(level.bids)], { 'data-price': formatPrice(level.price) })),
+        'demand-table',
+      ),
+    ),
+  );
+}
+
+function renderBook(book: OfsOfferBook): HTMLElement[] {
+  const { offer } = book;
+  return [
+    h('p', { class: 'offer-state', 'data-state': offer.state }, `${offer.symbol}: ${offerStateText(offer)}`),
+    offer.awaiting_operator ? h('p', { class: 'offer-notice' }, AWAITING_OPERATOR) : null,
+    facts(offer),
+    part('offer-book-portions', 'Portions', portions(offer)),
+    part('offer-book-categories', 'Bids by category', h('div', { class: 'table-wrap' }, categoriesTable(book))),
+    demandPart(book),
+  ].filter((node): node is HTMLElement => node !== null);
+}
+
+/** What the status line says once: the wait for the operator, or the end of the offer. */
+function statusText(offer: OfsOffer): string {
+  if (offer.awaiting_operator) return AWAITING_OPERATOR;
+  if (offer.state === 'CANCELLED') return 'The offer was cancelled by the operator.';
+  if (offer.state === 'ALLOCATED') return 'The offer is allocated.';
+  return '';
+}
+
+export function offerBookView(offerId: string): View {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reading = false;
+  /** A read asked for while one was under way (Refresh): made when that one ends. */
+  let readAgain = false;
+  let disposed = false;
+  /** The book last drawn (its server_time left out), so that an unchanged book is not drawn again. */
+  let drawn = '';
+  // Neither the book nor the time it was read is a live region: a read every two seconds would be read
+  // aloud every two seconds. The status line (polite) speaks when the offer waits for the operator or ends.
+  const area = h('div', { 'aria-busy': 'false' }, h('p', {}, 'Loading the book...'));
+  const readAt = h('p', { class: 'read-at' });
+  const status = statusLine();
+  const live = h('input', { name: 'live', type: 'checkbox', checked: true });
+  const say = (text: string) => {
+    if (status.textContent !== text) status.textContent = text;
+  };
+
+  /** Reads again later while the offer may still change; a refused read (403, 404) is not tried again. */
+  const schedule = (again: boolean) => {
+    clearTimeout(timer);
+    if (disposed || !again || !live.checked || document.hidden) return;
+    timer = setTimeout(show, LIVE_READ_MS);
+  };
+  function show(): void {
+    if (disposed) return;
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    reading = true;
+    area.setAttribute('aria-busy', 'true');
+    get<OfsOfferBook>(`/operator/v1/ofs/offers/${encodeURIComponent(offerId)}/book`)
+      .then((book) => {
+        if (disposed) return;
+        const next = JSON.stringify({ ...book, server_time: '' });
+        if (next !== drawn) {
+          area.replaceChildren(...renderBook(book));
+          drawn = next;
+        }
+        const done = finished(book.offer);
+        readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${!done && live.checked ? `; read again every ${LIVE_READ_MS / 1000} s` : ''}.`;
+        say(statusText(book.offer));
+        schedule(!done);
+      })
+      .catch((error: unknown) => {
+        if (disposed) return;
+        drawn = '';
+        area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
+        schedule(!(error instanceof ApiError && error.status >= 400 && error.status < 500));
+      })
+      .finally(() => {
+        reading = false;
+        area.setAttribute('aria-busy', 'false');
+        if (readAgain) {
+          readAgain = false;
+          again();
+        }
+      });
+  }
+  const again = () => {
+    clearTimeout(timer);
+    show();
+  };
+  live.addEventListener('change', again);
+  const onVisibility = () => {
+    if (!document.hidden) again();
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  show();
+
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'view-title', class: 'offer-book' },
+    h('p', { class: 'back-link' }, h('a', { href: '#/offers' }, 'Back to the OFS offers')),
+    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, `Book of offer ${offerId}`), h('button', { type: 'button', onClick: again }, 'Refresh')),
+    h('div', { class: 'field-row' }, h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until the offer is allocated'))),
+    readAt,
+    status,
+    area,
+  );
+  return {
+    element,
+    dispose: () => {
+      disposed = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    },
+  };
+}
