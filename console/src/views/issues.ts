@@ -2,8 +2,9 @@
  * OFS issues: each issue's windows (retail and non-retail) with the time left, its floor, tick, retail
  * cut-off and offer, and a bid form while the caller's window is open.
  */
-import { ApiError, call } from '../api.js';
+import { ApiError } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
+import { placeBid } from '../place-bid.js';
 import { field, h, statusLine } from '../dom.js';
 import { formatDuration, formatInstant, formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
 import { loadIssues, serverNow, stateAt, windowFor, windowsOf, type BiddingWindow } from '../ofs-issues.js';
@@ -38,8 +39,6 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
       'aria-label': `Bid for ${issueName(issue)}`,
       onSubmit: (event: Event) => {
         event.preventDefault();
-        submit.disabled = true;
-        status.textContent = 'Sending the bid...';
         const body = {
           scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
           transaction_type: 'BUY',
@@ -49,16 +48,7 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
           price: cutOff.checked ? 0 : price.valueAsNumber,
           ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
         };
-        call<{ orderId: string }>('POST', '/transactional/v1/orders/regular', { body, orderEntry: true })
-          .then(({ body: answer }) => {
-            status.textContent = `Bid sent to the OMS: order ${answer.data.orderId}. Its status follows in Orders.`;
-          })
-          .catch((error: unknown) => {
-            status.textContent = error instanceof ApiError ? `Bid refused: ${error.describe()}` : 'The bid could not be sent';
-          })
-          .finally(() => {
-            submit.disabled = false;
-          });
+        placeBid(body, status, submit);
       },
     },
     h(

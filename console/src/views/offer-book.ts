@@ -9,6 +9,7 @@ import { ApiError, get } from '../api.js';
 import { demandChart, type DemandPanel } from '../chart/book-chart.js';
 import type { View } from '../context.js';
 import { h, row, statusLine, table } from '../dom.js';
+import { livePoll } from '../live-poll.js';
 import { formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
 import type { OfferBookCategory, OfsOffer, OfsOfferBook } from '../types.js';
 import { AWAITING_OPERATOR, offerStateText } from './offers.js';
@@ -177,10 +178,6 @@ function statusText(offer: OfsOffer): string {
 }
 
 export function offerBookView(offerId: string): View {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let reading = false;
-  /** A read asked for while one was under way (Refresh): made when that one ends. */
-  let readAgain = false;
   let disposed = false;
   /** The book last drawn (its server_time left out), so that an unchanged book is not drawn again. */
   let drawn = '';
@@ -194,58 +191,34 @@ export function offerBookView(offerId: string): View {
     if (status.textContent !== text) status.textContent = text;
   };
 
-  /** Reads again later while the offer may still change; a refused read (403, 404) is not tried again. */
-  const schedule = (again: boolean) => {
-    clearTimeout(timer);
-    if (disposed || !again || !live.checked || document.hidden) return;
-    timer = setTimeout(show, LIVE_READ_MS);
-  };
-  function show(): void {
-    if (disposed) return;
-    if (reading) {
-      readAgain = true;
-      return;
+  /**
+   * One read of the book; answers whether to read it again: while live and the offer may still change, and
+   * not after a refusal (403, 404).
+   */
+  async function read(): Promise<boolean> {
+    try {
+      const book = await get<OfsOfferBook>(`/operator/v1/ofs/offers/${encodeURIComponent(offerId)}/book`);
+      if (disposed) return false;
+      const next = JSON.stringify({ ...book, server_time: '' });
+      if (next !== drawn) {
+        area.replaceChildren(...renderBook(book));
+        drawn = next;
+      }
+      const done = finished(book.offer);
+      readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${!done && live.checked ? `; read again every ${LIVE_READ_MS / 1000} s` : ''}.`;
+      say(statusText(book.offer));
+      return live.checked && !done;
+    } catch (error) {
+      if (disposed) return false;
+      drawn = '';
+      area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
+      return live.checked && !(error instanceof ApiError && error.status >= 400 && error.status < 500);
     }
-    reading = true;
-    area.setAttribute('aria-busy', 'true');
-    get<OfsOfferBook>(`/operator/v1/ofs/offers/${encodeURIComponent(offerId)}/book`)
-      .then((book) => {
-        if (disposed) return;
-        const next = JSON.stringify({ ...book, server_time: '' });
-        if (next !== drawn) {
-          area.replaceChildren(...renderBook(book));
-          drawn = next;
-        }
-        const done = finished(book.offer);
-        readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${!done && live.checked ? `; read again every ${LIVE_READ_MS / 1000} s` : ''}.`;
-        say(statusText(book.offer));
-        schedule(!done);
-      })
-      .catch((error: unknown) => {
-        if (disposed) return;
-        drawn = '';
-        area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
-        schedule(!(error instanceof ApiError && error.status >= 400 && error.status < 500));
-      })
-      .finally(() => {
-        reading = false;
-        area.setAttribute('aria-busy', 'false');
-        if (readAgain) {
-          readAgain = false;
-          again();
-        }
-      });
   }
-  const again = () => {
-    clearTimeout(timer);
-    show();
-  };
+  const poll = livePoll(area, read, LIVE_READ_MS);
+  const again = poll.again;
   live.addEventListener('change', again);
-  const onVisibility = () => {
-    if (!document.hidden) again();
-  };
-  document.addEventListener('visibilitychange', onVisibility);
-  show();
+  again();
 
   const element = h(
     'section',
@@ -261,8 +234,7 @@ export function offerBookView(offerId: string): View {
     element,
     dispose: () => {
       disposed = true;
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisibility);
+      poll.dispose();
     },
   };
 }

@@ -8,9 +8,11 @@
  * has a bid form that takes the series from the listing and what the user bids as. For operators, each card
  * links to the offer's book (views/offer-book.ts).
  */
-import { ApiError, call, readProfile } from '../api.js';
+import { ApiError, readProfile } from '../api.js';
 import { indicativeChart } from '../chart/indicative-chart.js';
 import type { ConsoleContext, View } from '../context.js';
+import { livePoll } from '../live-poll.js';
+import { placeBid } from '../place-bid.js';
 import { field, h, select, statusLine } from '../dom.js';
 import { formatInstant, formatPrice, formatQuantity } from '../format.js';
 import { serverNow } from '../ofs-issues.js';
@@ -214,8 +216,6 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
         event.preventDefault();
         const current = chosenListing();
         if (current === undefined || series.value === '') return;
-        submit.disabled = true;
-        status.textContent = 'Sending the bid...';
         const body = {
           scrip_info: { exchange: current.exchange, scrip_token: current.scrip_token, symbol: offer.symbol, series: series.value },
           transaction_type: 'BUY',
@@ -225,16 +225,7 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
           price: atCutOff() ? 0 : price.valueAsNumber,
           ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
         };
-        call<{ orderId: string }>('POST', '/transactional/v1/orders/regular', { body, orderEntry: true })
-          .then(({ body: answer }) => {
-            status.textContent = `Bid sent to the OMS: order ${answer.data.orderId}. Its status follows in Orders.`;
-          })
-          .catch((error: unknown) => {
-            status.textContent = error instanceof ApiError ? `Bid refused: ${error.describe()}` : 'The bid could not be sent';
-          })
-          .finally(() => {
-            submit.disabled = false;
-          });
+        placeBid(body, status, submit);
       },
     },
     h('div', { class: 'field-row' }, field('Bid as', bidAs), field('Listing', listing), field('Series', series, 'From the listing and what you bid as')),
@@ -260,10 +251,6 @@ export function offersView(context: ConsoleContext): View {
   const list = h('div', { class: 'cards' }, h('p', {}, 'Loading the OFS offers...'));
   const readAt = h('p', { class: 'read-at' });
   const cards = new Map<string, OfferCard>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let reading = false;
-  /** A read asked for while one was under way (Refresh): made when that one ends. */
-  let readAgain = false;
   let disposed = false;
 
   function cardFor(offer: OfsOffer): OfferCard {
@@ -313,47 +300,25 @@ export function offersView(context: ConsoleContext): View {
     readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}; read again every ${LIVE_READ_MS / 1000} s.`;
   }
 
-  const schedule = () => {
-    clearTimeout(timer);
-    if (disposed || document.hidden) return;
-    timer = setTimeout(show, LIVE_READ_MS);
-  };
-  function show(): void {
-    if (disposed) return;
-    if (reading) {
-      readAgain = true;
-      return;
-    }
-    reading = true;
-    list.setAttribute('aria-busy', 'true');
-    read()
-      .catch((error: unknown) => {
-        list.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS offers could not be read'));
-        cards.clear();
-      })
-      .finally(() => {
-        reading = false;
-        list.setAttribute('aria-busy', 'false');
-        if (readAgain) {
-          readAgain = false;
-          again();
-        } else {
-          schedule();
-        }
-      });
-  }
-  const again = () => {
-    clearTimeout(timer);
-    show();
-  };
-  const onVisibility = () => {
-    if (!document.hidden) again();
-  };
-  document.addEventListener('visibilitychange', onVisibility);
+  // Every LIVE_READ_MS while the view is open, a failed read included.
+  const poll = livePoll(
+    list,
+    () =>
+      read().then(
+        () => true,
+        (error: unknown) => {
+          list.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS offers could not be read'));
+          cards.clear();
+          return true;
+        },
+      ),
+    LIVE_READ_MS,
+  );
+  const again = poll.again;
   // The user's category decides which bids are theirs; an operator may have changed it since the login.
   readProfile()
     .catch(() => undefined)
-    .finally(show);
+    .finally(again);
 
   const element = h(
     'section',
@@ -366,8 +331,7 @@ export function offersView(context: ConsoleContext): View {
     element,
     dispose: () => {
       disposed = true;
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisibility);
+      poll.dispose();
     },
   };
 }

@@ -7,6 +7,7 @@ import { ApiError, get } from '../api.js';
 import { bookChart } from '../chart/book-chart.js';
 import type { View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
+import { livePoll } from '../live-poll.js';
 import { formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
 import type { CategoryClearing, OfsBook, OfsIssue } from '../types.js';
@@ -92,10 +93,6 @@ const LIVE_READ_MS = 2_000;
 
 export function operatorBookView(): View {
   let issues: OfsIssue[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let reading = false;
-  /** A read asked for while one was under way (another issue chosen, Refresh): made when that one ends. */
-  let readAgain = false;
   let disposed = false;
   const choice = select('issue', []);
   // Neither the book nor the time it was read is a live region: a read every two seconds would be read
@@ -108,56 +105,31 @@ export function operatorBookView(): View {
     if (status.textContent !== text) status.textContent = text;
   };
 
-  const schedule = (book: OfsBook | null) => {
-    clearTimeout(timer);
-    if (disposed || !live.checked || book?.allotted != null || document.hidden) return;
-    timer = setTimeout(() => show(), LIVE_READ_MS);
-  };
-  function show(): void {
+  /** One read of the chosen issue's book; answers whether to read it again (live, and not allotted yet). */
+  async function read(): Promise<boolean> {
     const issue = issues.find((i) => issueKey(i) === choice.value);
-    if (issue === undefined || disposed) return;
-    if (reading) {
-      readAgain = true;
-      return;
+    if (issue === undefined) return false;
+    try {
+      const book = await get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`);
+      if (disposed || issueKey(issue) !== choice.value) return false;
+      area.replaceChildren(...renderBook(book));
+      readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
+      say(book.allotted === null ? '' : `Allotted: ${formatQuantity(book.allotted.retail)} retail and ${formatQuantity(book.allotted.non_retail)} non-retail shares.`);
+      return live.checked && book.allotted === null;
+    } catch (error) {
+      area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
+      return live.checked;
     }
-    reading = true;
-    area.setAttribute('aria-busy', 'true');
-    get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`)
-      .then((book) => {
-        if (disposed || issueKey(issue) !== choice.value) return;
-        area.replaceChildren(...renderBook(book));
-        readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
-        say(book.allotted === null ? '' : `Allotted: ${formatQuantity(book.allotted.retail)} retail and ${formatQuantity(book.allotted.non_retail)} non-retail shares.`);
-        schedule(book);
-      })
-      .catch((error: unknown) => {
-        area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
-        schedule(null);
-      })
-      .finally(() => {
-        reading = false;
-        area.setAttribute('aria-busy', 'false');
-        if (readAgain) {
-          readAgain = false;
-          again();
-        }
-      });
   }
-  const again = () => {
-    clearTimeout(timer);
-    show();
-  };
+  const poll = livePoll(area, read, LIVE_READ_MS);
+  const again = poll.again;
   choice.addEventListener('change', again);
   live.addEventListener('change', again);
-  const onVisibility = () => {
-    if (!document.hidden) again();
-  };
-  document.addEventListener('visibilitychange', onVisibility);
   loadIssues()
     .then((loaded) => {
       issues = loaded;
       choice.replaceChildren(...issues.map((issue) => h('option', { value: issueKey(issue) }, issueName(issue))));
-      show();
+      again();
     })
     .catch((error: unknown) => area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read')));
   const element = h(
@@ -173,8 +145,7 @@ export function operatorBookView(): View {
     element,
     dispose: () => {
       disposed = true;
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisibility);
+      poll.dispose();
     },
   };
 }
