@@ -39,6 +39,7 @@ export const Errors = {
   DUPLICATE_HEADER: kind('e-121', 400, 'A header that names the caller or the request (Authorization, x-api-key, Idempotency-Key, Last-Event-ID, If-Match, Content-Type) is sent more than once: a proxy reading the other one would disagree about the request.'),
   BODY_NOT_UTF8: kind('e-122', 400, 'The body is not valid UTF-8.'),
   BODY_CHARSET: kind('e-123', 400, 'The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259).'),
+  EVENT_ID_AHEAD: kind('e-124', 400, 'Last-Event-ID names an event after your last one. Event ids count your own order events (1, 2, 3, ...); an id kept from before they did (a global id) is larger: reconnect without Last-Event-ID once, and read the order book for the state.'),
 
   // 2xx: authentication and authorization
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),

@@ -226,9 +226,12 @@ export interface RetailExposure extends IssueExposure {
   scripToken: number;
 }
 
-/** An order event: one entry of an order's history, with the order as it is now. The id orders the feed. */
+/** An order event: one entry of an order's history, with the order as it is now. */
 export interface OrderEventRecord {
+  /** The id its user sees: their n-th order event has n (it reveals nothing of other users' events). */
   eventId: number;
+  /** Its place among every user's events (the history row's id): the order the feed reads them in. */
+  historyId: number;
   userId: string;
   change: RecordedChange;
   order: Order;

@@ -149,7 +149,7 @@ export interface WebhookSummary extends Webhook {
 export interface Delivery {
   id: number;
   webhookId: string;
-  /** The order event (its history id). */
+  /** The order event's history row (operators' id of it; its user knows it by the body's `event_id`). */
   eventId: number;
   status: DeliveryStatus;
   attempts: number;
@@ -179,6 +179,7 @@ export interface ListedDelivery extends Delivery {
 export interface DueDelivery {
   id: number;
   webhookId: string;
+  /** The order event's history row (its user knows it by the body's `event_id`). */
   eventId: number;
   url: string;
   secret: string;

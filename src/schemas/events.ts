@@ -16,7 +16,11 @@ export const OrderEventsHeaders = Type.Object({
 
 export const OrderEvent = Type.Object(
   {
-    event_id: Type.Integer({ minimum: 1, description: 'Increasing; the same as the SSE `id:` line.' }),
+    event_id: Type.Integer({
+      minimum: 1,
+      description:
+        'Your own count of order events: your first is 1, each next one is one more, with no gaps (it says nothing of other users\' events). The same as the SSE `id:` line and the webhook\'s `X-Ordergate-Event-Id`.',
+    }),
     type: Type.Literal(ORDER_UPDATE_EVENT),
     order_id: Type.String(),
     status: Type.String({ description: 'The status the change left the order in.' }),

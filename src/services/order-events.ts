@@ -2,10 +2,15 @@
  * The order-event feed of one process: a single poller reads new order_history rows (in id order, in
  * batches) while at least one subscriber listens, and hands each to the subscribers of the order's owner.
  *
+ * Rows are read in the order of their ids (every user's together); each user sees their events by their
+ * own numbers (event ids 1, 2, 3, ... per user: nothing of other users' volume shows).
+ *
  * Hand-over without gap or repeat: a subscriber is registered synchronously at the poller's position P
- * (every row up to P has been dispatched, every later row will be). Its replay (Last-Event-ID < id <= P)
- * comes from the store, while live rows (> P) wait in its buffer; then the buffer is flushed. Each
- * subscriber remembers the last id it was sent and skips anything not above it.
+ * (every row up to P has been dispatched, every later row will be). Its replay (its user's events after
+ * Last-Event-ID, rows up to P) comes from the store, while live rows (> P) wait in its buffer; then the
+ * buffer is flushed. A user's event ids follow the order of their rows' ids (OrderRepository.apply numbers
+ * them under a lock per user taken before the rows are written), so each subscriber remembers the last
+ * event id it sent and skips anything not above it.
  *
  * The feed also holds what its two kinds of consumer share: the quota of long-lived connections (the
  * event stream and the live order socket take their slots from `streams`), and, for the event stream, how
@@ -53,8 +58,8 @@ export interface OrderEventConsumer {
   /** One event; `trade`, when the change made one (an allotment), is that trade (the live order socket's TRD_MSG). */
   send(event: OrderEvent, trade?: OrderEventRecord['trade']): void;
   /**
-   * A live-only subscription (no Last-Event-ID) starts after this event id, before anything is sent: a
-   * client that loses the connection before its first event resumes from here and misses nothing.
+   * A live-only subscription (no Last-Event-ID) starts after this event id of its user, before anything is
+   * sent: a client that loses the connection before its first event resumes from here and misses nothing.
    */
   startsAfter?(eventId: number): void;
   /** Resolves once the consumer has taken what it was sent (a replay waits for it between batches). */
@@ -96,6 +101,7 @@ interface Subscriber {
   consumer: OrderEventConsumer;
   /** Live rows that arrived while the replay was being sent. */
   buffer: OrderEventRecord[] | null;
+  /** The user's event id last sent. */
   lastSentId: number;
 }
 
@@ -160,10 +166,15 @@ export class OrderEventsService {
 
   /**
    * Registers a consumer of the user's events: after `lastEventId` when given (replay first), else from
-   * now on. Rejects (before anything is sent) when the store cannot be read.
+   * now on. Rejects (before anything is sent) when the store cannot be read, and with e-124 when
+   * `lastEventId` is after the user's last event.
    */
   async subscribe(userId: string, lastEventId: number | undefined, consumer: OrderEventConsumer): Promise<OrderEventSubscription> {
     if (this.closed) throw new ApiError(Errors.UNAVAILABLE, 'The server is shutting down');
+    // Only ids the user was sent can come back: a larger one would skip their events until they caught up.
+    if (lastEventId !== undefined && lastEventId > (await this.events.lastUserEvent(userId))) {
+      throw new ApiError(Errors.EVENT_ID_AHEAD, `Last-Event-ID ${lastEventId} is after your last order event; reconnect without it`);
+    }
     // Until the hand-over below it takes nothing: what the poller dispatches meanwhile is in its replay.
     const subscriber: Subscriber = { userId, consumer, buffer: null, lastSentId: Number.MAX_SAFE_INTEGER };
     this.add(subscriber);
@@ -177,7 +188,6 @@ export class OrderEventsService {
     // From here on every row above `handOver` reaches the buffer; rows up to it come from the store.
     const handOver = this.position;
     subscriber.buffer = [];
-    subscriber.lastSentId = handOver;
     let started = false;
     return {
       start: async () => {
@@ -185,8 +195,8 @@ export class OrderEventsService {
         started = true;
         try {
           if (lastEventId === undefined) {
-            // Live only: after the newest event the poller may have passed by now.
-            subscriber.lastSentId = Math.max(handOver, this.horizon?.value ?? handOver);
+            // Live only: after the user's last event up to the newest row the poller may have passed by now.
+            subscriber.lastSentId = await this.events.lastUserEventThrough(userId, Math.max(handOver, this.horizon?.value ?? handOver));
             consumer.startsAfter?.(subscriber.lastSentId);
           } else {
             subscriber.lastSentId = lastEventId;
@@ -214,9 +224,10 @@ export class OrderEventsService {
     await this.pollerDone;
   }
 
-  private async replay(subscriber: Subscriber, upToId: number): Promise<void> {
+  /** The user's events after lastSentId whose rows are up to `upToHistoryId`. */
+  private async replay(subscriber: Subscriber, upToHistoryId: number): Promise<void> {
     for (;;) {
-      const rows = await this.events.userEventsBetween(subscriber.userId, subscriber.lastSentId, upToId, this.batchSize);
+      const rows = await this.events.userEventsBetween(subscriber.userId, subscriber.lastSentId, upToHistoryId, this.batchSize);
       if (!this.isSubscribed(subscriber)) return;
       for (const row of rows) this.deliver(subscriber, row);
       if (rows.length < this.batchSize) return;
@@ -239,7 +250,7 @@ export class OrderEventsService {
           else this.deliver(subscriber, row);
         }
       }
-      this.position = row.eventId;
+      this.position = row.historyId;
     }
   }
 

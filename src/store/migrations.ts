@@ -19,6 +19,7 @@ import * as operators from './migrations/0012-operators.js';
 import * as offers from './migrations/0013-offers.js';
 import * as offerBids from './migrations/0014-offer-bids.js';
 import * as sessionEndings from './migrations/0015-session-endings.js';
+import * as userEventIds from './migrations/0016-user-event-ids.js';
 
 function migrations(dialect: DialectName): Record<string, Migration> {
   const serialKey = (db: Kysely<any>, table: string) => serialKeyTable(db, dialect, table);
@@ -194,6 +195,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0013_offers': { up: (db: Kysely<any>) => offers.up(db, dialect) },
     '0014_offer_bids': { up: (db: Kysely<any>) => offerBids.up(db, dialect) },
     '0015_session_endings': { up: (db: Kysely<any>) => sessionEndings.up(db, dialect) },
+    '0016_user_event_ids': { up: (db: Kysely<any>) => userEventIds.up(db, dialect) },
   };
 }
 

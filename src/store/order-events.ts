@@ -1,6 +1,7 @@
 /**
  * The order events: the order_history rows read as a feed, each with its order's current row and owner.
- * An event's id is its history row's id.
+ * The feed reads every user's events in the order of the rows' ids (`historyId`); a user sees each by their
+ * own count (`eventId`, the row's user_event_id: their n-th event has n, migration 0016).
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from './database.js';
@@ -26,19 +27,42 @@ export class OrderEventRepository {
     return rows.map(eventFromRow);
   }
 
-  /** One user's events with `afterId` < id <= `upToId`, oldest first, at most `limit`. */
-  async userEventsBetween(userId: string, afterId: number, upToId: number, limit: number): Promise<OrderEventRecord[]> {
+  /**
+   * One user's events after their event `afterEventId` whose rows are up to `upToHistoryId`, oldest first,
+   * at most `limit`.
+   */
+  async userEventsBetween(userId: string, afterEventId: number, upToHistoryId: number, limit: number): Promise<OrderEventRecord[]> {
     const rows = await this.withOrders()
-      .where('orders.user_id', '=', userId)
-      .where('order_history.id', '>', afterId)
-      .where('order_history.id', '<=', upToId)
-      .orderBy('order_history.id')
+      .where('order_history.user_id', '=', userId)
+      .where('order_history.user_event_id', '>', afterEventId)
+      .where('order_history.id', '<=', upToHistoryId)
+      .orderBy('order_history.user_event_id')
       .limit(limit)
       .execute();
     return rows.map(eventFromRow);
   }
 
-  /** The events with these ids (any user), oldest first. */
+  /** The user's last event id (0: none yet). */
+  async lastUserEvent(userId: string): Promise<number> {
+    const row = await this.db.selectFrom('user_event_counters').select('last_event_id').where('user_id', '=', userId).executeTakeFirst();
+    return row === undefined ? 0 : Number(row.last_event_id);
+  }
+
+  /** The user's last event id whose row is up to `historyId` (0: none). */
+  async lastUserEventThrough(userId: string, historyId: number): Promise<number> {
+    // A user's event ids and row ids grow together: the first row found down the (user, event id) index.
+    const row = await this.db
+      .selectFrom('order_history')
+      .select('user_event_id')
+      .where('user_id', '=', userId)
+      .where('id', '<=', historyId)
+      .orderBy('user_event_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? 0 : Number(row.user_event_id);
+  }
+
+  /** The events of these history rows (any user), oldest first. */
   async eventsByIds(ids: readonly number[]): Promise<OrderEventRecord[]> {
     if (ids.length === 0) return [];
     const rows = await this.withOrders().where('order_history.id', 'in', ids).orderBy('order_history.id').execute();
@@ -57,6 +81,7 @@ export class OrderEventRepository {
         'trades.quantity as trade_quantity',
         'trades.price_paise as trade_price_paise',
         'order_history.id as history_id',
+        'order_history.user_event_id as user_event_id',
         'order_history.status as history_status',
         'order_history.reason as history_reason',
         'order_history.at as history_at',
@@ -72,6 +97,7 @@ export class OrderEventRepository {
 
 interface HistoryValues {
   history_id: HistoryColumns['id'];
+  user_event_id: number;
   history_status: string;
   history_reason: string;
   history_at: number;
@@ -87,10 +113,11 @@ interface HistoryValues {
 }
 
 function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
-  const { history_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_traded_price_paise, history_actor, history_request_id, trade_id, trade_quantity, trade_price_paise, ...order } = row;
+  const { history_id, user_event_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_traded_price_paise, history_actor, history_request_id, trade_id, trade_quantity, trade_price_paise, ...order } = row;
   return {
     ...(trade_id !== null && Number(history_traded_quantity) > 0 && { trade: { tradeId: trade_id, quantity: Number(trade_quantity), pricePaise: Number(trade_price_paise) } }),
-    eventId: Number(history_id),
+    eventId: Number(user_event_id),
+    historyId: Number(history_id),
     userId: order.user_id,
     change: {
       orderId: order.order_id,

@@ -1,7 +1,7 @@
 /**
  * Orders, their status history and the OMS outbox. Every change of an order, by order entry or by the OMS,
  * goes through `apply`: one call per batch writes the new and changed orders, one history row per change
- * (the order events), the webhook deliveries of those events, the outbox entries for the OMS, and the
+ * (the order events, numbered per user), the webhook deliveries of those events, the outbox entries for the OMS, and the
  * retail exposure (the running totals of the retail limit), all in the caller's transaction.
  */
 import { inOneSnapshot } from './snapshot.js';
@@ -134,6 +134,8 @@ const ORDER_COLUMNS: readonly BulkColumn<Order>[] = [
 
 interface HistoryValues {
   order: Order;
+  /** The event's id as its user sees it (see reserveEventIds). */
+  userEventId: number;
   reason: string;
   at: number;
   origin: ChangeOrigin;
@@ -141,6 +143,8 @@ interface HistoryValues {
 
 const HISTORY_COLUMNS: readonly BulkColumn<HistoryValues>[] = [
   text('order_id', (h) => h.order.orderId),
+  text('user_id', (h) => h.order.userId),
+  int('user_event_id', (h) => h.userEventId),
   text('status', (h) => h.order.status),
   text('reason', (h) => h.reason),
   int('quantity', (h) => h.order.quantity),
@@ -220,6 +224,17 @@ const EXPOSURE_SELECT = `select e.user_id, e.symbol, e.exchange, e.scrip_token, 
 const EXPOSURES = {
   sqlite: `${EXPOSURE_SELECT} where e.user_id in (select value from json_each(?))`,
   postgres: `${EXPOSURE_SELECT} where e.user_id = any($1::text[])`,
+};
+
+/** Adds a user's events of a batch (`?`/`$2`) to their counter, answering the counter after it. */
+const RESERVE_EVENT_IDS = {
+  sqlite: `insert into user_event_counters (user_id, last_event_id) values (?, ?)
+    on conflict (user_id) do update set last_event_id = user_event_counters.last_event_id + excluded.last_event_id
+    returning last_event_id`,
+  // In the users' order (the arrays come sorted): two transactions lock their rows in one order.
+  postgres: `insert into user_event_counters (user_id, last_event_id) select * from unnest($1::text[], $2::int8[])
+    on conflict (user_id) do update set last_event_id = user_event_counters.last_event_id + excluded.last_event_id
+    returning user_id, last_event_id`,
 };
 
 /**
@@ -334,7 +349,6 @@ export class OrderRepository {
         deltas.set(key, { order: change.after, ...delta });
       }
     }
-    const history = changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin }));
     const trades = changes.flatMap((change) => (change.trade === undefined ? [] : [change.trade]));
     const outbox = changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.orderId, action: change.outbox!, at: now }));
     // In key order: on PostgreSQL the row locks of the running totals are taken in one order everywhere.
@@ -342,6 +356,7 @@ export class OrderRepository {
     // Accounts in user order too: the OMS locks them in that order (FundsRepository.lockAccounts).
     const accounts = [...funds.values()].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
     if (tx.sqlite) {
+      const history = await this.numberedHistory(tx, changes, now);
       await this.insertOrders.run(tx, inserted);
       await this.updateOrders.run(tx, updated);
       await this.insertHistory.run(tx, history);
@@ -353,16 +368,59 @@ export class OrderRepository {
       await this.insertTrades.run(tx, trades);
       return;
     }
-    // PostgreSQL: every write of the batch in one statement, one round trip.
+    // PostgreSQL: the accounts first (an account row is locked before a counter row, see reserveEventIds),
+    // then the event ids, then every other write of the batch in one statement, one round trip.
+    if (accounts.length > 0) await combinedWrites(tx, [this.addFunds.postgres(accounts), this.insertLedger.postgres(ledger)]);
+    const history = await this.numberedHistory(tx, changes, now);
     const writes: PostgresWrite[] = [];
     if (inserted.length > 0) writes.push(this.insertOrders.postgres(inserted));
     if (updated.length > 0) writes.push(this.updateOrders.postgres(updated));
     writes.push(...this.postgresHistory(history, now));
     if (outbox.length > 0) writes.push(this.insertOutbox.postgres(outbox));
     if (exposure.length > 0) writes.push(this.addExposure.postgres(exposure));
-    if (accounts.length > 0) writes.push(this.addFunds.postgres(accounts), this.insertLedger.postgres(ledger));
     if (trades.length > 0) writes.push(this.insertTrades.postgres(trades));
     await combinedWrites(tx, writes);
+  }
+
+  /** One history row per change, each numbered among its user's events (see reserveEventIds). */
+  private async numberedHistory(tx: WriteTx, changes: readonly OrderChange[], now: number): Promise<HistoryValues[]> {
+    const next = await this.reserveEventIds(tx, changes.map((change) => change.after.userId));
+    return changes.map((change) => {
+      const userEventId = next.get(change.after.userId)!;
+      next.set(change.after.userId, userEventId + 1);
+      return { order: change.after, userEventId, reason: change.reason, at: now, origin: change.origin };
+    });
+  }
+
+  /**
+   * Takes the next event ids of the users, as many as each has events in the batch, and answers the first of
+   * each. Before the history rows are written, users in order: a user's counter row stays locked until the
+   * transaction ends (on PostgreSQL; SQLite's write transaction excludes every other), so a user's events
+   * are numbered in the order their transactions commit, without gap, and, since each transaction's history
+   * rows take their ids after it holds its users' rows, a user's event ids grow with their rows' ids (the
+   * event feed relies on it).
+   *
+   * No wait in a circle on PostgreSQL: every transaction takes its locks in one order, users' advisory
+   * locks (order entry), orders' rows, accounts' rows (the OMS locks them before it decides, and apply
+   * writes the accounts before this), counter rows, then the retail totals (written only after the same
+   * user's counter row is held). A transaction holding a counter row writes only rows it already holds,
+   * new rows, and those totals.
+   */
+  private async reserveEventIds(tx: WriteTx, owners: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const userId of owners) counts.set(userId, (counts.get(userId) ?? 0) + 1);
+    const users = [...counts.keys()].sort();
+    const lasts = new Map<string, number>();
+    if (tx.sqlite) {
+      const statement = tx.sqlite.statement(RESERVE_EVENT_IDS.sqlite);
+      for (const userId of users) lasts.set(userId, Number((statement.get(userId, counts.get(userId)) as { last_event_id: number }).last_event_id));
+    } else {
+      const result = await tx.trx.executeQuery<{ user_id: string; last_event_id: string }>(
+        CompiledQuery.raw(RESERVE_EVENT_IDS.postgres, [users, users.map((userId) => counts.get(userId)!)]),
+      );
+      for (const row of result.rows) lasts.set(row.user_id, Number(row.last_event_id));
+    }
+    return new Map(users.map((userId) => [userId, lasts.get(userId)! - counts.get(userId)! + 1]));
   }
 
   /**
@@ -377,16 +435,11 @@ export class OrderRepository {
   }
 
   /**
-   * PostgreSQL: the history rows, in order, and a delivery per active webhook of each one's owner (the
-   * owners come as parameters: orders inserted by the same statement are not visible to it).
+   * PostgreSQL: the history rows, in order, and a delivery per active webhook of each one's owner.
    */
   private postgresHistory(rows: readonly HistoryValues[], now: number): PostgresWrite[] {
-    const history = { ...this.insertHistory.postgres(rows, 'returning id, order_id'), name: 'history' };
-    const deliveries: PostgresWrite = {
-      sql: (first) =>
-        ENQUEUE_DELIVERIES.postgres(history.name, `(select distinct * from unnest($${first}::text[], $${first + 1}::text[]))`, `$${first + 2}::int8`),
-      parameters: [rows.map((row) => row.order.orderId), rows.map((row) => row.order.userId), now],
-    };
+    const history = { ...this.insertHistory.postgres(rows, 'returning id, user_id'), name: 'history' };
+    const deliveries: PostgresWrite = { sql: (first) => ENQUEUE_DELIVERIES.postgres(history.name, `$${first}::int8`), parameters: [now] };
     return [history, deliveries];
   }
 

@@ -184,6 +184,16 @@ export interface OrderHistoryTable {
   actor: string | null;
   /** The request that made the change, if a request did. */
   request_id: string | null;
+  /** The order's owner (migration 0016). */
+  user_id: string;
+  /** The event's id as its user sees it: their n-th order event has n (migration 0016). */
+  user_event_id: number;
+}
+
+/** The last order-event id each user was given (migration 0016). */
+export interface UserEventCountersTable {
+  user_id: string;
+  last_event_id: number;
 }
 
 /** Work for the OMS, written in the same transaction as the order change it describes. */
@@ -414,6 +424,7 @@ export interface Database {
   ofs_offer_employees: OfsOfferEmployeesTable;
   orders: OrdersTable;
   order_history: OrderHistoryTable;
+  user_event_counters: UserEventCountersTable;
   outbox: OutboxTable;
   order_carts: OrderCartsTable;
   ofs_offer_indicative: OfsOfferIndicativeTable;

@@ -72,17 +72,15 @@ export const ENQUEUE_DELIVERIES = {
   /** SQLite: parameters now, now, and the first and last id of the history rows just inserted. */
   sqlite: `insert into webhook_deliveries (${DELIVERY_COLUMNS})
     select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, ?, ?
-    from order_history h join orders o on o.order_id = h.order_id join webhooks w on w.user_id = o.user_id and w.removed_at is null
+    from order_history h join webhooks w on w.user_id = h.user_id and w.removed_at is null
     where h.id between ? and ? order by h.id`,
   /**
    * PostgreSQL, in the statement that inserts the history rows: `events` is that CTE (returning id and
-   * order_id), `owners` a relation of (order_id, user_id) (orders inserted by the same statement are not
-   * visible to it), `now` the parameter of now.
+   * user_id), `now` the parameter of now.
    */
-  postgres: (events: string, owners: string, now: string) => `insert into webhook_deliveries (${DELIVERY_COLUMNS})
+  postgres: (events: string, now: string) => `insert into webhook_deliveries (${DELIVERY_COLUMNS})
     select w.webhook_id, h.id, '${DeliveryStatus.PENDING}', 0, ${now}, ${now}
-    from ${events} h join ${owners} as o(order_id, user_id) on o.order_id = h.order_id
-    join webhooks w on w.user_id = o.user_id and w.removed_at is null
+    from ${events} h join webhooks w on w.user_id = h.user_id and w.removed_at is null
     order by h.id`,
 };
 

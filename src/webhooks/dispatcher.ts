@@ -72,6 +72,11 @@ export const MAX_PER_WEBHOOK_PER_PASS = 10;
 /** The longest pause after failed passes (a database outage). */
 const MAX_BACKOFF_MS = 5_000;
 
+/** The id the event's user knows it by (the body's `event_id`); the delivery row names its history row. */
+function eventIdOf(body: string): number {
+  return (JSON.parse(body) as { event_id: number }).event_id;
+}
+
 /** What one attempt came to: the receiver's status code, or no answer at all. */
 interface AttemptResult {
   statusCode: number | null;
@@ -198,7 +203,7 @@ export class WebhookDispatcher {
   private async fixPayloads(deliveries: DueDelivery[]): Promise<void> {
     const missing = deliveries.filter((d) => d.payload === null);
     if (missing.length === 0) return;
-    const events = new Map((await this.options.events.eventsByIds([...new Set(missing.map((d) => d.eventId))])).map((row) => [row.eventId, row]));
+    const events = new Map((await this.options.events.eventsByIds([...new Set(missing.map((d) => d.eventId))])).map((row) => [row.historyId, row]));
     for (const delivery of missing) {
       const event = events.get(delivery.eventId);
       if (event === undefined) continue;
@@ -235,7 +240,7 @@ export class WebhookDispatcher {
       const retryAt = delivery.payload === null || result.refused === true ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
       await webhooks.markAttemptFailed(delivery.id, this.dispatcherId, at, retryAt, result.statusCode, error);
       this.options.metrics?.attempt(retryAt === null ? 'given_up' : 'retrying', seconds);
-      const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, attempts: delivery.attempts + 1, error };
+      const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, historyId: delivery.eventId, attempts: delivery.attempts + 1, error };
       if (retryAt === null) {
         logger.error(context, 'webhook delivery given up');
         continue;
@@ -260,7 +265,7 @@ export class WebhookDispatcher {
         headers: {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
-          [EVENT_ID_HEADER]: String(delivery.eventId),
+          [EVENT_ID_HEADER]: String(eventIdOf(body)),
           [DELIVERY_ID_HEADER]: String(delivery.id),
           [TIMESTAMP_HEADER]: String(timestamp),
           [SIGNATURE_HEADER]: signWebhook(delivery.secret, timestamp, body),

@@ -58,7 +58,7 @@ function messagesOf(status: OrderStatus, order: Order, at = CHANGED_AT) {
   // As the history records it: nothing traded until the change that allots.
   const tradedQuantity = status === OrderStatus.EXECUTED ? order.tradedQuantity : 0;
   const change = { orderId: order.orderId, status, reason: 'why', quantity: order.quantity, pricePaise: order.pricePaise, tradedQuantity, tradedPricePaise: tradedQuantity > 0 ? order.tradedPricePaise : null, at, actor: null, requestId: null };
-  return odinMessagesOf(toOrderEvent({ eventId: 7, userId: order.userId, change, order }));
+  return odinMessagesOf(toOrderEvent({ eventId: 7, historyId: 70, userId: order.userId, change, order }));
 }
 
 const ajv = createAjv();

@@ -66,16 +66,16 @@ describe('GET /transactional/v1/orders/events', () => {
     return res.body.data.orderId as string;
   }
 
-  /** Every order_history id of the user's orders, in order. */
+  /** The event ids of the user's orders' history rows (the user's own count), in order. */
   async function historyIds(user: TestUser): Promise<number[]> {
     const rows = await server.store.db
       .selectFrom('order_history')
       .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
-      .select('order_history.id')
+      .select('order_history.user_event_id')
       .where('orders.user_id', '=', user.userId)
       .orderBy('order_history.id')
       .execute();
-    return rows.map((row) => Number(row.id));
+    return rows.map((row) => Number(row.user_event_id));
   }
 
   it('streams the events of the caller\'s own orders as they happen, from the moment it connects', async () => {
@@ -157,8 +157,8 @@ describe('GET /transactional/v1/orders/events', () => {
     const first = await open(bob);
     await first.until(() => first.frames.some((f) => f.id !== undefined), 'the opening id');
     // The first frame: an id and nothing else (no event type, no data: nothing is dispatched for it). It is
-    // a position in the event log shared by all users: the stream sends every later event of bob's (one
-    // written before it opened but not yet dispatched by this node's poller included).
+    // bob's last event id so far: the stream sends every later event of bob's (one written before it
+    // opened but not yet dispatched by this node's poller included).
     expect(first.frames[0]).toEqual({ id: expect.stringMatching(/^\d+$/) });
     const startsAfter = Number(first.frames[0]!.id);
     first.close();
@@ -177,6 +177,36 @@ describe('GET /transactional/v1/orders/events', () => {
     // A resumed stream sends no opening id: its client has one.
     expect(second.frames.filter((f) => f.id !== undefined && f.data === undefined)).toEqual([]);
     second.close();
+  });
+
+  it("numbers each user's events by the user's own count: ids reveal nothing of other users' volume (issue 21 row 9)", async () => {
+    // Others' events before and between: erin's ids are 1, 2, 3, ... all the same.
+    await bid(alice);
+    await oms.runOnce();
+    const erin = await server.createUser('erin');
+    const stream = await open(erin);
+    await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
+    expect(stream.frames[0]).toEqual({ id: '0' });
+    await bid(erin);
+    await bid(alice);
+    await bid(carol);
+    await oms.runOnce();
+    await bid(erin);
+    await oms.runOnce();
+    await stream.until(() => stream.events.length >= 6, "erin's six events");
+    expect(stream.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(stream.events.map((e) => e.data.event_id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await historyIds(erin)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Resumption by the user's own ids: after 4, the 5th and the 6th.
+    const resumed = await open(erin, '4');
+    await resumed.until(() => resumed.events.length >= 2, 'the events after 4');
+    expect(resumed.events.map((e) => e.id)).toEqual([5, 6]);
+    resumed.close();
+    stream.close();
+    // An id erin was never sent (a global id kept from before ids were per user): refused, before any stream.
+    const ahead = await fetch(`${node.url}${EVENTS}`, { headers: { authorization: `Bearer ${erin.token}`, 'last-event-id': '7' } });
+    expect(ahead.status).toBe(400);
+    expect(await ahead.json()).toMatchObject({ status: 'error', code: 'e-124' });
   });
 
   it("sends every stream an offer's indicative price each time the exchange publishes a change, without an id", async () => {

@@ -95,16 +95,16 @@ describe('webhook deliveries', () => {
     return res.body.data.orderId as string;
   }
 
-  /** The user's order events (history ids with status and reason), oldest first. */
+  /** The user's order events (their event id, the history row's id, status and reason), oldest first. */
   async function history(user: TestUser) {
     const rows = await server.store.db
       .selectFrom('order_history')
       .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
-      .select(['order_history.id', 'order_history.order_id', 'order_history.status', 'order_history.reason'])
+      .select(['order_history.id', 'order_history.user_event_id', 'order_history.order_id', 'order_history.status', 'order_history.reason'])
       .where('orders.user_id', '=', user.userId)
       .orderBy('order_history.id')
       .execute();
-    return rows.map((row) => ({ event_id: Number(row.id), order_id: row.order_id, status: row.status, reason: row.reason }));
+    return rows.map((row) => ({ event_id: Number(row.user_event_id), history_id: Number(row.id), order_id: row.order_id, status: row.status, reason: row.reason }));
   }
 
   async function deliveries(): Promise<ListedDelivery[]> {
@@ -136,13 +136,14 @@ describe('webhook deliveries', () => {
       expect(verifyWebhook(webhook.secret, { ...headers, timestamp: String(nowSeconds + 1) }, delivery.body, nowSeconds)).toBe(false);
       expect(verifyWebhook(`${webhook.secret}x`, headers, delivery.body, nowSeconds)).toBe(false);
       const event = JSON.parse(delivery.body);
-      expect(event).toMatchObject({ ...expected[i], type: 'order_update', at: new Date(server.clock.now).toISOString() });
+      const { history_id: _historyId, ...fields } = expected[i]!;
+      expect(event).toMatchObject({ ...fields, type: 'order_update', at: new Date(server.clock.now).toISOString() });
       expect(Object.keys(event).sort()).toEqual(['at', 'event_id', 'order', 'order_id', 'reason', 'status', 'type']);
       expect(event.order.order_id).toBe(expected[i]!.order_id);
     }
     const rows = await deliveries();
     expect(rows.map((d) => [Number(d.eventId), d.status, Number(d.attempts), Number(d.lastStatusCode)])).toEqual(
-      expected.map((e) => [e.event_id, 'DELIVERED', 1, 200]),
+      expected.map((e) => [e.history_id, 'DELIVERED', 1, 200]),
     );
     // Nothing is sent twice.
     expect(await dispatcher().runOnce()).toBe(0);
@@ -231,7 +232,7 @@ describe('webhook deliveries', () => {
     // A dispatcher claims it and dies: nothing else is done with the claim.
     const now = server.clock.now;
     const claimed = await repository.claim((await repository.due(now, 10, Number.MAX_SAFE_INTEGER)).map((d) => d.id), 'dead-dispatcher', now, now + 60_000);
-    expect(claimed.map((d) => d.eventId)).toEqual([event!.event_id]);
+    expect(claimed.map((d) => d.eventId)).toEqual([event!.history_id]);
 
     const worker = dispatcher();
     expect(await worker.runOnce()).toBe(0);
@@ -261,7 +262,7 @@ describe('webhook deliveries', () => {
     const [event] = await history(alice);
     await server.store.db
       .insertInto('webhook_deliveries')
-      .values({ webhook_id: webhook.webhookId, event_id: event!.event_id + 1_000_000, status: 'PENDING', attempts: 0, next_attempt_at: server.clock.now, created_at: server.clock.now })
+      .values({ webhook_id: webhook.webhookId, event_id: event!.history_id + 1_000_000, status: 'PENDING', attempts: 0, next_attempt_at: server.clock.now, created_at: server.clock.now })
       .execute();
     expect(await dispatcher().runOnce()).toBe(0);
     expect(receiver.received).toEqual([]);
