@@ -1,14 +1,16 @@
 /**
  * Orders, their status history and the OMS outbox. Every change of an order, by order entry or by the OMS,
- * goes through `apply`: one call per batch writes the new and changed orders, one history row per change
- * (the order events, numbered per user), the webhook deliveries of those events, the outbox entries for the OMS, and the
- * retail exposure (the running totals of the retail limit), all in the caller's transaction.
+ * goes through `apply`: one call per batch writes what the domain's write plan says (planOrderWrites: the
+ * new and changed orders, one history row per change, the outbox entries, the trades, the retail totals and
+ * the funds), numbers the history rows per user (the order events' ids) and queues their webhook
+ * deliveries, all in the caller's transaction. Deciding is the plan's; this file only writes.
  */
 import { inOneSnapshot } from './snapshot.js';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { LIVE_STATUSES, type OrderStatus } from '../domain/order-status.js';
-import type { BidderCategory, ExposureAmounts } from '../domain/ofs-rules.js';
-import { exposureDelta, fundsEffect, tradeCostPaise, type ChangeOrigin, type FundsEffect, type Order, type OrderChange, type OutboxAction, type RecordedChange, type RetailExposure } from '../domain/order.js';
+import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { Order, OrderChange, RecordedChange, RetailExposure } from '../domain/order.js';
+import { planOrderWrites, type AccountChange, type ExposureChange, type HistoryEntry, type LedgerEntry, type OutboxEntry } from '../domain/order-effects.js';
 import type { Trade } from '../domain/trades.js';
 import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
@@ -89,11 +91,8 @@ function historyEntryFromRow(row: HistoryRow): RecordedChange {
 }
 
 
-const exposureKey = (order: Pick<Order, 'userId' | 'symbol' | 'exchange' | 'scripToken'>) =>
-  `${order.userId}\u0000${order.symbol}\u0000${order.exchange}\u0000${order.scripToken}`;
-
-/** The columns an order change may set. */
-const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
+/** The columns an order change may set (domain/order-effects.ts storedOrderChanged compares the same fields). */
+export const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
   text('order_type', (o) => o.orderType),
   int('quantity', (o) => o.quantity),
   int('price_paise', (o) => o.pricePaise),
@@ -132,13 +131,9 @@ const ORDER_COLUMNS: readonly BulkColumn<Order>[] = [
   ...MUTABLE_COLUMNS,
 ];
 
-interface HistoryValues {
-  order: Order;
-  /** The event's id as its user sees it (see reserveEventIds). */
+/** A history row as written: the plan's entry, numbered among its user's events (reserveEventIds). */
+interface HistoryValues extends HistoryEntry {
   userEventId: number;
-  reason: string;
-  at: number;
-  origin: ChangeOrigin;
 }
 
 const HISTORY_COLUMNS: readonly BulkColumn<HistoryValues>[] = [
@@ -156,17 +151,7 @@ const HISTORY_COLUMNS: readonly BulkColumn<HistoryValues>[] = [
   text('request_id', (h) => h.origin.requestId),
 ];
 
-interface OutboxValues {
-  orderId: string;
-  action: OutboxAction;
-  at: number;
-}
-
-interface ExposureDelta extends ExposureAmounts {
-  order: Order;
-}
-
-const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
+const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureChange>[] = [
   text('user_id', (d) => d.order.userId),
   text('symbol', (d) => d.order.symbol),
   text('exchange', (d) => d.order.exchange),
@@ -174,22 +159,6 @@ const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureDelta>[] = [
   int('price_value_paise', (d) => d.priceValuePaise),
   int('cutoff_quantity', (d) => d.cutoffQuantity),
 ];
-
-/** One user's funds changes of a batch, summed (docs/design/funds.md). */
-interface FundsDelta {
-  userId: string;
-  blockedPaise: number;
-  debitPaise: number;
-  at: number;
-}
-
-interface LedgerValues {
-  userId: string;
-  kind: 'BLOCK' | 'RELEASE' | 'DEBIT';
-  amountPaise: number;
-  orderId: string;
-  at: number;
-}
 
 const TRADE_COLUMNS: readonly BulkColumn<Trade>[] = [
   text('trade_id', (t) => t.tradeId),
@@ -243,27 +212,17 @@ const RESERVE_EVENT_IDS = {
  */
 const LOCK_USERS = `select pg_advisory_xact_lock(k) from (select distinct hashtextextended(u, 0) as k from unnest($1::text[]) u order by k) s`;
 
-/** The ledger rows of one order's funds effect: what was blocked or released, and what was debited. */
-function ledgerEntries(effect: FundsEffect, at: number): LedgerValues[] {
-  const { userId, orderId } = effect;
-  const entries: LedgerValues[] = [];
-  if (effect.blockedDeltaPaise > 0) entries.push({ userId, orderId, at, kind: 'BLOCK', amountPaise: effect.blockedDeltaPaise });
-  if (effect.blockedDeltaPaise < 0) entries.push({ userId, orderId, at, kind: 'RELEASE', amountPaise: -effect.blockedDeltaPaise });
-  if (effect.debitPaise > 0) entries.push({ userId, orderId, at, kind: 'DEBIT', amountPaise: effect.debitPaise });
-  return entries;
-}
-
 export class OrderRepository {
   private readonly insertOrders = new BulkInsert<Order>('orders', ORDER_COLUMNS);
   private readonly updateOrders = new BulkUpdate<Order>('orders', text('order_id', (o) => o.orderId), MUTABLE_COLUMNS);
   private readonly insertHistory = new BulkInsert<HistoryValues>('order_history', HISTORY_COLUMNS);
-  private readonly insertOutbox = new BulkInsert<OutboxValues>('outbox', [
+  private readonly insertOutbox = new BulkInsert<OutboxEntry>('outbox', [
     text('order_id', (e) => e.orderId),
     text('action', (e) => e.action),
     int('created_at', (e) => e.at),
   ]);
   /** Adds the deltas to the running totals (creating a row at the first bid of a user in an issue). */
-  private readonly addExposure = new BulkInsert<ExposureDelta>(
+  private readonly addExposure = new BulkInsert<ExposureChange>(
     'retail_exposure',
     EXPOSURE_COLUMNS,
     `on conflict (user_id, symbol, exchange, scrip_token) do update set
@@ -275,7 +234,7 @@ export class OrderRepository {
    * Adds a batch's funds changes to the accounts. Only funds-checked orders have any, and their bidders have
    * an account (accounts are never removed), so this only ever updates; debits come out of cash.
    */
-  private readonly addFunds = new BulkInsert<FundsDelta>(
+  private readonly addFunds = new BulkInsert<AccountChange>(
     'funds_accounts',
     [
       text('user_id', (d) => d.userId),
@@ -292,7 +251,7 @@ export class OrderRepository {
        updated_at = excluded.updated_at`,
   );
   private readonly insertTrades = new BulkInsert<Trade>('trades', TRADE_COLUMNS);
-  private readonly insertLedger = new BulkInsert<LedgerValues>('funds_ledger', [
+  private readonly insertLedger = new BulkInsert<LedgerEntry>('funds_ledger', [
     text('user_id', (e) => e.userId),
     int('at', (e) => e.at),
     text('kind', (e) => e.kind),
@@ -306,89 +265,48 @@ export class OrderRepository {
   ) {}
 
   /**
-   * Writes a batch of order changes in the caller's transaction, in their order (see the file comment).
-   * The changes of one order come one after another; the last one's `after` is what the order becomes.
+   * Writes a batch of order changes in the caller's transaction: what planOrderWrites (domain/order-effects.ts)
+   * says they write, and nothing it does not. The changes of one order come one after another; the last
+   * one's `after` is what the order becomes.
    */
   async apply(storeTx: StoreTx, changes: readonly OrderChange[], now: number): Promise<void> {
-    const tx = openTx(storeTx);
     if (changes.length === 0) return;
-    // Per order: what it was before the batch and what it is after it.
-    const first = new Map<string, OrderChange>();
-    const last = new Map<string, OrderChange>();
-    for (const change of changes) {
-      if (!first.has(change.after.orderId)) first.set(change.after.orderId, change);
-      last.set(change.after.orderId, change);
-    }
-    const inserted: Order[] = [];
-    const updated: Order[] = [];
-    const deltas = new Map<string, ExposureDelta>();
-    const funds = new Map<string, FundsDelta>();
-    const ledger: LedgerValues[] = [];
-    const debits = new Map<string, number>();
-    for (const { trade } of changes) if (trade !== undefined) debits.set(trade.orderId, (debits.get(trade.orderId) ?? 0) + tradeCostPaise(trade));
-    for (const [orderId, change] of last) {
-      const before = first.get(orderId)!.before;
-      const effect = fundsEffect(before, change.after, debits.get(orderId) ?? 0);
-      if (effect !== null) {
-        const sum = funds.get(effect.userId) ?? { userId: effect.userId, blockedPaise: 0, debitPaise: 0, at: now };
-        sum.blockedPaise += effect.blockedDeltaPaise;
-        sum.debitPaise += effect.debitPaise;
-        funds.set(effect.userId, sum);
-        ledger.push(...ledgerEntries(effect, now));
-      }
-      if (before === null) inserted.push(change.after);
-      else if (MUTABLE_COLUMNS.some((column) => column.value(before) !== column.value(change.after))) updated.push(change.after);
-      const delta = exposureDelta(before, change.after);
-      if (delta.priceValuePaise === 0 && delta.cutoffQuantity === 0) continue;
-      const key = exposureKey(change.after);
-      const sum = deltas.get(key);
-      if (sum) {
-        sum.priceValuePaise += delta.priceValuePaise;
-        sum.cutoffQuantity += delta.cutoffQuantity;
-      } else {
-        deltas.set(key, { order: change.after, ...delta });
-      }
-    }
-    const trades = changes.flatMap((change) => (change.trade === undefined ? [] : [change.trade]));
-    const outbox = changes.filter((change) => change.outbox !== undefined).map((change) => ({ orderId: change.after.orderId, action: change.outbox!, at: now }));
-    // In key order: on PostgreSQL the row locks of the running totals are taken in one order everywhere.
-    const exposure = [...deltas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
-    // Accounts in user order too: the OMS locks them in that order (FundsRepository.lockAccounts).
-    const accounts = [...funds.values()].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+    const tx = openTx(storeTx);
+    const plan = planOrderWrites(changes, now);
     if (tx.sqlite) {
-      const history = await this.numberedHistory(tx, changes, now);
-      await this.insertOrders.run(tx, inserted);
-      await this.updateOrders.run(tx, updated);
+      const history = await this.numberedHistory(tx, plan.history);
+      await this.insertOrders.run(tx, plan.inserted);
+      await this.updateOrders.run(tx, plan.updated);
       await this.insertHistory.run(tx, history);
       this.enqueueSqliteDeliveries(tx.sqlite, history, now);
-      await this.insertOutbox.run(tx, outbox);
-      await this.addExposure.run(tx, exposure);
-      await this.addFunds.run(tx, accounts);
-      await this.insertLedger.run(tx, ledger);
-      await this.insertTrades.run(tx, trades);
+      await this.insertOutbox.run(tx, plan.outbox);
+      await this.addExposure.run(tx, plan.exposure);
+      await this.addFunds.run(tx, plan.accounts);
+      await this.insertLedger.run(tx, plan.ledger);
+      await this.insertTrades.run(tx, plan.trades);
       return;
     }
     // PostgreSQL: the accounts first (an account row is locked before a counter row, see reserveEventIds),
     // then the event ids, then every other write of the batch in one statement, one round trip.
-    if (accounts.length > 0) await combinedWrites(tx, [this.addFunds.postgres(accounts), this.insertLedger.postgres(ledger)]);
-    const history = await this.numberedHistory(tx, changes, now);
+    if (plan.accounts.length > 0) await combinedWrites(tx, [this.addFunds.postgres(plan.accounts), this.insertLedger.postgres(plan.ledger)]);
+    const history = await this.numberedHistory(tx, plan.history);
     const writes: PostgresWrite[] = [];
-    if (inserted.length > 0) writes.push(this.insertOrders.postgres(inserted));
-    if (updated.length > 0) writes.push(this.updateOrders.postgres(updated));
+    if (plan.inserted.length > 0) writes.push(this.insertOrders.postgres(plan.inserted));
+    if (plan.updated.length > 0) writes.push(this.updateOrders.postgres(plan.updated));
     writes.push(...this.postgresHistory(history, now));
-    if (outbox.length > 0) writes.push(this.insertOutbox.postgres(outbox));
-    if (exposure.length > 0) writes.push(this.addExposure.postgres(exposure));
-    if (trades.length > 0) writes.push(this.insertTrades.postgres(trades));
+    if (plan.outbox.length > 0) writes.push(this.insertOutbox.postgres(plan.outbox));
+    if (plan.exposure.length > 0) writes.push(this.addExposure.postgres(plan.exposure));
+    if (plan.trades.length > 0) writes.push(this.insertTrades.postgres(plan.trades));
     await combinedWrites(tx, writes);
   }
 
-  /** One history row per change, each numbered among its user's events (see reserveEventIds). */
-  private async numberedHistory(tx: WriteTx, changes: readonly OrderChange[], now: number): Promise<HistoryValues[]> {
-    const next = await this.reserveEventIds(tx, changes.map((change) => change.after.userId));
-    return changes.map((change) => {
-      const userEventId = next.get(change.after.userId)!;
-      next.set(change.after.userId, userEventId + 1);
-      return { order: change.after, userEventId, reason: change.reason, at: now, origin: change.origin };
+  /** The history rows, each numbered among its user's events (see reserveEventIds). */
+  private async numberedHistory(tx: WriteTx, entries: readonly HistoryEntry[]): Promise<HistoryValues[]> {
+    const next = await this.reserveEventIds(tx, entries.map((entry) => entry.order.userId));
+    return entries.map((entry) => {
+      const userEventId = next.get(entry.order.userId)!;
+      next.set(entry.order.userId, userEventId + 1);
+      return { ...entry, userEventId };
     });
   }
 
