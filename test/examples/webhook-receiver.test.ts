@@ -1,5 +1,5 @@
 /**
- * The README's webhook receiver (examples/webhook-receiver.ts, shown verbatim in the README) against
+ * The documented webhook receiver (examples/webhook-receiver.ts, shown verbatim in docs/events.md) against
  * deliveries signed the way the dispatcher signs them: genuine ones are taken once, others refused.
  */
 import { readFileSync } from 'node:fs';
@@ -80,7 +80,7 @@ describe('examples/webhook-receiver.ts', () => {
     expect(events.map((e) => e.event_id)).toEqual([7, 11, 12, 13]);
   });
 
-  it('is shown in the README exactly as it is tested here', () => {
-    expect(readFileSync('README.md', 'utf8')).toContain(readFileSync('examples/webhook-receiver.ts', 'utf8'));
+  it('is shown in docs/events.md exactly as it is tested here', () => {
+    expect(readFileSync('docs/events.md', 'utf8')).toContain(readFileSync('examples/webhook-receiver.ts', 'utf8'));
   });
 });

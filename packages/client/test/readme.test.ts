@@ -1,5 +1,5 @@
 /**
- * The README examples are code: every ```ts block of packages/client/README.md and of the root README's
+ * The README examples are code: every ```ts block of packages/client/README.md and of docs/api.md's
  * "TypeScript client" section is type-checked, as its own module importing `@ordergate/client`, against the
  * package's source with the repository's compiler settings.
  */
@@ -16,9 +16,9 @@ function tsBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
 }
 
-/** The root README's client section: from its heading to the next heading of the same level. */
+/** The client section of docs/api.md: from its heading to the next heading of the same level. */
 function rootSection(): string | undefined {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
   const start = readme.indexOf(`\n${ROOT_SECTION}\n`);
   if (start < 0) return undefined;
   const end = readme.indexOf('\n## ', start + 1);
@@ -55,9 +55,9 @@ describe('README examples type-check against the client', () => {
     expect(typeCheck(blocks)).toEqual([]);
   }, 60_000);
 
-  it(`the root README's "${ROOT_SECTION}" section`, () => {
+  it(`the "${ROOT_SECTION}" section of docs/api.md`, () => {
     const section = rootSection();
-    expect(section, `README.md has no "${ROOT_SECTION}" section`).toBeDefined();
+    expect(section, `docs/api.md has no "${ROOT_SECTION}" section`).toBeDefined();
     const blocks = tsBlocks(section!);
     expect(blocks.length).toBeGreaterThanOrEqual(1);
     expect(typeCheck(blocks)).toEqual([]);
