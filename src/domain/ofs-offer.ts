@@ -178,6 +178,20 @@ export interface OfferProgress {
   cancelledAt: number | null;
 }
 
+/** An offer as stored: its terms and how far its days have run. */
+export interface OfferRegistration {
+  offer: Offer;
+  progress: OfferProgress;
+  /** The T-day cut-off price, once the T allocation has found it. */
+  tCutoffPricePaise: number | null;
+  /** Shares of the non-retail portion the T allocation left. */
+  tUnallotted: number | null;
+  /** When the operator told an under-subscribed T day to be allotted anyway. */
+  tProceedAt: number | null;
+  /** The retail cut-off the T+1 allocation found. */
+  t1RetailCutoffPricePaise: number | null;
+}
+
 /**
  * The offer's state. ANNOUNCED until T opens; T_OPEN through the T session and until the T allocation
  * has run (it waits for the operator when non-retail demand is short); T_ALLOCATED from then until T+1

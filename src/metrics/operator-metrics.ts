@@ -8,6 +8,7 @@
  * The names, labels and meaning of every series: README, "Operator metrics and health".
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OutboxBacklog } from '../store/health.js';
 
 /** The calls the OMS makes to the exchange adapter (src/oms/exchange.ts). */
 export type ExchangeOperation = 'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'carry_forward' | 'poll_events' | 'acknowledge';
@@ -33,11 +34,6 @@ export interface WebhookMetrics {
   passFailed(): void;
 }
 
-/** The outbox entries not done yet, and when the oldest of them was created (epoch ms; null: none). */
-export interface OutboxBacklog {
-  open: number;
-  oldestCreatedAt: number | null;
-}
 
 /** The long-lived connections of this node (src/services/stream-quota.ts), and the ones it refused. */
 export interface StreamUsage {

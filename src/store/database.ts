@@ -26,8 +26,20 @@ export interface Store {
   location: string;
   /** Runs `work` in one write transaction of `db` (see write-tx.ts); commits when it resolves. */
   writeTransaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * How many write transactions are worth running at once (order entry's batches in flight): 1 on SQLite,
+   * whose one writer runs one at a time; on PostgreSQL a few (POSTGRES_WRITE_LANES).
+   */
+  writeLanes: number;
   close(): Promise<void>;
 }
+
+/**
+ * Write transactions one PostgreSQL node runs at once (each on its own connection of the pool of 10): a
+ * transaction mostly waits for round trips and its commit, and its locks (per user, per order) let those of
+ * different users run side by side.
+ */
+export const POSTGRES_WRITE_LANES = 4;
 
 export class DatabaseUrlError extends Error {
   override name = 'DatabaseUrlError';
@@ -301,7 +313,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     };
     // The transaction holds the one connection (the driver's lock): its statements are this batch's alone.
     const writeTransaction = <T>(work: (tx: StoreTx) => Promise<T>) => db.transaction().execute((trx) => work(sealTx(trx, statements)));
-    return { db, readDb, dialect, location: `sqlite:${target}`, writeTransaction, close };
+    return { db, readDb, dialect, location: `sqlite:${target}`, writeTransaction, writeLanes: 1, close };
   }
   const { db, close } = openPostgres(target, options.onStatement);
   const { host, pathname } = new URL(target);
@@ -321,5 +333,5 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       await sql.raw('commit').execute(connection);
       return result;
     });
-  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, close };
+  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, writeLanes: POSTGRES_WRITE_LANES, close };
 }

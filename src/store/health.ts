@@ -4,8 +4,13 @@
  * wait behind an open write transaction; PostgreSQL's pool) and use the outbox's index on (done_at, id).
  */
 import type { Kysely } from 'kysely';
-import type { OutboxBacklog } from '../metrics/operator-metrics.js';
 import type { Database } from './tables.js';
+
+/** The outbox entries not done yet, and when the oldest of them was created (epoch ms; null: none). */
+export interface OutboxBacklog {
+  open: number;
+  oldestCreatedAt: number | null;
+}
 
 export class StoreHealth {
   constructor(private readonly readDb: Kysely<Database>) {}

@@ -5,26 +5,15 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { OfsIssue } from '../domain/ofs-issue.js';
-import type { Discount, Offer, OfferListing, OfferProgress } from '../domain/ofs-offer.js';
+import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration } from '../domain/ofs-offer.js';
+
+/** The offers' registry answers OfferRegistration, a domain type (order entry's rules read it). */
+export type { OfferRegistration } from '../domain/ofs-offer.js';
 import { userCategoryOf, type IndicativePrice } from '../domain/ofs-offer.js';
 import type { OfferBidder } from '../domain/ofs-offer-rules.js';
 import { upsertIssues } from './ofs-issues.js';
 import { executorOf, type StoreTx } from './write-tx.js';
 import type { Database, OfsOfferIndicativeTable, OfsOfferListingsTable, OfsOffersTable } from './tables.js';
-
-/** An offer as stored: its terms and how far its days have run. */
-export interface OfferRegistration {
-  offer: Offer;
-  progress: OfferProgress;
-  /** The T-day cut-off price, once the T allocation has found it. */
-  tCutoffPricePaise: number | null;
-  /** Shares of the non-retail portion the T allocation left. */
-  tUnallotted: number | null;
-  /** When the operator told an under-subscribed T day to be allotted anyway. */
-  tProceedAt: number | null;
-  /** The retail cut-off the T+1 allocation found. */
-  t1RetailCutoffPricePaise: number | null;
-}
 
 /** The indicative price the exchange published at one instant of T. */
 export interface PublishedIndicative extends IndicativePrice {

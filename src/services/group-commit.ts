@@ -15,13 +15,14 @@
  *    answer the others with its refusal, is turned into a failure of the whole batch: the transaction is
  *    rolled back, and every caller gets an internal error (a bug, logged as one), none of them a 200.
  *
- * `maxInFlight` batches may run at once, each in its own transaction: 1 on SQLite (one writer), a few on
- * PostgreSQL, where a batch spends most of its time waiting for round trips and the commit's WAL flush.
+ * `maxInFlight` batches may run at once, each in its own transaction: as many as the store has write lanes
+ * (Store.writeLanes: 1 on SQLite, one writer; a few on PostgreSQL, where a batch spends most of its time
+ * waiting for round trips and the commit's WAL flush).
  */
 import { ApiError } from '../domain/errors.js';
 import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
-import type { Store } from './database.js';
-import type { StoreTx } from './write-tx.js';
+import type { Store } from '../store/database.js';
+import type { StoreTx } from '../store/write-tx.js';
 
 /** One command's outcome: accepted with its change and the caller's answer, or refused. */
 export type Judgment<R, Change> = { accepted: true; change: Change; value: R } | { accepted: false; error: ApiError };

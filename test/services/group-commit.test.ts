@@ -3,7 +3,7 @@
  * does not finish) counts however few commands wait; commands waiting while batches finish do not.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GroupCommitter, type BatchWork } from '../../src/store/group-commit.js';
+import { GroupCommitter, type BatchWork } from '../../src/services/group-commit.js';
 import type { Store } from '../../src/store/database.js';
 
 /** A store whose transactions finish only when the test lets them. */
