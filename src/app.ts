@@ -51,6 +51,7 @@ import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
 import type { OrderEntryService } from './services/order-entry.js';
 import type { OrderEventsService } from './services/order-events.js';
+import type { StreamSessions } from './services/stream-session.js';
 
 export interface AppServices {
   auth: AuthService;
@@ -58,6 +59,8 @@ export interface AppServices {
   orderBook: OrderBookService;
   orderCarts: OrderCartService;
   orderEvents: OrderEventsService;
+  /** The sessions of the event streams: their slots, subscriptions and token checks. */
+  eventStreams: StreamSessions;
   /** The indicative prices the exchanges publish through T, for the event streams. */
   indicativeFeed: IndicativeFeed;
   idempotency: IdempotencyService;
@@ -161,7 +164,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     registerPortfolioRoutes(typed, services.portfolio);
     registerOfsRoutes(typed, services.ofsBook, services.ofsOffers);
     registerOrderCartRoutes(typed, services.orderCarts);
-    registerOrderEventRoutes(typed, services.orderEvents, services.indicativeFeed);
+    registerOrderEventRoutes(typed, services.orderEvents, services.eventStreams, services.indicativeFeed);
     registerHealthRoutes(typed, services.health);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });

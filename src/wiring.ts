@@ -13,6 +13,7 @@ import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
 import { OrderEventsService, type OrderEventsOptions } from './services/order-events.js';
+import { DEFAULT_SESSION_RECHECK_MS, StreamSessions, type StreamSessionOptions } from './services/stream-session.js';
 import { AuditRepository } from './store/audit.js';
 import type { Store } from './store/database.js';
 import { IdempotencyKeyRepository } from './store/idempotency.js';
@@ -43,8 +44,8 @@ export interface ServiceOptions {
   tokenTtlSeconds: number;
   /** The clock, injectable so that tests can move time. */
   now?: () => number;
-  /** The order-event poller and stream heartbeats (tests make them short). */
-  orderEvents?: OrderEventsOptions;
+  /** The order-event poller, stream heartbeats and token re-checks (tests make them short). */
+  orderEvents?: OrderEventsOptions & StreamSessionOptions;
   /** Lease renewal and purge of idempotency keys (tests make them short). */
   idempotency?: IdempotencyOptions;
   /** Caps per user and per node (MAX_*, LOGIN_REQUIRES_API_KEY); the defaults where absent. */
@@ -67,19 +68,21 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     loginRequiresApiKey: limits.loginRequiresApiKey,
     ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
   });
+  const orderEvents = new OrderEventsService(
+    new OrderEventRepository(store.readDb),
+    () => new EventHorizon(store.readDb, store.dialect),
+    { limits, now, endedSince: (since) => users.endedSince(since) },
+    options.orderEvents,
+  );
   return {
     auth,
     orderEntry,
     orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues, recheckSession: (caller) => auth.recheck(caller) }, limits),
     indicativeFeed: new IndicativeFeed(offers, options.orderEvents?.pollMs ?? DEFAULT_INDICATIVE_POLL_MS),
-    orderEvents: new OrderEventsService(
-      new OrderEventRepository(store.readDb),
-      () => new EventHorizon(store.readDb, store.dialect),
-      // An open event stream checks its token again as every call does.
-      { limits, sessions: auth, now, endedSince: (since) => users.endedSince(since) },
-      options.orderEvents,
-    ),
+    orderEvents,
+    // An open event stream checks its token again as every call does.
+    eventStreams: new StreamSessions({ feed: orderEvents, auth, recheckMs: options.orderEvents?.sessionRecheckMs ?? DEFAULT_SESSION_RECHECK_MS, now }),
     idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
     audit: new AuditRecorder(new AuditRepository(store), now),
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),

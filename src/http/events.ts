@@ -4,14 +4,14 @@
  * the stream starts (their errors are ordinary envelopes); then the reply is taken over and written as
  * text/event-stream until the client leaves, the server stops or the session ends (its token is checked
  * again every period and at its expiry). An end the server chooses is said in a last `stream_end` event.
+ * The stream's session (src/services/stream-session.ts) holds its slot, its subscription and the token's
+ * checks; this file frames what it hands over as text/event-stream.
  */
 import type { ServerResponse } from 'node:http';
 import { Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
-import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
 import { ORDER_UPDATE_EVENT, OrderEvent, OrderEventsHeaders } from '../schemas/events.js';
-import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
-import type { StreamSlot } from '../services/stream-quota.js';
-import { tokenRevoked } from '../services/auth.js';
+import type { OrderEventsService } from '../services/order-events.js';
+import type { StreamSessions, StreamTransport } from '../services/stream-session.js';
 import type { IndicativeFeed, IndicativePoint } from '../services/indicative-feed.js';
 import type { IndicativeFigures } from '../domain/ofs-offer.js';
 import type { App } from './app-type.js';
@@ -47,8 +47,8 @@ function indicativeFrame(point: IndicativePoint): string {
   return `event: ${INDICATIVE_PRICE_EVENT}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export function registerOrderEventRoutes(app: App, events: OrderEventsService, indicative: IndicativeFeed): void {
-  const recheckSeconds = events.sessionRecheckMs / 1000;
+export function registerOrderEventRoutes(app: App, events: OrderEventsService, sessions: StreamSessions, indicative: IndicativeFeed): void {
+  const recheckSeconds = sessions.recheckMs / 1000;
   app.get(
     ORDER_EVENTS,
     {
@@ -77,7 +77,6 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, i
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const authorization = request.headers.authorization;
       const header = request.headers['last-event-id'];
       // The schema has checked that it is a string of digits.
       const lastEventId = typeof header === 'string' ? Number(header) : undefined;
@@ -88,17 +87,17 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, i
         if (gone()) return;
         stream.end(endFrame(kind, message, errors, request.id));
       };
-      const consumer: OrderEventConsumer = {
+      const transport: StreamTransport = {
         send(event) {
-          if (gone()) return;
-          stream.write(frame(event));
-          if (stream.writableLength > MAX_UNREAD_BYTES) stream.end();
+          if (!gone()) stream.write(frame(event));
         },
         startsAfter(eventId) {
           // An id alone, no event: it sets the client's Last-Event-ID (EventSource does so for an id-only
           // message) without dispatching anything.
           if (!gone()) stream.write(`id: ${eventId}\n\n`);
         },
+        unread: () => stream.writableLength,
+        maxUnread: MAX_UNREAD_BYTES,
         drained() {
           if (gone() || !stream.writableNeedDrain) return Promise.resolve();
           return new Promise<void>((resolve) => {
@@ -111,26 +110,18 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, i
             stream.once('close', done);
           });
         },
-        close() {
-          endWith(Errors.UNAVAILABLE, 'The server is shutting down; reconnect with Last-Event-ID shortly');
-        },
-        sessionsEnded({ tokenHashes, userDisabled }) {
-          // A logout or the operator's revocation on any node, or the user disabled: the stream ends now.
-          if (!(userDisabled || tokenHashes.has(caller.tokenHash))) return;
-          const revoked = tokenRevoked();
-          endWith(revoked.kind, revoked.message, revoked.errors);
+        close(end) {
+          if (end.why === 'session-ended') endWith(end.refusal.kind, end.refusal.message, end.refusal.errors);
+          else if (end.why === 'shutdown') endWith(Errors.UNAVAILABLE, 'The server is shutting down; reconnect with Last-Event-ID shortly');
+          // The client resumes with Last-Event-ID; it would not read a last event either.
+          else if (!gone()) stream.end();
         },
       };
       // Taken before anything is awaited, so that simultaneous requests cannot all pass the cap; a refusal
-      // is the 429 (the user's cap) or the 503 (the node's) in the envelope, with Retry-After.
-      const slot: StreamSlot = events.streams.open(caller.userId);
-      let subscription: OrderEventSubscription;
-      try {
-        subscription = await events.subscribe(caller.userId, lastEventId, consumer);
-      } catch (error) {
-        slot.release();
-        throw error;
-      }
+      // is the 429 (the user's cap) or the 503 (the node's) in the envelope, with Retry-After. A refused
+      // subscription (e-124, the database) gives the slot back.
+      const session = sessions.open(caller.userId, transport, request.log);
+      await session.subscribe(caller, request.headers.authorization ?? '', lastEventId);
 
       reply.hijack();
       // The headers set so far (Request-Id, helmet's) are Fastify's to write, which it no longer does.
@@ -146,39 +137,21 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, i
       const heartbeat = setInterval(() => {
         if (!gone()) stream.write(': heartbeat\n\n');
       }, events.heartbeatMs);
-      let sessionCheck: NodeJS.Timeout | undefined;
-      const scheduleSessionCheck = (expiresAt: number) => {
-        sessionCheck = setTimeout(() => void checkSession(), nextSessionCheckMs(expiresAt, events.now(), events.sessionRecheckMs));
-      };
-      const checkSession = async () => {
-        let expiresAt = caller.expiresAt;
-        try {
-          expiresAt = (await events.checkSession(authorization)).expiresAt;
-        } catch (error) {
-          if (endsSession(error)) return endWith(error.kind, error.message, error.errors);
-          // A database outage ends no stream: the token is checked again at the next period.
-          request.log.warn({ err: error }, 'order-event stream: could not check the token again');
-        }
-        if (!gone()) scheduleSessionCheck(expiresAt);
-      };
-      scheduleSessionCheck(caller.expiresAt);
-      // Every way a stream ends (the client leaves, the server closes, the session ends, an error) closes it.
       const stopIndicative = indicative.subscribe((point) => {
         if (gone()) return;
         stream.write(indicativeFrame(point));
-        if (stream.writableLength > MAX_UNREAD_BYTES) stream.end();
+        session.checkUnread();
       });
+      // Every way a stream ends (the client leaves, the server closes, the session ends, an error) closes it.
       const finish = () => {
         stopIndicative();
         clearInterval(heartbeat);
-        clearTimeout(sessionCheck);
-        subscription.close();
-        slot.release();
+        session.end();
       };
       stream.once('close', finish);
       // The client may have left while the subscription was being set up: then no 'close' is coming.
       if (request.raw.socket.destroyed) finish();
-      subscription.start().catch((error: unknown) => {
+      session.start().catch((error: unknown) => {
         request.log.error({ err: error }, 'order-event replay failed; the client resumes with Last-Event-ID');
         endWith(Errors.UNAVAILABLE, 'The missed events could not be read; reconnect with Last-Event-ID shortly');
       });

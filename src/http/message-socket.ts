@@ -18,11 +18,10 @@ import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
 import { odinMessagesOf } from '../domain/odin-messages.js';
-import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
-import type { OrderEvent } from '../schemas/events.js';
-import { tokenRevoked, type AuthService, type Caller } from '../services/auth.js';
-import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from '../services/order-events.js';
+import type { AuthService, Caller } from '../services/auth.js';
+import type { OrderEventsService } from '../services/order-events.js';
 import type { StreamSlot } from '../services/stream-quota.js';
+import { DEFAULT_SESSION_RECHECK_MS, StreamSessions, type StreamSession, type StreamTransport } from '../services/stream-session.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { SUCCESS_CODE } from '../schemas/common.js';
 
@@ -36,7 +35,7 @@ export const ERROR_EVENT = 'MSG:ERROR';
 
 export const DEFAULT_LOGIN_TIMEOUT_MS = 5_000;
 /** How often a logged-in socket's token is checked again (a logout revokes it). */
-export const DEFAULT_TOKEN_RECHECK_MS = 30_000;
+export const DEFAULT_TOKEN_RECHECK_MS = DEFAULT_SESSION_RECHECK_MS;
 /** A client that lets this many messages pile up unsent is cut off (the event stream's 1 MiB, in messages). */
 const MAX_UNSENT_MESSAGES = 1_000;
 /** How long close() waits for the websockets to close after their last message, before cutting them. */
@@ -128,16 +127,16 @@ function tokenOf(payload: unknown): string | SocketError {
 }
 
 /**
- * One connected socket: its user's part of its connection's slot (from its login), its login deadline
- * (counted from the connection's acceptance), then its user's subscription and the token's re-checks. The
- * slot belongs to the connection, which gives it back when it closes: the socket's end closes it.
+ * One connected socket: its login deadline (counted from the connection's acceptance), its logins, and its
+ * stream session (src/services/stream-session.ts), which from the login holds the user's part of the
+ * connection's slot, the user's subscription and the token's re-checks; this class frames what it hands
+ * over as ODIN messages. The slot belongs to the connection, which gives it back when it closes: the
+ * socket's end closes it.
  */
 class OrderSocketSession {
-  private caller: Caller | null = null;
-  private authorization = '';
-  private subscription: OrderEventSubscription | null = null;
-  /** The login deadline, then the next check of the token. */
-  private timer: NodeJS.Timeout;
+  private readonly stream: StreamSession;
+  /** The login deadline. */
+  private readonly loginDeadline: NodeJS.Timeout;
   /** Logins are taken one at a time, in the order they came; at most MAX_WAITING_LOGINS wait. */
   private logins: Promise<void> = Promise.resolve();
   private loginsWaiting = 0;
@@ -147,14 +146,16 @@ class OrderSocketSession {
 
   constructor(
     private readonly socket: Socket,
-    private readonly slot: StreamSlot,
+    slot: StreamSlot,
     /** When the connection was accepted: the login deadline runs from then. */
     acceptedAt: number,
+    sessions: StreamSessions,
     private readonly options: Required<MessageSocketOptions>,
     private readonly onEnd: (session: OrderSocketSession) => void,
   ) {
+    this.stream = sessions.attach(slot, this.transport(), options.logger.child({ socketId: socket.id }));
     const seconds = options.loginTimeoutMs / 1000;
-    this.timer = setTimeout(
+    this.loginDeadline = setTimeout(
       () =>
         this.refuse(
           socketError(Errors.TOKEN_MISSING, `No ${LOGIN_EVENT} within ${seconds} s of connecting: emit ${LOGIN_EVENT} with {"jToken": "<access_token>"} on connect`, [
@@ -203,33 +204,25 @@ class OrderSocketSession {
       return this.refuse(socketErrorOf(error, this.options.logger), ack);
     }
     if (this.ended) return;
-    // The same user with another token keeps its subscription (no event is lost); another user replaces it.
-    if (this.caller?.userId !== caller.userId) {
-      this.subscription?.close();
-      this.subscription = null;
-      try {
-        // The user's cap: beyond it the 429 is the refusal, and the socket is disconnected.
-        this.slot.assign(caller.userId);
-        const subscription = await this.options.orderEvents.subscribe(caller.userId, undefined, this.consumer());
-        if (this.ended) return subscription.close();
-        this.subscription = subscription;
-        await subscription.start();
-      } catch (error) {
-        return this.refuse(socketErrorOf(error, this.options.logger), ack);
-      }
-      this.options.logger.info({ socketId: this.socket.id, userId: caller.userId }, 'message socket logged in');
+    // The same user with another token keeps its subscription; another user's replaces it, and beyond the
+    // user's cap the 429 is the refusal, and the socket is disconnected.
+    const newUser = this.stream.userId !== caller.userId;
+    try {
+      await this.stream.subscribe(caller, authorization);
+      await this.stream.start();
+    } catch (error) {
+      return this.refuse(socketErrorOf(error, this.options.logger), ack);
     }
-    this.caller = caller;
-    this.authorization = authorization;
-    this.scheduleRecheck();
+    if (this.ended) return;
+    clearTimeout(this.loginDeadline);
+    if (newUser) this.options.logger.info({ socketId: this.socket.id, userId: caller.userId }, 'message socket logged in');
     ack?.({ status: 'success', code: SUCCESS_CODE, message: 'Logged in to the order socket', data: { user_id: caller.userId } });
   }
 
-  /** Sends the events of the subscription that made it, while it is the socket's subscription. */
-  private consumer(): OrderEventConsumer {
+  /** How the stream session's events and ends reach the client: ODIN messages, MSG:ERROR and a disconnect. */
+  private transport(): StreamTransport {
     return {
-      send: (event: OrderEvent, trade) => {
-        if (this.ended) return;
+      send: (event, trade) => {
         let messages;
         try {
           messages = odinMessagesOf(event, trade);
@@ -239,11 +232,9 @@ class OrderSocketSession {
         }
         for (const message of messages) this.socket.emit(MESSAGE_EVENT, message);
         this.unsent += messages.length;
-        if (this.unsent > MAX_UNSENT_MESSAGES) {
-          this.options.logger.warn({ socketId: this.socket.id, unsent: this.unsent }, 'message socket: the client does not read; disconnecting it');
-          this.socket.disconnect(true);
-        }
       },
+      unread: () => this.unsent,
+      maxUnread: MAX_UNSENT_MESSAGES,
       drained: () => {
         if (this.ended || this.unsent === 0) return Promise.resolve();
         return new Promise<void>((resolve) => {
@@ -256,35 +247,13 @@ class OrderSocketSession {
           this.socket.on('disconnect', done);
         });
       },
-      close: () => this.shutDown(),
-      sessionsEnded: ({ tokenHashes, userDisabled }) => {
-        // The socket's current login (the same user may have logged it in again with another token).
-        const caller = this.caller;
-        if (caller === null || this.ended || !(userDisabled || tokenHashes.has(caller.tokenHash))) return;
-        this.refuse(socketErrorOf(tokenRevoked(), this.options.logger));
+      close: (end) => {
+        if (end.why === 'session-ended') return this.refuse(socketErrorOf(end.refusal, this.options.logger));
+        if (end.why === 'shutdown') return this.shutDown();
+        this.options.logger.warn({ socketId: this.socket.id, unsent: this.unsent }, 'message socket: the client does not read; disconnecting it');
+        this.socket.disconnect(true);
       },
     };
-  }
-
-  /** Checks the token again every recheck period, and at its expiry. */
-  private scheduleRecheck(): void {
-    clearTimeout(this.timer);
-    const delay = nextSessionCheckMs(this.caller?.expiresAt ?? 0, this.options.now(), this.options.tokenRecheckMs);
-    this.timer = setTimeout(() => void this.recheck(), delay);
-  }
-
-  private async recheck(): Promise<void> {
-    const authorization = this.authorization;
-    try {
-      await this.options.auth.authenticate(authorization);
-    } catch (error) {
-      // Unknown, expired, revoked, or its user disabled: whatever the auth check refuses ends the socket.
-      const refused = endsSession(error);
-      if (refused && authorization === this.authorization) return this.refuse(socketErrorOf(error, this.options.logger));
-      // A database outage ends no socket: the token is checked again at the next period.
-      if (!refused) this.options.logger.warn({ err: error, socketId: this.socket.id }, 'message socket: could not check the token again');
-    }
-    if (!this.ended && authorization === this.authorization) this.scheduleRecheck();
   }
 
   /** Says why (MSG:ERROR, and the login's acknowledgement when it asked for one), then disconnects. */
@@ -292,7 +261,7 @@ class OrderSocketSession {
     if (this.ended) return;
     ack?.(error);
     this.socket.emit(ERROR_EVENT, error);
-    this.options.logger.info({ socketId: this.socket.id, userId: this.caller?.userId, code: error.code }, 'message socket refused');
+    this.options.logger.info({ socketId: this.socket.id, userId: this.stream.userId ?? undefined, code: error.code }, 'message socket refused');
     // The engine sends what is buffered (the MSG:ERROR) before it closes the connection.
     this.socket.disconnect(true);
     this.end();
@@ -301,9 +270,8 @@ class OrderSocketSession {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
-    clearTimeout(this.timer);
-    this.subscription?.close();
-    this.subscription = null;
+    clearTimeout(this.loginDeadline);
+    this.stream.end();
     this.onEnd(this);
   }
 }
@@ -340,6 +308,8 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
     logger: options.logger.child({ component: 'message-socket' }),
   };
   const { streams } = settings.orderEvents;
+  // Each logged-in socket's stream session: its user's slot, subscription and token re-checks.
+  const streamSessions = new StreamSessions({ feed: settings.orderEvents, auth: settings.auth, recheckMs: settings.tokenRecheckMs, now: settings.now });
   const refusalGraceMs = Math.min(settings.refusalGraceMs, settings.loginTimeoutMs);
   let closing = false;
   /** Connections let in beyond the node's cap to be told so, open now (at most MAX_CONNECTIONS_BEING_REFUSED). */
@@ -460,7 +430,7 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
       socket.disconnect(true);
       return;
     }
-    const session = new OrderSocketSession(socket, admission.slot, connection.acceptedAt, settings, (ended) => {
+    const session = new OrderSocketSession(socket, admission.slot, connection.acceptedAt, streamSessions, settings, (ended) => {
       sessions.delete(ended);
       // However the socket ended (refused, or the client disconnected it alone), its connection closes,
       // after what is buffered (the MSG:ERROR), and so gives its slot back.

@@ -12,14 +12,12 @@
  * them under a lock per user taken before the rows are written), so each subscriber remembers the last
  * event id it sent and skips anything not above it.
  *
- * The feed also holds what its two kinds of consumer share: the quota of long-lived connections (the
- * event stream and the live order socket take their slots from `streams`), and, for the event stream, how
- * its token is checked again while it is open.
+ * The feed also holds the quota of long-lived connections its consumers share: the event stream and the
+ * live order socket take their slots from `streams` (through their stream sessions, stream-session.ts).
  */
 import type { Logger } from 'pino';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { StreamCaps } from '../domain/stream-limits.js';
-import type { AuthService, Caller } from './auth.js';
 import { StreamQuota } from './stream-quota.js';
 import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
 import type { OrderEventRecord } from '../domain/order.js';
@@ -37,23 +35,19 @@ export interface OrderEventsOptions {
   /** Rows read at once, by the poller and by a replay. */
   batchSize?: number;
   logger?: Pick<Logger, 'error'>;
-  /** How often an open event stream's token is checked again (ms), besides at its expiry; 30 s by default. */
-  sessionRecheckMs?: number;
 }
 
-/** What bounds the streams of one node: how many, and how long each may outlive its session. */
+/** What bounds the streams of one node: how many, and when their sessions end. */
 export interface StreamPolicy {
   /** MAX_STREAMS_PER_USER and MAX_STREAMS_PER_NODE: event streams and live order sockets together. */
   limits: StreamCaps;
-  /** The token check of every call, made again on an open event stream. */
-  sessions: Pick<AuthService, 'authenticate'>;
   /** The sessions revoked and the users disabled at or after an instant (every node's, from the store). */
   endedSince?: (since: number) => Promise<SessionEndings>;
-  /** The clock the tokens' expiry is read on (the AuthService's). */
+  /** The clock the sessions' endings are read on (the AuthService's). */
   now: () => number;
 }
 
-/** Where a subscription's events go (the HTTP stream). */
+/** Where a subscription's events go (a stream session). */
 export interface OrderEventConsumer {
   /** One event; `trade`, when the change made one (an allotment), is that trade (the live order socket's TRD_MSG). */
   send(event: OrderEvent, trade?: OrderEventRecord['trade']): void;
@@ -121,7 +115,6 @@ export function toOrderEvent(row: OrderEventRecord): OrderEvent {
 
 export class OrderEventsService {
   readonly heartbeatMs: number;
-  readonly sessionRecheckMs: number;
   /** The slots of this node's event streams and live order sockets. */
   readonly streams: StreamQuota;
   private readonly pollMs: number;
@@ -150,18 +143,7 @@ export class OrderEventsService {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.pollMs = options.pollMs ?? 200;
     this.batchSize = options.batchSize ?? 500;
-    this.sessionRecheckMs = options.sessionRecheckMs ?? 30_000;
     this.streams = new StreamQuota(policy.limits);
-  }
-
-  /** The clock of the tokens' expiry. */
-  now(): number {
-    return this.policy.now();
-  }
-
-  /** The caller behind an open stream's token, checked again; rejects with the refusal that ends the stream. */
-  checkSession(authorization: string | undefined): Promise<Caller> {
-    return this.policy.sessions.authenticate(authorization);
   }
 
   /**
