@@ -1,0 +1,328 @@
+/**
+ * The OMS's order state machine (docs/design/oms.md, "Lifecycle"): what becomes of an order at each step of
+ * the worker, given what the store and the exchange said. Pure functions: plain data in, the order changes
+ * (or the decision) out; the worker (worker.ts) reads, locks, calls the exchange and applies what they
+ * answer. What a bid blocks of its bidder's funds is decided in src/domain/funds-blocking.ts.
+ */
+import { admissionBlock, blockAfterModification, blockAfterPartAllotment, fundsShortfall, releasesBlock } from '../domain/funds-blocking.js';
+import type { OfsIssue } from '../domain/ofs-issue.js';
+import { offerState, type OfferRegistration } from '../domain/ofs-offer.js';
+import { offerDayViolations } from '../domain/ofs-offer-rules.js';
+import { formatRupees, windowViolations, type BidTerms, type IssuePrices } from '../domain/ofs-rules.js';
+import { averageTradedPricePaise, EXCHANGE_ORIGIN, OMS_ORIGIN, tradeOfAllotment, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
+import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
+import type { ChangeResult, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
+
+/** Orders at the exchange, as far as the OMS knows. */
+const AT_EXCHANGE: readonly OrderStatus[] = [OrderStatus.EXXMITTED, OrderStatus.PENDING];
+
+export function isAtExchange(order: Pick<Order, 'status'>): boolean {
+  return AT_EXCHANGE.includes(order.status);
+}
+
+/** An offer as the risk check and the funds read it. */
+export type RegisteredOffer = Pick<OfferRegistration, 'offer' | 'progress' | 'tCutoffPricePaise'>;
+
+/** The OMS risk check's verdict on a placement, with the prices that value what it blocks. */
+export interface RiskDecision {
+  /** Why the order may not go to the exchange; null: it may. */
+  violation: string | null;
+  /** What values the bid for its funds; undefined: it blocks nothing. */
+  prices: IssuePrices | undefined;
+}
+
+/**
+ * The OMS risk check of a bid in an issue: the issue is still registered and the order's window still
+ * open. The API judged the rest before its 200; this catches what changed since.
+ */
+export function issueRisk(order: Order, issue: OfsIssue | undefined, now: number): RiskDecision {
+  if (issue === undefined) return { violation: `${order.exchange} ${order.scripToken} is not a registered OFS issue`, prices: undefined };
+  const [closed] = windowViolations(issue, order.category, now);
+  return { violation: closed === undefined ? null : `${closed.message}; the order did not reach the exchange`, prices: issue };
+}
+
+/**
+ * The OMS risk check of a bid in an offer: the offer still registered, and its day still taking the bid
+ * (the offer may have been cancelled, or its session closed, since order entry judged it).
+ */
+export function offerRisk(order: Order, offer: RegisteredOffer | undefined, now: number): RiskDecision {
+  if (offer === undefined) return { violation: `the offer ${order.offerId} is no longer registered`, prices: undefined };
+  const state = offerState(offer.offer, offer.progress, now);
+  const [closed] = offerDayViolations(offer.offer, state, order.offerCategory!, 'place', false, now);
+  return {
+    violation: closed === undefined ? null : `${closed.message}; the order did not reach the exchange`,
+    // A 0 %-margin bid blocks nothing: its custodian confirms and pays (docs/design/ofs.md).
+    prices: order.marginType === 'T' ? undefined : offerPrices(offer),
+  };
+}
+
+/** What values an offer's bids: cut-off bids at the T-day cut-off (the floor until it is found). */
+export function offerPrices(offer: RegisteredOffer): IssuePrices {
+  return { retailCutoffPricePaise: offer.tCutoffPricePaise, floorPricePaise: offer.offer.floorPricePaise };
+}
+
+/** An order the OMS takes to place, with the risk check's verdict on it. */
+export interface Placement {
+  order: Order;
+  risk: RiskDecision;
+}
+
+/**
+ * The OMS side of placements, up to EXXMITTED: the order cancelled if its user asked, rejected if the risk
+ * check refuses it, else, for a bidder with a funds account (in `availablePaise`, what each has available),
+ * the funds the bid needs blocked out of what is available, or the bid rejected naming the amounts. A
+ * batch's earlier bids leave their bidder less for its later ones. Orders past OMSXMITTED are left alone.
+ */
+export function admit(placements: readonly Placement[], availablePaise: ReadonlyMap<string, number>, at: number): OrderChange[] {
+  const available = new Map(availablePaise);
+  const changes: OrderChange[] = [];
+  for (const { order, risk } of placements) {
+    // Any other status means it is past this step.
+    if (order.status !== OrderStatus.OMSXMITTED) continue;
+    if (order.cancelRequestedAt !== null) {
+      changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
+      continue;
+    }
+    const free = available.get(order.userId);
+    const block = admissionBlock(order, risk.prices, free);
+    const refusal = risk.violation ?? block?.shortfall;
+    if (refusal) {
+      const reason = `Rejected by the OMS: ${refusal}`;
+      changes.push(transition(order, OrderStatus.OMSREJECT, reason, at, OMS_ORIGIN, { errorReason: reason }));
+      continue;
+    }
+    if (block === null) {
+      changes.push(transition(order, OrderStatus.EXXMITTED, 'Sent to the exchange', at, OMS_ORIGIN));
+      continue;
+    }
+    available.set(order.userId, free! - Number(block.requiredPaise));
+    changes.push(
+      transition(order, OrderStatus.EXXMITTED, `Funds of ${formatRupees(block.requiredPaise)} blocked; sent to the exchange`, at, OMS_ORIGIN, {
+        fundsBlockedPaise: Number(block.requiredPaise),
+      }),
+    );
+  }
+  return changes;
+}
+
+/**
+ * The orders of a placement batch that go to the exchange, in the batch's order: those EXXMITTED, admitted
+ * now (`admission`) or earlier by a worker that died or a pass that failed after its admission.
+ */
+export function toTransmit(orderIds: readonly string[], locked: ReadonlyMap<string, Order>, admission: readonly OrderChange[]): Order[] {
+  const admitted = new Map(admission.map((change) => [change.after.orderId, change.after]));
+  return orderIds.flatMap((orderId) => {
+    const order = admitted.get(orderId) ?? locked.get(orderId);
+    return order?.status === OrderStatus.EXXMITTED ? [order] : [];
+  });
+}
+
+export function termsOf(order: Order): BidTerms {
+  return { orderType: order.orderType, pricePaise: order.pricePaise, quantity: order.quantity };
+}
+
+/** The order as the exchange receives it. */
+export function bidOf(order: Order): ExchangeBid {
+  const offer = order.offerId === null ? null : { offerId: order.offerId, userId: order.userId, category: order.offerCategory!, marginType: order.marginType ?? 'H' };
+  return { orderId: order.orderId, exchange: order.exchange, scripToken: order.scripToken, category: order.category, offer, ...termsOf(order) };
+}
+
+/** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
+export function settle(order: Order | undefined, result: PlaceResult, at: number): OrderChange[] {
+  if (order?.status !== OrderStatus.EXXMITTED) return [];
+  if (result.accepted) {
+    return [
+      transition(order, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, EXCHANGE_ORIGIN, {
+        exchangeOrderId: result.exchangeOrderId,
+      }),
+    ];
+  }
+  return [transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { errorReason: result.reason })];
+}
+
+/**
+ * A funds-checked order's block raised to `requiredPaise` for its new terms, before they go to the exchange,
+ * out of what its bidder has available (undefined: no funds account, and nothing more is blocked). Answers
+ * the change, or why the funds lack.
+ */
+export function raiseBlock(
+  order: Order & { fundsBlockedPaise: number },
+  requiredPaise: bigint,
+  availablePaise: number | undefined,
+  at: number,
+): { changes: OrderChange[]; shortfall: string | null } {
+  if (availablePaise === undefined) return { changes: [], shortfall: null };
+  const shortfall = fundsShortfall(requiredPaise, order.fundsBlockedPaise, availablePaise);
+  if (shortfall !== null) return { changes: [], shortfall };
+  const more = requiredPaise - BigInt(order.fundsBlockedPaise);
+  return {
+    changes: [
+      {
+        before: order,
+        after: { ...order, fundsBlockedPaise: Number(requiredPaise), updatedAt: at },
+        reason: `Funds of ${formatRupees(more)} more blocked for the new terms`,
+        origin: OMS_ORIGIN,
+      },
+    ],
+    shortfall: null,
+  };
+}
+
+/**
+ * New terms done at the exchange: the order already has them; its block follows them (`prices` value them,
+ * undefined when the listing is no longer registered).
+ */
+export function modified(order: Order, terms: BidTerms, prices: IssuePrices | undefined, at: number): OrderChange[] {
+  const blocked = blockAfterModification(order, terms, prices);
+  const block = blocked === undefined ? {} : { fundsBlockedPaise: blocked };
+  const after = { ...order, ...block, updatedAt: blocked === undefined ? order.updatedAt : at };
+  return [{ before: order, after, reason: 'Modified at the exchange', origin: EXCHANGE_ORIGIN }];
+}
+
+/**
+ * Why new terms did not get to the exchange: the order was no longer there or its bidder lacked the funds
+ * (both the OMS's refusal), or the exchange refused them.
+ */
+export type ModificationRefusal =
+  | { refusedBy: 'status'; status: OrderStatus }
+  | { refusedBy: 'funds'; shortfall: string }
+  | { refusedBy: 'exchange'; reason: string };
+
+/** The history reason of a refused modification, and who refused it. */
+export function refusalOf(refusal: ModificationRefusal): { reason: string; origin: ChangeOrigin } {
+  switch (refusal.refusedBy) {
+    case 'status':
+      return { reason: `Modification not sent to the exchange: the order is ${refusal.status}`, origin: OMS_ORIGIN };
+    case 'funds':
+      return { reason: `Modification refused by the OMS: ${refusal.shortfall}`, origin: OMS_ORIGIN };
+    case 'exchange':
+      return { reason: `Modification refused by the exchange: ${refusal.reason}`, origin: EXCHANGE_ORIGIN };
+  }
+}
+
+/**
+ * A refused modification, on the order's history. With `restore` (the terms the exchange holds, and the
+ * prices that value them), the order takes those terms back, and its block follows them.
+ */
+export function modificationRefused(
+  order: Order,
+  refusal: ModificationRefusal,
+  restore: { terms: BidTerms; prices: IssuePrices | undefined } | undefined,
+  at: number,
+): OrderChange[] {
+  const { reason, origin } = refusalOf(refusal);
+  if (restore === undefined) return note(order, reason, origin);
+  const { orderType, pricePaise, quantity } = restore.terms;
+  const restored = { orderType, pricePaise, quantity };
+  const blocked = blockAfterModification(order, restored, restore.prices);
+  return [
+    {
+      before: order,
+      after: {
+        ...order,
+        ...restored,
+        // The disclosed quantity is ours alone; it must still fit the quantity.
+        disclosedQuantity: Math.min(order.disclosedQuantity, quantity),
+        ...(blocked !== undefined && { fundsBlockedPaise: blocked }),
+        updatedAt: at,
+      },
+      reason: `${reason}; the order keeps its terms at the exchange`,
+      origin,
+    },
+  ];
+}
+
+/** A cancellation the OMS did not send: the order (in `status` when it was read) is not at the exchange. */
+export function cancellationNotPossible(order: Order | undefined, status: OrderStatus): OrderChange[] {
+  return note(order, `Cancellation not possible: the order is ${status}`, OMS_ORIGIN);
+}
+
+/** The exchange's answer to a cancellation, applied if the order is still at the exchange. */
+export function cancellationAnswered(order: Order | undefined, result: ChangeResult, at: number): OrderChange[] {
+  if (!result.done) return note(order, `Cancellation refused by the exchange: ${result.reason}`, EXCHANGE_ORIGIN);
+  if (order === undefined || !isAtExchange(order)) return [];
+  return [transition(order, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN)];
+}
+
+/** The exchange's answer to a carry-forward: refused, the order is no longer carried forward, and its history says why. */
+export function carryForwardAnswered(order: Order | undefined, result: ChangeResult, at: number): OrderChange[] {
+  if (order === undefined) return [];
+  if (result.done) return note(order, 'Carried forward at the exchange', EXCHANGE_ORIGIN);
+  return [
+    {
+      before: order,
+      after: { ...order, carriedForwardAt: null, updatedAt: at },
+      reason: `Carry-forward refused by the exchange: ${result.reason}`,
+      origin: EXCHANGE_ORIGIN,
+    },
+  ];
+}
+
+/** An exchange event with the settlement delay of the trade it makes (null: none, or the default). */
+export interface DeliveredEvent {
+  event: ExchangeEvent;
+  settlementDelayMs: number | null;
+}
+
+/**
+ * One delivery of exchange events, applied in turn to the orders (as locked): two events of one order in
+ * one delivery, the second sees the first's outcome.
+ */
+export function applyEvents(orders: ReadonlyMap<string, Order>, events: readonly DeliveredEvent[], at: number): OrderChange[] {
+  const current = new Map(orders);
+  return events.flatMap(({ event, settlementDelayMs }) => {
+    const changes = applyEvent(current.get(event.orderId), event, at, settlementDelayMs);
+    for (const change of changes) current.set(change.after.orderId, change.after);
+    return changes;
+  });
+}
+
+/**
+ * An allocation event, applied to an order still live (a repeat delivery finds it finished, or, for an
+ * event that leaves it live, sees the allotment's trade already made: its trade id is the order's).
+ */
+export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: number, settlementDelayMs: number | null): OrderChange[] {
+  if (order === undefined || !isLiveStatus(order.status)) return [];
+  let change: OrderChange;
+  const allotted = event.pricePaise !== null && event.quantity > 0 ? { quantity: event.quantity, pricePaise: event.pricePaise } : null;
+  // A second allotment (T+1, after a partial one on T) is the order's second trade.
+  const part = order.tradedQuantity > 0 ? 2 : 1;
+  const filled = allotted && {
+    tradedQuantity: order.tradedQuantity + allotted.quantity,
+    tradedPricePaise: averageTradedPricePaise(order, allotted.quantity, allotted.pricePaise),
+  };
+  switch (event.kind) {
+    case 'ALLOTTED':
+      change = transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, filled ?? {});
+      break;
+    case 'PART_ALLOTTED': {
+      if (filled === null) return note(order, event.reason, EXCHANGE_ORIGIN);
+      // The bid stays live for the rest: its block covers what is left of it.
+      const block = { fundsBlockedPaise: blockAfterPartAllotment(order, filled.tradedQuantity) };
+      change = { before: order, after: { ...order, ...filled, ...block, updatedAt: at }, reason: event.reason, origin: EXCHANGE_ORIGIN };
+      break;
+    }
+    case 'NOTE':
+      return note(order, event.reason, EXCHANGE_ORIGIN);
+    default:
+      // Not allotted (more): what an earlier allotment gave the order stands.
+      change =
+        order.tradedQuantity > 0
+          ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN)
+          : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
+  }
+  if (allotted) change.trade = tradeOfAllotment(change.after, allotted.quantity, allotted.pricePaise, at, settlementDelayMs, part);
+  return [change];
+}
+
+/** The order moved to `status`, with its history reason; `fields` are set as well. */
+function transition(order: Order, status: OrderStatus, reason: string, at: number, origin: ChangeOrigin, fields: Partial<Order> = {}): OrderChange {
+  // A finished order blocks nothing more: its funds are released.
+  const release = releasesBlock(order, status) ? { fundsBlockedPaise: 0 } : {};
+  return { before: order, after: { ...order, ...fields, ...release, status, updatedAt: at }, reason, origin };
+}
+
+/** A history entry that changes nothing on the order (undefined: the order is gone). */
+function note(order: Order | undefined, reason: string, origin: ChangeOrigin): OrderChange[] {
+  return order === undefined ? [] : [{ before: order, after: order, reason, origin }];
+}
