@@ -1,123 +1,13 @@
-/** Environment -> typed settings. Every setting the service reads is here, documented in the README. */
+/**
+ * Environment -> typed settings. Every setting the service reads is here, documented in docs/configuration.md: one
+ * TypeBox schema (`ConfigSchema`) gives the settings' shape, types, defaults and rules, and each of its
+ * leaves names the environment variable it is read from.
+ */
 import { isIP } from 'node:net';
-import { PASSWORD_HASH_COSTS, type PasswordHashCost } from './auth/credentials.js';
-
-export interface Config {
-  host: string;
-  port: number;
-  databaseUrl: string;
-  logLevel: string;
-  /** How long a client may take to send a whole request (headers and body), in milliseconds. */
-  requestTimeoutMs: number;
-  /**
-   * The base URL clients reach the server at (behind TLS or a proxy), named in the login answer as the live
-   * order socket; null: the login request's own protocol and Host.
-   */
-  publicUrl: string | null;
-  /** How long an access token lives, in seconds. */
-  tokenTtlSeconds: number;
-  /**
-   * PASSWORD_HASH_COST: the cost of new password hashes, OWASP's (`owasp`, the default) or, for test suites
-   * only, a hundredth of it (`test-only-insecure`, refused when NODE_ENV=production).
-   */
-  passwordHashCost: PasswordHashCost;
-  /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
-  omsEmbedded: boolean;
-  /** The pause between two passes of the OMS worker, in milliseconds. */
-  omsPollMs: number;
-  /**
-   * How long an outbox entry a worker claimed stays with it, in milliseconds: a worker that dies leaves its
-   * entries to the others for this long.
-   */
-  omsLeaseMs: number;
-  /** How long one webhook POST may take, in milliseconds. */
-  webhookTimeoutMs: number;
-  /** How long a webhook delivery is retried after its event, in seconds. */
-  webhookRetryForSeconds: number;
-  /** Whether webhook URLs may use plain http:// (else https:// only). */
-  webhookAllowHttp: boolean;
-  /** Whether webhook URLs may name (or resolve to) loopback, private, link-local or metadata addresses. */
-  webhookAllowPrivateAddresses: boolean;
-  /** WEBHOOK_ALLOW_ANY_PORT: webhooks may name any port (else 443, the scheme's default, and 1024 to 65535). */
-  webhookAllowAnyPort: boolean;
-  /**
-   * Which proxies' X-Forwarded-For the server believes (Fastify's `trustProxy`): false (none, the TCP peer
-   * is the client), true (every hop), or a comma-separated list of addresses and CIDR ranges.
-   */
-  trustProxy: TrustProxy;
-  rateLimits: RateLimitConfig;
-  limits: Limits;
-  shedding: SheddingConfig;
-  metrics: MetricsConfig;
-}
-
-/** The metrics listener (src/http/metrics.ts): /metrics, /health/live and /health/ready on a port of their own. */
-export interface MetricsConfig {
-  /** METRICS_PORT; null: no metrics listener; 0: a free port. */
-  port: number | null;
-  /** METRICS_HOST: the address it binds, an IP address (127.0.0.1: this machine only). */
-  host: string;
-  /** METRICS_TOKEN: the Bearer token a scrape must send; null: none, allowed only on a loopback address. */
-  token: string | null;
-}
-
-export type TrustProxy = boolean | string;
-
-/** Caps on what one user or one node may hold (docs/design/security.md). */
-export interface Limits {
-  /** Order-event streams (SSE) and live order sockets one user may hold open on one node. */
-  streamsPerUser: number;
-  /** Order-event streams and live order sockets one node holds open, all users together (logged in). */
-  streamsPerNode: number;
-  /** Live order socket connections not yet logged in that one node holds, apart from streamsPerNode. */
-  pendingSocketsPerNode: number;
-  /** Of those, how many one client address may hold. */
-  pendingSocketsPerAddress: number;
-  /** Order carts one user may keep. */
-  cartsPerUser: number;
-  /** Cart executions of one user that may be placing their lines at once on one node. */
-  cartExecutionsPerUser: number;
-  /** Whether a login must carry an active API key of the user (`api_key`), so that a password alone opens no session. */
-  loginRequiresApiKey: boolean;
-}
-
-export const DEFAULT_LIMITS: Limits = {
-  streamsPerUser: 10,
-  streamsPerNode: 2000,
-  pendingSocketsPerNode: 200,
-  pendingSocketsPerAddress: 10,
-  cartsPerUser: 100,
-  cartExecutionsPerUser: 2,
-  loginRequiresApiKey: false,
-};
-
-/** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */
-export interface SheddingConfig {
-  /** Event-loop delay (ms) past which order entry is shed; 0: off. */
-  eventLoopDelayMs: number;
-  /** How long (ms) the oldest order waiting for its commit may have waited before order entry is shed; 0: off. */
-  commitWaitMs: number;
-}
-
-export const DEFAULT_SHEDDING: SheddingConfig = { eventLoopDelayMs: 1000, commitWaitMs: 2000 };
-
-/** Per-user and per-address call limits (docs/design/rate-limits.md); 0 turns a limit off. */
-export interface RateLimitConfig {
-  /** Order-entry calls accepted per user in any one second. */
-  ordersPerSecond: number;
-  /** Cart creates, updates and deletes accepted per user in any one second. */
-  cartWritesPerSecond: number;
-  /** Login attempts accepted per user id in any one minute. */
-  loginsPerMinutePerUser: number;
-  /** Login attempts accepted per client address in any one minute. */
-  loginsPerMinutePerAddress: number;
-  /** Failed logins of one user id from one address before each further attempt from there waits (doubling); 0: off. */
-  loginBackoffAfterFailures: number;
-  /** The longest such wait, in seconds. */
-  loginBackoffMaxSeconds: number;
-  /** Where the counts are kept so that every node shares them; null: each node counts in its memory. */
-  redisUrl: string | null;
-}
+import Type, { type StaticDecode, type TSchema } from 'typebox';
+import type { TLocalizedValidationError } from 'typebox/error';
+import Value from 'typebox/value';
+import { PASSWORD_HASH_COSTS } from './auth/credentials.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -125,7 +15,7 @@ export class ConfigError extends Error {
 
 export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
-/** The OMS worker's outbox lease (src/oms/worker.ts). */
+/** The OMS worker's outbox lease (src/oms/outbox-loop.ts). */
 export const DEFAULT_OMS_LEASE_MS = 30_000;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
@@ -133,40 +23,277 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
 /** Our bodies are at most 64 KiB: 30 s is ample for a real client and short for one that trickles bytes. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
+/** The keyword of a schema leaf that names its environment variable; its `default` is the value when unset or empty. */
+const ENV = 'x-env';
+
+/** A whole number from `minimum` to `maximum`, written in decimal digits. */
+function WholeNumber(env: string, fallback: number, minimum: number, maximum: number) {
+  return Type.Integer({ [ENV]: env, default: fallback, minimum, maximum });
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+/** `true` or `false`, spelled so. */
+function Flag(env: string, fallback: boolean) {
+  return Type.Boolean({ [ENV]: env, default: fallback });
 }
 
-function passwordHashCost(env: NodeJS.ProcessEnv): PasswordHashCost {
-  const raw = env.PASSWORD_HASH_COST || 'owasp';
-  if (!(PASSWORD_HASH_COSTS as readonly string[]).includes(raw)) throw new ConfigError(`PASSWORD_HASH_COST must be one of ${PASSWORD_HASH_COSTS.join(', ')}, got "${raw}"`);
-  if (raw === 'test-only-insecure' && env.NODE_ENV === 'production') throw new ConfigError('PASSWORD_HASH_COST=test-only-insecure is for test suites; it is refused with NODE_ENV=production');
-  return raw as PasswordHashCost;
+/** A setting that is null when its variable is unset or empty. */
+function Nullable<T extends TSchema>(env: string, type: T) {
+  return Type.Union([type, Type.Null()], { [ENV]: env, default: null });
 }
 
-function publicUrl(env: NodeJS.ProcessEnv): string | null {
-  const raw = env.PUBLIC_URL;
-  if (raw === undefined || raw === '') return null;
-  const url = URL.canParse(raw) ? new URL(raw) : null;
-  if (url === null || !['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL without a path, e.g. https://api.example.com, got "${raw}"`);
+/** PUBLIC_URL: read as an origin, so that a trailing slash or a default port make no difference. */
+const PublicUrl = Type.Codec(
+  Type.Refine(
+    Type.String(),
+    (text) => {
+      const url = URL.canParse(text) ? new URL(text) : null;
+      return url !== null && ['http:', 'https:'].includes(url.protocol) && url.pathname === '/' && url.search === '' && url.hash === '';
+    },
+    (text) => `must be an http:// or https:// URL without a path, e.g. https://api.example.com, got "${text}"`,
+  ),
+)
+  .Decode((text) => new URL(text).origin)
+  .Encode((origin) => origin);
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** The first entry of a TRUST_PROXY list that is no address, CIDR range or proxy-addr name (undefined: none). */
+function badProxyEntry(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === 'true' || trimmed === 'false') return undefined;
+  return trimmed
+    .split(',')
+    .map((entry) => entry.trim())
+    .find((entry) => {
+      if (PROXY_RANGE_NAMES.includes(entry)) return false;
+      const [address, bits, extra] = entry.split('/');
+      const family = isIP(address ?? '');
+      const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+      return family === 0 || !prefixOk || extra !== undefined;
+    });
+}
+
+/**
+ * TRUST_PROXY: unset or false, true, or a comma-separated list of addresses and CIDR ranges. No hop count:
+ * it cannot tell a proxy from a client that sends enough X-Forwarded-For entries (Fastify refuses it too).
+ * proxy-addr's (Fastify's) names: 127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10; the private ranges.
+ */
+const TrustProxySetting = Type.Codec(
+  Type.Refine(
+    Type.String({ [ENV]: 'TRUST_PROXY', default: false }),
+    (text) => badProxyEntry(text) === undefined,
+    (text) =>
+      `must be true, false or a comma-separated list of IP addresses, CIDR ranges and the names ${PROXY_RANGE_NAMES.join(', ')}, got "${badProxyEntry(text)}"`,
+  ),
+)
+  .Decode((text): boolean | string => {
+    const trimmed = text.trim();
+    if (trimmed === '' || trimmed === 'false') return false;
+    if (trimmed === 'true') return true;
+    return trimmed
+      .split(',')
+      .map((entry) => entry.trim())
+      .join(',');
+  })
+  .Encode(String);
+
+/** Per-user and per-address call limits (docs/design/rate-limits.md); 0 turns a limit off. */
+const RateLimitSchema = Type.Object({
+  /** Order-entry calls accepted per user in any one second. */
+  ordersPerSecond: WholeNumber('RATE_LIMIT_ORDERS_PER_SECOND', 10, 0, 1_000_000),
+  /** Cart creates, updates and deletes accepted per user in any one second. */
+  cartWritesPerSecond: WholeNumber('RATE_LIMIT_CART_WRITES_PER_SECOND', 10, 0, 1_000_000),
+  /** Login attempts accepted per user id in any one minute. */
+  loginsPerMinutePerUser: WholeNumber('RATE_LIMIT_LOGINS_PER_MINUTE', 10, 0, 1_000_000),
+  /** Login attempts accepted per client address in any one minute. */
+  loginsPerMinutePerAddress: WholeNumber('RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 100, 0, 1_000_000),
+  /** Failed logins of one user id from one address before each further attempt from there waits (doubling); 0: off. */
+  loginBackoffAfterFailures: WholeNumber('RATE_LIMIT_LOGIN_BACKOFF_AFTER', 5, 0, 1000),
+  /** The longest such wait, in seconds. */
+  loginBackoffMaxSeconds: WholeNumber('RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS', 900, 1, 24 * 60 * 60),
+  /** Where the counts are kept so that every node shares them; null: each node counts in its memory. */
+  redisUrl: Nullable(
+    'REDIS_URL',
+    Type.Refine(
+      Type.String(),
+      (text) => /^rediss?:\/\/./.test(text) && URL.canParse(text),
+      // A password in a malformed URL is not echoed: only what comes before its first colon.
+      (text) => `must be a redis:// or rediss:// URL, got "${text.split(':')[0]}:..."`,
+    ),
+  ),
+});
+
+/** Caps on what one user or one node may hold (docs/design/security.md). */
+const LimitsSchema = Type.Object({
+  /** Order-event streams (SSE) and live order sockets one user may hold open on one node. */
+  streamsPerUser: WholeNumber('MAX_STREAMS_PER_USER', 10, 1, 100_000),
+  /** Order-event streams and live order sockets one node holds open, all users together (logged in). */
+  streamsPerNode: WholeNumber('MAX_STREAMS_PER_NODE', 2000, 1, 1_000_000),
+  /** Live order socket connections not yet logged in that one node holds, apart from streamsPerNode. */
+  pendingSocketsPerNode: WholeNumber('MAX_PENDING_SOCKETS_PER_NODE', 200, 1, 1_000_000),
+  /** Of those, how many one client address may hold. */
+  pendingSocketsPerAddress: WholeNumber('MAX_PENDING_SOCKETS_PER_ADDRESS', 10, 1, 1_000_000),
+  /** Order carts one user may keep. */
+  cartsPerUser: WholeNumber('MAX_CARTS_PER_USER', 100, 1, 1_000_000),
+  /** Cart executions of one user that may be placing their lines at once on one node. */
+  cartExecutionsPerUser: WholeNumber('MAX_CART_EXECUTIONS_PER_USER', 2, 1, 1000),
+  /** Whether a login must carry an active API key of the user (`api_key`), so that a password alone opens no session. */
+  loginRequiresApiKey: Flag('LOGIN_REQUIRES_API_KEY', false),
+});
+
+/** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */
+const SheddingSchema = Type.Object({
+  /** Event-loop delay (ms) past which order entry is shed; 0: off. */
+  eventLoopDelayMs: WholeNumber('SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+  /** How long (ms) the oldest order waiting for its commit may have waited before order entry is shed; 0: off. */
+  commitWaitMs: WholeNumber('SHED_COMMIT_WAIT_MS', 2000, 0, 600_000),
+});
+
+/**
+ * The metrics listener (src/http/metrics.ts): /metrics, /health/live and /health/ready on a port of their
+ * own. The metrics reveal the traffic of every user: reachable beyond this machine they need a token, and a
+ * token or host without a port to protect is a mistake (`metricsProblem`).
+ */
+const MetricsSchema = Type.Object({
+  /** METRICS_PORT; null: no metrics listener; 0: a free port. */
+  port: Nullable('METRICS_PORT', Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** METRICS_HOST: the address it binds, an IP address (127.0.0.1: this machine only). */
+  host: Type.Refine(
+    Type.String({ [ENV]: 'METRICS_HOST', default: '127.0.0.1' }),
+    (text) => isIP(text) !== 0,
+    (text) => `must be an IP address, e.g. 127.0.0.1 or 0.0.0.0, got "${text}"`,
+  ),
+  /** METRICS_TOKEN: the Bearer token a scrape must send; null: none, allowed only on a loopback address. */
+  token: Nullable(
+    'METRICS_TOKEN',
+    Type.String({ pattern: '^[\\x21-\\x7e]{32,512}$', description: '32 to 512 printable ASCII characters without spaces (e.g. openssl rand -hex 32)' }),
+  ),
+});
+
+/** Every setting, in the shape the service uses, in the order they are read: the first faulty one is reported. */
+export const ConfigSchema = Type.Object({
+  logLevel: Type.Enum(LOG_LEVELS, { [ENV]: 'LOG_LEVEL', default: 'info' }),
+  host: Type.String({ [ENV]: 'HOST', default: '127.0.0.1' }),
+  port: WholeNumber('PORT', 8080, 0, 65535),
+  databaseUrl: Type.String({ [ENV]: 'DATABASE_URL', default: DEFAULT_DATABASE_URL }),
+  /** How long a client may take to send a whole request (headers and body), in milliseconds. */
+  requestTimeoutMs: WholeNumber('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 600_000),
+  /**
+   * The base URL clients reach the server at (behind TLS or a proxy), named in the login answer as the live
+   * order socket; null: the login request's own protocol and Host.
+   */
+  publicUrl: Nullable('PUBLIC_URL', PublicUrl),
+  /**
+   * How long an access token lives, in seconds. At most a week: a token leaked unnoticed lives until it
+   * expires, and a trading session is a day.
+   */
+  tokenTtlSeconds: WholeNumber('TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, MAX_TOKEN_TTL_SECONDS),
+  /**
+   * PASSWORD_HASH_COST: the cost of new password hashes, OWASP's (`owasp`, the default) or, for test suites
+   * only, a hundredth of it (`test-only-insecure`, refused when NODE_ENV=production).
+   */
+  passwordHashCost: Type.Enum(PASSWORD_HASH_COSTS, { [ENV]: 'PASSWORD_HASH_COST', default: 'owasp' }),
+  /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
+  omsEmbedded: Flag('OMS_EMBEDDED', true),
+  /** The pause between two passes of the OMS worker, in milliseconds. */
+  omsPollMs: WholeNumber('OMS_POLL_MS', 200, 10, 60_000),
+  /**
+   * How long an outbox entry a worker claimed stays with it, in milliseconds: a worker that dies leaves its
+   * entries to the others for this long.
+   */
+  omsLeaseMs: WholeNumber('OMS_LEASE_MS', DEFAULT_OMS_LEASE_MS, 1_000, 3_600_000),
+  /** How long one webhook POST may take, in milliseconds. */
+  webhookTimeoutMs: WholeNumber('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+  /** How long a webhook delivery is retried after its event, in seconds. */
+  webhookRetryForSeconds: WholeNumber('WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
+  /** Whether webhook URLs may use plain http:// (else https:// only). */
+  webhookAllowHttp: Flag('WEBHOOK_ALLOW_HTTP', false),
+  /** Whether webhook URLs may name (or resolve to) loopback, private, link-local or metadata addresses. */
+  webhookAllowPrivateAddresses: Flag('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
+  /** WEBHOOK_ALLOW_ANY_PORT: webhooks may name any port (else 443, the scheme's default, and 1024 to 65535). */
+  webhookAllowAnyPort: Flag('WEBHOOK_ALLOW_ANY_PORT', false),
+  /**
+   * Which proxies' X-Forwarded-For the server believes (Fastify's `trustProxy`): false (none, the TCP peer
+   * is the client), true (every hop), or a comma-separated list of addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxySetting,
+  rateLimits: RateLimitSchema,
+  limits: LimitsSchema,
+  shedding: SheddingSchema,
+  metrics: MetricsSchema,
+});
+
+export type Config = StaticDecode<typeof ConfigSchema>;
+export type RateLimitConfig = Config['rateLimits'];
+export type Limits = Config['limits'];
+export type SheddingConfig = Config['shedding'];
+export type MetricsConfig = Config['metrics'];
+export type TrustProxy = Config['trustProxy'];
+
+export const DEFAULT_LIMITS = Value.Default(LimitsSchema, {}) as Limits;
+
+export const DEFAULT_SHEDDING = Value.Default(SheddingSchema, {}) as SheddingConfig;
+
+/** The JSON value a setting's text stands for, read as its type reads: decimal digits, or true or false. */
+function valueOf(name: string, type: TSchema, text: string): unknown {
+  if (Type.IsInteger(type)) {
+    if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number, got "${text}"`);
+    return Number(text);
   }
-  return url.origin;
+  if (Type.IsBoolean(type)) {
+    if (text !== 'true' && text !== 'false') throw new ConfigError(`${name} must be true or false, got "${text}"`);
+    return text === 'true';
+  }
+  return text;
+}
+
+/** One line that names the variable and says what it must be. */
+function refusal(name: string, type: TSchema, text: string, value: unknown, error: TLocalizedValidationError): string {
+  const bounds = type as { minimum?: number; maximum?: number; enum?: readonly unknown[]; description?: string };
+  switch (error.keyword) {
+    case 'minimum':
+    case 'maximum':
+      return `${name} must be between ${bounds.minimum} and ${bounds.maximum}, got ${String(value)}`;
+    case 'enum':
+      return `${name} must be one of ${bounds.enum?.join(', ')}, got "${text}"`;
+    case '~refine':
+      return `${name} ${error.message}`;
+    default:
+      // A pattern's text is not echoed: it may be a secret (METRICS_TOKEN). Its description says what is expected.
+      return `${name} must be ${bounds.description ?? error.message}`;
+  }
+}
+
+/** Reads the settings `schema` describes from `env`: a leaf's default when its variable is unset or empty. */
+function read(schema: TSchema, env: NodeJS.ProcessEnv): unknown {
+  const name = (schema as Record<string, unknown>)[ENV];
+  if (typeof name !== 'string') {
+    const { properties } = schema as { properties: Record<string, TSchema> };
+    return Object.fromEntries(Object.entries(properties).map(([key, member]) => [key, read(member, env)]));
+  }
+  const text = env[name];
+  if (text === undefined || text === '') return (schema as { default: unknown }).default;
+  // A setting that may be unset is its type or null, and a variable that is set is read as that type.
+  const type = Type.IsUnion(schema) ? schema.anyOf[0]! : schema;
+  const value = valueOf(name, type, text);
+  const [error] = Value.Errors(type, value);
+  if (error !== undefined) throw new ConfigError(refusal(name, type, text, value, error));
+  return Value.Decode(type, value);
+}
+
+/** Why the metrics settings together are refused (null: they are not). */
+function metricsProblem(metrics: MetricsConfig, env: NodeJS.ProcessEnv): string | null {
+  if (metrics.port === null && (metrics.token !== null || env.METRICS_HOST)) return 'METRICS_HOST and METRICS_TOKEN need METRICS_PORT: without it there is no metrics listener';
+  if (metrics.port !== null && metrics.token === null && !isLoopback(metrics.host)) {
+    return `METRICS_HOST ${metrics.host} is reachable beyond this machine: set METRICS_TOKEN, or bind 127.0.0.1`;
+  }
+  return null;
+}
+
+function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
 }
 
 /** Whether HOST binds this machine only (a loopback address or name). */
@@ -190,107 +317,13 @@ export function publicUrlProblem(config: Pick<Config, 'publicUrl' | 'host'>, env
   );
 }
 
-const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/**
- * TRUST_PROXY: unset or false, true, or a comma-separated list of addresses and CIDR ranges. No hop count:
- * it cannot tell a proxy from a client that sends enough X-Forwarded-For entries (Fastify refuses it too).
- */
-function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
-  // proxy-addr's (Fastify's) names: 127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10; the private ranges.
-  const raw = (env.TRUST_PROXY ?? '').trim();
-  if (raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  const entries = raw.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    if (PROXY_RANGE_NAMES.includes(entry)) continue;
-    const [address, bits, extra] = entry.split('/');
-    const family = isIP(address ?? '');
-    const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
-    if (family === 0 || !prefixOk || extra !== undefined) {
-      throw new ConfigError(`TRUST_PROXY must be true, false or a comma-separated list of IP addresses, CIDR ranges and the names ${PROXY_RANGE_NAMES.join(', ')}, got "${entry}"`);
-    }
-  }
-  return entries.join(',');
-}
-
-/**
- * METRICS_PORT, METRICS_HOST, METRICS_TOKEN. The metrics reveal the traffic of every user: reachable
- * beyond this machine they need a token, and a token or host without a port to protect is a mistake.
- */
-function metricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
-  const port = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : wholeNumber(env, 'METRICS_PORT', 0, 0, 65535);
-  const host = env.METRICS_HOST || '127.0.0.1';
-  if (isIP(host) === 0) throw new ConfigError(`METRICS_HOST must be an IP address, e.g. 127.0.0.1 or 0.0.0.0, got "${host}"`);
-  const rawToken = env.METRICS_TOKEN;
-  const token = rawToken === undefined || rawToken === '' ? null : rawToken;
-  if (token !== null && !/^[\x21-\x7e]{32,512}$/.test(token)) {
-    throw new ConfigError('METRICS_TOKEN must be 32 to 512 printable ASCII characters without spaces (e.g. openssl rand -hex 32)');
-  }
-  if (port === null && (token !== null || env.METRICS_HOST)) throw new ConfigError('METRICS_HOST and METRICS_TOKEN need METRICS_PORT: without it there is no metrics listener');
-  if (port !== null && token === null && !isLoopback(host)) {
-    throw new ConfigError(`METRICS_HOST ${host} is reachable beyond this machine: set METRICS_TOKEN, or bind 127.0.0.1`);
-  }
-  return { port, host, token };
-}
-
-function isLoopback(address: string): boolean {
-  return /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
-}
-
-function redisUrl(env: NodeJS.ProcessEnv): string | null {
-  const raw = env.REDIS_URL;
-  if (raw === undefined || raw === '') return null;
-  if (!/^rediss?:\/\/./.test(raw) || !URL.canParse(raw)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw.split(':')[0]}:..."`);
-  return raw;
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  // Every leaf's value has passed its schema's check: the result has the schema's decoded type.
+  const config = read(ConfigSchema, env) as Config;
+  if (config.passwordHashCost === 'test-only-insecure' && env.NODE_ENV === 'production') {
+    throw new ConfigError('PASSWORD_HASH_COST=test-only-insecure is for test suites; it is refused with NODE_ENV=production');
   }
-  return {
-    host: env.HOST || '127.0.0.1',
-    port: wholeNumber(env, 'PORT', 8080, 0, 65535),
-    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
-    logLevel,
-    requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 100, 600_000),
-    publicUrl: publicUrl(env),
-    // At most a week: a token leaked unnoticed lives until it expires, and a trading session is a day.
-    tokenTtlSeconds: wholeNumber(env, 'TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, MAX_TOKEN_TTL_SECONDS),
-    passwordHashCost: passwordHashCost(env),
-    omsEmbedded: flag(env, 'OMS_EMBEDDED', true),
-    omsPollMs: wholeNumber(env, 'OMS_POLL_MS', 200, 10, 60_000),
-    omsLeaseMs: wholeNumber(env, 'OMS_LEASE_MS', DEFAULT_OMS_LEASE_MS, 1_000, 3_600_000),
-    webhookTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    webhookRetryForSeconds: wholeNumber(env, 'WEBHOOK_RETRY_FOR_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
-    webhookAllowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', false),
-    webhookAllowPrivateAddresses: flag(env, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
-    webhookAllowAnyPort: flag(env, 'WEBHOOK_ALLOW_ANY_PORT', false),
-    trustProxy: trustProxy(env),
-    rateLimits: {
-      ordersPerSecond: wholeNumber(env, 'RATE_LIMIT_ORDERS_PER_SECOND', 10, 0, 1_000_000),
-      cartWritesPerSecond: wholeNumber(env, 'RATE_LIMIT_CART_WRITES_PER_SECOND', 10, 0, 1_000_000),
-      loginsPerMinutePerUser: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE', 10, 0, 1_000_000),
-      loginsPerMinutePerAddress: wholeNumber(env, 'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 100, 0, 1_000_000),
-      loginBackoffAfterFailures: wholeNumber(env, 'RATE_LIMIT_LOGIN_BACKOFF_AFTER', 5, 0, 1000),
-      loginBackoffMaxSeconds: wholeNumber(env, 'RATE_LIMIT_LOGIN_BACKOFF_MAX_SECONDS', 900, 1, 24 * 60 * 60),
-      redisUrl: redisUrl(env),
-    },
-    limits: {
-      streamsPerUser: wholeNumber(env, 'MAX_STREAMS_PER_USER', DEFAULT_LIMITS.streamsPerUser, 1, 100_000),
-      streamsPerNode: wholeNumber(env, 'MAX_STREAMS_PER_NODE', DEFAULT_LIMITS.streamsPerNode, 1, 1_000_000),
-      pendingSocketsPerNode: wholeNumber(env, 'MAX_PENDING_SOCKETS_PER_NODE', DEFAULT_LIMITS.pendingSocketsPerNode, 1, 1_000_000),
-      pendingSocketsPerAddress: wholeNumber(env, 'MAX_PENDING_SOCKETS_PER_ADDRESS', DEFAULT_LIMITS.pendingSocketsPerAddress, 1, 1_000_000),
-      cartsPerUser: wholeNumber(env, 'MAX_CARTS_PER_USER', DEFAULT_LIMITS.cartsPerUser, 1, 1_000_000),
-      cartExecutionsPerUser: wholeNumber(env, 'MAX_CART_EXECUTIONS_PER_USER', DEFAULT_LIMITS.cartExecutionsPerUser, 1, 1000),
-      loginRequiresApiKey: flag(env, 'LOGIN_REQUIRES_API_KEY', DEFAULT_LIMITS.loginRequiresApiKey),
-    },
-    shedding: {
-      eventLoopDelayMs: wholeNumber(env, 'SHED_EVENT_LOOP_DELAY_MS', DEFAULT_SHEDDING.eventLoopDelayMs, 0, 600_000),
-      commitWaitMs: wholeNumber(env, 'SHED_COMMIT_WAIT_MS', DEFAULT_SHEDDING.commitWaitMs, 0, 600_000),
-    },
-    metrics: metricsConfig(env),
-  };
+  const metrics = metricsProblem(config.metrics, env);
+  if (metrics !== null) throw new ConfigError(metrics);
+  return config;
 }

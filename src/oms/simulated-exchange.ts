@@ -90,7 +90,7 @@ function toExchangeOrder(bid: SimBid): ExchangeOrder {
 
 export class SimulatedExchange implements ExchangeAdapter {
   constructor(
-    private readonly store: Pick<Store, 'dialect' | 'writeTransaction'>,
+    private readonly store: Pick<Store, 'writeTransaction'>,
     private readonly book: SimExchangeRepository,
     private readonly issues: OfsIssueRepository,
     private readonly offers: OfsOfferRepository,
