@@ -3,8 +3,54 @@
  * 400 and run first; rules against the caller and the registered issue run after them.
  */
 import { Errors, type Violation } from './errors.js';
-import type { OfsIssue } from './ofs-issue.js';
+import { OFS_EXCHANGES, type OfsIssue } from './ofs-issue.js';
 import { CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, tickViolations } from './ofs-rules.js';
+
+/*
+ * What makes a request an OFS bid (seed 4.1): a BUY of product OFS, at a price (RL) or at the cut-off price
+ * (RL-MKT), on NSE_EQ or BSE_EQ, no after-market order, no validity, no derivative fields. Written once
+ * here: the place-order schema (src/schemas/orders.ts) is built from these values, and a cart's OFS line
+ * is judged by ofsKindFaults when it is saved (src/domain/cart-line.ts).
+ */
+export const OFS_TRANSACTION_TYPE = 'BUY';
+export const OFS_PRODUCT_TYPE = 'OFS';
+export const OFS_ORDER_TYPES = [LIMIT_ORDER_TYPE, CUTOFF_ORDER_TYPE] as const;
+/** An OFS instrument is no derivative: these fields of scrip_info are absent or "". */
+export const OFS_DERIVATIVE_FIELDS = ['expiry_date', 'option_type', 'strike_price'] as const;
+
+/** The fields of a bid that say what kind of order it is, as sent (exchange undefined: no OFS segment). */
+export interface OfsKind {
+  exchange: string | undefined;
+  transaction_type: string;
+  order_type: string;
+  validity?: string | undefined;
+  is_amo?: boolean | undefined;
+  expiry_date?: unknown;
+  option_type?: unknown;
+  strike_price?: unknown;
+}
+
+export type OfsKindField =
+  | 'validity'
+  | 'transaction_type'
+  | 'order_type'
+  | 'is_amo'
+  | 'scrip_info.exchange'
+  | `scrip_info.${(typeof OFS_DERIVATIVE_FIELDS)[number]}`;
+
+/** The fields (bid names) whose values make a request no OFS bid; empty for an OFS bid. */
+export function ofsKindFaults(bid: OfsKind): OfsKindField[] {
+  const faults: OfsKindField[] = [];
+  if (bid.validity !== undefined && bid.validity !== '') faults.push('validity');
+  if (bid.transaction_type !== OFS_TRANSACTION_TYPE) faults.push('transaction_type');
+  if (!(OFS_ORDER_TYPES as readonly string[]).includes(bid.order_type)) faults.push('order_type');
+  if (bid.is_amo === true) faults.push('is_amo');
+  if (!(OFS_EXCHANGES as readonly (string | undefined)[]).includes(bid.exchange)) faults.push('scrip_info.exchange');
+  for (const name of OFS_DERIVATIVE_FIELDS) {
+    if (bid[name] !== undefined && bid[name] !== '') faults.push(`scrip_info.${name}`);
+  }
+  return faults;
+}
 
 /** The fields of a bid that the rules read, as the wire schema has already typed them. */
 export interface OfsBid {

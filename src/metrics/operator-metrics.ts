@@ -54,7 +54,7 @@ const BACKLOG_TIMEOUT_MS = 1_000;
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-/** Order entry takes at most 512 commands in one batch (src/store/group-commit.ts). */
+/** Order entry takes at most 512 commands in one batch (src/services/group-commit.ts). */
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 512];
 const CALL_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 

@@ -4,6 +4,7 @@
  * follow "must be": cart-line validation turns it into the message of a failed line field.
  */
 import Type, { type Static } from 'typebox';
+import { CART_ORDER_TYPES, CART_PRODUCT_TYPES, CART_TRANSACTION_TYPES, CART_VALIDITIES, type CartLine } from '../domain/cart-line.js';
 import { Errors } from '../domain/errors.js';
 import { FieldErrorSchema, MessageList, SuccessEnvelope, withCode } from './common.js';
 import { PAGE_QUERY_FIELDS } from './odin-fields.js';
@@ -47,8 +48,8 @@ export const ScripDetail = Type.Object(
 export const OrderLine = Type.Object(
   {
     scripDetail: ScripDetail,
-    TransactionType: Type.Enum(['BUY', 'SELL'], { description: 'BUY or SELL' }),
-    OrderType: Type.Enum(['RL', 'RL-MKT', 'SL', 'SL-MKT'], {
+    TransactionType: Type.Enum(CART_TRANSACTION_TYPES, { description: 'BUY or SELL' }),
+    OrderType: Type.Enum(CART_ORDER_TYPES, {
       description: 'RL (limit), RL-MKT (market), SL (stop-loss limit) or SL-MKT (stop-loss market)',
     }),
     Quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: `a whole number from 1 to ${MAX_QUANTITY}` }),
@@ -56,7 +57,7 @@ export const OrderLine = Type.Object(
       pattern: DECIMAL_PATTERN,
       description: 'a string holding a decimal number of rupees, e.g. "101.50"; "0" for RL-MKT and SL-MKT',
     }),
-    ProductType: Type.Enum(['INTRADAY', 'DELIVERY', 'BTST', 'MTF', 'OFS'], {
+    ProductType: Type.Enum(CART_PRODUCT_TYPES, {
       description: 'INTRADAY, DELIVERY, BTST, MTF or OFS',
     }),
     TriggerPrice: Type.Optional(
@@ -69,7 +70,7 @@ export const OrderLine = Type.Object(
       Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'a whole number from 0 to Quantity' }),
     ),
     validity: Type.Optional(
-      Type.Enum(['DAY', 'IOC', 'GTD', 'GTC', 'EOS', 'EOSESS', 'EOTODY', ''], {
+      Type.Enum(CART_VALIDITIES, {
         description: 'DAY, IOC, GTD, GTC, EOS, EOSESS or EOTODY, and "" on OFS lines',
       }),
     ),
@@ -81,6 +82,9 @@ export const OrderLine = Type.Object(
   },
 );
 export type OrderLine = Static<typeof OrderLine>;
+// The schema is the domain's line, field for field: a line it accepts is a CartLine, and the other way round.
+type Holds<Claim extends true> = Claim;
+type _OrderLineIsCartLine = Holds<OrderLine extends CartLine ? (CartLine extends OrderLine ? true : false) : false>;
 
 const ordercartName = withCode(
   Errors.CART_NAME,

@@ -6,6 +6,8 @@ import { Count, OdinTime, PAGE_QUERY_FIELDS, PageMetadata, PriceText, Text } fro
 import { ORDER_STATUS_CODES } from '../domain/odin.js';
 import { OrderStatus } from '../domain/order-status.js';
 import { BIDDER_CATEGORIES } from '../domain/ofs-rules.js';
+import { OFS_ORDER_TYPES, OFS_PRODUCT_TYPE, OFS_TRANSACTION_TYPE } from '../domain/ofs-bid.js';
+import { OFS_EXCHANGES } from '../domain/ofs-issue.js';
 
 /**
  * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code
@@ -21,7 +23,7 @@ export const ScripInfo = Type.Object(
   {
     exchange: withCode(
       Errors.OFS_EXCHANGE,
-      StringEnum(['NSE_EQ', 'BSE_EQ'], 'Exchange segment of the OFS instrument.'),
+      StringEnum(OFS_EXCHANGES, 'Exchange segment of the OFS instrument.'),
     ),
     scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Exchange token of the instrument.' }),
     symbol: Type.String({ minLength: 1, maxLength: 50, description: 'Trading symbol; must match the registered issue.' }),
@@ -37,7 +39,7 @@ export const ScripInfo = Type.Object(
 export const MAX_QUANTITY = 999_999_999_999_999;
 
 /** Field schemas shared by the bid and its modification. */
-const OrderType = withCode(Errors.OFS_ORDER_TYPE, StringEnum(['RL', 'RL-MKT'], 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'));
+const OrderType = withCode(Errors.OFS_ORDER_TYPE, StringEnum(OFS_ORDER_TYPES, 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'));
 // The form (pattern) and the size (maxLength, which bounds a number without leading zeros) are separate
 // rules, so that a number that is merely too large is told so.
 const Quantity = withCode(
@@ -69,8 +71,8 @@ const OdinTag = (description: string) => Type.Optional(Type.String({ maxLength: 
 export const OfsOrderRequest = Type.Object(
   {
     scrip_info: ScripInfo,
-    transaction_type: withCode(Errors.OFS_TRANSACTION_TYPE, Type.Literal('BUY', { description: 'OFS supports BUY only.' })),
-    product_type: withCode(Errors.OFS_PRODUCT_TYPE, Type.Literal('OFS', { description: 'Must be OFS.' })),
+    transaction_type: withCode(Errors.OFS_TRANSACTION_TYPE, Type.Literal(OFS_TRANSACTION_TYPE, { description: 'OFS supports BUY only.' })),
+    product_type: withCode(Errors.OFS_PRODUCT_TYPE, Type.Literal(OFS_PRODUCT_TYPE, { description: 'Must be OFS.' })),
     order_type: OrderType,
     quantity: Quantity,
     price: Price,
@@ -118,7 +120,7 @@ const PathOrderId = withCode(Errors.ORDER_NOT_FOUND, Type.String({ minLength: 1,
 
 export const OrderPathParams = Type.Object(
   {
-    exchange: withCode(Errors.ORDER_NOT_FOUND, StringEnum(['NSE_EQ', 'BSE_EQ'], 'The exchange segment the order was placed on.')),
+    exchange: withCode(Errors.ORDER_NOT_FOUND, StringEnum(OFS_EXCHANGES, 'The exchange segment the order was placed on.')),
     order_id: PathOrderId,
   },
   { additionalProperties: false },

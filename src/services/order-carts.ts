@@ -7,16 +7,8 @@
  */
 import { DEFAULT_LIMITS, type Limits } from '../config.js';
 import { timeOrderedId } from '../ids.js';
-import {
-  asLineViolations,
-  executionOutcome,
-  failedLine,
-  lineBid,
-  matchOfsIssue,
-  unplaceableLineViolations,
-  type LineResult,
-} from '../domain/cart-execution.js';
-import { parseCartOrders } from '../domain/cart-lines.js';
+import { asLineViolations, executionOutcome, failedLine, matchOfsIssue, type LineResult } from '../domain/cart-placement.js';
+import { lineBid, parseCartOrders, unplaceableLineViolations } from '../schemas/cart-lines.js';
 import { ApiError, Errors, type Violation } from '../domain/errors.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';

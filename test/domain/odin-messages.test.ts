@@ -5,13 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  odinMessagesOf,
-  OrderMessage,
-  paiseOfRestPrice,
-  socketTimeOfRestTime,
-  TradeMessage,
-} from '../../src/domain/odin-messages.js';
+import { odinMessagesOf, paiseOfRestPrice, socketTimeOfRestTime } from '../../src/domain/socket-messages.js';
+import { OrderMessage, TradeMessage } from '../../src/schemas/socket-messages.js';
 import { odinTimestamp, socketTimestamp } from '../../src/domain/odin.js';
 import { acceptedOrder, type Order } from '../../src/domain/order.js';
 import { OrderStatus } from '../../src/domain/order-status.js';

@@ -28,7 +28,7 @@ import { FundsService } from '../../src/services/funds.js';
 import { FundsRepository } from '../../src/store/funds.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
-import { odinMessagesOf } from '../../src/domain/odin-messages.js';
+import { odinMessagesOf } from '../../src/domain/socket-messages.js';
 import { toOrderEvent } from '../../src/services/order-events.js';
 import { OrderEventRepository } from '../../src/store/order-events.js';
 import { offerImport } from '../support/offers.js';

@@ -2,13 +2,12 @@
  * The live order socket's messages (odin-compat.md, "The live order socket"): an order event becomes one
  * `ORD_NRML` message under ODIN's field names and codes, and an allotment also a `TRD_MSG`. ODIN clients
  * map the codes through fixed tables and fail on anything else, so every code comes from src/domain/odin.ts.
+ * The messages' wire shapes, with the words the API documents, are in src/schemas/socket-messages.ts.
  *
  * A message describes the order as the event left it, as the event's `order` does (the order's history entry
  * for that change): its status, times, terms, error reason, traded and pending quantities and exchange order
  * number (docs/design/message-socket.md).
  */
-import Type, { type Static } from 'typebox';
-import type { OrderEvent } from '../schemas/events.js';
 import { OrderStatus } from './order-status.js';
 import { tradeIdOf } from './trades.js';
 import {
@@ -30,65 +29,84 @@ export const TRADE_MESSAGE_TYPE = 'TRD_MSG';
 /** `InstrumentName` of an OFS instrument: a cash-market equity, as ODIN's scrip details name it. */
 export const SOCKET_INSTRUMENT_NAME = 'EQUITY';
 
-const Code = (description: string) => Type.Integer({ description });
-const Quantity = (description: string) => Type.Integer({ minimum: 0, description });
-const Paise = (description: string) => Type.Integer({ minimum: 0, description });
-const SocketTime = (description: string) =>
-  Type.String({ pattern: '^([0-9]{2}-[A-Z][a-z]{2}-[0-9]{4} [0-9]{2}\\.[0-9]{2}\\.[0-9]{2})?$', description, examples: ['23-Nov-2026 11.34.54'] });
+/** The fields of both message types; codes and prices as ODIN writes them (prices in paise). */
+interface OrderMessageFields {
+  UniqueCode: string;
+  Exchange: number;
+  ScripCode: number;
+  OrderNumber: string;
+  OrderStatus: number;
+  Reason: string;
+  Buy_Sell: number;
+  Product: typeof SOCKET_PRODUCT_CODE;
+  OrderType: number;
+  OrderOriginalQty: number;
+  PendingQty: number;
+  TradedQTY: number;
+  DQ: number;
+  OrderPrice: number;
+  TriggerPrice: number;
+  OrderValidity: typeof SOCKET_DAY_VALIDITY;
+  Days: number;
+  Symbol: string;
+  Series: string;
+  InstrumentName: typeof SOCKET_INSTRUMENT_NAME;
+  ExpiryDate: '';
+  StrikePrice: 0;
+  Option_Type: '';
+  OrderEntryTime: string;
+  LastModifiedTime: string;
+  InitiatedBy: string;
+  ModifiedBy: string;
+  UserRemarks: string;
+}
 
-/** The fields of both message types. */
-const ORDER_MESSAGE_FIELDS = {
-  UniqueCode: Type.String({ description: 'The order id (order_id of the REST answers).' }),
-  Exchange: Code('1 NSE_EQ, 3 BSE_EQ.'),
-  ScripCode: Type.Integer({ description: 'The scrip token.' }),
-  OrderNumber: Type.String({ description: 'The exchange order number; "" until the exchange has the order.' }),
-  OrderStatus: Code('3 OMSXMITTED, 4 EXXMITTED, 5 PENDING, 6 CANCELLED, 7 EXECUTED, 10 OMSREJECT, 11 ORDERERROR.'),
-  Reason: Type.String({ description: 'Why the order was rejected, cancelled or not allotted; "" otherwise.' }),
-  Buy_Sell: Code('1 BUY, 2 SELL.'),
-  Product: Type.Literal(SOCKET_PRODUCT_CODE, { description: 'D (delivery): ODIN clients know no OFS product code.' }),
-  OrderType: Code('1 RL (limit), 2 RL-MKT (cut-off).'),
-  OrderOriginalQty: Quantity('The quantity bid for.'),
-  PendingQty: Quantity('OrderOriginalQty - TradedQTY while the order is live; 0 once it is finished.'),
-  TradedQTY: Quantity('The quantity allotted; 0 until the allotment.'),
-  DQ: Quantity('The disclosed quantity.'),
-  OrderPrice: Paise('The bid price in paise (10150 = Rs 101.50); 0 for a cut-off bid.'),
-  TriggerPrice: Paise('Always 0: an OFS bid has no trigger.'),
-  OrderValidity: Type.Literal(SOCKET_DAY_VALIDITY, { description: '"1" (a string): DAY.' }),
-  Days: Quantity('Validity days: 0.'),
-  Symbol: Type.String(),
-  Series: Type.String(),
-  InstrumentName: Type.Literal(SOCKET_INSTRUMENT_NAME),
-  ExpiryDate: Type.Literal('', { description: 'An OFS instrument does not expire.' }),
-  StrikePrice: Type.Literal(0, { description: 'An OFS instrument has no strike.' }),
-  Option_Type: Type.Literal('', { description: 'An OFS instrument is no option.' }),
-  OrderEntryTime: SocketTime('When the order was placed, India time.'),
-  LastModifiedTime: SocketTime('When this change happened, India time.'),
-  InitiatedBy: Type.String({ description: 'The user who placed the order.' }),
-  ModifiedBy: Type.String({ description: 'The user the order belongs to (only its owner modifies or cancels it).' }),
-  UserRemarks: Type.String({ description: 'The order_identifier sent with the order; "" when none.' }),
-};
+/** One change of one of your orders. */
+export interface OrderMessage extends OrderMessageFields {
+  MessageType: typeof ORDER_MESSAGE_TYPE;
+}
 
-export const OrderMessage = Type.Object(
-  { MessageType: Type.Literal(ORDER_MESSAGE_TYPE), ...ORDER_MESSAGE_FIELDS },
-  { additionalProperties: false, description: 'One change of one of your orders.' },
-);
-export type OrderMessage = Static<typeof OrderMessage>;
-
-export const TradeMessage = Type.Object(
-  {
-    MessageType: Type.Literal(TRADE_MESSAGE_TYPE),
-    ...ORDER_MESSAGE_FIELDS,
-    TradeNumber: Type.String({ description: 'The trade\'s id, as the trade book lists it (trade_id).' }),
-    TradeQty: Quantity('The quantity of this trade: the allotted quantity.'),
-    TradedPrice: Paise('The price of this trade in paise: the clearing price of the allotment.'),
-    TradeTime: SocketTime('When the allotment was made, India time.'),
-  },
-  { additionalProperties: false, description: 'A trade of one of your orders: an allotment.' },
-);
-export type TradeMessage = Static<typeof TradeMessage>;
+/** A trade of one of your orders: an allotment. */
+export interface TradeMessage extends OrderMessageFields {
+  MessageType: typeof TRADE_MESSAGE_TYPE;
+  TradeNumber: string;
+  TradeQty: number;
+  TradedPrice: number;
+  TradeTime: string;
+}
 
 export type OdinMessage = OrderMessage | TradeMessage;
 
+/**
+ * What the messages are made of: an order event as the API answers it (src/schemas/events.ts), its order
+ * under the order book's names.
+ */
+export interface SocketOrderEvent {
+  status: string;
+  at: string;
+  order: {
+    order_id: string;
+    exchange: string;
+    scrip_token: number;
+    symbol: string;
+    series: string;
+    transaction_type: string;
+    order_type: string;
+    total_quantity: number;
+    traded_quantity: number;
+    pending_quantity: number;
+    disclosed_quantity: number;
+    order_price: string;
+    trigger_price: string;
+    traded_price: string;
+    validity_days: number;
+    order_timestamp: string;
+    error_reason: string;
+    exchange_order_no: string;
+    client_id: string;
+    order_identifier: string;
+  };
+}
 
 /**
  * A REST time ("2026-04-17 12:46:34", India time) as a socket time ("17-Apr-2026 12.46.34", India time);
@@ -123,7 +141,7 @@ function codeOf(table: Readonly<Record<string, number>>, value: string, field: s
  * change with a traded quantity is the allotment (the whole traded quantity at the order's traded price).
  * Throws a RangeError for a value outside ODIN's code tables (the order schema admits none).
  */
-export function odinMessagesOf(event: OrderEvent, trade?: { tradeId: string; quantity: number; pricePaise: number }): OdinMessage[] {
+export function odinMessagesOf(event: SocketOrderEvent, trade?: { tradeId: string; quantity: number; pricePaise: number }): OdinMessage[] {
   const order = event.order;
   const status = event.status as OrderStatus;
   const statusCode = SOCKET_STATUS_CODES[status];

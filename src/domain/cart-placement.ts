@@ -1,49 +1,21 @@
 /**
  * Cart execution as plain functions over plain data: which registered OFS issue a cart line names, the OFS
  * bid that an OFS line stands for, and the translation of a bid's field names into the line's, so that a
- * line fails with exactly the code a single bid with the same values gets, named `orders[i].Field`.
+ * line fails with exactly the code a single bid with the same values gets, named `orders[i].Field`. The
+ * schema checks of a stored line and of its bid run at the edge (src/schemas/cart-lines.ts).
  */
-import { orderLineViolations } from './cart-lines.js';
+import { BID_TO_LINE_FIELD, ofsSegmentOfLine, type CartLine } from './cart-line.js';
 import { Errors, type FieldError, type Violation } from './errors.js';
-import type { OfsExchange, OfsIssue } from './ofs-issue.js';
-import type { OrderLine } from '../schemas/ordercart.js';
-import { OfsOrderRequest } from '../schemas/orders.js';
-import { compileChecker, createAjv } from '../schemas/validator.js';
-
-/** The exchange names of an OFS line and the segments they mean. */
-export const OFS_LINE_SEGMENTS: Readonly<Record<string, OfsExchange>> = { NSE: 'NSE_EQ', BSE: 'BSE_EQ' };
+import { OFS_PRODUCT_TYPE } from './ofs-bid.js';
+import type { OfsIssue } from './ofs-issue.js';
 
 /** The only product the embedded OMS routes; lines of any other product are reported, never dropped. */
-export const ROUTABLE_PRODUCT = 'OFS';
-
-/**
- * A bid's field -> the line's field that carries its value. A field the mapping never sets (client_id,
- * order_identifier, freeze_quantity) has no counterpart: its faults name the whole line.
- */
-export const BID_TO_LINE_FIELD: Readonly<Record<string, string>> = {
-  scrip_info: 'scripDetail',
-  'scrip_info.exchange': 'scripDetail._ExchangeName',
-  'scrip_info.scrip_token': 'scripDetail.scripToken',
-  'scrip_info.symbol': 'scripDetail.symbol',
-  'scrip_info.series': 'scripDetail._Series',
-  'scrip_info.expiry_date': 'scripDetail._ExpiryDate',
-  'scrip_info.strike_price': 'scripDetail._StrikePrice',
-  'scrip_info.option_type': 'scripDetail._OptionType',
-  transaction_type: 'TransactionType',
-  product_type: 'ProductType',
-  order_type: 'OrderType',
-  quantity: 'Quantity',
-  price: 'Price',
-  trigger_price: 'TriggerPrice',
-  disclosed_quantity: 'disclosed_quantity',
-  validity: 'validity',
-  is_amo: 'is_amo',
-};
+export const ROUTABLE_PRODUCT = OFS_PRODUCT_TYPE;
 
 /** `orders[i]` followed by the line's name for a bid's field; `orders[i]` alone for a fault of the whole bid. */
 export function lineFieldOf(index: number, bidField: string): string {
-  const line = BID_TO_LINE_FIELD[bidField];
-  return line === undefined ? `orders[${index}]` : `orders[${index}].${line}`;
+  if (!Object.hasOwn(BID_TO_LINE_FIELD, bidField)) return `orders[${index}]`;
+  return `orders[${index}].${BID_TO_LINE_FIELD[bidField as keyof typeof BID_TO_LINE_FIELD]}`;
 }
 
 /** The outcome of one line, as answered in `data`. */
@@ -76,14 +48,9 @@ export function asLineViolations(index: number, violations: readonly Violation[]
   return violations.map((v) => ({ ...v, field: lineFieldOf(index, v.field) }));
 }
 
-/**
- * The faults that keep a stored line from being placed before any stored data is read: the line's own
- * rules (it was valid when saved; they are checked again so that no line escapes them), then its product.
- */
-export function unplaceableLineViolations(line: unknown, index: number): Violation[] {
-  const lineFaults = orderLineViolations(line, index);
-  if (lineFaults.length > 0) return lineFaults;
-  const product = (line as OrderLine).ProductType;
+/** A valid line of a product the OMS does not route is reported, not placed. */
+export function productViolations(line: CartLine, index: number): Violation[] {
+  const product = line.ProductType;
   if (product === ROUTABLE_PRODUCT) return [];
   return [
     {
@@ -101,9 +68,9 @@ export type IssueMatch = { ok: true; issue: OfsIssue } | { ok: false; violations
  * scripToken, the issue must also have that scrip_token (exchange and scrip_token identify an issue, so
  * it also tells apart several issues of one symbol and series); without one, exactly one issue must match.
  */
-export function matchOfsIssue(line: OrderLine, index: number, issues: readonly OfsIssue[]): IssueMatch {
+export function matchOfsIssue(line: CartLine, index: number, issues: readonly OfsIssue[]): IssueMatch {
   const scrip = line.scripDetail;
-  const exchange = OFS_LINE_SEGMENTS[scrip._ExchangeName];
+  const exchange = ofsSegmentOfLine(scrip._ExchangeName);
   const named = `${scrip.symbol} ${scrip._Series} on ${scrip._ExchangeName}`;
   const prefix = `orders[${index}].scripDetail`;
   const candidates = issues.filter((issue) => issue.exchange === exchange && issue.symbol === scrip.symbol && issue.series === scrip._Series);
@@ -140,7 +107,7 @@ export function matchOfsIssue(line: OrderLine, index: number, issues: readonly O
  * The OFS bid a line stands for, not yet checked: the issue's exchange and scrip_token, the line's
  * values under the bid's names. A TriggerPrice of 0 is the cart's way of writing the bid's null.
  */
-export function ofsBidOfLine(line: OrderLine, issue: OfsIssue): unknown {
+export function ofsBidOfLine(line: CartLine, issue: OfsIssue): unknown {
   const scrip = line.scripDetail;
   const trigger = line.TriggerPrice === undefined ? 0 : Number(line.TriggerPrice);
   return {
@@ -163,17 +130,6 @@ export function ofsBidOfLine(line: OrderLine, issue: OfsIssue): unknown {
     ...(line.validity !== undefined && { validity: line.validity }),
     ...(line.is_amo !== undefined && { is_amo: line.is_amo }),
   };
-}
-
-export type LineBid = { ok: true; bid: OfsOrderRequest } | { ok: false; violations: Violation[] };
-
-const checkOfsOrderRequest = compileChecker(createAjv(), OfsOrderRequest);
-
-/** The line's bid against the place-order schema, the check a single bid's body gets first (400 codes). */
-export function lineBid(line: OrderLine, index: number, issue: OfsIssue): LineBid {
-  const bid = ofsBidOfLine(line, issue);
-  const violations = checkOfsOrderRequest(bid);
-  return violations.length === 0 ? { ok: true, bid: bid as OfsOrderRequest } : { ok: false, violations: asLineViolations(index, violations) };
 }
 
 export type ExecutionOutcome = 'all-placed' | 'some-placed' | 'none-placed';
