@@ -35,7 +35,7 @@ const ledgerLine = (entry: FundsLedgerEntry) =>
   `${entry.id} ${isoInstant(entry.at)} ${entry.kind} ${formatPrice(entry.amountPaise)} order=${entry.orderId ?? '-'}\n`;
 
 export function fundsCommand(io: CliIo): Command {
-  const funds = new Command('funds').description("users' funds: bids of a user with a funds account block their value (see README: Funds)");
+  const funds = new Command('funds').description("users' funds: bids of a user with a funds account block their value (see docs/operations.md: Funds)");
   funds
     .command('deposit')
     .description("add cash to a user's funds account, opening it (the user becomes funds-checked) if missing")

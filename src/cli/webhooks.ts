@@ -51,7 +51,7 @@ function deliveryJson(d: ListedDelivery): Record<string, unknown> {
 }
 
 export function webhooksCommand(io: CliIo): Command {
-  const webhooks = new Command('webhooks').description("POST a user's order events to a URL, signed (see README: Webhooks)");
+  const webhooks = new Command('webhooks').description("POST a user's order events to a URL, signed (see docs/events.md: Webhooks)");
   webhooks
     .command('add')
     .description("register a URL for a user's order events (https, or http with WEBHOOK_ALLOW_HTTP=true; it is not fetched now)")

@@ -9,7 +9,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 
-/** What the operator allows webhook URLs (README, Configuration). */
+/** What the operator allows webhook URLs (docs/configuration.md). */
 export interface WebhookAddressPolicy {
   /** WEBHOOK_ALLOW_HTTP: plain http:// URLs (else https:// only). */
   allowHttp: boolean;

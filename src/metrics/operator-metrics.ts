@@ -5,7 +5,7 @@
  * part seeing only its narrow interface below; what lives elsewhere (the outbox's backlog, the open
  * streams) is read when Prometheus scrapes, not kept up to date on every change.
  *
- * The names, labels and meaning of every series: README, "Operator metrics and health".
+ * The names, labels and meaning of every series: docs/production.md, "Operator metrics and health".
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OutboxBacklog } from '../store/health.js';

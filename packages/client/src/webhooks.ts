@@ -1,5 +1,5 @@
 /**
- * Verifies a webhook delivery the way the README's receiver does: `X-Ordergate-Signature` must be `sha256=`
+ * Verifies a webhook delivery the way the documented receiver (docs/events.md) does: `X-Ordergate-Signature` must be `sha256=`
  * and the hex HMAC-SHA256, keyed with the whole `whsec_...` secret, of `X-Ordergate-Timestamp`, a `.` and the
  * raw body exactly as received; the timestamp (unix seconds) must be within five minutes of now. The
  * comparison takes constant time, and malformed input of any kind answers false rather than throwing.
