@@ -53,7 +53,9 @@ export default defineConfig(async () => {
   // out, and this says so.
   const withPostgres = reachable || process.env.CI === 'true';
   if (!withPostgres) {
-    process.stderr.write(`\nPostgreSQL is not reachable at ${postgresUrl.host}: the PostgreSQL run of test/http, test/store, test/oms, test/faults and the two-node end-to-end tests is SKIPPED.\n\n`);
+    process.stderr.write(
+      `\nPostgreSQL is not reachable at ${postgresUrl.host}: the PostgreSQL run of test/http, test/store, test/oms, test/faults and the two-node end-to-end tests is SKIPPED.\n\n`,
+    );
   }
   return {
     test: {
@@ -79,7 +81,14 @@ export default defineConfig(async () => {
                 test: {
                   ...shared,
                   name: 'postgres',
-                  include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/oms/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/e2e/message-socket.test.ts', 'test/e2e/odin-client.test.ts'],
+                  include: [
+                    'test/http/**/*.test.ts',
+                    'test/store/**/*.test.ts',
+                    'test/oms/**/*.test.ts',
+                    'test/faults/**/*.test.ts',
+                    'test/e2e/message-socket.test.ts',
+                    'test/e2e/odin-client.test.ts',
+                  ],
                   exclude: ['**/node_modules/**', ...HTTP_SQLITE_ONLY],
                   env: { ...env, ORDERGATE_TEST_DIALECT: 'postgres' },
                 },

@@ -24,7 +24,15 @@ export const ISSUE = { exchange: 'NSE_EQ', scripToken: 500112, symbol: 'SBIN', s
  * is accepted.
  */
 export const BID_BODY = JSON.stringify({
-  scrip_info: { exchange: ISSUE.exchange, scrip_token: ISSUE.scripToken, symbol: ISSUE.symbol, series: ISSUE.series, expiry_date: '', strike_price: '', option_type: '' },
+  scrip_info: {
+    exchange: ISSUE.exchange,
+    scrip_token: ISSUE.scripToken,
+    symbol: ISSUE.symbol,
+    series: ISSUE.series,
+    expiry_date: '',
+    strike_price: '',
+    option_type: '',
+  },
   transaction_type: 'BUY',
   product_type: 'OFS',
   order_type: 'RL',
@@ -89,7 +97,13 @@ export async function preload(store: Store, orders: number): Promise<void> {
   const now = Date.now();
   const owners = 1000;
   for (let i = 0; i < owners; i++) {
-    await users.create({ userId: `preload${String(i).padStart(4, '0')}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now });
+    await users.create({
+      userId: `preload${String(i).padStart(4, '0')}`,
+      passwordHash,
+      category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+      totpSecret: null,
+      now,
+    });
   }
   const chunk = 100_000;
   for (let start = 0; start < orders; start += chunk) {
@@ -114,7 +128,11 @@ export async function preload(store: Store, orders: number): Promise<void> {
           'RL', 1, 100, 0, 0, 'PENDING', 'preload', null, ${at}, ${at},
           case when n % 2 = 0 then 'RETAIL' else 'NON_RETAIL' end, 'SIMPRELOAD' || n
         from (${series}) s`.execute(trx);
-      for (const [status, actor] of [['OMSXMITTED', 'user'], ['EXXMITTED', 'oms'], ['PENDING', 'exchange']] as const) {
+      for (const [status, actor] of [
+        ['OMSXMITTED', 'user'],
+        ['EXXMITTED', 'oms'],
+        ['PENDING', 'exchange'],
+      ] as const) {
         await sql`insert into order_history (order_id, status, reason, quantity, price_paise, traded_quantity, at, actor, request_id)
           select ${id}, ${status}, 'preloaded', 1, 100, 0, ${at}, ${actor}, null from (${series}) s`.execute(trx);
       }

@@ -127,7 +127,14 @@ async function startOrdergate(databaseUrl: string, logFile: string): Promise<Nod
   const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench-results', 'profiles')}`] : [];
   const child = spawn(process.execPath, [...profile, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_ORDERS_PER_SECOND: '0' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      RATE_LIMIT_ORDERS_PER_SECOND: '0',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr!.pipe(createWriteStream(logFile, { flags: 'a' }));
@@ -179,7 +186,11 @@ async function postgresAdmin(statement: string): Promise<void> {
 }
 
 /** A fresh database of the dialect, migrated, with the bidders and the issue (and the preload). */
-async function prepareDatabase(dialect: 'sqlite' | 'postgres', label: string, preloadOrders: number): Promise<{ url: string; store: Store; bidders: Bidder[]; dispose(): Promise<void> }> {
+async function prepareDatabase(
+  dialect: 'sqlite' | 'postgres',
+  label: string,
+  preloadOrders: number,
+): Promise<{ url: string; store: Store; bidders: Bidder[]; dispose(): Promise<void> }> {
   let url: string;
   let drop: () => Promise<void>;
   if (dialect === 'sqlite') {
@@ -252,7 +263,9 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
     headers: { 'content-type': 'application/json' },
     body: BID_BODY,
     // A key per bid, unique across the run (bare ignores the header; it is sent alike).
-    ...(options.idempotencyKeys && { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }] }),
+    ...(options.idempotencyKeys && {
+      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }],
+    }),
     setupClient: (client) => {
       if (bare) return;
       const bidder = bidders[next++ % bidders.length]!;
@@ -260,7 +273,10 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
     },
   });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${failed} requests failed or were not 2xx against ${node.url} (non2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > 0)
+    throw new Error(
+      `${failed} requests failed or were not 2xx against ${node.url} (non2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
+    );
   return { bids: result['2xx'], durationS: result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max };
 }
 
@@ -279,7 +295,10 @@ async function omsLag(store: Store): Promise<number> {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('done_at', 'is', null)
       .executeTakeFirstOrThrow();
-    const latest = await store.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+    const latest = await store.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirstOrThrow();
     const now = Date.now();
     if (Number(row.n) > 0 || Number(latest.id) !== newest) emptySince = null;
     else emptySince ??= now;
@@ -359,7 +378,7 @@ async function readCosts(target: Target) {
   const bidder = target.bidders[0]!;
   const headers = { authorization: `Bearer ${bidder.token}` };
   const node = target.nodes[0]!;
-  const page = await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json() as { data: { order_id: string }[] };
+  const page = (await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json()) as { data: { order_id: string }[] };
   const orderId = page.data[0]!.order_id;
   const timed = async (path: string) => {
     const times: number[] = [];
@@ -418,7 +437,10 @@ async function main(): Promise<number> {
     const results: Record<string, unknown> = {};
     for (const t of plan.filter((p) => p.nodes === 1)) {
       const runs: Record<string, ReturnType<typeof summarize> & Awaited<ReturnType<typeof readCosts>>> = {};
-      for (const [variant, orders] of [['empty', 0], ['preloaded', options.preload]] as const) {
+      for (const [variant, orders] of [
+        ['empty', 0],
+        ['preloaded', options.preload],
+      ] as const) {
         const target = await startTarget(`${t.name}-${variant}`, t.dialect, 1, orders);
         await measure(target, options.rate, 2);
         await measure(bare, options.rate, 2);
@@ -427,7 +449,9 @@ async function main(): Promise<number> {
         for (let round = 1; round <= options.rounds; round++) {
           bareSamples.push(await measure(bare, options.rate));
           samples.push(await measure(target, options.rate));
-          log(`${target.name} round ${round}: ${samples.at(-1)!.rps.toFixed(0)} bids/s, p99 ${samples.at(-1)!.p99} ms (bare ${bareSamples.at(-1)!.rps.toFixed(0)})`);
+          log(
+            `${target.name} round ${round}: ${samples.at(-1)!.rps.toFixed(0)} bids/s, p99 ${samples.at(-1)!.p99} ms (bare ${bareSamples.at(-1)!.rps.toFixed(0)})`,
+          );
         }
         runs[variant] = { ...summarize(samples, bareSamples), ...(await readCosts(target)) };
         await target.dispose();
@@ -435,12 +459,22 @@ async function main(): Promise<number> {
       const empty = runs.empty!;
       const loaded = runs.preloaded!;
       results[t.name] = runs;
-      checks.push(atLeast(`${t.name}: bids/s with ${options.preload} orders / empty`, Number((loaded.rps / empty.rps).toFixed(3)), 1 - TARGETS.preloadTolerance));
-      checks.push(atMost(`${t.name}: p99 with ${options.preload} orders / empty`, Number((loaded.p99_ms / Math.max(1, empty.p99_ms)).toFixed(3)), 1 + TARGETS.preloadTolerance));
+      checks.push(
+        atLeast(`${t.name}: bids/s with ${options.preload} orders / empty`, Number((loaded.rps / empty.rps).toFixed(3)), 1 - TARGETS.preloadTolerance),
+      );
+      checks.push(
+        atMost(
+          `${t.name}: p99 with ${options.preload} orders / empty`,
+          Number((loaded.p99_ms / Math.max(1, empty.p99_ms)).toFixed(3)),
+          1 + TARGETS.preloadTolerance,
+        ),
+      );
       // Sub-millisecond reads: a difference of a tenth of a millisecond is noise, not growth.
       for (const read of ['order_book_page_ms', 'order_history_ms'] as const) {
         const ratio = (loaded[read] + 0.1) / (empty[read] + 0.1);
-        checks.push(atMost(`${t.name}: ${read.replace('_ms', '')} time with ${options.preload} orders / empty`, Number(ratio.toFixed(3)), 1 + TARGETS.preloadTolerance));
+        checks.push(
+          atMost(`${t.name}: ${read.replace('_ms', '')} time with ${options.preload} orders / empty`, Number(ratio.toFixed(3)), 1 + TARGETS.preloadTolerance),
+        );
       }
     }
     report.results = results;
@@ -468,7 +502,9 @@ async function main(): Promise<number> {
       const statuses = await orderStatuses(target);
       const rss = Math.max(...target.nodes.map((node) => peakRssMb(node.pid)));
       results[target.name] = { ...summary, peak_rss_mb: Math.round(rss), order_statuses: statuses };
-      const notPending = Object.entries(statuses).filter(([status]) => status !== 'PENDING').reduce((sum, [, n]) => sum + n, 0);
+      const notPending = Object.entries(statuses)
+        .filter(([status]) => status !== 'PENDING')
+        .reduce((sum, [, n]) => sum + n, 0);
       checks.push(atMost(`${target.name}: orders not PENDING after the run`, notPending, 0));
       checks.push(atMost(`${target.name}: peak RSS (MB) per node`, Math.round(rss), TARGETS.peakRssMb));
       checks.push(atMost(`${target.name}: OMS lag at the end of a round (ms)`, summary.oms_lag_ms ?? 0, TARGETS.omsLagMs));

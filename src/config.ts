@@ -285,7 +285,8 @@ function read(schema: TSchema, env: NodeJS.ProcessEnv): unknown {
 
 /** Why the metrics settings together are refused (null: they are not). */
 function metricsProblem(metrics: MetricsConfig, env: NodeJS.ProcessEnv): string | null {
-  if (metrics.port === null && (metrics.token !== null || env.METRICS_HOST)) return 'METRICS_HOST and METRICS_TOKEN need METRICS_PORT: without it there is no metrics listener';
+  if (metrics.port === null && (metrics.token !== null || env.METRICS_HOST))
+    return 'METRICS_HOST and METRICS_TOKEN need METRICS_PORT: without it there is no metrics listener';
   if (metrics.port !== null && metrics.token === null && !isLoopback(metrics.host)) {
     return `METRICS_HOST ${metrics.host} is reachable beyond this machine: set METRICS_TOKEN, or bind 127.0.0.1`;
   }

@@ -45,7 +45,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   const metrics = new OperatorMetrics();
-  const services = createServices(store, { tokenTtlSeconds: config.tokenTtlSeconds, limits: config.limits, metrics, passwordHasher: passwordHasherFor(config.passwordHashCost) });
+  const services = createServices(store, {
+    tokenTtlSeconds: config.tokenTtlSeconds,
+    limits: config.limits,
+    metrics,
+    passwordHasher: passwordHasherFor(config.passwordHashCost),
+  });
   watchStore(metrics, store);
   metrics.watchStreams(() => services.orderEvents.streams.usage());
   // The app closes its Redis client (rate limits) itself, in app.close().
@@ -73,7 +78,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
   logger.info({ url, database: store.location }, 'ordergate listening');
-  if (config.passwordHashCost !== 'owasp') logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
+  if (config.passwordHashCost !== 'owasp')
+    logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms }) : null;
   oms?.start();
   const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger, metrics.webhooks) : null;
@@ -104,8 +110,7 @@ export async function closeHttp(app: App, logger: Pick<Logger, 'warn'>): Promise
   }
 }
 
-export const EMPTY_DATABASE_HINT =
-  'The database has no users yet: run `npx ordergate demo` for a demo user, an API key and an OFS issue open for bids.';
+export const EMPTY_DATABASE_HINT = 'The database has no users yet: run `npx ordergate demo` for a demo user, an API key and an OFS issue open for bids.';
 
 /**
  * Runs until SIGTERM or SIGINT, then drains in-flight requests and closes the database. `hint` receives

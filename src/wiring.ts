@@ -110,7 +110,13 @@ export interface OmsOptions {
 
 /** The simulated OFS exchange over the store, with the given clock. */
 export function createSimulatedExchange(store: Store, now: () => number = Date.now): SimulatedExchange {
-  return new SimulatedExchange(store, new SimExchangeRepository(store.db, store.dialect), new OfsIssueRepository(store.db), new OfsOfferRepository(store.db), now);
+  return new SimulatedExchange(
+    store,
+    new SimExchangeRepository(store.db, store.dialect),
+    new OfsIssueRepository(store.db),
+    new OfsOfferRepository(store.db),
+    now,
+  );
 }
 
 /** The OMS worker over the store (not started). */

@@ -133,7 +133,13 @@ export async function call<T>(method: string, path: string, options: CallOptions
   settle(response.status, (parsed as Partial<ErrorEnvelope> | undefined)?.code);
   if (!response.ok) {
     const envelope = parsed as Partial<ErrorEnvelope> | undefined;
-    const error = new ApiError(response.status, envelope?.code ?? `http-${response.status}`, envelope?.message ?? response.statusText, envelope?.errors ?? [], envelope?.request_id);
+    const error = new ApiError(
+      response.status,
+      envelope?.code ?? `http-${response.status}`,
+      envelope?.message ?? response.statusText,
+      envelope?.errors ?? [],
+      envelope?.request_id,
+    );
     if (!options.anonymous && SESSION_ENDED.has(error.code)) sessionEnded(error);
     throw error;
   }
@@ -165,7 +171,15 @@ export async function logIn(credentials: Credentials): Promise<Session> {
       source: 'WEBAPI',
     },
   });
-  session = { userId: body.data.user_id, token: body.data.access_token, apiKey: credentials.apiKey, expiresAt: body.data.expires_at, category: null, offerCategory: null, operator: false };
+  session = {
+    userId: body.data.user_id,
+    token: body.data.access_token,
+    apiKey: credentials.apiKey,
+    expiresAt: body.data.expires_at,
+    category: null,
+    offerCategory: null,
+    operator: false,
+  };
   try {
     await readProfile();
   } catch (error) {

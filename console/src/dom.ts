@@ -49,7 +49,11 @@ export function field(label: string, control: HTMLInputElement | HTMLSelectEleme
 
 /** A select with its options (`[value, text]`), the `selected` one chosen. */
 export function select(name: string, options: [string, string][], selected?: string): HTMLSelectElement {
-  return h('select', { name }, options.map(([value, text]) => h('option', { value, selected: value === selected }, text)));
+  return h(
+    'select',
+    { name },
+    options.map(([value, text]) => h('option', { value, selected: value === selected }, text)),
+  );
 }
 
 /** A table whose cells stack under their column names at phone width (the names come from data-label). */
@@ -58,14 +62,26 @@ export function table(caption: string, columns: string[], rows: HTMLTableRowElem
     'table',
     { class: `responsive ${className}`.trim() },
     h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col' }, column)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((column) => h('th', { scope: 'col' }, column)),
+      ),
+    ),
     h('tbody', {}, rows),
   );
 }
 
 /** A row of `table`: each cell carries its column's name for the stacked layout. */
 export function row(columns: string[], cells: (Child | Child[])[], attributes: Attributes = {}): HTMLTableRowElement {
-  return h('tr', attributes, cells.map((cell, index) => h('td', { 'data-label': columns[index] ?? '' }, cell)));
+  return h(
+    'tr',
+    attributes,
+    cells.map((cell, index) => h('td', { 'data-label': columns[index] ?? '' }, cell)),
+  );
 }
 
 /** A status line that screen readers read when it changes (role=status is a polite live region). */

@@ -50,7 +50,13 @@ interface LinkedRoute {
 }
 
 const LINKED_ROUTES: LinkedRoute[] = [
-  { pattern: /^#\/offers\/([^/]+)\/book$/, parent: '#/offers', label: (offerId) => `Book of offer ${offerId}`, operatorOnly: true, view: (_context, offerId) => offerBookView(offerId) },
+  {
+    pattern: /^#\/offers\/([^/]+)\/book$/,
+    parent: '#/offers',
+    label: (offerId) => `Book of offer ${offerId}`,
+    operatorOnly: true,
+    view: (_context, offerId) => offerBookView(offerId),
+  },
 ];
 
 /** What a hash shows: the link of the header it is under (`exact` when it is that view itself), a title, the view. */
@@ -144,7 +150,9 @@ function start(session: Session): void {
   orders.subscribe((order, previous) => {
     if (previous !== undefined && previous.status === order.status) return;
     const price = order.order_type === 'RL-MKT' ? 'cut-off' : formatPrice(order.order_price);
-    announce(`Order ${order.order_id}, ${order.symbol} ${formatQuantity(order.total_quantity)} at ${price}: ${order.status}${order.error_reason === '' ? '' : `, ${order.error_reason}`}`);
+    announce(
+      `Order ${order.order_id}, ${order.symbol} ${formatQuantity(order.total_quantity)} at ${price}: ${order.status}${order.error_reason === '' ? '' : `, ${order.error_reason}`}`,
+    );
   });
   let loaded = false;
   const indicator = streamStatus(announce);
@@ -162,7 +170,13 @@ function start(session: Session): void {
   });
   stream.start();
 
-  nav.replaceChildren(h('ul', {}, routesFor(session).map((r) => h('li', {}, h('a', { href: r.path }, r.label)))));
+  nav.replaceChildren(
+    h(
+      'ul',
+      {},
+      routesFor(session).map((r) => h('li', {}, h('a', { href: r.path }, r.label))),
+    ),
+  );
   nav.hidden = false;
   const logout = h('button', { type: 'button', class: 'secondary' }, 'Log out');
   logout.addEventListener('click', () => {

@@ -35,7 +35,9 @@ export class PasswordChecks {
     if (address === undefined) return this.inTurn(check);
     const held = this.held.get(address) ?? 0;
     if (held >= this.perAddress && this.waiting.length >= this.maxWaiting / 2) {
-      throw new ApiError(Errors.RATE_LIMITED, `Too many logins at once from this address (at most ${this.perAddress} checked at a time); retry after 1 s`, [], { 'Retry-After': '1' });
+      throw new ApiError(Errors.RATE_LIMITED, `Too many logins at once from this address (at most ${this.perAddress} checked at a time); retry after 1 s`, [], {
+        'Retry-After': '1',
+      });
     }
     this.held.set(address, held + 1);
     try {

@@ -85,7 +85,15 @@ function tableRow(entry: AuditEntry): string[] {
   if (entry.kind === 'request') {
     const order = entry.orderId ?? (entry.ordercartId === null ? '-' : `cart ${entry.ordercartId}`);
     const path = entry.pathCut === null ? entry.path : `${entry.path}[cut: ${entry.pathCut.bytes} bytes]`;
-    return [at, 'request', entry.userId ?? '-', entry.clientAddress, entry.requestId, order, `${entry.method} ${path} -> ${entry.statusCode} ${entry.code ?? '-'}`];
+    return [
+      at,
+      'request',
+      entry.userId ?? '-',
+      entry.clientAddress,
+      entry.requestId,
+      order,
+      `${entry.method} ${path} -> ${entry.statusCode} ${entry.code ?? '-'}`,
+    ];
   }
   const terms = `qty ${entry.quantity} price ${formatPrice(entry.pricePaise)} traded ${entry.tradedQuantity}`;
   return [at, 'order', entry.actor ?? '-', '-', entry.requestId ?? '-', entry.orderId, `${entry.status} (${terms}): ${entry.reason}`];
@@ -119,10 +127,10 @@ function archiveCommand(io: CliIo): Command {
         '',
         'The file: JSON lines, a header {"format","table","before"}, one line per record as stored, oldest first,',
         'and a trailer {"end","rows","first_id","last_id"}. It is synced before anything is removed; then, in one',
-        'transaction, the database records the archive (rows, ids, the file\'s SHA-256) and removes exactly those',
+        "transaction, the database records the archive (rows, ids, the file's SHA-256) and removes exactly those",
         'records: the one deletion the trail allows. A failure removes the file and changes nothing.',
         'Prints archived, digest_file, rows, first_id, last_id, before, archived_at and digest (the SHA-256 of the file) as `name: value` lines.',
-        'Order state changes (order_history) are the orders\' own history and are not archived.',
+        "Order state changes (order_history) are the orders' own history and are not archived.",
       ].join('\n'),
     )
     .action(async (options: { before: number; to: string }) => {
@@ -141,7 +149,10 @@ function verifyArchiveCommand(io: CliIo): Command {
   return new Command('verify-archive')
     .description('check that a file is a whole archive that this database made, unchanged')
     .argument('<file>', 'an archive file written by `ordergate audit archive`')
-    .addHelpText('after', '\nPrints verified, rows, first_id, last_id, before, archived_at and digest (the SHA-256 of the file) as `name: value` lines; else exit 1 with the reason.')
+    .addHelpText(
+      'after',
+      '\nPrints verified, rows, first_id, last_id, before, archived_at and digest (the SHA-256 of the file) as `name: value` lines; else exit 1 with the reason.',
+    )
     .action(async (file: string) => {
       await withWorkspace(io, async ({ store }) => {
         const archive = await new AuditArchiveService(new AuditRepository(store), Date.now).verify(file);

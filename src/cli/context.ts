@@ -49,7 +49,15 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
     const issues = new OfsIssueRepository(store.db);
     const funds = new FundsService(store, new FundsRepository(store.db, store.dialect), users);
     const offers = new OfsOfferRepository(store.db);
-    return await work({ config, store, users, issues, offers, admin: new AdminService(users, offers, Date.now, passwordHasherFor(config.passwordHashCost)), funds });
+    return await work({
+      config,
+      store,
+      users,
+      issues,
+      offers,
+      admin: new AdminService(users, offers, Date.now, passwordHasherFor(config.passwordHashCost)),
+      funds,
+    });
   } finally {
     await store.close();
   }

@@ -94,10 +94,26 @@ export function demoOfferImport(now: number, daySeconds: number = DEMO_OFFER_DAY
 export type DemoBid = Record<string, unknown>;
 
 /** A bid on the offer's listing on `exchange`, in the series of `category` there. */
-function offerBid(offer: OfsOfferImport, exchange: 'NSE_EQ' | 'BSE_EQ', category: 'RETAIL' | 'NON_RETAIL' | 'EMPLOYEE', orderType: 'RL' | 'RL-MKT', quantity: number, price: number, identifier: string): DemoBid {
+function offerBid(
+  offer: OfsOfferImport,
+  exchange: 'NSE_EQ' | 'BSE_EQ',
+  category: 'RETAIL' | 'NON_RETAIL' | 'EMPLOYEE',
+  orderType: 'RL' | 'RL-MKT',
+  quantity: number,
+  price: number,
+  identifier: string,
+): DemoBid {
   const listing = offer.listings.find((l) => l.exchange === exchange)!;
   return {
-    scrip_info: { exchange, scrip_token: listing.scrip_token, symbol: offer.symbol, series: listing.series[category], expiry_date: '', strike_price: '', option_type: '' },
+    scrip_info: {
+      exchange,
+      scrip_token: listing.scrip_token,
+      symbol: offer.symbol,
+      series: listing.series[category],
+      expiry_date: '',
+      strike_price: '',
+      option_type: '',
+    },
     transaction_type: 'BUY',
     product_type: 'OFS',
     order_type: orderType,
@@ -127,7 +143,15 @@ export function demoOfferBids(offer: OfsOfferImport): { nii: DemoBid; mf: DemoBi
 }
 
 /** demo-nii's revision of its carried-forward bid on T+1 (PUT .../orders/regular/NSE_EQ/{order_id}): 101.50. */
-export const DEMO_NII_REVISION = { order_type: 'RL', quantity: '6000', price: 101.5, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null };
+export const DEMO_NII_REVISION = {
+  order_type: 'RL',
+  quantity: '6000',
+  price: 101.5,
+  disclosed_quantity: 0,
+  validity: '',
+  validity_days: 0,
+  trigger_price: null,
+};
 
 /** One demo user's credentials, as --json prints them. */
 interface DemoOfferUser {
@@ -196,8 +220,8 @@ const EXPECTED_OUTCOME = [
   '#   3,500 left to carry forward), demo-mf 3,000 at 100.50 (EXECUTED; 2,500 of them from the MF/IC',
   '#   reservation). The T-day cut-off is the lowest allotted price, 100.50; the 3,250 non-retail shares left',
   '#   go to retail on T+1.',
-  '#   T+1 close: demo\'s 100 retail shares at 100.50 - 2.50 = 98.00 (UNIFORM), its 50 employee shares at',
-  '#   100.50 less 5 % = 95.47 (rounded down). demo-nii\'s carried-forward 3,500 at 101.50 get nothing: it',
+  "#   T+1 close: demo's 100 retail shares at 100.50 - 2.50 = 98.00 (UNIFORM), its 50 employee shares at",
+  "#   100.50 less 5 % = 95.47 (rounded down). demo-nii's carried-forward 3,500 at 101.50 get nothing: it",
   '#   holds the cap already, and its order ends EXECUTED with the 2,500. The rest returns to the seller.',
   '#   Funds: debited demo-nii Rs 2,52,500.00, demo-mf Rs 3,01,500.00, demo Rs 14,573.50; nothing blocked.',
   '#   Holdings, 60 s after each allotment: demo 150 DEMOCO (average 97.16), demo-nii 2,500, demo-mf 3,000.',
@@ -234,7 +258,10 @@ function shellSnippet(offer: OfsOfferImport, bidders: readonly BidderState[], op
     '# lines below into a shell: each step waits for its instant, or paste the steps one by one when they apply.',
     '',
     `BASE=${shellQuote(baseUrl)}`,
-    ...bidders.flatMap((b) => [`TOKEN_${shellName(b.credentials.user_id)}=${shellQuote(b.credentials.access_token)}`, `API_KEY_${shellName(b.credentials.user_id)}=${shellQuote(b.credentials.api_key)}`]),
+    ...bidders.flatMap((b) => [
+      `TOKEN_${shellName(b.credentials.user_id)}=${shellQuote(b.credentials.access_token)}`,
+      `API_KEY_${shellName(b.credentials.user_id)}=${shellQuote(b.credentials.api_key)}`,
+    ]),
     '# Waits until an instant (seconds since 1970).',
     'wait_until() { while [ "$(date +%s)" -lt "$1" ]; do sleep 1; done; }',
     '',
@@ -258,7 +285,12 @@ function shellSnippet(offer: OfsOfferImport, bidders: readonly BidderState[], op
     curl('GET', '/authentication/v1/user/balance', DEMO_NII_USER_ID),
     '# demo-mf\'s: "status":"EXECUTED","traded_quantity":3000,"traded_price":"100.50".',
     curl('GET', '/transactional/v1/orders', DEMO_MF_USER_ID),
-    ...(operator ? ["# The operator's book (demo is an operator): allotments per category and listing, the open demand by price.", curl('GET', `/operator/v1/ofs/offers/${offer.offer_id}/book`, DEMO_USER_ID)] : []),
+    ...(operator
+      ? [
+          "# The operator's book (demo is an operator): allotments per category and listing, the open demand by price.",
+          curl('GET', `/operator/v1/ofs/offers/${offer.offer_id}/book`, DEMO_USER_ID),
+        ]
+      : []),
     '',
     ...at(time.t1OpensAt + 2 * SECOND, `T+1 is open until ${isoInstant(time.t1ClosesAt)}`),
     '# demo-nii carries the rest of its bid forward, and revises it to 101.50 (at or above the cut-off).',
@@ -329,7 +361,9 @@ async function demoLogin(auth: AuthService, userId: string) {
       throw new CliError(`the user ${userId} is disabled; \`ordergate users enable ${userId}\` lets it log in again`);
     }
     if (error instanceof ApiError) {
-      throw new CliError(`the existing user ${userId} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo-offer\``);
+      throw new CliError(
+        `the existing user ${userId} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo-offer\``,
+      );
     }
     throw error;
   }
@@ -356,7 +390,10 @@ export function demoOfferCommand(io: CliIo): Command {
     )
     .option('--json', 'print one JSON object {users: [{user_id, password, api_key, access_token, category}], offer} instead')
     .option('--day-seconds <seconds>', `the length of each bidding day, T and T+1 (30 to 86400; default ${DEMO_OFFER_DAY_SECONDS})`, parseDaySeconds)
-    .option('--allow-other-users', 'run on a database that holds other users too (and enable the demo users if they were disabled): their known logins then work there')
+    .option(
+      '--allow-other-users',
+      'run on a database that holds other users too (and enable the demo users if they were disabled): their known logins then work there',
+    )
     .addHelpText(
       'after',
       [
@@ -408,8 +445,12 @@ export function demoOfferCommand(io: CliIo): Command {
         await admin.addEmployees(offer.offer_id, [DEMO_USER_ID]);
         io.stderr.write(`registered ${DEMO_USER_ID} as an eligible employee of ${offer.offer_id}\n`);
         const time = timelineOf(offer);
-        io.stderr.write(`T   opens ${isoInstant(time.tOpensAt)}, closes ${isoInstant(time.tClosesAt)}: non-retail bids (${DEMO_NII_USER_ID}, ${DEMO_MF_USER_ID})\n`);
-        io.stderr.write(`T+1 opens ${isoInstant(time.t1OpensAt)}, closes ${isoInstant(time.t1ClosesAt)}: retail, employee (${DEMO_USER_ID}) and carried-forward bids\n`);
+        io.stderr.write(
+          `T   opens ${isoInstant(time.tOpensAt)}, closes ${isoInstant(time.tClosesAt)}: non-retail bids (${DEMO_NII_USER_ID}, ${DEMO_MF_USER_ID})\n`,
+        );
+        io.stderr.write(
+          `T+1 opens ${isoInstant(time.t1OpensAt)}, closes ${isoInstant(time.t1ClosesAt)}: retail, employee (${DEMO_USER_ID}) and carried-forward bids\n`,
+        );
 
         if (options.json) {
           io.stdout.write(`${JSON.stringify({ users: bidders.map((b) => b.credentials), offer })}\n`);
@@ -424,7 +465,13 @@ export function demoOfferCommand(io: CliIo): Command {
  * Readies a logged-in demo user: its category (an operator may have changed it), a funds account if it has
  * none (one it has is kept as it is: its bids may block or have spent part of it), and a new API key.
  */
-async function prepareBidder(io: CliIo, { users, admin, funds }: Workspace, bidder: DemoBidder, created: boolean, login: { accessToken: string; expiresAt: number }): Promise<BidderState> {
+async function prepareBidder(
+  io: CliIo,
+  { users, admin, funds }: Workspace,
+  bidder: DemoBidder,
+  created: boolean,
+  login: { accessToken: string; expiresAt: number },
+): Promise<BidderState> {
   io.stderr.write(created ? `created user ${bidder.userId} (${bidder.category})\n` : `user ${bidder.userId} exists: keeping it\n`);
   const user = (await users.find(bidder.userId))!;
   if (user.offerCategory !== bidder.category || user.marginType !== bidder.marginType) {

@@ -20,7 +20,6 @@ import { AuthService } from '../services/auth.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 import { describeOfsIssue } from './ofs.js';
 
-
 /** Rs 10,00,000: the demo user's first deposit, enough for many retail bids. */
 export const DEMO_FUNDS_PAISE = 100_000_000;
 
@@ -103,10 +102,25 @@ function cartLine(quantity: number) {
 }
 
 /** The text result: a shell snippet whose comments carry the credentials, followed by curl commands. */
-function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: FundsAccount | undefined, operator: boolean, baseUrl: string, expiresAt: number): string {
+function shellSnippet(
+  credentials: DemoCredentials,
+  issue: OfsIssue,
+  funds: FundsAccount | undefined,
+  operator: boolean,
+  baseUrl: string,
+  expiresAt: number,
+): string {
   const raw = credentials.ofs_issues[0]!;
   const bid = {
-    scrip_info: { exchange: raw.exchange, scrip_token: raw.scrip_token, symbol: raw.symbol, series: raw.series, expiry_date: '', strike_price: '', option_type: '' },
+    scrip_info: {
+      exchange: raw.exchange,
+      scrip_token: raw.scrip_token,
+      symbol: raw.symbol,
+      series: raw.series,
+      expiry_date: '',
+      strike_price: '',
+      option_type: '',
+    },
     transaction_type: 'BUY',
     product_type: 'OFS',
     order_type: 'RL',
@@ -183,7 +197,6 @@ function shellSnippet(credentials: DemoCredentials, issue: OfsIssue, funds: Fund
   ].join('\n');
 }
 
-
 function operatorLine(operator: boolean, issue: OfsIssueImport): string {
   if (!operator) return "no (--allow-other-users: the published login does not see other users' bids)";
   return `yes: GET /operator/v1/ofs/${issue.exchange}/${issue.scrip_token}/book shows the issue's demand by price`;
@@ -208,7 +221,10 @@ export function demoCommand(io: CliIo): Command {
     )
     .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
     .option('--close-in <seconds>', 'close both bidding windows this many seconds from now (10 to 86400), to watch the allocation', parseCloseIn)
-    .option('--allow-other-users', 'run on a database that holds other users too (and enable the demo user if it was disabled): its known login then works there')
+    .option(
+      '--allow-other-users',
+      'run on a database that holds other users too (and enable the demo user if it was disabled): its known login then works there',
+    )
     .addHelpText(
       'after',
       [
@@ -254,7 +270,9 @@ export function demoCommand(io: CliIo): Command {
             throw new CliError(`the user ${DEMO_USER_ID} is disabled; \`ordergate users enable ${DEMO_USER_ID}\` lets it log in again`);
           }
           if (error instanceof ApiError) {
-            throw new CliError(`the existing user ${DEMO_USER_ID} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo\``);
+            throw new CliError(
+              `the existing user ${DEMO_USER_ID} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo\``,
+            );
           }
           throw error;
         }

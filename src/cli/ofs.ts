@@ -132,7 +132,7 @@ export function ofsCommand(io: CliIo): Command {
     .description("record the seller's green-shoe decision for an offer (announced by 17:00 on T); taken until the T allocation runs")
     .argument('<offer_id>')
     .addArgument(new Argument('<exercised>', 'true or false').choices(['true', 'false']))
-    .addHelpText('after', '\nPrints on stdout the offer\'s line, as `ofs import` does, with its total and reservations recomputed.')
+    .addHelpText('after', "\nPrints on stdout the offer's line, as `ofs import` does, with its total and reservations recomputed.")
     .action(async (offerId: string, exercised: 'true' | 'false') => {
       await withWorkspace(io, async ({ admin, offers }) => {
         await admin.setGreenShoe(offerId, exercised === 'true');
@@ -141,7 +141,9 @@ export function ofsCommand(io: CliIo): Command {
     });
   ofs
     .command('proceed')
-    .description('allot an under-subscribed T day anyway (non-retail demand short of the non-retail portion: the T allocation waits for this or for `ofs cancel`)')
+    .description(
+      'allot an under-subscribed T day anyway (non-retail demand short of the non-retail portion: the T allocation waits for this or for `ofs cancel`)',
+    )
     .argument('<offer_id>')
     .action(async (offerId: string) => {
       await withWorkspace(io, async ({ admin }) => {

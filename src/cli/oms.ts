@@ -17,7 +17,9 @@ function untilSignalled(): Promise<NodeJS.Signals> {
 
 export function omsCommand(io: CliIo): Command {
   return new Command('oms')
-    .description('run the OMS worker and the webhook dispatcher alone over DATABASE_URL until SIGTERM or SIGINT (beside servers started with OMS_EMBEDDED=false)')
+    .description(
+      'run the OMS worker and the webhook dispatcher alone over DATABASE_URL until SIGTERM or SIGINT (beside servers started with OMS_EMBEDDED=false)',
+    )
     .addHelpText(
       'after',
       '\nLogs are JSON lines on stderr. Several workers may run on one database: each outbox entry is taken by one of them.' +

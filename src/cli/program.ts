@@ -66,7 +66,18 @@ export function buildProgram(io: CliIo): Command {
         '  SHED_COMMIT_WAIT_MS (2000), SHED_EVENT_LOOP_DELAY_MS (1000)  load shedding of order entry; 0: off',
       ].join('\n'),
     );
-  for (const build of [demoCommand, demoOfferCommand, usersCommand, apiKeysCommand, fundsCommand, ofsCommand, webhooksCommand, auditCommand, serveCommand, omsCommand]) {
+  for (const build of [
+    demoCommand,
+    demoOfferCommand,
+    usersCommand,
+    apiKeysCommand,
+    fundsCommand,
+    ofsCommand,
+    webhooksCommand,
+    auditCommand,
+    serveCommand,
+    omsCommand,
+  ]) {
     program.addCommand(build(io));
   }
   configureErrors(program, io);

@@ -18,7 +18,9 @@ async function readPassword(stdin: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   // `echo secret | ordergate ...` and here-strings end with one newline that is not part of the password.
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** The password of `add` and `reset-password`: stdin with --password-stdin, else a generated one. */
@@ -36,7 +38,7 @@ const demoDisabledHint = (userId: string) =>
 /** The categories an operator may name: the framework's five, and NON_RETAIL, the old name of NII. */
 const CATEGORY_CHOICES = [...USER_CATEGORIES, 'NON_RETAIL'];
 const categoryHelp = "the user's OFS category: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC, OTHS (FPIs, banks, FIs); NON_RETAIL is NII";
-const marginHelp = 'the margin of an MF, IC or OTHS user\'s bids: H (100 %) or T (0 %, its custodian confirms)';
+const marginHelp = "the margin of an MF, IC or OTHS user's bids: H (100 %) or T (0 %, its custodian confirms)";
 
 interface AddOptions {
   category: string;
@@ -73,7 +75,11 @@ export function usersCommand(io: CliIo): Command {
     .action(async (userId: string, options: AddOptions) => {
       const password = await chosenPassword(io, options.passwordStdin);
       await withWorkspace(io, async ({ admin, store, users: userRepository }) => {
-        const user = await admin.addUser(userId, password, { category: userCategoryOf(options.category)!, marginType: options.margin, totp: options.totp === true });
+        const user = await admin.addUser(userId, password, {
+          category: userCategoryOf(options.category)!,
+          marginType: options.margin,
+          totp: options.totp === true,
+        });
         // Made an operator right after its creation; should the command die in between, the user is only
         // a trader, which `set-operator` mends.
         if (options.operator) await userRepository.setOperator(user.userId, Date.now());
@@ -92,7 +98,7 @@ export function usersCommand(io: CliIo): Command {
     });
   users
     .command('revoke-sessions')
-    .description("end every session of a user at once, on every node: their access tokens answer 401 (they may log in again)")
+    .description('end every session of a user at once, on every node: their access tokens answer 401 (they may log in again)')
     .argument('<user_id>')
     .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  sessions_revoked: <how many were open>')
     .action(async (userId: string) => {
@@ -135,7 +141,7 @@ export function usersCommand(io: CliIo): Command {
     });
   users
     .command('reset-password')
-    .description("set a new password for a user (hashed with scrypt) and end every session of the user")
+    .description('set a new password for a user (hashed with scrypt) and end every session of the user')
     .argument('<user_id>')
     .option('--password-stdin', 'read the new password from stdin (one trailing newline is dropped) instead of generating one')
     .addHelpText(

@@ -69,7 +69,7 @@ export function webhooksCommand(io: CliIo): Command {
         '',
         'Refused unless allowed: plain http (WEBHOOK_ALLOW_HTTP=true), a user name or password in the URL, and',
         'a host that is (or now resolves to) a loopback, private, link-local or other non-public address (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true),',
-        'and a port other than 443, the scheme\'s default or 1024 to 65535 (WEBHOOK_ALLOW_ANY_PORT=true).',
+        "and a port other than 443, the scheme's default or 1024 to 65535 (WEBHOOK_ALLOW_ANY_PORT=true).",
         'A name is checked at each delivery, against every address it resolves to.',
       ].join('\n'),
     )
@@ -89,7 +89,10 @@ export function webhooksCommand(io: CliIo): Command {
     .command('list')
     .description('list webhooks (removed ones too) with their delivery counts')
     .option('--user <user_id>', "only this user's webhooks")
-    .addHelpText('after', '\nPrints on stdout one line per webhook:\n  <webhook_id> user=<user_id> url=<url> created=<ISO> removed=<ISO|-> pending=<n> delivered=<n> failed=<n>')
+    .addHelpText(
+      'after',
+      '\nPrints on stdout one line per webhook:\n  <webhook_id> user=<user_id> url=<url> created=<ISO> removed=<ISO|-> pending=<n> delivered=<n> failed=<n>',
+    )
     .action(async (options: { user?: string }) => {
       await withWebhooks(io, async (service) => {
         for (const w of await service.list(options.user)) {

@@ -46,10 +46,9 @@ export interface AllocationBid {
   placedSeq: number;
 }
 
-export type AllocationInput = Pick<
-  OfsIssue,
-  'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'
-> & { bids: readonly AllocationBid[] };
+export type AllocationInput = Pick<OfsIssue, 'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'> & {
+  bids: readonly AllocationBid[];
+};
 
 export interface CategoryAllocation {
   /** The shares this category could be allotted: its reserved portion, after what spilled in or out. */
@@ -155,7 +154,13 @@ function allocateCategory(
   const byId = new Map(bids.map((r) => [r.bid.orderId, r]));
   const shared = sharePortion(
     label,
-    bids.map((r) => ({ orderId: r.bid.orderId, placedSeq: r.bid.placedSeq, quantity: r.quantity, pricePaise: r.effectivePricePaise, cutoff: r.bid.pricePaise === 0 })),
+    bids.map((r) => ({
+      orderId: r.bid.orderId,
+      placedSeq: r.bid.placedSeq,
+      quantity: r.quantity,
+      pricePaise: r.effectivePricePaise,
+      cutoff: r.bid.pricePaise === 0,
+    })),
     portion,
     method,
   );
@@ -224,8 +229,7 @@ export function sharePortion(label: string, bids: readonly PortionBid[], portion
     for (const r of sorted) shares.set(r.orderId, { quantity: 0n, how: `nothing is left of the ${label} portion` });
     return { demand, allotted: 0n, clearingPricePaise: null, shares };
   }
-  const clearingPricePaise =
-    method === 'PROPORTIONATE' ? allotProportionately(sorted, portion, shares) : allotByPricePriority(sorted, portion, shares);
+  const clearingPricePaise = method === 'PROPORTIONATE' ? allotProportionately(sorted, portion, shares) : allotByPricePriority(sorted, portion, shares);
   return { demand, allotted: portion, clearingPricePaise, shares };
 }
 
@@ -364,6 +368,8 @@ function describePrice(r: PortionBid): string {
 export function formatRatio(demand: bigint, supply: bigint): string {
   const rounded = (demand * 200n + supply) / (2n * supply);
   const hundredths = rounded > 100n ? rounded : 101n;
-  const fraction = String(hundredths % 100n).padStart(2, '0').replace(/0+$/, '');
+  const fraction = String(hundredths % 100n)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return fraction === '' ? `${hundredths / 100n}` : `${hundredths / 100n}.${fraction}`;
 }

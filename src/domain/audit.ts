@@ -191,7 +191,9 @@ export class AuditArchiveReader {
     const trailer = this.trailer;
     if (trailer === null || !endsWithLineBreak) return fail('the trailer is missing: the file was cut short');
     if (trailer.rows !== this.rows || trailer.first_id !== this.firstId || trailer.last_id !== this.lastId) {
-      return fail(`the trailer counts ${String(trailer.rows)} records (ids ${String(trailer.first_id)} to ${String(trailer.last_id)}); the file holds ${this.rows} (${this.firstId} to ${this.lastId})`);
+      return fail(
+        `the trailer counts ${String(trailer.rows)} records (ids ${String(trailer.first_id)} to ${String(trailer.last_id)}); the file holds ${this.rows} (${this.firstId} to ${this.lastId})`,
+      );
     }
     return { ok: true, summary: { before: this.before, rows: this.rows, firstId: this.firstId, lastId: this.lastId } };
   }

@@ -108,7 +108,8 @@ function crossFieldFaults(line: CartLine): LineFault[] {
   const isStopLoss = STOP_LOSS_ORDER_TYPES.includes(line.OrderType);
 
   if (isMarket && price !== 0) faults.push({ field: 'Price', message: `must be "0" for OrderType ${line.OrderType} (a market order)` });
-  if (!isMarket && price === 0) faults.push({ field: 'Price', message: `must be above 0 for OrderType ${line.OrderType}; use ${line.OrderType}-MKT for a market order` });
+  if (!isMarket && price === 0)
+    faults.push({ field: 'Price', message: `must be above 0 for OrderType ${line.OrderType}; use ${line.OrderType}-MKT for a market order` });
 
   if (isStopLoss && (trigger === undefined || trigger === 0)) {
     faults.push({ field: 'TriggerPrice', message: `is required and must be above 0 for OrderType ${line.OrderType}` });

@@ -42,7 +42,10 @@ export function blockRequiredPaise(terms: BidTerms, tradedQuantity: number, pric
 export function fundsShortfall(requiredPaise: bigint, heldPaise: number, availablePaise: number): string | null {
   const more = requiredPaise - BigInt(heldPaise);
   if (more <= BigInt(availablePaise)) return null;
-  const needs = heldPaise === 0 ? `the bid needs ${formatRupees(requiredPaise)} of funds` : `the new terms need ${formatRupees(more)} more funds (${formatRupees(requiredPaise)} in all)`;
+  const needs =
+    heldPaise === 0
+      ? `the bid needs ${formatRupees(requiredPaise)} of funds`
+      : `the new terms need ${formatRupees(more)} more funds (${formatRupees(requiredPaise)} in all)`;
   return `${needs}; ${formatRupees(availablePaise)} available`;
 }
 

@@ -38,7 +38,9 @@ export interface KeyedRequest {
 
 /** SHA-256 (hex) of the method, the path and the canonical JSON of the body. */
 export function requestFingerprint(request: KeyedRequest): string {
-  return createHash('sha256').update(`${request.method} ${request.path}\n${canonicalJson(request.body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${request.method} ${request.path}\n${canonicalJson(request.body)}`)
+    .digest('hex');
 }
 
 /** A key as stored: held by a running request, or done with its kept answer. */

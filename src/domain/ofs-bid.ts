@@ -31,12 +31,7 @@ export interface OfsKind {
 }
 
 export type OfsKindField =
-  | 'validity'
-  | 'transaction_type'
-  | 'order_type'
-  | 'is_amo'
-  | 'scrip_info.exchange'
-  | `scrip_info.${(typeof OFS_DERIVATIVE_FIELDS)[number]}`;
+  'validity' | 'transaction_type' | 'order_type' | 'is_amo' | 'scrip_info.exchange' | `scrip_info.${(typeof OFS_DERIVATIVE_FIELDS)[number]}`;
 
 /** The fields (bid names) whose values make a request no OFS bid; empty for an OFS bid. */
 export function ofsKindFaults(bid: OfsKind): OfsKindField[] {

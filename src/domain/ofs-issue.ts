@@ -35,7 +35,6 @@ export function rupeesToPaise(rupees: number): number | null {
   return Number.isSafeInteger(paise) && paise / 100 === rupees ? paise : null;
 }
 
-
 /** Paise as rupees with two decimals: 10150 -> "101.50", -5 -> "-0.05". */
 export function formatPrice(paise: number | bigint): string {
   const value = BigInt(paise);

@@ -113,12 +113,23 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
     return null;
   });
   const { eligible, trimmed } = capToSingleBidder(sorted, portions.singleBidderCap, new Map());
-  const asPortionBid = (bid: OfferBid, quantity: bigint): PortionBid => ({ orderId: bid.orderId, placedSeq: bid.placedSeq, quantity, pricePaise: bid.pricePaise, cutoff: false });
+  const asPortionBid = (bid: OfferBid, quantity: bigint): PortionBid => ({
+    orderId: bid.orderId,
+    placedSeq: bid.placedSeq,
+    quantity,
+    pricePaise: bid.pricePaise,
+    cutoff: false,
+  });
   const book = sorted.filter((bid) => eligible.get(bid.orderId)! > 0n);
   const portion = BigInt(portions.nonRetail);
 
   // The clearing level over the whole book: sharing it whole tells where the marginal level is.
-  const whole = sharePortion('non-retail', book.map((bid) => asPortionBid(bid, eligible.get(bid.orderId)!)), portion, offer.allocation);
+  const whole = sharePortion(
+    'non-retail',
+    book.map((bid) => asPortionBid(bid, eligible.get(bid.orderId)!)),
+    portion,
+    offer.allocation,
+  );
   const demand = whole.demand;
   const fits = demand <= portion;
   // Nothing to clear (the demand fits, or the portion is 0 shares): every valid bid is at or above the level.
@@ -136,19 +147,14 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
   );
   const rest = sharePortion(
     'non-retail',
-    atOrAbove
-      .map((bid) => stepBid(bid, eligible.get(bid.orderId)! - shareOf(reserved, bid.orderId)))
-      .filter((b) => b.quantity > 0n),
+    atOrAbove.map((bid) => stepBid(bid, eligible.get(bid.orderId)! - shareOf(reserved, bid.orderId))).filter((b) => b.quantity > 0n),
     portion - reserved.allotted,
     offer.allocation,
   );
 
   const allotted = new Map(sorted.map((bid) => [bid.orderId, shareOf(reserved, bid.orderId) + shareOf(rest, bid.orderId)]));
   const lowestAllotted = sorted.reduce((lowest, bid) => (allotted.get(bid.orderId)! > 0n ? Math.min(lowest, bid.pricePaise) : lowest), Infinity);
-  const cutoffPricePaise =
-    offer.allocation === 'PROPORTIONATE'
-      ? level
-      : Number.isFinite(lowestAllotted) ? lowestAllotted : offer.floorPricePaise;
+  const cutoffPricePaise = offer.allocation === 'PROPORTIONATE' ? level : Number.isFinite(lowestAllotted) ? lowestAllotted : offer.floorPricePaise;
 
   const allottedByBidder = new Map<string, number>();
   const allotments = sorted.map((bid): OfferAllotment => {
@@ -203,7 +209,13 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   const valued = (bid: OfferBid) => (bid.pricePaise === 0 ? cutoff : bid.pricePaise);
   const retail = sharePortion(
     'retail',
-    retailBids.map((bid) => ({ orderId: bid.orderId, placedSeq: bid.placedSeq, quantity: BigInt(bid.quantity), pricePaise: valued(bid), cutoff: bid.pricePaise === 0 })),
+    retailBids.map((bid) => ({
+      orderId: bid.orderId,
+      placedSeq: bid.placedSeq,
+      quantity: BigInt(bid.quantity),
+      pricePaise: valued(bid),
+      cutoff: bid.pricePaise === 0,
+    })),
     retailPortion,
     offer.allocation,
   );
@@ -212,7 +224,10 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
     const share = retail.shares.get(bid.orderId)!;
     const before = offer.retailAllocationPrice === 'UNIFORM' ? retailCutoffPricePaise : valued(bid);
     const price = discountedPricePaise(before, offer.retailDiscount);
-    allotments.set(bid.orderId, outcome(bid, share.quantity, price, `retail; ${share.how}; ${offer.retailAllocationPrice} price ${formatPrice(before)} less the discount`, share.how));
+    allotments.set(
+      bid.orderId,
+      outcome(bid, share.quantity, price, `retail; ${share.how}; ${offer.retailAllocationPrice} price ${formatPrice(before)} less the discount`, share.how),
+    );
   }
 
   // Employees.
@@ -221,7 +236,16 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   const employee = allocateEmployees(employeeBids, BigInt(portions.employee), cutoff);
   for (const bid of employeeBids) {
     const quantity = employee.byOrder.get(bid.orderId)!;
-    allotments.set(bid.orderId, outcome(bid, quantity, employeePricePaise, `employee; ${employee.how}; the T-day cut-off ${formatPrice(cutoff)} less the employee discount`, employee.how));
+    allotments.set(
+      bid.orderId,
+      outcome(
+        bid,
+        quantity,
+        employeePricePaise,
+        `employee; ${employee.how}; the T-day cut-off ${formatPrice(cutoff)} less the employee discount`,
+        employee.how,
+      ),
+    );
   }
 
   // Unsubscribed retail shares to the carried-forward bids, within the single-bidder cap.
@@ -239,14 +263,28 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   for (const bid of carried) {
     const share = spill.shares.get(bid.orderId) ?? { quantity: 0n, how: 'over the single-bidder cap' };
     const capNote = trimmedNote(trimmed.get(bid.orderId), portions.singleBidderCap);
-    allotments.set(bid.orderId, outcome(bid, share.quantity, bid.pricePaise, `carried forward; unsubscribed retail shares by price priority, ${share.how}${capNote}`, `${share.how}${capNote}`));
+    allotments.set(
+      bid.orderId,
+      outcome(
+        bid,
+        share.quantity,
+        bid.pricePaise,
+        `carried forward; unsubscribed retail shares by price priority, ${share.how}${capNote}`,
+        `${share.how}${capNote}`,
+      ),
+    );
   }
 
   const returnedToSeller = Number(unsubscribedRetail - spill.allotted) + portions.employee - Number(employee.allotted);
   return {
     retail: summary(retail, retailPortion),
     retailCutoffPricePaise,
-    employee: { portion: portions.employee, demand: Number(employee.demand), allotted: Number(employee.allotted), clearingPricePaise: employeeBids.length > 0 ? employeePricePaise : null },
+    employee: {
+      portion: portions.employee,
+      demand: Number(employee.demand),
+      allotted: Number(employee.allotted),
+      clearingPricePaise: employeeBids.length > 0 ? employeePricePaise : null,
+    },
     employeePricePaise,
     carriedForward: summary(spill, unsubscribedRetail),
     returnedToSeller,
@@ -366,7 +404,12 @@ function shareOf(step: SharedPortion, orderId: string): bigint {
 
 function outcome(bid: OfferBid, quantity: bigint, pricePaise: number, how: string, why: string): OfferAllotment {
   if (quantity === 0n) return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on T+1: ${why}` };
-  return { orderId: bid.orderId, allottedQuantity: Number(quantity), pricePaise, reason: `allotted ${quantity} of ${bid.quantity} on T+1 at ${formatPrice(pricePaise)} (${how})` };
+  return {
+    orderId: bid.orderId,
+    allottedQuantity: Number(quantity),
+    pricePaise,
+    reason: `allotted ${quantity} of ${bid.quantity} on T+1 at ${formatPrice(pricePaise)} (${how})`,
+  };
 }
 
 function summary(step: SharedPortion, portion: bigint): StepSummary {
@@ -379,8 +422,10 @@ function checkBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string
   for (const bid of bids) {
     if (seen.has(bid.orderId)) throw new RangeError(`bid ${bid.orderId} appears more than once`);
     seen.add(bid.orderId);
-    if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1) throw new RangeError(`bid ${bid.orderId}: quantity ${bid.quantity} is not a whole number of at least 1`);
-    if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) throw new RangeError(`bid ${bid.orderId}: price ${bid.pricePaise} is not a whole number of paise`);
+    if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1)
+      throw new RangeError(`bid ${bid.orderId}: quantity ${bid.quantity} is not a whole number of at least 1`);
+    if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0)
+      throw new RangeError(`bid ${bid.orderId}: price ${bid.pricePaise} is not a whole number of paise`);
     const why = refusal(bid);
     if (why !== null) throw new RangeError(`bid ${bid.orderId}: ${why}`);
   }

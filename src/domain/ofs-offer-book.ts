@@ -78,7 +78,8 @@ export function offerBook(offer: OfferTerms, rows: readonly OfferBookRow[]): Off
       levels.set(row.pricePaise, level);
     }
   }
-  for (const category of categories) category.byListing.sort((a, b) => (a.exchange === b.exchange ? a.scripToken - b.scripToken : a.exchange < b.exchange ? -1 : 1));
+  for (const category of categories)
+    category.byListing.sort((a, b) => (a.exchange === b.exchange ? a.scripToken - b.scripToken : a.exchange < b.exchange ? -1 : 1));
   let cumulative = 0;
   const nonRetailDemand = [...levels]
     .sort(([a], [b]) => b - a)

@@ -60,7 +60,11 @@ function describeSeries(listing: OfferListing): string {
  * the retail and the non-retail series of a listing (one series for both) follows the bidder. An
  * employee bid needs the bidder registered for the offer; a registered employee may also bid as retail.
  */
-export function bidCategory(listing: OfferListing, series: string, bidder: OfferBidder): { category: OfferCategory; violations: [] } | { category: null; violations: Violation[] } {
+export function bidCategory(
+  listing: OfferListing,
+  series: string,
+  bidder: OfferBidder,
+): { category: OfferCategory; violations: [] } | { category: null; violations: Violation[] } {
   const where = `on ${listing.exchange} (scrip_token ${listing.scripToken})`;
   const refuse = (kind: Violation['kind'], message: string) => ({ category: null, violations: [{ kind, field: 'scrip_info.series', message }] });
   if (listing.series.EMPLOYEE !== null && series === listing.series.EMPLOYEE) {
@@ -118,7 +122,10 @@ export function offerDayViolations(
   const inT1 = offer.t1Day.opensAt <= now && now < offer.t1Day.closesAt;
   if (biddingDay(category) === 'T') {
     if (now < offer.tDay.opensAt) {
-      return refuse(Errors.OFS_WINDOW_NOT_OPEN, `The T-day session of ${offer.symbol} opens at ${formatInstant(offer.tDay.opensAt)}; ${name} ${what} are taken from then`);
+      return refuse(
+        Errors.OFS_WINDOW_NOT_OPEN,
+        `The T-day session of ${offer.symbol} opens at ${formatInstant(offer.tDay.opensAt)}; ${name} ${what} are taken from then`,
+      );
     }
     if (now < offer.tDay.closesAt && state === 'T_OPEN') return [];
     if (inT1 && state === 'T1_OPEN') {
@@ -129,12 +136,18 @@ export function offerDayViolations(
         );
       }
       if (!carriedForward) {
-        return refuse(Errors.OFS_NOT_CARRIED_FORWARD, `On T+1 a non-retail bid may be modified or cancelled only once it is carried forward; carry it forward first`);
+        return refuse(
+          Errors.OFS_NOT_CARRIED_FORWARD,
+          `On T+1 a non-retail bid may be modified or cancelled only once it is carried forward; carry it forward first`,
+        );
       }
       return [];
     }
     if (now >= offer.t1Day.closesAt || state === 'ALLOCATED') {
-      return refuse(Errors.OFS_WINDOW_CLOSED, `The T+1 session of ${offer.symbol} closed at ${formatInstant(offer.t1Day.closesAt)}; no more ${name} ${what} are taken`);
+      return refuse(
+        Errors.OFS_WINDOW_CLOSED,
+        `The T+1 session of ${offer.symbol} closed at ${formatInstant(offer.t1Day.closesAt)}; no more ${name} ${what} are taken`,
+      );
     }
     return refuse(
       Errors.OFS_WINDOW_CLOSED,
@@ -143,11 +156,17 @@ export function offerDayViolations(
     );
   }
   if (now >= offer.t1Day.closesAt || state === 'ALLOCATED') {
-    return refuse(Errors.OFS_WINDOW_CLOSED, `The T+1 session of ${offer.symbol} closed at ${formatInstant(offer.t1Day.closesAt)}; no more ${name} ${what} are taken`);
+    return refuse(
+      Errors.OFS_WINDOW_CLOSED,
+      `The T+1 session of ${offer.symbol} closed at ${formatInstant(offer.t1Day.closesAt)}; no more ${name} ${what} are taken`,
+    );
   }
   if (!inT1 || state !== 'T1_OPEN') {
     const after = state === 'T_OPEN' && now >= offer.tDay.closesAt ? ', after the T allocation has fixed the cut-off price (it has not run yet)' : '';
-    return refuse(Errors.OFS_WINDOW_NOT_OPEN, `${capitalise(name)} bids in ${offer.symbol} are taken on T+1, from ${formatInstant(offer.t1Day.opensAt)}${after}`);
+    return refuse(
+      Errors.OFS_WINDOW_NOT_OPEN,
+      `${capitalise(name)} bids in ${offer.symbol} are taken on T+1, from ${formatInstant(offer.t1Day.opensAt)}${after}`,
+    );
   }
   return [];
 }
@@ -171,7 +190,9 @@ export function offerPriceViolations(
   const cutoffBid = bid.orderType === CUTOFF_ORDER_TYPE;
   if (category === 'EMPLOYEE') {
     if (cutoffBid) return [];
-    return [{ kind: Errors.OFS_EMPLOYEE_CUTOFF_ONLY, field: 'order_type', message: 'Employee bids are cut-off bids only: send order_type RL-MKT with price 0' }];
+    return [
+      { kind: Errors.OFS_EMPLOYEE_CUTOFF_ONLY, field: 'order_type', message: 'Employee bids are cut-off bids only: send order_type RL-MKT with price 0' },
+    ];
   }
   if (category === 'RETAIL') {
     if (cutoffBid || tCutoffPricePaise === null || bid.pricePaise >= tCutoffPricePaise) return [];
@@ -193,7 +214,13 @@ export function offerPriceViolations(
     ];
   }
   if (bid.pricePaise < offer.floorPricePaise) {
-    return [{ kind: Errors.OFS_BELOW_FLOOR, field: 'price', message: `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}` }];
+    return [
+      {
+        kind: Errors.OFS_BELOW_FLOOR,
+        field: 'price',
+        message: `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`,
+      },
+    ];
   }
   if (carriedForward && tCutoffPricePaise !== null && bid.pricePaise < tCutoffPricePaise) {
     return [
@@ -208,7 +235,11 @@ export function offerPriceViolations(
 }
 
 /** A 0 %-margin bid may be revised upward only: neither its price nor its quantity may fall. */
-export function marginRevisionViolations(marginType: MarginType, previous: Pick<BidTerms, 'quantity' | 'pricePaise'>, next: Pick<BidTerms, 'quantity' | 'pricePaise'>): Violation[] {
+export function marginRevisionViolations(
+  marginType: MarginType,
+  previous: Pick<BidTerms, 'quantity' | 'pricePaise'>,
+  next: Pick<BidTerms, 'quantity' | 'pricePaise'>,
+): Violation[] {
   if (marginType !== 'T') return [];
   const violations: Violation[] = [];
   if (next.pricePaise < previous.pricePaise) {
@@ -252,9 +283,12 @@ export function carryForwardViolations(offer: Pick<Offer, 'symbol' | 't1Day'>, s
   const refuse = (message: string): Violation[] => [{ kind: Errors.OFS_CARRY_FORWARD_NOT_ALLOWED, field: '', message }];
   if (state === 'CANCELLED') return [{ kind: Errors.OFS_OFFER_CANCELLED, field: '', message: `The offer of ${offer.symbol} was cancelled` }];
   if (!isNonRetailCategory(bid.category)) return refuse(`Only non-retail bids are carried forward; this is a ${describeCategory(bid.category)} bid`);
-  if (!bid.live || bid.unallottedQuantity <= 0) return refuse('The bid has nothing left to carry forward: it was allotted in full, or it is cancelled or rejected');
+  if (!bid.live || bid.unallottedQuantity <= 0)
+    return refuse('The bid has nothing left to carry forward: it was allotted in full, or it is cancelled or rejected');
   if (state !== 'T1_OPEN' || now < offer.t1Day.opensAt || now >= offer.t1Day.closesAt) {
-    return refuse(`Bids are carried forward during T+1, from ${formatInstant(offer.t1Day.opensAt)} until ${formatInstant(offer.t1Day.closesAt)}, once the T allocation has run`);
+    return refuse(
+      `Bids are carried forward during T+1, from ${formatInstant(offer.t1Day.opensAt)} until ${formatInstant(offer.t1Day.closesAt)}, once the T allocation has run`,
+    );
   }
   return [];
 }
@@ -266,18 +300,30 @@ export function carryForwardViolations(offer: Pick<Offer, 'symbol' | 't1Day'>, s
 export function offerRetailLimitViolations(symbol: string, bid: BidTerms, tCutoffPricePaise: number, currentPaise: bigint): Violation[] {
   const cutoffBid = bid.orderType === CUTOFF_ORDER_TYPE;
   const unit = BigInt(cutoffBid ? tCutoffPricePaise : bid.pricePaise);
-  return valueLimitViolations(Errors.OFS_RETAIL_LIMIT, RETAIL_LIMIT_PAISE, currentPaise, bid.quantity, unit, (current, total, limit, most) =>
-    `Your live retail bids in the offer of ${symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
-    `At ${cutoffBid ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
+  return valueLimitViolations(
+    Errors.OFS_RETAIL_LIMIT,
+    RETAIL_LIMIT_PAISE,
+    currentPaise,
+    bid.quantity,
+    unit,
+    (current, total, limit, most) =>
+      `Your live retail bids in the offer of ${symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
+      `At ${cutoffBid ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
   );
 }
 
 /** An employee's bids in the offer, valued at the T-day cut-off, total at most Rs 5,00,000. */
 export function employeeLimitViolations(symbol: string, quantity: number, tCutoffPricePaise: number, otherQuantity: number): Violation[] {
   const unit = BigInt(tCutoffPricePaise);
-  return valueLimitViolations(Errors.OFS_EMPLOYEE_LIMIT, EMPLOYEE_LIMIT_PAISE, BigInt(otherQuantity) * unit, quantity, unit, (current, total, limit, most) =>
-    `Your live employee bids in the offer of ${symbol} total ${current} at the T-day cut-off price ${formatPrice(unit)}; with this bid they would total ${total}, ` +
-    `over the employee limit of ${limit}. You may bid for at most ${most} more shares`,
+  return valueLimitViolations(
+    Errors.OFS_EMPLOYEE_LIMIT,
+    EMPLOYEE_LIMIT_PAISE,
+    BigInt(otherQuantity) * unit,
+    quantity,
+    unit,
+    (current, total, limit, most) =>
+      `Your live employee bids in the offer of ${symbol} total ${current} at the T-day cut-off price ${formatPrice(unit)}; with this bid they would total ${total}, ` +
+      `over the employee limit of ${limit}. You may bid for at most ${most} more shares`,
   );
 }
 
@@ -343,16 +389,19 @@ export function offerPlacementViolations(
   if (request.symbol !== offer.symbol) {
     return {
       category: null,
-      violations: [{ kind: Errors.OFS_SCRIP_MISMATCH, field: 'scrip_info.symbol', message: `symbol "${request.symbol}" does not match the offer's symbol "${offer.symbol}"` }],
+      violations: [
+        {
+          kind: Errors.OFS_SCRIP_MISMATCH,
+          field: 'scrip_info.symbol',
+          message: `symbol "${request.symbol}" does not match the offer's symbol "${offer.symbol}"`,
+        },
+      ],
     };
   }
   const judged = bidCategory(listing, request.series, bidder);
   if (judged.category === null) return judged;
   const { category } = judged;
-  const violations = [
-    ...offerDayViolations(offer, context.state, category, 'place', false, now),
-    ...tickViolations(request.price, offer),
-  ];
+  const violations = [...offerDayViolations(offer, context.state, category, 'place', false, now), ...tickViolations(request.price, offer)];
   if (violations.length === 0) violations.push(...offerPriceViolations(request.terms, offer, category, context.tCutoffPricePaise, false));
   if (violations.length === 0) violations.push(...offerLimitViolations(context, category, request.terms, others));
   return { category, marginType: bidMarginType(category, bidder), violations };
@@ -397,7 +446,11 @@ export function offerModificationViolations(
 }
 
 /** Cancelling a live bid in an offer: the day rules, and never a 0 %-margin bid. */
-export function offerCancellationViolations(context: OfferContext, bid: Pick<LiveOfferBid, 'category' | 'marginType' | 'carriedForward'>, now: number): Violation[] {
+export function offerCancellationViolations(
+  context: OfferContext,
+  bid: Pick<LiveOfferBid, 'category' | 'marginType' | 'carriedForward'>,
+  now: number,
+): Violation[] {
   const day = offerDayViolations(context.offer, context.state, bid.category, 'cancel', bid.carriedForward, now);
   return day.length > 0 ? day : marginCancelViolations(bid.marginType);
 }

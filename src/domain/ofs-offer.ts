@@ -130,7 +130,9 @@ function percentOf(n: number, pct: number, round: 'ceil' | 'floor'): number {
  * bidder past 25 %. When the MF/IC reservation would be more than the non-retail portion (a retail
  * reservation above 75 %, which no seller has made), it is the non-retail portion.
  */
-export function offerPortions(offer: Pick<OfferTerms, 'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity'>): OfferPortions {
+export function offerPortions(
+  offer: Pick<OfferTerms, 'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity'>,
+): OfferPortions {
   const total = offer.baseQuantity + (offer.greenShoeExercised ? offer.greenShoeQuantity : 0);
   const retailReserved = percentOf(total, offer.retailReservePct, 'ceil');
   const nonRetail = total - retailReserved;
@@ -288,7 +290,10 @@ export function offerTermsProblems(offer: Offer): string[] {
   if (offer.floorPricePaise % offer.tickSizePaise !== 0) {
     problems.push(`floor_price: ${formatPrice(offer.floorPricePaise)} is not a multiple of tick_size ${formatPrice(offer.tickSizePaise)}`);
   }
-  for (const [field, discount] of [['retail_discount', offer.retailDiscount], ['employee_discount', offer.employeeDiscount]] as const) {
+  for (const [field, discount] of [
+    ['retail_discount', offer.retailDiscount],
+    ['employee_discount', offer.employeeDiscount],
+  ] as const) {
     // The discounted prices start from a cut-off at or above the floor: a discount below the floor leaves a price.
     if (discount !== null && 'paise' in discount && discount.paise >= offer.floorPricePaise) {
       problems.push(`${field}: Rs ${formatPrice(discount.paise)} off would leave no price at the floor price ${formatPrice(offer.floorPricePaise)}`);

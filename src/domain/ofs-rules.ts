@@ -221,9 +221,15 @@ export function exposureValuePaise(exposures: readonly IssueExposure[]): bigint 
 export function retailLimitViolations(bid: BidTerms, issue: OfsIssue, category: BidderCategory, exposures: readonly IssueExposure[]): Violation[] {
   if (category !== 'RETAIL') return [];
   const unit = unitValuePaise(bid, issue);
-  return valueLimitViolations(Errors.OFS_RETAIL_LIMIT, RETAIL_LIMIT_PAISE, exposureValuePaise(exposures), bid.quantity, unit, (current, total, limit, most) =>
-    `Your live retail bids in ${issue.symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
-    `At ${bid.orderType === CUTOFF_ORDER_TYPE ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
+  return valueLimitViolations(
+    Errors.OFS_RETAIL_LIMIT,
+    RETAIL_LIMIT_PAISE,
+    exposureValuePaise(exposures),
+    bid.quantity,
+    unit,
+    (current, total, limit, most) =>
+      `Your live retail bids in ${issue.symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
+      `At ${bid.orderType === CUTOFF_ORDER_TYPE ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
   );
 }
 

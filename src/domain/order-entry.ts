@@ -32,10 +32,7 @@ export interface OrderModification extends BidTerms {
 
 /** "Modification requested: quantity 10 -> 20, price 101.00 -> 102.00", plus any other term that changed. */
 export function modificationReason(order: Order, change: OrderModification): string {
-  const parts = [
-    `quantity ${order.quantity} -> ${change.quantity}`,
-    `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`,
-  ];
+  const parts = [`quantity ${order.quantity} -> ${change.quantity}`, `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`];
   if (order.orderType !== change.orderType) parts.push(`order_type ${order.orderType} -> ${change.orderType}`);
   if (order.disclosedQuantity !== change.disclosedQuantity) parts.push(`disclosed_quantity ${order.disclosedQuantity} -> ${change.disclosedQuantity}`);
   return `Modification requested: ${parts.join(', ')}`;
@@ -82,7 +79,6 @@ export interface OrderActionCommand {
 /** What a request asks of the order-entry batch. */
 export type OrderCommand = PlaceCommand | ModifyCommand | OrderActionCommand;
 
-
 export const issueKey = (exchange: string, scripToken: number) => `${exchange}\u0000${scripToken}`;
 
 /**
@@ -127,7 +123,12 @@ export class BatchSnapshot {
   otherOfferBids(userId: string, offerId: string, except: Order | null): OtherOfferBid[] {
     return [...this.offerBidsOf(userId, offerId).values()]
       .filter((order) => order.orderId !== except?.orderId)
-      .map((order) => ({ category: order.offerCategory!, orderType: order.orderType, pricePaise: order.pricePaise, quantity: order.quantity - order.tradedQuantity }));
+      .map((order) => ({
+        category: order.offerCategory!,
+        orderType: order.orderType,
+        pricePaise: order.pricePaise,
+        quantity: order.quantity - order.tradedQuantity,
+      }));
   }
 
   private exposureRowsOf(userId: string, symbol: string): RetailExposure[] {
@@ -374,15 +375,20 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
   const { caller } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
   if (order.offerId === null) {
-    throw new ApiError(Errors.OFS_CARRY_FORWARD_NOT_ALLOWED, `Order ${order.orderId} is a bid in an OFS issue, not in an offer: only bids in an offer are carried forward`, [
-      { field: 'order_id', message: 'the order is not a bid in an offer' },
-    ]);
+    throw new ApiError(
+      Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
+      `Order ${order.orderId} is a bid in an OFS issue, not in an offer: only bids in an offer are carried forward`,
+      [{ field: 'order_id', message: 'the order is not a bid in an offer' }],
+    );
   }
   const unallotted = order.quantity - order.tradedQuantity;
   const context = offerContextOf(state, order);
-  ApiError.throwIfAny(carryForwardViolations(context.offer, context.state, { category: order.offerCategory!, live: true, unallottedQuantity: unallotted }, state.now));
+  ApiError.throwIfAny(
+    carryForwardViolations(context.offer, context.state, { category: order.offerCategory!, live: true, unallottedQuantity: unallotted }, state.now),
+  );
   const origin = { actor: caller.userId, requestId: command.requestId };
-  if (order.carriedForwardAt !== null) return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin };
+  if (order.carriedForwardAt !== null)
+    return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin };
   return {
     before: order,
     after: { ...order, carriedForwardAt: state.now, updatedAt: state.now },
@@ -415,11 +421,9 @@ function ownLiveOrder(state: BatchSnapshot, caller: Requester, exchange: string,
     ]);
   }
   if (order.cancelRequestedAt !== null) {
-    throw new ApiError(
-      Errors.ORDER_CANCEL_PENDING,
-      `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`,
-      [{ field: 'order_id', message: 'a cancellation is under way' }],
-    );
+    throw new ApiError(Errors.ORDER_CANCEL_PENDING, `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`, [
+      { field: 'order_id', message: 'a cancellation is under way' },
+    ]);
   }
   return order;
 }

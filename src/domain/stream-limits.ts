@@ -28,7 +28,10 @@ export interface PendingHeld {
 }
 
 /** Which pending cap refuses a new connection: its address's first (only that client can free it). */
-export function pendingLimitReached(held: PendingHeld, caps: Pick<StreamCaps, 'pendingSocketsPerNode' | 'pendingSocketsPerAddress'>): 'address' | 'node' | null {
+export function pendingLimitReached(
+  held: PendingHeld,
+  caps: Pick<StreamCaps, 'pendingSocketsPerNode' | 'pendingSocketsPerAddress'>,
+): 'address' | 'node' | null {
   if (held.byAddress >= caps.pendingSocketsPerAddress) return 'address';
   if (held.onNode >= caps.pendingSocketsPerNode) return 'node';
   return null;

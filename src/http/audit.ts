@@ -37,9 +37,7 @@ export const REDACTED = '[redacted]';
 export function redactSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [key, SECRET_FIELDS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, SECRET_FIELDS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field)]));
 }
 
 /** Whether a secret-named field appears anywhere in the value (without copying it). */

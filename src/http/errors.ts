@@ -18,10 +18,7 @@ import { REQUEST_ID_HEADER } from './request-id.js';
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, kind: ErrorKind, message: string, errors: FieldError[] = []) {
-  return reply
-    .code(kind.status)
-    .type('application/json; charset=utf-8')
-    .send({ status: 'error', code: kind.code, message, errors, request_id: request.id });
+  return reply.code(kind.status).type('application/json; charset=utf-8').send({ status: 'error', code: kind.code, message, errors, request_id: request.id });
 }
 
 const VALIDATION_CONTEXT_KIND: Record<string, ErrorKind> = {
@@ -30,12 +27,7 @@ const VALIDATION_CONTEXT_KIND: Record<string, ErrorKind> = {
 };
 
 /** Schema failures that name no code of their own. */
-const GENERIC_SCHEMA_KINDS: ReadonlySet<ErrorKind> = new Set([
-  Errors.FIELD_REQUIRED,
-  Errors.WRONG_TYPE,
-  Errors.UNKNOWN_FIELD,
-  Errors.INVALID_VALUE,
-]);
+const GENERIC_SCHEMA_KINDS: ReadonlySet<ErrorKind> = new Set([Errors.FIELD_REQUIRED, Errors.WRONG_TYPE, Errors.UNKNOWN_FIELD, Errors.INVALID_VALUE]);
 
 /** Fastify's own errors (parsing, limits) -> our catalog. */
 function frameworkErrorKind(error: FastifyError): ErrorKind | undefined {
@@ -108,13 +100,25 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
       const path = request.url.split('?')[0] ?? '';
       const kind = tagged ?? Errors.ROUTE_NOT_FOUND;
       const message = tagged ? tagged.title : `No endpoint for ${request.method} ${path}`;
-      return sendError(request, reply, kind, message, violations.map(({ field }) => ({ field, message })));
+      return sendError(
+        request,
+        reply,
+        kind,
+        message,
+        violations.map(({ field }) => ({ field, message })),
+      );
     }
     const contextKind = VALIDATION_CONTEXT_KIND[context];
     if (contextKind) {
       // A header or query schema tagged with a code of its own (e.g. Idempotency-Key) answers that code.
       const tagged = violations.find((v) => !GENERIC_SCHEMA_KINDS.has(v.kind))?.kind;
-      return sendError(request, reply, tagged ?? contextKind, violations[0]?.message ?? error.message, violations.map(({ field, message }) => ({ field, message })));
+      return sendError(
+        request,
+        reply,
+        tagged ?? contextKind,
+        violations[0]?.message ?? error.message,
+        violations.map(({ field, message }) => ({ field, message })),
+      );
     }
     const bodyMissing = violations.length === 1 && violations[0]!.field === '' && (request.body === undefined || request.body === null);
     if (bodyMissing) return sendError(request, reply, Errors.BODY_REQUIRED, 'This call needs a JSON object body');

@@ -42,7 +42,13 @@ export const INDICATIVE_PRICE_EVENT = 'indicative_price';
 
 function indicativeFrame(point: IndicativePoint): string {
   const figures = (f: IndicativeFigures) => ({ price: f.pricePaise === null ? null : f.pricePaise / 100, quantity: f.quantity });
-  const data = { offer_id: point.offerId, at: new Date(point.at).toISOString(), ...figures(point.all), margin_100: figures(point.margin100), margin_0: figures(point.margin0) };
+  const data = {
+    offer_id: point.offerId,
+    at: new Date(point.at).toISOString(),
+    ...figures(point.all),
+    margin_100: figures(point.margin100),
+    margin_0: figures(point.margin0),
+  };
   // No id: a client's Last-Event-ID stays the last order event's.
   return `event: ${INDICATIVE_PRICE_EVENT}\ndata: ${JSON.stringify(data)}\n\n`;
 }
@@ -59,7 +65,7 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, s
         description: [
           'Every change of one of your orders is one event: `id: <event id>`, `event: order_update`, and one `data:` line of JSON (the schema below). Comments (`: heartbeat`) keep the connection alive every 15 seconds.',
           'Without `Last-Event-ID` the stream is live only, and it starts with an `id:` line alone (no event: an EventSource dispatches nothing for it) naming the event it starts after, so that a client dropped before its first event resumes from there; with `Last-Event-ID`, every later event of yours is sent first, then the live ones, without gap or repeat.',
-          'Event ids are your own count of order events (your first is 1, each next one is one more, with no gaps; they say nothing of other users\' events), in the order the changes were committed, on every node. A live stream of a user with no events yet opens with `id: 0`. A `Last-Event-ID` after your last event (an id kept from before ids were per user) answers 400 `e-124`: reconnect without it once.',
+          "Event ids are your own count of order events (your first is 1, each next one is one more, with no gaps; they say nothing of other users' events), in the order the changes were committed, on every node. A live stream of a user with no events yet opens with `id: 0`. A `Last-Event-ID` after your last event (an id kept from before ids were per user) answers 400 `e-124`: reconnect without it once.",
           `While an offer's T day is open, each change of its indicative price (what the exchange publishes: the volume-weighted average price of the valid non-retail bids and their quantity, all and by margin type) is an event \`event: ${INDICATIVE_PRICE_EVENT}\` without an id (it is the same for everybody and is not replayed; the latest is in GET /transactional/v1/ofs/offers), whose \`data:\` is \`{"offer_id", "at", "price", "quantity", "margin_100": {"price", "quantity"}, "margin_0": {...}}\`.`,
           'One user holds at most MAX_STREAMS_PER_USER streams and live order sockets together on a node (10 by default; one more: 429 `e-429`), a node at most MAX_STREAMS_PER_NODE (2,000; one more: 503 `e-503`), both with `Retry-After`.',
           `The token is checked again every ${recheckSeconds} seconds and at its expiry: once it is revoked (logout), expired or its user disabled, the stream ends with a last event \`event: ${STREAM_END_EVENT}\` whose \`data:\` is the error envelope that a call with the token would get (e-202, e-203, e-204, ...). A server shutting down ends it the same way, with \`e-503\`: reconnect with \`Last-Event-ID\`.`,

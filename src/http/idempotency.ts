@@ -61,11 +61,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * For a route whose service writes the answer with its change: the answer to keep, from the change's
  * result (serialized as the route serializes it). Undefined when the request has no key.
  */
-export function answerInTransaction<T>(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  answer: (result: T) => unknown,
-): AnswerInTransaction<T> | undefined {
+export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyReply, answer: (result: T) => unknown): AnswerInTransaction<T> | undefined {
   const held = request.idempotency;
   if (held === null) return undefined;
   return held.service.answerInTransaction<T>(held.claim, (result) => {

@@ -65,7 +65,11 @@ export function judgedEventLoopDelay(sampledMs: number, heldMs: () => number): n
  * Registers the measures and the hook that sheds. Call it before the auth hook: a shed call then costs no
  * token lookup, the cheapest answer the server can give while it is behind.
  */
-export function registerLoadShedding(app: App, config: SheddingConfig, commitsFallBehind: (maxWaitMs: number) => { behind: boolean; oldestWaitMs: number }): void {
+export function registerLoadShedding(
+  app: App,
+  config: SheddingConfig,
+  commitsFallBehind: (maxWaitMs: number) => { behind: boolean; oldestWaitMs: number },
+): void {
   const { eventLoopDelayMs, commitWaitMs: maxCommitWaitMs } = config;
   if (eventLoopDelayMs === 0 && maxCommitWaitMs === 0) return;
   let hold = () => 0;

@@ -62,7 +62,11 @@ export function registerLoginLimits(
 
   // The pairs are needed by the back-off, and by the per-user-id limit for the addresses it exempts.
   const usesPairs = isLimited(loginBackoffAfterFailures) || isLimited(loginsPerMinutePerUser);
-  const pairs: LoginFailureStore | undefined = usesPairs ? (link === null ? new MemoryLoginFailures() : new SharedLoginFailures(link, redisKeyPrefix(options))) : undefined;
+  const pairs: LoginFailureStore | undefined = usesPairs
+    ? link === null
+      ? new MemoryLoginFailures()
+      : new SharedLoginFailures(link, redisKeyPrefix(options))
+    : undefined;
   const userFailuresKey = (userId: string) => `login-user-failures:${userId}`;
   /** The logins that took their slot of the per-user-id log before their password was checked. */
   const countedAttempts = new WeakSet<FastifyRequest>();
@@ -76,7 +80,8 @@ export function registerLoginLimits(
 
   app.addHook('preValidation', async (request, reply) => {
     if (!isLogin(request)) return;
-    if (loginsByAddress) await enforce(loginsByAddress, request, reply, (max) => `Too many login attempts from this address: at most ${max} a minute`, 'refused');
+    if (loginsByAddress)
+      await enforce(loginsByAddress, request, reply, (max) => `Too many login attempts from this address: at most ${max} a minute`, 'refused');
     // A body without a plausible user_id fails validation next; the address limit has counted it.
     const userId = loginUserId(request);
     if (userId === undefined || pairs === undefined) return;
@@ -86,7 +91,12 @@ export function registerLoginLimits(
     const holdsKey = () => (keyHolder ??= holdsApiKey(userId, loginApiKey(request)));
     const waitMs = backoffRemainingMs(pair, pair.now, loginBackoffAfterFailures, backoffMaxMs);
     if (waitMs > 0 && !(await holdsKey())) {
-      throw rateLimited(reply, loginBackoffAfterFailures, `Too many failed login attempts for this user_id from this address (${pair.failures} in a row)`, waitMs);
+      throw rateLimited(
+        reply,
+        loginBackoffAfterFailures,
+        `Too many failed login attempts for this user_id from this address (${pair.failures} in a row)`,
+        waitMs,
+      );
     }
     if (isLimited(loginsPerMinutePerUser) && !pair.knownAddress) {
       // The slot is taken now, before the password is checked: attempts arriving together are counted one

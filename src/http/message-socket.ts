@@ -158,9 +158,11 @@ class OrderSocketSession {
     this.loginDeadline = setTimeout(
       () =>
         this.refuse(
-          socketError(Errors.TOKEN_MISSING, `No ${LOGIN_EVENT} within ${seconds} s of connecting: emit ${LOGIN_EVENT} with {"jToken": "<access_token>"} on connect`, [
-            { field: 'jToken', message: 'no loginAPI received in time' },
-          ]),
+          socketError(
+            Errors.TOKEN_MISSING,
+            `No ${LOGIN_EVENT} within ${seconds} s of connecting: emit ${LOGIN_EVENT} with {"jToken": "<access_token>"} on connect`,
+            [{ field: 'jToken', message: 'no loginAPI received in time' }],
+          ),
         ),
       Math.max(0, acceptedAt + options.loginTimeoutMs - Date.now()),
     );

@@ -47,7 +47,8 @@ function checkToken(request: FastifyRequest, expected: Buffer): void {
   if (header === undefined || header === '') throw new ApiError(Errors.TOKEN_MISSING, 'Send METRICS_TOKEN as Authorization: Bearer <token>');
   const given = /^Bearer (.+)$/.exec(header)?.[1];
   // Digests of equal length, compared in constant time: the comparison tells nothing of the token.
-  if (given === undefined || !timingSafeEqual(digest(given), expected)) throw new ApiError(Errors.TOKEN_INVALID, 'This is not the METRICS_TOKEN of this process');
+  if (given === undefined || !timingSafeEqual(digest(given), expected))
+    throw new ApiError(Errors.TOKEN_INVALID, 'This is not the METRICS_TOKEN of this process');
 }
 
 export function buildMetricsApp(options: MetricsListenerOptions): App {

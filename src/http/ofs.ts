@@ -25,7 +25,7 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
         tags: ['ofs'],
         summary: 'The OFS offers: their terms, portions in shares, days and state, T day latest first',
         description:
-          'Every offer under the exchanges\' framework: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server\'s clock, and the T-day cut-off once the T allocation has found it. `server_time` is the server\'s clock.',
+          "Every offer under the exchanges' framework: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it. `server_time` is the server's clock.",
         security: READ_SECURITY,
         querystring: NoQuery,
         response: { 200: OfsOffersResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },

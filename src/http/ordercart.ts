@@ -57,7 +57,16 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         body: CreateOrderCartRequest,
         response: {
           200: CreateOrderCartResponse,
-          ...errorResponses(...BODY_ERRORS, ...TOKEN_ERRORS, Errors.RATE_LIMITED, ...IDEMPOTENCY_ERRORS, ...ORDERS_ERRORS, Errors.CART_EXECUTED_ON_CREATE, Errors.CART_USER_MISMATCH, Errors.CART_LIMIT),
+          ...errorResponses(
+            ...BODY_ERRORS,
+            ...TOKEN_ERRORS,
+            Errors.RATE_LIMITED,
+            ...IDEMPOTENCY_ERRORS,
+            ...ORDERS_ERRORS,
+            Errors.CART_EXECUTED_ON_CREATE,
+            Errors.CART_USER_MISMATCH,
+            Errors.CART_LIMIT,
+          ),
         },
       },
     },
@@ -157,12 +166,25 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         params: OrderCartParams,
         response: {
           200: ExecuteOrderCartResponse,
-          ...errorResponses(...UNWANTED_BODY_ERRORS, ...ORDER_ENTRY_AUTH_ERRORS, ...IDEMPOTENCY_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND, Errors.CART_NOTHING_PLACED),
+          ...errorResponses(
+            ...UNWANTED_BODY_ERRORS,
+            ...ORDER_ENTRY_AUTH_ERRORS,
+            ...IDEMPOTENCY_ERRORS,
+            Errors.ROUTE_NOT_FOUND,
+            Errors.CART_NOT_FOUND,
+            Errors.CART_NOTHING_PLACED,
+          ),
         },
       },
     },
     async (request) => {
-      const { allPlaced, lines } = await carts.execute(callerOf(request), request.params.ordercartId, request.id, keptSteps(request), request.orderSlots ?? undefined);
+      const { allPlaced, lines } = await carts.execute(
+        callerOf(request),
+        request.params.ordercartId,
+        request.id,
+        keptSteps(request),
+        request.orderSlots ?? undefined,
+      );
       return allPlaced ? success(CART_EXECUTED, lines, SUCCESS_CODE) : success(CART_PARTLY_EXECUTED, lines, PARTIAL_SUCCESS_CODE);
     },
   );

@@ -81,8 +81,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
       schema: {
         tags: ['orders'],
         summary: 'Place an OFS bid',
-        description:
-          'Accepts a BUY bid for a registered OFS issue and answers once the order is durably stored and queued for the OMS.',
+        description: 'Accepts a BUY bid for a registered OFS issue and answers once the order is durably stored and queued for the OMS.',
         security: ORDER_ENTRY_SECURITY,
         headers: IdempotencyKeyHeaders,
         body: OfsOrderRequest,

@@ -37,7 +37,8 @@ export function registerPortfolioRoutes(app: App, portfolio: PortfolioService): 
       schema: {
         tags: ['portfolio'],
         summary: 'Your open positions: shares allotted and not yet settled',
-        description: '`type` is `all`, `daily` (traded today, India time) or `expiry` (expiring today: none, OFS shares do not expire). A trade settles T+1 (09:00 India time the next day) unless its issue sets a shorter delay; then its shares are a holding.',
+        description:
+          '`type` is `all`, `daily` (traded today, India time) or `expiry` (expiring today: none, OFS shares do not expire). A trade settles T+1 (09:00 India time the next day) unless its issue sets a shorter delay; then its shares are a holding.',
         security: READ_SECURITY,
         params: PositionsParams,
         querystring: PositionsQuery,

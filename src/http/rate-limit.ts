@@ -91,7 +91,13 @@ function slidingWindowStore(admit: Admit): FastifyRateLimitStoreCtor {
 export type Check = ReturnType<App['createRateLimit']>;
 
 /** Runs one limiter: sets the x-ratelimit-* headers and, over the limit, throws the 429 with Retry-After. */
-export async function enforce(check: Check, request: FastifyRequest, reply: FastifyReply, refusal: (max: number) => string, headers: 'always' | 'refused'): Promise<void> {
+export async function enforce(
+  check: Check,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refusal: (max: number) => string,
+  headers: 'always' | 'refused',
+): Promise<void> {
   const result = await check(request);
   if (result.isAllowed) return;
   const seconds = Math.max(1, result.ttlInSeconds);
@@ -107,7 +113,10 @@ export async function enforce(check: Check, request: FastifyRequest, reply: Fast
 
 export const isLimited = (max: number) => max > 0;
 
-const inMemory = (log: MemoryCallLog): Admit => async (key, windowMs, max) => log.admit(key, windowMs, max);
+const inMemory =
+  (log: MemoryCallLog): Admit =>
+  async (key, windowMs, max) =>
+    log.admit(key, windowMs, max);
 
 /**
  * Registers the limiters that are on. Order entry is counted in an onRequest hook added right after the

@@ -17,7 +17,16 @@ export function page<T, M>(message: string, { data, metadata }: { data: T; metad
  * within the limits, a malformed request, one too slow or with headers too large, and 500/503.
  */
 export function errorResponses(...kinds: ErrorKind[]) {
-  const all = [...kinds, ...UNWANTED_BODY_ERRORS, Errors.BAD_REQUEST, Errors.REQUEST_TIMEOUT, Errors.HEADERS_TOO_LARGE, Errors.DUPLICATE_HEADER, Errors.INTERNAL, Errors.UNAVAILABLE];
+  const all = [
+    ...kinds,
+    ...UNWANTED_BODY_ERRORS,
+    Errors.BAD_REQUEST,
+    Errors.REQUEST_TIMEOUT,
+    Errors.HEADERS_TOO_LARGE,
+    Errors.DUPLICATE_HEADER,
+    Errors.INTERNAL,
+    Errors.UNAVAILABLE,
+  ];
   const byStatus = new Map<number, string[]>();
   for (const kind of all) byStatus.set(kind.status, [...(byStatus.get(kind.status) ?? []), kind.code]);
   const responses: Record<number, typeof ErrorEnvelope> = {};

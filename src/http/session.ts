@@ -108,7 +108,8 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
       schema: {
         tags,
         summary: "The caller's user id, OFS categories, margin type and whether they are an operator",
-        description: 'A console reads it after login: `operator` says whether the operator book (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) will answer.',
+        description:
+          'A console reads it after login: `operator` says whether the operator book (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) will answer.',
         security: bearer,
         querystring: NoQuery,
         response: { 200: ProfileResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },

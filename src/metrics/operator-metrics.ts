@@ -34,7 +34,6 @@ export interface WebhookMetrics {
   passFailed(): void;
 }
 
-
 /** The long-lived connections of this node (src/services/stream-quota.ts), and the ones it refused. */
 export interface StreamUsage {
   open: number;

@@ -171,8 +171,18 @@ export class OutboxLoop {
       try {
         const claimedAt = now();
         // Others may have taken some since they were read: those are theirs.
-        const claimed = new Set(await oms.claimAll(due.map((entry) => entry.id), this.workerId, claimedAt, claimedAt + this.leaseMs));
-        processed += await this.work.processBatch(due.filter((entry) => claimed.has(entry.id)), lease);
+        const claimed = new Set(
+          await oms.claimAll(
+            due.map((entry) => entry.id),
+            this.workerId,
+            claimedAt,
+            claimedAt + this.leaseMs,
+          ),
+        );
+        processed += await this.work.processBatch(
+          due.filter((entry) => claimed.has(entry.id)),
+          lease,
+        );
       } catch (error) {
         // The database failed mid-batch (an outage): this worker may still hold leases on these entries,
         // which nobody could take for the lease's length. It gives them back at its next pass.
@@ -195,7 +205,10 @@ export class OutboxLoop {
           );
           failed.push(entry.id);
         }
-        await oms.releaseAll(entries.map((entry) => entry.id), this.workerId);
+        await oms.releaseAll(
+          entries.map((entry) => entry.id),
+          this.workerId,
+        );
       },
     };
   }

@@ -30,15 +30,7 @@ import { tickViolations } from '../domain/ofs-rules.js';
 import type { Store } from '../store/database.js';
 import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
 import type { StoreTx } from '../store/write-tx.js';
-import type {
-  ChangeResult,
-  ExchangeAdapter,
-  ExchangeBid,
-  ExchangeBidStatus,
-  ExchangeEvent,
-  ExchangeOrder,
-  PlaceResult,
-} from './exchange.js';
+import type { ChangeResult, ExchangeAdapter, ExchangeBid, ExchangeBidStatus, ExchangeEvent, ExchangeOrder, PlaceResult } from './exchange.js';
 
 /** Events answered by one poll; the rest come with the next. */
 const EVENTS_PER_POLL = 500;
@@ -68,7 +60,14 @@ function exchangeOrderIdOf(orderId: string): string {
 
 /** A live bid of the book as the offer allocations read it (a cut-off bid's price is 0). */
 function offerBidOf(bid: SimBid): OfferBid {
-  return { orderId: bid.orderId, bidderId: bid.userId ?? bid.orderId, category: bid.category as OfferCategory, pricePaise: bid.pricePaise, quantity: bid.quantity, placedSeq: bid.receivedAt };
+  return {
+    orderId: bid.orderId,
+    bidderId: bid.userId ?? bid.orderId,
+    category: bid.category as OfferCategory,
+    pricePaise: bid.pricePaise,
+    quantity: bid.quantity,
+    placedSeq: bid.receivedAt,
+  };
 }
 
 /** The event of a non-retail bid's T allocation: allotted in full (final), in part or not at all (it stays live). */
@@ -79,13 +78,25 @@ function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: n
     `; the T-day cut-off price is ${formatPrice(cutoffPricePaise)}. The unallotted quantity may be carried forward to T+1 ` +
     '(POST .../carry_forward during T+1); a bid not carried forward is cancelled at the close of T+1';
   if (allotment.allottedQuantity > 0) {
-    return { orderId: allotment.orderId, kind: 'PART_ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason: `${reason}${rest}` };
+    return {
+      orderId: allotment.orderId,
+      kind: 'PART_ALLOTTED',
+      quantity: allotment.allottedQuantity,
+      pricePaise: allotment.pricePaise,
+      reason: `${reason}${rest}`,
+    };
   }
   return { orderId: allotment.orderId, kind: 'NOTE', quantity: 0, pricePaise: null, reason: `${reason}${rest}` };
 }
 
 function toExchangeOrder(bid: SimBid): ExchangeOrder {
-  return { exchangeOrderId: bid.exchangeOrderId, status: bid.status as ExchangeBidStatus, orderType: bid.orderType, pricePaise: bid.pricePaise, quantity: bid.quantity };
+  return {
+    exchangeOrderId: bid.exchangeOrderId,
+    status: bid.status as ExchangeBidStatus,
+    orderType: bid.orderType,
+    pricePaise: bid.pricePaise,
+    quantity: bid.quantity,
+  };
 }
 
 export class SimulatedExchange implements ExchangeAdapter {
@@ -107,7 +118,14 @@ export class SimulatedExchange implements ExchangeAdapter {
     if (bids.length === 0) return [];
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
-      const existing = new Map((await this.book.findBids(bids.map((bid) => bid.orderId), tx)).map((known) => [known.orderId, known]));
+      const existing = new Map(
+        (
+          await this.book.findBids(
+            bids.map((bid) => bid.orderId),
+            tx,
+          )
+        ).map((known) => [known.orderId, known]),
+      );
       const issueOf = this.issues.reader(tx);
       // An offer is read once per batch, however many of its bids the batch holds.
       const offers = new Map<string, Promise<OfferRegistration | undefined>>();
@@ -138,7 +156,8 @@ export class SimulatedExchange implements ExchangeAdapter {
           results.push({ accepted: true, exchangeOrderId: known.exchangeOrderId });
           continue;
         }
-        const refusal = bid.offer === null ? await this.issueRefusal(bid, issueOf, now) : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
+        const refusal =
+          bid.offer === null ? await this.issueRefusal(bid, issueOf, now) : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
         if (refusal !== null) {
           results.push({ accepted: false, reason: refusal });
           continue;
@@ -153,7 +172,11 @@ export class SimulatedExchange implements ExchangeAdapter {
   }
 
   /** Why the exchange refuses a new bid in an issue (null: it takes it): the issue listed, its window open, the terms. */
-  private async issueRefusal(bid: ExchangeBid, issueOf: (exchange: string, scripToken: number) => Promise<OfsIssue | undefined>, now: number): Promise<string | null> {
+  private async issueRefusal(
+    bid: ExchangeBid,
+    issueOf: (exchange: string, scripToken: number) => Promise<OfsIssue | undefined>,
+    now: number,
+  ): Promise<string | null> {
     const issue = await issueOf(bid.exchange, bid.scripToken);
     if (issue === undefined) return `The exchange does not list ${bid.exchange} ${bid.scripToken} as an OFS`;
     return firstReason([...windowViolations(issue, bid.category, now), ...termsViolations(bid, issue, bid.category)]);
@@ -278,7 +301,9 @@ export class SimulatedExchange implements ExchangeAdapter {
     if (bid.status !== 'LIVE') return { reason: STATUS_WORDS[bid.status] ?? `the bid is ${bid.status}` };
     const offer = await this.offers.find(bid.offerId, tx);
     if (offer === undefined) return { reason: `the exchange no longer lists the offer ${bid.offerId}` };
-    const closed = firstReason(offerDayViolations(offer.offer, offerState(offer.offer, offer.progress, now), bid.category as OfferCategory, action, bid.carriedForward, now));
+    const closed = firstReason(
+      offerDayViolations(offer.offer, offerState(offer.offer, offer.progress, now), bid.category as OfferCategory, action, bid.carriedForward, now),
+    );
     return closed ? { reason: closed } : { bid, offer };
   }
 
@@ -368,16 +393,17 @@ export class SimulatedExchange implements ExchangeAdapter {
     const offer = await this.offers.find(offerId);
     if (offer === undefined) return;
     const book = await this.book.offerBook(offerId);
-    const bids = book.map((bid) => ({ category: bid.category as OfferCategory, marginType: bid.marginType === 'T' ? ('T' as const) : ('H' as const), pricePaise: bid.pricePaise, quantity: bid.quantity }));
+    const bids = book.map((bid) => ({
+      category: bid.category as OfferCategory,
+      marginType: bid.marginType === 'T' ? ('T' as const) : ('H' as const),
+      pricePaise: bid.pricePaise,
+      quantity: bid.quantity,
+    }));
     await this.book.publishIndicative(offerId, indicativePrice(bids, offer.offer.floorPricePaise), now);
   }
 
   /** A bid that may still change: live, its issue listed, its window open. */
-  private async liveBid(
-    tx: StoreTx,
-    orderId: string,
-    now: number,
-  ): Promise<{ issue: OfsIssue; category: BidderCategory } | { reason: string }> {
+  private async liveBid(tx: StoreTx, orderId: string, now: number): Promise<{ issue: OfsIssue; category: BidderCategory } | { reason: string }> {
     const bid = await this.book.findBid(orderId, tx);
     if (bid === undefined) return { reason: 'the exchange has no bid for this order' };
     if (bid.status !== 'LIVE') return { reason: STATUS_WORDS[bid.status] ?? `the bid is ${bid.status}` };
@@ -400,7 +426,13 @@ export class SimulatedExchange implements ExchangeAdapter {
       const settled: NewSimEvent[] = [];
       for (const live of await this.book.liveBids(tx, due)) {
         if (!isBidderCategory(live.category)) {
-          settled.push({ orderId: live.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: unknown bidder category ${live.category}` });
+          settled.push({
+            orderId: live.orderId,
+            kind: 'NOT_ALLOTTED',
+            quantity: 0,
+            pricePaise: null,
+            reason: `Not allotted: unknown bidder category ${live.category}`,
+          });
           continue;
         }
         const bid = { orderId: live.orderId, category: live.category, pricePaise: live.pricePaise, quantity: live.quantity, placedSeq: live.receivedAt };
@@ -415,7 +447,13 @@ export class SimulatedExchange implements ExchangeAdapter {
       const result = allocateOfs({ ...issue, bids: eligible });
       for (const allotment of result.allotments) {
         const kind = allotment.allottedQuantity > 0 ? 'ALLOTTED' : 'NOT_ALLOTTED';
-        settled.push({ orderId: allotment.orderId, kind, quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason: sentence(allotment.reason) });
+        settled.push({
+          orderId: allotment.orderId,
+          kind,
+          quantity: allotment.allottedQuantity,
+          pricePaise: allotment.pricePaise,
+          reason: sentence(allotment.reason),
+        });
       }
       // The claim makes this the one allocation of the issue, and the live bids are locked since they were
       // read: each is settled once, with one event.

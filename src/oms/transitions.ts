@@ -123,7 +123,8 @@ export function termsOf(order: Order): BidTerms {
 
 /** The order as the exchange receives it. */
 export function bidOf(order: Order): ExchangeBid {
-  const offer = order.offerId === null ? null : { offerId: order.offerId, userId: order.userId, category: order.offerCategory!, marginType: order.marginType ?? 'H' };
+  const offer =
+    order.offerId === null ? null : { offerId: order.offerId, userId: order.userId, category: order.offerCategory!, marginType: order.marginType ?? 'H' };
   return { orderId: order.orderId, exchange: order.exchange, scripToken: order.scripToken, category: order.category, offer, ...termsOf(order) };
 }
 
@@ -184,9 +185,7 @@ export function modified(order: Order, terms: BidTerms, prices: IssuePrices | un
  * (both the OMS's refusal), or the exchange refused them.
  */
 export type ModificationRefusal =
-  | { refusedBy: 'status'; status: OrderStatus }
-  | { refusedBy: 'funds'; shortfall: string }
-  | { refusedBy: 'exchange'; reason: string };
+  { refusedBy: 'status'; status: OrderStatus } | { refusedBy: 'funds'; shortfall: string } | { refusedBy: 'exchange'; reason: string };
 
 /** The history reason of a refused modification, and who refused it. */
 export function refusalOf(refusal: ModificationRefusal): { reason: string; origin: ChangeOrigin } {

@@ -154,8 +154,14 @@ export class OmsWorker {
   /** A claimed batch of outbox entries: its placements all at once, then the rest one by one. */
   private async processBatch(batch: readonly OutboxEntry[], lease: BatchLease): Promise<number> {
     // Placements mark their entries done with their last commit; the others here.
-    const placed = await this.placeAll(batch.filter((entry) => entry.action === 'PLACE'), lease);
-    const done = await this.processEach(batch.filter((entry) => entry.action !== 'PLACE'), lease);
+    const placed = await this.placeAll(
+      batch.filter((entry) => entry.action === 'PLACE'),
+      lease,
+    );
+    const done = await this.processEach(
+      batch.filter((entry) => entry.action !== 'PLACE'),
+      lease,
+    );
     await lease.complete(done);
     return placed + done.length;
   }
@@ -201,7 +207,11 @@ export class OmsWorker {
       await this.changeOrders(
         [...answers.keys()],
         (locked, at) => [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
-        (tx) => lease.complete(entries.map((entry) => entry.id), tx),
+        (tx) =>
+          lease.complete(
+            entries.map((entry) => entry.id),
+            tx,
+          ),
       );
     } catch (error) {
       await lease.fail(entries, error);
@@ -281,7 +291,11 @@ export class OmsWorker {
     const terms = termsOf(order);
     const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(order.orderId, terms);
     if (shortfall !== null) return { refusedBy: 'funds', shortfall };
-    const result = await this.callExchange('modify', () => this.options.exchange.modify(order.orderId, terms), (answer) => !answer.done);
+    const result = await this.callExchange(
+      'modify',
+      () => this.options.exchange.modify(order.orderId, terms),
+      (answer) => !answer.done,
+    );
     if (!result.done) return { refusedBy: 'exchange', reason: result.reason };
     await this.changeOrders([order.orderId], async (locked, at, tx) => {
       const current = locked.get(order.orderId);
@@ -321,7 +335,11 @@ export class OmsWorker {
       await this.changeOrders([orderId], (locked) => cancellationNotPossible(locked.get(orderId), order.status));
       return;
     }
-    const result = await this.callExchange('cancel', () => exchange.cancel(orderId), (answer) => !answer.done);
+    const result = await this.callExchange(
+      'cancel',
+      () => exchange.cancel(orderId),
+      (answer) => !answer.done,
+    );
     await this.changeOrders([orderId], (locked, at) => cancellationAnswered(locked.get(orderId), result, at));
   }
 
@@ -333,7 +351,11 @@ export class OmsWorker {
     const { orders, exchange } = this.options;
     const order = await orders.find(orderId);
     if (order === undefined || order.carriedForwardAt === null || !isAtExchange(order)) return;
-    const result = await this.callExchange('carry_forward', () => exchange.carryForward(orderId), (answer) => !answer.done);
+    const result = await this.callExchange(
+      'carry_forward',
+      () => exchange.carryForward(orderId),
+      (answer) => !answer.done,
+    );
     await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, at));
   }
 
@@ -374,22 +396,25 @@ export class OmsWorker {
       // Events already applied in this pass are not applied again, even if an adapter answers them again.
       const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
-      await this.changeOrders(events.map((event) => event.orderId), async (locked, at, tx) => {
-        // An allotment is a trade, which settles after its issue's settlement delay (an offer's: by day).
-        const issueOf = this.options.issues.reader(tx);
-        const offerOf = this.offerReader(tx);
-        const delivered: DeliveredEvent[] = [];
-        for (const event of events) {
-          const order = locked.get(event.orderId);
-          let settlementDelayMs: number | null = null;
-          if (order !== undefined && event.quantity > 0) {
-            const terms = order.offerId === null ? await issueOf(order.exchange, order.scripToken) : (await offerOf(order.offerId))?.offer;
-            settlementDelayMs = terms?.settlementDelayMs ?? null;
+      await this.changeOrders(
+        events.map((event) => event.orderId),
+        async (locked, at, tx) => {
+          // An allotment is a trade, which settles after its issue's settlement delay (an offer's: by day).
+          const issueOf = this.options.issues.reader(tx);
+          const offerOf = this.offerReader(tx);
+          const delivered: DeliveredEvent[] = [];
+          for (const event of events) {
+            const order = locked.get(event.orderId);
+            let settlementDelayMs: number | null = null;
+            if (order !== undefined && event.quantity > 0) {
+              const terms = order.offerId === null ? await issueOf(order.exchange, order.scripToken) : (await offerOf(order.offerId))?.offer;
+              settlementDelayMs = terms?.settlementDelayMs ?? null;
+            }
+            delivered.push({ event, settlementDelayMs });
           }
-          delivered.push({ event, settlementDelayMs });
-        }
-        return applyEvents(locked, delivered, at);
-      });
+          return applyEvents(locked, delivered, at);
+        },
+      );
       await this.callExchange('acknowledge', () => exchange.acknowledge(events.map((event) => event.eventId)));
       for (const event of events) seen.add(event.eventId);
       applied += events.length;

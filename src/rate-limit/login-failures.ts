@@ -63,7 +63,6 @@ export class MemoryLoginFailures implements LoginFailureStore {
     this.knownUntil.set(key, this.now() + KNOWN_ADDRESS_MS);
   }
 
-
   private sweep(now: number): void {
     if (now - this.sweptAt < SWEEP_INTERVAL_MS) return;
     this.sweptAt = now;

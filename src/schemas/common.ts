@@ -58,7 +58,10 @@ export const FieldErrorSchema = Type.Object(
 export const ErrorEnvelope = Type.Object(
   {
     status: Type.Literal('error'),
-    code: Type.String({ description: 'A stable code from the error catalog (the table in the API description); a client may branch on it.', examples: ['e-103'] }),
+    code: Type.String({
+      description: 'A stable code from the error catalog (the table in the API description); a client may branch on it.',
+      examples: ['e-103'],
+    }),
     message: Type.String(),
     errors: Type.Array(FieldErrorSchema),
     request_id: Type.String({ description: 'Equal to the Request-Id response header.' }),

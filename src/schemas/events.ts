@@ -19,7 +19,7 @@ export const OrderEvent = Type.Object(
     event_id: Type.Integer({
       minimum: 1,
       description:
-        'Your own count of order events: your first is 1, each next one is one more, with no gaps (it says nothing of other users\' events). The same as the SSE `id:` line and the webhook\'s `X-Ordergate-Event-Id`.',
+        "Your own count of order events: your first is 1, each next one is one more, with no gaps (it says nothing of other users' events). The same as the SSE `id:` line and the webhook's `X-Ordergate-Event-Id`.",
     }),
     type: Type.Literal(ORDER_UPDATE_EVENT),
     order_id: Type.String(),
@@ -31,7 +31,7 @@ export const OrderEvent = Type.Object(
   {
     additionalProperties: false,
     description:
-      'One `data:` line of the stream. `order` is the order as this change left it, as the order\'s history entry shows it (`GET /transactional/v1/orders/{order_id}`).',
+      "One `data:` line of the stream. `order` is the order as this change left it, as the order's history entry shows it (`GET /transactional/v1/orders/{order_id}`).",
   },
 );
 export type OrderEvent = Static<typeof OrderEvent>;

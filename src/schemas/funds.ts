@@ -15,7 +15,9 @@ export const FundsBalance = Type.Object(
     }),
     cash: SignedPriceText('Deposits - withdrawals - debits, in rupees with two decimals.'),
     blocked: PriceText('What your live bids hold: quantity x price for each (a cut-off bid at the retail cut-off price).'),
-    available: SignedPriceText('cash - blocked: what a new bid (or a withdrawal) may use. Below zero only after an allotment that cost more than its block (a cut-off price raised after the bid was blocked).'),
+    available: SignedPriceText(
+      'cash - blocked: what a new bid (or a withdrawal) may use. Below zero only after an allotment that cost more than its block (a cut-off price raised after the bid was blocked).',
+    ),
     debited: PriceText('The cost of every allotment so far (allotted quantity x allotment price), in total.'),
   },
   { additionalProperties: false },

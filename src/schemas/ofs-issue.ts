@@ -7,7 +7,11 @@ const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maxim
 /** Seconds from an allotment to its settlement, up to 30 days; `absent` says what no value means. */
 export const SettlementDelaySeconds = (absent: string) =>
   Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 30 * 24 * 60 * 60, description: `Seconds from an allotment to its settlement (the shares become a holding); ${absent}` }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 30 * 24 * 60 * 60,
+      description: `Seconds from an allotment to its settlement (the shares become a holding); ${absent}`,
+    }),
   );
 
 export const OfsIssueImport = Type.Object(

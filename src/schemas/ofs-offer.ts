@@ -15,13 +15,19 @@ const Quantity = (minimum: number, description: string) => Type.Integer({ minimu
 const Series = (description: string) => Type.String({ minLength: 1, maxLength: 10, description });
 
 const Session = (description: string) =>
-  Type.Object({ opens_at: Instant('When bids are first taken.'), closes_at: Instant('When bids are no longer taken.') }, { additionalProperties: false, description });
+  Type.Object(
+    { opens_at: Instant('When bids are first taken.'), closes_at: Instant('When bids are no longer taken.') },
+    { additionalProperties: false, description },
+  );
 
 const Discount = (description: string) =>
   Type.Union(
     [
       Type.Object({ rupees: Rupees('So many rupees off the price.') }, { additionalProperties: false }),
-      Type.Object({ pct: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100, description: 'So many percent off the price, with at most two decimals.' }) }, { additionalProperties: false }),
+      Type.Object(
+        { pct: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100, description: 'So many percent off the price, with at most two decimals.' }) },
+        { additionalProperties: false },
+      ),
       Type.Null(),
     ],
     { description },
@@ -52,11 +58,21 @@ export const OfsOfferImport = Type.Object(
     tick_size: Rupees('Tick size in rupees: 0.01, 0.05 and 0.10 all occur.'),
     base_quantity: Quantity(1, 'Shares offered, without the green shoe.'),
     green_shoe_quantity: Type.Optional(Quantity(0, 'The over-allotment option; absent: 0.')),
-    green_shoe_exercised: Type.Optional(Type.Boolean({ description: "The seller's decision, announced by 17:00 on T; absent: false. `ordergate ofs green-shoe` may change it until the T allocation runs." })),
-    retail_reserve_pct: Type.Number({ minimum: 10, maximum: 100, description: 'At least 10 % of the total is reserved for retail (12.5 and 20 occur), with at most two decimals.' }),
+    green_shoe_exercised: Type.Optional(
+      Type.Boolean({
+        description: "The seller's decision, announced by 17:00 on T; absent: false. `ordergate ofs green-shoe` may change it until the T allocation runs.",
+      }),
+    ),
+    retail_reserve_pct: Type.Number({
+      minimum: 10,
+      maximum: 100,
+      description: 'At least 10 % of the total is reserved for retail (12.5 and 20 occur), with at most two decimals.',
+    }),
     retail_discount: Type.Optional(Discount('The retail discount: {"rupees": 10}, {"pct": 5} or null (absent: none).')),
     retail_allocation_price: Type.Optional(
-      Type.Enum(['UNIFORM', 'BID'], { description: 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less the discount. Absent: UNIFORM.' }),
+      Type.Enum(['UNIFORM', 'BID'], {
+        description: 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less the discount. Absent: UNIFORM.',
+      }),
     ),
     employee_quantity: Type.Optional(Quantity(0, 'Shares for eligible employees, on top of the total; absent: 0.')),
     employee_discount: Type.Optional(Discount('The employee discount, as retail_discount.')),
@@ -76,9 +92,16 @@ const IndicativeFigures = (description: string) =>
   Type.Object({ price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false, description });
 const NullablePrice = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const DiscountOut = (description: string) =>
-  Type.Union([Type.Object({ rupees: Type.Number() }, { additionalProperties: false }), Type.Object({ pct: Type.Number() }, { additionalProperties: false }), Type.Null()], {
-    description,
-  });
+  Type.Union(
+    [
+      Type.Object({ rupees: Type.Number() }, { additionalProperties: false }),
+      Type.Object({ pct: Type.Number() }, { additionalProperties: false }),
+      Type.Null(),
+    ],
+    {
+      description,
+    },
+  );
 
 export const OfsOfferEntry = Type.Object(
   {
@@ -115,20 +138,33 @@ export const OfsOfferEntry = Type.Object(
       { additionalProperties: false, description: 'The offer in shares, as the exchanges print it.' },
     ),
     retail_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
-    retail_allocation_price: StringEnum(['UNIFORM', 'BID'], 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.'),
+    retail_allocation_price: StringEnum(
+      ['UNIFORM', 'BID'],
+      'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.',
+    ),
     employee_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
     allocation: StringEnum(['PROPORTIONATE', 'PRICE_PRIORITY'], 'How an oversubscribed portion is allotted.'),
     t_day: Type.Object({ opens_at: Type.String(), closes_at: Type.String() }, { additionalProperties: false, description: 'Day T: non-retail bids.' }),
-    t1_day: Type.Object({ opens_at: Type.String(), closes_at: Type.String() }, { additionalProperties: false, description: 'Day T+1: retail, employee and carried-forward bids.' }),
-    current_day: StringEnum(['T-1', 'T', 'T+1', 'CLOSED'], "Which day it is by the server's clock: T-1 before T opens, T until T+1 opens, T+1 until it closes, CLOSED after."),
+    t1_day: Type.Object(
+      { opens_at: Type.String(), closes_at: Type.String() },
+      { additionalProperties: false, description: 'Day T+1: retail, employee and carried-forward bids.' },
+    ),
+    current_day: StringEnum(
+      ['T-1', 'T', 'T+1', 'CLOSED'],
+      "Which day it is by the server's clock: T-1 before T opens, T until T+1 opens, T+1 until it closes, CLOSED after.",
+    ),
     state: StringEnum(
       ['ANNOUNCED', 'T_OPEN', 'T_ALLOCATED', 'T1_OPEN', 'ALLOCATED', 'CANCELLED'],
       'ANNOUNCED until T opens; T_OPEN until the T allocation has run (it waits for the operator when non-retail demand is short); T_ALLOCATED until T+1 opens; T1_OPEN until the T+1 allocation; ALLOCATED after it; CANCELLED when the operator cancelled the offer.',
     ),
     t_cutoff_price: NullablePrice('The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it.'),
     employee_price: NullablePrice('What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known.'),
-    retail_cutoff_price: NullablePrice('The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run.'),
-    retail_price: NullablePrice('UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount).'),
+    retail_cutoff_price: NullablePrice(
+      'The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run.',
+    ),
+    retail_price: NullablePrice(
+      'UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount).',
+    ),
     indicative: Type.Union(
       [
         Type.Object(
@@ -143,10 +179,14 @@ export const OfsOfferEntry = Type.Object(
         ),
         Type.Null(),
       ],
-      { description: 'The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail.' },
+      {
+        description:
+          'The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail.',
+      },
     ),
     awaiting_operator: Type.Boolean({
-      description: 'True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer.',
+      description:
+        'True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer.',
     }),
     settlement: Type.String({ description: '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment.' }),
   },
@@ -166,7 +206,10 @@ export const OfsOfferData = Type.Object(
     offer: OfsOfferEntry,
     indicative_history: Type.Array(
       Type.Object({ at: Type.String(), price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false }),
-      { description: 'The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart.' },
+      {
+        description:
+          'The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart.',
+      },
     ),
   },
   { additionalProperties: false },
@@ -194,11 +237,19 @@ export const OfsOfferBookData = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { description: 'Every category in the framework\'s order; its portion is in offer.portions (MF and IC share mf_ic_reserved, then the rest of non_retail with NII and OTHS).' },
+      {
+        description:
+          "Every category in the framework's order; its portion is in offer.portions (MF and IC share mf_ic_reserved, then the rest of non_retail with NII and OTHS).",
+      },
     ),
     non_retail_demand: Type.Array(
       Type.Object(
-        { price: Type.Number(), quantity: Type.Number(), cumulative: Type.Number({ description: 'Open non-retail demand at or above this price.' }), bids: Type.Integer() },
+        {
+          price: Type.Number(),
+          quantity: Type.Number(),
+          cumulative: Type.Number({ description: 'Open non-retail demand at or above this price.' }),
+          bids: Type.Integer(),
+        },
         { additionalProperties: false },
       ),
       { description: 'The live non-retail bids by price, highest first.' },

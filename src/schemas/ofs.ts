@@ -55,7 +55,9 @@ const ServerTime = Instant("The server's clock when it answered: count down to a
 export const OfsIssuesData = Type.Object(
   {
     server_time: ServerTime,
-    issues: Type.Array(OfsIssueEntry, { description: 'Every registered issue, allocated ones included; newest windows first (by the later of the two openings).' }),
+    issues: Type.Array(OfsIssueEntry, {
+      description: 'Every registered issue, allocated ones included; newest windows first (by the later of the two openings).',
+    }),
   },
   { additionalProperties: false },
 );
@@ -67,7 +69,10 @@ export const OfsIssuesResponse = SuccessEnvelope(OfsIssuesData, 'OFS issues fetc
 export const OfsBookParams = Type.Object(
   {
     exchange: withCode(Errors.OFS_ISSUE_UNKNOWN, StringEnum(['NSE_EQ', 'BSE_EQ'], 'Exchange segment of the issue.')),
-    scrip_token: withCode(Errors.OFS_ISSUE_UNKNOWN, Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'Exchange token of the issue, in decimal digits.', examples: ['500112'] })),
+    scrip_token: withCode(
+      Errors.OFS_ISSUE_UNKNOWN,
+      Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'Exchange token of the issue, in decimal digits.', examples: ['500112'] }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -89,7 +94,9 @@ const DemandLevel = Type.Object(
 const CategoryClearing = (category: string) =>
   Type.Object(
     {
-      portion: Shares(`The shares ${category} bidders can be allotted: their part of the offer, plus what the other category leaves unsubscribed, or minus what ${category} leaves to it.`),
+      portion: Shares(
+        `The shares ${category} bidders can be allotted: their part of the offer, plus what the other category leaves unsubscribed, or minus what ${category} leaves to it.`,
+      ),
       demand: Shares(`Shares bid by ${category} bidders in all (eligible live bids).`),
       price: Type.Union([Rupees('The clearing price in rupees.'), Type.Null()], {
         description:
@@ -131,7 +138,8 @@ export const OfsBookData = Type.Object(
       },
       {
         additionalProperties: false,
-        description: 'Live bids left out of demand because the allocation would not allot them: the issue was re-registered with a higher floor price, or without a retail cut-off price for its cut-off bids.',
+        description:
+          'Live bids left out of demand because the allocation would not allot them: the issue was re-registered with a higher floor price, or without a retail cut-off price for its cut-off bids.',
       },
     ),
     clearing: Type.Object({ retail: CategoryClearing('retail'), non_retail: CategoryClearing('non-retail') }, { additionalProperties: false }),

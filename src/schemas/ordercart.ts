@@ -34,9 +34,7 @@ export const ScripDetail = Type.Object(
         description: 'a string of at most 20 characters or a number; "" on OFS lines',
       }),
     ),
-    scripToken: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 2147483647, description: 'a whole number from 1 to 2147483647 (the exchange token)' }),
-    ),
+    scripToken: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'a whole number from 1 to 2147483647 (the exchange token)' })),
   },
   {
     // Scrip-master fields beyond these are kept as sent (product.md).
@@ -66,9 +64,7 @@ export const OrderLine = Type.Object(
       }),
     ),
     is_amo: Type.Optional(Type.Boolean({ description: 'true or false (after-market order); false on OFS lines' })),
-    disclosed_quantity: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'a whole number from 0 to Quantity' }),
-    ),
+    disclosed_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'a whole number from 0 to Quantity' })),
     validity: Type.Optional(
       Type.Enum(CART_VALIDITIES, {
         description: 'DAY, IOC, GTD, GTC, EOS, EOSESS or EOTODY, and "" on OFS lines',
@@ -151,16 +147,14 @@ export const UpdateOrderCartRequest = Type.Object(
     }),
     ordercartId,
   },
-  { additionalProperties: false, description: 'Order cart update request: the cart\'s new name and orders, which replace the stored ones.' },
+  { additionalProperties: false, description: "Order cart update request: the cart's new name and orders, which replace the stored ones." },
 );
 export type UpdateOrderCartRequest = Static<typeof UpdateOrderCartRequest>;
 
 export const OrderCartParams = Type.Object({ ordercartId: withCode(Errors.CART_NOT_FOUND, ordercartId) }, { additionalProperties: false });
 
 export const IfMatchHeaders = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({ description: 'The ETag of the cart details as last read; when it no longer matches, 412.' }),
-  ),
+  'if-match': Type.Optional(Type.String({ description: 'The ETag of the cart details as last read; when it no longer matches, 412.' })),
 });
 
 export const OrderCart = Type.Object(
@@ -202,7 +196,11 @@ export const OrderCartListQuery = Type.Object(
   {
     offset: PAGE_QUERY_FIELDS.offset,
     limit: Type.Optional(
-      Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: `The page size, 1 to ${MAX_CART_PAGE_SIZE} (default ${DEFAULT_CART_PAGE_SIZE}).`, examples: ['20'] }),
+      Type.String({
+        pattern: '^(100|[1-9][0-9]?)$',
+        description: `The page size, 1 to ${MAX_CART_PAGE_SIZE} (default ${DEFAULT_CART_PAGE_SIZE}).`,
+        examples: ['20'],
+      }),
     ),
   },
   { additionalProperties: false },
@@ -219,13 +217,13 @@ export const DeleteOrderCartResponse = SuccessEnvelope(MessageList, CART_DELETED
 export const CART_EXECUTED = 'Order cart executed: every order was sent to OMS';
 export const CART_PARTLY_EXECUTED = 'Order cart partly executed: some orders were not placed; see each line in data';
 
-const lineIndex = Type.Integer({ minimum: 0, description: 'The line\'s position in `orders`, from 0.' });
+const lineIndex = Type.Integer({ minimum: 0, description: "The line's position in `orders`, from 0." });
 
 export const PlacedCartLine = Type.Object(
   {
     index: lineIndex,
     status: Type.Literal('success'),
-    orderId: Type.String({ description: 'The new order\'s identifier, as a single bid answers it.' }),
+    orderId: Type.String({ description: "The new order's identifier, as a single bid answers it." }),
   },
   { additionalProperties: false, description: 'A line placed as an order.' },
 );
@@ -234,7 +232,10 @@ export const FailedCartLine = Type.Object(
   {
     index: lineIndex,
     status: Type.Literal('error'),
-    code: Type.String({ description: 'The catalog code a single bid with the line\'s values gets, or a cart-execution code (e-413 to e-416).', examples: ['e-353'] }),
+    code: Type.String({
+      description: "The catalog code a single bid with the line's values gets, or a cart-execution code (e-413 to e-416).",
+      examples: ['e-353'],
+    }),
     message: Type.String(),
     errors: Type.Array(FieldErrorSchema, { description: 'The faults of the line, each named orders[i].Field.' }),
   },

@@ -13,18 +13,14 @@ import { OFS_EXCHANGES } from '../domain/ofs-issue.js';
  * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code
  * (e-104), as on every other field, before the set's own code.
  */
-const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) =>
-  Type.Enum(values, { type: 'string', description });
+const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) => Type.Enum(values, { type: 'string', description });
 
 const EMPTY = (field: string) =>
   withCode(Errors.OFS_DERIVATIVE_FIELDS, Type.String({ maxLength: 0, description: `Leave empty for OFS instruments (${field}).` }));
 
 export const ScripInfo = Type.Object(
   {
-    exchange: withCode(
-      Errors.OFS_EXCHANGE,
-      StringEnum(OFS_EXCHANGES, 'Exchange segment of the OFS instrument.'),
-    ),
+    exchange: withCode(Errors.OFS_EXCHANGE, StringEnum(OFS_EXCHANGES, 'Exchange segment of the OFS instrument.')),
     scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Exchange token of the instrument.' }),
     symbol: Type.String({ minLength: 1, maxLength: 50, description: 'Trading symbol; must match the registered issue.' }),
     series: Type.String({ minLength: 1, maxLength: 10, description: 'Series; must match the registered issue.' }),
@@ -52,16 +48,10 @@ const Quantity = withCode(
   }),
   { maxLength: `quantity must be at most ${MAX_QUANTITY} shares` },
 );
-const Price = withCode(
-  Errors.OFS_PRICE,
-  Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }),
-);
+const Price = withCode(Errors.OFS_PRICE, Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }));
 // const rather than type null: any other value breaks the OFS rule (e-307), not a type (e-104).
 const TriggerPrice = withCode(Errors.OFS_TRIGGER_PRICE, Type.Unsafe<null>({ const: null, description: 'null for OFS.' }));
-const DisclosedQuantity = withCode(
-  Errors.OFS_DISCLOSED_QUANTITY,
-  Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Between 0 and quantity.' }),
-);
+const DisclosedQuantity = withCode(Errors.OFS_DISCLOSED_QUANTITY, Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Between 0 and quantity.' }));
 const Validity = withCode(Errors.OFS_VALIDITY, Type.String({ maxLength: 0, description: 'Empty for OFS.' }));
 const ValidityDays = withCode(Errors.OFS_VALIDITY, Type.Union([Type.Literal(0), Type.Null()], { description: '0 or null for OFS.' }));
 
@@ -93,14 +83,12 @@ export const OfsOrderRequest = Type.Object(
         }),
       ),
     ),
-    freeze_quantity: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'When > 0, quantity may not exceed it.' }),
-    ),
+    freeze_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'When > 0, quantity may not exceed it.' })),
     algo_id: OdinTag('ODIN algo id; stored.'),
     strategy_id: OdinTag('ODIN strategy id; stored.'),
     part_code: OdinTag('ODIN participant code; stored.'),
     vender_code: OdinTag('ODIN vendor code; stored.'),
-    client_id: OdinTag('Empty or the caller\'s own user id.'),
+    client_id: OdinTag("Empty or the caller's own user id."),
   },
   { additionalProperties: false, description: 'A BUY bid for a registered OFS issue, at a limit price (RL) or at the cut-off price (RL-MKT).' },
 );
@@ -111,7 +99,7 @@ export const PlaceOrderResponse = SuccessEnvelope(
   'Order Entry Sent to OMS',
 );
 
-const OrderIdData = Type.Object({ orderId: Type.String({ description: 'The order\'s identifier.' }) }, { additionalProperties: false });
+const OrderIdData = Type.Object({ orderId: Type.String({ description: "The order's identifier." }) }, { additionalProperties: false });
 
 // --- modify and cancel: PUT / DELETE /transactional/v1/orders/regular/{exchange}/{order_id} (ODIN) ---------
 
@@ -130,10 +118,13 @@ export const OrderPathParams = Type.Object(
 const WholeOrDigits = (field: string, code: ErrorKind, minimum: 0 | 1, description: string) =>
   withCode(
     code,
-    Type.Union([
-      Type.Integer({ minimum, maximum: MAX_QUANTITY }),
-      Type.String({ pattern: minimum === 1 ? '^[1-9][0-9]*$' : '^(0|[1-9][0-9]*)$', maxLength: String(MAX_QUANTITY).length }),
-    ], { description }),
+    Type.Union(
+      [
+        Type.Integer({ minimum, maximum: MAX_QUANTITY }),
+        Type.String({ pattern: minimum === 1 ? '^[1-9][0-9]*$' : '^(0|[1-9][0-9]*)$', maxLength: String(MAX_QUANTITY).length }),
+      ],
+      { description },
+    ),
     { anyOf: `${field} must be a whole number from ${minimum} to ${MAX_QUANTITY}, or the string of its digits` },
   );
 
@@ -144,20 +135,23 @@ const WholeOrDigits = (field: string, code: ErrorKind, minimum: 0 | 1, descripti
  */
 export const ModifyOrderRequest = Type.Object(
   {
-    exchange: Type.Optional(Type.String({ maxLength: 100, description: 'When sent, the path\'s exchange (e-375 otherwise).' })),
-    order_id: Type.Optional(Type.String({ maxLength: 100, description: 'When sent, the path\'s order_id (e-375 otherwise).' })),
+    exchange: Type.Optional(Type.String({ maxLength: 100, description: "When sent, the path's exchange (e-375 otherwise)." })),
+    order_id: Type.Optional(Type.String({ maxLength: 100, description: "When sent, the path's order_id (e-375 otherwise)." })),
     order_type: OrderType,
     quantity: WholeOrDigits('quantity', Errors.OFS_QUANTITY, 1, 'The new number of shares: a whole number from 1, or its digits as a string ("10").'),
     price: Price,
     traded_quantity: Type.Optional(
-      WholeOrDigits('traded_quantity', Errors.INVALID_VALUE, 0, 'The traded quantity you last saw (a whole number or its digits); when sent it must equal the order\'s current one, else 409.'),
+      WholeOrDigits(
+        'traded_quantity',
+        Errors.INVALID_VALUE,
+        0,
+        "The traded quantity you last saw (a whole number or its digits); when sent it must equal the order's current one, else 409.",
+      ),
     ),
     disclosed_quantity: Type.Optional(DisclosedQuantity),
     validity: Type.Optional(withCode(Errors.OFS_VALIDITY, StringEnum(['', 'DAY'], '"" or "DAY": an OFS bid is a day order.'))),
     validity_days: Type.Optional(ValidityDays),
-    trigger_price: Type.Optional(
-      withCode(Errors.OFS_TRIGGER_PRICE, Type.Union([Type.Null(), Type.Literal(0)], { description: 'null or 0 for OFS.' })),
-    ),
+    trigger_price: Type.Optional(withCode(Errors.OFS_TRIGGER_PRICE, Type.Union([Type.Null(), Type.Literal(0)], { description: 'null or 0 for OFS.' }))),
   },
   { additionalProperties: false, description: 'The new terms of a live OFS bid; they replace the current ones (disclosed_quantity absent means 0).' },
 );
@@ -181,7 +175,7 @@ export const OrderBookQuery = Type.Object(
     orderStatus: Type.Optional(
       StringEnum(
         [...Object.keys(ORDER_STATUS_CODES), ...ORDER_STATUSES],
-        'ODIN\'s codes: 1 live (OMSXMITTED, EXXMITTED, PENDING), 2 completed (EXECUTED, CANCELLED, OMSREJECT, ORDERERROR), -1 all; or one status name.',
+        "ODIN's codes: 1 live (OMSXMITTED, EXXMITTED, PENDING), 2 completed (EXECUTED, CANCELLED, OMSREJECT, ORDERERROR), -1 all; or one status name.",
       ),
     ),
     order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the order with this id.' })),
@@ -202,7 +196,7 @@ const ORDER_FIELDS = {
   transaction_type: Text('BUY.'),
   product_type: Text('OFS.'),
   order_type: Text('RL (limit) or RL-MKT (cut-off).'),
-  status: StringEnum(ORDER_STATUSES, 'The order\'s status.'),
+  status: StringEnum(ORDER_STATUSES, "The order's status."),
   total_quantity: Count('The quantity bid for.'),
   traded_quantity: Count('The quantity allotted (EXECUTED orders).'),
   pending_quantity: Count('total_quantity - traded_quantity while the order is live; 0 once it is finished.'),
@@ -223,17 +217,21 @@ const ORDER_FIELDS = {
   strategy_id: Text('As sent; "" when none.'),
   part_code: Text('As sent; "" when none.'),
   vender_code: Text('As sent; "" when none.'),
-  category: StringEnum(BIDDER_CATEGORIES, 'The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).'),
+  category: StringEnum(
+    BIDDER_CATEGORIES,
+    'The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).',
+  ),
   offer_id: Text('The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model.'),
   bid_category: Text('The bid\'s category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer.'),
-  margin_type: Text('The bid\'s margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer.'),
+  margin_type: Text(
+    'The bid\'s margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer.',
+  ),
   carried_forward: Type.Boolean({ description: 'Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward).' }),
 };
 
 /** One order with its current state, under ODIN's order-book names. */
 export const OrderBookEntry = Type.Object(ORDER_FIELDS, { additionalProperties: false });
 export type OrderBookEntry = Static<typeof OrderBookEntry>;
-
 
 export const OrderBookResponse = PagedEnvelope(
   Type.Array(OrderBookEntry, { description: 'This page of your orders, newest first.' }),
@@ -247,8 +245,14 @@ export const OrderHistoryEntry = Type.Object(
     ...ORDER_FIELDS,
     reason: Text('What happened.'),
   },
-  { additionalProperties: false, description: 'The order\'s fields as the change left them (status, quantities, price, error_reason, last_modified), the rest as the order is now.' },
+  {
+    additionalProperties: false,
+    description: "The order's fields as the change left them (status, quantities, price, error_reason, last_modified), the rest as the order is now.",
+  },
 );
 export type OrderHistoryEntry = Static<typeof OrderHistoryEntry>;
 
-export const OrderHistoryResponse = SuccessEnvelope(Type.Array(OrderHistoryEntry, { description: 'The order\'s changes, oldest first.' }), 'Order history fetched successfully');
+export const OrderHistoryResponse = SuccessEnvelope(
+  Type.Array(OrderHistoryEntry, { description: "The order's changes, oldest first." }),
+  'Order history fetched successfully',
+);

@@ -33,7 +33,7 @@ export type TradeBookQuery = Static<typeof TradeBookQuery>;
 /** One trade: an allotment of an OFS bid. */
 export const TradeEntry = Type.Object(
   {
-    trade_id: Text('The trade\'s id.'),
+    trade_id: Text("The trade's id."),
     order_id: Text('The order it filled.'),
     exchange_order_no: Text('The exchange\'s order number; "" when unknown.'),
     exchange: Text('NSE_EQ or BSE_EQ.'),
@@ -59,7 +59,12 @@ export const TradeBookResponse = PagedEnvelope(
 );
 
 export const PositionsParams = Type.Object(
-  { type: withCode(Errors.POSITION_TYPE, Type.Enum([...POSITION_TYPES], { type: 'string', description: 'all, daily (traded today) or expiry (expiring today: none for OFS shares).' })) },
+  {
+    type: withCode(
+      Errors.POSITION_TYPE,
+      Type.Enum([...POSITION_TYPES], { type: 'string', description: 'all, daily (traded today) or expiry (expiring today: none for OFS shares).' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type PositionsParams = Static<typeof PositionsParams>;
@@ -67,7 +72,10 @@ export type PositionsParams = Static<typeof PositionsParams>;
 export const PositionsQuery = Type.Object(
   {
     intropStatus: Type.Optional(
-      Type.Enum(['0', '1'], { type: 'string', description: 'ODIN\'s interoperability flag; taken and ignored (ordergate lists each exchange\'s positions apart).' }),
+      Type.Enum(['0', '1'], {
+        type: 'string',
+        description: "ODIN's interoperability flag; taken and ignored (ordergate lists each exchange's positions apart).",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -96,7 +104,10 @@ export const PositionEntry = Type.Object(
 );
 export type PositionEntry = Static<typeof PositionEntry>;
 
-export const PositionsResponse = SuccessEnvelope(Type.Array(PositionEntry, { description: 'Your open positions, in the order of their first trade.' }), 'Positions fetched successfully');
+export const PositionsResponse = SuccessEnvelope(
+  Type.Array(PositionEntry, { description: 'Your open positions, in the order of their first trade.' }),
+  'Positions fetched successfully',
+);
 
 /** Settled shares, per instrument. */
 export const HoldingEntry = Type.Object(
@@ -116,4 +127,7 @@ export const HoldingEntry = Type.Object(
 );
 export type HoldingEntry = Static<typeof HoldingEntry>;
 
-export const HoldingsResponse = SuccessEnvelope(Type.Array(HoldingEntry, { description: 'Your holdings, in the order of their first trade.' }), 'Holdings fetched successfully');
+export const HoldingsResponse = SuccessEnvelope(
+  Type.Array(HoldingEntry, { description: 'Your holdings, in the order of their first trade.' }),
+  'Holdings fetched successfully',
+);

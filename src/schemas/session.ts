@@ -3,8 +3,7 @@ import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { MessageList, SuccessEnvelope, withCode } from './common.js';
 
-const OptionalText = (description: string) =>
-  Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()], { description }));
+const OptionalText = (description: string) => Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()], { description }));
 
 export const LoginRequest = Type.Object(
   {

@@ -59,7 +59,7 @@ export const TradeMessage = Type.Object(
   {
     MessageType: Type.Literal(TRADE_MESSAGE_TYPE),
     ...ORDER_MESSAGE_FIELDS,
-    TradeNumber: Type.String({ description: 'The trade\'s id, as the trade book lists it (trade_id).' }),
+    TradeNumber: Type.String({ description: "The trade's id, as the trade book lists it (trade_id)." }),
     TradeQty: Quantity('The quantity of this trade: the allotted quantity.'),
     TradedPrice: Paise('The price of this trade in paise: the clearing price of the allotment.'),
     TradeTime: SocketTime('When the allotment was made, India time.'),

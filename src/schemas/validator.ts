@@ -112,9 +112,7 @@ function ownMessage(error: ErrorObject): string | undefined {
 export function violationsOf(errors: readonly ErrorObject[], prefix = ''): Violation[] {
   const failedAnyOf = errors.filter((e) => e.keyword === 'anyOf');
   const relevant = errors.filter(
-    (e) =>
-      e.keyword === 'anyOf' ||
-      !failedAnyOf.some((a) => e.instancePath.startsWith(a.instancePath) && e.schemaPath.startsWith(`${a.schemaPath}/`)),
+    (e) => e.keyword === 'anyOf' || !failedAnyOf.some((a) => e.instancePath.startsWith(a.instancePath) && e.schemaPath.startsWith(`${a.schemaPath}/`)),
   );
   // A value of the wrong JSON type is reported as that alone, not also as breaking the rules for its value.
   const wrongType = new Set(relevant.filter((e) => e.keyword === 'type').map((e) => e.instancePath));

@@ -10,7 +10,16 @@ import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../
 import { compileChecker, createAjv } from '../schemas/validator.js';
 import { OfferConflictError, type OfsOfferRepository } from '../store/ofs-offers.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
-import { offerState, offerTermsProblems, USER_CATEGORIES, userCategoryOf, type Discount, type MarginType, type Offer, type UserCategory } from '../domain/ofs-offer.js';
+import {
+  offerState,
+  offerTermsProblems,
+  USER_CATEGORIES,
+  userCategoryOf,
+  type Discount,
+  type MarginType,
+  type Offer,
+  type UserCategory,
+} from '../domain/ofs-offer.js';
 import type { UserRepository } from '../store/users.js';
 
 export class AdminError extends Error {
@@ -227,7 +236,11 @@ export class AdminService {
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
-  async addUser(userId: string, password: string, options: { category?: UserCategory | BidderCategory; marginType?: MarginType; totp?: boolean } = {}): Promise<NewUser> {
+  async addUser(
+    userId: string,
+    password: string,
+    options: { category?: UserCategory | BidderCategory; marginType?: MarginType; totp?: boolean } = {},
+  ): Promise<NewUser> {
     if (!USER_ID_PATTERN.test(userId)) throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
     checkPassword(password);
     const totpSecret = options.totp ? newTotpSecret() : null;
@@ -408,8 +421,9 @@ export class AdminService {
     if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
     const state = offerState(registration.offer, registration.progress, this.now());
     if (state === 'CANCELLED' || this.now() >= registration.offer.t1Day.opensAt) {
-      throw new AdminError(`offer ${offerId}: its eligible employees are registered until T+1 opens (${new Date(registration.offer.t1Day.opensAt).toISOString()}); it is ${state} now`);
+      throw new AdminError(
+        `offer ${offerId}: its eligible employees are registered until T+1 opens (${new Date(registration.offer.t1Day.opensAt).toISOString()}); it is ${state} now`,
+      );
     }
   }
-
 }

@@ -212,7 +212,7 @@ export class AuditArchiveService {
       };
       await write(auditArchiveHeader(before));
       const ids: number[] = [];
-      for (let afterId = 0; ; ) {
+      for (let afterId = 0; ;) {
         const page = await this.repository.requestsToArchive(before, afterId, ARCHIVE_PAGE);
         if (page.length === 0) break;
         await write(page.map(auditArchiveLine).join(''));
@@ -269,7 +269,9 @@ export class AuditArchiveService {
     const recorded = await this.repository.archiveWithDigest(sha256);
     const { summary } = reading;
     if (recorded === undefined || recorded.rows !== summary.rows || recorded.before !== summary.before || recorded.lastId !== summary.lastId) {
-      throw new AuditArchiveError(`${file} is not an archive this database made: none has its SHA-256 ${sha256} (the file was changed, or comes from another database)`);
+      throw new AuditArchiveError(
+        `${file} is not an archive this database made: none has its SHA-256 ${sha256} (the file was changed, or comes from another database)`,
+      );
     }
     return recorded;
   }

@@ -27,9 +27,12 @@ function apiKeyMissing(): ApiError {
 }
 
 function checkApiKeyOwner(caller: Caller, owner: string | undefined): void {
-  if (owner === undefined) throw new ApiError(Errors.API_KEY_INVALID, 'The API key is not valid', [{ field: 'x-api-key', message: 'unknown or revoked API key' }]);
+  if (owner === undefined)
+    throw new ApiError(Errors.API_KEY_INVALID, 'The API key is not valid', [{ field: 'x-api-key', message: 'unknown or revoked API key' }]);
   if (owner !== caller.userId) {
-    throw new ApiError(Errors.API_KEY_OTHER_USER, 'The API key belongs to another user than the access token', [{ field: 'x-api-key', message: 'belongs to another user' }]);
+    throw new ApiError(Errors.API_KEY_OTHER_USER, 'The API key belongs to another user than the access token', [
+      { field: 'x-api-key', message: 'belongs to another user' },
+    ]);
   }
 }
 
@@ -70,7 +73,9 @@ export interface AuthOptions {
 }
 
 const apiKeyNotActive = () =>
-  new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [{ field: 'api_key', message: 'not an active key of this user' }]);
+  new ApiError(Errors.LOGIN_API_KEY_INVALID, 'The api_key is not an active key of this user', [
+    { field: 'api_key', message: 'not an active key of this user' },
+  ]);
 
 export class AuthService {
   /** Password checks of this process take turns (src/auth/password-checks.ts). */
@@ -100,7 +105,9 @@ export class AuthService {
     // password alone tells its holder nothing. Keys are 256-bit random: the answer is no oracle.
     if (this.loginRequiresApiKey) {
       if (apiKey === '') {
-        throw new ApiError(Errors.LOGIN_API_KEY_REQUIRED, 'This server takes a login only with an active api_key of the user', [{ field: 'api_key', message: 'required' }]);
+        throw new ApiError(Errors.LOGIN_API_KEY_REQUIRED, 'This server takes a login only with an active api_key of the user', [
+          { field: 'api_key', message: 'required' },
+        ]);
       }
       if ((await this.users.apiKeyOwner(sha256Hex(apiKey))) !== credentials.user_id) throw apiKeyNotActive();
     }
@@ -117,10 +124,15 @@ export class AuthService {
     let totpStep: number | null = null;
     if (user.totpSecret !== null) {
       const code = credentials.second_auth ?? '';
-      if (code === '') throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [{ field: 'second_auth', message: 'a 6-digit TOTP code is required' }]);
+      if (code === '')
+        throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [
+          { field: 'second_auth', message: 'a 6-digit TOTP code is required' },
+        ]);
       totpStep = verifyTotp(user.totpSecret, user.userId, code, this.now());
       if (totpStep === null) {
-        throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [{ field: 'second_auth', message: 'wrong or expired TOTP code' }]);
+        throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [
+          { field: 'second_auth', message: 'wrong or expired TOTP code' },
+        ]);
       }
     }
 
@@ -135,7 +147,9 @@ export class AuthService {
     // the code to the corrected retry, and so does one whose session the database failed to write.
     const opened = await this.users.openSession({ tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt }, totpStep);
     if (opened === 'totp-used') {
-      throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [{ field: 'second_auth', message: 'TOTP code already used' }]);
+      throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [
+        { field: 'second_auth', message: 'TOTP code already used' },
+      ]);
     }
     if (opened === 'refused') {
       // The operator disabled the user or changed the password while this login ran.
@@ -190,7 +204,8 @@ export class AuthService {
     if (session.revokedAt !== null) {
       throw tokenRevoked();
     }
-    if (session.expiresAt <= this.now()) throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
+    if (session.expiresAt <= this.now())
+      throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
     return { userId: session.userId, category: session.category, tokenHash, expiresAt: session.expiresAt };
   }
 
@@ -198,7 +213,8 @@ export class AuthService {
   async profile(caller: Caller): Promise<{ userId: string; category: BidderCategory; offerCategory: UserCategory; marginType: MarginType; operator: boolean }> {
     const user = await this.users.find(caller.userId);
     // The session's user row cannot go away (sessions reference it); the token is refused as unknown should it.
-    if (user === undefined) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
+    if (user === undefined)
+      throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
     return { userId: user.userId, category: user.category, offerCategory: user.offerCategory, marginType: user.marginType, operator: user.operator };
   }
 

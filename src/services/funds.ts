@@ -21,7 +21,6 @@ export interface FundsStatement {
   ledger: FundsLedgerEntry[];
 }
 
-
 export class FundsService {
   constructor(
     private readonly store: Pick<Store, 'writeTransaction'>,
@@ -34,7 +33,8 @@ export class FundsService {
   async deposit(userId: string, rupeesText: string): Promise<FundsAccount> {
     const paise = await this.amountFor(userId, rupeesText);
     const result = await this.store.writeTransaction((tx) => this.funds.deposit(tx, userId, paise, this.now()));
-    if (result === 'would-exceed-max') throw new AdminError(`a deposit of ${formatRupees(paise)} would take ${userId}'s cash past the most an account may hold`);
+    if (result === 'would-exceed-max')
+      throw new AdminError(`a deposit of ${formatRupees(paise)} would take ${userId}'s cash past the most an account may hold`);
     return result;
   }
 

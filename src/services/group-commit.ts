@@ -118,7 +118,12 @@ export class GroupCommitter<C, S, R, Change> {
     let judgments: Judgment<R, Change>[];
     const started = performance.now();
     try {
-      judgments = await this.store.writeTransaction((tx) => this.runBatch(tx, batch.map((item) => item.command)));
+      judgments = await this.store.writeTransaction((tx) =>
+        this.runBatch(
+          tx,
+          batch.map((item) => item.command),
+        ),
+      );
     } catch (error) {
       this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, false);
       for (const item of batch) item.reject(error);

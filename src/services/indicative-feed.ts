@@ -63,14 +63,17 @@ export class IndicativeFeed {
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.pollOnce()
-        .catch(this.onError)
-        .finally(() => {
-          if (this.listeners.size > 0) this.schedule();
-          else this.timer = undefined;
-        });
-    }, this.seenUntil === null ? 0 : this.pollMs);
+    this.timer = setTimeout(
+      () => {
+        this.pollOnce()
+          .catch(this.onError)
+          .finally(() => {
+            if (this.listeners.size > 0) this.schedule();
+            else this.timer = undefined;
+          });
+      },
+      this.seenUntil === null ? 0 : this.pollMs,
+    );
   }
 
   private stop(): void {

@@ -49,7 +49,11 @@ function toAllotted(allotted: AllottedBook): NonNullable<OfsBookData['allotted']
   return {
     retail: allotted.retail,
     non_retail: allotted.nonRetail,
-    by_price: allotted.byPrice.map((level) => ({ price: rupees(level.pricePaise), retail_quantity: level.retailQuantity, non_retail_quantity: level.nonRetailQuantity })),
+    by_price: allotted.byPrice.map((level) => ({
+      price: rupees(level.pricePaise),
+      retail_quantity: level.retailQuantity,
+      non_retail_quantity: level.nonRetailQuantity,
+    })),
   };
 }
 
@@ -74,7 +78,9 @@ export class OfsBookService {
     await this.requireOperator(caller);
     const registration = await this.issues.findRegistration(exchange, scripToken);
     if (registration === undefined) {
-      throw new ApiError(Errors.OFS_ISSUE_UNKNOWN, `No OFS issue ${exchange} ${scripToken} is registered`, [{ field: 'scrip_token', message: 'no such issue' }]);
+      throw new ApiError(Errors.OFS_ISSUE_UNKNOWN, `No OFS issue ${exchange} ${scripToken} is registered`, [
+        { field: 'scrip_token', message: 'no such issue' },
+      ]);
     }
     // Read after the issue, so that an allocation that ran in between shows its allotments.
     const sums = await this.book.sums(exchange, scripToken);
@@ -96,7 +102,11 @@ export class OfsBookService {
       ineligible: { retail_quantity: book.ineligible.retailQuantity, non_retail_quantity: book.ineligible.nonRetailQuantity, bids: book.ineligible.bids },
       clearing: {
         retail: { portion: book.clearing.retail.portion, demand: book.clearing.retail.demand, price: priceOrNull(book.clearing.retail.clearingPricePaise) },
-        non_retail: { portion: book.clearing.nonRetail.portion, demand: book.clearing.nonRetail.demand, price: priceOrNull(book.clearing.nonRetail.clearingPricePaise) },
+        non_retail: {
+          portion: book.clearing.nonRetail.portion,
+          demand: book.clearing.nonRetail.demand,
+          price: priceOrNull(book.clearing.nonRetail.clearingPricePaise),
+        },
       },
       allotted: registration.allocatedAt === null ? null : toAllotted(allottedBook(sums.allotted)),
     };
@@ -115,7 +125,12 @@ export class OfsBookService {
     }
     const [latest] = await this.offers.indicativeHistory(offerId, 1);
     const book = offerBook(registration.offer, await this.book.offerSums(offerId));
-    const figures = (f: OfferBookFigures) => ({ bids: f.bids, open_quantity: f.openQuantity, allotted_quantity: f.allottedQuantity, allotted_value: rupees(f.allottedValuePaise) });
+    const figures = (f: OfferBookFigures) => ({
+      bids: f.bids,
+      open_quantity: f.openQuantity,
+      allotted_quantity: f.allottedQuantity,
+      allotted_value: rupees(f.allottedValuePaise),
+    });
     const now = this.now();
     return {
       server_time: instant(now),
@@ -125,7 +140,12 @@ export class OfsBookService {
         ...figures(c),
         by_listing: c.byListing.map((l) => ({ exchange: l.exchange, scrip_token: l.scripToken, ...figures(l) })),
       })),
-      non_retail_demand: book.nonRetailDemand.map((level) => ({ price: rupees(level.pricePaise), quantity: level.quantity, cumulative: level.cumulative, bids: level.bids })),
+      non_retail_demand: book.nonRetailDemand.map((level) => ({
+        price: rupees(level.pricePaise),
+        quantity: level.quantity,
+        cumulative: level.cumulative,
+        bids: level.bids,
+      })),
     };
   }
 

@@ -73,7 +73,9 @@ export function toOfferEntry(registration: OfferRegistration, now: number, lates
     employee_price: tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
     retail_cutoff_price: t1RetailCutoffPricePaise === null ? null : rupees(t1RetailCutoffPricePaise),
     retail_price:
-      t1RetailCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM' ? null : rupees(discountedPricePaise(t1RetailCutoffPricePaise, offer.retailDiscount)),
+      t1RetailCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM'
+        ? null
+        : rupees(discountedPricePaise(t1RetailCutoffPricePaise, offer.retailDiscount)),
     indicative: indicativeOut(latest),
     awaiting_operator: awaitingOperator(registration, latest, now),
     settlement: offer.settlementDelayMs === null ? 'by-day' : `${offer.settlementDelayMs / 1000}s`,
@@ -107,7 +109,11 @@ export class OfsOfferService {
     return {
       server_time: instant(now),
       offer: toOfferEntry(registration, now, history.at(-1)),
-      indicative_history: history.map((point) => ({ at: instant(point.at), price: point.all.pricePaise === null ? null : rupees(point.all.pricePaise), quantity: point.all.quantity })),
+      indicative_history: history.map((point) => ({
+        at: instant(point.at),
+        price: point.all.pricePaise === null ? null : rupees(point.all.pricePaise),
+        quantity: point.all.quantity,
+      })),
     };
   }
 }

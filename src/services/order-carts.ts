@@ -241,7 +241,13 @@ export class OrderCartService {
     }
   }
 
-  private async executeLines(caller: Caller, ordercartId: string, requestId: string | null, steps: KeptSteps | undefined, slots: OrderSlots): Promise<CartExecution> {
+  private async executeLines(
+    caller: Caller,
+    ordercartId: string,
+    requestId: string | null,
+    steps: KeptSteps | undefined,
+    slots: OrderSlots,
+  ): Promise<CartExecution> {
     const cart = await this.ownCart(caller, ordercartId);
     let lines = JSON.parse(cart.ordersJson) as unknown[];
     const kept = (await steps?.recall({ [LINES_STEP]: lines })) ?? new Map<string, unknown>();
@@ -376,7 +382,10 @@ async function placeLine(
     // The request lost its idempotency key (it was taken over): it ends here, refused as a whole.
     if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind.status === 429 || error.kind === Errors.IDEMPOTENCY_KEY_RUNNING) throw error;
     const causes = error.errors.length > 0 ? error.errors : [{ field: '', message: error.message }];
-    const violations = asLineViolations(index, causes.map((cause) => ({ ...cause, kind: error.kind })));
+    const violations = asLineViolations(
+      index,
+      causes.map((cause) => ({ ...cause, kind: error.kind })),
+    );
     return { ...failedLine(index, violations), message: error.message };
   }
 }

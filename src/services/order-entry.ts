@@ -181,7 +181,9 @@ export class OrderEntryService {
     const bidders = new Map<string, OfferBidder>();
     for (const offer of offers.values()) if (offer !== undefined) offerIds.add(offer.offer.offerId);
     for (const offerId of offerIds) {
-      const placing = placements.filter((c) => offers.get(issueKey(c.order.exchange, c.order.scripToken))?.offer.offerId === offerId).map((c) => c.caller.userId);
+      const placing = placements
+        .filter((c) => offers.get(issueKey(c.order.exchange, c.order.scripToken))?.offer.offerId === offerId)
+        .map((c) => c.caller.userId);
       for (const [userId, bidder] of await this.offers.bidders(offerId, placing, tx)) bidders.set(`${offerId}\u0000${userId}`, bidder);
     }
     const liveOfferBids = offerIds.size === 0 ? [] : await this.orders.liveOfferBids(tx, limitedUsers, [...offerIds]);

@@ -134,7 +134,9 @@ export class AuditRepository {
       if (this.store.dialect === 'postgres') await sql`lock table audit_requests in exclusive mode`.execute(trx);
       const covered = await trx.selectFrom('audit_requests').select('id').where('at', '<', archive.before).where('id', '<=', lastId).orderBy('id').execute();
       if (covered.length !== archive.ids.length || covered.some((row, index) => Number(row.id) !== archive.ids[index])) {
-        throw new AuditArchiveError('the records before that instant changed while the file was written (a late record, or another archive); nothing was removed: run it again');
+        throw new AuditArchiveError(
+          'the records before that instant changed while the file was written (a late record, or another archive); nothing was removed: run it again',
+        );
       }
       const row = await trx
         .insertInto('audit_archives')
@@ -150,7 +152,8 @@ export class AuditRepository {
         .returningAll()
         .executeTakeFirstOrThrow();
       const removed = await trx.deleteFrom('audit_requests').where('at', '<', archive.before).where('id', '<=', lastId).executeTakeFirst();
-      if (Number(removed.numDeletedRows) !== archive.ids.length) throw new AuditArchiveError('the database removed another number of records than archived; nothing was removed');
+      if (Number(removed.numDeletedRows) !== archive.ids.length)
+        throw new AuditArchiveError('the database removed another number of records than archived; nothing was removed');
       return auditArchiveFromRow(row);
     });
   }

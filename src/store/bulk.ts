@@ -63,7 +63,12 @@ export async function combinedWrites(tx: WriteTx, writes: readonly PostgresWrite
     next += write.parameters.length;
     return part;
   });
-  await tx.trx.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, writes.flatMap((write) => write.parameters)));
+  await tx.trx.executeQuery(
+    CompiledQuery.raw(
+      `with ${parts.join(', ')} select 1`,
+      writes.flatMap((write) => write.parameters),
+    ),
+  );
 }
 
 /** A write of many rows: on SQLite one statement run per row with `sqliteColumns`' values, on PostgreSQL one. */

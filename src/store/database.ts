@@ -58,9 +58,7 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
     if (path === '') throw new DatabaseUrlError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/ordergate.db');
     return { dialect: 'sqlite', target: path };
   }
-  throw new DatabaseUrlError(
-    `DATABASE_URL must start with sqlite:, postgres:// or postgresql://, got "${url.split(':')[0]}:..."`,
-  );
+  throw new DatabaseUrlError(`DATABASE_URL must start with sqlite:, postgres:// or postgresql://, got "${url.split(':')[0]}:..."`);
 }
 
 // int8 (bigint) columns hold epoch milliseconds and quantities, all far below 2^53: read them as numbers.
@@ -98,12 +96,17 @@ function openSqliteConnection(path: string, busyTimeoutMs: number, onStatement?:
   return sqlite;
 }
 
-function openSqlite(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements } {
+function openSqlite(
+  path: string,
+  busyTimeoutMs: number,
+  onStatement?: (sql: string) => void,
+): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const dialect = new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement));
   const db = new Kysely<Database>({ dialect });
   // An in-memory database exists only on its own connection.
-  const readDb = path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement)) });
+  const readDb =
+    path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement)) });
   return { db, readDb, statements: dialect.connection };
 }
 
@@ -327,7 +330,10 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       try {
         result = await work(sealTx(connection, null));
       } catch (error) {
-        await sql.raw('rollback').execute(connection).catch(() => undefined);
+        await sql
+          .raw('rollback')
+          .execute(connection)
+          .catch(() => undefined);
         throw error;
       }
       await sql.raw('commit').execute(connection);

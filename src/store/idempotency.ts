@@ -50,7 +50,6 @@ export interface KeptAnswer {
   headers: Record<string, string>;
 }
 
-
 /**
  * The rows of the steps kept under the claim's key: the user's keys that begin with the key and the
  * separator (substr, not LIKE: SQLite's LIKE ignores case, and the key may hold % and _).
@@ -95,7 +94,12 @@ export class IdempotencyKeyRepository {
     const inserted = await this.db
       .insertInto('idempotency_keys')
       .values(
-        batch.map(({ claim, now, lockedUntil }) => ({ ...this.claimColumns(claim, lockedUntil), user_id: claim.userId, idempotency_key: claim.key, created_at: now })),
+        batch.map(({ claim, now, lockedUntil }) => ({
+          ...this.claimColumns(claim, lockedUntil),
+          user_id: claim.userId,
+          idempotency_key: claim.key,
+          created_at: now,
+        })),
       )
       .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
       .returning('owner')
@@ -105,12 +109,7 @@ export class IdempotencyKeyRepository {
   }
 
   async find(userId: string, key: string): Promise<StoredKey | undefined> {
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('idempotency_key', '=', key)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('idempotency_key', '=', key).executeTakeFirst();
     if (row === undefined) return undefined;
     return {
       owner: row.owner,
@@ -150,11 +149,7 @@ export class IdempotencyKeyRepository {
    */
   async isHeld(storeTx: StoreTx, claim: KeyClaim): Promise<boolean> {
     const trx = openTx(storeTx).trx;
-    const query = trx
-      .selectFrom('idempotency_keys')
-      .select(['owner', 'state'])
-      .where('user_id', '=', claim.userId)
-      .where('idempotency_key', '=', claim.key);
+    const query = trx.selectFrom('idempotency_keys').select(['owner', 'state']).where('user_id', '=', claim.userId).where('idempotency_key', '=', claim.key);
     const row = await (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     return row !== undefined && row.owner === claim.owner && row.state === 'RUNNING';
   }

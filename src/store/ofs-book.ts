@@ -37,7 +37,9 @@ export class OfsBookRepository {
           // SQLite's sum() of integers fails past 2^63 (some thousands of maximum-size bids on one issue);
           // total() adds the same values as a double, which the answer's numbers are anyway. PostgreSQL's
           // sum of bigints is a numeric, which does not overflow.
-          eb.fn<number | string>(this.dialect === 'sqlite' ? 'total' : 'sum', [executed().then(eb.ref('traded_quantity')).else(eb.ref('quantity')).end()]).as('quantity'),
+          eb
+            .fn<number | string>(this.dialect === 'sqlite' ? 'total' : 'sum', [executed().then(eb.ref('traded_quantity')).else(eb.ref('quantity')).end()])
+            .as('quantity'),
           eb.fn.countAll<number | string>().as('bids'),
         ];
       })
@@ -70,7 +72,12 @@ export class OfsBookRepository {
     const rows = await this.db
       .selectFrom('orders')
       .select((eb) => {
-        const live = eb.case().when('status', 'in', [...LIVE_STATUSES]).then(eb.lit(1)).else(eb.lit(0)).end();
+        const live = eb
+          .case()
+          .when('status', 'in', [...LIVE_STATUSES])
+          .then(eb.lit(1))
+          .else(eb.lit(0))
+          .end();
         return [
           'exchange',
           'scrip_token',

@@ -127,13 +127,23 @@ export class OfsOfferRepository {
   async list(): Promise<OfferRegistration[]> {
     const rows = await this.db.selectFrom('ofs_offers').selectAll().orderBy('t_opens_at', 'desc').orderBy('offer_id').execute();
     const listings = await this.db.selectFrom('ofs_offer_listings').selectAll().orderBy('exchange').execute();
-    return rows.map((row) => toRegistration(row, listings.filter((l) => l.offer_id === row.offer_id)));
+    return rows.map((row) =>
+      toRegistration(
+        row,
+        listings.filter((l) => l.offer_id === row.offer_id),
+      ),
+    );
   }
 
   /** The offer an instrument is a listing of, if any. */
   async findByListing(exchange: string, scripToken: number, storeTx?: StoreTx): Promise<OfferRegistration | undefined> {
     const db = executorOf(this.db, storeTx);
-    const listing = await db.selectFrom('ofs_offer_listings').select('offer_id').where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
+    const listing = await db
+      .selectFrom('ofs_offer_listings')
+      .select('offer_id')
+      .where('exchange', '=', exchange)
+      .where('scrip_token', '=', scripToken)
+      .executeTakeFirst();
     return listing && this.find(listing.offer_id, storeTx);
   }
 
@@ -145,7 +155,10 @@ export class OfsOfferRepository {
 
   /** When the last indicative figures were published (null: never). */
   async latestIndicativeAt(): Promise<number | null> {
-    const row = await this.db.selectFrom('ofs_offer_indicative').select((eb) => eb.fn.max('at').as('at')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('ofs_offer_indicative')
+      .select((eb) => eb.fn.max('at').as('at'))
+      .executeTakeFirst();
     return row?.at == null ? null : Number(row.at);
   }
 
@@ -187,7 +200,11 @@ export class OfsOfferRepository {
     return this.db.transaction().execute(async (trx) => {
       const updatedOffers = new Set<string>();
       for (const offer of offers) {
-        const existing = await trx.selectFrom('ofs_offers').select(['offer_id', 't_allocated_at', 'cancelled_at']).where('offer_id', '=', offer.offerId).executeTakeFirst();
+        const existing = await trx
+          .selectFrom('ofs_offers')
+          .select(['offer_id', 't_allocated_at', 'cancelled_at'])
+          .where('offer_id', '=', offer.offerId)
+          .executeTakeFirst();
         if (existing !== undefined) {
           if (existing.t_allocated_at !== null) throw new OfferConflictError(`offer ${offer.offerId}: its T allocation has run, so its terms are fixed`);
           if (existing.cancelled_at !== null) throw new OfferConflictError(`offer ${offer.offerId} was cancelled`);
@@ -202,8 +219,14 @@ export class OfsOfferRepository {
             .where('offer_id', '<>', offer.offerId)
             .executeTakeFirst();
           if (other !== undefined) throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already a listing of offer ${other.offer_id}`);
-          const issue = await trx.selectFrom('ofs_issues').select('symbol').where('exchange', '=', listing.exchange).where('scrip_token', '=', listing.scripToken).executeTakeFirst();
-          if (issue !== undefined) throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already an issue of the one-listing format (${issue.symbol})`);
+          const issue = await trx
+            .selectFrom('ofs_issues')
+            .select('symbol')
+            .where('exchange', '=', listing.exchange)
+            .where('scrip_token', '=', listing.scripToken)
+            .executeTakeFirst();
+          if (issue !== undefined)
+            throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already an issue of the one-listing format (${issue.symbol})`);
         }
         const terms = termsColumns(offer, now);
         await trx
@@ -296,7 +319,11 @@ export class OfsOfferRepository {
   /** Answers how many of the users were registered. */
   async removeEmployees(offerId: string, userIds: readonly string[]): Promise<number> {
     if (userIds.length === 0) return 0;
-    const result = await this.db.deleteFrom('ofs_offer_employees').where('offer_id', '=', offerId).where('user_id', 'in', [...userIds]).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('ofs_offer_employees')
+      .where('offer_id', '=', offerId)
+      .where('user_id', 'in', [...userIds])
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
@@ -306,7 +333,12 @@ export class OfsOfferRepository {
   }
 
   async isEmployee(offerId: string, userId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('ofs_offer_employees').select('user_id').where('offer_id', '=', offerId).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('ofs_offer_employees')
+      .select('user_id')
+      .where('offer_id', '=', offerId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row !== undefined;
   }
 }

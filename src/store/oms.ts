@@ -10,7 +10,6 @@ import type { OutboxAction } from '../domain/order.js';
 import type { Database } from './tables.js';
 import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
-
 export interface OutboxEntry {
   id: number;
   orderId: string;
@@ -18,10 +17,7 @@ export interface OutboxEntry {
 }
 
 /** Not leased, or its lease has run out. */
-const claimable =
-  (now: number) =>
-  (eb: ExpressionBuilder<Database, 'outbox'>) =>
-    eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
+const claimable = (now: number) => (eb: ExpressionBuilder<Database, 'outbox'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
 
 export class OmsRepository {
   constructor(
@@ -31,7 +27,10 @@ export class OmsRepository {
 
   /** The newest outbox entry's id (0 when there is none). */
   async latestEntryId(): Promise<number> {
-    const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
     return row?.id == null ? 0 : Number(row.id);
   }
 

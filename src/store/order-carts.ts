@@ -111,12 +111,7 @@ export class OrderCartRepository {
   }
 
   async findOwned(ordercartId: string, userId: string): Promise<StoredOrderCart | undefined> {
-    const row = await this.db
-      .selectFrom('order_carts')
-      .selectAll()
-      .where('ordercart_id', '=', ordercartId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('order_carts').selectAll().where('ordercart_id', '=', ordercartId).where('user_id', '=', userId).executeTakeFirst();
     return row && cartFromRow(row);
   }
 
@@ -163,11 +158,7 @@ export class OrderCartRepository {
 
   /** Answers whether the owner had such a cart. */
   async deleteOwned(ordercartId: string, userId: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('order_carts')
-      .where('ordercart_id', '=', ordercartId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const result = await this.db.deleteFrom('order_carts').where('ordercart_id', '=', ordercartId).where('user_id', '=', userId).executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 }

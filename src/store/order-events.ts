@@ -10,7 +10,6 @@ import type { OrderStatus } from '../domain/order-status.js';
 import { orderFromRow, type OrderRow } from './orders.js';
 import type { Database, OrderHistoryTable } from './tables.js';
 
-
 type HistoryColumns = Pick<Selectable<OrderHistoryTable>, 'id' | 'status' | 'reason' | 'at'>;
 
 export class OrderEventRepository {
@@ -70,28 +69,30 @@ export class OrderEventRepository {
   }
 
   private withOrders() {
-    return this.db
-      .selectFrom('order_history')
-      .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
-      // The trade an allotment made is written in the same transaction, at the same instant as its history row.
-      .leftJoin('trades', (join) => join.onRef('trades.order_id', '=', 'order_history.order_id').onRef('trades.traded_at', '=', 'order_history.at'))
-      .selectAll('orders')
-      .select([
-        'trades.trade_id as trade_id',
-        'trades.quantity as trade_quantity',
-        'trades.price_paise as trade_price_paise',
-        'order_history.id as history_id',
-        'order_history.user_event_id as user_event_id',
-        'order_history.status as history_status',
-        'order_history.reason as history_reason',
-        'order_history.at as history_at',
-        'order_history.quantity as history_quantity',
-        'order_history.price_paise as history_price_paise',
-        'order_history.traded_quantity as history_traded_quantity',
-        'order_history.traded_price_paise as history_traded_price_paise',
-        'order_history.actor as history_actor',
-        'order_history.request_id as history_request_id',
-      ]);
+    return (
+      this.db
+        .selectFrom('order_history')
+        .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
+        // The trade an allotment made is written in the same transaction, at the same instant as its history row.
+        .leftJoin('trades', (join) => join.onRef('trades.order_id', '=', 'order_history.order_id').onRef('trades.traded_at', '=', 'order_history.at'))
+        .selectAll('orders')
+        .select([
+          'trades.trade_id as trade_id',
+          'trades.quantity as trade_quantity',
+          'trades.price_paise as trade_price_paise',
+          'order_history.id as history_id',
+          'order_history.user_event_id as user_event_id',
+          'order_history.status as history_status',
+          'order_history.reason as history_reason',
+          'order_history.at as history_at',
+          'order_history.quantity as history_quantity',
+          'order_history.price_paise as history_price_paise',
+          'order_history.traded_quantity as history_traded_quantity',
+          'order_history.traded_price_paise as history_traded_price_paise',
+          'order_history.actor as history_actor',
+          'order_history.request_id as history_request_id',
+        ])
+    );
   }
 }
 
@@ -113,9 +114,26 @@ interface HistoryValues {
 }
 
 function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
-  const { history_id, user_event_id, history_status, history_reason, history_at, history_quantity, history_price_paise, history_traded_quantity, history_traded_price_paise, history_actor, history_request_id, trade_id, trade_quantity, trade_price_paise, ...order } = row;
+  const {
+    history_id,
+    user_event_id,
+    history_status,
+    history_reason,
+    history_at,
+    history_quantity,
+    history_price_paise,
+    history_traded_quantity,
+    history_traded_price_paise,
+    history_actor,
+    history_request_id,
+    trade_id,
+    trade_quantity,
+    trade_price_paise,
+    ...order
+  } = row;
   return {
-    ...(trade_id !== null && Number(history_traded_quantity) > 0 && { trade: { tradeId: trade_id, quantity: Number(trade_quantity), pricePaise: Number(trade_price_paise) } }),
+    ...(trade_id !== null &&
+      Number(history_traded_quantity) > 0 && { trade: { tradeId: trade_id, quantity: Number(trade_quantity), pricePaise: Number(trade_price_paise) } }),
     eventId: Number(user_event_id),
     historyId: Number(history_id),
     userId: order.user_id,

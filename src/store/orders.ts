@@ -13,7 +13,17 @@ import type { Order, OrderChange, RecordedChange, RetailExposure } from '../doma
 import { planOrderWrites, type AccountChange, type ExposureChange, type HistoryEntry, type LedgerEntry, type OutboxEntry } from '../domain/order-effects.js';
 import type { Trade } from '../domain/trades.js';
 import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
-import { BulkInsert, BulkUpdate, combinedWrites, intColumn as int, listParameter, queryWithList, textColumn as text, type BulkColumn, type PostgresWrite } from './bulk.js';
+import {
+  BulkInsert,
+  BulkUpdate,
+  combinedWrites,
+  intColumn as int,
+  listParameter,
+  queryWithList,
+  textColumn as text,
+  type BulkColumn,
+  type PostgresWrite,
+} from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 import { ENQUEUE_DELIVERIES } from './webhooks.js';
@@ -89,7 +99,6 @@ function historyEntryFromRow(row: HistoryRow): RecordedChange {
     requestId: row.request_id,
   };
 }
-
 
 /** The columns an order change may set (domain/order-effects.ts storedOrderChanged compares the same fields). */
 export const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
@@ -214,7 +223,11 @@ const LOCK_USERS = `select pg_advisory_xact_lock(k) from (select distinct hashte
 
 export class OrderRepository {
   private readonly insertOrders = new BulkInsert<Order>('orders', ORDER_COLUMNS);
-  private readonly updateOrders = new BulkUpdate<Order>('orders', text('order_id', (o) => o.orderId), MUTABLE_COLUMNS);
+  private readonly updateOrders = new BulkUpdate<Order>(
+    'orders',
+    text('order_id', (o) => o.orderId),
+    MUTABLE_COLUMNS,
+  );
   private readonly insertHistory = new BulkInsert<HistoryValues>('order_history', HISTORY_COLUMNS);
   private readonly insertOutbox = new BulkInsert<OutboxEntry>('outbox', [
     text('order_id', (e) => e.orderId),
@@ -302,7 +315,10 @@ export class OrderRepository {
 
   /** The history rows, each numbered among its user's events (see reserveEventIds). */
   private async numberedHistory(tx: WriteTx, entries: readonly HistoryEntry[]): Promise<HistoryValues[]> {
-    const next = await this.reserveEventIds(tx, entries.map((entry) => entry.order.userId));
+    const next = await this.reserveEventIds(
+      tx,
+      entries.map((entry) => entry.order.userId),
+    );
     return entries.map((entry) => {
       const userEventId = next.get(entry.order.userId)!;
       next.set(entry.order.userId, userEventId + 1);

@@ -108,7 +108,6 @@ export interface DueIssue {
   scripToken: number;
 }
 
-
 const FIND_BIDS = {
   sqlite: 'select * from sim_exchange_bids where order_id in (select value from json_each(?))',
   postgres: 'select * from sim_exchange_bids where order_id = any($1::text[])',
@@ -141,19 +140,12 @@ export class SimExchangeRepository {
   private readonly settleBids = new BulkUpdate<{ orderId: string; status: string; now: number }>(
     'sim_exchange_bids',
     textColumn('order_id', (b) => b.orderId),
-    [
-      textColumn('status', (b) => b.status),
-      intColumn('updated_at', (b) => b.now),
-    ],
+    [textColumn('status', (b) => b.status), intColumn('updated_at', (b) => b.now)],
   );
   private readonly settleOfferBids = new BulkUpdate<OfferBidOutcome & { now: number }>(
     'sim_exchange_bids',
     textColumn('order_id', (b) => b.orderId),
-    [
-      textColumn('status', (b) => b.status),
-      intColumn('t_allotted', (b) => b.tAllotted),
-      intColumn('updated_at', (b) => b.now),
-    ],
+    [textColumn('status', (b) => b.status), intColumn('t_allotted', (b) => b.tAllotted), intColumn('updated_at', (b) => b.now)],
   );
   private readonly insertEvents = new BulkInsert<NewSimEvent & { now: number }>('sim_exchange_events', [
     textColumn('order_id', (e) => e.orderId),
@@ -182,7 +174,10 @@ export class SimExchangeRepository {
    */
   async receiveBids(storeTx: StoreTx, bids: readonly NewSimBid[], now: number): Promise<void> {
     const tx = openTx(storeTx);
-    await this.insertBids.run(tx, bids.map((bid) => ({ ...bid, now })));
+    await this.insertBids.run(
+      tx,
+      bids.map((bid) => ({ ...bid, now })),
+    );
   }
 
   /** The bids of these orders; `tx` to read them in a transaction. */
@@ -293,7 +288,9 @@ export class SimExchangeRepository {
           eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is not', null), eb('t1_allocated_at', 'is', null), eb('t1_closes_at', '<=', now)]),
           eb.and([
             eb('cancelled_at', 'is not', null),
-            eb.exists(eb.selectFrom('sim_exchange_bids as b').select('b.order_id').whereRef('b.offer_id', '=', 'ofs_offers.offer_id').where('b.status', '=', 'LIVE')),
+            eb.exists(
+              eb.selectFrom('sim_exchange_bids as b').select('b.order_id').whereRef('b.offer_id', '=', 'ofs_offers.offer_id').where('b.status', '=', 'LIVE'),
+            ),
           ]),
         ]),
       )
@@ -343,19 +340,34 @@ export class SimExchangeRepository {
     if (
       last !== undefined &&
       (Number(last.at) >= now ||
-        (same(row.price_paise, last.price_paise) && same(row.quantity, last.quantity) && same(row.price_h_paise, last.price_h_paise) && same(row.quantity_h, last.quantity_h) && same(row.price_t_paise, last.price_t_paise) && same(row.quantity_t, last.quantity_t)))
+        (same(row.price_paise, last.price_paise) &&
+          same(row.quantity, last.quantity) &&
+          same(row.price_h_paise, last.price_h_paise) &&
+          same(row.quantity_h, last.quantity_h) &&
+          same(row.price_t_paise, last.price_t_paise) &&
+          same(row.quantity_t, last.quantity_t)))
     ) {
       return false;
     }
     // Two exchanges' pollers publishing at the same instant: the first one's row stands.
-    await this.db.insertInto('ofs_offer_indicative').values(row).onConflict((oc) => oc.columns(['offer_id', 'at']).doNothing()).execute();
+    await this.db
+      .insertInto('ofs_offer_indicative')
+      .values(row)
+      .onConflict((oc) => oc.columns(['offer_id', 'at']).doNothing())
+      .execute();
     return true;
   }
 
   /** The live bids of the offer, on every listing, locked until the transaction ends (see liveBids). */
   async liveOfferBids(storeTx: StoreTx, offerId: string): Promise<SimBid[]> {
     const trx = openTx(storeTx).trx;
-    const query = trx.selectFrom('sim_exchange_bids').selectAll().where('offer_id', '=', offerId).where('status', '=', 'LIVE').orderBy('received_at').orderBy('order_id');
+    const query = trx
+      .selectFrom('sim_exchange_bids')
+      .selectAll()
+      .where('offer_id', '=', offerId)
+      .where('status', '=', 'LIVE')
+      .orderBy('received_at')
+      .orderBy('order_id');
     return (await (this.dialect === 'postgres' ? query.forUpdate() : query).execute()).map(bidFromRow);
   }
 
@@ -433,11 +445,6 @@ export class SimExchangeRepository {
 
   async markDelivered(ids: readonly number[], now: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.db
-      .updateTable('sim_exchange_events')
-      .set({ delivered_at: now })
-      .where('id', 'in', ids)
-      .where('delivered_at', 'is', null)
-      .execute();
+    await this.db.updateTable('sim_exchange_events').set({ delivered_at: now }).where('id', 'in', ids).where('delivered_at', 'is', null).execute();
   }
 }

@@ -6,13 +6,7 @@
  * a second process writing the same file waits (busy_timeout) instead of failing half-way.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import {
-  CompiledQuery,
-  SqliteDialect,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-} from 'kysely';
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 
 const STATEMENT_CACHE_SIZE = 256;
 

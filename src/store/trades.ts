@@ -11,7 +11,6 @@ import type { Database, TradesTable } from './tables.js';
 
 type TradeRow = Selectable<TradesTable>;
 
-
 function tradeFromRow(row: TradeRow): Trade {
   return {
     tradeId: row.trade_id,
@@ -68,13 +67,27 @@ export class TradeRepository {
 
   /** The user's trades not settled at `now` (their positions), oldest first. */
   async unsettled(userId: string, now: number): Promise<Trade[]> {
-    const rows = await this.db.selectFrom('trades').selectAll().where('user_id', '=', userId).where('settles_at', '>', now).orderBy('traded_at').orderBy('trade_id').execute();
+    const rows = await this.db
+      .selectFrom('trades')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('settles_at', '>', now)
+      .orderBy('traded_at')
+      .orderBy('trade_id')
+      .execute();
     return rows.map(tradeFromRow);
   }
 
   /** The user's trades settled at `now` (their holdings), oldest first. */
   async settled(userId: string, now: number): Promise<Trade[]> {
-    const rows = await this.db.selectFrom('trades').selectAll().where('user_id', '=', userId).where('settles_at', '<=', now).orderBy('traded_at').orderBy('trade_id').execute();
+    const rows = await this.db
+      .selectFrom('trades')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('settles_at', '<=', now)
+      .orderBy('traded_at')
+      .orderBy('trade_id')
+      .execute();
     return rows.map(tradeFromRow);
   }
 }

@@ -97,7 +97,10 @@ export class UserRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -150,7 +153,14 @@ export class UserRepository {
   }
 
   /** Inserts a new user; answers false (and changes nothing) when the id is taken. */
-  async create(user: { userId: string; passwordHash: string; category: UserCategory | BidderCategory; marginType?: MarginType; totpSecret: string | null; now: number }): Promise<boolean> {
+  async create(user: {
+    userId: string;
+    passwordHash: string;
+    category: UserCategory | BidderCategory;
+    marginType?: MarginType;
+    totpSecret: string | null;
+    now: number;
+  }): Promise<boolean> {
     const category = userCategoryOf(user.category);
     if (category === undefined) throw new RangeError(`unknown user category ${user.category}`);
     const result = await this.db
@@ -222,7 +232,10 @@ export class UserRepository {
    * change waits for this insert to commit and then revokes it; SQLite runs one writer at a time. False:
    * no session was opened.
    */
-  async createSession(session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number }, db: Kysely<Database> = this.db): Promise<boolean> {
+  async createSession(
+    session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number },
+    db: Kysely<Database> = this.db,
+  ): Promise<boolean> {
     const result = await db
       .insertInto('sessions')
       .columns(['token_hash', 'user_id', 'created_at', 'expires_at', 'revoked_at'])
@@ -252,7 +265,10 @@ export class UserRepository {
    * replay. 'totp-used': the code was spent already, nothing written; 'refused': no session (the user was
    * disabled or the password changed meanwhile), nothing written.
    */
-  async openSession(session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number }, totpStep: number | null): Promise<'opened' | 'totp-used' | 'refused'> {
+  async openSession(
+    session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number },
+    totpStep: number | null,
+  ): Promise<'opened' | 'totp-used' | 'refused'> {
     const NOTHING = Symbol('nothing written');
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -333,11 +349,6 @@ export class UserRepository {
   }
 
   async revokeSession(tokenHash: string, now: number): Promise<void> {
-    await this.db
-      .updateTable('sessions')
-      .set({ revoked_at: now })
-      .where('token_hash', '=', tokenHash)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await this.db.updateTable('sessions').set({ revoked_at: now }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
   }
 }

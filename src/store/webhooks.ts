@@ -57,10 +57,8 @@ export interface DeliveryFilter {
 }
 
 /** Not leased, or its lease has run out. */
-const claimable =
-  (now: number) =>
-  (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
-    eb.or([eb('webhook_deliveries.claimed_until', 'is', null), eb('webhook_deliveries.claimed_until', '<', now)]);
+const claimable = (now: number) => (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+  eb.or([eb('webhook_deliveries.claimed_until', 'is', null), eb('webhook_deliveries.claimed_until', '<', now)]);
 
 const DELIVERY_COLUMNS = 'webhook_id, event_id, status, attempts, next_attempt_at, created_at';
 
@@ -90,7 +88,14 @@ export class WebhookRepository {
   async create(webhook: Omit<Webhook, 'removedAt'>): Promise<void> {
     await this.db
       .insertInto('webhooks')
-      .values({ webhook_id: webhook.webhookId, user_id: webhook.userId, url: webhook.url, secret: webhook.secret, created_at: webhook.createdAt, removed_at: null })
+      .values({
+        webhook_id: webhook.webhookId,
+        user_id: webhook.userId,
+        url: webhook.url,
+        secret: webhook.secret,
+        created_at: webhook.createdAt,
+        removed_at: null,
+      })
       .execute();
   }
 
@@ -299,11 +304,7 @@ export class WebhookRepository {
   }
 
   private ownedPending(id: number, workerId: string) {
-    return this.db
-      .updateTable('webhook_deliveries')
-      .where('id', '=', id)
-      .where('claimed_by', '=', workerId)
-      .where('status', '=', DeliveryStatus.PENDING);
+    return this.db.updateTable('webhook_deliveries').where('id', '=', id).where('claimed_by', '=', workerId).where('status', '=', DeliveryStatus.PENDING);
   }
 }
 
@@ -314,4 +315,3 @@ function countDeliveries(eb: ExpressionBuilder<Database, 'webhooks'>, status: De
     .whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.webhook_id')
     .where('webhook_deliveries.status', '=', status);
 }
-

@@ -11,7 +11,11 @@ import { Agent } from 'undici';
 import { refusedAddressReason, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
 
 /** Resolves a name to all its addresses, as `dns.lookup` with `all: true` does (tests give their own). */
-export type Resolver = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** A connection refused because the name resolved to an address the policy refuses. */
 export class RefusedAddressError extends Error {
@@ -30,7 +34,10 @@ export function guardedLookup(policy: WebhookAddressPolicy, resolve: Resolver = 
       if (error !== null) return callback(error, '');
       const refused = policy.allowPrivateAddresses ? undefined : addresses.map((a) => refusedAddressReason(a.address)).find((reason) => reason !== null);
       if (refused !== undefined) {
-        return callback(new RefusedAddressError(`refused: ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`), '');
+        return callback(
+          new RefusedAddressError(`refused: ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`),
+          '',
+        );
       }
       const [first] = addresses;
       if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
@@ -52,7 +59,11 @@ export function refusedResolution(hostname: string, policy: WebhookAddressPolicy
     resolve(hostname, { all: true }, (error, addresses) => {
       if (error !== null) return done(null);
       const refused = addresses.map((a) => refusedAddressReason(a.address)).find((reason) => reason !== null);
-      done(refused === undefined ? null : `the URL's host ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`);
+      done(
+        refused === undefined
+          ? null
+          : `the URL's host ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`,
+      );
     });
   });
 }

@@ -218,7 +218,11 @@ export class WebhookDispatcher {
     let sent = 0;
     for (const [index, delivery] of queue.entries()) {
       if (this.aborter.signal.aborted) {
-        await webhooks.release(queue.slice(index).map((d) => d.id), this.dispatcherId, this.now());
+        await webhooks.release(
+          queue.slice(index).map((d) => d.id),
+          this.dispatcherId,
+          this.now(),
+        );
         break;
       }
       const started = performance.now();
@@ -227,7 +231,11 @@ export class WebhookDispatcher {
       const at = this.now();
       if (result.statusCode === null && this.aborter.signal.aborted) {
         // Cut off by stop(): not counted as an attempt; sent again after the restart.
-        await webhooks.release(queue.slice(index).map((d) => d.id), this.dispatcherId, at);
+        await webhooks.release(
+          queue.slice(index).map((d) => d.id),
+          this.dispatcherId,
+          at,
+        );
         break;
       }
       sent += 1;
@@ -237,7 +245,8 @@ export class WebhookDispatcher {
         continue;
       }
       const error = result.error ?? `HTTP ${result.statusCode}`;
-      const retryAt = delivery.payload === null || result.refused === true ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
+      const retryAt =
+        delivery.payload === null || result.refused === true ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
       await webhooks.markAttemptFailed(delivery.id, this.dispatcherId, at, retryAt, result.statusCode, error);
       this.options.metrics?.attempt(retryAt === null ? 'given_up' : 'retrying', seconds);
       const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, historyId: delivery.eventId, attempts: delivery.attempts + 1, error };
@@ -246,7 +255,11 @@ export class WebhookDispatcher {
         continue;
       }
       logger.warn({ ...context, retryAt: new Date(retryAt).toISOString() }, 'webhook delivery failed; will retry');
-      await webhooks.release(queue.slice(index + 1).map((d) => d.id), this.dispatcherId, retryAt);
+      await webhooks.release(
+        queue.slice(index + 1).map((d) => d.id),
+        this.dispatcherId,
+        retryAt,
+      );
       break;
     }
     return sent;
@@ -280,7 +293,8 @@ export class WebhookDispatcher {
     } catch (error) {
       if (error instanceof Error && error.cause instanceof RefusedAddressError) return { statusCode: null, error: error.cause.message, refused: true };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      const message = error instanceof Error ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}` : String(error);
+      const message =
+        error instanceof Error ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}` : String(error);
       return { statusCode: null, error: message };
     }
   }

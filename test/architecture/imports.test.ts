@@ -90,7 +90,11 @@ const LAYER_RULES: readonly LayerRule[] = [
   // Wire shapes build on domain types and constants, never on what serves them.
   { layer: 'schemas/', forbiddenFolders: ['http/', 'services/', 'store/', 'oms/'], forbiddenPackages: DRIVERS_AND_FRAMEWORK },
   // The store loads and writes: it is driven from above (services, the OMS), never drives them.
-  { layer: 'store/', forbiddenFolders: ['schemas/', 'http/', 'services/', 'oms/', 'webhooks/', 'metrics/', 'cli/'], forbiddenPackages: /^(fastify|@fastify\/)/ },
+  {
+    layer: 'store/',
+    forbiddenFolders: ['schemas/', 'http/', 'services/', 'oms/', 'webhooks/', 'metrics/', 'cli/'],
+    forbiddenPackages: /^(fastify|@fastify\/)/,
+  },
 ];
 
 /** "from -> to" for every import that a layer rule forbids. */
@@ -126,7 +130,16 @@ describe('imports of src/', () => {
     const b = { files: ['c'], packages: [] };
     const c = { files: ['a'], packages: [] };
     const d = { files: ['a'], packages: [] };
-    expect(importCircles(new Map([['a', a], ['b', b], ['c', c], ['d', d]])).map((circle) => circle.length)).toEqual([3]);
+    expect(
+      importCircles(
+        new Map([
+          ['a', a],
+          ['b', b],
+          ['c', c],
+          ['d', d],
+        ]),
+      ).map((circle) => circle.length),
+    ).toEqual([3]);
   });
 
   it('keeps each layer to what it may import', () => {

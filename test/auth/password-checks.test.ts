@@ -13,7 +13,11 @@ function gated() {
   return { check, openAll: () => opens.splice(0).forEach((open) => open()), started: () => opens.length };
 }
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 
 describe('PasswordChecks', () => {
   it('while busy, an address beyond its share is refused with 429 at once, and another address still gets a place', async () => {

@@ -68,11 +68,16 @@ const audit = (args: string[]) => runOrdergate(['audit', ...args], { env: { DATA
 async function auditJson(args: string[]): Promise<Record<string, unknown>[]> {
   const result = await audit([...args, '--json']);
   expect(result.code, result.stderr).toBe(0);
-  return result.stdout === '' ? [] : result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+  return result.stdout === ''
+    ? []
+    : result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
 }
 
 describe('ordergate audit', () => {
-  it('--order: the order\'s whole trail in time order, requests beside the changes they made, with who made each', async () => {
+  it("--order: the order's whole trail in time order, requests beside the changes they made, with who made each", async () => {
     const trail = await auditJson(['--order', aliceOrder]);
     expect(trail.map((entry) => [entry.at, entry.kind, entry.kind === 'request' ? entry.user_id : entry.actor, entry.request_id, entry.status])).toEqual([
       [at(0), 'request', 'alice', requestId(placed), 200],
@@ -101,10 +106,17 @@ describe('ordergate audit', () => {
       body_cut: null,
     });
     expect(trail[4]).toMatchObject({ method: 'DELETE', path: `${PLACE_ORDER}/NSE_EQ/${aliceOrder}`, code: 's-101', order_id: aliceOrder, body: null });
-    expect(trail[5]).toMatchObject({ order_id: aliceOrder, user_id: 'alice', reason: 'Cancellation requested by the user', quantity: 10, price: '101.50', traded_quantity: 0 });
+    expect(trail[5]).toMatchObject({
+      order_id: aliceOrder,
+      user_id: 'alice',
+      reason: 'Cancellation requested by the user',
+      quantity: 10,
+      price: '101.50',
+      traded_quantity: 0,
+    });
   });
 
-  it('--user: the user\'s requests, refused ones too, and the changes of the user\'s orders; nobody else\'s', async () => {
+  it("--user: the user's requests, refused ones too, and the changes of the user's orders; nobody else's", async () => {
     const trail = await auditJson(['--user', 'bob']);
     expect(trail.map((entry) => [entry.at, entry.kind, entry.status, entry.kind === 'request' ? entry.code : entry.order_id])).toEqual([
       [at(2), 'request', 422, bobRefused.body.code],
@@ -149,8 +161,12 @@ describe('ordergate audit', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1 + 7);
     expect(lines[0]).toMatch(/^AT\s+KIND\s+WHO\s+ADDRESS\s+REQUEST_ID\s+ORDER\s+WHAT$/);
-    expect(lines[1]).toMatch(new RegExp(`^2026-11-23T05:00:00Z\\s+request\\s+alice\\s+127\\.0\\.0\\.1\\s+${requestId(placed)}\\s+${aliceOrder}\\s+POST ${PLACE_ORDER} -> 200 s-101$`));
-    expect(lines[7]).toMatch(new RegExp(`^2026-11-23T05:00:04Z\\s+order\\s+exchange\\s+-\\s+-\\s+${aliceOrder}\\s+CANCELLED \\(qty 10 price 101\\.50 traded 0\\): `));
+    expect(lines[1]).toMatch(
+      new RegExp(`^2026-11-23T05:00:00Z\\s+request\\s+alice\\s+127\\.0\\.0\\.1\\s+${requestId(placed)}\\s+${aliceOrder}\\s+POST ${PLACE_ORDER} -> 200 s-101$`),
+    );
+    expect(lines[7]).toMatch(
+      new RegExp(`^2026-11-23T05:00:04Z\\s+order\\s+exchange\\s+-\\s+-\\s+${aliceOrder}\\s+CANCELLED \\(qty 10 price 101\\.50 traded 0\\): `),
+    );
   });
 
   it('stores and shows no credential', async () => {
@@ -162,7 +178,12 @@ describe('ordergate audit', () => {
   it('nothing matching: nothing on stdout, exit 0; a bad filter: exit 1 with one line', async () => {
     const none = await audit(['--user', 'nobody']);
     expect(none).toMatchObject({ code: 0, stdout: '' });
-    for (const args of [['--since', 'yesterday'], ['--until', '2026-11-23T05:00:00'], ['--limit', '0'], ['--limit', 'ten']]) {
+    for (const args of [
+      ['--since', 'yesterday'],
+      ['--until', '2026-11-23T05:00:00'],
+      ['--limit', '0'],
+      ['--limit', 'ten'],
+    ]) {
       const bad = await audit(args);
       expect(bad.code, args.join(' ')).toBe(1);
       expect(bad.stdout).toBe('');
@@ -211,7 +232,11 @@ describe.each([
   const trailIds = async () => {
     const result = await run(['--json']);
     expect(result.code, result.stderr).toBe(0);
-    return result.stdout.trimEnd().split('\n').filter((line) => line.includes('"kind":"request"')).map((line) => JSON.parse(line).request_id);
+    return result.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.includes('"kind":"request"'))
+      .map((line) => JSON.parse(line).request_id);
   };
 
   it.skipIf(skip)('archives the records before a date to a file, removes exactly them, and the file verifies against the database', async () => {
@@ -225,8 +250,14 @@ describe.each([
     expect(fields).toMatchObject({ archived: file, digest_file: `${file}.sha256`, rows: '2', before: '2026-11-23T06:00:00Z', digest: sha256 });
     // What `sha256sum -c` reads.
     expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${sha256}  audit-2026-11-23.jsonl\n`);
-    const lines = bytes.toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
-    expect(lines.slice(1, -1).map((line) => [line.request_id, line.user_id, line.status_code])).toEqual(early.map((res) => [res.headers.get('request-id'), 'carol', res.status]));
+    const lines = bytes
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.slice(1, -1).map((line) => [line.request_id, line.user_id, line.status_code])).toEqual(
+      early.map((res) => [res.headers.get('request-id'), 'carol', res.status]),
+    );
 
     // The trail keeps the later record alone; the order changes (the orders' own history) stay.
     expect(await trailIds()).toEqual([late.headers.get('request-id')]);
@@ -235,7 +266,15 @@ describe.each([
 
     const verified = await run(['verify-archive', file]);
     expect(verified.code, verified.stderr).toBe(0);
-    expect(fieldsOf(verified.stdout)).toEqual({ verified: file, rows: '2', first_id: fields.first_id, last_id: fields.last_id, before: '2026-11-23T06:00:00Z', archived_at: fields.archived_at, digest: sha256 });
+    expect(fieldsOf(verified.stdout)).toEqual({
+      verified: file,
+      rows: '2',
+      first_id: fields.first_id,
+      last_id: fields.last_id,
+      before: '2026-11-23T06:00:00Z',
+      archived_at: fields.archived_at,
+      digest: sha256,
+    });
 
     // A record changed in the file: the database has no archive with that digest.
     const forged = join(dir, 'forged.jsonl');

@@ -43,7 +43,8 @@ async function inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-const authService = (store: Store) => new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER });
+const authService = (store: Store) =>
+  new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER });
 
 /** Answers the access token, or the ApiError code of the refusal. */
 async function tryLogin(userId: string, password: string, secondAuth?: string): Promise<string> {
@@ -214,7 +215,14 @@ describe('ordergate ofs import', () => {
   it.each([
     ['not JSON', '[{"exchange":', /not valid JSON/],
     ['an object instead of an array', JSON.stringify(sbin), /must be an array/],
-    ['a bad second issue', [{ ...sbin, retail_cutoff_price: 200 }, { ...sbin, scrip_token: 7, tick_size: 0.001 }], /\[1\]\.tick_size/],
+    [
+      'a bad second issue',
+      [
+        { ...sbin, retail_cutoff_price: 200 },
+        { ...sbin, scrip_token: 7, tick_size: 0.001 },
+      ],
+      /\[1\]\.tick_size/,
+    ],
     ['an unknown field', [{ ...sbin, lot: 1 }], /lot/],
     ['windows in the wrong order', [{ ...sbin, retail_closes_at: '2026-11-24T03:00:00Z' }], /retail_closes_at must be after retail_opens_at/],
     ['a retail reserve that is not a whole percent', [{ ...sbin, retail_reserve_pct: 12.5 }], /retail_reserve_pct/],
@@ -246,9 +254,13 @@ describe('ordergate ofs import', () => {
 
     const shoe = await ordergate(['ofs', 'green-shoe', 'ACME-OFS-1', 'true']);
     expect(shoe.code, shoe.stderr).toBe(0);
-    expect(shoe.stdout).toMatch(/^updated: offer ACME-OFS-1 ACME .* green_shoe=1000000\(exercised\) total=2000000 retail_reserved=250000 non_retail=1750000 mf_ic_reserved=500000 /);
+    expect(shoe.stdout).toMatch(
+      /^updated: offer ACME-OFS-1 ACME .* green_shoe=1000000\(exercised\) total=2000000 retail_reserved=250000 non_retail=1750000 mf_ic_reserved=500000 /,
+    );
 
-    await inStore((store) => new UserRepository(store.db, store.dialect).create({ userId: 'emma', passwordHash: 'x', category: 'RETAIL', totpSecret: null, now: 0 }));
+    await inStore((store) =>
+      new UserRepository(store.db, store.dialect).create({ userId: 'emma', passwordHash: 'x', category: 'RETAIL', totpSecret: null, now: 0 }),
+    );
     const added = await ordergate(['ofs', 'employees', 'add', 'ACME-OFS-1', 'emma']);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toBe('offer_id: ACME-OFS-1\nemployees: emma\n');
@@ -261,7 +273,10 @@ describe('ordergate ofs import', () => {
     const cancelled = await ordergate(['ofs', 'cancel', 'ACME-OFS-1']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toBe('cancelled: ACME-OFS-1: its live bids are cancelled at the next pass of the OMS\n');
-    expectOneLineFailure(await ordergate(['ofs', 'cancel', 'ACME-OFS-1']), /^ordergate: offer ACME-OFS-1: it was cancelled already, or its T\+1 allocation has run\n$/);
+    expectOneLineFailure(
+      await ordergate(['ofs', 'cancel', 'ACME-OFS-1']),
+      /^ordergate: offer ACME-OFS-1: it was cancelled already, or its T\+1 allocation has run\n$/,
+    );
     expectOneLineFailure(await ordergate(['ofs', 'proceed', 'NOPE']), /^ordergate: no offer NOPE\n$/);
     expect(await inStore((store) => store.db.selectFrom('ofs_offers').select(['t_proceed_at', 'cancelled_at']).executeTakeFirstOrThrow())).toMatchObject({
       t_proceed_at: expect.anything(),
@@ -358,7 +373,11 @@ describe('ordergate demo', () => {
       const auth = authService(store);
       await expect(auth.authenticateWithApiKey(`Bearer ${token}`, apiKey)).resolves.toMatchObject({ userId: 'demo' });
     });
-    for (const call of ['-X POST "$BASE/transactional/v1/orders/regular"', '-X POST "$BASE/transactional/v1/ordercart"', '-X PUT "$BASE/transactional/v1/ordercart"']) {
+    for (const call of [
+      '-X POST "$BASE/transactional/v1/orders/regular"',
+      '-X POST "$BASE/transactional/v1/ordercart"',
+      '-X PUT "$BASE/transactional/v1/ordercart"',
+    ]) {
       expect(snippet).toContain(call);
     }
     const syntax = spawnSync('sh', ['-n'], { input: snippet, encoding: 'utf8' });
@@ -418,7 +437,16 @@ describe('ordergate demo-offer', () => {
 
     // The offer is in the import-file shape and is what the registry now holds; demo is an eligible employee.
     const [offer] = parseOfsImport([demo.offer]).offers;
-    expect(offer).toMatchObject({ offerId: 'DEMO-OFS', symbol: 'DEMOCO', baseQuantity: 10_000, greenShoeQuantity: 2_000, greenShoeExercised: false, employeeQuantity: 500, allocation: 'PRICE_PRIORITY', settlementDelayMs: 60_000 });
+    expect(offer).toMatchObject({
+      offerId: 'DEMO-OFS',
+      symbol: 'DEMOCO',
+      baseQuantity: 10_000,
+      greenShoeQuantity: 2_000,
+      greenShoeExercised: false,
+      employeeQuantity: 500,
+      allocation: 'PRICE_PRIORITY',
+      settlementDelayMs: 60_000,
+    });
     const stored = await offerOf('DEMO-OFS');
     expect(stored?.offer).toEqual(offer);
     expect(stored!.offer.listings).toEqual([
@@ -454,7 +482,9 @@ describe('ordergate demo-offer', () => {
     expect(second.users.map((u) => u.api_key)).not.toEqual(first.users.map((u) => u.api_key));
     expect(await inStore((store) => new UserRepository(store.db, store.dialect).count())).toBe(3);
     // As the OMS does at T close.
-    await inStore((store) => store.db.updateTable('ofs_offers').set({ t_allocated_at: Date.now(), t_cutoff_price_paise: 10_050 }).where('offer_id', '=', 'DEMO-OFS').execute());
+    await inStore((store) =>
+      store.db.updateTable('ofs_offers').set({ t_allocated_at: Date.now(), t_cutoff_price_paise: 10_050 }).where('offer_id', '=', 'DEMO-OFS').execute(),
+    );
     const allocated = await offerOf('DEMO-OFS');
 
     const third = await ordergate(['demo-offer', '--json']);
@@ -470,14 +500,18 @@ describe('ordergate demo-offer', () => {
     expect(await offerOf('DEMO-OFS')).toEqual(allocated);
   });
 
-  it('without --json prints a valid shell snippet with every user\'s credentials and the timed steps, the timeline on stderr', async () => {
+  it("without --json prints a valid shell snippet with every user's credentials and the timed steps, the timeline on stderr", async () => {
     const result = await ordergate(['demo-offer'], { env: { HOST: '0.0.0.0', PORT: '18124' } });
     expect(result.code, result.stderr).toBe(0);
     const snippet = result.stdout;
     expect(snippet).toContain("BASE='http://127.0.0.1:18124'");
     await inStore(async (store) => {
       const auth = authService(store);
-      for (const [userId, name] of [['demo', 'DEMO'], ['demo-nii', 'DEMO_NII'], ['demo-mf', 'DEMO_MF']] as const) {
+      for (const [userId, name] of [
+        ['demo', 'DEMO'],
+        ['demo-nii', 'DEMO_NII'],
+        ['demo-mf', 'DEMO_MF'],
+      ] as const) {
         const token = new RegExp(`^TOKEN_${name}='(ogt_[^']+)'$`, 'm').exec(snippet)?.[1];
         const apiKey = new RegExp(`^API_KEY_${name}='(ogk_[^']+)'$`, 'm').exec(snippet)?.[1];
         await expect(auth.authenticateWithApiKey(`Bearer ${token}`, apiKey)).resolves.toMatchObject({ userId });
@@ -558,17 +592,20 @@ describe('usage errors and settings', () => {
   });
 
   // With REDIS_URL too: the Redis client the app opened must not keep the failed command alive.
-  it.each<Record<string, string>>([{}, { REDIS_URL: process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379' }])('serve on a port already in use exits 1 with one line (%o)', async (extra) => {
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = String((blocker.address() as AddressInfo).port);
-      const result = await ordergate(['serve'], { env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent', ...extra } });
-      expectOneLineFailure(result, /^ordergate: cannot start: .*EADDRINUSE/);
-    } finally {
-      blocker.close();
-    }
-  });
+  it.each<Record<string, string>>([{}, { REDIS_URL: process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379' }])(
+    'serve on a port already in use exits 1 with one line (%o)',
+    async (extra) => {
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = String((blocker.address() as AddressInfo).port);
+        const result = await ordergate(['serve'], { env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent', ...extra } });
+        expectOneLineFailure(result, /^ordergate: cannot start: .*EADDRINUSE/);
+      } finally {
+        blocker.close();
+      }
+    },
+  );
 
   it('--help goes to stdout and exits 0', async () => {
     const result = await ordergate(['apikeys', 'create', '--help']);

@@ -42,7 +42,12 @@ async function inStore<T>(work: (store: Store, funds: FundsRepository) => Promis
 
 /** A user, added as `ordergate users add` adds one (the same AdminService, in this process: the command itself is test/cli/cli.test.ts's). */
 async function addUser(userId: string): Promise<void> {
-  await inStore((store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, 'a password of the test'));
+  await inStore((store) =>
+    new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(
+      userId,
+      'a password of the test',
+    ),
+  );
 }
 
 /** The `name: value` lines of an account, in their order. */
@@ -53,7 +58,14 @@ describe('ordergate funds', () => {
     await addUser('alice');
     const first = await ordergate(['funds', 'deposit', 'alice', '250000']);
     expect(first.code, first.stderr).toBe(0);
-    expect(accountLines(first.stdout)).toEqual(['user_id: alice', 'funds_checked: yes', 'cash: 250000.00', 'blocked: 0.00', 'available: 250000.00', 'debited: 0.00']);
+    expect(accountLines(first.stdout)).toEqual([
+      'user_id: alice',
+      'funds_checked: yes',
+      'cash: 250000.00',
+      'blocked: 0.00',
+      'available: 250000.00',
+      'debited: 0.00',
+    ]);
     expect(first.stdout).toBe(`${accountLines(first.stdout).join('\n')}\n`);
 
     const second = await ordergate(['funds', 'deposit', 'alice', '0.5']);

@@ -29,7 +29,8 @@ beforeEach(async () => {
   await createMigratedSqliteFile(dbPath);
 });
 
-const ordergate = (args: string[], stdin?: string) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` }, ...(stdin === undefined ? {} : { stdin }) });
+const ordergate = (args: string[], stdin?: string) =>
+  runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` }, ...(stdin === undefined ? {} : { stdin }) });
 
 async function inStore<T>(work: (auth: AuthService, store: Store) => Promise<T>): Promise<T> {
   const store = openStore(`sqlite:${dbPath}`);
@@ -69,7 +70,9 @@ const tokenCheck = (token: string) =>
  */
 async function addUser(userId: string): Promise<string> {
   const password = `pw-${userId}-${randomBytes(6).toString('hex')}`;
-  await inStore((_auth, store) => new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, password));
+  await inStore((_auth, store) =>
+    new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, password),
+  );
   return password;
 }
 
@@ -110,7 +113,10 @@ describe('ordergate users revoke-sessions|disable|enable|reset-password', () => 
     const token = await login('dave', old);
 
     // At production's cost (the suite's is PASSWORD_HASH_COST=test-only-insecure): the command takes the setting.
-    const result = await runOrdergate(['users', 'reset-password', 'dave', '--password-stdin'], { env: { DATABASE_URL: `sqlite:${dbPath}`, PASSWORD_HASH_COST: 'owasp' }, stdin: 'a brand new secret\n' });
+    const result = await runOrdergate(['users', 'reset-password', 'dave', '--password-stdin'], {
+      env: { DATABASE_URL: `sqlite:${dbPath}`, PASSWORD_HASH_COST: 'owasp' },
+      stdin: 'a brand new secret\n',
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('user_id: dave\nsessions_revoked: 1\n');
     // Read before the logins below, whose service (at the suite's cost) re-hashes it at theirs.
@@ -193,7 +199,12 @@ describe('operators: ordergate users add --operator, users set-operator, and the
     expect(await isOperator('olga')).toBe(true);
 
     const plain = await ordergate(['users', 'add', 'tom']);
-    expect(plain.stdout.split('\n').filter(Boolean).map((line) => line.split(': ')[0])).toEqual(['user_id', 'category', 'margin', 'password']);
+    expect(
+      plain.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(': ')[0]),
+    ).toEqual(['user_id', 'category', 'margin', 'password']);
     expect(await isOperator('tom')).toBe(false);
   });
 

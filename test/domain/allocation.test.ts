@@ -56,9 +56,7 @@ describe('allocateOfs', () => {
       expect(result.nonRetail).toEqual({ portion: 900, demand: 500, allotted: 500, clearingPricePaise: 10_050 });
       expect(allotted(result)).toEqual({ R1: [30, 10_100], R2: [20, 10_100], N1: [300, 10_050], N2: [200, 10_050] });
       expect(reasonOf(result, 'R2')).toBe('allotted 20 of 20 at 101.00 (in full, the retail portion was not oversubscribed)');
-      expect(reasonOf(result, 'R1')).toBe(
-        'allotted 30 of 30 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)',
-      );
+      expect(reasonOf(result, 'R1')).toBe('allotted 30 of 30 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)');
       expect(reasonOf(result, 'N2')).toBe('allotted 200 of 200 at 100.50 (in full, the non-retail portion was not oversubscribed)');
     });
 
@@ -148,9 +146,7 @@ describe('allocateOfs', () => {
       expect(result.nonRetail).toEqual({ portion: 900, demand: 1100, allotted: 900, clearingPricePaise: 10_300 });
       expect(allotted(result)).toEqual({ R1: [100, 10_100], N1: [300, 10_500], N2: [171, 10_300], N3: [429, 10_300], N4: [0, null] });
       expect(reasonOf(result, 'N1')).toBe('allotted 300 of 300 at 105.00 (price priority, price level allotted in full)');
-      expect(reasonOf(result, 'N3')).toBe(
-        'allotted 429 of 500 at 103.00 (price priority, marginal price level shared proportionately, oversubscribed 1.17x)',
-      );
+      expect(reasonOf(result, 'N3')).toBe('allotted 429 of 500 at 103.00 (price priority, marginal price level shared proportionately, oversubscribed 1.17x)');
       expect(reasonOf(result, 'N4')).toBe('not allotted: bid 100.00 below the lowest allotted price 103.00 (price priority)');
     });
 
@@ -274,13 +270,21 @@ describe('allocateOfs', () => {
 
   describe('impossible input', () => {
     it.each<[string, Partial<AllocationInput>, RegExp]>([
-      ['a cut-off bid without a retail cut-off price', { retailCutoffPricePaise: null, bids: [retail('C1', 0, 10, 1)] }, /C1: The retail cut-off price is not set yet/],
+      [
+        'a cut-off bid without a retail cut-off price',
+        { retailCutoffPricePaise: null, bids: [retail('C1', 0, 10, 1)] },
+        /C1: The retail cut-off price is not set yet/,
+      ],
       ['a zero quantity', { bids: [retail('R1', 10_100, 0, 1)] }, /R1: quantity 0 is not a whole number of shares of at least 1/],
       ['a negative quantity', { bids: [nonRetail('N1', 10_100, -5, 1)] }, /quantity -5/],
       ['a fractional quantity', { bids: [nonRetail('N1', 10_100, 1.5, 1)] }, /quantity 1.5/],
       ['a non-retail cut-off bid', { bids: [nonRetail('N1', 0, 10, 1)] }, /N1: Only retail users may bid at the cut-off price/],
       ['a price bid below the floor', { bids: [nonRetail('N1', 9_995, 10, 1)] }, /N1: price 99.95 is below the floor price 100.00/],
-      ['a cut-off price below the floor', { retailCutoffPricePaise: 9_900, bids: [retail('C1', 0, 10, 1)] }, /C1: The retail cut-off price 99.00 is below the floor price 100.00/],
+      [
+        'a cut-off price below the floor',
+        { retailCutoffPricePaise: 9_900, bids: [retail('C1', 0, 10, 1)] },
+        /C1: The retail cut-off price 99.00 is below the floor price 100.00/,
+      ],
       ['a fractional price', { bids: [nonRetail('N1', 10_000.5, 10, 1)] }, /not a whole number of paise/],
       ['the same order twice', { bids: [retail('R1', 10_100, 10, 1), retail('R1', 10_100, 10, 2)] }, /R1 appears more than once/],
     ])('refuses %s with a RangeError', (_, overrides, message) => {

@@ -25,7 +25,7 @@ function hasPath(schema: SchemaNode, path: string): boolean {
   return node !== undefined;
 }
 
-describe('field names: a bid\'s field -> the line\'s', () => {
+describe("field names: a bid's field -> the line's", () => {
   it('every translated field is a field of both the bid and the line', () => {
     for (const [bidField, lineField] of Object.entries(BID_TO_LINE_FIELD)) {
       expect({ bidField, inBid: hasPath(OfsOrderRequest as SchemaNode, bidField) }).toEqual({ bidField, inBid: true });
@@ -60,7 +60,12 @@ describe('which lines can be placed', () => {
 });
 
 describe('the OFS issue a line names', () => {
-  const registry = [issue(), issue({ exchange: 'BSE_EQ', scripToken: 543210 }), issue({ symbol: 'TWIN', scripToken: 1 }), issue({ symbol: 'TWIN', scripToken: 2 })];
+  const registry = [
+    issue(),
+    issue({ exchange: 'BSE_EQ', scripToken: 543210 }),
+    issue({ symbol: 'TWIN', scripToken: 1 }),
+    issue({ symbol: 'TWIN', scripToken: 2 }),
+  ];
 
   it('NSE means NSE_EQ and BSE means BSE_EQ', () => {
     expect(matchOfsIssue(line(), 0, registry)).toEqual({ ok: true, issue: registry[0] });
@@ -80,7 +85,7 @@ describe('the OFS issue a line names', () => {
     expect(matchOfsIssue(line({}, { symbol: 'TWIN', scripToken: 2 }), 0, registry)).toEqual({ ok: true, issue: registry[3] });
   });
 
-  it('a scripToken that is not the matching issue\'s scrip_token is e-416', () => {
+  it("a scripToken that is not the matching issue's scrip_token is e-416", () => {
     const match = matchOfsIssue(line({}, { scripToken: 543210 }), 1, registry);
     expect(match.ok ? [] : match.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-416', 'orders[1].scripDetail.scripToken']]);
     expect(matchOfsIssue(line({}, { scripToken: 500112 }), 1, registry)).toEqual({ ok: true, issue: registry[0] });
@@ -98,7 +103,7 @@ describe('the bid of a line', () => {
     TriggerPrice: fc.constantFrom(undefined, 0, '0'),
   });
 
-  it('carries the line\'s values under the bid\'s names and passes the place-order schema', () => {
+  it("carries the line's values under the bid's names and passes the place-order schema", () => {
     fc.assert(
       fc.property(validOfsLine, ({ OrderType, Quantity, paise, disclosed, validity, is_amo, TriggerPrice }) => {
         const price = OrderType === 'RL-MKT' ? '0' : (paise / 100).toFixed(2);
@@ -129,7 +134,7 @@ describe('the bid of a line', () => {
     );
   });
 
-  it('a value a bid may not have fails with the bid\'s code, named as the line\'s field', () => {
+  it("a value a bid may not have fails with the bid's code, named as the line's field", () => {
     const result = lineBid(line({ Price: '1000000000.05' }), 2, issue());
     expect(result.ok ? [] : result.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-306', 'orders[2].Price']]);
     const trigger = lineBid(line({ TriggerPrice: 5 }), 0, issue());

@@ -7,7 +7,18 @@ import { prototypeKeyIn } from '../../src/domain/json-safety.js';
 
 // e-117: a prototype key anywhere in a line (issue 21 row 7), refused as in a body.
 const CART_CODES = ['e-401', 'e-402', 'e-403', 'e-117'];
-const KNOWN_SCRIP_FIELDS = ['symbol', '_Series', '_InstrumentName', '_ExchangeName', 'MarketLot', 'PriceTick', '_ExpiryDate', '_OptionType', '_StrikePrice', 'scripToken'];
+const KNOWN_SCRIP_FIELDS = [
+  'symbol',
+  '_Series',
+  '_InstrumentName',
+  '_ExchangeName',
+  'MarketLot',
+  'PriceTick',
+  '_ExpiryDate',
+  '_OptionType',
+  '_StrikePrice',
+  'scripToken',
+];
 
 /** parseCartOrders must answer, never throw; and a refusal names only the cart codes and `orders...` fields. */
 function expectWellFormedAnswer(orders: string): void {
@@ -67,8 +78,9 @@ const scripDetail = (exchange: fc.Arbitrary<string>, derivative: { text: fc.Arbi
 
 /** Price and trigger that agree with the order type and side. */
 const pricing = (orderTypes: string[]) =>
-  fc.tuple(fc.constantFrom(...orderTypes), fc.constantFrom('BUY', 'SELL'), fc.integer({ min: 1, max: 100_000_000 }), fc.boolean()).chain(
-    ([orderType, side, pricePaise, triggerAsString]) => {
+  fc
+    .tuple(fc.constantFrom(...orderTypes), fc.constantFrom('BUY', 'SELL'), fc.integer({ min: 1, max: 100_000_000 }), fc.boolean())
+    .chain(([orderType, side, pricePaise, triggerAsString]) => {
       const market = orderType.endsWith('-MKT');
       const price = market ? '0' : (pricePaise / 100).toFixed(2);
       if (!orderType.startsWith('SL')) {
@@ -78,14 +90,9 @@ const pricing = (orderTypes: string[]) =>
         );
       }
       // A stop-loss limit: a buy triggers at or below its price, a sell at or above.
-      const trigger = market
-        ? rupees(1, 100_000_000)
-        : side === 'BUY'
-          ? rupees(1, pricePaise)
-          : rupees(pricePaise, 100_000_000);
+      const trigger = market ? rupees(1, 100_000_000) : side === 'BUY' ? rupees(1, pricePaise) : rupees(pricePaise, 100_000_000);
       return trigger.map((t) => ({ OrderType: orderType, TransactionType: side, Price: price, TriggerPrice: triggerAsString ? t : Number(t) }));
-    },
-  );
+    });
 
 const nonOfsLine = fc
   .tuple(
@@ -139,7 +146,7 @@ describe('parseCartOrders: examples', () => {
     expect(parseCartOrders(orders)).toEqual({ ok: true, lines: [EXAMPLE_ORDER_LINE] });
   });
 
-  it('e-401 for text that is not JSON, with the parser\'s reason', () => {
+  it("e-401 for text that is not JSON, with the parser's reason", () => {
     const result = parseCartOrders("[{'single': 'quotes'}]");
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -170,9 +177,21 @@ describe('parseCartOrders: examples', () => {
   });
 
   it('words each cross-field fault for the user', () => {
-    const line = { ...EXAMPLE_ORDER_LINE, ProductType: 'DELIVERY', OrderType: 'SL', TransactionType: 'BUY', Price: '100', TriggerPrice: '100.05', validity: 'DAY' };
+    const line = {
+      ...EXAMPLE_ORDER_LINE,
+      ProductType: 'DELIVERY',
+      OrderType: 'SL',
+      TransactionType: 'BUY',
+      Price: '100',
+      TriggerPrice: '100.05',
+      validity: 'DAY',
+    };
     expect(orderLineViolations(line, 0)).toEqual([
-      { kind: expect.objectContaining({ code: 'e-403' }), field: 'orders[0].TriggerPrice', message: 'orders[0].TriggerPrice of a BUY SL order may not exceed its Price' },
+      {
+        kind: expect.objectContaining({ code: 'e-403' }),
+        field: 'orders[0].TriggerPrice',
+        message: 'orders[0].TriggerPrice of a BUY SL order may not exceed its Price',
+      },
     ]);
   });
 
@@ -216,7 +235,18 @@ describe('parseCartOrders: properties', () => {
   });
 
   it('arrays of arbitrary objects, and valid lines with fields changed to arbitrary values, never throw', () => {
-    const fieldNames = ['scripDetail', 'TransactionType', 'OrderType', 'Quantity', 'Price', 'ProductType', 'TriggerPrice', 'is_amo', 'disclosed_quantity', 'validity'];
+    const fieldNames = [
+      'scripDetail',
+      'TransactionType',
+      'OrderType',
+      'Quantity',
+      'Price',
+      'ProductType',
+      'TriggerPrice',
+      'is_amo',
+      'disclosed_quantity',
+      'validity',
+    ];
     const damagedLine = fc
       .tuple(validLine, fc.constantFrom(...fieldNames, 'Unknown'), fc.jsonValue({ maxDepth: 3 }))
       .map(([line, field, value]) => ({ ...line, [field]: value }));
@@ -245,7 +275,10 @@ describe('parseCartOrders: properties', () => {
       fc.constant((line) => void (line.Quantity = 0)),
       fc.constant((line) => void (line.Quantity = String(line.Quantity))),
       fc.constant((line) => void (line.Price = Number(line.Price))),
-      fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !['BUY', 'SELL'].includes(s)).map((s) => (line) => void (line.TransactionType = s)),
+      fc
+        .string({ minLength: 1, maxLength: 8 })
+        .filter((s) => !['BUY', 'SELL'].includes(s))
+        .map((s) => (line) => void (line.TransactionType = s)),
       fc.constant((line) => void (line.Validity = 'DAY')),
       fc.constant((line) => void (line.validity = 'SOMETIMES')),
       fc.constant((line) => void (line.disclosed_quantity = (line.Quantity as number) + 1)),

@@ -30,13 +30,15 @@ const terms = fc.record({
 
 /** A live funds-checked bid with part of it (perhaps) allotted, blocking what its terms need. */
 const liveBid = terms.chain((bid) =>
-  fc.record({
-    orderType: fc.constant(bid.orderType),
-    quantity: fc.constant(bid.quantity),
-    pricePaise: fc.constant(bid.pricePaise),
-    tradedQuantity: fc.integer({ min: 0, max: bid.quantity - 1 }),
-    status: fc.constantFrom(...LIVE_STATUSES),
-  }).map((live): BlockedBid => ({ ...live, fundsBlockedPaise: Number(blockRequiredPaise(live, live.tradedQuantity, prices)) })),
+  fc
+    .record({
+      orderType: fc.constant(bid.orderType),
+      quantity: fc.constant(bid.quantity),
+      pricePaise: fc.constant(bid.pricePaise),
+      tradedQuantity: fc.integer({ min: 0, max: bid.quantity - 1 }),
+      status: fc.constantFrom(...LIVE_STATUSES),
+    })
+    .map((live): BlockedBid => ({ ...live, fundsBlockedPaise: Number(blockRequiredPaise(live, live.tradedQuantity, prices)) })),
 );
 
 const finished = fc.constantFrom(OrderStatus.OMSREJECT, OrderStatus.ORDERERROR, OrderStatus.CANCELLED, OrderStatus.EXECUTED);

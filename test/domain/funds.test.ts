@@ -33,7 +33,9 @@ describe('what a bid blocks', () => {
   it('is quantity x price; a cut-off bid at the retail cut-off price; exact beyond 2^53', () => {
     expect(fundsRequiredPaise({ orderType: 'RL', quantity: 10, pricePaise: 10_150 }, issue)).toBe(101_500n);
     expect(fundsRequiredPaise({ orderType: 'RL-MKT', quantity: 10, pricePaise: 0 }, issue)).toBe(101_000n);
-    expect(fundsRequiredPaise({ orderType: 'RL', quantity: 999_999_999_999_999, pricePaise: 99_999_999_999 }, issue)).toBe(999_999_999_999_999n * 99_999_999_999n);
+    expect(fundsRequiredPaise({ orderType: 'RL', quantity: 999_999_999_999_999, pricePaise: 99_999_999_999 }, issue)).toBe(
+      999_999_999_999_999n * 99_999_999_999n,
+    );
   });
 
   it('fits when what is needed beyond the held block is available, and names the amounts when not', () => {

@@ -52,7 +52,18 @@ function bid(overrides: Partial<Order> = {}): Order {
 function messagesOf(status: OrderStatus, order: Order, at = CHANGED_AT) {
   // As the history records it: nothing traded until the change that allots.
   const tradedQuantity = status === OrderStatus.EXECUTED ? order.tradedQuantity : 0;
-  const change = { orderId: order.orderId, status, reason: 'why', quantity: order.quantity, pricePaise: order.pricePaise, tradedQuantity, tradedPricePaise: tradedQuantity > 0 ? order.tradedPricePaise : null, at, actor: null, requestId: null };
+  const change = {
+    orderId: order.orderId,
+    status,
+    reason: 'why',
+    quantity: order.quantity,
+    pricePaise: order.pricePaise,
+    tradedQuantity,
+    tradedPricePaise: tradedQuantity > 0 ? order.tradedPricePaise : null,
+    at,
+    actor: null,
+    requestId: null,
+  };
   return odinMessagesOf(toOrderEvent({ eventId: 7, historyId: 70, userId: order.userId, change, order }));
 }
 
@@ -142,7 +153,7 @@ describe('ORD_NRML: one message per order change', () => {
     expect(message!.UserRemarks).toBe('');
   });
 
-  it('refuses a value outside ODIN\'s code tables rather than send a message the client cannot read', () => {
+  it("refuses a value outside ODIN's code tables rather than send a message the client cannot read", () => {
     expect(() => messagesOf(OrderStatus.PENDING, bid({ exchange: 'MCX' }))).toThrow(RangeError);
     expect(() => messagesOf(OrderStatus.PENDING, bid({ orderType: 'SL' }))).toThrow(RangeError);
     expect(() => messagesOf('QUEUED' as OrderStatus, bid())).toThrow(RangeError);
@@ -152,14 +163,19 @@ describe('ORD_NRML: one message per order change', () => {
 describe('TRD_MSG: one more message for an allotment', () => {
   const allotted = bid({ status: OrderStatus.EXECUTED, tradedQuantity: 8, tradedPricePaise: 10100, exchangeOrderId: 'NSE-42', updatedAt: CHANGED_AT });
 
-  it('follows the ORD_NRML of the EXECUTED change, with the same fields and the trade\'s quantity, price and time', () => {
+  it("follows the ORD_NRML of the EXECUTED change, with the same fields and the trade's quantity, price and time", () => {
     const [order, trade, ...rest] = messagesOf(OrderStatus.EXECUTED, allotted);
     expect(rest).toEqual([]);
     expect(order).toMatchObject({ MessageType: 'ORD_NRML', OrderStatus: 7, TradedQTY: 8, PendingQty: 0, OrderOriginalQty: 10 });
     const { MessageType, TradeNumber, TradeQty, TradedPrice, TradeTime, ...orderFields } = trade as TradeMessage;
     expect(MessageType).toBe('TRD_MSG');
     expect({ MessageType: 'ORD_NRML', ...orderFields }).toEqual(order);
-    expect({ TradeNumber, TradeQty, TradedPrice, TradeTime }).toEqual({ TradeNumber: `T-${allotted.orderId}`, TradeQty: 8, TradedPrice: 10100, TradeTime: '23-Nov-2026 11.35.55' });
+    expect({ TradeNumber, TradeQty, TradedPrice, TradeTime }).toEqual({
+      TradeNumber: `T-${allotted.orderId}`,
+      TradeQty: 8,
+      TradedPrice: 10100,
+      TradeTime: '23-Nov-2026 11.35.55',
+    });
     expect(isOrderMessage(order), JSON.stringify(isOrderMessage.errors)).toBe(true);
     expect(isTradeMessage(trade), JSON.stringify(isTradeMessage.errors)).toBe(true);
   });
@@ -170,7 +186,9 @@ describe('TRD_MSG: one more message for an allotment', () => {
   });
 
   it('is not sent for the earlier changes of an order allotted since', () => {
-    expect(messagesOf(OrderStatus.PENDING, allotted)).toEqual([expect.objectContaining({ MessageType: 'ORD_NRML', OrderStatus: 5, TradedQTY: 0, PendingQty: 10 })]);
+    expect(messagesOf(OrderStatus.PENDING, allotted)).toEqual([
+      expect.objectContaining({ MessageType: 'ORD_NRML', OrderStatus: 5, TradedQTY: 0, PendingQty: 10 }),
+    ]);
   });
 });
 
@@ -188,10 +206,12 @@ describe('formats', () => {
   it('reads a REST price as whole paise, exactly', () => {
     expect(paiseOfRestPrice('101.50')).toBe(10150);
     expect(paiseOfRestPrice('0.00')).toBe(0);
-    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (paise) => {
-      const text = `${Math.floor(paise / 100)}.${String(paise % 100).padStart(2, '0')}`;
-      expect(paiseOfRestPrice(text)).toBe(paise);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (paise) => {
+        const text = `${Math.floor(paise / 100)}.${String(paise % 100).padStart(2, '0')}`;
+        expect(paiseOfRestPrice(text)).toBe(paise);
+      }),
+    );
     expect(() => paiseOfRestPrice('101.5')).toThrow(RangeError);
   });
 });

@@ -84,13 +84,13 @@ describe('crossFieldViolations', () => {
 });
 
 describe('callerViolations', () => {
-  it('allows client_id absent, empty or the caller\'s own id', () => {
+  it("allows client_id absent, empty or the caller's own id", () => {
     expect(callerViolations(bid(), 'alice')).toEqual([]);
     expect(callerViolations(bid({ client_id: '' }), 'alice')).toEqual([]);
     expect(callerViolations(bid({ client_id: 'alice' }), 'alice')).toEqual([]);
   });
 
-  it('refuses another user\'s id (403 e-315), case included', () => {
+  it("refuses another user's id (403 e-315), case included", () => {
     expect(codesAndFields(callerViolations(bid({ client_id: 'bob' }), 'alice'))).toEqual([['e-315', 'client_id']]);
     expect(codesAndFields(callerViolations(bid({ client_id: 'ALICE' }), 'alice'))).toEqual([['e-315', 'client_id']]);
     expect(callerViolations(bid({ client_id: 'bob' }), 'alice')[0]!.kind).toBe(Errors.OFS_CLIENT_ID);
@@ -125,7 +125,7 @@ describe('issueViolations', () => {
     expect(codesAndFields(issueViolations(bid({ price }), issue))).toEqual([['e-353', 'price']]);
   });
 
-  it('applies the issue\'s own tick size', () => {
+  it("applies the issue's own tick size", () => {
     const coarse = { ...issue, tickSizePaise: 100 };
     expect(issueViolations(bid({ price: 101 }), coarse)).toEqual([]);
     expect(codesAndFields(issueViolations(bid({ price: 101.5 }), coarse))).toEqual([['e-353', 'price']]);

@@ -31,7 +31,12 @@ describe('window states', () => {
     expect(issueStatus(issue, null, 'NON_RETAIL', T + 25 * HOUR)).toMatchObject({ retailWindow: 'OPEN', nonRetailWindow: 'CLOSED', state: 'CLOSED' });
     expect(issueStatus(issue, null, 'RETAIL', T + 25 * HOUR)).toMatchObject({ state: 'OPEN' });
     expect(issueStatus(issue, null, 'RETAIL', T + 30 * HOUR)).toMatchObject({ retailWindow: 'CLOSED', state: 'CLOSED', allocated: false });
-    expect(issueStatus(issue, T + 30 * HOUR, 'RETAIL', T + 30 * HOUR + 5)).toEqual({ retailWindow: 'CLOSED', nonRetailWindow: 'CLOSED', allocated: true, state: 'ALLOCATED' });
+    expect(issueStatus(issue, T + 30 * HOUR, 'RETAIL', T + 30 * HOUR + 5)).toEqual({
+      retailWindow: 'CLOSED',
+      nonRetailWindow: 'CLOSED',
+      allocated: true,
+      state: 'ALLOCATED',
+    });
   });
 
   it('orders issues by the later of their two openings, newest first, then by exchange and scrip token', () => {
@@ -114,7 +119,13 @@ describe('the book of demand', () => {
 
   it('a level whose sum passes 2^53 shares still clears where the allocation of its bids, one by one, does', () => {
     const huge = 999_999_999_999_999;
-    const list: AllocationBid[] = Array.from({ length: 12 }, (_, i) => ({ orderId: `n${i}`, category: 'NON_RETAIL', pricePaise: 10_200, quantity: huge, placedSeq: i }));
+    const list: AllocationBid[] = Array.from({ length: 12 }, (_, i) => ({
+      orderId: `n${i}`,
+      category: 'NON_RETAIL',
+      pricePaise: 10_200,
+      quantity: huge,
+      placedSeq: i,
+    }));
     list.push({ orderId: 'n-low', category: 'NON_RETAIL', pricePaise: 10_000, quantity: 5, placedSeq: 99 });
     const wide = sbinIssue({ offerQuantity: huge });
     const book = ofsBook(wide, [
@@ -171,7 +182,9 @@ const bids: fc.Arbitrary<AllocationBid[]> = fc
     { maxLength: 30 },
   )
   // A cut-off bid is retail (order entry takes no other).
-  .map((list) => list.map((bid, i) => ({ ...bid, pricePaise: bid.category === 'RETAIL' ? bid.pricePaise : bid.pricePaise || FLOOR, orderId: `o${i}`, placedSeq: i })));
+  .map((list) =>
+    list.map((bid, i) => ({ ...bid, pricePaise: bid.category === 'RETAIL' ? bid.pricePaise : bid.pricePaise || FLOOR, orderId: `o${i}`, placedSeq: i })),
+  );
 
 const issueArb = fc.record({
   offerQuantity: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 999_999_999_999_999 })),
@@ -218,10 +231,17 @@ describe('properties of the book', () => {
       fc.property(issueArb, bids, (issue, list) => {
         const book = ofsBook(issue, groupsOf(list));
         // The simulated exchange allocates the bids that allocationViolations lets through.
-        const eligible = list.filter((bid) => allocationViolations({ orderType: bid.pricePaise === 0 ? 'RL-MKT' : 'RL', quantity: bid.quantity, pricePaise: bid.pricePaise }, issue, bid.category).length === 0);
+        const eligible = list.filter(
+          (bid) =>
+            allocationViolations({ orderType: bid.pricePaise === 0 ? 'RL-MKT' : 'RL', quantity: bid.quantity, pricePaise: bid.pricePaise }, issue, bid.category)
+              .length === 0,
+        );
         const allocation = allocateOfs({ ...issue, bids: eligible });
         const demandOf = (category: string) => eligible.filter((b) => b.category === category).reduce((sum, b) => sum + BigInt(b.quantity), 0n);
-        for (const [side, category] of [['retail', 'RETAIL'], ['nonRetail', 'NON_RETAIL']] as const) {
+        for (const [side, category] of [
+          ['retail', 'RETAIL'],
+          ['nonRetail', 'NON_RETAIL'],
+        ] as const) {
           const expected = allocation[side];
           const oversubscribed = demandOf(category) > BigInt(expected.portion);
           expect(book.clearing[side].portion).toBe(expected.portion);

@@ -44,7 +44,9 @@ describe('ofsKindFaults and the place-order schema', () => {
           ...(validity !== undefined && { validity }),
           ...(is_amo !== undefined && { is_amo }),
         };
-        const bySchema = checkBid(bid).map((v) => v.field).sort();
+        const bySchema = checkBid(bid)
+          .map((v) => v.field)
+          .sort();
         const byRule = ofsKindFaults({ exchange, transaction_type, order_type, validity, is_amo, expiry_date, option_type, strike_price }).sort();
         expect(byRule).toEqual(bySchema);
       }),

@@ -124,7 +124,15 @@ describe('allocateTDay', () => {
 });
 
 describe('allocateT1Day', () => {
-  const t = { cutoffPricePaise: 10_100, nonRetailUnallotted: 0, tAllottedByBidder: new Map([['n1', 250], ['o1', 150], ['n2', 250]]) };
+  const t = {
+    cutoffPricePaise: 10_100,
+    nonRetailUnallotted: 0,
+    tAllottedByBidder: new Map([
+      ['n1', 250],
+      ['o1', 150],
+      ['n2', 250],
+    ]),
+  };
 
   it('retail in full at the UNIFORM price less the discount; the unsubscribed rest to carried-forward bids within the cap', () => {
     const result = allocateT1Day(offer({ retailDiscount: { paise: 500 } }), t, [
@@ -139,7 +147,9 @@ describe('allocateT1Day', () => {
     expect(result.retail).toEqual({ portion: 100, demand: 50, allotted: 50, clearingPricePaise: 10_100 });
     expect(result.carriedForward).toMatchObject({ portion: 50, allotted: 50 });
     expect(result.returnedToSeller).toBe(0);
-    expect(reasonOf(result, 'C2')).toBe('not allotted on T+1: over the single-bidder cap; 150 shares over the single-bidder cap of 250 shares were not considered');
+    expect(reasonOf(result, 'C2')).toBe(
+      'not allotted on T+1: over the single-bidder cap; 150 shares over the single-bidder cap of 250 shares were not considered',
+    );
     expect(reasonOf(result, 'R1')).toBe(
       'allotted 30 of 30 on T+1 at 96.00 (retail; in full, the retail portion was not oversubscribed; UNIFORM price 101.00 less the discount)',
     );
@@ -187,7 +197,7 @@ describe('allocateT1Day', () => {
       expect(allotted(result)).toEqual({ E1: [499, 10_100], E2: [2, 10_100], E3: [499, 10_100] });
     });
 
-    it('returns unsubscribed employee shares to the seller, and fills an employee\'s bids in placement order', () => {
+    it("returns unsubscribed employee shares to the seller, and fills an employee's bids in placement order", () => {
       const result = allocateT1Day(offer({ employeeQuantity: 5_000 }), t, [bid('E1', 'e1', 'EMPLOYEE', 0, 100, 12), bid('E1b', 'e1', 'EMPLOYEE', 0, 50, 15)]);
       expect(allotted(result)).toEqual({ E1: [100, 10_100], E1b: [50, 10_100] });
       // 100 retail shares nobody bid for, and 4,850 employee shares.

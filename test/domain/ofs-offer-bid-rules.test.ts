@@ -48,14 +48,23 @@ const request = (series: string, price: number, quantity = 10, symbol = 'ACME') 
 
 describe('offerPlacementViolations', () => {
   it('answers the category and the margin of a bid that keeps every rule', () => {
-    expect(offerPlacementViolations(onT, nse, bidder({ category: 'MF', marginType: 'T' }), request('IS', 101), [], 1_500)).toEqual({ category: 'MF', marginType: 'T', violations: [] });
+    expect(offerPlacementViolations(onT, nse, bidder({ category: 'MF', marginType: 'T' }), request('IS', 101), [], 1_500)).toEqual({
+      category: 'MF',
+      marginType: 'T',
+      violations: [],
+    });
     // A cash category always takes 100 % margin, whatever the user's setting.
-    expect(offerPlacementViolations(onT, nse, bidder({ category: 'NII', marginType: 'T' }), request('IS', 101), [], 1_500)).toMatchObject({ category: 'NII', marginType: 'H' });
+    expect(offerPlacementViolations(onT, nse, bidder({ category: 'NII', marginType: 'T' }), request('IS', 101), [], 1_500)).toMatchObject({
+      category: 'NII',
+      marginType: 'H',
+    });
     expect(offerPlacementViolations(onT1, nse, bidder(), request('RS', 0), [], 5_500)).toEqual({ category: 'RETAIL', marginType: 'H', violations: [] });
   });
 
   it('judges the instrument first, then the category, then the day', () => {
-    expect(codes(offerPlacementViolations(onT, nse, bidder(), request('RS', 101, 10, 'OTHER'), [], 1_500).violations)).toEqual([Errors.OFS_SCRIP_MISMATCH.code]);
+    expect(codes(offerPlacementViolations(onT, nse, bidder(), request('RS', 101, 10, 'OTHER'), [], 1_500).violations)).toEqual([
+      Errors.OFS_SCRIP_MISMATCH.code,
+    ]);
     // A retail user in the non-retail series on T+1: the series is wrong before the day is.
     expect(codes(offerPlacementViolations(onT1, nse, bidder(), request('IS', 101), [], 5_500).violations)).toEqual([Errors.OFS_SERIES_CATEGORY.code]);
     expect(codes(offerPlacementViolations(onT, nse, bidder(), request('RS', 101), [], 1_500).violations)).toEqual([Errors.OFS_WINDOW_NOT_OPEN.code]);
@@ -63,10 +72,16 @@ describe('offerPlacementViolations', () => {
 
   it('judges the price only once the day and the tick pass, and the limits only once the price does', () => {
     // Off the tick and below the floor: the tick is named, the floor is not judged yet.
-    expect(codes(offerPlacementViolations(onT, nse, bidder({ category: 'NII' }), request('IS', 99.02), [], 1_500).violations)).toEqual([Errors.OFS_PRICE_TICK.code]);
-    expect(codes(offerPlacementViolations(onT, nse, bidder({ category: 'NII' }), request('IS', 99.95), [], 1_500).violations)).toEqual([Errors.OFS_BELOW_FLOOR.code]);
+    expect(codes(offerPlacementViolations(onT, nse, bidder({ category: 'NII' }), request('IS', 99.02), [], 1_500).violations)).toEqual([
+      Errors.OFS_PRICE_TICK.code,
+    ]);
+    expect(codes(offerPlacementViolations(onT, nse, bidder({ category: 'NII' }), request('IS', 99.95), [], 1_500).violations)).toEqual([
+      Errors.OFS_BELOW_FLOOR.code,
+    ]);
     // Below the T-day cut-off and over the limit: the price is named.
-    expect(codes(offerPlacementViolations(onT1, nse, bidder(), request('RS', 100.5, 5000), [], 5_500).violations)).toEqual([Errors.OFS_BELOW_RETAIL_CUTOFF.code]);
+    expect(codes(offerPlacementViolations(onT1, nse, bidder(), request('RS', 100.5, 5000), [], 5_500).violations)).toEqual([
+      Errors.OFS_BELOW_RETAIL_CUTOFF.code,
+    ]);
   });
 
   it("counts the bidder's other live retail bids in the offer, cut-off bids at the T-day cut-off", () => {
@@ -84,19 +99,31 @@ describe('offerPlacementViolations', () => {
     const others = [{ category: 'EMPLOYEE' as const, orderType: 'RL-MKT', pricePaise: 0, quantity: 4900 }];
     // floor(5,00,000 / 101.00) = 4,950 shares in all: 50 more fit, 51 do not.
     expect(offerPlacementViolations(onT1, nse, bidder({ employeeOfOffer: true }), request('ES', 0, 50), others, 5_500).violations).toEqual([]);
-    expect(codes(offerPlacementViolations(onT1, nse, bidder({ employeeOfOffer: true }), request('ES', 0, 51), others, 5_500).violations)).toEqual([Errors.OFS_EMPLOYEE_LIMIT.code]);
+    expect(codes(offerPlacementViolations(onT1, nse, bidder({ employeeOfOffer: true }), request('ES', 0, 51), others, 5_500).violations)).toEqual([
+      Errors.OFS_EMPLOYEE_LIMIT.code,
+    ]);
   });
 });
 
 describe('offerModificationViolations', () => {
-  const carried: LiveOfferBid = { category: 'NII', marginType: 'H', carriedForward: true, tradedQuantity: 300, orderType: 'RL', pricePaise: 10_200, quantity: 500 };
+  const carried: LiveOfferBid = {
+    category: 'NII',
+    marginType: 'H',
+    carriedForward: true,
+    tradedQuantity: 300,
+    orderType: 'RL',
+    pricePaise: 10_200,
+    quantity: 500,
+  };
 
   it('takes a carried-forward bid revised at or above the T-day cut-off, its quantity above its T allotment', () => {
     expect(offerModificationViolations(onT1, carried, 101.5, { orderType: 'RL', pricePaise: 10_150, quantity: 400 }, [], 5_500)).toEqual([]);
   });
 
   it('refuses a quantity at or below what the bid was allotted on T, and a price below the cut-off', () => {
-    expect(codes(offerModificationViolations(onT1, carried, 102, { orderType: 'RL', pricePaise: 10_200, quantity: 300 }, [], 5_500))).toEqual([Errors.OFS_QUANTITY_BELOW_ALLOTTED.code]);
+    expect(codes(offerModificationViolations(onT1, carried, 102, { orderType: 'RL', pricePaise: 10_200, quantity: 300 }, [], 5_500))).toEqual([
+      Errors.OFS_QUANTITY_BELOW_ALLOTTED.code,
+    ]);
     const both = offerModificationViolations(onT1, carried, 100.5, { orderType: 'RL', pricePaise: 10_050, quantity: 250 }, [], 5_500);
     expect(codes(both)).toEqual([Errors.OFS_BELOW_T_CUTOFF.code, Errors.OFS_QUANTITY_BELOW_ALLOTTED.code]);
     expect(both[1]!.message).toBe('quantity 250 is not above the 300 shares the bid was allotted on T; send the allotted quantity plus what you carry forward');
@@ -104,17 +131,23 @@ describe('offerModificationViolations', () => {
 
   it('refuses a 0 %-margin bid revised down, and any bid not carried forward on T+1', () => {
     const zero: LiveOfferBid = { ...carried, marginType: 'T', tradedQuantity: 0 };
-    expect(codes(offerModificationViolations(onT1, zero, 101.5, { orderType: 'RL', pricePaise: 10_150, quantity: 500 }, [], 5_500))).toEqual([Errors.OFS_MARGIN_T_UPWARD_ONLY.code]);
-    expect(codes(offerModificationViolations(onT1, { ...carried, carriedForward: false }, 103, { orderType: 'RL', pricePaise: 10_300, quantity: 500 }, [], 5_500))).toEqual([
-      Errors.OFS_NOT_CARRIED_FORWARD.code,
+    expect(codes(offerModificationViolations(onT1, zero, 101.5, { orderType: 'RL', pricePaise: 10_150, quantity: 500 }, [], 5_500))).toEqual([
+      Errors.OFS_MARGIN_T_UPWARD_ONLY.code,
     ]);
+    expect(
+      codes(offerModificationViolations(onT1, { ...carried, carriedForward: false }, 103, { orderType: 'RL', pricePaise: 10_300, quantity: 500 }, [], 5_500)),
+    ).toEqual([Errors.OFS_NOT_CARRIED_FORWARD.code]);
   });
 });
 
 describe('offerCancellationViolations', () => {
   it('lets a 100 %-margin bid be cancelled on T, never a 0 %-margin one, and nothing in a cancelled offer', () => {
     expect(offerCancellationViolations(onT, { category: 'NII', marginType: 'H', carriedForward: false }, 1_500)).toEqual([]);
-    expect(codes(offerCancellationViolations(onT, { category: 'IC', marginType: 'T', carriedForward: false }, 1_500))).toEqual([Errors.OFS_MARGIN_T_NO_CANCEL.code]);
-    expect(codes(offerCancellationViolations({ ...onT, state: 'CANCELLED' }, { category: 'NII', marginType: 'H', carriedForward: false }, 1_500))).toEqual([Errors.OFS_OFFER_CANCELLED.code]);
+    expect(codes(offerCancellationViolations(onT, { category: 'IC', marginType: 'T', carriedForward: false }, 1_500))).toEqual([
+      Errors.OFS_MARGIN_T_NO_CANCEL.code,
+    ]);
+    expect(codes(offerCancellationViolations({ ...onT, state: 'CANCELLED' }, { category: 'NII', marginType: 'H', carriedForward: false }, 1_500))).toEqual([
+      Errors.OFS_OFFER_CANCELLED.code,
+    ]);
   });
 });

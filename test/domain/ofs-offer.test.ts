@@ -93,7 +93,12 @@ describe('the days and listings', () => {
 
   it('finds a listing by exchange and scrip token', () => {
     const series = { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' };
-    const offer = { listings: [{ exchange: 'NSE_EQ' as const, scripToken: 1, series }, { exchange: 'BSE_EQ' as const, scripToken: 2, series }] };
+    const offer = {
+      listings: [
+        { exchange: 'NSE_EQ' as const, scripToken: 1, series },
+        { exchange: 'BSE_EQ' as const, scripToken: 2, series },
+      ],
+    };
     expect(listingOf(offer, 'BSE_EQ', 2)?.exchange).toBe('BSE_EQ');
     expect(listingOf(offer, 'BSE_EQ', 1)).toBeUndefined();
   });

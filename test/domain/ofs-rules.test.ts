@@ -59,7 +59,7 @@ describe('formatting for traders', () => {
   });
 });
 
-describe('windowViolations: opens_at <= now < closes_at of the caller\'s category', () => {
+describe("windowViolations: opens_at <= now < closes_at of the caller's category", () => {
   it('takes a retail bid from the instant the retail window opens to just before it closes', () => {
     expect(windowViolations(issue, 'RETAIL', T1)).toEqual([]);
     expect(windowViolations(issue, 'RETAIL', T1_CLOSE - 1)).toEqual([]);
@@ -171,7 +171,11 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   it('sums the running totals of one issue as it sums the bids they stand for', () => {
     const bids = [live(priceBid(3, 10_150)), live(cutoffBid(7)), live(priceBid(2, 10_200))];
     const byBid = exposureValuePaise(exposures(bids));
-    const summed = exposures(bids).reduce((a, b) => ({ ...a, priceValuePaise: a.priceValuePaise + b.priceValuePaise, cutoffQuantity: a.cutoffQuantity + b.cutoffQuantity }));
+    const summed = exposures(bids).reduce((a, b) => ({
+      ...a,
+      priceValuePaise: a.priceValuePaise + b.priceValuePaise,
+      cutoffQuantity: a.cutoffQuantity + b.cutoffQuantity,
+    }));
     expect(exposureValuePaise([summed])).toBe(byBid);
     expect(byBid).toBe(3n * 10_150n + 7n * 10_100n + 2n * 10_200n);
   });
@@ -196,14 +200,24 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
     fc.record({ orderType: fc.constant('RL-MKT'), quantity: fc.integer({ min: 1, max: 5000 }), pricePaise: fc.constant(0) }),
   );
   const liveBid = fc
-    .tuple(terms, fc.option(fc.integer({ min: 1, max: 40_000 }).map((t) => t * 5), { nil: null }), fc.integer({ min: 1, max: 40_000 }).map((t) => t * 5))
+    .tuple(
+      terms,
+      fc.option(
+        fc.integer({ min: 1, max: 40_000 }).map((t) => t * 5),
+        { nil: null },
+      ),
+      fc.integer({ min: 1, max: 40_000 }).map((t) => t * 5),
+    )
     .map(([bid, cutoff, floor]) => live(bid, cutoff, floor));
 
   /** The total value by plain arithmetic, independently of the module's helpers. */
   function total(bid: BidTerms, liveBids: LiveBid[]): bigint {
     const value = (b: BidTerms, cutoff: number | null, floor: number) =>
       BigInt(b.quantity) * BigInt(b.orderType === 'RL-MKT' ? (cutoff ?? floor) : b.pricePaise);
-    return liveBids.reduce((sum, b) => sum + value(b, b.retailCutoffPricePaise, b.floorPricePaise), value(bid, issue.retailCutoffPricePaise, issue.floorPricePaise));
+    return liveBids.reduce(
+      (sum, b) => sum + value(b, b.retailCutoffPricePaise, b.floorPricePaise),
+      value(bid, issue.retailCutoffPricePaise, issue.floorPricePaise),
+    );
   }
 
   it('property: accepts exactly the retail bids whose total with the live bids is at most Rs 2,00,000', () => {

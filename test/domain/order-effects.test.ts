@@ -96,8 +96,16 @@ const batch = fc
           tradedQuantity: previous.tradedQuantity + s.allotted,
           updatedAt: s.touch ? NOW : previous.updatedAt,
         };
-        const trade = s.allotted > 0 ? tradeOfAllotment(after, s.allotted, after.pricePaise, NOW, null, after.tradedQuantity === s.allotted ? 1 : 2) : undefined;
-        changes.push({ before, after, reason: `step of o${i}`, origin: { actor: 'test', requestId: null }, ...(s.outbox && { outbox: s.outbox }), ...(trade && { trade }) });
+        const trade =
+          s.allotted > 0 ? tradeOfAllotment(after, s.allotted, after.pricePaise, NOW, null, after.tradedQuantity === s.allotted ? 1 : 2) : undefined;
+        changes.push({
+          before,
+          after,
+          reason: `step of o${i}`,
+          origin: { actor: 'test', requestId: null },
+          ...(s.outbox && { outbox: s.outbox }),
+          ...(trade && { trade }),
+        });
         before = after;
       }
     });
@@ -183,7 +191,10 @@ describe('planOrderWrites', () => {
             const after = total(mine.map((e) => e.after));
             const before = total(mine.map((e) => e.before));
             const row = plan.exposure.find((d) => d.order.userId === userId && d.order.scripToken === scripToken);
-            expect({ priceValuePaise: before.priceValuePaise + (row?.priceValuePaise ?? 0), cutoffQuantity: before.cutoffQuantity + (row?.cutoffQuantity ?? 0) }).toEqual(after);
+            expect({
+              priceValuePaise: before.priceValuePaise + (row?.priceValuePaise ?? 0),
+              cutoffQuantity: before.cutoffQuantity + (row?.cutoffQuantity ?? 0),
+            }).toEqual(after);
           }
         }
       }),

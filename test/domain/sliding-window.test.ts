@@ -34,7 +34,9 @@ describe('admitCall', () => {
   it('never accepts more than max in any window, and refuses only when max were accepted in the window before', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.integer({ min: 0, max: 1500 }), { maxLength: 80 }).map((steps) => steps.reduce<number[]>((acc, step) => [...acc, (acc.at(-1) ?? 0) + step], [])),
+        fc
+          .array(fc.integer({ min: 0, max: 1500 }), { maxLength: 80 })
+          .map((steps) => steps.reduce<number[]>((acc, step) => [...acc, (acc.at(-1) ?? 0) + step], [])),
         fc.integer({ min: 1, max: 2000 }),
         fc.integer({ min: 1, max: 12 }),
         (arrivals, windowMs, max) => {
@@ -57,7 +59,7 @@ describe('admitCall', () => {
   });
 });
 
-describe('admitWhenFree (a cart\'s orders paced at the user\'s rate)', () => {
+describe("admitWhenFree (a cart's orders paced at the user's rate)", () => {
   /** A call log on a test clock, and a sleep that moves the clock on: no real time passes. */
   function pacedLog() {
     const clock = { now: 0 };

@@ -33,19 +33,21 @@ describe('settlement', () => {
     expect(settlementTime(at('2026-12-31T10:00:00'), null)).toBe(at('2027-01-01T09:00:00'));
   });
 
-  it('is the issue\'s delay after the trade when its import sets one', () => {
+  it("is the issue's delay after the trade when its import sets one", () => {
     expect(settlementTime(at('2026-11-23T15:00:00'), 60_000)).toBe(at('2026-11-23T15:01:00'));
   });
 
   it('always comes after the trade', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), (t) => {
-      expect(settlementTime(t, null)).toBeGreaterThan(t);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), (t) => {
+        expect(settlementTime(t, null)).toBeGreaterThan(t);
+      }),
+    );
   });
 });
 
 describe('portfolio lines', () => {
-  it('sums each instrument\'s trades, with the weighted average price rounded to a paisa', () => {
+  it("sums each instrument's trades, with the weighted average price rounded to a paisa", () => {
     const lines = portfolioOf([
       trade({ tradeId: 'T-1', quantity: 10, pricePaise: 10_150 }),
       trade({ tradeId: 'T-2', quantity: 20, pricePaise: 10_100, tradedAt: at('2026-11-23T16:00:00') }),
@@ -68,7 +70,7 @@ describe('position types', () => {
   const trades = [trade({ tradeId: 'T-1', tradedAt: at('2026-11-22T15:00:00') }), trade({ tradeId: 'T-2', tradedAt: at('2026-11-23T10:00:00') })];
   const now = at('2026-11-23T23:00:00');
 
-  it('all: every unsettled trade; daily: today\'s (India time); expiry: none (OFS shares do not expire)', () => {
+  it("all: every unsettled trade; daily: today's (India time); expiry: none (OFS shares do not expire)", () => {
     expect(tradesOfPositionType('all', trades, now).map((t) => t.tradeId)).toEqual(['T-1', 'T-2']);
     expect(tradesOfPositionType('daily', trades, now).map((t) => t.tradeId)).toEqual(['T-2']);
     expect(tradesOfPositionType('expiry', trades, now)).toEqual([]);

@@ -55,7 +55,9 @@ describe('refusedAddressReason', () => {
   it('judges an IPv6 address that carries an IPv4 one by the IPv4 address', () => {
     expect(refusedAddressReason('::ffff:127.0.0.1')).toBe('::ffff:127.0.0.1 is 127.0.0.1, a loopback address');
     expect(refusedAddressReason('::ffff:7f00:1')).toBe('::ffff:7f00:1 is 127.0.0.1, a loopback address');
-    expect(refusedAddressReason('0:0:0:0:0:ffff:a9fe:a9fe')).toBe('0:0:0:0:0:ffff:a9fe:a9fe is 169.254.169.254, a link-local address (the cloud metadata service is one)');
+    expect(refusedAddressReason('0:0:0:0:0:ffff:a9fe:a9fe')).toBe(
+      '0:0:0:0:0:ffff:a9fe:a9fe is 169.254.169.254, a link-local address (the cloud metadata service is one)',
+    );
     expect(refusedAddressReason('64:ff9b::192.168.0.1')).toBe('64:ff9b::192.168.0.1 is 192.168.0.1, a private address');
     expect(refusedAddressReason('2002:7f00:1::1')).toBe('2002:7f00:1::1 is 127.0.0.1, a loopback address');
     expect(refusedAddressReason('::ffff:93.184.215.14')).toBeNull();
@@ -63,7 +65,19 @@ describe('refusedAddressReason', () => {
   });
 
   it('lets public unicast addresses through, and refuses what is not an address', () => {
-    for (const address of ['1.1.1.1', '8.8.8.8', '93.184.215.14', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '169.253.255.255', '223.255.255.255', '2606:4700::1111', '2a00:1450:4001::200e']) {
+    for (const address of [
+      '1.1.1.1',
+      '8.8.8.8',
+      '93.184.215.14',
+      '100.63.255.255',
+      '100.128.0.0',
+      '172.15.255.255',
+      '172.32.0.0',
+      '169.253.255.255',
+      '223.255.255.255',
+      '2606:4700::1111',
+      '2a00:1450:4001::200e',
+    ]) {
       expect(refusedAddressReason(address), address).toBeNull();
     }
     expect(refusedAddressReason('localhost')).toBe('localhost is not an IP address');

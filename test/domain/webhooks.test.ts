@@ -7,7 +7,8 @@ describe('webhookUrlProblem', () => {
   const strict = { allowHttp: false, allowPrivateAddresses: false };
 
   it('accepts absolute http and https URLs when both settings allow them', () => {
-    for (const url of ['https://hooks.example.com/ordergate', 'http://127.0.0.1:9000/x?y=1', 'https://[::1]/a']) expect(webhookUrlProblem(url, open), url).toBeNull();
+    for (const url of ['https://hooks.example.com/ordergate', 'http://127.0.0.1:9000/x?y=1', 'https://[::1]/a'])
+      expect(webhookUrlProblem(url, open), url).toBeNull();
   });
   it('refuses anything else, saying why', () => {
     expect(webhookUrlProblem('ftp://example.com/x', open)).toBe('the URL must be http or https, not ftp');

@@ -34,7 +34,9 @@ const STEP_MS = 20_000;
 const haveChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
 if (!haveChromium && !inCi) {
-  process.stderr.write(`\n${CHROMIUM} is missing: the web console's end-to-end test (test/e2e/console.test.ts) is SKIPPED; install Debian's chromium package to run it.\n\n`);
+  process.stderr.write(
+    `\n${CHROMIUM} is missing: the web console's end-to-end test (test/e2e/console.test.ts) is SKIPPED; install Debian's chromium package to run it.\n\n`,
+  );
 }
 
 describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', () => {
@@ -65,7 +67,16 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     server = await startServer(env);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: STEP_MS,
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -159,7 +170,7 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await screenshot('02-issues');
   });
 
-  it('shows an offer of the exchanges\' framework with its state, listings and portions in shares', async () => {
+  it("shows an offer of the exchanges' framework with its state, listings and portions in shares", async () => {
     const file = join(dir, 'offer.json');
     const tOpens = Date.now() + 60 * 60 * 1000;
     writeFileSync(file, JSON.stringify([offerImport({}, tOpens)]));
@@ -285,7 +296,10 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     expect(await page.locator('svg.book-chart path.demand-retail').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+ H[\d.]+ V[\d.]+ H[\d.]+$/);
     // 5 shares against offers of 1,00,000 and 9,00,000: the axis fits the demand and names the offers.
     expect(await page.locator('svg.book-chart line.offer').count()).toBe(0);
-    expect(await page.locator('svg.book-chart text.offer-off-scale').allTextContents()).toEqual(['Offer 1,00,000 above the scale (0.01 % bid)', 'Offer 9,00,000 above the scale (0.00 % bid)']);
+    expect(await page.locator('svg.book-chart text.offer-off-scale').allTextContents()).toEqual([
+      'Offer 1,00,000 above the scale (0.01 % bid)',
+      'Offer 9,00,000 above the scale (0.00 % bid)',
+    ]);
     expect(await page.locator('svg.book-chart circle.level-retail title').allTextContents()).toEqual(['102.00: 5 shares at or above']);
     const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
     expect(await summary.locator('tr[data-side="retail"]').innerText()).toContain('not allocated yet');
@@ -431,7 +445,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await openView('OFS offers');
     await expect.poll(() => card.locator('.offer-notice').count(), { timeout: STEP_MS }).toBe(1);
     expect(await card.locator('.offer-notice').innerText()).toBe('T closed with non-retail demand short of the portion: waiting for the operator');
-    await expect.poll(() => page.locator('#announcer').innerText()).toContain('Offer BETA (BETA-OFS-1): T closed with non-retail demand short of the portion: waiting for the operator');
+    await expect
+      .poll(() => page.locator('#announcer').innerText())
+      .toContain('Offer BETA (BETA-OFS-1): T closed with non-retail demand short of the portion: waiting for the operator');
     expect(await form.count()).toBe(0);
     await screenshot('11c-offer-awaiting-operator');
     const proceed = await runOrdergate(['ofs', 'proceed', 'BETA-OFS-1'], { env });
@@ -447,10 +463,14 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await card.getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
     await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Book of offer BETA-OFS-1');
     expect(new URL(page.url()).hash).toBe('#/offers/BETA-OFS-1/book');
-    expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS offers', exact: true }).getAttribute('aria-current')).toBe('true');
+    expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS offers', exact: true }).getAttribute('aria-current')).toBe(
+      'true',
+    );
     const categories = page.getByRole('table', { name: /^Bids by category and listing/ });
     const cells = async (locator: Locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
-    await expect.poll(() => cells(categories.locator('tr.category-row[data-category="NII"]')), { timeout: STEP_MS }).toBe('NII All listings 1 150 250 Rs 25,250.00');
+    await expect
+      .poll(() => cells(categories.locator('tr.category-row[data-category="NII"]')), { timeout: STEP_MS })
+      .toBe('NII All listings 1 150 250 Rs 25,250.00');
     expect(await cells(categories.locator('tr[data-category="NII"][data-listing="NSE_EQ:700002"]'))).toBe('NII NSE_EQ 700002 1 150 250 Rs 25,250.00');
     expect(await cells(categories.locator('tr.category-row[data-category="RETAIL"]'))).toBe('Retail All listings 0 0 0 Rs 0.00');
     expect(await page.locator('.offer-book .offer-state').innerText()).toBe('BETA: Day T+1; day T+1: retail, employee and carried-forward bids');
@@ -458,7 +478,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     expect(await page.locator('.offer-book .offer-notice').count()).toBe(0);
     const demand = page.getByRole('table', { name: /^Open non-retail demand by price/ });
     expect(await cells(demand.locator('tbody'))).toBe('101.00 150 150 1');
-    expect(await page.locator('svg.book-chart desc').textContent()).toBe('150 non-retail shares open against the non-retail portion of 875, at prices from 101.00 to 101.00, T-day cut-off 101.00.');
+    expect(await page.locator('svg.book-chart desc').textContent()).toBe(
+      '150 non-retail shares open against the non-retail portion of 875, at prices from 101.00 to 101.00, T-day cut-off 101.00.',
+    );
     expect(await page.locator('svg.book-chart line.clearing').count()).toBe(1);
     await screenshot('11c2-offer-book');
 
@@ -493,7 +515,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
         await page.getByRole('button', { name: 'Open cart e2e cart, edited' }).click();
         await page.getByRole('form', { name: 'Cart e2e cart, edited' }).waitFor();
       }
-      const widths = await page.evaluate<{ scroll: number; viewport: number }>('({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })');
+      const widths = await page.evaluate<{ scroll: number; viewport: number }>(
+        '({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })',
+      );
       expect(widths.scroll, `${label} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
       await screenshot(name);
     }
@@ -501,7 +525,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await openView('OFS offers');
     await page.locator('article[data-offer="BETA-OFS-1"]').getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
     await page.locator('table.category-table').waitFor();
-    const widths = await page.evaluate<{ scroll: number; viewport: number }>('({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })');
+    const widths = await page.evaluate<{ scroll: number; viewport: number }>(
+      '({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })',
+    );
     expect(widths.scroll, `the offer's book is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
     await screenshot('16b-phone-offer-book');
   });
@@ -554,7 +580,8 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
       other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       other.setDefaultTimeout(STEP_MS);
       other.on('console', (message) => {
-        if (message.type() === 'error' && !(offline && /ERR_INTERNET_DISCONNECTED/.test(message.text()))) problems.push(`second tab, console error: ${message.text()}`);
+        if (message.type() === 'error' && !(offline && /ERR_INTERNET_DISCONNECTED/.test(message.text())))
+          problems.push(`second tab, console error: ${message.text()}`);
       });
       other.on('pageerror', (error) => problems.push(`second tab, page error: ${error.message}`));
       other.on('request', (request) => {
@@ -570,7 +597,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
         const page = Number(url.searchParams.get('offset'));
         const limit = Number(url.searchParams.get('limit'));
         const data = Array.from({ length: Math.max(0, Math.min(limit, 6_500 - (page - 1) * limit)) }, (_, i) => madeUpOrder((page - 1) * limit + i));
-        await route.fulfill({ json: { status: 'success', code: 's-101', message: 'Order book fetched successfully', data, metadata: { total_records: 6_500, offset: page, limit } } });
+        await route.fulfill({
+          json: { status: 'success', code: 's-101', message: 'Order book fetched successfully', data, metadata: { total_records: 6_500, offset: page, limit } },
+        });
       });
       await other.goto(`${server.url}/console/`);
       await other.locator('input[name="user_id"]').fill(state.demo.user_id);
@@ -579,7 +608,9 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
       await other.locator('input[name="api_key"]').press('Enter');
       await other.getByRole('link', { name: 'Orders', exact: true }).click();
       const note = other.locator('.book-note');
-      await expect.poll(() => note.innerText(), { timeout: STEP_MS }).toBe('Your 6,500 orders are more than the console reads: the newest 5,000 (and any placed since) are shown, older ones are not.');
+      await expect
+        .poll(() => note.innerText(), { timeout: STEP_MS })
+        .toBe('Your 6,500 orders are more than the console reads: the newest 5,000 (and any placed since) are shown, older ones are not.');
       // Five pages of the largest size the API gives, then it stops.
       expect(asked).toEqual([1, 2, 3, 4, 5].map((page) => `?offset=${page}&limit=1000`));
       expect(await other.locator('tr[data-order-id^="BOOK"]').count()).toBe(5_000);

@@ -36,7 +36,12 @@ interface HistoryEvent {
 
 describe('order events on the stream and by webhook, end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-events-e2e-'));
-  const strictEnv = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}`, OMS_POLL_MS: '50', WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false' };
+  const strictEnv = {
+    DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}`,
+    OMS_POLL_MS: '50',
+    WEBHOOK_ALLOW_HTTP: 'false',
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false',
+  };
   const env = { ...strictEnv, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' };
   let server: ServerProcess;
   let receiver: WebhookReceiver;
@@ -85,7 +90,10 @@ describe('order events on the stream and by webhook, end to end', () => {
 
   async function bid(): Promise<string> {
     const issue = demo.ofs_issues[0]!;
-    const body = validBid({ scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series }, quantity: '10' });
+    const body = validBid({
+      scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
+      quantity: '10',
+    });
     const placed = await call(server.url, 'POST', '/transactional/v1/orders/regular', { body, ...auth() });
     expect(placed.status, JSON.stringify(placed.body)).toBe(200);
     return placed.body.data.orderId;
@@ -186,13 +194,19 @@ describe('order events on the stream and by webhook, end to end', () => {
 
     const listed = await runOrdergate(['webhooks', 'deliveries', '--user', demo.user_id, '--json', '--limit', '1000'], { env });
     expect(listed.code, listed.stderr).toBe(0);
-    const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(rows.map((row) => row.event_id).sort((a: number, b: number) => a - b)).toEqual(all.map((e) => e.event_id));
     expect(rows.every((row) => row.status === 'DELIVERED' && row.attempts === 1 && row.last_status_code === 200)).toBe(true);
   }, 30_000);
 
   it('`webhooks add` refuses, without the settings, plain http and loopback addresses, with a one-line reason', async () => {
-    expectOneLineFailure(await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env: strictEnv }), /^ordergate: the URL must be https \(plain http only with WEBHOOK_ALLOW_HTTP=true\)$/m);
+    expectOneLineFailure(
+      await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env: strictEnv }),
+      /^ordergate: the URL must be https \(plain http only with WEBHOOK_ALLOW_HTTP=true\)$/m,
+    );
     expectOneLineFailure(
       await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env: { ...strictEnv, WEBHOOK_ALLOW_HTTP: 'true' } }),
       /^ordergate: the URL's host 127\.0\.0\.1 is a loopback address \(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\)$/m,

@@ -83,7 +83,8 @@ class OrderSocketClient {
   async until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; messages: ${JSON.stringify(this.messages)}; errors: ${JSON.stringify(this.errors)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; messages: ${JSON.stringify(this.messages)}; errors: ${JSON.stringify(this.errors)}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
@@ -116,7 +117,9 @@ describe('the live order socket (Socket.IO), end to end', () => {
   };
 
   async function login(user: Credentials): Promise<Json> {
-    const answer = await call(server.url, 'POST', SESSION, { body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password, api_key: user.apiKey } });
+    const answer = await call(server.url, 'POST', SESSION, {
+      body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password, api_key: user.apiKey },
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return answer.body.data;
   }
@@ -272,7 +275,12 @@ describe('the live order socket (Socket.IO), end to end', () => {
     await alice.connected();
     // Logins are taken in order: the acknowledged second one of the same user (which keeps the
     // subscription) says that the first is done.
-    expect(await alice.login(demoToken)).toEqual({ status: 'success', code: 's-101', message: 'Logged in to the order socket', data: { user_id: demo.userId } });
+    expect(await alice.login(demoToken)).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Logged in to the order socket',
+      data: { user_id: demo.userId },
+    });
     const bobSocket = open();
     await bobSocket.connected();
     expect((await bobSocket.login(bobToken)).status).toBe('success');
@@ -475,7 +483,7 @@ describe('the live order socket in process: login timeout, revoked and expired t
     expect(answer).toMatchObject({ status: 'error', code: 'e-202' });
     await client.until(() => client.disconnect !== null, 'the disconnect');
   });
-  it('checks a socket\'s logins one at a time with at most two waiting: more at once are refused (e-429), the socket stays', async () => {
+  it("checks a socket's logins one at a time with at most two waiting: more at once are refused (e-429), the socket stays", async () => {
     const client = open();
     await client.connected();
     const answers = await Promise.all(Array.from({ length: 6 }, () => client.login(alice.token)));
@@ -499,7 +507,13 @@ describe('the live order socket ends with its session, whatever node took the lo
     // Another node's feed and socket over the same store; its own token check comes only every minute.
     const services = createServices(server.store, { tokenTtlSeconds: 24 * 60 * 60, now: () => server.clock.now, orderEvents: { pollMs: 20 } });
     orderEvents = services.orderEvents;
-    socketServer = attachMessageSocket(server.app.server, { auth: services.auth, orderEvents, logger: pino({ level: 'silent' }), tokenRecheckMs: 60_000, now: () => server.clock.now });
+    socketServer = attachMessageSocket(server.app.server, {
+      auth: services.auth,
+      orderEvents,
+      logger: pino({ level: 'silent' }),
+      tokenRecheckMs: 60_000,
+      now: () => server.clock.now,
+    });
     await server.registerIssue();
     erin = await server.createUser('erin');
   });

@@ -167,7 +167,11 @@ it('runs a bid from funds to holding through the calls an ODIN client makes, on 
     validity_days: 0,
   });
   await client.cancelOrder('BSE_EQ', dropped);
-  const completed = await until(() => other.getOrderBook(1, 20, 2), (book) => book.metadata.total_records === 1, 'the cancelled bid completed');
+  const completed = await until(
+    () => other.getOrderBook(1, 20, 2),
+    (book) => book.metadata.total_records === 1,
+    'the cancelled bid completed',
+  );
   expect(completed.data.map((o: OrderRecord) => [o.order_id, o.status])).toEqual([[dropped, 'CANCELLED']]);
   // The modification reached the exchange, and the funds follow it: 60 x 101.50 blocked.
   await until(

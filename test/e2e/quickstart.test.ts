@@ -30,7 +30,13 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
   let server: ServerProcess;
   // Filled in as the walk-through goes; each step builds on the one before.
   const state = {} as {
-    demo: { user_id: string; password: string; api_key: string; access_token: string; ofs_issues: { exchange: string; scrip_token: number; symbol: string; series: string }[] };
+    demo: {
+      user_id: string;
+      password: string;
+      api_key: string;
+      access_token: string;
+      ofs_issues: { exchange: string; scrip_token: number; symbol: string; series: string }[];
+    };
     token: string;
     orderId: string;
     ordercartId: string;
@@ -39,7 +45,15 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
   const bid = (overrides: Record<string, unknown> = {}) => {
     const issue = state.demo.ofs_issues[0]!;
     return validBid({
-      scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series, expiry_date: '', strike_price: '', option_type: '' },
+      scrip_info: {
+        exchange: issue.exchange,
+        scrip_token: issue.scrip_token,
+        symbol: issue.symbol,
+        series: issue.series,
+        expiry_date: '',
+        strike_price: '',
+        option_type: '',
+      },
       order_identifier: 'e2e-bid',
       ...overrides,
     });
@@ -55,7 +69,11 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
   });
 
   it('on an empty database the server prints one plain line telling the user to run `npx ordergate demo`', async () => {
-    const hints = () => server.stderr().split('\n').filter((line) => line.includes('npx ordergate demo'));
+    const hints = () =>
+      server
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('npx ordergate demo'));
     expect(await eventually(() => hints().length > 0)).toBe(true);
     expect(hints()).toHaveLength(1);
     expect(hints()[0]!.startsWith('{')).toBe(false);
@@ -118,7 +136,9 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
     const run = spawnSync('sh', ['-c', demo.stdout], { encoding: 'utf8', timeout: 20_000 });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('"message":"Order Entry Sent to OMS"');
-    expect(run.stdout).toMatch(/"message":"Order book fetched successfully","data":\[\{"order_id":"[^"]+".*"metadata":\{"total_records":[1-9][0-9]*,"offset":1,"limit":20\}\}/);
+    expect(run.stdout).toMatch(
+      /"message":"Order book fetched successfully","data":\[\{"order_id":"[^"]+".*"metadata":\{"total_records":[1-9][0-9]*,"offset":1,"limit":20\}\}/,
+    );
     expect(run.stdout).toContain('"ordercartId":"');
     expect(run.stdout).toContain('{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}');
     expect(run.stdout).toContain('"ordercartName":"demo cart, updated"');

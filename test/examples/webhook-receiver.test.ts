@@ -57,7 +57,8 @@ describe('examples/webhook-receiver.ts', () => {
 
   it('refuses a body over 1 MiB with 413 without reading it, and keeps serving', async () => {
     const { port } = server.address() as AddressInfo;
-    const oversized = async (request: RequestInit) => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', signal: AbortSignal.timeout(5_000), ...request })).status;
+    const oversized = async (request: RequestInit) =>
+      (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', signal: AbortSignal.timeout(5_000), ...request })).status;
     expect(await oversized({ body: 'x'.repeat(1024 * 1024 + 1) })).toBe(413);
     // Chunked, with no length announced: refused once more than 1 MiB has arrived.
     let sent = 0;

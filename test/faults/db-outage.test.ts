@@ -49,7 +49,10 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
 
     // An order-event stream stays open through the outages.
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/transactional/v1/orders/events`, { headers: { authorization: `Bearer ${user.token}` }, signal: controller.signal });
+    const response = await fetch(`${server.url}/transactional/v1/orders/events`, {
+      headers: { authorization: `Bearer ${user.token}` },
+      signal: controller.signal,
+    });
     expect(response.status).toBe(200);
     let text = '';
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -86,7 +89,15 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
   const placeBid = () => server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token: user.token, apiKey: user.apiKey });
   const login = () =>
     server.call('POST', '/authentication/v1/user/session', {
-      body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password, second_auth_type: '', second_auth: '', api_key: user.apiKey, source: 'WEBAPI' },
+      body: {
+        user_id: user.userId,
+        login_type: 'PASSWORD',
+        password: user.password,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: user.apiKey,
+        source: 'WEBAPI',
+      },
     });
   const orderBook = () => server.call('GET', '/transactional/v1/orders', { token: user.token });
 
@@ -105,42 +116,46 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
   });
 
   for (const mode of ['refuse', 'blackhole', 'partition'] as const satisfies readonly OutageMode[]) {
-    it(`${mode}: every call that needs the database answers 503 e-503 with Retry-After within a second, then recovers within 10 s`, { timeout: 45_000 }, async () => {
-      await proxy.outage(mode);
-      const measured: Record<string, number> = {};
-      for (const [name, call] of Object.entries({ placeBid, login, orderBook })) {
-        // Twice: the first call meets the cut connections, the second a fresh connection attempt.
-        for (const attempt of [1, 2]) {
-          const { result, ms } = await timed(call);
-          expect(result.status, `${name} #${attempt}: ${result.text}`).toBe(503);
-          expect(result.body).toMatchObject({ status: 'error', code: 'e-503', request_id: expect.any(String) });
-          expect(result.headers.get('retry-after')).toBe('1');
-          expect(ms, `${name} #${attempt} took ${ms} ms`).toBeLessThan(ANSWER_BOUND_MS);
-          measured[`${name}#${attempt}`] = ms;
+    it(
+      `${mode}: every call that needs the database answers 503 e-503 with Retry-After within a second, then recovers within 10 s`,
+      { timeout: 45_000 },
+      async () => {
+        await proxy.outage(mode);
+        const measured: Record<string, number> = {};
+        for (const [name, call] of Object.entries({ placeBid, login, orderBook })) {
+          // Twice: the first call meets the cut connections, the second a fresh connection attempt.
+          for (const attempt of [1, 2]) {
+            const { result, ms } = await timed(call);
+            expect(result.status, `${name} #${attempt}: ${result.text}`).toBe(503);
+            expect(result.body).toMatchObject({ status: 'error', code: 'e-503', request_id: expect.any(String) });
+            expect(result.headers.get('retry-after')).toBe('1');
+            expect(ms, `${name} #${attempt} took ${ms} ms`).toBeLessThan(ANSWER_BOUND_MS);
+            measured[`${name}#${attempt}`] = ms;
+          }
         }
-      }
-      const spec = await server.call('GET', '/openapi.json');
-      expect(spec.status).toBe(200);
-      expect(spec.body.openapi).toEqual(expect.any(String));
+        const spec = await server.call('GET', '/openapi.json');
+        expect(spec.status).toBe(200);
+        expect(spec.body.openapi).toEqual(expect.any(String));
 
-      await proxy.restore();
-      const restoredAt = performance.now();
-      let placed: CallResult | undefined;
-      const recovered = await eventually(
-        async () => {
-          placed = await placeBid();
-          return placed.status === 200;
-        },
-        RECOVERY_BOUND_MS,
-        100,
-      );
-      const recoveryMs = Math.round(performance.now() - restoredAt);
-      expect(recovered, `still ${placed?.status} ${placed?.text} ${recoveryMs} ms after the database came back`).toBe(true);
-      acknowledged.push(placed!.body.data.orderId);
-      expect((await login()).status).toBe(200);
-      expect((await orderBook()).status).toBe(200);
-      process.stdout.write(`db-outage ${mode}: 503 answers in ms ${JSON.stringify(measured)}; 200 again ${recoveryMs} ms after the restore\n`);
-    });
+        await proxy.restore();
+        const restoredAt = performance.now();
+        let placed: CallResult | undefined;
+        const recovered = await eventually(
+          async () => {
+            placed = await placeBid();
+            return placed.status === 200;
+          },
+          RECOVERY_BOUND_MS,
+          100,
+        );
+        const recoveryMs = Math.round(performance.now() - restoredAt);
+        expect(recovered, `still ${placed?.status} ${placed?.text} ${recoveryMs} ms after the database came back`).toBe(true);
+        acknowledged.push(placed!.body.data.orderId);
+        expect((await login()).status).toBe(200);
+        expect((await orderBook()).status).toBe(200);
+        process.stdout.write(`db-outage ${mode}: 503 answers in ms ${JSON.stringify(measured)}; 200 again ${recoveryMs} ms after the restore\n`);
+      },
+    );
   }
 
   it('the OMS worker and the order-event stream carried on; no acknowledged order was lost', { timeout: 30_000 }, async () => {

@@ -49,7 +49,12 @@ describe.skipIf(testDialect() !== 'postgres')('two API nodes and two OMS workers
         expect(faults).toEqual([]);
 
         // Both workers took part (the outbox records who finished each entry).
-        const byWorker = await store.db.selectFrom('outbox').select(['claimed_by']).select((eb) => eb.fn.countAll<number>().as('n')).groupBy('claimed_by').execute();
+        const byWorker = await store.db
+          .selectFrom('outbox')
+          .select(['claimed_by'])
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .groupBy('claimed_by')
+          .execute();
         expect(byWorker.map((row) => row.claimed_by).filter((worker) => worker !== null)).toHaveLength(2);
         process.stdout.write(
           `multi-node: ${acknowledged.length} acknowledged through two APIs in ${loadMs} ms, outbox drained ${drainMs} ms later, entries per worker ${JSON.stringify(byWorker.map((row) => Number(row.n)))}\n`,

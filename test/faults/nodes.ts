@@ -110,7 +110,15 @@ export async function login(url: string, user: { userId: string; apiKey: string 
   const response = await fetch(`${url}/authentication/v1/user/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ user_id: user.userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: '', second_auth: '', api_key: user.apiKey, source: 'WEBAPI' }),
+    body: JSON.stringify({
+      user_id: user.userId,
+      login_type: 'PASSWORD',
+      password: TEST_PASSWORD,
+      second_auth_type: '',
+      second_auth: '',
+      api_key: user.apiKey,
+      source: 'WEBAPI',
+    }),
   });
   const body = (await response.json()) as { data?: { access_token?: string } };
   if (response.status !== 200 || !body.data?.access_token) throw new Error(`login of ${user.userId} failed: ${response.status} ${JSON.stringify(body)}`);
@@ -189,7 +197,11 @@ export async function eventually(condition: () => Promise<boolean>, ms: number, 
 
 /** Outbox entries not done yet. */
 export async function openOutbox(store: Store): Promise<number> {
-  const row = await store.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('done_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await store.db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('done_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -214,7 +226,11 @@ export async function auditOrders(store: Store): Promise<OrderAudit> {
         .where('x.action', '=', 'PLACE')
         .as('place_entries'),
       eb.selectFrom('sim_exchange_bids as b').select(eb.fn.countAll<number>().as('n')).whereRef('b.order_id', '=', 'o.order_id').as('exchange_rows'),
-      eb.selectFrom('sim_exchange_bids as b').select(sql<number>`coalesce(sum(b.transmissions), 0)`.as('t')).whereRef('b.order_id', '=', 'o.order_id').as('transmissions'),
+      eb
+        .selectFrom('sim_exchange_bids as b')
+        .select(sql<number>`coalesce(sum(b.transmissions), 0)`.as('t'))
+        .whereRef('b.order_id', '=', 'o.order_id')
+        .as('transmissions'),
     ])
     .execute();
   const orders = new Map<string, { status: string; history: number; outbox: number; placeEntries: number; exchangeRows: number; transmissions: number }>();

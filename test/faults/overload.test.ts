@@ -59,7 +59,14 @@ function served(stderr: string): Served[] {
     .split('\n')
     .filter((line) => line.startsWith('{') && line.includes('"request completed"'))
     .map((line) => JSON.parse(line) as { reqId: string; method: string; url: string; res: { statusCode: number }; time: number; responseTime: number })
-    .map((entry) => ({ reqId: entry.reqId, method: entry.method, url: entry.url, status: entry.res.statusCode, arrivedAt: entry.time - entry.responseTime, ms: entry.responseTime }));
+    .map((entry) => ({
+      reqId: entry.reqId,
+      method: entry.method,
+      url: entry.url,
+      status: entry.res.statusCode,
+      arrivedAt: entry.time - entry.responseTime,
+      ms: entry.responseTime,
+    }));
 }
 
 async function bid(url: string, bidder: Bidder, identifier: string): Promise<Answer> {
@@ -105,123 +112,152 @@ async function stallWrites(databaseUrl: string, ms: number): Promise<{ from: num
 // the whole event loop and nothing, a shed included, can be answered until it passes; its overload is the
 // event loop's, tested in test/http/load-shedding.test.ts. The stall is a PostgreSQL test.
 describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database falls behind (${testDialect()})`, () => {
-  it('sheds new bids with 503 e-503 and Retry-After at once, keeps reads answering, loses nothing acknowledged, and recovers', { timeout: 90_000 }, async () => {
-    const database = await createTestDatabase('ordergate_overload');
-    try {
-      const users = await seed(database.databaseUrl, 9);
-      const server = await startNode('serve', {
-        DATABASE_URL: database.databaseUrl,
-        SHED_EVENT_LOOP_DELAY_MS: process.env.OVERLOAD_SHED_EL ?? String(SHED_EVENT_LOOP_DELAY_MS),
-        SHED_COMMIT_WAIT_MS: process.env.OVERLOAD_SHED_CW ?? String(SHED_COMMIT_WAIT_MS),
-      });
-      const bidders = await Promise.all(users.map((user) => login(server.url, user)));
-      const [reader, ...crowd] = bidders as [Bidder, ...Bidder[]];
-
-      const answers: Answer[] = [];
-      const failures: string[] = [];
-      const reads: { status: number }[] = [];
-      let stopped = false;
-      const reading = (async () => {
-        while (!stopped) {
-          const response = await fetch(`${server.url}/transactional/v1/orders?limit=1`, { headers: { authorization: `Bearer ${reader.token}` } });
-          await response.arrayBuffer();
-          reads.push({ status: response.status });
-          await sleep(100);
-        }
-      })();
-      // Bids due at a steady pace for the whole run, whatever the answers; the stall in the middle.
-      const sent: Promise<void>[] = [];
-      const started = performance.now();
-      let stall: Promise<void> | undefined;
-      let stallFrom = 0;
-      let stallUntil = 0;
-      for (let count = 0; performance.now() - started < STALL_MS + 2_000; ) {
-        const elapsed = performance.now() - started;
-        // The stall's bounds on the machine's clock (epoch ms, as the server's log): from the moment the
-        // lock is held to the moment it goes, both the database's.
-        if (stall === undefined && elapsed >= 1_000) {
-          const held = await stallWrites(database.databaseUrl, STALL_MS);
-          stall = held.ended;
-          stallFrom = held.from;
-          stallUntil = held.until;
-        }
-        for (const due = Math.floor((elapsed * BIDS_PER_SECOND) / 1000); count < due; count += 1) {
-          sent.push(bid(server.url, crowd[count % crowd.length]!, `b${count}`).then((answer) => void answers.push(answer), (error: Error) => void failures.push(String(error.cause ?? error))));
-        }
-        await sleep(5);
-      }
-      await Promise.all(sent);
-      await stall;
-      stopped = true;
-      await reading;
-
-      const accepted = answers.filter((answer) => answer.status === 200);
-      const shed = answers.filter((answer) => answer.status === 503 && answer.message?.includes('overloaded'));
-      // The access log comes through the process's stderr, a little after the answers.
-      const isBid = (entry: Served) => entry.method === 'POST' && entry.url === '/transactional/v1/orders/regular';
-      await eventually(async () => served(server.stderr()).filter(isBid).length >= answers.length, 5_000, 50);
-      const log = served(server.stderr());
-      const bids = log.filter(isBid);
-      const shedIds = new Set(shed.map((answer) => answer.requestId));
-      const shedServed = bids.filter((entry) => shedIds.has(entry.reqId));
-      const inStall = (entry: Served) => entry.arrivedAt >= stallFrom && entry.arrivedAt < stallUntil;
-      const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
-      process.stdout.write(
-        `overload (${testDialect()}): ${sent.length} bids, ${accepted.length} taken, ${shed.length} shed (on the server p50 ${Math.round(percentile(shedServed.map((e) => e.ms), 0.5))} ms, p90 ${Math.round(percentile(shedServed.map((e) => e.ms), 0.9))} ms; at the client p90 ${Math.round(percentile(shed.map((a) => a.ms), 0.9))} ms)\n`,
-      );
-      // Every bid was answered: a success, or a 503 e-503 with Retry-After, nothing else.
-      expect(failures).toEqual([]);
-      expect(answers.filter((answer) => answer.status !== 200 && !(answer.status === 503 && answer.code === 'e-503' && answer.retryAfter === '1'))).toEqual([]);
-      expect(bids).toHaveLength(answers.length);
-      // The backlog was shed, at once rather than after a wait: every shed took the server well under a
-      // second (the promise is "at once"; the bound is generous for a busy machine), and sheds were answered
-      // while the lock was still held, which no answer that waited for the database could be. (The stall
-      // stays under the 5 s PostgreSQL query timeout, so the orders queued before shedding are taken.)
-      expect(shed.length, 'bids were shed while the database was stalled').toBeGreaterThan(0);
-      expect(shedServed).toHaveLength(shed.length);
-      expect(shedServed.filter((entry) => entry.arrivedAt + entry.ms < stallUntil).length).toBeGreaterThan(0);
-      expect(shedServed.filter((entry) => entry.ms >= 1_000).map((entry) => Math.round(entry.ms))).toEqual([]);
-      // Before the stall every bid was taken (after it, below).
-      const beforeStall = bids.filter((entry) => entry.arrivedAt < stallFrom);
-      expect(beforeStall.length).toBeGreaterThan(BIDS_PER_SECOND / 4);
-      expect(beforeStall.filter((entry) => entry.status !== 200)).toEqual([]);
-      // Shedding starts once no commit has finished for SHED_COMMIT_WAIT_MS, however few orders wait: a
-      // bid that arrives later in the stall is shed at once, not queued behind it (before, shedding waited for
-      // more orders than one batch takes, 512, and took the bids of the stall's first second). So the queue
-      // is bounded: only the orders already waiting when the shedding began wait long (without shedding,
-      // every bid of the stall's four seconds would; how many that is depends on the machine's speed).
-      // (From a second after the threshold: it counts from the last commit that finished, which on a busy
-      // machine may be some hundreds of milliseconds into the stall.)
-      const shedAfterMs = Number(process.env.OVERLOAD_SHED_CW ?? SHED_COMMIT_WAIT_MS);
-      const lateInStall = bids.filter((entry) => entry.arrivedAt > stallFrom + shedAfterMs + 1_000 && entry.arrivedAt < stallUntil);
-      expect(lateInStall.length).toBeGreaterThan(BIDS_PER_SECOND / 4);
-      expect(lateInStall.filter((entry) => entry.status === 200).map((entry) => Math.round(entry.arrivedAt - stallFrom))).toEqual([]);
-      // Reads were never shed, and went on during the stall.
-      expect(reads.filter((read) => read.status !== 200)).toEqual([]);
-      const readsInStall = log.filter((entry) => entry.method === 'GET' && entry.url.startsWith('/transactional/v1/orders?') && inStall(entry));
-      expect(readsInStall.length).toBeGreaterThan(0);
-      expect(readsInStall.filter((entry) => entry.status !== 200)).toEqual([]);
-      // Recovery is automatic: once the lock is gone the server takes bids again by itself (how soon the
-      // backlog drains on a busy machine is not the promise: on a quiet one, the bids of the second after
-      // the stall were all taken; with two other test files running, none of its first half second).
-      let again: Answer | undefined;
-      let tries = 0;
-      expect(await eventually(async () => (again = await bid(server.url, reader, `after${(tries += 1)}`)).status === 200, 10_000, 200), JSON.stringify(again)).toBe(true);
-      accepted.push(again!);
-
-      // Nothing acknowledged is lost: each accepted bid is stored once and reaches the exchange.
-      const store = openStore(database.databaseUrl);
+  it(
+    'sheds new bids with 503 e-503 and Retry-After at once, keeps reads answering, loses nothing acknowledged, and recovers',
+    { timeout: 90_000 },
+    async () => {
+      const database = await createTestDatabase('ordergate_overload');
       try {
-        expect(await eventually(async () => (await openOutbox(store)) === 0, 60_000, 250)).toBe(true);
-        const { orders } = await auditOrders(store);
-        expect(orders.size).toBe(accepted.length);
-        for (const answer of accepted) expect(orders.get(answer.orderId!)?.exchangeRows, answer.orderId).toBe(1);
+        const users = await seed(database.databaseUrl, 9);
+        const server = await startNode('serve', {
+          DATABASE_URL: database.databaseUrl,
+          SHED_EVENT_LOOP_DELAY_MS: process.env.OVERLOAD_SHED_EL ?? String(SHED_EVENT_LOOP_DELAY_MS),
+          SHED_COMMIT_WAIT_MS: process.env.OVERLOAD_SHED_CW ?? String(SHED_COMMIT_WAIT_MS),
+        });
+        const bidders = await Promise.all(users.map((user) => login(server.url, user)));
+        const [reader, ...crowd] = bidders as [Bidder, ...Bidder[]];
+
+        const answers: Answer[] = [];
+        const failures: string[] = [];
+        const reads: { status: number }[] = [];
+        let stopped = false;
+        const reading = (async () => {
+          while (!stopped) {
+            const response = await fetch(`${server.url}/transactional/v1/orders?limit=1`, { headers: { authorization: `Bearer ${reader.token}` } });
+            await response.arrayBuffer();
+            reads.push({ status: response.status });
+            await sleep(100);
+          }
+        })();
+        // Bids due at a steady pace for the whole run, whatever the answers; the stall in the middle.
+        const sent: Promise<void>[] = [];
+        const started = performance.now();
+        let stall: Promise<void> | undefined;
+        let stallFrom = 0;
+        let stallUntil = 0;
+        for (let count = 0; performance.now() - started < STALL_MS + 2_000;) {
+          const elapsed = performance.now() - started;
+          // The stall's bounds on the machine's clock (epoch ms, as the server's log): from the moment the
+          // lock is held to the moment it goes, both the database's.
+          if (stall === undefined && elapsed >= 1_000) {
+            const held = await stallWrites(database.databaseUrl, STALL_MS);
+            stall = held.ended;
+            stallFrom = held.from;
+            stallUntil = held.until;
+          }
+          for (const due = Math.floor((elapsed * BIDS_PER_SECOND) / 1000); count < due; count += 1) {
+            sent.push(
+              bid(server.url, crowd[count % crowd.length]!, `b${count}`).then(
+                (answer) => void answers.push(answer),
+                (error: Error) => void failures.push(String(error.cause ?? error)),
+              ),
+            );
+          }
+          await sleep(5);
+        }
+        await Promise.all(sent);
+        await stall;
+        stopped = true;
+        await reading;
+
+        const accepted = answers.filter((answer) => answer.status === 200);
+        const shed = answers.filter((answer) => answer.status === 503 && answer.message?.includes('overloaded'));
+        // The access log comes through the process's stderr, a little after the answers.
+        const isBid = (entry: Served) => entry.method === 'POST' && entry.url === '/transactional/v1/orders/regular';
+        await eventually(async () => served(server.stderr()).filter(isBid).length >= answers.length, 5_000, 50);
+        const log = served(server.stderr());
+        const bids = log.filter(isBid);
+        const shedIds = new Set(shed.map((answer) => answer.requestId));
+        const shedServed = bids.filter((entry) => shedIds.has(entry.reqId));
+        const inStall = (entry: Served) => entry.arrivedAt >= stallFrom && entry.arrivedAt < stallUntil;
+        const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
+        process.stdout.write(
+          `overload (${testDialect()}): ${sent.length} bids, ${accepted.length} taken, ${shed.length} shed (on the server p50 ${Math.round(
+            percentile(
+              shedServed.map((e) => e.ms),
+              0.5,
+            ),
+          )} ms, p90 ${Math.round(
+            percentile(
+              shedServed.map((e) => e.ms),
+              0.9,
+            ),
+          )} ms; at the client p90 ${Math.round(
+            percentile(
+              shed.map((a) => a.ms),
+              0.9,
+            ),
+          )} ms)\n`,
+        );
+        // Every bid was answered: a success, or a 503 e-503 with Retry-After, nothing else.
+        expect(failures).toEqual([]);
+        expect(answers.filter((answer) => answer.status !== 200 && !(answer.status === 503 && answer.code === 'e-503' && answer.retryAfter === '1'))).toEqual(
+          [],
+        );
+        expect(bids).toHaveLength(answers.length);
+        // The backlog was shed, at once rather than after a wait: every shed took the server well under a
+        // second (the promise is "at once"; the bound is generous for a busy machine), and sheds were answered
+        // while the lock was still held, which no answer that waited for the database could be. (The stall
+        // stays under the 5 s PostgreSQL query timeout, so the orders queued before shedding are taken.)
+        expect(shed.length, 'bids were shed while the database was stalled').toBeGreaterThan(0);
+        expect(shedServed).toHaveLength(shed.length);
+        expect(shedServed.filter((entry) => entry.arrivedAt + entry.ms < stallUntil).length).toBeGreaterThan(0);
+        expect(shedServed.filter((entry) => entry.ms >= 1_000).map((entry) => Math.round(entry.ms))).toEqual([]);
+        // Before the stall every bid was taken (after it, below).
+        const beforeStall = bids.filter((entry) => entry.arrivedAt < stallFrom);
+        expect(beforeStall.length).toBeGreaterThan(BIDS_PER_SECOND / 4);
+        expect(beforeStall.filter((entry) => entry.status !== 200)).toEqual([]);
+        // Shedding starts once no commit has finished for SHED_COMMIT_WAIT_MS, however few orders wait: a
+        // bid that arrives later in the stall is shed at once, not queued behind it (before, shedding waited for
+        // more orders than one batch takes, 512, and took the bids of the stall's first second). So the queue
+        // is bounded: only the orders already waiting when the shedding began wait long (without shedding,
+        // every bid of the stall's four seconds would; how many that is depends on the machine's speed).
+        // (From a second after the threshold: it counts from the last commit that finished, which on a busy
+        // machine may be some hundreds of milliseconds into the stall.)
+        const shedAfterMs = Number(process.env.OVERLOAD_SHED_CW ?? SHED_COMMIT_WAIT_MS);
+        const lateInStall = bids.filter((entry) => entry.arrivedAt > stallFrom + shedAfterMs + 1_000 && entry.arrivedAt < stallUntil);
+        expect(lateInStall.length).toBeGreaterThan(BIDS_PER_SECOND / 4);
+        expect(lateInStall.filter((entry) => entry.status === 200).map((entry) => Math.round(entry.arrivedAt - stallFrom))).toEqual([]);
+        // Reads were never shed, and went on during the stall.
+        expect(reads.filter((read) => read.status !== 200)).toEqual([]);
+        const readsInStall = log.filter((entry) => entry.method === 'GET' && entry.url.startsWith('/transactional/v1/orders?') && inStall(entry));
+        expect(readsInStall.length).toBeGreaterThan(0);
+        expect(readsInStall.filter((entry) => entry.status !== 200)).toEqual([]);
+        // Recovery is automatic: once the lock is gone the server takes bids again by itself (how soon the
+        // backlog drains on a busy machine is not the promise: on a quiet one, the bids of the second after
+        // the stall were all taken; with two other test files running, none of its first half second).
+        let again: Answer | undefined;
+        let tries = 0;
+        expect(
+          await eventually(async () => (again = await bid(server.url, reader, `after${(tries += 1)}`)).status === 200, 10_000, 200),
+          JSON.stringify(again),
+        ).toBe(true);
+        accepted.push(again!);
+
+        // Nothing acknowledged is lost: each accepted bid is stored once and reaches the exchange.
+        const store = openStore(database.databaseUrl);
+        try {
+          expect(await eventually(async () => (await openOutbox(store)) === 0, 60_000, 250)).toBe(true);
+          const { orders } = await auditOrders(store);
+          expect(orders.size).toBe(accepted.length);
+          for (const answer of accepted) expect(orders.get(answer.orderId!)?.exchangeRows, answer.orderId).toBe(1);
+        } finally {
+          await store.close();
+        }
       } finally {
-        await store.close();
+        killAll();
+        await database.dispose();
       }
-    } finally {
-      killAll();
-      await database.dispose();
-    }
-  });
+    },
+  );
 });

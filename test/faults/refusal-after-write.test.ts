@@ -23,11 +23,11 @@ const refusal = (userId: string) => new ApiError(Errors.ORDER_NOT_FOUND, `refuse
 /** The batch work of these tests: the users table as the thing written. */
 const work: BatchWork<Command, null, string, Command> = {
   read: async () => null,
-  judge: (command) => (command.refuse === 'when-judged' ? { accepted: false, error: refusal(command.userId) } : { accepted: true, change: command, value: command.userId }),
+  judge: (command) =>
+    command.refuse === 'when-judged' ? { accepted: false, error: refusal(command.userId) } : { accepted: true, change: command, value: command.userId },
   write: async (tx, accepted) => {
     await openTx(tx)
-      .trx
-      .insertInto('users')
+      .trx.insertInto('users')
       .values(accepted.map(({ change }) => ({ user_id: change.userId, password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 })))
       .execute();
     // A check placed after the write, the mistake the invariant must survive.

@@ -52,7 +52,13 @@ describe(`SIGKILL under load (${testDialect()})`, () => {
         // Every order in the database, acknowledged or not (committed just before the kill), is whole and
         // reached the exchange exactly once.
         const faults = [...orders].filter(
-          ([, order]) => order.history < 2 || order.outbox !== 1 || order.placeEntries !== 1 || order.exchangeRows !== 1 || order.transmissions !== 1 || order.status !== 'PENDING',
+          ([, order]) =>
+            order.history < 2 ||
+            order.outbox !== 1 ||
+            order.placeEntries !== 1 ||
+            order.exchangeRows !== 1 ||
+            order.transmissions !== 1 ||
+            order.status !== 'PENDING',
         );
         expect(faults).toEqual([]);
         expect(orders.size).toBeGreaterThanOrEqual(acknowledged.length);

@@ -48,7 +48,12 @@ describe(`SIGTERM drains in-flight requests (${testDialect()})`, () => {
         }
         // A request that was taken always got its answer: none without one left an order behind, and
         // every stored order was acknowledged.
-        expect(await ordersWithIdentifiers(store, [...refused, ...unanswered].map((outcome) => outcome.identifier))).toEqual([]);
+        expect(
+          await ordersWithIdentifiers(
+            store,
+            [...refused, ...unanswered].map((outcome) => outcome.identifier),
+          ),
+        ).toEqual([]);
         expect(orders.size).toBe(acknowledged.length);
         process.stdout.write(
           `sigterm (${testDialect()}): ${acknowledged.length} acknowledged and stored, ${refused.length} answered 503 e-503, ${unanswered.length} without an answer (${[...new Set(unanswered.map((o) => (o.kind === 'no-answer' ? o.error.slice(0, 60) : '')))].join(' | ')})\n`,

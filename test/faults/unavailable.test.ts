@@ -23,7 +23,10 @@ describe('isDatabaseUnavailable', () => {
   it.each([
     ['a refused connection', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
     ['a reset connection', withCode('read ECONNRESET', 'ECONNRESET')],
-    ['every address refused', new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'), withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')])],
+    [
+      'every address refused',
+      new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'), withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')]),
+    ],
     ['a lost connection (pg)', new Error('Connection terminated unexpectedly')],
     ['no connection in time (pg-pool)', new Error('timeout exceeded when trying to connect')],
     ['no answer in time (pg)', new Error('Query read timeout')],

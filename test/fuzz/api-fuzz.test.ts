@@ -38,7 +38,13 @@ const logger = pino({ level: 'warn' }, { write: (line: string) => void serverLog
 // request (odd bodies, headers and addresses included) without refusing the valid ones.
 const server = await startTestServer({
   logger,
-  rateLimits: { ordersPerSecond: 1_000, cartWritesPerSecond: 1_000, loginsPerMinutePerUser: 10_000, loginsPerMinutePerAddress: 100_000, loginBackoffAfterFailures: 1_000 },
+  rateLimits: {
+    ordersPerSecond: 1_000,
+    cartWritesPerSecond: 1_000,
+    loginsPerMinutePerUser: 10_000,
+    loginsPerMinutePerAddress: 100_000,
+    loginBackoffAfterFailures: 1_000,
+  },
   shedding: { eventLoopDelayMs: 5_000, commitWaitMs: 10_000 },
 });
 const world = new World(server);
@@ -62,7 +68,9 @@ const stats = new Map<string, OperationStats>(operations.map((o) => [o.key, { re
 /** Error statuses an operation answered that its document does not list (reported, not failed on). */
 const undocumented = new Map<string, string>();
 
-process.stdout.write(`API fuzz: seed ${BASE_SEED}, ${operations.length} operations, ${RUNS === undefined ? `${TIME_BUDGET_MS} ms` : `${RUNS} requests each`}\n`);
+process.stdout.write(
+  `API fuzz: seed ${BASE_SEED}, ${operations.length} operations, ${RUNS === undefined ? `${TIME_BUDGET_MS} ms` : `${RUNS} requests each`}\n`,
+);
 
 afterAll(async () => {
   await inflight;
@@ -211,9 +219,12 @@ describe(`API fuzz (seed ${BASE_SEED})`, () => {
 
   it('exercised every operation of the document, and valid requests of each succeeded', async () => {
     await inflight;
-    const lines = [...stats].map(([key, s]) => `${key}: ${s.requests} requests (${s.valid} valid, ${s.validSucceeded} succeeded) ${JSON.stringify(Object.fromEntries(s.statuses))}`);
+    const lines = [...stats].map(
+      ([key, s]) => `${key}: ${s.requests} requests (${s.valid} valid, ${s.validSucceeded} succeeded) ${JSON.stringify(Object.fromEntries(s.statuses))}`,
+    );
     if (DEBUG) process.stdout.write(`API fuzz summary (seed ${BASE_SEED}):\n${lines.join('\n')}\n`);
-    if (DEBUG && undocumented.size > 0) process.stdout.write(`Answers the document does not list:\n${[...undocumented].map(([k, v]) => `${k}  e.g. ${v}`).join('\n')}\n`);
+    if (DEBUG && undocumented.size > 0)
+      process.stdout.write(`Answers the document does not list:\n${[...undocumented].map(([k, v]) => `${k}  e.g. ${v}`).join('\n')}\n`);
     for (const operation of operations) {
       const s = stats.get(operation.key)!;
       expect(s.requests, `${operation.key} was not exercised`).toBeGreaterThan(0);

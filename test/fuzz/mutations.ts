@@ -260,7 +260,20 @@ const AUTHORIZATION_FORMS = [
 const API_KEY_FORMS = ['', ' ', '{apiKey}x', '{otherKey}', 'ogk_', ' {apiKey}', '{apiKey} ', '\u00e9', '{token}', '{apiKey},{apiKey}'];
 
 const HEADER_VALUES: Record<string, (string | string[] | null)[]> = {
-  'idempotency-key': [null, '', ' ', 'k', 'a'.repeat(255), 'a'.repeat(256), '\u00e9t\u00e9', 'tab\there', 'del\u007f', ['k1', 'k2'], 'fuzz-fixed-key', 'fuzz-fixed-key-2'],
+  'idempotency-key': [
+    null,
+    '',
+    ' ',
+    'k',
+    'a'.repeat(255),
+    'a'.repeat(256),
+    '\u00e9t\u00e9',
+    'tab\there',
+    'del\u007f',
+    ['k1', 'k2'],
+    'fuzz-fixed-key',
+    'fuzz-fixed-key-2',
+  ],
   'if-match': ['*', '', 'W/"1"', '"1"', '"999999"', '"1", "2"', '"1",*', 'garbage', '"', ['"1"', '"2"'], '1'],
   'last-event-id': ['', '-1', '0', '1e3', '999999999999999', '9999999999999999', 'abc', ' 1', '\u00e9'],
   'content-encoding': ['gzip', 'br', 'deflate', 'identity', 'x'],
@@ -354,16 +367,26 @@ const oddString: fc.Arbitrary<string> = fc.oneof(
 
 const bodyMutation: fc.Arbitrary<BodyMutation> = fc.oneof(
   fc.record({ kind: fc.constant('dropField' as const), at: nat }),
-    fc.record({ kind: fc.constant('addField' as const), at: nat, name: fc.oneof(fc.constantFrom('extra', 'Quantity', 'quantity ', 'QUANTITY', 'status'), fc.string({ maxLength: 8 })), value: wrongTypeValue }),
-    fc.record({ kind: fc.constant('setValue' as const), at: nat, value: fc.oneof(wrongTypeValue, oddString) }),
-    fc.record({ kind: fc.constant('hugeString' as const), at: nat, length: fc.constantFrom(...HUGE_LENGTHS), unit: fc.constantFrom(...STRING_UNITS) }),
-    fc.record({ kind: fc.constant('rawValue' as const), at: nat, text: fc.constantFrom(...RAW_VALUES) }),
-    fc.record({ kind: fc.constant('deepNesting' as const), at: nat, depth: fc.constantFrom(30, 31, 32, 33, 64, 1_000, 100_000), shape: fc.constantFrom('array' as const, 'object' as const, 'unclosed' as const) }),
-    fc.record({ kind: fc.constant('rawMember' as const), at: nat, text: fc.constantFrom(...RAW_MEMBERS) }),
-    fc.record({ kind: fc.constant('duplicateKey' as const), at: nat, value: fc.oneof(wrongTypeValue, fc.constant('__same__')) }),
-    fc.record({ kind: fc.constant('wholeBody' as const), text: fc.oneof(fc.constantFrom(...WHOLE_BODIES), fc.string({ maxLength: 30 })) }),
-    fc.record({ kind: fc.constant('hugeBody' as const), length: fc.constantFrom(...HUGE_LENGTHS) }),
-    fc.record({ kind: fc.constant('truncateBody' as const), at: nat }),
+  fc.record({
+    kind: fc.constant('addField' as const),
+    at: nat,
+    name: fc.oneof(fc.constantFrom('extra', 'Quantity', 'quantity ', 'QUANTITY', 'status'), fc.string({ maxLength: 8 })),
+    value: wrongTypeValue,
+  }),
+  fc.record({ kind: fc.constant('setValue' as const), at: nat, value: fc.oneof(wrongTypeValue, oddString) }),
+  fc.record({ kind: fc.constant('hugeString' as const), at: nat, length: fc.constantFrom(...HUGE_LENGTHS), unit: fc.constantFrom(...STRING_UNITS) }),
+  fc.record({ kind: fc.constant('rawValue' as const), at: nat, text: fc.constantFrom(...RAW_VALUES) }),
+  fc.record({
+    kind: fc.constant('deepNesting' as const),
+    at: nat,
+    depth: fc.constantFrom(30, 31, 32, 33, 64, 1_000, 100_000),
+    shape: fc.constantFrom('array' as const, 'object' as const, 'unclosed' as const),
+  }),
+  fc.record({ kind: fc.constant('rawMember' as const), at: nat, text: fc.constantFrom(...RAW_MEMBERS) }),
+  fc.record({ kind: fc.constant('duplicateKey' as const), at: nat, value: fc.oneof(wrongTypeValue, fc.constant('__same__')) }),
+  fc.record({ kind: fc.constant('wholeBody' as const), text: fc.oneof(fc.constantFrom(...WHOLE_BODIES), fc.string({ maxLength: 30 })) }),
+  fc.record({ kind: fc.constant('hugeBody' as const), length: fc.constantFrom(...HUGE_LENGTHS) }),
+  fc.record({ kind: fc.constant('truncateBody' as const), at: nat }),
 );
 
 export function mutationArbitrary(operation: Operation): fc.Arbitrary<Mutation> {
@@ -376,20 +399,44 @@ export function mutationArbitrary(operation: Operation): fc.Arbitrary<Mutation> 
     // Transport and headers
     fc.record({ kind: fc.constant('contentType' as const), value: fc.constantFrom(...CONTENT_TYPES) }),
     fc.constant({ kind: 'chunked' as const }),
-    fc.record({ kind: fc.constant('authorization' as const), value: fc.oneof(fc.constant(null), fc.constantFrom(...AUTHORIZATION_FORMS), fc.constant<string[]>(['Bearer {token}', 'Bearer {other}'])) }),
-    fc.record({ kind: fc.constant('apiKey' as const), value: fc.oneof(fc.constant(null), fc.constantFrom(...API_KEY_FORMS), fc.constant<string[]>(['{apiKey}', '{otherKey}'])) }),
+    fc.record({
+      kind: fc.constant('authorization' as const),
+      value: fc.oneof(fc.constant(null), fc.constantFrom(...AUTHORIZATION_FORMS), fc.constant<string[]>(['Bearer {token}', 'Bearer {other}'])),
+    }),
+    fc.record({
+      kind: fc.constant('apiKey' as const),
+      value: fc.oneof(fc.constant(null), fc.constantFrom(...API_KEY_FORMS), fc.constant<string[]>(['{apiKey}', '{otherKey}'])),
+    }),
     fc.constantFrom(...Object.keys(HEADER_VALUES)).chain((name) =>
-      fc.record({ kind: fc.constant('header' as const), name: fc.constant(name), value: fc.oneof(fc.constantFrom(...HEADER_VALUES[name]!), oddString.map(latin1Only)) }),
+      fc.record({
+        kind: fc.constant('header' as const),
+        name: fc.constant(name),
+        value: fc.oneof(fc.constantFrom(...HEADER_VALUES[name]!), oddString.map(latin1Only)),
+      }),
     ),
-    fc.record({ kind: fc.constant('hugeHeader' as const), name: fc.constantFrom('authorization', 'x-api-key', 'idempotency-key', 'if-match', 'x-fuzz'), length: fc.constantFrom(300, 8_000, 20_000, 70_000) }),
+    fc.record({
+      kind: fc.constant('hugeHeader' as const),
+      name: fc.constantFrom('authorization', 'x-api-key', 'idempotency-key', 'if-match', 'x-fuzz'),
+      length: fc.constantFrom(300, 8_000, 20_000, 70_000),
+    }),
     // The query
     fc.record({
       kind: fc.constant('queryParam' as const),
-      name: fc.oneof(fc.constantFrom(...queryNames, 'foo', '__proto__', 'constructor', 'limit[]', 'a.b', '', '%00', 'offset', 'limit'), fc.string({ maxLength: 6 }).map(encodeLoosely)),
-      value: fc.oneof(fc.constant(null), oddString.map(encodeLoosely), fc.constantFrom('1', '0', '-1', '1001', '1e3', '999999999999', '%', '%zz', 'x'.repeat(10_000))),
+      name: fc.oneof(
+        fc.constantFrom(...queryNames, 'foo', '__proto__', 'constructor', 'limit[]', 'a.b', '', '%00', 'offset', 'limit'),
+        fc.string({ maxLength: 6 }).map(encodeLoosely),
+      ),
+      value: fc.oneof(
+        fc.constant(null),
+        oddString.map(encodeLoosely),
+        fc.constantFrom('1', '0', '-1', '1001', '1e3', '999999999999', '%', '%zz', 'x'.repeat(10_000)),
+      ),
     }),
     fc.record({ kind: fc.constant('queryValue' as const), at: nat, value: oddString.map(encodeLoosely) }),
-    fc.record({ kind: fc.constant('rawQuery' as const), text: fc.constantFrom('%', '%zz', '%E0%A4', '%00', '&&', '=', '==x', 'a=%F0%9F%98%80', '+', '?', 'a=1&a=2', '__proto__[x]=1', 'a[b]=1') }),
+    fc.record({
+      kind: fc.constant('rawQuery' as const),
+      text: fc.constantFrom('%', '%zz', '%E0%A4', '%00', '&&', '=', '==x', 'a=%F0%9F%98%80', '+', '?', 'a=1&a=2', '__proto__[x]=1', 'a[b]=1'),
+    }),
     // The path and the method
     fc.record({ kind: fc.constant('pathParam' as const), at: nat, segment: fc.constantFrom(...PATH_SEGMENTS) }),
     fc.record({ kind: fc.constant('longPathParam' as const), at: nat, length: fc.constantFrom(101, 200, 201, 1_000, 10_000) }),
@@ -565,7 +612,12 @@ function applyMutation(draft: Draft, mutation: Mutation, resolved: Resolved): vo
       return;
     case 'deepNesting': {
       const { depth, shape } = mutation;
-      const text = shape === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : shape === 'object' ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : '['.repeat(depth);
+      const text =
+        shape === 'array'
+          ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+          : shape === 'object'
+            ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
+            : '['.repeat(depth);
       pickSlot(draft, mutation.at).set(rawMarker(draft, text, false));
       return;
     }

@@ -20,7 +20,12 @@ const validators = new Map<JsonSchema, ValidateFunction>();
 /** The document's schemas carry `$id`s (ErrorEnvelope) more than once; one Ajv instance takes each once. */
 function withoutIds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutIds);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '$id').map(([key, v]) => [key, withoutIds(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== '$id')
+        .map(([key, v]) => [key, withoutIds(v)]),
+    );
   return value;
 }
 
@@ -50,7 +55,8 @@ export function answerProblems(operation: Operation, method: string, answer: Wir
 
 function envelopeProblems(answer: WireAnswer, requestId: unknown): string[] {
   const problems: string[] = [];
-  if (!/^application\/json\b/.test(String(answer.headers['content-type'] ?? ''))) problems.push(`content-type ${answer.headers['content-type']} is not application/json`);
+  if (!/^application\/json\b/.test(String(answer.headers['content-type'] ?? '')))
+    problems.push(`content-type ${answer.headers['content-type']} is not application/json`);
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -69,17 +75,25 @@ function envelopeProblems(answer: WireAnswer, requestId: unknown): string[] {
   if (typeof envelope.message !== 'string' || envelope.message === '') problems.push('message is not a non-empty string');
   const errors = envelope.errors;
   if (!Array.isArray(errors)) problems.push('errors is not an array');
-  else if (!errors.every((e) => e !== null && typeof e === 'object' && Object.keys(e).sort().join() === 'field,message' && typeof e.field === 'string' && typeof e.message === 'string')) {
+  else if (
+    !errors.every(
+      (e) =>
+        e !== null && typeof e === 'object' && Object.keys(e).sort().join() === 'field,message' && typeof e.field === 'string' && typeof e.message === 'string',
+    )
+  ) {
     problems.push('errors holds something other than {field, message} strings');
   }
-  if (envelope.request_id !== requestId) problems.push(`request_id ${JSON.stringify(envelope.request_id)} differs from the Request-Id header ${JSON.stringify(requestId)}`);
+  if (envelope.request_id !== requestId)
+    problems.push(`request_id ${JSON.stringify(envelope.request_id)} differs from the Request-Id header ${JSON.stringify(requestId)}`);
   return problems;
 }
 
 function documentedAnswerProblems(operation: Operation, answer: WireAnswer): string[] {
   const documented = operation.responses.get(answer.status);
   if (documented === undefined) return [`${answer.status} is not a documented answer of ${operation.key}`];
-  const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const contentType = String(answer.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   if (!documented.has(contentType)) return [`content-type ${contentType} is not documented for ${answer.status} of ${operation.key}`];
   const schema = documented.get(contentType);
   if (schema === undefined || answer.streamed || contentType !== 'application/json') return [];

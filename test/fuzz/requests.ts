@@ -158,7 +158,10 @@ export function planArbitrary(operation: Operation): fc.Arbitrary<Plan> {
   const body =
     schema === undefined
       ? fc.constant(undefined)
-      : optional(fc.oneof({ arbitrary: schemaValue(schema, bodyBinder(true)), weight: 3 }, { arbitrary: schemaValue(schema, bodyBinder(false)), weight: 1 }), operation.bodyRequired);
+      : optional(
+          fc.oneof({ arbitrary: schemaValue(schema, bodyBinder(true)), weight: 3 }, { arbitrary: schemaValue(schema, bodyBinder(false)), weight: 1 }),
+          operation.bodyRequired,
+        );
   const valid = fc.record({ pick: contextPick, path: group('path'), query: group('query'), headers: group('header'), body });
   const mutations = fc.oneof(
     { arbitrary: fc.constant([] as Mutation[]), weight: 3 },
@@ -224,7 +227,9 @@ export function buildRequest(operation: Operation, document: OpenApiDocument, pl
     if (parameter !== undefined) parameterSegments.push(segments.length);
     segments.push(parameter === undefined ? segment : percentEncode(String(path[parameter] ?? '')));
   }
-  const query = Object.entries(resolveRefs(plan.query, resolved) as Record<string, unknown>).map(([k, v]) => [percentEncode(k), percentEncode(String(v))] as [string, string | null]);
+  const query = Object.entries(resolveRefs(plan.query, resolved) as Record<string, unknown>).map(
+    ([k, v]) => [percentEncode(k), percentEncode(String(v))] as [string, string | null],
+  );
   const body = resolveRefs(plan.body, resolved);
   const draft: Draft = {
     method: operation.method,

@@ -105,7 +105,10 @@ export class World {
 
   /** Three users (two retail, one non-retail), two open OFS issues, and a few orders and carts of each user. */
   async populate(): Promise<void> {
-    const issues = [await this.server.registerIssue(), await this.server.registerIssue({ exchange: 'BSE_EQ', scripToken: 500209, symbol: 'INFY', series: 'OF' })];
+    const issues = [
+      await this.server.registerIssue(),
+      await this.server.registerIssue({ exchange: 'BSE_EQ', scripToken: 500209, symbol: 'INFY', series: 'OF' }),
+    ];
     for (const issue of issues) this.scrips.push({ exchange: issue.exchange, scrip_token: issue.scripToken, symbol: issue.symbol, series: issue.series });
     // An offer of the exchanges' framework, for the offers' read calls.
     await this.server.admin.importOfs([offerImport({ offer_id: OFFER_ID }, this.server.clock.now)]);
@@ -118,11 +121,21 @@ export class World {
     const day = 24 * 60 * 60 * 1000;
     await this.server.admin.importOfs([
       offerImport(
-        { offer_id: T1_OFFER_ID, symbol: T1_OFFER_LISTING.symbol, listings: [{ exchange: T1_OFFER_LISTING.exchange, scrip_token: T1_OFFER_LISTING.scrip_token, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }] },
+        {
+          offer_id: T1_OFFER_ID,
+          symbol: T1_OFFER_LISTING.symbol,
+          listings: [
+            { exchange: T1_OFFER_LISTING.exchange, scrip_token: T1_OFFER_LISTING.scrip_token, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+          ],
+        },
         this.server.clock.now - day - 60 * 60 * 1000,
       ),
     ]);
-    await this.db.updateTable('ofs_offers').set({ t_allocated_at: this.server.clock.now - day, t_cutoff_price_paise: 10_000, t_unallotted: 0 }).where('offer_id', '=', T1_OFFER_ID).execute();
+    await this.db
+      .updateTable('ofs_offers')
+      .set({ t_allocated_at: this.server.clock.now - day, t_cutoff_price_paise: 10_000, t_unallotted: 0 })
+      .where('offer_id', '=', T1_OFFER_ID)
+      .execute();
     await this.ensureUnallottedOfferBids();
     // One operator, so that the operator calls have callers who may make them.
     await new UserRepository(this.server.store.db, this.server.store.dialect).setOperator('bob', this.server.clock.now);
@@ -145,7 +158,10 @@ export class World {
     if (logout.status !== 200) throw new Error(`fuzz set-up: logout refused: ${logout.text}`);
     this.revokedTokens.push(login.body.data.access_token);
     const tables = await this.server.store.db.introspection.getTables();
-    this.tables = tables.map((t) => t.name).filter((name) => !TABLES_RECORDING_REFUSALS.has(name) && !name.startsWith('kysely_')).sort();
+    this.tables = tables
+      .map((t) => t.name)
+      .filter((name) => !TABLES_RECORDING_REFUSALS.has(name) && !name.startsWith('kysely_'))
+      .sort();
   }
 
   /** The values of a request's references, from the data stored now. */
@@ -225,7 +241,11 @@ export class World {
     const now = this.server.clock.now;
     const sessions = new UserRepository(this.server.store.db, this.server.store.dialect);
     for (const [index, user] of this.users.entries()) {
-      const session = await this.db.selectFrom('sessions').select(['revoked_at', 'expires_at']).where('token_hash', '=', sha256Hex(user.token)).executeTakeFirst();
+      const session = await this.db
+        .selectFrom('sessions')
+        .select(['revoked_at', 'expires_at'])
+        .where('token_hash', '=', sha256Hex(user.token))
+        .executeTakeFirst();
       if (session === undefined || session.revoked_at !== null || Number(session.expires_at) <= now) {
         this.revokedTokens.push(user.token);
         // Straight into the store: a login over HTTP would spend a password hash on each.
@@ -237,7 +257,12 @@ export class World {
     for (const user of this.users) {
       const carts = await this.db.selectFrom('order_carts').select('ordercart_id').where('user_id', '=', user.userId).execute();
       for (let i = carts.length; i < 2; i++) await this.createCart(user, 'replenished');
-      const live = await this.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).where('status', 'in', [...LIVE_STATUSES]).execute();
+      const live = await this.db
+        .selectFrom('orders')
+        .select('order_id')
+        .where('user_id', '=', user.userId)
+        .where('status', 'in', [...LIVE_STATUSES])
+        .execute();
       // A retail user may be at the retail limit: then the bid is refused, and that is all.
       for (let i = live.length; i < 2; i++) await this.placeBid(user, this.scrips[i % this.scrips.length]!);
     }
@@ -252,7 +277,13 @@ export class World {
     const now = this.server.clock.now;
     const orders = new OrderRepository(this.server.store.db, this.server.store.dialect);
     for (const user of this.users) {
-      const live = await this.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).where('offer_id', '=', T1_OFFER_ID).where('status', 'in', [...LIVE_STATUSES]).execute();
+      const live = await this.db
+        .selectFrom('orders')
+        .select('order_id')
+        .where('user_id', '=', user.userId)
+        .where('offer_id', '=', T1_OFFER_ID)
+        .where('status', 'in', [...LIVE_STATUSES])
+        .execute();
       for (let i = live.length; i < 2; i++) {
         const order = acceptedOrder(
           {
@@ -282,18 +313,31 @@ export class World {
           now,
         );
         const pending = { ...order, status: OrderStatus.PENDING };
-        await this.server.store.writeTransaction((tx) => orders.apply(tx, [{ before: null, after: pending, reason: 'Not allotted on T (fuzz world)', origin: { actor: 'exchange', requestId: null } }], now));
+        await this.server.store.writeTransaction((tx) =>
+          orders.apply(tx, [{ before: null, after: pending, reason: 'Not allotted on T (fuzz world)', origin: { actor: 'exchange', requestId: null } }], now),
+        );
       }
     }
   }
 
   private async createCart(user: TestUser, name: string) {
-    const body = { ordercartName: name, orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const body = {
+      ordercartName: name,
+      orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
     return this.server.call('POST', '/transactional/v1/ordercart', { body, token: user.token });
   }
 
   private async placeBid(user: TestUser, scrip: (typeof this.scrips)[number]) {
-    return this.server.call('POST', '/transactional/v1/orders/regular', { body: validBid({ scrip_info: scrip, quantity: '1' }), token: user.token, apiKey: user.apiKey });
+    return this.server.call('POST', '/transactional/v1/orders/regular', {
+      body: validBid({ scrip_info: scrip, quantity: '1' }),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
   }
 
   /** Every row of every business table (all but the audit trail and the idempotency keys), as text. */
@@ -317,7 +361,9 @@ export function snapshotDifferences(before: Snapshot, after: Snapshot): string[]
     const newSet = new Set(rows);
     const added = rows.filter((row) => !oldSet.has(row));
     const removed = old.filter((row) => !newSet.has(row));
-    differences.push(`${table}: ${added.length} row(s) added or changed ${JSON.stringify(added.slice(0, 3))}, ${removed.length} removed or changed ${JSON.stringify(removed.slice(0, 3))}`);
+    differences.push(
+      `${table}: ${added.length} row(s) added or changed ${JSON.stringify(added.slice(0, 3))}, ${removed.length} removed or changed ${JSON.stringify(removed.slice(0, 3))}`,
+    );
   }
   return differences;
 }

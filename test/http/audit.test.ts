@@ -36,11 +36,9 @@ describe('the audit trail of order entry', () => {
   afterAll(() => server.close());
 
   const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
-  const place = (body: unknown, auth: { token?: string | null; apiKey?: string | null } = as(alice)) =>
-    server.call('POST', PLACE_ORDER, { body, ...auth });
+  const place = (body: unknown, auth: { token?: string | null; apiKey?: string | null } = as(alice)) => server.call('POST', PLACE_ORDER, { body, ...auth });
 
-  const recordsOf = (requestId: string) =>
-    server.store.db.selectFrom('audit_requests').selectAll().where('request_id', '=', requestId).execute();
+  const recordsOf = (requestId: string) => server.store.db.selectFrom('audit_requests').selectAll().where('request_id', '=', requestId).execute();
 
   /** The one record of the answered request; records are written shortly after the answer. */
   async function recordOf(res: CallResult) {
@@ -52,8 +50,7 @@ describe('the audit trail of order entry', () => {
     return records[0]!;
   }
 
-  const historyOf = (orderId: string) =>
-    server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  const historyOf = (orderId: string) => server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
 
   it('records an accepted bid: who, from where, the request id of the answer, the outcome, the order and the body', async () => {
     const bid = validBid({ quantity: '12' });
@@ -107,7 +104,15 @@ describe('the audit trail of order entry', () => {
     });
     expect(JSON.parse(modifyRecord.body!)).toEqual(modifyBody);
     const cancelRecord = await recordOf(cancelled);
-    expect(cancelRecord).toMatchObject({ user_id: 'alice', method: 'DELETE', route: ORDER_ROUTE, status_code: 200, code: cancelled.body.code, order_id: orderId, body: null });
+    expect(cancelRecord).toMatchObject({
+      user_id: 'alice',
+      method: 'DELETE',
+      route: ORDER_ROUTE,
+      status_code: 200,
+      code: cancelled.body.code,
+      order_id: orderId,
+      body: null,
+    });
 
     const history = await historyOf(orderId);
     expect(history.map((row) => [row.actor, row.request_id])).toEqual([
@@ -166,13 +171,23 @@ describe('the audit trail of order entry', () => {
     expect(executed.status, executed.text).toBe(200);
 
     const record = await recordOf(executed);
-    expect(record).toMatchObject({ user_id: 'bob', method: 'POST', route: `${CARTS}/:ordercartId/execute`, status_code: 200, code: 's-101', ordercart_id: cartId });
+    expect(record).toMatchObject({
+      user_id: 'bob',
+      method: 'POST',
+      route: `${CARTS}/:ordercartId/execute`,
+      status_code: 200,
+      code: 's-101',
+      ordercart_id: cartId,
+    });
     const placedId = executed.body.data[0].orderId as string;
     expect((await historyOf(placedId))[0]).toMatchObject({ actor: 'bob', request_id: record.request_id });
   });
 
   it('leaves no record of order-entry calls whose caller is not established (401, 403), however long their URL', async () => {
-    const before = await server.store.db.selectFrom('audit_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await server.store.db
+      .selectFrom('audit_requests')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     const junk = `?${'x'.repeat(15 * 1024)}`;
     const refused = [
       // The finding: a loop of these filled a table nobody may prune.
@@ -187,7 +202,10 @@ describe('the audit trail of order entry', () => {
     // An authenticated request after them: once its record is there, theirs would be too.
     await recordOf(await place(validBid({ quantity: 'x' })));
     for (const res of refused) expect(await recordsOf(res.headers.get('request-id')!)).toEqual([]);
-    const after = await server.store.db.selectFrom('audit_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await server.store.db
+      .selectFrom('audit_requests')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n) + 1);
   });
 
@@ -208,7 +226,13 @@ describe('the audit trail of order entry', () => {
     expect(pathRecord).toMatchObject({ body_bytes: null, body_sha256: null });
 
     const bodyRecord = await recordOf(bulky);
-    expect(bodyRecord).toMatchObject({ path: PLACE_ORDER, path_bytes: null, path_sha256: null, body_bytes: Buffer.byteLength(rawBody), body_sha256: sha256(rawBody) });
+    expect(bodyRecord).toMatchObject({
+      path: PLACE_ORDER,
+      path_bytes: null,
+      path_sha256: null,
+      body_bytes: Buffer.byteLength(rawBody),
+      body_sha256: sha256(rawBody),
+    });
     expect(Buffer.byteLength(bodyRecord.body!)).toBeLessThanOrEqual(8192);
     expect(Buffer.byteLength(bodyRecord.body!)).toBeGreaterThan(8188);
     expect(rawBody.startsWith(bodyRecord.body!)).toBe(true);
@@ -231,14 +255,25 @@ describe('the audit trail of order entry', () => {
 
   it('never stores a password, access token or API key, and redacts secret-named fields of a body', async () => {
     const login = await server.call('POST', '/authentication/v1/user/session', {
-      body: { user_id: 'alice', login_type: 'PASSWORD', password: alice.password, second_auth_type: '', second_auth: '', api_key: alice.apiKey, source: 'WEBAPI' },
+      body: {
+        user_id: 'alice',
+        login_type: 'PASSWORD',
+        password: alice.password,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: alice.apiKey,
+        source: 'WEBAPI',
+      },
     });
     expect(login.status, login.text).toBe(200);
     const token = login.body.data.access_token as string;
     const placed = await place(validBid(), { token, apiKey: alice.apiKey });
     expect(placed.status, placed.text).toBe(200);
     // A client that puts its credentials into an order body by mistake (400: unknown fields).
-    const leaky = await place({ ...validBid(), password: alice.password, api_key: alice.apiKey, nested: { access_token: token } }, { token, apiKey: alice.apiKey });
+    const leaky = await place(
+      { ...validBid(), password: alice.password, api_key: alice.apiKey, nested: { access_token: token } },
+      { token, apiKey: alice.apiKey },
+    );
     expect(leaky.status).toBe(400);
     const leakyRecord = await recordOf(leaky);
     expect(JSON.parse(leakyRecord.body!)).toMatchObject({ password: '[redacted]', api_key: '[redacted]', nested: { access_token: '[redacted]' } });
@@ -398,7 +433,11 @@ describe('the archive: the one way request records leave the database', () => {
     const bytes = readFileSync(file);
     expect(archive!.sha256).toBe(sha256(bytes));
     expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${archive!.sha256}  first.jsonl\n`);
-    const lines = bytes.toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = bytes
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(4);
     expect(lines[0]).toEqual({ format: 'ordergate-audit-archive/1', table: 'audit_requests', before: '2026-11-23T05:00:02.000Z' });
     expect(lines.slice(1, 3).map((line) => [line.request_id, line.at, line.user_id, line.status_code])).toEqual(
@@ -425,9 +464,23 @@ describe('the archive: the one way request records leave the database', () => {
   it('still refuses every other UPDATE and DELETE: of records not archived, of a record that arrives late, of the archives', async () => {
     const db = server.store.db;
     await expect(db.deleteFrom('audit_requests').execute()).rejects.toThrow(/append-only/);
-    await expect(db.deleteFrom('audit_requests').where('at', '<', T0 + 2000).execute()).resolves.toBeDefined();
+    await expect(
+      db
+        .deleteFrom('audit_requests')
+        .where('at', '<', T0 + 2000)
+        .execute(),
+    ).resolves.toBeDefined();
     // A record that arrived before the archived instant but was written after the archive (a retried batch).
-    const late = { at: T0 + 500, request_id: 'late-1', user_id: 'alice', client_address: '127.0.0.1', method: 'POST', route: PLACE_ORDER, path: PLACE_ORDER, status_code: 400 };
+    const late = {
+      at: T0 + 500,
+      request_id: 'late-1',
+      user_id: 'alice',
+      client_address: '127.0.0.1',
+      method: 'POST',
+      route: PLACE_ORDER,
+      path: PLACE_ORDER,
+      status_code: 400,
+    };
     await db.insertInto('audit_requests').values(late).execute();
     await expect(db.deleteFrom('audit_requests').where('request_id', '=', 'late-1').execute()).rejects.toThrow(/append-only/);
     await expect(db.updateTable('audit_requests').set({ user_id: 'mallory' }).where('request_id', '=', 'late-1').execute()).rejects.toThrow(/append-only/);
@@ -470,7 +523,9 @@ describe('the audit trail under the per-user rate limit', () => {
   it('records the calls the limit lets through and none of those it refuses (429 e-429), so a user cannot grow the trail faster than the limit', async () => {
     const junk = `?${'x'.repeat(1000)}`;
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => server.call('POST', `/transactional/v1/orders/regular${junk}`, { body: validBid(), token: alice.token, apiKey: alice.apiKey })),
+      Array.from({ length: 20 }, () =>
+        server.call('POST', `/transactional/v1/orders/regular${junk}`, { body: validBid(), token: alice.token, apiKey: alice.apiKey }),
+      ),
     );
     const refused = answers.filter((res) => res.status === 429);
     const through = answers.filter((res) => res.status !== 429);
@@ -480,9 +535,20 @@ describe('the audit trail under the per-user rate limit', () => {
     const ids = (list: typeof answers) => list.map((res) => res.headers.get('request-id')!);
     // Records are written shortly after the answers: wait for those of the calls let through.
     await expect
-      .poll(async () => (await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(through)).execute()).length, { timeout: 10_000 })
+      .poll(async () => (await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(through)).execute()).length, {
+        timeout: 10_000,
+      })
       .toBe(through.length);
     expect(await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(refused)).execute()).toEqual([]);
-    expect(Number((await server.store.db.selectFrom('audit_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(through.length);
+    expect(
+      Number(
+        (
+          await server.store.db
+            .selectFrom('audit_requests')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(through.length);
   });
 });

@@ -31,7 +31,14 @@ describe('JSON bodies with a prototype key', () => {
   afterAll(() => server.close());
 
   const countOrders = async () =>
-    Number((await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   const place = (rawBody: string) => server.call('POST', PLACE_ORDER, { rawBody, token: alice.token, apiKey: alice.apiKey });
 

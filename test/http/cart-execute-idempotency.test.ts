@@ -70,7 +70,15 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
   /** A fresh access token at the test clock's time (tokens live 24 hours). */
   async function login(user: TestUser): Promise<TestUser> {
     const res = await server.call('POST', '/authentication/v1/user/session', {
-      body: { user_id: user.userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: '', second_auth: '', api_key: user.apiKey, source: 'WEBAPI' },
+      body: {
+        user_id: user.userId,
+        login_type: 'PASSWORD',
+        password: TEST_PASSWORD,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: user.apiKey,
+        source: 'WEBAPI',
+      },
     });
     expect(res.status, res.text).toBe(200);
     return { ...user, token: res.body.data.access_token };
@@ -81,7 +89,12 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
    * execution, whose order entry `placeOfsBid` stands between the cart and the node's real order entry.
    * No HTTP layer: whatever happens, no onSend keeps or frees the key.
    */
-  async function nodeExecution(user: TestUser, ordercartId: string, key: string, placeOfsBid: (real: PlaceOfsBid, ...args: Parameters<PlaceOfsBid>) => Promise<string>) {
+  async function nodeExecution(
+    user: TestUser,
+    ordercartId: string,
+    key: string,
+    placeOfsBid: (real: PlaceOfsBid, ...args: Parameters<PlaceOfsBid>) => Promise<string>,
+  ) {
     const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });
     const outcome = await node.idempotency.claim(user.userId, key, { method: 'POST', path: executePath(ordercartId), body: undefined });
     if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
@@ -167,7 +180,15 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     await nodeDeadAtLine2(user, ordercartId, key);
     const line0OrderId = (await ordersOf(user.userId))[0]!.order_id;
 
-    const update = { ordercartId, ordercartName: 'Other', orders: JSON.stringify([{ ...EXAMPLE_ORDER_LINE, Quantity: 7 }]), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const update = {
+      ordercartId,
+      ordercartName: 'Other',
+      orders: JSON.stringify([{ ...EXAMPLE_ORDER_LINE, Quantity: 7 }]),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
     expect((await server.call('PUT', CART, { body: update, token: user.token })).status).toBe(200);
 
     server.clock.now = start + LEASE_MS;

@@ -93,7 +93,14 @@ describe('the cart list is paged as the order book is', () => {
     erin = await server.createUser('erin');
     for (let i = 0; i < 105; i += 1) {
       server.clock.now += 1000;
-      const body = { ordercartName: `cart ${i}`, orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: 'erin', modifiedBy: 'erin', executedNoTime: 0 };
+      const body = {
+        ordercartName: `cart ${i}`,
+        orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+        version: '1',
+        createdBy: 'erin',
+        modifiedBy: 'erin',
+        executedNoTime: 0,
+      };
       const res = await server.call('POST', CART, { body, token: erin.token });
       expect(res.status, res.text).toBe(200);
       newestFirst.unshift(`cart ${i}`);
@@ -131,7 +138,7 @@ describe('the cart list is paged as the order book is', () => {
     expect(res.body.code).toBe(Errors.INVALID_QUERY.code);
   });
 
-  it('another user\'s list counts only their own carts', async () => {
+  it("another user's list counts only their own carts", async () => {
     const frank = await server.createUser('frank');
     const res = await server.call('GET', CART, { token: frank.token });
     expect(res.body.data).toEqual([]);

@@ -47,7 +47,7 @@ const counting = [
   ...(redisRuns ? [{ name: 'counted in Redis', redis: () => ({ redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() }) }] : []),
 ];
 
-describe.each(counting)('cart execute is paced at the user\'s order rate ($name)', ({ redis }) => {
+describe.each(counting)("cart execute is paced at the user's order rate ($name)", ({ redis }) => {
   let server: TestServer;
   let userCount = 0;
 
@@ -60,7 +60,14 @@ describe.each(counting)('cart execute is paced at the user\'s order rate ($name)
   const newUser = () => server.createUser(`pace${++userCount}`, { category: 'NON_RETAIL' });
 
   async function createCart(user: TestUser, lineCount: number): Promise<string> {
-    const body = { ordercartName: 'Big basket', orders: JSON.stringify(cartLines(lineCount)), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const body = {
+      ordercartName: 'Big basket',
+      orders: JSON.stringify(cartLines(lineCount)),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
     const res = await server.call('POST', CART, { body, token: user.token });
     expect(res.status, res.text).toBe(200);
     return res.body.data.ordercartId as string;
@@ -77,7 +84,9 @@ describe.each(counting)('cart execute is paced at the user\'s order rate ($name)
   function expectAllPlaced(res: CallResult, lineCount: number): string[] {
     expect(res.status, res.text).toBe(200);
     expect(res.body.code).toBe('s-101');
-    expect(res.body.data.map((line: { index: number; status: string }) => [line.index, line.status])).toEqual(cartLines(lineCount).map((_, i) => [i, 'success']));
+    expect(res.body.data.map((line: { index: number; status: string }) => [line.index, line.status])).toEqual(
+      cartLines(lineCount).map((_, i) => [i, 'success']),
+    );
     return res.body.data.map((line: { orderId: string }) => line.orderId);
   }
 
@@ -201,7 +210,14 @@ describe('cart execute with the order limit off', () => {
 
   it('nothing waits: a cart of 50 lines is placed at once', async () => {
     const user = await server.createUser('unpaced', { category: 'NON_RETAIL' });
-    const body = { ordercartName: 'Big basket', orders: JSON.stringify(cartLines(50)), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const body = {
+      ordercartName: 'Big basket',
+      orders: JSON.stringify(cartLines(50)),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
     const created = await server.call('POST', CART, { body, token: user.token });
     const sent = performance.now();
     const res = await server.call('POST', `${CART}/${created.body.data.ordercartId}/execute`, { token: user.token, apiKey: user.apiKey });
@@ -227,7 +243,14 @@ describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () =
     const alice = await server.createUser('runner-a', { category: 'NON_RETAIL' });
     const bob = await server.createUser('runner-b', { category: 'NON_RETAIL' });
     const cartOf = async (user: TestUser) => {
-      const body = { ordercartName: 'Basket', orders: JSON.stringify(cartLines(3)), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+      const body = {
+        ordercartName: 'Basket',
+        orders: JSON.stringify(cartLines(3)),
+        version: '1',
+        createdBy: user.userId,
+        modifiedBy: user.userId,
+        executedNoTime: 0,
+      };
       return (await server.call('POST', CART, { body, token: user.token })).body.data.ordercartId as string;
     };
     const [aliceCart, bobCart] = [await cartOf(alice), await cartOf(bob)];
@@ -238,7 +261,10 @@ describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () =
       orderEntry: { placeOfsBid: () => new Promise<string>((resolve) => gates.push(() => resolve(`order-${++placed}`))) },
       issues: new OfsIssueRepository(server.store.db),
     };
-    const carts = new OrderCartService(new OrderCartRepository(server.store.db), () => server.clock.now, placement, { cartsPerUser: 100, cartExecutionsPerUser: 2 });
+    const carts = new OrderCartService(new OrderCartRepository(server.store.db), () => server.clock.now, placement, {
+      cartsPerUser: 100,
+      cartExecutionsPerUser: 2,
+    });
     const callerOf = (user: TestUser): Caller => ({ userId: user.userId, category: 'NON_RETAIL', tokenHash: 'x', expiresAt: Number.MAX_SAFE_INTEGER });
     const until = async (condition: () => boolean) => {
       while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -259,7 +285,8 @@ describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () =
     // Let every line through: the executions end, and alice may run another.
     const release = setInterval(() => gates.splice(0).forEach((open) => open()), 5);
     try {
-      for (const execution of await Promise.all([first, second, bobs])) expect(execution.lines.map((line) => line.status)).toEqual(['success', 'success', 'success']);
+      for (const execution of await Promise.all([first, second, bobs]))
+        expect(execution.lines.map((line) => line.status)).toEqual(['success', 'success', 'success']);
       expect((await carts.execute(callerOf(alice), aliceCart, null)).allPlaced).toBe(true);
     } finally {
       clearInterval(release);

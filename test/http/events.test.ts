@@ -23,10 +23,9 @@ const WAIT_MS = 5_000;
 
 /** A node serving the streams over the test server's store. */
 async function startEventsNode(store: Store): Promise<{ app: App; url: string }> {
-  const app = buildApp(
-    createServices(store, { tokenTtlSeconds: 24 * 60 * 60, orderEvents: { heartbeatMs: HEARTBEAT_MS, pollMs: 50, batchSize: 3 } }),
-    { logger: false },
-  );
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, orderEvents: { heartbeatMs: HEARTBEAT_MS, pollMs: 50, batchSize: 3 } }), {
+    logger: false,
+  });
   return { app, url: await app.listen({ host: '127.0.0.1', port: 0 }) };
 }
 
@@ -78,7 +77,7 @@ describe('GET /transactional/v1/orders/events', () => {
     return rows.map((row) => Number(row.user_event_id));
   }
 
-  it('streams the events of the caller\'s own orders as they happen, from the moment it connects', async () => {
+  it("streams the events of the caller's own orders as they happen, from the moment it connects", async () => {
     await bid(alice);
     const existing = await historyIds(alice);
     const aliceStream = await open(alice);
@@ -215,7 +214,11 @@ describe('GET /transactional/v1/orders/events', () => {
     const opening = stream.frames.find((f) => f.id !== undefined)!.id;
     await server.admin.importOfs([offerImport({ offer_id: 'EVENTS-OFS' }, server.clock.now - 60_000)]);
     const nii = await server.createUser('events-nii', { category: 'NII' });
-    const body = validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' }, quantity: '300', price: 101.5 });
+    const body = validBid({
+      scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+      quantity: '300',
+      price: 101.5,
+    });
     const res = await server.call('POST', `${ORDERS}/regular`, { body, token: nii.token, apiKey: nii.apiKey });
     expect(res.status, res.text).toBe(200);
     await oms.runOnce();
@@ -258,7 +261,11 @@ describe('GET /transactional/v1/orders/events', () => {
     for (const stream of [here, there]) {
       const last = stream.frames.at(-1)!;
       expect(last.event).toBe('stream_end');
-      expect(JSON.parse(last.data!)).toMatchObject({ status: 'error', code: 'e-204', message: 'The access token was revoked (a logout, or the operator ended the sessions of this user)' });
+      expect(JSON.parse(last.data!)).toMatchObject({
+        status: 'error',
+        code: 'e-204',
+        message: 'The access token was revoked (a logout, or the operator ended the sessions of this user)',
+      });
     }
     // The user's other session still gets its events; the ended streams get nothing more.
     const orderId = await bid(dave);
@@ -289,10 +296,7 @@ describe('GET /transactional/v1/orders/events', () => {
     const closing = await startEventsNode(server.store);
     const stream = await open(alice, undefined, closing.url);
     await stream.until(() => stream.frames.length > 0, 'a first heartbeat');
-    await Promise.race([
-      closing.app.close(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('app.close() hung')), WAIT_MS)),
-    ]);
+    await Promise.race([closing.app.close(), new Promise((_, reject) => setTimeout(() => reject(new Error('app.close() hung')), WAIT_MS))]);
     await stream.until(() => stream.ended, 'the stream to end');
     const last = stream.frames.at(-1)!;
     expect(last.event).toBe('stream_end');

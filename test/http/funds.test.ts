@@ -66,11 +66,25 @@ describe('GET /authentication/v1/user/balance', () => {
     await funds.deposit('alice', '250000.50');
     const afterDeposit = await balance(alice);
     expect(afterDeposit.status, afterDeposit.text).toBe(200);
-    expect(afterDeposit.body.data).toEqual({ client_id: 'alice', funds_checked: true, cash: '250000.50', blocked: '0.00', available: '250000.50', debited: '0.00' });
+    expect(afterDeposit.body.data).toEqual({
+      client_id: 'alice',
+      funds_checked: true,
+      cash: '250000.50',
+      blocked: '0.00',
+      available: '250000.50',
+      debited: '0.00',
+    });
 
     await setBlockedAndDebited('alice', 10_150_050, 2_030_000);
     const res = await balance(alice);
-    expect(res.body.data).toEqual({ client_id: 'alice', funds_checked: true, cash: '229700.50', blocked: '101500.50', available: '128200.00', debited: '20300.00' });
+    expect(res.body.data).toEqual({
+      client_id: 'alice',
+      funds_checked: true,
+      cash: '229700.50',
+      blocked: '101500.50',
+      available: '128200.00',
+      debited: '20300.00',
+    });
   });
 
   it('answers the amounts after a deposit made through the repository, and after a withdrawal', async () => {

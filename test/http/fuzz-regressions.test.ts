@@ -54,7 +54,14 @@ describe('fuzz regressions', () => {
   afterAll(() => server.close());
 
   async function createCart(): Promise<string> {
-    const body = { ordercartName: 'basket', orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: 'alice', modifiedBy: 'alice', executedNoTime: 0 };
+    const body = {
+      ordercartName: 'basket',
+      orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+      version: '1',
+      createdBy: 'alice',
+      modifiedBy: 'alice',
+      executedNoTime: 0,
+    };
     const res = await server.call('POST', CARTS, { body, token: alice.token });
     expect(res.status, res.text).toBe(200);
     return res.body.data.ordercartId;
@@ -63,7 +70,10 @@ describe('fuzz regressions', () => {
   it('answers a request with an Expect header other than 100-continue as any other, with its Request-Id (Node answered 417 with neither)', async () => {
     // Found as: GET /transactional/v1/portfolio/holdings with "Expect: nonsense" answered 417, no body.
     for (const expectation of ['nonsense', '']) {
-      const text = await exchange(server, `GET ${CARTS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice.token}\r\nExpect: ${expectation}\r\nConnection: close\r\n\r\n`);
+      const text = await exchange(
+        server,
+        `GET ${CARTS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice.token}\r\nExpect: ${expectation}\r\nConnection: close\r\n\r\n`,
+      );
       const [answer] = answersIn(text);
       expect(answer?.status, text).toBe(200);
       expect(answer!.headers['request-id']).toMatch(/.+/);

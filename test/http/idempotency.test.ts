@@ -36,7 +36,11 @@ function expectReplayOf(replay: CallResult, first: CallResult): void {
 /** The same JSON value with its keys in reverse order at every level, sent with other white space. */
 function reordered(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).reverse().map(([k, v]) => [k, reordered(v)]));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .reverse()
+      .map(([k, v]) => [k, reordered(v)]),
+  );
 }
 
 describe('Idempotency-Key on order entry', () => {
@@ -71,7 +75,15 @@ describe('Idempotency-Key on order entry', () => {
   /** A fresh access token for the user at the test clock's time (tokens live 24 hours). */
   async function login(user: TestUser): Promise<TestUser> {
     const res = await server.call('POST', SESSION, {
-      body: { user_id: user.userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: '', second_auth: '', api_key: user.apiKey, source: 'WEBAPI' },
+      body: {
+        user_id: user.userId,
+        login_type: 'PASSWORD',
+        password: TEST_PASSWORD,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: user.apiKey,
+        source: 'WEBAPI',
+      },
     });
     expect(res.status, res.text).toBe(200);
     return { ...user, token: res.body.data.access_token };
@@ -235,7 +247,10 @@ describe('Idempotency-Key on order entry', () => {
     for (const key of ['', 'k'.repeat(256), 'tab\there', 'caf\u00e9']) {
       const res = await place(user, key);
       expectError(res, Errors.IDEMPOTENCY_KEY_INVALID);
-      expect(res.body.errors.map((e: { field: string }) => e.field), res.text).toContain('idempotency-key');
+      expect(
+        res.body.errors.map((e: { field: string }) => e.field),
+        res.text,
+      ).toContain('idempotency-key');
     }
     expect(await ordersOf(user.userId)).toHaveLength(0);
     // The bounds: 255 characters, and any printable ASCII (space and punctuation included).
@@ -254,7 +269,16 @@ describe('Idempotency-Key on order entry', () => {
     const outbox = async (action: string) =>
       (await server.store.db.selectFrom('outbox').select('id').where('order_id', '=', orderId).where('action', '=', action).execute()).length;
 
-    const change = { order_type: 'RL', quantity: '20', price: 102, traded_quantity: 0, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null };
+    const change = {
+      order_type: 'RL',
+      quantity: '20',
+      price: 102,
+      traded_quantity: 0,
+      disclosed_quantity: 0,
+      validity: '',
+      validity_days: 0,
+      trigger_price: null,
+    };
     const modifyKey = newKey();
     const modified = await server.call('PUT', path, { body: change, ...as(user, modifyKey) });
     expect(modified.status, modified.text).toBe(200);
@@ -273,12 +297,22 @@ describe('Idempotency-Key on order entry', () => {
   it('cart create, update and execute: a retry replays the answer (ETag too) and the change happens once', async () => {
     const user = await server.createUser('cart1');
     const carts = async () => server.store.db.selectFrom('order_carts').selectAll().where('user_id', '=', user.userId).execute();
-    const cart = { ordercartName: 'Basket', orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const cart = {
+      ordercartName: 'Basket',
+      orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
 
     const createKey = newKey();
     const created = await server.call('POST', CART, { body: cart, token: user.token, headers: { 'Idempotency-Key': createKey } });
     expect(created.status, created.text).toBe(200);
-    expectReplayOf(await server.call('POST', CART, { rawBody: JSON.stringify(reordered(cart)), token: user.token, headers: { 'Idempotency-Key': createKey } }), created);
+    expectReplayOf(
+      await server.call('POST', CART, { rawBody: JSON.stringify(reordered(cart)), token: user.token, headers: { 'Idempotency-Key': createKey } }),
+      created,
+    );
     expect(await carts()).toHaveLength(1);
     const ordercartId = created.body.data.ordercartId as string;
 
@@ -303,7 +337,7 @@ describe('Idempotency-Key on order entry', () => {
     expect((await carts())[0]!.executed_no_time).toBe(1);
   });
 
-  it('place-order keeps its answer in the order\'s own transaction: a node that dies right after the commit leaves no key to run twice', async () => {
+  it("place-order keeps its answer in the order's own transaction: a node that dies right after the commit leaves no key to run twice", async () => {
     const user = await server.createUser('crash1');
     const key = newKey();
     const body = validBid();
@@ -326,7 +360,8 @@ describe('Idempotency-Key on order entry', () => {
     expect(retry.status, retry.text).toBe(200);
     expect(retry.headers.get(REPLAYED)).toBe('true');
     expect(retry.body.data.orderId).toBe(orderId);
-    expect(await ordersOf(user.userId)).toHaveLength(1);    node.idempotency.stopRenewing(outcome.claim);
+    expect(await ordersOf(user.userId)).toHaveLength(1);
+    node.idempotency.stopRenewing(outcome.claim);
   });
 
   it('a slow request whose key was taken over after its lease is refused (409 e-116) before it writes anything', async () => {
@@ -346,7 +381,8 @@ describe('Idempotency-Key on order entry', () => {
     const late = node.orderEntry.placeOfsBid(caller, body as never, null, answer);
     await expect(late).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
     expect(await ordersOf(user.userId)).toHaveLength(1);
-    expectReplayOf(await place(user, key, body), taken);    node.idempotency.stopRenewing(outcome.claim);
+    expectReplayOf(await place(user, key, body), taken);
+    node.idempotency.stopRenewing(outcome.claim);
   });
 
   it('a live node renews the lease of a request that runs longer than 30 s; the key is taken over only once it stops', async () => {
@@ -358,8 +394,14 @@ describe('Idempotency-Key on order entry', () => {
     if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
     const lockedUntil = async () =>
       Number(
-        (await server.store.db.selectFrom('idempotency_keys').select('locked_until').where('user_id', '=', user.userId).where('idempotency_key', '=', key).executeTakeFirstOrThrow())
-          .locked_until,
+        (
+          await server.store.db
+            .selectFrom('idempotency_keys')
+            .select('locked_until')
+            .where('user_id', '=', user.userId)
+            .where('idempotency_key', '=', key)
+            .executeTakeFirstOrThrow()
+        ).locked_until,
       );
 
     server.clock.now = start + 25_000;
@@ -396,7 +438,9 @@ describe('Idempotency-Key on order entry', () => {
       .values([stored('old', start - REPLAY_WINDOW_MS - 1), stored('recent', start - REPLAY_WINDOW_MS + 60_000)])
       .execute();
     const keys = async () =>
-      (await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('user_id', '=', user.userId).execute()).map((row) => row.idempotency_key).sort();
+      (await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('user_id', '=', user.userId).execute())
+        .map((row) => row.idempotency_key)
+        .sort();
 
     // A fresh node purges at its first claim.
     const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });

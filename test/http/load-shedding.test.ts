@@ -26,7 +26,10 @@ const placeBid = (s: TestServer, user: TestUser, identifier: string) =>
   s.call('POST', '/transactional/v1/orders/regular', { body: validBid({ order_identifier: identifier }), token: user.token, apiKey: user.apiKey });
 
 async function orderCount(s: TestServer): Promise<number> {
-  const row = await s.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await s.store.db
+    .selectFrom('orders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -31,7 +31,11 @@ describe('logging', () => {
     await migrateToLatest(store);
     const sink = new Writable({
       write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter((l) => l !== ''));
+        lines.push(
+          ...String(chunk)
+            .split('\n')
+            .filter((l) => l !== ''),
+        );
         done();
       },
     });
@@ -54,7 +58,15 @@ describe('logging', () => {
     const login = await fetch(`${url}/authentication/v1/user/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ user_id: 'carol', login_type: 'PASSWORD', password, second_auth_type: 'TOTP', second_auth: code, api_key: apiKey, source: 'WEBAPI' }),
+      body: JSON.stringify({
+        user_id: 'carol',
+        login_type: 'PASSWORD',
+        password,
+        second_auth_type: 'TOTP',
+        second_auth: code,
+        api_key: apiKey,
+        source: 'WEBAPI',
+      }),
     });
     expect(login.status).toBe(200);
     const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;

@@ -16,7 +16,12 @@ const SESSION = '/authentication/v1/user/session';
 const WRONG = 'wrong-password-1';
 
 /** The production defaults: 10 failures a minute per user id, 100 attempts per address, back-off after 5, at most 900 s. */
-const DEFAULTS: Partial<RateLimitOptions> = { loginsPerMinutePerUser: 10, loginsPerMinutePerAddress: 100, loginBackoffAfterFailures: 5, loginBackoffMaxSeconds: 900 };
+const DEFAULTS: Partial<RateLimitOptions> = {
+  loginsPerMinutePerUser: 10,
+  loginsPerMinutePerAddress: 100,
+  loginBackoffAfterFailures: 5,
+  loginBackoffMaxSeconds: 900,
+};
 
 interface Answer {
   status: number;
@@ -28,10 +33,25 @@ interface Answer {
 /** A login sent from the loopback address `from`, as a client on that address would. */
 function loginFrom(server: TestServer, from: string, userId: string, password: string, apiKey?: string): Promise<Answer> {
   const url = new URL(server.url);
-  const body = JSON.stringify({ user_id: userId, login_type: 'PASSWORD', password, second_auth_type: '', second_auth: '', ...(apiKey !== undefined && { api_key: apiKey }), source: 'WEBAPI' });
+  const body = JSON.stringify({
+    user_id: userId,
+    login_type: 'PASSWORD',
+    password,
+    second_auth_type: '',
+    second_auth: '',
+    ...(apiKey !== undefined && { api_key: apiKey }),
+    source: 'WEBAPI',
+  });
   return new Promise((resolve, reject) => {
     const sent = request(
-      { host: url.hostname, port: url.port, path: SESSION, method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: SESSION,
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -109,7 +129,7 @@ describe('the per-user-id failure limit', () => {
     expect(user.status, JSON.stringify(user.body)).toBe(200);
   });
 
-  it('lets the user in from a new address with an active API key of theirs; a wrong or another user\'s key does not open the way', async () => {
+  it("lets the user in from a new address with an active API key of theirs; a wrong or another user's key does not open the way", async () => {
     await server.admin.addUser('traveller', TEST_PASSWORD);
     const { apiKey } = await server.admin.createApiKey('traveller');
     const { apiKey: othersKey } = await server.admin.createApiKey('victim');
@@ -169,7 +189,7 @@ describe('the back-off of one (user id, address) pair', () => {
     expectBackedOff(await loginFrom(server, '127.0.0.3', 'tom', WRONG), 1);
   });
 
-  it('lets a login with an active API key of the user through the pair\'s back-off: the real user is not locked out of an address (issue 21 row 5)', async () => {
+  it("lets a login with an active API key of the user through the pair's back-off: the real user is not locked out of an address (issue 21 row 5)", async () => {
     await server.admin.addUser('kim', TEST_PASSWORD);
     const { apiKey } = await server.admin.createApiKey('kim');
     const { apiKey: othersKey } = await server.admin.createApiKey('tom');

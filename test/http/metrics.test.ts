@@ -81,16 +81,37 @@ describe('operator metrics and health', () => {
 
   beforeAll(async () => {
     database = await createMigratedTestDatabase('ordergate_metrics');
-    const config = loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', METRICS_TOKEN: TOKEN, OMS_POLL_MS: '20', RATE_LIMIT_ORDERS_PER_SECOND: '0' });
+    const config = loadConfig({
+      DATABASE_URL: database.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      METRICS_TOKEN: TOKEN,
+      OMS_POLL_MS: '20',
+      RATE_LIMIT_ORDERS_PER_SECOND: '0',
+    });
     server = await startServer(config, pino({ level: 'silent' }));
-    const admin = new AdminService(new UserRepository(server.store.db, server.store.dialect), new OfsOfferRepository(server.store.db), Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(
+      new UserRepository(server.store.db, server.store.dialect),
+      new OfsOfferRepository(server.store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    );
     await admin.addUser('metrics1', TEST_PASSWORD, { category: 'NON_RETAIL' });
     ({ apiKey } = await admin.createApiKey('metrics1'));
     await new OfsIssueRepository(server.store.db).upsert([openIssue(Date.now())], Date.now());
     const login = await fetch(`${server.url}/authentication/v1/user/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ user_id: 'metrics1', login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: '', second_auth: '', api_key: apiKey, source: 'WEBAPI' }),
+      body: JSON.stringify({
+        user_id: 'metrics1',
+        login_type: 'PASSWORD',
+        password: TEST_PASSWORD,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: apiKey,
+        source: 'WEBAPI',
+      }),
     });
     token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
   });
@@ -127,17 +148,24 @@ describe('operator metrics and health', () => {
 
   it('counts placed bids per route and status, their batches and commits, and the OMS calls they cause', async () => {
     const before = (await samples()).samples;
-    const placeCount = (s: Sample[]) => valueOf(s, 'ordergate_http_request_duration_seconds_count', { route: PLACE_ROUTE, method: 'POST', status_code: '200' }) ?? 0;
+    const placeCount = (s: Sample[]) =>
+      valueOf(s, 'ordergate_http_request_duration_seconds_count', { route: PLACE_ROUTE, method: 'POST', status_code: '200' }) ?? 0;
     const bids = 7;
     const answers = await Promise.all(Array.from({ length: bids }, () => placeBid()));
     expect(answers.map((a) => a.status)).toEqual(Array(bids).fill(200));
     // A refused bid is counted under its own status.
-    const refused = await fetch(`${server.url}${PLACE_ROUTE}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-api-key': apiKey }, body: '{' });
+    const refused = await fetch(`${server.url}${PLACE_ROUTE}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-api-key': apiKey },
+      body: '{',
+    });
     expect(refused.status).toBe(400);
 
     const { samples: after, types } = await samples();
     expect(placeCount(after) - placeCount(before)).toBe(bids);
-    expect(valueOf(after, 'ordergate_http_request_duration_seconds_count', { route: PLACE_ROUTE, method: 'POST', status_code: '400' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(after, 'ordergate_http_request_duration_seconds_count', { route: PLACE_ROUTE, method: 'POST', status_code: '400' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(types.get('ordergate_http_request_duration_seconds')).toBe('histogram');
     // The route's pattern, never a raw URL: an unknown path is one label.
     await fetch(`${server.url}/no/such/path/${Date.now()}`);
@@ -154,10 +182,13 @@ describe('operator metrics and health', () => {
     // The embedded OMS sends them to the exchange, and its outbox empties.
     let oms: Sample[] = [];
     await expect
-      .poll(async () => {
-        oms = (await samples()).samples;
-        return valueOf(oms, 'ordergate_oms_outbox_open_entries');
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          oms = (await samples()).samples;
+          return valueOf(oms, 'ordergate_oms_outbox_open_entries');
+        },
+        { timeout: 10_000 },
+      )
       .toBe(0);
     expect(valueOf(oms, 'ordergate_oms_outbox_oldest_age_seconds')).toBe(0);
     expect(valueOf(oms, 'ordergate_oms_exchange_call_duration_seconds_count', { operation: 'place_bids', outcome: 'ok' })).toBeGreaterThan(0);
@@ -225,7 +256,11 @@ describe('metrics settings', () => {
   it('stops the start when the metrics listener would be reachable beyond this machine without a token', () => {
     expect(() => loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' })).toThrow(/METRICS_TOKEN/);
-    expect(loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics).toEqual({ port: 9464, host: '0.0.0.0', token: TOKEN });
+    expect(loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics).toEqual({
+      port: 9464,
+      host: '0.0.0.0',
+      token: TOKEN,
+    });
   });
 
   it('refuses a bad port, host or token, and a host or token without a port, with a one-line reason', () => {

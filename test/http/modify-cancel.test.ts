@@ -74,7 +74,10 @@ describe('modify and cancel an OFS bid', () => {
     expect(res.body.status).toBe('error');
     expect(Object.keys(res.body).sort()).toEqual(['code', 'errors', 'message', 'request_id', 'status']);
     expect(res.body.request_id).toBe(res.headers.get('request-id'));
-    expect(res.body.errors.map((e: { field: string }) => e.field), res.text).toContain(field);
+    expect(
+      res.body.errors.map((e: { field: string }) => e.field),
+      res.text,
+    ).toContain(field);
     if (orderId !== undefined) expect(await snapshot(orderId)).toEqual(before);
   }
 
@@ -108,7 +111,7 @@ describe('modify and cancel an OFS bid', () => {
       expect(await outboxOf(orderId)).toEqual(['PLACE', 'MODIFY']);
     });
 
-    it('takes the body the ODIN SDK sends: the path\'s exchange and order_id repeated, quantities as numbers, validity DAY, trigger_price 0', async () => {
+    it("takes the body the ODIN SDK sends: the path's exchange and order_id repeated, quantities as numbers, validity DAY, trigger_price 0", async () => {
       const orderId = await place(alice, { quantity: '10', price: 101 });
       // pycloudrestapi's documented modify_order example, with this order's path values.
       const odin = {
@@ -138,7 +141,7 @@ describe('modify and cancel an OFS bid', () => {
       ['exchange', { exchange: 'nse_eq' }],
       ['order_id', { order_id: '01890000-0000-7000-8000-000000000000' }],
       ['order_id', { order_id: '' }],
-    ])('refuses a body whose %s is not the path\'s: 400 e-375, nothing changed', async (field, overrides) => {
+    ])("refuses a body whose %s is not the path's: 400 e-375, nothing changed", async (field, overrides) => {
       const orderId = await place();
       const before = await snapshot(orderId);
       const res = await modify(orderId, modifyBody(overrides));
@@ -164,7 +167,7 @@ describe('modify and cancel an OFS bid', () => {
       }
     });
 
-    it('judges the retail limit on the new terms instead of the order\'s current ones', async () => {
+    it("judges the retail limit on the new terms instead of the order's current ones", async () => {
       const lena = await server.createUser('lena');
       const big = await place(lena, { quantity: '1000', price: 101 }); // Rs 1,01,000
       await place(lena, { quantity: '900', price: 101 }); // Rs 90,900
@@ -205,7 +208,7 @@ describe('modify and cancel an OFS bid', () => {
   });
 
   describe('refusals of both', () => {
-    it('another user\'s order: 404 e-371, as for an unknown id', async () => {
+    it("another user's order: 404 e-371, as for an unknown id", async () => {
       const orderId = await place(bob);
       const before = await snapshot(orderId);
       await expectRefusal(await modify(orderId, modifyBody()), Errors.ORDER_NOT_FOUND, 'order_id', orderId, before);
@@ -214,7 +217,7 @@ describe('modify and cancel an OFS bid', () => {
       await expectRefusal(await cancel('01890000-0000-7000-8000-000000000000'), Errors.ORDER_NOT_FOUND, 'order_id');
     });
 
-    it('the caller\'s order named with the other exchange: 404 e-371', async () => {
+    it("the caller's order named with the other exchange: 404 e-371", async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
       await expectRefusal(await modify(orderId, modifyBody(), as(alice), 'BSE_EQ'), Errors.ORDER_NOT_FOUND, 'order_id', orderId, before);
@@ -246,7 +249,7 @@ describe('modify and cancel an OFS bid', () => {
       await expectRefusal(await cancel(orderId), Errors.ORDER_CANCEL_PENDING, 'order_id', orderId, before);
     });
 
-    it('outside the caller\'s window: 422 e-355 once it has closed, e-354 before it opens', async () => {
+    it("outside the caller's window: 422 e-355 once it has closed, e-354 before it opens", async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
       server.clock.now = retailClosesAt;
@@ -257,7 +260,7 @@ describe('modify and cancel an OFS bid', () => {
       await expectRefusal(await cancel(orderId), Errors.OFS_WINDOW_NOT_OPEN, '', orderId, before);
     });
 
-    it('no token: 401 e-201; no API key: 401 e-205; another user\'s key: 403 e-207', async () => {
+    it("no token: 401 e-201; no API key: 401 e-205; another user's key: 403 e-207", async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
       for (const send of [(o: CallOptions) => modify(orderId, modifyBody(), o), (o: CallOptions) => cancel(orderId, o)]) {
@@ -287,10 +290,16 @@ describe('modify and cancel an OFS bid', () => {
       await expectRefusal(await modify(orderId, modifyBody(overrides)), kind, field, orderId, before);
     });
 
-    it('a non-retail user\'s order turned into a cut-off bid: 422 e-357', async () => {
+    it("a non-retail user's order turned into a cut-off bid: 422 e-357", async () => {
       const orderId = await place(nora);
       const before = await snapshot(orderId);
-      await expectRefusal(await modify(orderId, modifyBody({ order_type: 'RL-MKT', price: 0 }), as(nora)), Errors.OFS_CUTOFF_NOT_RETAIL, 'order_type', orderId, before);
+      await expectRefusal(
+        await modify(orderId, modifyBody({ order_type: 'RL-MKT', price: 0 }), as(nora)),
+        Errors.OFS_CUTOFF_NOT_RETAIL,
+        'order_type',
+        orderId,
+        before,
+      );
     });
 
     it.each([
@@ -308,7 +317,12 @@ describe('modify and cancel an OFS bid', () => {
       ['validity_days 3 (e-308)', modifyBody({ validity_days: 3 }), Errors.OFS_VALIDITY, 'validity_days'],
       ['trigger_price 5 (e-307)', modifyBody({ trigger_price: 5 }), Errors.OFS_TRIGGER_PRICE, 'trigger_price'],
       ['trigger_price "0" (e-307)', modifyBody({ trigger_price: '0' }), Errors.OFS_TRIGGER_PRICE, 'trigger_price'],
-      ['disclosed_quantity above quantity (e-311)', modifyBody({ quantity: '20', disclosed_quantity: 21 }), Errors.OFS_DISCLOSED_QUANTITY, 'disclosed_quantity'],
+      [
+        'disclosed_quantity above quantity (e-311)',
+        modifyBody({ quantity: '20', disclosed_quantity: 21 }),
+        Errors.OFS_DISCLOSED_QUANTITY,
+        'disclosed_quantity',
+      ],
       ['traded_quantity -1 (e-106)', modifyBody({ traded_quantity: -1 }), Errors.INVALID_VALUE, 'traded_quantity'],
       ['traded_quantity "1.5" (e-106)', modifyBody({ traded_quantity: '1.5' }), Errors.INVALID_VALUE, 'traded_quantity'],
     ])('a bad body: %s answers 400', async (_what, body, kind, field) => {
@@ -336,7 +350,7 @@ describe('modify and cancel an OFS bid', () => {
       expect(await snapshot(orderId)).toEqual(before);
     });
 
-    it('request-alone rules (400) come before the order is looked up: a bad body for another user\'s order answers 400', async () => {
+    it("request-alone rules (400) come before the order is looked up: a bad body for another user's order answers 400", async () => {
       const orderId = await place(bob);
       await expectRefusal(await modify(orderId, modifyBody({ price: 0 })), Errors.OFS_PRICE_ORDER_TYPE, 'price');
     });

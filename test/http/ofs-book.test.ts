@@ -24,14 +24,23 @@ describe('the operator book of an OFS issue', () => {
   let bob: TestUser;
   let nora: TestUser;
   let olga: TestUser;
-  const setOperator = (userId: string, operator: boolean) => new UserRepository(server.store.db, server.store.dialect).setOperator(userId, operator ? server.clock.now : null);
+  const setOperator = (userId: string, operator: boolean) =>
+    new UserRepository(server.store.db, server.store.dialect).setOperator(userId, operator ? server.clock.now : null);
 
   beforeAll(async () => {
     server = await startTestServer({ now: T0 });
     // Offer 1000, 10% retail (100), floor 100.00, cut-off 101.00, proportionate; both windows close at CLOSE.
     await server.registerIssue({ offerQuantity: 1000, nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: CLOSE, retailOpensAt: T0 - HOUR, retailClosesAt: CLOSE });
     // Another issue's bids must not count.
-    await server.registerIssue({ exchange: 'BSE_EQ', scripToken: 543210, offerQuantity: 1000, nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: CLOSE, retailOpensAt: T0 - HOUR, retailClosesAt: CLOSE });
+    await server.registerIssue({
+      exchange: 'BSE_EQ',
+      scripToken: 543210,
+      offerQuantity: 1000,
+      nonRetailOpensAt: T0 - HOUR,
+      nonRetailClosesAt: CLOSE,
+      retailOpensAt: T0 - HOUR,
+      retailClosesAt: CLOSE,
+    });
     alice = await server.createUser('alice');
     bob = await server.createUser('bob');
     nora = await server.createUser('nora', { category: 'NON_RETAIL' });
@@ -65,7 +74,13 @@ describe('the operator book of an OFS issue', () => {
     });
 
     it('an operator asking for an issue that is not registered, or a path that cannot name one, gets 404 e-361; a longer path e-109', async () => {
-      for (const path of ['/operator/v1/ofs/NSE_EQ/999999/book', '/operator/v1/ofs/BSE_EQ/500112/book', '/operator/v1/ofs/NYSE/500112/book', '/operator/v1/ofs/NSE_EQ/abc/book', '/operator/v1/ofs/NSE_EQ/0500112/book']) {
+      for (const path of [
+        '/operator/v1/ofs/NSE_EQ/999999/book',
+        '/operator/v1/ofs/BSE_EQ/500112/book',
+        '/operator/v1/ofs/NYSE/500112/book',
+        '/operator/v1/ofs/NSE_EQ/abc/book',
+        '/operator/v1/ofs/NSE_EQ/0500112/book',
+      ]) {
         const res = await server.call('GET', path, { token: olga.token });
         expect(res.status, path).toBe(404);
         expect(res.body, path).toMatchObject({ status: 'error', code: 'e-361' });
@@ -124,7 +139,15 @@ describe('the operator book of an OFS issue', () => {
       expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'OFS book fetched successfully' });
       const { data } = res.body;
       expect(data.server_time).toBe(new Date(T0).toISOString());
-      expect(data.issue).toMatchObject({ exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', retail_window: 'OPEN', non_retail_window: 'OPEN', allocated: false, state: 'OPEN' });
+      expect(data.issue).toMatchObject({
+        exchange: 'NSE_EQ',
+        scrip_token: 500112,
+        symbol: 'SBIN',
+        retail_window: 'OPEN',
+        non_retail_window: 'OPEN',
+        allocated: false,
+        state: 'OPEN',
+      });
       expect(data.offer).toEqual({ total: 1000, retail: 100, non_retail: 900 });
       expect(data.demand).toEqual([
         { price: 102, retail_quantity: 0, retail_cutoff_quantity: 0, non_retail_quantity: 600, retail_cumulative: 0, non_retail_cumulative: 600, bids: 1 },
@@ -143,7 +166,10 @@ describe('the operator book of an OFS issue', () => {
 
     it('has no clearing price for a category whose demand fits its portion', async () => {
       const queued = await server.store.db.selectFrom('orders').select('order_id').where('status', '=', 'OMSXMITTED').execute();
-      await server.setOrderStatus(queued.map((o) => o.order_id), 'CANCELLED');
+      await server.setOrderStatus(
+        queued.map((o) => o.order_id),
+        'CANCELLED',
+      );
       const { data } = (await book()).body;
       expect(data.clearing.retail).toEqual({ portion: 100, demand: 100, price: null });
       expect(data.demand.find((level: { price: number }) => level.price === 101)).toMatchObject({ retail_quantity: 60, retail_cutoff_quantity: 60, bids: 2 });
@@ -162,7 +188,12 @@ describe('the operator book of an OFS issue', () => {
       // Retail in full at the lowest retail price (101.00: the cut-off bid's price), non-retail 450 + 450 at
       // the clearing price 101.00; the bid at 100.00 got nothing.
       expect(data.allotted).toEqual({ retail: 100, non_retail: 900, by_price: [{ price: 101, retail_quantity: 100, non_retail_quantity: 900 }] });
-      const traded = await server.store.db.selectFrom('orders').select(['traded_quantity']).where('status', '=', 'EXECUTED').where('scrip_token', '=', 500112).execute();
+      const traded = await server.store.db
+        .selectFrom('orders')
+        .select(['traded_quantity'])
+        .where('status', '=', 'EXECUTED')
+        .where('scrip_token', '=', 500112)
+        .execute();
       expect(traded.reduce((sum, o) => sum + Number(o.traded_quantity), 0)).toBe(1000);
     });
   });
@@ -183,7 +214,11 @@ describe('the operator book of an issue whose demand passes 2^63 shares', () => 
   it('answers the sum instead of failing (SQLite: a sum of integers past 2^63 overflows)', async () => {
     const ids: string[] = [];
     for (const price of [101, 101, 102]) {
-      const res = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid({ price, quantity: '10' }), token: olga.token, apiKey: olga.apiKey });
+      const res = await server.call('POST', '/transactional/v1/orders/regular', {
+        body: validBid({ price, quantity: '10' }),
+        token: olga.token,
+        apiKey: olga.apiKey,
+      });
       expect(res.status, res.text).toBe(200);
       ids.push(res.body.data.orderId as string);
     }

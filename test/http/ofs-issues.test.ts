@@ -35,7 +35,11 @@ describe('GET /transactional/v1/ofs/issues', () => {
       retailOpensAt: T - 48 * HOUR,
       retailClosesAt: T - 42 * HOUR,
     });
-    await server.store.db.updateTable('ofs_issues').set({ allocated_at: T - 42 * HOUR }).where('scrip_token', '=', 400001).execute();
+    await server.store.db
+      .updateTable('ofs_issues')
+      .set({ allocated_at: T - 42 * HOUR })
+      .where('scrip_token', '=', 400001)
+      .execute();
     await server.registerIssue({
       exchange: 'BSE_EQ',
       scripToken: 543210,

@@ -85,7 +85,10 @@ describe('the offers read calls', () => {
   });
 
   it('shows the T-day cut-off and the employee price once the T allocation has run, and T+1 from its opening', async () => {
-    await server.store.db.updateTable('ofs_offers').set({ t_allocated_at: T + 7 * HOUR, t_cutoff_price_paise: 10_105, t_unallotted: 0 }).execute();
+    await server.store.db
+      .updateTable('ofs_offers')
+      .set({ t_allocated_at: T + 7 * HOUR, t_cutoff_price_paise: 10_105, t_unallotted: 0 })
+      .execute();
     expect((await list()).data.offers[0]).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 101.05, employee_price: 95.99 }); // 101.05 less 5 %, rounded down
     server.clock.now = T + 24 * HOUR;
     alice = await server.createUser('alice-t1'); // a session lasts 24 h
@@ -103,7 +106,12 @@ describe('the offers read calls', () => {
 
     const unknown = await server.call('GET', `${OFFERS}/NOPE`, { token: alice.token });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toMatchObject({ status: 'error', code: 'e-368', message: 'No OFS offer has offer_id "NOPE"', errors: [{ field: 'offer_id', message: 'no such offer' }] });
+    expect(unknown.body).toMatchObject({
+      status: 'error',
+      code: 'e-368',
+      message: 'No OFS offer has offer_id "NOPE"',
+      errors: [{ field: 'offer_id', message: 'no such offer' }],
+    });
     expect((await server.call('GET', OFFERS)).status).toBe(401);
   });
 });

@@ -55,7 +55,7 @@ describe('order book and order history', () => {
   const newestFirst = () => [...aliceOrders].reverse();
 
   describe('GET /transactional/v1/orders', () => {
-    it('answers ODIN\'s list: data the orders, metadata {total_records, offset, limit}; the first 20 of the caller\'s orders, newest first', async () => {
+    it("answers ODIN's list: data the orders, metadata {total_records, offset, limit}; the first 20 of the caller's orders, newest first", async () => {
       const res = await book();
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'metadata', 'status']);
@@ -126,7 +126,7 @@ describe('order book and order history', () => {
       expect(ids(all)).toEqual(newestFirst());
     });
 
-    it('shows only the caller\'s orders', async () => {
+    it("shows only the caller's orders", async () => {
       const res = await book('', bob);
       expect(res.body.metadata.total_records).toBe(3);
       expect(ids(res)).toEqual([...bobOrders].reverse());
@@ -135,7 +135,7 @@ describe('order book and order history', () => {
       expect(none.body.metadata).toEqual({ total_records: 0, offset: 1, limit: 20 });
     });
 
-    it('order_id filters to that order; another user\'s order id finds nothing', async () => {
+    it("order_id filters to that order; another user's order id finds nothing", async () => {
       const own = await book(`?order_id=${aliceOrders[7]}`);
       expect(ids(own)).toEqual([aliceOrders[7]]);
       expect(own.body.metadata.total_records).toBe(1);
@@ -210,7 +210,7 @@ describe('order book and order history', () => {
   });
 
   describe('GET /transactional/v1/orders/{order_id}', () => {
-    it('answers the order\'s history, oldest first: each change as an order-book entry as the change left it, with its reason', async () => {
+    it("answers the order's history, oldest first: each change as an order-book entry as the change left it, with its reason", async () => {
       const orderId = aliceOrders[0]!;
       const placedAt = start;
       server.clock.now = start + 100_000;
@@ -275,7 +275,7 @@ describe('order book and order history', () => {
       expect(now).toMatchObject({ total_quantity: 4, order_price: '102.00', last_modified: ist(start + 200_000) });
     });
 
-    it('answers 404 e-371 for another user\'s order, exactly as for an unknown id', async () => {
+    it("answers 404 e-371 for another user's order, exactly as for an unknown id", async () => {
       const unknownId = '01890000-0000-7000-8000-000000000000';
       const other = await history(bobOrders[0]!);
       const unknown = await history(unknownId);

@@ -8,7 +8,6 @@ import { DELIVERY_LINE } from '../support/fixtures.js';
 
 const PATH = '/transactional/v1/ordercart';
 
-
 function createBody(overrides: Record<string, unknown> = {}) {
   return {
     ordercartName: 'My cart',
@@ -87,12 +86,11 @@ describe('order cart errors: one rule each', () => {
     it('e-403: every bad field of every line is listed, named orders[i].Field', async () => {
       const { Quantity: _dropped, ...noQuantity } = DELIVERY_LINE;
       const res = await create({
-        orders: ordersOf(
-          EXAMPLE_ORDER_LINE,
-          { ...noQuantity, OrderType: 'LIMIT', scripDetail: { ...DELIVERY_LINE.scripDetail, MarketLot: 0 } },
-          'not a line',
-          { ...DELIVERY_LINE, Price: 1500, Validity: 'DAY' },
-        ),
+        orders: ordersOf(EXAMPLE_ORDER_LINE, { ...noQuantity, OrderType: 'LIMIT', scripDetail: { ...DELIVERY_LINE.scripDetail, MarketLot: 0 } }, 'not a line', {
+          ...DELIVERY_LINE,
+          Price: 1500,
+          Validity: 'DAY',
+        }),
       });
       expectError(res, 400, 'e-403', [
         'orders[1].Quantity',
@@ -132,7 +130,11 @@ describe('order cart errors: one rule each', () => {
       ['a fractional Quantity', { Quantity: 1.5 }, 'orders[0].Quantity'],
       ['a scripDetail without symbol', { scripDetail: { ...DELIVERY_LINE.scripDetail, symbol: undefined } }, 'orders[0].scripDetail.symbol'],
       ['a PriceTick of 0', { scripDetail: { ...DELIVERY_LINE.scripDetail, PriceTick: 0 } }, 'orders[0].scripDetail.PriceTick'],
-      ['scrip-master data nested 20 levels deep', { scripDetail: { ...DELIVERY_LINE.scripDetail, x: JSON.parse('['.repeat(20) + ']'.repeat(20)) } }, 'orders[0]'],
+      [
+        'scrip-master data nested 20 levels deep',
+        { scripDetail: { ...DELIVERY_LINE.scripDetail, x: JSON.parse('['.repeat(20) + ']'.repeat(20)) } },
+        'orders[0]',
+      ],
     ])('e-403: %s', async (_rule, change, field) => {
       const res = await create({ orders: ordersOf({ ...DELIVERY_LINE, ...change }) });
       expectError(res, 400, 'e-403', [field]);
@@ -157,7 +159,11 @@ describe('order cart errors: one rule each', () => {
       ['TransactionType SELL', { TransactionType: 'SELL' }, 'orders[0].TransactionType'],
       ['a stop-loss OrderType', { OrderType: 'SL', TriggerPrice: 100 }, 'orders[0].OrderType'],
       ['is_amo true', { is_amo: true }, 'orders[0].is_amo'],
-      ['an exchange other than NSE or BSE', { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _ExchangeName: 'NFO' } }, 'orders[0].scripDetail._ExchangeName'],
+      [
+        'an exchange other than NSE or BSE',
+        { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _ExchangeName: 'NFO' } },
+        'orders[0].scripDetail._ExchangeName',
+      ],
       ['an expiry date', { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _ExpiryDate: '2026-12-31' } }, 'orders[0].scripDetail._ExpiryDate'],
       ['a strike price', { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _StrikePrice: 100 } }, 'orders[0].scripDetail._StrikePrice'],
     ])('e-403: an OFS line with %s', async (_rule, change, field) => {
@@ -351,10 +357,7 @@ describe('order cart updates are atomic when they race', () => {
   it('two updates with the same If-Match: one wins, the other answers 412 e-410', async () => {
     const { revision } = await storedCart();
     const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now, refusingPlacement);
-    const outcomes = await Promise.allSettled([
-      service.update(caller, request('A'), `"${revision}"`),
-      service.update(caller, request('B'), `"${revision}"`),
-    ]);
+    const outcomes = await Promise.allSettled([service.update(caller, request('A'), `"${revision}"`), service.update(caller, request('B'), `"${revision}"`)]);
     // On PostgreSQL the two writes race on separate connections: either may be the one that wins.
     const winner = outcomes.findIndex((o) => o.status === 'fulfilled');
     expect(winner).toBeGreaterThanOrEqual(0);

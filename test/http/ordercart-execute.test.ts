@@ -82,7 +82,16 @@ describe('execute an order cart', () => {
     const byId = new Map(stored.map((order) => [order.order_id, order]));
     const placed = res.body.data.map((result: { orderId: string }) => byId.get(result.orderId));
     expect(placed).toEqual([
-      expect.objectContaining({ exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', order_type: 'RL', quantity: 10, price_paise: 10_150, status: 'OMSXMITTED' }),
+      expect.objectContaining({
+        exchange: 'NSE_EQ',
+        scrip_token: 500112,
+        symbol: 'SBIN',
+        series: 'OF',
+        order_type: 'RL',
+        quantity: 10,
+        price_paise: 10_150,
+        status: 'OMSXMITTED',
+      }),
       expect.objectContaining({ exchange: 'NSE_EQ', order_type: 'RL-MKT', quantity: 20, price_paise: 0 }),
       expect.objectContaining({ exchange: 'BSE_EQ', scrip_token: 543210, quantity: 10, price_paise: 10_150 }),
     ]);
@@ -177,7 +186,7 @@ describe('execute an order cart', () => {
     expect(after.headers.get('etag')).toBe('"1"');
   });
 
-  it('a non-retail bidder\'s cut-off line fails as the single bid does (e-357, on OrderType)', async () => {
+  it("a non-retail bidder's cut-off line fails as the single bid does (e-357, on OrderType)", async () => {
     const id = await createCart(nora, [CUTOFF_LINE]);
     const res = await execute(id, nora);
     const single = await placeSingle(validBid({ order_type: 'RL-MKT', price: 0 }), nora);
@@ -186,7 +195,7 @@ describe('execute an order cart', () => {
     expect(res.body.errors).toEqual([{ field: 'orders[0].OrderType', message: single.body.errors[0].message }]);
   });
 
-  it('a price beyond a bid\'s range fails with the bid\'s schema code (e-306), not a cart code', async () => {
+  it("a price beyond a bid's range fails with the bid's schema code (e-306), not a cart code", async () => {
     const id = await createCart(nora, [line({ Price: '2000000000' }), EXAMPLE_ORDER_LINE]);
     const res = await execute(id, nora);
     expect(res.body.code).toBe('s-102');
@@ -206,7 +215,7 @@ describe('execute an order cart', () => {
       ]);
     });
 
-    it('a scripToken that is not the issue\'s scrip_token: e-416', async () => {
+    it("a scripToken that is not the issue's scrip_token: e-416", async () => {
       const id = await createCart(alice, [line({}, { scripToken: 500113 }), EXAMPLE_ORDER_LINE]);
       const res = await execute(id, alice);
       expect(res.body.code).toBe('s-102');
@@ -234,7 +243,15 @@ describe('execute an order cart', () => {
       const id = await createCart(alice, [EXAMPLE_ORDER_LINE]);
       const read = await details(id, alice);
       expect((await execute(id, alice)).status).toBe(200);
-      const update = { ordercartName: 'Changed', orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: 'alice', modifiedBy: 'alice', executedNoTime: read.body.data.executedNoTime, ordercartId: id };
+      const update = {
+        ordercartName: 'Changed',
+        orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+        version: '1',
+        createdBy: 'alice',
+        modifiedBy: 'alice',
+        executedNoTime: read.body.data.executedNoTime,
+        ordercartId: id,
+      };
       const stale = await server.call('PUT', PATH, { body: update, token: alice.token });
       expect([stale.status, stale.body.code]).toEqual([409, 'e-408']);
       const staleTag = await server.call('PUT', PATH, { body: update, token: alice.token, headers: { 'if-match': read.headers.get('etag')! } });
@@ -264,7 +281,15 @@ describe('execute an order cart', () => {
 
     it('the lines read at the start are the ones placed; the update stands and the execution is counted', async () => {
       const id = await createCart(alice, [EXAMPLE_ORDER_LINE, CUTOFF_LINE]);
-      const update = { ordercartName: 'Changed', orders: JSON.stringify([DELIVERY_LINE]), version: '1', createdBy: 'alice', modifiedBy: 'alice', executedNoTime: 0, ordercartId: id };
+      const update = {
+        ordercartName: 'Changed',
+        orders: JSON.stringify([DELIVERY_LINE]),
+        version: '1',
+        createdBy: 'alice',
+        modifiedBy: 'alice',
+        executedNoTime: 0,
+        ordercartId: id,
+      };
       const service = executionWith(async () => {
         expect((await server.call('PUT', PATH, { body: update, token: alice.token })).status).toBe(200);
       });
@@ -313,7 +338,7 @@ describe('execute an order cart', () => {
   });
 
   describe('who may execute', () => {
-    it('another user\'s cart, or an unknown id, answers 404 e-405 and places nothing', async () => {
+    it("another user's cart, or an unknown id, answers 404 e-405 and places nothing", async () => {
       const id = await createCart(alice, [EXAMPLE_ORDER_LINE]);
       const bobOrders = (await ordersOf('bob')).length;
       const foreign = await execute(id, bob);

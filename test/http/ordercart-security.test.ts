@@ -118,7 +118,7 @@ describe('order cart security', () => {
       return { status: res.status, text: res.text.replaceAll(id, '<id>').replace(/"request_id":"[^"]+"/, '') };
     }
 
-    it('details of alice\'s cart, asked by bob, answer exactly as an id that exists nowhere', async () => {
+    it("details of alice's cart, asked by bob, answer exactly as an id that exists nowhere", async () => {
       const foreign = await server.call('GET', `${PATH}/${aliceCart}`, { token: bob.token });
       const missing = await server.call('GET', `${PATH}/0190a0c1-0000-7000-8000-000000000000`, { token: bob.token });
       expect(foreign.status).toBe(404);
@@ -129,7 +129,7 @@ describe('order cart security', () => {
       expect(foreign.text).not.toContain('alice');
     });
 
-    it('bob cannot update alice\'s cart, even naming alice as creator and modifier: 404 e-405, cart unchanged', async () => {
+    it("bob cannot update alice's cart, even naming alice as creator and modifier: 404 e-405, cart unchanged", async () => {
       const res = await server.call('PUT', PATH, {
         body: { ...createBody('alice', 'Hijacked'), ordercartId: aliceCart },
         token: bob.token,
@@ -148,7 +148,7 @@ describe('order cart security', () => {
       expect(res.headers.get('etag')).toBeNull();
     });
 
-    it('bob cannot delete alice\'s cart: 404 e-405, and it is still hers', async () => {
+    it("bob cannot delete alice's cart: 404 e-405, and it is still hers", async () => {
       const res = await server.call('DELETE', `${PATH}/${aliceCart}`, { token: bob.token });
       expect([res.status, res.body.code]).toEqual([404, 'e-405']);
       const details = await server.call('GET', `${PATH}/${aliceCart}`, { token: alice.token });
@@ -156,17 +156,15 @@ describe('order cart security', () => {
       expect(details.body.data.ordercartName).toBe('Alice private basket');
     });
 
-    it('bob\'s list holds only bob\'s carts', async () => {
+    it("bob's list holds only bob's carts", async () => {
       const own = await server.call('POST', PATH, { body: createBody('bob', 'Bob basket'), token: bob.token });
       const res = await server.call('GET', PATH, { token: bob.token });
       expect(res.status).toBe(200);
-      expect(res.body.data.map((c: { ordercartId: string; createdBy: string }) => [c.ordercartId, c.createdBy])).toEqual([
-        [own.body.data.ordercartId, 'bob'],
-      ]);
+      expect(res.body.data.map((c: { ordercartId: string; createdBy: string }) => [c.ordercartId, c.createdBy])).toEqual([[own.body.data.ordercartId, 'bob']]);
       expect(res.text).not.toContain(aliceCart);
     });
 
-    it('bob cannot create a cart in alice\'s name (403 e-406), and alice gets no new cart', async () => {
+    it("bob cannot create a cart in alice's name (403 e-406), and alice gets no new cart", async () => {
       const before = (await server.call('GET', PATH, { token: alice.token })).body.data.length;
       const res = await server.call('POST', PATH, { body: createBody('alice', 'Planted'), token: bob.token });
       expect([res.status, res.body.code]).toEqual([403, 'e-406']);

@@ -134,7 +134,7 @@ describe('order carts (happy paths)', () => {
     expect(list.headers.get('etag')).toBe('"3"');
   });
 
-  it('list answers the caller\'s carts, newest first, each with its orders as an array; without paging parameters, the first page of 100', async () => {
+  it("list answers the caller's carts, newest first, each with its orders as an array; without paging parameters, the first page of 100", async () => {
     const fresh = await startTestServer();
     try {
       const bob = await fresh.createUser('bob');

@@ -39,7 +39,14 @@ describe('place an OFS bid: refusals', () => {
   afterAll(() => server.close());
 
   const countOrders = async () =>
-    Number((await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeEach(async () => {
     ordersBefore = await countOrders();
@@ -56,7 +63,10 @@ describe('place an OFS bid: refusals', () => {
     expect(res.body.request_id).toBe(res.headers.get('request-id'));
     expect(Object.keys(res.body).sort()).toEqual(['code', 'errors', 'message', 'request_id', 'status']);
     expect(Array.isArray(res.body.errors)).toBe(true);
-    expect(res.body.errors.map((e: { field: string }) => e.field), res.text).toContain(field);
+    expect(
+      res.body.errors.map((e: { field: string }) => e.field),
+      res.text,
+    ).toContain(field);
     expect(await countOrders()).toBe(ordersBefore);
   }
 
@@ -110,11 +120,14 @@ describe('place an OFS bid: refusals', () => {
       expect(res.body.errors).toEqual([{ field: 'quantity', message: 'quantity must be at most 999999999999999 shares' }]);
     });
 
-    it.each(['x'.repeat(20), `0${'9'.repeat(19)}`])('refuses a long quantity %j that is not a plain number for its form, not its length (400 e-305)', async (quantity) => {
-      const res = await place(validBid({ quantity }));
-      await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity');
-      expect(res.body.message).toBe(Errors.OFS_QUANTITY.title);
-    });
+    it.each(['x'.repeat(20), `0${'9'.repeat(19)}`])(
+      'refuses a long quantity %j that is not a plain number for its form, not its length (400 e-305)',
+      async (quantity) => {
+        const res = await place(validBid({ quantity }));
+        await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity');
+        expect(res.body.message).toBe(Errors.OFS_QUANTITY.title);
+      },
+    );
   });
 
   describe('OFS-only fields (seed 4.1 rule 3)', () => {
@@ -246,7 +259,7 @@ describe('place an OFS bid: refusals', () => {
       await expectRefusal(await place(validBid({ scrip_info: scripInfo({ series: 'EQ' }) })), Errors.OFS_SCRIP_MISMATCH, 'scrip_info.series');
     });
 
-    it('refuses a price off the issue\'s 0.05 tick (422 e-353)', async () => {
+    it("refuses a price off the issue's 0.05 tick (422 e-353)", async () => {
       await expectRefusal(await place(validBid({ price: 101.52 })), Errors.OFS_PRICE_TICK, 'price');
     });
 

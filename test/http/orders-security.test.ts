@@ -26,7 +26,14 @@ describe('place an OFS bid: security', () => {
   afterAll(() => server.close());
 
   const countOrders = async () =>
-    Number((await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeEach(async () => {
     ordersBefore = await countOrders();
@@ -44,7 +51,7 @@ describe('place an OFS bid: security', () => {
     expect(await countOrders()).toBe(ordersBefore);
   }
 
-  it('accepts the bid with alice\'s token and alice\'s key (the baseline the refusals below break)', async () => {
+  it("accepts the bid with alice's token and alice's key (the baseline the refusals below break)", async () => {
     const res = await place({ token: alice.token, apiKey: alice.apiKey });
     expect(res.status).toBe(200);
     expect(await countOrders()).toBe(ordersBefore + 1);
@@ -99,7 +106,7 @@ describe('place an OFS bid: security', () => {
     await expectRefusal(await place({ token: alice.token, apiKey: forged }), Errors.API_KEY_INVALID, 'x-api-key', [forged]);
   });
 
-  it('refuses a revoked API key (401 e-206), while the user\'s other key still works', async () => {
+  it("refuses a revoked API key (401 e-206), while the user's other key still works", async () => {
     const { keyId, apiKey } = await server.admin.createApiKey('alice');
     expect((await place({ token: alice.token, apiKey })).status).toBe(200);
     ordersBefore = await countOrders();
@@ -108,11 +115,11 @@ describe('place an OFS bid: security', () => {
     expect((await place({ token: alice.token, apiKey: alice.apiKey })).status).toBe(200);
   });
 
-  it('refuses another user\'s API key with the caller\'s token (403 e-207)', async () => {
+  it("refuses another user's API key with the caller's token (403 e-207)", async () => {
     await expectRefusal(await place({ token: alice.token, apiKey: bob.apiKey }), Errors.API_KEY_OTHER_USER, 'x-api-key', [bob.apiKey]);
   });
 
-  it('refuses another user\'s token with the caller\'s API key (403 e-207)', async () => {
+  it("refuses another user's token with the caller's API key (403 e-207)", async () => {
     await expectRefusal(await place({ token: bob.token, apiKey: alice.apiKey }), Errors.API_KEY_OTHER_USER, 'x-api-key', [alice.apiKey]);
   });
 

@@ -61,7 +61,7 @@ describe('trade book, positions and holdings', () => {
   const orderIds = (res: CallResult) => res.body.data.map((t: { order_id: string }) => t.order_id);
 
   describe('GET /transactional/v1/trades', () => {
-    it('lists each allotment as a trade, newest first, under ODIN\'s names; metadata counts them', async () => {
+    it("lists each allotment as a trade, newest first, under ODIN's names; metadata counts them", async () => {
       const res = await get(TRADES);
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'metadata', 'status']);
@@ -90,7 +90,7 @@ describe('trade book, positions and holdings', () => {
       expect(book.body.data[0]).toMatchObject({ status: 'EXECUTED', traded_quantity: 10 });
     });
 
-    it('filters by order_id and by order_ids (comma-separated); another user\'s orders find nothing', async () => {
+    it("filters by order_id and by order_ids (comma-separated); another user's orders find nothing", async () => {
       expect(orderIds(await get(`${TRADES}?order_id=${ids.a2}`))).toEqual([ids.a2]);
       const two = await get(`${TRADES}?order_ids=${ids.a1},${ids.a3}`);
       expect(new Set(orderIds(two))).toEqual(new Set([ids.a1, ids.a3]));
@@ -161,7 +161,7 @@ describe('trade book, positions and holdings', () => {
       expect((await get(`${POSITIONS}/all`, nora)).body.data).toEqual([expect.objectContaining({ buy_quantity: 100 })]);
     });
 
-    it('turns a position into a holding when its trade settles: the issue\'s delay, else T+1 at 09:00 India time', async () => {
+    it("turns a position into a holding when its trade settles: the issue's delay, else T+1 at 09:00 India time", async () => {
       server.clock.now = closeAt + 60_000;
       const positions = await get(`${POSITIONS}/all`);
       expect(positions.body.data).toEqual([expect.objectContaining({ exchange: 'BSE_EQ', buy_quantity: 5 })]);

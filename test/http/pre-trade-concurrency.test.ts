@@ -38,7 +38,13 @@ describe('the retail limit under concurrent bids of one user', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await server.registerIssue({ scripToken: NSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
-    await server.registerIssue({ exchange: 'BSE_EQ', scripToken: BSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
+    await server.registerIssue({
+      exchange: 'BSE_EQ',
+      scripToken: BSE.scrip_token,
+      symbol: 'CONC',
+      floorPricePaise: CUTOFF_PAISE,
+      retailCutoffPricePaise: CUTOFF_PAISE,
+    });
   });
   afterAll(() => server.close());
 
@@ -129,7 +135,13 @@ describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes 
     const first = await startTestServer({ databaseUrl: database.databaseUrl, now });
     nodes = [first, await startTestServer({ databaseUrl: database.databaseUrl, now })];
     await first.registerIssue({ scripToken: NSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
-    await first.registerIssue({ exchange: 'BSE_EQ', scripToken: BSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
+    await first.registerIssue({
+      exchange: 'BSE_EQ',
+      scripToken: BSE.scrip_token,
+      symbol: 'CONC',
+      floorPricePaise: CUTOFF_PAISE,
+      retailCutoffPricePaise: CUTOFF_PAISE,
+    });
   });
   afterAll(async () => {
     for (const node of nodes) await node.close();
@@ -139,9 +151,7 @@ describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes 
   it('60 bids of Rs 10,000 each, sent at once to two nodes: exactly 20 are accepted, and they total Rs 2,00,000', async () => {
     const user = await nodes[0]!.createUser('multinode');
     const bids = Array.from({ length: 60 }, (_, i) => bid(i % 2 === 1, 100, i % 3 === 0 ? null : CUTOFF_PAISE));
-    const answers = await Promise.all(
-      bids.map((b, i) => nodes[i % 2]!.call('POST', PLACE_ORDER, { body: b.body, token: user.token, apiKey: user.apiKey })),
-    );
+    const answers = await Promise.all(bids.map((b, i) => nodes[i % 2]!.call('POST', PLACE_ORDER, { body: b.body, token: user.token, apiKey: user.apiKey })));
     for (const res of answers) {
       if (res.status !== 200) expect(res.body.code, res.text).toBe(Errors.OFS_RETAIL_LIMIT.code);
     }
@@ -151,12 +161,14 @@ describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes 
     expect(stored.reduce((sum, row) => sum + Number(row.quantity) * CUTOFF_PAISE, 0)).toBe(LIMIT_PAISE);
   });
 
-  it('many users bidding at once on both nodes are all served: the nodes\' order-entry transactions never deadlock', async () => {
+  it("many users bidding at once on both nodes are all served: the nodes' order-entry transactions never deadlock", async () => {
     const users: TestUser[] = [];
     for (let i = 0; i < 12; i++) users.push(await nodes[0]!.createUser(`crowd${i}`));
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, round) =>
-        users.map((user, i) => nodes[(round + i) % 2]!.call('POST', PLACE_ORDER, { body: bid(round % 2 === 0, 1, CUTOFF_PAISE).body, token: user.token, apiKey: user.apiKey })),
+        users.map((user, i) =>
+          nodes[(round + i) % 2]!.call('POST', PLACE_ORDER, { body: bid(round % 2 === 0, 1, CUTOFF_PAISE).body, token: user.token, apiKey: user.apiKey }),
+        ),
       ).flat(),
     );
     for (const res of answers) expect(res.status, res.text).toBe(200);

@@ -40,7 +40,13 @@ describe('pre-trade checks of a bid', () => {
     await server.registerIssue();
     await server.registerIssue({ scripToken: NOCUT.scrip_token, symbol: NOCUT.symbol, retailCutoffPricePaise: null });
     await server.registerIssue({ scripToken: LIMCO_NSE.scrip_token, symbol: 'LIMCO', floorPricePaise: 10_000, retailCutoffPricePaise: 10_000 });
-    await server.registerIssue({ exchange: 'BSE_EQ', scripToken: LIMCO_BSE.scrip_token, symbol: 'LIMCO', floorPricePaise: 10_000, retailCutoffPricePaise: 12_000 });
+    await server.registerIssue({
+      exchange: 'BSE_EQ',
+      scripToken: LIMCO_BSE.scrip_token,
+      symbol: 'LIMCO',
+      floorPricePaise: 10_000,
+      retailCutoffPricePaise: 12_000,
+    });
     days = { nonRetailOpensAt: start - HOUR, nonRetailClosesAt: start + HOUR, retailOpensAt: start + 2 * HOUR, retailClosesAt: start + 4 * HOUR };
     await server.registerIssue({ scripToken: DAYS.scrip_token, symbol: DAYS.symbol, ...days });
     rita = await server.createUser('rita');
@@ -49,7 +55,14 @@ describe('pre-trade checks of a bid', () => {
   afterAll(() => server.close());
 
   const countOrders = async () =>
-    Number((await server.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeEach(async () => {
     server.clock.now = start;
@@ -72,11 +85,14 @@ describe('pre-trade checks of a bid', () => {
     expect(res.body.code, res.text).toBe(kind.code);
     expect(res.body.status).toBe('error');
     expect(res.body.request_id).toBe(res.headers.get('request-id'));
-    expect(res.body.errors.map((e: { field: string }) => e.field), res.text).toContain(field);
+    expect(
+      res.body.errors.map((e: { field: string }) => e.field),
+      res.text,
+    ).toContain(field);
     expect(await countOrders()).toBe(ordersBefore);
   }
 
-  describe('the caller\'s category window: opens_at <= now < closes_at', () => {
+  describe("the caller's category window: opens_at <= now < closes_at", () => {
     it('refuses a retail bid before the retail window opens (422 e-354), saying when it opens in IST and ISO', async () => {
       server.clock.now = days.retailOpensAt - 1;
       const res = await place(priceBid(DAYS, 1, 101.5));
@@ -154,7 +170,7 @@ describe('pre-trade checks of a bid', () => {
   });
 
   describe('the retail limit: Rs 2,00,000 of live bids per OFS, across exchanges, inclusive', () => {
-    it('counts NSE and BSE bids of one symbol, a cut-off bid at its own issue\'s cut-off, up to exactly Rs 2,00,000', async () => {
+    it("counts NSE and BSE bids of one symbol, a cut-off bid at its own issue's cut-off, up to exactly Rs 2,00,000", async () => {
       const lena = await server.createUser('lena');
       // Rs 60,000: 500 cut-off shares at the BSE cut-off, Rs 120.00.
       await expectAccepted(await place(cutoffBid(LIMCO_BSE, 500), lena));

@@ -80,7 +80,15 @@ describe('limit settings', () => {
       SHED_EVENT_LOOP_DELAY_MS: '0',
       SHED_COMMIT_WAIT_MS: '500',
     });
-    expect(config.limits).toEqual({ streamsPerUser: 3, streamsPerNode: 50, pendingSocketsPerNode: 20, pendingSocketsPerAddress: 2, cartsPerUser: 7, cartExecutionsPerUser: 5, loginRequiresApiKey: true });
+    expect(config.limits).toEqual({
+      streamsPerUser: 3,
+      streamsPerNode: 50,
+      pendingSocketsPerNode: 20,
+      pendingSocketsPerAddress: 2,
+      cartsPerUser: 7,
+      cartExecutionsPerUser: 5,
+      loginRequiresApiKey: true,
+    });
     expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow('MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0');
     expect(config.shedding).toEqual({ eventLoopDelayMs: 0, commitWaitMs: 500 });
     expect(() => loadConfig({ MAX_CARTS_PER_USER: '0' })).toThrow('MAX_CARTS_PER_USER must be between 1 and 1000000, got 0');

@@ -22,7 +22,7 @@ describe('PUBLIC_URL', () => {
     return { messageSocket: login.body.data.others.messageSocket, url: server.url };
   }
 
-  it('names the live order socket at the operator\'s URL when set, and at the request\'s own otherwise', async () => {
+  it("names the live order socket at the operator's URL when set, and at the request's own otherwise", async () => {
     expect((await messageSocketOf('https://api.example.com')).messageSocket).toBe('https://api.example.com');
     const direct = await messageSocketOf();
     expect(direct.messageSocket).toBe(direct.url);

@@ -104,36 +104,39 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
   });
   afterAll(() => server?.close());
 
-  it.skipIf(redis && !redisRuns)('accepts 10, refuses the 11th within the second (429 e-429, Retry-After, headers), accepts again after Retry-After; user B is unaffected', async () => {
-    let user!: TestUser;
-    const calls = await withinOneSecond(async () => {
-      user = await newUser(server);
-      const sequence: Timed[] = [];
-      for (let i = 0; i <= LIMIT; i += 1) sequence.push(await placeBid(server, user, i));
-      return sequence;
-    });
-    calls.slice(0, LIMIT).forEach(({ res }, i) => {
-      expect(res.status, res.text).toBe(200);
-      expect(res.headers.get('x-ratelimit-limit')).toBe(String(LIMIT));
-      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1 - i));
-      expect(res.headers.get('x-ratelimit-reset')).toMatch(/^[1-9]\d*$/);
-    });
-    const refused = calls[LIMIT]!;
-    const retryAfter = expectRateLimited(refused.res, LIMIT);
-    expect(refused.res.body.message).toMatch(/at most 10 a second per user/);
-    const stored = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
-    expect(stored).toHaveLength(LIMIT);
+  it.skipIf(redis && !redisRuns)(
+    'accepts 10, refuses the 11th within the second (429 e-429, Retry-After, headers), accepts again after Retry-After; user B is unaffected',
+    async () => {
+      let user!: TestUser;
+      const calls = await withinOneSecond(async () => {
+        user = await newUser(server);
+        const sequence: Timed[] = [];
+        for (let i = 0; i <= LIMIT; i += 1) sequence.push(await placeBid(server, user, i));
+        return sequence;
+      });
+      calls.slice(0, LIMIT).forEach(({ res }, i) => {
+        expect(res.status, res.text).toBe(200);
+        expect(res.headers.get('x-ratelimit-limit')).toBe(String(LIMIT));
+        expect(res.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1 - i));
+        expect(res.headers.get('x-ratelimit-reset')).toMatch(/^[1-9]\d*$/);
+      });
+      const refused = calls[LIMIT]!;
+      const retryAfter = expectRateLimited(refused.res, LIMIT);
+      expect(refused.res.body.message).toMatch(/at most 10 a second per user/);
+      const stored = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+      expect(stored).toHaveLength(LIMIT);
 
-    const other = await newUser(server);
-    const otherCall = await placeBid(server, other, 0);
-    expect(otherCall.res.status, otherCall.res.text).toBe(200);
-    expect(otherCall.res.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1));
+      const other = await newUser(server);
+      const otherCall = await placeBid(server, other, 0);
+      expect(otherCall.res.status, otherCall.res.text).toBe(200);
+      expect(otherCall.res.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1));
 
-    // Retry-After is a promise: by then the oldest accepted call has left the window.
-    await sleepUntil(refused.received + retryAfter * 1000 + 50);
-    const again = await placeBid(server, user, 99);
-    expect(again.res.status, again.res.text).toBe(200);
-  });
+      // Retry-After is a promise: by then the oldest accepted call has left the window.
+      await sleepUntil(refused.received + retryAfter * 1000 + 50);
+      const again = await placeBid(server, user, 99);
+      expect(again.res.status, again.res.text).toBe(200);
+    },
+  );
 
   it.skipIf(redis && !redisRuns)('never accepts more than 10 in any one second, also across the edge of a second (a fixed window would take 20)', async () => {
     const user = await newUser(server);
@@ -150,33 +153,37 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
     expect(overLimit(calls, LIMIT)).toBeUndefined();
     expect(calls.filter((c) => c.res.status === 200).length).toBeGreaterThanOrEqual(LIMIT);
     // 20 calls that provably fell within one second cannot all be accepted.
-    if (Math.max(...nearEdge.map((c) => c.received)) - calls[0]!.sent < 1000) expect(nearEdge.filter((c) => c.res.status === 429).length).toBeGreaterThanOrEqual(LIMIT);
+    if (Math.max(...nearEdge.map((c) => c.received)) - calls[0]!.sent < 1000)
+      expect(nearEdge.filter((c) => c.res.status === 429).length).toBeGreaterThanOrEqual(LIMIT);
   });
 
-  it.skipIf(redis && !redisRuns)('counts the calls later refused with 4xx (bad body, unknown cart) on both order-entry routes, not the ones refused by auth', async () => {
-    const calls = await withinOneSecond(async () => {
-      const user = await newUser(server);
-      const sequence: Timed[] = [];
-      // Refused by auth before counting: these do not use up the allowance.
-      for (let i = 0; i < 5; i += 1) {
-        sequence.push(await timed(() => server.call('POST', PLACE_ORDER, { body: validBid(), token: user.token, apiKey: 'not-a-key' })));
-      }
-      for (let i = 0; i < 5; i += 1) {
-        sequence.push(await timed(() => server.call('POST', PLACE_ORDER, { body: validBid({ quantity: 10 }), token: user.token, apiKey: user.apiKey })));
-      }
-      for (let i = 0; i < 4; i += 1) {
-        sequence.push(await timed(() => server.call('POST', '/transactional/v1/ordercart/999999/execute', { token: user.token, apiKey: user.apiKey })));
-      }
-      sequence.push(await placeBid(server, user, 1), await placeBid(server, user, 2));
-      return sequence;
-    });
-    const statuses = calls.map((c) => c.res.status);
-    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
-    expect(statuses.slice(5, 10)).toEqual([400, 400, 400, 400, 400]);
-    expect(statuses.slice(10, 14)).toEqual([404, 404, 404, 404]);
-    expect(calls[14]!.res.status, calls[14]!.res.text).toBe(200);
-    expectRateLimited(calls[15]!.res, LIMIT);
-  });
+  it.skipIf(redis && !redisRuns)(
+    'counts the calls later refused with 4xx (bad body, unknown cart) on both order-entry routes, not the ones refused by auth',
+    async () => {
+      const calls = await withinOneSecond(async () => {
+        const user = await newUser(server);
+        const sequence: Timed[] = [];
+        // Refused by auth before counting: these do not use up the allowance.
+        for (let i = 0; i < 5; i += 1) {
+          sequence.push(await timed(() => server.call('POST', PLACE_ORDER, { body: validBid(), token: user.token, apiKey: 'not-a-key' })));
+        }
+        for (let i = 0; i < 5; i += 1) {
+          sequence.push(await timed(() => server.call('POST', PLACE_ORDER, { body: validBid({ quantity: 10 }), token: user.token, apiKey: user.apiKey })));
+        }
+        for (let i = 0; i < 4; i += 1) {
+          sequence.push(await timed(() => server.call('POST', '/transactional/v1/ordercart/999999/execute', { token: user.token, apiKey: user.apiKey })));
+        }
+        sequence.push(await placeBid(server, user, 1), await placeBid(server, user, 2));
+        return sequence;
+      });
+      const statuses = calls.map((c) => c.res.status);
+      expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+      expect(statuses.slice(5, 10)).toEqual([400, 400, 400, 400, 400]);
+      expect(statuses.slice(10, 14)).toEqual([404, 404, 404, 404]);
+      expect(calls[14]!.res.status, calls[14]!.res.text).toBe(200);
+      expectRateLimited(calls[15]!.res, LIMIT);
+    },
+  );
 });
 
 describe('RATE_LIMIT_ORDERS_PER_SECOND=0', () => {
@@ -205,17 +212,36 @@ describe('RATE_LIMIT_CART_WRITES_PER_SECOND', () => {
   });
   afterAll(() => server?.close());
 
-  const cartBody = (user: TestUser, name: string) => ({ ordercartName: name, orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 });
+  const cartBody = (user: TestUser, name: string) => ({
+    ordercartName: name,
+    orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+    version: '1',
+    createdBy: user.userId,
+    modifiedBy: user.userId,
+    executedNoTime: 0,
+  });
 
   it('counts creates, updates and deletes of one user together: the 4th in a second is refused with 429 e-429 and stores nothing; reads, other users and order entry are not counted', async () => {
     const user = await newUser(server);
     const other = await newUser(server);
     // The three writes and the refused ones first, back to back: well within one second on any machine.
-    const created = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(user, 'c1'), token: user.token, headers: { 'idempotency-key': 'k-1' } });
+    const created = await server.call('POST', '/transactional/v1/ordercart', {
+      body: cartBody(user, 'c1'),
+      token: user.token,
+      headers: { 'idempotency-key': 'k-1' },
+    });
     const id = created.body.data.ordercartId as string;
     const updated = await server.call('PUT', '/transactional/v1/ordercart', { body: { ...cartBody(user, 'c1 renamed'), ordercartId: id }, token: user.token });
-    const second = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(user, 'c2'), token: user.token, headers: { 'idempotency-key': 'k-2' } });
-    const refused = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(user, 'c3'), token: user.token, headers: { 'idempotency-key': 'k-3' } });
+    const second = await server.call('POST', '/transactional/v1/ordercart', {
+      body: cartBody(user, 'c2'),
+      token: user.token,
+      headers: { 'idempotency-key': 'k-2' },
+    });
+    const refused = await server.call('POST', '/transactional/v1/ordercart', {
+      body: cartBody(user, 'c3'),
+      token: user.token,
+      headers: { 'idempotency-key': 'k-3' },
+    });
     const refusedDelete = await server.call('DELETE', `/transactional/v1/ordercart/${id}`, { token: user.token });
     // While the user's second is full: reads, another user's write and the user's order entry still pass.
     const read = await server.call('GET', `/transactional/v1/ordercart/${id}`, { token: user.token });
@@ -224,12 +250,19 @@ describe('RATE_LIMIT_CART_WRITES_PER_SECOND', () => {
 
     expect([created, updated, second].map((res) => res.status)).toEqual([200, 200, 200]);
     expect(refused.status, refused.text).toBe(429);
-    expect(refused.body).toMatchObject({ status: 'error', code: 'e-429', message: expect.stringMatching(/^Too many cart changes: at most 3 creates, updates and deletes a second per user; retry after \d+ s$/) });
+    expect(refused.body).toMatchObject({
+      status: 'error',
+      code: 'e-429',
+      message: expect.stringMatching(/^Too many cart changes: at most 3 creates, updates and deletes a second per user; retry after \d+ s$/),
+    });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refusedDelete.status, refusedDelete.text).toBe(429);
     expect([read.status, othersWrite.status, execution.status]).toEqual([200, 200, 200]);
     // The refusals stored nothing: two carts, no answer kept under the refused create's key.
-    expect(await server.store.db.selectFrom('order_carts').select('name').where('user_id', '=', user.userId).orderBy('name').execute()).toEqual([{ name: 'c1 renamed' }, { name: 'c2' }]);
+    expect(await server.store.db.selectFrom('order_carts').select('name').where('user_id', '=', user.userId).orderBy('name').execute()).toEqual([
+      { name: 'c1 renamed' },
+      { name: 'c2' },
+    ]);
     expect(await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', 'k-3').execute()).toEqual([]);
 
     // The next second takes them again.
@@ -362,7 +395,10 @@ describe('a REDIS_URL that cannot be reached', () => {
       expect(link.sharing).toBe(false);
       const warnings = lines().filter((line) => line.level === 40);
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ msg: expect.stringMatching(/rate limits and login failures are counted per node/), err: { message: 'Command timed out' } });
+      expect(warnings[0]).toMatchObject({
+        msg: expect.stringMatching(/rate limits and login failures are counted per node/),
+        err: { message: 'Command timed out' },
+      });
     } finally {
       await link.close();
       await fake.close();

@@ -51,7 +51,14 @@ describe('request hygiene', () => {
   afterAll(() => server.close());
 
   const count = async (table: 'orders' | 'order_carts') =>
-    Number((await server.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
   const bidHeaders = (user: TestUser) => ['authorization', `Bearer ${user.token}`, 'x-api-key', user.apiKey, 'content-type', 'application/json'];
 
@@ -64,7 +71,12 @@ describe('request hygiene', () => {
     const before = await count('orders');
     const res = await send(server, 'POST', PLACE_ORDER, [...bidHeaders(alice), ...extra()], json(validBid()));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: 'error', code: 'e-121', message: `The ${name} header is sent more than once; send it once`, errors: [{ field: name }] });
+    expect(res.body).toMatchObject({
+      status: 'error',
+      code: 'e-121',
+      message: `The ${name} header is sent more than once; send it once`,
+      errors: [{ field: name }],
+    });
     expect(await count('orders')).toBe(before);
   });
 
@@ -84,19 +96,38 @@ describe('request hygiene', () => {
     expect(await count('order_carts')).toBe(before);
   });
 
-  it.each(['utf-16', 'latin1', 'ISO-8859-1', '"utf-16le"'])('refuses a JSON body said to be in charset %s (400 e-123); UTF-8 by any of its names passes', async (charset) => {
-    const res = await send(server, 'POST', PLACE_ORDER, [...bidHeaders(alice).slice(0, 4), 'content-type', `application/json; charset=${charset}`], json(validBid()));
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'e-123', errors: [{ field: 'content-type' }] });
-    for (const utf8 of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
-      const ok = await send(server, 'POST', PLACE_ORDER, [...bidHeaders(alice).slice(0, 4), 'content-type', `application/json; charset=${utf8}`], json(validBid()));
-      expect(ok.status, `${utf8}: ${JSON.stringify(ok.body)}`).toBe(200);
-    }
-  });
+  it.each(['utf-16', 'latin1', 'ISO-8859-1', '"utf-16le"'])(
+    'refuses a JSON body said to be in charset %s (400 e-123); UTF-8 by any of its names passes',
+    async (charset) => {
+      const res = await send(
+        server,
+        'POST',
+        PLACE_ORDER,
+        [...bidHeaders(alice).slice(0, 4), 'content-type', `application/json; charset=${charset}`],
+        json(validBid()),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'e-123', errors: [{ field: 'content-type' }] });
+      for (const utf8 of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
+        const ok = await send(
+          server,
+          'POST',
+          PLACE_ORDER,
+          [...bidHeaders(alice).slice(0, 4), 'content-type', `application/json; charset=${utf8}`],
+          json(validBid()),
+        );
+        expect(ok.status, `${utf8}: ${JSON.stringify(ok.body)}`).toBe(200);
+      }
+    },
+  );
 
   it.each([
     { name: 'in a line', line: EXAMPLE_ORDER_LINE, field: 'orders[0].__proto__' },
-    { name: 'deep in scripDetail', line: { ...EXAMPLE_ORDER_LINE, scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, nested: { constructor: { prototype: {} } } } }, field: 'orders[0].scripDetail.nested.constructor.prototype' },
+    {
+      name: 'deep in scripDetail',
+      line: { ...EXAMPLE_ORDER_LINE, scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, nested: { constructor: { prototype: {} } } } },
+      field: 'orders[0].scripDetail.nested.constructor.prototype',
+    },
   ])('refuses a prototype key $name of the orders string (400 e-117), as at the top level', async ({ line, field }) => {
     const before = await count('order_carts');
     // JSON.stringify never writes a "__proto__" key of an object literal: that one goes in by hand.

@@ -17,7 +17,11 @@ function expectError(res: CallResult, kind: ErrorKind, field?: string): void {
   expect(res.body.code, res.text).toBe(kind.code);
   expect(res.body.status).toBe('error');
   expect(res.body.request_id).toBe(res.headers.get('request-id'));
-  if (field !== undefined) expect(res.body.errors.map((e: { field: string }) => e.field), res.text).toContain(field);
+  if (field !== undefined)
+    expect(
+      res.body.errors.map((e: { field: string }) => e.field),
+      res.text,
+    ).toContain(field);
 }
 
 describe('session: login, validate, logout', () => {
@@ -35,8 +39,7 @@ describe('session: login, validate, logout', () => {
   afterAll(() => server.close());
 
   const login = (body: Record<string, unknown>) => server.call('POST', SESSION, { body });
-  const aliceLogin = (extra: Record<string, unknown> = {}) =>
-    login({ user_id: 'alice', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra });
+  const aliceLogin = (extra: Record<string, unknown> = {}) => login({ user_id: 'alice', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra });
   const tinaLogin = (extra: Record<string, unknown> = {}) =>
     login({ user_id: 'tina', login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', ...extra });
   const validate = (token: string) => server.call('PUT', SESSION, { token });
@@ -171,7 +174,7 @@ describe('session: login, validate, logout', () => {
   });
 
   describe('PUT: validate', () => {
-    it('answers exactly the session\'s user and expiry for a live token', async () => {
+    it("answers exactly the session's user and expiry for a live token", async () => {
       const loggedIn = await aliceLogin();
       const res = await validate(loggedIn.body.data.access_token);
       expect(res.status).toBe(200);
@@ -261,7 +264,7 @@ describe('the operator ends sessions, disables users and resets passwords (findi
   const validate = (token: string) => server.call('PUT', SESSION, { token });
   const bid = (user: TestUser, token = user.token) => server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token, apiKey: user.apiKey });
 
-  it('revoking a user\'s sessions refuses every token of the user at once (401 e-204), other users untouched; the user may log in again', async () => {
+  it("revoking a user's sessions refuses every token of the user at once (401 e-204), other users untouched; the user may log in again", async () => {
     await server.registerIssue();
     const carl = await server.createUser('carl');
     const second = (await login('carl')).body.data.access_token as string;
@@ -277,7 +280,7 @@ describe('the operator ends sessions, disables users and resets passwords (findi
     expect((await bid(carl, again.body.data.access_token)).status).toBe(200);
   });
 
-  it('a disabled user\'s tokens stop at once; a login answers 403 e-212 only with the right password (a wrong one: e-208, as for anyone); enabled again, it logs in', async () => {
+  it("a disabled user's tokens stop at once; a login answers 403 e-212 only with the right password (a wrong one: e-208, as for anyone); enabled again, it logs in", async () => {
     const erin = await server.createUser('erin');
     expect(await server.admin.disableUser('erin')).toBe(1);
 
@@ -322,7 +325,8 @@ describe('LOGIN_REQUIRES_API_KEY (finding 8)', () => {
   });
   afterAll(() => server.close());
 
-  const login = (extra: Record<string, unknown>) => server.call('POST', SESSION, { body: { user_id: 'hana', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra } });
+  const login = (extra: Record<string, unknown>) =>
+    server.call('POST', SESSION, { body: { user_id: 'hana', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra } });
 
   it('a password alone opens no session: no api_key (absent, empty or null) answers 401 e-213', async () => {
     for (const extra of [{}, { api_key: '' }, { api_key: null }]) expectError(await login(extra), Errors.LOGIN_API_KEY_REQUIRED, 'api_key');
@@ -333,7 +337,7 @@ describe('LOGIN_REQUIRES_API_KEY (finding 8)', () => {
     expectError(await login({ api_key: 'ogk_unknown', password: 'wrong-password-1' }), Errors.LOGIN_API_KEY_INVALID, 'api_key');
   });
 
-  it('the user\'s own key and password log in; with the key, a wrong password is still e-208', async () => {
+  it("the user's own key and password log in; with the key, a wrong password is still e-208", async () => {
     const ok = await login({ api_key: hana.apiKey });
     expect(ok.status, ok.text).toBe(200);
     expectError(await login({ api_key: hana.apiKey, password: 'wrong-password-1' }), Errors.LOGIN_FAILED);
@@ -351,7 +355,7 @@ describe('password hashes (finding 13)', () => {
   const login = (userId: string, password = TEST_PASSWORD) => server.call('POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password } });
   const storedHash = async (userId: string) => (await new UserRepository(server.store.db, server.store.dialect).find(userId))!.passwordHash;
 
-  it('new hashes and the unknown-user hash use OWASP\'s cost N=2^15 r=8 p=3 (the same cost: no timing oracle)', async () => {
+  it("new hashes and the unknown-user hash use OWASP's cost N=2^15 r=8 p=3 (the same cost: no timing oracle)", async () => {
     const hasher = passwordHasherFor('owasp');
     const fresh = await hasher.hash('some-password-1');
     expect(fresh).toMatch(/^scrypt\$32768\$8\$3\$/);
@@ -384,7 +388,7 @@ describe('password hashes (finding 13)', () => {
     expect(problem({ HOST: '0.0.0.0', NODE_ENV: 'production', PUBLIC_URL: 'https://api.example.com' })).toBeNull();
   });
 
-  it('a hash made at the test-only cost is re-hashed at OWASP\'s by a production server\'s login', async () => {
+  it("a hash made at the test-only cost is re-hashed at OWASP's by a production server's login", async () => {
     await server.admin.addUser('hal', TEST_PASSWORD);
     const cheap = await passwordHasherFor('test-only-insecure').hash(TEST_PASSWORD);
     expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
@@ -397,7 +401,14 @@ describe('password hashes (finding 13)', () => {
     await server.admin.addUser('jack', TEST_PASSWORD);
     const { scryptSync, randomBytes } = await import('node:crypto');
     const salt = randomBytes(16);
-    const old = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64'), scryptSync(TEST_PASSWORD, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64')].join('$');
+    const old = [
+      'scrypt',
+      2 ** 15,
+      8,
+      1,
+      salt.toString('base64'),
+      scryptSync(TEST_PASSWORD, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64'),
+    ].join('$');
     await server.store.db.updateTable('users').set({ password_hash: old }).where('user_id', '=', 'jack').execute();
 
     expectError(await login('jack', 'wrong-password-1'), Errors.LOGIN_FAILED);

@@ -36,7 +36,12 @@ async function startNode(limits: Partial<Limits>, socketOptions: Partial<Message
   cleanups.push(() => server.close());
   const services = createServices(server.store, { tokenTtlSeconds: 24 * 60 * 60, limits, orderEvents: { pollMs: 20 } });
   const app = buildApp(services, { logger: false });
-  const socket = attachMessageSocket(app.server, { auth: services.auth, orderEvents: services.orderEvents, logger: pino({ level: 'silent' }), ...socketOptions });
+  const socket = attachMessageSocket(app.server, {
+    auth: services.auth,
+    orderEvents: services.orderEvents,
+    logger: pino({ level: 'silent' }),
+    ...socketOptions,
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(async () => {
     await socket.close();
@@ -134,7 +139,9 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
     expect(refused.every((c) => !c.accepted)).toBe(true);
     const polling = await fetch(`${node.url}/socket.io/?EIO=4&transport=polling`);
     expect(polling.status).toBe(403);
-    expect(await polling.json()).toMatchObject({ message: expect.stringMatching(/^e-503: This node holds 2 live order socket connections that have not logged in/) });
+    expect(await polling.json()).toMatchObject({
+      message: expect.stringMatching(/^e-503: This node holds 2 live order socket connections that have not logged in/),
+    });
     expect(open()).toBe(2);
 
     // One let in that connects its socket is told e-503 and disconnected at once.
@@ -212,7 +219,7 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
     expect(Date.now() - startedAt).toBeLessThan(loginTimeoutMs + 5_000);
   });
 
-  it('moves a socket from the pending budget into the node\'s streams at its login, and closes the connection of a socket the client disconnects alone', async () => {
+  it("moves a socket from the pending budget into the node's streams at its login, and closes the connection of a socket the client disconnects alone", async () => {
     const node = await startNode({ streamsPerNode: 10 }, {});
     const alice = await node.server.createUser('alice');
 
@@ -238,7 +245,7 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
     await until(() => node.streams.usage().pending === 0, 'the slot to be given back');
   });
 
-  it('never lets connections that do not log in take a trader\'s place: 60 from one address hold its 10, a logged-in user\'s streams still open, and another address still connects (issue 21 row 1)', async () => {
+  it("never lets connections that do not log in take a trader's place: 60 from one address hold its 10, a logged-in user's streams still open, and another address still connects (issue 21 row 1)", async () => {
     // The probe's figures: a node cap of 40, 60 connections from one address that never log in, reconnecting.
     const node = await startNode({ streamsPerNode: 40, pendingSocketsPerAddress: 10, pendingSocketsPerNode: 200 }, { loginTimeoutMs: 10_000 });
     const alice = await node.server.createUser('alice');

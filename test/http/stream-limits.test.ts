@@ -167,7 +167,12 @@ describe('the caps on event streams (MAX_STREAMS_PER_USER, MAX_STREAMS_PER_NODE)
 describe('event streams and live order sockets share the budget', () => {
   it("counts a logged-in socket in its user's cap and in the node's; a socket not yet logged in takes no place of theirs, only the pending budget (issue 21 row 1)", async () => {
     const server = await testServer({});
-    const [alice, bob, carol, dave] = [await server.createUser('alice'), await server.createUser('bob'), await server.createUser('carol'), await server.createUser('dave')];
+    const [alice, bob, carol, dave] = [
+      await server.createUser('alice'),
+      await server.createUser('bob'),
+      await server.createUser('carol'),
+      await server.createUser('dave'),
+    ];
     const url = await startNode(server, { streamsPerUser: 2, streamsPerNode: 4, pendingSocketsPerAddress: 1 });
 
     // Alice: a stream and a logged-in socket are her two.

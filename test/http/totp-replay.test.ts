@@ -30,7 +30,15 @@ describe('a TOTP code works once', () => {
 
   const login = (userId: string, code: string, apiKey?: string) =>
     server.call('POST', SESSION, {
-      body: { user_id: userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', second_auth: code, source: 'WEBAPI', ...(apiKey !== undefined && { api_key: apiKey }) },
+      body: {
+        user_id: userId,
+        login_type: 'PASSWORD',
+        password: TEST_PASSWORD,
+        second_auth_type: 'TOTP',
+        second_auth: code,
+        source: 'WEBAPI',
+        ...(apiKey !== undefined && { api_key: apiKey }),
+      },
     });
 
   async function sessionCount(userId: string): Promise<number> {
@@ -48,7 +56,7 @@ describe('a TOTP code works once', () => {
     expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['second_auth']);
   }
 
-  it('refuses a code already used (e-210, saying so) and changes nothing; the next step\'s code still works', async () => {
+  it("refuses a code already used (e-210, saying so) and changes nothing; the next step's code still works", async () => {
     const secret = await enrol('tina');
     const code = totpCode(secret, 'tina', T0);
 

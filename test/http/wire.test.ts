@@ -74,7 +74,10 @@ describe('wire conventions', () => {
     });
 
     it('answers a text/plain body with 415 e-108', async () => {
-      expectEnvelope(await call('POST', PLACE_ORDER, { rawBody: JSON.stringify(validBid()), contentType: 'text/plain', ...orderEntry() }), Errors.UNSUPPORTED_MEDIA_TYPE);
+      expectEnvelope(
+        await call('POST', PLACE_ORDER, { rawBody: JSON.stringify(validBid()), contentType: 'text/plain', ...orderEntry() }),
+        Errors.UNSUPPORTED_MEDIA_TYPE,
+      );
     });
 
     it('answers a body of another JSON-like media type with 415 e-108', async () => {
@@ -107,12 +110,15 @@ describe('wire conventions', () => {
       expectEnvelope(await call('POST', PLACE_ORDER, { rawBody: '', ...orderEntry() }), Errors.BODY_REQUIRED);
     });
 
-    it.each(['[]', '[{"user_id":"alice"}]', 'null', '"alice"', '42', 'true'])('answers the JSON value %s as a body with 400 and a body-level code', async (rawBody) => {
-      const res = await call('POST', SESSION, { rawBody });
-      expect(res.status, res.text).toBe(400);
-      expect(['e-102', 'e-104']).toContain(res.body.code);
-      expectEnvelope(res, catalogByCode.get(res.body.code)!);
-    });
+    it.each(['[]', '[{"user_id":"alice"}]', 'null', '"alice"', '42', 'true'])(
+      'answers the JSON value %s as a body with 400 and a body-level code',
+      async (rawBody) => {
+        const res = await call('POST', SESSION, { rawBody });
+        expect(res.status, res.text).toBe(400);
+        expect(['e-102', 'e-104']).toContain(res.body.code);
+        expectEnvelope(res, catalogByCode.get(res.body.code)!);
+      },
+    );
   });
 
   describe('routing', () => {
@@ -194,12 +200,14 @@ describe('wire conventions', () => {
       });
       await twin.ready();
       await twin.close();
-      expect(routes).toEqual(expect.arrayContaining([
-        { method: 'post', path: PLACE_ORDER },
-        { method: 'post', path: SESSION },
-        { method: 'put', path: SESSION },
-        { method: 'delete', path: SESSION },
-      ]));
+      expect(routes).toEqual(
+        expect.arrayContaining([
+          { method: 'post', path: PLACE_ORDER },
+          { method: 'post', path: SESSION },
+          { method: 'put', path: SESSION },
+          { method: 'delete', path: SESSION },
+        ]),
+      );
       for (const { method, path } of routes) expect(res.body.paths[path]?.[method], `${method} ${path}`).toBeDefined();
 
       const documentText = JSON.stringify(res.body);

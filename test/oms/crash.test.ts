@@ -187,7 +187,12 @@ describe('errors', () => {
     expect(await worker.runOnce()).toBe(0);
     expect(await bench.status(orderId)).toBe('EXXMITTED');
     expect(bench.errors()).toEqual([
-      expect.objectContaining({ msg: 'OMS could not process an outbox entry; retrying next pass', orderId, action: 'PLACE', err: expect.objectContaining({ message: 'exchange gateway timed out' }) }),
+      expect.objectContaining({
+        msg: 'OMS could not process an outbox entry; retrying next pass',
+        orderId,
+        action: 'PLACE',
+        err: expect.objectContaining({ message: 'exchange gateway timed out' }),
+      }),
     ]);
 
     expect(await worker.runOnce()).toBe(1);
@@ -212,7 +217,9 @@ describe('errors', () => {
     } finally {
       await worker.stop();
     }
-    expect(bench.errors()).toEqual([expect.objectContaining({ msg: 'OMS pass failed; retrying', err: expect.objectContaining({ message: 'event feed down' }) })]);
+    expect(bench.errors()).toEqual([
+      expect.objectContaining({ msg: 'OMS pass failed; retrying', err: expect.objectContaining({ message: 'event feed down' }) }),
+    ]);
     // Stopped: an order placed now stays queued.
     const later = await bench.placeOrder();
     await sleep(50);

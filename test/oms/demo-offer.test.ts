@@ -19,7 +19,14 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_NII_REVISION, DEMO_OFFER_BREAK_SECONDS, DEMO_OFFER_DAY_SECONDS, DEMO_OFFER_SETTLEMENT_SECONDS, demoOfferBids, demoOfferImport } from '../../src/cli/demo-offer.js';
+import {
+  DEMO_NII_REVISION,
+  DEMO_OFFER_BREAK_SECONDS,
+  DEMO_OFFER_DAY_SECONDS,
+  DEMO_OFFER_SETTLEMENT_SECONDS,
+  demoOfferBids,
+  demoOfferImport,
+} from '../../src/cli/demo-offer.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import type { OfsOfferImport } from '../../src/schemas/ofs-offer.js';
 import { FundsService } from '../../src/services/funds.js';
@@ -146,7 +153,9 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     expect(await get('demo', '/transactional/v1/portfolio/holdings')).toEqual([]);
     server.clock.now = T1_CLOSE + (10 + DEMO_OFFER_SETTLEMENT_SECONDS + 5) * SECOND;
     const holdings = async (name: Name) =>
-      ((await get(name, '/transactional/v1/portfolio/holdings')) as { exchange: string; symbol: string; quantity: number; average_price: string }[]).map((h) => [h.exchange, h.symbol, h.quantity, h.average_price]);
+      ((await get(name, '/transactional/v1/portfolio/holdings')) as { exchange: string; symbol: string; quantity: number; average_price: string }[]).map(
+        (h) => [h.exchange, h.symbol, h.quantity, h.average_price],
+      );
     // demo's 100 at 98.00 and 50 at 95.47: Rs 14,573.50 for 150.
     expect(await holdings('demo')).toEqual([['NSE_EQ', 'DEMOCO', 150, '97.16']]);
     expect(await holdings('demo-nii')).toEqual([['NSE_EQ', 'DEMOCO', 2500, '101.00']]);

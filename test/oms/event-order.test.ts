@@ -40,7 +40,11 @@ describe('order event ids reach readers in order', () => {
   });
 
   const bid = async (user: TestUser = alice) => {
-    const placed = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid({ quantity: '10' }), token: user.token, apiKey: user.apiKey });
+    const placed = await server.call('POST', '/transactional/v1/orders/regular', {
+      body: validBid({ quantity: '10' }),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     expect(placed.status, placed.text).toBe(200);
     return placed.body.data.orderId as string;
   };
@@ -87,7 +91,7 @@ describe('order event ids reach readers in order', () => {
     stream.close();
   });
 
-  it.skipIf(!postgres)('holds a later event back while an earlier one (another user\'s) is uncommitted, then sends both', async () => {
+  it.skipIf(!postgres)("holds a later event back while an earlier one (another user's) is uncommitted, then sends both", async () => {
     const [first, second] = [await bid(alice), await bid(bob)];
     const aliceStream = await openEventStream(server.url, alice.token);
     const bobStream = await openEventStream(server.url, bob.token);

@@ -66,7 +66,11 @@ export function recordingLogger(): { logger: Logger; lines: () => { level: numbe
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter((line) => line !== ''));
+      lines.push(
+        ...String(chunk)
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       done();
     },
   });
@@ -214,7 +218,11 @@ export class OmsBench {
     };
     const now = this.clock.now;
     await this.store.writeTransaction((tx) =>
-      this.orders.apply(tx, [{ before: null, after: acceptedOrder(order, now), reason: ACCEPTED_REASON, origin: { actor: order.userId, requestId: null }, outbox: 'PLACE' }], now),
+      this.orders.apply(
+        tx,
+        [{ before: null, after: acceptedOrder(order, now), reason: ACCEPTED_REASON, origin: { actor: order.userId, requestId: null }, outbox: 'PLACE' }],
+        now,
+      ),
     );
     return order.orderId;
   }
@@ -277,7 +285,13 @@ export class OmsBench {
       .where('order_id', '=', orderId)
       .orderBy('id')
       .execute();
-    return rows.map((row) => ({ ...row, quantity: Number(row.quantity), price_paise: Number(row.price_paise), traded_quantity: Number(row.traded_quantity), at: Number(row.at) }));
+    return rows.map((row) => ({
+      ...row,
+      quantity: Number(row.quantity),
+      price_paise: Number(row.price_paise),
+      traded_quantity: Number(row.traded_quantity),
+      at: Number(row.at),
+    }));
   }
 
   async statusTrail(orderId: string): Promise<string[]> {

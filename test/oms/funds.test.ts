@@ -82,7 +82,7 @@ describe('the risk step', () => {
     expect(await orderLedger('retail1')).toEqual([['BLOCK', 101_500, orderId]]);
   });
 
-  it('blocks a cut-off bid at the issue\'s retail cut-off price', async () => {
+  it("blocks a cut-off bid at the issue's retail cut-off price", async () => {
     await deposit('retail1', 1_000_000);
     const orderId = await bench.placeOrder({ userId: 'retail1', orderType: 'RL-MKT', quantity: 20, pricePaise: 0 });
     await bench.worker().runOnce();
@@ -218,7 +218,7 @@ describe('modifications', () => {
 });
 
 describe('several nodes', () => {
-  it('never blocks more than there is when workers on three nodes judge one bidder\'s bids at once', async () => {
+  it("never blocks more than there is when workers on three nodes judge one bidder's bids at once", async () => {
     const cost = 10 * 10_150;
     await deposit('retail1', 7 * cost + 5);
     const ids = [];

@@ -62,7 +62,8 @@ describe('placement', () => {
     await bench.worker().runOnce();
 
     const order = await bench.order(orderId);
-    const reason = 'Rejected by the OMS: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST (2026-11-23T07:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange';
+    const reason =
+      'Rejected by the OMS: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST (2026-11-23T07:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange';
     expect(order.status).toBe('OMSREJECT');
     expect(order.error_reason).toBe(reason);
     expect((await bench.history(orderId)).at(-1)).toMatchObject({ status: 'OMSREJECT', reason });
@@ -76,7 +77,8 @@ describe('placement', () => {
     await bench.worker().runOnce();
     expect(await bench.order(institutional)).toMatchObject({
       status: 'OMSREJECT',
-      error_reason: 'Rejected by the OMS: The non-retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 11:30 IST (2026-11-23T06:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange',
+      error_reason:
+        'Rejected by the OMS: The non-retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 11:30 IST (2026-11-23T06:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange',
     });
     expect(await bench.status(retail)).toBe('PENDING');
   });

@@ -96,7 +96,12 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     await server.admin.addEmployees('ACME-OFS-1', ['emp1']);
     ops = await server.createUser('ops');
     await new UserRepository(server.store.db, server.store.dialect).setOperator('ops', server.clock.now);
-    funds = new FundsService(server.store, new FundsRepository(server.store.db, server.store.dialect), new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
+    funds = new FundsService(
+      server.store,
+      new FundsRepository(server.store.db, server.store.dialect),
+      new UserRepository(server.store.db, server.store.dialect),
+      () => server.clock.now,
+    );
     for (const name of ['nii1', 'nii2', 'ic1', 'ret1', 'emp1'] as const) await funds.deposit(name, '1000000');
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now, workerId: 'node-a' });
     omsB = createOmsWorker(nodeB.store, { logger: pino({ level: 'silent' }), now: () => nodeB.clock.now, workerId: 'node-b' });
@@ -113,7 +118,12 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   const nodeOf = (exchange: unknown) => (exchange === 'BSE_EQ' ? nodeB : server);
 
   function place(name: Name, scrip: Record<string, unknown>, orderType: 'RL' | 'RL-MKT', quantity: number, price: number) {
-    const body = validBid({ scrip_info: { expiry_date: '', strike_price: '', option_type: '', ...scrip }, order_type: orderType, quantity: String(quantity), price });
+    const body = validBid({
+      scrip_info: { expiry_date: '', strike_price: '', option_type: '', ...scrip },
+      order_type: orderType,
+      quantity: String(quantity),
+      price,
+    });
     return nodeOf(scrip.exchange).call('POST', PLACE_ORDER, { body, ...as(users[name]) });
   }
 
@@ -123,14 +133,21 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     return res.body.data.orderId as string;
   }
 
-  const exchangeOf = (orderId: string) => (Object.entries(orders).find(([, id]) => id === orderId)?.[0].includes('bse') ? 'BSE_EQ' : 'NSE_EQ');
+  const exchangeOf = (orderId: string) =>
+    Object.entries(orders)
+      .find(([, id]) => id === orderId)?.[0]
+      .includes('bse')
+      ? 'BSE_EQ'
+      : 'NSE_EQ';
   const modify = (name: Name, orderId: string, quantity: number, price: number) =>
     nodeOf(exchangeOf(orderId)).call('PUT', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, {
       body: { order_type: 'RL', quantity: String(quantity), price, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null },
       ...as(users[name]),
     });
-  const cancel = (name: Name, orderId: string) => nodeOf(exchangeOf(orderId)).call('DELETE', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, as(users[name]));
-  const carry = (name: Name, orderId: string) => nodeOf(exchangeOf(orderId)).call('POST', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}/carry_forward`, as(users[name]));
+  const cancel = (name: Name, orderId: string) =>
+    nodeOf(exchangeOf(orderId)).call('DELETE', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, as(users[name]));
+  const carry = (name: Name, orderId: string) =>
+    nodeOf(exchangeOf(orderId)).call('POST', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}/carry_forward`, as(users[name]));
 
   /** The order as the order book shows it; both nodes show the same. */
   async function order(name: Name, orderId: string) {
@@ -212,7 +229,11 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expectRefused(await carry('nii2', orders.nii2), 409, 'e-378', /during T\+1/);
     await runOms();
     const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body.data.offer;
-    expect(offer).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 100.25, portions: { total: 1200, retail_reserved: 150, non_retail: 1050, mf_ic_reserved: 300, single_bidder_cap: 300 } });
+    expect(offer).toMatchObject({
+      state: 'T_ALLOCATED',
+      t_cutoff_price: 100.25,
+      portions: { total: 1200, retail_reserved: 150, non_retail: 1050, mf_ic_reserved: 300, single_bidder_cap: 300 },
+    });
 
     expect(await order('mf1', orders.mf1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 250, traded_price: '102.00' });
     expect(await order('ic1', orders.ic1_bse)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '101.50' });
@@ -220,7 +241,12 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', traded_quantity: 300, traded_price: '101.00' });
     expect(await order('oths1', orders.oths1_bse)).toMatchObject({ status: 'PENDING', traded_quantity: 300, traded_price: '100.50' });
     expect(await order('nii2', orders.nii2)).toMatchObject({ status: 'PENDING', traded_quantity: 100, traded_price: '100.25' });
-    expect((await history('nii1', orders.nii1)).at(-1)).toMatchObject({ status: 'PENDING', traded_quantity: 300, traded_price: '101.00', reason: expect.stringMatching(/cap.*carried forward to T\+1/s) });
+    expect((await history('nii1', orders.nii1)).at(-1)).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 300,
+      traded_price: '101.00',
+      reason: expect.stringMatching(/cap.*carried forward to T\+1/s),
+    });
     // nii1 paid 300 x 101.00 and keeps 200 x 101.00 blocked for the rest; ic1 (0 % margin) is debited nothing.
     expect(await balance('nii1')).toMatchObject({ debited: '30300.00', blocked: '20200.00' });
     expect(await balance('ic1')).toMatchObject({ debited: '0.00', blocked: '0.00' });
@@ -229,8 +255,18 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expect(book.status, book.text).toBe(200);
     const category = (name: string) => book.body.data.categories.find((c: { category: string }) => c.category === name);
     expect(book.body.data.categories.map((c: { category: string }) => c.category)).toEqual(['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS']);
-    expect(category('MF')).toEqual({ category: 'MF', bids: 1, open_quantity: 0, allotted_quantity: 250, allotted_value: 25_500, by_listing: [{ exchange: 'NSE_EQ', scrip_token: 700001, bids: 1, open_quantity: 0, allotted_quantity: 250, allotted_value: 25_500 }] });
-    expect(category('IC')).toMatchObject({ allotted_quantity: 100, by_listing: [{ exchange: 'BSE_EQ', scrip_token: 800001, allotted_quantity: 100, allotted_value: 10_150 }] });
+    expect(category('MF')).toEqual({
+      category: 'MF',
+      bids: 1,
+      open_quantity: 0,
+      allotted_quantity: 250,
+      allotted_value: 25_500,
+      by_listing: [{ exchange: 'NSE_EQ', scrip_token: 700001, bids: 1, open_quantity: 0, allotted_quantity: 250, allotted_value: 25_500 }],
+    });
+    expect(category('IC')).toMatchObject({
+      allotted_quantity: 100,
+      by_listing: [{ exchange: 'BSE_EQ', scrip_token: 800001, allotted_quantity: 100, allotted_value: 10_150 }],
+    });
     expect(category('NII')).toMatchObject({ bids: 2, open_quantity: 400, allotted_quantity: 400, allotted_value: 30_300 + 10_025 });
     expect(category('OTHS')).toMatchObject({ bids: 1, open_quantity: 300, allotted_quantity: 300, by_listing: [{ exchange: 'BSE_EQ' }] });
     expect(category('RETAIL')).toMatchObject({ bids: 0, open_quantity: 0, by_listing: [] });
@@ -252,14 +288,26 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     // A session lasts 24 hours: the bidders log in again.
     for (const name of Object.keys(users) as Name[]) {
       const login = await server.call('POST', '/authentication/v1/user/session', {
-        body: { user_id: name, login_type: 'PASSWORD', password: users[name].password, second_auth_type: '', second_auth: '', api_key: users[name].apiKey, source: 'WEBAPI' },
+        body: {
+          user_id: name,
+          login_type: 'PASSWORD',
+          password: users[name].password,
+          second_auth_type: '',
+          second_auth: '',
+          api_key: users[name].apiKey,
+          source: 'WEBAPI',
+        },
       });
       expect(login.status, login.text).toBe(200);
       users[name] = { ...users[name], token: login.body.data.access_token };
     }
     expectRefused(await place('nii1', { ...NSE, series: 'IS' }, 'RL', 10, 101), 422, 'e-366', /carry forward/);
     expectRefused(await modify('nii2', orders.nii2, 300, 100.5), 409, 'e-379');
-    expect((await carry('nii1', orders.nii1)).body).toMatchObject({ status: 'success', message: 'Order Carry-Forward Sent to OMS', data: { orderId: orders.nii1 } });
+    expect((await carry('nii1', orders.nii1)).body).toMatchObject({
+      status: 'success',
+      message: 'Order Carry-Forward Sent to OMS',
+      data: { orderId: orders.nii1 },
+    });
     expect((await carry('nii1', orders.nii1)).status).toBe(200); // again: no change
     expect((await carry('nii2', orders.nii2)).status).toBe(200);
     expectRefused(await modify('nii1', orders.nii1, 500, 100.2), 422, 'e-380', /below the T-day cut-off price 100.25/);
@@ -277,7 +325,15 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expectRefused(await carry('ret1', orders.ret1), 409, 'e-378', /non-retail/);
     await runOms();
     expect((await history('nii1', orders.nii1)).map((h) => h.reason)).toContain('Carried forward at the exchange');
-    expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', order_price: '101.50', pending_quantity: 200, offer_id: 'ACME-OFS-1', bid_category: 'NII', margin_type: 'H', carried_forward: true });
+    expect(await order('nii1', orders.nii1)).toMatchObject({
+      status: 'PENDING',
+      order_price: '101.50',
+      pending_quantity: 200,
+      offer_id: 'ACME-OFS-1',
+      bid_category: 'NII',
+      margin_type: 'H',
+      carried_forward: true,
+    });
     expect(await order('emp1', orders.emp1)).toMatchObject({ bid_category: 'EMPLOYEE', category: 'NON_RETAIL', carried_forward: false });
     expect(await order('ret2', orders.ret2_bse)).toMatchObject({ bid_category: 'RETAIL', series: 'A' });
     expect(await order('ret1', orders.ret1)).toMatchObject({ status: 'PENDING' });
@@ -299,8 +355,13 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expect(await balance('ret1')).toMatchObject({ blocked: '0.00', debited: '9775.00' });
     expect(await balance('nii1')).toMatchObject({ blocked: '0.00', debited: '30300.00' });
 
-    const trades = await server.store.db.selectFrom('trades').select(['order_id', 'quantity', 'price_paise', 'traded_at', 'settles_at']).orderBy('trade_id').execute();
-    const of = (orderId: string) => trades.filter((t) => t.order_id === orderId).map((t) => [Number(t.quantity), Number(t.price_paise), new Date(Number(t.settles_at)).toISOString()]);
+    const trades = await server.store.db
+      .selectFrom('trades')
+      .select(['order_id', 'quantity', 'price_paise', 'traded_at', 'settles_at'])
+      .orderBy('trade_id')
+      .execute();
+    const of = (orderId: string) =>
+      trades.filter((t) => t.order_id === orderId).map((t) => [Number(t.quantity), Number(t.price_paise), new Date(Number(t.settles_at)).toISOString()]);
     // T-day trades settle on T+1 and T+1 trades on T+2, at 09:00 India time.
     expect(of(orders.mf1)).toEqual([[250, 10_200, '2026-12-02T03:30:00.000Z']]);
     expect(of(orders.nii2)).toEqual([
@@ -314,8 +375,12 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       expect(res.status, res.text).toBe(200);
       return res.body.data as Record<string, unknown>[];
     };
-    expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', quantity: 100, average_price: '100.25' }]);
-    expect(await portfolio('/transactional/v1/portfolio/positions/all')).toMatchObject([{ exchange: 'NSE_EQ', scrip_token: 700001, buy_quantity: 20, net_quantity: 20 }]);
+    expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([
+      { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', quantity: 100, average_price: '100.25' },
+    ]);
+    expect(await portfolio('/transactional/v1/portfolio/positions/all')).toMatchObject([
+      { exchange: 'NSE_EQ', scrip_token: 700001, buy_quantity: 20, net_quantity: 20 },
+    ]);
     clock.now = Date.parse('2026-12-03T03:30:00Z');
     expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ quantity: 120, average_price: '100.25' }]);
     expect(await portfolio('/transactional/v1/portfolio/positions/all')).toEqual([]);

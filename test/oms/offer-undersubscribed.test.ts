@@ -20,8 +20,16 @@ const T = Date.parse('2026-12-01T03:45:00Z');
 const T_CLOSE = T + 375 * MINUTE;
 
 /** Two offers on the same days: ONE is cancelled, TWO goes on. Each: 1,000 shares, 10 % retail, 900 non-retail, a 250-share cap per bidder. */
-const ONE = { offer_id: 'ONE-OFS', symbol: 'ONE', listings: [{ exchange: 'NSE_EQ', scrip_token: 700011, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }] };
-const TWO = { offer_id: 'TWO-OFS', symbol: 'TWO', listings: [{ exchange: 'NSE_EQ', scrip_token: 700012, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }] };
+const ONE = {
+  offer_id: 'ONE-OFS',
+  symbol: 'ONE',
+  listings: [{ exchange: 'NSE_EQ', scrip_token: 700011, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
+};
+const TWO = {
+  offer_id: 'TWO-OFS',
+  symbol: 'TWO',
+  listings: [{ exchange: 'NSE_EQ', scrip_token: 700012, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
+};
 const terms = { base_quantity: 1000, green_shoe_quantity: 0, retail_reserve_pct: 10, employee_quantity: 0 };
 
 describe('an under-subscribed T day waits for the operator', () => {
@@ -36,7 +44,12 @@ describe('an under-subscribed T day waits for the operator', () => {
     await server.admin.importOfs([offerImport({ ...ONE, ...terms }, T), offerImport({ ...TWO, ...terms }, T)]);
     nii = await server.createUser('nii', { category: 'NII' });
     nii2 = await server.createUser('nii2', { category: 'NII' });
-    funds = new FundsService(server.store, new FundsRepository(server.store.db, server.store.dialect), new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
+    funds = new FundsService(
+      server.store,
+      new FundsRepository(server.store.db, server.store.dialect),
+      new UserRepository(server.store.db, server.store.dialect),
+      () => server.clock.now,
+    );
     await funds.deposit('nii', '1000000');
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
   });
@@ -45,12 +58,19 @@ describe('an under-subscribed T day waits for the operator', () => {
   const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
   const bid = (symbol: string, scripToken: number, quantity: number, price: number, user = nii) =>
     server.call('POST', PLACE_ORDER, {
-      body: validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: scripToken, symbol, series: 'IS', expiry_date: '', strike_price: '', option_type: '' }, quantity: String(quantity), price }),
+      body: validBid({
+        scrip_info: { exchange: 'NSE_EQ', scrip_token: scripToken, symbol, series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+        quantity: String(quantity),
+        price,
+      }),
       ...as(user),
     });
   const offer = async (offerId: string) => (await server.call('GET', `/transactional/v1/ofs/offers/${offerId}`, { token: nii.token })).body.data.offer;
   const blocked = async () => (await server.call('GET', '/authentication/v1/user/balance', { token: nii.token })).body.data.blocked as string;
-  const order = async (orderId: string, user = nii) => ((await server.call('GET', '/transactional/v1/orders?limit=100', { token: user.token })).body.data as { order_id: string }[]).find((o) => o.order_id === orderId);
+  const order = async (orderId: string, user = nii) =>
+    ((await server.call('GET', '/transactional/v1/orders?limit=100', { token: user.token })).body.data as { order_id: string }[]).find(
+      (o) => o.order_id === orderId,
+    );
 
   let one: string;
   let twoLow: string;

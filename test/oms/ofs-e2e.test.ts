@@ -57,7 +57,16 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
 
   const modify = (user: TestUser, orderId: string, quantity: number, price: number) =>
     server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orderId}`, {
-      body: { order_type: 'RL', quantity: String(quantity), price, traded_quantity: 0, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null },
+      body: {
+        order_type: 'RL',
+        quantity: String(quantity),
+        price,
+        traded_quantity: 0,
+        disclosed_quantity: 0,
+        validity: '',
+        validity_days: 0,
+        trigger_price: null,
+      },
       ...as(user),
     });
   const cancel = (user: TestUser, orderId: string) => server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, as(user));
@@ -83,7 +92,8 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
     const b = await bid(users.inst2, 'RL', 500, 101);
     const c = await bid(users.inst2, 'RL', 100, 100.5);
     await oms.runOnce();
-    for (const id of [a, b, c]) expect((await orderBook(id === a ? users.inst1 : users.inst2)).find((o) => o.order_id === id)).toMatchObject({ status: 'PENDING' });
+    for (const id of [a, b, c])
+      expect((await orderBook(id === a ? users.inst1 : users.inst2)).find((o) => o.order_id === id)).toMatchObject({ status: 'PENDING' });
 
     expect((await modify(users.inst1, a, 600, 102)).status).toBe(200);
     expect((await cancel(users.inst2, c)).status).toBe(200);
@@ -109,7 +119,13 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
     await oms.runOnce();
 
     const final = async (user: TestUser, orderId: string) => (await orderBook(user)).find((o) => o.order_id === orderId);
-    expect(await final(users.inst1, a)).toMatchObject({ status: 'EXECUTED', total_quantity: 600, traded_quantity: 491, traded_price: '101.00', pending_quantity: 0 });
+    expect(await final(users.inst1, a)).toMatchObject({
+      status: 'EXECUTED',
+      total_quantity: 600,
+      traded_quantity: 491,
+      traded_price: '101.00',
+      pending_quantity: 0,
+    });
     expect(await final(users.inst2, b)).toMatchObject({ status: 'EXECUTED', total_quantity: 500, traded_quantity: 409, traded_price: '101.00' });
     expect(await final(users.inst2, c)).toMatchObject({ status: 'CANCELLED', traded_quantity: 0 });
     expect(await final(users.ret1, r1)).toMatchObject({ status: 'EXECUTED', order_type: 'RL-MKT', traded_quantity: 60, traded_price: '101.00' });

@@ -55,7 +55,11 @@ describe('OMS settings', () => {
   });
 
   it('reads OMS_EMBEDDED=true|false, OMS_POLL_MS and OMS_LEASE_MS', () => {
-    expect(loadConfig({ OMS_EMBEDDED: 'false', OMS_POLL_MS: '50', OMS_LEASE_MS: '2000' })).toMatchObject({ omsEmbedded: false, omsPollMs: 50, omsLeaseMs: 2_000 });
+    expect(loadConfig({ OMS_EMBEDDED: 'false', OMS_POLL_MS: '50', OMS_LEASE_MS: '2000' })).toMatchObject({
+      omsEmbedded: false,
+      omsPollMs: 50,
+      omsLeaseMs: 2_000,
+    });
     expect(loadConfig({ OMS_EMBEDDED: 'true' })).toMatchObject({ omsEmbedded: true });
   });
 

@@ -189,8 +189,20 @@ describe('transmission and the exchange’s answer', () => {
       at,
     );
     const locked = new Map([earlier, now, rejected].map((o) => [o.orderId, o]));
-    expect(toTransmit([now.orderId, earlier.orderId, rejected.orderId, 'gone'], locked, admission).map((o) => o.orderId)).toEqual([now.orderId, earlier.orderId]);
-    expect(bidOf(now)).toEqual({ orderId: now.orderId, exchange: 'NSE_EQ', scripToken: 500112, category: 'RETAIL', offer: null, orderType: 'RL', pricePaise: 10_150, quantity: 10 });
+    expect(toTransmit([now.orderId, earlier.orderId, rejected.orderId, 'gone'], locked, admission).map((o) => o.orderId)).toEqual([
+      now.orderId,
+      earlier.orderId,
+    ]);
+    expect(bidOf(now)).toEqual({
+      orderId: now.orderId,
+      exchange: 'NSE_EQ',
+      scripToken: 500112,
+      category: 'RETAIL',
+      offer: null,
+      orderType: 'RL',
+      pricePaise: 10_150,
+      quantity: 10,
+    });
   });
 
   it('makes an accepted order PENDING and a rejected one ORDERERROR, releasing its block; only from EXXMITTED', () => {
@@ -233,7 +245,12 @@ describe('modification', () => {
     expect(modificationRefused(live, { refusedBy: 'status', status: OrderStatus.EXECUTED }, undefined, at)).toEqual([
       { before: live, after: live, reason: 'Modification not sent to the exchange: the order is EXECUTED', origin: { actor: 'oms', requestId: null } },
     ]);
-    const [byExchange] = modificationRefused(live, { refusedBy: 'exchange', reason: 'closed' }, { terms: { orderType: 'RL', quantity: 4, pricePaise: 10_150 }, prices }, at);
+    const [byExchange] = modificationRefused(
+      live,
+      { refusedBy: 'exchange', reason: 'closed' },
+      { terms: { orderType: 'RL', quantity: 4, pricePaise: 10_150 }, prices },
+      at,
+    );
     expect(byExchange!.reason).toBe('Modification refused by the exchange: closed; the order keeps its terms at the exchange');
     expect(byExchange!.origin.actor).toBe('exchange');
     expect(byExchange!.after).toMatchObject({ quantity: 4, disclosedQuantity: 4, fundsBlockedPaise: 40_600, updatedAt: at });
@@ -258,7 +275,15 @@ describe('cancellation and carry-forward', () => {
 });
 
 describe('allocation events', () => {
-  const event = (orderId: string, fields: Partial<ExchangeEvent>): ExchangeEvent => ({ eventId: `E-${orderId}-${fields.kind}`, orderId, kind: 'ALLOTTED', quantity: 0, pricePaise: null, reason: 'r', ...fields });
+  const event = (orderId: string, fields: Partial<ExchangeEvent>): ExchangeEvent => ({
+    eventId: `E-${orderId}-${fields.kind}`,
+    orderId,
+    kind: 'ALLOTTED',
+    quantity: 0,
+    pricePaise: null,
+    reason: 'r',
+    ...fields,
+  });
 
   it('applies two events of one order in one delivery in turn: a part allotment, then the rest', () => {
     const bid = order({ status: OrderStatus.PENDING, category: 'NON_RETAIL', quantity: 10, fundsBlockedPaise: 101_500 });
@@ -280,12 +305,22 @@ describe('allocation events', () => {
 
   it('cancels a bid not allotted, keeps what an earlier allotment gave, and ignores a finished order', () => {
     const bid = order({ status: OrderStatus.PENDING, fundsBlockedPaise: 101_500 });
-    const [none] = applyEvents(new Map([[bid.orderId, bid]]), [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED', reason: 'below cut-off' }), settlementDelayMs: null }], at);
+    const [none] = applyEvents(
+      new Map([[bid.orderId, bid]]),
+      [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED', reason: 'below cut-off' }), settlementDelayMs: null }],
+      at,
+    );
     expect(none!.after).toMatchObject({ status: OrderStatus.CANCELLED, errorReason: 'below cut-off', fundsBlockedPaise: 0 });
     const part = { ...bid, tradedQuantity: 4, tradedPricePaise: 10_100 };
     const [rest] = applyEvents(new Map([[bid.orderId, part]]), [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED' }), settlementDelayMs: null }], at);
     expect(rest!.after).toMatchObject({ status: OrderStatus.EXECUTED, tradedQuantity: 4 });
     const done = { ...bid, status: OrderStatus.EXECUTED };
-    expect(applyEvents(new Map([[bid.orderId, done]]), [{ event: event(bid.orderId, { kind: 'ALLOTTED', quantity: 10, pricePaise: 10_100 }), settlementDelayMs: null }], at)).toEqual([]);
+    expect(
+      applyEvents(
+        new Map([[bid.orderId, done]]),
+        [{ event: event(bid.orderId, { kind: 'ALLOTTED', quantity: 10, pricePaise: 10_100 }), settlementDelayMs: null }],
+        at,
+      ),
+    ).toEqual([]);
   });
 });

@@ -104,7 +104,13 @@ describe('webhook deliveries', () => {
       .where('orders.user_id', '=', user.userId)
       .orderBy('order_history.id')
       .execute();
-    return rows.map((row) => ({ event_id: Number(row.user_event_id), history_id: Number(row.id), order_id: row.order_id, status: row.status, reason: row.reason }));
+    return rows.map((row) => ({
+      event_id: Number(row.user_event_id),
+      history_id: Number(row.id),
+      order_id: row.order_id,
+      status: row.status,
+      reason: row.reason,
+    }));
   }
 
   async function deliveries(): Promise<ListedDelivery[]> {
@@ -231,7 +237,12 @@ describe('webhook deliveries', () => {
     const [event] = await history(alice);
     // A dispatcher claims it and dies: nothing else is done with the claim.
     const now = server.clock.now;
-    const claimed = await repository.claim((await repository.due(now, 10, Number.MAX_SAFE_INTEGER)).map((d) => d.id), 'dead-dispatcher', now, now + 60_000);
+    const claimed = await repository.claim(
+      (await repository.due(now, 10, Number.MAX_SAFE_INTEGER)).map((d) => d.id),
+      'dead-dispatcher',
+      now,
+      now + 60_000,
+    );
     expect(claimed.map((d) => d.eventId)).toEqual([event!.history_id]);
 
     const worker = dispatcher();
@@ -262,7 +273,14 @@ describe('webhook deliveries', () => {
     const [event] = await history(alice);
     await server.store.db
       .insertInto('webhook_deliveries')
-      .values({ webhook_id: webhook.webhookId, event_id: event!.history_id + 1_000_000, status: 'PENDING', attempts: 0, next_attempt_at: server.clock.now, created_at: server.clock.now })
+      .values({
+        webhook_id: webhook.webhookId,
+        event_id: event!.history_id + 1_000_000,
+        status: 'PENDING',
+        attempts: 0,
+        next_attempt_at: server.clock.now,
+        created_at: server.clock.now,
+      })
       .execute();
     expect(await dispatcher().runOnce()).toBe(0);
     expect(receiver.received).toEqual([]);
@@ -355,7 +373,8 @@ describe('webhook deliveries', () => {
 
   describe('addresses a webhook may reach (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES)', () => {
     const ALLOW_PRIVATE = '(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)';
-    const strictAdmin = () => new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), STRICT_WEBHOOK_ADDRESSES, () => server.clock.now);
+    const strictAdmin = () =>
+      new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), STRICT_WEBHOOK_ADDRESSES, () => server.clock.now);
     /** The receiver's URL with another host (it listens on 127.0.0.1). */
     const receiverAt = (host: string) => receiver.url.replace('127.0.0.1', host);
     /** Resolves names the test owns; anything else is not found. */
@@ -364,7 +383,10 @@ describe('webhook deliveries', () => {
       (hostname, _options, callback) => {
         const addresses = names[hostname];
         if (addresses === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-        callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+        callback(
+          null,
+          addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        );
       };
 
     /** Moves the webhook of this test to `url` (registered under the allowance of the local receivers). */
@@ -379,7 +401,10 @@ describe('webhook deliveries', () => {
         ['https://ops:secret@hooks.example.com/ordergate', 'the URL must not carry a user name or password'],
         ['https://127.0.0.1/hooks', `the URL's host 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}`],
         ['https://10.0.12.7/hooks', `the URL's host 10.0.12.7 is a private address ${ALLOW_PRIVATE}`],
-        ['https://169.254.169.254/latest/meta-data/', `the URL's host 169.254.169.254 is a link-local address (the cloud metadata service is one) ${ALLOW_PRIVATE}`],
+        [
+          'https://169.254.169.254/latest/meta-data/',
+          `the URL's host 169.254.169.254 is a link-local address (the cloud metadata service is one) ${ALLOW_PRIVATE}`,
+        ],
         ['https://[::1]/hooks', `the URL's host ::1 is a loopback address ${ALLOW_PRIVATE}`],
         ['https://[::ffff:127.0.0.1]/hooks', `the URL's host ::ffff:7f00:1 is 127.0.0.1, a loopback address ${ALLOW_PRIVATE}`],
       ];
@@ -393,8 +418,18 @@ describe('webhook deliveries', () => {
     });
 
     it('refuses to register a name that resolves to a refused address now, and ports outside 443, the default and 1024-65535 (issue 21 row 10)', async () => {
-      const names = { 'rebind.ordergate.test': ['93.184.216.34', '127.0.0.1'], 'nip.ordergate.test': ['127.0.0.1'], 'public.ordergate.test': ['93.184.216.34'] };
-      const strict = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), STRICT_WEBHOOK_ADDRESSES, () => server.clock.now, resolveOwn(names));
+      const names = {
+        'rebind.ordergate.test': ['93.184.216.34', '127.0.0.1'],
+        'nip.ordergate.test': ['127.0.0.1'],
+        'public.ordergate.test': ['93.184.216.34'],
+      };
+      const strict = new WebhookAdminService(
+        repository,
+        new UserRepository(server.store.db, server.store.dialect),
+        STRICT_WEBHOOK_ADDRESSES,
+        () => server.clock.now,
+        resolveOwn(names),
+      );
       await expect(strict.add(alice.userId, 'https://nip.ordergate.test/x')).rejects.toMatchObject({
         name: 'AdminError',
         message: `the URL's host nip.ordergate.test resolves to a non-public address: 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}`,
@@ -414,9 +449,18 @@ describe('webhook deliveries', () => {
       ];
       for (const [url, ok] of ports) {
         if (ok) await strict.remove((await strict.add(alice.userId, url)).webhookId);
-        else await expect(strict.add(alice.userId, url), url).rejects.toThrow(/^the URL's port \d+ is refused: 443, the scheme's default or 1024 to 65535 \(any port only with WEBHOOK_ALLOW_ANY_PORT=true\)$/);
+        else
+          await expect(strict.add(alice.userId, url), url).rejects.toThrow(
+            /^the URL's port \d+ is refused: 443, the scheme's default or 1024 to 65535 \(any port only with WEBHOOK_ALLOW_ANY_PORT=true\)$/,
+          );
       }
-      const anyPort = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), { ...STRICT_WEBHOOK_ADDRESSES, allowAnyPort: true }, () => server.clock.now, resolveOwn(names));
+      const anyPort = new WebhookAdminService(
+        repository,
+        new UserRepository(server.store.db, server.store.dialect),
+        { ...STRICT_WEBHOOK_ADDRESSES, allowAnyPort: true },
+        () => server.clock.now,
+        resolveOwn(names),
+      );
       await anyPort.remove((await anyPort.add(alice.userId, 'https://public.ordergate.test:22/x')).webhookId);
       expect(receiver.received).toEqual([]);
     });
@@ -428,7 +472,9 @@ describe('webhook deliveries', () => {
       expect(await worker.runOnce()).toBe(1);
       const [row] = await deliveries();
       expect(row).toMatchObject({ status: 'FAILED', lastStatusCode: null });
-      expect(row!.lastError).toMatch(/^refused: localhost resolves to a non-public address: (127\.0\.0\.1|::1) is a loopback address \(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\)$/);
+      expect(row!.lastError).toMatch(
+        /^refused: localhost resolves to a non-public address: (127\.0\.0\.1|::1) is a loopback address \(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\)$/,
+      );
       expect(Number(row!.attempts)).toBe(1);
       server.clock.now += RETRY.retryForMs;
       expect(await worker.runOnce()).toBe(0);

@@ -18,17 +18,9 @@ const FLOOR = 10_000;
 const price = fc.integer({ min: 0, max: 6 }).map((step) => FLOOR + step * 25);
 
 /** Small, medium and huge (near 2^53) quantities. */
-const quantity = fc.oneof(
-  fc.integer({ min: 1, max: 20 }),
-  fc.integer({ min: 1, max: 1_000_000 }),
-  fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
-);
+const quantity = fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
 
-const offerQuantity = fc.oneof(
-  fc.integer({ min: 0, max: 100 }),
-  fc.integer({ min: 0, max: 10_000_000 }),
-  fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
-);
+const offerQuantity = fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
 
 function bidsFor(retailCutoffPricePaise: number | null, quantities: fc.Arbitrary<number>): fc.Arbitrary<AllocationBid[]> {
   const retailPrice = retailCutoffPricePaise === null ? price : fc.oneof(fc.constant(0), price);
@@ -64,15 +56,13 @@ const allocationInput: fc.Arbitrary<AllocationInput> = issueSettings.chain((sett
 );
 
 /** Bids whose total demand fits the offer. */
-const fittingInput: fc.Arbitrary<AllocationInput> = fc
-  .tuple(issueSettings, fc.integer({ min: 0, max: 1_000 }))
-  .chain(([settings, slack]) =>
-    bidsFor(settings.retailCutoffPricePaise, fc.integer({ min: 1, max: 1_000_000 })).map((bids) => ({
-      ...settings,
-      offerQuantity: bids.reduce((sum, b) => sum + b.quantity, 0) + slack,
-      bids,
-    })),
-  );
+const fittingInput: fc.Arbitrary<AllocationInput> = fc.tuple(issueSettings, fc.integer({ min: 0, max: 1_000 })).chain(([settings, slack]) =>
+  bidsFor(settings.retailCutoffPricePaise, fc.integer({ min: 1, max: 1_000_000 })).map((bids) => ({
+    ...settings,
+    offerQuantity: bids.reduce((sum, b) => sum + b.quantity, 0) + slack,
+    bids,
+  })),
+);
 
 const sum = (values: readonly bigint[]): bigint => values.reduce((a, b) => a + b, 0n);
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);

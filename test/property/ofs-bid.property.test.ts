@@ -54,9 +54,7 @@ const MAX_QUANTITY = 999_999_999_999_999n;
 const quantityValue = fc.oneof(fc.bigInt({ min: 1n, max: 10_000n }), fc.bigInt({ min: 1n, max: MAX_QUANTITY }));
 
 /** A price on the 0.05 tick, from 0.05 to the 1,000,000,000 ceiling, as a client would write it. */
-const limitPrice = fc
-  .oneof(fc.bigInt({ min: 1n, max: 100_000n }), fc.bigInt({ min: 1n, max: 20_000_000_000n }))
-  .map((ticks) => Number(ticks * 5n) / 100);
+const limitPrice = fc.oneof(fc.bigInt({ min: 1n, max: 100_000n }), fc.bigInt({ min: 1n, max: 20_000_000_000n })).map((ticks) => Number(ticks * 5n) / 100);
 
 const optionalEmpty = fc.option(fc.constant(''), { nil: undefined });
 
@@ -153,12 +151,26 @@ function deleteAt(body: Record<string, unknown>, path: readonly string[]): void 
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fieldPath.map((path) => (body: Record<string, unknown>) => deleteAt(body, path)),
-  fc.tuple(fieldPath, fc.jsonValue()).map(([path, value]) => (body: Record<string, unknown>) => setAt(body, path, value)),
-  fc.tuple(fieldPath, fc.string({ unit: 'binary' })).map(([path, value]) => (body: Record<string, unknown>) => setAt(body, path, value)),
-  fc.tuple(fieldPath, fc.double()).map(([path, value]) => (body: Record<string, unknown>) => setAt(body, path, value)),
-  fc
-    .tuple(fc.boolean(), fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), fc.jsonValue())
-    .map(([inScrip, key, value]) => (body: Record<string, unknown>) => setAt(body, inScrip ? ['scrip_info', key] : [key], value)),
+  fc.tuple(fieldPath, fc.jsonValue()).map(
+    ([path, value]) =>
+      (body: Record<string, unknown>) =>
+        setAt(body, path, value),
+  ),
+  fc.tuple(fieldPath, fc.string({ unit: 'binary' })).map(
+    ([path, value]) =>
+      (body: Record<string, unknown>) =>
+        setAt(body, path, value),
+  ),
+  fc.tuple(fieldPath, fc.double()).map(
+    ([path, value]) =>
+      (body: Record<string, unknown>) =>
+        setAt(body, path, value),
+  ),
+  fc.tuple(fc.boolean(), fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), fc.jsonValue()).map(
+    ([inScrip, key, value]) =>
+      (body: Record<string, unknown>) =>
+        setAt(body, inScrip ? ['scrip_info', key] : [key], value),
+  ),
 );
 
 /** Fields typed as numbers (integers included) and as strings; a value of the other JSON type is a 400 e-104. */
@@ -205,18 +217,18 @@ describe('OFS bid: properties through the real server', () => {
   it('every valid bid is accepted (200) and stored with its quantity, price, order type and identifier', async () => {
     await fc.assert(
       fc.asyncProperty(validBidArb('rita', 'nora'), async ({ body, bidder, quantity, price, cutOff }) => {
-          const user = bidder === rita.userId ? rita : nora;
-          const res = await server.call('POST', PLACE_ORDER, { body, ...as(user) });
-          expect(res.status, `${res.text}\n${JSON.stringify(body)}`).toBe(200);
-          expectOurEnvelope(res);
-          const order = await server.store.db.selectFrom('orders').selectAll().where('order_id', '=', res.body.data.orderId).executeTakeFirstOrThrow();
-          expect(order.user_id).toBe(user.userId);
-          expect(BigInt(order.quantity)).toBe(quantity);
-          expect(order.price_paise).toBe(rupeesToPaise(price));
-          expect(order.order_type).toBe(cutOff ? 'RL-MKT' : 'RL');
-          const identifier = body.order_identifier as string | undefined;
-          expect(order.order_identifier).toBe(identifier === undefined || identifier === '' ? null : identifier);
-        }),
+        const user = bidder === rita.userId ? rita : nora;
+        const res = await server.call('POST', PLACE_ORDER, { body, ...as(user) });
+        expect(res.status, `${res.text}\n${JSON.stringify(body)}`).toBe(200);
+        expectOurEnvelope(res);
+        const order = await server.store.db.selectFrom('orders').selectAll().where('order_id', '=', res.body.data.orderId).executeTakeFirstOrThrow();
+        expect(order.user_id).toBe(user.userId);
+        expect(BigInt(order.quantity)).toBe(quantity);
+        expect(order.price_paise).toBe(rupeesToPaise(price));
+        expect(order.order_type).toBe(cutOff ? 'RL-MKT' : 'RL');
+        const identifier = body.order_identifier as string | undefined;
+        expect(order.order_identifier).toBe(identifier === undefined || identifier === '' ? null : identifier);
+      }),
       { numRuns: RUNS },
     );
   });

@@ -50,7 +50,10 @@ const terms: fc.Arbitrary<OfferTerms> = fc.record({
 });
 
 const tBids: fc.Arbitrary<OfferBid[]> = fc
-  .array(fc.record({ bidder: fc.integer({ min: 0, max: NON_RETAIL_BIDDERS.length - 1 }), pricePaise: level, quantity, placedSeq: fc.integer({ min: 0, max: 10 }) }), { maxLength: 20 })
+  .array(
+    fc.record({ bidder: fc.integer({ min: 0, max: NON_RETAIL_BIDDERS.length - 1 }), pricePaise: level, quantity, placedSeq: fc.integer({ min: 0, max: 10 }) }),
+    { maxLength: 20 },
+  )
   .map((raw) =>
     raw.map((r, i) => {
       const [bidderId, category] = NON_RETAIL_BIDDERS[r.bidder]!;
@@ -60,8 +63,17 @@ const tBids: fc.Arbitrary<OfferBid[]> = fc
 
 /** T+1's own bids, priced from the T-day cut-off up (0: a cut-off bid). */
 function t1Bids(cutoffPricePaise: number): fc.Arbitrary<OfferBid[]> {
-  const retail = fc.record({ who: fc.integer({ min: 0, max: 5 }), step: fc.integer({ min: -1, max: 4 }), quantity, placedSeq: fc.integer({ min: 11, max: 20 }) });
-  const employee = fc.record({ who: fc.integer({ min: 0, max: 3 }), quantity: fc.integer({ min: 1, max: 6_000 }), placedSeq: fc.integer({ min: 11, max: 20 }) });
+  const retail = fc.record({
+    who: fc.integer({ min: 0, max: 5 }),
+    step: fc.integer({ min: -1, max: 4 }),
+    quantity,
+    placedSeq: fc.integer({ min: 11, max: 20 }),
+  });
+  const employee = fc.record({
+    who: fc.integer({ min: 0, max: 3 }),
+    quantity: fc.integer({ min: 1, max: 6_000 }),
+    placedSeq: fc.integer({ min: 11, max: 20 }),
+  });
   return fc.tuple(fc.array(retail, { maxLength: 12 }), fc.array(employee, { maxLength: 8 })).map(([r, e]) => [
     ...r.map((b, i): OfferBid => ({
       orderId: `R${i}`,
@@ -71,7 +83,14 @@ function t1Bids(cutoffPricePaise: number): fc.Arbitrary<OfferBid[]> {
       quantity: b.quantity,
       placedSeq: b.placedSeq,
     })),
-    ...e.map((b, i): OfferBid => ({ orderId: `E${i}`, bidderId: `e${b.who}`, category: 'EMPLOYEE', pricePaise: 0, quantity: b.quantity, placedSeq: b.placedSeq })),
+    ...e.map((b, i): OfferBid => ({
+      orderId: `E${i}`,
+      bidderId: `e${b.who}`,
+      category: 'EMPLOYEE',
+      pricePaise: 0,
+      quantity: b.quantity,
+      placedSeq: b.placedSeq,
+    })),
   ]);
 }
 
@@ -122,7 +141,11 @@ describe('allocateTDay, for any bids', () => {
           expect(a.allottedQuantity).toBeLessThanOrEqual(bid.quantity);
           expect(a.allottedQuantity === 0).toBe(a.pricePaise === null);
         }
-        const byBidder = sumBy(t.allotments, (a) => bids.find((b) => b.orderId === a.orderId)!.bidderId, (a) => a.allottedQuantity);
+        const byBidder = sumBy(
+          t.allotments,
+          (a) => bids.find((b) => b.orderId === a.orderId)!.bidderId,
+          (a) => a.allottedQuantity,
+        );
         for (const [bidderId, total] of byBidder) {
           const category = NON_RETAIL_BIDDERS.find(([id]) => id === bidderId)![1];
           if (!isMfIc(category)) expect(total).toBeLessThanOrEqual(BigInt(portions.singleBidderCap));
@@ -214,7 +237,10 @@ describe('both days, for any bids', () => {
       fc.property(scenario, ([offer, tDayBids, ownBids, carry]) => {
         const t = allocateTDay(offer, tDayBids);
         const carried = carriedForward(tDayBids, t, carry);
-        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [...carried, ...ownBids]);
+        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [
+          ...carried,
+          ...ownBids,
+        ]);
         const cap = BigInt(offerPortions(offer).singleBidderCap);
         const t1ByBidder = sumBy(
           t1.allotments.filter((a) => a.orderId.startsWith('C')),
@@ -234,14 +260,22 @@ describe('both days, for any bids', () => {
     fc.assert(
       fc.property(scenario, ([offer, tDayBids, ownBids]) => {
         const t = allocateTDay(offer, tDayBids);
-        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, ownBids);
+        const t1 = allocateT1Day(
+          offer,
+          { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder },
+          ownBids,
+        );
         const employeeBids = ownBids.filter((b) => b.category === 'EMPLOYEE');
         const allotted = sumBy(
           t1.allotments.filter((a) => a.orderId.startsWith('E')),
           (a) => employeeBids.find((b) => b.orderId === a.orderId)!.bidderId,
           (a) => a.allottedQuantity,
         );
-        const wanted = sumBy(employeeBids, (b) => b.bidderId, (b) => b.quantity);
+        const wanted = sumBy(
+          employeeBids,
+          (b) => b.bidderId,
+          (b) => b.quantity,
+        );
         const cutoff = BigInt(t.cutoffPricePaise);
         const firstRound = EMPLOYEE_FIRST_ROUND_PAISE / cutoff;
         for (const [, shares] of allotted) expect(shares * cutoff).toBeLessThanOrEqual(EMPLOYEE_LIMIT_PAISE);
@@ -258,7 +292,7 @@ describe('both days, for any bids', () => {
     );
   });
 
-  it('price retail by the offer\'s rule, and do not depend on the order of the bids', () => {
+  it("price retail by the offer's rule, and do not depend on the order of the bids", () => {
     fc.assert(
       fc.property(scenario, fc.integer({ min: 1, max: 1_000_000 }), ([offer, tDayBids, ownBids, carry], seed) => {
         const t = allocateTDay(offer, tDayBids);

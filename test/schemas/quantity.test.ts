@@ -21,7 +21,9 @@ const schemas = [
 
 /** The violations of `quantity` alone (the body's other fields are left out, and their faults ignored). */
 const quantityFaults = (check: (typeof schemas)[number][1], quantity: unknown) =>
-  check({ quantity }).filter((violation) => violation.field === 'quantity').map(({ kind, message }) => ({ code: kind.code, message }));
+  check({ quantity })
+    .filter((violation) => violation.field === 'quantity')
+    .map(({ kind, message }) => ({ code: kind.code, message }));
 
 /** A plain number: digits without sign or leading zero. */
 const plainNumber = (minDigits: number, maxDigits: number) =>

@@ -52,7 +52,14 @@ describe('deposit', () => {
     const userId = await newUser();
     expect(await funds.find(userId)).toBeUndefined();
     expect(await deposit(userId, 250_000_00, T0)).toEqual({ userId, cashPaise: 250_000_00, blockedPaise: 0, debitedPaise: 0, createdAt: T0, updatedAt: T0 });
-    expect(await deposit(userId, 50, T0 + 1000)).toEqual({ userId, cashPaise: 250_000_50, blockedPaise: 0, debitedPaise: 0, createdAt: T0, updatedAt: T0 + 1000 });
+    expect(await deposit(userId, 50, T0 + 1000)).toEqual({
+      userId,
+      cashPaise: 250_000_50,
+      blockedPaise: 0,
+      debitedPaise: 0,
+      createdAt: T0,
+      updatedAt: T0 + 1000,
+    });
     expect(await funds.find(userId)).toMatchObject({ cashPaise: 250_000_50 });
     expect(await ledgerRows(userId)).toEqual([
       { kind: 'DEPOSIT', amountPaise: 50, orderId: null },
@@ -144,7 +151,9 @@ describe('at once', () => {
       });
     const work = Array.from({ length: 24 }, (_, i) => {
       const on = i % 2 === 0 ? store : nodeB;
-      return i % 3 === 0 ? block(on, 150_00).then((ok) => ({ kind: 'block' as const, ok })) : withdraw(userId, 100_00, T0, on).then((r) => ({ kind: 'withdraw' as const, ok: typeof r === 'object' && 'cashPaise' in r }));
+      return i % 3 === 0
+        ? block(on, 150_00).then((ok) => ({ kind: 'block' as const, ok }))
+        : withdraw(userId, 100_00, T0, on).then((r) => ({ kind: 'withdraw' as const, ok: typeof r === 'object' && 'cashPaise' in r }));
     });
     const outcomes = await Promise.all(work);
     const blocked = outcomes.filter((o) => o.kind === 'block' && o.ok).length * 150_00;
@@ -172,7 +181,7 @@ describe('lockAccounts', () => {
 });
 
 describe('the ledger', () => {
-  it('lists a user\'s entries newest first, at most `limit`, and no other user\'s', async () => {
+  it("lists a user's entries newest first, at most `limit`, and no other user's", async () => {
     const [userId, other] = [await newUser(), await newUser()];
     for (let i = 1; i <= 5; i++) await deposit(userId, i, T0 + i);
     await deposit(other, 99);
@@ -200,9 +209,24 @@ describe('the ledger', () => {
   it('takes only the five kinds, and amounts above zero', async () => {
     const userId = await newUser();
     const row = { user_id: userId, at: T0, order_id: null };
-    await expect(store.db.insertInto('funds_ledger').values({ ...row, kind: 'GIFT', amount_paise: 1 }).execute()).rejects.toThrow();
-    await expect(store.db.insertInto('funds_ledger').values({ ...row, kind: 'DEPOSIT', amount_paise: 0 }).execute()).rejects.toThrow();
-    await expect(store.db.insertInto('funds_ledger').values({ ...row, kind: 'DEBIT', amount_paise: -5 }).execute()).rejects.toThrow();
+    await expect(
+      store.db
+        .insertInto('funds_ledger')
+        .values({ ...row, kind: 'GIFT', amount_paise: 1 })
+        .execute(),
+    ).rejects.toThrow();
+    await expect(
+      store.db
+        .insertInto('funds_ledger')
+        .values({ ...row, kind: 'DEPOSIT', amount_paise: 0 })
+        .execute(),
+    ).rejects.toThrow();
+    await expect(
+      store.db
+        .insertInto('funds_ledger')
+        .values({ ...row, kind: 'DEBIT', amount_paise: -5 })
+        .execute(),
+    ).rejects.toThrow();
     expect(await funds.ledger(userId, 10)).toEqual([]);
   });
 });

@@ -21,7 +21,10 @@ it('turns NON_RETAIL users into NII with 100 % margin, and leaves RETAIL users a
   store = openStore(database.databaseUrl);
   await migrateTo(store, '0012_operators');
   const user = (userId: string, category: string) => ({ user_id: userId, password_hash: 'x', category, totp_secret: null, created_at: 0 });
-  await store.db.insertInto('users').values([user('r', 'RETAIL'), user('n', 'NON_RETAIL')]).execute();
+  await store.db
+    .insertInto('users')
+    .values([user('r', 'RETAIL'), user('n', 'NON_RETAIL')])
+    .execute();
 
   await migrateToLatest(store);
 

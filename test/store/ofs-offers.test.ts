@@ -91,7 +91,9 @@ describe('importing offers', () => {
 
   it('updates an offer imported again, replacing its listings', async () => {
     await admin.importOfs([offer()]);
-    const again = await admin.importOfs([offer({ base_quantity: 2_000_000, listings: [{ exchange: 'NSE_EQ', scrip_token: ids.nse, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }] })]);
+    const again = await admin.importOfs([
+      offer({ base_quantity: 2_000_000, listings: [{ exchange: 'NSE_EQ', scrip_token: ids.nse, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }] }),
+    ]);
     expect([...again.updatedOffers]).toEqual([ids.offerId]);
     const stored = await offers.find(ids.offerId);
     expect(stored?.offer.baseQuantity).toBe(2_000_000);
@@ -100,7 +102,9 @@ describe('importing offers', () => {
   });
 
   it('refuses an instrument that is both a listing and an issue, writing nothing', async () => {
-    await expect(admin.importOfs([offer(), issue(ids.nse)])).rejects.toThrow(new AdminError(`NSE_EQ ${ids.nse} is both a listing of offer ${ids.offerId} and an issue of the one-listing format`));
+    await expect(admin.importOfs([offer(), issue(ids.nse)])).rejects.toThrow(
+      new AdminError(`NSE_EQ ${ids.nse} is both a listing of offer ${ids.offerId} and an issue of the one-listing format`),
+    );
     expect(await offers.find(ids.offerId)).toBeUndefined();
     // Across imports too, in either order.
     await admin.importOfs([issue(ids.nse)]);
@@ -117,7 +121,11 @@ describe('importing offers', () => {
 
   it('fixes the terms once the T allocation has run', async () => {
     await admin.importOfs([offer()]);
-    await store.db.updateTable('ofs_offers').set({ t_allocated_at: now, t_cutoff_price_paise: 10_100, t_unallotted: 0 }).where('offer_id', '=', ids.offerId).execute();
+    await store.db
+      .updateTable('ofs_offers')
+      .set({ t_allocated_at: now, t_cutoff_price_paise: 10_100, t_unallotted: 0 })
+      .where('offer_id', '=', ids.offerId)
+      .execute();
     await expect(admin.importOfs([offer({ base_quantity: 5 })])).rejects.toThrow(`offer ${ids.offerId}: its T allocation has run, so its terms are fixed`);
     await expect(admin.setGreenShoe(ids.offerId, true)).rejects.toThrow('the green shoe is decided until the T allocation runs');
     expect((await offers.find(ids.offerId))?.offer.baseQuantity).toBe(1_000_000);
@@ -150,7 +158,11 @@ describe('the green shoe and the employees', () => {
 
 describe('parseOfsImport', () => {
   it('refuses a bad offer naming each problem and its entry', () => {
-    const bad = offer({ floor_price: 100.02, retail_discount: { rupees: 100.1 }, t1_day: { opens_at: '2026-12-01T05:00:00Z', closes_at: '2026-12-01T04:00:00Z' } });
+    const bad = offer({
+      floor_price: 100.02,
+      retail_discount: { rupees: 100.1 },
+      t1_day: { opens_at: '2026-12-01T05:00:00Z', closes_at: '2026-12-01T04:00:00Z' },
+    });
     expect(() => parseOfsImport([issue(1), bad])).toThrow(
       new AdminError(
         '[1].floor_price: 100.02 is not a multiple of tick_size 0.05; [1].retail_discount: Rs 100.10 off would leave no price at the floor price 100.02; ' +
@@ -162,9 +174,9 @@ describe('parseOfsImport', () => {
   it('refuses schema faults with their field, and an offer twice in a file', () => {
     expect(() => parseOfsImport([offer({ base_quantity: 0 })])).toThrow(/^\[0\]\.base_quantity /);
     expect(() => parseOfsImport([offer({ listings: [] })])).toThrow(/^\[0\]\.listings /);
-    expect(() => parseOfsImport([offer({ employee_quantity: 5, listings: [{ exchange: 'NSE_EQ', scrip_token: 1, series: { RETAIL: 'RS', NON_RETAIL: 'IS' } }] })])).toThrow(
-      '[0].employee_quantity: no listing has an EMPLOYEE series for the employees to bid in',
-    );
+    expect(() =>
+      parseOfsImport([offer({ employee_quantity: 5, listings: [{ exchange: 'NSE_EQ', scrip_token: 1, series: { RETAIL: 'RS', NON_RETAIL: 'IS' } }] })]),
+    ).toThrow('[0].employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
     expect(() => parseOfsImport([offer(), offer()])).toThrow(`[1].offer_id: offer ${ids.offerId} appears twice in the file`);
     expect(() => parseOfsImport([])).toThrow('the file must be an array of 1 to 1000 offers or issues');
   });

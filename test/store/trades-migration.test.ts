@@ -59,7 +59,16 @@ it('turns each allotted order into a trade that settles T+1 at 09:00 India time'
   await migrateToLatest(store);
 
   const trades = await store.db.selectFrom('trades').selectAll().execute();
-  expect(trades.map((t) => ({ ...t, scrip_token: Number(t.scrip_token), quantity: Number(t.quantity), price_paise: Number(t.price_paise), traded_at: Number(t.traded_at), settles_at: Number(t.settles_at) }))).toEqual([
+  expect(
+    trades.map((t) => ({
+      ...t,
+      scrip_token: Number(t.scrip_token),
+      quantity: Number(t.quantity),
+      price_paise: Number(t.price_paise),
+      traded_at: Number(t.traded_at),
+      settles_at: Number(t.settles_at),
+    })),
+  ).toEqual([
     {
       trade_id: 'T-a',
       order_id: 'a',

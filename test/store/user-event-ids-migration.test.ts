@@ -54,11 +54,33 @@ it("numbers each user's stored events 1, 2, 3, ... in row order, and goes on fro
     exchange_order_id: null,
     funds_blocked_paise: null,
   });
-  await store.db.insertInto('orders').values([order('a1', 'alice'), order('b1', 'bob'), order('a2', 'alice')]).execute();
+  await store.db
+    .insertInto('orders')
+    .values([order('a1', 'alice'), order('b1', 'bob'), order('a2', 'alice')])
+    .execute();
   // Interleaved: alice, bob, alice, alice, bob.
-  const history = (orderId: string, reason: string) => ({ order_id: orderId, status: 'PENDING', reason, quantity: 10, price_paise: 10_150, traded_quantity: 0, at: 1, actor: null, request_id: null });
-  for (const [orderId, reason] of [['a1', 'a-1'], ['b1', 'b-1'], ['a2', 'a-2'], ['a1', 'a-3'], ['b1', 'b-2']] as const) {
-    await store.db.insertInto('order_history').values(history(orderId, reason) as never).execute();
+  const history = (orderId: string, reason: string) => ({
+    order_id: orderId,
+    status: 'PENDING',
+    reason,
+    quantity: 10,
+    price_paise: 10_150,
+    traded_quantity: 0,
+    at: 1,
+    actor: null,
+    request_id: null,
+  });
+  for (const [orderId, reason] of [
+    ['a1', 'a-1'],
+    ['b1', 'b-1'],
+    ['a2', 'a-2'],
+    ['a1', 'a-3'],
+    ['b1', 'b-2'],
+  ] as const) {
+    await store.db
+      .insertInto('order_history')
+      .values(history(orderId, reason) as never)
+      .execute();
   }
 
   await migrateToLatest(store);

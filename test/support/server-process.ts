@@ -58,7 +58,15 @@ export async function stopServer(server: ServerProcess) {
   server.child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the server did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM; its last log lines:\n${server.stderr().split('\n').slice(-8).join('\n')}`)), STOP_TIMEOUT_MS);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the server did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM; its last log lines:\n${server.stderr().split('\n').slice(-8).join('\n')}`,
+          ),
+        ),
+      STOP_TIMEOUT_MS,
+    );
   });
   try {
     return await Promise.race([server.exited, timeout]);
@@ -75,7 +83,12 @@ export async function eventually(condition: () => boolean, ms = 5_000): Promise<
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; apiKey?: string } = {}): Promise<{ status: number; body: any }> {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; apiKey?: string } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -89,4 +102,3 @@ export async function call(url: string, method: string, path: string, options: {
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
-

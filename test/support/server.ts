@@ -78,7 +78,13 @@ export const TEST_PASSWORD = 'correct-horse-42';
 /** An OFS issue with both windows open around the given instant. */
 export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIssue {
   const hour = 60 * 60 * 1000;
-  return sbinIssue({ nonRetailOpensAt: now - hour, nonRetailClosesAt: now + 6 * hour, retailOpensAt: now - hour, retailClosesAt: now + 6 * hour, ...overrides });
+  return sbinIssue({
+    nonRetailOpensAt: now - hour,
+    nonRetailClosesAt: now + 6 * hour,
+    retailOpensAt: now - hour,
+    retailClosesAt: now + 6 * hour,
+    ...overrides,
+  });
 }
 
 /**
@@ -90,7 +96,17 @@ export function openIssue(now: number, overrides: Partial<OfsIssue> = {}): OfsIs
  * `passwordHasher`: the cost of new password hashes (TEST_PASSWORD_HASHER by default).
  */
 export async function startTestServer(
-  options: { databaseUrl?: string; now?: number; rateLimits?: Partial<RateLimitOptions>; publicUrl?: string; limits?: Partial<Limits>; trustProxy?: TrustProxy; shedding?: SheddingConfig; logger?: FastifyBaseLogger; passwordHasher?: PasswordHasher } = {},
+  options: {
+    databaseUrl?: string;
+    now?: number;
+    rateLimits?: Partial<RateLimitOptions>;
+    publicUrl?: string;
+    limits?: Partial<Limits>;
+    trustProxy?: TrustProxy;
+    shedding?: SheddingConfig;
+    logger?: FastifyBaseLogger;
+    passwordHasher?: PasswordHasher;
+  } = {},
 ): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
   const owned = options.databaseUrl === undefined ? await createMigratedTestDatabase() : undefined;
@@ -99,7 +115,13 @@ export async function startTestServer(
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
   const passwordHasher = options.passwordHasher ?? TEST_PASSWORD_HASHER;
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now, passwordHasher, ...(options.limits && { limits: options.limits }) }), { logger: options.logger ?? false, rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits }, publicUrl: options.publicUrl ?? null, trustProxy: options.trustProxy ?? false, ...(options.shedding && { shedding: options.shedding }) });
+  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now, passwordHasher, ...(options.limits && { limits: options.limits }) }), {
+    logger: options.logger ?? false,
+    rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits },
+    publicUrl: options.publicUrl ?? null,
+    trustProxy: options.trustProxy ?? false,
+    ...(options.shedding && { shedding: options.shedding }),
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
@@ -154,7 +176,12 @@ export async function startTestServer(
         const locked = await orders.lockOrders(tx, ids);
         const changes = ids.map((id) => {
           const order = locked.get(id)!;
-          return { before: order, after: { ...order, ...fields, status, updatedAt: clock.now }, reason: `Set to ${status} by the test`, origin: { actor: 'oms', requestId: null } };
+          return {
+            before: order,
+            after: { ...order, ...fields, status, updatedAt: clock.now },
+            reason: `Set to ${status} by the test`,
+            origin: { actor: 'oms', requestId: null },
+          };
         });
         await orders.apply(tx, changes, clock.now);
       });

@@ -25,7 +25,9 @@ export class EventStream {
   }
 
   get events() {
-    return this.frames.filter((frame) => frame.data !== undefined).map((frame) => ({ id: Number(frame.id), event: frame.event, data: JSON.parse(frame.data!) }));
+    return this.frames
+      .filter((frame) => frame.data !== undefined)
+      .map((frame) => ({ id: Number(frame.id), event: frame.event, data: JSON.parse(frame.data!) }));
   }
 
   /** Waits (at most WAIT_MS) until the condition holds. */

@@ -48,7 +48,9 @@ export interface DemandPanel {
 
 /** One category's cumulative demand by price, lowest price first. */
 export function demandSteps(book: OfsBook, side: Side): Step[] {
-  return book.demand.map((level) => ({ price: level.price, quantity: level[`${side}_quantity`], cumulative: level[`${side}_cumulative`] })).sort((a, b) => a.price - b.price);
+  return book.demand
+    .map((level) => ({ price: level.price, quantity: level[`${side}_quantity`], cumulative: level[`${side}_cumulative`] }))
+    .sort((a, b) => a.price - b.price);
 }
 
 const allottedAt = (book: OfsBook, side: Side) =>
@@ -87,7 +89,10 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
   const group = s('g', { class: `panel panel-${side}`, role: 'group', 'aria-labelledby': titleId });
   group.append(
     s('text', { id: titleId, x: left, y: top + 18, class: 'panel-title' }, `${data.label}: cumulative demand by price`),
-    ...ticks(0, highest, 4).flatMap((q) => [s('line', { x1: left - 4, y1: y(q), x2: right, y2: y(q), class: 'grid' }), s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, formatCompact(q))]),
+    ...ticks(0, highest, 4).flatMap((q) => [
+      s('line', { x1: left - 4, y1: y(q), x2: right, y2: y(q), class: 'grid' }),
+      s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, formatCompact(q)),
+    ]),
     ...ticks(domain[0], domain[1], 4).map((p) => s('text', { x: x(p), y: bottom + 16, class: 'tick tick-x' }, formatPrice(p))),
     s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
     s('line', { x1: left, y1: top + MARGIN.top, x2: left, y2: bottom, class: 'axis' }),
@@ -100,7 +105,13 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
     );
   } else {
     const share = ((100 * Math.max(...steps.map((step) => step.cumulative), 0)) / offer).toFixed(2);
-    group.append(s('text', { x: right, y: top + MARGIN.top + 12, class: 'marker-label marker-label-end offer-off-scale' }, `${data.offer.label} ${formatQuantity(offer)} above the scale (${share} % bid)`));
+    group.append(
+      s(
+        'text',
+        { x: right, y: top + MARGIN.top + 12, class: 'marker-label marker-label-end offer-off-scale' },
+        `${data.offer.label} ${formatQuantity(offer)} above the scale (${share} % bid)`,
+      ),
+    );
   }
   if (data.portion !== null && portion !== offer && fits(portion)) {
     group.append(
@@ -109,7 +120,9 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
     );
   }
   for (const level of allotted) {
-    group.append(s('rect', { x: x(level.price) - 4, y: y(level.quantity), width: 8, height: round(bottom - y(level.quantity)), class: `allotted allotted-${side}` }));
+    group.append(
+      s('rect', { x: x(level.price) - 4, y: y(level.quantity), width: 8, height: round(bottom - y(level.quantity)), class: `allotted allotted-${side}` }),
+    );
   }
   if (steps.length > 0) {
     // Left of the lowest price every bid counts; past each price the line drops to the demand above it.
@@ -120,7 +133,13 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
     group.append(s('path', { d: `${path} H${x(domain[1])}`, class: `demand demand-${side}` }));
     // A dot on each price level, so that a demand small beside the offer still shows; hovering names it.
     for (const step of steps.filter((level) => level.quantity > 0)) {
-      group.append(s('circle', { cx: x(step.price), cy: y(step.cumulative), r: 4, class: `level level-${side}` }, s('title', {}, `${formatPrice(step.price)}: ${formatQuantity(step.cumulative)} shares at or above`)));
+      group.append(
+        s(
+          'circle',
+          { cx: x(step.price), cy: y(step.cumulative), r: 4, class: `level level-${side}` },
+          s('title', {}, `${formatPrice(step.price)}: ${formatQuantity(step.cumulative)} shares at or above`),
+        ),
+      );
     }
   }
   if (data.price !== null) {
@@ -131,7 +150,10 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
     const label = nearRight
       ? { x: cx - 4, y: bottom - 8, class: 'marker-label marker-label-end' }
       : { x: cx + 4, y: top + MARGIN.top + (fits(offer) ? 12 : 28), class: 'marker-label' };
-    group.append(s('line', { x1: cx, y1: top + MARGIN.top, x2: cx, y2: bottom, class: 'clearing' }), s('text', label, `${data.price.label} ${formatPrice(data.price.value)}`));
+    group.append(
+      s('line', { x1: cx, y1: top + MARGIN.top, x2: cx, y2: bottom, class: 'clearing' }),
+      s('text', label, `${data.price.label} ${formatPrice(data.price.value)}`),
+    );
   }
   return group;
 }
@@ -144,7 +166,12 @@ export function demandChart(panels: DemandPanel[], prices: number[], caption: st
   const domain = priceDomain(prices);
   const titleId = `${idPrefix}-chart-title`;
   const descId = `${idPrefix}-chart-desc`;
-  const svg = s('svg', { viewBox: `0 0 ${width} ${PANEL_HEIGHT * panels.length}`, class: 'book-chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}` });
+  const svg = s('svg', {
+    viewBox: `0 0 ${width} ${PANEL_HEIGHT * panels.length}`,
+    class: 'book-chart',
+    role: 'img',
+    'aria-labelledby': `${titleId} ${descId}`,
+  });
   svg.append(s('title', { id: titleId }, caption), s('desc', { id: descId }, description));
   panels.forEach((data, index) => svg.append(panel(data, idPrefix, domain, index * PANEL_HEIGHT, width)));
   return svg;
@@ -154,7 +181,9 @@ export function demandChart(panels: DemandPanel[], prices: number[], caption: st
 export function describeSide(book: OfsBook, side: Side, label: string): string {
   const steps = demandSteps(book, side);
   const clearing = book.clearing[side];
-  const parts = [`${label}: ${formatQuantity(clearing.demand)} shares bid against an offer of ${formatQuantity(book.offer[side])} (portion ${formatQuantity(clearing.portion)})`];
+  const parts = [
+    `${label}: ${formatQuantity(clearing.demand)} shares bid against an offer of ${formatQuantity(book.offer[side])} (portion ${formatQuantity(clearing.portion)})`,
+  ];
   if (steps.length > 0) parts.push(`at prices from ${formatPrice(steps[0]!.price)} to ${formatPrice(steps[steps.length - 1]!.price)}`);
   parts.push(clearing.price === null ? 'no clearing price: the demand fits the portion' : `clearing price ${formatPrice(clearing.price)}`);
   if (book.allotted !== null) parts.push(`${formatQuantity(book.allotted[side])} allotted`);

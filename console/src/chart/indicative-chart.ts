@@ -85,7 +85,12 @@ export function indicativeChart(history: readonly IndicativePoint[], floorPrice:
   const timeFormat = times[1] - times[0] < 10 * LONE_POINT_SPAN_MS ? secondFormat : minuteFormat;
   const titleId = `${idPrefix}-title`;
   const descId = `${idPrefix}-desc`;
-  const svg = s('svg', { viewBox: `0 0 ${width} ${PRICE_HEIGHT + QUANTITY_HEIGHT}`, class: 'indicative-chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}` });
+  const svg = s('svg', {
+    viewBox: `0 0 ${width} ${PRICE_HEIGHT + QUANTITY_HEIGHT}`,
+    class: 'indicative-chart',
+    role: 'img',
+    'aria-labelledby': `${titleId} ${descId}`,
+  });
   svg.append(s('title', { id: titleId }, caption), s('desc', { id: descId }, describeIndicative(history)));
 
   /** One panel: its grid, axes and time ticks; `y` maps its values into it. */
@@ -96,7 +101,10 @@ export function indicativeChart(history: readonly IndicativePoint[], floorPrice:
     const group = s('g', { class: `panel panel-${name}` });
     group.append(
       s('text', { x: left, y: top + 18, class: 'panel-title' }, label),
-      ...ticks(domain[0], domain[1], 4).flatMap((v) => [s('line', { x1: left - 4, y1: y(v), x2: right, y2: y(v), class: 'grid' }), s('text', { x: left - 8, y: y(v) + 4, class: 'tick tick-y' }, tickText(v))]),
+      ...ticks(domain[0], domain[1], 4).flatMap((v) => [
+        s('line', { x1: left - 4, y1: y(v), x2: right, y2: y(v), class: 'grid' }),
+        s('text', { x: left - 8, y: y(v) + 4, class: 'tick tick-y' }, tickText(v)),
+      ]),
       ...ticks(times[0], times[1], 3).map((at) => s('text', { x: x(at), y: bottom + 16, class: 'tick tick-x' }, timeFormat.format(at))),
       s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
       s('line', { x1: left, y1: top + MARGIN.top, x2: left, y2: bottom, class: 'axis' }),
@@ -114,7 +122,13 @@ export function indicativeChart(history: readonly IndicativePoint[], floorPrice:
   );
   const latest = points[points.length - 1]!;
   if (latest.price !== null) {
-    price.group.append(s('circle', { cx: x(latest.at), cy: price.y(latest.price), r: 4, class: 'latest' }, s('title', {}, `Latest: ${formatPrice(latest.price)} on ${formatQuantity(latest.quantity)} shares`)));
+    price.group.append(
+      s(
+        'circle',
+        { cx: x(latest.at), cy: price.y(latest.price), r: 4, class: 'latest' },
+        s('title', {}, `Latest: ${formatPrice(latest.price)} on ${formatQuantity(latest.quantity)} shares`),
+      ),
+    );
   }
 
   const quantityHigh = Math.max(4, ...points.map((point) => point.quantity)) * 1.1;

@@ -91,7 +91,15 @@ export function cartsView(context: ConsoleContext): View {
             String(cart.orders.length),
             cart.executedNoTime === 1 ? 'once' : `${cart.executedNoTime} times`,
             formatInstant(cart.modifiedAt),
-            h('button', { type: 'button', 'aria-label': `Open cart ${cart.ordercartName}`, onClick: () => void openCart(cart.ordercartId).then(() => resultArea.replaceChildren(), showListError) }, 'Open'),
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Open cart ${cart.ordercartName}`,
+                onClick: () => void openCart(cart.ordercartId).then(() => resultArea.replaceChildren(), showListError),
+              },
+              'Open',
+            ),
           ]),
         ),
       ),
@@ -101,7 +109,15 @@ export function cartsView(context: ConsoleContext): View {
   async function openCart(id: string, message = ''): Promise<void> {
     const answer = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(id)}`);
     const cart = answer.body.data;
-    draft = { id, storedName: cart.ordercartName, etag: answer.headers.get('etag'), executedNoTime: cart.executedNoTime, name: cart.ordercartName, lines: cart.orders, saved: null };
+    draft = {
+      id,
+      storedName: cart.ordercartName,
+      etag: answer.headers.get('etag'),
+      executedNoTime: cart.executedNoTime,
+      name: cart.ordercartName,
+      lines: cart.orders,
+      saved: null,
+    };
     draft.saved = snapshot(draft);
     renderEditor(message);
   }
@@ -111,11 +127,26 @@ export function cartsView(context: ConsoleContext): View {
       const element = h('input', { name, value, ...attributes });
       return element;
     };
-    const exchange = select('exchange', [['NSE', 'NSE'], ['BSE', 'BSE']], line.scripDetail._ExchangeName);
+    const exchange = select(
+      'exchange',
+      [
+        ['NSE', 'NSE'],
+        ['BSE', 'BSE'],
+      ],
+      line.scripDetail._ExchangeName,
+    );
     const symbol = input('symbol', line.scripDetail.symbol, { required: true, maxlength: 50 });
     const series = input('series', line.scripDetail._Series, { maxlength: 20 });
-    const product = select('product', PRODUCTS.map((p) => [p, p]), line.ProductType);
-    const orderType = select('order_type', ORDER_TYPES.map((t) => [t, t]), line.OrderType);
+    const product = select(
+      'product',
+      PRODUCTS.map((p) => [p, p]),
+      line.ProductType,
+    );
+    const orderType = select(
+      'order_type',
+      ORDER_TYPES.map((t) => [t, t]),
+      line.OrderType,
+    );
     const quantity = input('quantity', line.Quantity, { type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true });
     const price = input('price', line.Price, { inputmode: 'decimal', required: true, pattern: '(0|[1-9][0-9]{0,9})(\\.[0-9]{1,4})?' });
     const validity = select('validity', VALIDITIES, line.validity ?? '');
@@ -148,7 +179,18 @@ export function cartsView(context: ConsoleContext): View {
       'fieldset',
       { class: 'cart-line', 'data-line': index },
       h('legend', {}, `Line ${index + 1}`),
-      h('div', { class: 'field-row' }, field('Exchange', exchange), field('Symbol', symbol), field('Series', series), field('Product', product), field('Order type', orderType), field('Quantity', quantity), field('Price (Rs)', price), field('Validity', validity)),
+      h(
+        'div',
+        { class: 'field-row' },
+        field('Exchange', exchange),
+        field('Symbol', symbol),
+        field('Series', series),
+        field('Product', product),
+        field('Order type', orderType),
+        field('Quantity', quantity),
+        field('Price (Rs)', price),
+        field('Validity', validity),
+      ),
       remove,
     );
   }
@@ -162,7 +204,10 @@ export function cartsView(context: ConsoleContext): View {
     const current = draft;
     const name = h('input', { name: 'ordercartName', required: true, maxlength: 100, value: current.name });
     name.addEventListener('input', () => (current.name = name.value));
-    const issueChoice = select('issue', issues.map((issue) => [issueKey(issue), issueName(issue)]));
+    const issueChoice = select(
+      'issue',
+      issues.map((issue) => [issueKey(issue), issueName(issue)]),
+    );
     const addLine = h('button', { type: 'button', class: 'secondary', disabled: issues.length === 0 }, 'Add a line');
     addLine.addEventListener('click', () => {
       const issue = issues.find((i) => issueKey(i) === issueChoice.value);
@@ -244,7 +289,14 @@ export function cartsView(context: ConsoleContext): View {
 
   async function saveDraft(current: Draft): Promise<string> {
     const { userId } = context.session;
-    const body = { ordercartName: current.name, orders: JSON.stringify(current.lines), version: '1', createdBy: userId, modifiedBy: userId, executedNoTime: current.executedNoTime };
+    const body = {
+      ordercartName: current.name,
+      orders: JSON.stringify(current.lines),
+      version: '1',
+      createdBy: userId,
+      modifiedBy: userId,
+      executedNoTime: current.executedNoTime,
+    };
     if (current.id === null) {
       const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', { body, idempotent: true });
       current.id = answer.body.data.ordercartId;
@@ -255,7 +307,10 @@ export function cartsView(context: ConsoleContext): View {
       return `Cart created: ${current.name}`;
     }
     // The answer's ETag is the one this update made: a GET after it could already carry someone else's.
-    const updated = await call('PUT', '/transactional/v1/ordercart', { body: { ...body, ordercartId: current.id }, headers: current.etag === null ? {} : { 'if-match': current.etag } });
+    const updated = await call('PUT', '/transactional/v1/ordercart', {
+      body: { ...body, ordercartId: current.id },
+      headers: current.etag === null ? {} : { 'if-match': current.etag },
+    });
     current.etag = updated.headers.get('etag');
     current.storedName = current.name;
     current.saved = snapshot(current);
@@ -265,11 +320,17 @@ export function cartsView(context: ConsoleContext): View {
   function showResults(lines: CartLine[], results: CartLineResult[]): void {
     const rows = results.map((result) => {
       const line = lines[result.index];
-      const instrument = line === undefined ? '-' : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${line.Quantity} at ${line.Price}`;
+      const instrument =
+        line === undefined ? '-' : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${line.Quantity} at ${line.Price}`;
       const outcome =
         result.status === 'success'
           ? h('span', { class: 'result-ok' }, 'Placed: order ', h('code', {}, result.orderId))
-          : h('span', { class: 'result-error' }, `Not placed: ${result.message} (${result.code})`, result.errors.length === 0 ? '' : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`));
+          : h(
+              'span',
+              { class: 'result-error' },
+              `Not placed: ${result.message} (${result.code})`,
+              result.errors.length === 0 ? '' : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`),
+            );
       return row(RESULT_COLUMNS, [String(result.index + 1), instrument, outcome], { 'data-line': result.index, 'data-result': result.status });
     });
     resultArea.replaceChildren(h('div', { class: 'table-wrap' }, table('The execution, line by line', RESULT_COLUMNS, rows, 'results')));

@@ -33,22 +33,55 @@ export function fundsView(context: ConsoleContext): View {
       get<Position[]>('/transactional/v1/portfolio/positions/all'),
       get<Holding[]>('/transactional/v1/portfolio/holdings'),
     ]);
-    const amount = (label: string, value: string) => [h('dt', {}, label), h('dd', { 'data-amount': label.toLowerCase(), class: 'amount' }, formatRupees(value))];
+    const amount = (label: string, value: string) => [
+      h('dt', {}, label),
+      h('dd', { 'data-amount': label.toLowerCase(), class: 'amount' }, formatRupees(value)),
+    ];
     fundsArea.replaceChildren(
       h('h3', {}, 'Funds'),
       balance.funds_checked
-        ? h('dl', { class: 'facts' }, amount('Cash', balance.cash), amount('Blocked', balance.blocked), amount('Available', balance.available), amount('Debited', balance.debited))
+        ? h(
+            'dl',
+            { class: 'facts' },
+            amount('Cash', balance.cash),
+            amount('Blocked', balance.blocked),
+            amount('Available', balance.available),
+            amount('Debited', balance.debited),
+          )
         : h('p', {}, 'You have no funds account: your bids are not funds-checked.'),
     );
     positionsArea.replaceChildren(
       positions.length === 0
         ? h('p', {}, 'No open positions.')
-        : table('Positions: allotted shares not yet settled', POSITION_COLUMNS, positions.map((p) => row(POSITION_COLUMNS, [`${p.symbol} ${p.series} ${p.exchange}`, formatQuantity(p.buy_quantity), formatPrice(p.buy_average_price), formatInstant(p.settles_at)]))),
+        : table(
+            'Positions: allotted shares not yet settled',
+            POSITION_COLUMNS,
+            positions.map((p) =>
+              row(POSITION_COLUMNS, [
+                `${p.symbol} ${p.series} ${p.exchange}`,
+                formatQuantity(p.buy_quantity),
+                formatPrice(p.buy_average_price),
+                formatInstant(p.settles_at),
+              ]),
+            ),
+          ),
     );
     holdingsArea.replaceChildren(
       holdings.length === 0
         ? h('p', { class: 'holdings-empty' }, 'No holdings yet: allotted shares become holdings once they settle.')
-        : table('Holdings: settled shares', HOLDING_COLUMNS, holdings.map((x) => row(HOLDING_COLUMNS, [`${x.symbol} ${x.series} ${x.exchange}`, formatQuantity(x.quantity), formatPrice(x.average_price), formatRupees(x.value), formatInstant(x.settled_at)]))),
+        : table(
+            'Holdings: settled shares',
+            HOLDING_COLUMNS,
+            holdings.map((x) =>
+              row(HOLDING_COLUMNS, [
+                `${x.symbol} ${x.series} ${x.exchange}`,
+                formatQuantity(x.quantity),
+                formatPrice(x.average_price),
+                formatRupees(x.value),
+                formatInstant(x.settled_at),
+              ]),
+            ),
+          ),
     );
     readAtSettlement(positions);
   }
@@ -68,7 +101,12 @@ export function fundsView(context: ConsoleContext): View {
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Funds and holdings'), h('button', { type: 'button', onClick: show }, 'Refresh')),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h2', { id: 'view-title', tabindex: -1 }, 'Funds and holdings'),
+      h('button', { type: 'button', onClick: show }, 'Refresh'),
+    ),
     fundsArea,
     h('h3', {}, 'Positions'),
     positionsArea,

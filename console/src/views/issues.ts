@@ -24,7 +24,15 @@ function timeLeft(window: BiddingWindow, now: number): string {
 function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
   const retail = context.session.category !== 'NON_RETAIL';
   const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
-  const price = h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true, value: formatPrice(issue.retail_cutoff_price ?? issue.floor_price) });
+  const price = h('input', {
+    name: 'price',
+    type: 'number',
+    inputmode: 'decimal',
+    min: 0,
+    step: 'any',
+    required: true,
+    value: formatPrice(issue.retail_cutoff_price ?? issue.floor_price),
+  });
   const cutOff = h('input', { name: 'cut_off', type: 'checkbox' });
   cutOff.addEventListener('change', () => {
     price.disabled = cutOff.checked;
@@ -70,7 +78,13 @@ function issueCard(issue: OfsIssue, context: ConsoleContext, timers: { element: 
   const windows = windowsOf(issue).map((window) => {
     const left = h('span', { class: 'time-left' }, timeLeft(window, serverNow()));
     timers.push({ element: left, window });
-    return h('li', {}, h('strong', {}, `${window.label}: `), `${formatInstant(new Date(window.opensAt).toISOString())} to ${formatInstant(new Date(window.closesAt).toISOString())}, `, left);
+    return h(
+      'li',
+      {},
+      h('strong', {}, `${window.label}: `),
+      `${formatInstant(new Date(window.opensAt).toISOString())} to ${formatInstant(new Date(window.closesAt).toISOString())}, `,
+      left,
+    );
   });
   const open = stateAt(windowFor(issue, context.session.category), serverNow()) === 'OPEN';
   return h(

@@ -54,7 +54,13 @@ function facts(offer: OfsOffer): HTMLElement {
     h('dd', {}, offer.portions.employee === 0 ? 'none' : notKnown(offer.employee_price)),
     offer.state === 'T_OPEN' ? h('dt', {}, 'Indicative price') : null,
     offer.state === 'T_OPEN'
-      ? h('dd', {}, indicative === null || indicative.price === null ? 'not published yet' : `${formatPrice(indicative.price)} on ${formatQuantity(indicative.quantity)} shares (${formatInstant(indicative.at)})`)
+      ? h(
+          'dd',
+          {},
+          indicative === null || indicative.price === null
+            ? 'not published yet'
+            : `${formatPrice(indicative.price)} on ${formatQuantity(indicative.quantity)} shares (${formatInstant(indicative.at)})`,
+        )
       : null,
     h('dt', {}, 'Allocation'),
     h('dd', {}, offer.allocation),
@@ -93,7 +99,10 @@ function categoriesTable(book: OfsOfferBook): HTMLTableElement {
     'Bids by category and listing: shares still bid for, and allotted',
     CATEGORY_COLUMNS,
     book.categories.flatMap((category) => [
-      row(CATEGORY_COLUMNS, [h('strong', {}, CATEGORY_LABELS[category.category]), 'All listings', ...figures(category)], { class: 'category-row', 'data-category': category.category }),
+      row(CATEGORY_COLUMNS, [h('strong', {}, CATEGORY_LABELS[category.category]), 'All listings', ...figures(category)], {
+        class: 'category-row',
+        'data-category': category.category,
+      }),
       ...category.by_listing.map((listing) =>
         row(CATEGORY_COLUMNS, [CATEGORY_LABELS[category.category], `${listing.exchange} ${listing.scrip_token}`, ...figures(listing)], {
           class: 'listing-row',
@@ -150,7 +159,11 @@ function demandPart(book: OfsOfferBook): HTMLElement {
       table(
         'Open non-retail demand by price, highest first (the chart in numbers)',
         DEMAND_COLUMNS,
-        demand.map((level) => row(DEMAND_COLUMNS, [formatPrice(level.price), formatQuantity(level.quantity), formatQuantity(level.cumulative), String(level.bids)], { 'data-price': formatPrice(level.price) })),
+        demand.map((level) =>
+          row(DEMAND_COLUMNS, [formatPrice(level.price), formatQuantity(level.quantity), formatQuantity(level.cumulative), String(level.bids)], {
+            'data-price': formatPrice(level.price),
+          }),
+        ),
         'demand-table',
       ),
     ),
@@ -224,8 +237,17 @@ export function offerBookView(offerId: string): View {
     'section',
     { 'aria-labelledby': 'view-title', class: 'offer-book' },
     h('p', { class: 'back-link' }, h('a', { href: '#/offers' }, 'Back to the OFS offers')),
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, `Book of offer ${offerId}`), h('button', { type: 'button', onClick: again }, 'Refresh')),
-    h('div', { class: 'field-row' }, h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until the offer is allocated'))),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h2', { id: 'view-title', tabindex: -1 }, `Book of offer ${offerId}`),
+      h('button', { type: 'button', onClick: again }, 'Refresh'),
+    ),
+    h(
+      'div',
+      { class: 'field-row' },
+      h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until the offer is allocated')),
+    ),
     readAt,
     status,
     area,

@@ -52,7 +52,8 @@ function retailPrice(offer: OfsOffer): string {
 }
 
 type Figures = Pick<NonNullable<OfsOffer['indicative']>, 'price' | 'quantity'>;
-const figuresText = (figures: Figures) => (figures.price === null ? 'no valid bid' : `${formatPrice(figures.price)} on ${formatQuantity(figures.quantity)} shares`);
+const figuresText = (figures: Figures) =>
+  figures.price === null ? 'no valid bid' : `${formatPrice(figures.price)} on ${formatQuantity(figures.quantity)} shares`;
 
 /** Day T's indicative price, by margin type, and its chart once a price has been published; null outside T. */
 function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[]): HTMLElement | null {
@@ -82,7 +83,12 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
         ),
     history.every((point) => point.price === null)
       ? null
-      : h('figure', { class: 'chart' }, indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, chartWidth), h('figcaption', {}, caption)),
+      : h(
+          'figure',
+          { class: 'chart' },
+          indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, chartWidth),
+          h('figcaption', {}, caption),
+        ),
   );
 }
 
@@ -115,9 +121,17 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
         `${formatQuantity(portions.total)} shares (base ${formatQuantity(offer.base_quantity)}, green shoe ${formatQuantity(offer.green_shoe_quantity)} ${offer.green_shoe_exercised ? 'exercised' : 'not exercised'})`,
       ),
       h('dt', {}, 'Retail'),
-      h('dd', {}, `${formatQuantity(portions.retail_reserved)} shares (${offer.retail_reserve_pct}%), discount ${discount(offer.retail_discount)}, ${offer.retail_allocation_price} price`),
+      h(
+        'dd',
+        {},
+        `${formatQuantity(portions.retail_reserved)} shares (${offer.retail_reserve_pct}%), discount ${discount(offer.retail_discount)}, ${offer.retail_allocation_price} price`,
+      ),
       h('dt', {}, 'Non-retail'),
-      h('dd', {}, `${formatQuantity(portions.non_retail)} shares, of which ${formatQuantity(portions.mf_ic_reserved)} for MF and IC first; at most ${formatQuantity(portions.single_bidder_cap)} to one bidder`),
+      h(
+        'dd',
+        {},
+        `${formatQuantity(portions.non_retail)} shares, of which ${formatQuantity(portions.mf_ic_reserved)} for MF and IC first; at most ${formatQuantity(portions.single_bidder_cap)} to one bidder`,
+      ),
       h('dt', {}, 'Employees'),
       h('dd', {}, portions.employee === 0 ? 'none' : `${formatQuantity(portions.employee)} shares, discount ${discount(offer.employee_discount)}`),
       h('dt', {}, 'T-day cut-off'),
@@ -136,7 +150,12 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
       'ul',
       { class: 'windows', 'aria-label': 'Days' },
       h('li', {}, h('strong', {}, 'Day T (non-retail): '), `${formatInstant(offer.t_day.opens_at)} to ${formatInstant(offer.t_day.closes_at)}`),
-      h('li', {}, h('strong', {}, 'Day T+1 (retail, employees, carried forward): '), `${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}`),
+      h(
+        'li',
+        {},
+        h('strong', {}, 'Day T+1 (retail, employees, carried forward): '),
+        `${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}`,
+      ),
     ),
     indicativeSection(offer, history),
   ];
@@ -152,7 +171,11 @@ function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
       `Your non-retail bids are taken on day T, ${formatInstant(offer.t_day.opens_at)} to ${formatInstant(offer.t_day.closes_at)}. On T+1, carry a bid's unallotted shares forward from Orders.`,
     );
   }
-  return h('p', { class: 'bid-note' }, `Your retail (and, if registered, employee) bids are taken on day T+1, ${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}, once the T-day cut-off is known.`);
+  return h(
+    'p',
+    { class: 'bid-note' },
+    `Your retail (and, if registered, employee) bids are taken on day T+1, ${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}, once the T-day cut-off is known.`,
+  );
 }
 
 /**
@@ -161,7 +184,10 @@ function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
  * non-retail at a price at or above the floor.
  */
 function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HTMLFormElement {
-  const bidAs = select('bid_as', choices.map((choice) => [choice, BID_AS_LABELS[choice]]));
+  const bidAs = select(
+    'bid_as',
+    choices.map((choice) => [choice, BID_AS_LABELS[choice]]),
+  );
   const listing = select('listing', []);
   const series = h('input', { name: 'series', readonly: true });
   const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
@@ -258,8 +284,17 @@ export function offersView(context: ConsoleContext): View {
     const facts = h('div');
     const bids = h('div');
     // Operators read the offer's book from its card (the server refuses it to anyone else).
-    const bookLink = context.session.operator ? h('p', { class: 'offer-links' }, h('a', { href: offerBookPath(offer.offer_id) }, `Book of ${offer.symbol} (${offer.offer_id})`)) : null;
-    const element = h('article', { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id }, h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`), bookLink, facts, bids);
+    const bookLink = context.session.operator
+      ? h('p', { class: 'offer-links' }, h('a', { href: offerBookPath(offer.offer_id) }, `Book of ${offer.symbol} (${offer.offer_id})`))
+      : null;
+    const element = h(
+      'article',
+      { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id },
+      h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`),
+      bookLink,
+      facts,
+      bids,
+    );
     return { element, facts, bids, drawn: '', bidKey: null, offer };
   }
 
@@ -271,7 +306,8 @@ export function offersView(context: ConsoleContext): View {
     if (drawn !== card.drawn) {
       card.facts.replaceChildren(...offerFacts(offer, history).filter((node): node is HTMLElement => node !== null));
       if (card.drawn !== '' && previous.state !== offer.state) context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${STATES[offer.state]}`);
-      if (offer.awaiting_operator && !(card.drawn !== '' && previous.awaiting_operator)) context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${AWAITING_OPERATOR}`);
+      if (offer.awaiting_operator && !(card.drawn !== '' && previous.awaiting_operator))
+        context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${AWAITING_OPERATOR}`);
       card.drawn = drawn;
     }
     const choices = openBids(offer, context.session.offerCategory, serverNow());
@@ -285,7 +321,13 @@ export function offersView(context: ConsoleContext): View {
   async function read(): Promise<void> {
     const offers = await loadOffers();
     // Only through T is there an indicative price to chart; the other offers need no second read.
-    const histories = new Map(await Promise.all(offers.filter((offer) => offer.state === 'T_OPEN').map(async (offer) => [offer.offer_id, (await loadOffer(offer.offer_id)).indicative_history] as const)));
+    const histories = new Map(
+      await Promise.all(
+        offers
+          .filter((offer) => offer.state === 'T_OPEN')
+          .map(async (offer) => [offer.offer_id, (await loadOffer(offer.offer_id)).indicative_history] as const),
+      ),
+    );
     if (disposed) return;
     const before = [...cards.keys()].join('\n');
     for (const offer of offers) {
@@ -296,7 +338,8 @@ export function offersView(context: ConsoleContext): View {
     for (const id of cards.keys()) if (!offers.some((offer) => offer.offer_id === id)) cards.delete(id);
     // The list is put together again only when offers come or go: moving a card would take the focus from its form.
     if (offers.length === 0) list.replaceChildren(h('p', {}, 'No OFS offer is registered.'));
-    else if (before !== offers.map((offer) => offer.offer_id).join('\n') || list.querySelector('article') === null) list.replaceChildren(...offers.map((offer) => cards.get(offer.offer_id)!.element));
+    else if (before !== offers.map((offer) => offer.offer_id).join('\n') || list.querySelector('article') === null)
+      list.replaceChildren(...offers.map((offer) => cards.get(offer.offer_id)!.element));
     readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}; read again every ${LIVE_READ_MS / 1000} s.`;
   }
 

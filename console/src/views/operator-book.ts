@@ -48,7 +48,15 @@ function renderBook(book: OfsBook): HTMLElement[] {
           book.demand.map((level) =>
             row(
               DEMAND_COLUMNS,
-              [formatPrice(level.price), formatQuantity(level.retail_quantity), formatQuantity(level.retail_cutoff_quantity), formatQuantity(level.retail_cumulative), formatQuantity(level.non_retail_quantity), formatQuantity(level.non_retail_cumulative), String(level.bids)],
+              [
+                formatPrice(level.price),
+                formatQuantity(level.retail_quantity),
+                formatQuantity(level.retail_cutoff_quantity),
+                formatQuantity(level.retail_cumulative),
+                formatQuantity(level.non_retail_quantity),
+                formatQuantity(level.non_retail_cumulative),
+                String(level.bids),
+              ],
               { 'data-price': formatPrice(level.price) },
             ),
           ),
@@ -60,13 +68,19 @@ function renderBook(book: OfsBook): HTMLElement[] {
       : table(
           'Allotted by trade price, highest first',
           ALLOTTED_COLUMNS,
-          book.allotted.by_price.map((level) => row(ALLOTTED_COLUMNS, [formatPrice(level.price), formatQuantity(level.retail_quantity), formatQuantity(level.non_retail_quantity)])),
+          book.allotted.by_price.map((level) =>
+            row(ALLOTTED_COLUMNS, [formatPrice(level.price), formatQuantity(level.retail_quantity), formatQuantity(level.non_retail_quantity)]),
+          ),
           'allotted-table',
         );
   const ineligible =
     book.ineligible.bids === 0
       ? null
-      : h('p', {}, `${book.ineligible.bids} live bids (${formatQuantity(book.ineligible.retail_quantity)} retail, ${formatQuantity(book.ineligible.non_retail_quantity)} non-retail shares) are left out: the allocation would refuse them.`);
+      : h(
+          'p',
+          {},
+          `${book.ineligible.bids} live bids (${formatQuantity(book.ineligible.retail_quantity)} retail, ${formatQuantity(book.ineligible.non_retail_quantity)} non-retail shares) are left out: the allocation would refuse them.`,
+        );
   return [
     h(
       'figure',
@@ -114,7 +128,11 @@ export function operatorBookView(): View {
       if (disposed || issueKey(issue) !== choice.value) return false;
       area.replaceChildren(...renderBook(book));
       readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
-      say(book.allotted === null ? '' : `Allotted: ${formatQuantity(book.allotted.retail)} retail and ${formatQuantity(book.allotted.non_retail)} non-retail shares.`);
+      say(
+        book.allotted === null
+          ? ''
+          : `Allotted: ${formatQuantity(book.allotted.retail)} retail and ${formatQuantity(book.allotted.non_retail)} non-retail shares.`,
+      );
       return live.checked && book.allotted === null;
     } catch (error) {
       area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
@@ -131,12 +149,19 @@ export function operatorBookView(): View {
       choice.replaceChildren(...issues.map((issue) => h('option', { value: issueKey(issue) }, issueName(issue))));
       again();
     })
-    .catch((error: unknown) => area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read')));
+    .catch((error: unknown) =>
+      area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read')),
+    );
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
     h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'), h('button', { type: 'button', onClick: again }, 'Refresh')),
-    h('div', { class: 'field-row' }, field('Issue', choice), h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until it is allotted'))),
+    h(
+      'div',
+      { class: 'field-row' },
+      field('Issue', choice),
+      h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until it is allotted')),
+    ),
     readAt,
     status,
     area,

@@ -25,7 +25,13 @@ const orderPath = (order: Order) => `/transactional/v1/orders/regular/${encodeUR
 function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...content: Node[]): void; close(): void } {
   const title = h('h3', { id: 'order-dialog-title' });
   const body = h('div');
-  const dialog = h('dialog', { 'aria-labelledby': 'order-dialog-title', class: 'card' }, title, body, h('button', { type: 'button', class: 'secondary', onClick: () => dialog.close() }, 'Close'));
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': 'order-dialog-title', class: 'card' },
+    title,
+    body,
+    h('button', { type: 'button', class: 'secondary', onClick: () => dialog.close() }, 'Close'),
+  );
   let opener: Element | null = null;
   dialog.addEventListener('close', () => {
     if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
@@ -51,9 +57,24 @@ export function ordersView(context: ConsoleContext): View {
   const note = h('p', { class: 'book-note' });
 
   function modifyForm(order: Order): HTMLFormElement {
-    const orderType = select('order_type', [['RL', 'Limit (RL)'], ['RL-MKT', 'Cut-off (RL-MKT)']], order.order_type);
+    const orderType = select(
+      'order_type',
+      [
+        ['RL', 'Limit (RL)'],
+        ['RL-MKT', 'Cut-off (RL-MKT)'],
+      ],
+      order.order_type,
+    );
     const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: order.total_quantity });
-    const price = h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true, value: formatPrice(order.order_price) });
+    const price = h('input', {
+      name: 'price',
+      type: 'number',
+      inputmode: 'decimal',
+      min: 0,
+      step: 'any',
+      required: true,
+      value: formatPrice(order.order_price),
+    });
     const syncPrice = () => {
       price.disabled = orderType.value === 'RL-MKT';
     };
@@ -130,8 +151,16 @@ export function ordersView(context: ConsoleContext): View {
     return h(
       'div',
       {},
-      h('p', {}, `Carry the ${formatQuantity(unallotted)} unallotted shares of the bid ${describeOrder(order)} (order ${order.order_id}) forward to the T+1 allocation?`),
-      h('p', { class: 'hint' }, 'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1; once carried forward it may be revised to a price at or above the T-day cut-off.'),
+      h(
+        'p',
+        {},
+        `Carry the ${formatQuantity(unallotted)} unallotted shares of the bid ${describeOrder(order)} (order ${order.order_id}) forward to the T+1 allocation?`,
+      ),
+      h(
+        'p',
+        { class: 'hint' },
+        'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1; once carried forward it may be revised to a price at or above the T-day cut-off.',
+      ),
       confirm,
       status,
     );
@@ -142,7 +171,15 @@ export function ordersView(context: ConsoleContext): View {
     return h(
       'ol',
       { class: 'history' },
-      entries.map((entry) => h('li', {}, h('strong', {}, String(entry.status)), typeof entry.reason === 'string' && entry.reason !== '' ? `: ${entry.reason}` : '', typeof entry.last_modified === 'string' ? ` (${formatInstant(entry.last_modified)})` : '')),
+      entries.map((entry) =>
+        h(
+          'li',
+          {},
+          h('strong', {}, String(entry.status)),
+          typeof entry.reason === 'string' && entry.reason !== '' ? `: ${entry.reason}` : '',
+          typeof entry.last_modified === 'string' ? ` (${formatInstant(entry.last_modified)})` : '',
+        ),
+      ),
     );
   }
 
@@ -152,8 +189,29 @@ export function ordersView(context: ConsoleContext): View {
     return h(
       'div',
       { class: 'actions' },
-      h('button', { type: 'button', 'data-action': 'modify', disabled: !live, 'aria-label': `Modify order ${order.order_id}`, onClick: () => dialog.open(`Modify ${describeOrder(current())}`, modifyForm(current())) }, 'Modify'),
-      h('button', { type: 'button', 'data-action': 'cancel', class: 'danger', disabled: !live, 'aria-label': `Cancel order ${order.order_id}`, onClick: () => dialog.open('Cancel the bid', cancelForm(current())) }, 'Cancel'),
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-action': 'modify',
+          disabled: !live,
+          'aria-label': `Modify order ${order.order_id}`,
+          onClick: () => dialog.open(`Modify ${describeOrder(current())}`, modifyForm(current())),
+        },
+        'Modify',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-action': 'cancel',
+          class: 'danger',
+          disabled: !live,
+          'aria-label': `Cancel order ${order.order_id}`,
+          onClick: () => dialog.open('Cancel the bid', cancelForm(current())),
+        },
+        'Cancel',
+      ),
       isOfferNonRetailBid(order)
         ? h(
             'button',
@@ -189,10 +247,22 @@ export function ordersView(context: ConsoleContext): View {
       COLUMNS,
       [
         [h('code', {}, order.order_id), tag],
-        [`${order.symbol} ${order.series} ${order.exchange}`, order.offer_id === '' ? null : h('small', { class: 'offer-bid' }, ` offer ${order.offer_id}, ${order.bid_category}${order.carried_forward ? ', carried forward' : ''}`)],
-        order.traded_quantity > 0 ? `${formatQuantity(order.total_quantity)} (allotted ${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)})` : formatQuantity(order.total_quantity),
+        [
+          `${order.symbol} ${order.series} ${order.exchange}`,
+          order.offer_id === ''
+            ? null
+            : h('small', { class: 'offer-bid' }, ` offer ${order.offer_id}, ${order.bid_category}${order.carried_forward ? ', carried forward' : ''}`),
+        ],
+        order.traded_quantity > 0
+          ? `${formatQuantity(order.total_quantity)} (allotted ${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)})`
+          : formatQuantity(order.total_quantity),
         priceText(order),
-        h('span', { class: `order-status status-${order.status.toLowerCase()}` }, order.status, order.error_reason === '' ? '' : h('small', {}, ` ${order.error_reason}`)),
+        h(
+          'span',
+          { class: `order-status status-${order.status.toLowerCase()}` },
+          order.status,
+          order.error_reason === '' ? '' : h('small', {}, ` ${order.error_reason}`),
+        ),
         formatInstant(order.last_modified),
         actions(order),
       ],
@@ -262,7 +332,15 @@ export function ordersView(context: ConsoleContext): View {
   const unsubscribe = context.orders.subscribe((order) => update(order));
   const unsubscribeRead = context.orders.onRead(() => renderAll());
 
-  const element = h('section', { 'aria-labelledby': 'view-title' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'), empty, note, h('div', { class: 'table-wrap' }, orderTable), dialog.dialog);
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'view-title' },
+    h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'),
+    empty,
+    note,
+    h('div', { class: 'table-wrap' }, orderTable),
+    dialog.dialog,
+  );
   return {
     element,
     dispose: () => {

@@ -24,7 +24,10 @@ async function openApiTypes(): Promise<string> {
 function errorCatalog(): string {
   const rows = [...readFileSync(ERROR_CATALOG, 'utf8').matchAll(/^\| `(e-\d{3})` \| (\d{3}) \| `([A-Z0-9_]+)` \| (.*) \|$/gm)];
   if (rows.length === 0) throw new Error(`no error codes found in ${ERROR_CATALOG}`);
-  const entries = rows.map(([, code, status, name, meaning]) => `  /** ${meaning!.replace(/\\\|/g, "|").replace(/\*\//g, '*\\/')} */\n  ${name}: { code: '${code}', status: ${status} },`);
+  const entries = rows.map(
+    ([, code, status, name, meaning]) =>
+      `  /** ${meaning!.replace(/\\\|/g, '|').replace(/\*\//g, '*\\/')} */\n  ${name}: { code: '${code}', status: ${status} },`,
+  );
   return `/**
  * This file was generated from docs/errors.md by \`npx tsx packages/client/scripts/generate.ts\`.
  * Do not make direct changes to the file.

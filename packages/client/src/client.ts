@@ -151,7 +151,14 @@ export class OrdergateClient {
       api_key: apiKey,
       source: 'WEBAPI',
     };
-    const answer = await this.call<LoginAnswer>({ method: 'POST', path: '/authentication/v1/user/session', body, auth: 'none', signal, retryNetworkErrors: 'unsent' });
+    const answer = await this.call<LoginAnswer>({
+      method: 'POST',
+      path: '/authentication/v1/user/session',
+      body,
+      auth: 'none',
+      signal,
+      retryNetworkErrors: 'unsent',
+    });
     this.transport.credentials.accessToken = answer.body.data.access_token;
     this.transport.credentials.apiKey = apiKey;
     return answer.body;
@@ -176,7 +183,10 @@ export class OrdergateClient {
       path: '/authentication/v1/user/session',
       auth: 'token',
       signal: options.signal,
-      alreadyDone: { codes: [ERROR_CATALOG.TOKEN_REVOKED.code], answer: () => ({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] }) },
+      alreadyDone: {
+        codes: [ERROR_CATALOG.TOKEN_REVOKED.code],
+        answer: () => ({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] }),
+      },
     });
     this.transport.credentials.accessToken = undefined;
     return answer.body;
@@ -194,12 +204,18 @@ export class OrdergateClient {
 
   /** Modifies a live bid (PUT /transactional/v1/orders/regular/{exchange}/{order_id}). */
   async modify(exchange: Exchange, orderId: string, changes: ModifyBid, options: OrderEntryOptions = {}): Promise<ModifyAnswer> {
-    return this.orderEntry<ModifyAnswer>({ method: 'PUT', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId), body: changes }, options);
+    return this.orderEntry<ModifyAnswer>(
+      { method: 'PUT', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId), body: changes },
+      options,
+    );
   }
 
   /** Cancels a live bid (DELETE /transactional/v1/orders/regular/{exchange}/{order_id}). */
   async cancel(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CancelAnswer> {
-    return this.orderEntry<CancelAnswer>({ method: 'DELETE', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId) }, options);
+    return this.orderEntry<CancelAnswer>(
+      { method: 'DELETE', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId) },
+      options,
+    );
   }
 
   /**
@@ -209,7 +225,10 @@ export class OrdergateClient {
    * carrying forward a bid already carried forward succeeds without change.
    */
   async carryForward(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CarryForwardAnswer> {
-    return this.orderEntry<CarryForwardAnswer>({ method: 'POST', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', exchange, orderId) }, options);
+    return this.orderEntry<CarryForwardAnswer>(
+      { method: 'POST', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', exchange, orderId) },
+      options,
+    );
   }
 
   /** The OFS offers: terms, portions in shares, days and state, T day latest first (GET /transactional/v1/ofs/offers). */
@@ -219,7 +238,9 @@ export class OrdergateClient {
 
   /** One OFS offer (GET /transactional/v1/ofs/offers/{offer_id}); an unknown id is an OrdergateError e-368. */
   async offer(offerId: string, options: CallOptions = {}): Promise<OfsOfferAnswer> {
-    return (await this.call<OfsOfferAnswer>({ method: 'GET', path: path('/transactional/v1/ofs/offers/{offer_id}', offerId), auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<OfsOfferAnswer>({ method: 'GET', path: path('/transactional/v1/ofs/offers/{offer_id}', offerId), auth: 'token', signal: options.signal })
+    ).body;
   }
 
   /** Your orders (GET /transactional/v1/orders): `offset` is the 1-based page, `order_id` picks one. */
@@ -229,7 +250,8 @@ export class OrdergateClient {
 
   /** Every step of one order, oldest first (GET /transactional/v1/orders/{order_id}). */
   async orderHistory(orderId: string, options: CallOptions = {}): Promise<OrderHistory> {
-    return (await this.call<OrderHistory>({ method: 'GET', path: path('/transactional/v1/orders/{order_id}', orderId), auth: 'token', signal: options.signal })).body;
+    return (await this.call<OrderHistory>({ method: 'GET', path: path('/transactional/v1/orders/{order_id}', orderId), auth: 'token', signal: options.signal }))
+      .body;
   }
 
   /** Your trades (allotments), newest first (GET /transactional/v1/trades). */
@@ -239,7 +261,15 @@ export class OrdergateClient {
 
   /** Allotted shares not yet settled (GET /transactional/v1/portfolio/positions/{type}). */
   async positions(type: PositionType = 'all', query: PositionsQuery = {}, options: CallOptions = {}): Promise<Positions> {
-    return (await this.call<Positions>({ method: 'GET', path: path('/transactional/v1/portfolio/positions/{type}', type), query, auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<Positions>({
+        method: 'GET',
+        path: path('/transactional/v1/portfolio/positions/{type}', type),
+        query,
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /** Settled shares (GET /transactional/v1/portfolio/holdings). */
@@ -261,7 +291,12 @@ export class OrdergateClient {
 
   /** One cart and its ETag (GET /transactional/v1/ordercart/{ordercartId}). */
   async cartDetails(ordercartId: string, options: CallOptions = {}): Promise<CartDetailsWithEtag> {
-    const answer = await this.call<CartDetails>({ method: 'GET', path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId), auth: 'token', signal: options.signal });
+    const answer = await this.call<CartDetails>({
+      method: 'GET',
+      path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId),
+      auth: 'token',
+      signal: options.signal,
+    });
     return { ...answer.body, etag: answer.headers.get('etag') ?? '' };
   }
 
@@ -290,7 +325,10 @@ export class OrdergateClient {
       path: path('/transactional/v1/ordercart/{ordercartId}', ordercartId),
       auth: 'token',
       signal: options.signal,
-      alreadyDone: { codes: [ERROR_CATALOG.CART_NOT_FOUND.code], answer: () => ({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] }) },
+      alreadyDone: {
+        codes: [ERROR_CATALOG.CART_NOT_FOUND.code],
+        answer: () => ({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] }),
+      },
     });
     return answer.body;
   }

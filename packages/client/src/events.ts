@@ -84,7 +84,13 @@ export class OrderEventStream implements AsyncIterableIterator<OrderEvent, void,
   }
 }
 
-async function* orderEvents(options: TransportOptions, credentials: Credentials, lastEventId: number | string | undefined, signal: AbortSignal, onOpen: () => void): AsyncGenerator<OrderEvent, void, undefined> {
+async function* orderEvents(
+  options: TransportOptions,
+  credentials: Credentials,
+  lastEventId: number | string | undefined,
+  signal: AbortSignal,
+  onOpen: () => void,
+): AsyncGenerator<OrderEvent, void, undefined> {
   let resumeAfter = lastEventId === undefined ? undefined : String(lastEventId);
   let failures = 0;
   let firstReconnectMs = FIRST_RECONNECT_MS;

@@ -1,5 +1,16 @@
 /** @ordergate/client: a typed client of the ordergate API (OFS bids, order carts, order events, webhooks). */
-export { OrdergateClient, type CallOptions, type CartChange, type CartDetailsWithEtag, type CartPage, type CartUpdatedWithEtag, type LoginOptions, type NewCart, type OrderEntryOptions, type OrdergateClientOptions } from './client.js';
+export {
+  OrdergateClient,
+  type CallOptions,
+  type CartChange,
+  type CartDetailsWithEtag,
+  type CartPage,
+  type CartUpdatedWithEtag,
+  type LoginOptions,
+  type NewCart,
+  type OrderEntryOptions,
+  type OrdergateClientOptions,
+} from './client.js';
 export { OrdergateError, OrdergateTransportError } from './errors.js';
 export { OrderEventStream, type OrderEventsOptions } from './events.js';
 export { ERROR_CATALOG, type ErrorCode, type ErrorName } from './generated/error-catalog.js';

@@ -192,11 +192,19 @@ export class Transport {
         if (!unsent) outcomeUnknown = true;
         if (!unsent && call.retryNetworkErrors === 'unsent') {
           const why = `not retried, as the request may have reached the server`;
-          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s), ${why}: ${describe(error)}`, undefined, undefined, { cause: error, ...keyed });
+          throw new OrdergateTransportError(
+            `${call.method} ${call.path}: no answer after ${attempt} attempt(s), ${why}: ${describe(error)}`,
+            undefined,
+            undefined,
+            { cause: error, ...keyed },
+          );
         }
         const delay = backoffMs(attempt);
         if (attempt >= attempts || waited + delay > retry.maxDelayMs) {
-          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s): ${describe(error)}`, undefined, undefined, { cause: error, ...keyed });
+          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s): ${describe(error)}`, undefined, undefined, {
+            cause: error,
+            ...keyed,
+          });
         }
         waited += delay;
         await sleep(delay, call.signal);
@@ -227,7 +235,12 @@ function parseBody<Body>(call: ApiCall<Body>, response: Response, text: string):
     return JSON.parse(text) as Body;
   } catch (error) {
     const keyed = call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey };
-    throw new OrdergateTransportError(`${call.method} ${call.path}: HTTP ${response.status} with a body that is not JSON`, response.status, response.headers.get('request-id') ?? undefined, { cause: error, ...keyed });
+    throw new OrdergateTransportError(
+      `${call.method} ${call.path}: HTTP ${response.status} with a body that is not JSON`,
+      response.status,
+      response.headers.get('request-id') ?? undefined,
+      { cause: error, ...keyed },
+    );
   }
 }
 

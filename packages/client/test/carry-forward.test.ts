@@ -44,7 +44,12 @@ describe('carryForward', () => {
     server = await startTestServer({ now: T - 60 * MINUTE });
     await server.admin.importOfs([offer]);
     nii = await server.createUser('nii1', { category: 'NII' });
-    const funds = new FundsService(server.store, new FundsRepository(server.store.db, server.store.dialect), new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
+    const funds = new FundsService(
+      server.store,
+      new FundsRepository(server.store.db, server.store.dialect),
+      new UserRepository(server.store.db, server.store.dialect),
+      () => server.clock.now,
+    );
     await funds.deposit('nii1', '1000000');
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
   });
@@ -57,7 +62,11 @@ describe('carryForward', () => {
     return client;
   }
 
-  const refusal = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('the call succeeded'), (error: unknown) => error);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => expect.unreachable('the call succeeded'),
+      (error: unknown) => error,
+    );
 
   it('refuses a bid on T with OrdergateError 409 e-378, and an unknown order with 404 e-371', async () => {
     server.clock.now = T + 10 * MINUTE;
@@ -83,7 +92,12 @@ describe('carryForward', () => {
     await oms.runOnce();
     server.clock.now = T1 + 5 * MINUTE;
     const client = await bidder();
-    expect((await client.orderBook({ order_id: orderId })).data[0]).toMatchObject({ status: 'PENDING', traded_quantity: 250, bid_category: 'NII', carried_forward: false });
+    expect((await client.orderBook({ order_id: orderId })).data[0]).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 250,
+      bid_category: 'NII',
+      carried_forward: false,
+    });
 
     const answer = await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1' });
     expect(answer).toEqual({ status: 'success', code: 's-101', message: 'Order Carry-Forward Sent to OMS', data: { orderId } });

@@ -23,7 +23,8 @@ afterAll(async () => {
 });
 
 /** The example as a user runs it: `node --import tsx`, with its settings in the environment. */
-const runExample = (env: Record<string, string>, onStdout: (stdout: string) => void) => runNode(['--import', 'tsx', EXAMPLE], 'the example', { env, timeoutMs: 50_000, onStdout });
+const runExample = (env: Record<string, string>, onStdout: (stdout: string) => void) =>
+  runNode(['--import', 'tsx', EXAMPLE], 'the example', { env, timeoutMs: 50_000, onStdout });
 
 it('places a cut-off bid on the demo issue, follows it to EXECUTED and waits for the holding', async () => {
   // The demo issue, its allotments settling 2 s after they are made; the operator closes its windows once
@@ -31,9 +32,12 @@ it('places a cut-off bid on the demo issue, follows it to EXECUTED and waits for
   const issue = { ...demoOfsIssue(Date.now()), settlement_delay_seconds: 2 };
   await importOfsIssues([issue], space.env);
   let closing: Promise<void> | undefined;
-  const result = await runExample({ ORDERGATE_URL: server.url, ORDERGATE_USER: demo.user_id, ORDERGATE_PASSWORD: demo.password, ORDERGATE_API_KEY: demo.api_key }, (stdout) => {
-    if (closing === undefined && /^PENDING: /m.test(stdout)) closing = importOfsIssues([closedNow(issue)], space.env);
-  });
+  const result = await runExample(
+    { ORDERGATE_URL: server.url, ORDERGATE_USER: demo.user_id, ORDERGATE_PASSWORD: demo.password, ORDERGATE_API_KEY: demo.api_key },
+    (stdout) => {
+      if (closing === undefined && /^PENDING: /m.test(stdout)) closing = importOfsIssues([closedNow(issue)], space.env);
+    },
+  );
   await closing;
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   const lines = result.stdout.trim().split('\n');

@@ -27,7 +27,16 @@ function rootSection(): string | undefined {
 
 /** The diagnostics of the blocks, each compiled as packages/client/readme-<n>.ts. */
 function typeCheck(blocks: string[]): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  )!;
   const options: ts.CompilerOptions = { ...config.options, noEmit: true, baseUrl: ROOT, paths: { '@ordergate/client': ['packages/client/src/index.ts'] } };
   const files = new Map(blocks.map((text, index) => [join(CLIENT, `readme-${index + 1}.ts`), text]));
   const host = ts.createCompilerHost(options);
@@ -64,7 +73,9 @@ describe('README examples type-check against the client', () => {
   }, 60_000);
 
   it('a wrong example fails (the check is real)', () => {
-    const errors = typeCheck([`import { OrdergateClient } from '@ordergate/client';\nconst client = new OrdergateClient({ baseUrl: 'x' });\nawait client.place({ price: 'ten' });\n`]);
+    const errors = typeCheck([
+      `import { OrdergateClient } from '@ordergate/client';\nconst client = new OrdergateClient({ baseUrl: 'x' });\nawait client.place({ price: 'ten' });\n`,
+    ]);
     expect(errors.join('\n')).toMatch(/readme-1\.ts:3/);
   }, 60_000);
 });

@@ -10,11 +10,23 @@ import { OrdergateClient, OrdergateError, OrdergateTransportError, type CartLine
 import { certainlyUnsent } from '../src/transport.js';
 import { drop, envelope, json, stubServer, type Handler, type StubServer } from './support/stub-server.js';
 
-const BALANCE = JSON.stringify({ status: 'success', code: 's-101', message: 'ok', data: { cash: '1.00', blocked: '0.00', available: '1.00', debited: '0.00' } });
+const BALANCE = JSON.stringify({
+  status: 'success',
+  code: 's-101',
+  message: 'ok',
+  data: { cash: '1.00', blocked: '0.00', available: '1.00', debited: '0.00' },
+});
 const PLACED = JSON.stringify({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: 'o-1' } });
 const LOGGED_IN = JSON.stringify({ status: 'success', code: 's-101', message: 'ok', data: { access_token: 'token-2' } });
 const LOGGED_OUT = JSON.stringify({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] });
-const BID: PlaceBid = { scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF' }, transaction_type: 'BUY', product_type: 'OFS', order_type: 'RL', quantity: '10', price: 101.5 };
+const BID: PlaceBid = {
+  scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF' },
+  transaction_type: 'BUY',
+  product_type: 'OFS',
+  order_type: 'RL',
+  quantity: '10',
+  price: 101.5,
+};
 
 let stub: StubServer | undefined;
 afterEach(async () => {
@@ -62,7 +74,11 @@ describe('retries', () => {
     const keys = stub.requests.map((request) => request.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set(keys).size).toBe(1);
-    expect(stub.requests[2]).toMatchObject({ method: 'POST', url: '/transactional/v1/orders/regular', headers: { authorization: 'Bearer token-1', 'x-api-key': 'key-1' } });
+    expect(stub.requests[2]).toMatchObject({
+      method: 'POST',
+      url: '/transactional/v1/orders/regular',
+      headers: { authorization: 'Bearer token-1', 'x-api-key': 'key-1' },
+    });
     expect(JSON.parse(stub.requests[2]!.body)).toEqual(BID);
   });
 
@@ -88,7 +104,9 @@ describe('retries', () => {
       [409, 'e-116'],
     ] as const) {
       stub = await stubServer([json(status, envelope(code), { 'retry-after': '0' }), json(200, PLACED)]);
-      const error = await clientOf(stub).place(BID).catch((e: unknown) => e);
+      const error = await clientOf(stub)
+        .place(BID)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OrdergateError);
       expect(error).toMatchObject({ status, code });
       expect(stub.requests).toHaveLength(1);
@@ -100,7 +118,9 @@ describe('retries', () => {
   it('does not wait for a Retry-After beyond the total wait allowed: the 503 is the answer', async () => {
     stub = await stubServer([json(503, envelope('e-503'), { 'retry-after': '30' }), json(200, BALANCE)]);
     const started = Date.now();
-    const error = await clientOf(stub, { retry: { attempts: 4, maxDelayMs: 5_000 } }).balance().catch((e: unknown) => e);
+    const error = await clientOf(stub, { retry: { attempts: 4, maxDelayMs: 5_000 } })
+      .balance()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503, code: 'e-503', retryAfterSeconds: 30 });
     expect(stub.requests).toHaveLength(1);
     // At once: not after waiting the 5 s allowed (the bound is generous for a busy machine).
@@ -115,7 +135,11 @@ describe('retries', () => {
     expect(stub.requests[0]!.headers['idempotency-key']).toBeUndefined();
     await stub.close();
     stub = await stubServer([drop, json(200, PLACED)]);
-    expect(await clientOf(stub, { idempotencyKeys: false }).place(BID).catch((e: unknown) => e)).toBeInstanceOf(OrdergateTransportError);
+    expect(
+      await clientOf(stub, { idempotencyKeys: false })
+        .place(BID)
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(OrdergateTransportError);
     expect(stub.requests).toHaveLength(1);
     // A key given by the caller makes the call safe to retry again.
     await stub.close();
@@ -128,7 +152,9 @@ describe('retries', () => {
     stub = await stubServer([json(503, envelope('e-503'), { 'retry-after': '5' }), json(200, BALANCE)]);
     const abort = new AbortController();
     setTimeout(() => abort.abort(new Error('given up')), 200);
-    const error = await clientOf(stub).balance({ signal: abort.signal }).catch((e: unknown) => e);
+    const error = await clientOf(stub)
+      .balance({ signal: abort.signal })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toBe('given up');
     expect(stub.requests).toHaveLength(1);
   });
@@ -137,20 +163,38 @@ describe('retries', () => {
 describe('errors', () => {
   it('an error envelope is an OrdergateError with the status, code, message, field errors, request id and Retry-After', async () => {
     stub = await stubServer([json(429, envelope('e-429', 'Too many requests', 'req-42'), { 'retry-after': '3' })]);
-    const error = (await clientOf(stub).place(BID).catch((e: unknown) => e)) as OrdergateError;
+    const error = (await clientOf(stub)
+      .place(BID)
+      .catch((e: unknown) => e)) as OrdergateError;
     expect(error).toBeInstanceOf(OrdergateError);
-    expect(error).toMatchObject({ name: 'OrdergateError', status: 429, code: 'e-429', message: 'Too many requests', requestId: 'req-42', retryAfterSeconds: 3, errors: [{ field: 'x', message: 'bad x' }] });
+    expect(error).toMatchObject({
+      name: 'OrdergateError',
+      status: 429,
+      code: 'e-429',
+      message: 'Too many requests',
+      requestId: 'req-42',
+      retryAfterSeconds: 3,
+      errors: [{ field: 'x', message: 'bad x' }],
+    });
     expect(error.is('RATE_LIMITED')).toBe(true);
   });
 
   it('an answer that is not the API (a proxy page, a code outside the catalog) is a transport error with its status', async () => {
-    stub = await stubServer([(_request, response) => void response.writeHead(502, { 'content-type': 'text/html', 'request-id': 'req-9' }).end('<html>Bad gateway</html>')]);
-    const error = await clientOf(stub).balance().catch((e: unknown) => e);
+    stub = await stubServer([
+      (_request, response) => void response.writeHead(502, { 'content-type': 'text/html', 'request-id': 'req-9' }).end('<html>Bad gateway</html>'),
+    ]);
+    const error = await clientOf(stub)
+      .balance()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateTransportError);
     expect(error).toMatchObject({ status: 502, requestId: 'req-9' });
     await stub.close();
     stub = await stubServer([json(400, envelope('e-999'))]);
-    expect(await clientOf(stub).balance().catch((e: unknown) => e)).toBeInstanceOf(OrdergateTransportError);
+    expect(
+      await clientOf(stub)
+        .balance()
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(OrdergateTransportError);
   });
 });
 
@@ -216,11 +260,17 @@ describe('logout and deleteCart: a retry that finds the call done already resolv
 
   it('a logout answered 401 e-204 at once, or after refused connections only, still throws it', async () => {
     stub = await stubServer([json(401, envelope('e-204')), json(200, LOGGED_OUT)]);
-    expect(await clientOf(stub).logout().catch((e: unknown) => e)).toMatchObject({ status: 401, code: 'e-204' });
+    expect(
+      await clientOf(stub)
+        .logout()
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 401, code: 'e-204' });
     expect(stub.requests).toHaveLength(1);
     await stub.close();
     stub = await stubServer([json(401, envelope('e-204'))]);
-    const error = await clientOf(stub, { fetch: await refusing(stub, 1) }).logout().catch((e: unknown) => e);
+    const error = await clientOf(stub, { fetch: await refusing(stub, 1) })
+      .logout()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateError);
     expect(error).toMatchObject({ status: 401, code: 'e-204' });
   });
@@ -230,7 +280,10 @@ describe('logout and deleteCart: a retry that finds the call done already resolv
       stub = await stubServer([lost, json(404, envelope('e-405'))]);
       const deleted = await clientOf(stub, { timeoutMs: 300 }).deleteCart('cart-1');
       expect(deleted).toEqual({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] });
-      expect(stub.requests.map((request) => `${request.method} ${request.url}`)).toEqual(['DELETE /transactional/v1/ordercart/cart-1', 'DELETE /transactional/v1/ordercart/cart-1']);
+      expect(stub.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+        'DELETE /transactional/v1/ordercart/cart-1',
+        'DELETE /transactional/v1/ordercart/cart-1',
+      ]);
       await stub.close();
     }
     stub = undefined;
@@ -238,11 +291,19 @@ describe('logout and deleteCart: a retry that finds the call done already resolv
 
   it('a cart delete answered 404 e-405 at once still throws it; another error after a lost answer too', async () => {
     stub = await stubServer([json(404, envelope('e-405'))]);
-    expect(await clientOf(stub).deleteCart('cart-1').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'e-405' });
+    expect(
+      await clientOf(stub)
+        .deleteCart('cart-1')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 404, code: 'e-405' });
     expect(stub.requests).toHaveLength(1);
     await stub.close();
     stub = await stubServer([drop, json(401, envelope('e-204'))]);
-    expect(await clientOf(stub).deleteCart('cart-1').catch((e: unknown) => e)).toMatchObject({ status: 401, code: 'e-204' });
+    expect(
+      await clientOf(stub)
+        .deleteCart('cart-1')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 401, code: 'e-204' });
   });
 });
 
@@ -263,7 +324,7 @@ describe('the Idempotency-Key of a failed order-entry call is on its error', () 
     expect(JSON.parse(stub.requests[2]!.body)).toEqual(BID);
   });
 
-  it('every order-entry call puts its key on an OrdergateError (409 e-116: the first call still runs), a caller\'s key too', async () => {
+  it("every order-entry call puts its key on an OrdergateError (409 e-116: the first call still runs), a caller's key too", async () => {
     stub = await stubServer([json(409, envelope('e-116'), { 'retry-after': '1' })]);
     const client = clientOf(stub);
     const line = { TransactionType: 'BUY', Quantity: 1 } as unknown as CartLine;
@@ -289,10 +350,14 @@ describe('the Idempotency-Key of a failed order-entry call is on its error', () 
 
   it('a call without a key has none on its error: a read, or a bid without Idempotency-Keys', async () => {
     stub = await stubServer([json(409, envelope('e-116'))]);
-    const read = (await clientOf(stub).balance().catch((e: unknown) => e)) as OrdergateError;
+    const read = (await clientOf(stub)
+      .balance()
+      .catch((e: unknown) => e)) as OrdergateError;
     expect(read).toBeInstanceOf(OrdergateError);
     expect(read.idempotencyKey).toBeUndefined();
-    const bid = (await clientOf(stub, { idempotencyKeys: false }).place(BID).catch((e: unknown) => e)) as OrdergateError;
+    const bid = (await clientOf(stub, { idempotencyKeys: false })
+      .place(BID)
+      .catch((e: unknown) => e)) as OrdergateError;
     expect(bid).toBeInstanceOf(OrdergateError);
     expect(bid.idempotencyKey).toBeUndefined();
     expect(stub.requests[1]!.headers['idempotency-key']).toBeUndefined();

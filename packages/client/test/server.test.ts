@@ -54,7 +54,8 @@ function bid(overrides: Partial<PlaceBid> = {}): PlaceBid {
   };
 }
 
-const isOrderEntry = (input: string | URL | Request, init?: RequestInit) => String(input).endsWith('/transactional/v1/orders/regular') && init?.method === 'POST';
+const isOrderEntry = (input: string | URL | Request, init?: RequestInit) =>
+  String(input).endsWith('/transactional/v1/orders/regular') && init?.method === 'POST';
 
 /** A fetch whose first bid reaches the server but whose answer is lost on the way back: a network error. */
 function losingFirstAnswer(sent: Headers[]): typeof fetch {
@@ -110,7 +111,14 @@ describe('OFS offers', () => {
     const client = await loggedIn();
     const offers = await client.offers();
     const acme = offers.data.offers.find((offer) => offer.offer_id === 'ACME-OFS-1');
-    expect(acme?.portions).toEqual({ total: 1_000_000, retail_reserved: 125_000, non_retail: 875_000, mf_ic_reserved: 250_000, employee: 20_000, single_bidder_cap: 250_000 });
+    expect(acme?.portions).toEqual({
+      total: 1_000_000,
+      retail_reserved: 125_000,
+      non_retail: 875_000,
+      mf_ic_reserved: 250_000,
+      employee: 20_000,
+      single_bidder_cap: 250_000,
+    });
     expect((await client.offer('ACME-OFS-1')).data.offer).toEqual(acme);
     const error = await client.offer('NOPE').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateError);
@@ -165,7 +173,8 @@ describe('order entry', () => {
     expect(book.data[0]).toMatchObject({ order_id: data.orderId, total_quantity: 10, order_price: '101.50' });
     await client.modify('NSE_EQ', data.orderId, { order_type: 'RL', quantity: '20', price: 102 });
     const deadline = Date.now() + 15_000;
-    while ((await client.orderBook({ order_id: data.orderId })).data[0]?.total_quantity !== 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await client.orderBook({ order_id: data.orderId })).data[0]?.total_quantity !== 20 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await client.orderBook({ order_id: data.orderId })).data[0]).toMatchObject({ total_quantity: 20, order_price: '102.00' });
     await client.cancel('NSE_EQ', data.orderId);
     await untilStatus(client, data.orderId, 'CANCELLED');
@@ -214,7 +223,14 @@ describe('order carts', () => {
   it('creates, lists, reads with an ETag, updates with If-Match, refuses a stale If-Match (412 e-410), executes and deletes', async () => {
     const client = await loggedIn();
     const me = demo.user_id;
-    const created = await client.createCart({ ordercartName: 'Client basket', orders: [ofsLine(5)], version: '1', createdBy: me, modifiedBy: me, executedNoTime: 0 });
+    const created = await client.createCart({
+      ordercartName: 'Client basket',
+      orders: [ofsLine(5)],
+      version: '1',
+      createdBy: me,
+      modifiedBy: me,
+      executedNoTime: 0,
+    });
     const id = created.data.ordercartId;
     const page = await client.listCarts({ offset: 1, limit: 10 });
     expect(page.data.map((cart) => cart.ordercartId)).toContain(id);
@@ -225,7 +241,15 @@ describe('order carts', () => {
     expect(details.data.orders[0]).toMatchObject({ Quantity: 5, ProductType: 'OFS' });
     expect(details.etag).not.toBe('');
 
-    const change = { ordercartId: id, ordercartName: 'Renamed basket', orders: [ofsLine(5), ofsLine(7)], version: '1' as const, createdBy: me, modifiedBy: me, executedNoTime: 0 };
+    const change = {
+      ordercartId: id,
+      ordercartName: 'Renamed basket',
+      orders: [ofsLine(5), ofsLine(7)],
+      version: '1' as const,
+      createdBy: me,
+      modifiedBy: me,
+      executedNoTime: 0,
+    };
     const updated = await client.updateCart(change, { ifMatch: details.etag });
     expect(updated.etag).not.toBe(details.etag);
     const stale = await client.updateCart({ ...change, ordercartName: 'Lost update' }, { ifMatch: details.etag }).catch((e: unknown) => e);
@@ -280,7 +304,8 @@ describe('order events', () => {
     forwarder.refuse();
     await stopServer(server);
     server = await startServer(space.env);
-    const third = (await new OrdergateClient({ baseUrl: server.url }).withToken(client.accessToken!, client.apiKey).place(bid({ order_identifier: 'ev-3' }))).data.orderId;
+    const third = (await new OrdergateClient({ baseUrl: server.url }).withToken(client.accessToken!, client.apiKey).place(bid({ order_identifier: 'ev-3' })))
+      .data.orderId;
     forwarder.pointAt(server.url);
     await until(() => statusesOf(third).includes('PENDING'), 'the third bid, placed on the new server');
     await client.cancel('NSE_EQ', first);
@@ -317,7 +342,8 @@ describe('order events after an early drop', () => {
 
     const deadline = Date.now() + 20_000;
     while (!seen.some((event) => event.order_id === orderId && event.status === 'PENDING')) {
-      if (Date.now() > deadline) throw new Error(`the bid's events did not come after the reconnection; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`);
+      if (Date.now() > deadline)
+        throw new Error(`the bid's events did not come after the reconnection; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const history = (await client.orderHistory(orderId)).data.map((step) => step.status);

@@ -58,7 +58,15 @@ describe('SseParser', () => {
   });
 });
 
-const orderEvent = (id: number, status: string): OrderEvent => ({ event_id: id, type: 'order_update', order_id: 'o-1', status, reason: 'why', at: '2026-01-01T00:00:00Z', order: {} as OrderEvent['order'] });
+const orderEvent = (id: number, status: string): OrderEvent => ({
+  event_id: id,
+  type: 'order_update',
+  order_id: 'o-1',
+  status,
+  reason: 'why',
+  at: '2026-01-01T00:00:00Z',
+  order: {} as OrderEvent['order'],
+});
 const frame = (event: OrderEvent) => `id: ${event.event_id}\nevent: order_update\ndata: ${JSON.stringify(event)}\n\n`;
 const streamOf =
   (...chunks: string[]) =>

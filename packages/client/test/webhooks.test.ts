@@ -19,7 +19,14 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(SECRET, headers, BODY, NOW)).toBe(true);
     expect(verifyWebhook(SECRET, headers, Buffer.from(BODY), NOW)).toBe(true);
     expect(verifyWebhook(SECRET, new Headers(headers), BODY, NOW)).toBe(true);
-    expect(verifyWebhook(SECRET, { 'X-Ordergate-Timestamp': headers['x-ordergate-timestamp'], 'X-Ordergate-Signature': headers['x-ordergate-signature'] }, BODY, NOW)).toBe(true);
+    expect(
+      verifyWebhook(
+        SECRET,
+        { 'X-Ordergate-Timestamp': headers['x-ordergate-timestamp'], 'X-Ordergate-Signature': headers['x-ordergate-signature'] },
+        BODY,
+        NOW,
+      ),
+    ).toBe(true);
   });
 
   it('refuses a tampered body, another secret, another timestamp', () => {

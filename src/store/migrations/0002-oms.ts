@@ -9,7 +9,10 @@ import { serialKeyTable } from '../migration-helpers.js';
 
 export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   // The category the order was placed under: its window and its side of the allocation.
-  await db.schema.alterTable('orders').addColumn('category', 'text', (c) => c.notNull().defaultTo('RETAIL')).execute();
+  await db.schema
+    .alterTable('orders')
+    .addColumn('category', 'text', (c) => c.notNull().defaultTo('RETAIL'))
+    .execute();
   await db.schema.alterTable('orders').addColumn('cancel_requested_at', 'bigint').execute();
   await db.schema.alterTable('orders').addColumn('traded_price_paise', 'bigint').execute();
   await db.schema.alterTable('orders').addColumn('exchange_order_id', 'text').execute();

@@ -17,7 +17,10 @@ import type { DialectName } from '../database.js';
 
 export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> {
   await sql`update users set category = 'NII' where category = 'NON_RETAIL'`.execute(db);
-  await db.schema.alterTable('users').addColumn('margin_type', 'text', (c) => c.notNull().defaultTo('H')).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('margin_type', 'text', (c) => c.notNull().defaultTo('H'))
+    .execute();
 
   await db.schema
     .createTable('ofs_offers')

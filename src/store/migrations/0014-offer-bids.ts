@@ -52,8 +52,14 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.alterTable('sim_exchange_bids').addColumn('offer_id', 'text').execute();
   await db.schema.alterTable('sim_exchange_bids').addColumn('user_id', 'text').execute();
   await db.schema.alterTable('sim_exchange_bids').addColumn('margin_type', 'text').execute();
-  await db.schema.alterTable('sim_exchange_bids').addColumn('t_allotted', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('sim_exchange_bids').addColumn('carried_forward', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('sim_exchange_bids')
+    .addColumn('t_allotted', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('sim_exchange_bids')
+    .addColumn('carried_forward', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.createIndex('sim_exchange_bids_offer').on('sim_exchange_bids').columns(['offer_id', 'status']).execute();
 
   if (dialect === 'postgres') {
