@@ -10,7 +10,7 @@ import { timeOrderedId } from '../ids.js';
 import { countDatabaseUnavailable } from '../metrics/http-requests.js';
 import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
 import { violationsOf } from '../schemas/validator.js';
-import { isDatabaseUnavailable } from '../store/database.js';
+import { DatabaseUnavailableError } from '../store/unavailable.js';
 import { BODY_LIMIT_BYTES } from './json-body.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
@@ -131,7 +131,7 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     return sendError(request, reply, Errors.BAD_REQUEST, error.message);
   }
   // The database cannot be reached (or used) right now: a retry may succeed, so 503 and Retry-After.
-  if (isDatabaseUnavailable(error)) {
+  if (error instanceof DatabaseUnavailableError) {
     request.log.warn({ err: error }, 'database unavailable');
     countDatabaseUnavailable(request);
     reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));

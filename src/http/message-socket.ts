@@ -22,7 +22,7 @@ import type { AuthService, Caller } from '../services/auth.js';
 import type { OrderEventsService } from '../services/order-events.js';
 import type { StreamSlot } from '../services/stream-quota.js';
 import { DEFAULT_SESSION_RECHECK_MS, StreamSessions, type StreamSession, type StreamTransport } from '../services/stream-session.js';
-import { isDatabaseUnavailable } from '../store/database.js';
+import { DatabaseUnavailableError } from '../store/unavailable.js';
 import { SUCCESS_CODE } from '../schemas/common.js';
 
 export const MESSAGE_SOCKET_PATH = '/socket.io';
@@ -101,7 +101,7 @@ function socketErrorOf(error: unknown, logger: Logger): SocketError {
     const errors = error.errors.map((e) => (e.field === 'Authorization' ? { ...e, field: 'jToken' } : e));
     return socketError(error.kind, error.message, errors);
   }
-  if (isDatabaseUnavailable(error)) {
+  if (error instanceof DatabaseUnavailableError) {
     logger.warn({ err: error }, 'message socket: the database is unavailable');
     return socketError(Errors.UNAVAILABLE, 'The service cannot reach its database; connect and log in again shortly');
   }

@@ -20,7 +20,7 @@ import {
   type NewAuditRequest,
 } from '../domain/audit.js';
 import type { AuditFilter, AuditRepository } from '../store/audit.js';
-import { isDatabaseUnavailable } from '../store/database.js';
+import { DatabaseUnavailableError } from '../store/unavailable.js';
 
 export interface AuditRecorderOptions {
   /** How long a record may wait for others to share its commit. */
@@ -90,7 +90,7 @@ export class AuditRecorder {
     this.flushing = this.repository.appendRequests(batch).then(
       () => undefined,
       async (error: unknown) => {
-        if (isDatabaseUnavailable(error)) {
+        if (error instanceof DatabaseUnavailableError) {
           failed = true;
           this.keepForRetry(batch, error);
         } else {
@@ -119,7 +119,7 @@ export class AuditRecorder {
       try {
         await this.repository.appendRequests([record]);
       } catch (error) {
-        if (isDatabaseUnavailable(error)) {
+        if (error instanceof DatabaseUnavailableError) {
           this.keepForRetry(batch.slice(index), error);
           return false;
         }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, Errors } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
-import { isDatabaseUnavailable } from '../store/database.js';
+import { DatabaseUnavailableError } from '../store/unavailable.js';
 import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
 import type { StoreTx } from '../store/write-tx.js';
 
@@ -128,7 +128,7 @@ export class IdempotencyService {
     } catch (error) {
       // The database is out (the answer is most likely a 503): without this, a retry once it is back would
       // get 409 until the lease ran out, instead of running again.
-      if (isDatabaseUnavailable(error)) this.settleLater(claim, answer);
+      if (error instanceof DatabaseUnavailableError) this.settleLater(claim, answer);
       throw error;
     }
   }
@@ -152,7 +152,7 @@ export class IdempotencyService {
           await this.settle(held, kept);
           this.unsettled.delete(owner);
         } catch (error) {
-          if (!isDatabaseUnavailable(error)) this.unsettled.delete(owner);
+          if (!(error instanceof DatabaseUnavailableError)) this.unsettled.delete(owner);
         }
       }
       this.settling = this.unsettled.size === 0 ? undefined : setTimeout(retry, this.settleRetryMs).unref();

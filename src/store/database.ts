@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
+import { storeError, unavailableAware } from './unavailable.js';
 import type { Database } from './tables.js';
 import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
 
@@ -103,10 +104,12 @@ function openSqlite(
 ): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const dialect = new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement));
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect: unavailableAware(dialect) });
   // An in-memory database exists only on its own connection.
   const readDb =
-    path === ':memory:' ? db : new Kysely<Database>({ dialect: new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement)) });
+    path === ':memory:'
+      ? db
+      : new Kysely<Database>({ dialect: unavailableAware(new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement))) });
   return { db, readDb, statements: dialect.connection };
 }
 
@@ -232,7 +235,7 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
       return result;
     };
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: unavailableAware(new PostgresDialect({ pool })) });
   return {
     db,
     close: async () => {
@@ -247,65 +250,6 @@ function destroyConnection(client: pg.PoolClient): void {
   (client.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
 }
 
-/** Node's socket errors that mean the server cannot be reached (now). */
-const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/** pg's own errors when a connection is lost, cannot be made in time, or an answer does not come. */
-const PG_CONNECTION_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'Query read timeout',
-  'timeout expired',
-  'Client has encountered a connection error and is not queryable',
-  'Client was closed and is not queryable',
-];
-
-/**
- * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01-57P03 (admin
- * shutdown, crash shutdown, cannot connect now: starting up or in recovery), 53300 (too many connections).
- */
-function isUnavailableSqlState(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
-}
-
-/**
- * SQLite result codes of a file that cannot be used now but may be again without a restart: locked by
- * another process beyond busy_timeout (BUSY, LOCKED), an I/O error, a file or directory that cannot be
- * opened or written (CANTOPEN, READONLY: permissions, a read-only or unmounted volume), a full disk
- * (FULL), a lock protocol race (PROTOCOL). Corruption (CORRUPT, NOTADB) is not transient: a 500.
- */
-const SQLITE_UNAVAILABLE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_PROTOCOL'];
-
-/**
- * Whether the error says that the database cannot be reached or used right now (a retry later may
- * succeed), as opposed to a bug or a refused statement. The error handler answers these 503 e-503.
- */
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 4) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (NETWORK_ERROR_CODES.has(code)) return true;
-    if (code.startsWith('SQLITE_')) return SQLITE_UNAVAILABLE_PREFIXES.some((prefix) => code.startsWith(prefix));
-    if (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)) return true;
-  }
-  if (PG_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message))) return true;
-  // Connecting to a name with several addresses fails with all of their errors at once.
-  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
-  return isDatabaseUnavailable(error.cause, depth + 1);
-}
-
 export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
@@ -315,7 +259,14 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       await db.destroy();
     };
     // The transaction holds the one connection (the driver's lock): its statements are this batch's alone.
-    const writeTransaction = <T>(work: (tx: StoreTx) => Promise<T>) => db.transaction().execute((trx) => work(sealTx(trx, statements)));
+    // Its statements run on the connection itself, not through Kysely's driver: their errors are translated here.
+    const writeTransaction = <T>(work: (tx: StoreTx) => Promise<T>) =>
+      db
+        .transaction()
+        .execute((trx) => work(sealTx(trx, statements)))
+        .catch((error: unknown) => {
+          throw storeError(error);
+        });
     return { db, readDb, dialect, location: `sqlite:${target}`, writeTransaction, writeLanes: 1, close };
   }
   const { db, close } = openPostgres(target, options.onStatement);

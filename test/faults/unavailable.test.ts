@@ -9,7 +9,8 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
-import { isDatabaseUnavailable, openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from '../../src/store/database.js';
+import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from '../../src/store/database.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../../src/store/unavailable.js';
 import { createServices } from '../../src/wiring.js';
 import { createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { validBid } from '../support/server.js';
@@ -54,6 +55,41 @@ describe('isDatabaseUnavailable', () => {
     ['not an error', 'ECONNREFUSED'],
   ])('%s: not 503', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('the store lets the driver\'s "not now" out as one typed error', () => {
+  it("a PostgreSQL that refuses connections: DatabaseUnavailableError, the driver's error its cause", async () => {
+    const unreachable = openStore('postgres://postgres@127.0.0.1:1/ordergate_unreachable');
+    try {
+      const read = unreachable.db.selectFrom('users').select('user_id').execute();
+      await expect(read).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await expect(read).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
+      await expect(unreachable.writeTransaction(async () => 1)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await unreachable.close();
+    }
+  });
+
+  it('a refused statement stays what it is (a bug or a constraint is not "not now")', async () => {
+    const database = createSqliteDatabase();
+    const local = openStore(database.databaseUrl);
+    try {
+      const broken = local.db
+        .selectFrom('no_such_table' as never)
+        .selectAll()
+        .execute();
+      await expect(broken).rejects.toThrow(/no such table/);
+      await expect(
+        local.db
+          .selectFrom('no_such_table' as never)
+          .selectAll()
+          .execute(),
+      ).rejects.not.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await local.close();
+      await database.dispose();
+    }
   });
 });
 

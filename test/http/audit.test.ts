@@ -17,6 +17,7 @@ import { AuditArchiveService, AuditRecorder, AuditTrailService } from '../../src
 import type { NewAuditRequest } from '../../src/domain/audit.js';
 import { AuditRepository } from '../../src/store/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const ORDER_ROUTE = `${PLACE_ORDER}/:exchange/:order_id`;
@@ -359,7 +360,7 @@ describe('the audit recorder', () => {
     let failures = 1;
     const flaky = {
       appendRequests: async (records: readonly NewAuditRequest[]) => {
-        if (failures-- > 0) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        if (failures-- > 0) throw new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
         await repository.appendRequests(records);
       },
     } as unknown as AuditRepository;

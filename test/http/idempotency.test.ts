@@ -14,6 +14,7 @@ import { IdempotencyKeyRepository } from '../../src/store/idempotency.js';
 import { createServices } from '../../src/wiring.js';
 import { createPostgresDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const CART = '/transactional/v1/ordercart';
@@ -522,7 +523,7 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
     let outage = 2;
     const flaky = Object.create(keys) as IdempotencyKeyRepository;
     flaky.release = async (claim) => {
-      if (outage-- > 0) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      if (outage-- > 0) throw new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
       return keys.release(claim);
     };
     const service = new IdempotencyService(flaky, () => server.clock.now, { settleRetryMs: 50 });
