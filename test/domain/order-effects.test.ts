@@ -8,43 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { planOrderWrites, storedOrderChanged } from '../../src/domain/order-effects.js';
 import { OrderStatus } from '../../src/domain/order-status.js';
 import { orderExposure, tradeCostPaise, tradeOfAllotment, type Order, type OrderChange } from '../../src/domain/order.js';
+import { storedOrder } from '../support/fixtures.js';
 
 const NOW = Date.parse('2026-11-27T10:00:00+05:30');
 
-const base = (orderId: string, userId: string, scripToken: number): Order => ({
-  orderId,
-  userId,
-  exchange: 'NSE_EQ',
-  scripToken,
-  symbol: scripToken === 1 ? 'ACME' : 'BETA',
-  series: 'RP',
-  transactionType: 'BUY',
-  productType: 'OFS',
-  orderType: 'RL',
-  quantity: 10,
-  pricePaise: 10_000,
-  disclosedQuantity: 0,
-  tradedQuantity: 0,
-  status: OrderStatus.OMSXMITTED,
-  errorReason: null,
-  orderIdentifier: null,
-  algoId: null,
-  strategyId: null,
-  partCode: null,
-  venderCode: null,
-  requestId: null,
-  createdAt: NOW - 1000,
-  updatedAt: NOW - 1000,
-  category: 'RETAIL',
-  cancelRequestedAt: null,
-  tradedPricePaise: null,
-  exchangeOrderId: null,
-  fundsBlockedPaise: null,
-  offerId: null,
-  offerCategory: null,
-  marginType: null,
-  carriedForwardAt: null,
-});
+const base = (orderId: string, userId: string, scripToken: number): Order =>
+  storedOrder({
+    orderId,
+    userId,
+    scripToken,
+    symbol: scripToken === 1 ? 'ACME' : 'BETA',
+    status: OrderStatus.OMSXMITTED,
+    createdAt: NOW - 1000,
+    updatedAt: NOW - 1000,
+  });
 
 /** What one change may set: the terms, the status, the block, an allotment. */
 const step = fc.record({

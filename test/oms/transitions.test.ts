@@ -27,28 +27,13 @@ import {
   type RiskDecision,
 } from '../../src/oms/transitions.js';
 import type { ExchangeEvent } from '../../src/oms/exchange.js';
+import { sbinIssue } from '../support/fixtures.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00+05:30');
 const HOUR = 3_600_000;
 const prices = { floorPricePaise: 10_000, retailCutoffPricePaise: 10_100 };
 
-const issue: OfsIssue = {
-  exchange: 'NSE_EQ',
-  scripToken: 500112,
-  symbol: 'SBIN',
-  series: 'OF',
-  floorPricePaise: 10_000,
-  tickSizePaise: 5,
-  offerQuantity: 1_000_000,
-  retailReservePct: 10,
-  retailCutoffPricePaise: 10_100,
-  allocation: 'PROPORTIONATE',
-  nonRetailOpensAt: T0 - HOUR,
-  nonRetailClosesAt: T0 + HOUR,
-  retailOpensAt: T0 - HOUR,
-  retailClosesAt: T0 + HOUR,
-  settlementDelayMs: null,
-};
+const issue: OfsIssue = sbinIssue({ nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: T0 + HOUR, retailOpensAt: T0 - HOUR, retailClosesAt: T0 + HOUR });
 
 let sequence = 0;
 function order(fields: Partial<Order> = {}): Order {

@@ -8,41 +8,9 @@ import { storedOrderChanged } from '../../src/domain/order-effects.js';
 import { OrderStatus } from '../../src/domain/order-status.js';
 import type { Order } from '../../src/domain/order.js';
 import { MUTABLE_COLUMNS } from '../../src/store/orders.js';
+import { storedOrder } from '../support/fixtures.js';
 
-const order: Order = {
-  orderId: 'o1',
-  userId: 'u1',
-  exchange: 'NSE_EQ',
-  scripToken: 1,
-  symbol: 'ACME',
-  series: 'RP',
-  transactionType: 'BUY',
-  productType: 'OFS',
-  orderType: 'RL',
-  quantity: 10,
-  pricePaise: 10_000,
-  disclosedQuantity: 0,
-  tradedQuantity: 0,
-  status: OrderStatus.PENDING,
-  errorReason: null,
-  orderIdentifier: null,
-  algoId: null,
-  strategyId: null,
-  partCode: null,
-  venderCode: null,
-  requestId: null,
-  createdAt: 1,
-  updatedAt: 1,
-  category: 'RETAIL',
-  cancelRequestedAt: null,
-  tradedPricePaise: null,
-  exchangeOrderId: null,
-  fundsBlockedPaise: null,
-  offerId: null,
-  offerCategory: null,
-  marginType: null,
-  carriedForwardAt: null,
-};
+const order: Order = storedOrder();
 
 /** The order with one field set to a value it did not have. */
 function withChanged(field: keyof Order): Order {

@@ -1,5 +1,7 @@
 /** Plain test data shared by the domain and HTTP tests. */
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
+import { OrderStatus } from '../../src/domain/order-status.js';
+import type { Order } from '../../src/domain/order.js';
 
 /**
  * The test OFS issue: NSE_EQ 500112 SBIN OF, floor 100.00, tick 0.05, retail cut-off 101.00, offer
@@ -36,3 +38,42 @@ export const DELIVERY_LINE = {
   ProductType: 'DELIVERY',
   validity: 'DAY',
 };
+
+/** A stored retail bid: 10 at 100.00 in an issue, PENDING, not funds-checked. */
+export function storedOrder(overrides: Partial<Order> = {}): Order {
+  return {
+    orderId: 'o1',
+    userId: 'u1',
+    exchange: 'NSE_EQ',
+    scripToken: 1,
+    symbol: 'ACME',
+    series: 'RP',
+    transactionType: 'BUY',
+    productType: 'OFS',
+    orderType: 'RL',
+    quantity: 10,
+    pricePaise: 10_000,
+    disclosedQuantity: 0,
+    tradedQuantity: 0,
+    status: OrderStatus.PENDING,
+    errorReason: null,
+    orderIdentifier: null,
+    algoId: null,
+    strategyId: null,
+    partCode: null,
+    venderCode: null,
+    requestId: null,
+    createdAt: 1,
+    updatedAt: 1,
+    category: 'RETAIL',
+    cancelRequestedAt: null,
+    tradedPricePaise: null,
+    exchangeOrderId: null,
+    fundsBlockedPaise: null,
+    offerId: null,
+    offerCategory: null,
+    marginType: null,
+    carriedForwardAt: null,
+    ...overrides,
+  };
+}
