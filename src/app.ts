@@ -145,7 +145,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   registerAuthentication(app, services.auth);
   // Right after auth, so that order entry is counted per caller before any later hook (Idempotency-Key).
   const rateLimits = options.rateLimits ?? RATE_LIMITS_OFF;
-  registerLoginLimits(app, rateLimits, registerRateLimits(app, rateLimits), (userId, apiKey) => services.auth.holdsApiKey(userId, apiKey));
+  registerLoginLimits(app, rateLimits, registerRateLimits(app, rateLimits), (userId, apiKey, from) => services.auth.holdsApiKey(userId, apiKey, from));
 
   app.setErrorHandler(answerError);
   registerRouteNotFound(app);

@@ -141,6 +141,11 @@ const LimitsSchema = Type.Object({
   cartExecutionsPerUser: WholeNumber('MAX_CART_EXECUTIONS_PER_USER', 2, 1, 1000),
   /** Whether a login must carry an active API key of the user (`api_key`), so that a password alone opens no session. */
   loginRequiresApiKey: Flag('LOGIN_REQUIRES_API_KEY', false),
+  /**
+   * Whether an API key without a registered address is refused (SEBI's static IP rule: every API key bound
+   * to one primary and at most one secondary address). A key with registered addresses is always held to them.
+   */
+  staticIpRequired: Flag('STATIC_IP_REQUIRED', false),
 });
 
 /** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */

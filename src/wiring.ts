@@ -66,6 +66,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   const orderEntry = new OrderEntryService(store, issues, offers, orders, now, options.metrics?.orderEntry);
   const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
     loginRequiresApiKey: limits.loginRequiresApiKey,
+    staticIpRequired: limits.staticIpRequired,
     ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
   });
   const orderEvents = new OrderEventsService(

@@ -68,6 +68,11 @@ export const Errors = {
   USER_DISABLED: kind('e-212', 403, 'The user is disabled by the operator; no login is accepted.'),
   LOGIN_API_KEY_REQUIRED: kind('e-213', 401, 'This server takes a login only with an active api_key of the user (LOGIN_REQUIRES_API_KEY).'),
   OPERATOR_REQUIRED: kind('e-214', 403, "This call is for operators: the caller's user is not an operator."),
+  API_KEY_ADDRESS: kind(
+    'e-215',
+    403,
+    "The API key is sent from an IP address it is not registered for (SEBI's static IP rule), or has no registered address while the server requires one (STATIC_IP_REQUIRED).",
+  ),
 
   // 3xx: OFS orders, request-alone rules (400) then rules against stored data (403/404/409/422)
   OFS_TRANSACTION_TYPE: kind('e-301', 400, 'OFS bids are BUY only: transaction_type must be BUY.'),

@@ -30,4 +30,7 @@ export interface ApiKeyInfo {
   keyId: string;
   createdAt: number;
   revokedAt: number | null;
+  /** The registered addresses (SEBI's static IP rule; none: none registered), and when they were set. */
+  addresses: readonly string[];
+  changedAt: number | null;
 }

@@ -53,7 +53,7 @@ export function registerLoginLimits(
   app: App,
   options: RateLimitOptions,
   callLogs: CallLogs | null,
-  holdsApiKey: (userId: string, apiKey: string) => Promise<boolean> = async () => false,
+  holdsApiKey: (userId: string, apiKey: string, from: string) => Promise<boolean> = async () => false,
 ): void {
   const { loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
   const backoffMaxMs = options.loginBackoffMaxSeconds * 1000;
@@ -88,7 +88,7 @@ export function registerLoginLimits(
     const pair = await pairs.state(userId, request.ip);
     /** Whether the login carries an active API key of the user: read once, and only when a limit would refuse. */
     let keyHolder: Promise<boolean> | undefined;
-    const holdsKey = () => (keyHolder ??= holdsApiKey(userId, loginApiKey(request)));
+    const holdsKey = () => (keyHolder ??= holdsApiKey(userId, loginApiKey(request), request.ip));
     const waitMs = backoffRemainingMs(pair, pair.now, loginBackoffAfterFailures, backoffMaxMs);
     if (waitMs > 0 && !(await holdsKey())) {
       throw rateLimited(

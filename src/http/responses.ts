@@ -62,4 +62,11 @@ export const UNWANTED_BODY_ERRORS = [
 ];
 export const TOKEN_ERRORS = [Errors.TOKEN_MISSING, Errors.TOKEN_INVALID, Errors.TOKEN_EXPIRED, Errors.TOKEN_REVOKED];
 /** Order entry: the token and the API key, then the per-user rate limit (429). */
-export const ORDER_ENTRY_AUTH_ERRORS = [...TOKEN_ERRORS, Errors.API_KEY_MISSING, Errors.API_KEY_INVALID, Errors.API_KEY_OTHER_USER, Errors.RATE_LIMITED];
+export const ORDER_ENTRY_AUTH_ERRORS = [
+  ...TOKEN_ERRORS,
+  Errors.API_KEY_MISSING,
+  Errors.API_KEY_INVALID,
+  Errors.API_KEY_OTHER_USER,
+  Errors.API_KEY_ADDRESS,
+  Errors.RATE_LIMITED,
+];

@@ -47,6 +47,7 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
             Errors.SECOND_FACTOR_INVALID,
             Errors.LOGIN_API_KEY_INVALID,
             Errors.LOGIN_API_KEY_REQUIRED,
+            Errors.API_KEY_ADDRESS,
             Errors.USER_DISABLED,
             Errors.RATE_LIMITED,
           ),

@@ -2,6 +2,7 @@
  * Operator actions behind the `ordergate` CLI (and the tests' fixtures): users, API keys and the OFS
  * registry. Each works directly on the database; no server needs to run.
  */
+import { addressChangeRefusal, canonicalAddress, keyAddressesProblem } from '../domain/static-ip.js';
 import type { ApiKeyInfo } from '../domain/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
@@ -20,7 +21,7 @@ import {
   type Offer,
   type UserCategory,
 } from '../domain/ofs-offer.js';
-import type { UserRepository } from '../store/users.js';
+import type { ApiKeyAddressChange, UserRepository } from '../store/users.js';
 
 export class AdminError extends Error {
   override name = 'AdminError';
@@ -323,11 +324,43 @@ export class AdminService {
   }
 
   /** A new API key for the user; the key is returned once and only its hash is kept. */
-  async createApiKey(userId: string): Promise<{ keyId: string; apiKey: string }> {
+  /** A new API key; with `addresses` (the primary, then at most one secondary), bound to them at once. */
+  async createApiKey(userId: string, addresses: readonly string[] = []): Promise<{ keyId: string; apiKey: string; addresses: string[] }> {
     await this.existingUser(userId);
+    const canonical = addresses.length === 0 ? [] : this.keyAddresses(addresses);
     const key = newApiKey();
-    await this.users.addApiKey({ keyId: key.id, userId, keyHash: key.hash, now: this.now() });
-    return { keyId: key.id, apiKey: key.secret };
+    await this.users.addApiKey({ keyId: key.id, userId, keyHash: key.hash, now: this.now(), addresses: canonical });
+    return { keyId: key.id, apiKey: key.secret, addresses: canonical };
+  }
+
+  /**
+   * Binds a key to new addresses, at once for every call that sends it; at most once a week (SEBI's rule)
+   * unless `override`, which the record of the change keeps.
+   */
+  async setApiKeyAddresses(keyId: string, addresses: readonly string[], override: boolean): Promise<string[]> {
+    const canonical = this.keyAddresses(addresses);
+    const current = await this.users.apiKeyAddresses(keyId);
+    if (current === undefined) throw new AdminError(`no active API key ${keyId}`);
+    const now = this.now();
+    const refusal = addressChangeRefusal(current, now, override);
+    if (refusal !== null) throw new AdminError(`the addresses of ${keyId} cannot change now: ${refusal}`);
+    if (!(await this.users.setApiKeyAddresses(keyId, current, canonical, now, override))) {
+      throw new AdminError(`the addresses of ${keyId} changed meanwhile; run the command again`);
+    }
+    return canonical;
+  }
+
+  /** A key's addresses now and every setting of them, oldest first. */
+  async apiKeyAddressHistory(keyId: string): Promise<{ addresses: readonly string[]; changes: ApiKeyAddressChange[] }> {
+    const current = await this.users.apiKeyAddresses(keyId);
+    if (current === undefined) throw new AdminError(`no active API key ${keyId}`);
+    return { addresses: current.addresses, changes: await this.users.apiKeyAddressChanges(keyId) };
+  }
+
+  private keyAddresses(addresses: readonly string[]): string[] {
+    const problem = keyAddressesProblem(addresses);
+    if (problem !== null) throw new AdminError(problem);
+    return addresses.map((address) => canonicalAddress(address)!);
   }
 
   async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {

@@ -10,6 +10,7 @@ import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
 import type { UserRepository } from '../store/users.js';
+import { keyAddressRefusal } from '../domain/static-ip.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
 function bearerTokenHash(authorization: string | undefined): string {
@@ -68,8 +69,15 @@ export interface LoginResult {
 export interface AuthOptions {
   /** LOGIN_REQUIRES_API_KEY: a login must carry an active API key of the user, so that a password alone opens no session. */
   loginRequiresApiKey?: boolean;
+  /** STATIC_IP_REQUIRED: a key with no registered address is refused too (SEBI's static IP rule). */
+  staticIpRequired?: boolean;
   /** The cost of new hashes (a user's re-hash at login, the unknown user's hash); OWASP's by default. */
   passwordHasher?: PasswordHasher;
+}
+
+/** The refusal of a key sent from an address it is not registered for; `field` names where it was sent. */
+function keyAddressRefused(reason: string, field: string): ApiError {
+  return new ApiError(Errors.API_KEY_ADDRESS, `The API key cannot be used from this address: ${reason}`, [{ field, message: reason }]);
 }
 
 const apiKeyNotActive = () =>
@@ -81,6 +89,7 @@ export class AuthService {
   /** Password checks of this process take turns (src/auth/password-checks.ts). */
   private readonly passwordChecks = new PasswordChecks();
   private readonly loginRequiresApiKey: boolean;
+  private readonly staticIpRequired: boolean;
   private readonly hasher: PasswordHasher;
 
   constructor(
@@ -90,12 +99,26 @@ export class AuthService {
     options: AuthOptions = {},
   ) {
     this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
+    this.staticIpRequired = options.staticIpRequired ?? false;
     this.hasher = options.passwordHasher ?? OWASP_PASSWORD_HASHER;
   }
 
-  /** Whether `apiKey` is an active API key of `userId` (a hash lookup: keys are 256-bit random, no oracle). */
-  async holdsApiKey(userId: string, apiKey: string): Promise<boolean> {
-    return apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) === userId;
+  /**
+   * Whether `apiKey` is an active API key of `userId`, sent from an address it may be used from (a hash
+   * lookup: keys are 256-bit random, no oracle).
+   */
+  async holdsApiKey(userId: string, apiKey: string, from: string): Promise<boolean> {
+    if (apiKey === '') return false;
+    const key = await this.users.activeApiKey(sha256Hex(apiKey));
+    return key?.userId === userId && keyAddressRefusal(key.addresses, from, this.staticIpRequired) === null;
+  }
+
+  /** Refuses the login's api_key unless it is an active key of the user, sent from a registered address. */
+  private async checkLoginKey(userId: string, apiKey: string, from: string | undefined): Promise<void> {
+    const key = await this.users.activeApiKey(sha256Hex(apiKey));
+    if (key?.userId !== userId) throw apiKeyNotActive();
+    const refusal = keyAddressRefusal(key.addresses, from ?? '', this.staticIpRequired);
+    if (refusal !== null) throw keyAddressRefused(refusal, 'api_key');
   }
 
   /** `from`: the client's address, whose share of the password checks the login takes (PasswordChecks). */
@@ -109,7 +132,7 @@ export class AuthService {
           { field: 'api_key', message: 'required' },
         ]);
       }
-      if ((await this.users.apiKeyOwner(sha256Hex(apiKey))) !== credentials.user_id) throw apiKeyNotActive();
+      await this.checkLoginKey(credentials.user_id, apiKey, from);
     }
 
     const user = await this.users.find(credentials.user_id);
@@ -136,7 +159,7 @@ export class AuthService {
       }
     }
 
-    if (!this.loginRequiresApiKey && apiKey !== '' && (await this.users.apiKeyOwner(sha256Hex(apiKey))) !== user.userId) throw apiKeyNotActive();
+    if (!this.loginRequiresApiKey && apiKey !== '') await this.checkLoginKey(user.userId, apiKey, from);
 
     const passwordHash = await this.rehashed(user.userId, credentials.password, checkedHash);
     const token = newAccessToken();
@@ -184,10 +207,12 @@ export class AuthService {
   }
 
   /**
-   * The caller behind the bearer token, whose x-api-key must be an active key of the same user (seed 5):
-   * token faults first, then key faults, in one read, since every order-entry call pays for this.
+   * The caller behind the bearer token, whose x-api-key must be an active key of the same user (seed 5),
+   * sent from an address registered for it (`from`, the client's address as TRUST_PROXY reads it): token
+   * faults first, then key faults, in one read, since every order-entry call pays for this. Without `from`
+   * no address is known: a key with registered addresses is refused.
    */
-  async authenticateWithApiKey(authorization: string | undefined, apiKey: string | undefined): Promise<Caller> {
+  async authenticateWithApiKey(authorization: string | undefined, apiKey: string | undefined, from = ''): Promise<Caller> {
     const tokenHash = bearerTokenHash(authorization);
     if (apiKey === undefined || apiKey === '') {
       this.callerOf(tokenHash, await this.users.findSession(tokenHash));
@@ -196,6 +221,8 @@ export class AuthService {
     const session = await this.users.findSessionAndKeyOwner(tokenHash, sha256Hex(apiKey));
     const caller = this.callerOf(tokenHash, session);
     checkApiKeyOwner(caller, session!.apiKeyOwner ?? undefined);
+    const refusal = keyAddressRefusal({ addresses: session!.apiKeyAddresses, changedAt: null }, from, this.staticIpRequired);
+    if (refusal !== null) throw keyAddressRefused(refusal, 'x-api-key');
     return caller;
   }
 

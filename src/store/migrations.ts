@@ -21,6 +21,7 @@ import * as offers from './migrations/0013-offers.js';
 import * as offerBids from './migrations/0014-offer-bids.js';
 import * as sessionEndings from './migrations/0015-session-endings.js';
 import * as userEventIds from './migrations/0016-user-event-ids.js';
+import * as apiKeyAddresses from './migrations/0017-api-key-addresses.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -41,6 +42,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0014_offer_bids': { up: (db: Kysely<any>) => offerBids.up(db, dialect) },
     '0015_session_endings': { up: (db: Kysely<any>) => sessionEndings.up(db, dialect) },
     '0016_user_event_ids': { up: (db: Kysely<any>) => userEventIds.up(db, dialect) },
+    '0017_api_key_addresses': { up: (db: Kysely<any>) => apiKeyAddresses.up(db, dialect) },
   };
 }
 

@@ -29,6 +29,21 @@ export interface ApiKeysTable {
   key_hash: string;
   created_at: number;
   revoked_at: number | null;
+  /** The registered addresses, canonical, comma-separated, the primary first (migration 0017); null: none. */
+  allowed_ips: Generated<string | null>;
+  /** When the addresses were last set. */
+  ips_changed_at: Generated<number | null>;
+}
+
+/** Every setting of a key's addresses (migration 0017). */
+export interface ApiKeyAddressChangesTable {
+  id: Generated<number>;
+  key_id: string;
+  at: number;
+  previous_ips: string | null;
+  allowed_ips: string;
+  /** 1 when the operator overrode the once-a-week rule. */
+  override: number;
 }
 
 export interface SessionsTable {
@@ -417,6 +432,7 @@ export interface TradesTable {
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
+  api_key_address_changes: ApiKeyAddressChangesTable;
   sessions: SessionsTable;
   ofs_issues: OfsIssuesTable;
   ofs_offers: OfsOffersTable;

@@ -6,6 +6,7 @@ import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
 import { issueCategoryOf, userCategoryOf, type MarginType, type UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { KeyAddresses } from '../domain/static-ip.js';
 import type { ApiKeyInfo, Session, User } from '../domain/user.js';
 import type { Database, UsersTable } from './tables.js';
 
@@ -22,7 +23,29 @@ export interface UserAccount extends User {
 /** A session looked up by token hash, with the owner of an API key (null: no key asked for, or none). */
 export interface SessionWithKeyOwner extends Session {
   apiKeyOwner: string | null;
+  /** The key's registered addresses (none: none registered). */
+  apiKeyAddresses: readonly string[];
 }
+
+/** One setting of a key's addresses (comma-separated, the primary first). */
+export interface ApiKeyAddressChange {
+  at: number;
+  previous: string | null;
+  addresses: string;
+  override: boolean;
+}
+
+/** An active API key: its owner and its registered addresses. */
+export interface ActiveApiKey {
+  keyId: string;
+  userId: string;
+  addresses: KeyAddresses;
+}
+
+const addressesOf = (allowedIps: string | null, changedAt: number | string | null): KeyAddresses => ({
+  addresses: allowedIps === null || allowedIps === '' ? [] : allowedIps.split(','),
+  changedAt: changedAt === null ? null : Number(changedAt),
+});
 
 function userFromRow(row: UserRow): UserAccount {
   return {
@@ -47,15 +70,16 @@ interface CredentialRow {
   revoked_at: number | null;
   category: string | null;
   disabled_at: number | null;
+  allowed_ips: string | null;
 }
 
 // A disabled user's sessions are revoked when the user is disabled; reading `disabled_at` with them keeps
 // every token of the user refused even if a login committed its session in between.
 const credentialsSql = (tokens: string, keys: string) => `
-  select 'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category, u.disabled_at
+  select 'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category, u.disabled_at, null as allowed_ips
   from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
   union all
-  select 'key' as kind, key_hash as hash, user_id, null, null, null, null from api_keys where key_hash ${keys} and revoked_at is null`;
+  select 'key' as kind, key_hash as hash, user_id, null, null, null, null, allowed_ips from api_keys where key_hash ${keys} and revoked_at is null`;
 
 const CREDENTIALS = {
   sqlite: credentialsSql('in (select value from json_each(?))', 'in (select value from json_each(?))'),
@@ -68,7 +92,10 @@ interface CredentialLookup {
 }
 
 export class UserRepository {
-  private readonly apiKeyOwnerQuery: PreparedQuery<{ keyHash: string }, { user_id: string }>;
+  private readonly activeKeyQuery: PreparedQuery<
+    { keyHash: string },
+    { key_id: string; user_id: string; allowed_ips: string | null; ips_changed_at: number | null }
+  >;
   /**
    * Every authenticated request reads its session (and its API key's owner). The look-ups of the
    * requests that arrive together are read together, in one query each for sessions and keys: on
@@ -86,8 +113,12 @@ export class UserRepository {
     private readonly dialect: DialectName,
     private readonly readDb: Kysely<Database> = db,
   ) {
-    this.apiKeyOwnerQuery = prepareQuery((p: { keyHash: string }) =>
-      readDb.selectFrom('api_keys').select('user_id').where('key_hash', '=', p.keyHash).where('revoked_at', 'is', null),
+    this.activeKeyQuery = prepareQuery((p: { keyHash: string }) =>
+      readDb
+        .selectFrom('api_keys')
+        .select(['key_id', 'user_id', 'allowed_ips', 'ips_changed_at'])
+        .where('key_hash', '=', p.keyHash)
+        .where('revoked_at', 'is', null),
     );
   }
 
@@ -193,17 +224,84 @@ export class UserRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async addApiKey(key: { keyId: string; userId: string; keyHash: string; now: number }): Promise<void> {
-    await this.db
-      .insertInto('api_keys')
-      .values({ key_id: key.keyId, user_id: key.userId, key_hash: key.keyHash, created_at: key.now, revoked_at: null })
-      .execute();
+  /** A new key; with addresses (canonical), they are registered at once, and the setting recorded. */
+  async addApiKey(key: { keyId: string; userId: string; keyHash: string; now: number; addresses?: readonly string[] }): Promise<void> {
+    const allowedIps = key.addresses === undefined || key.addresses.length === 0 ? null : key.addresses.join(',');
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('api_keys')
+        .values({
+          key_id: key.keyId,
+          user_id: key.userId,
+          key_hash: key.keyHash,
+          created_at: key.now,
+          revoked_at: null,
+          allowed_ips: allowedIps,
+          ips_changed_at: allowedIps === null ? null : key.now,
+        })
+        .execute();
+      if (allowedIps !== null) {
+        await trx
+          .insertInto('api_key_address_changes')
+          .values({ key_id: key.keyId, at: key.now, previous_ips: null, allowed_ips: allowedIps, override: 0 })
+          .execute();
+      }
+    });
   }
 
   /** The owner of an active (not revoked) API key. */
   async apiKeyOwner(keyHash: string): Promise<string | undefined> {
-    const [row] = await this.apiKeyOwnerQuery.execute(this.readDb, { keyHash });
-    return row?.user_id;
+    return (await this.activeApiKey(keyHash))?.userId;
+  }
+
+  /** An active (not revoked) API key, by its hash. */
+  async activeApiKey(keyHash: string): Promise<ActiveApiKey | undefined> {
+    const [row] = await this.activeKeyQuery.execute(this.readDb, { keyHash });
+    return row && { keyId: row.key_id, userId: row.user_id, addresses: addressesOf(row.allowed_ips, row.ips_changed_at) };
+  }
+
+  /** A key's registered addresses, by its id (undefined: no such key, or revoked). */
+  async apiKeyAddresses(keyId: string): Promise<KeyAddresses | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['allowed_ips', 'ips_changed_at'])
+      .where('key_id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row && addressesOf(row.allowed_ips, row.ips_changed_at);
+  }
+
+  async apiKeyAddressChanges(keyId: string): Promise<ApiKeyAddressChange[]> {
+    const rows = await this.db.selectFrom('api_key_address_changes').selectAll().where('key_id', '=', keyId).orderBy('id').execute();
+    return rows.map((row) => ({ at: Number(row.at), previous: row.previous_ips, addresses: row.allowed_ips, override: Number(row.override) === 1 }));
+  }
+
+  /**
+   * Sets a key's addresses, if they are still as `previous` says (false: another change came first), and
+   * records the setting with whether the operator overrode the once-a-week rule.
+   */
+  async setApiKeyAddresses(keyId: string, previous: KeyAddresses, addresses: readonly string[], now: number, override: boolean): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('api_keys')
+        .set({ allowed_ips: addresses.join(','), ips_changed_at: now })
+        .where('key_id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .where((eb) => (previous.changedAt === null ? eb('ips_changed_at', 'is', null) : eb('ips_changed_at', '=', previous.changedAt)))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await trx
+        .insertInto('api_key_address_changes')
+        .values({
+          key_id: keyId,
+          at: now,
+          previous_ips: previous.addresses.length === 0 ? null : previous.addresses.join(','),
+          allowed_ips: addresses.join(','),
+          override: override ? 1 : 0,
+        })
+        .execute();
+      return true;
+    });
   }
 
   async revokeApiKey(keyId: string, now: number): Promise<boolean> {
@@ -219,11 +317,16 @@ export class UserRepository {
   async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .select(['key_id', 'created_at', 'revoked_at'])
+      .select(['key_id', 'created_at', 'revoked_at', 'allowed_ips', 'ips_changed_at'])
       .where('user_id', '=', userId)
       .orderBy('created_at')
       .execute();
-    return rows.map((row) => ({ keyId: row.key_id, createdAt: Number(row.created_at), revokedAt: row.revoked_at === null ? null : Number(row.revoked_at) }));
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      createdAt: Number(row.created_at),
+      revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+      ...addressesOf(row.allowed_ips, row.ips_changed_at),
+    }));
   }
 
   /**
@@ -319,9 +422,9 @@ export class UserRepository {
       CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
     );
     const sessionOf = new Map<string, Session>();
-    const ownerOf = new Map<string, string>();
+    const keyOf = new Map<string, { owner: string; addresses: readonly string[] }>();
     for (const row of result.rows) {
-      if (row.kind === 'key') ownerOf.set(row.hash, row.user_id);
+      if (row.kind === 'key') keyOf.set(row.hash, { owner: row.user_id, addresses: addressesOf(row.allowed_ips, null).addresses });
       else {
         sessionOf.set(row.hash, {
           userId: row.user_id,
@@ -334,7 +437,8 @@ export class UserRepository {
     }
     return lookups.map((lookup) => {
       const session = sessionOf.get(lookup.tokenHash);
-      return session && { ...session, apiKeyOwner: lookup.keyHash === null ? null : (ownerOf.get(lookup.keyHash) ?? null) };
+      const key = lookup.keyHash === null ? undefined : keyOf.get(lookup.keyHash);
+      return session && { ...session, apiKeyOwner: key?.owner ?? null, apiKeyAddresses: key?.addresses ?? [] };
     });
   }
 

@@ -81,6 +81,8 @@ export const ERROR_CATALOG = {
   LOGIN_API_KEY_REQUIRED: { code: 'e-213', status: 401 },
   /** This call is for operators: the caller's user is not an operator. */
   OPERATOR_REQUIRED: { code: 'e-214', status: 403 },
+  /** The API key is sent from an IP address it is not registered for (SEBI's static IP rule), or has no registered address while the server requires one (STATIC_IP_REQUIRED). */
+  API_KEY_ADDRESS: { code: 'e-215', status: 403 },
   /** OFS bids are BUY only: transaction_type must be BUY. */
   OFS_TRANSACTION_TYPE: { code: 'e-301', status: 400 },
   /** product_type must be OFS on this endpoint. */

@@ -360,7 +360,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-212 */
+                /** @description Error envelope; code is one of e-215, e-212 */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1506,7 +1506,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-207, e-315 */
+                /** @description Error envelope; code is one of e-207, e-215, e-315 */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1894,7 +1894,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-207 */
+                /** @description Error envelope; code is one of e-207, e-215 */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2262,7 +2262,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-207 */
+                /** @description Error envelope; code is one of e-207, e-215 */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2643,7 +2643,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-207 */
+                /** @description Error envelope; code is one of e-207, e-215 */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8437,7 +8437,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-207 */
+                /** @description Error envelope; code is one of e-207, e-215 */
                 403: {
                     headers: {
                         [name: string]: unknown;

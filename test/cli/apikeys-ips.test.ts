@@ -1,0 +1,79 @@
+/**
+ * `ordergate apikeys create --allow-ip`, `set-ips` and `ips` (issue 23, SEBI's static IP rule): the built
+ * bin as a real process over a real SQLite file; the key is then tried through the AuthService over the
+ * same file, from the addresses a call would come from.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, expect, it } from 'vitest';
+import { AuthService } from '../../src/services/auth.js';
+import { openStore } from '../../src/store/database.js';
+import { UserRepository } from '../../src/store/users.js';
+import { createMigratedSqliteFile } from '../support/databases.js';
+import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
+
+const workDir = mkdtempSync(join(tmpdir(), 'ordergate-apikeys-cli-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+let dbPath: string;
+let dbCounter = 0;
+beforeEach(async () => {
+  dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
+  await createMigratedSqliteFile(dbPath);
+});
+
+const ordergate = (args: string[]) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` } });
+
+/** Whether the key may be used by the user from `from`, as a login's back-off check reads it. */
+async function usableFrom(userId: string, apiKey: string, from: string): Promise<boolean> {
+  const store = openStore(`sqlite:${dbPath}`);
+  try {
+    return await new AuthService(new UserRepository(store.db, store.dialect), 60_000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER }).holdsApiKey(
+      userId,
+      apiKey,
+      from,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+it('binds a key to a primary and a secondary address at creation, changes them once a week unless overridden, and keeps every change', async () => {
+  expect((await ordergate(['users', 'add', 'alice'])).code).toBe(0);
+  const created = await ordergate(['apikeys', 'create', 'alice', '--allow-ip', '203.0.113.7', '--allow-ip', '2001:DB8::1']);
+  expect(created.code, created.stderr).toBe(0);
+  const lines = created.stdout.trimEnd().split('\n');
+  const apiKey = lines.at(-1)!;
+  const { key_id, allowed_ips } = fieldsOf(lines.slice(0, -1).join('\n'));
+  expect(allowed_ips).toBe('203.0.113.7,2001:db8::1');
+  expect(await usableFrom('alice', apiKey, '203.0.113.7')).toBe(true);
+  expect(await usableFrom('alice', apiKey, '::ffff:203.0.113.7')).toBe(true);
+  expect(await usableFrom('alice', apiKey, '198.51.100.9')).toBe(false);
+
+  expectOneLineFailure(await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', '198.51.100.9']), /cannot change now: .*next change is allowed from/);
+  expect(await usableFrom('alice', apiKey, '198.51.100.9')).toBe(false);
+  const overridden = await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', '198.51.100.9', '--override']);
+  expect(overridden.code, overridden.stderr).toBe(0);
+  expect(overridden.stdout).toBe(`key_id: ${key_id}\nallowed_ips: 198.51.100.9\n`);
+  expect(await usableFrom('alice', apiKey, '198.51.100.9')).toBe(true);
+  expect(await usableFrom('alice', apiKey, '203.0.113.7')).toBe(false);
+
+  const history = await ordergate(['apikeys', 'ips', key_id!]);
+  expect(history.code, history.stderr).toBe(0);
+  expect(history.stdout).toMatch(
+    /^allowed_ips: 198\.51\.100\.9\n\S+Z - -> 203\.0\.113\.7,2001:db8::1 override=false\n\S+Z 203\.0\.113\.7,2001:db8::1 -> 198\.51\.100\.9 override=true\n$/,
+  );
+});
+
+it('refuses addresses that are not a primary and at most one secondary IP address, changing nothing', async () => {
+  expect((await ordergate(['users', 'add', 'bob'])).code).toBe(0);
+  expectOneLineFailure(await ordergate(['apikeys', 'create', 'bob', '--allow-ip', 'example.com']), /"example\.com" is not an IP address/);
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'create', 'bob', '--allow-ip', '203.0.113.1', '--allow-ip', '203.0.113.2', '--allow-ip', '203.0.113.3']),
+    /at most one secondary/,
+  );
+  expect((await ordergate(['apikeys', 'list', 'bob'])).stdout).toBe('');
+  expectOneLineFailure(await ordergate(['apikeys', 'set-ips', 'no-such-key', '--allow-ip', '203.0.113.1']), /no active API key no-such-key/);
+});
