@@ -58,7 +58,7 @@ describe('limit settings', () => {
     expect(() => loadConfig({ TOKEN_TTL_SECONDS: '604801' })).toThrow('TOKEN_TTL_SECONDS must be between 1 and 604800, got 604801');
   });
 
-  it('read the caps, the login API key rule and the shedding thresholds, with their defaults', () => {
+  it('read the caps, the login API key and static IP rules and the shedding thresholds, with their defaults', () => {
     expect(loadConfig({}).limits).toEqual({
       streamsPerUser: 10,
       streamsPerNode: 2000,
@@ -67,6 +67,7 @@ describe('limit settings', () => {
       cartsPerUser: 100,
       cartExecutionsPerUser: 2,
       loginRequiresApiKey: false,
+      staticIpRequired: false,
     });
     expect(loadConfig({}).shedding).toEqual({ eventLoopDelayMs: 1000, commitWaitMs: 2000 });
     const config = loadConfig({
@@ -77,6 +78,7 @@ describe('limit settings', () => {
       MAX_CARTS_PER_USER: '7',
       MAX_CART_EXECUTIONS_PER_USER: '5',
       LOGIN_REQUIRES_API_KEY: 'true',
+      STATIC_IP_REQUIRED: 'true',
       SHED_EVENT_LOOP_DELAY_MS: '0',
       SHED_COMMIT_WAIT_MS: '500',
     });
@@ -88,7 +90,9 @@ describe('limit settings', () => {
       cartsPerUser: 7,
       cartExecutionsPerUser: 5,
       loginRequiresApiKey: true,
+      staticIpRequired: true,
     });
+    expect(() => loadConfig({ STATIC_IP_REQUIRED: 'yes' })).toThrow(/STATIC_IP_REQUIRED/);
     expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow('MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0');
     expect(config.shedding).toEqual({ eventLoopDelayMs: 0, commitWaitMs: 500 });
     expect(() => loadConfig({ MAX_CARTS_PER_USER: '0' })).toThrow('MAX_CARTS_PER_USER must be between 1 and 1000000, got 0');
