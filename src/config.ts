@@ -8,6 +8,7 @@ import Type, { type StaticDecode, type TSchema } from 'typebox';
 import type { TLocalizedValidationError } from 'typebox/error';
 import Value from 'typebox/value';
 import { PASSWORD_HASH_COSTS } from './auth/credentials.js';
+import { DAILY_END_PATTERN } from './domain/session-end.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -195,6 +196,18 @@ export const ConfigSchema = Type.Object({
    * expires, and a trading session is a day.
    */
   tokenTtlSeconds: WholeNumber('TOKEN_TTL_SECONDS', 24 * 60 * 60, 1, MAX_TOKEN_TTL_SECONDS),
+  /**
+   * SESSION_DAILY_END: India time (`HH:MM`) at which every session ends, whatever its TTL (SEBI: before the
+   * next trading day begins); null: sessions last their TTL.
+   */
+  sessionDailyEnd: Nullable(
+    'SESSION_DAILY_END',
+    Type.Refine(
+      Type.String(),
+      (text) => DAILY_END_PATTERN.test(text),
+      (text) => `must be a time of day in India as HH:MM (00:00 to 23:59), e.g. 06:00, got "${text}"`,
+    ),
+  ),
   /**
    * PASSWORD_HASH_COST: the cost of new password hashes, OWASP's (`owasp`, the default) or, for test suites
    * only, a hundredth of it (`test-only-insecure`, refused when NODE_ENV=production).

@@ -47,6 +47,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const metrics = new OperatorMetrics();
   const services = createServices(store, {
     tokenTtlSeconds: config.tokenTtlSeconds,
+    sessionDailyEnd: config.sessionDailyEnd,
     limits: config.limits,
     metrics,
     passwordHasher: passwordHasherFor(config.passwordHashCost),

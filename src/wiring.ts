@@ -39,9 +39,12 @@ import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
 import { StoreHealth } from './store/health.js';
+import { dailyEndMinutes } from './domain/session-end.js';
 
 export interface ServiceOptions {
   tokenTtlSeconds: number;
+  /** SESSION_DAILY_END (`HH:MM`, India time): every session ends there; absent or null: at its TTL. */
+  sessionDailyEnd?: string | null;
   /** The clock, injectable so that tests can move time. */
   now?: () => number;
   /** The order-event poller, stream heartbeats and token re-checks (tests make them short). */
@@ -67,6 +70,7 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
     loginRequiresApiKey: limits.loginRequiresApiKey,
     staticIpRequired: limits.staticIpRequired,
+    dailyEndMinutes: options.sessionDailyEnd == null ? null : dailyEndMinutes(options.sessionDailyEnd),
     ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
   });
   const orderEvents = new OrderEventsService(

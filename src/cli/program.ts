@@ -61,6 +61,7 @@ export function buildProgram(io: CliIo): Command {
         '  REDIS_URL     share the rate-limit counts between nodes (redis://host:port)',
         '  LOGIN_REQUIRES_API_KEY  true: a login must carry an active api_key of the user (default false)',
         '  STATIC_IP_REQUIRED  true: an API key with no registered address is refused (default false; SEBI: true)',
+        '  SESSION_DAILY_END  HH:MM India time at which every session ends, whatever its TTL (default unset)',
         '  TRUST_PROXY   false (default), true, or addresses/CIDR ranges of the proxies whose X-Forwarded-For is believed',
         '  MAX_STREAMS_PER_USER (10), MAX_STREAMS_PER_NODE (2000), MAX_CARTS_PER_USER (100)',
         '  MAX_PENDING_SOCKETS_PER_NODE (200), MAX_PENDING_SOCKETS_PER_ADDRESS (10)  socket connections not logged in yet',

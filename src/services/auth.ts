@@ -11,6 +11,7 @@ import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
 import type { UserRepository } from '../store/users.js';
 import { keyAddressRefusal } from '../domain/static-ip.js';
+import { tokenExpiry } from '../domain/session-end.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
 function bearerTokenHash(authorization: string | undefined): string {
@@ -71,6 +72,8 @@ export interface AuthOptions {
   loginRequiresApiKey?: boolean;
   /** STATIC_IP_REQUIRED: a key with no registered address is refused too (SEBI's static IP rule). */
   staticIpRequired?: boolean;
+  /** SESSION_DAILY_END, in minutes after midnight India time: every token expires there at the latest. */
+  dailyEndMinutes?: number | null;
   /** The cost of new hashes (a user's re-hash at login, the unknown user's hash); OWASP's by default. */
   passwordHasher?: PasswordHasher;
 }
@@ -90,6 +93,7 @@ export class AuthService {
   private readonly passwordChecks = new PasswordChecks();
   private readonly loginRequiresApiKey: boolean;
   private readonly staticIpRequired: boolean;
+  private readonly dailyEndMinutes: number | null;
   private readonly hasher: PasswordHasher;
 
   constructor(
@@ -100,6 +104,7 @@ export class AuthService {
   ) {
     this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
     this.staticIpRequired = options.staticIpRequired ?? false;
+    this.dailyEndMinutes = options.dailyEndMinutes ?? null;
     this.hasher = options.passwordHasher ?? OWASP_PASSWORD_HASHER;
   }
 
@@ -164,7 +169,8 @@ export class AuthService {
     const passwordHash = await this.rehashed(user.userId, credentials.password, checkedHash);
     const token = newAccessToken();
     const now = this.now();
-    const expiresAt = now + this.tokenTtlMs;
+    // Cut at the daily end: an open stream or socket ends at its token's expiry too.
+    const expiresAt = tokenExpiry(now, this.tokenTtlMs, this.dailyEndMinutes);
     // A code works once, and is spent only by a login that passes every other check, in the transaction
     // that opens its session: a replayed (phished) code is refused, a login refused for its api_key leaves
     // the code to the corrected retry, and so does one whose session the database failed to write.

@@ -106,6 +106,7 @@ export async function startTestServer(
     shedding?: SheddingConfig;
     logger?: FastifyBaseLogger;
     passwordHasher?: PasswordHasher;
+    sessionDailyEnd?: string;
   } = {},
 ): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
@@ -115,13 +116,22 @@ export async function startTestServer(
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
   const passwordHasher = options.passwordHasher ?? TEST_PASSWORD_HASHER;
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, now, passwordHasher, ...(options.limits && { limits: options.limits }) }), {
-    logger: options.logger ?? false,
-    rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits },
-    publicUrl: options.publicUrl ?? null,
-    trustProxy: options.trustProxy ?? false,
-    ...(options.shedding && { shedding: options.shedding }),
-  });
+  const app = buildApp(
+    createServices(store, {
+      tokenTtlSeconds: 24 * 60 * 60,
+      now,
+      passwordHasher,
+      ...(options.limits && { limits: options.limits }),
+      ...(options.sessionDailyEnd && { sessionDailyEnd: options.sessionDailyEnd }),
+    }),
+    {
+      logger: options.logger ?? false,
+      rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits },
+      publicUrl: options.publicUrl ?? null,
+      trustProxy: options.trustProxy ?? false,
+      ...(options.shedding && { shedding: options.shedding }),
+    },
+  );
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
