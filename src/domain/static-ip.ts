@@ -57,7 +57,8 @@ export function keyAddressRefusal(key: KeyAddresses, callerAddress: string, requ
   if (key.addresses.length === 0) return required ? 'the API key has no registered IP address' : null;
   const caller = canonicalAddress(callerAddress);
   if (caller !== null && key.addresses.includes(caller)) return null;
-  return `the API key is registered for ${key.addresses.join(' and ')}, not for ${caller ?? callerAddress}`;
+  // The registered addresses are not named: whoever holds a leaked key learns nothing of where it works.
+  return `the API key is not registered for ${caller ?? (callerAddress === '' ? 'an unknown address' : callerAddress)}`;
 }
 
 /** Why the key's addresses cannot be changed now (null: they can): once a week, unless the operator overrides. */

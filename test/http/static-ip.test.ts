@@ -48,7 +48,8 @@ describe('an API key bound to its addresses', () => {
     const refused = await bid();
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body).toMatchObject({ status: 'error', code: 'e-215' });
-    expect(refused.body.message).toMatch(/registered for 203\.0\.113\.7, not for 127\.0\.0\.1/);
+    expect(refused.body.message).toMatch(/not registered for 127\.0\.0\.1$/);
+    expect(refused.text).not.toContain('203.0.113.7');
     const login = await server.call('POST', LOGIN, { body: loginBody(alice) });
     expect(login.status, login.text).toBe(403);
     expect(login.body).toMatchObject({ code: 'e-215', errors: [{ field: 'api_key' }] });
