@@ -5,33 +5,13 @@
  * the addresses may be changed at most once a week (the operator may override, and it is recorded).
  * docs/design/sebi-algo.md.
  */
-import { isIP } from 'node:net';
+import { canonicalAddress } from './ip-address.js';
 
 /** How often a key's addresses may change without the operator's override. */
 export const ADDRESS_CHANGE_INTERVAL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A primary and at most one secondary address. */
 export const MAX_KEY_ADDRESSES = 2;
-
-/**
- * The address as ordergate compares it: IPv4 in dotted decimal, an IPv4-mapped IPv6 address as its IPv4
- * (a dual-stack socket reports `::ffff:203.0.113.7`), IPv6 in its canonical lower-case compressed form.
- * Null for anything that is not an IP address.
- */
-export function canonicalAddress(text: string): string | null {
-  const trimmed = text.trim();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(trimmed);
-  if (mapped !== null) return isIP(mapped[1]!) === 4 ? mapped[1]! : null;
-  const version = isIP(trimmed);
-  if (version === 4) return trimmed;
-  if (version !== 6) return null;
-  // The URL parser writes an IPv6 host in its canonical form (RFC 5952).
-  const host = new URL(`http://[${trimmed}]/`).hostname.slice(1, -1);
-  const embedded = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
-  if (embedded === null) return host;
-  const [high, low] = [parseInt(embedded[1]!, 16), parseInt(embedded[2]!, 16)];
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-}
 
 /** What is wrong with a list of addresses to register for a key (null: nothing), in the operator's words. */
 export function keyAddressesProblem(addresses: readonly string[]): string | null {

@@ -8,6 +8,7 @@
  * `2002:aabb:ccdd::`) is judged by the IPv4 address it carries: those forms reach it.
  */
 import { BlockList, isIP } from 'node:net';
+import { dotted, ipv6Groups, isIpv4Mapped } from './ip-address.js';
 
 /** What the operator allows webhook URLs (docs/configuration.md). */
 export interface WebhookAddressPolicy {
@@ -80,25 +81,10 @@ const REFUSED_IPV6: RefusedRanges[] = [
 /** Global unicast: every public IPv6 address is in it; what lies outside and is not named above is reserved. */
 const GLOBAL_UNICAST_IPV6 = ranges('', 'ipv6', [['2000::', 3]]).ranges;
 
-/** The sixteen-bit groups of an IPv6 address (as `isIP` accepts it, without a zone). */
-function ipv6Groups(address: string): number[] {
-  const hex = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
-    [(Number(a) << 8) | Number(b), (Number(c) << 8) | Number(d)].map((group) => group.toString(16)).join(':'),
-  );
-  const [head = '', tail] = hex.split('::');
-  const words = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  if (tail === undefined) return words(head);
-  const [before, after] = [words(head), words(tail)];
-  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
-}
-
-const dotted = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-
 /** The IPv4 address an IPv6 one carries and reaches (IPv4-mapped, NAT64 well-known prefix, 6to4), if any. */
 function embeddedIpv4(groups: number[]): string | null {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
-  const zerosTo = (end: number) => groups.slice(0, end).every((group) => group === 0);
-  if (zerosTo(5) && g5 === 0xffff) return dotted(g6, g7);
+  if (isIpv4Mapped(groups)) return dotted(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dotted(g6, g7);
   if (g0 === 0x2002) return dotted(g1, g2);
   return null;

@@ -2,7 +2,8 @@
  * Operator actions behind the `ordergate` CLI (and the tests' fixtures): users, API keys and the OFS
  * registry. Each works directly on the database; no server needs to run.
  */
-import { addressChangeRefusal, canonicalAddress, keyAddressesProblem } from '../domain/static-ip.js';
+import { canonicalAddress } from '../domain/ip-address.js';
+import { addressChangeRefusal, keyAddressesProblem } from '../domain/static-ip.js';
 import type { ApiKeyInfo } from '../domain/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
