@@ -50,12 +50,15 @@ import type { IdempotencyService } from './services/idempotency.js';
 import type { OrderBookService } from './services/order-book.js';
 import type { OrderCartService } from './services/order-carts.js';
 import type { OrderEntryService } from './services/order-entry.js';
+import type { AlgoGate } from './services/algo-gate.js';
 import type { OrderEventsService } from './services/order-events.js';
 import type { StreamSessions } from './services/stream-session.js';
 
 export interface AppServices {
   auth: AuthService;
   orderEntry: OrderEntryService;
+  /** SEBI's algo rules on order entry's way in; the app names the call log its threshold counts in. */
+  algoGate: AlgoGate;
   orderBook: OrderBookService;
   orderCarts: OrderCartService;
   orderEvents: OrderEventsService;
@@ -145,7 +148,10 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   registerAuthentication(app, services.auth);
   // Right after auth, so that order entry is counted per caller before any later hook (Idempotency-Key).
   const rateLimits = options.rateLimits ?? RATE_LIMITS_OFF;
-  registerLoginLimits(app, rateLimits, registerRateLimits(app, rateLimits), (userId, apiKey, from) => services.auth.holdsApiKey(userId, apiKey, from));
+  const callLogs = registerRateLimits(app, rateLimits, services.algoGate.countsThreshold);
+  // With REDIS_URL, SEBI's threshold counts in the limits' shared log: every node's orders together.
+  if (callLogs?.link != null) services.algoGate.countIn(callLogs.admit);
+  registerLoginLimits(app, rateLimits, callLogs, (userId, apiKey, from) => services.auth.holdsApiKey(userId, apiKey, from));
 
   app.setErrorHandler(answerError);
   registerRouteNotFound(app);

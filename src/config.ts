@@ -9,6 +9,7 @@ import type { TLocalizedValidationError } from 'typebox/error';
 import Value from 'typebox/value';
 import { PASSWORD_HASH_COSTS } from './auth/credentials.js';
 import { DAILY_END_PATTERN } from './domain/session-end.js';
+import { genericAlgoIdsText, parseGenericAlgoIds, type GenericAlgoIds } from './domain/algo-rules.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -147,6 +148,35 @@ const LimitsSchema = Type.Object({
    * to one primary and at most one secondary address). A key with registered addresses is always held to them.
    */
   staticIpRequired: Flag('STATIC_IP_REQUIRED', false),
+  /**
+   * Whether a login must pass a second factor (TOTP): a user not enrolled in TOTP logs in only when the
+   * operator exempted it (`ordergate users second-factor USER --exempt`). SEBI's rule for API logins; the
+   * production setting.
+   */
+  secondFactorRequired: Flag('LOGIN_SECOND_FACTOR_REQUIRED', false),
+});
+
+/** ALGO_GENERIC_ID: one generic algo ID for both segments, or NSE_EQ=ID,BSE_EQ=ID. */
+const GenericAlgoIdsSetting = Type.Codec(
+  Type.Refine(
+    Type.String(),
+    (text) => typeof parseGenericAlgoIds(text) !== 'string',
+    (text) => `${parseGenericAlgoIds(text) as string}`,
+  ),
+)
+  .Decode((text) => parseGenericAlgoIds(text) as GenericAlgoIds)
+  .Encode((ids) => genericAlgoIdsText(ids));
+
+/** SEBI's rules for API and algo orders (docs/design/sebi-algo.md). */
+const AlgoSchema = Type.Object({
+  /**
+   * The exchanges' generic algo IDs, stamped on every order that carries no registered algo's; null: the
+   * rules are off (an algo_id is stored as sent, no threshold), for development. A stopped algo is refused
+   * either way.
+   */
+  genericIds: Nullable('ALGO_GENERIC_ID', GenericAlgoIdsSetting),
+  /** Orders a second one user may send in one exchange segment without a registered algo ID (SEBI: 10). */
+  thresholdPerSecond: WholeNumber('ALGO_THRESHOLD_ORDERS_PER_SECOND', 10, 1, 1000),
 });
 
 /** Load shedding (docs/design/security.md): past either threshold, new order-entry calls answer 503 at once. */
@@ -239,6 +269,7 @@ export const ConfigSchema = Type.Object({
   trustProxy: TrustProxySetting,
   rateLimits: RateLimitSchema,
   limits: LimitsSchema,
+  algo: AlgoSchema,
   shedding: SheddingSchema,
   metrics: MetricsSchema,
 });
@@ -246,11 +277,14 @@ export const ConfigSchema = Type.Object({
 export type Config = StaticDecode<typeof ConfigSchema>;
 export type RateLimitConfig = Config['rateLimits'];
 export type Limits = Config['limits'];
+export type AlgoConfig = Config['algo'];
 export type SheddingConfig = Config['shedding'];
 export type MetricsConfig = Config['metrics'];
 export type TrustProxy = Config['trustProxy'];
 
 export const DEFAULT_LIMITS = Value.Default(LimitsSchema, {}) as Limits;
+
+export const DEFAULT_ALGO = Value.Default(AlgoSchema, {}) as AlgoConfig;
 
 export const DEFAULT_SHEDDING = Value.Default(SheddingSchema, {}) as SheddingConfig;
 

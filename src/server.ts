@@ -49,6 +49,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     tokenTtlSeconds: config.tokenTtlSeconds,
     sessionDailyEnd: config.sessionDailyEnd,
     limits: config.limits,
+    algo: config.algo,
     metrics,
     passwordHasher: passwordHasherFor(config.passwordHashCost),
   });

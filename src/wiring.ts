@@ -34,7 +34,10 @@ import { SimExchangeRepository } from './store/sim-exchange.js';
 import { WebhookRepository } from './store/webhooks.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './domain/webhooks.js';
 import type { WebhookAddressPolicy } from './domain/webhook-addresses.js';
-import { DEFAULT_LIMITS, type Config, type Limits } from './config.js';
+import { DEFAULT_ALGO, DEFAULT_LIMITS, type Config, type Limits } from './config.js';
+import { AlgoGate, type AlgoGateOptions } from './services/algo-gate.js';
+import { AlgoRepository } from './store/algos.js';
+import { AlgoService } from './services/algos.js';
 import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
@@ -55,21 +58,29 @@ export interface ServiceOptions {
   limits?: Partial<Limits>;
   /** The process's metrics (order entry's batches and commits). */
   metrics?: OperatorMetrics;
+  /** SEBI's algo rules (ALGO_GENERIC_ID, ALGO_THRESHOLD_ORDERS_PER_SECOND); off by default. */
+  algo?: Partial<AlgoGateOptions>;
   /** The cost of new password hashes; OWASP's by default (passwordHasherFor(config.passwordHashCost)). */
   passwordHasher?: PasswordHasher;
 }
 
-export function createServices(store: Store, options: ServiceOptions): AppServices {
+/** The services of the app, and those of the operator's commands (the algo registry and kill switch). */
+export type Services = AppServices & { algos: AlgoService };
+
+export function createServices(store: Store, options: ServiceOptions): Services {
   const now = options.now ?? Date.now;
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const users = new UserRepository(store.db, store.dialect, store.readDb);
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
   const offers = new OfsOfferRepository(store.db);
-  const orderEntry = new OrderEntryService(store, issues, offers, orders, now, options.metrics?.orderEntry);
+  const algos = new AlgoRepository(store.db, store.dialect);
+  const algoGate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...options.algo });
+  const orderEntry = new OrderEntryService(store, issues, offers, orders, { gate: algoGate, registry: algos }, now, options.metrics?.orderEntry);
   const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
     loginRequiresApiKey: limits.loginRequiresApiKey,
     staticIpRequired: limits.staticIpRequired,
+    secondFactorRequired: limits.secondFactorRequired,
     dailyEndMinutes: options.sessionDailyEnd == null ? null : dailyEndMinutes(options.sessionDailyEnd),
     ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
   });
@@ -82,6 +93,8 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
   return {
     auth,
     orderEntry,
+    algoGate,
+    algos: new AlgoService(store, algos, users, orderEntry, now, algoGate.genericIds),
     orderBook: new OrderBookService(orders),
     orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues, recheckSession: (caller) => auth.recheck(caller) }, limits),
     indicativeFeed: new IndicativeFeed(offers, options.orderEvents?.pollMs ?? DEFAULT_INDICATIVE_POLL_MS),
@@ -96,6 +109,18 @@ export function createServices(store: Store, options: ServiceOptions): AppServic
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now, offers),
     ofsOffers: new OfsOfferService(offers, now),
   };
+}
+
+/**
+ * The algo registry and kill switch alone, for the operator's commands (`ordergate algos`): its
+ * cancellations go through order entry like any other.
+ */
+export function createAlgoService(store: Store, algo: Partial<AlgoGateOptions> = {}, now: () => number = Date.now): AlgoService {
+  const algos = new AlgoRepository(store.db, store.dialect);
+  const gate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...algo });
+  const orders = new OrderRepository(store.db, store.dialect);
+  const orderEntry = new OrderEntryService(store, new OfsIssueRepository(store.db), new OfsOfferRepository(store.db), orders, { gate, registry: algos }, now);
+  return new AlgoService(store, algos, new UserRepository(store.db, store.dialect), orderEntry, now, gate.genericIds);
 }
 
 export interface OmsOptions {

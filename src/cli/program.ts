@@ -9,6 +9,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { Command, CommanderError } from 'commander';
 import { apiKeysCommand } from './apikeys.js';
 import { auditCommand } from './audit.js';
+import { algosCommand } from './algos.js';
 import { processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
 import { demoOfferCommand } from './demo-offer.js';
@@ -62,6 +63,8 @@ export function buildProgram(io: CliIo): Command {
         '  LOGIN_REQUIRES_API_KEY  true: a login must carry an active api_key of the user (default false)',
         '  STATIC_IP_REQUIRED  true: an API key with no registered address is refused (default false; SEBI: true)',
         '  SESSION_DAILY_END  HH:MM India time at which every session ends, whatever its TTL (default unset)',
+        "  ALGO_GENERIC_ID  the exchanges' generic algo ID (ID, or NSE_EQ=ID,BSE_EQ=ID): SEBI's algo rules on (default unset)",
+        '  ALGO_THRESHOLD_ORDERS_PER_SECOND (10)  orders a second per user and segment without a registered algo ID',
         '  TRUST_PROXY   false (default), true, or addresses/CIDR ranges of the proxies whose X-Forwarded-For is believed',
         '  MAX_STREAMS_PER_USER (10), MAX_STREAMS_PER_NODE (2000), MAX_CARTS_PER_USER (100)',
         '  MAX_PENDING_SOCKETS_PER_NODE (200), MAX_PENDING_SOCKETS_PER_ADDRESS (10)  socket connections not logged in yet',
@@ -73,6 +76,7 @@ export function buildProgram(io: CliIo): Command {
     demoOfferCommand,
     usersCommand,
     apiKeysCommand,
+    algosCommand,
     fundsCommand,
     ofsCommand,
     webhooksCommand,

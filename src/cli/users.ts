@@ -1,9 +1,10 @@
 /**
- * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category`: create a
- * user with a generated (or given) password, optionally enrolled in TOTP or an operator; end a user's
- * sessions; shut a user out and let them back in; set a new password; make a user an operator or not; set
- * a user's OFS category and margin type. Passwords are read from stdin or generated, never taken from the command line
- * (where `ps` and the shell history would show them).
+ * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|totp|second-factor`:
+ * create a user with a generated (or given) password, optionally enrolled in TOTP or an operator; end a
+ * user's sessions; shut a user out and let them back in; set a new password; make a user an operator or
+ * not; set a user's OFS category and margin type; enrol a user in TOTP; exempt a user from the second factor
+ * at login (LOGIN_SECOND_FACTOR_REQUIRED) or not. Passwords are read from stdin or generated, never taken
+ * from the command line (where `ps` and the shell history would show them).
  */
 import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
@@ -196,6 +197,75 @@ export function usersCommand(io: CliIo): Command {
           ['category', stored],
           ['margin', options.margin],
         ]);
+      });
+    });
+  users
+    .command('totp')
+    .description(
+      'enrol an existing user in TOTP with a new secret: every later login needs a code in second_auth; run again, it replaces the secret (codes of the old one are refused at once)',
+    )
+    .argument('<user_id>')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout, one "name: value" per line:',
+        '  user_id: <user_id>',
+        '  totp_uri: otpauth://totp/...        (scan it into an authenticator app; shown once)',
+        '',
+        'A second run replaces the secret: the old one stops working at once, and the URI printed is the only',
+        "way to the new one. The user's open sessions stay open (`ordergate users revoke-sessions` ends them).",
+      ].join('\n'),
+    )
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const { totpSecret, replaced } = await admin.enrolTotp(userId);
+        writeFields(io, [
+          ['user_id', userId],
+          ['totp_uri', totpUri(totpSecret, userId)],
+        ]);
+        io.stderr.write(
+          replaced
+            ? `replaced the TOTP secret of user ${userId}: codes of the old secret are refused from now on\n`
+            : `enrolled user ${userId} in TOTP: every login now needs a code in second_auth\n`,
+        );
+      });
+    });
+  users
+    .command('second-factor')
+    .description(
+      'exempt a user from the second factor at login (--exempt: with LOGIN_SECOND_FACTOR_REQUIRED=true they log in with the password alone) or end the exemption (--require); takes effect at the next login, on every node',
+    )
+    .argument('<user_id>')
+    .addOption(new Option('--exempt', 'exempt the user: a login without TOTP is accepted').conflicts('require'))
+    .addOption(new Option('--require', 'end the exemption: without TOTP the user is refused (e-216) while LOGIN_SECOND_FACTOR_REQUIRED=true'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout:',
+        '  user_id: <user_id>',
+        '  second_factor: exempt|required|enrolled',
+        '',
+        'enrolled: the user is enrolled in TOTP (`ordergate users totp`) and logs in with a code, exempt or not;',
+        'exempt: the user logs in with the password alone; required: not enrolled nor exempt, refused with',
+        '403 e-216 while LOGIN_SECOND_FACTOR_REQUIRED=true (the production setting).',
+      ].join('\n'),
+    )
+    .action(async (userId: string, options: { exempt?: boolean; require?: boolean }) => {
+      if (options.exempt !== true && options.require !== true) throw new CliError('give --exempt or --require');
+      await withWorkspace(io, async ({ admin, config }) => {
+        const state = await admin.setSecondFactorExempt(userId, options.exempt === true);
+        writeFields(io, [
+          ['user_id', userId],
+          ['second_factor', state],
+        ]);
+        if (state === 'enrolled' && options.exempt === true) {
+          io.stderr.write(`user ${userId} is enrolled in TOTP: it still logs in with a code; the exemption is recorded\n`);
+        }
+        if (state === 'required' && config.limits.secondFactorRequired) {
+          io.stderr.write(`user ${userId} is not enrolled in TOTP: its logins are refused (e-216) until \`ordergate users totp ${userId}\`\n`);
+        }
       });
     });
   return users;

@@ -73,6 +73,11 @@ export const Errors = {
     403,
     "The API key is sent from an IP address it is not registered for (SEBI's static IP rule), or has no registered address while the server requires one (STATIC_IP_REQUIRED).",
   ),
+  SECOND_FACTOR_NOT_ENROLLED: kind(
+    'e-216',
+    403,
+    'This server takes a login only with a second factor (LOGIN_SECOND_FACTOR_REQUIRED) and the user is not enrolled in TOTP; the operator enrols the user or exempts it.',
+  ),
 
   // 3xx: OFS orders, request-alone rules (400) then rules against stored data (403/404/409/422)
   OFS_TRANSACTION_TYPE: kind('e-301', 400, 'OFS bids are BUY only: transaction_type must be BUY.'),
@@ -174,6 +179,23 @@ export const Errors = {
     'scripDetail.scripToken is not the scrip_token of the OFS issue the line names (a failed line of an execution).',
   ),
   CART_LIMIT: kind('e-417', 422, 'The caller already keeps MAX_CARTS_PER_USER order carts; delete one first.'),
+
+  // 6xx: SEBI's rules for API and algo orders (docs/design/sebi-algo.md)
+  ALGO_ID_UNKNOWN: kind(
+    'e-601',
+    422,
+    "algo_id is neither the exchange's generic algo ID nor an algo ID registered for the caller on the order's exchange (ordergate algos register).",
+  ),
+  ALGO_DISABLED: kind(
+    'e-602',
+    422,
+    "The order's algo ID is stopped by the kill switch (ordergate algos disable): its orders are refused and its live orders cancelled until it is enabled again.",
+  ),
+  ALGO_THRESHOLD: kind(
+    'e-603',
+    429,
+    "Past the threshold of orders a second in one exchange segment (ALGO_THRESHOLD_ORDERS_PER_SECOND, SEBI's 10), only orders with a registered algo ID are taken: this one is refused, not queued.",
+  ),
 
   // 429: call limits, a client error. Unlike the others its code is named after its HTTP status (codes are
   // never renumbered).

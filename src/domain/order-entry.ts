@@ -5,6 +5,7 @@
  * the locks and the writing are OrderEntryService's (services/order-entry.ts), the batching the group
  * commit's (services/group-commit.ts).
  */
+import { killSwitchViolations, type AlgoRegistration } from './algo-rules.js';
 import { ApiError, Errors } from './errors.js';
 import { issueViolations, type ModifiedTerms, type OfsBid } from './ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from './ofs-issue.js';
@@ -74,6 +75,8 @@ export interface OrderActionCommand {
   exchange: string;
   orderId: string;
   requestId: string | null;
+  /** Who asks on the owner's behalf and why (the kill switch); absent: the owner itself. */
+  onBehalf?: { actor: string; reason: string };
 }
 
 /** What a request asks of the order-entry batch. */
@@ -103,6 +106,8 @@ export class BatchSnapshot {
     /** What the offers' rules read of the bidders, by offer and user. */
     readonly bidders: Map<string, OfferBidder> = new Map(),
     liveOfferBids: readonly Order[] = [],
+    /** The registered algos of the orders placed or modified, as the transaction read (and locked) them. */
+    readonly algos: Map<string, AlgoRegistration> = new Map(),
   ) {
     for (const row of exposureRows) this.exposureRowsOf(row.userId, row.symbol).push(row);
     for (const order of liveOfferBids) this.offerBidsOf(order.userId, order.offerId!).set(order.orderId, order);
@@ -140,6 +145,11 @@ export class BatchSnapshot {
 
   issue(exchange: string, scripToken: number): OfsIssue | undefined {
     return this.issues.get(issueKey(exchange, scripToken));
+  }
+
+  /** The registered algo an order carries, if its ID is one's. */
+  algo(algoId: string | null): AlgoRegistration | undefined {
+    return algoId === null ? undefined : this.algos.get(algoId);
   }
 
   /** The user's retail exposure in the issues of the symbol, without `except` (the order a modification replaces). */
@@ -210,8 +220,15 @@ function changeOf(command: OrderCommand, state: BatchSnapshot): OrderChange {
   }
 }
 
+/** An order (new or modified) whose algo the kill switch stopped is refused, whatever else it asks. */
+function checkKillSwitch(state: BatchSnapshot, order: Order): void {
+  const stopped = killSwitchViolations(state.algo(order.algoId));
+  if (stopped !== null) throw stopped;
+}
+
 function judgePlacement(command: PlaceCommand, state: BatchSnapshot): OrderChange {
   const { caller, bid } = command;
+  checkKillSwitch(state, command.order);
   const issue = state.issue(command.order.exchange, command.order.scripToken);
   const offer = issue === undefined ? state.offer(command.order.exchange, command.order.scripToken) : undefined;
   if (offer !== undefined) return judgeOfferPlacement(command, state, offer);
@@ -224,6 +241,7 @@ function judgePlacement(command: PlaceCommand, state: BatchSnapshot): OrderChang
 function judgeModification(command: ModifyCommand, state: BatchSnapshot): OrderChange {
   const { caller, request } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
+  checkKillSwitch(state, order);
   if (request.traded_quantity !== undefined && request.traded_quantity !== order.tradedQuantity) {
     throw new ApiError(
       Errors.ORDER_TRADED_QUANTITY_STALE,
@@ -289,8 +307,8 @@ function cancellationOf(command: OrderActionCommand, state: BatchSnapshot, order
   return {
     before: order,
     after: { ...order, cancelRequestedAt: state.now, updatedAt: state.now },
-    reason: CANCELLATION_REASON,
-    origin: { actor: command.caller.userId, requestId: command.requestId },
+    reason: command.onBehalf?.reason ?? CANCELLATION_REASON,
+    origin: { actor: command.onBehalf?.actor ?? command.caller.userId, requestId: command.requestId },
     outbox: 'CANCEL',
   };
 }

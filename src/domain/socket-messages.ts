@@ -59,6 +59,8 @@ interface OrderMessageFields {
   InitiatedBy: string;
   ModifiedBy: string;
   UserRemarks: string;
+  /** The algo ID the order carries; "" when none (ordergate's own field). */
+  AlgoId: string;
 }
 
 /** One change of one of your orders. */
@@ -105,6 +107,7 @@ export interface SocketOrderEvent {
     exchange_order_no: string;
     client_id: string;
     order_identifier: string;
+    algo_id: string;
   };
 }
 
@@ -180,6 +183,7 @@ export function odinMessagesOf(event: SocketOrderEvent, trade?: { tradeId: strin
     InitiatedBy: order.client_id,
     ModifiedBy: order.client_id,
     UserRemarks: order.order_identifier,
+    AlgoId: order.algo_id,
   };
   if (trade === undefined && (status !== OrderStatus.EXECUTED || traded <= 0)) return [orderMessage];
   const tradeMessage: TradeMessage = {

@@ -14,6 +14,11 @@ export interface User {
   marginType: MarginType;
   /** Base32 TOTP secret, or null when the user has no second factor. */
   totpSecret: string | null;
+  /**
+   * When the operator exempted the user from the second factor at login (LOGIN_SECOND_FACTOR_REQUIRED,
+   * src/domain/second-factor.ts), or null: not exempt.
+   */
+  secondFactorExemptAt: number | null;
   createdAt: number;
 }
 

@@ -11,7 +11,7 @@ import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import { ApiError, Errors } from '../domain/errors.js';
-import { admitWhenFree, MemoryCallLog, SharedCallLog, type Admit } from '../rate-limit/call-logs.js';
+import { admitWhenFree, memoryAdmit, SharedCallLog, type Admit } from '../rate-limit/call-logs.js';
 import { RedisLink } from '../rate-limit/redis-link.js';
 import type { OrderSlots } from '../services/order-carts.js';
 import type { App } from './app-type.js';
@@ -113,25 +113,28 @@ export async function enforce(
 
 export const isLimited = (max: number) => max > 0;
 
-const inMemory =
-  (log: MemoryCallLog): Admit =>
-  async (key, windowMs, max) =>
-    log.admit(key, windowMs, max);
-
 /**
  * Registers the limiters that are on. Order entry is counted in an onRequest hook added right after the
  * auth hook (so per authenticated user, before the body is read and before any later hook such as the
  * Idempotency-Key replay). Answers the call log the login limits (src/http/login-limits.ts) count in and
- * the Redis link they share (null without REDIS_URL), or null when every limit is off.
+ * the Redis link they share (null without REDIS_URL), or null when nothing counts. With REDIS_URL and
+ * `countsThreshold`, the log is opened even with every limit off: SEBI's threshold (services/algo-gate.ts)
+ * counts every node's orders in it.
  */
-export function registerRateLimits(app: App, options: RateLimitOptions): CallLogs | null {
+export function registerRateLimits(app: App, options: RateLimitOptions, countsThreshold = false): CallLogs | null {
   const { ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
   // Decorated with every limit off too: a route reads null, and places its orders without waiting.
   app.decorateRequest('orderSlots', null);
-  if (![ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)) return null;
+  const sharesThreshold = countsThreshold && options.redisUrl !== null;
+  if (
+    !sharesThreshold &&
+    ![ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)
+  ) {
+    return null;
+  }
 
   const link = options.redisUrl === null ? null : new RedisLink(options.redisUrl, app.log);
-  const admit: Admit = link === null ? inMemory(new MemoryCallLog()) : new SharedCallLog(link, redisKeyPrefix(options)).admit;
+  const admit: Admit = link === null ? memoryAdmit() : new SharedCallLog(link, redisKeyPrefix(options)).admit;
   // The plugin's decorators only: the hooks below decide which calls each limiter sees.
   app.register(fastifyRateLimit, { global: false, store: slidingWindowStore(admit) });
 

@@ -76,6 +76,11 @@ export class MemoryCallLog {
   }
 }
 
+/** A call log in this node's memory, as an Admit. */
+export function memoryAdmit(log: MemoryCallLog = new MemoryCallLog()): Admit {
+  return async (key, windowMs, max) => log.admit(key, windowMs, max);
+}
+
 /** The counts shared by all nodes in Redis (through the link, which falls back to this node's memory). */
 export class SharedCallLog {
   private readonly redis: Redis & { slidingLog(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]> };

@@ -84,7 +84,9 @@ export const OfsOrderRequest = Type.Object(
       ),
     ),
     freeze_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'When > 0, quantity may not exceed it.' })),
-    algo_id: OdinTag('ODIN algo id; stored.'),
+    algo_id: OdinTag(
+      "The exchange's ID of the registered algo that places the order (ordergate algos register); empty or absent: the exchange's generic algo ID is stamped (ALGO_GENERIC_ID).",
+    ),
     strategy_id: OdinTag('ODIN strategy id; stored.'),
     part_code: OdinTag('ODIN participant code; stored.'),
     vender_code: OdinTag('ODIN vendor code; stored.'),
@@ -213,7 +215,9 @@ const ORDER_FIELDS = {
   exchange_order_no: Text('The exchange\'s order number; "" until the exchange has the order.'),
   client_id: Text('The user the order belongs to.'),
   order_identifier: Text('Your own tag for the order; "" when none was sent.'),
-  algo_id: Text('As sent; "" when none.'),
+  algo_id: Text(
+    'The algo ID the order carries (SEBI): a registered algo\'s as sent, or the exchange\'s generic ID stamped when none was sent (ALGO_GENERIC_ID); as sent while those rules are off; "" when none.',
+  ),
   strategy_id: Text('As sent; "" when none.'),
   part_code: Text('As sent; "" when none.'),
   vender_code: Text('As sent; "" when none.'),

@@ -48,6 +48,7 @@ const ORDER_MESSAGE_FIELDS = {
   InitiatedBy: Type.String({ description: 'The user who placed the order.' }),
   ModifiedBy: Type.String({ description: 'The user the order belongs to (only its owner modifies or cancels it).' }),
   UserRemarks: Type.String({ description: 'The order_identifier sent with the order; "" when none.' }),
+  AlgoId: Type.String({ description: 'The algo ID the order carries (its algo_id in the order book); "" when none. ordergate\'s own field, beside ODIN\'s.' }),
 };
 
 export const OrderMessage = Type.Object(

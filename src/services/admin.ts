@@ -4,6 +4,7 @@
  */
 import { canonicalAddress } from '../domain/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/static-ip.js';
+import { secondFactorState, type SecondFactorState } from '../domain/second-factor.js';
 import type { ApiKeyInfo } from '../domain/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
@@ -316,6 +317,28 @@ export class AdminService {
     await this.existingUser(userId);
     await this.users.setPasswordHash(userId, await this.hasher.hash(password));
     return this.users.revokeUserSessions(userId, this.now());
+  }
+
+  /**
+   * Enrols an existing user in TOTP with a new secret, replacing the one they had (its codes stop working
+   * at once); every later login of the user needs a code of the new one. Answers the secret (base32) and
+   * whether it replaced one. Open sessions stay open (`revokeSessions` ends them).
+   */
+  async enrolTotp(userId: string): Promise<{ totpSecret: string; replaced: boolean }> {
+    const before = await this.existingUser(userId);
+    const totpSecret = newTotpSecret();
+    if (!(await this.users.setTotpSecret(userId, totpSecret))) throw new AdminError(`no user ${userId}`);
+    return { totpSecret, replaced: before.totpSecret !== null };
+  }
+
+  /**
+   * Exempts the user from the second factor at login (LOGIN_SECOND_FACTOR_REQUIRED: they log in with the
+   * password alone) or ends the exemption; takes effect at the next login, on every node. Answers how the
+   * user logs in now: an enrolled user gives a TOTP code whatever the exemption.
+   */
+  async setSecondFactorExempt(userId: string, exempt: boolean): Promise<SecondFactorState> {
+    if (!(await this.users.setSecondFactorExempt(userId, exempt ? this.now() : null))) throw new AdminError(`no user ${userId}`);
+    return secondFactorState(await this.existingUser(userId));
   }
 
   private async existingUser(userId: string) {

@@ -1,7 +1,8 @@
 /**
- * Who is calling: login (password, optional TOTP, an API key optional or required), access-token checks,
- * API-key checks and logout. Sessions live in the database, so a token is valid on every node and across
- * restarts, and a token the operator revoked (or of a user the operator disabled) is refused on every node.
+ * Who is calling: login (password, TOTP when enrolled or required, an API key optional or required),
+ * access-token checks, API-key checks and logout. Sessions live in the database, so a token is valid on
+ * every node and across restarts, and a token the operator revoked (or of a user the operator disabled) is
+ * refused on every node.
  */
 import { newAccessToken, OWASP_PASSWORD_HASHER, sha256Hex, verifyPassword, verifyTotp, type PasswordHasher } from '../auth/credentials.js';
 import { PasswordChecks } from '../auth/password-checks.js';
@@ -11,6 +12,7 @@ import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
 import type { UserRepository } from '../store/users.js';
 import { keyAddressRefusal } from '../domain/static-ip.js';
+import { secondFactorRefusal } from '../domain/second-factor.js';
 import { tokenExpiry } from '../domain/session-end.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
@@ -72,6 +74,11 @@ export interface AuthOptions {
   loginRequiresApiKey?: boolean;
   /** STATIC_IP_REQUIRED: a key with no registered address is refused too (SEBI's static IP rule). */
   staticIpRequired?: boolean;
+  /**
+   * LOGIN_SECOND_FACTOR_REQUIRED: a user not enrolled in TOTP logs in only when the operator exempted them
+   * (SEBI's two-factor rule); others are refused with 403 e-216.
+   */
+  secondFactorRequired?: boolean;
   /** SESSION_DAILY_END, in minutes after midnight India time: every token expires there at the latest. */
   dailyEndMinutes?: number | null;
   /** The cost of new hashes (a user's re-hash at login, the unknown user's hash); OWASP's by default. */
@@ -93,6 +100,7 @@ export class AuthService {
   private readonly passwordChecks = new PasswordChecks();
   private readonly loginRequiresApiKey: boolean;
   private readonly staticIpRequired: boolean;
+  private readonly secondFactorRequired: boolean;
   private readonly dailyEndMinutes: number | null;
   private readonly hasher: PasswordHasher;
 
@@ -104,6 +112,7 @@ export class AuthService {
   ) {
     this.loginRequiresApiKey = options.loginRequiresApiKey ?? false;
     this.staticIpRequired = options.staticIpRequired ?? false;
+    this.secondFactorRequired = options.secondFactorRequired ?? false;
     this.dailyEndMinutes = options.dailyEndMinutes ?? null;
     this.hasher = options.passwordHasher ?? OWASP_PASSWORD_HASHER;
   }
@@ -148,6 +157,15 @@ export class AuthService {
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
     // Only after the password: to anyone without it, a disabled user looks like any other.
     if (user.disabledAt !== null) throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
+    // Also only after the password, and before any session opens: a user the rule shuts out gets no token.
+    const noSecondFactor = secondFactorRefusal(user, this.secondFactorRequired);
+    if (noSecondFactor !== null) {
+      throw new ApiError(
+        Errors.SECOND_FACTOR_NOT_ENROLLED,
+        'This server takes a login only with a second factor (TOTP) and this user is not enrolled; the operator must enrol the user in TOTP or exempt them',
+        [{ field: 'second_auth', message: noSecondFactor }],
+      );
+    }
 
     let totpStep: number | null = null;
     if (user.totpSecret !== null) {

@@ -379,8 +379,10 @@ async function placeLine(
     const orderId = await placement.orderEntry.placeOfsBid(caller, checked.bid, requestId, answer);
     return { index, status: 'success', orderId };
   } catch (error) {
-    // The request lost its idempotency key (it was taken over): it ends here, refused as a whole.
-    if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind.status === 429 || error.kind === Errors.IDEMPOTENCY_KEY_RUNNING) throw error;
+    // The request lost its idempotency key (it was taken over): it ends here, refused as a whole. A line over
+    // SEBI's threshold (e-603) is refused like any other line: the rule says refused, not queued.
+    if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind === Errors.RATE_LIMITED || error.kind === Errors.IDEMPOTENCY_KEY_RUNNING)
+      throw error;
     const causes = error.errors.length > 0 ? error.errors : [{ field: '', message: error.message }];
     const violations = asLineViolations(
       index,

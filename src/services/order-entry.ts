@@ -13,7 +13,15 @@ import { callerViolations, crossFieldViolations, modifyPathViolations, type Modi
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import type { OfferRegistration } from '../domain/ofs-offer.js';
 import type { OfferBidder } from '../domain/ofs-offer-rules.js';
-import { BatchSnapshot, issueKey, judgeOrderCommand, type OrderActionCommand, type ModifyCommand, type PlaceCommand } from '../domain/order-entry.js';
+import {
+  BatchSnapshot,
+  issueKey,
+  judgeOrderCommand,
+  type OrderActionCommand,
+  type ModifyCommand,
+  type PlaceCommand,
+  type Requester,
+} from '../domain/order-entry.js';
 import { acceptedOrder, type OrderChange } from '../domain/order.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
 import type { Store } from '../store/database.js';
@@ -21,6 +29,8 @@ import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OfsOfferRepository } from '../store/ofs-offers.js';
 import type { OrderRepository } from '../store/orders.js';
+import type { AlgoRepository } from '../store/algos.js';
+import type { AlgoGate } from './algo-gate.js';
 import type { StoreTx } from '../store/write-tx.js';
 import type { Caller } from './auth.js';
 import { GroupCommitter, type Judgment } from './group-commit.js';
@@ -47,6 +57,7 @@ export class OrderEntryService {
     private readonly issues: OfsIssueRepository,
     private readonly offers: OfsOfferRepository,
     private readonly orders: OrderRepository,
+    private readonly algos: { gate: AlgoGate; registry: Pick<AlgoRepository, 'lockForOrders'> },
     private readonly now: () => number,
     metrics?: OrderEntryMetrics,
   ) {
@@ -70,6 +81,8 @@ export class OrderEntryService {
     ApiError.throwIfAny(crossFieldViolations(bid));
     ApiError.throwIfAny(callerViolations(bid, caller.userId));
     const { exchange, scrip_token } = bid.scrip_info;
+    // SEBI's rules: the algo ID the order carries, and the user's orders a second in the segment.
+    const algo = await this.algos.gate.forPlacement(caller.userId, exchange, emptyToNull(bid.algo_id));
     // A price that is not a whole number of paise is refused by issueViolations before this is stored.
     const order = acceptedOrder(
       {
@@ -86,7 +99,7 @@ export class OrderEntryService {
         pricePaise: rupeesToPaise(bid.price) ?? 0,
         disclosedQuantity: bid.disclosed_quantity ?? 0,
         orderIdentifier: emptyToNull(bid.order_identifier),
-        algoId: emptyToNull(bid.algo_id),
+        algoId: algo.algoId,
         strategyId: emptyToNull(bid.strategy_id),
         partCode: emptyToNull(bid.part_code),
         venderCode: emptyToNull(bid.vender_code),
@@ -126,6 +139,11 @@ export class OrderEntryService {
       traded_quantity: request.traded_quantity === undefined ? undefined : Number(request.traded_quantity),
     };
     ApiError.throwIfAny(crossFieldViolations(terms));
+    if (this.algos.gate.countsThreshold) {
+      // A modification counts in the threshold like a new order; one of no order of the caller's is answered 404 below.
+      const order = await this.orders.findOwned(orderId, caller.userId);
+      if (order !== undefined && order.exchange === exchange) await this.algos.gate.forModification(caller.userId, exchange, order.algoId);
+    }
     await this.committer.run({ kind: 'modify', caller, exchange, orderId, request: terms, requestId, answer });
   }
 
@@ -140,6 +158,15 @@ export class OrderEntryService {
   /** Asks the OMS to cancel one of the caller's live orders. */
   async cancelOrder(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
     await this.committer.run({ kind: 'cancel', caller, exchange, orderId, requestId, answer });
+  }
+
+  /**
+   * Asks the OMS to cancel an order on its owner's behalf (the kill switch, `onBehalf` naming it and why),
+   * under the rules the owner's own cancellation keeps; refused (ApiError) when the order can no longer be
+   * cancelled.
+   */
+  async cancelOnBehalf(owner: Requester, exchange: string, orderId: string, onBehalf: { actor: string; reason: string }): Promise<void> {
+    await this.committer.run({ kind: 'cancel', caller: owner, exchange, orderId, requestId: null, onBehalf, answer: undefined });
   }
 
   /**
@@ -187,7 +214,14 @@ export class OrderEntryService {
       for (const [userId, bidder] of await this.offers.bidders(offerId, placing, tx)) bidders.set(`${offerId}\u0000${userId}`, bidder);
     }
     const liveOfferBids = offerIds.size === 0 ? [] : await this.orders.liveOfferBids(tx, limitedUsers, [...offerIds]);
-    return { state: new BatchSnapshot(now, issues, orders, await this.orders.exposures(tx, retailUsers), offers, bidders, liveOfferBids), held };
+    const exposures = await this.orders.exposures(tx, retailUsers);
+    // The algos of what is placed or modified, last in the lock order: the kill switch is judged against them.
+    const algoIds = [
+      ...placements.map((c) => c.order.algoId),
+      ...commands.flatMap((c) => (c.kind === 'modify' ? [orders.get(c.orderId)?.algoId ?? null] : [])),
+    ].filter((algoId): algoId is string => algoId !== null && this.algos.gate.mayBeRegistered(algoId));
+    const algos = await this.algos.registry.lockForOrders(tx, algoIds);
+    return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos), held };
   }
 
   /** Each instrument's issue, or else the offer it is a listing of (or neither). */

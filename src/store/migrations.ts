@@ -22,6 +22,7 @@ import * as offerBids from './migrations/0014-offer-bids.js';
 import * as sessionEndings from './migrations/0015-session-endings.js';
 import * as userEventIds from './migrations/0016-user-event-ids.js';
 import * as apiKeyAddresses from './migrations/0017-api-key-addresses.js';
+import * as algos from './migrations/0018-algos.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -43,6 +44,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0015_session_endings': { up: (db: Kysely<any>) => sessionEndings.up(db, dialect) },
     '0016_user_event_ids': { up: (db: Kysely<any>) => userEventIds.up(db, dialect) },
     '0017_api_key_addresses': { up: (db: Kysely<any>) => apiKeyAddresses.up(db, dialect) },
+    '0018_algos': { up: (db: Kysely<any>) => algos.up(db, dialect) },
   };
 }
 

@@ -335,10 +335,11 @@ export class OrderRepository {
    * event feed relies on it).
    *
    * No wait in a circle on PostgreSQL: every transaction takes its locks in one order, users' advisory
-   * locks (order entry), orders' rows, accounts' rows (the OMS locks them before it decides, and apply
-   * writes the accounts before this), counter rows, then the retail totals (written only after the same
-   * user's counter row is held). A transaction holding a counter row writes only rows it already holds,
-   * new rows, and those totals.
+   * locks (order entry), orders' rows, algos' rows (order entry share-locks those of what it places or
+   * modifies; the kill switch locks one algo's row alone), accounts' rows (the OMS locks them before it
+   * decides, and apply writes the accounts before this), counter rows, then the retail totals (written only
+   * after the same user's counter row is held). A transaction holding a counter row writes only rows it
+   * already holds, new rows, and those totals.
    */
   private async reserveEventIds(tx: WriteTx, owners: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();

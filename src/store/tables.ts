@@ -20,6 +20,8 @@ export interface UsersTable {
   operator_since: Generated<number | null>;
   /** H (100 % margin) or T (0 % margin, an institution whose custodian confirms) (migration 0013). */
   margin_type: Generated<string>;
+  /** When the operator exempted the user from the second factor at login, or null (migration 0018). */
+  second_factor_exempt_at: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
@@ -44,6 +46,38 @@ export interface ApiKeyAddressChangesTable {
   allowed_ips: string;
   /** 1 when the operator overrode the once-a-week rule. */
   override: number;
+}
+
+/** An algo registered with an exchange (migration 0018). */
+export interface AlgosTable {
+  algo_id: string;
+  exchange: string;
+  approval_ref: string;
+  name: string | null;
+  registered_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+}
+
+/** Who may send orders with an algo (migration 0018). */
+export interface AlgoUsersTable {
+  algo_id: string;
+  user_id: string;
+  added_at: number;
+}
+
+/** Every registration, stop and start of an algo (migration 0018). */
+export interface AlgoChangesTable {
+  id: Generated<number>;
+  algo_id: string;
+  at: number;
+  /** register, add-users, disable, cancel-orders (what a stop cancelled) or enable. */
+  action: string;
+  /** Who did it: the operator's login on the machine that ran the command. */
+  actor: string;
+  reason: string | null;
+  /** What it did, e.g. the users added or the orders cancelled. */
+  detail: string;
 }
 
 export interface SessionsTable {
@@ -433,6 +467,9 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   api_key_address_changes: ApiKeyAddressChangesTable;
+  algos: AlgosTable;
+  algo_users: AlgoUsersTable;
+  algo_changes: AlgoChangesTable;
   sessions: SessionsTable;
   ofs_issues: OfsIssuesTable;
   ofs_offers: OfsOffersTable;

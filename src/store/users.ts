@@ -55,6 +55,7 @@ function userFromRow(row: UserRow): UserAccount {
     offerCategory: row.category as UserCategory,
     marginType: row.margin_type as MarginType,
     totpSecret: row.totp_secret,
+    secondFactorExemptAt: row.second_factor_exempt_at === null ? null : Number(row.second_factor_exempt_at),
     createdAt: Number(row.created_at),
     disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
     operator: row.operator_since !== null,
@@ -207,6 +208,28 @@ export class UserRepository {
       .onConflict((oc) => oc.column('user_id').doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  /**
+   * Enrols the user in TOTP with `secret`, replacing the one they had: the old secret's codes stop working
+   * at once, and no code of the new one is spent yet. False when there is no such user.
+   */
+  async setTotpSecret(userId: string, secret: string): Promise<boolean> {
+    const result = await this.db.updateTable('users').set({ totp_secret: secret, totp_last_step: null }).where('user_id', '=', userId).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Exempts the user from the second factor at login (`since` the instant; a user exempted again keeps the
+   * instant of their exemption) or ends the exemption (null). False when there is no such user.
+   */
+  async setSecondFactorExempt(userId: string, since: number | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set((eb) => ({ second_factor_exempt_at: since === null ? null : eb.fn.coalesce('second_factor_exempt_at', eb.val(since)) }))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /**

@@ -3,34 +3,23 @@
  * bin as a real process over a real SQLite file; the key is then tried through the AuthService over the
  * same file, from the addresses a call would come from.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { AdminService } from '../../src/services/admin.js';
 import { AuthService } from '../../src/services/auth.js';
 import { openStore } from '../../src/store/database.js';
 import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 import { UserRepository } from '../../src/store/users.js';
-import { createMigratedSqliteFile } from '../support/databases.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
-import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
 
-const workDir = mkdtempSync(join(tmpdir(), 'ordergate-apikeys-cli-'));
-afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+const database = sqliteFilePerTest('ordergate-apikeys-cli-');
 
-let dbPath: string;
-let dbCounter = 0;
-beforeEach(async () => {
-  dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
-  await createMigratedSqliteFile(dbPath);
-});
-
-const ordergate = (args: string[]) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` } });
+const ordergate = (args: string[]) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${database.path()}` } });
 
 /** A user, added in process: only the commands under test run as processes (each costs a second). */
 async function addUser(userId: string): Promise<void> {
-  const store = openStore(`sqlite:${dbPath}`);
+  const store = openStore(`sqlite:${database.path()}`);
   try {
     await new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(
       userId,
@@ -43,7 +32,7 @@ async function addUser(userId: string): Promise<void> {
 
 /** Whether the key may be used by the user from `from`, as a login's back-off check reads it. */
 async function usableFrom(userId: string, apiKey: string, from: string): Promise<boolean> {
-  const store = openStore(`sqlite:${dbPath}`);
+  const store = openStore(`sqlite:${database.path()}`);
   try {
     return await new AuthService(new UserRepository(store.db, store.dialect), 60_000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER }).holdsApiKey(
       userId,
@@ -90,7 +79,7 @@ it('refuses addresses that are not a primary and at most one secondary IP addres
     await ordergate(['apikeys', 'create', 'bob', '--allow-ip', '203.0.113.1', '--allow-ip', '203.0.113.2', '--allow-ip', 'example.com']),
     /at most one secondary/,
   );
-  const store = openStore(`sqlite:${dbPath}`);
+  const store = openStore(`sqlite:${database.path()}`);
   try {
     expect(await new UserRepository(store.db, store.dialect).listApiKeys('bob')).toEqual([]);
   } finally {

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeEach, expect } from 'vitest';
+import { createMigratedSqliteFile } from '../support/databases.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli', 'index.js');
@@ -100,4 +101,20 @@ export async function importOfsIssues(issues: readonly object[], env: Record<str
 export function closedNow<T extends object>(issue: T): T {
   const now = new Date().toISOString();
   return { ...issue, non_retail_closes_at: now, retail_closes_at: now };
+}
+
+/**
+ * A new SQLite file with today's schema for each test of the calling file (its hooks are registered here,
+ * at the file's top level), in a folder removed after the file: `path()` is the current test's file.
+ */
+export function sqliteFilePerTest(prefix: string): { path(): string } {
+  const workDir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+  let current = '';
+  let counter = 0;
+  beforeEach(async () => {
+    current = join(workDir, `db-${++counter}`, 'ordergate.db');
+    await createMigratedSqliteFile(current);
+  });
+  return { path: () => current };
 }

@@ -4,36 +4,24 @@
  * as a real process over a real SQLite file; logins go through the AuthService over the same file.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.js';
 import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { UserRepository } from '../../src/store/users.js';
 import { AdminService } from '../../src/services/admin.js';
 import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
-import { createMigratedSqliteFile } from '../support/databases.js';
-import { expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
+import { expectOneLineFailure, fieldsOf, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 
-const workDir = mkdtempSync(join(tmpdir(), 'ordergate-users-cli-'));
-afterAll(() => rmSync(workDir, { recursive: true, force: true }));
-
-let dbPath: string;
-let dbCounter = 0;
 // Each test over a new database with today's schema.
-beforeEach(async () => {
-  dbPath = join(workDir, `db-${++dbCounter}`, 'ordergate.db');
-  await createMigratedSqliteFile(dbPath);
-});
+const database = sqliteFilePerTest('ordergate-users-cli-');
 
 const ordergate = (args: string[], stdin?: string) =>
-  runOrdergate(args, { env: { DATABASE_URL: `sqlite:${dbPath}` }, ...(stdin === undefined ? {} : { stdin }) });
+  runOrdergate(args, { env: { DATABASE_URL: `sqlite:${database.path()}` }, ...(stdin === undefined ? {} : { stdin }) });
 
 async function inStore<T>(work: (auth: AuthService, store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(`sqlite:${dbPath}`);
+  const store = openStore(`sqlite:${database.path()}`);
   try {
     return await work(new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER }), store);
   } finally {
@@ -114,7 +102,7 @@ describe('ordergate users revoke-sessions|disable|enable|reset-password', () => 
 
     // At production's cost (the suite's is PASSWORD_HASH_COST=test-only-insecure): the command takes the setting.
     const result = await runOrdergate(['users', 'reset-password', 'dave', '--password-stdin'], {
-      env: { DATABASE_URL: `sqlite:${dbPath}`, PASSWORD_HASH_COST: 'owasp' },
+      env: { DATABASE_URL: `sqlite:${database.path()}`, PASSWORD_HASH_COST: 'owasp' },
       stdin: 'a brand new secret\n',
     });
     expect(result.code, result.stderr).toBe(0);

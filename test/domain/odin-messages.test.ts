@@ -76,7 +76,7 @@ const STATUS_CODES = { OMSXMITTED: 3, EXXMITTED: 4, PENDING: 5, CANCELLED: 6, EX
 
 describe('ORD_NRML: one message per order change', () => {
   it('carries every field of the spec table with its JSON type and code', () => {
-    const order = bid({ status: OrderStatus.PENDING, exchangeOrderId: 'NSE-42', updatedAt: CHANGED_AT });
+    const order = bid({ status: OrderStatus.PENDING, exchangeOrderId: 'NSE-42', updatedAt: CHANGED_AT, algoId: 'ALGO-7' });
     const [message, ...rest] = messagesOf(OrderStatus.PENDING, order);
     expect(rest).toEqual([]);
     expect(message).toEqual({
@@ -109,6 +109,7 @@ describe('ORD_NRML: one message per order change', () => {
       InitiatedBy: 'alice',
       ModifiedBy: 'alice',
       UserRemarks: 'my-tag',
+      AlgoId: 'ALGO-7',
     });
     expect(isOrderMessage(message), JSON.stringify(isOrderMessage.errors)).toBe(true);
   });

@@ -181,6 +181,7 @@ describe('the live order socket (Socket.IO), end to end', () => {
     InitiatedBy: entry.client_id,
     ModifiedBy: entry.client_id,
     UserRemarks: entry.order_identifier,
+    AlgoId: entry.algo_id,
   });
 
   beforeAll(async () => {

@@ -68,6 +68,7 @@ describe('limit settings', () => {
       cartExecutionsPerUser: 2,
       loginRequiresApiKey: false,
       staticIpRequired: false,
+      secondFactorRequired: false,
     });
     expect(loadConfig({}).shedding).toEqual({ eventLoopDelayMs: 1000, commitWaitMs: 2000 });
     const config = loadConfig({
@@ -79,6 +80,7 @@ describe('limit settings', () => {
       MAX_CART_EXECUTIONS_PER_USER: '5',
       LOGIN_REQUIRES_API_KEY: 'true',
       STATIC_IP_REQUIRED: 'true',
+      LOGIN_SECOND_FACTOR_REQUIRED: 'true',
       SHED_EVENT_LOOP_DELAY_MS: '0',
       SHED_COMMIT_WAIT_MS: '500',
     });
@@ -91,6 +93,7 @@ describe('limit settings', () => {
       cartExecutionsPerUser: 5,
       loginRequiresApiKey: true,
       staticIpRequired: true,
+      secondFactorRequired: true,
     });
     expect(() => loadConfig({ STATIC_IP_REQUIRED: 'yes' })).toThrow(/STATIC_IP_REQUIRED/);
     expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow('MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0');
@@ -98,6 +101,23 @@ describe('limit settings', () => {
     expect(() => loadConfig({ MAX_CARTS_PER_USER: '0' })).toThrow('MAX_CARTS_PER_USER must be between 1 and 1000000, got 0');
     expect(() => loadConfig({ MAX_CART_EXECUTIONS_PER_USER: '0' })).toThrow('MAX_CART_EXECUTIONS_PER_USER must be between 1 and 1000, got 0');
     expect(() => loadConfig({ LOGIN_REQUIRES_API_KEY: 'yes' })).toThrow('LOGIN_REQUIRES_API_KEY must be true or false, got "yes"');
+  });
+});
+
+describe("SEBI's algo settings", () => {
+  it('are off by default, with a threshold of 10', () => {
+    expect(loadConfig({}).algo).toEqual({ genericIds: null, thresholdPerSecond: 10 });
+  });
+
+  it('read one generic algo ID for both segments, or one per segment, and say what is wrong with any other', () => {
+    expect(loadConfig({ ALGO_GENERIC_ID: '99999' }).algo.genericIds).toEqual({ NSE_EQ: '99999', BSE_EQ: '99999' });
+    expect(loadConfig({ ALGO_GENERIC_ID: 'NSE_EQ=11,BSE_EQ=22', ALGO_THRESHOLD_ORDERS_PER_SECOND: '5' }).algo).toEqual({
+      genericIds: { NSE_EQ: '11', BSE_EQ: '22' },
+      thresholdPerSecond: 5,
+    });
+    expect(() => loadConfig({ ALGO_GENERIC_ID: 'NSE_EQ=11' })).toThrow('ALGO_GENERIC_ID names no generic algo ID for BSE_EQ, got "NSE_EQ=11"');
+    expect(() => loadConfig({ ALGO_GENERIC_ID: 'a b' })).toThrow(/^ALGO_GENERIC_ID must be an algo ID/);
+    expect(() => loadConfig({ ALGO_THRESHOLD_ORDERS_PER_SECOND: '0' })).toThrow('ALGO_THRESHOLD_ORDERS_PER_SECOND must be between 1 and 1000, got 0');
   });
 });
 

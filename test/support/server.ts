@@ -24,6 +24,8 @@ import type { BidderCategory } from '../../src/domain/ofs-rules.js';
 import type { MarginType, UserCategory } from '../../src/domain/ofs-offer.js';
 import type { Limits, SheddingConfig, TrustProxy } from '../../src/config.js';
 import { createServices } from '../../src/wiring.js';
+import type { AlgoGateOptions } from '../../src/services/algo-gate.js';
+import type { AlgoService } from '../../src/services/algos.js';
 import { createMigratedTestDatabase } from './databases.js';
 import { sbinIssue } from './fixtures.js';
 
@@ -59,6 +61,8 @@ export interface TestServer {
   app: App;
   store: Store;
   admin: AdminService;
+  /** The algo registry and kill switch, as `ordergate algos` runs them (on this server's clock and settings). */
+  algos: AlgoService;
   /** The test clock, in epoch ms; move it with `clock.now = ...`. */
   clock: { now: number };
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
@@ -107,6 +111,8 @@ export async function startTestServer(
     logger?: FastifyBaseLogger;
     passwordHasher?: PasswordHasher;
     sessionDailyEnd?: string;
+    /** SEBI's algo rules (ALGO_GENERIC_ID, ALGO_THRESHOLD_ORDERS_PER_SECOND); off by default. */
+    algo?: Partial<AlgoGateOptions>;
   } = {},
 ): Promise<TestServer> {
   // A given database is shared (several nodes); otherwise the server gets a new one of the run's dialect.
@@ -116,22 +122,21 @@ export async function startTestServer(
   const clock = { now: options.now ?? Date.now() };
   const now = () => clock.now;
   const passwordHasher = options.passwordHasher ?? TEST_PASSWORD_HASHER;
-  const app = buildApp(
-    createServices(store, {
-      tokenTtlSeconds: 24 * 60 * 60,
-      now,
-      passwordHasher,
-      ...(options.limits && { limits: options.limits }),
-      ...(options.sessionDailyEnd && { sessionDailyEnd: options.sessionDailyEnd }),
-    }),
-    {
-      logger: options.logger ?? false,
-      rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits },
-      publicUrl: options.publicUrl ?? null,
-      trustProxy: options.trustProxy ?? false,
-      ...(options.shedding && { shedding: options.shedding }),
-    },
-  );
+  const services = createServices(store, {
+    tokenTtlSeconds: 24 * 60 * 60,
+    now,
+    passwordHasher,
+    ...(options.limits && { limits: options.limits }),
+    ...(options.sessionDailyEnd && { sessionDailyEnd: options.sessionDailyEnd }),
+    ...(options.algo && { algo: options.algo }),
+  });
+  const app = buildApp(services, {
+    logger: options.logger ?? false,
+    rateLimits: { ...RATE_LIMITS_OFF, ...options.rateLimits },
+    publicUrl: options.publicUrl ?? null,
+    trustProxy: options.trustProxy ?? false,
+    ...(options.shedding && { shedding: options.shedding }),
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
@@ -159,6 +164,7 @@ export async function startTestServer(
     app,
     store,
     admin,
+    algos: services.algos,
     clock,
     call,
     async createUser(userId, options = {}) {

@@ -83,6 +83,8 @@ export const ERROR_CATALOG = {
   OPERATOR_REQUIRED: { code: 'e-214', status: 403 },
   /** The API key is sent from an IP address it is not registered for (SEBI's static IP rule), or has no registered address while the server requires one (STATIC_IP_REQUIRED). */
   API_KEY_ADDRESS: { code: 'e-215', status: 403 },
+  /** This server takes a login only with a second factor (LOGIN_SECOND_FACTOR_REQUIRED) and the user is not enrolled in TOTP; the operator enrols the user or exempts it. */
+  SECOND_FACTOR_NOT_ENROLLED: { code: 'e-216', status: 403 },
   /** OFS bids are BUY only: transaction_type must be BUY. */
   OFS_TRANSACTION_TYPE: { code: 'e-301', status: 400 },
   /** product_type must be OFS on this endpoint. */
@@ -207,6 +209,12 @@ export const ERROR_CATALOG = {
   CART_LINE_SCRIP_TOKEN_MISMATCH: { code: 'e-416', status: 422 },
   /** The caller already keeps MAX_CARTS_PER_USER order carts; delete one first. */
   CART_LIMIT: { code: 'e-417', status: 422 },
+  /** algo_id is neither the exchange's generic algo ID nor an algo ID registered for the caller on the order's exchange (ordergate algos register). */
+  ALGO_ID_UNKNOWN: { code: 'e-601', status: 422 },
+  /** The order's algo ID is stopped by the kill switch (ordergate algos disable): its orders are refused and its live orders cancelled until it is enabled again. */
+  ALGO_DISABLED: { code: 'e-602', status: 422 },
+  /** Past the threshold of orders a second in one exchange segment (ALGO_THRESHOLD_ORDERS_PER_SECOND, SEBI's 10), only orders with a registered algo ID are taken: this one is refused, not queued. */
+  ALGO_THRESHOLD: { code: 'e-603', status: 429 },
   /** Too many requests; retry after Retry-After seconds. */
   RATE_LIMITED: { code: 'e-429', status: 429 },
   /** An unexpected error; the request id identifies it in the logs. */

@@ -360,7 +360,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-215, e-212 */
+                /** @description Error envelope; code is one of e-216, e-215, e-212 */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1423,7 +1423,7 @@ export interface paths {
                         order_identifier?: string;
                         /** @description When > 0, quantity may not exceed it. */
                         freeze_quantity?: number;
-                        /** @description ODIN algo id; stored. */
+                        /** @description The exchange's ID of the registered algo that places the order (ordergate algos register); empty or absent: the exchange's generic algo ID is stamped (ALGO_GENERIC_ID). */
                         algo_id?: string;
                         /** @description ODIN strategy id; stored. */
                         strategy_id?: string;
@@ -1631,7 +1631,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-352, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380 */
+                /** @description Error envelope; code is one of e-115, e-351, e-352, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380, e-601, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1656,7 +1656,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-429 */
+                /** @description Error envelope; code is one of e-429, e-603 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2044,7 +2044,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380, e-376, e-369 */
+                /** @description Error envelope; code is one of e-115, e-351, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380, e-376, e-369, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2069,7 +2069,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-429 */
+                /** @description Error envelope; code is one of e-429, e-603 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3046,7 +3046,7 @@ export interface paths {
                                 client_id: string;
                                 /** @description Your own tag for the order; "" when none was sent. */
                                 order_identifier: string;
-                                /** @description As sent; "" when none. */
+                                /** @description The algo ID the order carries (SEBI): a registered algo's as sent, or the exchange's generic ID stamped when none was sent (ALGO_GENERIC_ID); as sent while those rules are off; "" when none. */
                                 algo_id: string;
                                 /** @description As sent; "" when none. */
                                 strategy_id: string;
@@ -3394,7 +3394,7 @@ export interface paths {
                                 client_id: string;
                                 /** @description Your own tag for the order; "" when none was sent. */
                                 order_identifier: string;
-                                /** @description As sent; "" when none. */
+                                /** @description The algo ID the order carries (SEBI): a registered algo's as sent, or the exchange's generic ID stamped when none was sent (ALGO_GENERIC_ID); as sent while those rules are off; "" when none. */
                                 algo_id: string;
                                 /** @description As sent; "" when none. */
                                 strategy_id: string;
@@ -8329,7 +8329,7 @@ export interface paths {
         put?: never;
         /**
          * Execute an order cart: place each line as an order
-         * @description Places the lines of one of your carts, in order, each under the same checks as a single bid (POST /transactional/v1/orders/regular), at your order-entry rate: the call counts as one order-entry call, and each order it places takes one more slot of the same per-user limit (RATE_LIMIT_ORDERS_PER_SECOND), waiting for a free one, so a cart of 50 lines at 10 a second answers after about 5 s. It answers one result per line in `data`: `{index, status:"success", orderId}` or `{index, status:"error", code, message, errors}`, where `code` is what a single bid with the line's values gets and each field is named `orders[i].Field`. Lines of a product other than OFS are reported as failed (e-413). Every line placed: s-101; some: s-102; none: 422 e-412, whose errors list the faults of every line. An execution that placed an order adds 1 to executedNoTime and changes the ETag. An execution runs to its end even if you disconnect; at most MAX_CART_EXECUTIONS_PER_USER (2) of yours run at once on a server, and one more answers 429 e-429 with Retry-After, placing nothing. No body is needed.
+         * @description Places the lines of one of your carts, in order, each under the same checks as a single bid (POST /transactional/v1/orders/regular), at your order-entry rate: the call counts as one order-entry call, and each order it places takes one more slot of the same per-user limit (RATE_LIMIT_ORDERS_PER_SECOND), waiting for a free one, so a cart of 50 lines at 10 a second answers after about 5 s. It answers one result per line in `data`: `{index, status:"success", orderId}` or `{index, status:"error", code, message, errors}`, where `code` is what a single bid with the line's values gets and each field is named `orders[i].Field`. Lines of a product other than OFS are reported as failed (e-413); so is a line past SEBI's threshold of orders a second without a registered algo ID (e-603): refused, not queued. Every line placed: s-101; some: s-102; none: 422 e-412, whose errors list the faults of every line. An execution that placed an order adds 1 to executedNoTime and changes the ETag. An execution runs to its end even if you disconnect; at most MAX_CART_EXECUTIONS_PER_USER (2) of yours run at once on a server, and one more answers 429 e-429 with Retry-After, placing nothing. No body is needed.
          */
         post: {
             parameters: {
@@ -8836,7 +8836,7 @@ export interface paths {
                                 client_id: string;
                                 /** @description Your own tag for the order; "" when none was sent. */
                                 order_identifier: string;
-                                /** @description As sent; "" when none. */
+                                /** @description The algo ID the order carries (SEBI): a registered algo's as sent, or the exchange's generic ID stamped when none was sent (ALGO_GENERIC_ID); as sent while those rules are off; "" when none. */
                                 algo_id: string;
                                 /** @description As sent; "" when none. */
                                 strategy_id: string;
