@@ -392,6 +392,8 @@ function judgeOfferModification(command: ModifyCommand, state: BatchSnapshot, or
 function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): OrderChange {
   const { caller } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
+  // Carried forward, the bid is placed again on T+1: a stopped algo's is not.
+  checkKillSwitch(state, order);
   if (order.offerId === null) {
     throw new ApiError(
       Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,

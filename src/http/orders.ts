@@ -219,6 +219,8 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
             Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
             Errors.OFS_OFFER_NOT_FOUND,
             Errors.OFS_OFFER_CANCELLED,
+            Errors.ALGO_DISABLED,
+            Errors.ALGO_THRESHOLD,
           ),
         },
       },

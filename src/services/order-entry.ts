@@ -139,11 +139,7 @@ export class OrderEntryService {
       traded_quantity: request.traded_quantity === undefined ? undefined : Number(request.traded_quantity),
     };
     ApiError.throwIfAny(crossFieldViolations(terms));
-    if (this.algos.gate.countsThreshold) {
-      // A modification counts in the threshold like a new order; one of no order of the caller's is answered 404 below.
-      const order = await this.orders.findOwned(orderId, caller.userId);
-      if (order !== undefined && order.exchange === exchange) await this.algos.gate.forModification(caller.userId, exchange, order.algoId);
-    }
+    await this.countInThreshold(caller, exchange, orderId);
     await this.committer.run({ kind: 'modify', caller, exchange, orderId, request: terms, requestId, answer });
   }
 
@@ -152,7 +148,18 @@ export class OrderEntryService {
    * quantity), and queues it for the exchange. Again for a bid already carried forward: no change.
    */
   async carryForward(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
+    await this.countInThreshold(caller, exchange, orderId);
     await this.committer.run({ kind: 'carry', caller, exchange, orderId, requestId, answer });
+  }
+
+  /**
+   * A modification or a carry-forward is an order message to the exchange: counted in SEBI's threshold like
+   * a new order (ApiError e-603 past it). One of no order of the caller's is answered 404 by its judgment.
+   */
+  private async countInThreshold(caller: Caller, exchange: string, orderId: string): Promise<void> {
+    if (!this.algos.gate.countsThreshold) return;
+    const order = await this.orders.findOwned(orderId, caller.userId);
+    if (order !== undefined && order.exchange === exchange) await this.algos.gate.forModification(caller.userId, exchange, order.algoId);
   }
 
   /** Asks the OMS to cancel one of the caller's live orders. */
@@ -218,7 +225,7 @@ export class OrderEntryService {
     // The algos of what is placed or modified, last in the lock order: the kill switch is judged against them.
     const algoIds = [
       ...placements.map((c) => c.order.algoId),
-      ...commands.flatMap((c) => (c.kind === 'modify' ? [orders.get(c.orderId)?.algoId ?? null] : [])),
+      ...commands.flatMap((c) => (c.kind === 'modify' || c.kind === 'carry' ? [orders.get(c.orderId)?.algoId ?? null] : [])),
     ].filter((algoId): algoId is string => algoId !== null && this.algos.gate.mayBeRegistered(algoId));
     const algos = await this.algos.registry.lockForOrders(tx, algoIds);
     return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos), held };

@@ -2793,7 +2793,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115 */
+                /** @description Error envelope; code is one of e-115, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2818,7 +2818,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-429 */
+                /** @description Error envelope; code is one of e-429, e-603 */
                 429: {
                     headers: {
                         [name: string]: unknown;
