@@ -114,10 +114,24 @@ export class IdempotencyService {
             [{ field: 'Idempotency-Key', message: 'was used for another request' }],
           );
         case 'running':
+          // Held by an earlier request of this node whose answer could not be settled (the database was
+          // out): settle it now, so that the retry runs (or replays) instead of waiting for the lease.
+          if (await this.settleHeldHere(userId, key)) continue;
           throw stillRunning();
       }
     }
     throw stillRunning();
+  }
+
+  /** Settles this node's unsettled claim of the key, if it has one; answers whether it did. */
+  private async settleHeldHere(userId: string, key: string): Promise<boolean> {
+    for (const [owner, { claim, answer }] of this.unsettled) {
+      if (claim.userId !== userId || claim.key !== key) continue;
+      await this.settle(claim, answer);
+      this.unsettled.delete(owner);
+      return true;
+    }
+    return false;
   }
 
   /** Keeps the request's answer if it is one to keep (200, 422); else frees the key so that a retry runs again. */

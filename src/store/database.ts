@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
-import { storeError, unavailableAware } from './unavailable.js';
+import { READ_ONLY_SQL_TRANSACTION, StandbyServerError, storeError, unavailableAware } from './unavailable.js';
 import type { Database } from './tables.js';
 import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
 
@@ -200,10 +200,22 @@ class StalledQueryWatch {
   }
 }
 
+/**
+ * A connection to a primary only (libpq's `target_session_attrs=read-write`): once connected, the pool asks
+ * the server whether it is in recovery, and a standby (a stale one that a proxy still routes to, as HAProxy
+ * does before its first health check, or an old primary demoted during a failover) is refused and its
+ * connection closed before any statement of ours runs on it: the call answers 503, a later one connects again.
+ */
+async function refuseStandby(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ in_recovery: boolean }>('select pg_is_in_recovery() as in_recovery');
+  if (rows[0]?.in_recovery !== false) throw new StandbyServerError();
+}
+
 function openPostgres(connectionString: string, onStatement?: (sql: string) => void): { db: Kysely<Database>; close(): Promise<void> } {
   const watch = new StalledQueryWatch(new LivenessCheck(connectionString));
   const pool = new pg.Pool({
     connectionString,
+    onConnect: refuseStandby,
     max: 10,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     query_timeout: POSTGRES_QUERY_TIMEOUT_MS,
@@ -228,7 +240,11 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
           () => watch.end(client),
           (error: unknown) => {
             watch.end(client);
-            if (error instanceof Error && error.message === 'Query read timeout') destroyConnection(client);
+            // A statement refused as read-only: the server has become a standby (a demoted primary) under this
+            // connection. It is dropped, not reused.
+            if (error instanceof Error && (error.message === 'Query read timeout' || (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION)) {
+              destroyConnection(client);
+            }
           },
         );
       }

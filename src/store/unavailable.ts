@@ -16,6 +16,18 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/** A connection reached a server in recovery (a standby): ordergate writes only to a primary. */
+export class StandbyServerError extends Error {
+  override name = 'StandbyServerError';
+
+  constructor() {
+    super('the server is in recovery (a standby, not the primary): ordergate writes to a primary only');
+  }
+}
+
+/** SQLSTATE 25006: a write refused by a server in recovery (or a read-only transaction). */
+export const READ_ONLY_SQL_TRANSACTION = '25006';
+
 /** The error to let out of the store: a DatabaseUnavailableError when it means "not now", else itself. */
 export function storeError(error: unknown): unknown {
   return error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error) ? error : new DatabaseUnavailableError(error);
@@ -101,10 +113,12 @@ const PG_CONNECTION_MESSAGES = [
 
 /**
  * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01-57P03 (admin
- * shutdown, crash shutdown, cannot connect now: starting up or in recovery), 53300 (too many connections).
+ * shutdown, crash shutdown, cannot connect now: starting up or in recovery), 53300 (too many connections),
+ * 25006 (a write refused as read-only: the server became a standby; ordergate opens no read-only
+ * transaction of its own).
  */
 function isUnavailableSqlState(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === READ_ONLY_SQL_TRANSACTION;
 }
 
 /**
@@ -120,7 +134,7 @@ const SQLITE_UNAVAILABLE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOE
  * succeed), as opposed to a bug or a refused statement.
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (error instanceof DatabaseUnavailableError) return true;
+  if (error instanceof DatabaseUnavailableError || error instanceof StandbyServerError) return true;
   if (!(error instanceof Error) || depth > 4) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {

@@ -3,6 +3,7 @@
  * only when a retry cannot enter an order twice: reads and sessions always, order entry only under an
  * Idempotency-Key (the server answers a repeat with the first answer). It is retried after a network error
  * (no answer: the connection was refused, reset or timed out) and after a 503 (waiting its Retry-After),
+ * or, under its Idempotency-Key, a 409 e-116 (an earlier attempt still holds the key: waiting its Retry-After),
  * within a number of attempts and a total wait; any other answer is final. A call whose repeat is not
  * harmless (a login) is retried after a network error only when its request certainly never left (the
  * connection was refused); one whose repeat answers an "already done" error (a logout, a cart delete)
@@ -217,7 +218,9 @@ export class Transport {
       if (outcomeUnknown && call.alreadyDone && error instanceof OrdergateError && call.alreadyDone.codes.includes(error.code)) {
         return { body: call.alreadyDone.answer(error), headers: response.headers };
       }
-      if (response.status === 503 && attempt < attempts) {
+      // A 503, or (under the same key) 409 e-116: the earlier attempt of this call still holds its key.
+      const retryable = response.status === 503 || (call.idempotencyKey !== undefined && error instanceof OrdergateError && error.code === 'e-116');
+      if (retryable && attempt < attempts) {
         const delay = (retryAfterSeconds(response.headers) ?? 1) * 1000;
         if (waited + delay <= retry.maxDelayMs) {
           waited += delay;

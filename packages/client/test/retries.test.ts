@@ -97,11 +97,11 @@ describe('retries', () => {
     expect(calls).toBe(3);
   });
 
-  it('never retries another status: a 500, a 429, a 409 are final', async () => {
+  it('never retries another status: a 500, a 429, a 409 other than e-116 are final', async () => {
     for (const [status, code] of [
       [500, 'e-501'],
       [429, 'e-429'],
-      [409, 'e-116'],
+      [409, 'e-372'],
     ] as const) {
       stub = await stubServer([json(status, envelope(code), { 'retry-after': '0' }), json(200, PLACED)]);
       const error = await clientOf(stub)
@@ -113,6 +113,13 @@ describe('retries', () => {
       await stub.close();
     }
     stub = undefined;
+  });
+
+  it('retries a 409 e-116 under its key after Retry-After (an earlier attempt still held the key), and answers what the key then holds', async () => {
+    stub = await stubServer([json(409, envelope('e-116'), { 'retry-after': '0' }), json(200, PLACED)]);
+    const placed = await clientOf(stub).place(BID, { idempotencyKey: 'k-1' });
+    expect(placed.data.orderId).toBe('o-1');
+    expect(stub.requests.map((request) => request.headers['idempotency-key'])).toEqual(['k-1', 'k-1']);
   });
 
   it('does not wait for a Retry-After beyond the total wait allowed: the 503 is the answer', async () => {
@@ -324,9 +331,9 @@ describe('the Idempotency-Key of a failed order-entry call is on its error', () 
     expect(JSON.parse(stub.requests[2]!.body)).toEqual(BID);
   });
 
-  it("every order-entry call puts its key on an OrdergateError (409 e-116: the first call still runs), a caller's key too", async () => {
+  it("every order-entry call puts its key on an OrdergateError (409 e-116 to the last attempt: the first call still runs), a caller's key too", async () => {
     stub = await stubServer([json(409, envelope('e-116'), { 'retry-after': '1' })]);
-    const client = clientOf(stub);
+    const client = clientOf(stub, { retry: { attempts: 1 } });
     const line = { TransactionType: 'BUY', Quantity: 1 } as unknown as CartLine;
     const cart = { ordercartName: 'c', orders: [line], version: '1', createdBy: 'u', modifiedBy: 'u', executedNoTime: 0 } as const;
     const calls: [string, () => Promise<unknown>][] = [
