@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient, type OrderEvent } from '../../packages/client/src/index.js';
 import { openStore, type Store } from '../../src/store/database.js';
+import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { AdminService } from '../../src/services/admin.js';
 import { FundsService } from '../../src/services/funds.js';
@@ -292,6 +293,13 @@ describe.runIf(runs)('failover: the primary SIGKILLed under load (Patroni, etcd,
     const onOld = (await ordersOn(cluster.memberUrl(old, 'ordergate')))!;
     expect([...onOld].filter((orderId) => !onNew.has(orderId))).toEqual([]);
     expect(await cluster.answers(cluster.memberUrl(old))).toBe(false);
+    // ordergate's store, pointed straight at the standby, refuses it: 503, never a write to a server in recovery.
+    const onStandby = openStore(cluster.memberUrl(old, 'ordergate'));
+    try {
+      await expect(onStandby.db.selectFrom('orders').select('order_id').execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await onStandby.close();
+    }
 
     const gapAnswers = answers.filter((a) => a.at >= killedAt && a.at <= Math.max(acceptedAfter(0)!.at, acceptedAfter(1)!.at));
     process.stderr.write(

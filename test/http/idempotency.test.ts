@@ -518,7 +518,7 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
   });
   afterAll(() => server.close());
 
-  it('frees the key of a 5xx once the database is back, so that a retry runs again instead of getting 409', async () => {
+  it('settles a 5xx whose key could not be freed by itself once the database is back, without any retry', async () => {
     const keys = new IdempotencyKeyRepository(server.store.db, server.store.dialect);
     let outage = 2;
     const flaky = Object.create(keys) as IdempotencyKeyRepository;
@@ -527,18 +527,41 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
       return keys.release(claim);
     };
     const service = new IdempotencyService(flaky, () => server.clock.now, { settleRetryMs: 50 });
+    const request = { method: 'POST', path: '/transactional/v1/orders/regular', body: { a: 2 } };
+    const first = await service.claim('alice', 'outage-key-2', request);
+    if (first.kind !== 'claimed') throw new Error('not claimed');
+    await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(/ECONNREFUSED/);
+    expect(service.unsettledCount).toBe(1);
+    await expect.poll(() => service.unsettledCount, { timeout: 5_000 }).toBe(0);
+    // Freed: another node's retry runs.
+    expect((await new IdempotencyService(keys, () => server.clock.now).claim('alice', 'outage-key-2', request)).kind).toBe('claimed');
+  });
+
+  it('frees the key of a 5xx once the database is back, so that a retry runs again instead of getting 409', async () => {
+    const keys = new IdempotencyKeyRepository(server.store.db, server.store.dialect);
+    let outage = 2;
+    const flaky = Object.create(keys) as IdempotencyKeyRepository;
+    flaky.release = async (claim) => {
+      if (outage-- > 0) throw new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      return keys.release(claim);
+    };
+    // The node's own retry of the settle comes too late to matter here: the retries settle it themselves.
+    const service = new IdempotencyService(flaky, () => server.clock.now, { settleRetryMs: 60_000 });
+    const otherNode = new IdempotencyService(keys, () => server.clock.now);
     const request = { method: 'POST', path: '/transactional/v1/orders/regular', body: { a: 1 } };
     const first = await service.claim('alice', 'outage-key', request);
     expect(first.kind).toBe('claimed');
     if (first.kind !== 'claimed') return;
     await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(/ECONNREFUSED/);
     expect(service.unsettledCount).toBe(1);
-    // Until it is freed, a retry is told the first is still running...
-    await expect(service.claim('alice', 'outage-key', request)).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
-    // ...and once the database answers again, well within the 30 s lease, the retry runs.
-    await expect.poll(() => service.unsettledCount, { timeout: 5_000 }).toBe(0);
+    // A retry on this node settles the key first: while the database is still out, that is a 503...
+    await expect(service.claim('alice', 'outage-key', request)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    // ...another node knows nothing of it: the first is still running, as far as it can tell...
+    await expect(otherNode.claim('alice', 'outage-key', request)).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
+    // ...and once the database answers, a retry on this node runs at once, well within the 30 s lease.
     const retry = await service.claim('alice', 'outage-key', request);
     expect(retry.kind).toBe('claimed');
+    expect(service.unsettledCount).toBe(0);
     if (retry.kind === 'claimed') await service.finish(retry.claim, { statusCode: 200, body: '{"ok":true}', headers: {} });
   });
 });
