@@ -53,7 +53,16 @@ export interface ParsedDatabaseUrl {
 }
 
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { dialect: 'postgres', target: url };
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    // node-postgres connects to one host: a libpq-style host list would be misread, not failed over.
+    const authority = url.slice(url.indexOf('//') + 2).split(/[/?#]/)[0]!;
+    if (authority.includes(',')) {
+      throw new DatabaseUrlError(
+        'DATABASE_URL names several hosts: ordergate connects to one; put HAProxy (checking Patroni) in front of the cluster and name it (docs/deployment.md)',
+      );
+    }
+    return { dialect: 'postgres', target: url };
+  }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new DatabaseUrlError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/ordergate.db');
