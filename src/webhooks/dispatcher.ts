@@ -270,6 +270,13 @@ export class WebhookDispatcher {
     const problem = webhookUrlProblem(delivery.url, this.addresses);
     if (problem !== null) return { statusCode: null, error: `refused: ${problem}`, refused: true };
     const timestamp = Math.floor(this.now() / 1000);
+    // A timer of our own, not AbortSignal.timeout inside AbortSignal.any: Node 20 may collect such a
+    // timeout signal before it fires (nodejs/node#57736), and the POST would then wait for ever.
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError')), this.timeoutMs);
+    const stop = () => attempt.abort(this.aborter.signal.reason);
+    if (this.aborter.signal.aborted) stop();
+    else this.aborter.signal.addEventListener('abort', stop, { once: true });
     try {
       const response = await fetch(delivery.url, {
         dispatcher: this.agent,
@@ -284,7 +291,7 @@ export class WebhookDispatcher {
           [SIGNATURE_HEADER]: signWebhook(delivery.secret, timestamp, body),
         },
         body,
-        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.aborter.signal]),
+        signal: attempt.signal,
       });
       // The status alone decides; the body is never read, so an endpoint that streams without end holds no
       // memory and no time. Cancelling it closes the connection.
@@ -296,6 +303,9 @@ export class WebhookDispatcher {
       const message =
         error instanceof Error ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}` : String(error);
       return { statusCode: null, error: message };
+    } finally {
+      clearTimeout(timer);
+      this.aborter.signal.removeEventListener('abort', stop);
     }
   }
 }
