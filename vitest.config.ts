@@ -20,8 +20,20 @@ const shared = {
   globalSetup: ['test/support/global-setup.ts'],
 };
 
-/** Fault tests about PostgreSQL alone (several nodes on one database, a database behind a proxy, a stalled commit). */
-const POSTGRES_ONLY = ['test/faults/multi-node.test.ts', 'test/faults/db-outage.test.ts', 'test/faults/health.test.ts', 'test/faults/overload.test.ts'];
+/**
+ * Fault tests about PostgreSQL alone (several nodes on one database, a database behind a proxy, a stalled
+ * commit, the HA topology's failover).
+ */
+const POSTGRES_ONLY = [
+  'test/faults/multi-node.test.ts',
+  'test/faults/db-outage.test.ts',
+  'test/faults/health.test.ts',
+  'test/faults/overload.test.ts',
+  'test/faults/failover.test.ts',
+];
+
+/** Fault tests whose subject is no database (Redis going away): once is enough. */
+const FAULTS_SQLITE_ONLY = ['test/faults/redis-outage.test.ts'];
 
 /**
  * HTTP tests whose subject runs no SQL of its own, or only SQL that other files run on both databases
@@ -89,7 +101,7 @@ export default defineConfig(async () => {
                     'test/e2e/message-socket.test.ts',
                     'test/e2e/odin-client.test.ts',
                   ],
-                  exclude: ['**/node_modules/**', ...HTTP_SQLITE_ONLY],
+                  exclude: ['**/node_modules/**', ...HTTP_SQLITE_ONLY, ...FAULTS_SQLITE_ONLY],
                   env: { ...env, ORDERGATE_TEST_DIALECT: 'postgres' },
                 },
               },

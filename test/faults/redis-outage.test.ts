@@ -6,10 +6,10 @@
  * timeout, and the counts are shared again once Redis is back, with no restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDialect } from '../support/databases.js';
 import { uniqueRedisPrefix } from '../support/redis.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
@@ -47,8 +47,12 @@ async function startRedis(port: number): Promise<ChildProcess> {
   }
 }
 
-// The counts are the same whatever the database: one project runs it.
-describe.runIf(testDialect() === 'sqlite')('Redis SIGKILLed under load and started again (REDIS_URL shared by two nodes)', () => {
+// A real redis-server of the test's own (Debian's redis-server, on this machine as the shared Redis's). Under
+// CI it must be there; elsewhere, without it, the test is skipped and says so.
+const runs = existsSync('/usr/bin/redis-server') || process.env.CI === 'true';
+if (!runs) process.stderr.write("\nThe Redis outage test needs redis-server (Debian's redis-server package): SKIPPED.\n\n");
+
+describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL shared by two nodes)', () => {
   let port: number;
   let redis: ChildProcess;
   let nodes: TestServer[];
