@@ -102,6 +102,10 @@ const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], fram
 const DOCS_CSP =
   "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
 
+/** The API reference's wordmark, in place of Swagger UI's own logo. */
+const DOCS_LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40"><text x="0" y="28" font-family="sans-serif" font-size="26" font-weight="700" fill="#ffffff">ordergate</text></svg>';
+
 export function buildApp(services: AppServices, options: AppOptions): App {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
@@ -157,7 +161,12 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   registerRouteNotFound(app);
 
   app.register(swagger, { openapi: openApiDocument });
-  app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
+  app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: DOCS_CSP,
+    theme: { title: 'ordergate API' },
+    logo: { type: 'image/svg+xml', content: Buffer.from(DOCS_LOGO), href: '/docs', target: '_self' },
+  });
   app.register(consoleRoutes); // the web console at /console/, with its own CSP
 
   registerIdempotency(app, services.idempotency);

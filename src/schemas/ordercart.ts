@@ -129,7 +129,13 @@ export const CreateOrderCartRequest = Type.Object(
       Type.Literal(0, { description: 'Count of executions; 0 for a new cart (the server counts them).' }),
     ),
   },
-  { additionalProperties: false, description: 'Order cart creation request: the update request without ordercartId.' },
+  {
+    additionalProperties: false,
+    description: 'Order cart creation request: the update request without ordercartId.',
+    examples: [
+      { ordercartName: 'My basket', orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: 'demo', modifiedBy: 'demo', executedNoTime: 0 },
+    ],
+  },
 );
 export type CreateOrderCartRequest = Static<typeof CreateOrderCartRequest>;
 
@@ -147,7 +153,21 @@ export const UpdateOrderCartRequest = Type.Object(
     }),
     ordercartId,
   },
-  { additionalProperties: false, description: "Order cart update request: the cart's new name and orders, which replace the stored ones." },
+  {
+    additionalProperties: false,
+    description: "Order cart update request: the cart's new name and orders, which replace the stored ones.",
+    examples: [
+      {
+        ordercartName: 'Renamed basket',
+        orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+        version: '1',
+        createdBy: 'demo',
+        modifiedBy: 'demo',
+        executedNoTime: 0,
+        ordercartId: 'the ordercartId the create call answered',
+      },
+    ],
+  },
 );
 export type UpdateOrderCartRequest = Static<typeof UpdateOrderCartRequest>;
 

@@ -92,7 +92,27 @@ export const OfsOrderRequest = Type.Object(
     vender_code: OdinTag('ODIN vendor code; stored.'),
     client_id: OdinTag("Empty or the caller's own user id."),
   },
-  { additionalProperties: false, description: 'A BUY bid for a registered OFS issue, at a limit price (RL) or at the cut-off price (RL-MKT).' },
+  {
+    additionalProperties: false,
+    description: 'A BUY bid for a registered OFS issue, at a limit price (RL) or at the cut-off price (RL-MKT).',
+    // The README's bid on the demo issue (`ordergate demo`): the example the API reference shows.
+    examples: [
+      {
+        scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
+        transaction_type: 'BUY',
+        product_type: 'OFS',
+        order_type: 'RL',
+        quantity: '10',
+        price: 101.5,
+        trigger_price: null,
+        disclosed_quantity: 0,
+        validity: '',
+        validity_days: 0,
+        is_amo: false,
+        order_identifier: 'mybid1',
+      },
+    ],
+  },
 );
 export type OfsOrderRequest = Static<typeof OfsOrderRequest>;
 
@@ -155,7 +175,11 @@ export const ModifyOrderRequest = Type.Object(
     validity_days: Type.Optional(ValidityDays),
     trigger_price: Type.Optional(withCode(Errors.OFS_TRIGGER_PRICE, Type.Union([Type.Null(), Type.Literal(0)], { description: 'null or 0 for OFS.' }))),
   },
-  { additionalProperties: false, description: 'The new terms of a live OFS bid; they replace the current ones (disclosed_quantity absent means 0).' },
+  {
+    additionalProperties: false,
+    description: 'The new terms of a live OFS bid; they replace the current ones (disclosed_quantity absent means 0).',
+    examples: [{ order_type: 'RL', quantity: '20', price: 102, disclosed_quantity: 0 }],
+  },
 );
 export type ModifyOrderRequest = Static<typeof ModifyOrderRequest>;
 

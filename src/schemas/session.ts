@@ -15,7 +15,22 @@ export const LoginRequest = Type.Object(
     api_key: OptionalText('When sent and not empty, must be an active API key of this user.'),
     source: Type.Optional(Type.String({ maxLength: 64, description: 'Any client label, e.g. WEBAPI.' })),
   },
-  { additionalProperties: false, description: 'ODIN login body.' },
+  {
+    additionalProperties: false,
+    description: 'ODIN login body.',
+    // The demo user of `ordergate demo`; api_key is the key it prints.
+    examples: [
+      {
+        user_id: 'demo',
+        login_type: 'PASSWORD',
+        password: 'ordergate-demo',
+        second_auth_type: '',
+        second_auth: '',
+        api_key: 'the api_key printed by ordergate demo',
+        source: 'WEBAPI',
+      },
+    ],
+  },
 );
 export type LoginRequest = Static<typeof LoginRequest>;
 

@@ -257,6 +257,17 @@ export interface paths {
             /** @description ODIN login body. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "demo",
+                     *       "login_type": "PASSWORD",
+                     *       "password": "ordergate-demo",
+                     *       "second_auth_type": "",
+                     *       "second_auth": "",
+                     *       "api_key": "the api_key printed by ordergate demo",
+                     *       "source": "WEBAPI"
+                     *     }
+                     */
                     "application/json": {
                         user_id: string;
                         /**
@@ -1360,6 +1371,30 @@ export interface paths {
             /** @description A BUY bid for a registered OFS issue, at a limit price (RL) or at the cut-off price (RL-MKT). */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "scrip_info": {
+                     *         "exchange": "NSE_EQ",
+                     *         "scrip_token": 500112,
+                     *         "symbol": "SBIN",
+                     *         "series": "OF",
+                     *         "expiry_date": "",
+                     *         "strike_price": "",
+                     *         "option_type": ""
+                     *       },
+                     *       "transaction_type": "BUY",
+                     *       "product_type": "OFS",
+                     *       "order_type": "RL",
+                     *       "quantity": "10",
+                     *       "price": 101.5,
+                     *       "trigger_price": null,
+                     *       "disclosed_quantity": 0,
+                     *       "validity": "",
+                     *       "validity_days": 0,
+                     *       "is_amo": false,
+                     *       "order_identifier": "mybid1"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The OFS instrument: exchange segment, token, symbol and series of a registered issue. */
                         scrip_info: {
@@ -1794,6 +1829,14 @@ export interface paths {
             /** @description The new terms of a live OFS bid; they replace the current ones (disclosed_quantity absent means 0). */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "order_type": "RL",
+                     *       "quantity": "20",
+                     *       "price": 102,
+                     *       "disclosed_quantity": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @description When sent, the path's exchange (e-375 otherwise). */
                         exchange?: string;
@@ -6931,6 +6974,17 @@ export interface paths {
             /** @description Order cart update request: the cart's new name and orders, which replace the stored ones. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "ordercartName": "Renamed basket",
+                     *       "orders": "[{\"scripDetail\":{\"symbol\":\"SBIN\",\"_Series\":\"OF\",\"_InstrumentName\":\"EQUITIES\",\"_ExchangeName\":\"NSE\",\"MarketLot\":1,\"PriceTick\":0.05},\"TransactionType\":\"BUY\",\"OrderType\":\"RL\",\"Quantity\":10,\"Price\":\"101.50\",\"ProductType\":\"OFS\",\"validity\":\"\"}]",
+                     *       "version": "1",
+                     *       "createdBy": "demo",
+                     *       "modifiedBy": "demo",
+                     *       "executedNoTime": 0,
+                     *       "ordercartId": "the ordercartId the create call answered"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Name of the cart: 1 to 100 characters, no control characters. */
                         ordercartName: string;
@@ -7343,6 +7397,16 @@ export interface paths {
             /** @description Order cart creation request: the update request without ordercartId. */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "ordercartName": "My basket",
+                     *       "orders": "[{\"scripDetail\":{\"symbol\":\"SBIN\",\"_Series\":\"OF\",\"_InstrumentName\":\"EQUITIES\",\"_ExchangeName\":\"NSE\",\"MarketLot\":1,\"PriceTick\":0.05},\"TransactionType\":\"BUY\",\"OrderType\":\"RL\",\"Quantity\":10,\"Price\":\"101.50\",\"ProductType\":\"OFS\",\"validity\":\"\"}]",
+                     *       "version": "1",
+                     *       "createdBy": "demo",
+                     *       "modifiedBy": "demo",
+                     *       "executedNoTime": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @description Name of the cart: 1 to 100 characters, no control characters. */
                         ordercartName: string;
