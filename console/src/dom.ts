@@ -88,3 +88,28 @@ export function row(columns: string[], cells: (Child | Child[])[], attributes: A
 export function statusLine(): HTMLParagraphElement {
   return h('p', { role: 'status', class: 'status-line' });
 }
+
+/**
+ * Shows `text` beside a field of `field()` as its error, once: tied to the control by aria-describedby and
+ * marked aria-invalid, so that a screen reader reads it with the field.
+ */
+export function showFieldError(control: HTMLInputElement | HTMLSelectElement, text: string): void {
+  clearFieldError(control);
+  const error = h('small', { id: `${control.id}-error`, class: 'field-error', role: 'alert' }, text);
+  control.after(error);
+  control.setAttribute('aria-invalid', 'true');
+  control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), error.id].filter(Boolean).join(' '));
+}
+
+/** Removes the error `showFieldError` put beside the field. */
+export function clearFieldError(control: HTMLInputElement | HTMLSelectElement): void {
+  const id = `${control.id}-error`;
+  document.getElementById(id)?.remove();
+  control.removeAttribute('aria-invalid');
+  const rest = (control.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .filter((ref) => ref !== '' && ref !== id)
+    .join(' ');
+  if (rest === '') control.removeAttribute('aria-describedby');
+  else control.setAttribute('aria-describedby', rest);
+}
