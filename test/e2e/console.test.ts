@@ -204,9 +204,10 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await form.getByLabel('Quantity').fill('10');
     await form.getByLabel('Price (Rs)').fill('101.50');
     await form.getByLabel('Your tag (optional)').fill('e2e-web');
-    await form.getByRole('button', { name: 'Place bid' }).click();
+    await form.getByRole('button', { name: 'Review bid' }).click();
+    await form.getByRole('button', { name: 'Confirm bid' }).click();
     const status = form.getByRole('status');
-    await expect.poll(() => status.innerText(), { timeout: STEP_MS }).toMatch(/^Bid sent to the OMS: order \S+\./);
+    await expect.poll(() => status.innerText(), { timeout: STEP_MS }).toMatch(/Bid placed: order \S+\./);
     state.orderId = /order (\S+)\./.exec(await status.innerText())![1]!;
 
     await openView('Orders');
@@ -335,12 +336,13 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await form.getByLabel('Quantity').fill('60');
     await form.getByLabel('Bid at the cut-off price').check();
     expect(await form.getByLabel('Price (Rs)').isDisabled()).toBe(true);
-    await form.getByRole('button', { name: 'Place bid' }).click();
-    await expect.poll(() => form.getByRole('status').innerText()).toMatch(/^Bid sent to the OMS: order \S+\./);
+    await form.getByRole('button', { name: 'Review bid' }).click();
+    await form.getByRole('button', { name: 'Confirm bid' }).click();
+    await expect.poll(() => form.getByRole('status').innerText()).toMatch(/Bid placed: order \S+\./);
     const orderId = /order (\S+)\./.exec(await form.getByRole('status').innerText())![1]!;
     expect(Date.now()).toBeLessThan(closesAt - 2_000);
     // The card drops its bid form when the window closes; the demo issue's card keeps its own.
-    await expect.poll(() => card.innerText(), { timeout: closesAt - Date.now() + STEP_MS }).toContain('Your bidding window is not open.');
+    await expect.poll(() => card.innerText(), { timeout: closesAt - Date.now() + STEP_MS }).toContain('Your bidding window closed at');
     expect(await page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' }).count()).toBe(1);
 
     // The allotment comes on the event stream.
@@ -416,7 +418,7 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     await form.getByLabel('Quantity').fill('400');
     await form.getByLabel('Price (Rs)').fill('101');
     await form.getByRole('button', { name: 'Place bid' }).click();
-    await expect.poll(() => form.getByRole('status').innerText()).toMatch(/^Bid sent to the OMS: order \S+\./);
+    await expect.poll(() => form.getByRole('status').innerText()).toMatch(/Bid placed: order \S+\./);
     const orderId = /order (\S+)\./.exec(await form.getByRole('status').innerText())![1]!;
 
     // The exchange publishes the indicative price; the view reads it again within 5 s, without a click, and charts it.

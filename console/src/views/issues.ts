@@ -5,8 +5,8 @@
 import { ApiError } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { placeBid } from '../place-bid.js';
-import { field, h, statusLine } from '../dom.js';
-import { formatDuration, formatInstant, formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
+import { field, h } from '../dom.js';
+import { formatDuration, formatInstant, formatPrice, formatQuantity, formatRupees, issueKey, issueName } from '../format.js';
 import { loadIssues, serverNow, stateAt, windowFor, windowsOf, type BiddingWindow } from '../ofs-issues.js';
 import type { OfsIssue } from '../types.js';
 
@@ -21,25 +21,68 @@ function timeLeft(window: BiddingWindow, now: number): string {
   }
 }
 
+/** The Rs 2,00,000 a retail bidder's live bids in one offer may total (across its listings). */
+const RETAIL_LIMIT_RUPEES = 200_000;
+
+/** What the caller's live retail bids in the issue's symbol are worth now (a cut-off bid at the cut-off price). */
+function liveRetailValue(issue: OfsIssue, context: ConsoleContext): number {
+  const cutoff = Number(issue.retail_cutoff_price ?? 0);
+  return context.orders
+    .list()
+    .filter((order) => order.symbol === issue.symbol && order.category === 'RETAIL' && ['OMSXMITTED', 'EXXMITTED', 'PENDING'].includes(order.status))
+    .reduce((sum, order) => sum + order.pending_quantity * (order.order_type === 'RL-MKT' ? cutoff : Number(order.order_price)), 0);
+}
+
 function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
   const retail = context.session.category !== 'NON_RETAIL';
   const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
-  const price = h('input', {
-    name: 'price',
-    type: 'number',
-    inputmode: 'decimal',
-    min: 0,
-    step: 'any',
-    required: true,
-    value: formatPrice(issue.retail_cutoff_price ?? issue.floor_price),
-  });
+  const startPrice = formatPrice(issue.retail_cutoff_price ?? issue.floor_price);
+  const price = h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true, value: startPrice });
   const cutOff = h('input', { name: 'cut_off', type: 'checkbox' });
+  const tag = h('input', { name: 'order_identifier', maxlength: 10, autocomplete: 'off' });
+  const outcome = h('p', { role: 'status', class: 'status-line outcome' });
+  const submit = h('button', { type: 'submit' }, 'Review bid');
+  const value = h('p', { class: 'bid-value', 'aria-live': 'polite' });
+  const confirmation = h('div', { class: 'bid-confirm', hidden: true });
+
+  /** The bid's value now: quantity x price, or x the cut-off price for a cut-off bid. */
+  const bidRupees = () => {
+    const shares = quantity.valueAsNumber;
+    const each = cutOff.checked ? Number(issue.retail_cutoff_price ?? NaN) : price.valueAsNumber;
+    return Number.isFinite(shares) && Number.isFinite(each) ? shares * each : null;
+  };
+  const showValue = () => {
+    const rupees = bidRupees();
+    const parts = [rupees === null ? 'Order value: -' : `Order value: ${formatRupees(rupees)}${cutOff.checked ? ' at the cut-off price' : ''}`];
+    if (retail) parts.push(`the Rs 2,00,000 retail limit still allows ${formatRupees(Math.max(0, RETAIL_LIMIT_RUPEES - liveRetailValue(issue, context)))}`);
+    value.textContent = `${parts.join('; ')}.`;
+  };
+  const controls = { quantity, price, order_identifier: tag };
+  const bodyOf = () => ({
+    scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
+    transaction_type: 'BUY',
+    product_type: 'OFS',
+    order_type: cutOff.checked ? 'RL-MKT' : 'RL',
+    quantity: String(quantity.valueAsNumber),
+    price: cutOff.checked ? 0 : price.valueAsNumber,
+    ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
+  });
+  const editing = (on: boolean) => {
+    confirmation.hidden = on;
+    submit.hidden = !on;
+    for (const control of [quantity, price, cutOff, tag]) control.disabled = !on || (control === price && cutOff.checked);
+  };
+  /** After a placed bid the form is empty again: a second click places nothing until it is filled in. */
+  const clear = () => {
+    quantity.value = '';
+    tag.value = '';
+    showValue();
+  };
+  for (const control of [quantity, price, cutOff]) control.addEventListener('input', showValue);
   cutOff.addEventListener('change', () => {
     price.disabled = cutOff.checked;
+    showValue();
   });
-  const tag = h('input', { name: 'order_identifier', maxlength: 10, autocomplete: 'off' });
-  const status = statusLine();
-  const submit = h('button', { type: 'submit' }, 'Place bid');
   const form = h(
     'form',
     {
@@ -47,16 +90,34 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
       'aria-label': `Bid for ${issueName(issue)}`,
       onSubmit: (event: Event) => {
         event.preventDefault();
-        const body = {
-          scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
-          transaction_type: 'BUY',
-          product_type: 'OFS',
-          order_type: cutOff.checked ? 'RL-MKT' : 'RL',
-          quantity: String(quantity.valueAsNumber),
-          price: cutOff.checked ? 0 : price.valueAsNumber,
-          ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
-        };
-        placeBid(body, status, submit);
+        // Asked first: what the bid is and what it costs, then Confirm or Change.
+        const rupees = bidRupees();
+        const terms = cutOff.checked ? 'at the cut-off price' : `at ${formatPrice(price.valueAsNumber)}`;
+        const confirm = h('button', { type: 'button', class: 'primary' }, 'Confirm bid');
+        const change = h('button', { type: 'button' }, 'Change');
+        confirm.addEventListener('click', () => {
+          editing(true);
+          placeBid(bodyOf(), outcome, submit, {
+            controls,
+            terms: { tick: issue.tick_size, floor: issue.floor_price, cutoff: issue.retail_cutoff_price },
+            placed: clear,
+          });
+        });
+        change.addEventListener('click', () => {
+          editing(true);
+          quantity.focus();
+        });
+        confirmation.replaceChildren(
+          h(
+            'p',
+            {},
+            `Buy ${formatQuantity(quantity.valueAsNumber)} ${issue.symbol} ${issue.series} ${terms} on ${issue.exchange}${rupees === null ? '' : `, ${formatRupees(rupees)}`}?`,
+          ),
+          confirm,
+          change,
+        );
+        editing(false);
+        confirm.focus();
       },
     },
     h(
@@ -67,10 +128,20 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
       retail ? h('div', { class: 'field checkbox' }, h('label', {}, cutOff, ' Bid at the cut-off price')) : null,
       field('Your tag (optional)', tag),
     ),
+    value,
     submit,
-    status,
+    confirmation,
+    outcome,
   );
+  showValue();
   return form;
+}
+
+/** Why the caller may not bid now, with when: it opens later, or it has closed. */
+function windowNotice(window: BiddingWindow, now: number): string {
+  return stateAt(window, now) === 'UPCOMING'
+    ? `Your bidding window opens at ${formatInstant(new Date(window.opensAt).toISOString())} (in ${formatDuration(window.opensAt - now)}).`
+    : `Your bidding window closed at ${formatInstant(new Date(window.closesAt).toISOString())}.`;
 }
 
 function issueCard(issue: OfsIssue, context: ConsoleContext, timers: { element: HTMLElement; window: BiddingWindow }[]): HTMLElement {
@@ -106,7 +177,7 @@ function issueCard(issue: OfsIssue, context: ConsoleContext, timers: { element: 
       h('dd', {}, issue.allocated ? `${issue.allocation}, allotted` : issue.allocation),
     ),
     h('ul', { class: 'windows', 'aria-label': 'Bidding windows' }, windows),
-    open ? bidForm(issue, context) : h('p', {}, 'Your bidding window is not open.'),
+    open ? bidForm(issue, context) : h('p', { class: 'window-notice' }, windowNotice(windowFor(issue, context.session.category), serverNow())),
   );
 }
 

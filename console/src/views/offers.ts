@@ -251,7 +251,7 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
           price: atCutOff() ? 0 : price.valueAsNumber,
           ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
         };
-        placeBid(body, status, submit);
+        placeBid(body, status, submit, { controls: { quantity, price, order_identifier: tag } });
       },
     },
     h('div', { class: 'field-row' }, field('Bid as', bidAs), field('Listing', listing), field('Series', series, 'From the listing and what you bid as')),
