@@ -115,6 +115,21 @@ const AllottedLevel = Type.Object(
   { additionalProperties: false },
 );
 
+const Ineligible = (bids: 'live bids' | 'bids') =>
+  Type.Object(
+    {
+      retail_quantity: Shares(`Retail shares of the ${bids} the allocation would refuse.`),
+      non_retail_quantity: Shares(`Non-retail shares of the ${bids} the allocation would refuse.`),
+      bids: Shares('How many such bids.'),
+    },
+    {
+      additionalProperties: false,
+      description: `${bids === 'bids' ? 'Bids' : 'Live bids'} left out of demand because the allocation would not allot them: the issue was re-registered with a higher floor price, or without a retail cut-off price for its cut-off bids.`,
+    },
+  );
+
+const Clearing = Type.Object({ retail: CategoryClearing('retail'), non_retail: CategoryClearing('non-retail') }, { additionalProperties: false });
+
 export const OfsBookData = Type.Object(
   {
     server_time: ServerTime,
@@ -128,21 +143,11 @@ export const OfsBookData = Type.Object(
       { additionalProperties: false },
     ),
     demand: Type.Array(DemandLevel, {
-      description: 'The live bids (queued, sent or pending at the exchange) by price, highest first. After the allocation none are left.',
+      description:
+        'The live bids (queued, sent or pending at the exchange) by price, highest first. After the allocation none are left: at_close keeps the demand it took.',
     }),
-    ineligible: Type.Object(
-      {
-        retail_quantity: Shares('Retail shares of the live bids the allocation would refuse.'),
-        non_retail_quantity: Shares('Non-retail shares of the live bids the allocation would refuse.'),
-        bids: Shares('How many such bids.'),
-      },
-      {
-        additionalProperties: false,
-        description:
-          'Live bids left out of demand because the allocation would not allot them: the issue was re-registered with a higher floor price, or without a retail cut-off price for its cut-off bids.',
-      },
-    ),
-    clearing: Type.Object({ retail: CategoryClearing('retail'), non_retail: CategoryClearing('non-retail') }, { additionalProperties: false }),
+    ineligible: Ineligible('live bids'),
+    clearing: Clearing,
     allotted: Type.Union(
       [
         Type.Object(
@@ -156,6 +161,29 @@ export const OfsBookData = Type.Object(
         Type.Null(),
       ],
       { description: "What the allocation allotted (the executed orders' traded quantities); null until it has run." },
+    ),
+    at_close: Type.Union(
+      [
+        Type.Object(
+          {
+            demand: Type.Array(DemandLevel, {
+              description:
+                'Every bid the allocation took, by bid price, highest first, with the quantity bid: those it allotted (EXECUTED), those it closed without an allotment, and any still waiting for its answer. Bids cancelled by their bidders or rejected are not in it.',
+            }),
+            ineligible: Ineligible('bids'),
+            clearing: Clearing,
+          },
+          {
+            additionalProperties: false,
+            description: 'The same figures as demand, ineligible and clearing, over the bids the allocation took instead of the live ones.',
+          },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          "Null until the allocation has run (as allotted); then the book as the allocation took it at close, which stays when no bid is live any more: its demand and what that demand implies by the allocation's rules.",
+      },
     ),
   },
   { additionalProperties: false },

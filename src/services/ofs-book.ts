@@ -4,7 +4,7 @@
  * an offer's book per category and listing, for operators only.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook } from '../domain/ofs-book.js';
+import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook, type CategoryClearing, type OfsBook } from '../domain/ofs-book.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { OfsBookData, OfsIssueEntry, OfsIssuesData } from '../schemas/ofs.js';
 import type { OfsOfferBookData } from '../schemas/ofs-offer.js';
@@ -57,6 +57,24 @@ function toAllotted(allotted: AllottedBook): NonNullable<OfsBookData['allotted']
   };
 }
 
+/** A book's demand by price, the bids it leaves out and the clearing it implies, under the answer's names. */
+function toDemand(book: OfsBook): Pick<OfsBookData, 'demand' | 'ineligible' | 'clearing'> {
+  const clearing = (c: CategoryClearing) => ({ portion: c.portion, demand: c.demand, price: priceOrNull(c.clearingPricePaise) });
+  return {
+    demand: book.demand.map((level) => ({
+      price: rupees(level.pricePaise),
+      retail_quantity: level.retailQuantity,
+      retail_cutoff_quantity: level.retailCutoffQuantity,
+      non_retail_quantity: level.nonRetailQuantity,
+      retail_cumulative: level.retailCumulative,
+      non_retail_cumulative: level.nonRetailCumulative,
+      bids: level.bids,
+    })),
+    ineligible: { retail_quantity: book.ineligible.retailQuantity, non_retail_quantity: book.ineligible.nonRetailQuantity, bids: book.ineligible.bids },
+    clearing: { retail: clearing(book.clearing.retail), non_retail: clearing(book.clearing.nonRetail) },
+  };
+}
+
 export class OfsBookService {
   constructor(
     private readonly issues: OfsIssueRepository,
@@ -86,29 +104,16 @@ export class OfsBookService {
     const sums = await this.book.sums(exchange, scripToken);
     const now = this.now();
     const book = ofsBook(registration.issue, sums.live);
+    const allocated = registration.allocatedAt !== null;
     return {
       server_time: instant(now),
       issue: toOfsIssueEntry(registration, caller.category, now),
       offer: { total: book.offer.total, retail: book.offer.retail, non_retail: book.offer.nonRetail },
-      demand: book.demand.map((level) => ({
-        price: rupees(level.pricePaise),
-        retail_quantity: level.retailQuantity,
-        retail_cutoff_quantity: level.retailCutoffQuantity,
-        non_retail_quantity: level.nonRetailQuantity,
-        retail_cumulative: level.retailCumulative,
-        non_retail_cumulative: level.nonRetailCumulative,
-        bids: level.bids,
-      })),
-      ineligible: { retail_quantity: book.ineligible.retailQuantity, non_retail_quantity: book.ineligible.nonRetailQuantity, bids: book.ineligible.bids },
-      clearing: {
-        retail: { portion: book.clearing.retail.portion, demand: book.clearing.retail.demand, price: priceOrNull(book.clearing.retail.clearingPricePaise) },
-        non_retail: {
-          portion: book.clearing.nonRetail.portion,
-          demand: book.clearing.nonRetail.demand,
-          price: priceOrNull(book.clearing.nonRetail.clearingPricePaise),
-        },
-      },
-      allotted: registration.allocatedAt === null ? null : toAllotted(allottedBook(sums.allotted)),
+      ...toDemand(book),
+      allotted: allocated ? toAllotted(allottedBook(sums.allotted)) : null,
+      // After the allocation no bid is live: the demand it took (allotted, not allotted, or still waiting for
+      // its answer) stays for the chart, and implies the allocation's own portions and clearing prices.
+      at_close: allocated ? toDemand(ofsBook(registration.issue, sums.placed)) : null,
     };
   }
 

@@ -1,7 +1,8 @@
 /**
- * The sums behind an OFS issue's book (domain/ofs-book.ts): its live bids and its allotments, per category
- * and price, in one grouped query over the orders of that issue alone (the index orders_issue: exchange,
- * scrip_token; migration 0012). No order is loaded: the answer has one row per category and price.
+ * The sums behind an OFS issue's book (domain/ofs-book.ts): its live bids, its allotments and the bids the
+ * allocation took, per category and price, in one grouped query over the orders of that issue alone (the
+ * index orders_issue: exchange, scrip_token; migration 0012). No order is loaded: the answer has one row
+ * per category, kind of bid (live, allotted, not allotted), bid price and trade price.
  */
 import { sql, type Kysely } from 'kysely';
 import type { BookGroup } from '../domain/ofs-book.js';
@@ -17,7 +18,18 @@ export interface IssueOrderSums {
   live: BookGroup[];
   /** The allotments (EXECUTED orders' traded quantities), by category and trade price. */
   allotted: BookGroup[];
+  /**
+   * Every bid that is live or went through the allocation (allotted, or closed by it without an allotment),
+   * by category and bid price, with the quantity bid: the demand the allocation took, which stays after
+   * it has run. Cancelled and rejected bids are not in it.
+   */
+  placed: BookGroup[];
 }
+
+/** How a bid counts in the book: live, allotted (EXECUTED), or closed by the allocation without an allotment. */
+const LIVE = 0;
+const ALLOTTED = 1;
+const NOT_ALLOTTED = 2;
 
 export class OfsBookRepository {
   constructor(
@@ -26,38 +38,52 @@ export class OfsBookRepository {
   ) {}
 
   async sums(exchange: string, scripToken: number): Promise<IssueOrderSums> {
+    // SQLite's sum() of integers fails past 2^63 (some thousands of maximum-size bids on one issue);
+    // total() adds the same values as a double, which the answer's numbers are anyway. PostgreSQL's sum of
+    // bigints is a numeric, which does not overflow.
+    const total = this.dialect === 'sqlite' ? 'total' : 'sum';
     const rows = await this.db
       .selectFrom('orders')
-      .select((eb) => {
-        const executed = () => eb.case().when('status', '=', OrderStatus.EXECUTED);
-        return [
-          'category',
-          executed().then(eb.lit(1)).else(eb.lit(0)).end().as('allotted'),
-          executed().then(eb.ref('traded_price_paise')).else(eb.ref('price_paise')).end().as('level_price_paise'),
-          // SQLite's sum() of integers fails past 2^63 (some thousands of maximum-size bids on one issue);
-          // total() adds the same values as a double, which the answer's numbers are anyway. PostgreSQL's
-          // sum of bigints is a numeric, which does not overflow.
-          eb
-            .fn<number | string>(this.dialect === 'sqlite' ? 'total' : 'sum', [executed().then(eb.ref('traded_quantity')).else(eb.ref('quantity')).end()])
-            .as('quantity'),
-          eb.fn.countAll<number | string>().as('bids'),
-        ];
-      })
+      .select((eb) => [
+        'category',
+        eb
+          .case()
+          .when('status', 'in', [...LIVE_STATUSES])
+          .then(eb.lit(LIVE))
+          .when('status', '=', OrderStatus.EXECUTED)
+          .then(eb.lit(ALLOTTED))
+          .else(eb.lit(NOT_ALLOTTED))
+          .end()
+          .as('kind'),
+        'price_paise',
+        'traded_price_paise',
+        eb.fn<number | string>(total, [eb.ref('quantity')]).as('quantity'),
+        eb.fn<number | string>(total, [eb.ref('traded_quantity')]).as('traded_quantity'),
+        eb.fn.countAll<number | string>().as('bids'),
+      ])
       .where('exchange', '=', exchange)
       .where('scrip_token', '=', scripToken)
-      .where('status', 'in', [...LIVE_STATUSES, OrderStatus.EXECUTED])
-      .groupBy(['category', sql.ref('allotted'), sql.ref('level_price_paise')])
+      // A bid the allocation closed without an allotment is CANCELLED with the allocation's reason; a bid
+      // its bidder cancelled has none (oms/transitions.ts).
+      .where((eb) =>
+        eb.or([
+          eb('status', 'in', [...LIVE_STATUSES, OrderStatus.EXECUTED]),
+          eb.and([eb('status', '=', OrderStatus.CANCELLED), eb('error_reason', 'is not', null)]),
+        ]),
+      )
+      .groupBy(['category', sql.ref('kind'), 'price_paise', 'traded_price_paise'])
       .execute();
-    const sums: IssueOrderSums = { live: [], allotted: [] };
+    const sums: IssueOrderSums = { live: [], allotted: [], placed: [] };
     for (const row of rows) {
-      // PostgreSQL answers sums (numeric), counts and bigints as strings. An EXECUTED order has its trade price.
-      const group: BookGroup = {
-        category: row.category as BidderCategory,
-        pricePaise: Number(row.level_price_paise),
-        quantity: Number(row.quantity),
-        bids: Number(row.bids),
-      };
-      (Number(row.allotted) === 1 ? sums.allotted : sums.live).push(group);
+      // PostgreSQL answers sums (numeric), counts and bigints as strings.
+      const category = row.category as BidderCategory;
+      const kind = Number(row.kind);
+      const bids = Number(row.bids);
+      const bid: BookGroup = { category, pricePaise: Number(row.price_paise), quantity: Number(row.quantity), bids };
+      sums.placed.push(bid);
+      if (kind === LIVE) sums.live.push(bid);
+      // An EXECUTED order has its trade price.
+      if (kind === ALLOTTED) sums.allotted.push({ category, pricePaise: Number(row.traded_price_paise), quantity: Number(row.traded_quantity), bids });
     }
     return sums;
   }

@@ -2,12 +2,15 @@
  * The OFS book as a chart: for each category (retail, non-retail) a panel with a step line of cumulative
  * demand by price (the shares bid at that price or above), the category's offer and, when it differs, the
  * portion it can be allotted as horizontal lines (named instead of drawn when they dwarf the demand), and
- * the clearing price the demand implies as a vertical line; after allocation, the shares allotted at each
- * trade price as bars. The panels are drawn from plain data (`demandChart`), so that an offer's book
- * (views/offer-book.ts) draws its open non-retail demand the same way. Drawn as SVG with presentation
+ * the clearing price the demand implies as a vertical line. The price axis starts at the floor, which is
+ * marked, as is the retail cut-off on the retail panel; the quantity axis has whole-share ticks. After
+ * allocation the demand drawn is the one the allocation took (the server's `at_close`: no bid is live any
+ * more), with the shares allotted at each trade price as bars over it. The panels are drawn from plain
+ * data (`demandChart`), so that an offer's book (views/offer-book.ts) draws its open non-retail demand the
+ * same way, and a chart's legend (`chartLegend`) names only what it draws. Drawn as SVG with presentation
  * attributes and CSS classes only (no inline style: the page's CSP allows none).
  */
-import { s } from '../dom.js';
+import { h, s } from '../dom.js';
 import { formatCompact, formatPrice, formatQuantity } from '../format.js';
 import type { OfsBook } from '../types.js';
 
@@ -18,8 +21,11 @@ const SIDES: { side: Side; label: string }[] = [
   { side: 'non_retail', label: 'Non-retail' },
 ];
 
-const PANEL_HEIGHT = 230;
-const MARGIN = { left: 64, right: 20, top: 30, bottom: 40 };
+const PANEL_HEIGHT = 240;
+// The strip between a panel's title and its plot carries the labels of the floor and the cut-off markers.
+const MARGIN = { left: 64, right: 20, top: 44, bottom: 40 };
+/** About how wide a marker label is per character, in the chart's units (12 px text). */
+const CHAR_WIDTH = 6.6;
 
 interface Step {
   price: number;
@@ -29,14 +35,22 @@ interface Step {
   cumulative: number;
 }
 
+/** A price marked on a panel by a labelled vertical line: the floor, the retail cut-off. */
+export interface PriceMarker {
+  value: number;
+  label: string;
+}
+
 /**
  * What one panel draws, whichever book it comes from: a side's cumulative demand, the quantity it is set
  * against (and, when it differs, the portion it can be allotted), the price the demand implies or the
- * allocation found, and what was allotted at each price.
+ * allocation found, what was allotted at each price, and the prices marked on it besides the floor.
  */
 export interface DemandPanel {
   side: Side;
   label: string;
+  /** The panel's title after its label; default "cumulative demand by price". */
+  title?: string;
   /** Lowest price first. */
   steps: Step[];
   offer: { quantity: number; label: string };
@@ -44,11 +58,31 @@ export interface DemandPanel {
   portion: { quantity: number; label: string } | null;
   price: { value: number; label: string } | null;
   allotted: { price: number; quantity: number }[];
+  /** The retail cut-off price, on the retail panel. */
+  cutoff?: PriceMarker | null;
 }
 
+/** How a chart is drawn: its price axis spans `prices` and starts at `floor` (when none is below it). */
+export interface ChartOptions {
+  prices: number[];
+  floor: PriceMarker | null;
+  caption: string;
+  description: string;
+  /** Keeps the ids apart from any other chart's. */
+  idPrefix: string;
+  /** In the chart's own units: a narrow one on a phone keeps its text readable when scaled down. */
+  width: number;
+}
+
+/** What a book's chart and tables show: before the allocation the live bids, after it the bids it took. */
+export type BookFigures = Pick<OfsBook, 'demand' | 'ineligible' | 'clearing'>;
+
+/** The live book until the allocation has run; then the book at close, which keeps its demand. */
+export const bookFigures = (book: OfsBook): BookFigures => book.at_close ?? book;
+
 /** One category's cumulative demand by price, lowest price first. */
-export function demandSteps(book: OfsBook, side: Side): Step[] {
-  return book.demand
+export function demandSteps(figures: BookFigures, side: Side): Step[] {
+  return figures.demand
     .map((level) => ({ price: level.price, quantity: level[`${side}_quantity`], cumulative: level[`${side}_cumulative`] }))
     .sort((a, b) => a.price - b.price);
 }
@@ -56,19 +90,40 @@ export function demandSteps(book: OfsBook, side: Side): Step[] {
 const allottedAt = (book: OfsBook, side: Side) =>
   (book.allotted?.by_price ?? []).map((level) => ({ price: level.price, quantity: level[`${side}_quantity`] })).filter((level) => level.quantity > 0);
 
-/** One price axis for every panel, so that the same price sits at the same place in each. */
-function priceDomain(prices: number[]): [number, number] {
-  const low = Math.min(...prices);
+/**
+ * One price axis for every panel, so that the same price sits at the same place in each. It starts at the
+ * floor, below which no bid is taken, unless a price below it is to be shown.
+ */
+function priceDomain(prices: number[], floor: number | null): [number, number] {
+  const lowest = Math.min(...prices);
+  const fromFloor = floor !== null && lowest >= floor;
+  const low = fromFloor ? floor : lowest;
   const high = Math.max(...prices);
   const pad = high > low ? (high - low) * 0.1 : Math.max(low * 0.01, 1);
-  return [low - pad, high + pad];
+  return [fromFloor ? low : low - pad, high + pad];
 }
 
 const ticks = (low: number, high: number, count: number) => Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
 const round = (n: number) => Math.round(n * 10) / 10;
 
-function panel(data: DemandPanel, idPrefix: string, domain: [number, number], top: number, width: number): SVGGElement {
+/**
+ * The quantity axis: from 0 to a little above `highest` in at most five equal steps of whole shares (1, 2,
+ * 2.5 or 5 times a power of ten, 2.5 only when that is whole), so that every tick is a whole number.
+ */
+function quantityScale(highest: number): { top: number; ticks: number[] } {
+  const raw = (highest * 1.1) / 5;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(1, [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw && Number.isInteger(s)) ?? 10 * magnitude);
+  const count = Math.ceil((highest * 1.1) / step);
+  return { top: step * count, ticks: Array.from({ length: count + 1 }, (_, i) => step * i) };
+}
+
+/** A quantity tick's label: the whole number, grouped, while it fits the margin; compact above that. */
+const quantityTick = (quantity: number, top: number) => (top < 10_000_000 ? formatQuantity(quantity) : formatCompact(quantity));
+
+function panel(data: DemandPanel, options: ChartOptions, domain: [number, number], top: number): SVGGElement {
   const { side, steps, allotted } = data;
+  const { width, idPrefix } = options;
   const offer = data.offer.quantity;
   const portion = data.portion?.quantity ?? offer;
   const plotWidth = width - MARGIN.left - MARGIN.right;
@@ -78,26 +133,56 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
   // named at the top of the panel instead of drawn.
   const demandHigh = Math.max(4, ...steps.map((step) => step.cumulative), ...allotted.map((level) => level.quantity));
   const fits = (quantity: number) => quantity <= demandHigh * 4;
-  const highest = Math.max(demandHigh, ...[offer, portion].filter(fits));
+  const scale = quantityScale(Math.max(demandHigh, ...[offer, portion].filter(fits)));
   const x = (price: number) => round(MARGIN.left + ((price - domain[0]) / (domain[1] - domain[0])) * plotWidth);
-  const y = (quantity: number) => round(top + MARGIN.top + plotHeight - (quantity / (highest * 1.1)) * plotHeight);
+  const y = (quantity: number) => round(top + MARGIN.top + plotHeight - (quantity / scale.top) * plotHeight);
   const bottom = y(0);
+  const plotTop = top + MARGIN.top;
   const left = MARGIN.left;
   const right = width - MARGIN.right;
   const titleId = `${idPrefix}-panel-${side}`;
 
   const group = s('g', { class: `panel panel-${side}`, role: 'group', 'aria-labelledby': titleId });
   group.append(
-    s('text', { id: titleId, x: left, y: top + 18, class: 'panel-title' }, `${data.label}: cumulative demand by price`),
-    ...ticks(0, highest, 4).flatMap((q) => [
+    s('text', { id: titleId, x: left, y: top + 18, class: 'panel-title' }, `${data.label}: ${data.title ?? 'cumulative demand by price'}`),
+    ...scale.ticks.flatMap((q) => [
       s('line', { x1: left - 4, y1: y(q), x2: right, y2: y(q), class: 'grid' }),
-      s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, formatCompact(q)),
+      s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, quantityTick(q, scale.top)),
     ]),
     ...ticks(domain[0], domain[1], 4).map((p) => s('text', { x: x(p), y: bottom + 16, class: 'tick tick-x' }, formatPrice(p))),
     s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
-    s('line', { x1: left, y1: top + MARGIN.top, x2: left, y2: bottom, class: 'axis' }),
+    s('line', { x1: left, y1: plotTop, x2: left, y2: bottom, class: 'axis' }),
     s('text', { x: right, y: bottom + 32, class: 'axis-label axis-label-x' }, 'Price (Rs)'),
   );
+  // The floor and the cut-off: thin vertical lines across the plot (presentation attributes, in the text's
+  // colour: app.css has no rule for them), labelled in the strip above it.
+  let labelsEnd = -Infinity;
+  for (const [marker, kind, dash] of [
+    [options.floor, 'floor', '2 3'],
+    [data.cutoff ?? null, 'cutoff', '6 3'],
+  ] as const) {
+    if (marker === null || marker.value < domain[0] || marker.value > domain[1]) continue;
+    const mx = x(marker.value);
+    const text = `${marker.label} ${formatPrice(marker.value)}`;
+    const textWidth = text.length * CHAR_WIDTH;
+    // Right of its line, past the label before it; near the right edge, left of its line.
+    const atEnd = mx + 4 + textWidth > right;
+    const lx = atEnd ? mx - 4 : Math.max(mx + 4, labelsEnd + 10);
+    labelsEnd = atEnd ? mx : lx + textWidth;
+    group.append(
+      s('line', {
+        x1: mx,
+        y1: plotTop - 4,
+        x2: mx,
+        y2: bottom,
+        class: `marker marker-${kind}`,
+        stroke: 'currentColor',
+        'stroke-width': 1.5,
+        'stroke-dasharray': dash,
+      }),
+      s('text', { x: lx, y: plotTop - 8, class: `marker-label marker-label-${kind}${atEnd ? ' marker-label-end' : ''}` }, text),
+    );
+  }
   if (fits(offer)) {
     group.append(
       s('line', { x1: left, y1: y(offer), x2: right, y2: y(offer), class: 'offer' }),
@@ -108,7 +193,7 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
     group.append(
       s(
         'text',
-        { x: right, y: top + MARGIN.top + 12, class: 'marker-label marker-label-end offer-off-scale' },
+        { x: right, y: plotTop + 12, class: 'marker-label marker-label-end offer-off-scale' },
         `${data.offer.label} ${formatQuantity(offer)} above the scale (${share} % bid)`,
       ),
     );
@@ -119,9 +204,17 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
       s('text', { x: right, y: y(portion) + 14, class: 'marker-label marker-label-end' }, `${data.portion.label} ${formatQuantity(portion)}`),
     );
   }
-  for (const level of allotted) {
+  if (data.price !== null) {
+    const cx = x(data.price.value);
+    // At the top right of the line (under the offer's note when that is named there); near the right edge,
+    // where the offer's and the portion's labels are, at the foot of the line on its left, under the demand.
+    const nearRight = cx > left + plotWidth * 0.6;
+    const label = nearRight
+      ? { x: cx - 4, y: bottom - 8, class: 'marker-label marker-label-end' }
+      : { x: cx + 4, y: plotTop + (fits(offer) ? 12 : 28), class: 'marker-label' };
     group.append(
-      s('rect', { x: x(level.price) - 4, y: y(level.quantity), width: 8, height: round(bottom - y(level.quantity)), class: `allotted allotted-${side}` }),
+      s('line', { x1: cx, y1: plotTop, x2: cx, y2: bottom, class: 'clearing' }),
+      s('text', label, `${data.price.label} ${formatPrice(data.price.value)}`),
     );
   }
   if (steps.length > 0) {
@@ -131,56 +224,69 @@ function panel(data: DemandPanel, idPrefix: string, domain: [number, number], to
       path += ` H${x(step.price)} V${y(steps[i + 1]?.cumulative ?? 0)}`;
     });
     group.append(s('path', { d: `${path} H${x(domain[1])}`, class: `demand demand-${side}` }));
-    // A dot on each price level, so that a demand small beside the offer still shows; hovering names it.
-    for (const step of steps.filter((level) => level.quantity > 0)) {
-      group.append(
-        s(
-          'circle',
-          { cx: x(step.price), cy: y(step.cumulative), r: 4, class: `level level-${side}` },
-          s('title', {}, `${formatPrice(step.price)}: ${formatQuantity(step.cumulative)} shares at or above`),
-        ),
-      );
-    }
   }
-  if (data.price !== null) {
-    const cx = x(data.price.value);
-    // At the top right of the line (under the offer's note when that is named there); near the right edge,
-    // where the offer's and the portion's labels are, at the foot of the line on its left, under the demand.
-    const nearRight = cx > left + plotWidth * 0.6;
-    const label = nearRight
-      ? { x: cx - 4, y: bottom - 8, class: 'marker-label marker-label-end' }
-      : { x: cx + 4, y: top + MARGIN.top + (fits(offer) ? 12 : 28), class: 'marker-label' };
+  // What was allotted at each trade price, drawn over the demand it was allotted from.
+  for (const level of allotted) {
     group.append(
-      s('line', { x1: cx, y1: top + MARGIN.top, x2: cx, y2: bottom, class: 'clearing' }),
-      s('text', label, `${data.price.label} ${formatPrice(data.price.value)}`),
+      s(
+        'rect',
+        { x: x(level.price) - 4, y: y(level.quantity), width: 8, height: round(bottom - y(level.quantity)), class: `allotted allotted-${side}` },
+        s('title', {}, `${formatPrice(level.price)}: ${formatQuantity(level.quantity)} shares allotted`),
+      ),
+    );
+  }
+  // A dot on each price level, so that a demand small beside the offer still shows; hovering names it.
+  for (const step of steps.filter((level) => level.quantity > 0)) {
+    group.append(
+      s(
+        'circle',
+        { cx: x(step.price), cy: y(step.cumulative), r: 4, class: `level level-${side}` },
+        s('title', {}, `${formatPrice(step.price)}: ${formatQuantity(step.cumulative)} shares at or above`),
+      ),
     );
   }
   return group;
 }
 
-/**
- * The panels, one under the other on one price axis (which spans `prices`), as an image named by `caption`
- * and described by `description`; `idPrefix` keeps the ids apart from any other chart's.
- */
-export function demandChart(panels: DemandPanel[], prices: number[], caption: string, description: string, idPrefix: string, width: number): SVGSVGElement {
-  const domain = priceDomain(prices);
-  const titleId = `${idPrefix}-chart-title`;
-  const descId = `${idPrefix}-chart-desc`;
+/** The panels, one under the other on one price axis, as an image named by the caption and described by the description. */
+export function demandChart(panels: DemandPanel[], options: ChartOptions): SVGSVGElement {
+  const domain = priceDomain(options.prices, options.floor?.value ?? null);
+  const titleId = `${options.idPrefix}-chart-title`;
+  const descId = `${options.idPrefix}-chart-desc`;
   const svg = s('svg', {
-    viewBox: `0 0 ${width} ${PANEL_HEIGHT * panels.length}`,
+    viewBox: `0 0 ${options.width} ${PANEL_HEIGHT * panels.length}`,
     class: 'book-chart',
     role: 'img',
     'aria-labelledby': `${titleId} ${descId}`,
   });
-  svg.append(s('title', { id: titleId }, caption), s('desc', { id: descId }, description));
-  panels.forEach((data, index) => svg.append(panel(data, idPrefix, domain, index * PANEL_HEIGHT, width)));
+  svg.append(s('title', { id: titleId }, options.caption), s('desc', { id: descId }, options.description));
+  panels.forEach((data, index) => svg.append(panel(data, options, domain, index * PANEL_HEIGHT)));
   return svg;
+}
+
+/** A series the legend may name: `drawn` selects what the chart draws of it. */
+export interface LegendEntry {
+  drawn: string;
+  className: string;
+  label: string;
+}
+
+/** The legend of a chart: the entries it draws, and no other (null when it draws none of them). */
+export function chartLegend(chart: SVGSVGElement, entries: readonly LegendEntry[]): HTMLUListElement | null {
+  const drawn = entries.filter((entry) => chart.querySelector(entry.drawn) !== null);
+  if (drawn.length === 0) return null;
+  return h(
+    'ul',
+    { class: 'legend', 'aria-label': 'Legend' },
+    drawn.map((entry) => h('li', { class: entry.className }, entry.label)),
+  );
 }
 
 /** What a sighted reader takes from one panel, as a sentence. */
 export function describeSide(book: OfsBook, side: Side, label: string): string {
-  const steps = demandSteps(book, side);
-  const clearing = book.clearing[side];
+  const figures = bookFigures(book);
+  const steps = demandSteps(figures, side);
+  const clearing = figures.clearing[side];
   const parts = [
     `${label}: ${formatQuantity(clearing.demand)} shares bid against an offer of ${formatQuantity(book.offer[side])} (portion ${formatQuantity(clearing.portion)})`,
   ];
@@ -190,26 +296,49 @@ export function describeSide(book: OfsBook, side: Side, label: string): string {
   return `${parts.join(', ')}.`;
 }
 
-/** `width` in the chart's own units: a narrow one on a phone keeps its text readable when scaled down. */
+/** The prices marked on the chart, as a sentence. */
+function describeMarkers(book: OfsBook): string {
+  const { floor_price: floor, retail_cutoff_price: cutoff } = book.issue;
+  return `Floor price ${formatPrice(floor)}${cutoff === null ? '; no retail cut-off price' : `; retail cut-off price ${formatPrice(cutoff)}`}.`;
+}
+
+/** The legend entries of an issue's book. */
+export const BOOK_LEGEND: readonly LegendEntry[] = [
+  { drawn: 'path.demand-retail', className: 'legend-retail', label: 'Retail demand' },
+  { drawn: 'path.demand-non_retail', className: 'legend-non-retail', label: 'Non-retail demand' },
+  { drawn: 'line.offer', className: 'legend-offer', label: 'Offer' },
+  { drawn: 'line.clearing', className: 'legend-clearing', label: 'Clearing price' },
+  { drawn: 'rect.allotted', className: 'legend-allotted', label: 'Allotted at a price' },
+];
+
+/**
+ * An issue's book: before the allocation its live demand, after it the demand the allocation took with what
+ * it allotted drawn over it. `width` in the chart's own units.
+ */
 export function bookChart(book: OfsBook, caption: string, width: number): SVGSVGElement {
+  const figures = bookFigures(book);
+  const { floor_price: floor, retail_cutoff_price: cutoff } = book.issue;
   const prices = [
-    book.issue.floor_price,
-    ...book.demand.map((level) => level.price),
+    floor,
+    ...(cutoff === null ? [] : [cutoff]),
+    ...figures.demand.map((level) => level.price),
     ...(book.allotted?.by_price ?? []).map((level) => level.price),
-    ...SIDES.map(({ side }) => book.clearing[side].price ?? book.issue.floor_price),
+    ...SIDES.map(({ side }) => figures.clearing[side].price ?? floor),
   ];
   const panels = SIDES.map(({ side, label }): DemandPanel => {
-    const clearing = book.clearing[side];
+    const clearing = figures.clearing[side];
     return {
       side,
       label,
-      steps: demandSteps(book, side),
+      title: book.allotted === null ? 'cumulative demand by price' : 'cumulative demand at close by price, and allotted',
+      steps: demandSteps(figures, side),
       offer: { quantity: book.offer[side], label: 'Offer' },
       portion: { quantity: clearing.portion, label: 'Portion' },
       price: clearing.price === null ? null : { value: clearing.price, label: 'Clearing' },
       allotted: allottedAt(book, side),
+      cutoff: side === 'retail' && cutoff !== null ? { value: cutoff, label: 'Cut-off' } : null,
     };
   });
-  const description = SIDES.map(({ side, label }) => describeSide(book, side, label)).join(' ');
-  return demandChart(panels, prices, caption, description, 'book', width);
+  const description = [...SIDES.map(({ side, label }) => describeSide(book, side, label)), describeMarkers(book)].join(' ');
+  return demandChart(panels, { prices, floor: { value: floor, label: 'Floor' }, caption, description, idPrefix: 'book', width });
 }

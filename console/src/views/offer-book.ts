@@ -6,7 +6,7 @@
  * table with the same numbers for screen readers and for anyone who wants them exact.
  */
 import { ApiError, get } from '../api.js';
-import { demandChart, type DemandPanel } from '../chart/book-chart.js';
+import { chartLegend, demandChart, type DemandPanel } from '../chart/book-chart.js';
 import type { View } from '../context.js';
 import { h, row, statusLine, table } from '../dom.js';
 import { livePoll } from '../live-poll.js';
@@ -139,18 +139,26 @@ function demandPart(book: OfsOfferBook): HTMLElement {
   };
   const prices = [offer.floor_price, ...demand.map((level) => level.price), cutOff ?? offer.floor_price];
   const width = window.matchMedia('(max-width: 40rem)').matches ? 380 : 640;
+  const chart = demandChart([panel], {
+    prices,
+    floor: { value: offer.floor_price, label: 'Floor' },
+    caption,
+    description: `${description}.`,
+    idPrefix: 'offer-book',
+    width,
+  });
   return part(
     'offer-book-demand',
     'Open non-retail demand',
     h(
       'figure',
       { class: 'card chart' },
-      h('ul', { class: 'legend', 'aria-label': 'Legend' }, [
-        h('li', { class: 'legend-non-retail' }, 'Open non-retail demand'),
-        h('li', { class: 'legend-offer' }, 'Non-retail portion'),
-        cutOff === null ? null : h('li', { class: 'legend-clearing' }, 'T-day cut-off'),
+      chartLegend(chart, [
+        { drawn: 'path.demand-non_retail', className: 'legend-non-retail', label: 'Open non-retail demand' },
+        { drawn: 'line.offer', className: 'legend-offer', label: 'Non-retail portion' },
+        { drawn: 'line.clearing', className: 'legend-clearing', label: 'T-day cut-off' },
       ]),
-      demandChart([panel], prices, caption, `${description}.`, 'offer-book', width),
+      chart,
       h('figcaption', {}, caption),
     ),
     h(

@@ -1,10 +1,11 @@
 /**
  * For operators: the OFS book of an issue (GET /operator/v1/ofs/{exchange}/{scrip_token}/book) as a chart,
  * retail and non-retail apart, with the same numbers in tables beside it for screen readers and for anyone
- * who wants them exact; after allocation, what was allotted.
+ * who wants them exact; after allocation, the demand the allocation took (its `at_close`) and what it
+ * allotted.
  */
 import { ApiError, get } from '../api.js';
-import { bookChart } from '../chart/book-chart.js';
+import { BOOK_LEGEND, bookChart, bookFigures, chartLegend } from '../chart/book-chart.js';
 import type { View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
 import { livePoll } from '../live-poll.js';
@@ -18,8 +19,16 @@ const ALLOTTED_COLUMNS = ['Price (Rs)', 'Retail allotted', 'Non-retail allotted'
 
 const clearingText = (clearing: CategoryClearing) => (clearing.price === null ? 'none: the demand fits' : formatPrice(clearing.price));
 
+/**
+ * The chart and the tables, from the same figures: the live bids until the allocation has run, then the
+ * bids it took (no bid is live any more), with what it allotted.
+ */
 function renderBook(book: OfsBook): HTMLElement[] {
-  const caption = `The book of ${issueName(book.issue)}: demand by price against the offer of ${formatQuantity(book.offer.total)} shares`;
+  const allocated = book.allotted !== null;
+  const figures = bookFigures(book);
+  const caption = allocated
+    ? `The book of ${issueName(book.issue)} at close: the demand the allocation took by price against the offer of ${formatQuantity(book.offer.total)} shares, and what it allotted`
+    : `The book of ${issueName(book.issue)}: demand by price against the offer of ${formatQuantity(book.offer.total)} shares`;
   const summary = table(
     'Offer, demand and clearing by category',
     SUMMARY_COLUMNS,
@@ -29,9 +38,9 @@ function renderBook(book: OfsBook): HTMLElement[] {
         [
           side === 'retail' ? 'Retail' : 'Non-retail',
           formatQuantity(book.offer[side]),
-          formatQuantity(book.clearing[side].portion),
-          formatQuantity(book.clearing[side].demand),
-          clearingText(book.clearing[side]),
+          formatQuantity(figures.clearing[side].portion),
+          formatQuantity(figures.clearing[side].demand),
+          clearingText(figures.clearing[side]),
           book.allotted === null ? 'not allocated yet' : formatQuantity(book.allotted[side]),
         ],
         { 'data-side': side },
@@ -40,12 +49,14 @@ function renderBook(book: OfsBook): HTMLElement[] {
     'summary-table',
   );
   const demand =
-    book.demand.length === 0
-      ? h('p', {}, book.allotted === null ? 'No live bids yet.' : 'No live bids: the allocation has run.')
+    figures.demand.length === 0
+      ? h('p', {}, allocated ? 'No bid reached the allocation.' : 'No live bids yet.')
       : table(
-          'Live demand by price, highest first (the chart in numbers)',
+          allocated
+            ? 'Demand at close by price: the bids the allocation took, highest first (the chart in numbers)'
+            : 'Live demand by price, highest first (the chart in numbers)',
           DEMAND_COLUMNS,
-          book.demand.map((level) =>
+          figures.demand.map((level) =>
             row(
               DEMAND_COLUMNS,
               [
@@ -73,30 +84,17 @@ function renderBook(book: OfsBook): HTMLElement[] {
           ),
           'allotted-table',
         );
-  const ineligible =
-    book.ineligible.bids === 0
+  const { ineligible } = figures;
+  const leftOut = `${ineligible.bids} ${allocated ? '' : 'live '}bids (${formatQuantity(ineligible.retail_quantity)} retail, ${formatQuantity(ineligible.non_retail_quantity)} non-retail shares)`;
+  const ineligibleNote =
+    ineligible.bids === 0
       ? null
-      : h(
-          'p',
-          {},
-          `${book.ineligible.bids} live bids (${formatQuantity(book.ineligible.retail_quantity)} retail, ${formatQuantity(book.ineligible.non_retail_quantity)} non-retail shares) are left out: the allocation would refuse them.`,
-        );
+      : h('p', {}, allocated ? `${leftOut} are left out: the allocation refused them.` : `${leftOut} are left out: the allocation would refuse them.`);
+  const chart = bookChart(book, caption, window.matchMedia('(max-width: 40rem)').matches ? 380 : 640);
   return [
-    h(
-      'figure',
-      { class: 'card chart' },
-      h('ul', { class: 'legend', 'aria-label': 'Legend' }, [
-        h('li', { class: 'legend-retail' }, 'Retail demand'),
-        h('li', { class: 'legend-non-retail' }, 'Non-retail demand'),
-        h('li', { class: 'legend-offer' }, 'Offer'),
-        h('li', { class: 'legend-clearing' }, 'Clearing price'),
-        book.allotted === null ? null : h('li', { class: 'legend-allotted' }, 'Allotted at a price'),
-      ]),
-      bookChart(book, caption, window.matchMedia('(max-width: 40rem)').matches ? 380 : 640),
-      h('figcaption', {}, caption),
-    ),
+    h('figure', { class: 'card chart' }, chartLegend(chart, BOOK_LEGEND), chart, h('figcaption', {}, caption)),
     h('div', { class: 'table-wrap' }, summary),
-    ineligible ?? '',
+    ineligibleNote ?? '',
     h('div', { class: 'table-wrap' }, demand),
     allotted === null ? '' : h('div', { class: 'table-wrap' }, allotted),
   ].filter((node): node is HTMLElement => node !== '');

@@ -6304,7 +6304,7 @@ export interface paths {
                                     /** @description The rest of the offer. */
                                     non_retail: number;
                                 };
-                                /** @description The live bids (queued, sent or pending at the exchange) by price, highest first. After the allocation none are left. */
+                                /** @description The live bids (queued, sent or pending at the exchange) by price, highest first. After the allocation none are left: at_close keeps the demand it took. */
                                 demand: {
                                     /**
                                      * @description The price level in rupees; cut-off bids count at the retail cut-off price.
@@ -6371,6 +6371,58 @@ export interface paths {
                                         /** @description Shares allotted to non-retail bidders at this price. */
                                         non_retail_quantity: number;
                                     }[];
+                                } | null;
+                                /** @description Null until the allocation has run (as allotted); then the book as the allocation took it at close, which stays when no bid is live any more: its demand and what that demand implies by the allocation's rules. */
+                                at_close: {
+                                    /** @description Every bid the allocation took, by bid price, highest first, with the quantity bid: those it allotted (EXECUTED), those it closed without an allotment, and any still waiting for its answer. Bids cancelled by their bidders or rejected are not in it. */
+                                    demand: {
+                                        /**
+                                         * @description The price level in rupees; cut-off bids count at the retail cut-off price.
+                                         * @example 101.5
+                                         */
+                                        price: number;
+                                        /** @description Shares bid by retail bidders at this price. */
+                                        retail_quantity: number;
+                                        /** @description The part of retail_quantity bid at cut-off (RL-MKT). */
+                                        retail_cutoff_quantity: number;
+                                        /** @description Shares bid by non-retail bidders at this price. */
+                                        non_retail_quantity: number;
+                                        /** @description Retail shares bid at this price or above. */
+                                        retail_cumulative: number;
+                                        /** @description Non-retail shares bid at this price or above. */
+                                        non_retail_cumulative: number;
+                                        /** @description How many bids this level sums. */
+                                        bids: number;
+                                    }[];
+                                    /** @description Bids left out of demand because the allocation would not allot them: the issue was re-registered with a higher floor price, or without a retail cut-off price for its cut-off bids. */
+                                    ineligible: {
+                                        /** @description Retail shares of the bids the allocation would refuse. */
+                                        retail_quantity: number;
+                                        /** @description Non-retail shares of the bids the allocation would refuse. */
+                                        non_retail_quantity: number;
+                                        /** @description How many such bids. */
+                                        bids: number;
+                                    };
+                                    clearing: {
+                                        /** @description What the retail demand implies, worked out by the allocation's own rules as if the windows closed now. */
+                                        retail: {
+                                            /** @description The shares retail bidders can be allotted: their part of the offer, plus what the other category leaves unsubscribed, or minus what retail leaves to it. */
+                                            portion: number;
+                                            /** @description Shares bid by retail bidders in all (eligible live bids). */
+                                            demand: number;
+                                            /** @description When demand exceeds portion: with PROPORTIONATE allocation the one price the allotted bids trade at (cut-off bids at the cut-off price), with PRICE_PRIORITY the lowest price allotted. Null when demand fits the portion (every bid is allotted in full: at the lowest bid price with PROPORTIONATE, at its own price with PRICE_PRIORITY) or nothing is left of it. */
+                                            price: number | null;
+                                        };
+                                        /** @description What the non-retail demand implies, worked out by the allocation's own rules as if the windows closed now. */
+                                        non_retail: {
+                                            /** @description The shares non-retail bidders can be allotted: their part of the offer, plus what the other category leaves unsubscribed, or minus what non-retail leaves to it. */
+                                            portion: number;
+                                            /** @description Shares bid by non-retail bidders in all (eligible live bids). */
+                                            demand: number;
+                                            /** @description When demand exceeds portion: with PROPORTIONATE allocation the one price the allotted bids trade at (cut-off bids at the cut-off price), with PRICE_PRIORITY the lowest price allotted. Null when demand fits the portion (every bid is allotted in full: at the lowest bid price with PROPORTIONATE, at its own price with PRICE_PRIORITY) or nothing is left of it. */
+                                            price: number | null;
+                                        };
+                                    };
                                 } | null;
                             };
                         };

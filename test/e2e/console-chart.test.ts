@@ -1,0 +1,298 @@
+/**
+ * The operator's OFS chart in headless Chromium (issue 25): `npm start`'s server (dist/main.js) on a fresh
+ * SQLite file seeded by `ordergate demo`, the console as scripts/build-console.ts builds it, Debian's
+ * Chromium driven by playwright-core, as in test/e2e/console.test.ts. Retail and non-retail bids at several
+ * prices go into the demo issue; the operator's book shows them with whole-share ticks on the quantity
+ * axis, a price axis that starts at the floor, the floor and the retail cut-off marked, and a legend that
+ * names only what is drawn. Then the issue closes and is allotted: the demand the allocation took stays on
+ * the chart with the allotments drawn over it, and the tables and the chart's text description say the same
+ * numbers as the chart. Screenshots are kept in test-artifacts/console-chart/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrdergateClient } from '../../packages/client/src/index.js';
+import { buildConsole } from '../../scripts/build-console.js';
+import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-chart');
+/** Every wait in the page is bounded by this (as in console.test.ts: one step of Chromium under load took over 10 s). */
+const STEP_MS = 20_000;
+
+const haveChromium = existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+if (!haveChromium && !inCi) {
+  process.stderr.write(
+    `\n${CHROMIUM} is missing: the OFS chart's end-to-end test (test/e2e/console-chart.test.ts) is SKIPPED; install Debian's chromium package to run it.\n\n`,
+  );
+}
+
+/** A whole number of shares as the console writes it (en-IN grouping: 1,00,000). */
+const WHOLE = /^\d{1,3}(,\d\d)*(,\d{3})?$|^\d+$/;
+
+/** Each series the legend may name, and what the chart draws of it. */
+const SERIES: Record<string, string> = {
+  'Retail demand': 'path.demand-retail',
+  'Non-retail demand': 'path.demand-non_retail',
+  Offer: 'line.offer',
+  'Clearing price': 'line.clearing',
+  'Allotted at a price': 'rect.allotted',
+};
+
+describe.skipIf(!haveChromium && !inCi)("the operator's OFS chart in headless Chromium", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-chart-'));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  /** Console errors, page errors and CSP violations seen in the page. */
+  const problems: string[] = [];
+  const state = {} as {
+    demo: { user_id: string; password: string; api_key: string; access_token: string; ofs_issues: object[] };
+    orderIds: string[];
+  };
+
+  const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const chart = () => page.locator('svg.book-chart');
+  const summaryCell = (side: 'retail' | 'non_retail', column: number) =>
+    page.getByRole('table', { name: 'Offer, demand and clearing by category' }).locator(`tr[data-side="${side}"] td`).nth(column);
+
+  /** The legend's entries, and the series the chart draws: they must be the same. */
+  async function legendAndDrawn(): Promise<{ legend: string[]; drawn: string[] }> {
+    const legend = await page.locator('figure.chart ul.legend li').allTextContents();
+    const drawn: string[] = [];
+    for (const [name, selector] of Object.entries(SERIES)) if ((await chart().locator(selector).count()) > 0) drawn.push(name);
+    return { legend, drawn };
+  }
+
+  /** The quantity axis's tick labels, both panels. */
+  async function quantityTicks(): Promise<string[]> {
+    return chart().locator('text.tick-y').allTextContents();
+  }
+
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
+    await buildConsole();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const demo = await runOrdergate(['demo', '--json'], { env });
+    expect(demo.code, demo.stderr).toBe(0);
+    state.demo = JSON.parse(demo.stdout);
+    // The demo user is an operator already; an operator says so, as one would for any user.
+    const operator = await runOrdergate(['users', 'set-operator', state.demo.user_id, 'true'], { env });
+    expect(operator.code, operator.stderr).toBe(0);
+    server = await startServer(env);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      timeout: STEP_MS,
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(STEP_MS);
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Playwright runs this outside the page's CSP; it reports any violation as a console error.
+    await page.addInitScript(
+      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI))",
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await stopServer(server).catch(() => undefined);
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes bids at several prices in the demo issue, retail and non-retail', async () => {
+    const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
+    const scrip = { exchange: 'NSE_EQ' as const, scrip_token: 500112, symbol: 'SBIN', series: 'OF' };
+    const place = async (order_type: 'RL' | 'RL-MKT', quantity: string, price: number) =>
+      (await api.place({ scrip_info: scrip, transaction_type: 'BUY', product_type: 'OFS', order_type, quantity, price })).data.orderId;
+    // Retail 190 shares (the issue's report: a quantity axis of 190 had a tick at 47.5): 60 at 102.00, 50 at
+    // 101.50, 40 at 101.00 and 40 at the cut-off (101.00).
+    state.orderIds = [await place('RL', '60', 102), await place('RL', '50', 101.5), await place('RL', '40', 101), await place('RL-MKT', '40', 0)];
+    // Non-retail 500 shares: the demo user bids as an NII for a moment.
+    const nii = await runOrdergate(['users', 'set-category', state.demo.user_id, 'NII'], { env });
+    expect(nii.code, nii.stderr).toBe(0);
+    state.orderIds.push(await place('RL', '200', 102), await place('RL', '300', 100.5));
+    const retail = await runOrdergate(['users', 'set-category', state.demo.user_id, 'RETAIL'], { env });
+    expect(retail.code, retail.stderr).toBe(0);
+    await expect
+      .poll(async () => (await api.orderBook()).data.filter((order) => order.status === 'PENDING').length, { timeout: STEP_MS })
+      .toBe(state.orderIds.length);
+  });
+
+  it('logs in and opens the OFS book', async () => {
+    await page.goto(`${server.url}/console/`);
+    await page.getByLabel('User id').fill(state.demo.user_id);
+    await page.getByLabel('Password').fill(state.demo.password);
+    await page.getByLabel('API key').fill(state.demo.api_key);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS book', exact: true }).click();
+    await chart().waitFor();
+    await expect
+      .poll(
+        () =>
+          page
+            .getByRole('table', { name: /^Live demand by price/ })
+            .locator('tbody tr')
+            .count(),
+        { timeout: STEP_MS },
+      )
+      .toBe(4);
+  });
+
+  describe('before the allotment', () => {
+    it('the quantity axis has whole-share ticks, from 0 to above the demand', async () => {
+      await screenshot('01-book-before-allotment');
+      const ticks = await quantityTicks();
+      expect(ticks.length).toBeGreaterThan(4);
+      for (const tick of ticks) expect(tick).toMatch(WHOLE);
+      const retail = (await chart().locator('g.panel-retail text.tick-y').allTextContents()).map((t) => Number(t.replace(/,/g, '')));
+      expect(retail[0]).toBe(0);
+      expect(retail.every((t, i) => i === 0 || t > retail[i - 1]!)).toBe(true);
+      expect(retail.at(-1)).toBeGreaterThanOrEqual(190);
+    });
+
+    it('the price axis starts at the floor, 100.00, not below it', async () => {
+      for (const side of ['retail', 'non_retail']) {
+        const prices = (await chart().locator(`g.panel-${side} text.tick-x`).allTextContents()).map(Number);
+        expect(prices[0], side).toBe(100);
+        expect(Math.min(...prices), side).toBe(100);
+      }
+    });
+
+    it('marks the floor on both panels and the retail cut-off on the retail panel', async () => {
+      expect(await chart().locator('line.marker-floor').count()).toBe(2);
+      expect(await chart().locator('text.marker-label-floor').allTextContents()).toEqual(['Floor 100.00', 'Floor 100.00']);
+      expect(await chart().locator('g.panel-retail line.marker-cutoff').count()).toBe(1);
+      expect(await chart().locator('g.panel-retail text.marker-label-cutoff').allTextContents()).toEqual(['Cut-off 101.00']);
+      expect(await chart().locator('g.panel-non_retail .marker-cutoff').count()).toBe(0);
+      // The floor's line is where the price axis starts; the cut-off's sits right of it.
+      const floorX = Number(await chart().locator('g.panel-retail line.marker-floor').getAttribute('x1'));
+      const axisX = Number(await chart().locator('g.panel-retail line.axis').nth(1).getAttribute('x1'));
+      expect(floorX).toBe(axisX);
+      expect(Number(await chart().locator('g.panel-retail line.marker-cutoff').getAttribute('x1'))).toBeGreaterThan(floorX);
+    });
+
+    it('names in the legend only the series drawn', async () => {
+      // 190 and 500 shares against offers of 1,00,000 and 9,00,000: the offers are named on the panels, not
+      // drawn, and the demand fits, so there is no clearing price; the legend names the two demand lines.
+      expect(await chart().locator('line.offer').count()).toBe(0);
+      expect(await chart().locator('line.clearing').count()).toBe(0);
+      const { legend, drawn } = await legendAndDrawn();
+      expect(legend).toEqual(drawn);
+      expect(legend).toEqual(['Retail demand', 'Non-retail demand']);
+    });
+
+    it('the tables and the description say what the chart draws', async () => {
+      expect((await summaryCell('retail', 3).innerText()).trim()).toBe('190');
+      expect((await summaryCell('non_retail', 3).innerText()).trim()).toBe('500');
+      const description = await chart().locator('desc').textContent();
+      expect(description).toContain('Retail: 190 shares bid against an offer of 1,00,000');
+      expect(description).toContain('Non-retail: 500 shares bid against an offer of 9,00,000');
+      expect(description).toContain('Floor price 100.00; retail cut-off price 101.00.');
+    });
+  });
+
+  describe('after the allotment', () => {
+    it('the issue closes and every bid is allotted', async () => {
+      // The demo issue with both windows closing now: the OMS allots it at its next pass.
+      await importOfsIssues([closedNow(state.demo.ofs_issues[0]!)], env);
+      const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
+      await expect
+        .poll(async () => (await api.orderBook()).data.filter((order) => order.status === 'EXECUTED').length, { timeout: STEP_MS })
+        .toBe(state.orderIds.length);
+      // The view reads the book every 2 s until it is allotted, and says so once.
+      await expect.poll(() => page.getByRole('status').innerText(), { timeout: STEP_MS }).toBe('Allotted: 190 retail and 500 non-retail shares.');
+      await screenshot('02-book-after-allotment');
+    }, 60_000);
+
+    it('the demand the allocation took is still drawn: both lines and every level', async () => {
+      expect(await chart().locator('path.demand-retail').count()).toBe(1);
+      expect(await chart().locator('path.demand-non_retail').count()).toBe(1);
+      expect(await chart().locator('circle.level-retail title').allTextContents()).toEqual([
+        '101.00: 190 shares at or above',
+        '101.50: 110 shares at or above',
+        '102.00: 60 shares at or above',
+      ]);
+      expect(await chart().locator('circle.level-non_retail title').allTextContents()).toEqual([
+        '100.50: 500 shares at or above',
+        '102.00: 200 shares at or above',
+      ]);
+      // The offers' notes count that demand, not 0.
+      expect(await chart().locator('text.offer-off-scale').allTextContents()).toEqual([
+        'Offer 1,00,000 above the scale (0.19 % bid)',
+        'Offer 9,00,000 above the scale (0.06 % bid)',
+      ]);
+    });
+
+    it('the allotments are drawn over the demand', async () => {
+      // Every retail bid in full at 101.00 (the lowest retail bid price: the demand fits), every non-retail
+      // one at 100.50.
+      expect(await chart().locator('g.panel-retail rect.allotted title').allTextContents()).toEqual(['101.00: 190 shares allotted']);
+      expect(await chart().locator('g.panel-non_retail rect.allotted title').allTextContents()).toEqual(['100.50: 500 shares allotted']);
+      for (const side of ['retail', 'non_retail']) {
+        const drawn = await chart()
+          .locator(`g.panel-${side}`)
+          .evaluate((group) => [...group.children].map((child) => child.getAttribute('class') ?? ''));
+        expect(drawn.indexOf(`allotted allotted-${side}`), side).toBeGreaterThan(drawn.indexOf(`demand demand-${side}`));
+        expect(drawn.indexOf(`demand demand-${side}`), side).toBeGreaterThanOrEqual(0);
+      }
+    });
+
+    it('still has whole-share ticks, the floor and the cut-off, and a legend of what is drawn', async () => {
+      for (const tick of await quantityTicks()) expect(tick).toMatch(WHOLE);
+      expect(await chart().locator('text.marker-label-floor').count()).toBe(2);
+      expect(await chart().locator('text.marker-label-cutoff').count()).toBe(1);
+      expect((await chart().locator('g.panel-retail text.tick-x').allTextContents())[0]).toBe('100.00');
+      const { legend, drawn } = await legendAndDrawn();
+      expect(legend).toEqual(drawn);
+      expect(legend).toEqual(['Retail demand', 'Non-retail demand', 'Allotted at a price']);
+    });
+
+    it('the tables show the real demand beside what was allotted', async () => {
+      expect((await summaryCell('retail', 3).innerText()).trim()).toBe('190');
+      expect((await summaryCell('retail', 5).innerText()).trim()).toBe('190');
+      expect((await summaryCell('non_retail', 3).innerText()).trim()).toBe('500');
+      expect((await summaryCell('non_retail', 5).innerText()).trim()).toBe('500');
+      const demand = page.getByRole('table', { name: /^Demand at close by price/ });
+      const rows = await demand.locator('tbody tr').allInnerTexts();
+      expect(rows.map((row) => row.replace(/\s+/g, ' ').trim())).toEqual([
+        '102.00 60 0 60 200 200 2',
+        '101.50 50 0 110 0 200 1',
+        '101.00 80 40 190 0 200 2',
+        '100.50 0 0 190 300 500 1',
+      ]);
+      const allotted = page.getByRole('table', { name: 'Allotted by trade price, highest first' });
+      expect((await allotted.locator('tbody').innerText()).replace(/\s+/g, ' ').trim()).toBe('101.00 190 0 100.50 0 500');
+    });
+
+    it('the description says the shares bid and what was allotted of them', async () => {
+      const description = (await chart().locator('desc').textContent()) ?? '';
+      expect(description).toMatch(/^Retail: 190 shares bid against an offer of 1,00,000 .*, 190 allotted\./);
+      expect(description).toMatch(/Non-retail: 500 shares bid against an offer of 9,00,000 .*, 500 allotted\./);
+      expect(description).toContain('Floor price 100.00; retail cut-off price 101.00.');
+    });
+  });
+
+  it('logged no console error and broke no CSP rule', () => {
+    expect(problems).toEqual([]);
+  });
+});
