@@ -6,7 +6,7 @@
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
 import type { AlgoRegistration } from '../domain/algo-rules.js';
-import { createAlgoService } from '../wiring.js';
+import type { AlgoService } from '../services/algos.js';
 import { isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** The operator named in the record: `--actor`, else this machine's login. */
@@ -29,8 +29,12 @@ function fieldsOf(algo: AlgoRegistration): [string, string][] {
   ];
 }
 
-/** Runs `work` with the algo service over the workspace's store, with the server's settings (ALGO_GENERIC_ID). */
-async function withAlgos<T>(io: CliIo, work: (algos: ReturnType<typeof createAlgoService>) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with the algo service over the workspace's store, with the server's settings (ALGO_GENERIC_ID).
+ * The service's modules (order entry's) are loaded here, not when any command starts (as `ordergate oms`).
+ */
+async function withAlgos<T>(io: CliIo, work: (algos: AlgoService) => Promise<T>): Promise<T> {
+  const { createAlgoService } = await import('../wiring.js');
   return withWorkspace(io, ({ store, config }) => work(createAlgoService(store, config.algo)));
 }
 

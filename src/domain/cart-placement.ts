@@ -2,12 +2,14 @@
  * Cart execution as plain functions over plain data: which registered OFS issue a cart line names, the OFS
  * bid that an OFS line stands for, and the translation of a bid's field names into the line's, so that a
  * line fails with exactly the code a single bid with the same values gets, named `orders[i].Field`. The
- * schema checks of a stored line and of its bid run at the edge (src/schemas/cart-lines.ts).
+ * schema checks of a stored line and of its bid run at the edge (src/schemas/cart-lines.ts). Saving a cart
+ * uses the same issue lookup and bid to check an OFS line's price against its issue (savedBidViolations).
  */
 import { BID_TO_LINE_FIELD, ofsSegmentOfLine, type CartLine } from './cart-line.js';
 import { Errors, type FieldError, type Violation } from './errors.js';
-import { OFS_PRODUCT_TYPE } from './ofs-bid.js';
-import type { OfsIssue } from './ofs-issue.js';
+import { issueViolations, OFS_PRODUCT_TYPE, type OfsBid } from './ofs-bid.js';
+import { rupeesToPaise, type OfsIssue } from './ofs-issue.js';
+import { floorViolations } from './ofs-rules.js';
 
 /** The only product the embedded OMS routes; lines of any other product are reported, never dropped. */
 export const ROUTABLE_PRODUCT = OFS_PRODUCT_TYPE;
@@ -130,6 +132,24 @@ export function ofsBidOfLine(line: CartLine, issue: OfsIssue): unknown {
     ...(line.validity !== undefined && { validity: line.validity }),
     ...(line.is_amo !== undefined && { is_amo: line.is_amo }),
   };
+}
+
+/**
+ * When a cart is saved: the faults of an OFS line's bid against the registered issue it names that hold
+ * whoever bids and whenever: the issue's tick (issueViolations, which also compares symbol and series, as a
+ * single bid meets them first), then, once the tick holds, its floor (a cut-off line has no price to judge).
+ * The rules that depend on the bidder or the day (window, cut-off bids, retail cut-off, retail limit) wait
+ * for the execution. Code and field as the line's execution would answer them (`price` ->
+ * `orders[i].Price`); the message is the single bid's, after the line it belongs to: a cart error lists the
+ * faults of every line at once.
+ */
+export function savedBidViolations(index: number, bid: OfsBid, issue: OfsIssue): Violation[] {
+  const issueFaults = issueViolations(bid, issue);
+  const faults =
+    issueFaults.length > 0
+      ? issueFaults
+      : floorViolations({ orderType: bid.order_type, quantity: Number(bid.quantity), pricePaise: rupeesToPaise(bid.price) ?? 0 }, issue);
+  return asLineViolations(index, faults).map((violation) => ({ ...violation, message: `orders[${index}]: ${violation.message}` }));
 }
 
 export type ExecutionOutcome = 'all-placed' | 'some-placed' | 'none-placed';

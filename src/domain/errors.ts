@@ -164,7 +164,7 @@ export const Errors = {
   CART_EXECUTED_STALE: kind('e-408', 409, 'executedNoTime differs from the stored count: the cart was executed since it was read.'),
   CART_EXECUTED_ON_CREATE: kind('e-409', 400, 'executedNoTime must be 0 when a cart is created.'),
   CART_PRECONDITION_FAILED: kind('e-410', 412, "If-Match does not match the cart's current ETag."),
-  CART_NAME: kind('e-411', 400, 'ordercartName must hold 1 to 100 characters, none of them a control character.'),
+  CART_NAME: kind('e-411', 400, 'ordercartName must hold 1 to 100 characters, not all of them white space, none of them a control character.'),
   CART_NOTHING_PLACED: kind('e-412', 422, 'No line of the cart could be placed; errors names the faults of each line as orders[i].Field.'),
   CART_PRODUCT_NOT_ROUTABLE: kind('e-413', 422, "The line's ProductType cannot be routed yet: this OMS places OFS bids only (a failed line of an execution)."),
   CART_LINE_ISSUE_NOT_FOUND: kind('e-414', 422, "No registered OFS issue has the line's exchange, symbol and series (a failed line of an execution)."),

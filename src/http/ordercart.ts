@@ -41,6 +41,8 @@ const security = [{ bearerAuth: [] }];
 const SUCCESS_MESSAGE_LIST = [{ message: 'success' }];
 const UpdateHeaders = Type.Object({ ...IfMatchHeaders.properties, ...IdempotencyKeyHeaders.properties });
 const ORDERS_ERRORS = [Errors.CART_ORDERS_NOT_JSON, Errors.CART_ORDERS_NOT_ARRAY, Errors.CART_LINE_INVALID, Errors.CART_VERSION, Errors.CART_NAME];
+/** An OFS line of a registered issue whose price is off the issue's tick or below its floor (422, checked at save). */
+const LINE_PRICE_ERRORS = [Errors.OFS_PRICE_TICK, Errors.OFS_BELOW_FLOOR];
 
 export function registerOrderCartRoutes(app: App, carts: OrderCartService): void {
   app.post(
@@ -51,7 +53,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         tags,
         summary: 'Create an order cart',
         description:
-          'Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created. Creates, updates and deletes of one user count together against RATE_LIMIT_CART_WRITES_PER_SECOND (10 by default; one more: 429 e-429 with Retry-After).',
+          "Stores a new cart owned by the caller; `data.ordercartId` is its identifier. `ordercartName` may not be blank (spaces only: 400 e-411). An OFS line of a registered issue whose Price is off the issue's tick (e-353) or below its floor (e-356) is refused (422, the field naming the line: `orders[i].Price`); other lines are kept as sent and answered when the cart is executed. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created. Creates, updates and deletes of one user count together against RATE_LIMIT_CART_WRITES_PER_SECOND (10 by default; one more: 429 e-429 with Retry-After).",
         security,
         headers: IdempotencyKeyHeaders,
         body: CreateOrderCartRequest,
@@ -65,6 +67,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
             ...ORDERS_ERRORS,
             Errors.CART_EXECUTED_ON_CREATE,
             Errors.CART_USER_MISMATCH,
+            ...LINE_PRICE_ERRORS,
             Errors.CART_LIMIT,
           ),
         },
@@ -124,7 +127,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         tags,
         summary: 'Update an order cart',
         description:
-          'Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag.',
+          'Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag. The name and the lines are checked as on create: a blank name is 400 e-411, and an OFS line of a registered issue off its tick (e-353) or below its floor (e-356) is 422, named `orders[i].Price`.',
         security,
         headers: UpdateHeaders,
         body: UpdateOrderCartRequest,
@@ -141,6 +144,7 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
             Errors.CART_CREATOR_MISMATCH,
             Errors.CART_PRECONDITION_FAILED,
             Errors.CART_EXECUTED_STALE,
+            ...LINE_PRICE_ERRORS,
           ),
         },
       },

@@ -3,10 +3,11 @@
  * order lines. Parse the string, check each line against its schema, then the domain's rules across the
  * fields of a line (src/domain/cart-line.ts). Every fault of every line is reported, named `orders[i].Field`
  * (i from 0). Execution checks a stored line the same way, and the bid of an OFS line against the
- * place-order schema, as a single bid's body is checked.
+ * place-order schema, as a single bid's body is checked. Saving also checks the price of each OFS line of a
+ * registered issue against that issue (registeredIssueViolations).
  */
 import { lineRuleViolations, MAX_CART_LINES, MAX_LINE_DEPTH, type CartLine } from '../domain/cart-line.js';
-import { asLineViolations, ofsBidOfLine, productViolations } from '../domain/cart-placement.js';
+import { asLineViolations, matchOfsIssue, ofsBidOfLine, productViolations, ROUTABLE_PRODUCT, savedBidViolations } from '../domain/cart-placement.js';
 import { Errors, type Violation } from '../domain/errors.js';
 import { prototypeKeyIn } from '../domain/json-safety.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
@@ -89,6 +90,23 @@ export function lineBid(line: CartLine, index: number, issue: OfsIssue): LineBid
   const bid = ofsBidOfLine(line, issue);
   const violations = checkOfsOrderRequest(bid);
   return violations.length === 0 ? { ok: true, bid: bid as OfsOrderRequest } : { ok: false, violations: asLineViolations(index, violations) };
+}
+
+/**
+ * When a cart is saved, after its lines' own rules: each OFS line that names one registered issue (found as
+ * execution finds it) and makes a bid of the place-order schema is checked against that issue's tick and
+ * floor (savedBidViolations). Every other line is saved as it is and answered at its execution, as before:
+ * a line of another product (e-413), of no registered issue (e-414), naming several (e-415) or another
+ * scripToken (e-416), or whose bid breaks the place-order schema (say a Price above 1,000,000,000).
+ */
+export function registeredIssueViolations(lines: readonly OrderLine[], issues: readonly OfsIssue[]): Violation[] {
+  return lines.flatMap((line, index) => {
+    if (line.ProductType !== ROUTABLE_PRODUCT) return [];
+    const match = matchOfsIssue(line, index, issues);
+    if (!match.ok) return [];
+    const checked = lineBid(line, index, match.issue);
+    return checked.ok ? savedBidViolations(index, checked.bid, match.issue) : [];
+  });
 }
 
 function lineFieldMessage(violation: Violation, prefix: string): string {

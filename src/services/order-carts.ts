@@ -1,14 +1,15 @@
 /**
  * Order carts: create, list, details, update and delete. The order of checks: the request alone (400:
- * schema, then the `orders` lines), then the cart's owner (404: another user's cart does not exist for
- * the caller), then who writes (403), then the state the caller read (412 If-Match, 409 executedNoTime).
+ * schema and the name, then the `orders` lines), then the cart's owner (404: another user's cart does not
+ * exist for the caller), then who writes (403), then the state the caller read (412 If-Match, 409
+ * executedNoTime), then the OFS lines' prices against their registered issues (422: tick and floor).
  * Execution places each line through order entry, as a single bid, at the caller's order rate
  * (docs/design/order-carts.md). A user keeps at most MAX_CARTS_PER_USER carts; the list is paged.
  */
 import { DEFAULT_LIMITS, type Limits } from '../config.js';
 import { timeOrderedId } from '../ids.js';
-import { asLineViolations, executionOutcome, failedLine, matchOfsIssue, type LineResult } from '../domain/cart-placement.js';
-import { lineBid, parseCartOrders, unplaceableLineViolations } from '../schemas/cart-lines.js';
+import { asLineViolations, executionOutcome, failedLine, matchOfsIssue, ROUTABLE_PRODUCT, type LineResult } from '../domain/cart-placement.js';
+import { lineBid, parseCartOrders, registeredIssueViolations, unplaceableLineViolations } from '../schemas/cart-lines.js';
 import { ApiError, Errors, type Violation } from '../domain/errors.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
@@ -21,7 +22,7 @@ import {
   type UpdateOrderCartRequest,
 } from '../schemas/ordercart.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import type { StoredOrderCart } from '../domain/order-cart.js';
+import { cartNameViolations, type StoredOrderCart } from '../domain/order-cart.js';
 import type { OrderCartRepository } from '../store/order-carts.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction, KeptSteps } from './idempotency.js';
@@ -53,7 +54,10 @@ export interface OrderCartDetails {
   etag: string;
 }
 
-function validLines(orders: string): OrderLine[] {
+/** The name and the lines of a cart to save, checked on the request alone (400). */
+function validLines(name: string, orders: string): OrderLine[] {
+  // The name's rule comes with the body's schema, before the lines (the schema holds the rest of it).
+  ApiError.throwIfAny(cartNameViolations(name));
   const result = parseCartOrders(orders);
   if (!result.ok) throw ApiError.fromViolations(result.violations);
   return result.lines;
@@ -84,7 +88,10 @@ const LINES_STEP = 'lines';
 const COUNTED_STEP = 'counted';
 const lineStep = (index: number) => `line:${index}`;
 
-/** What executing a cart needs: the place-order path of a single bid and the registry of OFS issues. */
+/**
+ * What executing a cart needs: the place-order path of a single bid and the registry of OFS issues (which
+ * saving a cart reads too, to check its OFS lines' prices).
+ */
 export interface CartPlacement {
   orderEntry: Pick<OrderEntryService, 'placeOfsBid'>;
   issues: Pick<OfsIssueRepository, 'list'>;
@@ -129,7 +136,7 @@ export class OrderCartService {
    * cannot pass the cap together).
    */
   async create(caller: Caller, request: CreateOrderCartRequest): Promise<string> {
-    const lines = validLines(request.orders);
+    const lines = validLines(request.ordercartName, request.orders);
     ApiError.throwIfAny(
       (['createdBy', 'modifiedBy'] as const)
         .filter((field) => request[field] !== caller.userId)
@@ -139,6 +146,7 @@ export class OrderCartService {
           message: `${field} must be your own user id, ${caller.userId}`,
         })),
     );
+    ApiError.throwIfAny(await this.priceViolationsAtSave(lines));
     const ordercartId = timeOrderedId();
     const cap = this.limits.cartsPerUser;
     const created = await this.carts.insertWithinCap(
@@ -171,7 +179,9 @@ export class OrderCartService {
    * sent.
    */
   async update(caller: Caller, request: UpdateOrderCartRequest, ifMatch: string | undefined): Promise<string> {
-    const lines = validLines(request.orders);
+    const lines = validLines(request.ordercartName, request.orders);
+    // Read once, by the first pass that gets this far: the registry does not change with the cart.
+    let priceFaults: Promise<Violation[]> | undefined;
     const changes = { name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version, modifiedBy: request.modifiedBy };
     // Optimistic concurrency: the write happens only if the cart is still the one the checks ran against.
     // A miss means another request changed the cart in between: the checks run again on its new state, so
@@ -195,6 +205,7 @@ export class OrderCartService {
           [{ field: 'executedNoTime', message: `must be the stored count, ${cart.executedNoTime}` }],
         );
       }
+      ApiError.throwIfAny(await (priceFaults ??= this.priceViolationsAtSave(lines)));
       const checked = { revision: cart.revision, executedNoTime: cart.executedNoTime };
       if (await this.carts.replaceIfUnchanged(cart.ordercartId, caller.userId, checked, changes, this.now())) {
         return cartEtag(cart.revision + 1);
@@ -305,6 +316,15 @@ export class OrderCartService {
 
   async delete(caller: Caller, ordercartId: string): Promise<void> {
     if (!(await this.carts.deleteOwned(ordercartId, caller.userId))) throw notFound(ordercartId);
+  }
+
+  /**
+   * The faults of the OFS lines of registered issues against those issues' tick and floor (422, named
+   * orders[i].Price), checked when a cart is saved; the registry is read only when a line is OFS.
+   */
+  private async priceViolationsAtSave(lines: readonly OrderLine[]): Promise<Violation[]> {
+    if (!lines.some((line) => line.ProductType === ROUTABLE_PRODUCT)) return [];
+    return registeredIssueViolations(lines, await this.placement.issues.list());
   }
 
   /** The caller's cart; another user's cart answers exactly like one that does not exist. */

@@ -253,11 +253,11 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     const saved = page.getByRole('form', { name: 'Cart e2e cart' });
     await expect.poll(() => saved.getByRole('status').innerText()).toBe('Cart created: e2e cart');
 
-    // Edit: rename it and add a DELIVERY line, which this OFS-only OMS cannot route.
+    // Edit: rename it and add a line beyond the retail limit of Rs 2,00,000: saved, refused when executed.
     await saved.getByLabel('Cart name').fill('e2e cart, edited');
     await saved.getByRole('button', { name: 'Add a line' }).click();
     const second = saved.getByRole('group', { name: 'Line 2' });
-    await second.getByLabel('Product').selectOption('DELIVERY');
+    await second.getByLabel('Quantity').fill('5000');
     await saved.getByRole('button', { name: 'Save cart' }).click();
     await expect.poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText()).toBe('Cart saved: e2e cart, edited');
     await expect.poll(() => page.getByRole('table', { name: 'Your order carts, newest first' }).innerText()).toContain('e2e cart, edited');
@@ -269,7 +269,7 @@ describe.skipIf(!haveChromium && !inCi)('the web console in headless Chromium', 
     expect(await results.locator('tr[data-line="0"]').getAttribute('data-result')).toBe('success');
     expect(await results.locator('tr[data-line="0"]').innerText()).toMatch(/Placed: order \S+/);
     expect(await results.locator('tr[data-line="1"]').getAttribute('data-result')).toBe('error');
-    expect(await results.locator('tr[data-line="1"]').innerText()).toContain('(e-413)');
+    expect(await results.locator('tr[data-line="1"]').innerText()).toContain('(e-360)');
     await expect.poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText()).toMatch(/^Order cart partly executed/);
     await screenshot('06-cart-executed');
   });

@@ -19,10 +19,13 @@ import { startTestServer, TEST_PASSWORD, type CallResult, type TestServer, type 
 const CART = '/transactional/v1/ordercart';
 const REPLAYED = 'idempotent-replayed';
 
-/** Price 101.52 is off the 0.05 tick: refused inside order entry (e-353), after line 0 was placed. */
-const OFF_TICK_LINE = { ...EXAMPLE_ORDER_LINE, Price: '101.52' };
+/**
+ * Price 100.50 is below the retail cut-off 101.00 (on the tick, above the floor, so the cart is saved):
+ * refused inside order entry (e-359), after line 0 was placed.
+ */
+const BELOW_CUTOFF_LINE = { ...EXAMPLE_ORDER_LINE, Price: '100.50' };
 const MARKET_LINE = { ...EXAMPLE_ORDER_LINE, OrderType: 'RL-MKT', Price: '0', Quantity: 20 };
-const LINES = [EXAMPLE_ORDER_LINE, OFF_TICK_LINE, MARKET_LINE];
+const LINES = [EXAMPLE_ORDER_LINE, BELOW_CUTOFF_LINE, MARKET_LINE];
 
 type PlaceOfsBid = OrderEntryService['placeOfsBid'];
 
@@ -136,7 +139,7 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     expect(res.body.code).toBe('s-102');
     expect(res.body.data).toEqual([
       { index: 0, status: 'success', orderId: line0OrderId },
-      expect.objectContaining({ index: 1, status: 'error', code: 'e-353' }),
+      expect.objectContaining({ index: 1, status: 'error', code: 'e-359' }),
       { index: 2, status: 'success', orderId: expect.any(String) },
     ]);
   }

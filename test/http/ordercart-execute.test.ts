@@ -3,6 +3,7 @@
  * a single bid would be, answered line by line; s-101, s-102 or 422 e-412; executedNoTime counted once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timeOrderedId } from '../../src/ids.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import type { Caller } from '../../src/services/auth.js';
 import { OrderCartService } from '../../src/services/order-carts.js';
@@ -49,6 +50,18 @@ describe('execute an order cart', () => {
     const res = await server.call('POST', PATH, { body, token: user.token });
     expect(res.status).toBe(200);
     return res.body.data.ordercartId;
+  }
+
+  /**
+   * A cart stored as it was saved before its issue's tick or floor changed: saving refuses an OFS line of
+   * a registered issue off its tick or below its floor (test/http/ordercart-save-checks.test.ts), and
+   * execution checks every line against the issue as it is then.
+   */
+  async function storedCart(user: TestUser, lines: unknown[]): Promise<string> {
+    const ordercartId = timeOrderedId();
+    const cart = { ordercartId, userId: user.userId, name: 'Basket', ordersJson: JSON.stringify(lines), version: '1' };
+    expect(await new OrderCartRepository(server.store.db).insertWithinCap(cart, server.clock.now, 100)).toBe(true);
+    return ordercartId;
   }
 
   const execute = (id: string, user: TestUser, auth: { token?: string | null; apiKey?: string | null } = {}) =>
@@ -112,7 +125,7 @@ describe('execute an order cart', () => {
 
   it('some lines placed: 200 s-102, a failed line has the code and faults a single bid with its values gets', async () => {
     const dave = await server.createUser('dave');
-    const id = await createCart(dave, [EXAMPLE_ORDER_LINE, OFF_TICK_LINE, DELIVERY_LINE]);
+    const id = await storedCart(dave, [EXAMPLE_ORDER_LINE, OFF_TICK_LINE, DELIVERY_LINE]);
     const res = await execute(id, dave);
     expect(res.status).toBe(200);
     expect(res.body.code).toBe('s-102');
@@ -165,7 +178,7 @@ describe('execute an order cart', () => {
 
   it('no line placed: the 422 e-412 envelope whose errors name orders[i].Field; nothing counted or stored', async () => {
     const gina = await server.createUser('gina');
-    const id = await createCart(gina, [line({ Price: '99.00' }), DELIVERY_LINE, line({}, { symbol: 'NOPE' })]);
+    const id = await storedCart(gina, [line({ Price: '99.00' }), DELIVERY_LINE, line({}, { symbol: 'NOPE' })]);
     const res = await execute(id, gina);
     expect(res.status).toBe(422);
     expect(res.body).toEqual({

@@ -1,18 +1,34 @@
 /**
  * Order carts: the list, an editor (name and lines; a new cart or an existing one, updated with If-Match so
  * that a change made elsewhere meanwhile is not overwritten), and the execution, answered line by line.
+ * The editor offers only what this OMS can place (OFS bids, at a price or at the cut-off price). Lines are
+ * numbered from 1 and shown with the name the API gives them, from 0: "Line 2 (orders[1])", in the editor,
+ * its errors and the execution's results alike.
  */
 import { ApiError, call } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
-import { field, h, row, select, statusLine, table } from '../dom.js';
+import { field, h, row, select, statusLine, table, uniqueId } from '../dom.js';
 import { formatInstant, formatPrice, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
 import type { Cart, CartLine, CartLineResult, OfsIssue } from '../types.js';
 
-const PRODUCTS: CartLine['ProductType'][] = ['OFS', 'DELIVERY', 'INTRADAY', 'BTST', 'MTF'];
-const ORDER_TYPES: CartLine['OrderType'][] = ['RL', 'RL-MKT', 'SL', 'SL-MKT'];
-/** "" is for OFS lines only; every other product needs one of the others. */
-const VALIDITIES: [string, string][] = [['', 'None (OFS)'], ...['DAY', 'IOC', 'GTD', 'GTC', 'EOS', 'EOSESS', 'EOTODY'].map((v): [string, string] => [v, v])];
+/** The one product this OMS routes; a stored line of another is shown as such, not offered. */
+const PRODUCTS: [CartLine['ProductType'], string][] = [['OFS', 'OFS']];
+/** An OFS bid is at a price (RL) or at the cut-off price (RL-MKT). */
+const ORDER_TYPES: [CartLine['OrderType'], string][] = [
+  ['RL', 'RL (price)'],
+  ['RL-MKT', 'RL-MKT (cut-off)'],
+];
+const EXCHANGES: [string, string][] = [
+  ['NSE', 'NSE'],
+  ['BSE', 'BSE'],
+];
+const MARKET_ORDER_TYPES: readonly string[] = ['RL-MKT', 'SL-MKT'];
+const STOP_LOSS_ORDER_TYPES: readonly string[] = ['SL', 'SL-MKT'];
+/** Both numberings of a line: from 1 for people, `orders[i]` (from 0) as the API's errors name it. */
+const lineName = (index: number) => `Line ${index + 1} (orders[${index}])`;
+/** A blank name shows as no name at all; the server refuses it too (e-411). */
+const BLANK_NAME = 'Cart name must hold a character other than white space: a name of spaces only shows as no name';
 const LIST_COLUMNS = ['Name', 'Lines', 'Executed', 'Last change', 'Actions'];
 const RESULT_COLUMNS = ['Line', 'Instrument', 'Result'];
 
@@ -50,6 +66,34 @@ function lineFor(issue: OfsIssue): CartLine {
     ProductType: 'OFS',
     validity: '',
   };
+}
+
+/** The offered options, and a stored value the editor does not offer, marked as such (never changed unseen). */
+function choices(offered: [string, string][], stored: string | undefined, note: string): [string, string][] {
+  if (stored === undefined || offered.some(([value]) => value === stored)) return offered;
+  return [...offered, [stored, `${stored} (${note})`]];
+}
+
+/** What a line bids, in words: "12 at 101.50", "12 at the cut-off price". */
+function lineTerms(line: CartLine): string {
+  if (line.OrderType === 'RL-MKT') return `${line.Quantity} at the cut-off price`;
+  if (line.OrderType === 'SL-MKT') return `${line.Quantity} at the market price`;
+  return `${line.Quantity} at ${line.Price}`;
+}
+
+/** Where the error messages of a field or a line are shown, beside it; hidden while there are none. */
+interface ErrorsBeside {
+  element: HTMLParagraphElement;
+  show(messages: string[]): void;
+}
+
+function errorsBeside(id: string): ErrorsBeside {
+  const element = h('p', { id, class: 'hint result-error', hidden: true });
+  const show = (messages: string[]) => {
+    element.replaceChildren(...messages.flatMap((message, i) => (i === 0 ? [message] : [h('br'), message])));
+    element.hidden = messages.length === 0;
+  };
+  return { element, show };
 }
 
 export function cartsView(context: ConsoleContext): View {
@@ -122,63 +166,75 @@ export function cartsView(context: ConsoleContext): View {
     renderEditor(message);
   }
 
-  function lineFields(line: CartLine, index: number, lines: CartLine[]): HTMLFieldSetElement {
+  /** The fields of one line, and where the faults the server names `orders[index]...` are shown. */
+  function lineFields(line: CartLine, index: number, lines: CartLine[], faults: ErrorsBeside): HTMLFieldSetElement {
     const input = (name: string, value: string | number, attributes: Record<string, string | number | boolean> = {}) => {
       const element = h('input', { name, value, ...attributes });
       return element;
     };
-    const exchange = select(
-      'exchange',
-      [
-        ['NSE', 'NSE'],
-        ['BSE', 'BSE'],
-      ],
-      line.scripDetail._ExchangeName,
-    );
+    const cannotPlace = 'this OMS cannot place it';
+    const exchange = select('exchange', choices(EXCHANGES, line.scripDetail._ExchangeName, cannotPlace), line.scripDetail._ExchangeName);
     const symbol = input('symbol', line.scripDetail.symbol, { required: true, maxlength: 50 });
     const series = input('series', line.scripDetail._Series, { maxlength: 20 });
-    const product = select(
-      'product',
-      PRODUCTS.map((p) => [p, p]),
-      line.ProductType,
-    );
-    const orderType = select(
-      'order_type',
-      ORDER_TYPES.map((t) => [t, t]),
-      line.OrderType,
-    );
+    const product = select('product', choices(PRODUCTS, line.ProductType, cannotPlace), line.ProductType);
+    const orderType = select('order_type', choices(ORDER_TYPES, line.OrderType, cannotPlace), line.OrderType);
     const quantity = input('quantity', line.Quantity, { type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true });
-    const price = input('price', line.Price, { inputmode: 'decimal', required: true, pattern: '(0|[1-9][0-9]{0,9})(\\.[0-9]{1,4})?' });
-    const validity = select('validity', VALIDITIES, line.validity ?? '');
-    product.addEventListener('change', () => {
-      if (product.value === 'OFS') validity.value = '';
-      else if (validity.value === '') validity.value = 'DAY';
+    const isMarket = () => MARKET_ORDER_TYPES.includes(orderType.value);
+    // A market (cut-off) line has no price of its own: the field shows 0, and the price typed comes back with RL.
+    let typedPrice = isMarket() ? '' : line.Price;
+    const price = input('price', isMarket() ? '0' : line.Price, {
+      inputmode: 'decimal',
+      required: true,
+      disabled: isMarket(),
+      pattern: '(0|[1-9][0-9]{0,9})(\\.[0-9]{1,4})?',
     });
-    // Every edit writes through to the line, keeping the fields this form does not show as they were.
+    orderType.addEventListener('change', () => {
+      if (isMarket()) {
+        if (!price.disabled) typedPrice = price.value;
+        price.value = '0';
+        price.disabled = true;
+      } else if (price.disabled) {
+        price.value = typedPrice;
+        price.disabled = false;
+      }
+    });
+    // Every edit writes through to the line, keeping the fields this form does not show as they were. An OFS
+    // line has validity "" and, like any RL or RL-MKT line, no trigger price.
     const write = () => {
+      const { TriggerPrice, ...rest } = line;
+      const ofs = product.value === 'OFS';
       lines[index] = {
-        ...line,
+        ...rest,
         scripDetail: { ...line.scripDetail, _ExchangeName: exchange.value, symbol: symbol.value.trim(), _Series: series.value.trim() },
         ProductType: product.value as CartLine['ProductType'],
         OrderType: orderType.value as CartLine['OrderType'],
         Quantity: quantity.valueAsNumber,
-        Price: orderType.value.endsWith('MKT') ? '0' : price.value.trim(),
-        validity: validity.value as CartLine['validity'],
+        Price: isMarket() ? '0' : price.value.trim(),
+        ...(ofs ? { validity: '' } : line.validity !== undefined && { validity: line.validity }),
+        ...(TriggerPrice !== undefined && STOP_LOSS_ORDER_TYPES.includes(orderType.value) && { TriggerPrice }),
       };
     };
-    for (const control of [exchange, symbol, series, product, orderType, quantity, price, validity]) {
+    for (const control of [exchange, symbol, series, product, orderType, quantity, price]) {
       control.addEventListener('input', write);
       control.addEventListener('change', write);
     }
-    const remove = h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove line ${index + 1}`, disabled: lines.length === 1 }, 'Remove');
+    const remove = h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove ${lineName(index)}`, disabled: lines.length === 1 }, 'Remove');
     remove.addEventListener('click', () => {
       lines.splice(index, 1);
       renderEditor();
     });
+    const placeable = line.ProductType === 'OFS' && !STOP_LOSS_ORDER_TYPES.includes(line.OrderType);
     return h(
       'fieldset',
-      { class: 'cart-line', 'data-line': index },
-      h('legend', {}, `Line ${index + 1}`),
+      { class: 'cart-line', 'data-line': index, 'aria-describedby': faults.element.id },
+      h('legend', {}, lineName(index)),
+      placeable
+        ? null
+        : h(
+            'p',
+            { class: 'hint' },
+            `Saved as ${line.ProductType} ${line.OrderType}: this OMS places OFS bids (RL or RL-MKT) only, so this line would not be placed. Choose OFS and RL or RL-MKT, or remove it.`,
+          ),
       h(
         'div',
         { class: 'field-row' },
@@ -189,8 +245,8 @@ export function cartsView(context: ConsoleContext): View {
         field('Order type', orderType),
         field('Quantity', quantity),
         field('Price (Rs)', price),
-        field('Validity', validity),
       ),
+      faults.element,
       remove,
     );
   }
@@ -202,8 +258,33 @@ export function cartsView(context: ConsoleContext): View {
       return;
     }
     const current = draft;
-    const name = h('input', { name: 'ordercartName', required: true, maxlength: 100, value: current.name });
-    name.addEventListener('input', () => (current.name = name.value));
+    // Not `required`: an empty name is refused here like a blank one, with the message beside the field.
+    const name = h('input', { name: 'ordercartName', 'aria-required': 'true', maxlength: 100, value: current.name });
+    const nameField = field('Cart name', name);
+    const nameErrors = errorsBeside(uniqueId('cart-name-errors'));
+    nameField.append(nameErrors.element);
+    const showNameErrors = (messages: string[]) => {
+      nameErrors.show(messages);
+      if (messages.length === 0) {
+        name.removeAttribute('aria-invalid');
+        name.removeAttribute('aria-describedby');
+      } else {
+        name.setAttribute('aria-invalid', 'true');
+        name.setAttribute('aria-describedby', nameErrors.element.id);
+      }
+    };
+    name.addEventListener('input', () => {
+      current.name = name.value;
+      if (!nameErrors.element.hidden && name.value.trim() !== '') showNameErrors([]);
+    });
+    const lineErrors = current.lines.map((_, index) => errorsBeside(uniqueId(`cart-line-${index}-errors`)));
+    /** The faults of an answer beside what they name: the name, or the line `orders[i]` (each message names its line). */
+    const showFaults = (errors: { field: string; message: string }[]) => {
+      showNameErrors(errors.filter((e) => e.field === 'ordercartName').map((e) => e.message));
+      lineErrors.forEach((element, index) =>
+        element.show(errors.filter((e) => e.field === `orders[${index}]` || e.field.startsWith(`orders[${index}].`)).map((e) => e.message)),
+      );
+    };
     const issueChoice = select(
       'issue',
       issues.map((issue) => [issueKey(issue), issueName(issue)]),
@@ -229,6 +310,13 @@ export function cartsView(context: ConsoleContext): View {
         'aria-labelledby': 'cart-editor-title',
         onSubmit: (event: Event) => {
           event.preventDefault();
+          if (current.name.trim() === '') {
+            showFaults([{ field: 'ordercartName', message: BLANK_NAME }]);
+            status.textContent = `Not saved: ${BLANK_NAME}`;
+            name.focus();
+            return;
+          }
+          showFaults([]);
           save.disabled = true;
           status.textContent = 'Saving...';
           void saveDraft(current)
@@ -239,13 +327,14 @@ export function cartsView(context: ConsoleContext): View {
             })
             .catch((error: unknown) => {
               status.textContent = error instanceof ApiError ? `Not saved: ${error.describe()}` : 'The cart could not be saved';
+              if (error instanceof ApiError) showFaults(error.errors);
               save.disabled = false;
             });
         },
       },
       h('h3', { id: 'cart-editor-title', tabindex: -1 }, current.id === null ? 'New cart' : `Cart ${current.storedName}`),
-      field('Cart name', name),
-      current.lines.map((line, index) => lineFields(line, index, current.lines)),
+      nameField,
+      current.lines.map((line, index) => lineFields(line, index, current.lines, lineErrors[index]!)),
       h('div', { class: 'field-row' }, field('Issue for a new line', issueChoice), addLine),
       h('div', { class: 'actions' }, save, execute, remove),
       status,
@@ -320,8 +409,7 @@ export function cartsView(context: ConsoleContext): View {
   function showResults(lines: CartLine[], results: CartLineResult[]): void {
     const rows = results.map((result) => {
       const line = lines[result.index];
-      const instrument =
-        line === undefined ? '-' : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${line.Quantity} at ${line.Price}`;
+      const instrument = line === undefined ? '-' : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${lineTerms(line)}`;
       const outcome =
         result.status === 'success'
           ? h('span', { class: 'result-ok' }, 'Placed: order ', h('code', {}, result.orderId))
@@ -331,7 +419,7 @@ export function cartsView(context: ConsoleContext): View {
               `Not placed: ${result.message} (${result.code})`,
               result.errors.length === 0 ? '' : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`),
             );
-      return row(RESULT_COLUMNS, [String(result.index + 1), instrument, outcome], { 'data-line': result.index, 'data-result': result.status });
+      return row(RESULT_COLUMNS, [lineName(result.index), instrument, outcome], { 'data-line': result.index, 'data-result': result.status });
     });
     resultArea.replaceChildren(h('div', { class: 'table-wrap' }, table('The execution, line by line', RESULT_COLUMNS, rows, 'results')));
   }

@@ -195,7 +195,7 @@ export const ERROR_CATALOG = {
   CART_EXECUTED_ON_CREATE: { code: 'e-409', status: 400 },
   /** If-Match does not match the cart's current ETag. */
   CART_PRECONDITION_FAILED: { code: 'e-410', status: 412 },
-  /** ordercartName must hold 1 to 100 characters, none of them a control character. */
+  /** ordercartName must hold 1 to 100 characters, not all of them white space, none of them a control character. */
   CART_NAME: { code: 'e-411', status: 400 },
   /** No line of the cart could be placed; errors names the faults of each line as orders[i].Field. */
   CART_NOTHING_PLACED: { code: 'e-412', status: 422 },

@@ -7009,7 +7009,7 @@ export interface paths {
         };
         /**
          * Update an order cart
-         * @description Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag.
+         * @description Replaces the name and the orders of one of your carts. With If-Match, the update happens only if the cart still has that ETag (else 412); the answer carries the new ETag. The name and the lines are checked as on create: a blank name is 400 e-411, and an OFS line of a registered issue off its tick (e-353) or below its floor (e-356) is 422, named `orders[i].Price`.
          */
         put: {
             parameters: {
@@ -7305,7 +7305,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115 */
+                /** @description Error envelope; code is one of e-115, e-353, e-356 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7434,7 +7434,7 @@ export interface paths {
         };
         /**
          * Create an order cart
-         * @description Stores a new cart owned by the caller; `data.ordercartId` is its identifier. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created. Creates, updates and deletes of one user count together against RATE_LIMIT_CART_WRITES_PER_SECOND (10 by default; one more: 429 e-429 with Retry-After).
+         * @description Stores a new cart owned by the caller; `data.ordercartId` is its identifier. `ordercartName` may not be blank (spaces only: 400 e-411). An OFS line of a registered issue whose Price is off the issue's tick (e-353) or below its floor (e-356) is refused (422, the field naming the line: `orders[i].Price`); other lines are kept as sent and answered when the cart is executed. A user keeps at most MAX_CARTS_PER_USER carts (100 by default): beyond, 422 e-417 and nothing is created. Creates, updates and deletes of one user count together against RATE_LIMIT_CART_WRITES_PER_SECOND (10 by default; one more: 429 e-429 with Retry-After).
          */
         post: {
             parameters: {
@@ -7679,7 +7679,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-417 */
+                /** @description Error envelope; code is one of e-115, e-353, e-356, e-417 */
                 422: {
                     headers: {
                         [name: string]: unknown;
