@@ -3,7 +3,7 @@
  * so a reload or a new tab logs in again and no script reading storage finds it. Every failure is the API's
  * error envelope, thrown as an ApiError.
  */
-import type { Envelope, ErrorEnvelope, FieldError, LoginAnswer, Profile } from './types.js';
+import type { Envelope, ErrorEnvelope, FieldError, LoginAnswer, Profile, Trade } from './types.js';
 
 export interface Session {
   userId: string;
@@ -148,6 +148,15 @@ export async function call<T>(method: string, path: string, options: CallOptions
 
 export async function get<T>(path: string): Promise<T> {
   return (await call<T>('GET', path)).body.data;
+}
+
+/** The most trades the trade book's view reads: the API's largest page. */
+export const MOST_TRADES = 1000;
+
+/** The caller's trades (allotments), newest first: the first MOST_TRADES of them, and how many there are in all. */
+export async function readTrades(): Promise<{ trades: Trade[]; total: number }> {
+  const { body } = await call<Trade[]>('GET', `/transactional/v1/trades?offset=1&limit=${MOST_TRADES}`);
+  return { trades: body.data, total: body.metadata?.total_records ?? body.data.length };
 }
 
 export interface Credentials {

@@ -25,12 +25,45 @@ export function parseInstant(text: string): number {
   return Date.parse(india ? `${india[1]}T${india[2]}+05:30` : text);
 }
 
-const instantFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/** India time: UTC+05:30 all year (no daylight saving), the exchanges' and the API's clock. */
+const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
 
-/** An instant as the reader's local date and time (one formatter for all: a long order book has thousands). */
+/**
+ * The India-time fields of an epoch instant. Worked out by hand, not by Intl's time zones: the same in every
+ * browser and every reader's zone (a trader abroad reads the exchanges' time too).
+ */
+function indiaTime(at: number): { date: string; clock: string } {
+  const india = new Date(at + IST_OFFSET_MS);
+  return {
+    date: `${india.getUTCDate()} ${MONTHS[india.getUTCMonth()]} ${india.getUTCFullYear()}`,
+    clock: `${two(india.getUTCHours())}:${two(india.getUTCMinutes())}:${two(india.getUTCSeconds())}`,
+  };
+}
+
+/** An epoch instant's time of day, to the second, in India time: "12:46:34 IST". */
+export function formatClock(at: number): string {
+  return `${indiaTime(at).clock} IST`;
+}
+
+/**
+ * An instant from the API as its date and time to the second, in India time whatever the reader's zone:
+ * "17 Apr 2026, 12:46:34 IST". Text that is no instant is shown as it is.
+ */
 export function formatInstant(text: string): string {
   const at = parseInstant(text);
-  return Number.isNaN(at) ? text : instantFormat.format(at);
+  if (Number.isNaN(at)) return text;
+  const { date, clock } = indiaTime(at);
+  return `${date}, ${clock} IST`;
+}
+
+/**
+ * An order id as a table shows it: a UUID's last 8 characters ("…1a2b3c4d": its random part, telling
+ * apart the orders of one book), a short id as it is. The full id goes beside it (a title, the history).
+ */
+export function formatOrderId(orderId: string): string {
+  return orderId.length > 12 ? `\u2026${orderId.slice(-8)}` : orderId;
 }
 
 /** "2 d 3 h", "1 h 05 min", "4 min 09 s", "12 s". */
@@ -40,7 +73,6 @@ export function formatDuration(ms: number): string {
   const hours = Math.floor((seconds % 86_400) / 3600);
   const minutes = Math.floor((seconds % 3600) / 60);
   const rest = seconds % 60;
-  const two = (n: number) => String(n).padStart(2, '0');
   if (days > 0) return `${days} d ${hours} h`;
   if (hours > 0) return `${hours} h ${two(minutes)} min`;
   if (minutes > 0) return `${minutes} min ${two(rest)} s`;

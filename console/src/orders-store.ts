@@ -1,7 +1,9 @@
 /**
  * The caller's order book as the console knows it: read once, page by page, then kept current by the order
  * events (a new order arrives with its first event, OMSXMITTED, stored in the same transaction as the order).
- * Views subscribe to hear which order changed, and when the book has been read.
+ * Views subscribe to hear which order changed, and when the book has been read. The store also keeps the last
+ * few changes worth telling the user (a new status, an allotment, a modification, a carry-forward), for the
+ * order book's notices.
  */
 import { call } from './api.js';
 import type { Order, OrderEvent } from './types.js';
@@ -21,6 +23,41 @@ export type BookRead =
   | { state: 'capped'; read: number; total: number }
   | { state: 'failed'; message: string };
 
+/** Sent to the OMS or to the exchange, not yet answered: an order passes through these on its way. */
+export const IN_FLIGHT = new Set<string>(['OMSXMITTED', 'EXXMITTED']);
+/** The statuses an order ends in: it can no longer be modified or cancelled. */
+export const FINISHED = new Set<string>(['OMSREJECT', 'ORDERERROR', 'CANCELLED', 'EXECUTED']);
+
+/** Still working (in flight or live at the exchange): it may be modified or cancelled. */
+export const isOpen = (order: Pick<Order, 'status'>): boolean => !FINISHED.has(order.status);
+
+/** A change of one of the user's orders worth telling them, as an event brought it. */
+export interface OrderChange {
+  order: Order;
+  /** The order as the console knew it before; undefined when the event made it known. */
+  previous: Order | undefined;
+}
+
+/** How many changes the store keeps for the notices. */
+export const RECENT_CHANGES = 5;
+
+/**
+ * Whether a change is worth a notice: the order reached a status other than in flight (the steps on the way
+ * are not), was allotted more, was modified, or was carried forward. An order placed a moment ago (its first
+ * event, in flight) is not: its form said so.
+ */
+export function isNotable(order: Order, previous: Order | undefined): boolean {
+  if (previous === undefined) return !IN_FLIGHT.has(order.status);
+  if (previous.status !== order.status) return !IN_FLIGHT.has(order.status);
+  return (
+    order.traded_quantity > previous.traded_quantity ||
+    order.carried_forward !== previous.carried_forward ||
+    order.total_quantity !== previous.total_quantity ||
+    order.order_price !== previous.order_price ||
+    order.order_type !== previous.order_type
+  );
+}
+
 /** Order ids compared newest first, as the order book lists them. */
 export const newerFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
 
@@ -29,6 +66,7 @@ export class OrderStore {
   private readonly listeners = new Set<OrderListener>();
   private readonly readListeners = new Set<(read: BookRead) => void>();
   private bookRead: BookRead = { state: 'reading' };
+  private readonly changes: OrderChange[] = [];
 
   /** Newest first, as the order book lists them. */
   list(): Order[] {
@@ -37,6 +75,11 @@ export class OrderStore {
 
   find(orderId: string): Order | undefined {
     return this.orders.get(orderId);
+  }
+
+  /** The last RECENT_CHANGES notable changes, newest first. */
+  recentChanges(): readonly OrderChange[] {
+    return this.changes;
   }
 
   get read(): BookRead {
@@ -86,6 +129,10 @@ export class OrderStore {
   apply(event: OrderEvent): void {
     const previous = this.orders.get(event.order.order_id);
     this.orders.set(event.order.order_id, event.order);
+    if (isNotable(event.order, previous)) {
+      this.changes.unshift({ order: event.order, previous });
+      this.changes.length = Math.min(this.changes.length, RECENT_CHANGES);
+    }
     for (const listener of this.listeners) listener(event.order, previous);
   }
 

@@ -56,6 +56,8 @@ export type CartLineResult = SuccessBody<'/transactional/v1/ordercart/{ordercart
 export type Balance = SuccessBody<'/authentication/v1/user/balance', 'get'>['data'];
 export type Position = SuccessBody<'/transactional/v1/portfolio/positions/{type}', 'get'>['data'][number];
 export type Holding = SuccessBody<'/transactional/v1/portfolio/holdings', 'get'>['data'][number];
+/** One trade of the trade book: an allotment of one of the caller's bids. */
+export type Trade = SuccessBody<'/transactional/v1/trades', 'get'>['data'][number];
 
 export type OfsBook = SuccessBody<'/operator/v1/ofs/{exchange}/{scrip_token}/book', 'get'>['data'];
 export type DemandLevel = OfsBook['demand'][number];

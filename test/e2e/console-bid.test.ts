@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../scripts/build-console.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -25,7 +25,7 @@ describe.skipIf(!haveChromium && !inCi)("the console's bid form and issue cards"
   let page: Page;
 
   beforeAll(async () => {
-    await buildConsole();
+    await ensureConsoleBuilt();
     server = await startTestServer();
     await server.registerIssue(); // SBIN OF on NSE_EQ 500112, open
     const now = server.clock.now;

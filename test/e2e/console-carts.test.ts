@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../scripts/build-console.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 
@@ -60,7 +60,7 @@ describe.skipIf(!haveChromium && !inCi)("the console's cart editor in headless C
 
   beforeAll(async () => {
     if (!haveChromium) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
-    await buildConsole();
+    await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
     const demo = await runOrdergate(['demo', '--json'], { env });
     expect(demo.code, demo.stderr).toBe(0);

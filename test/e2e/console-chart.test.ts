@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
-import { buildConsole } from '../../scripts/build-console.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 
@@ -76,7 +76,7 @@ describe.skipIf(!haveChromium && !inCi)("the operator's OFS chart in headless Ch
 
   beforeAll(async () => {
     if (!haveChromium) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
-    await buildConsole();
+    await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
     const demo = await runOrdergate(['demo', '--json'], { env });
     expect(demo.code, demo.stderr).toBe(0);

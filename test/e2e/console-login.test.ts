@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../scripts/build-console.js';
+import { ensureConsoleBuilt } from '../support/console-build.js';
 import { startTestServer, TEST_PASSWORD, type TestServer, type TestUser } from '../support/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -22,7 +22,7 @@ describe.skipIf(!haveChromium && !inCi)("the console's login", () => {
   let page: Page;
 
   beforeAll(async () => {
-    await buildConsole();
+    await ensureConsoleBuilt();
     server = await startTestServer();
     alice = await server.createUser('alice');
     browser = await chromium.launch({

@@ -7,7 +7,8 @@ import { serverNow } from '../ofs-issues.js';
 import type { Balance, Holding, Position } from '../types.js';
 
 const POSITION_COLUMNS = ['Instrument', 'Allotted', 'Average price', 'Settles'];
-const HOLDING_COLUMNS = ['Instrument', 'Quantity', 'Average price', 'Value', 'Settled'];
+/** A holding's `value` is what its shares cost, not what they are worth now: the column says so. */
+const HOLDING_COLUMNS = ['Instrument', 'Quantity', 'Average price', 'Cost (quantity \u00d7 average price)', 'Settled'];
 
 export function fundsView(context: ConsoleContext): View {
   const fundsArea = h('div', { class: 'card' }, h('p', {}, 'Loading...'));

@@ -1,20 +1,56 @@
 /**
- * The order book, kept current by the order events: each row's status changes in place while the page is
- * open. Live bids can be modified or cancelled in a dialog, and a live non-retail bid in an offer carried
- * forward to T+1; any order's history can be read.
+ * The order book, kept current by the order events, in three tabs: the open orders (in flight or live), the
+ * finished ones (executed, cancelled, rejected) and the trades. Each row's status changes in place while
+ * the page is open, an order moving from the open tab to the finished one as it ends, and a notice above
+ * the tabs tells each change worth telling (a polite live region). Open bids can be modified or cancelled
+ * in a dialog, and a live non-retail bid in an offer carried forward to T+1; any order's history can be
+ * read, with its full id to copy. Ids are shortened in the tables (their last 8 characters), times are
+ * India time to the second.
  */
-import { ApiError, call, get } from '../api.js';
+import { ApiError, call, get, MOST_TRADES, readTrades } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
-import { formatInstant, formatPrice, formatQuantity } from '../format.js';
+import { formatClock, formatInstant, formatOrderId, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
 import { NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
-import { newerFirst } from '../orders-store.js';
-import type { Order, OrderHistoryEntry } from '../types.js';
+import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
+import type { Order, OrderHistoryEntry, Trade } from '../types.js';
 
 const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Status', 'Last change', 'Actions'];
-const FINISHED = new Set(['OMSREJECT', 'ORDERERROR', 'CANCELLED', 'EXECUTED']);
+const TRADE_COLUMNS = ['Time', 'Order', 'Instrument', 'Quantity', 'Price', 'Amount'];
+/** How many notices the view shows, newest first. */
+const NOTICES_SHOWN = 3;
 
-const isLive = (order: Order) => !FINISHED.has(order.status);
+/** The five states a status badge tells apart: each its own style. */
+type BadgeState = 'in-flight' | 'live' | 'executed' | 'cancelled' | 'rejected';
+const BADGES: Record<string, { state: BadgeState; meaning: string }> = {
+  OMSXMITTED: { state: 'in-flight', meaning: 'In flight: sent to the OMS' },
+  EXXMITTED: { state: 'in-flight', meaning: 'In flight: sent to the exchange' },
+  PENDING: { state: 'live', meaning: 'Live at the exchange' },
+  EXECUTED: { state: 'executed', meaning: 'Executed: allotted' },
+  CANCELLED: { state: 'cancelled', meaning: 'Cancelled' },
+  OMSREJECT: { state: 'rejected', meaning: 'Rejected by the OMS' },
+  ORDERERROR: { state: 'rejected', meaning: 'Rejected by the exchange' },
+};
+
+/** A status as a badge: the status in words, its state (in flight, live, executed, cancelled, rejected) in its style. */
+function badge(status: string): HTMLElement {
+  const { state, meaning } = BADGES[status] ?? { state: 'in-flight', meaning: status };
+  return h('span', { class: `badge badge-${state}`, 'data-state': state, title: meaning }, status);
+}
+
+/** An order id as the tables show it: shortened, the full id in its title; then the user's tag, if any. */
+const orderIdCell = (orderId: string, tag: string) =>
+  h('span', {}, h('code', { class: 'order-id', title: orderId }, formatOrderId(orderId)), tag === '' ? null : h('small', {}, ` (${tag})`));
+
+/** A trade's amount, quantity times price, worked out in paise. */
+const tradeAmount = (trade: Trade) => ((Math.round(Number(trade.traded_price) * 100) * trade.traded_quantity) / 100).toFixed(2);
+
+type TabName = 'open' | 'finished' | 'trades';
+const TABS: { name: TabName; label: string }[] = [
+  { name: 'open', label: 'Open' },
+  { name: 'finished', label: 'Finished' },
+  { name: 'trades', label: 'Trades' },
+];
 const priceText = (order: Order) => (order.order_type === 'RL-MKT' ? 'cut-off' : formatPrice(order.order_price));
 const describeOrder = (order: Order) => `${order.symbol} ${formatQuantity(order.total_quantity)} at ${priceText(order)}`;
 /** A non-retail bid in an offer: the one kind of bid carried forward to T+1 (the server says when it may be). */
@@ -52,9 +88,12 @@ function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...cont
 export function ordersView(context: ConsoleContext): View {
   const dialog = orderDialog();
   const rows = new Map<string, HTMLTableRowElement>();
-  const tbody = h('tbody');
-  const empty = h('p');
+  const openBody = h('tbody');
+  const finishedBody = h('tbody');
+  const openEmpty = h('p');
+  const finishedEmpty = h('p');
   const note = h('p', { class: 'book-note' });
+  const bodyOf = (order: Order) => (isOpen(order) ? openBody : finishedBody);
 
   function modifyForm(order: Order): HTMLFormElement {
     const orderType = select(
@@ -166,59 +205,87 @@ export function ordersView(context: ConsoleContext): View {
     );
   }
 
+  /** The order's full id, to read and to copy (the tables show it shortened). */
+  function fullId(order: Order): HTMLElement {
+    const id = h('code', { class: 'full-order-id' }, order.order_id);
+    const status = statusLine();
+    const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy order id');
+    copy.addEventListener('click', () => {
+      const selectIt = (why: string) => {
+        getSelection()?.selectAllChildren(id);
+        status.textContent = `${why}: the id is selected, press Ctrl+C (Cmd+C) to copy it`;
+      };
+      // The clipboard API exists on https and localhost only.
+      if (navigator.clipboard === undefined) return selectIt('The browser gives no clipboard here');
+      navigator.clipboard.writeText(order.order_id).then(
+        () => (status.textContent = 'Order id copied'),
+        () => selectIt('The browser refused the clipboard'),
+      );
+    });
+    return h('div', { class: 'order-id-full' }, h('p', {}, 'Order id ', id), copy, status);
+  }
+
   async function history(order: Order): Promise<HTMLElement> {
     const entries = await get<OrderHistoryEntry[]>(`/transactional/v1/orders/${encodeURIComponent(order.order_id)}`);
     return h(
-      'ol',
-      { class: 'history' },
-      entries.map((entry) =>
-        h(
-          'li',
-          {},
-          h('strong', {}, String(entry.status)),
-          typeof entry.reason === 'string' && entry.reason !== '' ? `: ${entry.reason}` : '',
-          typeof entry.last_modified === 'string' ? ` (${formatInstant(entry.last_modified)})` : '',
+      'div',
+      {},
+      fullId(order),
+      h(
+        'ol',
+        { class: 'history' },
+        entries.map((entry) =>
+          h(
+            'li',
+            {},
+            h('strong', {}, String(entry.status)),
+            typeof entry.reason === 'string' && entry.reason !== '' ? `: ${entry.reason}` : '',
+            typeof entry.last_modified === 'string' ? ` (${formatInstant(entry.last_modified)})` : '',
+          ),
         ),
       ),
     );
   }
 
+  /** Modify, cancel and carry forward for an open order; the history for any. */
   function actions(order: Order): HTMLElement {
     const current = () => context.orders.find(order.order_id) ?? order;
-    const live = isLive(order);
+    const open = isOpen(order);
     return h(
       'div',
       { class: 'actions' },
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-action': 'modify',
-          disabled: !live,
-          'aria-label': `Modify order ${order.order_id}`,
-          onClick: () => dialog.open(`Modify ${describeOrder(current())}`, modifyForm(current())),
-        },
-        'Modify',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-action': 'cancel',
-          class: 'danger',
-          disabled: !live,
-          'aria-label': `Cancel order ${order.order_id}`,
-          onClick: () => dialog.open('Cancel the bid', cancelForm(current())),
-        },
-        'Cancel',
-      ),
-      isOfferNonRetailBid(order)
+      open
+        ? h(
+            'button',
+            {
+              type: 'button',
+              'data-action': 'modify',
+              'aria-label': `Modify order ${order.order_id}`,
+              onClick: () => dialog.open(`Modify ${describeOrder(current())}`, modifyForm(current())),
+            },
+            'Modify',
+          )
+        : null,
+      open
+        ? h(
+            'button',
+            {
+              type: 'button',
+              'data-action': 'cancel',
+              class: 'danger',
+              'aria-label': `Cancel order ${order.order_id}`,
+              onClick: () => dialog.open('Cancel the bid', cancelForm(current())),
+            },
+            'Cancel',
+          )
+        : null,
+      open && isOfferNonRetailBid(order)
         ? h(
             'button',
             {
               type: 'button',
               'data-action': 'carry-forward',
-              disabled: !live || order.carried_forward,
+              disabled: order.carried_forward,
               'aria-label': `Carry forward order ${order.order_id}`,
               onClick: () => dialog.open('Carry the bid forward to T+1', carryForwardForm(current())),
             },
@@ -230,10 +297,11 @@ export function ordersView(context: ConsoleContext): View {
         {
           type: 'button',
           class: 'secondary',
+          'data-action': 'history',
           'aria-label': `History of order ${order.order_id}`,
           onClick: () =>
             void history(current())
-              .then((list) => dialog.open(`History of order ${order.order_id}`, list))
+              .then((list) => dialog.open(`History of order ${formatOrderId(order.order_id)}`, list))
               .catch((error: unknown) => context.announce(error instanceof ApiError ? error.describe() : 'The history could not be read')),
         },
         'History',
@@ -242,11 +310,10 @@ export function ordersView(context: ConsoleContext): View {
   }
 
   function renderRow(order: Order): HTMLTableRowElement {
-    const tag = order.order_identifier === '' ? null : h('small', {}, ` (${order.order_identifier})`);
     return row(
       COLUMNS,
       [
-        [h('code', {}, order.order_id), tag],
+        orderIdCell(order.order_id, order.order_identifier),
         [
           `${order.symbol} ${order.series} ${order.exchange}`,
           order.offer_id === ''
@@ -257,12 +324,7 @@ export function ordersView(context: ConsoleContext): View {
           ? `${formatQuantity(order.total_quantity)} (allotted ${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)})`
           : formatQuantity(order.total_quantity),
         priceText(order),
-        h(
-          'span',
-          { class: `order-status status-${order.status.toLowerCase()}` },
-          order.status,
-          order.error_reason === '' ? '' : h('small', {}, ` ${order.error_reason}`),
-        ),
+        h('span', {}, badge(order.status), order.error_reason === '' ? null : h('small', { class: 'status-reason' }, ` ${order.error_reason}`)),
         formatInstant(order.last_modified),
         actions(order),
       ],
@@ -275,7 +337,8 @@ export function ordersView(context: ConsoleContext): View {
 
   /**
    * The row of an order, drawn afresh if the order changed. An existing row keeps its element and its
-   * buttons (only the cells are replaced), so that the keyboard focus stays put.
+   * buttons (only the cells are replaced), so that the keyboard focus stays put: on the same button, or on
+   * the history when the order finished (its modify and cancel are gone).
    */
   function draw(order: Order): HTMLTableRowElement {
     const existing = rows.get(order.order_id);
@@ -289,35 +352,58 @@ export function ordersView(context: ConsoleContext): View {
     const focused = existing.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
     existing.replaceChildren(...fresh.childNodes);
     existing.dataset.status = order.status;
-    if (focused !== undefined) existing.querySelector<HTMLElement>(`[data-action="${focused}"]:not([disabled])`)?.focus();
+    if (focused !== undefined) refocus(existing, focused);
     return existing;
   }
 
-  /** One order changed: its row is redrawn, or a new order's row goes where the book's order puts it. */
+  function refocus(tr: HTMLTableRowElement, action: string): void {
+    (tr.querySelector<HTMLElement>(`[data-action="${action}"]:not([disabled])`) ?? tr.querySelector<HTMLElement>('[data-action="history"]'))?.focus();
+  }
+
+  /** Puts a row in its table (open or finished), where the book's order (newest first) puts it. */
+  function place(tr: HTMLTableRowElement, order: Order): void {
+    const body = bodyOf(order);
+    if (tr.parentElement === body) return;
+    const next = [...body.rows].find((other) => newerFirst(order.order_id, other.dataset.orderId ?? '') < 0);
+    if (next === undefined) body.append(tr);
+    else next.before(tr);
+  }
+
+  /**
+   * One order changed: its row is redrawn, and moved to the finished table if it ended. A focus inside a
+   * row that moved out of sight goes to the tab that was shown.
+   */
   function update(order: Order): void {
-    const isNew = !rows.has(order.order_id);
+    const focused = rows.get(order.order_id)?.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
     const tr = draw(order);
-    if (isNew) {
-      const next = [...tbody.rows].find((other) => newerFirst(order.order_id, other.dataset.orderId ?? '') < 0);
-      if (next === undefined) tbody.append(tr);
-      else next.before(tr);
+    place(tr, order);
+    if (focused !== undefined && !tr.contains(document.activeElement)) {
+      if (panels[shown].contains(tr)) refocus(tr, focused);
+      else tabs[shown].focus();
     }
     showBookRead();
   }
 
   /** Every known order, in the book's order (once the book has been read). */
   function renderAll(): void {
-    const focused = tbody.contains(document.activeElement) ? document.activeElement : null;
-    tbody.replaceChildren(...context.orders.list().map(draw));
+    const focused = main.contains(document.activeElement) ? document.activeElement : null;
+    const list = context.orders.list();
+    openBody.replaceChildren(...list.filter(isOpen).map(draw));
+    finishedBody.replaceChildren(...list.filter((order) => !isOpen(order)).map(draw));
     if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
     showBookRead();
   }
 
-  /** Says what the table holds while the book is read, if it could not be read, or if it was cut short. */
+  /** Says what the tables hold while the book is read, if it could not be read, or if it was cut short; counts them in the tabs. */
   function showBookRead(): void {
     const read = context.orders.read;
-    empty.textContent = read.state === 'reading' ? 'Reading your orders...' : 'No orders yet: place a bid from OFS issues.';
-    empty.hidden = rows.size > 0;
+    const reading = read.state === 'reading';
+    openEmpty.textContent = reading ? 'Reading your orders...' : 'No open orders: place a bid from OFS issues or OFS offers.';
+    openEmpty.hidden = openBody.rows.length > 0;
+    finishedEmpty.textContent = reading ? 'Reading your orders...' : 'No finished orders yet.';
+    finishedEmpty.hidden = finishedBody.rows.length > 0;
+    counts.open.textContent = ` (${formatQuantity(openBody.rows.length)})`;
+    counts.finished.textContent = ` (${formatQuantity(finishedBody.rows.length)})`;
     note.hidden = read.state !== 'capped' && read.state !== 'failed';
     if (read.state === 'capped') {
       note.textContent = `Your ${formatQuantity(read.total)} orders are more than the console reads: the newest ${formatQuantity(read.read)} (and any placed since) are shown, older ones are not.`;
@@ -326,24 +412,159 @@ export function ordersView(context: ConsoleContext): View {
     }
   }
 
-  const orderTable = table('Your orders, newest first; statuses change live', COLUMNS, []);
-  orderTable.querySelector('tbody')!.replaceWith(tbody);
+  // The notices: the last few changes worth telling, newest first, for the eye. Screen readers hear each
+  // change once, from the page's announcer (main.ts), on every view: a second live region here would say
+  // it twice.
+  const notices = h('div', { class: 'order-notices', 'aria-label': 'Changes to your orders' });
+  function notice({ order, previous }: OrderChange): HTMLElement {
+    const parts: (Node | string)[][] = [];
+    if (previous === undefined) parts.push(['now ', badge(order.status)]);
+    else if (previous.status !== order.status) parts.push([badge(previous.status), ' ', h('span', { class: 'notice-to' }, 'to'), ' ', badge(order.status)]);
+    const allotted = order.traded_quantity - (previous?.traded_quantity ?? 0);
+    if (allotted > 0) parts.push([`allotted ${formatQuantity(allotted)} at ${formatPrice(order.traded_price)}`]);
+    if (previous !== undefined && (previous.total_quantity !== order.total_quantity || priceText(previous) !== priceText(order))) {
+      parts.push([`modified to ${formatQuantity(order.total_quantity)} at ${priceText(order)}`]);
+    }
+    if (previous !== undefined && order.carried_forward && !previous.carried_forward) parts.push(['carried forward to T+1']);
+    if (order.error_reason !== '' && order.error_reason !== previous?.error_reason) parts.push([order.error_reason]);
+    const at = parseInstant(order.last_modified);
+    return h(
+      'p',
+      { class: 'order-notice', 'data-notice-order': order.order_id },
+      // The time is for the eye: the region reads the change alone.
+      Number.isNaN(at) ? null : h('time', { class: 'notice-time', 'aria-hidden': 'true' }, formatClock(at)),
+      `Order ${formatOrderId(order.order_id)} (${order.symbol} ${formatQuantity(order.total_quantity)} at ${priceText(order)}): `,
+      parts.flatMap((part, index) => (index === 0 ? part : ['; ', ...part])),
+    );
+  }
+  notices.replaceChildren(...context.orders.recentChanges().slice(0, NOTICES_SHOWN).map(notice));
+
+  // The trades: read when their tab is shown, and again when an order is allotted more while it is.
+  const tradesEmpty = h('p', {}, 'Reading your trades...');
+  const tradesNote = h('p', { class: 'trades-note', hidden: true });
+  const tradesWrap = h('div', { class: 'table-wrap' });
+  let tradesStale = true;
+  let tradesTimer: ReturnType<typeof setTimeout> | undefined;
+  let disposed = false;
+  /** The latest read of the trades: an earlier one answering later is dropped. */
+  let tradesRead = 0;
+  async function showTrades(): Promise<void> {
+    tradesStale = false;
+    const read = ++tradesRead;
+    try {
+      const { trades, total } = await readTrades();
+      if (disposed || read !== tradesRead) return;
+      counts.trades.textContent = ` (${formatQuantity(total)})`;
+      tradesEmpty.textContent = 'No trades yet: an allotment of a bid of yours is a trade.';
+      tradesEmpty.hidden = trades.length > 0;
+      tradesNote.hidden = total <= trades.length;
+      tradesNote.textContent = `You have ${formatQuantity(total)} trades: the newest ${formatQuantity(MOST_TRADES)} are shown.`;
+      tradesWrap.replaceChildren(
+        trades.length === 0
+          ? ''
+          : table(
+              'Your trades (allotments), newest first',
+              TRADE_COLUMNS,
+              trades.map((trade) =>
+                row(
+                  TRADE_COLUMNS,
+                  [
+                    formatInstant(trade.trade_timestamp),
+                    orderIdCell(trade.order_id, trade.order_identifier),
+                    `${trade.symbol} ${trade.series} ${trade.exchange}`,
+                    formatQuantity(trade.traded_quantity),
+                    formatPrice(trade.traded_price),
+                    formatRupees(tradeAmount(trade)),
+                  ],
+                  { 'data-trade-id': trade.trade_id },
+                ),
+              ),
+            ),
+      );
+    } catch (error) {
+      if (disposed || read !== tradesRead) return;
+      tradesStale = true;
+      tradesEmpty.hidden = false;
+      tradesEmpty.textContent = `Your trades could not be read: ${error instanceof ApiError ? error.describe() : 'no answer'}`;
+    }
+  }
+
+  // The tabs (the ARIA tabs pattern: arrows move between them, each shows its panel).
+  const counts = { open: h('span', {}), finished: h('span', {}), trades: h('span', {}) };
+  const tabs = {} as Record<TabName, HTMLButtonElement>;
+  const panels = {} as Record<TabName, HTMLElement>;
+  let shown: TabName = 'open';
+  function showTab(name: TabName, moveFocus: boolean): void {
+    shown = name;
+    for (const { name: other } of TABS) {
+      tabs[other].setAttribute('aria-selected', String(other === name));
+      tabs[other].tabIndex = other === name ? 0 : -1;
+      panels[other].hidden = other !== name;
+    }
+    if (moveFocus) tabs[name].focus();
+    if (name === 'trades' && tradesStale) void showTrades();
+  }
+  for (const { name, label } of TABS) {
+    tabs[name] = h(
+      'button',
+      { type: 'button', role: 'tab', id: `orders-tab-${name}`, 'aria-controls': `orders-panel-${name}`, onClick: () => showTab(name, false) },
+      label,
+      counts[name],
+    );
+  }
+  const tablist = h(
+    'div',
+    {
+      role: 'tablist',
+      'aria-label': 'Your orders and trades',
+      class: 'tabs',
+      onKeydown: (event: Event) => {
+        const key = (event as KeyboardEvent).key;
+        const at = TABS.findIndex((tab) => tab.name === shown);
+        const to = key === 'ArrowRight' ? at + 1 : key === 'ArrowLeft' ? at - 1 : key === 'Home' ? 0 : key === 'End' ? TABS.length - 1 : null;
+        if (to === null) return;
+        event.preventDefault();
+        showTab(TABS[(to + TABS.length) % TABS.length]!.name, true);
+      },
+    },
+    TABS.map(({ name }) => tabs[name]),
+  );
+  const ordersTable = (caption: string, body: HTMLTableSectionElement) => {
+    const element = table(caption, COLUMNS, []);
+    element.querySelector('tbody')!.replaceWith(body);
+    return h('div', { class: 'table-wrap' }, element);
+  };
+  const panel = (name: TabName, ...content: Node[]) =>
+    (panels[name] = h('div', { role: 'tabpanel', id: `orders-panel-${name}`, 'aria-labelledby': `orders-tab-${name}`, tabindex: 0 }, content));
+  panel('open', openEmpty, ordersTable('Your open orders (in flight or live), newest first; statuses change live', openBody));
+  panel('finished', finishedEmpty, ordersTable('Your finished orders (executed, cancelled or rejected), newest first', finishedBody));
+  panel('trades', tradesEmpty, tradesNote, tradesWrap);
+  const main = h('div', {}, tablist, panels.open, panels.finished, panels.trades);
+  showTab('open', false);
+
   renderAll();
-  const unsubscribe = context.orders.subscribe((order) => update(order));
+  const unsubscribe = context.orders.subscribe((order, previous) => {
+    update(order);
+    const latest = context.orders.recentChanges()[0];
+    if (latest?.order === order) {
+      notices.prepend(notice(latest));
+      while (notices.childElementCount > NOTICES_SHOWN) notices.lastElementChild?.remove();
+    }
+    if (order.traded_quantity !== (previous?.traded_quantity ?? 0)) {
+      tradesStale = true;
+      clearTimeout(tradesTimer);
+      // Read again if shown, or if its count is (once read, the tab counts the trades).
+      if (shown === 'trades' || counts.trades.textContent !== '') tradesTimer = setTimeout(() => void showTrades(), 300);
+    }
+  });
   const unsubscribeRead = context.orders.onRead(() => renderAll());
 
-  const element = h(
-    'section',
-    { 'aria-labelledby': 'view-title' },
-    h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'),
-    empty,
-    note,
-    h('div', { class: 'table-wrap' }, orderTable),
-    dialog.dialog,
-  );
+  const element = h('section', { 'aria-labelledby': 'view-title' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'), note, notices, main, dialog.dialog);
   return {
     element,
     dispose: () => {
+      disposed = true;
+      clearTimeout(tradesTimer);
       unsubscribe();
       unsubscribeRead();
     },
