@@ -33,6 +33,9 @@ function liveRetailValue(issue: OfsIssue, context: ConsoleContext): number {
     .reduce((sum, order) => sum + order.pending_quantity * (order.order_type === 'RL-MKT' ? cutoff : Number(order.order_price)), 0);
 }
 
+/** The bid forms' order values, recomputed when the caller's orders change (a live bid counts in the limit). */
+const valueRefreshers = new Set<() => void>();
+
 function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
   const retail = context.session.category !== 'NON_RETAIL';
   const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
@@ -134,6 +137,7 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
     outcome,
   );
   showValue();
+  valueRefreshers.add(showValue);
   return form;
 }
 
@@ -201,6 +205,7 @@ export function issuesView(context: ConsoleContext): View {
   const refresh = () => {
     loadIssues()
       .then((issues) => {
+        valueRefreshers.clear();
         cards = issues.map(cardFor);
         list.replaceChildren(...(cards.length === 0 ? [h('p', {}, 'No OFS issue is registered.')] : cards.map((card) => card.element)));
       })
@@ -230,5 +235,16 @@ export function issuesView(context: ConsoleContext): View {
     h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS issues'), h('button', { type: 'button', onClick: refresh }, 'Refresh')),
     list,
   );
-  return { element, dispose: () => clearInterval(ticker) };
+  // A bid of the caller's that goes live (or ends) changes what the retail limit still allows.
+  const unsubscribe = context.orders.subscribe(() => {
+    for (const refresh of valueRefreshers) refresh();
+  });
+  return {
+    element,
+    dispose: () => {
+      clearInterval(ticker);
+      unsubscribe();
+      valueRefreshers.clear();
+    },
+  };
 }
