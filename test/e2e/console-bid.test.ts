@@ -5,20 +5,17 @@
  * the form cleared after a placed bid (a second click places nothing), and a card whose window is not open
  * saying whether it opens later or has closed, and when.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const STEP_MS = 20_000;
 const HOUR = 60 * 60 * 1000;
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) process.stderr.write(`\n${CHROMIUM} is missing: the console bid form test is SKIPPED; install Debian's chromium package.\n\n`);
+const runs = chromiumRuns('test/e2e/console-bid.test.ts');
 
-describe.skipIf(!haveChromium && !inCi)("the console's bid form and issue cards", () => {
+describe.runIf(runs)("the console's bid form and issue cards", () => {
   let server: TestServer;
   let ravi: TestUser;
   let browser: Browser;
@@ -32,20 +29,7 @@ describe.skipIf(!haveChromium && !inCi)("the console's bid form and issue cards"
     await server.registerIssue({ exchange: 'BSE_EQ', scripToken: 500113, retailOpensAt: now + 2 * HOUR, retailClosesAt: now + 8 * HOUR });
     await server.registerIssue({ exchange: 'NSE_EQ', scripToken: 500114, symbol: 'INFY', retailOpensAt: now - 8 * HOUR, retailClosesAt: now - 2 * HOUR });
     ravi = await server.createUser('ravi');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS,
-    });
+    browser = await launchChromium(STEP_MS);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
     await page.goto(`${server.url}/console/`);

@@ -8,28 +8,22 @@
  * the chart with the allotments drawn over it, and the tables and the chart's text description say the same
  * numbers as the chart. Screenshots are kept in test-artifacts/console-chart/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-chart');
 /** Every wait in the page is bounded by this (as in console.test.ts: one step of Chromium under load took over 10 s). */
 const STEP_MS = 20_000;
 
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) {
-  process.stderr.write(
-    `\n${CHROMIUM} is missing: the OFS chart's end-to-end test (test/e2e/console-chart.test.ts) is SKIPPED; install Debian's chromium package to run it.\n\n`,
-  );
-}
+const runs = chromiumRuns('test/e2e/console-chart.test.ts');
 
 /** A whole number of shares as the console writes it (en-IN grouping: 1,00,000). */
 const WHOLE = /^\d{1,3}(,\d\d)*(,\d{3})?$|^\d+$/;
@@ -43,7 +37,7 @@ const SERIES: Record<string, string> = {
   'Allotted at a price': 'rect.allotted',
 };
 
-describe.skipIf(!haveChromium && !inCi)("the operator's OFS chart in headless Chromium", () => {
+describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-chart-'));
   const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
   let server: ServerProcess;
@@ -75,7 +69,6 @@ describe.skipIf(!haveChromium && !inCi)("the operator's OFS chart in headless Ch
   }
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
     const demo = await runOrdergate(['demo', '--json'], { env });
@@ -85,20 +78,7 @@ describe.skipIf(!haveChromium && !inCi)("the operator's OFS chart in headless Ch
     const operator = await runOrdergate(['users', 'set-operator', state.demo.user_id, 'true'], { env });
     expect(operator.code, operator.stderr).toBe(0);
     server = await startServer(env);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS,
-    });
+    browser = await launchChromium(STEP_MS);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
     page.on('console', (message) => {

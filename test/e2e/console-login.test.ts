@@ -3,19 +3,16 @@
  * words, beside the field it is about, which gets the focus (a wrong API key: the key, not the password),
  * and a corrected login goes through.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { startTestServer, TEST_PASSWORD, type TestServer, type TestUser } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const STEP_MS = 20_000;
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) process.stderr.write(`\n${CHROMIUM} is missing: the console login test is SKIPPED; install Debian's chromium package.\n\n`);
+const runs = chromiumRuns('test/e2e/console-login.test.ts');
 
-describe.skipIf(!haveChromium && !inCi)("the console's login", () => {
+describe.runIf(runs)("the console's login", () => {
   let server: TestServer;
   let alice: TestUser;
   let browser: Browser;
@@ -25,20 +22,7 @@ describe.skipIf(!haveChromium && !inCi)("the console's login", () => {
     await ensureConsoleBuilt();
     server = await startTestServer();
     alice = await server.createUser('alice');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS,
-    });
+    browser = await launchChromium(STEP_MS);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
     await page.goto(`${server.url}/console/`);

@@ -10,10 +10,11 @@
  * badge of every status. Every tab fits a 390 px phone. The page must log no error and break no CSP rule.
  * Screenshots are kept in test-artifacts/console-orders/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
@@ -21,20 +22,13 @@ import { demoOfsIssue } from '../../src/cli/demo.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-orders');
 /** Every wait in the page is bounded by this (generous: a loaded machine slows Chromium's steps a lot). */
 const STEP_MS = 20_000;
 /** How long after its import the closing issue's windows close: time enough to place, cancel and open the trades tab. */
 const CLOSES_IN_MS = 20_000;
 
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) {
-  process.stderr.write(
-    `\n${CHROMIUM} is missing: the order book's end-to-end test (test/e2e/console-orders.test.ts) is SKIPPED; install Debian's chromium package to run it.\n\n`,
-  );
-}
+const runs = chromiumRuns('test/e2e/console-orders.test.ts');
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** ODIN's India-time "2026-04-17 12:46:34" as the console must show it: "17 Apr 2026, 12:46:34 IST". */
@@ -51,7 +45,7 @@ const look = (badge: Locator): Promise<string> =>
     return `${style.backgroundColor} ${style.color} ${style.borderTopStyle}`;
   });
 
-describe.skipIf(!haveChromium && !inCi)('the order book in headless Chromium', () => {
+describe.runIf(runs)('the order book in headless Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-orders-'));
   const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
   let server: ServerProcess;
@@ -96,7 +90,6 @@ describe.skipIf(!haveChromium && !inCi)('the order book in headless Chromium', (
   };
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`CI=true and ${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
     const demo = await runOrdergate(['demo', '--json'], { env });
@@ -104,20 +97,7 @@ describe.skipIf(!haveChromium && !inCi)('the order book in headless Chromium', (
     state.demo = JSON.parse(demo.stdout);
     server = await startServer(env);
     api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS,
-    });
+    browser = await launchChromium(STEP_MS);
     // A trader abroad: the page's clock is New York's, and the console still shows India time.
     context = await browser.newContext({
       viewport: { width: 1280, height: 900 },

@@ -3,18 +3,15 @@
  * wordmark, the endpoints first and the error catalog collapsed after the introduction, and the README's
  * real example bodies (the demo issue's bid, not generated placeholders).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const STEP_MS = 20_000;
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
-if (!haveChromium && !inCi) process.stderr.write(`\n${CHROMIUM} is missing: the /docs page test is SKIPPED; install Debian's chromium package.\n\n`);
+const runs = chromiumRuns('test/e2e/docs-page.test.ts');
 
-describe.skipIf(!haveChromium && !inCi)('the API reference at /docs', () => {
+describe.runIf(runs)('the API reference at /docs', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -22,20 +19,7 @@ describe.skipIf(!haveChromium && !inCi)('the API reference at /docs', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS,
-    });
+    browser = await launchChromium(STEP_MS);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
