@@ -82,52 +82,58 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
     return [a!, b!];
   }
 
-  /** `count` bids on each node in turn, as fast as they are answered; each answer with how long it took. */
-  async function burst(users: [TestUser, TestUser], count: number, onNodes: number[]): Promise<{ res: CallResult; ms: number }[]> {
-    const answers = [];
-    for (let i = 0; i < count; i += 1) {
-      const node = onNodes[i % onNodes.length]!;
-      const started = performance.now();
-      const res = await nodes[node]!.call('POST', PLACE, { body: validBid({ quantity: '1' }), token: users[node]!.token, apiKey: users[node]!.apiKey });
-      answers.push({ res, ms: performance.now() - started });
-    }
-    return answers;
+  /** One bid of the user on `node`, with how long its answer took. */
+  async function bid(users: [TestUser, TestUser], node: number): Promise<{ res: CallResult; ms: number }> {
+    const started = performance.now();
+    const res = await nodes[node]!.call('POST', PLACE, { body: validBid({ quantity: '1' }), token: users[node]!.token, apiKey: users[node]!.apiKey });
+    return { res, ms: performance.now() - started };
   }
+
+  /**
+   * `count` bids of one user sent at once, spread over `onNodes`: all of them within the limit's second however
+   * busy the machine is (sent one after another, a slow machine let the window move on).
+   */
+  const burst = (users: [TestUser, TestUser], count: number, onNodes: number[]) =>
+    Promise.all(Array.from({ length: count }, (_, i) => bid(users, onNodes[i % onNodes.length]!)));
 
   const accepted = (answers: { res: CallResult }[]) => answers.filter((a) => a.res.status === 200).length;
 
+  function expectPrompt(answers: { res: CallResult; ms: number }[]): void {
+    for (const { res, ms } of answers) {
+      expect([200, 429], res.text).toContain(res.status);
+      expect(ms).toBeLessThan(ANSWER_BOUND_MS);
+    }
+  }
+
   it('shares the count while Redis runs, counts per node while it is gone (no call hangs), and shares again once it is back', async () => {
-    // Shared: 12 calls of one user spread over both nodes within a second, 10 taken.
+    // Shared: 12 calls of one user spread over both nodes at once, 10 taken.
     const shared = await burst(await userOnBoth(), 12, [0, 1]);
+    expectPrompt(shared);
     expect(accepted(shared)).toBe(LIMIT);
-    for (const { res } of shared) expect([200, 429]).toContain(res.status);
 
     // Load on both nodes from here to the end, through the kill and the restart.
     let loading = true;
     const loadAnswers: { res: CallResult; ms: number }[] = [];
     const loadUsers = await Promise.all([0, 1, 2, 3].map(() => userOnBoth()));
     const load = loadUsers.map(async (users, i) => {
-      while (loading) loadAnswers.push(...(await burst(users, 1, [i % 2])));
+      while (loading) loadAnswers.push(await bid(users, i % 2));
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
-    // Gone: every call is answered promptly; each node counts alone, so a user gets the limit on each node.
-    const alone = await burst(await userOnBoth(), 24, [0, 1]);
-    for (const { res, ms } of alone) {
-      expect([200, 429], res.text).toContain(res.status);
-      expect(ms).toBeLessThan(ANSWER_BOUND_MS);
-    }
-    expect(accepted(alone)).toBe(2 * LIMIT);
-    // And still a limit on each node: 12 more on one node within its second, 10 taken.
-    const oneNode = await burst(await userOnBoth(), 12, [0]);
-    expect(accepted(oneNode)).toBe(LIMIT);
-
-    // Back (same port): the nodes reconnect by themselves and share the count again.
-    redis = await startRedis(port);
-    const probe = new Redis({ port, host: '127.0.0.1' });
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
     try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      redis.kill('SIGKILL');
+      await new Promise((resolve) => redis.once('exit', resolve));
+      // Gone: every call is answered promptly; each node counts alone, so a user gets the limit on each node.
+      const alone = await burst(await userOnBoth(), 24, [0, 1]);
+      expectPrompt(alone);
+      expect(accepted(alone)).toBe(2 * LIMIT);
+      // And still a limit on each node: 12 on one node at once, 10 taken.
+      const oneNode = await burst(await userOnBoth(), 12, [0]);
+      expect(accepted(oneNode)).toBe(LIMIT);
+
+      // Back (same port): the nodes reconnect by themselves and share the count again.
+      redis = await startRedis(port);
+      await probe.connect();
       const again = await userOnBoth();
       const key = `${prefix}orders:${again[0].userId}`;
       for (const deadline = Date.now() + 10_000; ;) {
@@ -138,7 +144,6 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
         if (Date.now() > deadline) throw new Error('the nodes did not share their counts again within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
       const sharedAgain = await burst(await userOnBoth(), 12, [0, 1]);
       expect(accepted(sharedAgain)).toBe(LIMIT);
     } finally {
@@ -147,10 +152,7 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
       await Promise.all(load);
     }
     // The load's calls, through the kill and the restart: answered, promptly, taken or limited.
-    expect(loadAnswers.length).toBeGreaterThan(100);
-    for (const { res, ms } of loadAnswers) {
-      expect([200, 429], res.text).toContain(res.status);
-      expect(ms).toBeLessThan(ANSWER_BOUND_MS);
-    }
+    expect(loadAnswers.length).toBeGreaterThan(50);
+    expectPrompt(loadAnswers);
   }, 60_000);
 });
