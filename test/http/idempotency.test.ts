@@ -518,6 +518,29 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
   });
   afterAll(() => server.close());
 
+  it('takes over at once, on the node that made it, a claim committed whose answer was lost (the database went away at that moment)', async () => {
+    const keys = new IdempotencyKeyRepository(server.store.db, server.store.dialect);
+    let lose = true;
+    const flaky = Object.create(keys) as IdempotencyKeyRepository;
+    flaky.insertRunning = async (...args) => {
+      const inserted = await keys.insertRunning(...args);
+      if (lose) {
+        lose = false;
+        throw new DatabaseUnavailableError(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }));
+      }
+      return inserted;
+    };
+    const service = new IdempotencyService(flaky, () => server.clock.now);
+    const request = { method: 'POST', path: '/transactional/v1/orders/regular', body: { a: 3 } };
+    await expect(service.claim('alice', 'lost-claim', request)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    // Another node cannot know that the claim's request is over: for it the key is held (until the lease ends).
+    await expect(new IdempotencyService(keys, () => server.clock.now).claim('alice', 'lost-claim', request)).rejects.toMatchObject({
+      kind: Errors.IDEMPOTENCY_KEY_RUNNING,
+    });
+    // The node that made it knows: the retry runs at once.
+    expect((await service.claim('alice', 'lost-claim', request)).kind).toBe('claimed');
+  });
+
   it('settles a 5xx whose key could not be freed by itself once the database is back, without any retry', async () => {
     const keys = new IdempotencyKeyRepository(server.store.db, server.store.dialect);
     let outage = 2;
