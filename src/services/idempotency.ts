@@ -55,8 +55,8 @@ export interface IdempotencyOptions {
 
 /** A claim that keeps failing because other requests keep changing the key (in practice never). */
 const MAX_CLAIM_ATTEMPTS = 10;
-/** Claims of this node whose write's outcome was lost, remembered at most (see `remembered`). */
-const MAX_LOST_CLAIMS = 10_000;
+/** How a claim whose write's answer was lost is settled: as a refused request's, the key freed. */
+const LOST_CLAIM: KeptAnswer = { statusCode: 503, body: '', headers: {} };
 
 function stillRunning(): ApiError {
   return new ApiError(
@@ -75,8 +75,6 @@ export class IdempotencyService {
   private lastPurge = Number.NEGATIVE_INFINITY;
   /** Answers not kept, or keys not freed, because the database was out: retried every second until done. */
   private readonly unsettled = new Map<string, { claim: KeyClaim; answer: KeptAnswer }>();
-  /** By user and key: the owner of this node's claim whose write was perhaps committed, its answer lost. */
-  private readonly lostClaims = new Map<string, string>();
   private settling: NodeJS.Timeout | undefined;
   /** How often an unsettled answer is retried (ms). */
   private readonly settleRetryMs: number;
@@ -98,23 +96,16 @@ export class IdempotencyService {
   async claim(userId: string, key: string, request: KeyedRequest): Promise<KeyOutcome> {
     this.purgeIfDue();
     const claim: NewKeyClaim = { userId, key, owner: randomUUID(), method: request.method, path: request.path, fingerprint: requestFingerprint(request) };
-    const lostKey = `${userId}\u0000${key}`;
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       const now = this.now();
-      if (await this.remembered(lostKey, claim.owner, () => this.keys.insertRunning(claim, now, now + LEASE_MS))) {
-        this.lostClaims.delete(lostKey);
-        return this.claimed({ ...claim, claimedAt: now });
-      }
+      if (await this.claimWrite(claim, () => this.keys.insertRunning(claim, now, now + LEASE_MS))) return this.claimed({ ...claim, claimedAt: now });
       const held = await this.keys.find(userId, key);
       // Freed since the insert failed: try again.
       if (held === undefined) continue;
       const decision = decideOnHeldKey(held, claim.fingerprint, now);
       switch (decision.action) {
         case 'take-over':
-          if (await this.remembered(lostKey, claim.owner, () => this.keys.takeOver(claim, held, now, now + LEASE_MS))) {
-            this.lostClaims.delete(lostKey);
-            return this.claimed({ ...claim, claimedAt: now });
-          }
+          if (await this.claimWrite(claim, () => this.keys.takeOver(claim, held, now, now + LEASE_MS))) return this.claimed({ ...claim, claimedAt: now });
           continue;
         case 'replay':
           return { kind: 'replay', answer: { statusCode: held.statusCode!, body: held.responseBody!, headers: held.responseHeaders } };
@@ -125,18 +116,10 @@ export class IdempotencyService {
             [{ field: 'Idempotency-Key', message: 'was used for another request' }],
           );
         case 'running':
-          // Held by an earlier request of this node whose answer could not be settled (the database was
-          // out): settle it now, so that the retry runs (or replays) instead of waiting for the lease.
+          // Held by an earlier request of this node that could not settle its key (the database was out: its
+          // answer not kept, or its claim committed with the answer of the write lost): settle it now, so
+          // that the retry runs (or replays) instead of waiting for the lease.
           if (await this.settleHeldHere(userId, key)) continue;
-          // Held by a claim of this node whose write was committed but whose answer was lost (the database
-          // went away at that moment): its request answered 503 and did nothing more, so the retry takes over.
-          if (held.owner === this.lostClaims.get(lostKey)) {
-            if (await this.remembered(lostKey, claim.owner, () => this.keys.takeOver(claim, held, now, now + LEASE_MS))) {
-              this.lostClaims.delete(lostKey);
-              return this.claimed({ ...claim, claimedAt: now });
-            }
-            continue;
-          }
           throw stillRunning();
       }
     }
@@ -144,18 +127,15 @@ export class IdempotencyService {
   }
 
   /**
-   * Runs a claim's write; when the database goes away during it (the write may have been committed, its
-   * answer lost), remembers the claim's owner for the key, so that a retry on this node can take the key over.
+   * Runs a claim's write. When the database goes away during it, the write may have been committed and its
+   * answer lost: the claim is settled later like any request that could not settle its key (freed once the
+   * database answers, at once by a retry on this node), not left held until its lease runs out.
    */
-  private async remembered(lostKey: string, owner: string, write: () => Promise<boolean>): Promise<boolean> {
+  private async claimWrite(claim: KeyClaim, write: () => Promise<boolean>): Promise<boolean> {
     try {
       return await write();
     } catch (error) {
-      if (error instanceof DatabaseUnavailableError) {
-        this.lostClaims.set(lostKey, owner);
-        // Bounded: the oldest are forgotten (their leases run out by themselves within 30 s).
-        if (this.lostClaims.size > MAX_LOST_CLAIMS) this.lostClaims.delete(this.lostClaims.keys().next().value!);
-      }
+      if (error instanceof DatabaseUnavailableError) this.settleLater(claim, LOST_CLAIM);
       throw error;
     }
   }
