@@ -8,6 +8,7 @@
  * that holds any other user (unless --allow-other-users), and `ordergate users add` disables the demo user
  * when a real user joins it later.
  */
+import { EXAMPLE_BID } from '../schemas/orders.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { passwordHasherFor } from '../auth/credentials.js';
 import { ApiError, Errors } from '../domain/errors.js';
@@ -112,25 +113,8 @@ function shellSnippet(
 ): string {
   const raw = credentials.ofs_issues[0]!;
   const bid = {
-    scrip_info: {
-      exchange: raw.exchange,
-      scrip_token: raw.scrip_token,
-      symbol: raw.symbol,
-      series: raw.series,
-      expiry_date: '',
-      strike_price: '',
-      option_type: '',
-    },
-    transaction_type: 'BUY',
-    product_type: 'OFS',
-    order_type: 'RL',
-    quantity: '10',
-    price: 101.5,
-    trigger_price: null,
-    disclosed_quantity: 0,
-    validity: '',
-    validity_days: 0,
-    is_amo: false,
+    ...EXAMPLE_BID,
+    scrip_info: { ...EXAMPLE_BID.scrip_info, exchange: raw.exchange, scrip_token: raw.scrip_token, symbol: raw.symbol, series: raw.series },
     order_identifier: 'demo-bid',
   };
   const cart = (name: string, quantity: number) => ({

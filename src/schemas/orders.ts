@@ -58,6 +58,22 @@ const ValidityDays = withCode(Errors.OFS_VALIDITY, Type.Union([Type.Literal(0), 
 /** Free-text ODIN fields that are accepted and stored. */
 const OdinTag = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
+/** The README's bid on the demo issue (`ordergate demo`): the API reference's example, the demo's and the tests' bid. */
+export const EXAMPLE_BID = {
+  scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
+  transaction_type: 'BUY',
+  product_type: 'OFS',
+  order_type: 'RL',
+  quantity: '10',
+  price: 101.5,
+  trigger_price: null,
+  disclosed_quantity: 0,
+  validity: '',
+  validity_days: 0,
+  is_amo: false,
+  order_identifier: 'mybid1',
+} as const;
+
 export const OfsOrderRequest = Type.Object(
   {
     scrip_info: ScripInfo,
@@ -96,22 +112,7 @@ export const OfsOrderRequest = Type.Object(
     additionalProperties: false,
     description: 'A BUY bid for a registered OFS issue, at a limit price (RL) or at the cut-off price (RL-MKT).',
     // The README's bid on the demo issue (`ordergate demo`): the example the API reference shows.
-    examples: [
-      {
-        scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
-        transaction_type: 'BUY',
-        product_type: 'OFS',
-        order_type: 'RL',
-        quantity: '10',
-        price: 101.5,
-        trigger_price: null,
-        disclosed_quantity: 0,
-        validity: '',
-        validity_days: 0,
-        is_amo: false,
-        order_identifier: 'mybid1',
-      },
-    ],
+    examples: [EXAMPLE_BID],
   },
 );
 export type OfsOrderRequest = Static<typeof OfsOrderRequest>;

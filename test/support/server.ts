@@ -2,6 +2,7 @@
  * A real ordergate HTTP server on a free port over its own temporary SQLite file, with fixtures to create
  * users, keys, sessions and OFS issues. Each test file (or test) gets its own; close() deletes the data.
  */
+import { EXAMPLE_BID } from '../../src/schemas/orders.js';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
@@ -218,19 +219,6 @@ export async function startTestServer(
 
 /** A valid OFS bid body for the default test issue. */
 export function validBid(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
-    transaction_type: 'BUY',
-    product_type: 'OFS',
-    order_type: 'RL',
-    quantity: '10',
-    price: 101.5,
-    trigger_price: null,
-    disclosed_quantity: 0,
-    validity: '',
-    validity_days: 0,
-    is_amo: false,
-    order_identifier: 'mybid1',
-    ...overrides,
-  };
+  // A copy: a test may change the nested scrip_info of its bid.
+  return { ...structuredClone(EXAMPLE_BID), ...overrides };
 }
