@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
-import { chromiumRuns, launchChromium } from '../support/chromium.js';
+import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
@@ -60,20 +60,13 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
     state.demo = JSON.parse(demo.stdout);
     server = await startServer(env);
     browser = await launchChromium(STEP_MS);
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(STEP_MS);
-    page.on('console', (message) => {
+    page = await watchedPage(browser, STEP_MS, problems, {
       // The browser logs every refused call; the save refused for its off-tick line (422) is on purpose.
-      if (message.location().url.endsWith(CART) && /status of 422/.test(message.text())) return;
-      if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+      ignore: (message) => message.location().url.endsWith(CART) && /status of 422/.test(message.text()),
     });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === CART && request.method() !== 'GET') cartWrites.push(request.method());
     });
-    await page.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI))",
-    );
   }, 60_000);
 
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { chromiumRuns, launchChromium } from '../support/chromium.js';
+import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
@@ -79,16 +79,7 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
     expect(operator.code, operator.stderr).toBe(0);
     server = await startServer(env);
     browser = await launchChromium(STEP_MS);
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(STEP_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    // Playwright runs this outside the page's CSP; it reports any violation as a console error.
-    await page.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI))",
-    );
+    page = await watchedPage(browser, STEP_MS, problems);
   }, 60_000);
 
   afterAll(async () => {

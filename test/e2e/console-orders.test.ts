@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { chromiumRuns, launchChromium } from '../support/chromium.js';
+import { chromiumRuns, launchChromium, CSP_REPORTER, watchProblems } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
@@ -82,12 +82,6 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     await on.locator('input[name="api_key"]').press('Enter');
     await on.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
   };
-  const watchProblems = (on: Page, name: string) => {
-    on.on('console', (message) => {
-      if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`${name}, console ${message.type()}: ${message.text()}`);
-    });
-    on.on('pageerror', (error) => problems.push(`${name}, page error: ${error.message}`));
-  };
 
   beforeAll(async () => {
     await ensureConsoleBuilt();
@@ -105,12 +99,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
       permissions: ['clipboard-read', 'clipboard-write'],
     });
     context.setDefaultTimeout(STEP_MS);
-    // Playwright runs this outside the page's CSP; it reports any violation as a console error.
-    await context.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI))",
-    );
+    await context.addInitScript(CSP_REPORTER);
     page = await context.newPage();
-    watchProblems(page, 'first tab');
+    watchProblems(page, problems, { label: 'first tab' });
   }, 60_000);
 
   afterAll(async () => {
@@ -323,7 +314,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
 
   it('draws the badge of every status, in a second tab answered a made-up book', async () => {
     const other = await context.newPage();
-    watchProblems(other, 'second tab');
+    watchProblems(other, problems, { label: 'second tab' });
     const statuses = ['OMSXMITTED', 'EXXMITTED', 'PENDING', 'EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'];
     const [template] = (await api.orderBook({ order_id: state.live })).data;
     const made = statuses.map((status, n) => ({ ...template!, order_id: `MADE-UP-${n}`, status, order_identifier: '' }));

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
-import { chromiumRuns, launchChromium } from '../support/chromium.js';
+import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
@@ -59,24 +59,16 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     state.demo = JSON.parse(demo.stdout);
     server = await startServer(env);
     browser = await launchChromium(STEP_MS);
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(STEP_MS);
-    page.on('console', (message) => {
+    page = await watchedPage(browser, STEP_MS, problems, {
       // The browser logs every refused call; the test has a carry-forward refused on day T (409 e-378) on purpose.
-      if (message.location().url.endsWith('/carry_forward') && /status of 409/.test(message.text())) return;
-      if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
+      ignore: (message) => message.location().url.endsWith('/carry_forward') && /status of 409/.test(message.text()),
     });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('response', async (response) => {
       const url = new URL(response.url());
       if (url.pathname !== '/transactional/v1/orders' || response.request().method() !== 'GET') return;
       const body = (await response.json()) as { data: { order_id: string }[] };
       orderBookReads.push(body.data.map((order) => order.order_id));
     });
-    // Playwright runs this outside the page's CSP; it reports any violation as a console error.
-    await page.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' ' + event.blockedURI))",
-    );
   }, 60_000);
 
   afterAll(async () => {
@@ -560,13 +552,11 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     });
 
     it('reads every page of a long order book, and says so when it holds more than the console reads', async () => {
-      other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      other.setDefaultTimeout(STEP_MS);
-      other.on('console', (message) => {
-        if (message.type() === 'error' && !(offline && /ERR_INTERNET_DISCONNECTED/.test(message.text())))
-          problems.push(`second tab, console error: ${message.text()}`);
+      other = await watchedPage(browser, STEP_MS, problems, {
+        label: 'second tab',
+        // The test takes the tab offline on purpose.
+        ignore: (message) => offline && /ERR_INTERNET_DISCONNECTED/.test(message.text()),
       });
-      other.on('pageerror', (error) => problems.push(`second tab, page error: ${error.message}`));
       other.on('request', (request) => {
         if (new URL(request.url()).pathname === '/transactional/v1/orders/events') eventRequests.push(request.headers()['last-event-id']);
       });
