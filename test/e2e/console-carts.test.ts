@@ -6,15 +6,15 @@
  * refuses at save (off the tick) beside that line, numbers lines as the errors do ("Line 2 (orders[1])"),
  * and words a cut-off line "12 at the cut-off price".
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../support/console-build.js';
-import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
-import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import { ROOT } from '../cli/run-ordergate.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
 /** Every wait in the page is bounded by this (generous: a whole suite may run beside it). */
@@ -25,8 +25,7 @@ const BLANK_NAME = 'Cart name must hold a character other than white space: a na
 const runs = chromiumRuns('test/e2e/console-carts.test.ts');
 
 describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-carts-'));
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
+  const { dir, env } = demoWorkspace('ordergate-console-carts-');
   let server: ServerProcess;
   let browser: Browser;
   let page: Page;
@@ -55,10 +54,7 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const demo = await runOrdergate(['demo', '--json'], { env });
-    expect(demo.code, demo.stderr).toBe(0);
-    state.demo = JSON.parse(demo.stdout);
-    server = await startServer(env);
+    ({ server, demo: state.demo } = await startDemoServer<typeof state.demo>(env));
     browser = await launchChromium(STEP_MS);
     page = await watchedPage(browser, STEP_MS, problems, {
       // The browser logs every refused call; the save refused for its off-tick line (422) is on purpose.
@@ -71,9 +67,7 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (server) await stopServer(server).catch(() => undefined);
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    await stopDemoServer(server, dir);
   });
 
   it('logs in and opens a new cart, which offers only OFS bids at a price (RL) or at the cut-off price (RL-MKT)', async () => {

@@ -8,8 +8,7 @@
  * the chart with the allotments drawn over it, and the tables and the chart's text description say the same
  * numbers as the chart. Screenshots are kept in test-artifacts/console-chart/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
@@ -17,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
-import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-chart');
 /** Every wait in the page is bounded by this (as in console.test.ts: one step of Chromium under load took over 10 s). */
@@ -38,8 +38,7 @@ const SERIES: Record<string, string> = {
 };
 
 describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-chart-'));
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
+  const { dir, env } = demoWorkspace('ordergate-console-chart-');
   let server: ServerProcess;
   let browser: Browser;
   let page: Page;
@@ -71,22 +70,17 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const demo = await runOrdergate(['demo', '--json'], { env });
-    expect(demo.code, demo.stderr).toBe(0);
-    state.demo = JSON.parse(demo.stdout);
+    ({ server, demo: state.demo } = await startDemoServer<typeof state.demo>(env));
     // The demo user is an operator already; an operator says so, as one would for any user.
     const operator = await runOrdergate(['users', 'set-operator', state.demo.user_id, 'true'], { env });
     expect(operator.code, operator.stderr).toBe(0);
-    server = await startServer(env);
     browser = await launchChromium(STEP_MS);
     page = await watchedPage(browser, STEP_MS, problems);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (server) await stopServer(server).catch(() => undefined);
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    await stopDemoServer(server, dir);
   });
 
   it('takes bids at several prices in the demo issue, retail and non-retail', async () => {

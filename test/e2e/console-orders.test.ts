@@ -10,8 +10,7 @@
  * badge of every status. Every tab fits a 390 px phone. The page must log no error and break no CSP rule.
  * Screenshots are kept in test-artifacts/console-orders/.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, CSP_REPORTER, watchProblems } from '../support/chromium.js';
@@ -20,7 +19,8 @@ import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../support/console-build.js';
 import { demoOfsIssue } from '../../src/cli/demo.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
-import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-orders');
 /** Every wait in the page is bounded by this (generous: a loaded machine slows Chromium's steps a lot). */
@@ -46,8 +46,7 @@ const look = (badge: Locator): Promise<string> =>
   });
 
 describe.runIf(runs)('the order book in headless Chromium', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-orders-'));
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
+  const { dir, env } = demoWorkspace('ordergate-console-orders-');
   let server: ServerProcess;
   let browser: Browser;
   let context: BrowserContext;
@@ -86,10 +85,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const demo = await runOrdergate(['demo', '--json'], { env });
-    expect(demo.code, demo.stderr).toBe(0);
-    state.demo = JSON.parse(demo.stdout);
-    server = await startServer(env);
+    ({ server, demo: state.demo } = await startDemoServer<typeof state.demo>(env));
     api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
     browser = await launchChromium(STEP_MS);
     // A trader abroad: the page's clock is New York's, and the console still shows India time.
@@ -106,9 +102,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (server) await stopServer(server).catch(() => undefined);
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    await stopDemoServer(server, dir);
   });
 
   it('logs in and opens the order book', async () => {

@@ -9,8 +9,7 @@
  * view fits a 375 px phone. The page must log no error and break no Content-Security-Policy rule on the way.
  * Screenshots are kept in test-artifacts/console/.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
@@ -20,7 +19,8 @@ import { ensureConsoleBuilt } from '../support/console-build.js';
 import { demoOfsIssue } from '../../src/cli/demo.js';
 import { CONSOLE_CSP } from '../../src/http/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
-import { children, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
 import { offerImport } from '../support/offers.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
@@ -34,8 +34,7 @@ const STEP_MS = 20_000;
 const runs = chromiumRuns('test/e2e/console.test.ts');
 
 describe.runIf(runs)('the web console in headless Chromium', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-console-'));
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'ordergate.db')}` };
+  const { dir, env } = demoWorkspace('ordergate-console-');
   let server: ServerProcess;
   let browser: Browser;
   let page: Page;
@@ -54,10 +53,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const demo = await runOrdergate(['demo', '--json'], { env });
-    expect(demo.code, demo.stderr).toBe(0);
-    state.demo = JSON.parse(demo.stdout);
-    server = await startServer(env);
+    ({ server, demo: state.demo } = await startDemoServer<typeof state.demo>(env));
     browser = await launchChromium(STEP_MS);
     page = await watchedPage(browser, STEP_MS, problems, {
       // The browser logs every refused call; the test has a carry-forward refused on day T (409 e-378) on purpose.
@@ -73,9 +69,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (server) await stopServer(server).catch(() => undefined);
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    await stopDemoServer(server, dir);
   });
 
   it('is served at /console/ with its own CSP and cache headers, and the API keeps its own', async () => {
