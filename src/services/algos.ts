@@ -121,14 +121,21 @@ export class AlgoService {
     const cancelled: string[] = [];
     const notCancelled: UncancelledOrder[] = [];
     const onBehalf = { actor: KILL_SWITCH_ACTOR, reason: killSwitchReason(algoId, reason) };
-    for (const order of await this.algos.liveOrders(algoId)) {
-      try {
-        await this.orderEntry.cancelOnBehalf({ userId: order.userId, category: order.category }, order.exchange, order.orderId, onBehalf);
-        cancelled.push(order.orderId);
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.kind.status >= 500) throw error;
-        notCancelled.push({ orderId: order.orderId, userId: order.userId, code: error.kind.code, message: error.message });
-      }
+    // All at once: order entry's group commit takes them in a few transactions, not one each.
+    const outcomes = await Promise.all(
+      (await this.algos.liveOrders(algoId)).map(async (order) => {
+        try {
+          await this.orderEntry.cancelOnBehalf({ userId: order.userId, category: order.category }, order.exchange, order.orderId, onBehalf);
+          return { order, refusal: null };
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.kind.status >= 500) throw error;
+          return { order, refusal: error };
+        }
+      }),
+    );
+    for (const { order, refusal } of outcomes) {
+      if (refusal === null) cancelled.push(order.orderId);
+      else notCancelled.push({ orderId: order.orderId, userId: order.userId, code: refusal.kind.code, message: refusal.message });
     }
     const detail = [
       `cancelled ${cancelled.length}${cancelled.length === 0 ? '' : `: ${cancelled.join(',')}`}`,

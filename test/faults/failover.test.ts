@@ -38,8 +38,8 @@ const RETAIL = ['r0', 'r1', 'r2', 'r3'];
 const NON_RETAIL = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'];
 /** A retail bid of 200 at 101.50 is Rs 20,300: the Rs 2,00,000 limit refuses a user's tenth live bid. */
 const RETAIL_QUANTITY = '200';
-const LOAD_BEFORE_KILL_MS = 3_000;
-const LOAD_AFTER_RECOVERY_MS = 3_000;
+const LOAD_BEFORE_KILL_MS = 2_000;
+const LOAD_AFTER_RECOVERY_MS = 2_000;
 
 /** One HTTP answer the clients saw, as their fetch saw it. */
 interface Answer {

@@ -120,7 +120,8 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
     });
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The load runs (some answers in) before Redis goes.
+      await expect.poll(() => loadAnswers.length, { interval: 20 }).toBeGreaterThan(8);
       redis.kill('SIGKILL');
       await new Promise((resolve) => redis.once('exit', resolve));
       // Gone: every call is answered promptly; each node counts alone, so a user gets the limit on each node.
@@ -142,7 +143,7 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
         if ((await probe.zcard(key)) === 2) break;
         await probe.del(key);
         if (Date.now() > deadline) throw new Error('the nodes did not share their counts again within 10 s');
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const sharedAgain = await burst(await userOnBoth(), 12, [0, 1]);
       expect(accepted(sharedAgain)).toBe(LIMIT);
