@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt } from '../support/console-build.js';
+import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';

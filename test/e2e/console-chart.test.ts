@@ -14,7 +14,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
-import { ensureConsoleBuilt } from '../support/console-build.js';
+import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';

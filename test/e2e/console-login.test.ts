@@ -6,7 +6,7 @@
 import { type Browser, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt } from '../support/console-build.js';
+import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { startTestServer, TEST_PASSWORD, type TestServer, type TestUser } from '../support/server.js';
 
 const STEP_MS = 20_000;

@@ -16,7 +16,7 @@ import { type Browser, type BrowserContext, type Locator, type Page } from 'play
 import { chromiumRuns, launchChromium, CSP_REPORTER, watchProblems } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
-import { ensureConsoleBuilt } from '../support/console-build.js';
+import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { demoOfsIssue } from '../../src/cli/demo.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';

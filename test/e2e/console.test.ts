@@ -15,7 +15,7 @@ import { type Browser, type Locator, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
-import { ensureConsoleBuilt } from '../support/console-build.js';
+import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { demoOfsIssue } from '../../src/cli/demo.js';
 import { CONSOLE_CSP } from '../../src/http/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';

@@ -12,7 +12,6 @@ import type { TestProject } from 'vitest/node';
 import { openStore } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import buildDist from '../cli/build-dist.js';
-import { ensureConsoleBuilt } from './console-build.js';
 import { createPostgresDatabase, type TestDialect } from './databases.js';
 
 declare module 'vitest' {
@@ -24,10 +23,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // `npm run test:fast` runs no file that needs dist/.
-  if (process.env.TEST_SKIP_DIST_BUILD !== '1') {
-    await buildDist();
-    await ensureConsoleBuilt();
-  }
+  if (process.env.TEST_SKIP_DIST_BUILD !== '1') await buildDist();
   const dialect: TestDialect = project.config.env.ORDERGATE_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'ordergate-template-'));
