@@ -18,3 +18,21 @@ describe('generated reference docs', () => {
     for (const kind of Object.values(Errors)) expect(kind.status).toBeGreaterThanOrEqual(400);
   });
 });
+
+describe("the console's screenshots (issue 25)", () => {
+  it('docs/console/ holds every view, desktop and phone, as `npm run screenshots` writes them, and docs/console.md links each', async () => {
+    const { CONSOLE_VIEWS, SIZES } = await import('../scripts/console-screenshots.js');
+    const page = readFileSync('docs/console.md', 'utf8');
+    for (const file of ['login', ...CONSOLE_VIEWS.map((view) => view.file)]) {
+      for (const size of SIZES) {
+        const name = `${file}-${size.name}.png`;
+        // A PNG's signature and its IHDR width, the viewport's.
+        const png = readFileSync(`docs/console/${name}`);
+        expect(png.subarray(1, 4).toString('latin1'), name).toBe('PNG');
+        expect(png.readUInt32BE(16), name).toBe(size.viewport.width);
+        expect(page, name).toContain(`(console/${name})`);
+      }
+    }
+    expect(readFileSync('README.md', 'utf8')).toContain('docs/console.md#screenshots');
+  });
+});

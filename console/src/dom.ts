@@ -2,6 +2,8 @@
  * Building the page: elements are made with these two functions and filled with textContent only, never
  * innerHTML, so no value from the server is ever parsed as markup.
  */
+import { instantParts, parseInstant } from './format.js';
+
 type Child = Node | string | number | null | undefined | false;
 type AttributeValue = string | number | boolean | null | undefined | ((event: Event) => void);
 export type Attributes = Record<string, AttributeValue>;
@@ -112,4 +114,19 @@ export function clearFieldError(control: HTMLInputElement | HTMLSelectElement): 
     .join(' ');
   if (rest === '') control.removeAttribute('aria-describedby');
   else control.setAttribute('aria-describedby', rest);
+}
+
+/**
+ * An instant from the API as a <time>: formatInstant's "17 Apr 2026, 12:46:34 IST", its date in a span that
+ * a short line may leave out when it is today's (class instant-today).
+ */
+export function instantElement(text: string): HTMLElement | string {
+  const parts = instantParts(text);
+  if (parts === null) return text;
+  return h(
+    'time',
+    { datetime: new Date(parseInstant(text)).toISOString(), class: parts.today ? 'instant-today' : '' },
+    h('span', { class: 'instant-date' }, `${parts.date}, `),
+    parts.clock,
+  );
 }

@@ -52,10 +52,19 @@ export function formatClock(at: number): string {
  * "17 Apr 2026, 12:46:34 IST". Text that is no instant is shown as it is.
  */
 export function formatInstant(text: string): string {
+  const parts = instantParts(text);
+  return parts === null ? text : `${parts.date}, ${parts.clock}`;
+}
+
+/**
+ * formatInstant's two parts, "17 Apr 2026" and "12:46:34 IST", and whether the date is today's in India
+ * (`now` an epoch instant); null for text that is no instant.
+ */
+export function instantParts(text: string, now = Date.now()): { date: string; clock: string; today: boolean } | null {
   const at = parseInstant(text);
-  if (Number.isNaN(at)) return text;
+  if (Number.isNaN(at)) return null;
   const { date, clock } = indiaTime(at);
-  return `${date}, ${clock} IST`;
+  return { date, clock: `${clock} IST`, today: date === indiaTime(now).date };
 }
 
 /**

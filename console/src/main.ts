@@ -9,6 +9,7 @@ import '../app.css';
 import { ApiError, forgetSession, logOut, onSessionEnded, type Session } from './api.js';
 import type { ConsoleContext, View } from './context.js';
 import { h } from './dom.js';
+import { headerMenu } from './header-menu.js';
 import { formatPrice, formatQuantity } from './format.js';
 import { OrderEventStream } from './order-events.js';
 import { OrderStore } from './orders-store.js';
@@ -70,6 +71,12 @@ interface Target {
 const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
 const sessionArea = document.getElementById('session')!;
+const streamArea = document.getElementById('stream')!;
+const menu = headerMenu(
+  document.querySelector<HTMLElement>('header.top')!,
+  document.querySelector<HTMLButtonElement>('#menu-button')!,
+  document.getElementById('menu')!,
+);
 const announcer = document.getElementById('announcer')!;
 
 let stream: OrderEventStream | null = null;
@@ -140,6 +147,8 @@ function showLogin(notice: string | null): void {
   nav.hidden = true;
   nav.replaceChildren();
   sessionArea.replaceChildren();
+  streamArea.replaceChildren();
+  menu.enable(false);
   main.replaceChildren(loginView(notice, start));
   document.title = 'Log in - ordergate console';
 }
@@ -183,7 +192,9 @@ function start(session: Session): void {
     stream?.stop();
     void logOut().then(() => showLogin('You are logged out.'));
   });
-  sessionArea.replaceChildren(indicator.element, h('span', {}, `${session.userId}${session.operator ? ' (operator)' : ''}`), logout);
+  streamArea.replaceChildren(indicator.element);
+  sessionArea.replaceChildren(h('span', {}, `${session.userId}${session.operator ? ' (operator)' : ''}`), logout);
+  menu.enable(true);
   current = null;
   route(true);
 }

@@ -21,6 +21,7 @@ import { demoOfsIssue } from '../../src/cli/demo.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
+import { logIn, openView, rowLayout } from '../support/console-page.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-orders');
 /** Every wait in the page is bounded by this (generous: a loaded machine slows Chromium's steps a lot). */
@@ -65,23 +66,10 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
   };
 
   const screenshot = (name: string, on: Page = page) => on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  const openView = async (label: string) => {
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: label, exact: true }).click();
-    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('H2');
-  };
   const orderRow = (orderId: string, on: Page = page) => on.locator(`tr[data-order-id="${orderId}"]`);
   const tab = (name: RegExp, on: Page = page) => on.getByRole('tablist', { name: 'Your orders and trades' }).getByRole('tab', { name });
   const notices = () => page.locator('.order-notices');
   const text = async (locator: Locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
-  const logIn = async (on: Page) => {
-    await on.goto(`${server.url}/console/`);
-    await on.locator('input[name="user_id"]').fill(state.demo.user_id);
-    await on.locator('input[name="password"]').fill(state.demo.password);
-    await on.locator('input[name="api_key"]').fill(state.demo.api_key);
-    await on.locator('input[name="api_key"]').press('Enter');
-    await on.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
-  };
-
   beforeAll(async () => {
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -106,8 +94,8 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
   });
 
   it('logs in and opens the order book', async () => {
-    await logIn(page);
-    await openView('Orders');
+    await logIn(page, server.url, state.demo);
+    await openView(page, 'Orders');
   });
 
   it('shows bids placed through the API as they go live', async () => {
@@ -263,7 +251,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
   });
 
   it("labels the holdings' value as what they cost", async () => {
-    await openView('Funds and holdings');
+    await openView(page, 'Funds and holdings');
     const holdings = page.getByRole('table', { name: 'Holdings: settled shares' });
     await holdings.waitFor();
     expect(await holdings.getByRole('columnheader').allInnerTexts()).toEqual([
@@ -280,7 +268,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     await screenshot('06-holdings');
   });
 
-  it('fits a 390 px phone: no tab of the book, nor the holdings, scrolls sideways', async () => {
+  it('fits a 390 px phone: a header under 64 px, each order and trade on one or two lines, no tab scrolling sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const fits = async (what: string) => {
       const widths = await page.evaluate<{ scroll: number; viewport: number }>(
@@ -289,18 +277,39 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
       expect(widths.scroll, `${what} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
     };
     await fits('Funds and holdings');
-    await openView('Orders');
+    // The header is one row: the views and the session fold behind a Menu button.
+    const header = page.locator('header.top');
+    const headerHeight = (await header.boundingBox())!.height;
+    expect(headerHeight, `the header is ${headerHeight} px high`).toBeLessThan(64);
+    expect(await header.locator('.stream-state').isVisible()).toBe(true);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    const ordersLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Orders', exact: true });
+    expect(await ordersLink.isVisible()).toBe(false);
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    expect(await page.getByRole('button', { name: 'Log out' }).isVisible()).toBe(true);
+    await ordersLink.focus();
+    await page.keyboard.press('Escape');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Menu');
+    expect(await ordersLink.isVisible()).toBe(false);
+    await openView(page, 'Orders');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
     // The three tabs stay on one row.
     const tops = await page.getByRole('tab').evaluateAll((tabs) => tabs.map((tab) => tab.getBoundingClientRect().top));
     expect(new Set(tops).size, `the tabs' tops: ${tops.join(', ')}`).toBe(1);
     for (const name of ['Open', 'Finished', 'Trades']) {
       await tab(new RegExp(`^${name}`)).click();
-      await page
-        .getByRole('tabpanel', { name: new RegExp(`^${name}`) })
-        .locator('tbody tr')
-        .first()
-        .waitFor();
+      const rows = page.getByRole('tabpanel', { name: new RegExp(`^${name}`) }).locator('tbody tr');
+      await rows.first().waitFor();
       await fits(`The ${name} tab`);
+      for (const row of await rows.all()) {
+        const layout = await rowLayout(row);
+        const what = `a row of the ${name} tab (${(await row.innerText()).replace(/\s+/g, ' ')})`;
+        expect(layout.lines, `${what} takes ${layout.lines} lines`).toBeLessThanOrEqual(2);
+        expect(layout.tallestCell, `${what} has a cell ${layout.tallestCell} px high`).toBeLessThanOrEqual(40);
+        expect(layout.height, `${what} is ${layout.height} px high`).toBeLessThanOrEqual(96);
+      }
       await screenshot(`07-phone-${name.toLowerCase()}`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -323,7 +332,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
         },
       }),
     );
-    await logIn(other);
+    await logIn(other, server.url, state.demo);
     await other.getByRole('link', { name: 'Orders', exact: true }).click();
     for (const order of made) await orderRow(order.order_id, other).waitFor({ state: 'attached' });
     const badges = await Promise.all(

@@ -21,6 +21,7 @@ import { CONSOLE_CSP } from '../../src/http/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
+import { openView, smallestChartText } from '../support/console-page.js';
 import { offerImport } from '../support/offers.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
@@ -45,11 +46,6 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   const state = {} as { demo: { user_id: string; password: string; api_key: string; access_token: string }; orderId: string };
 
   const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  const openView = async (label: string) => {
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: label, exact: true }).click();
-    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('H2');
-  };
-
   beforeAll(async () => {
     await ensureConsoleBuilt();
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -142,7 +138,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     writeFileSync(file, JSON.stringify([offerImport({}, tOpens)]));
     const imported = await runOrdergate(['ofs', 'import', file], { env });
     expect(imported.code, imported.stderr).toBe(0);
-    await openView('OFS offers');
+    await openView(page, 'OFS offers');
     const offer = page.locator('article[data-offer="ACME-OFS-1"]');
     await offer.waitFor();
     const text = await offer.innerText();
@@ -154,7 +150,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(text).toMatch(/T-day cut-off\s+not known yet/);
     expect(text).toContain('NSE_EQ 700001: retail RS, non-retail IS, employees ES');
     await screenshot('02b-offers');
-    await openView('OFS issues');
+    await openView(page, 'OFS issues');
   });
 
   it("shows the event stream's state in the header, in words", async () => {
@@ -176,7 +172,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await expect.poll(() => status.innerText(), { timeout: STEP_MS }).toMatch(/Bid placed: order \S+\./);
     state.orderId = /order (\S+)\./.exec(await status.innerText())![1]!;
 
-    await openView('Orders');
+    await openView(page, 'Orders');
     const row = page.locator(`tr[data-order-id="${state.orderId}"]`);
     await expect.poll(() => row.getAttribute('data-status'), { timeout: STEP_MS }).toBe('PENDING');
     expect(await page.evaluate('window.notReloaded')).toBe(true);
@@ -207,7 +203,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   });
 
   it('creates a cart, edits it, executes it and shows the answer of each line', async () => {
-    await openView('Carts');
+    await openView(page, 'Carts');
     await page.getByRole('button', { name: 'New cart' }).click();
     const editor = page.getByRole('form', { name: 'New cart' });
     await editor.getByLabel('Cart name').fill('e2e cart');
@@ -242,7 +238,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   });
 
   it('reads the funds, with the live bid of the cart blocked, and the holdings', async () => {
-    await openView('Funds and holdings');
+    await openView(page, 'Funds and holdings');
     // 5 shares at 102.00 block Rs 510.00 once the bid is PENDING; the view reads again as orders change.
     await expect.poll(() => page.locator('[data-amount="blocked"]').innerText(), { timeout: STEP_MS }).toBe('Rs 510.00');
     // Money is grouped the Indian way (lakh, crore) with two decimals.
@@ -253,7 +249,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   });
 
   it("shows the operator the issue's book as a chart, and the same numbers in a table", async () => {
-    await openView('OFS book');
+    await openView(page, 'OFS book');
     const chart = page.getByRole('img', { name: /The book of SBIN OF \(NSE_EQ\)/ });
     await chart.waitFor();
     // The cart's bid is the one live bid: 5 retail shares at 102.00 (the cancelled bid is gone).
@@ -286,18 +282,18 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
 
     // The operator watches the new issue's book while a bid arrives through the API.
-    await openView('OFS book');
+    await openView(page, 'OFS book');
     await page.getByLabel('Issue').selectOption('BSE_EQ:543210');
     await page.getByText('No live bids yet.').waitFor();
     const scrip = { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series };
     await api.place({ scrip_info: scrip, transaction_type: 'BUY', product_type: 'OFS', order_type: 'RL', quantity: '40', price: 102 });
     const demand = page.getByRole('table', { name: /^Live demand by price/ });
     await expect.poll(() => demand.locator('tr[data-price="102.00"]').count(), { timeout: STEP_MS }).toBe(1);
-    expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d; read again every 2 s\.$/);
+    expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d IST; read again every 2 s\.$/);
     await screenshot('09-book-filling');
 
     // The person bids at the cut-off from the issue's card, and stays on it until the window closes.
-    await openView('OFS issues');
+    await openView(page, 'OFS issues');
     const card = page.locator('article[data-issue="BSE_EQ:543210"]');
     const form = page.getByRole('form', { name: 'Bid for SBIN OF (BSE_EQ)' });
     await form.getByLabel('Quantity').fill('60');
@@ -313,25 +309,25 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' }).count()).toBe(1);
 
     // The allotment comes on the event stream.
-    await openView('Orders');
+    await openView(page, 'Orders');
     const row = page.locator(`tr[data-order-id="${orderId}"]`);
     await expect.poll(() => row.getAttribute('data-status'), { timeout: STEP_MS }).toBe('EXECUTED');
     expect(await page.locator('#announcer').innerText()).toContain(`Order ${orderId}, SBIN 60 at cut-off: EXECUTED`);
 
     // The chart shows what was allotted: all 100 retail shares bid (40 at 102.00, 60 at the cut-off), at
     // the one price the allocation gives retail, the cut-off 101.00.
-    await openView('OFS book');
+    await openView(page, 'OFS book');
     await page.getByLabel('Issue').selectOption('BSE_EQ:543210');
     const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
     await expect.poll(async () => (await summary.locator('tr[data-side="retail"]').innerText()).replace(/\s+/g, ' '), { timeout: STEP_MS }).toMatch(/ 100$/);
     expect(await page.getByRole('status').innerText()).toBe('Allotted: 100 retail and 0 non-retail shares.');
-    expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d\.$/);
+    expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d IST\.$/);
     const allotted = page.getByRole('table', { name: 'Allotted by trade price, highest first' });
     expect((await allotted.locator('tbody').innerText()).replace(/\s+/g, ' ').trim()).toBe('101.00 100 0');
     await screenshot('10-book-allotted');
 
     // Funds: the allotment is a position until it settles, then a holding, read again without a click.
-    await openView('Funds and holdings');
+    await openView(page, 'Funds and holdings');
     const positions = page.getByRole('table', { name: 'Positions: allotted shares not yet settled' });
     await expect.poll(() => positions.innerText(), { timeout: STEP_MS }).toContain('SBIN OF BSE_EQ');
     const holdings = page.getByRole('table', { name: 'Holdings: settled shares' });
@@ -369,7 +365,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     };
     await importBeta(Date.now() + 60 * 60 * 1000);
 
-    await openView('OFS offers');
+    await openView(page, 'OFS offers');
     const card = page.locator('article[data-offer="BETA-OFS-1"]');
     await card.waitFor();
     expect(await card.locator('.offer-state').innerText()).toBe('Day T; day T: non-retail bids (the T allocation follows the close)');
@@ -397,7 +393,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await screenshot('11b-offer-day-t');
 
     // Carrying forward is a T+1 act: refused now, with the server's reason.
-    await openView('Orders');
+    await openView(page, 'Orders');
     const row = page.locator(`tr[data-order-id="${orderId}"]`);
     await expect.poll(() => row.getAttribute('data-status'), { timeout: STEP_MS }).toBe('PENDING');
     expect(await row.innerText()).toContain('offer BETA-OFS-1, NII');
@@ -411,7 +407,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
 
     // T closes with 400 shares bid for 875: the offer waits for the operator, who lets it go on.
     await importBeta(Date.now());
-    await openView('OFS offers');
+    await openView(page, 'OFS offers');
     await expect.poll(() => card.locator('.offer-notice').count(), { timeout: STEP_MS }).toBe(1);
     expect(await card.locator('.offer-notice').innerText()).toBe('T closed with non-retail demand short of the portion: waiting for the operator');
     await expect
@@ -453,8 +449,8 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await page.locator('svg.book-chart line.clearing').count()).toBe(1);
     await screenshot('11c2-offer-book');
 
-    await openView('Orders');
-    await expect.poll(() => row.innerText(), { timeout: STEP_MS }).toMatch(/400 \(allotted 250 at 101\.00\)/);
+    await openView(page, 'Orders');
+    await expect.poll(() => row.innerText(), { timeout: STEP_MS }).toMatch(/\b400\s.*\b250 at 101\.00\b/);
     expect(await row.getAttribute('data-status')).toBe('PENDING');
     await carry.click();
     await page.getByRole('dialog').getByRole('button', { name: 'Carry forward' }).click();
@@ -468,7 +464,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(retail.code, retail.stderr).toBe(0);
   }, 120_000);
 
-  it('fits a 375 px phone: no view scrolls sideways', async () => {
+  it('fits a 375 px phone: no view scrolls sideways, and chart text reads at 11 px or more', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
     for (const [label, name, loaded] of [
       ['OFS issues', '12-phone-issues', 'article[data-issue]'],
@@ -478,7 +474,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
       ['Funds and holdings', '15-phone-funds', '[data-amount="cash"]'],
       ['OFS book', '16-phone-book', 'svg.book-chart'],
     ] as const) {
-      await openView(label);
+      await openView(page, label);
       await page.locator(loaded).first().waitFor();
       if (label === 'Carts') {
         await page.getByRole('button', { name: 'Open cart e2e cart, edited' }).click();
@@ -488,16 +484,20 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
         '({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })',
       );
       expect(widths.scroll, `${label} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
+      // A chart is drawn at the width it is shown at: its text reads at 11 px or more.
+      const charts = page.locator('svg:is(.book-chart, .indicative-chart)');
+      if ((await charts.count()) > 0) expect(await smallestChartText(charts), `the smallest text of ${label}'s charts`).toBeGreaterThanOrEqual(11);
       await screenshot(name);
     }
     // An offer's book, reached from the offer's card rather than from the header.
-    await openView('OFS offers');
+    await openView(page, 'OFS offers');
     await page.locator('article[data-offer="BETA-OFS-1"]').getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
     await page.locator('table.category-table').waitFor();
     const widths = await page.evaluate<{ scroll: number; viewport: number }>(
       '({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })',
     );
     expect(widths.scroll, `the offer's book is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
+    expect(await smallestChartText(page.locator('svg.book-chart')), "the smallest text of the offer's book chart").toBeGreaterThanOrEqual(11);
     await screenshot('16b-phone-offer-book');
   });
 

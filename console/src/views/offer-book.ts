@@ -10,9 +10,10 @@ import { chartLegend, demandChart, type DemandPanel } from '../chart/book-chart.
 import type { View } from '../context.js';
 import { h, row, statusLine, table } from '../dom.js';
 import { livePoll } from '../live-poll.js';
-import { formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
+import { formatClock, formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
 import type { OfferBookCategory, OfsOffer, OfsOfferBook } from '../types.js';
 import { AWAITING_OPERATOR, offerStateText } from './offers.js';
+import { chartWidth } from '../chart/chart-width.js';
 
 const CATEGORY_LABELS: Record<OfferBookCategory['category'], string> = {
   RETAIL: 'Retail',
@@ -138,7 +139,7 @@ function demandPart(book: OfsOfferBook): HTMLElement {
     allotted: [],
   };
   const prices = [offer.floor_price, ...demand.map((level) => level.price), cutOff ?? offer.floor_price];
-  const width = window.matchMedia('(max-width: 40rem)').matches ? 380 : 640;
+  const width = chartWidth(640);
   const chart = demandChart([panel], {
     prices,
     floor: { value: offer.floor_price, label: 'Floor' },
@@ -226,7 +227,7 @@ export function offerBookView(offerId: string): View {
         drawn = next;
       }
       const done = finished(book.offer);
-      readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${!done && live.checked ? `; read again every ${LIVE_READ_MS / 1000} s` : ''}.`;
+      readAt.textContent = `Read at ${formatClock(Date.now())}${!done && live.checked ? `; read again every ${LIVE_READ_MS / 1000} s` : ''}.`;
       say(statusText(book.offer));
       return live.checked && !done;
     } catch (error) {

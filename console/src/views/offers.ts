@@ -14,10 +14,11 @@ import type { ConsoleContext, View } from '../context.js';
 import { livePoll } from '../live-poll.js';
 import { placeBid } from '../place-bid.js';
 import { field, h, select, statusLine } from '../dom.js';
-import { formatInstant, formatPrice, formatQuantity } from '../format.js';
+import { formatClock, formatInstant, formatPrice, formatQuantity } from '../format.js';
 import { serverNow } from '../ofs-issues.js';
 import { BID_AS_LABELS, isNonRetailUser, loadOffer, loadOffers, openBids, seriesFor, type BidAs } from '../ofs-offers.js';
 import type { IndicativePoint, OfsOffer } from '../types.js';
+import { chartWidth } from '../chart/chart-width.js';
 
 const STATES: Record<OfsOffer['state'], string> = {
   ANNOUNCED: 'announced: day T has not opened',
@@ -62,7 +63,7 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
   const headingId = `indicative-${slug}`;
   const { indicative } = offer;
   const caption = `The indicative price of ${offer.symbol} through day T, against the floor of ${formatPrice(offer.floor_price)}`;
-  const chartWidth = window.matchMedia('(max-width: 40rem)').matches ? 380 : 560;
+  const width = chartWidth(560);
   return h(
     'section',
     { class: 'indicative', 'aria-labelledby': headingId },
@@ -83,12 +84,7 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
         ),
     history.every((point) => point.price === null)
       ? null
-      : h(
-          'figure',
-          { class: 'chart' },
-          indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, chartWidth),
-          h('figcaption', {}, caption),
-        ),
+      : h('figure', { class: 'chart' }, indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, width), h('figcaption', {}, caption)),
   );
 }
 
@@ -340,7 +336,7 @@ export function offersView(context: ConsoleContext): View {
     if (offers.length === 0) list.replaceChildren(h('p', {}, 'No OFS offer is registered.'));
     else if (before !== offers.map((offer) => offer.offer_id).join('\n') || list.querySelector('article') === null)
       list.replaceChildren(...offers.map((offer) => cards.get(offer.offer_id)!.element));
-    readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}; read again every ${LIVE_READ_MS / 1000} s.`;
+    readAt.textContent = `Read at ${formatClock(Date.now())}; read again every ${LIVE_READ_MS / 1000} s.`;
   }
 
   // Every LIVE_READ_MS while the view is open, a failed read included.

@@ -9,9 +9,10 @@ import { BOOK_LEGEND, bookChart, bookFigures, chartLegend } from '../chart/book-
 import type { View } from '../context.js';
 import { field, h, row, select, statusLine, table } from '../dom.js';
 import { livePoll } from '../live-poll.js';
-import { formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
+import { formatClock, formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
 import type { CategoryClearing, OfsBook, OfsIssue } from '../types.js';
+import { chartWidth } from '../chart/chart-width.js';
 
 const DEMAND_COLUMNS = ['Price (Rs)', 'Retail', 'Of it at cut-off', 'Retail at or above', 'Non-retail', 'Non-retail at or above', 'Bids'];
 const SUMMARY_COLUMNS = ['Category', 'Offer', 'Portion', 'Demand', 'Clearing price', 'Allotted'];
@@ -90,7 +91,7 @@ function renderBook(book: OfsBook): HTMLElement[] {
     ineligible.bids === 0
       ? null
       : h('p', {}, allocated ? `${leftOut} are left out: the allocation refused them.` : `${leftOut} are left out: the allocation would refuse them.`);
-  const chart = bookChart(book, caption, window.matchMedia('(max-width: 40rem)').matches ? 380 : 640);
+  const chart = bookChart(book, caption, chartWidth(640));
   return [
     h('figure', { class: 'card chart' }, chartLegend(chart, BOOK_LEGEND), chart, h('figcaption', {}, caption)),
     h('div', { class: 'table-wrap' }, summary),
@@ -125,7 +126,7 @@ export function operatorBookView(): View {
       const book = await get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`);
       if (disposed || issueKey(issue) !== choice.value) return false;
       area.replaceChildren(...renderBook(book));
-      readAt.textContent = `Read at ${new Date().toLocaleTimeString('en-IN', { hour12: false })}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
+      readAt.textContent = `Read at ${formatClock(Date.now())}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
       say(
         book.allotted === null
           ? ''

@@ -9,13 +9,13 @@
  */
 import { ApiError, call, get, MOST_TRADES, readTrades } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
-import { field, h, row, select, statusLine, table } from '../dom.js';
+import { field, h, instantElement, row, select, statusLine, table } from '../dom.js';
 import { formatClock, formatInstant, formatOrderId, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
 import { NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
 import type { Order, OrderHistoryEntry, Trade } from '../types.js';
 
-const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Status', 'Last change', 'Actions'];
+const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Allotted', 'Status', 'Last change', 'Actions'];
 const TRADE_COLUMNS = ['Time', 'Order', 'Instrument', 'Quantity', 'Price', 'Amount'];
 /** How many notices the view shows, newest first. */
 const NOTICES_SHOWN = 3;
@@ -315,17 +315,17 @@ export function ordersView(context: ConsoleContext): View {
       [
         orderIdCell(order.order_id, order.order_identifier),
         [
-          `${order.symbol} ${order.series} ${order.exchange}`,
+          `${order.symbol} ${order.series} `,
+          h('span', { class: 'exchange' }, order.exchange),
           order.offer_id === ''
             ? null
             : h('small', { class: 'offer-bid' }, ` offer ${order.offer_id}, ${order.bid_category}${order.carried_forward ? ', carried forward' : ''}`),
         ],
-        order.traded_quantity > 0
-          ? `${formatQuantity(order.total_quantity)} (allotted ${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)})`
-          : formatQuantity(order.total_quantity),
+        formatQuantity(order.total_quantity),
         priceText(order),
+        order.traded_quantity > 0 ? `${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)}` : null,
         h('span', {}, badge(order.status), order.error_reason === '' ? null : h('small', { class: 'status-reason' }, ` ${order.error_reason}`)),
-        formatInstant(order.last_modified),
+        instantElement(order.last_modified),
         actions(order),
       ],
       { 'data-order-id': order.order_id, 'data-status': order.status },
@@ -469,9 +469,9 @@ export function ordersView(context: ConsoleContext): View {
                 row(
                   TRADE_COLUMNS,
                   [
-                    formatInstant(trade.trade_timestamp),
+                    instantElement(trade.trade_timestamp),
                     orderIdCell(trade.order_id, trade.order_identifier),
-                    `${trade.symbol} ${trade.series} ${trade.exchange}`,
+                    [`${trade.symbol} ${trade.series} `, h('span', { class: 'exchange' }, trade.exchange)],
                     formatQuantity(trade.traded_quantity),
                     formatPrice(trade.traded_price),
                     formatRupees(tradeAmount(trade)),
@@ -479,6 +479,7 @@ export function ordersView(context: ConsoleContext): View {
                   { 'data-trade-id': trade.trade_id },
                 ),
               ),
+              'compact',
             ),
       );
     } catch (error) {
@@ -530,7 +531,7 @@ export function ordersView(context: ConsoleContext): View {
     TABS.map(({ name }) => tabs[name]),
   );
   const ordersTable = (caption: string, body: HTMLTableSectionElement) => {
-    const element = table(caption, COLUMNS, []);
+    const element = table(caption, COLUMNS, [], 'compact');
     element.querySelector('tbody')!.replaceWith(body);
     return h('div', { class: 'table-wrap' }, element);
   };
