@@ -15,6 +15,7 @@ import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
+import { openView } from '../support/console-page.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
 /** Every wait in the page is bounded by this (generous: a whole suite may run beside it). */
@@ -82,7 +83,7 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
 
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Carts', exact: true }).click();
+    await openView(page, 'Carts');
     await page.getByRole('button', { name: 'New cart' }).click();
     const editor = page.getByRole('form', { name: 'New cart' });
     const first = editor.getByRole('group', { name: 'Line 1 (orders[0])' });
@@ -198,8 +199,8 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
       executedNoTime: 0,
     };
     expect((await api('POST', CART, body)).status).toBe(200);
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS issues', exact: true }).click();
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Carts', exact: true }).click();
+    await openView(page, 'OFS issues');
+    await openView(page, 'Carts');
     await page.getByRole('button', { name: 'Open cart From the API' }).click();
     const first = page.getByRole('form', { name: 'Cart From the API' }).getByRole('group', { name: 'Line 1 (orders[0])' });
     await first.waitFor();

@@ -18,6 +18,7 @@ import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
+import { openView } from '../support/console-page.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-chart');
 /** Every wait in the page is bounded by this (as in console.test.ts: one step of Chromium under load took over 10 s). */
@@ -109,7 +110,7 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
     await page.getByLabel('API key').fill(state.demo.api_key);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS book', exact: true }).click();
+    await openView(page, 'OFS book');
     await chart().waitFor();
     await expect
       .poll(
