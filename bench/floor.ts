@@ -1,0 +1,344 @@
+/**
+ * The write floor of issue 26: what the rows a bid writes until PENDING cost at the least, written by a bare
+ * driver loop with no ordergate code, on the same schema and indexes, in transactions of the batches order
+ * entry's group commit and the OMS take.
+ *
+ * Capture: ordergate's own app (the HTTP pipeline through `inject`, order entry, the OMS worker) places
+ * `batches` batches of `batch` bids on a fresh database, each batch's bids arriving together (one group
+ * commit, as `batch` connections reach under saturation) and then taken to PENDING by one OMS pass. Every
+ * statement that changes the database is recorded with its parameters and the rows it changed (for
+ * SQLite, better-sqlite3's Statement#run; for PostgreSQL, pg's Client#query, per connection), and the reads
+ * are counted. Replay: the recorded writes run again, transaction by transaction as they committed, on a
+ * copy of the database as it was before the capture, through a bare better-sqlite3 connection (WAL,
+ * synchronous=FULL, prepared statements) or one bare `pg` client; the replay's CPU (this process; on
+ * PostgreSQL also the backend's, from /proc) divided by the bids is the floor. The replay also times each
+ * commit: its p99 is the disk's commit time in the same run.
+ */
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from '../src/app.js';
+import { RATE_LIMITS_OFF } from '../src/http/rate-limit.js';
+import { openStore, type Store } from '../src/store/database.js';
+import { migrateToLatest } from '../src/store/migrations.js';
+import { createOmsWorker, createServices } from '../src/wiring.js';
+import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
+
+const PLACE_PATH = '/transactional/v1/orders/regular';
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** One recorded write: its SQL, its parameters as given to the driver, and the rows it changed. */
+interface Write {
+  sql: string;
+  args: unknown[];
+  changes: number;
+}
+
+/** What the rows of one bid are, per table, and what writing them cost at the least. */
+export interface WriteFloor {
+  dialect: 'sqlite' | 'postgres';
+  bids: number;
+  batch: number;
+  /** Rows inserted and updated per bid, per table. */
+  rows_per_bid: Record<string, { inserted: number; updated: number; deleted: number }>;
+  /** All rows changed per bid. */
+  row_changes_per_bid: number;
+  /** The statements ordergate ran per bid (writes, reads) and its commits per bid. */
+  statements_per_bid: { writes: number; reads: number; commits: number };
+  /** The floor: the replay's CPU per bid, in this process (and, on PostgreSQL, the backend's). */
+  client_cpu_us_per_bid: number;
+  backend_cpu_us_per_bid: number | null;
+  /** The disk's commit time in the replay: median and p99 of its commits, ms. */
+  commit_p50_ms: number;
+  commit_p99_ms: number;
+}
+
+const tableOf = (sql: string): { kind: 'inserted' | 'updated' | 'deleted'; table: string } | null => {
+  const match = /^\s*(insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from)\s+"?([a-z_]+)"?/i.exec(sql);
+  if (match === null) return null;
+  const verb = match[1]!.toLowerCase();
+  return { kind: verb.startsWith('insert') ? 'inserted' : verb === 'update' ? 'updated' : 'deleted', table: match[2]! };
+};
+
+const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release)\b/i.test(sql);
+const isCommit = (sql: string) => /^\s*commit\b/i.test(sql);
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function summarizeWrites(transactions: Write[][], bids: number, reads: number) {
+  const rows: WriteFloor['rows_per_bid'] = {};
+  let writes = 0;
+  let commits = 0;
+  let changes = 0;
+  for (const write of transactions.flat()) {
+    if (isControl(write.sql)) {
+      if (isCommit(write.sql)) commits++;
+      continue;
+    }
+    writes++;
+    const target = tableOf(write.sql);
+    if (target === null) continue;
+    rows[target.table] ??= { inserted: 0, updated: 0, deleted: 0 };
+    rows[target.table]![target.kind] += write.changes;
+    changes += write.changes;
+  }
+  const perBid = (n: number) => Number((n / bids).toFixed(2));
+  for (const counts of Object.values(rows)) {
+    counts.inserted = perBid(counts.inserted);
+    counts.updated = perBid(counts.updated);
+    counts.deleted = perBid(counts.deleted);
+  }
+  return {
+    rows_per_bid: rows,
+    row_changes_per_bid: perBid(changes),
+    statements_per_bid: { writes: perBid(writes), reads: perBid(reads), commits: perBid(commits) },
+  };
+}
+
+/** Places `batch` bids at once through the app, then runs one OMS pass; every bid must end PENDING. */
+async function placeBatches(store: Store, bidders: Bidder[], batch: number, batches: number, capturing: (on: boolean) => void): Promise<void> {
+  const services = createServices(store, { tokenTtlSeconds: 86_400 });
+  const app = buildApp(services, { logger: false, rateLimits: RATE_LIMITS_OFF, publicUrl: null, trustProxy: false });
+  await app.ready();
+  const oms = createOmsWorker(store, { logger: pino({ level: 'silent' }) });
+  try {
+    for (let b = 0; b < batches; b++) {
+      capturing(true);
+      const answers = await Promise.all(
+        Array.from({ length: batch }, (_, i) => {
+          const bidder = bidders[i % bidders.length]!;
+          return app.inject({
+            method: 'POST',
+            url: PLACE_PATH,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey },
+            payload: BID_BODY,
+          });
+        }),
+      );
+      for (const answer of answers) if (answer.statusCode !== 200) throw new Error(`write floor: a bid was answered ${answer.statusCode}: ${answer.body}`);
+      while ((await oms.runOnce()) > 0);
+      capturing(false);
+    }
+    const pending = await store.db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'PENDING')
+      .executeTakeFirstOrThrow();
+    if (Number(pending.n) !== batch * batches) throw new Error(`write floor: ${pending.n} of ${batch * batches} bids reached PENDING`);
+  } finally {
+    await app.close();
+  }
+}
+
+/** SQLite: capture through better-sqlite3's Statement#run, replay on a copy with a bare connection. */
+export async function sqliteWriteFloor(bidderCount: number, batch: number, batches: number): Promise<WriteFloor> {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-floor-'));
+  try {
+    const base = join(dir, 'base.db');
+    const seed = openStore(`sqlite:${base}`);
+    await migrateToLatest(seed);
+    const bidders = await createBidders(seed, bidderCount, 'floor');
+    await createIssue(seed);
+    await seed.close();
+    const replayFile = join(dir, 'replay.db');
+    for (const suffix of ['', '-wal']) if (existsSync(base + suffix)) copyFileSync(base + suffix, replayFile + suffix);
+
+    // Every Statement#run of every connection goes through the prototype; reads go through all/get.
+    const probe = new Database(':memory:');
+    const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as {
+      run(...args: unknown[]): Database.RunResult;
+      all(...args: unknown[]): unknown[];
+      get(...args: unknown[]): unknown;
+    };
+    probe.close();
+    const original = { run: prototype.run, all: prototype.all, get: prototype.get };
+    const writes: Write[] = [];
+    let reads = 0;
+    let on = false;
+    prototype.run = function (this: Database.Statement, ...args: unknown[]) {
+      const result = original.run.apply(this, args);
+      if (on) writes.push({ sql: this.source, args: structuredClone(args), changes: result.changes });
+      return result;
+    };
+    prototype.all = function (this: Database.Statement, ...args: unknown[]) {
+      if (on) reads++;
+      return original.all.apply(this, args);
+    };
+    prototype.get = function (this: Database.Statement, ...args: unknown[]) {
+      if (on) reads++;
+      return original.get.apply(this, args);
+    };
+    const store = openStore(`sqlite:${base}`);
+    try {
+      await placeBatches(store, bidders, batch, batches, (value) => (on = value));
+    } finally {
+      Object.assign(prototype, original);
+      await store.close();
+    }
+
+    // One connection: the writes are in commit order already.
+    const transactions: Write[][] = [[]];
+    for (const write of writes) {
+      transactions.at(-1)!.push(write);
+      if (isCommit(write.sql)) transactions.push([]);
+    }
+
+    const replay = new Database(replayFile);
+    replay.pragma('journal_mode = WAL');
+    replay.pragma('synchronous = FULL');
+    replay.pragma('foreign_keys = ON');
+    replay.pragma('wal_autocheckpoint = 10000');
+    const prepared = new Map<string, Database.Statement>();
+    const statement = (sql: string) => {
+      let found = prepared.get(sql);
+      if (found === undefined) prepared.set(sql, (found = replay.prepare(sql)));
+      return found;
+    };
+    for (const write of writes) statement(write.sql);
+    const commitMs: number[] = [];
+    const cpu = process.cpuUsage();
+    for (const write of writes) {
+      if (isCommit(write.sql)) {
+        const started = performance.now();
+        statement(write.sql).run(...write.args);
+        commitMs.push(performance.now() - started);
+      } else statement(write.sql).run(...write.args);
+    }
+    const used = process.cpuUsage(cpu);
+    replay.close();
+    const bids = batch * batches;
+    return {
+      dialect: 'sqlite',
+      bids,
+      batch,
+      ...summarizeWrites(transactions, bids, reads),
+      client_cpu_us_per_bid: Math.round((used.user + used.system) / bids),
+      backend_cpu_us_per_bid: null,
+      commit_p50_ms: Number(percentile(commitMs, 50).toFixed(2)),
+      commit_p99_ms: Number(percentile(commitMs, 99).toFixed(2)),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** User + system CPU seconds of a process so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * PostgreSQL: capture through pg's Client#query (each connection's statements apart, a transaction taken
+ * whole at its COMMIT), replay on a database made from the same template with one bare client.
+ * `admin(statement)` runs a statement on the server's maintenance database; `urlOf(name)` is a database's URL.
+ */
+export async function postgresWriteFloor(
+  admin: (statement: string) => Promise<void>,
+  urlOf: (name: string) => string,
+  bidderCount: number,
+  batch: number,
+  batches: number,
+): Promise<WriteFloor> {
+  const base = `ordergate_floor_base_${process.pid}`;
+  const replayName = `ordergate_floor_replay_${process.pid}`;
+  await admin(`drop database if exists ${base} with (force)`);
+  await admin(`drop database if exists ${replayName} with (force)`);
+  await admin(`create database ${base}`);
+  try {
+    const seed = openStore(urlOf(base));
+    await migrateToLatest(seed);
+    const bidders = await createBidders(seed, bidderCount, 'floor');
+    await createIssue(seed);
+    await seed.close();
+    await admin(`create database ${replayName} template ${base}`);
+
+    type Query = (this: pg.Client, ...args: unknown[]) => unknown;
+    const prototype = pg.Client.prototype as unknown as { query: Query };
+    const original = prototype.query;
+    const open = new Map<pg.Client, Write[]>();
+    const transactions: Write[][] = [];
+    let reads = 0;
+    let on = false;
+    prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [text, values] = args;
+      if (!on || typeof text !== 'string' || typeof args.at(-1) === 'function') return original.apply(this, args);
+      const pending = original.apply(this, args) as Promise<pg.QueryResult>;
+      const sql = text;
+      return pending.then((result) => {
+        const write: Write = { sql, args: values === undefined ? [] : [structuredClone(values)], changes: result.rowCount ?? 0 };
+        const mine = open.get(this) ?? [];
+        if (/^\s*begin\b/i.test(sql)) open.set(this, [write]);
+        else if (isCommit(sql)) {
+          transactions.push([...mine, write]);
+          open.delete(this);
+        } else if (/^\s*rollback\b/i.test(sql)) open.delete(this);
+        else if (tableOf(sql) !== null || /^\s*with\b/i.test(sql)) {
+          if (open.has(this)) mine.push(write);
+          else transactions.push([write]);
+        } else reads++;
+        return result;
+      });
+    };
+    const store = openStore(urlOf(base));
+    try {
+      await placeBatches(store, bidders, batch, batches, (value) => (on = value));
+    } finally {
+      prototype.query = original;
+      await store.close();
+    }
+
+    const client = new pg.Client({ connectionString: urlOf(replayName) });
+    await client.connect();
+    const backend = Number((await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid);
+    const commitMs: number[] = [];
+    const backendBefore = cpuSeconds(backend);
+    const cpu = process.cpuUsage();
+    for (const transaction of transactions) {
+      for (const write of transaction) {
+        if (isCommit(write.sql)) {
+          const started = performance.now();
+          await client.query(write.sql);
+          commitMs.push(performance.now() - started);
+        } else await client.query(write.sql, write.args[0] as unknown[] | undefined);
+      }
+    }
+    const used = process.cpuUsage(cpu);
+    const backendCpu = cpuSeconds(backend) - backendBefore;
+    // The rows each table took, from the statistics (a multi-row statement with CTEs writes several tables):
+    // the replay's database is new, so its counts are the replay's.
+    await client.query('select pg_stat_force_next_flush()');
+    await client.query('select 1');
+    const stats = await client.query<{ relname: string; ins: string; upd: string; del: string }>(
+      'select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del from pg_stat_user_tables where n_tup_ins + n_tup_upd + n_tup_del > 0',
+    );
+    await client.end();
+    const bids = batch * batches;
+    const summary = summarizeWrites(transactions, bids, reads);
+    const perBid = (n: string) => Number((Number(n) / bids).toFixed(2));
+    summary.rows_per_bid = Object.fromEntries(
+      stats.rows.map((row) => [row.relname, { inserted: perBid(row.ins), updated: perBid(row.upd), deleted: perBid(row.del) }]),
+    );
+    summary.row_changes_per_bid = Number(stats.rows.reduce((sum, row) => sum + (Number(row.ins) + Number(row.upd) + Number(row.del)) / bids, 0).toFixed(2));
+    return {
+      dialect: 'postgres',
+      bids,
+      batch,
+      ...summary,
+      client_cpu_us_per_bid: Math.round((used.user + used.system) / bids),
+      backend_cpu_us_per_bid: Math.round((backendCpu * 1e6) / bids),
+      commit_p50_ms: Number(percentile(commitMs, 50).toFixed(2)),
+      commit_p99_ms: Number(percentile(commitMs, 99).toFixed(2)),
+    };
+  } finally {
+    await admin(`drop database if exists ${replayName} with (force)`);
+    await admin(`drop database if exists ${base} with (force)`);
+  }
+}
