@@ -166,13 +166,18 @@ export async function sqliteWriteFloor(bidderCount: number, batch: number, batch
       if (on) writes.push({ sql: this.source, args: structuredClone(args), changes: result.changes });
       return result;
     };
+    // A write with RETURNING (an upsert that answers the new value) runs through all/get: a write all the same.
     prototype.all = function (this: Database.Statement, ...args: unknown[]) {
-      if (on) reads++;
-      return original.all.apply(this, args);
+      const rows = original.all.apply(this, args);
+      if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: rows.length });
+      else if (on) reads++;
+      return rows;
     };
     prototype.get = function (this: Database.Statement, ...args: unknown[]) {
-      if (on) reads++;
-      return original.get.apply(this, args);
+      const row = original.get.apply(this, args);
+      if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: row === undefined ? 0 : 1 });
+      else if (on) reads++;
+      return row;
     };
     const store = openStore(`sqlite:${base}`);
     try {
@@ -204,11 +209,13 @@ export async function sqliteWriteFloor(bidderCount: number, batch: number, batch
     const commitMs: number[] = [];
     const cpu = process.cpuUsage();
     for (const write of writes) {
+      const replayed = statement(write.sql);
       if (isCommit(write.sql)) {
         const started = performance.now();
-        statement(write.sql).run(...write.args);
+        replayed.run(...write.args);
         commitMs.push(performance.now() - started);
-      } else statement(write.sql).run(...write.args);
+      } else if (replayed.reader) replayed.all(...write.args);
+      else replayed.run(...write.args);
     }
     const used = process.cpuUsage(cpu);
     replay.close();
