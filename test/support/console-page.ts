@@ -25,8 +25,15 @@ export async function openView(page: Page, label: string): Promise<void> {
   const menu = page.getByRole('button', { name: 'Menu' });
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: label, exact: true }).click();
-  await page.waitForFunction("document.activeElement?.tagName === 'H2'");
+  // Polled with evaluate, which the page's CSP does not judge (waitForFunction's polling evals a string in the page).
+  const deadline = Date.now() + FOCUS_TIMEOUT_MS;
+  while ((await page.evaluate('document.activeElement?.tagName')) !== 'H2') {
+    if (Date.now() > deadline) throw new Error(`the focus did not reach ${label}'s heading within ${FOCUS_TIMEOUT_MS} ms`);
+    await page.waitForTimeout(20);
+  }
 }
+
+const FOCUS_TIMEOUT_MS = 20_000;
 
 /** How a table row lies on the page: its height, how many lines its cells take, and its tallest cell's height. */
 export interface RowLayout {
