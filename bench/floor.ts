@@ -275,12 +275,19 @@ export async function postgresWriteFloor(
     let reads = 0;
     let on = false;
     prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const [text, values] = args;
-      if (!on || typeof text !== 'string' || typeof args.at(-1) === 'function') return original.apply(this, args);
+      // (text, values), or a named prepared statement's { name, text, values } (kept as it is for the replay).
+      const [first, second] = args;
+      const config = typeof first === 'object' && first !== null && typeof (first as { text?: unknown }).text === 'string' ? (first as pg.QueryConfig) : null;
+      const sql = config?.text ?? first;
+      if (!on || typeof sql !== 'string' || typeof args.at(-1) === 'function') return original.apply(this, args);
       const pending = original.apply(this, args) as Promise<pg.QueryResult>;
-      const sql = text;
+      const values = config === null ? second : config.values;
       return pending.then((result) => {
-        const write: Write = { sql, args: values === undefined ? [] : [structuredClone(values)], changes: result.rowCount ?? 0 };
+        const write: Write = {
+          sql,
+          args: [values === undefined ? [] : structuredClone(values), ...(config?.name === undefined ? [] : [config.name])],
+          changes: result.rowCount ?? 0,
+        };
         const mine = open.get(this) ?? [];
         if (/^\s*begin\b/i.test(sql)) open.set(this, [write]);
         else if (isCommit(sql)) {
@@ -314,7 +321,10 @@ export async function postgresWriteFloor(
           const started = performance.now();
           await client.query(write.sql);
           commitMs.push(performance.now() - started);
-        } else await client.query(write.sql, write.args[0] as unknown[] | undefined);
+        } else {
+          const [values, name] = write.args as [unknown[], string | undefined];
+          await client.query(name === undefined ? { text: write.sql, values } : { name, text: write.sql, values });
+        }
       }
     }
     const used = process.cpuUsage(cpu);
