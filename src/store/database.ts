@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
-import { READ_ONLY_SQL_TRANSACTION, StandbyServerError, storeError, unavailableAware } from './unavailable.js';
+import { isStalePreparedPlan, READ_ONLY_SQL_TRANSACTION, StandbyServerError, storeError, unavailableAware } from './unavailable.js';
 import type { Database } from './tables.js';
 import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
 
@@ -220,6 +220,28 @@ async function refuseStandby(client: pg.ClientBase): Promise<void> {
   if (rows[0]?.in_recovery !== false) throw new StandbyServerError();
 }
 
+/** How many SQL texts are given a name: beyond it, a text is sent unnamed (parsed and planned each time). */
+const NAMED_STATEMENTS_MAX = 512;
+const statementNames = new Map<string, string>();
+
+/**
+ * A query with parameters as a named prepared statement: each connection parses and plans its SQL text
+ * once (pg sends the Parse the first time a connection meets the name) instead of at every execution.
+ * Kysely's SQL texts are fixed per query shape (lists are one array parameter, store/bulk.ts), so the
+ * names stay few.
+ */
+function namedStatement(args: unknown[]): unknown[] {
+  const [text, values, ...rest] = args;
+  if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || rest.length > 0) return args;
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= NAMED_STATEMENTS_MAX) return args;
+    name = `og${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return [{ name, text, values }];
+}
+
 function openPostgres(connectionString: string, onStatement?: (sql: string) => void): { db: Kysely<Database>; close(): Promise<void> } {
   const watch = new StalledQueryWatch(new LivenessCheck(connectionString));
   const pool = new pg.Pool({
@@ -242,7 +264,7 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       if (onStatement) onStatement(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text));
-      const result = query(...args);
+      const result = query(...namedStatement(args));
       if (result instanceof Promise) {
         watch.begin(client);
         result.then(
@@ -251,7 +273,10 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
             watch.end(client);
             // A statement refused as read-only: the server has become a standby (a demoted primary) under this
             // connection. It is dropped, not reused.
-            if (error instanceof Error && (error.message === 'Query read timeout' || (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION)) {
+            if (
+              error instanceof Error &&
+              (error.message === 'Query read timeout' || (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION || isStalePreparedPlan(error))
+            ) {
               destroyConnection(client);
             }
           },
@@ -270,8 +295,12 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
   };
 }
 
-/** Closes the client's socket at once: the pool drops a client that is no longer queryable. */
+/**
+ * Closes the client's socket at once. Ended first, so that the pool drops it when it is released rather
+ * than handing it out again before the socket's close is seen.
+ */
 function destroyConnection(client: pg.PoolClient): void {
+  client.end().catch(() => undefined);
   (client.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
 }
 

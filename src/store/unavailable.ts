@@ -28,6 +28,15 @@ export class StandbyServerError extends Error {
 /** SQLSTATE 25006: a write refused by a server in recovery (or a read-only transaction). */
 export const READ_ONLY_SQL_TRANSACTION = '25006';
 
+/**
+ * A named prepared statement whose result columns changed under it (a migration altered a table that a
+ * live connection's statement reads with `select *`): SQLSTATE 0A000 with this message. The connection is
+ * dropped (its statements are prepared again on the next) and the request answered "not now".
+ */
+export function isStalePreparedPlan(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '0A000' && error.message.startsWith('cached plan must not change result type');
+}
+
 /** The error to let out of the store: a DatabaseUnavailableError when it means "not now", else itself. */
 export function storeError(error: unknown): unknown {
   return error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error) ? error : new DatabaseUnavailableError(error);
@@ -142,6 +151,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
     if (code.startsWith('SQLITE_')) return SQLITE_UNAVAILABLE_PREFIXES.some((prefix) => code.startsWith(prefix));
     if (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)) return true;
   }
+  if (isStalePreparedPlan(error)) return true;
   if (PG_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message))) return true;
   // Connecting to a name with several addresses fails with all of their errors at once.
   if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;

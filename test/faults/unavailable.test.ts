@@ -6,13 +6,14 @@
  */
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
 import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from '../../src/store/database.js';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../../src/store/unavailable.js';
 import { createServices } from '../../src/wiring.js';
-import { createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';
+import { createMigratedTestDatabase, createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { validBid } from '../support/server.js';
 import { login, seed, type Bidder } from './nodes.js';
 
@@ -146,5 +147,31 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite write lock held by another p
     }
     const placed = await bid();
     expect(placed.status).toBe(200);
+  });
+});
+
+describe.runIf(testDialect() === 'postgres')("PostgreSQL's named prepared statements under a migration", () => {
+  it('a table altered under the prepared statements of live connections: "not now" once per connection, then prepared again on new ones', async () => {
+    const database = await createMigratedTestDatabase('ordergate_stale_plan');
+    const local = openStore(database.databaseUrl);
+    try {
+      const read = () => local.db.selectFrom('ofs_issues').selectAll().where('exchange', '=', 'NSE_EQ').execute();
+      // Every connection of the pool runs (and so prepares) the read.
+      await Promise.all(Array.from({ length: 10 }, read));
+      await sql`alter table ofs_issues add column added_by_a_migration integer`.execute(local.db);
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, read));
+      const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      // The reads were named statements (an unnamed one is planned anew and never refused).
+      expect(refused.length).toBeGreaterThan(0);
+      for (const { reason } of refused) {
+        expect(reason).toBeInstanceOf(DatabaseUnavailableError);
+        expect((reason as Error).cause).toMatchObject({ code: '0A000' });
+      }
+      // The refused connections were dropped: every read after them works.
+      for (let i = 0; i < 20; i++) await expect(read()).resolves.toEqual([]);
+    } finally {
+      await local.close();
+      await database.dispose();
+    }
   });
 });
