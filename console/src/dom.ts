@@ -125,7 +125,7 @@ export function instantElement(text: string): HTMLElement | string {
   if (parts === null) return text;
   return h(
     'time',
-    { datetime: new Date(parseInstant(text)).toISOString(), class: parts.today ? 'instant-today' : '' },
+    { datetime: new Date(parseInstant(text)).toISOString(), class: parts.today ? 'instant-today' : null },
     h('span', { class: 'instant-date' }, `${parts.date}, `),
     parts.clock,
   );

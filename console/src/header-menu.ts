@@ -7,7 +7,6 @@
 export interface HeaderMenu {
   /** Shows the button (after login) or hides it with the menu (at logout). */
   enable(enabled: boolean): void;
-  close(): void;
 }
 
 export function headerMenu(header: HTMLElement, button: HTMLButtonElement, menu: HTMLElement): HeaderMenu {
@@ -29,6 +28,5 @@ export function headerMenu(header: HTMLElement, button: HTMLButtonElement, menu:
       button.hidden = !enabled;
       if (!enabled) setOpen(false);
     },
-    close: () => setOpen(false),
   };
 }

@@ -4,7 +4,7 @@
  * 12 px text reads at 12 px rather than shrunk; on a wider screen at `desktop`, as wide as the view lets a
  * chart be.
  */
-export const PHONE_QUERY = '(max-width: 40rem)';
+const PHONE_QUERY = '(max-width: 40rem)';
 
 /** A card's padding and border on both sides (app.css: .card), and the least width a chart is drawn at. */
 const CARD_CHROME_PX = 2 * (16 + 1);
