@@ -24,7 +24,7 @@ export const DEFAULT_BATCH_SIZE = 250;
 export const MAX_RETRY_DELAY_MS = 2_000;
 
 export interface OutboxLoopOptions {
-  oms: Pick<OmsRepository, 'latestEntryId' | 'dueEntries' | 'claimAll' | 'completeAll' | 'releaseAll'>;
+  oms: Pick<OmsRepository, 'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll'>;
   now: () => number;
   logger: Logger;
   /** Names the worker in outbox leases. */
@@ -166,23 +166,12 @@ export class OutboxLoop {
       // request of this process) until it is drained.
       await yieldToEventLoop();
       if (this.stopRequested) return processed;
-      const due = await oms.dueEntries(now(), failed, this.batchSize, horizon);
+      const claimedAt = now();
+      // Entries another worker takes meanwhile are left to it.
+      const due = await oms.claimDue(claimedAt, failed, this.batchSize, horizon, this.workerId, claimedAt + this.leaseMs);
       if (due.length === 0) return processed;
       try {
-        const claimedAt = now();
-        // Others may have taken some since they were read: those are theirs.
-        const claimed = new Set(
-          await oms.claimAll(
-            due.map((entry) => entry.id),
-            this.workerId,
-            claimedAt,
-            claimedAt + this.leaseMs,
-          ),
-        );
-        processed += await this.work.processBatch(
-          due.filter((entry) => claimed.has(entry.id)),
-          lease,
-        );
+        processed += await this.work.processBatch(due, lease);
       } catch (error) {
         // The database failed mid-batch (an outage): this worker may still hold leases on these entries,
         // which nobody could take for the lease's length. It gives them back at its next pass.

@@ -42,6 +42,42 @@ export class OmsRepository {
    * for. Entries after `maxId` are left out.
    */
   async dueEntries(now: number, skipIds: readonly number[], limit: number, maxId = Number.MAX_SAFE_INTEGER): Promise<OutboxEntry[]> {
+    const rows = await this.dueQuery(now, skipIds, limit, maxId).execute();
+    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction }));
+  }
+
+  /**
+   * The due entries (as dueEntries) taken for `workerId` until `until`, in id order. On PostgreSQL one
+   * statement: the due rows are locked as they are read, skipping those another worker is taking at that
+   * moment (`FOR UPDATE SKIP LOCKED`), so that workers on several nodes take different entries instead of
+   * reading the same ones and racing to claim them. On SQLite (one writer) the read, then the claim.
+   */
+  async claimDue(now: number, skipIds: readonly number[], limit: number, maxId: number, workerId: string, until: number): Promise<OutboxEntry[]> {
+    if (this.dialect !== 'postgres') {
+      // Another process (`ordergate oms` beside a server) may take what was read before the claim: read again.
+      for (;;) {
+        const due = await this.dueEntries(now, skipIds, limit, maxId);
+        const claimed = new Set(
+          await this.claimAll(
+            due.map((entry) => entry.id),
+            workerId,
+            now,
+            until,
+          ),
+        );
+        if (due.length === 0 || claimed.size > 0) return due.filter((entry) => claimed.has(entry.id));
+      }
+    }
+    const rows = await this.db
+      .updateTable('outbox')
+      .set({ claimed_by: workerId, claimed_until: until })
+      .where('id', 'in', this.dueQuery(now, skipIds, limit, maxId).clearSelect().select('id').forUpdate().skipLocked())
+      .returning(['id', 'order_id', 'action'])
+      .execute();
+    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction })).sort((a, b) => a.id - b.id);
+  }
+
+  private dueQuery(now: number, skipIds: readonly number[], limit: number, maxId: number) {
     let query = this.db
       .selectFrom('outbox')
       .select(['id', 'order_id', 'action'])
@@ -65,8 +101,7 @@ export class OmsRepository {
       .orderBy('id')
       .limit(limit);
     if (skipIds.length > 0) query = query.where('id', 'not in', skipIds);
-    const rows = await query.execute();
-    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction }));
+    return query;
   }
 
   /**

@@ -157,6 +157,27 @@ describe('several workers', () => {
     expect(await bench.openOutbox()).toBe(3);
   });
 
+  it('gives workers that claim at the same moment different entries, each its own, in id order', async () => {
+    for (let i = 0; i < 12; i += 1) await bench.placeOrder();
+    const outbox = new OmsRepository(bench.store.db, bench.store.dialect);
+    const now = bench.clock.now;
+    const all = (await outbox.dueEntries(now, [], 100)).map((entry) => entry.id);
+    expect(all).toHaveLength(12);
+    const taken = await Promise.all(
+      ['worker-a', 'worker-b', 'worker-c'].map((worker) => outbox.claimDue(now, [], 5, Number.MAX_SAFE_INTEGER, worker, now + DEFAULT_LEASE_MS)),
+    );
+    const ids = taken.flat().map((entry) => entry.id);
+    // No entry twice; together the oldest 12 at most 5 each; and each worker's in id order.
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(12);
+    for (const entries of taken) expect(entries.map((entry) => entry.id)).toEqual([...entries.map((entry) => entry.id)].sort((a, b) => a - b));
+    const owners = await bench.store.db.selectFrom('outbox').select(['id', 'claimed_by']).execute();
+    for (const [index, entries] of taken.entries()) {
+      for (const entry of entries) expect(owners.find((row) => Number(row.id) === entry.id)?.claimed_by).toBe(`worker-${'abc'[index]}`);
+    }
+    expect(await outbox.claimDue(now, [], 5, Number.MAX_SAFE_INTEGER, 'worker-d', now + DEFAULT_LEASE_MS)).toEqual([]);
+  });
+
   it('keeps an order’s entries in commit order across workers: the modification reaches the exchange before the cancellation', async () => {
     const orderId = await bench.placeOrder({ quantity: 10 });
     await bench.worker().runOnce();
