@@ -4,8 +4,9 @@
  * entry's group commit and the OMS take.
  *
  * Capture: ordergate's own app (the HTTP pipeline through `inject`, order entry, the OMS worker) places
- * `batches` batches of `batch` bids on a fresh database, each batch's bids arriving together (one group
- * commit, as `batch` connections reach under saturation) and then taken to PENDING by one OMS pass. Every
+ * about a thousand bids on a fresh database in the batches the benchmark's nodes reached under the load
+ * (each entry batch's bids arriving together: one group commit; an OMS pass after every few of them, as
+ * large as the OMS's passes were), and the OMS takes them to PENDING. Every
  * statement that changes the database is recorded with its parameters and the rows it changed (for
  * SQLite, better-sqlite3's Statement#run; for PostgreSQL, pg's Client#query, per connection), and the reads
  * are counted. Replay: the recorded writes run again, transaction by transaction as they committed, on a
@@ -41,7 +42,9 @@ interface Write {
 export interface WriteFloor {
   dialect: 'sqlite' | 'postgres';
   bids: number;
-  batch: number;
+  /** The batches it wrote in: bids per order-entry commit, and per OMS pass. */
+  entry_batch: number;
+  oms_batch: number;
   /** Rows inserted and updated per bid, per table. */
   rows_per_bid: Record<string, { inserted: number; updated: number; deleted: number }>;
   /** All rows changed per bid. */
@@ -101,15 +104,31 @@ function summarizeWrites(transactions: Write[][], bids: number, reads: number) {
   };
 }
 
-/** Places `batch` bids at once through the app, then runs one OMS pass; every bid must end PENDING. */
-async function placeBatches(store: Store, bidders: Bidder[], batch: number, batches: number, capturing: (on: boolean) => void): Promise<void> {
+/**
+ * The batches a floor writes in: `entry` bids committed together by order entry, `oms` taken together by
+ * an OMS pass (a whole number of entry batches), `bids` in all (rounded up to whole entry batches).
+ */
+export interface Batching {
+  entry: number;
+  oms: number;
+  bids: number;
+}
+
+/**
+ * Places the bids in batches of `batching.entry` arriving at once through the app, and runs an OMS pass
+ * after every `batching.oms` of them; every bid must end PENDING. Answers the batches it made.
+ */
+async function placeBatches(store: Store, bidders: Bidder[], batching: Batching, capturing: (on: boolean) => void): Promise<Batching> {
+  const batch = Math.max(1, Math.round(batching.entry));
+  const batches = Math.ceil(batching.bids / batch);
+  const omsEvery = Math.max(1, Math.round(batching.oms / batch));
   const services = createServices(store, { tokenTtlSeconds: 86_400 });
   const app = buildApp(services, { logger: false, rateLimits: RATE_LIMITS_OFF, publicUrl: null, trustProxy: false });
   await app.ready();
   const oms = createOmsWorker(store, { logger: pino({ level: 'silent' }) });
   try {
+    capturing(true);
     for (let b = 0; b < batches; b++) {
-      capturing(true);
       const answers = await Promise.all(
         Array.from({ length: batch }, (_, i) => {
           const bidder = bidders[i % bidders.length]!;
@@ -122,22 +141,23 @@ async function placeBatches(store: Store, bidders: Bidder[], batch: number, batc
         }),
       );
       for (const answer of answers) if (answer.statusCode !== 200) throw new Error(`write floor: a bid was answered ${answer.statusCode}: ${answer.body}`);
-      while ((await oms.runOnce()) > 0);
-      capturing(false);
+      if ((b + 1) % omsEvery === 0 || b === batches - 1) while ((await oms.runOnce()) > 0);
     }
+    capturing(false);
     const pending = await store.db
       .selectFrom('orders')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('status', '=', 'PENDING')
       .executeTakeFirstOrThrow();
     if (Number(pending.n) !== batch * batches) throw new Error(`write floor: ${pending.n} of ${batch * batches} bids reached PENDING`);
+    return { entry: batch, oms: batch * omsEvery, bids: batch * batches };
   } finally {
     await app.close();
   }
 }
 
 /** SQLite: capture through better-sqlite3's Statement#run, replay on a copy with a bare connection. */
-export async function sqliteWriteFloor(bidderCount: number, batch: number, batches: number): Promise<WriteFloor> {
+export async function sqliteWriteFloor(bidderCount: number, batching: Batching): Promise<WriteFloor> {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-floor-'));
   try {
     const base = join(dir, 'base.db');
@@ -180,8 +200,9 @@ export async function sqliteWriteFloor(bidderCount: number, batch: number, batch
       return row;
     };
     const store = openStore(`sqlite:${base}`);
+    let placed: Batching = { entry: 0, oms: 0, bids: 0 };
     try {
-      await placeBatches(store, bidders, batch, batches, (value) => (on = value));
+      placed = await placeBatches(store, bidders, batching, (value) => (on = value));
     } finally {
       Object.assign(prototype, original);
       await store.close();
@@ -219,11 +240,12 @@ export async function sqliteWriteFloor(bidderCount: number, batch: number, batch
     }
     const used = process.cpuUsage(cpu);
     replay.close();
-    const bids = batch * batches;
+    const { bids } = placed;
     return {
       dialect: 'sqlite',
       bids,
-      batch,
+      entry_batch: placed.entry,
+      oms_batch: placed.oms,
       ...summarizeWrites(transactions, bids, reads),
       client_cpu_us_per_bid: Math.round((used.user + used.system) / bids),
       backend_cpu_us_per_bid: null,
@@ -251,8 +273,7 @@ export async function postgresWriteFloor(
   admin: (statement: string) => Promise<void>,
   urlOf: (name: string) => string,
   bidderCount: number,
-  batch: number,
-  batches: number,
+  batching: Batching,
 ): Promise<WriteFloor> {
   const base = `ordergate_floor_base_${process.pid}`;
   const replayName = `ordergate_floor_replay_${process.pid}`;
@@ -302,8 +323,9 @@ export async function postgresWriteFloor(
       });
     };
     const store = openStore(urlOf(base));
+    let placed: Batching = { entry: 0, oms: 0, bids: 0 };
     try {
-      await placeBatches(store, bidders, batch, batches, (value) => (on = value));
+      placed = await placeBatches(store, bidders, batching, (value) => (on = value));
     } finally {
       prototype.query = original;
       await store.close();
@@ -337,7 +359,7 @@ export async function postgresWriteFloor(
       'select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del from pg_stat_user_tables where n_tup_ins + n_tup_upd + n_tup_del > 0',
     );
     await client.end();
-    const bids = batch * batches;
+    const { bids } = placed;
     const summary = summarizeWrites(transactions, bids, reads);
     const perBid = (n: string) => Number((Number(n) / bids).toFixed(2));
     summary.rows_per_bid = Object.fromEntries(
@@ -347,7 +369,8 @@ export async function postgresWriteFloor(
     return {
       dialect: 'postgres',
       bids,
-      batch,
+      entry_batch: placed.entry,
+      oms_batch: placed.oms,
       ...summary,
       client_cpu_us_per_bid: Math.round((used.user + used.system) / bids),
       backend_cpu_us_per_bid: Math.round((backendCpu * 1e6) / bids),

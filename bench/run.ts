@@ -34,7 +34,7 @@ import { migrateToLatest } from '../src/store/migrations.js';
 import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
-import { cpuSeconds, postgresWriteFloor, sqliteWriteFloor, type WriteFloor } from './floor.js';
+import { cpuSeconds, postgresWriteFloor, sqliteWriteFloor, type Batching, type WriteFloor } from './floor.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -84,6 +84,8 @@ interface Node {
   url: string;
   pid: number;
   child: ChildProcess;
+  /** ordergate's metrics listener (METRICS_PORT): the batches it made. */
+  metricsUrl?: string;
 }
 
 interface Target {
@@ -105,6 +107,9 @@ interface Sample {
   cpuUsPerBid: number;
   /** PostgreSQL: the CPU of the database's backends per bid. */
   dbCpuUsPerBid: number | null;
+  /** The mean batches of the round: bids per order-entry commit and per OMS placement (null for bare). */
+  entryBatch: number | null;
+  omsBatch: number | null;
   omsLagMs: number | null;
 }
 
@@ -139,6 +144,7 @@ async function waitUntilServing(url: string, child: ChildProcess): Promise<void>
 /** ordergate as `npm start` runs it, its JSON log in `logFile`. */
 async function startOrdergate(databaseUrl: string, logFile: string): Promise<Node> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench-results', 'profiles')}`] : [];
   const child = spawn(process.execPath, [...profile, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
@@ -148,6 +154,7 @@ async function startOrdergate(databaseUrl: string, logFile: string): Promise<Nod
       DATABASE_URL: databaseUrl,
       HOST: '127.0.0.1',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       RATE_LIMIT_ORDERS_PER_SECOND: '0',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -155,7 +162,27 @@ async function startOrdergate(databaseUrl: string, logFile: string): Promise<Nod
   child.stderr!.pipe(createWriteStream(logFile, { flags: 'a' }));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilServing(url, child);
-  return { url, pid: child.pid!, child };
+  return { url, pid: child.pid!, child, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+}
+
+/** Commands committed and OMS placements made so far by a node, from its metrics: the batches it reached. */
+interface BatchCounts {
+  entryCommands: number;
+  entryBatches: number;
+  omsPlaceCalls: number;
+}
+
+async function batchCounts(nodes: Node[]): Promise<BatchCounts> {
+  const counts: BatchCounts = { entryCommands: 0, entryBatches: 0, omsPlaceCalls: 0 };
+  for (const node of nodes) {
+    if (node.metricsUrl === undefined) continue;
+    const text = await (await fetch(node.metricsUrl)).text();
+    const value = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
+    counts.entryCommands += value(/^ordergate_order_entry_batch_size_sum (\S+)$/gm);
+    counts.entryBatches += value(/^ordergate_order_entry_batch_size_count (\S+)$/gm);
+    counts.omsPlaceCalls += value(/^ordergate_oms_exchange_call_duration_seconds_count\{[^}]*operation="place_bids"[^}]*\} (\S+)$/gm);
+  }
+  return counts;
 }
 
 async function startBare(): Promise<Node> {
@@ -343,6 +370,7 @@ async function backendsCpu(database: string): Promise<Map<number, number>> {
 async function measure(target: Target, rate: number | undefined, seconds = options.seconds): Promise<Sample> {
   const bare = target.name === 'bare';
   const dbBefore = target.database === null ? null : await backendsCpu(target.database);
+  const batchesBefore = await batchCounts(target.nodes);
   const cpuBefore = target.nodes.map((node) => cpuSeconds(node.pid));
   const perNode = Math.max(1, Math.floor(options.connections / target.nodes.length));
   const slice = Math.ceil(target.bidders.length / target.nodes.length);
@@ -352,6 +380,10 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
     ),
   );
   const lag = target.store ? await omsLag(target.store) : null;
+  const batchesAfter = await batchCounts(target.nodes);
+  const entryBatches = batchesAfter.entryBatches - batchesBefore.entryBatches;
+  const entryCommands = batchesAfter.entryCommands - batchesBefore.entryCommands;
+  const omsCalls = batchesAfter.omsPlaceCalls - batchesBefore.omsPlaceCalls;
   const cpu = target.nodes.reduce((sum, node, i) => sum + cpuSeconds(node.pid) - cpuBefore[i]!, 0);
   const bids = results.reduce((sum, r) => sum + r.bids, 0);
   let dbCpu: number | null = null;
@@ -367,6 +399,8 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
     max: Math.max(...results.map((r) => r.max)),
     cpuUsPerBid: (cpu * 1e6) / Math.max(1, bids),
     dbCpuUsPerBid: dbCpu === null ? null : (dbCpu * 1e6) / Math.max(1, bids),
+    entryBatch: entryBatches > 0 ? entryCommands / entryBatches : null,
+    omsBatch: omsCalls > 0 ? entryCommands / omsCalls : null,
     omsLagMs: lag,
   };
 }
@@ -404,6 +438,8 @@ function summarize(samples: Sample[], bareSamples: Sample[]) {
     max_ms: Math.max(...samples.map((s) => s.max)),
     cpu_us_per_bid: Math.round(median(samples.map((s) => s.cpuUsPerBid))),
     db_cpu_us_per_bid: samples[0]!.dbCpuUsPerBid === null ? null : Math.round(median(samples.map((s) => s.dbCpuUsPerBid ?? 0))),
+    entry_batch: samples[0]!.entryBatch === null ? null : Number(median(samples.map((s) => s.entryBatch ?? 0)).toFixed(1)),
+    oms_batch: samples[0]!.omsBatch === null ? null : Number(median(samples.map((s) => s.omsBatch ?? 0)).toFixed(1)),
     oms_lag_ms: samples[0]!.omsLagMs === null ? null : Math.max(...samples.map((s) => s.omsLagMs ?? 0)),
     rounds: samples.map((s) => ({
       rps: Math.round(s.rps),
@@ -443,19 +479,22 @@ async function readCosts(target: Target) {
   };
 }
 
-/** Bids per write-floor transaction: what the group commit takes when every connection has a bid in flight. */
-const FLOOR_BATCHES = 20;
+/** Bids a write floor writes. */
+const FLOOR_BIDS = 1000;
 
-/** The write floor of a dialect (bench/floor.ts), on fresh databases of its own. */
-function writeFloor(dialect: 'sqlite' | 'postgres'): Promise<WriteFloor> {
+/**
+ * The write floor of a dialect (bench/floor.ts), on fresh databases of its own, in the batches a node of
+ * the dialect reached in the loads before (`batching`).
+ */
+function writeFloor(dialect: 'sqlite' | 'postgres', batching: Batching): Promise<WriteFloor> {
   const bidders = Math.min(options.bidders, options.connections);
-  if (dialect === 'sqlite') return sqliteWriteFloor(bidders, options.connections, FLOOR_BATCHES);
+  if (dialect === 'sqlite') return sqliteWriteFloor(bidders, batching);
   const urlOf = (name: string) => {
     const parsed = new URL(POSTGRES_URL);
     parsed.pathname = `/${name}`;
     return parsed.toString();
   };
-  return postgresWriteFloor(postgresAdmin, urlOf, bidders, options.connections, FLOOR_BATCHES);
+  return postgresWriteFloor(postgresAdmin, urlOf, bidders, batching);
 }
 
 interface Check {
@@ -541,18 +580,31 @@ async function main(): Promise<number> {
   } else {
     const targets: Target[] = [];
     for (const t of plan) targets.push(await startTarget(t.name, t.dialect, t.nodes));
-    // Warm-up: JIT, caches, connection pools.
-    for (const target of [bare, ...targets]) await measure(target, options.rate, 2);
+    // Warm-up: JIT, caches, connection pools. Its batches are the first round's floors'.
+    const batching: Record<'sqlite' | 'postgres', Batching> = {
+      sqlite: { entry: options.connections, oms: options.connections, bids: FLOOR_BIDS },
+      postgres: { entry: options.connections, oms: options.connections, bids: FLOOR_BIDS },
+    };
+    const noteBatches = (t: (typeof plan)[number], sample: Sample) => {
+      // The one-node target of each dialect sets its floor's batches (two nodes make smaller ones each).
+      if (t.nodes !== 1 || sample.entryBatch === null) return;
+      batching[t.dialect] = { entry: sample.entryBatch, oms: Math.max(sample.entryBatch, sample.omsBatch ?? sample.entryBatch), bids: FLOOR_BIDS };
+    };
+    for (const target of [bare, ...targets]) {
+      const sample = await measure(target, options.rate, 2);
+      const t = plan.find((p) => p.name === target.name);
+      if (t) noteBatches(t, sample);
+    }
     const samples = new Map<string, Sample[]>([bare, ...targets].map((t) => [t.name, []]));
     // The write floors, once a round beside the targets' loads: the rows a bid writes, written bare.
     const floors: Record<'sqlite' | 'postgres', WriteFloor[]> = { sqlite: [], postgres: [] };
     const dialects = new Set(plan.map((t) => t.dialect));
     for (let round = 1; round <= options.rounds; round++) {
       for (const dialect of dialects) {
-        const floor = await writeFloor(dialect);
+        const floor = await writeFloor(dialect, batching[dialect]);
         floors[dialect].push(floor);
         log(
-          `round ${round}/${options.rounds} ${dialect} write floor: ${floor.client_cpu_us_per_bid} us CPU/bid` +
+          `round ${round}/${options.rounds} ${dialect} write floor (batches of ${floor.entry_batch}, OMS ${floor.oms_batch}): ${floor.client_cpu_us_per_bid} us CPU/bid` +
             `${floor.backend_cpu_us_per_bid === null ? '' : ` (+ ${floor.backend_cpu_us_per_bid} us in the backend)`}, ` +
             `${floor.row_changes_per_bid} row changes/bid, commit p99 ${floor.commit_p99_ms} ms`,
         );
@@ -560,10 +612,13 @@ async function main(): Promise<number> {
       for (const target of [bare, ...targets]) {
         const sample = await measure(target, options.rate);
         samples.get(target.name)!.push(sample);
+        const t = plan.find((p) => p.name === target.name);
+        if (t) noteBatches(t, sample);
         log(
           `round ${round}/${options.rounds} ${target.name}: ${sample.rps.toFixed(0)} bids/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
             `${sample.cpuUsPerBid.toFixed(0)} us CPU/bid${sample.dbCpuUsPerBid === null ? '' : ` + ${sample.dbCpuUsPerBid.toFixed(0)} us in the database`}` +
-            `${sample.omsLagMs === null ? '' : `, OMS lag ${sample.omsLagMs} ms`}`,
+            `${sample.omsLagMs === null ? '' : `, OMS lag ${sample.omsLagMs} ms`}` +
+            `${sample.entryBatch === null ? '' : `, batches of ${sample.entryBatch.toFixed(1)} (OMS ${sample.omsBatch?.toFixed(1) ?? '-'})`}`,
         );
       }
     }
