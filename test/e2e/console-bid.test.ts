@@ -10,6 +10,7 @@ import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { logIn } from '../support/console-page.js';
 
 const STEP_MS = 20_000;
 const HOUR = 60 * 60 * 1000;
@@ -32,12 +33,7 @@ describe.runIf(runs)("the console's bid form and issue cards", () => {
     browser = await launchChromium(STEP_MS);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
-    await page.goto(`${server.url}/console/`);
-    await page.getByLabel('User id').fill(ravi.userId);
-    await page.getByLabel('Password', { exact: true }).fill(ravi.password);
-    await page.getByLabel('API key').fill(ravi.apiKey);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
+    await logIn(page, server.url, { user_id: ravi.userId, password: ravi.password, api_key: ravi.apiKey });
   }, 60_000);
 
   afterAll(async () => {

@@ -16,6 +16,7 @@ import { ROOT } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
 import { openView } from '../support/console-page.js';
+import { DELIVERY_LINE } from '../support/fixtures.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
 /** Every wait in the page is bounded by this (generous: a whole suite may run beside it). */
@@ -181,15 +182,7 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
   });
 
   it('shows a stored line this OMS cannot place as what it is, without offering its product', async () => {
-    const line = {
-      scripDetail: { symbol: 'INFY', _Series: 'EQ', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
-      TransactionType: 'BUY',
-      OrderType: 'RL',
-      Quantity: 10,
-      Price: '1500.00',
-      ProductType: 'DELIVERY',
-      validity: 'GTC',
-    };
+    const line = { ...DELIVERY_LINE, validity: 'GTC' };
     const body = {
       ordercartName: 'From the API',
       orders: JSON.stringify([line]),

@@ -18,7 +18,7 @@ import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
-import { openView } from '../support/console-page.js';
+import { logIn, openView } from '../support/console-page.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-chart');
 /** Every wait in the page is bounded by this (as in console.test.ts: one step of Chromium under load took over 10 s). */
@@ -104,12 +104,7 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
   });
 
   it('logs in and opens the OFS book', async () => {
-    await page.goto(`${server.url}/console/`);
-    await page.getByLabel('User id').fill(state.demo.user_id);
-    await page.getByLabel('Password').fill(state.demo.password);
-    await page.getByLabel('API key').fill(state.demo.api_key);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { level: 2, name: 'OFS issues' }).waitFor();
+    await logIn(page, server.url, state.demo);
     await openView(page, 'OFS book');
     await chart().waitFor();
     await expect

@@ -21,7 +21,7 @@ import { CONSOLE_CSP } from '../../src/http/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
-import { openView, smallestChartText } from '../support/console-page.js';
+import { logIn, openView, smallestChartText } from '../support/console-page.js';
 import { offerImport } from '../support/offers.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console');
@@ -568,11 +568,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
           json: { status: 'success', code: 's-101', message: 'Order book fetched successfully', data, metadata: { total_records: 6_500, offset: page, limit } },
         });
       });
-      await other.goto(`${server.url}/console/`);
-      await other.locator('input[name="user_id"]').fill(state.demo.user_id);
-      await other.locator('input[name="password"]').fill(state.demo.password);
-      await other.locator('input[name="api_key"]').fill(state.demo.api_key);
-      await other.locator('input[name="api_key"]').press('Enter');
+      await logIn(other, server.url, state.demo);
       await other.getByRole('link', { name: 'Orders', exact: true }).click();
       const note = other.locator('.book-note');
       await expect
