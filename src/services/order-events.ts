@@ -123,7 +123,6 @@ export class OrderEventsService {
   private subscriberCount = 0;
   /** Every event up to this id has been dispatched (or is not to be: it was before the poller began). */
   private position = 0;
-  private horizon: EventHorizon | null = null;
   /** The running poller: resolved once its starting position is known. */
   private polling: Promise<void> | null = null;
   private pollerDone: Promise<void> = Promise.resolve();
@@ -177,8 +176,10 @@ export class OrderEventsService {
         started = true;
         try {
           if (lastEventId === undefined) {
-            // Live only: after the user's last event up to the newest row the poller may have passed by now.
-            subscriber.lastSentId = await this.events.lastUserEventThrough(userId, Math.max(handOver, this.horizon?.value ?? handOver));
+            // Live only: after the user's last event up to the hand-over. Not up to where the poller has got
+            // to by now: the client may take the stream as live (its headers) before this runs, and a bid it
+            // places then must not be counted as before the stream.
+            subscriber.lastSentId = await this.events.lastUserEventThrough(userId, handOver);
             consumer.startsAfter?.(subscriber.lastSentId);
           } else {
             subscriber.lastSentId = lastEventId;
@@ -240,7 +241,6 @@ export class OrderEventsService {
     if (this.polling === null) {
       const horizon = this.newHorizon();
       const polling = horizon.advance().then((start) => {
-        this.horizon = horizon;
         this.position = start;
         this.pollerDone = this.poll(polling, horizon);
       });

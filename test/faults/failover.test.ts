@@ -145,9 +145,10 @@ describe.runIf(runs)('failover: the primary SIGKILLed under load (Patroni, etcd,
     const watched = ['r0', 'r1', 'n0', 'n1'];
     const streams = new AbortController();
     const seen = new Map<string, OrderEvent[]>(watched.map((userId) => [userId, []]));
-    const reading = watched.map(async (userId) => {
-      const stream = sessions.get(userId)!.events({ signal: streams.signal });
-      await stream.opened;
+    const opened = watched.map((userId) => ({ userId, stream: sessions.get(userId)!.events({ signal: streams.signal }) }));
+    // Live from here: every event of the load is theirs to see.
+    await Promise.all(opened.map(({ stream }) => stream.opened));
+    const reading = opened.map(async ({ userId, stream }) => {
       for await (const event of stream) seen.get(userId)!.push(event);
     });
 
