@@ -163,7 +163,7 @@ export interface ListQuery {
 
 /** Runs a list query in the transaction: its list as the first parameter. */
 export async function queryWithList<T>(tx: WriteTx, query: ListQuery, list: readonly (string | number)[]): Promise<T[]> {
-  if (tx.sqlite) return tx.sqlite.statement(query.sqlite).all(listParameter('sqlite', list)) as T[];
+  if (tx.sqlite) return tx.sqlite.rows<T>(query.sqlite, listParameter('sqlite', list));
   const result = await tx.trx.executeQuery<T>(CompiledQuery.raw(query.postgres, [listParameter('postgres', list)]));
   return [...result.rows];
 }

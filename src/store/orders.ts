@@ -347,8 +347,10 @@ export class OrderRepository {
     const users = [...counts.keys()].sort();
     const lasts = new Map<string, number>();
     if (tx.sqlite) {
-      const statement = tx.sqlite.statement(RESERVE_EVENT_IDS.sqlite);
-      for (const userId of users) lasts.set(userId, Number((statement.get(userId, counts.get(userId)) as { last_event_id: number }).last_event_id));
+      for (const userId of users) {
+        const reserved = tx.sqlite.row<{ last_event_id: number }>(RESERVE_EVENT_IDS.sqlite, userId, counts.get(userId))!;
+        lasts.set(userId, Number(reserved.last_event_id));
+      }
     } else {
       const result = await tx.trx.executeQuery<{ user_id: string; last_event_id: string }>(
         CompiledQuery.raw(RESERVE_EVENT_IDS.postgres, [users, users.map((userId) => counts.get(userId)!)]),
@@ -363,9 +365,9 @@ export class OrderRepository {
    * consecutive ids up to the last one inserted. A batch none of whose owners has a webhook skips the join.
    */
   private enqueueSqliteDeliveries(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
-    const { last } = sqlite.statement('select last_insert_rowid() as last').get() as { last: number };
+    const { last } = sqlite.row<{ last: number }>('select last_insert_rowid() as last')!;
     const owners = [...new Set(rows.map((row) => row.order.userId))];
-    if (sqlite.statement(USERS_WITH_WEBHOOKS).get(listParameter('sqlite', owners)) === undefined) return;
+    if (sqlite.row(USERS_WITH_WEBHOOKS, listParameter('sqlite', owners)) === undefined) return;
     sqlite.statement(ENQUEUE_DELIVERIES.sqlite).run(now, now, last - rows.length + 1, last);
   }
 

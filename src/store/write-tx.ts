@@ -11,8 +11,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
 
 export interface SqliteStatements {
-  /** The prepared statement of this SQL, cached on the connection. */
+  /** The prepared statement of a write that returns no rows, cached on the connection. */
   statement(sql: string): BetterSqlite3.Statement;
+  /** The rows of a statement that returns rows (a query, or a write with RETURNING). */
+  rows<R>(sql: string, ...parameters: unknown[]): R[];
+  /** The first row of a statement that returns rows, if any. */
+  row<R>(sql: string, ...parameters: unknown[]): R | undefined;
 }
 
 export interface WriteTx {
