@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import pino from 'pino';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { RATE_LIMITS_OFF } from '../src/http/rate-limit.js';
 import { openStore, type Store } from '../src/store/database.js';
@@ -133,6 +134,11 @@ async function placeBatches(store: Store, bidders: Bidder[], batching: Batching,
   await app.ready();
   const oms = createOmsWorker(store, { logger: pino({ level: 'silent' }) });
   try {
+    const before = await store.db
+      .selectFrom('orders')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'PENDING')
+      .executeTakeFirstOrThrow();
     capturing(true);
     for (let b = 0; b < batches; b++) {
       const answers = await Promise.all(
@@ -155,25 +161,62 @@ async function placeBatches(store: Store, bidders: Bidder[], batching: Batching,
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('status', '=', 'PENDING')
       .executeTakeFirstOrThrow();
-    if (Number(pending.n) !== batch * batches) throw new Error(`write floor: ${pending.n} of ${batch * batches} bids reached PENDING`);
+    const placed = Number(pending.n) - Number(before.n);
+    if (placed !== batch * batches) throw new Error(`write floor: ${placed} of ${batch * batches} bids reached PENDING`);
     return { entry: batch, oms: batch * omsEvery, bids: batch * batches };
   } finally {
     await app.close();
   }
 }
 
-/** SQLite: capture through better-sqlite3's Statement#run, replay on a copy with a bare connection. */
-export async function sqliteWriteFloor(bidderCount: number, batching: Batching): Promise<WriteFloor> {
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-floor-'));
+/**
+ * What every capture of a run starts from: a database with the bidders, the issue and `preload` bids they
+ * placed through the app and the OMS took to PENDING, so that the floor writes into tables and indexes of
+ * the size the load's database has (a load of a few rounds holds tens of thousands of bids; the same writes
+ * into a nearly empty database cost less). Made once per run and dialect; `dispose` removes it.
+ */
+export interface FloorSeed {
+  dialect: 'sqlite' | 'postgres';
+  /** The SQLite file, or the PostgreSQL template database's name. */
+  location: string;
+  bidders: Bidder[];
+  dispose(): Promise<void>;
+}
+
+/** Bids placed into a floor's database before its capture (see FloorSeed). */
+export const FLOOR_PRELOAD_BIDS = 20_000;
+
+/** The bids of the preload, in the batches the first floor is taken in. */
+async function preloadBids(store: Store, bidders: Bidder[], batching: Batching, bids: number): Promise<void> {
+  if (bids > 0) await placeBatches(store, bidders, { ...batching, bids }, () => undefined);
+}
+
+/** A SQLite floor seed: a file of its own, in a directory of its own. */
+export async function sqliteFloorSeed(bidderCount: number, batching: Batching, preload = FLOOR_PRELOAD_BIDS): Promise<FloorSeed> {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-floor-seed-'));
+  const location = join(dir, 'seed.db');
+  const seed = openStore(`sqlite:${location}`);
   try {
-    const base = join(dir, 'base.db');
-    const seed = openStore(`sqlite:${base}`);
     await migrateToLatest(seed);
     const bidders = await createBidders(seed, bidderCount, 'floor');
     await createIssue(seed);
+    await preloadBids(seed, bidders, batching, preload);
+    await sql`pragma wal_checkpoint(truncate)`.execute(seed.db);
+    return { dialect: 'sqlite', location, bidders, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  } finally {
     await seed.close();
-    const replayFiles = Array.from({ length: REPLAYS }, (_, i) => join(dir, `replay-${i}.db`));
-    for (const replayFile of replayFiles) for (const suffix of ['', '-wal']) if (existsSync(base + suffix)) copyFileSync(base + suffix, replayFile + suffix);
+  }
+}
+
+/** SQLite: capture through better-sqlite3's Statement#run, replay on a copy with a bare connection. */
+export async function sqliteWriteFloor(seed: FloorSeed, batching: Batching): Promise<WriteFloor> {
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-floor-'));
+  try {
+    const base = join(dir, 'base.db');
+    const files = [base, ...Array.from({ length: REPLAYS }, (_, i) => join(dir, `replay-${i}.db`))];
+    for (const file of files) for (const suffix of ['', '-wal']) if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
+    const replayFiles = files.slice(1);
+    const { bidders } = seed;
 
     // Every Statement#run of every connection goes through the prototype; reads go through all/get.
     const probe = new Database(':memory:');
@@ -264,6 +307,10 @@ function replaySqlite(file: string, writes: readonly Write[], commitMs: number[]
       } else if (replayed.reader) replayed.all(...write.args);
       else replayed.run(...write.args);
     }
+    // The rows are in the database file only once the WAL is checkpointed: the server's connection does it
+    // inside a commit every wal_autocheckpoint pages (a load of thousands of bids does); a replay of a
+    // thousand bids' writes does not get that far, so it checkpoints here, within the CPU measured.
+    replay.pragma('wal_checkpoint(TRUNCATE)');
     const used = process.cpuUsage(cpu);
     return used.user + used.system;
   } finally {
@@ -283,23 +330,48 @@ export function cpuSeconds(pid: number): number {
  * whole at its COMMIT), replay on a database made from the same template with one bare client.
  * `admin(statement)` runs a statement on the server's maintenance database; `urlOf(name)` is a database's URL.
  */
-export async function postgresWriteFloor(
+export async function postgresFloorSeed(
   admin: (statement: string) => Promise<void>,
   urlOf: (name: string) => string,
   bidderCount: number,
   batching: Batching,
-): Promise<WriteFloor> {
-  const base = `ordergate_floor_base_${process.pid}`;
-  const replayNames = Array.from({ length: REPLAYS }, (_, i) => `ordergate_floor_replay_${process.pid}_${i}`);
-  for (const name of [base, ...replayNames]) await admin(`drop database if exists ${name} with (force)`);
-  await admin(`create database ${base}`);
+  preload = FLOOR_PRELOAD_BIDS,
+): Promise<FloorSeed> {
+  const location = `ordergate_floor_seed_${process.pid}`;
+  await admin(`drop database if exists ${location} with (force)`);
+  await admin(`create database ${location}`);
+  const dispose = () => admin(`drop database if exists ${location} with (force)`);
+  const seed = openStore(urlOf(location));
+  let made = false;
   try {
-    const seed = openStore(urlOf(base));
     await migrateToLatest(seed);
     const bidders = await createBidders(seed, bidderCount, 'floor');
     await createIssue(seed);
+    await preloadBids(seed, bidders, batching, preload);
+    await sql`vacuum analyze`.execute(seed.db);
+    await sql`checkpoint`.execute(seed.db);
+    made = true;
+    return { dialect: 'postgres', location, bidders, dispose };
+  } finally {
     await seed.close();
-    for (const name of replayNames) await admin(`create database ${name} template ${base}`);
+    if (!made) await dispose();
+  }
+}
+
+export async function postgresWriteFloor(
+  admin: (statement: string) => Promise<void>,
+  urlOf: (name: string) => string,
+  seed: FloorSeed,
+  batching: Batching,
+): Promise<WriteFloor> {
+  const base = `ordergate_floor_base_${process.pid}`;
+  const replayNames = Array.from({ length: REPLAYS }, (_, i) => `ordergate_floor_replay_${process.pid}_${i}`);
+  for (const name of [base, ...replayNames]) {
+    await admin(`drop database if exists ${name} with (force)`);
+    await admin(`create database ${name} template ${seed.location}`);
+  }
+  try {
+    const { bidders } = seed;
 
     type Query = (this: pg.Client, ...args: unknown[]) => unknown;
     const prototype = pg.Client.prototype as unknown as { query: Query };
