@@ -222,9 +222,15 @@ export class HaCluster {
     }
   }
 
-  /** The tail of every process's output, for a failure's message. */
+  /** The tail of every process's output, for a failure's message (without Patroni's idle "no action" lines). */
   logs(): string {
-    return this.children.map((child) => `--- ${child.spawnfile} ${child.pid}\n${(child as ChildProcess & { log(): string }).log().slice(-3000)}`).join('\n');
+    const tail = (log: string) =>
+      log
+        .split('\n')
+        .filter((line) => !line.includes('INFO: no action.'))
+        .join('\n')
+        .slice(-3000);
+    return this.children.map((child) => `--- ${child.spawnfile} ${child.pid}\n${tail((child as ChildProcess & { log(): string }).log())}`).join('\n');
   }
 
   async stop(): Promise<void> {
@@ -266,6 +272,9 @@ bootstrap:
     loop_wait: 1
     retry_timeout: 5
     primary_start_timeout: 0
+    # Only the synchronous standby is promoted, and it holds every acknowledged commit whatever its replay
+    # lag: Patroni's 1 MB default would restart a crashed primary in place under load instead of failing over.
+    maximum_lag_on_failover: 1073741824
     synchronous_mode: true
     postgresql:
       use_pg_rewind: true
