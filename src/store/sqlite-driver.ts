@@ -18,7 +18,8 @@ type RowMaker = (values: unknown[]) => Record<string, unknown>;
  * from C++ (about 0.5 us a column: 15-20 us for an order's 32), while an object literal of the row's values,
  * compiled once per statement, has its shape from the start: reading the values as an array (raw mode) and
  * making the object with it costs about a third (docs/design/performance.md). A repeated column name keeps
- * its last value, in its first place, as better-sqlite3's own objects do.
+ * its last value, in its first place, as better-sqlite3's own objects do. The names are the statement's own
+ * columns (ordergate's SQL, never a request's), each quoted as a string literal.
  */
 function rowMaker(columns: readonly string[]): RowMaker {
   const fields = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
