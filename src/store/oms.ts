@@ -47,33 +47,21 @@ export class OmsRepository {
   }
 
   /**
-   * The due entries (as dueEntries) taken for `workerId` until `until`, in id order. On PostgreSQL one
-   * statement: the due rows are locked as they are read, skipping those another worker is taking at that
-   * moment (`FOR UPDATE SKIP LOCKED`), so that workers on several nodes take different entries instead of
-   * reading the same ones and racing to claim them. On SQLite (one writer) the read, then the claim.
+   * The due entries (as dueEntries) taken for `workerId` until `until`, in id order, in one statement: the
+   * claim updates the rows its subquery reads as due. On PostgreSQL that subquery locks them as it reads
+   * them and skips those another worker is taking at that moment (`FOR UPDATE SKIP LOCKED`), so that workers
+   * on several nodes take different entries instead of waiting on each other's; on SQLite the statement
+   * holds the one write lock.
    */
   async claimDue(now: number, skipIds: readonly number[], limit: number, maxId: number, workerId: string, until: number): Promise<OutboxEntry[]> {
-    if (this.dialect !== 'postgres') {
-      // Another process (`ordergate oms` beside a server) may take what was read before the claim: read again.
-      for (;;) {
-        const due = await this.dueEntries(now, skipIds, limit, maxId);
-        const claimed = new Set(
-          await this.claimAll(
-            due.map((entry) => entry.id),
-            workerId,
-            now,
-            until,
-          ),
-        );
-        if (due.length === 0 || claimed.size > 0) return due.filter((entry) => claimed.has(entry.id));
-      }
-    }
+    const due = this.dueQuery(now, skipIds, limit, maxId).clearSelect().select('id');
     const rows = await this.db
       .updateTable('outbox')
       .set({ claimed_by: workerId, claimed_until: until })
-      .where('id', 'in', this.dueQuery(now, skipIds, limit, maxId).clearSelect().select('id').forUpdate().skipLocked())
+      .where('id', 'in', this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
       .returning(['id', 'order_id', 'action'])
       .execute();
+    // RETURNING promises no order.
     return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction })).sort((a, b) => a.id - b.id);
   }
 
@@ -102,23 +90,6 @@ export class OmsRepository {
       .limit(limit);
     if (skipIds.length > 0) query = query.where('id', 'not in', skipIds);
     return query;
-  }
-
-  /**
-   * Takes the entries for `workerId` until `until`, except those another worker holds or has finished;
-   * answers the ids it took.
-   */
-  async claimAll(ids: readonly number[], workerId: string, now: number, until: number): Promise<number[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.db
-      .updateTable('outbox')
-      .set({ claimed_by: workerId, claimed_until: until })
-      .where(inList(this.dialect, 'id', ids, 'int8'))
-      .where('done_at', 'is', null)
-      .where(claimable(now))
-      .returning('id')
-      .execute();
-    return rows.map((row) => Number(row.id));
   }
 
   /** Marks the entries done (those still leased to `workerId`); `trx` to do it in the transaction of their work. */
