@@ -4,7 +4,8 @@
  * entry's group commit and the OMS take.
  *
  * Capture: ordergate's own app (the HTTP pipeline through `inject`, order entry, the OMS worker) places
- * about a thousand bids on a fresh database in the batches the benchmark's nodes reached under the load
+ * about a thousand bids, on a copy of a seed database that already holds the bids of a load (FloorSeed), in
+ * the batches the benchmark's nodes reached under the load
  * (each entry batch's bids arriving together: one group commit; an OMS pass after every few of them, as
  * large as the OMS's passes were), and the OMS takes them to PENDING. Every
  * statement that changes the database is recorded with its parameters and the rows it changed (for
@@ -326,8 +327,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * PostgreSQL: capture through pg's Client#query (each connection's statements apart, a transaction taken
- * whole at its COMMIT), replay on a database made from the same template with one bare client.
+ * A PostgreSQL floor seed: a database of its own, the template of every capture's and replay's database.
  * `admin(statement)` runs a statement on the server's maintenance database; `urlOf(name)` is a database's URL.
  */
 export async function postgresFloorSeed(
@@ -358,6 +358,10 @@ export async function postgresFloorSeed(
   }
 }
 
+/**
+ * PostgreSQL: capture through pg's Client#query (each connection's statements apart, a transaction taken
+ * whole at its COMMIT) on a database made from the seed, replay on others made from it with one bare client.
+ */
 export async function postgresWriteFloor(
   admin: (statement: string) => Promise<void>,
   urlOf: (name: string) => string,

@@ -230,6 +230,13 @@ async function postgresAdmin(statement: string): Promise<void> {
   }
 }
 
+/** The URL of a database of the benchmark's PostgreSQL server. */
+function postgresUrlOf(name: string): string {
+  const parsed = new URL(POSTGRES_URL);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
 /** A fresh database of the dialect, migrated, with the bidders and the issue (and the preload). */
 async function prepareDatabase(
   dialect: 'sqlite' | 'postgres',
@@ -248,9 +255,7 @@ async function prepareDatabase(
     database = name;
     await postgresAdmin(`drop database if exists ${name} with (force)`);
     await postgresAdmin(`create database ${name}`);
-    const parsed = new URL(POSTGRES_URL);
-    parsed.pathname = `/${name}`;
-    url = parsed.toString();
+    url = postgresUrlOf(name);
     drop = () => postgresAdmin(`drop database if exists ${name} with (force)`);
   }
   const store = openStore(url);
@@ -495,12 +500,6 @@ const FLOOR_BIDS = 1000;
 /** Each dialect's floor seed (bench/floor.ts), made at its first floor and removed at the end of the run. */
 const floorSeeds = new Map<'sqlite' | 'postgres', Promise<FloorSeed>>();
 
-function postgresUrlOf(name: string): string {
-  const parsed = new URL(POSTGRES_URL);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
 /**
  * The write floor of a dialect (bench/floor.ts), on copies of the dialect's seed (its bidders and
  * FLOOR_PRELOAD_BIDS bids placed beforehand), in the batches a node of the dialect reached in the loads
@@ -609,16 +608,13 @@ async function main(): Promise<number> {
       sqlite: { entry: options.connections, oms: options.connections, bids: FLOOR_BIDS },
       postgres: { entry: options.connections, oms: options.connections, bids: FLOOR_BIDS },
     };
-    const noteBatches = (t: (typeof plan)[number], sample: Sample) => {
+    const noteBatches = (target: Target, sample: Sample) => {
       // The one-node target of each dialect sets its floor's batches (two nodes make smaller ones each).
-      if (t.nodes !== 1 || sample.entryBatch === null) return;
+      const t = plan.find((p) => p.name === target.name);
+      if (t === undefined || t.nodes !== 1 || sample.entryBatch === null) return;
       batching[t.dialect] = { entry: sample.entryBatch, oms: Math.max(sample.entryBatch, sample.omsBatch ?? sample.entryBatch), bids: FLOOR_BIDS };
     };
-    for (const target of [bare, ...targets]) {
-      const sample = await measure(target, options.rate, 2);
-      const t = plan.find((p) => p.name === target.name);
-      if (t) noteBatches(t, sample);
-    }
+    for (const target of [bare, ...targets]) noteBatches(target, await measure(target, options.rate, 2));
     const samples = new Map<string, Sample[]>([bare, ...targets].map((t) => [t.name, []]));
     // The write floors, once a round beside the targets' loads: the rows a bid writes, written bare.
     const floors: Record<'sqlite' | 'postgres', WriteFloor[]> = { sqlite: [], postgres: [] };
@@ -636,8 +632,7 @@ async function main(): Promise<number> {
       for (const target of [bare, ...targets]) {
         const sample = await measure(target, options.rate);
         samples.get(target.name)!.push(sample);
-        const t = plan.find((p) => p.name === target.name);
-        if (t) noteBatches(t, sample);
+        noteBatches(target, sample);
         log(
           `round ${round}/${options.rounds} ${target.name}: ${sample.rps.toFixed(0)} bids/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
             `${sample.cpuUsPerBid.toFixed(0)} us CPU/bid${sample.dbCpuUsPerBid === null ? '' : ` + ${sample.dbCpuUsPerBid.toFixed(0)} us in the database`}` +
