@@ -67,17 +67,21 @@ export class StatementCachingConnection implements DatabaseConnection {
 
   /** The rows of a statement that returns rows (a query, or a write with RETURNING). */
   rows<R>(sql: string, ...parameters: unknown[]): R[] {
-    const { statement, make } = this.prepare(sql);
-    if (make === null) throw new Error(`a statement that returns no rows is run with statement(): ${sql}`);
+    const { statement, make } = this.reader(sql);
     return (statement.all(...parameters) as unknown[][]).map(make) as R[];
   }
 
   /** The first row of a statement that returns rows, if any. */
   row<R>(sql: string, ...parameters: unknown[]): R | undefined {
-    const { statement, make } = this.prepare(sql);
-    if (make === null) throw new Error(`a statement that returns no rows is run with statement(): ${sql}`);
+    const { statement, make } = this.reader(sql);
     const values = statement.get(...parameters) as unknown[] | undefined;
     return values === undefined ? undefined : (make(values) as R);
+  }
+
+  private reader(sql: string): { statement: BetterSqlite3.Statement; make: RowMaker } {
+    const { statement, make } = this.prepare(sql);
+    if (make === null) throw new Error(`a statement that returns no rows is run with statement(): ${sql}`);
+    return { statement, make };
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
