@@ -11,6 +11,7 @@
  */
 import type { BidderCategory, BidTerms } from '../domain/ofs-rules.js';
 import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
+import type { StoreTx } from '../store/write-tx.js';
 
 /** What the exchange knows of a bid. */
 export type ExchangeBidStatus = 'LIVE' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';
@@ -56,6 +57,13 @@ export interface ExchangeAdapter {
   findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>>;
   /** Transmits new bids, all at once; answers one result per bid, in their order. */
   placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
+  /**
+   * Only an exchange that keeps its book in ordergate's own database and answers at once (the simulated
+   * exchange): `placeBids` inside the OMS's transaction, so that the placement commits with the orders'
+   * admission and settlement, or not at all. An adapter to a real exchange leaves it out, and the OMS
+   * commits EXXMITTED before it sends (worker.ts).
+   */
+  placeBidsInTransaction?(tx: StoreTx, bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
   modify(orderId: string, terms: BidTerms): Promise<ChangeResult>;
   cancel(orderId: string): Promise<ChangeResult>;
   /** Carries a bid in an offer forward to T+1 (its unallotted quantity); again: done, no change. */

@@ -116,59 +116,63 @@ export class SimulatedExchange implements ExchangeAdapter {
 
   async placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]> {
     if (bids.length === 0) return [];
+    return this.store.writeTransaction((tx) => this.placeBidsInTransaction(tx, bids));
+  }
+
+  /** The placements in the caller's transaction: the book is in the same database (exchange.ts). */
+  async placeBidsInTransaction(tx: StoreTx, bids: readonly ExchangeBid[]): Promise<PlaceResult[]> {
+    if (bids.length === 0) return [];
     const now = this.now();
-    return this.store.writeTransaction(async (tx): Promise<PlaceResult[]> => {
-      const existing = new Map(
-        (
-          await this.book.findBids(
-            bids.map((bid) => bid.orderId),
-            tx,
-          )
-        ).map((known) => [known.orderId, known]),
-      );
-      const issueOf = this.issues.reader(tx);
-      // An offer is read once per batch, however many of its bids the batch holds.
-      const offers = new Map<string, Promise<OfferRegistration | undefined>>();
-      const offerOf = (offerId: string) => {
-        let offer = offers.get(offerId);
-        if (offer === undefined) offers.set(offerId, (offer = this.offers.find(offerId, tx)));
-        return offer;
+    const existing = new Map(
+      (
+        await this.book.findBids(
+          bids.map((bid) => bid.orderId),
+          tx,
+        )
+      ).map((known) => [known.orderId, known]),
+    );
+    const issueOf = this.issues.reader(tx);
+    // An offer is read once per batch, however many of its bids the batch holds.
+    const offers = new Map<string, Promise<OfferRegistration | undefined>>();
+    const offerOf = (offerId: string) => {
+      let offer = offers.get(offerId);
+      if (offer === undefined) offers.set(offerId, (offer = this.offers.find(offerId, tx)));
+      return offer;
+    };
+    const received: NewSimBid[] = [];
+    const results: PlaceResult[] = [];
+    for (const bid of bids) {
+      const known = existing.get(bid.orderId);
+      const book: Omit<NewSimBid, 'exchangeOrderId'> = {
+        orderId: bid.orderId,
+        exchange: bid.exchange,
+        scripToken: bid.scripToken,
+        category: bid.offer?.category ?? bid.category,
+        orderType: bid.orderType,
+        pricePaise: bid.pricePaise,
+        quantity: bid.quantity,
+        offerId: bid.offer?.offerId ?? null,
+        userId: bid.offer?.userId ?? null,
+        marginType: bid.offer?.marginType ?? null,
       };
-      const received: NewSimBid[] = [];
-      const results: PlaceResult[] = [];
-      for (const bid of bids) {
-        const known = existing.get(bid.orderId);
-        const book: Omit<NewSimBid, 'exchangeOrderId'> = {
-          orderId: bid.orderId,
-          exchange: bid.exchange,
-          scripToken: bid.scripToken,
-          category: bid.offer?.category ?? bid.category,
-          orderType: bid.orderType,
-          pricePaise: bid.pricePaise,
-          quantity: bid.quantity,
-          offerId: bid.offer?.offerId ?? null,
-          userId: bid.offer?.userId ?? null,
-          marginType: bid.offer?.marginType ?? null,
-        };
-        // A resent placement: the exchange already has it, and says so with the same id (counted below).
-        if (known) {
-          received.push({ ...book, exchangeOrderId: known.exchangeOrderId });
-          results.push({ accepted: true, exchangeOrderId: known.exchangeOrderId });
-          continue;
-        }
-        const refusal =
-          bid.offer === null ? await this.issueRefusal(bid, issueOf, now) : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
-        if (refusal !== null) {
-          results.push({ accepted: false, reason: refusal });
-          continue;
-        }
-        const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
-        received.push({ ...book, exchangeOrderId });
-        results.push({ accepted: true, exchangeOrderId });
+      // A resent placement: the exchange already has it, and says so with the same id (counted below).
+      if (known) {
+        received.push({ ...book, exchangeOrderId: known.exchangeOrderId });
+        results.push({ accepted: true, exchangeOrderId: known.exchangeOrderId });
+        continue;
       }
-      await this.book.receiveBids(tx, received, now);
-      return results;
-    });
+      const refusal =
+        bid.offer === null ? await this.issueRefusal(bid, issueOf, now) : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
+      if (refusal !== null) {
+        results.push({ accepted: false, reason: refusal });
+        continue;
+      }
+      const exchangeOrderId = exchangeOrderIdOf(bid.orderId);
+      received.push({ ...book, exchangeOrderId });
+      results.push({ accepted: true, exchangeOrderId });
+    }
+    await this.book.receiveBids(tx, received, now);
+    return results;
   }
 
   /** Why the exchange refuses a new bid in an issue (null: it takes it): the issue listed, its window open, the terms. */

@@ -9,11 +9,14 @@
  * bidder's funds by src/domain/funds-blocking.ts.
  *
  * Placements go in batches: the whole batch is admitted (EXXMITTED) in one commit, sent to the exchange in
- * one call, and settled (PENDING or ORDERERROR, with its outbox entries done) in one more commit.
+ * one call, and settled (PENDING or ORDERERROR, with its outbox entries done) in one more commit. With an
+ * exchange whose book is in our database and that answers at once (the simulated exchange), the three are
+ * one transaction, one commit (placeAtOnce).
  *
  * Crash safety. An entry is marked done only after its work has committed (see outbox-loop.ts). A placement
- * commits EXXMITTED before it calls the exchange, and an EXXMITTED order is always looked up at the
- * exchange (find) before it is placed: if the exchange already has it, it is not sent again. Status changes
+ * in two steps commits EXXMITTED before it calls the exchange, and an EXXMITTED order is always looked up
+ * at the exchange (find) before it is placed: if the exchange already has it, it is not sent again. (In
+ * one transaction, the exchange's book commits with the orders, or neither does.) Status changes
  * are made only from the status the worker expects (the order row is locked in that status first), so a
  * step repeated after a crash, or an event delivered twice, changes nothing the second time.
  */
@@ -33,7 +36,7 @@ import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
 import type { OrderRepository } from '../store/orders.js';
 import type { StoreTx } from '../store/write-tx.js';
-import type { ExchangeAdapter, PlaceResult } from './exchange.js';
+import type { ExchangeAdapter, ExchangeBid, PlaceResult } from './exchange.js';
 import { OutboxLoop, yieldToEventLoop, type BatchLease } from './outbox-loop.js';
 import {
   admit,
@@ -173,6 +176,7 @@ export class OmsWorker {
   private async placeAll(entries: readonly OutboxEntry[], lease: BatchLease): Promise<number> {
     if (entries.length === 0) return 0;
     const { exchange } = this.options;
+    if (exchange.placeBidsInTransaction !== undefined) return this.placeAtOnce(entries, lease, exchange.placeBidsInTransaction.bind(exchange));
     const orderIds = entries.map((entry) => entry.orderId);
     let toSend: Order[] = [];
     try {
@@ -207,6 +211,41 @@ export class OmsWorker {
       await this.changeOrders(
         [...answers.keys()],
         (locked, at) => [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
+        (tx) =>
+          lease.complete(
+            entries.map((entry) => entry.id),
+            tx,
+          ),
+      );
+    } catch (error) {
+      await lease.fail(entries, error);
+      return 0;
+    }
+    return entries.length;
+  }
+
+  /**
+   * PLACE with an exchange that takes the bids inside our transaction (exchange.ts): the batch admitted,
+   * placed and settled, and its entries done, in one commit. The orders pass through EXXMITTED all the
+   * same (its history row says what the OMS sent), but nothing is committed in between: a failure or a
+   * crash leaves the batch as it was, to be taken again, and the exchange's book with it.
+   */
+  private async placeAtOnce(
+    entries: readonly OutboxEntry[],
+    lease: BatchLease,
+    place: (tx: StoreTx, bids: readonly ExchangeBid[]) => Promise<PlaceResult[]>,
+  ): Promise<number> {
+    const orderIds = entries.map((entry) => entry.orderId);
+    try {
+      await this.changeOrders(
+        orderIds,
+        async (locked, at, tx) => {
+          const admission = await this.admit(tx, orderIds, locked, at);
+          // Admitted now, or EXXMITTED by a two-step placement that failed after its admission.
+          const toSend = toTransmit(orderIds, locked, admission);
+          const results = await this.callExchange('place_bids', () => place(tx, toSend.map(bidOf)));
+          return [...admission, ...toSend.flatMap((order, i) => settle(order, results[i]!, at))];
+        },
         (tx) =>
           lease.complete(
             entries.map((entry) => entry.id),

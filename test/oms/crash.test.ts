@@ -10,6 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.js';
 import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
 import { OmsRepository } from '../../src/store/oms.js';
+import type { ExchangeBid } from '../../src/oms/exchange.js';
+import type { SimulatedExchange } from '../../src/oms/simulated-exchange.js';
+import type { StoreTx } from '../../src/store/write-tx.js';
 import { crash, HOUR, ObservedExchange, OmsBench, sleep } from './fixture.js';
 
 let bench: OmsBench;
@@ -76,6 +79,22 @@ describe('crash and resume', () => {
     expect(bid!.transmissions).toBe(1);
     expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', exchange_order_id: bid!.exchange_order_id });
     expect(await bench.statusTrail(orderId)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+  });
+
+  it('with the exchange in its transaction: resumes orders a two-step worker left EXXMITTED, each sent once', async () => {
+    const ids = [await bench.placeOrder({ quantity: 11 }), await bench.placeOrder({ quantity: 12 })];
+    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { before: (method) => (method === 'place' ? crash() : undefined) }) });
+    void dying.runOnce();
+    await untilStatus(ids[1]!, 'EXXMITTED');
+
+    bench.clock.now += DEFAULT_LEASE_MS + 1;
+    // The simulated exchange itself: admission, placement and settlement in one transaction.
+    expect(await bench.worker().runOnce()).toBe(2);
+    for (const [i, id] of ids.entries()) {
+      expect(await bench.statusTrail(id), id).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+      expect(await bench.exchangeBid(id), id).toMatchObject({ quantity: 11 + i, status: 'LIVE', transmissions: 1 });
+    }
+    expect(await bench.openOutbox()).toBe(0);
   });
 
   it('finishes a cancellation that crashed after the exchange cancelled the bid', async () => {
@@ -225,6 +244,39 @@ describe('errors', () => {
     expect(await worker.runOnce()).toBe(1);
     expect(await bench.status(orderId)).toBe('PENDING');
     expect((await bench.exchangeBid(orderId))!.transmissions).toBe(1);
+  });
+
+  it('with the exchange in its transaction: a placement that fails leaves nothing behind, and the next pass sends it once', async () => {
+    const orderId = await bench.placeOrder();
+    const simulated = bench.exchange();
+    let failures = 0;
+    // The exchange writes its book, then the transaction fails before it commits.
+    const failing = Object.assign(Object.create(simulated) as SimulatedExchange, {
+      async placeBidsInTransaction(tx: StoreTx, bids: readonly ExchangeBid[]) {
+        const results = await simulated.placeBidsInTransaction(tx, bids);
+        if (++failures === 1) throw new Error('the disk is full');
+        return results;
+      },
+    });
+    const worker = bench.worker({ exchange: failing });
+
+    expect(await worker.runOnce()).toBe(0);
+    expect(await bench.status(orderId)).toBe('OMSXMITTED');
+    expect(await bench.exchangeBid(orderId)).toBeUndefined();
+    expect(await bench.history(orderId)).toHaveLength(1);
+    expect(await bench.openOutbox()).toBe(1);
+    expect(bench.errors()).toEqual([
+      expect.objectContaining({
+        msg: 'OMS could not process an outbox entry; retrying next pass',
+        orderId,
+        err: expect.objectContaining({ message: 'the disk is full' }),
+      }),
+    ]);
+
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.statusTrail(orderId)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+    expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'LIVE', transmissions: 1 });
+    expect(await bench.openOutbox()).toBe(0);
   });
 
   it('keeps the loop running through a failing pass', async () => {

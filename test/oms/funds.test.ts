@@ -82,6 +82,24 @@ describe('the risk step', () => {
     expect(await orderLedger('retail1')).toEqual([['BLOCK', 101_500, orderId]]);
   });
 
+  it('a bid the exchange refuses in the commit that admitted it: its block released in the same commit, no ledger row', async () => {
+    await deposit('retail1', 1_000_000);
+    const orderId = await bench.placeOrder({ userId: 'retail1', quantity: 10, pricePaise: 10_150 });
+    // The issue is re-imported with a higher floor after the order was accepted: the exchange refuses it.
+    await bench.registerIssue({ floorPricePaise: 10_200 });
+    await bench.worker().runOnce();
+    expect(await bench.status(orderId)).toBe('ORDERERROR');
+    expect((await bench.history(orderId)).map((entry) => entry.reason)).toEqual([
+      'Order entry accepted and queued for the OMS',
+      'Funds of Rs 1,015.00 blocked; sent to the exchange',
+      'Rejected by the exchange: Price 101.50 is below the floor price 102.00',
+    ]);
+    expect(await blocked(orderId)).toBe(0);
+    expect(await account('retail1')).toEqual({ cashPaise: 1_000_000, blockedPaise: 0, debitedPaise: 0 });
+    // The account is the sum of its ledger: it never changed, so the ledger has nothing of the bid.
+    expect(await orderLedger('retail1')).toEqual([]);
+  });
+
   it("blocks a cut-off bid at the issue's retail cut-off price", async () => {
     await deposit('retail1', 1_000_000);
     const orderId = await bench.placeOrder({ userId: 'retail1', orderType: 'RL-MKT', quantity: 20, pricePaise: 0 });
