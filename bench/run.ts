@@ -34,6 +34,7 @@ import { migrateToLatest } from '../src/store/migrations.js';
 import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
+import { pacedLoad, quantile } from './paced.js';
 import {
   cpuSeconds,
   FLOOR_PRELOAD_BIDS,
@@ -77,6 +78,16 @@ const program = new Command('bench')
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
   .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
+  .option(
+    '--env <setting>',
+    'a setting of the ordergate nodes, NAME=value (repeatable), e.g. OMS_POLL_MS=50: to measure a setting',
+    (value: string, settings: Record<string, string>) => {
+      const at = value.indexOf('=');
+      if (at <= 0) throw new Error(`--env takes NAME=value, not ${value}`);
+      return { ...settings, [value.slice(0, at)]: value.slice(at + 1) };
+    },
+    {},
+  )
   .parse();
 const options = program.opts<{
   rounds: number;
@@ -88,6 +99,7 @@ const options = program.opts<{
   targets: string;
   cpuProf?: boolean;
   idempotencyKeys?: boolean;
+  env: Record<string, string>;
 }>();
 
 interface Node {
@@ -166,6 +178,7 @@ async function startOrdergate(databaseUrl: string, logFile: string): Promise<Nod
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
       RATE_LIMIT_ORDERS_PER_SECOND: '0',
+      ...options.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -304,15 +317,18 @@ interface LoadResult {
   max: number;
 }
 
-/** One autocannon run against one node; every connection bids as one of `bidders`, in turn. */
+/**
+ * One run against one node: at saturation autocannon (every connection bids as one of `bidders`, in
+ * turn), at a rate the paced load (bench/paced.ts: the bidders in turn, bid by bid).
+ */
 async function load(node: Node, bidders: Bidder[], connections: number, seconds: number, rate: number | undefined, bare: boolean): Promise<LoadResult> {
+  if (rate !== undefined) return steadyLoad(node, bidders, connections, seconds, rate, bare);
   let next = 0;
   const result = await autocannon({
     url: `${node.url}${PLACE_PATH}`,
     method: 'POST',
     connections,
     duration: seconds,
-    ...(rate !== undefined && { overallRate: rate }),
     headers: { 'content-type': 'application/json' },
     body: BID_BODY,
     // A key per bid, unique across the run (bare ignores the header; it is sent alike).
@@ -331,6 +347,21 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
       `${failed} requests failed or were not 2xx against ${node.url} (non2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
     );
   return { bids: result['2xx'], durationS: result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max };
+}
+
+/** A steady `rate` of bids, paced (not autocannon's bursts), on `connections` keep-alive connections. */
+async function steadyLoad(node: Node, bidders: Bidder[], connections: number, seconds: number, rate: number, bare: boolean): Promise<LoadResult> {
+  const headersOf = (i: number): Record<string, string> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (options.idempotencyKeys) headers['idempotency-key'] = randomUUID();
+    if (bare) return headers;
+    const bidder = bidders[i % bidders.length]!;
+    return { ...headers, authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey };
+  };
+  const result = await pacedLoad({ origin: node.url, path: PLACE_PATH, body: BID_BODY, connections, seconds, rate, headersOf });
+  if (result.failed > 0) throw new Error(`${result.failed} requests failed or were not 2xx against ${node.url}`);
+  const ms = (q: number) => Math.round(quantile(result.latenciesMs, q) * 10) / 10;
+  return { bids: result.ok, durationS: result.durationS, p50: ms(0.5), p99: ms(0.99), max: ms(1) };
 }
 
 /**
@@ -552,6 +583,7 @@ async function main(): Promise<number> {
     bidders: options.bidders,
     seconds_per_round: options.seconds,
     rounds: options.rounds,
+    ...(Object.keys(options.env).length > 0 && { settings: options.env }),
   };
 
   if (options.preload) {
