@@ -19,6 +19,11 @@ export const MAX_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 /** The OMS worker's outbox lease (src/oms/outbox-loop.ts). */
 export const DEFAULT_OMS_LEASE_MS = 30_000;
+/**
+ * The OMS's pause after a pass without a backlog: short, so that at a steady rate its batches (each one
+ * transaction that holds SQLite's writer and event loop) stay small (docs/design/performance.md).
+ */
+export const DEFAULT_OMS_POLL_MS = 50;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/ordergate.db';
 
@@ -246,7 +251,7 @@ export const ConfigSchema = Type.Object({
   /** Whether `serve` runs the OMS worker in its own process (false when `ordergate oms` runs it). */
   omsEmbedded: Flag('OMS_EMBEDDED', true),
   /** The pause between two passes of the OMS worker, in milliseconds. */
-  omsPollMs: WholeNumber('OMS_POLL_MS', 200, 10, 60_000),
+  omsPollMs: WholeNumber('OMS_POLL_MS', DEFAULT_OMS_POLL_MS, 10, 60_000),
   /**
    * How long an outbox entry a worker claimed stays with it, in milliseconds: a worker that dies leaves its
    * entries to the others for this long.

@@ -53,7 +53,7 @@ export function buildProgram(io: CliIo): Command {
         '  HOST, PORT    where `serve` listens (default 127.0.0.1:8080); `demo` uses them in its curl commands',
         '  LOG_LEVEL     fatal, error, warn, info (default), debug, trace or silent',
         '  OMS_EMBEDDED  true (default): `serve` runs the OMS worker; false: run it with `ordergate oms`',
-        '  OMS_POLL_MS   pause between two passes of the OMS worker (default 200)',
+        '  OMS_POLL_MS   pause between two passes of the OMS worker (default 50)',
         '  OMS_LEASE_MS  how long the outbox entries of a worker that died wait for another (default 30000)',
         '  WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS  webhook answer timeout (default 10000) and retry time (default 86400)',
         '  WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES, WEBHOOK_ALLOW_ANY_PORT  true: webhooks may use plain http / reach private addresses / any port (default false)',

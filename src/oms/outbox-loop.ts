@@ -8,12 +8,12 @@
  * mid-batch (a database outage) gives its entries back at its next pass, so that nobody waits out the lease.
  */
 import type { Logger } from 'pino';
-import { DEFAULT_OMS_LEASE_MS } from '../config.js';
+import { DEFAULT_OMS_LEASE_MS, DEFAULT_OMS_POLL_MS } from '../config.js';
 import type { OmsMetrics } from '../metrics/operator-metrics.js';
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
 import type { StoreTx } from '../store/write-tx.js';
 
-export const DEFAULT_POLL_MS = 200;
+export const DEFAULT_POLL_MS = DEFAULT_OMS_POLL_MS;
 export const DEFAULT_LEASE_MS = DEFAULT_OMS_LEASE_MS;
 /**
  * Outbox entries taken at once: enough to share commits, few enough that one SQLite step of a batch holds

@@ -50,7 +50,7 @@ describe('the embedded OMS', () => {
 
 describe('OMS settings', () => {
   it('defaults to an embedded worker polling every 200 ms, its outbox leases 30 s', () => {
-    expect(loadConfig({})).toMatchObject({ omsEmbedded: true, omsPollMs: 200, omsLeaseMs: 30_000 });
+    expect(loadConfig({})).toMatchObject({ omsEmbedded: true, omsPollMs: 50, omsLeaseMs: 30_000 });
     expect(DEFAULT_LEASE_MS).toBe(30_000);
   });
 
