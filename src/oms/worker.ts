@@ -206,22 +206,10 @@ export class OmsWorker {
       return 0;
     }
 
-    try {
-      await yieldToEventLoop();
-      await this.changeOrders(
-        [...answers.keys()],
-        (locked, at) => [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
-        (tx) =>
-          lease.complete(
-            entries.map((entry) => entry.id),
-            tx,
-          ),
-      );
-    } catch (error) {
-      await lease.fail(entries, error);
-      return 0;
-    }
-    return entries.length;
+    await yieldToEventLoop();
+    return this.finishPlacements(entries, lease, [...answers.keys()], (locked, at) =>
+      [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
+    );
   }
 
   /**
@@ -236,21 +224,32 @@ export class OmsWorker {
     place: (tx: StoreTx, bids: readonly ExchangeBid[]) => Promise<PlaceResult[]>,
   ): Promise<number> {
     const orderIds = entries.map((entry) => entry.orderId);
+    return this.finishPlacements(entries, lease, orderIds, async (locked, at, tx) => {
+      const admission = await this.admit(tx, orderIds, locked, at);
+      // Admitted now, or EXXMITTED by a two-step placement that failed after its admission.
+      const toSend = toTransmit(orderIds, locked, admission);
+      const results = await this.callExchange('place_bids', () => place(tx, toSend.map(bidOf)));
+      return [...admission, ...toSend.flatMap((order, i) => settle(order, results[i]!, at))];
+    });
+  }
+
+  /**
+   * A placement batch's last transaction: the orders' changes, and the batch's entries done with them.
+   * Answers how many entries it finished: all, or none (the transaction failed, and the entries are
+   * released to be taken again).
+   */
+  private async finishPlacements(
+    entries: readonly OutboxEntry[],
+    lease: BatchLease,
+    orderIds: readonly string[],
+    decide: (orders: Map<string, Order>, at: number, tx: StoreTx) => Promise<OrderChange[]> | OrderChange[],
+  ): Promise<number> {
     try {
-      await this.changeOrders(
-        orderIds,
-        async (locked, at, tx) => {
-          const admission = await this.admit(tx, orderIds, locked, at);
-          // Admitted now, or EXXMITTED by a two-step placement that failed after its admission.
-          const toSend = toTransmit(orderIds, locked, admission);
-          const results = await this.callExchange('place_bids', () => place(tx, toSend.map(bidOf)));
-          return [...admission, ...toSend.flatMap((order, i) => settle(order, results[i]!, at))];
-        },
-        (tx) =>
-          lease.complete(
-            entries.map((entry) => entry.id),
-            tx,
-          ),
+      await this.changeOrders(orderIds, decide, (tx) =>
+        lease.complete(
+          entries.map((entry) => entry.id),
+          tx,
+        ),
       );
     } catch (error) {
       await lease.fail(entries, error);
