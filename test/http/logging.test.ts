@@ -84,4 +84,32 @@ describe('logging', () => {
     const bidLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === requestId);
     expect(bidLines.length).toBeGreaterThanOrEqual(2);
   });
+
+  it('writes one access line per request when it completes: method, URL, client address, status and time', async () => {
+    const answer = await fetch(`${url}/transactional/v1/orders/regular?probe=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(answer.status).toBe(401);
+    const requestId = answer.headers.get('request-id');
+    const completed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === requestId && l.msg === 'request completed');
+    expect(completed).toHaveLength(1);
+    const { level, time, pid, hostname, responseTime, ...line } = completed[0]!;
+    expect({ level, responseTime: typeof responseTime, time: typeof time, pid: typeof pid, hostname: typeof hostname }).toEqual({
+      level: 30,
+      responseTime: 'number',
+      time: 'number',
+      pid: 'number',
+      hostname: 'string',
+    });
+    expect(line).toEqual({
+      reqId: requestId,
+      method: 'POST',
+      url: '/transactional/v1/orders/regular?probe=1',
+      remoteAddress: '127.0.0.1',
+      res: { statusCode: 401 },
+      msg: 'request completed',
+    });
+  });
 });
