@@ -163,12 +163,20 @@ async function waitUntilServing(url: string, child: ChildProcess): Promise<void>
   throw new Error(`server at ${url} did not answer within 60 s`);
 }
 
+/** The node flags of `npm start` (package.json's start script), so that the benchmark runs what it runs. */
+function startNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
+  if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
+  return command[1]!.split(/\s+/).filter((flag) => flag !== '');
+}
+
 /** ordergate as `npm start` runs it, its JSON log in `logFile`. */
 async function startOrdergate(databaseUrl: string, logFile: string): Promise<Node> {
   const port = await freePort();
   const metricsPort = await freePort();
   const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench-results', 'profiles')}`] : [];
-  const child = spawn(process.execPath, [...profile, join(ROOT, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...startNodeFlags(), ...profile, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
