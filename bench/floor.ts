@@ -31,6 +31,7 @@ import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
 import { createOmsWorker, createServices } from '../src/wiring.js';
 import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
+import { percentile } from './stats.js';
 
 const PLACE_PATH = '/transactional/v1/orders/regular';
 /** Replays of one capture, each on a fresh copy of the database; the floor is their median. */
@@ -76,11 +77,6 @@ const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release
 const isCommit = (sql: string) => /^\s*commit\b/i.test(sql);
 
 const median = (values: number[]) => percentile(values, 50);
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 function summarizeWrites(transactions: Write[][], bids: number, reads: number) {
   const rows: WriteFloor['rows_per_bid'] = {};

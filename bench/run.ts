@@ -27,14 +27,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import pg from 'pg';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
 import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
-import { pacedLoad, quantile } from './paced.js';
+import { pacedLoad } from './paced.js';
+import { percentile } from './stats.js';
 import {
   cpuSeconds,
   FLOOR_PRELOAD_BIDS,
@@ -68,13 +69,20 @@ const TARGETS = {
   peakRssMb: 250,
 };
 
+/** A whole number of at least 1, or commander's clear error. */
+const count = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+};
+
 const program = new Command('bench')
-  .option('--rounds <n>', 'rounds per target', (v) => Number(v), 3)
-  .option('--seconds <n>', 'seconds of load per round', (v) => Number(v), 8)
-  .option('--connections <n>', 'concurrent connections', (v) => Number(v), 50)
-  .option('--bidders <n>', 'bidders (half retail, half non-retail)', (v) => Number(v), 50)
-  .option('--rate <n>', 'a steady rate of bids/s instead of saturation', (v) => Number(v))
-  .option('--preload <n>', 'compare an empty database with one holding this many orders', (v) => Number(v))
+  .option('--rounds <n>', 'rounds per target', count, 3)
+  .option('--seconds <n>', 'seconds of load per round', count, 8)
+  .option('--connections <n>', 'concurrent connections', count, 50)
+  .option('--bidders <n>', 'bidders (half retail, half non-retail)', count, 50)
+  .option('--rate <n>', 'a steady rate of bids/s instead of saturation', count)
+  .option('--preload <n>', 'compare an empty database with one holding this many orders', count)
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
   .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
@@ -83,7 +91,7 @@ const program = new Command('bench')
     'a setting of the ordergate nodes, NAME=value (repeatable), e.g. OMS_POLL_MS=50: to measure a setting',
     (value: string, settings: Record<string, string>) => {
       const at = value.indexOf('=');
-      if (at <= 0) throw new Error(`--env takes NAME=value, not ${value}`);
+      if (at <= 0) throw new InvalidArgumentError('NAME=value');
       return { ...settings, [value.slice(0, at)]: value.slice(at + 1) };
     },
     {},
@@ -164,19 +172,20 @@ async function waitUntilServing(url: string, child: ChildProcess): Promise<void>
 }
 
 /** The node flags of `npm start` (package.json's start script), so that the benchmark runs what it runs. */
-function startNodeFlags(): string[] {
+function readStartNodeFlags(): string[] {
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
   if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
   return command[1]!.split(/\s+/).filter((flag) => flag !== '');
 }
+const START_NODE_FLAGS = readStartNodeFlags();
 
 /** ordergate as `npm start` runs it, its JSON log in `logFile`. */
 async function startOrdergate(databaseUrl: string, logFile: string): Promise<Node> {
   const port = await freePort();
   const metricsPort = await freePort();
   const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench-results', 'profiles')}`] : [];
-  const child = spawn(process.execPath, [...startNodeFlags(), ...profile, join(ROOT, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, ...profile, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -325,6 +334,12 @@ interface LoadResult {
   max: number;
 }
 
+/** The headers of a bid as `bidder` (the bare server gets the content type alone). */
+function bidHeaders(bidder: Bidder | null): Record<string, string> {
+  const headers = { 'content-type': 'application/json' };
+  return bidder === null ? headers : { ...headers, authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey };
+}
+
 /**
  * One run against one node: at saturation autocannon (every connection bids as one of `bidders`, in
  * turn), at a rate the paced load (bench/paced.ts: the bidders in turn, bid by bid).
@@ -337,16 +352,14 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
     method: 'POST',
     connections,
     duration: seconds,
-    headers: { 'content-type': 'application/json' },
+    headers: bidHeaders(null),
     body: BID_BODY,
     // A key per bid, unique across the run (bare ignores the header; it is sent alike).
     ...(options.idempotencyKeys && {
       requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }],
     }),
     setupClient: (client) => {
-      if (bare) return;
-      const bidder = bidders[next++ % bidders.length]!;
-      client.setHeaders({ 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey });
+      if (!bare) client.setHeaders(bidHeaders(bidders[next++ % bidders.length]!));
     },
   });
   const failed = result.non2xx + result.errors + result.timeouts;
@@ -360,16 +373,13 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
 /** A steady `rate` of bids, paced (not autocannon's bursts), on `connections` keep-alive connections. */
 async function steadyLoad(node: Node, bidders: Bidder[], connections: number, seconds: number, rate: number, bare: boolean): Promise<LoadResult> {
   const headersOf = (i: number): Record<string, string> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (options.idempotencyKeys) headers['idempotency-key'] = randomUUID();
-    if (bare) return headers;
-    const bidder = bidders[i % bidders.length]!;
-    return { ...headers, authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey };
+    const headers = bidHeaders(bare ? null : bidders[i % bidders.length]!);
+    return options.idempotencyKeys ? { ...headers, 'idempotency-key': randomUUID() } : headers;
   };
   const result = await pacedLoad({ origin: node.url, path: PLACE_PATH, body: BID_BODY, connections, seconds, rate, headersOf });
   if (result.failed > 0) throw new Error(`${result.failed} requests failed or were not 2xx against ${node.url}`);
-  const ms = (q: number) => Math.round(quantile(result.latenciesMs, q) * 10) / 10;
-  return { bids: result.ok, durationS: result.durationS, p50: ms(0.5), p99: ms(0.99), max: ms(1) };
+  const ms = (p: number) => Math.round(percentile(result.latenciesMs, p) * 10) / 10;
+  return { bids: result.ok, durationS: result.durationS, p50: ms(50), p99: ms(99), max: ms(100) };
 }
 
 /**

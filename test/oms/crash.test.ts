@@ -83,9 +83,17 @@ describe('crash and resume', () => {
 
   it('with the exchange in its transaction: resumes orders a two-step worker left EXXMITTED, each sent once', async () => {
     const ids = [await bench.placeOrder({ quantity: 11 }), await bench.placeOrder({ quantity: 12 })];
-    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { before: (method) => (method === 'place' ? crash() : undefined) }) });
-    void dying.runOnce();
-    await untilStatus(ids[1]!, 'EXXMITTED');
+    // The two-step worker dies as it is about to send, its admission (EXXMITTED) committed.
+    let atPlace!: () => void;
+    const reachedPlace = new Promise<void>((resolve) => (atPlace = resolve));
+    const before = (method: string) => {
+      if (method !== 'place') return undefined;
+      atPlace();
+      return crash();
+    };
+    void bench.worker({ exchange: new ObservedExchange(bench.exchange(), { before }) }).runOnce();
+    await reachedPlace;
+    for (const id of ids) expect(await bench.status(id)).toBe('EXXMITTED');
 
     bench.clock.now += DEFAULT_LEASE_MS + 1;
     // The simulated exchange itself: admission, placement and settlement in one transaction.
