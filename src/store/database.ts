@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
+import { WalSync, type DataSync } from './wal-sync.js';
 import { isStalePreparedPlan, READ_ONLY_SQL_TRANSACTION, StandbyServerError, storeError, unavailableAware } from './unavailable.js';
 import type { Database } from './tables.js';
 import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
@@ -87,6 +88,8 @@ export interface StoreOptions {
    * connection: the tests count commits and statements per bid with it.
    */
   onStatement?: (sql: string) => void;
+  /** SQLite: how the WAL is synced after a commit (wal-sync.ts); fs.fdatasync unless a test stands in for the disk. */
+  sqliteDataSync?: DataSync;
 }
 
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -95,8 +98,10 @@ export const SERVER_SQLITE_BUSY_TIMEOUT_MS = 750;
 function openSqliteConnection(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(path, onStatement ? { verbose: (message) => onStatement(String(message)) } : {});
   sqlite.pragma('journal_mode = WAL');
-  // An acknowledged order must survive a power cut: fsync on every commit.
-  sqlite.pragma('synchronous = FULL');
+  // An acknowledged order must survive a power cut: the WAL is synced after every commit, before the commit
+  // is answered, by the driver off the event loop (wal-sync.ts); NORMAL is FULL without SQLite's own sync
+  // of each commit inside the call. A database in memory has nothing to sync.
+  sqlite.pragma(path === ':memory:' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   // The CLI and the server may write the same file: wait for the other writer instead of failing.
   sqlite.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
@@ -110,16 +115,19 @@ function openSqlite(
   path: string,
   busyTimeoutMs: number,
   onStatement?: (sql: string) => void,
-): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements } {
+  dataSync?: DataSync,
+): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements; walSync: WalSync | null } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const dialect = new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement));
+  // One sync for both connections: the reader waits for the writer's commits to be on disk.
+  const walSync = path === ':memory:' ? null : new WalSync(`${resolve(path)}-wal`, dataSync);
+  const dialect = new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement), walSync);
   const db = new Kysely<Database>({ dialect: unavailableAware(dialect) });
   // An in-memory database exists only on its own connection.
   const readDb =
     path === ':memory:'
       ? db
-      : new Kysely<Database>({ dialect: unavailableAware(new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement))) });
-  return { db, readDb, statements: dialect.connection };
+      : new Kysely<Database>({ dialect: unavailableAware(new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement), walSync)) });
+  return { db, readDb, statements: dialect.connection, walSync };
 }
 
 /**
@@ -307,10 +315,16 @@ function destroyConnection(client: pg.PoolClient): void {
 export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
-    const { db, readDb, statements } = openSqlite(target, options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS, options.onStatement);
+    const { db, readDb, statements, walSync } = openSqlite(
+      target,
+      options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+      options.onStatement,
+      options.sqliteDataSync,
+    );
     const close = async () => {
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
+      walSync?.close();
     };
     // The transaction holds the one connection (the driver's lock): its statements are this batch's alone.
     // Its statements run on the connection itself, not through Kysely's driver: their errors are translated here.

@@ -7,6 +7,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import type { WalSync } from './wal-sync.js';
 
 const STATEMENT_CACHE_SIZE = 256;
 
@@ -41,7 +42,11 @@ interface Prepared {
 export class StatementCachingConnection implements DatabaseConnection {
   private readonly prepared = new Map<string, Prepared>();
 
-  constructor(private readonly sqlite: BetterSqlite3.Database) {}
+  /** `walSync`: the WAL's sync after each commit (wal-sync.ts); null for a database without one (in memory). */
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly walSync: WalSync | null = null,
+  ) {}
 
   private prepare(sql: string): Prepared {
     let prepared = this.prepared.get(sql);
@@ -84,18 +89,36 @@ export class StatementCachingConnection implements DatabaseConnection {
     return { statement, make };
   }
 
+  /**
+   * Runs a statement. With a WAL sync (wal-sync.ts): waits first for the commits not yet on disk, so that
+   * nothing is read before it is durable; and after a statement that committed (a COMMIT, or a write
+   * outside a transaction), waits for the WAL's sync before answering, holding the connection meanwhile.
+   */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { statement, make } = this.prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters as unknown[];
-    if (make !== null) return { rows: (statement.all(parameters) as unknown[][]).map(make) as R[] };
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    if (this.walSync === null) return run<R>(statement, make, parameters);
+    let unsynced = this.walSync.settled();
+    while (unsynced !== null) {
+      await unsynced;
+      unsynced = this.walSync.settled();
+    }
+    const inTransaction = this.sqlite.inTransaction;
+    const result = run<R>(statement, make, parameters);
+    if (!this.sqlite.inTransaction && (inTransaction || !statement.readonly)) await this.walSync.durable();
+    return result;
   }
 
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used by ordergate');
   }
+}
+
+function run<R>(statement: BetterSqlite3.Statement, make: RowMaker | null, parameters: unknown[]): QueryResult<R> {
+  if (make !== null) return { rows: (statement.all(parameters) as unknown[][]).map(make) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
 /** A lock that hands over to exactly one waiter, in arrival order. */
@@ -157,9 +180,13 @@ class OrdergateSqliteDriver implements Driver {
 export class OrdergateSqliteDialect extends SqliteDialect {
   readonly connection: StatementCachingConnection;
 
-  constructor(private readonly sqlite: BetterSqlite3.Database) {
+  /** `walSync`: see StatementCachingConnection (its owner closes it). */
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    walSync: WalSync | null = null,
+  ) {
     super({ database: sqlite });
-    this.connection = new StatementCachingConnection(sqlite);
+    this.connection = new StatementCachingConnection(sqlite, walSync);
   }
 
   override createDriver(): Driver {
