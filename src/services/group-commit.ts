@@ -1,6 +1,6 @@
 /**
- * Group commit for the order-entry hot path. Each durable commit costs an fsync (SQLite with
- * the WAL's sync after each commit) or a WAL flush and a round trip (PostgreSQL); one per request caps throughput. Here
+ * Group commit for the order-entry hot path. Each durable commit costs an fsync (SQLite: the WAL's sync,
+ * wal-sync.ts) or a WAL flush and a round trip (PostgreSQL); one per request caps throughput. Here
  * the commands of all requests that arrive while a batch is in flight are queued, then run together in one
  * transaction; every caller is answered only after that transaction has committed. Nothing is
  * acknowledged before its commit.

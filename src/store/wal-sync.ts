@@ -16,7 +16,8 @@
  *   connection of this process waits for the sync under way (`settled()`) before it reads: the order book,
  *   the credentials and the event feed never show a row that a power cut could still take back. The write
  *   connection needs no such wait: it is held by the committing transaction until its sync is done.
- *   (Another process, the CLI, reading the file in that window could see such a row; it only reads.)
+ *   (Another process on the same file, the CLI, could read such a row in that window, and this process
+ *   one of the CLI's commits before the CLI's own sync: both rare, and neither answers an order.)
  * - **A failed sync fails the commit, and every later one.** After a failed fdatasync Linux may drop the
  *   dirty pages and report success to the next one, so nothing written since can be known durable; and
  *   SQLite has already made the commit visible, so it cannot be rolled back. Like PostgreSQL (which stops
