@@ -3,8 +3,8 @@
  * SHED_COMMIT_WAIT_MS while every lane holds one, or more orders wait than its next commit takes, the oldest
  * of them past SHED_COMMIT_WAIT_MS; looked at on every order-entry call) or the event loop
  * does (its mean delay over the last quarter second past SHED_EVENT_LOOP_DELAY_MS, sampled by
- * @fastify/under-pressure; a quarter second in which the loop never ticked counts as long as the loop
- * was held, not as for ever), new order-entry calls answer 503 e-503 with Retry-After at once instead of
+ * @fastify/under-pressure, or a single recent hold of the loop past it; a quarter second in which the
+ * loop never ticked counts as long as the loop was held, not as for ever), new order-entry calls answer 503 e-503 with Retry-After at once instead of
  * joining the queue. Reads, logins and the docs keep answering, and the service takes orders again by
  * itself as soon as it has caught up.
  */
@@ -54,11 +54,13 @@ function recentHold(app: App): () => number {
 }
 
 /**
- * The event loop's delay as shedding judges it: under-pressure's sample, or, for a sample that saw no tick
- * (Infinity: the loop was held throughout), how long the loop was held.
+ * The event loop's delay as shedding judges it: the worse of under-pressure's sample (left out when it saw
+ * no tick: Infinity, the loop held throughout) and the longest recent hold of the loop. A single hold past
+ * the threshold is shed whatever the sample made of it (a sample whose window began with ticks averages a
+ * 1.5 s hold down to a fraction of it); a single hold below the threshold never is.
  */
 export function judgedEventLoopDelay(sampledMs: number, heldMs: () => number): number {
-  return Number.isFinite(sampledMs) ? sampledMs : heldMs();
+  return Math.max(Number.isFinite(sampledMs) ? sampledMs : 0, heldMs());
 }
 
 /**
