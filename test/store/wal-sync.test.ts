@@ -121,8 +121,12 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
       allocation, non_retail_opens_at, non_retail_closes_at, retail_opens_at, retail_closes_at, updated_at)
       values ('NSE_EQ', ${token}, 'SYM', 'EQ', 10000, 5, 1000, 10, 'PRICE_PRIORITY', 0, 1, 0, 1, 0)`;
 
+  /** Waits, turn by turn of the event loop, until the condition holds; fails after 10,000 turns. */
   async function until(condition: () => boolean): Promise<void> {
-    while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+    for (let turns = 0; !condition(); turns++) {
+      if (turns === 10_000) throw new Error(`not reached: ${condition.toString()}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   it('runs synchronous=NORMAL, and answers a commit only after a sync of the WAL file that began after it', async () => {
