@@ -13,7 +13,7 @@
 import { CompiledQuery, sql, type Kysely, type SqlBool } from 'kysely';
 import type { DialectName } from './database.js';
 import type { Database } from './tables.js';
-import type { WriteTx } from './write-tx.js';
+import { sendAhead, type WriteTx } from './write-tx.js';
 
 export type PgType = 'text' | 'int8' | 'float8';
 
@@ -53,7 +53,8 @@ export interface PostgresWrite {
 /**
  * PostgreSQL: several writes in one statement, each a data-modifying CTE, so that a batch's writes cost one
  * round trip. They run on one snapshot and do not see each other's rows; foreign keys are checked at the
- * end of the statement.
+ * end of the statement. Sent ahead (WriteTx.ahead): nothing waits for its answer, so the commit or the
+ * next statement goes out with it.
  */
 export async function combinedWrites(tx: WriteTx, writes: readonly PostgresWrite[]): Promise<void> {
   if (writes.length === 0) return;
@@ -63,7 +64,8 @@ export async function combinedWrites(tx: WriteTx, writes: readonly PostgresWrite
     next += write.parameters.length;
     return part;
   });
-  await tx.trx.executeQuery(
+  await sendAhead(
+    tx,
     CompiledQuery.raw(
       `with ${parts.join(', ')} select 1`,
       writes.flatMap((write) => write.parameters),
@@ -87,7 +89,8 @@ abstract class BulkWrite<R> {
       return;
     }
     const write = this.postgres(rows);
-    await tx.trx.executeQuery(CompiledQuery.raw(write.sql(1), write.parameters));
+    // Nothing waits for its answer: sent ahead (WriteTx.ahead).
+    await sendAhead(tx, CompiledQuery.raw(write.sql(1), write.parameters));
   }
 }
 

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery, type DatabaseConnection } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
 import { WalSync, type DataSync } from './wal-sync.js';
@@ -187,7 +187,8 @@ class LivenessCheck {
  * the stalled queries are cut. One timer for the pool, not one per query (order entry's hot path).
  */
 class StalledQueryWatch {
-  private readonly started = new Map<pg.PoolClient, number>();
+  /** Per connection: since when it has had a query unanswered, and how many are (it pipelines). */
+  private readonly started = new Map<pg.PoolClient, { at: number; pending: number }>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly liveness: LivenessCheck) {
@@ -196,11 +197,14 @@ class StalledQueryWatch {
   }
 
   begin(client: pg.PoolClient): void {
-    this.started.set(client, Date.now());
+    const under = this.started.get(client);
+    if (under === undefined) this.started.set(client, { at: Date.now(), pending: 1 });
+    else under.pending += 1;
   }
 
   end(client: pg.PoolClient): void {
-    this.started.delete(client);
+    const under = this.started.get(client);
+    if (under !== undefined && --under.pending === 0) this.started.delete(client);
   }
 
   stop(): void {
@@ -209,7 +213,7 @@ class StalledQueryWatch {
 
   private sweep(): void {
     const limit = Date.now() - POSTGRES_PROBE_AFTER_MS;
-    const stalled = [...this.started].filter(([, at]) => at <= limit).map(([client]) => client);
+    const stalled = [...this.started].filter(([, { at }]) => at <= limit).map(([client]) => client);
     if (stalled.length === 0) return;
     void this.liveness.check().then((alive) => {
       if (!alive) for (const client of stalled) destroyConnection(client);
@@ -258,6 +262,9 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
     max: 10,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     query_timeout: POSTGRES_QUERY_TIMEOUT_MS,
+    // Queries sent while one is under way go out at once (write transactions send statements ahead,
+    // WriteTx.ahead); the server answers them in order. One holder uses a connection at a time.
+    pipeline: true,
     // Idle connections to a vanished server are found and dropped by the pool, not by the next request.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
@@ -304,6 +311,35 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
 }
 
 /**
+ * PostgreSQL: the statements a write transaction sent ahead (WriteTx.ahead) on its connection, which
+ * pipelines (the pool's `pipeline` option), and the first of them to fail.
+ */
+class SentAhead {
+  private readonly answers: Promise<void>[] = [];
+  private failed: { error: Error } | undefined;
+
+  constructor(private readonly connection: DatabaseConnection) {}
+
+  readonly send = (query: CompiledQuery): void => {
+    this.answers.push(
+      this.connection.executeQuery(query).then(
+        () => undefined,
+        (error: unknown) => {
+          // Answered in the order sent: the first failure is the cause, the later ones its consequence.
+          this.failed ??= { error: error instanceof Error ? error : new Error(String(error)) };
+        },
+      ),
+    );
+  };
+
+  /** Once every statement sent ahead is answered: the first failure, if any. */
+  async failure(): Promise<Error | undefined> {
+    await Promise.all(this.answers);
+    return this.failed?.error;
+  }
+}
+
+/**
  * Closes the client's socket at once. Ended first, so that the pool drops it when it is released rather
  * than handing it out again before the socket's close is seen.
  */
@@ -341,21 +377,33 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   const { host, pathname } = new URL(target);
   const writeTransaction = <T>(work: (tx: StoreTx) => Promise<T>) =>
     db.connection().execute(async (connection) => {
+      // The connection itself, for the statements sent ahead (WriteTx.ahead), which do not queue behind
+      // Kysely's one query at a time on it.
+      const ahead = new SentAhead(await connection.getExecutor().provideConnection(async (own) => own));
       // One round trip: BEGIN, and the transaction takes its id before anything else (the event horizon,
       // order-events.ts, relies on every transaction that writes an event having its id before it takes
       // an event id). A simple query: several statements, no parameters.
       await sql.raw('begin; select pg_current_xact_id()').execute(connection);
       let result: T;
       try {
-        result = await work(sealTx(connection, null));
+        result = await work(sealTx(connection, null, ahead.send));
       } catch (error) {
         await sql
           .raw('rollback')
           .execute(connection)
           .catch(() => undefined);
-        throw error;
+        // A statement sent ahead that failed aborted the transaction: the later ones failed for it.
+        throw (await ahead.failure()) ?? error;
       }
-      await sql.raw('commit').execute(connection);
+      // Sent behind the statements sent ahead, before their answers: if one of them failed, the aborted
+      // transaction answers the COMMIT with a rollback, and its failure is thrown.
+      const committed = sql.raw('commit').execute(connection);
+      const failure = await ahead.failure();
+      if (failure !== undefined) {
+        await committed.catch(() => undefined);
+        throw failure;
+      }
+      await committed;
       return result;
     });
   return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, writeLanes: POSTGRES_WRITE_LANES, close };

@@ -8,7 +8,7 @@ import { inList } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { OutboxAction } from '../domain/order.js';
 import type { Database } from './tables.js';
-import { executorOf, openTx, type StoreTx } from './write-tx.js';
+import { executorOf, openTx, sendAhead, type StoreTx } from './write-tx.js';
 
 export interface OutboxEntry {
   id: number;
@@ -94,15 +94,16 @@ export class OmsRepository {
 
   /** Marks the entries done (those still leased to `workerId`); `trx` to do it in the transaction of their work. */
   async completeAll(ids: readonly number[], workerId: string, now: number, storeTx?: StoreTx): Promise<void> {
-    const trx = executorOf(this.db, storeTx);
     if (ids.length === 0) return;
-    await trx
+    const done = executorOf(this.db, storeTx)
       .updateTable('outbox')
       .set({ done_at: now, claimed_until: null })
       .where(inList(this.dialect, 'id', ids, 'int8'))
       .where('claimed_by', '=', workerId)
-      .where('done_at', 'is', null)
-      .execute();
+      .where('done_at', 'is', null);
+    // In a transaction, sent ahead with its commit (WriteTx.ahead).
+    if (storeTx === undefined) await done.execute();
+    else await sendAhead(openTx(storeTx), done.compile());
   }
 
   /** Gives entries back after a failure, so that the next pass retries them at once. */

@@ -27,7 +27,7 @@ import {
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
 import { ENQUEUE_DELIVERIES } from './webhooks.js';
-import { openTx, type SqliteStatements, type StoreTx, type WriteTx } from './write-tx.js';
+import { openTx, sendAhead, type SqliteStatements, type StoreTx, type WriteTx } from './write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 type HistoryRow = Selectable<OrderHistoryTable>;
@@ -401,7 +401,8 @@ export class OrderRepository {
   async lockUsers(storeTx: StoreTx, userIds: readonly string[]): Promise<void> {
     const tx = openTx(storeTx);
     if (this.dialect !== 'postgres' || userIds.length === 0) return;
-    await tx.trx.executeQuery(CompiledQuery.raw(LOCK_USERS, [listParameter('postgres', [...new Set(userIds)])]));
+    // Sent ahead: the batch's next statement (its reads of the totals) goes out with it and runs once it holds the locks.
+    await sendAhead(tx, CompiledQuery.raw(LOCK_USERS, [listParameter('postgres', [...new Set(userIds)])]));
   }
 
   /** The retail exposure rows of the users, in every issue, with the prices of each row's issue. */

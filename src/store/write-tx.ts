@@ -7,7 +7,7 @@
  * batch sends one set-based statement per step instead (bulk.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './tables.js';
 
 export interface SqliteStatements {
@@ -24,6 +24,21 @@ export interface WriteTx {
   readonly trx: Kysely<Database>;
   /** SQLite only: the statements of the connection the transaction holds. Use them inside it alone. */
   readonly sqlite: SqliteStatements | null;
+  /**
+   * PostgreSQL, in Store.writeTransaction: sends a statement whose answer nothing waits for (a lock, a
+   * write) without waiting for it. The connection pipelines: the statements after it go out at once and
+   * the server runs them after it, in order, so a batch's lock and its first read, or its last write and
+   * the commit, cost one round trip. Its failure fails the transaction: the store throws it (not the
+   * "transaction is aborted" of the statements after it) at the next statement or at the commit, which the
+   * aborted transaction answers with a rollback. Null elsewhere: see `sendAhead`.
+   */
+  readonly ahead: ((query: CompiledQuery) => void) | null;
+}
+
+/** Runs a statement whose answer nothing needs in the transaction: sent ahead where it can be (WriteTx.ahead). */
+export async function sendAhead(tx: WriteTx, query: CompiledQuery): Promise<void> {
+  if (tx.ahead !== null) tx.ahead(query);
+  else await tx.trx.executeQuery(query);
 }
 
 declare const sealed: unique symbol;
@@ -36,9 +51,9 @@ export interface StoreTx {
 /** The store's side of a StoreTx. */
 type OpenTx = WriteTx & StoreTx;
 
-/** A StoreTx of this Kysely transaction (and, on SQLite, its connection's statements). */
-export function sealTx(trx: Kysely<Database>, sqlite: SqliteStatements | null): StoreTx {
-  const tx: WriteTx = { trx, sqlite };
+/** A StoreTx of this Kysely transaction (and, on SQLite, its connection's statements; see WriteTx). */
+export function sealTx(trx: Kysely<Database>, sqlite: SqliteStatements | null, ahead: WriteTx['ahead'] = null): StoreTx {
+  const tx: WriteTx = { trx, sqlite, ahead };
   return tx as OpenTx;
 }
 
