@@ -397,13 +397,18 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       }
       // Sent behind the statements sent ahead, before their answers: if one of them failed, the aborted
       // transaction answers the COMMIT with a rollback, and its failure is thrown.
-      const committed = sql.raw('commit').execute(connection);
+      // Its answer is taken at once, so that a failure never waits unhandled behind theirs.
+      const committed = sql
+        .raw('commit')
+        .execute(connection)
+        .then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        );
       const failure = await ahead.failure();
-      if (failure !== undefined) {
-        await committed.catch(() => undefined);
-        throw failure;
-      }
-      await committed;
+      if (failure !== undefined) throw failure;
+      const commitFailure = await committed;
+      if (commitFailure !== undefined) throw commitFailure.error;
       return result;
     });
   return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, writeLanes: POSTGRES_WRITE_LANES, close };

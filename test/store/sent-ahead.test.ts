@@ -18,6 +18,11 @@ beforeAll(async () => {
   database = await createTestDatabase();
   store = openStore(database.databaseUrl);
   await sql`create table ahead_probe (id integer primary key, note text not null)`.execute(store.db);
+  await sql`create table ahead_parent (id integer primary key)`.execute(store.db);
+  // Checked at the commit: a child without its parent fails the COMMIT itself.
+  await sql`create table ahead_child (id integer primary key, parent integer not null references ahead_parent (id) deferrable initially deferred)`.execute(
+    store.db,
+  );
 });
 afterAll(async () => {
   await store.close();
@@ -76,6 +81,17 @@ describe('a statement sent ahead', () => {
     });
     await expect(failed).rejects.toThrow(DUPLICATE);
     expect(await notes()).toEqual([[1, 'first, then updated']]);
+  });
+
+  it('that passes, in a transaction whose COMMIT fails: the error of the commit is thrown, and nothing is kept', async () => {
+    const failed = store.writeTransaction(async (storeTx) => {
+      const tx = openTx(storeTx);
+      await sendAhead(tx, insert(5, 'kept only if the commit passes'));
+      await sendAhead(tx, CompiledQuery.raw('insert into ahead_child (id, parent) values (1, 404)'));
+    });
+    await expect(failed).rejects.toThrow(/foreign key/i);
+    expect(await notes()).toEqual([[1, 'first, then updated']]);
+    expect((await sql`select id from ahead_child`.execute(store.db)).rows).toEqual([]);
   });
 
   it('leaves the connection fit for the next transaction', async () => {
