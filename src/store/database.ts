@@ -277,8 +277,10 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
     // if any, fails on its own, and the pool drops the client when it is released.
     client.on('error', () => undefined);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const holdWrites = writesHeldForTheTick(client);
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       if (onStatement) onStatement(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text));
+      holdWrites();
       const result = query(...namedStatement(args));
       if (result instanceof Promise) {
         watch.begin(client);
@@ -307,6 +309,25 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
       watch.stop();
       await db.destroy();
     },
+  };
+}
+
+/**
+ * Holds the connection's socket writes until the end of the tick: the queries sent in one tick (a statement
+ * sent ahead and the one behind it, the last write and the COMMIT; see WriteTx.ahead) leave in one write,
+ * so the server wakes once for them, not once each. A query alone leaves at the same tick's end.
+ */
+function writesHeldForTheTick(client: pg.PoolClient): () => void {
+  const stream = (client as unknown as { connection: { stream?: { cork?(): void; uncork?(): void } } }).connection.stream;
+  let held = false;
+  return () => {
+    if (held || stream?.cork === undefined || stream.uncork === undefined) return;
+    held = true;
+    stream.cork();
+    process.nextTick(() => {
+      held = false;
+      stream.uncork!();
+    });
   };
 }
 
