@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, type CompiledQuery, type DatabaseConnection } from 'kysely';
 import pg from 'pg';
@@ -176,7 +177,7 @@ class LivenessCheck {
       return false;
     } finally {
       // end() would wait for an answer that may never come.
-      (client.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+      socketOf(client)?.destroy();
     }
   }
 }
@@ -318,15 +319,15 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
  * so the server wakes once for them, not once each. A query alone leaves at the same tick's end.
  */
 function writesHeldForTheTick(client: pg.PoolClient): () => void {
-  const stream = (client as unknown as { connection: { stream?: { cork?(): void; uncork?(): void } } }).connection.stream;
+  const stream = socketOf(client);
   let held = false;
   return () => {
-    if (held || stream?.cork === undefined || stream.uncork === undefined) return;
+    if (held || stream === undefined) return;
     held = true;
     stream.cork();
     process.nextTick(() => {
       held = false;
-      stream.uncork!();
+      stream.uncork();
     });
   };
 }
@@ -366,7 +367,12 @@ class SentAhead {
  */
 function destroyConnection(client: pg.PoolClient): void {
   client.end().catch(() => undefined);
-  (client.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+  socketOf(client)?.destroy();
+}
+
+/** The socket under a pg client (pg does not type its connection's stream). */
+function socketOf(client: pg.ClientBase): Pick<Duplex, 'cork' | 'uncork' | 'destroy'> | undefined {
+  return (client as unknown as { connection: { stream?: Duplex } }).connection.stream;
 }
 
 export function openStore(url: string, options: StoreOptions = {}): Store {
