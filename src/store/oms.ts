@@ -7,6 +7,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import { inList } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { OutboxAction } from '../domain/order.js';
+import { prepareQuery } from './prepared.js';
 import type { Database } from './tables.js';
 import { executorOf, openTx, sendAhead, type StoreTx } from './write-tx.js';
 
@@ -20,17 +21,24 @@ export interface OutboxEntry {
 const claimable = (now: number) => (eb: ExpressionBuilder<Database, 'outbox'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
 
 export class OmsRepository {
+  // Every OMS pass (every 50 ms, idle or not) asks these: built and compiled once (see prepared.ts).
+  private readonly latestQuery;
+  /** claimDue's statement when no entry is skipped (nearly every pass). */
+  private readonly claimQuery;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
-  ) {}
+  ) {
+    this.latestQuery = prepareQuery(() => db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')));
+    this.claimQuery = prepareQuery((p: { now: number; limit: number; maxId: number; workerId: string; until: number }) =>
+      this.claimStatement(p.now, [], p.limit, p.maxId, p.workerId, p.until),
+    );
+  }
 
   /** The newest outbox entry's id (0 when there is none). */
   async latestEntryId(): Promise<number> {
-    const row = await this.db
-      .selectFrom('outbox')
-      .select((eb) => eb.fn.max('id').as('id'))
-      .executeTakeFirst();
+    const [row] = await this.latestQuery.execute(this.db, {});
     return row?.id == null ? 0 : Number(row.id);
   }
 
@@ -54,15 +62,21 @@ export class OmsRepository {
    * holds the one write lock.
    */
   async claimDue(now: number, skipIds: readonly number[], limit: number, maxId: number, workerId: string, until: number): Promise<OutboxEntry[]> {
+    const rows =
+      skipIds.length === 0
+        ? await this.claimQuery.execute(this.db, { now, limit, maxId, workerId, until })
+        : await this.claimStatement(now, skipIds, limit, maxId, workerId, until).execute();
+    // RETURNING promises no order.
+    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction })).sort((a, b) => a.id - b.id);
+  }
+
+  private claimStatement(now: number, skipIds: readonly number[], limit: number, maxId: number, workerId: string, until: number) {
     const due = this.dueQuery(now, skipIds, limit, maxId).clearSelect().select('id');
-    const rows = await this.db
+    return this.db
       .updateTable('outbox')
       .set({ claimed_by: workerId, claimed_until: until })
       .where('id', 'in', this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
-      .returning(['id', 'order_id', 'action'])
-      .execute();
-    // RETURNING promises no order.
-    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction })).sort((a, b) => a.id - b.id);
+      .returning(['id', 'order_id', 'action']);
   }
 
   private dueQuery(now: number, skipIds: readonly number[], limit: number, maxId: number) {

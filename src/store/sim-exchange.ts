@@ -6,6 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { IndicativePrice } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
+import { prepareQuery } from './prepared.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
 import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
@@ -115,6 +116,55 @@ const FIND_BIDS = {
 
 type ReceivedBid = NewSimBid & { now: number };
 
+/**
+ * What the exchange asks at every OMS pass (every 50 ms, idle or not): built and compiled once (see
+ * prepared.ts), so that a pass costs the statements' own work only.
+ */
+function pollQueries(db: Kysely<Database>) {
+  return {
+    issuesDue: prepareQuery((p: { now: number }) =>
+      db
+        .selectFrom('ofs_issues')
+        .select(['exchange', 'scrip_token'])
+        .where('allocated_at', 'is', null)
+        .where('non_retail_closes_at', '<=', p.now)
+        .where('retail_closes_at', '<=', p.now)
+        .orderBy('exchange')
+        .orderBy('scrip_token'),
+    ),
+    offersDue: prepareQuery((p: { now: number }) =>
+      db
+        .selectFrom('ofs_offers')
+        .select('offer_id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is', null), eb('t_closes_at', '<=', p.now)]),
+            eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is not', null), eb('t1_allocated_at', 'is', null), eb('t1_closes_at', '<=', p.now)]),
+            eb.and([
+              eb('cancelled_at', 'is not', null),
+              eb.exists(
+                eb.selectFrom('sim_exchange_bids as b').select('b.order_id').whereRef('b.offer_id', '=', 'ofs_offers.offer_id').where('b.status', '=', 'LIVE'),
+              ),
+            ]),
+          ]),
+        )
+        .orderBy('offer_id'),
+    ),
+    offersBiddingOnT: prepareQuery((p: { now: number }) =>
+      db
+        .selectFrom('ofs_offers')
+        .select('offer_id')
+        .where('t_opens_at', '<=', p.now)
+        .where('t_allocated_at', 'is', null)
+        .where('cancelled_at', 'is', null)
+        .orderBy('offer_id'),
+    ),
+    undeliveredEvents: prepareQuery((p: { limit: number }) =>
+      db.selectFrom('sim_exchange_events').selectAll().where('delivered_at', 'is', null).orderBy('id').limit(p.limit),
+    ),
+  };
+}
+
 export class SimExchangeRepository {
   private readonly insertBids = new BulkInsert<ReceivedBid>(
     'sim_exchange_bids',
@@ -156,10 +206,14 @@ export class SimExchangeRepository {
     intColumn('created_at', (e) => e.now),
   ]);
 
+  private readonly polls: ReturnType<typeof pollQueries>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
-  ) {}
+  ) {
+    this.polls = pollQueries(db);
+  }
 
   /** Pass `db` to read inside a transaction. */
   async findBid(orderId: string, storeTx?: StoreTx): Promise<SimBid | undefined> {
@@ -213,15 +267,7 @@ export class SimExchangeRepository {
   }
 
   async issuesDueForAllocation(now: number): Promise<DueIssue[]> {
-    const rows = await this.db
-      .selectFrom('ofs_issues')
-      .select(['exchange', 'scrip_token'])
-      .where('allocated_at', 'is', null)
-      .where('non_retail_closes_at', '<=', now)
-      .where('retail_closes_at', '<=', now)
-      .orderBy('exchange')
-      .orderBy('scrip_token')
-      .execute();
+    const rows = await this.polls.issuesDue.execute(this.db, { now });
     return rows.map((row) => ({ exchange: row.exchange, scripToken: Number(row.scrip_token) }));
   }
 
@@ -279,36 +325,13 @@ export class SimExchangeRepository {
    * closed), or a cancelled offer with live bids still to cancel.
    */
   async offersDue(now: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('ofs_offers')
-      .select('offer_id')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is', null), eb('t_closes_at', '<=', now)]),
-          eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is not', null), eb('t1_allocated_at', 'is', null), eb('t1_closes_at', '<=', now)]),
-          eb.and([
-            eb('cancelled_at', 'is not', null),
-            eb.exists(
-              eb.selectFrom('sim_exchange_bids as b').select('b.order_id').whereRef('b.offer_id', '=', 'ofs_offers.offer_id').where('b.status', '=', 'LIVE'),
-            ),
-          ]),
-        ]),
-      )
-      .orderBy('offer_id')
-      .execute();
+    const rows = await this.polls.offersDue.execute(this.db, { now });
     return rows.map((row) => row.offer_id);
   }
 
   /** The offers whose T session has opened and whose T allocation has not run: the exchange publishes their indicative price. */
   async offersBiddingOnT(now: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('ofs_offers')
-      .select('offer_id')
-      .where('t_opens_at', '<=', now)
-      .where('t_allocated_at', 'is', null)
-      .where('cancelled_at', 'is', null)
-      .orderBy('offer_id')
-      .execute();
+    const rows = await this.polls.offersBiddingOnT.execute(this.db, { now });
     return rows.map((row) => row.offer_id);
   }
 
@@ -439,7 +462,7 @@ export class SimExchangeRepository {
   }
 
   async undeliveredEvents(limit: number): Promise<SimEvent[]> {
-    const rows = await this.db.selectFrom('sim_exchange_events').selectAll().where('delivered_at', 'is', null).orderBy('id').limit(limit).execute();
+    const rows = await this.polls.undeliveredEvents.execute(this.db, { limit });
     return rows.map(eventFromRow);
   }
 

@@ -93,6 +93,8 @@ export class StatementCachingConnection implements DatabaseConnection {
    * Runs a statement. With a WAL sync (wal-sync.ts): waits first for the commits not yet on disk, so that
    * nothing is read before it is durable; and after a statement that committed (a COMMIT, or a write
    * outside a transaction), waits for the WAL's sync before answering, holding the connection meanwhile.
+   * A row write outside a transaction that changed no row (the OMS's claim of due outbox entries when none
+   * is due, every pass) wrote nothing, and waits for no sync.
    */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { statement, make } = this.prepare(compiledQuery.sql);
@@ -105,7 +107,7 @@ export class StatementCachingConnection implements DatabaseConnection {
     }
     const inTransaction = this.sqlite.inTransaction;
     const result = run<R>(statement, make, parameters);
-    if (!this.sqlite.inTransaction && (inTransaction || !statement.readonly)) await this.walSync.durable();
+    if (!this.sqlite.inTransaction && (inTransaction || (!statement.readonly && !changedNoRow(compiledQuery.sql, result)))) await this.walSync.durable();
     return result;
   }
 
@@ -113,6 +115,18 @@ export class StatementCachingConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used by ordergate');
   }
+}
+
+/** An INSERT, UPDATE or DELETE (not DDL, whose changes SQLite does not count). */
+const ROW_WRITE = /^\s*(insert|update|delete)\s/i;
+
+/**
+ * Whether a statement was a row write that changed no row: SQLite wrote nothing (a row trigger fires for a
+ * changed row only). A write with RETURNING answers a row for each row it changed.
+ */
+function changedNoRow(sql: string, result: QueryResult<unknown>): boolean {
+  const changed = result.numAffectedRows ?? BigInt(result.rows.length);
+  return changed === 0n && ROW_WRITE.test(sql);
 }
 
 function run<R>(statement: BetterSqlite3.Statement, make: RowMaker | null, parameters: unknown[]): QueryResult<R> {

@@ -163,6 +163,34 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await idle;
   });
 
+  it('a row write outside a transaction that changed no row starts no sync; one that changed a row, or DDL, does', async () => {
+    await open();
+    // The OMS's claim when nothing is due (every pass): an UPDATE ... RETURNING of no row.
+    const claimed = await sql`update outbox set claimed_by = 'w' where id < 0 returning id`.execute(store.db);
+    expect(claimed.rows).toEqual([]);
+    await sql`delete from ofs_issues where scrip_token = -1`.execute(store.db);
+    await sql`insert into ofs_issues select * from ofs_issues where scrip_token = -1`.execute(store.db);
+    expect(disk.syncs).toHaveLength(0);
+
+    // An UPDATE of a row waits for its sync.
+    const inserted = insertIssue(4).execute(store.db);
+    await until(() => disk.syncs.length === 1);
+    disk.syncs.shift()!.end();
+    await inserted;
+    const changed = sql`update ofs_issues set updated_at = 1 where scrip_token = 4 returning scrip_token`.execute(store.db);
+    await until(() => disk.syncs.length === 1);
+    expect(await settledYet(changed)).toBe(false);
+    disk.syncs.shift()!.end();
+    expect((await changed).rows).toHaveLength(1);
+
+    // DDL changes no row by SQLite's count, and is synced all the same.
+    const created = sql`create table scratch (id integer)`.execute(store.db);
+    await until(() => disk.syncs.length === 1);
+    expect(await settledYet(created)).toBe(false);
+    disk.syncs.shift()!.end();
+    await created;
+  });
+
   it('the other connection reads a commit only once it is on disk (SQLite itself would show it before)', async () => {
     await open();
     const committed = store.writeTransaction((tx) => insertIssue(3).execute(openTx(tx).trx));
