@@ -84,6 +84,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms }) : null;
   oms?.start();
+  // An idle OMS passes every IDLE_POLL_MS; this node's own orders wake it at their commit.
+  if (oms !== null) services.orderEntry.whenCommitted(() => oms.wake());
   const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger, metrics.webhooks) : null;
   webhooks?.start();
   let stopping: Promise<void> | undefined;

@@ -3,6 +3,12 @@
  * taking the due outbox entries in batches under a lease, then whatever else the pass does (the exchange's
  * events). What an entry's work is, is the worker's (worker.ts); this file knows only entries and leases.
  *
+ * Idle. A loop that has handled nothing for IDLE_AFTER_MS passes every IDLE_POLL_MS (or pollMs, if longer)
+ * instead, until a pass finds work or `wake()` is called (the server calls it when order entry commits): an
+ * idle node no longer spends a tenth of a core on empty passes. Work committed by another process (a second
+ * node, the CLI) waits at most IDLE_POLL_MS for an idle loop; the exchange's allocations, due at the
+ * windows' close, start at most that late.
+ *
  * Crash safety. An entry is claimed under a lease (30 s, OMS_LEASE_MS) and marked done only after its work has
  * committed: a worker that dies leaves its entry to be taken again when the lease runs out. A pass that fails
  * mid-batch (a database outage) gives its entries back at its next pass, so that nobody waits out the lease.
@@ -22,6 +28,10 @@ export const DEFAULT_LEASE_MS = DEFAULT_OMS_LEASE_MS;
 export const DEFAULT_BATCH_SIZE = 250;
 /** The longest pause after failed passes: the worker resumes within this of the database's return. */
 export const MAX_RETRY_DELAY_MS = 2_000;
+/** A loop that has handled nothing for this long is idle (see the module comment). */
+export const IDLE_AFTER_MS = 1_000;
+/** The pause between an idle loop's passes. */
+export const IDLE_POLL_MS = 250;
 
 export interface OutboxLoopOptions {
   oms: Pick<OmsRepository, 'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll'>;
@@ -75,6 +85,10 @@ export class OutboxLoop {
   private failedPasses = 0;
   /** Outbox entries a failed pass may have left leased to this worker (see releaseHeld). */
   private readonly held = new Set<number>();
+  /** When a pass last handled something, or the loop started or was woken (performance.now()). */
+  private lastWorkAt = 0;
+  /** Whether the timer holds an idle pause (see wake). */
+  private idlePause = false;
 
   constructor(
     private readonly options: OutboxLoopOptions,
@@ -93,7 +107,19 @@ export class OutboxLoop {
     this.stopRequested = false;
     this.loop += 1;
     this.options.logger.info({ workerId: this.workerId, pollMs: this.pollMs }, 'OMS worker started');
+    this.lastWorkAt = performance.now();
     this.schedule(this.loop, 0);
+  }
+
+  /**
+   * Tells the loop that work may have arrived (order entry committed): an idle loop runs its next pass
+   * within pollMs instead of its idle pause. Cheap to call at every commit: a busy loop ignores it.
+   */
+  wake(): void {
+    this.lastWorkAt = performance.now();
+    if (!this.running || !this.idlePause) return;
+    clearTimeout(this.timer);
+    this.schedule(this.loop, this.pollMs);
   }
 
   /** Stops the loop; resolves once the batch under way has finished (the rest waits for the next start). */
@@ -116,8 +142,10 @@ export class OutboxLoop {
     return next;
   }
 
-  private schedule(loop: number, delayMs: number): void {
+  private schedule(loop: number, delayMs: number, idle = false): void {
+    this.idlePause = idle;
     this.timer = setTimeout(() => {
+      this.idlePause = false;
       // A pass that had a backlog (a full batch or more) took long enough for the next batch to fill: the
       // next pass starts at once; otherwise it waits pollMs, for what arrives meanwhile to share a batch.
       let backlog = false;
@@ -126,6 +154,7 @@ export class OutboxLoop {
           (handled) => {
             this.failedPasses = 0;
             backlog = handled >= this.batchSize;
+            if (handled > 0) this.lastWorkAt = performance.now();
           },
           (error: unknown) => {
             // The database may be out: back off (doubling, at most MAX_RETRY_DELAY_MS) and keep going.
@@ -135,9 +164,10 @@ export class OutboxLoop {
           },
         )
         .finally(() => {
-          const pause = backlog ? 0 : this.pollMs;
+          const idle = this.failedPasses === 0 && !backlog && performance.now() - this.lastWorkAt >= IDLE_AFTER_MS && IDLE_POLL_MS > this.pollMs;
+          const pause = backlog ? 0 : idle ? IDLE_POLL_MS : this.pollMs;
           const delay = this.failedPasses === 0 ? pause : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
-          if (this.running && this.loop === loop) this.schedule(loop, delay);
+          if (this.running && this.loop === loop) this.schedule(loop, delay, idle);
         });
     }, delayMs);
   }

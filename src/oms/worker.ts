@@ -112,6 +112,11 @@ export class OmsWorker {
     return this.loop.stop();
   }
 
+  /** Work may have arrived: an idle loop passes within pollMs (OutboxLoop.wake). */
+  wake(): void {
+    this.loop.wake();
+  }
+
   /**
    * Processes everything due now: the outbox, then the exchange's events. Answers how many outbox entries
    * and events it handled. Runs after the pass under way, never beside it.

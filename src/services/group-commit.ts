@@ -63,7 +63,7 @@ export class GroupCommitter<C, S, R, Change> {
   constructor(
     private readonly store: Pick<Store, 'writeTransaction'>,
     private readonly work: BatchWork<C, S, R, Change>,
-    private readonly options: { maxInFlight?: number; metrics?: OrderEntryMetrics } = {},
+    private readonly options: { maxInFlight?: number; metrics?: OrderEntryMetrics; onCommitted?: () => void } = {},
   ) {}
 
   run(command: C): Promise<R> {
@@ -130,6 +130,7 @@ export class GroupCommitter<C, S, R, Change> {
       return;
     }
     this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, true);
+    this.options.onCommitted?.();
     batch.forEach((item, i) => {
       const judgment = judgments[i]!;
       if (judgment.accepted) item.resolve(judgment.value);

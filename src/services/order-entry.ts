@@ -51,6 +51,7 @@ interface Loaded {
 
 export class OrderEntryService {
   private readonly committer: GroupCommitter<Command, Loaded, unknown, OrderChange>;
+  private committed: (() => void) | undefined;
 
   constructor(
     private readonly store: Pick<Store, 'writeTransaction' | 'writeLanes'>,
@@ -64,8 +65,13 @@ export class OrderEntryService {
     this.committer = new GroupCommitter(
       store,
       { read: (tx, commands) => this.read(tx, commands), judge, write: (tx, accepted, { state }) => this.write(tx, accepted, state.now) },
-      { maxInFlight: store.writeLanes, ...(metrics !== undefined && { metrics }) },
+      { maxInFlight: store.writeLanes, onCommitted: () => this.committed?.(), ...(metrics !== undefined && { metrics }) },
     );
+  }
+
+  /** Calls `listener` after each commit of order entry: the embedded OMS's wake-up (OutboxLoop.wake). */
+  whenCommitted(listener: () => void): void {
+    this.committed = listener;
   }
 
   /** Whether order entry's commits fall behind (load shedding): see GroupCommitter.fallsBehind. */

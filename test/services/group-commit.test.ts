@@ -84,3 +84,18 @@ describe('GroupCommitter.fallsBehind', () => {
     expect(await answer).toBe(5);
   });
 });
+
+describe('GroupCommitter onCommitted (the embedded OMS wake-up)', () => {
+  it('is called after a batch commits, before its callers are answered, and not after a failed one', async () => {
+    const calls: string[] = [];
+    const committed = { writeTransaction: ((run) => run(undefined as never)) as Store['writeTransaction'] };
+    const committer = new GroupCommitter(committed, work, { onCommitted: () => calls.push('committed') });
+    await committer.run(1).then(() => calls.push('answered'));
+    expect(calls).toEqual(['committed', 'answered']);
+
+    const failing = { writeTransaction: (async () => Promise.reject(new Error('the database is out'))) as Store['writeTransaction'] };
+    const refused = new GroupCommitter(failing, work, { onCommitted: () => calls.push('committed') });
+    await expect(refused.run(2)).rejects.toThrow('the database is out');
+    expect(calls).toEqual(['committed', 'answered']);
+  });
+});
