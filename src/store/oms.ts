@@ -21,7 +21,8 @@ export interface OutboxEntry {
 const claimable = (now: number) => (eb: ExpressionBuilder<Database, 'outbox'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
 
 export class OmsRepository {
-  // Every OMS pass (every 50 ms, idle or not) asks these: built and compiled once (see prepared.ts).
+  // Every OMS pass asks these (every 50 ms while there is work, every 250 ms at rest): built and compiled
+  // once (see prepared.ts).
   private readonly latestQuery;
   /** claimDue's statement when no entry is skipped (nearly every pass). */
   private readonly claimQuery;

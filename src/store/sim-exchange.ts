@@ -117,8 +117,8 @@ const FIND_BIDS = {
 type ReceivedBid = NewSimBid & { now: number };
 
 /**
- * What the exchange asks at every OMS pass (every 50 ms, idle or not): built and compiled once (see
- * prepared.ts), so that a pass costs the statements' own work only.
+ * What the exchange asks at every OMS pass (every 50 ms while there is work, every 250 ms at rest): built
+ * and compiled once (see prepared.ts), so that a pass costs the statements' own work only.
  */
 function pollQueries(db: Kysely<Database>) {
   return {
