@@ -6,10 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, type CompiledQuery, type DatabaseConnection } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
 import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
 import { WalSync, type DataSync } from './wal-sync.js';
+import { BeginAheadConnection } from './begin-ahead.js';
 import { isStalePreparedPlan, READ_ONLY_SQL_TRANSACTION, StandbyServerError, storeError, unavailableAware } from './unavailable.js';
 import type { Database } from './tables.js';
 import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
@@ -303,7 +304,7 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
       return result;
     };
   });
-  const db = new Kysely<Database>({ dialect: unavailableAware(new PostgresDialect({ pool })) });
+  const db = new Kysely<Database>({ dialect: unavailableAware(new PostgresDialect({ pool }), (connection) => new BeginAheadConnection(connection)) });
   return {
     db,
     close: async () => {
@@ -406,37 +407,49 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     db.connection().execute(async (connection) => {
       // The connection itself, for the statements sent ahead (WriteTx.ahead), which do not queue behind
       // Kysely's one query at a time on it.
-      const ahead = new SentAhead(await connection.getExecutor().provideConnection(async (own) => own));
-      // One round trip: BEGIN, and the transaction takes its id before anything else (the event horizon,
-      // order-events.ts, relies on every transaction that writes an event having its id before it takes
-      // an event id). A simple query: several statements, no parameters.
-      await sql.raw('begin; select pg_current_xact_id()').execute(connection);
-      let result: T;
+      const own = await connection.getExecutor().provideConnection(async (own) => own);
+      if (!(own instanceof BeginAheadConnection)) throw new Error('a PostgreSQL store hands out BeginAheadConnections');
+      const ahead = new SentAhead(own);
+      // BEGIN, and the transaction takes its id before anything else (the event horizon, order-events.ts,
+      // relies on every transaction that writes an event having its id before it takes an event id). A
+      // simple query: several statements, no parameters. Sent ahead: it travels with the work's first read,
+      // and what is not a read waits for its answer (begin-ahead.ts).
+      const begun = own.beginAhead(CompiledQuery.raw('begin; select pg_current_xact_id()'));
+      const beginFailure = begun.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       try {
-        result = await work(sealTx(connection, null, ahead.send));
-      } catch (error) {
-        await sql
-          .raw('rollback')
+        let result: T;
+        try {
+          result = await work(sealTx(connection, null, ahead.send));
+        } catch (error) {
+          await sql
+            .raw('rollback')
+            .execute(connection)
+            .catch(() => undefined);
+          // A failed BEGIN failed what was held for it; a statement sent ahead that failed aborted the
+          // transaction, and the later ones failed for it.
+          throw (await beginFailure) ?? (await ahead.failure()) ?? error;
+        }
+        // Sent behind the statements sent ahead, before their answers: if one of them failed, the aborted
+        // transaction answers the COMMIT with a rollback, and its failure is thrown.
+        // Its answer is taken at once, so that a failure never waits unhandled behind theirs.
+        const committed = sql
+          .raw('commit')
           .execute(connection)
-          .catch(() => undefined);
-        // A statement sent ahead that failed aborted the transaction: the later ones failed for it.
-        throw (await ahead.failure()) ?? error;
+          .then(
+            () => undefined,
+            (error: unknown) => ({ error }),
+          );
+        const failure = await ahead.failure();
+        if (failure !== undefined) throw failure;
+        const commitFailure = await committed;
+        if (commitFailure !== undefined) throw commitFailure.error;
+        return result;
+      } finally {
+        own.closeGate();
       }
-      // Sent behind the statements sent ahead, before their answers: if one of them failed, the aborted
-      // transaction answers the COMMIT with a rollback, and its failure is thrown.
-      // Its answer is taken at once, so that a failure never waits unhandled behind theirs.
-      const committed = sql
-        .raw('commit')
-        .execute(connection)
-        .then(
-          () => undefined,
-          (error: unknown) => ({ error }),
-        );
-      const failure = await ahead.failure();
-      if (failure !== undefined) throw failure;
-      const commitFailure = await committed;
-      if (commitFailure !== undefined) throw commitFailure.error;
-      return result;
     });
   return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, writeLanes: POSTGRES_WRITE_LANES, close };
 }

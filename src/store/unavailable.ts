@@ -64,8 +64,11 @@ function awareConnection(connection: DatabaseConnection): DatabaseConnection {
   };
 }
 
-/** The dialect with its driver's failures turned into store errors (see the file comment). */
-export function unavailableAware(dialect: Dialect): Dialect {
+/**
+ * The dialect with its driver's failures turned into store errors (see the file comment). `outer` wraps each
+ * connection handed out (PostgreSQL: BeginAheadConnection), around the translation.
+ */
+export function unavailableAware(dialect: Dialect, outer: (connection: DatabaseConnection) => DatabaseConnection = (connection) => connection): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
@@ -80,7 +83,7 @@ export function unavailableAware(dialect: Dialect): Dialect {
         acquireConnection: () =>
           translated(async () => {
             const connection = await driver.acquireConnection();
-            const aware = awareConnection(connection);
+            const aware = outer(awareConnection(connection));
             inner.set(aware, connection);
             return aware;
           }),
