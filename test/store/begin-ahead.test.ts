@@ -28,11 +28,25 @@ function standIn() {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const q = (text: string) => CompiledQuery.raw(text);
 
+/** A connection over a stand-in whose transaction has sent its BEGIN ahead. */
+function begunAhead(begin = 'begin; select pg_current_xact_id()') {
+  const inner = standIn();
+  const connection = new BeginAheadConnection(inner.connection);
+  const begun = connection.beginAhead(q(begin));
+  return { inner, connection, begun };
+}
+
+/** Once the gate is closed, a write goes out at once: the next transaction starts clean. */
+function expectPlainAfterClose({ inner, connection }: ReturnType<typeof begunAhead>): void {
+  connection.closeGate();
+  void connection.executeQuery(q('delete from orders'));
+  expect(inner.sqls().at(-1)).toBe('delete from orders');
+}
+
 describe('BeginAheadConnection', () => {
   it('sends the reads after BEGIN at once, and holds the first other statement and all after it until BEGIN answers', async () => {
-    const inner = standIn();
-    const connection = new BeginAheadConnection(inner.connection);
-    const begun = connection.beginAhead(q('begin; select pg_current_xact_id()'));
+    const transaction = begunAhead();
+    const { inner, connection, begun } = transaction;
     const read = connection.executeQuery(q('select * from ofs_issues'));
     const lock = connection.executeQuery(q('SELECT pg_advisory_xact_lock(1)'));
     const write = connection.executeQuery(q('insert into orders values (1)'));
@@ -52,15 +66,12 @@ describe('BeginAheadConnection', () => {
     // BEGIN answered and nothing held: everything goes out at once, until the gate is closed.
     void connection.executeQuery(q('update orders set status = 1'));
     expect(inner.sqls().at(-1)).toBe('update orders set status = 1');
-    connection.closeGate();
-    void connection.executeQuery(q('delete from orders'));
-    expect(inner.sqls().at(-1)).toBe('delete from orders');
+    expectPlainAfterClose(transaction);
   });
 
   it('when BEGIN fails, sends nothing it held: each held statement, the COMMIT included, fails with its error', async () => {
-    const inner = standIn();
-    const connection = new BeginAheadConnection(inner.connection);
-    const begun = connection.beginAhead(q('begin; select pg_current_xact_id()'));
+    const transaction = begunAhead();
+    const { inner, connection, begun } = transaction;
     const read = connection.executeQuery(q('select * from ofs_issues'));
     const write = connection.executeQuery(q('insert into orders values (1)'));
     const commit = connection.executeQuery(q('commit'));
@@ -73,16 +84,11 @@ describe('BeginAheadConnection', () => {
     inner.sent[1]!.answer();
     await read;
 
-    // The next transaction on the connection starts clean.
-    connection.closeGate();
-    void connection.executeQuery(q('insert into orders values (2)'));
-    expect(inner.sqls().at(-1)).toBe('insert into orders values (2)');
+    expectPlainAfterClose(transaction);
   });
 
   it('a statement that is not a SELECT is held even when it reads (a CTE)', async () => {
-    const inner = standIn();
-    const connection = new BeginAheadConnection(inner.connection);
-    void connection.beginAhead(q('begin'));
+    const { inner, connection } = begunAhead('begin');
     void connection.executeQuery(q('with due as (select 1) update outbox set claimed_by = 1'));
     await turn();
     expect(inner.sqls()).toEqual(['begin']);
