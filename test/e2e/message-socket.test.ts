@@ -6,11 +6,12 @@
  * under ODIN's names and codes, and one TRD_MSG for the allotment; never another user's orders. The timers
  * (login timeout, token re-checks) are also tested in process, where they can be made short.
  */
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachMessageSocket, type MessageSocket } from '../../src/http/message-socket.js';
+import { attachMessageSocket, type MessageSocket, type MessageSocketOptions } from '../../src/http/message-socket.js';
 import type { OrderEventsService } from '../../src/services/order-events.js';
 import { createServices } from '../../src/wiring.js';
 import { closedNow, fieldsOf, importOfsIssues, runOrdergate } from '../cli/run-ordergate.js';
@@ -394,6 +395,7 @@ describe('the live order socket in process: login timeout, revoked and expired t
   let server: TestServer;
   let socketServer: MessageSocket;
   let orderEvents: OrderEventsService;
+  let socketAuth: MessageSocketOptions['auth'];
   let alice: TestUser;
   let bob: TestUser;
   const clients: OrderSocketClient[] = [];
@@ -402,11 +404,13 @@ describe('the live order socket in process: login timeout, revoked and expired t
     server = await startTestServer();
     const services = createServices(server.store, { tokenTtlSeconds: 24 * 60 * 60, now: () => server.clock.now, orderEvents: { pollMs: 20 } });
     orderEvents = services.orderEvents;
+    socketAuth = services.auth;
     socketServer = attachMessageSocket(server.app.server, {
       auth: services.auth,
       orderEvents,
       logger: pino({ level: 'silent' }),
-      loginTimeoutMs: 300,
+      // Long enough for a password check on a loaded machine; the 300 ms deadline is tested on a socket of its own.
+      loginTimeoutMs: 10_000,
       tokenRecheckMs: 100,
       now: () => server.clock.now,
     });
@@ -436,14 +440,28 @@ describe('the live order socket in process: login timeout, revoked and expired t
     (await server.call('POST', SESSION, { body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password } })).body.data.access_token as string;
 
   it('takes its login timeout from the options', async () => {
-    const client = open();
-    await client.until(() => client.disconnect !== null, 'the login timeout', 2_000);
-    expect(client.disconnect!.at - client.connectedAt).toBeGreaterThanOrEqual(250);
-    expect(client.errors).toEqual([expect.objectContaining({ code: 'e-201' })]);
+    // A socket of its own on a bare HTTP server, so the short deadline cannot catch the other tests' logins.
+    const bare = createServer();
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const hurried = attachMessageSocket(bare, {
+      auth: socketAuth,
+      orderEvents,
+      logger: pino({ level: 'silent' }),
+      loginTimeoutMs: 300,
+    });
+    try {
+      const client = new OrderSocketClient(`http://127.0.0.1:${(bare.address() as AddressInfo).port}`);
+      clients.push(client);
+      await client.until(() => client.disconnect !== null, 'the login timeout', 2_000);
+      expect(client.disconnect!.at - client.connectedAt).toBeGreaterThanOrEqual(250);
+      expect(client.errors).toEqual([expect.objectContaining({ code: 'e-201' })]);
+    } finally {
+      await hurried.close();
+      await new Promise<void>((resolve) => bare.close(() => resolve()));
+    }
   });
 
   it('disconnects a logged-in socket once its token is revoked by a logout (e-204) or has expired (e-203)', async () => {
-    // Tokens first: a login (a password check) may take longer than the socket's 300 ms login timeout.
     const token = await freshToken(alice);
     const expiringToken = await freshToken(alice);
     const loggedOut = open();
