@@ -29,11 +29,11 @@ export const textColumn = <R>(name: string, value: (row: R) => string | null): B
 export const intColumn = <R>(name: string, value: (row: R) => number | null): BulkColumn<R> => ({ name, type: 'int8', value });
 
 /** `$1::text[], $2::int8[], ...` for the columns. */
-function unnestArguments(columns: readonly { type: PgType }[], first = 1): string {
+export function unnestArguments(columns: readonly { type: PgType }[], first = 1): string {
   return columns.map((column, i) => `$${i + first}::${column.type}[]`).join(', ');
 }
 
-function columnArrays<R>(columns: readonly BulkColumn<R>[], rows: readonly R[]): unknown[][] {
+export function columnArrays<R>(columns: readonly BulkColumn<R>[], rows: readonly R[]): unknown[][] {
   const arrays: unknown[][] = columns.map(() => new Array<unknown>(rows.length));
   rows.forEach((row, r) => columns.forEach((column, c) => (arrays[c]![r] = column.value(row))));
   return arrays;
@@ -110,11 +110,16 @@ export class BulkInsert<R> extends BulkWrite<R> {
     this.sqliteColumns = columns;
   }
 
-  /** The insert as one PostgreSQL write (see combinedWrites); `returning`, a returning clause. */
-  override postgres(rows: readonly R[], returning = ''): PostgresWrite {
+  /**
+   * The insert as one PostgreSQL write (see combinedWrites); `returning`, a returning clause; `where`, a
+   * condition on the rows (a `where` clause without the keyword).
+   */
+  override postgres(rows: readonly R[], returning = '', where = ''): PostgresWrite {
     const names = this.columns.map((column) => column.name).join(', ');
+    const filter = where === '' ? '' : `where ${where}`;
     return {
-      sql: (first) => `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${this.conflict} ${returning}`,
+      sql: (first) =>
+        `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${filter} ${this.conflict} ${returning}`,
       parameters: columnArrays(this.columns, rows),
     };
   }

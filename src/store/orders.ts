@@ -16,6 +16,7 @@ import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
 import {
   BulkInsert,
   BulkUpdate,
+  columnArrays,
   combinedWrites,
   intColumn as int,
   listParameter,
@@ -23,6 +24,7 @@ import {
   textColumn as text,
   type BulkColumn,
   type PostgresWrite,
+  unnestArguments,
 } from './bulk.js';
 import type { DialectName } from './database.js';
 import type { Database, OrderHistoryTable, OrdersTable } from './tables.js';
@@ -160,6 +162,26 @@ const HISTORY_COLUMNS: readonly BulkColumn<HistoryValues>[] = [
   text('request_id', (h) => h.origin.requestId),
 ];
 
+const HISTORY_NAMES = HISTORY_COLUMNS.map((column) => column.name).join(', ');
+
+/**
+ * PostgreSQL: the history rows as a CTE of the batch's statement (see postgresHistory), in the order sent
+ * (their ids grow with it), each `user_event_id` its user's counter after the batch less the value sent.
+ */
+const POSTGRES_HISTORY = (first: number) => `insert into order_history (${HISTORY_NAMES})
+  select ${HISTORY_COLUMNS.map((column) => (column.name === 'user_event_id' ? 'c.last_event_id - h.user_event_id' : `h.${column.name}`)).join(', ')}
+  from unnest(${unnestArguments(HISTORY_COLUMNS, first)}) with ordinality as h(${HISTORY_NAMES}, n)
+  join counters c on c.user_id = h.user_id
+  order by h.n
+  returning id, user_id`;
+
+/** How many of the events are each user's. */
+function eventCounts(owners: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const userId of owners) counts.set(userId, (counts.get(userId) ?? 0) + 1);
+  return counts;
+}
+
 const EXPOSURE_COLUMNS: readonly BulkColumn<ExposureChange>[] = [
   text('user_id', (d) => d.order.userId),
   text('symbol', (d) => d.order.symbol),
@@ -209,11 +231,18 @@ const RESERVE_EVENT_IDS = {
   sqlite: `insert into user_event_counters (user_id, last_event_id) values (?, ?)
     on conflict (user_id) do update set last_event_id = user_event_counters.last_event_id + excluded.last_event_id
     returning last_event_id`,
-  // In the users' order (the arrays come sorted): two transactions lock their rows in one order.
-  postgres: `insert into user_event_counters (user_id, last_event_id) select * from unnest($1::text[], $2::int8[])
+  // A CTE of the batch's writes (see postgresHistory), parameters from `first`. In the users' order (the
+  // arrays come sorted): two transactions lock their rows in one order.
+  postgres: (first: number) => `insert into user_event_counters (user_id, last_event_id) select * from unnest($${first}::text[], $${first + 1}::int8[])
     on conflict (user_id) do update set last_event_id = user_event_counters.last_event_id + excluded.last_event_id
     returning user_id, last_event_id`,
 };
+
+/**
+ * PostgreSQL: the condition that holds a write of the batch's statement back until every counter row of the
+ * batch is locked (an uncorrelated subquery runs once, before the first row: `counters` is read to its end).
+ */
+const AFTER_COUNTERS = '(select count(*) from counters) >= 0';
 
 /**
  * PostgreSQL: one transaction-level advisory lock per user, taken in the order of their keys, so that two
@@ -287,7 +316,7 @@ export class OrderRepository {
     const tx = openTx(storeTx);
     const plan = planOrderWrites(changes, now);
     if (tx.sqlite) {
-      const history = await this.numberedHistory(tx, plan.history);
+      const history = this.numberedHistory(tx.sqlite, plan.history);
       await this.insertOrders.run(tx, plan.inserted);
       await this.updateOrders.run(tx, plan.updated);
       await this.insertHistory.run(tx, history);
@@ -300,23 +329,22 @@ export class OrderRepository {
       return;
     }
     // PostgreSQL: the accounts first (an account row is locked before a counter row, see reserveEventIds),
-    // then the event ids, then every other write of the batch in one statement, one round trip.
+    // then every other write of the batch, the event ids included, in one statement, one round trip.
     if (plan.accounts.length > 0) await combinedWrites(tx, [this.addFunds.postgres(plan.accounts), this.insertLedger.postgres(plan.ledger)]);
-    const history = await this.numberedHistory(tx, plan.history);
-    const writes: PostgresWrite[] = [];
+    const writes: PostgresWrite[] = [...this.postgresHistory(plan.history, now)];
     if (plan.inserted.length > 0) writes.push(this.insertOrders.postgres(plan.inserted));
     if (plan.updated.length > 0) writes.push(this.updateOrders.postgres(plan.updated));
-    writes.push(...this.postgresHistory(history, now));
     if (plan.outbox.length > 0) writes.push(this.insertOutbox.postgres(plan.outbox));
-    if (plan.exposure.length > 0) writes.push(this.addExposure.postgres(plan.exposure));
+    // The totals after the counters (the lock order, see reserveEventIds).
+    if (plan.exposure.length > 0) writes.push(this.addExposure.postgres(plan.exposure, '', plan.history.length > 0 ? AFTER_COUNTERS : ''));
     if (plan.trades.length > 0) writes.push(this.insertTrades.postgres(plan.trades));
     await combinedWrites(tx, writes);
   }
 
-  /** The history rows, each numbered among its user's events (see reserveEventIds). */
-  private async numberedHistory(tx: WriteTx, entries: readonly HistoryEntry[]): Promise<HistoryValues[]> {
-    const next = await this.reserveEventIds(
-      tx,
+  /** SQLite: the history rows, each numbered among its user's events (see reserveEventIds). */
+  private numberedHistory(sqlite: SqliteStatements, entries: readonly HistoryEntry[]): HistoryValues[] {
+    const next = this.reserveEventIds(
+      sqlite,
       entries.map((entry) => entry.order.userId),
     );
     return entries.map((entry) => {
@@ -327,8 +355,9 @@ export class OrderRepository {
   }
 
   /**
-   * Takes the next event ids of the users, as many as each has events in the batch, and answers the first of
-   * each. Before the history rows are written, users in order: a user's counter row stays locked until the
+   * SQLite: takes the next event ids of the users, as many as each has events in the batch, and answers the
+   * first of each (PostgreSQL does the same in the batch's statement, see postgresHistory). Before the history
+   * rows are written, users in order: a user's counter row stays locked until the
    * transaction ends (on PostgreSQL; SQLite's write transaction excludes every other), so a user's events
    * are numbered in the order their transactions commit, without gap, and, since each transaction's history
    * rows take their ids after it holds its users' rows, a user's event ids grow with their rows' ids (the
@@ -338,26 +367,17 @@ export class OrderRepository {
    * locks (order entry), orders' rows, algos' rows (order entry share-locks those of what it places or
    * modifies; the kill switch locks one algo's row alone), accounts' rows (the OMS locks them before it
    * decides, and apply writes the accounts before this), counter rows, then the retail totals (written only
-   * after the same user's counter row is held). A transaction holding a counter row writes only rows it
+   * once every counter row of the batch is held, AFTER_COUNTERS). A transaction holding a counter row writes only rows it
    * already holds, new rows, and those totals.
    */
-  private async reserveEventIds(tx: WriteTx, owners: readonly string[]): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
-    for (const userId of owners) counts.set(userId, (counts.get(userId) ?? 0) + 1);
-    const users = [...counts.keys()].sort();
-    const lasts = new Map<string, number>();
-    if (tx.sqlite) {
-      for (const userId of users) {
-        const reserved = tx.sqlite.row<{ last_event_id: number }>(RESERVE_EVENT_IDS.sqlite, userId, counts.get(userId))!;
-        lasts.set(userId, Number(reserved.last_event_id));
-      }
-    } else {
-      const result = await tx.trx.executeQuery<{ user_id: string; last_event_id: string }>(
-        CompiledQuery.raw(RESERVE_EVENT_IDS.postgres, [users, users.map((userId) => counts.get(userId)!)]),
-      );
-      for (const row of result.rows) lasts.set(row.user_id, Number(row.last_event_id));
-    }
-    return new Map(users.map((userId) => [userId, lasts.get(userId)! - counts.get(userId)! + 1]));
+  private reserveEventIds(sqlite: SqliteStatements, owners: readonly string[]): Map<string, number> {
+    const counts = eventCounts(owners);
+    return new Map(
+      [...counts.keys()].sort().map((userId) => {
+        const reserved = sqlite.row<{ last_event_id: number }>(RESERVE_EVENT_IDS.sqlite, userId, counts.get(userId))!;
+        return [userId, Number(reserved.last_event_id) - counts.get(userId)! + 1];
+      }),
+    );
   }
 
   /**
@@ -372,12 +392,29 @@ export class OrderRepository {
   }
 
   /**
-   * PostgreSQL: the history rows, in order, and a delivery per active webhook of each one's owner.
+   * PostgreSQL, as CTEs of the batch's statement: the users' counters (see reserveEventIds), the history
+   * rows in order, each numbered from its user's counter, and a delivery per active webhook of each one's
+   * owner. A row is sent with the number of its user's events in the batch after it (in `user_event_id`),
+   * and written with the counter less that; it can take its id only once its user's counter row is held.
    */
-  private postgresHistory(rows: readonly HistoryValues[], now: number): PostgresWrite[] {
-    const history = { ...this.insertHistory.postgres(rows, 'returning id, user_id'), name: 'history' };
-    const deliveries: PostgresWrite = { sql: (first) => ENQUEUE_DELIVERIES.postgres(history.name, `$${first}::int8`), parameters: [now] };
-    return [history, deliveries];
+  private postgresHistory(entries: readonly HistoryEntry[], now: number): PostgresWrite[] {
+    if (entries.length === 0) return [];
+    const counts = eventCounts(entries.map((entry) => entry.order.userId));
+    const users = [...counts.keys()].sort();
+    const counters: PostgresWrite = {
+      name: 'counters',
+      sql: RESERVE_EVENT_IDS.postgres,
+      parameters: [users, users.map((userId) => counts.get(userId)!)],
+    };
+    const seen = new Map<string, number>();
+    const rows = entries.map((entry): HistoryValues => {
+      const userId = entry.order.userId;
+      seen.set(userId, (seen.get(userId) ?? 0) + 1);
+      return { ...entry, userEventId: counts.get(userId)! - seen.get(userId)! };
+    });
+    const history: PostgresWrite = { name: 'history', sql: POSTGRES_HISTORY, parameters: columnArrays(HISTORY_COLUMNS, rows) };
+    const deliveries: PostgresWrite = { sql: (first) => ENQUEUE_DELIVERIES.postgres(history.name!, `$${first}::int8`), parameters: [now] };
+    return [counters, history, deliveries];
   }
 
   /**
