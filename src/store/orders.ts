@@ -356,19 +356,19 @@ export class OrderRepository {
 
   /**
    * SQLite: takes the next event ids of the users, as many as each has events in the batch, and answers the
-   * first of each (PostgreSQL does the same in the batch's statement, see postgresHistory). Before the history
-   * rows are written, users in order: a user's counter row stays locked until the
-   * transaction ends (on PostgreSQL; SQLite's write transaction excludes every other), so a user's events
-   * are numbered in the order their transactions commit, without gap, and, since each transaction's history
-   * rows take their ids after it holds its users' rows, a user's event ids grow with their rows' ids (the
-   * event feed relies on it).
+   * first of each (PostgreSQL does the same in the batch's statement, see postgresHistory). Before the
+   * history rows are written, users in order: a user's counter row stays locked until the transaction ends
+   * (on PostgreSQL; SQLite's write transaction excludes every other), so a user's events are numbered in the
+   * order their transactions commit, without gap, and, since each transaction's history rows take their ids
+   * after it holds its users' rows, a user's event ids grow with their rows' ids (the event feed relies on
+   * it).
    *
    * No wait in a circle on PostgreSQL: every transaction takes its locks in one order, users' advisory
    * locks (order entry), orders' rows, algos' rows (order entry share-locks those of what it places or
    * modifies; the kill switch locks one algo's row alone), accounts' rows (the OMS locks them before it
    * decides, and apply writes the accounts before this), counter rows, then the retail totals (written only
-   * once every counter row of the batch is held, AFTER_COUNTERS). A transaction holding a counter row writes only rows it
-   * already holds, new rows, and those totals.
+   * once every counter row of the batch is held, AFTER_COUNTERS). A transaction holding a counter row
+   * writes only rows it already holds, new rows, and those totals.
    */
   private reserveEventIds(sqlite: SqliteStatements, owners: readonly string[]): Map<string, number> {
     const counts = eventCounts(owners);
