@@ -4,7 +4,7 @@
  * better-sqlite3 run/all/get by its SQL and, when the node exits, writes the statements by total time to
  * bench-results/sql-times/<pid>.txt: calls, total, and time per call (wall time of the synchronous call,
  * which is CPU and page reads; a commit's is its WAL writes, its sync is elsewhere). A diagnostic only: it
- * adds about a microsecond to each call.
+ * adds under a microsecond to each call (0.6-0.7 us, measured on a bare loop).
  */
 'use strict';
 const { mkdirSync, writeFileSync } = require('node:fs');
@@ -17,6 +17,8 @@ try {
   return;
 }
 const times = new Map();
+/** Each prepared statement's key (its SQL on one line), worked out once. */
+const keys = new WeakMap();
 const statement = Object.getPrototypeOf(new Database(':memory:').prepare('select 1'));
 for (const method of ['run', 'all', 'get']) {
   const original = statement[method];
@@ -25,7 +27,8 @@ for (const method of ['run', 'all', 'get']) {
     try {
       return original.apply(this, parameters);
     } finally {
-      const key = this.source.replace(/\s+/g, ' ').trim().slice(0, 120);
+      let key = keys.get(this);
+      if (key === undefined) keys.set(this, (key = this.source.replace(/\s+/g, ' ').trim().slice(0, 120)));
       const entry = times.get(key) ?? { calls: 0, ns: 0n };
       entry.calls += 1;
       entry.ns += process.hrtime.bigint() - start;

@@ -110,16 +110,12 @@ export class BulkInsert<R> extends BulkWrite<R> {
     this.sqliteColumns = columns;
   }
 
-  /**
-   * The insert as one PostgreSQL write (see combinedWrites); `returning`, a returning clause; `where`, a
-   * condition on the rows (a `where` clause without the keyword).
-   */
-  override postgres(rows: readonly R[], returning = '', where = ''): PostgresWrite {
+  /** The insert as one PostgreSQL write (see combinedWrites); `where`, a condition on the rows (without the keyword). */
+  override postgres(rows: readonly R[], where = ''): PostgresWrite {
     const names = this.columns.map((column) => column.name).join(', ');
     const filter = where === '' ? '' : `where ${where}`;
     return {
-      sql: (first) =>
-        `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${filter} ${this.conflict} ${returning}`,
+      sql: (first) => `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${filter} ${this.conflict}`,
       parameters: columnArrays(this.columns, rows),
     };
   }

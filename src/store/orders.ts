@@ -336,7 +336,7 @@ export class OrderRepository {
     if (plan.updated.length > 0) writes.push(this.updateOrders.postgres(plan.updated));
     if (plan.outbox.length > 0) writes.push(this.insertOutbox.postgres(plan.outbox));
     // The totals after the counters (the lock order, see reserveEventIds).
-    if (plan.exposure.length > 0) writes.push(this.addExposure.postgres(plan.exposure, '', plan.history.length > 0 ? AFTER_COUNTERS : ''));
+    if (plan.exposure.length > 0) writes.push(this.addExposure.postgres(plan.exposure, plan.history.length > 0 ? AFTER_COUNTERS : ''));
     if (plan.trades.length > 0) writes.push(this.insertTrades.postgres(plan.trades));
     await combinedWrites(tx, writes);
   }

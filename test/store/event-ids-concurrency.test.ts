@@ -13,9 +13,8 @@ import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import type { OfsOrderRequest } from '../../src/schemas/orders.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
-import { sbinIssue } from '../support/fixtures.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
-import { validBid } from '../support/server.js';
+import { openIssue, validBid } from '../support/server.js';
 
 const USERS = 6;
 const HOUR = 60 * 60 * 1000;
@@ -33,10 +32,7 @@ describe('per-user event ids with two nodes and two OMS workers writing at once'
       await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });
     }
     const now = Date.now();
-    await new OfsIssueRepository(nodes[0]!.db).upsert(
-      [sbinIssue({ nonRetailOpensAt: now - HOUR, nonRetailClosesAt: now + HOUR, retailOpensAt: now - HOUR, retailClosesAt: now + HOUR })],
-      now,
-    );
+    await new OfsIssueRepository(nodes[0]!.db).upsert([openIssue(now)], now);
   });
   afterAll(async () => {
     for (const node of nodes ?? []) await node.close();
