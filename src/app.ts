@@ -5,7 +5,6 @@
  * contract are turned off here: no type coercion, JSON bodies only, and every error (404, 413, 415,
  * malformed JSON, validation) leaves through our one envelope.
  */
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -36,6 +35,7 @@ import { registerOrderRoutes } from './http/orders.js';
 import { RATE_LIMITS_OFF, registerRateLimits, type RateLimitOptions } from './http/rate-limit.js';
 import { registerRequestIdHeader } from './http/request-id.js';
 import { registerRouteNotFound } from './http/route-not-found.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerSessionRoutes } from './http/session.js';
 import { registerShutdown } from './http/shutdown.js';
 import { createAjv } from './schemas/validator.js';
@@ -140,7 +140,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   registerJsonBodyParser(app);
 
   // First, so that every answer carries its headers, a refusal by a later hook included.
-  app.register(helmet, { contentSecurityPolicy: API_CSP });
+  registerSecurityHeaders(app, { contentSecurityPolicy: API_CSP });
   // Before the auth hook, so that the arrival time is taken even for a request that auth refuses.
   registerAuditHooks(app, services.audit);
   registerRequestIdHeader(app);

@@ -2,8 +2,12 @@
  * TRUST_PROXY (whose X-Forwarded-For names the client) and the Content-Security-Policy of the API and of
  * the docs page (issue 12, findings 10 and 13).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import helmet from 'helmet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { securityHeaders } from '../../src/http/security-headers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer | undefined;
@@ -122,6 +126,30 @@ describe("SEBI's algo settings", () => {
 });
 
 describe('Content-Security-Policy', () => {
+  it('the fixed set of security headers is what helmet sets on a real answer, header for header', async () => {
+    const options = { contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"] } } };
+    const middleware = helmet(options);
+    const bare = createServer((request, response) => middleware(request, response, () => response.end()));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await fetch(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/`);
+      const fromHelmet = Object.fromEntries([...answer.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)));
+      expect(Object.keys(fromHelmet).length).toBeGreaterThanOrEqual(10);
+      expect({ ...securityHeaders(options) }).toEqual(fromHelmet);
+    } finally {
+      await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+
+  it('a refusal carries the security headers too (the 401 of a bid without credentials)', async () => {
+    server = await startTestServer();
+    const answer = await server.call('POST', '/transactional/v1/orders/regular', { body: {} });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('strict-transport-security')).toMatch(/^max-age=/);
+    expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(answer.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'");
+  });
+
   it('API answers (success, error, 404) allow nothing to load and nothing to frame them', async () => {
     server = await startTestServer();
     for (const path of ['/openapi.json', '/transactional/v1/orders', '/no/such/route']) {
