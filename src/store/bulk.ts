@@ -33,10 +33,34 @@ export function unnestArguments(columns: readonly { type: PgType }[], first = 1)
   return columns.map((column, i) => `$${i + first}::${column.type}[]`).join(', ');
 }
 
-export function columnArrays<R>(columns: readonly BulkColumn<R>[], rows: readonly R[]): unknown[][] {
-  const arrays: unknown[][] = columns.map(() => new Array<unknown>(rows.length));
+/** PostgreSQL: one array literal per column (see arrayLiteral), the rows' values in the rows' order. */
+export function columnArrays<R>(columns: readonly BulkColumn<R>[], rows: readonly R[]): string[] {
+  const arrays = columns.map(() => new Array<string | number | null>(rows.length));
   rows.forEach((row, r) => columns.forEach((column, c) => (arrays[c]![r] = column.value(row))));
-  return arrays;
+  return arrays.map(arrayLiteral);
+}
+
+const NEEDS_ESCAPE = /["\\]/;
+const ESCAPED = /["\\]/g;
+
+/**
+ * PostgreSQL: a list as the text of an array (`{"a","b"}`, `{1,2}`), which is what pg sends for a JS
+ * array, for a parameter cast to an array type (`$1::text[]`). pg builds that text with two regular
+ * expressions' replacements for every element, numbers included: 5.3 % of a PostgreSQL node's CPU at
+ * saturation (CPU profile, 2026-11-28). Here a number is written as it is, and a string is quoted, with a
+ * backslash before each quote and backslash it holds (pg's escaping), the replacement made only when it
+ * holds one. The server reads the same values.
+ */
+export function arrayLiteral(values: readonly (string | number | null)[]): string {
+  let literal = '{';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) literal += ',';
+    const value = values[i];
+    if (value === null || value === undefined) literal += 'NULL';
+    else if (typeof value === 'number') literal += String(value);
+    else literal += NEEDS_ESCAPE.test(value) ? `"${value.replace(ESCAPED, '\\$&')}"` : `"${value}"`;
+  }
+  return literal + '}';
 }
 
 /**
@@ -155,8 +179,8 @@ export class BulkUpdate<R> extends BulkWrite<R> {
  * prepared statement, one plan): SQLite reads it as a JSON array text (`in (select value from
  * json_each(?))`), PostgreSQL as an array (`= any($1::text[])`).
  */
-export function listParameter(dialect: DialectName, list: readonly (string | number)[]): unknown {
-  return dialect === 'postgres' ? list : JSON.stringify(list);
+export function listParameter(dialect: DialectName, list: readonly (string | number)[]): string {
+  return dialect === 'postgres' ? arrayLiteral(list) : JSON.stringify(list);
 }
 
 /** A list query as the two dialects spell it (see listParameter). */

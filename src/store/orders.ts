@@ -14,6 +14,7 @@ import { planOrderWrites, type AccountChange, type ExposureChange, type HistoryE
 import type { Trade } from '../domain/trades.js';
 import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
 import {
+  arrayLiteral,
   BulkInsert,
   BulkUpdate,
   columnArrays,
@@ -404,7 +405,7 @@ export class OrderRepository {
     const counters: PostgresWrite = {
       name: 'counters',
       sql: RESERVE_EVENT_IDS.postgres,
-      parameters: [users, users.map((userId) => counts.get(userId)!)],
+      parameters: [arrayLiteral(users), arrayLiteral(users.map((userId) => counts.get(userId)!))],
     };
     const seen = new Map<string, number>();
     const rows = entries.map((entry): HistoryValues => {
