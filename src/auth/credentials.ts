@@ -2,6 +2,7 @@
  * Secrets: password hashing (scrypt from node:crypto), API keys and access tokens (random, stored only as
  * SHA-256 digests), and TOTP second factors (otpauth, RFC 6238). No I/O here.
  */
+import * as nodeCrypto from 'node:crypto';
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import * as OTPAuth from 'otpauth';
@@ -79,9 +80,13 @@ export function passwordHasherFor(cost: PasswordHashCost): PasswordHasher {
   return HASHERS[cost];
 }
 
-export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
+/**
+ * The hex SHA-256 of a text: every authenticated request hashes its access token and its API key. Node's
+ * one-shot `crypto.hash` (Node >= 20.12) takes 0.4 us for a token, `createHash` 1.0 us (measured alone);
+ * an older Node 20 gets the latter.
+ */
+export const sha256Hex: (secret: string) => string =
+  typeof nodeCrypto.hash === 'function' ? (secret) => nodeCrypto.hash('sha256', secret, 'hex') : (secret) => createHash('sha256').update(secret).digest('hex');
 
 export const API_KEY_PREFIX = 'ogk_';
 export const ACCESS_TOKEN_PREFIX = 'ogt_';
