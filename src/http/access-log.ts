@@ -16,6 +16,9 @@ import { AUDIT_PATH_MAX_BYTES, capText } from '../domain/audit.js';
  * ran every one of them through the redactor, 2.7 % of a SQLite node's CPU at saturation (CPU profile,
  * 2026-11-28). The line of a request that errored keeps the redacting logger: the error may carry anything.
  */
+/** The log levels at which an info line is written. */
+const LEVELS_WITH_INFO = new Set(['trace', 'debug', 'info']);
+
 export class AccessLog extends LogController {
   private readonly unredacted = new WeakMap<FastifyBaseLogger, FastifyBaseLogger>();
 
@@ -34,7 +37,8 @@ export class AccessLog extends LogController {
       responseTime: reply.elapsedTime,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else this.unredactedLog(request.server.log).info({ reqId: request.id, ...line }, 'request completed');
+    // The request's own logger decides whether the line is wanted (its level, a route's logLevel).
+    else if (LEVELS_WITH_INFO.has(reply.log.level)) this.unredactedLog(request.server.log).info({ reqId: request.id, ...line }, 'request completed');
   }
 
   private unredactedLog(log: FastifyBaseLogger): FastifyBaseLogger {

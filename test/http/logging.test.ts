@@ -112,4 +112,25 @@ describe('logging', () => {
       msg: 'request completed',
     });
   });
+
+  it('writes no access line when the level is above info (LOG_LEVEL=warn)', async () => {
+    const quiet: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        quiet.push(String(chunk));
+        done();
+      },
+    });
+    const warnApp = buildApp(createServices(store, { tokenTtlSeconds: 3600 }), { logger: createLogger('warn', sink) });
+    try {
+      const warnUrl = await warnApp.listen({ host: '127.0.0.1', port: 0 });
+      const answer = await fetch(`${warnUrl}/transactional/v1/orders/regular`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(answer.status).toBe(401);
+      const ok = await fetch(`${warnUrl}/openapi.json`);
+      expect(ok.status).toBe(200);
+    } finally {
+      await warnApp.close();
+    }
+    expect(quiet.join('')).not.toContain('request completed');
+  });
 });
