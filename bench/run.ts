@@ -38,6 +38,7 @@ import { pacedLoad } from './paced.js';
 import { percentile } from './stats.js';
 import {
   cpuSeconds,
+  mainThreadCpuSeconds,
   FLOOR_PRELOAD_BIDS,
   postgresFloorSeed,
   postgresWriteFloor,
@@ -135,6 +136,13 @@ interface Sample {
   p99: number;
   max: number;
   cpuUsPerBid: number;
+  /**
+   * The node's main thread (its event loop) alone: its CPU per bid, and its share of the round's wall
+   * time (1 = never idle; the highest of the nodes). The rest of the process's CPU is its other threads
+   * (libuv's pool, where the WAL's syncs run, and V8's collector helpers).
+   */
+  loopCpuUsPerBid: number;
+  loopBusy: number;
   /** PostgreSQL: the CPU of the database's backends per bid. */
   dbCpuUsPerBid: number | null;
   /** The mean batches of the round: bids per order-entry commit and per OMS placement (null for bare). */
@@ -436,6 +444,8 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
   const dbBefore = target.database === null ? null : await backendsCpu(target.database);
   const batchesBefore = await batchCounts(target.nodes);
   const cpuBefore = target.nodes.map((node) => cpuSeconds(node.pid));
+  const loopBefore = target.nodes.map((node) => mainThreadCpuSeconds(node.pid));
+  const startedAt = performance.now();
   const perNode = Math.max(1, Math.floor(options.connections / target.nodes.length));
   const slice = Math.ceil(target.bidders.length / target.nodes.length);
   const results = await Promise.all(
@@ -449,6 +459,8 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
   const entryCommands = batchesAfter.entryCommands - batchesBefore.entryCommands;
   const omsCalls = batchesAfter.omsPlaceCalls - batchesBefore.omsPlaceCalls;
   const cpu = target.nodes.reduce((sum, node, i) => sum + cpuSeconds(node.pid) - cpuBefore[i]!, 0);
+  const loopCpu = target.nodes.map((node, i) => mainThreadCpuSeconds(node.pid) - loopBefore[i]!);
+  const wallS = (performance.now() - startedAt) / 1000;
   const bids = results.reduce((sum, r) => sum + r.bids, 0);
   let dbCpu: number | null = null;
   if (target.database !== null && dbBefore !== null) {
@@ -462,6 +474,8 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
     p99: Math.max(...results.map((r) => r.p99)),
     max: Math.max(...results.map((r) => r.max)),
     cpuUsPerBid: (cpu * 1e6) / Math.max(1, bids),
+    loopCpuUsPerBid: (loopCpu.reduce((sum, seconds) => sum + seconds, 0) * 1e6) / Math.max(1, bids),
+    loopBusy: Math.max(...loopCpu) / wallS,
     dbCpuUsPerBid: dbCpu === null ? null : (dbCpu * 1e6) / Math.max(1, bids),
     entryBatch: entryBatches > 0 ? entryCommands / entryBatches : null,
     omsBatch: omsCalls > 0 ? entryCommands / omsCalls : null,
@@ -501,6 +515,8 @@ function summarize(samples: Sample[], bareSamples: Sample[]) {
     p99_ratio_to_bare: Number(median(p99Ratios).toFixed(2)),
     max_ms: Math.max(...samples.map((s) => s.max)),
     cpu_us_per_bid: Math.round(median(samples.map((s) => s.cpuUsPerBid))),
+    loop_cpu_us_per_bid: Math.round(median(samples.map((s) => s.loopCpuUsPerBid))),
+    loop_busy: Number(median(samples.map((s) => s.loopBusy)).toFixed(2)),
     db_cpu_us_per_bid: samples[0]!.dbCpuUsPerBid === null ? null : Math.round(median(samples.map((s) => s.dbCpuUsPerBid ?? 0))),
     entry_batch: samples[0]!.entryBatch === null ? null : Number(median(samples.map((s) => s.entryBatch ?? 0)).toFixed(1)),
     oms_batch: samples[0]!.omsBatch === null ? null : Number(median(samples.map((s) => s.omsBatch ?? 0)).toFixed(1)),
@@ -509,6 +525,8 @@ function summarize(samples: Sample[], bareSamples: Sample[]) {
       rps: Math.round(s.rps),
       p99: s.p99,
       cpu_us: Math.round(s.cpuUsPerBid),
+      loop_cpu_us: Math.round(s.loopCpuUsPerBid),
+      loop_busy: Number(s.loopBusy.toFixed(2)),
       ...(s.dbCpuUsPerBid !== null && { db_cpu_us: Math.round(s.dbCpuUsPerBid) }),
       lag_ms: s.omsLagMs,
     })),
@@ -685,7 +703,8 @@ async function main(): Promise<number> {
         noteBatches(target, sample);
         log(
           `round ${round}/${options.rounds} ${target.name}: ${sample.rps.toFixed(0)} bids/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
-            `${sample.cpuUsPerBid.toFixed(0)} us CPU/bid${sample.dbCpuUsPerBid === null ? '' : ` + ${sample.dbCpuUsPerBid.toFixed(0)} us in the database`}` +
+            `${sample.cpuUsPerBid.toFixed(0)} us CPU/bid (event loop ${sample.loopCpuUsPerBid.toFixed(0)} us, busy ${(100 * sample.loopBusy).toFixed(0)} %)` +
+            `${sample.dbCpuUsPerBid === null ? '' : ` + ${sample.dbCpuUsPerBid.toFixed(0)} us in the database`}` +
             `${sample.omsLagMs === null ? '' : `, OMS lag ${sample.omsLagMs} ms`}` +
             `${sample.entryBatch === null ? '' : `, batches of ${sample.entryBatch.toFixed(1)} (OMS ${sample.omsBatch?.toFixed(1) ?? '-'})`}`,
         );
