@@ -453,6 +453,9 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
       load(node, target.bidders.slice(i * slice, (i + 1) * slice), perNode, seconds, rate === undefined ? undefined : rate / target.nodes.length, bare),
     ),
   );
+  // The loop's busy share is taken over the load alone (the OMS lag's wait below is quiet).
+  const wallS = (performance.now() - startedAt) / 1000;
+  const loopAtEnd = target.nodes.map((node) => mainThreadCpuSeconds(node.pid));
   const lag = target.store ? await omsLag(target.store) : null;
   const batchesAfter = await batchCounts(target.nodes);
   const entryBatches = batchesAfter.entryBatches - batchesBefore.entryBatches;
@@ -460,7 +463,7 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
   const omsCalls = batchesAfter.omsPlaceCalls - batchesBefore.omsPlaceCalls;
   const cpu = target.nodes.reduce((sum, node, i) => sum + cpuSeconds(node.pid) - cpuBefore[i]!, 0);
   const loopCpu = target.nodes.map((node, i) => mainThreadCpuSeconds(node.pid) - loopBefore[i]!);
-  const wallS = (performance.now() - startedAt) / 1000;
+  const loopDuringLoad = loopAtEnd.map((seconds, i) => seconds - loopBefore[i]!);
   const bids = results.reduce((sum, r) => sum + r.bids, 0);
   let dbCpu: number | null = null;
   if (target.database !== null && dbBefore !== null) {
@@ -475,7 +478,7 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
     max: Math.max(...results.map((r) => r.max)),
     cpuUsPerBid: (cpu * 1e6) / Math.max(1, bids),
     loopCpuUsPerBid: (loopCpu.reduce((sum, seconds) => sum + seconds, 0) * 1e6) / Math.max(1, bids),
-    loopBusy: Math.max(...loopCpu) / wallS,
+    loopBusy: Math.max(...loopDuringLoad) / wallS,
     dbCpuUsPerBid: dbCpu === null ? null : (dbCpu * 1e6) / Math.max(1, bids),
     entryBatch: entryBatches > 0 ? entryCommands / entryBatches : null,
     omsBatch: omsCalls > 0 ? entryCommands / omsCalls : null,

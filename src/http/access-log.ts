@@ -27,6 +27,9 @@ export class AccessLog extends LogController {
   }
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    // The request's own logger decides whether the line is wanted (the app's level, or a route's logLevel):
+    // the unredacted child below writes at any level.
+    if (!error && !LEVELS_WITH_INFO.has(reply.log.level)) return;
     const url = capText(request.url, AUDIT_PATH_MAX_BYTES);
     const line = {
       method: request.method,
@@ -37,14 +40,13 @@ export class AccessLog extends LogController {
       responseTime: reply.elapsedTime,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    // The request's own logger decides whether the line is wanted (its level, a route's logLevel).
-    else if (LEVELS_WITH_INFO.has(reply.log.level)) this.unredactedLog(request.server.log).info({ reqId: request.id, ...line }, 'request completed');
+    else this.unredactedLog(request.server.log).info({ reqId: request.id, ...line }, 'request completed');
   }
 
   private unredactedLog(log: FastifyBaseLogger): FastifyBaseLogger {
     let plain = this.unredacted.get(log);
     if (plain === undefined) {
-      plain = log.child({}, { redact: [] });
+      plain = log.child({}, { redact: [], level: 'trace' });
       this.unredacted.set(log, plain);
     }
     return plain;

@@ -14,6 +14,12 @@ import type { FastifyInstance } from 'fastify';
 
 /** The headers (lower-case names) that helmet's middleware sets for `options`. */
 export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Record<string, string>> {
+  // A directive given as a function (a nonce) is helmet's one per-request header: a fixed set cannot hold it.
+  const csp = options.contentSecurityPolicy;
+  const directives = typeof csp === 'object' && csp !== null ? Object.values(csp.directives ?? {}) : [];
+  if (directives.some((value) => typeof value === 'function' || (Array.isArray(value) && value.some((part) => typeof part === 'function')))) {
+    throw new Error('securityHeaders: a Content-Security-Policy directive given as a function changes per request; a fixed set cannot carry it');
+  }
   const headers: Record<string, string> = {};
   const response = {
     setHeader(name: string, value: string | number) {

@@ -113,7 +113,7 @@ describe('logging', () => {
     });
   });
 
-  it('writes no access line when the level is above info (LOG_LEVEL=warn)', async () => {
+  it("follows the request's own level: none at LOG_LEVEL=warn, one for a route whose logLevel is info", async () => {
     const quiet: string[] = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -122,15 +122,21 @@ describe('logging', () => {
       },
     });
     const warnApp = buildApp(createServices(store, { tokenTtlSeconds: 3600 }), { logger: createLogger('warn', sink) });
+    warnApp.get('/loud', { logLevel: 'info', schema: { hide: true } }, async () => ({ ok: true }));
     try {
       const warnUrl = await warnApp.listen({ host: '127.0.0.1', port: 0 });
       const answer = await fetch(`${warnUrl}/transactional/v1/orders/regular`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(answer.status).toBe(401);
-      const ok = await fetch(`${warnUrl}/openapi.json`);
-      expect(ok.status).toBe(200);
+      const loud = await fetch(`${warnUrl}/loud`);
+      expect(loud.status).toBe(200);
     } finally {
       await warnApp.close();
     }
-    expect(quiet.join('')).not.toContain('request completed');
+    const completed = quiet
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"request completed"'))
+      .map((l) => (JSON.parse(l) as { url: string }).url);
+    expect(completed).toEqual(['/loud']);
   });
 });

@@ -141,6 +141,13 @@ describe('Content-Security-Policy', () => {
     }
   });
 
+  it('refuses a Content-Security-Policy directive given as a function (a nonce), which no fixed set can carry', () => {
+    const nonce = () => `'nonce-${Math.random()}'`;
+    expect(() => securityHeaders({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], scriptSrc: [nonce] } } })).toThrow(
+      /changes per request/,
+    );
+  });
+
   it('a refusal carries the security headers too (the 401 of a bid without credentials)', async () => {
     server = await startTestServer();
     const answer = await server.call('POST', '/transactional/v1/orders/regular', { body: {} });

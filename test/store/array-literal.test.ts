@@ -55,7 +55,7 @@ describe.runIf(testDialect() === 'postgres')('arrayLiteral, read back by Postgre
         expect(rows[0]!.text).toEqual(text);
         // pg answers int8 as text (it may exceed a double).
         expect(rows[0]!.int8).toEqual(int8.map((n) => (n === null ? null : String(n))));
-        // -0 reads back as 0 (PostgreSQL's float8 keeps the sign; pg's parser gives -0 too, toEqual tells them apart).
+        // -0 is written as 0 (String(-0), as pg wrote it too), and toEqual tells -0 from 0.
         expect(rows[0]!.float8.map((n) => (Object.is(n, -0) ? 0 : n))).toEqual(float8.map((n) => (Object.is(n, -0) ? 0 : n)));
       }),
       { numRuns: 200 },
