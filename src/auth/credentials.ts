@@ -2,6 +2,7 @@
  * Secrets: password hashing (scrypt from node:crypto), API keys and access tokens (random, stored only as
  * SHA-256 digests), and TOTP second factors (otpauth, RFC 6238). No I/O here.
  */
+// A namespace import: `hash` is missing before Node 20.12, where a named import of it would fail to link.
 import * as nodeCrypto from 'node:crypto';
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';

@@ -1,6 +1,9 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AUDIT_PATH_MAX_BYTES, capText } from '../domain/audit.js';
 
+/** The log levels at which an info line is written. */
+const LEVELS_WITH_INFO = new Set(['trace', 'debug', 'info']);
+
 /**
  * One access-log line per request at info, when it completes (method, URL, client address, status and
  * time), instead of Fastify's two: the line of the arrival, with the request serialized and redacted, cost
@@ -16,9 +19,6 @@ import { AUDIT_PATH_MAX_BYTES, capText } from '../domain/audit.js';
  * ran every one of them through the redactor, 2.7 % of a SQLite node's CPU at saturation (CPU profile,
  * 2026-11-28). The line of a request that errored keeps the redacting logger: the error may carry anything.
  */
-/** The log levels at which an info line is written. */
-const LEVELS_WITH_INFO = new Set(['trace', 'debug', 'info']);
-
 export class AccessLog extends LogController {
   private readonly unredacted = new WeakMap<FastifyBaseLogger, FastifyBaseLogger>();
 
