@@ -126,13 +126,12 @@ export function operatorBookView(): View {
       const book = await get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`);
       if (disposed || issueKey(issue) !== choice.value) return false;
       area.replaceChildren(...renderBook(book));
-      readAt.textContent = `Read at ${formatClock(Date.now())}${book.allotted === null && live.checked ? '; read again every 2 s' : ''}.`;
-      say(
-        book.allotted === null
-          ? ''
-          : `Allotted: ${formatQuantity(book.allotted.retail)} retail and ${formatQuantity(book.allotted.non_retail)} non-retail shares.`,
-      );
-      return live.checked && book.allotted === null;
+      // The exchange allots at once, and its answer reaches each bid at the OMS's next pass: until then the
+      // bid is still live (in the demand) and its allotment not counted. Read again until none waits.
+      const settled = book.allotted !== null && book.demand.every((level) => level.bids === 0) && book.ineligible.bids === 0;
+      readAt.textContent = `Read at ${formatClock(Date.now())}${!settled && live.checked ? '; read again every 2 s' : ''}.`;
+      say(settled ? `Allotted: ${formatQuantity(book.allotted!.retail)} retail and ${formatQuantity(book.allotted!.non_retail)} non-retail shares.` : '');
+      return live.checked && !settled;
     } catch (error) {
       area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
       return live.checked;
