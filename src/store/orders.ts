@@ -216,8 +216,12 @@ const LOCK_ORDERS = {
   postgres: 'select * from orders where order_id = any($1::text[]) order by order_id for update',
 };
 
-/** SQLite: whether any of the users (a list parameter) has an active webhook. */
-const USERS_WITH_WEBHOOKS = 'select 1 from webhooks where removed_at is null and user_id in (select value from json_each(?)) limit 1';
+/**
+ * SQLite, right after a batch's history rows were inserted: the last one's id, and whether any of the users
+ * (a list parameter) has an active webhook (1 or 0).
+ */
+const LAST_HISTORY_ID_AND_WEBHOOKS = `select last_insert_rowid() as last,
+    exists (select 1 from webhooks where removed_at is null and user_id in (select value from json_each(?))) as hooked`;
 
 const EXPOSURE_SELECT = `select e.user_id, e.symbol, e.exchange, e.scrip_token, e.price_value_paise, e.cutoff_quantity,
     i.retail_cutoff_price_paise, i.floor_price_paise
@@ -227,11 +231,13 @@ const EXPOSURES = {
   postgres: `${EXPOSURE_SELECT} where e.user_id = any($1::text[])`,
 };
 
-/** Adds a user's events of a batch (`?`/`$2`) to their counter, answering the counter after it. */
+/** Adds each user's events of a batch to their counter, answering the counters after it. */
 const RESERVE_EVENT_IDS = {
-  sqlite: `insert into user_event_counters (user_id, last_event_id) values (?, ?)
+  // The counts as one JSON object parameter, {"user id": count, ...}. (`where true`: SQLite's upsert after a
+  // select needs a where clause.)
+  sqlite: `insert into user_event_counters (user_id, last_event_id) select key, value from json_each(?) where true
     on conflict (user_id) do update set last_event_id = user_event_counters.last_event_id + excluded.last_event_id
-    returning last_event_id`,
+    returning user_id, last_event_id`,
   // A CTE of the batch's writes (see postgresHistory), parameters from `first`. In the users' order (the
   // arrays come sorted): two transactions lock their rows in one order.
   postgres: (first: number) => `insert into user_event_counters (user_id, last_event_id) select * from unnest($${first}::text[], $${first + 1}::int8[])
@@ -373,12 +379,10 @@ export class OrderRepository {
    */
   private reserveEventIds(sqlite: SqliteStatements, owners: readonly string[]): Map<string, number> {
     const counts = eventCounts(owners);
-    return new Map(
-      [...counts.keys()].sort().map((userId) => {
-        const reserved = sqlite.row<{ last_event_id: number }>(RESERVE_EVENT_IDS.sqlite, userId, counts.get(userId))!;
-        return [userId, Number(reserved.last_event_id) - counts.get(userId)! + 1];
-      }),
-    );
+    if (counts.size === 0) return new Map();
+    // Every user's counter in one statement, not one per user (an OMS pass holds tens of users).
+    const reserved = sqlite.rows<{ user_id: string; last_event_id: number }>(RESERVE_EVENT_IDS.sqlite, JSON.stringify(Object.fromEntries(counts)));
+    return new Map(reserved.map((row) => [row.user_id, Number(row.last_event_id) - counts.get(row.user_id)! + 1]));
   }
 
   /**
@@ -386,9 +390,10 @@ export class OrderRepository {
    * consecutive ids up to the last one inserted. A batch none of whose owners has a webhook skips the join.
    */
   private enqueueSqliteDeliveries(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
-    const { last } = sqlite.row<{ last: number }>('select last_insert_rowid() as last')!;
+    if (rows.length === 0) return;
     const owners = [...new Set(rows.map((row) => row.order.userId))];
-    if (sqlite.row(USERS_WITH_WEBHOOKS, listParameter('sqlite', owners)) === undefined) return;
+    const { last, hooked } = sqlite.row<{ last: number; hooked: number }>(LAST_HISTORY_ID_AND_WEBHOOKS, listParameter('sqlite', owners))!;
+    if (hooked === 0) return;
     sqlite.statement(ENQUEUE_DELIVERIES.sqlite).run(now, now, last - rows.length + 1, last);
   }
 
