@@ -70,7 +70,7 @@ export type Services = AppServices & { algos: AlgoService };
 export function createServices(store: Store, options: ServiceOptions): Services {
   const now = options.now ?? Date.now;
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const users = new UserRepository(store.db, store.dialect, store.readDb);
+  const users = new UserRepository(store.db, store.dialect, store.credentialsDb);
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
   const offers = new OfsOfferRepository(store.db);

@@ -20,11 +20,20 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   /**
-   * For reads outside any transaction (authentication on every request). On SQLite a second connection,
+   * For reads outside any transaction (the order book, the event feed, health). On SQLite a second connection,
    * so that such reads never wait behind an open write transaction on the single writer connection (WAL
    * lets readers run beside the writer); on PostgreSQL the same pool as `db`.
    */
   readDb: Kysely<Database>;
+  /**
+   * For the credential look-ups of every request (sessions, API keys, revocations): on SQLite a read-only
+   * connection of its own that reads without waiting for the WAL's sync under way, which `readDb` waits for
+   * (wal-sync.ts). What it may see before it is on disk cannot let anything in: a session or a key reaches
+   * its holder only in the answer to the commit that made it, sent after that commit's sync; a revocation
+   * or a disabled user seen early refuses a request a moment sooner (docs/design/decisions.md, "Durability
+   * and the write path"). On PostgreSQL the same pool as `db`.
+   */
+  credentialsDb: Kysely<Database>;
   dialect: DialectName;
   /** A human-readable description of where the data lives (no credentials). */
   location: string;
@@ -118,7 +127,7 @@ function openSqlite(
   busyTimeoutMs: number,
   onStatement?: (sql: string) => void,
   dataSync?: DataSync,
-): { db: Kysely<Database>; readDb: Kysely<Database>; statements: SqliteStatements; walSync: WalSync | null } {
+): { db: Kysely<Database>; readDb: Kysely<Database>; credentialsDb: Kysely<Database>; statements: SqliteStatements; walSync: WalSync | null } {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   // One sync for both connections: the reader waits for the writer's commits to be on disk.
   const walSync = path === ':memory:' ? null : new WalSync(`${resolve(path)}-wal`, dataSync);
@@ -129,7 +138,21 @@ function openSqlite(
     path === ':memory:'
       ? db
       : new Kysely<Database>({ dialect: unavailableAware(new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement), walSync)) });
-  return { db, readDb, statements: dialect.connection, walSync };
+  // Read-only: it never waits for a sync, so a write on it would be answered before it is durable.
+  const credentialsDb =
+    path === ':memory:'
+      ? db
+      : new Kysely<Database>({
+          dialect: unavailableAware(new OrdergateSqliteDialect(openReadOnlySqliteConnection(path, busyTimeoutMs, onStatement), walSync, false)),
+        });
+  return { db, readDb, credentialsDb, statements: dialect.connection, walSync };
+}
+
+/** A connection that can only read (the credentials' look-ups, Store.credentialsDb). */
+function openReadOnlySqliteConnection(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(path, { readonly: true, ...(onStatement && { verbose: (message) => onStatement(String(message)) }) });
+  sqlite.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  return sqlite;
 }
 
 /**
@@ -379,13 +402,14 @@ function socketOf(client: pg.ClientBase): Pick<Duplex, 'cork' | 'uncork' | 'dest
 export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
-    const { db, readDb, statements, walSync } = openSqlite(
+    const { db, readDb, credentialsDb, statements, walSync } = openSqlite(
       target,
       options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
       options.onStatement,
       options.sqliteDataSync,
     );
     const close = async () => {
+      if (credentialsDb !== db) await credentialsDb.destroy();
       if (readDb !== db) await readDb.destroy();
       await db.destroy();
       walSync?.close();
@@ -399,7 +423,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
         .catch((error: unknown) => {
           throw storeError(error);
         });
-    return { db, readDb, dialect, location: `sqlite:${target}`, writeTransaction, writeLanes: 1, close };
+    return { db, readDb, credentialsDb, dialect, location: `sqlite:${target}`, writeTransaction, writeLanes: 1, close };
   }
   const { db, close } = openPostgres(target, options.onStatement);
   const { host, pathname } = new URL(target);
@@ -451,5 +475,14 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
         own.closeGate();
       }
     });
-  return { db, readDb: db, dialect, location: `postgres://${host}${pathname}`, writeTransaction, writeLanes: POSTGRES_WRITE_LANES, close };
+  return {
+    db,
+    readDb: db,
+    credentialsDb: db,
+    dialect,
+    location: `postgres://${host}${pathname}`,
+    writeTransaction,
+    writeLanes: POSTGRES_WRITE_LANES,
+    close,
+  };
 }

@@ -42,10 +42,15 @@ interface Prepared {
 export class StatementCachingConnection implements DatabaseConnection {
   private readonly prepared = new Map<string, Prepared>();
 
-  /** `walSync`: the WAL's sync after each commit (wal-sync.ts); null for a database without one (in memory). */
+  /**
+   * `walSync`: the WAL's sync after each commit (wal-sync.ts); null for a database without one (in memory).
+   * `waitForSync`: whether a read waits for the sync under way (false: the credentials' read-only
+   * connection, Store.credentialsDb; it still fails once a sync has failed).
+   */
   constructor(
     private readonly sqlite: BetterSqlite3.Database,
     private readonly walSync: WalSync | null = null,
+    private readonly waitForSync = true,
   ) {}
 
   private prepare(sql: string): Prepared {
@@ -100,6 +105,10 @@ export class StatementCachingConnection implements DatabaseConnection {
     const { statement, make } = this.prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters as unknown[];
     if (this.walSync === null) return run<R>(statement, make, parameters);
+    if (!this.waitForSync) {
+      this.walSync.throwIfFailed();
+      return run<R>(statement, make, parameters);
+    }
     let unsynced = this.walSync.settled();
     while (unsynced !== null) {
       await unsynced;
@@ -194,13 +203,14 @@ class OrdergateSqliteDriver implements Driver {
 export class OrdergateSqliteDialect extends SqliteDialect {
   readonly connection: StatementCachingConnection;
 
-  /** `walSync`: see StatementCachingConnection (its owner closes it). */
+  /** `walSync`, `waitForSync`: see StatementCachingConnection (the WAL sync's owner closes it). */
   constructor(
     private readonly sqlite: BetterSqlite3.Database,
     walSync: WalSync | null = null,
+    waitForSync = true,
   ) {
     super({ database: sqlite });
-    this.connection = new StatementCachingConnection(sqlite, walSync);
+    this.connection = new StatementCachingConnection(sqlite, walSync, waitForSync);
   }
 
   override createDriver(): Driver {

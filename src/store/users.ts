@@ -108,14 +108,14 @@ export class UserRepository {
     maxBatchSize: 500,
   });
 
-  /** `readDb` serves the per-request credential look-ups (see Store.readDb). */
+  /** `credentialsDb` serves the per-request credential look-ups and the revocations (see Store.credentialsDb). */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
-    private readonly readDb: Kysely<Database> = db,
+    private readonly credentialsDb: Kysely<Database> = db,
   ) {
     this.activeKeyQuery = prepareQuery((p: { keyHash: string }) =>
-      readDb
+      credentialsDb
         .selectFrom('api_keys')
         .select(['key_id', 'user_id', 'allowed_ips', 'ips_changed_at'])
         .where('key_hash', '=', p.keyHash)
@@ -279,7 +279,7 @@ export class UserRepository {
 
   /** An active (not revoked) API key, by its hash. */
   async activeApiKey(keyHash: string): Promise<ActiveApiKey | undefined> {
-    const [row] = await this.activeKeyQuery.execute(this.readDb, { keyHash });
+    const [row] = await this.activeKeyQuery.execute(this.credentialsDb, { keyHash });
     return row && { keyId: row.key_id, userId: row.user_id, addresses: addressesOf(row.allowed_ips, row.ips_changed_at) };
   }
 
@@ -441,7 +441,7 @@ export class UserRepository {
     const tokenHashes = [...new Set(lookups.map((lookup) => lookup.tokenHash))];
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
     // Sessions and key owners in one query (one round trip), one SQL text whatever the number of look-ups.
-    const result = await this.readDb.executeQuery<CredentialRow>(
+    const result = await this.credentialsDb.executeQuery<CredentialRow>(
       CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
     );
     const sessionOf = new Map<string, Session>();
@@ -467,11 +467,11 @@ export class UserRepository {
 
   /**
    * The sessions revoked (a logout, `users revoke-sessions`) and the users disabled at or after `since`:
-   * what ends open event streams and order sockets (issue 21 row 3). Read on the read connection.
+   * what ends open event streams and order sockets (issue 21 row 3). Read on the credentials' connection.
    */
   async endedSince(since: number): Promise<{ revoked: { tokenHash: string; userId: string }[]; disabledUsers: string[] }> {
-    const revoked = await this.readDb.selectFrom('sessions').select(['token_hash', 'user_id']).where('revoked_at', '>=', since).execute();
-    const disabled = await this.readDb.selectFrom('users').select('user_id').where('disabled_at', '>=', since).execute();
+    const revoked = await this.credentialsDb.selectFrom('sessions').select(['token_hash', 'user_id']).where('revoked_at', '>=', since).execute();
+    const disabled = await this.credentialsDb.selectFrom('users').select('user_id').where('disabled_at', '>=', since).execute();
     return { revoked: revoked.map((row) => ({ tokenHash: row.token_hash, userId: row.user_id })), disabledUsers: disabled.map((row) => row.user_id) };
   }
 

@@ -206,6 +206,21 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await committed;
   });
 
+  it("the credentials' connection reads a commit without waiting for its sync, and cannot write", async () => {
+    await open();
+    const committed = store.writeTransaction((tx) => insertIssue(6).execute(openTx(tx).trx));
+    await until(() => disk.syncs.length === 1);
+    // Store.credentialsDb: a session reaches its holder only after its commit's sync, so reading it sooner lets nothing in.
+    const early = await store.credentialsDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 6).execute();
+    expect(early).toEqual([{ scrip_token: 6 }]);
+    expect(await settledYet(committed)).toBe(false);
+    // Read-only: a write on it, which would never wait for a sync, is refused by SQLite.
+    await expect(sql`delete from ofs_issues where scrip_token = 6`.execute(store.credentialsDb)).rejects.toThrow(/readonly/i);
+    disk.syncs.shift()!.end();
+    await committed;
+    expect((await store.readDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 6).execute()).length).toBe(1);
+  });
+
   it('a failed sync fails its commit (503) and every statement after it, reads included', async () => {
     await open();
     const committed = store.writeTransaction((tx) => insertIssue(4).execute(openTx(tx).trx));
@@ -215,6 +230,7 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await expect(store.writeTransaction((tx) => insertIssue(5).execute(openTx(tx).trx))).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(store.readDb.selectFrom('ofs_issues').selectAll().execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(store.db.selectFrom('ofs_issues').selectAll().execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.credentialsDb.selectFrom('sessions').selectAll().execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
     expect(disk.syncs).toHaveLength(0);
   });
 });
