@@ -96,16 +96,17 @@ export class StatementCachingConnection implements DatabaseConnection {
 
   /**
    * Runs a statement. With a WAL sync (wal-sync.ts): waits first for the commits not yet on disk, so that
-   * nothing is read before it is durable; and after a statement that committed (a COMMIT, or a write
-   * outside a transaction), waits for the WAL's sync before answering, holding the connection meanwhile.
-   * A row write outside a transaction that changed no row (the OMS's claim of due outbox entries when none
-   * is due, every pass) wrote nothing, and waits for no sync.
+   * nothing is read before it is durable, except inside a transaction (its BEGIN included), whose answer
+   * waits for its own commit's sync, which covers every commit before it (see commit()); and after a
+   * statement that committed (a COMMIT, or a write outside a transaction), waits for the WAL's sync before
+   * answering, holding the connection meanwhile. A row write outside a transaction that changed no row (the
+   * OMS's claim of due outbox entries when none is due, every pass) wrote nothing, and waits for no sync.
    */
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { statement, make } = this.prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters as unknown[];
     if (this.walSync === null) return run<R>(statement, make, parameters);
-    if (!this.waitForSync) {
+    if (!this.waitForSync || this.sqlite.inTransaction || BEGIN.test(compiledQuery.sql)) {
       this.walSync.throwIfFailed();
       return run<R>(statement, make, parameters);
     }
@@ -120,11 +121,29 @@ export class StatementCachingConnection implements DatabaseConnection {
     return result;
   }
 
+  /**
+   * Commits the transaction under way at once, and answers its durability apart: a promise that resolves
+   * once the WAL's sync covering it has ended (at once without a WAL sync). The driver hands the connection
+   * to the next transaction in between (commits pipelined: the next batch's statements run during this
+   * one's sync). Safe by the WAL's order: a commit's frames follow the earlier ones', recovery stops at the
+   * first frame that does not check out, and every transaction is answered only after a sync begun after
+   * its own commit, which covers the ones it read from. A COMMIT that fails throws, the transaction still
+   * open and held (the driver rolls it back).
+   */
+  commit(): Promise<void> {
+    this.walSync?.throwIfFailed();
+    this.prepare('commit').statement.run();
+    return this.walSync === null ? Promise.resolve() : this.walSync.durable();
+  }
+
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used by ordergate');
   }
 }
+
+/** A BEGIN (of a transaction whose statements need not wait for earlier commits' syncs, see executeQuery). */
+const BEGIN = /^\s*begin\b/i;
 
 /** An INSERT, UPDATE or DELETE (not DDL, whose changes SQLite does not count). */
 const ROW_WRITE = /^\s*(insert|update|delete)\s/i;
@@ -164,6 +183,41 @@ class FifoLock {
   }
 }
 
+/**
+ * One holder's use of the connection, from its acquisition to its release: released once, either by the
+ * driver at the end of the holder's work or earlier, right after a transaction's COMMIT (commits pipelined,
+ * see StatementCachingConnection.commit). After its release it runs nothing more.
+ */
+class Lease implements DatabaseConnection {
+  released = false;
+
+  constructor(
+    readonly connection: StatementCachingConnection,
+    private readonly lock: FifoLock,
+  ) {}
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.released) return Promise.reject(new Error(`a SQLite connection used after its release: ${compiledQuery.sql}`));
+    return this.connection.executeQuery<R>(compiledQuery);
+  }
+
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    return this.connection.streamQuery<R>();
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.lock.release();
+  }
+}
+
+/** The lease Kysely hands back (the driver hands out nothing else). */
+function leaseOf(connection: DatabaseConnection): Lease {
+  if (!(connection instanceof Lease)) throw new Error('the SQLite driver hands out leases');
+  return connection;
+}
+
 class OrdergateSqliteDriver implements Driver {
   private readonly lock = new FifoLock();
 
@@ -176,23 +230,33 @@ class OrdergateSqliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.lock.acquire();
-    return this.connection;
+    return new Lease(this.connection, this.lock);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
+  /** Commits, hands the connection on, then waits for the commit's sync (commits pipelined, see above). */
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    const lease = leaseOf(connection);
+    const durable = lease.connection.commit();
+    lease.release();
+    await durable;
   }
 
+  /**
+   * Rolls the transaction back; nothing to do once its COMMIT has run (what failed then was its sync, which
+   * fails the store for good: wal-sync.ts) and the connection has gone to the next holder.
+   */
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    const lease = leaseOf(connection);
+    if (lease.released) return;
+    await lease.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  async releaseConnection(): Promise<void> {
-    this.lock.release();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    leaseOf(connection).release();
   }
 
   async destroy(): Promise<void> {

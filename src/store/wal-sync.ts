@@ -14,10 +14,13 @@
  * - **Nothing is read before it is durable.** Under FULL a commit becomes visible to other connections
  *   only after its sync. Here it is visible as soon as its frames are written, so a reader on another
  *   connection of this process waits for the sync under way (`settled()`) before it reads: the order book
- *   and the event feed never show a row that a power cut could still take back. The write connection needs
- *   no such wait: it is held by the committing transaction until its sync is done. The one exception is the
- *   credentials' read-only connection (Store.credentialsDb), which reads at once: a session or a key is
- *   handed out only after its commit's sync, so an earlier read of it lets nothing in.
+ *   and the event feed never show a row that a power cut could still take back; so does a statement on the
+ *   write connection outside a transaction. A transaction does not wait: the write connection goes to the
+ *   next transaction as soon as a COMMIT has run (commits pipelined, sqlite-driver.ts), which may read the
+ *   rows still syncing, and is answered only after a sync begun after its own commit, which covers them.
+ *   The one other exception is the credentials' read-only connection (Store.credentialsDb), which reads at
+ *   once: a session or a key is handed out only after its commit's sync, so an earlier read of it lets
+ *   nothing in.
  *   (Another process on the same file, the CLI, could read such a row in that window, and this process
  *   one of the CLI's commits before the CLI's own sync: both rare, and neither answers an order.)
  * - **A failed sync fails the commit, and every later one.** After a failed fdatasync Linux may drop the

@@ -206,6 +206,51 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await committed;
   });
 
+  it("hands the write connection to the next transaction during a commit's sync, and answers each after a sync begun after its commit", async () => {
+    await open();
+    const first = store.writeTransaction((tx) => insertIssue(7).execute(openTx(tx).trx));
+    await until(() => disk.syncs.length === 1);
+    // The next transaction runs whole, its COMMIT included, while the first one's sync is under way: it
+    // reads the first one's row, not yet on disk, and is answered after both syncs.
+    let seen: unknown[] = [];
+    const second = store.writeTransaction(async (tx) => {
+      seen = await openTx(tx).trx.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 7).execute();
+      await insertIssue(8).execute(openTx(tx).trx);
+    });
+    await until(() => seen.length === 1);
+    expect(await settledYet(first)).toBe(false);
+    // A read outside any transaction, on either connection, still waits until the first commit is on disk.
+    const outside = store.db.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 8).execute();
+    const elsewhere = store.readDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 7).execute();
+    expect(await settledYet(outside)).toBe(false);
+    expect(await settledYet(elsewhere)).toBe(false);
+    disk.syncs.shift()!.end();
+    await first;
+    // The second commit ran during the first sync: the sync after it covers it.
+    await until(() => disk.syncs.length === 1);
+    expect(await settledYet(second)).toBe(false);
+    disk.syncs.shift()!.end();
+    await second;
+    expect(await elsewhere).toEqual([{ scrip_token: 7 }]);
+    expect(await outside).toEqual([{ scrip_token: 8 }]);
+  });
+
+  it('a sync that fails after the next transaction took the connection fails both, and rolls back neither on its behalf', async () => {
+    await open();
+    const first = store.writeTransaction((tx) => insertIssue(9).execute(openTx(tx).trx));
+    await until(() => disk.syncs.length === 1);
+    let secondRan = false;
+    const second = store.writeTransaction(async (tx) => {
+      await insertIssue(10).execute(openTx(tx).trx);
+      secondRan = true;
+    });
+    await until(() => secondRan);
+    disk.syncs.shift()!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    await expect(first).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(second).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.writeTransaction((tx) => insertIssue(11).execute(openTx(tx).trx))).rejects.toBeInstanceOf(DatabaseUnavailableError);
+  });
+
   it("the credentials' connection reads a commit without waiting for its sync, and cannot write", async () => {
     await open();
     const committed = store.writeTransaction((tx) => insertIssue(6).execute(openTx(tx).trx));
