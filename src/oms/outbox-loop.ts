@@ -11,7 +11,9 @@
  *
  * Crash safety. An entry is claimed under a lease (30 s, OMS_LEASE_MS) and marked done only after its work has
  * committed: a worker that dies leaves its entry to be taken again when the lease runs out. A pass that fails
- * mid-batch (a database outage) gives its entries back at its next pass, so that nobody waits out the lease.
+ * (a database outage) gives back at its next pass every entry still leased to this worker, so that nobody
+ * waits out the lease: those of its batch, and those of a claim whose commit went through while its answer
+ * was lost with the connection.
  */
 import type { Logger } from 'pino';
 import { DEFAULT_OMS_LEASE_MS, DEFAULT_OMS_POLL_MS } from '../config.js';
@@ -34,7 +36,7 @@ export const IDLE_AFTER_MS = 1_000;
 export const IDLE_POLL_MS = 250;
 
 export interface OutboxLoopOptions {
-  oms: Pick<OmsRepository, 'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll'>;
+  oms: Pick<OmsRepository, 'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll' | 'releaseLeasedTo'>;
   now: () => number;
   logger: Logger;
   /** Names the worker in outbox leases. */
@@ -83,8 +85,8 @@ export class OutboxLoop {
   private pass: Promise<number> = Promise.resolve(0);
   /** Passes failed in a row (a database outage, say); the loop backs off while it grows. */
   private failedPasses = 0;
-  /** Outbox entries a failed pass may have left leased to this worker (see releaseHeld). */
-  private readonly held = new Set<number>();
+  /** Whether a failed pass may have left outbox entries leased to this worker (see releaseHeld). */
+  private mayHoldLeases = false;
   /** When a pass last handled something, or the loop started or was woken (performance.now()). */
   private lastWorkAt = 0;
   /** Whether the timer holds an idle pause (see wake). */
@@ -189,25 +191,26 @@ export class OutboxLoop {
     const failed: number[] = [];
     const lease = this.leaseOf(failed);
     let processed = 0;
-    await this.releaseHeld();
-    const horizon = await oms.latestEntryId();
-    for (;;) {
-      // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
-      // request of this process) until it is drained.
-      await yieldToEventLoop();
-      if (this.stopRequested) return processed;
-      const claimedAt = now();
-      // Entries another worker takes meanwhile are left to it.
-      const due = await oms.claimDue(claimedAt, failed, this.batchSize, horizon, this.workerId, claimedAt + this.leaseMs);
-      if (due.length === 0) return processed;
-      try {
+    try {
+      await this.releaseHeld();
+      const horizon = await oms.latestEntryId();
+      for (;;) {
+        // SQLite calls are synchronous: without this, a backlog would hold the event loop (and every HTTP
+        // request of this process) until it is drained.
+        await yieldToEventLoop();
+        if (this.stopRequested) return processed;
+        const claimedAt = now();
+        // Entries another worker takes meanwhile are left to it.
+        const due = await oms.claimDue(claimedAt, failed, this.batchSize, horizon, this.workerId, claimedAt + this.leaseMs);
+        if (due.length === 0) return processed;
         processed += await this.work.processBatch(due, lease);
-      } catch (error) {
-        // The database failed mid-batch (an outage): this worker may still hold leases on these entries,
-        // which nobody could take for the lease's length. It gives them back at its next pass.
-        for (const entry of due) this.held.add(entry.id);
-        throw error;
       }
+    } catch (error) {
+      // The database failed (an outage): this worker may still hold leases, which nobody could take for the
+      // lease's length: those of the batch under way, and those of a claim that committed while its answer
+      // was lost with the connection (so their ids are unknown here). It gives them back at its next pass.
+      this.mayHoldLeases = true;
+      throw error;
     }
   }
 
@@ -233,16 +236,15 @@ export class OutboxLoop {
   }
 
   /**
-   * Gives back the entries a failed pass may have left leased to this worker; entries it did finish are
-   * untouched (releaseAll skips those done), and the rest are taken again at once: each step is safe to
-   * repeat. Throws while the database is still out, and the pass fails again.
+   * Gives back the entries a failed pass may have left leased to this worker (all its open leases: passes
+   * never overlap); entries it did finish are untouched, and the rest are taken again at once: each step
+   * is safe to repeat. Throws while the database is still out, and the pass fails again.
    */
   private async releaseHeld(): Promise<void> {
-    if (this.held.size === 0) return;
-    const ids = [...this.held];
-    await this.options.oms.releaseAll(ids, this.workerId);
-    for (const id of ids) this.held.delete(id);
-    this.options.logger.info({ workerId: this.workerId, entries: ids.length }, 'OMS gave back the outbox entries of a failed pass');
+    if (!this.mayHoldLeases) return;
+    const entries = await this.options.oms.releaseLeasedTo(this.workerId);
+    this.mayHoldLeases = false;
+    this.options.logger.info({ workerId: this.workerId, entries }, 'OMS gave back the outbox entries of a failed pass');
   }
 }
 

@@ -133,6 +133,23 @@ export class OmsRepository {
       .execute();
   }
 
+  /**
+   * Gives back every open entry leased to `workerId`, answering how many: after a failed pass, whose claim
+   * may have committed with its answer lost (the connection cut between the two), the worker cannot know
+   * which entries it holds. Its passes never overlap, so at the start of the next one whatever it still
+   * holds is left over from the failed one. Reads only open entries (outbox_pending: done_at, id).
+   */
+  async releaseLeasedTo(workerId: string): Promise<number> {
+    const result = await this.db
+      .updateTable('outbox')
+      .set({ claimed_until: null })
+      .where('done_at', 'is', null)
+      .where('claimed_by', '=', workerId)
+      .where('claimed_until', 'is not', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Whether the order has a MODIFY entry after `afterId` still to be processed. */
   async hasLaterModify(orderId: string, afterId: number): Promise<boolean> {
     const row = await this.db

@@ -188,6 +188,9 @@ export class WebhookDispatcher {
       perWebhook.set(webhookId, taken + 1);
       ids.push(id);
     }
+    // Held from before the claim: a claim that commits while its answer is lost (the connection cut) leaves
+    // leases this pass cannot see; the next gives back all it asked for (release skips others' leases).
+    this.held = ids;
     const claimed = await webhooks.claim(ids, this.dispatcherId, now, now + this.leaseMs);
     this.held = claimed.map((d) => d.id);
     if (claimed.length === 0) return 0;

@@ -6,7 +6,7 @@
  * A crash is simulated by an exchange call that never settles: the worker stops right there, holding its
  * outbox lease, and nothing after that point runs, as when the process is killed.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../src/store/database.js';
 import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
 import { OmsRepository } from '../../src/store/oms.js';
@@ -311,6 +311,50 @@ describe('errors', () => {
     const later = await bench.placeOrder();
     await sleep(50);
     expect(await bench.status(later)).toBe('OMSXMITTED');
+  });
+
+  it('a claim that committed while its answer was lost (the connection cut): the next pass takes its entries at once, not after the lease', async () => {
+    const ids = [await bench.placeOrder({ quantity: 11 }), await bench.placeOrder({ quantity: 12 }), await bench.placeOrder({ quantity: 13 })];
+    // Another worker's lease on the last one is not this worker's to give back.
+    const outbox = new OmsRepository(bench.store.db, bench.store.dialect);
+    const now = bench.clock.now;
+    const [others] = await outbox.claimDue(now, [], 1, Number.MAX_SAFE_INTEGER, 'worker-b', now + DEFAULT_LEASE_MS);
+    expect(others?.orderId).toBe(ids[0]);
+
+    const claimDue = OmsRepository.prototype.claimDue;
+    const lost = vi.spyOn(OmsRepository.prototype, 'claimDue').mockImplementationOnce(async function (this: OmsRepository, ...args) {
+      await claimDue.apply(this, args);
+      throw new Error('Connection terminated unexpectedly');
+    });
+    try {
+      const worker = bench.worker({ workerId: 'worker-a' });
+      await expect(worker.runOnce()).rejects.toThrow('Connection terminated unexpectedly');
+      const leases = await bench.store.db
+        .selectFrom('outbox')
+        .select(['order_id', 'claimed_by', 'claimed_until'])
+        .where('done_at', 'is', null)
+        .orderBy('id')
+        .execute();
+      expect(leases.map((row) => [row.order_id, row.claimed_by, row.claimed_until === null ? null : Number(row.claimed_until)])).toEqual([
+        [ids[0], 'worker-b', now + DEFAULT_LEASE_MS],
+        [ids[1], 'worker-a', now + DEFAULT_LEASE_MS],
+        [ids[2], 'worker-a', now + DEFAULT_LEASE_MS],
+      ]);
+
+      // The same moment: no lease has run out.
+      expect(await worker.runOnce()).toBe(2);
+      expect(await bench.statusTrail(ids[1]!)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+      expect(await bench.statusTrail(ids[2]!)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+      expect(await bench.status(ids[0]!)).toBe('OMSXMITTED');
+      expect(await bench.store.db.selectFrom('outbox').select('claimed_by').where('order_id', '=', ids[0]!).executeTakeFirstOrThrow()).toEqual({
+        claimed_by: 'worker-b',
+      });
+      expect(bench.log.lines().filter((line) => line.msg === 'OMS gave back the outbox entries of a failed pass')).toEqual([
+        expect.objectContaining({ workerId: 'worker-a', entries: 2 }),
+      ]);
+    } finally {
+      lost.mockRestore();
+    }
   });
 
   it('allocates in the loop soon after the close', async () => {

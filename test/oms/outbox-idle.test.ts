@@ -27,6 +27,7 @@ function loopOverMemory() {
         claimDue: async () => waiting.splice(0),
         completeAll: async () => undefined,
         releaseAll: async () => undefined,
+        releaseLeasedTo: async () => 0,
       },
       now: () => Date.now(),
       logger: pino({ level: 'silent' }),

@@ -253,6 +253,27 @@ describe('webhook deliveries', () => {
     expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED', claimedBy: worker.dispatcherId });
   });
 
+  it('a claim that committed while its answer was lost (the connection cut): the next pass sends it at once, not after the lease', async () => {
+    await bid(alice);
+    const [event] = await history(alice);
+    const claim = WebhookRepository.prototype.claim;
+    const lost = vi.spyOn(WebhookRepository.prototype, 'claim').mockImplementationOnce(async function (this: WebhookRepository, ...args) {
+      await claim.apply(this, args);
+      throw new Error('Connection terminated unexpectedly');
+    });
+    try {
+      const worker = dispatcher();
+      await expect(worker.runOnce()).rejects.toThrow('Connection terminated unexpectedly');
+      expect((await deliveries())[0]).toMatchObject({ status: 'PENDING', claimedBy: worker.dispatcherId });
+      // The same moment: the lease has not run out.
+      expect(await worker.runOnce()).toBe(1);
+      expect(receivedIds()).toEqual([event!.event_id]);
+      expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED', claimedBy: worker.dispatcherId });
+    } finally {
+      lost.mockRestore();
+    }
+  });
+
   it('holds later deliveries of a webhook while another dispatcher is sending an earlier one', async () => {
     await bid(alice);
     await oms.runOnce();
