@@ -11,6 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type SheddingConfig, type TrustProxy } from './config.js';
 import { timeOrderedId } from './ids.js';
+import { lazyRequestLogger } from './http/request-logger.js';
 import { AccessLog } from './http/access-log.js';
 import type { App } from './http/app-type.js';
 import { registerAuditHooks } from './http/audit.js';
@@ -128,6 +129,8 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     logController: new AccessLog(),
+    // A request's own logger is made only when something is logged through it (request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Behind a proxy the TCP peer is the proxy: request.ip (the login limits, the audit trail) is the client
     // only when the proxies are named here.
