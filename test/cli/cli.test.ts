@@ -415,6 +415,7 @@ describe('ordergate demo-offer', () => {
   it('--json prints the three demo users, whose credentials work, and the offer it registered on NSE and BSE', async () => {
     const before = Date.now();
     const demo = await demoOfferJson();
+    const after = Date.now();
     expect(Object.keys(demo).sort()).toEqual(['offer', 'users']);
     expect(demo.users.map((u) => [u.user_id, u.category])).toEqual([
       ['demo', 'RETAIL'],
@@ -456,9 +457,14 @@ describe('ordergate demo-offer', () => {
     expect(await inStore((store) => new OfsOfferRepository(store.db).employees('DEMO-OFS'))).toEqual(['demo']);
     // T opens at the minute and closes 120 s from now; T+1 opens 30 s later, for 120 s.
     const { tDay, t1Day } = stored!.offer;
-    expect(tDay.opensAt).toBe(Math.floor(before / 60_000) * 60_000);
+    // The command's own "now" lies between before and after, which may be either side of a minute's start.
+    expect(tDay.opensAt % 60_000).toBe(0);
+    expect(tDay.opensAt).toBeGreaterThanOrEqual(Math.floor(before / 60_000) * 60_000);
+    expect(tDay.opensAt).toBeLessThanOrEqual(Math.floor(after / 60_000) * 60_000);
     expect(tDay.closesAt).toBeGreaterThanOrEqual(before + 120_000);
-    expect(tDay.closesAt).toBeLessThanOrEqual(Date.now() + 121_000);
+    expect(tDay.closesAt).toBeLessThanOrEqual(after + 121_000);
+    expect(tDay.closesAt - tDay.opensAt).toBeGreaterThan(120_000 - 1_000);
+    expect(tDay.closesAt - tDay.opensAt).toBeLessThanOrEqual(180_000 + 1_000);
     expect(t1Day.opensAt).toBe(tDay.closesAt + 30_000);
     expect(t1Day.closesAt).toBe(t1Day.opensAt + 120_000);
   });
