@@ -39,7 +39,7 @@ export interface OutboxLoopOptions {
   oms: Pick<OmsRepository, 'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll' | 'releaseLeasedTo'>;
   now: () => number;
   logger: Logger;
-  /** Names the worker in outbox leases. */
+  /** Names the worker in outbox leases; one name per worker: after a failed pass it gives back every open lease under it. */
   workerId: string;
   /** The pause between two passes of the loop. */
   pollMs?: number;

@@ -74,7 +74,7 @@ export interface OmsWorkerOptions {
   exchange: ExchangeAdapter;
   now: () => number;
   logger: Logger;
-  /** Names the worker in outbox leases; unique per process by default. */
+  /** Names the worker in outbox leases; unique per worker by default, and must stay so (see OutboxLoopOptions.workerId). */
   workerId?: string;
   /** The pause between two passes of the loop. */
   pollMs?: number;
