@@ -82,6 +82,7 @@ const program = new Command('bench')
   .option('--seconds <n>', 'seconds of load per round', count, 8)
   .option('--connections <n>', 'concurrent connections', count, 50)
   .option('--bidders <n>', 'bidders (half retail, half non-retail)', count, 50)
+  .option('--warmup-bids <n>', 'bids each node serves before the rounds (the JIT optimizes for tens of thousands)', count, 30_000)
   .option('--rate <n>', 'a steady rate of bids/s instead of saturation', count)
   .option('--preload <n>', 'compare an empty database with one holding this many orders', count)
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
@@ -103,6 +104,7 @@ const options = program.opts<{
   seconds: number;
   connections: number;
   bidders: number;
+  warmupBids: number;
   rate?: number;
   preload?: number;
   targets: string;
@@ -486,6 +488,27 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
   };
 }
 
+/**
+ * Warm-up before the rounds: each node serves `--warmup-bids` bids at saturation, so that the rounds
+ * measure a node as it serves for hours, not V8 still optimizing: ordergate's optimizing compiler ran
+ * for about 30,000 bids here, at 100-500 us of CPU per bid over the first 10,000 and 6-24 us after 30,000
+ * (docs/design/performance.md, "The JIT's warm-up"). The slices' CPU per bid is logged: the cost of the
+ * warm-up itself.
+ */
+async function warmUp(target: Target): Promise<void> {
+  const wanted = options.warmupBids * target.nodes.length;
+  const slices: number[] = [];
+  let bids = 0;
+  const started = performance.now();
+  while (bids < wanted) {
+    const sample = await measure(target, undefined, 2);
+    if (sample.bids === 0) throw new Error(`${target.name} answered no bid in its warm-up`);
+    bids += sample.bids;
+    slices.push(Math.round(sample.cpuUsPerBid));
+  }
+  log(`${target.name}: warm-up ${bids} bids in ${((performance.now() - started) / 1000).toFixed(0)} s, CPU per bid by 2-second slice: ${slices.join(', ')} us`);
+}
+
 /** Every order of the bidders reached PENDING (none refused, none left behind). */
 async function orderStatuses(target: Target): Promise<Record<string, number>> {
   const rows = await target
@@ -685,7 +708,10 @@ async function main(): Promise<number> {
       if (t === undefined || t.nodes !== 1 || sample.entryBatch === null) return;
       batching[t.dialect] = { entry: sample.entryBatch, oms: Math.max(sample.entryBatch, sample.omsBatch ?? sample.entryBatch), bids: FLOOR_BIDS };
     };
-    for (const target of [bare, ...targets]) noteBatches(target, await measure(target, options.rate, 2));
+    for (const target of [bare, ...targets]) {
+      await warmUp(target);
+      noteBatches(target, await measure(target, options.rate, 2));
+    }
     const samples = new Map<string, Sample[]>([bare, ...targets].map((t) => [t.name, []]));
     // The write floors, once a round beside the targets' loads: the rows a bid writes, written bare.
     const floors: Record<'sqlite' | 'postgres', WriteFloor[]> = { sqlite: [], postgres: [] };

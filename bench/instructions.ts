@@ -1,0 +1,353 @@
+/**
+ * `npm run bench:instructions`: the instructions a bid costs, counted by valgrind's callgrind, so that a
+ * change worth a few percent can be measured on this shared machine, where `npm run bench`'s CPU per bid
+ * moves by more than that between rounds (docs/design/performance.md, "Instructions per bid").
+ *
+ * ordergate as `npm start` runs it (SQLite, the OMS embedded) and the bare Fastify server of the HTTP
+ * floor each run under callgrind with instrumentation off; after a warm-up (the JIT's tiers reached,
+ * every bidder's rows present; the optimizing compiler still runs for thousands of bids, so the default is
+ * 6,000) it is switched on (`callgrind_control -i on`), a fixed number of bids is
+ * sent in waves of one bid per connection, the run waits until the OMS has taken every bid to `PENDING`,
+ * and the counts are dumped (`callgrind_control -d`), then split by where they ran (SQLite, V8's
+ * optimizing compiler, its collector, its builtins, the JIT's code, the rest of Node and V8, libc) from
+ * `callgrind_annotate`. Counted: every instruction the process ran in user
+ * space on every thread (JavaScript, V8's compilers and collector, SQLite, libuv's pool), not the
+ * kernel's (fsync, the sockets). The same build counts within about a percent from run to run (the OMS's
+ * timers and the batches the waves make are the residue); an instruction is not a fixed time (cache
+ * misses are not counted), so this tells which of two builds does less work, not how fast either is.
+ *
+ *   npm run bench:instructions                         1,000 bids after 6,000, in waves of 20, twice
+ *   npm run bench:instructions -- --bids 2000 --runs 3 --no-bare
+ *
+ * Needs valgrind (Debian's package) and a built dist/ (`npm run build`). Prints one line per run and the
+ * median, and writes bench-results/instructions-<time>.json.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Command, InvalidArgumentError } from 'commander';
+import { openStore, type Store } from '../src/store/database.js';
+import { migrateToLatest } from '../src/store/migrations.js';
+import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const PLACE_PATH = '/transactional/v1/orders/regular';
+
+const count = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+};
+
+const options = new Command('bench:instructions')
+  .option('--bids <n>', 'bids counted per run', count, 1000)
+  .option('--warmup <n>', 'bids sent before counting starts (the JIT still optimizes for thousands)', count, 6000)
+  .option('--wave <n>', 'bids sent together (one per connection, each by another bidder)', count, 20)
+  .option('--runs <n>', 'runs of each target (each a new server and database)', count, 2)
+  .option('--no-bare', 'skip the bare Fastify server (the HTTP floor in instructions)')
+  .option('--keep', 'keep the callgrind dumps (and the databases) for callgrind_annotate')
+  .parse()
+  .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean }>();
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Counted {
+  process: ChildProcess;
+  pid: number;
+  url: string;
+  outDir: string;
+}
+
+function valgrindArguments(outDir: string): string[] {
+  return ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outDir, 'callgrind.out.%p')}`];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+/** The node flags of `npm start`, as bench/run.ts reads them. */
+function startNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
+  if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
+  return command[1]!.split(/\s+/).filter((flag) => flag !== '');
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
+  // Under callgrind (instrumentation off) the start takes several times its usual second.
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server at ${url} exited with ${child.exitCode}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`server at ${url} did not answer within 300 s`);
+}
+
+async function startOrdergate(databaseUrl: string, outDir: string, logFile: string): Promise<Counted> {
+  const port = await freePort();
+  const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: {
+      // No HOST (ordergate binds 127.0.0.1 by default): valgrind names its vgdb pipes after $HOST, and
+      // callgrind_control, looking for them under the machine's name, would never reach the server.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'HOST')),
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      RATE_LIMIT_ORDERS_PER_SECOND: '0',
+      // Everything runs tens of times slower under callgrind: the load shedder's thresholds and the request
+      // timeout, set for real time, would refuse bids that are only slow.
+      SHED_EVENT_LOOP_DELAY_MS: '0',
+      SHED_COMMIT_WAIT_MS: '0',
+      REQUEST_TIMEOUT_MS: '600000',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.once('exit', () => writeFileSync(logFile, output.join('')));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(`${url}/health/live`, child);
+  return { process: child, pid: child.pid!, url, outDir };
+}
+
+async function startBare(outDir: string): Promise<Counted> {
+  const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, '--import', 'tsx', join(ROOT, 'bench', 'servers.ts'), 'bare'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  const { url } = JSON.parse(line) as { url: string };
+  return { process: child, pid: child.pid!, url, outDir };
+}
+
+function callgrindControl(pid: number, ...command: string[]): void {
+  const result = spawnSync('callgrind_control', [...command, String(pid)], { encoding: 'utf8' });
+  if (result.status !== 0 || !/OK\./.test(result.stdout)) throw new Error(`callgrind_control ${command.join(' ')} ${pid}: ${result.stderr || result.stdout}`);
+}
+
+/**
+ * The instructions of `pid`'s first dump (`callgrind_control -d`): the `summary:` line of its file. The
+ * guest writes it when it next runs, so this waits for the file to be whole.
+ */
+async function dumpedInstructions(outDir: string, pid: number): Promise<{ file: string; instructions: number }> {
+  const file = join(outDir, `callgrind.out.${pid}.1`);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (readdirSync(outDir).includes(`callgrind.out.${pid}.1`)) {
+      const line = /^summary: (\d+)$/m.exec(readFileSync(file, 'utf8'));
+      if (line !== null) return { file, instructions: Number(line[1]) };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no callgrind dump ${file} within 120 s`);
+}
+
+/** Where a function of callgrind_annotate's listing ran, by its name and its object file. */
+const COMPONENTS: readonly (readonly [string, RegExp])[] = [
+  ['sqlite', /better_sqlite3\.node\]$/],
+  ['v8 optimizing compiler', /v8::internal::(compiler|maglev|turboshaft)::/],
+  ['v8 garbage collector', /v8::internal::(Heap|Scavenger|MarkCompact|Sweeper|Marking|Evacuat|ConcurrentMarking|MinorMarkCompact|heap::)/],
+  ['v8 builtins', /:Builtins_/],
+  ['jit code', /^\?\?\?:0x[0-9a-f]+ \[\?\?\?\]$/],
+  ['libc', /libc\.so\.6\]$/],
+  ['node and v8 runtime', /\/node\]$/],
+];
+
+/** The instructions of a dump by component (see COMPONENTS), from callgrind_annotate's self counts. */
+function componentsOf(file: string): Record<string, number> {
+  const result = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
+  const totals: Record<string, number> = {};
+  for (const line of result.stdout.split('\n')) {
+    const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.+)$/.exec(line);
+    if (match === null || match[2] === 'PROGRAM TOTALS') continue;
+    const name = COMPONENTS.find(([, pattern]) => pattern.test(match[2]!))?.[0] ?? 'other';
+    totals[name] = (totals[name] ?? 0) + Number(match[1]!.replaceAll(',', ''));
+  }
+  return totals;
+}
+
+async function stop(counted: Counted): Promise<void> {
+  if (counted.process.exitCode !== null) return;
+  const exited = new Promise((resolve) => counted.process.once('exit', resolve));
+  counted.process.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+  if (counted.process.exitCode === null) counted.process.kill('SIGKILL');
+}
+
+/** `bids` bids in waves of `wave`, each wave's bids together, by bidders in turn. Answers the statuses not 2xx. */
+async function sendBids(url: string, bidders: readonly (Bidder | null)[], bids: number, wave: number): Promise<number[]> {
+  const refused: number[] = [];
+  for (let sent = 0; sent < bids; sent += wave) {
+    const answers = await Promise.all(
+      Array.from({ length: Math.min(wave, bids - sent) }, async (_, i) => {
+        const bidder = bidders[(sent + i) % bidders.length]!;
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (bidder !== null) Object.assign(headers, { authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey });
+        const response = await fetch(`${url}${PLACE_PATH}`, { method: 'POST', headers, body: BID_BODY });
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    );
+    refused.push(...answers.filter((status) => status < 200 || status > 299));
+  }
+  return refused;
+}
+
+/** Waits until no outbox entry is open: every acknowledged bid was taken to PENDING by the OMS. */
+async function untilSettled(store: Store): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  while (Date.now() < deadline) {
+    const open = await store.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('done_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(open.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the OMS did not settle the bids within 600 s');
+}
+
+async function pendingCount(store: Store): Promise<{ pending: number; all: number }> {
+  const rows = await store.db.selectFrom('orders').select(['status']).execute();
+  return { pending: rows.filter((row) => row.status === 'PENDING').length, all: rows.length };
+}
+
+interface Run {
+  target: 'ordergate' | 'bare';
+  instructionsPerBid: number;
+  /** The instructions per bid by where they ran (see COMPONENTS). */
+  components: Record<string, number>;
+  seconds: number;
+}
+
+function runOf(target: Run['target'], dump: { file: string; instructions: number }, seconds: number): Run {
+  const perBid = (value: number) => Math.round(value / options.bids);
+  const components = Object.fromEntries(
+    Object.entries(componentsOf(dump.file))
+      .sort(([, a], [, b]) => b - a)
+      .map(([name, value]) => [name, perBid(value)]),
+  );
+  return { target, instructionsPerBid: dump.instructions / options.bids, components, seconds };
+}
+
+async function countOrdergate(work: string, run: number): Promise<Run> {
+  const dir = mkdtempSync(join(work, `ordergate-${run}-`));
+  const store = openStore(`sqlite:${join(dir, 'bench.db')}`);
+  let server: Counted | undefined;
+  try {
+    await migrateToLatest(store);
+    const bidders = await createBidders(store, Math.max(options.wave, 20));
+    await createIssue(store);
+    server = await startOrdergate(`sqlite:${join(dir, 'bench.db')}`, dir, join(dir, 'server.log'));
+    const warmRefused = await sendBids(server.url, bidders, options.warmup, options.wave);
+    await untilSettled(store);
+    if (warmRefused.length > 0) throw new Error(`${warmRefused.length} of the warm-up's bids were refused: ${[...new Set(warmRefused)].join(', ')}`);
+    const started = Date.now();
+    callgrindControl(server.pid, '-i', 'on');
+    const refused = await sendBids(server.url, bidders, options.bids, options.wave);
+    await untilSettled(store);
+    callgrindControl(server.pid, '-d');
+    const seconds = (Date.now() - started) / 1000;
+    if (refused.length > 0) throw new Error(`${refused.length} of the counted bids were refused: ${[...new Set(refused)].join(', ')}`);
+    const { pending, all } = await pendingCount(store);
+    if (pending !== all || all !== options.warmup + options.bids) throw new Error(`${pending} of ${all} orders PENDING, ${options.warmup + options.bids} sent`);
+    return runOf('ordergate', await dumpedInstructions(dir, server.pid), seconds);
+  } finally {
+    if (server !== undefined) await stop(server);
+    await store.close();
+  }
+}
+
+async function countBare(work: string, run: number): Promise<Run> {
+  const dir = mkdtempSync(join(work, `bare-${run}-`));
+  const server = await startBare(dir);
+  try {
+    const none = Array.from({ length: options.wave }, () => null);
+    await sendBids(server.url, none, options.warmup, options.wave);
+    const started = Date.now();
+    callgrindControl(server.pid, '-i', 'on');
+    await sendBids(server.url, none, options.bids, options.wave);
+    callgrindControl(server.pid, '-d');
+    const seconds = (Date.now() - started) / 1000;
+    return runOf('bare', await dumpedInstructions(dir, server.pid), seconds);
+  } finally {
+    await stop(server);
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+async function main(): Promise<void> {
+  if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
+  const work = mkdtempSync(join(tmpdir(), 'ordergate-instructions-'));
+  const runs: Run[] = [];
+  try {
+    for (let run = 1; run <= options.runs; run++) {
+      for (const target of options.bare ? (['bare', 'ordergate'] as const) : (['ordergate'] as const)) {
+        const counted = target === 'bare' ? await countBare(work, run) : await countOrdergate(work, run);
+        runs.push(counted);
+        const split = Object.entries(counted.components)
+          .map(([name, value]) => `${name} ${value.toLocaleString('en')}`)
+          .join(', ');
+        log(`run ${run}/${options.runs} ${target}: ${Math.round(counted.instructionsPerBid).toLocaleString('en')} instructions per bid (${counted.seconds.toFixed(0)} s): ${split}`);
+      }
+    }
+  } finally {
+    if (options.keep === undefined) rmSync(work, { recursive: true, force: true });
+    else log(`the dumps are in ${work} (callgrind_annotate --inclusive=yes FILE, or kcachegrind)`);
+  }
+  const ofTarget = (target: Run['target']) => runs.filter((run) => run.target === target).map((run) => run.instructionsPerBid);
+  const ordergate = median(ofTarget('ordergate'));
+  const bare = options.bare ? median(ofTarget('bare')) : null;
+  const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / median(values);
+  const report = {
+    bids: options.bids,
+    warmup: options.warmup,
+    wave: options.wave,
+    runs,
+    ordergateInstructionsPerBid: Math.round(ordergate),
+    ordergateSpread: Number(spread(ofTarget('ordergate')).toFixed(4)),
+    bareInstructionsPerRequest: bare === null ? null : Math.round(bare),
+    ordergateVsBare: bare === null ? null : Number((ordergate / bare).toFixed(2)),
+  };
+  const resultsDir = join(ROOT, 'bench-results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `instructions-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  log(
+    `median: ordergate ${report.ordergateInstructionsPerBid.toLocaleString('en')} instructions per bid (spread ${(report.ordergateSpread * 100).toFixed(1)} %)` +
+      (bare === null ? '' : `, bare ${report.bareInstructionsPerRequest!.toLocaleString('en')} per request (${report.ordergateVsBare}x)`),
+  );
+  log(`written to ${file}`);
+}
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});
