@@ -49,8 +49,9 @@ const options = new Command('bench:instructions')
   .option('--runs <n>', 'runs of each target (each a new server and database)', count, 2)
   .option('--no-bare', 'skip the bare Fastify server (the HTTP floor in instructions)')
   .option('--keep', 'keep the callgrind dumps (and the databases) for callgrind_annotate')
+  .option('--jit-names', "name the JIT's code by its JavaScript function (node --perf-basic-prof) and list ordergate's functions by inclusive instructions; the counts differ from a run without it")
   .parse()
-  .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean }>();
+  .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean; jitNames?: boolean }>();
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -102,7 +103,9 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
 
 async function startOrdergate(databaseUrl: string, outDir: string, logFile: string): Promise<Counted> {
   const port = await freePort();
-  const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), join(ROOT, 'dist', 'main.js')], {
+  // --perf-basic-prof also opens V8's log (isolate-*-v8.log in the working directory): kept in outDir.
+  const jitFlags = options.jitNames ? ['--perf-basic-prof', '--interpreted-frames-native-stack', `--logfile=${join(outDir, 'v8.log')}`, '--no-logfile-per-isolate'] : [];
+  const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), ...jitFlags, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
       // No HOST (ordergate binds 127.0.0.1 by default): valgrind names its vgdb pipes after $HOST, and
@@ -187,6 +190,52 @@ function componentsOf(file: string): Record<string, number> {
   return totals;
 }
 
+/**
+ * With --jit-names: the dump's functions by inclusive instructions per bid, the JIT's code named from the
+ * map node's --perf-basic-prof wrote (/tmp/perf-PID.map: start, size and name of each code object).
+ */
+function jitNamed(file: string, pid: number, top = 50): string[] {
+  const ranges = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+    .split('\n')
+    .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => ({ start: BigInt(`0x${match![1]}`), end: BigInt(`0x${match![1]}`) + BigInt(`0x${match![2]}`), name: match![3]! }))
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const nameOf = (address: bigint): string | undefined => {
+    let low = 0;
+    let high = ranges.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const range = ranges[middle]!;
+      if (address < range.start) high = middle - 1;
+      else if (address >= range.end) low = middle + 1;
+      else return range.name;
+    }
+    return undefined;
+  };
+  const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=99.9', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
+  // A JIT function's code is entered at several addresses (each a "function" to callgrind): the largest
+  // inclusive count of a name stands for it, since its entries call one another.
+  const byName = new Map<string, number>();
+  for (const line of result.stdout.split('\n')) {
+    const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.+)$/.exec(line);
+    if (match === null || match[2] === 'PROGRAM TOTALS') continue;
+    const address = /^\?\?\?:(0x[0-9a-f]+) \[\?\?\?\]$/.exec(match[2]!);
+    const name = address === null ? match[2]!.replace(/^\?\?\?:/, '') : (nameOf(BigInt(address[1]!)) ?? match[2]!);
+    const value = Number(match[1]!.replaceAll(',', ''));
+    byName.set(name, Math.max(byName.get(name) ?? 0, value));
+  }
+  // JavaScript functions alone (node's --perf-basic-prof names them "JS:<tier><name> <file>:<line>:<col>"):
+  // the builtins and V8's C++ above them (the call trampolines, the microtask loop) say nothing by name.
+  return [...byName]
+    .filter(([name]) => name.startsWith('JS:'))
+    .map(([name, value]) => [name.replace(`file://${ROOT}/`, '').replace(`${ROOT}/`, '').replace(/^JS:/, ''), value] as const)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, top)
+    .map(([name, value]) => `${Math.round(value / options.bids).toLocaleString('en').padStart(10)}  ${name.slice(0, 160)}`);
+}
+
 async function stop(counted: Counted): Promise<void> {
   if (counted.process.exitCode !== null) return;
   const exited = new Promise((resolve) => counted.process.once('exit', resolve));
@@ -237,6 +286,11 @@ async function pendingCount(store: Store): Promise<{ pending: number; all: numbe
 interface Run {
   target: 'ordergate' | 'bare';
   instructionsPerBid: number;
+  /**
+   * Less V8's optimizing compiler: what is left of the warm-up varies from run to run (147-191 thousand per
+   * bid after 6,000 bids), more than a small change moves the rest.
+   */
+  withoutCompiler: number;
   /** The instructions per bid by where they ran (see COMPONENTS). */
   components: Record<string, number>;
   seconds: number;
@@ -249,7 +303,8 @@ function runOf(target: Run['target'], dump: { file: string; instructions: number
       .sort(([, a], [, b]) => b - a)
       .map(([name, value]) => [name, perBid(value)]),
   );
-  return { target, instructionsPerBid: dump.instructions / options.bids, components, seconds };
+  const compiler = components['v8 optimizing compiler'] ?? 0;
+  return { target, instructionsPerBid: dump.instructions / options.bids, withoutCompiler: dump.instructions / options.bids - compiler, components, seconds };
 }
 
 async function countOrdergate(work: string, run: number): Promise<Run> {
@@ -273,7 +328,12 @@ async function countOrdergate(work: string, run: number): Promise<Run> {
     if (refused.length > 0) throw new Error(`${refused.length} of the counted bids were refused: ${[...new Set(refused)].join(', ')}`);
     const { pending, all } = await pendingCount(store);
     if (pending !== all || all !== options.warmup + options.bids) throw new Error(`${pending} of ${all} orders PENDING, ${options.warmup + options.bids} sent`);
-    return runOf('ordergate', await dumpedInstructions(dir, server.pid), seconds);
+    const dump = await dumpedInstructions(dir, server.pid);
+    if (options.jitNames) {
+      log(`ordergate's JavaScript functions by inclusive instructions per bid (callees included):\n${jitNamed(dump.file, server.pid).join('\n')}`);
+      if (!options.keep) rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+    }
+    return runOf('ordergate', dump, seconds);
   } finally {
     if (server !== undefined) await stop(server);
     await store.close();
@@ -315,7 +375,10 @@ async function main(): Promise<void> {
         const split = Object.entries(counted.components)
           .map(([name, value]) => `${name} ${value.toLocaleString('en')}`)
           .join(', ');
-        log(`run ${run}/${options.runs} ${target}: ${Math.round(counted.instructionsPerBid).toLocaleString('en')} instructions per bid (${counted.seconds.toFixed(0)} s): ${split}`);
+        log(
+          `run ${run}/${options.runs} ${target}: ${Math.round(counted.instructionsPerBid).toLocaleString('en')} instructions per bid, ` +
+            `${Math.round(counted.withoutCompiler).toLocaleString('en')} without the optimizing compiler (${counted.seconds.toFixed(0)} s): ${split}`,
+        );
       }
     }
   } finally {
@@ -324,6 +387,7 @@ async function main(): Promise<void> {
   }
   const ofTarget = (target: Run['target']) => runs.filter((run) => run.target === target).map((run) => run.instructionsPerBid);
   const ordergate = median(ofTarget('ordergate'));
+  const ordergateWithoutCompiler = median(runs.filter((run) => run.target === 'ordergate').map((run) => run.withoutCompiler));
   const bare = options.bare ? median(ofTarget('bare')) : null;
   const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / median(values);
   const report = {
@@ -332,6 +396,7 @@ async function main(): Promise<void> {
     wave: options.wave,
     runs,
     ordergateInstructionsPerBid: Math.round(ordergate),
+    ordergateWithoutCompiler: Math.round(ordergateWithoutCompiler),
     ordergateSpread: Number(spread(ofTarget('ordergate')).toFixed(4)),
     bareInstructionsPerRequest: bare === null ? null : Math.round(bare),
     ordergateVsBare: bare === null ? null : Number((ordergate / bare).toFixed(2)),
@@ -341,7 +406,8 @@ async function main(): Promise<void> {
   const file = join(resultsDir, `instructions-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   log(
-    `median: ordergate ${report.ordergateInstructionsPerBid.toLocaleString('en')} instructions per bid (spread ${(report.ordergateSpread * 100).toFixed(1)} %)` +
+    `median: ordergate ${report.ordergateInstructionsPerBid.toLocaleString('en')} instructions per bid (spread ${(report.ordergateSpread * 100).toFixed(1)} %), ` +
+      `${report.ordergateWithoutCompiler.toLocaleString('en')} without the optimizing compiler` +
       (bare === null ? '' : `, bare ${report.bareInstructionsPerRequest!.toLocaleString('en')} per request (${report.ordergateVsBare}x)`),
   );
   log(`written to ${file}`);
