@@ -49,7 +49,10 @@ const options = new Command('bench:instructions')
   .option('--runs <n>', 'runs of each target (each a new server and database)', count, 2)
   .option('--no-bare', 'skip the bare Fastify server (the HTTP floor in instructions)')
   .option('--keep', 'keep the callgrind dumps (and the databases) for callgrind_annotate')
-  .option('--jit-names', "name the JIT's code by its JavaScript function (node --perf-basic-prof) and list ordergate's functions by inclusive instructions; the counts differ from a run without it")
+  .option(
+    '--jit-names',
+    "name the JIT's code by its JavaScript function (node --perf-basic-prof) and list ordergate's functions by inclusive instructions; the counts differ from a run without it",
+  )
   .parse()
   .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean; jitNames?: boolean }>();
 
@@ -104,7 +107,9 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
 async function startOrdergate(databaseUrl: string, outDir: string, logFile: string): Promise<Counted> {
   const port = await freePort();
   // --perf-basic-prof also opens V8's log (isolate-*-v8.log in the working directory): kept in outDir.
-  const jitFlags = options.jitNames ? ['--perf-basic-prof', '--interpreted-frames-native-stack', `--logfile=${join(outDir, 'v8.log')}`, '--no-logfile-per-isolate'] : [];
+  const jitFlags = options.jitNames
+    ? ['--perf-basic-prof', '--interpreted-frames-native-stack', `--logfile=${join(outDir, 'v8.log')}`, '--no-logfile-per-isolate']
+    : [];
   const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), ...jitFlags, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
@@ -233,7 +238,12 @@ function jitNamed(file: string, pid: number, top = 50): string[] {
     .map(([name, value]) => [name.replace(`file://${ROOT}/`, '').replace(`${ROOT}/`, '').replace(/^JS:/, ''), value] as const)
     .sort(([, a], [, b]) => b - a)
     .slice(0, top)
-    .map(([name, value]) => `${Math.round(value / options.bids).toLocaleString('en').padStart(10)}  ${name.slice(0, 160)}`);
+    .map(
+      ([name, value]) =>
+        `${Math.round(value / options.bids)
+          .toLocaleString('en')
+          .padStart(10)}  ${name.slice(0, 160)}`,
+    );
 }
 
 async function stop(counted: Counted): Promise<void> {
