@@ -113,9 +113,11 @@ async function startOrdergate(databaseUrl: string, outDir: string, logFile: stri
   const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), ...jitFlags, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
-      // No HOST (ordergate binds 127.0.0.1 by default): valgrind names its vgdb pipes after $HOST, and
-      // callgrind_control, looking for them under the machine's name, would never reach the server.
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'HOST')),
+      // This environment, so that valgrind and callgrind_control agree on where vgdb's pipes are, but no
+      // HOST (ordergate binds 127.0.0.1 by default): valgrind names the pipes after $HOST, and
+      // callgrind_control, looking for them under the machine's name, would never reach the server. No
+      // NODE_OPTIONS either: what is counted is what `npm start` runs.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'HOST' && name !== 'NODE_OPTIONS')),
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       RATE_LIMIT_ORDERS_PER_SECOND: '0',
