@@ -24,23 +24,19 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
 import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
+import { freePort, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
+import { median } from './stats.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const PLACE_PATH = '/transactional/v1/orders/regular';
 
-const count = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
-  return n;
-};
+const count = wholeNumber;
 
 const options = new Command('bench:instructions')
   .option('--bids <n>', 'bids counted per run', count, 1000)
@@ -67,25 +63,6 @@ interface Counted {
 
 function valgrindArguments(outDir: string): string[] {
   return ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outDir, 'callgrind.out.%p')}`];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-/** The node flags of `npm start`, as bench/run.ts reads them. */
-function startNodeFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
-  if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
-  return command[1]!.split(/\s+/).filter((flag) => flag !== '');
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
@@ -248,12 +225,9 @@ function jitNamed(file: string, pid: number, top = 50): string[] {
     );
 }
 
-async function stop(counted: Counted): Promise<void> {
-  if (counted.process.exitCode !== null) return;
-  const exited = new Promise((resolve) => counted.process.once('exit', resolve));
-  counted.process.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 60_000))]);
-  if (counted.process.exitCode === null) counted.process.kill('SIGKILL');
+/** Under callgrind a server's shutdown (and its final dump) takes tens of times its usual time. */
+function stop(counted: Counted): Promise<void> {
+  return stopChild(counted.process, 60_000);
 }
 
 /** `bids` bids in waves of `wave`, each wave's bids together, by bidders in turn. Answers the statuses not 2xx. */
@@ -291,8 +265,11 @@ async function untilSettled(store: Store): Promise<void> {
 }
 
 async function pendingCount(store: Store): Promise<{ pending: number; all: number }> {
-  const rows = await store.db.selectFrom('orders').select(['status']).execute();
-  return { pending: rows.filter((row) => row.status === 'PENDING').length, all: rows.length };
+  const row = await store.db
+    .selectFrom('orders')
+    .select((eb) => [eb.fn.countAll<number>().as('all'), eb.fn.count<number>(eb.case().when('status', '=', 'PENDING').then(1).end()).as('pending')])
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.pending), all: Number(row.all) };
 }
 
 interface Run {
@@ -368,12 +345,6 @@ async function countBare(work: string, run: number): Promise<Run> {
     await stop(server);
   }
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function main(): Promise<void> {
   if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');

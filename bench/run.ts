@@ -22,7 +22,6 @@
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,7 +34,8 @@ import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
 import { pacedLoad } from './paced.js';
-import { percentile } from './stats.js';
+import { freePort, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
+import { median, percentile } from './stats.js';
 import {
   cpuSeconds,
   mainThreadCpuSeconds,
@@ -49,7 +49,6 @@ import {
   type WriteFloor,
 } from './floor.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const PLACE_PATH = '/transactional/v1/orders/regular';
 
@@ -70,12 +69,7 @@ const TARGETS = {
   peakRssMb: 250,
 };
 
-/** A whole number of at least 1, or commander's clear error. */
-const count = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
-  return n;
-};
+const count = wholeNumber;
 
 const program = new Command('bench')
   .option('--rounds <n>', 'rounds per target', count, 3)
@@ -156,17 +150,6 @@ interface Sample {
 const cleanups: (() => Promise<void>)[] = [];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
 async function waitUntilServing(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -181,14 +164,7 @@ async function waitUntilServing(url: string, child: ChildProcess): Promise<void>
   throw new Error(`server at ${url} did not answer within 60 s`);
 }
 
-/** The node flags of `npm start` (package.json's start script), so that the benchmark runs what it runs. */
-function readStartNodeFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
-  if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
-  return command[1]!.split(/\s+/).filter((flag) => flag !== '');
-}
-const START_NODE_FLAGS = readStartNodeFlags();
+const START_NODE_FLAGS = startNodeFlags();
 
 /** ordergate as `npm start` runs it, its JSON log in `logFile`. */
 async function startOrdergate(databaseUrl: string, logFile: string): Promise<Node> {
@@ -245,12 +221,8 @@ async function startBare(): Promise<Node> {
   return { url, pid: child.pid!, child };
 }
 
-async function stopNode(node: Node): Promise<void> {
-  if (node.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => node.child.once('exit', resolve));
-  node.child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-  if (node.child.exitCode === null) node.child.kill('SIGKILL');
+function stopNode(node: Node): Promise<void> {
+  return stopChild(node.child, 15_000);
 }
 
 /** Peak resident memory of a process, in MB. */
@@ -523,12 +495,6 @@ async function orderStatuses(target: Target): Promise<Record<string, number>> {
     .execute();
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 function summarize(samples: Sample[], bareSamples: Sample[]) {
   const ratios = samples.map((s, i) => s.rps / bareSamples[i]!.rps);

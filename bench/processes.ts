@@ -1,0 +1,44 @@
+/** What the benchmark scripts share to start, reach and stop the servers they measure. */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+
+export const ROOT = join(import.meta.dirname, '..');
+
+/** A whole number of at least 1, or commander's clear error (an option's parser). */
+export function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+}
+
+/** A port free on 127.0.0.1 now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+/** The node flags of `npm start` (package.json's start script), so that a benchmark runs what it runs. */
+export function startNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
+  if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
+  return command[1]!.split(/\s+/).filter((flag) => flag !== '');
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
