@@ -462,10 +462,10 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
 
 /**
  * Warm-up before the rounds: each node serves `--warmup-bids` bids at saturation, so that the rounds
- * measure a node as it serves for hours, not V8 still optimizing: ordergate's optimizing compiler ran
- * for about 30,000 bids here, at 100-500 us of CPU per bid over the first 10,000 and 6-24 us after 30,000
- * (docs/design/performance.md, "The JIT's warm-up"). The slices' CPU per bid is logged: the cost of the
- * warm-up itself.
+ * measure a node as it serves for hours, not V8 still optimizing: ordergate's optimizing compiler ran for
+ * about 30,000 bids here, its compile times (as V8 logs them) 50-530 us per bid over the first 10,000 and
+ * 6-24 us after 30,000 (docs/design/performance.md, "The JIT's warm-up, and instructions per bid"). The
+ * slices' CPU per bid is logged: the cost of the warm-up itself.
  */
 async function warmUp(target: Target): Promise<void> {
   const wanted = options.warmupBids * target.nodes.length;
