@@ -179,23 +179,30 @@ function componentsOf(file: string): Record<string, number> {
  * map node's --perf-basic-prof wrote (/tmp/perf-PID.map: start, size and name of each code object).
  */
 function jitNamed(file: string, pid: number, top = 50): string[] {
+  // The map only grows: V8 reuses the space of code it has thrown away, so an address can lie in several
+  // entries, and the last one written is the code that was there at the end (the counted bids').
   const ranges = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
     .split('\n')
     .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
     .filter((match) => match !== null)
-    .map((match) => ({ start: BigInt(`0x${match![1]}`), end: BigInt(`0x${match![1]}`) + BigInt(`0x${match![2]}`), name: match![3]! }))
+    .map((match, written) => ({ start: BigInt(`0x${match![1]}`), end: BigInt(`0x${match![1]}`) + BigInt(`0x${match![2]}`), name: match![3]!, written }))
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const longest = ranges.reduce((most, range) => (range.end - range.start > most ? range.end - range.start : most), 0n);
   const nameOf = (address: bigint): string | undefined => {
+    // The last range that starts at or before the address, then back over every one that could still cover it.
     let low = 0;
     let high = ranges.length - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const range = ranges[middle]!;
-      if (address < range.start) high = middle - 1;
-      else if (address >= range.end) low = middle + 1;
-      else return range.name;
+      if (ranges[middle]!.start <= address) low = middle + 1;
+      else high = middle - 1;
     }
-    return undefined;
+    let found: (typeof ranges)[number] | undefined;
+    for (let i = high; i >= 0 && address - ranges[i]!.start < longest; i--) {
+      const range = ranges[i]!;
+      if (address < range.end && (found === undefined || range.written > found.written)) found = range;
+    }
+    return found?.name;
   };
   const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=99.9', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
