@@ -75,6 +75,9 @@ function charsetOf(contentType: string | undefined): string | undefined {
 
 /** Whether the text opens more than `limit` objects or arrays inside one another (strings skipped). */
 function nestsDeeperThan(text: string, limit: number): boolean {
+  // A text with no more than `limit` brackets cannot nest deeper: counted by indexOf (a few calls for a
+  // bid's body), where the walk below takes about 20 instructions a character.
+  if (bracketsAtMost(text, limit)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -89,6 +92,15 @@ function nestsDeeperThan(text: string, limit: number): boolean {
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+/** Whether the text holds at most `limit` opening brackets (`{` and `[`, in strings or not). */
+function bracketsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++count > limit) return false;
+  }
+  return true;
 }
 
 /**

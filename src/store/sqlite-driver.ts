@@ -157,9 +157,14 @@ function changedNoRow(sql: string, result: QueryResult<unknown>): boolean {
   return changed === 0n && ROW_WRITE.test(sql);
 }
 
+/**
+ * Runs a statement with a query's parameters as the call's arguments: better-sqlite3 reads an array's
+ * elements through V8's API, one slow look-up each (see bulk.ts, rowRunner). Kysely's parameters are
+ * numbers, strings, null and buffers, which bind alike either way.
+ */
 function run<R>(statement: BetterSqlite3.Statement, make: RowMaker | null, parameters: unknown[]): QueryResult<R> {
-  if (make !== null) return { rows: (statement.all(parameters) as unknown[][]).map(make) as R[] };
-  const { changes, lastInsertRowid } = statement.run(parameters);
+  if (make !== null) return { rows: (statement.all(...parameters) as unknown[][]).map(make) as R[] };
+  const { changes, lastInsertRowid } = statement.run(...parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 

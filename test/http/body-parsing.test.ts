@@ -90,7 +90,7 @@ describe('JSON bodies with a prototype key', () => {
       expect((await place(JSON.stringify(validBid()))).status).toBe(200);
     });
 
-    it('takes 32 levels, and brackets inside strings do not count', async () => {
+    it('takes 32 levels; brackets inside strings and side by side do not count', async () => {
       // 32 levels reach the schema, which refuses algo_id as not a string; the depth check lets it through.
       const atLimit = await place(JSON.stringify(validBid({ algo_id: JSON.parse(deep(30, '1')) })));
       expect(atLimit.status, atLimit.text).toBe(400);
@@ -98,6 +98,10 @@ describe('JSON bodies with a prototype key', () => {
       // Brackets and escaped quotes inside strings are text, not nesting: 40 of them, in a valid bid.
       const inStrings = await place(JSON.stringify(validBid({ algo_id: `${'{['.repeat(20)}"\\`, strategy_id: '\\"[[[' })));
       expect(inStrings.status, inStrings.text).toBe(200);
+      // Many brackets side by side are not nesting: 40 empty arrays in one, two levels below the bid.
+      const wide = await place(JSON.stringify(validBid({ algo_id: JSON.parse(`[${Array(40).fill('[]').join(',')}]`) })));
+      expect(wide.status, wide.text).toBe(400);
+      expect(wide.body.code).toBe(Errors.WRONG_TYPE.code);
     });
   });
 });
