@@ -17,6 +17,8 @@ export interface SqliteStatements {
   rows<R>(sql: string, ...parameters: unknown[]): R[];
   /** The first row of a statement that returns rows, if any. */
   row<R>(sql: string, ...parameters: unknown[]): R | undefined;
+  /** The rows of a query that selects one JSON array of `columns` per row, as objects (see sqlite-driver.ts). */
+  jsonRows<R>(sql: string, columns: readonly string[], ...parameters: unknown[]): R[];
 }
 
 export interface WriteTx {
