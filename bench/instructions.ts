@@ -18,6 +18,7 @@
  *
  *   npm run bench:instructions                         1,000 bids after 6,000, in waves of 20, twice
  *   npm run bench:instructions -- --bids 2000 --runs 3 --no-bare
+ *   npm run bench:instructions -- --postgres --no-bare    the node on PostgreSQL (the backends not counted)
  *
  * Needs valgrind (Debian's package) and a built dist/ (`npm run build`). Prints one line per run and the
  * median, and writes bench-results/instructions-<time>.json.
@@ -31,7 +32,7 @@ import { Command } from 'commander';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
 import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
-import { freePort, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
+import { freePort, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
 import { median } from './stats.js';
 
 const PLACE_PATH = '/transactional/v1/orders/regular';
@@ -44,13 +45,14 @@ const options = new Command('bench:instructions')
   .option('--wave <n>', 'bids sent together (one per connection, each by another bidder)', count, 20)
   .option('--runs <n>', 'runs of each target (each a new server and database)', count, 2)
   .option('--no-bare', 'skip the bare Fastify server (the HTTP floor in instructions)')
+  .option('--postgres', "serve from a new PostgreSQL database (BENCH_POSTGRES_URL's server) instead of SQLite; the node's instructions alone are counted")
   .option('--keep', 'keep the callgrind dumps (and the databases) for callgrind_annotate')
   .option(
     '--jit-names',
     "name the JIT's code by its JavaScript function (node --perf-basic-prof) and list ordergate's functions by inclusive instructions; the counts differ from a run without it",
   )
   .parse()
-  .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean; jitNames?: boolean }>();
+  .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean; jitNames?: boolean; postgres?: boolean }>();
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -305,13 +307,19 @@ function runOf(target: Run['target'], dump: { file: string; instructions: number
 
 async function countOrdergate(work: string, run: number): Promise<Run> {
   const dir = mkdtempSync(join(work, `ordergate-${run}-`));
-  const store = openStore(`sqlite:${join(dir, 'bench.db')}`);
+  const database = options.postgres ? `ordergate_instructions_${process.pid}_${run}` : null;
+  if (database !== null) {
+    await postgresAdmin(`drop database if exists ${database} with (force)`);
+    await postgresAdmin(`create database ${database}`);
+  }
+  const url = database === null ? `sqlite:${join(dir, 'bench.db')}` : postgresUrlOf(database);
+  const store = openStore(url);
   let server: Counted | undefined;
   try {
     await migrateToLatest(store);
     const bidders = await createBidders(store, Math.max(options.wave, 20));
     await createIssue(store);
-    server = await startOrdergate(`sqlite:${join(dir, 'bench.db')}`, dir, join(dir, 'server.log'));
+    server = await startOrdergate(url, dir, join(dir, 'server.log'));
     const warmRefused = await sendBids(server.url, bidders, options.warmup, options.wave);
     await untilSettled(store);
     if (warmRefused.length > 0) throw new Error(`${warmRefused.length} of the warm-up's bids were refused: ${[...new Set(warmRefused)].join(', ')}`);
@@ -333,6 +341,7 @@ async function countOrdergate(work: string, run: number): Promise<Run> {
   } finally {
     if (server !== undefined) await stop(server);
     await store.close();
+    if (database !== null && !options.keep) await postgresAdmin(`drop database if exists ${database} with (force)`);
   }
 }
 

@@ -4,8 +4,30 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import pg from 'pg';
 
 export const ROOT = join(import.meta.dirname, '..');
+
+/** The benchmarks' PostgreSQL server: an administrator's connection (its databases are made from it). */
+export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one statement as the administrator (create or drop a database). */
+export async function postgresAdmin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of a database of the benchmark's PostgreSQL server. */
+export function postgresUrlOf(name: string): string {
+  const parsed = new URL(POSTGRES_URL);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
 
 /** A whole number of at least 1, or commander's clear error (an option's parser). */
 export function wholeNumber(value: string): number {

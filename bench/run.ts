@@ -34,7 +34,7 @@ import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
 import { pacedLoad } from './paced.js';
-import { freePort, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
+import { freePort, POSTGRES_URL, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
 import { median, percentile } from './stats.js';
 import {
   cpuSeconds,
@@ -49,7 +49,6 @@ import {
   type WriteFloor,
 } from './floor.js';
 
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const PLACE_PATH = '/transactional/v1/orders/regular';
 
 /**
@@ -230,23 +229,6 @@ function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
-}
-
-async function postgresAdmin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-/** The URL of a database of the benchmark's PostgreSQL server. */
-function postgresUrlOf(name: string): string {
-  const parsed = new URL(POSTGRES_URL);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
 }
 
 /** A fresh database of the dialect, migrated, with the bidders and the issue (and the preload). */
