@@ -98,7 +98,7 @@ export class StatementCachingConnection implements DatabaseConnection {
   /**
    * The rows of a query whose select list is one JSON array of `columns`' values (`select ${jsonArrayOf(columns)}
    * from ...`), as objects named by `columns`. better-sqlite3 on Node 20 makes a row it reads as values by
-   * one V8 `Set` per value (about 930 instructions each: 33 for an order); one text per row, parsed by
+   * one V8 `Set` per value (about 930 instructions each: 32 for an order); one text per row, parsed by
    * JSON.parse, costs a fraction of that for a wide row (docs/design/performance.md). For columns of
    * integers (within 2^53), text and null: JSON holds no blob, and parses a real written as `1.0` as 1.
    */
