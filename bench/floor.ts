@@ -30,10 +30,9 @@ import { RATE_LIMITS_OFF } from '../src/http/rate-limit.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
 import { createOmsWorker, createServices } from '../src/wiring.js';
-import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
+import { BID_BODY, createBidders, createIssue, PLACE_PATH, type Bidder } from './fixture.js';
 import { percentile } from './stats.js';
 
-const PLACE_PATH = '/transactional/v1/orders/regular';
 /** Replays of one capture, each on a fresh copy of the database; the floor is their median. */
 const REPLAYS = 3;
 const CLOCK_TICKS_PER_SECOND = 100;

@@ -31,19 +31,15 @@ import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
-import { BID_BODY, createBidders, createIssue, type Bidder } from './fixture.js';
-import { freePort, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
+import { BID_BODY, createBidders, createIssue, PLACE_PATH, type Bidder } from './fixture.js';
+import { freePort, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, waitUntilAnswering, wholeNumber } from './processes.js';
 import { median } from './stats.js';
 
-const PLACE_PATH = '/transactional/v1/orders/regular';
-
-const count = wholeNumber;
-
 const options = new Command('bench:instructions')
-  .option('--bids <n>', 'bids counted per run', count, 1000)
-  .option('--warmup <n>', 'bids sent before counting starts (the JIT still optimizes for thousands)', count, 6000)
-  .option('--wave <n>', 'bids sent together (one per connection, each by another bidder)', count, 20)
-  .option('--runs <n>', 'runs of each target (each a new server and database)', count, 2)
+  .option('--bids <n>', 'bids counted per run', wholeNumber, 1000)
+  .option('--warmup <n>', 'bids sent before counting starts (the JIT still optimizes for thousands)', wholeNumber, 6000)
+  .option('--wave <n>', 'bids sent together (one per connection, each by another bidder)', wholeNumber, 20)
+  .option('--runs <n>', 'runs of each target (each a new server and database)', wholeNumber, 2)
   .option('--no-bare', 'skip the bare Fastify server (the HTTP floor in instructions)')
   .option('--postgres', "serve from a new PostgreSQL database (BENCH_POSTGRES_URL's server) instead of SQLite; the node's instructions alone are counted")
   .option('--keep', 'keep the callgrind dumps (and the databases) for callgrind_annotate')
@@ -65,22 +61,6 @@ interface Counted {
 
 function valgrindArguments(outDir: string): string[] {
   return ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(outDir, 'callgrind.out.%p')}`];
-}
-
-async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
-  // Under callgrind (instrumentation off) the start takes several times its usual second.
-  const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server at ${url} exited with ${child.exitCode}`);
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`server at ${url} did not answer within 300 s`);
 }
 
 async function startOrdergate(databaseUrl: string, outDir: string, logFile: string): Promise<Counted> {
@@ -112,7 +92,8 @@ async function startOrdergate(databaseUrl: string, outDir: string, logFile: stri
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.once('exit', () => writeFileSync(logFile, output.join('')));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilAnswering(`${url}/health/live`, child);
+  // Under callgrind (instrumentation off) the start takes several times its usual second.
+  await waitUntilAnswering(`${url}/health/live`, child, 300_000);
   return { process: child, pid: child.pid!, url, outDir };
 }
 

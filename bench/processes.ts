@@ -56,6 +56,24 @@ export function startNodeFlags(): string[] {
   return command[1]!.split(/\s+/).filter((flag) => flag !== '');
 }
 
+/**
+ * Waits until `url` answers 2xx (the server is listening and ready), failing as soon as `child` exits or
+ * after `timeoutMs`.
+ */
+export async function waitUntilAnswering(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server at ${url} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server at ${url} did not answer within ${timeoutMs / 1000} s`);
+}
+
 /** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
 export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode !== null) return;

@@ -32,9 +32,9 @@ import { openStore, type Store } from '../src/store/database.js';
 import { migrateToLatest } from '../src/store/migrations.js';
 import { OrderRepository } from '../src/store/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
-import { BID_BODY, createBidders, createIssue, preload, type Bidder } from './fixture.js';
+import { BID_BODY, createBidders, createIssue, PLACE_PATH, preload, type Bidder } from './fixture.js';
 import { pacedLoad } from './paced.js';
-import { freePort, POSTGRES_URL, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, wholeNumber } from './processes.js';
+import { freePort, POSTGRES_URL, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, waitUntilAnswering, wholeNumber } from './processes.js';
 import { median, percentile } from './stats.js';
 import {
   cpuSeconds,
@@ -48,8 +48,6 @@ import {
   type FloorSeed,
   type WriteFloor,
 } from './floor.js';
-
-const PLACE_PATH = '/transactional/v1/orders/regular';
 
 /**
  * What docs/design/performance.md promises: issue 26's multiples of the floor (the bare HTTP answer plus the
@@ -68,16 +66,14 @@ const TARGETS = {
   peakRssMb: 250,
 };
 
-const count = wholeNumber;
-
 const program = new Command('bench')
-  .option('--rounds <n>', 'rounds per target', count, 3)
-  .option('--seconds <n>', 'seconds of load per round', count, 8)
-  .option('--connections <n>', 'concurrent connections', count, 50)
-  .option('--bidders <n>', 'bidders (half retail, half non-retail)', count, 50)
-  .option('--warmup-bids <n>', 'bids each node serves before the rounds (the JIT optimizes for tens of thousands)', count, 30_000)
-  .option('--rate <n>', 'a steady rate of bids/s instead of saturation', count)
-  .option('--preload <n>', 'compare an empty database with one holding this many orders', count)
+  .option('--rounds <n>', 'rounds per target', wholeNumber, 3)
+  .option('--seconds <n>', 'seconds of load per round', wholeNumber, 8)
+  .option('--connections <n>', 'concurrent connections', wholeNumber, 50)
+  .option('--bidders <n>', 'bidders (half retail, half non-retail)', wholeNumber, 50)
+  .option('--warmup-bids <n>', 'bids each node serves before the rounds (the JIT optimizes for tens of thousands)', wholeNumber, 30_000)
+  .option('--rate <n>', 'a steady rate of bids/s instead of saturation', wholeNumber)
+  .option('--preload <n>', 'compare an empty database with one holding this many orders', wholeNumber)
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
   .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
@@ -149,20 +145,6 @@ interface Sample {
 const cleanups: (() => Promise<void>)[] = [];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function waitUntilServing(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server at ${url} exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/openapi.json`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`server at ${url} did not answer within 60 s`);
-}
-
 const START_NODE_FLAGS = startNodeFlags();
 
 /** ordergate as `npm start` runs it, its JSON log in `logFile`. */
@@ -186,7 +168,7 @@ async function startOrdergate(databaseUrl: string, logFile: string): Promise<Nod
   });
   child.stderr!.pipe(createWriteStream(logFile, { flags: 'a' }));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilServing(url, child);
+  await waitUntilAnswering(`${url}/openapi.json`, child, 60_000);
   return { url, pid: child.pid!, child, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
