@@ -290,7 +290,10 @@ export class AuthService {
     );
     confirming.forEach((caller, index) => {
       try {
-        this.keyHolder(caller.tokenHash, read[index], caller.confirmAtCommit!.from);
+        const confirmed = this.keyHolder(caller.tokenHash, read[index], caller.confirmAtCommit!.from);
+        // The operator changed the user's category: this command keeps the one its request was judged in,
+        // the token's next request reads the new one.
+        if (confirmed.category !== caller.category) this.recent.forget(caller.tokenHash);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         refused.set(caller, error);
