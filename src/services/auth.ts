@@ -290,10 +290,7 @@ export class AuthService {
     );
     confirming.forEach((caller, index) => {
       try {
-        const confirmed = this.keyHolder(caller.tokenHash, read[index], caller.confirmAtCommit!.from);
-        // The operator changed the user's category: this command keeps the one its request was judged in,
-        // the token's next request reads the new one.
-        if (confirmed.category !== caller.category) this.recent.forget(caller.tokenHash);
+        this.keyHolder(caller.tokenHash, read[index], caller.confirmAtCommit!.from);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         refused.set(caller, error);

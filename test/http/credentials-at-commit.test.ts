@@ -113,20 +113,6 @@ describe("order entry's credentials, recent at the request and read again at com
     expect(await ordersOf('gia')).toBe(1);
   });
 
-  it("the operator's change of the category: the bid under way keeps the category it was judged in, the token's next request reads the new one", async () => {
-    const { user } = await recentUser('ines');
-    await server.admin.setCategory('ines', 'NII');
-    const reads = vi.spyOn(UserRepository.prototype, 'findSessionAndKeyOwner');
-    try {
-      expect((await bid(user)).status).toBe(200);
-      expect(reads).not.toHaveBeenCalled();
-      await bid(user);
-      expect(reads).toHaveBeenCalledTimes(1);
-    } finally {
-      reads.mockRestore();
-    }
-  });
-
   it('a request with an Idempotency-Key reads its credentials fresh (a replay is answered without a commit)', async () => {
     const { user } = await recentUser('hana');
     const reads = vi.spyOn(UserRepository.prototype, 'findSessionAndKeyOwner');
