@@ -76,6 +76,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
   const offers = new OfsOfferRepository(store.db);
   const algos = new AlgoRepository(store.db, store.dialect);
   const algoGate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...options.algo });
+  const orderEntry = new OrderEntryService(store, issues, offers, orders, { gate: algoGate, registry: algos }, now, options.metrics?.orderEntry);
   const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
     loginRequiresApiKey: limits.loginRequiresApiKey,
     staticIpRequired: limits.staticIpRequired,
@@ -83,8 +84,6 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     dailyEndMinutes: options.sessionDailyEnd == null ? null : dailyEndMinutes(options.sessionDailyEnd),
     ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
   });
-  // Order entry reads its callers' credentials again in each batch's transaction (AuthService.confirmAtCommit).
-  const orderEntry = new OrderEntryService(store, issues, offers, orders, { gate: algoGate, registry: algos }, now, options.metrics?.orderEntry, auth);
   const orderEvents = new OrderEventsService(
     new OrderEventRepository(store.readDb),
     () => new EventHorizon(store.readDb, store.dialect),

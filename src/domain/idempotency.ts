@@ -10,9 +10,6 @@ export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A request holds its key for this long; a key still held after it was abandoned by a dead node. */
 export const LEASE_MS = 30 * 1000;
 
-/** The request header that carries the key (lower case, as Node names headers). */
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-
 /** 1 to 255 printable ASCII characters (0x20 to 0x7E). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
 

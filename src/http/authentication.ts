@@ -7,7 +7,6 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { AuthService, Caller } from '../services/auth.js';
 import type { App } from './app-type.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../domain/idempotency.js';
 
 /** Who may call a route: nobody in particular, a logged-in user, or a user with token and API key. */
 export type AuthLevel = 'none' | 'token' | 'order-entry';
@@ -15,13 +14,6 @@ export type AuthLevel = 'none' | 'token' | 'order-entry';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthLevel;
-    /**
-     * An 'order-entry' route whose every change goes through order entry's batches, which read the caller's
-     * credentials again in the change's transaction: its requests may take credentials read within the
-     * last second (AuthService.authenticateForOrderEntry). Not a request with an Idempotency-Key, which a
-     * replay answers without any transaction.
-     */
-    confirmedAtCommit?: boolean;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -41,12 +33,8 @@ export function registerAuthentication(app: App, auth: AuthService): void {
     const level = request.routeOptions.config.auth ?? 'none';
     if (level === 'none') return;
     if (level === 'order-entry') {
-      const header = request.headers['x-api-key'];
-      const apiKey = Array.isArray(header) ? header[0] : header;
-      const atCommit = request.routeOptions.config.confirmedAtCommit === true && request.headers[IDEMPOTENCY_KEY_HEADER] === undefined;
-      request.caller = atCommit
-        ? await auth.authenticateForOrderEntry(request.headers.authorization, apiKey, request.ip)
-        : await auth.authenticateWithApiKey(request.headers.authorization, apiKey, request.ip);
+      const apiKey = request.headers['x-api-key'];
+      request.caller = await auth.authenticateWithApiKey(request.headers.authorization, Array.isArray(apiKey) ? apiKey[0] : apiKey, request.ip);
     } else {
       request.caller = await auth.authenticate(request.headers.authorization);
     }

@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { Errors } from '../domain/errors.js';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../domain/idempotency.js';
 import { withCode } from '../schemas/common.js';
 import type { AnswerInTransaction, ClaimedKey, IdempotencyService, KeptSteps } from '../services/idempotency.js';
 import type { App } from './app-type.js';
@@ -32,6 +32,7 @@ interface HeldKeyOfRequest {
   keptInTransaction: string | null;
 }
 
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Headers of an answer that a replay repeats, besides status and body. */
 const KEPT_HEADERS = ['etag'];

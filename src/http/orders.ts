@@ -77,7 +77,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
   app.post(
     PLACE_ORDER,
     {
-      config: { auth: 'order-entry', idempotent: true, confirmedAtCommit: true },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Place an OFS bid',
@@ -122,7 +122,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
   app.put(
     ORDER_PATH,
     {
-      config: { auth: 'order-entry', idempotent: true, confirmedAtCommit: true },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Modify a live OFS bid',
@@ -165,7 +165,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
   app.delete(
     ORDER_PATH,
     {
-      config: { auth: 'order-entry', idempotent: true, confirmedAtCommit: true },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Cancel a live OFS bid',
@@ -200,7 +200,7 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
   app.post(
     `${ORDER_PATH}/carry_forward`,
     {
-      config: { auth: 'order-entry', idempotent: true, confirmedAtCommit: true },
+      config: { auth: 'order-entry', idempotent: true },
       schema: {
         tags: ['orders'],
         summary: 'Carry an unallotted non-retail bid in an offer forward to T+1',

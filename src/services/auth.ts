@@ -10,9 +10,7 @@ import { ApiError, Errors } from '../domain/errors.js';
 import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
-import type { SessionWithKeyOwner, UserRepository } from '../store/users.js';
-import type { StoreTx } from '../store/write-tx.js';
-import { RecentCredentials } from '../auth/recent-credentials.js';
+import type { UserRepository } from '../store/users.js';
 import { keyAddressRefusal } from '../domain/static-ip.js';
 import { secondFactorRefusal } from '../domain/second-factor.js';
 import { tokenExpiry } from '../domain/session-end.js';
@@ -55,11 +53,6 @@ export interface Caller {
   /** SHA-256 of the bearer token, to revoke it at logout. */
   tokenHash: string;
   expiresAt: number;
-  /**
-   * Set when the caller's credentials are to be read again in the transaction of the change (order entry's
-   * batches, AuthService.confirmAtCommit): the API key's hash and the address it was sent from.
-   */
-  confirmAtCommit?: { keyHash: string; from: string };
 }
 
 /** What a login attempt presents: the user, the password and, when sent, the TOTP code and an API key. */
@@ -90,8 +83,6 @@ export interface AuthOptions {
   dailyEndMinutes?: number | null;
   /** The cost of new hashes (a user's re-hash at login, the unknown user's hash); OWASP's by default. */
   passwordHasher?: PasswordHasher;
-  /** Order entry's recent credentials (tests pass one with a clock of their own). */
-  recentCredentials?: RecentCredentials;
 }
 
 /** The refusal of a key sent from an address it is not registered for; `field` names where it was sent. */
@@ -112,8 +103,6 @@ export class AuthService {
   private readonly secondFactorRequired: boolean;
   private readonly dailyEndMinutes: number | null;
   private readonly hasher: PasswordHasher;
-  /** Order entry's credentials read within the last second (src/auth/recent-credentials.ts). */
-  private readonly recent: RecentCredentials;
 
   constructor(
     private readonly users: UserRepository,
@@ -126,7 +115,6 @@ export class AuthService {
     this.secondFactorRequired = options.secondFactorRequired ?? false;
     this.dailyEndMinutes = options.dailyEndMinutes ?? null;
     this.hasher = options.passwordHasher ?? OWASP_PASSWORD_HASHER;
-    this.recent = options.recentCredentials ?? new RecentCredentials();
   }
 
   /**
@@ -254,54 +242,7 @@ export class AuthService {
       this.callerOf(tokenHash, await this.users.findSession(tokenHash));
       throw apiKeyMissing();
     }
-    return this.keyHolder(tokenHash, await this.users.findSessionAndKeyOwner(tokenHash, sha256Hex(apiKey)), from);
-  }
-
-  /**
-   * authenticateWithApiKey for a request whose change is written by order entry's batches, which read the
-   * credentials again in the change's transaction (confirmAtCommit): they may come from those read within
-   * the last second for the same token and key (src/auth/recent-credentials.ts). The caller answered carries
-   * what confirmAtCommit needs.
-   */
-  async authenticateForOrderEntry(authorization: string | undefined, apiKey: string | undefined, from = ''): Promise<Caller> {
-    if (apiKey === undefined || apiKey === '') return this.authenticateWithApiKey(authorization, apiKey, from);
-    const tokenHash = bearerTokenHash(authorization);
-    const keyHash = sha256Hex(apiKey);
-    const recent = this.recent.get(tokenHash, keyHash);
-    const credentials = recent ?? (await this.users.findSessionAndKeyOwner(tokenHash, keyHash));
-    const caller = this.keyHolder(tokenHash, credentials, from);
-    if (recent === undefined) this.recent.set(tokenHash, keyHash, credentials!);
-    caller.confirmAtCommit = { keyHash, from };
-    return caller;
-  }
-
-  /**
-   * The refusals of the callers whose credentials no longer stand, read again in `tx` (order entry's
-   * batch, before anything is written): each the 401 or 403 its request would get now. Their recent
-   * credentials are forgotten. Callers without `confirmAtCommit` are not read.
-   */
-  async confirmAtCommit(tx: StoreTx, callers: readonly Caller[]): Promise<Map<Caller, ApiError>> {
-    const refused = new Map<Caller, ApiError>();
-    const confirming = callers.filter((caller) => caller.confirmAtCommit !== undefined);
-    if (confirming.length === 0) return refused;
-    const read = await this.users.credentialsIn(
-      tx,
-      confirming.map((caller) => ({ tokenHash: caller.tokenHash, keyHash: caller.confirmAtCommit!.keyHash })),
-    );
-    confirming.forEach((caller, index) => {
-      try {
-        this.keyHolder(caller.tokenHash, read[index], caller.confirmAtCommit!.from);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        refused.set(caller, error);
-        this.recent.forget(caller.tokenHash);
-      }
-    });
-    return refused;
-  }
-
-  /** The caller of a session read with its API key's owner: token faults first, then key faults. */
-  private keyHolder(tokenHash: string, session: SessionWithKeyOwner | undefined, from: string): Caller {
+    const session = await this.users.findSessionAndKeyOwner(tokenHash, sha256Hex(apiKey));
     const caller = this.callerOf(tokenHash, session);
     checkApiKeyOwner(caller, session!.apiKeyOwner ?? undefined);
     const refusal = keyAddressRefusal({ addresses: session!.apiKeyAddresses, changedAt: null }, from, this.staticIpRequired);
@@ -330,8 +271,5 @@ export class AuthService {
 
   async logout(caller: Caller): Promise<void> {
     await this.users.revokeSession(caller.tokenHash, this.now());
-    // Once the revocation has committed. A look-up under way may still keep the session it read before,
-    // a second at most; order entry's check at commit refuses its orders all the same.
-    this.recent.forget(caller.tokenHash);
   }
 }

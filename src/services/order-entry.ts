@@ -38,17 +38,6 @@ import type { AnswerInTransaction } from './idempotency.js';
 
 const emptyToNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
 
-/**
- * Reads callers' credentials again in a batch's transaction and answers the refusals of those that no
- * longer stand (AuthService.confirmAtCommit): callers whose `confirmAtCommit` is set.
- */
-export interface CredentialsAtCommit {
-  confirmAtCommit(tx: StoreTx, callers: readonly Caller[]): Promise<Map<Caller, ApiError>>;
-}
-
-/** Whether the command's caller is to be confirmed in the batch's transaction. */
-const toConfirm = (caller: Requester): caller is Caller => (caller as Partial<Caller>).confirmAtCommit !== undefined;
-
 /** A command of the batch, with the request's answer to keep when it has an idempotency key. */
 type Command =
   | (PlaceCommand & { answer: AnswerInTransaction<string> | undefined })
@@ -72,8 +61,6 @@ export class OrderEntryService {
     private readonly algos: { gate: AlgoGate; registry: Pick<AlgoRepository, 'lockForOrders'> },
     private readonly now: () => number,
     metrics?: OrderEntryMetrics,
-    /** Whoever answers for callers authenticated for their commit (AuthService); none for the operator's commands. */
-    private readonly credentials: CredentialsAtCommit | null = null,
   ) {
     this.committer = new GroupCommitter(
       store,
@@ -211,8 +198,7 @@ export class OrderEntryService {
     for (const { order } of placements) instruments.set(issueKey(order.exchange, order.scripToken), [order.exchange, order.scripToken]);
     const issues = new Map<string, OfsIssue | undefined>();
     const offers = new Map<string, OfferRegistration | undefined>();
-    // The callers' credentials and the issues are read side by side (on PostgreSQL, in one round trip).
-    const [refusedCallers] = await Promise.all([this.confirmCallers(tx, commands), this.readInstruments(tx, instruments, issues, offers)]);
+    await this.readInstruments(tx, instruments, issues, offers);
     const hasOffers = [...offers.values()].some((offer) => offer !== undefined);
     await this.orders.lockUsers(tx, hasOffers || commands.some((c) => c.kind === 'modify') ? limitedUsers : retailUsers);
     const orders = await this.orders.lockOrders(
@@ -227,8 +213,7 @@ export class OrderEntryService {
     await this.readInstruments(tx, more, issues, offers);
     const held = new Map<Command, ApiError>();
     for (const command of commands) {
-      // A caller whose credentials no longer stand is refused first, as its request would be now.
-      const refusal = refusedCallers.get(command.caller) ?? (await refusalOf(() => command.answer?.confirmHeld(tx)));
+      const refusal = await refusalOf(() => command.answer?.confirmHeld(tx));
       if (refusal !== null) held.set(command, refusal);
     }
     // The offers' bidders: who each placing user is in its offer, and its live bids there.
@@ -250,17 +235,6 @@ export class OrderEntryService {
     ].filter((algoId): algoId is string => algoId !== null && this.algos.gate.mayBeRegistered(algoId));
     const algos = await this.algos.registry.lockForOrders(tx, algoIds);
     return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos), held };
-  }
-
-  /**
-   * The refusals of the commands' callers authenticated for their commit (`confirmAtCommit`), whose
-   * credentials no longer stand in this transaction; none read when no caller is.
-   */
-  private async confirmCallers(tx: StoreTx, commands: readonly Command[]): Promise<Map<Requester, ApiError>> {
-    const callers = [...new Set(commands.map((c) => c.caller).filter(toConfirm))];
-    if (callers.length === 0) return new Map();
-    if (this.credentials === null) throw new Error('order entry got callers to confirm at commit, and nothing to confirm them with');
-    return this.credentials.confirmAtCommit(tx, callers);
   }
 
   /** Each instrument's issue, or else the offer it is a listing of (or neither). */

@@ -9,7 +9,6 @@ import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { KeyAddresses } from '../domain/static-ip.js';
 import type { ApiKeyInfo, Session, User } from '../domain/user.js';
 import type { Database, UsersTable } from './tables.js';
-import { openTx, type StoreTx } from './write-tx.js';
 
 type UserRow = Selectable<UsersTable>;
 
@@ -88,7 +87,7 @@ const CREDENTIALS = {
   postgres: credentialsSql('= any($1::text[])', '= any($2::text[])'),
 };
 
-export interface CredentialLookup {
+interface CredentialLookup {
   tokenHash: string;
   keyHash: string | null;
 }
@@ -438,19 +437,11 @@ export class UserRepository {
     return this.credentials.load({ tokenHash, keyHash });
   }
 
-  /**
-   * The sessions and key owners of `lookups`, read in the transaction `tx` (order entry's check at commit,
-   * AuthService.confirmAtCommit): one statement for all of them, in the order asked.
-   */
-  async credentialsIn(tx: StoreTx, lookups: readonly CredentialLookup[]): Promise<(SessionWithKeyOwner | undefined)[]> {
-    return this.readCredentials(lookups, openTx(tx).trx);
-  }
-
-  private async readCredentials(lookups: readonly CredentialLookup[], db: Kysely<Database> = this.credentialsDb): Promise<(SessionWithKeyOwner | undefined)[]> {
+  private async readCredentials(lookups: readonly CredentialLookup[]): Promise<(SessionWithKeyOwner | undefined)[]> {
     const tokenHashes = [...new Set(lookups.map((lookup) => lookup.tokenHash))];
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
     // Sessions and key owners in one query (one round trip), one SQL text whatever the number of look-ups.
-    const result = await db.executeQuery<CredentialRow>(
+    const result = await this.credentialsDb.executeQuery<CredentialRow>(
       CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
     );
     const sessionOf = new Map<string, Session>();

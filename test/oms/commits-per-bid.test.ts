@@ -7,7 +7,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
-import { sha256Hex } from '../../src/auth/credentials.js';
 import type { Caller } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
@@ -36,9 +35,6 @@ describe('commits and statements per bid', () => {
     const passwordHash = await TEST_PASSWORD_HASHER.hash('not-used-here');
     for (let i = 0; i < 10; i++) {
       await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });
-      // A session and an API key each: order entry reads them again in its batch (AuthService.confirmAtCommit).
-      await users.openSession({ tokenHash: sha256Hex(`token${i}`), userId: `user${i}`, now: Date.now(), expiresAt: Date.now() + HOUR }, null);
-      await users.addApiKey({ keyId: `key${i}`, userId: `user${i}`, keyHash: sha256Hex(`key${i}`), now: Date.now() });
     }
     const now = Date.now();
     await new OfsIssueRepository(store.db).upsert(
@@ -60,24 +56,20 @@ describe('commits and statements per bid', () => {
       statements: sqls.length,
       // SQLite: the statements that take the users' event ids (PostgreSQL takes them inside its batch's one write).
       counterUpserts: sqls.filter((sql) => sql.startsWith('insert into user_event_counters')).length,
-      credentialReads: sqls.filter((sql) => sql.includes('from sessions')).length,
     };
   };
 
-  /**
-   * BIDS bids of the ten users, placed together through order entry (what `place` runs), by callers
-   * authenticated as order entry's requests are: their credentials are read again in the batch.
-   */
-  const bidsOfTenUsers = async () => {
-    const { orderEntry, auth } = createServices(store, { tokenTtlSeconds: 3600 });
-    const callers: Caller[] = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => auth.authenticateForOrderEntry(`Bearer token${i}`, `key${i}`, '127.0.0.1')),
-    );
-    expect(callers.every((caller) => caller.confirmAtCommit !== undefined)).toBe(true);
-    return () =>
-      Promise.all(Array.from({ length: BIDS }, (_, i) => orderEntry.placeOfsBid(callers[i % 10]!, validBid({ quantity: '1' }) as OfsOrderRequest, null)));
+  /** BIDS bids of the ten users, placed together through order entry. */
+  const placeTogether = () => {
+    const { orderEntry } = createServices(store, { tokenTtlSeconds: 3600 });
+    const callers: Caller[] = Array.from({ length: 10 }, (_, i) => ({
+      userId: `user${i}`,
+      category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+      tokenHash: 'not-used',
+      expiresAt: Date.now() + HOUR,
+    }));
+    return Promise.all(Array.from({ length: BIDS }, (_, i) => orderEntry.placeOfsBid(callers[i % 10]!, validBid({ quantity: '1' }) as OfsOrderRequest, null)));
   };
-  const placeTogether = async () => (await bidsOfTenUsers())();
 
   const pendingCount = async () =>
     Number(
@@ -91,15 +83,12 @@ describe('commits and statements per bid', () => {
     );
 
   it('order entry: 100 bids that arrive together share one commit', async () => {
-    const cost = await counted(await bidsOfTenUsers());
+    const cost = await counted(placeTogether);
     expect(cost.commits).toBe(1);
     // SQLite runs a prepared statement per row (no round trip); PostgreSQL one statement per step: BEGIN with
-    // the callers' credentials and the issue's read, the retail users' locks, their totals, all the writes
-    // (event ids included), COMMIT.
-    if (store.dialect === 'postgres') expect(cost.statements).toBeLessThanOrEqual(7);
-    else expect(cost.statements).toBeLessThanOrEqual(4 * BIDS + 13);
-    // The ten callers' credentials in one statement, not one per bid or per caller.
-    expect(cost.credentialReads).toBe(1);
+    // the issue's read, the retail users' locks, their totals, all the writes (event ids included), COMMIT.
+    if (store.dialect === 'postgres') expect(cost.statements).toBeLessThanOrEqual(6);
+    else expect(cost.statements).toBeLessThanOrEqual(4 * BIDS + 12);
     // The ten users' event ids in one statement, not one per user.
     if (store.dialect === 'sqlite') expect(cost.counterUpserts).toBe(1);
   });
