@@ -76,6 +76,7 @@ const program = new Command('bench')
   .option('--preload <n>', 'compare an empty database with one holding this many orders', wholeNumber)
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
+  .option('--no-vacuum', "leave the PostgreSQL targets' databases unvacuumed between measurements (as this machine's autovacuum, off, leaves them)")
   .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
   .option(
     '--env <setting>',
@@ -98,6 +99,7 @@ const options = program.opts<{
   preload?: number;
   targets: string;
   cpuProf?: boolean;
+  vacuum: boolean;
   idempotencyKeys?: boolean;
   env: Record<string, string>;
 }>();
@@ -377,8 +379,26 @@ async function backendsCpu(database: string): Promise<Map<number, number>> {
   }
 }
 
+/**
+ * `VACUUM ANALYZE` of a target's PostgreSQL database, before each measurement: what autovacuum does for a
+ * production database, and this machine's server runs with autovacuum off. Without it the load's tables
+ * grow by tens of thousands of bids a round with no statistics and their dead rows kept, and the named
+ * statements keep the plans made for near-empty tables (an ANALYZE is what makes them plan again), while
+ * the floor's seed is vacuumed and analyzed (bench/floor.ts).
+ */
+async function vacuumAnalyze(database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrlOf(database) });
+  await client.connect();
+  try {
+    await client.query('vacuum analyze');
+  } finally {
+    await client.end();
+  }
+}
+
 async function measure(target: Target, rate: number | undefined, seconds = options.seconds): Promise<Sample> {
   const bare = target.name === 'bare';
+  if (target.database !== null && options.vacuum) await vacuumAnalyze(target.database);
   const dbBefore = target.database === null ? null : await backendsCpu(target.database);
   const batchesBefore = await batchCounts(target.nodes);
   const cpuBefore = target.nodes.map((node) => cpuSeconds(node.pid));

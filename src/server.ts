@@ -12,6 +12,7 @@ import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
 import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrations.js';
+import { warnOfMaintenance } from './store/health.js';
 import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -82,6 +83,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   logger.info({ url, database: store.location }, 'ordergate listening');
   if (config.passwordHashCost !== 'owasp')
     logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
+  await warnOfMaintenance(store, logger);
   const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms }) : null;
   oms?.start();
   // An idle OMS passes every IDLE_POLL_MS; this node's own orders wake it at their commit.

@@ -29,12 +29,14 @@ export function omsCommand(io: CliIo): Command {
       // From the start: a signal that comes while the store opens still ends the command cleanly (exit 0).
       const signalled = untilSignalled();
       // Loaded only here, so that the other commands start fast.
-      const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker }, { OperatorMetrics }, { listenForMetrics, watchStore }] = await Promise.all([
-        import('../logger.js'),
-        import('../wiring.js'),
-        import('../metrics/operator-metrics.js'),
-        import('../http/metrics.js'),
-      ]);
+      const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker }, { OperatorMetrics }, { listenForMetrics, watchStore }, { warnOfMaintenance }] =
+        await Promise.all([
+          import('../logger.js'),
+          import('../wiring.js'),
+          import('../metrics/operator-metrics.js'),
+          import('../http/metrics.js'),
+          import('../store/health.js'),
+        ]);
       await withWorkspace(io, async ({ config, store }) => {
         const logger = createLogger(config.logLevel);
         // This process's own metrics, on its own listener: the worker's and the dispatcher's figures are here.
@@ -44,6 +46,7 @@ export function omsCommand(io: CliIo): Command {
         const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms });
         const webhooks = configuredWebhookDispatcher(store, config, logger, metrics.webhooks);
         logger.info({ database: store.location }, 'ordergate oms running');
+        await warnOfMaintenance(store, logger);
         worker.start();
         webhooks.start();
         const signal = await signalled;
