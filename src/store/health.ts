@@ -2,6 +2,7 @@
  * What the operator's probes read (src/http/health.ts, src/metrics/): whether the database answers, and
  * the outbox's backlog. Both run on the read connection (SQLite's second connection, so that they never
  * wait behind an open write transaction; PostgreSQL's pool) and use the outbox's index on (done_at, id).
+ * And what a node or an OMS worker warns of at its start: a PostgreSQL server that does not vacuum.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Store } from './database.js';
