@@ -18,14 +18,14 @@ export interface Bidder {
 
 export const ISSUE = { exchange: 'NSE_EQ', scripToken: 500112, symbol: 'SBIN', series: 'OF' } as const;
 
+/** The route every benchmark bids on: ODIN's regular order placement. */
+export const PLACE_PATH = '/transactional/v1/orders/regular';
+
 /**
  * A bid of Rs 1.00 for 1 share: valid for both categories (the floor and the retail cut-off are Rs 1.00),
  * so that a retail bidder reaches the Rs 2,00,000 limit only after 200,000 bids and every bid of the run
  * is accepted.
  */
-/** The route every benchmark bids on: ODIN's regular order placement. */
-export const PLACE_PATH = '/transactional/v1/orders/regular';
-
 export const BID_BODY = JSON.stringify({
   scrip_info: {
     exchange: ISSUE.exchange,

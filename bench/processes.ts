@@ -11,9 +11,9 @@ export const ROOT = join(import.meta.dirname, '..');
 /** The benchmarks' PostgreSQL server: an administrator's connection (its databases are made from it). */
 export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** Runs one statement as the administrator (create or drop a database). */
-export async function postgresAdmin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
+/** Runs one statement as the administrator: on the server (create or drop a database), or in `database`. */
+export async function postgresAdmin(statement: string, database?: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database === undefined ? POSTGRES_URL : postgresUrlOf(database) });
   await client.connect();
   try {
     await client.query(statement);

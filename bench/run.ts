@@ -379,26 +379,12 @@ async function backendsCpu(database: string): Promise<Map<number, number>> {
   }
 }
 
-/**
- * `VACUUM ANALYZE` of a target's PostgreSQL database, before each measurement: what autovacuum does for a
- * production database, and this machine's server runs with autovacuum off. Without it the load's tables
- * grow by tens of thousands of bids a round with no statistics and their dead rows kept, and the named
- * statements keep the plans made for near-empty tables (an ANALYZE is what makes them plan again), while
- * the floor's seed is vacuumed and analyzed (bench/floor.ts).
- */
-async function vacuumAnalyze(database: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgresUrlOf(database) });
-  await client.connect();
-  try {
-    await client.query('vacuum analyze');
-  } finally {
-    await client.end();
-  }
-}
-
 async function measure(target: Target, rate: number | undefined, seconds = options.seconds): Promise<Sample> {
   const bare = target.name === 'bare';
-  if (target.database !== null && options.vacuum) await vacuumAnalyze(target.database);
+  // What autovacuum does for a production database, and this machine's server runs without it: the load's
+  // tables would otherwise keep their dead rows and the plans made for them when empty, while the floor's
+  // seed is vacuumed and analyzed (docs/design/performance.md, "A database that autovacuum does not keep").
+  if (target.database !== null && options.vacuum) await postgresAdmin('vacuum analyze', target.database);
   const dbBefore = target.database === null ? null : await backendsCpu(target.database);
   const batchesBefore = await batchCounts(target.nodes);
   const cpuBefore = target.nodes.map((node) => cpuSeconds(node.pid));

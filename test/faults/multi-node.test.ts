@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/database.js';
+import { maintenanceProblem, maintenanceSettings } from '../../src/store/health.js';
 import { createPostgresDatabase, testDialect } from '../support/databases.js';
 import { auditOrders, bidCrowd, eventually, killAll, login, openOutbox, seed, sleep, startNode } from './nodes.js';
 
@@ -47,6 +48,10 @@ describe.skipIf(testDialect() !== 'postgres')('two API nodes and two OMS workers
           ([, order]) => order.status !== 'PENDING' || order.history !== 3 || order.outbox !== 1 || order.exchangeRows !== 1 || order.transmissions !== 1,
         );
         expect(faults).toEqual([]);
+
+        // Each process warned at its start exactly when the server does not vacuum (src/store/health.ts).
+        const problem = maintenanceProblem((await maintenanceSettings(store))!);
+        for (const node of [apiA, apiB, omsA, omsB]) expect(node.stderr().includes(`"msg":"${problem}"`)).toBe(problem !== null);
 
         // Both workers took part (the outbox records who finished each entry).
         const byWorker = await store.db
