@@ -38,7 +38,7 @@ const REPLAYS = 3;
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** One recorded write: its SQL, its parameters as given to the driver, and the rows it changed. */
-interface Write {
+export interface Write {
   sql: string;
   args: unknown[];
   changes: number;
@@ -121,7 +121,13 @@ export interface Batching {
  * Places the bids in batches of `batching.entry` arriving at once through the app, and runs an OMS pass
  * after every `batching.oms` of them; every bid must end PENDING. Answers the batches it made.
  */
-async function placeBatches(store: Store, bidders: Bidder[], batching: Batching, capturing: (on: boolean) => void): Promise<Batching> {
+async function placeBatches(
+  store: Store,
+  bidders: Bidder[],
+  batching: Batching,
+  capturing: (on: boolean) => void,
+  mark: (step: 'entry' | 'oms') => void = () => undefined,
+): Promise<Batching> {
   const batch = Math.max(1, Math.round(batching.entry));
   const batches = Math.ceil(batching.bids / batch);
   const omsEvery = Math.max(1, Math.round(batching.oms / batch));
@@ -139,7 +145,8 @@ async function placeBatches(store: Store, bidders: Bidder[], batching: Batching,
     for (let b = 0; b < batches; b++) {
       const answers = await Promise.all(
         Array.from({ length: batch }, (_, i) => {
-          const bidder = bidders[i % bidders.length]!;
+          // The bidders in turn across the batches, as the load sends them.
+          const bidder = bidders[(b * batch + i) % bidders.length]!;
           return app.inject({
             method: 'POST',
             url: PLACE_PATH,
@@ -149,7 +156,11 @@ async function placeBatches(store: Store, bidders: Bidder[], batching: Batching,
         }),
       );
       for (const answer of answers) if (answer.statusCode !== 200) throw new Error(`write floor: a bid was answered ${answer.statusCode}: ${answer.body}`);
-      if ((b + 1) % omsEvery === 0 || b === batches - 1) while ((await oms.runOnce()) > 0);
+      mark('entry');
+      if ((b + 1) % omsEvery === 0 || b === batches - 1) {
+        while ((await oms.runOnce()) > 0);
+        mark('oms');
+      }
     }
     capturing(false);
     const pending = await store.db
@@ -212,46 +223,7 @@ export async function sqliteWriteFloor(seed: FloorSeed, batching: Batching): Pro
     const files = [base, ...Array.from({ length: REPLAYS }, (_, i) => join(dir, `replay-${i}.db`))];
     for (const file of files) for (const suffix of ['', '-wal']) if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
     const replayFiles = files.slice(1);
-    const { bidders } = seed;
-
-    // Every Statement#run of every connection goes through the prototype; reads go through all/get.
-    const probe = new Database(':memory:');
-    const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as {
-      run(...args: unknown[]): Database.RunResult;
-      all(...args: unknown[]): unknown[];
-      get(...args: unknown[]): unknown;
-    };
-    probe.close();
-    const original = { run: prototype.run, all: prototype.all, get: prototype.get };
-    const writes: Write[] = [];
-    let reads = 0;
-    let on = false;
-    prototype.run = function (this: Database.Statement, ...args: unknown[]) {
-      const result = original.run.apply(this, args);
-      if (on) writes.push({ sql: this.source, args: structuredClone(args), changes: result.changes });
-      return result;
-    };
-    // A write with RETURNING (an upsert that answers the new value) runs through all/get: a write all the same.
-    prototype.all = function (this: Database.Statement, ...args: unknown[]) {
-      const rows = original.all.apply(this, args);
-      if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: rows.length });
-      else if (on) reads++;
-      return rows;
-    };
-    prototype.get = function (this: Database.Statement, ...args: unknown[]) {
-      const row = original.get.apply(this, args);
-      if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: row === undefined ? 0 : 1 });
-      else if (on) reads++;
-      return row;
-    };
-    const store = openStore(`sqlite:${base}`);
-    let placed: Batching = { entry: 0, oms: 0, bids: 0 };
-    try {
-      placed = await placeBatches(store, bidders, batching, (value) => (on = value));
-    } finally {
-      Object.assign(prototype, original);
-      await store.close();
-    }
+    const { writes, reads, placed } = await captureSqlite(base, seed.bidders, batching, { synced: true });
 
     // One connection: the writes are in commit order already.
     const transactions: Write[][] = [[]];
@@ -276,6 +248,68 @@ export async function sqliteWriteFloor(seed: FloorSeed, batching: Batching): Pro
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What a capture recorded: the writes in the order they ran, the reads counted, the batches placed. */
+interface SqliteCapture {
+  writes: Write[];
+  reads: number;
+  placed: Batching;
+  /** For each `mark` of placeBatches, in order: the step, and how many writes had been recorded by then. */
+  marks: { step: 'entry' | 'oms'; at: number }[];
+}
+
+/**
+ * Places the bids through the app on this SQLite file (placeBatches) with every statement recorded:
+ * better-sqlite3's Statement#run (every connection goes through the prototype), and all/get for a write
+ * with RETURNING (an upsert that answers the new value); other reads are counted.
+ */
+async function captureSqlite(file: string, bidders: Bidder[], batching: Batching, options: { synced: boolean }): Promise<SqliteCapture> {
+  const probe = new Database(':memory:');
+  const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as {
+    run(...args: unknown[]): Database.RunResult;
+    all(...args: unknown[]): unknown[];
+    get(...args: unknown[]): unknown;
+  };
+  probe.close();
+  const original = { run: prototype.run, all: prototype.all, get: prototype.get };
+  const writes: Write[] = [];
+  const marks: SqliteCapture['marks'] = [];
+  let reads = 0;
+  let on = false;
+  prototype.run = function (this: Database.Statement, ...args: unknown[]) {
+    const result = original.run.apply(this, args);
+    if (on) writes.push({ sql: this.source, args: structuredClone(args), changes: result.changes });
+    return result;
+  };
+  prototype.all = function (this: Database.Statement, ...args: unknown[]) {
+    const rows = original.all.apply(this, args);
+    if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: rows.length });
+    else if (on) reads++;
+    return rows;
+  };
+  prototype.get = function (this: Database.Statement, ...args: unknown[]) {
+    const row = original.get.apply(this, args);
+    if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: row === undefined ? 0 : 1 });
+    else if (on) reads++;
+    return row;
+  };
+  // Unsynced, the capture's commits are faster, and the writes the same; but the request audit's batches,
+  // written every 20 ms, then take more bids each (the write floor keeps the synced capture's).
+  const store = openStore(`sqlite:${file}`, options.synced ? {} : { sqliteDataSync: async () => undefined });
+  try {
+    const placed = await placeBatches(
+      store,
+      bidders,
+      batching,
+      (value) => (on = value),
+      (step) => marks.push({ step, at: writes.length }),
+    );
+    return { writes, reads, placed, marks };
+  } finally {
+    Object.assign(prototype, original);
+    await store.close();
   }
 }
 
@@ -379,50 +413,7 @@ export async function postgresWriteFloor(
     await admin(`create database ${name} template ${seed.location}`);
   }
   try {
-    const { bidders } = seed;
-
-    type Query = (this: pg.Client, ...args: unknown[]) => unknown;
-    const prototype = pg.Client.prototype as unknown as { query: Query };
-    const original = prototype.query;
-    const open = new Map<pg.Client, Write[]>();
-    const transactions: Write[][] = [];
-    let reads = 0;
-    let on = false;
-    prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      // (text, values), or a named prepared statement's { name, text, values } (kept as it is for the replay).
-      const [first, second] = args;
-      const config = typeof first === 'object' && first !== null && typeof (first as { text?: unknown }).text === 'string' ? (first as pg.QueryConfig) : null;
-      const sql = config?.text ?? first;
-      if (!on || typeof sql !== 'string' || typeof args.at(-1) === 'function') return original.apply(this, args);
-      const pending = original.apply(this, args) as Promise<pg.QueryResult>;
-      const values = config === null ? second : config.values;
-      return pending.then((result) => {
-        const write: Write = {
-          sql,
-          args: [values === undefined ? [] : structuredClone(values), ...(config?.name === undefined ? [] : [config.name])],
-          changes: result.rowCount ?? 0,
-        };
-        const mine = open.get(this) ?? [];
-        if (/^\s*begin\b/i.test(sql)) open.set(this, [write]);
-        else if (isCommit(sql)) {
-          transactions.push([...mine, write]);
-          open.delete(this);
-        } else if (/^\s*rollback\b/i.test(sql)) open.delete(this);
-        else if (tableOf(sql) !== null || /^\s*with\b/i.test(sql)) {
-          if (open.has(this)) mine.push(write);
-          else transactions.push([write]);
-        } else reads++;
-        return result;
-      });
-    };
-    const store = openStore(urlOf(base));
-    let placed: Batching = { entry: 0, oms: 0, bids: 0 };
-    try {
-      placed = await placeBatches(store, bidders, batching, (value) => (on = value));
-    } finally {
-      prototype.query = original;
-      await store.close();
-    }
+    const { transactions, reads, placed } = await capturePostgres(urlOf(base), seed.bidders, batching);
 
     const commitMs: number[] = [];
     const replays: { clientUs: number; backendUs: number }[] = [];
@@ -458,6 +449,71 @@ export async function postgresWriteFloor(
   }
 }
 
+/** What a PostgreSQL capture recorded: each transaction whole at its COMMIT (a write outside one alone), in commit order. */
+interface PostgresCapture {
+  transactions: Write[][];
+  reads: number;
+  placed: Batching;
+  /** For each `mark` of placeBatches, in order: the step, and how many transactions had been recorded by then. */
+  marks: { step: 'entry' | 'oms'; at: number }[];
+}
+
+/**
+ * Places the bids through the app on this database (placeBatches) with every statement recorded through
+ * pg's Client#query, each connection's apart, a transaction taken whole at its COMMIT.
+ */
+async function capturePostgres(url: string, bidders: Bidder[], batching: Batching): Promise<PostgresCapture> {
+  type Query = (this: pg.Client, ...args: unknown[]) => unknown;
+  const prototype = pg.Client.prototype as unknown as { query: Query };
+  const original = prototype.query;
+  const open = new Map<pg.Client, Write[]>();
+  const transactions: Write[][] = [];
+  const marks: PostgresCapture['marks'] = [];
+  let reads = 0;
+  let on = false;
+  prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    // (text, values), or a named prepared statement's { name, text, values } (kept as it is for the replay).
+    const [first, second] = args;
+    const config = typeof first === 'object' && first !== null && typeof (first as { text?: unknown }).text === 'string' ? (first as pg.QueryConfig) : null;
+    const sql = config?.text ?? first;
+    if (!on || typeof sql !== 'string' || typeof args.at(-1) === 'function') return original.apply(this, args);
+    const pending = original.apply(this, args) as Promise<pg.QueryResult>;
+    const values = config === null ? second : config.values;
+    return pending.then((result) => {
+      const write: Write = {
+        sql,
+        args: [values === undefined ? [] : structuredClone(values), ...(config?.name === undefined ? [] : [config.name])],
+        changes: result.rowCount ?? 0,
+      };
+      const mine = open.get(this) ?? [];
+      if (/^\s*begin\b/i.test(sql)) open.set(this, [write]);
+      else if (isCommit(sql)) {
+        transactions.push([...mine, write]);
+        open.delete(this);
+      } else if (/^\s*rollback\b/i.test(sql)) open.delete(this);
+      else if (tableOf(sql) !== null || /^\s*with\b/i.test(sql)) {
+        if (open.has(this)) mine.push(write);
+        else transactions.push([write]);
+      } else reads++;
+      return result;
+    });
+  };
+  const store = openStore(url);
+  try {
+    const placed = await placeBatches(
+      store,
+      bidders,
+      batching,
+      (value) => (on = value),
+      (step) => marks.push({ step, at: transactions.length }),
+    );
+    return { transactions, reads, placed, marks };
+  } finally {
+    prototype.query = original;
+    await store.close();
+  }
+}
+
 /**
  * Runs the transactions on this database through one bare `pg` client (named statements as they were
  * named); adds each commit's time (ms) to `commitMs` and answers the CPU (us) of this process and of the
@@ -489,5 +545,126 @@ async function replayPostgres(url: string, transactions: readonly Write[][], com
     return { clientUs: used.user + used.system, backendUs };
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The latency floor's script (issue 26, target 3; bench/floor-server.ts serves it): the rows ordergate writes
+ * for each bid, recorded one bid at a time, and those of the OMS's passes, so that a bare server can write
+ * exactly them, in the batches its own load makes, and answer each bid after its rows are durable.
+ */
+export interface FloorScript {
+  dialect: 'sqlite' | 'postgres';
+  /** The database the floor server writes into: as the capture's was before it (a SQLite file, or a PostgreSQL URL). */
+  url: string;
+  /**
+   * Each bid's order-entry writes: its transaction's statements without BEGIN and COMMIT, and whatever else
+   * was written before the next bid was placed (the request audit's batch, written beside the request).
+   */
+  entries: Write[][];
+  /** Each entry's bidder: a batch writes its entries in the order of their bidders' ids, as ordergate takes its locks. */
+  entryUsers: string[];
+  /** The OMS's passes in order, each due once `after` bids' entries are written: its transactions as they ran. */
+  passes: { after: number; transactions: Write[][] }[];
+  /** The rows the script's bids write, per bid (SQLite; null for PostgreSQL, whose statements write several tables), and the OMS's batches. */
+  row_changes_per_bid: number | null;
+  oms_batch: number;
+  /** Removes the floor server's database. */
+  dispose(): Promise<void>;
+}
+
+/** A capture's writes cut at its marks: each entry mark closes a bid's writes, each OMS mark a pass's. */
+function scriptOf(
+  transactions: Write[][],
+  marks: { step: 'entry' | 'oms'; at: number }[],
+  bidders: readonly Bidder[],
+): Pick<FloorScript, 'entries' | 'entryUsers' | 'passes'> {
+  const entries: Write[][] = [];
+  const passes: FloorScript['passes'] = [];
+  let from = 0;
+  for (const { step, at } of marks) {
+    const segment = transactions.slice(from, at);
+    from = at;
+    if (step === 'entry') entries.push(segment.flat().filter((write) => !isControl(write.sql)));
+    else passes.push({ after: entries.length, transactions: segment });
+  }
+  // One bid a batch: the k-th bid is the k-th bidder's in turn (placeBatches).
+  return { entries, entryUsers: entries.map((_, k) => bidders[k % bidders.length]!.userId), passes };
+}
+
+/** SQLite's recorded writes, in order, cut into transactions: BEGIN to COMMIT, or a statement alone. */
+function sqliteTransactions(writes: readonly Write[]): Write[][] {
+  const transactions: Write[][] = [];
+  let open: Write[] | null = null;
+  for (const write of writes) {
+    if (open !== null) {
+      open.push(write);
+      if (isCommit(write.sql) || /^\s*rollback\b/i.test(write.sql)) open = null;
+    } else if (/^\s*begin\b/i.test(write.sql)) transactions.push((open = [write]));
+    else transactions.push([write]);
+  }
+  return transactions;
+}
+
+/**
+ * Records the script of `bids` bids (placed one at a time through the app, an OMS pass after every
+ * `omsBatch` of them) on a copy of the seed, and makes a second copy as the seed was: the floor server's.
+ */
+export async function latencyFloorScript(
+  seed: FloorSeed,
+  bids: number,
+  omsBatch: number,
+  postgres?: { admin: (statement: string) => Promise<void>; urlOf: (name: string) => string },
+): Promise<FloorScript> {
+  const batching: Batching = { entry: 1, oms: Math.max(1, Math.round(omsBatch)), bids };
+  if (seed.dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'ordergate-latency-floor-'));
+    const dispose = async () => rmSync(dir, { recursive: true, force: true });
+    try {
+      const [capture, serve] = [join(dir, 'capture.db'), join(dir, 'serve.db')];
+      for (const file of [capture, serve])
+        for (const suffix of ['', '-wal']) if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
+      const { writes, reads, placed, marks } = await captureSqlite(capture, seed.bidders, batching, { synced: false });
+      for (const suffix of ['', '-wal', '-shm']) rmSync(capture + suffix, { force: true });
+      const transactions = sqliteTransactions(writes);
+      // The marks count writes; the script is cut by transactions (those that had ended by each mark).
+      let ended = 0;
+      let written = 0;
+      const cut = marks.map(({ step, at }) => {
+        while (ended < transactions.length && written + transactions[ended]!.length <= at) written += transactions[ended++]!.length;
+        return { step, at: ended };
+      });
+      const { row_changes_per_bid } = summarizeWrites(transactions, placed.bids, reads);
+      return { dialect: 'sqlite', url: `sqlite:${serve}`, ...scriptOf(transactions, cut, seed.bidders), row_changes_per_bid, oms_batch: placed.oms, dispose };
+    } catch (error) {
+      await dispose();
+      throw error;
+    }
+  }
+  if (postgres === undefined) throw new Error('a PostgreSQL latency floor needs its administrator');
+  const { admin, urlOf } = postgres;
+  const [capture, serve] = [`ordergate_latency_capture_${process.pid}`, `ordergate_latency_floor_${process.pid}`];
+  const dispose = () => admin(`drop database if exists ${serve} with (force)`);
+  for (const name of [capture, serve]) {
+    await admin(`drop database if exists ${name} with (force)`);
+    await admin(`create database ${name} template ${seed.location}`);
+  }
+  // The capture's commits need not wait for the disk (its database is thrown away): its writes are the same.
+  await admin(`alter database ${capture} set synchronous_commit = off`);
+  try {
+    const { transactions, marks, placed } = await capturePostgres(urlOf(capture), seed.bidders, batching);
+    return {
+      dialect: 'postgres',
+      url: urlOf(serve),
+      ...scriptOf(transactions, marks, seed.bidders),
+      row_changes_per_bid: null,
+      oms_batch: placed.oms,
+      dispose,
+    };
+  } catch (error) {
+    await dispose();
+    throw error;
+  } finally {
+    await admin(`drop database if exists ${capture} with (force)`);
   }
 }
