@@ -79,6 +79,7 @@ const program = new Command('bench')
   .option('--preload <n>', 'compare an empty database with one holding this many orders', wholeNumber)
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
+  .option('--no-latency-floor', 'at a steady rate, leave out the latency floors (saves recording their scripts: a minute or two each)')
   .option('--no-vacuum', "leave the PostgreSQL targets' databases unvacuumed between measurements (as this machine's autovacuum, off, leaves them)")
   .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
   .option(
@@ -103,6 +104,7 @@ const options = program.opts<{
   targets: string;
   cpuProf?: boolean;
   vacuum: boolean;
+  latencyFloor: boolean;
   idempotencyKeys?: boolean;
   env: Record<string, string>;
 }>();
@@ -699,7 +701,7 @@ async function main(): Promise<number> {
     }
     // At a steady rate, the latency floor of each dialect is measured beside the targets (its own 2-second warm-up).
     const latencyFloors = new Map<'sqlite' | 'postgres', Target>();
-    if (options.rate)
+    if (options.rate && options.latencyFloor)
       for (const dialect of new Set(plan.map((t) => t.dialect))) {
         const bids = Math.ceil(options.rate * (2 + options.rounds * options.seconds) * 1.02) + 100;
         const floor = await startLatencyFloor(dialect, batching[dialect], bids);
@@ -794,10 +796,13 @@ async function main(): Promise<number> {
         // Against the disk: the p99 within twice the replay's p99 commit, plus bare's p99, in each round.
         checks.push(atMost(`${target.name}: p99 at ${options.rate} bids/s / (2 x disk p99 commit + bare p99)`, p99VsDisk(targetSamples, t.dialect), 1));
         // What is above the latency floor measured in the same rounds is ordergate's own.
-        const floorSamples = samples.get(latencyFloors.get(t.dialect)!.name)!;
-        (results[target.name] as Record<string, unknown>).p99_vs_latency_floor = Number(
-          median(targetSamples.map((s, i) => s.p99 / Math.max(0.1, floorSamples[i]!.p99))).toFixed(2),
-        );
+        const latencyFloor = latencyFloors.get(t.dialect);
+        if (latencyFloor !== undefined) {
+          const floorSamples = samples.get(latencyFloor.name)!;
+          (results[target.name] as Record<string, unknown>).p99_vs_latency_floor = Number(
+            median(targetSamples.map((s, i) => s.p99 / Math.max(0.1, floorSamples[i]!.p99))).toFixed(2),
+          );
+        }
         continue;
       }
       if (target.nodes.length === 1) {
