@@ -4,8 +4,8 @@
  * rows are durable. The rows are those ordergate wrote for one bid (bench/floor.ts, FloorScript), the next
  * bid's for each request: the requests that arrive while a batch is written are written together in the
  * next one, in one transaction (a group commit, as ordergate's order entry: one batch at a time on SQLite,
- * up to four on PostgreSQL, ordergate's write lanes), and the OMS's rows are written by a pass every pollMs
- * (at once after a pass that found a backlog), as ordergate's embedded OMS does. On SQLite the WAL is synced
+ * up to four on PostgreSQL, ordergate's write lanes), and the OMS's rows by a pass every pollMs, as
+ * ordergate's embedded OMS writes them: each recorded pass once the bids it took are written. On SQLite the WAL is synced
  * off the event loop after each commit, as ordergate syncs it (src/store/wal-sync.ts). Nothing else: no
  * authentication, no validation, no reads, no logs.
  *
@@ -197,15 +197,14 @@ function schedule(): void {
   });
 }
 
-// The OMS's passes: each written once the bids it took are (as ordergate's pass takes what has committed).
+// The OMS's passes: each recorded pass written once the bids it took are (as ordergate's pass takes what has committed).
 let nextPass = 0;
 function omsPass(): void {
   const due: Write[][] = [];
   while (nextPass < script.passes.length && script.passes[nextPass]!.after <= entriesWritten) due.push(...script.passes[nextPass++]!.transactions);
-  const backlog = nextPass < script.passes.length && script.passes[nextPass]!.after <= entriesWritten;
   const done = due.length === 0 ? Promise.resolve() : writer.writePass(due);
   done.then(
-    () => setTimeout(omsPass, backlog ? 0 : pollMs),
+    () => setTimeout(omsPass, pollMs),
     (error: unknown) => {
       process.stderr.write(`latency floor: an OMS pass failed: ${String(error)}\n`);
       process.exit(1);
