@@ -11,6 +11,10 @@
  * process and, on PostgreSQL, in the database's backend. Each target's CPU per bid is reported as a
  * multiple of (HTTP floor + write floor), the database's CPU per bid (PostgreSQL, from its backends'
  * /proc) as a multiple of the replay's backend CPU, with the rows and statements a bid costs.
+ * At a steady rate (--rate) each dialect's latency floor is measured too (bench/floor-server.ts: bare
+ * Fastify writing each bid's rows as ordergate recorded them, in group commits), and each target's p99 is
+ * given as a multiple of its floor's in the same rounds; target 3 is asked of the floors as well (printed,
+ * not in the exit code).
  *
  *   npm run bench                          throughput at saturation (50 connections, many bidders)
  *   npm run bench -- --rate 1000           latency at a steady 1,000 bids/s
