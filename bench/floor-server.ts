@@ -9,7 +9,7 @@
  * off the event loop after each commit, as ordergate syncs it (src/store/wal-sync.ts). Nothing else: no
  * authentication, no validation, no reads, no logs.
  *
- *   node --import tsx bench/floor-server.ts SCRIPT.json POLL_MS
+ *   node --import tsx bench/floor-server.ts SCRIPT.json [POLL_MS]
  *
  * It prints one JSON line on stdout: {url}. A request for which the script has no bid left is answered 500
  * (the benchmark fails on it): the script must hold as many bids as the load sends.
@@ -23,9 +23,13 @@ import type { FloorScript, Write } from './floor.js';
 
 type Script = Pick<FloorScript, 'dialect' | 'url' | 'entries' | 'entryUsers' | 'passes'>;
 
-const [scriptFile, pollArgument] = process.argv.slice(2);
-const script = JSON.parse(readFileSync(scriptFile!, 'utf8')) as Script;
-const pollMs = Number(pollArgument ?? 50);
+const [scriptFile, pollArgument = '50'] = process.argv.slice(2);
+const pollMs = Number(pollArgument);
+if (scriptFile === undefined || !Number.isInteger(pollMs) || pollMs < 1) {
+  process.stderr.write('usage: node --import tsx bench/floor-server.ts SCRIPT.json [POLL_MS, a whole number of at least 1]\n');
+  process.exit(2);
+}
+const script = JSON.parse(readFileSync(scriptFile, 'utf8')) as Script;
 /** Order entry's batches in flight at once: ordergate's write lanes (Store.writeLanes). */
 const LANES = script.dialect === 'sqlite' ? 1 : 4;
 

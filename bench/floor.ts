@@ -117,17 +117,27 @@ export interface Batching {
   bids: number;
 }
 
+/** Where a capture stood after a step of placeBatches: an entry batch answered, or an OMS pass done. */
+interface Mark {
+  step: 'entry' | 'oms';
+  /** How much the recorder had recorded by then. */
+  at: number;
+}
+
+/** What records a capture: switched on for placeBatches' bids alone, and how much it has recorded. */
+interface Recorder {
+  recording(on: boolean): void;
+  recorded(): number;
+}
+
+const NO_RECORDER: Recorder = { recording: () => undefined, recorded: () => 0 };
+
 /**
  * Places the bids in batches of `batching.entry` arriving at once through the app, and runs an OMS pass
- * after every `batching.oms` of them; every bid must end PENDING. Answers the batches it made.
+ * after every `batching.oms` of them; every bid must end PENDING. Answers the batches it made, and where
+ * the recorder stood after each step.
  */
-async function placeBatches(
-  store: Store,
-  bidders: Bidder[],
-  batching: Batching,
-  capturing: (on: boolean) => void,
-  mark: (step: 'entry' | 'oms') => void = () => undefined,
-): Promise<Batching> {
+async function placeBatches(store: Store, bidders: Bidder[], batching: Batching, recorder: Recorder): Promise<{ placed: Batching; marks: Mark[] }> {
   const batch = Math.max(1, Math.round(batching.entry));
   const batches = Math.ceil(batching.bids / batch);
   const omsEvery = Math.max(1, Math.round(batching.oms / batch));
@@ -141,7 +151,9 @@ async function placeBatches(
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('status', '=', 'PENDING')
       .executeTakeFirstOrThrow();
-    capturing(true);
+    const marks: Mark[] = [];
+    const mark = (step: Mark['step']) => marks.push({ step, at: recorder.recorded() });
+    recorder.recording(true);
     for (let b = 0; b < batches; b++) {
       const answers = await Promise.all(
         Array.from({ length: batch }, (_, i) => {
@@ -162,7 +174,7 @@ async function placeBatches(
         mark('oms');
       }
     }
-    capturing(false);
+    recorder.recording(false);
     const pending = await store.db
       .selectFrom('orders')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -170,7 +182,7 @@ async function placeBatches(
       .executeTakeFirstOrThrow();
     const placed = Number(pending.n) - Number(before.n);
     if (placed !== batch * batches) throw new Error(`write floor: ${placed} of ${batch * batches} bids reached PENDING`);
-    return { entry: batch, oms: batch * omsEvery, bids: batch * batches };
+    return { placed: { entry: batch, oms: batch * omsEvery, bids: batch * batches }, marks };
   } finally {
     await app.close();
   }
@@ -195,7 +207,7 @@ export const FLOOR_PRELOAD_BIDS = 20_000;
 
 /** The bids of the preload, in the batches the first floor is taken in. */
 async function preloadBids(store: Store, bidders: Bidder[], batching: Batching, bids: number): Promise<void> {
-  if (bids > 0) await placeBatches(store, bidders, { ...batching, bids }, () => undefined);
+  if (bids > 0) await placeBatches(store, bidders, { ...batching, bids }, NO_RECORDER);
 }
 
 /** A SQLite floor seed: a file of its own, in a directory of its own. */
@@ -256,8 +268,8 @@ interface SqliteCapture {
   writes: Write[];
   reads: number;
   placed: Batching;
-  /** For each `mark` of placeBatches, in order: the step, and how many writes had been recorded by then. */
-  marks: { step: 'entry' | 'oms'; at: number }[];
+  /** After each step of placeBatches, how many writes had been recorded. */
+  marks: Mark[];
 }
 
 /**
@@ -275,7 +287,6 @@ async function captureSqlite(file: string, bidders: Bidder[], batching: Batching
   probe.close();
   const original = { run: prototype.run, all: prototype.all, get: prototype.get };
   const writes: Write[] = [];
-  const marks: SqliteCapture['marks'] = [];
   let reads = 0;
   let on = false;
   prototype.run = function (this: Database.Statement, ...args: unknown[]) {
@@ -299,13 +310,7 @@ async function captureSqlite(file: string, bidders: Bidder[], batching: Batching
   // written every 20 ms, then take more bids each (the write floor keeps the synced capture's).
   const store = openStore(`sqlite:${file}`, options.synced ? {} : { sqliteDataSync: async () => undefined });
   try {
-    const placed = await placeBatches(
-      store,
-      bidders,
-      batching,
-      (value) => (on = value),
-      (step) => marks.push({ step, at: writes.length }),
-    );
+    const { placed, marks } = await placeBatches(store, bidders, batching, { recording: (value) => (on = value), recorded: () => writes.length });
     return { writes, reads, placed, marks };
   } finally {
     Object.assign(prototype, original);
@@ -454,8 +459,8 @@ interface PostgresCapture {
   transactions: Write[][];
   reads: number;
   placed: Batching;
-  /** For each `mark` of placeBatches, in order: the step, and how many transactions had been recorded by then. */
-  marks: { step: 'entry' | 'oms'; at: number }[];
+  /** After each step of placeBatches, how many transactions had been recorded. */
+  marks: Mark[];
 }
 
 /**
@@ -468,7 +473,6 @@ async function capturePostgres(url: string, bidders: Bidder[], batching: Batchin
   const original = prototype.query;
   const open = new Map<pg.Client, Write[]>();
   const transactions: Write[][] = [];
-  const marks: PostgresCapture['marks'] = [];
   let reads = 0;
   let on = false;
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
@@ -500,13 +504,10 @@ async function capturePostgres(url: string, bidders: Bidder[], batching: Batchin
   };
   const store = openStore(url);
   try {
-    const placed = await placeBatches(
-      store,
-      bidders,
-      batching,
-      (value) => (on = value),
-      (step) => marks.push({ step, at: transactions.length }),
-    );
+    const { placed, marks } = await placeBatches(store, bidders, batching, {
+      recording: (value) => (on = value),
+      recorded: () => transactions.length,
+    });
     return { transactions, reads, placed, marks };
   } finally {
     prototype.query = original;
@@ -574,11 +575,7 @@ export interface FloorScript {
 }
 
 /** A capture's writes cut at its marks: each entry mark closes a bid's writes, each OMS mark a pass's. */
-function scriptOf(
-  transactions: Write[][],
-  marks: { step: 'entry' | 'oms'; at: number }[],
-  bidders: readonly Bidder[],
-): Pick<FloorScript, 'entries' | 'entryUsers' | 'passes'> {
+function scriptOf(transactions: Write[][], marks: readonly Mark[], bidders: readonly Bidder[]): Pick<FloorScript, 'entries' | 'entryUsers' | 'passes'> {
   const entries: Write[][] = [];
   const passes: FloorScript['passes'] = [];
   let from = 0;
