@@ -77,6 +77,17 @@ async function untilStatus(client: OrdergateClient, orderId: string, status: str
   }
 }
 
+/** The offer as the offers' list reads it, once its indicative figures are published. */
+async function untilIndicative(client: OrdergateClient, offerId: string) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const offer = (await client.offers()).data.offers.find((listed) => listed.offer_id === offerId);
+    if (offer !== undefined && offer.indicative !== null) return offer;
+    if (Date.now() > deadline) throw new Error(`offer ${offerId} got no indicative figures`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('sessions and reads', () => {
   it('logs in, keeps the token and the key, validates the session and reads the balance', async () => {
     const client = new OrdergateClient({ baseUrl: forwarder.url });
@@ -109,9 +120,12 @@ describe('OFS offers', () => {
     const imported = await runOrdergate(['ofs', 'import', file], { env: space.env });
     expect(imported.code, imported.stderr).toBe(0);
     const client = await loggedIn();
-    const offers = await client.offers();
-    const acme = offers.data.offers.find((offer) => offer.offer_id === 'ACME-OFS-1');
-    expect(acme?.portions).toEqual({
+    // The offer's first indicative figures appear at the OMS's first pass after the import (an idle node
+    // passes every 250 ms), and later ones only as bids change them: the two reads below are compared once
+    // the first are there, so that no pass can fall between them and change one read and not the other.
+    const acme = await untilIndicative(client, 'ACME-OFS-1');
+    expect(acme.indicative).toMatchObject({ quantity: 0, price: null });
+    expect(acme.portions).toEqual({
       total: 1_000_000,
       retail_reserved: 125_000,
       non_retail: 875_000,
