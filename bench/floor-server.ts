@@ -29,7 +29,17 @@ if (scriptFile === undefined || !Number.isInteger(pollMs) || pollMs < 1) {
   process.stderr.write('usage: node --import tsx bench/floor-server.ts SCRIPT.json [POLL_MS, a whole number of at least 1]\n');
   process.exit(2);
 }
-const script = JSON.parse(readFileSync(scriptFile, 'utf8')) as Script;
+let script: Script;
+try {
+  script = JSON.parse(readFileSync(scriptFile, 'utf8')) as Script;
+} catch (error) {
+  process.stderr.write(`floor-server: cannot read the script ${scriptFile}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(2);
+}
+if ((script.dialect !== 'sqlite' && script.dialect !== 'postgres') || !Array.isArray(script.entries) || !Array.isArray(script.passes)) {
+  process.stderr.write(`floor-server: ${scriptFile} is not a latency floor script (bench/floor.ts, FloorScript)\n`);
+  process.exit(2);
+}
 /** Order entry's batches in flight at once: ordergate's write lanes (Store.writeLanes). */
 const LANES = script.dialect === 'sqlite' ? 1 : 4;
 

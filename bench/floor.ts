@@ -77,12 +77,13 @@ const isCommit = (sql: string) => /^\s*commit\b/i.test(sql);
 
 const median = (values: number[]) => percentile(values, 50);
 
-function summarizeWrites(transactions: Write[][], bids: number, reads: number) {
+/** The rows and statements per bid of these writes (in any grouping: they are counted one by one). */
+function summarizeWrites(recorded: readonly Write[], bids: number, reads: number) {
   const rows: WriteFloor['rows_per_bid'] = {};
   let writes = 0;
   let commits = 0;
   let changes = 0;
-  for (const write of transactions.flat()) {
+  for (const write of recorded) {
     if (isControl(write.sql)) {
       if (isCommit(write.sql)) commits++;
       continue;
@@ -235,14 +236,8 @@ export async function sqliteWriteFloor(seed: FloorSeed, batching: Batching): Pro
     const files = [base, ...Array.from({ length: REPLAYS }, (_, i) => join(dir, `replay-${i}.db`))];
     for (const file of files) for (const suffix of ['', '-wal']) if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
     const replayFiles = files.slice(1);
+    // One connection: the writes are in commit order already, and are replayed as they ran.
     const { writes, reads, placed } = await captureSqlite(base, seed.bidders, batching, { synced: true });
-
-    // One connection: the writes are in commit order already.
-    const transactions: Write[][] = [[]];
-    for (const write of writes) {
-      transactions.at(-1)!.push(write);
-      if (isCommit(write.sql)) transactions.push([]);
-    }
 
     const commitMs: number[] = [];
     const cpuUs = replayFiles.map((replayFile) => replaySqlite(replayFile, writes, commitMs));
@@ -252,7 +247,7 @@ export async function sqliteWriteFloor(seed: FloorSeed, batching: Batching): Pro
       bids,
       entry_batch: placed.entry,
       oms_batch: placed.oms,
-      ...summarizeWrites(transactions, bids, reads),
+      ...summarizeWrites(writes, bids, reads),
       client_cpu_us_per_bid: Math.round(median(cpuUs) / bids),
       backend_cpu_us_per_bid: null,
       commit_p50_ms: Number(percentile(commitMs, 50).toFixed(2)),
@@ -432,7 +427,7 @@ export async function postgresWriteFloor(
     );
     await client.end();
     const { bids } = placed;
-    const summary = summarizeWrites(transactions, bids, reads);
+    const summary = summarizeWrites(transactions.flat(), bids, reads);
     const perBid = (n: string) => Number((Number(n) / bids).toFixed(2));
     summary.rows_per_bid = Object.fromEntries(
       stats.rows.map((row) => [row.relname, { inserted: perBid(row.ins), updated: perBid(row.upd), deleted: perBid(row.del) }]),
@@ -631,7 +626,7 @@ export async function latencyFloorScript(
         while (ended < transactions.length && written + transactions[ended]!.length <= at) written += transactions[ended++]!.length;
         return { step, at: ended };
       });
-      const { row_changes_per_bid } = summarizeWrites(transactions, placed.bids, reads);
+      const { row_changes_per_bid } = summarizeWrites(writes, placed.bids, reads);
       return { dialect: 'sqlite', url: `sqlite:${serve}`, ...scriptOf(transactions, cut, seed.bidders), row_changes_per_bid, oms_batch: placed.oms, dispose };
     } catch (error) {
       await dispose();

@@ -579,12 +579,18 @@ async function startLatencyFloor(dialect: 'sqlite' | 'postgres', batching: Batch
   const started = Date.now();
   const seed = await floorSeed(dialect, batching);
   const script: FloorScript = await latencyFloorScript(seed, bids, batching.oms, { admin: postgresAdmin, urlOf: postgresUrlOf });
-  const dir = mkdtempSync(join(tmpdir(), 'ordergate-latency-floor-script-'));
-  const file = join(dir, 'script.json');
   const { dispose: removeDatabase, ...wire } = script;
-  writeFileSync(file, JSON.stringify(wire));
-  const node = await startBenchServer(['floor-server.ts', file, options.env.OMS_POLL_MS ?? String(DEFAULT_OMS_POLL_MS)]);
-  rmSync(dir, { recursive: true, force: true });
+  // Its database goes with the run's cleanups from now on, even if the server never starts.
+  cleanups.push(removeDatabase);
+  const dir = mkdtempSync(join(tmpdir(), 'ordergate-latency-floor-script-'));
+  let node: Node;
+  try {
+    const file = join(dir, 'script.json');
+    writeFileSync(file, JSON.stringify(wire));
+    node = await startBenchServer(['floor-server.ts', file, options.env.OMS_POLL_MS ?? String(DEFAULT_OMS_POLL_MS)]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   log(
     `${dialect} latency floor: ${script.entries.length} bids recorded one at a time (` +
       `${script.row_changes_per_bid === null ? '' : `${script.row_changes_per_bid} row changes/bid, `}OMS passes of ${script.oms_batch}) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
@@ -595,10 +601,7 @@ async function startLatencyFloor(dialect: 'sqlite' | 'postgres', batching: Batch
     bidders: [],
     store: null,
     database: dialect === 'postgres' ? new URL(script.url).pathname.slice(1) : null,
-    dispose: async () => {
-      await stopNode(node);
-      await removeDatabase();
-    },
+    dispose: () => stopNode(node),
   };
   cleanups.push(target.dispose);
   return target;

@@ -69,23 +69,30 @@ function losingFirstAnswer(sent: Headers[]): typeof fetch {
   };
 }
 
-async function untilStatus(client: OrdergateClient, orderId: string, status: string): Promise<void> {
+/** What `read` answers once it is defined, read every 50 ms for at most 15 s (else it fails, saying what never came). */
+async function until<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 15_000;
-  while ((await client.orderBook({ order_id: orderId })).data[0]?.status !== status) {
-    if (Date.now() > deadline) throw new Error(`order ${orderId} did not reach ${status}`);
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} within 15 s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
+async function untilStatus(client: OrdergateClient, orderId: string, status: string): Promise<void> {
+  await until(
+    async () => ((await client.orderBook({ order_id: orderId })).data[0]?.status === status ? true : undefined),
+    `order ${orderId} did not reach ${status}`,
+  );
+}
+
 /** The offer as the offers' list reads it, once its indicative figures are published. */
-async function untilIndicative(client: OrdergateClient, offerId: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+function untilIndicative(client: OrdergateClient, offerId: string) {
+  return until(async () => {
     const offer = (await client.offers()).data.offers.find((listed) => listed.offer_id === offerId);
-    if (offer !== undefined && offer.indicative !== null) return offer;
-    if (Date.now() > deadline) throw new Error(`offer ${offerId} got no indicative figures`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return offer !== undefined && offer.indicative !== null ? offer : undefined;
+  }, `offer ${offerId} got no indicative figures`);
 }
 
 describe('sessions and reads', () => {
