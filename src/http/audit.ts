@@ -88,16 +88,18 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
   const arrivals = new WeakMap<FastifyRequest, number>();
   recorder.reportFailuresTo(app.log);
 
-  app.addHook('onRequest', async (request) => {
+  // Both hooks with callbacks, not promises: their work is synchronous, and they run on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
     if (isOrderEntry(request)) arrivals.set(request, recorder.now());
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!isOrderEntry(request) || request.caller === null) return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!isOrderEntry(request) || request.caller === null) return done(null, payload);
     const { code, orderId } = answerFacts(payload);
     // A call the per-user rate limit refused did nothing and is not recorded: otherwise a user could add
     // rows as fast as the server answers 429s. Its trace is the access log's line (with its request id).
-    if (code === Errors.RATE_LIMITED.code) return payload;
+    if (code === Errors.RATE_LIMITED.code) return done(null, payload);
     const path = capText(storable(request.url), AUDIT_PATH_MAX_BYTES);
     const whole = storedBody(request);
     const body = whole === null ? null : capText(whole, AUDIT_BODY_MAX_BYTES);
@@ -117,7 +119,7 @@ export function registerAuditHooks(app: App, recorder: AuditRecorder): void {
       body: body?.text ?? null,
       bodyCut: body?.cut ?? null,
     });
-    return payload;
+    done(null, payload);
   });
 
   // After the server has stopped answering: the last records are written before the store closes.

@@ -228,13 +228,35 @@ const LOCK_ORDERS = {
 const LAST_HISTORY_ID_AND_WEBHOOKS = `select last_insert_rowid() as last,
     exists (select 1 from webhooks where removed_at is null and user_id in (select value from json_each(?))) as hooked`;
 
-const EXPOSURE_SELECT = `select e.user_id, e.symbol, e.exchange, e.scrip_token, e.price_value_paise, e.cutoff_quantity,
-    i.retail_cutoff_price_paise, i.floor_price_paise
-  from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token`;
+/** A retail total with the prices of its issue: the columns read, and their names in a row. */
+const EXPOSURE_READ = [
+  'e.user_id',
+  'e.symbol',
+  'e.exchange',
+  'e.scrip_token',
+  'e.price_value_paise',
+  'e.cutoff_quantity',
+  'i.retail_cutoff_price_paise',
+  'i.floor_price_paise',
+] as const;
+const EXPOSURE_ROW_COLUMNS: readonly string[] = EXPOSURE_READ.map((column) => column.slice('e.'.length));
+const EXPOSURE_FROM = 'from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token';
 const EXPOSURES = {
-  sqlite: `${EXPOSURE_SELECT} where e.user_id in (select value from json_each(?))`,
-  postgres: `${EXPOSURE_SELECT} where e.user_id = any($1::text[])`,
+  // Read as one JSON array per row (jsonRows), as the orders the OMS locks are: eight values a row.
+  sqlite: `select ${jsonArrayOf(EXPOSURE_READ)} ${EXPOSURE_FROM} where e.user_id in (select value from json_each(?))`,
+  postgres: `select ${EXPOSURE_READ.join(', ')} ${EXPOSURE_FROM} where e.user_id = any($1::text[])`,
 };
+
+interface ExposureRow {
+  user_id: string;
+  symbol: string;
+  exchange: string;
+  scrip_token: number;
+  price_value_paise: number;
+  cutoff_quantity: number;
+  retail_cutoff_price_paise: number | null;
+  floor_price_paise: number;
+}
 
 /** Adds each user's events of a batch to their counter, answering the counters after it. */
 const RESERVE_EVENT_IDS = {
@@ -461,16 +483,10 @@ export class OrderRepository {
   async exposures(storeTx: StoreTx, userIds: readonly string[]): Promise<RetailExposure[]> {
     const tx = openTx(storeTx);
     if (userIds.length === 0) return [];
-    const rows = await queryWithList<{
-      user_id: string;
-      symbol: string;
-      exchange: string;
-      scrip_token: number;
-      price_value_paise: number;
-      cutoff_quantity: number;
-      retail_cutoff_price_paise: number | null;
-      floor_price_paise: number;
-    }>(tx, EXPOSURES, [...new Set(userIds)]);
+    const ids = [...new Set(userIds)];
+    const rows = tx.sqlite
+      ? tx.sqlite.jsonRows<ExposureRow>(EXPOSURES.sqlite, EXPOSURE_ROW_COLUMNS, listParameter('sqlite', ids))
+      : await queryWithList<ExposureRow>(tx, EXPOSURES, ids);
     return rows.map((row) => ({
       userId: row.user_id,
       symbol: row.symbol,

@@ -76,16 +76,42 @@ interface CredentialRow {
 
 // A disabled user's sessions are revoked when the user is disabled; reading `disabled_at` with them keeps
 // every token of the user refused even if a login committed its session in between.
-const credentialsSql = (tokens: string, keys: string) => `
-  select 'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category, u.disabled_at, null as allowed_ips
+const credentialsSql = (tokens: string, keys: string, row: (columns: string) => string) => `
+  select ${row(`'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category, u.disabled_at, null as allowed_ips`)}
   from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
   union all
-  select 'key' as kind, key_hash as hash, user_id, null, null, null, null, allowed_ips from api_keys where key_hash ${keys} and revoked_at is null`;
+  select ${row(`'key' as kind, key_hash as hash, user_id, null, null, null, null, allowed_ips`)} from api_keys where key_hash ${keys} and revoked_at is null`;
 
+/**
+ * On SQLite each row is one JSON array of the columns (`json_array`, the names dropped: a union's columns
+ * are the first select's), parsed into a CredentialRow: better-sqlite3 on Node 20 sets a row's values one
+ * by one from C++, about 930 instructions each, and this query's two rows per bid (the session and the key)
+ * were 16 of them, the most of any read (docs/design/performance.md, "The credentials' rows as JSON").
+ * Integers (within 2^53), text and null, which JSON carries exactly.
+ */
 const CREDENTIALS = {
-  sqlite: credentialsSql('in (select value from json_each(?))', 'in (select value from json_each(?))'),
-  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])'),
+  sqlite: credentialsSql(
+    'in (select value from json_each(?))',
+    'in (select value from json_each(?))',
+    (columns) => `json_array(${columns.replaceAll(/ as \w+/g, '')}) as row`,
+  ),
+  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])', (columns) => columns),
 };
+
+/** A credentials row as SQLite answers it (see CREDENTIALS). */
+function credentialRowOfJson(json: string): CredentialRow {
+  const [kind, hash, user_id, expires_at, revoked_at, category, disabled_at, allowed_ips] = JSON.parse(json) as [
+    CredentialRow['kind'],
+    string,
+    string,
+    number,
+    number | null,
+    string | null,
+    number | null,
+    string | null,
+  ];
+  return { kind, hash, user_id, expires_at, revoked_at, category, disabled_at, allowed_ips };
+}
 
 interface CredentialLookup {
   tokenHash: string;
@@ -441,12 +467,13 @@ export class UserRepository {
     const tokenHashes = [...new Set(lookups.map((lookup) => lookup.tokenHash))];
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
     // Sessions and key owners in one query (one round trip), one SQL text whatever the number of look-ups.
-    const result = await this.credentialsDb.executeQuery<CredentialRow>(
+    const result = await this.credentialsDb.executeQuery<CredentialRow | { row: string }>(
       CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
     );
+    const rows = this.dialect === 'sqlite' ? (result.rows as { row: string }[]).map(({ row }) => credentialRowOfJson(row)) : (result.rows as CredentialRow[]);
     const sessionOf = new Map<string, Session>();
     const keyOf = new Map<string, { owner: string; addresses: readonly string[] }>();
-    for (const row of result.rows) {
+    for (const row of rows) {
       if (row.kind === 'key') keyOf.set(row.hash, { owner: row.user_id, addresses: addressesOf(row.allowed_ips, null).addresses });
       else {
         sessionOf.set(row.hash, {
