@@ -239,7 +239,7 @@ const EXPOSURE_READ = [
   'i.retail_cutoff_price_paise',
   'i.floor_price_paise',
 ] as const;
-const EXPOSURE_ROW_COLUMNS: readonly string[] = EXPOSURE_READ.map((column) => column.slice('e.'.length));
+const EXPOSURE_ROW_COLUMNS: readonly string[] = EXPOSURE_READ.map((column) => column.slice(column.indexOf('.') + 1));
 const EXPOSURE_FROM = 'from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token';
 const EXPOSURES = {
   // Read as one JSON array per row (jsonRows), as the orders the OMS locks are: eight values a row.
