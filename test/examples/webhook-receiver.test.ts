@@ -20,8 +20,8 @@ const BODY_END = 64 * 1024 * 1024;
  * The status line a receiver answers to this request head, sent on a plain socket; with `chunked`, followed
  * by 64 KiB chunks until the answer comes (or BODY_END). A receiver that refuses a body without reading it
  * closes the connection while the client still writes, and the client's writes then fail (EPIPE,
- * ECONNRESET): fetch fails the whole request then, whether it had read the answer or not, so a test through
- * fetch failed now and then. Here the answer read is what counts, and the bytes sent are counted.
+ * ECONNRESET): through fetch, this test failed now and then with `fetch failed` caused by EPIPE (a
+ * clean-clone CI run, 2026-12-02). Here the answer read is what counts, and the bytes sent are counted.
  */
 function answerTo(port: number, head: string, chunked: boolean): Promise<{ statusLine: string; sent: number }> {
   return new Promise((resolve, reject) => {
