@@ -55,6 +55,7 @@ const HTTP_SQLITE_ONLY = [
   'stream-limits',
   'socket-connection-cap',
   'load-shedding',
+  'duplicate-headers',
 ].map((name) => `test/http/${name}.test.ts`);
 
 export default defineConfig(async () => {

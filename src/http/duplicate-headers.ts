@@ -11,27 +11,22 @@ import type { App } from './app-type.js';
 export const SINGLE_HEADERS: ReadonlySet<string> = new Set(['authorization', 'x-api-key', 'idempotency-key', 'last-event-id', 'if-match', 'content-type']);
 
 /**
- * Whether a header name of this length could be one of SINGLE_HEADERS: a name is a token of ASCII
- * characters, so lower-casing keeps its length, and most of a request's headers (host, content-length,
- * user-agent...) are passed over without being lower-cased (one of the request path's larger string costs).
+ * The lengths of SINGLE_HEADERS' names. A header name is a token of ASCII characters, so lower-casing keeps
+ * its length: most of a request's headers (host, content-length, user-agent...) are passed over without
+ * being lower-cased, one of the request path's larger string costs.
  */
-const SINGLE_HEADER_LENGTHS: readonly boolean[] = (() => {
-  const lengths: boolean[] = [];
-  for (const name of SINGLE_HEADERS) lengths[name.length] = true;
-  return lengths;
-})();
+const SINGLE_HEADER_LENGTHS: ReadonlySet<number> = new Set([...SINGLE_HEADERS].map((name) => name.length));
 
 /** The first header of SINGLE_HEADERS that the raw header list (name, value, name, value, ...) holds more than once. */
 export function repeatedHeader(rawHeaders: readonly string[]): string | undefined {
   let seen: Set<string> | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const raw = rawHeaders[i]!;
-    if (SINGLE_HEADER_LENGTHS[raw.length] !== true) continue;
+    if (!SINGLE_HEADER_LENGTHS.has(raw.length)) continue;
     const name = raw.toLowerCase();
     if (!SINGLE_HEADERS.has(name)) continue;
-    if (seen === undefined) seen = new Set();
-    else if (seen.has(name)) return name;
-    seen.add(name);
+    if (seen?.has(name)) return name;
+    (seen ??= new Set()).add(name);
   }
   return undefined;
 }

@@ -32,6 +32,16 @@ export function jsonArrayOf(columns: readonly string[]): string {
   return `json_array(${columns.join(', ')})`;
 }
 
+/**
+ * The row object, named by `columns`, of one row read as the JSON text of `jsonArrayOf` its values. For
+ * columns of integers (within 2^53), text and null: JSON holds no blob, and parses a real written as `1.0`
+ * as 1. jsonRows reads rows so in a transaction; a query read through Kysely parses its column with this.
+ */
+export function jsonRowReader<R>(columns: readonly string[]): (json: string) => R {
+  const make = rowMaker(columns);
+  return (json) => make(JSON.parse(json) as unknown[]) as R;
+}
+
 /** A prepared statement, and for one that returns rows (in raw mode) the maker of its row objects. */
 interface Prepared {
   statement: BetterSqlite3.Statement;
@@ -46,8 +56,8 @@ interface Prepared {
  */
 export class StatementCachingConnection implements DatabaseConnection {
   private readonly prepared = new Map<string, Prepared>();
-  /** jsonRows' row makers, by their column lists (constants of the code). */
-  private readonly jsonMakers = new WeakMap<readonly string[], RowMaker>();
+  /** jsonRows' row readers, by their column lists (constants of the code). */
+  private readonly jsonReaders = new WeakMap<readonly string[], (json: string) => unknown>();
 
   /**
    * `walSync`: the WAL's sync after each commit (wal-sync.ts); null for a database without one (in memory).
@@ -99,14 +109,14 @@ export class StatementCachingConnection implements DatabaseConnection {
    * The rows of a query whose select list is one JSON array of `columns`' values (`select ${jsonArrayOf(columns)}
    * from ...`), as objects named by `columns`. better-sqlite3 on Node 20 makes a row it reads as values by
    * one V8 `Set` per value (about 930 instructions each: 32 for an order); one text per row, parsed by
-   * JSON.parse, costs a fraction of that for a wide row (docs/design/performance.md). For columns of
-   * integers (within 2^53), text and null: JSON holds no blob, and parses a real written as `1.0` as 1.
+   * JSON.parse, costs a fraction of that for a wide row (docs/design/performance.md). Its columns' types:
+   * see jsonRowReader.
    */
   jsonRows<R>(sql: string, columns: readonly string[], ...parameters: unknown[]): R[] {
     const { statement } = this.reader(sql);
-    let make = this.jsonMakers.get(columns);
-    if (make === undefined) this.jsonMakers.set(columns, (make = rowMaker(columns)));
-    return (statement.all(...parameters) as [string][]).map((values) => make(JSON.parse(values[0]) as unknown[])) as R[];
+    let read = this.jsonReaders.get(columns);
+    if (read === undefined) this.jsonReaders.set(columns, (read = jsonRowReader(columns)));
+    return (statement.all(...parameters) as [string][]).map((values) => read(values[0])) as R[];
   }
 
   private reader(sql: string): { statement: BetterSqlite3.Statement; make: RowMaker } {

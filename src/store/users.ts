@@ -4,6 +4,7 @@ import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { listParameter } from './bulk.js';
 import type { DialectName } from './database.js';
 import { prepareQuery, type PreparedQuery } from './prepared.js';
+import { jsonArrayOf, jsonRowReader } from './sqlite-driver.js';
 import { issueCategoryOf, userCategoryOf, type MarginType, type UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { KeyAddresses } from '../domain/static-ip.js';
@@ -76,42 +77,28 @@ interface CredentialRow {
 
 // A disabled user's sessions are revoked when the user is disabled; reading `disabled_at` with them keeps
 // every token of the user refused even if a login committed its session in between.
-const credentialsSql = (tokens: string, keys: string, row: (columns: string) => string) => `
-  select ${row(`'session' as kind, s.token_hash as hash, s.user_id, s.expires_at, s.revoked_at, u.category, u.disabled_at, null as allowed_ips`)}
-  from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
+/** CredentialRow's columns, and what each of the query's two selects answers for them. */
+const CREDENTIAL_COLUMNS = ['kind', 'hash', 'user_id', 'expires_at', 'revoked_at', 'category', 'disabled_at', 'allowed_ips'];
+const SESSION_VALUES = ["'session'", 's.token_hash', 's.user_id', 's.expires_at', 's.revoked_at', 'u.category', 'u.disabled_at', 'null'];
+const KEY_VALUES = ["'key'", 'key_hash', 'user_id', 'null', 'null', 'null', 'null', 'allowed_ips'];
+
+const credentialsSql = (tokens: string, keys: string, selectList: (values: readonly string[]) => string) => `
+  select ${selectList(SESSION_VALUES)} from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
   union all
-  select ${row(`'key' as kind, key_hash as hash, user_id, null, null, null, null, allowed_ips`)} from api_keys where key_hash ${keys} and revoked_at is null`;
+  select ${selectList(KEY_VALUES)} from api_keys where key_hash ${keys} and revoked_at is null`;
 
 /**
- * On SQLite each row is one JSON array of the columns (`json_array`, the names dropped: a union's columns
- * are the first select's), parsed into a CredentialRow: better-sqlite3 on Node 20 sets a row's values one
- * by one from C++, about 930 instructions each, and this query's two rows per bid (the session and the key)
- * were 16 of them, the most of any read (docs/design/performance.md, "The credentials' rows as JSON").
- * Integers (within 2^53), text and null, which JSON carries exactly.
+ * On SQLite each row is one JSON array of the values (`jsonArrayOf`), parsed into a CredentialRow
+ * (`jsonRowReader`): better-sqlite3 on Node 20 sets a row's values one by one from C++, about 930
+ * instructions each, and this query's two rows per bid (the session and the key) were 16 of them, the most
+ * of any read (docs/design/performance.md, "The credentials' rows as JSON"). On PostgreSQL the columns,
+ * named by the first select (a union's names are its first select's).
  */
 const CREDENTIALS = {
-  sqlite: credentialsSql(
-    'in (select value from json_each(?))',
-    'in (select value from json_each(?))',
-    (columns) => `json_array(${columns.replaceAll(/ as \w+/g, '')}) as row`,
-  ),
-  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])', (columns) => columns),
+  sqlite: credentialsSql('in (select value from json_each(?))', 'in (select value from json_each(?))', (values) => `${jsonArrayOf(values)} as row`),
+  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])', (values) => values.map((value, i) => `${value} as ${CREDENTIAL_COLUMNS[i]}`).join(', ')),
 };
-
-/** A credentials row as SQLite answers it (see CREDENTIALS). */
-function credentialRowOfJson(json: string): CredentialRow {
-  const [kind, hash, user_id, expires_at, revoked_at, category, disabled_at, allowed_ips] = JSON.parse(json) as [
-    CredentialRow['kind'],
-    string,
-    string,
-    number,
-    number | null,
-    string | null,
-    number | null,
-    string | null,
-  ];
-  return { kind, hash, user_id, expires_at, revoked_at, category, disabled_at, allowed_ips };
-}
+const credentialRowOfJson = jsonRowReader<CredentialRow>(CREDENTIAL_COLUMNS);
 
 interface CredentialLookup {
   tokenHash: string;
