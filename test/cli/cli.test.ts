@@ -239,14 +239,21 @@ describe('ordergate ofs import', () => {
   });
 
   it('registers an offer with its portions in shares, then takes the green shoe and the eligible employees', async () => {
-    const imported = await ordergate(['ofs', 'import', issueFile('offer', [offerImport(), sbin])]);
+    // The commands run on the real clock: T closed, T+1 not yet open (T opened 12 hours ago, on the minute),
+    // when employees are still taken and an under-subscribed T day waits for the operator's answer. Fixed
+    // dates here made the test fail once the real clock passed their T+1 opening.
+    const hour = 60 * 60 * 1000;
+    const tOpensAt = Math.floor(Date.now() / 60_000) * 60_000 - 12 * hour;
+    const instant = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+    const session = (opensAt: number) => `${instant(opensAt)}/${instant(opensAt + 6.25 * hour)}`;
+    const imported = await ordergate(['ofs', 'import', issueFile('offer', [offerImport({}, tOpensAt), sbin])]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toBe(
       [
         'registered: offer ACME-OFS-1 ACME listings=BSE_EQ:800001(A/A/-),NSE_EQ:700001(RS/IS/ES) floor=100.00 tick=0.05 base=1000000 ' +
           'green_shoe=1000000(not exercised) total=1000000 retail_reserved=125000 non_retail=875000 mf_ic_reserved=250000 employee=20000 ' +
           'single_bidder_cap=250000 retail_discount=Rs2.50off retail_price=UNIFORM employee_discount=5%off allocation=PRICE_PRIORITY ' +
-          't_day=2026-12-01T03:45:00Z/2026-12-01T10:00:00Z t1_day=2026-12-02T03:45:00Z/2026-12-02T10:00:00Z settlement=by-day',
+          `t_day=${session(tOpensAt)} t1_day=${session(tOpensAt + 24 * hour)} settlement=by-day`,
         'registered: NSE_EQ 500112 SBIN OF floor=100.00 tick=0.05 retail_cutoff=none offer_quantity=1000000 allocation=PROPORTIONATE non_retail=2026-11-23T03:45:00Z/2026-11-23T10:00:00Z retail=2026-11-24T03:45:00Z/2026-11-24T10:00:00Z settlement=T+1',
         '',
       ].join('\n'),
