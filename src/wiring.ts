@@ -1,5 +1,5 @@
 /** Builds the services of one process over an open store: used by the server, the CLI and the tests. */
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuditRecorder } from './services/audit.js';
 import { AuthService } from './services/auth.js';
@@ -9,6 +9,7 @@ import { OfsBookService } from './services/ofs-book.js';
 import { OfsOfferService } from './services/ofs-offers.js';
 import { DEFAULT_INDICATIVE_POLL_MS, IndicativeFeed } from './services/indicative-feed.js';
 import { OfsOfferRepository } from './store/ofs-offers.js';
+import { TradingHolidayRepository } from './store/trading-holidays.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
 import { OrderEntryService } from './services/order-entry.js';
@@ -29,6 +30,8 @@ import { UserRepository } from './store/users.js';
 import type { ExchangeAdapter } from './oms/exchange.js';
 import { SimulatedExchange } from './oms/simulated-exchange.js';
 import { OmsWorker } from './oms/worker.js';
+import { InstrumentGuard, type InstrumentMetrics } from './oms/instrument-guard.js';
+import { InstrumentFaultRepository } from './store/instrument-faults.js';
 import { OmsRepository } from './store/oms.js';
 import { SimExchangeRepository } from './store/sim-exchange.js';
 import { WebhookRepository } from './store/webhooks.js';
@@ -74,6 +77,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
   const orders = new OrderRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
   const offers = new OfsOfferRepository(store.db);
+  const holidays = new TradingHolidayRepository(store.db);
   const algos = new AlgoRepository(store.db, store.dialect);
   const algoGate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...options.algo });
   const orderEntry = new OrderEntryService(store, issues, offers, orders, { gate: algoGate, registry: algos }, now, options.metrics?.orderEntry);
@@ -106,8 +110,8 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
-    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now, offers),
-    ofsOffers: new OfsOfferService(offers, now),
+    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now, offers, holidays),
+    ofsOffers: new OfsOfferService(offers, holidays, now),
   };
 }
 
@@ -134,24 +138,39 @@ export interface OmsOptions {
   workerId?: string;
   /** Outbox entries claimed at once (tests make it small to interleave several workers). */
   batchSize?: number;
-  /** The process's metrics (exchange calls, failed passes). */
+  /** The process's metrics (exchange calls, failed passes, instruments' failures). */
   metrics?: OmsMetrics;
 }
 
-/** The simulated OFS exchange over the store, with the given clock. */
-export function createSimulatedExchange(store: Store, now: () => number = Date.now): SimulatedExchange {
+/** The guard that keeps each instrument's work apart, over the store's failure records (oms/instrument-guard.ts). */
+export function createInstrumentGuard(store: Store, now: () => number, logger: Logger, metrics?: InstrumentMetrics): InstrumentGuard {
+  return new InstrumentGuard(new InstrumentFaultRepository(store.db), now, logger, metrics);
+}
+
+/**
+ * The simulated OFS exchange over the store, with the given clock; its allocations run under `guard` (the
+ * OMS worker's: createOmsWorker passes its own; by default one that logs nothing, for tests).
+ */
+export function createSimulatedExchange(
+  store: Store,
+  now: () => number = Date.now,
+  guard: InstrumentGuard = createInstrumentGuard(store, now, pino({ level: 'silent' })),
+): SimulatedExchange {
   return new SimulatedExchange(
     store,
     new SimExchangeRepository(store.db, store.dialect),
     new OfsIssueRepository(store.db),
     new OfsOfferRepository(store.db),
     now,
+    guard,
   );
 }
 
 /** The OMS worker over the store (not started). */
 export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
   const now = options.now ?? Date.now;
+  const logger = options.logger.child({ component: 'oms' });
+  const guard = createInstrumentGuard(store, now, logger, options.metrics);
   return new OmsWorker({
     store,
     orders: new OrderRepository(store.db, store.dialect),
@@ -159,9 +178,11 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     offers: new OfsOfferRepository(store.db),
     oms: new OmsRepository(store.db, store.dialect),
     funds: new FundsRepository(store.db, store.dialect),
-    exchange: options.exchange ?? createSimulatedExchange(store, now),
+    exchange: options.exchange ?? createSimulatedExchange(store, now, guard),
     now,
-    logger: options.logger.child({ component: 'oms' }),
+    logger,
+    guard,
+    holidays: new TradingHolidayRepository(store.db),
     ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     ...(options.workerId !== undefined && { workerId: options.workerId }),

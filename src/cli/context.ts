@@ -3,6 +3,7 @@
  * hints), and the store it works on, opened from DATABASE_URL, migrated first and always closed, so that
  * the command exits as soon as its work is done.
  */
+import { readFile } from 'node:fs/promises';
 import { loadConfig, type Config } from '../config.js';
 import { AdminService } from '../services/admin.js';
 import { OfsOfferRepository } from '../store/ofs-offers.js';
@@ -11,6 +12,7 @@ import { openStore, type Store } from '../store/database.js';
 import { FundsRepository } from '../store/funds.js';
 import { migrateToLatest } from '../store/migrations.js';
 import { OfsIssueRepository } from '../store/ofs-issues.js';
+import { TradingHolidayRepository } from '../store/trading-holidays.js';
 import { UserRepository } from '../store/users.js';
 import { passwordHasherFor } from '../auth/credentials.js';
 
@@ -55,7 +57,7 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
       users,
       issues,
       offers,
-      admin: new AdminService(users, offers, Date.now, passwordHasherFor(config.passwordHashCost)),
+      admin: new AdminService(users, offers, Date.now, passwordHasherFor(config.passwordHashCost), new TradingHolidayRepository(store.db)),
       funds,
     });
   } finally {
@@ -71,4 +73,20 @@ export function writeFields(io: CliIo, fields: [name: string, value: string][]):
 /** An instant as ISO 8601 in UTC, without milliseconds when they are zero. */
 export function isoInstant(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** The JSON of an operator's file, or a CliError naming the file and what is wrong with it. */
+export async function readJsonFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
 }

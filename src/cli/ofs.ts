@@ -1,14 +1,14 @@
 /**
- * `ordergate ofs import|green-shoe|proceed|cancel|employees`: register or update OFS offers (docs/design/ofs.md)
+ * `ordergate ofs import|green-shoe|proceed|cancel|employees|holidays`: register or update OFS offers (docs/design/ofs.md)
  * and issues of the one-listing format from a JSON array; the seller's green-shoe decision; the operator's
  * answer to an under-subscribed T day (go on, or cancel the offer); an offer's eligible employees.
  */
-import { readFile } from 'node:fs/promises';
-import { Argument, Command } from 'commander';
+import { Command } from 'commander';
 import { formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
-import { formatDiscount, offerPortions, type Offer } from '../domain/ofs-offer.js';
+import { formatDiscount, offerPortions, type Offer, type PrintedPortions } from '../domain/ofs-offer.js';
 import { AdminError, parseOfsImport, type OfsImport } from '../services/admin.js';
-import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
+import { CliError, isoInstant, readJsonFile, withWorkspace, writeFields, type CliIo } from './context.js';
+import { holidaysCommand } from './ofs-holidays.js';
 
 /** One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. */
 export function describeOfsIssue(issue: OfsIssue): string {
@@ -42,13 +42,14 @@ export function describeOffer(offer: Offer): string {
     `floor=${formatPrice(offer.floorPricePaise)}`,
     `tick=${formatPrice(offer.tickSizePaise)}`,
     `base=${offer.baseQuantity}`,
-    `green_shoe=${offer.greenShoeQuantity}(${offer.greenShoeExercised ? 'exercised' : 'not exercised'})`,
+    `green_shoe=${offer.greenShoeQuantity}(exercised=${offer.greenShoeExercised},${offer.greenShoeDecidedAt === null ? `default,decision_by=${isoInstant(offer.greenShoeDecisionBy)}` : 'decided'})`,
     `total=${portions.total}`,
     `retail_reserved=${portions.retailReserved}`,
     `non_retail=${portions.nonRetail}`,
     `mf_ic_reserved=${portions.mfIcReserved}`,
     `employee=${portions.employee}`,
     `single_bidder_cap=${portions.singleBidderCap}`,
+    `portions=${portions.source}`,
     `retail_discount=${formatDiscount(offer.retailDiscount).replaceAll(' ', '')}`,
     `retail_price=${offer.retailAllocationPrice}`,
     `employee_discount=${formatDiscount(offer.employeeDiscount).replaceAll(' ', '')}`,
@@ -59,23 +60,30 @@ export function describeOffer(offer: Offer): string {
   ].join(' ');
 }
 
-async function readImportFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
+/** A whole number of shares from the command line, or a CliError naming the argument. */
+function shares(text: string, name: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw new CliError(`${name}: "${text}" is not a whole number of shares (or true or false)`);
+  return Number(text);
+}
+
+/** The notice's printed portions from the green-shoe command's options: all four, or none. */
+function printedOptions(options: Record<string, string | undefined>): Omit<PrintedPortions, 'greenShoe'> | undefined {
+  const names = { retailReserved: 'retail-reserved', nonRetail: 'non-retail', mfIcReserved: 'mf-ic-reserved', employee: 'employee' } as const;
+  const given = Object.values(names).filter((_, i) => options[Object.keys(names)[i]!] !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length < 4) throw new CliError('--retail-reserved, --non-retail, --mf-ic-reserved and --employee go together: the notice prints all four');
+  return {
+    retailReserved: shares(options.retailReserved!, '--retail-reserved'),
+    nonRetail: shares(options.nonRetail!, '--non-retail'),
+    mfIcReserved: shares(options.mfIcReserved!, '--mf-ic-reserved'),
+    employee: shares(options.employee!, '--employee'),
+  };
 }
 
 export function ofsCommand(io: CliIo): Command {
-  const ofs = new Command('ofs').description('manage the registry of OFS issues');
+  const ofs = new Command('ofs').description(
+    'manage the registry of OFS offers and issues, the green shoe, an under-subscribed T day, employees and the holidays',
+  );
   ofs
     .command('import')
     .description(
@@ -88,8 +96,9 @@ export function ofsCommand(io: CliIo): Command {
         '',
         'Prints on stdout one line per entry, in file order. An offer:',
         '  <registered|updated>: offer <offer_id> <symbol> listings=<exchange>:<token>(<retail>/<non-retail>/<employee>),...',
-        '    floor=<rupees> tick=<rupees> base=<n> green_shoe=<n>(exercised|not exercised) total=<n> retail_reserved=<n>',
-        '    non_retail=<n> mf_ic_reserved=<n> employee=<n> single_bidder_cap=<n> retail_discount=<d> retail_price=UNIFORM|BID',
+        '    floor=<rupees> tick=<rupees> base=<n> green_shoe=<n>(exercised=<n>,default,decision_by=<instant>|decided) total=<n>',
+        '    retail_reserved=<n> non_retail=<n> mf_ic_reserved=<n> employee=<n> single_bidder_cap=<n> portions=notice|computed',
+        '    retail_discount=<d> retail_price=UNIFORM|BID',
         '    employee_discount=<d> allocation=<method> t_day=<opens_at>/<closes_at> t1_day=<opens_at>/<closes_at> settlement=<by-day|<seconds>s>',
         'An issue of the one-listing format:',
         '  <registered|updated>: <exchange> <scrip_token> <symbol> <series> floor=<rupees> tick=<rupees>',
@@ -98,7 +107,7 @@ export function ofsCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (file: string) => {
-      const json = await readImportFile(file);
+      const json = await readJsonFile(file);
       // Check the whole file before touching the database: a bad file writes nothing.
       const fileError = (error: unknown) => (error instanceof AdminError ? new CliError(`${file}: ${error.message}`) : error);
       let parsed: OfsImport;
@@ -129,14 +138,28 @@ export function ofsCommand(io: CliIo): Command {
     });
   ofs
     .command('green-shoe')
-    .description("record the seller's green-shoe decision for an offer (announced by 17:00 on T); taken until the T allocation runs")
+    .description(
+      "record the seller's green-shoe decision for an offer: the shares exercised, all (true), none (false) or any quantity in between; taken until the decision's deadline (green_shoe_decision_by, 17:00 IST on T by default), and the T allocation waits for it until then",
+    )
     .argument('<offer_id>')
-    .addArgument(new Argument('<exercised>', 'true or false').choices(['true', 'false']))
-    .addHelpText('after', "\nPrints on stdout the offer's line, as `ofs import` does, with its total and reservations recomputed.")
-    .action(async (offerId: string, exercised: 'true' | 'false') => {
-      await withWorkspace(io, async ({ admin, offers }) => {
-        await admin.setGreenShoe(offerId, exercised === 'true');
-        io.stdout.write(`updated: ${describeOffer((await offers.find(offerId))!.offer)}\n`);
+    .argument('<exercised>', 'true (all), false (none), or the shares exercised')
+    .option('--retail-reserved <shares>', 'the retail reservation the notice prints for this decision')
+    .option('--non-retail <shares>', 'the non-retail portion the notice prints')
+    .option('--mf-ic-reserved <shares>', 'the MF/IC reservation the notice prints')
+    .option('--employee <shares>', 'the employee portion the notice prints')
+    .addHelpText(
+      'after',
+      "\nThe four portion options go together (the notice's figures win over the computed ones); without them the portions are computed." +
+        "\nPrints on stdout the offer's line, as `ofs import` does, with its total and reservations for the decision.",
+    )
+    .action(async (offerId: string, exercised: string, options: Record<string, string | undefined>) => {
+      const quantity = exercised === 'true' ? true : exercised === 'false' ? false : shares(exercised, '<exercised>');
+      const printed = printedOptions(options);
+      await withWorkspace(io, async ({ admin }) => {
+        const offer = await admin.setGreenShoe(offerId, quantity, printed).catch((error: unknown) => {
+          throw error instanceof AdminError ? new CliError(error.message) : error;
+        });
+        io.stdout.write(`updated: ${describeOffer(offer)}\n`);
       });
     });
   ofs
@@ -207,5 +230,6 @@ export function ofsCommand(io: CliIo): Command {
       });
     });
   ofs.addCommand(employees);
+  ofs.addCommand(holidaysCommand(io));
   return ofs;
 }

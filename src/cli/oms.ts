@@ -1,6 +1,10 @@
-/** `ordergate oms`: the OMS worker (and the webhook dispatcher) alone, for a deployment that runs it apart from `serve` (OMS_EMBEDDED=false). */
+/**
+ * `ordergate oms`: the OMS worker (and the webhook dispatcher) alone, for a deployment that runs it apart from
+ * `serve` (OMS_EMBEDDED=false); `oms stuck` and `oms retry`: the instruments whose work the OMS set aside.
+ */
 import { Command } from 'commander';
-import { withWorkspace, type CliIo } from './context.js';
+import { InstrumentFaultRepository } from '../store/instrument-faults.js';
+import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 
 /** Resolves on the first SIGTERM or SIGINT. */
 function untilSignalled(): Promise<NodeJS.Signals> {
@@ -15,6 +19,54 @@ function untilSignalled(): Promise<NodeJS.Signals> {
   });
 }
 
+/** `ordergate oms stuck`: one line per instrument with failures on record, set aside first. */
+function stuckCommand(io: CliIo): Command {
+  return new Command('stuck')
+    .description('list the instruments (offers, issues) whose work keeps failing in the OMS, and those it set aside for the operator, with the reason')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout one line per instrument, set aside first:',
+        '  <set-aside|retrying> <instrument> step=<allocation|indicative|events> failures=<n> since=<first failure> last=<last failure>',
+        '    next_try=<instant|->',
+        '  then the last error on the next line, indented by two spaces.',
+        'Nothing on stdout (and a hint on stderr) when no instrument has failed. `ordergate oms retry <instrument>` takes one back.',
+      ].join('\n'),
+    )
+    .action(async () => {
+      await withWorkspace(io, async ({ store }) => {
+        const faults = await new InstrumentFaultRepository(store.db).all();
+        if (faults.length === 0) io.stderr.write('no instrument is failing or set aside\n');
+        for (const fault of faults) {
+          io.stdout.write(
+            `${fault.setAsideAt === null ? 'retrying' : 'set-aside'} ${fault.instrument} step=${fault.step} failures=${fault.failures} ` +
+              `since=${isoInstant(fault.firstFailedAt)} last=${isoInstant(fault.lastFailedAt)} next_try=${fault.setAsideAt === null ? isoInstant(fault.nextTryAt) : '-'}\n` +
+              `  ${fault.lastError.replace(/\s*\n\s*/g, ' ')}\n`,
+          );
+        }
+      });
+    });
+}
+
+/** `ordergate oms retry <instrument>`: the OMS takes the instrument's work back at its next pass. */
+function retryCommand(io: CliIo): Command {
+  return new Command('retry')
+    .description(
+      'take an instrument the OMS set aside (or is retrying) back: its failures are forgotten and its work runs at the next pass; fix the cause first',
+    )
+    .argument('<instrument>', 'as `ordergate oms stuck` names it: offer:<offer_id> or issue:<exchange>:<scrip_token>')
+    .addHelpText('after', '\nPrints on stdout:\n  retrying: <instrument>: at the next pass of the OMS')
+    .action(async (instrument: string) => {
+      await withWorkspace(io, async ({ store }) => {
+        if (!(await new InstrumentFaultRepository(store.db).clear(instrument))) {
+          throw new CliError(`${instrument}: no failure is on record for it (see ordergate oms stuck)`);
+        }
+        io.stdout.write(`retrying: ${instrument}: at the next pass of the OMS\n`);
+      });
+    });
+}
+
 export function omsCommand(io: CliIo): Command {
   return new Command('oms')
     .description(
@@ -23,7 +75,7 @@ export function omsCommand(io: CliIo): Command {
     .addHelpText(
       'after',
       '\nLogs are JSON lines on stderr. Several workers may run on one database: each outbox entry is taken by one of them.' +
-        '\nWith METRICS_PORT it serves /metrics, /health/live and /health/ready there (METRICS_HOST, METRICS_TOKEN as for serve).',
+        '\nWith METRICS_PORT it serves /metrics, /health/live, /health/ready and /health/oms there (METRICS_HOST, METRICS_TOKEN as for serve).',
     )
     .action(async () => {
       // From the start: a signal that comes while the store opens still ends the command cleanly (exit 0).
@@ -54,5 +106,7 @@ export function omsCommand(io: CliIo): Command {
         await Promise.all([worker.stop(), webhooks.stop()]);
         await metricsListener?.close();
       });
-    });
+    })
+    .addCommand(stuckCommand(io))
+    .addCommand(retryCommand(io));
 }

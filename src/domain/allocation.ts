@@ -86,8 +86,8 @@ type Outcome = Omit<Allotment, 'orderId'>;
 
 export function allocateOfs(input: AllocationInput): AllocationResult {
   const bids = [...input.bids].sort(byPlacement);
-  const ranked = bids.map((bid) => rank(bid, input));
-  rejectDuplicateOrderIds(bids);
+  const outcomes = new Map<AllocationBid, Outcome>();
+  const ranked = screen(bids, input, outcomes);
 
   const retailBids = ranked.filter((r) => r.bid.category === 'RETAIL');
   const nonRetailBids = ranked.filter((r) => r.bid.category === 'NON_RETAIL');
@@ -99,7 +99,6 @@ export function allocateOfs(input: AllocationInput): AllocationResult {
   const toNonRetail = min(positive(retailReserve - retailDemand), positive(nonRetailDemand - nonRetailReserve));
   const toRetail = min(positive(nonRetailReserve - nonRetailDemand), positive(retailDemand - retailReserve));
 
-  const outcomes = new Map<AllocationBid, Outcome>();
   const retailPortion = retailReserve - toNonRetail + toRetail;
   const nonRetailPortion = nonRetailReserve + toNonRetail - toRetail;
   const retail = allocateCategory('retail', retailBids, retailPortion, input.allocation, outcomes);
@@ -122,26 +121,32 @@ function compareStrings(a: string, b: string): number {
 }
 
 /**
- * A bid allocation cannot take (domain/ofs-rules.ts, allocationViolations): allotting it anyway would
- * sell shares nobody validly bid for.
+ * The bids the allocation takes, ranked; the others are set aside, unallotted with the reason (no stored
+ * bid may stop an allocation): a repeated id, a price or quantity no rule would have let live, or what
+ * allocationViolations (domain/ofs-rules.ts) refuses, such as a bid below a floor re-imported since.
+ * Allotting them would sell shares nobody validly bid for.
  */
-function rank(bid: AllocationBid, input: AllocationInput): RankedBid {
-  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) {
-    throw new RangeError(`bid ${bid.orderId}: price ${bid.pricePaise} is not a whole number of paise`);
+function screen(bids: readonly AllocationBid[], input: AllocationInput, outcomes: Map<AllocationBid, Outcome>): RankedBid[] {
+  const seen = new Set<string>();
+  const ranked: RankedBid[] = [];
+  for (const bid of bids) {
+    const why = problemOf(bid, input, seen);
+    seen.add(bid.orderId);
+    if (why === null)
+      ranked.push({ bid, effectivePricePaise: bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise, quantity: BigInt(bid.quantity) });
+    else outcomes.set(bid, notAllotted(`set aside, ${why}`));
   }
-  const terms = { orderType: bid.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE, quantity: bid.quantity, pricePaise: bid.pricePaise };
-  const [violation] = allocationViolations(terms, input, bid.category);
-  if (violation !== undefined) throw new RangeError(`bid ${bid.orderId}: ${violation.message}`);
-  const effectivePricePaise = bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise;
-  return { bid, effectivePricePaise, quantity: BigInt(bid.quantity) };
+  return ranked;
 }
 
-function rejectDuplicateOrderIds(bids: readonly AllocationBid[]): void {
-  const seen = new Set<string>();
-  for (const bid of bids) {
-    if (seen.has(bid.orderId)) throw new RangeError(`bid ${bid.orderId} appears more than once`);
-    seen.add(bid.orderId);
-  }
+function problemOf(bid: AllocationBid, input: AllocationInput, seen: ReadonlySet<string>): string | null {
+  if (seen.has(bid.orderId)) return `bid ${bid.orderId} appears more than once`;
+  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) return `price ${bid.pricePaise} is not a whole number of paise`;
+  if (!Number.isSafeInteger(bid.placedSeq)) return `its place in the book (${bid.placedSeq}) is not a whole number`;
+  if (bid.category !== 'RETAIL' && bid.category !== 'NON_RETAIL') return `category ${JSON.stringify(bid.category)} is not a bidder category`;
+  const terms = { orderType: bid.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE, quantity: bid.quantity, pricePaise: bid.pricePaise };
+  const [violation] = allocationViolations(terms, input, bid.category);
+  return violation === undefined ? null : violation.message;
 }
 
 function allocateCategory(

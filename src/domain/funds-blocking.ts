@@ -1,7 +1,8 @@
 /**
  * What a bid does to its bidder's funds (docs/design/funds.md): a live bid blocks `quantity x price` (a
  * cut-off bid at its issue's retail cut-off price), a modification blocks for its new terms, a finished bid
- * releases its block, and an allotment debits `allotted x price` and releases the rest. Pure functions:
+ * releases its block, an allotment debits `allotted x price` and releases the rest, and an offer's bid left
+ * live by the T allocation blocks nothing until it is carried forward. Pure functions:
  * the OMS decides with them and OrderRepository.apply writes what they decide.
  *
  * Every rule of a bid's block lives here: what it needs at admission, the shortfall, and what it becomes
@@ -91,11 +92,13 @@ export function blockAfterModification(bid: BlockedBid, terms: BidTerms, prices:
 }
 
 /**
- * The block of a bid that stays live after a part allotment leaves it `tradedQuantity` traded: it covers
- * what is left of it (a non-retail bid has its own price). Null when the bid is not funds-checked.
+ * The block of a bid an offer's T allocation leaves live (not allotted in full, for the carry-forward
+ * decision): none. A bid that may be carried forward keeps no block overnight; carrying it forward blocks
+ * its funds again, and a carry-forward the bidder cannot fund is refused (ofs-framework.md, "Funds"). Null
+ * when the bid is not funds-checked.
  */
-export function blockAfterPartAllotment(bid: Pick<BlockedBid, 'quantity' | 'pricePaise' | 'fundsBlockedPaise'>, tradedQuantity: number): number | null {
-  return bid.fundsBlockedPaise === null ? null : Number(BigInt(bid.quantity - tradedQuantity) * BigInt(bid.pricePaise));
+export function blockAfterTAllocation(bid: Pick<BlockedBid, 'fundsBlockedPaise'>): number | null {
+  return bid.fundsBlockedPaise === null ? null : 0;
 }
 
 /**

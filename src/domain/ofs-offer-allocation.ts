@@ -34,7 +34,16 @@
  */
 import { formatPrice } from './ofs-issue.js';
 import { byPlacement, sharePortion, shareProportionately, type PortionBid, type SharedPortion } from './allocation.js';
-import { discountedPricePaise, isMfIc, isNonRetailCategory, offerPortions, type OfferCategory, type OfferPortions, type OfferTerms } from './ofs-offer.js';
+import {
+  discountedPricePaise,
+  isMfIc,
+  isNonRetailCategory,
+  OFFER_CATEGORIES,
+  offerPortions,
+  type OfferCategory,
+  type OfferPortions,
+  type OfferTerms,
+} from './ofs-offer.js';
 import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from './ofs-offer-rules.js';
 
 /** A live bid as the allocations read it. */
@@ -104,15 +113,14 @@ export interface T1DayAllocation {
   allotments: OfferAllotment[];
 }
 
-/** The T allocation of an offer's non-retail bids. */
-export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDayAllocation {
-  const portions = offerPortions(offer);
-  const sorted = checkBids(bids, (bid) => {
+/** The T allocation of an offer's non-retail bids, over `portions` (the notice's when printed: offerPortions). */
+export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[], portions: OfferPortions = offerPortions(offer)): TDayAllocation {
+  const { valid, setAside } = screenBids(bids, (bid) => {
     if (!isNonRetailCategory(bid.category)) return `a ${bid.category} bid is not allotted on T`;
     if (bid.pricePaise < offer.floorPricePaise) return `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`;
     return null;
   });
-  const { eligible, trimmed } = capToSingleBidder(sorted, portions.singleBidderCap, new Map());
+  const { eligible, trimmed } = capToSingleBidder(valid, portions.singleBidderCap, new Map());
   const asPortionBid = (bid: OfferBid, quantity: bigint): PortionBid => ({
     orderId: bid.orderId,
     placedSeq: bid.placedSeq,
@@ -120,52 +128,51 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
     pricePaise: bid.pricePaise,
     cutoff: false,
   });
-  const book = sorted.filter((bid) => eligible.get(bid.orderId)! > 0n);
+  const book = valid.filter((bid) => eligible.get(bid.orderId)! > 0n);
   const portion = BigInt(portions.nonRetail);
+  const demand = book.reduce((sum, bid) => sum + eligible.get(bid.orderId)!, 0n);
 
-  // The clearing level over the whole book: sharing it whole tells where the marginal level is.
-  const whole = sharePortion(
-    'non-retail',
-    book.map((bid) => asPortionBid(bid, eligible.get(bid.orderId)!)),
-    portion,
-    offer.allocation,
-  );
-  const demand = whole.demand;
-  const fits = demand <= portion;
-  // Nothing to clear (the demand fits, or the portion is 0 shares): every valid bid is at or above the level.
-  const level = fits || whole.clearingPricePaise === null ? (offer.allocation === 'PROPORTIONATE' ? offer.floorPricePaise : 0) : whole.clearingPricePaise;
-  const atOrAbove = book.filter((bid) => bid.pricePaise >= level);
-
-  // PROPORTIONATE: every bid at or above the clearing price counts alike, so both steps value them at it.
-  const stepBid = (bid: OfferBid, quantity: bigint): PortionBid =>
-    offer.allocation === 'PROPORTIONATE' ? { ...asPortionBid(bid, quantity), pricePaise: level } : asPortionBid(bid, quantity);
+  // 1. The MF/IC reservation, first, from their bids at any valid price, by the method among them.
   const reserved = sharePortion(
     'MF/IC reserved',
-    atOrAbove.filter((bid) => isMfIc(bid.category)).map((bid) => stepBid(bid, eligible.get(bid.orderId)!)),
+    book.filter((bid) => isMfIc(bid.category)).map((bid) => asPortionBid(bid, eligible.get(bid.orderId)!)),
     min(BigInt(portions.mfIcReserved), portion),
     offer.allocation,
   );
+  // 2. The rest of the portion to every bid for what it still wants, by the method: this step sets the price.
   const rest = sharePortion(
     'non-retail',
-    atOrAbove.map((bid) => stepBid(bid, eligible.get(bid.orderId)! - shareOf(reserved, bid.orderId))).filter((b) => b.quantity > 0n),
+    book.map((bid) => asPortionBid(bid, eligible.get(bid.orderId)! - shareOf(reserved, bid.orderId))).filter((b) => b.quantity > 0n),
     portion - reserved.allotted,
     offer.allocation,
   );
 
-  const allotted = new Map(sorted.map((bid) => [bid.orderId, shareOf(reserved, bid.orderId) + shareOf(rest, bid.orderId)]));
-  const lowestAllotted = sorted.reduce((lowest, bid) => (allotted.get(bid.orderId)! > 0n ? Math.min(lowest, bid.pricePaise) : lowest), Infinity);
-  const cutoffPricePaise = offer.allocation === 'PROPORTIONATE' ? level : Number.isFinite(lowestAllotted) ? lowestAllotted : offer.floorPricePaise;
+  // The T-day cut-off: the floor when non-retail was not oversubscribed (retail may then bid at the floor);
+  // else the rest step's price (the lowest allotted, or the clearing price), which the reservation never lowers.
+  const cutoffPricePaise = demand <= portion ? offer.floorPricePaise : (rest.clearingPricePaise ?? reserved.clearingPricePaise ?? offer.floorPricePaise);
+  /** PROPORTIONATE: one price, the cut-off; a reserved allotment below it trades at the reservation's clearing price. */
+  const priceOf = (bid: OfferBid): number => {
+    if (offer.allocation === 'PRICE_PRIORITY') return bid.pricePaise;
+    if (bid.pricePaise >= cutoffPricePaise) return cutoffPricePaise;
+    return Math.min(reserved.clearingPricePaise ?? bid.pricePaise, bid.pricePaise);
+  };
 
   const allottedByBidder = new Map<string, number>();
-  const allotments = sorted.map((bid): OfferAllotment => {
-    const quantity = allotted.get(bid.orderId)!;
+  let totalAllotted = 0n;
+  const outcomeOf = (bid: OfferBid): OfferAllotment => {
+    const quantity = shareOf(reserved, bid.orderId) + shareOf(rest, bid.orderId);
+    totalAllotted += quantity;
     allottedByBidder.set(bid.bidderId, (allottedByBidder.get(bid.bidderId) ?? 0) + Number(quantity));
     const capNote = trimmedNote(trimmed.get(bid.orderId), portions.singleBidderCap);
     if (quantity === 0n) {
-      const why = bid.pricePaise < level ? belowLevel(bid, level, offer.allocation) : whyNot(reserved, rest, bid.orderId, capNote);
-      return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on T: ${why}${capNote}` };
+      return {
+        orderId: bid.orderId,
+        allottedQuantity: 0,
+        pricePaise: null,
+        reason: `not allotted on T: ${whyNot(reserved, rest, bid.orderId, capNote)}${capNote}`,
+      };
     }
-    const price = offer.allocation === 'PROPORTIONATE' ? cutoffPricePaise : bid.pricePaise;
+    const price = priceOf(bid);
     const how = [howOf(reserved, bid.orderId, 'MF/IC reservation'), howOf(rest, bid.orderId, 'non-retail portion')].filter((h) => h !== '').join('; ');
     return {
       orderId: bid.orderId,
@@ -173,8 +180,8 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
       pricePaise: price,
       reason: `allotted ${quantity} of ${bid.quantity} on T at ${formatPrice(price)} (${how})${capNote}`,
     };
-  });
-  const totalAllotted = reserved.allotted + rest.allotted;
+  };
+  const allotments = inInputOrder([...bids].sort(byPlacement), setAside, 'T', outcomeOf);
   return {
     portions,
     mfIc: summary(reserved, BigInt(portions.mfIcReserved)),
@@ -187,11 +194,16 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
 }
 
 /** The T+1 allocation: retail, employees and the carried-forward bids. */
-export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readonly OfferBid[]): T1DayAllocation {
-  const portions = offerPortions(offer);
+export function allocateT1Day(
+  offer: OfferTerms,
+  input: T1DayInput,
+  bids: readonly OfferBid[],
+  portions: OfferPortions = offerPortions(offer),
+): T1DayAllocation {
   const cutoff = input.cutoffPricePaise;
+  // The offer's own figure, not a bid's: an offer without one cannot be allotted (the OMS sets it aside).
   if (!Number.isSafeInteger(cutoff) || cutoff < 1) throw new RangeError(`the T-day cut-off price ${cutoff} is not a whole number of paise above 0`);
-  const sorted = checkBids(bids, (bid) => {
+  const { valid: sorted, setAside } = screenBids(bids, (bid) => {
     if (bid.category === 'EMPLOYEE' && bid.pricePaise !== 0) return 'an employee bid is a cut-off bid';
     if (isNonRetailCategory(bid.category) && bid.pricePaise < cutoff) {
       return `a carried-forward bid at ${formatPrice(bid.pricePaise)} is below the T-day cut-off ${formatPrice(cutoff)}`;
@@ -222,7 +234,8 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   const retailCutoffPricePaise = retail.demand > retailPortion ? (retail.clearingPricePaise ?? cutoff) : cutoff;
   for (const bid of retailBids) {
     const share = retail.shares.get(bid.orderId)!;
-    const before = offer.retailAllocationPrice === 'UNIFORM' ? retailCutoffPricePaise : valued(bid);
+    // UNIFORM: the T-day cut-off, whatever retail cleared at (the published offers charged exactly that).
+    const before = offer.retailAllocationPrice === 'UNIFORM' ? cutoff : valued(bid);
     const price = discountedPricePaise(before, offer.retailDiscount);
     allotments.set(
       bid.orderId,
@@ -288,7 +301,7 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
     employeePricePaise,
     carriedForward: summary(spill, unsubscribedRetail),
     returnedToSeller,
-    allotments: sorted.map((bid) => allotments.get(bid.orderId)!),
+    allotments: inInputOrder([...bids].sort(byPlacement), setAside, 'T+1', (bid) => allotments.get(bid.orderId)!),
   };
 }
 
@@ -416,20 +429,50 @@ function summary(step: SharedPortion, portion: bigint): StepSummary {
   return { portion: Number(portion), demand: Number(step.demand), allotted: Number(step.allotted), clearingPricePaise: step.clearingPricePaise };
 }
 
-/** Sorted in placement order, after refusing what no rule would have let live (as allocation.ts does). */
-function checkBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string | null): OfferBid[] {
+/**
+ * The bids an allocation can take, in placement order, and the ones it sets aside with the reason (no
+ * stored bid may stop an allocation: a bid no rule would have let live, such as one carried forward below
+ * the T-day cut-off before that was refused, or a row made by hand, is left unallotted and says why).
+ */
+function screenBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string | null): { valid: OfferBid[]; setAside: Map<OfferBid, string> } {
   const seen = new Set<string>();
+  const valid: OfferBid[] = [];
+  const setAside = new Map<OfferBid, string>();
   for (const bid of bids) {
-    if (seen.has(bid.orderId)) throw new RangeError(`bid ${bid.orderId} appears more than once`);
+    const why = bidProblem(bid, seen) ?? refusal(bid);
+    if (why === null) valid.push(bid);
+    else setAside.set(bid, why);
     seen.add(bid.orderId);
-    if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1)
-      throw new RangeError(`bid ${bid.orderId}: quantity ${bid.quantity} is not a whole number of at least 1`);
-    if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0)
-      throw new RangeError(`bid ${bid.orderId}: price ${bid.pricePaise} is not a whole number of paise`);
-    const why = refusal(bid);
-    if (why !== null) throw new RangeError(`bid ${bid.orderId}: ${why}`);
   }
-  return [...bids].sort(byPlacement);
+  return { valid: valid.sort(byPlacement), setAside };
+}
+
+/** What makes a stored bid unreadable to any allocation: a repeated id, a quantity, price or place that is not a whole number. */
+function bidProblem(bid: OfferBid, seen: ReadonlySet<string>): string | null {
+  if (seen.has(bid.orderId)) return `bid ${bid.orderId} appears more than once`;
+  if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1) return `quantity ${bid.quantity} is not a whole number of at least 1`;
+  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) return `price ${bid.pricePaise} is not a whole number of paise`;
+  if (!Number.isSafeInteger(bid.placedSeq)) return `its place in the book (${bid.placedSeq}) is not a whole number`;
+  if (!(OFFER_CATEGORIES as readonly string[]).includes(bid.category)) return `category ${JSON.stringify(bid.category)} is not a bid category`;
+  return null;
+}
+
+/** The outcome of a bid an allocation set aside. */
+function setAsideOutcome(bid: OfferBid, day: 'T' | 'T+1', why: string): OfferAllotment {
+  return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on ${day}: set aside, ${why}` };
+}
+
+/** Every bid's outcome, in the order the bids came, the set-aside ones with theirs. */
+function inInputOrder(
+  bids: readonly OfferBid[],
+  setAside: ReadonlyMap<OfferBid, string>,
+  day: 'T' | 'T+1',
+  outcomeOf: (bid: OfferBid) => OfferAllotment,
+): OfferAllotment[] {
+  return bids.map((bid) => {
+    const why = setAside.get(bid);
+    return why === undefined ? outcomeOf(bid) : setAsideOutcome(bid, day, why);
+  });
 }
 
 function min(a: bigint, b: bigint): bigint {

@@ -79,11 +79,13 @@ export function bidCategory(
   const isRetailBidder = bidder.category === 'RETAIL';
   if (retailSeries && isRetailBidder) return { category: 'RETAIL', violations: [] };
   if (nonRetailSeries && !isRetailBidder) return { category: bidder.category, violations: [] };
-  if (retailSeries || nonRetailSeries) {
-    const own = isRetailBidder ? listing.series.RETAIL : listing.series.NON_RETAIL;
+  // An individual may also bid on T in the non-retail series: a non-retail (NII) bid under the T-day
+  // rules, outside its Rs 2 lakh retail limit (shared/spec/ofs-framework.md, "Bidder categories").
+  if (nonRetailSeries && isRetailBidder) return { category: 'NII', violations: [] };
+  if (retailSeries) {
     return refuse(
       Errors.OFS_SERIES_CATEGORY,
-      `series "${series}" is the ${retailSeries ? 'retail' : 'non-retail'} series ${where}; you are registered as a ${describeCategory(bidder.category)} bidder, whose series is ${own}`,
+      `series "${series}" is the retail series ${where}; you are registered in the ${describeCategory(bidder.category)} category, whose series is ${listing.series.NON_RETAIL}`,
     );
   }
   return refuse(Errors.OFS_SERIES_CATEGORY, `series "${series}" is not a series of this offer ${where}; its series are ${describeSeries(listing)}`);
@@ -272,14 +274,23 @@ export interface CarriedBid {
   live: boolean;
   /** Shares bid and not allotted on T. */
   unallottedQuantity: number;
+  /** The price it would stand at on T+1: its own, or the one a revision sent with the carry-forward gives it. */
+  pricePaise: number;
 }
 
 /**
  * A non-retail bid is carried forward by an explicit act during T+1, once the T allocation has run, for
- * its unallotted quantity. Carrying forward a bid already carried forward is not a violation (the call
- * is idempotent).
+ * its unallotted quantity, at a price at or above the T-day cut-off: a bid priced below it is carried
+ * forward only with a revision to at least the cut-off (NSE takes a carry-forward with the bid's new
+ * terms). Carrying forward a bid already carried forward is not a violation (the call is idempotent).
  */
-export function carryForwardViolations(offer: Pick<Offer, 'symbol' | 't1Day'>, state: OfferState, bid: CarriedBid, now: number): Violation[] {
+export function carryForwardViolations(
+  offer: Pick<Offer, 'symbol' | 't1Day'>,
+  state: OfferState,
+  bid: CarriedBid,
+  tCutoffPricePaise: number | null,
+  now: number,
+): Violation[] {
   const refuse = (message: string): Violation[] => [{ kind: Errors.OFS_CARRY_FORWARD_NOT_ALLOWED, field: '', message }];
   if (state === 'CANCELLED') return [{ kind: Errors.OFS_OFFER_CANCELLED, field: '', message: `The offer of ${offer.symbol} was cancelled` }];
   if (!isNonRetailCategory(bid.category)) return refuse(`Only non-retail bids are carried forward; this is a ${describeCategory(bid.category)} bid`);
@@ -289,6 +300,16 @@ export function carryForwardViolations(offer: Pick<Offer, 'symbol' | 't1Day'>, s
     return refuse(
       `Bids are carried forward during T+1, from ${formatInstant(offer.t1Day.opensAt)} until ${formatInstant(offer.t1Day.closesAt)}, once the T allocation has run`,
     );
+  }
+  if (tCutoffPricePaise !== null && bid.pricePaise < tCutoffPricePaise) {
+    const cutoff = formatPrice(tCutoffPricePaise);
+    return [
+      {
+        kind: Errors.OFS_BELOW_T_CUTOFF,
+        field: 'price',
+        message: `The bid's price ${formatPrice(bid.pricePaise)} is below the T-day cut-off price ${cutoff}: a carried-forward bid must stand at or above it. Carry it forward with a revised price of at least ${cutoff} (body {"price": ${cutoff}})`,
+      },
+    ];
   }
   return [];
 }
@@ -429,8 +450,21 @@ export function offerModificationViolations(
   others: readonly OtherOfferBid[],
   now: number,
 ): Violation[] {
+  const day = offerDayViolations(context.offer, context.state, bid.category, 'modify', bid.carriedForward, now);
+  if (day.length > 0) return [...day, ...tickViolations(price, context.offer)];
+  const violations = revisionViolations(context, bid, price, terms);
+  if (violations.length === 0) violations.push(...offerLimitViolations(context, bid.category, terms, others));
+  return violations;
+}
+
+/**
+ * New terms for a live bid, whatever the day lets: the tick, the price (once carried forward at or above
+ * the T-day cut-off), 0 %-margin bids upward only, a partly allotted bid above what it was allotted. A
+ * modification and a carry-forward with a revision both keep them.
+ */
+export function revisionViolations(context: OfferContext, bid: LiveOfferBid, price: number, terms: BidTerms): Violation[] {
   const { offer } = context;
-  const violations = [...offerDayViolations(offer, context.state, bid.category, 'modify', bid.carriedForward, now), ...tickViolations(price, offer)];
+  const violations = tickViolations(price, offer);
   if (violations.length > 0) return violations;
   violations.push(...offerPriceViolations(terms, offer, bid.category, context.tCutoffPricePaise, bid.carriedForward));
   violations.push(...marginRevisionViolations(bid.marginType, bid, terms));
@@ -441,7 +475,6 @@ export function offerModificationViolations(
       message: `quantity ${terms.quantity} is not above the ${bid.tradedQuantity} shares the bid was allotted on T; send the allotted quantity plus what you carry forward`,
     });
   }
-  if (violations.length === 0) violations.push(...offerLimitViolations(context, bid.category, terms, others));
   return violations;
 }
 

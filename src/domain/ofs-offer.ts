@@ -6,7 +6,8 @@
  * discounts give, where it stands against the clock.
  */
 import { formatPrice, type AllocationMethod, type OfsExchange } from './ofs-issue.js';
-import type { BidderCategory } from './ofs-rules.js';
+import { IST_OFFSET_MS, type BidderCategory } from './ofs-rules.js';
+import { istDate, nextTradingDay, whyNotTradingDay, type TradingCalendar } from './trading-calendar.js';
 
 /** The categories a bid is placed in. EMPLOYEE is a bid, not a user: an eligible employee bids in it. */
 export const OFFER_CATEGORIES = ['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'] as const;
@@ -66,20 +67,46 @@ export interface Offer {
   tickSizePaise: number;
   baseQuantity: number;
   greenShoeQuantity: number;
-  /** The seller's decision, announced by 17:00 on T; an operator command may change it until the T allocation runs. */
-  greenShoeExercised: boolean;
+  /**
+   * Shares of the green shoe exercised, 0 to greenShoeQuantity: the seller's decision once the operator has
+   * recorded it (greenShoeDecidedAt), else the import's default, which stands at greenShoeDecisionBy.
+   */
+  greenShoeExercised: number;
+  /** When the operator recorded the seller's decision; null: not yet. */
+  greenShoeDecidedAt: number | null;
+  /** The decision's deadline (17:00 IST on T unless the import says): the T allocation waits for it until then. */
+  greenShoeDecisionBy: number;
   /** At least 10; whole or fractional percent (12.5 occurs). */
   retailReservePct: number;
   retailDiscount: Discount;
   retailAllocationPrice: RetailAllocationPrice;
   /** On top of the total; 0: no employee portion. */
   employeeQuantity: number;
+  /** The employees' part of the green shoe, exercised in the offer's proportion (NHPC 2026: 45,20,265 more). */
+  employeeGreenShoeQuantity: number;
   employeeDiscount: Discount;
+  /** The portions as the notice prints them; they win over the computed ones while their green shoe is the decision. */
+  printedPortions: PrintedPortions | null;
   allocation: AllocationMethod;
   tDay: Session;
   t1Day: Session;
   /** How long after an allotment its trade settles; null: by day (T-day trades on T+1, T+1 trades on T+2). */
   settlementDelayMs: number | null;
+}
+
+/**
+ * The portions as an exchange's notice prints them. Notices do not all round alike (several 2026 notices
+ * print ceil of the base part plus ceil of the green-shoe part, one share more than ceil of the whole), and
+ * the exchange allots what it printed: these win over the computed portions, for the green shoe they were
+ * printed for.
+ */
+export interface PrintedPortions {
+  /** The green shoe exercised (shares) that the notice printed them for. */
+  greenShoe: number;
+  retailReserved: number;
+  nonRetail: number;
+  mfIcReserved: number;
+  employee: number;
 }
 
 /** The offer in shares, as the exchanges' notices print it. */
@@ -96,6 +123,8 @@ export interface OfferPortions {
   employee: number;
   /** floor(25 % of total): the most any bidder other than an MF or IC may be allotted. */
   singleBidderCap: number;
+  /** Whether the figures are the notice's (printed) or computed here. */
+  source: 'notice' | 'computed';
 }
 
 export type OfferTerms = Pick<
@@ -105,6 +134,8 @@ export type OfferTerms = Pick<
   | 'greenShoeExercised'
   | 'retailReservePct'
   | 'employeeQuantity'
+  | 'employeeGreenShoeQuantity'
+  | 'printedPortions'
   | 'allocation'
   | 'floorPricePaise'
   | 'retailDiscount'
@@ -124,16 +155,40 @@ function percentOf(n: number, pct: number, round: 'ceil' | 'floor'): number {
   return Number(round === 'ceil' && numerator % 10_000n !== 0n ? whole + 1n : whole);
 }
 
+/** The terms the portions follow from. */
+export type PortionTerms = Pick<
+  OfferTerms,
+  'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity' | 'employeeGreenShoeQuantity' | 'printedPortions'
+>;
+
+/**
+ * The employees' portion: their quantity plus their part of the green shoe, exercised in the proportion
+ * the offer's green shoe is (rounded up, as the reservations are; Decision).
+ */
+export function employeePortion(
+  offer: Pick<PortionTerms, 'employeeQuantity' | 'employeeGreenShoeQuantity' | 'greenShoeQuantity' | 'greenShoeExercised'>,
+): number {
+  if (offer.greenShoeQuantity === 0 || offer.employeeGreenShoeQuantity === 0) return offer.employeeQuantity;
+  const numerator = BigInt(offer.employeeGreenShoeQuantity) * BigInt(offer.greenShoeExercised);
+  const denominator = BigInt(offer.greenShoeQuantity);
+  return offer.employeeQuantity + Number((numerator + denominator - 1n) / denominator);
+}
+
 /**
  * The portions. The retail reservation rounds up (it matches the notices' published figures), so does
  * the MF/IC reservation (Decision); the single-bidder cap rounds down (Decision): a cap never lets a
  * bidder past 25 %. When the MF/IC reservation would be more than the non-retail portion (a retail
- * reservation above 75 %, which no seller has made), it is the non-retail portion.
+ * reservation above 75 %, which no seller has made), it is the non-retail portion. The notice's printed
+ * portions win while the green shoe is the one they were printed for.
  */
-export function offerPortions(
-  offer: Pick<OfferTerms, 'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity'>,
-): OfferPortions {
-  const total = offer.baseQuantity + (offer.greenShoeExercised ? offer.greenShoeQuantity : 0);
+export function offerPortions(offer: PortionTerms): OfferPortions {
+  const total = offer.baseQuantity + offer.greenShoeExercised;
+  const singleBidderCap = percentOf(total, SINGLE_BIDDER_CAP_PCT, 'floor');
+  const printed = offer.printedPortions;
+  if (printed !== null && printed.greenShoe === offer.greenShoeExercised) {
+    const { retailReserved, nonRetail, mfIcReserved, employee } = printed;
+    return { total, retailReserved, nonRetail, mfIcReserved, employee, singleBidderCap, source: 'notice' };
+  }
   const retailReserved = percentOf(total, offer.retailReservePct, 'ceil');
   const nonRetail = total - retailReserved;
   return {
@@ -141,9 +196,32 @@ export function offerPortions(
     retailReserved,
     nonRetail,
     mfIcReserved: Math.min(nonRetail, percentOf(total, MF_IC_RESERVE_PCT, 'ceil')),
-    employee: offer.employeeQuantity,
-    singleBidderCap: percentOf(total, SINGLE_BIDDER_CAP_PCT, 'floor'),
+    employee: employeePortion(offer),
+    singleBidderCap,
+    source: 'computed',
   };
+}
+
+/**
+ * What printed portions must hold against the terms (the import refuses them otherwise): retail and
+ * non-retail add up to the total they were printed for, the MF/IC reservation fits the non-retail
+ * portion, the retail reservation is at least 10 % of the total.
+ */
+export function printedPortionsProblems(offer: PortionTerms): string[] {
+  const printed = offer.printedPortions;
+  if (printed === null) return [];
+  const problems: string[] = [];
+  const total = offer.baseQuantity + printed.greenShoe;
+  if (printed.retailReserved + printed.nonRetail !== total) {
+    problems.push(
+      `portions: retail_reserved ${printed.retailReserved} + non_retail ${printed.nonRetail} = ${printed.retailReserved + printed.nonRetail}, not the total ${total} (base ${offer.baseQuantity} + green shoe ${printed.greenShoe})`,
+    );
+  }
+  if (printed.mfIcReserved > printed.nonRetail) problems.push(`portions: mf_ic_reserved ${printed.mfIcReserved} is more than non_retail ${printed.nonRetail}`);
+  if (printed.retailReserved < percentOf(total, 10, 'ceil')) {
+    problems.push(`portions: retail_reserved ${printed.retailReserved} is less than 10 % of the total ${total}`);
+  }
+  return problems;
 }
 
 /**
@@ -204,6 +282,26 @@ export function offerState(offer: Pick<Offer, 'tDay' | 't1Day'>, progress: Offer
   if (progress.t1AllocatedAt !== null) return 'ALLOCATED';
   if (progress.tAllocatedAt === null) return now < offer.tDay.opensAt ? 'ANNOUNCED' : 'T_OPEN';
   return now < offer.t1Day.opensAt ? 'T_ALLOCATED' : 'T1_OPEN';
+}
+
+/**
+ * What the T allocation waits for once T has closed (null: nothing, it runs): the seller's green-shoe
+ * decision, until its deadline (the default decision stands then); then, when valid non-retail demand is
+ * short of the non-retail portion the decision gives, the operator (go on, or cancel the offer).
+ */
+export type TAllocationWait = { for: 'green-shoe'; until: number } | { for: 'operator' } | null;
+
+export function tAllocationWait(
+  offer: Pick<Offer, 'greenShoeQuantity' | 'greenShoeDecidedAt' | 'greenShoeDecisionBy'> & PortionTerms,
+  tProceedAt: number | null,
+  nonRetailDemand: number,
+  now: number,
+): TAllocationWait {
+  if (offer.greenShoeQuantity > 0 && offer.greenShoeDecidedAt === null && now < offer.greenShoeDecisionBy) {
+    return { for: 'green-shoe', until: offer.greenShoeDecisionBy };
+  }
+  if (tProceedAt === null && nonRetailDemand < offerPortions(offer).nonRetail) return { for: 'operator' };
+  return null;
 }
 
 /** Which day a category bids on: non-retail on T; retail and employees on T+1. */
@@ -314,5 +412,63 @@ export function offerTermsProblems(offer: Offer): string[] {
   if (offer.employeeQuantity > 0 && offer.listings.every((listing) => listing.series.EMPLOYEE === null)) {
     problems.push('employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
   }
+  problems.push(...greenShoeProblems(offer));
+  if (offer.retailAllocationPrice === 'BID' && offer.allocation === 'PROPORTIONATE') {
+    // Proportionate allocation has one clearing price: every allottee pays it (exchange notices).
+    problems.push('retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY; a proportionate allocation has one price');
+  }
+  problems.push(...printedPortionsProblems(offer));
   return problems;
 }
+
+/**
+ * The green shoe's terms: what is exercised fits the option, the employees' part needs an option and an
+ * employee portion, and the decision's deadline lies after T closes and before T+1 opens (the T-day cut-off
+ * the T allocation finds is what T+1's bids are judged on).
+ */
+function greenShoeProblems(offer: Offer): string[] {
+  const problems: string[] = [];
+  if (offer.greenShoeExercised > offer.greenShoeQuantity) {
+    problems.push(`green_shoe_exercised: ${offer.greenShoeExercised} shares is more than the green shoe of ${offer.greenShoeQuantity}`);
+  }
+  if (offer.employeeGreenShoeQuantity > 0 && (offer.greenShoeQuantity === 0 || offer.employeeQuantity === 0)) {
+    problems.push('employee_green_shoe_quantity: needs a green_shoe_quantity and an employee_quantity');
+  }
+  if (offer.greenShoeQuantity > 0) {
+    if (offer.greenShoeDecisionBy < offer.tDay.closesAt) problems.push('green_shoe_decision_by: must not be before t_day.closes_at');
+    if (offer.greenShoeDecisionBy >= offer.t1Day.opensAt) problems.push('green_shoe_decision_by: must be before t1_day.opens_at');
+  }
+  return problems;
+}
+
+/**
+ * The offer's days against the exchanges' trading calendar: T on a trading day, T+1 on the first trading
+ * day after it (a notice's T+1 is the next trading day), each session within its day. A drill offer
+ * (settlement_delay_seconds: the demo's and the tests' minutes-long days) is exempt.
+ */
+export function offerCalendarProblems(offer: Pick<Offer, 'tDay' | 't1Day' | 'settlementDelayMs'>, calendar: TradingCalendar): string[] {
+  if (offer.settlementDelayMs !== null) return [];
+  const problems: string[] = [];
+  const tDate = istDate(offer.tDay.opensAt);
+  const t1Date = istDate(offer.t1Day.opensAt);
+  const tNot = whyNotTradingDay(calendar, tDate);
+  if (tNot !== null) problems.push(`t_day: ${tNot}, not a trading day`);
+  if (istDate(offer.tDay.closesAt) !== tDate) problems.push(`t_day: the session must open and close on one day (${tDate} India time)`);
+  const t1Not = whyNotTradingDay(calendar, t1Date);
+  if (t1Not !== null) problems.push(`t1_day: ${t1Not}, not a trading day`);
+  else if (tNot === null && t1Date !== nextTradingDay(calendar, tDate)) {
+    problems.push(`t1_day: ${t1Date} is not the first trading day after T (${tDate}); that is ${nextTradingDay(calendar, tDate)}`);
+  }
+  if (istDate(offer.t1Day.closesAt) !== t1Date) problems.push(`t1_day: the session must open and close on one day (${t1Date} India time)`);
+  return problems;
+}
+
+/** The seller's green-shoe decision by default: 17:00 India time on T (the day T closes), or T's close when that is later. */
+export function defaultGreenShoeDecisionBy(tDay: Session): number {
+  const istMidnight = Math.floor((tDay.closesAt + IST_OFFSET_MS) / DAY_MS) * DAY_MS - IST_OFFSET_MS;
+  return Math.max(tDay.closesAt, istMidnight + GREEN_SHOE_DECISION_HOUR_IST * 60 * 60 * 1000);
+}
+
+/** The hour (India time) on T by which the seller announces the green-shoe decision. */
+export const GREEN_SHOE_DECISION_HOUR_IST = 17;
+const DAY_MS = 24 * 60 * 60 * 1000;

@@ -15,6 +15,7 @@ import {
   offerCancellationViolations,
   offerModificationViolations,
   offerPlacementViolations,
+  revisionViolations,
   type LiveOfferBid,
   type OfferBidder,
   type OfferContext,
@@ -77,6 +78,14 @@ export interface OrderActionCommand {
   requestId: string | null;
   /** Who asks on the owner's behalf and why (the kill switch); absent: the owner itself. */
   onBehalf?: { actor: string; reason: string };
+  /** A carry-forward's new terms (NSE takes a carry-forward with the bid's terms); absent parts stay as they are. */
+  revision?: CarryForwardRevision;
+}
+
+/** New terms sent with a carry-forward: the price in rupees as sent, the whole bid's quantity. */
+export interface CarryForwardRevision {
+  price?: number;
+  quantity?: number;
 }
 
 /** What a request asks of the order-entry batch. */
@@ -388,7 +397,11 @@ function judgeOfferModification(command: ModifyCommand, state: BatchSnapshot, or
   return modificationOf(command, state, order, change);
 }
 
-/** Carry-forward of an unallotted non-retail bid in an offer to T+1; a second request changes nothing. */
+/**
+ * Carry-forward of an unallotted non-retail bid in an offer to T+1, at or above the T-day cut-off, with
+ * new terms when the request sends them (a bid below the cut-off needs them); a second request changes
+ * nothing, and a second one with other terms is a modification's job.
+ */
 function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): OrderChange {
   const { caller } = command;
   const order = ownLiveOrder(state, caller, command.exchange, command.orderId);
@@ -403,16 +416,40 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
   }
   const unallotted = order.quantity - order.tradedQuantity;
   const context = offerContextOf(state, order);
-  ApiError.throwIfAny(
-    carryForwardViolations(context.offer, context.state, { category: order.offerCategory!, live: true, unallottedQuantity: unallotted }, state.now),
-  );
+  const revision = command.revision ?? {};
+  const price = revision.price ?? order.pricePaise / 100;
+  const terms: BidTerms = {
+    orderType: order.orderType,
+    pricePaise: revision.price === undefined ? order.pricePaise : (rupeesToPaise(revision.price) ?? 0),
+    quantity: revision.quantity ?? order.quantity,
+  };
+  const revised = terms.pricePaise !== order.pricePaise || terms.quantity !== order.quantity;
   const origin = { actor: caller.userId, requestId: command.requestId };
-  if (order.carriedForwardAt !== null)
+  if (order.carriedForwardAt !== null) {
+    if (revised) {
+      throw new ApiError(
+        Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
+        `Order ${order.orderId} is already carried forward: revise it with a modification (PUT /transactional/v1/orders/regular/${order.exchange}/${order.orderId})`,
+        [{ field: '', message: 'the bid is already carried forward' }],
+      );
+    }
     return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin };
+  }
+  ApiError.throwIfAny(
+    carryForwardViolations(
+      context.offer,
+      context.state,
+      { category: order.offerCategory!, live: true, unallottedQuantity: unallotted, pricePaise: terms.pricePaise },
+      context.tCutoffPricePaise,
+      state.now,
+    ),
+  );
+  if (revised) ApiError.throwIfAny(revisionViolations(context, { ...liveOfferBidOf(order), carriedForward: true }, price, terms));
+  const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
   return {
     before: order,
-    after: { ...order, carriedForwardAt: state.now, updatedAt: state.now },
-    reason: `Carried forward to T+1: ${unallotted} unallotted shares at ${formatPrice(order.pricePaise)}`,
+    after: { ...order, pricePaise: terms.pricePaise, quantity: terms.quantity, carriedForwardAt: state.now, updatedAt: state.now },
+    reason: `Carried forward to T+1: ${terms.quantity - order.tradedQuantity} unallotted shares at ${formatPrice(terms.pricePaise)}${revisedFrom}`,
     origin,
     outbox: 'CARRY_FORWARD',
   };

@@ -6,7 +6,7 @@
 import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from './ofs-rules.js';
 import { allotmentCostPaise } from './funds-blocking.js';
 import { OrderStatus } from './order-status.js';
-import { settlementTime, tradeIdOf, type Trade } from './trades.js';
+import { tradeIdOf, type Trade } from './trades.js';
 import type { MarginType, OfferCategory } from './ofs-offer.js';
 
 export interface Order {
@@ -175,7 +175,7 @@ export interface OrderChange {
  * The trade of an allotment of `quantity` shares at `pricePaise` to the order. An order has at most two: a
  * bid in an offer allotted in part on T may be allotted the rest on T+1 (its second trade, `part` 2).
  */
-export function tradeOfAllotment(order: Order, quantity: number, pricePaise: number, at: number, settlementDelayMs: number | null, part: 1 | 2 = 1): Trade {
+export function tradeOfAllotment(order: Order, quantity: number, pricePaise: number, at: number, settlesAt: number, part: 1 | 2 = 1): Trade {
   if (quantity <= 0) throw new Error(`order ${order.orderId} has no allotment`);
   return {
     tradeId: part === 1 ? tradeIdOf(order.orderId) : `${tradeIdOf(order.orderId)}-${part}`,
@@ -190,7 +190,7 @@ export function tradeOfAllotment(order: Order, quantity: number, pricePaise: num
     quantity,
     pricePaise,
     tradedAt: at,
-    settlesAt: settlementTime(at, settlementDelayMs),
+    settlesAt,
     exchangeOrderId: order.exchangeOrderId,
     orderIdentifier: order.orderIdentifier,
   };

@@ -1,11 +1,14 @@
 /**
  * Trades, positions and holdings (odin-compat.md; docs/design/portfolio.md). Every allotment is a trade;
- * allotted shares are a position until the trade settles, then a holding. Settlement is T+1 by default (the
- * day after the allotment, at 09:00 India time: shares are credited before the market opens; no holiday
- * calendar), or the delay an issue's import sets. Pure functions: the OMS records trades (`tradeOfAllotment`
- * in ./order.ts) through OrderRepository.apply, the portfolio service reads them.
+ * allotted shares are a position until the trade settles, then a holding. An offer's allotments settle on
+ * trading days at the pay-out time (./trading-calendar.ts); an issue of the one-listing model's the day
+ * after the allotment at 09:00 India time; either after the delay its import sets (a drill). Pure
+ * functions: the OMS records trades (`tradeOfAllotment` in ./order.ts) through OrderRepository.apply, the
+ * portfolio service reads them.
  */
+import type { Offer } from './ofs-offer.js';
 import { IST_OFFSET_MS } from './ofs-rules.js';
+import { settlementInstant, type TradingCalendar } from './trading-calendar.js';
 
 export interface Trade {
   tradeId: string;
@@ -30,11 +33,31 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** T+1 settlement completes before the next day's market opens: 09:00 India time. */
 const SETTLEMENT_HOUR_IST = 9;
 
-/** When a trade made at `tradedAt` settles: after `delayMs` when the issue sets one, else T+1 at 09:00 IST. */
+/**
+ * When a trade in an issue of the one-listing model made at `tradedAt` settles: after `delayMs` when the
+ * issue sets one, else the next day at 09:00 IST (that model's settlement, kept as it was).
+ */
 export function settlementTime(tradedAt: number, delayMs: number | null): number {
   if (delayMs !== null) return tradedAt + delayMs;
   const istMidnight = Math.floor((tradedAt + IST_OFFSET_MS) / DAY_MS) * DAY_MS - IST_OFFSET_MS;
   return istMidnight + DAY_MS + SETTLEMENT_HOUR_IST * 60 * 60 * 1000;
+}
+
+/**
+ * When an allotment in an offer made at `allottedAt` settles: after the offer's delay for a drill offer;
+ * else at the pay-out time of the first trading day after the day the allotment belongs to (T-day
+ * allotments on T+1, T+1 allotments on T+2; ofs-framework.md). `day` null (an event from before the
+ * exchange said): T when it came before T+1 opened.
+ */
+export function offerSettlementTime(
+  offer: Pick<Offer, 'settlementDelayMs' | 'tDay' | 't1Day'>,
+  day: 'T' | 'T+1' | null,
+  allottedAt: number,
+  calendar: TradingCalendar,
+): number {
+  if (offer.settlementDelayMs !== null) return allottedAt + offer.settlementDelayMs;
+  const t1 = day === null ? allottedAt >= offer.t1Day.opensAt : day === 'T+1';
+  return settlementInstant(calendar, t1 ? offer.t1Day.closesAt : offer.tDay.closesAt);
 }
 
 /** One allotment per order: the trade takes the order's id, so a repeated event can never make a second one. */

@@ -90,10 +90,11 @@ export async function startMetricsListener(options: MetricsListenerOptions & { h
   }
 }
 
-/** The outbox's backlog in the metrics, read from the store when scraped (the same figure in every process). */
+/** The outbox's backlog and the instruments set aside in the metrics, read from the store when scraped (the same figures in every process). */
 export function watchStore(metrics: OperatorMetrics, store: Store): void {
   const health = new StoreHealth(store.readDb);
   metrics.watchOutbox(() => health.outboxBacklog());
+  metrics.watchSetAside(async () => (await health.setAside()).length);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { ApiError, Errors } from '../domain/errors.js';
 import {
   CancelOrderResponse,
+  CarryForwardRequest,
   CarryForwardResponse,
   ModifyOrderRequest,
   ModifyOrderResponse,
@@ -205,18 +206,24 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
         tags: ['orders'],
         summary: 'Carry an unallotted non-retail bid in an offer forward to T+1',
         description:
-          'During T+1, once the T allocation has run, carries the unallotted quantity of one of your live non-retail bids in an offer forward to the T+1 allocation, where unsubscribed retail shares go to carried-forward bids by price. A bid not carried forward is cancelled at the close of T+1. Once carried forward, the bid may be revised (to a price at or above the T-day cut-off; a 0 %-margin bid upward only). Again for a bid already carried forward: no change. No body.',
+          'During T+1, once the T allocation has run, carries the unallotted quantity of one of your live non-retail bids in an offer forward to the T+1 allocation, where unsubscribed retail shares go to carried-forward bids by price. A carried-forward bid stands at or above the T-day cut-off: a bid priced below it is refused (e-380, naming the cut-off) unless the body revises its price to at least the cut-off. Carrying forward blocks the funds of what it carries forward again (the T allocation released them); the OMS refuses it for good when they lack (the order then ends, its history says why). A bid not carried forward is cancelled at the close of T+1. Once carried forward, the bid may be revised (at or above the T-day cut-off; a 0 %-margin bid upward only). Again for a bid already carried forward: no change. Body optional: `{"price": 105}`, `{"price": 105, "quantity": "500"}` or none.',
         security: ORDER_ENTRY_SECURITY,
         headers: IdempotencyKeyHeaders,
         params: OrderPathParams,
+        body: CarryForwardRequest,
         response: {
           200: CarryForwardResponse,
           ...errorResponses(
-            ...UNWANTED_BODY_ERRORS,
+            ...BODY_ERRORS,
             ...ORDER_ENTRY_AUTH_ERRORS,
             ...IDEMPOTENCY_ERRORS,
             ...LIVE_ORDER_ERRORS,
             Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
+            Errors.OFS_BELOW_T_CUTOFF,
+            Errors.OFS_PRICE_TICK,
+            Errors.OFS_BELOW_FLOOR,
+            Errors.OFS_MARGIN_T_UPWARD_ONLY,
+            Errors.OFS_QUANTITY_BELOW_ALLOTTED,
             Errors.OFS_OFFER_NOT_FOUND,
             Errors.OFS_OFFER_CANCELLED,
             Errors.ALGO_DISABLED,
@@ -224,11 +231,18 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
           ),
         },
       },
+      // The body is optional: none is read as `{}` (carry the bid forward as it is).
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
     },
     async (request, reply) => {
       const { exchange, order_id } = request.params;
+      const { price, quantity } = request.body;
+      const revision = { ...(price !== undefined && { price }), ...(quantity !== undefined && { quantity: Number(quantity) }) };
       const carried = () => success('Order Carry-Forward Sent to OMS', { orderId: order_id });
-      await orderEntry.carryForward(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, carried));
+      await orderEntry.carryForward(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, carried), revision);
       return carried();
     },
   );

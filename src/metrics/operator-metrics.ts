@@ -26,6 +26,8 @@ export interface OrderEntryMetrics {
 export interface OmsMetrics {
   exchangeCall(operation: ExchangeOperation, outcome: ExchangeOutcome, seconds: number): void;
   passFailed(): void;
+  /** One instrument's work failed (src/oms/instrument-guard.ts): `step` what failed, `setAside` whether it is now set aside. */
+  instrumentFailed(step: string, setAside: boolean): void;
 }
 
 /** What the webhook dispatcher reports. */
@@ -121,9 +123,16 @@ export class OperatorMetrics {
       help: 'Passes of the OMS worker that failed (the database or the exchange out); the worker backs off and retries.',
       registers,
     });
+    const instrumentFailures = new Counter<'step' | 'set_aside'>({
+      name: 'ordergate_oms_instrument_failures_total',
+      help: "Failures of one instrument's work in the OMS (step allocation, indicative or events); set_aside=true: the failure that set the instrument aside for the operator.",
+      labelNames: ['step', 'set_aside'],
+      registers,
+    });
     this.oms = {
       exchangeCall: (operation, outcome, seconds) => exchangeCalls.labels(operation, outcome).observe(seconds),
       passFailed: () => omsPassFailures.inc(),
+      instrumentFailed: (step, setAside) => instrumentFailures.labels(step, String(setAside)).inc(),
     };
 
     const webhookAttempts = new Histogram<'outcome'>({
@@ -189,6 +198,21 @@ export class OperatorMetrics {
         const figures = await backlog();
         if (figures === null) this.set(NaN);
         else this.set(figures.oldestCreatedAt === null ? 0 : Math.max(0, now() - figures.oldestCreatedAt) / 1000);
+      },
+    });
+  }
+
+  /**
+   * The instruments the OMS has set aside after repeated failures (`ordergate oms stuck`), read from the
+   * database when scraped; NaN when it does not answer within a second. Alert on any above 0.
+   */
+  watchSetAside(read: () => Promise<number>): void {
+    new Gauge({
+      name: 'ordergate_oms_instruments_set_aside',
+      help: "Instruments (offers, issues) whose work the OMS set aside after repeated failures, in the whole database: each waits for the operator's `ordergate oms retry`.",
+      registers: [this.registry],
+      async collect() {
+        this.set(await answerWithin(read(), BACKLOG_TIMEOUT_MS).catch(() => NaN));
       },
     });
   }

@@ -50,6 +50,8 @@ export interface ExchangeEvent {
   pricePaise: number | null;
   /** Why, in words a trader understands. */
   reason: string;
+  /** An offer's allotment: the day it belongs to, T or T+1, which tells when it settles; null for an issue's. */
+  day: 'T' | 'T+1' | null;
 }
 
 export interface ExchangeAdapter {
@@ -66,11 +68,15 @@ export interface ExchangeAdapter {
   placeBidsInTransaction?(tx: StoreTx, bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
   modify(orderId: string, terms: BidTerms): Promise<ChangeResult>;
   cancel(orderId: string): Promise<ChangeResult>;
-  /** Carries a bid in an offer forward to T+1 (its unallotted quantity); again: done, no change. */
-  carryForward(orderId: string): Promise<ChangeResult>;
+  /**
+   * Carries a bid in an offer forward to T+1 (its unallotted quantity) at `terms` (its own, or a revision's:
+   * a carried-forward bid stands at or above the T-day cut-off); again: done, no change.
+   */
+  carryForward(orderId: string, terms: BidTerms): Promise<ChangeResult>;
   /**
    * Does the exchange's due work first (allocation of every issue whose windows have both closed), then
-   * answers the events not yet acknowledged, oldest first. Until acknowledged, an event is answered again.
+   * answers the events not yet acknowledged, oldest first. Until acknowledged, an event is answered again;
+   * those of an instrument the OMS set aside wait with it.
    */
   pollEvents(): Promise<ExchangeEvent[]>;
   acknowledge(eventIds: readonly string[]): Promise<void>;

@@ -15,7 +15,8 @@ import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs-issues.js';
 import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
 import { formatPrice } from '../domain/ofs-issue.js';
-import { indicativePrice, isNonRetailCategory, offerPortions, offerState, type OfferCategory } from '../domain/ofs-offer.js';
+import { indicativePrice, isNonRetailCategory, offerState, tAllocationWait, type OfferCategory } from '../domain/ofs-offer.js';
+import { issueInstrument, offerInstrument } from '../domain/instruments.js';
 import {
   carryForwardViolations,
   describeCategory,
@@ -30,6 +31,7 @@ import { tickViolations } from '../domain/ofs-rules.js';
 import type { Store } from '../store/database.js';
 import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
 import type { StoreTx } from '../store/write-tx.js';
+import type { InstrumentGuard } from './instrument-guard.js';
 import type { ChangeResult, ExchangeAdapter, ExchangeBid, ExchangeBidStatus, ExchangeEvent, ExchangeOrder, PlaceResult } from './exchange.js';
 
 /** Events answered by one poll; the rest come with the next. */
@@ -73,10 +75,11 @@ function offerBidOf(bid: SimBid): OfferBid {
 /** The event of a non-retail bid's T allocation: allotted in full (final), in part or not at all (it stays live). */
 function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: number): NewSimEvent {
   const reason = sentence(allotment.reason);
-  if (full) return { orderId: allotment.orderId, kind: 'ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason };
+  if (full) return { orderId: allotment.orderId, kind: 'ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason, day: 'T' };
   const rest =
     `; the T-day cut-off price is ${formatPrice(cutoffPricePaise)}. The unallotted quantity may be carried forward to T+1 ` +
-    '(POST .../carry_forward during T+1); a bid not carried forward is cancelled at the close of T+1';
+    '(POST .../carry_forward during T+1, at a price at or above the cut-off; its funds are blocked again then); a bid not carried forward ' +
+    'is cancelled at the close of T+1. Its block is released until then';
   if (allotment.allottedQuantity > 0) {
     return {
       orderId: allotment.orderId,
@@ -84,9 +87,10 @@ function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: n
       quantity: allotment.allottedQuantity,
       pricePaise: allotment.pricePaise,
       reason: `${reason}${rest}`,
+      day: 'T',
     };
   }
-  return { orderId: allotment.orderId, kind: 'NOTE', quantity: 0, pricePaise: null, reason: `${reason}${rest}` };
+  return { orderId: allotment.orderId, kind: 'NOTE', quantity: 0, pricePaise: null, reason: `${reason}${rest}`, day: 'T' };
 }
 
 function toExchangeOrder(bid: SimBid): ExchangeOrder {
@@ -106,6 +110,8 @@ export class SimulatedExchange implements ExchangeAdapter {
     private readonly issues: OfsIssueRepository,
     private readonly offers: OfsOfferRepository,
     private readonly now: () => number,
+    /** Keeps each instrument's work apart: one that fails is tried again later, then set aside (instrument-guard.ts). */
+    private readonly guard: InstrumentGuard,
   ) {}
 
   async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
@@ -245,7 +251,7 @@ export class SimulatedExchange implements ExchangeAdapter {
     });
   }
 
-  async carryForward(orderId: string): Promise<ChangeResult> {
+  async carryForward(orderId: string, terms: BidTerms): Promise<ChangeResult> {
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
       const bid = await this.book.findBid(orderId, tx);
@@ -253,25 +259,37 @@ export class SimulatedExchange implements ExchangeAdapter {
       if (bid.carriedForward && bid.status === 'LIVE') return { done: true };
       const offer = bid.offerId === null ? undefined : await this.offers.find(bid.offerId, tx);
       if (offer === undefined) return refused('the bid is not a bid in an offer');
-      const violation = firstReason(
-        carryForwardViolations(
+      const category = bid.category as OfferCategory;
+      const violation = firstReason([
+        ...carryForwardViolations(
           offer.offer,
           offerState(offer.offer, offer.progress, now),
-          { category: bid.category as OfferCategory, live: bid.status === 'LIVE', unallottedQuantity: bid.quantity - bid.tAllotted },
+          { category, live: bid.status === 'LIVE', unallottedQuantity: bid.quantity - bid.tAllotted, pricePaise: terms.pricePaise },
+          offer.tCutoffPricePaise,
           now,
         ),
-      );
+        ...offerPriceViolations(terms, offer.offer, category, offer.tCutoffPricePaise, true),
+        ...tickViolations(terms.pricePaise / 100, offer.offer),
+        ...(bid.marginType === 'T' ? marginRevisionViolations('T', bid, terms) : []),
+      ]);
       if (violation) return refused(violation);
-      await this.book.carryForward(tx, orderId, now);
+      await this.book.carryForward(tx, orderId, terms, now);
       return { done: true };
     });
   }
 
   async pollEvents(): Promise<ExchangeEvent[]> {
     const now = this.now();
-    for (const issue of await this.book.issuesDueForAllocation(now)) await this.allocate(issue, now);
-    for (const offerId of await this.book.offersBiddingOnT(now)) await this.publishIndicative(offerId, now);
-    for (const offerId of await this.book.offersDue(now)) await this.allocateOffer(offerId, now);
+    // Each instrument's work apart: one that fails stops none of the others (instrument-guard.ts).
+    for (const issue of await this.book.issuesDueForAllocation(now)) {
+      await this.guard.run(issueInstrument(issue.exchange, issue.scripToken), 'allocation', () => this.allocate(issue, now));
+    }
+    for (const offerId of await this.book.offersBiddingOnT(now)) {
+      await this.guard.run(offerInstrument(offerId), 'indicative', () => this.publishIndicative(offerId, now));
+    }
+    for (const offerId of await this.book.offersDue(now)) {
+      await this.guard.run(offerInstrument(offerId), 'allocation', () => this.allocateOffer(offerId, now));
+    }
     const events = await this.book.undeliveredEvents(EVENTS_PER_POLL);
     return events.map((event) => ({
       eventId: String(event.id),
@@ -280,6 +298,7 @@ export class SimulatedExchange implements ExchangeAdapter {
       quantity: event.quantity,
       pricePaise: event.pricePaise,
       reason: event.reason,
+      day: event.day,
     }));
   }
 
@@ -328,7 +347,7 @@ export class SimulatedExchange implements ExchangeAdapter {
         await this.book.settleOffer(
           tx,
           live.map((bid) => ({ orderId: bid.orderId, status: 'NOT_ALLOTTED', tAllotted: bid.tAllotted })),
-          live.map((bid) => ({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason })),
+          live.map((bid) => ({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason, day: null })),
           now,
         );
         return;
@@ -336,7 +355,8 @@ export class SimulatedExchange implements ExchangeAdapter {
       if (progress.tAllocatedAt === null) {
         const bids = live.filter((bid) => isNonRetailCategory(bid.category)).map(offerBidOf);
         const demand = bids.reduce((sum, bid) => sum + bid.quantity, 0);
-        if (demand < offerPortions(offer).nonRetail && registration.tProceedAt === null) return;
+        // The seller's green-shoe decision (until its deadline), then the operator on a short T day.
+        if (tAllocationWait(offer, registration.tProceedAt, demand, now) !== null) return;
         const result = allocateTDay(offer, bids);
         if (!(await this.book.claimTAllocation(tx, offerId, { cutoffPricePaise: result.cutoffPricePaise, unallotted: result.unallotted }, now))) return;
         const quantityOf = new Map(bids.map((bid) => [bid.orderId, bid.quantity]));
@@ -364,7 +384,7 @@ export class SimulatedExchange implements ExchangeAdapter {
             ? `The rest of the bid was not carried forward by the close of T+1; the ${bid.tAllotted} shares allotted on T stand`
             : 'Not allotted: the bid was not carried forward by the close of T+1';
         outcomes.push({ orderId: bid.orderId, status: 'NOT_ALLOTTED', tAllotted: bid.tAllotted });
-        events.push({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason });
+        events.push({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason, day: 'T+1' });
       }
       const result = allocateT1Day(
         offer,
@@ -386,6 +406,7 @@ export class SimulatedExchange implements ExchangeAdapter {
           quantity: allotment.allottedQuantity,
           pricePaise: allotted ? allotment.pricePaise : null,
           reason: sentence(allotment.reason),
+          day: 'T+1',
         });
       }
       await this.book.settleOffer(tx, outcomes, events, now);
@@ -436,6 +457,7 @@ export class SimulatedExchange implements ExchangeAdapter {
             quantity: 0,
             pricePaise: null,
             reason: `Not allotted: unknown bidder category ${live.category}`,
+            day: null,
           });
           continue;
         }
@@ -446,7 +468,14 @@ export class SimulatedExchange implements ExchangeAdapter {
           continue;
         }
         // The issue was re-imported with other prices since the bid was accepted: it cannot take part.
-        settled.push({ orderId: live.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason: `Not allotted: at close ${violation.message}` });
+        settled.push({
+          orderId: live.orderId,
+          kind: 'NOT_ALLOTTED',
+          quantity: 0,
+          pricePaise: null,
+          reason: `Not allotted: at close ${violation.message}`,
+          day: null,
+        });
       }
       const result = allocateOfs({ ...issue, bids: eligible });
       for (const allotment of result.allotments) {
@@ -457,6 +486,7 @@ export class SimulatedExchange implements ExchangeAdapter {
           quantity: allotment.allottedQuantity,
           pricePaise: allotment.pricePaise,
           reason: sentence(allotment.reason),
+          day: null,
         });
       }
       // The claim makes this the one allocation of the issue, and the live bids are locked since they were

@@ -4,7 +4,7 @@
  * (or the decision) out; the worker (worker.ts) reads, locks, calls the exchange and applies what they
  * answer. What a bid blocks of its bidder's funds is decided in src/domain/funds-blocking.ts.
  */
-import { admissionBlock, blockAfterModification, blockAfterPartAllotment, fundsShortfall, releasesBlock } from '../domain/funds-blocking.js';
+import { admissionBlock, blockAfterModification, blockAfterTAllocation, fundsShortfall, releasesBlock } from '../domain/funds-blocking.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { offerState, type OfferRegistration } from '../domain/ofs-offer.js';
 import { offerDayViolations } from '../domain/ofs-offer-rules.js';
@@ -243,24 +243,41 @@ export function cancellationAnswered(order: Order | undefined, result: ChangeRes
   return [transition(order, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN)];
 }
 
-/** The exchange's answer to a carry-forward: refused, the order is no longer carried forward, and its history says why. */
-export function carryForwardAnswered(order: Order | undefined, result: ChangeResult, at: number): OrderChange[] {
+/**
+ * The exchange's answer to a carry-forward. Refused: the order is no longer carried forward, takes back the
+ * terms the exchange holds (`restore`; a revision sent with the carry-forward is undone) and, as a bid not
+ * carried forward, blocks nothing; its history says why.
+ */
+export function carryForwardAnswered(order: Order | undefined, result: ChangeResult, restore: BidTerms | undefined, at: number): OrderChange[] {
   if (order === undefined) return [];
   if (result.done) return note(order, 'Carried forward at the exchange', EXCHANGE_ORIGIN);
+  const terms = restore === undefined ? {} : { orderType: restore.orderType, pricePaise: restore.pricePaise, quantity: restore.quantity };
   return [
     {
       before: order,
-      after: { ...order, carriedForwardAt: null, updatedAt: at },
+      after: { ...order, ...terms, carriedForwardAt: null, ...blockLeftByTAllocation(order), updatedAt: at },
       reason: `Carry-forward refused by the exchange: ${result.reason}`,
       origin: EXCHANGE_ORIGIN,
     },
   ];
 }
 
-/** An exchange event with the settlement delay of the trade it makes (null: none, or the default). */
+/**
+ * A carry-forward whose funds the bidder lacks: refused, finally (the exchange re-checks margin at
+ * carry-forward, and a bid not carried forward lapses at T+1's close anyway). The order ends: EXECUTED for
+ * what T allotted it, else CANCELLED; it blocks nothing.
+ */
+export function carryForwardRefusedForFunds(order: Order | undefined, shortfall: string, at: number): OrderChange[] {
+  if (order === undefined || !isLiveStatus(order.status)) return [];
+  const reason = `Carry-forward refused by the OMS: ${shortfall}. The bid is not carried forward and cannot be again`;
+  const status = order.tradedQuantity > 0 ? OrderStatus.EXECUTED : OrderStatus.CANCELLED;
+  return [transition(order, status, reason, at, OMS_ORIGIN, { carriedForwardAt: null, ...(status === OrderStatus.CANCELLED && { errorReason: reason }) })];
+}
+
+/** An exchange event with when the trade it makes settles (null: it makes none). */
 export interface DeliveredEvent {
   event: ExchangeEvent;
-  settlementDelayMs: number | null;
+  settlesAt: number | null;
 }
 
 /**
@@ -269,8 +286,8 @@ export interface DeliveredEvent {
  */
 export function applyEvents(orders: ReadonlyMap<string, Order>, events: readonly DeliveredEvent[], at: number): OrderChange[] {
   const current = new Map(orders);
-  return events.flatMap(({ event, settlementDelayMs }) => {
-    const changes = applyEvent(current.get(event.orderId), event, at, settlementDelayMs);
+  return events.flatMap(({ event, settlesAt }) => {
+    const changes = applyEvent(current.get(event.orderId), event, at, settlesAt);
     for (const change of changes) current.set(change.after.orderId, change.after);
     return changes;
   });
@@ -278,9 +295,11 @@ export function applyEvents(orders: ReadonlyMap<string, Order>, events: readonly
 
 /**
  * An allocation event, applied to an order still live (a repeat delivery finds it finished, or, for an
- * event that leaves it live, sees the allotment's trade already made: its trade id is the order's).
+ * event that leaves it live, sees the allotment's trade already made: its trade id is the order's). An
+ * offer's T allocation leaves a bid it did not allot in full live for the carry-forward decision, with no
+ * block: its funds are released until it is carried forward (then blocked again).
  */
-export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: number, settlementDelayMs: number | null): OrderChange[] {
+export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: number, settlesAt: number | null): OrderChange[] {
   if (order === undefined || !isLiveStatus(order.status)) return [];
   let change: OrderChange;
   const allotted = event.pricePaise !== null && event.quantity > 0 ? { quantity: event.quantity, pricePaise: event.pricePaise } : null;
@@ -294,15 +313,20 @@ export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: n
     case 'ALLOTTED':
       change = transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, filled ?? {});
       break;
-    case 'PART_ALLOTTED': {
+    case 'PART_ALLOTTED':
       if (filled === null) return note(order, event.reason, EXCHANGE_ORIGIN);
-      // The bid stays live for the rest: its block covers what is left of it.
-      const block = { fundsBlockedPaise: blockAfterPartAllotment(order, filled.tradedQuantity) };
-      change = { before: order, after: { ...order, ...filled, ...block, updatedAt: at }, reason: event.reason, origin: EXCHANGE_ORIGIN };
+      change = {
+        before: order,
+        after: { ...order, ...filled, ...blockLeftByTAllocation(order), updatedAt: at },
+        reason: event.reason,
+        origin: EXCHANGE_ORIGIN,
+      };
       break;
+    case 'NOTE': {
+      const released = blockLeftByTAllocation(order);
+      if (released.fundsBlockedPaise === undefined || released.fundsBlockedPaise === order.fundsBlockedPaise) return note(order, event.reason, EXCHANGE_ORIGIN);
+      return [{ before: order, after: { ...order, ...released, updatedAt: at }, reason: event.reason, origin: EXCHANGE_ORIGIN }];
     }
-    case 'NOTE':
-      return note(order, event.reason, EXCHANGE_ORIGIN);
     default:
       // Not allotted (more): what an earlier allotment gave the order stands.
       change =
@@ -310,8 +334,17 @@ export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: n
           ? transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN)
           : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
   }
-  if (allotted) change.trade = tradeOfAllotment(change.after, allotted.quantity, allotted.pricePaise, at, settlementDelayMs, part);
+  if (allotted) {
+    if (settlesAt === null) throw new RangeError(`the allotment to order ${order.orderId} came without its settlement time`);
+    change.trade = tradeOfAllotment(change.after, allotted.quantity, allotted.pricePaise, at, settlesAt, part);
+  }
   return [change];
+}
+
+/** What an offer's T allocation leaves of a live bid's block, and a bid not carried forward keeps (funds-blocking.ts). */
+function blockLeftByTAllocation(order: Order): { fundsBlockedPaise?: number } {
+  const block = blockAfterTAllocation(order);
+  return block === null ? {} : { fundsBlockedPaise: block };
 }
 
 /** The order moved to `status`, with its history reason; `fields` are set as well. */

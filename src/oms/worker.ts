@@ -36,7 +36,13 @@ import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.
 import type { OmsRepository, OutboxEntry } from '../store/oms.js';
 import type { OrderRepository } from '../store/orders.js';
 import type { StoreTx } from '../store/write-tx.js';
-import type { ExchangeAdapter, ExchangeBid, PlaceResult } from './exchange.js';
+import type { ExchangeAdapter, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
+import type { InstrumentGuard } from './instrument-guard.js';
+import { instrumentOfOrder } from '../domain/instruments.js';
+import { offerSettlementTime, settlementTime } from '../domain/trades.js';
+import { NO_HOLIDAYS } from '../domain/trading-calendar.js';
+import type { TradingHolidayRepository } from '../store/trading-holidays.js';
+import { DatabaseUnavailableError } from '../store/unavailable.js';
 import { OutboxLoop, yieldToEventLoop, type BatchLease } from './outbox-loop.js';
 import {
   admit,
@@ -45,6 +51,7 @@ import {
   cancellationAnswered,
   cancellationNotPossible,
   carryForwardAnswered,
+  carryForwardRefusedForFunds,
   isAtExchange,
   issueRisk,
   modificationRefused,
@@ -84,6 +91,10 @@ export interface OmsWorkerOptions {
   batchSize?: number;
   /** Where its exchange calls and failed passes are counted (the operator's metrics). */
   metrics?: OmsMetrics;
+  /** Keeps each instrument's work apart (instrument-guard.ts); the simulated exchange shares it. */
+  guard: InstrumentGuard;
+  /** The exchanges' holidays: an offer's allotments settle on trading days. */
+  holidays: Pick<TradingHolidayRepository, 'calendar'>;
 }
 
 export class OmsWorker {
@@ -387,19 +398,28 @@ export class OmsWorker {
   }
 
   /**
-   * Tells the exchange the bid is carried forward to T+1. Should it refuse (the T+1 session closed
-   * meanwhile, say), the order is no longer carried forward, and its history says why.
+   * Carries the bid forward at the exchange, at the terms order entry took (a revision included): first its
+   * funds are blocked again (a bid left live by the T allocation blocks nothing); a bidder who lacks them is
+   * refused, finally. Should the exchange refuse (T+1 closed meanwhile, say), the order is no longer
+   * carried forward, takes back the exchange's terms and releases the block; its history says why.
    */
   private async carryForward(orderId: string): Promise<void> {
     const { orders, exchange } = this.options;
     const order = await orders.find(orderId);
     if (order === undefined || order.carriedForwardAt === null || !isAtExchange(order)) return;
+    const terms = termsOf(order);
+    const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(orderId, terms);
+    if (shortfall !== null) {
+      await this.changeOrders([orderId], (locked, at) => carryForwardRefusedForFunds(locked.get(orderId), shortfall, at));
+      return;
+    }
     const result = await this.callExchange(
       'carry_forward',
-      () => exchange.carryForward(orderId),
+      () => exchange.carryForward(orderId, terms),
       (answer) => !answer.done,
     );
-    await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, at));
+    const held = result.done ? undefined : (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
+    await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, held, at));
   }
 
   /** An offer by id, read once per transaction. */
@@ -427,42 +447,93 @@ export class OmsWorker {
   /**
    * Applies the exchange's events to the orders still live, one commit per delivery, then acknowledges
    * them; repeats until the exchange has nothing new. Delivery is at least once: an event delivered again
-   * finds its order finished and changes nothing.
+   * finds its order finished and changes nothing. A delivery that fails is applied again instrument by
+   * instrument, each under its guard: the events of one that fails wait (unacknowledged) while the others'
+   * are applied.
    */
   private async processEvents(stopping: () => boolean): Promise<number> {
-    const { exchange, logger } = this.options;
+    const { exchange, logger, guard } = this.options;
+    guard.newPass();
     const seen = new Set<string>();
     let applied = 0;
     for (;;) {
       await yieldToEventLoop();
       if (stopping()) break;
-      // Events already applied in this pass are not applied again, even if an adapter answers them again.
+      // Events already seen in this pass are not applied again, even if an adapter answers them again.
       const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter((event) => !seen.has(event.eventId));
       if (events.length === 0) break;
-      await this.changeOrders(
-        events.map((event) => event.orderId),
-        async (locked, at, tx) => {
-          // An allotment is a trade, which settles after its issue's settlement delay (an offer's: by day).
-          const issueOf = this.options.issues.reader(tx);
-          const offerOf = this.offerReader(tx);
-          const delivered: DeliveredEvent[] = [];
-          for (const event of events) {
-            const order = locked.get(event.orderId);
-            let settlementDelayMs: number | null = null;
-            if (order !== undefined && event.quantity > 0) {
-              const terms = order.offerId === null ? await issueOf(order.exchange, order.scripToken) : (await offerOf(order.offerId))?.offer;
-              settlementDelayMs = terms?.settlementDelayMs ?? null;
-            }
-            delivered.push({ event, settlementDelayMs });
-          }
-          return applyEvents(locked, delivered, at);
-        },
-      );
-      await this.callExchange('acknowledge', () => exchange.acknowledge(events.map((event) => event.eventId)));
       for (const event of events) seen.add(event.eventId);
-      applied += events.length;
+      const done = await this.applyDelivery(events);
+      if (done.length > 0) await this.callExchange('acknowledge', () => exchange.acknowledge(done.map((event) => event.eventId)));
+      for (const event of done) this.eventInstruments.delete(event.eventId);
+      applied += done.length;
     }
     if (applied > 0) logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
     return applied;
+  }
+
+  /** The instrument of each event whose delivery failed once (to hold it back while its instrument pauses). */
+  private readonly eventInstruments = new Map<string, string>();
+
+  /** Applies a delivery: in one commit when it can, else instrument by instrument. Answers the events applied. */
+  private async applyDelivery(events: readonly ExchangeEvent[]): Promise<ExchangeEvent[]> {
+    const { guard } = this.options;
+    // Events of an instrument that failed and pauses wait for it.
+    const ready: ExchangeEvent[] = [];
+    for (const event of events) {
+      const instrument = this.eventInstruments.get(event.eventId);
+      if (instrument === undefined || (await guard.mayRun(instrument))) ready.push(event);
+    }
+    if (ready.length === 0) return [];
+    try {
+      await this.applyEvents(ready);
+      for (const instrument of new Set(ready.map((event) => this.eventInstruments.get(event.eventId)))) {
+        if (instrument !== undefined) await guard.succeeded(instrument, 'events');
+      }
+      return ready;
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError) throw error;
+    }
+    const byInstrument = new Map<string, ExchangeEvent[]>();
+    for (const event of ready) {
+      const order = await this.options.orders.find(event.orderId);
+      const instrument = order === undefined ? `order:${event.orderId}` : instrumentOfOrder(order);
+      this.eventInstruments.set(event.eventId, instrument);
+      byInstrument.set(instrument, [...(byInstrument.get(instrument) ?? []), event]);
+    }
+    const done: ExchangeEvent[] = [];
+    for (const [instrument, group] of byInstrument) {
+      if ((await guard.run(instrument, 'events', () => this.applyEvents(group))) !== undefined) done.push(...group);
+    }
+    return done;
+  }
+
+  /** The events applied to their orders in one transaction, each allotment a trade settling when its terms say. */
+  private async applyEvents(events: readonly ExchangeEvent[]): Promise<true> {
+    // Read before the transaction: on SQLite its one connection is the transaction's until it ends.
+    const calendar = events.some((event) => event.quantity > 0) ? await this.options.holidays.calendar() : NO_HOLIDAYS;
+    await this.changeOrders(
+      events.map((event) => event.orderId),
+      async (locked, at, tx) => {
+        const issueOf = this.options.issues.reader(tx);
+        const offerOf = this.offerReader(tx);
+        const delivered: DeliveredEvent[] = [];
+        for (const event of events) {
+          const order = locked.get(event.orderId);
+          let settlesAt: number | null = null;
+          if (order !== undefined && event.quantity > 0) {
+            if (order.offerId === null) {
+              settlesAt = settlementTime(at, (await issueOf(order.exchange, order.scripToken))?.settlementDelayMs ?? null);
+            } else {
+              const offer = (await offerOf(order.offerId))?.offer;
+              settlesAt = offer === undefined ? settlementTime(at, null) : offerSettlementTime(offer, event.day, at, calendar);
+            }
+          }
+          delivered.push({ event, settlesAt });
+        }
+        return applyEvents(locked, delivered, at);
+      },
+    );
+    return true;
   }
 }

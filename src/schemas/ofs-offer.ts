@@ -59,9 +59,15 @@ export const OfsOfferImport = Type.Object(
     base_quantity: Quantity(1, 'Shares offered, without the green shoe.'),
     green_shoe_quantity: Type.Optional(Quantity(0, 'The over-allotment option; absent: 0.')),
     green_shoe_exercised: Type.Optional(
-      Type.Boolean({
-        description: "The seller's decision, announced by 17:00 on T; absent: false. `ordergate ofs green-shoe` may change it until the T allocation runs.",
+      Type.Union([Type.Boolean(), Quantity(0, 'Shares of the green shoe exercised.')], {
+        description:
+          "The default decision: the shares of the green shoe exercised (true: all, false: none; absent: none). It stands at green_shoe_decision_by unless the operator records the seller's decision before (`ordergate ofs green-shoe`).",
       }),
+    ),
+    green_shoe_decision_by: Type.Optional(
+      Instant(
+        "The deadline of the seller's green-shoe decision: the T allocation waits for it (or this) once T closes. Absent: 17:00 India time on T (or T's close when later). Between t_day.closes_at and t1_day.opens_at.",
+      ),
     ),
     retail_reserve_pct: Type.Number({
       minimum: 10,
@@ -75,11 +81,31 @@ export const OfsOfferImport = Type.Object(
       }),
     ),
     employee_quantity: Type.Optional(Quantity(0, 'Shares for eligible employees, on top of the total; absent: 0.')),
+    employee_green_shoe_quantity: Type.Optional(
+      Quantity(0, "The employees' part of the green shoe, exercised in the offer's proportion (rounded up); absent: 0."),
+    ),
     employee_discount: Type.Optional(Discount('The employee discount, as retail_discount.')),
     allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
     t_day: Session('Day T: non-retail bids.'),
     t1_day: Session('Day T+1: retail, employee and carried-forward bids.'),
-    settlement_delay_seconds: SettlementDelaySeconds('absent: by day (T-day allotments on T+1, T+1 allotments on T+2, at 09:00 India time).'),
+    settlement_delay_seconds: SettlementDelaySeconds(
+      'absent: by trading day (T-day allotments on T+1, T+1 allotments on T+2, at the 13:30 India time pay-out). Set, the offer is a drill: its days need not be trading days.',
+    ),
+    portions: Type.Optional(
+      Type.Object(
+        {
+          retail_reserved: Quantity(0, 'The retail reservation as printed.'),
+          non_retail: Quantity(0, 'The non-retail portion as printed; with retail_reserved, the total of the default decision.'),
+          mf_ic_reserved: Quantity(0, 'The MF/IC reservation as printed.'),
+          employee: Quantity(0, 'The employee portion as printed.'),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "The portions as the exchange's notice prints them, for the default green-shoe decision: they win over the computed ones while that is the decision.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -91,6 +117,7 @@ const Price = (description: string) => Type.Number({ description });
 const IndicativeFigures = (description: string) =>
   Type.Object({ price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false, description });
 const NullablePrice = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+const NullableInstant = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const DiscountOut = (description: string) =>
   Type.Union(
     [
@@ -124,7 +151,12 @@ export const OfsOfferEntry = Type.Object(
     tick_size: Price('Rupees.'),
     base_quantity: Type.Integer(),
     green_shoe_quantity: Type.Integer(),
-    green_shoe_exercised: Type.Boolean({ description: "The seller's decision (by 17:00 on T); fixed once the T allocation runs." }),
+    green_shoe_exercised: Type.Integer({
+      description:
+        "Shares of the green shoe exercised: the seller's decision once recorded, else the import's default, which stands at green_shoe_decision_by; fixed once the T allocation runs.",
+    }),
+    green_shoe_decided_at: NullableInstant("When the operator recorded the seller's green-shoe decision; null: not yet (the default stands at the deadline)."),
+    green_shoe_decision_by: Type.String({ description: "The deadline of the seller's green-shoe decision (17:00 India time on T unless the notice says)." }),
     retail_reserve_pct: Type.Number(),
     portions: Type.Object(
       {
@@ -134,13 +166,21 @@ export const OfsOfferEntry = Type.Object(
         mf_ic_reserved: Type.Integer({ description: 'ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first.' }),
         employee: Type.Integer({ description: 'On top of the total.' }),
         single_bidder_cap: Type.Integer({ description: 'floor(25 % of total): the most any bidder but an MF or IC is allotted.' }),
+        source: StringEnum(
+          ['notice', 'computed'],
+          "notice: the portions as the exchange's notice printed them for this green-shoe decision (they win); computed: by the rules above.",
+        ),
       },
-      { additionalProperties: false, description: 'The offer in shares, as the exchanges print it.' },
+      { additionalProperties: false, description: 'The offer in shares, as the exchanges print it, for the green-shoe decision in force.' },
     ),
+    employee_quantity: Type.Integer({ description: 'Shares for eligible employees, on top of the total, without their green-shoe part.' }),
+    employee_green_shoe_quantity: Type.Integer({
+      description: "The employees' part of the green shoe; exercised in the offer's proportion, it is in portions.employee.",
+    }),
     retail_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
     retail_allocation_price: StringEnum(
       ['UNIFORM', 'BID'],
-      'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.',
+      'UNIFORM: every retail allotment at the T-day cut-off less the discount; BID: at its own price less it (price priority only).',
     ),
     employee_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
     allocation: StringEnum(['PROPORTIONATE', 'PRICE_PRIORITY'], 'How an oversubscribed portion is allotted.'),
@@ -160,10 +200,10 @@ export const OfsOfferEntry = Type.Object(
     t_cutoff_price: NullablePrice('The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it.'),
     employee_price: NullablePrice('What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known.'),
     retail_cutoff_price: NullablePrice(
-      'The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run.',
+      'The retail clearing price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. It decides who is allotted, not what UNIFORM allottees pay.',
     ),
     retail_price: NullablePrice(
-      'UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount).',
+      'UNIFORM: what every retail allotment pays, the T-day cut-off less the retail discount; null until the T allocation has found the cut-off, and for BID (each bid pays its own price less the discount).',
     ),
     indicative: Type.Union(
       [
@@ -188,7 +228,25 @@ export const OfsOfferEntry = Type.Object(
       description:
         'True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer.',
     }),
-    settlement: Type.String({ description: '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment.' }),
+    awaiting_green_shoe_until: NullableInstant(
+      "Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision.",
+    ),
+    settlement: Type.String({
+      description: '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2, trading days), or "<seconds>s" after each allotment (a drill offer).',
+    }),
+    settlement_dates: Type.Union(
+      [
+        Type.Object(
+          {
+            t_day: Type.String({ description: 'When T-day allotments are paid out: 13:30 India time on the first trading day after T.' }),
+            t1_day: Type.String({ description: 'When T+1 allotments are paid out: 13:30 India time on the first trading day after T+1.' }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The pay-out instants by the trading calendar (weekends and the imported holidays); null for a drill offer.' },
+    ),
   },
   { additionalProperties: false },
 );

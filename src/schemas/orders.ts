@@ -189,6 +189,31 @@ export const CancelOrderResponse = SuccessEnvelope(OrderIdData, 'Order Cancellat
 
 // --- carry-forward: POST /transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward (ours) ------
 
+/**
+ * A carry-forward's body, optional: new terms for the bid as it is carried forward (NSE takes a carry-forward
+ * with the bid's terms). A bid priced below the T-day cut-off is carried forward only with a price of at
+ * least the cut-off. No body, or `{}`: the bid is carried forward as it is.
+ */
+export const CarryForwardRequest = Type.Object(
+  {
+    price: Type.Optional(Price),
+    quantity: Type.Optional(
+      WholeOrDigits(
+        'quantity',
+        Errors.OFS_QUANTITY,
+        1,
+        'The whole bid, as a modification counts it (what it was allotted on T plus what it carries forward): a whole number, or its digits as a string.',
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Optional: the revised price and/or quantity to carry the bid forward at; absent parts stay as they are.',
+    examples: [{ price: 105 }],
+  },
+);
+export type CarryForwardRequest = Static<typeof CarryForwardRequest>;
+
 export const CarryForwardResponse = SuccessEnvelope(OrderIdData, 'Order Carry-Forward Sent to OMS');
 
 // --- order book and history: GET /transactional/v1/orders[/{order_id}] (ODIN) ------------------------------

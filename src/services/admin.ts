@@ -12,15 +12,21 @@ import { OfsIssueImport as OfsIssueImportSchema, type OfsIssueImport } from '../
 import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../schemas/ofs-offer.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
 import { OfferConflictError, type OfsOfferRepository } from '../store/ofs-offers.js';
-import type { BidderCategory } from '../domain/ofs-rules.js';
+import type { TradingHolidayRepository } from '../store/trading-holidays.js';
+import { NO_HOLIDAYS } from '../domain/trading-calendar.js';
+import { formatInstant, type BidderCategory } from '../domain/ofs-rules.js';
 import {
+  defaultGreenShoeDecisionBy,
+  offerCalendarProblems,
   offerState,
   offerTermsProblems,
+  printedPortionsProblems,
   USER_CATEGORIES,
   userCategoryOf,
   type Discount,
   type MarginType,
   type Offer,
+  type PrintedPortions,
   type UserCategory,
 } from '../domain/ofs-offer.js';
 import type { ApiKeyAddressChange, UserRepository } from '../store/users.js';
@@ -197,6 +203,10 @@ function parseOffer(entry: object, i: number): Offer {
     return { basisPoints: hundredths(value.pct, `${field}.pct`) };
   };
   hundredths(raw.retail_reserve_pct, 'retail_reserve_pct');
+  const tDay = { opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'), closesAt: instant(raw.t_day.closes_at, 't_day.closes_at') };
+  const greenShoeQuantity = raw.green_shoe_quantity ?? 0;
+  // true and false, the format before partial decisions, still read as all and none.
+  const greenShoeExercised = raw.green_shoe_exercised === true ? greenShoeQuantity : raw.green_shoe_exercised === false ? 0 : (raw.green_shoe_exercised ?? 0);
   const offer: Offer = {
     offerId: raw.offer_id,
     symbol: raw.symbol,
@@ -211,15 +221,29 @@ function parseOffer(entry: object, i: number): Offer {
     floorPricePaise: paise(raw.floor_price, 'floor_price'),
     tickSizePaise: paise(raw.tick_size, 'tick_size'),
     baseQuantity: raw.base_quantity,
-    greenShoeQuantity: raw.green_shoe_quantity ?? 0,
-    greenShoeExercised: raw.green_shoe_exercised ?? false,
+    greenShoeQuantity,
+    greenShoeExercised,
+    greenShoeDecidedAt: null,
+    greenShoeDecisionBy:
+      raw.green_shoe_decision_by === undefined ? defaultGreenShoeDecisionBy(tDay) : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
     retailReservePct: raw.retail_reserve_pct,
     retailDiscount: discount(raw.retail_discount, 'retail_discount'),
     retailAllocationPrice: (raw.retail_allocation_price ?? 'UNIFORM') as Offer['retailAllocationPrice'],
     employeeQuantity: raw.employee_quantity ?? 0,
+    employeeGreenShoeQuantity: raw.employee_green_shoe_quantity ?? 0,
     employeeDiscount: discount(raw.employee_discount, 'employee_discount'),
+    printedPortions:
+      raw.portions === undefined
+        ? null
+        : {
+            greenShoe: greenShoeExercised,
+            retailReserved: raw.portions.retail_reserved,
+            nonRetail: raw.portions.non_retail,
+            mfIcReserved: raw.portions.mf_ic_reserved,
+            employee: raw.portions.employee,
+          },
     allocation: raw.allocation as Offer['allocation'],
-    tDay: { opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'), closesAt: instant(raw.t_day.closes_at, 't_day.closes_at') },
+    tDay,
     t1Day: { opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'), closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at') },
     settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
   };
@@ -236,6 +260,8 @@ export class AdminService {
     private readonly now: () => number = Date.now,
     /** The cost of new password hashes; OWASP's by default. */
     private readonly hasher: PasswordHasher = OWASP_PASSWORD_HASHER,
+    /** The exchanges' holidays, which an offer's days are checked against; weekends only by default. */
+    private readonly holidays: Pick<TradingHolidayRepository, 'calendar'> = { calendar: async () => NO_HOLIDAYS },
   ) {}
 
   /** Creates a user; fails, changing nothing, when the user id is taken. */
@@ -414,6 +440,13 @@ export class AdminService {
 
   /** Registers what parseOfsImport answered, all or none; answers which offers existed before. */
   async importParsed({ offers, issues }: Pick<OfsImport, 'offers' | 'issues'>): Promise<{ updatedOffers: Set<string> }> {
+    if (offers.some((offer) => offer.settlementDelayMs === null)) {
+      const calendar = await this.holidays.calendar();
+      for (const offer of offers) {
+        const problems = offerCalendarProblems(offer, calendar);
+        if (problems.length > 0) throw new AdminError(`offer ${offer.offerId}: ${problems.join('; ')}`);
+      }
+    }
     try {
       return await this.offers.importAll(offers, issues, this.now());
     } catch (error) {
@@ -422,12 +455,32 @@ export class AdminService {
     }
   }
 
-  /** The seller's green-shoe decision, until the offer's T allocation runs. */
-  async setGreenShoe(offerId: string, exercised: boolean): Promise<void> {
-    if ((await this.offers.find(offerId)) === undefined) throw new AdminError(`no offer ${offerId}`);
-    if (!(await this.offers.setGreenShoe(offerId, exercised, this.now()))) {
+  /**
+   * Records the seller's green-shoe decision: the shares exercised (true: all, false: none), with the
+   * portions the notice printed for it when given. Taken until the decision's deadline, and never once the
+   * T allocation has run: the T allocation waits for it, or for the deadline.
+   */
+  async setGreenShoe(offerId: string, exercised: number | boolean, printed?: Omit<PrintedPortions, 'greenShoe'>): Promise<Offer> {
+    const registration = await this.offers.find(offerId);
+    if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
+    const { offer } = registration;
+    const quantity = exercised === true ? offer.greenShoeQuantity : exercised === false ? 0 : exercised;
+    if (!Number.isSafeInteger(quantity) || quantity < 0 || quantity > offer.greenShoeQuantity) {
+      throw new AdminError(`offer ${offerId}: the green shoe is ${offer.greenShoeQuantity} shares; ${quantity} cannot be exercised`);
+    }
+    const now = this.now();
+    if (now >= offer.greenShoeDecisionBy && now >= offer.tDay.closesAt) {
+      throw new AdminError(
+        `offer ${offerId}: the decision was due by ${formatInstant(offer.greenShoeDecisionBy)}; the decision then in force (${offer.greenShoeExercised} shares) stands`,
+      );
+    }
+    const printedPortions = printed === undefined ? null : { greenShoe: quantity, ...printed };
+    const problems = printedPortionsProblems({ ...offer, greenShoeExercised: quantity, printedPortions });
+    if (problems.length > 0) throw new AdminError(`offer ${offerId}: ${problems.join('; ')}`);
+    if (!(await this.offers.setGreenShoe(offerId, quantity, printedPortions, now))) {
       throw new AdminError(`offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`);
     }
+    return (await this.offers.find(offerId))!.offer;
   }
 
   /**

@@ -11,6 +11,7 @@ import type { OfsOfferBookData } from '../schemas/ofs-offer.js';
 import { offerBook, type OfferBookFigures } from '../domain/ofs-offer-book.js';
 import type { OfsOfferRepository } from '../store/ofs-offers.js';
 import { toOfferEntry } from './ofs-offers.js';
+import type { TradingHolidayRepository } from '../store/trading-holidays.js';
 import type { OfsBookRepository } from '../store/ofs-book.js';
 import type { OfsIssueRegistration, OfsIssueRepository } from '../store/ofs-issues.js';
 import type { UserRepository } from '../store/users.js';
@@ -82,6 +83,7 @@ export class OfsBookService {
     private readonly users: UserRepository,
     private readonly now: () => number,
     private readonly offers: OfsOfferRepository,
+    private readonly holidays: Pick<TradingHolidayRepository, 'calendar'>,
   ) {}
 
   async listIssues(caller: Caller): Promise<OfsIssuesData> {
@@ -139,7 +141,7 @@ export class OfsBookService {
     const now = this.now();
     return {
       server_time: instant(now),
-      offer: toOfferEntry(registration, now, latest),
+      offer: toOfferEntry(registration, now, latest, await this.holidays.calendar()),
       categories: book.categories.map((c) => ({
         category: c.category,
         ...figures(c),

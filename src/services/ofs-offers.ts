@@ -3,9 +3,20 @@
  * portions in shares, its days and where it stands, for any logged-in user.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { discountedPricePaise, offerPortions, offerState, type Discount, type IndicativeFigures, type Offer } from '../domain/ofs-offer.js';
+import {
+  discountedPricePaise,
+  offerPortions,
+  offerState,
+  tAllocationWait,
+  type Discount,
+  type IndicativeFigures,
+  type Offer,
+  type TAllocationWait,
+} from '../domain/ofs-offer.js';
+import { NO_HOLIDAYS, settlementInstant, type TradingCalendar } from '../domain/trading-calendar.js';
 import type { OfsOfferData, OfsOfferEntry, OfsOffersData } from '../schemas/ofs-offer.js';
 import type { OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs-offers.js';
+import type { TradingHolidayRepository } from '../store/trading-holidays.js';
 
 const rupees = (paise: number) => paise / 100;
 /** The indicative prices one offer's read answers, the latest: enough for the console's chart of a T session. */
@@ -31,18 +42,31 @@ function indicativeOut(published: PublishedIndicative | undefined): OfsOfferEntr
 }
 
 /**
- * Whether the offer waits for the operator: T has closed, the T allocation has not run, and the valid
- * non-retail demand the exchange published is short of the non-retail portion (cancel, or go on).
+ * What the T allocation waits for (tAllocationWait): nothing before T closes or once it has run; after T's
+ * close the seller's green-shoe decision (until its deadline), then the operator when the valid non-retail
+ * demand the exchange published is short of the non-retail portion (cancel, or go on).
  */
-export function awaitingOperator(registration: OfferRegistration, latest: PublishedIndicative | undefined, now: number): boolean {
+export function tWait(registration: OfferRegistration, latest: PublishedIndicative | undefined, now: number): TAllocationWait {
   const { offer, progress } = registration;
-  if (offerState(offer, progress, now) !== 'T_OPEN' || now < offer.tDay.closesAt || registration.tProceedAt !== null) return false;
-  return (latest?.all.quantity ?? 0) < offerPortions(offer).nonRetail;
+  if (offerState(offer, progress, now) !== 'T_OPEN' || now < offer.tDay.closesAt) return null;
+  return tAllocationWait(offer, registration.tProceedAt, latest?.all.quantity ?? 0, now);
 }
 
-export function toOfferEntry(registration: OfferRegistration, now: number, latest?: PublishedIndicative): OfsOfferEntry {
+/** When an offer's allotments settle: the pay-out on the trading day after T and after T+1; null for a drill offer. */
+function settlementDates(offer: Offer, calendar: TradingCalendar): OfsOfferEntry['settlement_dates'] {
+  if (offer.settlementDelayMs !== null) return null;
+  return { t_day: instant(settlementInstant(calendar, offer.tDay.closesAt)), t1_day: instant(settlementInstant(calendar, offer.t1Day.closesAt)) };
+}
+
+export function toOfferEntry(
+  registration: OfferRegistration,
+  now: number,
+  latest?: PublishedIndicative,
+  calendar: TradingCalendar = NO_HOLIDAYS,
+): OfsOfferEntry {
   const { offer, progress, tCutoffPricePaise, t1RetailCutoffPricePaise } = registration;
   const portions = offerPortions(offer);
+  const wait = tWait(registration, latest, now);
   return {
     offer_id: offer.offerId,
     symbol: offer.symbol,
@@ -52,6 +76,8 @@ export function toOfferEntry(registration: OfferRegistration, now: number, lates
     base_quantity: offer.baseQuantity,
     green_shoe_quantity: offer.greenShoeQuantity,
     green_shoe_exercised: offer.greenShoeExercised,
+    green_shoe_decided_at: offer.greenShoeDecidedAt === null ? null : instant(offer.greenShoeDecidedAt),
+    green_shoe_decision_by: instant(offer.greenShoeDecisionBy),
     retail_reserve_pct: offer.retailReservePct,
     portions: {
       total: portions.total,
@@ -60,7 +86,10 @@ export function toOfferEntry(registration: OfferRegistration, now: number, lates
       mf_ic_reserved: portions.mfIcReserved,
       employee: portions.employee,
       single_bidder_cap: portions.singleBidderCap,
+      source: portions.source,
     },
+    employee_quantity: offer.employeeQuantity,
+    employee_green_shoe_quantity: offer.employeeGreenShoeQuantity,
     retail_discount: discountOut(offer.retailDiscount),
     retail_allocation_price: offer.retailAllocationPrice,
     employee_discount: discountOut(offer.employeeDiscount),
@@ -73,28 +102,30 @@ export function toOfferEntry(registration: OfferRegistration, now: number, lates
     employee_price: tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
     retail_cutoff_price: t1RetailCutoffPricePaise === null ? null : rupees(t1RetailCutoffPricePaise),
     retail_price:
-      t1RetailCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM'
-        ? null
-        : rupees(discountedPricePaise(t1RetailCutoffPricePaise, offer.retailDiscount)),
+      tCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM' ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.retailDiscount)),
     indicative: indicativeOut(latest),
-    awaiting_operator: awaitingOperator(registration, latest, now),
+    awaiting_operator: wait?.for === 'operator',
+    awaiting_green_shoe_until: wait?.for === 'green-shoe' ? instant(wait.until) : null,
     settlement: offer.settlementDelayMs === null ? 'by-day' : `${offer.settlementDelayMs / 1000}s`,
+    settlement_dates: settlementDates(offer, calendar),
   };
 }
 
 export class OfsOfferService {
   constructor(
     private readonly offers: OfsOfferRepository,
+    private readonly holidays: Pick<TradingHolidayRepository, 'calendar'>,
     private readonly now: () => number,
   ) {}
 
   /** Every offer, T day latest first. */
   async list(): Promise<OfsOffersData> {
     const now = this.now();
+    const calendar = await this.holidays.calendar();
     const offers: OfsOfferEntry[] = [];
     for (const registration of await this.offers.list()) {
       const [latest] = await this.offers.indicativeHistory(registration.offer.offerId, 1);
-      offers.push(toOfferEntry(registration, now, latest));
+      offers.push(toOfferEntry(registration, now, latest, calendar));
     }
     return { server_time: instant(now), offers };
   }
@@ -108,7 +139,7 @@ export class OfsOfferService {
     const history = await this.offers.indicativeHistory(offerId, INDICATIVE_POINTS);
     return {
       server_time: instant(now),
-      offer: toOfferEntry(registration, now, history.at(-1)),
+      offer: toOfferEntry(registration, now, history.at(-1), await this.holidays.calendar()),
       indicative_history: history.map((point) => ({
         at: instant(point.at),
         price: point.all.pricePaise === null ? null : rupees(point.all.pricePaise),

@@ -17,6 +17,7 @@ import {
   BatchSnapshot,
   issueKey,
   judgeOrderCommand,
+  type CarryForwardRevision,
   type OrderActionCommand,
   type ModifyCommand,
   type PlaceCommand,
@@ -151,11 +152,19 @@ export class OrderEntryService {
 
   /**
    * Carries one of the caller's unallotted non-retail bids in an offer forward to T+1 (its unallotted
-   * quantity), and queues it for the exchange. Again for a bid already carried forward: no change.
+   * quantity), at the revised terms when given (a bid below the T-day cut-off needs a price of at least it),
+   * and queues it for the OMS, which blocks its funds again. Again for a bid already carried forward: no change.
    */
-  async carryForward(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
+  async carryForward(
+    caller: Caller,
+    exchange: string,
+    orderId: string,
+    requestId: string | null,
+    answer?: AnswerInTransaction<void>,
+    revision: CarryForwardRevision = {},
+  ): Promise<void> {
     await this.countInThreshold(caller, exchange, orderId);
-    await this.committer.run({ kind: 'carry', caller, exchange, orderId, requestId, answer });
+    await this.committer.run({ kind: 'carry', caller, exchange, orderId, requestId, answer, revision });
   }
 
   /**

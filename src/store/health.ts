@@ -1,11 +1,12 @@
 /**
- * What the operator's probes read (src/http/health.ts, src/metrics/): whether the database answers, and
- * the outbox's backlog. Both run on the read connection (SQLite's second connection, so that they never
+ * What the operator's probes read (src/http/health.ts, src/metrics/): whether the database answers, the
+ * outbox's backlog, and the instruments the OMS set aside. Both run on the read connection (SQLite's second connection, so that they never
  * wait behind an open write transaction; PostgreSQL's pool) and use the outbox's index on (done_at, id).
  * And what a node or an OMS worker warns of at its start: a PostgreSQL server that does not vacuum.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Store } from './database.js';
+import type { SetAsideInstrument } from '../domain/instruments.js';
 import type { Database } from './tables.js';
 
 /** The outbox entries not done yet, and when the oldest of them was created (epoch ms; null: none). */
@@ -23,6 +24,18 @@ export class StoreHealth {
    */
   async answers(): Promise<void> {
     await this.readDb.selectFrom('outbox').select('id').where('done_at', 'is', null).limit(1).execute();
+  }
+
+  /** The instruments the OMS set aside after repeated failures (oms_instrument_faults), the longest set aside first. */
+  async setAside(): Promise<SetAsideInstrument[]> {
+    const rows = await this.readDb
+      .selectFrom('oms_instrument_faults')
+      .select(['instrument', 'step', 'failures', 'set_aside_at'])
+      .where('set_aside_at', 'is not', null)
+      .orderBy('set_aside_at')
+      .orderBy('instrument')
+      .execute();
+    return rows.map((row) => ({ instrument: row.instrument, step: row.step, failures: Number(row.failures), setAsideAt: Number(row.set_aside_at) }));
   }
 
   /** The outbox entries not done, and when the oldest of them (by id) was created. */

@@ -23,6 +23,8 @@ import * as sessionEndings from './migrations/0015-session-endings.js';
 import * as userEventIds from './migrations/0016-user-event-ids.js';
 import * as apiKeyAddresses from './migrations/0017-api-key-addresses.js';
 import * as algos from './migrations/0018-algos.js';
+import * as tradingHolidays from './migrations/0019-trading-holidays.js';
+import * as offerExchangeRules from './migrations/0020-offer-exchange-rules.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -45,6 +47,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0016_user_event_ids': { up: (db: Kysely<any>) => userEventIds.up(db, dialect) },
     '0017_api_key_addresses': { up: (db: Kysely<any>) => apiKeyAddresses.up(db, dialect) },
     '0018_algos': { up: (db: Kysely<any>) => algos.up(db, dialect) },
+    '0019_trading_holidays': { up: (db: Kysely<any>) => tradingHolidays.up(db, dialect) },
+    '0020_offer_exchange_rules': { up: (db: Kysely<any>) => offerExchangeRules.up(db, dialect) },
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { OfsIssue } from '../domain/ofs-issue.js';
-import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration } from '../domain/ofs-offer.js';
+import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, PrintedPortions } from '../domain/ofs-offer.js';
 
 /** The offers' registry answers OfferRegistration, a domain type (order entry's rules read it). */
 export type { OfferRegistration } from '../domain/ofs-offer.js';
@@ -33,6 +33,28 @@ function discountOf(paise: number | null, basisPoints: number | null): Discount 
 
 const nullableNumber = (value: number | null) => (value === null ? null : Number(value));
 
+function printedPortionsOf(row: Selectable<OfsOffersTable>): PrintedPortions | null {
+  if (row.printed_green_shoe === null) return null;
+  return {
+    greenShoe: Number(row.printed_green_shoe),
+    retailReserved: Number(row.printed_retail_reserved),
+    nonRetail: Number(row.printed_non_retail),
+    mfIcReserved: Number(row.printed_mf_ic_reserved),
+    employee: Number(row.printed_employee),
+  };
+}
+
+/** The columns of printed portions (all null: none). */
+function printedColumns(printed: PrintedPortions | null) {
+  return {
+    printed_green_shoe: printed?.greenShoe ?? null,
+    printed_retail_reserved: printed?.retailReserved ?? null,
+    printed_non_retail: printed?.nonRetail ?? null,
+    printed_mf_ic_reserved: printed?.mfIcReserved ?? null,
+    printed_employee: printed?.employee ?? null,
+  };
+}
+
 function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Selectable<OfsOfferListingsTable>[]): OfferRegistration {
   return {
     offer: {
@@ -43,12 +65,16 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
       tickSizePaise: Number(row.tick_size_paise),
       baseQuantity: Number(row.base_quantity),
       greenShoeQuantity: Number(row.green_shoe_quantity),
-      greenShoeExercised: Number(row.green_shoe_exercised) === 1,
+      greenShoeExercised: Number(row.green_shoe_exercised),
+      greenShoeDecidedAt: nullableNumber(row.green_shoe_decided_at),
+      greenShoeDecisionBy: Number(row.green_shoe_decision_by),
       retailReservePct: Number(row.retail_reserve_pct),
       retailDiscount: discountOf(row.retail_discount_paise, row.retail_discount_bp),
       retailAllocationPrice: row.retail_allocation_price as Offer['retailAllocationPrice'],
       employeeQuantity: Number(row.employee_quantity),
+      employeeGreenShoeQuantity: Number(row.employee_green_shoe_quantity),
       employeeDiscount: discountOf(row.employee_discount_paise, row.employee_discount_bp),
+      printedPortions: printedPortionsOf(row),
       allocation: row.allocation as Offer['allocation'],
       tDay: { opensAt: Number(row.t_opens_at), closesAt: Number(row.t_closes_at) },
       t1Day: { opensAt: Number(row.t1_opens_at), closesAt: Number(row.t1_closes_at) },
@@ -94,7 +120,10 @@ function termsColumns(offer: Offer, now: number) {
     tick_size_paise: offer.tickSizePaise,
     base_quantity: offer.baseQuantity,
     green_shoe_quantity: offer.greenShoeQuantity,
-    green_shoe_exercised: offer.greenShoeExercised ? 1 : 0,
+    green_shoe_exercised: offer.greenShoeExercised,
+    green_shoe_decision_by: offer.greenShoeDecisionBy,
+    employee_green_shoe_quantity: offer.employeeGreenShoeQuantity,
+    ...printedColumns(offer.printedPortions),
     retail_reserve_pct: offer.retailReservePct,
     retail_discount_paise: retail.paise,
     retail_discount_bp: retail.bp,
@@ -202,12 +231,23 @@ export class OfsOfferRepository {
       for (const offer of offers) {
         const existing = await trx
           .selectFrom('ofs_offers')
-          .select(['offer_id', 't_allocated_at', 'cancelled_at'])
+          .select(['offer_id', 't_allocated_at', 'cancelled_at', 'green_shoe_decided_at', 'green_shoe_exercised'])
           .where('offer_id', '=', offer.offerId)
           .executeTakeFirst();
+        // A decision the operator recorded stands over the file's default.
+        let decided: { green_shoe_exercised: number } | undefined;
         if (existing !== undefined) {
           if (existing.t_allocated_at !== null) throw new OfferConflictError(`offer ${offer.offerId}: its T allocation has run, so its terms are fixed`);
           if (existing.cancelled_at !== null) throw new OfferConflictError(`offer ${offer.offerId} was cancelled`);
+          if (existing.green_shoe_decided_at !== null) {
+            const exercised = Number(existing.green_shoe_exercised);
+            if (exercised > offer.greenShoeQuantity) {
+              throw new OfferConflictError(
+                `offer ${offer.offerId}: the seller's recorded decision exercises ${exercised} shares of the green shoe, more than the file's green_shoe_quantity ${offer.greenShoeQuantity}`,
+              );
+            }
+            decided = { green_shoe_exercised: exercised };
+          }
           updatedOffers.add(offer.offerId);
         }
         for (const listing of offer.listings) {
@@ -228,7 +268,7 @@ export class OfsOfferRepository {
           if (issue !== undefined)
             throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already an issue of the one-listing format (${issue.symbol})`);
         }
-        const terms = termsColumns(offer, now);
+        const terms = { ...termsColumns(offer, now), ...decided };
         await trx
           .insertInto('ofs_offers')
           .values({ offer_id: offer.offerId, ...terms })
@@ -263,11 +303,14 @@ export class OfsOfferRepository {
     });
   }
 
-  /** The seller's green-shoe decision; false when the offer is unknown or its T allocation has run. */
-  async setGreenShoe(offerId: string, exercised: boolean, now: number): Promise<boolean> {
+  /**
+   * Records the seller's green-shoe decision (shares exercised) and, when given, the portions the notice
+   * printed for it; false when the offer is unknown, cancelled, or its T allocation has run.
+   */
+  async setGreenShoe(offerId: string, exercised: number, printed: PrintedPortions | null, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('ofs_offers')
-      .set({ green_shoe_exercised: exercised ? 1 : 0, updated_at: now })
+      .set({ green_shoe_exercised: exercised, green_shoe_decided_at: now, ...(printed !== null && printedColumns(printed)), updated_at: now })
       .where('offer_id', '=', offerId)
       .where('t_allocated_at', 'is', null)
       .where('cancelled_at', 'is', null)

@@ -7,6 +7,7 @@ import type { IndicativePrice } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
 import { prepareQuery } from './prepared.js';
+import { BID_INSTRUMENT_SQL } from './instrument-faults.js';
 import type { Database, SimExchangeBidsTable, SimExchangeEventsTable } from './tables.js';
 import { executorOf, openTx, type StoreTx } from './write-tx.js';
 
@@ -41,6 +42,8 @@ export interface NewSimEvent {
   quantity: number;
   pricePaise: number | null;
   reason: string;
+  /** An offer's allotment: the day it belongs to (its settlement day follows); null otherwise. */
+  day: 'T' | 'T+1' | null;
 }
 
 /** A bid in the exchange's book. */
@@ -92,6 +95,7 @@ function eventFromRow(row: SimEventRow): SimEvent {
     quantity: Number(row.quantity),
     pricePaise: row.price_paise === null ? null : Number(row.price_paise),
     reason: row.reason,
+    day: row.day === 'T' || row.day === 'T+1' ? row.day : null,
     deliveredAt: row.delivered_at === null ? null : Number(row.delivered_at),
   };
 }
@@ -159,8 +163,25 @@ function pollQueries(db: Kysely<Database>) {
         .where('cancelled_at', 'is', null)
         .orderBy('offer_id'),
     ),
+    // The events of an instrument the OMS set aside wait with it, so that they never fill a poll.
     undeliveredEvents: prepareQuery((p: { limit: number }) =>
-      db.selectFrom('sim_exchange_events').selectAll().where('delivered_at', 'is', null).orderBy('id').limit(p.limit),
+      db
+        .selectFrom('sim_exchange_events as e')
+        .selectAll('e')
+        .where('e.delivered_at', 'is', null)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('sim_exchange_bids as b')
+                .innerJoin('oms_instrument_faults as f', (join) => join.on('f.instrument', '=', BID_INSTRUMENT_SQL))
+                .select('b.order_id')
+                .whereRef('b.order_id', '=', 'e.order_id')
+                .where('f.set_aside_at', 'is not', null),
+            ),
+          ),
+        )
+        .orderBy('e.id')
+        .limit(p.limit),
     ),
   };
 }
@@ -204,6 +225,7 @@ export class SimExchangeRepository {
     intColumn('price_paise', (e) => e.pricePaise),
     textColumn('reason', (e) => e.reason),
     intColumn('created_at', (e) => e.now),
+    textColumn('day', (e) => e.day),
   ]);
 
   private readonly polls: ReturnType<typeof pollQueries>;
@@ -450,11 +472,11 @@ export class SimExchangeRepository {
     );
   }
 
-  /** Marks a live bid carried forward; answers false when it is not live. */
-  async carryForward(storeTx: StoreTx, orderId: string, now: number): Promise<boolean> {
+  /** Marks a live bid carried forward, with the terms it is carried forward at; answers false when it is not live. */
+  async carryForward(storeTx: StoreTx, orderId: string, terms: SimBidTerms, now: number): Promise<boolean> {
     const result = await openTx(storeTx)
       .trx.updateTable('sim_exchange_bids')
-      .set({ carried_forward: 1, updated_at: now })
+      .set({ carried_forward: 1, order_type: terms.orderType, price_paise: terms.pricePaise, quantity: terms.quantity, updated_at: now })
       .where('order_id', '=', orderId)
       .where('status', '=', 'LIVE')
       .executeTakeFirst();

@@ -119,8 +119,19 @@ export interface OfsOffersTable {
   tick_size_paise: number;
   base_quantity: number;
   green_shoe_quantity: number;
-  /** 0 or 1. */
+  /** Shares of the green shoe exercised (migration 0020; before it, 0 or 1). */
   green_shoe_exercised: number;
+  /** When the operator recorded the seller's decision (migration 0020). */
+  green_shoe_decided_at: number | null;
+  /** The decision's deadline: the T allocation waits for it until then. */
+  green_shoe_decision_by: number;
+  employee_green_shoe_quantity: number;
+  /** The portions as the notice printed them, for the green shoe printed_green_shoe; null: none printed. */
+  printed_green_shoe: number | null;
+  printed_retail_reserved: number | null;
+  printed_non_retail: number | null;
+  printed_mf_ic_reserved: number | null;
+  printed_employee: number | null;
   retail_reserve_pct: number;
   /** A discount is rupees off (paise) or a percentage (basis points), or neither. */
   retail_discount_paise: number | null;
@@ -311,6 +322,20 @@ export interface SimExchangeEventsTable {
   reason: string;
   created_at: number;
   delivered_at: number | null;
+  /** An offer's allotment: the day it belongs to, T or T+1 (migration 0020); null otherwise. */
+  day: Generated<string | null>;
+}
+
+/** The OMS's failures on one instrument, and whether it is set aside (migration 0020). */
+export interface OmsInstrumentFaultsTable {
+  instrument: string;
+  step: string;
+  failures: number;
+  first_failed_at: number;
+  last_failed_at: number;
+  last_error: string;
+  next_try_at: number;
+  set_aside_at: number | null;
 }
 
 /** A user's webhook endpoint. */
@@ -463,6 +488,15 @@ export interface TradesTable {
   order_identifier: string | null;
 }
 
+/** An exchange holiday the operator imported (migration 0019): settlement days skip it. */
+export interface TradingHolidaysTable {
+  /** The India date, 'YYYY-MM-DD'. */
+  day: string;
+  /** The exchange's name for it, e.g. Christmas. */
+  description: string;
+  imported_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -491,4 +525,6 @@ export interface Database {
   funds_accounts: FundsAccountsTable;
   funds_ledger: FundsLedgerTable;
   trades: TradesTable;
+  trading_holidays: TradingHolidaysTable;
+  oms_instrument_faults: OmsInstrumentFaultsTable;
 }

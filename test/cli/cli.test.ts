@@ -246,23 +246,57 @@ describe('ordergate ofs import', () => {
     const tOpensAt = Math.floor(Date.now() / 60_000) * 60_000 - 12 * hour;
     const instant = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
     const session = (opensAt: number) => `${instant(opensAt)}/${instant(opensAt + 6.25 * hour)}`;
-    const imported = await ordergate(['ofs', 'import', issueFile('offer', [offerImport({}, tOpensAt), sbin])]);
+    // A drill (settlement 60 s): the real clock's T may fall on a weekend. The seller decides by 6 hours from now.
+    const decisionBy = tOpensAt + 18 * hour;
+    const offer = offerImport({ settlement_delay_seconds: 60, green_shoe_decision_by: new Date(decisionBy).toISOString() }, tOpensAt);
+    const imported = await ordergate(['ofs', 'import', issueFile('offer', [offer, sbin])]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toBe(
       [
         'registered: offer ACME-OFS-1 ACME listings=BSE_EQ:800001(A/A/-),NSE_EQ:700001(RS/IS/ES) floor=100.00 tick=0.05 base=1000000 ' +
-          'green_shoe=1000000(not exercised) total=1000000 retail_reserved=125000 non_retail=875000 mf_ic_reserved=250000 employee=20000 ' +
-          'single_bidder_cap=250000 retail_discount=Rs2.50off retail_price=UNIFORM employee_discount=5%off allocation=PRICE_PRIORITY ' +
-          `t_day=${session(tOpensAt)} t1_day=${session(tOpensAt + 24 * hour)} settlement=by-day`,
+          `green_shoe=1000000(exercised=0,default,decision_by=${instant(decisionBy)}) total=1000000 retail_reserved=125000 non_retail=875000 ` +
+          'mf_ic_reserved=250000 employee=20000 single_bidder_cap=250000 portions=computed retail_discount=Rs2.50off retail_price=UNIFORM ' +
+          `employee_discount=5%off allocation=PRICE_PRIORITY t_day=${session(tOpensAt)} t1_day=${session(tOpensAt + 24 * hour)} settlement=60s`,
         'registered: NSE_EQ 500112 SBIN OF floor=100.00 tick=0.05 retail_cutoff=none offer_quantity=1000000 allocation=PROPORTIONATE non_retail=2026-11-23T03:45:00Z/2026-11-23T10:00:00Z retail=2026-11-24T03:45:00Z/2026-11-24T10:00:00Z settlement=T+1',
         '',
       ].join('\n'),
     );
 
+    // In part, with the portions the notice prints for it; then in whole; never more than the option.
+    const part = await ordergate([
+      'ofs',
+      'green-shoe',
+      'ACME-OFS-1',
+      '400000',
+      '--retail-reserved',
+      '175001',
+      '--non-retail',
+      '1224999',
+      '--mf-ic-reserved',
+      '350000',
+      '--employee',
+      '20000',
+    ]);
+    expect(part.code, part.stderr).toBe(0);
+    expect(part.stdout).toMatch(
+      /^updated: offer ACME-OFS-1 ACME .* green_shoe=1000000\(exercised=400000,decided\) total=1400000 retail_reserved=175001 non_retail=1224999 mf_ic_reserved=350000 employee=20000 single_bidder_cap=350000 portions=notice /,
+    );
     const shoe = await ordergate(['ofs', 'green-shoe', 'ACME-OFS-1', 'true']);
     expect(shoe.code, shoe.stderr).toBe(0);
     expect(shoe.stdout).toMatch(
-      /^updated: offer ACME-OFS-1 ACME .* green_shoe=1000000\(exercised\) total=2000000 retail_reserved=250000 non_retail=1750000 mf_ic_reserved=500000 /,
+      /^updated: offer ACME-OFS-1 ACME .* green_shoe=1000000\(exercised=1000000,decided\) total=2000000 retail_reserved=250000 non_retail=1750000 mf_ic_reserved=500000 .* portions=computed /,
+    );
+    expectOneLineFailure(
+      await ordergate(['ofs', 'green-shoe', 'ACME-OFS-1', '1000001']),
+      /^ordergate: offer ACME-OFS-1: the green shoe is 1000000 shares; 1000001 cannot be exercised\n$/,
+    );
+    expectOneLineFailure(
+      await ordergate(['ofs', 'green-shoe', 'ACME-OFS-1', '10', '--retail-reserved', '1']),
+      /^ordergate: --retail-reserved, --non-retail, --mf-ic-reserved and --employee go together: the notice prints all four\n$/,
+    );
+    expectOneLineFailure(
+      await ordergate(['ofs', 'green-shoe', 'ACME-OFS-1', '0', '--retail-reserved', '1', '--non-retail', '999999', '--mf-ic-reserved', '1', '--employee', '0']),
+      /^ordergate: offer ACME-OFS-1: portions: retail_reserved 1 is less than 10 % of the total 1000000\n$/,
     );
 
     await inStore((store) =>
@@ -450,7 +484,7 @@ describe('ordergate demo-offer', () => {
       symbol: 'DEMOCO',
       baseQuantity: 10_000,
       greenShoeQuantity: 2_000,
-      greenShoeExercised: false,
+      greenShoeExercised: 0,
       employeeQuantity: 500,
       allocation: 'PRICE_PRIORITY',
       settlementDelayMs: 60_000,

@@ -287,9 +287,14 @@ describe('allocateOfs', () => {
       ],
       ['a fractional price', { bids: [nonRetail('N1', 10_000.5, 10, 1)] }, /not a whole number of paise/],
       ['the same order twice', { bids: [retail('R1', 10_100, 10, 1), retail('R1', 10_100, 10, 2)] }, /R1 appears more than once/],
-    ])('refuses %s with a RangeError', (_, overrides, message) => {
-      expect(() => allocateOfs(issue(overrides))).toThrow(RangeError);
-      expect(() => allocateOfs(issue(overrides))).toThrow(message);
+    ])('sets aside %s, unallotted with the reason (no stored bid stops an allocation)', (_, overrides, message) => {
+      const result = allocateOfs(issue(overrides));
+      const setAside = result.allotments.filter((a) => a.reason.startsWith('not allotted: set aside, '));
+      expect(setAside).toHaveLength(1);
+      expect(setAside[0]).toMatchObject({ allottedQuantity: 0, pricePaise: null });
+      expect(`${setAside[0]!.orderId}: ${setAside[0]!.reason.replace('not allotted: set aside, ', '')}`).toMatch(message);
+      // The others are allotted as if it were not there.
+      expect(result.allotments).toHaveLength(overrides.bids!.length);
     });
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   admissionBlock,
   blockAfterModification,
-  blockAfterPartAllotment,
+  blockAfterTAllocation,
   blockFollowsTerms,
   blockRequiredPaise,
   blockToRaisePaise,
@@ -127,16 +127,13 @@ describe('a modification', () => {
   });
 });
 
-describe('a part allotment', () => {
-  it('leaves the rest of the bid blocked at its own price, never more than the bid blocked before', () => {
+describe("an offer's T allocation", () => {
+  it('leaves a bid it did not allot in full, for the carry-forward decision, with no block; a bid without funds account with none', () => {
     fc.assert(
-      fc.property(liveBid, fc.integer({ min: 1, max: 1_000_000 }), (bid, allotted) => {
+      fc.property(liveBid, (bid) => {
         const limit = { ...bid, orderType: 'RL', fundsBlockedPaise: Number(blockRequiredPaise({ ...bid, orderType: 'RL' }, bid.tradedQuantity, prices)) };
-        const traded = Math.min(bid.quantity, bid.tradedQuantity + allotted);
-        const after = blockAfterPartAllotment(limit, traded)!;
-        expect(after).toBe((bid.quantity - traded) * bid.pricePaise);
-        expect(after).toBeLessThanOrEqual(limit.fundsBlockedPaise);
-        expect(blockAfterPartAllotment({ ...limit, fundsBlockedPaise: null }, traded)).toBeNull();
+        expect(blockAfterTAllocation(limit)).toBe(0);
+        expect(blockAfterTAllocation({ ...limit, fundsBlockedPaise: null })).toBeNull();
       }),
     );
   });

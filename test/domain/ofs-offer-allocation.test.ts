@@ -11,9 +11,11 @@ function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {
   return {
     baseQuantity: 1_000,
     greenShoeQuantity: 0,
-    greenShoeExercised: false,
+    greenShoeExercised: 0,
     retailReservePct: 10,
     employeeQuantity: 0,
+    employeeGreenShoeQuantity: 0,
+    printedPortions: null,
     allocation: 'PRICE_PRIORITY',
     floorPricePaise: 10_000,
     retailDiscount: null,
@@ -45,14 +47,15 @@ const tBids = [
 ];
 
 describe('allocateTDay', () => {
-  it('PRICE_PRIORITY: the MF/IC reservation first, the rest by price, the cap held; the cut-off is the lowest allotted price', () => {
+  it('PRICE_PRIORITY: the MF/IC reservation first, the rest by price, the cap held; the cut-off is the lowest price the rest allotted', () => {
     const result = allocateTDay(offer(), tBids);
     // Reserved 250: M1 100 in full, M2 150 at the marginal level. The rest, 650: N1 250 (capped), N2 250
     // (capped), O1 150 of its capped 250 at the marginal level; M2's remainder at 101.00 gets nothing.
     expect(allotted(result)).toEqual({ M1: [100, 10_500], N1: [250, 11_000], N2: [250, 10_400], O1: [150, 10_200], M2: [150, 10_100] });
-    expect(result.cutoffPricePaise).toBe(10_100);
+    // M2's reserved shares at 101.00 do not lower the cut-off: the market cleared at 102.00.
+    expect(result.cutoffPricePaise).toBe(10_200);
     expect(result.mfIc).toEqual({ portion: 250, demand: 300, allotted: 250, clearingPricePaise: 10_100 });
-    expect(result.nonRetail).toEqual({ portion: 900, demand: 1_050, allotted: 900, clearingPricePaise: 10_100 });
+    expect(result.nonRetail).toEqual({ portion: 900, demand: 1_050, allotted: 900, clearingPricePaise: 10_200 });
     expect(result.unallotted).toBe(0);
     expect(Object.fromEntries(result.allottedByBidder)).toEqual({ m1: 100, n1: 250, n2: 250, o1: 150, i1: 150 });
     expect(reasonOf(result, 'N2')).toBe(
@@ -61,31 +64,36 @@ describe('allocateTDay', () => {
     expect(reasonOf(result, 'M2')).toContain('150 from the MF/IC reservation, price priority, marginal price level shared proportionately');
   });
 
-  it('PROPORTIONATE: one clearing price on the whole book; everyone at or above it shares alike and trades at it', () => {
+  it('PROPORTIONATE: the reservation among MF and IC at their own clearing price, then one clearing price for the rest; everyone at or above it trades at it', () => {
     const result = allocateTDay(offer({ allocation: 'PROPORTIONATE' }), tBids);
-    // Demand at or above 101.00 (1,050) covers 900: the clearing price. Reserved 250 between M1 100 and
-    // M2 200: 83 and 167. The rest, 650, over 800 still wanted: N1, N2, O1 203 each, M1 14, M2 27.
-    expect(allotted(result)).toEqual({ M1: [97, 10_100], N1: [203, 10_100], N2: [203, 10_100], O1: [203, 10_100], M2: [194, 10_100] });
-    expect(result.cutoffPricePaise).toBe(10_100);
+    // Reserved 250 between M1 100 and M2 200 (they clear at 101.00): 83 and 167. The rest, 650, over the
+    // 767 still wanted at or above its clearing price 102.00: N1, N2, O1 212 each, M1 14; M2's 33 at 101.00
+    // nothing. M2, below the cut-off, pays its reservation's price.
+    expect(allotted(result)).toEqual({ M1: [97, 10_200], N1: [212, 10_200], N2: [212, 10_200], O1: [212, 10_200], M2: [167, 10_100] });
+    expect(result.cutoffPricePaise).toBe(10_200);
     expect(result.nonRetail.allotted).toBe(900);
   });
 
-  it('PROPORTIONATE: bids below the clearing price get nothing, even from the reservation', () => {
-    const result = allocateTDay(offer({ allocation: 'PROPORTIONATE' }), [
+  it('fills the MF/IC reservation from their bids at any valid price, whatever the rest clears at; they do not lower the cut-off', () => {
+    const bids = [
       bid('N1', 'n1', 'NII', 10_500, 250, 1),
       bid('N2', 'n2', 'NII', 10_500, 250, 2),
       bid('N3', 'n3', 'NII', 10_500, 250, 3),
       bid('O1', 'o1', 'OTHS', 10_500, 250, 4),
       bid('M1', 'm1', 'MF', 10_000, 500, 5),
-    ]);
-    expect(result.cutoffPricePaise).toBe(10_500);
-    expect(allotted(result)).toMatchObject({ N1: [225, 10_500], M1: [0, null] });
-    expect(reasonOf(result, 'M1')).toBe('not allotted on T: bid 100.00 below the clearing price 105.00');
-    // What MF/IC left of their reservation went to the others.
-    expect(result.mfIc.allotted).toBe(0);
+    ];
+    const proportionate = allocateTDay(offer({ allocation: 'PROPORTIONATE' }), bids);
+    expect(proportionate.cutoffPricePaise).toBe(10_500);
+    // The reservation's 250 to M1 at its price; the other 650 among the four at 105.00.
+    expect(allotted(proportionate)).toEqual({ N1: [163, 10_500], N2: [163, 10_500], N3: [162, 10_500], O1: [162, 10_500], M1: [250, 10_000] });
+    expect(reasonOf(proportionate, 'M1')).toBe('allotted 250 of 500 on T at 100.00 (250 from the MF/IC reservation, proportionate, oversubscribed 2x)');
+    expect(proportionate.mfIc.allotted).toBe(250);
+    const byPrice = allocateTDay(offer(), bids);
+    expect(byPrice.cutoffPricePaise).toBe(10_500);
+    expect(allotted(byPrice)).toMatchObject({ M1: [250, 10_000], N1: [163, 10_500] });
   });
 
-  it('undersubscribed: everyone in full; the cut-off is the floor (PROPORTIONATE) or the lowest bid (PRICE_PRIORITY)', () => {
+  it('undersubscribed: everyone in full; the cut-off is the floor under both methods (retail may bid at the floor)', () => {
     const bids = [bid('N1', 'n1', 'NII', 10_300, 200, 1), bid('M1', 'm1', 'MF', 10_200, 300, 2)];
     const proportionate = allocateTDay(offer({ allocation: 'PROPORTIONATE' }), bids);
     expect(allotted(proportionate)).toEqual({ N1: [200, 10_000], M1: [300, 10_000] });
@@ -93,7 +101,11 @@ describe('allocateTDay', () => {
     expect(proportionate.unallotted).toBe(400);
     const byPrice = allocateTDay(offer(), bids);
     expect(allotted(byPrice)).toEqual({ N1: [200, 10_300], M1: [300, 10_200] });
-    expect(byPrice.cutoffPricePaise).toBe(10_200);
+    expect(byPrice.cutoffPricePaise).toBe(10_000);
+    // Demand exactly the portion is not oversubscribed either.
+    const exactly = allocateTDay(offer(), [bid('M1', 'm1', 'MF', 10_200, 900, 1)]);
+    expect(exactly.cutoffPricePaise).toBe(10_000);
+    expect(exactly.unallotted).toBe(0);
   });
 
   it('spares MF and IC from the single-bidder cap', () => {
@@ -112,14 +124,28 @@ describe('allocateTDay', () => {
   });
 
   it('counts the green shoe when exercised', () => {
-    const result = allocateTDay(offer({ greenShoeQuantity: 500, greenShoeExercised: true }), tBids);
+    const result = allocateTDay(offer({ greenShoeQuantity: 500, greenShoeExercised: 500 }), tBids);
     expect(result.portions).toMatchObject({ total: 1_500, nonRetail: 1_350, mfIcReserved: 375, singleBidderCap: 375 });
   });
 
-  it('refuses bids no rule would have let live', () => {
-    expect(() => allocateTDay(offer(), [bid('R', 'r', 'RETAIL', 10_000, 1, 1)])).toThrow('bid R: a RETAIL bid is not allotted on T');
-    expect(() => allocateTDay(offer(), [bid('N', 'n', 'NII', 9_999, 1, 1)])).toThrow('below the floor price 100.00');
-    expect(() => allocateTDay(offer(), [bid('N', 'n', 'NII', 10_000, 1, 1), bid('N', 'm', 'NII', 10_000, 1, 2)])).toThrow('appears more than once');
+  it('sets aside, unallotted with the reason, a bid no rule would have let live, and allots the rest', () => {
+    const result = allocateTDay(offer(), [
+      bid('R', 'r', 'RETAIL', 10_000, 1, 1),
+      bid('L', 'n', 'NII', 9_999, 1, 2),
+      bid('N', 'n', 'NII', 10_000, 5, 3),
+      bid('N', 'm', 'NII', 10_000, 1, 4),
+      bid('Z', 'z', 'NII', 10_000, 0, 5),
+      bid('X', 'x', 'CORPORATE' as OfferCategory, 10_000, 1, 6),
+    ]);
+    expect(result.allotments.map((a) => [a.orderId, a.allottedQuantity, a.reason])).toEqual([
+      ['R', 0, 'not allotted on T: set aside, a RETAIL bid is not allotted on T'],
+      ['L', 0, 'not allotted on T: set aside, price 99.99 is below the floor price 100.00'],
+      ['N', 5, 'allotted 5 of 5 on T at 100.00 (5 from the non-retail portion, in full, the non-retail portion was not oversubscribed)'],
+      ['N', 0, 'not allotted on T: set aside, bid N appears more than once'],
+      ['Z', 0, 'not allotted on T: set aside, quantity 0 is not a whole number of at least 1'],
+      ['X', 0, 'not allotted on T: set aside, category "CORPORATE" is not a bid category'],
+    ]);
+    expect(result.unallotted).toBe(895);
   });
 });
 
@@ -164,12 +190,12 @@ describe('allocateT1Day', () => {
     expect(result.returnedToSeller).toBe(50);
   });
 
-  it('oversubscribed retail clears above the T-day cut-off; UNIFORM trades all at that clearing price less the discount', () => {
+  it('oversubscribed retail clears above the T-day cut-off; UNIFORM still trades all at the T-day cut-off less the discount', () => {
     const bids = [bid('R1', 'r1', 'RETAIL', 0, 80, 10), bid('R2', 'r2', 'RETAIL', 10_300, 60, 11), bid('R3', 'r3', 'RETAIL', 10_500, 40, 12)];
     const uniform = allocateT1Day(offer({ allocation: 'PROPORTIONATE', retailDiscount: { paise: 500 } }), t, bids);
     expect(uniform.retailCutoffPricePaise).toBe(10_300);
-    expect(allotted(uniform)).toEqual({ R1: [0, null], R2: [60, 9_800], R3: [40, 9_800] });
-    const perBid = allocateT1Day(offer({ allocation: 'PROPORTIONATE', retailDiscount: { paise: 500 }, retailAllocationPrice: 'BID' }), t, bids);
+    expect(allotted(uniform)).toEqual({ R1: [0, null], R2: [60, 9_600], R3: [40, 9_600] });
+    const perBid = allocateT1Day(offer({ retailDiscount: { paise: 500 }, retailAllocationPrice: 'BID' }), t, bids);
     expect(allotted(perBid)).toEqual({ R1: [0, null], R2: [60, 9_800], R3: [40, 10_000] });
   });
 
@@ -205,9 +231,20 @@ describe('allocateT1Day', () => {
     });
   });
 
-  it('refuses bids no rule would have let live', () => {
-    expect(() => allocateT1Day(offer(), t, [bid('E', 'e', 'EMPLOYEE', 10_100, 1, 1)])).toThrow('an employee bid is a cut-off bid');
-    expect(() => allocateT1Day(offer(), t, [bid('C', 'n', 'NII', 10_000, 1, 1)])).toThrow('below the T-day cut-off 101.00');
-    expect(() => allocateT1Day(offer(), t, [bid('R', 'r', 'RETAIL', 10_000, 1, 1)])).toThrow('below the T-day cut-off 101.00');
+  it('sets aside, unallotted with the reason, a bid no rule would have let live (a carried-forward bid below the cut-off), and allots the rest', () => {
+    const result = allocateT1Day(offer(), t, [
+      bid('E', 'e', 'EMPLOYEE', 10_100, 1, 1),
+      // The issue's bid: carried forward at 100.00 below the cut-off 101.00 before that was refused.
+      bid('C', 'n', 'NII', 10_000, 100, 2),
+      bid('R', 'r', 'RETAIL', 10_000, 1, 3),
+      bid('R1', 'r1', 'RETAIL', 0, 30, 4),
+    ]);
+    expect(result.allotments.map((a) => [a.orderId, a.allottedQuantity, a.reason])).toEqual([
+      ['E', 0, 'not allotted on T+1: set aside, an employee bid is a cut-off bid'],
+      ['C', 0, 'not allotted on T+1: set aside, a carried-forward bid at 100.00 is below the T-day cut-off 101.00'],
+      ['R', 0, 'not allotted on T+1: set aside, a retail bid at 100.00 is below the T-day cut-off 101.00'],
+      ['R1', 30, 'allotted 30 of 30 on T+1 at 101.00 (retail; in full, the retail portion was not oversubscribed; UNIFORM price 101.00 less the discount)'],
+    ]);
+    expect(result.returnedToSeller).toBe(70);
   });
 });

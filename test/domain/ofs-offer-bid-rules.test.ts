@@ -24,11 +24,15 @@ const offer: Offer = {
   tickSizePaise: 5,
   baseQuantity: 1000,
   greenShoeQuantity: 0,
-  greenShoeExercised: false,
+  greenShoeExercised: 0,
+  greenShoeDecidedAt: null,
+  greenShoeDecisionBy: 2_000,
   retailReservePct: 10,
   retailDiscount: null,
   retailAllocationPrice: 'UNIFORM',
   employeeQuantity: 100,
+  employeeGreenShoeQuantity: 0,
+  printedPortions: null,
   employeeDiscount: null,
   allocation: 'PRICE_PRIORITY',
   tDay: { opensAt: 1_000, closesAt: 2_000 },
@@ -65,8 +69,12 @@ describe('offerPlacementViolations', () => {
     expect(codes(offerPlacementViolations(onT, nse, bidder(), request('RS', 101, 10, 'OTHER'), [], 1_500).violations)).toEqual([
       Errors.OFS_SCRIP_MISMATCH.code,
     ]);
-    // A retail user in the non-retail series on T+1: the series is wrong before the day is.
-    expect(codes(offerPlacementViolations(onT1, nse, bidder(), request('IS', 101), [], 5_500).violations)).toEqual([Errors.OFS_SERIES_CATEGORY.code]);
+    // A non-retail user in the retail series on T: the series is wrong before the day is.
+    expect(codes(offerPlacementViolations(onT, nse, bidder({ category: 'NII' }), request('RS', 101), [], 1_500).violations)).toEqual([
+      Errors.OFS_SERIES_CATEGORY.code,
+    ]);
+    // A retail user in the non-retail series is a non-retail bid: on T+1 a fresh one is refused.
+    expect(codes(offerPlacementViolations(onT1, nse, bidder(), request('IS', 101), [], 5_500).violations)).toEqual([Errors.OFS_NON_RETAIL_ON_T1.code]);
     expect(codes(offerPlacementViolations(onT, nse, bidder(), request('RS', 101), [], 1_500).violations)).toEqual([Errors.OFS_WINDOW_NOT_OPEN.code]);
   });
 

@@ -5,7 +5,9 @@ import { offerBook, type OfferBookRow } from '../../src/domain/ofs-offer-book.js
 const terms = {
   baseQuantity: 1000,
   greenShoeQuantity: 200,
-  greenShoeExercised: true,
+  greenShoeExercised: 200,
+  employeeGreenShoeQuantity: 0,
+  printedPortions: null,
   retailReservePct: 12.5,
   employeeQuantity: 50,
   allocation: 'PRICE_PRIORITY' as const,

@@ -29,13 +29,16 @@ describe('bidCategory', () => {
     expect(bidCategory(nse, 'RS', bidder({ employeeOfOffer: true })).category).toBe('RETAIL');
   });
 
-  it("refuses a series that is not the bidder's category's, naming the bidder's series", () => {
-    const retailInIs = bidCategory(nse, 'IS', bidder());
-    expect(codes(retailInIs.violations)).toEqual([Errors.OFS_SERIES_CATEGORY.code]);
-    expect(retailInIs.violations[0]!.message).toBe(
-      'series "IS" is the non-retail series on NSE_EQ (scrip_token 11); you are registered as a retail bidder, whose series is RS',
+  it('takes an individual (a RETAIL user) in the non-retail series as a non-retail (NII) bid, outside its retail limit', () => {
+    expect(bidCategory(nse, 'IS', bidder())).toEqual({ category: 'NII', violations: [] });
+  });
+
+  it("refuses a non-retail user in the retail series, naming the bidder's series", () => {
+    const othsInRs = bidCategory(nse, 'RS', bidder({ category: 'OTHS' }));
+    expect(codes(othsInRs.violations)).toEqual([Errors.OFS_SERIES_CATEGORY.code]);
+    expect(othsInRs.violations[0]!.message).toBe(
+      'series "RS" is the retail series on NSE_EQ (scrip_token 11); you are registered in the other institutional (OTHS) category, whose series is IS',
     );
-    expect(bidCategory(nse, 'RS', bidder({ category: 'OTHS' })).violations[0]!.message).toContain('other institutional (OTHS) bidder, whose series is IS');
   });
 
   it('refuses a series the listing does not have, listing those it has', () => {
@@ -166,20 +169,33 @@ describe('0 %-margin bids', () => {
 
 describe('carryForwardViolations', () => {
   const offer = { symbol: 'ACME', t1Day: { opensAt: 5_000, closesAt: 6_000 } };
-  const unallotted = { category: 'NII' as const, live: true, unallottedQuantity: 40 };
+  const unallotted = { category: 'NII' as const, live: true, unallottedQuantity: 40, pricePaise: 10_500 };
+  const cutoff = 10_500;
 
-  it('carries an unallotted non-retail bid forward during T+1', () => {
-    expect(carryForwardViolations(offer, 'T1_OPEN', unallotted, 5_000)).toEqual([]);
+  it('carries an unallotted non-retail bid forward during T+1, at or above the T-day cut-off', () => {
+    expect(carryForwardViolations(offer, 'T1_OPEN', unallotted, cutoff, 5_000)).toEqual([]);
   });
 
   it('refuses before T+1, after it, for retail, and for a bid with nothing left', () => {
     const code = Errors.OFS_CARRY_FORWARD_NOT_ALLOWED.code;
-    expect(codes(carryForwardViolations(offer, 'T_ALLOCATED', unallotted, 4_000))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', unallotted, 6_000))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, category: 'RETAIL' }, 5_500))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, unallottedQuantity: 0 }, 5_500))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, live: false }, 5_500))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'CANCELLED', unallotted, 5_500))).toEqual([Errors.OFS_OFFER_CANCELLED.code]);
+    expect(codes(carryForwardViolations(offer, 'T_ALLOCATED', unallotted, cutoff, 4_000))).toEqual([code]);
+    expect(codes(carryForwardViolations(offer, 'T1_OPEN', unallotted, cutoff, 6_000))).toEqual([code]);
+    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, category: 'RETAIL' }, cutoff, 5_500))).toEqual([code]);
+    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, unallottedQuantity: 0 }, cutoff, 5_500))).toEqual([code]);
+    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, live: false }, cutoff, 5_500))).toEqual([code]);
+    expect(codes(carryForwardViolations(offer, 'CANCELLED', unallotted, cutoff, 5_500))).toEqual([Errors.OFS_OFFER_CANCELLED.code]);
+  });
+
+  it('refuses a bid below the T-day cut-off, naming the cut-off and the revision that carries it', () => {
+    const below = carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, pricePaise: 10_000 }, cutoff, 5_500);
+    expect(below).toEqual([
+      {
+        kind: Errors.OFS_BELOW_T_CUTOFF,
+        field: 'price',
+        message:
+          'The bid\'s price 100.00 is below the T-day cut-off price 105.00: a carried-forward bid must stand at or above it. Carry it forward with a revised price of at least 105.00 (body {"price": 105.00})',
+      },
+    ]);
   });
 });
 

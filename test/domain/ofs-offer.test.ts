@@ -2,16 +2,31 @@
 import { describe, expect, it } from 'vitest';
 import {
   biddingDay,
+  defaultGreenShoeDecisionBy,
   discountedPricePaise,
   formatDiscount,
   indicativePrice,
   listingOf,
   offerPortions,
+  offerCalendarProblems,
   offerState,
+  offerTermsProblems,
+  printedPortionsProblems,
+  tAllocationWait,
+  type Offer,
   type OfferProgress,
 } from '../../src/domain/ofs-offer.js';
+import { NO_HOLIDAYS } from '../../src/domain/trading-calendar.js';
 
-const terms = { baseQuantity: 1_000_000, greenShoeQuantity: 1_000_000, greenShoeExercised: false, retailReservePct: 10, employeeQuantity: 0 };
+const terms = {
+  baseQuantity: 1_000_000,
+  greenShoeQuantity: 1_000_000,
+  greenShoeExercised: 0,
+  retailReservePct: 10,
+  employeeQuantity: 0,
+  employeeGreenShoeQuantity: 0,
+  printedPortions: null,
+};
 
 describe('offerPortions', () => {
   it('prints the portions of a notice in shares: retail ceil, MF/IC ceil, the cap floor', () => {
@@ -22,13 +37,59 @@ describe('offerPortions', () => {
       mfIcReserved: 308_642, // 308,641.75 rounds up
       employee: 0,
       singleBidderCap: 308_641, // rounds down
+      source: 'computed',
     });
   });
 
-  it('counts the green shoe only when it is exercised, and recomputes the reservations', () => {
+  it('counts what is exercised of the green shoe, in whole or in part, and recomputes the reservations', () => {
     expect(offerPortions(terms).total).toBe(1_000_000);
-    const exercised = offerPortions({ ...terms, greenShoeExercised: true });
+    const exercised = offerPortions({ ...terms, greenShoeExercised: 1_000_000 });
     expect(exercised).toMatchObject({ total: 2_000_000, retailReserved: 200_000, nonRetail: 1_800_000, mfIcReserved: 500_000, singleBidderCap: 500_000 });
+    // In part: 333,333 of the option.
+    expect(offerPortions({ ...terms, greenShoeExercised: 333_333 })).toMatchObject({
+      total: 1_333_333,
+      retailReserved: 133_334, // 133,333.3 rounds up
+      nonRetail: 1_199_999,
+      mfIcReserved: 333_334, // 333,333.25 rounds up
+      singleBidderCap: 333_333,
+    });
+  });
+
+  it("grows the employee portion with the green shoe, in the offer's proportion (NHPC 2026: 45,20,265 became 90,40,530)", () => {
+    const nhpc = { ...terms, employeeQuantity: 4_520_265, employeeGreenShoeQuantity: 4_520_265 };
+    expect(offerPortions(nhpc).employee).toBe(4_520_265);
+    expect(offerPortions({ ...nhpc, greenShoeExercised: 1_000_000 }).employee).toBe(9_040_530);
+    // A third of the option exercised: a third of the employees' part, rounded up (1,506,755 exactly).
+    expect(offerPortions({ ...nhpc, greenShoeExercised: 333_333 }).employee).toBe(4_520_265 + Math.ceil((4_520_265 * 333_333) / 1_000_000));
+  });
+
+  it("takes the notice's printed portions while the green shoe is the one they were printed for", () => {
+    // Notices that print ceil(base part) + ceil(green-shoe part): one share more retail than ceil of the whole.
+    const printed = { greenShoe: 1_000_000, retailReserved: 200_001, nonRetail: 1_799_999, mfIcReserved: 500_000, employee: 0 };
+    expect(offerPortions({ ...terms, greenShoeExercised: 1_000_000, printedPortions: printed })).toEqual({
+      total: 2_000_000,
+      retailReserved: 200_001,
+      nonRetail: 1_799_999,
+      mfIcReserved: 500_000,
+      employee: 0,
+      singleBidderCap: 500_000,
+      source: 'notice',
+    });
+    // Another decision: the notice did not print for it, the portions are computed.
+    expect(offerPortions({ ...terms, greenShoeExercised: 500_000, printedPortions: printed })).toMatchObject({ retailReserved: 150_000, source: 'computed' });
+  });
+
+  it('refuses printed portions that do not add up to their total', () => {
+    const printed = (p: Partial<NonNullable<Offer['printedPortions']>>) => ({
+      ...terms,
+      printedPortions: { greenShoe: 0, retailReserved: 100_000, nonRetail: 900_000, mfIcReserved: 250_000, employee: 0, ...p },
+    });
+    expect(printedPortionsProblems(printed({}))).toEqual([]);
+    expect(printedPortionsProblems(printed({ nonRetail: 900_001 }))).toEqual([
+      'portions: retail_reserved 100000 + non_retail 900001 = 1000001, not the total 1000000 (base 1000000 + green shoe 0)',
+    ]);
+    expect(printedPortionsProblems(printed({ mfIcReserved: 900_001 }))[0]).toContain('mf_ic_reserved 900001 is more than non_retail 900000');
+    expect(printedPortionsProblems(printed({ retailReserved: 99_999, nonRetail: 900_001 }))[0]).toContain('less than 10 % of the total 1000000');
   });
 
   it('takes a fractional retail reservation (12.5 %) exactly', () => {
@@ -134,5 +195,119 @@ describe('indicativePrice', () => {
     );
     expect(result.all.pricePaise).toBe(10_001); // 100.005 -> 100.01
     expect(result.margin0).toEqual({ pricePaise: null, quantity: 0 });
+  });
+});
+
+/** A whole offer: T Tuesday 2026-12-01 09:15-15:30 IST, T+1 Wednesday 2026-12-02. */
+function fullOffer(overrides: Partial<Offer> = {}): Offer {
+  const tOpens = Date.parse('2026-12-01T03:45:00Z');
+  const day = 24 * 60 * 60 * 1000;
+  const session = 375 * 60 * 1000;
+  return {
+    offerId: 'X',
+    symbol: 'ACME',
+    listings: [{ exchange: 'NSE_EQ', scripToken: 1, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }],
+    floorPricePaise: 10_000,
+    tickSizePaise: 5,
+    ...terms,
+    greenShoeDecidedAt: null,
+    greenShoeDecisionBy: Date.parse('2026-12-01T11:30:00Z'),
+    retailDiscount: null,
+    retailAllocationPrice: 'UNIFORM',
+    employeeDiscount: null,
+    allocation: 'PRICE_PRIORITY',
+    tDay: { opensAt: tOpens, closesAt: tOpens + session },
+    t1Day: { opensAt: tOpens + day, closesAt: tOpens + day + session },
+    settlementDelayMs: null,
+    ...overrides,
+  };
+}
+
+describe('offerTermsProblems', () => {
+  it('takes a whole offer as the notices give it', () => {
+    expect(offerTermsProblems(fullOffer())).toEqual([]);
+  });
+
+  it('refuses BID pricing with a proportionate allocation: it has one price', () => {
+    expect(offerTermsProblems(fullOffer({ retailAllocationPrice: 'BID', allocation: 'PROPORTIONATE' }))).toEqual([
+      'retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY; a proportionate allocation has one price',
+    ]);
+    expect(offerTermsProblems(fullOffer({ retailAllocationPrice: 'BID', allocation: 'PRICE_PRIORITY' }))).toEqual([]);
+  });
+
+  it('refuses a decision beyond the option, and a deadline outside the close of T and the opening of T+1', () => {
+    const offer = fullOffer();
+    expect(offerTermsProblems(fullOffer({ greenShoeExercised: 1_000_001 }))).toEqual([
+      'green_shoe_exercised: 1000001 shares is more than the green shoe of 1000000',
+    ]);
+    expect(offerTermsProblems(fullOffer({ greenShoeDecisionBy: offer.tDay.closesAt - 1 }))).toEqual([
+      'green_shoe_decision_by: must not be before t_day.closes_at',
+    ]);
+    expect(offerTermsProblems(fullOffer({ greenShoeDecisionBy: offer.t1Day.opensAt }))).toEqual(['green_shoe_decision_by: must be before t1_day.opens_at']);
+    expect(offerTermsProblems(fullOffer({ employeeGreenShoeQuantity: 10 }))).toEqual([
+      'employee_green_shoe_quantity: needs a green_shoe_quantity and an employee_quantity',
+    ]);
+  });
+});
+
+describe('defaultGreenShoeDecisionBy', () => {
+  it('is 17:00 India time on T, or the close of T when that is later', () => {
+    const t = fullOffer().tDay;
+    expect(new Date(defaultGreenShoeDecisionBy(t)).toISOString()).toBe('2026-12-01T11:30:00.000Z');
+    const late = { opensAt: Date.parse('2026-12-01T10:00:00Z'), closesAt: Date.parse('2026-12-01T12:00:00Z') };
+    expect(defaultGreenShoeDecisionBy(late)).toBe(late.closesAt);
+  });
+});
+
+describe('tAllocationWait', () => {
+  const offer = fullOffer({ greenShoeExercised: 0 });
+  const afterClose = offer.tDay.closesAt + 60_000;
+
+  it("waits for the seller's green-shoe decision until its deadline, then takes the default", () => {
+    expect(tAllocationWait(offer, null, 2_000_000, afterClose)).toEqual({ for: 'green-shoe', until: offer.greenShoeDecisionBy });
+    expect(tAllocationWait(offer, null, 2_000_000, offer.greenShoeDecisionBy)).toBeNull();
+    // Recorded: no wait.
+    expect(tAllocationWait({ ...offer, greenShoeDecidedAt: afterClose }, null, 2_000_000, afterClose)).toBeNull();
+    // No option: nothing to wait for.
+    expect(tAllocationWait({ ...offer, greenShoeQuantity: 0 }, null, 2_000_000, afterClose)).toBeNull();
+  });
+
+  it('then waits for the operator while non-retail demand is short of the portion the decision gives', () => {
+    const decided = { ...offer, greenShoeDecidedAt: afterClose, greenShoeExercised: 1_000_000 };
+    // 1,800,000 non-retail with the whole option exercised.
+    expect(tAllocationWait(decided, null, 1_799_999, afterClose)).toEqual({ for: 'operator' });
+    expect(tAllocationWait(decided, null, 1_800_000, afterClose)).toBeNull();
+    expect(tAllocationWait(decided, afterClose, 1, afterClose)).toBeNull();
+  });
+});
+
+describe('offerCalendarProblems', () => {
+  it('takes T on a trading day and T+1 on the next one', () => {
+    expect(offerCalendarProblems(fullOffer(), NO_HOLIDAYS)).toEqual([]);
+  });
+
+  it('refuses a weekend or a holiday for T, and a T+1 that is not the first trading day after T', () => {
+    const day = 24 * 60 * 60 * 1000;
+    const shift = (offer: Offer, days: number): Offer => ({
+      ...offer,
+      tDay: { opensAt: offer.tDay.opensAt + days * day, closesAt: offer.tDay.closesAt + days * day },
+      t1Day: { opensAt: offer.t1Day.opensAt + days * day, closesAt: offer.t1Day.closesAt + days * day },
+    });
+    // T on Saturday 2026-12-05, T+1 on Sunday.
+    expect(offerCalendarProblems(shift(fullOffer(), 4), NO_HOLIDAYS)).toEqual([
+      't_day: 2026-12-05 is a Saturday, not a trading day',
+      't1_day: 2026-12-06 is a Sunday, not a trading day',
+    ]);
+    // T on Friday 2026-12-04: T+1 is Monday 2026-12-07, not Saturday.
+    const friday = shift(fullOffer(), 3);
+    expect(
+      offerCalendarProblems({ ...friday, t1Day: { opensAt: friday.t1Day.opensAt + 2 * day, closesAt: friday.t1Day.closesAt + 2 * day } }, NO_HOLIDAYS),
+    ).toEqual([]);
+    const holiday = { holidays: new Map([['2026-12-02', 'A holiday']]) };
+    expect(offerCalendarProblems(fullOffer(), holiday)).toEqual(['t1_day: 2026-12-02 is an exchange holiday (A holiday), not a trading day']);
+  });
+
+  it('exempts a drill offer (settlement_delay_seconds), whose days are minutes long', () => {
+    expect(offerCalendarProblems({ ...fullOffer(), settlementDelayMs: 60_000, t1Day: { opensAt: 0, closesAt: 1 } }, NO_HOLIDAYS)).toEqual([]);
   });
 });

@@ -10,6 +10,8 @@ import { OrderStatus } from '../../src/domain/order-status.js';
 import { orderExposure, tradeCostPaise, tradeOfAllotment, type Order, type OrderChange } from '../../src/domain/order.js';
 import { storedOrder } from '../support/fixtures.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 const NOW = Date.parse('2026-11-27T10:00:00+05:30');
 
 const base = (orderId: string, userId: string, scripToken: number): Order =>
@@ -74,7 +76,7 @@ const batch = fc
           updatedAt: s.touch ? NOW : previous.updatedAt,
         };
         const trade =
-          s.allotted > 0 ? tradeOfAllotment(after, s.allotted, after.pricePaise, NOW, null, after.tradedQuantity === s.allotted ? 1 : 2) : undefined;
+          s.allotted > 0 ? tradeOfAllotment(after, s.allotted, after.pricePaise, NOW, NOW + DAY_MS, after.tradedQuantity === s.allotted ? 1 : 2) : undefined;
         changes.push({
           before,
           after,

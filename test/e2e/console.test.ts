@@ -135,7 +135,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   it("shows an offer of the exchanges' framework with its state, listings and portions in shares", async () => {
     const file = join(dir, 'offer.json');
     const tOpens = Date.now() + 60 * 60 * 1000;
-    writeFileSync(file, JSON.stringify([offerImport({}, tOpens)]));
+    writeFileSync(file, JSON.stringify([offerImport({ settlement_delay_seconds: 60 }, tOpens)]));
     const imported = await runOrdergate(['ofs', 'import', file], { env });
     expect(imported.code, imported.stderr).toBe(0);
     await openView(page, 'OFS offers');
@@ -347,6 +347,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const importBeta = async (tClosesAt: number) => {
       const offer = offerImport({
         offer_id: 'BETA-OFS-1',
+        settlement_delay_seconds: 60,
         symbol: 'BETA',
         listings: [
           { exchange: 'NSE_EQ', scrip_token: 700002, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },

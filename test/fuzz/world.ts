@@ -111,7 +111,7 @@ export class World {
     ];
     for (const issue of issues) this.scrips.push({ exchange: issue.exchange, scrip_token: issue.scripToken, symbol: issue.symbol, series: issue.series });
     // An offer of the exchanges' framework, for the offers' read calls.
-    await this.server.admin.importOfs([offerImport({ offer_id: OFFER_ID }, this.server.clock.now)]);
+    await this.server.admin.importOfs([offerImport({ offer_id: OFFER_ID, settlement_delay_seconds: 60 }, this.server.clock.now)]);
     const users: [string, BidderCategory][] = [
       ['alice', 'RETAIL'],
       ['bob', 'NON_RETAIL'],
@@ -123,6 +123,7 @@ export class World {
       offerImport(
         {
           offer_id: T1_OFFER_ID,
+          settlement_delay_seconds: 60,
           symbol: T1_OFFER_LISTING.symbol,
           listings: [
             { exchange: T1_OFFER_LISTING.exchange, scrip_token: T1_OFFER_LISTING.scrip_token, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },

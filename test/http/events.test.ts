@@ -215,7 +215,7 @@ describe('GET /transactional/v1/orders/events', () => {
     const stream = await open(carol);
     await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
     const opening = stream.frames.find((f) => f.id !== undefined)!.id;
-    await server.admin.importOfs([offerImport({ offer_id: 'EVENTS-OFS' }, server.clock.now - 60_000)]);
+    await server.admin.importOfs([offerImport({ offer_id: 'EVENTS-OFS', settlement_delay_seconds: 60 }, server.clock.now - 60_000)]);
     const nii = await server.createUser('events-nii', { category: 'NII' });
     const body = validBid({
       scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' },

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { offerImport } from '../support/offers.js';
+import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
 
 const OFFERS = '/transactional/v1/ofs/offers';
 const HOUR = 60 * 60 * 1000;
@@ -20,7 +21,8 @@ describe('the offers read calls', () => {
   beforeAll(async () => {
     server = await startTestServer({ now: T - HOUR });
     alice = await server.createUser('alice');
-    await server.admin.importOfs([offerImport({}, T)]);
+    // The seller's green-shoe decision is due at 17:00 India time on T (the default).
+    await server.admin.importOfs([offerImport({ green_shoe_decision_by: undefined }, T)]);
   });
   afterAll(() => server.close());
 
@@ -46,9 +48,21 @@ describe('the offers read calls', () => {
         tick_size: 0.05,
         base_quantity: 1_000_000,
         green_shoe_quantity: 1_000_000,
-        green_shoe_exercised: false,
+        green_shoe_exercised: 0,
+        green_shoe_decided_at: null,
+        green_shoe_decision_by: '2026-12-01T11:30:00.000Z',
         retail_reserve_pct: 12.5,
-        portions: { total: 1_000_000, retail_reserved: 125_000, non_retail: 875_000, mf_ic_reserved: 250_000, employee: 20_000, single_bidder_cap: 250_000 },
+        portions: {
+          total: 1_000_000,
+          retail_reserved: 125_000,
+          non_retail: 875_000,
+          mf_ic_reserved: 250_000,
+          employee: 20_000,
+          single_bidder_cap: 250_000,
+          source: 'computed',
+        },
+        employee_quantity: 20_000,
+        employee_green_shoe_quantity: 0,
         retail_discount: { rupees: 2.5 },
         retail_allocation_price: 'UNIFORM',
         employee_discount: { pct: 5 },
@@ -63,25 +77,43 @@ describe('the offers read calls', () => {
         retail_price: null,
         indicative: null,
         awaiting_operator: false,
+        awaiting_green_shoe_until: null,
         settlement: 'by-day',
+        // T-day allotments on Wednesday 2 December, T+1 ones on Thursday 3 December, at 13:30 India time.
+        settlement_dates: { t_day: '2026-12-02T08:00:00.000Z', t1_day: '2026-12-03T08:00:00.000Z' },
       },
     ]);
   });
 
-  it('follows the clock: T_OPEN on T, still T_OPEN after the close until the T allocation runs', async () => {
+  it("follows the clock: T_OPEN on T, still T_OPEN after the close while the T allocation waits for the seller's green-shoe decision", async () => {
     server.clock.now = T;
-    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN' });
-    server.clock.now = T + 8 * HOUR;
-    // Nobody bid: the T allocation waits for the operator.
-    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN', awaiting_operator: true });
+    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN', awaiting_green_shoe_until: null });
+    server.clock.now = T + 7 * HOUR;
+    expect((await list()).data.offers[0]).toMatchObject({
+      current_day: 'T',
+      state: 'T_OPEN',
+      awaiting_green_shoe_until: '2026-12-01T11:30:00.000Z',
+      awaiting_operator: false,
+    });
   });
 
-  it('recomputes the total and the reservations when the green shoe is exercised', async () => {
+  it('recomputes the total and the reservations for the decision, in whole or in part; then waits for the operator, nobody having bid', async () => {
+    await server.admin.setGreenShoe('ACME-OFS-1', 400_000);
+    expect((await list()).data.offers[0]).toMatchObject({
+      green_shoe_exercised: 400_000,
+      green_shoe_decided_at: new Date(T + 7 * HOUR).toISOString(),
+      portions: { total: 1_400_000, retail_reserved: 175_000, non_retail: 1_225_000, mf_ic_reserved: 350_000, employee: 20_000, single_bidder_cap: 350_000 },
+      awaiting_green_shoe_until: null,
+      awaiting_operator: true,
+    });
     await server.admin.setGreenShoe('ACME-OFS-1', true);
     expect((await list()).data.offers[0]).toMatchObject({
-      green_shoe_exercised: true,
+      green_shoe_exercised: 1_000_000,
       portions: { total: 2_000_000, retail_reserved: 250_000, non_retail: 1_750_000, mf_ic_reserved: 500_000, employee: 20_000, single_bidder_cap: 500_000 },
     });
+    // After its deadline the decision stands.
+    server.clock.now = T + 8 * HOUR;
+    await expect(server.admin.setGreenShoe('ACME-OFS-1', 0)).rejects.toThrow(/the decision was due by 2026-12-01 17:00 IST .* \(1000000 shares\) stands/);
   });
 
   it('shows the T-day cut-off and the employee price once the T allocation has run, and T+1 from its opening', async () => {
@@ -89,12 +121,18 @@ describe('the offers read calls', () => {
       .updateTable('ofs_offers')
       .set({ t_allocated_at: T + 7 * HOUR, t_cutoff_price_paise: 10_105, t_unallotted: 0 })
       .execute();
-    expect((await list()).data.offers[0]).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 101.05, employee_price: 95.99 }); // 101.05 less 5 %, rounded down
+    // The employees' price is 101.05 less 5 %, rounded down; UNIFORM retail pays the T-day cut-off less Rs 2.50.
+    expect((await list()).data.offers[0]).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 101.05, employee_price: 95.99, retail_price: 98.55 });
     server.clock.now = T + 24 * HOUR;
     alice = await server.createUser('alice-t1'); // a session lasts 24 h
     expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T+1', state: 'T1_OPEN' });
     server.clock.now = T + 31 * HOUR;
     expect((await list()).data.offers[0]).toMatchObject({ current_day: 'CLOSED', state: 'T1_OPEN' });
+  });
+
+  it('settles on trading days: a holiday the operator imports moves the pay-out', async () => {
+    await new TradingHolidayRepository(server.store.db).replaceYears([{ date: '2026-12-03', description: 'A holiday' }], server.clock.now);
+    expect((await list()).data.offers[0].settlement_dates).toEqual({ t_day: '2026-12-02T08:00:00.000Z', t1_day: '2026-12-04T08:00:00.000Z' });
   });
 
   it('answers one offer by id, 404 e-368 for an unknown one, 401 without a token', async () => {

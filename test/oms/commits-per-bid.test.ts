@@ -114,7 +114,7 @@ describe('commits and statements per bid', () => {
       placeBids: (bids) => simulated.placeBids(bids),
       modify: (orderId, terms) => simulated.modify(orderId, terms),
       cancel: (orderId) => simulated.cancel(orderId),
-      carryForward: (orderId) => simulated.carryForward(orderId),
+      carryForward: (orderId, terms) => simulated.carryForward(orderId, terms),
       pollEvents: () => simulated.pollEvents(),
       acknowledge: (eventIds) => simulated.acknowledge(eventIds),
     };

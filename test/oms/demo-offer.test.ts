@@ -8,14 +8,14 @@
  * 8,750, MF/IC 2,500 reserved; single-bidder cap 2,500; employees 500 on top; floor 100.00, tick 0.05,
  * price priority, settled 60 s after each allotment.
  *
- * T: demo-nii (NII) 6,000 @ 101.00 on NSE, demo-mf (MF) 3,000 @ 100.50 on BSE: demand 9,000 covers the
- * 8,750, so the allocation runs. The cap trims demo-nii to 2,500; 5,500 fit, each at its price: demo-nii
- * 2,500 (3,500 left live), demo-mf 3,000. The cut-off is the lowest allotted price, 100.50; 3,250 shares
- * are left for T+1.
+ * T: demo-nii (NII) 6,000 @ 101.00 on NSE, demo-mf (MF) 3,000 @ 100.50 on BSE: bids of 9,000 cover the
+ * 8,750, so no operator is asked. The cap trims demo-nii to 2,500; 5,500 fit, each at its price: demo-nii
+ * 2,500 (3,500 left live, their funds released), demo-mf 3,000. Not oversubscribed: the cut-off is the
+ * floor, 100.00; 3,250 shares are left for T+1.
  *
- * T+1: demo-nii carries forward and revises to 101.50; demo bids 100 at the cut-off as retail and 50 as an
- * employee. Retail: 100 at 100.50 - 2.50 = 98.00 (UNIFORM); employee: 50 at 95.47 (5 % off, rounded down).
- * demo-nii holds the cap already: its carried-forward 3,500 get nothing.
+ * T+1: demo-nii carries forward (blocked again) and revises to 101.50; demo bids 100 at the cut-off as
+ * retail and 50 as an employee. Retail: 100 at 100.00 - 2.50 = 97.50 (UNIFORM); employee: 50 at 95.00 (5 %
+ * off). demo-nii holds the cap already: its carried-forward 3,500 get nothing.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,16 +98,25 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'PENDING', bid_category: 'MF', exchange: 'BSE_EQ', series: 'A' });
     const read = await offerRead();
     expect(read).toMatchObject({ state: 'T_OPEN', indicative: { price: 100.83, quantity: 9000 } });
-    expect(read.portions).toEqual({ total: 10_000, retail_reserved: 1_250, non_retail: 8_750, mf_ic_reserved: 2_500, employee: 500, single_bidder_cap: 2_500 });
+    expect(read.portions).toEqual({
+      total: 10_000,
+      retail_reserved: 1_250,
+      non_retail: 8_750,
+      mf_ic_reserved: 2_500,
+      employee: 500,
+      single_bidder_cap: 2_500,
+      source: 'computed',
+    });
     expect(await balance('demo-nii')).toMatchObject({ blocked: '606000.00' });
   });
 
-  it('T close: the cap trims demo-nii to 2,500, demo-mf is allotted 3,000, and the cut-off is 100.50', async () => {
+  it('T close: the cap trims demo-nii to 2,500, demo-mf is allotted 3,000; not oversubscribed, the cut-off is the floor', async () => {
     server.clock.now = T_CLOSE + 10 * SECOND;
     await oms.runOnce();
-    expect(await offerRead()).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 100.5, employee_price: 95.47, awaiting_operator: false });
+    expect(await offerRead()).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 100, employee_price: 95, retail_price: 97.5, awaiting_operator: false });
     expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'PENDING', traded_quantity: 2500, traded_price: '101.00', pending_quantity: 3500 });
-    expect(await balance('demo-nii')).toMatchObject({ blocked: '353500.00', debited: '252500.00' });
+    // The 3,500 left block nothing until they are carried forward.
+    expect(await balance('demo-nii')).toMatchObject({ blocked: '0.00', debited: '252500.00' });
     expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'EXECUTED', traded_quantity: 3000, traded_price: '100.50' });
     expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '301500.00' });
     const book = await get('demo', `/operator/v1/ofs/offers/${offer.offer_id}/book`);
@@ -127,24 +136,24 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     expect(await balance('demo-nii')).toMatchObject({ blocked: '355250.00' });
     expect(await order('demo', orders.retail)).toMatchObject({ status: 'PENDING', bid_category: 'RETAIL', series: 'RS' });
     expect(await order('demo', orders.employee)).toMatchObject({ status: 'PENDING', bid_category: 'EMPLOYEE', series: 'ES' });
-    expect(await balance('demo')).toMatchObject({ blocked: '15075.00' });
+    expect(await balance('demo')).toMatchObject({ blocked: '15000.00' });
   });
 
-  it('T+1 close: retail at 98.00, the employee at 95.47, nothing more for demo-nii (the cap); funds as the README says', async () => {
+  it('T+1 close: retail at 97.50, the employee at 95.00, nothing more for demo-nii (the cap); funds as the README says', async () => {
     server.clock.now = T1_CLOSE + 10 * SECOND;
     await oms.runOnce();
-    expect(await offerRead()).toMatchObject({ state: 'ALLOCATED', retail_cutoff_price: 100.5, retail_price: 98, employee_price: 95.47 });
-    expect(await order('demo', orders.retail)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '98.00' });
-    expect(await order('demo', orders.employee)).toMatchObject({ status: 'EXECUTED', traded_quantity: 50, traded_price: '95.47' });
+    expect(await offerRead()).toMatchObject({ state: 'ALLOCATED', retail_cutoff_price: 100, retail_price: 97.5, employee_price: 95 });
+    expect(await order('demo', orders.retail)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '97.50' });
+    expect(await order('demo', orders.employee)).toMatchObject({ status: 'EXECUTED', traded_quantity: 50, traded_price: '95.00' });
     expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'EXECUTED', traded_quantity: 2500 });
     const trades = (await get('demo', '/transactional/v1/trades')) as { order_id: string; traded_quantity: number; traded_price: string }[];
     expect(trades.map((t) => [t.order_id, t.traded_quantity, t.traded_price]).sort()).toEqual(
       [
-        [orders.retail, 100, '98.00'],
-        [orders.employee, 50, '95.47'],
+        [orders.retail, 100, '97.50'],
+        [orders.employee, 50, '95.00'],
       ].sort(),
     );
-    expect(await balance('demo')).toMatchObject({ blocked: '0.00', debited: '14573.50' });
+    expect(await balance('demo')).toMatchObject({ blocked: '0.00', debited: '14500.00' });
     expect(await balance('demo-nii')).toMatchObject({ blocked: '0.00', debited: '252500.00' });
     expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '301500.00' });
   });
@@ -156,8 +165,8 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
       ((await get(name, '/transactional/v1/portfolio/holdings')) as { exchange: string; symbol: string; quantity: number; average_price: string }[]).map(
         (h) => [h.exchange, h.symbol, h.quantity, h.average_price],
       );
-    // demo's 100 at 98.00 and 50 at 95.47: Rs 14,573.50 for 150.
-    expect(await holdings('demo')).toEqual([['NSE_EQ', 'DEMOCO', 150, '97.16']]);
+    // demo's 100 at 97.50 and 50 at 95.00: Rs 14,500.00 for 150.
+    expect(await holdings('demo')).toEqual([['NSE_EQ', 'DEMOCO', 150, '96.67']]);
     expect(await holdings('demo-nii')).toEqual([['NSE_EQ', 'DEMOCO', 2500, '101.00']]);
     expect(await holdings('demo-mf')).toEqual([['BSE_EQ', 'DEMOCO', 3000, '100.50']]);
   });

@@ -136,8 +136,8 @@ export class ObservedExchange implements ExchangeAdapter {
   cancel(orderId: string) {
     return this.call('cancel', orderId, () => this.inner.cancel(orderId));
   }
-  carryForward(orderId: string) {
-    return this.call('carryForward', orderId, () => this.inner.carryForward(orderId));
+  carryForward(orderId: string, terms: BidTerms) {
+    return this.call('carryForward', orderId, () => this.inner.carryForward(orderId, terms));
   }
   pollEvents() {
     return this.call('pollEvents', null, () => this.inner.pollEvents());

@@ -4,7 +4,8 @@
  * BSE bids to the other, and every read is checked on both): non-retail bids of every kind on T on both listings, the green shoe exercised, the T
  * allocation with the cap and the discovered cut-off, carry-forward and revision on T+1, retail bids at a
  * price and at the cut-off on both exchanges, an employee, the T+1 allocation with the retail discount and
- * the spill of unsubscribed retail shares to a carried-forward bid, funds, and trades settling by day.
+ * the spill of unsubscribed retail shares to a carried-forward bid, funds (released at the T allocation,
+ * blocked again at carry-forward), and trades settling on trading days at the pay-out time.
  *
  * The offer: base 1,000 + green shoe 200 (exercised) = 1,200; retail 12.5 % = 150; non-retail 1,050; MF/IC
  * 300 reserved; single-bidder cap 300; employees 50 on top; floor 100.00, tick 0.05, price priority.
@@ -169,6 +170,25 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     return res.body.data as { blocked: string; debited: string };
   }
 
+  /** A session lasts 24 hours: the bidders log in again. */
+  async function logInAgain(names: readonly Name[]) {
+    for (const name of names) {
+      const login = await server.call('POST', '/authentication/v1/user/session', {
+        body: {
+          user_id: name,
+          login_type: 'PASSWORD',
+          password: users[name].password,
+          second_auth_type: '',
+          second_auth: '',
+          api_key: users[name].apiKey,
+          source: 'WEBAPI',
+        },
+      });
+      expect(login.status, login.text).toBe(200);
+      users[name] = { ...users[name], token: login.body.data.access_token };
+    }
+  }
+
   const expectRefused = (res: { status: number; text: string; body: { code: string; message: string } }, status: number, code: string, message?: RegExp) => {
     expect(res.status, res.text).toBe(status);
     expect(res.body.code, res.text).toBe(code);
@@ -247,8 +267,8 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       traded_price: '101.00',
       reason: expect.stringMatching(/cap.*carried forward to T\+1/s),
     });
-    // nii1 paid 300 x 101.00 and keeps 200 x 101.00 blocked for the rest; ic1 (0 % margin) is debited nothing.
-    expect(await balance('nii1')).toMatchObject({ debited: '30300.00', blocked: '20200.00' });
+    // nii1 paid 300 x 101.00; the 200 left block nothing until carried forward. ic1 (0 % margin) is debited nothing.
+    expect(await balance('nii1')).toMatchObject({ debited: '30300.00', blocked: '0.00' });
     expect(await balance('ic1')).toMatchObject({ debited: '0.00', blocked: '0.00' });
     // The operator's book: the broker's bids per category and listing, open and allotted, and the open non-retail demand by price.
     const book = await server.call('GET', '/operator/v1/ofs/offers/ACME-OFS-1/book', { token: ops.token });
@@ -286,21 +306,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   it('takes carry-forward, revisions at or above the cut-off, retail and employee bids on T+1, and refuses fresh non-retail bids', async () => {
     clock.now = T1 + 5 * MINUTE;
     // A session lasts 24 hours: the bidders log in again.
-    for (const name of Object.keys(users) as Name[]) {
-      const login = await server.call('POST', '/authentication/v1/user/session', {
-        body: {
-          user_id: name,
-          login_type: 'PASSWORD',
-          password: users[name].password,
-          second_auth_type: '',
-          second_auth: '',
-          api_key: users[name].apiKey,
-          source: 'WEBAPI',
-        },
-      });
-      expect(login.status, login.text).toBe(200);
-      users[name] = { ...users[name], token: login.body.data.access_token };
-    }
+    await logInAgain(Object.keys(users) as Name[]);
     expectRefused(await place('nii1', { ...NSE, series: 'IS' }, 'RL', 10, 101), 422, 'e-366', /carry forward/);
     expectRefused(await modify('nii2', orders.nii2, 300, 100.5), 409, 'e-379');
     expect((await carry('nii1', orders.nii1)).body).toMatchObject({
@@ -337,8 +343,11 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expect(await order('emp1', orders.emp1)).toMatchObject({ bid_category: 'EMPLOYEE', category: 'NON_RETAIL', carried_forward: false });
     expect(await order('ret2', orders.ret2_bse)).toMatchObject({ bid_category: 'RETAIL', series: 'A' });
     expect(await order('ret1', orders.ret1)).toMatchObject({ status: 'PENDING' });
-    // The retail cut-off bid is blocked at the T-day cut-off.
+    // The retail cut-off bid is blocked at the T-day cut-off; the carried-forward bids are blocked again,
+    // nii1's 200 at its revised 101.50, nii2's 200 at 100.25.
     expect(await balance('ret1')).toMatchObject({ blocked: '10025.00' });
+    expect(await balance('nii1')).toMatchObject({ blocked: '20300.00' });
+    expect(await balance('nii2')).toMatchObject({ blocked: '20050.00' });
   });
 
   it('allots retail, employees and the spill at T+1 close, cancels what was not carried forward, and settles by day', async () => {
@@ -362,14 +371,14 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       .execute();
     const of = (orderId: string) =>
       trades.filter((t) => t.order_id === orderId).map((t) => [Number(t.quantity), Number(t.price_paise), new Date(Number(t.settles_at)).toISOString()]);
-    // T-day trades settle on T+1 and T+1 trades on T+2, at 09:00 India time.
-    expect(of(orders.mf1)).toEqual([[250, 10_200, '2026-12-02T03:30:00.000Z']]);
+    // T-day trades settle on T+1 and T+1 trades on T+2, trading days, at the 13:30 India time pay-out.
+    expect(of(orders.mf1)).toEqual([[250, 10_200, '2026-12-02T08:00:00.000Z']]);
     expect(of(orders.nii2)).toEqual([
-      [100, 10_025, '2026-12-02T03:30:00.000Z'],
-      [20, 10_025, '2026-12-03T03:30:00.000Z'],
+      [100, 10_025, '2026-12-02T08:00:00.000Z'],
+      [20, 10_025, '2026-12-03T08:00:00.000Z'],
     ]);
-    expect(of(orders.ret1)).toEqual([[100, 9_775, '2026-12-03T03:30:00.000Z']]);
-    // nii2's T-day shares are a holding since 09:00 on T+1; its T+1 shares are a position until T+2.
+    expect(of(orders.ret1)).toEqual([[100, 9_775, '2026-12-03T08:00:00.000Z']]);
+    // nii2's T-day shares are a holding since 13:30 on T+1; its T+1 shares are a position until T+2.
     const portfolio = async (path: string) => {
       const res = await nodeB.call('GET', path, { token: users.nii2.token });
       expect(res.status, res.text).toBe(200);
@@ -381,7 +390,8 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     expect(await portfolio('/transactional/v1/portfolio/positions/all')).toMatchObject([
       { exchange: 'NSE_EQ', scrip_token: 700001, buy_quantity: 20, net_quantity: 20 },
     ]);
-    clock.now = Date.parse('2026-12-03T03:30:00Z');
+    clock.now = Date.parse('2026-12-03T08:00:00Z');
+    await logInAgain(['nii2']);
     expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ quantity: 120, average_price: '100.25' }]);
     expect(await portfolio('/transactional/v1/portfolio/positions/all')).toEqual([]);
 
@@ -400,7 +410,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
 
     // 1,050 non-retail on T, 130 retail, 20 spilled and 40 to employees on T+1.
     expect(trades.reduce((sum, t) => sum + Number(t.quantity), 0)).toBe(1050 + 130 + 20 + 40);
-    const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body.data.offer;
+    const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.nii2.token })).body.data.offer;
     // Retail was not oversubscribed: its cut-off is the T-day cut-off, and UNIFORM retail paid it less Rs 2.50.
     expect(offer).toMatchObject({ state: 'ALLOCATED', retail_cutoff_price: 100.25, retail_price: 97.75, employee_price: 95.23 });
   });

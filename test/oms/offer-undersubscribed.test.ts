@@ -2,7 +2,8 @@
  * An offer whose T day closes with non-retail demand short of the non-retail portion: the T allocation
  * waits for the operator (the offer says so), who either cancels the offer (every live bid cancelled, its
  * block released, nothing taken after) or tells it to go on (every bid allotted in full; the cut-off is
- * the lowest bid price under price priority; the shares left go to retail on T+1).
+ * the floor price, under both methods, so that retail may bid at the floor on T+1 (NSE circular 25/2026);
+ * the shares left go to retail on T+1).
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,15 +102,34 @@ describe('an under-subscribed T day waits for the operator', () => {
     await expect(server.admin.cancelOffer('ONE-OFS')).rejects.toThrow(/cancelled already/);
   });
 
-  it('goes on when told: every bid allotted in full, the cut-off the lowest bid price, the shares left for retail on T+1', async () => {
+  it('goes on when told: every bid allotted in full, the cut-off the floor price, the shares left for retail on T+1', async () => {
     await server.admin.proceedOffer('TWO-OFS');
     await oms.runOnce();
-    expect(await offer('TWO-OFS')).toMatchObject({ state: 'T_ALLOCATED', awaiting_operator: false, t_cutoff_price: 100.5 });
+    expect(await offer('TWO-OFS')).toMatchObject({ state: 'T_ALLOCATED', awaiting_operator: false, t_cutoff_price: 100 });
     expect(await order(twoLow, nii2)).toMatchObject({ status: 'EXECUTED', traded_quantity: 240, traded_price: '100.50' });
     expect(await order(twoHigh)).toMatchObject({ status: 'EXECUTED', traded_quantity: 200, traded_price: '102.00' });
     const row = await server.store.db.selectFrom('ofs_offers').select(['t_unallotted']).where('offer_id', '=', 'TWO-OFS').executeTakeFirstOrThrow();
     expect(Number(row.t_unallotted)).toBe(460);
     expect(await blocked()).toBe('0.00');
     await expect(server.admin.proceedOffer('TWO-OFS')).rejects.toThrow(/has run already/);
+  });
+
+  it('takes a retail bid at the floor on T+1 (the cut-off is the floor), and none below it', async () => {
+    server.clock.now = T + 24 * 60 * MINUTE + MINUTE;
+    const retail = await server.createUser('ret');
+    const retailBid = (price: number) =>
+      server.call('POST', PLACE_ORDER, {
+        body: validBid({
+          scrip_info: { exchange: 'NSE_EQ', scrip_token: 700012, symbol: 'TWO', series: 'RS', expiry_date: '', strike_price: '', option_type: '' },
+          quantity: '10',
+          price,
+        }),
+        ...as(retail),
+      });
+    const atFloor = await retailBid(100);
+    expect(atFloor.status, atFloor.text).toBe(200);
+    const below = await retailBid(99.95);
+    expect(below.status, below.text).toBe(422);
+    expect(below.body.code).toBe('e-359');
   });
 });

@@ -15,6 +15,7 @@ import {
   bidOf,
   cancellationAnswered,
   carryForwardAnswered,
+  carryForwardRefusedForFunds,
   issueRisk,
   modificationRefused,
   modified,
@@ -141,11 +142,15 @@ describe('the risk check', () => {
       tickSizePaise: 5,
       baseQuantity: 1_000_000,
       greenShoeQuantity: 0,
-      greenShoeExercised: false,
+      greenShoeExercised: 0,
+      greenShoeDecidedAt: null,
+      greenShoeDecisionBy: T0 + HOUR,
       retailReservePct: 10,
       retailDiscount: null,
       retailAllocationPrice: 'UNIFORM',
       employeeQuantity: 0,
+      employeeGreenShoeQuantity: 0,
+      printedPortions: null,
       employeeDiscount: null,
       allocation: 'PROPORTIONATE',
       tDay: { opensAt: T0 - HOUR, closesAt: T0 + HOUR },
@@ -252,10 +257,24 @@ describe('cancellation and carry-forward', () => {
     expect(cancellationAnswered({ ...live, status: OrderStatus.EXECUTED }, { done: true }, at)).toEqual([]);
   });
 
-  it('drops the carry-forward the exchange refused', () => {
-    const carried = order({ status: OrderStatus.PENDING, carriedForwardAt: T0 });
-    expect(carryForwardAnswered(carried, { done: false, reason: 'T+1 closed' }, at)[0]!.after.carriedForwardAt).toBeNull();
-    expect(carryForwardAnswered(carried, { done: true }, at)[0]!.after).toBe(carried);
+  it("drops the carry-forward the exchange refused: the exchange's terms back, the block released", () => {
+    const carried = order({ status: OrderStatus.PENDING, carriedForwardAt: T0, pricePaise: 10_500, quantity: 40, fundsBlockedPaise: 420_000 });
+    const [refused] = carryForwardAnswered(carried, { done: false, reason: 'T+1 closed' }, { orderType: 'RL', pricePaise: 10_000, quantity: 40 }, at);
+    expect(refused!.after).toMatchObject({ carriedForwardAt: null, pricePaise: 10_000, quantity: 40, fundsBlockedPaise: 0 });
+    expect(refused!.reason).toBe('Carry-forward refused by the exchange: T+1 closed');
+    expect(carryForwardAnswered(carried, { done: true }, undefined, at)[0]!.after).toBe(carried);
+  });
+
+  it('refuses a carry-forward its bidder cannot fund, finally: the order ends with what T allotted it', () => {
+    const carried = order({ status: OrderStatus.PENDING, carriedForwardAt: T0, quantity: 40, fundsBlockedPaise: 0 });
+    const [cancelled] = carryForwardRefusedForFunds(carried, 'the bid needs Rs 4,200.00 of funds; Rs 10.00 available', at);
+    expect(cancelled!.after).toMatchObject({ status: OrderStatus.CANCELLED, carriedForwardAt: null, fundsBlockedPaise: 0 });
+    expect(cancelled!.reason).toBe(
+      'Carry-forward refused by the OMS: the bid needs Rs 4,200.00 of funds; Rs 10.00 available. The bid is not carried forward and cannot be again',
+    );
+    const [executed] = carryForwardRefusedForFunds({ ...carried, tradedQuantity: 10, tradedPricePaise: 10_500 }, 'short', at);
+    expect(executed!.after).toMatchObject({ status: OrderStatus.EXECUTED, tradedQuantity: 10 });
+    expect(carryForwardRefusedForFunds({ ...carried, status: OrderStatus.CANCELLED }, 'short', at)).toEqual([]);
   });
 });
 
@@ -267,45 +286,63 @@ describe('allocation events', () => {
     quantity: 0,
     pricePaise: null,
     reason: 'r',
+    day: null,
     ...fields,
   });
 
-  it('applies two events of one order in one delivery in turn: a part allotment, then the rest', () => {
+  it('applies two events of one order in one delivery in turn: a part allotment on T (the rest of the block released), then the rest', () => {
     const bid = order({ status: OrderStatus.PENDING, category: 'NON_RETAIL', quantity: 10, fundsBlockedPaise: 101_500 });
     const changes = applyEvents(
       new Map([[bid.orderId, bid]]),
       [
-        { event: event(bid.orderId, { kind: 'PART_ALLOTTED', quantity: 4, pricePaise: 10_100 }), settlementDelayMs: null },
-        { event: event(bid.orderId, { kind: 'ALLOTTED', quantity: 6, pricePaise: 10_200 }), settlementDelayMs: 60_000 },
+        { event: event(bid.orderId, { kind: 'PART_ALLOTTED', quantity: 4, pricePaise: 10_100, day: 'T' }), settlesAt: at + 1_000 },
+        { event: event(bid.orderId, { kind: 'ALLOTTED', quantity: 6, pricePaise: 10_200, day: 'T+1' }), settlesAt: at + 60_000 },
       ],
       at,
     );
     expect(changes.map((change) => [change.after.status, change.after.tradedQuantity, change.after.fundsBlockedPaise, change.trade?.tradeId])).toEqual([
-      [OrderStatus.PENDING, 4, 60_900, `T-${bid.orderId}`],
+      [OrderStatus.PENDING, 4, 0, `T-${bid.orderId}`],
       [OrderStatus.EXECUTED, 10, 0, `T-${bid.orderId}-2`],
     ]);
     expect(changes[1]!.after.tradedPricePaise).toBe(10_160);
-    expect(changes[1]!.trade!.settlesAt).toBe(at + 60_000);
+    expect(changes.map((change) => change.trade!.settlesAt)).toEqual([at + 1_000, at + 60_000]);
+  });
+
+  it('releases the block of a bid the T allocation left unallotted, until it is carried forward', () => {
+    const bid = order({ status: OrderStatus.PENDING, category: 'NON_RETAIL', quantity: 10, fundsBlockedPaise: 101_500 });
+    const [note] = applyEvents(
+      new Map([[bid.orderId, bid]]),
+      [{ event: event(bid.orderId, { kind: 'NOTE', reason: 'not allotted on T', day: 'T' }), settlesAt: null }],
+      at,
+    );
+    expect(note!.after).toMatchObject({ status: OrderStatus.PENDING, fundsBlockedPaise: 0 });
+    expect(note!.reason).toBe('not allotted on T');
+    // Not funds-checked: a note only.
+    const unchecked = { ...bid, fundsBlockedPaise: null };
+    expect(applyEvents(new Map([[bid.orderId, unchecked]]), [{ event: event(bid.orderId, { kind: 'NOTE' }), settlesAt: null }], at)[0]!.after).toBe(unchecked);
+  });
+
+  it('refuses an allotment without its settlement time', () => {
+    const bid = order({ status: OrderStatus.PENDING });
+    expect(() => applyEvents(new Map([[bid.orderId, bid]]), [{ event: event(bid.orderId, { quantity: 1, pricePaise: 10_000 }), settlesAt: null }], at)).toThrow(
+      'came without its settlement time',
+    );
   });
 
   it('cancels a bid not allotted, keeps what an earlier allotment gave, and ignores a finished order', () => {
     const bid = order({ status: OrderStatus.PENDING, fundsBlockedPaise: 101_500 });
     const [none] = applyEvents(
       new Map([[bid.orderId, bid]]),
-      [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED', reason: 'below cut-off' }), settlementDelayMs: null }],
+      [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED', reason: 'below cut-off' }), settlesAt: null }],
       at,
     );
     expect(none!.after).toMatchObject({ status: OrderStatus.CANCELLED, errorReason: 'below cut-off', fundsBlockedPaise: 0 });
     const part = { ...bid, tradedQuantity: 4, tradedPricePaise: 10_100 };
-    const [rest] = applyEvents(new Map([[bid.orderId, part]]), [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED' }), settlementDelayMs: null }], at);
+    const [rest] = applyEvents(new Map([[bid.orderId, part]]), [{ event: event(bid.orderId, { kind: 'NOT_ALLOTTED' }), settlesAt: null }], at);
     expect(rest!.after).toMatchObject({ status: OrderStatus.EXECUTED, tradedQuantity: 4 });
     const done = { ...bid, status: OrderStatus.EXECUTED };
     expect(
-      applyEvents(
-        new Map([[bid.orderId, done]]),
-        [{ event: event(bid.orderId, { kind: 'ALLOTTED', quantity: 10, pricePaise: 10_100 }), settlementDelayMs: null }],
-        at,
-      ),
+      applyEvents(new Map([[bid.orderId, done]]), [{ event: event(bid.orderId, { kind: 'ALLOTTED', quantity: 10, pricePaise: 10_100 }), settlesAt: at }], at),
     ).toEqual([]);
   });
 });

@@ -249,4 +249,31 @@ describe('allocateOfs properties', () => {
       { numRuns: RUNS },
     );
   });
+
+  it('never throws on bids a store might hold (any price, quantity, place or category), and sets them aside alone', () => {
+    const stored = fc.record({
+      orderId: fc.constantFrom('A', 'B', 'C', 'D'),
+      category: fc.constantFrom('RETAIL', 'NON_RETAIL', 'NII', '') as fc.Arbitrary<AllocationBid['category']>,
+      pricePaise: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.constantFrom(0, FLOOR - 1, Number.NaN, Infinity, 0.5)),
+      quantity: fc.oneof(fc.integer({ min: -2, max: 1_000 }), fc.constantFrom(0, Number.NaN, 2 ** 60, 1.5)),
+      placedSeq: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom(Number.NaN, Infinity)),
+    });
+    fc.assert(
+      fc.property(allocationInput, fc.array(stored, { maxLength: 8 }), (input, extra) => {
+        const bids = [...input.bids, ...extra.map((b, i) => ({ ...b, orderId: `S${i}` }))];
+        const result = allocateOfs({ ...input, bids });
+        expect(result.allotments).toHaveLength(bids.length);
+        const setAside = new Set(result.allotments.filter((a) => a.reason.startsWith('not allotted: set aside')).map((a) => a.orderId));
+        // The valid bids are allotted exactly as without the others.
+        const kept = allocateOfs({ ...input, bids: bids.filter((b) => !setAside.has(b.orderId)) });
+        const outcomes = (r: AllocationResult) =>
+          r.allotments
+            .filter((a) => !setAside.has(a.orderId))
+            .map((a) => `${a.orderId} ${a.allottedQuantity} ${a.pricePaise}`)
+            .sort();
+        expect(outcomes(result)).toEqual(outcomes(kept));
+      }),
+      { numRuns: RUNS },
+    );
+  });
 });

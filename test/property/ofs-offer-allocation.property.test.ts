@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocateT1Day, allocateTDay, type OfferBid, type TDayAllocation } from '../../src/domain/ofs-offer-allocation.js';
 import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from '../../src/domain/ofs-offer-rules.js';
-import { isMfIc, isNonRetailCategory, offerPortions, type NonRetailCategory, type OfferTerms } from '../../src/domain/ofs-offer.js';
+import { discountedPricePaise, isMfIc, isNonRetailCategory, offerPortions, type NonRetailCategory, type OfferTerms } from '../../src/domain/ofs-offer.js';
 
 const RUNS = 300;
 const FLOOR = 10_000;
@@ -36,18 +36,29 @@ const discount = fc.oneof(
   fc.integer({ min: 1, max: 2_000 }).map((basisPoints) => ({ basisPoints })),
 );
 
-const terms: fc.Arbitrary<OfferTerms> = fc.record({
-  baseQuantity: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 1_000_000_000_000 })),
-  greenShoeQuantity: fc.integer({ min: 0, max: 50_000 }),
-  greenShoeExercised: fc.boolean(),
-  retailReservePct: fc.constantFrom(10, 12.5, 20, 25, 50),
-  employeeQuantity: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20_000 })),
-  allocation: fc.constantFrom('PROPORTIONATE' as const, 'PRICE_PRIORITY' as const),
-  floorPricePaise: fc.constant(FLOOR),
-  retailDiscount: discount,
-  retailAllocationPrice: fc.constantFrom('UNIFORM' as const, 'BID' as const),
-  employeeDiscount: discount,
-});
+const terms: fc.Arbitrary<OfferTerms> = fc
+  .record({
+    baseQuantity: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 1_000_000_000_000 })),
+    greenShoeQuantity: fc.integer({ min: 0, max: 50_000 }),
+    // The share of the option exercised: none, in part, all.
+    exercisedShare: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1, noNaN: true }), fc.constant(1)),
+    retailReservePct: fc.constantFrom(10, 12.5, 20, 25, 50),
+    employeeQuantity: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20_000 })),
+    employeeGreenShoeQuantity: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20_000 })),
+    allocation: fc.constantFrom('PROPORTIONATE' as const, 'PRICE_PRIORITY' as const),
+    floorPricePaise: fc.constant(FLOOR),
+    retailDiscount: discount,
+    retailAllocationPrice: fc.constantFrom('UNIFORM' as const, 'BID' as const),
+    employeeDiscount: discount,
+  })
+  .map(({ exercisedShare, ...t }) => ({
+    ...t,
+    greenShoeExercised: Math.floor(exercisedShare * t.greenShoeQuantity),
+    employeeGreenShoeQuantity: t.employeeQuantity === 0 ? 0 : t.employeeGreenShoeQuantity,
+    // BID is priced per bid: price priority only (the import refuses it with a proportionate allocation).
+    retailAllocationPrice: t.allocation === 'PROPORTIONATE' ? ('UNIFORM' as const) : t.retailAllocationPrice,
+    printedPortions: null,
+  }));
 
 const tBids: fc.Arbitrary<OfferBid[]> = fc
   .array(
@@ -156,11 +167,11 @@ describe('allocateTDay, for any bids', () => {
     );
   });
 
-  it('honours the MF/IC reservation when they bid enough at or above the cut-off', () => {
+  it('fills the MF/IC reservation from their bids at any valid price, first', () => {
     fc.assert(
       fc.property(terms, tBids, (offer, bids) => {
         const t = allocateTDay(offer, bids);
-        const mfIcDemand = bids.filter((b) => isMfIc(b.category) && b.pricePaise >= t.cutoffPricePaise).reduce((sum, b) => sum + BigInt(b.quantity), 0n);
+        const mfIcDemand = bids.filter((b) => isMfIc(b.category)).reduce((sum, b) => sum + BigInt(b.quantity), 0n);
         const mfIcAllotted = t.allotments
           .filter((a) => isMfIc(bids.find((b) => b.orderId === a.orderId)!.category))
           .reduce((sum, a) => sum + BigInt(a.allottedQuantity), 0n);
@@ -171,28 +182,29 @@ describe('allocateTDay, for any bids', () => {
     );
   });
 
-  it('fixes the cut-off at the lowest allotted price (PRICE_PRIORITY) or the one clearing price (PROPORTIONATE)', () => {
+  it('fixes the cut-off at the floor when not oversubscribed, else where the market outside the reservation cleared', () => {
     fc.assert(
       fc.property(terms, tBids, (offer, bids) => {
         const t = allocateTDay(offer, bids);
         const allotted = t.allotments.filter((a) => a.allottedQuantity > 0);
         const bidOf = (orderId: string) => bids.find((b) => b.orderId === orderId)!;
-        const demand = bids.reduce((sum, b) => sum + BigInt(b.quantity), 0n);
-        if (offer.allocation === 'PRICE_PRIORITY') {
-          const lowest = Math.min(...allotted.map((a) => bidOf(a.orderId).pricePaise));
-          expect(t.cutoffPricePaise).toBe(allotted.length === 0 ? FLOOR : lowest);
-          for (const a of allotted) expect(a.pricePaise).toBe(bidOf(a.orderId).pricePaise);
-        } else {
-          for (const a of allotted) {
-            expect(a.pricePaise).toBe(t.cutoffPricePaise);
-            expect(bidOf(a.orderId).pricePaise).toBeGreaterThanOrEqual(t.cutoffPricePaise);
-          }
-          if (demand <= BigInt(t.portions.nonRetail)) expect(t.cutoffPricePaise).toBe(FLOOR);
+        if (t.nonRetail.demand <= t.portions.nonRetail) expect(t.cutoffPricePaise).toBe(FLOOR);
+        for (const a of allotted) {
+          const bid = bidOf(a.orderId);
+          // Nobody pays more than its bid; price priority, its own price; proportionate, one price at or above the cut-off.
+          expect(a.pricePaise!).toBeLessThanOrEqual(bid.pricePaise);
+          if (offer.allocation === 'PRICE_PRIORITY') expect(a.pricePaise).toBe(bid.pricePaise);
+          else if (bid.pricePaise >= t.cutoffPricePaise) expect(a.pricePaise).toBe(t.cutoffPricePaise);
         }
-        // No bid below the cut-off is allotted.
+        // No bid below the cut-off is allotted, but from the MF/IC reservation.
         for (const bid of bids) {
           const a = t.allotments.find((x) => x.orderId === bid.orderId)!;
-          if (bid.pricePaise < t.cutoffPricePaise) expect(a.allottedQuantity).toBe(0);
+          if (bid.pricePaise < t.cutoffPricePaise && !isMfIc(bid.category)) expect(a.allottedQuantity).toBe(0);
+        }
+        // Price priority, oversubscribed: the cut-off is the lowest price allotted outside the reservation.
+        if (offer.allocation === 'PRICE_PRIORITY' && t.nonRetail.demand > t.portions.nonRetail) {
+          const outside = allotted.filter((a) => !isMfIc(bidOf(a.orderId).category)).map((a) => bidOf(a.orderId).pricePaise);
+          if (outside.length > 0) expect(t.cutoffPricePaise).toBeLessThanOrEqual(Math.min(...outside));
         }
       }),
       { numRuns: RUNS },
@@ -300,7 +312,10 @@ describe('both days, for any bids', () => {
         const bids = [...carriedForward(tDayBids, t, carry), ...ownBids];
         const t1 = allocateT1Day(offer, input, bids);
         const retailPrices = new Set(t1.allotments.filter((a) => a.orderId.startsWith('R') && a.allottedQuantity > 0).map((a) => a.pricePaise));
-        if (offer.retailAllocationPrice === 'UNIFORM') expect(retailPrices.size).toBeLessThanOrEqual(1);
+        // UNIFORM: every retail allottee at the T-day cut-off less the discount.
+        if (offer.retailAllocationPrice === 'UNIFORM' && retailPrices.size > 0) {
+          expect([...retailPrices]).toEqual([discountedPricePaise(t.cutoffPricePaise, offer.retailDiscount)]);
+        }
         for (const a of t1.allotments.filter((x) => x.orderId.startsWith('C') && x.allottedQuantity > 0)) {
           const bid = bids.find((b) => b.orderId === a.orderId)!;
           expect(isNonRetailCategory(bid.category)).toBe(true);
@@ -308,6 +323,54 @@ describe('both days, for any bids', () => {
         }
         const byId = (xs: typeof t1.allotments) => [...xs].sort((a, b) => (a.orderId < b.orderId ? -1 : 1));
         expect(byId(allocateT1Day(offer, input, shuffled(bids, seed)).allotments)).toEqual(byId(t1.allotments));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+/** A bid as a store might hold it: any price, quantity, place or category string, ids that repeat. */
+const storedBid = fc.record({
+  orderId: fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F'),
+  bidderId: fc.constantFrom('n0', 'm0', 'r0', 'e0'),
+  category: fc.constantFrom('RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS', 'NON_RETAIL', '') as fc.Arbitrary<OfferBid['category']>,
+  pricePaise: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.constantFrom(0, FLOOR - 1, FLOOR, Number.NaN, Infinity, 2 ** 60, 0.5)),
+  quantity: fc.oneof(fc.integer({ min: -2, max: 10_000 }), fc.constantFrom(0, Number.NaN, 2 ** 60, 1.5)),
+  placedSeq: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom(Number.NaN, Infinity)),
+});
+
+describe('no stored bid stops an allocation', () => {
+  it('allocateTDay and allocateT1Day never throw, answer one outcome per bid, and allot only whole shares to valid bids', () => {
+    fc.assert(
+      fc.property(terms, fc.array(storedBid, { maxLength: 12 }), fc.integer({ min: 1, max: 20_000 }), (offer, bids, cutoff) => {
+        const t = allocateTDay(offer, bids);
+        const t1 = allocateT1Day(offer, { cutoffPricePaise: cutoff, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, bids);
+        for (const result of [t, t1]) {
+          expect(result.allotments).toHaveLength(bids.length);
+          for (const a of result.allotments) {
+            expect(Number.isSafeInteger(a.allottedQuantity) && a.allottedQuantity >= 0).toBe(true);
+            expect(a.reason).not.toBe('');
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('the bids set aside change nothing for the others', () => {
+    const outcomes = (allotments: readonly { orderId: string; allottedQuantity: number; pricePaise: number | null; reason: string }[]) =>
+      allotments
+        .filter((a) => !a.reason.includes('set aside'))
+        .map((a) => `${a.orderId} ${a.allottedQuantity} ${a.pricePaise}`)
+        .sort();
+    fc.assert(
+      fc.property(terms, tBids, fc.array(storedBid, { maxLength: 6 }), (offer, valid, stored) => {
+        // Stored bids under ids of their own, so that they never repeat a valid one's.
+        const extra = stored.map((b, i) => ({ ...b, orderId: `S${i}` }));
+        const t = allocateTDay(offer, [...valid, ...extra]);
+        const setAside = new Set(t.allotments.filter((a) => a.reason.includes('set aside')).map((a) => a.orderId));
+        const kept = [...valid, ...extra].filter((b) => !setAside.has(b.orderId));
+        expect(outcomes(t.allotments)).toEqual(outcomes(allocateTDay(offer, kept).allotments));
       }),
       { numRuns: RUNS },
     );

@@ -133,11 +133,49 @@ describe('importing offers', () => {
 });
 
 describe('the green shoe and the employees', () => {
-  it('records the green-shoe decision until the T allocation', async () => {
+  it('records the green-shoe decision, in whole or in part, with the portions the notice prints, until the T allocation', async () => {
     await admin.importOfs([offer()]);
+    now = T_OPENS + 60_000;
     await admin.setGreenShoe(ids.offerId, true);
-    expect((await offers.find(ids.offerId))?.offer.greenShoeExercised).toBe(true);
+    expect((await offers.find(ids.offerId))?.offer).toMatchObject({ greenShoeExercised: 1_000_000, greenShoeDecidedAt: now, printedPortions: null });
+    const printed = { retailReserved: 175_001, nonRetail: 1_224_999, mfIcReserved: 350_000, employee: 20_000 };
+    await admin.setGreenShoe(ids.offerId, 400_000, printed);
+    expect((await offers.find(ids.offerId))?.offer).toMatchObject({ greenShoeExercised: 400_000, printedPortions: { greenShoe: 400_000, ...printed } });
+    // A re-import keeps the seller's recorded decision over the file's default.
+    await admin.importOfs([offer({ green_shoe_exercised: false })]);
+    expect((await offers.find(ids.offerId))?.offer).toMatchObject({ greenShoeExercised: 400_000, greenShoeDecidedAt: now });
+    await expect(admin.importOfs([offer({ green_shoe_quantity: 300_000 })])).rejects.toThrow(
+      `offer ${ids.offerId}: the seller's recorded decision exercises 400000 shares of the green shoe, more than the file's green_shoe_quantity 300000`,
+    );
     await expect(admin.setGreenShoe('NO-SUCH-OFFER', true)).rejects.toThrow('no offer NO-SUCH-OFFER');
+    await expect(admin.setGreenShoe(ids.offerId, 1_000_001)).rejects.toThrow('the green shoe is 1000000 shares; 1000001 cannot be exercised');
+    await store.db.updateTable('ofs_offers').set({ t_allocated_at: now }).where('offer_id', '=', ids.offerId).execute();
+    await expect(admin.setGreenShoe(ids.offerId, 0)).rejects.toThrow(/the T allocation runs, and it has run/);
+  });
+
+  it("takes the notice's printed portions from the import, and refuses ones that do not add up", async () => {
+    const printed = { retail_reserved: 125_001, non_retail: 874_999, mf_ic_reserved: 250_000, employee: 20_000 };
+    await admin.importOfs([offer({ portions: printed })]);
+    expect((await offers.find(ids.offerId))?.offer.printedPortions).toEqual({
+      greenShoe: 0,
+      retailReserved: 125_001,
+      nonRetail: 874_999,
+      mfIcReserved: 250_000,
+      employee: 20_000,
+    });
+    expect(() => parseOfsImport([offer({ portions: { ...printed, non_retail: 875_000 } })])).toThrow(
+      '[0].portions: retail_reserved 125001 + non_retail 875000 = 1000001, not the total 1000000 (base 1000000 + green shoe 0)',
+    );
+  });
+
+  it("refuses an offer whose days are not the exchanges' trading days, unless it is a drill", async () => {
+    const day = 24 * 60 * 60 * 1000;
+    const sunday = T_OPENS + 5 * day;
+    await expect(admin.importOfs([offerImport({ offer_id: ids.offerId }, sunday)])).rejects.toThrow(
+      `offer ${ids.offerId}: t_day: 2026-12-06 is a Sunday, not a trading day`,
+    );
+    await admin.importOfs([{ ...offerImport({ offer_id: ids.offerId, settlement_delay_seconds: 60 }, sunday), listings: offer().listings }]);
+    expect((await offers.find(ids.offerId))?.offer.settlementDelayMs).toBe(60_000);
   });
 
   it('registers existing users as employees until T+1 opens', async () => {
@@ -166,7 +204,8 @@ describe('parseOfsImport', () => {
     expect(() => parseOfsImport([issue(1), bad])).toThrow(
       new AdminError(
         '[1].floor_price: 100.02 is not a multiple of tick_size 0.05; [1].retail_discount: Rs 100.10 off would leave no price at the floor price 100.02; ' +
-          '[1].t1_day: opens_at must not be before t_day.closes_at; [1].t1_day: closes_at must be after opens_at',
+          '[1].t1_day: opens_at must not be before t_day.closes_at; [1].t1_day: closes_at must be after opens_at; ' +
+          '[1].green_shoe_decision_by: must be before t1_day.opens_at',
       ),
     );
   });
@@ -179,6 +218,19 @@ describe('parseOfsImport', () => {
     ).toThrow('[0].employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
     expect(() => parseOfsImport([offer(), offer()])).toThrow(`[1].offer_id: offer ${ids.offerId} appears twice in the file`);
     expect(() => parseOfsImport([])).toThrow('the file must be an array of 1 to 1000 offers or issues');
+    expect(() => parseOfsImport([offer({ retail_allocation_price: 'BID', allocation: 'PROPORTIONATE' })])).toThrow(
+      '[0].retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY',
+    );
+  });
+
+  it('reads green_shoe_exercised as a quantity, or true and false as all and none; the deadline 17:00 IST on T by default', () => {
+    const parse = (overrides: Record<string, unknown>) => parseOfsImport([offer(overrides)]).offers[0]!;
+    expect(parse({ green_shoe_exercised: 250_000 }).greenShoeExercised).toBe(250_000);
+    expect(parse({ green_shoe_exercised: true }).greenShoeExercised).toBe(1_000_000);
+    expect(parse({ green_shoe_exercised: false }).greenShoeExercised).toBe(0);
+    expect(() => parse({ green_shoe_exercised: 1_000_001 })).toThrow('[0].green_shoe_exercised: 1000001 shares is more than the green shoe of 1000000');
+    expect(new Date(parse({ green_shoe_decision_by: undefined }).greenShoeDecisionBy).toISOString()).toBe('2026-12-01T11:30:00.000Z');
+    expect(parse({ employee_green_shoe_quantity: 20_000 }).employeeGreenShoeQuantity).toBe(20_000);
   });
 
   it('takes percentages with two decimals exactly, and refuses a third', () => {

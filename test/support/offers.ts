@@ -1,8 +1,14 @@
-/** An offer in the import format (schemas/ofs-offer.ts), for tests: listed on both exchanges, T opens at `tOpensAt`. */
+/**
+ * An offer in the import format (schemas/ofs-offer.ts), for tests: listed on both exchanges, T opens at
+ * `tOpensAt` and T+1 a day later. The seller's green-shoe decision is due at T's close (the default stands
+ * then: the T allocation runs at the close, as the tests of the other rules want); the tests of the wait
+ * give a later `green_shoe_decision_by`. Settlement is by trading day: on the real clock, where T may fall
+ * on a weekend, pass `settlement_delay_seconds` (a drill offer, whose days need not be trading days).
+ */
 export function offerImport(overrides: Record<string, unknown> = {}, tOpensAt = Date.parse('2026-12-01T03:45:00Z')): Record<string, unknown> {
   const day = 24 * 60 * 60 * 1000;
   const at = (ms: number) => new Date(ms).toISOString();
-  return {
+  const offer: Record<string, unknown> = {
     offer_id: 'ACME-OFS-1',
     symbol: 'ACME',
     listings: [
@@ -24,4 +30,6 @@ export function offerImport(overrides: Record<string, unknown> = {}, tOpensAt = 
     t1_day: { opens_at: at(tOpensAt + day), closes_at: at(tOpensAt + day + 6.25 * 60 * 60 * 1000) },
     ...overrides,
   };
+  if (!('green_shoe_decision_by' in overrides)) offer.green_shoe_decision_by = (offer.t_day as { closes_at: string }).closes_at;
+  return offer;
 }

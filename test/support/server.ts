@@ -14,6 +14,7 @@ import { TEST_PASSWORD_HASHER } from './passwords.js';
 import type { OfsIssue } from '../../src/domain/ofs-issue.js';
 import { AdminService } from '../../src/services/admin.js';
 import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
+import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
@@ -141,7 +142,7 @@ export async function startTestServer(
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const admin = new AdminService(users, new OfsOfferRepository(store.db), now, passwordHasher);
+  const admin = new AdminService(users, new OfsOfferRepository(store.db), now, passwordHasher, new TradingHolidayRepository(store.db));
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };

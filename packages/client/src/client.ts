@@ -9,6 +9,7 @@ import type {
   Balance,
   CancelAnswer,
   CarryForwardAnswer,
+  CarryForwardRevision,
   CartCreated,
   CartCreateRequest,
   CartDeleted,
@@ -220,14 +221,22 @@ export class OrdergateClient {
 
   /**
    * Carries an unallotted non-retail bid in an offer forward to T+1 (POST
-   * /transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward): during T+1, after the T allocation.
-   * Refused with OrdergateError 409 `e-378` otherwise (not T+1, not a non-retail bid, nothing unallotted);
-   * carrying forward a bid already carried forward succeeds without change.
+   * /transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward): during T+1, after the T allocation,
+   * at a price at or above the T-day cut-off: `revision` revises the bid as it is carried forward (`{ price:
+   * 105 }`; a bid priced below the cut-off needs it). Refused with OrdergateError 422 `e-380` below the
+   * cut-off (the message names it), 409 `e-378` otherwise (not T+1, not a non-retail bid, nothing
+   * unallotted); carrying forward a bid already carried forward succeeds without change. The OMS blocks the
+   * bid's funds again, and ends the bid when they lack (its history says why).
    */
-  async carryForward(exchange: Exchange, orderId: string, options: OrderEntryOptions = {}): Promise<CarryForwardAnswer> {
+  async carryForward(exchange: Exchange, orderId: string, options: OrderEntryOptions & { revision?: CarryForwardRevision } = {}): Promise<CarryForwardAnswer> {
+    const { revision, ...entry } = options;
     return this.orderEntry<CarryForwardAnswer>(
-      { method: 'POST', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', exchange, orderId) },
-      options,
+      {
+        method: 'POST',
+        path: path('/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', exchange, orderId),
+        ...(revision !== undefined && { body: revision }),
+      },
+      entry,
     );
   }
 

@@ -37,6 +37,8 @@ export type Exchange = Operation<OrderById, 'put'>['parameters']['path']['exchan
 export type ModifyBid = RequestBody<OrderById, 'put'>;
 export type ModifyAnswer = SuccessBody<OrderById, 'put'>;
 export type CancelAnswer = SuccessBody<OrderById, 'delete'>;
+/** New terms to carry a bid forward at: its price (at least the T-day cut-off) and/or the whole bid's quantity. */
+export type CarryForwardRevision = RequestBody<'/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', 'post'>;
 export type CarryForwardAnswer = SuccessBody<'/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', 'post'>;
 
 export type OrderBookQuery = Query<'/transactional/v1/orders', 'get'>;

@@ -1,7 +1,8 @@
 /**
  * carryForward against an in-process server whose clock the test moves through an offer's days, with the
  * OMS run by hand: refused before T+1 (409 e-378) and for an unknown order (404 e-371), then on T+1 the
- * partly allotted non-retail bid is carried forward, under an Idempotency-Key like every order-entry call.
+ * partly allotted non-retail bid is carried forward with a revised price (one below the T-day cut-off is
+ * refused, 422 e-380), under an Idempotency-Key like every order-entry call.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,9 +100,13 @@ describe('carryForward', () => {
       carried_forward: false,
     });
 
-    const answer = await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1' });
+    // Below the T-day cut-off (the floor, 100.00: T was under-subscribed) a revision is refused, naming it.
+    const below = await refusal(client.carryForward('NSE_EQ', orderId, { revision: { price: 99.95 } }));
+    expect(below).toMatchObject({ status: 422, code: 'e-380', message: expect.stringContaining('at least 100.00') });
+
+    const answer = await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1', revision: { price: 102 } });
     expect(answer).toEqual({ status: 'success', code: 's-101', message: 'Order Carry-Forward Sent to OMS', data: { orderId } });
-    expect(await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1' })).toEqual(answer);
-    expect((await client.orderBook({ order_id: orderId })).data[0]).toMatchObject({ carried_forward: true });
+    expect(await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1', revision: { price: 102 } })).toEqual(answer);
+    expect((await client.orderBook({ order_id: orderId })).data[0]).toMatchObject({ carried_forward: true, order_price: '102.00' });
   });
 });

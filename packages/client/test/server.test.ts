@@ -125,7 +125,7 @@ describe('OFS offers', () => {
     const file = join(space.dir, 'offer.json');
     // The server runs on the real clock: T opened 12 hours ago and T+1 is still ahead, whatever the day the
     // suite runs (fixed dates put the offer in another state each day).
-    writeFileSync(file, JSON.stringify([offerImport({}, Math.floor(Date.now() / 60_000) * 60_000 - 12 * 60 * 60 * 1000)]));
+    writeFileSync(file, JSON.stringify([offerImport({ settlement_delay_seconds: 60 }, Math.floor(Date.now() / 60_000) * 60_000 - 12 * 60 * 60 * 1000)]));
     const imported = await runOrdergate(['ofs', 'import', file], { env: space.env });
     expect(imported.code, imported.stderr).toBe(0);
     const client = await loggedIn();
@@ -141,6 +141,7 @@ describe('OFS offers', () => {
       mf_ic_reserved: 250_000,
       employee: 20_000,
       single_bidder_cap: 250_000,
+      source: 'computed',
     });
     expect((await client.offer('ACME-OFS-1')).data.offer).toEqual(acme);
     const error = await client.offer('NOPE').catch((e: unknown) => e);

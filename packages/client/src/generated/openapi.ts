@@ -2598,7 +2598,7 @@ export interface paths {
         put?: never;
         /**
          * Carry an unallotted non-retail bid in an offer forward to T+1
-         * @description During T+1, once the T allocation has run, carries the unallotted quantity of one of your live non-retail bids in an offer forward to the T+1 allocation, where unsubscribed retail shares go to carried-forward bids by price. A bid not carried forward is cancelled at the close of T+1. Once carried forward, the bid may be revised (to a price at or above the T-day cut-off; a 0 %-margin bid upward only). Again for a bid already carried forward: no change. No body.
+         * @description During T+1, once the T allocation has run, carries the unallotted quantity of one of your live non-retail bids in an offer forward to the T+1 allocation, where unsubscribed retail shares go to carried-forward bids by price. A carried-forward bid stands at or above the T-day cut-off: a bid priced below it is refused (e-380, naming the cut-off) unless the body revises its price to at least the cut-off. Carrying forward blocks the funds of what it carries forward again (the T allocation released them); the OMS refuses it for good when they lack (the order then ends, its history says why). A bid not carried forward is cancelled at the close of T+1. Once carried forward, the bid may be revised (at or above the T-day cut-off; a 0 %-margin bid upward only). Again for a bid already carried forward: no change. Body optional: `{"price": 105}`, `{"price": 105, "quantity": "500"}` or none.
          */
         post: {
             parameters: {
@@ -2615,7 +2615,22 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            /** @description Optional: the revised price and/or quantity to carry the bid forward at; absent parts stay as they are. */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "price": 105
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Price per unit in rupees; 0 means cut-off. */
+                        price?: number;
+                        /** @description The whole bid, as a modification counts it (what it was allotted on T plus what it carries forward): a whole number, or its digits as a string. */
+                        quantity?: number | string;
+                    };
+                };
+            };
             responses: {
                 /** @description Order Carry-Forward Sent to OMS */
                 200: {
@@ -2636,7 +2651,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-112, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2836,7 +2851,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-602 */
+                /** @description Error envelope; code is one of e-115, e-380, e-353, e-356, e-376, e-369, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4694,10 +4709,14 @@ export interface paths {
                                     tick_size: number;
                                     base_quantity: number;
                                     green_shoe_quantity: number;
-                                    /** @description The seller's decision (by 17:00 on T); fixed once the T allocation runs. */
-                                    green_shoe_exercised: boolean;
+                                    /** @description Shares of the green shoe exercised: the seller's decision once recorded, else the import's default, which stands at green_shoe_decision_by; fixed once the T allocation runs. */
+                                    green_shoe_exercised: number;
+                                    /** @description When the operator recorded the seller's green-shoe decision; null: not yet (the default stands at the deadline). */
+                                    green_shoe_decided_at: string | null;
+                                    /** @description The deadline of the seller's green-shoe decision (17:00 India time on T unless the notice says). */
+                                    green_shoe_decision_by: string;
                                     retail_reserve_pct: number;
-                                    /** @description The offer in shares, as the exchanges print it. */
+                                    /** @description The offer in shares, as the exchanges print it, for the green-shoe decision in force. */
                                     portions: {
                                         /** @description Base plus the green shoe when exercised. */
                                         total: number;
@@ -4711,7 +4730,16 @@ export interface paths {
                                         employee: number;
                                         /** @description floor(25 % of total): the most any bidder but an MF or IC is allotted. */
                                         single_bidder_cap: number;
+                                        /**
+                                         * @description notice: the portions as the exchange's notice printed them for this green-shoe decision (they win); computed: by the rules above.
+                                         * @enum {string}
+                                         */
+                                        source: "notice" | "computed";
                                     };
+                                    /** @description Shares for eligible employees, on top of the total, without their green-shoe part. */
+                                    employee_quantity: number;
+                                    /** @description The employees' part of the green shoe; exercised in the offer's proportion, it is in portions.employee. */
+                                    employee_green_shoe_quantity: number;
                                     /** @description {"rupees": n}, {"pct": n} or null. */
                                     retail_discount: {
                                         rupees: number;
@@ -4719,7 +4747,7 @@ export interface paths {
                                         pct: number;
                                     } | null;
                                     /**
-                                     * @description UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.
+                                     * @description UNIFORM: every retail allotment at the T-day cut-off less the discount; BID: at its own price less it (price priority only).
                                      * @enum {string}
                                      */
                                     retail_allocation_price: "UNIFORM" | "BID";
@@ -4758,9 +4786,9 @@ export interface paths {
                                     t_cutoff_price: number | null;
                                     /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
                                     employee_price: number | null;
-                                    /** @description The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. */
+                                    /** @description The retail clearing price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. It decides who is allotted, not what UNIFORM allottees pay. */
                                     retail_cutoff_price: number | null;
-                                    /** @description UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount). */
+                                    /** @description UNIFORM: what every retail allotment pays, the T-day cut-off less the retail discount; null until the T allocation has found the cut-off, and for BID (each bid pays its own price less the discount). */
                                     retail_price: number | null;
                                     /** @description The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail. */
                                     indicative: {
@@ -4783,8 +4811,17 @@ export interface paths {
                                     } | null;
                                     /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
                                     awaiting_operator: boolean;
-                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
+                                    /** @description Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision. */
+                                    awaiting_green_shoe_until: string | null;
+                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2, trading days), or "<seconds>s" after each allotment (a drill offer). */
                                     settlement: string;
+                                    /** @description The pay-out instants by the trading calendar (weekends and the imported holidays); null for a drill offer. */
+                                    settlement_dates: {
+                                        /** @description When T-day allotments are paid out: 13:30 India time on the first trading day after T. */
+                                        t_day: string;
+                                        /** @description When T+1 allotments are paid out: 13:30 India time on the first trading day after T+1. */
+                                        t1_day: string;
+                                    } | null;
                                 }[];
                             };
                         };
@@ -5056,10 +5093,14 @@ export interface paths {
                                     tick_size: number;
                                     base_quantity: number;
                                     green_shoe_quantity: number;
-                                    /** @description The seller's decision (by 17:00 on T); fixed once the T allocation runs. */
-                                    green_shoe_exercised: boolean;
+                                    /** @description Shares of the green shoe exercised: the seller's decision once recorded, else the import's default, which stands at green_shoe_decision_by; fixed once the T allocation runs. */
+                                    green_shoe_exercised: number;
+                                    /** @description When the operator recorded the seller's green-shoe decision; null: not yet (the default stands at the deadline). */
+                                    green_shoe_decided_at: string | null;
+                                    /** @description The deadline of the seller's green-shoe decision (17:00 India time on T unless the notice says). */
+                                    green_shoe_decision_by: string;
                                     retail_reserve_pct: number;
-                                    /** @description The offer in shares, as the exchanges print it. */
+                                    /** @description The offer in shares, as the exchanges print it, for the green-shoe decision in force. */
                                     portions: {
                                         /** @description Base plus the green shoe when exercised. */
                                         total: number;
@@ -5073,7 +5114,16 @@ export interface paths {
                                         employee: number;
                                         /** @description floor(25 % of total): the most any bidder but an MF or IC is allotted. */
                                         single_bidder_cap: number;
+                                        /**
+                                         * @description notice: the portions as the exchange's notice printed them for this green-shoe decision (they win); computed: by the rules above.
+                                         * @enum {string}
+                                         */
+                                        source: "notice" | "computed";
                                     };
+                                    /** @description Shares for eligible employees, on top of the total, without their green-shoe part. */
+                                    employee_quantity: number;
+                                    /** @description The employees' part of the green shoe; exercised in the offer's proportion, it is in portions.employee. */
+                                    employee_green_shoe_quantity: number;
                                     /** @description {"rupees": n}, {"pct": n} or null. */
                                     retail_discount: {
                                         rupees: number;
@@ -5081,7 +5131,7 @@ export interface paths {
                                         pct: number;
                                     } | null;
                                     /**
-                                     * @description UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.
+                                     * @description UNIFORM: every retail allotment at the T-day cut-off less the discount; BID: at its own price less it (price priority only).
                                      * @enum {string}
                                      */
                                     retail_allocation_price: "UNIFORM" | "BID";
@@ -5120,9 +5170,9 @@ export interface paths {
                                     t_cutoff_price: number | null;
                                     /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
                                     employee_price: number | null;
-                                    /** @description The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. */
+                                    /** @description The retail clearing price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. It decides who is allotted, not what UNIFORM allottees pay. */
                                     retail_cutoff_price: number | null;
-                                    /** @description UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount). */
+                                    /** @description UNIFORM: what every retail allotment pays, the T-day cut-off less the retail discount; null until the T allocation has found the cut-off, and for BID (each bid pays its own price less the discount). */
                                     retail_price: number | null;
                                     /** @description The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail. */
                                     indicative: {
@@ -5145,8 +5195,17 @@ export interface paths {
                                     } | null;
                                     /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
                                     awaiting_operator: boolean;
-                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
+                                    /** @description Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision. */
+                                    awaiting_green_shoe_until: string | null;
+                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2, trading days), or "<seconds>s" after each allotment (a drill offer). */
                                     settlement: string;
+                                    /** @description The pay-out instants by the trading calendar (weekends and the imported holidays); null for a drill offer. */
+                                    settlement_dates: {
+                                        /** @description When T-day allotments are paid out: 13:30 India time on the first trading day after T. */
+                                        t_day: string;
+                                        /** @description When T+1 allotments are paid out: 13:30 India time on the first trading day after T+1. */
+                                        t1_day: string;
+                                    } | null;
                                 };
                                 /** @description The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart. */
                                 indicative_history: {
@@ -5452,10 +5511,14 @@ export interface paths {
                                     tick_size: number;
                                     base_quantity: number;
                                     green_shoe_quantity: number;
-                                    /** @description The seller's decision (by 17:00 on T); fixed once the T allocation runs. */
-                                    green_shoe_exercised: boolean;
+                                    /** @description Shares of the green shoe exercised: the seller's decision once recorded, else the import's default, which stands at green_shoe_decision_by; fixed once the T allocation runs. */
+                                    green_shoe_exercised: number;
+                                    /** @description When the operator recorded the seller's green-shoe decision; null: not yet (the default stands at the deadline). */
+                                    green_shoe_decided_at: string | null;
+                                    /** @description The deadline of the seller's green-shoe decision (17:00 India time on T unless the notice says). */
+                                    green_shoe_decision_by: string;
                                     retail_reserve_pct: number;
-                                    /** @description The offer in shares, as the exchanges print it. */
+                                    /** @description The offer in shares, as the exchanges print it, for the green-shoe decision in force. */
                                     portions: {
                                         /** @description Base plus the green shoe when exercised. */
                                         total: number;
@@ -5469,7 +5532,16 @@ export interface paths {
                                         employee: number;
                                         /** @description floor(25 % of total): the most any bidder but an MF or IC is allotted. */
                                         single_bidder_cap: number;
+                                        /**
+                                         * @description notice: the portions as the exchange's notice printed them for this green-shoe decision (they win); computed: by the rules above.
+                                         * @enum {string}
+                                         */
+                                        source: "notice" | "computed";
                                     };
+                                    /** @description Shares for eligible employees, on top of the total, without their green-shoe part. */
+                                    employee_quantity: number;
+                                    /** @description The employees' part of the green shoe; exercised in the offer's proportion, it is in portions.employee. */
+                                    employee_green_shoe_quantity: number;
                                     /** @description {"rupees": n}, {"pct": n} or null. */
                                     retail_discount: {
                                         rupees: number;
@@ -5477,7 +5549,7 @@ export interface paths {
                                         pct: number;
                                     } | null;
                                     /**
-                                     * @description UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less it.
+                                     * @description UNIFORM: every retail allotment at the T-day cut-off less the discount; BID: at its own price less it (price priority only).
                                      * @enum {string}
                                      */
                                     retail_allocation_price: "UNIFORM" | "BID";
@@ -5516,9 +5588,9 @@ export interface paths {
                                     t_cutoff_price: number | null;
                                     /** @description What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known. */
                                     employee_price: number | null;
-                                    /** @description The retail cut-off price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. */
+                                    /** @description The retail clearing price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. It decides who is allotted, not what UNIFORM allottees pay. */
                                     retail_cutoff_price: number | null;
-                                    /** @description UNIFORM: what every retail allotment paid, the retail cut-off less the retail discount; null until the T+1 allocation has run, and for BID (each bid pays its own price less the discount). */
+                                    /** @description UNIFORM: what every retail allotment pays, the T-day cut-off less the retail discount; null until the T allocation has found the cut-off, and for BID (each bid pays its own price less the discount). */
                                     retail_price: number | null;
                                     /** @description The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail. */
                                     indicative: {
@@ -5541,8 +5613,17 @@ export interface paths {
                                     } | null;
                                     /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
                                     awaiting_operator: boolean;
-                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2), or "<seconds>s" after each allotment. */
+                                    /** @description Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision. */
+                                    awaiting_green_shoe_until: string | null;
+                                    /** @description "by-day" (T-day allotments settle on T+1, T+1 allotments on T+2, trading days), or "<seconds>s" after each allotment (a drill offer). */
                                     settlement: string;
+                                    /** @description The pay-out instants by the trading calendar (weekends and the imported holidays); null for a drill offer. */
+                                    settlement_dates: {
+                                        /** @description When T-day allotments are paid out: 13:30 India time on the first trading day after T. */
+                                        t_day: string;
+                                        /** @description When T+1 allotments are paid out: 13:30 India time on the first trading day after T+1. */
+                                        t1_day: string;
+                                    } | null;
                                 };
                                 /** @description Every category in the framework's order; its portion is in offer.portions (MF and IC share mf_ic_reserved, then the rest of non_retail with NII and OTHS). */
                                 categories: {
@@ -9241,6 +9322,233 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ok";
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/oms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OMS: instruments set aside after repeated failures
+         * @description No token. 200 `{"status":"ok","set_aside":[]}`, or `"degraded"` with the instruments (offers, issues) whose allocation or allotments the OMS set aside after repeated failures: the others go on, and these wait for the operator (`ordergate oms stuck` gives the reasons, `ordergate oms retry` takes one back). 503 `e-503` when the database does not answer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ok: the OMS has set no instrument aside; degraded: it has (the list), and those wait for the operator. */
+                            status: "ok" | "degraded";
+                            set_aside: {
+                                /** @description `offer:<offer_id>` or `issue:<exchange>:<scrip_token>`. */
+                                instrument: string;
+                                /** @description What kept failing: allocation, indicative or events. */
+                                step: string;
+                                /** @description Failures in a row. */
+                                failures: number;
+                                /** @description When it was set aside. */
+                                since: string;
+                            }[];
                         };
                     };
                 };
