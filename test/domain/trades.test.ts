@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { portfolioOf, settlementTime, tradesOfPositionType, type Trade } from '../../src/domain/trades.js';
+import { offerSettlementTime, portfolioOf, settlementTime, tradesOfPositionType, type Trade } from '../../src/domain/trades.js';
+import { NO_HOLIDAYS } from '../../src/domain/trading-calendar.js';
 
 const at = (ist: string) => Date.parse(`${ist}+05:30`);
 
@@ -74,5 +75,28 @@ describe('position types', () => {
     expect(tradesOfPositionType('all', trades, now).map((t) => t.tradeId)).toEqual(['T-1', 'T-2']);
     expect(tradesOfPositionType('daily', trades, now).map((t) => t.tradeId)).toEqual(['T-2']);
     expect(tradesOfPositionType('expiry', trades, now)).toEqual([]);
+  });
+});
+
+describe('offerSettlementTime', () => {
+  // T Friday 2026-12-04, T+1 Monday 2026-12-07 (09:15-15:30 India time).
+  const offer = {
+    settlementDelayMs: null,
+    tDay: { opensAt: Date.parse('2026-12-04T03:45:00Z'), closesAt: Date.parse('2026-12-04T10:00:00Z') },
+    t1Day: { opensAt: Date.parse('2026-12-07T03:45:00Z'), closesAt: Date.parse('2026-12-07T10:00:00Z') },
+  };
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it('settles a T-day allotment on the first trading day after T, and a T+1 one after T+1, at 13:30 India time', () => {
+    expect(iso(offerSettlementTime(offer, 'T', offer.tDay.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-07T08:00:00.000Z');
+    expect(iso(offerSettlementTime(offer, 'T+1', offer.t1Day.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-08T08:00:00.000Z');
+    const holiday = { holidays: new Map([['2026-12-08', 'A holiday']]) };
+    expect(iso(offerSettlementTime(offer, 'T+1', offer.t1Day.closesAt, holiday))).toBe('2026-12-09T08:00:00.000Z');
+  });
+
+  it('tells the day of an event that does not say by when it came, and settles a drill after its delay', () => {
+    expect(iso(offerSettlementTime(offer, null, offer.tDay.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-07T08:00:00.000Z');
+    expect(iso(offerSettlementTime(offer, null, offer.t1Day.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-08T08:00:00.000Z');
+    expect(offerSettlementTime({ ...offer, settlementDelayMs: 60_000 }, 'T', 1_000, NO_HOLIDAYS)).toBe(61_000);
   });
 });
