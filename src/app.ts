@@ -71,7 +71,7 @@ export interface AppServices {
   audit: AuditRecorder;
   funds: FundsService;
   portfolio: PortfolioService;
-  /** Whether the database answers (GET /health/ready). */
+  /** Whether the database answers (GET /health/ready), and what the OMS set aside (GET /health/oms). */
   health: DatabaseProbe;
   ofsBook: OfsBookService;
   ofsOffers: OfsOfferService;

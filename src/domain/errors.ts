@@ -140,10 +140,14 @@ export const Errors = {
   OFS_CARRY_FORWARD_NOT_ALLOWED: kind(
     'e-378',
     409,
-    'Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run.',
+    'Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run; a bid already carried forward is revised by a modification, not a second carry-forward with other terms.',
   ),
   OFS_NOT_CARRIED_FORWARD: kind('e-379', 409, 'On T+1 a non-retail bid may be modified or cancelled only once it is carried forward (POST .../carry_forward).'),
-  OFS_BELOW_T_CUTOFF: kind('e-380', 422, 'A carried-forward bid may not be revised to a price below the T-day cut-off price.'),
+  OFS_BELOW_T_CUTOFF: kind(
+    'e-380',
+    422,
+    'A carried-forward bid stands at or above the T-day cut-off price: a bid below it is carried forward only with a revised price of at least the cut-off (the message names it), and never revised below it.',
+  ),
   OFS_QUANTITY_BELOW_ALLOTTED: kind(
     'e-369',
     422,

@@ -1,5 +1,5 @@
 /**
- * The metrics listener: GET /metrics (Prometheus's text format) with /health/live and /health/ready beside
+ * The metrics listener: GET /metrics (Prometheus's text format) with /health/live, /health/ready and /health/oms beside
  * it, on its own port (METRICS_PORT, on METRICS_HOST: 127.0.0.1 by default), never on the API's port. It
  * runs in `ordergate serve` and in `ordergate oms`, which has no other port.
  *

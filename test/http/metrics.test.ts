@@ -2,7 +2,7 @@
  * Operator metrics and health, through the real start-up (startServer with the environment's settings):
  * /metrics on its own listener (METRICS_PORT, loopback, METRICS_TOKEN) in Prometheus's text format with
  * the request, order-entry, OMS and stream series moving as the server works; the API's port has no
- * /metrics; /health/live and /health/ready on both ports, without a token.
+ * /metrics; /health/live, /health/ready and /health/oms on both ports, without a token.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,19 +226,22 @@ describe('operator metrics and health', () => {
     expect(valueOf((await samples()).samples, 'ordergate_streams_refused_total', { limit: 'user' })).toBe(0);
   });
 
-  it('answers /health/live and /health/ready 200 without a token, on both ports', async () => {
+  it('answers /health/live, /health/ready and /health/oms 200 without a token, on both ports', async () => {
     for (const base of [server.url, server.metricsUrl!]) {
       for (const path of ['/health/live', '/health/ready']) {
         const response = await fetch(`${base}${path}`);
         expect(response.status, `${base}${path}`).toBe(200);
         expect(await response.json()).toEqual({ status: 'ok' });
       }
+      const oms = await fetch(`${base}/health/oms`);
+      expect(oms.status).toBe(200);
+      expect(await oms.json()).toEqual({ status: 'ok', set_aside: [] });
     }
   });
 
   it('documents the health routes in the OpenAPI document', async () => {
     const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, { get?: { responses: Record<string, unknown> } }> };
-    for (const path of ['/health/live', '/health/ready']) {
+    for (const path of ['/health/live', '/health/ready', '/health/oms']) {
       expect(Object.keys(document.paths[path]?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '503']));
     }
     expect(document.paths['/metrics']).toBeUndefined();

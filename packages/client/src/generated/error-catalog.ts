@@ -165,11 +165,11 @@ export const ERROR_CATALOG = {
   OFS_MARGIN_T_UPWARD_ONLY: { code: 'e-376', status: 422 },
   /** A 0 %-margin (settlement type T) bid may not be cancelled. */
   OFS_MARGIN_T_NO_CANCEL: { code: 'e-377', status: 422 },
-  /** Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run. */
+  /** Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run; a bid already carried forward is revised by a modification, not a second carry-forward with other terms. */
   OFS_CARRY_FORWARD_NOT_ALLOWED: { code: 'e-378', status: 409 },
   /** On T+1 a non-retail bid may be modified or cancelled only once it is carried forward (POST .../carry_forward). */
   OFS_NOT_CARRIED_FORWARD: { code: 'e-379', status: 409 },
-  /** A carried-forward bid may not be revised to a price below the T-day cut-off price. */
+  /** A carried-forward bid stands at or above the T-day cut-off price: a bid below it is carried forward only with a revised price of at least the cut-off (the message names it), and never revised below it. */
   OFS_BELOW_T_CUTOFF: { code: 'e-380', status: 422 },
   /** A partly allotted bid's quantity (allotted plus carried forward) must stay above what it was allotted on T. */
   OFS_QUANTITY_BELOW_ALLOTTED: { code: 'e-369', status: 422 },
