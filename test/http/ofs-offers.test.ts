@@ -5,7 +5,7 @@
  * once the T allocation has found the cut-off.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { offerImport } from '../support/offers.js';
 import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
 
@@ -88,6 +88,16 @@ describe('the offers read calls', () => {
   it("follows the clock: T_OPEN on T, still T_OPEN after the close while the T allocation waits for the seller's green-shoe decision", async () => {
     server.clock.now = T;
     expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN', awaiting_green_shoe_until: null });
+    // An individual (a RETAIL user) may bid on T in the non-retail series: a non-retail (NII) bid, outside the retail limit.
+    const body = validBid({
+      scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+      quantity: '3000',
+      price: 101,
+    });
+    const placed = await server.call('POST', '/transactional/v1/orders/regular', { body, token: alice.token, apiKey: alice.apiKey });
+    expect(placed.status, placed.text).toBe(200);
+    const book = await server.call('GET', '/transactional/v1/orders', { token: alice.token });
+    expect(book.body.data[0]).toMatchObject({ order_id: placed.body.data.orderId, bid_category: 'NII', category: 'NON_RETAIL', margin_type: 'H' });
     server.clock.now = T + 7 * HOUR;
     expect((await list()).data.offers[0]).toMatchObject({
       current_day: 'T',
