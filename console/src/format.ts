@@ -42,6 +42,47 @@ function indiaTime(at: number): { date: string; clock: string } {
   };
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/**
+ * An instant's India time of day to the minute, its seconds shown only when it has any: "17:00 IST",
+ * "08:57:39 IST". For the times an offer's notice sets (deadlines, pay-outs), which fall on the minute: a
+ * trader reads "13:30", not "13:30:00". Text that is no instant is shown as it is.
+ */
+export function formatTimeOfDay(text: string): string {
+  const at = parseInstant(text);
+  if (Number.isNaN(at)) return text;
+  const { clock } = indiaTime(at);
+  return `${clock.endsWith(':00') ? clock.slice(0, 5) : clock} IST`;
+}
+
+/**
+ * An instant's India weekday, date and time, short: "Wed 2 Dec 13:30 IST" (the year left out: an offer's
+ * days and pay-outs are days away, and the weekday says which). Text that is no instant is shown as it is.
+ */
+export function formatDayTime(text: string): string {
+  const at = parseInstant(text);
+  if (Number.isNaN(at)) return text;
+  const india = new Date(at + IST_OFFSET_MS);
+  return `${WEEKDAYS[india.getUTCDay()]} ${india.getUTCDate()} ${MONTHS[india.getUTCMonth()]} ${formatTimeOfDay(text)}`;
+}
+
+/** Whether two instants fall on the same day in India. */
+export function sameIndiaDay(a: string, b: string): boolean {
+  return indiaTime(parseInstant(a)).date === indiaTime(parseInstant(b)).date;
+}
+
+/**
+ * What `quantity` shares cost at `price` rupees, as the API writes an amount ("6120.00"), worked out in
+ * paise (BigInt: a 15-digit quantity times a price passes 2^53), for formatRupees.
+ */
+export function amountOf(quantity: number, price: number): string {
+  const paise = BigInt(Math.round(price * 100)) * BigInt(Math.trunc(quantity));
+  const sign = paise < 0n ? '-' : '';
+  const digits = (paise < 0n ? -paise : paise).toString().padStart(3, '0');
+  return `${sign}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
 /** An epoch instant's time of day, to the second, in India time: "12:46:34 IST". */
 export function formatClock(at: number): string {
   return `${indiaTime(at).clock} IST`;

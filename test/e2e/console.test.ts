@@ -144,10 +144,15 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const text = await offer.innerText();
     expect(text).toContain('ACME (ACME-OFS-1)');
     expect(text).toContain('Day T-1; announced: day T has not opened');
-    expect(text).toMatch(/Offer\s+10,00,000 shares \(base 10,00,000, green shoe 10,00,000 not exercised\)/);
+    expect(text).toMatch(/Offer\s+10,00,000 shares \(base 10,00,000\); portions computed from the terms/);
+    // The default decision (none of it) stands unless the seller decides by T's close (the import's deadline here).
+    expect(text).toMatch(/Green shoe\s+10,00,000 shares, not exercised; default, seller decides by \d\d:\d\d(:\d\d)? IST/);
     expect(text).toMatch(/Retail\s+1,25,000 shares \(12\.5%\), discount Rs 2\.50 off, UNIFORM price/);
     expect(text).toMatch(/Non-retail\s+8,75,000 shares, of which 2,50,000 for MF and IC first; at most 2,50,000 to one bidder/);
     expect(text).toMatch(/T-day cut-off\s+not known yet/);
+    expect(text).toMatch(/Retail price\s+not known yet: the T-day cut-off less Rs 2\.50, once the T allocation finds it/);
+    // On the real clock T may fall on a weekend: the offer is a drill, settled a minute after each allotment.
+    expect(text).toMatch(/Settlement\s+a drill: settles 60 s after each allotment/);
     expect(text).toContain('NSE_EQ 700001: retail RS, non-retail IS, employees ES');
     await screenshot('02b-offers');
     await openView(page, 'OFS issues');
@@ -401,6 +406,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const carry = row.getByRole('button', { name: `Carry forward order ${orderId}` });
     await carry.click();
     const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.locator('[data-carry="cut-off"]').innerText()).toMatch(/^The T-day cut-off is not known yet/);
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
     await expect.poll(() => dialog.getByRole('status').innerText()).toMatch(/^Not carried forward: .*\(e-378\)/);
     await dialog.getByRole('button', { name: 'Close' }).click();
@@ -418,9 +424,11 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await screenshot('11c-offer-awaiting-operator');
     const proceed = await runOrdergate(['ofs', 'proceed', 'BETA-OFS-1'], { env });
     expect(proceed.code, proceed.stderr).toBe(0);
-    // The T allocation allots the bidder's cap, 250 shares, at the T-day cut-off: the lowest bid, 101.00.
+    // The T allocation allots the bidder's cap, 250 shares, at the bid's price (price priority), 101.00. The
+    // non-retail portion was not oversubscribed: the T-day cut-off is the floor, and the retail price with it.
     await expect.poll(() => card.locator('.offer-state').innerText(), { timeout: STEP_MS }).toBe('Day T+1; day T+1: retail, employee and carried-forward bids');
-    expect(await card.innerText()).toMatch(/T-day cut-off\s+101\.00/);
+    expect(await card.innerText()).toMatch(/T-day cut-off\s+100\.00/);
+    expect(await card.innerText()).toMatch(/Retail price\s+97\.50: the T-day cut-off 100\.00 less Rs 2\.50/);
     expect(await card.locator('.offer-notice').count()).toBe(0);
     expect(await card.locator('.indicative').count()).toBe(0);
 
@@ -440,12 +448,12 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await cells(categories.locator('tr[data-category="NII"][data-listing="NSE_EQ:700002"]'))).toBe('NII NSE_EQ 700002 1 150 250 Rs 25,250.00');
     expect(await cells(categories.locator('tr.category-row[data-category="RETAIL"]'))).toBe('Retail All listings 0 0 0 Rs 0.00');
     expect(await page.locator('.offer-book .offer-state').innerText()).toBe('BETA: Day T+1; day T+1: retail, employee and carried-forward bids');
-    expect(await page.locator('[data-fact="t_cutoff"]').innerText()).toBe('101.00');
+    expect(await page.locator('[data-fact="t_cutoff"]').innerText()).toBe('100.00');
     expect(await page.locator('.offer-book .offer-notice').count()).toBe(0);
     const demand = page.getByRole('table', { name: /^Open non-retail demand by price/ });
     expect(await cells(demand.locator('tbody'))).toBe('101.00 150 150 1');
     expect(await page.locator('svg.book-chart desc').textContent()).toBe(
-      '150 non-retail shares open against the non-retail portion of 875, at prices from 101.00 to 101.00, T-day cut-off 101.00.',
+      '150 non-retail shares open against the non-retail portion of 875, at prices from 101.00 to 101.00, T-day cut-off 100.00.',
     );
     expect(await page.locator('svg.book-chart line.clearing').count()).toBe(1);
     await screenshot('11c2-offer-book');
@@ -454,8 +462,12 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await expect.poll(() => row.innerText(), { timeout: STEP_MS }).toMatch(/\b400\s.*\b250 at 101\.00\b/);
     expect(await row.getAttribute('data-status')).toBe('PENDING');
     await carry.click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Carry forward' }).click();
-    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    // At or above the cut-off, the bid goes forward as it is: its price is offered, and its unallotted 150 are blocked again.
+    await expect.poll(() => dialog.locator('[data-carry="cut-off"]').innerText()).toMatch(/^T-day cut-off 100\.00: the bid's 101\.00 stands at or above it/);
+    expect(await dialog.getByLabel('Price (Rs)').inputValue()).toBe('101.00');
+    expect(await dialog.locator('[data-carry="funds"]').innerText()).toContain('150 \u00d7 101.00 = Rs 15,150.00');
+    await dialog.getByRole('button', { name: 'Carry forward' }).click();
+    await dialog.waitFor({ state: 'hidden' });
     expect(await page.locator('#announcer').innerText()).toContain(`Carry-forward of order ${orderId} sent to the OMS`);
     await expect.poll(() => carry.innerText(), { timeout: STEP_MS }).toBe('Carried forward');
     expect(await carry.isDisabled()).toBe(true);

@@ -12,8 +12,18 @@ import { h, row, statusLine, table } from '../dom.js';
 import { livePoll } from '../live-poll.js';
 import { formatClock, formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
 import type { OfferBookCategory, OfsOffer, OfsOfferBook } from '../types.js';
-import { AWAITING_OPERATOR, offerStateText } from './offers.js';
+import {
+  AWAITING_OPERATOR,
+  awaitingGreenShoeText,
+  greenShoeText,
+  offerNotice,
+  offerSizeText,
+  offerStateText,
+  retailPriceText,
+  settlementText,
+} from './offers.js';
 import { chartWidth } from '../chart/chart-width.js';
+import { syncServerClock } from '../ofs-issues.js';
 
 const CATEGORY_LABELS: Record<OfferBookCategory['category'], string> = {
   RETAIL: 'Retail',
@@ -50,7 +60,7 @@ function facts(offer: OfsOffer): HTMLElement {
     h('dt', {}, 'Retail cut-off'),
     h('dd', { 'data-fact': 'retail_cutoff' }, notKnown(offer.retail_cutoff_price)),
     h('dt', {}, 'Retail price'),
-    h('dd', {}, offer.retail_allocation_price === 'BID' ? 'each allotment at its bid price less the discount' : notKnown(offer.retail_price)),
+    h('dd', { 'data-fact': 'retail_price' }, retailPriceText(offer)),
     h('dt', {}, 'Employee price'),
     h('dd', {}, offer.portions.employee === 0 ? 'none' : notKnown(offer.employee_price)),
     offer.state === 'T_OPEN' ? h('dt', {}, 'Indicative price') : null,
@@ -65,6 +75,8 @@ function facts(offer: OfsOffer): HTMLElement {
       : null,
     h('dt', {}, 'Allocation'),
     h('dd', {}, offer.allocation),
+    h('dt', {}, 'Settlement'),
+    h('dd', {}, settlementText(offer)),
   );
 }
 
@@ -74,7 +86,9 @@ function portions(offer: OfsOffer): HTMLElement {
     'dl',
     { class: 'facts', 'data-portions': '' },
     h('dt', {}, 'Total'),
-    h('dd', {}, `${formatQuantity(p.total)} shares (green shoe ${offer.green_shoe_exercised ? 'exercised' : 'not exercised'})`),
+    h('dd', { 'data-portions-source': p.source }, offerSizeText(offer)),
+    h('dt', {}, 'Green shoe'),
+    h('dd', {}, greenShoeText(offer)),
     h('dt', {}, 'Retail'),
     h('dd', {}, `${formatQuantity(p.retail_reserved)} shares (${offer.retail_reserve_pct}%), allotted on T+1`),
     h('dt', {}, 'Non-retail'),
@@ -84,7 +98,13 @@ function portions(offer: OfsOffer): HTMLElement {
     h('dt', {}, 'Most to one bidder'),
     h('dd', {}, `${formatQuantity(p.single_bidder_cap)} shares (MF and IC excepted)`),
     h('dt', {}, 'Employees'),
-    h('dd', {}, p.employee === 0 ? 'none' : `${formatQuantity(p.employee)} shares, on top of the total`),
+    h(
+      'dd',
+      {},
+      p.employee === 0
+        ? 'none'
+        : `${formatQuantity(p.employee)} shares, on top of the total${p.employee > offer.employee_quantity ? ` (${formatQuantity(p.employee - offer.employee_quantity)} of them of the green shoe)` : ''}`,
+    ),
   );
 }
 
@@ -183,7 +203,8 @@ function renderBook(book: OfsOfferBook): HTMLElement[] {
   const { offer } = book;
   return [
     h('p', { class: 'offer-state', 'data-state': offer.state }, `${offer.symbol}: ${offerStateText(offer)}`),
-    offer.awaiting_operator ? h('p', { class: 'offer-notice' }, AWAITING_OPERATOR) : null,
+    offerNotice(offer.awaiting_operator ? AWAITING_OPERATOR : null, 'operator'),
+    offerNotice(awaitingGreenShoeText(offer), 'green-shoe'),
     facts(offer),
     part('offer-book-portions', 'Portions', portions(offer)),
     part('offer-book-categories', 'Bids by category', h('div', { class: 'table-wrap' }, categoriesTable(book))),
@@ -191,9 +212,11 @@ function renderBook(book: OfsOfferBook): HTMLElement[] {
   ].filter((node): node is HTMLElement => node !== null);
 }
 
-/** What the status line says once: the wait for the operator, or the end of the offer. */
+/** What the status line says once: the wait for the seller's green-shoe decision or for the operator, or the end of the offer. */
 function statusText(offer: OfsOffer): string {
   if (offer.awaiting_operator) return AWAITING_OPERATOR;
+  const waiting = awaitingGreenShoeText(offer);
+  if (waiting !== null) return waiting;
   if (offer.state === 'CANCELLED') return 'The offer was cancelled by the operator.';
   if (offer.state === 'ALLOCATED') return 'The offer is allocated.';
   return '';
@@ -204,7 +227,8 @@ export function offerBookView(offerId: string): View {
   /** The book last drawn (its server_time left out), so that an unchanged book is not drawn again. */
   let drawn = '';
   // Neither the book nor the time it was read is a live region: a read every two seconds would be read
-  // aloud every two seconds. The status line (polite) speaks when the offer waits for the operator or ends.
+  // aloud every two seconds. The status line (polite) speaks when the offer waits (for the seller's green-shoe
+  // decision, for the operator) or ends.
   const area = h('div', { 'aria-busy': 'false' }, h('p', {}, 'Loading the book...'));
   const readAt = h('p', { class: 'read-at' });
   const status = statusLine();
@@ -219,7 +243,10 @@ export function offerBookView(offerId: string): View {
    */
   async function read(): Promise<boolean> {
     try {
+      const started = Date.now();
       const book = await get<OfsOfferBook>(`/operator/v1/ofs/offers/${encodeURIComponent(offerId)}/book`);
+      // The green shoe's default is told apart from a decision still to come by the server's clock.
+      syncServerClock(book.server_time, started);
       if (disposed) return false;
       const next = JSON.stringify({ ...book, server_time: '' });
       if (next !== drawn) {

@@ -1,12 +1,15 @@
 /**
  * OFS offers under the exchanges' framework (docs/design/ofs.md): each offer's state and day, its listings
- * with the series of each category, the portions in shares as the notices print them, the green shoe, the
- * discounts, and the prices the allocations found (the T-day cut-off, the retail cut-off and price, the
- * employee price). Through T it shows the indicative price the exchange publishes, with a chart of it, and
- * says when T has closed short of non-retail demand and the offer waits for the operator. The view reads
- * the offers again every 5 s while it is open. While the user's bidding day of an offer is open, its card
- * has a bid form that takes the series from the listing and what the user bids as. For operators, each card
- * links to the offer's book (views/offer-book.ts).
+ * with the series of each category, the portions in shares (marked when they are the notice's printed
+ * figures), the green shoe (how much of it is exercised, and whether the seller decided that or the
+ * import's default stands at the deadline), the discounts, the prices the allocations found (the T-day
+ * cut-off, and with it the retail and employee prices; the retail cut-off after T+1) and when the
+ * allotments are paid out. Through T it shows the indicative price the exchange publishes, with a chart of
+ * it; once T has closed it says what the T allocation waits for: the seller's green-shoe decision (until
+ * its deadline), or the operator when non-retail demand fell short. The view reads the offers again every
+ * 5 s while it is open. While the user's bidding day of an offer is open, its card has a bid form that
+ * takes the series from the listing and what the user bids as. For operators, each card links to the
+ * offer's book (views/offer-book.ts).
  */
 import { ApiError, readProfile } from '../api.js';
 import { indicativeChart } from '../chart/indicative-chart.js';
@@ -14,7 +17,7 @@ import type { ConsoleContext, View } from '../context.js';
 import { livePoll } from '../live-poll.js';
 import { placeBid } from '../place-bid.js';
 import { field, h, select, statusLine } from '../dom.js';
-import { formatClock, formatInstant, formatPrice, formatQuantity } from '../format.js';
+import { formatClock, formatDayTime, formatInstant, formatPrice, formatQuantity, formatTimeOfDay, parseInstant, sameIndiaDay } from '../format.js';
 import { serverNow } from '../ofs-issues.js';
 import { BID_AS_LABELS, isNonRetailUser, loadOffer, loadOffers, openBids, seriesFor, type BidAs } from '../ofs-offers.js';
 import type { IndicativePoint, OfsOffer } from '../types.js';
@@ -47,9 +50,88 @@ function discount(value: OfsOffer['retail_discount']): string {
   return 'rupees' in value ? `Rs ${formatPrice(value.rupees)} off` : `${value.pct} % off`;
 }
 
-function retailPrice(offer: OfsOffer): string {
-  if (offer.retail_allocation_price === 'BID') return `each allotment at its bid price less the discount (${discount(offer.retail_discount)})`;
-  return notKnown(offer.retail_price);
+/** A discount as what comes off a price: "Rs 2.50", "5 %". */
+function discountOff(value: OfsOffer['retail_discount']): string {
+  if (value === null) return 'nothing';
+  return 'rupees' in value ? `Rs ${formatPrice(value.rupees)}` : `${value.pct} %`;
+}
+
+/**
+ * What a retail allotment pays. UNIFORM: the T-day cut-off less the retail discount, known as soon as the T
+ * allocation has found the cut-off (a retail bidder knows it before bidding on T+1); BID: its own price
+ * less the discount.
+ */
+export function retailPriceText(offer: OfsOffer): string {
+  const off = discountOff(offer.retail_discount);
+  if (offer.retail_allocation_price === 'BID') return `each allotment at its bid price less ${off}`;
+  if (offer.retail_price === null) return `not known yet: the T-day cut-off less ${off}, once the T allocation finds it`;
+  return `${formatPrice(offer.retail_price)}: the T-day cut-off ${formatPrice(offer.t_cutoff_price)} less ${off}`;
+}
+
+/** How much of the green shoe is exercised: "1,000 of 2,000 shares exercised", "2,000 shares, not exercised". */
+function greenShoeExercised(offer: OfsOffer): string {
+  const { green_shoe_quantity: size, green_shoe_exercised: exercised } = offer;
+  return exercised === 0 ? `${formatQuantity(size)} shares, not exercised` : `${formatQuantity(exercised)} of ${formatQuantity(size)} shares exercised`;
+}
+
+/** The deadline of the seller's decision: its time alone when it falls on day T (17:00 IST by default), else its day too. */
+const decisionDeadline = (offer: OfsOffer) =>
+  sameIndiaDay(offer.green_shoe_decision_by, offer.t_day.closes_at)
+    ? formatTimeOfDay(offer.green_shoe_decision_by)
+    : formatDayTime(offer.green_shoe_decision_by);
+
+/**
+ * The green shoe: how much of it is exercised, and whose decision that is: the seller's, recorded by the
+ * operator (when), or the import's default, which may still change until the deadline and stands after it.
+ */
+export function greenShoeText(offer: OfsOffer): string {
+  if (offer.green_shoe_quantity === 0) return 'none';
+  const exercised = greenShoeExercised(offer);
+  if (offer.green_shoe_decided_at !== null) return `${exercised}; decided by the seller, ${formatInstant(offer.green_shoe_decided_at)}`;
+  // Past the deadline (or once the T allocation has fixed it) the default is the decision.
+  const settled = serverNow() >= parseInstant(offer.green_shoe_decision_by) || !(offer.state === 'ANNOUNCED' || offer.state === 'T_OPEN');
+  return settled
+    ? `${exercised}; the default (the seller did not decide by ${decisionDeadline(offer)})`
+    : `${exercised}; default, seller decides by ${decisionDeadline(offer)}`;
+}
+
+/** The notice while the T allocation waits for the seller's green-shoe decision (null when it does not). */
+export function awaitingGreenShoeText(offer: OfsOffer): string | null {
+  if (offer.awaiting_green_shoe_until === null) return null;
+  return `T closed: the T allocation waits for the seller's green-shoe decision until ${formatTimeOfDay(offer.awaiting_green_shoe_until)}; the default then stands (${greenShoeExercised(offer)})`;
+}
+
+/** The offer in shares: the base and the green shoe exercised, and whether the portions are the notice's printed figures. */
+export function offerSizeText(offer: OfsOffer): string {
+  const { portions } = offer;
+  const greenShoe = offer.green_shoe_exercised === 0 ? '' : ` + green shoe ${formatQuantity(offer.green_shoe_exercised)}`;
+  const source = portions.source === 'notice' ? 'portions as the notice prints them' : 'portions computed from the terms';
+  return `${formatQuantity(portions.total)} shares (base ${formatQuantity(offer.base_quantity)}${greenShoe}); ${source}`;
+}
+
+/** The employee portion, on top of the total, with its part of the green shoe (in the portion once exercised). */
+function employeeText(offer: OfsOffer): string {
+  const { employee } = offer.portions;
+  if (employee === 0) return 'none';
+  const fromGreenShoe = employee - offer.employee_quantity;
+  const part =
+    offer.employee_green_shoe_quantity === 0
+      ? ''
+      : fromGreenShoe > 0
+        ? ` (${formatQuantity(offer.employee_quantity)} + ${formatQuantity(fromGreenShoe)} of the green shoe)`
+        : ` (their ${formatQuantity(offer.employee_green_shoe_quantity)} of the green shoe not exercised)`;
+  return `${formatQuantity(employee)} shares${part}, discount ${discount(offer.employee_discount)}`;
+}
+
+/**
+ * When the allotments are paid out: by trading day (13:30 IST on the trading day after T, and after T+1),
+ * or, for a drill offer, so many seconds after each allotment.
+ */
+export function settlementText(offer: OfsOffer): string {
+  const dates = offer.settlement_dates;
+  if (dates !== null) return `T-day allotments paid out ${formatDayTime(dates.t_day)}; T+1 allotments ${formatDayTime(dates.t1_day)}`;
+  const seconds = /^(\d+)s$/.exec(offer.settlement)?.[1];
+  return seconds === undefined ? offer.settlement : `a drill: settles ${seconds} s after each allotment`;
 }
 
 type Figures = Pick<NonNullable<OfsOffer['indicative']>, 'price' | 'quantity'>;
@@ -88,6 +170,10 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
   );
 }
 
+/** A notice of what the offer waits for (null: none), marked with what it is about. */
+export const offerNotice = (text: string | null, about: string): HTMLElement | null =>
+  text === null ? null : h('p', { class: 'offer-notice', 'data-notice': about }, text);
+
 /** What the card says of the offer: everything but the bid form, drawn again whenever the offer changes. */
 function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTMLElement | null)[] {
   const { portions } = offer;
@@ -102,7 +188,8 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
   );
   return [
     h('p', { class: 'offer-state', 'data-state': offer.state }, offerStateText(offer)),
-    offer.awaiting_operator ? h('p', { class: 'offer-notice' }, AWAITING_OPERATOR) : null,
+    offerNotice(offer.awaiting_operator ? AWAITING_OPERATOR : null, 'operator'),
+    offerNotice(awaitingGreenShoeText(offer), 'green-shoe'),
     h(
       'dl',
       { class: 'facts' },
@@ -111,11 +198,9 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
       h('dt', {}, 'Tick'),
       h('dd', {}, formatPrice(offer.tick_size)),
       h('dt', {}, 'Offer'),
-      h(
-        'dd',
-        {},
-        `${formatQuantity(portions.total)} shares (base ${formatQuantity(offer.base_quantity)}, green shoe ${formatQuantity(offer.green_shoe_quantity)} ${offer.green_shoe_exercised ? 'exercised' : 'not exercised'})`,
-      ),
+      h('dd', { 'data-fact': 'offer', 'data-portions-source': portions.source }, offerSizeText(offer)),
+      h('dt', {}, 'Green shoe'),
+      h('dd', { 'data-fact': 'green-shoe' }, greenShoeText(offer)),
       h('dt', {}, 'Retail'),
       h(
         'dd',
@@ -129,17 +214,19 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
         `${formatQuantity(portions.non_retail)} shares, of which ${formatQuantity(portions.mf_ic_reserved)} for MF and IC first; at most ${formatQuantity(portions.single_bidder_cap)} to one bidder`,
       ),
       h('dt', {}, 'Employees'),
-      h('dd', {}, portions.employee === 0 ? 'none' : `${formatQuantity(portions.employee)} shares, discount ${discount(offer.employee_discount)}`),
+      h('dd', { 'data-fact': 'employees' }, employeeText(offer)),
       h('dt', {}, 'T-day cut-off'),
-      h('dd', {}, notKnown(offer.t_cutoff_price)),
-      h('dt', {}, 'Retail cut-off'),
-      h('dd', {}, notKnown(offer.retail_cutoff_price)),
+      h('dd', { 'data-fact': 't_cutoff' }, notKnown(offer.t_cutoff_price)),
       h('dt', {}, 'Retail price'),
-      h('dd', {}, retailPrice(offer)),
+      h('dd', { 'data-fact': 'retail_price' }, retailPriceText(offer)),
       h('dt', {}, 'Employee price'),
       h('dd', {}, portions.employee === 0 ? 'none' : notKnown(offer.employee_price)),
+      h('dt', {}, 'Retail cut-off'),
+      h('dd', {}, notKnown(offer.retail_cutoff_price)),
       h('dt', {}, 'Allocation'),
       h('dd', {}, offer.allocation),
+      h('dt', {}, 'Settlement'),
+      h('dd', { 'data-fact': 'settlement' }, settlementText(offer)),
     ),
     h('ul', { class: 'listings', 'aria-label': 'Listings' }, listings),
     h(
@@ -218,7 +305,7 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
       as === 'EMPLOYEE'
         ? `Employees bid at the cut-off only, and pay the employee price ${notKnown(offer.employee_price)}`
         : as === 'RETAIL'
-          ? `At or above the T-day cut-off ${notKnown(offer.t_cutoff_price)}; tick ${formatPrice(offer.tick_size)}`
+          ? `At or above the T-day cut-off ${notKnown(offer.t_cutoff_price)}; tick ${formatPrice(offer.tick_size)}${offer.retail_price === null ? '' : `; an allotment pays the retail price ${formatPrice(offer.retail_price)}`}`
           : `At or above the floor ${formatPrice(offer.floor_price)}; tick ${formatPrice(offer.tick_size)}; no cut-off bids`;
     price.value = '';
     syncSeries();
@@ -294,7 +381,10 @@ export function offersView(context: ConsoleContext): View {
     return { element, facts, bids, drawn: '', bidKey: null, offer };
   }
 
-  /** Draws what changed of one offer, and says aloud what a reader of the page would notice: a new state, the wait for the operator. */
+  /**
+   * Draws what changed of one offer, and says aloud what a reader of the page would notice: a new state,
+   * the wait for the seller's green-shoe decision or for the operator, the seller's decision once recorded.
+   */
   function update(card: OfferCard, offer: OfsOffer, history: readonly IndicativePoint[]): void {
     const previous = card.offer;
     card.offer = offer;
@@ -304,6 +394,11 @@ export function offersView(context: ConsoleContext): View {
       if (card.drawn !== '' && previous.state !== offer.state) context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${STATES[offer.state]}`);
       if (offer.awaiting_operator && !(card.drawn !== '' && previous.awaiting_operator))
         context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${AWAITING_OPERATOR}`);
+      const waiting = awaitingGreenShoeText(offer);
+      if (waiting !== null && !(card.drawn !== '' && previous.awaiting_green_shoe_until === offer.awaiting_green_shoe_until))
+        context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${waiting}`);
+      if (card.drawn !== '' && previous.green_shoe_decided_at === null && offer.green_shoe_decided_at !== null)
+        context.announce(`Offer ${offer.symbol} (${offer.offer_id}): the seller's green-shoe decision: ${greenShoeExercised(offer)}`);
       card.drawn = drawn;
     }
     const choices = openBids(offer, context.session.offerCategory, serverNow());

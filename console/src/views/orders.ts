@@ -3,15 +3,16 @@
  * finished ones (executed, cancelled, rejected) and the trades. Each row's status changes in place while
  * the page is open, an order moving from the open tab to the finished one as it ends, and a notice above
  * the tabs tells each change worth telling (a polite live region). Open bids can be modified or cancelled
- * in a dialog, and a live non-retail bid in an offer carried forward to T+1; any order's history can be
- * read, with its full id to copy. Ids are shortened in the tables (their last 8 characters), times are
+ * in a dialog, and a live non-retail bid in an offer carried forward to T+1 (at a revised price when it is
+ * below the T-day cut-off, or when the trader wants); any order's history can be read, with its full id to
+ * copy. Ids are shortened in the tables (their last 8 characters), times are
  * India time to the second.
  */
 import { ApiError, call, get, MOST_TRADES, readTrades } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, instantElement, row, select, statusLine, table } from '../dom.js';
-import { formatClock, formatInstant, formatOrderId, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
-import { NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
+import { amountOf, formatClock, formatInstant, formatOrderId, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
+import { loadOffer, NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
 import type { Order, OrderHistoryEntry, Trade } from '../types.js';
 
@@ -170,37 +171,129 @@ export function ordersView(context: ConsoleContext): View {
     return h('div', {}, h('p', {}, `Cancel the bid ${describeOrder(order)} (order ${order.order_id})?`), confirm, status);
   }
 
-  /** Refused outside T+1, or with nothing unallotted: the server's message says which, as it does for a cancellation. */
-  function carryForwardForm(order: Order): HTMLElement {
-    const status = statusLine();
-    const confirm = h('button', { type: 'button' }, 'Carry forward');
-    confirm.addEventListener('click', () => {
-      confirm.disabled = true;
-      call('POST', `${orderPath(order)}/carry_forward`, { orderEntry: true })
-        .then(() => {
-          context.announce(`Carry-forward of order ${order.order_id} sent to the OMS`);
-          dialog.close();
-        })
-        .catch((error: unknown) => {
-          status.textContent = error instanceof ApiError ? `Not carried forward: ${error.describe()}` : 'The carry-forward could not be sent';
-          confirm.disabled = false;
-        });
+  /**
+   * Carrying a non-retail bid forward to T+1, with its price (and quantity) revised if the trader wants: the
+   * dialog reads the offer for its T-day cut-off, since a carried-forward bid stands at or above it (a bid
+   * below it goes forward only revised to at least it: the price field starts at the cut-off then), and says
+   * what carrying forward blocks of the bidder's funds again (the T allocation released the block of what it
+   * left unallotted). The body goes only with a change (or a bid below the cut-off): a plain carry-forward
+   * sends none. The server judges the rest (outside T+1, nothing unallotted, e-380 below the cut-off), its
+   * refusal shown in the status line.
+   */
+  function carryForwardForm(order: Order): HTMLFormElement {
+    const bidPrice = Number(order.order_price);
+    const price = h('input', {
+      name: 'price',
+      type: 'number',
+      inputmode: 'decimal',
+      min: 0,
+      step: 'any',
+      required: true,
+      value: formatPrice(order.order_price),
     });
-    const unallotted = order.total_quantity - order.traded_quantity;
+    const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: order.total_quantity });
+    const priceField = field('Price (Rs)', price, 'At or above the T-day cut-off');
+    const cutOffLine = h('p', { 'data-carry': 'cut-off' }, `Reading the T-day cut-off of offer ${order.offer_id}...`);
+    const fundsLine = h('p', { class: 'hint', 'data-carry': 'funds' });
+    const status = statusLine();
+    const submit = h('button', { type: 'submit' }, 'Carry forward');
+    /** The T-day cut-off: undefined until the offer is read, null while the T allocation has not found it. */
+    let cutOff: number | null | undefined;
+    let priceTouched = false;
+    price.addEventListener('input', () => (priceTouched = true));
+
+    const cents = (value: number) => Math.round(value * 100);
+    const below = () => typeof cutOff === 'number' && cents(bidPrice) < cents(cutOff);
+    /** What carrying forward blocks again: the shares not allotted on T, at the price it goes forward at. */
+    const showFunds = () => {
+      const unallotted = quantity.valueAsNumber - order.traded_quantity;
+      const each = price.valueAsNumber;
+      if (order.margin_type === 'T') {
+        fundsLine.textContent = 'A 0 %-margin bid blocks no funds (its custodian confirms it); it may be revised upward only.';
+      } else if (!(unallotted > 0) || !(each > 0)) {
+        fundsLine.textContent = 'Carrying forward blocks the funds of the unallotted shares again, at the price they go forward at.';
+      } else {
+        fundsLine.replaceChildren(
+          `Carrying forward blocks the funds of the ${formatQuantity(unallotted)} unallotted shares again (the T allocation released them): `,
+          h('strong', {}, `${formatQuantity(unallotted)} \u00d7 ${formatPrice(each)} = ${formatRupees(amountOf(unallotted, each))}`),
+          '. Short of it, the OMS refuses the carry-forward and the bid ends for good: executed for what T allotted, else cancelled.',
+        );
+      }
+    };
+    const showCutOff = () => {
+      if (cutOff === undefined) return;
+      if (cutOff === null) {
+        cutOffLine.textContent = 'The T-day cut-off is not known yet: bids are carried forward on T+1, once the T allocation has found it.';
+      } else if (below()) {
+        cutOffLine.textContent = `T-day cut-off ${formatPrice(cutOff)}: the bid's ${formatPrice(bidPrice)} is below it. A carried-forward bid stands at or above the cut-off, so this one goes forward only revised to at least ${formatPrice(cutOff)}.`;
+      } else {
+        cutOffLine.textContent = `T-day cut-off ${formatPrice(cutOff)}: the bid's ${formatPrice(bidPrice)} stands at or above it. You may revise it as you carry it forward, to a price at or above the cut-off.`;
+      }
+    };
+    quantity.addEventListener('input', showFunds);
+    price.addEventListener('input', showFunds);
+    showFunds();
+    loadOffer(order.offer_id).then(
+      ({ offer }) => {
+        cutOff = offer.t_cutoff_price;
+        // A bid below the cut-off must be revised: the field starts at the least it may go forward at.
+        if (below() && !priceTouched) price.value = formatPrice(cutOff);
+        if (cutOff !== null) priceField.querySelector('.hint')!.textContent = `At or above the T-day cut-off, ${formatPrice(cutOff)}`;
+        showCutOff();
+        showFunds();
+      },
+      (error: unknown) => {
+        cutOffLine.textContent = `The offer could not be read (${error instanceof ApiError ? error.describe() : 'no answer'}): the server still checks the price against the T-day cut-off.`;
+      },
+    );
+
     return h(
-      'div',
-      {},
+      'form',
+      {
+        class: 'carry-form',
+        'aria-label': `Carry order ${order.order_id} forward`,
+        onSubmit: (event: Event) => {
+          event.preventDefault();
+          submit.disabled = true;
+          const priceChanged = cents(price.valueAsNumber) !== cents(bidPrice);
+          const quantityChanged = quantity.valueAsNumber !== order.total_quantity;
+          // Only what changed, and the price of a bid below the cut-off (which must go forward revised).
+          const body = {
+            ...(priceChanged || below() ? { price: price.valueAsNumber } : {}),
+            ...(quantityChanged ? { quantity: String(quantity.valueAsNumber) } : {}),
+          };
+          const revised = Object.keys(body).length > 0;
+          call('POST', `${orderPath(order)}/carry_forward`, { ...(revised ? { body } : {}), orderEntry: true })
+            .then(() => {
+              const terms = revised ? ` (revised to ${formatQuantity(quantity.valueAsNumber)} at ${formatPrice(price.valueAsNumber)})` : '';
+              context.announce(`Carry-forward of order ${order.order_id} sent to the OMS${terms}`);
+              dialog.close();
+            })
+            .catch((error: unknown) => {
+              status.textContent = error instanceof ApiError ? `Not carried forward: ${error.describe()}` : 'The carry-forward could not be sent';
+              submit.disabled = false;
+            });
+        },
+      },
       h(
         'p',
         {},
-        `Carry the ${formatQuantity(unallotted)} unallotted shares of the bid ${describeOrder(order)} (order ${order.order_id}) forward to the T+1 allocation?`,
+        `Carry the ${formatQuantity(order.total_quantity - order.traded_quantity)} unallotted shares of the bid ${describeOrder(order)} (order ${order.order_id}) forward to the T+1 allocation?`,
       ),
+      cutOffLine,
       h(
-        'p',
-        { class: 'hint' },
-        'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1; once carried forward it may be revised to a price at or above the T-day cut-off.',
+        'div',
+        { class: 'field-row' },
+        priceField,
+        field(
+          'Quantity',
+          quantity,
+          order.traded_quantity === 0 ? 'The whole bid (none allotted on T)' : `The whole bid, with the ${formatQuantity(order.traded_quantity)} allotted on T`,
+        ),
       ),
-      confirm,
+      fundsLine,
+      h('p', { class: 'hint' }, 'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1.'),
+      submit,
       status,
     );
   }
