@@ -144,7 +144,7 @@ export interface OmsOptions {
 
 /** The guard that keeps each instrument's work apart, over the store's failure records (oms/instrument-guard.ts). */
 export function createInstrumentGuard(store: Store, now: () => number, logger: Logger, metrics?: InstrumentMetrics): InstrumentGuard {
-  return new InstrumentGuard(new InstrumentFaultRepository(store.db), now, logger, metrics);
+  return new InstrumentGuard(new InstrumentFaultRepository(store.db, store.dialect), now, logger, metrics);
 }
 
 /**

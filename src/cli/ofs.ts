@@ -66,17 +66,18 @@ function shares(text: string, name: string): number {
   return Number(text);
 }
 
-/** The notice's printed portions from the green-shoe command's options: all four, or none. */
+/** The notice's printed portions from the green-shoe command's options: retail and non-retail together (the others if printed), or none. */
 function printedOptions(options: Record<string, string | undefined>): Omit<PrintedPortions, 'greenShoe'> | undefined {
-  const names = { retailReserved: 'retail-reserved', nonRetail: 'non-retail', mfIcReserved: 'mf-ic-reserved', employee: 'employee' } as const;
-  const given = Object.values(names).filter((_, i) => options[Object.keys(names)[i]!] !== undefined);
-  if (given.length === 0) return undefined;
-  if (given.length < 4) throw new CliError('--retail-reserved, --non-retail, --mf-ic-reserved and --employee go together: the notice prints all four');
+  const { retailReserved, nonRetail, mfIcReserved, employee } = options;
+  if ([retailReserved, nonRetail, mfIcReserved, employee].every((value) => value === undefined)) return undefined;
+  if (retailReserved === undefined || nonRetail === undefined) {
+    throw new CliError('--retail-reserved and --non-retail go together: every notice prints both (--mf-ic-reserved and --employee when it prints them)');
+  }
   return {
-    retailReserved: shares(options.retailReserved!, '--retail-reserved'),
-    nonRetail: shares(options.nonRetail!, '--non-retail'),
-    mfIcReserved: shares(options.mfIcReserved!, '--mf-ic-reserved'),
-    employee: shares(options.employee!, '--employee'),
+    retailReserved: shares(retailReserved, '--retail-reserved'),
+    nonRetail: shares(nonRetail, '--non-retail'),
+    mfIcReserved: mfIcReserved === undefined ? null : shares(mfIcReserved, '--mf-ic-reserved'),
+    employee: employee === undefined ? null : shares(employee, '--employee'),
   };
 }
 
@@ -145,11 +146,11 @@ export function ofsCommand(io: CliIo): Command {
     .argument('<exercised>', 'true (all), false (none), or the shares exercised')
     .option('--retail-reserved <shares>', 'the retail reservation the notice prints for this decision')
     .option('--non-retail <shares>', 'the non-retail portion the notice prints')
-    .option('--mf-ic-reserved <shares>', 'the MF/IC reservation the notice prints')
-    .option('--employee <shares>', 'the employee portion the notice prints')
+    .option('--mf-ic-reserved <shares>', 'the MF/IC reservation the notice prints, if it prints one (at least 25 % of the total)')
+    .option('--employee <shares>', 'the employee portion the notice prints, if it prints one')
     .addHelpText(
       'after',
-      "\nThe four portion options go together (the notice's figures win over the computed ones); without them the portions are computed." +
+      "\n--retail-reserved and --non-retail go together, the other two with them (the notice's figures win over the computed ones; what it does not print is computed); without them the portions are computed." +
         "\nPrints on stdout the offer's line, as `ofs import` does, with its total and reservations for the decision.",
     )
     .action(async (offerId: string, exercised: string, options: Record<string, string | undefined>) => {

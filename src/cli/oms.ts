@@ -2,7 +2,7 @@
  * `ordergate oms`: the OMS worker (and the webhook dispatcher) alone, for a deployment that runs it apart from
  * `serve` (OMS_EMBEDDED=false); `oms stuck` and `oms retry`: the instruments whose work the OMS set aside.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { InstrumentFaultRepository } from '../store/instrument-faults.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 
@@ -27,7 +27,7 @@ function stuckCommand(io: CliIo): Command {
       'after',
       [
         '',
-        'Prints on stdout one line per instrument, set aside first:',
+        'Prints on stdout one line per instrument and step that failed, set aside first:',
         '  <set-aside|retrying> <instrument> step=<allocation|indicative|events> failures=<n> since=<first failure> last=<last failure>',
         '    next_try=<instant|->',
         '  then the last error on the next line, indented by two spaces.',
@@ -36,7 +36,7 @@ function stuckCommand(io: CliIo): Command {
     )
     .action(async () => {
       await withWorkspace(io, async ({ store }) => {
-        const faults = await new InstrumentFaultRepository(store.db).all();
+        const faults = await new InstrumentFaultRepository(store.db, store.dialect).all();
         if (faults.length === 0) io.stderr.write('no instrument is failing or set aside\n');
         for (const fault of faults) {
           io.stdout.write(
@@ -53,13 +53,14 @@ function stuckCommand(io: CliIo): Command {
 function retryCommand(io: CliIo): Command {
   return new Command('retry')
     .description(
-      'take an instrument the OMS set aside (or is retrying) back: its failures are forgotten and its work runs at the next pass; fix the cause first',
+      'take an instrument the OMS set aside (or is retrying) back: the failures of its steps (or of one, --step) are forgotten and its work runs at the next pass; fix the cause first',
     )
     .argument('<instrument>', 'as `ordergate oms stuck` names it: offer:<offer_id> or issue:<exchange>:<scrip_token>')
+    .addOption(new Option('--step <step>', 'only this step').choices(['allocation', 'indicative', 'events']))
     .addHelpText('after', '\nPrints on stdout:\n  retrying: <instrument>: at the next pass of the OMS')
-    .action(async (instrument: string) => {
+    .action(async (instrument: string, options: { step?: string }) => {
       await withWorkspace(io, async ({ store }) => {
-        if (!(await new InstrumentFaultRepository(store.db).clear(instrument))) {
+        if (!(await new InstrumentFaultRepository(store.db, store.dialect).clear(instrument, options.step))) {
           throw new CliError(`${instrument}: no failure is on record for it (see ordergate oms stuck)`);
         }
         io.stdout.write(`retrying: ${instrument}: at the next pass of the OMS\n`);

@@ -92,13 +92,19 @@ export function blockAfterModification(bid: BlockedBid, terms: BidTerms, prices:
 }
 
 /**
- * The block of a bid an offer's T allocation leaves live (not allotted in full, for the carry-forward
- * decision): none. A bid that may be carried forward keeps no block overnight; carrying it forward blocks
- * its funds again, and a carry-forward the bidder cannot fund is refused (ofs-framework.md, "Funds"). Null
- * when the bid is not funds-checked.
+ * The block of a bid an offer's T allocation leaves live (not allotted in full, `tradedQuantity` of it
+ * allotted), for the carry-forward decision: none. A bid that may be carried forward keeps no block
+ * overnight; carrying it forward blocks its funds again, and a carry-forward the bidder cannot fund is
+ * refused (ofs-framework.md, "Funds"). A bid carried forward already (the T outcome came late: the OMS
+ * held it while the offer's events failed) keeps what its open shares need at its price. Null when the
+ * bid is not funds-checked.
  */
-export function blockAfterTAllocation(bid: Pick<BlockedBid, 'fundsBlockedPaise'>): number | null {
-  return bid.fundsBlockedPaise === null ? null : 0;
+export function blockAfterTAllocation(
+  bid: Pick<BlockedBid, 'fundsBlockedPaise' | 'quantity' | 'pricePaise'> & { carriedForward: boolean },
+  tradedQuantity: number,
+): number | null {
+  if (bid.fundsBlockedPaise === null) return null;
+  return bid.carriedForward ? Number(BigInt(Math.max(0, bid.quantity - tradedQuantity)) * BigInt(bid.pricePaise)) : 0;
 }
 
 /**

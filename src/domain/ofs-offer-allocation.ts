@@ -3,27 +3,26 @@
  * docs/design/ofs.md for every decision). Pure functions like allocation.ts, whose portion sharing
  * (sharePortion) they use: no I/O, no clock, the same answer whatever the order of the bids.
  *
- * T close, the non-retail portion (total minus the retail reservation):
+ * T close, the non-retail portion (total minus the retail reservation, as offerPortions gives them: the
+ * notice's printed figures when they hold):
  * 1. The single-bidder cap: a bidder other than an MF or IC counts for at most floor(25 % of the total)
  *    shares, its highest-priced bids first (then the earliest); what is over the cap is not allotted.
- * 2. The clearing level is found on the whole non-retail book, as if nothing were reserved: under
- *    PROPORTIONATE the clearing price (the highest price at which the demand at or above it covers the
- *    portion; the floor when the whole demand fits); under PRICE_PRIORITY the price of the marginal level
- *    (the lowest bid price when the demand fits). Bids below it get nothing. The reservation decides who
- *    gets the shares, never the price (Decision).
- * 3. The MF/IC reservation goes first to the MF and IC bids at or above that level, by the method; what
- *    they leave goes with the rest of the portion to every bid at or above it (MF and IC bids for what
- *    they still want), by the method. Under PROPORTIONATE every bid at or above the clearing price counts
- *    alike in both steps (in proportion to its quantity, whatever its price).
- * 4. The T-day cut-off price: PRICE_PRIORITY, the lowest price that received an allotment; PROPORTIONATE,
- *    the clearing price. PRICE_PRIORITY trades are at the bid's price, PROPORTIONATE ones at the cut-off.
+ * 2. The MF/IC reservation first, from MF and IC bids at any valid price (at or above the floor), by the
+ *    method among them (SEBI: "a minimum of 25 % ... reserved").
+ * 3. The rest of the portion, with what MF and IC left of their reservation, to every bid for what it
+ *    still wants (MF and IC included), by the method. This step finds the price: the reservation never
+ *    moves it (Decision).
+ * 4. The T-day cut-off price: the floor when the demand (after the cap) was at most the portion, under both
+ *    methods (NSE circular 25/2026: retail may then bid at the floor); else PRICE_PRIORITY, the lowest price
+ *    step 3 allotted, and PROPORTIONATE, its clearing price. PRICE_PRIORITY trades are at the bid's price;
+ *    PROPORTIONATE ones at the cut-off, a reserved allotment below it at the reservation's clearing price.
  *
  * T+1 close:
  * - Retail: the retail reservation, plus what the non-retail portion left on T (SEBI's 2023 circular
  *   lets retail take it; Decision), to the retail bids by the method, a cut-off bid counting at the T-day
  *   cut-off. The retail cut-off is the clearing price when retail was oversubscribed, else the T-day
- *   cut-off. Trade price: UNIFORM, the retail cut-off less the retail discount; BID, the bid's price (a
- *   cut-off bid: the T-day cut-off) less the discount. It may fall below the floor.
+ *   cut-off. Trade price: UNIFORM, the T-day cut-off less the retail discount, whatever retail cleared at;
+ *   BID, the bid's price (a cut-off bid: the T-day cut-off) less the discount. It may fall below the floor.
  * - Employees: at the T-day cut-off less the employee discount. Each employee first up to Rs 2,00,000
  *   (valued at the T-day cut-off, as the bids are placed and blocked; Decision), shared proportionately
  *   if even that is more than the portion; what is left proportionately to the employees who bid more,
@@ -113,8 +112,9 @@ export interface T1DayAllocation {
   allotments: OfferAllotment[];
 }
 
-/** The T allocation of an offer's non-retail bids, over `portions` (the notice's when printed: offerPortions). */
-export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[], portions: OfferPortions = offerPortions(offer)): TDayAllocation {
+/** The T allocation of an offer's non-retail bids. */
+export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDayAllocation {
+  const portions = offerPortions(offer);
   const { valid, setAside } = screenBids(bids, (bid) => {
     if (!isNonRetailCategory(bid.category)) return `a ${bid.category} bid is not allotted on T`;
     if (bid.pricePaise < offer.floorPricePaise) return `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`;
@@ -181,7 +181,7 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[], porti
       reason: `allotted ${quantity} of ${bid.quantity} on T at ${formatPrice(price)} (${how})${capNote}`,
     };
   };
-  const allotments = inInputOrder([...bids].sort(byPlacement), setAside, 'T', outcomeOf);
+  const allotments = inPlacementOrder([...bids].sort(byPlacement), setAside, 'T', outcomeOf);
   return {
     portions,
     mfIc: summary(reserved, BigInt(portions.mfIcReserved)),
@@ -194,12 +194,8 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[], porti
 }
 
 /** The T+1 allocation: retail, employees and the carried-forward bids. */
-export function allocateT1Day(
-  offer: OfferTerms,
-  input: T1DayInput,
-  bids: readonly OfferBid[],
-  portions: OfferPortions = offerPortions(offer),
-): T1DayAllocation {
+export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readonly OfferBid[]): T1DayAllocation {
+  const portions = offerPortions(offer);
   const cutoff = input.cutoffPricePaise;
   // The offer's own figure, not a bid's: an offer without one cannot be allotted (the OMS sets it aside).
   if (!Number.isSafeInteger(cutoff) || cutoff < 1) throw new RangeError(`the T-day cut-off price ${cutoff} is not a whole number of paise above 0`);
@@ -301,7 +297,7 @@ export function allocateT1Day(
     employeePricePaise,
     carriedForward: summary(spill, unsubscribedRetail),
     returnedToSeller,
-    allotments: inInputOrder([...bids].sort(byPlacement), setAside, 'T+1', (bid) => allotments.get(bid.orderId)!),
+    allotments: inPlacementOrder([...bids].sort(byPlacement), setAside, 'T+1', (bid) => allotments.get(bid.orderId)!),
   };
 }
 
@@ -394,12 +390,6 @@ function trimmedNote(trimmed: bigint | undefined, cap: number): string {
   return trimmed === undefined ? '' : `; ${trimmed} shares over the single-bidder cap of ${cap} shares were not considered`;
 }
 
-function belowLevel(bid: OfferBid, level: number, method: OfferTerms['allocation']): string {
-  return method === 'PROPORTIONATE'
-    ? `bid ${formatPrice(bid.pricePaise)} below the clearing price ${formatPrice(level)}`
-    : `bid ${formatPrice(bid.pricePaise)} below the lowest allotted price ${formatPrice(level)} (price priority)`;
-}
-
 function whyNot(reserved: SharedPortion, rest: SharedPortion, orderId: string, capNote: string): string {
   const share = rest.shares.get(orderId) ?? reserved.shares.get(orderId);
   if (share !== undefined) return share.how;
@@ -462,8 +452,8 @@ function setAsideOutcome(bid: OfferBid, day: 'T' | 'T+1', why: string): OfferAll
   return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on ${day}: set aside, ${why}` };
 }
 
-/** Every bid's outcome, in the order the bids came, the set-aside ones with theirs. */
-function inInputOrder(
+/** Every bid's outcome in placement order (`bids` sorted so), the set-aside ones with theirs. */
+function inPlacementOrder(
   bids: readonly OfferBid[],
   setAside: ReadonlyMap<OfferBid, string>,
   day: 'T' | 'T+1',

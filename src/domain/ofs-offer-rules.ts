@@ -274,8 +274,11 @@ export interface CarriedBid {
   live: boolean;
   /** Shares bid and not allotted on T. */
   unallottedQuantity: number;
-  /** The price it would stand at on T+1: its own, or the one a revision sent with the carry-forward gives it. */
-  pricePaise: number;
+  /**
+   * The price it would stand at on T+1: its own, or the one a revision sent with the carry-forward gives it;
+   * null when the revision's is no whole number of paise (the tick refuses it, revisionViolations).
+   */
+  pricePaise: number | null;
 }
 
 /**
@@ -301,7 +304,7 @@ export function carryForwardViolations(
       `Bids are carried forward during T+1, from ${formatInstant(offer.t1Day.opensAt)} until ${formatInstant(offer.t1Day.closesAt)}, once the T allocation has run`,
     );
   }
-  if (tCutoffPricePaise !== null && bid.pricePaise < tCutoffPricePaise) {
+  if (tCutoffPricePaise !== null && bid.pricePaise !== null && bid.pricePaise < tCutoffPricePaise) {
     const cutoff = formatPrice(tCutoffPricePaise);
     return [
       {

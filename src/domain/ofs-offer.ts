@@ -105,8 +105,10 @@ export interface PrintedPortions {
   greenShoe: number;
   retailReserved: number;
   nonRetail: number;
-  mfIcReserved: number;
-  employee: number;
+  /** Null: the notice prints none ("at least 25 %"), and it is computed. */
+  mfIcReserved: number | null;
+  /** Null: computed. */
+  employee: number | null;
 }
 
 /** The offer in shares, as the exchanges' notices print it. */
@@ -186,8 +188,9 @@ export function offerPortions(offer: PortionTerms): OfferPortions {
   const singleBidderCap = percentOf(total, SINGLE_BIDDER_CAP_PCT, 'floor');
   const printed = offer.printedPortions;
   if (printed !== null && printed.greenShoe === offer.greenShoeExercised) {
-    const { retailReserved, nonRetail, mfIcReserved, employee } = printed;
-    return { total, retailReserved, nonRetail, mfIcReserved, employee, singleBidderCap, source: 'notice' };
+    const { retailReserved, nonRetail } = printed;
+    const mfIcReserved = printed.mfIcReserved ?? Math.min(nonRetail, percentOf(total, MF_IC_RESERVE_PCT, 'ceil'));
+    return { total, retailReserved, nonRetail, mfIcReserved, employee: printed.employee ?? employeePortion(offer), singleBidderCap, source: 'notice' };
   }
   const retailReserved = percentOf(total, offer.retailReservePct, 'ceil');
   const nonRetail = total - retailReserved;
@@ -204,8 +207,8 @@ export function offerPortions(offer: PortionTerms): OfferPortions {
 
 /**
  * What printed portions must hold against the terms (the import refuses them otherwise): retail and
- * non-retail add up to the total they were printed for, the MF/IC reservation fits the non-retail
- * portion, the retail reservation is at least 10 % of the total.
+ * non-retail add up to the total they were printed for, the MF/IC reservation (when printed) is at least
+ * 25 % of the total and fits the non-retail portion, the retail reservation is at least 10 % of the total.
  */
 export function printedPortionsProblems(offer: PortionTerms): string[] {
   const printed = offer.printedPortions;
@@ -217,7 +220,13 @@ export function printedPortionsProblems(offer: PortionTerms): string[] {
       `portions: retail_reserved ${printed.retailReserved} + non_retail ${printed.nonRetail} = ${printed.retailReserved + printed.nonRetail}, not the total ${total} (base ${offer.baseQuantity} + green shoe ${printed.greenShoe})`,
     );
   }
-  if (printed.mfIcReserved > printed.nonRetail) problems.push(`portions: mf_ic_reserved ${printed.mfIcReserved} is more than non_retail ${printed.nonRetail}`);
+  if (printed.mfIcReserved !== null) {
+    // SEBI reserves at least 25 % of the total for MF and IC: a notice cannot print less.
+    const least = Math.min(printed.nonRetail, percentOf(total, MF_IC_RESERVE_PCT, 'ceil'));
+    if (printed.mfIcReserved > printed.nonRetail)
+      problems.push(`portions: mf_ic_reserved ${printed.mfIcReserved} is more than non_retail ${printed.nonRetail}`);
+    else if (printed.mfIcReserved < least) problems.push(`portions: mf_ic_reserved ${printed.mfIcReserved} is less than 25 % of the total ${total} (${least})`);
+  }
   if (printed.retailReserved < percentOf(total, 10, 'ceil')) {
     problems.push(`portions: retail_reserved ${printed.retailReserved} is less than 10 % of the total ${total}`);
   }
@@ -463,10 +472,14 @@ export function offerCalendarProblems(offer: Pick<Offer, 'tDay' | 't1Day' | 'set
   return problems;
 }
 
-/** The seller's green-shoe decision by default: 17:00 India time on T (the day T closes), or T's close when that is later. */
-export function defaultGreenShoeDecisionBy(tDay: Session): number {
+/**
+ * The seller's green-shoe decision by default: 17:00 India time on T (the day T closes), or T's close when
+ * that is later; T's close when that would not come before T+1 opens (a drill's minutes-long days).
+ */
+export function defaultGreenShoeDecisionBy(tDay: Session, t1Day: Session): number {
   const istMidnight = Math.floor((tDay.closesAt + IST_OFFSET_MS) / DAY_MS) * DAY_MS - IST_OFFSET_MS;
-  return Math.max(tDay.closesAt, istMidnight + GREEN_SHOE_DECISION_HOUR_IST * 60 * 60 * 1000);
+  const at = Math.max(tDay.closesAt, istMidnight + GREEN_SHOE_DECISION_HOUR_IST * 60 * 60 * 1000);
+  return at < t1Day.opensAt ? at : tDay.closesAt;
 }
 
 /** The hour (India time) on T by which the seller announces the green-shoe decision. */

@@ -418,11 +418,9 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
   const context = offerContextOf(state, order);
   const revision = command.revision ?? {};
   const price = revision.price ?? order.pricePaise / 100;
-  const terms: BidTerms = {
-    orderType: order.orderType,
-    pricePaise: revision.price === undefined ? order.pricePaise : (rupeesToPaise(revision.price) ?? 0),
-    quantity: revision.quantity ?? order.quantity,
-  };
+  // A revised price that is no whole number of paise: the tick refuses it below, not the cut-off.
+  const revisedPaise = revision.price === undefined ? order.pricePaise : rupeesToPaise(revision.price);
+  const terms: BidTerms = { orderType: order.orderType, pricePaise: revisedPaise ?? 0, quantity: revision.quantity ?? order.quantity };
   const revised = terms.pricePaise !== order.pricePaise || terms.quantity !== order.quantity;
   const origin = { actor: caller.userId, requestId: command.requestId };
   if (order.carriedForwardAt !== null) {
@@ -439,7 +437,7 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
     carryForwardViolations(
       context.offer,
       context.state,
-      { category: order.offerCategory!, live: true, unallottedQuantity: unallotted, pricePaise: terms.pricePaise },
+      { category: order.offerCategory!, live: true, unallottedQuantity: unallotted, pricePaise: revisedPaise },
       context.tCutoffPricePaise,
       state.now,
     ),

@@ -358,7 +358,8 @@ export class SimulatedExchange implements ExchangeAdapter {
         // The seller's green-shoe decision (until its deadline), then the operator on a short T day.
         if (tAllocationWait(offer, registration.tProceedAt, demand, now) !== null) return;
         const result = allocateTDay(offer, bids);
-        if (!(await this.book.claimTAllocation(tx, offerId, { cutoffPricePaise: result.cutoffPricePaise, unallotted: result.unallotted }, now))) return;
+        const found = { cutoffPricePaise: result.cutoffPricePaise, unallotted: result.unallotted };
+        if (!(await this.book.claimTAllocation(tx, offerId, found, offer, now))) return;
         const quantityOf = new Map(bids.map((bid) => [bid.orderId, bid.quantity]));
         const outcomes: OfferBidOutcome[] = [];
         const events: NewSimEvent[] = [];

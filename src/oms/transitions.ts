@@ -255,7 +255,7 @@ export function carryForwardAnswered(order: Order | undefined, result: ChangeRes
   return [
     {
       before: order,
-      after: { ...order, ...terms, carriedForwardAt: null, ...blockLeftByTAllocation(order), updatedAt: at },
+      after: { ...order, ...terms, carriedForwardAt: null, ...blockLeftByTAllocation({ ...order, carriedForwardAt: null }), updatedAt: at },
       reason: `Carry-forward refused by the exchange: ${result.reason}`,
       origin: EXCHANGE_ORIGIN,
     },
@@ -317,7 +317,7 @@ export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: n
       if (filled === null) return note(order, event.reason, EXCHANGE_ORIGIN);
       change = {
         before: order,
-        after: { ...order, ...filled, ...blockLeftByTAllocation(order), updatedAt: at },
+        after: { ...order, ...filled, ...blockLeftByTAllocation(order, filled.tradedQuantity), updatedAt: at },
         reason: event.reason,
         origin: EXCHANGE_ORIGIN,
       };
@@ -341,9 +341,9 @@ export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: n
   return [change];
 }
 
-/** What an offer's T allocation leaves of a live bid's block, and a bid not carried forward keeps (funds-blocking.ts). */
-function blockLeftByTAllocation(order: Order): { fundsBlockedPaise?: number } {
-  const block = blockAfterTAllocation(order);
+/** What an offer's T allocation leaves of a live bid's block, `tradedQuantity` of it allotted (funds-blocking.ts). */
+function blockLeftByTAllocation(order: Order, tradedQuantity: number = order.tradedQuantity): { fundsBlockedPaise?: number } {
+  const block = blockAfterTAllocation({ ...order, carriedForward: order.carriedForwardAt !== null }, tradedQuantity);
   return block === null ? {} : { fundsBlockedPaise: block };
 }
 

@@ -482,7 +482,7 @@ export class OmsWorker {
     const ready: ExchangeEvent[] = [];
     for (const event of events) {
       const instrument = this.eventInstruments.get(event.eventId);
-      if (instrument === undefined || (await guard.mayRun(instrument))) ready.push(event);
+      if (instrument === undefined || (await guard.mayRun(instrument, 'events'))) ready.push(event);
     }
     if (ready.length === 0) return [];
     try {

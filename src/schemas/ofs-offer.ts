@@ -9,7 +9,8 @@ import { SuccessEnvelope } from './common.js';
 import { StringEnum } from './ofs.js';
 import { SettlementDelaySeconds } from './ofs-issue.js';
 
-const Instant = (description: string) => Type.String({ format: 'date-time', description });
+/** An instant of the years 1900 to 2999: the trading calendar's arithmetic stays in four-digit years. */
+const Instant = (description: string) => Type.String({ format: 'date-time', pattern: '^(19|2\\d)\\d\\d-', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
 const Quantity = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
 const Series = (description: string) => Type.String({ minLength: 1, maxLength: 10, description });
@@ -96,8 +97,8 @@ export const OfsOfferImport = Type.Object(
         {
           retail_reserved: Quantity(0, 'The retail reservation as printed.'),
           non_retail: Quantity(0, 'The non-retail portion as printed; with retail_reserved, the total of the default decision.'),
-          mf_ic_reserved: Quantity(0, 'The MF/IC reservation as printed.'),
-          employee: Quantity(0, 'The employee portion as printed.'),
+          mf_ic_reserved: Type.Optional(Quantity(0, 'The MF/IC reservation as printed (at least 25 % of the total); absent: computed.')),
+          employee: Type.Optional(Quantity(0, 'The employee portion as printed; absent: computed.')),
         },
         {
           additionalProperties: false,

@@ -204,6 +204,7 @@ function parseOffer(entry: object, i: number): Offer {
   };
   hundredths(raw.retail_reserve_pct, 'retail_reserve_pct');
   const tDay = { opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'), closesAt: instant(raw.t_day.closes_at, 't_day.closes_at') };
+  const t1Day = { opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'), closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at') };
   const greenShoeQuantity = raw.green_shoe_quantity ?? 0;
   // true and false, the format before partial decisions, still read as all and none.
   const greenShoeExercised = raw.green_shoe_exercised === true ? greenShoeQuantity : raw.green_shoe_exercised === false ? 0 : (raw.green_shoe_exercised ?? 0);
@@ -225,7 +226,7 @@ function parseOffer(entry: object, i: number): Offer {
     greenShoeExercised,
     greenShoeDecidedAt: null,
     greenShoeDecisionBy:
-      raw.green_shoe_decision_by === undefined ? defaultGreenShoeDecisionBy(tDay) : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
+      raw.green_shoe_decision_by === undefined ? defaultGreenShoeDecisionBy(tDay, t1Day) : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
     retailReservePct: raw.retail_reserve_pct,
     retailDiscount: discount(raw.retail_discount, 'retail_discount'),
     retailAllocationPrice: (raw.retail_allocation_price ?? 'UNIFORM') as Offer['retailAllocationPrice'],
@@ -239,12 +240,12 @@ function parseOffer(entry: object, i: number): Offer {
             greenShoe: greenShoeExercised,
             retailReserved: raw.portions.retail_reserved,
             nonRetail: raw.portions.non_retail,
-            mfIcReserved: raw.portions.mf_ic_reserved,
-            employee: raw.portions.employee,
+            mfIcReserved: raw.portions.mf_ic_reserved ?? null,
+            employee: raw.portions.employee ?? null,
           },
     allocation: raw.allocation as Offer['allocation'],
     tDay,
-    t1Day: { opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'), closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at') },
+    t1Day,
     settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
   };
   const problems = offerTermsProblems(offer);

@@ -39,8 +39,8 @@ function printedPortionsOf(row: Selectable<OfsOffersTable>): PrintedPortions | n
     greenShoe: Number(row.printed_green_shoe),
     retailReserved: Number(row.printed_retail_reserved),
     nonRetail: Number(row.printed_non_retail),
-    mfIcReserved: Number(row.printed_mf_ic_reserved),
-    employee: Number(row.printed_employee),
+    mfIcReserved: nullableNumber(row.printed_mf_ic_reserved),
+    employee: nullableNumber(row.printed_employee),
   };
 }
 
@@ -305,7 +305,8 @@ export class OfsOfferRepository {
 
   /**
    * Records the seller's green-shoe decision (shares exercised) and, when given, the portions the notice
-   * printed for it; false when the offer is unknown, cancelled, or its T allocation has run.
+   * printed for it; false when the offer is unknown, cancelled, past the decision's deadline (T closed), or
+   * its T allocation has run.
    */
   async setGreenShoe(offerId: string, exercised: number, printed: PrintedPortions | null, now: number): Promise<boolean> {
     const result = await this.db
@@ -314,6 +315,8 @@ export class OfsOfferRepository {
       .where('offer_id', '=', offerId)
       .where('t_allocated_at', 'is', null)
       .where('cancelled_at', 'is', null)
+      // Before the deadline, or while T is open.
+      .where((eb) => eb.or([eb('green_shoe_decision_by', '>', now), eb('t_closes_at', '>', now)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

@@ -163,7 +163,7 @@ function pollQueries(db: Kysely<Database>) {
         .where('cancelled_at', 'is', null)
         .orderBy('offer_id'),
     ),
-    // The events of an instrument the OMS set aside wait with it, so that they never fill a poll.
+    // The events of an instrument whose events the OMS set aside wait with it, so that they never fill a poll.
     undeliveredEvents: prepareQuery((p: { limit: number }) =>
       db
         .selectFrom('sim_exchange_events as e')
@@ -176,6 +176,7 @@ function pollQueries(db: Kysely<Database>) {
                 .innerJoin('oms_instrument_faults as f', (join) => join.on('f.instrument', '=', BID_INSTRUMENT_SQL))
                 .select('b.order_id')
                 .whereRef('b.order_id', '=', 'e.order_id')
+                .where('f.step', '=', 'events')
                 .where('f.set_aside_at', 'is not', null),
             ),
           ),
@@ -431,9 +432,17 @@ export class SimExchangeRepository {
 
   /**
    * Claims the offer's T allocation and records what it found (the cut-off, the shares left): a
-   * conditional UPDATE, so that of several concurrent callers exactly one runs it.
+   * conditional UPDATE, so that of several concurrent callers exactly one runs it, and only on the
+   * green-shoe decision the allocation was computed on (a decision recorded meanwhile changes the
+   * portions: the claim fails, and the next pass allots on the new one).
    */
-  async claimTAllocation(storeTx: StoreTx, offerId: string, found: { cutoffPricePaise: number; unallotted: number }, now: number): Promise<boolean> {
+  async claimTAllocation(
+    storeTx: StoreTx,
+    offerId: string,
+    found: { cutoffPricePaise: number; unallotted: number },
+    decision: { greenShoeExercised: number; greenShoeDecidedAt: number | null },
+    now: number,
+  ): Promise<boolean> {
     const result = await openTx(storeTx)
       .trx.updateTable('ofs_offers')
       .set({ t_allocated_at: now, t_cutoff_price_paise: found.cutoffPricePaise, t_unallotted: found.unallotted, updated_at: now })
@@ -441,6 +450,8 @@ export class SimExchangeRepository {
       .where('t_allocated_at', 'is', null)
       .where('cancelled_at', 'is', null)
       .where('t_closes_at', '<=', now)
+      .where('green_shoe_exercised', '=', decision.greenShoeExercised)
+      .where('green_shoe_decided_at', decision.greenShoeDecidedAt === null ? 'is' : '=', decision.greenShoeDecidedAt)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

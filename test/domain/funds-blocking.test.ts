@@ -131,11 +131,22 @@ describe("an offer's T allocation", () => {
   it('leaves a bid it did not allot in full, for the carry-forward decision, with no block; a bid without funds account with none', () => {
     fc.assert(
       fc.property(liveBid, (bid) => {
-        const limit = { ...bid, orderType: 'RL', fundsBlockedPaise: Number(blockRequiredPaise({ ...bid, orderType: 'RL' }, bid.tradedQuantity, prices)) };
-        expect(blockAfterTAllocation(limit)).toBe(0);
-        expect(blockAfterTAllocation({ ...limit, fundsBlockedPaise: null })).toBeNull();
+        const limit = {
+          ...bid,
+          orderType: 'RL',
+          carriedForward: false,
+          fundsBlockedPaise: Number(blockRequiredPaise({ ...bid, orderType: 'RL' }, bid.tradedQuantity, prices)),
+        };
+        expect(blockAfterTAllocation(limit, bid.tradedQuantity)).toBe(0);
+        expect(blockAfterTAllocation({ ...limit, fundsBlockedPaise: null }, bid.tradedQuantity)).toBeNull();
       }),
     );
+  });
+
+  it('keeps what the open shares of a bid carried forward already need (its T outcome came late)', () => {
+    const carried = { quantity: 500, pricePaise: 10_100, fundsBlockedPaise: 5_050_000, carriedForward: true };
+    expect(blockAfterTAllocation(carried, 300)).toBe(200 * 10_100);
+    expect(blockAfterTAllocation(carried, 0)).toBe(500 * 10_100);
   });
 });
 

@@ -89,6 +89,16 @@ describe('offerPortions', () => {
       'portions: retail_reserved 100000 + non_retail 900001 = 1000001, not the total 1000000 (base 1000000 + green shoe 0)',
     ]);
     expect(printedPortionsProblems(printed({ mfIcReserved: 900_001 }))[0]).toContain('mf_ic_reserved 900001 is more than non_retail 900000');
+    // SEBI reserves at least 25 %: a notice cannot print less; one that prints none leaves it computed.
+    expect(printedPortionsProblems(printed({ mfIcReserved: 249_999 }))).toEqual([
+      'portions: mf_ic_reserved 249999 is less than 25 % of the total 1000000 (250000)',
+    ]);
+    expect(printedPortionsProblems(printed({ mfIcReserved: null, employee: null }))).toEqual([]);
+    expect(offerPortions({ ...printed({ mfIcReserved: null, employee: null }), employeeQuantity: 5_000 })).toMatchObject({
+      mfIcReserved: 250_000,
+      employee: 5_000,
+      source: 'notice',
+    });
     expect(printedPortionsProblems(printed({ retailReserved: 99_999, nonRetail: 900_001 }))[0]).toContain('less than 10 % of the total 1000000');
   });
 
@@ -251,11 +261,16 @@ describe('offerTermsProblems', () => {
 });
 
 describe('defaultGreenShoeDecisionBy', () => {
-  it('is 17:00 India time on T, or the close of T when that is later', () => {
-    const t = fullOffer().tDay;
-    expect(new Date(defaultGreenShoeDecisionBy(t)).toISOString()).toBe('2026-12-01T11:30:00.000Z');
+  it('is 17:00 India time on T, or the close of T when that is later, or when 17:00 would not come before T+1 opens', () => {
+    const { tDay, t1Day } = fullOffer();
+    expect(new Date(defaultGreenShoeDecisionBy(tDay, t1Day)).toISOString()).toBe('2026-12-01T11:30:00.000Z');
     const late = { opensAt: Date.parse('2026-12-01T10:00:00Z'), closesAt: Date.parse('2026-12-01T12:00:00Z') };
-    expect(defaultGreenShoeDecisionBy(late)).toBe(late.closesAt);
+    expect(defaultGreenShoeDecisionBy(late, t1Day)).toBe(late.closesAt);
+    // A drill: T closes 10:02Z, T+1 opens 10:03Z.
+    const drillT = { opensAt: Date.parse('2026-12-01T10:00:00Z'), closesAt: Date.parse('2026-12-01T10:02:00Z') };
+    expect(defaultGreenShoeDecisionBy(drillT, { opensAt: Date.parse('2026-12-01T10:03:00Z'), closesAt: Date.parse('2026-12-01T10:05:00Z') })).toBe(
+      drillT.closesAt,
+    );
   });
 });
 

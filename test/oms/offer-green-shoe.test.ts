@@ -14,6 +14,7 @@ import type { OmsWorker } from '../../src/oms/worker.js';
 import { FundsService } from '../../src/services/funds.js';
 import { FundsRepository } from '../../src/store/funds.js';
 import { UserRepository } from '../../src/store/users.js';
+import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { offerImport } from '../support/offers.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
@@ -132,7 +133,7 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
     await expect(server.admin.setGreenShoe('G2', 1_000)).rejects.toThrow(/the T allocation runs, and it has run|the decision was due by/);
   });
 
-  it('gives the employees their green-shoe part on T+1: 150 shares at the cut-off', async () => {
+  it('gives the employees their green-shoe part on T+1: 150 shares at the cut-off, settling on the next trading day', async () => {
     server.clock.now = T1 + MINUTE;
     const login = await server.call('POST', '/authentication/v1/user/session', {
       body: { user_id: 'emp', login_type: 'PASSWORD', password: emp.password, second_auth_type: '', second_auth: '', api_key: emp.apiKey, source: 'WEBAPI' },
@@ -151,8 +152,12 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
     expect(res.status, res.text).toBe(200);
     orders.emp = res.body.data.orderId;
     await oms.runOnce();
+    // Thursday 3 December becomes an exchange holiday: T+1's allotments settle on Friday, at the pay-out.
+    await new TradingHolidayRepository(server.store.db).replaceYears([{ date: '2026-12-03', description: 'A holiday' }], server.clock.now);
     server.clock.now = T1_CLOSE + MINUTE;
     await oms.runOnce();
     expect(await order(emp, 'emp')).toMatchObject({ status: 'EXECUTED', traded_quantity: 150, traded_price: '101.00' });
+    const trade = await server.store.db.selectFrom('trades').select('settles_at').where('order_id', '=', orders.emp!).executeTakeFirstOrThrow();
+    expect(new Date(Number(trade.settles_at)).toISOString()).toBe('2026-12-04T08:00:00.000Z');
   });
 });

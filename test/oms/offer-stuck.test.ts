@@ -168,6 +168,7 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     expect(low.status, low.text).toBe(422);
     expect(low.body.code).toBe('e-380');
     expect((await carry('nii', orders['nii-B']!, { price: 105.02 })).body.code).toBe('e-353');
+    expect((await carry('nii', orders['nii-B']!, { price: 105.005 })).body.code).toBe('e-353');
 
     // nii3 revises to 121.00 as it carries forward: 500 x 121.00 = Rs 60,500.00, more than its Rs 60,000.00.
     const revised = await carry('nii3', orders['nii3-A']!, { price: 121, quantity: '500' });
@@ -228,7 +229,7 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     const setAside = log.lines().filter((line) => line.instrument === 'offer:D-OFS' && line.level === 50);
     expect(setAside.map((line) => line.failures)).toEqual([1, 2, 3, 4, 5]);
     expect(setAside.at(-1)!.msg).toBe(
-      'OMS set offer:D-OFS aside after 5 failures in a row; the other instruments go on. Fix the cause, then: ordergate oms retry offer:D-OFS',
+      'OMS set offer:D-OFS (allocation) aside after 5 failures in a row; the other instruments go on. Fix the cause, then: ordergate oms retry offer:D-OFS',
     );
     // Set aside, it is tried no more.
     server.clock.now += 60 * MINUTE;

@@ -317,6 +317,10 @@ describe('allocation events', () => {
     );
     expect(note!.after).toMatchObject({ status: OrderStatus.PENDING, fundsBlockedPaise: 0 });
     expect(note!.reason).toBe('not allotted on T');
+    // Carried forward already (its T outcome came late): it keeps what its open shares need.
+    const carried = { ...bid, carriedForwardAt: at - 1, fundsBlockedPaise: 10 * bid.pricePaise };
+    const [late] = applyEvents(new Map([[bid.orderId, carried]]), [{ event: event(bid.orderId, { kind: 'NOTE', reason: 'late' }), settlesAt: null }], at);
+    expect(late!.after.fundsBlockedPaise).toBe(10 * bid.pricePaise);
     // Not funds-checked: a note only.
     const unchecked = { ...bid, fundsBlockedPaise: null };
     expect(applyEvents(new Map([[bid.orderId, unchecked]]), [{ event: event(bid.orderId, { kind: 'NOTE' }), settlesAt: null }], at)[0]!.after).toBe(unchecked);

@@ -201,10 +201,11 @@ describe('allocateTDay, for any bids', () => {
           const a = t.allotments.find((x) => x.orderId === bid.orderId)!;
           if (bid.pricePaise < t.cutoffPricePaise && !isMfIc(bid.category)) expect(a.allottedQuantity).toBe(0);
         }
-        // Price priority, oversubscribed: the cut-off is the lowest price allotted outside the reservation.
-        if (offer.allocation === 'PRICE_PRIORITY' && t.nonRetail.demand > t.portions.nonRetail) {
-          const outside = allotted.filter((a) => !isMfIc(bidOf(a.orderId).category)).map((a) => bidOf(a.orderId).pricePaise);
-          if (outside.length > 0) expect(t.cutoffPricePaise).toBeLessThanOrEqual(Math.min(...outside));
+        // Price priority, oversubscribed: the cut-off is exactly the lowest price the rest of the portion
+        // (outside the MF/IC reservation) allotted; what the reservation allotted never lowers it.
+        const fromRest = allotted.filter((a) => a.reason.includes('from the non-retail portion')).map((a) => bidOf(a.orderId).pricePaise);
+        if (offer.allocation === 'PRICE_PRIORITY' && t.nonRetail.demand > t.portions.nonRetail && fromRest.length > 0) {
+          expect(t.cutoffPricePaise).toBe(Math.min(...fromRest));
         }
       }),
       { numRuns: RUNS },
@@ -350,8 +351,12 @@ describe('no stored bid stops an allocation', () => {
           for (const a of result.allotments) {
             expect(Number.isSafeInteger(a.allottedQuantity) && a.allottedQuantity >= 0).toBe(true);
             expect(a.reason).not.toBe('');
+            if (a.reason.includes('set aside')) expect(a).toMatchObject({ allottedQuantity: 0, pricePaise: null });
           }
         }
+        const sum = (xs: readonly { allottedQuantity: number }[]) => xs.reduce((total, a) => total + a.allottedQuantity, 0);
+        expect(sum(t.allotments)).toBeLessThanOrEqual(offerPortions(offer).nonRetail);
+        expect(sum(t1.allotments)).toBeLessThanOrEqual(offerPortions(offer).retailReserved + t.unallotted + offerPortions(offer).employee);
       }),
       { numRuns: RUNS },
     );

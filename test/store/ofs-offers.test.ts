@@ -218,6 +218,8 @@ describe('parseOfsImport', () => {
     ).toThrow('[0].employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
     expect(() => parseOfsImport([offer(), offer()])).toThrow(`[1].offer_id: offer ${ids.offerId} appears twice in the file`);
     expect(() => parseOfsImport([])).toThrow('the file must be an array of 1 to 1000 offers or issues');
+    // Instants of the years 1900 to 2999 only: a typo of a year never reaches the calendar's arithmetic.
+    expect(() => parseOfsImport([offer({ green_shoe_decision_by: '9999-12-31T11:30:00Z' })])).toThrow(/^\[0\]\.green_shoe_decision_by /);
     expect(() => parseOfsImport([offer({ retail_allocation_price: 'BID', allocation: 'PROPORTIONATE' })])).toThrow(
       '[0].retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY',
     );

@@ -11,8 +11,9 @@
  * - `printed_*`: the portions as the exchange's notice printed them, for the green shoe `printed_green_shoe`
  *   (null: none printed).
  * - `sim_exchange_events.day`: the day an allotment belongs to (T or T+1), which tells its settlement day.
- * - `oms_instrument_faults`: the OMS's failures per instrument (an offer or an issue): how many in a row,
- *   the last error, when to try again, and whether it is set aside for the operator (docs/design/oms.md).
+ * - `oms_instrument_faults`: the OMS's failures per instrument (an offer or an issue) and step: how many
+ *   in a row, the last error, when to try again, and whether it is set aside for the operator
+ *   (docs/design/oms.md).
  */
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../database.js';
@@ -39,8 +40,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema
     .createTable('oms_instrument_faults')
     // `offer:<offer_id>` or `issue:<exchange>:<scrip_token>`.
-    .addColumn('instrument', 'text', (c) => c.primaryKey())
-    // What failed: the exchange's allocation of the instrument, its indicative price, or applying its events.
+    .addColumn('instrument', 'text', (c) => c.notNull())
+    // What failed: the exchange's allocation of the instrument, its indicative price, or applying its
+    // events. Each step apart: one that works never clears another's failures.
     .addColumn('step', 'text', (c) => c.notNull())
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('first_failed_at', 'bigint', (c) => c.notNull())
@@ -48,5 +50,6 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('last_error', 'text', (c) => c.notNull())
     .addColumn('next_try_at', 'bigint', (c) => c.notNull())
     .addColumn('set_aside_at', 'bigint')
+    .addPrimaryKeyConstraint('oms_instrument_faults_pk', ['instrument', 'step'])
     .execute();
 }
