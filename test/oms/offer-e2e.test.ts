@@ -172,21 +172,7 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
 
   /** A session lasts 24 hours: the bidders log in again. */
   async function logInAgain(names: readonly Name[]) {
-    for (const name of names) {
-      const login = await server.call('POST', '/authentication/v1/user/session', {
-        body: {
-          user_id: name,
-          login_type: 'PASSWORD',
-          password: users[name].password,
-          second_auth_type: '',
-          second_auth: '',
-          api_key: users[name].apiKey,
-          source: 'WEBAPI',
-        },
-      });
-      expect(login.status, login.text).toBe(200);
-      users[name] = { ...users[name], token: login.body.data.access_token };
-    }
+    for (const name of names) users[name] = await server.logInAgain(users[name]);
   }
 
   const expectRefused = (res: { status: number; text: string; body: { code: string; message: string } }, status: number, code: string, message?: RegExp) => {

@@ -135,10 +135,7 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
 
   it('gives the employees their green-shoe part on T+1: 150 shares at the cut-off, settling on the next trading day', async () => {
     server.clock.now = T1 + MINUTE;
-    const login = await server.call('POST', '/authentication/v1/user/session', {
-      body: { user_id: 'emp', login_type: 'PASSWORD', password: emp.password, second_auth_type: '', second_auth: '', api_key: emp.apiKey, source: 'WEBAPI' },
-    });
-    emp = { ...emp, token: login.body.data.access_token };
+    emp = await server.logInAgain(emp);
     const res = await server.call('POST', '/transactional/v1/orders/regular', {
       body: validBid({
         scrip_info: { exchange: 'NSE_EQ', scrip_token: TOKENS.G1, symbol: 'G1', series: 'ES', expiry_date: '', strike_price: '', option_type: '' },

@@ -120,22 +120,9 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
   const omsHealth = async () => (await server.call('GET', '/health/oms')).body;
   const ordergate = (args: string[]) => runOrdergate(args, { env: { DATABASE_URL: database.databaseUrl } });
 
+  /** A session lasts 24 hours: the bidders log in again. */
   async function logInAgain(): Promise<void> {
-    for (const name of Object.keys(users) as Name[]) {
-      const login = await server.call('POST', '/authentication/v1/user/session', {
-        body: {
-          user_id: name,
-          login_type: 'PASSWORD',
-          password: users[name].password,
-          second_auth_type: '',
-          second_auth: '',
-          api_key: users[name].apiKey,
-          source: 'WEBAPI',
-        },
-      });
-      expect(login.status, login.text).toBe(200);
-      users[name] = { ...users[name], token: login.body.data.access_token };
-    }
+    for (const name of Object.keys(users) as Name[]) users[name] = await server.logInAgain(users[name]);
   }
 
   it('T: mf takes the 900 of each offer at 105.00 (A, C, D: 1,000 bid, 100 left live); nii and nii3 bid 500 at 100.00 in B and A', async () => {

@@ -70,6 +70,8 @@ export interface TestServer {
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** A user with a password, an API key and a logged-in access token. */
   createUser(userId: string, options?: { category?: BidderCategory | UserCategory; marginType?: MarginType; totp?: boolean }): Promise<TestUser>;
+  /** The user logged in again at the clock's time (a session lasts 24 hours: a test that crosses days needs it). */
+  logInAgain(user: TestUser): Promise<TestUser>;
   registerIssue(overrides?: Partial<OfsIssue>): Promise<OfsIssue>;
   /**
    * Moves orders on as the OMS would (status and the columns in `fields`), through the store's one way of
@@ -161,6 +163,22 @@ export async function startTestServer(
     return { status: response.status, headers: response.headers, text, body: parsed };
   }
 
+  async function logIn(user: TestUser): Promise<TestUser> {
+    const { totpCode } = await import('../../src/auth/credentials.js');
+    const login = await call('POST', '/authentication/v1/user/session', {
+      body: {
+        user_id: user.userId,
+        login_type: 'PASSWORD',
+        password: user.password,
+        second_auth_type: user.totpSecret ? 'TOTP' : '',
+        second_auth: user.totpSecret ? totpCode(user.totpSecret, user.userId, clock.now) : '',
+        api_key: user.apiKey,
+        source: 'WEBAPI',
+      },
+    });
+    if (login.status !== 200) throw new Error(`test login failed: ${login.text}`);
+    return { ...user, token: login.body.data.access_token };
+  }
   return {
     url,
     app,
@@ -172,21 +190,9 @@ export async function startTestServer(
     async createUser(userId, options = {}) {
       const { totpSecret } = await admin.addUser(userId, TEST_PASSWORD, options);
       const { apiKey } = await admin.createApiKey(userId);
-      const { totpCode } = await import('../../src/auth/credentials.js');
-      const login = await call('POST', '/authentication/v1/user/session', {
-        body: {
-          user_id: userId,
-          login_type: 'PASSWORD',
-          password: TEST_PASSWORD,
-          second_auth_type: totpSecret ? 'TOTP' : '',
-          second_auth: totpSecret ? totpCode(totpSecret, userId, clock.now) : '',
-          api_key: apiKey,
-          source: 'WEBAPI',
-        },
-      });
-      if (login.status !== 200) throw new Error(`test login failed: ${login.text}`);
-      return { userId, password: TEST_PASSWORD, apiKey, token: login.body.data.access_token, totpSecret };
+      return logIn({ userId, password: TEST_PASSWORD, apiKey, token: '', totpSecret });
     },
+    logInAgain: (user) => logIn(user),
     async setOrderStatus(orderIds, status, fields = {}) {
       const ids = typeof orderIds === 'string' ? [orderIds] : orderIds;
       const orders = new OrderRepository(store.db, store.dialect);

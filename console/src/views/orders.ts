@@ -86,6 +86,14 @@ function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...cont
   };
 }
 
+/** A bid's quantity and price as inputs, filled with its terms: the modification and the carry-forward both revise them. */
+function termInputs(order: Order): { quantity: HTMLInputElement; price: HTMLInputElement } {
+  return {
+    quantity: h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: order.total_quantity }),
+    price: h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true, value: formatPrice(order.order_price) }),
+  };
+}
+
 export function ordersView(context: ConsoleContext): View {
   const dialog = orderDialog();
   const rows = new Map<string, HTMLTableRowElement>();
@@ -105,16 +113,7 @@ export function ordersView(context: ConsoleContext): View {
       ],
       order.order_type,
     );
-    const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: order.total_quantity });
-    const price = h('input', {
-      name: 'price',
-      type: 'number',
-      inputmode: 'decimal',
-      min: 0,
-      step: 'any',
-      required: true,
-      value: formatPrice(order.order_price),
-    });
+    const { quantity, price } = termInputs(order);
     const syncPrice = () => {
       price.disabled = orderType.value === 'RL-MKT';
     };
@@ -182,16 +181,7 @@ export function ordersView(context: ConsoleContext): View {
    */
   function carryForwardForm(order: Order): HTMLFormElement {
     const bidPrice = Number(order.order_price);
-    const price = h('input', {
-      name: 'price',
-      type: 'number',
-      inputmode: 'decimal',
-      min: 0,
-      step: 'any',
-      required: true,
-      value: formatPrice(order.order_price),
-    });
-    const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: order.total_quantity });
+    const { quantity, price } = termInputs(order);
     const priceField = field('Price (Rs)', price, 'At or above the T-day cut-off');
     const cutOffLine = h('p', { 'data-carry': 'cut-off' }, `Reading the T-day cut-off of offer ${order.offer_id}...`);
     const fundsLine = h('p', { class: 'hint', 'data-carry': 'funds' });
