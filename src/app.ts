@@ -28,6 +28,7 @@ import { registerPortfolioRoutes } from './http/portfolio.js';
 import { registerOfsRoutes } from './http/ofs.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
+import { registerStorableStrings } from './http/storable-strings.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { registerLoginLimits } from './http/login-limits.js';
 import { openApiDocument } from './http/openapi.js';
@@ -141,6 +142,8 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   registerJsonBodyParser(app);
+  // First of the preValidation hooks: nothing reads a string no store keeps (the login's limits included).
+  registerStorableStrings(app);
 
   // First, so that every answer carries its headers, a refusal by a later hook included.
   registerSecurityHeaders(app, { contentSecurityPolicy: API_CSP });

@@ -47,6 +47,11 @@ export const Errors = {
   ),
   BODY_NOT_UTF8: kind('e-122', 400, 'The body is not valid UTF-8.'),
   BODY_CHARSET: kind('e-123', 400, 'The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259).'),
+  STRING_NOT_STORABLE: kind(
+    'e-125',
+    400,
+    'A string of the request (in its body, path or query) holds a character no store keeps as sent: NUL (U+0000), or a lone UTF-16 surrogate. field names where.',
+  ),
   EVENT_ID_AHEAD: kind(
     'e-124',
     400,

@@ -9,7 +9,7 @@
 import { lineRuleViolations, MAX_CART_LINES, MAX_LINE_DEPTH, type CartLine } from '../domain/cart-line.js';
 import { asLineViolations, matchOfsIssue, ofsBidOfLine, productViolations, ROUTABLE_PRODUCT, savedBidViolations } from '../domain/cart-placement.js';
 import { Errors, type Violation } from '../domain/errors.js';
-import { prototypeKeyIn } from '../domain/json-safety.js';
+import { prototypeKeyIn, unstorableStringIn } from '../domain/json-safety.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { OrderLine } from './ordercart.js';
 import { OfsOrderRequest } from './orders.js';
@@ -65,6 +65,11 @@ export function orderLineViolations(line: unknown, index: number): Violation[] {
   // depth, as in a body (after the depth check: the walk is recursive).
   const pollution = prototypeKeyIn(line, prefix);
   if (pollution !== undefined) return [{ kind: Errors.PROTOTYPE_KEY, field: pollution, message: `${pollution} is refused (prototype pollution)` }];
+  // The lines become bids: a character no store keeps is refused here, as in a body (http/storable-strings.ts).
+  const unstorable = unstorableStringIn(line, prefix);
+  if (unstorable !== undefined) {
+    return [{ kind: Errors.STRING_NOT_STORABLE, field: unstorable.field, message: `${unstorable.field} holds ${unstorable.character}, which is not taken` }];
+  }
   const schemaViolations = checkLineSchema(line, prefix).map((v) => ({
     kind: Errors.CART_LINE_INVALID,
     field: v.field,

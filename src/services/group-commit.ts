@@ -12,8 +12,12 @@
  *    reach: it accepts the command with its change, or refuses it;
  * 3. `write` writes the accepted changes together. It cannot refuse one command: a refusal (an ApiError)
  *    thrown from it, which would otherwise commit a refused command's rows with the rest of the batch or
- *    answer the others with its refusal, is turned into a failure of the whole batch: the transaction is
- *    rolled back, and every caller gets an internal error (a bug, logged as one), none of them a 200.
+ *    answer the others with its refusal, is turned into a failure of the batch: the transaction is rolled
+ *    back, and no caller gets a 200 from it.
+ *
+ * A batch that fails (but for a database that cannot be used) is run again in halves, down to the one
+ * command whose data made it fail, which alone gets the error (an internal error: a bug, logged as one);
+ * every other command commits in its half. One client's bad input never costs another a bid.
  *
  * `maxInFlight` batches may run at once, each in its own transaction: as many as the store has write lanes
  * (Store.writeLanes: 1 on SQLite, one writer; a few on PostgreSQL, where a batch spends most of its time
@@ -23,6 +27,7 @@ import { ApiError } from '../domain/errors.js';
 import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/database.js';
 import type { StoreTx } from '../store/write-tx.js';
+import { DatabaseUnavailableError } from '../store/unavailable.js';
 
 /** One command's outcome: accepted with its change and the caller's answer, or refused. */
 export type Judgment<R, Change> = { accepted: true; change: Change; value: R } | { accepted: false; error: ApiError };
@@ -126,6 +131,16 @@ export class GroupCommitter<C, S, R, Change> {
       );
     } catch (error) {
       this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, false);
+      // No one's bad input is anyone else's failure: a batch that failed for a reason of one of its
+      // commands (a value the database would not take, a bug its data met) is run again in halves, until
+      // that command is alone and gets its error; the others commit without it. A database that cannot be
+      // used fails them all alike, and none is tried again.
+      if (batch.length > 1 && !(error instanceof DatabaseUnavailableError)) {
+        const half = Math.ceil(batch.length / 2);
+        await this.commitBatch(batch.slice(0, half));
+        await this.commitBatch(batch.slice(half));
+        return;
+      }
       for (const item of batch) item.reject(error);
       return;
     }

@@ -2,7 +2,8 @@
  * The group commit's invariant (src/store/group-commit.ts): a refused command leaves no write behind,
  * even though it shares its transaction with the commands accepted beside it. Run on both databases
  * against a real store: a refusal while judging keeps the others' rows and none of its own; a refusal
- * placed after the batch's writes rolls the whole batch back and answers no caller with a success.
+ * placed after the batch's writes, or a write the database refuses, rolls the batch back, and it is run
+ * again in halves until the command at fault is alone: it gets the error, the others commit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Errors } from '../../src/domain/errors.js';
@@ -68,17 +69,22 @@ describe('a refused command in a group commit', () => {
     expect(await storedUsers()).toEqual(['a1', 'a3']);
   });
 
-  it('refused after the batch wrote: the whole batch is rolled back, every caller gets the internal error, no row is left', async () => {
+  it('refused after the batch wrote: the batch is rolled back and run again in halves; that command alone gets the internal error, the others commit', async () => {
     const outcomes = await runTogether(committer, [{ userId: 'b1' }, { userId: 'b2', refuse: 'after-write' }, { userId: 'b3' }]);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    for (const outcome of outcomes) {
-      const reason = (outcome as PromiseRejectedResult).reason;
-      // Not the refusal itself: that would tell b1 and b3 their commands were refused when they were not.
-      expect(reason).toBeInstanceOf(RefusalAfterWriteError);
-      expect(reason).not.toBeInstanceOf(ApiError);
-      expect(reason.message).toContain('refused b2');
-    }
-    expect(await storedUsers()).toEqual(['a1', 'a3']);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const reason = (outcomes[1] as PromiseRejectedResult).reason;
+    // Not the refusal itself: its rows were written before it, and rolled back with its half.
+    expect(reason).toBeInstanceOf(RefusalAfterWriteError);
+    expect(reason).not.toBeInstanceOf(ApiError);
+    expect(reason.message).toContain('refused b2');
+    expect(await storedUsers()).toEqual(['a1', 'a3', 'b1', 'b3']);
+  });
+
+  it('a command the database refuses (a key taken already) fails alone; the seven beside it commit', async () => {
+    const commands = [...['d1', 'd2', 'd3', 'a1', 'd4', 'd5', 'd6', 'd7']].map((userId) => ({ userId }));
+    const outcomes = await runTogether(committer, commands);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(await storedUsers()).toEqual(['a1', 'a3', 'b1', 'b3', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7']);
   });
 
   it('keeps committing the batches after it', async () => {
@@ -87,6 +93,6 @@ describe('a refused command in a group commit', () => {
       { status: 'fulfilled', value: 'c1' },
       { status: 'fulfilled', value: 'c2' },
     ]);
-    expect(await storedUsers()).toEqual(['a1', 'a3', 'c1', 'c2']);
+    expect(await storedUsers()).toEqual(['a1', 'a3', 'b1', 'b3', 'c1', 'c2', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7']);
   });
 });

@@ -51,6 +51,8 @@ export const ERROR_CATALOG = {
   BODY_NOT_UTF8: { code: 'e-122', status: 400 },
   /** The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259). */
   BODY_CHARSET: { code: 'e-123', status: 400 },
+  /** A string of the request (in its body, path or query) holds a character no store keeps as sent: NUL (U+0000), or a lone UTF-16 surrogate. field names where. */
+  STRING_NOT_STORABLE: { code: 'e-125', status: 400 },
   /** Last-Event-ID names an event after your last one. Event ids count your own order events (1, 2, 3, ...); an id kept from before they did (a global id) is larger: reconnect without Last-Event-ID once, and read the order book for the state. */
   EVENT_ID_AHEAD: { code: 'e-124', status: 400 },
   /** The Authorization header with a Bearer access token is missing. */

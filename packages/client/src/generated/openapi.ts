@@ -44,7 +44,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -321,7 +321,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -601,7 +601,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -864,7 +864,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1135,7 +1135,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1491,7 +1491,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-301, e-302, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-309, e-310, e-312, e-313, e-314, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-301, e-302, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-309, e-310, e-312, e-313, e-314, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1887,7 +1887,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-303, e-304, e-305, e-306, e-307, e-308, e-311, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2255,7 +2255,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2651,7 +2651,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3137,7 +3137,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3479,7 +3479,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3834,7 +3834,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4139,7 +4139,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-381, e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-381, e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4441,7 +4441,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4827,7 +4827,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5217,7 +5217,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5665,7 +5665,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6044,7 +6044,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6509,7 +6509,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6886,7 +6886,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7161,7 +7161,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-401, e-402, e-403, e-404, e-411, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-401, e-402, e-403, e-404, e-411, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7585,7 +7585,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-401, e-402, e-403, e-404, e-411, e-409, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-102, e-103, e-104, e-105, e-106, e-122, e-123, e-114, e-401, e-402, e-403, e-404, e-411, e-409, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7998,7 +7998,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8258,7 +8258,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8584,7 +8584,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-121 */
+                /** @description Error envelope; code is one of e-101, e-117, e-118, e-122, e-123, e-114, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9058,7 +9058,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-111, e-124, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-111, e-124, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9325,7 +9325,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9552,7 +9552,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9769,7 +9769,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-121 */
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
                 400: {
                     headers: {
                         [name: string]: unknown;
