@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CART_LINES, MAX_LINE_DEPTH } from '../../src/domain/cart-line.js';
 import { orderLineViolations, parseCartOrders } from '../../src/schemas/cart-lines.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
-import { prototypeKeyIn } from '../../src/domain/json-safety.js';
+import { prototypeKeyIn, unstorableStringIn } from '../../src/domain/json-safety.js';
 
 // e-117: a prototype key anywhere in a line (issue 21 row 7), refused as in a body.
-const CART_CODES = ['e-401', 'e-402', 'e-403', 'e-117'];
+// e-125: a NUL or a lone surrogate in any string of a line (issue 47 row 1), refused as in a body.
+const CART_CODES = ['e-401', 'e-402', 'e-403', 'e-117', 'e-125'];
 const KNOWN_SCRIP_FIELDS = [
   'symbol',
   '_Series',
@@ -41,7 +42,9 @@ function expectWellFormedAnswer(orders: string): void {
 
 // ---- generators of valid lines ----
 
-const text = (maxLength: number, minLength = 0) => fc.string({ unit: 'binary', minLength, maxLength });
+// A valid line holds no NUL and no lone surrogate (such a line is refused with e-125, issue 47 row 1).
+const text = (maxLength: number, minLength = 0) =>
+  fc.string({ unit: 'binary', minLength, maxLength }).filter((value) => unstorableStringIn(value) === undefined);
 /** Rupees with up to 2 decimals, as the string the Price field carries. */
 const rupees = (minPaise: number, maxPaise: number) => fc.integer({ min: minPaise, max: maxPaise }).map((paise) => (paise / 100).toFixed(2));
 
@@ -52,7 +55,7 @@ const scripExtras = fc
     fc.jsonValue({ maxDepth: 3 }),
     { maxKeys: 4 },
   )
-  .filter((extras) => prototypeKeyIn(extras) === undefined);
+  .filter((extras) => prototypeKeyIn(extras) === undefined && unstorableStringIn(extras) === undefined);
 
 const scripDetail = (exchange: fc.Arbitrary<string>, derivative: { text: fc.Arbitrary<string>; strike: fc.Arbitrary<string | number> }) =>
   fc

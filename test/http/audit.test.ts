@@ -309,7 +309,8 @@ describe('the audit trail of order entry', () => {
   });
   it('a path parameter that decodes to NUL neither breaks the trail nor holds up later records', async () => {
     const odd = await server.call('POST', `${CARTS}/a%00b/execute`, as(alice));
-    expect(odd.status).toBe(404);
+    expect(odd.status).toBe(400);
+    expect(odd.body.code, odd.text).toBe('e-125');
     const oddRecord = await recordOf(odd);
     expect(oddRecord.ordercart_id).toBe('a\uFFFDb');
     const res = await place(validBid({ quantity: '3' }));

@@ -180,9 +180,12 @@ describe('place an OFS bid: refusals', () => {
       ['a newline', 'ab\nc'],
       ['DEL', 'ab\u007Fc'],
       ['a C1 control character', 'ab\u0085c'],
-      ['a lone surrogate, which could not be stored as sent', 'ab\uD800c'],
     ])('refuses %s (400 e-313)', async (_what, order_identifier) => {
       await expectRefusal(await place(validBid({ order_identifier })), Errors.OFS_ORDER_IDENTIFIER, 'order_identifier');
+    });
+
+    it('refuses a lone surrogate, which could not be stored as sent, by the rule for every string (400 e-125)', async () => {
+      await expectRefusal(await place(validBid({ order_identifier: 'ab\uD800c' })), Errors.STRING_NOT_STORABLE, 'order_identifier');
     });
   });
 
