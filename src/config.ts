@@ -159,6 +159,15 @@ const LimitsSchema = Type.Object({
    * production setting.
    */
   secondFactorRequired: Flag('LOGIN_SECOND_FACTOR_REQUIRED', false),
+  /**
+   * Wrong TOTP codes of one user in a row, from any address and with or without an API key, before each
+   * further code waits (1 s, doubling).
+   */
+  secondFactorBackoffAfter: WholeNumber('LOGIN_SECOND_FACTOR_BACKOFF_AFTER', 3, 1, 100),
+  /** The longest such wait, in seconds. */
+  secondFactorBackoffMaxSeconds: WholeNumber('LOGIN_SECOND_FACTOR_BACKOFF_MAX_SECONDS', 300, 1, 24 * 60 * 60),
+  /** Wrong TOTP codes of one user in a row that lock its second factor until the operator unlocks it (`ordergate users totp-unlock`). */
+  secondFactorLockoutAfter: WholeNumber('LOGIN_SECOND_FACTOR_LOCKOUT_AFTER', 10, 1, 1000),
 });
 
 /** ALGO_GENERIC_ID: one generic algo ID for both segments, or NSE_EQ=ID,BSE_EQ=ID. */

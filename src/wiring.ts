@@ -2,7 +2,7 @@
 import pino, { type Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuditRecorder } from './services/audit.js';
-import { AuthService } from './services/auth.js';
+import { authOptions, AuthService } from './services/auth.js';
 import { FundsService } from './services/funds.js';
 import { PortfolioService } from './services/portfolio.js';
 import { OfsBookService } from './services/ofs-book.js';
@@ -45,7 +45,6 @@ import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
 import { StoreHealth } from './store/health.js';
-import { dailyEndMinutes } from './domain/session-end.js';
 
 export interface ServiceOptions {
   tokenTtlSeconds: number;
@@ -81,13 +80,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
   const algos = new AlgoRepository(store.db, store.dialect);
   const algoGate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...options.algo });
   const orderEntry = new OrderEntryService(store, issues, offers, orders, { gate: algoGate, registry: algos }, now, options.metrics?.orderEntry);
-  const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, {
-    loginRequiresApiKey: limits.loginRequiresApiKey,
-    staticIpRequired: limits.staticIpRequired,
-    secondFactorRequired: limits.secondFactorRequired,
-    dailyEndMinutes: options.sessionDailyEnd == null ? null : dailyEndMinutes(options.sessionDailyEnd),
-    ...(options.passwordHasher && { passwordHasher: options.passwordHasher }),
-  });
+  const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, authOptions(limits, options.sessionDailyEnd, options.passwordHasher));
   const orderEvents = new OrderEventsService(
     new OrderEventRepository(store.readDb),
     () => new EventHorizon(store.readDb, store.dialect),

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { loadConfig, type Config } from '../config.js';
+import { authOptions, AuthService } from '../services/auth.js';
 import { AdminService } from '../services/admin.js';
 import { OfsOfferRepository } from '../store/ofs-offers.js';
 import { FundsService } from '../services/funds.js';
@@ -40,6 +41,8 @@ export interface Workspace {
   offers: OfsOfferRepository;
   admin: AdminService;
   funds: FundsService;
+  /** Logins as the server takes them: every rule of the settings (second factor, daily end, API key). */
+  auth: AuthService;
 }
 
 export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) => Promise<T>): Promise<T> {
@@ -58,6 +61,12 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
       issues,
       offers,
       admin: new AdminService(users, offers, Date.now, passwordHasherFor(config.passwordHashCost), new TradingHolidayRepository(store.db)),
+      auth: new AuthService(
+        users,
+        config.tokenTtlSeconds * 1000,
+        Date.now,
+        authOptions(config.limits, config.sessionDailyEnd, passwordHasherFor(config.passwordHashCost)),
+      ),
       funds,
     });
   } finally {

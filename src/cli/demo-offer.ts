@@ -13,17 +13,14 @@
  * user joins it later.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { passwordHasherFor } from '../auth/credentials.js';
-import { ApiError, Errors } from '../domain/errors.js';
 import { availablePaise, type FundsAccount } from '../domain/funds.js';
 import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
 import { formatRupees } from '../domain/ofs-rules.js';
 import type { OfsOfferImport } from '../schemas/ofs-offer.js';
 import { AdminError, DEMO_MF_USER_ID, DEMO_NII_USER_ID, DEMO_PASSWORD, DEMO_USER_ID, DEMO_USER_IDS } from '../services/admin.js';
-import { AuthService } from '../services/auth.js';
 import type { OfsOfferRepository } from '../store/ofs-offers.js';
 import { CliError, isoInstant, withWorkspace, type CliIo, type Workspace } from './context.js';
-import { clientBaseUrl, DEMO_FUNDS_PAISE } from './demo.js';
+import { clientBaseUrl, DEMO_FUNDS_PAISE, demoLogin } from './demo.js';
 import { describeOffer } from './ofs.js';
 
 const SECOND = 1000;
@@ -356,22 +353,6 @@ async function ensureUser({ users, admin }: Workspace, bidder: DemoBidder): Prom
 }
 
 /** Logs the demo user in with the published password; a CliError says why it cannot. */
-async function demoLogin(auth: AuthService, userId: string) {
-  try {
-    return await auth.login({ user_id: userId, password: DEMO_PASSWORD });
-  } catch (error) {
-    if (error instanceof ApiError && error.kind === Errors.USER_DISABLED) {
-      throw new CliError(`the user ${userId} is disabled; \`ordergate users enable ${userId}\` lets it log in again`);
-    }
-    if (error instanceof ApiError) {
-      throw new CliError(
-        `the existing user ${userId} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo-offer\``,
-      );
-    }
-    throw error;
-  }
-}
-
 /**
  * The first demo offer this run may (re)register: one that does not exist, or whose T allocation has not
  * run (its terms may still change) and that was not cancelled.
@@ -414,7 +395,7 @@ export function demoOfferCommand(io: CliIo): Command {
     )
     .action(async (options: { json?: boolean; daySeconds?: number; allowOtherUsers?: boolean }) => {
       await withWorkspace(io, async (workspace) => {
-        const { config, users, admin, funds, offers } = workspace;
+        const { config, users, admin, funds, offers, auth } = workspace;
         if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_IDS))) {
           throw new CliError(
             'this database holds users that the demos did not create, and `ordergate demo-offer` adds logins whose password is published; run it on a database of its own, or pass --allow-other-users',
@@ -429,9 +410,8 @@ export function demoOfferCommand(io: CliIo): Command {
           }
         }
         // Log in first: a demo user whose password was changed must fail before anything else is written.
-        const auth = new AuthService(users, config.tokenTtlSeconds * 1000, Date.now, { passwordHasher: passwordHasherFor(config.passwordHashCost) });
         const logins = [];
-        for (const bidder of DEMO_OFFER_BIDDERS) logins.push(await demoLogin(auth, bidder.userId));
+        for (const bidder of DEMO_OFFER_BIDDERS) logins.push(await demoLogin(auth, bidder.userId, 'ordergate demo-offer'));
 
         const bidders: BidderState[] = [];
         for (const [i, bidder] of DEMO_OFFER_BIDDERS.entries()) {

@@ -10,14 +10,13 @@
  */
 import { EXAMPLE_BID } from '../schemas/orders.js';
 import { Command, InvalidArgumentError } from 'commander';
-import { passwordHasherFor } from '../auth/credentials.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import { availablePaise, type FundsAccount } from '../domain/funds.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { formatRupees } from '../domain/ofs-rules.js';
 import type { OfsIssueImport } from '../schemas/ofs-issue.js';
 import { AdminError, DEMO_PASSWORD, DEMO_USER_ID, DEMO_USER_IDS } from '../services/admin.js';
-import { AuthService } from '../services/auth.js';
+import type { AuthService } from '../services/auth.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 import { describeOfsIssue } from './ofs.js';
 
@@ -222,7 +221,7 @@ export function demoCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (options: { json?: boolean; closeIn?: number; allowOtherUsers?: boolean }) => {
-      await withWorkspace(io, async ({ config, users, admin, funds }) => {
+      await withWorkspace(io, async ({ config, users, admin, funds, auth }) => {
         if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_IDS))) {
           throw new CliError(
             `this database holds users that \`ordergate demo\` did not create, and the demo adds a login whose password is published; run it on a database of its own, or pass --allow-other-users`,
@@ -243,23 +242,7 @@ export function demoCommand(io: CliIo): Command {
           io.stderr.write(`enabled user ${DEMO_USER_ID} (--allow-other-users)\n`);
         }
         // Log in first: a demo user whose password was changed must fail before anything is written.
-        let login;
-        try {
-          login = await new AuthService(users, config.tokenTtlSeconds * 1000, Date.now, { passwordHasher: passwordHasherFor(config.passwordHashCost) }).login({
-            user_id: DEMO_USER_ID,
-            password: DEMO_PASSWORD,
-          });
-        } catch (error) {
-          if (error instanceof ApiError && error.kind === Errors.USER_DISABLED) {
-            throw new CliError(`the user ${DEMO_USER_ID} is disabled; \`ordergate users enable ${DEMO_USER_ID}\` lets it log in again`);
-          }
-          if (error instanceof ApiError) {
-            throw new CliError(
-              `the existing user ${DEMO_USER_ID} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`ordergate demo\``,
-            );
-          }
-          throw error;
-        }
+        const login = await demoLogin(auth, DEMO_USER_ID, 'ordergate demo');
 
         io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
         // An operator, so that the console shows the demo issue's book; not on a database with other users,
@@ -290,4 +273,32 @@ export function demoCommand(io: CliIo): Command {
         }
       });
     });
+}
+
+/**
+ * Logs a demo user in as the server would (the settings' second factor, daily end and API key rules: the
+ * token printed is one the server could have issued), or the CLI's error saying why it cannot.
+ */
+export async function demoLogin(auth: AuthService, userId: string, command: string) {
+  try {
+    return await auth.login({ user_id: userId, password: DEMO_PASSWORD });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.kind === Errors.USER_DISABLED) {
+      throw new CliError(`the user ${userId} is disabled; \`ordergate users enable ${userId}\` lets it log in again`);
+    }
+    if (error.kind === Errors.SECOND_FACTOR_NOT_ENROLLED) {
+      throw new CliError(
+        `this server takes a login only with a second factor (LOGIN_SECOND_FACTOR_REQUIRED=true), and the demo's user ${userId} logs in with its published password alone; run the demo where the setting is off, or exempt the user (\`ordergate users second-factor ${userId} --exempt\`) knowing that its password is published`,
+      );
+    }
+    if (error.kind === Errors.LOGIN_API_KEY_REQUIRED) {
+      throw new CliError(
+        `this server takes a login only with an API key (LOGIN_REQUIRES_API_KEY=true); the demo logs in with the password alone: run it where the setting is off`,
+      );
+    }
+    throw new CliError(
+      `the existing user ${userId} cannot log in with the demo password "${DEMO_PASSWORD}" (${error.message}); it was not created by \`${command}\``,
+    );
+  }
 }

@@ -1,16 +1,17 @@
 /**
- * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|totp|second-factor`:
+ * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|totp|second-factor|totp-unlock|totp-log`:
  * create a user with a generated (or given) password, optionally enrolled in TOTP or an operator; end a
  * user's sessions; shut a user out and let them back in; set a new password; make a user an operator or
  * not; set a user's OFS category and margin type; enrol a user in TOTP; exempt a user from the second factor
- * at login (LOGIN_SECOND_FACTOR_REQUIRED) or not. Passwords are read from stdin or generated, never taken
+ * at login (LOGIN_SECOND_FACTOR_REQUIRED) or not; unlock a user's second factor locked after wrong TOTP codes,
+ * and read its locks and unlocks. Passwords are read from stdin or generated, never taken
  * from the command line (where `ps` and the shell history would show them).
  */
 import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
 import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs-offer.js';
-import { CliError, withWorkspace, writeFields, type CliIo } from './context.js';
+import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */
 const generatePassword = () => randomBytes(18).toString('base64url');
@@ -266,6 +267,63 @@ export function usersCommand(io: CliIo): Command {
         if (state === 'required' && config.limits.secondFactorRequired) {
           io.stderr.write(`user ${userId} is not enrolled in TOTP: its logins are refused (e-216) until \`ordergate users totp ${userId}\`\n`);
         }
+      });
+    });
+  users
+    .command('totp-unlock')
+    .description(
+      "unlock a user's second factor after too many wrong TOTP codes (e-217), and clear the count of wrong codes; recorded in `ordergate users totp-log`",
+    )
+    .argument('<user_id>')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout:',
+        '  user_id: <user_id>',
+        '  was_locked: yes|no',
+        '  codes_cleared: <the wrong codes counted since the last login that passed>',
+        '',
+        'A user is locked after LOGIN_SECOND_FACTOR_LOCKOUT_AFTER wrong codes in a row (10 by default), from any',
+        "address and with or without an API key: someone holds the user's password. Before unlocking, make sure",
+        'the user knows; `ordergate users reset-password` and `ordergate users totp` (a new secret) are the',
+        'other half of the answer.',
+      ].join('\n'),
+    )
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const { failures, wasLocked } = await admin.unlockSecondFactor(userId);
+        writeFields(io, [
+          ['user_id', userId],
+          ['was_locked', wasLocked ? 'yes' : 'no'],
+          ['codes_cleared', String(failures)],
+        ]);
+      });
+    });
+  users
+    .command('totp-log')
+    .description("a user's second-factor count and lock now, and every lock and unlock, oldest first")
+    .argument('<user_id>')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout:',
+        '  user_id: <user_id>',
+        '  codes_counted: <TOTP codes checked since the last login that passed>',
+        '  locked_at: <ISO instant>|no',
+        'then a line per lock or unlock: <ISO instant> locked|unlocked by system|operator: <why>',
+      ].join('\n'),
+    )
+    .action(async (userId: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const { count, events } = await admin.secondFactorLog(userId);
+        writeFields(io, [
+          ['user_id', userId],
+          ['codes_counted', String(count.failures)],
+          ['locked_at', count.lockedAt === null ? 'no' : isoInstant(count.lockedAt)],
+        ]);
+        for (const event of events) io.stdout.write(`${isoInstant(event.at)} ${event.event} by ${event.actor}: ${event.detail}\n`);
       });
     });
   return users;

@@ -83,6 +83,11 @@ export const Errors = {
     403,
     'This server takes a login only with a second factor (LOGIN_SECOND_FACTOR_REQUIRED) and the user is not enrolled in TOTP; the operator enrols the user or exempts it.',
   ),
+  SECOND_FACTOR_LOCKED: kind(
+    'e-217',
+    403,
+    "The user's second factor is locked after LOGIN_SECOND_FACTOR_LOCKOUT_AFTER wrong TOTP codes in a row, whatever the address or API key; the operator unlocks it (`ordergate users totp-unlock`).",
+  ),
 
   // 3xx: OFS orders, request-alone rules (400) then rules against stored data (403/404/409/422)
   OFS_TRANSACTION_TYPE: kind('e-301', 400, 'OFS bids are BUY only: transaction_type must be BUY.'),

@@ -4,6 +4,7 @@
  * the user. Here the second factor is TOTP (`ordergate users totp`), and the rule holds while
  * LOGIN_SECOND_FACTOR_REQUIRED is on (the production setting). docs/design/sebi-algo.md.
  */
+import { backoffMs } from './login-backoff.js';
 
 /** What the rule reads of a user: whether they are enrolled in TOTP and whether the operator exempted them. */
 export interface SecondFactorStanding {
@@ -34,3 +35,39 @@ export function secondFactorRefusal(user: SecondFactorStanding, required: boolea
   if (!required || secondFactorState(user) !== 'required') return null;
   return 'this server requires a second factor, and the user is neither enrolled in TOTP nor exempted by the operator';
 }
+
+/**
+ * The limits on TOTP codes, per user whatever the address or API key (issue 47 row 2;
+ * docs/design/rate-limits.md, "Second-factor codes"): after `backoffAfter` wrong codes in a row each
+ * further code waits, the wait doubling from a second up to `backoffMaxMs`; after `lockoutAfter` in a row
+ * the second factor is locked until the operator unlocks it. A login that passes clears the count.
+ */
+export interface SecondFactorLimits {
+  backoffAfter: number;
+  backoffMaxMs: number;
+  lockoutAfter: number;
+}
+
+/** What the limits read of a user: the codes checked since its last login that passed, and the lock. */
+export interface SecondFactorCount {
+  /** Codes checked (counted before each is compared) since the last login that passed. */
+  failures: number;
+  /** When the last was counted, or null. */
+  lastFailureAt: number | null;
+  /** When the second factor was locked, or null. */
+  lockedAt: number | null;
+}
+
+/** Whether a TOTP code may be checked now: `locked`, `wait` (ms left), or `check`. */
+export type SecondFactorGate = { kind: 'locked' } | { kind: 'wait'; ms: number } | { kind: 'check' };
+
+export function secondFactorGate(count: SecondFactorCount, now: number, limits: SecondFactorLimits): SecondFactorGate {
+  // failures at the bound without the lock: a check that locked has not written the lock yet.
+  if (count.lockedAt !== null || count.failures >= limits.lockoutAfter) return { kind: 'locked' };
+  const wait = backoffMs(count.failures, limits.backoffAfter, limits.backoffMaxMs);
+  const left = wait === 0 || count.lastFailureAt === null ? 0 : count.lastFailureAt + wait - now;
+  return left > 0 ? { kind: 'wait', ms: left } : { kind: 'check' };
+}
+
+/** Whether the wrong code that made the count `failures` locks the second factor. */
+export const locksSecondFactor = (failures: number, limits: SecondFactorLimits): boolean => failures >= limits.lockoutAfter;

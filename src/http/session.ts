@@ -46,6 +46,7 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
             Errors.SECOND_FACTOR_REQUIRED,
             Errors.SECOND_FACTOR_INVALID,
             Errors.SECOND_FACTOR_NOT_ENROLLED,
+            Errors.SECOND_FACTOR_LOCKED,
             Errors.LOGIN_API_KEY_INVALID,
             Errors.LOGIN_API_KEY_REQUIRED,
             Errors.API_KEY_ADDRESS,

@@ -4,7 +4,7 @@
  */
 import { canonicalAddress } from '../domain/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/static-ip.js';
-import { secondFactorState, type SecondFactorState } from '../domain/second-factor.js';
+import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/second-factor.js';
 import type { ApiKeyInfo } from '../domain/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
@@ -29,7 +29,7 @@ import {
   type PrintedPortions,
   type UserCategory,
 } from '../domain/ofs-offer.js';
-import type { ApiKeyAddressChange, UserRepository } from '../store/users.js';
+import type { ApiKeyAddressChange, SecondFactorEvent, UserRepository } from '../store/users.js';
 
 export class AdminError extends Error {
   override name = 'AdminError';
@@ -354,8 +354,25 @@ export class AdminService {
   async enrolTotp(userId: string): Promise<{ totpSecret: string; replaced: boolean }> {
     const before = await this.existingUser(userId);
     const totpSecret = newTotpSecret();
-    if (!(await this.users.setTotpSecret(userId, totpSecret))) throw new AdminError(`no user ${userId}`);
+    if (!(await this.users.setTotpSecret(userId, totpSecret, this.now()))) throw new AdminError(`no user ${userId}`);
     return { totpSecret, replaced: before.totpSecret !== null };
+  }
+
+  /**
+   * The operator's unlock of a user's second factor (issue 47 row 2): clears the count of wrong TOTP codes
+   * and the lock, recorded in the user's second-factor log. Answers the count cleared and whether it was
+   * locked.
+   */
+  async unlockSecondFactor(userId: string): Promise<{ failures: number; wasLocked: boolean }> {
+    const outcome = await this.users.unlockSecondFactor(userId, this.now());
+    if (outcome === undefined) throw new AdminError(`no user ${userId}`);
+    return outcome;
+  }
+
+  /** The user's second-factor locks and unlocks, oldest first, and its count and lock now. */
+  async secondFactorLog(userId: string): Promise<{ count: SecondFactorCount; events: SecondFactorEvent[] }> {
+    const user = await this.existingUser(userId);
+    return { count: user.secondFactorCount, events: await this.users.secondFactorEvents(userId) };
   }
 
   /**

@@ -12,8 +12,9 @@ import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
 import type { UserRepository } from '../store/users.js';
 import { keyAddressRefusal } from '../domain/static-ip.js';
-import { secondFactorRefusal } from '../domain/second-factor.js';
-import { tokenExpiry } from '../domain/session-end.js';
+import { locksSecondFactor, secondFactorGate, secondFactorRefusal, type SecondFactorCount, type SecondFactorLimits } from '../domain/second-factor.js';
+import { dailyEndMinutes, tokenExpiry } from '../domain/session-end.js';
+import type { Limits } from '../config.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
 function bearerTokenHash(authorization: string | undefined): string {
@@ -83,6 +84,46 @@ export interface AuthOptions {
   dailyEndMinutes?: number | null;
   /** The cost of new hashes (a user's re-hash at login, the unknown user's hash); OWASP's by default. */
   passwordHasher?: PasswordHasher;
+  /** LOGIN_SECOND_FACTOR_*: the per-user back-off and lockout of TOTP codes (DEFAULT_SECOND_FACTOR_LIMITS). */
+  secondFactorLimits?: SecondFactorLimits;
+}
+
+/** The settings' defaults: 3 wrong codes in a row, then waits of 1, 2, 4... s up to 5 min; locked at the 10th. */
+export const DEFAULT_SECOND_FACTOR_LIMITS: SecondFactorLimits = { backoffAfter: 3, backoffMaxMs: 300_000, lockoutAfter: 10 };
+
+/**
+ * What every login of the server is held to, from the settings: the API key and static IP rules, the second
+ * factor and its limits, the daily end. The one place they are read, so that a token issued by the
+ * operator's commands (`ordergate demo`) is held to the same rules as one the API issues.
+ */
+export function authOptions(limits: Limits, sessionDailyEnd: string | null | undefined, passwordHasher?: PasswordHasher): AuthOptions {
+  return {
+    loginRequiresApiKey: limits.loginRequiresApiKey,
+    staticIpRequired: limits.staticIpRequired,
+    secondFactorRequired: limits.secondFactorRequired,
+    secondFactorLimits: {
+      backoffAfter: limits.secondFactorBackoffAfter,
+      backoffMaxMs: limits.secondFactorBackoffMaxSeconds * 1000,
+      lockoutAfter: limits.secondFactorLockoutAfter,
+    },
+    dailyEndMinutes: sessionDailyEnd == null ? null : dailyEndMinutes(sessionDailyEnd),
+    ...(passwordHasher && { passwordHasher }),
+  };
+}
+
+const wholeSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+function secondFactorLocked(): ApiError {
+  return new ApiError(
+    Errors.SECOND_FACTOR_LOCKED,
+    "This user's second factor is locked after too many wrong TOTP codes in a row; the operator unlocks it (ordergate users totp-unlock)",
+    [{ field: 'second_auth', message: 'locked after too many wrong codes' }],
+  );
+}
+
+function secondFactorWait(ms: number, why: string): ApiError {
+  const seconds = wholeSeconds(ms);
+  return new ApiError(Errors.RATE_LIMITED, `${why}; retry after ${seconds} s`, [{ field: 'second_auth', message: why }], { 'Retry-After': String(seconds) });
 }
 
 /** The refusal of a key sent from an address it is not registered for; `field` names where it was sent. */
@@ -103,6 +144,7 @@ export class AuthService {
   private readonly secondFactorRequired: boolean;
   private readonly dailyEndMinutes: number | null;
   private readonly hasher: PasswordHasher;
+  private readonly secondFactorLimits: SecondFactorLimits;
 
   constructor(
     private readonly users: UserRepository,
@@ -115,6 +157,7 @@ export class AuthService {
     this.secondFactorRequired = options.secondFactorRequired ?? false;
     this.dailyEndMinutes = options.dailyEndMinutes ?? null;
     this.hasher = options.passwordHasher ?? OWASP_PASSWORD_HASHER;
+    this.secondFactorLimits = options.secondFactorLimits ?? DEFAULT_SECOND_FACTOR_LIMITS;
   }
 
   /**
@@ -174,8 +217,13 @@ export class AuthService {
         throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [
           { field: 'second_auth', message: 'a 6-digit TOTP code is required' },
         ]);
+      const counted = await this.countTotpCheck(user.userId, user.secondFactorCount);
       totpStep = verifyTotp(user.totpSecret, user.userId, code, this.now());
       if (totpStep === null) {
+        if (locksSecondFactor(counted, this.secondFactorLimits)) {
+          await this.users.lockSecondFactor(user.userId, this.now(), `${counted} wrong TOTP codes in a row, the last from ${from ?? 'an unknown address'}`);
+          throw secondFactorLocked();
+        }
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [
           { field: 'second_auth', message: 'wrong or expired TOTP code' },
         ]);
@@ -204,6 +252,26 @@ export class AuthService {
       throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
     }
     return { accessToken: token.secret, userId: user.userId, expiresAt };
+  }
+
+  /**
+   * The per-user limits on TOTP codes (issue 47 row 2), whatever the address or API key: refuses a check
+   * while the user must wait or is locked, else counts it before the code is compared (the count is the
+   * database's, so every node and every check arriving at once is held to it). Answers the count, this
+   * check included. `seen`: the count the login read with the user; when another check was counted since,
+   * the count is read again and the rule applied to it, a few times, as if the checks had come one by one.
+   */
+  private async countTotpCheck(userId: string, seen: SecondFactorCount): Promise<number> {
+    let count: SecondFactorCount | undefined = seen;
+    for (let attempt = 0; count !== undefined && attempt < 5; attempt++) {
+      const gate = secondFactorGate(count, this.now(), this.secondFactorLimits);
+      if (gate.kind === 'locked') throw secondFactorLocked();
+      if (gate.kind === 'wait') throw secondFactorWait(gate.ms, `Too many wrong TOTP codes for this user (${count.failures} in a row)`);
+      if (await this.users.countTotpCheck(userId, count.failures, this.now())) return count.failures + 1;
+      count = await this.users.secondFactorCount(userId);
+    }
+    // The count kept moving under this login (many checks at once): this one is not checked.
+    throw secondFactorWait(1000, 'Other TOTP codes of this user are being checked');
   }
 
   /**

@@ -25,6 +25,7 @@ import * as apiKeyAddresses from './migrations/0017-api-key-addresses.js';
 import * as algos from './migrations/0018-algos.js';
 import * as tradingHolidays from './migrations/0019-trading-holidays.js';
 import * as offerExchangeRules from './migrations/0020-offer-exchange-rules.js';
+import * as secondFactorLockout from './migrations/0021-second-factor-lockout.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -49,6 +50,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0018_algos': { up: (db: Kysely<any>) => algos.up(db, dialect) },
     '0019_trading_holidays': { up: (db: Kysely<any>) => tradingHolidays.up(db, dialect) },
     '0020_offer_exchange_rules': { up: (db: Kysely<any>) => offerExchangeRules.up(db, dialect) },
+    '0021_second_factor_lockout': { up: (db: Kysely<any>) => secondFactorLockout.up(db, dialect) },
   };
 }
 

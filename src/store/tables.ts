@@ -22,6 +22,24 @@ export interface UsersTable {
   margin_type: Generated<string>;
   /** When the operator exempted the user from the second factor at login, or null (migration 0018). */
   second_factor_exempt_at: Generated<number | null>;
+  /** TOTP codes checked since the user's last login that passed (migration 0021). */
+  totp_failures: Generated<number>;
+  /** When the last of them was counted, or null. */
+  totp_failed_at: Generated<number | null>;
+  /** When the second factor was locked after too many wrong codes, or null: not locked. */
+  totp_locked_at: Generated<number | null>;
+}
+
+/** Every lock and unlock of a user's second factor (migration 0021): the lockout's audit. */
+export interface SecondFactorEventsTable {
+  id: Generated<number>;
+  user_id: string;
+  at: number;
+  /** locked or unlocked. */
+  event: string;
+  /** system (the lockout) or operator (`ordergate users totp-unlock`, a new secret). */
+  actor: string;
+  detail: string;
 }
 
 export interface ApiKeysTable {
@@ -499,6 +517,7 @@ export interface TradingHolidaysTable {
 
 export interface Database {
   users: UsersTable;
+  second_factor_events: SecondFactorEventsTable;
   api_keys: ApiKeysTable;
   api_key_address_changes: ApiKeyAddressChangesTable;
   algos: AlgosTable;

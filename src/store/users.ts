@@ -8,6 +8,7 @@ import { jsonArrayOf, jsonRowReader } from './sqlite-driver.js';
 import { issueCategoryOf, userCategoryOf, type MarginType, type UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { KeyAddresses } from '../domain/static-ip.js';
+import type { SecondFactorCount } from '../domain/second-factor.js';
 import type { ApiKeyInfo, Session, User } from '../domain/user.js';
 import type { Database, UsersTable } from './tables.js';
 
@@ -19,6 +20,16 @@ export interface UserAccount extends User {
   disabledAt: number | null;
   /** Whether the user is an operator: may read every OFS issue's book of demand. */
   operator: boolean;
+  /** The TOTP codes checked since the last login that passed, and the lock (src/domain/second-factor.ts). */
+  secondFactorCount: SecondFactorCount;
+}
+
+/** A lock or unlock of a user's second factor, as `ordergate users totp-log` prints it. */
+export interface SecondFactorEvent {
+  at: number;
+  event: 'locked' | 'unlocked';
+  actor: 'system' | 'operator';
+  detail: string;
 }
 
 /** A session looked up by token hash, with the owner of an API key (null: no key asked for, or none). */
@@ -48,6 +59,14 @@ const addressesOf = (allowedIps: string | null, changedAt: number | string | nul
   changedAt: changedAt === null ? null : Number(changedAt),
 });
 
+function secondFactorCountOf(row: Pick<UserRow, 'totp_failures' | 'totp_failed_at' | 'totp_locked_at'>): SecondFactorCount {
+  return {
+    failures: Number(row.totp_failures),
+    lastFailureAt: row.totp_failed_at === null ? null : Number(row.totp_failed_at),
+    lockedAt: row.totp_locked_at === null ? null : Number(row.totp_locked_at),
+  };
+}
+
 function userFromRow(row: UserRow): UserAccount {
   return {
     userId: row.user_id,
@@ -60,6 +79,7 @@ function userFromRow(row: UserRow): UserAccount {
     createdAt: Number(row.created_at),
     disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
     operator: row.operator_since !== null,
+    secondFactorCount: secondFactorCountOf(row),
   };
 }
 
@@ -227,9 +247,98 @@ export class UserRepository {
    * Enrols the user in TOTP with `secret`, replacing the one they had: the old secret's codes stop working
    * at once, and no code of the new one is spent yet. False when there is no such user.
    */
-  async setTotpSecret(userId: string, secret: string): Promise<boolean> {
-    const result = await this.db.updateTable('users').set({ totp_secret: secret, totp_last_step: null }).where('user_id', '=', userId).executeTakeFirst();
+  async setTotpSecret(userId: string, secret: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // A new secret is the operator's act: it clears the count of wrong codes and any lock, recorded.
+      const user = await trx.selectFrom('users').select(['totp_failures', 'totp_locked_at']).where('user_id', '=', userId).executeTakeFirst();
+      if (user === undefined) return false;
+      await trx
+        .updateTable('users')
+        .set({ totp_secret: secret, totp_last_step: null, totp_failures: 0, totp_failed_at: null, totp_locked_at: null })
+        .where('user_id', '=', userId)
+        .execute();
+      if (user.totp_locked_at !== null) {
+        const detail = `a new TOTP secret (ordergate users totp) after ${Number(user.totp_failures)} codes checked in a row`;
+        await this.addSecondFactorEvent(trx, userId, now, { event: 'unlocked', actor: 'operator', detail });
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Counts one TOTP check of the user before its code is compared, if the count is still `seen` and the
+   * second factor is not locked: one conditional UPDATE, so that of checks arriving together each is
+   * counted, and those that read the same count are all but one refused (they retry). False: not counted.
+   */
+  async countTotpCheck(userId: string, seen: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ totp_failures: seen + 1, totp_failed_at: now })
+      .where('user_id', '=', userId)
+      .where('totp_failures', '=', seen)
+      .where('totp_locked_at', 'is', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** The user's count of TOTP checks and its lock, read alone; undefined when there is no such user. */
+  async secondFactorCount(userId: string): Promise<SecondFactorCount | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(['totp_failures', 'totp_failed_at', 'totp_locked_at'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : secondFactorCountOf(row);
+  }
+
+  /** Locks the user's second factor at `now` and records why (nothing when it is locked already). */
+  async lockSecondFactor(userId: string, now: number, detail: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('users')
+        .set({ totp_locked_at: now })
+        .where('user_id', '=', userId)
+        .where('totp_locked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await this.addSecondFactorEvent(trx, userId, now, { event: 'locked', actor: 'system', detail });
+      return true;
+    });
+  }
+
+  /**
+   * The operator's unlock: clears the count of wrong codes and the lock, recorded with how many codes were
+   * counted. Answers the count cleared and whether the user was locked; undefined when there is no such user.
+   */
+  async unlockSecondFactor(userId: string, now: number): Promise<{ failures: number; wasLocked: boolean } | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const user = await trx.selectFrom('users').select(['totp_failures', 'totp_locked_at']).where('user_id', '=', userId).executeTakeFirst();
+      if (user === undefined) return undefined;
+      const failures = Number(user.totp_failures);
+      const wasLocked = user.totp_locked_at !== null;
+      await trx.updateTable('users').set({ totp_failures: 0, totp_failed_at: null, totp_locked_at: null }).where('user_id', '=', userId).execute();
+      const detail = `ordergate users totp-unlock, ${wasLocked ? 'locked' : 'not locked'}, after ${failures} codes checked in a row`;
+      await this.addSecondFactorEvent(trx, userId, now, { event: 'unlocked', actor: 'operator', detail });
+      return { failures, wasLocked };
+    });
+  }
+
+  /** The user's second-factor locks and unlocks, oldest first. */
+  async secondFactorEvents(userId: string): Promise<SecondFactorEvent[]> {
+    const rows = await this.db.selectFrom('second_factor_events').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+    return rows.map((row) => ({
+      at: Number(row.at),
+      event: row.event as SecondFactorEvent['event'],
+      actor: row.actor as SecondFactorEvent['actor'],
+      detail: row.detail,
+    }));
+  }
+
+  private async addSecondFactorEvent(trx: Kysely<Database>, userId: string, at: number, event: Omit<SecondFactorEvent, 'at'>): Promise<void> {
+    await trx
+      .insertInto('second_factor_events')
+      .values({ user_id: userId, at, ...event })
+      .execute();
   }
 
   /**
@@ -419,6 +528,8 @@ export class UserRepository {
             .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', totpStep)]))
             .executeTakeFirst();
           if (Number(spent.numUpdatedRows) !== 1) return 'totp-used' as const;
+          // The login passed its code: the count of codes checked in a row starts again.
+          await trx.updateTable('users').set({ totp_failures: 0, totp_failed_at: null }).where('user_id', '=', session.userId).execute();
         }
         if (!(await this.createSession(session, trx))) throw NOTHING;
         return 'opened' as const;

@@ -177,6 +177,43 @@ describe("ordergate demo's published login stays off databases with real users",
   });
 });
 
+describe('the demos log in as the server would (issue 47 row 4)', () => {
+  /** The instant each session of `userId` expires, read from the database. */
+  const expiries = (userId: string) =>
+    inStore(async (_auth, store) =>
+      (await store.db.selectFrom('sessions').select('expires_at').where('user_id', '=', userId).execute()).map((row) => Number(row.expires_at)),
+    );
+  /** India's time of day (HH:MM) `minutes` from now. */
+  const indiaTimeIn = (minutes: number) => new Date(Date.now() + minutes * 60_000 + 330 * 60_000).toISOString().slice(11, 16);
+
+  it.each([
+    ['demo', 'demo'],
+    ['demo-offer', 'demo'],
+  ])('%s --allow-other-users prints a token cut at SESSION_DAILY_END', async (command, userId) => {
+    await addUser('alice');
+    const before = Date.now();
+    const result = await runOrdergate([command, '--json', '--allow-other-users'], {
+      env: { DATABASE_URL: `sqlite:${database.path()}`, SESSION_DAILY_END: indiaTimeIn(90) },
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const [expiresAt] = await expiries(userId);
+    // The daily end is 89 to 91 minutes away; the token's TTL (a day) would end far later.
+    expect(expiresAt).toBeGreaterThan(before + 88 * 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 91 * 60_000);
+  });
+
+  it.each(['demo', 'demo-offer'])('%s --allow-other-users is refused, issuing no token, under LOGIN_SECOND_FACTOR_REQUIRED', async (command) => {
+    await addUser('alice');
+    const result = await runOrdergate([command, '--json', '--allow-other-users'], {
+      env: { DATABASE_URL: `sqlite:${database.path()}`, LOGIN_SECOND_FACTOR_REQUIRED: 'true' },
+      timeoutMs: 60_000,
+    });
+    expectOneLineFailure(result, /LOGIN_SECOND_FACTOR_REQUIRED=true.*--exempt/);
+    expect(await expiries('demo')).toEqual([]);
+  });
+});
+
 describe('operators: ordergate users add --operator, users set-operator, and the demo user', () => {
   const isOperator = (userId: string) => inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find(userId))?.operator);
 
@@ -246,5 +283,37 @@ describe('operators: ordergate users add --operator, users set-operator, and the
     expect(shared.code, shared.stderr).toBe(0);
     expect(shared.stdout).toMatch(/^# {3}operator {6}no /m);
     expect(await isOperator('demo')).toBe(false);
+  });
+});
+
+describe('ordergate users totp-unlock and totp-log (issue 47 row 2)', () => {
+  it("unlock clears a locked user's count and lock, and the log prints both events", async () => {
+    await addUser('tia');
+    await inStore(async (_auth, store) => {
+      const users = new UserRepository(store.db, store.dialect);
+      await users.setTotpSecret('tia', 'JBSWY3DPEHPK3PXP', Date.now());
+      for (let seen = 0; seen < 10; seen++) expect(await users.countTotpCheck('tia', seen, Date.now())).toBe(true);
+      expect(await users.lockSecondFactor('tia', Date.now(), '10 wrong TOTP codes in a row, the last from 192.0.2.7')).toBe(true);
+    });
+    const before = await ordergate(['users', 'totp-log', 'tia']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(fieldsOf(before.stdout)).toMatchObject({ user_id: 'tia', codes_counted: '10' });
+    expect(fieldsOf(before.stdout).locked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const unlocked = await ordergate(['users', 'totp-unlock', 'tia']);
+    expect(unlocked.code, unlocked.stderr).toBe(0);
+    expect(fieldsOf(unlocked.stdout)).toEqual({ user_id: 'tia', was_locked: 'yes', codes_cleared: '10' });
+
+    const after = await ordergate(['users', 'totp-log', 'tia']);
+    expect(fieldsOf(after.stdout)).toMatchObject({ codes_counted: '0', locked_at: 'no' });
+    const lines = after.stdout.trim().split('\n').slice(3);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\S+ locked by system: 10 wrong TOTP codes in a row, the last from 192\.0\.2\.7$/);
+    expect(lines[1]).toMatch(/^\S+ unlocked by operator: ordergate users totp-unlock, locked, after 10 codes checked in a row$/);
+  });
+
+  it('refuses an unknown user with one line', async () => {
+    expectOneLineFailure(await ordergate(['users', 'totp-unlock', 'nobody']), /no user nobody/);
+    expectOneLineFailure(await ordergate(['users', 'totp-log', 'nobody']), /no user nobody/);
   });
 });

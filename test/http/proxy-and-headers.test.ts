@@ -73,6 +73,9 @@ describe('limit settings', () => {
       loginRequiresApiKey: false,
       staticIpRequired: false,
       secondFactorRequired: false,
+      secondFactorBackoffAfter: 3,
+      secondFactorBackoffMaxSeconds: 300,
+      secondFactorLockoutAfter: 10,
     });
     expect(loadConfig({}).shedding).toEqual({ eventLoopDelayMs: 1000, commitWaitMs: 2000 });
     const config = loadConfig({
@@ -85,6 +88,9 @@ describe('limit settings', () => {
       LOGIN_REQUIRES_API_KEY: 'true',
       STATIC_IP_REQUIRED: 'true',
       LOGIN_SECOND_FACTOR_REQUIRED: 'true',
+      LOGIN_SECOND_FACTOR_BACKOFF_AFTER: '2',
+      LOGIN_SECOND_FACTOR_BACKOFF_MAX_SECONDS: '60',
+      LOGIN_SECOND_FACTOR_LOCKOUT_AFTER: '5',
       SHED_EVENT_LOOP_DELAY_MS: '0',
       SHED_COMMIT_WAIT_MS: '500',
     });
@@ -98,7 +104,11 @@ describe('limit settings', () => {
       loginRequiresApiKey: true,
       staticIpRequired: true,
       secondFactorRequired: true,
+      secondFactorBackoffAfter: 2,
+      secondFactorBackoffMaxSeconds: 60,
+      secondFactorLockoutAfter: 5,
     });
+    expect(() => loadConfig({ LOGIN_SECOND_FACTOR_LOCKOUT_AFTER: '0' })).toThrow('LOGIN_SECOND_FACTOR_LOCKOUT_AFTER must be between 1 and 1000, got 0');
     expect(() => loadConfig({ STATIC_IP_REQUIRED: 'yes' })).toThrow(/STATIC_IP_REQUIRED/);
     expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow('MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0');
     expect(config.shedding).toEqual({ eventLoopDelayMs: 0, commitWaitMs: 500 });

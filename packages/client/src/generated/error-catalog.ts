@@ -87,6 +87,8 @@ export const ERROR_CATALOG = {
   API_KEY_ADDRESS: { code: 'e-215', status: 403 },
   /** This server takes a login only with a second factor (LOGIN_SECOND_FACTOR_REQUIRED) and the user is not enrolled in TOTP; the operator enrols the user or exempts it. */
   SECOND_FACTOR_NOT_ENROLLED: { code: 'e-216', status: 403 },
+  /** The user's second factor is locked after LOGIN_SECOND_FACTOR_LOCKOUT_AFTER wrong TOTP codes in a row, whatever the address or API key; the operator unlocks it (`ordergate users totp-unlock`). */
+  SECOND_FACTOR_LOCKED: { code: 'e-217', status: 403 },
   /** OFS bids are BUY only: transaction_type must be BUY. */
   OFS_TRANSACTION_TYPE: { code: 'e-301', status: 400 },
   /** product_type must be OFS on this endpoint. */

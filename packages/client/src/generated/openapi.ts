@@ -371,7 +371,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-216, e-215, e-212 */
+                /** @description Error envelope; code is one of e-216, e-217, e-215, e-212 */
                 403: {
                     headers: {
                         [name: string]: unknown;
