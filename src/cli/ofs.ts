@@ -4,19 +4,24 @@
  * answer to an under-subscribed T day (go on, or cancel the offer); an offer's eligible employees.
  */
 import { Command } from 'commander';
+import { displayToken, unsafeTextIn } from '../domain/display-text.js';
 import { formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
 import { formatDiscount, offerPortions, type Offer, type PrintedPortions } from '../domain/ofs-offer.js';
 import { AdminError, parseOfsImport, type OfsImport } from '../services/admin.js';
 import { CliError, isoInstant, readJsonFile, withWorkspace, writeFields, type CliIo } from './context.js';
 import { holidaysCommand } from './ofs-holidays.js';
 
-/** One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. */
+/**
+ * One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. The stored texts
+ * are printed as display tokens: one stored before the import refused control characters (issue 47 row 5)
+ * is quoted and escaped, and cannot forge a line.
+ */
 export function describeOfsIssue(issue: OfsIssue): string {
   return [
     issue.exchange,
     issue.scripToken,
-    issue.symbol,
-    issue.series,
+    displayToken(issue.symbol),
+    displayToken(issue.series),
     `floor=${formatPrice(issue.floorPricePaise)}`,
     `tick=${formatPrice(issue.tickSizePaise)}`,
     `retail_cutoff=${issue.retailCutoffPricePaise === null ? 'none' : formatPrice(issue.retailCutoffPricePaise)}`,
@@ -28,16 +33,17 @@ export function describeOfsIssue(issue: OfsIssue): string {
   ].join(' ');
 }
 
-/** One line per offer: `<registered|updated>: offer <offer_id> <symbol> name=value ...`, portions in shares. */
+/** One line per offer: `<registered|updated>: offer <offer_id> <symbol> name=value ...`, portions in shares; texts as in describeOfsIssue. */
 export function describeOffer(offer: Offer): string {
   const portions = offerPortions(offer);
+  const series = (text: string | null) => (text === null ? '-' : displayToken(text));
   const listings = offer.listings
-    .map((l) => `${l.exchange}:${l.scripToken}(${[l.series.RETAIL, l.series.NON_RETAIL, l.series.EMPLOYEE ?? '-'].join('/')})`)
+    .map((l) => `${l.exchange}:${l.scripToken}(${[series(l.series.RETAIL), series(l.series.NON_RETAIL), series(l.series.EMPLOYEE)].join('/')})`)
     .join(',');
   return [
     'offer',
-    offer.offerId,
-    offer.symbol,
+    displayToken(offer.offerId),
+    displayToken(offer.symbol),
     `listings=${listings}`,
     `floor=${formatPrice(offer.floorPricePaise)}`,
     `tick=${formatPrice(offer.tickSizePaise)}`,
@@ -105,11 +111,17 @@ export function ofsCommand(io: CliIo): Command {
         '  <registered|updated>: <exchange> <scrip_token> <symbol> <series> floor=<rupees> tick=<rupees>',
         '    retail_cutoff=<rupees|none> offer_quantity=<n> allocation=<method>',
         '    non_retail=<opens_at>/<closes_at> retail=<opens_at>/<closes_at> settlement=<T+1|<seconds>s>',
+        'A symbol or series with a space (BSE\'s "JK AGRI"), or stored with a character the import refuses, is',
+        'printed in double quotes, escaped as JSON writes it.',
       ].join('\n'),
     )
     .action(async (file: string) => {
       const json = await readJsonFile(file);
-      // Check the whole file before touching the database: a bad file writes nothing.
+      // Check the whole file before touching the database: a bad file writes nothing. No text of it may
+      // hold a control, bidirectional or invisible character: the schema's patterns refuse them in the
+      // identifiers too, but this names the character, which an editor may not show.
+      const unsafe = unsafeTextIn(json);
+      if (unsafe !== null) throw new CliError(`${file}: ${unsafe}`);
       const fileError = (error: unknown) => (error instanceof AdminError ? new CliError(`${file}: ${error.message}`) : error);
       let parsed: OfsImport;
       try {

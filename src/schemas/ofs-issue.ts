@@ -1,5 +1,6 @@
 /** The import format of `ordergate ofs import`: a JSON array of OFS issues (product.md). */
 import Type, { type Static } from 'typebox';
+import { EXCHANGE_SERIES_PATTERN, EXCHANGE_SERIES_RULE, EXCHANGE_SYMBOL_PATTERN, EXCHANGE_SYMBOL_RULE } from '../domain/display-text.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
@@ -14,12 +15,21 @@ export const SettlementDelaySeconds = (absent: string) =>
     }),
   );
 
+/**
+ * An exchange's symbol and series, only as the exchanges write them (domain/display-text.ts): nothing
+ * else reaches the database or a line of the CLI's output. The description is what a refusal says.
+ */
+export const ExchangeSymbol = (description: string) =>
+  Type.String({ pattern: EXCHANGE_SYMBOL_PATTERN, description: `${description}: ${EXCHANGE_SYMBOL_RULE}.` });
+export const ExchangeSeries = (description: string) =>
+  Type.String({ pattern: EXCHANGE_SERIES_PATTERN, description: `${description}: ${EXCHANGE_SERIES_RULE}.` });
+
 export const OfsIssueImport = Type.Object(
   {
     exchange: Type.Enum(['NSE_EQ', 'BSE_EQ']),
     scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-    symbol: Type.String({ minLength: 1, maxLength: 50 }),
-    series: Type.String({ minLength: 1, maxLength: 10 }),
+    symbol: ExchangeSymbol("The issue's symbol"),
+    series: ExchangeSeries('The series its bids are sent in (NSE: OF)'),
     floor_price: Rupees('Floor price in rupees; no bid below it.'),
     tick_size: Rupees('Tick size in rupees, e.g. 0.05.'),
     offer_quantity: Type.Integer({ minimum: 1, maximum: 999_999_999_999_999 }),

@@ -7,13 +7,12 @@
 import Type, { type Static } from 'typebox';
 import { SuccessEnvelope } from './common.js';
 import { StringEnum } from './ofs.js';
-import { SettlementDelaySeconds } from './ofs-issue.js';
+import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds } from './ofs-issue.js';
 
 /** An instant of the years 1900 to 2999: the trading calendar's arithmetic stays in four-digit years. */
 const Instant = (description: string) => Type.String({ format: 'date-time', pattern: '^(19|2\\d)\\d\\d-', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
 const Quantity = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
-const Series = (description: string) => Type.String({ minLength: 1, maxLength: 10, description });
 
 const Session = (description: string) =>
   Type.Object(
@@ -40,9 +39,11 @@ export const OfsListingImport = Type.Object(
     scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647 }),
     series: Type.Object(
       {
-        RETAIL: Series('The series retail bids are sent in (NSE: RS).'),
-        NON_RETAIL: Series('The series non-retail bids are sent in (NSE: IS).'),
-        EMPLOYEE: Type.Optional(Type.Union([Series('The series employee bids are sent in (NSE: ES); absent or null: none on this listing.'), Type.Null()])),
+        RETAIL: ExchangeSeries('The series retail bids are sent in (NSE: RS)'),
+        NON_RETAIL: ExchangeSeries('The series non-retail bids are sent in (NSE: IS)'),
+        EMPLOYEE: Type.Optional(
+          Type.Union([ExchangeSeries('The series employee bids are sent in (NSE: ES)'), Type.Null()], { description: 'Absent or null: none on this listing.' }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -53,7 +54,7 @@ export const OfsListingImport = Type.Object(
 export const OfsOfferImport = Type.Object(
   {
     offer_id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,40}$', description: "The offer's id: 1 to 40 letters, digits, dots, dashes or underscores." }),
-    symbol: Type.String({ minLength: 1, maxLength: 50 }),
+    symbol: ExchangeSymbol("The offer's symbol"),
     listings: Type.Array(OfsListingImport, { minItems: 1, maxItems: 2, description: 'One per exchange: NSE_EQ and/or BSE_EQ.' }),
     floor_price: Rupees('Floor price in rupees; no non-retail bid below it.'),
     tick_size: Rupees('Tick size in rupees: 0.01, 0.05 and 0.10 all occur.'),
