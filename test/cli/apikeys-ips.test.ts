@@ -87,3 +87,43 @@ it('refuses addresses that are not a primary and at most one secondary IP addres
   }
   expectOneLineFailure(await ordergate(['apikeys', 'set-ips', 'no-such-key', '--allow-ip', '203.0.113.1']), /no active API key no-such-key/);
 });
+
+it('refuses an address no client calls from, and a zoned one, in one line saying why, storing no key (issue 47 row 5)', async () => {
+  await addUser('carol');
+  const listed = async () => {
+    const store = openStore(`sqlite:${database.path()}`);
+    try {
+      return await new UserRepository(store.db, store.dialect).listApiKeys('carol');
+    } finally {
+      await store.close();
+    }
+  };
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'create', 'carol', '--allow-ip', '0.0.0.0']),
+    /^ordergate: "0\.0\.0\.0" is an unspecified address, not an address a client calls from\n$/,
+  );
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'create', 'carol', '--allow-ip', '203.0.113.7', '--allow-ip', '::']),
+    /^ordergate: "::" is an unspecified address, not an address a client calls from\n$/,
+  );
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'create', 'carol', '--allow-ip', 'fe80::1%eth0']),
+    /^ordergate: "fe80::1%eth0": a zone index \(%eth0\) is not part of an address the server sees; give fe80::1\n$/,
+  );
+  expect(await listed()).toEqual([]);
+
+  // set-ips goes through the same rule: the key keeps its address.
+  const created = await ordergate(['apikeys', 'create', 'carol', '--allow-ip', '203.0.113.7']);
+  expect(created.code, created.stderr).toBe(0);
+  const { key_id } = fieldsOf(created.stdout);
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', '255.255.255.255', '--override']),
+    /^ordergate: "255\.255\.255\.255" is the broadcast address, not an address a client calls from\n$/,
+  );
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', 'ff02::1', '--override']),
+    /^ordergate: "ff02::1" is a multicast address, not an address a client calls from\n$/,
+  );
+  const ips = await ordergate(['apikeys', 'ips', key_id!]);
+  expect(ips.stdout).toMatch(/^allowed_ips: 203\.0\.113\.7\n\S+Z - -> 203\.0\.113\.7 override=false\n$/);
+});

@@ -21,6 +21,22 @@ describe('canonicalAddress', () => {
     expect(canonicalAddress(text)).toBeNull();
   });
 
+  it('is null for a zoned address, whose zone names an interface of the machine that wrote it (issue 47 row 5)', () => {
+    for (const text of ['fe80::1%eth0', 'fe80::1%1', 'FE80::1%en0']) expect(canonicalAddress(text)).toBeNull();
+  });
+
+  it('writes every IPv6 address in its RFC 5952 form, as the URL parser does, and never throws', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (ip) => {
+        const canonical = canonicalAddress(ip);
+        const groups = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+        // An IPv4-mapped address is its IPv4 address; every other is as the URL parser writes it.
+        if (/^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(groups)) expect(canonical).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+        else expect(canonical).toBe(groups);
+      }),
+    );
+  });
+
   it('writes every IPv4 address one way, however a dual-stack socket reports it', () => {
     fc.assert(
       fc.property(fc.ipV4(), (ip) => {
@@ -42,6 +58,55 @@ describe('keyAddressesProblem', () => {
   });
 });
 
+describe('keyAddressesProblem refuses what no client calls from (issue 47 row 5)', () => {
+  it.each([
+    ['0.0.0.0', '"0.0.0.0" is an unspecified address, not an address a client calls from'],
+    ['0.1.2.3', '"0.1.2.3" is an unspecified address, not an address a client calls from'],
+    ['::', '"::" is an unspecified address, not an address a client calls from'],
+    ['::ffff:0.0.0.0', '"::ffff:0.0.0.0" is an unspecified address, not an address a client calls from'],
+    ['0:0:0:0:0:0:0:0', '"0:0:0:0:0:0:0:0" is an unspecified address, not an address a client calls from'],
+    ['255.255.255.255', '"255.255.255.255" is the broadcast address, not an address a client calls from'],
+    ['224.0.0.1', '"224.0.0.1" is a multicast address, not an address a client calls from'],
+    ['239.255.255.250', '"239.255.255.250" is a multicast address, not an address a client calls from'],
+    ['::ffff:224.0.0.251', '"::ffff:224.0.0.251" is a multicast address, not an address a client calls from'],
+    ['ff02::1', '"ff02::1" is a multicast address, not an address a client calls from'],
+    ['FF05::1:3', '"FF05::1:3" is a multicast address, not an address a client calls from'],
+  ])('%s', (address, problem) => {
+    expect(keyAddressesProblem([address])).toBe(problem);
+    expect(keyAddressesProblem(['203.0.113.7', address])).toBe(problem);
+  });
+
+  it('names the zone of a zoned address and the address to give instead, without throwing', () => {
+    expect(keyAddressesProblem(['fe80::1%eth0'])).toBe('"fe80::1%eth0": a zone index (%eth0) is not part of an address the server sees; give fe80::1');
+    expect(keyAddressesProblem(['203.0.113.7', 'FE80::0:1%2'])).toBe(
+      '"FE80::0:1%2": a zone index (%2) is not part of an address the server sees; give fe80::1',
+    );
+    expect(keyAddressesProblem(['1.2.3.4%eth0'])).toBe('"1.2.3.4%eth0" is not an IP address');
+  });
+
+  it('quotes what it was given with its control characters escaped: no forged line of the output', () => {
+    expect(keyAddressesProblem(['203.0.113.7\nallowed_ips: 0.0.0.0'])).toBe('"203.0.113.7\\nallowed_ips: 0.0.0.0" is not an IP address');
+    expect(keyAddressesProblem(['203.0.113.7\u202E'])).toBe('"203.0.113.7\\u202e" is not an IP address');
+  });
+
+  it('takes the addresses a client may call from: public, private, loopback, link-local', () => {
+    for (const address of [
+      '203.0.113.7',
+      '10.1.2.3',
+      '192.168.1.10',
+      '127.0.0.1',
+      '::1',
+      'fe80::1',
+      '2001:db8::1',
+      '1.0.0.1',
+      '223.255.255.255',
+      '240.0.0.1',
+    ]) {
+      expect(keyAddressesProblem([address]), address).toBeNull();
+    }
+  });
+});
+
 describe('keyAddressRefusal', () => {
   const bound = { addresses: ['203.0.113.7', '2001:db8::1'], changedAt: 1 };
   it('lets a bound key be used from its primary or secondary address only', () => {
@@ -50,6 +115,8 @@ describe('keyAddressRefusal', () => {
     expect(keyAddressRefusal(bound, '2001:0db8::0001', false)).toBeNull();
     expect(keyAddressRefusal(bound, '203.0.113.8', false)).toBe('the API key is not registered for 203.0.113.8');
     expect(keyAddressRefusal(bound, '', false)).toBe('the API key is not registered for an unknown address');
+    // A zoned address (as a header behind a trusted proxy might name one) is refused, not a failure.
+    expect(keyAddressRefusal(bound, 'fe80::1%eth0', false)).toBe('the API key is not registered for fe80::1%eth0');
   });
 
   it('lets a key with no address through unless the operator requires addresses', () => {
