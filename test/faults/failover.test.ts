@@ -7,6 +7,11 @@
  * was a 2xx or a 503 with Retry-After (or a retail-limit refusal), the OMS took every bid to PENDING, each
  * stream holds its user's events once and in order, and the old primary comes back as a standby holding
  * nothing the new one lacks. The measured figures are printed.
+ *
+ * The cluster is docs/deployment.md's HA recipe as written (issue 47 row 8): pg-ha.ts runs the recipe's
+ * Patroni and HAProxy configurations and its commands that create the `ordergate` role and database, and the
+ * nodes connect as that role with its password, as the recipe's DATABASE_URL says; `patronictl list` shows
+ * the standby in the word the recipe gives for the installed Patroni's version.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -24,7 +29,7 @@ import { UserRepository } from '../../src/store/users.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
 import { killAll, startNode, type NodeProcess } from './nodes.js';
-import { HaCluster, missingHaPackages, sleep, type HaMember } from './pg-ha.js';
+import { followingStandbyState, HaCluster, missingHaPackages, sleep, type HaMember, type PatronictlRow } from './pg-ha.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { WebhookAdminService } from '../../src/services/webhooks.js';
 import { WebhookRepository } from '../../src/store/webhooks.js';
@@ -69,15 +74,15 @@ describe.runIf(runs)('failover: the primary SIGKILLed under load (Patroni, etcd,
   const answers: Answer[] = [];
   const apiKeys = new Map<string, string>();
   let receiver: WebhookReceiver;
+  /** The State docs/deployment.md's step 4 says `patronictl list` gives a following standby under the installed Patroni. */
+  let standbyState: 'running' | 'streaming';
 
   beforeAll(async () => {
+    standbyState = followingStandbyState(HaCluster.patroniVersion());
     cluster = await HaCluster.start();
-    const admin = new pg.Client({ connectionString: cluster.url() });
-    admin.on('error', () => undefined);
-    await admin.connect();
-    await admin.query('create database ordergate');
-    await admin.end();
-    store = openStore(cluster.url('ordergate'));
+    // The role and database as docs/deployment.md's step 5 creates them; ordergate connects as that role.
+    await cluster.createOrdergateDatabase();
+    store = openStore(cluster.ordergateUrl());
     await migrateToLatest(store);
     const users = new UserRepository(store.db, store.dialect);
     const operator = new AdminService(users, new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
@@ -95,7 +100,7 @@ describe.runIf(runs)('failover: the primary SIGKILLed under load (Patroni, etcd,
     nodes = await Promise.all(
       [0, 1].map(() =>
         startNode('serve', {
-          DATABASE_URL: cluster.url('ordergate'),
+          DATABASE_URL: cluster.ordergateUrl(),
           WEBHOOK_ALLOW_HTTP: 'true',
           WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
           WEBHOOK_ALLOW_ANY_PORT: 'true',
@@ -132,6 +137,20 @@ describe.runIf(runs)('failover: the primary SIGKILLed under load (Patroni, etcd,
     };
     return new OrdergateClient({ baseUrl: nodes[node]!.url, fetch: recording, retry: { attempts: 100, maxDelayMs: 120_000 } });
   }
+
+  it("shows the cluster as the recipe's step 4 says: pg1 Leader running, pg2 Sync Standby with no lag, in the word of the installed Patroni", async () => {
+    let rows = new Map<string, PatronictlRow>();
+    await cluster.waitFor(
+      async () => {
+        rows = new Map(cluster.patronictlList().map((row) => [row.Member, row]));
+        return rows.get('pg2')?.State === standbyState && Number(rows.get('pg2')?.['Lag in MB']) === 0;
+      },
+      20_000,
+      `pg2 ${standbyState} with no lag`,
+    );
+    expect(rows.get('pg1')).toMatchObject({ Role: 'Leader', State: 'running' });
+    expect(rows.get('pg2')).toMatchObject({ Role: 'Sync Standby', State: standbyState, 'Lag in MB': 0 });
+  });
 
   it('loses no acknowledged bid, enters no key twice, holds the limits, resumes within seconds, and brings the old primary back as a standby', async () => {
     const sessions = new Map<string, OrdergateClient>();
@@ -274,6 +293,13 @@ describe.runIf(runs)('failover: the primary SIGKILLed under load (Patroni, etcd,
 
     // The old primary comes back as a standby (Patroni rewinds it) and holds nothing the new primary lacks.
     await cluster.waitFor(() => cluster.isReplica(old), 90_000, `${old.name} to follow ${primary.name}`);
+    // As the recipe's operator steps say: patronictl list shows it following, in the installed Patroni's word.
+    await cluster.waitFor(
+      async () =>
+        cluster.patronictlList().some((row) => row.Member === old.name && ['Replica', 'Sync Standby'].includes(row.Role) && row.State === standbyState),
+      30_000,
+      `patronictl list to show ${old.name} ${standbyState}`,
+    );
     // Read straight from the standby (ordergate's own store refuses one).
     const ordersOn = async (url: string): Promise<Set<string> | null> => {
       const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });

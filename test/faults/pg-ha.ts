@@ -1,9 +1,14 @@
 /**
- * The HA topology of docs/deployment.md, started for a test: etcd (one member), two PostgreSQL 15 clusters
- * managed by Patroni (a primary and a synchronous standby: `synchronous_mode`, so that a commit is
- * acknowledged once the standby has it; `primary_start_timeout: 0`, so that a crashed primary is failed
- * over rather than restarted), and HAProxy in front, routing to whichever member Patroni's REST API says is
- * the primary. All from Debian's packages, in a folder of its own, on free ports of 127.0.0.1.
+ * The HA topology of docs/deployment.md, started for a test from the recipe's own text: etcd (one member),
+ * two PostgreSQL 15 clusters managed by Patroni (a primary and a synchronous standby), and HAProxy in front,
+ * routing to whichever member Patroni's REST API says is the primary. All from Debian's packages, in a
+ * folder of its own, on free ports of loopback addresses.
+ *
+ * Patroni's configuration, HAProxy's and the commands that create ordergate's role and database are the
+ * blocks docs/deployment.md marks `<!-- ha-config: NAME -->`, read from the file at each start; only the
+ * values that differ between the recipe's machines and this one are replaced (MACHINE_SPECIFIC), so that the
+ * recipe and what the failover test runs cannot drift apart. test/docs-ha-recipe.test.ts checks the same
+ * blocks on every run, without Patroni.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,19 +18,165 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
-const EXECUTABLES = { patroni: '/usr/bin/patroni', etcd: '/usr/bin/etcd', haproxy: '/usr/sbin/haproxy', postgres: `${PG_BIN}/postgres` };
+const EXECUTABLES = {
+  patroni: '/usr/bin/patroni',
+  patronictl: '/usr/bin/patronictl',
+  etcd: '/usr/bin/etcd',
+  haproxy: '/usr/sbin/haproxy',
+  postgres: `${PG_BIN}/postgres`,
+};
+/** Debian's own HAProxy configuration, which the recipe's block is appended to on an ordergate node. */
+const DEBIAN_HAPROXY_CFG = '/etc/haproxy/haproxy.cfg';
+
+export const DEPLOYMENT_MD = join(import.meta.dirname, '..', '..', 'docs', 'deployment.md');
+
+/** The recipe's blocks, by the name of their marker. */
+export type RecipeBlock = 'patroni.yml' | 'haproxy.cfg' | 'create-ordergate.sh';
+export const RECIPE_BLOCKS: readonly RecipeBlock[] = ['patroni.yml', 'haproxy.cfg', 'create-ordergate.sh'];
+
+/**
+ * The text of the fenced block that follows the line `<!-- ha-config: NAME -->` in `markdown`, without the
+ * indentation of its fence (the blocks sit in a numbered list). Exactly one marker of the name, or it throws.
+ */
+export function recipeBlock(markdown: string, name: RecipeBlock): string {
+  const lines = markdown.split('\n');
+  const markers = lines.flatMap((line, at) => (line.trim() === `<!-- ha-config: ${name} -->` ? [at] : []));
+  if (markers.length !== 1) throw new Error(`docs/deployment.md has ${markers.length} markers <!-- ha-config: ${name} -->, not one`);
+  let at = markers[0]! + 1;
+  while (lines[at]?.trim() === '') at += 1;
+  const fence = /^( *)```[a-z]*$/.exec(lines[at] ?? '');
+  if (fence === null) throw new Error(`docs/deployment.md: <!-- ha-config: ${name} --> is not followed by a fenced block`);
+  const indent = fence[1]!;
+  const block: string[] = [];
+  for (at += 1; lines[at]?.trim() !== '```'; at += 1) {
+    const line = lines[at];
+    if (line === undefined) throw new Error(`docs/deployment.md: the block of <!-- ha-config: ${name} --> has no end`);
+    if (line.trim() !== '' && !line.startsWith(indent)) throw new Error(`docs/deployment.md: a line of ${name} is indented less than its fence: ${line}`);
+    block.push(line.slice(indent.length));
+  }
+  return `${block.join('\n')}\n`;
+}
+
+/** A member as the recipe's blocks need it: its address and ports on this machine. */
+export interface RecipeMember {
+  name: string;
+  host: string;
+  pgPort: number;
+  restPort: number;
+  dataDir: string;
+}
+
+/** What differs between the recipe's machines and the one that runs it. */
+export interface RecipeMachine {
+  /** The recipe's pg1 (10.0.0.11) and pg2 (10.0.0.12), in that order. */
+  members: readonly [RecipeMember, RecipeMember];
+  /** etcd's client address (host:port). */
+  etcd: string;
+  /** The one address every connection comes from, as a CIDR (the members' and the ordergate nodes' in the recipe). */
+  clients: string;
+  socketDir: string;
+  haproxyPort: number;
+  passwords: { superuser: string; replication: string };
+}
+
+/** One value of the recipe that is its machines' own, and what stands for it here. */
+type Substitution = readonly [inRecipe: string, here: string];
+
+/** A string as a single-quoted YAML scalar. */
+const yamlQuoted = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+/**
+ * The recipe's machine-specific values, block by block (docs/deployment.md shows this table). Everything else
+ * in a block runs as written. The patroni.yml block is pg1's; each member's file is made from it, as the
+ * recipe tells the operator to make pg2's.
+ */
+export const MACHINE_SPECIFIC = {
+  'patroni.yml': (machine: RecipeMachine, member: RecipeMember): Substitution[] => [
+    ['name: pg1', `name: ${member.name}`],
+    ['10.0.0.11:8008', `${member.host}:${member.restPort}`],
+    ['10.0.0.11:5432', `${member.host}:${member.pgPort}`],
+    ['10.0.0.21:2379, 10.0.0.22:2379, 10.0.0.23:2379', machine.etcd],
+    ['/var/lib/postgresql/15/ordergate', member.dataDir],
+    ['/var/run/postgresql', machine.socketDir],
+    ['10.0.0.11/32', machine.clients],
+    ['10.0.0.12/32', machine.clients],
+    ['10.0.1.0/24', machine.clients],
+    ["'<superuser password>'", yamlQuoted(machine.passwords.superuser)],
+    ["'<replication password>'", yamlQuoted(machine.passwords.replication)],
+  ],
+  'haproxy.cfg': (machine: RecipeMachine): Substitution[] => [
+    ['bind 127.0.0.1:5000', `bind 127.0.0.1:${machine.haproxyPort}`],
+    ...machine.members.map((member, i): Substitution => [
+      `server pg${i + 1} 10.0.0.1${i + 1}:5432 check port 8008`,
+      `server ${member.name} ${member.host}:${member.pgPort} check port ${member.restPort}`,
+    ]),
+  ],
+  /** Run against the leader (the recipe's pg1); ORDERGATE_DB_PASSWORD and PGPASSWORD come from the environment. */
+  'create-ordergate.sh': (_machine: RecipeMachine, leader: RecipeMember): Substitution[] => [
+    ['host=10.0.0.11 port=5432', `host=${leader.host} port=${leader.pgPort}`],
+  ],
+};
+
+/**
+ * What in a block is still the recipe's machines' own once substituted: an address of 10.0.0.0/8 or a
+ * `<... password>` placeholder outside comments.
+ */
+export function placeholdersLeft(text: string): string[] {
+  const code = text
+    .split('\n')
+    .map((line) => line.replace(/(^|\s)#.*$/, ''))
+    .join('\n');
+  return [...code.matchAll(/\b10\.\d+\.\d+\.\d+(\/\d+)?|<[^<>\n]*password>/g)].map((match) => match[0]);
+}
+
+/** `block` with each substitution made; a value the block does not hold, or a placeholder left, throws. */
+export function substitute(block: string, name: RecipeBlock, table: readonly Substitution[]): string {
+  let text = block;
+  for (const [inRecipe, here] of table) {
+    if (!text.includes(inRecipe)) throw new Error(`docs/deployment.md's ${name} no longer holds "${inRecipe}", which test/faults/pg-ha.ts replaces`);
+    text = text.replaceAll(inRecipe, here);
+  }
+  const left = placeholdersLeft(text);
+  if (left.length > 0) throw new Error(`docs/deployment.md's ${name} holds machine-specific values test/faults/pg-ha.ts does not replace: ${left.join(', ')}`);
+  return text;
+}
+
+/** The recipe's three files for `machine`, from docs/deployment.md's text. */
+export function recipeFiles(markdown: string, machine: RecipeMachine, leader: RecipeMember = machine.members[0]) {
+  return {
+    patroni: machine.members.map((member) => substitute(recipeBlock(markdown, 'patroni.yml'), 'patroni.yml', MACHINE_SPECIFIC['patroni.yml'](machine, member))),
+    haproxy: substitute(recipeBlock(markdown, 'haproxy.cfg'), 'haproxy.cfg', MACHINE_SPECIFIC['haproxy.cfg'](machine)),
+    createOrdergate: substitute(recipeBlock(markdown, 'create-ordergate.sh'), 'create-ordergate.sh', MACHINE_SPECIFIC['create-ordergate.sh'](machine, leader)),
+  };
+}
+
+/**
+ * The State `patronictl list` gives a standby that follows its leader, by Patroni's version: `running` up to
+ * 3.0.3 (Debian 12 ships 3.0.2), `streaming` from 3.0.4 (which names it by its replication).
+ */
+export function followingStandbyState(patroniVersion: string): 'running' | 'streaming' {
+  const [major = 0, minor = 0, patch = 0] = patroniVersion.split('.').map(Number);
+  return major * 1_000_000 + minor * 1_000 + patch >= 3_000_004 ? 'streaming' : 'running';
+}
 
 /** The Debian packages the topology needs that this machine lacks (none: it can run). */
 export function missingHaPackages(): string[] {
-  const packages: Record<keyof typeof EXECUTABLES, string> = { patroni: 'patroni', etcd: 'etcd-server', haproxy: 'haproxy', postgres: 'postgresql-15' };
-  return (Object.keys(EXECUTABLES) as (keyof typeof EXECUTABLES)[]).filter((name) => !existsSync(EXECUTABLES[name])).map((name) => packages[name]);
+  const packages: Record<keyof typeof EXECUTABLES, string> = {
+    patroni: 'patroni',
+    patronictl: 'patroni',
+    etcd: 'etcd-server',
+    haproxy: 'haproxy',
+    postgres: 'postgresql-15',
+  };
+  const missing = (Object.keys(EXECUTABLES) as (keyof typeof EXECUTABLES)[]).filter((name) => !existsSync(EXECUTABLES[name])).map((name) => packages[name]);
+  return [...new Set(missing)];
 }
 
-async function freePort(): Promise<number> {
+async function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
@@ -43,14 +194,24 @@ function postgresIds(): { uid: number; gid: number } | null {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-export interface HaMember {
-  name: string;
-  pgPort: number;
-  restPort: number;
-  dataDir: string;
+/** `command` as the postgres account when running as root (setpriv execs: a signal to the child reaches it). */
+function asPostgres(command: string, args: string[]): [string, string[]] {
+  const ids = postgresIds();
+  return ids === null ? [command, args] : ['setpriv', [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', command, ...args]];
+}
+
+export interface HaMember extends RecipeMember {
   /** Patroni's process (it runs PostgreSQL); null once stopped. */
   patroni: ChildProcess | null;
   log(): string;
+}
+
+/** A row of `patronictl list -f json`. */
+export interface PatronictlRow {
+  Member: string;
+  Role: string;
+  State: string;
+  'Lag in MB'?: number | string;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,7 +219,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** A member's role as its Patroni REST API tells it: GET /primary answers 200 on the leader only. */
 async function restStatus(member: HaMember, path: string): Promise<number> {
   try {
-    const response = await fetch(`http://127.0.0.1:${member.restPort}${path}`, { signal: AbortSignal.timeout(1000) });
+    const response = await fetch(`http://${member.host}:${member.restPort}${path}`, { signal: AbortSignal.timeout(1000) });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -66,45 +227,99 @@ async function restStatus(member: HaMember, path: string): Promise<number> {
   }
 }
 
+/** Runs `command` to its end; a non-zero exit throws with its output. */
+function run(command: string, args: string[], what: string, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): string {
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000, ...options });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+  if (result.status !== 0) throw new Error(`${what} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${output}`);
+  return output;
+}
+
+const PASSWORDS = { superuser: 'ha-superuser-secret', replication: 'ha-replication-secret' };
+/** The ordergate role's password: a quote, an at sign, a colon, a slash and a percent sign, which psql and the URL must carry. */
+const ORDERGATE_PASSWORD = "og's p@ss:w/rd%";
+
 export class HaCluster {
   private readonly children: ChildProcess[] = [];
 
   private constructor(
     readonly dir: string,
+    readonly machine: RecipeMachine,
     readonly members: HaMember[],
     readonly haproxyPort: number,
   ) {}
 
-  /** A database URL through HAProxy, i.e. to whichever member is the primary. */
+  /** A database URL through HAProxy, i.e. to whichever member is the primary, as the superuser. */
   url(database = 'postgres'): string {
-    return `postgres://postgres@127.0.0.1:${this.haproxyPort}/${database}`;
+    return `postgres://postgres:${PASSWORDS.superuser}@127.0.0.1:${this.haproxyPort}/${database}`;
   }
 
-  /** A database URL straight to one member. */
+  /** The ordergate nodes' DATABASE_URL, as the recipe gives it: the ordergate role through HAProxy. */
+  ordergateUrl(): string {
+    return `postgres://ordergate:${encodeURIComponent(ORDERGATE_PASSWORD)}@127.0.0.1:${this.haproxyPort}/ordergate`;
+  }
+
+  /** A database URL straight to one member, as the superuser. */
   memberUrl(member: HaMember, database = 'postgres'): string {
-    return `postgres://postgres@127.0.0.1:${member.pgPort}/${database}`;
+    return `postgres://postgres:${PASSWORDS.superuser}@${member.host}:${member.pgPort}/${database}`;
   }
 
   static async start(): Promise<HaCluster> {
+    const markdown = readFileSync(DEPLOYMENT_MD, 'utf8');
     const dir = mkdtempSync(join(tmpdir(), 'ordergate-ha-'));
     const ids = postgresIds();
-    const [etcdClient, etcdPeer, haproxyPort, pg1, pg2, rest1, rest2] = await Promise.all(Array.from({ length: 7 }, freePort));
-    const members: HaMember[] = [
-      { name: 'pg1', pgPort: pg1!, restPort: rest1!, dataDir: join(dir, 'pg1'), patroni: null, log: () => '' },
-      { name: 'pg2', pgPort: pg2!, restPort: rest2!, dataDir: join(dir, 'pg2'), patroni: null, log: () => '' },
+    // Two loopback addresses of their own, as two machines would have (`patroni --validate-config` refuses
+    // 127.0.0.1 as a connect_address). Every connection still comes from 127.0.0.1, the loopback's source.
+    const hosts = ['127.0.10.11', '127.0.10.12'] as const;
+    const [etcdClient, etcdPeer, haproxyPort, pg1, rest1, pg2, rest2] = await Promise.all([
+      freePort('127.0.0.1'),
+      freePort('127.0.0.1'),
+      freePort('127.0.0.1'),
+      freePort(hosts[0]),
+      freePort(hosts[0]),
+      freePort(hosts[1]),
+      freePort(hosts[1]),
+    ]);
+    const members: [HaMember, HaMember] = [
+      { name: 'pg1', host: hosts[0], pgPort: pg1, restPort: rest1, dataDir: join(dir, 'pg1'), patroni: null, log: () => '' },
+      { name: 'pg2', host: hosts[1], pgPort: pg2, restPort: rest2, dataDir: join(dir, 'pg2'), patroni: null, log: () => '' },
     ];
-    const cluster = new HaCluster(dir, members, haproxyPort!);
+    const machine: RecipeMachine = {
+      members,
+      etcd: `127.0.0.1:${etcdClient}`,
+      clients: '127.0.0.1/32',
+      socketDir: dir,
+      haproxyPort,
+      passwords: PASSWORDS,
+    };
+    const cluster = new HaCluster(dir, machine, members, haproxyPort);
     try {
+      const files = recipeFiles(markdown, machine);
       if (ids !== null) chownSync(dir, ids.uid, ids.gid);
-      await cluster.startEtcd(etcdClient!, etcdPeer!);
-      for (const member of members) writeFileSync(join(dir, `${member.name}.yml`), patroniConfig(dir, member, etcdClient!));
-      writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(haproxyPort!, members));
-      if (ids !== null) for (const file of ['pg1.yml', 'pg2.yml']) chownSync(join(dir, file), ids.uid, ids.gid);
+      await cluster.startEtcd(etcdClient, etcdPeer);
+      for (const [i, member] of members.entries()) {
+        mkdirSync(member.dataDir, { recursive: true, mode: 0o700 });
+        writeFileSync(cluster.configFile(member), files.patroni[i]!, { mode: 0o600 });
+        if (ids !== null) for (const path of [member.dataDir, cluster.configFile(member)]) chownSync(path, ids.uid, ids.gid);
+        // Step 3's check, with etcd up and before Patroni runs (it checks that the ports are free).
+        run(...asPostgres(EXECUTABLES.patroni, ['--validate-config', cluster.configFile(member)]), `patroni --validate-config of ${member.name}`, {
+          env: cluster.env(),
+        });
+      }
+      writeFileSync(join(dir, 'haproxy.cfg'), files.haproxy);
+      // Step 6's check: no warning (a missing timeout is one), alone and appended to Debian's file.
+      run(EXECUTABLES.haproxy, ['-dW', '-c', '-f', join(dir, 'haproxy.cfg')], 'haproxy -dW -c of the recipe');
+      if (existsSync(DEBIAN_HAPROXY_CFG))
+        run(
+          EXECUTABLES.haproxy,
+          ['-dW', '-c', '-f', DEBIAN_HAPROXY_CFG, '-f', join(dir, 'haproxy.cfg')],
+          `haproxy -dW -c of ${DEBIAN_HAPROXY_CFG} with the recipe appended`,
+        );
       // The first member bootstraps the cluster and leads; the second is cloned from it and follows.
-      cluster.startPatroni(members[0]!);
-      await cluster.waitFor(async () => (await restStatus(members[0]!, '/primary')) === 200, 60_000, 'pg1 to lead');
-      cluster.startPatroni(members[1]!);
-      await cluster.waitFor(async () => (await restStatus(members[1]!, '/sync')) === 200, 90_000, 'pg2 to follow as the synchronous standby');
+      cluster.startPatroni(members[0]);
+      await cluster.waitFor(async () => (await restStatus(members[0], '/primary')) === 200, 60_000, 'pg1 to lead');
+      cluster.startPatroni(members[1]);
+      await cluster.waitFor(async () => (await restStatus(members[1], '/sync')) === 200, 90_000, 'pg2 to follow as the synchronous standby');
       cluster.startHaproxy();
       // HAProxy takes every server for up until its first checks: wait until they have run.
       let inRow = 0;
@@ -116,15 +331,43 @@ export class HaCluster {
     }
   }
 
-  private spawn(command: string, args: string[], asPostgres: boolean, logFile: string): ChildProcess {
-    const ids = asPostgres ? postgresIds() : null;
-    // setpriv execs: the child is Patroni itself, and a signal to it reaches it.
-    const [file, argv] = ids === null ? [command, args] : ['setpriv', [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', command, ...args]];
-    const child = spawn(file, argv, {
+  configFile(member: HaMember): string {
+    return join(this.dir, `${member.name}.yml`);
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    return { ...process.env, HOME: this.dir, PATH: `${PG_BIN}:${process.env.PATH}` };
+  }
+
+  /**
+   * Step 5 of the recipe: its commands, run by bash against the leader, with the superuser's password in
+   * PGPASSWORD (psql would ask for it) and the role's in ORDERGATE_DB_PASSWORD.
+   */
+  async createOrdergateDatabase(): Promise<void> {
+    const leader = await this.leader();
+    if (leader === null) throw new Error('no leader to create the ordergate role and database on');
+    const script = recipeFiles(readFileSync(DEPLOYMENT_MD, 'utf8'), this.machine, leader).createOrdergate;
+    run('bash', ['-c', script], "the recipe's step 5 (create-ordergate.sh)", {
       cwd: this.dir,
-      env: { ...process.env, HOME: this.dir, PATH: `${PG_BIN}:${process.env.PATH}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...this.env(), PGPASSWORD: PASSWORDS.superuser, ORDERGATE_DB_PASSWORD: ORDERGATE_PASSWORD },
     });
+  }
+
+  /** `patronictl list` (step 4 of the recipe), as JSON. */
+  patronictlList(): PatronictlRow[] {
+    return JSON.parse(
+      run(EXECUTABLES.patronictl, ['-c', this.configFile(this.members[0]!), 'list', '-f', 'json'], 'patronictl list', { env: this.env() }),
+    ) as PatronictlRow[];
+  }
+
+  /** The installed Patroni's version (`patroni --version`: "patroni 3.0.2"). */
+  static patroniVersion(): string {
+    return run(EXECUTABLES.patroni, ['--version'], 'patroni --version').trim().split(/\s+/).at(-1)!;
+  }
+
+  private spawn(command: string, args: string[], postgres: boolean, logFile: string): ChildProcess {
+    const [file, argv] = postgres ? asPostgres(command, args) : [command, args];
+    const child = spawn(file, argv, { cwd: this.dir, env: this.env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     const keep = (chunk: Buffer) => {
       log += chunk.toString('utf8');
@@ -169,7 +412,7 @@ export class HaCluster {
   }
 
   startPatroni(member: HaMember): void {
-    const child = this.spawn(EXECUTABLES.patroni, [join(this.dir, `${member.name}.yml`)], true, `${member.name}-patroni.log`);
+    const child = this.spawn(EXECUTABLES.patroni, [this.configFile(member)], true, `${member.name}-patroni.log`);
     member.patroni = child;
     member.log = () => (child as ChildProcess & { log(): string }).log();
   }
@@ -199,7 +442,7 @@ export class HaCluster {
     return null;
   }
 
-  /** Whether the member runs as a streaming standby of the leader (Patroni's GET /replica). */
+  /** Whether the member runs as a standby of the leader (Patroni's GET /replica). */
   async isReplica(member: HaMember): Promise<boolean> {
     return (await restStatus(member, '/replica')) === 200;
   }
@@ -249,91 +492,4 @@ export class HaCluster {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-function patroniConfig(dir: string, member: HaMember, etcdPort: number): string {
-  mkdirSync(member.dataDir, { recursive: true, mode: 0o700 });
-  const ids = postgresIds();
-  if (ids !== null) chownSync(member.dataDir, ids.uid, ids.gid);
-  const hba = ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication all 127.0.0.1/32 trust'];
-  return `scope: ordergate-ha
-namespace: /ordergate/
-name: ${member.name}
-log:
-  level: INFO
-restapi:
-  listen: 127.0.0.1:${member.restPort}
-  connect_address: 127.0.0.1:${member.restPort}
-etcd3:
-  host: 127.0.0.1:${etcdPort}
-bootstrap:
-  dcs:
-    ttl: 20
-    loop_wait: 1
-    retry_timeout: 5
-    primary_start_timeout: 0
-    # Only the synchronous standby is promoted, and it holds every acknowledged commit whatever its replay
-    # lag: Patroni's 1 MB default would restart a crashed primary in place under load instead of failing over.
-    maximum_lag_on_failover: 1073741824
-    synchronous_mode: true
-    postgresql:
-      use_pg_rewind: true
-      use_slots: true
-      parameters:
-        synchronous_commit: 'on'
-        wal_log_hints: 'on'
-        max_connections: 200
-        max_wal_senders: 10
-        max_replication_slots: 10
-        wal_keep_size: 256MB
-  initdb:
-    - encoding: UTF8
-    - locale: C.UTF-8
-  pg_hba:
-${hba.map((line) => `    - ${line}`).join('\n')}
-postgresql:
-  listen: 127.0.0.1:${member.pgPort}
-  connect_address: 127.0.0.1:${member.pgPort}
-  data_dir: ${member.dataDir}
-  bin_dir: ${PG_BIN}
-  pgpass: ${join(dir, `${member.name}.pgpass`)}
-  authentication:
-    superuser:
-      username: postgres
-      password: postgres
-    replication:
-      username: replicator
-      password: replicator
-    rewind:
-      username: postgres
-      password: postgres
-  parameters:
-    unix_socket_directories: '${dir}'
-  pg_hba:
-${hba.map((line) => `    - ${line}`).join('\n')}
-`;
-}
-
-/**
- * HAProxy as Patroni's docs describe it: TCP to the member whose REST API answers GET /primary with 200
- * (checked every 500 ms; a member marked down has its sessions cut). `balance first`: all to the first
- * member up, so that before its first checks (when HAProxy takes every member for up) it still picks one.
- */
-function haproxyConfig(port: number, members: readonly HaMember[]): string {
-  return `global
-  maxconn 1000
-defaults
-  mode tcp
-  timeout connect 1s
-  timeout client 30m
-  timeout server 30m
-  timeout check 1s
-listen primary
-  bind 127.0.0.1:${port}
-  balance first
-  option httpchk OPTIONS /primary
-  http-check expect status 200
-  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
-${members.map((member) => `  server ${member.name} 127.0.0.1:${member.pgPort} maxconn 200 check port ${member.restPort}`).join('\n')}
-`;
 }
