@@ -1,5 +1,5 @@
 /**
- * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|totp|second-factor|totp-unlock|totp-log`:
+ * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|totp|second-factor|zero-margin-limit|totp-unlock|totp-log`:
  * create a user with a generated (or given) password, optionally enrolled in TOTP or an operator; end a
  * user's sessions; shut a user out and let them back in; set a new password; make a user an operator or
  * not; set a user's OFS category and margin type; enrol a user in TOTP; exempt a user from the second factor
@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
 import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs-offer.js';
+import { formatPrice } from '../domain/ofs-issue.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */
@@ -191,12 +192,47 @@ export function usersCommand(io: CliIo): Command {
     .addOption(new Option('--margin <type>', marginHelp).choices(MARGIN_TYPES).default('H'))
     .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  category: RETAIL|NII|MF|IC|OTHS\n  margin: H|T')
     .action(async (userId: string, category: string, options: { margin: MarginType }) => {
-      await withWorkspace(io, async ({ admin }) => {
+      await withWorkspace(io, async ({ admin, users }) => {
         const stored = await admin.setCategory(userId, category, options.margin);
         writeFields(io, [
           ['user_id', userId],
           ['category', stored],
           ['margin', options.margin],
+        ]);
+        if (options.margin === 'T' && (await users.find(userId))?.zeroMarginLimitPaise === null) {
+          io.stderr.write(
+            `no 0 % margin limit is set for ${userId}: its 0 %-margin bids are refused (e-384) until \`ordergate users zero-margin-limit ${userId} RUPEES\`\n`,
+          );
+        }
+      });
+    });
+  users
+    .command('zero-margin-limit')
+    .description(
+      "set the most a user's live 0 %-margin bids may total (the custodian arrangement's limit); `none`: no limit set, and no 0 %-margin bid is taken. Takes effect at the next bid, on every node",
+    )
+    .argument('<user_id>')
+    .argument('<rupees>', 'rupees with at most two decimals, e.g. 500000000, or none')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout:',
+        '  user_id: <user_id>',
+        '  zero_margin_limit: <rupees>|none',
+        '',
+        'An MF, IC or OTHS user with margin T (`ordergate users set-category USER MF --margin T`) bids in an',
+        "offer's non-retail series at 0 % margin: no funds are blocked, and such a bid can be neither cancelled",
+        'nor lowered. Its live 0 %-margin bids, valued at their prices, total at most this limit; beyond it a bid',
+        'or a raise answers 422 e-384. Bids already live stay when the limit is lowered.',
+      ].join('\n'),
+    )
+    .action(async (userId: string, rupees: string) => {
+      await withWorkspace(io, async ({ admin }) => {
+        const limit = await admin.setZeroMarginLimit(userId, rupees);
+        writeFields(io, [
+          ['user_id', userId],
+          ['zero_margin_limit', limit === null ? 'none' : formatPrice(limit)],
         ]);
       });
     });

@@ -158,6 +158,21 @@ export const Errors = {
     422,
     'A carried-forward bid stands at or above the T-day cut-off price: a bid below it is carried forward only with a revised price of at least the cut-off (the message names it), and never revised below it.',
   ),
+  OFS_QUANTITY_OVER_OFFER: kind(
+    'e-382',
+    422,
+    'A bid is for at most the shares the offer sells (base, green shoe and employee portion together) or, in a one-listing issue, its offer quantity.',
+  ),
+  OFS_ORDER_VALUE_LIMIT: kind(
+    'e-383',
+    422,
+    "A bid's value (quantity times price; a cut-off bid at the cut-off price) is at most the series' order value upper limit, as the exchange sets it for the offer (orderValueUpperLimit).",
+  ),
+  OFS_ZERO_MARGIN_LIMIT: kind(
+    'e-384',
+    422,
+    "A client's live 0 %-margin bids, valued at their prices, total at most the limit the operator sets with the custodian arrangement (none set: no 0 %-margin bid is taken).",
+  ),
   OFS_QUANTITY_BELOW_ALLOTTED: kind(
     'e-369',
     422,

@@ -4,7 +4,7 @@
  */
 import { Errors, type Violation } from './errors.js';
 import { OFS_EXCHANGES, type OfsIssue } from './ofs-issue.js';
-import { CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, tickViolations } from './ofs-rules.js';
+import { CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, offeredQuantityViolations, tickViolations } from './ofs-rules.js';
 
 /*
  * What makes a request an OFS bid (seed 4.1): a BUY of product OFS, at a price (RL) or at the cut-off price
@@ -127,6 +127,7 @@ export function issueViolations(bid: OfsBid, issue: OfsIssue | undefined): Viola
     });
   }
   violations.push(...tickViolations(bid.price, issue));
+  violations.push(...offeredQuantityViolations(Number(bid.quantity), issue.offerQuantity, 'the OFS issue'));
   return violations;
 }
 

@@ -112,15 +112,32 @@ export interface T1DayAllocation {
   allotments: OfferAllotment[];
 }
 
-/** The T allocation of an offer's non-retail bids. */
-export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDayAllocation {
+/** The T day's bids as the allocation takes them: the valid ones, each within the single-bidder cap. */
+function tDayBook(offer: OfferTerms, bids: readonly OfferBid[]) {
   const portions = offerPortions(offer);
   const { valid, setAside } = screenBids(bids, (bid) => {
     if (!isNonRetailCategory(bid.category)) return `a ${bid.category} bid is not allotted on T`;
     if (bid.pricePaise < offer.floorPricePaise) return `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`;
     return null;
   });
-  const { eligible, trimmed } = capToSingleBidder(valid, portions.singleBidderCap, new Map());
+  return { portions, valid, setAside, ...capToSingleBidder(valid, portions.singleBidderCap, new Map()) };
+}
+
+/**
+ * The non-retail demand the T allocation would take: the valid bids, each bidder's within the single-bidder
+ * cap, summed exactly. What the under-subscription wait judges (tAllocationWait): a bidder over the cap
+ * does not make a short book look full.
+ */
+export function tDayDemand(offer: OfferTerms, bids: readonly OfferBid[]): bigint {
+  const { eligible } = tDayBook(offer, bids);
+  let demand = 0n;
+  for (const quantity of eligible.values()) demand += quantity;
+  return demand;
+}
+
+/** The T allocation of an offer's non-retail bids. */
+export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDayAllocation {
+  const { portions, valid, setAside, eligible, trimmed } = tDayBook(offer, bids);
   const asPortionBid = (bid: OfferBid, quantity: bigint): PortionBid => ({
     orderId: bid.orderId,
     placedSeq: bid.placedSeq,

@@ -12,6 +12,7 @@ import {
   biddingDay,
   isMfIc,
   isNonRetailCategory,
+  offeredQuantity,
   type MarginType,
   type Offer,
   type OfferCategory,
@@ -19,7 +20,16 @@ import {
   type OfferState,
   type UserCategory,
 } from './ofs-offer.js';
-import { CUTOFF_ORDER_TYPE, formatInstant, RETAIL_LIMIT_PAISE, tickViolations, valueLimitViolations, type BidTerms } from './ofs-rules.js';
+import {
+  CUTOFF_ORDER_TYPE,
+  formatInstant,
+  formatRupees,
+  offeredQuantityViolations,
+  RETAIL_LIMIT_PAISE,
+  tickViolations,
+  valueLimitViolations,
+  type BidTerms,
+} from './ofs-rules.js';
 
 /** Rs 5,00,000 in paise: an employee's bids in one offer, valued at the T-day cut-off, total at most this. */
 export const EMPLOYEE_LIMIT_PAISE = 50_000_000n;
@@ -387,6 +397,50 @@ function offerLimitViolations(context: OfferContext, category: OfferCategory, bi
   return [];
 }
 
+/**
+ * A client's 0 %-margin standing (issue 47 row 3): the limit the operator set with the custodian
+ * arrangement (null: none set, and no 0 %-margin bid is taken), and the client's live 0 %-margin bids in
+ * every offer, valued at their prices.
+ */
+export interface ZeroMarginExposure {
+  limitPaise: bigint | null;
+  openPaise: bigint;
+}
+
+/** What a live 0 %-margin bid counts against its client's limit: its open quantity at its price. */
+export function zeroMarginValuePaise(bid: { quantity: number; tradedQuantity: number; pricePaise: number }): bigint {
+  return BigInt(Math.max(0, bid.quantity - bid.tradedQuantity)) * BigInt(bid.pricePaise);
+}
+
+/**
+ * A 0 %-margin bid, new or raised, keeps its client's live 0 %-margin bids within the limit the operator
+ * set: `otherPaise` values the client's other such bids, `bidPaise` this one as it would stand. Such bids
+ * block no funds and cannot be cancelled or lowered: the limit is what the custodian stands behind.
+ */
+export function zeroMarginLimitViolations(exposure: ZeroMarginExposure | undefined, otherPaise: bigint, bidPaise: bigint): Violation[] {
+  const limit = exposure?.limitPaise ?? null;
+  if (limit === null) {
+    return [
+      {
+        kind: Errors.OFS_ZERO_MARGIN_LIMIT,
+        field: 'price',
+        message:
+          'No 0 % margin limit is set for you: the operator sets it with your custodian arrangement (ordergate users zero-margin-limit); until then no 0 %-margin bid is taken',
+      },
+    ];
+  }
+  const total = otherPaise + bidPaise;
+  if (total <= limit) return [];
+  const left = limit > otherPaise ? limit - otherPaise : 0n;
+  return [
+    {
+      kind: Errors.OFS_ZERO_MARGIN_LIMIT,
+      field: 'quantity',
+      message: `Your live 0 %-margin bids total ${formatRupees(otherPaise)}; with this bid they would total ${formatRupees(total)}, over your 0 % margin limit of ${formatRupees(limit)} (${formatRupees(left)} left)`,
+    },
+  ];
+}
+
 /** What a new bid in an offer names: the instrument's symbol and series, its price as sent, its terms. */
 export interface OfferBidRequest {
   symbol: string;
@@ -425,7 +479,11 @@ export function offerPlacementViolations(
   const judged = bidCategory(listing, request.series, bidder);
   if (judged.category === null) return judged;
   const { category } = judged;
-  const violations = [...offerDayViolations(offer, context.state, category, 'place', false, now), ...tickViolations(request.price, offer)];
+  const violations = [
+    ...offerDayViolations(offer, context.state, category, 'place', false, now),
+    ...tickViolations(request.price, offer),
+    ...offeredQuantityViolations(request.terms.quantity, offeredQuantity(offer), `the offer of ${offer.symbol}`),
+  ];
   if (violations.length === 0) violations.push(...offerPriceViolations(request.terms, offer, category, context.tCutoffPricePaise, false));
   if (violations.length === 0) violations.push(...offerLimitViolations(context, category, request.terms, others));
   return { category, marginType: bidMarginType(category, bidder), violations };
@@ -467,7 +525,7 @@ export function offerModificationViolations(
  */
 export function revisionViolations(context: OfferContext, bid: LiveOfferBid, price: number, terms: BidTerms): Violation[] {
   const { offer } = context;
-  const violations = tickViolations(price, offer);
+  const violations = [...tickViolations(price, offer), ...offeredQuantityViolations(terms.quantity, offeredQuantity(offer), `the offer of ${offer.symbol}`)];
   if (violations.length > 0) return violations;
   violations.push(...offerPriceViolations(terms, offer, bid.category, context.tCutoffPricePaise, bid.carriedForward));
   violations.push(...marginRevisionViolations(bid.marginType, bid, terms));

@@ -163,6 +163,11 @@ export type PortionTerms = Pick<
   'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity' | 'employeeGreenShoeQuantity' | 'printedPortions'
 >;
 
+/** The most shares the offer can sell: the base, the whole green shoe and the employees' portion with its part of it. */
+export function offeredQuantity(offer: Pick<Offer, 'baseQuantity' | 'greenShoeQuantity' | 'employeeQuantity' | 'employeeGreenShoeQuantity'>): number {
+  return offer.baseQuantity + offer.greenShoeQuantity + offer.employeeQuantity + offer.employeeGreenShoeQuantity;
+}
+
 /**
  * The employees' portion: their quantity plus their part of the green shoe, exercised in the proportion
  * the offer's green shoe is (rounded up, as the reservations are; Decision).
@@ -277,6 +282,8 @@ export interface OfferRegistration {
   tUnallotted: number | null;
   /** When the operator told an under-subscribed T day to be allotted anyway. */
   tProceedAt: number | null;
+  /** When the exchange held the T allocation for the operator (tAllocationWait), or null. */
+  tHeldAt: number | null;
   /** The retail cut-off the T+1 allocation found. */
   t1RetailCutoffPricePaise: number | null;
 }
@@ -295,22 +302,34 @@ export function offerState(offer: Pick<Offer, 'tDay' | 't1Day'>, progress: Offer
 
 /**
  * What the T allocation waits for once T has closed (null: nothing, it runs): the seller's green-shoe
- * decision, until its deadline (the default decision stands then); then, when valid non-retail demand is
- * short of the non-retail portion the decision gives, the operator (go on, or cancel the offer).
+ * decision, until its deadline (the default decision stands then); then, when the valid non-retail demand
+ * the allocation would take (after the single-bidder cap: tDayDemand) is short of the non-retail portion
+ * the decision gives, the operator (go on, or cancel the offer).
  */
 export type TAllocationWait = { for: 'green-shoe'; until: number } | { for: 'operator' } | null;
 
-export function tAllocationWait(
-  offer: Pick<Offer, 'greenShoeQuantity' | 'greenShoeDecidedAt' | 'greenShoeDecisionBy'> & PortionTerms,
-  tProceedAt: number | null,
-  nonRetailDemand: number,
-  now: number,
-): TAllocationWait {
-  if (offer.greenShoeQuantity > 0 && offer.greenShoeDecidedAt === null && now < offer.greenShoeDecisionBy) {
-    return { for: 'green-shoe', until: offer.greenShoeDecisionBy };
-  }
-  if (tProceedAt === null && nonRetailDemand < offerPortions(offer).nonRetail) return { for: 'operator' };
+type WaitTerms = Pick<Offer, 'greenShoeQuantity' | 'greenShoeDecidedAt' | 'greenShoeDecisionBy'> & PortionTerms;
+
+function greenShoeWait(offer: WaitTerms, now: number): TAllocationWait {
+  return offer.greenShoeQuantity > 0 && offer.greenShoeDecidedAt === null && now < offer.greenShoeDecisionBy
+    ? { for: 'green-shoe', until: offer.greenShoeDecisionBy }
+    : null;
+}
+
+/** The exchange's decision, on the demand after the cap (issue 47 row 3: not the raw total, which a bidder over the cap inflates). */
+export function tAllocationWait(offer: WaitTerms, tProceedAt: number | null, nonRetailDemandAfterCap: bigint, now: number): TAllocationWait {
+  const greenShoe = greenShoeWait(offer, now);
+  if (greenShoe !== null) return greenShoe;
+  if (tProceedAt === null && nonRetailDemandAfterCap < BigInt(offerPortions(offer).nonRetail)) return { for: 'operator' };
   return null;
+}
+
+/**
+ * The wait as the offer's read calls show it: the green-shoe decision as above, then the operator once the
+ * exchange has held the allocation for it (`tHeldAt`) and until the operator goes on.
+ */
+export function tAllocationWaitAsHeld(offer: WaitTerms, tProceedAt: number | null, tHeldAt: number | null, now: number): TAllocationWait {
+  return greenShoeWait(offer, now) ?? (tHeldAt !== null && tProceedAt === null ? { for: 'operator' } : null);
 }
 
 /** Which day a category bids on: non-retail on T; retail and employees on T+1. */

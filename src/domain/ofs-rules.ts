@@ -93,6 +93,22 @@ export function tickViolations(price: number, issue: Pick<OfsIssue, 'tickSizePai
 }
 
 /**
+ * A bid is for at most the shares on sale (issue 47 row 3): `offered` is an issue's offer quantity or an
+ * offer's base, green shoe and employee portion together. A larger bid could never be allotted in full,
+ * and a 0 %-margin one, which cannot be cancelled, would set the cut-off for everyone.
+ */
+export function offeredQuantityViolations(quantity: number, offered: number, what: string): Violation[] {
+  if (quantity <= offered) return [];
+  return [
+    {
+      kind: Errors.OFS_QUANTITY_OVER_OFFER,
+      field: 'quantity',
+      message: `quantity ${quantity} is more than the ${offered} shares ${what} sells`,
+    },
+  ];
+}
+
+/**
  * A cut-off bid: only from a retail bidder, only once the retail cut-off price is set, and only while
  * that price is not below the floor (it is what the bid is valued and traded at).
  */

@@ -6,7 +6,7 @@
  * commit's (services/group-commit.ts).
  */
 import { killSwitchViolations, type AlgoRegistration } from './algo-rules.js';
-import { ApiError, Errors } from './errors.js';
+import { ApiError, Errors, type Violation } from './errors.js';
 import { issueViolations, type ModifiedTerms, type OfsBid } from './ofs-bid.js';
 import { formatPrice, rupeesToPaise, type OfsIssue } from './ofs-issue.js';
 import { listingOf, offerState, type OfferRegistration } from './ofs-offer.js';
@@ -16,10 +16,13 @@ import {
   offerModificationViolations,
   offerPlacementViolations,
   revisionViolations,
+  zeroMarginLimitViolations,
+  zeroMarginValuePaise,
   type LiveOfferBid,
   type OfferBidder,
   type OfferContext,
   type OtherOfferBid,
+  type ZeroMarginExposure,
 } from './ofs-offer-rules.js';
 import { priceViolations, retailLimitViolations, windowViolations, type BidderCategory, type BidTerms, type IssueExposure } from './ofs-rules.js';
 import { ACCEPTED_REASON, exposureDelta, type Order, type OrderChange, type RetailExposure } from './order.js';
@@ -117,6 +120,8 @@ export class BatchSnapshot {
     liveOfferBids: readonly Order[] = [],
     /** The registered algos of the orders placed or modified, as the transaction read (and locked) them. */
     readonly algos: Map<string, AlgoRegistration> = new Map(),
+    /** The 0 %-margin standing of the users whose bids may take 0 % margin, by user. */
+    private readonly zeroMargin: Map<string, ZeroMarginExposure> = new Map(),
   ) {
     for (const row of exposureRows) this.exposureRowsOf(row.userId, row.symbol).push(row);
     for (const order of liveOfferBids) this.offerBidsOf(order.userId, order.offerId!).set(order.orderId, order);
@@ -173,10 +178,23 @@ export class BatchSnapshot {
     );
   }
 
+  /**
+   * The refusal, if any, of `after` (a new or changed 0 %-margin bid; `before`, what it was) by its client's
+   * 0 %-margin limit, over the client's other live 0 %-margin bids as the batch stands.
+   */
+  zeroMarginViolations(after: Order, before: Order | null): Violation[] {
+    if (after.marginType !== 'T') return [];
+    const standing = this.zeroMargin.get(after.userId);
+    const others = (standing?.openPaise ?? 0n) - zeroMarginValueOf(before);
+    return zeroMarginLimitViolations(standing, others, zeroMarginValueOf(after));
+  }
+
   /** Records an accepted change, for the commands after it. */
   accept(change: OrderChange): void {
     const { after } = change;
     this.orders.set(after.orderId, after);
+    const standing = this.zeroMargin.get(after.userId);
+    if (standing !== undefined) standing.openPaise += zeroMarginValueOf(after) - zeroMarginValueOf(change.before);
     if (after.offerId !== null) {
       const bids = this.offerBidsOf(after.userId, after.offerId);
       if (isLiveStatus(after.status)) bids.set(after.orderId, after);
@@ -380,7 +398,13 @@ function judgeOfferPlacement(command: PlaceCommand, state: BatchSnapshot, regist
     createdAt: state.now,
     updatedAt: state.now,
   };
+  ApiError.throwIfAny(state.zeroMarginViolations(order, null));
   return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.requestId }, outbox: 'PLACE' };
+}
+
+/** What a bid counts against its client's 0 %-margin limit: a live 0 %-margin bid's open quantity at its price. */
+function zeroMarginValueOf(order: Order | null): bigint {
+  return order !== null && order.marginType === 'T' && isLiveStatus(order.status) ? zeroMarginValuePaise(order) : 0n;
 }
 
 function judgeOfferModification(command: ModifyCommand, state: BatchSnapshot, order: Order): OrderChange {
@@ -394,7 +418,9 @@ function judgeOfferModification(command: ModifyCommand, state: BatchSnapshot, or
   // Only retail and employee bids have limits, and they are never allotted in part while live.
   const others = state.otherOfferBids(caller.userId, order.offerId!, order);
   ApiError.throwIfAny(offerModificationViolations(offerContextOf(state, order), liveOfferBidOf(order), request.price, change, others, state.now));
-  return modificationOf(command, state, order, change);
+  const modified = modificationOf(command, state, order, change);
+  ApiError.throwIfAny(state.zeroMarginViolations(modified.after, order));
+  return modified;
 }
 
 /**
@@ -431,7 +457,7 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
         [{ field: '', message: 'the bid is already carried forward' }],
       );
     }
-    return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin };
+    return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin, unchanged: true };
   }
   ApiError.throwIfAny(
     carryForwardViolations(
@@ -444,9 +470,11 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
   );
   if (revised) ApiError.throwIfAny(revisionViolations(context, { ...liveOfferBidOf(order), carriedForward: true }, price, terms));
   const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
+  const after: Order = { ...order, pricePaise: terms.pricePaise, quantity: terms.quantity, carriedForwardAt: state.now, updatedAt: state.now };
+  if (revised) ApiError.throwIfAny(state.zeroMarginViolations(after, order));
   return {
     before: order,
-    after: { ...order, pricePaise: terms.pricePaise, quantity: terms.quantity, carriedForwardAt: state.now, updatedAt: state.now },
+    after,
     reason: `Carried forward to T+1: ${terms.quantity - order.tradedQuantity} unallotted shares at ${formatPrice(terms.pricePaise)}${revisedFrom}`,
     origin,
     outbox: 'CARRY_FORWARD',

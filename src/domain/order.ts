@@ -169,6 +169,11 @@ export interface OrderChange {
   outbox?: OutboxAction;
   /** The trade the change makes: an allotment. */
   trade?: Trade;
+  /**
+   * Nothing changes (a carry-forward asked again): the request is answered, and nothing is written, no
+   * history row and no event (issue 47 row 6).
+   */
+  unchanged?: true;
 }
 
 /**

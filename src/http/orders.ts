@@ -52,6 +52,7 @@ const PRE_TRADE_ERRORS = [
   Errors.OFS_CUTOFF_PRICE_UNKNOWN,
   Errors.OFS_BELOW_RETAIL_CUTOFF,
   Errors.OFS_RETAIL_LIMIT,
+  Errors.OFS_QUANTITY_OVER_OFFER,
 ];
 
 /** The rules of a bid in an offer (docs/design/ofs.md): its category, its day, its price, its limits. */
@@ -63,6 +64,8 @@ const OFFER_ERRORS = [
   Errors.OFS_NON_RETAIL_ON_T1,
   Errors.OFS_OFFER_CANCELLED,
   Errors.OFS_BELOW_T_CUTOFF,
+  Errors.OFS_ORDER_VALUE_LIMIT,
+  Errors.OFS_ZERO_MARGIN_LIMIT,
 ];
 
 /** Changing a bid in an offer: its margin, whether it is carried forward, its offer still registered. */
@@ -224,6 +227,9 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
             Errors.OFS_BELOW_FLOOR,
             Errors.OFS_MARGIN_T_UPWARD_ONLY,
             Errors.OFS_QUANTITY_BELOW_ALLOTTED,
+            Errors.OFS_QUANTITY_OVER_OFFER,
+            Errors.OFS_ORDER_VALUE_LIMIT,
+            Errors.OFS_ZERO_MARGIN_LIMIT,
             Errors.OFS_OFFER_NOT_FOUND,
             Errors.OFS_OFFER_CANCELLED,
             Errors.ALGO_DISABLED,

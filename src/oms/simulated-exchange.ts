@@ -26,7 +26,7 @@ import {
   offerPriceViolations,
   type BidAction,
 } from '../domain/ofs-offer-rules.js';
-import { allocateT1Day, allocateTDay, type OfferAllotment, type OfferBid } from '../domain/ofs-offer-allocation.js';
+import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid } from '../domain/ofs-offer-allocation.js';
 import { tickViolations } from '../domain/ofs-rules.js';
 import type { Store } from '../store/database.js';
 import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
@@ -354,9 +354,11 @@ export class SimulatedExchange implements ExchangeAdapter {
       }
       if (progress.tAllocatedAt === null) {
         const bids = live.filter((bid) => isNonRetailCategory(bid.category)).map(offerBidOf);
-        const demand = bids.reduce((sum, bid) => sum + bid.quantity, 0);
-        // The seller's green-shoe decision (until its deadline), then the operator on a short T day.
-        if (tAllocationWait(offer, registration.tProceedAt, demand, now) !== null) return;
+        // The seller's green-shoe decision (until its deadline), then the operator on a short T day: the
+        // demand the allocation would take, after the single-bidder cap, short of the portion.
+        const wait = tAllocationWait(offer, registration.tProceedAt, tDayDemand(offer, bids), now);
+        if (wait?.for === 'operator') await this.offers.holdTAllocation(offerId, now, tx);
+        if (wait !== null) return;
         const result = allocateTDay(offer, bids);
         const found = { cutoffPricePaise: result.cutoffPricePaise, unallotted: result.unallotted };
         if (!(await this.book.claimTAllocation(tx, offerId, found, offer, now))) return;

@@ -2,6 +2,7 @@
  * Operator actions behind the `ordergate` CLI (and the tests' fixtures): users, API keys and the OFS
  * registry. Each works directly on the database; no server needs to run.
  */
+import { parseRupeeAmount } from '../domain/funds.js';
 import { canonicalAddress } from '../domain/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/static-ip.js';
 import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/second-factor.js';
@@ -312,6 +313,22 @@ export class AdminService {
     if (stored === undefined) throw new AdminError(`category must be one of ${[...USER_CATEGORIES, 'NON_RETAIL'].join(', ')}`);
     if (!(await this.users.setCategory(userId, stored, checkedMarginType(stored, marginType)))) throw new AdminError(`no user ${userId}`);
     return stored;
+  }
+
+  /**
+   * Sets the most the user's live 0 %-margin bids may total, in rupees (`none`: no limit set, and no
+   * 0 %-margin bid is taken), as the operator agrees it with the custodian arrangement (issue 47 row 3).
+   * Bids already live stay; the next bid or raise is judged against the new limit. Answers the limit in paise.
+   */
+  async setZeroMarginLimit(userId: string, rupeesText: string): Promise<bigint | null> {
+    let limit: bigint | null = null;
+    if (rupeesText !== 'none') {
+      const amount = parseRupeeAmount(rupeesText);
+      if ('problem' in amount) throw new AdminError(amount.problem);
+      limit = BigInt(amount.paise);
+    }
+    if (!(await this.users.setZeroMarginLimit(userId, limit))) throw new AdminError(`no user ${userId}`);
+    return limit;
   }
 
   /** Ends every open session of the user at once, on every node; answers how many were open. */

@@ -7,7 +7,7 @@ import {
   discountedPricePaise,
   offerPortions,
   offerState,
-  tAllocationWait,
+  tAllocationWaitAsHeld,
   type Discount,
   type IndicativeFigures,
   type Offer,
@@ -42,14 +42,15 @@ function indicativeOut(published: PublishedIndicative | undefined): OfsOfferEntr
 }
 
 /**
- * What the T allocation waits for (tAllocationWait): nothing before T closes or once it has run; after T's
- * close the seller's green-shoe decision (until its deadline), then the operator when the valid non-retail
- * demand the exchange published is short of the non-retail portion (cancel, or go on).
+ * What the T allocation waits for (tAllocationWaitAsHeld): nothing before T closes or once it has run; after
+ * T's close the seller's green-shoe decision (until its deadline), then the operator once the exchange has
+ * held the allocation for it, the valid non-retail demand after the single-bidder cap being short of the
+ * non-retail portion (cancel, or go on).
  */
-export function tWait(registration: OfferRegistration, latest: PublishedIndicative | undefined, now: number): TAllocationWait {
+export function tWait(registration: OfferRegistration, now: number): TAllocationWait {
   const { offer, progress } = registration;
   if (offerState(offer, progress, now) !== 'T_OPEN' || now < offer.tDay.closesAt) return null;
-  return tAllocationWait(offer, registration.tProceedAt, latest?.all.quantity ?? 0, now);
+  return tAllocationWaitAsHeld(offer, registration.tProceedAt, registration.tHeldAt, now);
 }
 
 /** When an offer's allotments settle: the pay-out on the trading day after T and after T+1; null for a drill offer. */
@@ -66,7 +67,7 @@ export function toOfferEntry(
 ): OfsOfferEntry {
   const { offer, progress, tCutoffPricePaise, t1RetailCutoffPricePaise } = registration;
   const portions = offerPortions(offer);
-  const wait = tWait(registration, latest, now);
+  const wait = tWait(registration, now);
   return {
     offer_id: offer.offerId,
     symbol: offer.symbol,

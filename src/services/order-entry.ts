@@ -199,8 +199,9 @@ export class OrderEntryService {
   private async read(tx: StoreTx, commands: readonly Command[]): Promise<Loaded> {
     const now = this.now();
     const retailUsers = commands.filter((c) => (c.kind === 'place' || c.kind === 'modify') && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
-    // A modification of a bid in an offer may raise its bidder's retail or employee total there, like a new bid.
-    const limitedUsers = commands.filter((c) => c.kind === 'modify' || c.kind === 'place').map((c) => c.caller.userId);
+    // A modification of a bid in an offer may raise its bidder's retail or employee total there, like a new
+    // bid; a carry-forward with new terms its 0 %-margin total.
+    const limitedUsers = commands.filter((c) => c.kind === 'modify' || c.kind === 'place' || c.kind === 'carry').map((c) => c.caller.userId);
     const placements = commands.filter((c) => c.kind === 'place');
     // The instruments bid on that are no issue may be an offer's listings: their users' limits are judged too.
     const instruments = new Map<string, [string, number]>();
@@ -209,7 +210,7 @@ export class OrderEntryService {
     const offers = new Map<string, OfferRegistration | undefined>();
     await this.readInstruments(tx, instruments, issues, offers);
     const hasOffers = [...offers.values()].some((offer) => offer !== undefined);
-    await this.orders.lockUsers(tx, hasOffers || commands.some((c) => c.kind === 'modify') ? limitedUsers : retailUsers);
+    await this.orders.lockUsers(tx, hasOffers || commands.some((c) => c.kind === 'modify' || c.kind === 'carry') ? limitedUsers : retailUsers);
     const orders = await this.orders.lockOrders(
       tx,
       commands.flatMap((c) => (c.kind === 'place' ? [] : [c.orderId])),
@@ -228,12 +229,17 @@ export class OrderEntryService {
     // The offers' bidders: who each placing user is in its offer, and its live bids there.
     const offerIds = new Set<string>();
     const bidders = new Map<string, OfferBidder>();
+    const zeroMarginUsers = new Set<string>();
     for (const offer of offers.values()) if (offer !== undefined) offerIds.add(offer.offer.offerId);
     for (const offerId of offerIds) {
       const placing = placements
         .filter((c) => offers.get(issueKey(c.order.exchange, c.order.scripToken))?.offer.offerId === offerId)
         .map((c) => c.caller.userId);
-      for (const [userId, bidder] of await this.offers.bidders(offerId, placing, tx)) bidders.set(`${offerId}\u0000${userId}`, bidder);
+      for (const [userId, bidder] of await this.offers.bidders(offerId, placing, tx)) {
+        bidders.set(`${offerId}\u0000${userId}`, bidder);
+        // Whoever may place a 0 %-margin bid: its standing against its limit is read below (issue 47 row 3).
+        if (bidder.marginType === 'T') zeroMarginUsers.add(userId);
+      }
     }
     const liveOfferBids = offerIds.size === 0 ? [] : await this.orders.liveOfferBids(tx, limitedUsers, [...offerIds]);
     const exposures = await this.orders.exposures(tx, retailUsers);
@@ -243,7 +249,13 @@ export class OrderEntryService {
       ...commands.flatMap((c) => (c.kind === 'modify' || c.kind === 'carry' ? [orders.get(c.orderId)?.algoId ?? null] : [])),
     ].filter((algoId): algoId is string => algoId !== null && this.algos.gate.mayBeRegistered(algoId));
     const algos = await this.algos.registry.lockForOrders(tx, algoIds);
-    return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos), held };
+    // The 0 %-margin standing of whoever may place or raise a 0 %-margin bid (issue 47 row 3).
+    for (const command of commands) {
+      if ((command.kind === 'modify' || command.kind === 'carry') && orders.get(command.orderId)?.marginType === 'T')
+        zeroMarginUsers.add(command.caller.userId);
+    }
+    const zeroMargin = await this.orders.zeroMarginExposure(tx, [...zeroMarginUsers]);
+    return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos, zeroMargin), held };
   }
 
   /** Each instrument's issue, or else the offer it is a listing of (or neither). */
@@ -262,9 +274,10 @@ export class OrderEntryService {
 
   /** The accepted changes, together; then each request's answer, for a retry to replay. */
   private async write(tx: StoreTx, accepted: readonly { command: Command; change: OrderChange }[], now: number): Promise<void> {
+    // A change that changes nothing (a carry-forward asked again) is answered, and not written.
     await this.orders.apply(
       tx,
-      accepted.map((a) => a.change),
+      accepted.flatMap((a) => (a.change.unchanged ? [] : [a.change])),
       now,
     );
     for (const { command } of accepted) {

@@ -88,6 +88,7 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
     tCutoffPricePaise: nullableNumber(row.t_cutoff_price_paise),
     tUnallotted: nullableNumber(row.t_unallotted),
     tProceedAt: nullableNumber(row.t_proceed_at),
+    tHeldAt: nullableNumber(row.t_held_at),
     t1RetailCutoffPricePaise: nullableNumber(row.t1_retail_cutoff_price_paise),
   };
 }
@@ -319,6 +320,20 @@ export class OfsOfferRepository {
       .where((eb) => eb.or([eb('green_shoe_decision_by', '>', now), eb('t_closes_at', '>', now)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Records, once, that the exchange held the offer's T allocation for the operator (its valid non-retail
+   * demand after the single-bidder cap is short of the portion), in the exchange's transaction.
+   */
+  async holdTAllocation(offerId: string, now: number, storeTx?: StoreTx): Promise<void> {
+    await executorOf(this.db, storeTx)
+      .updateTable('ofs_offers')
+      .set({ t_held_at: now })
+      .where('offer_id', '=', offerId)
+      .where('t_held_at', 'is', null)
+      .where('t_allocated_at', 'is', null)
+      .execute();
   }
 
   /**

@@ -13,6 +13,7 @@ import type { Order, OrderChange, RecordedChange, RetailExposure } from '../doma
 import { planOrderWrites, type AccountChange, type ExposureChange, type HistoryEntry, type LedgerEntry, type OutboxEntry } from '../domain/order-effects.js';
 import type { Trade } from '../domain/trades.js';
 import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
+import { zeroMarginValuePaise, type ZeroMarginExposure } from '../domain/ofs-offer-rules.js';
 import {
   arrayLiteral,
   BulkInsert,
@@ -513,6 +514,39 @@ export class OrderRepository {
       .where('status', 'in', [...LIVE_STATUSES])
       .execute();
     return rows.map(orderFromRow);
+  }
+
+  /**
+   * The users' 0 %-margin standing: the limit the operator set, and their live 0 %-margin bids in every
+   * offer valued at their prices (open quantity times price), summed exactly. Read in the transaction that
+   * judges new bids, after lockUsers.
+   */
+  async zeroMarginExposure(storeTx: StoreTx, userIds: readonly string[]): Promise<Map<string, ZeroMarginExposure>> {
+    const exposure = new Map<string, ZeroMarginExposure>();
+    if (userIds.length === 0) return exposure;
+    const { trx } = openTx(storeTx);
+    const ids = [...new Set(userIds)];
+    const limits = await trx.selectFrom('users').select(['user_id', 'zero_margin_limit_paise']).where('user_id', 'in', ids).execute();
+    for (const row of limits) {
+      exposure.set(row.user_id, { limitPaise: row.zero_margin_limit_paise === null ? null : BigInt(row.zero_margin_limit_paise), openPaise: 0n });
+    }
+    const bids = await trx
+      .selectFrom('orders')
+      .select(['user_id', 'quantity', 'traded_quantity', 'price_paise'])
+      .where('user_id', 'in', ids)
+      .where('margin_type', '=', 'T')
+      .where('status', 'in', [...LIVE_STATUSES])
+      .execute();
+    for (const bid of bids) {
+      const standing = exposure.get(bid.user_id);
+      if (standing !== undefined)
+        standing.openPaise += zeroMarginValuePaise({
+          quantity: Number(bid.quantity),
+          tradedQuantity: Number(bid.traded_quantity),
+          pricePaise: Number(bid.price_paise),
+        });
+    }
+    return exposure;
   }
 
   async find(orderId: string): Promise<Order | undefined> {

@@ -28,6 +28,8 @@ export interface UsersTable {
   totp_failed_at: Generated<number | null>;
   /** When the second factor was locked after too many wrong codes, or null: not locked. */
   totp_locked_at: Generated<number | null>;
+  /** The most the user's live 0 %-margin bids may total, in paise; null: none set, none taken (migration 0022). */
+  zero_margin_limit_paise: Generated<number | string | null>;
 }
 
 /** Every lock and unlock of a user's second factor (migration 0021): the lockout's audit. */
@@ -171,6 +173,8 @@ export interface OfsOffersTable {
   cancelled_at: Generated<number | null>;
   /** The operator's decision to allot an under-subscribed T day anyway (migration 0014). */
   t_proceed_at: Generated<number | null>;
+  /** When the exchange held the T allocation for the operator (demand after the cap short; migration 0022). */
+  t_held_at: Generated<number | null>;
   /** The retail cut-off the T+1 allocation found. */
   t1_retail_cutoff_price_paise: Generated<number | null>;
   updated_at: number;
@@ -196,6 +200,10 @@ export interface OfsOfferListingsTable {
   series_retail: string;
   series_non_retail: string;
   series_employee: string | null;
+  /** Each series' order value upper limit (NSE's orderValueUpperLimit), in paise; null: none (migration 0022). */
+  value_limit_retail_paise: Generated<number | string | null>;
+  value_limit_non_retail_paise: Generated<number | string | null>;
+  value_limit_employee_paise: Generated<number | string | null>;
 }
 
 /** A user the operator registered as an eligible employee of an offer. */

@@ -22,6 +22,8 @@ export interface UserAccount extends User {
   operator: boolean;
   /** The TOTP codes checked since the last login that passed, and the lock (src/domain/second-factor.ts). */
   secondFactorCount: SecondFactorCount;
+  /** The most the user's live 0 %-margin bids may total (paise); null: none set, none taken. */
+  zeroMarginLimitPaise: bigint | null;
 }
 
 /** A lock or unlock of a user's second factor, as `ordergate users totp-log` prints it. */
@@ -80,6 +82,7 @@ function userFromRow(row: UserRow): UserAccount {
     disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
     operator: row.operator_since !== null,
     secondFactorCount: secondFactorCountOf(row),
+    zeroMarginLimitPaise: row.zero_margin_limit_paise === null ? null : BigInt(row.zero_margin_limit_paise),
   };
 }
 
@@ -339,6 +342,16 @@ export class UserRepository {
       .insertInto('second_factor_events')
       .values({ user_id: userId, at, ...event })
       .execute();
+  }
+
+  /** Sets the most the user's live 0 %-margin bids may total (paise; null: none). False when there is no such user. */
+  async setZeroMarginLimit(userId: string, limitPaise: bigint | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ zero_margin_limit_paise: limitPaise === null ? null : limitPaise.toString() })
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /**

@@ -317,3 +317,27 @@ describe('ordergate users totp-unlock and totp-log (issue 47 row 2)', () => {
     expectOneLineFailure(await ordergate(['users', 'totp-log', 'nobody']), /no user nobody/);
   });
 });
+
+describe('ordergate users zero-margin-limit (issue 47 row 3)', () => {
+  it('sets and clears the limit, printing it; set-category --margin T says when none is set', async () => {
+    await addUser('mia');
+    const category = await ordergate(['users', 'set-category', 'mia', 'MF', '--margin', 'T']);
+    expect(category.code, category.stderr).toBe(0);
+    expect(category.stderr).toMatch(/no 0 % margin limit is set for mia: its 0 %-margin bids are refused \(e-384\)/);
+    const set = await ordergate(['users', 'zero-margin-limit', 'mia', '50000000.50']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(fieldsOf(set.stdout)).toEqual({ user_id: 'mia', zero_margin_limit: '50000000.50' });
+    const stored = () => inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find('mia'))?.zeroMarginLimitPaise);
+    expect(await stored()).toBe(5_000_000_050n);
+    expect((await ordergate(['users', 'set-category', 'mia', 'MF', '--margin', 'T'])).stderr).not.toMatch(/no 0 % margin limit/);
+    const cleared = await ordergate(['users', 'zero-margin-limit', 'mia', 'none']);
+    expect(fieldsOf(cleared.stdout)).toEqual({ user_id: 'mia', zero_margin_limit: 'none' });
+    expect(await stored()).toBeNull();
+  });
+
+  it('refuses an amount that is not rupees, and an unknown user, with one line', async () => {
+    await addUser('max');
+    expectOneLineFailure(await ordergate(['users', 'zero-margin-limit', 'max', '12.345']), /not a number of rupees with at most two decimals/);
+    expectOneLineFailure(await ordergate(['users', 'zero-margin-limit', 'nobody', '100']), /no user nobody/);
+  });
+});

@@ -1,6 +1,7 @@
 /** The two allocations of an offer (src/domain/ofs-offer-allocation.ts), on hand-computed examples. */
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, type OfferBid } from '../../src/domain/ofs-offer-allocation.js';
+import { allocateT1Day, allocateTDay, tDayDemand, type OfferBid } from '../../src/domain/ofs-offer-allocation.js';
+import { tAllocationWait } from '../../src/domain/ofs-offer.js';
 import type { OfferCategory, OfferTerms } from '../../src/domain/ofs-offer.js';
 
 /**
@@ -146,6 +147,34 @@ describe('allocateTDay', () => {
       ['X', 0, 'not allotted on T: set aside, category "CORPORATE" is not a bid category'],
     ]);
     expect(result.unallotted).toBe(895);
+  });
+});
+
+describe('tDayDemand: what the under-subscription wait judges (issue 47 row 3)', () => {
+  it('is the demand after the single-bidder cap, not the raw total: 1,350 bid is 1,050 taken', () => {
+    expect(tDayDemand(offer(), tBids)).toBe(1_050n);
+  });
+
+  it('one bidder over the cap does not make a short book look full: the operator is asked', () => {
+    // 1,000 shares by one NII against a non-retail portion of 900: raw, the book looks full; the cap (250)
+    // leaves 250 the allocation would take, short of 900.
+    const oneBidder = [bid('A', 'n1', 'NII', 10_000, 1_000, 1)];
+    expect(tDayDemand(offer(), oneBidder)).toBe(250n);
+    const afterClose = 1;
+    expect(tAllocationWait({ ...offer(), greenShoeDecidedAt: null, greenShoeDecisionBy: 0 }, null, tDayDemand(offer(), oneBidder), afterClose)).toEqual({
+      for: 'operator',
+    });
+    // MF and IC have no cap: the same 1,000 by an MF fills it.
+    expect(tDayDemand(offer(), [bid('A', 'm1', 'MF', 10_000, 1_000, 1)])).toBe(1_000n);
+  });
+
+  it('leaves out what the allocation sets aside (below the floor, retail on T), and sums past 2^53 exactly', () => {
+    expect(tDayDemand(offer(), [bid('A', 'n1', 'NII', 9_900, 200, 1), bid('R', 'r1', 'RETAIL', 10_000, 200, 2), bid('M', 'm1', 'MF', 10_000, 100, 3)])).toBe(
+      100n,
+    );
+    const huge = offer({ baseQuantity: 999_999_999_999_999 });
+    const bids = Array.from({ length: 20 }, (_, i) => bid(`M${i}`, `m${i}`, 'MF', 10_000, 999_999_999_999_999, i + 1));
+    expect(tDayDemand(huge, bids)).toBe(19_999_999_999_999_980n);
   });
 });
 

@@ -87,8 +87,25 @@ describe('offerPlacementViolations', () => {
       Errors.OFS_BELOW_FLOOR.code,
     ]);
     // Below the T-day cut-off and over the limit: the price is named.
-    expect(codes(offerPlacementViolations(onT1, nse, bidder(), request('RS', 100.5, 5000), [], 5_500).violations)).toEqual([
+    const large: OfferContext = { ...onT1, offer: { ...offer, baseQuantity: 100_000 } };
+    expect(codes(offerPlacementViolations(large, nse, bidder(), request('RS', 100.5, 5000), [], 5_500).violations)).toEqual([
       Errors.OFS_BELOW_RETAIL_CUTOFF.code,
+    ]);
+  });
+
+  it('refuses a bid for more than the offer sells, green shoe and employees included (e-382, issue 47 row 3)', () => {
+    // 1,000 base + 100 for employees.
+    const mf = bidder({ category: 'MF', marginType: 'T' });
+    expect(codes(offerPlacementViolations(onT, nse, mf, request('IS', 101, 1_100), [], 1_500).violations)).toEqual([]);
+    const over = offerPlacementViolations(onT, nse, mf, request('IS', 101, 1_101), [], 1_500).violations;
+    expect(codes(over)).toEqual([Errors.OFS_QUANTITY_OVER_OFFER.code]);
+    expect(over[0]).toMatchObject({ field: 'quantity', message: 'quantity 1101 is more than the 1100 shares the offer of ACME sells' });
+    // The green shoe counts, exercised or not: the seller may exercise it.
+    const withShoe: OfferContext = { ...onT, offer: { ...offer, greenShoeQuantity: 150 } };
+    expect(codes(offerPlacementViolations(withShoe, nse, mf, request('IS', 101, 1_250), [], 1_500).violations)).toEqual([]);
+    // The probe's bid: 999999999999999 shares at Rs 999,999,999.95.
+    expect(codes(offerPlacementViolations(onT, nse, mf, request('IS', 999_999_999.95, 999_999_999_999_999), [], 1_500).violations)).toEqual([
+      Errors.OFS_QUANTITY_OVER_OFFER.code,
     ]);
   });
 

@@ -13,6 +13,7 @@ import {
   offerTermsProblems,
   printedPortionsProblems,
   tAllocationWait,
+  tAllocationWaitAsHeld,
   type Offer,
   type OfferProgress,
 } from '../../src/domain/ofs-offer.js';
@@ -279,20 +280,29 @@ describe('tAllocationWait', () => {
   const afterClose = offer.tDay.closesAt + 60_000;
 
   it("waits for the seller's green-shoe decision until its deadline, then takes the default", () => {
-    expect(tAllocationWait(offer, null, 2_000_000, afterClose)).toEqual({ for: 'green-shoe', until: offer.greenShoeDecisionBy });
-    expect(tAllocationWait(offer, null, 2_000_000, offer.greenShoeDecisionBy)).toBeNull();
+    expect(tAllocationWait(offer, null, 2_000_000n, afterClose)).toEqual({ for: 'green-shoe', until: offer.greenShoeDecisionBy });
+    expect(tAllocationWait(offer, null, 2_000_000n, offer.greenShoeDecisionBy)).toBeNull();
     // Recorded: no wait.
-    expect(tAllocationWait({ ...offer, greenShoeDecidedAt: afterClose }, null, 2_000_000, afterClose)).toBeNull();
+    expect(tAllocationWait({ ...offer, greenShoeDecidedAt: afterClose }, null, 2_000_000n, afterClose)).toBeNull();
     // No option: nothing to wait for.
-    expect(tAllocationWait({ ...offer, greenShoeQuantity: 0 }, null, 2_000_000, afterClose)).toBeNull();
+    expect(tAllocationWait({ ...offer, greenShoeQuantity: 0 }, null, 2_000_000n, afterClose)).toBeNull();
   });
 
   it('then waits for the operator while non-retail demand is short of the portion the decision gives', () => {
     const decided = { ...offer, greenShoeDecidedAt: afterClose, greenShoeExercised: 1_000_000 };
     // 1,800,000 non-retail with the whole option exercised.
-    expect(tAllocationWait(decided, null, 1_799_999, afterClose)).toEqual({ for: 'operator' });
-    expect(tAllocationWait(decided, null, 1_800_000, afterClose)).toBeNull();
-    expect(tAllocationWait(decided, afterClose, 1, afterClose)).toBeNull();
+    expect(tAllocationWait(decided, null, 1_799_999n, afterClose)).toEqual({ for: 'operator' });
+    expect(tAllocationWait(decided, null, 1_800_000n, afterClose)).toBeNull();
+    expect(tAllocationWait(decided, afterClose, 1n, afterClose)).toBeNull();
+  });
+
+  it("as the read calls show it: the operator's wait once the exchange has held the allocation, until the operator goes on", () => {
+    const decided = { ...offer, greenShoeDecidedAt: afterClose, greenShoeExercised: 1_000_000 };
+    expect(tAllocationWaitAsHeld(decided, null, null, afterClose)).toBeNull();
+    expect(tAllocationWaitAsHeld(decided, null, afterClose, afterClose)).toEqual({ for: 'operator' });
+    expect(tAllocationWaitAsHeld(decided, afterClose + 1, afterClose, afterClose + 2)).toBeNull();
+    // The green shoe first, as the exchange waits for it first.
+    expect(tAllocationWaitAsHeld(offer, null, afterClose, afterClose)).toEqual({ for: 'green-shoe', until: offer.greenShoeDecisionBy });
   });
 });
 

@@ -158,7 +158,7 @@ describe('Indian Overseas Bank, December 2025: the green shoe in part, a short T
   });
 
   it('waits for the operator: 39,95,07,082 bid on T is short of 41,51,03,393', () => {
-    expect(tAllocationWait(iob, null, 399_507_082, iob.tDay.closesAt + HOUR)).toEqual({ for: 'operator' });
+    expect(tAllocationWait(iob, null, 399_507_082n, iob.tDay.closesAt + HOUR)).toEqual({ for: 'operator' });
   });
 
   it('told to go on, allots every bid in full, the cut-off at the floor 34.00, and gives retail what non-retail left', () => {
@@ -201,7 +201,7 @@ describe('Mazagon Dock, April 2025: the green shoe in part, T on a Friday', () =
   });
 
   it('T-day bids of exactly the non-retail portion: no operator is asked, and the cut-off is the floor', () => {
-    expect(tAllocationWait(mazdock, null, 14_562_318, mazdock.tDay.closesAt + HOUR)).toBeNull();
+    expect(tAllocationWait(mazdock, null, 14_562_318n, mazdock.tDay.closesAt + HOUR)).toBeNull();
     // Two NIIs, each within the cap of 40,45,088.
     const t = allocateTDay(mazdock, [
       bid('MF', 'MF', 252_600, 10_000_000, 1),

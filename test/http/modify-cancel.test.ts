@@ -182,7 +182,11 @@ describe('modify and cancel an OFS bid', () => {
 
     it('lets a non-retail user modify, with no value cap', async () => {
       const orderId = await place(nora, { quantity: '1' });
-      expect((await modify(orderId, modifyBody({ quantity: '5000000' }), as(nora))).status).toBe(200);
+      // The whole issue (1,000,000 shares) at 101.50: Rs 10.15 crore.
+      expect((await modify(orderId, modifyBody({ quantity: '1000000' }), as(nora))).status).toBe(200);
+      const over = await modify(orderId, modifyBody({ quantity: '1000001' }), as(nora));
+      expect(over.status, over.text).toBe(422);
+      expect(over.body.code).toBe('e-382');
     });
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { offerImport } from '../support/offers.js';
 import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
+import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
 
 const OFFERS = '/transactional/v1/ofs/offers';
 const HOUR = 60 * 60 * 1000;
@@ -114,8 +115,11 @@ describe('the offers read calls', () => {
       green_shoe_decided_at: new Date(T + 7 * HOUR).toISOString(),
       portions: { total: 1_400_000, retail_reserved: 175_000, non_retail: 1_225_000, mf_ic_reserved: 350_000, employee: 20_000, single_bidder_cap: 350_000 },
       awaiting_green_shoe_until: null,
-      awaiting_operator: true,
+      // Nobody has bid, but it is the exchange that holds the allocation for the operator (no OMS runs here).
+      awaiting_operator: false,
     });
+    await new OfsOfferRepository(server.store.db).holdTAllocation('ACME-OFS-1', server.clock.now);
+    expect((await list()).data.offers[0]).toMatchObject({ awaiting_operator: true });
     await server.admin.setGreenShoe('ACME-OFS-1', true);
     expect((await list()).data.offers[0]).toMatchObject({
       green_shoe_exercised: 1_000_000,

@@ -10,7 +10,8 @@ const PLACE_ORDER = '/transactional/v1/orders/regular';
 // Floor and retail cut-off at one tick, so that the OFS market rules (floor price, retail cut-off, the retail
 // value limit) leave these bids alone: this file is about the bid's own contract. Extreme prices and
 // quantities are bid by a non-retail user, whom the retail value limit does not bind.
-const MARKET_RULES_OPEN = { floorPricePaise: 5, retailCutoffPricePaise: 5 };
+/** Open to any price and, as large as a quantity may be, to any quantity (a bid is for at most the offer quantity). */
+const MARKET_RULES_OPEN = { floorPricePaise: 5, retailCutoffPricePaise: 5, offerQuantity: 999_999_999_999_999 };
 
 describe('place an OFS bid: happy paths', () => {
   let server: TestServer;

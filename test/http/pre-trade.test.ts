@@ -225,7 +225,7 @@ describe('pre-trade checks of a bid', () => {
     });
 
     it('the price rules are checked before the retail limit', async () => {
-      await expectRefusal(await place(priceBid(SBIN_NSE, 10_000_000, 100)), Errors.OFS_BELOW_RETAIL_CUTOFF, 'price');
+      await expectRefusal(await place(priceBid(SBIN_NSE, 1_000_000, 100)), Errors.OFS_BELOW_RETAIL_CUTOFF, 'price');
     });
 
     it('the request-alone rules (400) come before the pre-trade checks', async () => {

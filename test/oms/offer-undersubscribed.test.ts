@@ -31,6 +31,12 @@ const TWO = {
   symbol: 'TWO',
   listings: [{ exchange: 'NSE_EQ', scrip_token: 700012, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
 };
+/** THREE: one NII bids the whole non-retail portion, of which the single-bidder cap lets the allocation take 250. */
+const THREE = {
+  offer_id: 'THREE-OFS',
+  symbol: 'THREE',
+  listings: [{ exchange: 'NSE_EQ', scrip_token: 700013, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
+};
 const terms = { base_quantity: 1000, green_shoe_quantity: 0, retail_reserve_pct: 10, employee_quantity: 0 };
 
 describe('an under-subscribed T day waits for the operator', () => {
@@ -39,12 +45,14 @@ describe('an under-subscribed T day waits for the operator', () => {
   let funds: FundsService;
   let nii: TestUser;
   let nii2: TestUser;
+  let nii3: TestUser;
 
   beforeAll(async () => {
     server = await startTestServer({ now: T + 10 * MINUTE });
-    await server.admin.importOfs([offerImport({ ...ONE, ...terms }, T), offerImport({ ...TWO, ...terms }, T)]);
+    await server.admin.importOfs([offerImport({ ...ONE, ...terms }, T), offerImport({ ...TWO, ...terms }, T), offerImport({ ...THREE, ...terms }, T)]);
     nii = await server.createUser('nii', { category: 'NII' });
     nii2 = await server.createUser('nii2', { category: 'NII' });
+    nii3 = await server.createUser('nii3', { category: 'NII' });
     funds = new FundsService(
       server.store,
       new FundsRepository(server.store.db, server.store.dialect),
@@ -88,6 +96,20 @@ describe('an under-subscribed T day waits for the operator', () => {
     await oms.runOnce();
     for (const id of ['ONE-OFS', 'TWO-OFS']) expect(await offer(id)).toMatchObject({ state: 'T_OPEN', awaiting_operator: true, t_cutoff_price: null });
     expect(await order(one)).toMatchObject({ status: 'PENDING', traded_quantity: 0 });
+  });
+
+  it('judges the demand the allocation would take, after the single-bidder cap: one bidder for the whole portion does not fill it (issue 47 row 3)', async () => {
+    // Placed before T's close (the clock is put back for it): 900 shares, the whole non-retail portion, of
+    // which the allocation would take 250.
+    const closedAt = server.clock.now;
+    server.clock.now = T + 20 * MINUTE;
+    const whole = await bid('THREE', 700013, 900, 101, nii3);
+    expect(whole.status, whole.text).toBe(200);
+    await oms.runOnce();
+    server.clock.now = closedAt;
+    await oms.runOnce();
+    expect(await offer('THREE-OFS')).toMatchObject({ state: 'T_OPEN', awaiting_operator: true, t_cutoff_price: null });
+    expect(await order(whole.body.data.orderId, nii3)).toMatchObject({ status: 'PENDING', traded_quantity: 0 });
   });
 
   it('cancels the offer: every live bid cancelled with the reason, its block released, nothing taken after', async () => {

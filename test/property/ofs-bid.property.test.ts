@@ -203,7 +203,8 @@ describe('OFS bid: properties through the real server', () => {
   beforeAll(async () => {
     server = await startTestServer();
     // Floor and retail cut-off at one tick: this file is about the bid's own rules, not the OFS market's.
-    const marketRulesOpen = { floorPricePaise: 5, retailCutoffPricePaise: 5 };
+    // An issue as large as a quantity may be (a bid is for at most the issue's offer quantity, e-382).
+    const marketRulesOpen = { floorPricePaise: 5, retailCutoffPricePaise: 5, offerQuantity: Number(MAX_QUANTITY) };
     await server.registerIssue(marketRulesOpen);
     await server.registerIssue({ ...marketRulesOpen, exchange: 'BSE_EQ', scripToken: 543210 });
     rita = await server.createUser('rita');

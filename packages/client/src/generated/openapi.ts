@@ -1666,7 +1666,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-352, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380, e-601, e-602 */
+                /** @description Error envelope; code is one of e-115, e-351, e-352, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-382, e-362, e-363, e-364, e-365, e-366, e-380, e-383, e-384, e-601, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2087,7 +2087,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-351, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-362, e-363, e-364, e-365, e-366, e-380, e-376, e-369, e-602 */
+                /** @description Error envelope; code is one of e-115, e-351, e-353, e-354, e-355, e-356, e-357, e-358, e-359, e-360, e-382, e-362, e-363, e-364, e-365, e-366, e-380, e-383, e-384, e-376, e-369, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2851,7 +2851,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error envelope; code is one of e-115, e-380, e-353, e-356, e-376, e-369, e-602 */
+                /** @description Error envelope; code is one of e-115, e-380, e-353, e-356, e-376, e-369, e-382, e-383, e-384, e-602 */
                 422: {
                     headers: {
                         [name: string]: unknown;

@@ -1,0 +1,98 @@
+/**
+ * The bounds on a bid (issue 47 row 3), through the real server on both databases: a bid is for at most
+ * the shares on sale (an offer's base, green shoe and employees; an issue's offer quantity), and a client's
+ * live 0 %-margin bids total at most the limit the operator set with the custodian arrangement (none set:
+ * none taken), counted under concurrency. The probe's bid, 999999999999999 shares at Rs 999,999,999.95 by
+ * an MF at 0 % margin, set the T-day cut-off for everyone; it is refused at the door now.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { offerImport } from '../support/offers.js';
+import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+
+const PLACE_ORDER = '/transactional/v1/orders/regular';
+const MINUTE = 60 * 1000;
+const T = Date.parse('2026-12-01T03:45:00Z');
+const NSE_IS = { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' };
+
+function expectRefused(res: CallResult, code: string, message: RegExp): void {
+  expect(res.status, res.text).toBe(422);
+  expect(res.body.code, res.text).toBe(code);
+  expect(res.body.message).toMatch(message);
+}
+
+describe('the bounds on a bid', () => {
+  let server: TestServer;
+  let mf: TestUser;
+  let ic: TestUser;
+  let retail: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ now: T + 10 * MINUTE });
+    // 1,000,000 base + 1,000,000 green shoe + 20,000 for employees: 2,020,000 shares at most.
+    await server.admin.importOfs([offerImport({}, T)]);
+    await server.registerIssue();
+    mf = await server.createUser('mf', { category: 'MF', marginType: 'T' });
+    ic = await server.createUser('ic', { category: 'IC', marginType: 'T' });
+    retail = await server.createUser('ret');
+  });
+  afterAll(() => server.close());
+
+  const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
+  const bid = (user: TestUser, quantity: number | string, price: number) =>
+    server.call('POST', PLACE_ORDER, { body: validBid({ scrip_info: NSE_IS, quantity: String(quantity), price }), ...as(user) });
+  const modify = (user: TestUser, orderId: string, quantity: number, price: number) =>
+    server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orderId}`, { body: { order_type: 'RL', quantity: String(quantity), price }, ...as(user) });
+
+  it('refuses a bid for more than the offer sells, and the probe’s bid; takes the whole offer', async () => {
+    await server.admin.setZeroMarginLimit('mf', '100000000000');
+    expectRefused(
+      await bid(mf, '999999999999999', 999_999_999.95),
+      'e-382',
+      /quantity 999999999999999 is more than the 2020000 shares the offer of ACME sells/,
+    );
+    expectRefused(await bid(mf, 2_020_001, 101), 'e-382', /more than the 2020000 shares/);
+    const whole = await bid(mf, 2_020_000, 101);
+    expect(whole.status, whole.text).toBe(200);
+    // A modification is held to it too.
+    expectRefused(await modify(mf, whole.body.data.orderId, 2_020_001, 101), 'e-382', /more than the 2020000 shares/);
+  });
+
+  it('refuses a bid in a one-listing issue for more than its offer quantity', async () => {
+    const over = await server.call('POST', PLACE_ORDER, { body: validBid({ quantity: '1000001', price: 101 }), ...as(retail) });
+    expectRefused(over, 'e-382', /quantity 1000001 is more than the 1000000 shares the OFS issue sells/);
+  });
+
+  it('takes no 0 %-margin bid from a client without a limit, and counts each against the limit set', async () => {
+    expectRefused(await bid(ic, 100, 101), 'e-384', /No 0 % margin limit is set for you/);
+    await server.admin.setZeroMarginLimit('ic', '1000000');
+    const first = await bid(ic, 5_000, 101); // Rs 5,05,000
+    expect(first.status, first.text).toBe(200);
+    expectRefused(
+      await bid(ic, 5_000, 101),
+      'e-384',
+      /Your live 0 %-margin bids total Rs 5,05,000\.00; with this bid they would total Rs 10,10,000\.00, over your 0 % margin limit of Rs 10,00,000\.00 \(Rs 4,95,000\.00 left\)/,
+    );
+    const second = await bid(ic, 4_900, 101); // Rs 4,94,900: Rs 9,99,900 in all
+    expect(second.status, second.text).toBe(200);
+    // A raise counts what it adds: 5,000 at 102.00 is Rs 5,10,000, Rs 10,04,900 in all.
+    expectRefused(await modify(ic, first.body.data.orderId, 5_000, 102), 'e-384', /would total Rs 10,04,900\.00/);
+    // The operator raises the limit to exactly that: taken (at the limit is within it), on the next bid.
+    await server.admin.setZeroMarginLimit('ic', '1004900');
+    const raised = await modify(ic, first.body.data.orderId, 5_000, 102);
+    expect(raised.status, raised.text).toBe(200);
+  });
+
+  it('holds the limit for bids sent together: of 8 at once that each take 30 % of it, 3 are taken', async () => {
+    const oic = await server.createUser('ic2', { category: 'IC', marginType: 'T' });
+    await server.admin.setZeroMarginLimit('ic2', '101000'); // 3 bids of Rs 30,300 fit, 4 do not
+    const answers = await Promise.all(Array.from({ length: 8 }, () => bid(oic, 300, 101)));
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(3);
+    for (const res of answers.filter((r) => r.status !== 200)) expect(res.body.code, res.text).toBe('e-384');
+  });
+
+  it('does not hold a 100 %-margin bid to it', async () => {
+    const cash = await server.createUser('mf-cash', { category: 'MF', marginType: 'H' });
+    const res = await bid(cash, 1_000, 101);
+    expect(res.status, res.text).toBe(200);
+  });
+});
