@@ -13,6 +13,7 @@ import {
   isMfIc,
   isNonRetailCategory,
   offeredQuantity,
+  seriesKeyOf,
   type MarginType,
   type Offer,
   type OfferCategory,
@@ -398,6 +399,31 @@ function offerLimitViolations(context: OfferContext, category: OfferCategory, bi
 }
 
 /**
+ * A bid's value is within its series' order value upper limit, as the exchange sets it for the offer
+ * (NSE's `orderValueUpperLimit`; issue 47 row 3): quantity times price, a cut-off bid at the T-day
+ * cut-off. `limitPaise` null: the series has none.
+ */
+export function orderValueViolations(limitPaise: number | null | undefined, terms: BidTerms, tCutoffPricePaise: number | null): Violation[] {
+  if (limitPaise == null) return [];
+  const unit = terms.orderType === CUTOFF_ORDER_TYPE ? tCutoffPricePaise : terms.pricePaise;
+  if (unit === null) return [];
+  return valueLimitViolations(
+    Errors.OFS_ORDER_VALUE_LIMIT,
+    BigInt(limitPaise),
+    0n,
+    terms.quantity,
+    BigInt(unit),
+    (_current, total, limit, most) =>
+      `The bid's value ${total} is over the series' order value upper limit of ${limit}, as the exchange sets it for the offer; at ${formatPrice(unit)} you may bid for at most ${most} shares`,
+  );
+}
+
+/** The order value upper limit of the series a bid of `category` on `listing` is sent in; null: none. */
+export function seriesValueLimit(listing: OfferListing | undefined, category: OfferCategory): number | null {
+  return listing?.valueLimitsPaise?.[seriesKeyOf(category)] ?? null;
+}
+
+/**
  * A client's 0 %-margin standing (issue 47 row 3): the limit the operator set with the custodian
  * arrangement (null: none set, and no 0 %-margin bid is taken), and the client's live 0 %-margin bids in
  * every offer, valued at their prices.
@@ -485,7 +511,10 @@ export function offerPlacementViolations(
     ...offeredQuantityViolations(request.terms.quantity, offeredQuantity(offer), `the offer of ${offer.symbol}`),
   ];
   if (violations.length === 0) violations.push(...offerPriceViolations(request.terms, offer, category, context.tCutoffPricePaise, false));
-  if (violations.length === 0) violations.push(...offerLimitViolations(context, category, request.terms, others));
+  if (violations.length === 0) {
+    violations.push(...orderValueViolations(seriesValueLimit(listing, category), request.terms, context.tCutoffPricePaise));
+    violations.push(...offerLimitViolations(context, category, request.terms, others));
+  }
   return { category, marginType: bidMarginType(category, bidder), violations };
 }
 
@@ -496,6 +525,8 @@ export interface LiveOfferBid extends BidTerms {
   carriedForward: boolean;
   /** Shares allotted on T (a partly allotted non-retail bid stays live). */
   tradedQuantity: number;
+  /** Its series' order value upper limit (seriesValueLimit); null or absent: none. */
+  valueLimitPaise?: number | null;
 }
 
 /**
@@ -529,6 +560,7 @@ export function revisionViolations(context: OfferContext, bid: LiveOfferBid, pri
   if (violations.length > 0) return violations;
   violations.push(...offerPriceViolations(terms, offer, bid.category, context.tCutoffPricePaise, bid.carriedForward));
   violations.push(...marginRevisionViolations(bid.marginType, bid, terms));
+  violations.push(...orderValueViolations(bid.valueLimitPaise, terms, context.tCutoffPricePaise));
   if (terms.quantity <= bid.tradedQuantity) {
     violations.push({
       kind: Errors.OFS_QUANTITY_BELOW_ALLOTTED,

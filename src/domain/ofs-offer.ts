@@ -41,10 +41,29 @@ export interface ListingSeries {
   EMPLOYEE: string | null;
 }
 
+/**
+ * Each series' order value upper limit in paise, as the exchange sets it for the offer (NSE's
+ * `orderValueUpperLimit`; imported until the exchange link reads it); null: none.
+ */
+export interface SeriesValueLimits {
+  RETAIL: number | null;
+  NON_RETAIL: number | null;
+  EMPLOYEE: number | null;
+}
+
+export const NO_VALUE_LIMITS: SeriesValueLimits = { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null };
+
 export interface OfferListing {
   exchange: OfsExchange;
   scripToken: number;
   series: ListingSeries;
+  /** Absent: none (the listings of the tests' fixtures, and of offers imported without them). */
+  valueLimitsPaise?: SeriesValueLimits;
+}
+
+/** Which of a listing's series a bid of `category` is sent in. */
+export function seriesKeyOf(category: OfferCategory): keyof ListingSeries {
+  return category === 'RETAIL' ? 'RETAIL' : category === 'EMPLOYEE' ? 'EMPLOYEE' : 'NON_RETAIL';
 }
 
 /** A retail or employee discount: so many rupees off (in paise here), or so many percent (in basis points), or none. */

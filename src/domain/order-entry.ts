@@ -16,6 +16,7 @@ import {
   offerModificationViolations,
   offerPlacementViolations,
   revisionViolations,
+  seriesValueLimit,
   zeroMarginLimitViolations,
   zeroMarginValuePaise,
   type LiveOfferBid,
@@ -355,8 +356,9 @@ function contextOf(registration: OfferRegistration, now: number): OfferContext {
   return { offer: registration.offer, state: offerState(registration.offer, registration.progress, now), tCutoffPricePaise: registration.tCutoffPricePaise };
 }
 
-function liveOfferBidOf(order: Order): LiveOfferBid {
+function liveOfferBidOf(order: Order, context?: OfferContext): LiveOfferBid {
   return {
+    valueLimitPaise: context === undefined ? null : seriesValueLimit(listingOf(context.offer, order.exchange, order.scripToken), order.offerCategory!),
     category: order.offerCategory!,
     marginType: order.marginType ?? 'H',
     carriedForward: order.carriedForwardAt !== null,
@@ -417,7 +419,8 @@ function judgeOfferModification(command: ModifyCommand, state: BatchSnapshot, or
   };
   // Only retail and employee bids have limits, and they are never allotted in part while live.
   const others = state.otherOfferBids(caller.userId, order.offerId!, order);
-  ApiError.throwIfAny(offerModificationViolations(offerContextOf(state, order), liveOfferBidOf(order), request.price, change, others, state.now));
+  const context = offerContextOf(state, order);
+  ApiError.throwIfAny(offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, state.now));
   const modified = modificationOf(command, state, order, change);
   ApiError.throwIfAny(state.zeroMarginViolations(modified.after, order));
   return modified;
@@ -468,7 +471,7 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
       state.now,
     ),
   );
-  if (revised) ApiError.throwIfAny(revisionViolations(context, { ...liveOfferBidOf(order), carriedForward: true }, price, terms));
+  if (revised) ApiError.throwIfAny(revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms));
   const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
   const after: Order = { ...order, pricePaise: terms.pricePaise, quantity: terms.quantity, carriedForwardAt: state.now, updatedAt: state.now };
   if (revised) ApiError.throwIfAny(state.zeroMarginViolations(after, order));

@@ -12,6 +12,8 @@ import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds } from './ofs-is
 /** An instant of the years 1900 to 2999: the trading calendar's arithmetic stays in four-digit years. */
 const Instant = (description: string) => Type.String({ format: 'date-time', pattern: '^(19|2\\d)\\d\\d-', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
+/** An order value upper limit in rupees, up to Rs 90 lakh crore (its paise stay exact as a number). */
+const ValueLimit = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 90_000_000_000_000, description });
 const Quantity = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
 
 const Session = (description: string) =>
@@ -46,6 +48,20 @@ export const OfsListingImport = Type.Object(
         ),
       },
       { additionalProperties: false },
+    ),
+    order_value_upper_limit: Type.Optional(
+      Type.Object(
+        {
+          RETAIL: Type.Optional(ValueLimit('Retail series.')),
+          NON_RETAIL: Type.Optional(ValueLimit('Non-retail series.')),
+          EMPLOYEE: Type.Optional(ValueLimit('Employee series.')),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Each series' order value upper limit in rupees, as the exchange sets it for the offer (NSE's orderValueUpperLimit): a bid's value (quantity times price; a cut-off bid at the cut-off) above it is refused (e-383). Absent: none.",
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -144,6 +160,17 @@ export const OfsOfferEntry = Type.Object(
           series: Type.Object(
             { RETAIL: Type.String(), NON_RETAIL: Type.String(), EMPLOYEE: Type.Union([Type.String(), Type.Null()]) },
             { additionalProperties: false, description: 'The series each category bids in on this listing.' },
+          ),
+          order_value_upper_limit: Type.Object(
+            {
+              RETAIL: Type.Union([Price('Rupees.'), Type.Null()]),
+              NON_RETAIL: Type.Union([Price('Rupees.'), Type.Null()]),
+              EMPLOYEE: Type.Union([Price('Rupees.'), Type.Null()]),
+            },
+            {
+              additionalProperties: false,
+              description: "Each series' order value upper limit in rupees (null: none): a bid's value above it is refused (e-383).",
+            },
           ),
         },
         { additionalProperties: false },

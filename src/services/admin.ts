@@ -192,6 +192,8 @@ function parseOffer(entry: object, i: number): Offer {
     if (Number.isNaN(ms)) throw new AdminError(`[${i}].${field}: "${value}" is not a date-time`);
     return ms;
   };
+  const valueLimit = (rupees: number | undefined, series: string) =>
+    rupees === undefined ? null : paise(rupees, `listings.order_value_upper_limit.${series}`);
   // A percentage with at most two decimals, as hundredths (a JSON schema's multipleOf 0.01 refuses 33.33 by float error).
   const hundredths = (pct: number, field: string) => {
     const value = rupeesToPaise(pct);
@@ -218,6 +220,11 @@ function parseOffer(entry: object, i: number): Offer {
         exchange: l.exchange as Offer['listings'][number]['exchange'],
         scripToken: l.scrip_token,
         series: { RETAIL: l.series.RETAIL, NON_RETAIL: l.series.NON_RETAIL, EMPLOYEE: l.series.EMPLOYEE ?? null },
+        valueLimitsPaise: {
+          RETAIL: valueLimit(l.order_value_upper_limit?.RETAIL, 'RETAIL'),
+          NON_RETAIL: valueLimit(l.order_value_upper_limit?.NON_RETAIL, 'NON_RETAIL'),
+          EMPLOYEE: valueLimit(l.order_value_upper_limit?.EMPLOYEE, 'EMPLOYEE'),
+        },
       }))
       .sort((a, b) => (a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.scripToken - b.scripToken)),
     floorPricePaise: paise(raw.floor_price, 'floor_price'),

@@ -5,12 +5,14 @@
 import { ApiError, Errors } from '../domain/errors.js';
 import {
   discountedPricePaise,
+  NO_VALUE_LIMITS,
   offerPortions,
   offerState,
   tAllocationWaitAsHeld,
   type Discount,
   type IndicativeFigures,
   type Offer,
+  type SeriesValueLimits,
   type TAllocationWait,
 } from '../domain/ofs-offer.js';
 import { NO_HOLIDAYS, settlementInstant, type TradingCalendar } from '../domain/trading-calendar.js';
@@ -59,6 +61,11 @@ function settlementDates(offer: Offer, calendar: TradingCalendar): OfsOfferEntry
   return { t_day: instant(settlementInstant(calendar, offer.tDay.closesAt)), t1_day: instant(settlementInstant(calendar, offer.t1Day.closesAt)) };
 }
 
+function valueLimitsInRupees(limits: SeriesValueLimits): OfsOfferEntry['listings'][number]['order_value_upper_limit'] {
+  const of = (paise: number | null) => (paise === null ? null : rupees(paise));
+  return { RETAIL: of(limits.RETAIL), NON_RETAIL: of(limits.NON_RETAIL), EMPLOYEE: of(limits.EMPLOYEE) };
+}
+
 export function toOfferEntry(
   registration: OfferRegistration,
   now: number,
@@ -71,7 +78,12 @@ export function toOfferEntry(
   return {
     offer_id: offer.offerId,
     symbol: offer.symbol,
-    listings: offer.listings.map((l) => ({ exchange: l.exchange, scrip_token: l.scripToken, series: { ...l.series } })),
+    listings: offer.listings.map((l) => ({
+      exchange: l.exchange,
+      scrip_token: l.scripToken,
+      series: { ...l.series },
+      order_value_upper_limit: valueLimitsInRupees(l.valueLimitsPaise ?? NO_VALUE_LIMITS),
+    })),
     floor_price: rupees(offer.floorPricePaise),
     tick_size: rupees(offer.tickSizePaise),
     base_quantity: offer.baseQuantity,

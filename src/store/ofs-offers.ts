@@ -107,6 +107,11 @@ function toListing(row: Selectable<OfsOfferListingsTable>): OfferListing {
     exchange: row.exchange as OfferListing['exchange'],
     scripToken: Number(row.scrip_token),
     series: { RETAIL: row.series_retail, NON_RETAIL: row.series_non_retail, EMPLOYEE: row.series_employee },
+    valueLimitsPaise: {
+      RETAIL: nullableNumber(row.value_limit_retail_paise),
+      NON_RETAIL: nullableNumber(row.value_limit_non_retail_paise),
+      EMPLOYEE: nullableNumber(row.value_limit_employee_paise),
+    },
   };
 }
 
@@ -286,6 +291,9 @@ export class OfsOfferRepository {
               series_retail: l.series.RETAIL,
               series_non_retail: l.series.NON_RETAIL,
               series_employee: l.series.EMPLOYEE,
+              value_limit_retail_paise: l.valueLimitsPaise?.RETAIL ?? null,
+              value_limit_non_retail_paise: l.valueLimitsPaise?.NON_RETAIL ?? null,
+              value_limit_employee_paise: l.valueLimitsPaise?.EMPLOYEE ?? null,
             })),
           )
           .execute();

@@ -201,9 +201,9 @@ export interface OfsOfferListingsTable {
   series_non_retail: string;
   series_employee: string | null;
   /** Each series' order value upper limit (NSE's orderValueUpperLimit), in paise; null: none (migration 0022). */
-  value_limit_retail_paise: Generated<number | string | null>;
-  value_limit_non_retail_paise: Generated<number | string | null>;
-  value_limit_employee_paise: Generated<number | string | null>;
+  value_limit_retail_paise: Generated<number | null>;
+  value_limit_non_retail_paise: Generated<number | null>;
+  value_limit_employee_paise: Generated<number | null>;
 }
 
 /** A user the operator registered as an eligible employee of an offer. */

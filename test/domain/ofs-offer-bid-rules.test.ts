@@ -93,6 +93,25 @@ describe('offerPlacementViolations', () => {
     ]);
   });
 
+  it("holds a bid to its series' order value upper limit, a cut-off bid at the T-day cut-off (e-383, issue 47 row 3)", () => {
+    const limited: OfferListing = { ...nse, valueLimitsPaise: { RETAIL: 10_100_000, NON_RETAIL: 101_000_000, EMPLOYEE: null } };
+    const nii = bidder({ category: 'NII' });
+    // 10,000 at 101.00 is the non-retail limit exactly; one share more is over it.
+    const largeOnT: OfferContext = { ...onT, offer: { ...offer, baseQuantity: 100_000 } };
+    expect(codes(offerPlacementViolations(largeOnT, limited, nii, request('IS', 101, 10_000), [], 1_500).violations)).toEqual([]);
+    expect(codes(offerPlacementViolations(largeOnT, limited, nii, request('IS', 101, 10_001), [], 1_500).violations)).toEqual([
+      Errors.OFS_ORDER_VALUE_LIMIT.code,
+    ]);
+    // Retail at the cut-off 101.00: 1,000 shares are Rs 1,01,000.00, the retail series' limit.
+    const large: OfferContext = { ...onT1, offer: { ...offer, baseQuantity: 100_000 } };
+    expect(codes(offerPlacementViolations(large, limited, bidder(), request('RS', 0, 1_000), [], 5_500).violations)).toEqual([]);
+    expect(codes(offerPlacementViolations(large, limited, bidder(), request('RS', 0, 1_001), [], 5_500).violations)).toEqual([
+      Errors.OFS_ORDER_VALUE_LIMIT.code,
+    ]);
+    // The employee series has none.
+    expect(codes(offerPlacementViolations(large, limited, bidder({ employeeOfOffer: true }), request('ES', 0, 4_000), [], 5_500).violations)).toEqual([]);
+  });
+
   it('refuses a bid for more than the offer sells, green shoe and employees included (e-382, issue 47 row 3)', () => {
     // 1,000 base + 100 for employees.
     const mf = bidder({ category: 'MF', marginType: 'T' });

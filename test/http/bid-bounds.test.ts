@@ -29,7 +29,18 @@ describe('the bounds on a bid', () => {
   beforeAll(async () => {
     server = await startTestServer({ now: T + 10 * MINUTE });
     // 1,000,000 base + 1,000,000 green shoe + 20,000 for employees: 2,020,000 shares at most.
-    await server.admin.importOfs([offerImport({}, T)]);
+    // BSE's series carries an order value upper limit of Rs 1,00,00,000 (NSE's has none).
+    await server.admin.importOfs([
+      offerImport(
+        {
+          listings: [
+            { exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+            { exchange: 'BSE_EQ', scrip_token: 800001, series: { RETAIL: 'A', NON_RETAIL: 'A' }, order_value_upper_limit: { NON_RETAIL: 10_000_000 } },
+          ],
+        },
+        T,
+      ),
+    ]);
     await server.registerIssue();
     mf = await server.createUser('mf', { category: 'MF', marginType: 'T' });
     ic = await server.createUser('ic', { category: 'IC', marginType: 'T' });
@@ -88,6 +99,34 @@ describe('the bounds on a bid', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => bid(oic, 300, 101)));
     expect(answers.filter((res) => res.status === 200)).toHaveLength(3);
     for (const res of answers.filter((r) => r.status !== 200)) expect(res.body.code, res.text).toBe('e-384');
+  });
+
+  it("refuses a bid over its series' order value upper limit, placed or modified (e-383); shows the limit", async () => {
+    const nii = await server.createUser('nii', { category: 'NII' });
+    const onBse = (quantity: number, price: number) =>
+      server.call('POST', PLACE_ORDER, {
+        body: validBid({ scrip_info: { ...NSE_IS, exchange: 'BSE_EQ', scrip_token: 800001, series: 'A' }, quantity: String(quantity), price }),
+        ...as(nii),
+      });
+    expectRefused(
+      await onBse(99_010, 101),
+      'e-383',
+      /The bid's value Rs 1,00,00,010\.00 is over the series' order value upper limit of Rs 1,00,00,000\.00, as the exchange sets it for the offer; at 101\.00 you may bid for at most 99009 shares/,
+    );
+    const within = await onBse(99_009, 101);
+    expect(within.status, within.text).toBe(200);
+    const raised = await server.call('PUT', `${PLACE_ORDER}/BSE_EQ/${within.body.data.orderId}`, {
+      body: { order_type: 'RL', quantity: '99009', price: 101.05 },
+      ...as(nii),
+    });
+    expectRefused(raised, 'e-383', /order value upper limit of Rs 1,00,00,000\.00/);
+    // The same bid on NSE, whose series has no limit, is taken.
+    expect((await bid(nii, 99_010, 101)).status).toBe(200);
+    const read = await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: nii.token });
+    expect(read.body.data.offer.listings.map((l: { order_value_upper_limit: unknown }) => l.order_value_upper_limit)).toEqual([
+      { RETAIL: null, NON_RETAIL: 10_000_000, EMPLOYEE: null },
+      { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null },
+    ]);
   });
 
   it('does not hold a 100 %-margin bid to it', async () => {

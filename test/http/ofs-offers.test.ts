@@ -42,8 +42,18 @@ describe('the offers read calls', () => {
         offer_id: 'ACME-OFS-1',
         symbol: 'ACME',
         listings: [
-          { exchange: 'BSE_EQ', scrip_token: 800001, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null } },
-          { exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+          {
+            exchange: 'BSE_EQ',
+            scrip_token: 800001,
+            series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null },
+            order_value_upper_limit: { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null },
+          },
+          {
+            exchange: 'NSE_EQ',
+            scrip_token: 700001,
+            series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+            order_value_upper_limit: { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null },
+          },
         ],
         floor_price: 100,
         tick_size: 0.05,

@@ -4702,6 +4702,12 @@ export interface paths {
                                             NON_RETAIL: string;
                                             EMPLOYEE: string | null;
                                         };
+                                        /** @description Each series' order value upper limit in rupees (null: none): a bid's value above it is refused (e-383). */
+                                        order_value_upper_limit: {
+                                            RETAIL: number | null;
+                                            NON_RETAIL: number | null;
+                                            EMPLOYEE: number | null;
+                                        };
                                     }[];
                                     /** @description Rupees. */
                                     floor_price: number;
@@ -5085,6 +5091,12 @@ export interface paths {
                                             RETAIL: string;
                                             NON_RETAIL: string;
                                             EMPLOYEE: string | null;
+                                        };
+                                        /** @description Each series' order value upper limit in rupees (null: none): a bid's value above it is refused (e-383). */
+                                        order_value_upper_limit: {
+                                            RETAIL: number | null;
+                                            NON_RETAIL: number | null;
+                                            EMPLOYEE: number | null;
                                         };
                                     }[];
                                     /** @description Rupees. */
@@ -5503,6 +5515,12 @@ export interface paths {
                                             RETAIL: string;
                                             NON_RETAIL: string;
                                             EMPLOYEE: string | null;
+                                        };
+                                        /** @description Each series' order value upper limit in rupees (null: none): a bid's value above it is refused (e-383). */
+                                        order_value_upper_limit: {
+                                            RETAIL: number | null;
+                                            NON_RETAIL: number | null;
+                                            EMPLOYEE: number | null;
                                         };
                                     }[];
                                     /** @description Rupees. */
