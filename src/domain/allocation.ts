@@ -30,7 +30,7 @@
  * Quantities are whole shares and prices integer paise. quantity * portion can pass 2^53, so the
  * arithmetic runs in BigInt; allotments and portions never exceed offerQuantity and come back exact. A
  * category's reported demand is the only figure that could pass 2^53 (many bids near the 15-digit
- * quantity limit); it is then the nearest double, and only the report is rounded, not the allocation.
+ * quantity limit): it is reported as a bigint (issue 47 row 3).
  */
 import { formatPrice, type AllocationMethod, type OfsIssue } from './ofs-issue.js';
 import { allocationViolations, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from './ofs-rules.js';
@@ -53,8 +53,8 @@ export type AllocationInput = Pick<OfsIssue, 'offerQuantity' | 'retailReservePct
 export interface CategoryAllocation {
   /** The shares this category could be allotted: its reserved portion, after what spilled in or out. */
   portion: number;
-  /** The sum of this category's bid quantities. */
-  demand: number;
+  /** The sum of this category's bid quantities, exact (it may pass 2^53). */
+  demand: bigint;
   allotted: number;
   /** PROPORTIONATE: the single clearing price; PRICE_PRIORITY: the lowest allotted price; null: none. */
   clearingPricePaise: number | null;
@@ -177,7 +177,7 @@ function allocateCategory(
   }
   return {
     portion: Number(portion),
-    demand: Number(shared.demand),
+    demand: shared.demand,
     allotted: Number(shared.allotted),
     clearingPricePaise: shared.clearingPricePaise,
   };

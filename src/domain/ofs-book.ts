@@ -57,28 +57,28 @@ export interface BookGroup {
   category: BidderCategory;
   /** Integer paise: the bid price (0: cut-off bids), or for allotments the trade price. */
   pricePaise: number;
-  /** Shares bid (or allotted); a sum, so it may pass 2^53 and then be the nearest double. */
-  quantity: number;
+  /** Shares bid (or allotted), summed exactly (issue 47 row 3: a sum may pass 2^53). */
+  quantity: bigint;
   bids: number;
 }
 
 export interface DemandLevel {
   /** The price the bids count at in paise: a cut-off bid at the retail cut-off price. */
   pricePaise: number;
-  retailQuantity: number;
+  retailQuantity: bigint;
   /** The part of retailQuantity bid at cut-off. */
-  retailCutoffQuantity: number;
-  nonRetailQuantity: number;
+  retailCutoffQuantity: bigint;
+  nonRetailQuantity: bigint;
   /** Demand at this price or above. */
-  retailCumulative: number;
-  nonRetailCumulative: number;
+  retailCumulative: bigint;
+  nonRetailCumulative: bigint;
   bids: number;
 }
 
 export interface CategoryClearing {
   /** The shares this category can be allotted: its reserve, after what the other category left it or took. */
   portion: number;
-  demand: number;
+  demand: bigint;
   /**
    * When the demand exceeds the portion: PROPORTIONATE, the one price every allotted bid trades at (a
    * cut-off bid at the cut-off price); PRICE_PRIORITY, the lowest price allotted. Null when the demand fits
@@ -99,7 +99,7 @@ export interface OfsBook {
   /** Highest price first. */
   demand: DemandLevel[];
   /** Live bids the allocation would refuse (an issue re-imported with a higher floor, or without a cut-off price). */
-  ineligible: { retailQuantity: number; nonRetailQuantity: number; bids: number };
+  ineligible: { retailQuantity: bigint; nonRetailQuantity: bigint; bids: number };
   clearing: { retail: CategoryClearing; nonRetail: CategoryClearing };
 }
 
@@ -114,7 +114,7 @@ export function offerSplit(issue: IssueTerms): OfferSplit {
 /** The book of the issue's live bids (`groups`: one per category and bid price). */
 export function ofsBook(issue: IssueTerms, groups: readonly BookGroup[]): OfsBook {
   const levels = new Map<number, DemandLevel>();
-  const ineligible = { retailQuantity: 0, nonRetailQuantity: 0, bids: 0 };
+  const ineligible = { retailQuantity: 0n, nonRetailQuantity: 0n, bids: 0 };
   for (const group of groups) {
     const retail = group.category === 'RETAIL';
     // Every bid is a whole number of shares, at least one (order entry's schema): the price terms are what can fail.
@@ -134,8 +134,8 @@ export function ofsBook(issue: IssueTerms, groups: readonly BookGroup[]): OfsBoo
     levels.set(pricePaise, level);
   }
   const demand = [...levels.values()].sort((a, b) => b.pricePaise - a.pricePaise);
-  let retailCumulative = 0;
-  let nonRetailCumulative = 0;
+  let retailCumulative = 0n;
+  let nonRetailCumulative = 0n;
   for (const level of demand) {
     level.retailCumulative = retailCumulative += level.retailQuantity;
     level.nonRetailCumulative = nonRetailCumulative += level.nonRetailQuantity;
@@ -144,7 +144,7 @@ export function ofsBook(issue: IssueTerms, groups: readonly BookGroup[]): OfsBoo
 }
 
 function emptyLevel(pricePaise: number): DemandLevel {
-  return { pricePaise, retailQuantity: 0, retailCutoffQuantity: 0, nonRetailQuantity: 0, retailCumulative: 0, nonRetailCumulative: 0, bids: 0 };
+  return { pricePaise, retailQuantity: 0n, retailCutoffQuantity: 0n, nonRetailQuantity: 0n, retailCumulative: 0n, nonRetailCumulative: 0n, bids: 0 };
 }
 
 /**
@@ -153,41 +153,41 @@ function emptyLevel(pricePaise: number): DemandLevel {
  * more than any portion either way, and the portions only compare demands with the reserves.
  */
 function clearingOf(issue: IssueTerms, demand: readonly DemandLevel[]): OfsBook['clearing'] {
-  const most = issue.offerQuantity + 1;
+  const most = BigInt(issue.offerQuantity) + 1n;
   const bids: AllocationBid[] = [];
-  const levelBid = (category: BidderCategory, pricePaise: number, quantity: number) =>
-    bids.push({ orderId: `${category} ${pricePaise}`, category, pricePaise, quantity: Math.min(quantity, most), placedSeq: bids.length });
+  const levelBid = (category: BidderCategory, pricePaise: number, quantity: bigint) =>
+    bids.push({ orderId: `${category} ${pricePaise}`, category, pricePaise, quantity: Number(quantity < most ? quantity : most), placedSeq: bids.length });
   for (const level of demand) {
-    if (level.retailQuantity > 0) levelBid('RETAIL', level.pricePaise, level.retailQuantity);
-    if (level.nonRetailQuantity > 0) levelBid('NON_RETAIL', level.pricePaise, level.nonRetailQuantity);
+    if (level.retailQuantity > 0n) levelBid('RETAIL', level.pricePaise, level.retailQuantity);
+    if (level.nonRetailQuantity > 0n) levelBid('NON_RETAIL', level.pricePaise, level.nonRetailQuantity);
   }
   const result = allocateOfs({ ...issue, bids });
-  const category = (portion: number, total: number, clearingPricePaise: number | null): CategoryClearing => ({
+  const category = (portion: number, total: bigint, clearingPricePaise: number | null): CategoryClearing => ({
     portion,
     demand: total,
-    clearingPricePaise: total > portion ? clearingPricePaise : null,
+    clearingPricePaise: total > BigInt(portion) ? clearingPricePaise : null,
   });
   const last = demand.at(-1);
   return {
-    retail: category(result.retail.portion, last?.retailCumulative ?? 0, result.retail.clearingPricePaise),
-    nonRetail: category(result.nonRetail.portion, last?.nonRetailCumulative ?? 0, result.nonRetail.clearingPricePaise),
+    retail: category(result.retail.portion, last?.retailCumulative ?? 0n, result.retail.clearingPricePaise),
+    nonRetail: category(result.nonRetail.portion, last?.nonRetailCumulative ?? 0n, result.nonRetail.clearingPricePaise),
   };
 }
 
 export interface AllottedBook {
-  retail: number;
-  nonRetail: number;
+  retail: bigint;
+  nonRetail: bigint;
   /** Highest trade price first. */
-  byPrice: { pricePaise: number; retailQuantity: number; nonRetailQuantity: number }[];
+  byPrice: { pricePaise: number; retailQuantity: bigint; nonRetailQuantity: bigint }[];
 }
 
 /** What the allocation allotted (`groups`: the allotted quantities, one per category and trade price). */
 export function allottedBook(groups: readonly BookGroup[]): AllottedBook {
   const byPrice = new Map<number, AllottedBook['byPrice'][number]>();
-  let retail = 0;
-  let nonRetail = 0;
+  let retail = 0n;
+  let nonRetail = 0n;
   for (const group of groups) {
-    const level = byPrice.get(group.pricePaise) ?? { pricePaise: group.pricePaise, retailQuantity: 0, nonRetailQuantity: 0 };
+    const level = byPrice.get(group.pricePaise) ?? { pricePaise: group.pricePaise, retailQuantity: 0n, nonRetailQuantity: 0n };
     if (group.category === 'RETAIL') {
       level.retailQuantity += group.quantity;
       retail += group.quantity;

@@ -69,7 +69,8 @@ export interface OfferAllotment {
 /** One step of an allocation: the shares it had, wanted, gave, and its clearing price. */
 export interface StepSummary {
   portion: number;
-  demand: number;
+  /** Exact: a sum of bids may pass 2^53. */
+  demand: bigint;
   allotted: number;
   clearingPricePaise: number | null;
 }
@@ -202,7 +203,7 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
   return {
     portions,
     mfIc: summary(reserved, BigInt(portions.mfIcReserved)),
-    nonRetail: { portion: portions.nonRetail, demand: Number(demand), allotted: Number(totalAllotted), clearingPricePaise: cutoffPricePaise },
+    nonRetail: { portion: portions.nonRetail, demand, allotted: Number(totalAllotted), clearingPricePaise: cutoffPricePaise },
     cutoffPricePaise,
     unallotted: portions.nonRetail - Number(totalAllotted),
     allottedByBidder,
@@ -307,7 +308,7 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
     retailCutoffPricePaise,
     employee: {
       portion: portions.employee,
-      demand: Number(employee.demand),
+      demand: employee.demand,
       allotted: Number(employee.allotted),
       clearingPricePaise: employeeBids.length > 0 ? employeePricePaise : null,
     },
@@ -433,7 +434,7 @@ function outcome(bid: OfferBid, quantity: bigint, pricePaise: number, how: strin
 }
 
 function summary(step: SharedPortion, portion: bigint): StepSummary {
-  return { portion: Number(portion), demand: Number(step.demand), allotted: Number(step.allotted), clearingPricePaise: step.clearingPricePaise };
+  return { portion: Number(portion), demand: step.demand, allotted: Number(step.allotted), clearingPricePaise: step.clearingPricePaise };
 }
 
 /**

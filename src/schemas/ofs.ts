@@ -4,7 +4,7 @@
  * caller's profile (GET /authentication/v1/user/profile), which tells a console whether to offer the book.
  * Prices are rupees as JSON numbers and instants ISO 8601 in UTC, as in the issue import format.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TObject } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { ISSUE_STATES, WINDOW_STATES } from '../domain/ofs-book.js';
 import { MARGIN_TYPES, USER_CATEGORIES } from '../domain/ofs-offer.js';
@@ -12,7 +12,21 @@ import { SuccessEnvelope, withCode } from './common.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-11-24T03:45:00.000Z'] });
 const Rupees = (description: string) => Type.Number({ minimum: 0, description, examples: [101.5] });
-const Shares = (description: string) => Type.Integer({ minimum: 0, description });
+/**
+ * A number of shares; a sum of bids may pass 2^53 (issue 47 row 3), so the answer carries every digit of a
+ * bigint (the serializer writes it as a JSON integer). A JavaScript client that needs such sums exactly
+ * parses the answer with a big-number reader.
+ */
+export const Shares = (description: string) => Type.Unsafe<number | bigint>({ type: 'integer', minimum: 0, description });
+
+/**
+ * An object or null, as `type: ["object", "null"]` (OpenAPI 3.1) rather than a union: the serializer picks
+ * the branch by looking, where for a union it validates, and a validator takes no bigint for an integer,
+ * so that a Shares sum inside would fail the answer.
+ */
+export function ObjectOrNull<T extends TObject>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: ['object', 'null'] });
+}
 /** A string of one of `values` (shared by the OFS wire shapes). */
 export const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) =>
   Type.Enum([...values], { type: 'string', description });
@@ -148,42 +162,32 @@ export const OfsBookData = Type.Object(
     }),
     ineligible: Ineligible('live bids'),
     clearing: Clearing,
-    allotted: Type.Union(
-      [
-        Type.Object(
-          {
-            retail: Shares('Shares allotted to retail bidders.'),
-            non_retail: Shares('Shares allotted to non-retail bidders.'),
-            by_price: Type.Array(AllottedLevel, { description: 'By trade price, highest first.' }),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ],
-      { description: "What the allocation allotted (the executed orders' traded quantities); null until it has run." },
+    allotted: ObjectOrNull(
+      Type.Object(
+        {
+          retail: Shares('Shares allotted to retail bidders.'),
+          non_retail: Shares('Shares allotted to non-retail bidders.'),
+          by_price: Type.Array(AllottedLevel, { description: 'By trade price, highest first.' }),
+        },
+        { additionalProperties: false, description: "What the allocation allotted (the executed orders' traded quantities); null until it has run." },
+      ),
     ),
-    at_close: Type.Union(
-      [
-        Type.Object(
-          {
-            demand: Type.Array(DemandLevel, {
-              description:
-                'Every bid the allocation took, by bid price, highest first, with the quantity bid: those it allotted (EXECUTED), those it closed without an allotment, and any still waiting for its answer. Bids cancelled by their bidders or rejected are not in it.',
-            }),
-            ineligible: Ineligible('bids'),
-            clearing: Clearing,
-          },
-          {
-            additionalProperties: false,
-            description: 'The same figures as demand, ineligible and clearing, over the bids the allocation took instead of the live ones.',
-          },
-        ),
-        Type.Null(),
-      ],
-      {
-        description:
-          "Null until the allocation has run (as allotted); then the book as the allocation took it at close, which stays when no bid is live any more: its demand and what that demand implies by the allocation's rules.",
-      },
+    at_close: ObjectOrNull(
+      Type.Object(
+        {
+          demand: Type.Array(DemandLevel, {
+            description:
+              'Every bid the allocation took, by bid price, highest first, with the quantity bid: those it allotted (EXECUTED), those it closed without an allotment, and any still waiting for its answer. Bids cancelled by their bidders or rejected are not in it.',
+          }),
+          ineligible: Ineligible('bids'),
+          clearing: Clearing,
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Null until the allocation has run (as allotted); then the book as the allocation took it at close, which stays when no bid is live any more: its demand and what that demand implies by the allocation's rules (demand, ineligible and clearing over the bids the allocation took instead of the live ones).",
+        },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -11,6 +11,7 @@ import type { OfferCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import { LIVE_STATUSES, OrderStatus } from '../domain/order-status.js';
 import type { DialectName } from './database.js';
+import { exactSum, exactSumOf } from './exact-sum.js';
 import type { Database } from './tables.js';
 
 export interface IssueOrderSums {
@@ -38,10 +39,7 @@ export class OfsBookRepository {
   ) {}
 
   async sums(exchange: string, scripToken: number): Promise<IssueOrderSums> {
-    // SQLite's sum() of integers fails past 2^63 (some thousands of maximum-size bids on one issue);
-    // total() adds the same values as a double, which the answer's numbers are anyway. PostgreSQL's sum of
-    // bigints is a numeric, which does not overflow.
-    const total = this.dialect === 'sqlite' ? 'total' : 'sum';
+    // Exact past 2^53 on both dialects (store/exact-sum.ts).
     const rows = await this.db
       .selectFrom('orders')
       .select((eb) => [
@@ -57,8 +55,8 @@ export class OfsBookRepository {
           .as('kind'),
         'price_paise',
         'traded_price_paise',
-        eb.fn<number | string>(total, [eb.ref('quantity')]).as('quantity'),
-        eb.fn<number | string>(total, [eb.ref('traded_quantity')]).as('traded_quantity'),
+        ...exactSum('quantity', 'quantity'),
+        ...exactSum('traded_quantity', 'traded_quantity'),
         eb.fn.countAll<number | string>().as('bids'),
       ])
       .where('exchange', '=', exchange)
@@ -79,11 +77,11 @@ export class OfsBookRepository {
       const category = row.category as BidderCategory;
       const kind = Number(row.kind);
       const bids = Number(row.bids);
-      const bid: BookGroup = { category, pricePaise: Number(row.price_paise), quantity: Number(row.quantity), bids };
+      const bid: BookGroup = { category, pricePaise: Number(row.price_paise), quantity: exactSumOf(row, 'quantity'), bids };
       sums.placed.push(bid);
       if (kind === LIVE) sums.live.push(bid);
       // An EXECUTED order has its trade price.
-      if (kind === ALLOTTED) sums.allotted.push({ category, pricePaise: Number(row.traded_price_paise), quantity: Number(row.traded_quantity), bids });
+      if (kind === ALLOTTED) sums.allotted.push({ category, pricePaise: Number(row.traded_price_paise), quantity: exactSumOf(row, 'traded_quantity'), bids });
     }
     return sums;
   }

@@ -35,8 +35,8 @@ describe('allocateOfs', () => {
   it('with no bids allots nothing and keeps the reserved portions', () => {
     const result = allocateOfs(issue());
     expect(result).toEqual({
-      retail: { portion: 100, demand: 0, allotted: 0, clearingPricePaise: null },
-      nonRetail: { portion: 900, demand: 0, allotted: 0, clearingPricePaise: null },
+      retail: { portion: 100, demand: 0n, allotted: 0, clearingPricePaise: null },
+      nonRetail: { portion: 900, demand: 0n, allotted: 0, clearingPricePaise: null },
       allotments: [],
     });
   });
@@ -52,8 +52,8 @@ describe('allocateOfs', () => {
 
     it('PROPORTIONATE trades everyone at the lowest bid price of the category, cut-off bids at the cut-off', () => {
       const result = allocateOfs(issue({ bids }));
-      expect(result.retail).toEqual({ portion: 100, demand: 50, allotted: 50, clearingPricePaise: 10_100 });
-      expect(result.nonRetail).toEqual({ portion: 900, demand: 500, allotted: 500, clearingPricePaise: 10_050 });
+      expect(result.retail).toEqual({ portion: 100, demand: 50n, allotted: 50, clearingPricePaise: 10_100 });
+      expect(result.nonRetail).toEqual({ portion: 900, demand: 500n, allotted: 500, clearingPricePaise: 10_050 });
       expect(allotted(result)).toEqual({ R1: [30, 10_100], R2: [20, 10_100], N1: [300, 10_050], N2: [200, 10_050] });
       expect(reasonOf(result, 'R2')).toBe('allotted 20 of 20 at 101.00 (in full, the retail portion was not oversubscribed)');
       expect(reasonOf(result, 'R1')).toBe('allotted 30 of 30 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)');
@@ -81,7 +81,7 @@ describe('allocateOfs', () => {
     const result = allocateOfs(issue({ offerQuantity: 100, bids }));
 
     it('finds the clearing price and shares the portion in proportion, leftovers to the largest remainders', () => {
-      expect(result.nonRetail).toEqual({ portion: 90, demand: 190, allotted: 90, clearingPricePaise: 10_100 });
+      expect(result.nonRetail).toEqual({ portion: 90, demand: 190n, allotted: 90, clearingPricePaise: 10_100 });
       expect(allotted(result)).toEqual({ R1: [10, 10_100], N1: [30, 10_100], N2: [43, 10_100], N3: [17, 10_100], N4: [0, null] });
     });
 
@@ -116,7 +116,7 @@ describe('allocateOfs', () => {
       const cutoff = allocateOfs(
         issue({ bids: [retail('C1', 0, 120, 1), retail('C2', 0, 60, 2), retail('R3', 10_200, 20, 3), nonRetail('N1', 10_000, 900, 4)] }),
       );
-      expect(cutoff.retail).toEqual({ portion: 100, demand: 200, allotted: 100, clearingPricePaise: 10_100 });
+      expect(cutoff.retail).toEqual({ portion: 100, demand: 200n, allotted: 100, clearingPricePaise: 10_100 });
       expect(allotted(cutoff)).toEqual({ C1: [60, 10_100], C2: [30, 10_100], R3: [10, 10_100], N1: [900, 10_000] });
       expect(reasonOf(cutoff, 'C1')).toBe('allotted 60 of 120 at 101.00 (cut-off bid; proportionate, oversubscribed 2x)');
     });
@@ -143,7 +143,7 @@ describe('allocateOfs', () => {
     const result = allocateOfs(issue({ allocation: 'PRICE_PRIORITY', bids }));
 
     it('allots whole levels, shares the marginal level proportionately and gives lower levels nothing', () => {
-      expect(result.nonRetail).toEqual({ portion: 900, demand: 1100, allotted: 900, clearingPricePaise: 10_300 });
+      expect(result.nonRetail).toEqual({ portion: 900, demand: 1100n, allotted: 900, clearingPricePaise: 10_300 });
       expect(allotted(result)).toEqual({ R1: [100, 10_100], N1: [300, 10_500], N2: [171, 10_300], N3: [429, 10_300], N4: [0, null] });
       expect(reasonOf(result, 'N1')).toBe('allotted 300 of 300 at 105.00 (price priority, price level allotted in full)');
       expect(reasonOf(result, 'N3')).toBe('allotted 429 of 500 at 103.00 (price priority, marginal price level shared proportionately, oversubscribed 1.17x)');
@@ -171,7 +171,7 @@ describe('allocateOfs', () => {
           bids: [retail('C1', 0, 120, 1), retail('C2', 0, 60, 2), retail('R3', 10_200, 20, 3), nonRetail('N1', 10_000, 900, 4)],
         }),
       );
-      expect(cutoff.retail).toEqual({ portion: 100, demand: 200, allotted: 100, clearingPricePaise: 10_100 });
+      expect(cutoff.retail).toEqual({ portion: 100, demand: 200n, allotted: 100, clearingPricePaise: 10_100 });
       expect(allotted(cutoff)).toEqual({ C1: [53, 10_100], C2: [27, 10_100], R3: [20, 10_200], N1: [900, 10_000] });
       expect(reasonOf(cutoff, 'C1')).toBe(
         'allotted 53 of 120 at 101.00 (cut-off bid; price priority, marginal price level shared proportionately, oversubscribed 2.25x)',
@@ -185,8 +185,8 @@ describe('allocateOfs', () => {
       const result = allocateOfs(
         issue({ retailReservePct: 30, bids: [retail('R1', 10_100, 100, 1), nonRetail('N1', 10_200, 600, 2), nonRetail('N2', 10_100, 400, 3)] }),
       );
-      expect(result.retail).toEqual({ portion: 100, demand: 100, allotted: 100, clearingPricePaise: 10_100 });
-      expect(result.nonRetail).toEqual({ portion: 900, demand: 1000, allotted: 900, clearingPricePaise: 10_100 });
+      expect(result.retail).toEqual({ portion: 100, demand: 100n, allotted: 100, clearingPricePaise: 10_100 });
+      expect(result.nonRetail).toEqual({ portion: 900, demand: 1000n, allotted: 900, clearingPricePaise: 10_100 });
       expect(allotted(result)).toEqual({ R1: [100, 10_100], N1: [540, 10_100], N2: [360, 10_100] });
       expect(reasonOf(result, 'N1')).toBe('allotted 540 of 600 at 101.00 (proportionate, oversubscribed 1.11x)');
     });
@@ -196,16 +196,16 @@ describe('allocateOfs', () => {
       const result = allocateOfs(
         issue({ allocation: 'PRICE_PRIORITY', bids: [nonRetail('N1', 10_000, 850, 1), retail('C1', 0, 120, 2), retail('R2', 10_200, 80, 3)] }),
       );
-      expect(result.retail).toEqual({ portion: 150, demand: 200, allotted: 150, clearingPricePaise: 10_100 });
-      expect(result.nonRetail).toEqual({ portion: 850, demand: 850, allotted: 850, clearingPricePaise: 10_000 });
+      expect(result.retail).toEqual({ portion: 150, demand: 200n, allotted: 150, clearingPricePaise: 10_100 });
+      expect(result.nonRetail).toEqual({ portion: 850, demand: 850n, allotted: 850, clearingPricePaise: 10_000 });
       expect(allotted(result)).toEqual({ N1: [850, 10_000], C1: [70, 10_100], R2: [80, 10_200] });
     });
 
     it('allots every bid in full when the whole demand fits the offer, even beyond the retail reserve', () => {
       const result = allocateOfs(issue({ bids: [retail('R1', 10_100, 500, 1), retail('C1', 0, 300, 2)] }));
       // Only as much moves as retail bid beyond its reserve: 700 of the 900 unsubscribed non-retail shares.
-      expect(result.retail).toEqual({ portion: 800, demand: 800, allotted: 800, clearingPricePaise: 10_100 });
-      expect(result.nonRetail).toEqual({ portion: 200, demand: 0, allotted: 0, clearingPricePaise: null });
+      expect(result.retail).toEqual({ portion: 800, demand: 800n, allotted: 800, clearingPricePaise: 10_100 });
+      expect(result.nonRetail).toEqual({ portion: 200, demand: 0n, allotted: 0, clearingPricePaise: null });
       expect(allotted(result)).toEqual({ R1: [500, 10_100], C1: [300, 10_100] });
     });
 
@@ -218,7 +218,7 @@ describe('allocateOfs', () => {
 
     it('with a 100% retail reserve, non-retail gets only what retail leaves', () => {
       const full = allocateOfs(issue({ retailReservePct: 100, bids: [retail('R1', 10_100, 1000, 1), nonRetail('N1', 10_000, 10, 2)] }));
-      expect(full.nonRetail).toEqual({ portion: 0, demand: 10, allotted: 0, clearingPricePaise: null });
+      expect(full.nonRetail).toEqual({ portion: 0, demand: 10n, allotted: 0, clearingPricePaise: null });
       expect(reasonOf(full, 'N1')).toBe('not allotted: nothing is left of the non-retail portion');
       const partial = allocateOfs(issue({ retailReservePct: 100, bids: [retail('R1', 10_100, 995, 1), nonRetail('N1', 10_000, 10, 2)] }));
       expect(allotted(partial)).toEqual({ R1: [995, 10_100], N1: [5, 10_000] });
@@ -253,7 +253,7 @@ describe('allocateOfs', () => {
         N2: [4_053_239_664_633_446, 10_000],
         R1: [900_719_925_474_099, 10_100],
       });
-      expect(result.nonRetail.demand).toBe(Number(18_014_398_509_481_981n)); // reported as the nearest double
+      expect(result.nonRetail.demand).toBe(18_014_398_509_481_981n); // exact (issue 47 row 3), no double holds it
       expect(result.nonRetail.allotted).toBe(8_106_479_329_266_892);
     });
   });

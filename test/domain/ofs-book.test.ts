@@ -59,62 +59,78 @@ describe('the book of demand', () => {
 
   it('sums the bids by price level, highest first, cut-off bids at the cut-off price, with the demand at or above each level', () => {
     const groups: BookGroup[] = [
-      { category: 'RETAIL', pricePaise: 0, quantity: 60, bids: 2 },
-      { category: 'RETAIL', pricePaise: 10_150, quantity: 40, bids: 1 },
-      { category: 'RETAIL', pricePaise: 10_100, quantity: 30, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 600, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_100, quantity: 600, bids: 3 },
-      { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 100, bids: 1 },
+      { category: 'RETAIL', pricePaise: 0, quantity: 60n, bids: 2 },
+      { category: 'RETAIL', pricePaise: 10_150, quantity: 40n, bids: 1 },
+      { category: 'RETAIL', pricePaise: 10_100, quantity: 30n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 600n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_100, quantity: 600n, bids: 3 },
+      { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 100n, bids: 1 },
     ];
     const book = ofsBook(issue, groups);
     expect(book.offer).toEqual({ total: 1000, retail: 100, nonRetail: 900 });
     expect(book.demand).toEqual([
-      { pricePaise: 10_200, retailQuantity: 0, retailCutoffQuantity: 0, nonRetailQuantity: 600, retailCumulative: 0, nonRetailCumulative: 600, bids: 1 },
-      { pricePaise: 10_150, retailQuantity: 40, retailCutoffQuantity: 0, nonRetailQuantity: 0, retailCumulative: 40, nonRetailCumulative: 600, bids: 1 },
-      { pricePaise: 10_100, retailQuantity: 90, retailCutoffQuantity: 60, nonRetailQuantity: 600, retailCumulative: 130, nonRetailCumulative: 1200, bids: 6 },
-      { pricePaise: 10_000, retailQuantity: 0, retailCutoffQuantity: 0, nonRetailQuantity: 100, retailCumulative: 130, nonRetailCumulative: 1300, bids: 1 },
+      { pricePaise: 10_200, retailQuantity: 0n, retailCutoffQuantity: 0n, nonRetailQuantity: 600n, retailCumulative: 0n, nonRetailCumulative: 600n, bids: 1 },
+      { pricePaise: 10_150, retailQuantity: 40n, retailCutoffQuantity: 0n, nonRetailQuantity: 0n, retailCumulative: 40n, nonRetailCumulative: 600n, bids: 1 },
+      {
+        pricePaise: 10_100,
+        retailQuantity: 90n,
+        retailCutoffQuantity: 60n,
+        nonRetailQuantity: 600n,
+        retailCumulative: 130n,
+        nonRetailCumulative: 1200n,
+        bids: 6,
+      },
+      {
+        pricePaise: 10_000,
+        retailQuantity: 0n,
+        retailCutoffQuantity: 0n,
+        nonRetailQuantity: 100n,
+        retailCumulative: 130n,
+        nonRetailCumulative: 1300n,
+        bids: 1,
+      },
     ]);
     // Retail wants 130 of its 100: 101.00 is where the retail demand at or above first covers 100 shares.
     // Non-retail wants 1300 of 900: at 101.00, 1200 shares cover it.
     expect(book.clearing).toEqual({
-      retail: { portion: 100, demand: 130, clearingPricePaise: 10_100 },
-      nonRetail: { portion: 900, demand: 1300, clearingPricePaise: 10_100 },
+      retail: { portion: 100, demand: 130n, clearingPricePaise: 10_100 },
+      nonRetail: { portion: 900, demand: 1300n, clearingPricePaise: 10_100 },
     });
-    expect(book.ineligible).toEqual({ retailQuantity: 0, nonRetailQuantity: 0, bids: 0 });
+    expect(book.ineligible).toEqual({ retailQuantity: 0n, nonRetailQuantity: 0n, bids: 0 });
   });
 
   it('has no clearing price for a category whose demand fits its portion, and moves unsubscribed retail shares to non-retail', () => {
     const book = ofsBook(issue, [
-      { category: 'RETAIL', pricePaise: 10_100, quantity: 40, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_300, quantity: 500, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 500, bids: 1 },
+      { category: 'RETAIL', pricePaise: 10_100, quantity: 40n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_300, quantity: 500n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 500n, bids: 1 },
     ]);
     // 60 retail shares nobody bid for go to non-retail: 960, of which the level at 102.00 fills the last 460.
     expect(book.clearing).toEqual({
-      retail: { portion: 40, demand: 40, clearingPricePaise: null },
-      nonRetail: { portion: 960, demand: 1000, clearingPricePaise: 10_200 },
+      retail: { portion: 40, demand: 40n, clearingPricePaise: null },
+      nonRetail: { portion: 960, demand: 1000n, clearingPricePaise: 10_200 },
     });
   });
 
   it('with price priority the clearing price is the lowest price allotted', () => {
     const book = ofsBook(sbinIssue({ offerQuantity: 1000, allocation: 'PRICE_PRIORITY' }), [
-      { category: 'NON_RETAIL', pricePaise: 10_300, quantity: 800, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 800, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 800, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_300, quantity: 800n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 800n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 800n, bids: 1 },
     ]);
-    expect(book.clearing.nonRetail).toEqual({ portion: 1000, demand: 2400, clearingPricePaise: 10_200 });
+    expect(book.clearing.nonRetail).toEqual({ portion: 1000, demand: 2400n, clearingPricePaise: 10_200 });
   });
 
   it('leaves out what the allocation would refuse: bids below a raised floor, cut-off bids without a cut-off price', () => {
     const groups: BookGroup[] = [
-      { category: 'RETAIL', pricePaise: 0, quantity: 60, bids: 2 },
-      { category: 'RETAIL', pricePaise: 10_050, quantity: 5, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_050, quantity: 7, bids: 1 },
-      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 10, bids: 1 },
+      { category: 'RETAIL', pricePaise: 0, quantity: 60n, bids: 2 },
+      { category: 'RETAIL', pricePaise: 10_050, quantity: 5n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_050, quantity: 7n, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 10n, bids: 1 },
     ];
     const book = ofsBook(sbinIssue({ offerQuantity: 1000, floorPricePaise: 10_100, retailCutoffPricePaise: null }), groups);
-    expect(book.demand.map((level) => [level.pricePaise, level.nonRetailQuantity])).toEqual([[10_200, 10]]);
-    expect(book.ineligible).toEqual({ retailQuantity: 65, nonRetailQuantity: 7, bids: 4 });
+    expect(book.demand.map((level) => [level.pricePaise, level.nonRetailQuantity])).toEqual([[10_200, 10n]]);
+    expect(book.ineligible).toEqual({ retailQuantity: 65n, nonRetailQuantity: 7n, bids: 4 });
   });
 
   it('a level whose sum passes 2^53 shares still clears where the allocation of its bids, one by one, does', () => {
@@ -129,11 +145,14 @@ describe('the book of demand', () => {
     list.push({ orderId: 'n-low', category: 'NON_RETAIL', pricePaise: 10_000, quantity: 5, placedSeq: 99 });
     const wide = sbinIssue({ offerQuantity: huge });
     const book = ofsBook(wide, [
-      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 12 * huge, bids: 12 },
-      { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 5, bids: 1 },
+      { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 12n * BigInt(huge), bids: 12 },
+      { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 5n, bids: 1 },
     ]);
     const allocation = allocateOfs({ ...wide, bids: list });
     expect(book.clearing.nonRetail).toMatchObject({ portion: allocation.nonRetail.portion, clearingPricePaise: 10_200 });
+    // Every share counted (issue 47 row 3): 11,999,999,999,999,988 + 5, which no double holds.
+    expect(book.clearing.nonRetail.demand).toBe(11_999_999_999_999_993n);
+    expect(book.demand.map((level) => level.nonRetailCumulative)).toEqual([11_999_999_999_999_988n, 11_999_999_999_999_993n]);
     expect(allocation.nonRetail.clearingPricePaise).toBe(10_200);
   });
 
@@ -141,7 +160,7 @@ describe('the book of demand', () => {
     const book = ofsBook(sbinIssue({ offerQuantity: 999, retailReservePct: 15 }), []);
     expect(book.offer).toEqual({ total: 999, retail: 149, nonRetail: 850 });
     expect(book.demand).toEqual([]);
-    expect(book.clearing.retail).toEqual({ portion: 149, demand: 0, clearingPricePaise: null });
+    expect(book.clearing.retail).toEqual({ portion: 149, demand: 0n, clearingPricePaise: null });
     expect(offerSplit(sbinIssue({ offerQuantity: 999, retailReservePct: 15 }))).toEqual(book.offer);
   });
 });
@@ -150,16 +169,16 @@ describe('the allotments', () => {
   it('sums the allotted quantities by trade price, highest first, and per category', () => {
     expect(
       allottedBook([
-        { category: 'RETAIL', pricePaise: 10_100, quantity: 100, bids: 2 },
-        { category: 'NON_RETAIL', pricePaise: 10_100, quantity: 450, bids: 1 },
-        { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 450, bids: 1 },
+        { category: 'RETAIL', pricePaise: 10_100, quantity: 100n, bids: 2 },
+        { category: 'NON_RETAIL', pricePaise: 10_100, quantity: 450n, bids: 1 },
+        { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 450n, bids: 1 },
       ]),
     ).toEqual({
-      retail: 100,
-      nonRetail: 900,
+      retail: 100n,
+      nonRetail: 900n,
       byPrice: [
-        { pricePaise: 10_200, retailQuantity: 0, nonRetailQuantity: 450 },
-        { pricePaise: 10_100, retailQuantity: 100, nonRetailQuantity: 450 },
+        { pricePaise: 10_200, retailQuantity: 0n, nonRetailQuantity: 450n },
+        { pricePaise: 10_100, retailQuantity: 100n, nonRetailQuantity: 450n },
       ],
     });
   });
@@ -199,8 +218,8 @@ function groupsOf(list: readonly AllocationBid[]): BookGroup[] {
   const groups = new Map<string, BookGroup>();
   for (const bid of list) {
     const key = `${bid.category} ${bid.pricePaise}`;
-    const group = groups.get(key) ?? { category: bid.category, pricePaise: bid.pricePaise, quantity: 0, bids: 0 };
-    group.quantity += bid.quantity;
+    const group = groups.get(key) ?? { category: bid.category, pricePaise: bid.pricePaise, quantity: 0n, bids: 0 };
+    group.quantity += BigInt(bid.quantity);
     group.bids += 1;
     groups.set(key, group);
   }
@@ -218,8 +237,8 @@ describe('properties of the book', () => {
           expect(demand[i]!.nonRetailCumulative).toBeGreaterThanOrEqual(demand[i - 1]!.nonRetailCumulative);
         }
         for (const level of demand) {
-          expect(level.retailCumulative).toBe(demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.retailQuantity, 0));
-          expect(level.nonRetailCumulative).toBe(demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.nonRetailQuantity, 0));
+          expect(level.retailCumulative).toBe(demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.retailQuantity, 0n));
+          expect(level.nonRetailCumulative).toBe(demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.nonRetailQuantity, 0n));
         }
       }),
       { numRuns: 300 },
@@ -246,8 +265,8 @@ describe('properties of the book', () => {
           const oversubscribed = demandOf(category) > BigInt(expected.portion);
           expect(book.clearing[side].portion).toBe(expected.portion);
           expect(book.clearing[side].clearingPricePaise).toBe(oversubscribed ? expected.clearingPricePaise : null);
-          // Past 2^53 the reported demand is the nearest double, as the allocation's own report is.
-          if (demandOf(category) <= BigInt(Number.MAX_SAFE_INTEGER)) expect(book.clearing[side].demand).toBe(Number(demandOf(category)));
+          // Exact, past 2^53 too (issue 47 row 3).
+          expect(book.clearing[side].demand).toBe(demandOf(category));
         }
       }),
       { numRuns: 500 },

@@ -55,8 +55,8 @@ describe('allocateTDay', () => {
     expect(allotted(result)).toEqual({ M1: [100, 10_500], N1: [250, 11_000], N2: [250, 10_400], O1: [150, 10_200], M2: [150, 10_100] });
     // M2's reserved shares at 101.00 do not lower the cut-off: the market cleared at 102.00.
     expect(result.cutoffPricePaise).toBe(10_200);
-    expect(result.mfIc).toEqual({ portion: 250, demand: 300, allotted: 250, clearingPricePaise: 10_100 });
-    expect(result.nonRetail).toEqual({ portion: 900, demand: 1_050, allotted: 900, clearingPricePaise: 10_200 });
+    expect(result.mfIc).toEqual({ portion: 250, demand: 300n, allotted: 250, clearingPricePaise: 10_100 });
+    expect(result.nonRetail).toEqual({ portion: 900, demand: 1_050n, allotted: 900, clearingPricePaise: 10_200 });
     expect(result.unallotted).toBe(0);
     expect(Object.fromEntries(result.allottedByBidder)).toEqual({ m1: 100, n1: 250, n2: 250, o1: 150, i1: 150 });
     expect(reasonOf(result, 'N2')).toBe(
@@ -199,7 +199,7 @@ describe('allocateT1Day', () => {
     // Retail 50 of 100 at 101.00 - 5.00. The 50 left go to C1 (room 100 under the cap); C2's bidder is at the cap.
     expect(allotted(result)).toEqual({ C2: [0, null], C1: [50, 10_200], R1: [30, 9_600], R2: [20, 9_600] });
     expect(result.retailCutoffPricePaise).toBe(10_100);
-    expect(result.retail).toEqual({ portion: 100, demand: 50, allotted: 50, clearingPricePaise: 10_100 });
+    expect(result.retail).toEqual({ portion: 100, demand: 50n, allotted: 50, clearingPricePaise: 10_100 });
     expect(result.carriedForward).toMatchObject({ portion: 50, allotted: 50 });
     expect(result.returnedToSeller).toBe(0);
     expect(reasonOf(result, 'C2')).toBe(
@@ -243,7 +243,7 @@ describe('allocateT1Day', () => {
       const result = allocateT1Day(offer({ employeeQuantity: 5_000, employeeDiscount: { basisPoints: 1_000 } }), t, employees);
       // First round 1,980 + 10 + 1,980; the 1,030 left over 520 + 2,020 wanted: 211 and 819.
       expect(allotted(result)).toEqual({ E1: [2_191, 9_090], E2: [10, 9_090], E3: [2_799, 9_090] });
-      expect(result.employee).toEqual({ portion: 5_000, demand: 6_510, allotted: 5_000, clearingPricePaise: 9_090 });
+      expect(result.employee).toEqual({ portion: 5_000, demand: 6_510n, allotted: 5_000, clearingPricePaise: 9_090 });
       expect(result.employeePricePaise).toBe(9_090);
     });
 

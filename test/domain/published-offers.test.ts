@@ -176,7 +176,7 @@ describe('Indian Overseas Bank, December 2025: the green shoe in part, a short T
     const t1 = allocateT1Day(iob, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [
       bid('R', 'RETAIL', 0, 2_605_753, 10),
     ]);
-    expect(t1.retail).toEqual({ portion: 61_718_911, demand: 2_605_753, allotted: 2_605_753, clearingPricePaise: 3_400 });
+    expect(t1.retail).toEqual({ portion: 61_718_911, demand: 2_605_753n, allotted: 2_605_753, clearingPricePaise: 3_400 });
     expect(t1.allotments[0]).toMatchObject({ allottedQuantity: 2_605_753, pricePaise: 3_400 });
     // What retail left, and the employees' 1,50,000 nobody bid for, return to the seller.
     expect(t1.returnedToSeller).toBe(61_718_911 - 2_605_753 + 150_000);

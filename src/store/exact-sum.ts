@@ -1,0 +1,25 @@
+/**
+ * Sums of integers exact past 2^53 on both dialects (issue 47 row 3). SQLite's sum() of integers fails
+ * past 2^63 and its total() is a double; PostgreSQL's sum of bigints is an exact numeric, but a JavaScript
+ * number is not. So a column is summed as two sums, of its high bits (>> 24) and its low 24 bits (& 2^24 - 1),
+ * each far from overflowing (a quantity is below 2^50: its high part below 2^26, and 2^37 rows of it stay
+ * below 2^63), and the two are put together as a bigint: hi * 2^24 + lo, which is the sum whatever the signs.
+ */
+import { sql } from 'kysely';
+
+const LOW_BITS = 24n;
+const LOW_MASK = (1 << 24) - 1;
+
+/** The two selections of `expression`'s exact sum, named `<alias>_hi` and `<alias>_lo`. */
+export function exactSum<A extends string>(expression: string, alias: A) {
+  return [
+    sql<number | string | null>`sum((${sql.raw(expression)}) >> 24)`.as(`${alias}_hi`),
+    sql<number | string | null>`sum((${sql.raw(expression)}) & ${sql.raw(String(LOW_MASK))})`.as(`${alias}_lo`),
+  ] as const;
+}
+
+/** The exact sum a row's `<alias>_hi` and `<alias>_lo` hold (0 for a group with no rows). */
+export function exactSumOf(row: Record<string, unknown>, alias: string): bigint {
+  const part = (value: unknown) => (value === null || value === undefined ? 0n : BigInt(value as number | string));
+  return (part(row[`${alias}_hi`]) << LOW_BITS) + part(row[`${alias}_lo`]);
+}
