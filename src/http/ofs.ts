@@ -8,11 +8,20 @@ import { Errors } from '../domain/errors.js';
 import { NoQuery } from '../schemas/common.js';
 import { OfsBookParams, OfsBookResponse, OfsIssuesResponse } from '../schemas/ofs.js';
 import type { OfsBookService } from '../services/ofs-book.js';
-import { OfsOfferBookResponse, OfsOfferParams, OfsOfferResponse, OfsOffersResponse } from '../schemas/ofs-offer.js';
+import {
+  CURRENT_OFFER_DAYS,
+  DEFAULT_OFFERS_PAGE_SIZE,
+  MAX_OFFERS_PAGE_SIZE,
+  OfsOfferBookResponse,
+  OfsOfferParams,
+  OfsOfferResponse,
+  OfsOffersQuery,
+  OfsOffersResponse,
+} from '../schemas/ofs-offer.js';
 import type { OfsOfferService } from '../services/ofs-offers.js';
 import type { App } from './app-type.js';
 import { callerOf } from './authentication.js';
-import { errorResponses, success, TOKEN_ERRORS } from './responses.js';
+import { errorResponses, page, success, TOKEN_ERRORS } from './responses.js';
 
 const READ_SECURITY = [{ bearerAuth: [] }];
 
@@ -23,15 +32,18 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
       config: { auth: 'token' },
       schema: {
         tags: ['ofs'],
-        summary: 'The OFS offers: their terms, portions in shares, days and state, T day latest first',
-        description:
-          "Every offer under the exchanges' framework: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it. `server_time` is the server's clock.",
+        summary: 'The OFS offers, current ones by default: their terms, portions in shares, days and state, T day latest first, a page at a time',
+        description: [
+          "The offers under the exchanges' framework, T day latest first, then by `offer_id`: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it.",
+          `\`state\` chooses the offers: \`current\` (the default) those not finished (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN) and the finished ones (ALLOCATED, CANCELLED) whose T+1 closed, or that finished, less than ${CURRENT_OFFER_DAYS} days ago, so that their results stay in view through the settlement; \`all\` every offer; or one state.`,
+          `\`offset\` is the page number (from 1, default 1) and \`limit\` the page size (1 to ${MAX_OFFERS_PAGE_SIZE}, default ${DEFAULT_OFFERS_PAGE_SIZE}), as the order book pages; \`metadata.total_records\` counts the offers the filter keeps on all pages. \`server_time\` is the server's clock.`,
+        ].join(' '),
         security: READ_SECURITY,
-        querystring: NoQuery,
+        querystring: OfsOffersQuery,
         response: { 200: OfsOffersResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
       },
     },
-    async () => success('OFS offers fetched successfully', await ofsOffers.list()),
+    async (request) => page('OFS offers fetched successfully', await ofsOffers.list(request.query)),
   );
 
   app.get(

@@ -5,7 +5,9 @@
  * that every tool reads the same file.
  */
 import Type, { type Static } from 'typebox';
-import { SuccessEnvelope } from './common.js';
+import { OFFER_STATES } from '../domain/ofs-offer.js';
+import { PagedEnvelope, SuccessEnvelope } from './common.js';
+import { PAGE_QUERY_FIELDS, PageMetadata } from './odin-fields.js';
 import { StringEnum } from './ofs.js';
 import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds } from './ofs-issue.js';
 
@@ -282,10 +284,45 @@ export const OfsOfferEntry = Type.Object(
 export type OfsOfferEntry = Static<typeof OfsOfferEntry>;
 
 export const OfsOffersData = Type.Object(
-  { server_time: Type.String({ description: "The server's clock, to count down from." }), offers: Type.Array(OfsOfferEntry) },
+  {
+    server_time: Type.String({ description: "The server's clock, to count down from." }),
+    offers: Type.Array(OfsOfferEntry, { description: 'This page of the offers the `state` filter keeps, T day latest first, then by offer_id.' }),
+  },
   { additionalProperties: false },
 );
 export type OfsOffersData = Static<typeof OfsOffersData>;
+
+/** The offers list's page size: 50 by default, at most 200 (an offer is about 1 KB of JSON: a page stays within about 200 KB). */
+export const DEFAULT_OFFERS_PAGE_SIZE = 50;
+export const MAX_OFFERS_PAGE_SIZE = 200;
+/** How long a finished offer (allocated or cancelled) stays among the current ones: its results through the settlement. */
+export const CURRENT_OFFER_DAYS = 7;
+
+/** The offers list's `state` filter: the current offers (the default), all of them, or those in one state. */
+export const OFFER_LIST_STATES = ['current', 'all', ...OFFER_STATES] as const;
+export type OfferListState = (typeof OFFER_LIST_STATES)[number];
+
+/** The order book's paging parameters (ODIN's `offset` page and `limit` size), with the offers' page size and their filter. */
+export const OfsOffersQuery = Type.Object(
+  {
+    offset: PAGE_QUERY_FIELDS.offset,
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^(200|1[0-9]{2}|[1-9][0-9]?)$',
+        description: `The page size, 1 to ${MAX_OFFERS_PAGE_SIZE} (default ${DEFAULT_OFFERS_PAGE_SIZE}).`,
+        examples: ['50'],
+      }),
+    ),
+    state: Type.Optional(
+      StringEnum(
+        OFFER_LIST_STATES,
+        `Which offers: current (the default) those not finished (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN) and the finished ones (ALLOCATED, CANCELLED) whose T+1 closed, or that finished, less than ${CURRENT_OFFER_DAYS} days ago, so that their results stay in view through the settlement; all: every offer; or one state by the server's clock.`,
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OfsOffersQuery = Static<typeof OfsOffersQuery>;
 
 export const OfsOfferData = Type.Object(
   {
@@ -349,5 +386,5 @@ export const OfsOfferBookResponse = SuccessEnvelope(OfsOfferBookData, 'OFS offer
 
 export const OfsOfferParams = Type.Object({ offer_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
-export const OfsOffersResponse = SuccessEnvelope(OfsOffersData, 'OFS offers fetched successfully');
+export const OfsOffersResponse = PagedEnvelope(OfsOffersData, PageMetadata, 'OFS offers fetched successfully');
 export const OfsOfferResponse = SuccessEnvelope(OfsOfferData, 'OFS offer fetched successfully');

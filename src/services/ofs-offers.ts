@@ -16,8 +16,17 @@ import {
   type TAllocationWait,
 } from '../domain/ofs-offer.js';
 import { NO_HOLIDAYS, settlementInstant, type TradingCalendar } from '../domain/trading-calendar.js';
-import type { OfsOfferData, OfsOfferEntry, OfsOffersData } from '../schemas/ofs-offer.js';
-import type { OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs-offers.js';
+import type { PageMetadata } from '../schemas/odin-fields.js';
+import {
+  CURRENT_OFFER_DAYS,
+  DEFAULT_OFFERS_PAGE_SIZE,
+  type OfferListState,
+  type OfsOfferData,
+  type OfsOfferEntry,
+  type OfsOffersData,
+  type OfsOffersQuery,
+} from '../schemas/ofs-offer.js';
+import type { OfferListFilter, OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs-offers.js';
 import type { TradingHolidayRepository } from '../store/trading-holidays.js';
 
 const rupees = (paise: number) => paise / 100;
@@ -124,6 +133,30 @@ export function toOfferEntry(
   };
 }
 
+const CURRENT_OFFER_MS = CURRENT_OFFER_DAYS * 24 * 60 * 60 * 1000;
+
+/**
+ * Whether the offers list shows the offer by default (`state=current`): a trader's offers are those still
+ * running (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN by offerState) and, for CURRENT_OFFER_DAYS, those that
+ * finished (ALLOCATED, CANCELLED), counted from the latest of their T+1 close, their T+1 allocation and their
+ * cancellation: their allotments and prices stay in view through the settlement (the pay-out on the trading
+ * day after T+1). The store keeps the same offers in SQL (currentCondition in store/ofs-offers.ts).
+ */
+export function isCurrentOffer(registration: Pick<OfferRegistration, 'offer' | 'progress'>, now: number): boolean {
+  const { offer, progress } = registration;
+  const state = offerState(offer, progress, now);
+  if (state !== 'ALLOCATED' && state !== 'CANCELLED') return true;
+  const finished = Math.max(offer.t1Day.closesAt, progress.t1AllocatedAt ?? -Infinity, progress.cancelledAt ?? -Infinity);
+  return finished > now - CURRENT_OFFER_MS;
+}
+
+/** The store's filter for the list's `state`. */
+export function listFilter(state: OfferListState, now: number): OfferListFilter {
+  if (state === 'all') return { kind: 'all' };
+  if (state === 'current') return { kind: 'current', finishedAfter: now - CURRENT_OFFER_MS };
+  return { kind: 'state', state, now };
+}
+
 export class OfsOfferService {
   constructor(
     private readonly offers: OfsOfferRepository,
@@ -131,16 +164,21 @@ export class OfsOfferService {
     private readonly now: () => number,
   ) {}
 
-  /** Every offer, T day latest first. */
-  async list(): Promise<OfsOffersData> {
+  /**
+   * One page of the offers `query.state` keeps (the current ones by default), T day latest first, then by
+   * id, and how many it keeps on all pages. A fixed number of reads whatever the offers stored: the
+   * calendar once, then the page with its listings and latest indicative figures (OfsOfferRepository.listPage).
+   */
+  async list(query: OfsOffersQuery = {}): Promise<{ data: OfsOffersData; metadata: PageMetadata }> {
     const now = this.now();
+    const page = query.offset === undefined ? 1 : Number(query.offset);
+    const pageSize = query.limit === undefined ? DEFAULT_OFFERS_PAGE_SIZE : Number(query.limit);
     const calendar = await this.holidays.calendar();
-    const offers: OfsOfferEntry[] = [];
-    for (const registration of await this.offers.list()) {
-      const [latest] = await this.offers.indicativeHistory(registration.offer.offerId, 1);
-      offers.push(toOfferEntry(registration, now, latest, calendar));
-    }
-    return { server_time: instant(now), offers };
+    const { offers, totalCount } = await this.offers.listPage({ filter: listFilter(query.state ?? 'current', now), page, pageSize });
+    return {
+      data: { server_time: instant(now), offers: offers.map(({ registration, latest }) => toOfferEntry(registration, now, latest, calendar)) },
+      metadata: { total_records: totalCount, offset: page, limit: pageSize },
+    };
   }
 
   async get(offerId: string): Promise<OfsOfferData> {

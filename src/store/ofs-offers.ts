@@ -3,15 +3,16 @@
  * terms, its listings, how far its two days have run, and its eligible employees. An import writes offers
  * and issues of the one-listing format in one transaction, so that no instrument is both.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, PrintedPortions } from '../domain/ofs-offer.js';
 
 /** The offers' registry answers OfferRegistration, a domain type (order entry's rules read it). */
 export type { OfferRegistration } from '../domain/ofs-offer.js';
-import { userCategoryOf, type IndicativePrice } from '../domain/ofs-offer.js';
+import { userCategoryOf, type IndicativePrice, type OfferState } from '../domain/ofs-offer.js';
 import type { OfferBidder } from '../domain/ofs-offer-rules.js';
 import { upsertIssues } from './ofs-issues.js';
+import { inOneSnapshot } from './snapshot.js';
 import { executorOf, type StoreTx } from './write-tx.js';
 import type { Database, OfsOfferIndicativeTable, OfsOfferListingsTable, OfsOffersTable } from './tables.js';
 
@@ -147,6 +148,79 @@ function termsColumns(offer: Offer, now: number) {
   };
 }
 
+/**
+ * Which offers a list keeps: every one; the current ones (not finished, or finished, allocated or cancelled,
+ * with its T+1 close, its allocation or its cancellation after `finishedAfter`: isCurrentOffer in
+ * services/ofs-offers.ts); or those in one state at `now` (offerState).
+ */
+export type OfferListFilter = { kind: 'all' } | { kind: 'current'; finishedAfter: number } | { kind: 'state'; state: OfferState; now: number };
+
+export interface OfferListQuery {
+  filter: OfferListFilter;
+  /** The page, from 1. */
+  page: number;
+  pageSize: number;
+}
+
+export interface OfferListPage {
+  /** The page's offers, T day latest first, then by id, each with its latest indicative figures (none: undefined). */
+  offers: { registration: OfferRegistration; latest: PublishedIndicative | undefined }[];
+  /** How many offers the filter keeps, on all pages. */
+  totalCount: number;
+}
+
+type OffersExpressions = ExpressionBuilder<Database, 'ofs_offers'>;
+
+/**
+ * offerState (src/domain/ofs-offer.ts) on the stored columns: the offers in `state` at `now`. CANCELLED wins,
+ * then ALLOCATED (the T+1 allocation ran); before the T allocation, ANNOUNCED until T opens and T_OPEN from
+ * then; after it, T_ALLOCATED until T+1 opens and T1_OPEN from then. One rule in two languages: when
+ * offerState changes, change this with it (test/store/ofs-offer-list.test.ts checks that they agree on every
+ * state).
+ */
+export function offerStateCondition(eb: OffersExpressions, state: OfferState, now: number): Expression<SqlBool> {
+  const standing = [eb('cancelled_at', 'is', null), eb('t1_allocated_at', 'is', null)];
+  switch (state) {
+    case 'CANCELLED':
+      return eb('cancelled_at', 'is not', null);
+    case 'ALLOCATED':
+      return eb.and([eb('cancelled_at', 'is', null), eb('t1_allocated_at', 'is not', null)]);
+    case 'ANNOUNCED':
+      return eb.and([...standing, eb('t_allocated_at', 'is', null), eb('t_opens_at', '>', now)]);
+    case 'T_OPEN':
+      return eb.and([...standing, eb('t_allocated_at', 'is', null), eb('t_opens_at', '<=', now)]);
+    case 'T_ALLOCATED':
+      return eb.and([...standing, eb('t_allocated_at', 'is not', null), eb('t1_opens_at', '>', now)]);
+    case 'T1_OPEN':
+      return eb.and([...standing, eb('t_allocated_at', 'is not', null), eb('t1_opens_at', '<=', now)]);
+  }
+}
+
+/**
+ * isCurrentOffer (services/ofs-offers.ts) on the stored columns: not finished (neither cancelled nor
+ * allocated on T+1: ANNOUNCED, T_OPEN, T_ALLOCATED or T1_OPEN by offerState), or its T+1 close, its T+1
+ * allocation or its cancellation after `finishedAfter`.
+ */
+function currentCondition(eb: OffersExpressions, finishedAfter: number): Expression<SqlBool> {
+  return eb.or([
+    eb.and([eb('cancelled_at', 'is', null), eb('t1_allocated_at', 'is', null)]),
+    eb('t1_closes_at', '>', finishedAfter),
+    eb('t1_allocated_at', '>', finishedAfter),
+    eb('cancelled_at', '>', finishedAfter),
+  ]);
+}
+
+function listCondition(eb: OffersExpressions, filter: OfferListFilter): Expression<SqlBool> {
+  switch (filter.kind) {
+    case 'all':
+      return eb.lit(true);
+    case 'current':
+      return currentCondition(eb, filter.finishedAfter);
+    case 'state':
+      return offerStateCondition(eb, filter.state, filter.now);
+  }
+}
+
 export class OfsOfferRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -158,16 +232,58 @@ export class OfsOfferRepository {
     return toRegistration(row, listings);
   }
 
-  /** Every offer, T day latest first, then by id. */
-  async list(): Promise<OfferRegistration[]> {
-    const rows = await this.db.selectFrom('ofs_offers').selectAll().orderBy('t_opens_at', 'desc').orderBy('offer_id').execute();
-    const listings = await this.db.selectFrom('ofs_offer_listings').selectAll().orderBy('exchange').execute();
-    return rows.map((row) =>
-      toRegistration(
-        row,
-        listings.filter((l) => l.offer_id === row.offer_id),
-      ),
-    );
+  /**
+   * One page of the offers the filter keeps, T day latest first, then by id, each with its listings and its
+   * latest indicative figures, and how many the filter keeps on all pages. A fixed number of statements
+   * whatever the page size or the offers stored (issue 47 row 7): the page, its count, then the listings and
+   * the latest figures of the page's offers, each in one statement; all in one snapshot, so that the count
+   * agrees with the page.
+   */
+  async listPage(query: OfferListQuery): Promise<OfferListPage> {
+    return inOneSnapshot(this.db, async (db) => {
+      const condition = (eb: ExpressionBuilder<Database, 'ofs_offers'>) => listCondition(eb, query.filter);
+      const rows = await db
+        .selectFrom('ofs_offers')
+        .selectAll()
+        .where(condition)
+        .orderBy('t_opens_at', 'desc')
+        .orderBy('offer_id')
+        .limit(query.pageSize)
+        .offset((query.page - 1) * query.pageSize)
+        .execute();
+      const total = await db
+        .selectFrom('ofs_offers')
+        .where(condition)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      const totalCount = Number(total.n);
+      if (rows.length === 0) return { offers: [], totalCount };
+      const ids = rows.map((row) => row.offer_id);
+      const listings = await db.selectFrom('ofs_offer_listings').selectAll().where('offer_id', 'in', ids).orderBy('offer_id').orderBy('exchange').execute();
+      // Each offer's latest figures: the row at its greatest `at` (the primary key is offer_id, at).
+      const latest = await db
+        .selectFrom('ofs_offer_indicative as i')
+        .selectAll('i')
+        .where('i.offer_id', 'in', ids)
+        .where('i.at', '=', (eb) =>
+          eb
+            .selectFrom('ofs_offer_indicative as j')
+            .select((inner) => inner.fn.max('j.at').as('at'))
+            .whereRef('j.offer_id', '=', 'i.offer_id'),
+        )
+        .execute();
+      const listingsOf = new Map<string, Selectable<OfsOfferListingsTable>[]>();
+      for (const listing of listings) {
+        const of = listingsOf.get(listing.offer_id);
+        if (of === undefined) listingsOf.set(listing.offer_id, [listing]);
+        else of.push(listing);
+      }
+      const latestOf = new Map(latest.map((row) => [row.offer_id, indicativeFromRow(row)]));
+      return {
+        offers: rows.map((row) => ({ registration: toRegistration(row, listingsOf.get(row.offer_id) ?? []), latest: latestOf.get(row.offer_id) })),
+        totalCount,
+      };
+    });
   }
 
   /** The offer an instrument is a listing of, if any. */

@@ -4659,12 +4659,25 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The OFS offers: their terms, portions in shares, days and state, T day latest first
-         * @description Every offer under the exchanges' framework: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it. `server_time` is the server's clock.
+         * The OFS offers, current ones by default: their terms, portions in shares, days and state, T day latest first, a page at a time
+         * @description The offers under the exchanges' framework, T day latest first, then by `offer_id`: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it. `state` chooses the offers: `current` (the default) those not finished (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN) and the finished ones (ALLOCATED, CANCELLED) whose T+1 closed, or that finished, less than 7 days ago, so that their results stay in view through the settlement; `all` every offer; or one state. `offset` is the page number (from 1, default 1) and `limit` the page size (1 to 200, default 50), as the order book pages; `metadata.total_records` counts the offers the filter keeps on all pages. `server_time` is the server's clock.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /**
+                     * @description The page number, from 1 (default 1).
+                     * @example 1
+                     */
+                    offset?: string;
+                    /**
+                     * @description The page size, 1 to 200 (default 50).
+                     * @example 50
+                     */
+                    limit?: string;
+                    /** @description Which offers: current (the default) those not finished (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN) and the finished ones (ALLOCATED, CANCELLED) whose T+1 closed, or that finished, less than 7 days ago, so that their results stay in view through the settlement; all: every offer; or one state by the server's clock. */
+                    state?: "current" | "all" | "ANNOUNCED" | "T_OPEN" | "T_ALLOCATED" | "T1_OPEN" | "ALLOCATED" | "CANCELLED";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -4686,6 +4699,7 @@ export interface paths {
                             data: {
                                 /** @description The server's clock, to count down from. */
                                 server_time: string;
+                                /** @description This page of the offers the `state` filter keeps, T day latest first, then by offer_id. */
                                 offers: {
                                     offer_id: string;
                                     symbol: string;
@@ -4829,6 +4843,14 @@ export interface paths {
                                         t1_day: string;
                                     } | null;
                                 }[];
+                            };
+                            metadata: {
+                                /** @description How many records match the filters, on all pages. */
+                                total_records: number;
+                                /** @description The page number of this answer. */
+                                offset: number;
+                                /** @description The page size of this answer. */
+                                limit: number;
                             };
                         };
                     };
@@ -6471,7 +6493,7 @@ export interface paths {
                                         non_retail_quantity: number;
                                     }[];
                                 } | null;
-                                /** @description Null until the allocation has run (as allotted); then the book as the allocation took it at close, which stays when no bid is live any more: its demand and what that demand implies by the allocation's rules. */
+                                /** @description Null until the allocation has run (as allotted); then the book as the allocation took it at close, which stays when no bid is live any more: its demand and what that demand implies by the allocation's rules (demand, ineligible and clearing over the bids the allocation took instead of the live ones). */
                                 at_close: {
                                     /** @description Every bid the allocation took, by bid price, highest first, with the quantity bid: those it allotted (EXECUTED), those it closed without an allotment, and any still waiting for its answer. Bids cancelled by their bidders or rejected are not in it. */
                                     demand: {
