@@ -17,10 +17,17 @@ export const BID_AS_LABELS: Record<BidAs, string> = { RETAIL: 'Retail', NON_RETA
 /** The bid categories of an order in an offer (`bid_category`) that are non-retail: the bids carried forward to T+1. */
 export const NON_RETAIL_BID_CATEGORIES: ReadonlySet<string> = new Set(['NII', 'MF', 'IC', 'OTHS']);
 
-/** Every offer, T day latest first; the server's clock is taken from the answer. */
+/** The most offers the offers view reads: the list's largest page. */
+export const MOST_OFFERS = 200;
+
+/**
+ * The current offers (the list's default: those running, and those finished in the last days, whose results
+ * the user still wants), T day latest first, the first MOST_OFFERS of them; the server's clock is taken from
+ * the answer.
+ */
 export async function loadOffers(): Promise<OfsOffer[]> {
   const started = Date.now();
-  const answer = await get<OfsOffers>('/transactional/v1/ofs/offers');
+  const answer = await get<OfsOffers>(`/transactional/v1/ofs/offers?state=current&limit=${MOST_OFFERS}`);
   syncServerClock(answer.server_time, started);
   return answer.offers;
 }
