@@ -129,13 +129,13 @@ function offerBid(
 
 /**
  * The walk-through's bids, as the snippet places them: on T demo-nii 6,000 at 101.00 on NSE (series IS)
- * and demo-mf 3,000 at 100.50 on BSE (series A); on T+1 demo 100 at the cut-off on NSE (RS) and, as an
+ * and demo-mf 6,250 at 100.50 on BSE (series A); on T+1 demo 100 at the cut-off on NSE (RS) and, as an
  * employee, 50 at the cut-off on NSE (ES).
  */
 export function demoOfferBids(offer: OfsOfferImport): { nii: DemoBid; mf: DemoBid; retail: DemoBid; employee: DemoBid } {
   return {
     nii: offerBid(offer, 'NSE_EQ', 'NON_RETAIL', 'RL', 6_000, 101, 'nii-t'),
-    mf: offerBid(offer, 'BSE_EQ', 'NON_RETAIL', 'RL', 3_000, 100.5, 'mf-t'),
+    mf: offerBid(offer, 'BSE_EQ', 'NON_RETAIL', 'RL', 6_250, 100.5, 'mf-t'),
     retail: offerBid(offer, 'NSE_EQ', 'RETAIL', 'RL-MKT', 100, 0, 'retail'),
     employee: offerBid(offer, 'NSE_EQ', 'EMPLOYEE', 'RL-MKT', 50, 0, 'employee'),
   };
@@ -213,18 +213,18 @@ const EXPECTED_OUTCOME = [
   '#   The offer: total 10,000 (the green shoe of 2,000 is not exercised); retail 12.5 % = 1,250; non-retail',
   '#   8,750, of which 2,500 reserved for MF/IC; single-bidder cap floor(25 % of 10,000) = 2,500; 500 for',
   '#   employees on top. Each user has Rs 10,00,000 of cash.',
-  '#   T: the indicative price is the VWAP of the bids, 100.83 for 9,000 shares.',
-  '#   T close: bids of 9,000 cover the 8,750, so no operator is asked. The cap trims demo-nii to 2,500 (an MF',
-  '#   is exempt); 5,500 fit in 8,750, all allotted at their own prices: demo-mf 3,000 at 100.50 (EXECUTED;',
-  '#   2,500 of them from the MF/IC reservation), demo-nii 2,500 at 101.00 (PENDING, 3,500 left to carry',
-  '#   forward; their funds are released until it does). Not oversubscribed, the T-day cut-off is the floor',
-  '#   price, 100.00 (retail may bid at the floor); the 3,250 non-retail shares left go to retail on T+1.',
+  '#   T: the indicative price is the VWAP of the bids, 100.74 for 12,250 shares.',
+  '#   T close: the cap trims demo-nii to 2,500 (an MF is exempt): the 8,750 the allocation takes cover the',
+  '#   8,750 exactly, so no operator is asked, and all are allotted at their own prices: demo-mf 6,250 at',
+  '#   100.50 (EXECUTED; 2,500 of them from the MF/IC reservation), demo-nii 2,500 at 101.00 (PENDING, 3,500',
+  '#   left to carry forward; their funds are released until it does). Not oversubscribed, the T-day cut-off',
+  '#   is the floor price, 100.00 (retail may bid at the floor).',
   "#   T+1 close: demo's 100 retail shares at 100.00 - 2.50 = 97.50 (UNIFORM), its 50 employee shares at",
   "#   100.00 less 5 % = 95.00. demo-nii's carried-forward 3,500 at 101.50 (blocked again when carried",
   '#   forward) get nothing: it holds the cap already, and its order ends EXECUTED with the 2,500. The rest',
   '#   returns to the seller.',
-  '#   Funds: debited demo-nii Rs 2,52,500.00, demo-mf Rs 3,01,500.00, demo Rs 14,500.00; nothing blocked.',
-  '#   Holdings, 60 s after each allotment: demo 150 DEMOCO (average 96.67), demo-nii 2,500, demo-mf 3,000.',
+  '#   Funds: debited demo-nii Rs 2,52,500.00, demo-mf Rs 6,28,125.00, demo Rs 14,500.00; nothing blocked.',
+  '#   Holdings, 60 s after each allotment: demo 150 DEMOCO (average 96.67), demo-nii 2,500, demo-mf 6,250.',
 ];
 
 /** The text result: the credentials and the timeline in comments, then the timed curl commands. */
@@ -270,9 +270,9 @@ function shellSnippet(offer: OfsOfferImport, bidders: readonly BidderState[], op
     `NII_BID=$(${curl('POST', '/transactional/v1/orders/regular', DEMO_NII_USER_ID, { apiKey: true, body: bids.nii })})`,
     'echo "$NII_BID"',
     `NII_ORDER_ID=$(printf '%s' "$NII_BID" | sed -n 's/.*"orderId":"\\([^"]*\\)".*/\\1/p')`,
-    '# demo-mf (MF, 100 % margin) bids 3,000 at 100.50 on BSE, series A.',
+    '# demo-mf (MF, 100 % margin) bids 6,250 at 100.50 on BSE, series A.',
     curl('POST', '/transactional/v1/orders/regular', DEMO_MF_USER_ID, { apiKey: true, body: bids.mf }),
-    '# The indicative price the exchange publishes (within a second): "indicative":{"price":100.83,"quantity":9000,...}.',
+    '# The indicative price the exchange publishes (within a second): "indicative":{"price":100.74,"quantity":12250,...}.',
     'sleep 2',
     curl('GET', offerPath, DEMO_NII_USER_ID),
     '',
@@ -283,7 +283,7 @@ function shellSnippet(offer: OfsOfferImport, bidders: readonly BidderState[], op
     '# its funds: "blocked":"0.00" (the 3,500 left block nothing until carried forward), "debited":"252500.00".',
     curl('GET', '/transactional/v1/orders', DEMO_NII_USER_ID),
     curl('GET', '/authentication/v1/user/balance', DEMO_NII_USER_ID),
-    '# demo-mf\'s: "status":"EXECUTED","traded_quantity":3000,"traded_price":"100.50".',
+    '# demo-mf\'s: "status":"EXECUTED","traded_quantity":6250,"traded_price":"100.50".',
     curl('GET', '/transactional/v1/orders', DEMO_MF_USER_ID),
     ...(operator
       ? [
@@ -316,7 +316,7 @@ function shellSnippet(offer: OfsOfferImport, bidders: readonly BidderState[], op
     curl('GET', '/authentication/v1/user/balance', DEMO_NII_USER_ID),
     '',
     ...at(time.t1ClosesAt + (10 + DEMO_OFFER_SETTLEMENT_SECONDS + 5) * SECOND, 'the allotments have settled'),
-    '# Holdings: demo "quantity":150,"average_price":"96.67"; demo-nii 2500 at "101.00"; demo-mf 3000 at "100.50".',
+    '# Holdings: demo "quantity":150,"average_price":"96.67"; demo-nii 2500 at "101.00"; demo-mf 6250 at "100.50".',
     curl('GET', '/transactional/v1/portfolio/holdings', DEMO_USER_ID),
     curl('GET', '/transactional/v1/portfolio/holdings', DEMO_NII_USER_ID),
     curl('GET', '/transactional/v1/portfolio/holdings', DEMO_MF_USER_ID),

@@ -16,19 +16,19 @@ export interface OfferBookRow {
   live: boolean;
   /** The bid price in paise (0: cut-off). */
   pricePaise: number;
-  /** Shares still bid for (live bids: quantity less what was allotted on T). */
-  openQuantity: number;
-  allottedQuantity: number;
+  /** Shares still bid for (live bids: quantity less what was allotted on T); sums are exact (bigint). */
+  openQuantity: bigint;
+  allottedQuantity: bigint;
   /** What the allotments cost, in paise. */
-  allottedValuePaise: number;
+  allottedValuePaise: bigint;
   bids: number;
 }
 
 export interface OfferBookFigures {
   bids: number;
-  openQuantity: number;
-  allottedQuantity: number;
-  allottedValuePaise: number;
+  openQuantity: bigint;
+  allottedQuantity: bigint;
+  allottedValuePaise: bigint;
 }
 
 export interface OfferBookCategory extends OfferBookFigures {
@@ -38,9 +38,9 @@ export interface OfferBookCategory extends OfferBookFigures {
 
 export interface OfferDemandLevel {
   pricePaise: number;
-  quantity: number;
+  quantity: bigint;
   /** Open non-retail demand at or above this price. */
-  cumulative: number;
+  cumulative: bigint;
   bids: number;
 }
 
@@ -52,7 +52,7 @@ export interface OfferBook {
   nonRetailDemand: OfferDemandLevel[];
 }
 
-const empty = (): OfferBookFigures => ({ bids: 0, openQuantity: 0, allottedQuantity: 0, allottedValuePaise: 0 });
+const empty = (): OfferBookFigures => ({ bids: 0, openQuantity: 0n, allottedQuantity: 0n, allottedValuePaise: 0n });
 
 function add(into: OfferBookFigures, row: OfferBookRow): void {
   into.bids += row.bids;
@@ -63,7 +63,7 @@ function add(into: OfferBookFigures, row: OfferBookRow): void {
 
 export function offerBook(offer: OfferTerms, rows: readonly OfferBookRow[]): OfferBook {
   const categories = OFFER_CATEGORIES.map((category): OfferBookCategory => ({ category, ...empty(), byListing: [] }));
-  const levels = new Map<number, { quantity: number; bids: number }>();
+  const levels = new Map<number, { quantity: bigint; bids: number }>();
   for (const row of rows) {
     const entry = categories.find((c) => c.category === row.category);
     if (entry === undefined) continue;
@@ -71,8 +71,8 @@ export function offerBook(offer: OfferTerms, rows: readonly OfferBookRow[]): Off
     let listing = entry.byListing.find((l) => l.exchange === row.exchange && l.scripToken === row.scripToken);
     if (listing === undefined) entry.byListing.push((listing = { exchange: row.exchange, scripToken: row.scripToken, ...empty() }));
     add(listing, row);
-    if (row.live && isNonRetailCategory(row.category) && row.openQuantity > 0) {
-      const level = levels.get(row.pricePaise) ?? { quantity: 0, bids: 0 };
+    if (row.live && isNonRetailCategory(row.category) && row.openQuantity > 0n) {
+      const level = levels.get(row.pricePaise) ?? { quantity: 0n, bids: 0 };
       level.quantity += row.openQuantity;
       level.bids += row.bids;
       levels.set(row.pricePaise, level);
@@ -80,7 +80,7 @@ export function offerBook(offer: OfferTerms, rows: readonly OfferBookRow[]): Off
   }
   for (const category of categories)
     category.byListing.sort((a, b) => (a.exchange === b.exchange ? a.scripToken - b.scripToken : a.exchange < b.exchange ? -1 : 1));
-  let cumulative = 0;
+  let cumulative = 0n;
   const nonRetailDemand = [...levels]
     .sort(([a], [b]) => b - a)
     .map(([pricePaise, level]) => ({ pricePaise, quantity: level.quantity, cumulative: (cumulative += level.quantity), bids: level.bids }));

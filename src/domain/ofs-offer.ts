@@ -365,8 +365,8 @@ export function listingOf(offer: Pick<Offer, 'listings'>, exchange: string, scri
 export interface IndicativeFigures {
   /** Rounded to the nearest paisa (half up); null when nothing is bid. */
   pricePaise: number | null;
-  /** Shares bid; a sum, so past 2^53 it is the nearest double. */
-  quantity: number;
+  /** Shares bid, summed exactly (issue 47 row 3: a sum may pass 2^53). */
+  quantity: bigint;
 }
 
 /** What the offer publishes through T: all valid non-retail bids, and apart the 100 %- and 0 %-margin ones. */
@@ -402,7 +402,7 @@ export function indicativePrice(bids: readonly IndicativeBid[], floorPricePaise:
   }
   const figures = ({ value, quantity }: { value: bigint; quantity: bigint }): IndicativeFigures => ({
     pricePaise: quantity === 0n ? null : Number((value * 2n + quantity) / (2n * quantity)),
-    quantity: Number(quantity),
+    quantity,
   });
   return { all: figures(sums.all), margin100: figures(sums.H), margin0: figures(sums.T) };
 }

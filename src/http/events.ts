@@ -15,6 +15,7 @@ import type { StreamSessions, StreamTransport } from '../services/stream-session
 import type { IndicativeFeed, IndicativePoint } from '../services/indicative-feed.js';
 import type { IndicativeFigures } from '../domain/ofs-offer.js';
 import type { App } from './app-type.js';
+import { exactJson } from './exact-json.js';
 import { callerOf } from './authentication.js';
 import { errorResponses, TOKEN_ERRORS } from './responses.js';
 
@@ -49,8 +50,8 @@ function indicativeFrame(point: IndicativePoint): string {
     margin_100: figures(point.margin100),
     margin_0: figures(point.margin0),
   };
-  // No id: a client's Last-Event-ID stays the last order event's.
-  return `event: ${INDICATIVE_PRICE_EVENT}\ndata: ${JSON.stringify(data)}\n\n`;
+  // No id: a client's Last-Event-ID stays the last order event's. The quantities are exact bigints.
+  return `event: ${INDICATIVE_PRICE_EVENT}\ndata: ${exactJson(data)}\n\n`;
 }
 
 export function registerOrderEventRoutes(app: App, events: OrderEventsService, sessions: StreamSessions, indicative: IndicativeFeed): void {

@@ -8,7 +8,7 @@ import Type, { type Static } from 'typebox';
 import { OFFER_STATES } from '../domain/ofs-offer.js';
 import { PagedEnvelope, SuccessEnvelope } from './common.js';
 import { PAGE_QUERY_FIELDS, PageMetadata } from './odin-fields.js';
-import { StringEnum } from './ofs.js';
+import { ObjectOrNull, Shares, StringEnum } from './ofs.js';
 import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds } from './ofs-issue.js';
 
 /** An instant of the years 1900 to 2999: the trading calendar's arithmetic stays in four-digit years. */
@@ -135,7 +135,7 @@ export type OfsOfferImport = Static<typeof OfsOfferImport>;
 
 const Price = (description: string) => Type.Number({ description });
 const IndicativeFigures = (description: string) =>
-  Type.Object({ price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false, description });
+  Type.Object({ price: Type.Union([Type.Number(), Type.Null()]), quantity: Shares('The shares they bid.') }, { additionalProperties: false, description });
 const NullablePrice = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const NullableInstant = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const DiscountOut = (description: string) =>
@@ -236,24 +236,21 @@ export const OfsOfferEntry = Type.Object(
     retail_price: NullablePrice(
       'UNIFORM: what every retail allotment pays, the T-day cut-off less the retail discount; null until the T allocation has found the cut-off, and for BID (each bid pays its own price less the discount).',
     ),
-    indicative: Type.Union(
-      [
-        Type.Object(
-          {
-            at: Type.String({ description: 'When the exchange published these figures.' }),
-            price: NullablePrice('The volume-weighted average price of all valid non-retail bids; null when none.'),
-            quantity: Type.Number({ description: 'The shares they bid.' }),
-            margin_100: IndicativeFigures('100 %-margin (H) bids.'),
-            margin_0: IndicativeFigures('0 %-margin (T) bids.'),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ],
-      {
-        description:
-          'The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail.',
-      },
+    indicative: ObjectOrNull(
+      Type.Object(
+        {
+          at: Type.String({ description: 'When the exchange published these figures.' }),
+          price: NullablePrice('The volume-weighted average price of all valid non-retail bids; null when none.'),
+          quantity: Shares('The shares they bid (every digit, past 2^53 too).'),
+          margin_100: IndicativeFigures('100 %-margin (H) bids.'),
+          margin_0: IndicativeFigures('0 %-margin (T) bids.'),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'The indicative price the exchange publishes through T (the latest figures); null before the first non-retail bid is published. None is published for retail.',
+        },
+      ),
     ),
     awaiting_operator: Type.Boolean({
       description:
@@ -329,7 +326,7 @@ export const OfsOfferData = Type.Object(
     server_time: Type.String(),
     offer: OfsOfferEntry,
     indicative_history: Type.Array(
-      Type.Object({ at: Type.String(), price: Type.Union([Type.Number(), Type.Null()]), quantity: Type.Number() }, { additionalProperties: false }),
+      Type.Object({ at: Type.String(), price: Type.Union([Type.Number(), Type.Null()]), quantity: Shares('The shares bid.') }, { additionalProperties: false }),
       {
         description:
           'The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart.',
@@ -342,9 +339,9 @@ export type OfsOfferData = Static<typeof OfsOfferData>;
 
 const BookFigures = {
   bids: Type.Integer({ description: 'Bids live or allotted.' }),
-  open_quantity: Type.Number({ description: 'Shares the live bids still bid for.' }),
-  allotted_quantity: Type.Number({ description: 'Shares allotted (on T and T+1).' }),
-  allotted_value: Type.Number({ description: 'What the allotments cost, in rupees.' }),
+  open_quantity: Shares('Shares the live bids still bid for.'),
+  allotted_quantity: Shares('Shares allotted (on T and T+1).'),
+  allotted_value: Type.Number({ description: 'What the allotments cost, in rupees (exact up to Rs 90 lakh crore).' }),
 };
 
 /** An offer's book (operators only): the broker's bids per category and listing, and the open non-retail demand by price. */
@@ -370,8 +367,8 @@ export const OfsOfferBookData = Type.Object(
       Type.Object(
         {
           price: Type.Number(),
-          quantity: Type.Number(),
-          cumulative: Type.Number({ description: 'Open non-retail demand at or above this price.' }),
+          quantity: Shares('Open non-retail shares at this price.'),
+          cumulative: Shares('Open non-retail demand at or above this price.'),
           bids: Type.Integer(),
         },
         { additionalProperties: false },

@@ -136,7 +136,7 @@ export class OfsBookService {
       bids: f.bids,
       open_quantity: f.openQuantity,
       allotted_quantity: f.allottedQuantity,
-      allotted_value: rupees(f.allottedValuePaise),
+      allotted_value: Number(f.allottedValuePaise) / 100,
     });
     const now = this.now();
     return {

@@ -92,7 +92,8 @@ export class OfsBookRepository {
    * orders_offer, migration 0014).
    */
   async offerSums(offerId: string): Promise<OfferBookRow[]> {
-    const total = this.dialect === 'sqlite' ? 'total' : 'sum';
+    // Exact past 2^53 (store/exact-sum.ts); the value of the allotments is each group's quantity times its
+    // trade price, in bigint, so that no product overflows in SQL either.
     const rows = await this.db
       .selectFrom('orders')
       .select((eb) => {
@@ -107,27 +108,30 @@ export class OfsBookRepository {
           'scrip_token',
           'offer_category',
           'price_paise',
+          'traded_price_paise',
           live.as('live'),
-          eb.fn<number | string>(total, [sql`quantity - traded_quantity`]).as('open_quantity'),
-          eb.fn<number | string>(total, [eb.ref('traded_quantity')]).as('allotted_quantity'),
-          eb.fn<number | string>(total, [sql`traded_quantity * coalesce(traded_price_paise, 0)`]).as('allotted_value'),
+          ...exactSum('quantity - traded_quantity', 'open_quantity'),
+          ...exactSum('traded_quantity', 'allotted_quantity'),
           eb.fn.countAll<number | string>().as('bids'),
         ];
       })
       .where('offer_id', '=', offerId)
       .where('status', 'in', [...LIVE_STATUSES, OrderStatus.EXECUTED])
-      .groupBy(['exchange', 'scrip_token', 'offer_category', 'price_paise', sql.ref('live')])
+      .groupBy(['exchange', 'scrip_token', 'offer_category', 'price_paise', 'traded_price_paise', sql.ref('live')])
       .execute();
-    return rows.map((row) => ({
-      exchange: row.exchange,
-      scripToken: Number(row.scrip_token),
-      category: row.offer_category as OfferCategory,
-      live: Number(row.live) === 1,
-      pricePaise: Number(row.price_paise),
-      openQuantity: Number(row.open_quantity),
-      allottedQuantity: Number(row.allotted_quantity),
-      allottedValuePaise: Number(row.allotted_value),
-      bids: Number(row.bids),
-    }));
+    return rows.map((row) => {
+      const allottedQuantity = exactSumOf(row, 'allotted_quantity');
+      return {
+        exchange: row.exchange,
+        scripToken: Number(row.scrip_token),
+        category: row.offer_category as OfferCategory,
+        live: Number(row.live) === 1,
+        pricePaise: Number(row.price_paise),
+        openQuantity: exactSumOf(row, 'open_quantity'),
+        allottedQuantity,
+        allottedValuePaise: allottedQuantity * BigInt(row.traded_price_paise ?? 0),
+        bids: Number(row.bids),
+      };
+    });
   }
 }

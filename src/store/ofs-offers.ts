@@ -3,7 +3,7 @@
  * terms, its listings, how far its two days have run, and its eligible employees. An import writes offers
  * and issues of the one-listing format in one transaction, so that no instrument is both.
  */
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, PrintedPortions } from '../domain/ofs-offer.js';
 
@@ -97,10 +97,19 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
 function indicativeFromRow(row: Selectable<OfsOfferIndicativeTable>): PublishedIndicative {
   return {
     at: Number(row.at),
-    all: { pricePaise: nullableNumber(row.price_paise), quantity: Number(row.quantity) },
-    margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: Number(row.quantity_h) },
-    margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: Number(row.quantity_t) },
+    all: { pricePaise: nullableNumber(row.price_paise), quantity: BigInt(row.quantity) },
+    margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: BigInt(row.quantity_h) },
+    margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: BigInt(row.quantity_t) },
   };
+}
+
+/**
+ * The columns of a published indicative row, its quantities as text: better-sqlite3 reads an integer past
+ * 2^53 as the nearest double, and these are sums of bids (issue 47 row 3).
+ */
+export function indicativeColumns() {
+  const text = (column: 'quantity' | 'quantity_h' | 'quantity_t') => sql<string>`cast(${sql.ref(column)} as text)`.as(column);
+  return ['offer_id', 'at', 'price_paise', 'price_h_paise', 'price_t_paise', text('quantity'), text('quantity_h'), text('quantity_t')] as const;
 }
 
 function toListing(row: Selectable<OfsOfferListingsTable>): OfferListing {
@@ -263,7 +272,7 @@ export class OfsOfferRepository {
       // Each offer's latest figures: the row at its greatest `at` (the primary key is offer_id, at).
       const latest = await db
         .selectFrom('ofs_offer_indicative as i')
-        .selectAll('i')
+        .select(indicativeColumns())
         .where('i.offer_id', 'in', ids)
         .where('i.at', '=', (eb) =>
           eb
@@ -300,7 +309,14 @@ export class OfsOfferRepository {
 
   /** The indicative figures of every offer published after `at`, oldest first, at most `limit`. */
   async indicativeSince(at: number, limit: number): Promise<(PublishedIndicative & { offerId: string })[]> {
-    const rows = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('at', '>', at).orderBy('at').orderBy('offer_id').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('ofs_offer_indicative')
+      .select(indicativeColumns())
+      .where('at', '>', at)
+      .orderBy('at')
+      .orderBy('offer_id')
+      .limit(limit)
+      .execute();
     return rows.map((row) => ({ offerId: row.offer_id, ...indicativeFromRow(row) }));
   }
 
@@ -315,7 +331,13 @@ export class OfsOfferRepository {
 
   /** The indicative prices the exchange published for the offer, the latest `limit`, oldest first. */
   async indicativeHistory(offerId: string, limit: number): Promise<PublishedIndicative[]> {
-    const rows = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('offer_id', '=', offerId).orderBy('at', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('ofs_offer_indicative')
+      .select(indicativeColumns())
+      .where('offer_id', '=', offerId)
+      .orderBy('at', 'desc')
+      .limit(limit)
+      .execute();
     return rows.reverse().map(indicativeFromRow);
   }
 

@@ -3,6 +3,7 @@
  * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { indicativeColumns } from './ofs-offers.js';
 import type { IndicativePrice } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
@@ -371,27 +372,35 @@ export class SimExchangeRepository {
 
   /** Publishes the offer's indicative figures at `now`, unless they are what was published last. */
   async publishIndicative(offerId: string, figures: IndicativePrice, now: number): Promise<boolean> {
-    const last = await this.db.selectFrom('ofs_offer_indicative').selectAll().where('offer_id', '=', offerId).orderBy('at', 'desc').limit(1).executeTakeFirst();
+    const last = await this.db
+      .selectFrom('ofs_offer_indicative')
+      .select(indicativeColumns())
+      .where('offer_id', '=', offerId)
+      .orderBy('at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    // Quantities as the digits of their bigints: exact past 2^53 (issue 47 row 3).
     const row = {
       offer_id: offerId,
       at: now,
       price_paise: figures.all.pricePaise,
-      quantity: figures.all.quantity,
+      quantity: figures.all.quantity.toString(),
       price_h_paise: figures.margin100.pricePaise,
-      quantity_h: figures.margin100.quantity,
+      quantity_h: figures.margin100.quantity.toString(),
       price_t_paise: figures.margin0.pricePaise,
-      quantity_t: figures.margin0.quantity,
+      quantity_t: figures.margin0.quantity.toString(),
     };
     const same = (a: number | null, b: number | null) => (a === null ? b === null : b !== null && Number(b) === a);
+    const sameShares = (a: string, b: number | string) => BigInt(a) === BigInt(b);
     if (
       last !== undefined &&
       (Number(last.at) >= now ||
         (same(row.price_paise, last.price_paise) &&
-          same(row.quantity, last.quantity) &&
+          sameShares(row.quantity, last.quantity) &&
           same(row.price_h_paise, last.price_h_paise) &&
-          same(row.quantity_h, last.quantity_h) &&
+          sameShares(row.quantity_h, last.quantity_h) &&
           same(row.price_t_paise, last.price_t_paise) &&
-          same(row.quantity_t, last.quantity_t)))
+          sameShares(row.quantity_t, last.quantity_t)))
     ) {
       return false;
     }

@@ -185,11 +185,12 @@ export interface OfsOfferIndicativeTable {
   offer_id: string;
   at: number;
   price_paise: number | null;
-  quantity: number;
+  /** Shares: written as the digits of a bigint, read as text (indicativeColumns), so that no sum is rounded. */
+  quantity: number | string;
   price_h_paise: number | null;
-  quantity_h: number;
+  quantity_h: number | string;
   price_t_paise: number | null;
-  quantity_t: number;
+  quantity_t: number | string;
 }
 
 /** One listing of an offer: the instrument bids name, with each category's series. */

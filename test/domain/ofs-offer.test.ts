@@ -191,9 +191,9 @@ describe('indicativePrice', () => {
       10_000,
     );
     // (100 x 100 + 300 x 101 + 200 x 102) / 600 = 101.1666... -> 101.17
-    expect(result.all).toEqual({ pricePaise: 10_117, quantity: 600 });
-    expect(result.margin100).toEqual({ pricePaise: 10_075, quantity: 400 });
-    expect(result.margin0).toEqual({ pricePaise: 10_200, quantity: 200 });
+    expect(result.all).toEqual({ pricePaise: 10_117, quantity: 600n });
+    expect(result.margin100).toEqual({ pricePaise: 10_075, quantity: 400n });
+    expect(result.margin0).toEqual({ pricePaise: 10_200, quantity: 200n });
   });
 
   it('rounds half a paisa up, and has no price while nothing is bid', () => {
@@ -205,7 +205,7 @@ describe('indicativePrice', () => {
       10_000,
     );
     expect(result.all.pricePaise).toBe(10_001); // 100.005 -> 100.01
-    expect(result.margin0).toEqual({ pricePaise: null, quantity: 0 });
+    expect(result.margin0).toEqual({ pricePaise: null, quantity: 0n });
   });
 });
 

@@ -8,10 +8,10 @@
  * 8,750, MF/IC 2,500 reserved; single-bidder cap 2,500; employees 500 on top; floor 100.00, tick 0.05,
  * price priority, settled 60 s after each allotment.
  *
- * T: demo-nii (NII) 6,000 @ 101.00 on NSE, demo-mf (MF) 3,000 @ 100.50 on BSE: bids of 9,000 cover the
- * 8,750, so no operator is asked. The cap trims demo-nii to 2,500; 5,500 fit, each at its price: demo-nii
- * 2,500 (3,500 left live, their funds released), demo-mf 3,000. Not oversubscribed: the cut-off is the
- * floor, 100.00; 3,250 shares are left for T+1.
+ * T: demo-nii (NII) 6,000 @ 101.00 on NSE, demo-mf (MF) 6,250 @ 100.50 on BSE. The cap trims demo-nii to
+ * 2,500: the 8,750 the allocation takes cover the 8,750 exactly, so no operator is asked (the wait judges
+ * the demand after the cap, issue 47 row 3); each is allotted at its price: demo-nii 2,500 (3,500 left
+ * live, their funds released), demo-mf 6,250. Not oversubscribed: the cut-off is the floor, 100.00.
  *
  * T+1: demo-nii carries forward (blocked again) and revises to 101.50; demo bids 100 at the cut-off as
  * retail and 50 as an employee. Retail: 100 at 100.00 - 2.50 = 97.50 (UNIFORM); employee: 50 at 95.00 (5 %
@@ -90,14 +90,14 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     expect(offer.t1_day).toEqual({ opens_at: '2026-12-01T04:02:50Z', closes_at: '2026-12-01T04:04:50Z' });
   });
 
-  it('T: takes the two non-retail bids and publishes the indicative price 100.83 for 9,000', async () => {
+  it('T: takes the two non-retail bids and publishes the indicative price 100.74 for 12,250', async () => {
     orders.nii = await place('demo-nii', bids.nii);
     orders.mf = await place('demo-mf', bids.mf);
     await oms.runOnce();
     expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'PENDING', bid_category: 'NII', exchange: 'NSE_EQ', series: 'IS' });
     expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'PENDING', bid_category: 'MF', exchange: 'BSE_EQ', series: 'A' });
     const read = await offerRead();
-    expect(read).toMatchObject({ state: 'T_OPEN', indicative: { price: 100.83, quantity: 9000 } });
+    expect(read).toMatchObject({ state: 'T_OPEN', indicative: { price: 100.74, quantity: 12250 } });
     expect(read.portions).toEqual({
       total: 10_000,
       retail_reserved: 1_250,
@@ -110,15 +110,15 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     expect(await balance('demo-nii')).toMatchObject({ blocked: '606000.00' });
   });
 
-  it('T close: the cap trims demo-nii to 2,500, demo-mf is allotted 3,000; not oversubscribed, the cut-off is the floor', async () => {
+  it('T close: the cap trims demo-nii to 2,500, demo-mf is allotted 6,250; not oversubscribed, the cut-off is the floor', async () => {
     server.clock.now = T_CLOSE + 10 * SECOND;
     await oms.runOnce();
     expect(await offerRead()).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 100, employee_price: 95, retail_price: 97.5, awaiting_operator: false });
     expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'PENDING', traded_quantity: 2500, traded_price: '101.00', pending_quantity: 3500 });
     // The 3,500 left block nothing until they are carried forward.
     expect(await balance('demo-nii')).toMatchObject({ blocked: '0.00', debited: '252500.00' });
-    expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'EXECUTED', traded_quantity: 3000, traded_price: '100.50' });
-    expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '301500.00' });
+    expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'EXECUTED', traded_quantity: 6250, traded_price: '100.50' });
+    expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '628125.00' });
     const book = await get('demo', `/operator/v1/ofs/offers/${offer.offer_id}/book`);
     expect(book.non_retail_demand).toEqual([{ price: 101, quantity: 3500, cumulative: 3500, bids: 1 }]);
   });
@@ -155,7 +155,7 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     );
     expect(await balance('demo')).toMatchObject({ blocked: '0.00', debited: '14500.00' });
     expect(await balance('demo-nii')).toMatchObject({ blocked: '0.00', debited: '252500.00' });
-    expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '301500.00' });
+    expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '628125.00' });
   });
 
   it('holds the shares once they settle, 60 s after each allotment', async () => {
@@ -168,6 +168,6 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     // demo's 100 at 97.50 and 50 at 95.00: Rs 14,500.00 for 150.
     expect(await holdings('demo')).toEqual([['NSE_EQ', 'DEMOCO', 150, '96.67']]);
     expect(await holdings('demo-nii')).toEqual([['NSE_EQ', 'DEMOCO', 2500, '101.00']]);
-    expect(await holdings('demo-mf')).toEqual([['BSE_EQ', 'DEMOCO', 3000, '100.50']]);
+    expect(await holdings('demo-mf')).toEqual([['BSE_EQ', 'DEMOCO', 6250, '100.50']]);
   });
 });

@@ -4816,16 +4816,18 @@ export interface paths {
                                         at: string;
                                         /** @description The volume-weighted average price of all valid non-retail bids; null when none. */
                                         price: number | null;
-                                        /** @description The shares they bid. */
+                                        /** @description The shares they bid (every digit, past 2^53 too). */
                                         quantity: number;
                                         /** @description 100 %-margin (H) bids. */
                                         margin_100: {
                                             price: number | null;
+                                            /** @description The shares they bid. */
                                             quantity: number;
                                         };
                                         /** @description 0 %-margin (T) bids. */
                                         margin_0: {
                                             price: number | null;
+                                            /** @description The shares they bid. */
                                             quantity: number;
                                         };
                                     } | null;
@@ -5214,16 +5216,18 @@ export interface paths {
                                         at: string;
                                         /** @description The volume-weighted average price of all valid non-retail bids; null when none. */
                                         price: number | null;
-                                        /** @description The shares they bid. */
+                                        /** @description The shares they bid (every digit, past 2^53 too). */
                                         quantity: number;
                                         /** @description 100 %-margin (H) bids. */
                                         margin_100: {
                                             price: number | null;
+                                            /** @description The shares they bid. */
                                             quantity: number;
                                         };
                                         /** @description 0 %-margin (T) bids. */
                                         margin_0: {
                                             price: number | null;
+                                            /** @description The shares they bid. */
                                             quantity: number;
                                         };
                                     } | null;
@@ -5245,6 +5249,7 @@ export interface paths {
                                 indicative_history: {
                                     at: string;
                                     price: number | null;
+                                    /** @description The shares bid. */
                                     quantity: number;
                                 }[];
                             };
@@ -5638,16 +5643,18 @@ export interface paths {
                                         at: string;
                                         /** @description The volume-weighted average price of all valid non-retail bids; null when none. */
                                         price: number | null;
-                                        /** @description The shares they bid. */
+                                        /** @description The shares they bid (every digit, past 2^53 too). */
                                         quantity: number;
                                         /** @description 100 %-margin (H) bids. */
                                         margin_100: {
                                             price: number | null;
+                                            /** @description The shares they bid. */
                                             quantity: number;
                                         };
                                         /** @description 0 %-margin (T) bids. */
                                         margin_0: {
                                             price: number | null;
+                                            /** @description The shares they bid. */
                                             quantity: number;
                                         };
                                     } | null;
@@ -5678,7 +5685,7 @@ export interface paths {
                                     open_quantity: number;
                                     /** @description Shares allotted (on T and T+1). */
                                     allotted_quantity: number;
-                                    /** @description What the allotments cost, in rupees. */
+                                    /** @description What the allotments cost, in rupees (exact up to Rs 90 lakh crore). */
                                     allotted_value: number;
                                     by_listing: {
                                         exchange: string;
@@ -5689,13 +5696,14 @@ export interface paths {
                                         open_quantity: number;
                                         /** @description Shares allotted (on T and T+1). */
                                         allotted_quantity: number;
-                                        /** @description What the allotments cost, in rupees. */
+                                        /** @description What the allotments cost, in rupees (exact up to Rs 90 lakh crore). */
                                         allotted_value: number;
                                     }[];
                                 }[];
                                 /** @description The live non-retail bids by price, highest first. */
                                 non_retail_demand: {
                                     price: number;
+                                    /** @description Open non-retail shares at this price. */
                                     quantity: number;
                                     /** @description Open non-retail demand at or above this price. */
                                     cumulative: number;
