@@ -31,6 +31,7 @@ import type {
   ModifyBid,
   OrderBook,
   OrderBookQuery,
+  OfsOffersQuery,
   OrderHistory,
   PlaceAnswer,
   PlaceBid,
@@ -240,9 +241,13 @@ export class OrdergateClient {
     );
   }
 
-  /** The OFS offers: terms, portions in shares, days and state, T day latest first (GET /transactional/v1/ofs/offers). */
-  async offers(options: CallOptions = {}): Promise<OfsOffers> {
-    return (await this.call<OfsOffers>({ method: 'GET', path: '/transactional/v1/ofs/offers', auth: 'token', signal: options.signal })).body;
+  /**
+   * The OFS offers: terms, portions in shares, days and state, T day latest first, a page at a time (GET
+   * /transactional/v1/ofs/offers): by default the first 50 current ones; `state` `all` or a state, `offset`
+   * the 1-based page, `limit` up to 200.
+   */
+  async offers(query: OfsOffersQuery = {}, options: CallOptions = {}): Promise<OfsOffers> {
+    return (await this.call<OfsOffers>({ method: 'GET', path: '/transactional/v1/ofs/offers', query, auth: 'token', signal: options.signal })).body;
   }
 
   /** One OFS offer (GET /transactional/v1/ofs/offers/{offer_id}); an unknown id is an OrdergateError e-368. */

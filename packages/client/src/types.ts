@@ -42,6 +42,7 @@ export type CarryForwardRevision = RequestBody<'/transactional/v1/orders/regular
 export type CarryForwardAnswer = SuccessBody<'/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', 'post'>;
 
 export type OrderBookQuery = Query<'/transactional/v1/orders', 'get'>;
+export type OfsOffersQuery = Query<'/transactional/v1/ofs/offers', 'get'>;
 export type OrderBook = SuccessBody<'/transactional/v1/orders', 'get'>;
 export type Order = OrderBook['data'][number];
 export type OrderStatus = Order['status'];

@@ -134,6 +134,10 @@ describe('OFS offers', () => {
     // the first are there, so that no pass can fall between them and change one read and not the other.
     const acme = await untilIndicative(client, 'ACME-OFS-1');
     expect(acme.indicative).toMatchObject({ quantity: 0, price: null });
+    // The list's query: a page of one, every offer.
+    const page = await client.offers({ state: 'all', limit: 1 });
+    expect(page.data.offers.map((offer) => offer.offer_id)).toEqual(['ACME-OFS-1']);
+    expect(page.metadata).toEqual({ total_records: 1, offset: 1, limit: 1 });
     expect(acme.portions).toEqual({
       total: 1_000_000,
       retail_reserved: 125_000,
