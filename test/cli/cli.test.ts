@@ -491,9 +491,11 @@ describe('ordergate demo-offer', () => {
     });
     const stored = await offerOf('DEMO-OFS');
     expect(stored?.offer).toEqual(offer);
+    // The demo offer has no order value upper limit on any series.
+    const NONE = { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null };
     expect(stored!.offer.listings).toEqual([
-      { exchange: 'BSE_EQ', scripToken: 800101, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null } },
-      { exchange: 'NSE_EQ', scripToken: 700101, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+      { exchange: 'BSE_EQ', scripToken: 800101, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null }, valueLimitsPaise: NONE },
+      { exchange: 'NSE_EQ', scripToken: 700101, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' }, valueLimitsPaise: NONE },
     ]);
     expect(await inStore((store) => new OfsOfferRepository(store.db).employees('DEMO-OFS'))).toEqual(['demo']);
     // T opens at the minute and closes 120 s from now; T+1 opens 30 s later, for 120 s.
