@@ -87,12 +87,16 @@ async function untilStatus(client: OrdergateClient, orderId: string, status: str
   );
 }
 
-/** The offer as the offers' list reads it, once its indicative figures are published. */
-function untilIndicative(client: OrdergateClient, offerId: string) {
+/**
+ * The offer as the offers' list reads it, once its indicative figures are published and the exchange has
+ * held its T allocation for the operator (T has closed with nobody bidding: the exchange records the hold
+ * at a pass of its own, which the read calls then show).
+ */
+function untilHeld(client: OrdergateClient, offerId: string) {
   return until(async () => {
     const offer = (await client.offers()).data.offers.find((listed) => listed.offer_id === offerId);
-    return offer !== undefined && offer.indicative !== null ? offer : undefined;
-  }, `offer ${offerId} got no indicative figures`);
+    return offer !== undefined && offer.indicative !== null && offer.awaiting_operator ? offer : undefined;
+  }, `offer ${offerId} got no indicative figures, or was not held for the operator`);
 }
 
 describe('sessions and reads', () => {
@@ -130,9 +134,10 @@ describe('OFS offers', () => {
     expect(imported.code, imported.stderr).toBe(0);
     const client = await loggedIn();
     // The offer's first indicative figures appear at the OMS's first pass after the import (an idle node
-    // passes every 250 ms), and later ones only as bids change them: the two reads below are compared once
-    // the first are there, so that no pass can fall between them and change one read and not the other.
-    const acme = await untilIndicative(client, 'ACME-OFS-1');
+    // passes every 250 ms), and later ones only as bids change them; the exchange holds the allocation at
+    // a pass too: the two reads below are compared once both are there, so that no pass can fall between
+    // them and change one read and not the other.
+    const acme = await untilHeld(client, 'ACME-OFS-1');
     expect(acme.indicative).toMatchObject({ quantity: 0, price: null });
     // The list's query: a page of one, every offer.
     const page = await client.offers({ state: 'all', limit: 1 });
