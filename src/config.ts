@@ -166,7 +166,7 @@ const LimitsSchema = Type.Object({
   secondFactorBackoffAfter: WholeNumber('LOGIN_SECOND_FACTOR_BACKOFF_AFTER', 3, 1, 100),
   /** The longest such wait, in seconds. */
   secondFactorBackoffMaxSeconds: WholeNumber('LOGIN_SECOND_FACTOR_BACKOFF_MAX_SECONDS', 300, 1, 24 * 60 * 60),
-  /** Wrong TOTP codes of one user in a row that lock its second factor until the operator unlocks it (`ordergate users totp-unlock`). */
+  /** Wrong or spent TOTP codes of one user in a row that lock its second factor until the operator unlocks it (`ordergate users totp-unlock`). */
   secondFactorLockoutAfter: WholeNumber('LOGIN_SECOND_FACTOR_LOCKOUT_AFTER', 10, 1, 1000),
 });
 

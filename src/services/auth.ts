@@ -211,23 +211,24 @@ export class AuthService {
     }
 
     let totpStep: number | null = null;
+    let counted = 0;
     if (user.totpSecret !== null) {
       const code = credentials.second_auth ?? '';
       if (code === '')
         throw new ApiError(Errors.SECOND_FACTOR_REQUIRED, 'This user needs a TOTP code in second_auth', [
           { field: 'second_auth', message: 'a 6-digit TOTP code is required' },
         ]);
-      const counted = await this.countTotpCheck(user.userId, user.secondFactorCount);
+      counted = await this.countTotpCheck(user.userId, user.secondFactorCount);
       totpStep = verifyTotp(user.totpSecret, user.userId, code, this.now());
       if (totpStep === null) {
-        if (locksSecondFactor(counted, this.secondFactorLimits)) {
-          await this.users.lockSecondFactor(user.userId, this.now(), `${counted} wrong TOTP codes in a row, the last from ${from ?? 'an unknown address'}`);
-          throw secondFactorLocked();
-        }
+        await this.lockWhenDue(user.userId, counted, `${counted} wrong TOTP codes in a row, the last from ${from ?? 'an unknown address'}`);
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [
           { field: 'second_auth', message: 'wrong or expired TOTP code' },
         ]);
       }
+      // A right code not spent yet proves the factor: the count starts again, whatever else refuses this
+      // login (its api_key, say). A spent one (a replay) stays counted, and is refused below.
+      await this.users.clearTotpCount(user.userId, totpStep);
     }
 
     if (!this.loginRequiresApiKey && apiKey !== '') await this.checkLoginKey(user.userId, apiKey, from);
@@ -242,6 +243,11 @@ export class AuthService {
     // the code to the corrected retry, and so does one whose session the database failed to write.
     const opened = await this.users.openSession({ tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt }, totpStep);
     if (opened === 'totp-used') {
+      await this.lockWhenDue(
+        user.userId,
+        counted,
+        `${counted} TOTP codes in a row refused, the last a code already used, from ${from ?? 'an unknown address'}`,
+      );
       throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'This TOTP code was used already; log in with the next one', [
         { field: 'second_auth', message: 'TOTP code already used' },
       ]);
@@ -265,13 +271,25 @@ export class AuthService {
     let count: SecondFactorCount | undefined = seen;
     for (let attempt = 0; count !== undefined && attempt < 5; attempt++) {
       const gate = secondFactorGate(count, this.now(), this.secondFactorLimits);
-      if (gate.kind === 'locked') throw secondFactorLocked();
+      if (gate.kind === 'locked') {
+        // At the bound with no lock written (a check that reached it failed before locking): written now,
+        // so that every lock has its record.
+        if (count.lockedAt === null) await this.users.lockSecondFactor(userId, this.now(), `${count.failures} TOTP codes checked in a row without a login`);
+        throw secondFactorLocked();
+      }
       if (gate.kind === 'wait') throw secondFactorWait(gate.ms, `Too many wrong TOTP codes for this user (${count.failures} in a row)`);
       if (await this.users.countTotpCheck(userId, count.failures, this.now())) return count.failures + 1;
       count = await this.users.secondFactorCount(userId);
     }
     // The count kept moving under this login (many checks at once): this one is not checked.
     throw secondFactorWait(1000, 'Other TOTP codes of this user are being checked');
+  }
+
+  /** Locks the user's second factor, recorded, when the check just counted reached the bound; then refuses. */
+  private async lockWhenDue(userId: string, counted: number, detail: string): Promise<void> {
+    if (!locksSecondFactor(counted, this.secondFactorLimits)) return;
+    await this.users.lockSecondFactor(userId, this.now(), detail);
+    throw secondFactorLocked();
   }
 
   /**

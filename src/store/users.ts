@@ -294,6 +294,20 @@ export class UserRepository {
     return row === undefined ? undefined : secondFactorCountOf(row);
   }
 
+  /**
+   * A right TOTP code of `step`, not spent yet, starts the count of codes checked again (one conditional
+   * UPDATE: a replayed code, of a step already spent, leaves it; a lock stands).
+   */
+  async clearTotpCount(userId: string, step: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ totp_failures: 0, totp_failed_at: null })
+      .where('user_id', '=', userId)
+      .where('totp_locked_at', 'is', null)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+      .execute();
+  }
+
   /** Locks the user's second factor at `now` and records why (nothing when it is locked already). */
   async lockSecondFactor(userId: string, now: number, detail: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {

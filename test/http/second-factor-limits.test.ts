@@ -110,6 +110,51 @@ describe('second-factor limits per user, whatever the key or address', () => {
     expect((await count('max')).failures).toBe(checked);
   });
 
+  it('a right code starts the count again even when the login fails after it (a wrong api_key): it neither waits nor locks', async () => {
+    const user = await server.createUser('ola', { totp: true });
+    server.clock.now += 30_000;
+    const wrongKey = (code: string) =>
+      server.call('POST', SESSION, {
+        body: { user_id: 'ola', login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', second_auth: code, api_key: 'not-a-key' },
+      });
+    // Four (the password's back-off for this address starts at the fifth failure): counted, the fourth would
+    // have waited (429) and ten would have locked.
+    for (let i = 0; i < 4; i++) expectError(await wrongKey(rightCode(user)), Errors.LOGIN_API_KEY_INVALID);
+    expect(await count('ola')).toMatchObject({ failures: 0, lockedAt: null });
+    const res = await login(user, rightCode(user));
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it('a spent code (a replay) stays counted, and reaching the bound locks with its record', async () => {
+    const user = await server.createUser('pia', { totp: true });
+    server.clock.now += 30_000;
+    const spent = rightCode(user);
+    expect((await login(user, spent)).status).toBe(200);
+    for (let i = 0; i < 9; i++) {
+      server.clock.now += 5 * 60_000;
+      // The spent code of an earlier step is now wrong; within its step it would be 'used': either way counted.
+      expect((await login(user, i === 0 ? spent : wrongCode(user))).status).toBe(401);
+    }
+    expect((await count('pia')).failures).toBe(9);
+    server.clock.now += 5 * 60_000;
+    const fresh = rightCode(user);
+    expect((await login(user, fresh)).status).toBe(200);
+    // Replays of the code just spent, within its step: the 10th check locks.
+    for (let i = 0; i < 9; i++) {
+      server.clock.now += 1;
+      await server.store.db.updateTable('users').set({ totp_failed_at: null }).where('user_id', '=', 'pia').execute(); // no wait, to keep within the step
+      const replay = await login(user, fresh);
+      expect(replay.status, replay.text).toBe(401);
+    }
+    server.clock.now += 1;
+    await server.store.db.updateTable('users').set({ totp_failed_at: null }).where('user_id', '=', 'pia').execute();
+    expectError(await login(user, fresh), Errors.SECOND_FACTOR_LOCKED);
+    const { count: now, events } = await server.admin.secondFactorLog('pia');
+    expect(now.lockedAt).not.toBeNull();
+    expect(events.map(({ event, actor }) => `${event} by ${actor}`)).toEqual(['locked by system']);
+    expect(events[0]!.detail).toMatch(/^10 TOTP codes in a row refused, the last a code already used/);
+  });
+
   it("a new TOTP secret is the operator's unlock too, recorded", async () => {
     const user = await server.createUser('ned', { totp: true });
     for (let i = 0; i < 10; i++) {
