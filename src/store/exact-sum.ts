@@ -4,6 +4,7 @@
  * number is not. So a column is summed as two sums, of its high bits (>> 24) and its low 24 bits (& 2^24 - 1),
  * each far from overflowing (a quantity is below 2^50: its high part below 2^26, and 2^37 rows of it stay
  * below 2^63), and the two are put together as a bigint: hi * 2^24 + lo, which is the sum whatever the signs.
+ * Also how such a sum is stored and read back from a bigint column.
  */
 import { sql } from 'kysely';
 
@@ -22,4 +23,22 @@ export function exactSum<A extends string>(expression: string, alias: A) {
 export function exactSumOf(row: Record<string, unknown>, alias: string): bigint {
   const part = (value: unknown) => (value === null || value === undefined ? 0n : BigInt(value as number | string));
   return (part(row[`${alias}_hi`]) << LOW_BITS) + part(row[`${alias}_lo`]);
+}
+
+/** The largest quantity a bigint column holds on both dialects. */
+export const MAX_STORED_SHARES = (1n << 63n) - 1n;
+
+/** A sum of shares as the digits a bigint column stores: past 2^63 - 1 (no offer comes near), that bound. */
+export function storableShares(quantity: bigint): string {
+  return (quantity > MAX_STORED_SHARES ? MAX_STORED_SHARES : quantity).toString();
+}
+
+/**
+ * A quantity read from a bigint column as text or number. Digits are exact; any other form (a double, as
+ * SQLite turns an integer past 2^63 into one) is read as the nearest whole number rather than refused.
+ */
+export function sharesFromColumn(value: number | string): bigint {
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
+  const approx = Number(value);
+  return Number.isFinite(approx) ? BigInt(Math.round(approx)) : 0n;
 }

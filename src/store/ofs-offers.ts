@@ -11,6 +11,7 @@ import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, P
 export type { OfferRegistration } from '../domain/ofs-offer.js';
 import { userCategoryOf, type IndicativePrice, type OfferState } from '../domain/ofs-offer.js';
 import type { OfferBidder } from '../domain/ofs-offer-rules.js';
+import { sharesFromColumn } from './exact-sum.js';
 import { upsertIssues } from './ofs-issues.js';
 import { inOneSnapshot } from './snapshot.js';
 import { executorOf, type StoreTx } from './write-tx.js';
@@ -97,9 +98,9 @@ function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Sele
 function indicativeFromRow(row: Selectable<OfsOfferIndicativeTable>): PublishedIndicative {
   return {
     at: Number(row.at),
-    all: { pricePaise: nullableNumber(row.price_paise), quantity: BigInt(row.quantity) },
-    margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: BigInt(row.quantity_h) },
-    margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: BigInt(row.quantity_t) },
+    all: { pricePaise: nullableNumber(row.price_paise), quantity: sharesFromColumn(row.quantity) },
+    margin100: { pricePaise: nullableNumber(row.price_h_paise), quantity: sharesFromColumn(row.quantity_h) },
+    margin0: { pricePaise: nullableNumber(row.price_t_paise), quantity: sharesFromColumn(row.quantity_t) },
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { indicativeColumns } from './ofs-offers.js';
+import { sharesFromColumn, storableShares } from './exact-sum.js';
 import type { IndicativePrice } from '../domain/ofs-offer.js';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from './bulk.js';
 import type { DialectName } from './database.js';
@@ -379,19 +380,20 @@ export class SimExchangeRepository {
       .orderBy('at', 'desc')
       .limit(1)
       .executeTakeFirst();
-    // Quantities as the digits of their bigints: exact past 2^53 (issue 47 row 3).
+    // Quantities as the digits of their bigints: exact past 2^53 (issue 47 row 3), up to the largest the
+    // column holds on both dialects (2^63 - 1 shares, shown as that beyond it).
     const row = {
       offer_id: offerId,
       at: now,
       price_paise: figures.all.pricePaise,
-      quantity: figures.all.quantity.toString(),
+      quantity: storableShares(figures.all.quantity),
       price_h_paise: figures.margin100.pricePaise,
-      quantity_h: figures.margin100.quantity.toString(),
+      quantity_h: storableShares(figures.margin100.quantity),
       price_t_paise: figures.margin0.pricePaise,
-      quantity_t: figures.margin0.quantity.toString(),
+      quantity_t: storableShares(figures.margin0.quantity),
     };
     const same = (a: number | null, b: number | null) => (a === null ? b === null : b !== null && Number(b) === a);
-    const sameShares = (a: string, b: number | string) => BigInt(a) === BigInt(b);
+    const sameShares = (a: string, b: number | string) => BigInt(a) === sharesFromColumn(b);
     if (
       last !== undefined &&
       (Number(last.at) >= now ||

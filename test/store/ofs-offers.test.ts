@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AdminError, AdminService, parseOfsImport } from '../../src/services/admin.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
+import { SimExchangeRepository } from '../../src/store/sim-exchange.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { offerImport } from '../support/offers.js';
@@ -129,6 +130,29 @@ describe('importing offers', () => {
     await expect(admin.importOfs([offer({ base_quantity: 5 })])).rejects.toThrow(`offer ${ids.offerId}: its T allocation has run, so its terms are fixed`);
     await expect(admin.setGreenShoe(ids.offerId, true)).rejects.toThrow('the green shoe is decided until the T allocation runs');
     expect((await offers.find(ids.offerId))?.offer.baseQuantity).toBe(1_000_000);
+  });
+});
+
+describe('the published indicative figures', () => {
+  it('keeps quantities exact past 2^53, and stores a sum past 2^63 - 1 as that bound on both dialects', async () => {
+    await admin.importOfs([offer()]);
+    const book = new SimExchangeRepository(store.db, store.dialect);
+    const figures = (all: bigint, t: bigint) => ({
+      all: { pricePaise: 10_100, quantity: all },
+      margin100: { pricePaise: 10_100, quantity: all - t },
+      margin0: { pricePaise: 10_050, quantity: t },
+    });
+    // 2^53 + 1 is the first integer a double cannot hold.
+    expect(await book.publishIndicative(ids.offerId, figures(9_007_199_254_740_993n, 1n), now)).toBe(true);
+    expect((await offers.indicativeHistory(ids.offerId, 1))[0]?.all.quantity).toBe(9_007_199_254_740_993n);
+    // A sum past the column's bound (no offer comes near: 2^13 bids of 2^50 shares) is published as the
+    // bound, not refused (PostgreSQL) nor turned into a double (SQLite).
+    expect(await book.publishIndicative(ids.offerId, figures(1n << 64n, 1n << 63n), now + 1000)).toBe(true);
+    const [latest] = await offers.indicativeHistory(ids.offerId, 1);
+    expect(latest?.all.quantity).toBe((1n << 63n) - 1n);
+    expect(latest?.margin0.quantity).toBe((1n << 63n) - 1n);
+    // The same figures again are not a new publication.
+    expect(await book.publishIndicative(ids.offerId, figures(1n << 64n, 1n << 63n), now + 2000)).toBe(false);
   });
 });
 
