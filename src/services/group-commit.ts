@@ -17,7 +17,10 @@
  *
  * A batch that fails (but for a database that cannot be used) is run again in halves, down to the one
  * command whose data made it fail, which alone gets the error (an internal error: a bug, logged as one);
- * every other command commits in its half. One client's bad input never costs another a bid.
+ * every other command commits in its half. One client's bad input never costs another a bid. When both
+ * halves of a split fail, the failure is not one command's (see `isolate`): the halving stops there and
+ * every command not yet answered gets the error (a batch every command of which fails costs three
+ * transactions, not the 2n - 1 of halving down to each command alone).
  *
  * `maxInFlight` batches may run at once, each in its own transaction: as many as the store has write lanes
  * (Store.writeLanes: 1 on SQLite, one writer; a few on PostgreSQL, where a batch spends most of its time
@@ -62,7 +65,11 @@ export class GroupCommitter<C, S, R, Change> {
   private queue: Pending<C, R>[] = [];
   private scheduled = false;
   private inFlight = 0;
-  /** When a batch last finished, or the first batch of a busy spell started (performance.now()). */
+  /**
+   * When a batch last finished or a transaction last committed (each half that commits while a failed batch
+   * is halved counts: that batch is making progress), or the first batch of a busy spell started
+   * (performance.now()).
+   */
   private lastProgressAt = performance.now();
 
   constructor(
@@ -119,7 +126,69 @@ export class GroupCommitter<C, S, R, Change> {
     });
   }
 
+  /**
+   * Commits a batch in one transaction; when that fails (but for a database that cannot be used), the
+   * batch is run again in halves (`isolate`). A database that cannot be used fails every command alike,
+   * and none is tried again.
+   *
+   * Metrics, one rule: each transaction that commits reports its size and time as committed (a half that
+   * commits while a batch is halved too); a batch that fails reports once, as failed, with its size and its
+   * first transaction's time, however many of its halves fail after it. So the failed count is that of
+   * batches taken from the queue that failed, not of the transactions spent on finding why.
+   */
   private async commitBatch(batch: Pending<C, R>[]): Promise<void> {
+    const failure = await this.attempt(batch, { reportFailure: true });
+    if (failure === undefined) return;
+    if (batch.length > 1 && !(failure.error instanceof DatabaseUnavailableError)) await this.isolate(batch);
+    else for (const item of batch) item.reject(failure.error);
+  }
+
+  /**
+   * `batch` failed for a reason that may be one of its commands' (a value the database would not take, a
+   * bug its data met): no one's bad input is anyone else's failure, so it is run again in halves, and the
+   * half that fails again in halves, until the command at fault is alone and gets its error; the others
+   * commit without it.
+   *
+   * One bad command is in one half: at each split exactly one half fails, the other commits, and the search
+   * goes down the failing half alone (1 + 2·log2(n) transactions). When BOTH halves fail, the failure is not
+   * one command's: it is the batch's (a bug every command meets, a database that refuses every write), or
+   * several bad commands met at once. Halving on would spend up to 2n transactions to answer every command
+   * with the same error; so it stops there, and each half's commands, the only ones of the batch not yet
+   * answered, get the error their half failed with. The price: two bad commands that a split puts in
+   * different halves fail the commands that were in those halves with them.
+   *
+   * The halves run one after the other in the lane of the batch; each that commits answers its callers at
+   * once and counts as progress for fallsBehind.
+   */
+  private async isolate(failed: Pending<C, R>[]): Promise<void> {
+    let batch = failed;
+    for (;;) {
+      const half = Math.ceil(batch.length / 2);
+      const first = batch.slice(0, half);
+      const second = batch.slice(half);
+      const firstFailure = await this.attempt(first, { reportFailure: false });
+      const secondFailure = await this.attempt(second, { reportFailure: false });
+      if (firstFailure !== undefined && secondFailure !== undefined) {
+        for (const item of first) item.reject(firstFailure.error);
+        for (const item of second) item.reject(secondFailure.error);
+        return;
+      }
+      // Both committed: the failure did not come again; every command is answered.
+      if (firstFailure === undefined && secondFailure === undefined) return;
+      const [failing, { error }] = firstFailure !== undefined ? [first, firstFailure] : [second, secondFailure!];
+      if (failing.length === 1 || error instanceof DatabaseUnavailableError) {
+        for (const item of failing) item.reject(error);
+        return;
+      }
+      batch = failing;
+    }
+  }
+
+  /**
+   * One transaction of `batch`. Committed: its callers are answered, and undefined returned. Failed: no
+   * one is answered, and the error is returned for the caller to decide what the commands get.
+   */
+  private async attempt(batch: Pending<C, R>[], { reportFailure }: { reportFailure: boolean }): Promise<{ error: unknown } | undefined> {
     let judgments: Judgment<R, Change>[];
     const started = performance.now();
     try {
@@ -130,27 +199,18 @@ export class GroupCommitter<C, S, R, Change> {
         ),
       );
     } catch (error) {
-      this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, false);
-      // No one's bad input is anyone else's failure: a batch that failed for a reason of one of its
-      // commands (a value the database would not take, a bug its data met) is run again in halves, until
-      // that command is alone and gets its error; the others commit without it. A database that cannot be
-      // used fails them all alike, and none is tried again.
-      if (batch.length > 1 && !(error instanceof DatabaseUnavailableError)) {
-        const half = Math.ceil(batch.length / 2);
-        await this.commitBatch(batch.slice(0, half));
-        await this.commitBatch(batch.slice(half));
-        return;
-      }
-      for (const item of batch) item.reject(error);
-      return;
+      if (reportFailure) this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, false);
+      return { error };
     }
-    this.options.metrics?.batchDone(batch.length, (performance.now() - started) / 1000, true);
+    this.lastProgressAt = performance.now();
+    this.options.metrics?.batchDone(batch.length, (this.lastProgressAt - started) / 1000, true);
     this.options.onCommitted?.();
     batch.forEach((item, i) => {
       const judgment = judgments[i]!;
       if (judgment.accepted) item.resolve(judgment.value);
       else item.reject(judgment.error);
     });
+    return undefined;
   }
 
   private async runBatch(tx: StoreTx, commands: C[]): Promise<Judgment<R, Change>[]> {

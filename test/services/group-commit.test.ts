@@ -1,9 +1,12 @@
 /**
  * GroupCommitter.fallsBehind, the load shedder's database measure: a stall (every lane holding a batch that
- * does not finish) counts however few commands wait; commands waiting while batches finish do not.
+ * does not finish) counts however few commands wait; commands waiting while batches finish do not. And the
+ * halving of a failed batch: one bad command fails alone, a failure of every command stops after one split,
+ * and each half that commits is progress.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitter, type BatchWork } from '../../src/services/group-commit.js';
+import type { OrderEntryMetrics } from '../../src/metrics/operator-metrics.js';
 import type { Store } from '../../src/store/database.js';
 
 /** A store whose transactions finish only when the test lets them. */
@@ -97,5 +100,140 @@ describe('GroupCommitter onCommitted (the embedded OMS wake-up)', () => {
     const refused = new GroupCommitter(failing, work, { onCommitted: () => calls.push('committed') });
     await expect(refused.run(2)).rejects.toThrow('the database is out');
     expect(calls).toEqual(['committed', 'answered']);
+  });
+});
+
+/** A store that runs each transaction at once and counts them. */
+function countingStore() {
+  let transactions = 0;
+  const store: Pick<Store, 'writeTransaction'> = {
+    writeTransaction: ((run) => {
+      transactions += 1;
+      return run(undefined as never);
+    }) as Store['writeTransaction'],
+  };
+  return { store, transactions: () => transactions };
+}
+
+/** Work whose write fails (not a refusal, not the database out) for a batch holding one of `bad`, or for every batch. */
+function failingWork(bad: (command: number) => boolean): BatchWork<number, null, number, number> {
+  return {
+    ...work,
+    write: async (_tx, accepted) => {
+      const met = accepted.find(({ command }) => bad(command));
+      if (met !== undefined) throw new Error(`cannot store ${met.command}`);
+    },
+  };
+}
+
+/** The metrics' batchDone calls, as [commands, committed]. */
+function recordedMetrics() {
+  const batches: [number, boolean][] = [];
+  const metrics: OrderEntryMetrics = { batchDone: (commands, _seconds, committed) => void batches.push([commands, committed]) };
+  return { metrics, batches };
+}
+
+/** Runs the commands as one batch (all queued in the same turn of the event loop) and settles each. */
+const runTogether = (committer: GroupCommitter<number, null, number, number>, commands: number[]) =>
+  Promise.allSettled(commands.map((command) => committer.run(command)));
+
+const sixteen = Array.from({ length: 16 }, (_, i) => i + 1);
+
+describe('GroupCommitter halving a failed batch', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('one bad command among 16 fails alone with its error; the 15 beside it commit, and the batch counts as one failed', async () => {
+    const { store, transactions } = countingStore();
+    const { metrics, batches } = recordedMetrics();
+    const committer = new GroupCommitter(
+      store,
+      failingWork((command) => command === 11),
+      { metrics },
+    );
+    const outcomes = await runTogether(committer, sixteen);
+    expect(outcomes.map((o) => o.status)).toEqual(sixteen.map((command) => (command === 11 ? 'rejected' : 'fulfilled')));
+    expect(outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))).toEqual(sixteen.filter((command) => command !== 11));
+    expect((outcomes[10] as PromiseRejectedResult).reason.message).toBe('cannot store 11');
+    // The batch, then two halves at each of four splits: one commits, the other fails and is split again.
+    expect(transactions()).toBe(1 + 2 * 4);
+    // One failed batch (the one taken from the queue), and each half that committed with its size.
+    expect(batches).toEqual([
+      [16, false],
+      [8, true],
+      [4, true],
+      [2, true],
+      [1, true],
+    ]);
+  });
+
+  it('a batch every command of which fails stops halving once both halves fail: every command gets the error, in three transactions', async () => {
+    const { store, transactions } = countingStore();
+    const { metrics, batches } = recordedMetrics();
+    const committer = new GroupCommitter(
+      store,
+      failingWork(() => true),
+      { metrics },
+    );
+    const outcomes = await runTogether(committer, sixteen);
+    expect(outcomes.map((o) => o.status)).toEqual(sixteen.map(() => 'rejected'));
+    for (const outcome of outcomes) expect((outcome as PromiseRejectedResult).reason.message).toMatch(/^cannot store \d+$/);
+    // The batch and its two halves, not 31 transactions down to each command alone.
+    expect(transactions()).toBe(3);
+    expect(batches).toEqual([[16, false]]);
+    // The lane is free again: the next batch commits.
+    const healthy = new GroupCommitter(store, work, { metrics });
+    expect(await healthy.run(17)).toBe(17);
+  });
+
+  it('a failure of the whole batch met while halving (two bad commands, one in each half) stops there too', async () => {
+    const { store, transactions } = countingStore();
+    const committer = new GroupCommitter(
+      store,
+      failingWork((command) => command === 3 || command === 7),
+    );
+    const outcomes = await runTogether(committer, sixteen);
+    // 16 fails; 1-8 fails and 9-16 commits; 1-4 and 5-8 both fail: each gets the error its half failed with.
+    expect(transactions()).toBe(5);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : o.reason.message))).toEqual([
+      ...Array.from({ length: 4 }, () => 'cannot store 3'),
+      ...Array.from({ length: 4 }, () => 'cannot store 7'),
+      ...Array.from({ length: 8 }, () => 'ok'),
+    ]);
+  });
+
+  it('counts each half that commits while halving as progress: a long halving is not a stalled database', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { store, open, waiting } = gatedStore();
+    const committer = new GroupCommitter(
+      store,
+      failingWork((command) => command === 4),
+      { maxInFlight: 1 },
+    );
+    const outcomes = runTogether(committer, [1, 2, 3, 4]);
+    await settle();
+    expect(waiting()).toBe(1); // 1-4
+    vi.advanceTimersByTime(1_500);
+    open(); // 1-4 fails
+    await settle();
+    expect(waiting()).toBe(1); // 1-2
+    vi.advanceTimersByTime(1_500);
+    // No transaction has committed since the batch started, 3 s ago.
+    expect(committer.fallsBehind(2_000)).toEqual({ behind: true, oldestWaitMs: 3_000 });
+    open(); // 1-2 commits
+    await settle();
+    expect(waiting()).toBe(1); // 3-4
+    vi.advanceTimersByTime(1_500);
+    // 1-2 committed 1.5 s ago, though the batch has held the lane for 4.5 s.
+    expect(committer.fallsBehind(2_000)).toEqual({ behind: false, oldestWaitMs: 1_500 });
+    open(); // 3-4 fails
+    await settle();
+    expect(waiting()).toBe(1); // 3
+    open(); // 3 commits
+    await settle();
+    expect(waiting()).toBe(1); // 4
+    vi.advanceTimersByTime(1_500);
+    expect(committer.fallsBehind(2_000)).toEqual({ behind: false, oldestWaitMs: 1_500 });
+    open(); // 4 fails alone
+    expect((await outcomes).map((o) => (o.status === 'fulfilled' ? o.value : o.reason.message))).toEqual([1, 2, 3, 'cannot store 4']);
   });
 });
