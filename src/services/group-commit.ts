@@ -145,42 +145,40 @@ export class GroupCommitter<C, S, R, Change> {
 
   /**
    * `batch` failed for a reason that may be one of its commands' (a value the database would not take, a
-   * bug its data met): no one's bad input is anyone else's failure, so it is run again in halves, and the
-   * half that fails again in halves, until the command at fault is alone and gets its error; the others
-   * commit without it.
+   * bug its data met): no one's bad input is anyone else's failure, so it is run again in halves, and each
+   * half that fails again in halves, until each command at fault is alone and gets its own error; every
+   * other command commits without them.
    *
-   * One bad command is in one half: at each split exactly one half fails, the other commits, and the search
-   * goes down the failing half alone (1 + 2·log2(n) transactions). When BOTH halves fail, the failure is not
-   * one command's: it is the batch's (a bug every command meets, a database that refuses every write), or
-   * several bad commands met at once. Halving on would spend up to 2n transactions to answer every command
-   * with the same error; so it stops there, and each half's commands, the only ones of the batch not yet
-   * answered, get the error their half failed with. The price: two bad commands that a split puts in
-   * different halves fail the commands that were in those halves with them.
+   * One bad command is in one half: at each split one half fails and the other commits (1 + 2·log2(n)
+   * transactions). k bad ones cost about 2k·log2(n/k); a batch in which every command fails, 2n - 1, each
+   * failing at its first write. A failure of the database itself (a lost connection, a locked or full file,
+   * a server in recovery) is a DatabaseUnavailableError, never halved: it fails every command not yet
+   * answered, at once. Halving stops at nothing else: a rule such as "both halves failed, so it is the
+   * batch's fault" would let two bad commands sent together fail the good ones beside them.
    *
-   * The halves run one after the other in the lane of the batch; each that commits answers its callers at
-   * once and counts as progress for fallsBehind.
+   * The halves run one after the other in the lane of the batch, first half first; each that commits
+   * answers its callers at once and counts as progress for fallsBehind.
    */
   private async isolate(failed: Pending<C, R>[]): Promise<void> {
-    let batch = failed;
-    for (;;) {
+    // The sub-batches still to run, the next last.
+    const waiting: Pending<C, R>[][] = [failed];
+    for (let batch = waiting.pop(); batch !== undefined; batch = waiting.pop()) {
       const half = Math.ceil(batch.length / 2);
-      const first = batch.slice(0, half);
-      const second = batch.slice(half);
-      const firstFailure = await this.attempt(first, { reportFailure: false });
-      const secondFailure = await this.attempt(second, { reportFailure: false });
-      if (firstFailure !== undefined && secondFailure !== undefined) {
-        for (const item of first) item.reject(firstFailure.error);
-        for (const item of second) item.reject(secondFailure.error);
-        return;
+      const halves = [batch.slice(0, half), batch.slice(half)];
+      const failing: Pending<C, R>[][] = [];
+      for (const [i, part] of halves.entries()) {
+        const failure = await this.attempt(part, { reportFailure: false });
+        if (failure === undefined) continue;
+        if (failure.error instanceof DatabaseUnavailableError) {
+          // Every command not answered yet fails with it: this half, the one after it, those waiting.
+          for (const item of [...halves.slice(i), ...failing, ...waiting].flat()) item.reject(failure.error);
+          return;
+        }
+        if (part.length === 1) part[0]!.reject(failure.error);
+        else failing.push(part);
       }
-      // Both committed: the failure did not come again; every command is answered.
-      if (firstFailure === undefined && secondFailure === undefined) return;
-      const [failing, { error }] = firstFailure !== undefined ? [first, firstFailure] : [second, secondFailure!];
-      if (failing.length === 1 || error instanceof DatabaseUnavailableError) {
-        for (const item of failing) item.reject(error);
-        return;
-      }
-      batch = failing;
+      // The first failing half is the next to run.
+      waiting.push(...failing.reverse());
     }
   }
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitter, type BatchWork } from '../../src/services/group-commit.js';
 import type { OrderEntryMetrics } from '../../src/metrics/operator-metrics.js';
 import type { Store } from '../../src/store/database.js';
+import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
 
 /** A store whose transactions finish only when the test lets them. */
 function gatedStore() {
@@ -166,7 +167,7 @@ describe('GroupCommitter halving a failed batch', () => {
     ]);
   });
 
-  it('a batch every command of which fails stops halving once both halves fail: every command gets the error, in three transactions', async () => {
+  it('a batch every command of which fails answers each command with its own error, in 2n - 1 transactions', async () => {
     const { store, transactions } = countingStore();
     const { metrics, batches } = recordedMetrics();
     const committer = new GroupCommitter(
@@ -175,30 +176,46 @@ describe('GroupCommitter halving a failed batch', () => {
       { metrics },
     );
     const outcomes = await runTogether(committer, sixteen);
-    expect(outcomes.map((o) => o.status)).toEqual(sixteen.map(() => 'rejected'));
-    for (const outcome of outcomes) expect((outcome as PromiseRejectedResult).reason.message).toMatch(/^cannot store \d+$/);
-    // The batch and its two halves, not 31 transactions down to each command alone.
-    expect(transactions()).toBe(3);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.message : 'ok'))).toEqual(sixteen.map((command) => `cannot store ${command}`));
+    // Down to each command alone: the whole tree of halves, every one failing.
+    expect(transactions()).toBe(2 * 16 - 1);
     expect(batches).toEqual([[16, false]]);
     // The lane is free again: the next batch commits.
     const healthy = new GroupCommitter(store, work, { metrics });
     expect(await healthy.run(17)).toBe(17);
   });
 
-  it('a failure of the whole batch met while halving (two bad commands, one in each half) stops there too', async () => {
+  it('two bad commands sent together, one in each half, fail alone: the 14 beside them commit', async () => {
     const { store, transactions } = countingStore();
     const committer = new GroupCommitter(
       store,
       failingWork((command) => command === 3 || command === 7),
     );
     const outcomes = await runTogether(committer, sixteen);
-    // 16 fails; 1-8 fails and 9-16 commits; 1-4 and 5-8 both fail: each gets the error its half failed with.
-    expect(transactions()).toBe(5);
-    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : o.reason.message))).toEqual([
-      ...Array.from({ length: 4 }, () => 'cannot store 3'),
-      ...Array.from({ length: 4 }, () => 'cannot store 7'),
-      ...Array.from({ length: 8 }, () => 'ok'),
-    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : o.reason.message))).toEqual(
+      sixteen.map((command) => (command === 3 ? 'cannot store 3' : command === 7 ? 'cannot store 7' : 'ok')),
+    );
+    // 16 fails; 1-8 fails, 9-16 commits; 1-4 and 5-8 both fail; 1-2 commits, 3-4 fails; 3 fails alone, 4
+    // commits; then 5-6 commits, 7-8 fails; 7 fails alone, 8 commits.
+    expect(transactions()).toBe(1 + 6 * 2);
+  });
+
+  it('a database that cannot be used, met while halving, fails every command not answered yet, at once', async () => {
+    const { store, transactions } = countingStore();
+    let writes = 0;
+    const committer = new GroupCommitter(store, {
+      ...work,
+      write: async (_tx, accepted) => {
+        writes += 1;
+        // The batch fails for command 2; then the database goes away (the third transaction, 9-16).
+        if (writes === 3) throw new DatabaseUnavailableError(new Error('connection lost'));
+        if (accepted.some(({ command }) => command === 2)) throw new Error('cannot store 2');
+      },
+    });
+    const outcomes = await runTogether(committer, sixteen);
+    // 16 fails; 1-8 fails; 9-16 meets the lost database: 1-8 and 9-16 are answered with it, none tried again.
+    expect(transactions()).toBe(3);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.name : 'ok'))).toEqual(sixteen.map(() => 'DatabaseUnavailableError'));
   });
 
   it('counts each half that commits while halving as progress: a long halving is not a stalled database', async () => {
