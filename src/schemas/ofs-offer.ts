@@ -254,7 +254,7 @@ export const OfsOfferEntry = Type.Object(
     ),
     awaiting_operator: Type.Boolean({
       description:
-        'True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer.',
+        'True when the exchange has held the T allocation because T closed with valid non-retail demand (each bidder counted within the single-bidder cap) short of the non-retail portion: it waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer.',
     }),
     awaiting_green_shoe_until: NullableInstant(
       "Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision.",

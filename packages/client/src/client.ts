@@ -244,10 +244,13 @@ export class OrdergateClient {
   /**
    * The OFS offers: terms, portions in shares, days and state, T day latest first, a page at a time (GET
    * /transactional/v1/ofs/offers): by default the first 50 current ones; `state` `all` or a state, `offset`
-   * the 1-based page, `limit` up to 200.
+   * the 1-based page, `limit` up to 200. `offers({ signal })`, as the call read before it took a query,
+   * still works: a `signal` in the first argument is the call's, not a query parameter.
    */
-  async offers(query: OfsOffersQuery = {}, options: CallOptions = {}): Promise<OfsOffers> {
-    return (await this.call<OfsOffers>({ method: 'GET', path: '/transactional/v1/ofs/offers', query, auth: 'token', signal: options.signal })).body;
+  async offers(query: OfsOffersQuery & CallOptions = {}, options: CallOptions = {}): Promise<OfsOffers> {
+    const { signal, ...params } = query;
+    return (await this.call<OfsOffers>({ method: 'GET', path: '/transactional/v1/ofs/offers', query: params, auth: 'token', signal: options.signal ?? signal }))
+      .body;
   }
 
   /** One OFS offer (GET /transactional/v1/ofs/offers/{offer_id}); an unknown id is an OrdergateError e-368. */

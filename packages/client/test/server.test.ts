@@ -143,6 +143,12 @@ describe('OFS offers', () => {
     const page = await client.offers({ state: 'all', limit: 1 });
     expect(page.data.offers.map((offer) => offer.offer_id)).toEqual(['ACME-OFS-1']);
     expect(page.metadata).toEqual({ total_records: 1, offset: 1, limit: 1 });
+    // The call as it read before it took a query: a signal in the first argument is the call's, sent as no
+    // parameter (the server refuses an unknown one), and it aborts the call.
+    const aborting = new AbortController();
+    expect((await client.offers({ signal: aborting.signal })).metadata.total_records).toBe(1);
+    aborting.abort();
+    await expect(client.offers({ signal: aborting.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(acme.portions).toEqual({
       total: 1_000_000,
       retail_reserved: 125_000,

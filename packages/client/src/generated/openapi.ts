@@ -4831,7 +4831,7 @@ export interface paths {
                                             quantity: number;
                                         };
                                     } | null;
-                                    /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
+                                    /** @description True when the exchange has held the T allocation because T closed with valid non-retail demand (each bidder counted within the single-bidder cap) short of the non-retail portion: it waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
                                     awaiting_operator: boolean;
                                     /** @description Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision. */
                                     awaiting_green_shoe_until: string | null;
@@ -5231,7 +5231,7 @@ export interface paths {
                                             quantity: number;
                                         };
                                     } | null;
-                                    /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
+                                    /** @description True when the exchange has held the T allocation because T closed with valid non-retail demand (each bidder counted within the single-bidder cap) short of the non-retail portion: it waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
                                     awaiting_operator: boolean;
                                     /** @description Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision. */
                                     awaiting_green_shoe_until: string | null;
@@ -5658,7 +5658,7 @@ export interface paths {
                                             quantity: number;
                                         };
                                     } | null;
-                                    /** @description True when T has closed with valid non-retail demand short of the non-retail portion: the T allocation waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
+                                    /** @description True when the exchange has held the T allocation because T closed with valid non-retail demand (each bidder counted within the single-bidder cap) short of the non-retail portion: it waits for the operator to go on (`ordergate ofs proceed`) or cancel the offer. */
                                     awaiting_operator: boolean;
                                     /** @description Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision. */
                                     awaiting_green_shoe_until: string | null;
