@@ -134,4 +134,38 @@ describe('the bounds on a bid', () => {
     const res = await bid(cash, 1_000, 101);
     expect(res.status, res.text).toBe(200);
   });
+
+  it("refuses an employee's bids on T+1 past Rs 5,00,000 at the T-day cut-off price (e-365), within the offer's shares", async () => {
+    // The operator registers the offer's eligible employees before T+1 opens.
+    const registered = await server.createUser('emp');
+    await server.admin.addEmployees('ACME-OFS-1', ['emp']);
+    // The T allocation ran at T's close and found a cut-off of 101.00; it is T+1, ten minutes in.
+    await server.store.db
+      .updateTable('ofs_offers')
+      .set({ t_allocated_at: T + 6.25 * 60 * MINUTE, t_cutoff_price_paise: 10_100 })
+      .where('offer_id', '=', 'ACME-OFS-1')
+      .execute();
+    server.clock.now = T + 24 * 60 * MINUTE + 10 * MINUTE;
+    // A session lasts 24 hours: the employee logs in again on T+1.
+    const emp = await server.logInAgain(registered);
+    const employeeBid = (quantity: number) =>
+      server.call('POST', PLACE_ORDER, {
+        body: validBid({ scrip_info: { ...NSE_IS, series: 'ES' }, order_type: 'RL-MKT', quantity: String(quantity), price: 0 }),
+        ...as(emp),
+      });
+    // 5,000 shares at 101.00 are Rs 5,05,000: far within the offer's 2,020,000 shares, over the employee limit.
+    expectRefused(
+      await employeeBid(5_000),
+      'e-365',
+      /Your live employee bids in the offer of ACME total Rs 0\.00 at the T-day cut-off price 101\.00; with this bid they would total Rs 5,05,000\.00, over the employee limit of Rs 5,00,000\.00\. You may bid for at most 4950 more shares/,
+    );
+    // At most 4,950 (Rs 4,99,950) are taken; then one more share is over it, counted with the bid taken.
+    const taken = await employeeBid(4_950);
+    expect(taken.status, taken.text).toBe(200);
+    expectRefused(
+      await employeeBid(1),
+      'e-365',
+      /total Rs 4,99,950\.00 at the T-day cut-off price 101\.00; with this bid they would total Rs 5,00,051\.00, .*at most 0 more shares/,
+    );
+  });
 });
