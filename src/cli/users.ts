@@ -209,7 +209,7 @@ export function usersCommand(io: CliIo): Command {
   users
     .command('zero-margin-limit')
     .description(
-      "set the most a user's live 0 %-margin bids may total (the custodian arrangement's limit); `none`: no limit set, and no 0 %-margin bid is taken. Takes effect at the next bid, on every node",
+      "set the most a user's 0 %-margin bids may total, live or allotted and not settled (the custodian arrangement's limit); `none`: no limit set, and no 0 %-margin bid is taken. Takes effect at the next bid, on every node",
     )
     .argument('<user_id>')
     .argument('<rupees>', 'rupees with at most two decimals, e.g. 500000000, or none')

@@ -166,7 +166,7 @@ export const Errors = {
   OFS_ORDER_VALUE_LIMIT: kind(
     'e-383',
     422,
-    "A bid's value (quantity times price; a cut-off bid at the cut-off price) is at most the series' order value upper limit, as the exchange sets it for the offer (orderValueUpperLimit).",
+    "A bid's value (quantity times price; a cut-off bid at the cut-off price) is at most the series' order value upper limit, as the exchange sets it for the offer or issue (orderValueUpperLimit).",
   ),
   OFS_ZERO_MARGIN_LIMIT: kind(
     'e-384',

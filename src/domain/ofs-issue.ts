@@ -22,6 +22,11 @@ export interface OfsIssue {
   retailClosesAt: number;
   /** How long after an allotment its trade settles (its shares become a holding); null: T+1 (src/domain/trades.ts). */
   settlementDelayMs: number | null;
+  /**
+   * The order value upper limit the exchange sets for the issue's series, in paise (NSE's
+   * orderValueUpperLimit; issue 47 row 3): a bid's value above it is refused (e-383). Absent or null: none.
+   */
+  valueLimitPaise?: number | null;
 }
 
 /**

@@ -439,8 +439,9 @@ export function zeroMarginValuePaise(bid: { quantity: number; tradedQuantity: nu
 }
 
 /**
- * A 0 %-margin bid, new or raised, keeps its client's live 0 %-margin bids within the limit the operator
- * set: `otherPaise` values the client's other such bids, `bidPaise` this one as it would stand. Such bids
+ * A 0 %-margin bid, new or raised, keeps its client's 0 %-margin bids within the limit the operator set:
+ * `otherPaise` values the client's other such bids, live or allotted and not settled (the custodian pays
+ * at settlement), `bidPaise` this one as it would stand. Such bids
  * block no funds and cannot be cancelled or lowered: the limit is what the custodian stands behind.
  */
 export function zeroMarginLimitViolations(exposure: ZeroMarginExposure | undefined, otherPaise: bigint, bidPaise: bigint): Violation[] {
@@ -462,7 +463,7 @@ export function zeroMarginLimitViolations(exposure: ZeroMarginExposure | undefin
     {
       kind: Errors.OFS_ZERO_MARGIN_LIMIT,
       field: 'quantity',
-      message: `Your live 0 %-margin bids total ${formatRupees(otherPaise)}; with this bid they would total ${formatRupees(total)}, over your 0 % margin limit of ${formatRupees(limit)} (${formatRupees(left)} left)`,
+      message: `Your 0 %-margin bids, live or allotted and not settled, total ${formatRupees(otherPaise)}; with this bid they would total ${formatRupees(total)}, over your 0 % margin limit of ${formatRupees(limit)} (${formatRupees(left)} left)`,
     },
   ];
 }

@@ -18,6 +18,7 @@ import {
   revisionViolations,
   seriesValueLimit,
   zeroMarginLimitViolations,
+  orderValueViolations,
   zeroMarginValuePaise,
   type LiveOfferBid,
   type OfferBidder,
@@ -485,13 +486,14 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
 }
 
 /**
- * The pre-trade checks: the caller's window, the price rules, and for a retail caller the Rs 2,00,000
+ * The pre-trade checks: the caller's window, the price rules, the series' order value upper limit, and for a retail caller the Rs 2,00,000
  * limit over the caller's live bids in the issue's symbol (without `replaced`, the order a modification
  * replaces).
  */
 function checkPreTrade(state: BatchSnapshot, caller: Requester, issue: OfsIssue, terms: BidTerms, replaced: Order | null): void {
   ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
   ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
+  ApiError.throwIfAny(orderValueViolations(issue.valueLimitPaise, terms, issue.retailCutoffPricePaise));
   if (caller.category !== 'RETAIL') return;
   ApiError.throwIfAny(retailLimitViolations(terms, issue, caller.category, state.exposures(caller.userId, issue.symbol, replaced)));
 }

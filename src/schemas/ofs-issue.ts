@@ -42,6 +42,14 @@ export const OfsIssueImport = Type.Object(
     retail_opens_at: Instant('Start of the retail window (day T+1).'),
     retail_closes_at: Instant('End of the retail window.'),
     settlement_delay_seconds: SettlementDelaySeconds('absent: T+1, 09:00 India time the next day.'),
+    order_value_upper_limit: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 90_000_000_000_000,
+        description:
+          "The series' order value upper limit in rupees, as the exchange sets it for the issue (NSE's orderValueUpperLimit): a bid's value (quantity times price; a cut-off bid at the retail cut-off) above it is refused (e-383). Absent: none.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

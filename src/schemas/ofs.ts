@@ -48,6 +48,10 @@ export const OfsIssueEntry = Type.Object(
       description: 'Retail cut-off price in rupees; null until it is set (day T).',
     }),
     allocation: StringEnum(['PROPORTIONATE', 'PRICE_PRIORITY'], 'How an oversubscribed portion is allotted.'),
+    order_value_upper_limit: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        "The series' order value upper limit in rupees, as the exchange sets it for the issue: a bid's value (quantity times price; a cut-off bid at the retail cut-off) above it is refused (e-383). Null: none.",
+    }),
     non_retail_opens_at: Instant('Start of the non-retail window (day T).'),
     non_retail_closes_at: Instant('End of the non-retail window.'),
     retail_opens_at: Instant('Start of the retail window (day T+1).'),

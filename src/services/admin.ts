@@ -115,6 +115,7 @@ function toOfsIssue(raw: OfsIssueImport, i: number): OfsIssue {
     retailOpensAt: instant(raw.retail_opens_at, 'retail_opens_at'),
     retailClosesAt: instant(raw.retail_closes_at, 'retail_closes_at'),
     settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
+    valueLimitPaise: raw.order_value_upper_limit === undefined ? null : paise(raw.order_value_upper_limit, 'order_value_upper_limit'),
   };
   if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt) throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
   if (issue.retailClosesAt <= issue.retailOpensAt) throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
@@ -323,7 +324,7 @@ export class AdminService {
   }
 
   /**
-   * Sets the most the user's live 0 %-margin bids may total, in rupees (`none`: no limit set, and no
+   * Sets the most the user's 0 %-margin bids (live, or allotted and not settled) may total, in rupees (`none`: no limit set, and no
    * 0 %-margin bid is taken), as the operator agrees it with the custodian arrangement (issue 47 row 3).
    * Bids already live stay; the next bid or raise is judged against the new limit. Answers the limit in paise.
    */

@@ -35,6 +35,7 @@ export function toOfsIssueEntry({ issue, allocatedAt }: OfsIssueRegistration, ca
     retail_reserve_pct: issue.retailReservePct,
     retail_cutoff_price: issue.retailCutoffPricePaise === null ? null : rupees(issue.retailCutoffPricePaise),
     allocation: issue.allocation,
+    order_value_upper_limit: issue.valueLimitPaise == null ? null : rupees(issue.valueLimitPaise),
     non_retail_opens_at: instant(issue.nonRetailOpensAt),
     non_retail_closes_at: instant(issue.nonRetailClosesAt),
     retail_opens_at: instant(issue.retailOpensAt),

@@ -254,7 +254,7 @@ export class OrderEntryService {
       if ((command.kind === 'modify' || command.kind === 'carry') && orders.get(command.orderId)?.marginType === 'T')
         zeroMarginUsers.add(command.caller.userId);
     }
-    const zeroMargin = await this.orders.zeroMarginExposure(tx, [...zeroMarginUsers]);
+    const zeroMargin = await this.orders.zeroMarginExposure(tx, [...zeroMarginUsers], now);
     return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos, zeroMargin), held };
   }
 

@@ -18,6 +18,7 @@ function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
     retailCutoffPricePaise: row.retail_cutoff_price_paise === null ? null : Number(row.retail_cutoff_price_paise),
     allocation: row.allocation as AllocationMethod,
     settlementDelayMs: row.settlement_delay_ms === null ? null : Number(row.settlement_delay_ms),
+    valueLimitPaise: row.value_limit_paise === null ? null : Number(row.value_limit_paise),
     nonRetailOpensAt: Number(row.non_retail_opens_at),
     nonRetailClosesAt: Number(row.non_retail_closes_at),
     retailOpensAt: Number(row.retail_opens_at),
@@ -105,6 +106,7 @@ export async function upsertIssues(trx: Kysely<Database>, issues: readonly OfsIs
       retail_opens_at: issue.retailOpensAt,
       retail_closes_at: issue.retailClosesAt,
       settlement_delay_ms: issue.settlementDelayMs,
+      value_limit_paise: issue.valueLimitPaise ?? null,
       updated_at: now,
     };
     await trx

@@ -517,11 +517,12 @@ export class OrderRepository {
   }
 
   /**
-   * The users' 0 %-margin standing: the limit the operator set, and their live 0 %-margin bids in every
-   * offer valued at their prices (open quantity times price), summed exactly. Read in the transaction that
-   * judges new bids, after lockUsers.
+   * The users' 0 %-margin standing: the limit the operator set, against their live 0 %-margin bids in every
+   * offer valued at their prices (open quantity times price) and what was allotted to such bids and has not
+   * settled at `now` (traded quantity times price: the custodian pays for it at settlement), summed exactly.
+   * Read in the transaction that judges new bids, after lockUsers.
    */
-  async zeroMarginExposure(storeTx: StoreTx, userIds: readonly string[]): Promise<Map<string, ZeroMarginExposure>> {
+  async zeroMarginExposure(storeTx: StoreTx, userIds: readonly string[], now: number): Promise<Map<string, ZeroMarginExposure>> {
     const exposure = new Map<string, ZeroMarginExposure>();
     if (userIds.length === 0) return exposure;
     const { trx } = openTx(storeTx);
@@ -545,6 +546,19 @@ export class OrderRepository {
           tradedQuantity: Number(bid.traded_quantity),
           pricePaise: Number(bid.price_paise),
         });
+    }
+    // Allotted and not settled yet: the trades of 0 %-margin bids (index trades_user_settles).
+    const unsettled = await trx
+      .selectFrom('trades')
+      .innerJoin('orders', 'orders.order_id', 'trades.order_id')
+      .select(['trades.user_id', 'trades.quantity', 'trades.price_paise'])
+      .where('trades.user_id', 'in', ids)
+      .where('trades.settles_at', '>', now)
+      .where('orders.margin_type', '=', 'T')
+      .execute();
+    for (const trade of unsettled) {
+      const standing = exposure.get(trade.user_id);
+      if (standing !== undefined) standing.openPaise += BigInt(trade.quantity) * BigInt(trade.price_paise);
     }
     return exposure;
   }

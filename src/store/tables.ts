@@ -129,6 +129,8 @@ export interface OfsIssuesTable {
   allocated_at: Generated<number | null>;
   /** From an allotment to its settlement (ms); null: T+1 (migration 0008). */
   settlement_delay_ms: Generated<number | null>;
+  /** The series' order value upper limit in paise; null: none (migration 0023). */
+  value_limit_paise: Generated<number | string | null>;
 }
 
 /** An OFS offer under the SEBI framework (migration 0013, docs/design/ofs.md). */

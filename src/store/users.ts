@@ -22,7 +22,7 @@ export interface UserAccount extends User {
   operator: boolean;
   /** The TOTP codes checked since the last login that passed, and the lock (src/domain/second-factor.ts). */
   secondFactorCount: SecondFactorCount;
-  /** The most the user's live 0 %-margin bids may total (paise); null: none set, none taken. */
+  /** The most the user's 0 %-margin bids, live or allotted and not settled, may total (paise); null: none set, none taken. */
   zeroMarginLimitPaise: bigint | null;
 }
 

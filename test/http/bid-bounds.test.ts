@@ -81,7 +81,7 @@ describe('the bounds on a bid', () => {
     expectRefused(
       await bid(ic, 5_000, 101),
       'e-384',
-      /Your live 0 %-margin bids total Rs 5,05,000\.00; with this bid they would total Rs 10,10,000\.00, over your 0 % margin limit of Rs 10,00,000\.00 \(Rs 4,95,000\.00 left\)/,
+      /Your 0 %-margin bids, live or allotted and not settled, total Rs 5,05,000\.00; with this bid they would total Rs 10,10,000\.00, over your 0 % margin limit of Rs 10,00,000\.00 \(Rs 4,95,000\.00 left\)/,
     );
     const second = await bid(ic, 4_900, 101); // Rs 4,94,900: Rs 9,99,900 in all
     expect(second.status, second.text).toBe(200);
@@ -127,6 +127,80 @@ describe('the bounds on a bid', () => {
       { RETAIL: null, NON_RETAIL: 10_000_000, EMPLOYEE: null },
       { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null },
     ]);
+  });
+
+  it('counts what was allotted to 0 %-margin bids and has not settled against the limit, until it settles', async () => {
+    const ic3 = await server.createUser('ic3', { category: 'IC', marginType: 'T' });
+    await server.admin.setZeroMarginLimit('ic3', '1000000');
+    const first = await bid(ic3, 5_000, 101); // Rs 5,05,000
+    expect(first.status, first.text).toBe(200);
+    // Allotted in full at 101.00 (the exchange's trade, as the OMS writes it): no longer live, not settled
+    // for an hour. The custodian pays for it at settlement, so it still counts.
+    const orderId: string = first.body.data.orderId;
+    const settlesAt = server.clock.now + 60 * MINUTE;
+    await server.setOrderStatus(orderId, 'EXECUTED', { tradedQuantity: 5_000 });
+    await server.store.db
+      .insertInto('trades')
+      .values({
+        trade_id: `T-${orderId}`,
+        order_id: orderId,
+        user_id: 'ic3',
+        exchange: 'NSE_EQ',
+        scrip_token: 700001,
+        symbol: 'ACME',
+        series: 'IS',
+        transaction_type: 'BUY',
+        product_type: 'DELIVERY',
+        quantity: 5_000,
+        price_paise: 10_100,
+        traded_at: server.clock.now,
+        settles_at: settlesAt,
+        exchange_order_id: null,
+        order_identifier: null,
+      })
+      .execute();
+    expectRefused(
+      await bid(ic3, 5_000, 101),
+      'e-384',
+      /Your 0 %-margin bids, live or allotted and not settled, total Rs 5,05,000\.00; with this bid they would total Rs 10,10,000\.00/,
+    );
+    // Settled: the custodian has paid, and the limit is free again.
+    const before = server.clock.now;
+    server.clock.now = settlesAt;
+    const after = await bid(ic3, 5_000, 101);
+    server.clock.now = before;
+    expect(after.status, after.text).toBe(200);
+  });
+
+  it("refuses a bid in a one-listing issue over its series' order value upper limit (e-383), a cut-off bid at the retail cut-off", async () => {
+    // Rs 1,00,000 for the series; the retail cut-off is 101.00.
+    await server.registerIssue({ scripToken: 500113, symbol: 'TATA', valueLimitPaise: 10_000_000 });
+    const nii = await server.createUser('nii-issue', { category: 'NII' });
+    const onIssue = (user: TestUser, quantity: number, price: number, orderType = 'RL') =>
+      server.call('POST', PLACE_ORDER, {
+        body: validBid({
+          scrip_info: { exchange: 'NSE_EQ', scrip_token: 500113, symbol: 'TATA', series: 'OF' },
+          order_type: orderType,
+          quantity: String(quantity),
+          price,
+        }),
+        ...as(user),
+      });
+    expectRefused(
+      await onIssue(nii, 991, 101),
+      'e-383',
+      /The bid's value Rs 1,00,091\.00 is over the series' order value upper limit of Rs 1,00,000\.00.*at most 990 shares/,
+    );
+    const within = await onIssue(nii, 990, 101);
+    expect(within.status, within.text).toBe(200);
+    const cutoff = await onIssue(retail, 991, 0, 'RL-MKT');
+    expectRefused(cutoff, 'e-383', /at 101\.00 you may bid for at most 990 shares/);
+    // An issue imported without one has none (the issue of the tests above).
+    expect(
+      (await server.call('GET', '/transactional/v1/ofs/issues', { token: nii.token })).body.data.issues.map(
+        (i: { order_value_upper_limit: unknown }) => i.order_value_upper_limit,
+      ),
+    ).toEqual(expect.arrayContaining([1_00_000, null]));
   });
 
   it('does not hold a 100 %-margin bid to it', async () => {

@@ -89,6 +89,7 @@ describe('GET /transactional/v1/ofs/issues', () => {
       retail_reserve_pct: 25,
       retail_cutoff_price: 251,
       allocation: 'PROPORTIONATE',
+      order_value_upper_limit: null,
       non_retail_opens_at: '2026-11-25T03:45:00.000Z',
       non_retail_closes_at: '2026-11-25T09:45:00.000Z',
       retail_opens_at: '2026-11-26T03:45:00.000Z',

@@ -268,5 +268,14 @@ describe('parseOfsImport', () => {
 
   it('still takes the one-listing format alone, as before', () => {
     expect(parseOfsImport([issue(42)]).issues).toHaveLength(1);
+    expect(parseOfsImport([issue(42)]).issues[0]?.valueLimitPaise).toBeNull();
+  });
+
+  it("takes an issue's order value upper limit in rupees, to the paisa", () => {
+    expect(parseOfsImport([{ ...issue(42), order_value_upper_limit: 100000.5 }]).issues[0]?.valueLimitPaise).toBe(10_000_050);
+    expect(() => parseOfsImport([{ ...issue(42), order_value_upper_limit: 1.001 }])).toThrow(
+      '[0].order_value_upper_limit: 1.001 is not a whole number of paise',
+    );
+    expect(() => parseOfsImport([{ ...issue(42), order_value_upper_limit: 0 }])).toThrow(/order_value_upper_limit/);
   });
 });

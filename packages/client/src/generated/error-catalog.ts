@@ -177,7 +177,7 @@ export const ERROR_CATALOG = {
   OFS_BELOW_T_CUTOFF: { code: 'e-380', status: 422 },
   /** A bid is for at most the shares the offer sells (base, green shoe and employee portion together) or, in a one-listing issue, its offer quantity. */
   OFS_QUANTITY_OVER_OFFER: { code: 'e-382', status: 422 },
-  /** A bid's value (quantity times price; a cut-off bid at the cut-off price) is at most the series' order value upper limit, as the exchange sets it for the offer (orderValueUpperLimit). */
+  /** A bid's value (quantity times price; a cut-off bid at the cut-off price) is at most the series' order value upper limit, as the exchange sets it for the offer or issue (orderValueUpperLimit). */
   OFS_ORDER_VALUE_LIMIT: { code: 'e-383', status: 422 },
   /** A client's live 0 %-margin bids, valued at their prices, total at most the limit the operator sets with the custodian arrangement (none set: no 0 %-margin bid is taken). */
   OFS_ZERO_MARGIN_LIMIT: { code: 'e-384', status: 422 },

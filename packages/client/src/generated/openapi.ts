@@ -6046,6 +6046,8 @@ export interface paths {
                                      * @enum {string}
                                      */
                                     allocation: "PROPORTIONATE" | "PRICE_PRIORITY";
+                                    /** @description The series' order value upper limit in rupees, as the exchange sets it for the issue: a bid's value (quantity times price; a cut-off bid at the retail cut-off) above it is refused (e-383). Null: none. */
+                                    order_value_upper_limit: number | null;
                                     /**
                                      * Format: date-time
                                      * @description Start of the non-retail window (day T).
@@ -6383,6 +6385,8 @@ export interface paths {
                                      * @enum {string}
                                      */
                                     allocation: "PROPORTIONATE" | "PRICE_PRIORITY";
+                                    /** @description The series' order value upper limit in rupees, as the exchange sets it for the issue: a bid's value (quantity times price; a cut-off bid at the retail cut-off) above it is refused (e-383). Null: none. */
+                                    order_value_upper_limit: number | null;
                                     /**
                                      * Format: date-time
                                      * @description Start of the non-retail window (day T).
