@@ -3,7 +3,7 @@
  * the moment it was due, so that a server that falls behind is charged for the wait it causes (no
  * coordinated omission). autocannon's `overallRate` is not steady: each connection sends its share of a
  * second back to back at the start of the second and then waits, so that "1,000 bids/s" arrives as a burst
- * at full speed every second, and the latencies measured are those of saturation (docs/design/performance.md).
+ * at full speed every second, and the latencies measured are those of saturation (docs/design/performance-log.md).
  */
 import { Pool } from 'undici';
 

@@ -399,7 +399,7 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
   const bare = target.bidders.length === 0;
   // What autovacuum does for a production database, and this machine's server runs without it: the load's
   // tables would otherwise keep their dead rows and the plans made for them when empty, while the floor's
-  // seed is vacuumed and analyzed (docs/design/performance.md, "A database that autovacuum does not keep").
+  // seed is vacuumed and analyzed (docs/design/performance-log.md, "A database that autovacuum does not keep").
   if (target.database !== null && options.vacuum) await postgresAdmin('vacuum analyze', target.database);
   const dbBefore = target.database === null ? null : await backendsCpu(target.database);
   const batchesBefore = await batchCounts(target.nodes);
@@ -450,7 +450,7 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
  * Warm-up before the rounds: each node serves `--warmup-bids` bids at saturation, so that the rounds
  * measure a node as it serves for hours, not V8 still optimizing: ordergate's optimizing compiler ran for
  * about 30,000 bids here, its compile times (as V8 logs them) 50-530 us per bid over the first 10,000 and
- * 6-24 us after 30,000 (docs/design/performance.md, "The JIT's warm-up, and instructions per bid"). The
+ * 6-24 us after 30,000 (docs/design/performance-log.md, "The JIT's warm-up, and instructions per bid"). The
  * slices' CPU per bid is logged: the cost of the warm-up itself.
  */
 async function warmUp(target: Target): Promise<void> {

@@ -2,7 +2,7 @@
  * Each request's logger (request.log, reply.log), made only when something is logged through it. Fastify
  * makes a pino child per request, binding its id; pino serializes the bindings of a child when it is made
  * (through the redactor: the app's logger redacts secrets at wildcard paths), which took 1.3 % of a SQLite
- * node's CPU at saturation (docs/design/performance.md, "The request's logger made when used"). A request
+ * node's CPU at saturation (docs/design/performance-log.md, "The request's logger made when used"). A request
  * that succeeds logs nothing through its own logger (its access line goes through the app's, with the id:
  * access-log.ts), so most requests never need the child. This stands in for it: a call at an enabled level
  * makes the real child (same bindings, same options) and forwards to it, so a line written is the line

@@ -50,7 +50,7 @@ export function columnArrays<R>(columns: readonly BulkColumn<R>[], rows: readonl
  * holds one. The server reads the same values. The checks and replacements are plain string searches: a
  * regular expression's test cost about 400 instructions a value, and a replacement by the pattern `$&`
  * about 40k for an audited request's JSON body, more than the rest of the bid's literals together
- * (docs/design/performance.md).
+ * (docs/design/performance-log.md).
  */
 export function arrayLiteral(values: readonly (string | number | null)[]): string {
   let literal = '{';
@@ -106,7 +106,7 @@ type RowRunner<R> = (statement: BetterSqlite3.Statement, row: R) => void;
  * write: `(statement, row) => statement.run(v0(row), v1(row), ...)`. better-sqlite3 takes the values of its
  * call's arguments directly, but reads an array's elements one by one through V8's API (`Object::Get` by
  * index, about 400 instructions each: 4.5 % of a bid's instructions for its ~130 values,
- * docs/design/performance.md); and each column's value function is called at a call site of its own, which
+ * docs/design/performance-log.md); and each column's value function is called at a call site of its own, which
  * V8 inlines, where one shared call site sees them all. The values are the columns' own functions', never a
  * request's text: the code compiled is the column count's.
  */

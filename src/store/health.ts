@@ -64,7 +64,7 @@ export interface MaintenanceSettings {
  * place; without VACUUM the dead row versions stay in the tables and their indexes, and without ANALYZE the
  * statements keep plans made for the tables' first sizes. Measured: a node's database CPU per bid grew from
  * 171 to 265 us over three rounds of load, and stayed at 171-180 with a VACUUM ANALYZE before each
- * (docs/design/performance.md, "A database that autovacuum does not keep").
+ * (docs/design/performance-log.md, "A database that autovacuum does not keep").
  */
 export function maintenanceProblem(settings: MaintenanceSettings): string | null {
   if (settings.autovacuum !== 'on')

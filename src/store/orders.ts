@@ -385,7 +385,7 @@ export class OrderRepository {
     return entries.map(({ order, reason, at, origin }) => {
       const userEventId = next.get(order.userId)!;
       next.set(order.userId, userEventId + 1);
-      // Written out, not spread: a spread followed by more keys takes V8's slow path (docs/design/performance.md).
+      // Written out, not spread: a spread followed by more keys takes V8's slow path (docs/design/performance-log.md).
       return { order, reason, at, origin, userEventId };
     });
   }

@@ -18,7 +18,7 @@ type RowMaker = (values: unknown[]) => Record<string, unknown>;
  * A row maker for these columns. better-sqlite3 builds each row object by setting its columns one by one
  * from C++ (about 0.5 us a column: 15-20 us for an order's 32), while an object literal of the row's values,
  * compiled once per statement, has its shape from the start: reading the values as an array (raw mode) and
- * making the object with it costs about a third (docs/design/performance.md). A repeated column name keeps
+ * making the object with it costs about a third (docs/design/performance-log.md). A repeated column name keeps
  * its last value, in its first place, as better-sqlite3's own objects do. The names are the statement's own
  * columns (ordergate's SQL, never a request's), each quoted as a string literal.
  */
@@ -109,7 +109,7 @@ export class StatementCachingConnection implements DatabaseConnection {
    * The rows of a query whose select list is one JSON array of `columns`' values (`select ${jsonArrayOf(columns)}
    * from ...`), as objects named by `columns`. better-sqlite3 on Node 20 makes a row it reads as values by
    * one V8 `Set` per value (about 930 instructions each: 32 for an order); one text per row, parsed by
-   * JSON.parse, costs a fraction of that for a wide row (docs/design/performance.md). Its columns' types:
+   * JSON.parse, costs a fraction of that for a wide row (docs/design/performance-log.md). Its columns' types:
    * see jsonRowReader.
    */
   jsonRows<R>(sql: string, columns: readonly string[], ...parameters: unknown[]): R[] {

@@ -114,7 +114,7 @@ const credentialsSql = (tokens: string, keys: string, selectList: (values: reado
  * On SQLite each row is one JSON array of the values (`jsonArrayOf`), parsed into a CredentialRow
  * (`jsonRowReader`): better-sqlite3 on Node 20 sets a row's values one by one from C++, about 930
  * instructions each, and this query's two rows per bid (the session and the key) were 16 of them, the most
- * of any read (docs/design/performance.md, "The credentials' rows as JSON"). On PostgreSQL the columns,
+ * of any read (docs/design/performance-log.md, "The credentials' rows as JSON"). On PostgreSQL the columns,
  * named by the first select (a union's names are its first select's).
  */
 const CREDENTIALS = {
@@ -614,7 +614,7 @@ export class UserRepository {
       const session = sessionOf.get(lookup.tokenHash);
       const key = lookup.keyHash === null ? undefined : keyOf.get(lookup.keyHash);
       if (session === undefined) return undefined;
-      // Written out, not spread: a spread followed by more keys takes V8's slow path (docs/design/performance.md).
+      // Written out, not spread: a spread followed by more keys takes V8's slow path (docs/design/performance-log.md).
       const { userId, category, expiresAt, revokedAt } = session;
       return { userId, category, expiresAt, revokedAt, apiKeyOwner: key?.owner ?? null, apiKeyAddresses: key?.addresses ?? [] };
     });

@@ -2,7 +2,7 @@
  * SQLite's commits made durable off the event loop. With `synchronous=FULL` in WAL mode, SQLite's COMMIT
  * writes the transaction's frames to the WAL and then fsyncs it, inside the call: better-sqlite3 is
  * synchronous, so every commit stopped the API's event loop for the disk's sync time (0.2-3 ms here,
- * several hundred times a second at a steady rate; docs/design/performance.md, "Commits synced off the
+ * several hundred times a second at a steady rate; docs/design/performance-log.md, "Commits synced off the
  * event loop"). The store's connections run `synchronous=NORMAL` instead, which is FULL less that one sync
  * after each commit (SQLite still syncs the WAL before a checkpoint, the database after it, and the WAL's
  * header when the WAL is reused), and the driver supplies the missing sync itself: after a commit it

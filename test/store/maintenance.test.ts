@@ -1,6 +1,6 @@
 /**
  * The warning at a server's start when PostgreSQL will not keep the tables vacuumed and analyzed
- * (src/store/health.ts; docs/design/performance.md, "A database that autovacuum does not keep").
+ * (src/store/health.ts; docs/design/performance-log.md, "A database that autovacuum does not keep").
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
