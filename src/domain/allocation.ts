@@ -1,7 +1,8 @@
 /**
  * The OFS allocation at close: which live bid gets how many shares, at what price. A pure function of the
  * issue's allocation settings and its live bids: no I/O, no clock, no randomness, and the same answer
- * whatever the order of the bids (they are first sorted by placedSeq, then orderId).
+ * whatever the order of the bids (they are first sorted by placedSeq, then orderId, then the rest of the
+ * bid).
  *
  * Portions. The retail portion is floor(offerQuantity * retailReservePct / 100); the non-retail portion
  * is the rest. Shares one category leaves unsubscribed go to the other category, as far as that category
@@ -85,7 +86,7 @@ interface RankedBid {
 type Outcome = Omit<Allotment, 'orderId'>;
 
 export function allocateOfs(input: AllocationInput): AllocationResult {
-  const bids = [...input.bids].sort(byPlacement);
+  const bids = [...input.bids].sort(byPlacementThenTerms);
   const outcomes = new Map<AllocationBid, Outcome>();
   const ranked = screen(bids, input, outcomes);
 
@@ -110,9 +111,29 @@ export function allocateOfs(input: AllocationInput): AllocationResult {
   };
 }
 
+/**
+ * placedSeq, then orderId. A total order even over places no bid may have (NaN sorts last, after
+ * Infinity): `a - b` would answer NaN for them, which sort() takes as "equal" to everything, and the
+ * valid bids around such a bid could come back out of order, in an order that depends on the input's.
+ */
 export function byPlacement(a: { placedSeq: number; orderId: string }, b: { placedSeq: number; orderId: string }): number {
-  if (a.placedSeq !== b.placedSeq) return a.placedSeq - b.placedSeq;
-  return compareStrings(a.orderId, b.orderId);
+  return compareNumbers(a.placedSeq, b.placedSeq) || compareStrings(a.orderId, b.orderId);
+}
+
+/**
+ * byPlacement, then the rest of the bid: copies of one orderId at one place come out in the same order
+ * whatever the input's, so which of them the allocation takes (the first) does not depend on it.
+ */
+function byPlacementThenTerms(a: AllocationBid, b: AllocationBid): number {
+  return byPlacement(a, b) || compareStrings(a.category, b.category) || compareNumbers(a.pricePaise, b.pricePaise) || compareNumbers(a.quantity, b.quantity);
+}
+
+/** Numeric order, NaN last (and equal to itself). */
+function compareNumbers(a: number, b: number): number {
+  if (a === b) return 0;
+  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
+  if (Number.isNaN(b)) return -1;
+  return a < b ? -1 : 1;
 }
 
 /** Code-unit order: the same on every machine, unlike localeCompare. */
@@ -122,25 +143,31 @@ function compareStrings(a: string, b: string): number {
 
 /**
  * The bids the allocation takes, ranked; the others are set aside, unallotted with the reason (no stored
- * bid may stop an allocation): a repeated id, a price or quantity no rule would have let live, or what
- * allocationViolations (domain/ofs-rules.ts) refuses, such as a bid below a floor re-imported since.
+ * bid may stop an allocation): a price or quantity no rule would have let live, what allocationViolations
+ * (domain/ofs-rules.ts) refuses, such as a bid below a floor re-imported since, or a repeated id.
  * Allotting them would sell shares nobody validly bid for.
+ *
+ * A bid set aside takes no part at all, not even its id: of the bids that could take part, the first in
+ * placement order (`bids` is sorted) takes an id and any later one is the repeat. A bad stored copy of a
+ * valid bid's id, placed before it, is set aside alone, and the valid bid is allotted as without it.
  */
 function screen(bids: readonly AllocationBid[], input: AllocationInput, outcomes: Map<AllocationBid, Outcome>): RankedBid[] {
-  const seen = new Set<string>();
+  const taken = new Set<string>();
   const ranked: RankedBid[] = [];
   for (const bid of bids) {
-    const why = problemOf(bid, input, seen);
-    seen.add(bid.orderId);
-    if (why === null)
-      ranked.push({ bid, effectivePricePaise: bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise, quantity: BigInt(bid.quantity) });
-    else outcomes.set(bid, notAllotted(`set aside, ${why}`));
+    const why = problemOf(bid, input) ?? (taken.has(bid.orderId) ? `bid ${bid.orderId} appears more than once` : null);
+    if (why !== null) {
+      outcomes.set(bid, notAllotted(`set aside, ${why}`));
+      continue;
+    }
+    taken.add(bid.orderId);
+    ranked.push({ bid, effectivePricePaise: bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise, quantity: BigInt(bid.quantity) });
   }
   return ranked;
 }
 
-function problemOf(bid: AllocationBid, input: AllocationInput, seen: ReadonlySet<string>): string | null {
-  if (seen.has(bid.orderId)) return `bid ${bid.orderId} appears more than once`;
+/** What keeps a bid out of the allocation on its own, whatever the other bids. */
+function problemOf(bid: AllocationBid, input: AllocationInput): string | null {
   if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) return `price ${bid.pricePaise} is not a whole number of paise`;
   if (!Number.isSafeInteger(bid.placedSeq)) return `its place in the book (${bid.placedSeq}) is not a whole number`;
   if (bid.category !== 'RETAIL' && bid.category !== 'NON_RETAIL') return `category ${JSON.stringify(bid.category)} is not a bidder category`;
