@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { attachMessageSocket } from './http/message-socket.js';
-import { listenForMetrics, watchStore, type MetricsListener } from './http/metrics.js';
+import type { MetricsListener } from './http/metrics.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
 import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
@@ -17,7 +17,7 @@ import { UserRepository } from './store/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { passwordHasherFor } from './auth/credentials.js';
-import { configuredWebhookDispatcher, createOmsWorker, createServices } from './wiring.js';
+import { configuredWebhookDispatcher, createOmsWorker, createServices, listenForMetrics, watchStore } from './wiring.js';
 
 /** How long a shutdown waits for requests under way before it cuts their connections. */
 export const SHUTDOWN_GRACE_MS = 5_000;

@@ -45,6 +45,8 @@ import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
 import { StoreHealth } from './store/health.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { startMetricsListener, type MetricsListener } from './http/metrics.js';
 
 export interface ServiceOptions {
   tokenTtlSeconds: number;
@@ -221,4 +223,29 @@ export function configuredWebhookDispatcher(store: Store, config: Config, logger
     retry: { ...DEFAULT_RETRY_POLICY, retryForMs: config.webhookRetryForSeconds * 1000 },
     addresses: { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses, allowAnyPort: config.webhookAllowAnyPort },
   });
+}
+
+/** The outbox's backlog and the instruments set aside in the metrics, read from the store when scraped (the same figures in every process). */
+export function watchStore(metrics: OperatorMetrics, store: Store): void {
+  const health = new StoreHealth(store.readDb);
+  metrics.watchOutbox(() => health.outboxBacklog());
+  metrics.watchSetAside(async () => (await health.setAside()).length);
+}
+
+/**
+ * The metrics listener on METRICS_HOST:METRICS_PORT (null without METRICS_PORT): `ordergate serve` and
+ * `ordergate oms` alike. Its address is logged as "metrics listening".
+ */
+export async function listenForMetrics(config: Config, metrics: OperatorMetrics, store: Store, logger: FastifyBaseLogger): Promise<MetricsListener | null> {
+  if (config.metrics.port === null) return null;
+  const listener = await startMetricsListener({
+    metrics,
+    token: config.metrics.token,
+    database: new StoreHealth(store.readDb),
+    logger: logger.child({ component: 'metrics' }),
+    host: config.metrics.host,
+    port: config.metrics.port,
+  });
+  logger.info({ url: listener.url, token: config.metrics.token !== null }, 'metrics listening');
+  return listener;
 }

@@ -82,14 +82,8 @@ export function omsCommand(io: CliIo): Command {
       // From the start: a signal that comes while the store opens still ends the command cleanly (exit 0).
       const signalled = untilSignalled();
       // Loaded only here, so that the other commands start fast.
-      const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker }, { OperatorMetrics }, { listenForMetrics, watchStore }, { warnOfMaintenance }] =
-        await Promise.all([
-          import('../logger.js'),
-          import('../wiring.js'),
-          import('../metrics/operator-metrics.js'),
-          import('../http/metrics.js'),
-          import('../store/health.js'),
-        ]);
+      const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, watchStore }, { OperatorMetrics }, { warnOfMaintenance }] =
+        await Promise.all([import('../logger.js'), import('../wiring.js'), import('../metrics/operator-metrics.js'), import('../store/health.js')]);
       await withWorkspace(io, async ({ config, store }) => {
         const logger = createLogger(config.logLevel);
         // This process's own metrics, on its own listener: the worker's and the dispatcher's figures are here.

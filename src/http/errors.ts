@@ -8,9 +8,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { timeOrderedId } from '../ids.js';
 import { countDatabaseUnavailable } from '../metrics/http-requests.js';
-import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
+import { ApiError, Errors, type ErrorKind, type FieldError, DatabaseUnavailableError } from '../domain/errors.js';
 import { violationsOf } from '../schemas/validator.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
 import { BODY_LIMIT_BYTES } from './json-body.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 

@@ -16,13 +16,12 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
-import { ApiError, Errors, type ErrorKind, type FieldError } from '../domain/errors.js';
+import { ApiError, Errors, type ErrorKind, type FieldError, DatabaseUnavailableError } from '../domain/errors.js';
 import { odinMessagesOf } from '../domain/socket-messages.js';
 import type { AuthService, Caller } from '../services/auth.js';
 import type { OrderEventsService } from '../services/order-events.js';
 import type { StreamSlot } from '../services/stream-quota.js';
 import { DEFAULT_SESSION_RECHECK_MS, StreamSessions, type StreamSession, type StreamTransport } from '../services/stream-session.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
 import { SUCCESS_CODE } from '../schemas/common.js';
 
 export const MESSAGE_SOCKET_PATH = '/socket.io';

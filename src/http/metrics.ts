@@ -15,8 +15,6 @@ import { ApiError, Errors } from '../domain/errors.js';
 import { timeOrderedId } from '../ids.js';
 import type { Config } from '../config.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import type { Store } from '../store/database.js';
-import { StoreHealth } from '../store/health.js';
 import type { App } from './app-type.js';
 import { answerError, answerRoutingError } from './errors.js';
 import { registerHealthRoutes, type DatabaseProbe } from './health.js';
@@ -88,29 +86,4 @@ export async function startMetricsListener(options: MetricsListenerOptions & { h
     await app.close().catch(() => undefined);
     throw error;
   }
-}
-
-/** The outbox's backlog and the instruments set aside in the metrics, read from the store when scraped (the same figures in every process). */
-export function watchStore(metrics: OperatorMetrics, store: Store): void {
-  const health = new StoreHealth(store.readDb);
-  metrics.watchOutbox(() => health.outboxBacklog());
-  metrics.watchSetAside(async () => (await health.setAside()).length);
-}
-
-/**
- * The metrics listener on METRICS_HOST:METRICS_PORT (null without METRICS_PORT): `ordergate serve` and
- * `ordergate oms` alike. Its address is logged as "metrics listening".
- */
-export async function listenForMetrics(config: Config, metrics: OperatorMetrics, store: Store, logger: FastifyBaseLogger): Promise<MetricsListener | null> {
-  if (config.metrics.port === null) return null;
-  const listener = await startMetricsListener({
-    metrics,
-    token: config.metrics.token,
-    database: new StoreHealth(store.readDb),
-    logger: logger.child({ component: 'metrics' }),
-    host: config.metrics.host,
-    port: config.metrics.port,
-  });
-  logger.info({ url: listener.url, token: config.metrics.token !== null }, 'metrics listening');
-  return listener;
 }

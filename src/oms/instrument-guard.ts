@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { InstrumentFault, InstrumentFaultRepository } from '../store/instrument-faults.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
+import { DatabaseUnavailableError } from '../domain/errors.js';
 
 /** Failures in a row after which an instrument's step is set aside. */
 export const MAX_TRIES = 5;

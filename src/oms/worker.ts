@@ -42,7 +42,7 @@ import { instrumentOfOrder } from '../domain/instruments.js';
 import { offerSettlementTime, settlementTime } from '../domain/trades.js';
 import { NO_HOLIDAYS } from '../domain/trading-calendar.js';
 import type { TradingHolidayRepository } from '../store/trading-holidays.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
+import { DatabaseUnavailableError } from '../domain/errors.js';
 import { OutboxLoop, yieldToEventLoop, type BatchLease } from './outbox-loop.js';
 import {
   admit,

@@ -20,7 +20,7 @@ import {
   type NewAuditRequest,
 } from '../domain/audit.js';
 import type { AuditFilter, AuditRepository } from '../store/audit.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
+import { DatabaseUnavailableError } from '../domain/errors.js';
 
 export interface AuditRecorderOptions {
   /** How long a record may wait for others to share its commit. */

@@ -26,11 +26,10 @@
  * (Store.writeLanes: 1 on SQLite, one writer; a few on PostgreSQL, where a batch spends most of its time
  * waiting for round trips and the commit's WAL flush).
  */
-import { ApiError } from '../domain/errors.js';
+import { ApiError, DatabaseUnavailableError } from '../domain/errors.js';
 import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/database.js';
 import type { StoreTx } from '../store/write-tx.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
 
 /** One command's outcome: accepted with its change and the caller's answer, or refused. */
 export type Judgment<R, Change> = { accepted: true; change: Change; value: R } | { accepted: false; error: ApiError };

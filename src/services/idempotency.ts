@@ -5,9 +5,8 @@
  * so that no crash can leave the change committed and the key without its answer.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, Errors } from '../domain/errors.js';
+import { ApiError, Errors, DatabaseUnavailableError } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
-import { DatabaseUnavailableError } from '../store/unavailable.js';
 import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
 import type { StoreTx } from '../store/write-tx.js';
 

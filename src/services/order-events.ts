@@ -19,10 +19,10 @@ import type { Logger } from 'pino';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { StreamCaps } from '../domain/stream-limits.js';
 import { StreamQuota } from './stream-quota.js';
-import { ORDER_UPDATE_EVENT, type OrderEvent } from '../schemas/events.js';
+import type { OrderEvent } from '../schemas/events.js';
+import { toOrderEvent } from '../schemas/mappers/orders.js';
 import type { OrderEventRecord } from '../domain/order.js';
 import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
-import { toOrderHistoryEntry } from './order-book.js';
 
 /** The longest pause of the poller after failed polls (a database outage). */
 const MAX_RETRY_DELAY_MS = 2_000;
@@ -97,20 +97,6 @@ interface Subscriber {
   buffer: OrderEventRecord[] | null;
   /** The user's event id last sent. */
   lastSentId: number;
-}
-
-/** An event on the wire: the change, and the order as that change left it (as its history entry shows it). */
-export function toOrderEvent(row: OrderEventRecord): OrderEvent {
-  const { reason: _reason, ...order } = toOrderHistoryEntry(row.order, row.change);
-  return {
-    event_id: row.eventId,
-    type: ORDER_UPDATE_EVENT,
-    order_id: row.order.orderId,
-    status: row.change.status,
-    reason: row.change.reason,
-    at: new Date(row.change.at).toISOString(),
-    order,
-  };
 }
 
 export class OrderEventsService {

@@ -7,14 +7,7 @@
  * HTTP error handler answers it 503 e-503 with Retry-After) and never reads a driver's codes.
  */
 import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
-
-export class DatabaseUnavailableError extends Error {
-  override name = 'DatabaseUnavailableError';
-
-  constructor(cause: unknown) {
-    super(`the database cannot be used now: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
-}
+import { DatabaseUnavailableError } from '../domain/errors.js';
 
 /** A connection reached a server in recovery (a standby): ordergate writes only to a primary. */
 export class StandbyServerError extends Error {

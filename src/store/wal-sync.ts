@@ -33,7 +33,7 @@
  * database closes, and the store's connections stay open as long as this does.
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
-import { DatabaseUnavailableError } from './unavailable.js';
+import { DatabaseUnavailableError } from '../domain/errors.js';
 
 /** Syncs a file's data (and its size) to the disk; fs.fdatasync on the thread pool unless a test says otherwise. */
 export type DataSync = (fd: number) => Promise<void>;

@@ -34,7 +34,7 @@ import {
   webhookUrlProblem,
 } from '../domain/webhooks.js';
 import type { WebhookMetrics } from '../metrics/operator-metrics.js';
-import { toOrderEvent } from '../services/order-events.js';
+import { toOrderEvent } from '../schemas/mappers/orders.js';
 import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
 import type { WebhookRepository } from '../store/webhooks.js';
 import { guardedAgent, RefusedAddressError, type Resolver } from './address-guard.js';

@@ -11,7 +11,7 @@ import { odinTimestamp, socketTimestamp } from '../../src/domain/odin.js';
 import { acceptedOrder, type Order } from '../../src/domain/order.js';
 import { OrderStatus } from '../../src/domain/order-status.js';
 import { createAjv } from '../../src/schemas/validator.js';
-import { toOrderEvent } from '../../src/services/order-events.js';
+import { toOrderEvent } from '../../src/schemas/mappers/orders.js';
 
 const PLACED_AT = Date.parse('2026-11-23T06:04:54.250Z'); // 23-Nov-2026 11.34.54 in India
 const CHANGED_AT = PLACED_AT + 61_000;

@@ -18,7 +18,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient, type OrderEvent } from '../../packages/client/src/index.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
+import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { AdminService } from '../../src/services/admin.js';
 import { FundsService } from '../../src/services/funds.js';

@@ -17,7 +17,7 @@ import { AuditArchiveService, AuditRecorder, AuditTrailService } from '../../src
 import type { NewAuditRequest } from '../../src/domain/audit.js';
 import { AuditRepository } from '../../src/store/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
-import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
+import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const ORDER_ROUTE = `${PLACE_ORDER}/:exchange/:order_id`;

@@ -6,7 +6,7 @@
  * PostgreSQL; the last block runs two nodes on one PostgreSQL database.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Errors, type ErrorKind } from '../../src/domain/errors.js';
+import { Errors, type ErrorKind, DatabaseUnavailableError } from '../../src/domain/errors.js';
 import { LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint } from '../../src/domain/idempotency.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { IdempotencyService } from '../../src/services/idempotency.js';
@@ -14,7 +14,6 @@ import { IdempotencyKeyRepository } from '../../src/store/idempotency.js';
 import { createServices } from '../../src/wiring.js';
 import { createPostgresDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
-import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const CART = '/transactional/v1/ordercart';

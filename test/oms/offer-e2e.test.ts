@@ -30,7 +30,7 @@ import { FundsRepository } from '../../src/store/funds.js';
 import { UserRepository } from '../../src/store/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { odinMessagesOf } from '../../src/domain/socket-messages.js';
-import { toOrderEvent } from '../../src/services/order-events.js';
+import { toOrderEvent } from '../../src/schemas/mappers/orders.js';
 import { OrderEventRepository } from '../../src/store/order-events.js';
 import { offerImport } from '../support/offers.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';

@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorMetrics } from '../../src/metrics/operator-metrics.js';
-import { watchStore } from '../../src/http/metrics.js';
+import { watchStore } from '../../src/wiring.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { FundsService } from '../../src/services/funds.js';
 import { FundsRepository } from '../../src/store/funds.js';

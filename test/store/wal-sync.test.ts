@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
-import { DatabaseUnavailableError } from '../../src/store/unavailable.js';
+import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 import { WalSync } from '../../src/store/wal-sync.js';
 import { openTx } from '../../src/store/write-tx.js';
 import { createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';
