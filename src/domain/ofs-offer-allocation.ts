@@ -116,12 +116,13 @@ export interface T1DayAllocation {
 /** The T day's bids as the allocation takes them: the valid ones, each within the single-bidder cap. */
 function tDayBook(offer: OfferTerms, bids: readonly OfferBid[]) {
   const portions = offerPortions(offer);
-  const { valid, setAside } = screenBids(bids, (bid) => {
+  const screened = screenBids(bids, (bid) => {
     if (!isNonRetailCategory(bid.category)) return `a ${bid.category} bid is not allotted on T`;
     if (bid.pricePaise < offer.floorPricePaise) return `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`;
     return null;
   });
-  return { portions, valid, setAside, ...capToSingleBidder(valid, portions.singleBidderCap, new Map()) };
+  const { valid } = screened;
+  return { portions, screened, valid, ...capToSingleBidder(valid, portions.singleBidderCap, new Map()) };
 }
 
 /**
@@ -138,7 +139,7 @@ export function tDayDemand(offer: OfferTerms, bids: readonly OfferBid[]): bigint
 
 /** The T allocation of an offer's non-retail bids. */
 export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDayAllocation {
-  const { portions, valid, setAside, eligible, trimmed } = tDayBook(offer, bids);
+  const { portions, screened, valid, eligible, trimmed } = tDayBook(offer, bids);
   const asPortionBid = (bid: OfferBid, quantity: bigint): PortionBid => ({
     orderId: bid.orderId,
     placedSeq: bid.placedSeq,
@@ -199,7 +200,7 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
       reason: `allotted ${quantity} of ${bid.quantity} on T at ${formatPrice(price)} (${how})${capNote}`,
     };
   };
-  const allotments = inPlacementOrder([...bids].sort(byPlacement), setAside, 'T', outcomeOf);
+  const allotments = inPlacementOrder(screened, 'T', outcomeOf);
   return {
     portions,
     mfIc: summary(reserved, BigInt(portions.mfIcReserved)),
@@ -217,7 +218,7 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   const cutoff = input.cutoffPricePaise;
   // The offer's own figure, not a bid's: an offer without one cannot be allotted (the OMS sets it aside).
   if (!Number.isSafeInteger(cutoff) || cutoff < 1) throw new RangeError(`the T-day cut-off price ${cutoff} is not a whole number of paise above 0`);
-  const { valid: sorted, setAside } = screenBids(bids, (bid) => {
+  const screened = screenBids(bids, (bid) => {
     if (bid.category === 'EMPLOYEE' && bid.pricePaise !== 0) return 'an employee bid is a cut-off bid';
     if (isNonRetailCategory(bid.category) && bid.pricePaise < cutoff) {
       return `a carried-forward bid at ${formatPrice(bid.pricePaise)} is below the T-day cut-off ${formatPrice(cutoff)}`;
@@ -227,6 +228,7 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
     }
     return null;
   });
+  const sorted = screened.valid;
   const allotments = new Map<string, OfferAllotment>();
 
   // Retail.
@@ -315,7 +317,7 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
     employeePricePaise,
     carriedForward: summary(spill, unsubscribedRetail),
     returnedToSeller,
-    allotments: inPlacementOrder([...bids].sort(byPlacement), setAside, 'T+1', (bid) => allotments.get(bid.orderId)!),
+    allotments: inPlacementOrder(screened, 'T+1', (bid) => allotments.get(bid.orderId)!),
   };
 }
 
@@ -437,27 +439,65 @@ function summary(step: SharedPortion, portion: bigint): StepSummary {
   return { portion: Number(portion), demand: step.demand, allotted: Number(step.allotted), clearingPricePaise: step.clearingPricePaise };
 }
 
+/** The bids of an allocation in placement order, each with why it is set aside (null: it takes part). */
+interface Screened {
+  /** Every bid, sorted by byPlacementThenTerms: the order the allotments are answered in. */
+  entries: { bid: OfferBid; why: string | null }[];
+  /** The bids the allocation takes, in placement order, one per orderId. */
+  valid: OfferBid[];
+}
+
 /**
  * The bids an allocation can take, in placement order, and the ones it sets aside with the reason (no
  * stored bid may stop an allocation: a bid no rule would have let live, such as one carried forward below
  * the T-day cut-off before that was refused, or a row made by hand, is left unallotted and says why).
+ *
+ * A bid set aside takes no part at all, not even its id: its own faults (bidProblem, then the day's
+ * `refusal`) are judged first, and of the bids that could take part the first in placement order takes an
+ * id and any later one is the repeat. A bad stored copy of a valid bid's id, wherever it is placed or
+ * stands in the input, is set aside alone and the valid bid is allotted as without it. The bids are
+ * sorted first, by a total order, so the answer does not depend on the order of the input.
  */
-function screenBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string | null): { valid: OfferBid[]; setAside: Map<OfferBid, string> } {
-  const seen = new Set<string>();
-  const valid: OfferBid[] = [];
-  const setAside = new Map<OfferBid, string>();
-  for (const bid of bids) {
-    const why = bidProblem(bid, seen) ?? refusal(bid);
-    if (why === null) valid.push(bid);
-    else setAside.set(bid, why);
-    seen.add(bid.orderId);
-  }
-  return { valid: valid.sort(byPlacement), setAside };
+function screenBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string | null): Screened {
+  const taken = new Set<string>();
+  const entries = [...bids].sort(byPlacementThenTerms).map((bid) => {
+    const why = bidProblem(bid) ?? refusal(bid) ?? (taken.has(bid.orderId) ? `bid ${bid.orderId} appears more than once` : null);
+    if (why === null) taken.add(bid.orderId);
+    return { bid, why };
+  });
+  return { entries, valid: entries.filter((e) => e.why === null).map((e) => e.bid) };
 }
 
-/** What makes a stored bid unreadable to any allocation: a repeated id, a quantity, price or place that is not a whole number. */
-function bidProblem(bid: OfferBid, seen: ReadonlySet<string>): string | null {
-  if (seen.has(bid.orderId)) return `bid ${bid.orderId} appears more than once`;
+/**
+ * byPlacement (placedSeq, NaN last, then orderId), then the rest of the bid: copies of one orderId at one
+ * place come out in the same order whatever the input's, so which of them takes the id (the first) does
+ * not depend on it.
+ */
+function byPlacementThenTerms(a: OfferBid, b: OfferBid): number {
+  return (
+    byPlacement(a, b) ||
+    compareStrings(a.category, b.category) ||
+    compareNumbers(a.pricePaise, b.pricePaise) ||
+    compareNumbers(a.quantity, b.quantity) ||
+    compareStrings(a.bidderId, b.bidderId)
+  );
+}
+
+/** Numeric order, NaN last (and equal to itself). */
+function compareNumbers(a: number, b: number): number {
+  if (a === b) return 0;
+  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
+  if (Number.isNaN(b)) return -1;
+  return a < b ? -1 : 1;
+}
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What makes a stored bid unreadable to any allocation, whatever the other bids: a quantity, price or place that is not a whole number, a category that is not one. */
+function bidProblem(bid: OfferBid): string | null {
   if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1) return `quantity ${bid.quantity} is not a whole number of at least 1`;
   if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) return `price ${bid.pricePaise} is not a whole number of paise`;
   if (!Number.isSafeInteger(bid.placedSeq)) return `its place in the book (${bid.placedSeq}) is not a whole number`;
@@ -470,17 +510,9 @@ function setAsideOutcome(bid: OfferBid, day: 'T' | 'T+1', why: string): OfferAll
   return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on ${day}: set aside, ${why}` };
 }
 
-/** Every bid's outcome in placement order (`bids` sorted so), the set-aside ones with theirs. */
-function inPlacementOrder(
-  bids: readonly OfferBid[],
-  setAside: ReadonlyMap<OfferBid, string>,
-  day: 'T' | 'T+1',
-  outcomeOf: (bid: OfferBid) => OfferAllotment,
-): OfferAllotment[] {
-  return bids.map((bid) => {
-    const why = setAside.get(bid);
-    return why === undefined ? outcomeOf(bid) : setAsideOutcome(bid, day, why);
-  });
+/** Every bid's outcome in placement order (as screenBids sorted them), the set-aside ones with theirs. */
+function inPlacementOrder(screened: Screened, day: 'T' | 'T+1', outcomeOf: (bid: OfferBid) => OfferAllotment): OfferAllotment[] {
+  return screened.entries.map(({ bid, why }) => (why === null ? outcomeOf(bid) : setAsideOutcome(bid, day, why)));
 }
 
 function min(a: bigint, b: bigint): bigint {

@@ -381,3 +381,154 @@ describe('no stored bid stops an allocation', () => {
     );
   });
 });
+
+/** One fault a store might hold, each enough alone to set a bid aside on either day (the T+1 cut-off is at or above the floor). */
+const fault = fc.constantFrom<Partial<OfferBid>>(
+  { pricePaise: Number.NaN },
+  { pricePaise: Infinity },
+  { pricePaise: 0.5 },
+  { pricePaise: -25 },
+  { pricePaise: 2 ** 60 },
+  { quantity: 0 },
+  { quantity: -1 },
+  { quantity: 1.5 },
+  { quantity: Number.NaN },
+  { quantity: 2 ** 60 },
+  { placedSeq: Number.NaN },
+  { placedSeq: Infinity },
+  { placedSeq: 0.5 },
+  { category: 'NON_RETAIL' as OfferBid['category'] },
+  { category: '' as OfferBid['category'] },
+);
+
+/** Bad copies of the bids' ids (or ids of their own), placed anywhere, each with one fault; and a day's own refusals. */
+function faultyCopies(bids: readonly OfferBid[], dayFaults: fc.Arbitrary<Partial<OfferBid>>): fc.Arbitrary<OfferBid[]> {
+  const ids = bids.map((b) => b.orderId);
+  const orderId = ids.length === 0 ? fc.constant('Z') : fc.oneof(fc.constantFrom(...ids), fc.constant('Z'));
+  const faulty = fc
+    .tuple(
+      fc.record({
+        orderId,
+        bidderId: fc.constantFrom('n0', 'm0', 'r0', 'e0'),
+        category: fc.constantFrom<OfferBid['category']>('RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'),
+        pricePaise: fc.integer({ min: FLOOR, max: FLOOR + 500 }),
+        quantity: fc.integer({ min: 1, max: 5_000 }),
+        placedSeq: fc.integer({ min: -1, max: 21 }),
+      }),
+      fc.oneof(fault, dayFaults),
+    )
+    .map(([bid, f]): OfferBid => ({ ...bid, ...f }));
+  return fc.array(faulty, { minLength: 1, maxLength: 6 });
+}
+
+const isSetAside = (reason: string) => /^not allotted on T(\+1)?: set aside, /.test(reason);
+/** The outcomes of the bids that took part, with their reasons, in the order answered. */
+const takingPart = (allotments: readonly { orderId: string; allottedQuantity: number; pricePaise: number | null; reason: string }[]) =>
+  allotments.filter((a) => !isSetAside(a.reason)).map((a) => `${a.orderId} ${a.allottedQuantity} ${a.pricePaise} ${a.reason}`);
+
+describe('a bad stored bid is set aside alone, even under a valid bid id', () => {
+  it('allocateTDay: it takes neither the id nor any share, wherever it is placed or stands in the input', () => {
+    // T's own refusals: below the floor, a category not allotted on T.
+    const tFaults = fc.constantFrom<Partial<OfferBid>>(
+      { pricePaise: FLOOR - 1 },
+      { pricePaise: 0 },
+      { category: 'RETAIL' },
+      { category: 'EMPLOYEE', pricePaise: 0 },
+    );
+    const withFaulty = fc
+      .tuple(terms, tBids)
+      .chain(([offer, valid]) =>
+        faultyCopies(valid, tFaults).chain((faulty) =>
+          fc.tuple(
+            fc.constant(offer),
+            fc.constant(valid),
+            fc.constant(faulty),
+            fc.shuffledSubarray([...valid, ...faulty], { minLength: valid.length + faulty.length }),
+          ),
+        ),
+      );
+    fc.assert(
+      fc.property(withFaulty, ([offer, valid, faulty, bids]) => {
+        const result = allocateTDay(offer, bids);
+        const without = allocateTDay(offer, valid);
+        const aside = result.allotments.filter((a) => isSetAside(a.reason));
+        expect(aside).toHaveLength(faulty.length);
+        for (const a of aside) expect(a.reason).not.toMatch(/appears more than once/);
+        expect(takingPart(result.allotments)).toEqual(takingPart(without.allotments));
+        expect({ ...result, allotments: [] }).toEqual({ ...without, allotments: [] });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('allocateT1Day: it takes neither the id nor any share, wherever it is placed or stands in the input', () => {
+    const withFaulty = scenario.chain(([offer, tDayBids, ownBids, carry]) => {
+      const t = allocateTDay(offer, tDayBids);
+      const input = { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder };
+      const valid = [...carriedForward(tDayBids, t, carry), ...ownBids];
+      // T+1's own refusals: an employee bid at a price, a retail or carried-forward bid below the T-day cut-off.
+      const t1Faults = fc.constantFrom<Partial<OfferBid>>(
+        { category: 'EMPLOYEE', pricePaise: t.cutoffPricePaise },
+        { category: 'RETAIL', pricePaise: t.cutoffPricePaise - 1 },
+        { category: 'NII', pricePaise: t.cutoffPricePaise - 1 },
+        { category: 'MF', pricePaise: 0 },
+      );
+      return faultyCopies(valid, t1Faults).chain((faulty) =>
+        fc.tuple(
+          fc.constant(offer),
+          fc.constant(input),
+          fc.constant(valid),
+          fc.constant(faulty),
+          fc.shuffledSubarray([...valid, ...faulty], { minLength: valid.length + faulty.length }),
+        ),
+      );
+    });
+    fc.assert(
+      fc.property(withFaulty, ([offer, input, valid, faulty, bids]) => {
+        const result = allocateT1Day(offer, input, bids);
+        const without = allocateT1Day(offer, input, valid);
+        const aside = result.allotments.filter((a) => isSetAside(a.reason));
+        expect(aside).toHaveLength(faulty.length);
+        for (const a of aside) expect(a.reason).not.toMatch(/appears more than once/);
+        expect(takingPart(result.allotments)).toEqual(takingPart(without.allotments));
+        expect({ ...result, allotments: [] }).toEqual({ ...without, allotments: [] });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('the same answer in any input order, with stored bids among the valid ones', () => {
+  /** The valid bids, valid copies of their ids elsewhere in the book or at their own place, and stored bids under repeated ids. */
+  const book = fc.tuple(terms, tBids, fc.array(storedBid, { maxLength: 8 }), fc.integer({ min: 1, max: 20_000 })).chain(([offer, valid, stored, cutoff]) => {
+    const ids = valid.length === 0 ? ['A'] : valid.map((b) => b.orderId);
+    const copy = fc.record({
+      of: fc.integer({ min: 0, max: Math.max(valid.length - 1, 0) }),
+      quantity: fc.integer({ min: 1, max: 5_000 }),
+      placedSeq: fc.integer({ min: 0, max: 10 }),
+      id: fc.constantFrom(...ids),
+    });
+    return fc
+      .tuple(fc.constant(offer), fc.constant(valid), fc.constant(stored), fc.array(copy, { maxLength: 6 }), fc.constant(cutoff))
+      .chain(([o, v, s, copies, c]) => {
+        const bids = [
+          ...v,
+          ...copies.flatMap((cp) => (v.length === 0 ? [] : [{ ...v[cp.of]!, orderId: cp.id, quantity: cp.quantity, placedSeq: cp.placedSeq }])),
+          ...s.map((b, i) => (i % 2 === 0 ? { ...b, orderId: ids[i % ids.length]! } : b)),
+        ];
+        return fc.tuple(fc.constant(o), fc.constant(bids), fc.shuffledSubarray(bids, { minLength: bids.length }), fc.constant(c));
+      });
+  });
+
+  it('allocateTDay and allocateT1Day answer exactly the same, allotments in the same order', () => {
+    fc.assert(
+      fc.property(book, ([offer, bids, shuffledBids, cutoff]) => {
+        const t = allocateTDay(offer, bids);
+        expect(allocateTDay(offer, shuffledBids)).toEqual(t);
+        const input = { cutoffPricePaise: cutoff, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder };
+        expect(allocateT1Day(offer, input, shuffledBids)).toEqual(allocateT1Day(offer, input, bids));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
