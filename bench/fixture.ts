@@ -5,9 +5,9 @@
  */
 import { newAccessToken, newApiKey, OWASP_PASSWORD_HASHER } from '../src/auth/credentials.js';
 import { sql } from 'kysely';
-import type { Store } from '../src/store/database.js';
-import { OfsIssueRepository } from '../src/store/ofs-issues.js';
-import { UserRepository } from '../src/store/users.js';
+import type { Store } from '../src/store/sql/database.js';
+import { OfsIssueRepository } from '../src/store/ofs/issues.js';
+import { UserRepository } from '../src/store/access/users.js';
 
 export interface Bidder {
   userId: string;

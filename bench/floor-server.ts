@@ -6,7 +6,7 @@
  * next one, in one transaction (a group commit, as ordergate's order entry: one batch at a time on SQLite,
  * up to four on PostgreSQL, ordergate's write lanes), and the OMS's rows by a pass every pollMs, as
  * ordergate's embedded OMS writes them: each recorded pass once the bids it took are written. On SQLite the WAL is synced
- * off the event loop after each commit, as ordergate syncs it (src/store/wal-sync.ts). Nothing else: no
+ * off the event loop after each commit, as ordergate syncs it (src/store/sql/wal-sync.ts). Nothing else: no
  * authentication, no validation, no reads, no logs.
  *
  *   node --import tsx bench/floor-server.ts SCRIPT.json [POLL_MS]
@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { WalSync } from '../src/store/wal-sync.js';
+import { WalSync } from '../src/store/sql/wal-sync.js';
 import type { FloorScript, Write } from './floor.js';
 
 type Script = Pick<FloorScript, 'dialect' | 'url' | 'entries' | 'entryUsers' | 'passes'>;

@@ -1,5 +1,5 @@
 /**
- * Builds the web console into dist/console/ (served at /console/ by src/http/console.ts): console/src/main.ts
+ * Builds the web console into dist/console/ (served at /console/ by src/http/routes/console.ts): console/src/main.ts
  * and the CSS it imports are bundled by esbuild into app-<hash>.js and app-<hash>.css, and console/index.html
  * is written with those names. Everything the page needs is in those three files: nothing is fetched from
  * elsewhere at run time. The names change with the content, so browsers may cache them for a year.

@@ -202,7 +202,7 @@ const SheddingSchema = Type.Object({
 });
 
 /**
- * The metrics listener (src/http/metrics.ts): /metrics, /health/live, /health/ready and /health/oms on a port of their
+ * The metrics listener (src/http/routes/metrics.ts): /metrics, /health/live, /health/ready and /health/oms on a port of their
  * own. The metrics reveal the traffic of every user: reachable beyond this machine they need a token, and a
  * token or host without a port to protect is a mistake (`metricsProblem`).
  */

@@ -5,15 +5,15 @@
  */
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import { attachMessageSocket } from './http/message-socket.js';
-import type { MetricsListener } from './http/metrics.js';
+import { attachMessageSocket } from './http/routes/message-socket.js';
+import type { MetricsListener } from './http/routes/metrics.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
 import type { App } from './http/app-type.js';
 import type { Config } from './config.js';
-import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/database.js';
-import { migrateToLatest } from './store/migrations.js';
-import { warnOfMaintenance } from './store/health.js';
-import { UserRepository } from './store/users.js';
+import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from './store/sql/database.js';
+import { migrateToLatest } from './store/schema/migrations.js';
+import { warnOfMaintenance } from './store/sql/health.js';
+import { UserRepository } from './store/access/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { passwordHasherFor } from './auth/credentials.js';

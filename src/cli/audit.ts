@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { AuditArchiveRecord } from '../domain/audit.js';
 import { formatPrice } from '../domain/ofs-issue.js';
 import { AuditArchiveService, AuditTrailService, type AuditEntry } from '../services/audit.js';
-import { AuditRepository } from '../store/audit.js';
+import { AuditRepository } from '../store/access/audit.js';
 import { isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 export const DEFAULT_AUDIT_LIMIT = 100;

@@ -7,14 +7,14 @@ import { readFile } from 'node:fs/promises';
 import { loadConfig, type Config } from '../config.js';
 import { authOptions, AuthService } from '../services/auth.js';
 import { AdminService } from '../services/admin.js';
-import { OfsOfferRepository } from '../store/ofs-offers.js';
+import { OfsOfferRepository } from '../store/ofs/offers.js';
 import { FundsService } from '../services/funds.js';
-import { openStore, type Store } from '../store/database.js';
-import { FundsRepository } from '../store/funds.js';
-import { migrateToLatest } from '../store/migrations.js';
-import { OfsIssueRepository } from '../store/ofs-issues.js';
-import { TradingHolidayRepository } from '../store/trading-holidays.js';
-import { UserRepository } from '../store/users.js';
+import { openStore, type Store } from '../store/sql/database.js';
+import { FundsRepository } from '../store/funds/funds.js';
+import { migrateToLatest } from '../store/schema/migrations.js';
+import { OfsIssueRepository } from '../store/ofs/issues.js';
+import { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
+import { UserRepository } from '../store/access/users.js';
 import { passwordHasherFor } from '../auth/credentials.js';
 
 export interface CliIo {

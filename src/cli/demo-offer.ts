@@ -18,7 +18,7 @@ import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
 import { formatRupees } from '../domain/ofs-rules.js';
 import type { OfsOfferImport } from '../schemas/ofs-offer.js';
 import { AdminError, DEMO_MF_USER_ID, DEMO_NII_USER_ID, DEMO_PASSWORD, DEMO_USER_ID, DEMO_USER_IDS } from '../services/admin.js';
-import type { OfsOfferRepository } from '../store/ofs-offers.js';
+import type { OfsOfferRepository } from '../store/ofs/offers.js';
 import { CliError, isoInstant, withWorkspace, type CliIo, type Workspace } from './context.js';
 import { clientBaseUrl, DEMO_FUNDS_PAISE, demoLogin } from './demo.js';
 import { describeOffer } from './ofs.js';

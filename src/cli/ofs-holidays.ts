@@ -6,7 +6,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { MAX_DESCRIPTION_LENGTH, MAX_HOLIDAY_ENTRIES, MAX_HOLIDAYS_PER_YEAR, parseHolidayList, weekdayOf } from '../domain/trading-calendar.js';
-import { TradingHolidayRepository } from '../store/trading-holidays.js';
+import { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { CliError, readJsonFile, withWorkspace, type CliIo } from './context.js';
 
 function parseYear(value: string): number {

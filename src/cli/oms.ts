@@ -3,7 +3,7 @@
  * `serve` (OMS_EMBEDDED=false); `oms stuck` and `oms retry`: the instruments whose work the OMS set aside.
  */
 import { Command, Option } from 'commander';
-import { InstrumentFaultRepository } from '../store/instrument-faults.js';
+import { InstrumentFaultRepository } from '../store/ofs/instrument-faults.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -83,7 +83,7 @@ export function omsCommand(io: CliIo): Command {
       const signalled = untilSignalled();
       // Loaded only here, so that the other commands start fast.
       const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, watchStore }, { OperatorMetrics }, { warnOfMaintenance }] =
-        await Promise.all([import('../logger.js'), import('../wiring.js'), import('../metrics/operator-metrics.js'), import('../store/health.js')]);
+        await Promise.all([import('../logger.js'), import('../wiring.js'), import('../metrics/operator-metrics.js'), import('../store/sql/health.js')]);
       await withWorkspace(io, async ({ config, store }) => {
         const logger = createLogger(config.logLevel);
         // This process's own metrics, on its own listener: the worker's and the dispatcher's figures are here.

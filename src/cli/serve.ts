@@ -1,7 +1,7 @@
 /** `ordergate serve`, which is also what `npm start` runs (src/main.ts). */
 import { Command } from 'commander';
 import { loadConfig, publicUrlProblem } from '../config.js';
-import { DatabaseUrlError } from '../store/database.js';
+import { DatabaseUrlError } from '../store/sql/database.js';
 import { CliError, type CliIo } from './context.js';
 
 export function serveCommand(io: CliIo): Command {

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DeliveryStatus, ListedDelivery } from '../domain/webhooks.js';
 import { AdminError } from '../services/admin.js';
 import { DELIVERY_STATUSES, WebhookAdminService } from '../services/webhooks.js';
-import { WebhookRepository } from '../store/webhooks.js';
+import { WebhookRepository } from '../store/orders/webhooks.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo, type Workspace } from './context.js';
 
 function positiveInteger(value: string): number {

@@ -4,8 +4,8 @@
  */
 import { buildApp } from '../app.js';
 import { Errors } from '../domain/errors.js';
-import { openStore } from '../store/database.js';
-import { migrateToLatest } from '../store/migrations.js';
+import { openStore } from '../store/sql/database.js';
+import { migrateToLatest } from '../store/schema/migrations.js';
 import { createServices } from '../wiring.js';
 
 export function errorCatalogMarkdown(): string {

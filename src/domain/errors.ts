@@ -285,7 +285,7 @@ export class ApiError extends Error {
 
 /**
  * The database cannot be used right now (a lost or refused connection, a server starting up or in
- * recovery, a locked or full SQLite file): the one error the store lets out for it (src/store/unavailable.ts
+ * recovery, a locked or full SQLite file): the one error the store lets out for it (src/store/sql/unavailable.ts
  * makes it from the driver's error, its cause). Every layer asks `instanceof` and never reads a driver's
  * codes; the HTTP error handler answers it 503 e-503 with Retry-After. Here, below every layer, so that
  * each may ask without importing the store.

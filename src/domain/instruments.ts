@@ -1,7 +1,7 @@
 /**
  * The instruments the OMS keeps apart (docs/design/oms.md, "One instrument's failure is its own"): an
  * offer, or an issue of the one-listing model. The key names one in the OMS's failure records, in its
- * logs and in `ordergate oms stuck`; the store builds the same keys in SQL (store/instrument-faults.ts).
+ * logs and in `ordergate oms stuck`; the store builds the same keys in SQL (store/ofs/instrument-faults.ts).
  */
 
 /** `offer:<offer_id>`. */

@@ -21,7 +21,7 @@ export function errorResponses(...kinds: ErrorKind[]) {
     ...kinds,
     ...UNWANTED_BODY_ERRORS,
     Errors.BAD_REQUEST,
-    // Every route: a NUL or a lone surrogate in its path, query or body (http/storable-strings.ts).
+    // Every route: a NUL or a lone surrogate in its path, query or body (http/plugins/storable-strings.ts).
     Errors.STRING_NOT_STORABLE,
     Errors.REQUEST_TIMEOUT,
     Errors.HEADERS_TOO_LARGE,

@@ -24,7 +24,7 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: OperatorMe
   });
 }
 
-/** Counts a call answered 503 because the database could not be reached (src/http/errors.ts). */
+/** Counts a call answered 503 because the database could not be reached (src/http/plugins/errors.ts). */
 export function countDatabaseUnavailable(request: FastifyRequest): void {
   request.server.operatorMetrics?.countDatabaseUnavailable();
 }

@@ -8,7 +8,7 @@
  * The names, labels and meaning of every series: docs/production.md, "Operator metrics and health".
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { OutboxBacklog } from '../store/health.js';
+import type { OutboxBacklog } from '../store/sql/health.js';
 
 /** The calls the OMS makes to the exchange adapter (src/oms/exchange.ts). */
 export type ExchangeOperation = 'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'carry_forward' | 'poll_events' | 'acknowledge';

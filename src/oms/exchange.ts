@@ -11,7 +11,7 @@
  */
 import type { BidderCategory, BidTerms } from '../domain/ofs-rules.js';
 import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
-import type { StoreTx } from '../store/write-tx.js';
+import type { StoreTx } from '../store/sql/write-tx.js';
 
 /** What the exchange knows of a bid. */
 export type ExchangeBidStatus = 'LIVE' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';

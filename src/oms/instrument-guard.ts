@@ -9,7 +9,7 @@
  * instrument.
  */
 import type { Logger } from 'pino';
-import type { InstrumentFault, InstrumentFaultRepository } from '../store/instrument-faults.js';
+import type { InstrumentFault, InstrumentFaultRepository } from '../store/ofs/instrument-faults.js';
 import { DatabaseUnavailableError } from '../domain/errors.js';
 
 /** Failures in a row after which an instrument's step is set aside. */

@@ -18,8 +18,8 @@
 import type { Logger } from 'pino';
 import { DEFAULT_OMS_LEASE_MS, DEFAULT_OMS_POLL_MS } from '../config.js';
 import type { OmsMetrics } from '../metrics/operator-metrics.js';
-import type { OmsRepository, OutboxEntry } from '../store/oms.js';
-import type { StoreTx } from '../store/write-tx.js';
+import type { OmsRepository, OutboxEntry } from '../store/orders/outbox.js';
+import type { StoreTx } from '../store/sql/write-tx.js';
 
 export const DEFAULT_POLL_MS = DEFAULT_OMS_POLL_MS;
 export const DEFAULT_LEASE_MS = DEFAULT_OMS_LEASE_MS;

@@ -12,8 +12,8 @@ import { allocateOfs, type AllocationBid } from '../domain/allocation.js';
 import type { OfsIssue } from '../domain/ofs-issue.js';
 import { allocationViolations, isBidderCategory, termsViolations, windowViolations, type BidderCategory, type BidTerms } from '../domain/ofs-rules.js';
 import type { Violation } from '../domain/errors.js';
-import type { OfsIssueRepository } from '../store/ofs-issues.js';
-import type { OfferRegistration, OfsOfferRepository } from '../store/ofs-offers.js';
+import type { OfsIssueRepository } from '../store/ofs/issues.js';
+import type { OfferRegistration, OfsOfferRepository } from '../store/ofs/offers.js';
 import { formatPrice } from '../domain/ofs-issue.js';
 import { indicativePrice, isNonRetailCategory, offerState, tAllocationWait, type OfferCategory } from '../domain/ofs-offer.js';
 import { issueInstrument, offerInstrument } from '../domain/instruments.js';
@@ -28,9 +28,9 @@ import {
 } from '../domain/ofs-offer-rules.js';
 import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid } from '../domain/ofs-offer-allocation.js';
 import { tickViolations } from '../domain/ofs-rules.js';
-import type { Store } from '../store/database.js';
-import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/sim-exchange.js';
-import type { StoreTx } from '../store/write-tx.js';
+import type { Store } from '../store/sql/database.js';
+import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/ofs/sim-exchange.js';
+import type { StoreTx } from '../store/sql/write-tx.js';
 import type { InstrumentGuard } from './instrument-guard.js';
 import type { ChangeResult, ExchangeAdapter, ExchangeBid, ExchangeBidStatus, ExchangeEvent, ExchangeOrder, PlaceResult } from './exchange.js';
 

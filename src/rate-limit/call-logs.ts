@@ -1,7 +1,7 @@
 /**
  * The call logs behind the rate limits (docs/design/rate-limits.md): each key's recent calls in a sliding
  * log, in this node's memory or, shared by every node, in Redis. They know nothing of HTTP; the hooks in
- * src/http/rate-limit.ts decide which calls each limiter counts.
+ * src/http/plugins/rate-limit.ts decide which calls each limiter counts.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';

@@ -65,7 +65,7 @@ export function orderLineViolations(line: unknown, index: number): Violation[] {
   // depth, as in a body (after the depth check: the walk is recursive).
   const pollution = prototypeKeyIn(line, prefix);
   if (pollution !== undefined) return [{ kind: Errors.PROTOTYPE_KEY, field: pollution, message: `${pollution} is refused (prototype pollution)` }];
-  // The lines become bids: a character no store keeps is refused here, as in a body (http/storable-strings.ts).
+  // The lines become bids: a character no store keeps is refused here, as in a body (http/plugins/storable-strings.ts).
   const unstorable = unstorableStringIn(line, prefix);
   if (unstorable !== undefined) {
     return [{ kind: Errors.STRING_NOT_STORABLE, field: unstorable.field, message: `${unstorable.field} holds ${unstorable.character}, which is not taken` }];

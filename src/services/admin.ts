@@ -12,8 +12,8 @@ import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
 import { OfsIssueImport as OfsIssueImportSchema, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../schemas/ofs-offer.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
-import { OfferConflictError, type OfsOfferRepository } from '../store/ofs-offers.js';
-import type { TradingHolidayRepository } from '../store/trading-holidays.js';
+import { OfferConflictError, type OfsOfferRepository } from '../store/ofs/offers.js';
+import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { NO_HOLIDAYS } from '../domain/trading-calendar.js';
 import { formatInstant, type BidderCategory } from '../domain/ofs-rules.js';
 import {
@@ -30,7 +30,7 @@ import {
   type PrintedPortions,
   type UserCategory,
 } from '../domain/ofs-offer.js';
-import type { ApiKeyAddressChange, SecondFactorEvent, UserRepository } from '../store/users.js';
+import type { ApiKeyAddressChange, SecondFactorEvent, UserRepository } from '../store/access/users.js';
 
 export class AdminError extends Error {
   override name = 'AdminError';

@@ -15,7 +15,7 @@ import {
   type OrderAlgo,
 } from '../domain/algo-rules.js';
 import { memoryAdmit, type Admit } from '../rate-limit/call-logs.js';
-import type { AlgoRepository } from '../store/algos.js';
+import type { AlgoRepository } from '../store/orders/algos.js';
 
 export interface AlgoGateOptions {
   /** ALGO_GENERIC_ID: null turns the algo ID and threshold rules off (the kill switch stays on). */

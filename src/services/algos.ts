@@ -16,9 +16,9 @@ import {
   type AlgoSegment,
   type GenericAlgoIds,
 } from '../domain/algo-rules.js';
-import type { AlgoChange, AlgoRepository } from '../store/algos.js';
-import type { Store } from '../store/database.js';
-import type { UserRepository } from '../store/users.js';
+import type { AlgoChange, AlgoRepository } from '../store/orders/algos.js';
+import type { Store } from '../store/sql/database.js';
+import type { UserRepository } from '../store/access/users.js';
 import { AdminError } from './admin.js';
 import type { OrderEntryService } from './order-entry.js';
 

@@ -19,7 +19,7 @@ import {
   type AuditRequest,
   type NewAuditRequest,
 } from '../domain/audit.js';
-import type { AuditFilter, AuditRepository } from '../store/audit.js';
+import type { AuditFilter, AuditRepository } from '../store/access/audit.js';
 import { DatabaseUnavailableError } from '../domain/errors.js';
 
 export interface AuditRecorderOptions {

@@ -10,7 +10,7 @@ import { ApiError, Errors } from '../domain/errors.js';
 import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
 import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { Session } from '../domain/user.js';
-import type { UserRepository } from '../store/users.js';
+import type { UserRepository } from '../store/access/users.js';
 import { keyAddressRefusal } from '../domain/static-ip.js';
 import { locksSecondFactor, secondFactorGate, secondFactorRefusal, type SecondFactorCount, type SecondFactorLimits } from '../domain/second-factor.js';
 import { dailyEndMinutes, tokenExpiry } from '../domain/session-end.js';

@@ -6,9 +6,9 @@ import { availablePaise, parseRupeeAmount, type FundsAccount, type FundsLedgerEn
 import { formatPrice } from '../domain/ofs-issue.js';
 import { formatRupees } from '../domain/ofs-rules.js';
 import type { FundsBalance } from '../schemas/funds.js';
-import type { Store } from '../store/database.js';
-import type { FundsRepository } from '../store/funds.js';
-import type { UserRepository } from '../store/users.js';
+import type { Store } from '../store/sql/database.js';
+import type { FundsRepository } from '../store/funds/funds.js';
+import type { UserRepository } from '../store/access/users.js';
 import { AdminError } from './admin.js';
 import type { Caller } from './auth.js';
 

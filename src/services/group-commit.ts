@@ -28,8 +28,8 @@
  */
 import { ApiError, DatabaseUnavailableError } from '../domain/errors.js';
 import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';
-import type { Store } from '../store/database.js';
-import type { StoreTx } from '../store/write-tx.js';
+import type { Store } from '../store/sql/database.js';
+import type { StoreTx } from '../store/sql/write-tx.js';
 
 /** One command's outcome: accepted with its change and the caller's answer, or refused. */
 export type Judgment<R, Change> = { accepted: true; change: Change; value: R } | { accepted: false; error: ApiError };

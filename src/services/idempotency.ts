@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, Errors, DatabaseUnavailableError } from '../domain/errors.js';
 import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
-import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/idempotency.js';
-import type { StoreTx } from '../store/write-tx.js';
+import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/orders/idempotency.js';
+import type { StoreTx } from '../store/sql/write-tx.js';
 
-export type { ClaimedKey, KeptAnswer, KeyClaim } from '../store/idempotency.js';
+export type { ClaimedKey, KeptAnswer, KeyClaim } from '../store/orders/idempotency.js';
 
 export type KeyOutcome = { kind: 'claimed'; claim: ClaimedKey } | { kind: 'replay'; answer: KeptAnswer };
 

@@ -5,7 +5,7 @@
  * every logged-in user may read them). A stream that starts gets what is published from then on; the
  * latest figures are in the offers' read calls.
  */
-import type { OfsOfferRepository, PublishedIndicative } from '../store/ofs-offers.js';
+import type { OfsOfferRepository, PublishedIndicative } from '../store/ofs/offers.js';
 
 export interface IndicativePoint extends PublishedIndicative {
   offerId: string;

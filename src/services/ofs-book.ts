@@ -9,12 +9,12 @@ import type { BidderCategory } from '../domain/ofs-rules.js';
 import type { OfsBookData, OfsIssueEntry, OfsIssuesData } from '../schemas/ofs.js';
 import type { OfsOfferBookData } from '../schemas/ofs-offer.js';
 import { offerBook, type OfferBookFigures } from '../domain/ofs-offer-book.js';
-import type { OfsOfferRepository } from '../store/ofs-offers.js';
+import type { OfsOfferRepository } from '../store/ofs/offers.js';
 import { toOfferEntry } from './ofs-offers.js';
-import type { TradingHolidayRepository } from '../store/trading-holidays.js';
-import type { OfsBookRepository } from '../store/ofs-book.js';
-import type { OfsIssueRegistration, OfsIssueRepository } from '../store/ofs-issues.js';
-import type { UserRepository } from '../store/users.js';
+import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
+import type { OfsBookRepository } from '../store/ofs/book.js';
+import type { OfsIssueRegistration, OfsIssueRepository } from '../store/ofs/issues.js';
+import type { UserRepository } from '../store/access/users.js';
 import type { Caller } from './auth.js';
 
 const rupees = (paise: number) => paise / 100;

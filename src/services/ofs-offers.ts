@@ -26,8 +26,8 @@ import {
   type OfsOffersData,
   type OfsOffersQuery,
 } from '../schemas/ofs-offer.js';
-import type { OfferListFilter, OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs-offers.js';
-import type { TradingHolidayRepository } from '../store/trading-holidays.js';
+import type { OfferListFilter, OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs/offers.js';
+import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 
 const rupees = (paise: number) => paise / 100;
 /** The indicative prices one offer's read answers, the latest: enough for the console's chart of a T session. */
@@ -140,7 +140,7 @@ const CURRENT_OFFER_MS = CURRENT_OFFER_DAYS * 24 * 60 * 60 * 1000;
  * running (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN by offerState) and, for CURRENT_OFFER_DAYS, those that
  * finished (ALLOCATED, CANCELLED), counted from the latest of their T+1 close, their T+1 allocation and their
  * cancellation: their allotments and prices stay in view through the settlement (the pay-out on the trading
- * day after T+1). The store keeps the same offers in SQL (currentCondition in store/ofs-offers.ts).
+ * day after T+1). The store keeps the same offers in SQL (currentCondition in store/ofs/offers.ts).
  */
 export function isCurrentOffer(registration: Pick<OfferRegistration, 'offer' | 'progress'>, now: number): boolean {
   const { offer, progress } = registration;

@@ -7,7 +7,7 @@ import { statusesOf } from '../domain/odin.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import { toOrderBookEntry, toOrderHistoryEntry } from '../schemas/mappers/orders.js';
 import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';
-import type { OrderRepository } from '../store/orders.js';
+import type { OrderRepository } from '../store/orders/orders.js';
 import type { Caller } from './auth.js';
 
 export const DEFAULT_PAGE_SIZE = 20;

@@ -21,9 +21,9 @@ import {
   type OrderLine,
   type UpdateOrderCartRequest,
 } from '../schemas/ordercart.js';
-import type { OfsIssueRepository } from '../store/ofs-issues.js';
+import type { OfsIssueRepository } from '../store/ofs/issues.js';
 import { cartNameViolations, type StoredOrderCart } from '../domain/order-cart.js';
-import type { OrderCartRepository } from '../store/order-carts.js';
+import type { OrderCartRepository } from '../store/orders/carts.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction, KeptSteps } from './idempotency.js';
 import type { OrderEntryService } from './order-entry.js';

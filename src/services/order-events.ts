@@ -22,7 +22,7 @@ import { StreamQuota } from './stream-quota.js';
 import type { OrderEvent } from '../schemas/events.js';
 import { toOrderEvent } from '../schemas/mappers/orders.js';
 import type { OrderEventRecord } from '../domain/order.js';
-import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
+import type { EventHorizon, OrderEventRepository } from '../store/orders/events.js';
 
 /** The longest pause of the poller after failed polls (a database outage). */
 const MAX_RETRY_DELAY_MS = 2_000;

@@ -7,7 +7,7 @@ import { portfolioOf, tradesOfPositionType, type PositionType } from '../domain/
 import { toHoldingEntry, toPositionEntry, toTradeEntry } from '../schemas/mappers/portfolio.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import { MAX_TRADE_ORDER_IDS, type HoldingEntry, type PositionEntry, type TradeBookQuery, type TradeEntry } from '../schemas/portfolio.js';
-import type { TradeRepository } from '../store/trades.js';
+import type { TradeRepository } from '../store/funds/trades.js';
 import type { Caller } from './auth.js';
 import { pageOf } from './order-book.js';
 

@@ -7,8 +7,8 @@ import { newWebhookSecret } from '../auth/credentials.js';
 import { literalAddress, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
 import { refusedResolution, type Resolver } from '../webhooks/address-guard.js';
 import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/webhooks.js';
-import type { UserRepository } from '../store/users.js';
-import type { DeliveryFilter, WebhookRepository } from '../store/webhooks.js';
+import type { UserRepository } from '../store/access/users.js';
+import type { DeliveryFilter, WebhookRepository } from '../store/orders/webhooks.js';
 import { AdminError } from './admin.js';
 
 export interface NewWebhook {

@@ -35,8 +35,8 @@ import {
 } from '../domain/webhooks.js';
 import type { WebhookMetrics } from '../metrics/operator-metrics.js';
 import { toOrderEvent } from '../schemas/mappers/orders.js';
-import type { EventHorizon, OrderEventRepository } from '../store/order-events.js';
-import type { WebhookRepository } from '../store/webhooks.js';
+import type { EventHorizon, OrderEventRepository } from '../store/orders/events.js';
+import type { WebhookRepository } from '../store/orders/webhooks.js';
 import { guardedAgent, RefusedAddressError, type Resolver } from './address-guard.js';
 
 export interface WebhookDispatcherOptions {

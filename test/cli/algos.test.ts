@@ -5,10 +5,10 @@
  */
 import { expect, it } from 'vitest';
 import { AdminService } from '../../src/services/admin.js';
-import { openStore } from '../../src/store/database.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
-import { UserRepository } from '../../src/store/users.js';
+import { openStore } from '../../src/store/sql/database.js';
+import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createServices } from '../../src/wiring.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { openIssue, validBid } from '../support/server.js';

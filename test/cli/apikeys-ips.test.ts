@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { AdminService } from '../../src/services/admin.js';
 import { AuthService } from '../../src/services/auth.js';
-import { openStore } from '../../src/store/database.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
-import { UserRepository } from '../../src/store/users.js';
+import { openStore } from '../../src/store/sql/database.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeOfsIssue } from '../../src/cli/ofs.js';
 import { parseOfsImport } from '../../src/services/admin.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { offerImport } from '../support/offers.js';
 import { expectOneLineFailure, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
 

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.js';
 import { AuthService } from '../../src/services/auth.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { UserRepository } from '../../src/store/users.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { AdminService } from '../../src/services/admin.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { demoOfsIssue } from '../../src/cli/demo.js';
-import { CONSOLE_CSP } from '../../src/http/console.js';
+import { CONSOLE_CSP } from '../../src/http/routes/console.js';
 import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';

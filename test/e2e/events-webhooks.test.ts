@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/domain/webhooks.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate } from '../cli/run-ordergate.js';
 import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { validBid } from '../support/server.js';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachMessageSocket, type MessageSocket, type MessageSocketOptions } from '../../src/http/message-socket.js';
+import { attachMessageSocket, type MessageSocket, type MessageSocketOptions } from '../../src/http/routes/message-socket.js';
 import type { OrderEventsService } from '../../src/services/order-events.js';
 import { createServices } from '../../src/wiring.js';
 import { closedNow, fieldsOf, importOfsIssues, runOrdergate } from '../cli/run-ordergate.js';

@@ -8,7 +8,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sql/database.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { createPostgresDatabase, TEST_POSTGRES_URL, testDialect, type TestDatabase } from '../support/databases.js';

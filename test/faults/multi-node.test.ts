@@ -5,8 +5,8 @@
  * two workers. PostgreSQL only (SQLite is one file on one machine).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/database.js';
-import { maintenanceProblem, maintenanceSettings } from '../../src/store/health.js';
+import { openStore } from '../../src/store/sql/database.js';
+import { maintenanceProblem, maintenanceSettings } from '../../src/store/sql/health.js';
 import { createPostgresDatabase, testDialect } from '../support/databases.js';
 import { auditOrders, bidCrowd, eventually, killAll, login, openOutbox, seed, sleep, startNode } from './nodes.js';
 
@@ -49,7 +49,7 @@ describe.skipIf(testDialect() !== 'postgres')('two API nodes and two OMS workers
         );
         expect(faults).toEqual([]);
 
-        // Each process warned at its start exactly when the server does not vacuum (src/store/health.ts).
+        // Each process warned at its start exactly when the server does not vacuum (src/store/sql/health.ts).
         const problem = maintenanceProblem((await maintenanceSettings(store))!);
         for (const node of [apiA, apiB, omsA, omsB]) expect(node.stderr().includes(`"msg":"${problem}"`)).toBe(problem !== null);
 

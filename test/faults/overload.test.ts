@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sql/database.js';
 import { createTestDatabase, testDialect } from '../support/databases.js';
 import { validBid } from '../support/server.js';
 import { auditOrders, eventually, killAll, login, openOutbox, seed, sleep, startNode, type Bidder } from './nodes.js';

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Errors } from '../../src/domain/errors.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
 import { GroupCommitter, RefusalAfterWriteError, type BatchWork } from '../../src/services/group-commit.js';
-import { migrateToLatest } from '../../src/store/migrations.js';
-import { openTx } from '../../src/store/write-tx.js';
+import { migrateToLatest } from '../../src/store/schema/migrations.js';
+import { openTx } from '../../src/store/sql/write-tx.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 
 /** A command: a user to create; `refuse` says where it is refused, if anywhere. */

@@ -9,7 +9,7 @@
  * default lease, also shows that the processes take the setting.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sql/database.js';
 import { createTestDatabase, testDialect } from '../support/databases.js';
 import { auditOrders, bidCrowd, eventually, killAll, login, openOutbox, seed, sleep, startNode } from './nodes.js';
 

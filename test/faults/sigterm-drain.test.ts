@@ -6,7 +6,7 @@
  * behind. The process then exits with code 0. Runs on the run's dialect.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sql/database.js';
 import { createTestDatabase, testDialect } from '../support/databases.js';
 import { auditOrders, bidCrowd, eventually, killAll, login, ordersWithIdentifiers, seed, startNode } from './nodes.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCallLog, memoryAdmit } from '../../src/rate-limit/call-logs.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { AdminError } from '../../src/services/admin.js';
-import { AlgoRepository } from '../../src/store/algos.js';
+import { AlgoRepository } from '../../src/store/orders/algos.js';
 import type { GenericAlgoIds } from '../../src/domain/algo-rules.js';
 import { sql } from 'kysely';
 import { testDialect } from '../support/databases.js';

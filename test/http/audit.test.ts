@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { AuditArchiveService, AuditRecorder, AuditTrailService } from '../../src/services/audit.js';
 import type { NewAuditRequest } from '../../src/domain/audit.js';
-import { AuditRepository } from '../../src/store/audit.js';
+import { AuditRepository } from '../../src/store/access/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 

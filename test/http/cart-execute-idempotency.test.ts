@@ -11,8 +11,8 @@ import type { Caller } from '../../src/services/auth.js';
 import type { ClaimedKey } from '../../src/services/idempotency.js';
 import { OrderCartService } from '../../src/services/order-carts.js';
 import type { OrderEntryService } from '../../src/services/order-entry.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { OrderCartRepository } from '../../src/store/order-carts.js';
+import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
+import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { createServices } from '../../src/wiring.js';
 import { startTestServer, TEST_PASSWORD, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 

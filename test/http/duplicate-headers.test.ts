@@ -1,11 +1,11 @@
 /**
- * The duplicate-header check's scan (src/http/duplicate-headers.ts) passes over a raw name whose length no
+ * The duplicate-header check's scan (src/http/plugins/duplicate-headers.ts) passes over a raw name whose length no
  * single-value header has, without lower-casing it. Property: it names the same header as the plain scan
  * (every name lower-cased) for any raw header list, in any case, with look-alikes of the same lengths.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { repeatedHeader, SINGLE_HEADERS } from '../../src/http/duplicate-headers.js';
+import { repeatedHeader, SINGLE_HEADERS } from '../../src/http/plugins/duplicate-headers.js';
 
 function plainScan(rawHeaders: readonly string[]): string | undefined {
   const seen = new Set<string>();

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import type { Store } from '../../src/store/database.js';
+import type { Store } from '../../src/store/sql/database.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { EventStream, openEventStream } from '../support/sse.js';

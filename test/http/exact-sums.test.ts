@@ -1,12 +1,12 @@
 /**
  * Sums of shares past 2^53 are exact on the wire (issue 47 row 3): the probe saw 11000000000000032 for a
  * book of 11,000,000,000,000,031 shares. Through the real server on both databases: the store sums them
- * exactly (store/exact-sum.ts), the domain in bigint, and the answer carries every digit as a JSON integer.
+ * exactly (store/sql/exact-sum.ts), the domain in bigint, and the answer carries every digit as a JSON integer.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exactJson } from '../../src/http/exact-json.js';
-import { UserRepository } from '../../src/store/users.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { offerImport } from '../support/offers.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';

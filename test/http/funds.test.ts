@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
 import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds.js';
-import { UserRepository } from '../../src/store/users.js';
+import { FundsRepository } from '../../src/store/funds/funds.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const BALANCE = '/authentication/v1/user/balance';

@@ -10,7 +10,7 @@ import { Errors, type ErrorKind, DatabaseUnavailableError } from '../../src/doma
 import { LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint } from '../../src/domain/idempotency.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { IdempotencyService } from '../../src/services/idempotency.js';
-import { IdempotencyKeyRepository } from '../../src/store/idempotency.js';
+import { IdempotencyKeyRepository } from '../../src/store/orders/idempotency.js';
 import { createServices } from '../../src/wiring.js';
 import { createPostgresDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';

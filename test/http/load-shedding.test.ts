@@ -5,7 +5,7 @@
  * database's measure, under a real stall, is test/faults/overload.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { judgedEventLoopDelay } from '../../src/http/load-shedding.js';
+import { judgedEventLoopDelay } from '../../src/http/plugins/load-shedding.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 
 let server: TestServer | undefined;

@@ -7,7 +7,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Errors } from '../../src/domain/errors.js';
-import type { RateLimitOptions } from '../../src/http/rate-limit.js';
+import type { RateLimitOptions } from '../../src/http/plugins/rate-limit.js';
 import { createMigratedTestDatabase } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.js';

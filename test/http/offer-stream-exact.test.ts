@@ -15,7 +15,7 @@ import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/app-type.js';
 import { closeHttp } from '../../src/server.js';
 import { IndicativeFeed } from '../../src/services/indicative-feed.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import { offerImport } from '../support/offers.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';

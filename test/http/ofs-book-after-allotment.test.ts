@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import { UserRepository } from '../../src/store/users.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 

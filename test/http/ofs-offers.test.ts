@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { offerImport } from '../support/offers.js';
-import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
+import { TradingHolidayRepository } from '../../src/store/ofs/trading-holidays.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 
 const OFFERS = '/transactional/v1/ofs/offers';
 const HOUR = 60 * 60 * 1000;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE, type UpdateOrderCartRequest } from '../../src/schemas/ordercart.js';
 import type { Caller } from '../../src/services/auth.js';
 import { OrderCartService, type CartPlacement } from '../../src/services/order-carts.js';
-import { OrderCartRepository } from '../../src/store/order-carts.js';
+import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { DELIVERY_LINE } from '../support/fixtures.js';
 

@@ -7,8 +7,8 @@ import { timeOrderedId } from '../../src/ids.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import type { Caller } from '../../src/services/auth.js';
 import { OrderCartService } from '../../src/services/order-carts.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { OrderCartRepository } from '../../src/store/order-carts.js';
+import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
+import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 import { DELIVERY_LINE } from '../support/fixtures.js';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { securityHeaders } from '../../src/http/security-headers.js';
+import { securityHeaders } from '../../src/http/plugins/security-headers.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer | undefined;

@@ -1,12 +1,12 @@
 /**
- * The request's logger made when used (src/http/request-logger.ts): nothing is made for calls at levels the
+ * The request's logger made when used (src/http/plugins/request-logger.ts): nothing is made for calls at levels the
  * app's logger leaves out; a line written is the one the eager child would have written, bindings and
  * redaction included; a child with options of its own is made at once.
  */
 import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
-import { lazyRequestLogger } from '../../src/http/request-logger.js';
+import { lazyRequestLogger } from '../../src/http/plugins/request-logger.js';
 import { createLogger } from '../../src/logger.js';
 
 function loggerAt(level: string) {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/auth/credentials.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
-import { UserRepository } from '../../src/store/users.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { startTestServer, TEST_PASSWORD, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
 const SESSION = '/authentication/v1/user/session';

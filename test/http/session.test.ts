@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWASP_PASSWORD_HASHER, passwordHasherFor, totpCode } from '../../src/auth/credentials.js';
 import { loadConfig, publicUrlProblem } from '../../src/config.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
-import { UserRepository } from '../../src/store/users.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
 const SESSION = '/authentication/v1/user/session';

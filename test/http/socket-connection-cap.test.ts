@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Limits } from '../../src/config.js';
-import { attachMessageSocket, MAX_CONNECTIONS_BEING_REFUSED, type MessageSocketOptions } from '../../src/http/message-socket.js';
+import { attachMessageSocket, MAX_CONNECTIONS_BEING_REFUSED, type MessageSocketOptions } from '../../src/http/routes/message-socket.js';
 import type { StreamQuota } from '../../src/services/stream-quota.js';
 import { closeHttp } from '../../src/server.js';
 import { createServices } from '../../src/wiring.js';

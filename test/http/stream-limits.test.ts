@@ -9,7 +9,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Limits } from '../../src/config.js';
-import { attachMessageSocket } from '../../src/http/message-socket.js';
+import { attachMessageSocket } from '../../src/http/routes/message-socket.js';
 import { closeHttp } from '../../src/server.js';
 import { createServices } from '../../src/wiring.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';

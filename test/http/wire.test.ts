@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { BODY_LIMIT_BYTES } from '../../src/http/json-body.js';
+import { BODY_LIMIT_BYTES } from '../../src/http/plugins/json-body.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { createServices } from '../../src/wiring.js';
 import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';

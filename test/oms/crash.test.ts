@@ -7,12 +7,12 @@
  * outbox lease, and nothing after that point runs, as when the process is killed.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openStore } from '../../src/store/database.js';
+import { openStore } from '../../src/store/sql/database.js';
 import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
-import { OmsRepository } from '../../src/store/oms.js';
+import { OmsRepository } from '../../src/store/orders/outbox.js';
 import type { ExchangeBid } from '../../src/oms/exchange.js';
 import type { SimulatedExchange } from '../../src/oms/simulated-exchange.js';
-import type { StoreTx } from '../../src/store/write-tx.js';
+import type { StoreTx } from '../../src/store/sql/write-tx.js';
 import { crash, HOUR, ObservedExchange, OmsBench, sleep } from './fixture.js';
 
 let bench: OmsBench;

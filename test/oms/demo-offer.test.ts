@@ -30,8 +30,8 @@ import {
 import type { OmsWorker } from '../../src/oms/worker.js';
 import type { OfsOfferImport } from '../../src/schemas/ofs-offer.js';
 import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds.js';
-import { UserRepository } from '../../src/store/users.js';
+import { FundsRepository } from '../../src/store/funds/funds.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 

@@ -8,7 +8,7 @@
  * operator takes the issue back, they are applied.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { InstrumentFaultRepository } from '../../src/store/instrument-faults.js';
+import { InstrumentFaultRepository } from '../../src/store/ofs/instrument-faults.js';
 import { HOUR, OmsBench, T0 } from './fixture.js';
 
 let bench: OmsBench;

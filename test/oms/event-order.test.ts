@@ -1,7 +1,7 @@
 /**
  * Order events reach their readers in id order with no gap and no repeat, on both databases, although on
  * PostgreSQL nothing makes transactions commit in the order of their event ids any more (no global lock):
- * a reader goes only as far as the committed event horizon (src/store/order-events.ts). Here two
+ * a reader goes only as far as the committed event horizon (src/store/orders/events.ts). Here two
  * transactions write events and the one with the smaller id stays open: the stream holds the later event
  * back until the earlier one commits, then sends both in order; a rolled-back transaction's ids are passed
  * over once it has ended. And the OMS does not wait for an open order-entry transaction of another user;
@@ -9,14 +9,14 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventHorizon } from '../../src/store/order-events.js';
-import { OrderRepository } from '../../src/store/orders.js';
-import { openStore, type Store } from '../../src/store/database.js';
+import { EventHorizon } from '../../src/store/orders/events.js';
+import { OrderRepository } from '../../src/store/orders/orders.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { testDialect } from '../support/databases.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
 import { openEventStream } from '../support/sse.js';
-import { openTx } from '../../src/store/write-tx.js';
+import { openTx } from '../../src/store/sql/write-tx.js';
 
 const postgres = testDialect() === 'postgres';
 

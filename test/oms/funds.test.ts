@@ -6,8 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FundsAccount } from '../../src/domain/funds.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { FundsRepository } from '../../src/store/funds.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { FundsRepository } from '../../src/store/funds/funds.js';
 import { HOUR, OmsBench, T0 } from './fixture.js';
 
 let bench: OmsBench;

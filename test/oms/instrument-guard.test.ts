@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIRST_RETRY_MS, InstrumentGuard, MAX_TRIES } from '../../src/oms/instrument-guard.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { InstrumentFaultRepository } from '../../src/store/instrument-faults.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { InstrumentFaultRepository } from '../../src/store/ofs/instrument-faults.js';
 import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { recordingLogger } from './fixture.js';

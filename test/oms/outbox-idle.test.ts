@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IDLE_AFTER_MS, IDLE_POLL_MS, OutboxLoop } from '../../src/oms/outbox-loop.js';
-import type { OutboxEntry } from '../../src/store/oms.js';
+import type { OutboxEntry } from '../../src/store/orders/outbox.js';
 
 const POLL_MS = 50;
 

@@ -16,10 +16,10 @@ import { STRICT_WEBHOOK_ADDRESSES, type WebhookAddressPolicy } from '../../src/d
 import type { Resolver } from '../../src/webhooks/address-guard.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { WebhookAdminService, type NewWebhook } from '../../src/services/webhooks.js';
-import { EventHorizon, OrderEventRepository } from '../../src/store/order-events.js';
-import { UserRepository } from '../../src/store/users.js';
+import { EventHorizon, OrderEventRepository } from '../../src/store/orders/events.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import type { ListedDelivery } from '../../src/domain/webhooks.js';
-import { WebhookRepository } from '../../src/store/webhooks.js';
+import { WebhookRepository } from '../../src/store/orders/webhooks.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createOmsWorker } from '../../src/wiring.js';
 import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';

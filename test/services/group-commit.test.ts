@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitter, type BatchWork } from '../../src/services/group-commit.js';
 import type { OrderEntryMetrics } from '../../src/metrics/operator-metrics.js';
-import type { Store } from '../../src/store/database.js';
+import type { Store } from '../../src/store/sql/database.js';
 import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 
 /** A store whose transactions finish only when the test lets them. */

@@ -8,7 +8,7 @@ import { StreamCaps } from '../../src/domain/stream-limits.js';
 import type { OrderEventRecord } from '../../src/domain/order.js';
 import { OrderStatus } from '../../src/domain/order-status.js';
 import { OrderEventsService, type OrderEventConsumer } from '../../src/services/order-events.js';
-import type { EventHorizon, OrderEventRepository } from '../../src/store/order-events.js';
+import type { EventHorizon, OrderEventRepository } from '../../src/store/orders/events.js';
 import { storedOrder } from '../support/fixtures.js';
 
 const CAPS: StreamCaps = { streamsPerUser: 10, streamsPerNode: 10, pendingSocketsPerNode: 10, pendingSocketsPerAddress: 10 };

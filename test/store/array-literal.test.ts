@@ -1,5 +1,5 @@
 /**
- * The batch statements' array parameters on PostgreSQL (store/bulk.ts, arrayLiteral): the text is pg's own
+ * The batch statements' array parameters on PostgreSQL (store/sql/bulk.ts, arrayLiteral): the text is pg's own
  * for strings, and the server reads back exactly the values given, whatever the strings hold (quotes,
  * backslashes, commas, braces, spaces, the word NULL, any Unicode) and whatever the numbers are.
  */
@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrayLiteral } from '../../src/store/bulk.js';
+import { arrayLiteral } from '../../src/store/sql/bulk.js';
 import { TEST_POSTGRES_URL, testDialect } from '../support/databases.js';
 
 // pg's own conversion of a parameter (what it sends for a JS array); its types do not declare the module.

@@ -1,5 +1,5 @@
 /**
- * BeginAheadConnection (src/store/begin-ahead.ts): a PostgreSQL write transaction's BEGIN is sent without
+ * BeginAheadConnection (src/store/sql/begin-ahead.ts): a PostgreSQL write transaction's BEGIN is sent without
  * waiting for its answer. Until it answers only reads go out; the first statement that is not a read, and
  * everything after it, is held and sent in order once BEGIN has answered; if BEGIN fails, nothing held is
  * ever sent and each held statement fails with BEGIN's error. The connection under it is a stand-in that
@@ -8,7 +8,7 @@
  */
 import { CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { BeginAheadConnection } from '../../src/store/begin-ahead.js';
+import { BeginAheadConnection } from '../../src/store/sql/begin-ahead.js';
 
 /** A connection that records each statement sent and answers it when the test calls `answer` or `fail`. */
 function standIn() {

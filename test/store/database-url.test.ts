@@ -1,6 +1,6 @@
-/** DATABASE_URL as the store reads it (src/store/database.ts, parseDatabaseUrl). */
+/** DATABASE_URL as the store reads it (src/store/sql/database.ts, parseDatabaseUrl). */
 import { describe, expect, it } from 'vitest';
-import { DatabaseUrlError, parseDatabaseUrl } from '../../src/store/database.js';
+import { DatabaseUrlError, parseDatabaseUrl } from '../../src/store/sql/database.js';
 
 describe('DATABASE_URL', () => {
   it('names SQLite by a path, PostgreSQL by a URL', () => {

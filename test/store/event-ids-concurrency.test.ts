@@ -7,9 +7,9 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/services/auth.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { OfsIssueRepository } from '../../src/store/ofs-issues.js';
-import { UserRepository } from '../../src/store/users.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createOmsWorker, createServices } from '../../src/wiring.js';
 import type { OfsOrderRequest } from '../../src/schemas/orders.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';

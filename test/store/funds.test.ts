@@ -6,11 +6,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availablePaise, MAX_CASH_PAISE, type FundsAccount } from '../../src/domain/funds.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { FundsRepository } from '../../src/store/funds.js';
-import { migrateToLatest } from '../../src/store/migrations.js';
-import { UserRepository } from '../../src/store/users.js';
-import { openTx } from '../../src/store/write-tx.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { FundsRepository } from '../../src/store/funds/funds.js';
+import { migrateToLatest } from '../../src/store/schema/migrations.js';
+import { UserRepository } from '../../src/store/access/users.js';
+import { openTx } from '../../src/store/sql/write-tx.js';
 import { createMigratedTestDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 
 const T0 = Date.parse('2026-11-23T05:00:00Z');

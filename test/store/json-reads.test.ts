@@ -1,13 +1,13 @@
 /**
  * Two per-bid reads that SQLite answers as one JSON array per row (`json_array`, parsed by the store): the
- * credentials of a request (src/store/users.ts, CREDENTIALS) and the retail totals order entry judges
- * against (src/store/orders.ts, EXPOSURES). They must answer what the columns hold, set or null, on both
+ * credentials of a request (src/store/access/users.ts, CREDENTIALS) and the retail totals order entry judges
+ * against (src/store/orders/orders.ts, EXPOSURES). They must answer what the columns hold, set or null, on both
  * dialects (PostgreSQL reads the columns): the largest exact whole number, text JSON must escape, and nulls.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { OrderRepository } from '../../src/store/orders.js';
-import { UserRepository } from '../../src/store/users.js';
+import { OrderRepository } from '../../src/store/orders/orders.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { OmsBench } from '../oms/fixture.js';
 
 const LARGEST = 9_007_199_254_740_991;

@@ -1,12 +1,12 @@
 /**
- * A list's page and its count come from one snapshot (src/store/snapshot.ts), on the run's database: an
+ * A list's page and its count come from one snapshot (src/store/sql/snapshot.ts), on the run's database: an
  * order entered between the page's statement and the count's is in neither, where before it was counted but
  * not listed (the ODIN client end-to-end test saw total_records 1 with an empty page on PostgreSQL).
  */
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { OrderRepository } from '../../src/store/orders.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { OrderRepository } from '../../src/store/orders/orders.js';
 import { OmsBench } from '../oms/fixture.js';
 
 let bench: OmsBench;

@@ -1,11 +1,11 @@
 /**
  * The warning at a server's start when PostgreSQL will not keep the tables vacuumed and analyzed
- * (src/store/health.ts; docs/design/performance-log.md, "A database that autovacuum does not keep").
+ * (src/store/sql/health.ts; docs/design/performance-log.md, "A database that autovacuum does not keep").
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { maintenanceProblem, maintenanceSettings, warnOfMaintenance } from '../../src/store/health.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { maintenanceProblem, maintenanceSettings, warnOfMaintenance } from '../../src/store/sql/health.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 
 describe('maintenanceProblem', () => {

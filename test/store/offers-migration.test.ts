@@ -4,10 +4,10 @@
  * the green-shoe decision a quantity.
  */
 import { afterEach, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { migrateTo, migrateToLatest } from '../../src/store/migrations.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
-import { UserRepository } from '../../src/store/users.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { migrateTo, migrateToLatest } from '../../src/store/schema/migrations.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createTestDatabase } from '../support/databases.js';
 
 let store: Store | undefined;

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AdminError, AdminService, parseOfsImport } from '../../src/services/admin.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { OfsOfferRepository } from '../../src/store/ofs-offers.js';
-import { SimExchangeRepository } from '../../src/store/sim-exchange.js';
-import { UserRepository } from '../../src/store/users.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
+import { SimExchangeRepository } from '../../src/store/ofs/sim-exchange.js';
+import { UserRepository } from '../../src/store/access/users.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { offerImport } from '../support/offers.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';

@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { storedOrderChanged } from '../../src/domain/order-effects.js';
 import { OrderStatus } from '../../src/domain/order-status.js';
 import type { Order } from '../../src/domain/order.js';
-import { MUTABLE_COLUMNS } from '../../src/store/orders.js';
+import { MUTABLE_COLUMNS } from '../../src/store/orders/orders.js';
 import { storedOrder } from '../support/fixtures.js';
 
 const order: Order = storedOrder();

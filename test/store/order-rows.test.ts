@@ -1,11 +1,11 @@
 /**
  * The OMS reads the orders it changes with lockOrders; on SQLite that read selects each row as one JSON
- * array of ORDER_ROW_COLUMNS (src/store/sqlite-driver.ts, jsonRows). It must answer exactly the order that
+ * array of ORDER_ROW_COLUMNS (src/store/sql/sqlite-driver.ts, jsonRows). It must answer exactly the order that
  * reading the row with `select *` answers, for every column, set or null, on the run's database.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { orderFromRow, OrderRepository, ORDER_ROW_COLUMNS } from '../../src/store/orders.js';
+import { orderFromRow, OrderRepository, ORDER_ROW_COLUMNS } from '../../src/store/orders/orders.js';
 import { OmsBench } from '../oms/fixture.js';
 
 let bench: OmsBench;

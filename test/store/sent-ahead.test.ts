@@ -1,5 +1,5 @@
 /**
- * Statements sent ahead in a write transaction (WriteTx.ahead, store/write-tx.ts): on PostgreSQL they go
+ * Statements sent ahead in a write transaction (WriteTx.ahead, store/sql/write-tx.ts): on PostgreSQL they go
  * out without waiting for their answer, and the statements after them, or the commit, go out behind them.
  * Whatever the dialect: the server runs them in the order sent, a failure of one fails the transaction
  * with its own error (not the "transaction is aborted" of the statements after it), and a failed
@@ -7,8 +7,8 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { openTx, sendAhead } from '../../src/store/write-tx.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { openTx, sendAhead } from '../../src/store/sql/write-tx.js';
 import { createTestDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 
 let database: TestDatabase;

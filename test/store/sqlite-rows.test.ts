@@ -1,12 +1,12 @@
 /**
- * The SQLite connection reads rows as arrays and makes their objects itself (src/store/sqlite-driver.ts):
+ * The SQLite connection reads rows as arrays and makes their objects itself (src/store/sql/sqlite-driver.ts):
  * the objects must be what better-sqlite3's own would be (names, order, a repeated name's last value, every
  * type), through Kysely and through the batch reads alike, and a statement is used only in its own way.
  */
 import Database from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonArrayOf, OrdergateSqliteDialect, type StatementCachingConnection } from '../../src/store/sqlite-driver.js';
+import { jsonArrayOf, OrdergateSqliteDialect, type StatementCachingConnection } from '../../src/store/sql/sqlite-driver.js';
 
 const QUERY = `select 1 as a, 'x' as b, null as c, 2.5 as d, x'00ff' as e, 3 as a, 9007199254740991 as big`;
 

@@ -3,8 +3,8 @@
  * allotment, settling T+1 at 09:00 India time; other orders get none.
  */
 import { afterEach, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { migrateTo, migrateToLatest } from '../../src/store/migrations.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { migrateTo, migrateToLatest } from '../../src/store/schema/migrations.js';
 import { createTestDatabase } from '../support/databases.js';
 
 let store: Store | undefined;

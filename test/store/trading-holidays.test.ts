@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { whyNotTradingDay } from '../../src/domain/trading-calendar.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { TradingHolidayRepository } from '../../src/store/trading-holidays.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { TradingHolidayRepository } from '../../src/store/ofs/trading-holidays.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 
 const NOW = Date.parse('2026-12-06T04:00:00Z');

@@ -4,9 +4,9 @@
  * next event written goes on from there.
  */
 import { afterEach, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { migrateTo, migrateToLatest } from '../../src/store/migrations.js';
-import { OrderRepository } from '../../src/store/orders.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { migrateTo, migrateToLatest } from '../../src/store/schema/migrations.js';
+import { OrderRepository } from '../../src/store/orders/orders.js';
 import { createTestDatabase } from '../support/databases.js';
 
 let store: Store | undefined;

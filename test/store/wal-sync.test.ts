@@ -1,5 +1,5 @@
 /**
- * SQLite's commits are synced off the event loop (src/store/wal-sync.ts): the connections run
+ * SQLite's commits are synced off the event loop (src/store/sql/wal-sync.ts): the connections run
  * `synchronous=NORMAL` and the driver fdatasyncs the WAL after each commit. What FULL promised must still
  * hold: a commit is answered only after a sync of the WAL that began after it; nothing is read on the
  * other connection before it is on disk; a failed sync fails the commit and every later statement (503).
@@ -10,11 +10,11 @@ import { fstatSync, statSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/database.js';
-import { migrateToLatest } from '../../src/store/migrations.js';
+import { openStore, type Store } from '../../src/store/sql/database.js';
+import { migrateToLatest } from '../../src/store/schema/migrations.js';
 import { DatabaseUnavailableError } from '../../src/domain/errors.js';
-import { WalSync } from '../../src/store/wal-sync.js';
-import { openTx } from '../../src/store/write-tx.js';
+import { WalSync } from '../../src/store/sql/wal-sync.js';
+import { openTx } from '../../src/store/sql/write-tx.js';
 import { createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';
 
 /** A stand-in for the disk: each sync waits until the test lets it end (or fails it). */

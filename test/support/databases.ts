@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openStore } from '../../src/store/database.js';
-import { migrateToLatest } from '../../src/store/migrations.js';
+import { openStore } from '../../src/store/sql/database.js';
+import { migrateToLatest } from '../../src/store/schema/migrations.js';
 
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { openStore } from '../../src/store/database.js';
-import { migrateToLatest } from '../../src/store/migrations.js';
+import { openStore } from '../../src/store/sql/database.js';
+import { migrateToLatest } from '../../src/store/schema/migrations.js';
 import buildDist from '../cli/build-dist.js';
 import { createPostgresDatabase, type TestDialect } from './databases.js';
 

@@ -1,0 +1,123 @@
+/**
+ * The OFS read calls: the registered issues (GET /transactional/v1/ofs/issues) and offers
+ * (GET /transactional/v1/ofs/offers, .../{offer_id}), for any logged-in user; an issue's book of demand
+ * (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only) and an offer's book per category
+ * and listing (GET /operator/v1/ofs/offers/{offer_id}/book, operators only).
+ */
+import { Errors } from '../../domain/errors.js';
+import { NoQuery } from '../../schemas/common.js';
+import { OfsBookParams, OfsBookResponse, OfsIssuesResponse } from '../../schemas/ofs.js';
+import type { OfsBookService } from '../../services/ofs-book.js';
+import {
+  CURRENT_OFFER_DAYS,
+  DEFAULT_OFFERS_PAGE_SIZE,
+  MAX_OFFERS_PAGE_SIZE,
+  OfsOfferBookResponse,
+  OfsOfferParams,
+  OfsOfferResponse,
+  OfsOffersQuery,
+  OfsOffersResponse,
+} from '../../schemas/ofs-offer.js';
+import type { OfsOfferService } from '../../services/ofs-offers.js';
+import type { App } from '../app-type.js';
+import { callerOf } from '../plugins/authentication.js';
+import { errorResponses, page, success, TOKEN_ERRORS } from '../responses.js';
+
+const READ_SECURITY = [{ bearerAuth: [] }];
+
+export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: OfsOfferService): void {
+  app.get(
+    '/transactional/v1/ofs/offers',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary: 'The OFS offers, current ones by default: their terms, portions in shares, days and state, T day latest first, a page at a time',
+        description: [
+          "The offers under the exchanges' framework, T day latest first, then by `offer_id`: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it.",
+          `\`state\` chooses the offers: \`current\` (the default) those not finished (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN) and the finished ones (ALLOCATED, CANCELLED) whose T+1 closed, or that finished, less than ${CURRENT_OFFER_DAYS} days ago, so that their results stay in view through the settlement; \`all\` every offer; or one state.`,
+          `\`offset\` is the page number (from 1, default 1) and \`limit\` the page size (1 to ${MAX_OFFERS_PAGE_SIZE}, default ${DEFAULT_OFFERS_PAGE_SIZE}), as the order book pages; \`metadata.total_records\` counts the offers the filter keeps on all pages. \`server_time\` is the server's clock.`,
+        ].join(' '),
+        security: READ_SECURITY,
+        querystring: OfsOffersQuery,
+        response: { 200: OfsOffersResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => page('OFS offers fetched successfully', await ofsOffers.list(request.query)),
+  );
+
+  app.get(
+    '/transactional/v1/ofs/offers/:offer_id',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary: 'One OFS offer, as the list gives it',
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: NoQuery,
+        response: { 200: OfsOfferResponse, ...errorResponses(...TOKEN_ERRORS, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('OFS offer fetched successfully', await ofsOffers.get(request.params.offer_id)),
+  );
+
+  app.get(
+    '/operator/v1/ofs/offers/:offer_id/book',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['operator'],
+        summary: "An offer's book: the broker's bids and allotments per category and listing, and the open non-retail demand by price (operators only)",
+        description:
+          "For users the operator made operators; anyone else gets 403 e-214. `offer` is the offer as its read call answers it (portions, state, indicative price, cut-offs, `awaiting_operator`); `categories` sums the broker's bids of each category, in all and per listing: what is still bid for and what was allotted; `non_retail_demand` is the live non-retail demand by price, highest first, with the demand at or above each price.",
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: NoQuery,
+        response: { 200: OfsOfferBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.OPERATOR_REQUIRED, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('OFS offer book fetched successfully', await ofsBook.operatorOfferBook(callerOf(request), request.params.offer_id)),
+  );
+
+  app.get(
+    '/transactional/v1/ofs/issues',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary: 'The registered OFS issues and where their bidding windows stand, newest first',
+        description:
+          "Every registered issue, allocated ones included. `state` is ALLOCATED once the allocation has run, else the state of the window of the caller's own category; `retail_window` and `non_retail_window` give both. `server_time` is the server's clock, to count down from.",
+        security: READ_SECURITY,
+        querystring: NoQuery,
+        response: { 200: OfsIssuesResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
+      },
+    },
+    async (request) => success('OFS issues fetched successfully', await ofsBook.listIssues(callerOf(request))),
+  );
+
+  app.get(
+    '/operator/v1/ofs/:exchange/:scrip_token/book',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['operator'],
+        summary: "An OFS issue's book: demand by price, clearing prices and allotments (operators only)",
+        description:
+          "For users the operator made operators (`ordergate users set-operator`); anyone else gets 403 e-214. `demand` sums the live bids by price level, highest first, with the demand at or above each price; `clearing` is what each category's demand implies by the allocation's own rules, as if the windows closed now; `allotted` is what the allocation allotted, null until it has run.",
+        security: READ_SECURITY,
+        params: OfsBookParams,
+        querystring: NoQuery,
+        response: {
+          200: OfsBookResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.OPERATOR_REQUIRED, Errors.OFS_ISSUE_UNKNOWN, Errors.ROUTE_NOT_FOUND, Errors.INVALID_QUERY),
+        },
+      },
+    },
+    async (request) => {
+      const { exchange, scrip_token } = request.params;
+      return success('OFS book fetched successfully', await ofsBook.operatorBook(callerOf(request), exchange, Number(scrip_token)));
+    },
+  );
+}
