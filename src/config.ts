@@ -8,8 +8,8 @@ import Type, { type StaticDecode, type TSchema } from 'typebox';
 import type { TLocalizedValidationError } from 'typebox/error';
 import Value from 'typebox/value';
 import { PASSWORD_HASH_COSTS } from './auth/credentials.js';
-import { DAILY_END_PATTERN } from './domain/session-end.js';
-import { genericAlgoIdsText, parseGenericAlgoIds, type GenericAlgoIds } from './domain/algo-rules.js';
+import { DAILY_END_PATTERN } from './domain/access/session-end.js';
+import { genericAlgoIdsText, parseGenericAlgoIds, type GenericAlgoIds } from './domain/orders/algo-rules.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -5,7 +5,7 @@
  */
 import { userInfo } from 'node:os';
 import { Command, Option } from 'commander';
-import type { AlgoRegistration } from '../domain/algo-rules.js';
+import type { AlgoRegistration } from '../domain/orders/algo-rules.js';
 import type { AlgoService } from '../services/algos.js';
 import { isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 

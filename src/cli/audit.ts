@@ -5,8 +5,8 @@
  * file against the database's record of it (docs/design/audit.md).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import type { AuditArchiveRecord } from '../domain/audit.js';
-import { formatPrice } from '../domain/ofs-issue.js';
+import type { AuditArchiveRecord } from '../domain/access/audit.js';
+import { formatPrice } from '../domain/ofs/issue/issue.js';
 import { AuditArchiveService, AuditTrailService, type AuditEntry } from '../services/audit.js';
 import { AuditRepository } from '../store/access/audit.js';
 import { isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';

@@ -13,9 +13,9 @@
  * user joins it later.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { availablePaise, type FundsAccount } from '../domain/funds.js';
-import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
-import { formatRupees } from '../domain/ofs-rules.js';
+import { availablePaise, type FundsAccount } from '../domain/funds/funds.js';
+import type { MarginType, UserCategory } from '../domain/ofs/offer/offer.js';
+import { formatRupees } from '../domain/ofs/rules.js';
 import type { OfsOfferImport } from '../schemas/ofs-offer.js';
 import { AdminError, DEMO_MF_USER_ID, DEMO_NII_USER_ID, DEMO_PASSWORD, DEMO_USER_ID, DEMO_USER_IDS } from '../services/admin.js';
 import type { OfsOfferRepository } from '../store/ofs/offers.js';

@@ -11,9 +11,9 @@
 import { EXAMPLE_BID } from '../schemas/orders.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { ApiError, Errors } from '../domain/errors.js';
-import { availablePaise, type FundsAccount } from '../domain/funds.js';
-import type { OfsIssue } from '../domain/ofs-issue.js';
-import { formatRupees } from '../domain/ofs-rules.js';
+import { availablePaise, type FundsAccount } from '../domain/funds/funds.js';
+import type { OfsIssue } from '../domain/ofs/issue/issue.js';
+import { formatRupees } from '../domain/ofs/rules.js';
 import type { OfsIssueImport } from '../schemas/ofs-issue.js';
 import { AdminError, DEMO_PASSWORD, DEMO_USER_ID, DEMO_USER_IDS } from '../services/admin.js';
 import type { AuthService } from '../services/auth.js';

@@ -4,8 +4,8 @@
  * user's bids against the available funds.
  */
 import { Command } from 'commander';
-import { availablePaise, type FundsAccount, type FundsLedgerEntry } from '../domain/funds.js';
-import { formatPrice } from '../domain/ofs-issue.js';
+import { availablePaise, type FundsAccount, type FundsLedgerEntry } from '../domain/funds/funds.js';
+import { formatPrice } from '../domain/ofs/issue/issue.js';
 import { isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 const ACCOUNT_HELP = [

@@ -1,11 +1,11 @@
 /**
  * `ordergate ofs holidays import|list`: the exchanges' holidays, which settlement days (T+1, T+2) skip
- * with the weekends (src/domain/trading-calendar.ts). The file format is ours: a JSON array of
+ * with the weekends (src/domain/ofs/trading-calendar.ts). The file format is ours: a JSON array of
  * `{"date": "YYYY-MM-DD", "description": "..."}`; an import replaces each year it names, as the exchanges
  * publish their lists per year.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { MAX_DESCRIPTION_LENGTH, MAX_HOLIDAY_ENTRIES, MAX_HOLIDAYS_PER_YEAR, parseHolidayList, weekdayOf } from '../domain/trading-calendar.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_HOLIDAY_ENTRIES, MAX_HOLIDAYS_PER_YEAR, parseHolidayList, weekdayOf } from '../domain/ofs/trading-calendar.js';
 import { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { CliError, readJsonFile, withWorkspace, type CliIo } from './context.js';
 

@@ -4,9 +4,9 @@
  * answer to an under-subscribed T day (go on, or cancel the offer); an offer's eligible employees.
  */
 import { Command } from 'commander';
-import { displayToken, unsafeTextIn } from '../domain/display-text.js';
-import { formatPrice, type OfsIssue } from '../domain/ofs-issue.js';
-import { formatDiscount, offerPortions, type Offer, type PrintedPortions } from '../domain/ofs-offer.js';
+import { displayToken, unsafeTextIn } from '../domain/ofs/display-text.js';
+import { formatPrice, type OfsIssue } from '../domain/ofs/issue/issue.js';
+import { formatDiscount, offerPortions, type Offer, type PrintedPortions } from '../domain/ofs/offer/offer.js';
 import { AdminError, parseOfsImport, type OfsImport } from '../services/admin.js';
 import { CliError, isoInstant, readJsonFile, withWorkspace, writeFields, type CliIo } from './context.js';
 import { holidaysCommand } from './ofs-holidays.js';

@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
-import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs-offer.js';
-import { formatPrice } from '../domain/ofs-issue.js';
+import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs/offer/offer.js';
+import { formatPrice } from '../domain/ofs/issue/issue.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */

@@ -3,7 +3,7 @@
  * deliveries. The signing secret is printed once, by `add`, alone on the last line.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { DeliveryStatus, ListedDelivery } from '../domain/webhooks.js';
+import type { DeliveryStatus, ListedDelivery } from '../domain/orders/webhooks.js';
 import { AdminError } from '../services/admin.js';
 import { DELIVERY_STATUSES, WebhookAdminService } from '../services/webhooks.js';
 import { WebhookRepository } from '../store/orders/webhooks.js';

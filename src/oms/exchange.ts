@@ -9,8 +9,8 @@
  * gateway sends ours as the client order reference). That is what makes `findBids` possible, and `findBids` is
  * what lets the OMS resume after a crash without transmitting an order twice.
  */
-import type { BidderCategory, BidTerms } from '../domain/ofs-rules.js';
-import type { MarginType, OfferCategory } from '../domain/ofs-offer.js';
+import type { BidderCategory, BidTerms } from '../domain/ofs/rules.js';
+import type { MarginType, OfferCategory } from '../domain/ofs/offer/offer.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 
 /** What the exchange knows of a bid. */

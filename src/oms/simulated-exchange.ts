@@ -2,21 +2,21 @@
  * A simulated OFS exchange, so that the whole flow (bid, modify, cancel, allocation) runs on one machine.
  * It keeps its own book in the database (sim_exchange_bids), reads the instrument master from ordergate's
  * OFS registry, takes its time from the injected clock, and at the later close of an issue's two windows
- * runs the allocation rule (src/domain/allocation.ts) over the bids still live, once, leaving one event per
+ * runs the allocation rule (src/domain/ofs/issue/allocation.ts) over the bids still live, once, leaving one event per
  * bid for the OMS (sim_exchange_events).
  *
  * Every change is one transaction, and placement, allocation and acknowledgement are conditional writes,
  * so several OMS workers (threads of one process or processes on one database) may call it at once.
  */
-import { allocateOfs, type AllocationBid } from '../domain/allocation.js';
-import type { OfsIssue } from '../domain/ofs-issue.js';
-import { allocationViolations, isBidderCategory, termsViolations, windowViolations, type BidderCategory, type BidTerms } from '../domain/ofs-rules.js';
+import { allocateOfs, type AllocationBid } from '../domain/ofs/issue/allocation.js';
+import type { OfsIssue } from '../domain/ofs/issue/issue.js';
+import { allocationViolations, isBidderCategory, termsViolations, windowViolations, type BidderCategory, type BidTerms } from '../domain/ofs/rules.js';
 import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs/issues.js';
 import type { OfferRegistration, OfsOfferRepository } from '../store/ofs/offers.js';
-import { formatPrice } from '../domain/ofs-issue.js';
-import { indicativePrice, isNonRetailCategory, offerState, tAllocationWait, type OfferCategory } from '../domain/ofs-offer.js';
-import { issueInstrument, offerInstrument } from '../domain/instruments.js';
+import { formatPrice } from '../domain/ofs/issue/issue.js';
+import { indicativePrice, isNonRetailCategory, offerState, tAllocationWait, type OfferCategory } from '../domain/ofs/offer/offer.js';
+import { issueInstrument, offerInstrument } from '../domain/ofs/instruments.js';
 import {
   carryForwardViolations,
   describeCategory,
@@ -25,9 +25,9 @@ import {
   offerDayViolations,
   offerPriceViolations,
   type BidAction,
-} from '../domain/ofs-offer-rules.js';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid } from '../domain/ofs-offer-allocation.js';
-import { tickViolations } from '../domain/ofs-rules.js';
+} from '../domain/ofs/offer/rules.js';
+import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid } from '../domain/ofs/offer/allocation.js';
+import { tickViolations } from '../domain/ofs/rules.js';
 import type { Store } from '../store/sql/database.js';
 import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/ofs/sim-exchange.js';
 import type { StoreTx } from '../store/sql/write-tx.js';

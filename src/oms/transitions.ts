@@ -2,15 +2,23 @@
  * The OMS's order state machine (docs/design/oms.md, "Lifecycle"): what becomes of an order at each step of
  * the worker, given what the store and the exchange said. Pure functions: plain data in, the order changes
  * (or the decision) out; the worker (worker.ts) reads, locks, calls the exchange and applies what they
- * answer. What a bid blocks of its bidder's funds is decided in src/domain/funds-blocking.ts.
+ * answer. What a bid blocks of its bidder's funds is decided in src/domain/funds/blocking.ts.
  */
-import { admissionBlock, blockAfterModification, blockAfterTAllocation, fundsShortfall, releasesBlock } from '../domain/funds-blocking.js';
-import type { OfsIssue } from '../domain/ofs-issue.js';
-import { offerState, type OfferRegistration } from '../domain/ofs-offer.js';
-import { offerDayViolations } from '../domain/ofs-offer-rules.js';
-import { formatRupees, windowViolations, type BidTerms, type IssuePrices } from '../domain/ofs-rules.js';
-import { averageTradedPricePaise, EXCHANGE_ORIGIN, OMS_ORIGIN, tradeOfAllotment, type ChangeOrigin, type Order, type OrderChange } from '../domain/order.js';
-import { isLiveStatus, OrderStatus } from '../domain/order-status.js';
+import { admissionBlock, blockAfterModification, blockAfterTAllocation, fundsShortfall, releasesBlock } from '../domain/funds/blocking.js';
+import type { OfsIssue } from '../domain/ofs/issue/issue.js';
+import { offerState, type OfferRegistration } from '../domain/ofs/offer/offer.js';
+import { offerDayViolations } from '../domain/ofs/offer/rules.js';
+import { formatRupees, windowViolations, type BidTerms, type IssuePrices } from '../domain/ofs/rules.js';
+import {
+  averageTradedPricePaise,
+  EXCHANGE_ORIGIN,
+  OMS_ORIGIN,
+  tradeOfAllotment,
+  type ChangeOrigin,
+  type Order,
+  type OrderChange,
+} from '../domain/orders/order.js';
+import { isLiveStatus, OrderStatus } from '../domain/orders/status.js';
 import type { ChangeResult, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
 
 /** Orders at the exchange, as far as the OMS knows. */

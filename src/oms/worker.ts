@@ -6,7 +6,7 @@
  * This file does the I/O: it reads and locks the orders (and the funds accounts), calls the exchange and
  * applies the changes. The outbox loop (passes, leases, back-off) is outbox-loop.ts; what becomes of an
  * order at each step is decided by the pure functions of transitions.ts, and what it blocks of its
- * bidder's funds by src/domain/funds-blocking.ts.
+ * bidder's funds by src/domain/funds/blocking.ts.
  *
  * Placements go in batches: the whole batch is admitted (EXXMITTED) in one commit, sent to the exchange in
  * one call, and settled (PENDING or ORDERERROR, with its outbox entries done) in one more commit. With an
@@ -23,11 +23,11 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { availablePaise } from '../domain/funds.js';
-import { blockFollowsTerms, blockToRaisePaise } from '../domain/funds-blocking.js';
-import type { BidTerms, IssuePrices } from '../domain/ofs-rules.js';
-import type { Order, OrderChange } from '../domain/order.js';
-import { OrderStatus } from '../domain/order-status.js';
+import { availablePaise } from '../domain/funds/funds.js';
+import { blockFollowsTerms, blockToRaisePaise } from '../domain/funds/blocking.js';
+import type { BidTerms, IssuePrices } from '../domain/ofs/rules.js';
+import type { Order, OrderChange } from '../domain/orders/order.js';
+import { OrderStatus } from '../domain/orders/status.js';
 import type { ExchangeOperation, OmsMetrics } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/sql/database.js';
 import type { FundsRepository } from '../store/funds/funds.js';
@@ -38,9 +38,9 @@ import type { OrderRepository } from '../store/orders/orders.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 import type { ExchangeAdapter, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
 import type { InstrumentGuard } from './instrument-guard.js';
-import { instrumentOfOrder } from '../domain/instruments.js';
-import { offerSettlementTime, settlementTime } from '../domain/trades.js';
-import { NO_HOLIDAYS } from '../domain/trading-calendar.js';
+import { instrumentOfOrder } from '../domain/ofs/instruments.js';
+import { offerSettlementTime, settlementTime } from '../domain/funds/trades.js';
+import { NO_HOLIDAYS } from '../domain/ofs/trading-calendar.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { DatabaseUnavailableError } from '../domain/errors.js';
 import { OutboxLoop, yieldToEventLoop, type BatchLease } from './outbox-loop.js';

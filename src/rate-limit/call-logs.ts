@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { admitCall, type SlidingWindowDecision } from '../domain/sliding-window.js';
+import { admitCall, type SlidingWindowDecision } from '../domain/access/sliding-window.js';
 import type { RedisLink } from './redis-link.js';
 
 const SWEEP_INTERVAL_MS = 1000;

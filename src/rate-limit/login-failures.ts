@@ -6,7 +6,7 @@
  * remembers alone, as the call logs do.
  */
 import type { Redis } from 'ioredis';
-import type { PairFailures } from '../domain/login-backoff.js';
+import type { PairFailures } from '../domain/access/login-backoff.js';
 import type { RedisLink } from './redis-link.js';
 
 /** A pair's failures are forgotten this long after its last one (well beyond any back-off). */

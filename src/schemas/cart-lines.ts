@@ -1,16 +1,16 @@
 /**
  * The `orders` field of an order cart, parsed at the edge: a string that must hold a JSON array of 1 to 50
  * order lines. Parse the string, check each line against its schema, then the domain's rules across the
- * fields of a line (src/domain/cart-line.ts). Every fault of every line is reported, named `orders[i].Field`
+ * fields of a line (src/domain/orders/cart-line.ts). Every fault of every line is reported, named `orders[i].Field`
  * (i from 0). Execution checks a stored line the same way, and the bid of an OFS line against the
  * place-order schema, as a single bid's body is checked. Saving also checks the price of each OFS line of a
  * registered issue against that issue (registeredIssueViolations).
  */
-import { lineRuleViolations, MAX_CART_LINES, MAX_LINE_DEPTH, type CartLine } from '../domain/cart-line.js';
-import { asLineViolations, matchOfsIssue, ofsBidOfLine, productViolations, ROUTABLE_PRODUCT, savedBidViolations } from '../domain/cart-placement.js';
+import { lineRuleViolations, MAX_CART_LINES, MAX_LINE_DEPTH, type CartLine } from '../domain/orders/cart-line.js';
+import { asLineViolations, matchOfsIssue, ofsBidOfLine, productViolations, ROUTABLE_PRODUCT, savedBidViolations } from '../domain/orders/cart-placement.js';
 import { Errors, type Violation } from '../domain/errors.js';
 import { prototypeKeyIn, unstorableStringIn } from '../domain/json-safety.js';
-import type { OfsIssue } from '../domain/ofs-issue.js';
+import type { OfsIssue } from '../domain/ofs/issue/issue.js';
 import { OrderLine } from './ordercart.js';
 import { OfsOrderRequest } from './orders.js';
 import { compileChecker, createAjv } from './validator.js';

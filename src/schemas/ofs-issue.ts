@@ -1,6 +1,6 @@
 /** The import format of `ordergate ofs import`: a JSON array of OFS issues (product.md). */
 import Type, { type Static } from 'typebox';
-import { EXCHANGE_SERIES_PATTERN, EXCHANGE_SERIES_RULE, EXCHANGE_SYMBOL_PATTERN, EXCHANGE_SYMBOL_RULE } from '../domain/display-text.js';
+import { EXCHANGE_SERIES_PATTERN, EXCHANGE_SERIES_RULE, EXCHANGE_SYMBOL_PATTERN, EXCHANGE_SYMBOL_RULE } from '../domain/ofs/display-text.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
@@ -16,7 +16,7 @@ export const SettlementDelaySeconds = (absent: string) =>
   );
 
 /**
- * An exchange's symbol and series, only as the exchanges write them (domain/display-text.ts): nothing
+ * An exchange's symbol and series, only as the exchanges write them (domain/ofs/display-text.ts): nothing
  * else reaches the database or a line of the CLI's output. The description is what a refusal says.
  */
 export const ExchangeSymbol = (description: string) =>

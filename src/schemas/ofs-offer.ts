@@ -5,7 +5,7 @@
  * that every tool reads the same file.
  */
 import Type, { type Static } from 'typebox';
-import { OFFER_STATES } from '../domain/ofs-offer.js';
+import { OFFER_STATES } from '../domain/ofs/offer/offer.js';
 import { PagedEnvelope, SuccessEnvelope } from './common.js';
 import { PAGE_QUERY_FIELDS, PageMetadata } from './odin-fields.js';
 import { ObjectOrNull, Shares, StringEnum } from './ofs.js';

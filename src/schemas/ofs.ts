@@ -6,8 +6,8 @@
  */
 import Type, { type Static, type TObject } from 'typebox';
 import { Errors } from '../domain/errors.js';
-import { ISSUE_STATES, WINDOW_STATES } from '../domain/ofs-book.js';
-import { MARGIN_TYPES, USER_CATEGORIES } from '../domain/ofs-offer.js';
+import { ISSUE_STATES, WINDOW_STATES } from '../domain/ofs/issue/book.js';
+import { MARGIN_TYPES, USER_CATEGORIES } from '../domain/ofs/offer/offer.js';
 import { SuccessEnvelope, withCode } from './common.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-11-24T03:45:00.000Z'] });

@@ -4,7 +4,7 @@
  * follow "must be": cart-line validation turns it into the message of a failed line field.
  */
 import Type, { type Static } from 'typebox';
-import { CART_ORDER_TYPES, CART_PRODUCT_TYPES, CART_TRANSACTION_TYPES, CART_VALIDITIES, type CartLine } from '../domain/cart-line.js';
+import { CART_ORDER_TYPES, CART_PRODUCT_TYPES, CART_TRANSACTION_TYPES, CART_VALIDITIES, type CartLine } from '../domain/orders/cart-line.js';
 import { Errors } from '../domain/errors.js';
 import { FieldErrorSchema, MessageList, SuccessEnvelope, withCode } from './common.js';
 import { PAGE_QUERY_FIELDS } from './odin-fields.js';

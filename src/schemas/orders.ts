@@ -3,11 +3,11 @@ import Type, { type Static } from 'typebox';
 import { Errors, type ErrorKind } from '../domain/errors.js';
 import { PagedEnvelope, SuccessEnvelope, withCode } from './common.js';
 import { Count, OdinTime, PAGE_QUERY_FIELDS, PageMetadata, PriceText, Text } from './odin-fields.js';
-import { ORDER_STATUS_CODES } from '../domain/odin.js';
-import { OrderStatus } from '../domain/order-status.js';
-import { BIDDER_CATEGORIES } from '../domain/ofs-rules.js';
-import { OFS_ORDER_TYPES, OFS_PRODUCT_TYPE, OFS_TRANSACTION_TYPE } from '../domain/ofs-bid.js';
-import { OFS_EXCHANGES } from '../domain/ofs-issue.js';
+import { ORDER_STATUS_CODES } from '../domain/orders/odin.js';
+import { OrderStatus } from '../domain/orders/status.js';
+import { BIDDER_CATEGORIES } from '../domain/ofs/rules.js';
+import { OFS_ORDER_TYPES, OFS_PRODUCT_TYPE, OFS_TRANSACTION_TYPE } from '../domain/ofs/bid.js';
+import { OFS_EXCHANGES } from '../domain/ofs/issue/issue.js';
 
 /**
  * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code

@@ -5,7 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
-import { POSITION_TYPES } from '../domain/trades.js';
+import { POSITION_TYPES } from '../domain/funds/trades.js';
 import { PagedEnvelope, SuccessEnvelope, withCode } from './common.js';
 import { Count, OdinTime, PAGE_QUERY_FIELDS, PageMetadata, PriceText, Text } from './odin-fields.js';
 

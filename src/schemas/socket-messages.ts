@@ -1,16 +1,16 @@
 /**
  * Wire shapes of the live order socket's messages (odin-compat.md, "The live order socket"): ODIN's field
- * names and codes, as src/domain/socket-messages.ts writes them.
+ * names and codes, as src/domain/orders/socket-messages.ts writes them.
  */
 import Type, { type Static } from 'typebox';
-import { SOCKET_DAY_VALIDITY, SOCKET_PRODUCT_CODE } from '../domain/odin.js';
+import { SOCKET_DAY_VALIDITY, SOCKET_PRODUCT_CODE } from '../domain/orders/odin.js';
 import {
   ORDER_MESSAGE_TYPE,
   SOCKET_INSTRUMENT_NAME,
   TRADE_MESSAGE_TYPE,
   type OrderMessage as OrderMessageOfDomain,
   type TradeMessage as TradeMessageOfDomain,
-} from '../domain/socket-messages.js';
+} from '../domain/orders/socket-messages.js';
 
 const Code = (description: string) => Type.Integer({ description });
 const Quantity = (description: string) => Type.Integer({ minimum: 0, description });

@@ -2,20 +2,20 @@
  * Operator actions behind the `ordergate` CLI (and the tests' fixtures): users, API keys and the OFS
  * registry. Each works directly on the database; no server needs to run.
  */
-import { parseRupeeAmount } from '../domain/funds.js';
-import { canonicalAddress } from '../domain/ip-address.js';
-import { addressChangeRefusal, keyAddressesProblem } from '../domain/static-ip.js';
-import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/second-factor.js';
-import type { ApiKeyInfo } from '../domain/user.js';
+import { parseRupeeAmount } from '../domain/funds/funds.js';
+import { canonicalAddress } from '../domain/access/ip-address.js';
+import { addressChangeRefusal, keyAddressesProblem } from '../domain/access/static-ip.js';
+import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/access/second-factor.js';
+import type { ApiKeyInfo } from '../domain/access/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
-import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
+import { rupeesToPaise, type OfsIssue } from '../domain/ofs/issue/issue.js';
 import { OfsIssueImport as OfsIssueImportSchema, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../schemas/ofs-offer.js';
 import { compileChecker, createAjv } from '../schemas/validator.js';
 import { OfferConflictError, type OfsOfferRepository } from '../store/ofs/offers.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
-import { NO_HOLIDAYS } from '../domain/trading-calendar.js';
-import { formatInstant, type BidderCategory } from '../domain/ofs-rules.js';
+import { NO_HOLIDAYS } from '../domain/ofs/trading-calendar.js';
+import { formatInstant, type BidderCategory } from '../domain/ofs/rules.js';
 import {
   defaultGreenShoeDecisionBy,
   offerCalendarProblems,
@@ -29,7 +29,7 @@ import {
   type Offer,
   type PrintedPortions,
   type UserCategory,
-} from '../domain/ofs-offer.js';
+} from '../domain/ofs/offer/offer.js';
 import type { ApiKeyAddressChange, SecondFactorEvent, UserRepository } from '../store/access/users.js';
 
 export class AdminError extends Error {

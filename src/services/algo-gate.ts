@@ -3,7 +3,7 @@
  * (or a modification) is batched for its commit, the algo ID it carries is judged against the registry and
  * the order is counted in its user's threshold of orders a second in its exchange segment, in the call log
  * the rate limits use (this node's memory, or Redis shared by every node). Inside the commit's transaction
- * the kill switch is judged again (domain/order-entry.ts), against the algo's row as locked there.
+ * the kill switch is judged again (domain/orders/entry.ts), against the algo's row as locked there.
  */
 import {
   isRegisteredAlgoOrder,
@@ -13,7 +13,7 @@ import {
   THRESHOLD_WINDOW_MS,
   type GenericAlgoIds,
   type OrderAlgo,
-} from '../domain/algo-rules.js';
+} from '../domain/orders/algo-rules.js';
 import { memoryAdmit, type Admit } from '../rate-limit/call-logs.js';
 import type { AlgoRepository } from '../store/orders/algos.js';
 

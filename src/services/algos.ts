@@ -15,7 +15,7 @@ import {
   type AlgoRegistration,
   type AlgoSegment,
   type GenericAlgoIds,
-} from '../domain/algo-rules.js';
+} from '../domain/orders/algo-rules.js';
 import type { AlgoChange, AlgoRepository } from '../store/orders/algos.js';
 import type { Store } from '../store/sql/database.js';
 import type { UserRepository } from '../store/access/users.js';

@@ -18,7 +18,7 @@ import {
   type AuditedOrderChange,
   type AuditRequest,
   type NewAuditRequest,
-} from '../domain/audit.js';
+} from '../domain/access/audit.js';
 import type { AuditFilter, AuditRepository } from '../store/access/audit.js';
 import { DatabaseUnavailableError } from '../domain/errors.js';
 

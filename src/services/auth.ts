@@ -7,13 +7,13 @@
 import { newAccessToken, OWASP_PASSWORD_HASHER, sha256Hex, verifyPassword, verifyTotp, type PasswordHasher } from '../auth/credentials.js';
 import { PasswordChecks } from '../auth/password-checks.js';
 import { ApiError, Errors } from '../domain/errors.js';
-import type { MarginType, UserCategory } from '../domain/ofs-offer.js';
-import type { BidderCategory } from '../domain/ofs-rules.js';
-import type { Session } from '../domain/user.js';
+import type { MarginType, UserCategory } from '../domain/ofs/offer/offer.js';
+import type { BidderCategory } from '../domain/ofs/rules.js';
+import type { Session } from '../domain/access/user.js';
 import type { UserRepository } from '../store/access/users.js';
-import { keyAddressRefusal } from '../domain/static-ip.js';
-import { locksSecondFactor, secondFactorGate, secondFactorRefusal, type SecondFactorCount, type SecondFactorLimits } from '../domain/second-factor.js';
-import { dailyEndMinutes, tokenExpiry } from '../domain/session-end.js';
+import { keyAddressRefusal } from '../domain/access/static-ip.js';
+import { locksSecondFactor, secondFactorGate, secondFactorRefusal, type SecondFactorCount, type SecondFactorLimits } from '../domain/access/second-factor.js';
+import { dailyEndMinutes, tokenExpiry } from '../domain/access/session-end.js';
 import type { Limits } from '../config.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */

@@ -2,9 +2,9 @@
  * Users' funds (docs/design/funds.md): the operator's deposits and withdrawals behind `ordergate funds`,
  * and the balance a user reads over the API. What bids block and allotments debit is the OMS's part.
  */
-import { availablePaise, parseRupeeAmount, type FundsAccount, type FundsLedgerEntry } from '../domain/funds.js';
-import { formatPrice } from '../domain/ofs-issue.js';
-import { formatRupees } from '../domain/ofs-rules.js';
+import { availablePaise, parseRupeeAmount, type FundsAccount, type FundsLedgerEntry } from '../domain/funds/funds.js';
+import { formatPrice } from '../domain/ofs/issue/issue.js';
+import { formatRupees } from '../domain/ofs/rules.js';
 import type { FundsBalance } from '../schemas/funds.js';
 import type { Store } from '../store/sql/database.js';
 import type { FundsRepository } from '../store/funds/funds.js';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, Errors, DatabaseUnavailableError } from '../domain/errors.js';
-import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/idempotency.js';
+import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/orders/idempotency.js';
 import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/orders/idempotency.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 

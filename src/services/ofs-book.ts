@@ -4,11 +4,11 @@
  * an offer's book per category and listing, for operators only.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook, type CategoryClearing, type OfsBook } from '../domain/ofs-book.js';
-import type { BidderCategory } from '../domain/ofs-rules.js';
+import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook, type CategoryClearing, type OfsBook } from '../domain/ofs/issue/book.js';
+import type { BidderCategory } from '../domain/ofs/rules.js';
 import type { OfsBookData, OfsIssueEntry, OfsIssuesData } from '../schemas/ofs.js';
 import type { OfsOfferBookData } from '../schemas/ofs-offer.js';
-import { offerBook, type OfferBookFigures } from '../domain/ofs-offer-book.js';
+import { offerBook, type OfferBookFigures } from '../domain/ofs/offer/book.js';
 import type { OfsOfferRepository } from '../store/ofs/offers.js';
 import { toOfferEntry } from './ofs-offers.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';

@@ -14,8 +14,8 @@ import {
   type Offer,
   type SeriesValueLimits,
   type TAllocationWait,
-} from '../domain/ofs-offer.js';
-import { NO_HOLIDAYS, settlementInstant, type TradingCalendar } from '../domain/trading-calendar.js';
+} from '../domain/ofs/offer/offer.js';
+import { NO_HOLIDAYS, settlementInstant, type TradingCalendar } from '../domain/ofs/trading-calendar.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import {
   CURRENT_OFFER_DAYS,

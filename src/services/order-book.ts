@@ -3,7 +3,7 @@
  * sees only their own orders; another user's order answers exactly like one that does not exist.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { statusesOf } from '../domain/odin.js';
+import { statusesOf } from '../domain/orders/odin.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import { toOrderBookEntry, toOrderHistoryEntry } from '../schemas/mappers/orders.js';
 import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';

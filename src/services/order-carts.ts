@@ -8,10 +8,10 @@
  */
 import { DEFAULT_LIMITS, type Limits } from '../config.js';
 import { timeOrderedId } from '../ids.js';
-import { asLineViolations, executionOutcome, failedLine, matchOfsIssue, ROUTABLE_PRODUCT, type LineResult } from '../domain/cart-placement.js';
+import { asLineViolations, executionOutcome, failedLine, matchOfsIssue, ROUTABLE_PRODUCT, type LineResult } from '../domain/orders/cart-placement.js';
 import { lineBid, parseCartOrders, registeredIssueViolations, unplaceableLineViolations } from '../schemas/cart-lines.js';
 import { ApiError, Errors, type Violation } from '../domain/errors.js';
-import type { OfsIssue } from '../domain/ofs-issue.js';
+import type { OfsIssue } from '../domain/ofs/issue/issue.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import {
   DEFAULT_CART_PAGE_SIZE,
@@ -22,7 +22,7 @@ import {
   type UpdateOrderCartRequest,
 } from '../schemas/ordercart.js';
 import type { OfsIssueRepository } from '../store/ofs/issues.js';
-import { cartNameViolations, type StoredOrderCart } from '../domain/order-cart.js';
+import { cartNameViolations, type StoredOrderCart } from '../domain/orders/cart.js';
 import type { OrderCartRepository } from '../store/orders/carts.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction, KeptSteps } from './idempotency.js';

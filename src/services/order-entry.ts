@@ -3,16 +3,16 @@
  * change with its outbox entry for the OMS. Request-alone rules run first (400), then the caller rules
  * (403); then the request becomes a command for the group commit (group-commit.ts), which runs a whole
  * batch of commands in one transaction: this service reads and locks what they are judged on (read), the
- * domain's rules judge each against that snapshot (domain/order-entry.ts: the order 404/409, the issue or
+ * domain's rules judge each against that snapshot (domain/orders/entry.ts: the order 404/409, the issue or
  * offer and the pre-trade checks 422), and the accepted changes are written together (write). Each change
  * is acknowledged only after that transaction has committed.
  */
 import { timeOrderedId } from '../ids.js';
 import { ApiError } from '../domain/errors.js';
-import { callerViolations, crossFieldViolations, modifyPathViolations, type ModifiedTerms } from '../domain/ofs-bid.js';
-import { rupeesToPaise, type OfsIssue } from '../domain/ofs-issue.js';
-import type { OfferRegistration } from '../domain/ofs-offer.js';
-import type { OfferBidder } from '../domain/ofs-offer-rules.js';
+import { callerViolations, crossFieldViolations, modifyPathViolations, type ModifiedTerms } from '../domain/ofs/bid.js';
+import { rupeesToPaise, type OfsIssue } from '../domain/ofs/issue/issue.js';
+import type { OfferRegistration } from '../domain/ofs/offer/offer.js';
+import type { OfferBidder } from '../domain/ofs/offer/rules.js';
 import {
   BatchSnapshot,
   issueKey,
@@ -22,8 +22,8 @@ import {
   type ModifyCommand,
   type PlaceCommand,
   type Requester,
-} from '../domain/order-entry.js';
-import { acceptedOrder, type OrderChange } from '../domain/order.js';
+} from '../domain/orders/entry.js';
+import { acceptedOrder, type OrderChange } from '../domain/orders/order.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
 import type { Store } from '../store/sql/database.js';
 import type { OrderEntryMetrics } from '../metrics/operator-metrics.js';

@@ -17,11 +17,11 @@
  */
 import type { Logger } from 'pino';
 import { ApiError, Errors } from '../domain/errors.js';
-import type { StreamCaps } from '../domain/stream-limits.js';
+import type { StreamCaps } from '../domain/access/stream-limits.js';
 import { StreamQuota } from './stream-quota.js';
 import type { OrderEvent } from '../schemas/events.js';
 import { toOrderEvent } from '../schemas/mappers/orders.js';
-import type { OrderEventRecord } from '../domain/order.js';
+import type { OrderEventRecord } from '../domain/orders/order.js';
 import type { EventHorizon, OrderEventRepository } from '../store/orders/events.js';
 
 /** The longest pause of the poller after failed polls (a database outage). */

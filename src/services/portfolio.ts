@@ -3,7 +3,7 @@
  * trade; a trade's shares are a position until it settles, then a holding. A user sees only their own.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { portfolioOf, tradesOfPositionType, type PositionType } from '../domain/trades.js';
+import { portfolioOf, tradesOfPositionType, type PositionType } from '../domain/funds/trades.js';
 import { toHoldingEntry, toPositionEntry, toTradeEntry } from '../schemas/mappers/portfolio.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import { MAX_TRADE_ORDER_IDS, type HoldingEntry, type PositionEntry, type TradeBookQuery, type TradeEntry } from '../schemas/portfolio.js';

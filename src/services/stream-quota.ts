@@ -1,10 +1,10 @@
 /**
- * The slots of one node's long-lived connections (src/domain/stream-limits.ts): the order-event stream and
+ * The slots of one node's long-lived connections (src/domain/access/stream-limits.ts): the order-event stream and
  * the live order socket take one each from the same quota (OrderEventsService.streams) and give it back the
  * moment they close, whatever closed them.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { pendingLimitReached, streamLimitReached, type StreamCaps } from '../domain/stream-limits.js';
+import { pendingLimitReached, streamLimitReached, type StreamCaps } from '../domain/access/stream-limits.js';
 import type { StreamUsage } from '../metrics/operator-metrics.js';
 
 /** What a refused stream is asked to wait before it tries again, in seconds. */

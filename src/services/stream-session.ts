@@ -9,8 +9,8 @@
  */
 import type { Logger } from 'pino';
 import type { ApiError } from '../domain/errors.js';
-import type { OrderEventRecord } from '../domain/order.js';
-import { endsSession, nextSessionCheckMs } from '../domain/stream-limits.js';
+import type { OrderEventRecord } from '../domain/orders/order.js';
+import { endsSession, nextSessionCheckMs } from '../domain/access/stream-limits.js';
 import type { OrderEvent } from '../schemas/events.js';
 import { tokenRevoked, type AuthService, type Caller } from './auth.js';
 import type { OrderEventConsumer, OrderEventsService, OrderEventSubscription } from './order-events.js';

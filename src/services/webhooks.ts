@@ -4,9 +4,9 @@
  */
 import { timeOrderedId } from '../ids.js';
 import { newWebhookSecret } from '../auth/credentials.js';
-import { literalAddress, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
+import { literalAddress, type WebhookAddressPolicy } from '../domain/orders/webhook-addresses.js';
 import { refusedResolution, type Resolver } from '../webhooks/address-guard.js';
-import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/webhooks.js';
+import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/orders/webhooks.js';
 import type { UserRepository } from '../store/access/users.js';
 import type { DeliveryFilter, WebhookRepository } from '../store/orders/webhooks.js';
 import { AdminError } from './admin.js';

@@ -1,5 +1,5 @@
 /**
- * The connection side of the webhook address rules (src/domain/webhook-addresses.ts). A name checked when
+ * The connection side of the webhook address rules (src/domain/orders/webhook-addresses.ts). A name checked when
  * the webhook was registered may resolve elsewhere at delivery, and again between a check and a connect
  * (DNS rebinding); so the check sits inside the connection: the HTTP agent resolves the name through this
  * lookup, which checks every address it got and hands exactly those to the socket. What was checked is what
@@ -8,7 +8,7 @@
 import { lookup as systemLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import { refusedAddressReason, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
+import { refusedAddressReason, type WebhookAddressPolicy } from '../domain/orders/webhook-addresses.js';
 
 /** Resolves a name to all its addresses, as `dns.lookup` with `all: true` does (tests give their own). */
 export type Resolver = (

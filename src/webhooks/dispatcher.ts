@@ -19,7 +19,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { fetch, type Agent } from 'undici';
-import { STRICT_WEBHOOK_ADDRESSES, type WebhookAddressPolicy } from '../domain/webhook-addresses.js';
+import { STRICT_WEBHOOK_ADDRESSES, type WebhookAddressPolicy } from '../domain/orders/webhook-addresses.js';
 import {
   DEFAULT_RETRY_POLICY,
   DELIVERY_ID_HEADER,
@@ -32,7 +32,7 @@ import {
   type DueDelivery,
   type RetryPolicy,
   webhookUrlProblem,
-} from '../domain/webhooks.js';
+} from '../domain/orders/webhooks.js';
 import type { WebhookMetrics } from '../metrics/operator-metrics.js';
 import { toOrderEvent } from '../schemas/mappers/orders.js';
 import type { EventHorizon, OrderEventRepository } from '../store/orders/events.js';

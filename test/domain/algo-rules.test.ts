@@ -1,4 +1,4 @@
-/** SEBI's rules for API and algo orders as plain functions (src/domain/algo-rules.ts). */
+/** SEBI's rules for API and algo orders as plain functions (src/domain/orders/algo-rules.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,7 +12,7 @@ import {
   thresholdRefusal,
   type AlgoRegistration,
   type GenericAlgoIds,
-} from '../../src/domain/algo-rules.js';
+} from '../../src/domain/orders/algo-rules.js';
 import { ApiError, Errors } from '../../src/domain/errors.js';
 
 const GENERIC: GenericAlgoIds = { NSE_EQ: 'NSEGEN', BSE_EQ: 'BSEGEN' };

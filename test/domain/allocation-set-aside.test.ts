@@ -1,10 +1,10 @@
 /**
- * The OFS allocation (src/domain/allocation.ts) sets a bad stored bid aside alone: it takes no part at all,
+ * The OFS allocation (src/domain/ofs/issue/allocation.ts) sets a bad stored bid aside alone: it takes no part at all,
  * not even its id or its place in the sort, and the others are allotted exactly as without it. Examples
  * found by test/property/allocation.property.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { allocateOfs, type AllocationBid, type AllocationInput, type AllocationResult } from '../../src/domain/allocation.js';
+import { allocateOfs, type AllocationBid, type AllocationInput, type AllocationResult } from '../../src/domain/ofs/issue/allocation.js';
 
 /** Floor 100.00, no retail cut-off price, proportionate. */
 function issue(offerQuantity: number, bids: AllocationBid[]): AllocationInput {

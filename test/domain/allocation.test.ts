@@ -1,6 +1,6 @@
-/** The OFS allocation rule (src/domain/allocation.ts), on hand-computed examples. */
+/** The OFS allocation rule (src/domain/ofs/issue/allocation.ts), on hand-computed examples. */
 import { describe, expect, it } from 'vitest';
-import { allocateOfs, type AllocationBid, type AllocationInput } from '../../src/domain/allocation.js';
+import { allocateOfs, type AllocationBid, type AllocationInput } from '../../src/domain/ofs/issue/allocation.js';
 
 /** Floor 100.00, retail cut-off 101.00. */
 function issue(overrides: Partial<AllocationInput> = {}): AllocationInput {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BID_TO_LINE_FIELD } from '../../src/domain/cart-line.js';
-import { executionOutcome, lineFieldOf, matchOfsIssue, type LineResult } from '../../src/domain/cart-placement.js';
+import { BID_TO_LINE_FIELD } from '../../src/domain/orders/cart-line.js';
+import { executionOutcome, lineFieldOf, matchOfsIssue, type LineResult } from '../../src/domain/orders/cart-placement.js';
 import { lineBid, unplaceableLineViolations } from '../../src/schemas/cart-lines.js';
 import { EXAMPLE_ORDER_LINE, OrderLine } from '../../src/schemas/ordercart.js';
 import { OfsOrderRequest } from '../../src/schemas/orders.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_CART_LINES, MAX_LINE_DEPTH } from '../../src/domain/cart-line.js';
+import { MAX_CART_LINES, MAX_LINE_DEPTH } from '../../src/domain/orders/cart-line.js';
 import { orderLineViolations, parseCartOrders } from '../../src/schemas/cart-lines.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { prototypeKeyIn, unstorableStringIn } from '../../src/domain/json-safety.js';

@@ -1,5 +1,5 @@
 /**
- * Text from outside (src/domain/display-text.ts), issue 47 row 5: the characters no imported text may hold,
+ * Text from outside (src/domain/ofs/display-text.ts), issue 47 row 5: the characters no imported text may hold,
  * named as U+XXXX; how a value is printed on a line of the CLI's output so that it cannot forge or hide a
  * line; and the exchange identifiers, symbol and series, taken only as NSE and BSE write them.
  */
@@ -13,7 +13,7 @@ import {
   quoted,
   unsafeCharacter,
   unsafeTextIn,
-} from '../../src/domain/display-text.js';
+} from '../../src/domain/ofs/display-text.js';
 
 /** Every character the rule refuses, as the brief of issue 47 lists them, and the line and paragraph separators. */
 const REFUSED = [

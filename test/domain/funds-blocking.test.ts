@@ -17,8 +17,8 @@ import {
   openTerms,
   releasesBlock,
   type BlockedBid,
-} from '../../src/domain/funds-blocking.js';
-import { LIVE_STATUSES, OrderStatus } from '../../src/domain/order-status.js';
+} from '../../src/domain/funds/blocking.js';
+import { LIVE_STATUSES, OrderStatus } from '../../src/domain/orders/status.js';
 
 const prices = { floorPricePaise: 10_000, retailCutoffPricePaise: 10_100 };
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { availablePaise, MAX_CASH_PAISE, parseRupeeAmount } from '../../src/domain/funds.js';
-import { fundsRequiredPaise, fundsShortfall } from '../../src/domain/funds-blocking.js';
-import { formatPrice } from '../../src/domain/ofs-issue.js';
-import { formatRupees } from '../../src/domain/ofs-rules.js';
+import { availablePaise, MAX_CASH_PAISE, parseRupeeAmount } from '../../src/domain/funds/funds.js';
+import { fundsRequiredPaise, fundsShortfall } from '../../src/domain/funds/blocking.js';
+import { formatPrice } from '../../src/domain/ofs/issue/issue.js';
+import { formatRupees } from '../../src/domain/ofs/rules.js';
 
 describe('rupee amounts of the funds commands', () => {
   it('reads whole rupees and up to two decimals exactly, for every amount up to the most an account holds', () => {

@@ -1,7 +1,15 @@
 /** The rules of idempotency keys: the body fingerprint, the kept statuses and what a held key answers. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type HeldKey } from '../../src/domain/idempotency.js';
+import {
+  canonicalJson,
+  decideOnHeldKey,
+  isKeptStatus,
+  LEASE_MS,
+  REPLAY_WINDOW_MS,
+  requestFingerprint,
+  type HeldKey,
+} from '../../src/domain/orders/idempotency.js';
 
 /** The same JSON value with the keys of every object in another order. */
 function shuffled(value: unknown, seed: number): unknown {

@@ -5,11 +5,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { odinMessagesOf, paiseOfRestPrice, socketTimeOfRestTime } from '../../src/domain/socket-messages.js';
+import { odinMessagesOf, paiseOfRestPrice, socketTimeOfRestTime } from '../../src/domain/orders/socket-messages.js';
 import { OrderMessage, TradeMessage } from '../../src/schemas/socket-messages.js';
-import { odinTimestamp, socketTimestamp } from '../../src/domain/odin.js';
-import { acceptedOrder, type Order } from '../../src/domain/order.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
+import { odinTimestamp, socketTimestamp } from '../../src/domain/orders/odin.js';
+import { acceptedOrder, type Order } from '../../src/domain/orders/order.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
 import { createAjv } from '../../src/schemas/validator.js';
 import { toOrderEvent } from '../../src/schemas/mappers/orders.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FINISHED_STATUSES, odinTimestamp, socketTimestamp, statusesOf, SOCKET_STATUS_CODES } from '../../src/domain/odin.js';
-import { LIVE_STATUSES, OrderStatus } from '../../src/domain/order-status.js';
+import { FINISHED_STATUSES, odinTimestamp, socketTimestamp, statusesOf, SOCKET_STATUS_CODES } from '../../src/domain/orders/odin.js';
+import { LIVE_STATUSES, OrderStatus } from '../../src/domain/orders/status.js';
 
 describe('ODIN times, in India time', () => {
   it('formats the REST time and the socket time', () => {

@@ -1,7 +1,7 @@
-/** The OFS bid rules as plain functions (src/domain/ofs-bid.ts): cross-field, caller and issue rules. */
+/** The OFS bid rules as plain functions (src/domain/ofs/bid.ts): cross-field, caller and issue rules. */
 import { describe, expect, it } from 'vitest';
-import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../../src/domain/ofs-bid.js';
-import { rupeesToPaise } from '../../src/domain/ofs-issue.js';
+import { callerViolations, crossFieldViolations, issueViolations, type OfsBid } from '../../src/domain/ofs/bid.js';
+import { rupeesToPaise } from '../../src/domain/ofs/issue/issue.js';
 import { Errors } from '../../src/domain/errors.js';
 import { sbinIssue } from '../support/fixtures.js';
 

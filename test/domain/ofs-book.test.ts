@@ -1,14 +1,14 @@
 /**
- * The console's view of an OFS issue (src/domain/ofs-book.ts): window states against the clock, the book
+ * The console's view of an OFS issue (src/domain/ofs/issue/book.ts): window states against the clock, the book
  * of demand by price level, the clearing prices, and the allotments. Properties: the running totals never
  * fall as the price falls, and the clearing prices and portions are those the allocation at close
- * (src/domain/allocation.ts) reaches on the same bids, one by one.
+ * (src/domain/ofs/issue/allocation.ts) reaches on the same bids, one by one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateOfs, type AllocationBid } from '../../src/domain/allocation.js';
-import { allottedBook, byNewestWindows, issueStatus, ofsBook, offerSplit, windowState, type BookGroup } from '../../src/domain/ofs-book.js';
-import { allocationViolations } from '../../src/domain/ofs-rules.js';
+import { allocateOfs, type AllocationBid } from '../../src/domain/ofs/issue/allocation.js';
+import { allottedBook, byNewestWindows, issueStatus, ofsBook, offerSplit, windowState, type BookGroup } from '../../src/domain/ofs/issue/book.js';
+import { allocationViolations } from '../../src/domain/ofs/rules.js';
 import { sbinIssue } from '../support/fixtures.js';
 
 const HOUR = 60 * 60 * 1000;

@@ -1,10 +1,10 @@
 /**
- * What makes a request an OFS bid is written once (src/domain/ofs-bid.ts): the place-order schema is built
+ * What makes a request an OFS bid is written once (src/domain/ofs/bid.ts): the place-order schema is built
  * from it, and a cart's OFS line is judged by ofsKindFaults. Both must then refuse exactly the same fields.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ofsKindFaults } from '../../src/domain/ofs-bid.js';
+import { ofsKindFaults } from '../../src/domain/ofs/bid.js';
 import { OfsOrderRequest } from '../../src/schemas/orders.js';
 import { compileChecker, createAjv } from '../../src/schemas/validator.js';
 

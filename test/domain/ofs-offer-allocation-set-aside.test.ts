@@ -1,11 +1,11 @@
 /**
- * An offer's allocations (src/domain/ofs-offer-allocation.ts) set a bad stored bid aside alone: a bid set
+ * An offer's allocations (src/domain/ofs/offer/allocation.ts) set a bad stored bid aside alone: a bid set
  * aside for a fault of its own takes no part at all, not even its id; of the bids that can take part, the
  * first placed takes an id and any later copy is the repeat; the answer does not depend on the input order.
  */
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid, type T1DayInput } from '../../src/domain/ofs-offer-allocation.js';
-import type { OfferCategory, OfferTerms } from '../../src/domain/ofs-offer.js';
+import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid, type T1DayInput } from '../../src/domain/ofs/offer/allocation.js';
+import type { OfferCategory, OfferTerms } from '../../src/domain/ofs/offer/offer.js';
 
 /** 1,000 shares: retail 100, non-retail 900, MF/IC reserved 250, single-bidder cap 250; employees 100. Floor 100.00. */
 function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {

@@ -1,8 +1,8 @@
-/** The two allocations of an offer (src/domain/ofs-offer-allocation.ts), on hand-computed examples. */
+/** The two allocations of an offer (src/domain/ofs/offer/allocation.ts), on hand-computed examples. */
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferBid } from '../../src/domain/ofs-offer-allocation.js';
-import { tAllocationWait } from '../../src/domain/ofs-offer.js';
-import type { OfferCategory, OfferTerms } from '../../src/domain/ofs-offer.js';
+import { allocateT1Day, allocateTDay, tDayDemand, type OfferBid } from '../../src/domain/ofs/offer/allocation.js';
+import { tAllocationWait } from '../../src/domain/ofs/offer/offer.js';
+import type { OfferCategory, OfferTerms } from '../../src/domain/ofs/offer/offer.js';
 
 /**
  * 1,000 shares, no green shoe: retail 100, non-retail 900, MF/IC reserved 250, single-bidder cap 250.

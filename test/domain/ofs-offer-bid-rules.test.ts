@@ -1,11 +1,11 @@
 /**
- * Which rules judge a bid in an offer, and in which order (src/domain/ofs-offer-rules.ts:
+ * Which rules judge a bid in an offer, and in which order (src/domain/ofs/offer/rules.ts:
  * offerPlacementViolations, offerModificationViolations, offerCancellationViolations): the instrument,
  * the category, the day, the tick, the price, the limits; a revision's margin and allotted quantity.
  */
 import { describe, expect, it } from 'vitest';
 import { Errors, type Violation } from '../../src/domain/errors.js';
-import type { Offer, OfferListing } from '../../src/domain/ofs-offer.js';
+import type { Offer, OfferListing } from '../../src/domain/ofs/offer/offer.js';
 import {
   offerCancellationViolations,
   offerModificationViolations,
@@ -13,7 +13,7 @@ import {
   type LiveOfferBid,
   type OfferBidder,
   type OfferContext,
-} from '../../src/domain/ofs-offer-rules.js';
+} from '../../src/domain/ofs/offer/rules.js';
 
 const nse: OfferListing = { exchange: 'NSE_EQ', scripToken: 11, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } };
 const offer: Offer = {

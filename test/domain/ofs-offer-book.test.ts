@@ -1,6 +1,6 @@
-/** An offer's book for the operator (src/domain/ofs-offer-book.ts): sums per category and listing, and the open non-retail demand by price. */
+/** An offer's book for the operator (src/domain/ofs/offer/book.ts): sums per category and listing, and the open non-retail demand by price. */
 import { describe, expect, it } from 'vitest';
-import { offerBook, type OfferBookRow } from '../../src/domain/ofs-offer-book.js';
+import { offerBook, type OfferBookRow } from '../../src/domain/ofs/offer/book.js';
 
 const terms = {
   baseQuantity: 1000,

@@ -1,7 +1,7 @@
-/** The bid rules of an offer (src/domain/ofs-offer-rules.ts): each rule, with its code and the figures in its message. */
+/** The bid rules of an offer (src/domain/ofs/offer/rules.ts): each rule, with its code and the figures in its message. */
 import { describe, expect, it } from 'vitest';
 import { Errors, type Violation } from '../../src/domain/errors.js';
-import type { OfferCategory, OfferListing, OfferState } from '../../src/domain/ofs-offer.js';
+import type { OfferCategory, OfferListing, OfferState } from '../../src/domain/ofs/offer/offer.js';
 import {
   bidCategory,
   bidMarginType,
@@ -13,7 +13,7 @@ import {
   offerPriceViolations,
   offerRetailLimitViolations,
   type OfferBidder,
-} from '../../src/domain/ofs-offer-rules.js';
+} from '../../src/domain/ofs/offer/rules.js';
 
 const nse: OfferListing = { exchange: 'NSE_EQ', scripToken: 11, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } };
 const bidder = (b: Partial<OfferBidder> = {}): OfferBidder => ({ category: 'RETAIL', marginType: 'H', employeeOfOffer: false, ...b });

@@ -1,4 +1,4 @@
-/** The offer model (src/domain/ofs-offer.ts): portions, discounts, the state and the indicative price, by hand. */
+/** The offer model (src/domain/ofs/offer/offer.ts): portions, discounts, the state and the indicative price, by hand. */
 import { describe, expect, it } from 'vitest';
 import {
   biddingDay,
@@ -16,8 +16,8 @@ import {
   tAllocationWaitAsHeld,
   type Offer,
   type OfferProgress,
-} from '../../src/domain/ofs-offer.js';
-import { NO_HOLIDAYS } from '../../src/domain/trading-calendar.js';
+} from '../../src/domain/ofs/offer/offer.js';
+import { NO_HOLIDAYS } from '../../src/domain/ofs/trading-calendar.js';
 
 const terms = {
   baseQuantity: 1_000_000,

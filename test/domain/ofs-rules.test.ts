@@ -1,5 +1,5 @@
 /**
- * The pre-trade checks as plain functions (src/domain/ofs-rules.ts): the category window, the price rules
+ * The pre-trade checks as plain functions (src/domain/ofs/rules.ts): the category window, the price rules
  * (floor, cut-off bids, retail cut-off) and the Rs 2,00,000 retail limit, with properties for the limit.
  */
 import fc from 'fast-check';
@@ -18,7 +18,7 @@ import {
   type BidTerms,
   type IssueExposure,
   unitValuePaise,
-} from '../../src/domain/ofs-rules.js';
+} from '../../src/domain/ofs/rules.js';
 
 const T = Date.parse('2026-11-23T03:45:00Z');
 const T_CLOSE = Date.parse('2026-11-23T10:00:00Z');

@@ -1,13 +1,13 @@
 /**
- * The write plan of a batch of order changes (domain/order-effects.ts), held to the books over random
+ * The write plan of a batch of order changes (domain/orders/effects.ts), held to the books over random
  * batches: one history row per change, the funds ledger adding up to each account's deltas, the retail
  * totals moving exactly as the live retail bids do, and orders inserted or updated only as they changed.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planOrderWrites, storedOrderChanged } from '../../src/domain/order-effects.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
-import { orderExposure, tradeCostPaise, tradeOfAllotment, type Order, type OrderChange } from '../../src/domain/order.js';
+import { planOrderWrites, storedOrderChanged } from '../../src/domain/orders/effects.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
+import { orderExposure, tradeCostPaise, tradeOfAllotment, type Order, type OrderChange } from '../../src/domain/orders/order.js';
 import { storedOrder } from '../support/fixtures.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,12 +1,12 @@
 /**
- * The kill switch inside order entry's judgment (src/domain/order-entry.ts): against the algos the batch's
+ * The kill switch inside order entry's judgment (src/domain/orders/entry.ts): against the algos the batch's
  * transaction read, an order of a stopped algo is refused whatever the command that would send it to the
  * exchange (a new bid, a modification, a carry-forward), and may still be cancelled by its owner.
  */
 import { describe, expect, it } from 'vitest';
-import type { AlgoRegistration } from '../../src/domain/algo-rules.js';
+import type { AlgoRegistration } from '../../src/domain/orders/algo-rules.js';
 import { ApiError, Errors } from '../../src/domain/errors.js';
-import { BatchSnapshot, judgeOrderCommand, type OrderCommand } from '../../src/domain/order-entry.js';
+import { BatchSnapshot, judgeOrderCommand, type OrderCommand } from '../../src/domain/orders/entry.js';
 import { sbinIssue, storedOrder } from '../support/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 27, 6, 0);

@@ -23,11 +23,11 @@
  *   employees 75,000, floor 54.00, tick 0.01, price priority.
  */
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, type OfferBid } from '../../src/domain/ofs-offer-allocation.js';
-import { offerCalendarProblems, offerPortions, tAllocationWait, type Offer } from '../../src/domain/ofs-offer.js';
-import { offerPriceViolations } from '../../src/domain/ofs-offer-rules.js';
-import { offerSettlementTime } from '../../src/domain/trades.js';
-import { NO_HOLIDAYS } from '../../src/domain/trading-calendar.js';
+import { allocateT1Day, allocateTDay, type OfferBid } from '../../src/domain/ofs/offer/allocation.js';
+import { offerCalendarProblems, offerPortions, tAllocationWait, type Offer } from '../../src/domain/ofs/offer/offer.js';
+import { offerPriceViolations } from '../../src/domain/ofs/offer/rules.js';
+import { offerSettlementTime } from '../../src/domain/funds/trades.js';
+import { NO_HOLIDAYS } from '../../src/domain/ofs/trading-calendar.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;

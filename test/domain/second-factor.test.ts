@@ -1,6 +1,6 @@
-/** SEBI's two-factor rule for API logins as plain functions (src/domain/second-factor.ts). */
+/** SEBI's two-factor rule for API logins as plain functions (src/domain/access/second-factor.ts). */
 import { describe, expect, it } from 'vitest';
-import { secondFactorRefusal, secondFactorState } from '../../src/domain/second-factor.js';
+import { secondFactorRefusal, secondFactorState } from '../../src/domain/access/second-factor.js';
 
 const enrolled = { totpSecret: 'JBSWY3DPEHPK3PXP', secondFactorExemptAt: null };
 const exempt = { totpSecret: null, secondFactorExemptAt: 1 };

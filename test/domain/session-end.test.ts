@@ -1,7 +1,7 @@
-/** SEBI's daily end of API sessions as plain functions (src/domain/session-end.ts). */
+/** SEBI's daily end of API sessions as plain functions (src/domain/access/session-end.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dailyEndMinutes, nextDailyEnd, tokenExpiry } from '../../src/domain/session-end.js';
+import { dailyEndMinutes, nextDailyEnd, tokenExpiry } from '../../src/domain/access/session-end.js';
 
 const ist = (text: string) => Date.parse(`${text}+05:30`);
 const SIX = dailyEndMinutes('06:00')!;

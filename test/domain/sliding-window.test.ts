@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admitCall } from '../../src/domain/sliding-window.js';
+import { admitCall } from '../../src/domain/access/sliding-window.js';
 import { admitWhenFree, MemoryCallLog } from '../../src/rate-limit/call-logs.js';
 
 /** The accepted instants of calls arriving at `arrivals` (ascending). */

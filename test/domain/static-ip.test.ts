@@ -1,8 +1,8 @@
-/** SEBI's static IP rule as plain functions (src/domain/static-ip.ts). */
+/** SEBI's static IP rule as plain functions (src/domain/access/static-ip.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalAddress } from '../../src/domain/ip-address.js';
-import { ADDRESS_CHANGE_INTERVAL_MS, addressChangeRefusal, keyAddressesProblem, keyAddressRefusal } from '../../src/domain/static-ip.js';
+import { canonicalAddress } from '../../src/domain/access/ip-address.js';
+import { ADDRESS_CHANGE_INTERVAL_MS, addressChangeRefusal, keyAddressesProblem, keyAddressRefusal } from '../../src/domain/access/static-ip.js';
 
 describe('canonicalAddress', () => {
   it.each([

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { offerSettlementTime, portfolioOf, settlementTime, tradesOfPositionType, type Trade } from '../../src/domain/trades.js';
-import { NO_HOLIDAYS } from '../../src/domain/trading-calendar.js';
+import { offerSettlementTime, portfolioOf, settlementTime, tradesOfPositionType, type Trade } from '../../src/domain/funds/trades.js';
+import { NO_HOLIDAYS } from '../../src/domain/ofs/trading-calendar.js';
 
 const at = (ist: string) => Date.parse(`${ist}+05:30`);
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IST_OFFSET_MS } from '../../src/domain/ofs-rules.js';
+import { IST_OFFSET_MS } from '../../src/domain/ofs/rules.js';
 import {
   MAX_HOLIDAYS_PER_YEAR,
   NO_HOLIDAYS,
@@ -15,7 +15,7 @@ import {
   weekdayOf,
   whyNotTradingDay,
   type TradingCalendar,
-} from '../../src/domain/trading-calendar.js';
+} from '../../src/domain/ofs/trading-calendar.js';
 
 const DAY_MS = 86_400_000;
 const at = (ist: string) => Date.parse(`${ist}+05:30`);

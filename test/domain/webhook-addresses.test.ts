@@ -1,7 +1,7 @@
 /** Which addresses a webhook may reach: every non-public range is refused, in every form that reaches it. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { literalAddress, refusedAddressReason } from '../../src/domain/webhook-addresses.js';
+import { literalAddress, refusedAddressReason } from '../../src/domain/orders/webhook-addresses.js';
 
 describe('refusedAddressReason', () => {
   it('refuses the non-public IPv4 ranges, naming the kind', () => {

@@ -1,6 +1,14 @@
 /** Webhook rules: URL checks, the signature (against a vector made with openssl), and the back-off schedule. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, isDelivered, nextAttemptAt, retryDelayMs, signWebhook, verifyWebhook, webhookUrlProblem } from '../../src/domain/webhooks.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  isDelivered,
+  nextAttemptAt,
+  retryDelayMs,
+  signWebhook,
+  verifyWebhook,
+  webhookUrlProblem,
+} from '../../src/domain/orders/webhooks.js';
 
 describe('webhookUrlProblem', () => {
   const open = { allowHttp: true, allowPrivateAddresses: true };

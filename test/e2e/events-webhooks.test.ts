@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/domain/webhooks.js';
+import { verifyWebhook } from '../../src/domain/orders/webhooks.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate } from '../cli/run-ordergate.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signWebhook } from '../../src/domain/webhooks.js';
+import { signWebhook } from '../../src/domain/orders/webhooks.js';
 import { isGenuine, startReceiver } from '../../examples/webhook-receiver.js';
 
 /**

@@ -7,12 +7,12 @@
  */
 import type { Kysely } from 'kysely';
 import { newAccessToken, sha256Hex } from '../../src/auth/credentials.js';
-import type { BidderCategory } from '../../src/domain/ofs-rules.js';
+import type { BidderCategory } from '../../src/domain/ofs/rules.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { UserRepository } from '../../src/store/access/users.js';
 import { OrderRepository } from '../../src/store/orders/orders.js';
-import { acceptedOrder } from '../../src/domain/order.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
+import { acceptedOrder } from '../../src/domain/orders/order.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
 import { offerImport } from '../support/offers.js';
 import { TEST_PASSWORD, validBid, type TestServer, type TestUser } from '../support/server.js';
 

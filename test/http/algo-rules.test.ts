@@ -10,7 +10,7 @@ import { MemoryCallLog, memoryAdmit } from '../../src/rate-limit/call-logs.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { AdminError } from '../../src/services/admin.js';
 import { AlgoRepository } from '../../src/store/orders/algos.js';
-import type { GenericAlgoIds } from '../../src/domain/algo-rules.js';
+import type { GenericAlgoIds } from '../../src/domain/orders/algo-rules.js';
 import { sql } from 'kysely';
 import { testDialect } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';

@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { AuditArchiveService, AuditRecorder, AuditTrailService } from '../../src/services/audit.js';
-import type { NewAuditRequest } from '../../src/domain/audit.js';
+import type { NewAuditRequest } from '../../src/domain/access/audit.js';
 import { AuditRepository } from '../../src/store/access/audit.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 import { DatabaseUnavailableError } from '../../src/domain/errors.js';

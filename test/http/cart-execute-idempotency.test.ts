@@ -5,7 +5,7 @@
  * the execution once, and answers what one uninterrupted run would have. Runs on SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LEASE_MS, REPLAY_WINDOW_MS } from '../../src/domain/idempotency.js';
+import { LEASE_MS, REPLAY_WINDOW_MS } from '../../src/domain/orders/idempotency.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import type { Caller } from '../../src/services/auth.js';
 import type { ClaimedKey } from '../../src/services/idempotency.js';

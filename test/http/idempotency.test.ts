@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Errors, type ErrorKind, DatabaseUnavailableError } from '../../src/domain/errors.js';
-import { LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint } from '../../src/domain/idempotency.js';
+import { LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint } from '../../src/domain/orders/idempotency.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { IdempotencyService } from '../../src/services/idempotency.js';
 import { IdempotencyKeyRepository } from '../../src/store/orders/idempotency.js';

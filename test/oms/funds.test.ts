@@ -5,7 +5,7 @@
  * go below zero, also with workers on several nodes judging one bidder's bids at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FundsAccount } from '../../src/domain/funds.js';
+import type { FundsAccount } from '../../src/domain/funds/funds.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { FundsRepository } from '../../src/store/funds/funds.js';
 import { HOUR, OmsBench, T0 } from './fixture.js';

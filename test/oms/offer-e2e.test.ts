@@ -29,7 +29,7 @@ import { FundsService } from '../../src/services/funds.js';
 import { FundsRepository } from '../../src/store/funds/funds.js';
 import { UserRepository } from '../../src/store/access/users.js';
 import { createOmsWorker } from '../../src/wiring.js';
-import { odinMessagesOf } from '../../src/domain/socket-messages.js';
+import { odinMessagesOf } from '../../src/domain/orders/socket-messages.js';
 import { toOrderEvent } from '../../src/schemas/mappers/orders.js';
 import { OrderEventRepository } from '../../src/store/orders/events.js';
 import { offerImport } from '../support/offers.js';

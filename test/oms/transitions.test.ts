@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { OfsIssue } from '../../src/domain/ofs-issue.js';
-import type { Offer } from '../../src/domain/ofs-offer.js';
-import { acceptedOrder, type Order } from '../../src/domain/order.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
+import type { OfsIssue } from '../../src/domain/ofs/issue/issue.js';
+import type { Offer } from '../../src/domain/ofs/offer/offer.js';
+import { acceptedOrder, type Order } from '../../src/domain/orders/order.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
 import {
   admit,
   applyEvents,

@@ -1,5 +1,5 @@
 /**
- * Property tests of the OFS allocation rule (src/domain/allocation.ts): whatever the live bids, the
+ * Property tests of the OFS allocation rule (src/domain/ofs/issue/allocation.ts): whatever the live bids, the
  * allotment never sells more than the offer or more than a bid asked for, honours the retail reserve, is
  * the same for the same bids in any order, fills everyone when the demand fits, and keeps each method's
  * price promise.
@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateOfs, type AllocationBid, type AllocationInput, type AllocationResult } from '../../src/domain/allocation.js';
+import { allocateOfs, type AllocationBid, type AllocationInput, type AllocationResult } from '../../src/domain/ofs/issue/allocation.js';
 
 const RUNS = 300;
 const FLOOR = 10_000;

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rupeesToPaise } from '../../src/domain/ofs-issue.js';
+import { rupeesToPaise } from '../../src/domain/ofs/issue/issue.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { startTestServer, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 

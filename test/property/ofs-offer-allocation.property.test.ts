@@ -1,5 +1,5 @@
 /**
- * Property tests of an offer's two allocations (src/domain/ofs-offer-allocation.ts): whatever the bids,
+ * Property tests of an offer's two allocations (src/domain/ofs/offer/allocation.ts): whatever the bids,
  * shares are conserved across categories and days, no category gets more than its portion unless a
  * spill rule gives it more, the single-bidder cap holds over both days, the MF/IC reservation is
  * honoured when they bid enough, employees stay within their Rs 2 lakh / Rs 5 lakh rules, the result
@@ -8,9 +8,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, type OfferBid, type TDayAllocation } from '../../src/domain/ofs-offer-allocation.js';
-import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from '../../src/domain/ofs-offer-rules.js';
-import { discountedPricePaise, isMfIc, isNonRetailCategory, offerPortions, type NonRetailCategory, type OfferTerms } from '../../src/domain/ofs-offer.js';
+import { allocateT1Day, allocateTDay, type OfferBid, type TDayAllocation } from '../../src/domain/ofs/offer/allocation.js';
+import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from '../../src/domain/ofs/offer/rules.js';
+import { discountedPricePaise, isMfIc, isNonRetailCategory, offerPortions, type NonRetailCategory, type OfferTerms } from '../../src/domain/ofs/offer/offer.js';
 
 const RUNS = 300;
 const FLOOR = 10_000;

@@ -1,7 +1,7 @@
 /**
  * The exchange identifiers of `ordergate ofs import` (issue 47 row 5): an offer's `symbol` and its
  * listings' series, an issue's `symbol` and `series`, are taken only as NSE and BSE write them
- * (src/domain/display-text.ts): no line break that forges a line of the CLI's output, no bidirectional
+ * (src/domain/ofs/display-text.ts): no line break that forges a line of the CLI's output, no bidirectional
  * control, no invisible or NUL character reaches the database. Each refusal is one violation, naming the field.
  */
 import { describe, expect, it } from 'vitest';

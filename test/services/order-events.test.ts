@@ -4,9 +4,9 @@
  * real HTTP and both databases: test/http/events.test.ts, test/faults/failover.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { StreamCaps } from '../../src/domain/stream-limits.js';
-import type { OrderEventRecord } from '../../src/domain/order.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
+import { StreamCaps } from '../../src/domain/access/stream-limits.js';
+import type { OrderEventRecord } from '../../src/domain/orders/order.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
 import { OrderEventsService, type OrderEventConsumer } from '../../src/services/order-events.js';
 import type { EventHorizon, OrderEventRepository } from '../../src/store/orders/events.js';
 import { storedOrder } from '../support/fixtures.js';

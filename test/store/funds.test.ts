@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availablePaise, MAX_CASH_PAISE, type FundsAccount } from '../../src/domain/funds.js';
+import { availablePaise, MAX_CASH_PAISE, type FundsAccount } from '../../src/domain/funds/funds.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { FundsRepository } from '../../src/store/funds/funds.js';
 import { migrateToLatest } from '../../src/store/schema/migrations.js';

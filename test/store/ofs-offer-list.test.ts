@@ -7,7 +7,7 @@
  */
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OFFER_STATES, offerState } from '../../src/domain/ofs-offer.js';
+import { OFFER_STATES, offerState } from '../../src/domain/ofs/offer/offer.js';
 import { AdminService } from '../../src/services/admin.js';
 import { isCurrentOffer, listFilter, OfsOfferService, toOfferEntry } from '../../src/services/ofs-offers.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';

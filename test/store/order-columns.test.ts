@@ -4,9 +4,9 @@
  * decided and not written, or written without being decided.
  */
 import { expect, it } from 'vitest';
-import { storedOrderChanged } from '../../src/domain/order-effects.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
-import type { Order } from '../../src/domain/order.js';
+import { storedOrderChanged } from '../../src/domain/orders/effects.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
+import type { Order } from '../../src/domain/orders/order.js';
 import { MUTABLE_COLUMNS } from '../../src/store/orders/orders.js';
 import { storedOrder } from '../support/fixtures.js';
 

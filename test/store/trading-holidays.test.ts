@@ -3,7 +3,7 @@
  * replaces the years it names and keeps the others, all or nothing, and the calendar reads them all.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { whyNotTradingDay } from '../../src/domain/trading-calendar.js';
+import { whyNotTradingDay } from '../../src/domain/ofs/trading-calendar.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { TradingHolidayRepository } from '../../src/store/ofs/trading-holidays.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';

@@ -1,7 +1,7 @@
 /** Plain test data shared by the domain and HTTP tests. */
-import type { OfsIssue } from '../../src/domain/ofs-issue.js';
-import { OrderStatus } from '../../src/domain/order-status.js';
-import type { Order } from '../../src/domain/order.js';
+import type { OfsIssue } from '../../src/domain/ofs/issue/issue.js';
+import { OrderStatus } from '../../src/domain/orders/status.js';
+import type { Order } from '../../src/domain/orders/order.js';
 
 /**
  * The test OFS issue: NSE_EQ 500112 SBIN OF, floor 100.00, tick 0.05, retail cut-off 101.00, offer

@@ -1,5 +1,5 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
-import { AUDIT_PATH_MAX_BYTES, capText } from '../../domain/audit.js';
+import { AUDIT_PATH_MAX_BYTES, capText } from '../../domain/access/audit.js';
 
 /** The log levels at which an info line is written. */
 const LEVELS_WITH_INFO = new Set(['trace', 'debug', 'info']);

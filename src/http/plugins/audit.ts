@@ -10,7 +10,7 @@
  * (AUDIT_PATH_MAX_BYTES, AUDIT_BODY_MAX_BYTES), a cut one with the length and SHA-256 of the whole.
  */
 import type { FastifyRequest } from 'fastify';
-import { AUDIT_BODY_MAX_BYTES, AUDIT_PATH_MAX_BYTES, capText } from '../../domain/audit.js';
+import { AUDIT_BODY_MAX_BYTES, AUDIT_PATH_MAX_BYTES, capText } from '../../domain/access/audit.js';
 import { Errors } from '../../domain/errors.js';
 import type { App } from '../app-type.js';
 import type { AuditRecorder } from '../../services/audit.js';

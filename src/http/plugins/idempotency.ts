@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { Errors } from '../../domain/errors.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/idempotency.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/orders/idempotency.js';
 import { withCode } from '../../schemas/common.js';
 import type { AnswerInTransaction, ClaimedKey, IdempotencyService, KeptSteps } from '../../services/idempotency.js';
 import type { App } from '../app-type.js';

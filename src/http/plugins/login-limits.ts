@@ -21,7 +21,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Errors } from '../../domain/errors.js';
-import { backoffRemainingMs } from '../../domain/login-backoff.js';
+import { backoffRemainingMs } from '../../domain/access/login-backoff.js';
 import { MemoryLoginFailures, SharedLoginFailures, type LoginFailureStore } from '../../rate-limit/login-failures.js';
 import type { App } from '../app-type.js';
 import { enforce, isLimited, redisKeyPrefix, type CallLogs, type Check, type RateLimitOptions } from './rate-limit.js';

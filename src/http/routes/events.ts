@@ -13,7 +13,7 @@ import { ORDER_UPDATE_EVENT, OrderEvent, OrderEventsHeaders } from '../../schema
 import type { OrderEventsService } from '../../services/order-events.js';
 import type { StreamSessions, StreamTransport } from '../../services/stream-session.js';
 import type { IndicativeFeed, IndicativePoint } from '../../services/indicative-feed.js';
-import type { IndicativeFigures } from '../../domain/ofs-offer.js';
+import type { IndicativeFigures } from '../../domain/ofs/offer/offer.js';
 import type { App } from '../app-type.js';
 import { exactJson } from '../exact-json.js';
 import { callerOf } from '../plugins/authentication.js';

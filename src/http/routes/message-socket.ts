@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import { ApiError, Errors, type ErrorKind, type FieldError, DatabaseUnavailableError } from '../../domain/errors.js';
-import { odinMessagesOf } from '../../domain/socket-messages.js';
+import { odinMessagesOf } from '../../domain/orders/socket-messages.js';
 import type { AuthService, Caller } from '../../services/auth.js';
 import type { OrderEventsService } from '../../services/order-events.js';
 import type { StreamSlot } from '../../services/stream-quota.js';

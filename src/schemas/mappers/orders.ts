@@ -2,10 +2,10 @@
  * Orders on the wire: the order book's and the order history's entries (ODIN's names and formats: prices
  * as strings, times in India time) and the order event, built from the domain's orders and changes.
  */
-import { formatPrice } from '../../domain/ofs-issue.js';
-import { odinTimestamp } from '../../domain/odin.js';
-import type { Order, OrderEventRecord, RecordedChange } from '../../domain/order.js';
-import { isLiveStatus, OrderStatus } from '../../domain/order-status.js';
+import { formatPrice } from '../../domain/ofs/issue/issue.js';
+import { odinTimestamp } from '../../domain/orders/odin.js';
+import type { Order, OrderEventRecord, RecordedChange } from '../../domain/orders/order.js';
+import { isLiveStatus, OrderStatus } from '../../domain/orders/status.js';
 import { ORDER_UPDATE_EVENT, type OrderEvent } from '../events.js';
 import type { OrderBookEntry, OrderHistoryEntry } from '../orders.js';
 

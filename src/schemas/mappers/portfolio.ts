@@ -1,7 +1,7 @@
 /** Trades, positions and holdings on the wire, under ODIN's names and formats, from the domain's trades. */
-import { formatPrice } from '../../domain/ofs-issue.js';
-import { odinTimestamp } from '../../domain/odin.js';
-import type { PortfolioLine, Trade } from '../../domain/trades.js';
+import { formatPrice } from '../../domain/ofs/issue/issue.js';
+import { odinTimestamp } from '../../domain/orders/odin.js';
+import type { PortfolioLine, Trade } from '../../domain/funds/trades.js';
 import type { HoldingEntry, PositionEntry, TradeEntry } from '../portfolio.js';
 
 const ZERO = formatPrice(0);

@@ -12,8 +12,8 @@ import {
   type AuditRequest,
   type CutValue,
   type NewAuditRequest,
-} from '../../domain/audit.js';
-import type { OrderStatus } from '../../domain/order-status.js';
+} from '../../domain/access/audit.js';
+import type { OrderStatus } from '../../domain/orders/status.js';
 import { BulkInsert, intColumn as int, textColumn as text } from '../sql/bulk.js';
 import type { Store } from '../sql/database.js';
 import { openTx } from '../sql/write-tx.js';

@@ -5,11 +5,11 @@ import { listParameter } from '../sql/bulk.js';
 import type { DialectName } from '../sql/database.js';
 import { prepareQuery, type PreparedQuery } from '../sql/prepared.js';
 import { jsonArrayOf, jsonRowReader } from '../sql/sqlite-driver.js';
-import { issueCategoryOf, userCategoryOf, type MarginType, type UserCategory } from '../../domain/ofs-offer.js';
-import type { BidderCategory } from '../../domain/ofs-rules.js';
-import type { KeyAddresses } from '../../domain/static-ip.js';
-import type { SecondFactorCount } from '../../domain/second-factor.js';
-import type { ApiKeyInfo, Session, User } from '../../domain/user.js';
+import { issueCategoryOf, userCategoryOf, type MarginType, type UserCategory } from '../../domain/ofs/offer/offer.js';
+import type { BidderCategory } from '../../domain/ofs/rules.js';
+import type { KeyAddresses } from '../../domain/access/static-ip.js';
+import type { SecondFactorCount } from '../../domain/access/second-factor.js';
+import type { ApiKeyInfo, Session, User } from '../../domain/access/user.js';
 import type { Database, UsersTable } from '../schema/tables.js';
 
 type UserRow = Selectable<UsersTable>;
@@ -20,7 +20,7 @@ export interface UserAccount extends User {
   disabledAt: number | null;
   /** Whether the user is an operator: may read every OFS issue's book of demand. */
   operator: boolean;
-  /** The TOTP codes checked since the last login that passed, and the lock (src/domain/second-factor.ts). */
+  /** The TOTP codes checked since the last login that passed, and the lock (src/domain/access/second-factor.ts). */
   secondFactorCount: SecondFactorCount;
   /** The most the user's 0 %-margin bids, live or allotted and not settled, may total (paise); null: none set, none taken. */
   zeroMarginLimitPaise: bigint | null;

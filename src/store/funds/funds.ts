@@ -4,7 +4,7 @@
  * of the order change, after the OMS has locked the accounts with `lockAccounts`.
  */
 import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { FundsLedgerKind, MAX_CASH_PAISE, type FundsAccount, type FundsLedgerEntry } from '../../domain/funds.js';
+import { FundsLedgerKind, MAX_CASH_PAISE, type FundsAccount, type FundsLedgerEntry } from '../../domain/funds/funds.js';
 import { queryWithList } from '../sql/bulk.js';
 import type { DialectName } from '../sql/database.js';
 import type { Database, FundsAccountsTable, FundsLedgerTable } from '../schema/tables.js';

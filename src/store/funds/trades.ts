@@ -6,7 +6,7 @@ import { inOneSnapshot } from '../sql/snapshot.js';
 import type { Kysely, Selectable } from 'kysely';
 import { inList } from '../sql/bulk.js';
 import type { DialectName } from '../sql/database.js';
-import type { Trade } from '../../domain/trades.js';
+import type { Trade } from '../../domain/funds/trades.js';
 import type { Database, TradesTable } from '../schema/tables.js';
 
 type TradeRow = Selectable<TradesTable>;

@@ -1,15 +1,15 @@
 /**
- * The sums behind an OFS issue's book (domain/ofs-book.ts): its live bids, its allotments and the bids the
+ * The sums behind an OFS issue's book (domain/ofs/issue/book.ts): its live bids, its allotments and the bids the
  * allocation took, per category and price, in one grouped query over the orders of that issue alone (the
  * index orders_issue: exchange, scrip_token; migration 0012). No order is loaded: the answer has one row
  * per category, kind of bid (live, allotted, not allotted), bid price and trade price.
  */
 import { sql, type Kysely } from 'kysely';
-import type { BookGroup } from '../../domain/ofs-book.js';
-import type { OfferBookRow } from '../../domain/ofs-offer-book.js';
-import type { OfferCategory } from '../../domain/ofs-offer.js';
-import type { BidderCategory } from '../../domain/ofs-rules.js';
-import { LIVE_STATUSES, OrderStatus } from '../../domain/order-status.js';
+import type { BookGroup } from '../../domain/ofs/issue/book.js';
+import type { OfferBookRow } from '../../domain/ofs/offer/book.js';
+import type { OfferCategory } from '../../domain/ofs/offer/offer.js';
+import type { BidderCategory } from '../../domain/ofs/rules.js';
+import { LIVE_STATUSES, OrderStatus } from '../../domain/orders/status.js';
 import type { DialectName } from '../sql/database.js';
 import { exactSum, exactSumOf } from '../sql/exact-sum.js';
 import type { Database } from '../schema/tables.js';
@@ -87,7 +87,7 @@ export class OfsBookRepository {
   }
 
   /**
-   * The sums behind an offer's book (domain/ofs-offer-book.ts): its bids that are live or allotted, per
+   * The sums behind an offer's book (domain/ofs/offer/book.ts): its bids that are live or allotted, per
    * listing, category, liveness and price, over the orders of the offer alone (the partial index
    * orders_offer, migration 0014).
    */

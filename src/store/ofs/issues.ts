@@ -1,6 +1,6 @@
 /** The registry of OFS issues. */
 import type { Kysely, Selectable } from 'kysely';
-import type { AllocationMethod, OfsExchange, OfsIssue } from '../../domain/ofs-issue.js';
+import type { AllocationMethod, OfsExchange, OfsIssue } from '../../domain/ofs/issue/issue.js';
 import { prepareQuery, type PreparedQuery } from '../sql/prepared.js';
 import type { Database, OfsIssuesTable } from '../schema/tables.js';
 import { executorOf, openTx, type StoreTx } from '../sql/write-tx.js';

@@ -4,13 +4,13 @@
  * and issues of the one-listing format in one transaction, so that no instrument is both.
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import type { OfsIssue } from '../../domain/ofs-issue.js';
-import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, PrintedPortions } from '../../domain/ofs-offer.js';
+import type { OfsIssue } from '../../domain/ofs/issue/issue.js';
+import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, PrintedPortions } from '../../domain/ofs/offer/offer.js';
 
 /** The offers' registry answers OfferRegistration, a domain type (order entry's rules read it). */
-export type { OfferRegistration } from '../../domain/ofs-offer.js';
-import { userCategoryOf, type IndicativePrice, type OfferState } from '../../domain/ofs-offer.js';
-import type { OfferBidder } from '../../domain/ofs-offer-rules.js';
+export type { OfferRegistration } from '../../domain/ofs/offer/offer.js';
+import { userCategoryOf, type IndicativePrice, type OfferState } from '../../domain/ofs/offer/offer.js';
+import type { OfferBidder } from '../../domain/ofs/offer/rules.js';
 import { sharesFromColumn } from '../sql/exact-sum.js';
 import { upsertIssues } from './issues.js';
 import { inOneSnapshot } from '../sql/snapshot.js';
@@ -182,7 +182,7 @@ export interface OfferListPage {
 type OffersExpressions = ExpressionBuilder<Database, 'ofs_offers'>;
 
 /**
- * offerState (src/domain/ofs-offer.ts) on the stored columns: the offers in `state` at `now`. CANCELLED wins,
+ * offerState (src/domain/ofs/offer/offer.ts) on the stored columns: the offers in `state` at `now`. CANCELLED wins,
  * then ALLOCATED (the T+1 allocation ran); before the T allocation, ANNOUNCED until T opens and T_OPEN from
  * then; after it, T_ALLOCATED until T+1 opens and T1_OPEN from then. One rule in two languages: when
  * offerState changes, change this with it (test/store/ofs-offer-list.test.ts checks that they agree on every

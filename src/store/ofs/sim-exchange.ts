@@ -5,7 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { indicativeColumns } from './offers.js';
 import { sharesFromColumn, storableShares } from '../sql/exact-sum.js';
-import type { IndicativePrice } from '../../domain/ofs-offer.js';
+import type { IndicativePrice } from '../../domain/ofs/offer/offer.js';
 import { BulkInsert, BulkUpdate, intColumn, queryWithList, selectWithList, textColumn } from '../sql/bulk.js';
 import type { DialectName } from '../sql/database.js';
 import { prepareQuery } from '../sql/prepared.js';

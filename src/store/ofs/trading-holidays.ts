@@ -1,10 +1,10 @@
 /**
  * The exchanges' holidays the operator imported (migration 0019), which settlement days skip
- * (src/domain/trading-calendar.ts). An exchange publishes its list per calendar year, so an import
+ * (src/domain/ofs/trading-calendar.ts). An exchange publishes its list per calendar year, so an import
  * replaces whole years: those its list names, all or nothing; the other years stay.
  */
 import type { Kysely } from 'kysely';
-import type { ExchangeHoliday, TradingCalendar } from '../../domain/trading-calendar.js';
+import type { ExchangeHoliday, TradingCalendar } from '../../domain/ofs/trading-calendar.js';
 import type { Database } from '../schema/tables.js';
 
 /** What an import replaced: a year and how many holidays it now has. */

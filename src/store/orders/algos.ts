@@ -4,9 +4,9 @@
  * kill switch cancels). Rows become AlgoRegistration here; nothing above the store sees one.
  */
 import type { Kysely } from 'kysely';
-import type { AlgoRegistration, AlgoSegment } from '../../domain/algo-rules.js';
-import { LIVE_STATUSES } from '../../domain/order-status.js';
-import type { BidderCategory } from '../../domain/ofs-rules.js';
+import type { AlgoRegistration, AlgoSegment } from '../../domain/orders/algo-rules.js';
+import { LIVE_STATUSES } from '../../domain/orders/status.js';
+import type { BidderCategory } from '../../domain/ofs/rules.js';
 import type { DialectName } from '../sql/database.js';
 import type { AlgosTable, Database } from '../schema/tables.js';
 import { executorOf, type StoreTx } from '../sql/write-tx.js';

@@ -4,7 +4,7 @@
  */
 import { inOneSnapshot } from '../sql/snapshot.js';
 import type { Kysely, Selectable } from 'kysely';
-import type { StoredOrderCart } from '../../domain/order-cart.js';
+import type { StoredOrderCart } from '../../domain/orders/cart.js';
 import type { Database, OrderCartsTable } from '../schema/tables.js';
 import { executorOf, type StoreTx } from '../sql/write-tx.js';
 

@@ -5,8 +5,8 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../sql/database.js';
-import type { OrderEventRecord } from '../../domain/order.js';
-import type { OrderStatus } from '../../domain/order-status.js';
+import type { OrderEventRecord } from '../../domain/orders/order.js';
+import type { OrderStatus } from '../../domain/orders/status.js';
 import { orderFromRow, type OrderRow } from './orders.js';
 import type { Database, OrderHistoryTable } from '../schema/tables.js';
 

@@ -6,7 +6,7 @@
  */
 import DataLoader from 'dataloader';
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { HeldKey } from '../../domain/idempotency.js';
+import type { HeldKey } from '../../domain/orders/idempotency.js';
 import type { DialectName } from '../sql/database.js';
 import type { Database } from '../schema/tables.js';
 import { executorOf, openTx, sealTx, type StoreTx } from '../sql/write-tx.js';

@@ -7,13 +7,20 @@
  */
 import { inOneSnapshot } from '../sql/snapshot.js';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
-import { LIVE_STATUSES, type OrderStatus } from '../../domain/order-status.js';
-import type { BidderCategory } from '../../domain/ofs-rules.js';
-import type { Order, OrderChange, RecordedChange, RetailExposure } from '../../domain/order.js';
-import { planOrderWrites, type AccountChange, type ExposureChange, type HistoryEntry, type LedgerEntry, type OutboxEntry } from '../../domain/order-effects.js';
-import type { Trade } from '../../domain/trades.js';
-import type { MarginType, OfferCategory } from '../../domain/ofs-offer.js';
-import { zeroMarginValuePaise, type ZeroMarginExposure } from '../../domain/ofs-offer-rules.js';
+import { LIVE_STATUSES, type OrderStatus } from '../../domain/orders/status.js';
+import type { BidderCategory } from '../../domain/ofs/rules.js';
+import type { Order, OrderChange, RecordedChange, RetailExposure } from '../../domain/orders/order.js';
+import {
+  planOrderWrites,
+  type AccountChange,
+  type ExposureChange,
+  type HistoryEntry,
+  type LedgerEntry,
+  type OutboxEntry,
+} from '../../domain/orders/effects.js';
+import type { Trade } from '../../domain/funds/trades.js';
+import type { MarginType, OfferCategory } from '../../domain/ofs/offer/offer.js';
+import { zeroMarginValuePaise, type ZeroMarginExposure } from '../../domain/ofs/offer/rules.js';
 import {
   arrayLiteral,
   BulkInsert,
@@ -105,7 +112,7 @@ function historyEntryFromRow(row: HistoryRow): RecordedChange {
   };
 }
 
-/** The columns an order change may set (domain/order-effects.ts storedOrderChanged compares the same fields). */
+/** The columns an order change may set (domain/orders/effects.ts storedOrderChanged compares the same fields). */
 export const MUTABLE_COLUMNS: readonly BulkColumn<Order>[] = [
   text('order_type', (o) => o.orderType),
   int('quantity', (o) => o.quantity),
@@ -342,7 +349,7 @@ export class OrderRepository {
   ) {}
 
   /**
-   * Writes a batch of order changes in the caller's transaction: what planOrderWrites (domain/order-effects.ts)
+   * Writes a batch of order changes in the caller's transaction: what planOrderWrites (domain/orders/effects.ts)
    * says they write, and nothing it does not. The changes of one order come one after another; the last
    * one's `after` is what the order becomes.
    */

@@ -6,7 +6,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import { inList } from '../sql/bulk.js';
 import type { DialectName } from '../sql/database.js';
-import type { OutboxAction } from '../../domain/order.js';
+import type { OutboxAction } from '../../domain/orders/order.js';
 import { prepareQuery } from '../sql/prepared.js';
 import type { Database } from '../schema/tables.js';
 import { executorOf, openTx, sendAhead, type StoreTx } from '../sql/write-tx.js';

@@ -5,7 +5,7 @@
  * the OMS claims its outbox: several processes may deliver at once, never the same delivery twice at once.
  */
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import { DeliveryStatus, type DueDelivery, type ListedDelivery, type Webhook, type WebhookSummary } from '../../domain/webhooks.js';
+import { DeliveryStatus, type DueDelivery, type ListedDelivery, type Webhook, type WebhookSummary } from '../../domain/orders/webhooks.js';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../schema/tables.js';
 
 type WebhookRow = Selectable<WebhooksTable>;

@@ -408,7 +408,7 @@ export interface IdempotencyKeysTable {
   owner: string;
   method: string;
   path: string;
-  /** SHA-256 of method, path and canonical body (domain/idempotency.ts). */
+  /** SHA-256 of method, path and canonical body (domain/orders/idempotency.ts). */
   fingerprint: string;
   /** RUNNING (held by a request until locked_until) or DONE (the answer below is kept). */
   state: string;

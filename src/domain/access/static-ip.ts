@@ -6,7 +6,7 @@
  * docs/design/sebi-algo.md.
  */
 import { isIP } from 'node:net';
-import { displayToken, quoted } from './display-text.js';
+import { displayToken, quoted } from '../ofs/display-text.js';
 import { canonicalAddress, ipv6Groups, zonedAddress } from './ip-address.js';
 
 /** How often a key's addresses may change without the operator's override. */

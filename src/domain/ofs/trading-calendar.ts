@@ -7,7 +7,7 @@
  * The holiday list is the operator's (`ordergate ofs holidays import`), in a file format of ours, checked
  * here in full before anything is written.
  */
-import { IST_OFFSET_MS } from './ofs-rules.js';
+import { IST_OFFSET_MS } from './rules.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

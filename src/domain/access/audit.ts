@@ -4,7 +4,7 @@
  * (snake_case columns, PostgreSQL's int8 as strings); nothing above the store sees a row.
  */
 import { createHash } from 'node:crypto';
-import type { RecordedChange } from './order.js';
+import type { RecordedChange } from '../orders/order.js';
 
 /** One order-entry request as the trail keeps it, before the store has numbered it. */
 export interface NewAuditRequest {

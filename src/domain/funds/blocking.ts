@@ -8,8 +8,8 @@
  * Every rule of a bid's block lives here: what it needs at admission, the shortfall, and what it becomes
  * after a modification, a part allotment or the bid's end.
  */
-import { isLiveStatus } from './order-status.js';
-import { formatRupees, unitValuePaise, type BidTerms, type IssuePrices } from './ofs-rules.js';
+import { isLiveStatus } from '../orders/status.js';
+import { formatRupees, unitValuePaise, type BidTerms, type IssuePrices } from '../ofs/rules.js';
 
 /**
  * A bid as its block sees it (an Order has these fields): its terms, its status, how much of it is allotted,

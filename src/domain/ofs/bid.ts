@@ -2,15 +2,15 @@
  * The rules of an OFS bid, as plain functions over plain data. Rules that need only the request answer
  * 400 and run first; rules against the caller and the registered issue run after them.
  */
-import { Errors, type Violation } from './errors.js';
-import { OFS_EXCHANGES, type OfsIssue } from './ofs-issue.js';
-import { CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, offeredQuantityViolations, tickViolations } from './ofs-rules.js';
+import { Errors, type Violation } from '../errors.js';
+import { OFS_EXCHANGES, type OfsIssue } from './issue/issue.js';
+import { CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, offeredQuantityViolations, tickViolations } from './rules.js';
 
 /*
  * What makes a request an OFS bid (seed 4.1): a BUY of product OFS, at a price (RL) or at the cut-off price
  * (RL-MKT), on NSE_EQ or BSE_EQ, no after-market order, no validity, no derivative fields. Written once
  * here: the place-order schema (src/schemas/orders.ts) is built from these values, and a cart's OFS line
- * is judged by ofsKindFaults when it is saved (src/domain/cart-line.ts).
+ * is judged by ofsKindFaults when it is saved (src/domain/orders/cart-line.ts).
  */
 export const OFS_TRANSACTION_TYPE = 'BUY';
 export const OFS_PRODUCT_TYPE = 'OFS';

@@ -5,7 +5,7 @@
  * each price. Plain functions over the sums the store reads (one row per listing, category, liveness and
  * price); no I/O, no clock.
  */
-import { isNonRetailCategory, OFFER_CATEGORIES, offerPortions, type OfferCategory, type OfferPortions, type OfferTerms } from './ofs-offer.js';
+import { isNonRetailCategory, OFFER_CATEGORIES, offerPortions, type OfferCategory, type OfferPortions, type OfferTerms } from './offer.js';
 
 /** The broker's bids of one listing, category and price, summed: a row of the store's aggregation. */
 export interface OfferBookRow {

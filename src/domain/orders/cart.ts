@@ -1,4 +1,4 @@
-import { Errors, type Violation } from './errors.js';
+import { Errors, type Violation } from '../errors.js';
 
 /** An order cart as stored: its lines (validated when written) and what its optimistic concurrency checks. */
 export interface StoredOrderCart {

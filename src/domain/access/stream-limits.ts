@@ -6,7 +6,7 @@
  * MAX_PENDING_SOCKETS_PER_ADDRESS), so that connections that never log in cannot crowd traders out. And how long one lives: no longer
  * than the session it was opened with, whose token is checked again while it is open.
  */
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 
 export interface StreamCaps {
   /** Streams and sockets one user may hold open on one node. */

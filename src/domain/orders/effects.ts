@@ -5,9 +5,9 @@
  * Plain data from plain data; the property tests (test/domain/order-effects.test.ts) hold it to the
  * books: the ledger always adds up to the accounts' deltas, and the retail totals to the live retail bids.
  */
-import type { ExposureAmounts } from './ofs-rules.js';
+import type { ExposureAmounts } from '../ofs/rules.js';
 import { exposureDelta, fundsEffect, tradeCostPaise, type ChangeOrigin, type FundsEffect, type Order, type OrderChange, type OutboxAction } from './order.js';
-import type { Trade } from './trades.js';
+import type { Trade } from '../funds/trades.js';
 
 /** One history row: the order as the change left it, and why. */
 export interface HistoryEntry {

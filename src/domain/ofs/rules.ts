@@ -5,13 +5,13 @@
  * - the API's pre-trade checks (services/order-entry.ts), in the transaction that writes the order;
  * - the OMS's risk step and the simulated exchange (src/oms), which catch what changed since the API
  *   judged the bid: a window that closed before the OMS got to it, an issue re-imported with other prices;
- * - allocation (domain/allocation.ts), which refuses a bid that no rule would have let live.
+ * - allocation (domain/ofs/issue/allocation.ts), which refuses a bid that no rule would have let live.
  * Plain functions over plain data. A rule answers Violations: the error kind and field the API answers
  * with, and a message that the OMS and the exchange also write into the order's history.
  */
-import { Errors, type Violation } from './errors.js';
-import { formatPrice, rupeesToPaise, type OfsIssue } from './ofs-issue.js';
-import { isLiveStatus } from './order-status.js';
+import { Errors, type Violation } from '../errors.js';
+import { formatPrice, rupeesToPaise, type OfsIssue } from './issue/issue.js';
+import { isLiveStatus } from '../orders/status.js';
 
 /** Which window a bidder bids in, whether it may bid at cut-off, and whether the retail limit applies. */
 export const BIDDER_CATEGORIES = ['RETAIL', 'NON_RETAIL'] as const;

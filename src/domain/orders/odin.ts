@@ -3,8 +3,8 @@
  * book, its time formats, and the codes of the live order socket's messages (odin-compat.md). Clients map
  * these through fixed tables and fail on anything else, so every value here is exact.
  */
-import { IST_OFFSET_MS } from './ofs-rules.js';
-import { LIVE_STATUSES, OrderStatus } from './order-status.js';
+import { IST_OFFSET_MS } from '../ofs/rules.js';
+import { LIVE_STATUSES, OrderStatus } from './status.js';
 
 /** Finished orders: nothing more happens to them. */
 export const FINISHED_STATUSES: readonly OrderStatus[] = [OrderStatus.EXECUTED, OrderStatus.CANCELLED, OrderStatus.OMSREJECT, OrderStatus.ORDERERROR];

@@ -1,6 +1,6 @@
 /** A user of the API, their sessions (access tokens) and API keys, as the services see them. */
-import type { MarginType, UserCategory } from './ofs-offer.js';
-import type { BidderCategory } from './ofs-rules.js';
+import type { MarginType, UserCategory } from '../ofs/offer/offer.js';
+import type { BidderCategory } from '../ofs/rules.js';
 
 export interface User {
   userId: string;
@@ -16,7 +16,7 @@ export interface User {
   totpSecret: string | null;
   /**
    * When the operator exempted the user from the second factor at login (LOGIN_SECOND_FACTOR_REQUIRED,
-   * src/domain/second-factor.ts), or null: not exempt.
+   * src/domain/access/second-factor.ts), or null: not exempt.
    */
   secondFactorExemptAt: number | null;
   createdAt: number;

@@ -3,11 +3,11 @@
  * maps it to and from its table (snake_case columns, PostgreSQL's int8 as strings); nothing above the store
  * sees a row.
  */
-import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from './ofs-rules.js';
-import { allotmentCostPaise } from './funds-blocking.js';
-import { OrderStatus } from './order-status.js';
-import { tradeIdOf, type Trade } from './trades.js';
-import type { MarginType, OfferCategory } from './ofs-offer.js';
+import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from '../ofs/rules.js';
+import { allotmentCostPaise } from '../funds/blocking.js';
+import { OrderStatus } from './status.js';
+import { tradeIdOf, type Trade } from '../funds/trades.js';
+import type { MarginType, OfferCategory } from '../ofs/offer/offer.js';
 
 export interface Order {
   orderId: string;

@@ -8,7 +8,7 @@
  * `2002:aabb:ccdd::`) is judged by the IPv4 address it carries: those forms reach it.
  */
 import { BlockList, isIP } from 'node:net';
-import { dotted, ipv6Groups, isIpv4Mapped } from './ip-address.js';
+import { dotted, ipv6Groups, isIpv4Mapped } from '../access/ip-address.js';
 
 /** What the operator allows webhook URLs (docs/configuration.md). */
 export interface WebhookAddressPolicy {

@@ -6,10 +6,10 @@
  * uses the same issue lookup and bid to check an OFS line's price against its issue (savedBidViolations).
  */
 import { BID_TO_LINE_FIELD, ofsSegmentOfLine, type CartLine } from './cart-line.js';
-import { Errors, type FieldError, type Violation } from './errors.js';
-import { issueViolations, OFS_PRODUCT_TYPE, type OfsBid } from './ofs-bid.js';
-import { rupeesToPaise, type OfsIssue } from './ofs-issue.js';
-import { floorViolations } from './ofs-rules.js';
+import { Errors, type FieldError, type Violation } from '../errors.js';
+import { issueViolations, OFS_PRODUCT_TYPE, type OfsBid } from '../ofs/bid.js';
+import { rupeesToPaise, type OfsIssue } from '../ofs/issue/issue.js';
+import { floorViolations } from '../ofs/rules.js';
 
 /** The only product the embedded OMS routes; lines of any other product are reported, never dropped. */
 export const ROUTABLE_PRODUCT = OFS_PRODUCT_TYPE;

@@ -4,7 +4,7 @@
  * algo ID an order carries, the threshold of orders a second per user and exchange segment, and the kill
  * switch. The registry's rows, the counting and the cancellations are the services' and the store's.
  */
-import { ApiError, Errors } from './errors.js';
+import { ApiError, Errors } from '../errors.js';
 
 /** The exchange segments ordergate routes to: an algo ID is registered with one of them. */
 export const ALGO_SEGMENTS = ['NSE_EQ', 'BSE_EQ'] as const;

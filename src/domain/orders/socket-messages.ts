@@ -1,15 +1,15 @@
 /**
  * The live order socket's messages (odin-compat.md, "The live order socket"): an order event becomes one
  * `ORD_NRML` message under ODIN's field names and codes, and an allotment also a `TRD_MSG`. ODIN clients
- * map the codes through fixed tables and fail on anything else, so every code comes from src/domain/odin.ts.
+ * map the codes through fixed tables and fail on anything else, so every code comes from src/domain/orders/odin.ts.
  * The messages' wire shapes, with the words the API documents, are in src/schemas/socket-messages.ts.
  *
  * A message describes the order as the event left it, as the event's `order` does (the order's history entry
  * for that change): its status, times, terms, error reason, traded and pending quantities and exchange order
  * number (docs/design/message-socket.md).
  */
-import { OrderStatus } from './order-status.js';
-import { tradeIdOf } from './trades.js';
+import { OrderStatus } from './status.js';
+import { tradeIdOf } from '../funds/trades.js';
 import {
   SOCKET_DAY_VALIDITY,
   SOCKET_EXCHANGE_CODES,

@@ -6,9 +6,9 @@
  * functions: the OMS records trades (`tradeOfAllotment` in ./order.ts) through OrderRepository.apply, the
  * portfolio service reads them.
  */
-import type { Offer } from './ofs-offer.js';
-import { IST_OFFSET_MS } from './ofs-rules.js';
-import { settlementInstant, type TradingCalendar } from './trading-calendar.js';
+import type { Offer } from '../ofs/offer/offer.js';
+import { IST_OFFSET_MS } from '../ofs/rules.js';
+import { settlementInstant, type TradingCalendar } from '../ofs/trading-calendar.js';
 
 export interface Trade {
   tradeId: string;

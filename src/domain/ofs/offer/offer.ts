@@ -5,9 +5,9 @@
  * carried-forward bids on T+1. Plain data and plain functions: its portions in shares, the prices its
  * discounts give, where it stands against the clock.
  */
-import { formatPrice, type AllocationMethod, type OfsExchange } from './ofs-issue.js';
-import { IST_OFFSET_MS, type BidderCategory } from './ofs-rules.js';
-import { istDate, nextTradingDay, whyNotTradingDay, type TradingCalendar } from './trading-calendar.js';
+import { formatPrice, type AllocationMethod, type OfsExchange } from '../issue/issue.js';
+import { IST_OFFSET_MS, type BidderCategory } from '../rules.js';
+import { istDate, nextTradingDay, whyNotTradingDay, type TradingCalendar } from '../trading-calendar.js';
 
 /** The categories a bid is placed in. EMPLOYEE is a bid, not a user: an eligible employee bids in it. */
 export const OFFER_CATEGORIES = ['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'] as const;

@@ -4,9 +4,9 @@
  * Plain functions over plain data; the parse of the `orders` string and the schema check happen at the edge
  * (src/schemas/cart-lines.ts). Faults are named `orders[i].Field` (i from 0).
  */
-import { Errors, type Violation } from './errors.js';
-import { OFS_PRODUCT_TYPE, ofsKindFaults, type OfsKindField } from './ofs-bid.js';
-import type { OfsExchange } from './ofs-issue.js';
+import { Errors, type Violation } from '../errors.js';
+import { OFS_PRODUCT_TYPE, ofsKindFaults, type OfsKindField } from '../ofs/bid.js';
+import type { OfsExchange } from '../ofs/issue/issue.js';
 
 /** A cart holds 1 to this many lines. */
 export const MAX_CART_LINES = 50;
@@ -146,7 +146,7 @@ const OFS_LINE_MESSAGES: Readonly<Record<OfsKindField, string>> = {
 
 /**
  * An OFS line will be placed as an OFS bid, so the bid's rules of what an OFS bid is (seed 4.1, written in
- * domain/ofs-bid.ts) apply already when the cart is saved, each fault named by the line's field.
+ * domain/ofs/bid.ts) apply already when the cart is saved, each fault named by the line's field.
  */
 function ofsLineFaults(line: CartLine): LineFault[] {
   const scrip = line.scripDetail;

@@ -3,7 +3,7 @@
  * allotments debited. A user without an account is not funds-checked. Pure rules over plain data; the OMS's
  * side (what a bid blocks) is in funds-blocking.ts.
  */
-import { formatRupees } from './ofs-rules.js';
+import { formatRupees } from '../ofs/rules.js';
 
 export interface FundsAccount {
   userId: string;

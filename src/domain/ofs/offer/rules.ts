@@ -6,8 +6,8 @@
  * ofs-rules.ts (whose tick, floor and retail-limit arithmetic they share): order entry judges them in
  * its transaction, the OMS's risk step and the simulated exchange again when the bid reaches them.
  */
-import { Errors, type Violation } from './errors.js';
-import { formatPrice } from './ofs-issue.js';
+import { Errors, type Violation } from '../../errors.js';
+import { formatPrice } from '../issue/issue.js';
 import {
   biddingDay,
   isMfIc,
@@ -20,7 +20,7 @@ import {
   type OfferListing,
   type OfferState,
   type UserCategory,
-} from './ofs-offer.js';
+} from './offer.js';
 import {
   CUTOFF_ORDER_TYPE,
   formatInstant,
@@ -30,7 +30,7 @@ import {
   tickViolations,
   valueLimitViolations,
   type BidTerms,
-} from './ofs-rules.js';
+} from '../rules.js';
 
 /** Rs 5,00,000 in paise: an employee's bids in one offer, valued at the T-day cut-off, total at most this. */
 export const EMPLOYEE_LIMIT_PAISE = 50_000_000n;

@@ -33,8 +33,8 @@
  * category's reported demand is the only figure that could pass 2^53 (many bids near the 15-digit
  * quantity limit): it is reported as a bigint (issue 47 row 3).
  */
-import { formatPrice, type AllocationMethod, type OfsIssue } from './ofs-issue.js';
-import { allocationViolations, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from './ofs-rules.js';
+import { formatPrice, type AllocationMethod, type OfsIssue } from './issue.js';
+import { allocationViolations, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from '../rules.js';
 
 /** A live bid, as the allocation reads it. */
 export interface AllocationBid {
@@ -144,7 +144,7 @@ function compareStrings(a: string, b: string): number {
 /**
  * The bids the allocation takes, ranked; the others are set aside, unallotted with the reason (no stored
  * bid may stop an allocation): a price or quantity no rule would have let live, what allocationViolations
- * (domain/ofs-rules.ts) refuses, such as a bid below a floor re-imported since, or a repeated id.
+ * (domain/ofs/rules.ts) refuses, such as a bid below a floor re-imported since, or a repeated id.
  * Allotting them would sell shares nobody validly bid for.
  *
  * A bid set aside takes no part at all, not even its id: of the bids that could take part, the first in
@@ -245,7 +245,7 @@ export interface SharedPortion {
  * in full when the demand fits, else proportionately at one clearing price, or price levels highest
  * first with the marginal level shared proportionately. Pure; the same answer whatever the bids' order.
  * Every allocation of an OFS uses it: the categories of an issue here, the steps of an offer's two days
- * in domain/ofs-offer-allocation.ts.
+ * in domain/ofs/offer/allocation.ts.
  */
 export function sharePortion(label: string, bids: readonly PortionBid[], portion: bigint, method: AllocationMethod): SharedPortion {
   const sorted = [...bids].sort(byPlacement);

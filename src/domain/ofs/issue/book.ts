@@ -5,14 +5,14 @@
  * row per category and price), no I/O and no clock of their own.
  *
  * The offer split, the portions and the clearing prices are not worked out again here: they are what
- * allocateOfs (domain/allocation.ts) answers when fed one bid per category and price level. Its portions
+ * allocateOfs (domain/ofs/issue/allocation.ts) answers when fed one bid per category and price level. Its portions
  * and clearing prices depend on the bids only through those sums, so the chart cannot disagree with the
  * allocation at close; and the bids it would refuse (allocationViolations) are left out of the demand, as
  * the allocation leaves them out.
  */
 import { allocateOfs, type AllocationBid } from './allocation.js';
-import type { OfsIssue } from './ofs-issue.js';
-import { allocationViolations, categoryWindow, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from './ofs-rules.js';
+import type { OfsIssue } from './issue.js';
+import { allocationViolations, categoryWindow, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from '../rules.js';
 
 export const WINDOW_STATES = ['UPCOMING', 'OPEN', 'CLOSED'] as const;
 export type WindowState = (typeof WINDOW_STATES)[number];

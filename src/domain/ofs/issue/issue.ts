@@ -20,7 +20,7 @@ export interface OfsIssue {
   nonRetailClosesAt: number;
   retailOpensAt: number;
   retailClosesAt: number;
-  /** How long after an allotment its trade settles (its shares become a holding); null: T+1 (src/domain/trades.ts). */
+  /** How long after an allotment its trade settles (its shares become a holding); null: T+1 (src/domain/funds/trades.ts). */
   settlementDelayMs: number | null;
   /**
    * The order value upper limit the exchange sets for the issue's series, in paise (NSE's

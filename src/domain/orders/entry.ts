@@ -6,10 +6,10 @@
  * commit's (services/group-commit.ts).
  */
 import { killSwitchViolations, type AlgoRegistration } from './algo-rules.js';
-import { ApiError, Errors, type Violation } from './errors.js';
-import { issueViolations, type ModifiedTerms, type OfsBid } from './ofs-bid.js';
-import { formatPrice, rupeesToPaise, type OfsIssue } from './ofs-issue.js';
-import { listingOf, offerState, type OfferRegistration } from './ofs-offer.js';
+import { ApiError, Errors, type Violation } from '../errors.js';
+import { issueViolations, type ModifiedTerms, type OfsBid } from '../ofs/bid.js';
+import { formatPrice, rupeesToPaise, type OfsIssue } from '../ofs/issue/issue.js';
+import { listingOf, offerState, type OfferRegistration } from '../ofs/offer/offer.js';
 import {
   carryForwardViolations,
   offerCancellationViolations,
@@ -25,10 +25,10 @@ import {
   type OfferContext,
   type OtherOfferBid,
   type ZeroMarginExposure,
-} from './ofs-offer-rules.js';
-import { priceViolations, retailLimitViolations, windowViolations, type BidderCategory, type BidTerms, type IssueExposure } from './ofs-rules.js';
+} from '../ofs/offer/rules.js';
+import { priceViolations, retailLimitViolations, windowViolations, type BidderCategory, type BidTerms, type IssueExposure } from '../ofs/rules.js';
 import { ACCEPTED_REASON, exposureDelta, type Order, type OrderChange, type RetailExposure } from './order.js';
-import { isLiveStatus, OrderStatus } from './order-status.js';
+import { isLiveStatus, OrderStatus } from './status.js';
 
 export const CANCELLATION_REASON = 'Cancellation requested by the user';
 

@@ -31,8 +31,8 @@
  *   by price priority, each at its own price, within what the single-bidder cap still allows.
  * - Whatever nobody took returns to the seller.
  */
-import { formatPrice } from './ofs-issue.js';
-import { byPlacement, sharePortion, shareProportionately, type PortionBid, type SharedPortion } from './allocation.js';
+import { formatPrice } from '../issue/issue.js';
+import { byPlacement, sharePortion, shareProportionately, type PortionBid, type SharedPortion } from '../issue/allocation.js';
 import {
   discountedPricePaise,
   isMfIc,
@@ -42,8 +42,8 @@ import {
   type OfferCategory,
   type OfferPortions,
   type OfferTerms,
-} from './ofs-offer.js';
-import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from './ofs-offer-rules.js';
+} from './offer.js';
+import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from './rules.js';
 
 /** A live bid as the allocations read it. */
 export interface OfferBid {
