@@ -5,10 +5,8 @@
  * answer. What a bid blocks of its bidder's funds is decided in src/domain/funds/blocking.ts.
  */
 import { admissionBlock, blockAfterModification, blockAfterTAllocation, fundsShortfall, releasesBlock } from '../domain/funds/blocking.js';
-import type { OfsIssue } from '../domain/ofs/issue/issue.js';
-import { offerState, type OfferRegistration } from '../domain/ofs/offer/offer.js';
-import { offerDayViolations } from '../domain/ofs/offer/rules.js';
-import { formatRupees, windowViolations, type BidTerms, type IssuePrices } from '../domain/ofs/rules.js';
+import type { RiskDecision } from '../domain/ofs/instrument.js';
+import { formatRupees, type BidTerms, type IssuePrices } from '../domain/ofs/rules.js';
 import {
   averageTradedPricePaise,
   EXCHANGE_ORIGIN,
@@ -26,47 +24,6 @@ const AT_EXCHANGE: readonly OrderStatus[] = [OrderStatus.EXXMITTED, OrderStatus.
 
 export function isAtExchange(order: Pick<Order, 'status'>): boolean {
   return AT_EXCHANGE.includes(order.status);
-}
-
-/** An offer as the risk check and the funds read it. */
-export type RegisteredOffer = Pick<OfferRegistration, 'offer' | 'progress' | 'tCutoffPricePaise'>;
-
-/** The OMS risk check's verdict on a placement, with the prices that value what it blocks. */
-export interface RiskDecision {
-  /** Why the order may not go to the exchange; null: it may. */
-  violation: string | null;
-  /** What values the bid for its funds; undefined: it blocks nothing. */
-  prices: IssuePrices | undefined;
-}
-
-/**
- * The OMS risk check of a bid in an issue: the issue is still registered and the order's window still
- * open. The API judged the rest before its 200; this catches what changed since.
- */
-export function issueRisk(order: Order, issue: OfsIssue | undefined, now: number): RiskDecision {
-  if (issue === undefined) return { violation: `${order.exchange} ${order.scripToken} is not a registered OFS issue`, prices: undefined };
-  const [closed] = windowViolations(issue, order.category, now);
-  return { violation: closed === undefined ? null : `${closed.message}; the order did not reach the exchange`, prices: issue };
-}
-
-/**
- * The OMS risk check of a bid in an offer: the offer still registered, and its day still taking the bid
- * (the offer may have been cancelled, or its session closed, since order entry judged it).
- */
-export function offerRisk(order: Order, offer: RegisteredOffer | undefined, now: number): RiskDecision {
-  if (offer === undefined) return { violation: `the offer ${order.offerId} is no longer registered`, prices: undefined };
-  const state = offerState(offer.offer, offer.progress, now);
-  const [closed] = offerDayViolations(offer.offer, state, order.offerCategory!, 'place', false, now);
-  return {
-    violation: closed === undefined ? null : `${closed.message}; the order did not reach the exchange`,
-    // A 0 %-margin bid blocks nothing: its custodian confirms and pays (docs/design/ofs.md).
-    prices: order.marginType === 'T' ? undefined : offerPrices(offer),
-  };
-}
-
-/** What values an offer's bids: cut-off bids at the T-day cut-off (the floor until it is found). */
-export function offerPrices(offer: RegisteredOffer): IssuePrices {
-  return { retailCutoffPricePaise: offer.tCutoffPricePaise, floorPricePaise: offer.offer.floorPricePaise };
 }
 
 /** An order the OMS takes to place, with the risk check's verdict on it. */

@@ -32,14 +32,14 @@ import type { ExchangeOperation, OmsMetrics } from '../metrics/operator-metrics.
 import type { Store } from '../store/sql/database.js';
 import type { FundsRepository } from '../store/funds/funds.js';
 import type { OfsIssueRepository } from '../store/ofs/issues.js';
-import type { OfferRegistration, OfsOfferRepository } from '../store/ofs/offers.js';
+import type { OfsOfferRepository } from '../store/ofs/offers.js';
 import type { OmsRepository, OutboxEntry } from '../store/orders/outbox.js';
 import type { OrderRepository } from '../store/orders/orders.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 import type { ExchangeAdapter, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
 import type { InstrumentGuard } from './instrument-guard.js';
+import { instrumentReader } from './instrument-reader.js';
 import { instrumentOfOrder } from '../domain/ofs/instruments.js';
-import { offerSettlementTime, settlementTime } from '../domain/funds/trades.js';
 import { NO_HOLIDAYS } from '../domain/ofs/trading-calendar.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { DatabaseUnavailableError } from '../domain/errors.js';
@@ -53,11 +53,8 @@ import {
   carryForwardAnswered,
   carryForwardRefusedForFunds,
   isAtExchange,
-  issueRisk,
   modificationRefused,
   modified,
-  offerPrices,
-  offerRisk,
   raiseBlock,
   settle,
   termsOf,
@@ -280,8 +277,7 @@ export class OmsWorker {
    * block more than there is.
    */
   private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, Order>, at: number): Promise<OrderChange[]> {
-    const issueOf = this.options.issues.reader(tx);
-    const offerOf = this.offerReader(tx);
+    const instrumentOf = instrumentReader(this.options.issues, this.options.offers, tx);
     const pending = orderIds.flatMap((orderId) => {
       const order = locked.get(orderId);
       // Any other status means it is past this step.
@@ -290,8 +286,7 @@ export class OmsWorker {
     const accounts = await this.options.funds.lockAccounts(tx, [...new Set(pending.map((order) => order.userId))]);
     const placements: Placement[] = [];
     for (const order of pending) {
-      if (order.offerId === null) placements.push({ order, risk: issueRisk(order, await issueOf(order.exchange, order.scripToken), at) });
-      else placements.push({ order, risk: offerRisk(order, await offerOf(order.offerId), at) });
+      placements.push({ order, risk: (await instrumentOf(order)).risk(order, at) });
     }
     return admit(placements, new Map([...accounts].map(([userId, account]) => [userId, availablePaise(account)])), at);
   }
@@ -422,21 +417,9 @@ export class OmsWorker {
     await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, held, at));
   }
 
-  /** An offer by id, read once per transaction. */
-  private offerReader(tx: StoreTx): (offerId: string) => Promise<OfferRegistration | undefined> {
-    const read = new Map<string, Promise<OfferRegistration | undefined>>();
-    return (offerId) => {
-      let offer = read.get(offerId);
-      if (offer === undefined) read.set(offerId, (offer = this.options.offers.find(offerId, tx)));
-      return offer;
-    };
-  }
-
   /** The prices that value the order's bid for its funds: its issue's, or its offer's (undefined: neither is registered). */
   private async pricesOf(tx: StoreTx, order: Order): Promise<IssuePrices | undefined> {
-    if (order.offerId === null) return this.options.issues.find(order.exchange, order.scripToken, tx);
-    const offer = await this.options.offers.find(order.offerId, tx);
-    return offer && offerPrices(offer);
+    return (await instrumentReader(this.options.issues, this.options.offers, tx)(order)).prices();
   }
 
   /** The prices of the order's block, read only when its block follows its terms (else nothing is read). */
@@ -515,20 +498,11 @@ export class OmsWorker {
     await this.changeOrders(
       events.map((event) => event.orderId),
       async (locked, at, tx) => {
-        const issueOf = this.options.issues.reader(tx);
-        const offerOf = this.offerReader(tx);
+        const instrumentOf = instrumentReader(this.options.issues, this.options.offers, tx);
         const delivered: DeliveredEvent[] = [];
         for (const event of events) {
           const order = locked.get(event.orderId);
-          let settlesAt: number | null = null;
-          if (order !== undefined && event.quantity > 0) {
-            if (order.offerId === null) {
-              settlesAt = settlementTime(at, (await issueOf(order.exchange, order.scripToken))?.settlementDelayMs ?? null);
-            } else {
-              const offer = (await offerOf(order.offerId))?.offer;
-              settlesAt = offer === undefined ? settlementTime(at, null) : offerSettlementTime(offer, event.day, at, calendar);
-            }
-          }
+          const settlesAt = order !== undefined && event.quantity > 0 ? (await instrumentOf(order)).settlesAt(at, event.day, calendar) : null;
           delivered.push({ event, settlesAt });
         }
         return applyEvents(locked, delivered, at);

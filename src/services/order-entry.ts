@@ -13,16 +13,15 @@ import { callerViolations, crossFieldViolations, modifyPathViolations, type Modi
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs/issue/issue.js';
 import type { OfferRegistration } from '../domain/ofs/offer/offer.js';
 import type { OfferBidder } from '../domain/ofs/offer/rules.js';
+import { BatchSnapshot, judgeOrderCommand } from '../domain/orders/entry.js';
 import {
-  BatchSnapshot,
   issueKey,
-  judgeOrderCommand,
   type CarryForwardRevision,
   type OrderActionCommand,
   type ModifyCommand,
   type PlaceCommand,
   type Requester,
-} from '../domain/orders/entry.js';
+} from '../domain/orders/commands.js';
 import { acceptedOrder, type OrderChange } from '../domain/orders/order.js';
 import type { ModifyOrderRequest, OfsOrderRequest } from '../schemas/orders.js';
 import type { Store } from '../store/sql/database.js';

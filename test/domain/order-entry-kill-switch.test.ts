@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AlgoRegistration } from '../../src/domain/orders/algo-rules.js';
 import { ApiError, Errors } from '../../src/domain/errors.js';
-import { BatchSnapshot, judgeOrderCommand, type OrderCommand } from '../../src/domain/orders/entry.js';
+import { BatchSnapshot, judgeOrderCommand } from '../../src/domain/orders/entry.js';
+import type { OrderCommand } from '../../src/domain/orders/commands.js';
 import { sbinIssue, storedOrder } from '../support/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 27, 6, 0);

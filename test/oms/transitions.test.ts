@@ -16,18 +16,17 @@ import {
   cancellationAnswered,
   carryForwardAnswered,
   carryForwardRefusedForFunds,
-  issueRisk,
   modificationRefused,
   modified,
-  offerRisk,
   raiseBlock,
   settle,
   toTransmit,
   type Placement,
-  type RegisteredOffer,
-  type RiskDecision,
 } from '../../src/oms/transitions.js';
 import type { ExchangeEvent } from '../../src/oms/exchange.js';
+import type { RiskDecision } from '../../src/domain/ofs/instrument.js';
+import { issueRisk } from '../../src/domain/ofs/issue/instrument.js';
+import { offerRisk, type RegisteredOffer } from '../../src/domain/ofs/offer/instrument.js';
 import { sbinIssue } from '../support/fixtures.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00+05:30');
