@@ -150,6 +150,7 @@ export function createSimulatedExchange(
   store: Store,
   now: () => number = Date.now,
   guard: InstrumentGuard = createInstrumentGuard(store, now, pino({ level: 'silent' })),
+  options: { logger?: Logger; passMs?: number } = {},
 ): SimulatedExchange {
   return new SimulatedExchange(
     store,
@@ -158,6 +159,7 @@ export function createSimulatedExchange(
     new OfsOfferRepository(store.db),
     now,
     guard,
+    { ...options, ...(options.logger !== undefined && { logger: options.logger.child({ component: 'simulated-exchange' }) }) },
   );
 }
 
@@ -173,7 +175,7 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
     offers: new OfsOfferRepository(store.db),
     oms: new OmsRepository(store.db, store.dialect),
     funds: new FundsRepository(store.db, store.dialect),
-    exchange: options.exchange ?? createSimulatedExchange(store, now, guard),
+    exchange: options.exchange ?? createSimulatedExchange(store, now, guard, { logger }),
     now,
     logger,
     guard,

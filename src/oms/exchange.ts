@@ -74,10 +74,18 @@ export interface ExchangeAdapter {
    */
   carryForward(orderId: string, terms: BidTerms): Promise<ChangeResult>;
   /**
-   * Does the exchange's due work first (allocation of every issue whose windows have both closed), then
-   * answers the events not yet acknowledged, oldest first. Until acknowledged, an event is answered again;
-   * those of an instrument the OMS set aside wait with it.
+   * The events not yet acknowledged, oldest first; reading changes nothing. Until acknowledged, an event is
+   * answered again; those of an instrument the OMS set aside wait with it.
    */
   pollEvents(): Promise<ExchangeEvent[]>;
   acknowledge(eventIds: readonly string[]): Promise<void>;
+  /**
+   * An exchange that works on its own (the simulated exchange allots at a close; a link polls its
+   * exchange) runs its own passes between start() and stop(), on its own clock; the OMS worker starts and
+   * stops them with its own. runOnce() is one such pass, now: the worker's runOnce() takes it between
+   * sending and reading (the tests).
+   */
+  start?(): void;
+  stop?(): Promise<void>;
+  runOnce?(): Promise<void>;
 }

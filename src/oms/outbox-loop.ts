@@ -135,11 +135,12 @@ export class OutboxLoop {
   }
 
   /**
-   * Processes everything due now: the outbox, then the rest of the work (the exchange's events). Answers how
-   * many outbox entries and events it handled. Runs after the pass under way, never beside it.
+   * Processes everything due now: the outbox, then `between` (when given), then the rest of the work (the
+   * exchange's events). Answers how many outbox entries and events it handled. Runs after the pass under
+   * way, never beside it.
    */
-  runOnce(): Promise<number> {
-    const next = this.pass.catch(() => 0).then(() => this.processDue());
+  runOnce(between?: () => Promise<void>): Promise<number> {
+    const next = this.pass.catch(() => 0).then(() => this.processDue(between));
     this.pass = next;
     return next;
   }
@@ -174,8 +175,10 @@ export class OutboxLoop {
     }, delayMs);
   }
 
-  private async processDue(): Promise<number> {
-    return (await this.processOutbox()) + (await this.work.afterOutbox(() => this.stopRequested));
+  private async processDue(between?: () => Promise<void>): Promise<number> {
+    const sent = await this.processOutbox();
+    await between?.();
+    return sent + (await this.work.afterOutbox(() => this.stopRequested));
   }
 
   /**

@@ -110,14 +110,16 @@ export class OmsWorker {
     );
   }
 
-  /** Runs passes every pollMs until stop(). */
+  /** Runs passes every pollMs until stop(), and the exchange's own (exchange.ts). */
   start(): void {
+    this.options.exchange.start?.();
     this.loop.start();
   }
 
   /** Stops the loop; resolves once the batch under way has finished (the rest waits for the next start). */
-  stop(): Promise<void> {
-    return this.loop.stop();
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await this.options.exchange.stop?.();
   }
 
   /** Work may have arrived: an idle loop passes within pollMs (OutboxLoop.wake). */
@@ -126,11 +128,14 @@ export class OmsWorker {
   }
 
   /**
-   * Processes everything due now: the outbox, then the exchange's events. Answers how many outbox entries
-   * and events it handled. Runs after the pass under way, never beside it.
+   * One turn of the whole market, at the caller's word (the tests): the
+   * OMS sends what is due, the exchange takes its own step (its allotments, exchange.ts), and the OMS
+   * applies what the exchange answered. Answers how many outbox entries and events it handled. Runs after
+   * the pass under way, never beside it. A started worker's passes leave the exchange to its own.
    */
   runOnce(): Promise<number> {
-    return this.loop.runOnce();
+    const { exchange } = this.options;
+    return this.loop.runOnce(exchange.runOnce && (() => exchange.runOnce!()));
   }
 
   /**

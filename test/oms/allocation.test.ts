@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOUR, ObservedExchange, OmsBench, T0 } from './fixture.js';
+import { createSimulatedExchange } from '../../src/wiring.js';
 
 let bench: OmsBench;
 beforeEach(async () => {
@@ -146,9 +147,39 @@ describe('allocation at close', () => {
     }
   });
 
-  it('allocates an issue once when two exchange instances are polled at the same moment', async () => {
+  it('allots at its own step, on its own clock, not when its events are read', async () => {
     await bookOfBids();
     bench.clock.now = CLOSE;
+    const exchange = bench.exchange();
+    // Reading the events at the close changes nothing: the exchange has not taken its step.
+    expect(await exchange.pollEvents()).toEqual([]);
+    expect(await bench.events()).toHaveLength(0);
+    await exchange.step();
+    expect(await bench.events()).toHaveLength(5);
+    expect(await exchange.pollEvents()).toHaveLength(5);
+  });
+
+  it('takes its step on its own once started, until stopped', async () => {
+    await bookOfBids();
+    bench.clock.now = CLOSE;
+    const exchange = createSimulatedExchange(bench.store, bench.now, undefined, { passMs: 1 });
+    const stepped = new Promise<void>((resolve) => {
+      const step = exchange.step.bind(exchange);
+      exchange.step = async () => {
+        await step();
+        resolve();
+      };
+    });
+    exchange.start();
+    await stepped;
+    await exchange.stop();
+    expect(await bench.events()).toHaveLength(5);
+  });
+
+  it('allocates an issue once when two exchange instances take their step at the same moment', async () => {
+    await bookOfBids();
+    bench.clock.now = CLOSE;
+    await Promise.all([bench.exchange().step(), bench.exchange().step()]);
     const [a, b] = await Promise.all([bench.exchange().pollEvents(), bench.exchange().pollEvents()]);
     const delivered = new Set([...a, ...b].map((event) => event.orderId));
     expect(delivered.size).toBe(5);

@@ -145,6 +145,16 @@ export class ObservedExchange implements ExchangeAdapter {
   acknowledge(eventIds: readonly string[]) {
     return this.call('acknowledge', null, () => this.inner.acknowledge(eventIds));
   }
+  // The exchange's own passes (its allotments) go on as the inner exchange's, unobserved.
+  start() {
+    this.inner.start?.();
+  }
+  async stop() {
+    await this.inner.stop?.();
+  }
+  async runOnce() {
+    await this.inner.runOnce?.();
+  }
 }
 
 export class OmsBench {
