@@ -288,3 +288,23 @@ export function formatRupees(amount: number | bigint): string {
   const rest = rupees.slice(0, -3).replace(/\B(?=(\d{2})+$)/g, ',');
   return `Rs ${rest === '' ? lastThree : `${rest},${lastThree}`}.${(paise % 100n).toString().padStart(2, '0')}`;
 }
+
+/**
+ * A bid's value is within its series' order value upper limit, as the exchange sets it for the offer
+ * or the issue (NSE's `orderValueUpperLimit`; issue 47 row 3): quantity times price, a cut-off bid at the
+ * cut-off (an offer's T-day cut-off, an issue's retail cut-off). `limitPaise` null: the series has none.
+ */
+export function orderValueViolations(limitPaise: number | null | undefined, terms: BidTerms, tCutoffPricePaise: number | null): Violation[] {
+  if (limitPaise == null) return [];
+  const unit = terms.orderType === CUTOFF_ORDER_TYPE ? tCutoffPricePaise : terms.pricePaise;
+  if (unit === null) return [];
+  return valueLimitViolations(
+    Errors.OFS_ORDER_VALUE_LIMIT,
+    BigInt(limitPaise),
+    0n,
+    terms.quantity,
+    BigInt(unit),
+    (_current, total, limit, most) =>
+      `The bid's value ${total} is over the series' order value upper limit of ${limit}, as the exchange sets it for the offer; at ${formatPrice(unit)} you may bid for at most ${most} shares`,
+  );
+}

@@ -6,8 +6,7 @@
 import { ApiError, Errors } from '../../errors.js';
 import { issueViolations, type OfsBid } from '../bid.js';
 import type { EntryBook, OfsInstrument, RiskDecision } from '../instrument.js';
-import { orderValueViolations } from '../offer/rules.js';
-import { priceViolations, retailLimitViolations, windowViolations, type BidTerms } from '../rules.js';
+import { orderValueViolations, priceViolations, retailLimitViolations, windowViolations, type BidTerms } from '../rules.js';
 import { settlementTime } from '../../funds/trades.js';
 import { modificationOf, notCarriedForward, type ModifyCommand, type OrderActionCommand, type PlaceCommand, type Requester } from '../../orders/commands.js';
 import type { Order, OrderChange } from '../../orders/order.js';

@@ -26,6 +26,7 @@ import {
   formatInstant,
   formatRupees,
   offeredQuantityViolations,
+  orderValueViolations,
   RETAIL_LIMIT_PAISE,
   tickViolations,
   valueLimitViolations,
@@ -396,26 +397,6 @@ function offerLimitViolations(context: OfferContext, category: OfferCategory, bi
     );
   }
   return [];
-}
-
-/**
- * A bid's value is within its series' order value upper limit, as the exchange sets it for the offer
- * (NSE's `orderValueUpperLimit`; issue 47 row 3): quantity times price, a cut-off bid at the T-day
- * cut-off. `limitPaise` null: the series has none.
- */
-export function orderValueViolations(limitPaise: number | null | undefined, terms: BidTerms, tCutoffPricePaise: number | null): Violation[] {
-  if (limitPaise == null) return [];
-  const unit = terms.orderType === CUTOFF_ORDER_TYPE ? tCutoffPricePaise : terms.pricePaise;
-  if (unit === null) return [];
-  return valueLimitViolations(
-    Errors.OFS_ORDER_VALUE_LIMIT,
-    BigInt(limitPaise),
-    0n,
-    terms.quantity,
-    BigInt(unit),
-    (_current, total, limit, most) =>
-      `The bid's value ${total} is over the series' order value upper limit of ${limit}, as the exchange sets it for the offer; at ${formatPrice(unit)} you may bid for at most ${most} shares`,
-  );
 }
 
 /** The order value upper limit of the series a bid of `category` on `listing` is sent in; null: none. */
