@@ -7,7 +7,8 @@ import { Command } from 'commander';
 import { displayToken, unsafeTextIn } from '../domain/ofs/display-text.js';
 import { formatPrice, type OfsIssue } from '../domain/ofs/issue/issue.js';
 import { formatDiscount, offerPortions, type Offer, type PrintedPortions } from '../domain/ofs/offer/offer.js';
-import { AdminError, parseOfsImport, type OfsImport } from '../services/admin.js';
+import { AdminError } from '../domain/errors.js';
+import { parseOfsImport, type OfsImport } from '../schemas/ofs-import.js';
 import { CliError, isoInstant, readJsonFile, withWorkspace, writeFields, type CliIo } from './context.js';
 import { holidaysCommand } from './ofs-holidays.js';
 

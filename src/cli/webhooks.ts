@@ -4,7 +4,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DeliveryStatus, ListedDelivery } from '../domain/orders/webhooks.js';
-import { AdminError } from '../services/admin.js';
+import { AdminError } from '../domain/errors.js';
 import { DELIVERY_STATUSES, WebhookAdminService } from '../services/webhooks.js';
 import { WebhookRepository } from '../store/orders/webhooks.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo, type Workspace } from './context.js';

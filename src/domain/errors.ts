@@ -297,3 +297,12 @@ export class DatabaseUnavailableError extends Error {
     super(`the database cannot be used now: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
+
+/**
+ * An operator's command refused (the CLI, docs/operations.md): its message says why, in the operator's
+ * words (a user that does not exist, an import file's problem with its entry and field). The CLI prints it
+ * on one line and exits 1; nothing is changed.
+ */
+export class AdminError extends Error {
+  override name = 'AdminError';
+}

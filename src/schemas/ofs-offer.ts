@@ -5,7 +5,7 @@
  * that every tool reads the same file.
  */
 import Type, { type Static } from 'typebox';
-import { OFFER_STATES } from '../domain/ofs/offer/offer.js';
+import { OFFER_CATEGORIES, OFFER_STATES } from '../domain/ofs/offer/offer.js';
 import { PagedEnvelope, SuccessEnvelope } from './common.js';
 import { PAGE_QUERY_FIELDS, PageMetadata } from './odin-fields.js';
 import { ObjectOrNull, Shares, StringEnum } from './ofs.js';
@@ -352,7 +352,7 @@ export const OfsOfferBookData = Type.Object(
     categories: Type.Array(
       Type.Object(
         {
-          category: StringEnum(['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS'], 'The bid category.'),
+          category: StringEnum(OFFER_CATEGORIES, 'The bid category.'),
           ...BookFigures,
           by_listing: Type.Array(Type.Object({ exchange: Type.String(), scrip_token: Type.Integer(), ...BookFigures }, { additionalProperties: false })),
         },

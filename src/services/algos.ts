@@ -19,7 +19,7 @@ import {
 import type { AlgoChange, AlgoRepository } from '../store/orders/algos.js';
 import type { Store } from '../store/sql/database.js';
 import type { UserRepository } from '../store/access/users.js';
-import { AdminError } from './admin.js';
+import { AdminError } from '../domain/errors.js';
 import type { OrderEntryService } from './order-entry.js';
 
 /** What the operator registers. */

@@ -9,7 +9,7 @@ import type { FundsBalance } from '../schemas/funds.js';
 import type { Store } from '../store/sql/database.js';
 import type { FundsRepository } from '../store/funds/funds.js';
 import type { UserRepository } from '../store/access/users.js';
-import { AdminError } from './admin.js';
+import { AdminError } from '../domain/errors.js';
 import type { Caller } from './auth.js';
 
 /** How many ledger entries `show` lists. */

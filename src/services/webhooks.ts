@@ -9,7 +9,7 @@ import { refusedResolution, type Resolver } from '../webhooks/address-guard.js';
 import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/orders/webhooks.js';
 import type { UserRepository } from '../store/access/users.js';
 import type { DeliveryFilter, WebhookRepository } from '../store/orders/webhooks.js';
-import { AdminError } from './admin.js';
+import { AdminError } from '../domain/errors.js';
 
 export interface NewWebhook {
   webhookId: string;

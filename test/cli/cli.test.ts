@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex, totpCode } from '../../src/auth/credentials.js';
 import { ApiError } from '../../src/domain/errors.js';
-import { parseOfsImport, parseOfsIssues } from '../../src/services/admin.js';
+import { parseOfsImport, parseOfsIssues } from '../../src/schemas/ofs-import.js';
 import { AuthService } from '../../src/services/auth.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs/issues.js';

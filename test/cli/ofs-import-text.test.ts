@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeOfsIssue } from '../../src/cli/ofs.js';
-import { parseOfsImport } from '../../src/services/admin.js';
+import { parseOfsImport } from '../../src/schemas/ofs-import.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { offerImport } from '../support/offers.js';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCallLog, memoryAdmit } from '../../src/rate-limit/call-logs.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
-import { AdminError } from '../../src/services/admin.js';
+import { AdminError } from '../../src/domain/errors.js';
 import { AlgoRepository } from '../../src/store/orders/algos.js';
 import type { GenericAlgoIds } from '../../src/domain/orders/algo-rules.js';
 import { sql } from 'kysely';

@@ -5,7 +5,7 @@
  * once a week unless overridden; with STATIC_IP_REQUIRED a key without addresses is refused too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminError } from '../../src/services/admin.js';
+import { AdminError } from '../../src/domain/errors.js';
 import { startTestServer, TEST_PASSWORD, validBid, type TestServer, type TestUser } from '../support/server.js';
 
 const PLACE = '/transactional/v1/orders/regular';

@@ -5,7 +5,9 @@
  * shoe and the eligible employees.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AdminError, AdminService, parseOfsImport } from '../../src/services/admin.js';
+import { AdminError } from '../../src/domain/errors.js';
+import { AdminService } from '../../src/services/admin.js';
+import { parseOfsImport } from '../../src/schemas/ofs-import.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { SimExchangeRepository } from '../../src/store/ofs/sim-exchange.js';

@@ -34,6 +34,15 @@ export function isMfIc(category: string): boolean {
 export const MARGIN_TYPES = ['H', 'T'] as const;
 export type MarginType = (typeof MARGIN_TYPES)[number];
 
+/** The categories whose users may bid at 0 % margin (T): the institutions, whose custodians confirm. */
+export const ZERO_MARGIN_CATEGORIES: readonly UserCategory[] = ['MF', 'IC', 'OTHS'];
+
+/** Why a user of `category` may not bid at `marginType`, or null: T is for ZERO_MARGIN_CATEGORIES only. */
+export function marginTypeProblem(category: string, marginType: MarginType): string | null {
+  if (marginType !== 'T' || (ZERO_MARGIN_CATEGORIES as readonly string[]).includes(category)) return null;
+  return `margin type T (0 % margin) is for ${ZERO_MARGIN_CATEGORIES.slice(0, -1).join(', ')} and ${ZERO_MARGIN_CATEGORIES.at(-1)} users only; a ${category} user bids with 100 % margin (H)`;
+}
+
 /** The series of each category on one listing: the key names are the import's (NSE uses RS, IS and ES). */
 export interface ListingSeries {
   RETAIL: string;
