@@ -9,22 +9,19 @@ import { addressChangeRefusal, keyAddressesProblem } from '../domain/access/stat
 import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/access/second-factor.js';
 import type { ApiKeyInfo } from '../domain/access/user.js';
 import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
-import { rupeesToPaise, type OfsIssue } from '../domain/ofs/issue/issue.js';
+import { type OfsIssue } from '../domain/ofs/issue/issue.js';
 import { parseOfsImport, parseOfsIssues, type OfsImport } from '../schemas/ofs-import.js';
 import { OfferConflictError, type OfsOfferRepository } from '../store/ofs/offers.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { NO_HOLIDAYS } from '../domain/ofs/trading-calendar.js';
 import { formatInstant, type BidderCategory } from '../domain/ofs/rules.js';
 import {
-  defaultGreenShoeDecisionBy,
   offerCalendarProblems,
   offerState,
-  offerTermsProblems,
   marginTypeProblem,
   printedPortionsProblems,
   USER_CATEGORIES,
   userCategoryOf,
-  type Discount,
   type MarginType,
   type Offer,
   type PrintedPortions,

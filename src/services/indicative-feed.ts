@@ -5,7 +5,8 @@
  * every logged-in user may read them). A stream that starts gets what is published from then on; the
  * latest figures are in the offers' read calls.
  */
-import type { OfsOfferRepository, PublishedIndicative } from '../store/ofs/offers.js';
+import type { PublishedIndicative } from '../domain/ofs/offer/offer.js';
+import type { OfsOfferRepository } from '../store/ofs/offers.js';
 
 export interface IndicativePoint extends PublishedIndicative {
   offerId: string;

@@ -23,6 +23,7 @@ import {
 } from '../schemas/ordercart.js';
 import type { OfsIssueRepository } from '../store/ofs/issues.js';
 import { cartNameViolations, type StoredOrderCart } from '../domain/orders/cart.js';
+import { toOrderCart } from '../schemas/mappers/ordercart.js';
 import type { OrderCartRepository } from '../store/orders/carts.js';
 import type { Caller } from './auth.js';
 import type { AnswerInTransaction, KeptSteps } from './idempotency.js';
@@ -61,20 +62,6 @@ function validLines(name: string, orders: string): OrderLine[] {
   const result = parseCartOrders(orders);
   if (!result.ok) throw ApiError.fromViolations(result.violations);
   return result.lines;
-}
-
-function toOrderCart(cart: StoredOrderCart): OrderCart {
-  return {
-    ordercartId: cart.ordercartId,
-    ordercartName: cart.name,
-    orders: JSON.parse(cart.ordersJson) as OrderLine[],
-    version: cart.version,
-    createdBy: cart.createdBy,
-    modifiedBy: cart.modifiedBy,
-    executedNoTime: cart.executedNoTime,
-    createdAt: new Date(cart.createdAt).toISOString(),
-    modifiedAt: new Date(cart.updatedAt).toISOString(),
-  };
 }
 
 function notFound(ordercartId: string): ApiError {

@@ -9,7 +9,8 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFER_STATES, offerState } from '../../src/domain/ofs/offer/offer.js';
 import { AdminService } from '../../src/services/admin.js';
-import { isCurrentOffer, listFilter, OfsOfferService, toOfferEntry } from '../../src/services/ofs-offers.js';
+import { isCurrentOffer, listFilter, OfsOfferService } from '../../src/services/ofs-offers.js';
+import { toOfferEntry } from '../../src/schemas/mappers/ofs-offer.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsOfferRepository, type OfferRegistration } from '../../src/store/ofs/offers.js';
 import { TradingHolidayRepository } from '../../src/store/ofs/trading-holidays.js';

@@ -1,9 +1,9 @@
 /** The registry of OFS issues. */
 import type { Kysely, Selectable } from 'kysely';
-import type { AllocationMethod, OfsExchange, OfsIssue } from '../../domain/ofs/issue/issue.js';
+import type { AllocationMethod, OfsExchange, OfsIssue, OfsIssueRegistration } from '../../domain/ofs/issue/issue.js';
 import { prepareQuery, type PreparedQuery } from '../sql/prepared.js';
 import type { Database, OfsIssuesTable } from '../schema/tables.js';
-import { executorOf, openTx, type StoreTx } from '../sql/write-tx.js';
+import { executorOf, type StoreTx } from '../sql/write-tx.js';
 
 function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
   return {
@@ -24,12 +24,6 @@ function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
     retailOpensAt: Number(row.retail_opens_at),
     retailClosesAt: Number(row.retail_closes_at),
   };
-}
-
-/** A registered issue with when its allocation ran (null: not yet, or re-opened since). */
-export interface OfsIssueRegistration {
-  issue: OfsIssue;
-  allocatedAt: number | null;
 }
 
 function toRegistration(row: Selectable<OfsIssuesTable>): OfsIssueRegistration {

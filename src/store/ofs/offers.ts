@@ -5,11 +5,11 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { OfsIssue } from '../../domain/ofs/issue/issue.js';
-import type { Discount, Offer, OfferListing, OfferProgress, OfferRegistration, PrintedPortions } from '../../domain/ofs/offer/offer.js';
+import type { Discount, Offer, OfferListing, OfferRegistration, PrintedPortions } from '../../domain/ofs/offer/offer.js';
 
 /** The offers' registry answers OfferRegistration, a domain type (order entry's rules read it). */
 export type { OfferRegistration } from '../../domain/ofs/offer/offer.js';
-import { userCategoryOf, type IndicativePrice, type OfferState } from '../../domain/ofs/offer/offer.js';
+import { userCategoryOf, type OfferState, type PublishedIndicative } from '../../domain/ofs/offer/offer.js';
 import type { OfferBidder } from '../../domain/ofs/offer/rules.js';
 import { sharesFromColumn } from '../sql/exact-sum.js';
 import { upsertIssues } from './issues.js';
@@ -18,10 +18,6 @@ import { executorOf, type StoreTx } from '../sql/write-tx.js';
 import type { Database, OfsOfferIndicativeTable, OfsOfferListingsTable, OfsOffersTable } from '../schema/tables.js';
 
 /** The indicative price the exchange published at one instant of T. */
-export interface PublishedIndicative extends IndicativePrice {
-  at: number;
-}
-
 /** An import the registry refuses: the message says why (an instrument of two kinds, terms fixed by an allocation). */
 export class OfferConflictError extends Error {
   override name = 'OfferConflictError';

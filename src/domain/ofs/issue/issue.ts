@@ -29,6 +29,12 @@ export interface OfsIssue {
   valueLimitPaise?: number | null;
 }
 
+/** A registered issue with when its allocation ran (null: not yet, or re-opened since). */
+export interface OfsIssueRegistration {
+  issue: OfsIssue;
+  allocatedAt: number | null;
+}
+
 /**
  * Rupees (a JSON number such as 101.05) to integer paise; null when it is not a whole number of paise.
  * Exact: paise / 100 is the double nearest to the decimal, which is what JSON parsing of that decimal

@@ -532,3 +532,20 @@ export function defaultGreenShoeDecisionBy(tDay: Session, t1Day: Session): numbe
 /** The hour (India time) on T by which the seller announces the green-shoe decision. */
 export const GREEN_SHOE_DECISION_HOUR_IST = 17;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Indicative figures as the exchange published them, at `at`. */
+export interface PublishedIndicative extends IndicativePrice {
+  at: number;
+}
+
+/**
+ * What the T allocation waits for (tAllocationWaitAsHeld): nothing before T closes or once it has run; after
+ * T's close the seller's green-shoe decision (until its deadline), then the operator once the exchange has
+ * held the allocation for it, the valid non-retail demand after the single-bidder cap being short of the
+ * non-retail portion (cancel, or go on).
+ */
+export function tWait(registration: OfferRegistration, now: number): TAllocationWait {
+  const { offer, progress } = registration;
+  if (offerState(offer, progress, now) !== 'T_OPEN' || now < offer.tDay.closesAt) return null;
+  return tAllocationWaitAsHeld(offer, registration.tProceedAt, registration.tHeldAt, now);
+}
