@@ -10,12 +10,25 @@
  */
 import { allocateOfs, type AllocationBid } from '../domain/ofs/issue/allocation.js';
 import type { OfsIssue } from '../domain/ofs/issue/issue.js';
-import { allocationViolations, isBidderCategory, termsViolations, windowViolations, type BidderCategory, type BidTerms } from '../domain/ofs/rules.js';
+import {
+  allocationViolations,
+  isBidderCategory,
+  termsViolations,
+  windowViolations,
+  type BidderCategory,
+  type BidTerms,
+} from '../domain/ofs/rules.js';
 import type { Violation } from '../domain/errors.js';
 import type { OfsIssueRepository } from '../store/ofs/issues.js';
 import type { OfferRegistration, OfsOfferRepository } from '../store/ofs/offers.js';
 import { formatPrice } from '../domain/ofs/issue/issue.js';
-import { indicativePrice, isNonRetailCategory, offerState, tAllocationWait, type OfferCategory } from '../domain/ofs/offer/offer.js';
+import {
+  indicativePrice,
+  isNonRetailCategory,
+  offerState,
+  tAllocationWait,
+  type OfferCategory,
+} from '../domain/ofs/offer/offer.js';
 import { issueInstrument, offerInstrument } from '../domain/ofs/instruments.js';
 import {
   carryForwardViolations,
@@ -26,13 +39,34 @@ import {
   offerPriceViolations,
   type BidAction,
 } from '../domain/ofs/offer/rules.js';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid } from '../domain/ofs/offer/allocation.js';
+import {
+  allocateT1Day,
+  allocateTDay,
+  tDayDemand,
+  type OfferAllotment,
+  type OfferBid,
+} from '../domain/ofs/offer/allocation.js';
 import { tickViolations } from '../domain/ofs/rules.js';
 import type { Store } from '../store/sql/database.js';
-import type { DueIssue, NewSimBid, NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../store/ofs/sim-exchange.js';
+import type {
+  DueIssue,
+  NewSimBid,
+  NewSimEvent,
+  OfferBidOutcome,
+  SimBid,
+  SimExchangeRepository,
+} from '../store/ofs/sim-exchange.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 import type { InstrumentGuard } from './instrument-guard.js';
-import type { ChangeResult, ExchangeAdapter, ExchangeBid, ExchangeBidStatus, ExchangeEvent, ExchangeOrder, PlaceResult } from './exchange.js';
+import type {
+  ChangeResult,
+  ExchangeAdapter,
+  ExchangeBid,
+  ExchangeBidStatus,
+  ExchangeEvent,
+  ExchangeOrder,
+  PlaceResult,
+} from './exchange.js';
 
 /** Events answered by one poll; the rest come with the next. */
 const EVENTS_PER_POLL = 500;
@@ -41,7 +75,8 @@ const EVENTS_PER_POLL = 500;
 const sentence = (reason: string) => reason.charAt(0).toUpperCase() + reason.slice(1);
 
 /** The first rule a bid breaks, in words for its history; null when it breaks none. */
-const firstReason = (violations: readonly Violation[]): string | null => (violations.length === 0 ? null : sentence(violations[0]!.message));
+const firstReason = (violations: readonly Violation[]): string | null =>
+  violations.length === 0 ? null : sentence(violations[0]!.message);
 
 const refused = (reason: string): ChangeResult => ({ done: false, reason: sentence(reason) });
 
@@ -75,7 +110,15 @@ function offerBidOf(bid: SimBid): OfferBid {
 /** The event of a non-retail bid's T allocation: allotted in full (final), in part or not at all (it stays live). */
 function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: number): NewSimEvent {
   const reason = sentence(allotment.reason);
-  if (full) return { orderId: allotment.orderId, kind: 'ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason, day: 'T' };
+  if (full)
+    return {
+      orderId: allotment.orderId,
+      kind: 'ALLOTTED',
+      quantity: allotment.allottedQuantity,
+      pricePaise: allotment.pricePaise,
+      reason,
+      day: 'T',
+    };
   const rest =
     `; the T-day cut-off price is ${formatPrice(cutoffPricePaise)}. The unallotted quantity may be carried forward to T+1 ` +
     '(POST .../carry_forward during T+1, at a price at or above the cut-off; its funds are blocked again then); a bid not carried forward ' +
@@ -90,7 +133,14 @@ function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: n
       day: 'T',
     };
   }
-  return { orderId: allotment.orderId, kind: 'NOTE', quantity: 0, pricePaise: null, reason: `${reason}${rest}`, day: 'T' };
+  return {
+    orderId: allotment.orderId,
+    kind: 'NOTE',
+    quantity: 0,
+    pricePaise: null,
+    reason: `${reason}${rest}`,
+    day: 'T',
+  };
 }
 
 function toExchangeOrder(bid: SimBid): ExchangeOrder {
@@ -168,7 +218,9 @@ export class SimulatedExchange implements ExchangeAdapter {
         continue;
       }
       const refusal =
-        bid.offer === null ? await this.issueRefusal(bid, issueOf, now) : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
+        bid.offer === null
+          ? await this.issueRefusal(bid, issueOf, now)
+          : this.offerRefusal(await offerOf(bid.offer.offerId), bid, bid.offer, now);
       if (refusal !== null) {
         results.push({ accepted: false, reason: refusal });
         continue;
@@ -193,8 +245,15 @@ export class SimulatedExchange implements ExchangeAdapter {
   }
 
   /** Why the exchange refuses a new bid in an offer (null: it takes it): the listing, the offer's day, the price and the tick. */
-  private offerRefusal(registration: OfferRegistration | undefined, bid: ExchangeBid, inOffer: NonNullable<ExchangeBid['offer']>, now: number): string | null {
-    if (registration?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) !== true) {
+  private offerRefusal(
+    registration: OfferRegistration | undefined,
+    bid: ExchangeBid,
+    inOffer: NonNullable<ExchangeBid['offer']>,
+    now: number,
+  ): string | null {
+    if (
+      registration?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) !== true
+    ) {
       return `The exchange does not list ${bid.exchange} ${bid.scripToken} as a listing of offer ${inOffer.offerId}`;
     }
     const { offer, progress, tCutoffPricePaise } = registration;
@@ -264,7 +323,12 @@ export class SimulatedExchange implements ExchangeAdapter {
         ...carryForwardViolations(
           offer.offer,
           offerState(offer.offer, offer.progress, now),
-          { category, live: bid.status === 'LIVE', unallottedQuantity: bid.quantity - bid.tAllotted, pricePaise: terms.pricePaise },
+          {
+            category,
+            live: bid.status === 'LIVE',
+            unallottedQuantity: bid.quantity - bid.tAllotted,
+            pricePaise: terms.pricePaise,
+          },
           offer.tCutoffPricePaise,
           now,
         ),
@@ -282,7 +346,9 @@ export class SimulatedExchange implements ExchangeAdapter {
     const now = this.now();
     // Each instrument's work apart: one that fails stops none of the others (instrument-guard.ts).
     for (const issue of await this.book.issuesDueForAllocation(now)) {
-      await this.guard.run(issueInstrument(issue.exchange, issue.scripToken), 'allocation', () => this.allocate(issue, now));
+      await this.guard.run(issueInstrument(issue.exchange, issue.scripToken), 'allocation', () =>
+        this.allocate(issue, now),
+      );
     }
     for (const offerId of await this.book.offersBiddingOnT(now)) {
       await this.guard.run(offerInstrument(offerId), 'indicative', () => this.publishIndicative(offerId, now));
@@ -325,7 +391,14 @@ export class SimulatedExchange implements ExchangeAdapter {
     const offer = await this.offers.find(bid.offerId, tx);
     if (offer === undefined) return { reason: `the exchange no longer lists the offer ${bid.offerId}` };
     const closed = firstReason(
-      offerDayViolations(offer.offer, offerState(offer.offer, offer.progress, now), bid.category as OfferCategory, action, bid.carriedForward, now),
+      offerDayViolations(
+        offer.offer,
+        offerState(offer.offer, offer.progress, now),
+        bid.category as OfferCategory,
+        action,
+        bid.carriedForward,
+        now,
+      ),
     );
     return closed ? { reason: closed } : { bid, offer };
   }
@@ -347,7 +420,14 @@ export class SimulatedExchange implements ExchangeAdapter {
         await this.book.settleOffer(
           tx,
           live.map((bid) => ({ orderId: bid.orderId, status: 'NOT_ALLOTTED', tAllotted: bid.tAllotted })),
-          live.map((bid) => ({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason, day: null })),
+          live.map((bid) => ({
+            orderId: bid.orderId,
+            kind: 'NOT_ALLOTTED',
+            quantity: 0,
+            pricePaise: null,
+            reason,
+            day: null,
+          })),
           now,
         );
         return;
@@ -368,7 +448,11 @@ export class SimulatedExchange implements ExchangeAdapter {
         for (const allotment of result.allotments) {
           const quantity = quantityOf.get(allotment.orderId)!;
           const full = allotment.allottedQuantity === quantity;
-          outcomes.push({ orderId: allotment.orderId, status: full ? 'ALLOTTED' : 'LIVE', tAllotted: allotment.allottedQuantity });
+          outcomes.push({
+            orderId: allotment.orderId,
+            status: full ? 'ALLOTTED' : 'LIVE',
+            tAllotted: allotment.allottedQuantity,
+          });
           events.push(tDayEvent(allotment, full, result.cutoffPricePaise));
         }
         await this.book.settleOffer(tx, outcomes, events, now);
@@ -402,7 +486,11 @@ export class SimulatedExchange implements ExchangeAdapter {
       const tAllottedOf = new Map(live.map((bid) => [bid.orderId, bid.tAllotted]));
       for (const allotment of result.allotments) {
         const allotted = allotment.allottedQuantity > 0;
-        outcomes.push({ orderId: allotment.orderId, status: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED', tAllotted: tAllottedOf.get(allotment.orderId) ?? 0 });
+        outcomes.push({
+          orderId: allotment.orderId,
+          status: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED',
+          tAllotted: tAllottedOf.get(allotment.orderId) ?? 0,
+        });
         events.push({
           orderId: allotment.orderId,
           kind: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED',
@@ -431,12 +519,17 @@ export class SimulatedExchange implements ExchangeAdapter {
   }
 
   /** A bid that may still change: live, its issue listed, its window open. */
-  private async liveBid(tx: StoreTx, orderId: string, now: number): Promise<{ issue: OfsIssue; category: BidderCategory } | { reason: string }> {
+  private async liveBid(
+    tx: StoreTx,
+    orderId: string,
+    now: number,
+  ): Promise<{ issue: OfsIssue; category: BidderCategory } | { reason: string }> {
     const bid = await this.book.findBid(orderId, tx);
     if (bid === undefined) return { reason: 'the exchange has no bid for this order' };
     if (bid.status !== 'LIVE') return { reason: STATUS_WORDS[bid.status] ?? `the bid is ${bid.status}` };
     const issue = await this.issues.find(bid.exchange, bid.scripToken, tx);
-    if (issue === undefined) return { reason: `the exchange no longer lists ${bid.exchange} ${bid.scripToken} as an OFS` };
+    if (issue === undefined)
+      return { reason: `the exchange no longer lists ${bid.exchange} ${bid.scripToken} as an OFS` };
     if (!isBidderCategory(bid.category)) return { reason: `unknown bidder category ${bid.category}` };
     const closed = firstReason(windowViolations(issue, bid.category, now));
     return closed ? { reason: closed } : { issue, category: bid.category };
@@ -464,7 +557,13 @@ export class SimulatedExchange implements ExchangeAdapter {
           });
           continue;
         }
-        const bid = { orderId: live.orderId, category: live.category, pricePaise: live.pricePaise, quantity: live.quantity, placedSeq: live.receivedAt };
+        const bid = {
+          orderId: live.orderId,
+          category: live.category,
+          pricePaise: live.pricePaise,
+          quantity: live.quantity,
+          placedSeq: live.receivedAt,
+        };
         const [violation] = allocationViolations(live, issue, bid.category);
         if (violation === undefined) {
           eligible.push(bid);

@@ -155,7 +155,11 @@ export class OmsWorker {
   }
 
   /** One call to the exchange, timed and counted by operation and outcome; `refused` tells a "not done" answer. */
-  private async callExchange<T>(operation: ExchangeOperation, call: () => Promise<T>, refused: (answer: T) => boolean = () => false): Promise<T> {
+  private async callExchange<T>(
+    operation: ExchangeOperation,
+    call: () => Promise<T>,
+    refused: (answer: T) => boolean = () => false,
+  ): Promise<T> {
     const metrics = this.options.metrics;
     if (metrics === undefined) return call();
     const started = performance.now();
@@ -192,7 +196,8 @@ export class OmsWorker {
   private async placeAll(entries: readonly OutboxEntry[], lease: BatchLease): Promise<number> {
     if (entries.length === 0) return 0;
     const { exchange } = this.options;
-    if (exchange.placeBidsInTransaction !== undefined) return this.placeAtOnce(entries, lease, exchange.placeBidsInTransaction.bind(exchange));
+    if (exchange.placeBidsInTransaction !== undefined)
+      return this.placeAtOnce(entries, lease, exchange.placeBidsInTransaction.bind(exchange));
     const orderIds = entries.map((entry) => entry.orderId);
     let toSend: Order[] = [];
     try {
@@ -213,7 +218,8 @@ export class OmsWorker {
     try {
       await yieldToEventLoop();
       const known = await this.callExchange('find_bids', () => exchange.findBids(toSend.map((order) => order.orderId)));
-      for (const [orderId, bid] of known) answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
+      for (const [orderId, bid] of known)
+        answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
       const unsent = toSend.filter((order) => !known.has(order.orderId));
       const results = await this.callExchange('place_bids', () => exchange.placeBids(unsent.map(bidOf)));
       unsent.forEach((order, i) => answers.set(order.orderId, results[i]!));
@@ -279,7 +285,12 @@ export class OmsWorker {
    * listings, and their bidders' funds accounts, locked until the commit, so that bids on any node never
    * block more than there is.
    */
-  private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, Order>, at: number): Promise<OrderChange[]> {
+  private async admit(
+    tx: StoreTx,
+    orderIds: readonly string[],
+    locked: Map<string, Order>,
+    at: number,
+  ): Promise<OrderChange[]> {
     const issueOf = this.options.issues.reader(tx);
     const offerOf = this.offerReader(tx);
     const pending = orderIds.flatMap((orderId) => {
@@ -290,7 +301,8 @@ export class OmsWorker {
     const accounts = await this.options.funds.lockAccounts(tx, [...new Set(pending.map((order) => order.userId))]);
     const placements: Placement[] = [];
     for (const order of pending) {
-      if (order.offerId === null) placements.push({ order, risk: issueRisk(order, await issueOf(order.exchange, order.scripToken), at) });
+      if (order.offerId === null)
+        placements.push({ order, risk: issueRisk(order, await issueOf(order.exchange, order.scripToken), at) });
       else placements.push({ order, risk: offerRisk(order, await offerOf(order.offerId), at) });
     }
     return admit(placements, new Map([...accounts].map(([userId, account]) => [userId, availablePaise(account)])), at);
@@ -331,7 +343,12 @@ export class OmsWorker {
     await this.changeOrders([order.orderId], async (locked, at, tx) => {
       const current = locked.get(order.orderId);
       if (current === undefined) return [];
-      return modificationRefused(current, refusal, restored && { terms: restored, prices: await this.blockPricesOf(tx, current) }, at);
+      return modificationRefused(
+        current,
+        refusal,
+        restored && { terms: restored, prices: await this.blockPricesOf(tx, current) },
+        at,
+      );
     });
   }
 
@@ -410,7 +427,9 @@ export class OmsWorker {
     const terms = termsOf(order);
     const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(orderId, terms);
     if (shortfall !== null) {
-      await this.changeOrders([orderId], (locked, at) => carryForwardRefusedForFunds(locked.get(orderId), shortfall, at));
+      await this.changeOrders([orderId], (locked, at) =>
+        carryForwardRefusedForFunds(locked.get(orderId), shortfall, at),
+      );
       return;
     }
     const result = await this.callExchange(
@@ -418,7 +437,9 @@ export class OmsWorker {
       () => exchange.carryForward(orderId, terms),
       (answer) => !answer.done,
     );
-    const held = result.done ? undefined : (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
+    const held = result.done
+      ? undefined
+      : (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
     await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, held, at));
   }
 
@@ -460,15 +481,19 @@ export class OmsWorker {
       await yieldToEventLoop();
       if (stopping()) break;
       // Events already seen in this pass are not applied again, even if an adapter answers them again.
-      const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter((event) => !seen.has(event.eventId));
+      const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter(
+        (event) => !seen.has(event.eventId),
+      );
       if (events.length === 0) break;
       for (const event of events) seen.add(event.eventId);
       const done = await this.applyDelivery(events);
-      if (done.length > 0) await this.callExchange('acknowledge', () => exchange.acknowledge(done.map((event) => event.eventId)));
+      if (done.length > 0)
+        await this.callExchange('acknowledge', () => exchange.acknowledge(done.map((event) => event.eventId)));
       for (const event of done) this.eventInstruments.delete(event.eventId);
       applied += done.length;
     }
-    if (applied > 0) logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
+    if (applied > 0)
+      logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
     return applied;
   }
 
@@ -523,10 +548,14 @@ export class OmsWorker {
           let settlesAt: number | null = null;
           if (order !== undefined && event.quantity > 0) {
             if (order.offerId === null) {
-              settlesAt = settlementTime(at, (await issueOf(order.exchange, order.scripToken))?.settlementDelayMs ?? null);
+              settlesAt = settlementTime(
+                at,
+                (await issueOf(order.exchange, order.scripToken))?.settlementDelayMs ?? null,
+              );
             } else {
               const offer = (await offerOf(order.offerId))?.offer;
-              settlesAt = offer === undefined ? settlementTime(at, null) : offerSettlementTime(offer, event.day, at, calendar);
+              settlesAt =
+                offer === undefined ? settlementTime(at, null) : offerSettlementTime(offer, event.day, at, calendar);
             }
           }
           delivered.push({ event, settlesAt });

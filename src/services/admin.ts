@@ -7,7 +7,13 @@ import { canonicalAddress } from '../domain/access/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/access/static-ip.js';
 import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/access/second-factor.js';
 import type { ApiKeyInfo } from '../domain/access/user.js';
-import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
+import {
+  newApiKey,
+  newTotpSecret,
+  OWASP_PASSWORD_HASHER,
+  verifyPassword,
+  type PasswordHasher,
+} from '../auth/credentials.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs/issue/issue.js';
 import { OfsIssueImport as OfsIssueImportSchema, type OfsIssueImport } from '../schemas/ofs-issue.js';
 import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from '../schemas/ofs-offer.js';
@@ -65,7 +71,9 @@ function checkPassword(password: string): void {
 /** Margin type T (0 % margin) is for institutions only: MF, IC and OTHS. */
 function checkedMarginType(category: string, marginType: MarginType): MarginType {
   if (marginType === 'T' && !['MF', 'IC', 'OTHS'].includes(category)) {
-    throw new AdminError(`margin type T (0 % margin) is for MF, IC and OTHS users only; a ${category} user bids with 100 % margin (H)`);
+    throw new AdminError(
+      `margin type T (0 % margin) is for MF, IC and OTHS users only; a ${category} user bids with 100 % margin (H)`,
+    );
   }
   return marginType;
 }
@@ -76,7 +84,8 @@ function checkedMarginType(category: string, marginType: MarginType): MarginType
  */
 export function parseOfsIssues(json: unknown): OfsIssue[] {
   const { offers, issues } = parseOfsImport(json);
-  if (offers.length > 0) throw new AdminError(`offer ${offers[0]!.offerId}: this import takes issues of the one-listing format only`);
+  if (offers.length > 0)
+    throw new AdminError(`offer ${offers[0]!.offerId}: this import takes issues of the one-listing format only`);
   return issues;
 }
 
@@ -89,10 +98,13 @@ function toOfsIssue(raw: OfsIssueImport, i: number): OfsIssue {
   };
   const tick = paise(raw.tick_size, 'tick_size');
   const floor = paise(raw.floor_price, 'floor_price');
-  if (floor % tick !== 0) throw new AdminError(`[${i}].floor_price: ${raw.floor_price} is not a multiple of tick_size ${raw.tick_size}`);
+  if (floor % tick !== 0)
+    throw new AdminError(`[${i}].floor_price: ${raw.floor_price} is not a multiple of tick_size ${raw.tick_size}`);
   const cutoff = raw.retail_cutoff_price === null ? null : paise(raw.retail_cutoff_price, 'retail_cutoff_price');
   if (cutoff !== null && cutoff % tick !== 0) {
-    throw new AdminError(`[${i}].retail_cutoff_price: ${raw.retail_cutoff_price} is not a multiple of tick_size ${raw.tick_size}`);
+    throw new AdminError(
+      `[${i}].retail_cutoff_price: ${raw.retail_cutoff_price} is not a multiple of tick_size ${raw.tick_size}`,
+    );
   }
   const instant = (value: string, field: string) => {
     const ms = Date.parse(value);
@@ -115,10 +127,13 @@ function toOfsIssue(raw: OfsIssueImport, i: number): OfsIssue {
     retailOpensAt: instant(raw.retail_opens_at, 'retail_opens_at'),
     retailClosesAt: instant(raw.retail_closes_at, 'retail_closes_at'),
     settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
-    valueLimitPaise: raw.order_value_upper_limit === undefined ? null : paise(raw.order_value_upper_limit, 'order_value_upper_limit'),
+    valueLimitPaise:
+      raw.order_value_upper_limit === undefined ? null : paise(raw.order_value_upper_limit, 'order_value_upper_limit'),
   };
-  if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt) throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
-  if (issue.retailClosesAt <= issue.retailOpensAt) throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
+  if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt)
+    throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
+  if (issue.retailClosesAt <= issue.retailOpensAt)
+    throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
   return issue;
 }
 
@@ -140,13 +155,15 @@ export interface OfsImport {
  * one-listing format, imported exactly as before.
  */
 export function parseOfsImport(json: unknown): OfsImport {
-  if (!Array.isArray(json) || json.length === 0 || json.length > 1000) throw new AdminError('the file must be an array of 1 to 1000 offers or issues');
+  if (!Array.isArray(json) || json.length === 0 || json.length > 1000)
+    throw new AdminError('the file must be an array of 1 to 1000 offers or issues');
   const result: OfsImport = { offers: [], issues: [], order: [] };
   const seenOffers = new Set<string>();
   json.forEach((entry: unknown, i) => {
     if (entry !== null && typeof entry === 'object' && 'offer_id' in entry) {
       const offer = parseOffer(entry, i);
-      if (seenOffers.has(offer.offerId)) throw new AdminError(`[${i}].offer_id: offer ${offer.offerId} appears twice in the file`);
+      if (seenOffers.has(offer.offerId))
+        throw new AdminError(`[${i}].offer_id: offer ${offer.offerId} appears twice in the file`);
       seenOffers.add(offer.offerId);
       result.offers.push(offer);
       result.order.push({ offer });
@@ -163,20 +180,26 @@ export function parseOfsImport(json: unknown): OfsImport {
     for (const listing of offer.listings) {
       const key = `${listing.exchange} ${listing.scripToken}`;
       const other = listed.get(key);
-      if (other !== undefined && other !== offer.offerId) throw new AdminError(`${key} is a listing of both offer ${other} and offer ${offer.offerId}`);
+      if (other !== undefined && other !== offer.offerId)
+        throw new AdminError(`${key} is a listing of both offer ${other} and offer ${offer.offerId}`);
       listed.set(key, offer.offerId);
     }
   }
   for (const issue of result.issues) {
     const key = `${issue.exchange} ${issue.scripToken}`;
-    if (listed.has(key)) throw new AdminError(`${key} is both a listing of offer ${listed.get(key)} and an issue of the one-listing format`);
+    if (listed.has(key))
+      throw new AdminError(
+        `${key} is both a listing of offer ${listed.get(key)} and an issue of the one-listing format`,
+      );
   }
   return result;
 }
 
 /** The schema's violations of entry `i`, named from the file: "[2].listings[0].scrip_token is required". */
 function entryProblems(i: number, violations: readonly { field: string; message: string }[]): string {
-  return violations.map((v) => `[${i}]${v.field === '' ? v.message.replace(/^body\b/, '') : `.${v.message}`}`).join('; ');
+  return violations
+    .map((v) => `[${i}]${v.field === '' ? v.message.replace(/^body\b/, '') : `.${v.message}`}`)
+    .join('; ');
 }
 
 function parseOffer(entry: object, i: number): Offer {
@@ -207,11 +230,22 @@ function parseOffer(entry: object, i: number): Offer {
     return { basisPoints: hundredths(value.pct, `${field}.pct`) };
   };
   hundredths(raw.retail_reserve_pct, 'retail_reserve_pct');
-  const tDay = { opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'), closesAt: instant(raw.t_day.closes_at, 't_day.closes_at') };
-  const t1Day = { opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'), closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at') };
+  const tDay = {
+    opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'),
+    closesAt: instant(raw.t_day.closes_at, 't_day.closes_at'),
+  };
+  const t1Day = {
+    opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'),
+    closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at'),
+  };
   const greenShoeQuantity = raw.green_shoe_quantity ?? 0;
   // true and false, the format before partial decisions, still read as all and none.
-  const greenShoeExercised = raw.green_shoe_exercised === true ? greenShoeQuantity : raw.green_shoe_exercised === false ? 0 : (raw.green_shoe_exercised ?? 0);
+  const greenShoeExercised =
+    raw.green_shoe_exercised === true
+      ? greenShoeQuantity
+      : raw.green_shoe_exercised === false
+        ? 0
+        : (raw.green_shoe_exercised ?? 0);
   const offer: Offer = {
     offerId: raw.offer_id,
     symbol: raw.symbol,
@@ -235,7 +269,9 @@ function parseOffer(entry: object, i: number): Offer {
     greenShoeExercised,
     greenShoeDecidedAt: null,
     greenShoeDecisionBy:
-      raw.green_shoe_decision_by === undefined ? defaultGreenShoeDecisionBy(tDay, t1Day) : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
+      raw.green_shoe_decision_by === undefined
+        ? defaultGreenShoeDecisionBy(tDay, t1Day)
+        : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
     retailReservePct: raw.retail_reserve_pct,
     retailDiscount: discount(raw.retail_discount, 'retail_discount'),
     retailAllocationPrice: (raw.retail_allocation_price ?? 'UNIFORM') as Offer['retailAllocationPrice'],
@@ -280,7 +316,8 @@ export class AdminService {
     password: string,
     options: { category?: UserCategory | BidderCategory; marginType?: MarginType; totp?: boolean } = {},
   ): Promise<NewUser> {
-    if (!USER_ID_PATTERN.test(userId)) throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
+    if (!USER_ID_PATTERN.test(userId))
+      throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
     checkPassword(password);
     const totpSecret = options.totp ? newTotpSecret() : null;
     const created = await this.users.create({
@@ -304,7 +341,8 @@ export class AdminService {
     const disabled: string[] = [];
     for (const userId of DEMO_USER_IDS) {
       const demo = await this.users.find(userId);
-      if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash))) continue;
+      if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash)))
+        continue;
       await this.disableUser(userId);
       disabled.push(userId);
     }
@@ -318,8 +356,10 @@ export class AdminService {
    */
   async setCategory(userId: string, category: string, marginType: MarginType = 'H'): Promise<UserCategory> {
     const stored = userCategoryOf(category);
-    if (stored === undefined) throw new AdminError(`category must be one of ${[...USER_CATEGORIES, 'NON_RETAIL'].join(', ')}`);
-    if (!(await this.users.setCategory(userId, stored, checkedMarginType(stored, marginType)))) throw new AdminError(`no user ${userId}`);
+    if (stored === undefined)
+      throw new AdminError(`category must be one of ${[...USER_CATEGORIES, 'NON_RETAIL'].join(', ')}`);
+    if (!(await this.users.setCategory(userId, stored, checkedMarginType(stored, marginType))))
+      throw new AdminError(`no user ${userId}`);
     return stored;
   }
 
@@ -406,7 +446,8 @@ export class AdminService {
    * user logs in now: an enrolled user gives a TOTP code whatever the exemption.
    */
   async setSecondFactorExempt(userId: string, exempt: boolean): Promise<SecondFactorState> {
-    if (!(await this.users.setSecondFactorExempt(userId, exempt ? this.now() : null))) throw new AdminError(`no user ${userId}`);
+    if (!(await this.users.setSecondFactorExempt(userId, exempt ? this.now() : null)))
+      throw new AdminError(`no user ${userId}`);
     return secondFactorState(await this.existingUser(userId));
   }
 
@@ -418,7 +459,10 @@ export class AdminService {
 
   /** A new API key for the user; the key is returned once and only its hash is kept. */
   /** A new API key; with `addresses` (the primary, then at most one secondary), bound to them at once. */
-  async createApiKey(userId: string, addresses: readonly string[] = []): Promise<{ keyId: string; apiKey: string; addresses: string[] }> {
+  async createApiKey(
+    userId: string,
+    addresses: readonly string[] = [],
+  ): Promise<{ keyId: string; apiKey: string; addresses: string[] }> {
     await this.existingUser(userId);
     const canonical = addresses.length === 0 ? [] : this.keyAddresses(addresses);
     const key = newApiKey();
@@ -482,7 +526,10 @@ export class AdminService {
   }
 
   /** Registers what parseOfsImport answered, all or none; answers which offers existed before. */
-  async importParsed({ offers, issues }: Pick<OfsImport, 'offers' | 'issues'>): Promise<{ updatedOffers: Set<string> }> {
+  async importParsed({
+    offers,
+    issues,
+  }: Pick<OfsImport, 'offers' | 'issues'>): Promise<{ updatedOffers: Set<string> }> {
     if (offers.some((offer) => offer.settlementDelayMs === null)) {
       const calendar = await this.holidays.calendar();
       for (const offer of offers) {
@@ -503,13 +550,19 @@ export class AdminService {
    * portions the notice printed for it when given. Taken until the decision's deadline, and never once the
    * T allocation has run: the T allocation waits for it, or for the deadline.
    */
-  async setGreenShoe(offerId: string, exercised: number | boolean, printed?: Omit<PrintedPortions, 'greenShoe'>): Promise<Offer> {
+  async setGreenShoe(
+    offerId: string,
+    exercised: number | boolean,
+    printed?: Omit<PrintedPortions, 'greenShoe'>,
+  ): Promise<Offer> {
     const registration = await this.offers.find(offerId);
     if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
     const { offer } = registration;
     const quantity = exercised === true ? offer.greenShoeQuantity : exercised === false ? 0 : exercised;
     if (!Number.isSafeInteger(quantity) || quantity < 0 || quantity > offer.greenShoeQuantity) {
-      throw new AdminError(`offer ${offerId}: the green shoe is ${offer.greenShoeQuantity} shares; ${quantity} cannot be exercised`);
+      throw new AdminError(
+        `offer ${offerId}: the green shoe is ${offer.greenShoeQuantity} shares; ${quantity} cannot be exercised`,
+      );
     }
     const now = this.now();
     if (now >= offer.greenShoeDecisionBy && now >= offer.tDay.closesAt) {
@@ -521,7 +574,9 @@ export class AdminService {
     const problems = printedPortionsProblems({ ...offer, greenShoeExercised: quantity, printedPortions });
     if (problems.length > 0) throw new AdminError(`offer ${offerId}: ${problems.join('; ')}`);
     if (!(await this.offers.setGreenShoe(offerId, quantity, printedPortions, now))) {
-      throw new AdminError(`offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`);
+      throw new AdminError(
+        `offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`,
+      );
     }
     return (await this.offers.find(offerId))!.offer;
   }

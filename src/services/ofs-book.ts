@@ -4,7 +4,15 @@
  * an offer's book per category and listing, for operators only.
  */
 import { ApiError, Errors } from '../domain/errors.js';
-import { allottedBook, byNewestWindows, issueStatus, ofsBook, type AllottedBook, type CategoryClearing, type OfsBook } from '../domain/ofs/issue/book.js';
+import {
+  allottedBook,
+  byNewestWindows,
+  issueStatus,
+  ofsBook,
+  type AllottedBook,
+  type CategoryClearing,
+  type OfsBook,
+} from '../domain/ofs/issue/book.js';
 import type { BidderCategory } from '../domain/ofs/rules.js';
 import type { OfsBookData, OfsIssueEntry, OfsIssuesData } from '../schemas/ofs.js';
 import type { OfsOfferBookData } from '../schemas/ofs-offer.js';
@@ -22,7 +30,11 @@ const instant = (ms: number) => new Date(ms).toISOString();
 const priceOrNull = (paise: number | null) => (paise === null ? null : rupees(paise));
 
 /** An issue under the import format's names and units, with its windows' state for a bidder of `category`. */
-export function toOfsIssueEntry({ issue, allocatedAt }: OfsIssueRegistration, category: BidderCategory, now: number): OfsIssueEntry {
+export function toOfsIssueEntry(
+  { issue, allocatedAt }: OfsIssueRegistration,
+  category: BidderCategory,
+  now: number,
+): OfsIssueEntry {
   const status = issueStatus(issue, allocatedAt, category, now);
   return {
     exchange: issue.exchange,
@@ -61,7 +73,11 @@ function toAllotted(allotted: AllottedBook): NonNullable<OfsBookData['allotted']
 
 /** A book's demand by price, the bids it leaves out and the clearing it implies, under the answer's names. */
 function toDemand(book: OfsBook): Pick<OfsBookData, 'demand' | 'ineligible' | 'clearing'> {
-  const clearing = (c: CategoryClearing) => ({ portion: c.portion, demand: c.demand, price: priceOrNull(c.clearingPricePaise) });
+  const clearing = (c: CategoryClearing) => ({
+    portion: c.portion,
+    demand: c.demand,
+    price: priceOrNull(c.clearingPricePaise),
+  });
   return {
     demand: book.demand.map((level) => ({
       price: rupees(level.pricePaise),
@@ -72,7 +88,11 @@ function toDemand(book: OfsBook): Pick<OfsBookData, 'demand' | 'ineligible' | 'c
       non_retail_cumulative: level.nonRetailCumulative,
       bids: level.bids,
     })),
-    ineligible: { retail_quantity: book.ineligible.retailQuantity, non_retail_quantity: book.ineligible.nonRetailQuantity, bids: book.ineligible.bids },
+    ineligible: {
+      retail_quantity: book.ineligible.retailQuantity,
+      non_retail_quantity: book.ineligible.nonRetailQuantity,
+      bids: book.ineligible.bids,
+    },
     clearing: { retail: clearing(book.clearing.retail), non_retail: clearing(book.clearing.nonRetail) },
   };
 }
@@ -91,7 +111,10 @@ export class OfsBookService {
     const now = this.now();
     const registrations = await this.issues.listRegistrations();
     registrations.sort((a, b) => byNewestWindows(a.issue, b.issue));
-    return { server_time: instant(now), issues: registrations.map((registration) => toOfsIssueEntry(registration, caller.category, now)) };
+    return {
+      server_time: instant(now),
+      issues: registrations.map((registration) => toOfsIssueEntry(registration, caller.category, now)),
+    };
   }
 
   /** The book of one issue: 403 for a caller who is not an operator (before anything about the issue), then 404. */
@@ -129,7 +152,9 @@ export class OfsBookService {
     await this.requireOperator(caller);
     const registration = await this.offers.find(offerId);
     if (registration === undefined) {
-      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [{ field: 'offer_id', message: 'no such offer' }]);
+      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [
+        { field: 'offer_id', message: 'no such offer' },
+      ]);
     }
     const [latest] = await this.offers.indicativeHistory(offerId, 1);
     const book = offerBook(registration.offer, await this.book.offerSums(offerId));
@@ -160,6 +185,9 @@ export class OfsBookService {
   /** The operator flag is read on every call, so that `ordergate users set-operator <id> false` takes effect at once. */
   private async requireOperator(caller: Caller): Promise<void> {
     if ((await this.users.find(caller.userId))?.operator === true) return;
-    throw new ApiError(Errors.OPERATOR_REQUIRED, 'This call is for operators; `ordergate users set-operator <user_id> true` makes a user one');
+    throw new ApiError(
+      Errors.OPERATOR_REQUIRED,
+      'This call is for operators; `ordergate users set-operator <user_id> true` makes a user one',
+    );
   }
 }

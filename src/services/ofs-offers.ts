@@ -26,7 +26,12 @@ import {
   type OfsOffersData,
   type OfsOffersQuery,
 } from '../schemas/ofs-offer.js';
-import type { OfferListFilter, OfferRegistration, OfsOfferRepository, PublishedIndicative } from '../store/ofs/offers.js';
+import type {
+  OfferListFilter,
+  OfferRegistration,
+  OfsOfferRepository,
+  PublishedIndicative,
+} from '../store/ofs/offers.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 
 const rupees = (paise: number) => paise / 100;
@@ -48,8 +53,16 @@ export function currentDay(offer: Pick<Offer, 'tDay' | 't1Day'>, now: number): O
 
 function indicativeOut(published: PublishedIndicative | undefined): OfsOfferEntry['indicative'] {
   if (published === undefined) return null;
-  const figures = (f: IndicativeFigures) => ({ price: f.pricePaise === null ? null : rupees(f.pricePaise), quantity: f.quantity });
-  return { at: instant(published.at), ...figures(published.all), margin_100: figures(published.margin100), margin_0: figures(published.margin0) };
+  const figures = (f: IndicativeFigures) => ({
+    price: f.pricePaise === null ? null : rupees(f.pricePaise),
+    quantity: f.quantity,
+  });
+  return {
+    at: instant(published.at),
+    ...figures(published.all),
+    margin_100: figures(published.margin100),
+    margin_0: figures(published.margin0),
+  };
 }
 
 /**
@@ -67,7 +80,10 @@ export function tWait(registration: OfferRegistration, now: number): TAllocation
 /** When an offer's allotments settle: the pay-out on the trading day after T and after T+1; null for a drill offer. */
 function settlementDates(offer: Offer, calendar: TradingCalendar): OfsOfferEntry['settlement_dates'] {
   if (offer.settlementDelayMs !== null) return null;
-  return { t_day: instant(settlementInstant(calendar, offer.tDay.closesAt)), t1_day: instant(settlementInstant(calendar, offer.t1Day.closesAt)) };
+  return {
+    t_day: instant(settlementInstant(calendar, offer.tDay.closesAt)),
+    t1_day: instant(settlementInstant(calendar, offer.t1Day.closesAt)),
+  };
 }
 
 function valueLimitsInRupees(limits: SeriesValueLimits): OfsOfferEntry['listings'][number]['order_value_upper_limit'] {
@@ -121,10 +137,13 @@ export function toOfferEntry(
     current_day: currentDay(offer, now),
     state: offerState(offer, progress, now),
     t_cutoff_price: tCutoffPricePaise === null ? null : rupees(tCutoffPricePaise),
-    employee_price: tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
+    employee_price:
+      tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
     retail_cutoff_price: t1RetailCutoffPricePaise === null ? null : rupees(t1RetailCutoffPricePaise),
     retail_price:
-      tCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM' ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.retailDiscount)),
+      tCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM'
+        ? null
+        : rupees(discountedPricePaise(tCutoffPricePaise, offer.retailDiscount)),
     indicative: indicativeOut(latest),
     awaiting_operator: wait?.for === 'operator',
     awaiting_green_shoe_until: wait?.for === 'green-shoe' ? instant(wait.until) : null,
@@ -146,7 +165,11 @@ export function isCurrentOffer(registration: Pick<OfferRegistration, 'offer' | '
   const { offer, progress } = registration;
   const state = offerState(offer, progress, now);
   if (state !== 'ALLOCATED' && state !== 'CANCELLED') return true;
-  const finished = Math.max(offer.t1Day.closesAt, progress.t1AllocatedAt ?? -Infinity, progress.cancelledAt ?? -Infinity);
+  const finished = Math.max(
+    offer.t1Day.closesAt,
+    progress.t1AllocatedAt ?? -Infinity,
+    progress.cancelledAt ?? -Infinity,
+  );
   return finished > now - CURRENT_OFFER_MS;
 }
 
@@ -174,9 +197,16 @@ export class OfsOfferService {
     const page = query.offset === undefined ? 1 : Number(query.offset);
     const pageSize = query.limit === undefined ? DEFAULT_OFFERS_PAGE_SIZE : Number(query.limit);
     const calendar = await this.holidays.calendar();
-    const { offers, totalCount } = await this.offers.listPage({ filter: listFilter(query.state ?? 'current', now), page, pageSize });
+    const { offers, totalCount } = await this.offers.listPage({
+      filter: listFilter(query.state ?? 'current', now),
+      page,
+      pageSize,
+    });
     return {
-      data: { server_time: instant(now), offers: offers.map(({ registration, latest }) => toOfferEntry(registration, now, latest, calendar)) },
+      data: {
+        server_time: instant(now),
+        offers: offers.map(({ registration, latest }) => toOfferEntry(registration, now, latest, calendar)),
+      },
       metadata: { total_records: totalCount, offset: page, limit: pageSize },
     };
   }
@@ -184,7 +214,9 @@ export class OfsOfferService {
   async get(offerId: string): Promise<OfsOfferData> {
     const registration = await this.offers.find(offerId);
     if (registration === undefined) {
-      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [{ field: 'offer_id', message: 'no such offer' }]);
+      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [
+        { field: 'offer_id', message: 'no such offer' },
+      ]);
     }
     const now = this.now();
     const history = await this.offers.indicativeHistory(offerId, INDICATIVE_POINTS);

@@ -26,7 +26,14 @@ import {
   type OtherOfferBid,
   type ZeroMarginExposure,
 } from '../ofs/offer/rules.js';
-import { priceViolations, retailLimitViolations, windowViolations, type BidderCategory, type BidTerms, type IssueExposure } from '../ofs/rules.js';
+import {
+  priceViolations,
+  retailLimitViolations,
+  windowViolations,
+  type BidderCategory,
+  type BidTerms,
+  type IssueExposure,
+} from '../ofs/rules.js';
 import { ACCEPTED_REASON, exposureDelta, type Order, type OrderChange, type RetailExposure } from './order.js';
 import { isLiveStatus, OrderStatus } from './status.js';
 
@@ -39,9 +46,13 @@ export interface OrderModification extends BidTerms {
 
 /** "Modification requested: quantity 10 -> 20, price 101.00 -> 102.00", plus any other term that changed. */
 export function modificationReason(order: Order, change: OrderModification): string {
-  const parts = [`quantity ${order.quantity} -> ${change.quantity}`, `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`];
+  const parts = [
+    `quantity ${order.quantity} -> ${change.quantity}`,
+    `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`,
+  ];
   if (order.orderType !== change.orderType) parts.push(`order_type ${order.orderType} -> ${change.orderType}`);
-  if (order.disclosedQuantity !== change.disclosedQuantity) parts.push(`disclosed_quantity ${order.disclosedQuantity} -> ${change.disclosedQuantity}`);
+  if (order.disclosedQuantity !== change.disclosedQuantity)
+    parts.push(`disclosed_quantity ${order.disclosedQuantity} -> ${change.disclosedQuantity}`);
   return `Modification requested: ${parts.join(', ')}`;
 }
 
@@ -175,7 +186,11 @@ export class BatchSnapshot {
     const own = exposureDelta(except, { ...except, status: OrderStatus.CANCELLED });
     return rows.map((row) =>
       row.exchange === except.exchange && row.scripToken === except.scripToken
-        ? { ...row, priceValuePaise: row.priceValuePaise + own.priceValuePaise, cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity }
+        ? {
+            ...row,
+            priceValuePaise: row.priceValuePaise + own.priceValuePaise,
+            cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity,
+          }
         : row,
     );
   }
@@ -264,7 +279,13 @@ function judgePlacement(command: PlaceCommand, state: BatchSnapshot): OrderChang
   ApiError.throwIfAny(issueViolations(bid, issue));
   const order: Order = { ...command.order, createdAt: state.now, updatedAt: state.now };
   checkPreTrade(state, caller, issue!, order, null);
-  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.requestId }, outbox: 'PLACE' };
+  return {
+    before: null,
+    after: order,
+    reason: ACCEPTED_REASON,
+    origin: { actor: caller.userId, requestId: order.requestId },
+    outbox: 'PLACE',
+  };
 }
 
 function judgeModification(command: ModifyCommand, state: BatchSnapshot): OrderChange {
@@ -298,7 +319,12 @@ function judgeModification(command: ModifyCommand, state: BatchSnapshot): OrderC
 }
 
 /** The accepted modification: the order with its new terms, queued for the OMS. */
-function modificationOf(command: ModifyCommand, state: BatchSnapshot, order: Order, change: OrderModification): OrderChange {
+function modificationOf(
+  command: ModifyCommand,
+  state: BatchSnapshot,
+  order: Order,
+  change: OrderModification,
+): OrderChange {
   return {
     before: order,
     after: {
@@ -324,9 +350,11 @@ function judgeCancellation(command: OrderActionCommand, state: BatchSnapshot): O
   }
   const issue = state.issue(order.exchange, order.scripToken);
   if (issue === undefined) {
-    throw new ApiError(Errors.OFS_ISSUE_NOT_FOUND, `The OFS issue of order ${command.orderId} is no longer registered`, [
-      { field: 'order_id', message: "the order's OFS issue is not registered" },
-    ]);
+    throw new ApiError(
+      Errors.OFS_ISSUE_NOT_FOUND,
+      `The OFS issue of order ${command.orderId} is no longer registered`,
+      [{ field: 'order_id', message: "the order's OFS issue is not registered" }],
+    );
   }
   ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
   return cancellationOf(command, state, order);
@@ -346,20 +374,29 @@ function cancellationOf(command: OrderActionCommand, state: BatchSnapshot, order
 function offerContextOf(state: BatchSnapshot, order: Order): OfferContext {
   const registration = state.offer(order.exchange, order.scripToken);
   if (registration === undefined || registration.offer.offerId !== order.offerId) {
-    throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `The offer ${order.offerId} of order ${order.orderId} is no longer registered`, [
-      { field: 'order_id', message: "the order's offer is not registered" },
-    ]);
+    throw new ApiError(
+      Errors.OFS_OFFER_NOT_FOUND,
+      `The offer ${order.offerId} of order ${order.orderId} is no longer registered`,
+      [{ field: 'order_id', message: "the order's offer is not registered" }],
+    );
   }
   return contextOf(registration, state.now);
 }
 
 function contextOf(registration: OfferRegistration, now: number): OfferContext {
-  return { offer: registration.offer, state: offerState(registration.offer, registration.progress, now), tCutoffPricePaise: registration.tCutoffPricePaise };
+  return {
+    offer: registration.offer,
+    state: offerState(registration.offer, registration.progress, now),
+    tCutoffPricePaise: registration.tCutoffPricePaise,
+  };
 }
 
 function liveOfferBidOf(order: Order, context?: OfferContext): LiveOfferBid {
   return {
-    valueLimitPaise: context === undefined ? null : seriesValueLimit(listingOf(context.offer, order.exchange, order.scripToken), order.offerCategory!),
+    valueLimitPaise:
+      context === undefined
+        ? null
+        : seriesValueLimit(listingOf(context.offer, order.exchange, order.scripToken), order.offerCategory!),
     category: order.offerCategory!,
     marginType: order.marginType ?? 'H',
     carriedForward: order.carriedForwardAt !== null,
@@ -371,7 +408,11 @@ function liveOfferBidOf(order: Order, context?: OfferContext): LiveOfferBid {
 }
 
 /** A new bid on a listing of an offer: its category and margin from the series and the bidder, then the offer's rules. */
-function judgeOfferPlacement(command: PlaceCommand, state: BatchSnapshot, registration: OfferRegistration): OrderChange {
+function judgeOfferPlacement(
+  command: PlaceCommand,
+  state: BatchSnapshot,
+  registration: OfferRegistration,
+): OrderChange {
   const { caller, bid } = command;
   const { offer } = registration;
   const listing = listingOf(offer, command.order.exchange, command.order.scripToken)!;
@@ -381,7 +422,11 @@ function judgeOfferPlacement(command: PlaceCommand, state: BatchSnapshot, regist
     marginType: 'H',
     employeeOfOffer: false,
   };
-  const terms = { orderType: command.order.orderType, pricePaise: command.order.pricePaise, quantity: command.order.quantity };
+  const terms = {
+    orderType: command.order.orderType,
+    pricePaise: command.order.pricePaise,
+    quantity: command.order.quantity,
+  };
   const judged = offerPlacementViolations(
     contextOf(registration, state.now),
     listing,
@@ -402,7 +447,13 @@ function judgeOfferPlacement(command: PlaceCommand, state: BatchSnapshot, regist
     updatedAt: state.now,
   };
   ApiError.throwIfAny(state.zeroMarginViolations(order, null));
-  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: caller.userId, requestId: order.requestId }, outbox: 'PLACE' };
+  return {
+    before: null,
+    after: order,
+    reason: ACCEPTED_REASON,
+    origin: { actor: caller.userId, requestId: order.requestId },
+    outbox: 'PLACE',
+  };
 }
 
 /** What a bid counts against its client's 0 %-margin limit: a live 0 %-margin bid's open quantity at its price. */
@@ -421,7 +472,9 @@ function judgeOfferModification(command: ModifyCommand, state: BatchSnapshot, or
   // Only retail and employee bids have limits, and they are never allotted in part while live.
   const others = state.otherOfferBids(caller.userId, order.offerId!, order);
   const context = offerContextOf(state, order);
-  ApiError.throwIfAny(offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, state.now));
+  ApiError.throwIfAny(
+    offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, state.now),
+  );
   const modified = modificationOf(command, state, order, change);
   ApiError.throwIfAny(state.zeroMarginViolations(modified.after, order));
   return modified;
@@ -450,7 +503,11 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
   const price = revision.price ?? order.pricePaise / 100;
   // A revised price that is no whole number of paise: the tick refuses it below, not the cut-off.
   const revisedPaise = revision.price === undefined ? order.pricePaise : rupeesToPaise(revision.price);
-  const terms: BidTerms = { orderType: order.orderType, pricePaise: revisedPaise ?? 0, quantity: revision.quantity ?? order.quantity };
+  const terms: BidTerms = {
+    orderType: order.orderType,
+    pricePaise: revisedPaise ?? 0,
+    quantity: revision.quantity ?? order.quantity,
+  };
   const revised = terms.pricePaise !== order.pricePaise || terms.quantity !== order.quantity;
   const origin = { actor: caller.userId, requestId: command.requestId };
   if (order.carriedForwardAt !== null) {
@@ -461,7 +518,13 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
         [{ field: '', message: 'the bid is already carried forward' }],
       );
     }
-    return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin, unchanged: true };
+    return {
+      before: order,
+      after: order,
+      reason: 'Carry-forward requested again: the bid is already carried forward',
+      origin,
+      unchanged: true,
+    };
   }
   ApiError.throwIfAny(
     carryForwardViolations(
@@ -472,9 +535,18 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
       state.now,
     ),
   );
-  if (revised) ApiError.throwIfAny(revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms));
+  if (revised)
+    ApiError.throwIfAny(
+      revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms),
+    );
   const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
-  const after: Order = { ...order, pricePaise: terms.pricePaise, quantity: terms.quantity, carriedForwardAt: state.now, updatedAt: state.now };
+  const after: Order = {
+    ...order,
+    pricePaise: terms.pricePaise,
+    quantity: terms.quantity,
+    carriedForwardAt: state.now,
+    updatedAt: state.now,
+  };
   if (revised) ApiError.throwIfAny(state.zeroMarginViolations(after, order));
   return {
     before: order,
@@ -490,28 +562,41 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
  * limit over the caller's live bids in the issue's symbol (without `replaced`, the order a modification
  * replaces).
  */
-function checkPreTrade(state: BatchSnapshot, caller: Requester, issue: OfsIssue, terms: BidTerms, replaced: Order | null): void {
+function checkPreTrade(
+  state: BatchSnapshot,
+  caller: Requester,
+  issue: OfsIssue,
+  terms: BidTerms,
+  replaced: Order | null,
+): void {
   ApiError.throwIfAny(windowViolations(issue, caller.category, state.now));
   ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
   ApiError.throwIfAny(orderValueViolations(issue.valueLimitPaise, terms, issue.retailCutoffPricePaise));
   if (caller.category !== 'RETAIL') return;
-  ApiError.throwIfAny(retailLimitViolations(terms, issue, caller.category, state.exposures(caller.userId, issue.symbol, replaced)));
+  ApiError.throwIfAny(
+    retailLimitViolations(terms, issue, caller.category, state.exposures(caller.userId, issue.symbol, replaced)),
+  );
 }
 
 /** The caller's order on that exchange, still live and with no cancellation under way. */
 function ownLiveOrder(state: BatchSnapshot, caller: Requester, exchange: string, orderId: string): Order {
   const order = state.orders.get(orderId);
   // Another user's order answers exactly like one that does not exist.
-  if (order === undefined || order.userId !== caller.userId || order.exchange !== exchange) throw orderNotFound(exchange, orderId);
+  if (order === undefined || order.userId !== caller.userId || order.exchange !== exchange)
+    throw orderNotFound(exchange, orderId);
   if (!isLiveStatus(order.status)) {
-    throw new ApiError(Errors.ORDER_NOT_LIVE, `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`, [
-      { field: 'order_id', message: `the order is ${order.status}` },
-    ]);
+    throw new ApiError(
+      Errors.ORDER_NOT_LIVE,
+      `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`,
+      [{ field: 'order_id', message: `the order is ${order.status}` }],
+    );
   }
   if (order.cancelRequestedAt !== null) {
-    throw new ApiError(Errors.ORDER_CANCEL_PENDING, `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`, [
-      { field: 'order_id', message: 'a cancellation is under way' },
-    ]);
+    throw new ApiError(
+      Errors.ORDER_CANCEL_PENDING,
+      `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`,
+      [{ field: 'order_id', message: 'a cancellation is under way' }],
+    );
   }
   return order;
 }

@@ -17,8 +17,15 @@ export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Reco
   // A directive given as a function (a nonce) is helmet's one per-request header: a fixed set cannot hold it.
   const csp = options.contentSecurityPolicy;
   const directives = typeof csp === 'object' && csp !== null ? Object.values(csp.directives ?? {}) : [];
-  if (directives.some((value) => typeof value === 'function' || (Array.isArray(value) && value.some((part) => typeof part === 'function')))) {
-    throw new Error('securityHeaders: a Content-Security-Policy directive given as a function changes per request; a fixed set cannot carry it');
+  if (
+    directives.some(
+      (value) =>
+        typeof value === 'function' || (Array.isArray(value) && value.some((part) => typeof part === 'function')),
+    )
+  ) {
+    throw new Error(
+      'securityHeaders: a Content-Security-Policy directive given as a function changes per request; a fixed set cannot carry it',
+    );
   }
   const headers: Record<string, string> = {};
   const response = {

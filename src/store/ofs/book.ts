@@ -77,11 +77,22 @@ export class OfsBookRepository {
       const category = row.category as BidderCategory;
       const kind = Number(row.kind);
       const bids = Number(row.bids);
-      const bid: BookGroup = { category, pricePaise: Number(row.price_paise), quantity: exactSumOf(row, 'quantity'), bids };
+      const bid: BookGroup = {
+        category,
+        pricePaise: Number(row.price_paise),
+        quantity: exactSumOf(row, 'quantity'),
+        bids,
+      };
       sums.placed.push(bid);
       if (kind === LIVE) sums.live.push(bid);
       // An EXECUTED order has its trade price.
-      if (kind === ALLOTTED) sums.allotted.push({ category, pricePaise: Number(row.traded_price_paise), quantity: exactSumOf(row, 'traded_quantity'), bids });
+      if (kind === ALLOTTED)
+        sums.allotted.push({
+          category,
+          pricePaise: Number(row.traded_price_paise),
+          quantity: exactSumOf(row, 'traded_quantity'),
+          bids,
+        });
     }
     return sums;
   }

@@ -72,7 +72,10 @@ export async function migrateTo(store: Store, name: string): Promise<void> {
   await migrate(store, (migrator) => migrator.migrateTo(name));
 }
 
-async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>): Promise<void> {
+async function migrate(
+  store: Store,
+  run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>,
+): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(store.dialect) };
   const migrator = new Migrator({ db: store.db, provider });
   const { error, results } = await run(migrator);

@@ -148,7 +148,11 @@ export class StatementCachingConnection implements DatabaseConnection {
     }
     const inTransaction = this.sqlite.inTransaction;
     const result = run<R>(statement, make, parameters);
-    if (!this.sqlite.inTransaction && (inTransaction || (!statement.readonly && !changedNoRow(compiledQuery.sql, result)))) await this.walSync.durable();
+    if (
+      !this.sqlite.inTransaction &&
+      (inTransaction || (!statement.readonly && !changedNoRow(compiledQuery.sql, result)))
+    )
+      await this.walSync.durable();
     return result;
   }
 
@@ -233,7 +237,8 @@ class Lease implements DatabaseConnection {
   ) {}
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.released) return Promise.reject(new Error(`a SQLite connection used after its release: ${compiledQuery.sql}`));
+    if (this.released)
+      return Promise.reject(new Error(`a SQLite connection used after its release: ${compiledQuery.sql}`));
     return this.connection.executeQuery<R>(compiledQuery);
   }
 
