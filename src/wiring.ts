@@ -132,7 +132,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
-    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now, offers, holidays),
+    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now, offers, holidays),
     ofsOffers: new OfsOfferService(offers, holidays, now),
   };
 }

@@ -431,7 +431,7 @@ export function demoOfferCommand(io: CliIo): Command {
     )
     .action(async (options: { json?: boolean; daySeconds?: number; allowOtherUsers?: boolean }) => {
       await withWorkspace(io, async (workspace) => {
-        const { config, users, admin, funds, offers, auth } = workspace;
+        const { config, users, admin, offers, auth } = workspace;
         if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_IDS))) {
           throw new CliError(
             'this database holds users that the demos did not create, and `ordergate demo-offer` adds logins whose password is published; run it on a database of its own, or pass --allow-other-users',

@@ -32,7 +32,6 @@ import {
 import { issueInstrument, offerInstrument } from '../domain/ofs/instruments.js';
 import {
   carryForwardViolations,
-  describeCategory,
   marginCancelViolations,
   marginRevisionViolations,
   offerDayViolations,

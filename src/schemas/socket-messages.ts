@@ -78,8 +78,9 @@ export const TradeMessage = Type.Object(
 export type OrderMessage = OrderMessageOfDomain;
 export type TradeMessage = TradeMessageOfDomain;
 
-// Each schema is the domain's message, field for field.
+// Each schema is the domain's message, field for field (compile-time checks, exported only so that
+// noUnusedLocals keeps them).
 type Holds<Claim extends true> = Claim;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type _OrderMessageIsTheDomains = Holds<Same<Static<typeof OrderMessage>, OrderMessage>>;
-type _TradeMessageIsTheDomains = Holds<Same<Static<typeof TradeMessage>, TradeMessage>>;
+export type _OrderMessageIsTheDomains = Holds<Same<Static<typeof OrderMessage>, OrderMessage>>;
+export type _TradeMessageIsTheDomains = Holds<Same<Static<typeof TradeMessage>, TradeMessage>>;

@@ -55,7 +55,7 @@ export class OrderEntryService {
   private committed: (() => void) | undefined;
 
   constructor(
-    private readonly store: Pick<Store, 'writeTransaction' | 'writeLanes'>,
+    store: Pick<Store, 'writeTransaction' | 'writeLanes'>,
     private readonly issues: OfsIssueRepository,
     private readonly offers: OfsOfferRepository,
     private readonly orders: OrderRepository,

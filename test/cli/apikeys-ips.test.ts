@@ -3,7 +3,6 @@
  * bin as a real process over a real SQLite file; the key is then tried through the AuthService over the
  * same file, from the addresses a call would come from.
  */
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { AdminService } from '../../src/services/admin.js';
 import { AuthService } from '../../src/services/auth.js';

@@ -16,7 +16,7 @@ import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
 import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { UserRepository } from '../../src/store/access/users.js';
-import { CLI, expectOneLineFailure, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
+import { CLI, expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { offerImport } from '../support/offers.js';
 

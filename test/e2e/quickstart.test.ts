@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/sql/database.js';
-import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { runOrdergate } from '../cli/run-ordergate.js';
 import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { validBid } from '../support/server.js';
 

@@ -306,7 +306,7 @@ function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
  * Employees bid at the cut-off only; retail at a price at or above the T-day cut-off, or at the cut-off;
  * non-retail at a price at or above the floor.
  */
-function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HTMLFormElement {
+function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
   const bidAs = select(
     'bid_as',
     choices.map((choice) => [choice, BID_AS_LABELS[choice]]),
@@ -494,7 +494,7 @@ export function offersView(context: ConsoleContext): View {
     const choices = openBids(offer, context.session.offerCategory, serverNow());
     const bidKey = choices.join();
     if (bidKey !== card.bidKey) {
-      card.bids.replaceChildren(choices.length === 0 ? closedNote(offer, context) : bidForm(offer, choices, context));
+      card.bids.replaceChildren(choices.length === 0 ? closedNote(offer, context) : bidForm(offer, choices));
       card.bidKey = bidKey;
     }
   }

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AllocationMethod, OfsExchange, OfsIssue } from '../../domain/ofs/issue/issue.js';
 import { prepareQuery, type PreparedQuery } from '../sql/prepared.js';
 import type { Database, OfsIssuesTable } from '../schema/tables.js';
-import { executorOf, openTx, type StoreTx } from '../sql/write-tx.js';
+import { executorOf, type StoreTx } from '../sql/write-tx.js';
 
 function toIssue(row: Selectable<OfsIssuesTable>): OfsIssue {
   return {

@@ -9,7 +9,6 @@ import type {
   Discount,
   Offer,
   OfferListing,
-  OfferProgress,
   OfferRegistration,
   PrintedPortions,
 } from '../../domain/ofs/offer/offer.js';

@@ -39,7 +39,7 @@ import type { DialectName } from '../sql/database.js';
 import { jsonArrayOf } from '../sql/sqlite-driver.js';
 import type { Database, OrderHistoryTable, OrdersTable } from '../schema/tables.js';
 import { ENQUEUE_DELIVERIES } from './webhooks.js';
-import { openTx, sendAhead, type SqliteStatements, type StoreTx, type WriteTx } from '../sql/write-tx.js';
+import { openTx, sendAhead, type SqliteStatements, type StoreTx } from '../sql/write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 type HistoryRow = Selectable<OrderHistoryTable>;
