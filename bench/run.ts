@@ -1031,7 +1031,7 @@ async function main(): Promise<number> {
   return checks.every((check) => check.ok) ? 0 : 1;
 }
 
-let code = 1;
+let code: number;
 try {
   code = await main();
 } finally {

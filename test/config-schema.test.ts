@@ -12,7 +12,7 @@ import { ConfigError, ConfigSchema, loadConfig, type Config } from '../src/confi
 interface Leaf {
   env: string;
   path: string[];
-  schema: TSchema & { default?: unknown; minimum?: number; maximum?: number };
+  schema: TSchema & { default?: string | number | boolean | null; minimum?: number; maximum?: number };
 }
 
 function leavesOf(schema: TSchema, path: string[] = []): Leaf[] {

@@ -66,7 +66,7 @@ export class AlgoService {
     request: AlgoRegistrationRequest,
     actor: string,
   ): Promise<{ registration: AlgoRegistration; created: boolean; added: string[] }> {
-    const faults = registrationViolations({ ...request, exchange: request.exchange as AlgoSegment }, this.genericIds);
+    const faults = registrationViolations(request, this.genericIds);
     if (faults.length > 0) throw new AdminError(faults.join('; '));
     for (const userId of new Set(request.userIds))
       if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);

@@ -210,9 +210,11 @@ export class IdempotencyService {
           if (!(error instanceof DatabaseUnavailableError)) this.unsettled.delete(owner);
         }
       }
-      this.settling = this.unsettled.size === 0 ? undefined : setTimeout(retry, this.settleRetryMs).unref();
+      this.settling =
+        this.unsettled.size === 0 ? undefined : setTimeout(() => void retry(), this.settleRetryMs).unref();
     };
-    this.settling = setTimeout(retry, this.settleRetryMs).unref();
+    // retry catches each settle's failure itself: it never rejects.
+    this.settling = setTimeout(() => void retry(), this.settleRetryMs).unref();
   }
 
   /** The claim's request has ended: its lease is no longer renewed (finish() does this too). */

@@ -135,7 +135,7 @@ describe.runIf(runs)(
     function clientOf(node: number): OrdergateClient {
       const recording: typeof fetch = async (input, init) => {
         const started = Date.now();
-        const url = new URL(String(input));
+        const url = new URL(input instanceof Request ? input.url : String(input));
         const entry: Answer = {
           at: started,
           node,

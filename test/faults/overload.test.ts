@@ -187,7 +187,7 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
             sent.push(
               bid(server.url, crowd[count % crowd.length]!, `b${count}`).then(
                 (answer) => void answers.push(answer),
-                (error: Error) => void failures.push(String(error.cause ?? error)),
+                (error: Error) => void failures.push(String(error.cause instanceof Error ? error.cause : error)),
               ),
             );
           }

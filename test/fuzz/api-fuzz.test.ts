@@ -136,7 +136,9 @@ async function exercise(operation: Operation, plan: Plan): Promise<void> {
   try {
     answer = await send(base, request, agent);
   } catch (error) {
-    throw new Error(describeFailure([`no answer: ${(error as Error).message}`], request, undefined, plan));
+    throw new Error(describeFailure([`no answer: ${(error as Error).message}`], request, undefined, plan), {
+      cause: error,
+    });
   }
   const reached = operationReached(request);
   const problems = answerProblems(reached ?? operation, request.method, answer);
@@ -229,10 +231,12 @@ describe(`API fuzz (seed ${BASE_SEED})`, () => {
             markInterruptAsFailure: false,
           });
           await inflight;
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- the run's failure, as it came
           if (abandonedFailure !== undefined) throw abandonedFailure;
         }
       }
       await inflight;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the run's failure, as it came
       if (abandonedFailure !== undefined) throw abandonedFailure;
     },
     RUNS === undefined ? perOperationMs * 4 + 30_000 : 120_000,

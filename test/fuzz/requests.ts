@@ -243,7 +243,8 @@ export function buildRequest(
   const headers: Record<string, string | string[]> = {};
   for (const name of operation.security) {
     const scheme = schemes[name];
-    if (scheme?.type === 'http' && scheme.scheme === 'bearer') headers.authorization = `Bearer ${resolved.token}`;
+    if (scheme?.type === 'http' && scheme.scheme === 'bearer')
+      headers.authorization = `Bearer ${String(resolved.token)}`;
     else if (scheme?.type === 'apiKey' && scheme.in === 'header' && scheme.name)
       headers[scheme.name.toLowerCase()] = String(resolved.apiKey);
   }
@@ -256,6 +257,8 @@ export function buildRequest(
   for (const segment of operation.path.split('/').slice(1)) {
     const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
     if (parameter !== undefined) parameterSegments.push(segments.length);
+    // A fuzzed value may be any JSON: an object's default text is as good a path segment as any.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     segments.push(parameter === undefined ? segment : percentEncode(String(path[parameter] ?? '')));
   }
   const query = Object.entries(resolveRefs(plan.query, resolved) as Record<string, unknown>).map(

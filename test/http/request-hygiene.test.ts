@@ -22,6 +22,8 @@ function send(
   path: string,
   rawHeaders: string[],
   body?: Buffer,
+  // Answers are read field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
   const { hostname, port } = new URL(server.url);
   const lines = [`${method} ${path} HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close'];

@@ -73,7 +73,8 @@ class RawConnection {
     cleanups.push(() => this.ws.terminate());
     this.settled = new Promise<void>((resolve) => {
       this.ws.on('message', (data) => {
-        const text = String(data);
+        // ws hands each message as one Buffer (its default binaryType, nodebuffer).
+        const text = (data as Buffer).toString();
         if (this.messages.length === 0 && text.startsWith('0{')) {
           this.openedAt = Date.now();
           resolve();

@@ -260,7 +260,7 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     const stuck = await ordergate(['oms', 'stuck']);
     expect(stuck.code, stuck.stderr).toBe(0);
     expect(stuck.stdout).toMatch(
-      /^retrying offer:D-OFS step=allocation failures=1 since=\S+ last=\S+ next_try=\S+\n  RangeError: the T-day cut-off price -5 /,
+      /^retrying offer:D-OFS step=allocation failures=1 since=\S+ last=\S+ next_try=\S+\n {2}RangeError: the T-day cut-off price -5 /,
     );
   });
 

@@ -33,7 +33,7 @@ const T = Date.parse('2026-12-01T03:45:00Z');
 let database: TestDatabase;
 let store: Store;
 let admin: AdminService;
-let now = T - HOUR;
+const now = T - HOUR;
 
 beforeAll(async () => {
   database = await createMigratedTestDatabase();

@@ -74,7 +74,11 @@ async function refusedUrl(): Promise<string> {
 async function refusing(server: StubServer, times: number): Promise<typeof fetch> {
   const refused = await refusedUrl();
   let calls = 0;
-  return (input, init) => fetch(calls++ < times ? String(input).replace(server.url, refused) : input, init);
+  return (input, init) =>
+    fetch(
+      calls++ < times ? (input instanceof Request ? input.url : String(input)).replace(server.url, refused) : input,
+      init,
+    );
 }
 
 describe('retries', () => {

@@ -67,7 +67,8 @@ function bid(overrides: Partial<PlaceBid> = {}): PlaceBid {
 }
 
 const isOrderEntry = (input: string | URL | Request, init?: RequestInit) =>
-  String(input).endsWith('/transactional/v1/orders/regular') && init?.method === 'POST';
+  (input instanceof Request ? input.url : String(input)).endsWith('/transactional/v1/orders/regular') &&
+  init?.method === 'POST';
 
 /** A fetch whose first bid reaches the server but whose answer is lost on the way back: a network error. */
 function losingFirstAnswer(sent: Headers[]): typeof fetch {

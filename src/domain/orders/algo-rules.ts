@@ -72,7 +72,7 @@ export interface OrderAlgo {
 
 /** The registration's faults, as the operator's command reports them. */
 export function registrationViolations(
-  registration: Pick<AlgoRegistration, 'algoId' | 'exchange' | 'approvalRef' | 'userIds'>,
+  registration: Pick<AlgoRegistration, 'algoId' | 'approvalRef' | 'userIds'> & { exchange: string },
   generic: GenericAlgoIds | null,
 ): string[] {
   const faults: string[] = [];

@@ -64,7 +64,8 @@ export function registerJsonBodyParser(app: App): void {
         new ApiError(Errors.BODY_TOO_DEEP, `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`),
       );
     }
-    parseJson(request, text, (error: Error | null, value?: unknown) => {
+    // Fastify's own JSON parser answers through the callback (its type allows a promise; it returns none).
+    void parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error !== null) return done(prototypeKeyRefusal(text) ?? error);
       request.rawBody = text;
       done(null, value);

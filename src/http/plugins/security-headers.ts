@@ -39,6 +39,7 @@ export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Reco
   helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, (error?: unknown) => {
     failure = error;
   });
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- helmet's error (an Error), as it came
   if (failure !== undefined) throw failure;
   return Object.freeze(headers);
 }

@@ -154,6 +154,9 @@ interface CredentialLookup {
   keyHash: string | null;
 }
 
+/** Thrown to roll back openSession's transaction when its session is refused: nothing is written. */
+class NothingWritten extends Error {}
+
 export class UserRepository {
   private readonly activeKeyQuery: PreparedQuery<
     { keyHash: string },
@@ -639,7 +642,6 @@ export class UserRepository {
     session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number },
     totpStep: number | null,
   ): Promise<'opened' | 'totp-used' | 'refused'> {
-    const NOTHING = Symbol('nothing written');
     try {
       return await this.db.transaction().execute(async (trx) => {
         if (totpStep !== null) {
@@ -657,11 +659,11 @@ export class UserRepository {
             .where('user_id', '=', session.userId)
             .execute();
         }
-        if (!(await this.createSession(session, trx))) throw NOTHING;
+        if (!(await this.createSession(session, trx))) throw new NothingWritten();
         return 'opened' as const;
       });
     } catch (error) {
-      if (error === NOTHING) return 'refused';
+      if (error instanceof NothingWritten) return 'refused';
       throw error;
     }
   }

@@ -3,6 +3,7 @@
  * (server and every CLI command); Kysely's migration lock lets several processes start at once.
  * Never edit a released migration: add a new one.
  */
+import { inspect } from 'node:util';
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, Store } from '../sql/database.js';
 import * as core from './migrations/0001-core.js';
@@ -81,6 +82,6 @@ async function migrate(
   const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : inspect(error)}`);
   }
 }
