@@ -78,7 +78,12 @@ export default defineConfig(async () => {
       sequence: { sequencer: LongFirstSequencer },
       // `npm run coverage`: the lines of src/ the tests run in their own processes (not those of the
       // processes they spawn), kept from falling between changes (docs/testing.md).
-      coverage: { provider: 'v8' as const, include: ['src/**'], reporter: ['text-summary', 'json-summary'], reportOnFailure: true },
+      coverage: {
+        provider: 'v8' as const,
+        include: ['src/**'],
+        reporter: ['text-summary', 'json-summary'],
+        reportOnFailure: true,
+      },
       projects: [
         {
           test: {

@@ -150,7 +150,9 @@ export async function preload(store: Store, orders: number): Promise<void> {
   // The running totals of the retail limit, as order entry would have kept them for these orders.
   await sql`insert into retail_exposure (user_id, symbol, exchange, scrip_token, price_value_paise, cutoff_quantity)
     select user_id, symbol, exchange, scrip_token, sum(quantity * price_paise), 0
-    from orders where user_id like 'preload%' and category = 'RETAIL' group by user_id, symbol, exchange, scrip_token`.execute(store.db);
+    from orders where user_id like 'preload%' and category = 'RETAIL' group by user_id, symbol, exchange, scrip_token`.execute(
+    store.db,
+  );
   await sql`analyze`.execute(store.db);
   // On disk before the measurement starts: the rounds must not share the disk with the preload's writeback.
   if (store.dialect === 'postgres') await sql`checkpoint`.execute(store.db);

@@ -26,17 +26,25 @@ type Script = Pick<FloorScript, 'dialect' | 'url' | 'entries' | 'entryUsers' | '
 const [scriptFile, pollArgument = '50'] = process.argv.slice(2);
 const pollMs = Number(pollArgument);
 if (scriptFile === undefined || !Number.isInteger(pollMs) || pollMs < 1) {
-  process.stderr.write('usage: node --import tsx bench/floor-server.ts SCRIPT.json [POLL_MS, a whole number of at least 1]\n');
+  process.stderr.write(
+    'usage: node --import tsx bench/floor-server.ts SCRIPT.json [POLL_MS, a whole number of at least 1]\n',
+  );
   process.exit(2);
 }
 let script: Script;
 try {
   script = JSON.parse(readFileSync(scriptFile, 'utf8')) as Script;
 } catch (error) {
-  process.stderr.write(`floor-server: cannot read the script ${scriptFile}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `floor-server: cannot read the script ${scriptFile}: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(2);
 }
-if ((script.dialect !== 'sqlite' && script.dialect !== 'postgres') || !Array.isArray(script.entries) || !Array.isArray(script.passes)) {
+if (
+  (script.dialect !== 'sqlite' && script.dialect !== 'postgres') ||
+  !Array.isArray(script.entries) ||
+  !Array.isArray(script.passes)
+) {
   process.stderr.write(`floor-server: ${scriptFile} is not a latency floor script (bench/floor.ts, FloorScript)\n`);
   process.exit(2);
 }
@@ -140,7 +148,11 @@ function postgresWriter(url: string): Writer {
       await connected;
       const client = free.pop()!;
       try {
-        await Promise.all([client.query('begin'), ...batchStatements(entries).map((write) => query(client, write)), client.query('commit')]);
+        await Promise.all([
+          client.query('begin'),
+          ...batchStatements(entries).map((write) => query(client, write)),
+          client.query('commit'),
+        ]);
       } finally {
         free.push(client);
       }
@@ -185,13 +197,19 @@ function schedule(): void {
     inFlight += 1;
     const written =
       entries.length < batch.length
-        ? Promise.reject(new Error(`the latency floor's script holds ${script.entries.length} bids; the load sent more`))
+        ? Promise.reject(
+            new Error(`the latency floor's script holds ${script.entries.length} bids; the load sent more`),
+          )
         : writer.writeEntries(entries);
     written
       .then(
         () => {
           writtenAhead.set(first, first + batch.length);
-          for (let next = writtenAhead.get(entriesWritten); next !== undefined; next = writtenAhead.get(entriesWritten)) {
+          for (
+            let next = writtenAhead.get(entriesWritten);
+            next !== undefined;
+            next = writtenAhead.get(entriesWritten)
+          ) {
             writtenAhead.delete(entriesWritten);
             entriesWritten = next;
           }
@@ -215,7 +233,8 @@ function schedule(): void {
 let nextPass = 0;
 function omsPass(): void {
   const due: Write[][] = [];
-  while (nextPass < script.passes.length && script.passes[nextPass]!.after <= entriesWritten) due.push(...script.passes[nextPass++]!.transactions);
+  while (nextPass < script.passes.length && script.passes[nextPass]!.after <= entriesWritten)
+    due.push(...script.passes[nextPass++]!.transactions);
   const done = due.length === 0 ? Promise.resolve() : writer.writePass(due);
   done.then(
     () => setTimeout(omsPass, pollMs),

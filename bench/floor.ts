@@ -138,7 +138,12 @@ const NO_RECORDER: Recorder = { recording: () => undefined, recorded: () => 0 };
  * after every `batching.oms` of them; every bid must end PENDING. Answers the batches it made, and where
  * the recorder stood after each step.
  */
-async function placeBatches(store: Store, bidders: Bidder[], batching: Batching, recorder: Recorder): Promise<{ placed: Batching; marks: Mark[] }> {
+async function placeBatches(
+  store: Store,
+  bidders: Bidder[],
+  batching: Batching,
+  recorder: Recorder,
+): Promise<{ placed: Batching; marks: Mark[] }> {
   const batch = Math.max(1, Math.round(batching.entry));
   const batches = Math.ceil(batching.bids / batch);
   const omsEvery = Math.max(1, Math.round(batching.oms / batch));
@@ -163,12 +168,18 @@ async function placeBatches(store: Store, bidders: Bidder[], batching: Batching,
           return app.inject({
             method: 'POST',
             url: PLACE_PATH,
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey },
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer ${bidder.token}`,
+              'x-api-key': bidder.apiKey,
+            },
             payload: BID_BODY,
           });
         }),
       );
-      for (const answer of answers) if (answer.statusCode !== 200) throw new Error(`write floor: a bid was answered ${answer.statusCode}: ${answer.body}`);
+      for (const answer of answers)
+        if (answer.statusCode !== 200)
+          throw new Error(`write floor: a bid was answered ${answer.statusCode}: ${answer.body}`);
       mark('entry');
       if ((b + 1) % omsEvery === 0 || b === batches - 1) {
         while ((await oms.runOnce()) > 0);
@@ -182,7 +193,8 @@ async function placeBatches(store: Store, bidders: Bidder[], batching: Batching,
       .where('status', '=', 'PENDING')
       .executeTakeFirstOrThrow();
     const placed = Number(pending.n) - Number(before.n);
-    if (placed !== batch * batches) throw new Error(`write floor: ${placed} of ${batch * batches} bids reached PENDING`);
+    if (placed !== batch * batches)
+      throw new Error(`write floor: ${placed} of ${batch * batches} bids reached PENDING`);
     return { placed: { entry: batch, oms: batch * omsEvery, bids: batch * batches }, marks };
   } finally {
     await app.close();
@@ -212,7 +224,11 @@ async function preloadBids(store: Store, bidders: Bidder[], batching: Batching, 
 }
 
 /** A SQLite floor seed: a file of its own, in a directory of its own. */
-export async function sqliteFloorSeed(bidderCount: number, batching: Batching, preload = FLOOR_PRELOAD_BIDS): Promise<FloorSeed> {
+export async function sqliteFloorSeed(
+  bidderCount: number,
+  batching: Batching,
+  preload = FLOOR_PRELOAD_BIDS,
+): Promise<FloorSeed> {
   const dir = mkdtempSync(join(tmpdir(), 'ordergate-floor-seed-'));
   const location = join(dir, 'seed.db');
   const seed = openStore(`sqlite:${location}`);
@@ -234,7 +250,9 @@ export async function sqliteWriteFloor(seed: FloorSeed, batching: Batching): Pro
   try {
     const base = join(dir, 'base.db');
     const files = [base, ...Array.from({ length: REPLAYS }, (_, i) => join(dir, `replay-${i}.db`))];
-    for (const file of files) for (const suffix of ['', '-wal']) if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
+    for (const file of files)
+      for (const suffix of ['', '-wal'])
+        if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
     const replayFiles = files.slice(1);
     // One connection: the writes are in commit order already, and are replayed as they ran.
     const { writes, reads, placed } = await captureSqlite(base, seed.bidders, batching, { synced: true });
@@ -272,7 +290,12 @@ interface SqliteCapture {
  * better-sqlite3's Statement#run (every connection goes through the prototype), and all/get for a write
  * with RETURNING (an upsert that answers the new value); other reads are counted.
  */
-async function captureSqlite(file: string, bidders: Bidder[], batching: Batching, options: { synced: boolean }): Promise<SqliteCapture> {
+async function captureSqlite(
+  file: string,
+  bidders: Bidder[],
+  batching: Batching,
+  options: { synced: boolean },
+): Promise<SqliteCapture> {
   const probe = new Database(':memory:');
   const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as {
     run(...args: unknown[]): Database.RunResult;
@@ -291,13 +314,15 @@ async function captureSqlite(file: string, bidders: Bidder[], batching: Batching
   };
   prototype.all = function (this: Database.Statement, ...args: unknown[]) {
     const rows = original.all.apply(this, args);
-    if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: rows.length });
+    if (on && tableOf(this.source) !== null)
+      writes.push({ sql: this.source, args: structuredClone(args), changes: rows.length });
     else if (on) reads++;
     return rows;
   };
   prototype.get = function (this: Database.Statement, ...args: unknown[]) {
     const row = original.get.apply(this, args);
-    if (on && tableOf(this.source) !== null) writes.push({ sql: this.source, args: structuredClone(args), changes: row === undefined ? 0 : 1 });
+    if (on && tableOf(this.source) !== null)
+      writes.push({ sql: this.source, args: structuredClone(args), changes: row === undefined ? 0 : 1 });
     else if (on) reads++;
     return row;
   };
@@ -305,7 +330,10 @@ async function captureSqlite(file: string, bidders: Bidder[], batching: Batching
   // written every 20 ms, then take more bids each (the write floor keeps the synced capture's).
   const store = openStore(`sqlite:${file}`, options.synced ? {} : { sqliteDataSync: async () => undefined });
   try {
-    const { placed, marks } = await placeBatches(store, bidders, batching, { recording: (value) => (on = value), recorded: () => writes.length });
+    const { placed, marks } = await placeBatches(store, bidders, batching, {
+      recording: (value) => (on = value),
+      recorded: () => writes.length,
+    });
     return { writes, reads, placed, marks };
   } finally {
     Object.assign(prototype, original);
@@ -430,9 +458,14 @@ export async function postgresWriteFloor(
     const summary = summarizeWrites(transactions.flat(), bids, reads);
     const perBid = (n: string) => Number((Number(n) / bids).toFixed(2));
     summary.rows_per_bid = Object.fromEntries(
-      stats.rows.map((row) => [row.relname, { inserted: perBid(row.ins), updated: perBid(row.upd), deleted: perBid(row.del) }]),
+      stats.rows.map((row) => [
+        row.relname,
+        { inserted: perBid(row.ins), updated: perBid(row.upd), deleted: perBid(row.del) },
+      ]),
     );
-    summary.row_changes_per_bid = Number(stats.rows.reduce((sum, row) => sum + (Number(row.ins) + Number(row.upd) + Number(row.del)) / bids, 0).toFixed(2));
+    summary.row_changes_per_bid = Number(
+      stats.rows.reduce((sum, row) => sum + (Number(row.ins) + Number(row.upd) + Number(row.del)) / bids, 0).toFixed(2),
+    );
     return {
       dialect: 'postgres',
       bids,
@@ -473,7 +506,10 @@ async function capturePostgres(url: string, bidders: Bidder[], batching: Batchin
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
     // (text, values), or a named prepared statement's { name, text, values } (kept as it is for the replay).
     const [first, second] = args;
-    const config = typeof first === 'object' && first !== null && typeof (first as { text?: unknown }).text === 'string' ? (first as pg.QueryConfig) : null;
+    const config =
+      typeof first === 'object' && first !== null && typeof (first as { text?: unknown }).text === 'string'
+        ? (first as pg.QueryConfig)
+        : null;
     const sql = config?.text ?? first;
     if (!on || typeof sql !== 'string' || typeof args.at(-1) === 'function') return original.apply(this, args);
     const pending = original.apply(this, args) as Promise<pg.QueryResult>;
@@ -481,7 +517,10 @@ async function capturePostgres(url: string, bidders: Bidder[], batching: Batchin
     return pending.then((result) => {
       const write: Write = {
         sql,
-        args: [values === undefined ? [] : structuredClone(values), ...(config?.name === undefined ? [] : [config.name])],
+        args: [
+          values === undefined ? [] : structuredClone(values),
+          ...(config?.name === undefined ? [] : [config.name]),
+        ],
         changes: result.rowCount ?? 0,
       };
       const mine = open.get(this) ?? [];
@@ -515,7 +554,11 @@ async function capturePostgres(url: string, bidders: Bidder[], batching: Batchin
  * named); adds each commit's time (ms) to `commitMs` and answers the CPU (us) of this process and of the
  * client's backend, with the statistics of the writes flushed for reading.
  */
-async function replayPostgres(url: string, transactions: readonly Write[][], commitMs: number[]): Promise<{ clientUs: number; backendUs: number }> {
+async function replayPostgres(
+  url: string,
+  transactions: readonly Write[][],
+  commitMs: number[],
+): Promise<{ clientUs: number; backendUs: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -570,7 +613,11 @@ export interface FloorScript {
 }
 
 /** A capture's writes cut at its marks: each entry mark closes a bid's writes, each OMS mark a pass's. */
-function scriptOf(transactions: Write[][], marks: readonly Mark[], bidders: readonly Bidder[]): Pick<FloorScript, 'entries' | 'entryUsers' | 'passes'> {
+function scriptOf(
+  transactions: Write[][],
+  marks: readonly Mark[],
+  bidders: readonly Bidder[],
+): Pick<FloorScript, 'entries' | 'entryUsers' | 'passes'> {
   const entries: Write[][] = [];
   const passes: FloorScript['passes'] = [];
   let from = 0;
@@ -615,7 +662,8 @@ export async function latencyFloorScript(
     try {
       const [capture, serve] = [join(dir, 'capture.db'), join(dir, 'serve.db')];
       for (const file of [capture, serve])
-        for (const suffix of ['', '-wal']) if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
+        for (const suffix of ['', '-wal'])
+          if (existsSync(seed.location + suffix)) copyFileSync(seed.location + suffix, file + suffix);
       const { writes, reads, placed, marks } = await captureSqlite(capture, seed.bidders, batching, { synced: false });
       for (const suffix of ['', '-wal', '-shm']) rmSync(capture + suffix, { force: true });
       const transactions = sqliteTransactions(writes);
@@ -623,11 +671,19 @@ export async function latencyFloorScript(
       let ended = 0;
       let written = 0;
       const cut = marks.map(({ step, at }) => {
-        while (ended < transactions.length && written + transactions[ended]!.length <= at) written += transactions[ended++]!.length;
+        while (ended < transactions.length && written + transactions[ended]!.length <= at)
+          written += transactions[ended++]!.length;
         return { step, at: ended };
       });
       const { row_changes_per_bid } = summarizeWrites(writes, placed.bids, reads);
-      return { dialect: 'sqlite', url: `sqlite:${serve}`, ...scriptOf(transactions, cut, seed.bidders), row_changes_per_bid, oms_batch: placed.oms, dispose };
+      return {
+        dialect: 'sqlite',
+        url: `sqlite:${serve}`,
+        ...scriptOf(transactions, cut, seed.bidders),
+        row_changes_per_bid,
+        oms_batch: placed.oms,
+        dispose,
+      };
     } catch (error) {
       await dispose();
       throw error;

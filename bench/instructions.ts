@@ -32,7 +32,16 @@ import { Command } from 'commander';
 import { openStore, type Store } from '../src/store/sql/database.js';
 import { migrateToLatest } from '../src/store/schema/migrations.js';
 import { BID_BODY, createBidders, createIssue, PLACE_PATH, type Bidder } from './fixture.js';
-import { freePort, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, waitUntilAnswering, wholeNumber } from './processes.js';
+import {
+  freePort,
+  postgresAdmin,
+  postgresUrlOf,
+  ROOT,
+  startNodeFlags,
+  stopChild,
+  waitUntilAnswering,
+  wholeNumber,
+} from './processes.js';
 import { median } from './stats.js';
 
 const options = new Command('bench:instructions')
@@ -41,14 +50,26 @@ const options = new Command('bench:instructions')
   .option('--wave <n>', 'bids sent together (one per connection, each by another bidder)', wholeNumber, 20)
   .option('--runs <n>', 'runs of each target (each a new server and database)', wholeNumber, 2)
   .option('--no-bare', 'skip the bare Fastify server (the HTTP floor in instructions)')
-  .option('--postgres', "serve from a new PostgreSQL database (BENCH_POSTGRES_URL's server) instead of SQLite; the node's instructions alone are counted")
+  .option(
+    '--postgres',
+    "serve from a new PostgreSQL database (BENCH_POSTGRES_URL's server) instead of SQLite; the node's instructions alone are counted",
+  )
   .option('--keep', 'keep the callgrind dumps (and the databases) for callgrind_annotate')
   .option(
     '--jit-names',
     "name the JIT's code by its JavaScript function (node --perf-basic-prof) and list ordergate's functions by inclusive instructions; the counts differ from a run without it",
   )
   .parse()
-  .opts<{ bids: number; warmup: number; wave: number; runs: number; bare: boolean; keep?: boolean; jitNames?: boolean; postgres?: boolean }>();
+  .opts<{
+    bids: number;
+    warmup: number;
+    wave: number;
+    runs: number;
+    bare: boolean;
+    keep?: boolean;
+    jitNames?: boolean;
+    postgres?: boolean;
+  }>();
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -67,27 +88,38 @@ async function startOrdergate(databaseUrl: string, outDir: string, logFile: stri
   const port = await freePort();
   // --perf-basic-prof also opens V8's log (isolate-*-v8.log in the working directory): kept in outDir.
   const jitFlags = options.jitNames
-    ? ['--perf-basic-prof', '--interpreted-frames-native-stack', `--logfile=${join(outDir, 'v8.log')}`, '--no-logfile-per-isolate']
+    ? [
+        '--perf-basic-prof',
+        '--interpreted-frames-native-stack',
+        `--logfile=${join(outDir, 'v8.log')}`,
+        '--no-logfile-per-isolate',
+      ]
     : [];
-  const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), ...jitFlags, join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
-    env: {
-      // This environment, so that valgrind and callgrind_control agree on where vgdb's pipes are, but no
-      // HOST (ordergate binds 127.0.0.1 by default): valgrind names the pipes after $HOST, and
-      // callgrind_control, looking for them under the machine's name, would never reach the server. No
-      // NODE_OPTIONS either: what is counted is what `npm start` runs.
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'HOST' && name !== 'NODE_OPTIONS')),
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      RATE_LIMIT_ORDERS_PER_SECOND: '0',
-      // Everything runs tens of times slower under callgrind: the load shedder's thresholds and the request
-      // timeout, set for real time, would refuse bids that are only slow.
-      SHED_EVENT_LOOP_DELAY_MS: '0',
-      SHED_COMMIT_WAIT_MS: '0',
-      REQUEST_TIMEOUT_MS: '600000',
+  const child = spawn(
+    'valgrind',
+    [...valgrindArguments(outDir), process.execPath, ...startNodeFlags(), ...jitFlags, join(ROOT, 'dist', 'main.js')],
+    {
+      cwd: ROOT,
+      env: {
+        // This environment, so that valgrind and callgrind_control agree on where vgdb's pipes are, but no
+        // HOST (ordergate binds 127.0.0.1 by default): valgrind names the pipes after $HOST, and
+        // callgrind_control, looking for them under the machine's name, would never reach the server. No
+        // NODE_OPTIONS either: what is counted is what `npm start` runs.
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([name]) => name !== 'HOST' && name !== 'NODE_OPTIONS'),
+        ),
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        RATE_LIMIT_ORDERS_PER_SECOND: '0',
+        // Everything runs tens of times slower under callgrind: the load shedder's thresholds and the request
+        // timeout, set for real time, would refuse bids that are only slow.
+        SHED_EVENT_LOOP_DELAY_MS: '0',
+        SHED_COMMIT_WAIT_MS: '0',
+        REQUEST_TIMEOUT_MS: '600000',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   const output: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.once('exit', () => writeFileSync(logFile, output.join('')));
@@ -98,10 +130,14 @@ async function startOrdergate(databaseUrl: string, outDir: string, logFile: stri
 }
 
 async function startBare(outDir: string): Promise<Counted> {
-  const child = spawn('valgrind', [...valgrindArguments(outDir), process.execPath, '--import', 'tsx', join(ROOT, 'bench', 'servers.ts'), 'bare'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    'valgrind',
+    [...valgrindArguments(outDir), process.execPath, '--import', 'tsx', join(ROOT, 'bench', 'servers.ts'), 'bare'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
@@ -112,7 +148,8 @@ async function startBare(outDir: string): Promise<Counted> {
 
 function callgrindControl(pid: number, ...command: string[]): void {
   const result = spawnSync('callgrind_control', [...command, String(pid)], { encoding: 'utf8' });
-  if (result.status !== 0 || !/OK\./.test(result.stdout)) throw new Error(`callgrind_control ${command.join(' ')} ${pid}: ${result.stderr || result.stdout}`);
+  if (result.status !== 0 || !/OK\./.test(result.stdout))
+    throw new Error(`callgrind_control ${command.join(' ')} ${pid}: ${result.stderr || result.stdout}`);
 }
 
 /**
@@ -136,7 +173,10 @@ async function dumpedInstructions(outDir: string, pid: number): Promise<{ file: 
 const COMPONENTS: readonly (readonly [string, RegExp])[] = [
   ['sqlite', /better_sqlite3\.node\]$/],
   ['v8 optimizing compiler', /v8::internal::(compiler|maglev|turboshaft)::/],
-  ['v8 garbage collector', /v8::internal::(Heap|Scavenger|MarkCompact|Sweeper|Marking|Evacuat|ConcurrentMarking|MinorMarkCompact|heap::)/],
+  [
+    'v8 garbage collector',
+    /v8::internal::(Heap|Scavenger|MarkCompact|Sweeper|Marking|Evacuat|ConcurrentMarking|MinorMarkCompact|heap::)/,
+  ],
   ['v8 builtins', /:Builtins_/],
   ['jit code', /^\?\?\?:0x[0-9a-f]+ \[\?\?\?\]$/],
   ['libc', /libc\.so\.6\]$/],
@@ -145,7 +185,10 @@ const COMPONENTS: readonly (readonly [string, RegExp])[] = [
 
 /** The instructions of a dump by component (see COMPONENTS), from callgrind_annotate's self counts. */
 function componentsOf(file: string): Record<string, number> {
-  const result = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const result = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
   const totals: Record<string, number> = {};
   for (const line of result.stdout.split('\n')) {
@@ -168,7 +211,12 @@ function jitNamed(file: string, pid: number, top = 50): string[] {
     .split('\n')
     .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
     .filter((match) => match !== null)
-    .map((match, written) => ({ start: BigInt(`0x${match![1]}`), end: BigInt(`0x${match![1]}`) + BigInt(`0x${match![2]}`), name: match![3]!, written }))
+    .map((match, written) => ({
+      start: BigInt(`0x${match![1]}`),
+      end: BigInt(`0x${match![1]}`) + BigInt(`0x${match![2]}`),
+      name: match![3]!,
+      written,
+    }))
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   const longest = ranges.reduce((most, range) => (range.end - range.start > most ? range.end - range.start : most), 0n);
   const nameOf = (address: bigint): string | undefined => {
@@ -187,7 +235,10 @@ function jitNamed(file: string, pid: number, top = 50): string[] {
     }
     return found?.name;
   };
-  const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=99.9', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=99.9', file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
   // A JIT function's code is entered at several addresses (each a "function" to callgrind): the largest
   // inclusive count of a name stands for it, since its entries call one another.
@@ -204,7 +255,10 @@ function jitNamed(file: string, pid: number, top = 50): string[] {
   // the builtins and V8's C++ above them (the call trampolines, the microtask loop) say nothing by name.
   return [...byName]
     .filter(([name]) => name.startsWith('JS:'))
-    .map(([name, value]) => [name.replace(`file://${ROOT}/`, '').replace(`${ROOT}/`, '').replace(/^JS:/, ''), value] as const)
+    .map(
+      ([name, value]) =>
+        [name.replace(`file://${ROOT}/`, '').replace(`${ROOT}/`, '').replace(/^JS:/, ''), value] as const,
+    )
     .sort(([, a], [, b]) => b - a)
     .slice(0, top)
     .map(
@@ -221,14 +275,20 @@ function stop(counted: Counted): Promise<void> {
 }
 
 /** `bids` bids in waves of `wave`, each wave's bids together, by bidders in turn. Answers the statuses not 2xx. */
-async function sendBids(url: string, bidders: readonly (Bidder | null)[], bids: number, wave: number): Promise<number[]> {
+async function sendBids(
+  url: string,
+  bidders: readonly (Bidder | null)[],
+  bids: number,
+  wave: number,
+): Promise<number[]> {
   const refused: number[] = [];
   for (let sent = 0; sent < bids; sent += wave) {
     const answers = await Promise.all(
       Array.from({ length: Math.min(wave, bids - sent) }, async (_, i) => {
         const bidder = bidders[(sent + i) % bidders.length]!;
         const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (bidder !== null) Object.assign(headers, { authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey });
+        if (bidder !== null)
+          Object.assign(headers, { authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey });
         const response = await fetch(`${url}${PLACE_PATH}`, { method: 'POST', headers, body: BID_BODY });
         await response.arrayBuffer();
         return response.status;
@@ -257,7 +317,10 @@ async function untilSettled(store: Store): Promise<void> {
 async function pendingCount(store: Store): Promise<{ pending: number; all: number }> {
   const row = await store.db
     .selectFrom('orders')
-    .select((eb) => [eb.fn.countAll<number>().as('all'), eb.fn.count<number>(eb.case().when('status', '=', 'PENDING').then(1).end()).as('pending')])
+    .select((eb) => [
+      eb.fn.countAll<number>().as('all'),
+      eb.fn.count<number>(eb.case().when('status', '=', 'PENDING').then(1).end()).as('pending'),
+    ])
     .executeTakeFirstOrThrow();
   return { pending: Number(row.pending), all: Number(row.all) };
 }
@@ -283,7 +346,13 @@ function runOf(target: Run['target'], dump: { file: string; instructions: number
       .map(([name, value]) => [name, perBid(value)]),
   );
   const compiler = components['v8 optimizing compiler'] ?? 0;
-  return { target, instructionsPerBid: dump.instructions / options.bids, withoutCompiler: dump.instructions / options.bids - compiler, components, seconds };
+  return {
+    target,
+    instructionsPerBid: dump.instructions / options.bids,
+    withoutCompiler: dump.instructions / options.bids - compiler,
+    components,
+    seconds,
+  };
 }
 
 async function countOrdergate(work: string, run: number): Promise<Run> {
@@ -303,19 +372,26 @@ async function countOrdergate(work: string, run: number): Promise<Run> {
     server = await startOrdergate(url, dir, join(dir, 'server.log'));
     const warmRefused = await sendBids(server.url, bidders, options.warmup, options.wave);
     await untilSettled(store);
-    if (warmRefused.length > 0) throw new Error(`${warmRefused.length} of the warm-up's bids were refused: ${[...new Set(warmRefused)].join(', ')}`);
+    if (warmRefused.length > 0)
+      throw new Error(
+        `${warmRefused.length} of the warm-up's bids were refused: ${[...new Set(warmRefused)].join(', ')}`,
+      );
     const started = Date.now();
     callgrindControl(server.pid, '-i', 'on');
     const refused = await sendBids(server.url, bidders, options.bids, options.wave);
     await untilSettled(store);
     callgrindControl(server.pid, '-d');
     const seconds = (Date.now() - started) / 1000;
-    if (refused.length > 0) throw new Error(`${refused.length} of the counted bids were refused: ${[...new Set(refused)].join(', ')}`);
+    if (refused.length > 0)
+      throw new Error(`${refused.length} of the counted bids were refused: ${[...new Set(refused)].join(', ')}`);
     const { pending, all } = await pendingCount(store);
-    if (pending !== all || all !== options.warmup + options.bids) throw new Error(`${pending} of ${all} orders PENDING, ${options.warmup + options.bids} sent`);
+    if (pending !== all || all !== options.warmup + options.bids)
+      throw new Error(`${pending} of ${all} orders PENDING, ${options.warmup + options.bids} sent`);
     const dump = await dumpedInstructions(dir, server.pid);
     if (options.jitNames) {
-      log(`ordergate's JavaScript functions by inclusive instructions per bid (callees included):\n${jitNamed(dump.file, server.pid).join('\n')}`);
+      log(
+        `ordergate's JavaScript functions by inclusive instructions per bid (callees included):\n${jitNamed(dump.file, server.pid).join('\n')}`,
+      );
       if (!options.keep) rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
     }
     return runOf('ordergate', dump, seconds);
@@ -344,7 +420,8 @@ async function countBare(work: string, run: number): Promise<Run> {
 }
 
 async function main(): Promise<void> {
-  if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
+  if (spawnSync('valgrind', ['--version']).status !== 0)
+    throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
   const work = mkdtempSync(join(tmpdir(), 'ordergate-instructions-'));
   const runs: Run[] = [];
   try {
@@ -365,9 +442,12 @@ async function main(): Promise<void> {
     if (options.keep === undefined) rmSync(work, { recursive: true, force: true });
     else log(`the dumps are in ${work} (callgrind_annotate --inclusive=yes FILE, or kcachegrind)`);
   }
-  const ofTarget = (target: Run['target']) => runs.filter((run) => run.target === target).map((run) => run.instructionsPerBid);
+  const ofTarget = (target: Run['target']) =>
+    runs.filter((run) => run.target === target).map((run) => run.instructionsPerBid);
   const ordergate = median(ofTarget('ordergate'));
-  const ordergateWithoutCompiler = median(runs.filter((run) => run.target === 'ordergate').map((run) => run.withoutCompiler));
+  const ordergateWithoutCompiler = median(
+    runs.filter((run) => run.target === 'ordergate').map((run) => run.withoutCompiler),
+  );
   const bare = options.bare ? median(ofTarget('bare')) : null;
   const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / median(values);
   const report = {
@@ -388,7 +468,9 @@ async function main(): Promise<void> {
   log(
     `median: ordergate ${report.ordergateInstructionsPerBid.toLocaleString('en')} instructions per bid (spread ${(report.ordergateSpread * 100).toFixed(1)} %), ` +
       `${report.ordergateWithoutCompiler.toLocaleString('en')} without the optimizing compiler` +
-      (bare === null ? '' : `, bare ${report.bareInstructionsPerRequest!.toLocaleString('en')} per request (${report.ordergateVsBare}x)`),
+      (bare === null
+        ? ''
+        : `, bare ${report.bareInstructionsPerRequest!.toLocaleString('en')} per request (${report.ordergateVsBare}x)`),
   );
   log(`written to ${file}`);
 }

@@ -9,7 +9,8 @@ import pg from 'pg';
 export const ROOT = join(import.meta.dirname, '..');
 
 /** The benchmarks' PostgreSQL server: an administrator's connection (its databases are made from it). */
-export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+export const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Runs one statement as the administrator: on the server (create or drop a database), or in `database`. */
 export async function postgresAdmin(statement: string, database?: string): Promise<void> {
@@ -50,7 +51,8 @@ export function freePort(): Promise<number> {
 
 /** The node flags of `npm start` (package.json's start script), so that a benchmark runs what it runs. */
 export function startNodeFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
   const command = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start);
   if (command === null) throw new Error(`package.json's start script does not run node [flags] dist/main.js: ${start}`);
   return command[1]!.split(/\s+/).filter((flag) => flag !== '');

@@ -33,8 +33,11 @@ function newestProfile(): string {
 }
 
 /** Where a frame's code lives, from node_modules/, dist/ or src/ on (or the function's name for a native frame). */
-const fileOf = (node: ProfileNode) => node.callFrame.url.replace(/^.*\/(node_modules\/(?:@[^/]+\/)?[^/]+|dist|src)\//, '$1/') || node.callFrame.functionName;
-const functionOf = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${fileOf(node)}:${node.callFrame.lineNumber + 1}`;
+const fileOf = (node: ProfileNode) =>
+  node.callFrame.url.replace(/^.*\/(node_modules\/(?:@[^/]+\/)?[^/]+|dist|src)\//, '$1/') ||
+  node.callFrame.functionName;
+const functionOf = (node: ProfileNode) =>
+  `${node.callFrame.functionName || '(anonymous)'} ${fileOf(node)}:${node.callFrame.lineNumber + 1}`;
 
 function summarize(profile: Profile, top: number, callers: string | undefined): string[] {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -71,7 +74,12 @@ function summarize(profile: Profile, top: number, callers: string | undefined): 
   for (const [name, table] of Object.entries(tables)) {
     lines.push('', `-- ${name}`, ...rows(table).map(([key, count]) => `${share(count)}  ${key}`));
   }
-  if (callers !== undefined) lines.push('', `-- stacks leading to ${callers}`, ...rows(callerStacks).map(([key, count]) => `${share(count)}  ${key}`));
+  if (callers !== undefined)
+    lines.push(
+      '',
+      `-- stacks leading to ${callers}`,
+      ...rows(callerStacks).map(([key, count]) => `${share(count)}  ${key}`),
+    );
   return lines;
 }
 

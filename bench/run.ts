@@ -38,7 +38,17 @@ import { OrderRepository } from '../src/store/orders/orders.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, PLACE_PATH, preload, type Bidder } from './fixture.js';
 import { pacedLoad } from './paced.js';
-import { freePort, POSTGRES_URL, postgresAdmin, postgresUrlOf, ROOT, startNodeFlags, stopChild, waitUntilAnswering, wholeNumber } from './processes.js';
+import {
+  freePort,
+  POSTGRES_URL,
+  postgresAdmin,
+  postgresUrlOf,
+  ROOT,
+  startNodeFlags,
+  stopChild,
+  waitUntilAnswering,
+  wholeNumber,
+} from './processes.js';
 import { median, percentile } from './stats.js';
 import { DEFAULT_OMS_POLL_MS } from '../src/config.js';
 import {
@@ -78,14 +88,28 @@ const program = new Command('bench')
   .option('--seconds <n>', 'seconds of load per round', wholeNumber, 8)
   .option('--connections <n>', 'concurrent connections', wholeNumber, 50)
   .option('--bidders <n>', 'bidders (half retail, half non-retail)', wholeNumber, 50)
-  .option('--warmup-bids <n>', 'bids each node serves before the rounds (the JIT optimizes for tens of thousands)', wholeNumber, 30_000)
+  .option(
+    '--warmup-bids <n>',
+    'bids each node serves before the rounds (the JIT optimizes for tens of thousands)',
+    wholeNumber,
+    30_000,
+  )
   .option('--rate <n>', 'a steady rate of bids/s instead of saturation', wholeNumber)
   .option('--preload <n>', 'compare an empty database with one holding this many orders', wholeNumber)
   .option('--cpu-prof', 'run the ordergate nodes under node --cpu-prof (profiles in bench-results/profiles)')
   .option('--targets <list>', 'comma-separated: sqlite,pg1,pg2 (bare always runs)', 'sqlite,pg1,pg2')
-  .option('--no-latency-floor', 'at a steady rate, leave out the latency floors (saves recording their scripts: a minute or two each)')
-  .option('--no-vacuum', "leave the PostgreSQL targets' databases unvacuumed between measurements (as this machine's autovacuum, off, leaves them)")
-  .option('--idempotency-keys', 'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)')
+  .option(
+    '--no-latency-floor',
+    'at a steady rate, leave out the latency floors (saves recording their scripts: a minute or two each)',
+  )
+  .option(
+    '--no-vacuum',
+    "leave the PostgreSQL targets' databases unvacuumed between measurements (as this machine's autovacuum, off, leaves them)",
+  )
+  .option(
+    '--idempotency-keys',
+    'send every bid with its own Idempotency-Key (the keyed path clients use for safe retries)',
+  )
   .option(
     '--env <setting>',
     'a setting of the ordergate nodes, NAME=value (repeatable), e.g. OMS_POLL_MS=50: to measure a setting',
@@ -198,7 +222,9 @@ async function batchCounts(nodes: Node[]): Promise<BatchCounts> {
     const value = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
     counts.entryCommands += value(/^ordergate_order_entry_batch_size_sum (\S+)$/gm);
     counts.entryBatches += value(/^ordergate_order_entry_batch_size_count (\S+)$/gm);
-    counts.omsPlaceCalls += value(/^ordergate_oms_exchange_call_duration_seconds_count\{[^}]*operation="place_bids"[^}]*\} (\S+)$/gm);
+    counts.omsPlaceCalls += value(
+      /^ordergate_oms_exchange_call_duration_seconds_count\{[^}]*operation="place_bids"[^}]*\} (\S+)$/gm,
+    );
   }
   return counts;
 }
@@ -210,7 +236,10 @@ async function startBare(): Promise<Node> {
 /** A server of bench/ in a child process of its own (run by tsx), which prints its {url} on its first line. */
 async function startBenchServer(args: string[]): Promise<Node> {
   const [file, ...rest] = args;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', file!), ...rest], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', file!), ...rest], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
@@ -267,7 +296,12 @@ async function prepareDatabase(
   return { url, database, store, bidders, dispose };
 }
 
-async function startTarget(name: string, dialect: 'sqlite' | 'postgres', nodes: number, preloadOrders = 0): Promise<Target> {
+async function startTarget(
+  name: string,
+  dialect: 'sqlite' | 'postgres',
+  nodes: number,
+  preloadOrders = 0,
+): Promise<Target> {
   const label = name.replace(/[^a-z0-9]/g, '');
   const db = await prepareDatabase(dialect, label, preloadOrders);
   const logDir = join(ROOT, 'bench-results', 'logs');
@@ -300,14 +334,23 @@ interface LoadResult {
 /** The headers of a bid as `bidder` (the bare server gets the content type alone). */
 function bidHeaders(bidder: Bidder | null): Record<string, string> {
   const headers = { 'content-type': 'application/json' };
-  return bidder === null ? headers : { ...headers, authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey };
+  return bidder === null
+    ? headers
+    : { ...headers, authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey };
 }
 
 /**
  * One run against one node: at saturation autocannon (every connection bids as one of `bidders`, in
  * turn), at a rate the paced load (bench/paced.ts: the bidders in turn, bid by bid).
  */
-async function load(node: Node, bidders: Bidder[], connections: number, seconds: number, rate: number | undefined, bare: boolean): Promise<LoadResult> {
+async function load(
+  node: Node,
+  bidders: Bidder[],
+  connections: number,
+  seconds: number,
+  rate: number | undefined,
+  bare: boolean,
+): Promise<LoadResult> {
   if (rate !== undefined) return steadyLoad(node, bidders, connections, seconds, rate, bare);
   let next = 0;
   const result = await autocannon({
@@ -319,7 +362,11 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
     body: BID_BODY,
     // A key per bid, unique across the run (bare ignores the header; it is sent alike).
     ...(options.idempotencyKeys && {
-      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+        },
+      ],
     }),
     setupClient: (client) => {
       if (!bare) client.setHeaders(bidHeaders(bidders[next++ % bidders.length]!));
@@ -330,16 +377,37 @@ async function load(node: Node, bidders: Bidder[], connections: number, seconds:
     throw new Error(
       `${failed} requests failed or were not 2xx against ${node.url} (non2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
     );
-  return { bids: result['2xx'], durationS: result.duration, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max };
+  return {
+    bids: result['2xx'],
+    durationS: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+  };
 }
 
 /** A steady `rate` of bids, paced (not autocannon's bursts), on `connections` keep-alive connections. */
-async function steadyLoad(node: Node, bidders: Bidder[], connections: number, seconds: number, rate: number, bare: boolean): Promise<LoadResult> {
+async function steadyLoad(
+  node: Node,
+  bidders: Bidder[],
+  connections: number,
+  seconds: number,
+  rate: number,
+  bare: boolean,
+): Promise<LoadResult> {
   const headersOf = (i: number): Record<string, string> => {
     const headers = bidHeaders(bare ? null : bidders[i % bidders.length]!);
     return options.idempotencyKeys ? { ...headers, 'idempotency-key': randomUUID() } : headers;
   };
-  const result = await pacedLoad({ origin: node.url, path: PLACE_PATH, body: BID_BODY, connections, seconds, rate, headersOf });
+  const result = await pacedLoad({
+    origin: node.url,
+    path: PLACE_PATH,
+    body: BID_BODY,
+    connections,
+    seconds,
+    rate,
+    headersOf,
+  });
   if (result.failed > 0) throw new Error(`${result.failed} requests failed or were not 2xx against ${node.url}`);
   const ms = (p: number) => Math.round(percentile(result.latenciesMs, p) * 10) / 10;
   return { bids: result.ok, durationS: result.durationS, p50: ms(50), p99: ms(99), max: ms(100) };
@@ -379,7 +447,9 @@ async function backendsCpu(database: string): Promise<Map<number, number>> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [
+      database,
+    ]);
     const cpu = new Map<number, number>();
     for (const { pid } of rows) {
       try {
@@ -410,7 +480,14 @@ async function measure(target: Target, rate: number | undefined, seconds = optio
   const slice = Math.ceil(target.bidders.length / target.nodes.length);
   const results = await Promise.all(
     target.nodes.map((node, i) =>
-      load(node, target.bidders.slice(i * slice, (i + 1) * slice), perNode, seconds, rate === undefined ? undefined : rate / target.nodes.length, bare),
+      load(
+        node,
+        target.bidders.slice(i * slice, (i + 1) * slice),
+        perNode,
+        seconds,
+        rate === undefined ? undefined : rate / target.nodes.length,
+        bare,
+      ),
     ),
   );
   // The loop's busy share is taken over the load alone (the OMS lag's wait below is quiet).
@@ -464,7 +541,9 @@ async function warmUp(target: Target): Promise<void> {
     bids += sample.bids;
     slices.push(Math.round(sample.cpuUsPerBid));
   }
-  log(`${target.name}: warm-up ${bids} bids in ${((performance.now() - started) / 1000).toFixed(0)} s, CPU per bid by 2-second slice: ${slices.join(', ')} us`);
+  log(
+    `${target.name}: warm-up ${bids} bids in ${((performance.now() - started) / 1000).toFixed(0)} s, CPU per bid by 2-second slice: ${slices.join(', ')} us`,
+  );
 }
 
 /** Every order of the bidders reached PENDING (none refused, none left behind). */
@@ -495,8 +574,10 @@ function summarize(samples: Sample[], bareSamples: Sample[]) {
     cpu_us_per_bid: Math.round(median(samples.map((s) => s.cpuUsPerBid))),
     loop_cpu_us_per_bid: Math.round(median(samples.map((s) => s.loopCpuUsPerBid))),
     loop_busy: Number(median(samples.map((s) => s.loopBusy)).toFixed(2)),
-    db_cpu_us_per_bid: samples[0]!.dbCpuUsPerBid === null ? null : Math.round(median(samples.map((s) => s.dbCpuUsPerBid ?? 0))),
-    entry_batch: samples[0]!.entryBatch === null ? null : Number(median(samples.map((s) => s.entryBatch ?? 0)).toFixed(1)),
+    db_cpu_us_per_bid:
+      samples[0]!.dbCpuUsPerBid === null ? null : Math.round(median(samples.map((s) => s.dbCpuUsPerBid ?? 0))),
+    entry_batch:
+      samples[0]!.entryBatch === null ? null : Number(median(samples.map((s) => s.entryBatch ?? 0)).toFixed(1)),
     oms_batch: samples[0]!.omsBatch === null ? null : Number(median(samples.map((s) => s.omsBatch ?? 0)).toFixed(1)),
     oms_lag_ms: samples[0]!.omsLagMs === null ? null : Math.max(...samples.map((s) => s.omsLagMs ?? 0)),
     rounds: samples.map((s) => ({
@@ -519,7 +600,9 @@ async function readCosts(target: Target) {
   const bidder = target.bidders[0]!;
   const headers = { authorization: `Bearer ${bidder.token}` };
   const node = target.nodes[0]!;
-  const page = (await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json()) as { data: { order_id: string }[] };
+  const page = (await (await fetch(`${node.url}/transactional/v1/orders?limit=20`, { headers })).json()) as {
+    data: { order_id: string }[];
+  };
   const orderId = page.data[0]!.order_id;
   const timed = async (path: string) => {
     const times: number[] = [];
@@ -552,7 +635,9 @@ const floorSeeds = new Map<'sqlite' | 'postgres', Promise<FloorSeed>>();
  */
 async function writeFloor(dialect: 'sqlite' | 'postgres', batching: Batching): Promise<WriteFloor> {
   const seed = await floorSeed(dialect, batching);
-  return dialect === 'sqlite' ? sqliteWriteFloor(seed, batching) : postgresWriteFloor(postgresAdmin, postgresUrlOf, seed, batching);
+  return dialect === 'sqlite'
+    ? sqliteWriteFloor(seed, batching)
+    : postgresWriteFloor(postgresAdmin, postgresUrlOf, seed, batching);
 }
 
 /** The dialect's floor seed, made at the first call (in the batches given then). */
@@ -561,11 +646,16 @@ async function floorSeed(dialect: 'sqlite' | 'postgres', batching: Batching): Pr
   if (seeding === undefined) {
     const bidders = Math.min(options.bidders, options.connections);
     const started = Date.now();
-    seeding = dialect === 'sqlite' ? sqliteFloorSeed(bidders, batching) : postgresFloorSeed(postgresAdmin, postgresUrlOf, bidders, batching);
+    seeding =
+      dialect === 'sqlite'
+        ? sqliteFloorSeed(bidders, batching)
+        : postgresFloorSeed(postgresAdmin, postgresUrlOf, bidders, batching);
     floorSeeds.set(dialect, seeding);
     const made = await seeding;
     cleanups.push(made.dispose);
-    log(`${dialect} write floor: its database holds ${FLOOR_PRELOAD_BIDS} bids placed beforehand (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    log(
+      `${dialect} write floor: its database holds ${FLOOR_PRELOAD_BIDS} bids placed beforehand (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
   }
   return seeding;
 }
@@ -578,7 +668,10 @@ async function floorSeed(dialect: 'sqlite' | 'postgres', batching: Batching): Pr
 async function startLatencyFloor(dialect: 'sqlite' | 'postgres', batching: Batching, bids: number): Promise<Target> {
   const started = Date.now();
   const seed = await floorSeed(dialect, batching);
-  const script: FloorScript = await latencyFloorScript(seed, bids, batching.oms, { admin: postgresAdmin, urlOf: postgresUrlOf });
+  const script: FloorScript = await latencyFloorScript(seed, bids, batching.oms, {
+    admin: postgresAdmin,
+    urlOf: postgresUrlOf,
+  });
   const { dispose: removeDatabase, ...wire } = script;
   // Its database goes with the run's cleanups from now on, even if the server never starts.
   cleanups.push(removeDatabase);
@@ -620,7 +713,8 @@ const atMost = (name: string, value: number, limit: number): Check => ({ name, v
 async function main(): Promise<number> {
   const wanted = new Set(options.targets.split(','));
   const postgres = await tcpReachable(new URL(POSTGRES_URL), 5432);
-  if (!postgres && (wanted.has('pg1') || wanted.has('pg2'))) log(`PostgreSQL is not reachable at ${new URL(POSTGRES_URL).host}: its targets are skipped`);
+  if (!postgres && (wanted.has('pg1') || wanted.has('pg2')))
+    log(`PostgreSQL is not reachable at ${new URL(POSTGRES_URL).host}: its targets are skipped`);
   const plan: { name: string; dialect: 'sqlite' | 'postgres'; nodes: number }[] = [
     { name: 'sqlite', dialect: 'sqlite' as const, nodes: 1 },
     { name: 'pg1', dialect: 'postgres' as const, nodes: 1 },
@@ -629,7 +723,14 @@ async function main(): Promise<number> {
 
   const bareNode = await startBare();
   cleanups.push(() => stopNode(bareNode));
-  const bare: Target = { name: 'bare', nodes: [bareNode], bidders: [], store: null, database: null, dispose: async () => undefined };
+  const bare: Target = {
+    name: 'bare',
+    nodes: [bareNode],
+    bidders: [],
+    store: null,
+    database: null,
+    dispose: async () => undefined,
+  };
 
   const checks: Check[] = [];
   const report: Record<string, unknown> = {
@@ -670,7 +771,11 @@ async function main(): Promise<number> {
       const loaded = runs.preloaded!;
       results[t.name] = runs;
       checks.push(
-        atLeast(`${t.name}: bids/s with ${options.preload} orders / empty`, Number((loaded.rps / empty.rps).toFixed(3)), 1 - TARGETS.preloadTolerance),
+        atLeast(
+          `${t.name}: bids/s with ${options.preload} orders / empty`,
+          Number((loaded.rps / empty.rps).toFixed(3)),
+          1 - TARGETS.preloadTolerance,
+        ),
       );
       checks.push(
         atMost(
@@ -683,7 +788,11 @@ async function main(): Promise<number> {
       for (const read of ['order_book_page_ms', 'order_history_ms'] as const) {
         const ratio = (loaded[read] + 0.1) / (empty[read] + 0.1);
         checks.push(
-          atMost(`${t.name}: ${read.replace('_ms', '')} time with ${options.preload} orders / empty`, Number(ratio.toFixed(3)), 1 + TARGETS.preloadTolerance),
+          atMost(
+            `${t.name}: ${read.replace('_ms', '')} time with ${options.preload} orders / empty`,
+            Number(ratio.toFixed(3)),
+            1 + TARGETS.preloadTolerance,
+          ),
         );
       }
     }
@@ -700,7 +809,11 @@ async function main(): Promise<number> {
       // The one-node target of each dialect sets its floor's batches (two nodes make smaller ones each).
       const t = plan.find((p) => p.name === target.name);
       if (t === undefined || t.nodes !== 1 || sample.entryBatch === null) return;
-      batching[t.dialect] = { entry: sample.entryBatch, oms: Math.max(sample.entryBatch, sample.omsBatch ?? sample.entryBatch), bids: FLOOR_BIDS };
+      batching[t.dialect] = {
+        entry: sample.entryBatch,
+        oms: Math.max(sample.entryBatch, sample.omsBatch ?? sample.entryBatch),
+        bids: FLOOR_BIDS,
+      };
     };
     for (const target of [bare, ...targets]) {
       await warmUp(target);
@@ -751,25 +864,50 @@ async function main(): Promise<number> {
       floorReport[dialect] = {
         ...runs.at(-1)!,
         client_cpu_us_per_bid: Math.round(median(runs.map((f) => f.client_cpu_us_per_bid))),
-        backend_cpu_us_per_bid: dialect === 'postgres' ? Math.round(median(runs.map((f) => f.backend_cpu_us_per_bid ?? 0))) : null,
+        backend_cpu_us_per_bid:
+          dialect === 'postgres' ? Math.round(median(runs.map((f) => f.backend_cpu_us_per_bid ?? 0))) : null,
         commit_p50_ms: median(runs.map((f) => f.commit_p50_ms)),
         commit_p99_ms: median(runs.map((f) => f.commit_p99_ms)),
-        rounds: runs.map((f) => ({ cpu_us: f.client_cpu_us_per_bid, backend_cpu_us: f.backend_cpu_us_per_bid, commit_p99_ms: f.commit_p99_ms })),
+        rounds: runs.map((f) => ({
+          cpu_us: f.client_cpu_us_per_bid,
+          backend_cpu_us: f.backend_cpu_us_per_bid,
+          commit_p99_ms: f.commit_p99_ms,
+        })),
       };
     }
-    report.floors = { http_cpu_us_per_request: Math.round(median(bareSamples.map((s) => s.cpuUsPerBid))), ...floorReport };
+    report.floors = {
+      http_cpu_us_per_request: Math.round(median(bareSamples.map((s) => s.cpuUsPerBid))),
+      ...floorReport,
+    };
     // Target 3 asked of the latency floor itself: where the floor misses it, no target can meet it on this machine.
     const p99VsDisk = (samplesOf: Sample[], dialect: 'sqlite' | 'postgres') =>
       Number(
-        median(samplesOf.map((s, i) => s.p99 / (TARGETS.rateP99VsCommit * floors[dialect][i]!.commit_p99_ms + Math.max(1, bareSamples[i]!.p99)))).toFixed(2),
+        median(
+          samplesOf.map(
+            (s, i) =>
+              s.p99 / (TARGETS.rateP99VsCommit * floors[dialect][i]!.commit_p99_ms + Math.max(1, bareSamples[i]!.p99)),
+          ),
+        ).toFixed(2),
       );
     const floorChecks: Check[] = [];
     for (const [dialect, floor] of latencyFloors) {
       const floorSamples = samples.get(floor.name)!;
       const summary = summarize(floorSamples, bareSamples);
       results[floor.name] = { ...summary, p99_vs_disk_and_bare: p99VsDisk(floorSamples, dialect) };
-      floorChecks.push(atMost(`${floor.name}: p99 at ${options.rate} bids/s / bare p99`, summary.p99_ratio_to_bare, TARGETS.rateP99VsBare));
-      floorChecks.push(atMost(`${floor.name}: p99 at ${options.rate} bids/s / (2 x disk p99 commit + bare p99)`, p99VsDisk(floorSamples, dialect), 1));
+      floorChecks.push(
+        atMost(
+          `${floor.name}: p99 at ${options.rate} bids/s / bare p99`,
+          summary.p99_ratio_to_bare,
+          TARGETS.rateP99VsBare,
+        ),
+      );
+      floorChecks.push(
+        atMost(
+          `${floor.name}: p99 at ${options.rate} bids/s / (2 x disk p99 commit + bare p99)`,
+          p99VsDisk(floorSamples, dialect),
+          1,
+        ),
+      );
     }
     if (floorChecks.length > 0) report.latency_floor_checks = floorChecks;
     for (const t of plan) {
@@ -780,10 +918,18 @@ async function main(): Promise<number> {
       const rss = Math.max(...target.nodes.map((node) => peakRssMb(node.pid)));
       // Each round's CPU per bid against that round's floor: the bare answer plus the bare writes.
       const dialectFloors = floors[t.dialect];
-      const cpuVsFloor = median(targetSamples.map((s, i) => s.cpuUsPerBid / (bareSamples[i]!.cpuUsPerBid + dialectFloors[i]!.client_cpu_us_per_bid)));
+      const cpuVsFloor = median(
+        targetSamples.map(
+          (s, i) => s.cpuUsPerBid / (bareSamples[i]!.cpuUsPerBid + dialectFloors[i]!.client_cpu_us_per_bid),
+        ),
+      );
       const dbVsFloor =
         t.dialect === 'postgres'
-          ? median(targetSamples.map((s, i) => (s.dbCpuUsPerBid ?? 0) / Math.max(1, dialectFloors[i]!.backend_cpu_us_per_bid ?? 0)))
+          ? median(
+              targetSamples.map(
+                (s, i) => (s.dbCpuUsPerBid ?? 0) / Math.max(1, dialectFloors[i]!.backend_cpu_us_per_bid ?? 0),
+              ),
+            )
           : null;
       results[target.name] = {
         ...summary,
@@ -797,11 +943,25 @@ async function main(): Promise<number> {
         .reduce((sum, [, n]) => sum + n, 0);
       checks.push(atMost(`${target.name}: orders not PENDING after the run`, notPending, 0));
       checks.push(atMost(`${target.name}: peak RSS (MB) per node`, Math.round(rss), TARGETS.peakRssMb));
-      checks.push(atMost(`${target.name}: OMS lag at the end of a round (ms)`, summary.oms_lag_ms ?? 0, TARGETS.omsLagMs));
+      checks.push(
+        atMost(`${target.name}: OMS lag at the end of a round (ms)`, summary.oms_lag_ms ?? 0, TARGETS.omsLagMs),
+      );
       if (options.rate) {
-        checks.push(atMost(`${target.name}: p99 at ${options.rate} bids/s / bare p99`, summary.p99_ratio_to_bare, TARGETS.rateP99VsBare));
+        checks.push(
+          atMost(
+            `${target.name}: p99 at ${options.rate} bids/s / bare p99`,
+            summary.p99_ratio_to_bare,
+            TARGETS.rateP99VsBare,
+          ),
+        );
         // Against the disk: the p99 within twice the replay's p99 commit, plus bare's p99, in each round.
-        checks.push(atMost(`${target.name}: p99 at ${options.rate} bids/s / (2 x disk p99 commit + bare p99)`, p99VsDisk(targetSamples, t.dialect), 1));
+        checks.push(
+          atMost(
+            `${target.name}: p99 at ${options.rate} bids/s / (2 x disk p99 commit + bare p99)`,
+            p99VsDisk(targetSamples, t.dialect),
+            1,
+          ),
+        );
         // What is above the latency floor measured in the same rounds is ordergate's own.
         const latencyFloor = latencyFloors.get(t.dialect);
         if (latencyFloor !== undefined) {
@@ -813,16 +973,40 @@ async function main(): Promise<number> {
         continue;
       }
       if (target.nodes.length === 1) {
-        checks.push(atMost(`${target.name}: CPU per bid / (HTTP floor + write floor)`, Number(cpuVsFloor.toFixed(2)), TARGETS.cpuVsFloor));
+        checks.push(
+          atMost(
+            `${target.name}: CPU per bid / (HTTP floor + write floor)`,
+            Number(cpuVsFloor.toFixed(2)),
+            TARGETS.cpuVsFloor,
+          ),
+        );
         if (dbVsFloor !== null)
-          checks.push(atMost(`${target.name}: database CPU per bid / write floor's backend`, Number(dbVsFloor.toFixed(2)), TARGETS.databaseCpuVsFloor));
+          checks.push(
+            atMost(
+              `${target.name}: database CPU per bid / write floor's backend`,
+              Number(dbVsFloor.toFixed(2)),
+              TARGETS.databaseCpuVsFloor,
+            ),
+          );
       }
     }
     const one = results.pg1 as ReturnType<typeof summarize> | undefined;
     const two = results.pg2 as ReturnType<typeof summarize> | undefined;
     if (one && two && !options.rate) {
-      checks.push(atLeast('pg2: bids/s of two nodes / one node', Number((two.rps / one.rps).toFixed(3)), TARGETS.twoNodeRateVsOne));
-      checks.push(atMost('pg2: CPU per bid of two nodes / one node', Number((two.cpu_us_per_bid / one.cpu_us_per_bid).toFixed(3)), TARGETS.twoNodeCpuVsOne));
+      checks.push(
+        atLeast(
+          'pg2: bids/s of two nodes / one node',
+          Number((two.rps / one.rps).toFixed(3)),
+          TARGETS.twoNodeRateVsOne,
+        ),
+      );
+      checks.push(
+        atMost(
+          'pg2: CPU per bid of two nodes / one node',
+          Number((two.cpu_us_per_bid / one.cpu_us_per_bid).toFixed(3)),
+          TARGETS.twoNodeCpuVsOne,
+        ),
+      );
     }
     report.results = results;
   }
@@ -836,13 +1020,18 @@ async function main(): Promise<number> {
   writeFileSync(file, text);
   writeFileSync(join(dir, 'latest.json'), text);
   for (const check of (report.latency_floor_checks as Check[] | undefined) ?? [])
-    log(`${check.ok ? 'ok  ' : 'miss'} ${check.name}: ${check.value} (the floor itself ${check.ok ? 'meets' : 'does not meet'} ${check.limit}; not a target)`);
-  for (const check of checks) log(`${check.ok ? 'ok  ' : 'MISS'} ${check.name}: ${check.value} (target ${check.ok ? '' : 'not '}met: ${check.limit})`);
+    log(
+      `${check.ok ? 'ok  ' : 'miss'} ${check.name}: ${check.value} (the floor itself ${check.ok ? 'meets' : 'does not meet'} ${check.limit}; not a target)`,
+    );
+  for (const check of checks)
+    log(
+      `${check.ok ? 'ok  ' : 'MISS'} ${check.name}: ${check.value} (target ${check.ok ? '' : 'not '}met: ${check.limit})`,
+    );
   log(`written to ${file}`);
   return checks.every((check) => check.ok) ? 0 : 1;
 }
 
-let code = 1;
+let code: number;
 try {
   code = await main();
 } finally {

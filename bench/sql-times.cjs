@@ -46,5 +46,8 @@ process.on('exit', () => {
   });
   const dir = join(process.cwd(), 'bench-results', 'sql-times');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${process.pid}.txt`), [`${totalMs.toFixed(0)} ms in SQLite calls`, ...lines].join('\n') + '\n');
+  writeFileSync(
+    join(dir, `${process.pid}.txt`),
+    [`${totalMs.toFixed(0)} ms in SQLite calls`, ...lines].join('\n') + '\n',
+  );
 });

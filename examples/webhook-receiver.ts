@@ -6,7 +6,13 @@ import { createServer } from 'node:http';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** True when the delivery was signed with `secret` less than five minutes ago. */
-export function isGenuine(secret: string, timestamp: string, signature: string, rawBody: string, now = Date.now()): boolean {
+export function isGenuine(
+  secret: string,
+  timestamp: string,
+  signature: string,
+  rawBody: string,
+  now = Date.now(),
+): boolean {
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now / 1000 - Number(timestamp)) > 300) return false;
   // Only the 32 bytes of a well-formed signature reach timingSafeEqual, which throws on buffers of unequal length.
   const hex = /^sha256=([0-9a-f]{64})$/.exec(signature)?.[1];
@@ -15,7 +21,11 @@ export function isGenuine(secret: string, timestamp: string, signature: string, 
   return timingSafeEqual(expected, Buffer.from(hex, 'hex'));
 }
 
-export function startReceiver(secret: string, port: number, onEvent: (event: { event_id: number; status: string }) => void) {
+export function startReceiver(
+  secret: string,
+  port: number,
+  onEvent: (event: { event_id: number; status: string }) => void,
+) {
   const seen = new Set<number>(); // keep this in your database to drop repeats across restarts
   return createServer((req, res) => {
     const chunks: Buffer[] = [];

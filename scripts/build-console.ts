@@ -37,7 +37,8 @@ export async function buildConsole(outDir = OUT): Promise<string[]> {
   const outputs = Object.keys(result.metafile.outputs).map((file) => basename(file));
   const js = outputs.find((file) => /^app-[A-Z0-9]+\.js$/.test(file));
   const css = outputs.find((file) => /^app-[A-Z0-9]+\.css$/.test(file));
-  if (js === undefined || css === undefined) throw new Error(`build-console: esbuild did not write app-<hash>.js and .css (it wrote ${outputs.join(', ')})`);
+  if (js === undefined || css === undefined)
+    throw new Error(`build-console: esbuild did not write app-<hash>.js and .css (it wrote ${outputs.join(', ')})`);
   const html = readFileSync(join(SOURCE, 'index.html'), 'utf8').replace('%APP_JS%', js).replace('%APP_CSS%', css);
   writeFileSync(join(staging, 'index.html'), html);
   rmSync(outDir, { recursive: true, force: true });

@@ -20,7 +20,9 @@ const OUT = join(ROOT, 'dist');
 const BUNDLED = new Set(['typebox', 'kysely']);
 
 export async function buildServer(outDir = OUT): Promise<string[]> {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const external = Object.keys(manifest.dependencies)
     .filter((name) => !BUNDLED.has(name))
     .flatMap((name) => [name, `${name}/*`]);
@@ -50,5 +52,7 @@ export async function buildServer(outDir = OUT): Promise<string[]> {
 
 if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
   const files = await buildServer();
-  process.stderr.write(`build-server: wrote ${files.length} files to ${OUT} (dist/main.js, dist/cli/index.js and their chunks)\n`);
+  process.stderr.write(
+    `build-server: wrote ${files.length} files to ${OUT} (dist/main.js, dist/cli/index.js and their chunks)\n`,
+  );
 }

@@ -51,7 +51,11 @@ async function seedOrders(api: OrdergateClient, demo: Demo): Promise<void> {
   const line = { ...EXAMPLE_ORDER_LINE, Quantity: 20, Price: '101.50' };
   await api.createCart({
     ordercartName: 'Ladder for SBIN OF',
-    orders: [line, { ...line, Quantity: 30, Price: '102.00' }, { ...line, OrderType: 'RL-MKT', Quantity: 15, Price: '0' }],
+    orders: [
+      line,
+      { ...line, Quantity: 30, Price: '102.00' },
+      { ...line, OrderType: 'RL-MKT', Quantity: 15, Price: '0' },
+    ],
     version: '1',
     createdBy: demo.user_id,
     modifiedBy: demo.user_id,

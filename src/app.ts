@@ -95,7 +95,10 @@ export interface AppOptions {
 }
 
 /** The Content-Security-Policy of every answer: JSON needs nothing, and nothing may frame it. */
-const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } };
+const API_CSP = {
+  useDefaults: false,
+  directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+};
 
 /**
  * The docs page's (Swagger UI): its scripts and styles come from this server only (no inline script), and
@@ -122,7 +125,10 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     clientErrorHandler: answerClientError,
     // Node's defaults would undo it: with headersTimeout (60 s) above requestTimeout, Node applies the shorter
     // one to the headers only and lets a body trickle for 60 s; and it looks for late requests every 30 s.
-    http: { headersTimeout: Math.min(60_000, requestTimeoutMs), connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 5)) },
+    http: {
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 5)),
+    },
     // Time-ordered ids: the audit trail and the order history index them, and random keys would scatter
     // every commit's index writes over the whole B-tree.
     genReqId: () => timeOrderedId(),
@@ -154,14 +160,18 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   // Before anything reads the caller's headers: one value each.
   registerDuplicateHeaderCheck(app);
   // Before auth: a shed order costs no token lookup.
-  registerLoadShedding(app, options.shedding ?? { eventLoopDelayMs: 0, commitWaitMs: 0 }, (maxWaitMs) => services.orderEntry.commitsFallBehind(maxWaitMs));
+  registerLoadShedding(app, options.shedding ?? { eventLoopDelayMs: 0, commitWaitMs: 0 }, (maxWaitMs) =>
+    services.orderEntry.commitsFallBehind(maxWaitMs),
+  );
   registerAuthentication(app, services.auth);
   // Right after auth, so that order entry is counted per caller before any later hook (Idempotency-Key).
   const rateLimits = options.rateLimits ?? RATE_LIMITS_OFF;
   const callLogs = registerRateLimits(app, rateLimits, services.algoGate.countsThreshold);
   // With REDIS_URL, SEBI's threshold counts in the limits' shared log: every node's orders together.
   if (callLogs?.link != null) services.algoGate.countIn(callLogs.admit);
-  registerLoginLimits(app, rateLimits, callLogs, (userId, apiKey, from) => services.auth.holdsApiKey(userId, apiKey, from));
+  registerLoginLimits(app, rateLimits, callLogs, (userId, apiKey, from) =>
+    services.auth.holdsApiKey(userId, apiKey, from),
+  );
 
   app.setErrorHandler(answerError);
   registerRouteNotFound(app);

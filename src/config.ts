@@ -56,7 +56,13 @@ const PublicUrl = Type.Codec(
     Type.String(),
     (text) => {
       const url = URL.canParse(text) ? new URL(text) : null;
-      return url !== null && ['http:', 'https:'].includes(url.protocol) && url.pathname === '/' && url.search === '' && url.hash === '';
+      return (
+        url !== null &&
+        ['http:', 'https:'].includes(url.protocol) &&
+        url.pathname === '/' &&
+        url.search === '' &&
+        url.hash === ''
+      );
     },
     (text) => `must be an http:// or https:// URL without a path, e.g. https://api.example.com, got "${text}"`,
   ),
@@ -218,7 +224,10 @@ const MetricsSchema = Type.Object({
   /** METRICS_TOKEN: the Bearer token a scrape must send; null: none, allowed only on a loopback address. */
   token: Nullable(
     'METRICS_TOKEN',
-    Type.String({ pattern: '^[\\x21-\\x7e]{32,512}$', description: '32 to 512 printable ASCII characters without spaces (e.g. openssl rand -hex 32)' }),
+    Type.String({
+      pattern: '^[\\x21-\\x7e]{32,512}$',
+      description: '32 to 512 printable ASCII characters without spaces (e.g. openssl rand -hex 32)',
+    }),
   ),
 });
 
@@ -376,7 +385,12 @@ function bindsLoopbackOnly(host: string): boolean {
  */
 export function publicUrlProblem(config: Pick<Config, 'publicUrl' | 'host'>, env: NodeJS.ProcessEnv): string | null {
   if (config.publicUrl !== null) return null;
-  const exposed = env.NODE_ENV === 'production' ? 'NODE_ENV=production' : bindsLoopbackOnly(config.host) ? null : `HOST=${config.host}`;
+  const exposed =
+    env.NODE_ENV === 'production'
+      ? 'NODE_ENV=production'
+      : bindsLoopbackOnly(config.host)
+        ? null
+        : `HOST=${config.host}`;
   if (exposed === null) return null;
   return (
     `PUBLIC_URL is required with ${exposed}: the login answer names the live order socket (data.others.messageSocket), ` +
@@ -388,7 +402,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Every leaf's value has passed its schema's check: the result has the schema's decoded type.
   const config = read(ConfigSchema, env) as Config;
   if (config.passwordHashCost === 'test-only-insecure' && env.NODE_ENV === 'production') {
-    throw new ConfigError('PASSWORD_HASH_COST=test-only-insecure is for test suites; it is refused with NODE_ENV=production');
+    throw new ConfigError(
+      'PASSWORD_HASH_COST=test-only-insecure is for test suites; it is refused with NODE_ENV=production',
+    );
   }
   const metrics = metricsProblem(config.metrics, env);
   if (metrics !== null) throw new ConfigError(metrics);

@@ -17,7 +17,13 @@ import { UserRepository } from './store/access/users.js';
 import type { OmsWorker } from './oms/worker.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { passwordHasherFor } from './auth/credentials.js';
-import { configuredWebhookDispatcher, createOmsWorker, createServices, listenForMetrics, watchStore } from './wiring.js';
+import {
+  configuredWebhookDispatcher,
+  createOmsWorker,
+  createServices,
+  listenForMetrics,
+  watchStore,
+} from './wiring.js';
 
 /** How long a shutdown waits for requests under way before it cuts their connections. */
 export const SHUTDOWN_GRACE_MS = 5_000;
@@ -67,7 +73,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     shedding: config.shedding,
   });
   // The live order socket (Socket.IO) on the same port; closed before the HTTP server.
-  const messageSocket = attachMessageSocket(app.server, { auth: services.auth, orderEvents: services.orderEvents, logger });
+  const messageSocket = attachMessageSocket(app.server, {
+    auth: services.auth,
+    orderEvents: services.orderEvents,
+    logger,
+  });
   let url: string;
   let metricsListener: MetricsListener | null = null;
   try {
@@ -82,9 +92,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
   logger.info({ url, database: store.location }, 'ordergate listening');
   if (config.passwordHashCost !== 'owasp')
-    logger.warn({ passwordHashCost: config.passwordHashCost }, 'PASSWORD_HASH_COST is for test suites: new password hashes are weak');
+    logger.warn(
+      { passwordHashCost: config.passwordHashCost },
+      'PASSWORD_HASH_COST is for test suites: new password hashes are weak',
+    );
   await warnOfMaintenance(store, logger);
-  const oms = config.omsEmbedded ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms }) : null;
+  const oms = config.omsEmbedded
+    ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms })
+    : null;
   oms?.start();
   // An idle OMS passes every IDLE_POLL_MS; this node's own orders wake it at their commit.
   if (oms !== null) services.orderEntry.whenCommitted(() => oms.wake());
@@ -106,7 +121,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
  */
 export async function closeHttp(app: App, logger: Pick<Logger, 'warn'>): Promise<void> {
   const grace = setTimeout(() => {
-    app.server.getConnections((_error, count) => logger.warn({ connections: count }, 'closing the connections still open after the grace period'));
+    app.server.getConnections((_error, count) =>
+      logger.warn({ connections: count }, 'closing the connections still open after the grace period'),
+    );
     app.server.closeAllConnections();
   }, SHUTDOWN_GRACE_MS);
   try {
@@ -116,13 +133,18 @@ export async function closeHttp(app: App, logger: Pick<Logger, 'warn'>): Promise
   }
 }
 
-export const EMPTY_DATABASE_HINT = 'The database has no users yet: run `npx ordergate demo` for a demo user, an API key and an OFS issue open for bids.';
+export const EMPTY_DATABASE_HINT =
+  'The database has no users yet: run `npx ordergate demo` for a demo user, an API key and an OFS issue open for bids.';
 
 /**
  * Runs until SIGTERM or SIGINT, then drains in-flight requests and closes the database. `hint` receives
  * plain one-line advice for the operator (`ordergate serve` writes it to stderr, beside the JSON log).
  */
-export async function serveUntilSignalled(config: Config, logger: Logger, hint: (line: string) => void = () => undefined): Promise<void> {
+export async function serveUntilSignalled(
+  config: Config,
+  logger: Logger,
+  hint: (line: string) => void = () => undefined,
+): Promise<void> {
   const server = await startServer(config, logger);
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -81,8 +81,21 @@ export function createServices(store: Store, options: ServiceOptions): Services 
   const holidays = new TradingHolidayRepository(store.db);
   const algos = new AlgoRepository(store.db, store.dialect);
   const algoGate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...options.algo });
-  const orderEntry = new OrderEntryService(store, issues, offers, orders, { gate: algoGate, registry: algos }, now, options.metrics?.orderEntry);
-  const auth = new AuthService(users, options.tokenTtlSeconds * 1000, now, authOptions(limits, options.sessionDailyEnd, options.passwordHasher));
+  const orderEntry = new OrderEntryService(
+    store,
+    issues,
+    offers,
+    orders,
+    { gate: algoGate, registry: algos },
+    now,
+    options.metrics?.orderEntry,
+  );
+  const auth = new AuthService(
+    users,
+    options.tokenTtlSeconds * 1000,
+    now,
+    authOptions(limits, options.sessionDailyEnd, options.passwordHasher),
+  );
   const orderEvents = new OrderEventsService(
     new OrderEventRepository(store.readDb),
     () => new EventHorizon(store.readDb, store.dialect),
@@ -95,17 +108,31 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     algoGate,
     algos: new AlgoService(store, algos, users, orderEntry, now, algoGate.genericIds),
     orderBook: new OrderBookService(orders),
-    orderCarts: new OrderCartService(new OrderCartRepository(store.db), now, { orderEntry, issues, recheckSession: (caller) => auth.recheck(caller) }, limits),
+    orderCarts: new OrderCartService(
+      new OrderCartRepository(store.db),
+      now,
+      { orderEntry, issues, recheckSession: (caller) => auth.recheck(caller) },
+      limits,
+    ),
     indicativeFeed: new IndicativeFeed(offers, options.orderEvents?.pollMs ?? DEFAULT_INDICATIVE_POLL_MS),
     orderEvents,
     // An open event stream checks its token again as every call does.
-    eventStreams: new StreamSessions({ feed: orderEvents, auth, recheckMs: options.orderEvents?.sessionRecheckMs ?? DEFAULT_SESSION_RECHECK_MS, now }),
-    idempotency: new IdempotencyService(new IdempotencyKeyRepository(store.db, store.dialect), now, options.idempotency),
+    eventStreams: new StreamSessions({
+      feed: orderEvents,
+      auth,
+      recheckMs: options.orderEvents?.sessionRecheckMs ?? DEFAULT_SESSION_RECHECK_MS,
+      now,
+    }),
+    idempotency: new IdempotencyService(
+      new IdempotencyKeyRepository(store.db, store.dialect),
+      now,
+      options.idempotency,
+    ),
     audit: new AuditRecorder(new AuditRepository(store), now),
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
-    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db, store.dialect), users, now, offers, holidays),
+    ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now, offers, holidays),
     ofsOffers: new OfsOfferService(offers, holidays, now),
   };
 }
@@ -114,11 +141,22 @@ export function createServices(store: Store, options: ServiceOptions): Services 
  * The algo registry and kill switch alone, for the operator's commands (`ordergate algos`): its
  * cancellations go through order entry like any other.
  */
-export function createAlgoService(store: Store, algo: Partial<AlgoGateOptions> = {}, now: () => number = Date.now): AlgoService {
+export function createAlgoService(
+  store: Store,
+  algo: Partial<AlgoGateOptions> = {},
+  now: () => number = Date.now,
+): AlgoService {
   const algos = new AlgoRepository(store.db, store.dialect);
   const gate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...algo });
   const orders = new OrderRepository(store.db, store.dialect);
-  const orderEntry = new OrderEntryService(store, new OfsIssueRepository(store.db), new OfsOfferRepository(store.db), orders, { gate, registry: algos }, now);
+  const orderEntry = new OrderEntryService(
+    store,
+    new OfsIssueRepository(store.db),
+    new OfsOfferRepository(store.db),
+    orders,
+    { gate, registry: algos },
+    now,
+  );
   return new AlgoService(store, algos, new UserRepository(store.db, store.dialect), orderEntry, now, gate.genericIds);
 }
 
@@ -138,7 +176,12 @@ export interface OmsOptions {
 }
 
 /** The guard that keeps each instrument's work apart, over the store's failure records (oms/instrument-guard.ts). */
-export function createInstrumentGuard(store: Store, now: () => number, logger: Logger, metrics?: InstrumentMetrics): InstrumentGuard {
+export function createInstrumentGuard(
+  store: Store,
+  now: () => number,
+  logger: Logger,
+  metrics?: InstrumentMetrics,
+): InstrumentGuard {
   return new InstrumentGuard(new InstrumentFaultRepository(store.db, store.dialect), now, logger, metrics);
 }
 
@@ -159,7 +202,10 @@ export function createSimulatedExchange(
     new OfsOfferRepository(store.db),
     now,
     guard,
-    { ...options, ...(options.logger !== undefined && { logger: options.logger.child({ component: 'simulated-exchange' }) }) },
+    {
+      ...options,
+      ...(options.logger !== undefined && { logger: options.logger.child({ component: 'simulated-exchange' }) }),
+    },
   );
 }
 
@@ -217,13 +263,22 @@ export function createWebhookDispatcher(store: Store, options: WebhookOptions): 
 }
 
 /** The dispatcher as configured by the environment (WEBHOOK_TIMEOUT_MS, WEBHOOK_RETRY_FOR_SECONDS, WEBHOOK_ALLOW_*). */
-export function configuredWebhookDispatcher(store: Store, config: Config, logger: Logger, metrics?: WebhookMetrics): WebhookDispatcher {
+export function configuredWebhookDispatcher(
+  store: Store,
+  config: Config,
+  logger: Logger,
+  metrics?: WebhookMetrics,
+): WebhookDispatcher {
   return createWebhookDispatcher(store, {
     logger,
     ...(metrics !== undefined && { metrics }),
     timeoutMs: config.webhookTimeoutMs,
     retry: { ...DEFAULT_RETRY_POLICY, retryForMs: config.webhookRetryForSeconds * 1000 },
-    addresses: { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses, allowAnyPort: config.webhookAllowAnyPort },
+    addresses: {
+      allowHttp: config.webhookAllowHttp,
+      allowPrivateAddresses: config.webhookAllowPrivateAddresses,
+      allowAnyPort: config.webhookAllowAnyPort,
+    },
   });
 }
 
@@ -238,7 +293,12 @@ export function watchStore(metrics: OperatorMetrics, store: Store): void {
  * The metrics listener on METRICS_HOST:METRICS_PORT (null without METRICS_PORT): `ordergate serve` and
  * `ordergate oms` alike. Its address is logged as "metrics listening".
  */
-export async function listenForMetrics(config: Config, metrics: OperatorMetrics, store: Store, logger: FastifyBaseLogger): Promise<MetricsListener | null> {
+export async function listenForMetrics(
+  config: Config,
+  metrics: OperatorMetrics,
+  store: Store,
+  logger: FastifyBaseLogger,
+): Promise<MetricsListener | null> {
   if (config.metrics.port === null) return null;
   const listener = await startMetricsListener({
     metrics,

@@ -12,17 +12,20 @@ import { ConfigError, ConfigSchema, loadConfig, type Config } from '../src/confi
 interface Leaf {
   env: string;
   path: string[];
-  schema: TSchema & { default?: unknown; minimum?: number; maximum?: number };
+  schema: TSchema & { default?: string | number | boolean | null; minimum?: number; maximum?: number };
 }
 
 function leavesOf(schema: TSchema, path: string[] = []): Leaf[] {
   const env = (schema as Record<string, unknown>)['x-env'];
   if (typeof env === 'string') return [{ env, path, schema }];
-  return Object.entries((schema as { properties: Record<string, TSchema> }).properties).flatMap(([key, member]) => leavesOf(member, [...path, key]));
+  return Object.entries((schema as { properties: Record<string, TSchema> }).properties).flatMap(([key, member]) =>
+    leavesOf(member, [...path, key]),
+  );
 }
 
 const leaves = leavesOf(ConfigSchema);
-const at = (config: Config, path: string[]): unknown => path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], config);
+const at = (config: Config, path: string[]): unknown =>
+  path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], config);
 const wholeNumbers = leaves.filter((leaf) => Type.IsInteger(leaf.schema));
 const flags = leaves.filter((leaf) => Type.IsBoolean(leaf.schema));
 
@@ -55,7 +58,9 @@ describe('the settings schema', () => {
       const fallback = leaf.schema.default;
       if (fallback === null) continue;
       // METRICS_HOST set needs METRICS_PORT set.
-      expect(at(loadConfig({ METRICS_PORT: '9464', [leaf.env]: String(fallback) }), leaf.path), leaf.env).toEqual(fallback);
+      expect(at(loadConfig({ METRICS_PORT: '9464', [leaf.env]: String(fallback) }), leaf.path), leaf.env).toEqual(
+        fallback,
+      );
     }
   });
 
@@ -77,7 +82,9 @@ describe('the settings schema', () => {
         ),
         { numRuns: 20 },
       );
-      expect(refusalOf({ [leaf.env]: String(maximum + 1) })).toBe(`${leaf.env} must be between ${minimum} and ${maximum}, got ${maximum + 1}`);
+      expect(refusalOf({ [leaf.env]: String(maximum + 1) })).toBe(
+        `${leaf.env} must be between ${minimum} and ${maximum}, got ${maximum + 1}`,
+      );
     }
   });
 
@@ -86,7 +93,8 @@ describe('the settings schema', () => {
     for (const leaf of flags) {
       expect(at(loadConfig({ [leaf.env]: 'true' }), leaf.path)).toBe(true);
       expect(at(loadConfig({ [leaf.env]: 'false' }), leaf.path)).toBe(false);
-      for (const text of ['TRUE', '1', 'yes', ' true']) expect(refusalOf({ [leaf.env]: text })).toBe(`${leaf.env} must be true or false, got "${text}"`);
+      for (const text of ['TRUE', '1', 'yes', ' true'])
+        expect(refusalOf({ [leaf.env]: text })).toBe(`${leaf.env} must be true or false, got "${text}"`);
     }
   });
 

@@ -8,7 +8,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEPLOYMENT_MD, followingStandbyState, placeholdersLeft, recipeBlock, recipeFiles, RECIPE_BLOCKS, type RecipeMachine } from './faults/pg-ha.js';
+import {
+  DEPLOYMENT_MD,
+  followingStandbyState,
+  placeholdersLeft,
+  recipeBlock,
+  recipeFiles,
+  RECIPE_BLOCKS,
+  type RecipeMachine,
+} from './faults/pg-ha.js';
 
 const markdown = readFileSync(DEPLOYMENT_MD, 'utf8');
 
@@ -54,22 +62,32 @@ describe("docs/deployment.md's HA recipe (issue 47 row 8)", () => {
     expect(files.patroni[1]).toContain("password: 'super''secret'");
     expect(files.haproxy).toContain('server pg2 127.0.10.12:25432 check port 28008');
     expect(files.createOrdergate).toContain('host=127.0.10.11 port=15432');
-    for (const text of [...files.patroni, files.haproxy, files.createOrdergate]) expect(placeholdersLeft(text)).toEqual([]);
+    for (const text of [...files.patroni, files.haproxy, files.createOrdergate])
+      expect(placeholdersLeft(text)).toEqual([]);
   });
 
   it('fails when a block loses a value the table replaces, or gains one it does not', () => {
-    expect(() => recipeFiles(markdown.replace('connect_address: 10.0.0.11:8008', 'connect_address: 10.0.0.13:8008'), machine)).toThrow(
-      /no longer holds "10.0.0.11:8008"|does not replace: 10.0.0.13/,
-    );
-    expect(() => recipeFiles(markdown.replace('server pg2 10.0.0.12:5432 check port 8008', 'server pg2 10.0.0.12:5433 check port 8008'), machine)).toThrow(
-      /no longer holds/,
-    );
-    expect(() => recipeFiles(markdown.replace('balance first', 'balance first\n     server pg3 10.0.0.13:5432 check port 8008'), machine)).toThrow(
-      /does not replace: 10.0.0.13/,
-    );
+    expect(() =>
+      recipeFiles(markdown.replace('connect_address: 10.0.0.11:8008', 'connect_address: 10.0.0.13:8008'), machine),
+    ).toThrow(/no longer holds "10.0.0.11:8008"|does not replace: 10.0.0.13/);
     expect(() =>
       recipeFiles(
-        markdown.replace("rewind: { username: postgres, password: '<superuser password>' }", "rewind: { username: rewind, password: '<rewind password>' }"),
+        markdown.replace('server pg2 10.0.0.12:5432 check port 8008', 'server pg2 10.0.0.12:5433 check port 8008'),
+        machine,
+      ),
+    ).toThrow(/no longer holds/);
+    expect(() =>
+      recipeFiles(
+        markdown.replace('balance first', 'balance first\n     server pg3 10.0.0.13:5432 check port 8008'),
+        machine,
+      ),
+    ).toThrow(/does not replace: 10.0.0.13/);
+    expect(() =>
+      recipeFiles(
+        markdown.replace(
+          "rewind: { username: postgres, password: '<superuser password>' }",
+          "rewind: { username: rewind, password: '<rewind password>' }",
+        ),
         machine,
       ),
     ).toThrow(/does not replace: <rewind password>/);
@@ -82,7 +100,9 @@ describe("docs/deployment.md's HA recipe (issue 47 row 8)", () => {
         machine,
       ),
     ).toThrow(/no longer holds/);
-    expect(() => recipeBlock(markdown.replace('<!-- ha-config: haproxy.cfg -->', ''), 'haproxy.cfg')).toThrow(/0 markers/);
+    expect(() => recipeBlock(markdown.replace('<!-- ha-config: haproxy.cfg -->', ''), 'haproxy.cfg')).toThrow(
+      /0 markers/,
+    );
   });
 
   it("HAProxy: connect, client, server and check timeouts in the defaults of `listen primary` (long for client and server), and Patroni's check", () => {
@@ -96,7 +116,8 @@ describe("docs/deployment.md's HA recipe (issue 47 row 8)", () => {
     );
     expect([...timeouts.keys()].sort()).toEqual(['check', 'client', 'connect', 'server']);
     // ordergate's pool closes a connection idle for 10 s: client and server timeouts far longer never cut one.
-    for (const side of ['client', 'server']) expect(haproxyMs(timeouts.get(side)!), side).toBeGreaterThanOrEqual(10 * 60_000);
+    for (const side of ['client', 'server'])
+      expect(haproxyMs(timeouts.get(side)!), side).toBeGreaterThanOrEqual(10 * 60_000);
     for (const quick of ['connect', 'check']) expect(haproxyMs(timeouts.get(quick)!), quick).toBeLessThanOrEqual(5_000);
     expect(sections.get('defaults')).toContain('mode tcp');
     expect(sections.get('listen primary')).toEqual(
@@ -129,7 +150,9 @@ describe("docs/deployment.md's HA recipe (issue 47 row 8)", () => {
 
   it('creates the ordergate role (with a password, taken from the environment) and its database, with psql against the leader', () => {
     const script = recipeBlock(markdown, 'create-ordergate.sh');
-    expect(script).toContain("psql 'host=10.0.0.11 port=5432 user=postgres dbname=postgres' -v ON_ERROR_STOP=1 <<'SQL'");
+    expect(script).toContain(
+      "psql 'host=10.0.0.11 port=5432 user=postgres dbname=postgres' -v ON_ERROR_STOP=1 <<'SQL'",
+    );
     expect(script).toContain('\\getenv password ORDERGATE_DB_PASSWORD');
     expect(script).toContain("create role ordergate login password :'password';");
     expect(script).toContain('create database ordergate owner ordergate;');
@@ -137,7 +160,15 @@ describe("docs/deployment.md's HA recipe (issue 47 row 8)", () => {
   });
 
   it("says the State word of each Patroni version, which the failover test checks against the installed one's", () => {
-    expect(markdown).toMatch(/State `running` under Debian 12's Patroni 3\.0\.2, or `streaming`\s+under Patroni 3\.0\.4 and later/);
-    expect(['3.0.2', '3.0.3', '3.0.4', '3.1.0', '4.0.4'].map(followingStandbyState)).toEqual(['running', 'running', 'streaming', 'streaming', 'streaming']);
+    expect(markdown).toMatch(
+      /State `running` under Debian 12's Patroni 3\.0\.2, or `streaming`\s+under Patroni 3\.0\.4 and later/,
+    );
+    expect(['3.0.2', '3.0.3', '3.0.4', '3.1.0', '4.0.4'].map(followingStandbyState)).toEqual([
+      'running',
+      'running',
+      'streaming',
+      'streaming',
+      'streaming',
+    ]);
   });
 });

@@ -21,14 +21,22 @@ function apply(element: Element, attributes: Attributes, children: (Child | Chil
 }
 
 /** An HTML element: `h('button', { type: 'button', onClick: save }, 'Save')`. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   apply(element, attributes, children);
   return element;
 }
 
 /** An SVG element. */
-export function s<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): SVGElementTagNameMap[K] {
+export function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: (Child | Child[])[]
+): SVGElementTagNameMap[K] {
   const element = document.createElementNS('http://www.w3.org/2000/svg', tag);
   apply(element, attributes, children);
   return element;
@@ -59,7 +67,12 @@ export function select(name: string, options: [string, string][], selected?: str
 }
 
 /** A table whose cells stack under their column names at phone width (the names come from data-label). */
-export function table(caption: string, columns: string[], rows: HTMLTableRowElement[], className = ''): HTMLTableElement {
+export function table(
+  caption: string,
+  columns: string[],
+  rows: HTMLTableRowElement[],
+  className = '',
+): HTMLTableElement {
   return h(
     'table',
     { class: `responsive ${className}`.trim() },
@@ -100,7 +113,10 @@ export function showFieldError(control: HTMLInputElement | HTMLSelectElement, te
   const error = h('small', { id: `${control.id}-error`, class: 'field-error', role: 'alert' }, text);
   control.after(error);
   control.setAttribute('aria-invalid', 'true');
-  control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), error.id].filter(Boolean).join(' '));
+  control.setAttribute(
+    'aria-describedby',
+    [control.getAttribute('aria-describedby'), error.id].filter(Boolean).join(' '),
+  );
 }
 
 /** Removes the error `showFieldError` put beside the field. */

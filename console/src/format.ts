@@ -129,9 +129,11 @@ export function formatDuration(ms: number): string {
   return `${rest} s`;
 }
 
-export const issueKey = (issue: { exchange: string; scrip_token: number }): string => `${issue.exchange}:${issue.scrip_token}`;
+export const issueKey = (issue: { exchange: string; scrip_token: number }): string =>
+  `${issue.exchange}:${issue.scrip_token}`;
 
-export const issueName = (issue: { exchange: string; symbol: string; series: string }): string => `${issue.symbol} ${issue.series} (${issue.exchange})`;
+export const issueName = (issue: { exchange: string; symbol: string; series: string }): string =>
+  `${issue.symbol} ${issue.series} (${issue.exchange})`;
 
 const groupedFormat = new Intl.NumberFormat('en-IN');
 const rupeeFormat = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -144,7 +146,8 @@ const rupeeFormat = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, m
 export function formatRupees(amount: string | number | null | undefined): string {
   if (amount === null || amount === undefined || amount === '') return '-';
   const exact = typeof amount === 'string' ? /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(amount.trim()) : null;
-  if (exact !== null) return `Rs ${exact[1]}${groupedFormat.format(BigInt(exact[2]!))}.${(exact[3] ?? '').padEnd(2, '0')}`;
+  if (exact !== null)
+    return `Rs ${exact[1]}${groupedFormat.format(BigInt(exact[2]!))}.${(exact[3] ?? '').padEnd(2, '0')}`;
   const value = Number(amount);
   return Number.isFinite(value) ? `Rs ${rupeeFormat.format(value)}` : String(amount);
 }

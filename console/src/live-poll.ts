@@ -24,7 +24,8 @@ export function livePoll(busy: HTMLElement, read: () => Promise<boolean>, interv
     reading = true;
     busy.setAttribute('aria-busy', 'true');
     let more = false;
-    read()
+    // Fire and forget: `read` handles its own errors (above), so nothing rejects here.
+    void read()
       .then((answer) => {
         more = answer;
       })

@@ -94,7 +94,12 @@ function routesFor(session: Session): Route[] {
   return ROUTES.filter((route) => !route.operatorOnly || session.operator);
 }
 
-const headerTarget = (route: Route): Target => ({ navPath: route.path, exact: true, label: route.label, view: route.view });
+const headerTarget = (route: Route): Target => ({
+  navPath: route.path,
+  exact: true,
+  label: route.label,
+  view: route.view,
+});
 
 /** The view a hash shows for this session; undefined when it is no route of the session's. */
 function targetOf(hash: string, session: Session): Target | undefined {
@@ -109,7 +114,12 @@ function targetOf(hash: string, session: Session): Target | undefined {
     } catch {
       return undefined;
     }
-    return { navPath: linked.parent, exact: false, label: linked.label(parameter), view: (c) => linked.view(c, parameter) };
+    return {
+      navPath: linked.parent,
+      exact: false,
+      label: linked.label(parameter),
+      view: (c) => linked.view(c, parameter),
+    };
   }
   return undefined;
 }
@@ -172,7 +182,11 @@ function start(session: Session): void {
       // The book is read once the stream is open, so that no change falls between the two.
       if (loaded) return;
       loaded = true;
-      orders.load().catch((error: unknown) => announce(error instanceof ApiError ? error.describe() : 'The order book could not be read'));
+      orders
+        .load()
+        .catch((error: unknown) =>
+          announce(error instanceof ApiError ? error.describe() : 'The order book could not be read'),
+        );
     },
     onSessionEnd: (error) => endSession(error),
     onState: (state) => indicator.show(state),

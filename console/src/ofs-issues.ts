@@ -34,7 +34,11 @@ export interface BiddingWindow {
 export function windowsOf(issue: OfsIssue): BiddingWindow[] {
   return [
     { label: 'Retail', opensAt: parseInstant(issue.retail_opens_at), closesAt: parseInstant(issue.retail_closes_at) },
-    { label: 'Non-retail', opensAt: parseInstant(issue.non_retail_opens_at), closesAt: parseInstant(issue.non_retail_closes_at) },
+    {
+      label: 'Non-retail',
+      opensAt: parseInstant(issue.non_retail_opens_at),
+      closesAt: parseInstant(issue.non_retail_closes_at),
+    },
   ];
 }
 

@@ -12,7 +12,11 @@ import type { OfsListing, OfsOffer, OfsOfferDetails, OfsOffers } from './types.j
 /** What a user bids as in an offer: the keys of a listing's `series`. */
 export type BidAs = keyof OfsListing['series'];
 
-export const BID_AS_LABELS: Record<BidAs, string> = { RETAIL: 'Retail', NON_RETAIL: 'Non-retail', EMPLOYEE: 'Employee (at the cut-off)' };
+export const BID_AS_LABELS: Record<BidAs, string> = {
+  RETAIL: 'Retail',
+  NON_RETAIL: 'Non-retail',
+  EMPLOYEE: 'Employee (at the cut-off)',
+};
 
 /** The bid categories of an order in an offer (`bid_category`) that are non-retail: the bids carried forward to T+1. */
 export const NON_RETAIL_BID_CATEGORIES: ReadonlySet<string> = new Set(['NII', 'MF', 'IC', 'OTHS']);
@@ -43,9 +47,11 @@ export function seriesFor(listing: OfsListing, bidAs: BidAs): string | null {
 }
 
 /** Whether a user of this category bids as non-retail: NII, MF, IC and OTHS do, retail users (and unknown ones) not. */
-export const isNonRetailUser = (category: Session['offerCategory']): boolean => category !== null && category !== 'RETAIL';
+export const isNonRetailUser = (category: Session['offerCategory']): boolean =>
+  category !== null && category !== 'RETAIL';
 
-const within = (day: OfsOffer['t_day'], now: number) => parseInstant(day.opens_at) <= now && now < parseInstant(day.closes_at);
+const within = (day: OfsOffer['t_day'], now: number) =>
+  parseInstant(day.opens_at) <= now && now < parseInstant(day.closes_at);
 
 /**
  * What a user of `category` may bid as in the offer at `now` (the server's clock): non-retail users on T;

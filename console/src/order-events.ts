@@ -34,7 +34,8 @@ export class SseParser {
       this.buffer = this.buffer.slice(end + (this.buffer.startsWith('\r\n', end) ? 2 : 1));
       if (line === '') {
         // An id alone is a frame too: a live stream starts with one, to resume from after an early drop.
-        if (this.frame.data !== undefined || this.frame.event !== undefined || this.frame.id !== undefined) frames.push(this.frame);
+        if (this.frame.data !== undefined || this.frame.event !== undefined || this.frame.id !== undefined)
+          frames.push(this.frame);
         this.frame = {};
         continue;
       }
@@ -137,7 +138,12 @@ export class OrderEventStream {
       const response = await fetch(PATH, { headers, signal: controller.signal, cache: 'no-store' });
       if (!response.ok || response.body === null) {
         const envelope = (await response.json().catch(() => ({}))) as Partial<ErrorEnvelope>;
-        const error = new ApiError(response.status, envelope.code ?? `http-${response.status}`, envelope.message ?? response.statusText, envelope.errors ?? []);
+        const error = new ApiError(
+          response.status,
+          envelope.code ?? `http-${response.status}`,
+          envelope.message ?? response.statusText,
+          envelope.errors ?? [],
+        );
         if (response.status === 401 || response.status === 403) return this.end(error);
         retryAfterMs = Number(response.headers.get('retry-after') ?? '0') * 1000 || null;
       } else {
@@ -174,7 +180,9 @@ export class OrderEventStream {
           const envelope = JSON.parse(frame.data ?? '{}') as Partial<ErrorEnvelope>;
           // A server shutting down (e-503) is left for another node or a restart; anything else ends the session.
           if (envelope.code === 'e-503') return false;
-          this.end(new ApiError(401, envelope.code ?? 'e-204', envelope.message ?? 'The session ended', envelope.errors ?? []));
+          this.end(
+            new ApiError(401, envelope.code ?? 'e-204', envelope.message ?? 'The session ended', envelope.errors ?? []),
+          );
           return true;
         }
         if (frame.id !== undefined) this.lastEventId = frame.id;

@@ -39,7 +39,10 @@ export function bidRefusal(
     case 'e-358':
       return { text: 'The cut-off price is not set yet: enter a price.', field: 'price' };
     case 'e-360':
-      return { text: 'This bid would take your live retail bids in this offer above Rs 2,00,000: lower it, or cancel another bid.', field: 'quantity' };
+      return {
+        text: 'This bid would take your live retail bids in this offer above Rs 2,00,000: lower it, or cancel another bid.',
+        field: 'quantity',
+      };
     case 'e-313':
       return { text: 'Your tag takes at most 10 characters.', field: 'order_identifier' };
     case 'e-354':
@@ -60,7 +63,10 @@ export function bidRefusal(
 export function showOutcome(outcome: HTMLElement, kind: 'ok' | 'refused' | 'pending', text: string): void {
   outcome.className = `status-line outcome ${kind}`;
   const mark = kind === 'ok' ? '\u2713' : kind === 'refused' ? '\u2715' : '';
-  outcome.replaceChildren(...(mark === '' ? [] : [h('span', { class: 'outcome-mark', 'aria-hidden': 'true' }, mark)]), text);
+  outcome.replaceChildren(
+    ...(mark === '' ? [] : [h('span', { class: 'outcome-mark', 'aria-hidden': 'true' }, mark)]),
+    text,
+  );
 }
 
 /**
@@ -84,7 +90,8 @@ export function placeBid(
       options.placed?.();
     })
     .catch((error: unknown) => {
-      if (!(error instanceof ApiError)) return showOutcome(outcome, 'refused', 'The bid could not be sent: check your connection and try again.');
+      if (!(error instanceof ApiError))
+        return showOutcome(outcome, 'refused', 'The bid could not be sent: check your connection and try again.');
       const refusal = bidRefusal(error, options.terms);
       const control = refusal.field === null ? undefined : controls[refusal.field];
       if (control === undefined) return showOutcome(outcome, 'refused', `Bid refused: ${refusal.text}`);

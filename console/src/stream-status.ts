@@ -15,7 +15,12 @@ export interface StreamStatus {
 
 export function streamStatus(announce: (text: string) => void): StreamStatus {
   const text = h('span', { class: 'stream-state-text' }, 'Connecting...');
-  const element = h('p', { class: 'stream-state', 'data-state': 'connecting' }, h('span', { class: 'visually-hidden' }, 'Order updates: '), text);
+  const element = h(
+    'p',
+    { class: 'stream-state', 'data-state': 'connecting' },
+    h('span', { class: 'visually-hidden' }, 'Order updates: '),
+    text,
+  );
   let ticker: ReturnType<typeof setInterval> | undefined;
   /** The loss was announced: the return will be. */
   let lost = false;
@@ -43,7 +48,8 @@ export function streamStatus(announce: (text: string) => void): StreamStatus {
         case 'offline':
           countdown(state.retryAt);
           ticker = setInterval(() => countdown(state.retryAt), 1000);
-          if (!lost) announce('Live order updates are offline: order statuses may be out of date until the console reconnects.');
+          if (!lost)
+            announce('Live order updates are offline: order statuses may be out of date until the console reconnects.');
           lost = true;
           return;
       }

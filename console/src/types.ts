@@ -4,7 +4,11 @@
  * Only `Envelope<T>`, the success wrapper that `call<T>` puts around any answer's data, is written here: it
  * is generic over the data, which no one operation's generated type is.
  */
-import type { ErrorEnvelope as GeneratedErrorEnvelope, OrderEvent as GeneratedOrderEvent, SuccessBody } from '../../packages/client/src/types.js';
+import type {
+  ErrorEnvelope as GeneratedErrorEnvelope,
+  OrderEvent as GeneratedOrderEvent,
+  SuccessBody,
+} from '../../packages/client/src/types.js';
 
 /** The success wrapper of every JSON answer; the order book and the other lists add `metadata`. */
 export interface Envelope<T> {

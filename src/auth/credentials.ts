@@ -8,7 +8,12 @@ import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import * as OTPAuth from 'otpauth';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>;
 
 export interface ScryptCost {
   N: number;
@@ -52,7 +57,14 @@ export class PasswordHasher {
   readonly unknownUserHash: string;
 
   constructor(readonly cost: ScryptCost = OWASP_SCRYPT_COST) {
-    this.unknownUserHash = ['scrypt', cost.N, cost.r, cost.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$');
+    this.unknownUserHash = [
+      'scrypt',
+      cost.N,
+      cost.r,
+      cost.p,
+      randomBytes(16).toString('base64'),
+      randomBytes(KEY_LENGTH).toString('base64'),
+    ].join('$');
   }
 
   async hash(password: string): Promise<string> {
@@ -87,7 +99,9 @@ export function passwordHasherFor(cost: PasswordHashCost): PasswordHasher {
  * an older Node 20 gets the latter.
  */
 export const sha256Hex: (secret: string) => string =
-  typeof nodeCrypto.hash === 'function' ? (secret) => nodeCrypto.hash('sha256', secret, 'hex') : (secret) => createHash('sha256').update(secret).digest('hex');
+  typeof nodeCrypto.hash === 'function'
+    ? (secret) => nodeCrypto.hash('sha256', secret, 'hex')
+    : (secret) => createHash('sha256').update(secret).digest('hex');
 
 export const API_KEY_PREFIX = 'ogk_';
 export const ACCESS_TOKEN_PREFIX = 'ogt_';

@@ -35,9 +35,14 @@ export class PasswordChecks {
     if (address === undefined) return this.inTurn(check);
     const held = this.held.get(address) ?? 0;
     if (held >= this.perAddress && this.waiting.length >= this.maxWaiting / 2) {
-      throw new ApiError(Errors.RATE_LIMITED, `Too many logins at once from this address (at most ${this.perAddress} checked at a time); retry after 1 s`, [], {
-        'Retry-After': '1',
-      });
+      throw new ApiError(
+        Errors.RATE_LIMITED,
+        `Too many logins at once from this address (at most ${this.perAddress} checked at a time); retry after 1 s`,
+        [],
+        {
+          'Retry-After': '1',
+        },
+      );
     }
     this.held.set(address, held + 1);
     try {
@@ -52,7 +57,9 @@ export class PasswordChecks {
   private async inTurn<T>(check: () => Promise<T>): Promise<T> {
     if (this.running >= this.atOnce) {
       if (this.waiting.length >= this.maxWaiting) {
-        throw new ApiError(Errors.UNAVAILABLE, 'Too many logins at once on this server; retry after 1 s', [], { 'Retry-After': '1' });
+        throw new ApiError(Errors.UNAVAILABLE, 'Too many logins at once on this server; retry after 1 s', [], {
+          'Retry-After': '1',
+        });
       }
       await new Promise<void>((turn) => this.waiting.push(turn));
     } else {

@@ -25,7 +25,10 @@ function fieldsOf(algo: AlgoRegistration): [string, string][] {
     ['approval', algo.approvalRef],
     ['name', algo.name ?? '-'],
     ['users', algo.userIds.join(',')],
-    ['status', algo.disabledAt === null ? 'enabled' : `disabled since ${isoInstant(algo.disabledAt)} (${algo.disabledReason})`],
+    [
+      'status',
+      algo.disabledAt === null ? 'enabled' : `disabled since ${isoInstant(algo.disabledAt)} (${algo.disabledReason})`,
+    ],
   ];
 }
 
@@ -39,10 +42,14 @@ async function withAlgos<T>(io: CliIo, work: (algos: AlgoService) => Promise<T>)
 }
 
 export function algosCommand(io: CliIo): Command {
-  const algos = new Command('algos').description("the algos an exchange approved, who runs them, and the kill switch (SEBI's algo rules)");
+  const algos = new Command('algos').description(
+    "the algos an exchange approved, who runs them, and the kill switch (SEBI's algo rules)",
+  );
   algos
     .command('register')
-    .description('register an algo the exchange approved, for the users who may send orders with its ID; again, to add users')
+    .description(
+      'register an algo the exchange approved, for the users who may send orders with its ID; again, to add users',
+    )
     .argument('<algo_id>', "the exchange's algo ID (1 to 32 letters, digits, _ - .)")
     .requiredOption('--exchange <segment>', 'the exchange segment that issued the ID: NSE_EQ or BSE_EQ')
     .requiredOption('--approval <reference>', "the exchange's approval reference, for the audit")
@@ -53,17 +60,35 @@ export function algosCommand(io: CliIo): Command {
     )
     .option('--name <name>', "the algo's name, for people")
     .addOption(actorOption())
-    .addHelpText('after', '\nPrints on stdout:\n  algo_id, exchange, approval, name, users, status: <the algo>\n  added: <users added|->')
-    .action(async (algoId: string, options: { exchange: string; approval: string; user: string[]; name?: string; actor?: string }) => {
-      await withAlgos(io, async (service) => {
-        const { registration, created, added } = await service.register(
-          { algoId, exchange: options.exchange, approvalRef: options.approval, name: options.name ?? null, userIds: options.user },
-          actorOf(options, io),
-        );
-        writeFields(io, [...fieldsOf(registration), ['added', added.length === 0 ? '-' : added.join(',')]]);
-        io.stderr.write(created ? `registered algo ${algoId}\n` : `algo ${algoId} was registered already; ${added.length} user(s) added\n`);
-      });
-    });
+    .addHelpText(
+      'after',
+      '\nPrints on stdout:\n  algo_id, exchange, approval, name, users, status: <the algo>\n  added: <users added|->',
+    )
+    .action(
+      async (
+        algoId: string,
+        options: { exchange: string; approval: string; user: string[]; name?: string; actor?: string },
+      ) => {
+        await withAlgos(io, async (service) => {
+          const { registration, created, added } = await service.register(
+            {
+              algoId,
+              exchange: options.exchange,
+              approvalRef: options.approval,
+              name: options.name ?? null,
+              userIds: options.user,
+            },
+            actorOf(options, io),
+          );
+          writeFields(io, [...fieldsOf(registration), ['added', added.length === 0 ? '-' : added.join(',')]]);
+          io.stderr.write(
+            created
+              ? `registered algo ${algoId}\n`
+              : `algo ${algoId} was registered already; ${added.length} user(s) added\n`,
+          );
+        });
+      },
+    );
   algos
     .command('list')
     .description('list the registered algos')
@@ -75,7 +100,9 @@ export function algosCommand(io: CliIo): Command {
       await withAlgos(io, async (service) => {
         for (const algo of await service.list()) {
           const status = algo.disabledAt === null ? 'enabled' : 'disabled';
-          io.stdout.write(`${algo.algoId} exchange=${algo.exchange} users=${algo.userIds.join(',')} status=${status} approval=${algo.approvalRef}\n`);
+          io.stdout.write(
+            `${algo.algoId} exchange=${algo.exchange} users=${algo.userIds.join(',')} status=${status} approval=${algo.approvalRef}\n`,
+          );
         }
       });
     });
@@ -100,7 +127,9 @@ export function algosCommand(io: CliIo): Command {
     });
   algos
     .command('disable')
-    .description('the kill switch: refuse new orders and modifications with the algo ID at once, and cancel its live orders')
+    .description(
+      'the kill switch: refuse new orders and modifications with the algo ID at once, and cancel its live orders',
+    )
     .argument('<algo_id>')
     .requiredOption('--reason <text>', "why, for the record (e.g. the exchange's instruction)")
     .addOption(actorOption())
@@ -126,7 +155,12 @@ export function algosCommand(io: CliIo): Command {
           ['algo_id', algoId],
           ['status', 'disabled'],
           ['cancelled', result.cancelled.length === 0 ? '-' : result.cancelled.join(',')],
-          ['not_cancelled', result.notCancelled.length === 0 ? '-' : result.notCancelled.map((o) => `${o.orderId} (${o.code}: ${o.message})`).join(', ')],
+          [
+            'not_cancelled',
+            result.notCancelled.length === 0
+              ? '-'
+              : result.notCancelled.map((o) => `${o.orderId} (${o.code}: ${o.message})`).join(', '),
+          ],
         ]);
         io.stderr.write(
           `${result.stoppedNow ? 'stopped' : 'already stopped:'} algo ${algoId}; ${result.cancelled.length} live order(s) cancelled, ${result.notCancelled.length} could not be\n`,

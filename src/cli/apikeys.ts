@@ -73,13 +73,17 @@ export function apiKeysCommand(io: CliIo): Command {
         const { addresses, changes } = await admin.apiKeyAddressHistory(keyId);
         writeFields(io, [['allowed_ips', addresses.length === 0 ? '-' : addresses.join(',')]]);
         for (const change of changes) {
-          io.stdout.write(`${new Date(change.at).toISOString()} ${change.previous ?? '-'} -> ${change.addresses} override=${change.override}\n`);
+          io.stdout.write(
+            `${new Date(change.at).toISOString()} ${change.previous ?? '-'} -> ${change.addresses} override=${change.override}\n`,
+          );
         }
       });
     });
   apiKeys
     .command('set-ips')
-    .description("bind a key to new addresses, at once for every call that sends it; at most once a week (SEBI's static IP rule)")
+    .description(
+      "bind a key to new addresses, at once for every call that sends it; at most once a week (SEBI's static IP rule)",
+    )
     .argument('<key_id>', 'the key_id printed by `ordergate apikeys create`')
     .addOption(allowIp().makeOptionMandatory())
     .option('--override', 'change them although the last change is less than a week old (recorded with the change)')
@@ -98,7 +102,8 @@ export function apiKeysCommand(io: CliIo): Command {
 
 /** `--allow-ip ADDR`, once for the primary address and once more for the secondary. */
 function allowIp(): Option {
-  return new Option('--allow-ip <address>', 'an IP address the key may be used from: the primary, then at most one secondary').argParser(
-    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-  );
+  return new Option(
+    '--allow-ip <address>',
+    'an IP address the key may be used from: the primary, then at most one secondary',
+  ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
 }

@@ -29,13 +29,17 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 
 function parseInstant(value: string): number {
   const ms = ISO_INSTANT.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw new InvalidArgumentError('give an ISO 8601 date (2026-11-22) or date and time with a zone (2026-11-22T09:15:00Z).');
+  if (Number.isNaN(ms))
+    throw new InvalidArgumentError(
+      'give an ISO 8601 date (2026-11-22) or date and time with a zone (2026-11-22T09:15:00Z).',
+    );
   return ms;
 }
 
 function parseLimit(value: string): number {
   const limit = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(limit >= 1 && limit <= MAX_AUDIT_LIMIT)) throw new InvalidArgumentError(`give a whole number from 1 to ${MAX_AUDIT_LIMIT}.`);
+  if (!(limit >= 1 && limit <= MAX_AUDIT_LIMIT))
+    throw new InvalidArgumentError(`give a whole number from 1 to ${MAX_AUDIT_LIMIT}.`);
   return limit;
 }
 
@@ -96,13 +100,27 @@ function tableRow(entry: AuditEntry): string[] {
     ];
   }
   const terms = `qty ${entry.quantity} price ${formatPrice(entry.pricePaise)} traded ${entry.tradedQuantity}`;
-  return [at, 'order', entry.actor ?? '-', '-', entry.requestId ?? '-', entry.orderId, `${entry.status} (${terms}): ${entry.reason}`];
+  return [
+    at,
+    'order',
+    entry.actor ?? '-',
+    '-',
+    entry.requestId ?? '-',
+    entry.orderId,
+    `${entry.status} (${terms}): ${entry.reason}`,
+  ];
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
 function formatTable(rows: string[][]): string {
   const widths = TABLE_HEADER.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 function archiveFields(archive: AuditArchiveRecord): [string, string][] {
@@ -118,7 +136,9 @@ function archiveFields(archive: AuditArchiveRecord): [string, string][] {
 
 function archiveCommand(io: CliIo): Command {
   return new Command('archive')
-    .description('move the request records that arrived before an instant to a new file, then remove them from the database')
+    .description(
+      'move the request records that arrived before an instant to a new file, then remove them from the database',
+    )
     .requiredOption('--before <instant>', 'archive the records that arrived before this ISO 8601 instant', parseInstant)
     .requiredOption('--to <file>', 'the archive file to create (never overwritten); FILE.sha256 is written beside it')
     .addHelpText(
@@ -135,7 +155,10 @@ function archiveCommand(io: CliIo): Command {
     )
     .action(async (options: { before: number; to: string }) => {
       await withWorkspace(io, async ({ store }) => {
-        const archive = await new AuditArchiveService(new AuditRepository(store), Date.now).archive(options.before, options.to);
+        const archive = await new AuditArchiveService(new AuditRepository(store), Date.now).archive(
+          options.before,
+          options.to,
+        );
         if (archive === null) {
           io.stderr.write(`no request records arrived before ${isoInstant(options.before)}; nothing archived\n`);
           return;

@@ -26,7 +26,12 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-export const processIo = (): CliIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+export const processIo = (): CliIo => ({
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});
 
 /** A failure the operator can fix; its message is the one-line reason the command prints. */
 export class CliError extends Error {
@@ -60,7 +65,13 @@ export async function withWorkspace<T>(io: CliIo, work: (workspace: Workspace) =
       users,
       issues,
       offers,
-      admin: new AdminService(users, offers, Date.now, passwordHasherFor(config.passwordHashCost), new TradingHolidayRepository(store.db)),
+      admin: new AdminService(
+        users,
+        offers,
+        Date.now,
+        passwordHasherFor(config.passwordHashCost),
+        new TradingHolidayRepository(store.db),
+      ),
       auth: new AuthService(
         users,
         config.tokenTtlSeconds * 1000,

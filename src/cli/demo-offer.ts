@@ -133,7 +133,12 @@ function offerBid(
  * and demo-mf 6,250 at 100.50 on BSE (series A); on T+1 demo 100 at the cut-off on NSE (RS) and, as an
  * employee, 50 at the cut-off on NSE (ES).
  */
-export function demoOfferBids(offer: OfsOfferImport): { nii: DemoBid; mf: DemoBid; retail: DemoBid; employee: DemoBid } {
+export function demoOfferBids(offer: OfsOfferImport): {
+  nii: DemoBid;
+  mf: DemoBid;
+  retail: DemoBid;
+  employee: DemoBid;
+} {
   return {
     nii: offerBid(offer, 'NSE_EQ', 'NON_RETAIL', 'RL', 6_000, 101, 'nii-t'),
     mf: offerBid(offer, 'BSE_EQ', 'NON_RETAIL', 'RL', 6_250, 100.5, 'mf-t'),
@@ -192,7 +197,12 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const shellName = (userId: string) => userId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 /** A curl command as `userId` (its TOKEN_ variable, and its API_KEY_ one with `apiKey`). */
-function curl(method: string, path: string, userId: string, options: { apiKey?: boolean; body?: unknown } = {}): string {
+function curl(
+  method: string,
+  path: string,
+  userId: string,
+  options: { apiKey?: boolean; body?: unknown } = {},
+): string {
   const headers = [
     ...(options.body === undefined ? [] : [`-H 'Content-Type: application/json'`]),
     `-H "Authorization: Bearer $TOKEN_${shellName(userId)}"`,
@@ -229,7 +239,12 @@ const EXPECTED_OUTCOME = [
 ];
 
 /** The text result: the credentials and the timeline in comments, then the timed curl commands. */
-function shellSnippet(offer: OfsOfferImport, bidders: readonly BidderState[], operator: boolean, baseUrl: string): string {
+function shellSnippet(
+  offer: OfsOfferImport,
+  bidders: readonly BidderState[],
+  operator: boolean,
+  baseUrl: string,
+): string {
   const time = timelineOf(offer);
   const bids = demoOfferBids(offer);
   const nse = offer.listings.find((l) => l.exchange === 'NSE_EQ')!;
@@ -337,7 +352,8 @@ function fundsLine(account: FundsAccount | undefined): string {
 
 function parseDaySeconds(value: string): number {
   const seconds = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(seconds >= 30 && seconds <= 86_400)) throw new InvalidArgumentError('--day-seconds takes a whole number of seconds from 30 to 86400.');
+  if (!(seconds >= 30 && seconds <= 86_400))
+    throw new InvalidArgumentError('--day-seconds takes a whole number of seconds from 30 to 86400.');
   return seconds;
 }
 
@@ -361,9 +377,15 @@ async function ensureUser({ users, admin }: Workspace, bidder: DemoBidder): Prom
 async function freeDemoOffer(offers: OfsOfferRepository): Promise<number> {
   for (let n = 1; n <= 1000; n++) {
     const registration = await offers.find(demoOfferId(n));
-    if (registration === undefined || (registration.progress.tAllocatedAt === null && registration.progress.cancelledAt === null)) return n;
+    if (
+      registration === undefined ||
+      (registration.progress.tAllocatedAt === null && registration.progress.cancelledAt === null)
+    )
+      return n;
   }
-  throw new CliError(`offers ${demoOfferId(1)} to ${demoOfferId(1000)} have all been allotted; run the demo on a database of its own`);
+  throw new CliError(
+    `offers ${demoOfferId(1)} to ${demoOfferId(1000)} have all been allotted; run the demo on a database of its own`,
+  );
 }
 
 export function demoOfferCommand(io: CliIo): Command {
@@ -373,8 +395,15 @@ export function demoOfferCommand(io: CliIo): Command {
         `and ${formatRupees(DEMO_FUNDS_PAISE)} of funds each, new API keys, and the OFS offer ${DEMO_OFFER_ID} whose day T opens now and day T+1 minutes later; ` +
         'log them in and print a timed walk-through of both days as curl commands',
     )
-    .option('--json', 'print one JSON object {users: [{user_id, password, api_key, access_token, category}], offer} instead')
-    .option('--day-seconds <seconds>', `the length of each bidding day, T and T+1 (30 to 86400; default ${DEMO_OFFER_DAY_SECONDS})`, parseDaySeconds)
+    .option(
+      '--json',
+      'print one JSON object {users: [{user_id, password, api_key, access_token, category}], offer} instead',
+    )
+    .option(
+      '--day-seconds <seconds>',
+      `the length of each bidding day, T and T+1 (30 to 86400; default ${DEMO_OFFER_DAY_SECONDS})`,
+      parseDaySeconds,
+    )
     .option(
       '--allow-other-users',
       'run on a database that holds other users too (and enable the demo users if they were disabled): their known logins then work there',
@@ -396,7 +425,7 @@ export function demoOfferCommand(io: CliIo): Command {
     )
     .action(async (options: { json?: boolean; daySeconds?: number; allowOtherUsers?: boolean }) => {
       await withWorkspace(io, async (workspace) => {
-        const { config, users, admin, funds, offers, auth } = workspace;
+        const { config, users, admin, offers, auth } = workspace;
         if (!options.allowOtherUsers && (await users.existsOtherThan(DEMO_USER_IDS))) {
           throw new CliError(
             'this database holds users that the demos did not create, and `ordergate demo-offer` adds logins whose password is published; run it on a database of its own, or pass --allow-other-users',
@@ -412,7 +441,8 @@ export function demoOfferCommand(io: CliIo): Command {
         }
         // Log in first: a demo user whose password was changed must fail before anything else is written.
         const logins = [];
-        for (const bidder of DEMO_OFFER_BIDDERS) logins.push(await demoLogin(auth, bidder.userId, 'ordergate demo-offer'));
+        for (const bidder of DEMO_OFFER_BIDDERS)
+          logins.push(await demoLogin(auth, bidder.userId, 'ordergate demo-offer'));
 
         const bidders: BidderState[] = [];
         for (const [i, bidder] of DEMO_OFFER_BIDDERS.entries()) {
@@ -423,9 +453,15 @@ export function demoOfferCommand(io: CliIo): Command {
         const operator = !options.allowOtherUsers;
         await users.setOperator(DEMO_USER_ID, operator ? Date.now() : null);
 
-        const offer = demoOfferImport(Date.now(), options.daySeconds ?? DEMO_OFFER_DAY_SECONDS, await freeDemoOffer(offers));
+        const offer = demoOfferImport(
+          Date.now(),
+          options.daySeconds ?? DEMO_OFFER_DAY_SECONDS,
+          await freeDemoOffer(offers),
+        );
         const imported = await admin.importOfs([offer]);
-        io.stderr.write(`${imported.updatedOffers.has(offer.offer_id) ? 'updated' : 'registered'}: ${describeOffer(imported.offers[0]!)}\n`);
+        io.stderr.write(
+          `${imported.updatedOffers.has(offer.offer_id) ? 'updated' : 'registered'}: ${describeOffer(imported.offers[0]!)}\n`,
+        );
         await admin.addEmployees(offer.offer_id, [DEMO_USER_ID]);
         io.stderr.write(`registered ${DEMO_USER_ID} as an eligible employee of ${offer.offer_id}\n`);
         const time = timelineOf(offer);
@@ -456,7 +492,9 @@ async function prepareBidder(
   created: boolean,
   login: { accessToken: string; expiresAt: number },
 ): Promise<BidderState> {
-  io.stderr.write(created ? `created user ${bidder.userId} (${bidder.category})\n` : `user ${bidder.userId} exists: keeping it\n`);
+  io.stderr.write(
+    created ? `created user ${bidder.userId} (${bidder.category})\n` : `user ${bidder.userId} exists: keeping it\n`,
+  );
   const user = (await users.find(bidder.userId))!;
   if (user.offerCategory !== bidder.category || user.marginType !== bidder.marginType) {
     await admin.setCategory(bidder.userId, bidder.category, bidder.marginType);
@@ -468,7 +506,13 @@ async function prepareBidder(
   const { account } = await funds.show(bidder.userId);
   const { apiKey } = await admin.createApiKey(bidder.userId);
   return {
-    credentials: { user_id: bidder.userId, password: DEMO_PASSWORD, api_key: apiKey, access_token: login.accessToken, category: bidder.category },
+    credentials: {
+      user_id: bidder.userId,
+      password: DEMO_PASSWORD,
+      api_key: apiKey,
+      access_token: login.accessToken,
+      category: bidder.category,
+    },
     account,
     expiresAt: login.expiresAt,
   };

@@ -92,7 +92,14 @@ function curl(method: string, path: string, options: { apiKey?: boolean; body?: 
 
 function cartLine(quantity: number) {
   return {
-    scripDetail: { symbol: 'SBIN', _Series: 'EQ', _InstrumentName: 'EQUITY', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+    scripDetail: {
+      symbol: 'SBIN',
+      _Series: 'EQ',
+      _InstrumentName: 'EQUITY',
+      _ExchangeName: 'NSE',
+      MarketLot: 1,
+      PriceTick: 0.05,
+    },
     TransactionType: 'BUY',
     OrderType: 'RL',
     Quantity: quantity,
@@ -114,7 +121,13 @@ function shellSnippet(
   const raw = credentials.ofs_issues[0]!;
   const bid = {
     ...EXAMPLE_BID,
-    scrip_info: { ...EXAMPLE_BID.scrip_info, exchange: raw.exchange, scrip_token: raw.scrip_token, symbol: raw.symbol, series: raw.series },
+    scrip_info: {
+      ...EXAMPLE_BID.scrip_info,
+      exchange: raw.exchange,
+      scrip_token: raw.scrip_token,
+      symbol: raw.symbol,
+      series: raw.series,
+    },
     order_identifier: 'demo-bid',
   };
   const cart = (name: string, quantity: number) => ({
@@ -170,7 +183,9 @@ function shellSnippet(
     `ORDERCART_ID=$(printf '%s' "$CART" | sed -n 's/.*"ordercartId":"\\([^"]*\\)".*/\\1/p')`,
     '',
     '# Update it: a new name, 2 shares instead of 1.',
-    curl('PUT', '/transactional/v1/ordercart', { body: { ...cart('demo cart, updated', 2), ordercartId: '$ORDERCART_ID' } }),
+    curl('PUT', '/transactional/v1/ordercart', {
+      body: { ...cart('demo cart, updated', 2), ordercartId: '$ORDERCART_ID' },
+    }),
     '',
     '# Read it back.',
     curl('GET', '/transactional/v1/ordercart/$ORDERCART_ID'),
@@ -193,7 +208,8 @@ function fundsLine(account: FundsAccount | undefined): string {
 
 function parseCloseIn(value: string): number {
   const seconds = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(seconds >= 10 && seconds <= 86_400)) throw new InvalidArgumentError('--close-in takes a whole number of seconds from 10 to 86400.');
+  if (!(seconds >= 10 && seconds <= 86_400))
+    throw new InvalidArgumentError('--close-in takes a whole number of seconds from 10 to 86400.');
   return seconds;
 }
 
@@ -204,7 +220,11 @@ export function demoCommand(io: CliIo): Command {
         'and an OFS issue whose windows are open now; log in and print the credentials with curl commands',
     )
     .option('--json', 'print one JSON object {user_id, password, api_key, access_token, ofs_issues} instead')
-    .option('--close-in <seconds>', 'close both bidding windows this many seconds from now (10 to 86400), to watch the allocation', parseCloseIn)
+    .option(
+      '--close-in <seconds>',
+      'close both bidding windows this many seconds from now (10 to 86400), to watch the allocation',
+      parseCloseIn,
+    )
     .option(
       '--allow-other-users',
       'run on a database that holds other users too (and enable the demo user if it was disabled): its known login then works there',
@@ -258,7 +278,9 @@ export function demoCommand(io: CliIo): Command {
         const { apiKey } = await admin.createApiKey(DEMO_USER_ID);
         const rawIssue = demoOfsIssue(Date.now(), options.closeIn === undefined ? undefined : options.closeIn * 1000);
         const [issue] = await admin.importOfsIssues([rawIssue]);
-        io.stderr.write(`registered OFS issue ${rawIssue.exchange} ${rawIssue.scrip_token} ${rawIssue.symbol}, open until ${rawIssue.retail_closes_at}\n`);
+        io.stderr.write(
+          `registered OFS issue ${rawIssue.exchange} ${rawIssue.scrip_token} ${rawIssue.symbol}, open until ${rawIssue.retail_closes_at}\n`,
+        );
 
         const credentials: DemoCredentials = {
           user_id: DEMO_USER_ID,
@@ -270,7 +292,16 @@ export function demoCommand(io: CliIo): Command {
         if (options.json) {
           io.stdout.write(`${JSON.stringify(credentials)}\n`);
         } else {
-          io.stdout.write(shellSnippet(credentials, issue!, account, operator, clientBaseUrl(config.host, config.port), login.expiresAt));
+          io.stdout.write(
+            shellSnippet(
+              credentials,
+              issue!,
+              account,
+              operator,
+              clientBaseUrl(config.host, config.port),
+              login.expiresAt,
+            ),
+          );
         }
       });
     });

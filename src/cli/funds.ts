@@ -35,7 +35,9 @@ const ledgerLine = (entry: FundsLedgerEntry) =>
   `${entry.id} ${isoInstant(entry.at)} ${entry.kind} ${formatPrice(entry.amountPaise)} order=${entry.orderId ?? '-'}\n`;
 
 export function fundsCommand(io: CliIo): Command {
-  const funds = new Command('funds').description("users' funds: bids of a user with a funds account block their value (see docs/operations.md: Funds)");
+  const funds = new Command('funds').description(
+    "users' funds: bids of a user with a funds account block their value (see docs/operations.md: Funds)",
+  );
   funds
     .command('deposit')
     .description("add cash to a user's funds account, opening it (the user becomes funds-checked) if missing")
@@ -81,7 +83,10 @@ export function fundsCommand(io: CliIo): Command {
         const { account, ledger } = await workspace.funds.show(userId);
         writeAccount(io, userId, account);
         io.stdout.write(ledger.map(ledgerLine).join(''));
-        if (account === undefined) io.stderr.write(`${userId} has no funds account: bids are not funds-checked (\`ordergate funds deposit\` opens one)\n`);
+        if (account === undefined)
+          io.stderr.write(
+            `${userId} has no funds account: bids are not funds-checked (\`ordergate funds deposit\` opens one)\n`,
+          );
       });
     });
   return funds;

@@ -5,7 +5,13 @@
  * publish their lists per year.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { MAX_DESCRIPTION_LENGTH, MAX_HOLIDAY_ENTRIES, MAX_HOLIDAYS_PER_YEAR, parseHolidayList, weekdayOf } from '../domain/ofs/trading-calendar.js';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_HOLIDAY_ENTRIES,
+  MAX_HOLIDAYS_PER_YEAR,
+  parseHolidayList,
+  weekdayOf,
+} from '../domain/ofs/trading-calendar.js';
 import { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { CliError, readJsonFile, withWorkspace, type CliIo } from './context.js';
 
@@ -15,10 +21,14 @@ function parseYear(value: string): number {
 }
 
 export function holidaysCommand(io: CliIo): Command {
-  const holidays = new Command('holidays').description("the exchanges' holidays: settlement days (T+1, T+2) skip them and weekends");
+  const holidays = new Command('holidays').description(
+    "the exchanges' holidays: settlement days (T+1, T+2) skip them and weekends",
+  );
   holidays
     .command('import')
-    .description("replace each year the file lists with the file's holidays of that year (other years stay); the whole file is checked first, all or nothing")
+    .description(
+      "replace each year the file lists with the file's holidays of that year (other years stay); the whole file is checked first, all or nothing",
+    )
     .argument('<file.json>')
     .addHelpText(
       'after',
@@ -52,7 +62,8 @@ export function holidaysCommand(io: CliIo): Command {
       await withWorkspace(io, async ({ store }) => {
         const listed = await new TradingHolidayRepository(store.db).list(options.year);
         for (const { date, description } of listed) io.stdout.write(`${date} ${weekdayOf(date)} ${description}\n`);
-        if (listed.length === 0) io.stderr.write(`no holidays imported${options.year === undefined ? '' : ` for ${options.year}`}\n`);
+        if (listed.length === 0)
+          io.stderr.write(`no holidays imported${options.year === undefined ? '' : ` for ${options.year}`}\n`);
       });
     });
   return holidays;

@@ -39,7 +39,10 @@ export function describeOffer(offer: Offer): string {
   const portions = offerPortions(offer);
   const series = (text: string | null) => (text === null ? '-' : displayToken(text));
   const listings = offer.listings
-    .map((l) => `${l.exchange}:${l.scripToken}(${[series(l.series.RETAIL), series(l.series.NON_RETAIL), series(l.series.EMPLOYEE)].join('/')})`)
+    .map(
+      (l) =>
+        `${l.exchange}:${l.scripToken}(${[series(l.series.RETAIL), series(l.series.NON_RETAIL), series(l.series.EMPLOYEE)].join('/')})`,
+    )
     .join(',');
   return [
     'offer',
@@ -69,7 +72,8 @@ export function describeOffer(offer: Offer): string {
 
 /** A whole number of shares from the command line, or a CliError naming the argument. */
 function shares(text: string, name: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw new CliError(`${name}: "${text}" is not a whole number of shares (or true or false)`);
+  if (!/^\d{1,15}$/.test(text))
+    throw new CliError(`${name}: "${text}" is not a whole number of shares (or true or false)`);
   return Number(text);
 }
 
@@ -78,7 +82,9 @@ function printedOptions(options: Record<string, string | undefined>): Omit<Print
   const { retailReserved, nonRetail, mfIcReserved, employee } = options;
   if ([retailReserved, nonRetail, mfIcReserved, employee].every((value) => value === undefined)) return undefined;
   if (retailReserved === undefined || nonRetail === undefined) {
-    throw new CliError('--retail-reserved and --non-retail go together: every notice prints both (--mf-ic-reserved and --employee when it prints them)');
+    throw new CliError(
+      '--retail-reserved and --non-retail go together: every notice prints both (--mf-ic-reserved and --employee when it prints them)',
+    );
   }
   return {
     retailReserved: shares(retailReserved, '--retail-reserved'),
@@ -123,7 +129,8 @@ export function ofsCommand(io: CliIo): Command {
       // identifiers too, but this names the character, which an editor may not show.
       const unsafe = unsafeTextIn(json);
       if (unsafe !== null) throw new CliError(`${file}: ${unsafe}`);
-      const fileError = (error: unknown) => (error instanceof AdminError ? new CliError(`${file}: ${error.message}`) : error);
+      const fileError = (error: unknown) =>
+        error instanceof AdminError ? new CliError(`${file}: ${error.message}`) : error;
       let parsed: OfsImport;
       try {
         parsed = parseOfsImport(json);
@@ -140,7 +147,9 @@ export function ofsCommand(io: CliIo): Command {
         });
         for (const entry of parsed.order) {
           if ('offer' in entry) {
-            io.stdout.write(`${updatedOffers.has(entry.offer.offerId) ? 'updated' : 'registered'}: ${describeOffer(entry.offer)}\n`);
+            io.stdout.write(
+              `${updatedOffers.has(entry.offer.offerId) ? 'updated' : 'registered'}: ${describeOffer(entry.offer)}\n`,
+            );
             continue;
           }
           const key = `${entry.issue.exchange}:${entry.issue.scripToken}`;
@@ -159,7 +168,10 @@ export function ofsCommand(io: CliIo): Command {
     .argument('<exercised>', 'true (all), false (none), or the shares exercised')
     .option('--retail-reserved <shares>', 'the retail reservation the notice prints for this decision')
     .option('--non-retail <shares>', 'the non-retail portion the notice prints')
-    .option('--mf-ic-reserved <shares>', 'the MF/IC reservation the notice prints, if it prints one (at least 25 % of the total)')
+    .option(
+      '--mf-ic-reserved <shares>',
+      'the MF/IC reservation the notice prints, if it prints one (at least 25 % of the total)',
+    )
     .option('--employee <shares>', 'the employee portion the notice prints, if it prints one')
     .addHelpText(
       'after',
@@ -190,7 +202,9 @@ export function ofsCommand(io: CliIo): Command {
     });
   ofs
     .command('cancel')
-    .description('cancel an offer (under-subscribed on T): every live bid is cancelled and its block released; allotments made stand')
+    .description(
+      'cancel an offer (under-subscribed on T): every live bid is cancelled and its block released; allotments made stand',
+    )
     .argument('<offer_id>')
     .action(async (offerId: string) => {
       await withWorkspace(io, async ({ admin }) => {
@@ -198,13 +212,18 @@ export function ofsCommand(io: CliIo): Command {
         io.stdout.write(`cancelled: ${offerId}: its live bids are cancelled at the next pass of the OMS\n`);
       });
     });
-  const employees = new Command('employees').description("an offer's eligible employees (registered by the operator until T+1 opens)");
+  const employees = new Command('employees').description(
+    "an offer's eligible employees (registered by the operator until T+1 opens)",
+  );
   employees
     .command('add')
     .description('register users as eligible employees of the offer; registering one again changes nothing')
     .argument('<offer_id>')
     .argument('<user_id...>')
-    .addHelpText('after', '\nPrints on stdout:\n  offer_id: <offer_id>\n  employees: <user_id>,<user_id>,...   (every registered employee, sorted)')
+    .addHelpText(
+      'after',
+      '\nPrints on stdout:\n  offer_id: <offer_id>\n  employees: <user_id>,<user_id>,...   (every registered employee, sorted)',
+    )
     .action(async (offerId: string, userIds: string[]) => {
       await withWorkspace(io, async ({ admin }) => {
         await admin.addEmployees(offerId, userIds);
@@ -219,7 +238,10 @@ export function ofsCommand(io: CliIo): Command {
     .description("take users off the offer's eligible employees")
     .argument('<offer_id>')
     .argument('<user_id...>')
-    .addHelpText('after', '\nPrints on stdout:\n  offer_id: <offer_id>\n  removed: <how many were registered>\n  employees: <user_id>,...')
+    .addHelpText(
+      'after',
+      '\nPrints on stdout:\n  offer_id: <offer_id>\n  removed: <how many were registered>\n  employees: <user_id>,...',
+    )
     .action(async (offerId: string, userIds: string[]) => {
       await withWorkspace(io, async ({ admin }) => {
         const removed = await admin.removeEmployees(offerId, userIds);

@@ -22,7 +22,9 @@ function untilSignalled(): Promise<NodeJS.Signals> {
 /** `ordergate oms stuck`: one line per instrument with failures on record, set aside first. */
 function stuckCommand(io: CliIo): Command {
   return new Command('stuck')
-    .description('list the instruments (offers, issues) whose work keeps failing in the OMS, and those it set aside for the operator, with the reason')
+    .description(
+      'list the instruments (offers, issues) whose work keeps failing in the OMS, and those it set aside for the operator, with the reason',
+    )
     .addHelpText(
       'after',
       [
@@ -82,15 +84,29 @@ export function omsCommand(io: CliIo): Command {
       // From the start: a signal that comes while the store opens still ends the command cleanly (exit 0).
       const signalled = untilSignalled();
       // Loaded only here, so that the other commands start fast.
-      const [{ createLogger }, { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, watchStore }, { OperatorMetrics }, { warnOfMaintenance }] =
-        await Promise.all([import('../logger.js'), import('../wiring.js'), import('../metrics/operator-metrics.js'), import('../store/sql/health.js')]);
+      const [
+        { createLogger },
+        { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, watchStore },
+        { OperatorMetrics },
+        { warnOfMaintenance },
+      ] = await Promise.all([
+        import('../logger.js'),
+        import('../wiring.js'),
+        import('../metrics/operator-metrics.js'),
+        import('../store/sql/health.js'),
+      ]);
       await withWorkspace(io, async ({ config, store }) => {
         const logger = createLogger(config.logLevel);
         // This process's own metrics, on its own listener: the worker's and the dispatcher's figures are here.
         const metrics = new OperatorMetrics();
         watchStore(metrics, store);
         const metricsListener = await listenForMetrics(config, metrics, store, logger);
-        const worker = createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms });
+        const worker = createOmsWorker(store, {
+          logger,
+          pollMs: config.omsPollMs,
+          leaseMs: config.omsLeaseMs,
+          metrics: metrics.oms,
+        });
         const webhooks = configuredWebhookDispatcher(store, config, logger, metrics.webhooks);
         logger.info({ database: store.location }, 'ordergate oms running');
         await warnOfMaintenance(store, logger);

@@ -99,7 +99,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has printed the usage error, or the help when no command was given.
-      if (error.code === 'commander.help' && error.exitCode !== 0) io.stderr.write('ordergate: missing command; see the list above\n');
+      if (error.code === 'commander.help' && error.exitCode !== 0)
+        io.stderr.write('ordergate: missing command; see the list above\n');
       return error.exitCode;
     }
     io.stderr.write(`ordergate: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);

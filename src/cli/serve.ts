@@ -7,13 +7,19 @@ import { CliError, type CliIo } from './context.js';
 export function serveCommand(io: CliIo): Command {
   return new Command('serve')
     .description('serve the HTTP API on HOST:PORT over DATABASE_URL until SIGTERM or SIGINT (what `npm start` runs)')
-    .addHelpText('after', '\nLogs are JSON lines on stderr; the "ordergate listening" line carries the URL (PORT=0 picks a free port).')
+    .addHelpText(
+      'after',
+      '\nLogs are JSON lines on stderr; the "ordergate listening" line carries the URL (PORT=0 picks a free port).',
+    )
     .action(async () => {
       const config = loadConfig(io.env);
       const problem = publicUrlProblem(config, io.env);
       if (problem !== null) throw new CliError(`cannot start: ${problem}`);
       // The HTTP stack is loaded only here, so that the other commands start fast.
-      const [{ createLogger }, { serveUntilSignalled }] = await Promise.all([import('../logger.js'), import('../server.js')]);
+      const [{ createLogger }, { serveUntilSignalled }] = await Promise.all([
+        import('../logger.js'),
+        import('../server.js'),
+      ]);
       try {
         await serveUntilSignalled(config, createLogger(config.logLevel), (line) => io.stderr.write(`${line}\n`));
       } catch (error) {

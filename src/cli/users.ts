@@ -40,7 +40,8 @@ const demoDisabledHint = (userId: string) =>
 
 /** The categories an operator may name: the framework's five, and NON_RETAIL, the old name of NII. */
 const CATEGORY_CHOICES = [...USER_CATEGORIES, 'NON_RETAIL'];
-const categoryHelp = "the user's OFS category: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC, OTHS (FPIs, banks, FIs); NON_RETAIL is NII";
+const categoryHelp =
+  "the user's OFS category: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC, OTHS (FPIs, banks, FIs); NON_RETAIL is NII";
 const marginHelp = "the margin of an MF, IC or OTHS user's bids: H (100 %) or T (0 %, its custodian confirms)";
 
 interface AddOptions {
@@ -59,7 +60,10 @@ export function usersCommand(io: CliIo): Command {
     .argument('<user_id>', '1 to 64 letters, digits, dots, dashes or underscores')
     .addOption(new Option('--category <category>', categoryHelp).choices(CATEGORY_CHOICES).default('RETAIL'))
     .addOption(new Option('--margin <type>', marginHelp).choices(MARGIN_TYPES).default('H'))
-    .option('--password-stdin', 'read the password from stdin (one trailing newline is dropped) instead of generating one')
+    .option(
+      '--password-stdin',
+      'read the password from stdin (one trailing newline is dropped) instead of generating one',
+    )
     .option('--totp', 'enrol the user in TOTP: login then needs a code in second_auth')
     .option('--operator', 'make the user an operator: they may read the book of demand of every OFS issue')
     .addHelpText(
@@ -101,7 +105,9 @@ export function usersCommand(io: CliIo): Command {
     });
   users
     .command('revoke-sessions')
-    .description('end every session of a user at once, on every node: their access tokens answer 401 (they may log in again)')
+    .description(
+      'end every session of a user at once, on every node: their access tokens answer 401 (they may log in again)',
+    )
     .argument('<user_id>')
     .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  sessions_revoked: <how many were open>')
     .action(async (userId: string) => {
@@ -117,7 +123,10 @@ export function usersCommand(io: CliIo): Command {
     .command('disable')
     .description('shut a user out: their sessions end at once, on every node, and every login answers 403 (e-212)')
     .argument('<user_id>')
-    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  disabled: yes\n  sessions_revoked: <how many were open>')
+    .addHelpText(
+      'after',
+      '\nPrints on stdout:\n  user_id: <user_id>\n  disabled: yes\n  sessions_revoked: <how many were open>',
+    )
     .action(async (userId: string) => {
       await withWorkspace(io, async ({ admin }) => {
         const revoked = await admin.disableUser(userId);
@@ -146,7 +155,10 @@ export function usersCommand(io: CliIo): Command {
     .command('reset-password')
     .description('set a new password for a user (hashed with scrypt) and end every session of the user')
     .argument('<user_id>')
-    .option('--password-stdin', 'read the new password from stdin (one trailing newline is dropped) instead of generating one')
+    .option(
+      '--password-stdin',
+      'read the new password from stdin (one trailing newline is dropped) instead of generating one',
+    )
     .addHelpText(
       'after',
       [
@@ -171,13 +183,16 @@ export function usersCommand(io: CliIo): Command {
     });
   users
     .command('set-operator')
-    .description('make a user an operator (who may read the book of demand of every OFS issue) or not; takes effect at once, on every node')
+    .description(
+      'make a user an operator (who may read the book of demand of every OFS issue) or not; takes effect at once, on every node',
+    )
     .argument('<user_id>')
     .addArgument(new Argument('<operator>', 'true or false').choices(['true', 'false']))
     .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  operator: yes|no')
     .action(async (userId: string, operator: 'true' | 'false') => {
       await withWorkspace(io, async ({ users: userRepository }) => {
-        if (!(await userRepository.setOperator(userId, operator === 'true' ? Date.now() : null))) throw new CliError(`no user ${userId}`);
+        if (!(await userRepository.setOperator(userId, operator === 'true' ? Date.now() : null)))
+          throw new CliError(`no user ${userId}`);
         writeFields(io, [
           ['user_id', userId],
           ['operator', operator === 'true' ? 'yes' : 'no'],
@@ -186,7 +201,9 @@ export function usersCommand(io: CliIo): Command {
     });
   users
     .command('set-category')
-    .description("set a user's OFS category and margin type; takes effect at once, on every node; bids already placed keep theirs")
+    .description(
+      "set a user's OFS category and margin type; takes effect at once, on every node; bids already placed keep theirs",
+    )
     .argument('<user_id>')
     .addArgument(new Argument('<category>', categoryHelp).choices(CATEGORY_CHOICES))
     .addOption(new Option('--margin <type>', marginHelp).choices(MARGIN_TYPES).default('H'))
@@ -275,7 +292,12 @@ export function usersCommand(io: CliIo): Command {
     )
     .argument('<user_id>')
     .addOption(new Option('--exempt', 'exempt the user: a login without TOTP is accepted').conflicts('require'))
-    .addOption(new Option('--require', 'end the exemption: without TOTP the user is refused (e-216) while LOGIN_SECOND_FACTOR_REQUIRED=true'))
+    .addOption(
+      new Option(
+        '--require',
+        'end the exemption: without TOTP the user is refused (e-216) while LOGIN_SECOND_FACTOR_REQUIRED=true',
+      ),
+    )
     .addHelpText(
       'after',
       [
@@ -298,10 +320,14 @@ export function usersCommand(io: CliIo): Command {
           ['second_factor', state],
         ]);
         if (state === 'enrolled' && options.exempt === true) {
-          io.stderr.write(`user ${userId} is enrolled in TOTP: it still logs in with a code; the exemption is recorded\n`);
+          io.stderr.write(
+            `user ${userId} is enrolled in TOTP: it still logs in with a code; the exemption is recorded\n`,
+          );
         }
         if (state === 'required' && config.limits.secondFactorRequired) {
-          io.stderr.write(`user ${userId} is not enrolled in TOTP: its logins are refused (e-216) until \`ordergate users totp ${userId}\`\n`);
+          io.stderr.write(
+            `user ${userId} is not enrolled in TOTP: its logins are refused (e-216) until \`ordergate users totp ${userId}\`\n`,
+          );
         }
       });
     });
@@ -359,7 +385,8 @@ export function usersCommand(io: CliIo): Command {
           ['codes_counted', String(count.failures)],
           ['locked_at', count.lockedAt === null ? 'no' : isoInstant(count.lockedAt)],
         ]);
-        for (const event of events) io.stdout.write(`${isoInstant(event.at)} ${event.event} by ${event.actor}: ${event.detail}\n`);
+        for (const event of events)
+          io.stdout.write(`${isoInstant(event.at)} ${event.event} by ${event.actor}: ${event.detail}\n`);
       });
     });
   return users;

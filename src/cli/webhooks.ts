@@ -14,11 +14,22 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
-async function withWebhooks<T>(io: CliIo, work: (service: WebhookAdminService, workspace: Workspace) => Promise<T>): Promise<T> {
+async function withWebhooks<T>(
+  io: CliIo,
+  work: (service: WebhookAdminService, workspace: Workspace) => Promise<T>,
+): Promise<T> {
   return withWorkspace(io, async (workspace) => {
     try {
-      const { webhookAllowHttp: allowHttp, webhookAllowPrivateAddresses: allowPrivateAddresses, webhookAllowAnyPort: allowAnyPort } = workspace.config;
-      const service = new WebhookAdminService(new WebhookRepository(workspace.store.db), workspace.users, { allowHttp, allowPrivateAddresses, allowAnyPort });
+      const {
+        webhookAllowHttp: allowHttp,
+        webhookAllowPrivateAddresses: allowPrivateAddresses,
+        webhookAllowAnyPort: allowAnyPort,
+      } = workspace.config;
+      const service = new WebhookAdminService(new WebhookRepository(workspace.store.db), workspace.users, {
+        allowHttp,
+        allowPrivateAddresses,
+        allowAnyPort,
+      });
       return await work(service, workspace);
     } catch (error) {
       if (error instanceof AdminError) throw new CliError(error.message);
@@ -51,10 +62,14 @@ function deliveryJson(d: ListedDelivery): Record<string, unknown> {
 }
 
 export function webhooksCommand(io: CliIo): Command {
-  const webhooks = new Command('webhooks').description("POST a user's order events to a URL, signed (see docs/events.md: Webhooks)");
+  const webhooks = new Command('webhooks').description(
+    "POST a user's order events to a URL, signed (see docs/events.md: Webhooks)",
+  );
   webhooks
     .command('add')
-    .description("register a URL for a user's order events (https, or http with WEBHOOK_ALLOW_HTTP=true; it is not fetched now)")
+    .description(
+      "register a URL for a user's order events (https, or http with WEBHOOK_ALLOW_HTTP=true; it is not fetched now)",
+    )
     .argument('<user_id>')
     .argument('<url>')
     .addHelpText(
@@ -126,27 +141,36 @@ export function webhooksCommand(io: CliIo): Command {
       'after',
       '\nPrints on stdout one line per delivery:\n  <id> <status> event=<event_id> webhook=<webhook_id> attempts=<n> next=<ISO|-> last=<HTTP status|-> error=<text|->',
     )
-    .action(async (options: { webhook?: string; user?: string; status?: DeliveryStatus; event?: number; limit: number; json?: boolean }) => {
-      await withWebhooks(io, async (service) => {
-        const rows = await service.deliveries({
-          limit: options.limit,
-          ...(options.webhook !== undefined && { webhookId: options.webhook }),
-          ...(options.user !== undefined && { userId: options.user }),
-          ...(options.status !== undefined && { status: options.status }),
-          ...(options.event !== undefined && { eventId: options.event }),
-        });
-        for (const d of rows) {
-          if (options.json) {
-            io.stdout.write(`${JSON.stringify(deliveryJson(d))}\n`);
-          } else {
-            const next = d.status === 'PENDING' ? isoInstant(d.nextAttemptAt) : '-';
-            io.stdout.write(
-              `${d.id} ${d.status} event=${d.eventId} webhook=${d.webhookId} attempts=${d.attempts} next=${next} last=${d.lastStatusCode ?? '-'} error=${d.lastError ?? '-'}\n`,
-            );
+    .action(
+      async (options: {
+        webhook?: string;
+        user?: string;
+        status?: DeliveryStatus;
+        event?: number;
+        limit: number;
+        json?: boolean;
+      }) => {
+        await withWebhooks(io, async (service) => {
+          const rows = await service.deliveries({
+            limit: options.limit,
+            ...(options.webhook !== undefined && { webhookId: options.webhook }),
+            ...(options.user !== undefined && { userId: options.user }),
+            ...(options.status !== undefined && { status: options.status }),
+            ...(options.event !== undefined && { eventId: options.event }),
+          });
+          for (const d of rows) {
+            if (options.json) {
+              io.stdout.write(`${JSON.stringify(deliveryJson(d))}\n`);
+            } else {
+              const next = d.status === 'PENDING' ? isoInstant(d.nextAttemptAt) : '-';
+              io.stdout.write(
+                `${d.id} ${d.status} event=${d.eventId} webhook=${d.webhookId} attempts=${d.attempts} next=${next} last=${d.lastStatusCode ?? '-'} error=${d.lastError ?? '-'}\n`,
+              );
+            }
           }
-        }
-      });
-    });
+        });
+      },
+    );
   webhooks
     .command('retry')
     .description('send a FAILED delivery again (its retry time starts afresh)')

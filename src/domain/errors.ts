@@ -29,24 +29,52 @@ export const Errors = {
   INVALID_HEADER: kind('e-111', 400, 'A request header has an invalid value.'),
   BAD_REQUEST: kind('e-112', 400, 'The request is malformed (for example a bad URL encoding).'),
   METHOD_NOT_ALLOWED: kind('e-113', 405, 'The path exists but does not accept this method; see the Allow header.'),
-  IDEMPOTENCY_KEY_INVALID: kind('e-114', 400, 'The Idempotency-Key header must hold 1 to 255 printable ASCII characters.'),
-  IDEMPOTENCY_KEY_REUSED: kind('e-115', 422, 'This Idempotency-Key was used within the last 24 hours for another request (another body, method or path).'),
-  IDEMPOTENCY_KEY_RUNNING: kind('e-116', 409, 'A request with this Idempotency-Key is still running; retry after Retry-After seconds.'),
+  IDEMPOTENCY_KEY_INVALID: kind(
+    'e-114',
+    400,
+    'The Idempotency-Key header must hold 1 to 255 printable ASCII characters.',
+  ),
+  IDEMPOTENCY_KEY_REUSED: kind(
+    'e-115',
+    422,
+    'This Idempotency-Key was used within the last 24 hours for another request (another body, method or path).',
+  ),
+  IDEMPOTENCY_KEY_RUNNING: kind(
+    'e-116',
+    409,
+    'A request with this Idempotency-Key is still running; retry after Retry-After seconds.',
+  ),
   PROTOTYPE_KEY: kind(
     'e-117',
     400,
     'The body holds a "__proto__" key, or a "constructor" object with a "prototype" key; such bodies are refused (prototype pollution).',
   ),
-  BODY_TOO_DEEP: kind('e-118', 400, 'The body nests objects and arrays more than 32 levels deep; no call of this API needs more than a few.'),
-  REQUEST_TIMEOUT: kind('e-119', 408, 'The request did not arrive whole within REQUEST_TIMEOUT_MS; the connection is closed.'),
-  HEADERS_TOO_LARGE: kind('e-120', 431, 'The request headers are larger than the server takes; the connection is closed.'),
+  BODY_TOO_DEEP: kind(
+    'e-118',
+    400,
+    'The body nests objects and arrays more than 32 levels deep; no call of this API needs more than a few.',
+  ),
+  REQUEST_TIMEOUT: kind(
+    'e-119',
+    408,
+    'The request did not arrive whole within REQUEST_TIMEOUT_MS; the connection is closed.',
+  ),
+  HEADERS_TOO_LARGE: kind(
+    'e-120',
+    431,
+    'The request headers are larger than the server takes; the connection is closed.',
+  ),
   DUPLICATE_HEADER: kind(
     'e-121',
     400,
     'A header that names the caller or the request (Authorization, x-api-key, Idempotency-Key, Last-Event-ID, If-Match, Content-Type) is sent more than once: a proxy reading the other one would disagree about the request.',
   ),
   BODY_NOT_UTF8: kind('e-122', 400, 'The body is not valid UTF-8.'),
-  BODY_CHARSET: kind('e-123', 400, 'The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259).'),
+  BODY_CHARSET: kind(
+    'e-123',
+    400,
+    'The Content-Type names a charset other than UTF-8; JSON bodies are UTF-8 only (RFC 8259).',
+  ),
   STRING_NOT_STORABLE: kind(
     'e-125',
     400,
@@ -62,7 +90,11 @@ export const Errors = {
   TOKEN_MISSING: kind('e-201', 401, 'The Authorization header with a Bearer access token is missing.'),
   TOKEN_INVALID: kind('e-202', 401, 'The access token is not known.'),
   TOKEN_EXPIRED: kind('e-203', 401, 'The access token has expired; log in again.'),
-  TOKEN_REVOKED: kind('e-204', 401, "The access token was revoked (a logout, or the operator ended the user's sessions or disabled the user); log in again."),
+  TOKEN_REVOKED: kind(
+    'e-204',
+    401,
+    "The access token was revoked (a logout, or the operator ended the user's sessions or disabled the user); log in again.",
+  ),
   API_KEY_MISSING: kind('e-205', 401, 'The x-api-key header is missing.'),
   API_KEY_INVALID: kind('e-206', 401, 'The API key is not known or was revoked.'),
   API_KEY_OTHER_USER: kind('e-207', 403, 'The API key belongs to another user than the access token.'),
@@ -71,7 +103,11 @@ export const Errors = {
   SECOND_FACTOR_INVALID: kind('e-210', 401, 'The TOTP code in second_auth is wrong or expired.'),
   LOGIN_API_KEY_INVALID: kind('e-211', 401, 'The api_key sent at login is not an active key of this user.'),
   USER_DISABLED: kind('e-212', 403, 'The user is disabled by the operator; no login is accepted.'),
-  LOGIN_API_KEY_REQUIRED: kind('e-213', 401, 'This server takes a login only with an active api_key of the user (LOGIN_REQUIRES_API_KEY).'),
+  LOGIN_API_KEY_REQUIRED: kind(
+    'e-213',
+    401,
+    'This server takes a login only with an active api_key of the user (LOGIN_REQUIRES_API_KEY).',
+  ),
   OPERATOR_REQUIRED: kind('e-214', 403, "This call is for operators: the caller's user is not an operator."),
   API_KEY_ADDRESS: kind(
     'e-215',
@@ -94,7 +130,11 @@ export const Errors = {
   OFS_PRODUCT_TYPE: kind('e-302', 400, 'product_type must be OFS on this endpoint.'),
   OFS_ORDER_TYPE: kind('e-303', 400, 'order_type must be RL (limit) or RL-MKT (cut-off).'),
   OFS_PRICE_ORDER_TYPE: kind('e-304', 400, 'RL needs a price above 0; RL-MKT (cut-off) needs price 0.'),
-  OFS_QUANTITY: kind('e-305', 400, 'quantity must be a string of digits holding a whole number from 1 to 999999999999999.'),
+  OFS_QUANTITY: kind(
+    'e-305',
+    400,
+    'quantity must be a string of digits holding a whole number from 1 to 999999999999999.',
+  ),
   OFS_PRICE: kind('e-306', 400, 'price must be a number between 0 and 1,000,000,000.'),
   OFS_TRIGGER_PRICE: kind('e-307', 400, 'trigger_price must be absent or null for OFS bids.'),
   OFS_VALIDITY: kind('e-308', 400, 'validity must be absent or empty, and validity_days absent, null or 0.'),
@@ -108,13 +148,29 @@ export const Errors = {
   OFS_ISSUE_NOT_FOUND: kind('e-351', 422, 'The instrument is not a registered OFS issue.'),
   OFS_SCRIP_MISMATCH: kind('e-352', 422, 'symbol or series does not match the registered OFS issue.'),
   OFS_PRICE_TICK: kind('e-353', 422, "price is not a multiple of the issue's tick size."),
-  OFS_WINDOW_NOT_OPEN: kind('e-354', 422, "The bidding window of the caller's category (retail or non-retail) has not opened yet."),
-  OFS_WINDOW_CLOSED: kind('e-355', 422, "The bidding window of the caller's category (retail or non-retail) has closed."),
+  OFS_WINDOW_NOT_OPEN: kind(
+    'e-354',
+    422,
+    "The bidding window of the caller's category (retail or non-retail) has not opened yet.",
+  ),
+  OFS_WINDOW_CLOSED: kind(
+    'e-355',
+    422,
+    "The bidding window of the caller's category (retail or non-retail) has closed.",
+  ),
   OFS_BELOW_FLOOR: kind('e-356', 422, "price is below the issue's floor price."),
   OFS_CUTOFF_NOT_RETAIL: kind('e-357', 422, 'Only retail users may bid at the cut-off price (RL-MKT, price 0).'),
-  OFS_CUTOFF_PRICE_UNKNOWN: kind('e-358', 422, "Cut-off bids are taken only once the issue's retail cut-off price is set."),
+  OFS_CUTOFF_PRICE_UNKNOWN: kind(
+    'e-358',
+    422,
+    "Cut-off bids are taken only once the issue's retail cut-off price is set.",
+  ),
   OFS_BELOW_RETAIL_CUTOFF: kind('e-359', 422, "A retail price bid may not be below the issue's retail cut-off price."),
-  OFS_RETAIL_LIMIT: kind('e-360', 422, "The caller's live retail bids in this OFS, across exchanges, would total more than Rs 2,00,000."),
+  OFS_RETAIL_LIMIT: kind(
+    'e-360',
+    422,
+    "The caller's live retail bids in this OFS, across exchanges, would total more than Rs 2,00,000.",
+  ),
   OFS_ISSUE_UNKNOWN: kind('e-361', 404, 'No registered OFS issue has this exchange and scrip token.'),
   // The offer framework (shared/spec/ofs-framework.md, docs/design/ofs.md): categories, days, carry-forward.
   OFS_SERIES_CATEGORY: kind(
@@ -127,8 +183,16 @@ export const Errors = {
     422,
     "An employee bid (the listing's employee series) from a user the operator has not registered as an eligible employee of the offer.",
   ),
-  OFS_EMPLOYEE_CUTOFF_ONLY: kind('e-364', 422, 'Employee bids are cut-off bids only: order_type RL-MKT with price 0, valued at the T-day cut-off price.'),
-  OFS_EMPLOYEE_LIMIT: kind('e-365', 422, "The caller's employee bids in the offer, valued at the T-day cut-off price, would total more than Rs 5,00,000."),
+  OFS_EMPLOYEE_CUTOFF_ONLY: kind(
+    'e-364',
+    422,
+    'Employee bids are cut-off bids only: order_type RL-MKT with price 0, valued at the T-day cut-off price.',
+  ),
+  OFS_EMPLOYEE_LIMIT: kind(
+    'e-365',
+    422,
+    "The caller's employee bids in the offer, valued at the T-day cut-off price, would total more than Rs 5,00,000.",
+  ),
   OFS_NON_RETAIL_ON_T1: kind(
     'e-366',
     422,
@@ -141,18 +205,42 @@ export const Errors = {
   ),
   OFS_OFFER_NOT_FOUND: kind('e-368', 404, 'No OFS offer has this offer_id.'),
   ORDER_NOT_FOUND: kind('e-371', 404, 'No order with this id and exchange belongs to the caller.'),
-  ORDER_NOT_LIVE: kind('e-372', 409, 'The order is finished (executed, cancelled or rejected): it can no longer be modified or cancelled.'),
-  ORDER_CANCEL_PENDING: kind('e-373', 409, 'A cancellation of the order is already under way: it can no longer be modified or cancelled.'),
-  ORDER_TRADED_QUANTITY_STALE: kind('e-374', 409, "traded_quantity differs from the order's current traded quantity: read the order again."),
-  ORDER_PATH_MISMATCH: kind('e-375', 400, "exchange or order_id in a modify body differs from the path; send the path's values or leave them out."),
-  OFS_MARGIN_T_UPWARD_ONLY: kind('e-376', 422, 'A 0 %-margin (settlement type T) bid may only be revised upward: neither its price nor its quantity may fall.'),
+  ORDER_NOT_LIVE: kind(
+    'e-372',
+    409,
+    'The order is finished (executed, cancelled or rejected): it can no longer be modified or cancelled.',
+  ),
+  ORDER_CANCEL_PENDING: kind(
+    'e-373',
+    409,
+    'A cancellation of the order is already under way: it can no longer be modified or cancelled.',
+  ),
+  ORDER_TRADED_QUANTITY_STALE: kind(
+    'e-374',
+    409,
+    "traded_quantity differs from the order's current traded quantity: read the order again.",
+  ),
+  ORDER_PATH_MISMATCH: kind(
+    'e-375',
+    400,
+    "exchange or order_id in a modify body differs from the path; send the path's values or leave them out.",
+  ),
+  OFS_MARGIN_T_UPWARD_ONLY: kind(
+    'e-376',
+    422,
+    'A 0 %-margin (settlement type T) bid may only be revised upward: neither its price nor its quantity may fall.',
+  ),
   OFS_MARGIN_T_NO_CANCEL: kind('e-377', 422, 'A 0 %-margin (settlement type T) bid may not be cancelled.'),
   OFS_CARRY_FORWARD_NOT_ALLOWED: kind(
     'e-378',
     409,
     'Only a live non-retail bid with an unallotted quantity may be carried forward, and only during T+1 once the T allocation has run; a bid already carried forward is revised by a modification, not a second carry-forward with other terms.',
   ),
-  OFS_NOT_CARRIED_FORWARD: kind('e-379', 409, 'On T+1 a non-retail bid may be modified or cancelled only once it is carried forward (POST .../carry_forward).'),
+  OFS_NOT_CARRIED_FORWARD: kind(
+    'e-379',
+    409,
+    'On T+1 a non-retail bid may be modified or cancelled only once it is carried forward (POST .../carry_forward).',
+  ),
   OFS_BELOW_T_CUTOFF: kind(
     'e-380',
     422,
@@ -190,13 +278,33 @@ export const Errors = {
   CART_NOT_FOUND: kind('e-405', 404, 'No order cart with this id belongs to the caller.'),
   CART_USER_MISMATCH: kind('e-406', 403, "createdBy and modifiedBy must be the caller's user id."),
   CART_CREATOR_MISMATCH: kind('e-407', 403, 'createdBy is not the creator of this cart.'),
-  CART_EXECUTED_STALE: kind('e-408', 409, 'executedNoTime differs from the stored count: the cart was executed since it was read.'),
+  CART_EXECUTED_STALE: kind(
+    'e-408',
+    409,
+    'executedNoTime differs from the stored count: the cart was executed since it was read.',
+  ),
   CART_EXECUTED_ON_CREATE: kind('e-409', 400, 'executedNoTime must be 0 when a cart is created.'),
   CART_PRECONDITION_FAILED: kind('e-410', 412, "If-Match does not match the cart's current ETag."),
-  CART_NAME: kind('e-411', 400, 'ordercartName must hold 1 to 100 characters, not all of them white space, none of them a control character.'),
-  CART_NOTHING_PLACED: kind('e-412', 422, 'No line of the cart could be placed; errors names the faults of each line as orders[i].Field.'),
-  CART_PRODUCT_NOT_ROUTABLE: kind('e-413', 422, "The line's ProductType cannot be routed yet: this OMS places OFS bids only (a failed line of an execution)."),
-  CART_LINE_ISSUE_NOT_FOUND: kind('e-414', 422, "No registered OFS issue has the line's exchange, symbol and series (a failed line of an execution)."),
+  CART_NAME: kind(
+    'e-411',
+    400,
+    'ordercartName must hold 1 to 100 characters, not all of them white space, none of them a control character.',
+  ),
+  CART_NOTHING_PLACED: kind(
+    'e-412',
+    422,
+    'No line of the cart could be placed; errors names the faults of each line as orders[i].Field.',
+  ),
+  CART_PRODUCT_NOT_ROUTABLE: kind(
+    'e-413',
+    422,
+    "The line's ProductType cannot be routed yet: this OMS places OFS bids only (a failed line of an execution).",
+  ),
+  CART_LINE_ISSUE_NOT_FOUND: kind(
+    'e-414',
+    422,
+    "No registered OFS issue has the line's exchange, symbol and series (a failed line of an execution).",
+  ),
   CART_LINE_ISSUE_AMBIGUOUS: kind(
     'e-415',
     422,
@@ -258,7 +366,12 @@ export class ApiError extends Error {
   readonly errors: FieldError[];
   readonly headers: Record<string, string>;
 
-  constructor(kind: ErrorKind, message: string = kind.title, errors: FieldError[] = [], headers: Record<string, string> = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string = kind.title,
+    errors: FieldError[] = [],
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.kind = kind;

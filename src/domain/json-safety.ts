@@ -18,7 +18,8 @@ export function prototypeKeyIn(value: unknown, at = ''): string | undefined {
   const field = (name: string) => (at === '' ? name : `${at}.${name}`);
   if (Object.hasOwn(value, '__proto__')) return field('__proto__');
   const constructor = Object.hasOwn(value, 'constructor') ? (value as { constructor: unknown }).constructor : undefined;
-  if (typeof constructor === 'object' && constructor !== null && Object.hasOwn(constructor, 'prototype')) return field('constructor.prototype');
+  if (typeof constructor === 'object' && constructor !== null && Object.hasOwn(constructor, 'prototype'))
+    return field('constructor.prototype');
   for (const [name, item] of Object.entries(value)) {
     const found = prototypeKeyIn(item, field(name));
     if (found !== undefined) return found;

@@ -7,5 +7,7 @@ const MARK = '\u0000bigint:';
 const MARKED = /"\\u0000bigint:(-?\d+)"/g;
 
 export function exactJson(value: unknown): string {
-  return JSON.stringify(value, (_key, field: unknown) => (typeof field === 'bigint' ? `${MARK}${field}` : field)).replace(MARKED, '$1');
+  return JSON.stringify(value, (_key, field: unknown) =>
+    typeof field === 'bigint' ? `${MARK}${field}` : field,
+  ).replace(MARKED, '$1');
 }

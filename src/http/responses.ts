@@ -33,7 +33,10 @@ export function errorResponses(...kinds: ErrorKind[]) {
   for (const kind of all) byStatus.set(kind.status, [...(byStatus.get(kind.status) ?? []), kind.code]);
   const responses: Record<number, typeof ErrorEnvelope> = {};
   for (const [status, codes] of byStatus) {
-    responses[status] = { ...ErrorEnvelope, description: `Error envelope; code is one of ${[...new Set(codes)].join(', ')}` } as typeof ErrorEnvelope;
+    responses[status] = {
+      ...ErrorEnvelope,
+      description: `Error envelope; code is one of ${[...new Set(codes)].join(', ')}`,
+    } as typeof ErrorEnvelope;
   }
   return responses;
 }

@@ -19,7 +19,12 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: OperatorMe
   app.decorate('operatorMetrics', metrics ?? null);
   if (metrics === undefined) return;
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? UNMATCHED_ROUTE,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 }

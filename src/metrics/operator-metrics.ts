@@ -11,7 +11,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { OutboxBacklog } from '../store/sql/health.js';
 
 /** The calls the OMS makes to the exchange adapter (src/oms/exchange.ts). */
-export type ExchangeOperation = 'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'carry_forward' | 'poll_events' | 'acknowledge';
+export type ExchangeOperation =
+  'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'carry_forward' | 'poll_events' | 'acknowledge';
 /** ok: answered; refused: answered "not done" (a modification or cancellation the exchange refused); error: threw. */
 export type ExchangeOutcome = 'ok' | 'refused' | 'error';
 /** delivered: a 2xx; retrying: failed, tried again later; given_up: failed for the last time (or refused by the address rules). */
@@ -160,7 +161,8 @@ export class OperatorMetrics {
     let byStatus = byRoute.get(route);
     if (byStatus === undefined) byRoute.set(route, (byStatus = new Map()));
     let child = byStatus.get(statusCode);
-    if (child === undefined) byStatus.set(statusCode, (child = this.httpDuration.labels(route, method, String(statusCode))));
+    if (child === undefined)
+      byStatus.set(statusCode, (child = this.httpDuration.labels(route, method, String(statusCode))));
     child.observe(seconds);
   }
 

@@ -74,18 +74,26 @@ export class InstrumentGuard {
     if (fault === undefined) return;
     await this.repository.clear(instrument, step);
     faults.delete(keyOf(instrument, step));
-    this.logger.info({ instrument, step, failures: fault.failures }, 'OMS work on an instrument succeeded again after failures');
+    this.logger.info(
+      { instrument, step, failures: fault.failures },
+      'OMS work on an instrument succeeded again after failures',
+    );
   }
 
   private async loaded(): Promise<Map<string, InstrumentFault>> {
-    this.faults ??= new Map((await this.repository.all()).map((fault) => [keyOf(fault.instrument, fault.step as InstrumentStep), fault]));
+    this.faults ??= new Map(
+      (await this.repository.all()).map((fault) => [keyOf(fault.instrument, fault.step as InstrumentStep), fault]),
+    );
     return this.faults;
   }
 
   private async failed(instrument: string, step: InstrumentStep, error: unknown): Promise<void> {
     const now = this.now();
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const fault = await this.repository.recordFailure(instrument, step, reason, now, { maxTries: MAX_TRIES, firstRetryMs: FIRST_RETRY_MS });
+    const fault = await this.repository.recordFailure(instrument, step, reason, now, {
+      maxTries: MAX_TRIES,
+      firstRetryMs: FIRST_RETRY_MS,
+    });
     (await this.loaded()).set(keyOf(instrument, step), fault);
     const setAsideNow = fault.setAsideAt === now;
     this.metrics?.instrumentFailed(step, setAsideNow);

@@ -12,11 +12,16 @@ import type { StoreTx } from '../store/sql/write-tx.js';
 
 export type InstrumentReader = (order: Pick<Order, 'exchange' | 'scripToken' | 'offerId'>) => Promise<OfsInstrument>;
 
-export function instrumentReader(issues: OfsIssueRepository, offers: OfsOfferRepository, tx?: StoreTx): InstrumentReader {
+export function instrumentReader(
+  issues: OfsIssueRepository,
+  offers: OfsOfferRepository,
+  tx?: StoreTx,
+): InstrumentReader {
   const issueOf = issues.reader(tx);
   const read = new Map<string, Promise<OfsInstrument>>();
   return (order) => {
-    const key = order.offerId === null ? `issue\u0000${order.exchange}\u0000${order.scripToken}` : `offer\u0000${order.offerId}`;
+    const key =
+      order.offerId === null ? `issue\u0000${order.exchange}\u0000${order.scripToken}` : `offer\u0000${order.offerId}`;
     let instrument = read.get(key);
     if (instrument === undefined) {
       const { offerId } = order;

@@ -163,13 +163,23 @@ export class OutboxLoop {
             // The database may be out: back off (doubling, at most MAX_RETRY_DELAY_MS) and keep going.
             this.failedPasses += 1;
             this.options.metrics?.passFailed();
-            this.options.logger.error({ err: error, workerId: this.workerId, failedPasses: this.failedPasses }, 'OMS pass failed; retrying');
+            this.options.logger.error(
+              { err: error, workerId: this.workerId, failedPasses: this.failedPasses },
+              'OMS pass failed; retrying',
+            );
           },
         )
         .finally(() => {
-          const idle = this.failedPasses === 0 && !backlog && performance.now() - this.lastWorkAt >= IDLE_AFTER_MS && IDLE_POLL_MS > this.pollMs;
+          const idle =
+            this.failedPasses === 0 &&
+            !backlog &&
+            performance.now() - this.lastWorkAt >= IDLE_AFTER_MS &&
+            IDLE_POLL_MS > this.pollMs;
           const pause = backlog ? 0 : idle ? IDLE_POLL_MS : this.pollMs;
-          const delay = this.failedPasses === 0 ? pause : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
+          const delay =
+            this.failedPasses === 0
+              ? pause
+              : Math.min(this.pollMs * 2 ** this.failedPasses, Math.max(this.pollMs, MAX_RETRY_DELAY_MS));
           if (this.running && this.loop === loop) this.schedule(loop, delay, idle);
         });
     }, delayMs);
@@ -204,7 +214,14 @@ export class OutboxLoop {
         if (this.stopRequested) return processed;
         const claimedAt = now();
         // Entries another worker takes meanwhile are left to it.
-        const due = await oms.claimDue(claimedAt, failed, this.batchSize, horizon, this.workerId, claimedAt + this.leaseMs);
+        const due = await oms.claimDue(
+          claimedAt,
+          failed,
+          this.batchSize,
+          horizon,
+          this.workerId,
+          claimedAt + this.leaseMs,
+        );
         if (due.length === 0) return processed;
         processed += await this.work.processBatch(due, lease);
       }

@@ -18,7 +18,15 @@ import type { Store } from '../store/sql/database.js';
 import type { NewSimBid, SimBid, SimExchangeRepository } from '../store/ofs/sim-exchange.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 import type { InstrumentGuard } from './instrument-guard.js';
-import type { ChangeResult, ExchangeAdapter, ExchangeBid, ExchangeBidStatus, ExchangeOrder, ExchangeEvent, PlaceResult } from './exchange.js';
+import type {
+  ChangeResult,
+  ExchangeAdapter,
+  ExchangeBid,
+  ExchangeBidStatus,
+  ExchangeOrder,
+  ExchangeEvent,
+  PlaceResult,
+} from './exchange.js';
 import { IssueMarket } from './sim/issue-market.js';
 import { sentence, type SimChange, type SimMarket } from './sim/market.js';
 import { OfferMarket } from './sim/offer-market.js';
@@ -180,19 +188,29 @@ export class SimulatedExchange implements ExchangeAdapter {
   }
 
   async modify(orderId: string, terms: BidTerms): Promise<ChangeResult> {
-    return this.change(orderId, { action: 'modify', terms }, (tx, now) => this.book.changeLiveBid(tx, orderId, terms, now));
+    return this.change(orderId, { action: 'modify', terms }, (tx, now) =>
+      this.book.changeLiveBid(tx, orderId, terms, now),
+    );
   }
 
   async cancel(orderId: string): Promise<ChangeResult> {
-    return this.change(orderId, { action: 'cancel' }, (tx, now) => this.book.setStatus(tx, orderId, 'LIVE', 'CANCELLED', now));
+    return this.change(orderId, { action: 'cancel' }, (tx, now) =>
+      this.book.setStatus(tx, orderId, 'LIVE', 'CANCELLED', now),
+    );
   }
 
   async carryForward(orderId: string, terms: BidTerms): Promise<ChangeResult> {
-    return this.change(orderId, { action: 'carry', terms }, (tx, now) => this.book.carryForward(tx, orderId, terms, now));
+    return this.change(orderId, { action: 'carry', terms }, (tx, now) =>
+      this.book.carryForward(tx, orderId, terms, now),
+    );
   }
 
   /** A change of a bid of the book, in one transaction: done again is done (a retry after a crash); else as its market says. */
-  private async change(orderId: string, change: SimChange, apply: (tx: StoreTx, now: number) => Promise<unknown>): Promise<ChangeResult> {
+  private async change(
+    orderId: string,
+    change: SimChange,
+    apply: (tx: StoreTx, now: number) => Promise<unknown>,
+  ): Promise<ChangeResult> {
     const now = this.now();
     return this.store.writeTransaction(async (tx): Promise<ChangeResult> => {
       const bid = await this.book.findBid(orderId, tx);

@@ -4,7 +4,13 @@
  * (or the decision) out; the worker (worker.ts) reads, locks, calls the exchange and applies what they
  * answer. What a bid blocks of its bidder's funds is decided in src/domain/funds/blocking.ts.
  */
-import { admissionBlock, blockAfterModification, blockAfterTAllocation, fundsShortfall, releasesBlock } from '../domain/funds/blocking.js';
+import {
+  admissionBlock,
+  blockAfterModification,
+  blockAfterTAllocation,
+  fundsShortfall,
+  releasesBlock,
+} from '../domain/funds/blocking.js';
 import type { RiskDecision } from '../domain/ofs/instrument.js';
 import { formatRupees, type BidTerms, type IssuePrices } from '../domain/ofs/rules.js';
 import {
@@ -38,14 +44,26 @@ export interface Placement {
  * the funds the bid needs blocked out of what is available, or the bid rejected naming the amounts. A
  * batch's earlier bids leave their bidder less for its later ones. Orders past OMSXMITTED are left alone.
  */
-export function admit(placements: readonly Placement[], availablePaise: ReadonlyMap<string, number>, at: number): OrderChange[] {
+export function admit(
+  placements: readonly Placement[],
+  availablePaise: ReadonlyMap<string, number>,
+  at: number,
+): OrderChange[] {
   const available = new Map(availablePaise);
   const changes: OrderChange[] = [];
   for (const { order, risk } of placements) {
     // Any other status means it is past this step.
     if (order.status !== OrderStatus.OMSXMITTED) continue;
     if (order.cancelRequestedAt !== null) {
-      changes.push(transition(order, OrderStatus.CANCELLED, 'Cancelled by the user before it reached the exchange', at, OMS_ORIGIN));
+      changes.push(
+        transition(
+          order,
+          OrderStatus.CANCELLED,
+          'Cancelled by the user before it reached the exchange',
+          at,
+          OMS_ORIGIN,
+        ),
+      );
       continue;
     }
     const free = available.get(order.userId);
@@ -62,9 +80,16 @@ export function admit(placements: readonly Placement[], availablePaise: Readonly
     }
     available.set(order.userId, free! - Number(block.requiredPaise));
     changes.push(
-      transition(order, OrderStatus.EXXMITTED, `Funds of ${formatRupees(block.requiredPaise)} blocked; sent to the exchange`, at, OMS_ORIGIN, {
-        fundsBlockedPaise: Number(block.requiredPaise),
-      }),
+      transition(
+        order,
+        OrderStatus.EXXMITTED,
+        `Funds of ${formatRupees(block.requiredPaise)} blocked; sent to the exchange`,
+        at,
+        OMS_ORIGIN,
+        {
+          fundsBlockedPaise: Number(block.requiredPaise),
+        },
+      ),
     );
   }
   return changes;
@@ -74,7 +99,11 @@ export function admit(placements: readonly Placement[], availablePaise: Readonly
  * The orders of a placement batch that go to the exchange, in the batch's order: those EXXMITTED, admitted
  * now (`admission`) or earlier by a worker that died or a pass that failed after its admission.
  */
-export function toTransmit(orderIds: readonly string[], locked: ReadonlyMap<string, Order>, admission: readonly OrderChange[]): Order[] {
+export function toTransmit(
+  orderIds: readonly string[],
+  locked: ReadonlyMap<string, Order>,
+  admission: readonly OrderChange[],
+): Order[] {
   const admitted = new Map(admission.map((change) => [change.after.orderId, change.after]));
   return orderIds.flatMap((orderId) => {
     const order = admitted.get(orderId) ?? locked.get(orderId);
@@ -89,8 +118,22 @@ export function termsOf(order: Order): BidTerms {
 /** The order as the exchange receives it. */
 export function bidOf(order: Order): ExchangeBid {
   const offer =
-    order.offerId === null ? null : { offerId: order.offerId, userId: order.userId, category: order.offerCategory!, marginType: order.marginType ?? 'H' };
-  return { orderId: order.orderId, exchange: order.exchange, scripToken: order.scripToken, category: order.category, offer, ...termsOf(order) };
+    order.offerId === null
+      ? null
+      : {
+          offerId: order.offerId,
+          userId: order.userId,
+          category: order.offerCategory!,
+          marginType: order.marginType ?? 'H',
+        };
+  return {
+    orderId: order.orderId,
+    exchange: order.exchange,
+    scripToken: order.scripToken,
+    category: order.category,
+    offer,
+    ...termsOf(order),
+  };
 }
 
 /** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
@@ -98,12 +141,23 @@ export function settle(order: Order | undefined, result: PlaceResult, at: number
   if (order?.status !== OrderStatus.EXXMITTED) return [];
   if (result.accepted) {
     return [
-      transition(order, OrderStatus.PENDING, `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`, at, EXCHANGE_ORIGIN, {
-        exchangeOrderId: result.exchangeOrderId,
-      }),
+      transition(
+        order,
+        OrderStatus.PENDING,
+        `Accepted by the exchange, exchange order id ${result.exchangeOrderId}`,
+        at,
+        EXCHANGE_ORIGIN,
+        {
+          exchangeOrderId: result.exchangeOrderId,
+        },
+      ),
     ];
   }
-  return [transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, { errorReason: result.reason })];
+  return [
+    transition(order, OrderStatus.ORDERERROR, `Rejected by the exchange: ${result.reason}`, at, EXCHANGE_ORIGIN, {
+      errorReason: result.reason,
+    }),
+  ];
 }
 
 /**
@@ -150,7 +204,9 @@ export function modified(order: Order, terms: BidTerms, prices: IssuePrices | un
  * (both the OMS's refusal), or the exchange refused them.
  */
 export type ModificationRefusal =
-  { refusedBy: 'status'; status: OrderStatus } | { refusedBy: 'funds'; shortfall: string } | { refusedBy: 'exchange'; reason: string };
+  | { refusedBy: 'status'; status: OrderStatus }
+  | { refusedBy: 'funds'; shortfall: string }
+  | { refusedBy: 'exchange'; reason: string };
 
 /** The history reason of a refused modification, and who refused it. */
 export function refusalOf(refusal: ModificationRefusal): { reason: string; origin: ChangeOrigin } {
@@ -213,14 +269,28 @@ export function cancellationAnswered(order: Order | undefined, result: ChangeRes
  * terms the exchange holds (`restore`; a revision sent with the carry-forward is undone) and, as a bid not
  * carried forward, blocks nothing; its history says why.
  */
-export function carryForwardAnswered(order: Order | undefined, result: ChangeResult, restore: BidTerms | undefined, at: number): OrderChange[] {
+export function carryForwardAnswered(
+  order: Order | undefined,
+  result: ChangeResult,
+  restore: BidTerms | undefined,
+  at: number,
+): OrderChange[] {
   if (order === undefined) return [];
   if (result.done) return note(order, 'Carried forward at the exchange', EXCHANGE_ORIGIN);
-  const terms = restore === undefined ? {} : { orderType: restore.orderType, pricePaise: restore.pricePaise, quantity: restore.quantity };
+  const terms =
+    restore === undefined
+      ? {}
+      : { orderType: restore.orderType, pricePaise: restore.pricePaise, quantity: restore.quantity };
   return [
     {
       before: order,
-      after: { ...order, ...terms, carriedForwardAt: null, ...blockLeftByTAllocation({ ...order, carriedForwardAt: null }), updatedAt: at },
+      after: {
+        ...order,
+        ...terms,
+        carriedForwardAt: null,
+        ...blockLeftByTAllocation({ ...order, carriedForwardAt: null }),
+        updatedAt: at,
+      },
       reason: `Carry-forward refused by the exchange: ${result.reason}`,
       origin: EXCHANGE_ORIGIN,
     },
@@ -236,7 +306,12 @@ export function carryForwardRefusedForFunds(order: Order | undefined, shortfall:
   if (order === undefined || !isLiveStatus(order.status)) return [];
   const reason = `Carry-forward refused by the OMS: ${shortfall}. The bid is not carried forward and cannot be again`;
   const status = order.tradedQuantity > 0 ? OrderStatus.EXECUTED : OrderStatus.CANCELLED;
-  return [transition(order, status, reason, at, OMS_ORIGIN, { carriedForwardAt: null, ...(status === OrderStatus.CANCELLED && { errorReason: reason }) })];
+  return [
+    transition(order, status, reason, at, OMS_ORIGIN, {
+      carriedForwardAt: null,
+      ...(status === OrderStatus.CANCELLED && { errorReason: reason }),
+    }),
+  ];
 }
 
 /** An exchange event with when the trade it makes settles (null: it makes none). */
@@ -249,7 +324,11 @@ export interface DeliveredEvent {
  * One delivery of exchange events, applied in turn to the orders (as locked): two events of one order in
  * one delivery, the second sees the first's outcome.
  */
-export function applyEvents(orders: ReadonlyMap<string, Order>, events: readonly DeliveredEvent[], at: number): OrderChange[] {
+export function applyEvents(
+  orders: ReadonlyMap<string, Order>,
+  events: readonly DeliveredEvent[],
+  at: number,
+): OrderChange[] {
   const current = new Map(orders);
   return events.flatMap(({ event, settlesAt }) => {
     const changes = applyEvent(current.get(event.orderId), event, at, settlesAt);
@@ -264,10 +343,16 @@ export function applyEvents(orders: ReadonlyMap<string, Order>, events: readonly
  * offer's T allocation leaves a bid it did not allot in full live for the carry-forward decision, with no
  * block: its funds are released until it is carried forward (then blocked again).
  */
-export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: number, settlesAt: number | null): OrderChange[] {
+export function applyEvent(
+  order: Order | undefined,
+  event: ExchangeEvent,
+  at: number,
+  settlesAt: number | null,
+): OrderChange[] {
   if (order === undefined || !isLiveStatus(order.status)) return [];
   let change: OrderChange;
-  const allotted = event.pricePaise !== null && event.quantity > 0 ? { quantity: event.quantity, pricePaise: event.pricePaise } : null;
+  const allotted =
+    event.pricePaise !== null && event.quantity > 0 ? { quantity: event.quantity, pricePaise: event.pricePaise } : null;
   // A second allotment (T+1, after a partial one on T) is the order's second trade.
   const part = order.tradedQuantity > 0 ? 2 : 1;
   const filled = allotted && {
@@ -289,8 +374,16 @@ export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: n
       break;
     case 'NOTE': {
       const released = blockLeftByTAllocation(order);
-      if (released.fundsBlockedPaise === undefined || released.fundsBlockedPaise === order.fundsBlockedPaise) return note(order, event.reason, EXCHANGE_ORIGIN);
-      return [{ before: order, after: { ...order, ...released, updatedAt: at }, reason: event.reason, origin: EXCHANGE_ORIGIN }];
+      if (released.fundsBlockedPaise === undefined || released.fundsBlockedPaise === order.fundsBlockedPaise)
+        return note(order, event.reason, EXCHANGE_ORIGIN);
+      return [
+        {
+          before: order,
+          after: { ...order, ...released, updatedAt: at },
+          reason: event.reason,
+          origin: EXCHANGE_ORIGIN,
+        },
+      ];
     }
     default:
       // Not allotted (more): what an earlier allotment gave the order stands.
@@ -300,20 +393,31 @@ export function applyEvent(order: Order | undefined, event: ExchangeEvent, at: n
           : transition(order, OrderStatus.CANCELLED, event.reason, at, EXCHANGE_ORIGIN, { errorReason: event.reason });
   }
   if (allotted) {
-    if (settlesAt === null) throw new RangeError(`the allotment to order ${order.orderId} came without its settlement time`);
+    if (settlesAt === null)
+      throw new RangeError(`the allotment to order ${order.orderId} came without its settlement time`);
     change.trade = tradeOfAllotment(change.after, allotted.quantity, allotted.pricePaise, at, settlesAt, part);
   }
   return [change];
 }
 
 /** What an offer's T allocation leaves of a live bid's block, `tradedQuantity` of it allotted (funds-blocking.ts). */
-function blockLeftByTAllocation(order: Order, tradedQuantity: number = order.tradedQuantity): { fundsBlockedPaise?: number } {
+function blockLeftByTAllocation(
+  order: Order,
+  tradedQuantity: number = order.tradedQuantity,
+): { fundsBlockedPaise?: number } {
   const block = blockAfterTAllocation({ ...order, carriedForward: order.carriedForwardAt !== null }, tradedQuantity);
   return block === null ? {} : { fundsBlockedPaise: block };
 }
 
 /** The order moved to `status`, with its history reason; `fields` are set as well. */
-function transition(order: Order, status: OrderStatus, reason: string, at: number, origin: ChangeOrigin, fields: Partial<Order> = {}): OrderChange {
+function transition(
+  order: Order,
+  status: OrderStatus,
+  reason: string,
+  at: number,
+  origin: ChangeOrigin,
+  fields: Partial<Order> = {},
+): OrderChange {
   // A finished order blocks nothing more: its funds are released.
   const release = releasesBlock(order, status) ? { fundsBlockedPaise: 0 } : {};
   return { before: order, after: { ...order, ...fields, ...release, status, updatedAt: at }, reason, origin };

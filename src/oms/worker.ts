@@ -157,7 +157,11 @@ export class OmsWorker {
   }
 
   /** One call to the exchange, timed and counted by operation and outcome; `refused` tells a "not done" answer. */
-  private async callExchange<T>(operation: ExchangeOperation, call: () => Promise<T>, refused: (answer: T) => boolean = () => false): Promise<T> {
+  private async callExchange<T>(
+    operation: ExchangeOperation,
+    call: () => Promise<T>,
+    refused: (answer: T) => boolean = () => false,
+  ): Promise<T> {
     const metrics = this.options.metrics;
     if (metrics === undefined) return call();
     const started = performance.now();
@@ -194,7 +198,8 @@ export class OmsWorker {
   private async placeAll(entries: readonly OutboxEntry[], lease: BatchLease): Promise<number> {
     if (entries.length === 0) return 0;
     const { exchange } = this.options;
-    if (exchange.placeBidsInTransaction !== undefined) return this.placeAtOnce(entries, lease, exchange.placeBidsInTransaction.bind(exchange));
+    if (exchange.placeBidsInTransaction !== undefined)
+      return this.placeAtOnce(entries, lease, exchange.placeBidsInTransaction.bind(exchange));
     const orderIds = entries.map((entry) => entry.orderId);
     let toSend: Order[] = [];
     try {
@@ -215,7 +220,8 @@ export class OmsWorker {
     try {
       await yieldToEventLoop();
       const known = await this.callExchange('find_bids', () => exchange.findBids(toSend.map((order) => order.orderId)));
-      for (const [orderId, bid] of known) answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
+      for (const [orderId, bid] of known)
+        answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
       const unsent = toSend.filter((order) => !known.has(order.orderId));
       const results = await this.callExchange('place_bids', () => exchange.placeBids(unsent.map(bidOf)));
       unsent.forEach((order, i) => answers.set(order.orderId, results[i]!));
@@ -281,7 +287,12 @@ export class OmsWorker {
    * listings, and their bidders' funds accounts, locked until the commit, so that bids on any node never
    * block more than there is.
    */
-  private async admit(tx: StoreTx, orderIds: readonly string[], locked: Map<string, Order>, at: number): Promise<OrderChange[]> {
+  private async admit(
+    tx: StoreTx,
+    orderIds: readonly string[],
+    locked: Map<string, Order>,
+    at: number,
+  ): Promise<OrderChange[]> {
     const instrumentOf = instrumentReader(this.options.issues, this.options.offers, tx);
     const pending = orderIds.flatMap((orderId) => {
       const order = locked.get(orderId);
@@ -331,7 +342,12 @@ export class OmsWorker {
     await this.changeOrders([order.orderId], async (locked, at, tx) => {
       const current = locked.get(order.orderId);
       if (current === undefined) return [];
-      return modificationRefused(current, refusal, restored && { terms: restored, prices: await this.blockPricesOf(tx, current) }, at);
+      return modificationRefused(
+        current,
+        refusal,
+        restored && { terms: restored, prices: await this.blockPricesOf(tx, current) },
+        at,
+      );
     });
   }
 
@@ -410,7 +426,9 @@ export class OmsWorker {
     const terms = termsOf(order);
     const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(orderId, terms);
     if (shortfall !== null) {
-      await this.changeOrders([orderId], (locked, at) => carryForwardRefusedForFunds(locked.get(orderId), shortfall, at));
+      await this.changeOrders([orderId], (locked, at) =>
+        carryForwardRefusedForFunds(locked.get(orderId), shortfall, at),
+      );
       return;
     }
     const result = await this.callExchange(
@@ -418,7 +436,9 @@ export class OmsWorker {
       () => exchange.carryForward(orderId, terms),
       (answer) => !answer.done,
     );
-    const held = result.done ? undefined : (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
+    const held = result.done
+      ? undefined
+      : (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
     await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, held, at));
   }
 
@@ -448,15 +468,19 @@ export class OmsWorker {
       await yieldToEventLoop();
       if (stopping()) break;
       // Events already seen in this pass are not applied again, even if an adapter answers them again.
-      const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter((event) => !seen.has(event.eventId));
+      const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter(
+        (event) => !seen.has(event.eventId),
+      );
       if (events.length === 0) break;
       for (const event of events) seen.add(event.eventId);
       const done = await this.applyDelivery(events);
-      if (done.length > 0) await this.callExchange('acknowledge', () => exchange.acknowledge(done.map((event) => event.eventId)));
+      if (done.length > 0)
+        await this.callExchange('acknowledge', () => exchange.acknowledge(done.map((event) => event.eventId)));
       for (const event of done) this.eventInstruments.delete(event.eventId);
       applied += done.length;
     }
-    if (applied > 0) logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
+    if (applied > 0)
+      logger.info({ workerId: this.workerId, events: applied }, 'applied allocation events from the exchange');
     return applied;
   }
 
@@ -507,7 +531,10 @@ export class OmsWorker {
         const delivered: DeliveredEvent[] = [];
         for (const event of events) {
           const order = locked.get(event.orderId);
-          const settlesAt = order !== undefined && event.quantity > 0 ? (await instrumentOf(order)).settlesAt(at, event.day, calendar) : null;
+          const settlesAt =
+            order !== undefined && event.quantity > 0
+              ? (await instrumentOf(order)).settlesAt(at, event.day, calendar)
+              : null;
           delivered.push({ event, settlesAt });
         }
         return applyEvents(locked, delivered, at);

@@ -40,7 +40,13 @@ export type Admit = (key: string, windowMs: number, max: number) => Promise<Slid
  * call in the window leaves it (`resetMs`), then asks again. A refusal is not logged, so waiting costs
  * the key nothing; a call admitted meanwhile by another request (or node) only makes the wait longer.
  */
-export async function admitWhenFree(admit: Admit, key: string, windowMs: number, max: number, sleep: (ms: number) => Promise<unknown> = delay): Promise<void> {
+export async function admitWhenFree(
+  admit: Admit,
+  key: string,
+  windowMs: number,
+  max: number,
+  sleep: (ms: number) => Promise<unknown> = delay,
+): Promise<void> {
   for (;;) {
     const decision = await admit(key, windowMs, max);
     if (decision.accepted) return;
@@ -83,7 +89,9 @@ export function memoryAdmit(log: MemoryCallLog = new MemoryCallLog()): Admit {
 
 /** The counts shared by all nodes in Redis (through the link, which falls back to this node's memory). */
 export class SharedCallLog {
-  private readonly redis: Redis & { slidingLog(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]> };
+  private readonly redis: Redis & {
+    slidingLog(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]>;
+  };
   private readonly fallback = new MemoryCallLog();
 
   constructor(
@@ -97,7 +105,12 @@ export class SharedCallLog {
   readonly admit: Admit = (key, windowMs, max) =>
     this.link.run(
       async () => {
-        const [accepted, count, resetMicros] = await this.redis.slidingLog(this.keyPrefix + key, windowMs, max, randomUUID());
+        const [accepted, count, resetMicros] = await this.redis.slidingLog(
+          this.keyPrefix + key,
+          windowMs,
+          max,
+          randomUUID(),
+        );
         return { accepted: accepted === 1, count, resetMs: resetMicros / 1000 };
       },
       () => this.fallback.admit(key, windowMs, max),

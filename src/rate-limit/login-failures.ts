@@ -66,7 +66,8 @@ export class MemoryLoginFailures implements LoginFailureStore {
   private sweep(now: number): void {
     if (now - this.sweptAt < SWEEP_INTERVAL_MS) return;
     this.sweptAt = now;
-    for (const [key, pair] of this.failures) if (pair.lastFailureAt <= now - FAILURE_MEMORY_MS) this.failures.delete(key);
+    for (const [key, pair] of this.failures)
+      if (pair.lastFailureAt <= now - FAILURE_MEMORY_MS) this.failures.delete(key);
     for (const [key, until] of this.knownUntil) if (until <= now) this.knownUntil.delete(key);
   }
 }
@@ -108,7 +109,10 @@ export class SharedLoginFailures implements LoginFailureStore {
   state(userId: string, address: string): Promise<PairState> {
     return this.link.run(
       async () => {
-        const [failures, lastFailureAt, known, now] = await this.redis.loginPairState(this.failuresKey(userId, address), this.knownKey(userId, address));
+        const [failures, lastFailureAt, known, now] = await this.redis.loginPairState(
+          this.failuresKey(userId, address),
+          this.knownKey(userId, address),
+        );
         return { failures, lastFailureAt, knownAddress: known === 1, now };
       },
       () => this.fallback.state(userId, address),
@@ -118,7 +122,10 @@ export class SharedLoginFailures implements LoginFailureStore {
   recordFailure(userId: string, address: string): Promise<PairFailures> {
     return this.link.run(
       async () => {
-        const [failures, lastFailureAt] = await this.redis.loginPairFailure(this.failuresKey(userId, address), FAILURE_MEMORY_MS);
+        const [failures, lastFailureAt] = await this.redis.loginPairFailure(
+          this.failuresKey(userId, address),
+          FAILURE_MEMORY_MS,
+        );
         return { failures, lastFailureAt };
       },
       () => this.fallback.recordFailure(userId, address),
@@ -128,7 +135,11 @@ export class SharedLoginFailures implements LoginFailureStore {
   recordSuccess(userId: string, address: string): Promise<void> {
     return this.link.run(
       async () => {
-        await this.redis.multi().del(this.failuresKey(userId, address)).set(this.knownKey(userId, address), '1', 'PX', KNOWN_ADDRESS_MS).exec();
+        await this.redis
+          .multi()
+          .del(this.failuresKey(userId, address))
+          .set(this.knownKey(userId, address), '1', 'PX', KNOWN_ADDRESS_MS)
+          .exec();
       },
       () => this.fallback.recordSuccess(userId, address),
     );

@@ -69,7 +69,10 @@ export class RedisLink {
   private markDegraded(error: Error): void {
     if (this.degraded) return;
     this.degraded = true;
-    this.log.warn({ err: error }, 'Redis (REDIS_URL) cannot be reached: rate limits and login failures are counted per node until it is back');
+    this.log.warn(
+      { err: error },
+      'Redis (REDIS_URL) cannot be reached: rate limits and login failures are counted per node until it is back',
+    );
   }
 
   private markShared(): void {

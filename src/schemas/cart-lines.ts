@@ -7,7 +7,14 @@
  * registered issue against that issue (registeredIssueViolations).
  */
 import { lineRuleViolations, MAX_CART_LINES, MAX_LINE_DEPTH, type CartLine } from '../domain/orders/cart-line.js';
-import { asLineViolations, matchOfsIssue, ofsBidOfLine, productViolations, ROUTABLE_PRODUCT, savedBidViolations } from '../domain/orders/cart-placement.js';
+import {
+  asLineViolations,
+  matchOfsIssue,
+  ofsBidOfLine,
+  productViolations,
+  ROUTABLE_PRODUCT,
+  savedBidViolations,
+} from '../domain/orders/cart-placement.js';
 import { Errors, type Violation } from '../domain/errors.js';
 import { prototypeKeyIn, unstorableStringIn } from '../domain/json-safety.js';
 import type { OfsIssue } from '../domain/ofs/issue/issue.js';
@@ -31,7 +38,13 @@ export function parseCartOrders(orders: string): CartOrdersResult {
     parsed = JSON.parse(orders);
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'not JSON';
-    return fail([{ kind: Errors.CART_ORDERS_NOT_JSON, field: 'orders', message: `orders must be a string holding JSON: ${reason}` }]);
+    return fail([
+      {
+        kind: Errors.CART_ORDERS_NOT_JSON,
+        field: 'orders',
+        message: `orders must be a string holding JSON: ${reason}`,
+      },
+    ]);
   }
   if (!Array.isArray(parsed)) {
     return fail([
@@ -59,16 +72,29 @@ export function parseCartOrders(orders: string): CartOrdersResult {
 export function orderLineViolations(line: unknown, index: number): Violation[] {
   const prefix = `orders[${index}]`;
   if (nestsDeeperThan(line, MAX_LINE_DEPTH)) {
-    return [{ kind: Errors.CART_LINE_INVALID, field: prefix, message: `${prefix} nests objects and arrays deeper than ${MAX_LINE_DEPTH} levels` }];
+    return [
+      {
+        kind: Errors.CART_LINE_INVALID,
+        field: prefix,
+        message: `${prefix} nests objects and arrays deeper than ${MAX_LINE_DEPTH} levels`,
+      },
+    ];
   }
   // The orders text is stored and read back: a key that could pollute a prototype is refused in it, at any
   // depth, as in a body (after the depth check: the walk is recursive).
   const pollution = prototypeKeyIn(line, prefix);
-  if (pollution !== undefined) return [{ kind: Errors.PROTOTYPE_KEY, field: pollution, message: `${pollution} is refused (prototype pollution)` }];
+  if (pollution !== undefined)
+    return [{ kind: Errors.PROTOTYPE_KEY, field: pollution, message: `${pollution} is refused (prototype pollution)` }];
   // The lines become bids: a character no store keeps is refused here, as in a body (http/plugins/storable-strings.ts).
   const unstorable = unstorableStringIn(line, prefix);
   if (unstorable !== undefined) {
-    return [{ kind: Errors.STRING_NOT_STORABLE, field: unstorable.field, message: `${unstorable.field} holds ${unstorable.character}, which is not taken` }];
+    return [
+      {
+        kind: Errors.STRING_NOT_STORABLE,
+        field: unstorable.field,
+        message: `${unstorable.field} holds ${unstorable.character}, which is not taken`,
+      },
+    ];
   }
   const schemaViolations = checkLineSchema(line, prefix).map((v) => ({
     kind: Errors.CART_LINE_INVALID,
@@ -94,7 +120,9 @@ export type LineBid = { ok: true; bid: OfsOrderRequest } | { ok: false; violatio
 export function lineBid(line: CartLine, index: number, issue: OfsIssue): LineBid {
   const bid = ofsBidOfLine(line, issue);
   const violations = checkOfsOrderRequest(bid);
-  return violations.length === 0 ? { ok: true, bid: bid as OfsOrderRequest } : { ok: false, violations: asLineViolations(index, violations) };
+  return violations.length === 0
+    ? { ok: true, bid: bid as OfsOrderRequest }
+    : { ok: false, violations: asLineViolations(index, violations) };
 }
 
 /**

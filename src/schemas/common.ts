@@ -7,7 +7,11 @@ import type { ErrorKind } from '../domain/errors.js';
  * message is the code's title, unless `messages` gives the failed keyword one of its own (say `maxLength`:
  * "quantity must be at most ..."); a value that breaks several rules of the node gets the title.
  */
-export function withCode<T extends TSchema>(kind: ErrorKind, schema: T, messages?: Readonly<Record<string, string>>): T {
+export function withCode<T extends TSchema>(
+  kind: ErrorKind,
+  schema: T,
+  messages?: Readonly<Record<string, string>>,
+): T {
   return { ...schema, 'x-error-code': kind.code, ...(messages !== undefined && { 'x-error-messages': messages }) } as T;
 }
 
@@ -49,7 +53,9 @@ export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const FieldErrorSchema = Type.Object(
   {
-    field: Type.String({ description: 'The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request.' }),
+    field: Type.String({
+      description: 'The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request.',
+    }),
     message: Type.String(),
   },
   { additionalProperties: false },
@@ -59,7 +65,8 @@ export const ErrorEnvelope = Type.Object(
   {
     status: Type.Literal('error'),
     code: Type.String({
-      description: 'A stable code from the error catalog (the table in the API description); a client may branch on it.',
+      description:
+        'A stable code from the error catalog (the table in the API description); a client may branch on it.',
       examples: ['e-103'],
     }),
     message: Type.String(),

@@ -4,7 +4,8 @@ import { SuccessEnvelope } from './common.js';
 import { PriceText } from './odin-fields.js';
 
 /** cash and available can be below zero in one case only: an allotment that cost more than its block (docs/design/funds.md). */
-const SignedPriceText = (description: string) => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$', description, examples: ['100000.00'] });
+const SignedPriceText = (description: string) =>
+  Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$', description, examples: ['100000.00'] });
 
 export const FundsBalance = Type.Object(
   {
@@ -14,7 +15,9 @@ export const FundsBalance = Type.Object(
         'Whether you have a funds account. With one, each live bid blocks its value and a bid that needs more than `available` is rejected by the OMS (OMSREJECT); without one, your bids are not funds-checked and every amount is "0.00".',
     }),
     cash: SignedPriceText('Deposits - withdrawals - debits, in rupees with two decimals.'),
-    blocked: PriceText('What your live bids hold: quantity x price for each (a cut-off bid at the retail cut-off price).'),
+    blocked: PriceText(
+      'What your live bids hold: quantity x price for each (a cut-off bid at the retail cut-off price).',
+    ),
     available: SignedPriceText(
       'cash - blocked: what a new bid (or a withdrawal) may use. Below zero only after an allotment that cost more than its block (a cut-off price raised after the bid was blocked).',
     ),

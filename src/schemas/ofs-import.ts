@@ -6,7 +6,12 @@
  */
 import { AdminError } from '../domain/errors.js';
 import { rupeesToPaise, type OfsIssue } from '../domain/ofs/issue/issue.js';
-import { defaultGreenShoeDecisionBy, offerTermsProblems, type Discount, type Offer } from '../domain/ofs/offer/offer.js';
+import {
+  defaultGreenShoeDecisionBy,
+  offerTermsProblems,
+  type Discount,
+  type Offer,
+} from '../domain/ofs/offer/offer.js';
 import { OfsIssueImport as OfsIssueImportSchema, type OfsIssueImport } from './ofs-issue.js';
 import { OfsOfferImport as OfsOfferImportSchema, type OfsOfferImport } from './ofs-offer.js';
 import { compileChecker, createAjv } from './validator.js';
@@ -17,7 +22,8 @@ import { compileChecker, createAjv } from './validator.js';
  */
 export function parseOfsIssues(json: unknown): OfsIssue[] {
   const { offers, issues } = parseOfsImport(json);
-  if (offers.length > 0) throw new AdminError(`offer ${offers[0]!.offerId}: this import takes issues of the one-listing format only`);
+  if (offers.length > 0)
+    throw new AdminError(`offer ${offers[0]!.offerId}: this import takes issues of the one-listing format only`);
   return issues;
 }
 
@@ -30,10 +36,13 @@ function toOfsIssue(raw: OfsIssueImport, i: number): OfsIssue {
   };
   const tick = paise(raw.tick_size, 'tick_size');
   const floor = paise(raw.floor_price, 'floor_price');
-  if (floor % tick !== 0) throw new AdminError(`[${i}].floor_price: ${raw.floor_price} is not a multiple of tick_size ${raw.tick_size}`);
+  if (floor % tick !== 0)
+    throw new AdminError(`[${i}].floor_price: ${raw.floor_price} is not a multiple of tick_size ${raw.tick_size}`);
   const cutoff = raw.retail_cutoff_price === null ? null : paise(raw.retail_cutoff_price, 'retail_cutoff_price');
   if (cutoff !== null && cutoff % tick !== 0) {
-    throw new AdminError(`[${i}].retail_cutoff_price: ${raw.retail_cutoff_price} is not a multiple of tick_size ${raw.tick_size}`);
+    throw new AdminError(
+      `[${i}].retail_cutoff_price: ${raw.retail_cutoff_price} is not a multiple of tick_size ${raw.tick_size}`,
+    );
   }
   const instant = (value: string, field: string) => {
     const ms = Date.parse(value);
@@ -56,10 +65,13 @@ function toOfsIssue(raw: OfsIssueImport, i: number): OfsIssue {
     retailOpensAt: instant(raw.retail_opens_at, 'retail_opens_at'),
     retailClosesAt: instant(raw.retail_closes_at, 'retail_closes_at'),
     settlementDelayMs: raw.settlement_delay_seconds === undefined ? null : raw.settlement_delay_seconds * 1000,
-    valueLimitPaise: raw.order_value_upper_limit === undefined ? null : paise(raw.order_value_upper_limit, 'order_value_upper_limit'),
+    valueLimitPaise:
+      raw.order_value_upper_limit === undefined ? null : paise(raw.order_value_upper_limit, 'order_value_upper_limit'),
   };
-  if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt) throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
-  if (issue.retailClosesAt <= issue.retailOpensAt) throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
+  if (issue.nonRetailClosesAt <= issue.nonRetailOpensAt)
+    throw new AdminError(`[${i}]: non_retail_closes_at must be after non_retail_opens_at`);
+  if (issue.retailClosesAt <= issue.retailOpensAt)
+    throw new AdminError(`[${i}]: retail_closes_at must be after retail_opens_at`);
   return issue;
 }
 
@@ -81,13 +93,15 @@ export interface OfsImport {
  * one-listing format, imported exactly as before.
  */
 export function parseOfsImport(json: unknown): OfsImport {
-  if (!Array.isArray(json) || json.length === 0 || json.length > 1000) throw new AdminError('the file must be an array of 1 to 1000 offers or issues');
+  if (!Array.isArray(json) || json.length === 0 || json.length > 1000)
+    throw new AdminError('the file must be an array of 1 to 1000 offers or issues');
   const result: OfsImport = { offers: [], issues: [], order: [] };
   const seenOffers = new Set<string>();
   json.forEach((entry: unknown, i) => {
     if (entry !== null && typeof entry === 'object' && 'offer_id' in entry) {
       const offer = parseOffer(entry, i);
-      if (seenOffers.has(offer.offerId)) throw new AdminError(`[${i}].offer_id: offer ${offer.offerId} appears twice in the file`);
+      if (seenOffers.has(offer.offerId))
+        throw new AdminError(`[${i}].offer_id: offer ${offer.offerId} appears twice in the file`);
       seenOffers.add(offer.offerId);
       result.offers.push(offer);
       result.order.push({ offer });
@@ -104,20 +118,26 @@ export function parseOfsImport(json: unknown): OfsImport {
     for (const listing of offer.listings) {
       const key = `${listing.exchange} ${listing.scripToken}`;
       const other = listed.get(key);
-      if (other !== undefined && other !== offer.offerId) throw new AdminError(`${key} is a listing of both offer ${other} and offer ${offer.offerId}`);
+      if (other !== undefined && other !== offer.offerId)
+        throw new AdminError(`${key} is a listing of both offer ${other} and offer ${offer.offerId}`);
       listed.set(key, offer.offerId);
     }
   }
   for (const issue of result.issues) {
     const key = `${issue.exchange} ${issue.scripToken}`;
-    if (listed.has(key)) throw new AdminError(`${key} is both a listing of offer ${listed.get(key)} and an issue of the one-listing format`);
+    if (listed.has(key))
+      throw new AdminError(
+        `${key} is both a listing of offer ${listed.get(key)} and an issue of the one-listing format`,
+      );
   }
   return result;
 }
 
 /** The schema's violations of entry `i`, named from the file: "[2].listings[0].scrip_token is required". */
 function entryProblems(i: number, violations: readonly { field: string; message: string }[]): string {
-  return violations.map((v) => `[${i}]${v.field === '' ? v.message.replace(/^body\b/, '') : `.${v.message}`}`).join('; ');
+  return violations
+    .map((v) => `[${i}]${v.field === '' ? v.message.replace(/^body\b/, '') : `.${v.message}`}`)
+    .join('; ');
 }
 
 function parseOffer(entry: object, i: number): Offer {
@@ -148,11 +168,22 @@ function parseOffer(entry: object, i: number): Offer {
     return { basisPoints: hundredths(value.pct, `${field}.pct`) };
   };
   hundredths(raw.retail_reserve_pct, 'retail_reserve_pct');
-  const tDay = { opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'), closesAt: instant(raw.t_day.closes_at, 't_day.closes_at') };
-  const t1Day = { opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'), closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at') };
+  const tDay = {
+    opensAt: instant(raw.t_day.opens_at, 't_day.opens_at'),
+    closesAt: instant(raw.t_day.closes_at, 't_day.closes_at'),
+  };
+  const t1Day = {
+    opensAt: instant(raw.t1_day.opens_at, 't1_day.opens_at'),
+    closesAt: instant(raw.t1_day.closes_at, 't1_day.closes_at'),
+  };
   const greenShoeQuantity = raw.green_shoe_quantity ?? 0;
   // true and false, the format before partial decisions, still read as all and none.
-  const greenShoeExercised = raw.green_shoe_exercised === true ? greenShoeQuantity : raw.green_shoe_exercised === false ? 0 : (raw.green_shoe_exercised ?? 0);
+  const greenShoeExercised =
+    raw.green_shoe_exercised === true
+      ? greenShoeQuantity
+      : raw.green_shoe_exercised === false
+        ? 0
+        : (raw.green_shoe_exercised ?? 0);
   const offer: Offer = {
     offerId: raw.offer_id,
     symbol: raw.symbol,
@@ -176,7 +207,9 @@ function parseOffer(entry: object, i: number): Offer {
     greenShoeExercised,
     greenShoeDecidedAt: null,
     greenShoeDecisionBy:
-      raw.green_shoe_decision_by === undefined ? defaultGreenShoeDecisionBy(tDay, t1Day) : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
+      raw.green_shoe_decision_by === undefined
+        ? defaultGreenShoeDecisionBy(tDay, t1Day)
+        : instant(raw.green_shoe_decision_by, 'green_shoe_decision_by'),
     retailReservePct: raw.retail_reserve_pct,
     retailDiscount: discount(raw.retail_discount, 'retail_discount'),
     retailAllocationPrice: (raw.retail_allocation_price ?? 'UNIFORM') as Offer['retailAllocationPrice'],

@@ -1,6 +1,11 @@
 /** The import format of `ordergate ofs import`: a JSON array of OFS issues (product.md). */
 import Type, { type Static } from 'typebox';
-import { EXCHANGE_SERIES_PATTERN, EXCHANGE_SERIES_RULE, EXCHANGE_SYMBOL_PATTERN, EXCHANGE_SYMBOL_RULE } from '../domain/ofs/display-text.js';
+import {
+  EXCHANGE_SERIES_PATTERN,
+  EXCHANGE_SERIES_RULE,
+  EXCHANGE_SYMBOL_PATTERN,
+  EXCHANGE_SYMBOL_RULE,
+} from '../domain/ofs/display-text.js';
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
@@ -34,7 +39,11 @@ export const OfsIssueImport = Type.Object(
     tick_size: Rupees('Tick size in rupees, e.g. 0.05.'),
     offer_quantity: Type.Integer({ minimum: 1, maximum: 999_999_999_999_999 }),
     // A whole percent: allocation splits the offer in whole shares with integer arithmetic.
-    retail_reserve_pct: Type.Integer({ minimum: 10, maximum: 100, description: 'At least 10% is reserved for retail, in whole percent.' }),
+    retail_reserve_pct: Type.Integer({
+      minimum: 10,
+      maximum: 100,
+      description: 'At least 10% is reserved for retail, in whole percent.',
+    }),
     retail_cutoff_price: Type.Union([Rupees('Set once day T closes.'), Type.Null()]),
     allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
     non_retail_opens_at: Instant('Start of the non-retail window (day T).'),

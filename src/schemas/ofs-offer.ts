@@ -12,11 +12,14 @@ import { ObjectOrNull, Shares, StringEnum } from './ofs.js';
 import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds } from './ofs-issue.js';
 
 /** An instant of the years 1900 to 2999: the trading calendar's arithmetic stays in four-digit years. */
-const Instant = (description: string) => Type.String({ format: 'date-time', pattern: '^(19|2\\d)\\d\\d-', description });
+const Instant = (description: string) =>
+  Type.String({ format: 'date-time', pattern: '^(19|2\\d)\\d\\d-', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
 /** An order value upper limit in rupees, up to Rs 90 lakh crore (its paise stay exact as a number). */
-const ValueLimit = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 90_000_000_000_000, description });
-const Quantity = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
+const ValueLimit = (description: string) =>
+  Type.Number({ exclusiveMinimum: 0, maximum: 90_000_000_000_000, description });
+const Quantity = (minimum: number, description: string) =>
+  Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
 
 const Session = (description: string) =>
   Type.Object(
@@ -29,7 +32,13 @@ const Discount = (description: string) =>
     [
       Type.Object({ rupees: Rupees('So many rupees off the price.') }, { additionalProperties: false }),
       Type.Object(
-        { pct: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100, description: 'So many percent off the price, with at most two decimals.' }) },
+        {
+          pct: Type.Number({
+            exclusiveMinimum: 0,
+            exclusiveMaximum: 100,
+            description: 'So many percent off the price, with at most two decimals.',
+          }),
+        },
         { additionalProperties: false },
       ),
       Type.Null(),
@@ -46,7 +55,9 @@ export const OfsListingImport = Type.Object(
         RETAIL: ExchangeSeries('The series retail bids are sent in (NSE: RS)'),
         NON_RETAIL: ExchangeSeries('The series non-retail bids are sent in (NSE: IS)'),
         EMPLOYEE: Type.Optional(
-          Type.Union([ExchangeSeries('The series employee bids are sent in (NSE: ES)'), Type.Null()], { description: 'Absent or null: none on this listing.' }),
+          Type.Union([ExchangeSeries('The series employee bids are sent in (NSE: ES)'), Type.Null()], {
+            description: 'Absent or null: none on this listing.',
+          }),
         ),
       },
       { additionalProperties: false },
@@ -71,9 +82,16 @@ export const OfsListingImport = Type.Object(
 
 export const OfsOfferImport = Type.Object(
   {
-    offer_id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,40}$', description: "The offer's id: 1 to 40 letters, digits, dots, dashes or underscores." }),
+    offer_id: Type.String({
+      pattern: '^[A-Za-z0-9._-]{1,40}$',
+      description: "The offer's id: 1 to 40 letters, digits, dots, dashes or underscores.",
+    }),
     symbol: ExchangeSymbol("The offer's symbol"),
-    listings: Type.Array(OfsListingImport, { minItems: 1, maxItems: 2, description: 'One per exchange: NSE_EQ and/or BSE_EQ.' }),
+    listings: Type.Array(OfsListingImport, {
+      minItems: 1,
+      maxItems: 2,
+      description: 'One per exchange: NSE_EQ and/or BSE_EQ.',
+    }),
     floor_price: Rupees('Floor price in rupees; no non-retail bid below it.'),
     tick_size: Rupees('Tick size in rupees: 0.01, 0.05 and 0.10 all occur.'),
     base_quantity: Quantity(1, 'Shares offered, without the green shoe.'),
@@ -97,12 +115,16 @@ export const OfsOfferImport = Type.Object(
     retail_discount: Type.Optional(Discount('The retail discount: {"rupees": 10}, {"pct": 5} or null (absent: none).')),
     retail_allocation_price: Type.Optional(
       Type.Enum(['UNIFORM', 'BID'], {
-        description: 'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less the discount. Absent: UNIFORM.',
+        description:
+          'UNIFORM: every retail allotment at the retail cut-off less the discount; BID: at its own price less the discount. Absent: UNIFORM.',
       }),
     ),
     employee_quantity: Type.Optional(Quantity(0, 'Shares for eligible employees, on top of the total; absent: 0.')),
     employee_green_shoe_quantity: Type.Optional(
-      Quantity(0, "The employees' part of the green shoe, exercised in the offer's proportion (rounded up); absent: 0."),
+      Quantity(
+        0,
+        "The employees' part of the green shoe, exercised in the offer's proportion (rounded up); absent: 0.",
+      ),
     ),
     employee_discount: Type.Optional(Discount('The employee discount, as retail_discount.')),
     allocation: Type.Enum(['PROPORTIONATE', 'PRICE_PRIORITY']),
@@ -115,8 +137,13 @@ export const OfsOfferImport = Type.Object(
       Type.Object(
         {
           retail_reserved: Quantity(0, 'The retail reservation as printed.'),
-          non_retail: Quantity(0, 'The non-retail portion as printed; with retail_reserved, the total of the default decision.'),
-          mf_ic_reserved: Type.Optional(Quantity(0, 'The MF/IC reservation as printed (at least 25 % of the total); absent: computed.')),
+          non_retail: Quantity(
+            0,
+            'The non-retail portion as printed; with retail_reserved, the total of the default decision.',
+          ),
+          mf_ic_reserved: Type.Optional(
+            Quantity(0, 'The MF/IC reservation as printed (at least 25 % of the total); absent: computed.'),
+          ),
           employee: Type.Optional(Quantity(0, 'The employee portion as printed; absent: computed.')),
         },
         {
@@ -135,7 +162,10 @@ export type OfsOfferImport = Static<typeof OfsOfferImport>;
 
 const Price = (description: string) => Type.Number({ description });
 const IndicativeFigures = (description: string) =>
-  Type.Object({ price: Type.Union([Type.Number(), Type.Null()]), quantity: Shares('The shares they bid.') }, { additionalProperties: false, description });
+  Type.Object(
+    { price: Type.Union([Type.Number(), Type.Null()]), quantity: Shares('The shares they bid.') },
+    { additionalProperties: false, description },
+  );
 const NullablePrice = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const NullableInstant = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const DiscountOut = (description: string) =>
@@ -171,7 +201,8 @@ export const OfsOfferEntry = Type.Object(
             },
             {
               additionalProperties: false,
-              description: "Each series' order value upper limit in rupees (null: none): a bid's value above it is refused (e-383).",
+              description:
+                "Each series' order value upper limit in rupees (null: none): a bid's value above it is refused (e-383).",
             },
           ),
         },
@@ -186,27 +217,41 @@ export const OfsOfferEntry = Type.Object(
       description:
         "Shares of the green shoe exercised: the seller's decision once recorded, else the import's default, which stands at green_shoe_decision_by; fixed once the T allocation runs.",
     }),
-    green_shoe_decided_at: NullableInstant("When the operator recorded the seller's green-shoe decision; null: not yet (the default stands at the deadline)."),
-    green_shoe_decision_by: Type.String({ description: "The deadline of the seller's green-shoe decision (17:00 India time on T unless the notice says)." }),
+    green_shoe_decided_at: NullableInstant(
+      "When the operator recorded the seller's green-shoe decision; null: not yet (the default stands at the deadline).",
+    ),
+    green_shoe_decision_by: Type.String({
+      description: "The deadline of the seller's green-shoe decision (17:00 India time on T unless the notice says).",
+    }),
     retail_reserve_pct: Type.Number(),
     portions: Type.Object(
       {
         total: Type.Integer({ description: 'Base plus the green shoe when exercised.' }),
         retail_reserved: Type.Integer({ description: 'ceil(retail_reserve_pct x total / 100).' }),
         non_retail: Type.Integer({ description: 'total - retail_reserved: allotted on T.' }),
-        mf_ic_reserved: Type.Integer({ description: 'ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first.' }),
+        mf_ic_reserved: Type.Integer({
+          description: 'ceil(25 % of total), out of the non-retail portion, for mutual funds and insurers first.',
+        }),
         employee: Type.Integer({ description: 'On top of the total.' }),
-        single_bidder_cap: Type.Integer({ description: 'floor(25 % of total): the most any bidder but an MF or IC is allotted.' }),
+        single_bidder_cap: Type.Integer({
+          description: 'floor(25 % of total): the most any bidder but an MF or IC is allotted.',
+        }),
         source: StringEnum(
           ['notice', 'computed'],
           "notice: the portions as the exchange's notice printed them for this green-shoe decision (they win); computed: by the rules above.",
         ),
       },
-      { additionalProperties: false, description: 'The offer in shares, as the exchanges print it, for the green-shoe decision in force.' },
+      {
+        additionalProperties: false,
+        description: 'The offer in shares, as the exchanges print it, for the green-shoe decision in force.',
+      },
     ),
-    employee_quantity: Type.Integer({ description: 'Shares for eligible employees, on top of the total, without their green-shoe part.' }),
+    employee_quantity: Type.Integer({
+      description: 'Shares for eligible employees, on top of the total, without their green-shoe part.',
+    }),
     employee_green_shoe_quantity: Type.Integer({
-      description: "The employees' part of the green shoe; exercised in the offer's proportion, it is in portions.employee.",
+      description:
+        "The employees' part of the green shoe; exercised in the offer's proportion, it is in portions.employee.",
     }),
     retail_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
     retail_allocation_price: StringEnum(
@@ -215,7 +260,10 @@ export const OfsOfferEntry = Type.Object(
     ),
     employee_discount: DiscountOut('{"rupees": n}, {"pct": n} or null.'),
     allocation: StringEnum(['PROPORTIONATE', 'PRICE_PRIORITY'], 'How an oversubscribed portion is allotted.'),
-    t_day: Type.Object({ opens_at: Type.String(), closes_at: Type.String() }, { additionalProperties: false, description: 'Day T: non-retail bids.' }),
+    t_day: Type.Object(
+      { opens_at: Type.String(), closes_at: Type.String() },
+      { additionalProperties: false, description: 'Day T: non-retail bids.' },
+    ),
     t1_day: Type.Object(
       { opens_at: Type.String(), closes_at: Type.String() },
       { additionalProperties: false, description: 'Day T+1: retail, employee and carried-forward bids.' },
@@ -228,8 +276,12 @@ export const OfsOfferEntry = Type.Object(
       ['ANNOUNCED', 'T_OPEN', 'T_ALLOCATED', 'T1_OPEN', 'ALLOCATED', 'CANCELLED'],
       'ANNOUNCED until T opens; T_OPEN until the T allocation has run (it waits for the operator when non-retail demand is short); T_ALLOCATED until T+1 opens; T1_OPEN until the T+1 allocation; ALLOCATED after it; CANCELLED when the operator cancelled the offer.',
     ),
-    t_cutoff_price: NullablePrice('The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it.'),
-    employee_price: NullablePrice('What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known.'),
+    t_cutoff_price: NullablePrice(
+      'The T-day cut-off price the T allocation found; null until it has run. Retail bids on T+1 are at or above it.',
+    ),
+    employee_price: NullablePrice(
+      'What employees pay: the T-day cut-off less the employee discount; null until the cut-off is known.',
+    ),
     retail_cutoff_price: NullablePrice(
       'The retail clearing price the T+1 allocation found (the T-day cut-off unless retail was oversubscribed); null until it has run. It decides who is allotted, not what UNIFORM allottees pay.',
     ),
@@ -260,20 +312,28 @@ export const OfsOfferEntry = Type.Object(
       "Set when T has closed and the seller's green-shoe decision is not recorded: the T allocation waits for it until this instant, then takes the default decision.",
     ),
     settlement: Type.String({
-      description: '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2, trading days), or "<seconds>s" after each allotment (a drill offer).',
+      description:
+        '"by-day" (T-day allotments settle on T+1, T+1 allotments on T+2, trading days), or "<seconds>s" after each allotment (a drill offer).',
     }),
     settlement_dates: Type.Union(
       [
         Type.Object(
           {
-            t_day: Type.String({ description: 'When T-day allotments are paid out: 13:30 India time on the first trading day after T.' }),
-            t1_day: Type.String({ description: 'When T+1 allotments are paid out: 13:30 India time on the first trading day after T+1.' }),
+            t_day: Type.String({
+              description: 'When T-day allotments are paid out: 13:30 India time on the first trading day after T.',
+            }),
+            t1_day: Type.String({
+              description: 'When T+1 allotments are paid out: 13:30 India time on the first trading day after T+1.',
+            }),
           },
           { additionalProperties: false },
         ),
         Type.Null(),
       ],
-      { description: 'The pay-out instants by the trading calendar (weekends and the imported holidays); null for a drill offer.' },
+      {
+        description:
+          'The pay-out instants by the trading calendar (weekends and the imported holidays); null for a drill offer.',
+      },
     ),
   },
   { additionalProperties: false },
@@ -283,7 +343,9 @@ export type OfsOfferEntry = Static<typeof OfsOfferEntry>;
 export const OfsOffersData = Type.Object(
   {
     server_time: Type.String({ description: "The server's clock, to count down from." }),
-    offers: Type.Array(OfsOfferEntry, { description: 'This page of the offers the `state` filter keeps, T day latest first, then by offer_id.' }),
+    offers: Type.Array(OfsOfferEntry, {
+      description: 'This page of the offers the `state` filter keeps, T day latest first, then by offer_id.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -326,7 +388,10 @@ export const OfsOfferData = Type.Object(
     server_time: Type.String(),
     offer: OfsOfferEntry,
     indicative_history: Type.Array(
-      Type.Object({ at: Type.String(), price: Type.Union([Type.Number(), Type.Null()]), quantity: Shares('The shares bid.') }, { additionalProperties: false }),
+      Type.Object(
+        { at: Type.String(), price: Type.Union([Type.Number(), Type.Null()]), quantity: Shares('The shares bid.') },
+        { additionalProperties: false },
+      ),
       {
         description:
           'The indicative price of all valid non-retail bids each time the exchange published a change, the latest 500, oldest first: the T session as a chart.',
@@ -354,7 +419,12 @@ export const OfsOfferBookData = Type.Object(
         {
           category: StringEnum(OFFER_CATEGORIES, 'The bid category.'),
           ...BookFigures,
-          by_listing: Type.Array(Type.Object({ exchange: Type.String(), scrip_token: Type.Integer(), ...BookFigures }, { additionalProperties: false })),
+          by_listing: Type.Array(
+            Type.Object(
+              { exchange: Type.String(), scrip_token: Type.Integer(), ...BookFigures },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -381,7 +451,10 @@ export const OfsOfferBookData = Type.Object(
 export type OfsOfferBookData = Static<typeof OfsOfferBookData>;
 export const OfsOfferBookResponse = SuccessEnvelope(OfsOfferBookData, 'OFS offer book fetched successfully');
 
-export const OfsOfferParams = Type.Object({ offer_id: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const OfsOfferParams = Type.Object(
+  { offer_id: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 
 export const OfsOffersResponse = PagedEnvelope(OfsOffersData, PageMetadata, 'OFS offers fetched successfully');
 export const OfsOfferResponse = SuccessEnvelope(OfsOfferData, 'OFS offer fetched successfully');

@@ -10,14 +10,16 @@ import { ISSUE_STATES, WINDOW_STATES } from '../domain/ofs/issue/book.js';
 import { MARGIN_TYPES, USER_CATEGORIES } from '../domain/ofs/offer/offer.js';
 import { SuccessEnvelope, withCode } from './common.js';
 
-const Instant = (description: string) => Type.String({ format: 'date-time', description, examples: ['2026-11-24T03:45:00.000Z'] });
+const Instant = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2026-11-24T03:45:00.000Z'] });
 const Rupees = (description: string) => Type.Number({ minimum: 0, description, examples: [101.5] });
 /**
  * A number of shares; a sum of bids may pass 2^53 (issue 47 row 3), so the answer carries every digit of a
  * bigint (the serializer writes it as a JSON integer). A JavaScript client that needs such sums exactly
  * parses the answer with a big-number reader.
  */
-export const Shares = (description: string) => Type.Unsafe<number | bigint>({ type: 'integer', minimum: 0, description });
+export const Shares = (description: string) =>
+  Type.Unsafe<number | bigint>({ type: 'integer', minimum: 0, description });
 
 /**
  * An object or null, as `type: ["object", "null"]` (OpenAPI 3.1) rather than a union: the serializer picks
@@ -32,7 +34,10 @@ export const StringEnum = <const Values extends string[]>(values: readonly [...V
   Type.Enum([...values], { type: 'string', description });
 
 const WindowState = (description: string) =>
-  StringEnum(WINDOW_STATES, `${description}: UPCOMING before it opens, OPEN while bids are taken (opens_at <= now < closes_at), CLOSED after.`);
+  StringEnum(
+    WINDOW_STATES,
+    `${description}: UPCOMING before it opens, OPEN while bids are taken (opens_at <= now < closes_at), CLOSED after.`,
+  );
 
 export const OfsIssueEntry = Type.Object(
   {
@@ -44,9 +49,12 @@ export const OfsIssueEntry = Type.Object(
     tick_size: Rupees('Tick size in rupees; every price is a multiple of it.'),
     offer_quantity: Shares('Shares offered.'),
     retail_reserve_pct: Type.Number({ description: 'Percent of the offer reserved for retail bidders (at least 10).' }),
-    retail_cutoff_price: Type.Union([Rupees('Retail cut-off price in rupees: cut-off bids (RL-MKT) are valued and traded at it.'), Type.Null()], {
-      description: 'Retail cut-off price in rupees; null until it is set (day T).',
-    }),
+    retail_cutoff_price: Type.Union(
+      [Rupees('Retail cut-off price in rupees: cut-off bids (RL-MKT) are valued and traded at it.'), Type.Null()],
+      {
+        description: 'Retail cut-off price in rupees; null until it is set (day T).',
+      },
+    ),
     allocation: StringEnum(['PROPORTIONATE', 'PRICE_PRIORITY'], 'How an oversubscribed portion is allotted.'),
     order_value_upper_limit: Type.Union([Type.Number(), Type.Null()], {
       description:
@@ -68,13 +76,16 @@ export const OfsIssueEntry = Type.Object(
 );
 export type OfsIssueEntry = Static<typeof OfsIssueEntry>;
 
-const ServerTime = Instant("The server's clock when it answered: count down to a window's open or close from it, not from the client's clock.");
+const ServerTime = Instant(
+  "The server's clock when it answered: count down to a window's open or close from it, not from the client's clock.",
+);
 
 export const OfsIssuesData = Type.Object(
   {
     server_time: ServerTime,
     issues: Type.Array(OfsIssueEntry, {
-      description: 'Every registered issue, allocated ones included; newest windows first (by the later of the two openings).',
+      description:
+        'Every registered issue, allocated ones included; newest windows first (by the later of the two openings).',
     }),
   },
   { additionalProperties: false },
@@ -89,7 +100,11 @@ export const OfsBookParams = Type.Object(
     exchange: withCode(Errors.OFS_ISSUE_UNKNOWN, StringEnum(['NSE_EQ', 'BSE_EQ'], 'Exchange segment of the issue.')),
     scrip_token: withCode(
       Errors.OFS_ISSUE_UNKNOWN,
-      Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'Exchange token of the issue, in decimal digits.', examples: ['500112'] }),
+      Type.String({
+        pattern: '^[1-9][0-9]{0,9}$',
+        description: 'Exchange token of the issue, in decimal digits.',
+        examples: ['500112'],
+      }),
     ),
   },
   { additionalProperties: false },
@@ -121,7 +136,10 @@ const CategoryClearing = (category: string) =>
           'When demand exceeds portion: with PROPORTIONATE allocation the one price the allotted bids trade at (cut-off bids at the cut-off price), with PRICE_PRIORITY the lowest price allotted. Null when demand fits the portion (every bid is allotted in full: at the lowest bid price with PROPORTIONATE, at its own price with PRICE_PRIORITY) or nothing is left of it.',
       }),
     },
-    { additionalProperties: false, description: `What the ${category} demand implies, worked out by the allocation's own rules as if the windows closed now.` },
+    {
+      additionalProperties: false,
+      description: `What the ${category} demand implies, worked out by the allocation's own rules as if the windows closed now.`,
+    },
   );
 
 const AllottedLevel = Type.Object(
@@ -146,7 +164,10 @@ const Ineligible = (bids: 'live bids' | 'bids') =>
     },
   );
 
-const Clearing = Type.Object({ retail: CategoryClearing('retail'), non_retail: CategoryClearing('non-retail') }, { additionalProperties: false });
+const Clearing = Type.Object(
+  { retail: CategoryClearing('retail'), non_retail: CategoryClearing('non-retail') },
+  { additionalProperties: false },
+);
 
 export const OfsBookData = Type.Object(
   {
@@ -173,7 +194,10 @@ export const OfsBookData = Type.Object(
           non_retail: Shares('Shares allotted to non-retail bidders.'),
           by_price: Type.Array(AllottedLevel, { description: 'By trade price, highest first.' }),
         },
-        { additionalProperties: false, description: "What the allocation allotted (the executed orders' traded quantities); null until it has run." },
+        {
+          additionalProperties: false,
+          description: "What the allocation allotted (the executed orders' traded quantities); null until it has run.",
+        },
       ),
     ),
     at_close: ObjectOrNull(
@@ -203,12 +227,18 @@ export const OfsBookResponse = SuccessEnvelope(OfsBookData, 'OFS book fetched su
 export const ProfileData = Type.Object(
   {
     user_id: Type.String({ description: 'The caller.' }),
-    category: StringEnum(['RETAIL', 'NON_RETAIL'], 'The bidder category an OFS issue of the one-listing model sees: which window the caller bids in there.'),
+    category: StringEnum(
+      ['RETAIL', 'NON_RETAIL'],
+      'The bidder category an OFS issue of the one-listing model sees: which window the caller bids in there.',
+    ),
     offer_category: StringEnum(
       [...USER_CATEGORIES],
       'The OFS category the operator set: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC or OTHS.',
     ),
-    margin_type: StringEnum([...MARGIN_TYPES], "The margin of the caller's offer bids: H (100 %) or T (0 %, institutions whose custodian confirms)."),
+    margin_type: StringEnum(
+      [...MARGIN_TYPES],
+      "The margin of the caller's offer bids: H (100 %) or T (0 %, institutions whose custodian confirms).",
+    ),
     operator: Type.Boolean({ description: 'Whether the caller is an operator, who may read the book of every issue.' }),
   },
   { additionalProperties: false },

@@ -4,7 +4,13 @@
  * follow "must be": cart-line validation turns it into the message of a failed line field.
  */
 import Type, { type Static } from 'typebox';
-import { CART_ORDER_TYPES, CART_PRODUCT_TYPES, CART_TRANSACTION_TYPES, CART_VALIDITIES, type CartLine } from '../domain/orders/cart-line.js';
+import {
+  CART_ORDER_TYPES,
+  CART_PRODUCT_TYPES,
+  CART_TRANSACTION_TYPES,
+  CART_VALIDITIES,
+  type CartLine,
+} from '../domain/orders/cart-line.js';
 import { Errors } from '../domain/errors.js';
 import { FieldErrorSchema, MessageList, SuccessEnvelope, withCode } from './common.js';
 import { PAGE_QUERY_FIELDS } from './odin-fields.js';
@@ -19,22 +25,43 @@ export const ScripDetail = Type.Object(
   {
     symbol: Type.String({ minLength: 1, maxLength: 50, description: 'a trading symbol of 1 to 50 characters' }),
     _Series: Type.String({ maxLength: 20, description: 'a series of at most 20 characters, e.g. "EQ"' }),
-    _InstrumentName: Type.String({ maxLength: 30, description: 'an instrument name of at most 30 characters, e.g. "EQUITIES"' }),
+    _InstrumentName: Type.String({
+      maxLength: 30,
+      description: 'an instrument name of at most 30 characters, e.g. "EQUITIES"',
+    }),
     _ExchangeName: Type.String({
       minLength: 1,
       maxLength: 20,
       description: 'an exchange name of 1 to 20 characters, e.g. "NSE"; NSE or BSE on OFS lines',
     }),
-    MarketLot: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: `a whole number from 1 to ${MAX_QUANTITY} (units per lot)` }),
-    PriceTick: Type.Number({ exclusiveMinimum: 0, maximum: MAX_PRICE, description: 'a number above 0 (the tick size)' }),
-    _ExpiryDate: Type.Optional(Type.String({ maxLength: 30, description: 'a string of at most 30 characters; "" on OFS lines' })),
-    _OptionType: Type.Optional(Type.String({ maxLength: 10, description: 'a string of at most 10 characters; "" on OFS lines' })),
+    MarketLot: Type.Integer({
+      minimum: 1,
+      maximum: MAX_QUANTITY,
+      description: `a whole number from 1 to ${MAX_QUANTITY} (units per lot)`,
+    }),
+    PriceTick: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: MAX_PRICE,
+      description: 'a number above 0 (the tick size)',
+    }),
+    _ExpiryDate: Type.Optional(
+      Type.String({ maxLength: 30, description: 'a string of at most 30 characters; "" on OFS lines' }),
+    ),
+    _OptionType: Type.Optional(
+      Type.String({ maxLength: 10, description: 'a string of at most 10 characters; "" on OFS lines' }),
+    ),
     _StrikePrice: Type.Optional(
       Type.Union([Type.String({ maxLength: 20 }), Type.Number()], {
         description: 'a string of at most 20 characters or a number; "" on OFS lines',
       }),
     ),
-    scripToken: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'a whole number from 1 to 2147483647 (the exchange token)' })),
+    scripToken: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        description: 'a whole number from 1 to 2147483647 (the exchange token)',
+      }),
+    ),
   },
   {
     // Scrip-master fields beyond these are kept as sent (product.md).
@@ -50,7 +77,11 @@ export const OrderLine = Type.Object(
     OrderType: Type.Enum(CART_ORDER_TYPES, {
       description: 'RL (limit), RL-MKT (market), SL (stop-loss limit) or SL-MKT (stop-loss market)',
     }),
-    Quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: `a whole number from 1 to ${MAX_QUANTITY}` }),
+    Quantity: Type.Integer({
+      minimum: 1,
+      maximum: MAX_QUANTITY,
+      description: `a whole number from 1 to ${MAX_QUANTITY}`,
+    }),
     Price: Type.String({
       pattern: DECIMAL_PATTERN,
       description: 'a string holding a decimal number of rupees, e.g. "101.50"; "0" for RL-MKT and SL-MKT',
@@ -60,11 +91,14 @@ export const OrderLine = Type.Object(
     }),
     TriggerPrice: Type.Optional(
       Type.Union([Type.Number({ minimum: 0, maximum: MAX_PRICE }), Type.String({ pattern: DECIMAL_PATTERN })], {
-        description: 'a number or a string holding a decimal number, e.g. 99.5 or "99.50"; needed above 0 by SL and SL-MKT',
+        description:
+          'a number or a string holding a decimal number, e.g. 99.5 or "99.50"; needed above 0 by SL and SL-MKT',
       }),
     ),
     is_amo: Type.Optional(Type.Boolean({ description: 'true or false (after-market order); false on OFS lines' })),
-    disclosed_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'a whole number from 0 to Quantity' })),
+    disclosed_quantity: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'a whole number from 0 to Quantity' }),
+    ),
     validity: Type.Optional(
       Type.Enum(CART_VALIDITIES, {
         description: 'DAY, IOC, GTD, GTC, EOS, EOSESS or EOTODY, and "" on OFS lines',
@@ -79,8 +113,11 @@ export const OrderLine = Type.Object(
 );
 export type OrderLine = Static<typeof OrderLine>;
 // The schema is the domain's line, field for field: a line it accepts is a CartLine, and the other way round.
+// A compile-time check, exported only so that noUnusedLocals keeps it.
 type Holds<Claim extends true> = Claim;
-type _OrderLineIsCartLine = Holds<OrderLine extends CartLine ? (CartLine extends OrderLine ? true : false) : false>;
+export type _OrderLineIsCartLine = Holds<
+  OrderLine extends CartLine ? (CartLine extends OrderLine ? true : false) : false
+>;
 
 const ordercartName = withCode(
   Errors.CART_NAME,
@@ -93,7 +130,14 @@ const ordercartName = withCode(
 );
 /** An OFS line as the API documents it (the `orders` example); the tests hold it valid. */
 export const EXAMPLE_ORDER_LINE: OrderLine = {
-  scripDetail: { symbol: 'SBIN', _Series: 'OF', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+  scripDetail: {
+    symbol: 'SBIN',
+    _Series: 'OF',
+    _InstrumentName: 'EQUITIES',
+    _ExchangeName: 'NSE',
+    MarketLot: 1,
+    PriceTick: 0.05,
+  },
   TransactionType: 'BUY',
   OrderType: 'RL',
   Quantity: 10,
@@ -107,7 +151,10 @@ const orders = Type.String({
     'A JSON-stringified array of 1 to 50 order objects (the `orders` array of the list and details answers shows their schema), not a nested JSON array.',
   examples: [JSON.stringify([EXAMPLE_ORDER_LINE])],
 });
-const version = withCode(Errors.CART_VERSION, Type.Literal('1', { description: 'Version of the ordercart schema: "1".' }));
+const version = withCode(
+  Errors.CART_VERSION,
+  Type.Literal('1', { description: 'Version of the ordercart schema: "1".' }),
+);
 const userId = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 /** Our ids are UUIDv7; any printable ASCII is accepted and simply not found when it is not one of ours. */
 const ordercartId = Type.String({
@@ -133,7 +180,14 @@ export const CreateOrderCartRequest = Type.Object(
     additionalProperties: false,
     description: 'Order cart creation request: the update request without ordercartId.',
     examples: [
-      { ordercartName: 'My basket', orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: 'demo', modifiedBy: 'demo', executedNoTime: 0 },
+      {
+        ordercartName: 'My basket',
+        orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+        version: '1',
+        createdBy: 'demo',
+        modifiedBy: 'demo',
+        executedNoTime: 0,
+      },
     ],
   },
 );
@@ -171,10 +225,15 @@ export const UpdateOrderCartRequest = Type.Object(
 );
 export type UpdateOrderCartRequest = Static<typeof UpdateOrderCartRequest>;
 
-export const OrderCartParams = Type.Object({ ordercartId: withCode(Errors.CART_NOT_FOUND, ordercartId) }, { additionalProperties: false });
+export const OrderCartParams = Type.Object(
+  { ordercartId: withCode(Errors.CART_NOT_FOUND, ordercartId) },
+  { additionalProperties: false },
+);
 
 export const IfMatchHeaders = Type.Object({
-  'if-match': Type.Optional(Type.String({ description: 'The ETag of the cart details as last read; when it no longer matches, 412.' })),
+  'if-match': Type.Optional(
+    Type.String({ description: 'The ETag of the cart details as last read; when it no longer matches, 412.' }),
+  ),
 });
 
 export const OrderCart = Type.Object(
@@ -200,7 +259,10 @@ export const CART_UPDATED = 'Order cart updated successfully';
 export const CART_DELETED = 'Ordercart deleted successfully';
 
 export const CreateOrderCartResponse = SuccessEnvelope(
-  Type.Object({ ordercartId: Type.String({ description: 'Identifier of the new cart.' }) }, { additionalProperties: false }),
+  Type.Object(
+    { ordercartId: Type.String({ description: 'Identifier of the new cart.' }) },
+    { additionalProperties: false },
+  ),
   CART_CREATED,
 );
 /**
@@ -227,7 +289,10 @@ export const OrderCartListQuery = Type.Object(
 );
 export type OrderCartListQuery = Static<typeof OrderCartListQuery>;
 
-export const OrderCartListResponse = SuccessEnvelope(Type.Array(OrderCart, { description: 'This page of your carts, newest first.' }), CART_LISTED);
+export const OrderCartListResponse = SuccessEnvelope(
+  Type.Array(OrderCart, { description: 'This page of your carts, newest first.' }),
+  CART_LISTED,
+);
 export const OrderCartDetailsResponse = SuccessEnvelope(OrderCart, CART_DETAILS);
 export const UpdateOrderCartResponse = SuccessEnvelope(MessageList, CART_UPDATED);
 export const DeleteOrderCartResponse = SuccessEnvelope(MessageList, CART_DELETED);
@@ -253,7 +318,8 @@ export const FailedCartLine = Type.Object(
     index: lineIndex,
     status: Type.Literal('error'),
     code: Type.String({
-      description: "The catalog code a single bid with the line's values gets, or a cart-execution code (e-413 to e-416).",
+      description:
+        "The catalog code a single bid with the line's values gets, or a cart-execution code (e-413 to e-416).",
       examples: ['e-353'],
     }),
     message: Type.String(),
@@ -263,6 +329,8 @@ export const FailedCartLine = Type.Object(
 );
 
 export const ExecuteOrderCartResponse = SuccessEnvelope(
-  Type.Array(Type.Union([PlacedCartLine, FailedCartLine]), { description: 'One result per line, in the order of the lines.' }),
+  Type.Array(Type.Union([PlacedCartLine, FailedCartLine]), {
+    description: 'One result per line, in the order of the lines.',
+  }),
   `Some or all lines placed: code s-101 ("${CART_EXECUTED}") when every line was placed, s-102 ("${CART_PARTLY_EXECUTED}") when some were not.`,
 );

@@ -13,29 +13,43 @@ import { OFS_EXCHANGES } from '../domain/ofs/issue/issue.js';
  * A closed set of strings. The explicit string type makes a number or a boolean answer the wrong-type code
  * (e-104), as on every other field, before the set's own code.
  */
-const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) => Type.Enum(values, { type: 'string', description });
+const StringEnum = <const Values extends string[]>(values: readonly [...Values], description: string) =>
+  Type.Enum(values, { type: 'string', description });
 
 const EMPTY = (field: string) =>
-  withCode(Errors.OFS_DERIVATIVE_FIELDS, Type.String({ maxLength: 0, description: `Leave empty for OFS instruments (${field}).` }));
+  withCode(
+    Errors.OFS_DERIVATIVE_FIELDS,
+    Type.String({ maxLength: 0, description: `Leave empty for OFS instruments (${field}).` }),
+  );
 
 export const ScripInfo = Type.Object(
   {
     exchange: withCode(Errors.OFS_EXCHANGE, StringEnum(OFS_EXCHANGES, 'Exchange segment of the OFS instrument.')),
     scrip_token: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Exchange token of the instrument.' }),
-    symbol: Type.String({ minLength: 1, maxLength: 50, description: 'Trading symbol; must match the registered issue.' }),
+    symbol: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      description: 'Trading symbol; must match the registered issue.',
+    }),
     series: Type.String({ minLength: 1, maxLength: 10, description: 'Series; must match the registered issue.' }),
     expiry_date: Type.Optional(EMPTY('expiry_date')),
     strike_price: Type.Optional(EMPTY('strike_price')),
     option_type: Type.Optional(EMPTY('option_type')),
   },
-  { additionalProperties: false, description: 'The OFS instrument: exchange segment, token, symbol and series of a registered issue.' },
+  {
+    additionalProperties: false,
+    description: 'The OFS instrument: exchange segment, token, symbol and series of a registered issue.',
+  },
 );
 
 /** The largest quantity the API takes: 15 digits, a whole number that a JSON number holds exactly. */
 export const MAX_QUANTITY = 999_999_999_999_999;
 
 /** Field schemas shared by the bid and its modification. */
-const OrderType = withCode(Errors.OFS_ORDER_TYPE, StringEnum(OFS_ORDER_TYPES, 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'));
+const OrderType = withCode(
+  Errors.OFS_ORDER_TYPE,
+  StringEnum(OFS_ORDER_TYPES, 'RL (limit, price > 0) or RL-MKT (cut-off, price 0).'),
+);
 // The form (pattern) and the size (maxLength, which bounds a number without leading zeros) are separate
 // rules, so that a number that is merely too large is told so.
 const Quantity = withCode(
@@ -48,19 +62,39 @@ const Quantity = withCode(
   }),
   { maxLength: `quantity must be at most ${MAX_QUANTITY} shares` },
 );
-const Price = withCode(Errors.OFS_PRICE, Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }));
+const Price = withCode(
+  Errors.OFS_PRICE,
+  Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'Price per unit in rupees; 0 means cut-off.' }),
+);
 // const rather than type null: any other value breaks the OFS rule (e-307), not a type (e-104).
-const TriggerPrice = withCode(Errors.OFS_TRIGGER_PRICE, Type.Unsafe<null>({ const: null, description: 'null for OFS.' }));
-const DisclosedQuantity = withCode(Errors.OFS_DISCLOSED_QUANTITY, Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Between 0 and quantity.' }));
+const TriggerPrice = withCode(
+  Errors.OFS_TRIGGER_PRICE,
+  Type.Unsafe<null>({ const: null, description: 'null for OFS.' }),
+);
+const DisclosedQuantity = withCode(
+  Errors.OFS_DISCLOSED_QUANTITY,
+  Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Between 0 and quantity.' }),
+);
 const Validity = withCode(Errors.OFS_VALIDITY, Type.String({ maxLength: 0, description: 'Empty for OFS.' }));
-const ValidityDays = withCode(Errors.OFS_VALIDITY, Type.Union([Type.Literal(0), Type.Null()], { description: '0 or null for OFS.' }));
+const ValidityDays = withCode(
+  Errors.OFS_VALIDITY,
+  Type.Union([Type.Literal(0), Type.Null()], { description: '0 or null for OFS.' }),
+);
 
 /** Free-text ODIN fields that are accepted and stored. */
 const OdinTag = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
 /** The README's bid on the demo issue (`ordergate demo`): the API reference's example, the demo's and the tests' bid. */
 export const EXAMPLE_BID = {
-  scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
+  scrip_info: {
+    exchange: 'NSE_EQ',
+    scrip_token: 500112,
+    symbol: 'SBIN',
+    series: 'OF',
+    expiry_date: '',
+    strike_price: '',
+    option_type: '',
+  },
   transaction_type: 'BUY',
   product_type: 'OFS',
   order_type: 'RL',
@@ -77,7 +111,10 @@ export const EXAMPLE_BID = {
 export const OfsOrderRequest = Type.Object(
   {
     scrip_info: ScripInfo,
-    transaction_type: withCode(Errors.OFS_TRANSACTION_TYPE, Type.Literal(OFS_TRANSACTION_TYPE, { description: 'OFS supports BUY only.' })),
+    transaction_type: withCode(
+      Errors.OFS_TRANSACTION_TYPE,
+      Type.Literal(OFS_TRANSACTION_TYPE, { description: 'OFS supports BUY only.' }),
+    ),
     product_type: withCode(Errors.OFS_PRODUCT_TYPE, Type.Literal(OFS_PRODUCT_TYPE, { description: 'Must be OFS.' })),
     order_type: OrderType,
     quantity: Quantity,
@@ -99,7 +136,9 @@ export const OfsOrderRequest = Type.Object(
         }),
       ),
     ),
-    freeze_quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'When > 0, quantity may not exceed it.' })),
+    freeze_quantity: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'When > 0, quantity may not exceed it.' }),
+    ),
     algo_id: OdinTag(
       "The exchange's ID of the registered algo that places the order (ordergate algos register); empty or absent: the exchange's generic algo ID is stamped (ALGO_GENERIC_ID).",
     ),
@@ -118,20 +157,32 @@ export const OfsOrderRequest = Type.Object(
 export type OfsOrderRequest = Static<typeof OfsOrderRequest>;
 
 export const PlaceOrderResponse = SuccessEnvelope(
-  Type.Object({ orderId: Type.String({ description: 'System-generated OFS order identifier.' }) }, { additionalProperties: false }),
+  Type.Object(
+    { orderId: Type.String({ description: 'System-generated OFS order identifier.' }) },
+    { additionalProperties: false },
+  ),
   'Order Entry Sent to OMS',
 );
 
-const OrderIdData = Type.Object({ orderId: Type.String({ description: "The order's identifier." }) }, { additionalProperties: false });
+const OrderIdData = Type.Object(
+  { orderId: Type.String({ description: "The order's identifier." }) },
+  { additionalProperties: false },
+);
 
 // --- modify and cancel: PUT / DELETE /transactional/v1/orders/regular/{exchange}/{order_id} (ODIN) ---------
 
 /** A path that names no order of the caller's answers 404 e-371, as an unknown order id does. */
-const PathOrderId = withCode(Errors.ORDER_NOT_FOUND, Type.String({ minLength: 1, maxLength: 100, description: 'The orderId the bid was placed with.' }));
+const PathOrderId = withCode(
+  Errors.ORDER_NOT_FOUND,
+  Type.String({ minLength: 1, maxLength: 100, description: 'The orderId the bid was placed with.' }),
+);
 
 export const OrderPathParams = Type.Object(
   {
-    exchange: withCode(Errors.ORDER_NOT_FOUND, StringEnum(OFS_EXCHANGES, 'The exchange segment the order was placed on.')),
+    exchange: withCode(
+      Errors.ORDER_NOT_FOUND,
+      StringEnum(OFS_EXCHANGES, 'The exchange segment the order was placed on.'),
+    ),
     order_id: PathOrderId,
   },
   { additionalProperties: false },
@@ -144,7 +195,10 @@ const WholeOrDigits = (field: string, code: ErrorKind, minimum: 0 | 1, descripti
     Type.Union(
       [
         Type.Integer({ minimum, maximum: MAX_QUANTITY }),
-        Type.String({ pattern: minimum === 1 ? '^[1-9][0-9]*$' : '^(0|[1-9][0-9]*)$', maxLength: String(MAX_QUANTITY).length }),
+        Type.String({
+          pattern: minimum === 1 ? '^[1-9][0-9]*$' : '^(0|[1-9][0-9]*)$',
+          maxLength: String(MAX_QUANTITY).length,
+        }),
       ],
       { description },
     ),
@@ -158,10 +212,19 @@ const WholeOrDigits = (field: string, code: ErrorKind, minimum: 0 | 1, descripti
  */
 export const ModifyOrderRequest = Type.Object(
   {
-    exchange: Type.Optional(Type.String({ maxLength: 100, description: "When sent, the path's exchange (e-375 otherwise)." })),
-    order_id: Type.Optional(Type.String({ maxLength: 100, description: "When sent, the path's order_id (e-375 otherwise)." })),
+    exchange: Type.Optional(
+      Type.String({ maxLength: 100, description: "When sent, the path's exchange (e-375 otherwise)." }),
+    ),
+    order_id: Type.Optional(
+      Type.String({ maxLength: 100, description: "When sent, the path's order_id (e-375 otherwise)." }),
+    ),
     order_type: OrderType,
-    quantity: WholeOrDigits('quantity', Errors.OFS_QUANTITY, 1, 'The new number of shares: a whole number from 1, or its digits as a string ("10").'),
+    quantity: WholeOrDigits(
+      'quantity',
+      Errors.OFS_QUANTITY,
+      1,
+      'The new number of shares: a whole number from 1, or its digits as a string ("10").',
+    ),
     price: Price,
     traded_quantity: Type.Optional(
       WholeOrDigits(
@@ -172,9 +235,16 @@ export const ModifyOrderRequest = Type.Object(
       ),
     ),
     disclosed_quantity: Type.Optional(DisclosedQuantity),
-    validity: Type.Optional(withCode(Errors.OFS_VALIDITY, StringEnum(['', 'DAY'], '"" or "DAY": an OFS bid is a day order.'))),
+    validity: Type.Optional(
+      withCode(Errors.OFS_VALIDITY, StringEnum(['', 'DAY'], '"" or "DAY": an OFS bid is a day order.')),
+    ),
     validity_days: Type.Optional(ValidityDays),
-    trigger_price: Type.Optional(withCode(Errors.OFS_TRIGGER_PRICE, Type.Union([Type.Null(), Type.Literal(0)], { description: 'null or 0 for OFS.' }))),
+    trigger_price: Type.Optional(
+      withCode(
+        Errors.OFS_TRIGGER_PRICE,
+        Type.Union([Type.Null(), Type.Literal(0)], { description: 'null or 0 for OFS.' }),
+      ),
+    ),
   },
   {
     additionalProperties: false,
@@ -208,7 +278,8 @@ export const CarryForwardRequest = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'Optional: the revised price and/or quantity to carry the bid forward at; absent parts stay as they are.',
+    description:
+      'Optional: the revised price and/or quantity to carry the bid forward at; absent parts stay as they are.',
     examples: [{ price: 105 }],
   },
 );
@@ -259,7 +330,10 @@ const ORDER_FIELDS = {
   validity: Text('DAY: an OFS bid is a day order.'),
   validity_days: Count('0.'),
   order_timestamp: OdinTime('When the order was placed, India time ("2026-04-17 12:46:34").'),
-  exchange_timestamp: OdinTime('When the exchange last reported on the order, India time; "" until it has the order.', true),
+  exchange_timestamp: OdinTime(
+    'When the exchange last reported on the order, India time; "" until it has the order.',
+    true,
+  ),
   last_modified: OdinTime('When the order last changed, India time.'),
   error_reason: Text('Why the order was rejected or not allotted; "" when none.'),
   exchange_order_no: Text('The exchange\'s order number; "" until the exchange has the order.'),
@@ -275,12 +349,18 @@ const ORDER_FIELDS = {
     BIDDER_CATEGORIES,
     'The bidder category the order was placed under (in an offer: RETAIL for a retail bid, NON_RETAIL for the rest; bid_category says which).',
   ),
-  offer_id: Text('The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model.'),
-  bid_category: Text('The bid\'s category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer.'),
+  offer_id: Text(
+    'The offer the bid is in (see GET /transactional/v1/ofs/offers); "" for a bid in an OFS issue of the one-listing model.',
+  ),
+  bid_category: Text(
+    'The bid\'s category in its offer: RETAIL, EMPLOYEE, NII, MF, IC or OTHS (from its series and the bidder); "" outside an offer.',
+  ),
   margin_type: Text(
     'The bid\'s margin in its offer: H (100 %, funds blocked) or T (0 %, custodian-confirmed: revised upward only, never cancelled); "" outside an offer.',
   ),
-  carried_forward: Type.Boolean({ description: 'Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward).' }),
+  carried_forward: Type.Boolean({
+    description: 'Whether the bidder carried the unallotted non-retail bid forward to T+1 (POST .../carry_forward).',
+  }),
 };
 
 /** One order with its current state, under ODIN's order-book names. */
@@ -301,7 +381,8 @@ export const OrderHistoryEntry = Type.Object(
   },
   {
     additionalProperties: false,
-    description: "The order's fields as the change left them (status, quantities, price, error_reason, last_modified), the rest as the order is now.",
+    description:
+      "The order's fields as the change left them (status, quantities, price, error_reason, last_modified), the rest as the order is now.",
   },
 );
 export type OrderHistoryEntry = Static<typeof OrderHistoryEntry>;

@@ -16,7 +16,9 @@ export const MAX_TRADE_ORDER_IDS = 100;
 export const TradeBookQuery = Type.Object(
   {
     ...PAGE_QUERY_FIELDS,
-    order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the trades of this order.' })),
+    order_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Only the trades of this order.' }),
+    ),
     order_ids: Type.Optional(
       Type.String({
         minLength: 1,
@@ -62,7 +64,10 @@ export const PositionsParams = Type.Object(
   {
     type: withCode(
       Errors.POSITION_TYPE,
-      Type.Enum([...POSITION_TYPES], { type: 'string', description: 'all, daily (traded today) or expiry (expiring today: none for OFS shares).' }),
+      Type.Enum([...POSITION_TYPES], {
+        type: 'string',
+        description: 'all, daily (traded today) or expiry (expiring today: none for OFS shares).',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -74,7 +79,8 @@ export const PositionsQuery = Type.Object(
     intropStatus: Type.Optional(
       Type.Enum(['0', '1'], {
         type: 'string',
-        description: "ODIN's interoperability flag; taken and ignored (ordergate lists each exchange's positions apart).",
+        description:
+          "ODIN's interoperability flag; taken and ignored (ordergate lists each exchange's positions apart).",
       }),
     ),
   },

@@ -3,12 +3,16 @@ import Type, { type Static } from 'typebox';
 import { Errors } from '../domain/errors.js';
 import { MessageList, SuccessEnvelope, withCode } from './common.js';
 
-const OptionalText = (description: string) => Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()], { description }));
+const OptionalText = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()], { description }));
 
 export const LoginRequest = Type.Object(
   {
     user_id: Type.String({ minLength: 1, maxLength: 64 }),
-    login_type: withCode(Errors.INVALID_VALUE, Type.Literal('PASSWORD', { description: 'Only PASSWORD is supported.' })),
+    login_type: withCode(
+      Errors.INVALID_VALUE,
+      Type.Literal('PASSWORD', { description: 'Only PASSWORD is supported.' }),
+    ),
     password: Type.String({ minLength: 1, maxLength: 256 }),
     second_auth_type: OptionalText('e.g. TOTP; may be absent, empty or null for a user without TOTP.'),
     second_auth: OptionalText('The 6-digit TOTP code for a user enrolled in TOTP.'),
@@ -58,7 +62,10 @@ export const SessionData = Type.Object(
 export const LoginResponse = SuccessEnvelope(SessionData, 'Login successful');
 
 export const ValidateResponse = SuccessEnvelope(
-  Type.Object({ user_id: Type.String(), expires_at: Type.String({ format: 'date-time' }) }, { additionalProperties: false }),
+  Type.Object(
+    { user_id: Type.String(), expires_at: Type.String({ format: 'date-time' }) },
+    { additionalProperties: false },
+  ),
   'Session is valid',
 );
 

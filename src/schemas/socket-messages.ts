@@ -16,7 +16,11 @@ const Code = (description: string) => Type.Integer({ description });
 const Quantity = (description: string) => Type.Integer({ minimum: 0, description });
 const Paise = (description: string) => Type.Integer({ minimum: 0, description });
 const SocketTime = (description: string) =>
-  Type.String({ pattern: '^([0-9]{2}-[A-Z][a-z]{2}-[0-9]{4} [0-9]{2}\\.[0-9]{2}\\.[0-9]{2})?$', description, examples: ['23-Nov-2026 11.34.54'] });
+  Type.String({
+    pattern: '^([0-9]{2}-[A-Z][a-z]{2}-[0-9]{4} [0-9]{2}\\.[0-9]{2}\\.[0-9]{2})?$',
+    description,
+    examples: ['23-Nov-2026 11.34.54'],
+  });
 
 /** The fields of both message types. */
 const ORDER_MESSAGE_FIELDS = {
@@ -48,7 +52,10 @@ const ORDER_MESSAGE_FIELDS = {
   InitiatedBy: Type.String({ description: 'The user who placed the order.' }),
   ModifiedBy: Type.String({ description: 'The user the order belongs to (only its owner modifies or cancels it).' }),
   UserRemarks: Type.String({ description: 'The order_identifier sent with the order; "" when none.' }),
-  AlgoId: Type.String({ description: 'The algo ID the order carries (its algo_id in the order book); "" when none. ordergate\'s own field, beside ODIN\'s.' }),
+  AlgoId: Type.String({
+    description:
+      'The algo ID the order carries (its algo_id in the order book); "" when none. ordergate\'s own field, beside ODIN\'s.',
+  }),
 };
 
 export const OrderMessage = Type.Object(
@@ -71,8 +78,9 @@ export const TradeMessage = Type.Object(
 export type OrderMessage = OrderMessageOfDomain;
 export type TradeMessage = TradeMessageOfDomain;
 
-// Each schema is the domain's message, field for field.
+// Each schema is the domain's message, field for field (compile-time checks, exported only so that
+// noUnusedLocals keeps them).
 type Holds<Claim extends true> = Claim;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type _OrderMessageIsTheDomains = Holds<Same<Static<typeof OrderMessage>, OrderMessage>>;
-type _TradeMessageIsTheDomains = Holds<Same<Static<typeof TradeMessage>, TradeMessage>>;
+export type _OrderMessageIsTheDomains = Holds<Same<Static<typeof OrderMessage>, OrderMessage>>;
+export type _TradeMessageIsTheDomains = Holds<Same<Static<typeof TradeMessage>, TradeMessage>>;

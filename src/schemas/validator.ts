@@ -94,13 +94,15 @@ function toViolation(error: ErrorObject, prefix: string): Violation {
   }
   const tagged = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-code'];
   const kind = (typeof tagged === 'string' && kindsByCode.get(tagged)) || Errors.INVALID_VALUE;
-  const message = kind === Errors.INVALID_VALUE ? `${at || 'body'} ${describeFailure(error)}` : (ownMessage(error) ?? kind.title);
+  const message =
+    kind === Errors.INVALID_VALUE ? `${at || 'body'} ${describeFailure(error)}` : (ownMessage(error) ?? kind.title);
   return { kind, field: at, message };
 }
 
 /** The message a tagged node gives the failed keyword itself (`withCode`'s `messages`), if any. */
 function ownMessage(error: ErrorObject): string | undefined {
-  const messages = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-messages'] as Record<string, unknown> | undefined;
+  const messages = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error-messages'] as
+    Record<string, unknown> | undefined;
   const message = messages?.[error.keyword];
   return typeof message === 'string' ? message : undefined;
 }
@@ -112,7 +114,11 @@ function ownMessage(error: ErrorObject): string | undefined {
 export function violationsOf(errors: readonly ErrorObject[], prefix = ''): Violation[] {
   const failedAnyOf = errors.filter((e) => e.keyword === 'anyOf');
   const relevant = errors.filter(
-    (e) => e.keyword === 'anyOf' || !failedAnyOf.some((a) => e.instancePath.startsWith(a.instancePath) && e.schemaPath.startsWith(`${a.schemaPath}/`)),
+    (e) =>
+      e.keyword === 'anyOf' ||
+      !failedAnyOf.some(
+        (a) => e.instancePath.startsWith(a.instancePath) && e.schemaPath.startsWith(`${a.schemaPath}/`),
+      ),
   );
   // A value of the wrong JSON type is reported as that alone, not also as breaking the rules for its value.
   const wrongType = new Set(relevant.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
@@ -120,7 +126,8 @@ export function violationsOf(errors: readonly ErrorObject[], prefix = ''): Viola
   const seen = new Map<string, { index: number; own: boolean }>();
   const violations: Violation[] = [];
   for (const error of relevant) {
-    if (wrongType.has(error.instancePath) && !['type', 'required', 'additionalProperties'].includes(error.keyword)) continue;
+    if (wrongType.has(error.instancePath) && !['type', 'required', 'additionalProperties'].includes(error.keyword))
+      continue;
     const violation = toViolation(error, prefix);
     const own = ownMessage(error) !== undefined;
     const key = `${violation.field}\u0000${violation.kind.code}`;

@@ -8,7 +8,13 @@ import { canonicalAddress } from '../domain/access/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/access/static-ip.js';
 import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/access/second-factor.js';
 import type { ApiKeyInfo } from '../domain/access/user.js';
-import { newApiKey, newTotpSecret, OWASP_PASSWORD_HASHER, verifyPassword, type PasswordHasher } from '../auth/credentials.js';
+import {
+  newApiKey,
+  newTotpSecret,
+  OWASP_PASSWORD_HASHER,
+  verifyPassword,
+  type PasswordHasher,
+} from '../auth/credentials.js';
 import { type OfsIssue } from '../domain/ofs/issue/issue.js';
 import { parseOfsImport, parseOfsIssues, type OfsImport } from '../schemas/ofs-import.js';
 import { OfferConflictError, type OfsOfferRepository } from '../store/ofs/offers.js';
@@ -80,7 +86,8 @@ export class AdminService {
     password: string,
     options: { category?: UserCategory | BidderCategory; marginType?: MarginType; totp?: boolean } = {},
   ): Promise<NewUser> {
-    if (!USER_ID_PATTERN.test(userId)) throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
+    if (!USER_ID_PATTERN.test(userId))
+      throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
     checkPassword(password);
     const totpSecret = options.totp ? newTotpSecret() : null;
     const created = await this.users.create({
@@ -104,7 +111,8 @@ export class AdminService {
     const disabled: string[] = [];
     for (const userId of DEMO_USER_IDS) {
       const demo = await this.users.find(userId);
-      if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash))) continue;
+      if (demo === undefined || demo.disabledAt !== null || !(await verifyPassword(DEMO_PASSWORD, demo.passwordHash)))
+        continue;
       await this.disableUser(userId);
       disabled.push(userId);
     }
@@ -118,8 +126,10 @@ export class AdminService {
    */
   async setCategory(userId: string, category: string, marginType: MarginType = 'H'): Promise<UserCategory> {
     const stored = userCategoryOf(category);
-    if (stored === undefined) throw new AdminError(`category must be one of ${[...USER_CATEGORIES, 'NON_RETAIL'].join(', ')}`);
-    if (!(await this.users.setCategory(userId, stored, checkedMarginType(stored, marginType)))) throw new AdminError(`no user ${userId}`);
+    if (stored === undefined)
+      throw new AdminError(`category must be one of ${[...USER_CATEGORIES, 'NON_RETAIL'].join(', ')}`);
+    if (!(await this.users.setCategory(userId, stored, checkedMarginType(stored, marginType))))
+      throw new AdminError(`no user ${userId}`);
     return stored;
   }
 
@@ -206,7 +216,8 @@ export class AdminService {
    * user logs in now: an enrolled user gives a TOTP code whatever the exemption.
    */
   async setSecondFactorExempt(userId: string, exempt: boolean): Promise<SecondFactorState> {
-    if (!(await this.users.setSecondFactorExempt(userId, exempt ? this.now() : null))) throw new AdminError(`no user ${userId}`);
+    if (!(await this.users.setSecondFactorExempt(userId, exempt ? this.now() : null)))
+      throw new AdminError(`no user ${userId}`);
     return secondFactorState(await this.existingUser(userId));
   }
 
@@ -218,7 +229,10 @@ export class AdminService {
 
   /** A new API key for the user; the key is returned once and only its hash is kept. */
   /** A new API key; with `addresses` (the primary, then at most one secondary), bound to them at once. */
-  async createApiKey(userId: string, addresses: readonly string[] = []): Promise<{ keyId: string; apiKey: string; addresses: string[] }> {
+  async createApiKey(
+    userId: string,
+    addresses: readonly string[] = [],
+  ): Promise<{ keyId: string; apiKey: string; addresses: string[] }> {
     await this.existingUser(userId);
     const canonical = addresses.length === 0 ? [] : this.keyAddresses(addresses);
     const key = newApiKey();
@@ -282,7 +296,10 @@ export class AdminService {
   }
 
   /** Registers what parseOfsImport answered, all or none; answers which offers existed before. */
-  async importParsed({ offers, issues }: Pick<OfsImport, 'offers' | 'issues'>): Promise<{ updatedOffers: Set<string> }> {
+  async importParsed({
+    offers,
+    issues,
+  }: Pick<OfsImport, 'offers' | 'issues'>): Promise<{ updatedOffers: Set<string> }> {
     if (offers.some((offer) => offer.settlementDelayMs === null)) {
       const calendar = await this.holidays.calendar();
       for (const offer of offers) {
@@ -303,13 +320,19 @@ export class AdminService {
    * portions the notice printed for it when given. Taken until the decision's deadline, and never once the
    * T allocation has run: the T allocation waits for it, or for the deadline.
    */
-  async setGreenShoe(offerId: string, exercised: number | boolean, printed?: Omit<PrintedPortions, 'greenShoe'>): Promise<Offer> {
+  async setGreenShoe(
+    offerId: string,
+    exercised: number | boolean,
+    printed?: Omit<PrintedPortions, 'greenShoe'>,
+  ): Promise<Offer> {
     const registration = await this.offers.find(offerId);
     if (registration === undefined) throw new AdminError(`no offer ${offerId}`);
     const { offer } = registration;
     const quantity = exercised === true ? offer.greenShoeQuantity : exercised === false ? 0 : exercised;
     if (!Number.isSafeInteger(quantity) || quantity < 0 || quantity > offer.greenShoeQuantity) {
-      throw new AdminError(`offer ${offerId}: the green shoe is ${offer.greenShoeQuantity} shares; ${quantity} cannot be exercised`);
+      throw new AdminError(
+        `offer ${offerId}: the green shoe is ${offer.greenShoeQuantity} shares; ${quantity} cannot be exercised`,
+      );
     }
     const now = this.now();
     if (now >= offer.greenShoeDecisionBy && now >= offer.tDay.closesAt) {
@@ -321,7 +344,9 @@ export class AdminService {
     const problems = printedPortionsProblems({ ...offer, greenShoeExercised: quantity, printedPortions });
     if (problems.length > 0) throw new AdminError(`offer ${offerId}: ${problems.join('; ')}`);
     if (!(await this.offers.setGreenShoe(offerId, quantity, printedPortions, now))) {
-      throw new AdminError(`offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`);
+      throw new AdminError(
+        `offer ${offerId}: the green shoe is decided until the T allocation runs, and it has run (or the offer was cancelled)`,
+      );
     }
     return (await this.offers.find(offerId))!.offer;
   }

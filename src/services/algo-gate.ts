@@ -72,7 +72,11 @@ export class AlgoGate {
   /** A modification of an order that carries `algoId`, counted in the threshold like a new order. */
   async forModification(userId: string, exchange: string, algoId: string | null): Promise<void> {
     if (this.options.genericIds === null) return;
-    await this.count(userId, exchange, isRegisteredAlgoOrder(algoId, userId, exchange, await this.registration(algoId)));
+    await this.count(
+      userId,
+      exchange,
+      isRegisteredAlgoOrder(algoId, userId, exchange, await this.registration(algoId)),
+    );
   }
 
   /** Whether the threshold is counted at all (the rules are on): modifications are counted too. */
@@ -83,7 +87,11 @@ export class AlgoGate {
   private async count(userId: string, exchange: string, registered: boolean): Promise<void> {
     if (this.options.genericIds === null) return;
     const max = this.options.thresholdPerSecond;
-    const decision = await this.counter(thresholdKey(userId, exchange), THRESHOLD_WINDOW_MS, registered ? UNLIMITED : max);
+    const decision = await this.counter(
+      thresholdKey(userId, exchange),
+      THRESHOLD_WINDOW_MS,
+      registered ? UNLIMITED : max,
+    );
     if (!decision.accepted) throw thresholdRefusal(max, exchange, decision.resetMs);
   }
 }

@@ -62,10 +62,14 @@ export class AlgoService {
    * Registers an algo the exchange approved, for these users; again for an algo already registered (same
    * exchange and approval), adds the users not yet named.
    */
-  async register(request: AlgoRegistrationRequest, actor: string): Promise<{ registration: AlgoRegistration; created: boolean; added: string[] }> {
-    const faults = registrationViolations({ ...request, exchange: request.exchange as AlgoSegment }, this.genericIds);
+  async register(
+    request: AlgoRegistrationRequest,
+    actor: string,
+  ): Promise<{ registration: AlgoRegistration; created: boolean; added: string[] }> {
+    const faults = registrationViolations(request, this.genericIds);
     if (faults.length > 0) throw new AdminError(faults.join('; '));
-    for (const userId of new Set(request.userIds)) if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
+    for (const userId of new Set(request.userIds))
+      if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
     const userIds = [...new Set(request.userIds)];
     const at = this.now();
     const outcome = await this.store.writeTransaction(async (tx) => {
@@ -85,7 +89,13 @@ export class AlgoService {
       const added = userIds.filter((userId) => !existing.userIds.includes(userId));
       await this.algos.addUsers(tx, request.algoId, added, at);
       if (added.length > 0)
-        await this.algos.recordChange(tx, request.algoId, { at, action: 'add-users', actor, reason: null, detail: `users ${added.join(',')}` });
+        await this.algos.recordChange(tx, request.algoId, {
+          at,
+          action: 'add-users',
+          actor,
+          reason: null,
+          detail: `users ${added.join(',')}`,
+        });
       return { created: false, added };
     });
     return { registration: (await this.algos.find(request.algoId))!, ...outcome };
@@ -115,7 +125,13 @@ export class AlgoService {
       if (registration === undefined) throw new AdminError(`no algo ${algoId}`);
       if (registration.disabledAt !== null) return false;
       await this.algos.setDisabled(tx, algoId, at, reason);
-      await this.algos.recordChange(tx, algoId, { at, action: 'disable', actor, reason, detail: 'stopped: new orders and modifications with it are refused' });
+      await this.algos.recordChange(tx, algoId, {
+        at,
+        action: 'disable',
+        actor,
+        reason,
+        detail: 'stopped: new orders and modifications with it are refused',
+      });
       return true;
     });
     const cancelled: string[] = [];
@@ -125,7 +141,12 @@ export class AlgoService {
     const outcomes = await Promise.all(
       (await this.algos.liveOrders(algoId)).map(async (order) => {
         try {
-          await this.orderEntry.cancelOnBehalf({ userId: order.userId, category: order.category }, order.exchange, order.orderId, onBehalf);
+          await this.orderEntry.cancelOnBehalf(
+            { userId: order.userId, category: order.category },
+            order.exchange,
+            order.orderId,
+            onBehalf,
+          );
           return { order, refusal: null };
         } catch (error) {
           if (!(error instanceof ApiError) || error.kind.status >= 500) throw error;
@@ -135,13 +156,21 @@ export class AlgoService {
     );
     for (const { order, refusal } of outcomes) {
       if (refusal === null) cancelled.push(order.orderId);
-      else notCancelled.push({ orderId: order.orderId, userId: order.userId, code: refusal.kind.code, message: refusal.message });
+      else
+        notCancelled.push({
+          orderId: order.orderId,
+          userId: order.userId,
+          code: refusal.kind.code,
+          message: refusal.message,
+        });
     }
     const detail = [
       `cancelled ${cancelled.length}${cancelled.length === 0 ? '' : `: ${cancelled.join(',')}`}`,
       `not cancelled ${notCancelled.length}${notCancelled.length === 0 ? '' : `: ${notCancelled.map((o) => `${o.orderId} (${o.code})`).join(',')}`}`,
     ].join('; ');
-    await this.store.writeTransaction((tx) => this.algos.recordChange(tx, algoId, { at: this.now(), action: 'cancel-orders', actor, reason, detail }));
+    await this.store.writeTransaction((tx) =>
+      this.algos.recordChange(tx, algoId, { at: this.now(), action: 'cancel-orders', actor, reason, detail }),
+    );
     return { registration: await this.existing(algoId), stoppedNow, cancelled, notCancelled };
   }
 
@@ -154,7 +183,13 @@ export class AlgoService {
       if (registration === undefined) throw new AdminError(`no algo ${algoId}`);
       if (registration.disabledAt === null) throw new AdminError(`algo ${algoId} is not stopped`);
       await this.algos.setDisabled(tx, algoId, null, null);
-      await this.algos.recordChange(tx, algoId, { at: this.now(), action: 'enable', actor, reason, detail: 'started again: its orders are taken' });
+      await this.algos.recordChange(tx, algoId, {
+        at: this.now(),
+        action: 'enable',
+        actor,
+        reason,
+        detail: 'started again: its orders are taken',
+      });
     });
     return this.existing(algoId);
   }

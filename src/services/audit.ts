@@ -131,7 +131,10 @@ export class AuditRecorder {
 
   private keepForRetry(batch: NewAuditRequest[], error: unknown): void {
     if (this.closed) {
-      this.log?.error({ err: error, records: batch.length }, 'audit records could not be written at shutdown; they are lost');
+      this.log?.error(
+        { err: error, records: batch.length },
+        'audit records could not be written at shutdown; they are lost',
+      );
       return;
     }
     this.pending = [...batch, ...this.pending];
@@ -169,7 +172,10 @@ export class AuditTrailService {
 
   /** The newest `filter.limit` entries of both kinds that match, merged oldest first. */
   async entries(filter: AuditFilter): Promise<AuditEntry[]> {
-    const [requests, changes] = await Promise.all([this.repository.requests(filter), this.repository.orderChanges(filter)]);
+    const [requests, changes] = await Promise.all([
+      this.repository.requests(filter),
+      this.repository.orderChanges(filter),
+    ]);
     const merged: AuditEntry[] = [
       ...requests.map((request) => ({ kind: 'request' as const, ...request })),
       ...changes.map((change) => ({ kind: 'order_change' as const, ...change })),
@@ -202,7 +208,11 @@ export class AuditArchiveService {
     const made: string[] = [];
     try {
       handle = await open(file, 'wx').catch((error: NodeJS.ErrnoException) => {
-        throw new AuditArchiveError(error.code === 'EEXIST' ? `${file} exists; an archive never overwrites a file` : `cannot create ${file}: ${reason(error)}`);
+        throw new AuditArchiveError(
+          error.code === 'EEXIST'
+            ? `${file} exists; an archive never overwrites a file`
+            : `cannot create ${file}: ${reason(error)}`,
+        );
       });
       made.push(file);
       const hash = createHash('sha256');
@@ -268,7 +278,12 @@ export class AuditArchiveService {
     const sha256 = hash.digest('hex');
     const recorded = await this.repository.archiveWithDigest(sha256);
     const { summary } = reading;
-    if (recorded === undefined || recorded.rows !== summary.rows || recorded.before !== summary.before || recorded.lastId !== summary.lastId) {
+    if (
+      recorded === undefined ||
+      recorded.rows !== summary.rows ||
+      recorded.before !== summary.before ||
+      recorded.lastId !== summary.lastId
+    ) {
       throw new AuditArchiveError(
         `${file} is not an archive this database made: none has its SHA-256 ${sha256} (the file was changed, or comes from another database)`,
       );

@@ -4,7 +4,14 @@
  * every node and across restarts, and a token the operator revoked (or of a user the operator disabled) is
  * refused on every node.
  */
-import { newAccessToken, OWASP_PASSWORD_HASHER, sha256Hex, verifyPassword, verifyTotp, type PasswordHasher } from '../auth/credentials.js';
+import {
+  newAccessToken,
+  OWASP_PASSWORD_HASHER,
+  sha256Hex,
+  verifyPassword,
+  verifyTotp,
+  type PasswordHasher,
+} from '../auth/credentials.js';
 import { PasswordChecks } from '../auth/password-checks.js';
 import { ApiError, Errors } from '../domain/errors.js';
 import type { MarginType, UserCategory } from '../domain/ofs/offer/offer.js';
@@ -12,7 +19,13 @@ import type { BidderCategory } from '../domain/ofs/rules.js';
 import type { Session } from '../domain/access/user.js';
 import type { UserRepository } from '../store/access/users.js';
 import { keyAddressRefusal } from '../domain/access/static-ip.js';
-import { locksSecondFactor, secondFactorGate, secondFactorRefusal, type SecondFactorCount, type SecondFactorLimits } from '../domain/access/second-factor.js';
+import {
+  locksSecondFactor,
+  secondFactorGate,
+  secondFactorRefusal,
+  type SecondFactorCount,
+  type SecondFactorLimits,
+} from '../domain/access/second-factor.js';
 import { dailyEndMinutes, tokenExpiry } from '../domain/access/session-end.js';
 import type { Limits } from '../config.js';
 
@@ -20,20 +33,26 @@ import type { Limits } from '../config.js';
 function bearerTokenHash(authorization: string | undefined): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) {
-    throw new ApiError(Errors.TOKEN_MISSING, 'Send Authorization: Bearer <access_token>; log in at POST /authentication/v1/user/session', [
-      { field: 'Authorization', message: 'missing or not a Bearer token' },
-    ]);
+    throw new ApiError(
+      Errors.TOKEN_MISSING,
+      'Send Authorization: Bearer <access_token>; log in at POST /authentication/v1/user/session',
+      [{ field: 'Authorization', message: 'missing or not a Bearer token' }],
+    );
   }
   return sha256Hex(match[1]!);
 }
 
 function apiKeyMissing(): ApiError {
-  return new ApiError(Errors.API_KEY_MISSING, 'Send your API key in the x-api-key header', [{ field: 'x-api-key', message: 'missing' }]);
+  return new ApiError(Errors.API_KEY_MISSING, 'Send your API key in the x-api-key header', [
+    { field: 'x-api-key', message: 'missing' },
+  ]);
 }
 
 function checkApiKeyOwner(caller: Caller, owner: string | undefined): void {
   if (owner === undefined)
-    throw new ApiError(Errors.API_KEY_INVALID, 'The API key is not valid', [{ field: 'x-api-key', message: 'unknown or revoked API key' }]);
+    throw new ApiError(Errors.API_KEY_INVALID, 'The API key is not valid', [
+      { field: 'x-api-key', message: 'unknown or revoked API key' },
+    ]);
   if (owner !== caller.userId) {
     throw new ApiError(Errors.API_KEY_OTHER_USER, 'The API key belongs to another user than the access token', [
       { field: 'x-api-key', message: 'belongs to another user' },
@@ -43,9 +62,11 @@ function checkApiKeyOwner(caller: Caller, owner: string | undefined): void {
 
 /** What a call with a revoked token (a logout, the operator's revocation, a disabled user) is told; so is an open stream or socket it ends. */
 export function tokenRevoked(): ApiError {
-  return new ApiError(Errors.TOKEN_REVOKED, 'The access token was revoked (a logout, or the operator ended the sessions of this user)', [
-    { field: 'Authorization', message: 'revoked access token' },
-  ]);
+  return new ApiError(
+    Errors.TOKEN_REVOKED,
+    'The access token was revoked (a logout, or the operator ended the sessions of this user)',
+    [{ field: 'Authorization', message: 'revoked access token' }],
+  );
 }
 
 export interface Caller {
@@ -89,14 +110,22 @@ export interface AuthOptions {
 }
 
 /** The settings' defaults: 3 wrong codes in a row, then waits of 1, 2, 4... s up to 5 min; locked at the 10th. */
-export const DEFAULT_SECOND_FACTOR_LIMITS: SecondFactorLimits = { backoffAfter: 3, backoffMaxMs: 300_000, lockoutAfter: 10 };
+export const DEFAULT_SECOND_FACTOR_LIMITS: SecondFactorLimits = {
+  backoffAfter: 3,
+  backoffMaxMs: 300_000,
+  lockoutAfter: 10,
+};
 
 /**
  * What every login of the server is held to, from the settings: the API key and static IP rules, the second
  * factor and its limits, the daily end. The one place they are read, so that a token issued by the
  * operator's commands (`ordergate demo`) is held to the same rules as one the API issues.
  */
-export function authOptions(limits: Limits, sessionDailyEnd: string | null | undefined, passwordHasher?: PasswordHasher): AuthOptions {
+export function authOptions(
+  limits: Limits,
+  sessionDailyEnd: string | null | undefined,
+  passwordHasher?: PasswordHasher,
+): AuthOptions {
   return {
     loginRequiresApiKey: limits.loginRequiresApiKey,
     staticIpRequired: limits.staticIpRequired,
@@ -123,12 +152,19 @@ function secondFactorLocked(): ApiError {
 
 function secondFactorWait(ms: number, why: string): ApiError {
   const seconds = wholeSeconds(ms);
-  return new ApiError(Errors.RATE_LIMITED, `${why}; retry after ${seconds} s`, [{ field: 'second_auth', message: why }], { 'Retry-After': String(seconds) });
+  return new ApiError(
+    Errors.RATE_LIMITED,
+    `${why}; retry after ${seconds} s`,
+    [{ field: 'second_auth', message: why }],
+    { 'Retry-After': String(seconds) },
+  );
 }
 
 /** The refusal of a key sent from an address it is not registered for; `field` names where it was sent. */
 function keyAddressRefused(reason: string, field: string): ApiError {
-  return new ApiError(Errors.API_KEY_ADDRESS, `The API key cannot be used from this address: ${reason}`, [{ field, message: reason }]);
+  return new ApiError(Errors.API_KEY_ADDRESS, `The API key cannot be used from this address: ${reason}`, [
+    { field, message: reason },
+  ]);
 }
 
 const apiKeyNotActive = () =>
@@ -185,9 +221,11 @@ export class AuthService {
     // password alone tells its holder nothing. Keys are 256-bit random: the answer is no oracle.
     if (this.loginRequiresApiKey) {
       if (apiKey === '') {
-        throw new ApiError(Errors.LOGIN_API_KEY_REQUIRED, 'This server takes a login only with an active api_key of the user', [
-          { field: 'api_key', message: 'required' },
-        ]);
+        throw new ApiError(
+          Errors.LOGIN_API_KEY_REQUIRED,
+          'This server takes a login only with an active api_key of the user',
+          [{ field: 'api_key', message: 'required' }],
+        );
       }
       await this.checkLoginKey(credentials.user_id, apiKey, from);
     }
@@ -221,7 +259,11 @@ export class AuthService {
       counted = await this.countTotpCheck(user.userId, user.secondFactorCount);
       totpStep = verifyTotp(user.totpSecret, user.userId, code, this.now());
       if (totpStep === null) {
-        await this.lockWhenDue(user.userId, counted, `${counted} wrong TOTP codes in a row, the last from ${from ?? 'an unknown address'}`);
+        await this.lockWhenDue(
+          user.userId,
+          counted,
+          `${counted} wrong TOTP codes in a row, the last from ${from ?? 'an unknown address'}`,
+        );
         throw new ApiError(Errors.SECOND_FACTOR_INVALID, 'The TOTP code is wrong or expired', [
           { field: 'second_auth', message: 'wrong or expired TOTP code' },
         ]);
@@ -241,7 +283,10 @@ export class AuthService {
     // A code works once, and is spent only by a login that passes every other check, in the transaction
     // that opens its session: a replayed (phished) code is refused, a login refused for its api_key leaves
     // the code to the corrected retry, and so does one whose session the database failed to write.
-    const opened = await this.users.openSession({ tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt }, totpStep);
+    const opened = await this.users.openSession(
+      { tokenHash: token.hash, userId: user.userId, passwordHash, now, expiresAt },
+      totpStep,
+    );
     if (opened === 'totp-used') {
       await this.lockWhenDue(
         user.userId,
@@ -254,7 +299,8 @@ export class AuthService {
     }
     if (opened === 'refused') {
       // The operator disabled the user or changed the password while this login ran.
-      if ((await this.users.find(user.userId))?.disabledAt != null) throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
+      if ((await this.users.find(user.userId))?.disabledAt != null)
+        throw new ApiError(Errors.USER_DISABLED, 'This user is disabled; ask the operator');
       throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
     }
     return { accessToken: token.secret, userId: user.userId, expiresAt };
@@ -274,10 +320,16 @@ export class AuthService {
       if (gate.kind === 'locked') {
         // At the bound with no lock written (a check that reached it failed before locking): written now,
         // so that every lock has its record.
-        if (count.lockedAt === null) await this.users.lockSecondFactor(userId, this.now(), `${count.failures} TOTP codes checked in a row without a login`);
+        if (count.lockedAt === null)
+          await this.users.lockSecondFactor(
+            userId,
+            this.now(),
+            `${count.failures} TOTP codes checked in a row without a login`,
+          );
         throw secondFactorLocked();
       }
-      if (gate.kind === 'wait') throw secondFactorWait(gate.ms, `Too many wrong TOTP codes for this user (${count.failures} in a row)`);
+      if (gate.kind === 'wait')
+        throw secondFactorWait(gate.ms, `Too many wrong TOTP codes for this user (${count.failures} in a row)`);
       if (await this.users.countTotpCheck(userId, count.failures, this.now())) return count.failures + 1;
       count = await this.users.secondFactorCount(userId);
     }
@@ -322,7 +374,11 @@ export class AuthService {
    * faults first, then key faults, in one read, since every order-entry call pays for this. Without `from`
    * no address is known: a key with registered addresses is refused.
    */
-  async authenticateWithApiKey(authorization: string | undefined, apiKey: string | undefined, from = ''): Promise<Caller> {
+  async authenticateWithApiKey(
+    authorization: string | undefined,
+    apiKey: string | undefined,
+    from = '',
+  ): Promise<Caller> {
     const tokenHash = bearerTokenHash(authorization);
     if (apiKey === undefined || apiKey === '') {
       this.callerOf(tokenHash, await this.users.findSession(tokenHash));
@@ -331,28 +387,51 @@ export class AuthService {
     const session = await this.users.findSessionAndKeyOwner(tokenHash, sha256Hex(apiKey));
     const caller = this.callerOf(tokenHash, session);
     checkApiKeyOwner(caller, session!.apiKeyOwner ?? undefined);
-    const refusal = keyAddressRefusal({ addresses: session!.apiKeyAddresses, changedAt: null }, from, this.staticIpRequired);
+    const refusal = keyAddressRefusal(
+      { addresses: session!.apiKeyAddresses, changedAt: null },
+      from,
+      this.staticIpRequired,
+    );
     if (refusal !== null) throw keyAddressRefused(refusal, 'x-api-key');
     return caller;
   }
 
   private callerOf(tokenHash: string, session: Session | undefined): Caller {
-    if (!session) throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
+    if (!session)
+      throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [
+        { field: 'Authorization', message: 'unknown access token' },
+      ]);
     if (session.revokedAt !== null) {
       throw tokenRevoked();
     }
     if (session.expiresAt <= this.now())
-      throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [{ field: 'Authorization', message: 'expired access token' }]);
+      throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [
+        { field: 'Authorization', message: 'expired access token' },
+      ]);
     return { userId: session.userId, category: session.category, tokenHash, expiresAt: session.expiresAt };
   }
 
   /** Who the caller is, for a client to adapt to: the category, and whether the operator made them an operator. */
-  async profile(caller: Caller): Promise<{ userId: string; category: BidderCategory; offerCategory: UserCategory; marginType: MarginType; operator: boolean }> {
+  async profile(caller: Caller): Promise<{
+    userId: string;
+    category: BidderCategory;
+    offerCategory: UserCategory;
+    marginType: MarginType;
+    operator: boolean;
+  }> {
     const user = await this.users.find(caller.userId);
     // The session's user row cannot go away (sessions reference it); the token is refused as unknown should it.
     if (user === undefined)
-      throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [{ field: 'Authorization', message: 'unknown access token' }]);
-    return { userId: user.userId, category: user.category, offerCategory: user.offerCategory, marginType: user.marginType, operator: user.operator };
+      throw new ApiError(Errors.TOKEN_INVALID, 'The access token is not valid', [
+        { field: 'Authorization', message: 'unknown access token' },
+      ]);
+    return {
+      userId: user.userId,
+      category: user.category,
+      offerCategory: user.offerCategory,
+      marginType: user.marginType,
+      operator: user.operator,
+    };
   }
 
   async logout(caller: Caller): Promise<void> {

@@ -34,7 +34,9 @@ export class FundsService {
     const paise = await this.amountFor(userId, rupeesText);
     const result = await this.store.writeTransaction((tx) => this.funds.deposit(tx, userId, paise, this.now()));
     if (result === 'would-exceed-max')
-      throw new AdminError(`a deposit of ${formatRupees(paise)} would take ${userId}'s cash past the most an account may hold`);
+      throw new AdminError(
+        `a deposit of ${formatRupees(paise)} would take ${userId}'s cash past the most an account may hold`,
+      );
     return result;
   }
 

@@ -44,7 +44,9 @@ export interface BatchWork<C, S, R, Change> {
 /** Thrown to every caller of a batch whose `write` refused something: the invariant above was broken. */
 export class RefusalAfterWriteError extends Error {
   constructor(readonly refusal: ApiError) {
-    super(`a refusal after the batch's writes (${refusal.kind.code}: ${refusal.message}): the whole batch was rolled back`);
+    super(
+      `a refusal after the batch's writes (${refusal.kind.code}: ${refusal.message}): the whole batch was rolled back`,
+    );
     this.name = 'RefusalAfterWriteError';
   }
 }
@@ -185,7 +187,10 @@ export class GroupCommitter<C, S, R, Change> {
    * One transaction of `batch`. Committed: its callers are answered, and undefined returned. Failed: no
    * one is answered, and the error is returned for the caller to decide what the commands get.
    */
-  private async attempt(batch: Pending<C, R>[], { reportFailure }: { reportFailure: boolean }): Promise<{ error: unknown } | undefined> {
+  private async attempt(
+    batch: Pending<C, R>[],
+    { reportFailure }: { reportFailure: boolean },
+  ): Promise<{ error: unknown } | undefined> {
     let judgments: Judgment<R, Change>[];
     const started = performance.now();
     try {
@@ -213,7 +218,9 @@ export class GroupCommitter<C, S, R, Change> {
   private async runBatch(tx: StoreTx, commands: C[]): Promise<Judgment<R, Change>[]> {
     const state = await this.work.read(tx, commands);
     const judgments = commands.map((command) => this.work.judge(command, state));
-    const accepted = judgments.flatMap((judgment, i) => (judgment.accepted ? [{ command: commands[i]!, change: judgment.change, value: judgment.value }] : []));
+    const accepted = judgments.flatMap((judgment, i) =>
+      judgment.accepted ? [{ command: commands[i]!, change: judgment.change, value: judgment.value }] : [],
+    );
     try {
       await this.work.write(tx, accepted, state);
     } catch (error) {

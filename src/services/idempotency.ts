@@ -6,8 +6,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, Errors, DatabaseUnavailableError } from '../domain/errors.js';
-import { decideOnHeldKey, isKeptStatus, LEASE_MS, REPLAY_WINDOW_MS, requestFingerprint, type KeyedRequest } from '../domain/orders/idempotency.js';
-import type { ClaimedKey, IdempotencyKeyRepository, KeptAnswer, KeyClaim, NewKeyClaim } from '../store/orders/idempotency.js';
+import {
+  decideOnHeldKey,
+  isKeptStatus,
+  LEASE_MS,
+  REPLAY_WINDOW_MS,
+  requestFingerprint,
+  type KeyedRequest,
+} from '../domain/orders/idempotency.js';
+import type {
+  ClaimedKey,
+  IdempotencyKeyRepository,
+  KeptAnswer,
+  KeyClaim,
+  NewKeyClaim,
+} from '../store/orders/idempotency.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 
 export type { ClaimedKey, KeptAnswer, KeyClaim } from '../store/orders/idempotency.js';
@@ -94,20 +107,32 @@ export class IdempotencyService {
    */
   async claim(userId: string, key: string, request: KeyedRequest): Promise<KeyOutcome> {
     this.purgeIfDue();
-    const claim: NewKeyClaim = { userId, key, owner: randomUUID(), method: request.method, path: request.path, fingerprint: requestFingerprint(request) };
+    const claim: NewKeyClaim = {
+      userId,
+      key,
+      owner: randomUUID(),
+      method: request.method,
+      path: request.path,
+      fingerprint: requestFingerprint(request),
+    };
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       const now = this.now();
-      if (await this.claimWrite(claim, () => this.keys.insertRunning(claim, now, now + LEASE_MS))) return this.claimed({ ...claim, claimedAt: now });
+      if (await this.claimWrite(claim, () => this.keys.insertRunning(claim, now, now + LEASE_MS)))
+        return this.claimed({ ...claim, claimedAt: now });
       const held = await this.keys.find(userId, key);
       // Freed since the insert failed: try again.
       if (held === undefined) continue;
       const decision = decideOnHeldKey(held, claim.fingerprint, now);
       switch (decision.action) {
         case 'take-over':
-          if (await this.claimWrite(claim, () => this.keys.takeOver(claim, held, now, now + LEASE_MS))) return this.claimed({ ...claim, claimedAt: now });
+          if (await this.claimWrite(claim, () => this.keys.takeOver(claim, held, now, now + LEASE_MS)))
+            return this.claimed({ ...claim, claimedAt: now });
           continue;
         case 'replay':
-          return { kind: 'replay', answer: { statusCode: held.statusCode!, body: held.responseBody!, headers: held.responseHeaders } };
+          return {
+            kind: 'replay',
+            answer: { statusCode: held.statusCode!, body: held.responseBody!, headers: held.responseHeaders },
+          };
         case 'reused':
           throw new ApiError(
             Errors.IDEMPOTENCY_KEY_REUSED,
@@ -185,9 +210,11 @@ export class IdempotencyService {
           if (!(error instanceof DatabaseUnavailableError)) this.unsettled.delete(owner);
         }
       }
-      this.settling = this.unsettled.size === 0 ? undefined : setTimeout(retry, this.settleRetryMs).unref();
+      this.settling =
+        this.unsettled.size === 0 ? undefined : setTimeout(() => void retry(), this.settleRetryMs).unref();
     };
-    this.settling = setTimeout(retry, this.settleRetryMs).unref();
+    // retry catches each settle's failure itself: it never rejects.
+    this.settling = setTimeout(() => void retry(), this.settleRetryMs).unref();
   }
 
   /** The claim's request has ended: its lease is no longer renewed (finish() does this too). */
@@ -203,7 +230,8 @@ export class IdempotencyService {
         if (!(await this.keys.isHeld(tx, claim))) throw stillRunning();
       },
       keep: async (tx, result) => {
-        if (!(await this.keys.keepAnswer(claim, answer(result), tx))) throw new Error('the idempotency key was taken over inside its own transaction');
+        if (!(await this.keys.keepAnswer(claim, answer(result), tx)))
+          throw new Error('the idempotency key was taken over inside its own transaction');
       },
     };
   }
@@ -225,7 +253,8 @@ export class IdempotencyService {
       inTransaction: <T>(step: string, value: (result: T) => unknown): AnswerInTransaction<T> => ({
         confirmHeld,
         keep: async (tx, result) => {
-          if (!(await this.keys.insertStep(tx, claim, step, JSON.stringify(value(result))))) throw new Error(`the step ${step} was kept twice`);
+          if (!(await this.keys.insertStep(tx, claim, step, JSON.stringify(value(result)))))
+            throw new Error(`the step ${step} was kept twice`);
         },
       }),
       keep: async (step, value) => {

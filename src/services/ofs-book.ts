@@ -34,7 +34,10 @@ export class OfsBookService {
     const now = this.now();
     const registrations = await this.issues.listRegistrations();
     registrations.sort((a, b) => byNewestWindows(a.issue, b.issue));
-    return { server_time: instant(now), issues: registrations.map((registration) => toOfsIssueEntry(registration, caller.category, now)) };
+    return {
+      server_time: instant(now),
+      issues: registrations.map((registration) => toOfsIssueEntry(registration, caller.category, now)),
+    };
   }
 
   /** The book of one issue: 403 for a caller who is not an operator (before anything about the issue), then 404. */
@@ -72,7 +75,9 @@ export class OfsBookService {
     await this.requireOperator(caller);
     const registration = await this.offers.find(offerId);
     if (registration === undefined) {
-      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [{ field: 'offer_id', message: 'no such offer' }]);
+      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [
+        { field: 'offer_id', message: 'no such offer' },
+      ]);
     }
     const [latest] = await this.offers.indicativeHistory(offerId, 1);
     const book = offerBook(registration.offer, await this.book.offerSums(offerId));
@@ -103,6 +108,9 @@ export class OfsBookService {
   /** The operator flag is read on every call, so that `ordergate users set-operator <id> false` takes effect at once. */
   private async requireOperator(caller: Caller): Promise<void> {
     if ((await this.users.find(caller.userId))?.operator === true) return;
-    throw new ApiError(Errors.OPERATOR_REQUIRED, 'This call is for operators; `ordergate users set-operator <user_id> true` makes a user one');
+    throw new ApiError(
+      Errors.OPERATOR_REQUIRED,
+      'This call is for operators; `ordergate users set-operator <user_id> true` makes a user one',
+    );
   }
 }

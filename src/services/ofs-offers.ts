@@ -35,7 +35,11 @@ export function isCurrentOffer(registration: Pick<OfferRegistration, 'offer' | '
   const { offer, progress } = registration;
   const state = offerState(offer, progress, now);
   if (state !== 'ALLOCATED' && state !== 'CANCELLED') return true;
-  const finished = Math.max(offer.t1Day.closesAt, progress.t1AllocatedAt ?? -Infinity, progress.cancelledAt ?? -Infinity);
+  const finished = Math.max(
+    offer.t1Day.closesAt,
+    progress.t1AllocatedAt ?? -Infinity,
+    progress.cancelledAt ?? -Infinity,
+  );
   return finished > now - CURRENT_OFFER_MS;
 }
 
@@ -63,9 +67,16 @@ export class OfsOfferService {
     const page = query.offset === undefined ? 1 : Number(query.offset);
     const pageSize = query.limit === undefined ? DEFAULT_OFFERS_PAGE_SIZE : Number(query.limit);
     const calendar = await this.holidays.calendar();
-    const { offers, totalCount } = await this.offers.listPage({ filter: listFilter(query.state ?? 'current', now), page, pageSize });
+    const { offers, totalCount } = await this.offers.listPage({
+      filter: listFilter(query.state ?? 'current', now),
+      page,
+      pageSize,
+    });
     return {
-      data: { server_time: instant(now), offers: offers.map(({ registration, latest }) => toOfferEntry(registration, now, latest, calendar)) },
+      data: {
+        server_time: instant(now),
+        offers: offers.map(({ registration, latest }) => toOfferEntry(registration, now, latest, calendar)),
+      },
       metadata: { total_records: totalCount, offset: page, limit: pageSize },
     };
   }
@@ -73,7 +84,9 @@ export class OfsOfferService {
   async get(offerId: string): Promise<OfsOfferData> {
     const registration = await this.offers.find(offerId);
     if (registration === undefined) {
-      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [{ field: 'offer_id', message: 'no such offer' }]);
+      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [
+        { field: 'offer_id', message: 'no such offer' },
+      ]);
     }
     const now = this.now();
     const history = await this.offers.indicativeHistory(offerId, INDICATIVE_POINTS);

@@ -13,8 +13,14 @@ import type { Caller } from './auth.js';
 export const DEFAULT_PAGE_SIZE = 20;
 
 /** A list's page from its query (the schema has checked that offset and limit are digit strings in range). */
-export function pageOf(query: { offset?: string | undefined; limit?: string | undefined }): { page: number; pageSize: number } {
-  return { page: query.offset === undefined ? 1 : Number(query.offset), pageSize: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit) };
+export function pageOf(query: { offset?: string | undefined; limit?: string | undefined }): {
+  page: number;
+  pageSize: number;
+} {
+  return {
+    page: query.offset === undefined ? 1 : Number(query.offset),
+    pageSize: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit),
+  };
 }
 
 export interface OrderBookPage {
@@ -35,7 +41,10 @@ export class OrderBookService {
       page,
       pageSize,
     });
-    return { data: orders.map(toOrderBookEntry), metadata: { total_records: totalCount, offset: page, limit: pageSize } };
+    return {
+      data: orders.map(toOrderBookEntry),
+      metadata: { total_records: totalCount, offset: page, limit: pageSize },
+    };
   }
 
   /** The caller's order's changes, oldest first. */
@@ -45,7 +54,9 @@ export class OrderBookService {
     const changes = await this.orders.history(orderId);
     const order = await this.orders.findOwned(orderId, caller.userId);
     if (order === undefined) {
-      throw new ApiError(Errors.ORDER_NOT_FOUND, `You have no order ${orderId}`, [{ field: 'order_id', message: 'no order of yours has this id' }]);
+      throw new ApiError(Errors.ORDER_NOT_FOUND, `You have no order ${orderId}`, [
+        { field: 'order_id', message: 'no order of yours has this id' },
+      ]);
     }
     return changes.map((change) => toOrderHistoryEntry(order, change));
   }

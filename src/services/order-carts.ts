@@ -8,8 +8,20 @@
  */
 import { DEFAULT_LIMITS, type Limits } from '../config.js';
 import { timeOrderedId } from '../ids.js';
-import { asLineViolations, executionOutcome, failedLine, matchOfsIssue, ROUTABLE_PRODUCT, type LineResult } from '../domain/orders/cart-placement.js';
-import { lineBid, parseCartOrders, registeredIssueViolations, unplaceableLineViolations } from '../schemas/cart-lines.js';
+import {
+  asLineViolations,
+  executionOutcome,
+  failedLine,
+  matchOfsIssue,
+  ROUTABLE_PRODUCT,
+  type LineResult,
+} from '../domain/orders/cart-placement.js';
+import {
+  lineBid,
+  parseCartOrders,
+  registeredIssueViolations,
+  unplaceableLineViolations,
+} from '../schemas/cart-lines.js';
 import { ApiError, Errors, type Violation } from '../domain/errors.js';
 import type { OfsIssue } from '../domain/ofs/issue/issue.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
@@ -47,7 +59,10 @@ export interface OrderCartPage {
 
 /** The list's page from its query (the schema has checked that offset and limit are digit strings in range). */
 function cartPageOf(query: OrderCartListQuery): { page: number; pageSize: number } {
-  return { page: query.offset === undefined ? 1 : Number(query.offset), pageSize: query.limit === undefined ? DEFAULT_CART_PAGE_SIZE : Number(query.limit) };
+  return {
+    page: query.offset === undefined ? 1 : Number(query.offset),
+    pageSize: query.limit === undefined ? DEFAULT_CART_PAGE_SIZE : Number(query.limit),
+  };
 }
 
 export interface OrderCartDetails {
@@ -137,14 +152,22 @@ export class OrderCartService {
     const ordercartId = timeOrderedId();
     const cap = this.limits.cartsPerUser;
     const created = await this.carts.insertWithinCap(
-      { ordercartId, userId: caller.userId, name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version },
+      {
+        ordercartId,
+        userId: caller.userId,
+        name: request.ordercartName,
+        ordersJson: JSON.stringify(lines),
+        version: request.version,
+      },
       this.now(),
       cap,
     );
     if (!created) {
-      throw new ApiError(Errors.CART_LIMIT, `You already keep ${cap} order carts, the most one user may keep; delete one before creating another`, [
-        { field: '', message: `at most ${cap} order carts per user` },
-      ]);
+      throw new ApiError(
+        Errors.CART_LIMIT,
+        `You already keep ${cap} order carts, the most one user may keep; delete one before creating another`,
+        [{ field: '', message: `at most ${cap} order carts per user` }],
+      );
     }
     return ordercartId;
   }
@@ -169,7 +192,12 @@ export class OrderCartService {
     const lines = validLines(request.ordercartName, request.orders);
     // Read once, by the first pass that gets this far: the registry does not change with the cart.
     let priceFaults: Promise<Violation[]> | undefined;
-    const changes = { name: request.ordercartName, ordersJson: JSON.stringify(lines), version: request.version, modifiedBy: request.modifiedBy };
+    const changes = {
+      name: request.ordercartName,
+      ordersJson: JSON.stringify(lines),
+      version: request.version,
+      modifiedBy: request.modifiedBy,
+    };
     // Optimistic concurrency: the write happens only if the cart is still the one the checks ran against.
     // A miss means another request changed the cart in between: the checks run again on its new state, so
     // no update is judged on a state it does not replace. Each miss is another request's committed write.
@@ -219,7 +247,13 @@ export class OrderCartService {
    * node, and one more answers 429 e-429 with Retry-After, placing nothing (else a client that leaves and
    * calls again would pile up executions faster than the order rate drains them).
    */
-  async execute(caller: Caller, ordercartId: string, requestId: string | null, steps?: KeptSteps, slots: OrderSlots = UNLIMITED_SLOTS): Promise<CartExecution> {
+  async execute(
+    caller: Caller,
+    ordercartId: string,
+    requestId: string | null,
+    steps?: KeptSteps,
+    slots: OrderSlots = UNLIMITED_SLOTS,
+  ): Promise<CartExecution> {
     const running = this.running.get(caller.userId) ?? 0;
     if (running >= this.limits.cartExecutionsPerUser) {
       throw new ApiError(
@@ -272,7 +306,11 @@ export class OrderCartService {
         continue;
       }
       try {
-        const answer = steps?.inTransaction<string>(step, (orderId): LineResult => ({ index, status: 'success', orderId }));
+        const answer = steps?.inTransaction<string>(step, (orderId): LineResult => ({
+          index,
+          status: 'success',
+          orderId,
+        }));
         const result = await placeLine(this.placement, slots, caller, line, index, issues, requestId, answer);
         if (result.status === 'error') await steps?.keep(step, result);
         results.push(result);
@@ -329,10 +367,18 @@ export class OrderCartService {
 function writerViolations(caller: Caller, request: UpdateOrderCartRequest, cart: StoredOrderCart): Violation[] {
   const violations: Violation[] = [];
   if (request.createdBy !== cart.createdBy) {
-    violations.push({ kind: Errors.CART_CREATOR_MISMATCH, field: 'createdBy', message: 'createdBy must be the creator of this cart, your own user id' });
+    violations.push({
+      kind: Errors.CART_CREATOR_MISMATCH,
+      field: 'createdBy',
+      message: 'createdBy must be the creator of this cart, your own user id',
+    });
   }
   if (request.modifiedBy !== caller.userId) {
-    violations.push({ kind: Errors.CART_USER_MISMATCH, field: 'modifiedBy', message: `modifiedBy must be your own user id, ${caller.userId}` });
+    violations.push({
+      kind: Errors.CART_USER_MISMATCH,
+      field: 'modifiedBy',
+      message: `modifiedBy must be your own user id, ${caller.userId}`,
+    });
   }
   return violations;
 }
@@ -388,7 +434,12 @@ async function placeLine(
   } catch (error) {
     // The request lost its idempotency key (it was taken over): it ends here, refused as a whole. A line over
     // SEBI's threshold (e-603) is refused like any other line: the rule says refused, not queued.
-    if (!(error instanceof ApiError) || error.kind.status >= 500 || error.kind === Errors.RATE_LIMITED || error.kind === Errors.IDEMPOTENCY_KEY_RUNNING)
+    if (
+      !(error instanceof ApiError) ||
+      error.kind.status >= 500 ||
+      error.kind === Errors.RATE_LIMITED ||
+      error.kind === Errors.IDEMPOTENCY_KEY_RUNNING
+    )
       throw error;
     const causes = error.errors.length > 0 ? error.errors : [{ field: '', message: error.message }];
     const violations = asLineViolations(

@@ -54,7 +54,7 @@ export class OrderEntryService {
   private committed: (() => void) | undefined;
 
   constructor(
-    private readonly store: Pick<Store, 'writeTransaction' | 'writeLanes'>,
+    store: Pick<Store, 'writeTransaction' | 'writeLanes'>,
     private readonly issues: OfsIssueRepository,
     private readonly offers: OfsOfferRepository,
     private readonly orders: OrderRepository,
@@ -64,8 +64,16 @@ export class OrderEntryService {
   ) {
     this.committer = new GroupCommitter(
       store,
-      { read: (tx, commands) => this.read(tx, commands), judge, write: (tx, accepted, { state }) => this.write(tx, accepted, state.now) },
-      { maxInFlight: store.writeLanes, onCommitted: () => this.committed?.(), ...(metrics !== undefined && { metrics }) },
+      {
+        read: (tx, commands) => this.read(tx, commands),
+        judge,
+        write: (tx, accepted, { state }) => this.write(tx, accepted, state.now),
+      },
+      {
+        maxInFlight: store.writeLanes,
+        onCommitted: () => this.committed?.(),
+        ...(metrics !== undefined && { metrics }),
+      },
     );
   }
 
@@ -83,7 +91,12 @@ export class OrderEntryService {
    * Places an OFS bid and answers its order id once it is durably stored. `answer`, for a request with an
    * idempotency key, writes the request's answer in the same transaction as the order.
    */
-  async placeOfsBid(caller: Caller, bid: OfsOrderRequest, requestId: string | null, answer?: AnswerInTransaction<string>): Promise<string> {
+  async placeOfsBid(
+    caller: Caller,
+    bid: OfsOrderRequest,
+    requestId: string | null,
+    answer?: AnswerInTransaction<string>,
+  ): Promise<string> {
     ApiError.throwIfAny(crossFieldViolations(bid));
     ApiError.throwIfAny(callerViolations(bid, caller.userId));
     const { exchange, scrip_token } = bid.scrip_info;
@@ -173,11 +186,18 @@ export class OrderEntryService {
   private async countInThreshold(caller: Caller, exchange: string, orderId: string): Promise<void> {
     if (!this.algos.gate.countsThreshold) return;
     const order = await this.orders.findOwned(orderId, caller.userId);
-    if (order !== undefined && order.exchange === exchange) await this.algos.gate.forModification(caller.userId, exchange, order.algoId);
+    if (order !== undefined && order.exchange === exchange)
+      await this.algos.gate.forModification(caller.userId, exchange, order.algoId);
   }
 
   /** Asks the OMS to cancel one of the caller's live orders. */
-  async cancelOrder(caller: Caller, exchange: string, orderId: string, requestId: string | null, answer?: AnswerInTransaction<void>): Promise<void> {
+  async cancelOrder(
+    caller: Caller,
+    exchange: string,
+    orderId: string,
+    requestId: string | null,
+    answer?: AnswerInTransaction<void>,
+  ): Promise<void> {
     await this.committer.run({ kind: 'cancel', caller, exchange, orderId, requestId, answer });
   }
 
@@ -186,8 +206,21 @@ export class OrderEntryService {
    * under the rules the owner's own cancellation keeps; refused (ApiError) when the order can no longer be
    * cancelled.
    */
-  async cancelOnBehalf(owner: Requester, exchange: string, orderId: string, onBehalf: { actor: string; reason: string }): Promise<void> {
-    await this.committer.run({ kind: 'cancel', caller: owner, exchange, orderId, requestId: null, onBehalf, answer: undefined });
+  async cancelOnBehalf(
+    owner: Requester,
+    exchange: string,
+    orderId: string,
+    onBehalf: { actor: string; reason: string },
+  ): Promise<void> {
+    await this.committer.run({
+      kind: 'cancel',
+      caller: owner,
+      exchange,
+      orderId,
+      requestId: null,
+      onBehalf,
+      answer: undefined,
+    });
   }
 
   /**
@@ -197,19 +230,27 @@ export class OrderEntryService {
    */
   private async read(tx: StoreTx, commands: readonly Command[]): Promise<Loaded> {
     const now = this.now();
-    const retailUsers = commands.filter((c) => (c.kind === 'place' || c.kind === 'modify') && c.caller.category === 'RETAIL').map((c) => c.caller.userId);
+    const retailUsers = commands
+      .filter((c) => (c.kind === 'place' || c.kind === 'modify') && c.caller.category === 'RETAIL')
+      .map((c) => c.caller.userId);
     // A modification of a bid in an offer may raise its bidder's retail or employee total there, like a new
     // bid; a carry-forward with new terms its 0 %-margin total.
-    const limitedUsers = commands.filter((c) => c.kind === 'modify' || c.kind === 'place' || c.kind === 'carry').map((c) => c.caller.userId);
+    const limitedUsers = commands
+      .filter((c) => c.kind === 'modify' || c.kind === 'place' || c.kind === 'carry')
+      .map((c) => c.caller.userId);
     const placements = commands.filter((c) => c.kind === 'place');
     // The instruments bid on that are no issue may be an offer's listings: their users' limits are judged too.
     const instruments = new Map<string, [string, number]>();
-    for (const { order } of placements) instruments.set(issueKey(order.exchange, order.scripToken), [order.exchange, order.scripToken]);
+    for (const { order } of placements)
+      instruments.set(issueKey(order.exchange, order.scripToken), [order.exchange, order.scripToken]);
     const issues = new Map<string, OfsIssue | undefined>();
     const offers = new Map<string, OfferRegistration | undefined>();
     await this.readInstruments(tx, instruments, issues, offers);
     const hasOffers = [...offers.values()].some((offer) => offer !== undefined);
-    await this.orders.lockUsers(tx, hasOffers || commands.some((c) => c.kind === 'modify' || c.kind === 'carry') ? limitedUsers : retailUsers);
+    await this.orders.lockUsers(
+      tx,
+      hasOffers || commands.some((c) => c.kind === 'modify' || c.kind === 'carry') ? limitedUsers : retailUsers,
+    );
     const orders = await this.orders.lockOrders(
       tx,
       commands.flatMap((c) => (c.kind === 'place' ? [] : [c.orderId])),
@@ -245,7 +286,9 @@ export class OrderEntryService {
     // The algos of what is placed or modified, last in the lock order: the kill switch is judged against them.
     const algoIds = [
       ...placements.map((c) => c.order.algoId),
-      ...commands.flatMap((c) => (c.kind === 'modify' || c.kind === 'carry' ? [orders.get(c.orderId)?.algoId ?? null] : [])),
+      ...commands.flatMap((c) =>
+        c.kind === 'modify' || c.kind === 'carry' ? [orders.get(c.orderId)?.algoId ?? null] : [],
+      ),
     ].filter((algoId): algoId is string => algoId !== null && this.algos.gate.mayBeRegistered(algoId));
     const algos = await this.algos.registry.lockForOrders(tx, algoIds);
     // The 0 %-margin standing of whoever may place or raise a 0 %-margin bid (issue 47 row 3).
@@ -254,7 +297,10 @@ export class OrderEntryService {
         zeroMarginUsers.add(command.caller.userId);
     }
     const zeroMargin = await this.orders.zeroMarginExposure(tx, [...zeroMarginUsers], now);
-    return { state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos, zeroMargin), held };
+    return {
+      state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos, zeroMargin),
+      held,
+    };
   }
 
   /** Each instrument's issue, or else the offer it is a listing of (or neither). */
@@ -272,7 +318,11 @@ export class OrderEntryService {
   }
 
   /** The accepted changes, together; then each request's answer, for a retry to replay. */
-  private async write(tx: StoreTx, accepted: readonly { command: Command; change: OrderChange }[], now: number): Promise<void> {
+  private async write(
+    tx: StoreTx,
+    accepted: readonly { command: Command; change: OrderChange }[],
+    now: number,
+  ): Promise<void> {
     // A change that changes nothing (a carry-forward asked again) is answered, and not written.
     await this.orders.apply(
       tx,

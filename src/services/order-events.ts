@@ -136,11 +136,18 @@ export class OrderEventsService {
    * now on. Rejects (before anything is sent) when the store cannot be read, and with e-124 when
    * `lastEventId` is after the user's last event.
    */
-  async subscribe(userId: string, lastEventId: number | undefined, consumer: OrderEventConsumer): Promise<OrderEventSubscription> {
+  async subscribe(
+    userId: string,
+    lastEventId: number | undefined,
+    consumer: OrderEventConsumer,
+  ): Promise<OrderEventSubscription> {
     if (this.closed) throw new ApiError(Errors.UNAVAILABLE, 'The server is shutting down');
     // Only ids the user was sent can come back: a larger one would skip their events until they caught up.
     if (lastEventId !== undefined && lastEventId > (await this.events.lastUserEvent(userId))) {
-      throw new ApiError(Errors.EVENT_ID_AHEAD, `Last-Event-ID ${lastEventId} is after your last order event; reconnect without it`);
+      throw new ApiError(
+        Errors.EVENT_ID_AHEAD,
+        `Last-Event-ID ${lastEventId} is after your last order event; reconnect without it`,
+      );
     }
     // Until the hand-over below it takes nothing: what the poller dispatches meanwhile is in its replay.
     const subscriber: Subscriber = { userId, consumer, buffer: null, lastSentId: Number.MAX_SAFE_INTEGER };
@@ -196,7 +203,12 @@ export class OrderEventsService {
   /** The user's events after lastSentId whose rows are up to `upToHistoryId`. */
   private async replay(subscriber: Subscriber, upToHistoryId: number): Promise<void> {
     for (;;) {
-      const rows = await this.events.userEventsBetween(subscriber.userId, subscriber.lastSentId, upToHistoryId, this.batchSize);
+      const rows = await this.events.userEventsBetween(
+        subscriber.userId,
+        subscriber.lastSentId,
+        upToHistoryId,
+        this.batchSize,
+      );
       if (!this.isSubscribed(subscriber)) return;
       for (const row of rows) this.deliver(subscriber, row);
       if (rows.length < this.batchSize) return;
@@ -259,7 +271,12 @@ export class OrderEventsService {
           failures += 1;
           this.options.logger?.error({ err: error, failures }, 'order-event poll failed; retrying');
         }
-        if (!full) await this.sleep(failures === 0 ? this.pollMs : Math.max(this.pollMs, Math.min(this.pollMs * 2 ** failures, MAX_RETRY_DELAY_MS)));
+        if (!full)
+          await this.sleep(
+            failures === 0
+              ? this.pollMs
+              : Math.max(this.pollMs, Math.min(this.pollMs * 2 ** failures, MAX_RETRY_DELAY_MS)),
+          );
       }
     } finally {
       // Synchronous with the loop's last check: a subscriber added later starts a new poller.
@@ -285,9 +302,11 @@ export class OrderEventsService {
       if (ended === undefined) byUser.set(userId, (ended = { tokenHashes: new Set(), userDisabled: false }));
       return ended;
     };
-    for (const { tokenHash, userId } of revoked) if (this.subscribers.has(userId)) of(userId).tokenHashes.add(tokenHash);
+    for (const { tokenHash, userId } of revoked)
+      if (this.subscribers.has(userId)) of(userId).tokenHashes.add(tokenHash);
     for (const userId of disabledUsers) if (this.subscribers.has(userId)) of(userId).userDisabled = true;
-    for (const [userId, ended] of byUser) for (const subscriber of [...(this.subscribers.get(userId) ?? [])]) subscriber.consumer.sessionsEnded?.(ended);
+    for (const [userId, ended] of byUser)
+      for (const subscriber of [...(this.subscribers.get(userId) ?? [])]) subscriber.consumer.sessionsEnded?.(ended);
   }
 
   /** Looks at once for ended sessions and new events (a logout on this node ends its streams at once). */

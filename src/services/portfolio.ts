@@ -6,7 +6,13 @@ import { ApiError, Errors } from '../domain/errors.js';
 import { portfolioOf, tradesOfPositionType, type PositionType } from '../domain/funds/trades.js';
 import { toHoldingEntry, toPositionEntry, toTradeEntry } from '../schemas/mappers/portfolio.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
-import { MAX_TRADE_ORDER_IDS, type HoldingEntry, type PositionEntry, type TradeBookQuery, type TradeEntry } from '../schemas/portfolio.js';
+import {
+  MAX_TRADE_ORDER_IDS,
+  type HoldingEntry,
+  type PositionEntry,
+  type TradeBookQuery,
+  type TradeEntry,
+} from '../schemas/portfolio.js';
 import type { TradeRepository } from '../store/funds/trades.js';
 import type { Caller } from './auth.js';
 import { pageOf } from './order-book.js';
@@ -22,9 +28,11 @@ export class PortfolioService {
     const { page, pageSize } = pageOf(query);
     const listed = query.order_ids?.split(',') ?? [];
     if (listed.length > MAX_TRADE_ORDER_IDS) {
-      throw new ApiError(Errors.INVALID_QUERY, `order_ids names ${listed.length} orders; at most ${MAX_TRADE_ORDER_IDS} are taken at once`, [
-        { field: 'order_ids', message: `at most ${MAX_TRADE_ORDER_IDS} order ids` },
-      ]);
+      throw new ApiError(
+        Errors.INVALID_QUERY,
+        `order_ids names ${listed.length} orders; at most ${MAX_TRADE_ORDER_IDS} are taken at once`,
+        [{ field: 'order_ids', message: `at most ${MAX_TRADE_ORDER_IDS} order ids` }],
+      );
     }
     const ids = [...(query.order_id === undefined ? [] : [query.order_id]), ...listed];
     const { trades, totalCount } = await this.trades.tradeBook({

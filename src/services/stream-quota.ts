@@ -49,7 +49,10 @@ export class StreamQuota {
 
   /** Throws the refusal of one more connection not logged in from `address` (nothing is taken), or returns. */
   checkPending(address: string): void {
-    this.refusePendingOver(pendingLimitReached({ onNode: this.pending, byAddress: this.pendingByAddress.get(address) ?? 0 }, this.caps), address);
+    this.refusePendingOver(
+      pendingLimitReached({ onNode: this.pending, byAddress: this.pendingByAddress.get(address) ?? 0 }, this.caps),
+      address,
+    );
   }
 
   /**
@@ -114,7 +117,9 @@ export class StreamQuota {
    * (the user's cap) or the 503 (the node's) when the stream may not open.
    */
   open(userId?: string): StreamSlot {
-    this.refuseOver(streamLimitReached({ onNode: this.onNode, byUser: userId === undefined ? null : this.heldBy(userId) }, this.caps));
+    this.refuseOver(
+      streamLimitReached({ onNode: this.onNode, byUser: userId === undefined ? null : this.heldBy(userId) }, this.caps),
+    );
     this.onNode += 1;
     let owner: string | null = null;
     let released = false;

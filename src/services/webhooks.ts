@@ -6,7 +6,12 @@ import { timeOrderedId } from '../ids.js';
 import { newWebhookSecret } from '../auth/credentials.js';
 import { literalAddress, type WebhookAddressPolicy } from '../domain/orders/webhook-addresses.js';
 import { refusedResolution, type Resolver } from '../webhooks/address-guard.js';
-import { DeliveryStatus, webhookUrlProblem, type ListedDelivery, type WebhookSummary } from '../domain/orders/webhooks.js';
+import {
+  DeliveryStatus,
+  webhookUrlProblem,
+  type ListedDelivery,
+  type WebhookSummary,
+} from '../domain/orders/webhooks.js';
 import type { UserRepository } from '../store/access/users.js';
 import type { DeliveryFilter, WebhookRepository } from '../store/orders/webhooks.js';
 import { AdminError } from '../domain/errors.js';
@@ -38,7 +43,8 @@ export class WebhookAdminService {
     const problem = webhookUrlProblem(url, this.addresses);
     if (problem !== null) throw new AdminError(problem);
     const { hostname } = new URL(url);
-    const refused = literalAddress(hostname) === null ? await refusedResolution(hostname, this.addresses, this.resolve) : null;
+    const refused =
+      literalAddress(hostname) === null ? await refusedResolution(hostname, this.addresses, this.resolve) : null;
     if (refused !== null) throw new AdminError(refused);
     if ((await this.users.find(userId)) === undefined) throw new AdminError(`no user ${userId}`);
     const webhook: NewWebhook = {
@@ -58,7 +64,9 @@ export class WebhookAdminService {
   async remove(webhookId: string): Promise<void> {
     if (await this.webhooks.remove(webhookId, this.now())) return;
     const webhook = await this.webhooks.find(webhookId);
-    throw new AdminError(webhook === undefined ? `no webhook ${webhookId}` : `webhook ${webhookId} was removed already`);
+    throw new AdminError(
+      webhook === undefined ? `no webhook ${webhookId}` : `webhook ${webhookId} was removed already`,
+    );
   }
 
   deliveries(filter: DeliveryFilter): Promise<ListedDelivery[]> {

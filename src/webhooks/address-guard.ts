@@ -32,15 +32,20 @@ export function guardedLookup(policy: WebhookAddressPolicy, resolve: Resolver = 
   return (hostname: string, options: LookupOptions, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error !== null) return callback(error, '');
-      const refused = policy.allowPrivateAddresses ? undefined : addresses.map((a) => refusedAddressReason(a.address)).find((reason) => reason !== null);
+      const refused = policy.allowPrivateAddresses
+        ? undefined
+        : addresses.map((a) => refusedAddressReason(a.address)).find((reason) => reason !== null);
       if (refused !== undefined) {
         return callback(
-          new RefusedAddressError(`refused: ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`),
+          new RefusedAddressError(
+            `refused: ${hostname} resolves to a non-public address: ${refused} (allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)`,
+          ),
           '',
         );
       }
       const [first] = addresses;
-      if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      if (first === undefined)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
       // Sockets that try several addresses (autoSelectFamily) ask for all of them; others for one.
       if (options.all === true) return callback(null, addresses);
       return callback(null, first.address, first.family);
@@ -53,7 +58,11 @@ export function guardedLookup(policy: WebhookAddressPolicy, resolve: Resolver = 
  * an address the policy refuses. A name that does not resolve yet is not refused (it is checked again at
  * every connection, by guardedLookup).
  */
-export function refusedResolution(hostname: string, policy: WebhookAddressPolicy, resolve: Resolver = systemLookup): Promise<string | null> {
+export function refusedResolution(
+  hostname: string,
+  policy: WebhookAddressPolicy,
+  resolve: Resolver = systemLookup,
+): Promise<string | null> {
   if (policy.allowPrivateAddresses) return Promise.resolve(null);
   return new Promise((done) => {
     resolve(hostname, { all: true }, (error, addresses) => {

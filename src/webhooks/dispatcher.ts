@@ -164,7 +164,10 @@ export class WebhookDispatcher {
         )
         .finally(() => {
           // The database may be out: back off (at most 5 s) until a pass succeeds.
-          const delay = this.failures === 0 ? this.pollMs : Math.min(this.pollMs * 2 ** this.failures, Math.max(this.pollMs, MAX_BACKOFF_MS));
+          const delay =
+            this.failures === 0
+              ? this.pollMs
+              : Math.min(this.pollMs * 2 ** this.failures, Math.max(this.pollMs, MAX_BACKOFF_MS));
           if (this.running) this.schedule(delay);
         });
     }, delayMs);
@@ -196,7 +199,8 @@ export class WebhookDispatcher {
     if (claimed.length === 0) return 0;
     await this.fixPayloads(claimed);
     const byWebhook = new Map<string, DueDelivery[]>();
-    for (const delivery of claimed) byWebhook.set(delivery.webhookId, [...(byWebhook.get(delivery.webhookId) ?? []), delivery]);
+    for (const delivery of claimed)
+      byWebhook.set(delivery.webhookId, [...(byWebhook.get(delivery.webhookId) ?? []), delivery]);
     const attempts = await Promise.all([...byWebhook.values()].map((queue) => this.sendInOrder(queue)));
     this.held = [];
     return attempts.reduce((a, b) => a + b, 0);
@@ -206,7 +210,12 @@ export class WebhookDispatcher {
   private async fixPayloads(deliveries: DueDelivery[]): Promise<void> {
     const missing = deliveries.filter((d) => d.payload === null);
     if (missing.length === 0) return;
-    const events = new Map((await this.options.events.eventsByIds([...new Set(missing.map((d) => d.eventId))])).map((row) => [row.historyId, row]));
+    const events = new Map(
+      (await this.options.events.eventsByIds([...new Set(missing.map((d) => d.eventId))])).map((row) => [
+        row.historyId,
+        row,
+      ]),
+    );
     for (const delivery of missing) {
       const event = events.get(delivery.eventId);
       if (event === undefined) continue;
@@ -229,7 +238,10 @@ export class WebhookDispatcher {
         break;
       }
       const started = performance.now();
-      const result = delivery.payload === null ? { statusCode: null, error: 'the event no longer exists' } : await this.post(delivery, delivery.payload);
+      const result =
+        delivery.payload === null
+          ? { statusCode: null, error: 'the event no longer exists' }
+          : await this.post(delivery, delivery.payload);
       const seconds = (performance.now() - started) / 1000;
       const at = this.now();
       if (result.statusCode === null && this.aborter.signal.aborted) {
@@ -249,10 +261,18 @@ export class WebhookDispatcher {
       }
       const error = result.error ?? `HTTP ${result.statusCode}`;
       const retryAt =
-        delivery.payload === null || result.refused === true ? null : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
+        delivery.payload === null || result.refused === true
+          ? null
+          : nextAttemptAt(delivery.createdAt, delivery.attempts + 1, at, this.retry, this.random());
       await webhooks.markAttemptFailed(delivery.id, this.dispatcherId, at, retryAt, result.statusCode, error);
       this.options.metrics?.attempt(retryAt === null ? 'given_up' : 'retrying', seconds);
-      const context = { deliveryId: delivery.id, webhookId: delivery.webhookId, historyId: delivery.eventId, attempts: delivery.attempts + 1, error };
+      const context = {
+        deliveryId: delivery.id,
+        webhookId: delivery.webhookId,
+        historyId: delivery.eventId,
+        attempts: delivery.attempts + 1,
+        error,
+      };
       if (retryAt === null) {
         logger.error(context, 'webhook delivery given up');
         continue;
@@ -276,7 +296,10 @@ export class WebhookDispatcher {
     // A timer of our own, not AbortSignal.timeout inside AbortSignal.any: Node 20 may collect such a
     // timeout signal before it fires (nodejs/node#57736), and the POST would then wait for ever.
     const attempt = new AbortController();
-    const timer = setTimeout(() => attempt.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError')), this.timeoutMs);
+    const timer = setTimeout(
+      () => attempt.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError')),
+      this.timeoutMs,
+    );
     const stop = () => attempt.abort(this.aborter.signal.reason);
     if (this.aborter.signal.aborted) stop();
     else this.aborter.signal.addEventListener('abort', stop, { once: true });
@@ -301,10 +324,13 @@ export class WebhookDispatcher {
       await response.body?.cancel().catch(() => undefined);
       return { statusCode: response.status, error: null };
     } catch (error) {
-      if (error instanceof Error && error.cause instanceof RefusedAddressError) return { statusCode: null, error: error.cause.message, refused: true };
+      if (error instanceof Error && error.cause instanceof RefusedAddressError)
+        return { statusCode: null, error: error.cause.message, refused: true };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
       const message =
-        error instanceof Error ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}` : String(error);
+        error instanceof Error
+          ? `${error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : error.message}${cause}`
+          : String(error);
       return { statusCode: null, error: message };
     } finally {
       clearTimeout(timer);

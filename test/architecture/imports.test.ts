@@ -27,9 +27,12 @@ function importGraph(): Map<string, { files: string[]; packages: string[] }> {
   const graph = new Map<string, { files: string[]; packages: string[] }>();
   for (const file of files) {
     const imports = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map((i) => i.fileName);
-    const local = imports.filter((name) => name.startsWith('.')).map((name) => resolve(dirname(file), name).replace(/\.js$/, '.ts'));
+    const local = imports
+      .filter((name) => name.startsWith('.'))
+      .map((name) => resolve(dirname(file), name).replace(/\.js$/, '.ts'));
     const missing = local.filter((path) => !known.has(path));
-    if (missing.length > 0) throw new Error(`${relative(SRC, file)} imports files that are not in src/: ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw new Error(`${relative(SRC, file)} imports files that are not in src/: ${missing.join(', ')}`);
     graph.set(file, { files: local, packages: imports.filter((name) => !name.startsWith('.')) });
   }
   return graph;
@@ -124,7 +127,10 @@ const DRIVERS_AND_FRAMEWORK = /^(kysely|pg|better-sqlite3|fastify|@fastify\/)/;
 
 const PACKAGE_RULES: readonly PackageRule[] = [
   // Rules are plain functions over plain data: parsing and validation happen at the edge.
-  { layer: 'domain/', forbiddenPackages: new RegExp(`${DRIVERS_AND_FRAMEWORK.source}|^(ajv|typebox|@sinclair\\/typebox)`) },
+  {
+    layer: 'domain/',
+    forbiddenPackages: new RegExp(`${DRIVERS_AND_FRAMEWORK.source}|^(ajv|typebox|@sinclair\\/typebox)`),
+  },
   // Wire shapes build on domain types and constants, never on what serves them.
   { layer: 'schemas/', forbiddenPackages: DRIVERS_AND_FRAMEWORK },
   // The store loads and writes; it answers no request.
@@ -147,7 +153,8 @@ function layerOffences(graph: Map<string, { files: string[]; packages: string[] 
     for (const target of imports.files.map((path) => relative(SRC, path))) {
       const toLayer = layerOf(target);
       if (toLayer === undefined || toLayer.name === fromLayer.name) continue;
-      if (toLayer.rank <= fromLayer.rank || NO_SKIPPING.some(([a, b]) => a === fromLayer.name && b === toLayer.name)) offences.push(`${from} -> ${target}`);
+      if (toLayer.rank <= fromLayer.rank || NO_SKIPPING.some(([a, b]) => a === fromLayer.name && b === toLayer.name))
+        offences.push(`${from} -> ${target}`);
     }
     for (const rule of PACKAGE_RULES.filter((r) => from.startsWith(r.layer))) {
       for (const name of imports.packages) if (rule.forbiddenPackages.test(name)) offences.push(`${from} -> ${name}`);
@@ -194,9 +201,18 @@ describe('imports of src/', () => {
     const file = (path: string) => join(SRC, path);
     const fake = new Map([
       [file('domain/a.ts'), { files: [file('schemas/b.ts'), file('domain/c.ts')], packages: ['typebox'] }],
-      [file('schemas/b.ts'), { files: [file('services/d.ts'), file('domain/c.ts'), file('store/e.ts')], packages: ['typebox', 'ajv'] }],
-      [file('webhooks/f.ts'), { files: [file('services/d.ts'), file('store/e.ts'), file('metrics/g.ts')], packages: [] }],
-      [file('http/h.ts'), { files: [file('store/e.ts'), file('services/d.ts'), file('http/i.ts')], packages: ['fastify'] }],
+      [
+        file('schemas/b.ts'),
+        { files: [file('services/d.ts'), file('domain/c.ts'), file('store/e.ts')], packages: ['typebox', 'ajv'] },
+      ],
+      [
+        file('webhooks/f.ts'),
+        { files: [file('services/d.ts'), file('store/e.ts'), file('metrics/g.ts')], packages: [] },
+      ],
+      [
+        file('http/h.ts'),
+        { files: [file('store/e.ts'), file('services/d.ts'), file('http/i.ts')], packages: ['fastify'] },
+      ],
       [file('services/d.ts'), { files: [file('webhooks/f.ts')], packages: ['fastify'] }],
       [file('stray.ts'), { files: [], packages: [] }],
     ]);

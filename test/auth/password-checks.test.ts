@@ -29,7 +29,9 @@ describe('PasswordChecks', () => {
     const third = await refusal(checks.run(check, '203.0.113.9'));
     expect(third).toBeInstanceOf(ApiError);
     expect(third).toMatchObject({ kind: Errors.RATE_LIMITED, headers: { 'Retry-After': '1' } });
-    expect((third as ApiError).message).toBe('Too many logins at once from this address (at most 2 checked at a time); retry after 1 s');
+    expect((third as ApiError).message).toBe(
+      'Too many logins at once from this address (at most 2 checked at a time); retry after 1 s',
+    );
     // Someone else gets the last place; after it, the server is full for everyone (503).
     const fifth = checks.run(check, '198.51.100.3');
     expect(await refusal(checks.run(check, '198.51.100.4'))).toMatchObject({ kind: Errors.UNAVAILABLE });

@@ -16,16 +16,28 @@ import { expectOneLineFailure, fieldsOf, runOrdergate, sqliteFilePerTest } from 
 
 const database = sqliteFilePerTest('ordergate-algos-cli-');
 
-const ordergate = (args: string[], env: Record<string, string> = {}) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${database.path()}`, ...env } });
+const ordergate = (args: string[], env: Record<string, string> = {}) =>
+  runOrdergate(args, { env: { DATABASE_URL: `sqlite:${database.path()}`, ...env } });
 
 /** Runs `work` with the services over the file, in process. */
 async function inProcess<T>(
-  work: (services: ReturnType<typeof createServices> & { admin: AdminService; issues: OfsIssueRepository }) => Promise<T>,
+  work: (
+    services: ReturnType<typeof createServices> & { admin: AdminService; issues: OfsIssueRepository },
+  ) => Promise<T>,
 ): Promise<T> {
   const store = openStore(`sqlite:${database.path()}`);
   try {
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
-    return await work({ ...createServices(store, { tokenTtlSeconds: 60 }), admin, issues: new OfsIssueRepository(store.db) });
+    const admin = new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    );
+    return await work({
+      ...createServices(store, { tokenTtlSeconds: 60 }),
+      admin,
+      issues: new OfsIssueRepository(store.db),
+    });
   } finally {
     await store.close();
   }
@@ -92,10 +104,15 @@ it('registers an algo, stops it (cancelling its live orders, recorded with the o
 });
 
 it('says in one line why it refuses: an unknown user, an unknown algo, a generic ID', async () => {
-  expectOneLineFailure(await ordergate(['algos', 'register', 'A1', '--exchange', 'NSE_EQ', '--approval', 'r', '--user', 'nobody']), /no user nobody/);
+  expectOneLineFailure(
+    await ordergate(['algos', 'register', 'A1', '--exchange', 'NSE_EQ', '--approval', 'r', '--user', 'nobody']),
+    /no user nobody/,
+  );
   expectOneLineFailure(await ordergate(['algos', 'disable', 'A1', '--reason', 'x']), /no algo A1/);
   expectOneLineFailure(
-    await ordergate(['algos', 'register', 'GEN', '--exchange', 'NSE_EQ', '--approval', 'r', '--user', 'nobody'], { ALGO_GENERIC_ID: 'GEN' }),
+    await ordergate(['algos', 'register', 'GEN', '--exchange', 'NSE_EQ', '--approval', 'r', '--user', 'nobody'], {
+      ALGO_GENERIC_ID: 'GEN',
+    }),
     /GEN is a generic algo ID/,
   );
 });

@@ -3,7 +3,6 @@
  * bin as a real process over a real SQLite file; the key is then tried through the AuthService over the
  * same file, from the addresses a call would come from.
  */
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { AdminService } from '../../src/services/admin.js';
 import { AuthService } from '../../src/services/auth.js';
@@ -21,10 +20,12 @@ const ordergate = (args: string[]) => runOrdergate(args, { env: { DATABASE_URL: 
 async function addUser(userId: string): Promise<void> {
   const store = openStore(`sqlite:${database.path()}`);
   try {
-    await new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(
-      userId,
-      'a-test-password-42',
-    );
+    await new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    ).addUser(userId, 'a-test-password-42');
   } finally {
     await store.close();
   }
@@ -34,11 +35,9 @@ async function addUser(userId: string): Promise<void> {
 async function usableFrom(userId: string, apiKey: string, from: string): Promise<boolean> {
   const store = openStore(`sqlite:${database.path()}`);
   try {
-    return await new AuthService(new UserRepository(store.db, store.dialect), 60_000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER }).holdsApiKey(
-      userId,
-      apiKey,
-      from,
-    );
+    return await new AuthService(new UserRepository(store.db, store.dialect), 60_000, Date.now, {
+      passwordHasher: TEST_PASSWORD_HASHER,
+    }).holdsApiKey(userId, apiKey, from);
   } finally {
     await store.close();
   }
@@ -46,7 +45,15 @@ async function usableFrom(userId: string, apiKey: string, from: string): Promise
 
 it('binds a key to a primary and a secondary address at creation, changes them once a week unless overridden, and keeps every change', async () => {
   await addUser('alice');
-  const created = await ordergate(['apikeys', 'create', 'alice', '--allow-ip', '203.0.113.7', '--allow-ip', '2001:DB8::1']);
+  const created = await ordergate([
+    'apikeys',
+    'create',
+    'alice',
+    '--allow-ip',
+    '203.0.113.7',
+    '--allow-ip',
+    '2001:DB8::1',
+  ]);
   expect(created.code, created.stderr).toBe(0);
   const lines = created.stdout.trimEnd().split('\n');
   const apiKey = lines.at(-1)!;
@@ -56,7 +63,10 @@ it('binds a key to a primary and a secondary address at creation, changes them o
   expect(await usableFrom('alice', apiKey, '::ffff:203.0.113.7')).toBe(true);
   expect(await usableFrom('alice', apiKey, '198.51.100.9')).toBe(false);
 
-  expectOneLineFailure(await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', '198.51.100.9']), /cannot change now: .*next change is allowed from/);
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', '198.51.100.9']),
+    /cannot change now: .*next change is allowed from/,
+  );
   expect(await usableFrom('alice', apiKey, '198.51.100.9')).toBe(false);
   const overridden = await ordergate(['apikeys', 'set-ips', key_id!, '--allow-ip', '198.51.100.9', '--override']);
   expect(overridden.code, overridden.stderr).toBe(0);
@@ -76,7 +86,17 @@ it('refuses addresses that are not a primary and at most one secondary IP addres
   // The lists an operator may register are the domain's (test/domain/static-ip.test.ts); here, that the
   // command says why in one line and creates no key.
   expectOneLineFailure(
-    await ordergate(['apikeys', 'create', 'bob', '--allow-ip', '203.0.113.1', '--allow-ip', '203.0.113.2', '--allow-ip', 'example.com']),
+    await ordergate([
+      'apikeys',
+      'create',
+      'bob',
+      '--allow-ip',
+      '203.0.113.1',
+      '--allow-ip',
+      '203.0.113.2',
+      '--allow-ip',
+      'example.com',
+    ]),
     /at most one secondary/,
   );
   const store = openStore(`sqlite:${database.path()}`);
@@ -85,7 +105,10 @@ it('refuses addresses that are not a primary and at most one secondary IP addres
   } finally {
     await store.close();
   }
-  expectOneLineFailure(await ordergate(['apikeys', 'set-ips', 'no-such-key', '--allow-ip', '203.0.113.1']), /no active API key no-such-key/);
+  expectOneLineFailure(
+    await ordergate(['apikeys', 'set-ips', 'no-such-key', '--allow-ip', '203.0.113.1']),
+    /no active API key no-such-key/,
+  );
 });
 
 it('refuses an address no client calls from, and a zoned one, in one line saying why, storing no key (issue 47 row 5)', async () => {

@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, createSqliteDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/databases.js';
+import {
+  createPostgresDatabase,
+  createSqliteDatabase,
+  TEST_POSTGRES_URL,
+  type TestDatabase,
+} from '../support/databases.js';
 import { tcpReachable } from '../support/tcp-probe.js';
 import { startTestServer, validBid, type CallResult, type TestUser } from '../support/server.js';
 import { createOmsWorker } from '../../src/wiring.js';
@@ -79,7 +84,15 @@ async function auditJson(args: string[]): Promise<Record<string, unknown>[]> {
 describe('ordergate audit', () => {
   it("--order: the order's whole trail in time order, requests beside the changes they made, with who made each", async () => {
     const trail = await auditJson(['--order', aliceOrder]);
-    expect(trail.map((entry) => [entry.at, entry.kind, entry.kind === 'request' ? entry.user_id : entry.actor, entry.request_id, entry.status])).toEqual([
+    expect(
+      trail.map((entry) => [
+        entry.at,
+        entry.kind,
+        entry.kind === 'request' ? entry.user_id : entry.actor,
+        entry.request_id,
+        entry.status,
+      ]),
+    ).toEqual([
       [at(0), 'request', 'alice', requestId(placed), 200],
       [at(0), 'order_change', 'alice', requestId(placed), 'OMSXMITTED'],
       [at(1), 'order_change', 'oms', null, 'EXXMITTED'],
@@ -105,7 +118,13 @@ describe('ordergate audit', () => {
       body: validBid(),
       body_cut: null,
     });
-    expect(trail[4]).toMatchObject({ method: 'DELETE', path: `${PLACE_ORDER}/NSE_EQ/${aliceOrder}`, code: 's-101', order_id: aliceOrder, body: null });
+    expect(trail[4]).toMatchObject({
+      method: 'DELETE',
+      path: `${PLACE_ORDER}/NSE_EQ/${aliceOrder}`,
+      code: 's-101',
+      order_id: aliceOrder,
+      body: null,
+    });
     expect(trail[5]).toMatchObject({
       order_id: aliceOrder,
       user_id: 'alice',
@@ -118,7 +137,14 @@ describe('ordergate audit', () => {
 
   it("--user: the user's requests, refused ones too, and the changes of the user's orders; nobody else's", async () => {
     const trail = await auditJson(['--user', 'bob']);
-    expect(trail.map((entry) => [entry.at, entry.kind, entry.status, entry.kind === 'request' ? entry.code : entry.order_id])).toEqual([
+    expect(
+      trail.map((entry) => [
+        entry.at,
+        entry.kind,
+        entry.status,
+        entry.kind === 'request' ? entry.code : entry.order_id,
+      ]),
+    ).toEqual([
       [at(2), 'request', 422, bobRefused.body.code],
       [at(2), 'request', 200, 's-101'],
       [at(2), 'order_change', 'OMSXMITTED', bobOrder],
@@ -126,7 +152,11 @@ describe('ordergate audit', () => {
       [at(4), 'order_change', 'PENDING', bobOrder],
     ]);
     expect(trail.every((entry) => entry.user_id === 'bob')).toBe(true);
-    expect(trail[0]).toMatchObject({ request_id: requestId(bobRefused), order_id: null, body: validBid({ price: 99 }) });
+    expect(trail[0]).toMatchObject({
+      request_id: requestId(bobRefused),
+      order_id: null,
+      body: validBid({ price: 99 }),
+    });
   });
 
   it('--request-id: the request and the change it made', async () => {
@@ -162,17 +192,22 @@ describe('ordergate audit', () => {
     expect(lines).toHaveLength(1 + 7);
     expect(lines[0]).toMatch(/^AT\s+KIND\s+WHO\s+ADDRESS\s+REQUEST_ID\s+ORDER\s+WHAT$/);
     expect(lines[1]).toMatch(
-      new RegExp(`^2026-11-23T05:00:00Z\\s+request\\s+alice\\s+127\\.0\\.0\\.1\\s+${requestId(placed)}\\s+${aliceOrder}\\s+POST ${PLACE_ORDER} -> 200 s-101$`),
+      new RegExp(
+        `^2026-11-23T05:00:00Z\\s+request\\s+alice\\s+127\\.0\\.0\\.1\\s+${requestId(placed)}\\s+${aliceOrder}\\s+POST ${PLACE_ORDER} -> 200 s-101$`,
+      ),
     );
     expect(lines[7]).toMatch(
-      new RegExp(`^2026-11-23T05:00:04Z\\s+order\\s+exchange\\s+-\\s+-\\s+${aliceOrder}\\s+CANCELLED \\(qty 10 price 101\\.50 traded 0\\): `),
+      new RegExp(
+        `^2026-11-23T05:00:04Z\\s+order\\s+exchange\\s+-\\s+-\\s+${aliceOrder}\\s+CANCELLED \\(qty 10 price 101\\.50 traded 0\\): `,
+      ),
     );
   });
 
   it('stores and shows no credential', async () => {
     const everything = (await audit(['--json'])).stdout + (await audit([])).stdout;
     expect(everything).toContain('alice');
-    for (const secret of [alice.password, alice.apiKey, alice.token, bob.apiKey, bob.token]) expect(everything).not.toContain(secret);
+    for (const secret of [alice.password, alice.apiKey, alice.token, bob.apiKey, bob.token])
+      expect(everything).not.toContain(secret);
   });
 
   it('nothing matching: nothing on stdout, exit 0; a bad filter: exit 1 with one line', async () => {
@@ -239,53 +274,62 @@ describe.each([
       .map((line) => JSON.parse(line).request_id);
   };
 
-  it.skipIf(skip)('archives the records before a date to a file, removes exactly them, and the file verifies against the database', async () => {
-    const file = join(dir, 'audit-2026-11-23.jsonl');
-    expect(late.status, late.text).toBe(200);
-    const archived = await run(['archive', '--before', '2026-11-23T06:00:00Z', '--to', file]);
-    expect(archived.code, archived.stderr).toBe(0);
-    const fields = fieldsOf(archived.stdout);
-    const bytes = readFileSync(file);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    expect(fields).toMatchObject({ archived: file, digest_file: `${file}.sha256`, rows: '2', before: '2026-11-23T06:00:00Z', digest: sha256 });
-    // What `sha256sum -c` reads.
-    expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${sha256}  audit-2026-11-23.jsonl\n`);
-    const lines = bytes
-      .toString('utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-    expect(lines.slice(1, -1).map((line) => [line.request_id, line.user_id, line.status_code])).toEqual(
-      early.map((res) => [res.headers.get('request-id'), 'carol', res.status]),
-    );
+  it.skipIf(skip)(
+    'archives the records before a date to a file, removes exactly them, and the file verifies against the database',
+    async () => {
+      const file = join(dir, 'audit-2026-11-23.jsonl');
+      expect(late.status, late.text).toBe(200);
+      const archived = await run(['archive', '--before', '2026-11-23T06:00:00Z', '--to', file]);
+      expect(archived.code, archived.stderr).toBe(0);
+      const fields = fieldsOf(archived.stdout);
+      const bytes = readFileSync(file);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      expect(fields).toMatchObject({
+        archived: file,
+        digest_file: `${file}.sha256`,
+        rows: '2',
+        before: '2026-11-23T06:00:00Z',
+        digest: sha256,
+      });
+      // What `sha256sum -c` reads.
+      expect(readFileSync(`${file}.sha256`, 'utf8')).toBe(`${sha256}  audit-2026-11-23.jsonl\n`);
+      const lines = bytes
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(lines.slice(1, -1).map((line) => [line.request_id, line.user_id, line.status_code])).toEqual(
+        early.map((res) => [res.headers.get('request-id'), 'carol', res.status]),
+      );
 
-    // The trail keeps the later record alone; the order changes (the orders' own history) stay.
-    expect(await trailIds()).toEqual([late.headers.get('request-id')]);
-    const changes = await run(['--json', '--user', 'carol']);
-    expect(changes.stdout.split('\n').filter((line) => line.includes('"kind":"order_change"'))).toHaveLength(2);
+      // The trail keeps the later record alone; the order changes (the orders' own history) stay.
+      expect(await trailIds()).toEqual([late.headers.get('request-id')]);
+      const changes = await run(['--json', '--user', 'carol']);
+      expect(changes.stdout.split('\n').filter((line) => line.includes('"kind":"order_change"'))).toHaveLength(2);
 
-    const verified = await run(['verify-archive', file]);
-    expect(verified.code, verified.stderr).toBe(0);
-    expect(fieldsOf(verified.stdout)).toEqual({
-      verified: file,
-      rows: '2',
-      first_id: fields.first_id,
-      last_id: fields.last_id,
-      before: '2026-11-23T06:00:00Z',
-      archived_at: fields.archived_at,
-      digest: sha256,
-    });
+      const verified = await run(['verify-archive', file]);
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(fieldsOf(verified.stdout)).toEqual({
+        verified: file,
+        rows: '2',
+        first_id: fields.first_id,
+        last_id: fields.last_id,
+        before: '2026-11-23T06:00:00Z',
+        archived_at: fields.archived_at,
+        digest: sha256,
+      });
 
-    // A record changed in the file: the database has no archive with that digest.
-    const forged = join(dir, 'forged.jsonl');
-    writeFileSync(forged, bytes.toString('utf8').replace('"carol"', '"mallory"'));
-    expectOneLineFailure(await run(['verify-archive', forged]), /not an archive this database made/);
-    // Nothing left before the date: no file; the same file again: refused, nothing removed.
-    const again = await run(['archive', '--before', '2026-11-23T06:00:00Z', '--to', join(dir, 'again.jsonl')]);
-    expect(again).toMatchObject({ code: 0, stdout: '' });
-    expect(again.stderr).toMatch(/nothing archived/);
-    expectOneLineFailure(await run(['archive', '--before', '2026-11-24', '--to', file]), /exists/);
-    expect(await trailIds()).toEqual([late.headers.get('request-id')]);
-    expectOneLineFailure(await run(['archive', '--to', join(dir, 'x.jsonl')]), /--before/);
-  });
+      // A record changed in the file: the database has no archive with that digest.
+      const forged = join(dir, 'forged.jsonl');
+      writeFileSync(forged, bytes.toString('utf8').replace('"carol"', '"mallory"'));
+      expectOneLineFailure(await run(['verify-archive', forged]), /not an archive this database made/);
+      // Nothing left before the date: no file; the same file again: refused, nothing removed.
+      const again = await run(['archive', '--before', '2026-11-23T06:00:00Z', '--to', join(dir, 'again.jsonl')]);
+      expect(again).toMatchObject({ code: 0, stdout: '' });
+      expect(again.stderr).toMatch(/nothing archived/);
+      expectOneLineFailure(await run(['archive', '--before', '2026-11-24', '--to', file]), /exists/);
+      expect(await trailIds()).toEqual([late.headers.get('request-id')]);
+      expectOneLineFailure(await run(['archive', '--to', join(dir, 'x.jsonl')]), /--before/);
+    },
+  );
 });

@@ -25,7 +25,8 @@ function newestMtime(dir: string, keep: (file: string) => boolean, more: readonl
 
 /** Whether every output exists and is newer than `sourcesMtime`. */
 const isFresh = (outputs: readonly string[], sourcesMtime: () => number) =>
-  outputs.every((file) => existsSync(file)) && Math.min(...outputs.map((file) => statSync(file).mtimeMs)) >= sourcesMtime();
+  outputs.every((file) => existsSync(file)) &&
+  Math.min(...outputs.map((file) => statSync(file).mtimeMs)) >= sourcesMtime();
 
 /** Builds the web console unless dist/console/ is newer than every source of it. */
 export async function ensureConsoleBuilt(): Promise<void> {
@@ -34,9 +35,14 @@ export async function ensureConsoleBuilt(): Promise<void> {
 }
 
 export default async function buildDist(): Promise<void> {
-  if (!isFresh(serverOutputs, () => newestMtime('src', (file) => file.endsWith('.ts'), ['package.json', 'scripts/build-server.ts']))) {
+  if (
+    !isFresh(serverOutputs, () =>
+      newestMtime('src', (file) => file.endsWith('.ts'), ['package.json', 'scripts/build-server.ts']),
+    )
+  ) {
     await buildServer();
-    if (!serverOutputs.every((file) => existsSync(file))) throw new Error(`build-dist: the build did not produce ${serverOutputs.join(', ')}`);
+    if (!serverOutputs.every((file) => existsSync(file)))
+      throw new Error(`build-dist: the build did not produce ${serverOutputs.join(', ')}`);
   }
   await ensureConsoleBuilt();
 }

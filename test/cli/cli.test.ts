@@ -16,7 +16,7 @@ import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
 import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { UserRepository } from '../../src/store/access/users.js';
-import { CLI, expectOneLineFailure, fieldsOf, runOrdergate, type CommandResult } from './run-ordergate.js';
+import { CLI, expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { offerImport } from '../support/offers.js';
 
@@ -32,7 +32,10 @@ beforeEach(() => {
 });
 
 const ordergate = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
-  runOrdergate(args, { env: { ...env, ...options.env }, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+  runOrdergate(args, {
+    env: { ...env, ...options.env },
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+  });
 
 async function inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(`sqlite:${dbPath}`);
@@ -44,13 +47,16 @@ async function inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
 }
 
 const authService = (store: Store) =>
-  new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER });
+  new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, {
+    passwordHasher: TEST_PASSWORD_HASHER,
+  });
 
 /** Answers the access token, or the ApiError code of the refusal. */
 async function tryLogin(userId: string, password: string, secondAuth?: string): Promise<string> {
   return inStore(async (store) => {
     try {
-      return (await authService(store).login({ user_id: userId, password, second_auth: secondAuth ?? null })).accessToken;
+      return (await authService(store).login({ user_id: userId, password, second_auth: secondAuth ?? null }))
+        .accessToken;
     } catch (error) {
       if (error instanceof ApiError) return `refused ${error.kind.code}`;
       throw error;
@@ -115,7 +121,9 @@ describe('ordergate users add', () => {
   });
 
   it('--password-stdin takes the password from stdin without its trailing newline and does not print it', async () => {
-    const result = await ordergate(['users', 'add', 'bob', '--password-stdin', '--category', 'NON_RETAIL'], { stdin: 'my secret pass\n' });
+    const result = await ordergate(['users', 'add', 'bob', '--password-stdin', '--category', 'NON_RETAIL'], {
+      stdin: 'my secret pass\n',
+    });
     expect(result.code, result.stderr).toBe(0);
     // NON_RETAIL is the old name of NII (migration 0013); the issue model still sees NON_RETAIL.
     expect(result.stdout).toBe('user_id: bob\ncategory: NII\nmargin: H\n');
@@ -224,7 +232,11 @@ describe('ordergate ofs import', () => {
       /\[1\]\.tick_size/,
     ],
     ['an unknown field', [{ ...sbin, lot: 1 }], /lot/],
-    ['windows in the wrong order', [{ ...sbin, retail_closes_at: '2026-11-24T03:00:00Z' }], /retail_closes_at must be after retail_opens_at/],
+    [
+      'windows in the wrong order',
+      [{ ...sbin, retail_closes_at: '2026-11-24T03:00:00Z' }],
+      /retail_closes_at must be after retail_opens_at/,
+    ],
     ['a retail reserve that is not a whole percent', [{ ...sbin, retail_reserve_pct: 12.5 }], /retail_reserve_pct/],
   ])('a file with %s exits 1 with the reason and writes nothing', async (_name, content, reason) => {
     expect((await ordergate(['ofs', 'import', issueFile('good', [sbin])])).code).toBe(0);
@@ -248,7 +260,10 @@ describe('ordergate ofs import', () => {
     const session = (opensAt: number) => `${instant(opensAt)}/${instant(opensAt + 6.25 * hour)}`;
     // A drill (settlement 60 s): the real clock's T may fall on a weekend. The seller decides by 6 hours from now.
     const decisionBy = tOpensAt + 18 * hour;
-    const offer = offerImport({ settlement_delay_seconds: 60, green_shoe_decision_by: new Date(decisionBy).toISOString() }, tOpensAt);
+    const offer = offerImport(
+      { settlement_delay_seconds: 60, green_shoe_decision_by: new Date(decisionBy).toISOString() },
+      tOpensAt,
+    );
     const imported = await ordergate(['ofs', 'import', issueFile('offer', [offer, sbin])]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toBe(
@@ -300,7 +315,13 @@ describe('ordergate ofs import', () => {
     );
 
     await inStore((store) =>
-      new UserRepository(store.db, store.dialect).create({ userId: 'emma', passwordHash: 'x', category: 'RETAIL', totpSecret: null, now: 0 }),
+      new UserRepository(store.db, store.dialect).create({
+        userId: 'emma',
+        passwordHash: 'x',
+        category: 'RETAIL',
+        totpSecret: null,
+        now: 0,
+      }),
     );
     const added = await ordergate(['ofs', 'employees', 'add', 'ACME-OFS-1', 'emma']);
     expect(added.code, added.stderr).toBe(0);
@@ -319,7 +340,11 @@ describe('ordergate ofs import', () => {
       /^ordergate: offer ACME-OFS-1: it was cancelled already, or its T\+1 allocation has run\n$/,
     );
     expectOneLineFailure(await ordergate(['ofs', 'proceed', 'NOPE']), /^ordergate: no offer NOPE\n$/);
-    expect(await inStore((store) => store.db.selectFrom('ofs_offers').select(['t_proceed_at', 'cancelled_at']).executeTakeFirstOrThrow())).toMatchObject({
+    expect(
+      await inStore((store) =>
+        store.db.selectFrom('ofs_offers').select(['t_proceed_at', 'cancelled_at']).executeTakeFirstOrThrow(),
+      ),
+    ).toMatchObject({
       t_proceed_at: expect.anything(),
       cancelled_at: expect.anything(),
     });
@@ -361,7 +386,9 @@ describe('ordergate demo', () => {
       const auth = authService(store);
       const caller = await auth.authenticateWithApiKey(`Bearer ${demo.access_token}`, demo.api_key);
       expect(caller).toMatchObject({ userId: demo.user_id, category: 'RETAIL' });
-      await expect(auth.login({ user_id: demo.user_id, password: demo.password, api_key: demo.api_key })).resolves.toMatchObject({ userId: demo.user_id });
+      await expect(
+        auth.login({ user_id: demo.user_id, password: demo.password, api_key: demo.api_key }),
+      ).resolves.toMatchObject({ userId: demo.user_id });
     });
 
     // ofs_issues is in the import-file shape and is what the registry now holds.
@@ -384,7 +411,10 @@ describe('ordergate demo', () => {
       expect(closesAt).toBeLessThanOrEqual(Date.now() + 91_000);
     }
     expect(issue!.retailOpensAt).toBeLessThanOrEqual(before);
-    expectOneLineFailure(await ordergate(['demo', '--close-in', '5']), /--close-in takes a whole number of seconds from 10 to 86400/);
+    expectOneLineFailure(
+      await ordergate(['demo', '--close-in', '5']),
+      /--close-in takes a whole number of seconds from 10 to 86400/,
+    );
   });
 
   it('runs again on the same database: same user and password, a new API key, the old one still active', async () => {
@@ -444,7 +474,9 @@ describe('ordergate demo-offer', () => {
     access_token: string;
     category: string;
   }
-  async function demoOfferJson(args: string[] = []): Promise<{ users: DemoOfferUser[]; offer: Record<string, unknown> & { offer_id: string } }> {
+  async function demoOfferJson(
+    args: string[] = [],
+  ): Promise<{ users: DemoOfferUser[]; offer: Record<string, unknown> & { offer_id: string } }> {
     const result = await ordergate(['demo-offer', '--json', ...args]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
@@ -469,10 +501,22 @@ describe('ordergate demo-offer', () => {
       for (const user of demo.users) {
         expect(Object.keys(user).sort()).toEqual(['access_token', 'api_key', 'category', 'password', 'user_id']);
         expect(user.password).toBe('ordergate-demo');
-        await expect(auth.authenticateWithApiKey(`Bearer ${user.access_token}`, user.api_key)).resolves.toMatchObject({ userId: user.user_id });
-        await expect(auth.login({ user_id: user.user_id, password: user.password, api_key: user.api_key })).resolves.toMatchObject({ userId: user.user_id });
-        expect(await users.find(user.user_id)).toMatchObject({ offerCategory: user.category, marginType: 'H', operator: user.user_id === 'demo' });
-        const account = await store.db.selectFrom('funds_accounts').select('cash_paise').where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+        await expect(auth.authenticateWithApiKey(`Bearer ${user.access_token}`, user.api_key)).resolves.toMatchObject({
+          userId: user.user_id,
+        });
+        await expect(
+          auth.login({ user_id: user.user_id, password: user.password, api_key: user.api_key }),
+        ).resolves.toMatchObject({ userId: user.user_id });
+        expect(await users.find(user.user_id)).toMatchObject({
+          offerCategory: user.category,
+          marginType: 'H',
+          operator: user.user_id === 'demo',
+        });
+        const account = await store.db
+          .selectFrom('funds_accounts')
+          .select('cash_paise')
+          .where('user_id', '=', user.user_id)
+          .executeTakeFirstOrThrow();
         expect(Number(account.cash_paise)).toBe(100_000_000);
       }
     });
@@ -494,8 +538,18 @@ describe('ordergate demo-offer', () => {
     // The demo offer has no order value upper limit on any series.
     const NONE = { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null };
     expect(stored!.offer.listings).toEqual([
-      { exchange: 'BSE_EQ', scripToken: 800101, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null }, valueLimitsPaise: NONE },
-      { exchange: 'NSE_EQ', scripToken: 700101, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' }, valueLimitsPaise: NONE },
+      {
+        exchange: 'BSE_EQ',
+        scripToken: 800101,
+        series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null },
+        valueLimitsPaise: NONE,
+      },
+      {
+        exchange: 'NSE_EQ',
+        scripToken: 700101,
+        series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+        valueLimitsPaise: NONE,
+      },
     ]);
     expect(await inStore((store) => new OfsOfferRepository(store.db).employees('DEMO-OFS'))).toEqual(['demo']);
     // T opens at the minute and closes 120 s from now; T+1 opens 30 s later, for 120 s.
@@ -521,7 +575,10 @@ describe('ordergate demo-offer', () => {
     expect(parsed!.tDay.closesAt).toBeLessThanOrEqual(Date.now() + 46_000);
     expect(parsed!.t1Day.closesAt - parsed!.t1Day.opensAt).toBe(45_000);
     for (const bad of ['29', '86401', '1.5', 'soon']) {
-      expectOneLineFailure(await ordergate(['demo-offer', '--day-seconds', bad]), /--day-seconds takes a whole number of seconds from 30 to 86400/);
+      expectOneLineFailure(
+        await ordergate(['demo-offer', '--day-seconds', bad]),
+        /--day-seconds takes a whole number of seconds from 30 to 86400/,
+      );
     }
   });
 
@@ -533,7 +590,11 @@ describe('ordergate demo-offer', () => {
     expect(await inStore((store) => new UserRepository(store.db, store.dialect).count())).toBe(3);
     // As the OMS does at T close.
     await inStore((store) =>
-      store.db.updateTable('ofs_offers').set({ t_allocated_at: Date.now(), t_cutoff_price_paise: 10_050 }).where('offer_id', '=', 'DEMO-OFS').execute(),
+      store.db
+        .updateTable('ofs_offers')
+        .set({ t_allocated_at: Date.now(), t_cutoff_price_paise: 10_050 })
+        .where('offer_id', '=', 'DEMO-OFS')
+        .execute(),
     );
     const allocated = await offerOf('DEMO-OFS');
 
@@ -599,13 +660,18 @@ describe('ordergate demo-offer', () => {
     expect(demo.code, demo.stderr).toBe(0);
     const added = await ordergate(['users', 'add', 'alice']);
     expect(added.code, added.stderr).toBe(0);
-    for (const userId of ['demo', 'demo-nii', 'demo-mf']) expect(await tryLogin(userId, 'ordergate-demo')).toBe('refused e-212');
-    expectOneLineFailure(await ordergate(['demo-offer']), /holds users that the demos did not create.*--allow-other-users/);
+    for (const userId of ['demo', 'demo-nii', 'demo-mf'])
+      expect(await tryLogin(userId, 'ordergate-demo')).toBe('refused e-212');
+    expectOneLineFailure(
+      await ordergate(['demo-offer']),
+      /holds users that the demos did not create.*--allow-other-users/,
+    );
     expectOneLineFailure(await ordergate(['demo']), /--allow-other-users/);
     // --allow-other-users enables them again, and demo is no operator there.
     const again = await ordergate(['demo-offer', '--json', '--allow-other-users']);
     expect(again.code, again.stderr).toBe(0);
-    for (const userId of ['demo', 'demo-nii', 'demo-mf']) expect(await tryLogin(userId, 'ordergate-demo')).toMatch(/^ogt_/);
+    for (const userId of ['demo', 'demo-nii', 'demo-mf'])
+      expect(await tryLogin(userId, 'ordergate-demo')).toMatch(/^ogt_/);
     expect((await inStore((store) => new UserRepository(store.db, store.dialect).find('demo')))?.operator).toBe(false);
   });
 
@@ -638,7 +704,10 @@ describe('usage errors and settings', () => {
   });
 
   it('a bad DATABASE_URL fails with one line naming it', async () => {
-    expectOneLineFailure(await ordergate(['users', 'add', 'alice'], { env: { DATABASE_URL: 'mysql://db/x' } }), /^ordergate: DATABASE_URL must start with/);
+    expectOneLineFailure(
+      await ordergate(['users', 'add', 'alice'], { env: { DATABASE_URL: 'mysql://db/x' } }),
+      /^ordergate: DATABASE_URL must start with/,
+    );
   });
 
   // With REDIS_URL too: the Redis client the app opened must not keep the failed command alive.
@@ -649,7 +718,9 @@ describe('usage errors and settings', () => {
       await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
       try {
         const port = String((blocker.address() as AddressInfo).port);
-        const result = await ordergate(['serve'], { env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent', ...extra } });
+        const result = await ordergate(['serve'], {
+          env: { HOST: '127.0.0.1', PORT: port, LOG_LEVEL: 'silent', ...extra },
+        });
         expectOneLineFailure(result, /^ordergate: cannot start: .*EADDRINUSE/);
       } finally {
         blocker.close();

@@ -29,7 +29,8 @@ beforeEach(async () => {
   await createMigratedSqliteFile(dbPath);
 });
 
-const ordergate = (args: string[], stdin?: string) => runOrdergate(args, { env, ...(stdin === undefined ? {} : { stdin }) });
+const ordergate = (args: string[], stdin?: string) =>
+  runOrdergate(args, { env, ...(stdin === undefined ? {} : { stdin }) });
 
 async function inStore<T>(work: (store: Store, funds: FundsRepository) => Promise<T>): Promise<T> {
   const store = openStore(`sqlite:${dbPath}`);
@@ -43,10 +44,12 @@ async function inStore<T>(work: (store: Store, funds: FundsRepository) => Promis
 /** A user, added as `ordergate users add` adds one (the same AdminService, in this process: the command itself is test/cli/cli.test.ts's). */
 async function addUser(userId: string): Promise<void> {
   await inStore((store) =>
-    new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(
-      userId,
-      'a password of the test',
-    ),
+    new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    ).addUser(userId, 'a password of the test'),
   );
 }
 
@@ -75,19 +78,35 @@ describe('ordergate funds', () => {
     const show = await ordergate(['funds', 'show', 'alice']);
     expect(show.code, show.stderr).toBe(0);
     const lines = show.stdout.trimEnd().split('\n');
-    expect(lines.slice(0, 6)).toEqual(['user_id: alice', 'funds_checked: yes', 'cash: 250000.50', 'blocked: 0.00', 'available: 250000.50', 'debited: 0.00']);
+    expect(lines.slice(0, 6)).toEqual([
+      'user_id: alice',
+      'funds_checked: yes',
+      'cash: 250000.50',
+      'blocked: 0.00',
+      'available: 250000.50',
+      'debited: 0.00',
+    ]);
     expect(lines.slice(6)).toHaveLength(2);
     expect(lines[6]).toMatch(/^\d+ \d{4}-\d{2}-\d{2}T[0-9:.]+Z DEPOSIT 0\.50 order=-$/);
     expect(lines[7]).toMatch(/^\d+ \S+ DEPOSIT 250000\.00 order=-$/);
 
-    await inStore(async (_store, funds) => expect(await funds.find('alice')).toMatchObject({ cashPaise: 25_000_050, blockedPaise: 0, debitedPaise: 0 }));
+    await inStore(async (_store, funds) =>
+      expect(await funds.find('alice')).toMatchObject({ cashPaise: 25_000_050, blockedPaise: 0, debitedPaise: 0 }),
+    );
   });
 
   it('show for a user without an account: funds_checked no, zeros, no ledger, and a hint', async () => {
     await addUser('bob');
     const show = await ordergate(['funds', 'show', 'bob']);
     expect(show.code, show.stderr).toBe(0);
-    expect(accountLines(show.stdout)).toEqual(['user_id: bob', 'funds_checked: no', 'cash: 0.00', 'blocked: 0.00', 'available: 0.00', 'debited: 0.00']);
+    expect(accountLines(show.stdout)).toEqual([
+      'user_id: bob',
+      'funds_checked: no',
+      'cash: 0.00',
+      'blocked: 0.00',
+      'available: 0.00',
+      'debited: 0.00',
+    ]);
     expect(show.stdout.trimEnd().split('\n')).toHaveLength(6);
     expect(show.stderr).toMatch(/no funds account/);
   });
@@ -106,12 +125,25 @@ describe('ordergate funds', () => {
     await addUser('dave');
     await ordergate(['funds', 'deposit', 'dave', '1000']);
     // What live bids of dave's would block: available is cash less it.
-    await inStore((store) => store.db.updateTable('funds_accounts').set({ blocked_paise: 400_00 }).where('user_id', '=', 'dave').execute());
-    const before = await inStore(async (_store, funds) => ({ account: await funds.find('dave'), ledger: await funds.ledger('dave', 10) }));
+    await inStore((store) =>
+      store.db.updateTable('funds_accounts').set({ blocked_paise: 400_00 }).where('user_id', '=', 'dave').execute(),
+    );
+    const before = await inStore(async (_store, funds) => ({
+      account: await funds.find('dave'),
+      ledger: await funds.ledger('dave', 10),
+    }));
 
     expectOneLineFailure(await ordergate(['funds', 'withdraw', 'dave', '600.01']), /Rs 600\.00 available/);
-    expectOneLineFailure(await ordergate(['funds', 'withdraw', 'dave', '1000']), /cannot withdraw Rs 1,000\.00: dave has Rs 600\.00 available/);
-    expect(await inStore(async (_store, funds) => ({ account: await funds.find('dave'), ledger: await funds.ledger('dave', 10) }))).toEqual(before);
+    expectOneLineFailure(
+      await ordergate(['funds', 'withdraw', 'dave', '1000']),
+      /cannot withdraw Rs 1,000\.00: dave has Rs 600\.00 available/,
+    );
+    expect(
+      await inStore(async (_store, funds) => ({
+        account: await funds.find('dave'),
+        ledger: await funds.ledger('dave', 10),
+      })),
+    ).toEqual(before);
 
     expect((await ordergate(['funds', 'withdraw', 'dave', '600'])).code).toBe(0);
   });
@@ -140,7 +172,12 @@ describe('ordergate funds', () => {
     await ordergate(['funds', 'deposit', 'frank', '10']);
     // Refusals write nothing: they may run at once.
     const runs = bad.flatMap(([amount, reason]) =>
-      ['deposit', 'withdraw'].map(async (command) => ({ amount, command, reason, result: await ordergate(['funds', command, 'frank', amount]) })),
+      ['deposit', 'withdraw'].map(async (command) => ({
+        amount,
+        command,
+        reason,
+        result: await ordergate(['funds', command, 'frank', amount]),
+      })),
     );
     for (const { amount, command, reason, result } of await Promise.all(runs)) {
       expect(result.stderr, `${command} ${JSON.stringify(amount)}`).toMatch(reason);
@@ -155,14 +192,19 @@ describe('ordergate funds', () => {
   it('refuses a deposit that would take cash past the most an account may hold', async () => {
     await addUser('grace');
     expect((await ordergate(['funds', 'deposit', 'grace', '90000000000000'])).code).toBe(0);
-    expectOneLineFailure(await ordergate(['funds', 'deposit', 'grace', '0.01']), /would take grace's cash past the most an account may hold/);
+    expectOneLineFailure(
+      await ordergate(['funds', 'deposit', 'grace', '0.01']),
+      /would take grace's cash past the most an account may hold/,
+    );
   });
 
   it('refuses an unknown user for every command, creating nothing', async () => {
     expectOneLineFailure(await ordergate(['funds', 'deposit', 'nobody', '100']), /^ordergate: no user nobody\n$/);
     expectOneLineFailure(await ordergate(['funds', 'withdraw', 'nobody', '100']), /^ordergate: no user nobody\n$/);
     expectOneLineFailure(await ordergate(['funds', 'show', 'nobody']), /^ordergate: no user nobody\n$/);
-    await inStore(async (store) => expect(await store.db.selectFrom('funds_accounts').selectAll().execute()).toEqual([]));
+    await inStore(async (store) =>
+      expect(await store.db.selectFrom('funds_accounts').selectAll().execute()).toEqual([]),
+    );
   });
 
   it('usage errors are one line: a missing amount, an extra argument', async () => {
@@ -190,13 +232,17 @@ describe('ordergate demo: the demo user has funds', () => {
     expect(first.stderr).toMatch(/opened a funds account for demo with Rs 10,00,000\.00/);
 
     // A second run keeps the account as it is: what bids blocked or allotments spent stays so.
-    await inStore((store) => store.db.updateTable('funds_accounts').set({ blocked_paise: 1_015_00 }).where('user_id', '=', 'demo').execute());
+    await inStore((store) =>
+      store.db.updateTable('funds_accounts').set({ blocked_paise: 1_015_00 }).where('user_id', '=', 'demo').execute(),
+    );
     const second = await ordergate(['demo', '--json']);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toMatch(/opened a funds account/);
     await inStore(async (_store, funds) => {
       expect(await funds.find('demo')).toMatchObject({ cashPaise: 100_000_000, blockedPaise: 1_015_00 });
-      expect(await funds.ledger('demo', 10)).toEqual([expect.objectContaining({ kind: 'DEPOSIT', amountPaise: 100_000_000, orderId: null })]);
+      expect(await funds.ledger('demo', 10)).toEqual([
+        expect.objectContaining({ kind: 'DEPOSIT', amountPaise: 100_000_000, orderId: null }),
+      ]);
     });
     const show = await ordergate(['funds', 'show', 'demo']);
     expect(fieldsOf(show.stdout)).toMatchObject({ cash: '1000000.00', blocked: '1015.00', available: '998985.00' });
@@ -208,7 +254,9 @@ describe('ordergate demo: the demo user has funds', () => {
     await inStore(async (_store, funds) => expect(await funds.find('demo')).toBeUndefined());
     const demo = await ordergate(['demo', '--json']);
     expect(demo.code, demo.stderr).toBe(0);
-    await inStore(async (_store, funds) => expect(await funds.find('demo')).toMatchObject({ cashPaise: 100_000_000, blockedPaise: 0, debitedPaise: 0 }));
+    await inStore(async (_store, funds) =>
+      expect(await funds.find('demo')).toMatchObject({ cashPaise: 100_000_000, blockedPaise: 0, debitedPaise: 0 }),
+    );
   });
 
   it('a "demo" user with another password gets no funds: the demo fails before writing anything', async () => {

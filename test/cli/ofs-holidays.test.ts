@@ -38,9 +38,13 @@ describe('ordergate ofs holidays import', () => {
     const listed = await ordergate(['ofs', 'holidays', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toBe(
-      ['2026-06-26 Friday Muharram', '2026-10-02 Friday Mahatma Gandhi Jayanti', '2026-12-25 Friday Christmas', '2027-01-26 Tuesday Republic Day', ''].join(
-        '\n',
-      ),
+      [
+        '2026-06-26 Friday Muharram',
+        '2026-10-02 Friday Mahatma Gandhi Jayanti',
+        '2026-12-25 Friday Christmas',
+        '2027-01-26 Tuesday Republic Day',
+        '',
+      ].join('\n'),
     );
     const of2027 = await ordergate(['ofs', 'holidays', 'list', '--year', '2027']);
     expect(of2027.stdout).toBe('2027-01-26 Tuesday Republic Day\n');
@@ -49,24 +53,43 @@ describe('ordergate ofs holidays import', () => {
   it('replaces a year it lists and keeps the others', async () => {
     expect((await ordergate(['ofs', 'holidays', 'import', holidayFile([...NSE_2026, ...NSE_2027])])).code).toBe(0);
 
-    const revised = await ordergate(['ofs', 'holidays', 'import', holidayFile([{ date: '2026-12-25', description: 'Christmas Day' }])]);
+    const revised = await ordergate([
+      'ofs',
+      'holidays',
+      'import',
+      holidayFile([{ date: '2026-12-25', description: 'Christmas Day' }]),
+    ]);
     expect(revised.code, revised.stderr).toBe(0);
     expect(revised.stdout).toBe('year 2026: 1 holidays\n');
 
-    expect((await ordergate(['ofs', 'holidays', 'list'])).stdout).toBe('2026-12-25 Friday Christmas Day\n2027-01-26 Tuesday Republic Day\n');
+    expect((await ordergate(['ofs', 'holidays', 'list'])).stdout).toBe(
+      '2026-12-25 Friday Christmas Day\n2027-01-26 Tuesday Republic Day\n',
+    );
   });
 
   const christmas = { date: '2026-12-25', description: 'Christmas' };
   it.each([
     ['not JSON', '[{"date": "2026-12-25",', /: not valid JSON: /],
-    ['not an array', { date: '2026-12-25', description: 'Christmas' }, /: not a JSON array of \{"date": "YYYY-MM-DD", "description": "\.\.\."\}\n$/],
-    ['more than 1000 entries', Array.from({ length: 1001 }, () => christmas), /: 1001 entries: at most 1000 in one file\n$/],
+    [
+      'not an array',
+      { date: '2026-12-25', description: 'Christmas' },
+      /: not a JSON array of \{"date": "YYYY-MM-DD", "description": "\.\.\."\}\n$/,
+    ],
+    [
+      'more than 1000 entries',
+      Array.from({ length: 1001 }, () => christmas),
+      /: 1001 entries: at most 1000 in one file\n$/,
+    ],
     [
       'a date that is no calendar date',
       [christmas, { date: '2026-02-30', description: 'x' }],
       /: \[1\]\.date: "2026-02-30" is not a calendar date YYYY-MM-DD\n$/,
     ],
-    ['a date twice', [christmas, { date: '2026-06-26', description: 'Muharram' }, christmas], /: \[2\]\.date: 2026-12-25 is listed twice \(also \[0\]\)\n$/],
+    [
+      'a date twice',
+      [christmas, { date: '2026-06-26', description: 'Muharram' }, christmas],
+      /: \[2\]\.date: 2026-12-25 is listed twice \(also \[0\]\)\n$/,
+    ],
     [
       'a weekend date',
       [christmas, { date: '2026-12-27', description: 'x' }],
@@ -85,7 +108,10 @@ describe('ordergate ofs holidays import', () => {
   });
 
   it('refuses a file that is not there', async () => {
-    expectOneLineFailure(await ordergate(['ofs', 'holidays', 'import', join(filesDir, 'none.json')]), /none\.json: no such file\n$/);
+    expectOneLineFailure(
+      await ordergate(['ofs', 'holidays', 'import', join(filesDir, 'none.json')]),
+      /none\.json: no such file\n$/,
+    );
   });
 });
 

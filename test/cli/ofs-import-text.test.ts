@@ -64,28 +64,44 @@ const issue = {
 
 /** T opens a day from now: the seller's green-shoe decision is still taken; a drill, so any day will do. */
 const offer = (overrides: Record<string, unknown> = {}) =>
-  offerImport({ settlement_delay_seconds: 60, ...overrides }, Math.floor(Date.now() / 60_000) * 60_000 + 24 * 60 * 60 * 1000);
+  offerImport(
+    { settlement_delay_seconds: 60, ...overrides },
+    Math.floor(Date.now() / 60_000) * 60_000 + 24 * 60 * 60 * 1000,
+  );
 
 describe('ordergate ofs import refuses', () => {
   it.each([
-    ['a line break', 'ACME\nregistered: offer FAKE', /: \[0\]\.symbol holds U\+000A \(line feed\), a control character/],
-    ['a right-to-left override', 'ACME\u202E', /: \[0\]\.symbol holds U\+202E \(right-to-left override\), a bidirectional control/],
+    [
+      'a line break',
+      'ACME\nregistered: offer FAKE',
+      /: \[0\]\.symbol holds U\+000A \(line feed\), a control character/,
+    ],
+    [
+      'a right-to-left override',
+      'ACME\u202E',
+      /: \[0\]\.symbol holds U\+202E \(right-to-left override\), a bidirectional control/,
+    ],
     ['a zero width space', 'AC\u200BME', /: \[0\]\.symbol holds U\+200B \(zero width space\), an invisible character/],
     ['a NUL', 'ACME\u0000', /: \[0\]\.symbol holds U\+0000 \(null\), a control character/],
-  ])("an offer's symbol with %s, in one line naming the field and the character, and writes nothing", async (_name, symbol, reason) => {
-    const file = importFile([offer({ symbol })]);
-    const result = await ordergate(['ofs', 'import', file]);
-    expectOneLineFailure(result, reason);
-    expect(result.stderr.startsWith(`ordergate: ${file}: `)).toBe(true);
-    expect(await stored()).toEqual({ offers: [], listings: [], issues: [] });
-  });
+  ])(
+    "an offer's symbol with %s, in one line naming the field and the character, and writes nothing",
+    async (_name, symbol, reason) => {
+      const file = importFile([offer({ symbol })]);
+      const result = await ordergate(['ofs', 'import', file]);
+      expectOneLineFailure(result, reason);
+      expect(result.stderr.startsWith(`ordergate: ${file}: `)).toBe(true);
+      expect(await stored()).toEqual({ offers: [], listings: [], issues: [] });
+    },
+  );
 
   it("an issue's series and an offer's listing series likewise, whatever else the file holds", async () => {
     expectOneLineFailure(
       await ordergate(['ofs', 'import', importFile([issue, { ...issue, scrip_token: 500113, series: 'O\u202EF' }])]),
       /: \[1\]\.series holds U\+202E \(right-to-left override\), a bidirectional control/,
     );
-    const listings = [{ exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'I\u200DS', EMPLOYEE: 'ES' } }];
+    const listings = [
+      { exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'I\u200DS', EMPLOYEE: 'ES' } },
+    ];
     expectOneLineFailure(
       await ordergate(['ofs', 'import', importFile([offer({ listings })])]),
       /: \[0\]\.listings\[0\]\.series\.NON_RETAIL holds U\+200D \(zero width joiner\), an invisible character/,
@@ -94,7 +110,10 @@ describe('ordergate ofs import refuses', () => {
   });
 
   it('a symbol or a series not as the exchanges write them, saying what they write', async () => {
-    expectOneLineFailure(await ordergate(['ofs', 'import', importFile([{ ...issue, symbol: 'sbin' }])]), /: \[0\]\.symbol is not valid: .*upper-case letters/);
+    expectOneLineFailure(
+      await ordergate(['ofs', 'import', importFile([{ ...issue, symbol: 'sbin' }])]),
+      /: \[0\]\.symbol is not valid: .*upper-case letters/,
+    );
     expectOneLineFailure(
       await ordergate(['ofs', 'import', importFile([{ ...issue, series: 'OFS' }])]),
       /: \[0\]\.series is not valid: .*1 or 2 upper-case letters or digits/,
@@ -105,7 +124,9 @@ describe('ordergate ofs import refuses', () => {
 
 describe('ordergate ofs import takes', () => {
   it('the real symbols of NSE and BSE, and prints one line per entry (a symbol with a space quoted)', async () => {
-    const listing = (scripToken: number) => [{ exchange: 'NSE_EQ', scrip_token: scripToken, series: { RETAIL: 'RS', NON_RETAIL: 'IS' } }];
+    const listing = (scripToken: number) => [
+      { exchange: 'NSE_EQ', scrip_token: scripToken, series: { RETAIL: 'RS', NON_RETAIL: 'IS' } },
+    ];
     const result = await ordergate([
       'ofs',
       'import',
@@ -138,7 +159,13 @@ describe('text stored before the rule', () => {
     const forged = {
       ...parsed!,
       symbol: 'ACME\nregistered: offer FAKE',
-      listings: [{ exchange: 'NSE_EQ' as const, scripToken: 700001, series: { RETAIL: 'R\u202ES', NON_RETAIL: 'I\u200BS', EMPLOYEE: 'E\u0000S' } }],
+      listings: [
+        {
+          exchange: 'NSE_EQ' as const,
+          scripToken: 700001,
+          series: { RETAIL: 'R\u202ES', NON_RETAIL: 'I\u200BS', EMPLOYEE: 'E\u0000S' },
+        },
+      ],
     };
     await inStore((store) => new OfsOfferRepository(store.db).importAll([forged], [], Date.now()));
     expect((await stored()).offers).toEqual([{ offer_id: 'ACME-OFS-1', symbol: 'ACME\nregistered: offer FAKE' }]);

@@ -23,7 +23,10 @@ export function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Every command must exit on its own once its work is done: one that hangs fails the test. */
-export function runOrdergate(args: string[], options: { env: Record<string, string>; stdin?: string; timeoutMs?: number }): Promise<CommandResult> {
+export function runOrdergate(
+  args: string[],
+  options: { env: Record<string, string>; stdin?: string; timeoutMs?: number },
+): Promise<CommandResult> {
   return runNode([CLI, ...args], `ordergate ${args.join(' ')}`, options);
 }
 

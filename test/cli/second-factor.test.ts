@@ -18,13 +18,19 @@ const PASSWORD = 'a-test-password-42';
 
 const database = sqliteFilePerTest('ordergate-second-factor-cli-');
 
-const ordergate = (args: string[], env: Record<string, string> = {}) => runOrdergate(args, { env: { DATABASE_URL: `sqlite:${database.path()}`, ...env } });
+const ordergate = (args: string[], env: Record<string, string> = {}) =>
+  runOrdergate(args, { env: { DATABASE_URL: `sqlite:${database.path()}`, ...env } });
 
 /** A user, added in process (only the commands under test run as processes); answers its TOTP secret. */
 async function addUser(userId: string, totp = false): Promise<string | null> {
   const store = openStore(`sqlite:${database.path()}`);
   try {
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    );
     return (await admin.addUser(userId, PASSWORD, { totp })).totpSecret;
   } finally {
     await store.close();
@@ -112,10 +118,14 @@ describe('ordergate users second-factor --exempt|--require', () => {
     expect(exempted.stdout).toBe('user_id: carol\nsecond_factor: exempt\n');
     expect(await login('carol')).toBe('ok');
 
-    const required = await ordergate(['users', 'second-factor', 'carol', '--require'], { LOGIN_SECOND_FACTOR_REQUIRED: 'true' });
+    const required = await ordergate(['users', 'second-factor', 'carol', '--require'], {
+      LOGIN_SECOND_FACTOR_REQUIRED: 'true',
+    });
     expect(required.code, required.stderr).toBe(0);
     expect(required.stdout).toBe('user_id: carol\nsecond_factor: required\n');
-    expect(required.stderr).toMatch(/not enrolled in TOTP: its logins are refused \(e-216\) until `ordergate users totp carol`/);
+    expect(required.stderr).toMatch(
+      /not enrolled in TOTP: its logins are refused \(e-216\) until `ordergate users totp carol`/,
+    );
     expect(await login('carol')).toBe('refused e-216');
   });
 
@@ -131,7 +141,10 @@ describe('ordergate users second-factor --exempt|--require', () => {
 
   it('refuses an unknown user, no option and both options, changing nothing', async () => {
     await addUser('erin');
-    expectOneLineFailure(await ordergate(['users', 'second-factor', 'nobody', '--exempt']), /^ordergate: no user nobody\n$/);
+    expectOneLineFailure(
+      await ordergate(['users', 'second-factor', 'nobody', '--exempt']),
+      /^ordergate: no user nobody\n$/,
+    );
     expectOneLineFailure(await ordergate(['users', 'second-factor', 'erin']), /give --exempt or --require/);
     const both = await ordergate(['users', 'second-factor', 'erin', '--exempt', '--require']);
     expect(both.code).not.toBe(0);

@@ -23,7 +23,12 @@ const ordergate = (args: string[], stdin?: string) =>
 async function inStore<T>(work: (auth: AuthService, store: Store) => Promise<T>): Promise<T> {
   const store = openStore(`sqlite:${database.path()}`);
   try {
-    return await work(new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, { passwordHasher: TEST_PASSWORD_HASHER }), store);
+    return await work(
+      new AuthService(new UserRepository(store.db, store.dialect), 60 * 60 * 1000, Date.now, {
+        passwordHasher: TEST_PASSWORD_HASHER,
+      }),
+      store,
+    );
   } finally {
     await store.close();
   }
@@ -59,7 +64,12 @@ const tokenCheck = (token: string) =>
 async function addUser(userId: string): Promise<string> {
   const password = `pw-${userId}-${randomBytes(6).toString('hex')}`;
   await inStore((_auth, store) =>
-    new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(userId, password),
+    new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    ).addUser(userId, password),
   );
   return password;
 }
@@ -108,7 +118,9 @@ describe('ordergate users revoke-sessions|disable|enable|reset-password', () => 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('user_id: dave\nsessions_revoked: 1\n');
     // Read before the logins below, whose service (at the suite's cost) re-hashes it at theirs.
-    const hash = await inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find('dave'))!.passwordHash);
+    const hash = await inStore(
+      async (_auth, store) => (await new UserRepository(store.db, store.dialect).find('dave'))!.passwordHash,
+    );
     expect(hash).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect(await tokenCheck(token)).toBe('e-204');
     expect(await login('dave', old)).toBe('refused e-208');
@@ -128,10 +140,19 @@ describe('ordergate users revoke-sessions|disable|enable|reset-password', () => 
   it('refuses an unknown user, a short password and an empty stdin with one line, changing nothing', async () => {
     const password = await addUser('fay');
     for (const command of ['revoke-sessions', 'disable', 'enable', 'reset-password']) {
-      expectOneLineFailure(await ordergate(['users', command, 'nobody'], 'some long password\n'), /^ordergate: no user nobody\n$/);
+      expectOneLineFailure(
+        await ordergate(['users', command, 'nobody'], 'some long password\n'),
+        /^ordergate: no user nobody\n$/,
+      );
     }
-    expectOneLineFailure(await ordergate(['users', 'reset-password', 'fay', '--password-stdin'], 'short\n'), /8 to 256 characters/);
-    expectOneLineFailure(await ordergate(['users', 'reset-password', 'fay', '--password-stdin'], ''), /stdin was empty/);
+    expectOneLineFailure(
+      await ordergate(['users', 'reset-password', 'fay', '--password-stdin'], 'short\n'),
+      /8 to 256 characters/,
+    );
+    expectOneLineFailure(
+      await ordergate(['users', 'reset-password', 'fay', '--password-stdin'], ''),
+      /stdin was empty/,
+    );
     expect(await login('fay', password)).toMatch(/^ogt_/);
   });
 
@@ -149,7 +170,9 @@ describe("ordergate demo's published login stays off databases with real users",
     const refused = await ordergate(['demo', '--json']);
     expectOneLineFailure(refused, /holds users that `ordergate demo` did not create.*--allow-other-users/);
     expect(await login('demo', 'ordergate-demo')).toBe('refused e-208');
-    await inStore(async (_auth, store) => expect(await store.db.selectFrom('ofs_issues').selectAll().execute()).toEqual([]));
+    await inStore(async (_auth, store) =>
+      expect(await store.db.selectFrom('ofs_issues').selectAll().execute()).toEqual([]),
+    );
 
     const allowed = await ordergate(['demo', '--json', '--allow-other-users']);
     expect(allowed.code, allowed.stderr).toBe(0);
@@ -181,10 +204,13 @@ describe('the demos log in as the server would (issue 47 row 4)', () => {
   /** The instant each session of `userId` expires, read from the database. */
   const expiries = (userId: string) =>
     inStore(async (_auth, store) =>
-      (await store.db.selectFrom('sessions').select('expires_at').where('user_id', '=', userId).execute()).map((row) => Number(row.expires_at)),
+      (await store.db.selectFrom('sessions').select('expires_at').where('user_id', '=', userId).execute()).map((row) =>
+        Number(row.expires_at),
+      ),
     );
   /** India's time of day (HH:MM) `minutes` from now. */
-  const indiaTimeIn = (minutes: number) => new Date(Date.now() + minutes * 60_000 + 330 * 60_000).toISOString().slice(11, 16);
+  const indiaTimeIn = (minutes: number) =>
+    new Date(Date.now() + minutes * 60_000 + 330 * 60_000).toISOString().slice(11, 16);
 
   it.each([
     ['demo', 'demo'],
@@ -203,19 +229,23 @@ describe('the demos log in as the server would (issue 47 row 4)', () => {
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 91 * 60_000);
   });
 
-  it.each(['demo', 'demo-offer'])('%s --allow-other-users is refused, issuing no token, under LOGIN_SECOND_FACTOR_REQUIRED', async (command) => {
-    await addUser('alice');
-    const result = await runOrdergate([command, '--json', '--allow-other-users'], {
-      env: { DATABASE_URL: `sqlite:${database.path()}`, LOGIN_SECOND_FACTOR_REQUIRED: 'true' },
-      timeoutMs: 60_000,
-    });
-    expectOneLineFailure(result, /LOGIN_SECOND_FACTOR_REQUIRED=true.*--exempt/);
-    expect(await expiries('demo')).toEqual([]);
-  });
+  it.each(['demo', 'demo-offer'])(
+    '%s --allow-other-users is refused, issuing no token, under LOGIN_SECOND_FACTOR_REQUIRED',
+    async (command) => {
+      await addUser('alice');
+      const result = await runOrdergate([command, '--json', '--allow-other-users'], {
+        env: { DATABASE_URL: `sqlite:${database.path()}`, LOGIN_SECOND_FACTOR_REQUIRED: 'true' },
+        timeoutMs: 60_000,
+      });
+      expectOneLineFailure(result, /LOGIN_SECOND_FACTOR_REQUIRED=true.*--exempt/);
+      expect(await expiries('demo')).toEqual([]);
+    },
+  );
 });
 
 describe('operators: ordergate users add --operator, users set-operator, and the demo user', () => {
-  const isOperator = (userId: string) => inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find(userId))?.operator);
+  const isOperator = (userId: string) =>
+    inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find(userId))?.operator);
 
   it('add --operator makes the new user an operator and says so on a line of its own; without it the output is as before', async () => {
     const added = await ordergate(['users', 'add', 'olga', '--operator', '--category', 'NON_RETAIL']);
@@ -265,7 +295,10 @@ describe('operators: ordergate users add --operator, users set-operator, and the
     expect(await stored()).toMatchObject({ category: 'NON_RETAIL', offerCategory: 'MF', marginType: 'T' });
 
     const individual = await ordergate(['users', 'set-category', 'ivy', 'NON_RETAIL', '--margin', 'T']);
-    expectOneLineFailure(individual, /margin type T \(0 % margin\) is for MF, IC and OTHS users only; a NII user bids with 100 % margin \(H\)/);
+    expectOneLineFailure(
+      individual,
+      /margin type T \(0 % margin\) is for MF, IC and OTHS users only; a NII user bids with 100 % margin \(H\)/,
+    );
     expect(await stored()).toMatchObject({ offerCategory: 'MF', marginType: 'T' });
 
     const nobody = await ordergate(['users', 'set-category', 'nobody', 'NII']);
@@ -293,7 +326,9 @@ describe('ordergate users totp-unlock and totp-log (issue 47 row 2)', () => {
       const users = new UserRepository(store.db, store.dialect);
       await users.setTotpSecret('tia', 'JBSWY3DPEHPK3PXP', Date.now());
       for (let seen = 0; seen < 10; seen++) expect(await users.countTotpCheck('tia', seen, Date.now())).toBe(true);
-      expect(await users.lockSecondFactor('tia', Date.now(), '10 wrong TOTP codes in a row, the last from 192.0.2.7')).toBe(true);
+      expect(
+        await users.lockSecondFactor('tia', Date.now(), '10 wrong TOTP codes in a row, the last from 192.0.2.7'),
+      ).toBe(true);
     });
     const before = await ordergate(['users', 'totp-log', 'tia']);
     expect(before.code, before.stderr).toBe(0);
@@ -309,7 +344,9 @@ describe('ordergate users totp-unlock and totp-log (issue 47 row 2)', () => {
     const lines = after.stdout.trim().split('\n').slice(3);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^\S+ locked by system: 10 wrong TOTP codes in a row, the last from 192\.0\.2\.7$/);
-    expect(lines[1]).toMatch(/^\S+ unlocked by operator: ordergate users totp-unlock, locked, after 10 codes checked in a row$/);
+    expect(lines[1]).toMatch(
+      /^\S+ unlocked by operator: ordergate users totp-unlock, locked, after 10 codes checked in a row$/,
+    );
   });
 
   it('refuses an unknown user with one line', async () => {
@@ -327,9 +364,14 @@ describe('ordergate users zero-margin-limit (issue 47 row 3)', () => {
     const set = await ordergate(['users', 'zero-margin-limit', 'mia', '50000000.50']);
     expect(set.code, set.stderr).toBe(0);
     expect(fieldsOf(set.stdout)).toEqual({ user_id: 'mia', zero_margin_limit: '50000000.50' });
-    const stored = () => inStore(async (_auth, store) => (await new UserRepository(store.db, store.dialect).find('mia'))?.zeroMarginLimitPaise);
+    const stored = () =>
+      inStore(
+        async (_auth, store) => (await new UserRepository(store.db, store.dialect).find('mia'))?.zeroMarginLimitPaise,
+      );
     expect(await stored()).toBe(5_000_000_050n);
-    expect((await ordergate(['users', 'set-category', 'mia', 'MF', '--margin', 'T'])).stderr).not.toMatch(/no 0 % margin limit/);
+    expect((await ordergate(['users', 'set-category', 'mia', 'MF', '--margin', 'T'])).stderr).not.toMatch(
+      /no 0 % margin limit/,
+    );
     const cleared = await ordergate(['users', 'zero-margin-limit', 'mia', 'none']);
     expect(fieldsOf(cleared.stdout)).toEqual({ user_id: 'mia', zero_margin_limit: 'none' });
     expect(await stored()).toBeNull();
@@ -337,7 +379,10 @@ describe('ordergate users zero-margin-limit (issue 47 row 3)', () => {
 
   it('refuses an amount that is not rupees, and an unknown user, with one line', async () => {
     await addUser('max');
-    expectOneLineFailure(await ordergate(['users', 'zero-margin-limit', 'max', '12.345']), /not a number of rupees with at most two decimals/);
+    expectOneLineFailure(
+      await ordergate(['users', 'zero-margin-limit', 'max', '12.345']),
+      /not a number of rupees with at most two decimals/,
+    );
     expectOneLineFailure(await ordergate(['users', 'zero-margin-limit', 'nobody', '100']), /no user nobody/);
   });
 });

@@ -49,7 +49,16 @@ describe('ALGO_GENERIC_ID', () => {
     expect(parseGenericAlgoIds('BSE_EQ=2,NSE_EQ=1')).toEqual({ NSE_EQ: '1', BSE_EQ: '2' });
   });
 
-  it.each(['', 'a b', 'NSE_EQ=1', 'NSE_EQ=1,NSE_EQ=2', 'NSE_EQ=1,MCX=2', 'NSE_EQ=1,BSE_EQ=', 'NSE_EQ=1=2,BSE_EQ=3', 'x'.repeat(33)])('refuses %j', (text) => {
+  it.each([
+    '',
+    'a b',
+    'NSE_EQ=1',
+    'NSE_EQ=1,NSE_EQ=2',
+    'NSE_EQ=1,MCX=2',
+    'NSE_EQ=1,BSE_EQ=',
+    'NSE_EQ=1=2,BSE_EQ=3',
+    'x'.repeat(33),
+  ])('refuses %j', (text) => {
     expect(typeof parseGenericAlgoIds(text)).toBe('string');
   });
 
@@ -57,7 +66,10 @@ describe('ALGO_GENERIC_ID', () => {
     const id = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/);
     fc.assert(
       fc.property(id, id, (nse, bse) => {
-        expect(parseGenericAlgoIds(genericAlgoIdsText({ NSE_EQ: nse, BSE_EQ: bse }))).toEqual({ NSE_EQ: nse, BSE_EQ: bse });
+        expect(parseGenericAlgoIds(genericAlgoIdsText({ NSE_EQ: nse, BSE_EQ: bse }))).toEqual({
+          NSE_EQ: nse,
+          BSE_EQ: bse,
+        });
       }),
     );
   });
@@ -81,7 +93,9 @@ describe('the algo ID an order carries, with the rules on', () => {
       ['A100', 'BSE_EQ', 'alice', algo()],
       ['BSEGEN', 'NSE_EQ', 'alice', undefined],
     ];
-    const answers = cases.map(([sent, exchange, user, registration]) => refusal(() => orderAlgo(sent, exchange, user, GENERIC, registration)));
+    const answers = cases.map(([sent, exchange, user, registration]) =>
+      refusal(() => orderAlgo(sent, exchange, user, GENERIC, registration)),
+    );
     for (const answer of answers) expect(answer.kind).toBe(Errors.ALGO_ID_UNKNOWN);
     // The answer for another user's algo tells nothing the answer for an unknown one does not.
     expect(answers[1]!.errors).toEqual(answers[0]!.errors);
@@ -104,7 +118,9 @@ describe('the algo ID an order carries, with the rules off', () => {
   });
 
   it('still refuses a stopped algo: the kill switch does not depend on a setting', () => {
-    expect(refusal(() => orderAlgo('A100', 'NSE_EQ', 'bob', null, algo({ disabledAt: 5 }))).kind).toBe(Errors.ALGO_DISABLED);
+    expect(refusal(() => orderAlgo('A100', 'NSE_EQ', 'bob', null, algo({ disabledAt: 5 }))).kind).toBe(
+      Errors.ALGO_DISABLED,
+    );
   });
 });
 
@@ -136,14 +152,18 @@ describe('which orders the threshold exempts', () => {
 
 describe('what the operator registers', () => {
   it('takes a complete registration', () => {
-    expect(registrationViolations({ algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'ref', userIds: ['alice'] }, GENERIC)).toEqual([]);
+    expect(
+      registrationViolations({ algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'ref', userIds: ['alice'] }, GENERIC),
+    ).toEqual([]);
   });
 
   it('refuses a bad ID, an unknown segment, a generic ID, no approval and no user', () => {
-    expect(registrationViolations({ algoId: 'a b', exchange: 'MCX' as 'NSE_EQ', approvalRef: ' ', userIds: [] }, GENERIC)).toHaveLength(4);
-    expect(registrationViolations({ algoId: 'NSEGEN', exchange: 'NSE_EQ', approvalRef: 'ref', userIds: ['alice'] }, GENERIC)).toEqual([
-      "NSEGEN is a generic algo ID (ALGO_GENERIC_ID), not an algo's",
-    ]);
+    expect(
+      registrationViolations({ algoId: 'a b', exchange: 'MCX' as 'NSE_EQ', approvalRef: ' ', userIds: [] }, GENERIC),
+    ).toHaveLength(4);
+    expect(
+      registrationViolations({ algoId: 'NSEGEN', exchange: 'NSE_EQ', approvalRef: 'ref', userIds: ['alice'] }, GENERIC),
+    ).toEqual(["NSEGEN is a generic algo ID (ALGO_GENERIC_ID), not an algo's"]);
   });
 
   it('takes a reason on one line of 1 to 200 characters', () => {

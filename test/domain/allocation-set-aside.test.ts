@@ -4,11 +4,23 @@
  * found by test/property/allocation.property.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { allocateOfs, type AllocationBid, type AllocationInput, type AllocationResult } from '../../src/domain/ofs/issue/allocation.js';
+import {
+  allocateOfs,
+  type AllocationBid,
+  type AllocationInput,
+  type AllocationResult,
+} from '../../src/domain/ofs/issue/allocation.js';
 
 /** Floor 100.00, no retail cut-off price, proportionate. */
 function issue(offerQuantity: number, bids: AllocationBid[]): AllocationInput {
-  return { offerQuantity, retailReservePct: 10, allocation: 'PROPORTIONATE', floorPricePaise: 10_000, retailCutoffPricePaise: null, bids };
+  return {
+    offerQuantity,
+    retailReservePct: 10,
+    allocation: 'PROPORTIONATE',
+    floorPricePaise: 10_000,
+    retailCutoffPricePaise: null,
+    bids,
+  };
 }
 
 function nonRetail(orderId: string, pricePaise: number, quantity: number, placedSeq: number): AllocationBid {
@@ -25,7 +37,13 @@ describe('allocateOfs sets a bad stored bid aside alone', () => {
     // Shrunk from seed -780542073: a stored retail cut-off bid for 0 shares at no place in the book, under
     // the id S0 of a valid bid. It used to be set aside as "S0 appears more than once".
     const valid = [nonRetail('S0', 10_000, 1, 0), nonRetail(' ', 10_000, 1, 1)];
-    const stored: AllocationBid = { orderId: 'S0', category: 'RETAIL', pricePaise: 0, quantity: 0, placedSeq: Number.NaN };
+    const stored: AllocationBid = {
+      orderId: 'S0',
+      category: 'RETAIL',
+      pricePaise: 0,
+      quantity: 0,
+      placedSeq: Number.NaN,
+    };
     const result = allocateOfs(issue(1, [...valid, stored]));
     expect(outcomes(result)).toEqual([
       ['S0', 1, 10_000, 'allotted 1 of 1 at 100.00 (proportionate, oversubscribed 2x)'],

@@ -48,16 +48,27 @@ describe('allocateOfs', () => {
   });
 
   describe('undersubscribed: every bid in full', () => {
-    const bids = [retail('R1', 0, 30, 1), retail('R2', 10_200, 20, 2), nonRetail('N1', 10_050, 300, 3), nonRetail('N2', 10_500, 200, 4)];
+    const bids = [
+      retail('R1', 0, 30, 1),
+      retail('R2', 10_200, 20, 2),
+      nonRetail('N1', 10_050, 300, 3),
+      nonRetail('N2', 10_500, 200, 4),
+    ];
 
     it('PROPORTIONATE trades everyone at the lowest bid price of the category, cut-off bids at the cut-off', () => {
       const result = allocateOfs(issue({ bids }));
       expect(result.retail).toEqual({ portion: 100, demand: 50n, allotted: 50, clearingPricePaise: 10_100 });
       expect(result.nonRetail).toEqual({ portion: 900, demand: 500n, allotted: 500, clearingPricePaise: 10_050 });
       expect(allotted(result)).toEqual({ R1: [30, 10_100], R2: [20, 10_100], N1: [300, 10_050], N2: [200, 10_050] });
-      expect(reasonOf(result, 'R2')).toBe('allotted 20 of 20 at 101.00 (in full, the retail portion was not oversubscribed)');
-      expect(reasonOf(result, 'R1')).toBe('allotted 30 of 30 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)');
-      expect(reasonOf(result, 'N2')).toBe('allotted 200 of 200 at 100.50 (in full, the non-retail portion was not oversubscribed)');
+      expect(reasonOf(result, 'R2')).toBe(
+        'allotted 20 of 20 at 101.00 (in full, the retail portion was not oversubscribed)',
+      );
+      expect(reasonOf(result, 'R1')).toBe(
+        'allotted 30 of 30 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)',
+      );
+      expect(reasonOf(result, 'N2')).toBe(
+        'allotted 200 of 200 at 100.50 (in full, the non-retail portion was not oversubscribed)',
+      );
     });
 
     it('PRICE_PRIORITY trades each bid at its own price', () => {
@@ -82,7 +93,13 @@ describe('allocateOfs', () => {
 
     it('finds the clearing price and shares the portion in proportion, leftovers to the largest remainders', () => {
       expect(result.nonRetail).toEqual({ portion: 90, demand: 190n, allotted: 90, clearingPricePaise: 10_100 });
-      expect(allotted(result)).toEqual({ R1: [10, 10_100], N1: [30, 10_100], N2: [43, 10_100], N3: [17, 10_100], N4: [0, null] });
+      expect(allotted(result)).toEqual({
+        R1: [10, 10_100],
+        N1: [30, 10_100],
+        N2: [43, 10_100],
+        N3: [17, 10_100],
+        N4: [0, null],
+      });
     });
 
     it('says why, in rupees', () => {
@@ -98,7 +115,13 @@ describe('allocateOfs', () => {
         issue({
           offerQuantity: 10,
           retailReservePct: 30,
-          bids: [nonRetail('n', 10_000, 7, 1), retail('b', 10_200, 1, 5), retail('d', 10_200, 1, 6), retail('a', 10_200, 1, 5), retail('c', 10_200, 1, 4)],
+          bids: [
+            nonRetail('n', 10_000, 7, 1),
+            retail('b', 10_200, 1, 5),
+            retail('d', 10_200, 1, 6),
+            retail('a', 10_200, 1, 5),
+            retail('c', 10_200, 1, 4),
+          ],
         }),
       );
       expect(tied.allotments.map((a) => [a.orderId, a.allottedQuantity])).toEqual([
@@ -108,21 +131,34 @@ describe('allocateOfs', () => {
         ['b', 1],
         ['d', 0],
       ]);
-      expect(reasonOf(tied, 'd')).toBe('not allotted: the proportionate share of 1 is less than one share (oversubscribed 1.33x)');
+      expect(reasonOf(tied, 'd')).toBe(
+        'not allotted: the proportionate share of 1 is less than one share (oversubscribed 1.33x)',
+      );
     });
 
     it('allots cut-off bids proportionately when retail is oversubscribed, at the cut-off price', () => {
       // Retail 100: at 102.00 demand 20, at 101.00 (cut-off) 200, so 101.00 clears and 200 bid for 100.
       const cutoff = allocateOfs(
-        issue({ bids: [retail('C1', 0, 120, 1), retail('C2', 0, 60, 2), retail('R3', 10_200, 20, 3), nonRetail('N1', 10_000, 900, 4)] }),
+        issue({
+          bids: [
+            retail('C1', 0, 120, 1),
+            retail('C2', 0, 60, 2),
+            retail('R3', 10_200, 20, 3),
+            nonRetail('N1', 10_000, 900, 4),
+          ],
+        }),
       );
       expect(cutoff.retail).toEqual({ portion: 100, demand: 200n, allotted: 100, clearingPricePaise: 10_100 });
       expect(allotted(cutoff)).toEqual({ C1: [60, 10_100], C2: [30, 10_100], R3: [10, 10_100], N1: [900, 10_000] });
-      expect(reasonOf(cutoff, 'C1')).toBe('allotted 60 of 120 at 101.00 (cut-off bid; proportionate, oversubscribed 2x)');
+      expect(reasonOf(cutoff, 'C1')).toBe(
+        'allotted 60 of 120 at 101.00 (cut-off bid; proportionate, oversubscribed 2x)',
+      );
     });
 
     it('gives cut-off bids nothing when the clearing price is above the cut-off price', () => {
-      const above = allocateOfs(issue({ bids: [retail('R1', 10_300, 150, 1), retail('C1', 0, 50, 2), nonRetail('N1', 10_000, 900, 3)] }));
+      const above = allocateOfs(
+        issue({ bids: [retail('R1', 10_300, 150, 1), retail('C1', 0, 50, 2), nonRetail('N1', 10_000, 900, 3)] }),
+      );
       expect(above.retail.clearingPricePaise).toBe(10_300);
       expect(allotted(above)).toEqual({ R1: [100, 10_300], C1: [0, null], N1: [900, 10_000] });
       expect(reasonOf(above, 'R1')).toBe('allotted 100 of 150 at 103.00 (proportionate, oversubscribed 1.5x)');
@@ -144,22 +180,41 @@ describe('allocateOfs', () => {
 
     it('allots whole levels, shares the marginal level proportionately and gives lower levels nothing', () => {
       expect(result.nonRetail).toEqual({ portion: 900, demand: 1100n, allotted: 900, clearingPricePaise: 10_300 });
-      expect(allotted(result)).toEqual({ R1: [100, 10_100], N1: [300, 10_500], N2: [171, 10_300], N3: [429, 10_300], N4: [0, null] });
-      expect(reasonOf(result, 'N1')).toBe('allotted 300 of 300 at 105.00 (price priority, price level allotted in full)');
-      expect(reasonOf(result, 'N3')).toBe('allotted 429 of 500 at 103.00 (price priority, marginal price level shared proportionately, oversubscribed 1.17x)');
-      expect(reasonOf(result, 'N4')).toBe('not allotted: bid 100.00 below the lowest allotted price 103.00 (price priority)');
+      expect(allotted(result)).toEqual({
+        R1: [100, 10_100],
+        N1: [300, 10_500],
+        N2: [171, 10_300],
+        N3: [429, 10_300],
+        N4: [0, null],
+      });
+      expect(reasonOf(result, 'N1')).toBe(
+        'allotted 300 of 300 at 105.00 (price priority, price level allotted in full)',
+      );
+      expect(reasonOf(result, 'N3')).toBe(
+        'allotted 429 of 500 at 103.00 (price priority, marginal price level shared proportionately, oversubscribed 1.17x)',
+      );
+      expect(reasonOf(result, 'N4')).toBe(
+        'not allotted: bid 100.00 below the lowest allotted price 103.00 (price priority)',
+      );
     });
 
     it('gives nothing below a level that used the portion up exactly', () => {
       const exact = allocateOfs(
         issue({
           allocation: 'PRICE_PRIORITY',
-          bids: [retail('R1', 10_100, 100, 1), nonRetail('N1', 10_500, 300, 2), nonRetail('N2', 10_300, 600, 3), nonRetail('N3', 10_000, 50, 4)],
+          bids: [
+            retail('R1', 10_100, 100, 1),
+            nonRetail('N1', 10_500, 300, 2),
+            nonRetail('N2', 10_300, 600, 3),
+            nonRetail('N3', 10_000, 50, 4),
+          ],
         }),
       );
       expect(allotted(exact)).toEqual({ R1: [100, 10_100], N1: [300, 10_500], N2: [600, 10_300], N3: [0, null] });
       expect(exact.nonRetail.clearingPricePaise).toBe(10_300);
-      expect(reasonOf(exact, 'N3')).toBe('not allotted: bid 100.00 below the lowest allotted price 103.00 (price priority)');
+      expect(reasonOf(exact, 'N3')).toBe(
+        'not allotted: bid 100.00 below the lowest allotted price 103.00 (price priority)',
+      );
     });
 
     it('allots oversubscribed cut-off bids proportionately at the cut-off price, after higher retail bids', () => {
@@ -168,7 +223,12 @@ describe('allocateOfs', () => {
       const cutoff = allocateOfs(
         issue({
           allocation: 'PRICE_PRIORITY',
-          bids: [retail('C1', 0, 120, 1), retail('C2', 0, 60, 2), retail('R3', 10_200, 20, 3), nonRetail('N1', 10_000, 900, 4)],
+          bids: [
+            retail('C1', 0, 120, 1),
+            retail('C2', 0, 60, 2),
+            retail('R3', 10_200, 20, 3),
+            nonRetail('N1', 10_000, 900, 4),
+          ],
         }),
       );
       expect(cutoff.retail).toEqual({ portion: 100, demand: 200n, allotted: 100, clearingPricePaise: 10_100 });
@@ -183,7 +243,10 @@ describe('allocateOfs', () => {
     it('gives unsubscribed retail shares to oversubscribed non-retail', () => {
       // Retail 300 but only 100 bid: 200 go to non-retail, whose portion becomes 900 for 1000 bid.
       const result = allocateOfs(
-        issue({ retailReservePct: 30, bids: [retail('R1', 10_100, 100, 1), nonRetail('N1', 10_200, 600, 2), nonRetail('N2', 10_100, 400, 3)] }),
+        issue({
+          retailReservePct: 30,
+          bids: [retail('R1', 10_100, 100, 1), nonRetail('N1', 10_200, 600, 2), nonRetail('N2', 10_100, 400, 3)],
+        }),
       );
       expect(result.retail).toEqual({ portion: 100, demand: 100n, allotted: 100, clearingPricePaise: 10_100 });
       expect(result.nonRetail).toEqual({ portion: 900, demand: 1000n, allotted: 900, clearingPricePaise: 10_100 });
@@ -194,7 +257,10 @@ describe('allocateOfs', () => {
     it('gives unsubscribed non-retail shares to oversubscribed retail', () => {
       // Non-retail 900 but 850 bid: 50 go to retail, whose portion becomes 150 for 200 bid.
       const result = allocateOfs(
-        issue({ allocation: 'PRICE_PRIORITY', bids: [nonRetail('N1', 10_000, 850, 1), retail('C1', 0, 120, 2), retail('R2', 10_200, 80, 3)] }),
+        issue({
+          allocation: 'PRICE_PRIORITY',
+          bids: [nonRetail('N1', 10_000, 850, 1), retail('C1', 0, 120, 2), retail('R2', 10_200, 80, 3)],
+        }),
       );
       expect(result.retail).toEqual({ portion: 150, demand: 200n, allotted: 150, clearingPricePaise: 10_100 });
       expect(result.nonRetail).toEqual({ portion: 850, demand: 850n, allotted: 850, clearingPricePaise: 10_000 });
@@ -217,10 +283,14 @@ describe('allocateOfs', () => {
     });
 
     it('with a 100% retail reserve, non-retail gets only what retail leaves', () => {
-      const full = allocateOfs(issue({ retailReservePct: 100, bids: [retail('R1', 10_100, 1000, 1), nonRetail('N1', 10_000, 10, 2)] }));
+      const full = allocateOfs(
+        issue({ retailReservePct: 100, bids: [retail('R1', 10_100, 1000, 1), nonRetail('N1', 10_000, 10, 2)] }),
+      );
       expect(full.nonRetail).toEqual({ portion: 0, demand: 10n, allotted: 0, clearingPricePaise: null });
       expect(reasonOf(full, 'N1')).toBe('not allotted: nothing is left of the non-retail portion');
-      const partial = allocateOfs(issue({ retailReservePct: 100, bids: [retail('R1', 10_100, 995, 1), nonRetail('N1', 10_000, 10, 2)] }));
+      const partial = allocateOfs(
+        issue({ retailReservePct: 100, bids: [retail('R1', 10_100, 995, 1), nonRetail('N1', 10_000, 10, 2)] }),
+      );
       expect(allotted(partial)).toEqual({ R1: [995, 10_100], N1: [5, 10_000] });
     });
   });
@@ -230,7 +300,11 @@ describe('allocateOfs', () => {
 
     it('allots a single huge bid exactly its portion', () => {
       const result = allocateOfs(
-        issue({ offerQuantity: M, allocation: 'PRICE_PRIORITY', bids: [nonRetail('N1', 10_000, M, 1), retail('C1', 0, 999_999_999_999_999, 2)] }),
+        issue({
+          offerQuantity: M,
+          allocation: 'PRICE_PRIORITY',
+          bids: [nonRetail('N1', 10_000, M, 1), retail('C1', 0, 999_999_999_999_999, 2)],
+        }),
       );
       expect(allotted(result)).toEqual({ N1: [8_106_479_329_266_892, 10_000], C1: [900_719_925_474_099, 10_100] });
       expect(result.retail.allotted + result.nonRetail.allotted).toBe(M);
@@ -245,7 +319,11 @@ describe('allocateOfs', () => {
       const result = allocateOfs(
         issue({
           offerQuantity: M,
-          bids: [nonRetail('N1', 10_000, M, 1), nonRetail('N2', 10_000, M - 1, 2), retail('R1', 10_100, 900_719_925_474_099, 3)],
+          bids: [
+            nonRetail('N1', 10_000, M, 1),
+            nonRetail('N2', 10_000, M - 1, 2),
+            retail('R1', 10_100, 900_719_925_474_099, 3),
+          ],
         }),
       );
       expect(allotted(result)).toEqual({
@@ -259,7 +337,12 @@ describe('allocateOfs', () => {
   });
 
   describe('order of the bids', () => {
-    const bids = [nonRetail('N2', 10_100, 71, 3), retail('R1', 10_100, 10, 1), nonRetail('N1', 10_200, 50, 2), nonRetail('N3', 10_100, 29, 3)];
+    const bids = [
+      nonRetail('N2', 10_100, 71, 3),
+      retail('R1', 10_100, 10, 1),
+      nonRetail('N1', 10_200, 50, 2),
+      nonRetail('N3', 10_100, 29, 3),
+    ];
 
     it('answers in placedSeq, then orderId order, whatever the input order', () => {
       const result = allocateOfs(issue({ offerQuantity: 100, bids }));
@@ -275,24 +358,42 @@ describe('allocateOfs', () => {
         { retailCutoffPricePaise: null, bids: [retail('C1', 0, 10, 1)] },
         /C1: The retail cut-off price is not set yet/,
       ],
-      ['a zero quantity', { bids: [retail('R1', 10_100, 0, 1)] }, /R1: quantity 0 is not a whole number of shares of at least 1/],
+      [
+        'a zero quantity',
+        { bids: [retail('R1', 10_100, 0, 1)] },
+        /R1: quantity 0 is not a whole number of shares of at least 1/,
+      ],
       ['a negative quantity', { bids: [nonRetail('N1', 10_100, -5, 1)] }, /quantity -5/],
       ['a fractional quantity', { bids: [nonRetail('N1', 10_100, 1.5, 1)] }, /quantity 1.5/],
-      ['a non-retail cut-off bid', { bids: [nonRetail('N1', 0, 10, 1)] }, /N1: Only retail users may bid at the cut-off price/],
-      ['a price bid below the floor', { bids: [nonRetail('N1', 9_995, 10, 1)] }, /N1: price 99.95 is below the floor price 100.00/],
+      [
+        'a non-retail cut-off bid',
+        { bids: [nonRetail('N1', 0, 10, 1)] },
+        /N1: Only retail users may bid at the cut-off price/,
+      ],
+      [
+        'a price bid below the floor',
+        { bids: [nonRetail('N1', 9_995, 10, 1)] },
+        /N1: price 99.95 is below the floor price 100.00/,
+      ],
       [
         'a cut-off price below the floor',
         { retailCutoffPricePaise: 9_900, bids: [retail('C1', 0, 10, 1)] },
         /C1: The retail cut-off price 99.00 is below the floor price 100.00/,
       ],
       ['a fractional price', { bids: [nonRetail('N1', 10_000.5, 10, 1)] }, /not a whole number of paise/],
-      ['the same order twice', { bids: [retail('R1', 10_100, 10, 1), retail('R1', 10_100, 10, 2)] }, /R1 appears more than once/],
+      [
+        'the same order twice',
+        { bids: [retail('R1', 10_100, 10, 1), retail('R1', 10_100, 10, 2)] },
+        /R1 appears more than once/,
+      ],
     ])('sets aside %s, unallotted with the reason (no stored bid stops an allocation)', (_, overrides, message) => {
       const result = allocateOfs(issue(overrides));
       const setAside = result.allotments.filter((a) => a.reason.startsWith('not allotted: set aside, '));
       expect(setAside).toHaveLength(1);
       expect(setAside[0]).toMatchObject({ allottedQuantity: 0, pricePaise: null });
-      expect(`${setAside[0]!.orderId}: ${setAside[0]!.reason.replace('not allotted: set aside, ', '')}`).toMatch(message);
+      expect(`${setAside[0]!.orderId}: ${setAside[0]!.reason.replace('not allotted: set aside, ', '')}`).toMatch(
+        message,
+      );
       // The others are allotted as if it were not there.
       expect(result.allotments).toHaveLength(overrides.bids!.length);
     });

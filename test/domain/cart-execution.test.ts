@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BID_TO_LINE_FIELD } from '../../src/domain/orders/cart-line.js';
-import { executionOutcome, lineFieldOf, matchOfsIssue, type LineResult } from '../../src/domain/orders/cart-placement.js';
+import {
+  executionOutcome,
+  lineFieldOf,
+  matchOfsIssue,
+  type LineResult,
+} from '../../src/domain/orders/cart-placement.js';
 import { lineBid, unplaceableLineViolations } from '../../src/schemas/cart-lines.js';
 import { EXAMPLE_ORDER_LINE, OrderLine } from '../../src/schemas/ordercart.js';
 import { OfsOrderRequest } from '../../src/schemas/orders.js';
@@ -45,7 +50,11 @@ describe('which lines can be placed', () => {
   it('a line of another product fails with e-413 on its ProductType', () => {
     const delivery = { ...EXAMPLE_ORDER_LINE, ProductType: 'DELIVERY', validity: 'DAY' };
     expect(unplaceableLineViolations(delivery, 2)).toEqual([
-      { kind: expect.objectContaining({ code: 'e-413' }), field: 'orders[2].ProductType', message: expect.stringContaining('DELIVERY') },
+      {
+        kind: expect.objectContaining({ code: 'e-413' }),
+        field: 'orders[2].ProductType',
+        message: expect.stringContaining('DELIVERY'),
+      },
     ]);
   });
 
@@ -75,19 +84,28 @@ describe('the OFS issue a line names', () => {
   it('symbol and series must match exactly: none matching is e-414', () => {
     for (const scrip of [{ symbol: 'sbin' }, { _Series: 'EQ' }, { symbol: 'SBI' }]) {
       const match = matchOfsIssue(line({}, scrip), 4, registry);
-      expect(match.ok ? [] : match.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-414', 'orders[4].scripDetail.symbol']]);
+      expect(match.ok ? [] : match.violations.map((v) => [v.kind.code, v.field])).toEqual([
+        ['e-414', 'orders[4].scripDetail.symbol'],
+      ]);
     }
   });
 
   it('several matching without scripToken is e-415; scripToken chooses among them', () => {
     const ambiguous = matchOfsIssue(line({}, { symbol: 'TWIN' }), 0, registry);
-    expect(ambiguous.ok ? [] : ambiguous.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-415', 'orders[0].scripDetail.scripToken']]);
-    expect(matchOfsIssue(line({}, { symbol: 'TWIN', scripToken: 2 }), 0, registry)).toEqual({ ok: true, issue: registry[3] });
+    expect(ambiguous.ok ? [] : ambiguous.violations.map((v) => [v.kind.code, v.field])).toEqual([
+      ['e-415', 'orders[0].scripDetail.scripToken'],
+    ]);
+    expect(matchOfsIssue(line({}, { symbol: 'TWIN', scripToken: 2 }), 0, registry)).toEqual({
+      ok: true,
+      issue: registry[3],
+    });
   });
 
   it("a scripToken that is not the matching issue's scrip_token is e-416", () => {
     const match = matchOfsIssue(line({}, { scripToken: 543210 }), 1, registry);
-    expect(match.ok ? [] : match.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-416', 'orders[1].scripDetail.scripToken']]);
+    expect(match.ok ? [] : match.violations.map((v) => [v.kind.code, v.field])).toEqual([
+      ['e-416', 'orders[1].scripDetail.scripToken'],
+    ]);
     expect(matchOfsIssue(line({}, { scripToken: 500112 }), 1, registry)).toEqual({ ok: true, issue: registry[0] });
   });
 });
@@ -136,9 +154,13 @@ describe('the bid of a line', () => {
 
   it("a value a bid may not have fails with the bid's code, named as the line's field", () => {
     const result = lineBid(line({ Price: '1000000000.05' }), 2, issue());
-    expect(result.ok ? [] : result.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-306', 'orders[2].Price']]);
+    expect(result.ok ? [] : result.violations.map((v) => [v.kind.code, v.field])).toEqual([
+      ['e-306', 'orders[2].Price'],
+    ]);
     const trigger = lineBid(line({ TriggerPrice: 5 }), 0, issue());
-    expect(trigger.ok ? [] : trigger.violations.map((v) => [v.kind.code, v.field])).toEqual([['e-307', 'orders[0].TriggerPrice']]);
+    expect(trigger.ok ? [] : trigger.violations.map((v) => [v.kind.code, v.field])).toEqual([
+      ['e-307', 'orders[0].TriggerPrice'],
+    ]);
   });
 });
 

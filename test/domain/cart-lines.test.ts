@@ -46,18 +46,24 @@ function expectWellFormedAnswer(orders: string): void {
 const text = (maxLength: number, minLength = 0) =>
   fc.string({ unit: 'binary', minLength, maxLength }).filter((value) => unstorableStringIn(value) === undefined);
 /** Rupees with up to 2 decimals, as the string the Price field carries. */
-const rupees = (minPaise: number, maxPaise: number) => fc.integer({ min: minPaise, max: maxPaise }).map((paise) => (paise / 100).toFixed(2));
+const rupees = (minPaise: number, maxPaise: number) =>
+  fc.integer({ min: minPaise, max: maxPaise }).map((paise) => (paise / 100).toFixed(2));
 
 // A valid line holds no prototype key at any depth (such a line is refused with e-117, issue 21 row 7).
 const scripExtras = fc
   .dictionary(
-    fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !KNOWN_SCRIP_FIELDS.includes(key) && key !== '__proto__'),
+    fc
+      .string({ minLength: 1, maxLength: 12 })
+      .filter((key) => !KNOWN_SCRIP_FIELDS.includes(key) && key !== '__proto__'),
     fc.jsonValue({ maxDepth: 3 }),
     { maxKeys: 4 },
   )
   .filter((extras) => prototypeKeyIn(extras) === undefined && unstorableStringIn(extras) === undefined);
 
-const scripDetail = (exchange: fc.Arbitrary<string>, derivative: { text: fc.Arbitrary<string>; strike: fc.Arbitrary<string | number> }) =>
+const scripDetail = (
+  exchange: fc.Arbitrary<string>,
+  derivative: { text: fc.Arbitrary<string>; strike: fc.Arbitrary<string | number> },
+) =>
   fc
     .tuple(
       fc.record(
@@ -82,24 +88,46 @@ const scripDetail = (exchange: fc.Arbitrary<string>, derivative: { text: fc.Arbi
 /** Price and trigger that agree with the order type and side. */
 const pricing = (orderTypes: string[]) =>
   fc
-    .tuple(fc.constantFrom(...orderTypes), fc.constantFrom('BUY', 'SELL'), fc.integer({ min: 1, max: 100_000_000 }), fc.boolean())
+    .tuple(
+      fc.constantFrom(...orderTypes),
+      fc.constantFrom('BUY', 'SELL'),
+      fc.integer({ min: 1, max: 100_000_000 }),
+      fc.boolean(),
+    )
     .chain(([orderType, side, pricePaise, triggerAsString]) => {
       const market = orderType.endsWith('-MKT');
       const price = market ? '0' : (pricePaise / 100).toFixed(2);
       if (!orderType.startsWith('SL')) {
         return fc.record(
-          { OrderType: fc.constant(orderType), TransactionType: fc.constant(side), Price: fc.constant(price), TriggerPrice: fc.constantFrom(0, '0', '0.00') },
+          {
+            OrderType: fc.constant(orderType),
+            TransactionType: fc.constant(side),
+            Price: fc.constant(price),
+            TriggerPrice: fc.constantFrom(0, '0', '0.00'),
+          },
           { requiredKeys: ['OrderType', 'TransactionType', 'Price'] },
         );
       }
       // A stop-loss limit: a buy triggers at or below its price, a sell at or above.
-      const trigger = market ? rupees(1, 100_000_000) : side === 'BUY' ? rupees(1, pricePaise) : rupees(pricePaise, 100_000_000);
-      return trigger.map((t) => ({ OrderType: orderType, TransactionType: side, Price: price, TriggerPrice: triggerAsString ? t : Number(t) }));
+      const trigger = market
+        ? rupees(1, 100_000_000)
+        : side === 'BUY'
+          ? rupees(1, pricePaise)
+          : rupees(pricePaise, 100_000_000);
+      return trigger.map((t) => ({
+        OrderType: orderType,
+        TransactionType: side,
+        Price: price,
+        TriggerPrice: triggerAsString ? t : Number(t),
+      }));
     });
 
 const nonOfsLine = fc
   .tuple(
-    scripDetail(text(20, 1), { text: text(10), strike: fc.oneof(text(20), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })) }),
+    scripDetail(text(20, 1), {
+      text: text(10),
+      strike: fc.oneof(text(20), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
+    }),
     pricing(['RL', 'RL-MKT', 'SL', 'SL-MKT']),
     fc.integer({ min: 1, max: 1_000_000 }),
     fc.record(
@@ -126,7 +154,10 @@ const ofsLine = fc
     fc.constantFrom('RL', 'RL-MKT'),
     fc.integer({ min: 1, max: 100_000_000 }),
     fc.integer({ min: 1, max: 1_000_000 }),
-    fc.record({ validity: fc.constant(''), is_amo: fc.constant(false), TriggerPrice: fc.constantFrom(0, '0') }, { requiredKeys: [] }),
+    fc.record(
+      { validity: fc.constant(''), is_amo: fc.constant(false), TriggerPrice: fc.constantFrom(0, '0') },
+      { requiredKeys: [] },
+    ),
   )
   .map(([scrip, orderType, pricePaise, quantity, optional]) => ({
     scripDetail: scrip,
@@ -165,7 +196,10 @@ describe('parseCartOrders: examples', () => {
     ['no line', '[]', 'orders must hold 1 to 50 order objects, not 0'],
     ['51 lines', JSON.stringify(Array(51).fill(EXAMPLE_ORDER_LINE)), 'orders must hold 1 to 50 order objects, not 51'],
   ])('e-402 for %s', (_what, orders, message) => {
-    expect(parseCartOrders(orders)).toEqual({ ok: false, violations: [{ kind: expect.objectContaining({ code: 'e-402' }), field: 'orders', message }] });
+    expect(parseCartOrders(orders)).toEqual({
+      ok: false,
+      violations: [{ kind: expect.objectContaining({ code: 'e-402' }), field: 'orders', message }],
+    });
   });
 
   it('accepts exactly 50 lines', () => {
@@ -274,7 +308,9 @@ describe('parseCartOrders: properties', () => {
 
   it('a valid cart with one line broken is refused with e-403 naming only that line', () => {
     const breakages: fc.Arbitrary<(line: Record<string, unknown>) => void>[] = [
-      fc.constantFrom('TransactionType', 'OrderType', 'Quantity', 'Price', 'ProductType', 'scripDetail').map((field) => (line) => void delete line[field]),
+      fc
+        .constantFrom('TransactionType', 'OrderType', 'Quantity', 'Price', 'ProductType', 'scripDetail')
+        .map((field) => (line) => void delete line[field]),
       fc.constant((line) => void (line.Quantity = 0)),
       fc.constant((line) => void (line.Quantity = String(line.Quantity))),
       fc.constant((line) => void (line.Price = Number(line.Price))),

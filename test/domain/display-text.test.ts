@@ -65,7 +65,10 @@ describe('unsafeCharacter', () => {
   });
 
   it('names every refused character by its code point, and no other', () => {
-    for (const cp of REFUSED) expect(unsafeCharacter(`A${String.fromCodePoint(cp)}B`), hex(cp)).toMatch(new RegExp(`^U\\+${hex(cp).slice(2)}\\b`));
+    for (const cp of REFUSED)
+      expect(unsafeCharacter(`A${String.fromCodePoint(cp)}B`), hex(cp)).toMatch(
+        new RegExp(`^U\\+${hex(cp).slice(2)}\\b`),
+      );
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (text) => {
         const refused = [...text].some((c) => REFUSED.includes(c.codePointAt(0)!));
@@ -75,7 +78,8 @@ describe('unsafeCharacter', () => {
   });
 
   it('takes what real names and text hold: spaces, accents, Devanagari, a pair of surrogates (an emoji)', () => {
-    for (const text of ['M&M', 'BAJAJ-AUTO', 'JK AGRI', 'Société Générale', 'भारत', 'Diwali 🪔', '']) expect(unsafeCharacter(text)).toBeNull();
+    for (const text of ['M&M', 'BAJAJ-AUTO', 'JK AGRI', 'Société Générale', 'भारत', 'Diwali 🪔', ''])
+      expect(unsafeCharacter(text)).toBeNull();
   });
 });
 
@@ -84,18 +88,25 @@ describe('unsafeTextIn', () => {
     expect(unsafeTextIn([{ symbol: 'ACME' }, { listings: [{ series: { RETAIL: 'R\u202ES' } }] }])).toBe(
       '[1].listings[0].series.RETAIL holds U+202E (right-to-left override), a bidirectional control',
     );
-    expect(unsafeTextIn([{ symbol: 'ACME\nregistered: offer FAKE' }])).toBe('[0].symbol holds U+000A (line feed), a control character');
+    expect(unsafeTextIn([{ symbol: 'ACME\nregistered: offer FAKE' }])).toBe(
+      '[0].symbol holds U+000A (line feed), a control character',
+    );
     expect(unsafeTextIn([{ 'sym\u200Bbol': 'ACME' }])).toBe(
       '[0] has a field name ("sym\\u200bbol") that holds U+200B (zero width space), an invisible character',
     );
     expect(unsafeTextIn('A\u0000')).toBe('the file holds U+0000 (null), a control character');
-    expect(unsafeTextIn([{ symbol: 'M&M', floor_price: 100, t_day: { opens_at: '2026-12-01T03:45:00Z' }, portions: null, ok: true }])).toBeNull();
+    expect(
+      unsafeTextIn([
+        { symbol: 'M&M', floor_price: 100, t_day: { opens_at: '2026-12-01T03:45:00Z' }, portions: null, ok: true },
+      ]),
+    ).toBeNull();
   });
 });
 
 describe('displayToken', () => {
   it('prints printable ASCII without spaces or quotes as it is', () => {
-    for (const text of ['ACME', 'M&M', 'BAJAJ-AUTO', 'ACME-OFS-1', 'RS', 'a_b.c']) expect(displayToken(text)).toBe(text);
+    for (const text of ['ACME', 'M&M', 'BAJAJ-AUTO', 'ACME-OFS-1', 'RS', 'a_b.c'])
+      expect(displayToken(text)).toBe(text);
   });
 
   it('quotes anything else, escaping every refused character, a quote and a backslash', () => {
@@ -162,12 +173,22 @@ describe('EXCHANGE_SYMBOL_PATTERN', () => {
     expect(text.length).toBeLessThanOrEqual(EXCHANGE_SYMBOL_MAX_LENGTH);
   });
 
-  it.each(['ACME\nregistered: offer FAKE', 'ACME\u202E', 'AC\u200BME', 'ACME\u0000', 'acme', 'ACME ', ' ACME', 'JK  AGRI', '-ACME', 'AC.ME', 'ACMÉ', ''])(
-    'refuses %j',
-    (text) => {
-      expect(text).not.toMatch(symbol);
-    },
-  );
+  it.each([
+    'ACME\nregistered: offer FAKE',
+    'ACME\u202E',
+    'AC\u200BME',
+    'ACME\u0000',
+    'acme',
+    'ACME ',
+    ' ACME',
+    'JK  AGRI',
+    '-ACME',
+    'AC.ME',
+    'ACMÉ',
+    '',
+  ])('refuses %j', (text) => {
+    expect(text).not.toMatch(symbol);
+  });
 });
 
 describe('EXCHANGE_SERIES_PATTERN', () => {

@@ -38,17 +38,27 @@ const liveBid = terms.chain((bid) =>
       tradedQuantity: fc.integer({ min: 0, max: bid.quantity - 1 }),
       status: fc.constantFrom(...LIVE_STATUSES),
     })
-    .map((live): BlockedBid => ({ ...live, fundsBlockedPaise: Number(blockRequiredPaise(live, live.tradedQuantity, prices)) })),
+    .map((live): BlockedBid => ({
+      ...live,
+      fundsBlockedPaise: Number(blockRequiredPaise(live, live.tradedQuantity, prices)),
+    })),
 );
 
-const finished = fc.constantFrom(OrderStatus.OMSREJECT, OrderStatus.ORDERERROR, OrderStatus.CANCELLED, OrderStatus.EXECUTED);
+const finished = fc.constantFrom(
+  OrderStatus.OMSREJECT,
+  OrderStatus.ORDERERROR,
+  OrderStatus.CANCELLED,
+  OrderStatus.EXECUTED,
+);
 
 describe('the block a bid needs', () => {
   it('is what is still bid for, at its unit value: a partly allotted bid blocks only for the rest', () => {
     fc.assert(
       fc.property(liveBid, (bid) => {
         expect(openTerms(bid, bid.tradedQuantity).quantity).toBe(bid.quantity - bid.tradedQuantity);
-        expect(blockRequiredPaise(bid, bid.tradedQuantity, prices)).toBe(fundsRequiredPaise({ ...bid, quantity: bid.quantity - bid.tradedQuantity }, prices));
+        expect(blockRequiredPaise(bid, bid.tradedQuantity, prices)).toBe(
+          fundsRequiredPaise({ ...bid, quantity: bid.quantity - bid.tradedQuantity }, prices),
+        );
       }),
     );
     expect(blockRequiredPaise({ orderType: 'RL-MKT', quantity: 10, pricePaise: 0 }, 4, prices)).toBe(60_600n);
@@ -71,7 +81,8 @@ describe('admission', () => {
         const block = admissionBlock({ ...bid, tradedQuantity: 0 }, prices, available)!;
         expect(block.requiredPaise).toBe(fundsRequiredPaise(bid, prices));
         expect(block.shortfall === null).toBe(block.requiredPaise <= BigInt(available));
-        if (block.shortfall !== null) expect(block.shortfall).toMatch(/^the bid needs Rs [\d,]+\.\d\d of funds; Rs [\d,]+\.\d\d available$/);
+        if (block.shortfall !== null)
+          expect(block.shortfall).toMatch(/^the bid needs Rs [\d,]+\.\d\d of funds; Rs [\d,]+\.\d\d available$/);
       }),
     );
   });
@@ -104,7 +115,9 @@ describe('a modification', () => {
       fc.property(liveBid, terms, (bid, held) => {
         fc.pre(held.quantity > bid.tradedQuantity);
         const required = Number(blockRequiredPaise(held, bid.tradedQuantity, prices));
-        expect(blockAfterModification(bid, held, prices)).toBe(required === bid.fundsBlockedPaise ? undefined : required);
+        expect(blockAfterModification(bid, held, prices)).toBe(
+          required === bid.fundsBlockedPaise ? undefined : required,
+        );
         // Its own terms: nothing changes.
         expect(blockAfterModification(bid, bid, prices)).toBeUndefined();
       }),

@@ -18,9 +18,12 @@ describe('rupee amounts of the funds commands', () => {
     );
   });
 
-  it.each(['0', '0.00', '-5', '+5', 'abc', '1.234', '1e5', ' 5', '5 ', '', '.5', '5.'])('refuses %j with a reason', (text) => {
-    expect(parseRupeeAmount(text)).toHaveProperty('problem');
-  });
+  it.each(['0', '0.00', '-5', '+5', 'abc', '1.234', '1e5', ' 5', '5 ', '', '.5', '5.'])(
+    'refuses %j with a reason',
+    (text) => {
+      expect(parseRupeeAmount(text)).toHaveProperty('problem');
+    },
+  );
 
   it('refuses more than an account may hold', () => {
     expect(parseRupeeAmount(String(MAX_CASH_PAISE / 100 + 1))).toHaveProperty('problem');
@@ -33,16 +36,18 @@ describe('what a bid blocks', () => {
   it('is quantity x price; a cut-off bid at the retail cut-off price; exact beyond 2^53', () => {
     expect(fundsRequiredPaise({ orderType: 'RL', quantity: 10, pricePaise: 10_150 }, issue)).toBe(101_500n);
     expect(fundsRequiredPaise({ orderType: 'RL-MKT', quantity: 10, pricePaise: 0 }, issue)).toBe(101_000n);
-    expect(fundsRequiredPaise({ orderType: 'RL', quantity: 999_999_999_999_999, pricePaise: 99_999_999_999 }, issue)).toBe(
-      999_999_999_999_999n * 99_999_999_999n,
-    );
+    expect(
+      fundsRequiredPaise({ orderType: 'RL', quantity: 999_999_999_999_999, pricePaise: 99_999_999_999 }, issue),
+    ).toBe(999_999_999_999_999n * 99_999_999_999n);
   });
 
   it('fits when what is needed beyond the held block is available, and names the amounts when not', () => {
     expect(fundsShortfall(101_500n, 0, 101_500)).toBeNull();
     expect(fundsShortfall(101_500n, 0, 101_499)).toBe('the bid needs Rs 1,015.00 of funds; Rs 1,014.99 available');
     expect(fundsShortfall(203_000n, 101_500, 101_500)).toBeNull();
-    expect(fundsShortfall(203_000n, 101_500, 0)).toBe('the new terms need Rs 1,015.00 more funds (Rs 2,030.00 in all); Rs 0.00 available');
+    expect(fundsShortfall(203_000n, 101_500, 0)).toBe(
+      'the new terms need Rs 1,015.00 more funds (Rs 2,030.00 in all); Rs 0.00 available',
+    );
     expect(fundsShortfall(50_000n, 101_500, 0)).toBeNull();
     expect(availablePaise({ cashPaise: 500, blockedPaise: 200 })).toBe(300);
   });

@@ -16,7 +16,10 @@ function shuffled(value: unknown, seed: number): unknown {
   if (Array.isArray(value)) return value.map((v) => shuffled(v, seed));
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value as Record<string, unknown>);
-  const rotated = entries.length === 0 ? entries : [...entries.slice(seed % entries.length), ...entries.slice(0, seed % entries.length)].reverse();
+  const rotated =
+    entries.length === 0
+      ? entries
+      : [...entries.slice(seed % entries.length), ...entries.slice(0, seed % entries.length)].reverse();
   return Object.fromEntries(rotated.map(([k, v]) => [k, shuffled(v, seed + 1)]));
 }
 
@@ -26,7 +29,9 @@ describe('canonicalJson and requestFingerprint', () => {
       fc.property(fc.jsonValue(), fc.nat(), fc.integer({ min: 0, max: 8 }), (value, seed, indent) => {
         const resent = JSON.parse(JSON.stringify(shuffled(value, seed), null, indent)) as unknown;
         expect(canonicalJson(resent)).toBe(canonicalJson(value));
-        expect(requestFingerprint({ method: 'POST', path: '/p', body: resent })).toBe(requestFingerprint({ method: 'POST', path: '/p', body: value }));
+        expect(requestFingerprint({ method: 'POST', path: '/p', body: resent })).toBe(
+          requestFingerprint({ method: 'POST', path: '/p', body: value }),
+        );
       }),
     );
   });
@@ -59,7 +64,8 @@ describe('canonicalJson and requestFingerprint', () => {
 describe('isKeptStatus', () => {
   it('keeps a 200 and a 422 only', () => {
     expect([200, 422].every(isKeptStatus)).toBe(true);
-    for (const status of [201, 400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503]) expect(isKeptStatus(status), String(status)).toBe(false);
+    for (const status of [201, 400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503])
+      expect(isKeptStatus(status), String(status)).toBe(false);
   });
 });
 

@@ -72,11 +72,24 @@ const isOrderMessage = ajv.compile(OrderMessage);
 const isTradeMessage = ajv.compile(TradeMessage);
 
 /** The spec's tables (odin-compat.md), written out. */
-const STATUS_CODES = { OMSXMITTED: 3, EXXMITTED: 4, PENDING: 5, CANCELLED: 6, EXECUTED: 7, OMSREJECT: 10, ORDERERROR: 11 } as const;
+const STATUS_CODES = {
+  OMSXMITTED: 3,
+  EXXMITTED: 4,
+  PENDING: 5,
+  CANCELLED: 6,
+  EXECUTED: 7,
+  OMSREJECT: 10,
+  ORDERERROR: 11,
+} as const;
 
 describe('ORD_NRML: one message per order change', () => {
   it('carries every field of the spec table with its JSON type and code', () => {
-    const order = bid({ status: OrderStatus.PENDING, exchangeOrderId: 'NSE-42', updatedAt: CHANGED_AT, algoId: 'ALGO-7' });
+    const order = bid({
+      status: OrderStatus.PENDING,
+      exchangeOrderId: 'NSE-42',
+      updatedAt: CHANGED_AT,
+      algoId: 'ALGO-7',
+    });
     const [message, ...rest] = messagesOf(OrderStatus.PENDING, order);
     expect(rest).toEqual([]);
     expect(message).toEqual({
@@ -132,7 +145,13 @@ describe('ORD_NRML: one message per order change', () => {
     // The event of the placement is sent after the order has already gone on to the exchange.
     const now = bid({ status: OrderStatus.PENDING, exchangeOrderId: 'NSE-42', updatedAt: CHANGED_AT + 500 });
     const [placed] = messagesOf(OrderStatus.OMSXMITTED, now, PLACED_AT);
-    expect(placed).toMatchObject({ OrderStatus: 3, OrderNumber: '', LastModifiedTime: '23-Nov-2026 11.34.54', PendingQty: 10, TradedQTY: 0 });
+    expect(placed).toMatchObject({
+      OrderStatus: 3,
+      OrderNumber: '',
+      LastModifiedTime: '23-Nov-2026 11.34.54',
+      PendingQty: 10,
+      TradedQTY: 0,
+    });
     const [sent] = messagesOf(OrderStatus.EXXMITTED, now);
     expect(sent!.OrderNumber).toBe('');
     const [open] = messagesOf(OrderStatus.PENDING, now);
@@ -141,11 +160,21 @@ describe('ORD_NRML: one message per order change', () => {
 
   it('gives the reason of a rejection, a cancellation or a non-allotment, and nothing to pend once finished', () => {
     for (const status of [OrderStatus.OMSREJECT, OrderStatus.ORDERERROR, OrderStatus.CANCELLED]) {
-      const [message] = messagesOf(status, bid({ status, errorReason: 'Not allotted: at close the bid was below the cut-off' }));
-      expect(message).toMatchObject({ Reason: 'Not allotted: at close the bid was below the cut-off', PendingQty: 0, TradedQTY: 0 });
+      const [message] = messagesOf(
+        status,
+        bid({ status, errorReason: 'Not allotted: at close the bid was below the cut-off' }),
+      );
+      expect(message).toMatchObject({
+        Reason: 'Not allotted: at close the bid was below the cut-off',
+        PendingQty: 0,
+        TradedQTY: 0,
+      });
     }
     // A reason the order picked up later is not the reason of an earlier, live change.
-    const [live] = messagesOf(OrderStatus.PENDING, bid({ status: OrderStatus.CANCELLED, errorReason: 'Cancelled by the user' }));
+    const [live] = messagesOf(
+      OrderStatus.PENDING,
+      bid({ status: OrderStatus.CANCELLED, errorReason: 'Cancelled by the user' }),
+    );
     expect(live).toMatchObject({ Reason: '', PendingQty: 10 });
   });
 
@@ -162,12 +191,24 @@ describe('ORD_NRML: one message per order change', () => {
 });
 
 describe('TRD_MSG: one more message for an allotment', () => {
-  const allotted = bid({ status: OrderStatus.EXECUTED, tradedQuantity: 8, tradedPricePaise: 10100, exchangeOrderId: 'NSE-42', updatedAt: CHANGED_AT });
+  const allotted = bid({
+    status: OrderStatus.EXECUTED,
+    tradedQuantity: 8,
+    tradedPricePaise: 10100,
+    exchangeOrderId: 'NSE-42',
+    updatedAt: CHANGED_AT,
+  });
 
   it("follows the ORD_NRML of the EXECUTED change, with the same fields and the trade's quantity, price and time", () => {
     const [order, trade, ...rest] = messagesOf(OrderStatus.EXECUTED, allotted);
     expect(rest).toEqual([]);
-    expect(order).toMatchObject({ MessageType: 'ORD_NRML', OrderStatus: 7, TradedQTY: 8, PendingQty: 0, OrderOriginalQty: 10 });
+    expect(order).toMatchObject({
+      MessageType: 'ORD_NRML',
+      OrderStatus: 7,
+      TradedQTY: 8,
+      PendingQty: 0,
+      OrderOriginalQty: 10,
+    });
     const { MessageType, TradeNumber, TradeQty, TradedPrice, TradeTime, ...orderFields } = trade as TradeMessage;
     expect(MessageType).toBe('TRD_MSG');
     expect({ MessageType: 'ORD_NRML', ...orderFields }).toEqual(order);

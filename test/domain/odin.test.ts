@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FINISHED_STATUSES, odinTimestamp, socketTimestamp, statusesOf, SOCKET_STATUS_CODES } from '../../src/domain/orders/odin.js';
+import {
+  FINISHED_STATUSES,
+  odinTimestamp,
+  socketTimestamp,
+  statusesOf,
+  SOCKET_STATUS_CODES,
+} from '../../src/domain/orders/odin.js';
 import { LIVE_STATUSES, OrderStatus } from '../../src/domain/orders/status.js';
 
 describe('ODIN times, in India time', () => {

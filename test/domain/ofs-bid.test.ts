@@ -17,7 +17,8 @@ function bid(overrides: Partial<OfsBid> = {}): OfsBid {
   };
 }
 
-const codesAndFields = (violations: { kind: { code: string }; field: string }[]) => violations.map((v) => [v.kind.code, v.field]);
+const codesAndFields = (violations: { kind: { code: string }; field: string }[]) =>
+  violations.map((v) => [v.kind.code, v.field]);
 
 describe('rupeesToPaise', () => {
   it.each([
@@ -33,9 +34,12 @@ describe('rupeesToPaise', () => {
     expect(Object.is(rupeesToPaise(rupees), paise)).toBe(true);
   });
 
-  it.each([1e-9, 5e-324, 0.001, 101.051, 0.0500000001, 1e300])('answers null for %d, which is no whole number of paise', (rupees) => {
-    expect(rupeesToPaise(rupees)).toBeNull();
-  });
+  it.each([1e-9, 5e-324, 0.001, 101.051, 0.0500000001, 1e300])(
+    'answers null for %d, which is no whole number of paise',
+    (rupees) => {
+      expect(rupeesToPaise(rupees)).toBeNull();
+    },
+  );
 });
 
 describe('crossFieldViolations', () => {
@@ -46,29 +50,39 @@ describe('crossFieldViolations', () => {
 
   it('refuses RL at price 0 and RL-MKT above 0, on price (e-304)', () => {
     expect(codesAndFields(crossFieldViolations(bid({ order_type: 'RL', price: 0 })))).toEqual([['e-304', 'price']]);
-    expect(codesAndFields(crossFieldViolations(bid({ order_type: 'RL-MKT', price: 0.05 })))).toEqual([['e-304', 'price']]);
+    expect(codesAndFields(crossFieldViolations(bid({ order_type: 'RL-MKT', price: 0.05 })))).toEqual([
+      ['e-304', 'price'],
+    ]);
   });
 
   it('allows disclosed_quantity from 0 up to quantity and refuses one above it (e-311)', () => {
     expect(crossFieldViolations(bid({ quantity: '10', disclosed_quantity: 0 }))).toEqual([]);
     expect(crossFieldViolations(bid({ quantity: '10', disclosed_quantity: 10 }))).toEqual([]);
-    expect(codesAndFields(crossFieldViolations(bid({ quantity: '10', disclosed_quantity: 11 })))).toEqual([['e-311', 'disclosed_quantity']]);
+    expect(codesAndFields(crossFieldViolations(bid({ quantity: '10', disclosed_quantity: 11 })))).toEqual([
+      ['e-311', 'disclosed_quantity'],
+    ]);
   });
 
   it('compares quantities as numbers, not as strings', () => {
     expect(crossFieldViolations(bid({ quantity: '100', disclosed_quantity: 20 }))).toEqual([]);
     expect(crossFieldViolations(bid({ quantity: '100', freeze_quantity: 200 }))).toEqual([]);
-    expect(codesAndFields(crossFieldViolations(bid({ quantity: '9', disclosed_quantity: 10 })))).toEqual([['e-311', 'disclosed_quantity']]);
+    expect(codesAndFields(crossFieldViolations(bid({ quantity: '9', disclosed_quantity: 10 })))).toEqual([
+      ['e-311', 'disclosed_quantity'],
+    ]);
   });
 
   it('applies freeze_quantity only when above 0, refusing a larger quantity on quantity (e-312)', () => {
     expect(crossFieldViolations(bid({ quantity: '10', freeze_quantity: 0 }))).toEqual([]);
     expect(crossFieldViolations(bid({ quantity: '10', freeze_quantity: 10 }))).toEqual([]);
-    expect(codesAndFields(crossFieldViolations(bid({ quantity: '10', freeze_quantity: 9 })))).toEqual([['e-312', 'quantity']]);
+    expect(codesAndFields(crossFieldViolations(bid({ quantity: '10', freeze_quantity: 9 })))).toEqual([
+      ['e-312', 'quantity'],
+    ]);
   });
 
   it('reports every broken rule, each with its own code', () => {
-    const violations = crossFieldViolations(bid({ price: 0, quantity: '10', disclosed_quantity: 11, freeze_quantity: 5 }));
+    const violations = crossFieldViolations(
+      bid({ price: 0, quantity: '10', disclosed_quantity: 11, freeze_quantity: 5 }),
+    );
     expect(codesAndFields(violations)).toEqual([
       ['e-304', 'price'],
       ['e-311', 'disclosed_quantity'],
@@ -78,8 +92,12 @@ describe('crossFieldViolations', () => {
   });
 
   it('handles the largest quantity exactly', () => {
-    expect(crossFieldViolations(bid({ quantity: '999999999999999', disclosed_quantity: 999_999_999_999_999 }))).toEqual([]);
-    expect(codesAndFields(crossFieldViolations(bid({ quantity: '999999999999999', freeze_quantity: 999_999_999_999_998 })))).toEqual([['e-312', 'quantity']]);
+    expect(crossFieldViolations(bid({ quantity: '999999999999999', disclosed_quantity: 999_999_999_999_999 }))).toEqual(
+      [],
+    );
+    expect(
+      codesAndFields(crossFieldViolations(bid({ quantity: '999999999999999', freeze_quantity: 999_999_999_999_998 }))),
+    ).toEqual([['e-312', 'quantity']]);
   });
 });
 
@@ -110,7 +128,10 @@ describe('issueViolations', () => {
   });
 
   it('refuses a symbol or series that differs from the issue (422 e-352), each on its field', () => {
-    const violations = issueViolations(bid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'sbin', series: 'EQ' } }), issue);
+    const violations = issueViolations(
+      bid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'sbin', series: 'EQ' } }),
+      issue,
+    );
     expect(codesAndFields(violations)).toEqual([
       ['e-352', 'scrip_info.symbol'],
       ['e-352', 'scrip_info.series'],

@@ -7,7 +7,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocateOfs, type AllocationBid } from '../../src/domain/ofs/issue/allocation.js';
-import { allottedBook, byNewestWindows, issueStatus, ofsBook, offerSplit, windowState, type BookGroup } from '../../src/domain/ofs/issue/book.js';
+import {
+  allottedBook,
+  byNewestWindows,
+  issueStatus,
+  ofsBook,
+  offerSplit,
+  windowState,
+  type BookGroup,
+} from '../../src/domain/ofs/issue/book.js';
 import { allocationViolations } from '../../src/domain/ofs/rules.js';
 import { sbinIssue } from '../support/fixtures.js';
 
@@ -25,12 +33,35 @@ describe('window states', () => {
 
   it("the state is the caller's category window until the allocation has run, then ALLOCATED", () => {
     // Day T non-retail, day T+1 retail.
-    const issue = sbinIssue({ nonRetailOpensAt: T, nonRetailClosesAt: T + 6 * HOUR, retailOpensAt: T + 24 * HOUR, retailClosesAt: T + 30 * HOUR });
-    expect(issueStatus(issue, null, 'NON_RETAIL', T + HOUR)).toEqual({ retailWindow: 'UPCOMING', nonRetailWindow: 'OPEN', allocated: false, state: 'OPEN' });
-    expect(issueStatus(issue, null, 'RETAIL', T + HOUR)).toEqual({ retailWindow: 'UPCOMING', nonRetailWindow: 'OPEN', allocated: false, state: 'UPCOMING' });
-    expect(issueStatus(issue, null, 'NON_RETAIL', T + 25 * HOUR)).toMatchObject({ retailWindow: 'OPEN', nonRetailWindow: 'CLOSED', state: 'CLOSED' });
+    const issue = sbinIssue({
+      nonRetailOpensAt: T,
+      nonRetailClosesAt: T + 6 * HOUR,
+      retailOpensAt: T + 24 * HOUR,
+      retailClosesAt: T + 30 * HOUR,
+    });
+    expect(issueStatus(issue, null, 'NON_RETAIL', T + HOUR)).toEqual({
+      retailWindow: 'UPCOMING',
+      nonRetailWindow: 'OPEN',
+      allocated: false,
+      state: 'OPEN',
+    });
+    expect(issueStatus(issue, null, 'RETAIL', T + HOUR)).toEqual({
+      retailWindow: 'UPCOMING',
+      nonRetailWindow: 'OPEN',
+      allocated: false,
+      state: 'UPCOMING',
+    });
+    expect(issueStatus(issue, null, 'NON_RETAIL', T + 25 * HOUR)).toMatchObject({
+      retailWindow: 'OPEN',
+      nonRetailWindow: 'CLOSED',
+      state: 'CLOSED',
+    });
     expect(issueStatus(issue, null, 'RETAIL', T + 25 * HOUR)).toMatchObject({ state: 'OPEN' });
-    expect(issueStatus(issue, null, 'RETAIL', T + 30 * HOUR)).toMatchObject({ retailWindow: 'CLOSED', state: 'CLOSED', allocated: false });
+    expect(issueStatus(issue, null, 'RETAIL', T + 30 * HOUR)).toMatchObject({
+      retailWindow: 'CLOSED',
+      state: 'CLOSED',
+      allocated: false,
+    });
     expect(issueStatus(issue, T + 30 * HOUR, 'RETAIL', T + 30 * HOUR + 5)).toEqual({
       retailWindow: 'CLOSED',
       nonRetailWindow: 'CLOSED',
@@ -42,7 +73,13 @@ describe('window states', () => {
   it('orders issues by the later of their two openings, newest first, then by exchange and scrip token', () => {
     const at = (opensAt: number, exchange: 'NSE_EQ' | 'BSE_EQ' = 'NSE_EQ', scripToken = 1) =>
       sbinIssue({ exchange, scripToken, nonRetailOpensAt: opensAt - 24 * HOUR, retailOpensAt: opensAt });
-    const issues = [at(T), at(T + HOUR, 'NSE_EQ', 2), at(T + HOUR, 'BSE_EQ', 3), at(T + HOUR, 'NSE_EQ', 1), at(T - HOUR)];
+    const issues = [
+      at(T),
+      at(T + HOUR, 'NSE_EQ', 2),
+      at(T + HOUR, 'BSE_EQ', 3),
+      at(T + HOUR, 'NSE_EQ', 1),
+      at(T - HOUR),
+    ];
     expect(issues.sort(byNewestWindows).map((i) => `${i.exchange} ${i.scripToken} ${i.retailOpensAt - T}`)).toEqual([
       `BSE_EQ 3 ${HOUR}`,
       `NSE_EQ 1 ${HOUR}`,
@@ -69,8 +106,24 @@ describe('the book of demand', () => {
     const book = ofsBook(issue, groups);
     expect(book.offer).toEqual({ total: 1000, retail: 100, nonRetail: 900 });
     expect(book.demand).toEqual([
-      { pricePaise: 10_200, retailQuantity: 0n, retailCutoffQuantity: 0n, nonRetailQuantity: 600n, retailCumulative: 0n, nonRetailCumulative: 600n, bids: 1 },
-      { pricePaise: 10_150, retailQuantity: 40n, retailCutoffQuantity: 0n, nonRetailQuantity: 0n, retailCumulative: 40n, nonRetailCumulative: 600n, bids: 1 },
+      {
+        pricePaise: 10_200,
+        retailQuantity: 0n,
+        retailCutoffQuantity: 0n,
+        nonRetailQuantity: 600n,
+        retailCumulative: 0n,
+        nonRetailCumulative: 600n,
+        bids: 1,
+      },
+      {
+        pricePaise: 10_150,
+        retailQuantity: 40n,
+        retailCutoffQuantity: 0n,
+        nonRetailQuantity: 0n,
+        retailCumulative: 40n,
+        nonRetailCumulative: 600n,
+        bids: 1,
+      },
       {
         pricePaise: 10_100,
         retailQuantity: 90n,
@@ -128,7 +181,10 @@ describe('the book of demand', () => {
       { category: 'NON_RETAIL', pricePaise: 10_050, quantity: 7n, bids: 1 },
       { category: 'NON_RETAIL', pricePaise: 10_200, quantity: 10n, bids: 1 },
     ];
-    const book = ofsBook(sbinIssue({ offerQuantity: 1000, floorPricePaise: 10_100, retailCutoffPricePaise: null }), groups);
+    const book = ofsBook(
+      sbinIssue({ offerQuantity: 1000, floorPricePaise: 10_100, retailCutoffPricePaise: null }),
+      groups,
+    );
     expect(book.demand.map((level) => [level.pricePaise, level.nonRetailQuantity])).toEqual([[10_200, 10n]]);
     expect(book.ineligible).toEqual({ retailQuantity: 65n, nonRetailQuantity: 7n, bids: 4 });
   });
@@ -149,10 +205,16 @@ describe('the book of demand', () => {
       { category: 'NON_RETAIL', pricePaise: 10_000, quantity: 5n, bids: 1 },
     ]);
     const allocation = allocateOfs({ ...wide, bids: list });
-    expect(book.clearing.nonRetail).toMatchObject({ portion: allocation.nonRetail.portion, clearingPricePaise: 10_200 });
+    expect(book.clearing.nonRetail).toMatchObject({
+      portion: allocation.nonRetail.portion,
+      clearingPricePaise: 10_200,
+    });
     // Every share counted (issue 47 row 3): 11,999,999,999,999,988 + 5, which no double holds.
     expect(book.clearing.nonRetail.demand).toBe(11_999_999_999_999_993n);
-    expect(book.demand.map((level) => level.nonRetailCumulative)).toEqual([11_999_999_999_999_988n, 11_999_999_999_999_993n]);
+    expect(book.demand.map((level) => level.nonRetailCumulative)).toEqual([
+      11_999_999_999_999_988n,
+      11_999_999_999_999_993n,
+    ]);
     expect(allocation.nonRetail.clearingPricePaise).toBe(10_200);
   });
 
@@ -189,7 +251,11 @@ describe('the allotments', () => {
 const FLOOR = 10_000;
 /** A few levels around the floor (one below it), so that bids share levels and some are refused. */
 const price = fc.integer({ min: -1, max: 6 }).map((step) => FLOOR + step * 25);
-const quantity = fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 999_999_999_999_999 }));
+const quantity = fc.oneof(
+  fc.integer({ min: 1, max: 50 }),
+  fc.integer({ min: 1, max: 1_000_000 }),
+  fc.integer({ min: 1, max: 999_999_999_999_999 }),
+);
 
 const bids: fc.Arbitrary<AllocationBid[]> = fc
   .array(
@@ -202,11 +268,20 @@ const bids: fc.Arbitrary<AllocationBid[]> = fc
   )
   // A cut-off bid is retail (order entry takes no other).
   .map((list) =>
-    list.map((bid, i) => ({ ...bid, pricePaise: bid.category === 'RETAIL' ? bid.pricePaise : bid.pricePaise || FLOOR, orderId: `o${i}`, placedSeq: i })),
+    list.map((bid, i) => ({
+      ...bid,
+      pricePaise: bid.category === 'RETAIL' ? bid.pricePaise : bid.pricePaise || FLOOR,
+      orderId: `o${i}`,
+      placedSeq: i,
+    })),
   );
 
 const issueArb = fc.record({
-  offerQuantity: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 999_999_999_999_999 })),
+  offerQuantity: fc.oneof(
+    fc.integer({ min: 0, max: 100 }),
+    fc.integer({ min: 0, max: 10_000_000 }),
+    fc.integer({ min: 0, max: 999_999_999_999_999 }),
+  ),
   retailReservePct: fc.integer({ min: 10, max: 100 }),
   allocation: fc.constantFrom('PROPORTIONATE' as const, 'PRICE_PRIORITY' as const),
   floorPricePaise: fc.constant(FLOOR),
@@ -237,8 +312,12 @@ describe('properties of the book', () => {
           expect(demand[i]!.nonRetailCumulative).toBeGreaterThanOrEqual(demand[i - 1]!.nonRetailCumulative);
         }
         for (const level of demand) {
-          expect(level.retailCumulative).toBe(demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.retailQuantity, 0n));
-          expect(level.nonRetailCumulative).toBe(demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.nonRetailQuantity, 0n));
+          expect(level.retailCumulative).toBe(
+            demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.retailQuantity, 0n),
+          );
+          expect(level.nonRetailCumulative).toBe(
+            demand.filter((l) => l.pricePaise >= level.pricePaise).reduce((sum, l) => sum + l.nonRetailQuantity, 0n),
+          );
         }
       }),
       { numRuns: 300 },
@@ -252,11 +331,15 @@ describe('properties of the book', () => {
         // The simulated exchange allocates the bids that allocationViolations lets through.
         const eligible = list.filter(
           (bid) =>
-            allocationViolations({ orderType: bid.pricePaise === 0 ? 'RL-MKT' : 'RL', quantity: bid.quantity, pricePaise: bid.pricePaise }, issue, bid.category)
-              .length === 0,
+            allocationViolations(
+              { orderType: bid.pricePaise === 0 ? 'RL-MKT' : 'RL', quantity: bid.quantity, pricePaise: bid.pricePaise },
+              issue,
+              bid.category,
+            ).length === 0,
         );
         const allocation = allocateOfs({ ...issue, bids: eligible });
-        const demandOf = (category: string) => eligible.filter((b) => b.category === category).reduce((sum, b) => sum + BigInt(b.quantity), 0n);
+        const demandOf = (category: string) =>
+          eligible.filter((b) => b.category === category).reduce((sum, b) => sum + BigInt(b.quantity), 0n);
         for (const [side, category] of [
           ['retail', 'RETAIL'],
           ['nonRetail', 'NON_RETAIL'],

@@ -25,36 +25,57 @@ const kind = fc.record({
 describe('ofsKindFaults and the place-order schema', () => {
   it('refuse the same fields of a bid', () => {
     fc.assert(
-      fc.property(kind, ({ exchange, transaction_type, order_type, validity, is_amo, expiry_date, option_type, strike_price }) => {
-        const bid = {
-          scrip_info: {
+      fc.property(
+        kind,
+        ({ exchange, transaction_type, order_type, validity, is_amo, expiry_date, option_type, strike_price }) => {
+          const bid = {
+            scrip_info: {
+              exchange,
+              scrip_token: 500112,
+              symbol: 'SBIN',
+              series: 'OF',
+              ...(expiry_date !== undefined && { expiry_date }),
+              ...(option_type !== undefined && { option_type }),
+              ...(strike_price !== undefined && { strike_price }),
+            },
+            transaction_type,
+            product_type: 'OFS',
+            order_type,
+            quantity: '10',
+            price: order_type.endsWith('-MKT') ? 0 : 101.5,
+            ...(validity !== undefined && { validity }),
+            ...(is_amo !== undefined && { is_amo }),
+          };
+          const bySchema = checkBid(bid)
+            .map((v) => v.field)
+            .sort();
+          const byRule = ofsKindFaults({
             exchange,
-            scrip_token: 500112,
-            symbol: 'SBIN',
-            series: 'OF',
-            ...(expiry_date !== undefined && { expiry_date }),
-            ...(option_type !== undefined && { option_type }),
-            ...(strike_price !== undefined && { strike_price }),
-          },
-          transaction_type,
-          product_type: 'OFS',
-          order_type,
-          quantity: '10',
-          price: order_type.endsWith('-MKT') ? 0 : 101.5,
-          ...(validity !== undefined && { validity }),
-          ...(is_amo !== undefined && { is_amo }),
-        };
-        const bySchema = checkBid(bid)
-          .map((v) => v.field)
-          .sort();
-        const byRule = ofsKindFaults({ exchange, transaction_type, order_type, validity, is_amo, expiry_date, option_type, strike_price }).sort();
-        expect(byRule).toEqual(bySchema);
-      }),
+            transaction_type,
+            order_type,
+            validity,
+            is_amo,
+            expiry_date,
+            option_type,
+            strike_price,
+          }).sort();
+          expect(byRule).toEqual(bySchema);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('finds nothing against an OFS bid', () => {
-    expect(ofsKindFaults({ exchange: 'BSE_EQ', transaction_type: 'BUY', order_type: 'RL-MKT', validity: '', is_amo: false, strike_price: '' })).toEqual([]);
+    expect(
+      ofsKindFaults({
+        exchange: 'BSE_EQ',
+        transaction_type: 'BUY',
+        order_type: 'RL-MKT',
+        validity: '',
+        is_amo: false,
+        strike_price: '',
+      }),
+    ).toEqual([]);
   });
 });

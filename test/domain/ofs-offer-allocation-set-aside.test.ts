@@ -4,7 +4,14 @@
  * first placed takes an id and any later copy is the repeat; the answer does not depend on the input order.
  */
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid, type T1DayInput } from '../../src/domain/ofs/offer/allocation.js';
+import {
+  allocateT1Day,
+  allocateTDay,
+  tDayDemand,
+  type OfferAllotment,
+  type OfferBid,
+  type T1DayInput,
+} from '../../src/domain/ofs/offer/allocation.js';
 import type { OfferCategory, OfferTerms } from '../../src/domain/ofs/offer/offer.js';
 
 /** 1,000 shares: retail 100, non-retail 900, MF/IC reserved 250, single-bidder cap 250; employees 100. Floor 100.00. */
@@ -26,7 +33,14 @@ function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {
   };
 }
 
-function bid(orderId: string, bidderId: string, category: OfferCategory, pricePaise: number, quantity: number, placedSeq: number): OfferBid {
+function bid(
+  orderId: string,
+  bidderId: string,
+  category: OfferCategory,
+  pricePaise: number,
+  quantity: number,
+  placedSeq: number,
+): OfferBid {
   return { orderId, bidderId, category, pricePaise, quantity, placedSeq };
 }
 
@@ -89,7 +103,12 @@ describe('allocateTDay sets a bad stored bid aside alone', () => {
     const later = bid('X', 'n1', 'NII', 10_100, 40, 7);
     const earlier = bid('X', 'n2', 'NII', 10_300, 30, 5);
     const expected: [string, number, number | null, string][] = [
-      ['X', 30, 10_300, 'allotted 30 of 30 on T at 103.00 (30 from the non-retail portion, in full, the non-retail portion was not oversubscribed)'],
+      [
+        'X',
+        30,
+        10_300,
+        'allotted 30 of 30 on T at 103.00 (30 from the non-retail portion, in full, the non-retail portion was not oversubscribed)',
+      ],
       ['X', 0, null, 'not allotted on T: set aside, bid X appears more than once'],
     ];
     expect(outcomes(allocateTDay(offer(), [later, earlier]).allotments)).toEqual(expected);
@@ -97,9 +116,17 @@ describe('allocateTDay sets a bad stored bid aside alone', () => {
   });
 
   it('two valid copies of an id at one place: the same copy is taken whatever the input order', () => {
-    const copies = [bid('X', 'n1', 'NII', 10_100, 40, 5), bid('X', 'n2', 'NII', 10_100, 30, 5), bid('X', 'n1', 'NII', 10_200, 40, 5)];
+    const copies = [
+      bid('X', 'n1', 'NII', 10_100, 40, 5),
+      bid('X', 'n2', 'NII', 10_100, 30, 5),
+      bid('X', 'n1', 'NII', 10_200, 40, 5),
+    ];
     const forward = allocateTDay(offer(), copies);
-    for (const order of [[...copies].reverse(), [copies[1]!, copies[0]!, copies[2]!], [copies[2]!, copies[0]!, copies[1]!]]) {
+    for (const order of [
+      [...copies].reverse(),
+      [copies[1]!, copies[0]!, copies[2]!],
+      [copies[2]!, copies[0]!, copies[1]!],
+    ]) {
       expect(allocateTDay(offer(), order)).toEqual(forward);
     }
     // Same category and place: the lower price, then the smaller quantity, comes first and takes the id.
@@ -142,7 +169,11 @@ describe('allocateTDay sets a bad stored bid aside alone', () => {
 describe('allocateT1Day sets a bad stored bid aside alone', () => {
   /** Cut-off 102.00, nothing left on T: retail 100 shares (S at 103.00 first by price priority, then the cut-off bid R), employees 100. */
   const input: T1DayInput = { cutoffPricePaise: 10_200, nonRetailUnallotted: 0, tAllottedByBidder: new Map() };
-  const valid = [bid('R', 'r1', 'RETAIL', 0, 60, 12), bid('S', 'r2', 'RETAIL', 10_300, 80, 13), bid('E', 'e1', 'EMPLOYEE', 0, 50, 14)];
+  const valid = [
+    bid('R', 'r1', 'RETAIL', 0, 60, 12),
+    bid('S', 'r2', 'RETAIL', 10_300, 80, 13),
+    bid('E', 'e1', 'EMPLOYEE', 0, 50, 14),
+  ];
 
   it('a bad copy of a retail or employee id, before or after it in the input, leaves the valid bid as without it', () => {
     const without = allocateT1Day(offer(), input, valid);

@@ -26,11 +26,20 @@ function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {
   };
 }
 
-function bid(orderId: string, bidderId: string, category: OfferCategory, pricePaise: number, quantity: number, placedSeq: number): OfferBid {
+function bid(
+  orderId: string,
+  bidderId: string,
+  category: OfferCategory,
+  pricePaise: number,
+  quantity: number,
+  placedSeq: number,
+): OfferBid {
   return { orderId, bidderId, category, pricePaise, quantity, placedSeq };
 }
 
-function allotted(result: { allotments: { orderId: string; allottedQuantity: number; pricePaise: number | null }[] }): Record<string, [number, number | null]> {
+function allotted(result: {
+  allotments: { orderId: string; allottedQuantity: number; pricePaise: number | null }[];
+}): Record<string, [number, number | null]> {
   return Object.fromEntries(result.allotments.map((a) => [a.orderId, [a.allottedQuantity, a.pricePaise]]));
 }
 
@@ -52,7 +61,13 @@ describe('allocateTDay', () => {
     const result = allocateTDay(offer(), tBids);
     // Reserved 250: M1 100 in full, M2 150 at the marginal level. The rest, 650: N1 250 (capped), N2 250
     // (capped), O1 150 of its capped 250 at the marginal level; M2's remainder at 101.00 gets nothing.
-    expect(allotted(result)).toEqual({ M1: [100, 10_500], N1: [250, 11_000], N2: [250, 10_400], O1: [150, 10_200], M2: [150, 10_100] });
+    expect(allotted(result)).toEqual({
+      M1: [100, 10_500],
+      N1: [250, 11_000],
+      N2: [250, 10_400],
+      O1: [150, 10_200],
+      M2: [150, 10_100],
+    });
     // M2's reserved shares at 101.00 do not lower the cut-off: the market cleared at 102.00.
     expect(result.cutoffPricePaise).toBe(10_200);
     expect(result.mfIc).toEqual({ portion: 250, demand: 300n, allotted: 250, clearingPricePaise: 10_100 });
@@ -62,7 +77,9 @@ describe('allocateTDay', () => {
     expect(reasonOf(result, 'N2')).toBe(
       'allotted 250 of 400 on T at 104.00 (250 from the non-retail portion, price priority, price level allotted in full); 150 shares over the single-bidder cap of 250 shares were not considered',
     );
-    expect(reasonOf(result, 'M2')).toContain('150 from the MF/IC reservation, price priority, marginal price level shared proportionately');
+    expect(reasonOf(result, 'M2')).toContain(
+      '150 from the MF/IC reservation, price priority, marginal price level shared proportionately',
+    );
   });
 
   it('PROPORTIONATE: the reservation among MF and IC at their own clearing price, then one clearing price for the rest; everyone at or above it trades at it', () => {
@@ -70,7 +87,13 @@ describe('allocateTDay', () => {
     // Reserved 250 between M1 100 and M2 200 (they clear at 101.00): 83 and 167. The rest, 650, over the
     // 767 still wanted at or above its clearing price 102.00: N1, N2, O1 212 each, M1 14; M2's 33 at 101.00
     // nothing. M2, below the cut-off, pays its reservation's price.
-    expect(allotted(result)).toEqual({ M1: [97, 10_200], N1: [212, 10_200], N2: [212, 10_200], O1: [212, 10_200], M2: [167, 10_100] });
+    expect(allotted(result)).toEqual({
+      M1: [97, 10_200],
+      N1: [212, 10_200],
+      N2: [212, 10_200],
+      O1: [212, 10_200],
+      M2: [167, 10_100],
+    });
     expect(result.cutoffPricePaise).toBe(10_200);
     expect(result.nonRetail.allotted).toBe(900);
   });
@@ -86,8 +109,16 @@ describe('allocateTDay', () => {
     const proportionate = allocateTDay(offer({ allocation: 'PROPORTIONATE' }), bids);
     expect(proportionate.cutoffPricePaise).toBe(10_500);
     // The reservation's 250 to M1 at its price; the other 650 among the four at 105.00.
-    expect(allotted(proportionate)).toEqual({ N1: [163, 10_500], N2: [163, 10_500], N3: [162, 10_500], O1: [162, 10_500], M1: [250, 10_000] });
-    expect(reasonOf(proportionate, 'M1')).toBe('allotted 250 of 500 on T at 100.00 (250 from the MF/IC reservation, proportionate, oversubscribed 2x)');
+    expect(allotted(proportionate)).toEqual({
+      N1: [163, 10_500],
+      N2: [163, 10_500],
+      N3: [162, 10_500],
+      O1: [162, 10_500],
+      M1: [250, 10_000],
+    });
+    expect(reasonOf(proportionate, 'M1')).toBe(
+      'allotted 250 of 500 on T at 100.00 (250 from the MF/IC reservation, proportionate, oversubscribed 2x)',
+    );
     expect(proportionate.mfIc.allotted).toBe(250);
     const byPrice = allocateTDay(offer(), bids);
     expect(byPrice.cutoffPricePaise).toBe(10_500);
@@ -110,13 +141,19 @@ describe('allocateTDay', () => {
   });
 
   it('spares MF and IC from the single-bidder cap', () => {
-    const result = allocateTDay(offer(), [bid('M1', 'm1', 'MF', 10_000, 600, 1), bid('N1', 'n1', 'NII', 10_000, 600, 2)]);
+    const result = allocateTDay(offer(), [
+      bid('M1', 'm1', 'MF', 10_000, 600, 1),
+      bid('N1', 'n1', 'NII', 10_000, 600, 2),
+    ]);
     expect(allotted(result)).toEqual({ M1: [600, 10_000], N1: [250, 10_000] });
     expect(result.unallotted).toBe(50);
   });
 
   it('counts a bidder once for the cap across its bids, highest price first', () => {
-    const result = allocateTDay(offer(), [bid('A', 'n1', 'NII', 10_000, 200, 1), bid('B', 'n1', 'NII', 10_500, 200, 2)]);
+    const result = allocateTDay(offer(), [
+      bid('A', 'n1', 'NII', 10_000, 200, 1),
+      bid('B', 'n1', 'NII', 10_500, 200, 2),
+    ]);
     expect(allotted(result)).toEqual({ A: [50, 10_000], B: [200, 10_500] });
   });
 
@@ -141,7 +178,11 @@ describe('allocateTDay', () => {
     expect(result.allotments.map((a) => [a.orderId, a.allottedQuantity, a.reason])).toEqual([
       ['R', 0, 'not allotted on T: set aside, a RETAIL bid is not allotted on T'],
       ['L', 0, 'not allotted on T: set aside, price 99.99 is below the floor price 100.00'],
-      ['N', 5, 'allotted 5 of 5 on T at 100.00 (5 from the non-retail portion, in full, the non-retail portion was not oversubscribed)'],
+      [
+        'N',
+        5,
+        'allotted 5 of 5 on T at 100.00 (5 from the non-retail portion, in full, the non-retail portion was not oversubscribed)',
+      ],
       ['N', 0, 'not allotted on T: set aside, bid N appears more than once'],
       ['Z', 0, 'not allotted on T: set aside, quantity 0 is not a whole number of at least 1'],
       ['X', 0, 'not allotted on T: set aside, category "CORPORATE" is not a bid category'],
@@ -161,7 +202,14 @@ describe('tDayDemand: what the under-subscription wait judges (issue 47 row 3)',
     const oneBidder = [bid('A', 'n1', 'NII', 10_000, 1_000, 1)];
     expect(tDayDemand(offer(), oneBidder)).toBe(250n);
     const afterClose = 1;
-    expect(tAllocationWait({ ...offer(), greenShoeDecidedAt: null, greenShoeDecisionBy: 0 }, null, tDayDemand(offer(), oneBidder), afterClose)).toEqual({
+    expect(
+      tAllocationWait(
+        { ...offer(), greenShoeDecidedAt: null, greenShoeDecisionBy: 0 },
+        null,
+        tDayDemand(offer(), oneBidder),
+        afterClose,
+      ),
+    ).toEqual({
       for: 'operator',
     });
     // MF and IC have no cap: the same 1,000 by an MF fills it.
@@ -169,9 +217,13 @@ describe('tDayDemand: what the under-subscription wait judges (issue 47 row 3)',
   });
 
   it('leaves out what the allocation sets aside (below the floor, retail on T), and sums past 2^53 exactly', () => {
-    expect(tDayDemand(offer(), [bid('A', 'n1', 'NII', 9_900, 200, 1), bid('R', 'r1', 'RETAIL', 10_000, 200, 2), bid('M', 'm1', 'MF', 10_000, 100, 3)])).toBe(
-      100n,
-    );
+    expect(
+      tDayDemand(offer(), [
+        bid('A', 'n1', 'NII', 9_900, 200, 1),
+        bid('R', 'r1', 'RETAIL', 10_000, 200, 2),
+        bid('M', 'm1', 'MF', 10_000, 100, 3),
+      ]),
+    ).toBe(100n);
     const huge = offer({ baseQuantity: 999_999_999_999_999 });
     const bids = Array.from({ length: 20 }, (_, i) => bid(`M${i}`, `m${i}`, 'MF', 10_000, 999_999_999_999_999, i + 1));
     expect(tDayDemand(huge, bids)).toBe(19_999_999_999_999_980n);
@@ -220,7 +272,11 @@ describe('allocateT1Day', () => {
   });
 
   it('oversubscribed retail clears above the T-day cut-off; UNIFORM still trades all at the T-day cut-off less the discount', () => {
-    const bids = [bid('R1', 'r1', 'RETAIL', 0, 80, 10), bid('R2', 'r2', 'RETAIL', 10_300, 60, 11), bid('R3', 'r3', 'RETAIL', 10_500, 40, 12)];
+    const bids = [
+      bid('R1', 'r1', 'RETAIL', 0, 80, 10),
+      bid('R2', 'r2', 'RETAIL', 10_300, 60, 11),
+      bid('R3', 'r3', 'RETAIL', 10_500, 40, 12),
+    ];
     const uniform = allocateT1Day(offer({ allocation: 'PROPORTIONATE', retailDiscount: { paise: 500 } }), t, bids);
     expect(uniform.retailCutoffPricePaise).toBe(10_300);
     expect(allotted(uniform)).toEqual({ R1: [0, null], R2: [60, 9_600], R3: [40, 9_600] });
@@ -237,10 +293,18 @@ describe('allocateT1Day', () => {
 
   describe('employees at the T-day cut-off less their discount', () => {
     // At 101.00, Rs 2,00,000 is 1,980 shares and Rs 5,00,000 is 4,950.
-    const employees = [bid('E1', 'e1', 'EMPLOYEE', 0, 2_500, 12), bid('E2', 'e2', 'EMPLOYEE', 0, 10, 13), bid('E3', 'e3', 'EMPLOYEE', 0, 4_000, 14)];
+    const employees = [
+      bid('E1', 'e1', 'EMPLOYEE', 0, 2_500, 12),
+      bid('E2', 'e2', 'EMPLOYEE', 0, 10, 13),
+      bid('E3', 'e3', 'EMPLOYEE', 0, 4_000, 14),
+    ];
 
     it('up to Rs 2,00,000 each first, then the rest proportionately to those who bid more', () => {
-      const result = allocateT1Day(offer({ employeeQuantity: 5_000, employeeDiscount: { basisPoints: 1_000 } }), t, employees);
+      const result = allocateT1Day(
+        offer({ employeeQuantity: 5_000, employeeDiscount: { basisPoints: 1_000 } }),
+        t,
+        employees,
+      );
       // First round 1,980 + 10 + 1,980; the 1,030 left over 520 + 2,020 wanted: 211 and 819.
       expect(allotted(result)).toEqual({ E1: [2_191, 9_090], E2: [10, 9_090], E3: [2_799, 9_090] });
       expect(result.employee).toEqual({ portion: 5_000, demand: 6_510n, allotted: 5_000, clearingPricePaise: 9_090 });
@@ -253,7 +317,10 @@ describe('allocateT1Day', () => {
     });
 
     it("returns unsubscribed employee shares to the seller, and fills an employee's bids in placement order", () => {
-      const result = allocateT1Day(offer({ employeeQuantity: 5_000 }), t, [bid('E1', 'e1', 'EMPLOYEE', 0, 100, 12), bid('E1b', 'e1', 'EMPLOYEE', 0, 50, 15)]);
+      const result = allocateT1Day(offer({ employeeQuantity: 5_000 }), t, [
+        bid('E1', 'e1', 'EMPLOYEE', 0, 100, 12),
+        bid('E1b', 'e1', 'EMPLOYEE', 0, 50, 15),
+      ]);
       expect(allotted(result)).toEqual({ E1: [100, 10_100], E1b: [50, 10_100] });
       // 100 retail shares nobody bid for, and 4,850 employee shares.
       expect(result.returnedToSeller).toBe(4_950);
@@ -272,7 +339,11 @@ describe('allocateT1Day', () => {
       ['E', 0, 'not allotted on T+1: set aside, an employee bid is a cut-off bid'],
       ['C', 0, 'not allotted on T+1: set aside, a carried-forward bid at 100.00 is below the T-day cut-off 101.00'],
       ['R', 0, 'not allotted on T+1: set aside, a retail bid at 100.00 is below the T-day cut-off 101.00'],
-      ['R1', 30, 'allotted 30 of 30 on T+1 at 101.00 (retail; in full, the retail portion was not oversubscribed; UNIFORM price 101.00 less the discount)'],
+      [
+        'R1',
+        30,
+        'allotted 30 of 30 on T+1 at 101.00 (retail; in full, the retail portion was not oversubscribed; UNIFORM price 101.00 less the discount)',
+      ],
     ]);
     expect(result.returnedToSeller).toBe(70);
   });

@@ -46,8 +46,22 @@ describe('offerBook', () => {
       allottedQuantity: 300n,
       allottedValuePaise: 3_030_000n,
       byListing: [
-        { exchange: 'BSE_EQ', scripToken: 2, bids: 2, openQuantity: 100n, allottedQuantity: 0n, allottedValuePaise: 0n },
-        { exchange: 'NSE_EQ', scripToken: 1, bids: 1, openQuantity: 200n, allottedQuantity: 300n, allottedValuePaise: 3_030_000n },
+        {
+          exchange: 'BSE_EQ',
+          scripToken: 2,
+          bids: 2,
+          openQuantity: 100n,
+          allottedQuantity: 0n,
+          allottedValuePaise: 0n,
+        },
+        {
+          exchange: 'NSE_EQ',
+          scripToken: 1,
+          bids: 1,
+          openQuantity: 200n,
+          allottedQuantity: 300n,
+          allottedValuePaise: 3_030_000n,
+        },
       ],
     });
     expect(book.categories[3]).toMatchObject({ category: 'MF', openQuantity: 0n, allottedQuantity: 250n });
@@ -71,6 +85,9 @@ describe('offerBook', () => {
     const most = 999_999_999_999_999n;
     const book = offerBook(terms, [row({ openQuantity: 11n * most }), row({ pricePaise: 10_050, openQuantity: 42n })]);
     expect(book.categories[2]).toMatchObject({ openQuantity: 11_000_000_000_000_031n });
-    expect(book.nonRetailDemand.map((level) => level.cumulative)).toEqual([10_999_999_999_999_989n, 11_000_000_000_000_031n]);
+    expect(book.nonRetailDemand.map((level) => level.cumulative)).toEqual([
+      10_999_999_999_999_989n,
+      11_000_000_000_000_031n,
+    ]);
   });
 });

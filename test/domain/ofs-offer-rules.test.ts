@@ -15,8 +15,17 @@ import {
   type OfferBidder,
 } from '../../src/domain/ofs/offer/rules.js';
 
-const nse: OfferListing = { exchange: 'NSE_EQ', scripToken: 11, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } };
-const bidder = (b: Partial<OfferBidder> = {}): OfferBidder => ({ category: 'RETAIL', marginType: 'H', employeeOfOffer: false, ...b });
+const nse: OfferListing = {
+  exchange: 'NSE_EQ',
+  scripToken: 11,
+  series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+};
+const bidder = (b: Partial<OfferBidder> = {}): OfferBidder => ({
+  category: 'RETAIL',
+  marginType: 'H',
+  employeeOfOffer: false,
+  ...b,
+});
 const codes = (violations: readonly Violation[]) => violations.map((v) => v.kind.code);
 
 describe('bidCategory', () => {
@@ -54,11 +63,17 @@ describe('bidCategory', () => {
   });
 
   it('on a listing without an employee series, the employee series is no series', () => {
-    const bse: OfferListing = { exchange: 'BSE_EQ', scripToken: 5, series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null } };
+    const bse: OfferListing = {
+      exchange: 'BSE_EQ',
+      scripToken: 5,
+      series: { RETAIL: 'A', NON_RETAIL: 'A', EMPLOYEE: null },
+    };
     // One series for both categories: the bidder decides.
     expect(bidCategory(bse, 'A', bidder()).category).toBe('RETAIL');
     expect(bidCategory(bse, 'A', bidder({ category: 'IC' })).category).toBe('IC');
-    expect(codes(bidCategory(bse, 'ES', bidder({ employeeOfOffer: true })).violations)).toEqual([Errors.OFS_SERIES_CATEGORY.code]);
+    expect(codes(bidCategory(bse, 'ES', bidder({ employeeOfOffer: true })).violations)).toEqual([
+      Errors.OFS_SERIES_CATEGORY.code,
+    ]);
   });
 
   it('gives institutions their margin type, and cash categories 100 %', () => {
@@ -70,9 +85,18 @@ describe('bidCategory', () => {
 });
 
 describe('offerDayViolations', () => {
-  const offer = { symbol: 'ACME', tDay: { opensAt: 1_000, closesAt: 2_000 }, t1Day: { opensAt: 5_000, closesAt: 6_000 } };
-  const day = (state: OfferState, category: OfferCategory, now: number, action: 'place' | 'modify' | 'cancel' = 'place', carried = false) =>
-    codes(offerDayViolations(offer, state, category, action, carried, now));
+  const offer = {
+    symbol: 'ACME',
+    tDay: { opensAt: 1_000, closesAt: 2_000 },
+    t1Day: { opensAt: 5_000, closesAt: 6_000 },
+  };
+  const day = (
+    state: OfferState,
+    category: OfferCategory,
+    now: number,
+    action: 'place' | 'modify' | 'cancel' = 'place',
+    carried = false,
+  ) => codes(offerDayViolations(offer, state, category, action, carried, now));
 
   it('takes non-retail bids, modifications and cancellations during T only', () => {
     expect(day('ANNOUNCED', 'NII', 999)).toEqual([Errors.OFS_WINDOW_NOT_OPEN.code]);
@@ -123,13 +147,17 @@ describe('offerPriceViolations', () => {
   it('non-retail: at or above the floor, never at cut-off', () => {
     expect(offerPriceViolations(rl(10_000), offer, 'NII', null, false)).toEqual([]);
     expect(codes(offerPriceViolations(rl(9_995), offer, 'MF', null, false))).toEqual([Errors.OFS_BELOW_FLOOR.code]);
-    expect(codes(offerPriceViolations(cutoff, offer, 'OTHS', null, false))).toEqual([Errors.OFS_CUTOFF_NOT_RETAIL.code]);
+    expect(codes(offerPriceViolations(cutoff, offer, 'OTHS', null, false))).toEqual([
+      Errors.OFS_CUTOFF_NOT_RETAIL.code,
+    ]);
   });
 
   it('a carried-forward bid is revised to the T-day cut-off or above', () => {
     const [violation] = offerPriceViolations(rl(10_100), offer, 'NII', 10_200, true);
     expect(violation!.kind).toBe(Errors.OFS_BELOW_T_CUTOFF);
-    expect(violation!.message).toBe('price 101.00 is below the T-day cut-off price 102.00; a carried-forward bid may be revised to 102.00 or more');
+    expect(violation!.message).toBe(
+      'price 101.00 is below the T-day cut-off price 102.00; a carried-forward bid may be revised to 102.00 or more',
+    );
     expect(offerPriceViolations(rl(10_200), offer, 'NII', 10_200, true)).toEqual([]);
   });
 
@@ -143,7 +171,9 @@ describe('offerPriceViolations', () => {
 
   it('employees: cut-off bids only', () => {
     expect(offerPriceViolations(cutoff, offer, 'EMPLOYEE', 10_200, false)).toEqual([]);
-    expect(codes(offerPriceViolations(rl(10_500), offer, 'EMPLOYEE', 10_200, false))).toEqual([Errors.OFS_EMPLOYEE_CUTOFF_ONLY.code]);
+    expect(codes(offerPriceViolations(rl(10_500), offer, 'EMPLOYEE', 10_200, false))).toEqual([
+      Errors.OFS_EMPLOYEE_CUTOFF_ONLY.code,
+    ]);
   });
 });
 
@@ -180,10 +210,18 @@ describe('carryForwardViolations', () => {
     const code = Errors.OFS_CARRY_FORWARD_NOT_ALLOWED.code;
     expect(codes(carryForwardViolations(offer, 'T_ALLOCATED', unallotted, cutoff, 4_000))).toEqual([code]);
     expect(codes(carryForwardViolations(offer, 'T1_OPEN', unallotted, cutoff, 6_000))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, category: 'RETAIL' }, cutoff, 5_500))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, unallottedQuantity: 0 }, cutoff, 5_500))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, live: false }, cutoff, 5_500))).toEqual([code]);
-    expect(codes(carryForwardViolations(offer, 'CANCELLED', unallotted, cutoff, 5_500))).toEqual([Errors.OFS_OFFER_CANCELLED.code]);
+    expect(
+      codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, category: 'RETAIL' }, cutoff, 5_500)),
+    ).toEqual([code]);
+    expect(
+      codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, unallottedQuantity: 0 }, cutoff, 5_500)),
+    ).toEqual([code]);
+    expect(codes(carryForwardViolations(offer, 'T1_OPEN', { ...unallotted, live: false }, cutoff, 5_500))).toEqual([
+      code,
+    ]);
+    expect(codes(carryForwardViolations(offer, 'CANCELLED', unallotted, cutoff, 5_500))).toEqual([
+      Errors.OFS_OFFER_CANCELLED.code,
+    ]);
   });
 
   it('refuses a bid below the T-day cut-off, naming the cut-off and the revision that carries it', () => {
@@ -202,9 +240,18 @@ describe('carryForwardViolations', () => {
 describe('the limits', () => {
   it('retail: Rs 2,00,000 over the offer, cut-off bids at the T-day cut-off, inclusive', () => {
     // 1,000 shares at 200.00 = Rs 2,00,000 exactly.
-    expect(offerRetailLimitViolations('ACME', { orderType: 'RL-MKT', quantity: 1_000, pricePaise: 0 }, 20_000, 0n)).toEqual([]);
-    expect(offerRetailLimitViolations('ACME', { orderType: 'RL', quantity: 600, pricePaise: 20_000 }, 19_000, 8_000_000n)).toEqual([]);
-    const [violation] = offerRetailLimitViolations('ACME', { orderType: 'RL', quantity: 600, pricePaise: 20_000 }, 19_000, 8_000_100n);
+    expect(
+      offerRetailLimitViolations('ACME', { orderType: 'RL-MKT', quantity: 1_000, pricePaise: 0 }, 20_000, 0n),
+    ).toEqual([]);
+    expect(
+      offerRetailLimitViolations('ACME', { orderType: 'RL', quantity: 600, pricePaise: 20_000 }, 19_000, 8_000_000n),
+    ).toEqual([]);
+    const [violation] = offerRetailLimitViolations(
+      'ACME',
+      { orderType: 'RL', quantity: 600, pricePaise: 20_000 },
+      19_000,
+      8_000_100n,
+    );
     expect(violation!.kind).toBe(Errors.OFS_RETAIL_LIMIT);
     expect(violation!.message).toBe(
       'Your live retail bids in the offer of ACME total Rs 80,001.00; with this bid they would total Rs 2,00,001.00, over the retail limit of Rs 2,00,000.00. At 200.00 you may bid for at most 599 shares',

@@ -45,7 +45,13 @@ describe('offerPortions', () => {
   it('counts what is exercised of the green shoe, in whole or in part, and recomputes the reservations', () => {
     expect(offerPortions(terms).total).toBe(1_000_000);
     const exercised = offerPortions({ ...terms, greenShoeExercised: 1_000_000 });
-    expect(exercised).toMatchObject({ total: 2_000_000, retailReserved: 200_000, nonRetail: 1_800_000, mfIcReserved: 500_000, singleBidderCap: 500_000 });
+    expect(exercised).toMatchObject({
+      total: 2_000_000,
+      retailReserved: 200_000,
+      nonRetail: 1_800_000,
+      mfIcReserved: 500_000,
+      singleBidderCap: 500_000,
+    });
     // In part: 333,333 of the option.
     expect(offerPortions({ ...terms, greenShoeExercised: 333_333 })).toMatchObject({
       total: 1_333_333,
@@ -61,12 +67,20 @@ describe('offerPortions', () => {
     expect(offerPortions(nhpc).employee).toBe(4_520_265);
     expect(offerPortions({ ...nhpc, greenShoeExercised: 1_000_000 }).employee).toBe(9_040_530);
     // A third of the option exercised: a third of the employees' part, rounded up (1,506,755 exactly).
-    expect(offerPortions({ ...nhpc, greenShoeExercised: 333_333 }).employee).toBe(4_520_265 + Math.ceil((4_520_265 * 333_333) / 1_000_000));
+    expect(offerPortions({ ...nhpc, greenShoeExercised: 333_333 }).employee).toBe(
+      4_520_265 + Math.ceil((4_520_265 * 333_333) / 1_000_000),
+    );
   });
 
   it("takes the notice's printed portions while the green shoe is the one they were printed for", () => {
     // Notices that print ceil(base part) + ceil(green-shoe part): one share more retail than ceil of the whole.
-    const printed = { greenShoe: 1_000_000, retailReserved: 200_001, nonRetail: 1_799_999, mfIcReserved: 500_000, employee: 0 };
+    const printed = {
+      greenShoe: 1_000_000,
+      retailReserved: 200_001,
+      nonRetail: 1_799_999,
+      mfIcReserved: 500_000,
+      employee: 0,
+    };
     expect(offerPortions({ ...terms, greenShoeExercised: 1_000_000, printedPortions: printed })).toEqual({
       total: 2_000_000,
       retailReserved: 200_001,
@@ -77,30 +91,46 @@ describe('offerPortions', () => {
       source: 'notice',
     });
     // Another decision: the notice did not print for it, the portions are computed.
-    expect(offerPortions({ ...terms, greenShoeExercised: 500_000, printedPortions: printed })).toMatchObject({ retailReserved: 150_000, source: 'computed' });
+    expect(offerPortions({ ...terms, greenShoeExercised: 500_000, printedPortions: printed })).toMatchObject({
+      retailReserved: 150_000,
+      source: 'computed',
+    });
   });
 
   it('refuses printed portions that do not add up to their total', () => {
     const printed = (p: Partial<NonNullable<Offer['printedPortions']>>) => ({
       ...terms,
-      printedPortions: { greenShoe: 0, retailReserved: 100_000, nonRetail: 900_000, mfIcReserved: 250_000, employee: 0, ...p },
+      printedPortions: {
+        greenShoe: 0,
+        retailReserved: 100_000,
+        nonRetail: 900_000,
+        mfIcReserved: 250_000,
+        employee: 0,
+        ...p,
+      },
     });
     expect(printedPortionsProblems(printed({}))).toEqual([]);
     expect(printedPortionsProblems(printed({ nonRetail: 900_001 }))).toEqual([
       'portions: retail_reserved 100000 + non_retail 900001 = 1000001, not the total 1000000 (base 1000000 + green shoe 0)',
     ]);
-    expect(printedPortionsProblems(printed({ mfIcReserved: 900_001 }))[0]).toContain('mf_ic_reserved 900001 is more than non_retail 900000');
+    expect(printedPortionsProblems(printed({ mfIcReserved: 900_001 }))[0]).toContain(
+      'mf_ic_reserved 900001 is more than non_retail 900000',
+    );
     // SEBI reserves at least 25 %: a notice cannot print less; one that prints none leaves it computed.
     expect(printedPortionsProblems(printed({ mfIcReserved: 249_999 }))).toEqual([
       'portions: mf_ic_reserved 249999 is less than 25 % of the total 1000000 (250000)',
     ]);
     expect(printedPortionsProblems(printed({ mfIcReserved: null, employee: null }))).toEqual([]);
-    expect(offerPortions({ ...printed({ mfIcReserved: null, employee: null }), employeeQuantity: 5_000 })).toMatchObject({
+    expect(
+      offerPortions({ ...printed({ mfIcReserved: null, employee: null }), employeeQuantity: 5_000 }),
+    ).toMatchObject({
       mfIcReserved: 250_000,
       employee: 5_000,
       source: 'notice',
     });
-    expect(printedPortionsProblems(printed({ retailReserved: 99_999, nonRetail: 900_001 }))[0]).toContain('less than 10 % of the total 1000000');
+    expect(printedPortionsProblems(printed({ retailReserved: 99_999, nonRetail: 900_001 }))[0]).toContain(
+      'less than 10 % of the total 1000000',
+    );
   });
 
   it('takes a fractional retail reservation (12.5 %) exactly', () => {
@@ -110,11 +140,18 @@ describe('offerPortions', () => {
   });
 
   it('keeps the employee portion on top of the total', () => {
-    expect(offerPortions({ ...terms, employeeQuantity: 5_000 })).toMatchObject({ total: 1_000_000, employee: 5_000, nonRetail: 900_000 });
+    expect(offerPortions({ ...terms, employeeQuantity: 5_000 })).toMatchObject({
+      total: 1_000_000,
+      employee: 5_000,
+      nonRetail: 900_000,
+    });
   });
 
   it('never reserves more for MF/IC than the non-retail portion', () => {
-    expect(offerPortions({ ...terms, baseQuantity: 100, retailReservePct: 80 })).toMatchObject({ nonRetail: 20, mfIcReserved: 20 });
+    expect(offerPortions({ ...terms, baseQuantity: 100, retailReservePct: 80 })).toMatchObject({
+      nonRetail: 20,
+      mfIcReserved: 20,
+    });
   });
 });
 
@@ -138,7 +175,12 @@ describe('discountedPricePaise', () => {
 
 describe('offerState', () => {
   const offer = { tDay: { opensAt: 1_000, closesAt: 2_000 }, t1Day: { opensAt: 5_000, closesAt: 6_000 } };
-  const progress = (p: Partial<OfferProgress> = {}): OfferProgress => ({ tAllocatedAt: null, t1AllocatedAt: null, cancelledAt: null, ...p });
+  const progress = (p: Partial<OfferProgress> = {}): OfferProgress => ({
+    tAllocatedAt: null,
+    t1AllocatedAt: null,
+    cancelledAt: null,
+    ...p,
+  });
 
   it('follows the clock and what has run', () => {
     expect(offerState(offer, progress(), 999)).toBe('ANNOUNCED');
@@ -254,7 +296,9 @@ describe('offerTermsProblems', () => {
     expect(offerTermsProblems(fullOffer({ greenShoeDecisionBy: offer.tDay.closesAt - 1 }))).toEqual([
       'green_shoe_decision_by: must not be before t_day.closes_at',
     ]);
-    expect(offerTermsProblems(fullOffer({ greenShoeDecisionBy: offer.t1Day.opensAt }))).toEqual(['green_shoe_decision_by: must be before t1_day.opens_at']);
+    expect(offerTermsProblems(fullOffer({ greenShoeDecisionBy: offer.t1Day.opensAt }))).toEqual([
+      'green_shoe_decision_by: must be before t1_day.opens_at',
+    ]);
     expect(offerTermsProblems(fullOffer({ employeeGreenShoeQuantity: 10 }))).toEqual([
       'employee_green_shoe_quantity: needs a green_shoe_quantity and an employee_quantity',
     ]);
@@ -269,9 +313,12 @@ describe('defaultGreenShoeDecisionBy', () => {
     expect(defaultGreenShoeDecisionBy(late, t1Day)).toBe(late.closesAt);
     // A drill: T closes 10:02Z, T+1 opens 10:03Z.
     const drillT = { opensAt: Date.parse('2026-12-01T10:00:00Z'), closesAt: Date.parse('2026-12-01T10:02:00Z') };
-    expect(defaultGreenShoeDecisionBy(drillT, { opensAt: Date.parse('2026-12-01T10:03:00Z'), closesAt: Date.parse('2026-12-01T10:05:00Z') })).toBe(
-      drillT.closesAt,
-    );
+    expect(
+      defaultGreenShoeDecisionBy(drillT, {
+        opensAt: Date.parse('2026-12-01T10:03:00Z'),
+        closesAt: Date.parse('2026-12-01T10:05:00Z'),
+      }),
+    ).toBe(drillT.closesAt);
   });
 });
 
@@ -280,7 +327,10 @@ describe('tAllocationWait', () => {
   const afterClose = offer.tDay.closesAt + 60_000;
 
   it("waits for the seller's green-shoe decision until its deadline, then takes the default", () => {
-    expect(tAllocationWait(offer, null, 2_000_000n, afterClose)).toEqual({ for: 'green-shoe', until: offer.greenShoeDecisionBy });
+    expect(tAllocationWait(offer, null, 2_000_000n, afterClose)).toEqual({
+      for: 'green-shoe',
+      until: offer.greenShoeDecisionBy,
+    });
     expect(tAllocationWait(offer, null, 2_000_000n, offer.greenShoeDecisionBy)).toBeNull();
     // Recorded: no wait.
     expect(tAllocationWait({ ...offer, greenShoeDecidedAt: afterClose }, null, 2_000_000n, afterClose)).toBeNull();
@@ -302,7 +352,10 @@ describe('tAllocationWait', () => {
     expect(tAllocationWaitAsHeld(decided, null, afterClose, afterClose)).toEqual({ for: 'operator' });
     expect(tAllocationWaitAsHeld(decided, afterClose + 1, afterClose, afterClose + 2)).toBeNull();
     // The green shoe first, as the exchange waits for it first.
-    expect(tAllocationWaitAsHeld(offer, null, afterClose, afterClose)).toEqual({ for: 'green-shoe', until: offer.greenShoeDecisionBy });
+    expect(tAllocationWaitAsHeld(offer, null, afterClose, afterClose)).toEqual({
+      for: 'green-shoe',
+      until: offer.greenShoeDecisionBy,
+    });
   });
 });
 
@@ -326,13 +379,23 @@ describe('offerCalendarProblems', () => {
     // T on Friday 2026-12-04: T+1 is Monday 2026-12-07, not Saturday.
     const friday = shift(fullOffer(), 3);
     expect(
-      offerCalendarProblems({ ...friday, t1Day: { opensAt: friday.t1Day.opensAt + 2 * day, closesAt: friday.t1Day.closesAt + 2 * day } }, NO_HOLIDAYS),
+      offerCalendarProblems(
+        { ...friday, t1Day: { opensAt: friday.t1Day.opensAt + 2 * day, closesAt: friday.t1Day.closesAt + 2 * day } },
+        NO_HOLIDAYS,
+      ),
     ).toEqual([]);
     const holiday = { holidays: new Map([['2026-12-02', 'A holiday']]) };
-    expect(offerCalendarProblems(fullOffer(), holiday)).toEqual(['t1_day: 2026-12-02 is an exchange holiday (A holiday), not a trading day']);
+    expect(offerCalendarProblems(fullOffer(), holiday)).toEqual([
+      't1_day: 2026-12-02 is an exchange holiday (A holiday), not a trading day',
+    ]);
   });
 
   it('exempts a drill offer (settlement_delay_seconds), whose days are minutes long', () => {
-    expect(offerCalendarProblems({ ...fullOffer(), settlementDelayMs: 60_000, t1Day: { opensAt: 0, closesAt: 1 } }, NO_HOLIDAYS)).toEqual([]);
+    expect(
+      offerCalendarProblems(
+        { ...fullOffer(), settlementDelayMs: 60_000, t1Day: { opensAt: 0, closesAt: 1 } },
+        NO_HOLIDAYS,
+      ),
+    ).toEqual([]);
   });
 });

@@ -25,7 +25,12 @@ const T_CLOSE = Date.parse('2026-11-23T10:00:00Z');
 const T1 = Date.parse('2026-11-24T03:45:00Z');
 const T1_CLOSE = Date.parse('2026-11-24T10:00:00Z');
 
-const issue = sbinIssue({ nonRetailOpensAt: T, nonRetailClosesAt: T_CLOSE, retailOpensAt: T1, retailClosesAt: T1_CLOSE });
+const issue = sbinIssue({
+  nonRetailOpensAt: T,
+  nonRetailClosesAt: T_CLOSE,
+  retailOpensAt: T1,
+  retailClosesAt: T1_CLOSE,
+});
 
 const priceBid = (quantity: number, pricePaise: number): BidTerms => ({ orderType: 'RL', quantity, pricePaise });
 const cutoffBid = (quantity: number): BidTerms => ({ orderType: 'RL-MKT', quantity, pricePaise: 0 });
@@ -38,11 +43,16 @@ const live = (bid: BidTerms, retailCutoffPricePaise: number | null = 10_100, flo
 });
 /** The running totals the store keeps, one entry per live bid here (the rule sums them all the same). */
 const exposures = (liveBids: readonly LiveBid[]): IssueExposure[] =>
-  liveBids.map((b) => ({ ...exposureOfBid(b), retailCutoffPricePaise: b.retailCutoffPricePaise, floorPricePaise: b.floorPricePaise }));
+  liveBids.map((b) => ({
+    ...exposureOfBid(b),
+    retailCutoffPricePaise: b.retailCutoffPricePaise,
+    floorPricePaise: b.floorPricePaise,
+  }));
 const limitViolations = (bid: BidTerms, category: 'RETAIL' | 'NON_RETAIL', liveBids: readonly LiveBid[] = []) =>
   retailLimitViolations(bid, issue, category, exposures(liveBids));
 
-const codesAndFields = (violations: { kind: { code: string }; field: string }[]) => violations.map((v) => [v.kind.code, v.field]);
+const codesAndFields = (violations: { kind: { code: string }; field: string }[]) =>
+  violations.map((v) => [v.kind.code, v.field]);
 
 describe('formatting for traders', () => {
   it('shows an instant in IST and in ISO', () => {
@@ -73,7 +83,9 @@ describe("windowViolations: opens_at <= now < closes_at of the caller's category
   });
 
   it('refuses a retail bid on day T, while only the non-retail window is open (e-354)', () => {
-    expect(codesAndFields(windowViolations(issue, 'RETAIL', T + 1000))).toEqual([[Errors.OFS_WINDOW_NOT_OPEN.code, '']]);
+    expect(codesAndFields(windowViolations(issue, 'RETAIL', T + 1000))).toEqual([
+      [Errors.OFS_WINDOW_NOT_OPEN.code, ''],
+    ]);
   });
 
   it('refuses a retail bid at the closing instant and after (e-355), saying when it closed', () => {
@@ -86,7 +98,9 @@ describe("windowViolations: opens_at <= now < closes_at of the caller's category
 
   it('judges a non-retail bid by the non-retail window', () => {
     expect(windowViolations(issue, 'NON_RETAIL', T)).toEqual([]);
-    expect(codesAndFields(windowViolations(issue, 'NON_RETAIL', T - 1))).toEqual([[Errors.OFS_WINDOW_NOT_OPEN.code, '']]);
+    expect(codesAndFields(windowViolations(issue, 'NON_RETAIL', T - 1))).toEqual([
+      [Errors.OFS_WINDOW_NOT_OPEN.code, ''],
+    ]);
     expect(codesAndFields(windowViolations(issue, 'NON_RETAIL', T1))).toEqual([[Errors.OFS_WINDOW_CLOSED.code, '']]);
     expect(windowViolations(issue, 'NON_RETAIL', T1)[0]!.message).toContain('non-retail');
   });
@@ -106,12 +120,16 @@ describe('priceViolations', () => {
   });
 
   it('refuses a cut-off bid from a non-retail bidder (e-357, order_type)', () => {
-    expect(codesAndFields(priceViolations(cutoffBid(1), issue, 'NON_RETAIL'))).toEqual([[Errors.OFS_CUTOFF_NOT_RETAIL.code, 'order_type']]);
+    expect(codesAndFields(priceViolations(cutoffBid(1), issue, 'NON_RETAIL'))).toEqual([
+      [Errors.OFS_CUTOFF_NOT_RETAIL.code, 'order_type'],
+    ]);
   });
 
   it('refuses a retail cut-off bid while the retail cut-off price is not set (e-358, order_type), and takes it once it is', () => {
     const unset = { ...issue, retailCutoffPricePaise: null };
-    expect(codesAndFields(priceViolations(cutoffBid(1), unset, 'RETAIL'))).toEqual([[Errors.OFS_CUTOFF_PRICE_UNKNOWN.code, 'order_type']]);
+    expect(codesAndFields(priceViolations(cutoffBid(1), unset, 'RETAIL'))).toEqual([
+      [Errors.OFS_CUTOFF_PRICE_UNKNOWN.code, 'order_type'],
+    ]);
     expect(priceViolations(cutoffBid(1), issue, 'RETAIL')).toEqual([]);
   });
 
@@ -138,7 +156,9 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   it('takes a bid worth exactly Rs 2,00,000 and refuses one share more (e-360, quantity)', () => {
     // 2000 shares at Rs 100.00 = Rs 2,00,000.
     expect(limitViolations(priceBid(2000, 10_000), 'RETAIL')).toEqual([]);
-    expect(codesAndFields(limitViolations(priceBid(2001, 10_000), 'RETAIL'))).toEqual([[Errors.OFS_RETAIL_LIMIT.code, 'quantity']]);
+    expect(codesAndFields(limitViolations(priceBid(2001, 10_000), 'RETAIL'))).toEqual([
+      [Errors.OFS_RETAIL_LIMIT.code, 'quantity'],
+    ]);
   });
 
   it('counts the live bids: Rs 1,50,000 live leaves room for exactly Rs 50,000 more', () => {
@@ -186,7 +206,9 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   });
 
   it('puts no value cap on a non-retail bidder', () => {
-    expect(limitViolations(priceBid(1_000_000_000, 10_000), 'NON_RETAIL', [live(priceBid(1_000_000, 10_000))])).toEqual([]);
+    expect(limitViolations(priceBid(1_000_000_000, 10_000), 'NON_RETAIL', [live(priceBid(1_000_000, 10_000))])).toEqual(
+      [],
+    );
   });
 
   it('is exact for quantities and prices whose product is beyond 2^53', () => {
@@ -196,8 +218,16 @@ describe('retailLimitViolations: at most Rs 2,00,000 in live bids of one OFS, in
   });
 
   const terms = fc.oneof(
-    fc.record({ orderType: fc.constant('RL'), quantity: fc.integer({ min: 1, max: 5000 }), pricePaise: fc.integer({ min: 1, max: 40_000 }).map((t) => t * 5) }),
-    fc.record({ orderType: fc.constant('RL-MKT'), quantity: fc.integer({ min: 1, max: 5000 }), pricePaise: fc.constant(0) }),
+    fc.record({
+      orderType: fc.constant('RL'),
+      quantity: fc.integer({ min: 1, max: 5000 }),
+      pricePaise: fc.integer({ min: 1, max: 40_000 }).map((t) => t * 5),
+    }),
+    fc.record({
+      orderType: fc.constant('RL-MKT'),
+      quantity: fc.integer({ min: 1, max: 5000 }),
+      pricePaise: fc.constant(0),
+    }),
   );
   const liveBid = fc
     .tuple(

@@ -7,7 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planOrderWrites, storedOrderChanged } from '../../src/domain/orders/effects.js';
 import { OrderStatus } from '../../src/domain/orders/status.js';
-import { orderExposure, tradeCostPaise, tradeOfAllotment, type Order, type OrderChange } from '../../src/domain/orders/order.js';
+import {
+  orderExposure,
+  tradeCostPaise,
+  tradeOfAllotment,
+  type Order,
+  type OrderChange,
+} from '../../src/domain/orders/order.js';
 import { storedOrder } from '../support/fixtures.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -76,7 +82,16 @@ const batch = fc
           updatedAt: s.touch ? NOW : previous.updatedAt,
         };
         const trade =
-          s.allotted > 0 ? tradeOfAllotment(after, s.allotted, after.pricePaise, NOW, NOW + DAY_MS, after.tradedQuantity === s.allotted ? 1 : 2) : undefined;
+          s.allotted > 0
+            ? tradeOfAllotment(
+                after,
+                s.allotted,
+                after.pricePaise,
+                NOW,
+                NOW + DAY_MS,
+                after.tradedQuantity === s.allotted ? 1 : 2,
+              )
+            : undefined;
         changes.push({
           before,
           after,
@@ -106,8 +121,11 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 describe('planOrderWrites', () => {
   it('is tried on batches that block, release, debit and move retail totals (the generator reaches them)', () => {
     const plans = fc.sample(batch, { numRuns: 300, seed: 7 }).map((changes) => planOrderWrites(changes, NOW));
-    expect(plans.filter((p) => p.exposure.some((d) => d.priceValuePaise !== 0 || d.cutoffQuantity !== 0)).length).toBeGreaterThan(30);
-    for (const kind of ['BLOCK', 'RELEASE', 'DEBIT']) expect(plans.filter((p) => p.ledger.some((e) => e.kind === kind)).length, kind).toBeGreaterThan(30);
+    expect(
+      plans.filter((p) => p.exposure.some((d) => d.priceValuePaise !== 0 || d.cutoffQuantity !== 0)).length,
+    ).toBeGreaterThan(30);
+    for (const kind of ['BLOCK', 'RELEASE', 'DEBIT'])
+      expect(plans.filter((p) => p.ledger.some((e) => e.kind === kind)).length, kind).toBeGreaterThan(30);
     expect(plans.filter((p) => p.updated.length > 0 && p.inserted.length > 0).length).toBeGreaterThan(30);
   });
 
@@ -115,8 +133,14 @@ describe('planOrderWrites', () => {
     fc.assert(
       fc.property(batch, (changes) => {
         const plan = planOrderWrites(changes, NOW);
-        expect(plan.history.map((h) => [h.order, h.reason, h.at])).toEqual(changes.map((c) => [c.after, c.reason, NOW]));
-        expect(plan.outbox).toEqual(changes.filter((c) => c.outbox !== undefined).map((c) => ({ orderId: c.after.orderId, action: c.outbox, at: NOW })));
+        expect(plan.history.map((h) => [h.order, h.reason, h.at])).toEqual(
+          changes.map((c) => [c.after, c.reason, NOW]),
+        );
+        expect(plan.outbox).toEqual(
+          changes
+            .filter((c) => c.outbox !== undefined)
+            .map((c) => ({ orderId: c.after.orderId, action: c.outbox, at: NOW })),
+        );
         expect(plan.trades).toEqual(changes.flatMap((c) => (c.trade === undefined ? [] : [c.trade])));
       }),
     );
@@ -128,7 +152,9 @@ describe('planOrderWrites', () => {
         const plan = planOrderWrites(changes, NOW);
         const ends = [...endsOf(changes).values()];
         expect(plan.inserted).toEqual(ends.filter((e) => e.before === null).map((e) => e.after));
-        expect(plan.updated).toEqual(ends.filter((e) => e.before !== null && storedOrderChanged(e.before, e.after)).map((e) => e.after));
+        expect(plan.updated).toEqual(
+          ends.filter((e) => e.before !== null && storedOrderChanged(e.before, e.after)).map((e) => e.after),
+        );
       }),
     );
   });
@@ -139,17 +165,24 @@ describe('planOrderWrites', () => {
         const plan = planOrderWrites(changes, NOW);
         for (const account of plan.accounts) {
           const rows = plan.ledger.filter((entry) => entry.userId === account.userId);
-          const of = (kind: string) => sum(rows.filter((entry) => entry.kind === kind).map((entry) => entry.amountPaise));
+          const of = (kind: string) =>
+            sum(rows.filter((entry) => entry.kind === kind).map((entry) => entry.amountPaise));
           expect(of('BLOCK') - of('RELEASE')).toBe(account.blockedPaise);
           expect(of('DEBIT')).toBe(account.debitPaise);
         }
         // Every ledger row belongs to an account of the plan; every amount is positive.
-        expect(plan.ledger.every((entry) => entry.amountPaise > 0 && plan.accounts.some((a) => a.userId === entry.userId))).toBe(true);
+        expect(
+          plan.ledger.every((entry) => entry.amountPaise > 0 && plan.accounts.some((a) => a.userId === entry.userId)),
+        ).toBe(true);
         // The block moved is what the funds-checked orders' blocks moved, the debits what their trades cost.
         const ends = [...endsOf(changes).values()].filter((e) => e.after.fundsBlockedPaise !== null);
-        expect(sum(plan.accounts.map((a) => a.blockedPaise))).toBe(sum(ends.map((e) => e.after.fundsBlockedPaise! - (e.before?.fundsBlockedPaise ?? 0))));
+        expect(sum(plan.accounts.map((a) => a.blockedPaise))).toBe(
+          sum(ends.map((e) => e.after.fundsBlockedPaise! - (e.before?.fundsBlockedPaise ?? 0))),
+        );
         const funded = new Set(ends.map((e) => e.after.orderId));
-        expect(sum(plan.accounts.map((a) => a.debitPaise))).toBe(sum(plan.trades.filter((t) => funded.has(t.orderId)).map(tradeCostPaise)));
+        expect(sum(plan.accounts.map((a) => a.debitPaise))).toBe(
+          sum(plan.trades.filter((t) => funded.has(t.orderId)).map(tradeCostPaise)),
+        );
         expect(plan.accounts.map((a) => a.userId)).toEqual([...plan.accounts.map((a) => a.userId)].sort());
       }),
     );
@@ -165,7 +198,10 @@ describe('planOrderWrites', () => {
             const mine = ends.filter((e) => e.after.userId === userId && e.after.scripToken === scripToken);
             const total = (orders: (Order | null)[]) => {
               const amounts = orders.filter((o): o is Order => o !== null).map(orderExposure);
-              return { priceValuePaise: sum(amounts.map((a) => a.priceValuePaise)), cutoffQuantity: sum(amounts.map((a) => a.cutoffQuantity)) };
+              return {
+                priceValuePaise: sum(amounts.map((a) => a.priceValuePaise)),
+                cutoffQuantity: sum(amounts.map((a) => a.cutoffQuantity)),
+              };
             };
             const after = total(mine.map((e) => e.after));
             const before = total(mine.map((e) => e.before));

@@ -60,7 +60,12 @@ function judged(command: OrderCommand, disabledAt: number | null): ApiError | 'a
 const place: OrderCommand = {
   kind: 'place',
   caller,
-  bid: { scrip_info: { exchange: 'NSE_EQ', scrip_token: 1, symbol: 'ACME', series: 'RP' }, order_type: 'RL', quantity: '10', price: 101.5 },
+  bid: {
+    scrip_info: { exchange: 'NSE_EQ', scrip_token: 1, symbol: 'ACME', series: 'RP' },
+    order_type: 'RL',
+    quantity: '10',
+    price: 101.5,
+  },
   order: storedOrder({ orderId: 'o2', algoId: 'K1', pricePaise: 10_150 }),
 };
 const modify: OrderCommand = {

@@ -38,7 +38,10 @@ function published(
   tDate: string,
   t1Date: string,
 ): Offer {
-  const session = (date: string) => ({ opensAt: Date.parse(`${date}T03:45:00Z`), closesAt: Date.parse(`${date}T10:00:00Z`) });
+  const session = (date: string) => ({
+    opensAt: Date.parse(`${date}T03:45:00Z`),
+    closesAt: Date.parse(`${date}T10:00:00Z`),
+  });
   return {
     offerId: 'X',
     symbol: 'X',
@@ -61,7 +64,13 @@ function published(
   };
 }
 
-const bid = (orderId: string, category: OfferBid['category'], pricePaise: number, quantity: number, placedSeq: number): OfferBid => ({
+const bid = (
+  orderId: string,
+  category: OfferBid['category'],
+  pricePaise: number,
+  quantity: number,
+  placedSeq: number,
+): OfferBid => ({
   orderId,
   bidderId: orderId,
   category,
@@ -72,7 +81,13 @@ const bid = (orderId: string, category: OfferBid['category'], pricePaise: number
 
 describe('Coal India, June 2023: the green shoe in full, the retail cut-off 226.00', () => {
   const coal = published(
-    { baseQuantity: 92_440_924, greenShoeQuantity: 92_440_924, greenShoeExercised: 92_440_924, floorPricePaise: 22_500, tickSizePaise: 5 },
+    {
+      baseQuantity: 92_440_924,
+      greenShoeQuantity: 92_440_924,
+      greenShoeExercised: 92_440_924,
+      floorPricePaise: 22_500,
+      tickSizePaise: 5,
+    },
     '2023-06-01',
     '2023-06-02',
   );
@@ -112,7 +127,9 @@ describe('Coal India, June 2023: the green shoe in full, the retail cut-off 226.
     expect(allotted.L).toBe(0);
     const retailBid = (price: number) => ({ orderType: 'RL', quantity: 100, pricePaise: price });
     expect(offerPriceViolations(retailBid(22_600), coal, 'RETAIL', t.cutoffPricePaise, false)).toEqual([]);
-    expect(offerPriceViolations(retailBid(22_595), coal, 'RETAIL', t.cutoffPricePaise, false)[0]!.message).toContain('below the T-day cut-off price 226.00');
+    expect(offerPriceViolations(retailBid(22_595), coal, 'RETAIL', t.cutoffPricePaise, false)[0]!.message).toContain(
+      'below the T-day cut-off price 226.00',
+    );
   });
 });
 
@@ -171,12 +188,25 @@ describe('Indian Overseas Bank, December 2025: the green shoe in part, a short T
     const t = allocateTDay(iob, tBids);
     // Not oversubscribed: the floor, not the lowest bid (34.05), so that retail may bid at the floor.
     expect(t.cutoffPricePaise).toBe(3_400);
-    expect(t.allotments.every((a) => a.allottedQuantity === tBids.find((b) => b.orderId === a.orderId)!.quantity)).toBe(true);
+    expect(t.allotments.every((a) => a.allottedQuantity === tBids.find((b) => b.orderId === a.orderId)!.quantity)).toBe(
+      true,
+    );
     expect(t.unallotted).toBe(15_596_311);
-    const t1 = allocateT1Day(iob, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [
-      bid('R', 'RETAIL', 0, 2_605_753, 10),
-    ]);
-    expect(t1.retail).toEqual({ portion: 61_718_911, demand: 2_605_753n, allotted: 2_605_753, clearingPricePaise: 3_400 });
+    const t1 = allocateT1Day(
+      iob,
+      {
+        cutoffPricePaise: t.cutoffPricePaise,
+        nonRetailUnallotted: t.unallotted,
+        tAllottedByBidder: t.allottedByBidder,
+      },
+      [bid('R', 'RETAIL', 0, 2_605_753, 10)],
+    );
+    expect(t1.retail).toEqual({
+      portion: 61_718_911,
+      demand: 2_605_753n,
+      allotted: 2_605_753,
+      clearingPricePaise: 3_400,
+    });
     expect(t1.allotments[0]).toMatchObject({ allottedQuantity: 2_605_753, pricePaise: 3_400 });
     // What retail left, and the employees' 1,50,000 nobody bid for, return to the seller.
     expect(t1.returnedToSeller).toBe(61_718_911 - 2_605_753 + 150_000);
@@ -184,20 +214,35 @@ describe('Indian Overseas Bank, December 2025: the green shoe in part, a short T
 
   it('settles T-day allotments on Thursday 18 December and T+1 allotments on Friday 19 December, at 13:30 India time', () => {
     expect(offerCalendarProblems(iob, NO_HOLIDAYS)).toEqual([]);
-    expect(new Date(offerSettlementTime(iob, 'T', iob.tDay.closesAt + HOUR, NO_HOLIDAYS)).toISOString()).toBe('2025-12-18T08:00:00.000Z');
-    expect(new Date(offerSettlementTime(iob, 'T+1', iob.t1Day.closesAt + HOUR, NO_HOLIDAYS)).toISOString()).toBe('2025-12-19T08:00:00.000Z');
+    expect(new Date(offerSettlementTime(iob, 'T', iob.tDay.closesAt + HOUR, NO_HOLIDAYS)).toISOString()).toBe(
+      '2025-12-18T08:00:00.000Z',
+    );
+    expect(new Date(offerSettlementTime(iob, 'T+1', iob.t1Day.closesAt + HOUR, NO_HOLIDAYS)).toISOString()).toBe(
+      '2025-12-19T08:00:00.000Z',
+    );
   });
 });
 
 describe('Mazagon Dock, April 2025: the green shoe in part, T on a Friday', () => {
   const mazdock = published(
-    { baseQuantity: 11_410_366, greenShoeQuantity: 8_067_600, greenShoeExercised: 4_769_988, floorPricePaise: 252_500, employeeQuantity: 50_000 },
+    {
+      baseQuantity: 11_410_366,
+      greenShoeQuantity: 8_067_600,
+      greenShoeExercised: 4_769_988,
+      floorPricePaise: 252_500,
+      employeeQuantity: 50_000,
+    },
     '2025-04-04',
     '2025-04-07',
   );
 
   it('has the filing’s portions: total 1,61,80,354, retail 16,18,036, non-retail 1,45,62,318', () => {
-    expect(offerPortions(mazdock)).toMatchObject({ total: 16_180_354, retailReserved: 1_618_036, nonRetail: 14_562_318, employee: 50_000 });
+    expect(offerPortions(mazdock)).toMatchObject({
+      total: 16_180_354,
+      retailReserved: 1_618_036,
+      nonRetail: 14_562_318,
+      employee: 50_000,
+    });
   });
 
   it('T-day bids of exactly the non-retail portion: no operator is asked, and the cut-off is the floor', () => {
@@ -215,17 +260,32 @@ describe('Mazagon Dock, April 2025: the green shoe in part, T on a Friday', () =
   it('takes T+1 on the Monday, and settles T-day allotments that Monday and T+1 ones on Tuesday 8 April', () => {
     expect(offerCalendarProblems(mazdock, NO_HOLIDAYS)).toEqual([]);
     // T+1 on the Saturday would not be the next trading day.
-    const saturday = { ...mazdock, t1Day: { opensAt: mazdock.t1Day.opensAt - 2 * DAY, closesAt: mazdock.t1Day.closesAt - 2 * DAY } };
-    expect(offerCalendarProblems(saturday, NO_HOLIDAYS)).toEqual(['t1_day: 2025-04-05 is a Saturday, not a trading day']);
-    expect(new Date(offerSettlementTime(mazdock, 'T', mazdock.tDay.closesAt, NO_HOLIDAYS)).toISOString()).toBe('2025-04-07T08:00:00.000Z');
-    expect(new Date(offerSettlementTime(mazdock, 'T+1', mazdock.t1Day.closesAt, NO_HOLIDAYS)).toISOString()).toBe('2025-04-08T08:00:00.000Z');
+    const saturday = {
+      ...mazdock,
+      t1Day: { opensAt: mazdock.t1Day.opensAt - 2 * DAY, closesAt: mazdock.t1Day.closesAt - 2 * DAY },
+    };
+    expect(offerCalendarProblems(saturday, NO_HOLIDAYS)).toEqual([
+      't1_day: 2025-04-05 is a Saturday, not a trading day',
+    ]);
+    expect(new Date(offerSettlementTime(mazdock, 'T', mazdock.tDay.closesAt, NO_HOLIDAYS)).toISOString()).toBe(
+      '2025-04-07T08:00:00.000Z',
+    );
+    expect(new Date(offerSettlementTime(mazdock, 'T+1', mazdock.t1Day.closesAt, NO_HOLIDAYS)).toISOString()).toBe(
+      '2025-04-08T08:00:00.000Z',
+    );
   });
 });
 
 describe('Bank of Maharashtra, December 2025: the green shoe in full, the parts printed', () => {
   it('computes what the notice printed: retail 3,84,57,775 + 76,91,555, non-retail 34,61,19,973 + 6,92,23,994', () => {
     const mahabank = published(
-      { baseQuantity: 384_577_748, greenShoeQuantity: 76_915_549, greenShoeExercised: 76_915_549, floorPricePaise: 5_400, employeeQuantity: 75_000 },
+      {
+        baseQuantity: 384_577_748,
+        greenShoeQuantity: 76_915_549,
+        greenShoeExercised: 76_915_549,
+        floorPricePaise: 5_400,
+        employeeQuantity: 75_000,
+      },
       '2025-12-02',
       '2025-12-03',
     );

@@ -18,7 +18,12 @@ function run(arrivals: number[], windowMs: number, max: number) {
 describe('admitCall', () => {
   it('accepts max calls, refuses the next within the window, and tells when a call will be accepted again', () => {
     const log: number[] = [];
-    for (let i = 0; i < 3; i += 1) expect(admitCall(log, 1000 + i * 100, 1000, 3)).toEqual({ accepted: true, count: i + 1, resetMs: 1000 - i * 100 });
+    for (let i = 0; i < 3; i += 1)
+      expect(admitCall(log, 1000 + i * 100, 1000, 3)).toEqual({
+        accepted: true,
+        count: i + 1,
+        resetMs: 1000 - i * 100,
+      });
     expect(admitCall(log, 1500, 1000, 3)).toEqual({ accepted: false, count: 3, resetMs: 500 });
     // The refused call is not logged: at 2000 the first call (1000) has left the window [1000, 2000).
     expect(admitCall(log, 1999, 1000, 3).accepted).toBe(false);
@@ -42,7 +47,8 @@ describe('admitCall', () => {
         (arrivals, windowMs, max) => {
           const decisions = run(arrivals, windowMs, max);
           const accepted = decisions.filter((d) => d.accepted).map((d) => d.at);
-          for (const start of accepted) expect(accepted.filter((at) => at >= start && at < start + windowMs).length).toBeLessThanOrEqual(max);
+          for (const start of accepted)
+            expect(accepted.filter((at) => at >= start && at < start + windowMs).length).toBeLessThanOrEqual(max);
           for (const d of decisions) {
             if (!d.accepted) expect(accepted.filter((at) => at > d.at - windowMs && at <= d.at)).toHaveLength(max);
           }
@@ -99,7 +105,8 @@ describe("admitWhenFree (a cart's orders paced at the user's rate)", () => {
               await admit('orders:u', 1000, max);
             }
           }
-          for (const start of admitted) expect(admitted.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(max);
+          for (const start of admitted)
+            expect(admitted.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(max);
           expect(admitted.length).toBeGreaterThanOrEqual(paced);
         },
       ),

@@ -2,7 +2,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalAddress } from '../../src/domain/access/ip-address.js';
-import { ADDRESS_CHANGE_INTERVAL_MS, addressChangeRefusal, keyAddressesProblem, keyAddressRefusal } from '../../src/domain/access/static-ip.js';
+import {
+  ADDRESS_CHANGE_INTERVAL_MS,
+  addressChangeRefusal,
+  keyAddressesProblem,
+  keyAddressRefusal,
+} from '../../src/domain/access/static-ip.js';
 
 describe('canonicalAddress', () => {
   it.each([
@@ -77,7 +82,9 @@ describe('keyAddressesProblem refuses what no client calls from (issue 47 row 5)
   });
 
   it('names the zone of a zoned address and the address to give instead, without throwing', () => {
-    expect(keyAddressesProblem(['fe80::1%eth0'])).toBe('"fe80::1%eth0": a zone index (%eth0) is not part of an address the server sees; give fe80::1');
+    expect(keyAddressesProblem(['fe80::1%eth0'])).toBe(
+      '"fe80::1%eth0": a zone index (%eth0) is not part of an address the server sees; give fe80::1',
+    );
     expect(keyAddressesProblem(['203.0.113.7', 'FE80::0:1%2'])).toBe(
       '"FE80::0:1%2": a zone index (%2) is not part of an address the server sees; give fe80::1',
     );
@@ -85,7 +92,9 @@ describe('keyAddressesProblem refuses what no client calls from (issue 47 row 5)
   });
 
   it('quotes what it was given with its control characters escaped: no forged line of the output', () => {
-    expect(keyAddressesProblem(['203.0.113.7\nallowed_ips: 0.0.0.0'])).toBe('"203.0.113.7\\nallowed_ips: 0.0.0.0" is not an IP address');
+    expect(keyAddressesProblem(['203.0.113.7\nallowed_ips: 0.0.0.0'])).toBe(
+      '"203.0.113.7\\nallowed_ips: 0.0.0.0" is not an IP address',
+    );
     expect(keyAddressesProblem(['203.0.113.7\u202E'])).toBe('"203.0.113.7\\u202e" is not an IP address');
   });
 
@@ -130,7 +139,9 @@ describe('addressChangeRefusal', () => {
   const changedAt = Date.parse('2026-11-20T10:00:00Z');
   it('allows one change a week, from the instant a week after the last, and any change with the override', () => {
     const key = { addresses: ['203.0.113.7'], changedAt };
-    expect(addressChangeRefusal(key, changedAt + ADDRESS_CHANGE_INTERVAL_MS - 1, false)).toMatch(/next change is allowed from 2026-11-27T10:00:00.000Z/);
+    expect(addressChangeRefusal(key, changedAt + ADDRESS_CHANGE_INTERVAL_MS - 1, false)).toMatch(
+      /next change is allowed from 2026-11-27T10:00:00.000Z/,
+    );
     expect(addressChangeRefusal(key, changedAt + ADDRESS_CHANGE_INTERVAL_MS, false)).toBeNull();
     expect(addressChangeRefusal(key, changedAt + 1, true)).toBeNull();
     expect(addressChangeRefusal({ addresses: [], changedAt: null }, changedAt, false)).toBeNull();

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { offerSettlementTime, portfolioOf, settlementTime, tradesOfPositionType, type Trade } from '../../src/domain/funds/trades.js';
+import {
+  offerSettlementTime,
+  portfolioOf,
+  settlementTime,
+  tradesOfPositionType,
+  type Trade,
+} from '../../src/domain/funds/trades.js';
 import { NO_HOLIDAYS } from '../../src/domain/ofs/trading-calendar.js';
 
 const at = (ist: string) => Date.parse(`${ist}+05:30`);
@@ -55,7 +61,13 @@ describe('portfolio lines', () => {
       trade({ tradeId: 'T-3', exchange: 'BSE_EQ', scripToken: 543210, quantity: 3, pricePaise: 10_001 }),
     ]);
     expect(lines).toEqual([
-      expect.objectContaining({ exchange: 'NSE_EQ', quantity: 30, valuePaise: 303_500n, averagePricePaise: 10_117n, lastTradedAt: at('2026-11-23T16:00:00') }),
+      expect.objectContaining({
+        exchange: 'NSE_EQ',
+        quantity: 30,
+        valuePaise: 303_500n,
+        averagePricePaise: 10_117n,
+        lastTradedAt: at('2026-11-23T16:00:00'),
+      }),
       expect.objectContaining({ exchange: 'BSE_EQ', quantity: 3, valuePaise: 30_003n, averagePricePaise: 10_001n }),
     ]);
   });
@@ -68,7 +80,10 @@ describe('portfolio lines', () => {
 });
 
 describe('position types', () => {
-  const trades = [trade({ tradeId: 'T-1', tradedAt: at('2026-11-22T15:00:00') }), trade({ tradeId: 'T-2', tradedAt: at('2026-11-23T10:00:00') })];
+  const trades = [
+    trade({ tradeId: 'T-1', tradedAt: at('2026-11-22T15:00:00') }),
+    trade({ tradeId: 'T-2', tradedAt: at('2026-11-23T10:00:00') }),
+  ];
   const now = at('2026-11-23T23:00:00');
 
   it("all: every unsettled trade; daily: today's (India time); expiry: none (OFS shares do not expire)", () => {
@@ -88,15 +103,23 @@ describe('offerSettlementTime', () => {
   const iso = (ms: number) => new Date(ms).toISOString();
 
   it('settles a T-day allotment on the first trading day after T, and a T+1 one after T+1, at 13:30 India time', () => {
-    expect(iso(offerSettlementTime(offer, 'T', offer.tDay.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-07T08:00:00.000Z');
-    expect(iso(offerSettlementTime(offer, 'T+1', offer.t1Day.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-08T08:00:00.000Z');
+    expect(iso(offerSettlementTime(offer, 'T', offer.tDay.closesAt + 60_000, NO_HOLIDAYS))).toBe(
+      '2026-12-07T08:00:00.000Z',
+    );
+    expect(iso(offerSettlementTime(offer, 'T+1', offer.t1Day.closesAt + 60_000, NO_HOLIDAYS))).toBe(
+      '2026-12-08T08:00:00.000Z',
+    );
     const holiday = { holidays: new Map([['2026-12-08', 'A holiday']]) };
     expect(iso(offerSettlementTime(offer, 'T+1', offer.t1Day.closesAt, holiday))).toBe('2026-12-09T08:00:00.000Z');
   });
 
   it('tells the day of an event that does not say by when it came, and settles a drill after its delay', () => {
-    expect(iso(offerSettlementTime(offer, null, offer.tDay.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-07T08:00:00.000Z');
-    expect(iso(offerSettlementTime(offer, null, offer.t1Day.closesAt + 60_000, NO_HOLIDAYS))).toBe('2026-12-08T08:00:00.000Z');
+    expect(iso(offerSettlementTime(offer, null, offer.tDay.closesAt + 60_000, NO_HOLIDAYS))).toBe(
+      '2026-12-07T08:00:00.000Z',
+    );
+    expect(iso(offerSettlementTime(offer, null, offer.t1Day.closesAt + 60_000, NO_HOLIDAYS))).toBe(
+      '2026-12-08T08:00:00.000Z',
+    );
     expect(offerSettlementTime({ ...offer, settlementDelayMs: 60_000 }, 'T', 1_000, NO_HOLIDAYS)).toBe(61_000);
   });
 });

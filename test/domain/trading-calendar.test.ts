@@ -20,7 +20,9 @@ import {
 const DAY_MS = 86_400_000;
 const at = (ist: string) => Date.parse(`${ist}+05:30`);
 const dayAfter = (date: string) => istDate(at(`${date}T12:00:00`) + DAY_MS);
-const calendarOf = (holidays: Record<string, string>): TradingCalendar => ({ holidays: new Map(Object.entries(holidays)) });
+const calendarOf = (holidays: Record<string, string>): TradingCalendar => ({
+  holidays: new Map(Object.entries(holidays)),
+});
 
 /** NSE's 2026 holidays around the examples below. */
 const CALENDAR_2026 = calendarOf({
@@ -31,8 +33,20 @@ const CALENDAR_2026 = calendarOf({
 
 describe('dates', () => {
   it('are real calendar dates written YYYY-MM-DD', () => {
-    for (const date of ['2026-01-01', '2026-12-31', '2028-02-29', '2000-02-29', '0001-01-01']) expect(isIsoDate(date), date).toBe(true);
-    for (const text of ['2026-02-30', '2026-02-29', '1900-02-29', '2026-13-01', '2026-00-10', '2026-04-31', '2026-6-26', '2026-06-26T00:00', ' 2026-06-26', ''])
+    for (const date of ['2026-01-01', '2026-12-31', '2028-02-29', '2000-02-29', '0001-01-01'])
+      expect(isIsoDate(date), date).toBe(true);
+    for (const text of [
+      '2026-02-30',
+      '2026-02-29',
+      '1900-02-29',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-04-31',
+      '2026-6-26',
+      '2026-06-26T00:00',
+      ' 2026-06-26',
+      '',
+    ])
       expect(isIsoDate(text), text).toBe(false);
   });
 
@@ -111,7 +125,8 @@ describe('trading days', () => {
         const next = nextTradingDay(calendar, date);
         expect(isTradingDay(calendar, next)).toBe(true);
         expect(next > date).toBe(true);
-        for (let day = dayAfter(date); day < next; day = dayAfter(day)) expect(isTradingDay(calendar, day), day).toBe(false);
+        for (let day = dayAfter(date); day < next; day = dayAfter(day))
+          expect(isTradingDay(calendar, day), day).toBe(false);
       }),
     );
   });
@@ -173,37 +188,56 @@ describe('the holiday list file', () => {
     expect(problemOf([])).toMatch(/^the list is empty/);
     expect(problemOf(Array.from({ length: 1001 }, () => christmas))).toBe('1001 entries: at most 1000 in one file');
     expect(problemOf([christmas, 'x'])).toBe('[1]: not an object {"date", "description"}');
-    expect(problemOf([{ ...christmas, weekday: 'Friday' }])).toBe('[0]: unknown field "weekday" (fields: date, description)');
+    expect(problemOf([{ ...christmas, weekday: 'Friday' }])).toBe(
+      '[0]: unknown field "weekday" (fields: date, description)',
+    );
     expect(problemOf([christmas, { description: 'x' }])).toBe('[1].date: missing');
-    expect(problemOf([christmas, { date: '2026-02-30', description: 'x' }])).toBe('[1].date: "2026-02-30" is not a calendar date YYYY-MM-DD');
-    expect(problemOf([{ date: 20261225, description: 'x' }])).toBe('[0].date: 20261225 is not a calendar date YYYY-MM-DD');
+    expect(problemOf([christmas, { date: '2026-02-30', description: 'x' }])).toBe(
+      '[1].date: "2026-02-30" is not a calendar date YYYY-MM-DD',
+    );
+    expect(problemOf([{ date: 20261225, description: 'x' }])).toBe(
+      '[0].date: 20261225 is not a calendar date YYYY-MM-DD',
+    );
     expect(problemOf([christmas, { date: '2026-12-26', description: 'x' }])).toBe(
       '[1].date: 2026-12-26 is a Saturday: an exchange never lists a weekend as a holiday (a typo?)',
     );
-    expect(problemOf([christmas, { date: '2026-12-24', description: 'x' }, christmas])).toBe('[2].date: 2026-12-25 is listed twice (also [0])');
+    expect(problemOf([christmas, { date: '2026-12-24', description: 'x' }, christmas])).toBe(
+      '[2].date: 2026-12-25 is listed twice (also [0])',
+    );
     expect(problemOf([{ date: '2026-12-25' }])).toBe('[0].description: missing');
     expect(problemOf([{ date: '2026-12-25', description: null }])).toBe('[0].description: not a string');
     expect(problemOf([{ date: '2026-12-25', description: ' ' }])).toBe('[0].description: blank');
-    expect(problemOf([{ date: '2026-12-25', description: 'x'.repeat(101) }])).toBe('[0].description: 101 characters: at most 100');
-    expect(problemOf([{ date: '2026-12-25', description: 'Christmas\nDay' }])).toBe('[0].description: holds a control character or line break');
+    expect(problemOf([{ date: '2026-12-25', description: 'x'.repeat(101) }])).toBe(
+      '[0].description: 101 characters: at most 100',
+    );
+    expect(problemOf([{ date: '2026-12-25', description: 'Christmas\nDay' }])).toBe(
+      '[0].description: holds a control character or line break',
+    );
   });
 
   it(`refuses more than ${MAX_HOLIDAYS_PER_YEAR} holidays in one year (no exchange list; a year of them would stall settlement)`, () => {
     // Thursday 1 January 2026 and the weekdays after it.
     const weekdays = [{ date: '2026-01-01', description: 'holiday' }];
-    while (weekdays.length <= MAX_HOLIDAYS_PER_YEAR) weekdays.push({ date: nextTradingDay(NO_HOLIDAYS, weekdays.at(-1)!.date), description: 'holiday' });
+    while (weekdays.length <= MAX_HOLIDAYS_PER_YEAR)
+      weekdays.push({ date: nextTradingDay(NO_HOLIDAYS, weekdays.at(-1)!.date), description: 'holiday' });
     expect(problemOf(weekdays.slice(0, MAX_HOLIDAYS_PER_YEAR))).toBeNull();
-    expect(problemOf(weekdays)).toBe(`[${MAX_HOLIDAYS_PER_YEAR}].date: more than ${MAX_HOLIDAYS_PER_YEAR} holidays in 2026: an exchange lists 15 to 20 a year`);
+    expect(problemOf(weekdays)).toBe(
+      `[${MAX_HOLIDAYS_PER_YEAR}].date: more than ${MAX_HOLIDAYS_PER_YEAR} holidays in 2026: an exchange lists 15 to 20 a year`,
+    );
   });
 
   it('answers a list or a problem for any JSON, never throws', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (json) => {
         const checked = parseHolidayList(json);
-        if ('holidays' in checked) for (const h of checked.holidays) expect(isTradingDay(NO_HOLIDAYS, h.date)).toBe(true);
+        if ('holidays' in checked)
+          for (const h of checked.holidays) expect(isTradingDay(NO_HOLIDAYS, h.date)).toBe(true);
       }),
     );
-    const entry = fc.record({ date: fc.oneof(fc.constantFrom('2026-12-25', '2026-12-26', '2026-02-30'), fc.string()), description: fc.string() });
+    const entry = fc.record({
+      date: fc.oneof(fc.constantFrom('2026-12-25', '2026-12-26', '2026-02-30'), fc.string()),
+      description: fc.string(),
+    });
     fc.assert(fc.property(fc.array(entry, { maxLength: 5 }), (json) => void parseHolidayList(json)));
   });
 });

@@ -88,7 +88,12 @@ describe('refusedAddressReason', () => {
   const hex = (a: number, b: number) => ((a << 8) | b).toString(16);
   const forms = (address: string) => {
     const [a, b, c, d] = address.split('.').map(Number) as [number, number, number, number];
-    return [`::ffff:${address}`, `::ffff:${hex(a, b)}:${hex(c, d)}`, `64:ff9b::${address}`, `2002:${hex(a, b)}:${hex(c, d)}::1`];
+    return [
+      `::ffff:${address}`,
+      `::ffff:${hex(a, b)}:${hex(c, d)}`,
+      `64:ff9b::${address}`,
+      `2002:${hex(a, b)}:${hex(c, d)}::1`,
+    ];
   };
 
   it('judges every IPv4 address alike in each IPv6 form that reaches it (mapped, NAT64, 6to4)', () => {
@@ -101,7 +106,8 @@ describe('refusedAddressReason', () => {
   });
 
   it('refuses every address of the loopback, private, link-local and shared ranges', () => {
-    const inRange = (first: number, second: fc.Arbitrary<number>) => fc.tuple(second, octet, octet).map(([b, c, d]) => `${first}.${b}.${c}.${d}`);
+    const inRange = (first: number, second: fc.Arbitrary<number>) =>
+      fc.tuple(second, octet, octet).map(([b, c, d]) => `${first}.${b}.${c}.${d}`);
     const refused = fc.oneof(
       inRange(127, octet),
       inRange(10, octet),

@@ -27,8 +27,19 @@ describe.runIf(runs)("the console's bid form and issue cards", () => {
     server = await startTestServer();
     await server.registerIssue(); // SBIN OF on NSE_EQ 500112, open
     const now = server.clock.now;
-    await server.registerIssue({ exchange: 'BSE_EQ', scripToken: 500113, retailOpensAt: now + 2 * HOUR, retailClosesAt: now + 8 * HOUR });
-    await server.registerIssue({ exchange: 'NSE_EQ', scripToken: 500114, symbol: 'INFY', retailOpensAt: now - 8 * HOUR, retailClosesAt: now - 2 * HOUR });
+    await server.registerIssue({
+      exchange: 'BSE_EQ',
+      scripToken: 500113,
+      retailOpensAt: now + 2 * HOUR,
+      retailClosesAt: now + 8 * HOUR,
+    });
+    await server.registerIssue({
+      exchange: 'NSE_EQ',
+      scripToken: 500114,
+      symbol: 'INFY',
+      retailOpensAt: now - 8 * HOUR,
+      retailClosesAt: now - 2 * HOUR,
+    });
     ravi = await server.createUser('ravi');
     browser = await launchChromium(STEP_MS);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -42,7 +53,8 @@ describe.runIf(runs)("the console's bid form and issue cards", () => {
   });
 
   const form = () => page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' });
-  const ordersOfRavi = async () => (await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', 'ravi').execute()).length;
+  const ordersOfRavi = async () =>
+    (await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', 'ravi').execute()).length;
 
   it('shows the order value and what the retail limit still allows, as the quantity and price change', async () => {
     await form().getByLabel('Quantity').fill('10');
@@ -54,7 +66,9 @@ describe.runIf(runs)("the console's bid form and issue cards", () => {
 
   it('asks for a confirmation, places the bid as a success (mark, style), and clears the form so that a second click places nothing', async () => {
     await form().getByRole('button', { name: 'Review bid' }).click();
-    await expect.poll(() => form().locator('.bid-confirm').innerText()).toContain('Buy 10 SBIN OF at 101.50 on NSE_EQ, Rs 1,015.00?');
+    await expect
+      .poll(() => form().locator('.bid-confirm').innerText())
+      .toContain('Buy 10 SBIN OF at 101.50 on NSE_EQ, Rs 1,015.00?');
     expect(await ordersOfRavi()).toBe(0); // nothing sent before the confirmation
     await form().getByRole('button', { name: 'Confirm bid' }).click();
     const outcome = form().getByRole('status');

@@ -43,9 +43,13 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
   const descriptionOf = (control: Locator) =>
     control.evaluate((element) => {
       const described = element.ownerDocument.getElementById(element.getAttribute('aria-describedby') ?? '');
-      return { text: described?.textContent ?? '', beside: described !== null && element.parentElement!.contains(described) && !described.hidden };
+      return {
+        text: described?.textContent ?? '',
+        beside: described !== null && element.parentElement!.contains(described) && !described.hidden,
+      };
     });
-  const optionsOf = (control: Locator) => control.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+  const optionsOf = (control: Locator) =>
+    control.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
   const api = (method: string, path: string, body?: unknown) =>
     fetch(`${server.url}${path}`, {
       method,
@@ -118,7 +122,9 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
       executedNoTime: 0,
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { code: string; errors: { field: string }[] }).errors.map((e) => e.field)).toEqual(['ordercartName']);
+    expect(((await res.json()) as { code: string; errors: { field: string }[] }).errors.map((e) => e.field)).toEqual([
+      'ordercartName',
+    ]);
 
     // A name with other characters clears the message.
     await name.fill('Save checks');
@@ -136,8 +142,12 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
     await second.getByLabel('Price (Rs)').fill('101.52');
     await editor.getByRole('button', { name: 'Create cart' }).click();
 
-    await expect.poll(() => statusOf(editor)).toMatch(/^Not saved: orders\[1\]: price 101\.52 is not a multiple of the tick size 0\.05 \(e-353\)/);
-    expect(await second.locator('.result-error').innerText()).toBe('orders[1]: price 101.52 is not a multiple of the tick size 0.05');
+    await expect
+      .poll(() => statusOf(editor))
+      .toMatch(/^Not saved: orders\[1\]: price 101\.52 is not a multiple of the tick size 0\.05 \(e-353\)/);
+    expect(await second.locator('.result-error').innerText()).toBe(
+      'orders[1]: price 101.52 is not a multiple of the tick size 0.05',
+    );
     expect(await first.locator('.result-error').isHidden()).toBe(true);
     expect(cartWrites).toEqual(['POST']);
     expect((await (await api('GET', CART)).json()) as { data: unknown[] }).toMatchObject({ data: [] });
@@ -164,7 +174,9 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
     await saved.getByRole('button', { name: 'Execute cart' }).click();
     const results = page.getByRole('table', { name: 'The execution, line by line' });
     await results.waitFor();
-    await expect.poll(() => statusOf(page.getByRole('form', { name: 'Cart Save checks' }))).toMatch(/^Order cart partly executed/);
+    await expect
+      .poll(() => statusOf(page.getByRole('form', { name: 'Cart Save checks' })))
+      .toMatch(/^Order cart partly executed/);
     const cells = (index: number) => results.locator(`tr[data-line="${index}"] td`).allInnerTexts();
 
     expect(await results.locator('tr[data-line="0"]').getAttribute('data-result')).toBe('success');
@@ -195,10 +207,14 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
     await openView(page, 'OFS issues');
     await openView(page, 'Carts');
     await page.getByRole('button', { name: 'Open cart From the API' }).click();
-    const first = page.getByRole('form', { name: 'Cart From the API' }).getByRole('group', { name: 'Line 1 (orders[0])' });
+    const first = page
+      .getByRole('form', { name: 'Cart From the API' })
+      .getByRole('group', { name: 'Line 1 (orders[0])' });
     await first.waitFor();
     expect(await first.getByLabel('Product').inputValue()).toBe('DELIVERY');
-    expect(await first.getByLabel('Product').locator('option:checked').innerText()).toBe('DELIVERY (this OMS cannot place it)');
+    expect(await first.getByLabel('Product').locator('option:checked').innerText()).toBe(
+      'DELIVERY (this OMS cannot place it)',
+    );
     expect(await first.innerText()).toContain('this OMS places OFS bids (RL or RL-MKT) only');
   });
 

@@ -53,13 +53,17 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
   const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const chart = () => page.locator('svg.book-chart');
   const summaryCell = (side: 'retail' | 'non_retail', column: number) =>
-    page.getByRole('table', { name: 'Offer, demand and clearing by category' }).locator(`tr[data-side="${side}"] td`).nth(column);
+    page
+      .getByRole('table', { name: 'Offer, demand and clearing by category' })
+      .locator(`tr[data-side="${side}"] td`)
+      .nth(column);
 
   /** The legend's entries, and the series the chart draws: they must be the same. */
   async function legendAndDrawn(): Promise<{ legend: string[]; drawn: string[] }> {
     const legend = await page.locator('figure.chart ul.legend li').allTextContents();
     const drawn: string[] = [];
-    for (const [name, selector] of Object.entries(SERIES)) if ((await chart().locator(selector).count()) > 0) drawn.push(name);
+    for (const [name, selector] of Object.entries(SERIES))
+      if ((await chart().locator(selector).count()) > 0) drawn.push(name);
     return { legend, drawn };
   }
 
@@ -88,10 +92,24 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
     const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
     const scrip = { exchange: 'NSE_EQ' as const, scrip_token: 500112, symbol: 'SBIN', series: 'OF' };
     const place = async (order_type: 'RL' | 'RL-MKT', quantity: string, price: number) =>
-      (await api.place({ scrip_info: scrip, transaction_type: 'BUY', product_type: 'OFS', order_type, quantity, price })).data.orderId;
+      (
+        await api.place({
+          scrip_info: scrip,
+          transaction_type: 'BUY',
+          product_type: 'OFS',
+          order_type,
+          quantity,
+          price,
+        })
+      ).data.orderId;
     // Retail 190 shares (the issue's report: a quantity axis of 190 had a tick at 47.5): 60 at 102.00, 50 at
     // 101.50, 40 at 101.00 and 40 at the cut-off (101.00).
-    state.orderIds = [await place('RL', '60', 102), await place('RL', '50', 101.5), await place('RL', '40', 101), await place('RL-MKT', '40', 0)];
+    state.orderIds = [
+      await place('RL', '60', 102),
+      await place('RL', '50', 101.5),
+      await place('RL', '40', 101),
+      await place('RL-MKT', '40', 0),
+    ];
     // Non-retail 500 shares: the demo user bids as an NII for a moment.
     const nii = await runOrdergate(['users', 'set-category', state.demo.user_id, 'NII'], { env });
     expect(nii.code, nii.stderr).toBe(0);
@@ -99,7 +117,9 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
     const retail = await runOrdergate(['users', 'set-category', state.demo.user_id, 'RETAIL'], { env });
     expect(retail.code, retail.stderr).toBe(0);
     await expect
-      .poll(async () => (await api.orderBook()).data.filter((order) => order.status === 'PENDING').length, { timeout: STEP_MS })
+      .poll(async () => (await api.orderBook()).data.filter((order) => order.status === 'PENDING').length, {
+        timeout: STEP_MS,
+      })
       .toBe(state.orderIds.length);
   });
 
@@ -125,7 +145,9 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
       const ticks = await quantityTicks();
       expect(ticks.length).toBeGreaterThan(4);
       for (const tick of ticks) expect(tick).toMatch(WHOLE);
-      const retail = (await chart().locator('g.panel-retail text.tick-y').allTextContents()).map((t) => Number(t.replace(/,/g, '')));
+      const retail = (await chart().locator('g.panel-retail text.tick-y').allTextContents()).map((t) =>
+        Number(t.replace(/,/g, '')),
+      );
       expect(retail[0]).toBe(0);
       expect(retail.every((t, i) => i === 0 || t > retail[i - 1]!)).toBe(true);
       expect(retail.at(-1)).toBeGreaterThanOrEqual(190);
@@ -141,15 +163,22 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
 
     it('marks the floor on both panels and the retail cut-off on the retail panel', async () => {
       expect(await chart().locator('line.marker-floor').count()).toBe(2);
-      expect(await chart().locator('text.marker-label-floor').allTextContents()).toEqual(['Floor 100.00', 'Floor 100.00']);
+      expect(await chart().locator('text.marker-label-floor').allTextContents()).toEqual([
+        'Floor 100.00',
+        'Floor 100.00',
+      ]);
       expect(await chart().locator('g.panel-retail line.marker-cutoff').count()).toBe(1);
-      expect(await chart().locator('g.panel-retail text.marker-label-cutoff').allTextContents()).toEqual(['Cut-off 101.00']);
+      expect(await chart().locator('g.panel-retail text.marker-label-cutoff').allTextContents()).toEqual([
+        'Cut-off 101.00',
+      ]);
       expect(await chart().locator('g.panel-non_retail .marker-cutoff').count()).toBe(0);
       // The floor's line is where the price axis starts; the cut-off's sits right of it.
       const floorX = Number(await chart().locator('g.panel-retail line.marker-floor').getAttribute('x1'));
       const axisX = Number(await chart().locator('g.panel-retail line.axis').nth(1).getAttribute('x1'));
       expect(floorX).toBe(axisX);
-      expect(Number(await chart().locator('g.panel-retail line.marker-cutoff').getAttribute('x1'))).toBeGreaterThan(floorX);
+      expect(Number(await chart().locator('g.panel-retail line.marker-cutoff').getAttribute('x1'))).toBeGreaterThan(
+        floorX,
+      );
     });
 
     it('names in the legend only the series drawn', async () => {
@@ -178,10 +207,14 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
       await importOfsIssues([closedNow(state.demo.ofs_issues[0]!)], env);
       const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
       await expect
-        .poll(async () => (await api.orderBook()).data.filter((order) => order.status === 'EXECUTED').length, { timeout: STEP_MS })
+        .poll(async () => (await api.orderBook()).data.filter((order) => order.status === 'EXECUTED').length, {
+          timeout: STEP_MS,
+        })
         .toBe(state.orderIds.length);
       // The view reads the book every 2 s until it is allotted, and says so once.
-      await expect.poll(() => page.getByRole('status').innerText(), { timeout: STEP_MS }).toBe('Allotted: 190 retail and 500 non-retail shares.');
+      await expect
+        .poll(() => page.getByRole('status').innerText(), { timeout: STEP_MS })
+        .toBe('Allotted: 190 retail and 500 non-retail shares.');
       await screenshot('02-book-after-allotment');
     }, 60_000);
 
@@ -207,13 +240,19 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
     it('the allotments are drawn over the demand', async () => {
       // Every retail bid in full at 101.00 (the lowest retail bid price: the demand fits), every non-retail
       // one at 100.50.
-      expect(await chart().locator('g.panel-retail rect.allotted title').allTextContents()).toEqual(['101.00: 190 shares allotted']);
-      expect(await chart().locator('g.panel-non_retail rect.allotted title').allTextContents()).toEqual(['100.50: 500 shares allotted']);
+      expect(await chart().locator('g.panel-retail rect.allotted title').allTextContents()).toEqual([
+        '101.00: 190 shares allotted',
+      ]);
+      expect(await chart().locator('g.panel-non_retail rect.allotted title').allTextContents()).toEqual([
+        '100.50: 500 shares allotted',
+      ]);
       for (const side of ['retail', 'non_retail']) {
         const drawn = await chart()
           .locator(`g.panel-${side}`)
           .evaluate((group) => [...group.children].map((child) => child.getAttribute('class') ?? ''));
-        expect(drawn.indexOf(`allotted allotted-${side}`), side).toBeGreaterThan(drawn.indexOf(`demand demand-${side}`));
+        expect(drawn.indexOf(`allotted allotted-${side}`), side).toBeGreaterThan(
+          drawn.indexOf(`demand demand-${side}`),
+        );
         expect(drawn.indexOf(`demand demand-${side}`), side).toBeGreaterThanOrEqual(0);
       }
     });
@@ -242,7 +281,9 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
         '100.50 0 0 190 300 500 1',
       ]);
       const allotted = page.getByRole('table', { name: 'Allotted by trade price, highest first' });
-      expect((await allotted.locator('tbody').innerText()).replace(/\s+/g, ' ').trim()).toBe('101.00 190 0 100.50 0 500');
+      expect((await allotted.locator('tbody').innerText()).replace(/\s+/g, ' ').trim()).toBe(
+        '101.00 190 0 100.50 0 500',
+      );
     });
 
     it('the description says the shares bid and what was allotted of them', async () => {

@@ -40,7 +40,15 @@ const T_CLOSE = T + 375 * MINUTE;
 const DECISION_BY = '2026-12-01T11:30:00.000Z';
 const T1 = T + DAY;
 const OFFER_ID = 'GAMMA-OFS-1';
-const NSE = { exchange: 'NSE_EQ', scrip_token: 700003, symbol: 'GAMMA', series: 'IS', expiry_date: '', strike_price: '', option_type: '' };
+const NSE = {
+  exchange: 'NSE_EQ',
+  scrip_token: 700003,
+  symbol: 'GAMMA',
+  series: 'IS',
+  expiry_date: '',
+  strike_price: '',
+  option_type: '',
+};
 
 const runs = chromiumRuns('test/e2e/console-offers.test.ts');
 
@@ -71,7 +79,11 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
 
   async function place(user: TestUser, quantity: number, price: number): Promise<string> {
     const body = validBid({ scrip_info: NSE, order_type: 'RL', quantity: String(quantity), price });
-    const res = await server.call('POST', '/transactional/v1/orders/regular', { body, token: user.token, apiKey: user.apiKey });
+    const res = await server.call('POST', '/transactional/v1/orders/regular', {
+      body,
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
   }
@@ -115,7 +127,11 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
       () => server.clock.now,
     );
     await funds.deposit('nii1', '100000');
-    oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now, workerId: 'console-offers' });
+    oms = createOmsWorker(server.store, {
+      logger: pino({ level: 'silent' }),
+      now: () => server.clock.now,
+      workerId: 'console-offers',
+    });
     browser = await launchChromium(STEP_MS);
     page = await watchedPage(browser, STEP_MS, problems, {
       // The browser logs every refused call; the test has a carry-forward refused below the cut-off (422 e-380) on purpose.
@@ -135,10 +151,16 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     expect(await text(fact('offer'))).toBe('1,000 shares (base 1,000); portions computed from the terms');
     expect(await fact('offer').getAttribute('data-portions-source')).toBe('computed');
     expect(await text(fact('green-shoe'))).toBe('200 shares, not exercised; default, seller decides by 17:00 IST');
-    expect(await text(fact('employees'))).toBe('20 shares (their 10 of the green shoe not exercised), discount 5 % off');
-    expect(await text(fact('retail_price'))).toBe('not known yet: the T-day cut-off less Rs 2.50, once the T allocation finds it');
+    expect(await text(fact('employees'))).toBe(
+      '20 shares (their 10 of the green shoe not exercised), discount 5 % off',
+    );
+    expect(await text(fact('retail_price'))).toBe(
+      'not known yet: the T-day cut-off less Rs 2.50, once the T allocation finds it',
+    );
     // Tuesday's T-day allotments are paid out on Wednesday, the T+1 ones on Thursday, at 13:30 India time.
-    expect(await text(fact('settlement'))).toBe('T-day allotments paid out Wed 2 Dec 13:30 IST; T+1 allotments Thu 3 Dec 13:30 IST');
+    expect(await text(fact('settlement'))).toBe(
+      'T-day allotments paid out Wed 2 Dec 13:30 IST; T+1 allotments Thu 3 Dec 13:30 IST',
+    );
     expect(await card().locator('.offer-notice').count()).toBe(0);
   });
 
@@ -160,7 +182,9 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     );
     await expect
       .poll(() => page.locator('#announcer').innerText())
-      .toContain(`Offer GAMMA (${OFFER_ID}): T closed: the T allocation waits for the seller's green-shoe decision until 17:00 IST`);
+      .toContain(
+        `Offer GAMMA (${OFFER_ID}): T closed: the T allocation waits for the seller's green-shoe decision until 17:00 IST`,
+      );
     expect(await text(fact('t_cutoff'))).toBe('not known yet');
     expect(await card().locator('.offer-state').getAttribute('data-state')).toBe('T_OPEN');
     await screenshot('01-awaiting-green-shoe');
@@ -168,25 +192,42 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
 
   it("shows the seller's decision, the notice's printed portions, then the cut-off and the retail price the T allocation finds", async () => {
     // The seller exercises 100 of the 200; the notice prints the portions for it.
-    await server.admin.setGreenShoe(OFFER_ID, 100, { retailReserved: 140, nonRetail: 960, mfIcReserved: 275, employee: 25 });
+    await server.admin.setGreenShoe(OFFER_ID, 100, {
+      retailReserved: 140,
+      nonRetail: 960,
+      mfIcReserved: 275,
+      employee: 25,
+    });
     await expect
       .poll(() => text(fact('green-shoe')), { timeout: STEP_MS })
       .toBe('100 of 200 shares exercised; decided by the seller, 1 Dec 2026, 16:00:00 IST');
-    expect(await text(fact('offer'))).toBe('1,100 shares (base 1,000 + green shoe 100); portions as the notice prints them');
+    expect(await text(fact('offer'))).toBe(
+      '1,100 shares (base 1,000 + green shoe 100); portions as the notice prints them',
+    );
     expect(await fact('offer').getAttribute('data-portions-source')).toBe('notice');
     expect(await text(fact('employees'))).toBe('25 shares (20 + 5 of the green shoe), discount 5 % off');
     expect(await card().locator('.offer-notice').count()).toBe(0);
-    await expect.poll(() => page.locator('#announcer').innerText()).toContain("the seller's green-shoe decision: 100 of 200 shares exercised");
+    await expect
+      .poll(() => page.locator('#announcer').innerText())
+      .toContain("the seller's green-shoe decision: 100 of 200 shares exercised");
 
     // The T allocation: the MF/IC reservation (275) and 575 more to the fund at 102.00, then 110 of the
     // trader's 150 at 101.50, the cut-off; the trader's 60 at 100.50 get nothing and are below it.
     await oms.runOnce();
-    await expect.poll(() => card().locator('.offer-state').getAttribute('data-state'), { timeout: STEP_MS }).toBe('T_ALLOCATED');
+    await expect
+      .poll(() => card().locator('.offer-state').getAttribute('data-state'), { timeout: STEP_MS })
+      .toBe('T_ALLOCATED');
     expect(await text(fact('t_cutoff'))).toBe('101.50');
     // The retail price is known with the cut-off, before any retail bid: the cut-off less the discount.
     expect(await text(fact('retail_price'))).toBe('99.00: the T-day cut-off 101.50 less Rs 2.50');
-    expect(await text(fact('green-shoe'))).toBe('100 of 200 shares exercised; decided by the seller, 1 Dec 2026, 16:00:00 IST');
-    expect(await order(bids.atCutOff)).toMatchObject({ status: 'PENDING', traded_quantity: 110, traded_price: '101.50' });
+    expect(await text(fact('green-shoe'))).toBe(
+      '100 of 200 shares exercised; decided by the seller, 1 Dec 2026, 16:00:00 IST',
+    );
+    expect(await order(bids.atCutOff)).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 110,
+      traded_price: '101.50',
+    });
     expect(await order(bids.below)).toMatchObject({ status: 'PENDING', traded_quantity: 0 });
     await screenshot('02-t-allocated');
   });
@@ -212,17 +253,23 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     await dialog.getByLabel('Price (Rs)').fill('100.50');
     expect(await funds.innerText()).toContain('60 \u00d7 100.50 = Rs 6,030.00');
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
-    await expect.poll(() => dialog.getByRole('status').innerText()).toMatch(/^Not carried forward: .*below the T-day cut-off price 101\.50.*\(e-380\)/);
+    await expect
+      .poll(() => dialog.getByRole('status').innerText())
+      .toMatch(/^Not carried forward: .*below the T-day cut-off price 101\.50.*\(e-380\)/);
     expect(await order(bids.below)).toMatchObject({ carried_forward: false });
 
     // Revised to 102.00, it goes, with the price alone in its body.
     await dialog.getByLabel('Price (Rs)').fill('102');
     expect(await funds.innerText()).toContain('60 \u00d7 102.00 = Rs 6,120.00');
-    const sent = page.waitForRequest((request) => request.url().endsWith(`/${bids.below}/carry_forward`) && request.method() === 'POST');
+    const sent = page.waitForRequest(
+      (request) => request.url().endsWith(`/${bids.below}/carry_forward`) && request.method() === 'POST',
+    );
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
     expect((await sent).postDataJSON()).toEqual({ price: 102 });
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.locator('#announcer').innerText()).toContain(`Carry-forward of order ${bids.below} sent to the OMS (revised to 60 at 102.00)`);
+    expect(await page.locator('#announcer').innerText()).toContain(
+      `Carry-forward of order ${bids.below} sent to the OMS (revised to 60 at 102.00)`,
+    );
 
     // The OMS blocks its funds again and the exchange takes it: the order's price is now 102.00.
     await oms.runOnce();
@@ -233,7 +280,9 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     expect(await order(bids.below)).toMatchObject({ status: 'PENDING', order_price: '102.00', carried_forward: true });
     const balance = await server.call('GET', '/authentication/v1/user/balance', { token: trader.token });
     expect(balance.body.data).toMatchObject({ blocked: '6120.00' });
-    await expect.poll(() => text(page.locator(`.order-notice[data-notice-order="${bids.below}"]`).first())).toContain('carried forward to T+1');
+    await expect
+      .poll(() => text(page.locator(`.order-notice[data-notice-order="${bids.below}"]`).first()))
+      .toContain('carried forward to T+1');
     await screenshot('04-carried-forward');
   });
 
@@ -241,7 +290,9 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     const row = orderRow(bids.atCutOff);
     await row.getByRole('button', { name: `Carry forward order ${bids.atCutOff}` }).click();
     const dialog = page.getByRole('dialog');
-    await expect.poll(() => dialog.locator('[data-carry="cut-off"]').innerText()).toMatch(/^T-day cut-off 101\.50: the bid's 101\.50 stands at or above it\./);
+    await expect
+      .poll(() => dialog.locator('[data-carry="cut-off"]').innerText())
+      .toMatch(/^T-day cut-off 101\.50: the bid's 101\.50 stands at or above it\./);
     expect(await dialog.getByLabel('Price (Rs)').inputValue()).toBe('101.50');
     expect(await dialog.getByLabel('Quantity').inputValue()).toBe('150');
     // 110 were allotted on T: the 40 left go forward.
@@ -254,15 +305,23 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     await fits('The carry-forward dialog');
     await screenshot('05-phone-carry-forward-dialog');
     await page.setViewportSize({ width: 1280, height: 900 });
-    const sent = page.waitForRequest((request) => request.url().endsWith(`/${bids.atCutOff}/carry_forward`) && request.method() === 'POST');
+    const sent = page.waitForRequest(
+      (request) => request.url().endsWith(`/${bids.atCutOff}/carry_forward`) && request.method() === 'POST',
+    );
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
     expect((await sent).postData()).toBeNull();
     await dialog.waitFor({ state: 'hidden' });
     await oms.runOnce();
     await expect
-      .poll(() => row.getByRole('button', { name: `Carry forward order ${bids.atCutOff}` }).innerText(), { timeout: STEP_MS })
+      .poll(() => row.getByRole('button', { name: `Carry forward order ${bids.atCutOff}` }).innerText(), {
+        timeout: STEP_MS,
+      })
       .toBe('Carried forward');
-    expect(await order(bids.atCutOff)).toMatchObject({ order_price: '101.50', total_quantity: 150, carried_forward: true });
+    expect(await order(bids.atCutOff)).toMatchObject({
+      order_price: '101.50',
+      total_quantity: 150,
+      carried_forward: true,
+    });
   });
 
   it("fits a 390 px phone: the offer's card scrolls nowhere sideways", async () => {

@@ -65,9 +65,11 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     executed: string;
   };
 
-  const screenshot = (name: string, on: Page = page) => on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const screenshot = (name: string, on: Page = page) =>
+    on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const orderRow = (orderId: string, on: Page = page) => on.locator(`tr[data-order-id="${orderId}"]`);
-  const tab = (name: RegExp, on: Page = page) => on.getByRole('tablist', { name: 'Your orders and trades' }).getByRole('tab', { name });
+  const tab = (name: RegExp, on: Page = page) =>
+    on.getByRole('tablist', { name: 'Your orders and trades' }).getByRole('tab', { name });
   const notices = () => page.locator('.order-notices');
   const text = async (locator: Locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
   beforeAll(async () => {
@@ -101,7 +103,12 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
   it('shows bids placed through the API as they go live', async () => {
     // An issue like the demo's on BSE_EQ 543210 whose windows close shortly, its allotments settled at once.
     state.closesAt = Date.now() + CLOSES_IN_MS;
-    const issue = { ...demoOfsIssue(Date.now(), CLOSES_IN_MS), exchange: 'BSE_EQ' as const, scrip_token: 543210, settlement_delay_seconds: 0 };
+    const issue = {
+      ...demoOfsIssue(Date.now(), CLOSES_IN_MS),
+      exchange: 'BSE_EQ' as const,
+      scrip_token: 543210,
+      settlement_delay_seconds: 0,
+    };
     const file = join(dir, 'closing-issue.json');
     writeFileSync(file, JSON.stringify([issue]));
     const imported = await runOrdergate(['ofs', 'import', file], { env });
@@ -110,7 +117,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     const demoIssue = { exchange: 'NSE_EQ' as const, scrip_token: 500112, symbol: 'SBIN', series: 'OF' };
     const bid = { transaction_type: 'BUY', product_type: 'OFS', order_type: 'RL' } as const;
     state.executed = (await api.place({ ...bid, scrip_info: closing, quantity: '40', price: 102 })).data.orderId;
-    state.live = (await api.place({ ...bid, scrip_info: demoIssue, quantity: '10', price: 101.5, order_identifier: 'e2e-live' })).data.orderId;
+    state.live = (
+      await api.place({ ...bid, scrip_info: demoIssue, quantity: '10', price: 101.5, order_identifier: 'e2e-live' })
+    ).data.orderId;
     state.cancelled = (await api.place({ ...bid, scrip_info: demoIssue, quantity: '5', price: 101 })).data.orderId;
     for (const orderId of [state.executed, state.live, state.cancelled]) {
       await expect.poll(() => orderRow(orderId).getAttribute('data-status'), { timeout: STEP_MS }).toBe('PENDING');
@@ -120,16 +129,24 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
 
   it('tells each change of an order in a notice, from the live updates, and says it aloud once', async () => {
     await api.cancel('NSE_EQ', state.cancelled);
-    await expect.poll(() => orderRow(state.cancelled).getAttribute('data-status'), { timeout: STEP_MS }).toBe('CANCELLED');
+    await expect
+      .poll(() => orderRow(state.cancelled).getAttribute('data-status'), { timeout: STEP_MS })
+      .toBe('CANCELLED');
     const region = notices();
     // Said aloud once, by the page's announcer; the notices are for the eye (no second live region).
     expect(await region.getAttribute('aria-live')).toBeNull();
-    await expect.poll(() => page.locator('#announcer').innerText()).toContain(`Order ${state.cancelled}, SBIN 5 at 101.00: CANCELLED`);
+    await expect
+      .poll(() => page.locator('#announcer').innerText())
+      .toContain(`Order ${state.cancelled}, SBIN 5 at 101.00: CANCELLED`);
     const notice = region.locator(`[data-notice-order="${state.cancelled}"]`);
     // Read aloud as "PENDING to CANCELLED" (the time is for the eye); shown with an arrow.
     await expect
       .poll(() => notice.first().innerText())
-      .toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d IST\\s*Order ${lastEight(state.cancelled)} \\(SBIN 5 at 101\\.00\\): PENDING\\s+to\\s+CANCELLED$`));
+      .toMatch(
+        new RegExp(
+          `^\\d\\d:\\d\\d:\\d\\d IST\\s*Order ${lastEight(state.cancelled)} \\(SBIN 5 at 101\\.00\\): PENDING\\s+to\\s+CANCELLED$`,
+        ),
+      );
     expect(await region.locator('p').first().getAttribute('data-notice-order')).toBe(state.cancelled);
     await screenshot('01-notice-cancelled');
   });
@@ -141,7 +158,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     expect(Date.now()).toBeLessThan(state.closesAt);
     // The issue closes: the allotment comes on the event stream, and the tab reads the trades again, no click.
     const trades = panel.getByRole('table', { name: 'Your trades (allotments), newest first' });
-    await expect.poll(() => trades.locator('tbody tr').count(), { timeout: state.closesAt - Date.now() + STEP_MS }).toBe(1);
+    await expect
+      .poll(() => trades.locator('tbody tr').count(), { timeout: state.closesAt - Date.now() + STEP_MS })
+      .toBe(1);
     const [trade] = (await api.tradeBook()).data;
     expect(trade!.order_id).toBe(state.executed);
     const cells = trades.locator(`tr[data-trade-id="${trade!.trade_id}"] td`);
@@ -160,12 +179,18 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
 
   it('tells the allotment in a notice too', async () => {
     await expect
-      .poll(() => orderRow(state.executed).getAttribute('data-status'), { timeout: Math.max(0, state.closesAt - Date.now()) + STEP_MS })
+      .poll(() => orderRow(state.executed).getAttribute('data-status'), {
+        timeout: Math.max(0, state.closesAt - Date.now()) + STEP_MS,
+      })
       .toBe('EXECUTED');
     const notice = notices().locator(`[data-notice-order="${state.executed}"]`);
     await expect
       .poll(() => notice.first().innerText())
-      .toMatch(new RegExp(`Order ${lastEight(state.executed)} \\(SBIN 40 at 102\\.00\\): PENDING\\s+to\\s+EXECUTED; allotted 40 at \\d+\\.\\d\\d$`));
+      .toMatch(
+        new RegExp(
+          `Order ${lastEight(state.executed)} \\(SBIN 40 at 102\\.00\\): PENDING\\s+to\\s+EXECUTED; allotted 40 at \\d+\\.\\d\\d$`,
+        ),
+      );
   }, 60_000);
 
   it('keeps open and finished orders in their own tabs, moved between them with the keyboard', async () => {
@@ -174,7 +199,11 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     expect(await tab(/^Open/).innerText()).toBe('Open (1)');
     expect(await tab(/^Finished/).innerText()).toBe('Finished (2)');
     const open = page.getByRole('tabpanel', { name: /^Open/ });
-    expect(await open.locator('tr[data-order-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-order-id')))).toEqual([state.live]);
+    expect(
+      await open
+        .locator('tr[data-order-id]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-order-id'))),
+    ).toEqual([state.live]);
     expect(await orderRow(state.live).isVisible()).toBe(true);
     expect(await orderRow(state.cancelled).isVisible()).toBe(false);
     await screenshot('03-open');
@@ -186,10 +215,11 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     expect(await tab(/^Finished/).getAttribute('aria-selected')).toBe('true');
     const finished = page.getByRole('tabpanel', { name: /^Finished/ });
     // Newest first: the cancelled bid was placed after the executed one.
-    expect(await finished.locator('tr[data-order-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-order-id')))).toEqual([
-      state.cancelled,
-      state.executed,
-    ]);
+    expect(
+      await finished
+        .locator('tr[data-order-id]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-order-id'))),
+    ).toEqual([state.cancelled, state.executed]);
     expect(await orderRow(state.cancelled).isVisible()).toBe(true);
     expect(await orderRow(state.live).isVisible()).toBe(false);
     await screenshot('04-finished');
@@ -203,7 +233,11 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     expect(await badge(state.live).innerText()).toBe('PENDING');
     expect(await badge(state.executed).getAttribute('data-state')).toBe('executed');
     expect(await badge(state.cancelled).getAttribute('data-state')).toBe('cancelled');
-    const looks = [await look(badge(state.live)), await look(badge(state.executed)), await look(badge(state.cancelled))];
+    const looks = [
+      await look(badge(state.live)),
+      await look(badge(state.executed)),
+      await look(badge(state.cancelled)),
+    ];
     expect(new Set(looks).size).toBe(3);
   });
 
@@ -232,7 +266,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     try {
       await dialog.locator('.history li').first().waitFor();
       expect(await dialog.locator('.full-order-id').innerText()).toBe(state.live);
-      expect(await dialog.locator('.history li').first().innerText()).toMatch(/^[A-Z]+.* \(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d IST\)$/);
+      expect(await dialog.locator('.history li').first().innerText()).toMatch(
+        /^[A-Z]+.* \(\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d IST\)$/,
+      );
       await dialog.getByRole('button', { name: 'Copy order id' }).click();
       await expect.poll(() => dialog.getByRole('status').innerText()).toBe('Order id copied');
       expect(await page.evaluate('navigator.clipboard.readText()')).toBe(state.live);
@@ -247,7 +283,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
   it("shows times to the second in India time, whatever the reader's time zone", async () => {
     expect(await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')).toBe('America/New_York');
     const [order] = (await api.orderBook({ order_id: state.live })).data;
-    expect(await orderRow(state.live).locator('td[data-label="Last change"]').innerText()).toBe(inIst(order!.last_modified));
+    expect(await orderRow(state.live).locator('td[data-label="Last change"]').innerText()).toBe(
+      inIst(order!.last_modified),
+    );
   });
 
   it("labels the holdings' value as what they cost", async () => {
@@ -263,7 +301,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     ]);
     const [holding] = (await api.holdings()).data;
     const cost = holdings.locator('tbody tr').first().locator('td[data-label^="Cost"]');
-    expect(await cost.innerText()).toBe(`Rs ${Number(holding!.value).toLocaleString('en-IN', { minimumFractionDigits: 2 })}`);
+    expect(await cost.innerText()).toBe(
+      `Rs ${Number(holding!.value).toLocaleString('en-IN', { minimumFractionDigits: 2 })}`,
+    );
     expect(Number(holding!.value)).toBeCloseTo(holding!.quantity * Number(holding!.average_price), 2);
     await screenshot('06-holdings');
   });
@@ -283,7 +323,9 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     expect(headerHeight, `the header is ${headerHeight} px high`).toBeLessThan(64);
     expect(await header.locator('.stream-state').isVisible()).toBe(true);
     const menu = page.getByRole('button', { name: 'Menu' });
-    const ordersLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Orders', exact: true });
+    const ordersLink = page
+      .getByRole('navigation', { name: 'Views' })
+      .getByRole('link', { name: 'Orders', exact: true });
     expect(await ordersLink.isVisible()).toBe(false);
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
@@ -320,7 +362,12 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     watchProblems(other, problems, { label: 'second tab' });
     const statuses = ['OMSXMITTED', 'EXXMITTED', 'PENDING', 'EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'];
     const [template] = (await api.orderBook({ order_id: state.live })).data;
-    const made = statuses.map((status, n) => ({ ...template!, order_id: `MADE-UP-${n}`, status, order_identifier: '' }));
+    const made = statuses.map((status, n) => ({
+      ...template!,
+      order_id: `MADE-UP-${n}`,
+      status,
+      order_identifier: '',
+    }));
     await other.route(/\/transactional\/v1\/orders\?/, (route) =>
       route.fulfill({
         json: {
@@ -343,7 +390,15 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
         })(),
       ),
     );
-    expect(badges.map((badge) => badge.state)).toEqual(['in-flight', 'in-flight', 'live', 'executed', 'cancelled', 'rejected', 'rejected']);
+    expect(badges.map((badge) => badge.state)).toEqual([
+      'in-flight',
+      'in-flight',
+      'live',
+      'executed',
+      'cancelled',
+      'rejected',
+      'rejected',
+    ]);
     // One look per state: the two in flight alike, the two rejected alike, the five states apart.
     expect(badges[0]!.look).toBe(badges[1]!.look);
     expect(badges[5]!.look).toBe(badges[6]!.look);

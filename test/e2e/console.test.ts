@@ -43,7 +43,10 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
   const problems: string[] = [];
   /** The order ids in each order book answer the page received. */
   const orderBookReads: string[][] = [];
-  const state = {} as { demo: { user_id: string; password: string; api_key: string; access_token: string }; orderId: string };
+  const state = {} as {
+    demo: { user_id: string; password: string; api_key: string; access_token: string };
+    orderId: string;
+  };
 
   const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   beforeAll(async () => {
@@ -146,11 +149,17 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(text).toContain('Day T-1; announced: day T has not opened');
     expect(text).toMatch(/Offer\s+10,00,000 shares \(base 10,00,000\); portions computed from the terms/);
     // The default decision (none of it) stands unless the seller decides by T's close (the import's deadline here).
-    expect(text).toMatch(/Green shoe\s+10,00,000 shares, not exercised; default, seller decides by \d\d:\d\d(:\d\d)? IST/);
+    expect(text).toMatch(
+      /Green shoe\s+10,00,000 shares, not exercised; default, seller decides by \d\d:\d\d(:\d\d)? IST/,
+    );
     expect(text).toMatch(/Retail\s+1,25,000 shares \(12\.5%\), discount Rs 2\.50 off, UNIFORM price/);
-    expect(text).toMatch(/Non-retail\s+8,75,000 shares, of which 2,50,000 for MF and IC first; at most 2,50,000 to one bidder/);
+    expect(text).toMatch(
+      /Non-retail\s+8,75,000 shares, of which 2,50,000 for MF and IC first; at most 2,50,000 to one bidder/,
+    );
     expect(text).toMatch(/T-day cut-off\s+not known yet/);
-    expect(text).toMatch(/Retail price\s+not known yet: the T-day cut-off less Rs 2\.50, once the T allocation finds it/);
+    expect(text).toMatch(
+      /Retail price\s+not known yet: the T-day cut-off less Rs 2\.50, once the T allocation finds it/,
+    );
     // On the real clock T may fall on a weekend: the offer is a drill, settled a minute after each allotment.
     expect(text).toMatch(/Settlement\s+a drill: settles 60 s after each allotment/);
     expect(text).toContain('NSE_EQ 700001: retail RS, non-retail IS, employees ES');
@@ -183,7 +192,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await page.evaluate('window.notReloaded')).toBe(true);
     // The console read the order book once, at login; everything it knows of this bid came from the stream.
     expect(orderBookReads).toEqual([[]]);
-    expect(await page.locator('#announcer').innerText()).toContain(`Order ${state.orderId}, SBIN 10 at 101.50: PENDING`);
+    expect(await page.locator('#announcer').innerText()).toContain(
+      `Order ${state.orderId}, SBIN 10 at 101.50: PENDING`,
+    );
     await screenshot('03-orders-pending');
   });
 
@@ -196,7 +207,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await screenshot('04-modify');
     await dialog.getByRole('button', { name: 'Save changes' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await expect.poll(async () => (await row.innerText()).replace(/\s+/g, ' '), { timeout: STEP_MS }).toMatch(/12 101\.55 PENDING/);
+    await expect
+      .poll(async () => (await row.innerText()).replace(/\s+/g, ' '), { timeout: STEP_MS })
+      .toMatch(/12 101\.55 PENDING/);
     expect(await page.locator('#announcer').innerText()).toContain('Modification of order');
 
     await row.getByRole('button', { name: `Cancel order ${state.orderId}` }).click();
@@ -227,8 +240,12 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const second = saved.getByRole('group', { name: 'Line 2' });
     await second.getByLabel('Quantity').fill('5000');
     await saved.getByRole('button', { name: 'Save cart' }).click();
-    await expect.poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText()).toBe('Cart saved: e2e cart, edited');
-    await expect.poll(() => page.getByRole('table', { name: 'Your order carts, newest first' }).innerText()).toContain('e2e cart, edited');
+    await expect
+      .poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText())
+      .toBe('Cart saved: e2e cart, edited');
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Your order carts, newest first' }).innerText())
+      .toContain('e2e cart, edited');
 
     const edited = page.getByRole('form', { name: 'Cart e2e cart, edited' });
     await edited.getByRole('button', { name: 'Execute cart' }).click();
@@ -238,14 +255,18 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await results.locator('tr[data-line="0"]').innerText()).toMatch(/Placed: order \S+/);
     expect(await results.locator('tr[data-line="1"]').getAttribute('data-result')).toBe('error');
     expect(await results.locator('tr[data-line="1"]').innerText()).toContain('(e-360)');
-    await expect.poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText()).toMatch(/^Order cart partly executed/);
+    await expect
+      .poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText())
+      .toMatch(/^Order cart partly executed/);
     await screenshot('06-cart-executed');
   });
 
   it('reads the funds, with the live bid of the cart blocked, and the holdings', async () => {
     await openView(page, 'Funds and holdings');
     // 5 shares at 102.00 block Rs 510.00 once the bid is PENDING; the view reads again as orders change.
-    await expect.poll(() => page.locator('[data-amount="blocked"]').innerText(), { timeout: STEP_MS }).toBe('Rs 510.00');
+    await expect
+      .poll(() => page.locator('[data-amount="blocked"]').innerText(), { timeout: STEP_MS })
+      .toBe('Rs 510.00');
     // Money is grouped the Indian way (lakh, crore) with two decimals.
     expect(await page.locator('[data-amount="cash"]').innerText()).toBe('Rs 10,00,000.00');
     expect(await page.locator('[data-amount="available"]').innerText()).toBe('Rs 9,99,490.00');
@@ -260,16 +281,24 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     // The cart's bid is the one live bid: 5 retail shares at 102.00 (the cancelled bid is gone).
     const demand = page.getByRole('table', { name: /^Live demand by price/ });
     expect(await demand.locator('tbody tr').count()).toBe(1);
-    expect((await demand.locator('tr[data-price="102.00"]').innerText()).replace(/\s+/g, ' ')).toBe('102.00 5 0 5 0 0 1');
-    expect(await page.locator('svg.book-chart desc').textContent()).toContain('Retail: 5 shares bid against an offer of 1,00,000');
-    expect(await page.locator('svg.book-chart path.demand-retail').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+ H[\d.]+ V[\d.]+ H[\d.]+$/);
+    expect((await demand.locator('tr[data-price="102.00"]').innerText()).replace(/\s+/g, ' ')).toBe(
+      '102.00 5 0 5 0 0 1',
+    );
+    expect(await page.locator('svg.book-chart desc').textContent()).toContain(
+      'Retail: 5 shares bid against an offer of 1,00,000',
+    );
+    expect(await page.locator('svg.book-chart path.demand-retail').getAttribute('d')).toMatch(
+      /^M[\d.]+,[\d.]+ H[\d.]+ V[\d.]+ H[\d.]+$/,
+    );
     // 5 shares against offers of 1,00,000 and 9,00,000: the axis fits the demand and names the offers.
     expect(await page.locator('svg.book-chart line.offer').count()).toBe(0);
     expect(await page.locator('svg.book-chart text.offer-off-scale').allTextContents()).toEqual([
       'Offer 1,00,000 above the scale (0.01 % bid)',
       'Offer 9,00,000 above the scale (0.00 % bid)',
     ]);
-    expect(await page.locator('svg.book-chart circle.level-retail title').allTextContents()).toEqual(['102.00: 5 shares at or above']);
+    expect(await page.locator('svg.book-chart circle.level-retail title').allTextContents()).toEqual([
+      '102.00: 5 shares at or above',
+    ]);
     const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
     expect(await summary.locator('tr[data-side="retail"]').innerText()).toContain('not allocated yet');
     await screenshot('08-operator-book');
@@ -279,7 +308,12 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     // An issue like the demo's on BSE_EQ 543210 whose windows close in 20 s and whose allotments settle 10 s
     // after they are made; no click on any Refresh button from here on.
     const closesAt = Date.now() + 20_000;
-    const issue = { ...demoOfsIssue(Date.now(), closesAt - Date.now()), exchange: 'BSE_EQ' as const, scrip_token: 543210, settlement_delay_seconds: 10 };
+    const issue = {
+      ...demoOfsIssue(Date.now(), closesAt - Date.now()),
+      exchange: 'BSE_EQ' as const,
+      scrip_token: 543210,
+      settlement_delay_seconds: 10,
+    };
     const file = join(dir, 'closing-issue.json');
     writeFileSync(file, JSON.stringify([issue]));
     const imported = await runOrdergate(['ofs', 'import', file], { env });
@@ -290,8 +324,20 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await openView(page, 'OFS book');
     await page.getByLabel('Issue').selectOption('BSE_EQ:543210');
     await page.getByText('No live bids yet.').waitFor();
-    const scrip = { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series };
-    await api.place({ scrip_info: scrip, transaction_type: 'BUY', product_type: 'OFS', order_type: 'RL', quantity: '40', price: 102 });
+    const scrip = {
+      exchange: issue.exchange,
+      scrip_token: issue.scrip_token,
+      symbol: issue.symbol,
+      series: issue.series,
+    };
+    await api.place({
+      scrip_info: scrip,
+      transaction_type: 'BUY',
+      product_type: 'OFS',
+      order_type: 'RL',
+      quantity: '40',
+      price: 102,
+    });
     const demand = page.getByRole('table', { name: /^Live demand by price/ });
     await expect.poll(() => demand.locator('tr[data-price="102.00"]').count(), { timeout: STEP_MS }).toBe(1);
     expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d IST; read again every 2 s\.$/);
@@ -310,7 +356,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const orderId = /order (\S+)\./.exec(await form.getByRole('status').innerText())![1]!;
     expect(Date.now()).toBeLessThan(closesAt - 2_000);
     // The card drops its bid form when the window closes; the demo issue's card keeps its own.
-    await expect.poll(() => card.innerText(), { timeout: closesAt - Date.now() + STEP_MS }).toContain('Your bidding window closed at');
+    await expect
+      .poll(() => card.innerText(), { timeout: closesAt - Date.now() + STEP_MS })
+      .toContain('Your bidding window closed at');
     expect(await page.getByRole('form', { name: 'Bid for SBIN OF (NSE_EQ)' }).count()).toBe(1);
 
     // The allotment comes on the event stream.
@@ -324,7 +372,11 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await openView(page, 'OFS book');
     await page.getByLabel('Issue').selectOption('BSE_EQ:543210');
     const summary = page.getByRole('table', { name: 'Offer, demand and clearing by category' });
-    await expect.poll(async () => (await summary.locator('tr[data-side="retail"]').innerText()).replace(/\s+/g, ' '), { timeout: STEP_MS }).toMatch(/ 100$/);
+    await expect
+      .poll(async () => (await summary.locator('tr[data-side="retail"]').innerText()).replace(/\s+/g, ' '), {
+        timeout: STEP_MS,
+      })
+      .toMatch(/ 100$/);
     expect(await page.getByRole('status').innerText()).toBe('Allotted: 100 retail and 0 non-retail shares.');
     expect(await page.locator('.read-at').innerText()).toMatch(/^Read at \d\d:\d\d:\d\d IST\.$/);
     const allotted = page.getByRole('table', { name: 'Allotted by trade price, highest first' });
@@ -336,7 +388,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const positions = page.getByRole('table', { name: 'Positions: allotted shares not yet settled' });
     await expect.poll(() => positions.innerText(), { timeout: STEP_MS }).toContain('SBIN OF BSE_EQ');
     const holdings = page.getByRole('table', { name: 'Holdings: settled shares' });
-    await expect.poll(async () => (await holdings.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 + STEP_MS }).toMatch(/SBIN OF BSE_EQ 100 101\.00 /);
+    await expect
+      .poll(async () => (await holdings.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 + STEP_MS })
+      .toMatch(/SBIN OF BSE_EQ 100 101\.00 /);
     expect(await page.getByText('No open positions.').count()).toBe(1);
     await screenshot('11-holding');
   }, 90_000);
@@ -374,7 +428,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await openView(page, 'OFS offers');
     const card = page.locator('article[data-offer="BETA-OFS-1"]');
     await card.waitFor();
-    expect(await card.locator('.offer-state').innerText()).toBe('Day T; day T: non-retail bids (the T allocation follows the close)');
+    expect(await card.locator('.offer-state').innerText()).toBe(
+      'Day T; day T: non-retail bids (the T allocation follows the close)',
+    );
     expect(await card.locator('svg.indicative-chart').count()).toBe(0); // no price to chart before the first valid bid
     // The series follows from the listing and what the user bids as: a non-retail bid goes in IS on NSE, in B on BSE.
     const form = page.getByRole('form', { name: 'Bid in BETA (BETA-OFS-1)' });
@@ -391,11 +447,15 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const orderId = /order (\S+)\./.exec(await form.getByRole('status').innerText())![1]!;
 
     // The exchange publishes the indicative price; the view reads it again within 5 s, without a click, and charts it.
-    await expect.poll(() => card.locator('[data-indicative="all"]').innerText(), { timeout: STEP_MS }).toBe('101.00 on 400 shares');
+    await expect
+      .poll(() => card.locator('[data-indicative="all"]').innerText(), { timeout: STEP_MS })
+      .toBe('101.00 on 400 shares');
     expect(await card.locator('[data-indicative="margin_100"]').innerText()).toBe('101.00 on 400 shares');
     expect(await card.locator('[data-indicative="margin_0"]').innerText()).toBe('no valid bid');
     expect(await card.locator('svg.indicative-chart desc').textContent()).toContain('the latest 101.00 on 400 shares');
-    expect(await card.locator('svg.indicative-chart circle.latest title').textContent()).toBe('Latest: 101.00 on 400 shares');
+    expect(await card.locator('svg.indicative-chart circle.latest title').textContent()).toBe(
+      'Latest: 101.00 on 400 shares',
+    );
     await screenshot('11b-offer-day-t');
 
     // Carrying forward is a T+1 act: refused now, with the server's reason.
@@ -406,7 +466,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const carry = row.getByRole('button', { name: `Carry forward order ${orderId}` });
     await carry.click();
     const dialog = page.getByRole('dialog');
-    await expect.poll(() => dialog.locator('[data-carry="cut-off"]').innerText()).toMatch(/^The T-day cut-off is not known yet/);
+    await expect
+      .poll(() => dialog.locator('[data-carry="cut-off"]').innerText())
+      .toMatch(/^The T-day cut-off is not known yet/);
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
     await expect.poll(() => dialog.getByRole('status').innerText()).toMatch(/^Not carried forward: .*\(e-378\)/);
     await dialog.getByRole('button', { name: 'Close' }).click();
@@ -416,17 +478,23 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await importBeta(Date.now());
     await openView(page, 'OFS offers');
     await expect.poll(() => card.locator('.offer-notice').count(), { timeout: STEP_MS }).toBe(1);
-    expect(await card.locator('.offer-notice').innerText()).toBe('T closed with non-retail demand short of the portion: waiting for the operator');
+    expect(await card.locator('.offer-notice').innerText()).toBe(
+      'T closed with non-retail demand short of the portion: waiting for the operator',
+    );
     await expect
       .poll(() => page.locator('#announcer').innerText())
-      .toContain('Offer BETA (BETA-OFS-1): T closed with non-retail demand short of the portion: waiting for the operator');
+      .toContain(
+        'Offer BETA (BETA-OFS-1): T closed with non-retail demand short of the portion: waiting for the operator',
+      );
     expect(await form.count()).toBe(0);
     await screenshot('11c-offer-awaiting-operator');
     const proceed = await runOrdergate(['ofs', 'proceed', 'BETA-OFS-1'], { env });
     expect(proceed.code, proceed.stderr).toBe(0);
     // The T allocation allots the bidder's cap, 250 shares, at the bid's price (price priority), 101.00. The
     // non-retail portion was not oversubscribed: the T-day cut-off is the floor, and the retail price with it.
-    await expect.poll(() => card.locator('.offer-state').innerText(), { timeout: STEP_MS }).toBe('Day T+1; day T+1: retail, employee and carried-forward bids');
+    await expect
+      .poll(() => card.locator('.offer-state').innerText(), { timeout: STEP_MS })
+      .toBe('Day T+1; day T+1: retail, employee and carried-forward bids');
     expect(await card.innerText()).toMatch(/T-day cut-off\s+100\.00/);
     expect(await card.innerText()).toMatch(/Retail price\s+97\.50: the T-day cut-off 100\.00 less Rs 2\.50/);
     expect(await card.locator('.offer-notice').count()).toBe(0);
@@ -437,17 +505,26 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     await card.getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
     await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Book of offer BETA-OFS-1');
     expect(new URL(page.url()).hash).toBe('#/offers/BETA-OFS-1/book');
-    expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'OFS offers', exact: true }).getAttribute('aria-current')).toBe(
-      'true',
-    );
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Views' })
+        .getByRole('link', { name: 'OFS offers', exact: true })
+        .getAttribute('aria-current'),
+    ).toBe('true');
     const categories = page.getByRole('table', { name: /^Bids by category and listing/ });
     const cells = async (locator: Locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
     await expect
       .poll(() => cells(categories.locator('tr.category-row[data-category="NII"]')), { timeout: STEP_MS })
       .toBe('NII All listings 1 150 250 Rs 25,250.00');
-    expect(await cells(categories.locator('tr[data-category="NII"][data-listing="NSE_EQ:700002"]'))).toBe('NII NSE_EQ 700002 1 150 250 Rs 25,250.00');
-    expect(await cells(categories.locator('tr.category-row[data-category="RETAIL"]'))).toBe('Retail All listings 0 0 0 Rs 0.00');
-    expect(await page.locator('.offer-book .offer-state').innerText()).toBe('BETA: Day T+1; day T+1: retail, employee and carried-forward bids');
+    expect(await cells(categories.locator('tr[data-category="NII"][data-listing="NSE_EQ:700002"]'))).toBe(
+      'NII NSE_EQ 700002 1 150 250 Rs 25,250.00',
+    );
+    expect(await cells(categories.locator('tr.category-row[data-category="RETAIL"]'))).toBe(
+      'Retail All listings 0 0 0 Rs 0.00',
+    );
+    expect(await page.locator('.offer-book .offer-state').innerText()).toBe(
+      'BETA: Day T+1; day T+1: retail, employee and carried-forward bids',
+    );
     expect(await page.locator('[data-fact="t_cutoff"]').innerText()).toBe('100.00');
     expect(await page.locator('.offer-book .offer-notice').count()).toBe(0);
     const demand = page.getByRole('table', { name: /^Open non-retail demand by price/ });
@@ -463,7 +540,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await row.getAttribute('data-status')).toBe('PENDING');
     await carry.click();
     // At or above the cut-off, the bid goes forward as it is: its price is offered, and its unallotted 150 are blocked again.
-    await expect.poll(() => dialog.locator('[data-carry="cut-off"]').innerText()).toMatch(/^T-day cut-off 100\.00: the bid's 101\.00 stands at or above it/);
+    await expect
+      .poll(() => dialog.locator('[data-carry="cut-off"]').innerText())
+      .toMatch(/^T-day cut-off 100\.00: the bid's 101\.00 stands at or above it/);
     expect(await dialog.getByLabel('Price (Rs)').inputValue()).toBe('101.00');
     expect(await dialog.locator('[data-carry="funds"]').innerText()).toContain('150 \u00d7 101.00 = Rs 15,150.00');
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
@@ -499,18 +578,25 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
       expect(widths.scroll, `${label} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
       // A chart is drawn at the width it is shown at: its text reads at 11 px or more.
       const charts = page.locator('svg:is(.book-chart, .indicative-chart)');
-      if ((await charts.count()) > 0) expect(await smallestChartText(charts), `the smallest text of ${label}'s charts`).toBeGreaterThanOrEqual(11);
+      if ((await charts.count()) > 0)
+        expect(await smallestChartText(charts), `the smallest text of ${label}'s charts`).toBeGreaterThanOrEqual(11);
       await screenshot(name);
     }
     // An offer's book, reached from the offer's card rather than from the header.
     await openView(page, 'OFS offers');
-    await page.locator('article[data-offer="BETA-OFS-1"]').getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' }).click();
+    await page
+      .locator('article[data-offer="BETA-OFS-1"]')
+      .getByRole('link', { name: 'Book of BETA (BETA-OFS-1)' })
+      .click();
     await page.locator('table.category-table').waitFor();
     const widths = await page.evaluate<{ scroll: number; viewport: number }>(
       '({ scroll: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth })',
     );
     expect(widths.scroll, `the offer's book is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
-    expect(await smallestChartText(page.locator('svg.book-chart')), "the smallest text of the offer's book chart").toBeGreaterThanOrEqual(11);
+    expect(
+      await smallestChartText(page.locator('svg.book-chart')),
+      "the smallest text of the offer's book chart",
+    ).toBeGreaterThanOrEqual(11);
     await screenshot('16b-phone-offer-book');
   });
 
@@ -565,7 +651,8 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
         ignore: (message) => offline && /ERR_INTERNET_DISCONNECTED/.test(message.text()),
       });
       other.on('request', (request) => {
-        if (new URL(request.url()).pathname === '/transactional/v1/orders/events') eventRequests.push(request.headers()['last-event-id']);
+        if (new URL(request.url()).pathname === '/transactional/v1/orders/events')
+          eventRequests.push(request.headers()['last-event-id']);
       });
       // The clock runs as usual until the test moves it (the next test); it must be installed before the page loads.
       await other.clock.install();
@@ -576,9 +663,17 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
         asked.push(url.search);
         const page = Number(url.searchParams.get('offset'));
         const limit = Number(url.searchParams.get('limit'));
-        const data = Array.from({ length: Math.max(0, Math.min(limit, 6_500 - (page - 1) * limit)) }, (_, i) => madeUpOrder((page - 1) * limit + i));
+        const data = Array.from({ length: Math.max(0, Math.min(limit, 6_500 - (page - 1) * limit)) }, (_, i) =>
+          madeUpOrder((page - 1) * limit + i),
+        );
         await route.fulfill({
-          json: { status: 'success', code: 's-101', message: 'Order book fetched successfully', data, metadata: { total_records: 6_500, offset: page, limit } },
+          json: {
+            status: 'success',
+            code: 's-101',
+            message: 'Order book fetched successfully',
+            data,
+            metadata: { total_records: 6_500, offset: page, limit },
+          },
         });
       });
       await logIn(other, server.url, state.demo);
@@ -586,7 +681,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
       const note = other.locator('.book-note');
       await expect
         .poll(() => note.innerText(), { timeout: STEP_MS })
-        .toBe('Your 6,500 orders are more than the console reads: the newest 5,000 (and any placed since) are shown, older ones are not.');
+        .toBe(
+          'Your 6,500 orders are more than the console reads: the newest 5,000 (and any placed since) are shown, older ones are not.',
+        );
       // Five pages of the largest size the API gives, then it stops.
       expect(asked).toEqual([1, 2, 3, 4, 5].map((page) => `?offset=${page}&limit=1000`));
       expect(await other.locator('tr[data-order-id^="BOOK"]').count()).toBe(5_000);
@@ -600,7 +697,8 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
       const text = indicator.locator('.stream-state-text');
       await expect.poll(() => text.innerText()).toBe('Live');
       expect(eventRequests).toEqual([undefined]);
-      const announced = async (words: string) => (await other.locator('#announcer p').allTextContents()).filter((line) => line.includes(words)).length;
+      const announced = async (words: string) =>
+        (await other.locator('#announcer p').allTextContents()).filter((line) => line.includes(words)).length;
 
       // The connection stays open but nothing reaches the page, and 46 s pass at once: past the silence limit
       // (three heartbeats missed), the page drops the stream and tries again, which fails while offline.

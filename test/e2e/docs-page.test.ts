@@ -54,7 +54,9 @@ describe.runIf(runs)('the API reference at /docs', () => {
   });
 
   it("shows the README's bid as the place-order example, not generated placeholders", async () => {
-    const place = page.locator('.opblock-post', { has: page.locator('[data-path="/transactional/v1/orders/regular"]') }).first();
+    const place = page
+      .locator('.opblock-post', { has: page.locator('[data-path="/transactional/v1/orders/regular"]') })
+      .first();
     await place.locator('.opblock-summary').click();
     const example = place.locator('.body-param__example, .microlight').first();
     await example.waitFor();

@@ -57,7 +57,11 @@ describe('order events on the stream and by webhook, end to end', () => {
     demo = JSON.parse(created.stdout);
     const added = await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env });
     expect(added.code, added.stderr).toBe(0);
-    expect(fieldsOf(added.stdout)).toMatchObject({ user_id: demo.user_id, url: receiver.url, webhook_id: expect.stringMatching(/^wh_/) });
+    expect(fieldsOf(added.stdout)).toMatchObject({
+      user_id: demo.user_id,
+      url: receiver.url,
+      webhook_id: expect.stringMatching(/^wh_/),
+    });
     secret = added.stdout.trimEnd().split('\n').at(-1)!;
     expect(secret).toMatch(/^whsec_/);
     // Registration fetches nothing.
@@ -85,13 +89,23 @@ describe('order events on the stream and by webhook, end to end', () => {
       .where('orders.user_id', '=', demo.user_id)
       .orderBy('order_history.id')
       .execute();
-    return rows.map((row) => ({ event_id: Number(row.id), order_id: row.order_id, status: row.status, reason: row.reason }));
+    return rows.map((row) => ({
+      event_id: Number(row.id),
+      order_id: row.order_id,
+      status: row.status,
+      reason: row.reason,
+    }));
   }
 
   async function bid(): Promise<string> {
     const issue = demo.ofs_issues[0]!;
     const body = validBid({
-      scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
+      scrip_info: {
+        exchange: issue.exchange,
+        scrip_token: issue.scrip_token,
+        symbol: issue.symbol,
+        series: issue.series,
+      },
       quantity: '10',
     });
     const placed = await call(server.url, 'POST', '/transactional/v1/orders/regular', { body, ...auth() });
@@ -100,7 +114,9 @@ describe('order events on the stream and by webhook, end to end', () => {
   }
 
   async function statusOf(orderId: string): Promise<string | undefined> {
-    const book = await call(server.url, 'GET', `/transactional/v1/orders?order_id=${orderId}`, { token: demo.access_token });
+    const book = await call(server.url, 'GET', `/transactional/v1/orders?order_id=${orderId}`, {
+      token: demo.access_token,
+    });
     return book.body?.data?.[0]?.status;
   }
 
@@ -143,12 +159,20 @@ describe('order events on the stream and by webhook, end to end', () => {
       token: demo.access_token,
     });
     expect(cart.status, JSON.stringify(cart.body)).toBe(200);
-    const executed = await call(server.url, 'POST', `/transactional/v1/ordercart/${cart.body.data.ordercartId}/execute`, auth());
+    const executed = await call(
+      server.url,
+      'POST',
+      `/transactional/v1/ordercart/${cart.body.data.ordercartId}/execute`,
+      auth(),
+    );
     expect(executed.status, JSON.stringify(executed.body)).toBe(200);
     expect(executed.body).toMatchObject({ status: 'success', code: 's-101' });
     const bidB = executed.body.data[0].orderId as string;
     await settle({ [bidA]: 'PENDING', [bidB]: 'PENDING' });
-    await first.until(() => first.events.filter((e) => e.data.status === 'PENDING').length === 2, 'both bids PENDING on the stream');
+    await first.until(
+      () => first.events.filter((e) => e.data.status === 'PENDING').length === 2,
+      'both bids PENDING on the stream',
+    );
 
     // The client goes away; meanwhile a bid is cancelled and another placed.
     first.close();
@@ -161,7 +185,10 @@ describe('order events on the stream and by webhook, end to end', () => {
     const second = await openEventStream(server.url, demo.access_token, String(lastSeen));
     streams.push(second);
     const expected = (await history()).filter((e) => e.event_id > before);
-    await second.until(() => second.events.length >= expected.filter((e) => e.event_id > lastSeen).length, 'the missed events');
+    await second.until(
+      () => second.events.length >= expected.filter((e) => e.event_id > lastSeen).length,
+      'the missed events',
+    );
     // A live event on the resumed stream too.
     const bidD = await bid();
     await settle({ [bidD]: 'PENDING' });
@@ -173,12 +200,23 @@ describe('order events on the stream and by webhook, end to end', () => {
     expect(seen.map(asHistory)).toEqual(all);
     expect(new Set(all.map((e) => e.order_id))).toEqual(new Set([bidA, bidB, bidC, bidD]));
     // The cancelled bid: placed, sent, open at the exchange, cancellation asked for (still PENDING), cancelled.
-    expect(all.filter((e) => e.order_id === bidA).map((e) => e.status)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING', 'PENDING', 'CANCELLED']);
+    expect(all.filter((e) => e.order_id === bidA).map((e) => e.status)).toEqual([
+      'OMSXMITTED',
+      'EXXMITTED',
+      'PENDING',
+      'PENDING',
+      'CANCELLED',
+    ]);
   }, 60_000);
 
   it('POSTs every event to the webhook, each signed with the secret `webhooks add` printed', async () => {
     const all = await history();
-    expect(await eventually(() => new Set(receiver.received.map((r) => r.headers['x-ordergate-event-id'])).size >= all.length, 15_000)).toBe(true);
+    expect(
+      await eventually(
+        () => new Set(receiver.received.map((r) => r.headers['x-ordergate-event-id'])).size >= all.length,
+        15_000,
+      ),
+    ).toBe(true);
 
     const byEvent = new Map<number, HistoryEvent>();
     for (const delivery of receiver.received) {
@@ -192,14 +230,18 @@ describe('order events on the stream and by webhook, end to end', () => {
     }
     expect([...byEvent.values()].sort((a, b) => a.event_id - b.event_id)).toEqual(all);
 
-    const listed = await runOrdergate(['webhooks', 'deliveries', '--user', demo.user_id, '--json', '--limit', '1000'], { env });
+    const listed = await runOrdergate(['webhooks', 'deliveries', '--user', demo.user_id, '--json', '--limit', '1000'], {
+      env,
+    });
     expect(listed.code, listed.stderr).toBe(0);
     const rows = listed.stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(rows.map((row) => row.event_id).sort((a: number, b: number) => a - b)).toEqual(all.map((e) => e.event_id));
-    expect(rows.every((row) => row.status === 'DELIVERED' && row.attempts === 1 && row.last_status_code === 200)).toBe(true);
+    expect(rows.every((row) => row.status === 'DELIVERED' && row.attempts === 1 && row.last_status_code === 200)).toBe(
+      true,
+    );
   }, 30_000);
 
   it('`webhooks add` refuses, without the settings, plain http and loopback addresses, with a one-line reason', async () => {
@@ -208,7 +250,9 @@ describe('order events on the stream and by webhook, end to end', () => {
       /^ordergate: the URL must be https \(plain http only with WEBHOOK_ALLOW_HTTP=true\)$/m,
     );
     expectOneLineFailure(
-      await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], { env: { ...strictEnv, WEBHOOK_ALLOW_HTTP: 'true' } }),
+      await runOrdergate(['webhooks', 'add', demo.user_id, receiver.url], {
+        env: { ...strictEnv, WEBHOOK_ALLOW_HTTP: 'true' },
+      }),
       /^ordergate: the URL's host 127\.0\.0\.1 is a loopback address \(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true\)$/m,
     );
     const listed = await runOrdergate(['webhooks', 'list', '--user', demo.user_id], { env: strictEnv });

@@ -11,7 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachMessageSocket, type MessageSocket, type MessageSocketOptions } from '../../src/http/routes/message-socket.js';
+import {
+  attachMessageSocket,
+  type MessageSocket,
+  type MessageSocketOptions,
+} from '../../src/http/routes/message-socket.js';
 import type { OrderEventsService } from '../../src/services/order-events.js';
 import { createServices } from '../../src/wiring.js';
 import { closedNow, fieldsOf, importOfsIssues, runOrdergate } from '../cli/run-ordergate.js';
@@ -25,7 +29,15 @@ const SESSION = '/authentication/v1/user/session';
 const ORDERS = '/transactional/v1/orders/regular';
 
 /** The spec's code tables (odin-compat.md), written out rather than read from the implementation. */
-const STATUS_CODES: Record<string, number> = { OMSXMITTED: 3, EXXMITTED: 4, PENDING: 5, CANCELLED: 6, EXECUTED: 7, OMSREJECT: 10, ORDERERROR: 11 };
+const STATUS_CODES: Record<string, number> = {
+  OMSXMITTED: 3,
+  EXXMITTED: 4,
+  PENDING: 5,
+  CANCELLED: 6,
+  EXECUTED: 7,
+  OMSREJECT: 10,
+  ORDERERROR: 11,
+};
 const EXCHANGE_CODES: Record<string, number> = { NSE_EQ: 1, BSE_EQ: 3 };
 const SIDE_CODES: Record<string, number> = { BUY: 1, SELL: 2 };
 const ORDER_TYPE_CODES: Record<string, number> = { RL: 1, 'RL-MKT': 2 };
@@ -85,7 +97,9 @@ class OrderSocketClient {
     const deadline = Date.now() + ms;
     while (!condition()) {
       if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${what}; messages: ${JSON.stringify(this.messages)}; errors: ${JSON.stringify(this.errors)}`);
+        throw new Error(
+          `timed out waiting for ${what}; messages: ${JSON.stringify(this.messages)}; errors: ${JSON.stringify(this.errors)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
@@ -126,7 +140,11 @@ describe('the live order socket (Socket.IO), end to end', () => {
   }
 
   async function place(user: Credentials, token: string, overrides: Record<string, unknown>): Promise<string> {
-    const placed = await call(server.url, 'POST', ORDERS, { body: validBid({ order_identifier: 'socket-e2e', ...overrides }), token, apiKey: user.apiKey });
+    const placed = await call(server.url, 'POST', ORDERS, {
+      body: validBid({ order_identifier: 'socket-e2e', ...overrides }),
+      token,
+      apiKey: user.apiKey,
+    });
     expect(placed.status, JSON.stringify(placed.body)).toBe(200);
     return placed.body.data.orderId;
   }
@@ -141,12 +159,19 @@ describe('the live order socket (Socket.IO), end to end', () => {
    * Waits until the order's history satisfies the condition (the OMS works on its own), and answers it as
    * read once more.
    */
-  async function historyUntil(token: string, orderId: string, condition: (entries: Json[]) => boolean, what: string, ms = 10_000): Promise<Json[]> {
+  async function historyUntil(
+    token: string,
+    orderId: string,
+    condition: (entries: Json[]) => boolean,
+    what: string,
+    ms = 10_000,
+  ): Promise<Json[]> {
     const deadline = Date.now() + ms;
     for (;;) {
       const entries = await history(token, orderId);
       if (condition(entries)) return history(token, orderId);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(entries.map((e) => [e.status, e.reason]))}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}: ${JSON.stringify(entries.map((e) => [e.status, e.reason]))}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -197,7 +222,11 @@ describe('the live order socket (Socket.IO), end to end', () => {
     expect(added.code, added.stderr).toBe(0);
     const key = await runOrdergate(['apikeys', 'create', 'bob'], { env });
     expect(key.code, key.stderr).toBe(0);
-    bob = { userId: 'bob', password: fieldsOf(added.stdout).password!, apiKey: key.stdout.trimEnd().split('\n').at(-1)! };
+    bob = {
+      userId: 'bob',
+      password: fieldsOf(added.stdout).password!,
+      apiKey: key.stdout.trimEnd().split('\n').at(-1)!,
+    };
     // Bob is there already: the demo's published login is accepted beside him, as here it must be.
     const created = await runOrdergate(['demo', '--json', '--allow-other-users'], { env });
     expect(created.code, created.stderr).toBe(0);
@@ -233,15 +262,21 @@ describe('the live order socket (Socket.IO), end to end', () => {
     const loginVia = (host: string) =>
       new Promise<Json>((resolve, reject) => {
         const body = JSON.stringify({ user_id: demo.userId, login_type: 'PASSWORD', password: demo.password });
-        const req = request(`${server.url}${SESSION}`, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve(JSON.parse(text)));
-        });
+        const req = request(
+          `${server.url}${SESSION}`,
+          { method: 'POST', headers: { host, 'content-type': 'application/json' } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve(JSON.parse(text)));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
-    expect((await loginVia('orders.example.in:8443')).data.others).toEqual({ messageSocket: 'http://orders.example.in:8443' });
+    expect((await loginVia('orders.example.in:8443')).data.others).toEqual({
+      messageSocket: 'http://orders.example.in:8443',
+    });
     expect((await loginVia('[::1]:8080')).data.others).toEqual({ messageSocket: 'http://[::1]:8080' });
     expect((await loginVia('bad host/x')).data.others).toEqual({ messageSocket: server.url });
   });
@@ -295,14 +330,31 @@ describe('the live order socket (Socket.IO), end to end', () => {
     const first = await place(demo, demoToken, { quantity: '10', price: 101.5 });
     await alice.until(() => alice.of(first).some((m) => m.OrderStatus === 5), 'the first bid PENDING');
     const modified = await call(server.url, 'PUT', `${ORDERS}/NSE_EQ/${first}`, {
-      body: { order_type: 'RL', quantity: '20', price: 102, traded_quantity: 0, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null },
+      body: {
+        order_type: 'RL',
+        quantity: '20',
+        price: 102,
+        traded_quantity: 0,
+        disclosed_quantity: 0,
+        validity: '',
+        validity_days: 0,
+        trigger_price: null,
+      },
       token: demoToken,
       apiKey: demo.apiKey,
     });
     expect(modified.status, JSON.stringify(modified.body)).toBe(200);
-    let entries = await historyUntil(demoToken, first, (h) => h.at(-1).reason === 'Modified at the exchange', 'the modification at the exchange');
+    let entries = await historyUntil(
+      demoToken,
+      first,
+      (h) => h.at(-1).reason === 'Modified at the exchange',
+      'the modification at the exchange',
+    );
     await alice.until(() => alice.of(first).length === entries.length, 'the modification messages');
-    const cancelled = await call(server.url, 'DELETE', `${ORDERS}/NSE_EQ/${first}`, { token: demoToken, apiKey: demo.apiKey });
+    const cancelled = await call(server.url, 'DELETE', `${ORDERS}/NSE_EQ/${first}`, {
+      token: demoToken,
+      apiKey: demo.apiKey,
+    });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     entries = await historyUntil(demoToken, first, (h) => h.at(-1).status === 'CANCELLED', 'the cancellation');
     await alice.until(() => alice.of(first).length === entries.length, 'the cancellation messages');
@@ -315,7 +367,13 @@ describe('the live order socket (Socket.IO), end to end', () => {
     await historyUntil(demoToken, second, (h) => h.at(-1).status === 'PENDING', 'the cut-off bid PENDING');
     await historyUntil(bobToken, bobOrder, (h) => h.at(-1).status === 'PENDING', "Bob's bid PENDING");
     await importOfsIssues([closedNow(demoIssue)], env);
-    const allotted = await historyUntil(demoToken, second, (h) => h.at(-1).status === 'EXECUTED', 'the allotment', 15_000);
+    const allotted = await historyUntil(
+      demoToken,
+      second,
+      (h) => h.at(-1).status === 'EXECUTED',
+      'the allotment',
+      15_000,
+    );
     await alice.until(() => alice.of(second, 'TRD_MSG').length > 0, 'the trade message');
 
     // One ORD_NRML per history entry, in order, with the history's values under ODIN's names and codes.
@@ -334,7 +392,9 @@ describe('the live order socket (Socket.IO), end to end', () => {
     const executed = allotted.at(-1);
     expect(executed).toMatchObject({ traded_quantity: 100, traded_price: '101.00' });
     const trades = alice.messages.filter((m) => m.MessageType === 'TRD_MSG');
-    const tradeBook = await call(server.url, 'GET', `/transactional/v1/trades?order_id=${encodeURIComponent(second)}`, { token: demoToken });
+    const tradeBook = await call(server.url, 'GET', `/transactional/v1/trades?order_id=${encodeURIComponent(second)}`, {
+      token: demoToken,
+    });
     expect(tradeBook.body.data).toHaveLength(1);
     const [trade] = tradeBook.body.data;
     expect(trades).toEqual([
@@ -402,7 +462,11 @@ describe('the live order socket in process: login timeout, revoked and expired t
 
   beforeAll(async () => {
     server = await startTestServer();
-    const services = createServices(server.store, { tokenTtlSeconds: 24 * 60 * 60, now: () => server.clock.now, orderEvents: { pollMs: 20 } });
+    const services = createServices(server.store, {
+      tokenTtlSeconds: 24 * 60 * 60,
+      now: () => server.clock.now,
+      orderEvents: { pollMs: 20 },
+    });
     orderEvents = services.orderEvents;
     socketAuth = services.auth;
     socketServer = attachMessageSocket(server.app.server, {
@@ -437,7 +501,11 @@ describe('the live order socket in process: login timeout, revoked and expired t
     return placed.body.data.orderId as string;
   };
   const freshToken = async (user: TestUser) =>
-    (await server.call('POST', SESSION, { body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password } })).body.data.access_token as string;
+    (
+      await server.call('POST', SESSION, {
+        body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password },
+      })
+    ).body.data.access_token as string;
 
   it('takes its login timeout from the options', async () => {
     // A socket of its own on a bare HTTP server, so the short deadline cannot catch the other tests' logins.
@@ -469,7 +537,9 @@ describe('the live order socket in process: login timeout, revoked and expired t
     expect((await loggedOut.login(token)).status).toBe('success');
     expect((await server.call('DELETE', SESSION, { token })).status).toBe(200);
     await loggedOut.until(() => loggedOut.disconnect !== null, 'the disconnect after logout', 2_000);
-    expect(loggedOut.errors).toEqual([expect.objectContaining({ code: 'e-204', errors: [expect.objectContaining({ field: 'jToken' })] })]);
+    expect(loggedOut.errors).toEqual([
+      expect.objectContaining({ code: 'e-204', errors: [expect.objectContaining({ field: 'jToken' })] }),
+    ]);
 
     const expiring = open();
     await expiring.connected();
@@ -524,7 +594,11 @@ describe('the live order socket ends with its session, whatever node took the lo
   beforeAll(async () => {
     server = await startTestServer();
     // Another node's feed and socket over the same store; its own token check comes only every minute.
-    const services = createServices(server.store, { tokenTtlSeconds: 24 * 60 * 60, now: () => server.clock.now, orderEvents: { pollMs: 20 } });
+    const services = createServices(server.store, {
+      tokenTtlSeconds: 24 * 60 * 60,
+      now: () => server.clock.now,
+      orderEvents: { pollMs: 20 },
+    });
     orderEvents = services.orderEvents;
     socketServer = attachMessageSocket(server.app.server, {
       auth: services.auth,
@@ -545,7 +619,9 @@ describe('the live order socket ends with its session, whatever node took the lo
   });
 
   it('disconnects a socket within 2 s of a logout taken by another node, long before its own token check, with e-204', async () => {
-    const login = await server.call('POST', SESSION, { body: { user_id: 'erin', login_type: 'PASSWORD', password: erin.password } });
+    const login = await server.call('POST', SESSION, {
+      body: { user_id: 'erin', login_type: 'PASSWORD', password: erin.password },
+    });
     const token = login.body.data.access_token as string;
     const client = new OrderSocketClient(server.url);
     clients.push(client);
@@ -555,7 +631,9 @@ describe('the live order socket ends with its session, whatever node took the lo
     expect((await server.call('DELETE', SESSION, { token })).status).toBe(200);
     await client.until(() => client.disconnect !== null, 'the disconnect after the logout', 2_000);
     expect(client.disconnect!.at - loggedOut).toBeLessThan(2_000);
-    expect(client.errors).toEqual([expect.objectContaining({ code: 'e-204', errors: [expect.objectContaining({ field: 'jToken' })] })]);
+    expect(client.errors).toEqual([
+      expect.objectContaining({ code: 'e-204', errors: [expect.objectContaining({ field: 'jToken' })] }),
+    ]);
     // A bid of the user's other session after the logout reaches no socket of the ended one.
     const placed = await server.call('POST', ORDERS, { body: validBid(), token: erin.token, apiKey: erin.apiKey });
     expect(placed.status, placed.text).toBe(200);
@@ -578,8 +656,14 @@ describe('the live order socket and the event stream share the stream caps, end 
     return client;
   };
   const refusal = async (token: string) => {
-    const response = await fetch(`${server.url}/transactional/v1/orders/events`, { headers: { authorization: `Bearer ${token}` } });
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Json };
+    const response = await fetch(`${server.url}/transactional/v1/orders/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: (await response.json()) as Json,
+    };
   };
 
   beforeAll(async () => {
@@ -589,7 +673,9 @@ describe('the live order socket and the event stream share the stream caps, end 
     for (const userId of ['carol', 'dave', 'frank']) {
       const added = await runOrdergate(['users', 'add', userId], { env });
       expect(added.code, added.stderr).toBe(0);
-      const login = await call(server.url, 'POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password: fieldsOf(added.stdout).password } });
+      const login = await call(server.url, 'POST', SESSION, {
+        body: { user_id: userId, login_type: 'PASSWORD', password: fieldsOf(added.stdout).password },
+      });
       expect(login.status, JSON.stringify(login.body)).toBe(200);
       tokens[userId] = login.body.data.access_token;
     }
@@ -626,7 +712,11 @@ describe('the live order socket and the event stream share the stream caps, end 
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(await refusal(tokens.carol!)).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]/), body: { code: 'e-429' } });
+    expect(await refusal(tokens.carol!)).toMatchObject({
+      status: 429,
+      retryAfter: expect.stringMatching(/^[1-9]/),
+      body: { code: 'e-429' },
+    });
 
     // The node's two: Carol's socket and Dave's stream. A new socket connects (connections not logged in
     // have a budget of their own) and its login is refused: the node is full.

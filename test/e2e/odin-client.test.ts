@@ -29,14 +29,26 @@ class OdinStyleClient {
   }
 
   private async request(method: string, path: string, body?: unknown, orderEntry = false) {
-    const answer = await call(this.baseUrl, method, path, { body, token: this.token, ...(orderEntry && { apiKey: this.apiKey }) });
+    const answer = await call(this.baseUrl, method, path, {
+      body,
+      token: this.token,
+      ...(orderEntry && { apiKey: this.apiKey }),
+    });
     expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(200);
     expect(answer.body.status).toBe('success');
     return answer.body;
   }
 
   async login(userId: string, password: string) {
-    const body = { user_id: userId, login_type: 'PASSWORD', password, second_auth_type: '', second_auth: '', api_key: this.apiKey, source: 'WEBAPI' };
+    const body = {
+      user_id: userId,
+      login_type: 'PASSWORD',
+      password,
+      second_auth_type: '',
+      second_auth: '',
+      api_key: this.apiKey,
+      source: 'WEBAPI',
+    };
     const answer = await call(this.baseUrl, 'POST', '/authentication/v1/user/session', { body });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     this.token = answer.body.data.access_token;
@@ -53,11 +65,21 @@ class OdinStyleClient {
 
   /** The SDK sends its whole parameter object, exchange and order_id included, numbers as numbers. */
   modifyOrder(params: { exchange: string; order_id: string } & Record<string, unknown>) {
-    return this.request('PUT', `/transactional/v1/orders/regular/${params.exchange}/${encodeURIComponent(params.order_id)}`, params, true);
+    return this.request(
+      'PUT',
+      `/transactional/v1/orders/regular/${params.exchange}/${encodeURIComponent(params.order_id)}`,
+      params,
+      true,
+    );
   }
 
   cancelOrder(exchange: string, orderId: string) {
-    return this.request('DELETE', `/transactional/v1/orders/regular/${exchange}/${encodeURIComponent(orderId)}`, undefined, true);
+    return this.request(
+      'DELETE',
+      `/transactional/v1/orders/regular/${exchange}/${encodeURIComponent(orderId)}`,
+      undefined,
+      true,
+    );
   }
 
   getOrderBook(offset = 1, limit = 20, orderStatus = -1) {
@@ -69,7 +91,10 @@ class OdinStyleClient {
   }
 
   getTradeBook(orderIds: string[]) {
-    return this.request('GET', `/transactional/v1/trades?offset=1&limit=20&order_ids=${orderIds.map(encodeURIComponent).join(',')}`);
+    return this.request(
+      'GET',
+      `/transactional/v1/trades?offset=1&limit=20&order_ids=${orderIds.map(encodeURIComponent).join(',')}`,
+    );
   }
 
   getPositions(type: 'all' | 'daily' | 'expiry') {
@@ -87,7 +112,12 @@ let reader: ServerProcess;
 let demo: { user_id: string; password: string; api_key: string };
 let env: Record<string, string>;
 // A BSE issue of its own, open until the test closes it (an operator's re-import); settlement seconds after the allotment.
-const issue = { ...demoOfsIssue(Date.now()), exchange: 'BSE_EQ', scrip_token: 543210, settlement_delay_seconds: SETTLEMENT_SECONDS };
+const issue = {
+  ...demoOfsIssue(Date.now()),
+  exchange: 'BSE_EQ',
+  scrip_token: 543210,
+  settlement_delay_seconds: SETTLEMENT_SECONDS,
+};
 
 beforeAll(async () => {
   database = await createTestDatabase('ordergate_odin_client');
@@ -129,7 +159,15 @@ it('runs a bid from funds to holding through the calls an ODIN client makes, on 
   const cashBefore = Number(funds.cash);
 
   const bid = {
-    scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' },
+    scrip_info: {
+      exchange: 'BSE_EQ',
+      scrip_token: 543210,
+      symbol: 'SBIN',
+      series: 'OF',
+      expiry_date: '',
+      strike_price: '',
+      option_type: '',
+    },
     transaction_type: 'BUY',
     product_type: 'OFS',
     order_type: 'RL',
@@ -152,7 +190,11 @@ it('runs a bid from funds to holding through the calls an ODIN client makes, on 
     'both bids PENDING on the other node',
   );
   expect(live.metadata.total_records).toBe(2);
-  expect(live.data.find((o: OrderRecord) => o.order_id === kept)).toMatchObject({ order_price: '101.50', total_quantity: 50, client_id: demo.user_id });
+  expect(live.data.find((o: OrderRecord) => o.order_id === kept)).toMatchObject({
+    order_price: '101.50',
+    total_quantity: 50,
+    client_id: demo.user_id,
+  });
 
   await client.modifyOrder({
     exchange: 'BSE_EQ',
@@ -190,16 +232,28 @@ it('runs a bid from funds to holding through the calls an ODIN client makes, on 
     15_000,
   );
   const executed = allotted.data.at(-1);
-  expect(executed).toMatchObject({ total_quantity: 60, traded_quantity: 60, pending_quantity: 0, traded_price: '101.50' });
+  expect(executed).toMatchObject({
+    total_quantity: 60,
+    traded_quantity: 60,
+    pending_quantity: 0,
+    traded_price: '101.50',
+  });
   const trades = await other.getTradeBook([kept, dropped]);
   expect(trades.metadata.total_records).toBe(1);
-  expect(trades.data[0]).toMatchObject({ order_id: kept, traded_quantity: 60, traded_price: '101.50', exchange_order_no: executed.exchange_order_no });
+  expect(trades.data[0]).toMatchObject({
+    order_id: kept,
+    traded_quantity: 60,
+    traded_price: '101.50',
+    exchange_order_no: executed.exchange_order_no,
+  });
   const afterAllotment = (await other.balance()).data;
   expect(afterAllotment).toMatchObject({ blocked: '0.00', debited: '6090.00' });
   expect(Number(afterAllotment.cash)).toBeCloseTo(cashBefore - 6090, 2);
 
   // A position until it settles, then a holding.
-  expect((await other.getPositions('all')).data).toEqual([expect.objectContaining({ exchange: 'BSE_EQ', buy_quantity: 60, buy_average_price: '101.50' })]);
+  expect((await other.getPositions('all')).data).toEqual([
+    expect.objectContaining({ exchange: 'BSE_EQ', buy_quantity: 60, buy_average_price: '101.50' }),
+  ]);
   expect((await other.getHoldings()).data).toEqual([]);
   const holdings = await until(
     () => other.getHoldings(),
@@ -207,6 +261,14 @@ it('runs a bid from funds to holding through the calls an ODIN client makes, on 
     'the holding after settlement',
     (SETTLEMENT_SECONDS + 5) * 1000,
   );
-  expect(holdings.data).toEqual([expect.objectContaining({ exchange: 'BSE_EQ', symbol: 'SBIN', quantity: 60, average_price: '101.50', value: '6090.00' })]);
+  expect(holdings.data).toEqual([
+    expect.objectContaining({
+      exchange: 'BSE_EQ',
+      symbol: 'SBIN',
+      quantity: 60,
+      average_price: '101.50',
+      value: '6090.00',
+    }),
+  ]);
   expect((await other.getPositions('all')).data).toEqual([]);
 }, 60_000);

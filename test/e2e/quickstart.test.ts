@@ -9,12 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/sql/database.js';
-import { ROOT, runOrdergate } from '../cli/run-ordergate.js';
+import { runOrdergate } from '../cli/run-ordergate.js';
 import { call, children, eventually, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { validBid } from '../support/server.js';
 
 const cartLine = (quantity: number) => ({
-  scripDetail: { symbol: 'SBIN', _Series: 'EQ', _InstrumentName: 'EQUITY', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+  scripDetail: {
+    symbol: 'SBIN',
+    _Series: 'EQ',
+    _InstrumentName: 'EQUITY',
+    _ExchangeName: 'NSE',
+    MarketLot: 1,
+    PriceTick: 0.05,
+  },
   TransactionType: 'BUY',
   OrderType: 'RL',
   Quantity: quantity,
@@ -101,9 +108,18 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
   });
 
   it('places an OFS bid on the demo issue', async () => {
-    const placed = await call(server.url, 'POST', '/transactional/v1/orders/regular', { body: bid(), token: state.token, apiKey: state.demo.api_key });
+    const placed = await call(server.url, 'POST', '/transactional/v1/orders/regular', {
+      body: bid(),
+      token: state.token,
+      apiKey: state.demo.api_key,
+    });
     expect(placed.status, JSON.stringify(placed.body)).toBe(200);
-    expect(placed.body).toEqual({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: expect.any(String) } });
+    expect(placed.body).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Order Entry Sent to OMS',
+      data: { orderId: expect.any(String) },
+    });
     state.orderId = placed.body.data.orderId;
   });
 
@@ -116,7 +132,10 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
       modifiedBy: state.demo.user_id,
       executedNoTime: 0,
     });
-    const created = await call(server.url, 'POST', '/transactional/v1/ordercart', { body: cart('e2e basket', 1), token: state.token });
+    const created = await call(server.url, 'POST', '/transactional/v1/ordercart', {
+      body: cart('e2e basket', 1),
+      token: state.token,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toMatchObject({ status: 'success', code: 's-101', data: { ordercartId: expect.any(String) } });
     state.ordercartId = created.body.data.ordercartId;
@@ -126,7 +145,12 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
       token: state.token,
     });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
-    expect(updated.body).toEqual({ status: 'success', code: 's-101', message: 'Order cart updated successfully', data: [{ message: 'success' }] });
+    expect(updated.body).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Order cart updated successfully',
+      data: [{ message: 'success' }],
+    });
   });
 
   it('the shell snippet of `ordergate demo` runs as pasted against the server', async () => {
@@ -140,7 +164,9 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
       /"message":"Order book fetched successfully","data":\[\{"order_id":"[^"]+".*"metadata":\{"total_records":[1-9][0-9]*,"offset":1,"limit":20\}\}/,
     );
     expect(run.stdout).toContain('"ordercartId":"');
-    expect(run.stdout).toContain('{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}');
+    expect(run.stdout).toContain(
+      '{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}',
+    );
     expect(run.stdout).toContain('"ordercartName":"demo cart, updated"');
     expect(run.stdout).toContain('"access_token":"');
   });
@@ -154,7 +180,9 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
     // Users exist now: no hint.
     expect(server.stderr()).not.toContain('npx ordergate demo');
 
-    const details = await call(server.url, 'GET', `/transactional/v1/ordercart/${state.ordercartId}`, { token: state.token });
+    const details = await call(server.url, 'GET', `/transactional/v1/ordercart/${state.ordercartId}`, {
+      token: state.token,
+    });
     expect(details.status, JSON.stringify(details.body)).toBe(200);
     expect(JSON.stringify(details.body.data)).toContain('e2e basket, renamed');
     expect(JSON.stringify(details.body.data)).toContain(`"ordercartId":"${state.ordercartId}"`);
@@ -171,10 +199,22 @@ describe('quick start: npm start, ordergate demo, a bid and a cart, a restart', 
 
     const store = openStore(`sqlite:${dbPath}`);
     try {
-      const orders = await store.db.selectFrom('orders').selectAll().where('user_id', '=', state.demo.user_id).orderBy('created_at').execute();
+      const orders = await store.db
+        .selectFrom('orders')
+        .selectAll()
+        .where('user_id', '=', state.demo.user_id)
+        .orderBy('created_at')
+        .execute();
       expect(orders.map((o) => o.order_identifier)).toContain('e2e-bid');
-      expect(orders.find((o) => o.order_id === state.orderId)).toMatchObject({ symbol: 'SBIN', quantity: 10, price_paise: 10150, order_identifier: 'e2e-bid' });
-      expect(orders.find((o) => o.order_id === again.body.data.orderId)).toMatchObject({ order_identifier: 'e2e-bid2' });
+      expect(orders.find((o) => o.order_id === state.orderId)).toMatchObject({
+        symbol: 'SBIN',
+        quantity: 10,
+        price_paise: 10150,
+        order_identifier: 'e2e-bid',
+      });
+      expect(orders.find((o) => o.order_id === again.body.data.orderId)).toMatchObject({
+        order_identifier: 'e2e-bid2',
+      });
     } finally {
       await store.close();
     }

@@ -106,7 +106,13 @@ describe('examples/webhook-receiver.ts', () => {
 
   it('refuses a signature of any characters or length with 401, and keeps serving', async () => {
     // 'é' is one character but two bytes: as long as a genuine signature in characters, not in bytes.
-    for (const signature of ['sha256=' + 'é'.repeat(64), 'é'.repeat(71), 'sha256=' + 'ff'.repeat(32), 'sha256=' + '0'.repeat(640), '']) {
+    for (const signature of [
+      'sha256=' + 'é'.repeat(64),
+      'é'.repeat(71),
+      'sha256=' + 'ff'.repeat(32),
+      'sha256=' + '0'.repeat(640),
+      '',
+    ]) {
       expect(await deliver('{"event_id":10}', { signature }), signature).toBe(401);
     }
     expect(isGenuine(SECRET, String(Math.floor(Date.now() / 1000)), '\u{1F600}'.repeat(35) + 'x', '{}')).toBe(false);
@@ -116,9 +122,12 @@ describe('examples/webhook-receiver.ts', () => {
 
   it('refuses a body over 1 MiB with 413 without reading it, and keeps serving', async () => {
     const { port } = server.address() as AddressInfo;
-    const head = (framing: string) => `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`;
+    const head = (framing: string) =>
+      `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`;
     // Announced as longer than 1 MiB: refused on its head, none of the body sent.
-    expect((await answerTo(port, head(`content-length: ${1024 * 1024 + 1}`), false)).statusLine).toBe('HTTP/1.1 413 Payload Too Large');
+    expect((await answerTo(port, head(`content-length: ${1024 * 1024 + 1}`), false)).statusLine).toBe(
+      'HTTP/1.1 413 Payload Too Large',
+    );
     // Chunked, with no length announced: refused once more than 1 MiB has arrived, while the client still sends.
     const long = await answerTo(port, head('transfer-encoding: chunked'), true);
     expect(long.statusLine).toBe('HTTP/1.1 413 Payload Too Large');

@@ -75,7 +75,8 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
     const step = async (name: string, work: () => Promise<unknown> | undefined) => {
       const started = Date.now();
       await work();
-      if (Date.now() - started > 5_000) process.stdout.write(`db-outage teardown: ${name} took ${Date.now() - started} ms\n`);
+      if (Date.now() - started > 5_000)
+        process.stdout.write(`db-outage teardown: ${name} took ${Date.now() - started} ms\n`);
     };
     stream?.abort();
     await step('worker.stop', () => worker?.stop());
@@ -86,7 +87,12 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
     await step('database.dispose', () => database?.dispose());
   });
 
-  const placeBid = () => server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token: user.token, apiKey: user.apiKey });
+  const placeBid = () =>
+    server.call('POST', '/transactional/v1/orders/regular', {
+      body: validBid(),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
   const login = () =>
     server.call('POST', '/authentication/v1/user/session', {
       body: {
@@ -149,33 +155,43 @@ describe.skipIf(testDialect() !== 'postgres')('database outage (PostgreSQL behin
           100,
         );
         const recoveryMs = Math.round(performance.now() - restoredAt);
-        expect(recovered, `still ${placed?.status} ${placed?.text} ${recoveryMs} ms after the database came back`).toBe(true);
+        expect(recovered, `still ${placed?.status} ${placed?.text} ${recoveryMs} ms after the database came back`).toBe(
+          true,
+        );
         acknowledged.push(placed!.body.data.orderId);
         expect((await login()).status).toBe(200);
         expect((await orderBook()).status).toBe(200);
-        process.stdout.write(`db-outage ${mode}: 503 answers in ms ${JSON.stringify(measured)}; 200 again ${recoveryMs} ms after the restore\n`);
+        process.stdout.write(
+          `db-outage ${mode}: 503 answers in ms ${JSON.stringify(measured)}; 200 again ${recoveryMs} ms after the restore\n`,
+        );
       },
     );
   }
 
-  it('the OMS worker and the order-event stream carried on; no acknowledged order was lost', { timeout: 30_000 }, async () => {
-    const direct = openStore(database.databaseUrl);
-    try {
-      const allSent = await eventually(async () => {
+  it(
+    'the OMS worker and the order-event stream carried on; no acknowledged order was lost',
+    { timeout: 30_000 },
+    async () => {
+      const direct = openStore(database.databaseUrl);
+      try {
+        const allSent = await eventually(async () => {
+          const { orders } = await auditOrders(direct);
+          return acknowledged.every((orderId) => orders.get(orderId)?.status === 'PENDING');
+        }, 15_000);
         const { orders } = await auditOrders(direct);
-        return acknowledged.every((orderId) => orders.get(orderId)?.status === 'PENDING');
-      }, 15_000);
-      const { orders } = await auditOrders(direct);
-      expect(allSent, JSON.stringify([...orders])).toBe(true);
-      for (const orderId of acknowledged) {
-        expect(orders.get(orderId)).toMatchObject({ outbox: 1, exchangeRows: 1, transmissions: 1 });
-        expect(orders.get(orderId)!.history).toBeGreaterThanOrEqual(3);
+        expect(allSent, JSON.stringify([...orders])).toBe(true);
+        for (const orderId of acknowledged) {
+          expect(orders.get(orderId)).toMatchObject({ outbox: 1, exchangeRows: 1, transmissions: 1 });
+          expect(orders.get(orderId)!.history).toBeGreaterThanOrEqual(3);
+        }
+        // The last order was placed after both outages: its PENDING reached the stream opened before them.
+        const last = acknowledged.at(-1)!;
+        expect(
+          await eventually(async () => stream.text().includes(`"order_id":"${last}","status":"PENDING"`), 10_000, 100),
+        ).toBe(true);
+      } finally {
+        await direct.close();
       }
-      // The last order was placed after both outages: its PENDING reached the stream opened before them.
-      const last = acknowledged.at(-1)!;
-      expect(await eventually(async () => stream.text().includes(`"order_id":"${last}","status":"PENDING"`), 10_000, 100)).toBe(true);
-    } finally {
-      await direct.close();
-    }
-  });
+    },
+  );
 });

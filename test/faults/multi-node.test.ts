@@ -45,13 +45,19 @@ describe.skipIf(testDialect() !== 'postgres')('two API nodes and two OMS workers
         expect(orders.size).toBe(acknowledged.length);
         for (const orderId of acknowledged) expect(orders.has(orderId), orderId).toBe(true);
         const faults = [...orders].filter(
-          ([, order]) => order.status !== 'PENDING' || order.history !== 3 || order.outbox !== 1 || order.exchangeRows !== 1 || order.transmissions !== 1,
+          ([, order]) =>
+            order.status !== 'PENDING' ||
+            order.history !== 3 ||
+            order.outbox !== 1 ||
+            order.exchangeRows !== 1 ||
+            order.transmissions !== 1,
         );
         expect(faults).toEqual([]);
 
         // Each process warned at its start exactly when the server does not vacuum (src/store/sql/health.ts).
         const problem = maintenanceProblem((await maintenanceSettings(store))!);
-        for (const node of [apiA, apiB, omsA, omsB]) expect(node.stderr().includes(`"msg":"${problem}"`)).toBe(problem !== null);
+        for (const node of [apiA, apiB, omsA, omsB])
+          expect(node.stderr().includes(`"msg":"${problem}"`)).toBe(problem !== null);
 
         // Both workers took part (the outbox records who finished each entry).
         const byWorker = await store.db

@@ -42,7 +42,14 @@ export function startNode(kind: 'serve' | 'oms', env: Record<string, string>): P
   const args = kind === 'serve' ? [MAIN] : [CLI, 'oms'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', OMS_POLL_MS: '50', RATE_LIMIT_ORDERS_PER_SECOND: '0', ...env }),
+    env: cleanEnv({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      OMS_POLL_MS: '50',
+      RATE_LIMIT_ORDERS_PER_SECOND: '0',
+      ...env,
+    }),
   });
   running.add(child);
   let stderr = '';
@@ -54,7 +61,10 @@ export function startNode(kind: 'serve' | 'oms', env: Record<string, string>): P
   );
   const ready = kind === 'serve' ? 'ordergate listening' : 'ordergate oms running';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${kind} did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)),
+      START_TIMEOUT_MS,
+    );
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`${kind} exited (${code ?? signal}) before it was ready: ${stderr}`));
@@ -92,7 +102,12 @@ export async function seed(databaseUrl: string, count: number): Promise<{ userId
   try {
     await migrateToLatest(store);
     const issues = new OfsIssueRepository(store.db);
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    );
     await issues.upsert([openIssue(Date.now())], Date.now());
     const users = [];
     for (let i = 0; i < count; i += 1) {
@@ -121,7 +136,8 @@ export async function login(url: string, user: { userId: string; apiKey: string 
     }),
   });
   const body = (await response.json()) as { data?: { access_token?: string } };
-  if (response.status !== 200 || !body.data?.access_token) throw new Error(`login of ${user.userId} failed: ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || !body.data?.access_token)
+    throw new Error(`login of ${user.userId} failed: ${response.status} ${JSON.stringify(body)}`);
   return { ...user, token: body.data.access_token };
 }
 
@@ -132,17 +148,27 @@ export type BidOutcome =
   | { kind: 'no-answer'; error: string; identifier: string };
 
 /** Places one bid; `identifier` (at most 10 characters) lets the test find its order later. */
-export async function placeBid(url: string, bidder: Bidder, identifier: string, signal?: AbortSignal): Promise<BidOutcome> {
+export async function placeBid(
+  url: string,
+  bidder: Bidder,
+  identifier: string,
+  signal?: AbortSignal,
+): Promise<BidOutcome> {
   try {
     const response = await fetch(`${url}/transactional/v1/orders/regular`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${bidder.token}`,
+        'x-api-key': bidder.apiKey,
+      },
       body: JSON.stringify(validBid({ order_identifier: identifier, quantity: '1' })),
       signal: signal ?? AbortSignal.timeout(20_000),
     });
     const text = await response.text();
     const body = JSON.parse(text) as { code?: string; data?: { orderId?: string } };
-    if (response.status === 200 && typeof body.data?.orderId === 'string') return { kind: 'acknowledged', orderId: body.data.orderId, identifier };
+    if (response.status === 200 && typeof body.data?.orderId === 'string')
+      return { kind: 'acknowledged', orderId: body.data.orderId, identifier };
     return { kind: 'refused', status: response.status, code: body.code, identifier };
   } catch (error) {
     return { kind: 'no-answer', error: String((error as Error).cause ?? error), identifier };
@@ -207,7 +233,17 @@ export async function openOutbox(store: Store): Promise<number> {
 
 export interface OrderAudit {
   /** Every order in the database: id, its history rows, its outbox rows, its transmissions to the exchange. */
-  orders: Map<string, { status: string; history: number; outbox: number; placeEntries: number; exchangeRows: number; transmissions: number }>;
+  orders: Map<
+    string,
+    {
+      status: string;
+      history: number;
+      outbox: number;
+      placeEntries: number;
+      exchangeRows: number;
+      transmissions: number;
+    }
+  >;
 }
 
 /** Reads, for every order, how many history, outbox and exchange rows it has. */
@@ -217,15 +253,27 @@ export async function auditOrders(store: Store): Promise<OrderAudit> {
     .select((eb) => [
       'o.order_id',
       'o.status',
-      eb.selectFrom('order_history as h').select(eb.fn.countAll<number>().as('n')).whereRef('h.order_id', '=', 'o.order_id').as('history'),
-      eb.selectFrom('outbox as x').select(eb.fn.countAll<number>().as('n')).whereRef('x.order_id', '=', 'o.order_id').as('outbox'),
+      eb
+        .selectFrom('order_history as h')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('h.order_id', '=', 'o.order_id')
+        .as('history'),
+      eb
+        .selectFrom('outbox as x')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('x.order_id', '=', 'o.order_id')
+        .as('outbox'),
       eb
         .selectFrom('outbox as x')
         .select(eb.fn.countAll<number>().as('n'))
         .whereRef('x.order_id', '=', 'o.order_id')
         .where('x.action', '=', 'PLACE')
         .as('place_entries'),
-      eb.selectFrom('sim_exchange_bids as b').select(eb.fn.countAll<number>().as('n')).whereRef('b.order_id', '=', 'o.order_id').as('exchange_rows'),
+      eb
+        .selectFrom('sim_exchange_bids as b')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('b.order_id', '=', 'o.order_id')
+        .as('exchange_rows'),
       eb
         .selectFrom('sim_exchange_bids as b')
         .select(sql<number>`coalesce(sum(b.transmissions), 0)`.as('t'))
@@ -233,7 +281,17 @@ export async function auditOrders(store: Store): Promise<OrderAudit> {
         .as('transmissions'),
     ])
     .execute();
-  const orders = new Map<string, { status: string; history: number; outbox: number; placeEntries: number; exchangeRows: number; transmissions: number }>();
+  const orders = new Map<
+    string,
+    {
+      status: string;
+      history: number;
+      outbox: number;
+      placeEntries: number;
+      exchangeRows: number;
+      transmissions: number;
+    }
+  >();
   for (const row of rows) {
     orders.set(row.order_id, {
       status: row.status,
@@ -250,6 +308,10 @@ export async function auditOrders(store: Store): Promise<OrderAudit> {
 /** The ids of orders whose order_identifier is one of `identifiers`. */
 export async function ordersWithIdentifiers(store: Store, identifiers: readonly string[]): Promise<string[]> {
   if (identifiers.length === 0) return [];
-  const rows = await store.db.selectFrom('orders').select('order_id').where('order_identifier', 'in', identifiers).execute();
+  const rows = await store.db
+    .selectFrom('orders')
+    .select('order_id')
+    .where('order_identifier', 'in', identifiers)
+    .execute();
   return rows.map((row) => row.order_id);
 }

@@ -58,7 +58,17 @@ function served(stderr: string): Served[] {
   return stderr
     .split('\n')
     .filter((line) => line.startsWith('{') && line.includes('"request completed"'))
-    .map((line) => JSON.parse(line) as { reqId: string; method: string; url: string; res: { statusCode: number }; time: number; responseTime: number })
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          reqId: string;
+          method: string;
+          url: string;
+          res: { statusCode: number };
+          time: number;
+          responseTime: number;
+        },
+    )
     .map((entry) => ({
       reqId: entry.reqId,
       method: entry.method,
@@ -73,7 +83,11 @@ async function bid(url: string, bidder: Bidder, identifier: string): Promise<Ans
   const sentAt = performance.now();
   const response = await fetch(`${url}/transactional/v1/orders/regular`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${bidder.token}`,
+      'x-api-key': bidder.apiKey,
+    },
     body: JSON.stringify(validBid({ order_identifier: identifier, quantity: '1' })),
     signal: AbortSignal.timeout(30_000),
   });
@@ -95,14 +109,19 @@ async function bid(url: string, bidder: Bidder, identifier: string): Promise<Ans
  * (busy) test process gets to run. Answers when the lock was taken and when it goes, on the database's clock
  * (the machine's, as the server's log), and a promise of its end.
  */
-async function stallWrites(databaseUrl: string, ms: number): Promise<{ from: number; until: number; ended: Promise<void> }> {
+async function stallWrites(
+  databaseUrl: string,
+  ms: number,
+): Promise<{ from: number; until: number; ended: Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   // A failed test leaves the lock to the database's drop, which ends this connection: not an error of the run.
   client.on('error', () => undefined);
   await client.connect();
   await client.query('BEGIN');
   await client.query('LOCK TABLE orders IN EXCLUSIVE MODE');
-  const { rows } = await client.query<{ at: string }>('SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS at');
+  const { rows } = await client.query<{ at: string }>(
+    'SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS at',
+  );
   const from = Number(rows[0]!.at);
   const ended = client.query(`SELECT pg_sleep(${ms / 1000}); ROLLBACK`).then(() => client.end());
   return { from, until: from + ms, ended };
@@ -133,7 +152,9 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
         let stopped = false;
         const reading = (async () => {
           while (!stopped) {
-            const response = await fetch(`${server.url}/transactional/v1/orders?limit=1`, { headers: { authorization: `Bearer ${reader.token}` } });
+            const response = await fetch(`${server.url}/transactional/v1/orders?limit=1`, {
+              headers: { authorization: `Bearer ${reader.token}` },
+            });
             await response.arrayBuffer();
             reads.push({ status: response.status });
             await sleep(100);
@@ -166,7 +187,7 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
             sent.push(
               bid(server.url, crowd[count % crowd.length]!, `b${count}`).then(
                 (answer) => void answers.push(answer),
-                (error: Error) => void failures.push(String(error.cause ?? error)),
+                (error: Error) => void failures.push(String(error.cause instanceof Error ? error.cause : error)),
               ),
             );
           }
@@ -188,7 +209,8 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
         const shedIds = new Set(shed.map((answer) => answer.requestId));
         const shedServed = bids.filter((entry) => shedIds.has(entry.reqId));
         const inStall = (entry: Served) => entry.arrivedAt >= stallFrom && entry.arrivedAt < stallUntil;
-        const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
+        const percentile = (values: number[], p: number) =>
+          [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
         process.stdout.write(
           `overload (${testDialect()}): the lock taken in ${Math.round(lockWaitMs)} ms; ${sent.length} bids, ${accepted.length} taken, ${shed.length} shed (on the server p50 ${Math.round(
             percentile(
@@ -209,9 +231,12 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
         );
         // Every bid was answered: a success, or a 503 e-503 with Retry-After, nothing else.
         expect(failures).toEqual([]);
-        expect(answers.filter((answer) => answer.status !== 200 && !(answer.status === 503 && answer.code === 'e-503' && answer.retryAfter === '1'))).toEqual(
-          [],
-        );
+        expect(
+          answers.filter(
+            (answer) =>
+              answer.status !== 200 && !(answer.status === 503 && answer.code === 'e-503' && answer.retryAfter === '1'),
+          ),
+        ).toEqual([]);
         expect(bids).toHaveLength(answers.length);
         // The backlog was shed, at once rather than after a wait: every shed took the server well under a
         // second (the promise is "at once"; the bound is generous for a busy machine), and sheds were answered
@@ -233,12 +258,18 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
         // (From a second after the threshold: it counts from the last commit that finished, which on a busy
         // machine may be some hundreds of milliseconds into the stall.)
         const shedAfterMs = Number(process.env.OVERLOAD_SHED_CW ?? SHED_COMMIT_WAIT_MS);
-        const lateInStall = bids.filter((entry) => entry.arrivedAt > stallFrom + shedAfterMs + 1_000 && entry.arrivedAt < stallUntil);
+        const lateInStall = bids.filter(
+          (entry) => entry.arrivedAt > stallFrom + shedAfterMs + 1_000 && entry.arrivedAt < stallUntil,
+        );
         expect(lateInStall.length).toBeGreaterThan(BIDS_PER_SECOND / 4);
-        expect(lateInStall.filter((entry) => entry.status === 200).map((entry) => Math.round(entry.arrivedAt - stallFrom))).toEqual([]);
+        expect(
+          lateInStall.filter((entry) => entry.status === 200).map((entry) => Math.round(entry.arrivedAt - stallFrom)),
+        ).toEqual([]);
         // Reads were never shed, and went on during the stall.
         expect(reads.filter((read) => read.status !== 200)).toEqual([]);
-        const readsInStall = log.filter((entry) => entry.method === 'GET' && entry.url.startsWith('/transactional/v1/orders?') && inStall(entry));
+        const readsInStall = log.filter(
+          (entry) => entry.method === 'GET' && entry.url.startsWith('/transactional/v1/orders?') && inStall(entry),
+        );
         expect(readsInStall.length).toBeGreaterThan(0);
         expect(readsInStall.filter((entry) => entry.status !== 200)).toEqual([]);
         // Recovery is automatic: once the lock is gone the server takes bids again by itself (how soon the
@@ -247,7 +278,11 @@ describe.skipIf(testDialect() !== 'postgres')(`load shedding when the database f
         let again: Answer | undefined;
         let tries = 0;
         expect(
-          await eventually(async () => (again = await bid(server.url, reader, `after${(tries += 1)}`)).status === 200, 10_000, 200),
+          await eventually(
+            async () => (again = await bid(server.url, reader, `after${(tries += 1)}`)).status === 200,
+            10_000,
+            200,
+          ),
           JSON.stringify(again),
         ).toBe(true);
         accepted.push(again!);

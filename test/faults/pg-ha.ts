@@ -41,17 +41,20 @@ export const RECIPE_BLOCKS: readonly RecipeBlock[] = ['patroni.yml', 'haproxy.cf
 export function recipeBlock(markdown: string, name: RecipeBlock): string {
   const lines = markdown.split('\n');
   const markers = lines.flatMap((line, at) => (line.trim() === `<!-- ha-config: ${name} -->` ? [at] : []));
-  if (markers.length !== 1) throw new Error(`docs/deployment.md has ${markers.length} markers <!-- ha-config: ${name} -->, not one`);
+  if (markers.length !== 1)
+    throw new Error(`docs/deployment.md has ${markers.length} markers <!-- ha-config: ${name} -->, not one`);
   let at = markers[0]! + 1;
   while (lines[at]?.trim() === '') at += 1;
   const fence = /^( *)```[a-z]*$/.exec(lines[at] ?? '');
-  if (fence === null) throw new Error(`docs/deployment.md: <!-- ha-config: ${name} --> is not followed by a fenced block`);
+  if (fence === null)
+    throw new Error(`docs/deployment.md: <!-- ha-config: ${name} --> is not followed by a fenced block`);
   const indent = fence[1]!;
   const block: string[] = [];
   for (at += 1; lines[at]?.trim() !== '```'; at += 1) {
     const line = lines[at];
     if (line === undefined) throw new Error(`docs/deployment.md: the block of <!-- ha-config: ${name} --> has no end`);
-    if (line.trim() !== '' && !line.startsWith(indent)) throw new Error(`docs/deployment.md: a line of ${name} is indented less than its fence: ${line}`);
+    if (line.trim() !== '' && !line.startsWith(indent))
+      throw new Error(`docs/deployment.md: a line of ${name} is indented less than its fence: ${line}`);
     block.push(line.slice(indent.length));
   }
   return `${block.join('\n')}\n`;
@@ -133,20 +136,32 @@ export function placeholdersLeft(text: string): string[] {
 export function substitute(block: string, name: RecipeBlock, table: readonly Substitution[]): string {
   let text = block;
   for (const [inRecipe, here] of table) {
-    if (!text.includes(inRecipe)) throw new Error(`docs/deployment.md's ${name} no longer holds "${inRecipe}", which test/faults/pg-ha.ts replaces`);
+    if (!text.includes(inRecipe))
+      throw new Error(
+        `docs/deployment.md's ${name} no longer holds "${inRecipe}", which test/faults/pg-ha.ts replaces`,
+      );
     text = text.replaceAll(inRecipe, here);
   }
   const left = placeholdersLeft(text);
-  if (left.length > 0) throw new Error(`docs/deployment.md's ${name} holds machine-specific values test/faults/pg-ha.ts does not replace: ${left.join(', ')}`);
+  if (left.length > 0)
+    throw new Error(
+      `docs/deployment.md's ${name} holds machine-specific values test/faults/pg-ha.ts does not replace: ${left.join(', ')}`,
+    );
   return text;
 }
 
 /** The recipe's three files for `machine`, from docs/deployment.md's text. */
 export function recipeFiles(markdown: string, machine: RecipeMachine, leader: RecipeMember = machine.members[0]) {
   return {
-    patroni: machine.members.map((member) => substitute(recipeBlock(markdown, 'patroni.yml'), 'patroni.yml', MACHINE_SPECIFIC['patroni.yml'](machine, member))),
+    patroni: machine.members.map((member) =>
+      substitute(recipeBlock(markdown, 'patroni.yml'), 'patroni.yml', MACHINE_SPECIFIC['patroni.yml'](machine, member)),
+    ),
     haproxy: substitute(recipeBlock(markdown, 'haproxy.cfg'), 'haproxy.cfg', MACHINE_SPECIFIC['haproxy.cfg'](machine)),
-    createOrdergate: substitute(recipeBlock(markdown, 'create-ordergate.sh'), 'create-ordergate.sh', MACHINE_SPECIFIC['create-ordergate.sh'](machine, leader)),
+    createOrdergate: substitute(
+      recipeBlock(markdown, 'create-ordergate.sh'),
+      'create-ordergate.sh',
+      MACHINE_SPECIFIC['create-ordergate.sh'](machine, leader),
+    ),
   };
 }
 
@@ -168,7 +183,9 @@ export function missingHaPackages(): string[] {
     haproxy: 'haproxy',
     postgres: 'postgresql-15',
   };
-  const missing = (Object.keys(EXECUTABLES) as (keyof typeof EXECUTABLES)[]).filter((name) => !existsSync(EXECUTABLES[name])).map((name) => packages[name]);
+  const missing = (Object.keys(EXECUTABLES) as (keyof typeof EXECUTABLES)[])
+    .filter((name) => !existsSync(EXECUTABLES[name]))
+    .map((name) => packages[name]);
   return [...new Set(missing)];
 }
 
@@ -197,7 +214,9 @@ function postgresIds(): { uid: number; gid: number } | null {
 /** `command` as the postgres account when running as root (setpriv execs: a signal to the child reaches it). */
 function asPostgres(command: string, args: string[]): [string, string[]] {
   const ids = postgresIds();
-  return ids === null ? [command, args] : ['setpriv', [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', command, ...args]];
+  return ids === null
+    ? [command, args]
+    : ['setpriv', [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', command, ...args]];
 }
 
 export interface HaMember extends RecipeMember {
@@ -219,7 +238,9 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** A member's role as its Patroni REST API tells it: GET /primary answers 200 on the leader only. */
 async function restStatus(member: HaMember, path: string): Promise<number> {
   try {
-    const response = await fetch(`http://${member.host}:${member.restPort}${path}`, { signal: AbortSignal.timeout(1000) });
+    const response = await fetch(`http://${member.host}:${member.restPort}${path}`, {
+      signal: AbortSignal.timeout(1000),
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -228,10 +249,18 @@ async function restStatus(member: HaMember, path: string): Promise<number> {
 }
 
 /** Runs `command` to its end; a non-zero exit throws with its output. */
-function run(command: string, args: string[], what: string, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): string {
+function run(
+  command: string,
+  args: string[],
+  what: string,
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): string {
   const result = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000, ...options });
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
-  if (result.status !== 0) throw new Error(`${what} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${output}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${what} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${output}`,
+    );
   return output;
 }
 
@@ -281,8 +310,24 @@ export class HaCluster {
       freePort(hosts[1]),
     ]);
     const members: [HaMember, HaMember] = [
-      { name: 'pg1', host: hosts[0], pgPort: pg1, restPort: rest1, dataDir: join(dir, 'pg1'), patroni: null, log: () => '' },
-      { name: 'pg2', host: hosts[1], pgPort: pg2, restPort: rest2, dataDir: join(dir, 'pg2'), patroni: null, log: () => '' },
+      {
+        name: 'pg1',
+        host: hosts[0],
+        pgPort: pg1,
+        restPort: rest1,
+        dataDir: join(dir, 'pg1'),
+        patroni: null,
+        log: () => '',
+      },
+      {
+        name: 'pg2',
+        host: hosts[1],
+        pgPort: pg2,
+        restPort: rest2,
+        dataDir: join(dir, 'pg2'),
+        patroni: null,
+        log: () => '',
+      },
     ];
     const machine: RecipeMachine = {
       members,
@@ -300,11 +345,16 @@ export class HaCluster {
       for (const [i, member] of members.entries()) {
         mkdirSync(member.dataDir, { recursive: true, mode: 0o700 });
         writeFileSync(cluster.configFile(member), files.patroni[i]!, { mode: 0o600 });
-        if (ids !== null) for (const path of [member.dataDir, cluster.configFile(member)]) chownSync(path, ids.uid, ids.gid);
+        if (ids !== null)
+          for (const path of [member.dataDir, cluster.configFile(member)]) chownSync(path, ids.uid, ids.gid);
         // Step 3's check, with etcd up and before Patroni runs (it checks that the ports are free).
-        run(...asPostgres(EXECUTABLES.patroni, ['--validate-config', cluster.configFile(member)]), `patroni --validate-config of ${member.name}`, {
-          env: cluster.env(),
-        });
+        run(
+          ...asPostgres(EXECUTABLES.patroni, ['--validate-config', cluster.configFile(member)]),
+          `patroni --validate-config of ${member.name}`,
+          {
+            env: cluster.env(),
+          },
+        );
       }
       writeFileSync(join(dir, 'haproxy.cfg'), files.haproxy);
       // Step 6's check: no warning (a missing timeout is one), alone and appended to Debian's file.
@@ -319,11 +369,19 @@ export class HaCluster {
       cluster.startPatroni(members[0]);
       await cluster.waitFor(async () => (await restStatus(members[0], '/primary')) === 200, 60_000, 'pg1 to lead');
       cluster.startPatroni(members[1]);
-      await cluster.waitFor(async () => (await restStatus(members[1], '/sync')) === 200, 90_000, 'pg2 to follow as the synchronous standby');
+      await cluster.waitFor(
+        async () => (await restStatus(members[1], '/sync')) === 200,
+        90_000,
+        'pg2 to follow as the synchronous standby',
+      );
       cluster.startHaproxy();
       // HAProxy takes every server for up until its first checks: wait until they have run.
       let inRow = 0;
-      await cluster.waitFor(async () => (inRow = (await cluster.answers(cluster.url())) ? inRow + 1 : 0) >= 5, 20_000, 'HAProxy to reach the primary only');
+      await cluster.waitFor(
+        async () => (inRow = (await cluster.answers(cluster.url())) ? inRow + 1 : 0) >= 5,
+        20_000,
+        'HAProxy to reach the primary only',
+      );
       return cluster;
     } catch (error) {
       await cluster.stop();
@@ -356,7 +414,9 @@ export class HaCluster {
   /** `patronictl list` (step 4 of the recipe), as JSON. */
   patronictlList(): PatronictlRow[] {
     return JSON.parse(
-      run(EXECUTABLES.patronictl, ['-c', this.configFile(this.members[0]!), 'list', '-f', 'json'], 'patronictl list', { env: this.env() }),
+      run(EXECUTABLES.patronictl, ['-c', this.configFile(this.members[0]!), 'list', '-f', 'json'], 'patronictl list', {
+        env: this.env(),
+      }),
     ) as PatronictlRow[];
   }
 
@@ -473,13 +533,17 @@ export class HaCluster {
         .filter((line) => !line.includes('INFO: no action.'))
         .join('\n')
         .slice(-3000);
-    return this.children.map((child) => `--- ${child.spawnfile} ${child.pid}\n${tail((child as ChildProcess & { log(): string }).log())}`).join('\n');
+    return this.children
+      .map((child) => `--- ${child.spawnfile} ${child.pid}\n${tail((child as ChildProcess & { log(): string }).log())}`)
+      .join('\n');
   }
 
   async stop(): Promise<void> {
     // Patroni stops its PostgreSQL on SIGTERM; then the rest. Whatever is left is killed.
     const stopped = (child: ChildProcess) =>
-      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const patronis = this.members.flatMap((member) => (member.patroni === null ? [] : [member.patroni]));
     for (const child of patronis) child.kill('SIGTERM');
     await Promise.race([Promise.all(patronis.map(stopped)), sleep(15_000)]);
@@ -488,7 +552,10 @@ export class HaCluster {
     // A postmaster outliving its Patroni (killed above) is stopped too.
     for (const member of this.members) {
       if (existsSync(join(member.dataDir, 'postmaster.pid')))
-        spawnSync(`${PG_BIN}/pg_ctl`, ['-D', member.dataDir, '-m', 'immediate', 'stop'], { stdio: 'ignore', uid: postgresIds()?.uid });
+        spawnSync(`${PG_BIN}/pg_ctl`, ['-D', member.dataDir, '-m', 'immediate', 'stop'], {
+          stdio: 'ignore',
+          uid: postgresIds()?.uid,
+        });
     }
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -29,8 +29,18 @@ async function freePort(): Promise<number> {
 
 /** redis-server on `port`, nothing kept on disk; resolves once it answers. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => 50,
+  });
   probe.on('error', () => undefined);
   try {
     for (const deadline = Date.now() + 10_000; ;) {
@@ -50,7 +60,8 @@ async function startRedis(port: number): Promise<ChildProcess> {
 // A real redis-server of the test's own (Debian's redis-server, on this machine as the shared Redis's). Under
 // CI it must be there; elsewhere, without it, the test is skipped and says so.
 const runs = existsSync('/usr/bin/redis-server') || process.env.CI === 'true';
-if (!runs) process.stderr.write("\nThe Redis outage test needs redis-server (Debian's redis-server package): SKIPPED.\n\n");
+if (!runs)
+  process.stderr.write("\nThe Redis outage test needs redis-server (Debian's redis-server package): SKIPPED.\n\n");
 
 describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL shared by two nodes)', () => {
   let port: number;
@@ -64,7 +75,9 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
     redis = await startRedis(port);
     nodes = await Promise.all(
       [0, 1].map(async () => {
-        const node = await startTestServer({ rateLimits: { ordersPerSecond: LIMIT, redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix } });
+        const node = await startTestServer({
+          rateLimits: { ordersPerSecond: LIMIT, redisUrl: `redis://127.0.0.1:${port}`, redisKeyPrefix: prefix },
+        });
         await node.registerIssue();
         return node;
       }),
@@ -85,7 +98,11 @@ describe.runIf(runs)('Redis SIGKILLed under load and started again (REDIS_URL sh
   /** One bid of the user on `node`, with how long its answer took. */
   async function bid(users: [TestUser, TestUser], node: number): Promise<{ res: CallResult; ms: number }> {
     const started = performance.now();
-    const res = await nodes[node]!.call('POST', PLACE, { body: validBid({ quantity: '1' }), token: users[node]!.token, apiKey: users[node]!.apiKey });
+    const res = await nodes[node]!.call('POST', PLACE, {
+      body: validBid({ quantity: '1' }),
+      token: users[node]!.token,
+      apiKey: users[node]!.apiKey,
+    });
     return { res, ms: performance.now() - started };
   }
 

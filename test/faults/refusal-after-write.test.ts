@@ -25,11 +25,21 @@ const refusal = (userId: string) => new ApiError(Errors.ORDER_NOT_FOUND, `refuse
 const work: BatchWork<Command, null, string, Command> = {
   read: async () => null,
   judge: (command) =>
-    command.refuse === 'when-judged' ? { accepted: false, error: refusal(command.userId) } : { accepted: true, change: command, value: command.userId },
+    command.refuse === 'when-judged'
+      ? { accepted: false, error: refusal(command.userId) }
+      : { accepted: true, change: command, value: command.userId },
   write: async (tx, accepted) => {
     await openTx(tx)
       .trx.insertInto('users')
-      .values(accepted.map(({ change }) => ({ user_id: change.userId, password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 })))
+      .values(
+        accepted.map(({ change }) => ({
+          user_id: change.userId,
+          password_hash: 'x',
+          category: 'RETAIL',
+          totp_secret: null,
+          created_at: 0,
+        })),
+      )
       .execute();
     // A check placed after the write, the mistake the invariant must survive.
     const late = accepted.find(({ change }) => change.refuse === 'after-write');
@@ -47,7 +57,8 @@ describe('a refused command in a group commit', () => {
   let store: Store;
   let committer: GroupCommitter<Command, null, string, Command>;
 
-  const storedUsers = async () => (await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((row) => row.user_id);
+  const storedUsers = async () =>
+    (await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((row) => row.user_id);
 
   beforeAll(async () => {
     database = await createMigratedTestDatabase('ordergate_refusal');
@@ -61,7 +72,11 @@ describe('a refused command in a group commit', () => {
   });
 
   it('refused while judged: its caller gets its refusal, the others their answers, and only their rows are stored', async () => {
-    const outcomes = await runTogether(committer, [{ userId: 'a1' }, { userId: 'a2', refuse: 'when-judged' }, { userId: 'a3' }]);
+    const outcomes = await runTogether(committer, [
+      { userId: 'a1' },
+      { userId: 'a2', refuse: 'when-judged' },
+      { userId: 'a3' },
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(outcomes[0]).toEqual({ status: 'fulfilled', value: 'a1' });
     expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ApiError);
@@ -70,7 +85,11 @@ describe('a refused command in a group commit', () => {
   });
 
   it('refused after the batch wrote: the batch is rolled back and run again in halves; that command alone gets the internal error, the others commit', async () => {
-    const outcomes = await runTogether(committer, [{ userId: 'b1' }, { userId: 'b2', refuse: 'after-write' }, { userId: 'b3' }]);
+    const outcomes = await runTogether(committer, [
+      { userId: 'b1' },
+      { userId: 'b2', refuse: 'after-write' },
+      { userId: 'b3' },
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const reason = (outcomes[1] as PromiseRejectedResult).reason;
     // Not the refusal itself: its rows were written before it, and rolled back with its half.
@@ -83,7 +102,16 @@ describe('a refused command in a group commit', () => {
   it('a command the database refuses (a key taken already) fails alone; the seven beside it commit', async () => {
     const commands = [...['d1', 'd2', 'd3', 'a1', 'd4', 'd5', 'd6', 'd7']].map((userId) => ({ userId }));
     const outcomes = await runTogether(committer, commands);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
     expect(await storedUsers()).toEqual(['a1', 'a3', 'b1', 'b3', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7']);
   });
 

@@ -14,7 +14,12 @@ import { openStore, SERVER_SQLITE_BUSY_TIMEOUT_MS, type Store } from '../../src/
 import { DatabaseUnavailableError } from '../../src/domain/errors.js';
 import { isDatabaseUnavailable } from '../../src/store/sql/unavailable.js';
 import { createServices } from '../../src/wiring.js';
-import { createMigratedTestDatabase, createSqliteDatabase, testDialect, type TestDatabase } from '../support/databases.js';
+import {
+  createMigratedTestDatabase,
+  createSqliteDatabase,
+  testDialect,
+  type TestDatabase,
+} from '../support/databases.js';
 import { validBid } from '../support/server.js';
 import { login, seed, type Bidder } from './nodes.js';
 
@@ -28,7 +33,10 @@ describe('isDatabaseUnavailable', () => {
     ['a reset connection', withCode('read ECONNRESET', 'ECONNRESET')],
     [
       'every address refused',
-      new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'), withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')]),
+      new AggregateError([
+        withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'),
+        withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      ]),
     ],
     ['a lost connection (pg)', new Error('Connection terminated unexpectedly')],
     ['no connection in time (pg-pool)', new Error('timeout exceeded when trying to connect')],
@@ -124,7 +132,11 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite write lock held by another p
   const bid = () =>
     fetch(`${url}/transactional/v1/orders/regular`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${bidder.token}`, 'x-api-key': bidder.apiKey },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${bidder.token}`,
+        'x-api-key': bidder.apiKey,
+      },
       body: JSON.stringify(validBid()),
     });
 
@@ -141,7 +153,9 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite write lock held by another p
       // machine and still below the 5 s another process (the CLI) would wait.
       expect(ms).toBeLessThan(3_000);
 
-      const book = await fetch(`${url}/transactional/v1/orders`, { headers: { authorization: `Bearer ${bidder.token}` } });
+      const book = await fetch(`${url}/transactional/v1/orders`, {
+        headers: { authorization: `Bearer ${bidder.token}` },
+      });
       expect(book.status).toBe(200);
     } finally {
       locker.exec('rollback');

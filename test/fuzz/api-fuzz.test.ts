@@ -25,7 +25,8 @@ import { send, type WireAnswer } from './wire.js';
 import { snapshotDifferences, World } from './world.js';
 
 const DEFAULT_SEED = 12;
-const BASE_SEED = process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
+const BASE_SEED =
+  process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
 const TIME_BUDGET_MS = process.env.FUZZ_TIME_MS === undefined ? undefined : Number(process.env.FUZZ_TIME_MS);
 const DEBUG = process.env.FUZZ_DEBUG === '1';
 const RUNS = TIME_BUDGET_MS !== undefined ? undefined : Number(process.env.FUZZ_RUNS ?? 160);
@@ -63,7 +64,9 @@ interface OperationStats {
   validSucceeded: number;
   statuses: Map<number, number>;
 }
-const stats = new Map<string, OperationStats>(operations.map((o) => [o.key, { requests: 0, valid: 0, validSucceeded: 0, statuses: new Map() }]));
+const stats = new Map<string, OperationStats>(
+  operations.map((o) => [o.key, { requests: 0, valid: 0, validSucceeded: 0, statuses: new Map() }]),
+);
 
 /** Error statuses an operation answered that its document does not list (reported, not failed on). */
 const undocumented = new Map<string, string>();
@@ -106,14 +109,21 @@ function shorten(text: string, max = 400): string {
 function describeFailure(problems: string[], request: WireRequest, answer: WireAnswer | undefined, plan: Plan): string {
   const requestId = answer?.headers['request-id'];
   const logLines = typeof requestId === 'string' ? serverLog.filter((line) => line.includes(requestId)) : [];
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => shorten(x, 120)) : shorten(v, 120)]));
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([k, v]) => [
+      k,
+      Array.isArray(v) ? v.map((x) => shorten(x, 120)) : shorten(v, 120),
+    ]),
+  );
   return [
     problems.join('; '),
     `request: ${request.method} ${shorten(request.target, 300)}${request.chunked ? ' (chunked)' : ''}`,
     `headers: ${JSON.stringify(headers)}`,
     `body: ${request.body === undefined ? '(none)' : JSON.stringify(shorten(request.body, 600))}`,
     `mutations: ${JSON.stringify(plan.mutations)}`,
-    answer === undefined ? 'no answer' : `answer: ${answer.status} ${answer.headers['content-type'] ?? ''} ${shorten(answer.text, 800)}`,
+    answer === undefined
+      ? 'no answer'
+      : `answer: ${answer.status} ${answer.headers['content-type'] ?? ''} ${shorten(answer.text, 800)}`,
     `server log: ${logLines.length === 0 ? '(nothing)' : logLines.map((line) => shorten(line, 4000)).join('\n')}`,
     `replay: FUZZ_SEED=${BASE_SEED} npx vitest run --project sqlite test/fuzz`,
   ].join('\n');
@@ -126,12 +136,15 @@ async function exercise(operation: Operation, plan: Plan): Promise<void> {
   try {
     answer = await send(base, request, agent);
   } catch (error) {
-    throw new Error(describeFailure([`no answer: ${(error as Error).message}`], request, undefined, plan));
+    throw new Error(describeFailure([`no answer: ${(error as Error).message}`], request, undefined, plan), {
+      cause: error,
+    });
   }
   const reached = operationReached(request);
   const problems = answerProblems(reached ?? operation, request.method, answer);
   const succeeded = answer.status >= 200 && answer.status < 300;
-  if (succeeded && reached === undefined) problems.push(`a ${answer.status} for ${request.method} on a path no operation documents`);
+  if (succeeded && reached === undefined)
+    problems.push(`a ${answer.status} for ${request.method} on a path no operation documents`);
   if (succeeded) {
     // A success may change data (and log a user out): the world follows, and the snapshot is taken again.
     await world.replenish();
@@ -145,7 +158,11 @@ async function exercise(operation: Operation, plan: Plan): Promise<void> {
   if (reached !== undefined && answer.status >= 400 && !reached.responses.has(answer.status)) {
     const code = /"code":"(e-\d+)"/.exec(answer.text)?.[1] ?? '';
     const key = `${reached.key} ${answer.status} ${code}`;
-    if (!undocumented.has(key)) undocumented.set(key, `${request.method} ${shorten(request.target, 120)} ${JSON.stringify(plan.mutations).slice(0, 300)}`);
+    if (!undocumented.has(key))
+      undocumented.set(
+        key,
+        `${request.method} ${shorten(request.target, 120)} ${JSON.stringify(plan.mutations).slice(0, 300)}`,
+      );
   }
   const counts = stats.get(operation.key)!;
   counts.requests++;
@@ -155,7 +172,8 @@ async function exercise(operation: Operation, plan: Plan): Promise<void> {
     if (succeeded) counts.validSucceeded++;
   }
   if (problems.length > 0) throw new Error(describeFailure(problems, request, answer, plan));
-  if (DEBUG && plan.mutations.length === 0 && !succeeded) process.stdout.write(`valid request refused: ${describeFailure([], request, answer, plan)}\n`);
+  if (DEBUG && plan.mutations.length === 0 && !succeeded)
+    process.stdout.write(`valid request refused: ${describeFailure([], request, answer, plan)}\n`);
 }
 
 /** A seed per operation, so that adding one leaves the requests of the others as they were. */
@@ -206,12 +224,19 @@ describe(`API fuzz (seed ${BASE_SEED})`, () => {
         // A slow operation (a login hashes a password) gets a second share of time, and no more.
         for (let pass = 0; pass < 2 && (pass === 0 || stats.get(operation.key)!.requests < MIN_REQUESTS); pass++) {
           const seed = seedOf(operation.key) + pass;
-          await fc.assert(property, { seed, numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: perOperationMs, markInterruptAsFailure: false });
+          await fc.assert(property, {
+            seed,
+            numRuns: Number.MAX_SAFE_INTEGER,
+            interruptAfterTimeLimit: perOperationMs,
+            markInterruptAsFailure: false,
+          });
           await inflight;
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- the run's failure, as it came
           if (abandonedFailure !== undefined) throw abandonedFailure;
         }
       }
       await inflight;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the run's failure, as it came
       if (abandonedFailure !== undefined) throw abandonedFailure;
     },
     RUNS === undefined ? perOperationMs * 4 + 30_000 : 120_000,
@@ -220,17 +245,21 @@ describe(`API fuzz (seed ${BASE_SEED})`, () => {
   it('exercised every operation of the document, and valid requests of each succeeded', async () => {
     await inflight;
     const lines = [...stats].map(
-      ([key, s]) => `${key}: ${s.requests} requests (${s.valid} valid, ${s.validSucceeded} succeeded) ${JSON.stringify(Object.fromEntries(s.statuses))}`,
+      ([key, s]) =>
+        `${key}: ${s.requests} requests (${s.valid} valid, ${s.validSucceeded} succeeded) ${JSON.stringify(Object.fromEntries(s.statuses))}`,
     );
     if (DEBUG) process.stdout.write(`API fuzz summary (seed ${BASE_SEED}):\n${lines.join('\n')}\n`);
     if (DEBUG && undocumented.size > 0)
-      process.stdout.write(`Answers the document does not list:\n${[...undocumented].map(([k, v]) => `${k}  e.g. ${v}`).join('\n')}\n`);
+      process.stdout.write(
+        `Answers the document does not list:\n${[...undocumented].map(([k, v]) => `${k}  e.g. ${v}`).join('\n')}\n`,
+      );
     for (const operation of operations) {
       const s = stats.get(operation.key)!;
       expect(s.requests, `${operation.key} was not exercised`).toBeGreaterThan(0);
       // Valid requests that all fail mean a broken operation, or one whose fields the world cannot fill
       // yet (bind them by name in requests.ts). A machine too slow for a few of them proves nothing.
-      if (s.valid >= MIN_VALID) expect(s.validSucceeded, `no valid request of ${operation.key} succeeded`).toBeGreaterThan(0);
+      if (s.valid >= MIN_VALID)
+        expect(s.validSucceeded, `no valid request of ${operation.key} succeeded`).toBeGreaterThan(0);
     }
   });
 });

@@ -257,7 +257,18 @@ const AUTHORIZATION_FORMS = [
   'Bearer {apiKey}',
 ];
 
-const API_KEY_FORMS = ['', ' ', '{apiKey}x', '{otherKey}', 'ogk_', ' {apiKey}', '{apiKey} ', '\u00e9', '{token}', '{apiKey},{apiKey}'];
+const API_KEY_FORMS = [
+  '',
+  ' ',
+  '{apiKey}x',
+  '{otherKey}',
+  'ogk_',
+  ' {apiKey}',
+  '{apiKey} ',
+  '\u00e9',
+  '{token}',
+  '{apiKey},{apiKey}',
+];
 
 const HEADER_VALUES: Record<string, (string | string[] | null)[]> = {
   'idempotency-key': [
@@ -370,11 +381,19 @@ const bodyMutation: fc.Arbitrary<BodyMutation> = fc.oneof(
   fc.record({
     kind: fc.constant('addField' as const),
     at: nat,
-    name: fc.oneof(fc.constantFrom('extra', 'Quantity', 'quantity ', 'QUANTITY', 'status'), fc.string({ maxLength: 8 })),
+    name: fc.oneof(
+      fc.constantFrom('extra', 'Quantity', 'quantity ', 'QUANTITY', 'status'),
+      fc.string({ maxLength: 8 }),
+    ),
     value: wrongTypeValue,
   }),
   fc.record({ kind: fc.constant('setValue' as const), at: nat, value: fc.oneof(wrongTypeValue, oddString) }),
-  fc.record({ kind: fc.constant('hugeString' as const), at: nat, length: fc.constantFrom(...HUGE_LENGTHS), unit: fc.constantFrom(...STRING_UNITS) }),
+  fc.record({
+    kind: fc.constant('hugeString' as const),
+    at: nat,
+    length: fc.constantFrom(...HUGE_LENGTHS),
+    unit: fc.constantFrom(...STRING_UNITS),
+  }),
   fc.record({ kind: fc.constant('rawValue' as const), at: nat, text: fc.constantFrom(...RAW_VALUES) }),
   fc.record({
     kind: fc.constant('deepNesting' as const),
@@ -383,8 +402,15 @@ const bodyMutation: fc.Arbitrary<BodyMutation> = fc.oneof(
     shape: fc.constantFrom('array' as const, 'object' as const, 'unclosed' as const),
   }),
   fc.record({ kind: fc.constant('rawMember' as const), at: nat, text: fc.constantFrom(...RAW_MEMBERS) }),
-  fc.record({ kind: fc.constant('duplicateKey' as const), at: nat, value: fc.oneof(wrongTypeValue, fc.constant('__same__')) }),
-  fc.record({ kind: fc.constant('wholeBody' as const), text: fc.oneof(fc.constantFrom(...WHOLE_BODIES), fc.string({ maxLength: 30 })) }),
+  fc.record({
+    kind: fc.constant('duplicateKey' as const),
+    at: nat,
+    value: fc.oneof(wrongTypeValue, fc.constant('__same__')),
+  }),
+  fc.record({
+    kind: fc.constant('wholeBody' as const),
+    text: fc.oneof(fc.constantFrom(...WHOLE_BODIES), fc.string({ maxLength: 30 })),
+  }),
   fc.record({ kind: fc.constant('hugeBody' as const), length: fc.constantFrom(...HUGE_LENGTHS) }),
   fc.record({ kind: fc.constant('truncateBody' as const), at: nat }),
 );
@@ -401,11 +427,19 @@ export function mutationArbitrary(operation: Operation): fc.Arbitrary<Mutation> 
     fc.constant({ kind: 'chunked' as const }),
     fc.record({
       kind: fc.constant('authorization' as const),
-      value: fc.oneof(fc.constant(null), fc.constantFrom(...AUTHORIZATION_FORMS), fc.constant<string[]>(['Bearer {token}', 'Bearer {other}'])),
+      value: fc.oneof(
+        fc.constant(null),
+        fc.constantFrom(...AUTHORIZATION_FORMS),
+        fc.constant<string[]>(['Bearer {token}', 'Bearer {other}']),
+      ),
     }),
     fc.record({
       kind: fc.constant('apiKey' as const),
-      value: fc.oneof(fc.constant(null), fc.constantFrom(...API_KEY_FORMS), fc.constant<string[]>(['{apiKey}', '{otherKey}'])),
+      value: fc.oneof(
+        fc.constant(null),
+        fc.constantFrom(...API_KEY_FORMS),
+        fc.constant<string[]>(['{apiKey}', '{otherKey}']),
+      ),
     }),
     fc.constantFrom(...Object.keys(HEADER_VALUES)).chain((name) =>
       fc.record({
@@ -423,7 +457,18 @@ export function mutationArbitrary(operation: Operation): fc.Arbitrary<Mutation> 
     fc.record({
       kind: fc.constant('queryParam' as const),
       name: fc.oneof(
-        fc.constantFrom(...queryNames, 'foo', '__proto__', 'constructor', 'limit[]', 'a.b', '', '%00', 'offset', 'limit'),
+        fc.constantFrom(
+          ...queryNames,
+          'foo',
+          '__proto__',
+          'constructor',
+          'limit[]',
+          'a.b',
+          '',
+          '%00',
+          'offset',
+          'limit',
+        ),
         fc.string({ maxLength: 6 }).map(encodeLoosely),
       ),
       value: fc.oneof(
@@ -435,11 +480,29 @@ export function mutationArbitrary(operation: Operation): fc.Arbitrary<Mutation> 
     fc.record({ kind: fc.constant('queryValue' as const), at: nat, value: oddString.map(encodeLoosely) }),
     fc.record({
       kind: fc.constant('rawQuery' as const),
-      text: fc.constantFrom('%', '%zz', '%E0%A4', '%00', '&&', '=', '==x', 'a=%F0%9F%98%80', '+', '?', 'a=1&a=2', '__proto__[x]=1', 'a[b]=1'),
+      text: fc.constantFrom(
+        '%',
+        '%zz',
+        '%E0%A4',
+        '%00',
+        '&&',
+        '=',
+        '==x',
+        'a=%F0%9F%98%80',
+        '+',
+        '?',
+        'a=1&a=2',
+        '__proto__[x]=1',
+        'a[b]=1',
+      ),
     }),
     // The path and the method
     fc.record({ kind: fc.constant('pathParam' as const), at: nat, segment: fc.constantFrom(...PATH_SEGMENTS) }),
-    fc.record({ kind: fc.constant('longPathParam' as const), at: nat, length: fc.constantFrom(101, 200, 201, 1_000, 10_000) }),
+    fc.record({
+      kind: fc.constant('longPathParam' as const),
+      at: nat,
+      length: fc.constantFrom(101, 200, 201, 1_000, 10_000),
+    }),
     fc.record({ kind: fc.constant('encodePathParam' as const), at: nat }),
     fc.record({
       kind: fc.constant('pathEdit' as const),
@@ -459,7 +522,10 @@ export function mutationArbitrary(operation: Operation): fc.Arbitrary<Mutation> 
         'emptyQuery',
       ),
     }),
-    fc.record({ kind: fc.constant('method' as const), method: fc.constantFrom(...METHODS.filter((m) => m !== operation.method)) }),
+    fc.record({
+      kind: fc.constant('method' as const),
+      method: fc.constantFrom(...METHODS.filter((m) => m !== operation.method)),
+    }),
   );
 }
 
@@ -511,7 +577,10 @@ function objectsOf(draft: Draft): Record<string, unknown>[] {
   const objects = () =>
     slotsOf(draft)
       .map((slot) => slot.value)
-      .filter((value): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value));
+      .filter(
+        (value): value is Record<string, unknown> =>
+          value !== null && typeof value === 'object' && !Array.isArray(value),
+      );
   if (objects().length === 0) draft.body = {};
   return objects();
 }
@@ -536,7 +605,8 @@ function rawMarker(draft: Draft, text: string, member: boolean): string {
 export function bodyTextOf(draft: Draft): string | undefined {
   if (draft.bodyText !== undefined || draft.body === undefined) return draft.bodyText;
   let text = JSON.stringify(draft.body);
-  for (const [marker, raw] of draft.raw) text = text.split(raw.member ? `${JSON.stringify(marker)}:0` : JSON.stringify(marker)).join(raw.text);
+  for (const [marker, raw] of draft.raw)
+    text = text.split(raw.member ? `${JSON.stringify(marker)}:0` : JSON.stringify(marker)).join(raw.text);
   return text;
 }
 
@@ -552,7 +622,16 @@ function mutateNestedJson(draft: Draft, at: number, inner: BodyMutation, resolve
     } catch {
       continue;
     }
-    const nested: Draft = { ...draft, headers: {}, query: [], segments: [], parameterSegments: [], body: value, bodyText: undefined, raw: new Map() };
+    const nested: Draft = {
+      ...draft,
+      headers: {},
+      query: [],
+      segments: [],
+      parameterSegments: [],
+      body: value,
+      bodyText: undefined,
+      raw: new Map(),
+    };
     applyMutation(nested, inner, resolved);
     slot.set(bodyTextOf(nested) ?? '');
     return;
@@ -570,7 +649,10 @@ function withSecrets(form: string, resolved: Resolved): string {
 
 function setHeader(draft: Draft, name: string, value: string | string[] | null, resolved: Resolved): void {
   if (value === null) delete draft.headers[name];
-  else draft.headers[name] = Array.isArray(value) ? value.map((v) => withSecrets(v, resolved)) : withSecrets(value, resolved);
+  else
+    draft.headers[name] = Array.isArray(value)
+      ? value.map((v) => withSecrets(v, resolved))
+      : withSecrets(value, resolved);
 }
 
 function hasBody(draft: Draft): boolean {
@@ -582,7 +664,8 @@ export function applyMutations(draft: Draft, mutations: readonly Mutation[], res
     const hadBody = hasBody(draft);
     applyMutation(draft, mutation, resolved);
     // A body sent where there was none goes as JSON, unless a content-type mutation says otherwise.
-    if (!hadBody && hasBody(draft) && !('content-type' in draft.headers)) draft.headers['content-type'] = 'application/json';
+    if (!hadBody && hasBody(draft) && !('content-type' in draft.headers))
+      draft.headers['content-type'] = 'application/json';
   }
 }
 
@@ -671,7 +754,8 @@ function applyMutation(draft: Draft, mutation: Mutation, resolved: Resolved): vo
       setHeader(draft, mutation.name, mutation.value, resolved);
       return;
     case 'hugeHeader':
-      draft.headers[mutation.name] = `${mutation.name === 'authorization' ? 'Bearer ' : ''}${'k'.repeat(mutation.length)}`;
+      draft.headers[mutation.name] =
+        `${mutation.name === 'authorization' ? 'Bearer ' : ''}${'k'.repeat(mutation.length)}`;
       return;
     case 'queryParam':
       draft.query.push([mutation.name, mutation.value]);
@@ -694,7 +778,9 @@ function applyMutation(draft: Draft, mutation: Mutation, resolved: Resolved): vo
           ? mutation.segment
           : mutation.kind === 'longPathParam'
             ? (current + 'x'.repeat(mutation.length)).slice(0, mutation.length)
-            : [...Buffer.from(decodeSafely(current), 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+            : [...Buffer.from(decodeSafely(current), 'utf8')]
+                .map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`)
+                .join('');
       return;
     }
     case 'pathEdit':

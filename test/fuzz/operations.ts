@@ -42,14 +42,19 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         required: p.required === true,
         schema: (p.schema ?? {}) as JsonSchema,
       }));
-      const requestBody = operation.requestBody as { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined;
+      const requestBody = operation.requestBody as
+        { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined;
       const responses = new Map<number, Map<string, JsonSchema | undefined>>();
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: JsonSchema }> }>)) {
+      for (const [status, response] of Object.entries(
+        (operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: JsonSchema }> }>,
+      )) {
         const media = new Map<string, JsonSchema | undefined>();
         for (const [type, content] of Object.entries(response.content ?? {})) media.set(type, content.schema);
         responses.set(Number(status), media);
       }
-      const security = ((operation.security ?? []) as Record<string, unknown>[]).flatMap((requirement) => Object.keys(requirement));
+      const security = ((operation.security ?? []) as Record<string, unknown>[]).flatMap((requirement) =>
+        Object.keys(requirement),
+      );
       operations.push({
         key: `${method.toUpperCase()} ${path}`,
         method: method.toUpperCase(),

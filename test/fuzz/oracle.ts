@@ -43,7 +43,8 @@ export function answerProblems(operation: Operation, method: string, answer: Wir
   const problems: string[] = [];
   const { status } = answer;
   if (status >= 500) problems.push(`answered ${status}: a 5xx`);
-  else if (status < 200 || (status >= 300 && status < 400)) problems.push(`answered ${status}: neither a 2xx nor a 4xx`);
+  else if (status < 200 || (status >= 300 && status < 400))
+    problems.push(`answered ${status}: neither a 2xx nor a 4xx`);
   const requestId = answer.headers['request-id'];
   if (typeof requestId !== 'string' || requestId === '') problems.push('no Request-Id header');
   // A HEAD answer has no body to check.
@@ -63,28 +64,38 @@ function envelopeProblems(answer: WireAnswer, requestId: unknown): string[] {
   } catch {
     return [...problems, 'the body is not JSON'];
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [...problems, 'the body is not a JSON object'];
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return [...problems, 'the body is not a JSON object'];
   const envelope = body as Record<string, unknown>;
   const keys = Object.keys(envelope).sort();
-  if (keys.join() !== ENVELOPE_KEYS.join()) problems.push(`the envelope has the fields ${keys.join(', ')}, not ${ENVELOPE_KEYS.join(', ')}`);
+  if (keys.join() !== ENVELOPE_KEYS.join())
+    problems.push(`the envelope has the fields ${keys.join(', ')}, not ${ENVELOPE_KEYS.join(', ')}`);
   if (envelope.status !== 'error') problems.push(`status is ${JSON.stringify(envelope.status)}, not "error"`);
   const code = envelope.code;
   if (typeof code !== 'string' || !/^e-\d{3}$/.test(code)) problems.push(`code ${JSON.stringify(code)} is not e-NNN`);
   else if (!catalog.has(code)) problems.push(`code ${code} is not in the catalog`);
-  else if (catalog.get(code) !== answer.status) problems.push(`code ${code} has status ${catalog.get(code)} in the catalog, answered ${answer.status}`);
-  if (typeof envelope.message !== 'string' || envelope.message === '') problems.push('message is not a non-empty string');
+  else if (catalog.get(code) !== answer.status)
+    problems.push(`code ${code} has status ${catalog.get(code)} in the catalog, answered ${answer.status}`);
+  if (typeof envelope.message !== 'string' || envelope.message === '')
+    problems.push('message is not a non-empty string');
   const errors = envelope.errors;
   if (!Array.isArray(errors)) problems.push('errors is not an array');
   else if (
     !errors.every(
       (e) =>
-        e !== null && typeof e === 'object' && Object.keys(e).sort().join() === 'field,message' && typeof e.field === 'string' && typeof e.message === 'string',
+        e !== null &&
+        typeof e === 'object' &&
+        Object.keys(e).sort().join() === 'field,message' &&
+        typeof e.field === 'string' &&
+        typeof e.message === 'string',
     )
   ) {
     problems.push('errors holds something other than {field, message} strings');
   }
   if (envelope.request_id !== requestId)
-    problems.push(`request_id ${JSON.stringify(envelope.request_id)} differs from the Request-Id header ${JSON.stringify(requestId)}`);
+    problems.push(
+      `request_id ${JSON.stringify(envelope.request_id)} differs from the Request-Id header ${JSON.stringify(requestId)}`,
+    );
   return problems;
 }
 
@@ -94,7 +105,8 @@ function documentedAnswerProblems(operation: Operation, answer: WireAnswer): str
   const contentType = String(answer.headers['content-type'] ?? '')
     .split(';')[0]!
     .trim();
-  if (!documented.has(contentType)) return [`content-type ${contentType} is not documented for ${answer.status} of ${operation.key}`];
+  if (!documented.has(contentType))
+    return [`content-type ${contentType} is not documented for ${answer.status} of ${operation.key}`];
   const schema = documented.get(contentType);
   if (schema === undefined || answer.streamed || contentType !== 'application/json') return [];
   let body: unknown;

@@ -77,7 +77,10 @@ function bodyBinder(strict: boolean): Binder {
       case 'password':
         return bound(ref('password'), schema);
       case 'api_key':
-        return bound(fc.oneof({ arbitrary: ref('apiKey'), weight: 4 }, { arbitrary: fc.constantFrom('', null), weight: 1 }), schema);
+        return bound(
+          fc.oneof({ arbitrary: ref('apiKey'), weight: 4 }, { arbitrary: fc.constantFrom('', null), weight: 1 }),
+          schema,
+        );
       case 'second_auth_type':
       case 'second_auth':
         return fc.constantFrom('', null);
@@ -136,11 +139,19 @@ function parameterBinding(name: string, schema: JsonSchema): fc.Arbitrary<unknow
 }
 
 const objectPick: fc.Arbitrary<ObjectPick> = fc.record({
-  whose: fc.oneof({ arbitrary: fc.constant('own' as const), weight: 8 }, { arbitrary: fc.constantFrom('other' as const, 'unknown' as const), weight: 2 }),
+  whose: fc.oneof(
+    { arbitrary: fc.constant('own' as const), weight: 8 },
+    { arbitrary: fc.constantFrom('other' as const, 'unknown' as const), weight: 2 },
+  ),
   n: fc.nat({ max: 1000 }),
 });
 
-const contextPick: fc.Arbitrary<ContextPick> = fc.record({ caller: fc.nat({ max: 2 }), cart: objectPick, order: objectPick, issue: objectPick });
+const contextPick: fc.Arbitrary<ContextPick> = fc.record({
+  caller: fc.nat({ max: 2 }),
+  cart: objectPick,
+  order: objectPick,
+  issue: objectPick,
+});
 
 /** Either the value or, for an optional part, nothing (`undefined`). */
 function optional(arbitrary: fc.Arbitrary<unknown>, required: boolean): fc.Arbitrary<unknown> {
@@ -151,7 +162,9 @@ export function planArbitrary(operation: Operation): fc.Arbitrary<Plan> {
   const group = (where: 'path' | 'query' | 'header') =>
     fc.record(
       Object.fromEntries(
-        operation.parameters.filter((p) => p.in === where).map((p) => [p.name, optional(parameterBinding(p.name, p.schema), p.required || where === 'path')]),
+        operation.parameters
+          .filter((p) => p.in === where)
+          .map((p) => [p.name, optional(parameterBinding(p.name, p.schema), p.required || where === 'path')]),
       ),
     );
   const schema = operation.body;
@@ -159,10 +172,19 @@ export function planArbitrary(operation: Operation): fc.Arbitrary<Plan> {
     schema === undefined
       ? fc.constant(undefined)
       : optional(
-          fc.oneof({ arbitrary: schemaValue(schema, bodyBinder(true)), weight: 3 }, { arbitrary: schemaValue(schema, bodyBinder(false)), weight: 1 }),
+          fc.oneof(
+            { arbitrary: schemaValue(schema, bodyBinder(true)), weight: 3 },
+            { arbitrary: schemaValue(schema, bodyBinder(false)), weight: 1 },
+          ),
           operation.bodyRequired,
         );
-  const valid = fc.record({ pick: contextPick, path: group('path'), query: group('query'), headers: group('header'), body });
+  const valid = fc.record({
+    pick: contextPick,
+    path: group('path'),
+    query: group('query'),
+    headers: group('header'),
+    body,
+  });
   const mutations = fc.oneof(
     { arbitrary: fc.constant([] as Mutation[]), weight: 3 },
     { arbitrary: fc.array(mutationArbitrary(operation), { minLength: 1, maxLength: 3 }), weight: 7 },
@@ -203,21 +225,31 @@ export function percentEncode(text: string): string {
       out += encodeURIComponent(char);
     } catch {
       const unit = char.charCodeAt(0);
-      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     }
   }
   return out;
 }
 
-export function buildRequest(operation: Operation, document: OpenApiDocument, plan: Plan, resolved: Resolved): WireRequest {
+export function buildRequest(
+  operation: Operation,
+  document: OpenApiDocument,
+  plan: Plan,
+  resolved: Resolved,
+): WireRequest {
   const schemes = document.components?.securitySchemes ?? {};
   const headers: Record<string, string | string[]> = {};
   for (const name of operation.security) {
     const scheme = schemes[name];
-    if (scheme?.type === 'http' && scheme.scheme === 'bearer') headers.authorization = `Bearer ${resolved.token}`;
-    else if (scheme?.type === 'apiKey' && scheme.in === 'header' && scheme.name) headers[scheme.name.toLowerCase()] = String(resolved.apiKey);
+    if (scheme?.type === 'http' && scheme.scheme === 'bearer')
+      headers.authorization = `Bearer ${String(resolved.token)}`;
+    else if (scheme?.type === 'apiKey' && scheme.in === 'header' && scheme.name)
+      headers[scheme.name.toLowerCase()] = String(resolved.apiKey);
   }
-  for (const [name, value] of Object.entries(resolveRefs(plan.headers, resolved) as Record<string, unknown>)) headers[name.toLowerCase()] = String(value);
+  for (const [name, value] of Object.entries(resolveRefs(plan.headers, resolved) as Record<string, unknown>))
+    headers[name.toLowerCase()] = String(value);
 
   const path = resolveRefs(plan.path, resolved) as Record<string, unknown>;
   const segments: string[] = [];
@@ -225,6 +257,8 @@ export function buildRequest(operation: Operation, document: OpenApiDocument, pl
   for (const segment of operation.path.split('/').slice(1)) {
     const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
     if (parameter !== undefined) parameterSegments.push(segments.length);
+    // A fuzzed value may be any JSON: an object's default text is as good a path segment as any.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     segments.push(parameter === undefined ? segment : percentEncode(String(path[parameter] ?? '')));
   }
   const query = Object.entries(resolveRefs(plan.query, resolved) as Record<string, unknown>).map(
@@ -251,7 +285,23 @@ export function buildRequest(operation: Operation, document: OpenApiDocument, pl
 function finish(draft: Draft): WireRequest {
   const text = bodyTextOf(draft);
   const queryText = draft.query.map(([k, v]) => (v === null ? k : `${k}=${v}`)).join('&');
-  const search = draft.rawQuery !== null ? `?${queryText}${queryText === '' ? '' : '&'}${draft.rawQuery}` : queryText === '' ? '' : `?${queryText}`;
-  const headers = Object.fromEntries(Object.entries(draft.headers).map(([name, value]) => [name, Array.isArray(value) ? value.map(latin1) : latin1(value)]));
-  return { method: draft.method, target: `/${draft.segments.join('/')}${search}`, headers, body: text, chunked: draft.chunked };
+  const search =
+    draft.rawQuery !== null
+      ? `?${queryText}${queryText === '' ? '' : '&'}${draft.rawQuery}`
+      : queryText === ''
+        ? ''
+        : `?${queryText}`;
+  const headers = Object.fromEntries(
+    Object.entries(draft.headers).map(([name, value]) => [
+      name,
+      Array.isArray(value) ? value.map(latin1) : latin1(value),
+    ]),
+  );
+  return {
+    method: draft.method,
+    target: `/${draft.segments.join('/')}${search}`,
+    headers,
+    body: text,
+    chunked: draft.chunked,
+  };
 }

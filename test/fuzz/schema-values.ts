@@ -18,13 +18,22 @@ export type Binder = (path: FieldPath, schema: JsonSchema) => fc.Arbitrary<unkno
 const LENGTH_CAP = 24;
 const ARRAY_CAP = 3;
 
-export function schemaValue(schema: JsonSchema, bind: Binder = () => undefined, path: FieldPath = []): fc.Arbitrary<unknown> {
+export function schemaValue(
+  schema: JsonSchema,
+  bind: Binder = () => undefined,
+  path: FieldPath = [],
+): fc.Arbitrary<unknown> {
   const bound = bind(path, schema);
   if (bound !== undefined) return bound;
   const derived = derive(schema, bind, path);
-  const examples = [...(Array.isArray(schema.examples) ? schema.examples : []), ...('example' in schema ? [schema.example] : [])];
+  const examples = [
+    ...(Array.isArray(schema.examples) ? schema.examples : []),
+    ...('example' in schema ? [schema.example] : []),
+  ];
   // The document's own examples are valid values that a random one seldom is (a cart's orders text, say).
-  return examples.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...examples), weight: 3 }, { arbitrary: derived, weight: 1 }) : derived;
+  return examples.length > 0
+    ? fc.oneof({ arbitrary: fc.constantFrom(...examples), weight: 3 }, { arbitrary: derived, weight: 1 })
+    : derived;
 }
 
 function derive(schema: JsonSchema, bind: Binder, path: FieldPath): fc.Arbitrary<unknown> {
@@ -69,7 +78,8 @@ function objectValue(schema: JsonSchema, bind: Binder, path: FieldPath): fc.Arbi
 function stringValue(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = Number(schema.minLength ?? 0);
   const maxLength = Number(schema.maxLength ?? Number.POSITIVE_INFINITY);
-  if (schema.format === 'date-time') return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString());
   if (schema.format === 'uri') return fc.webUrl();
   if (typeof schema.pattern === 'string') {
     // Ajv reads patterns with the u flag, as the server does.
@@ -104,6 +114,13 @@ function integerValue(schema: JsonSchema): fc.Arbitrary<number> {
 function numberValue(schema: JsonSchema): fc.Arbitrary<number> {
   const { min, max } = bounds(schema);
   return fc
-    .double({ min, max, noNaN: true, noDefaultInfinity: true, minExcluded: schema.exclusiveMinimum === min, maxExcluded: schema.exclusiveMaximum === max })
+    .double({
+      min,
+      max,
+      noNaN: true,
+      noDefaultInfinity: true,
+      minExcluded: schema.exclusiveMinimum === min,
+      maxExcluded: schema.exclusiveMaximum === max,
+    })
     .map((n) => (Object.is(n, -0) ? 0 : n));
 }

@@ -25,10 +25,19 @@ export function send(base: URL, request: WireRequest, agent: http.Agent): Promis
   return new Promise((resolve, reject) => {
     let answered = false;
     const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.map(latin1) : latin1(value);
+    for (const [name, value] of Object.entries(request.headers))
+      headers[name] = Array.isArray(value) ? value.map(latin1) : latin1(value);
     if (request.body !== undefined && !request.chunked) headers['content-length'] = Buffer.byteLength(request.body);
     const req = http.request(
-      { host: base.hostname, port: base.port, method: request.method, path: request.target, headers, agent, setHost: !('host' in headers) },
+      {
+        host: base.hostname,
+        port: base.port,
+        method: request.method,
+        path: request.target,
+        headers,
+        agent,
+        setHost: !('host' in headers),
+      },
       (res) => {
         answered = true;
         if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
@@ -39,7 +48,14 @@ export function send(base: URL, request: WireRequest, agent: http.Agent): Promis
         }
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), streamed: false }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+            streamed: false,
+          }),
+        );
         res.on('error', reject);
       },
     );

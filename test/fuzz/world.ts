@@ -66,7 +66,12 @@ export interface ContextPick {
 }
 
 /** The values a request's references stand for. */
-export type Resolved = Record<RefName, unknown> & { caller: TestUser; otherToken: string; otherApiKey: string; revokedToken: string };
+export type Resolved = Record<RefName, unknown> & {
+  caller: TestUser;
+  otherToken: string;
+  otherApiKey: string;
+  revokedToken: string;
+};
 
 interface StoredCart {
   ordercart_id: string;
@@ -99,7 +104,10 @@ export class World {
 
   constructor(readonly server: TestServer) {}
 
+  // The world reads and writes tables by name, whatever their row types.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private get db(): Kysely<any> {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return this.server.store.db as unknown as Kysely<any>;
   }
 
@@ -109,9 +117,17 @@ export class World {
       await this.server.registerIssue(),
       await this.server.registerIssue({ exchange: 'BSE_EQ', scripToken: 500209, symbol: 'INFY', series: 'OF' }),
     ];
-    for (const issue of issues) this.scrips.push({ exchange: issue.exchange, scrip_token: issue.scripToken, symbol: issue.symbol, series: issue.series });
+    for (const issue of issues)
+      this.scrips.push({
+        exchange: issue.exchange,
+        scrip_token: issue.scripToken,
+        symbol: issue.symbol,
+        series: issue.series,
+      });
     // An offer of the exchanges' framework, for the offers' read calls.
-    await this.server.admin.importOfs([offerImport({ offer_id: OFFER_ID, settlement_delay_seconds: 60 }, this.server.clock.now)]);
+    await this.server.admin.importOfs([
+      offerImport({ offer_id: OFFER_ID, settlement_delay_seconds: 60 }, this.server.clock.now),
+    ]);
     const users: [string, BidderCategory][] = [
       ['alice', 'RETAIL'],
       ['bob', 'NON_RETAIL'],
@@ -126,7 +142,11 @@ export class World {
           settlement_delay_seconds: 60,
           symbol: T1_OFFER_LISTING.symbol,
           listings: [
-            { exchange: T1_OFFER_LISTING.exchange, scrip_token: T1_OFFER_LISTING.scrip_token, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+            {
+              exchange: T1_OFFER_LISTING.exchange,
+              scrip_token: T1_OFFER_LISTING.scrip_token,
+              series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+            },
           ],
         },
         this.server.clock.now - day - 60 * 60 * 1000,
@@ -153,7 +173,13 @@ export class World {
     // A token revoked by a logout, for the mutations that send one.
     const alice = this.users[0]!;
     const login = await this.server.call('POST', SESSION_PATH, {
-      body: { user_id: alice.userId, login_type: 'PASSWORD', password: TEST_PASSWORD, api_key: alice.apiKey, source: 'WEBAPI' },
+      body: {
+        user_id: alice.userId,
+        login_type: 'PASSWORD',
+        password: TEST_PASSWORD,
+        api_key: alice.apiKey,
+        source: 'WEBAPI',
+      },
     });
     const logout = await this.server.call('DELETE', SESSION_PATH, { token: login.body?.data?.access_token });
     if (logout.status !== 200) throw new Error(`fuzz set-up: logout refused: ${logout.text}`);
@@ -217,7 +243,10 @@ export class World {
     if (pick.whose !== 'unknown' && candidates.length > 0) return candidates[pick.n % candidates.length]!;
     const live = new Set(carts.map((c) => c.ordercart_id));
     const gone = [...this.seenCartIds].filter((id) => !live.has(id));
-    const id = gone.length > 0 && pick.n % 2 === 0 ? gone[pick.n % gone.length]! : `0190a1b2-c3d4-7e5f-8a6b-${String(pick.n).padStart(12, '0').slice(-12)}`;
+    const id =
+      gone.length > 0 && pick.n % 2 === 0
+        ? gone[pick.n % gone.length]!
+        : `0190a1b2-c3d4-7e5f-8a6b-${String(pick.n).padStart(12, '0').slice(-12)}`;
     return { ordercart_id: id, user_id: owner, executed_no_time: pick.n % 3, revision: 1 + (pick.n % 5) };
   }
 
@@ -228,10 +257,18 @@ export class World {
     const live = theirs.filter((o) => LIVE_STATUSES.has(o.status));
     // A third of those a bid in the T+1 offer, which carry-forward acts on.
     const inOffer = live.filter((o) => o.offer_id === T1_OFFER_ID);
-    const candidates = pick.n % 3 === 1 && inOffer.length > 0 ? inOffer : pick.n % 3 !== 0 && live.length > 0 ? live : theirs;
+    const candidates =
+      pick.n % 3 === 1 && inOffer.length > 0 ? inOffer : pick.n % 3 !== 0 && live.length > 0 ? live : theirs;
     if (pick.whose !== 'unknown' && candidates.length > 0) return candidates[pick.n % candidates.length]!;
     const id = pick.n % 2 === 0 ? `NOSUCH${pick.n}` : `${orders[0]?.order_id ?? 'X'}0`;
-    return { order_id: id, user_id: owner, exchange: pick.n % 4 === 0 ? 'BSE_EQ' : 'NSE_EQ', traded_quantity: 0, status: 'PENDING', offer_id: null };
+    return {
+      order_id: id,
+      user_id: owner,
+      exchange: pick.n % 4 === 0 ? 'BSE_EQ' : 'NSE_EQ',
+      traded_quantity: 0,
+      status: 'PENDING',
+      offer_id: null,
+    };
   }
 
   /**
@@ -251,12 +288,21 @@ export class World {
         this.revokedTokens.push(user.token);
         // Straight into the store: a login over HTTP would spend a password hash on each.
         const token = newAccessToken();
-        await sessions.createSession({ tokenHash: token.hash, userId: user.userId, now, expiresAt: now + 24 * 60 * 60 * 1000 });
+        await sessions.createSession({
+          tokenHash: token.hash,
+          userId: user.userId,
+          now,
+          expiresAt: now + 24 * 60 * 60 * 1000,
+        });
         this.users[index] = { ...user, token: token.secret };
       }
     }
     for (const user of this.users) {
-      const carts = await this.db.selectFrom('order_carts').select('ordercart_id').where('user_id', '=', user.userId).execute();
+      const carts = await this.db
+        .selectFrom('order_carts')
+        .select('ordercart_id')
+        .where('user_id', '=', user.userId)
+        .execute();
       for (let i = carts.length; i < 2; i++) await this.createCart(user, 'replenished');
       const live = await this.db
         .selectFrom('orders')
@@ -315,7 +361,18 @@ export class World {
         );
         const pending = { ...order, status: OrderStatus.PENDING };
         await this.server.store.writeTransaction((tx) =>
-          orders.apply(tx, [{ before: null, after: pending, reason: 'Not allotted on T (fuzz world)', origin: { actor: 'exchange', requestId: null } }], now),
+          orders.apply(
+            tx,
+            [
+              {
+                before: null,
+                after: pending,
+                reason: 'Not allotted on T (fuzz world)',
+                origin: { actor: 'exchange', requestId: null },
+              },
+            ],
+            now,
+          ),
         );
       }
     }

@@ -20,7 +20,17 @@ const PLACE = '/transactional/v1/orders/regular';
 const ORDERS = '/transactional/v1/orders';
 const CART = '/transactional/v1/ordercart';
 const GENERIC: GenericAlgoIds = { NSE_EQ: 'NSEGEN', BSE_EQ: 'BSEGEN' };
-const BSE_BID = { scrip_info: { exchange: 'BSE_EQ', scrip_token: 500113, symbol: 'SBIN', series: 'OF', expiry_date: '', strike_price: '', option_type: '' } };
+const BSE_BID = {
+  scrip_info: {
+    exchange: 'BSE_EQ',
+    scrip_token: 500113,
+    symbol: 'SBIN',
+    series: 'OF',
+    expiry_date: '',
+    strike_price: '',
+    option_type: '',
+  },
+};
 const MODIFY = { order_type: 'RL', quantity: '20', price: 101.5, disclosed_quantity: 0 };
 
 const redisRuns = await withRedis();
@@ -44,7 +54,12 @@ function expectRefused(res: CallResult, status: number, code: string): void {
 }
 
 async function algoIdsOf(server: TestServer, user: TestUser): Promise<(string | null)[]> {
-  const rows = await server.store.db.selectFrom('orders').select(['order_id', 'algo_id']).where('user_id', '=', user.userId).orderBy('order_id').execute();
+  const rows = await server.store.db
+    .selectFrom('orders')
+    .select(['order_id', 'algo_id'])
+    .where('user_id', '=', user.userId)
+    .orderBy('order_id')
+    .execute();
   return rows.map((row) => row.algo_id);
 }
 
@@ -58,11 +73,15 @@ describe('the algo ID every order carries (ALGO_GENERIC_ID set)', () => {
     ({ server, threshold } = await serverWithRules());
     alice = await server.createUser('alice');
     bob = await server.createUser('bob');
-    await server.algos.register({ algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/1', name: 'Momentum', userIds: ['alice'] }, 'ops');
+    await server.algos.register(
+      { algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/1', name: 'Momentum', userIds: ['alice'] },
+      'ops',
+    );
   });
   afterAll(() => server.close());
 
-  const place = (user: TestUser, overrides: Record<string, unknown> = {}) => server.call('POST', PLACE, { body: validBid(overrides), ...as(user) });
+  const place = (user: TestUser, overrides: Record<string, unknown> = {}) =>
+    server.call('POST', PLACE, { body: validBid(overrides), ...as(user) });
 
   it("stamps the segment's generic ID on an order that sends none, keeps a registered one, and shows it in the order book and history", async () => {
     const stamped = await place(alice);
@@ -73,7 +92,11 @@ describe('the algo ID every order carries (ALGO_GENERIC_ID set)', () => {
     expect(await algoIdsOf(server, alice)).toEqual(['NSEGEN', 'BSEGEN', 'A100']);
 
     const book = await server.call('GET', ORDERS, as(alice));
-    expect(book.body.data.map((order: { algo_id: string }) => order.algo_id).sort()).toEqual(['A100', 'BSEGEN', 'NSEGEN']);
+    expect(book.body.data.map((order: { algo_id: string }) => order.algo_id).sort()).toEqual([
+      'A100',
+      'BSEGEN',
+      'NSEGEN',
+    ]);
     const history = await server.call('GET', `${ORDERS}/${registered.body.data.orderId}`, as(alice));
     expect(history.body.data[0]).toMatchObject({ algo_id: 'A100' });
   });
@@ -88,17 +111,29 @@ describe('the algo ID every order carries (ALGO_GENERIC_ID set)', () => {
   });
 
   it('refuses to register a generic ID, an unknown user, or the same ID under another approval', async () => {
-    await expect(server.algos.register({ algoId: 'NSEGEN', exchange: 'NSE_EQ', approvalRef: 'x', name: null, userIds: ['bob'] }, 'ops')).rejects.toThrow(
-      AdminError,
-    );
-    await expect(server.algos.register({ algoId: 'A101', exchange: 'NSE_EQ', approvalRef: 'x', name: null, userIds: ['nobody'] }, 'ops')).rejects.toThrow(
-      /no user nobody/,
-    );
-    await expect(server.algos.register({ algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'other', name: null, userIds: ['bob'] }, 'ops')).rejects.toThrow(
-      /NSE\/ALGO\/1/,
-    );
+    await expect(
+      server.algos.register(
+        { algoId: 'NSEGEN', exchange: 'NSE_EQ', approvalRef: 'x', name: null, userIds: ['bob'] },
+        'ops',
+      ),
+    ).rejects.toThrow(AdminError);
+    await expect(
+      server.algos.register(
+        { algoId: 'A101', exchange: 'NSE_EQ', approvalRef: 'x', name: null, userIds: ['nobody'] },
+        'ops',
+      ),
+    ).rejects.toThrow(/no user nobody/);
+    await expect(
+      server.algos.register(
+        { algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'other', name: null, userIds: ['bob'] },
+        'ops',
+      ),
+    ).rejects.toThrow(/NSE\/ALGO\/1/);
     // Again with the same approval: bob is added, and may then use it.
-    const again = await server.algos.register({ algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/1', name: null, userIds: ['alice', 'bob'] }, 'ops');
+    const again = await server.algos.register(
+      { algoId: 'A100', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/1', name: null, userIds: ['alice', 'bob'] },
+      'ops',
+    );
     expect(again).toMatchObject({ created: false, added: ['bob'] });
     expect((await place(bob, { algo_id: 'A100' })).status).toBe(200);
   });
@@ -112,11 +147,15 @@ describe('the threshold of orders a second per user and segment', () => {
   beforeAll(async () => {
     ({ server, threshold } = await serverWithRules(3));
     carol = await server.createUser('carol', { category: 'NON_RETAIL' });
-    await server.algos.register({ algoId: 'FAST1', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/2', name: null, userIds: ['carol'] }, 'ops');
+    await server.algos.register(
+      { algoId: 'FAST1', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/2', name: null, userIds: ['carol'] },
+      'ops',
+    );
   });
   afterAll(() => server.close());
 
-  const place = (overrides: Record<string, unknown> = {}) => server.call('POST', PLACE, { body: validBid(overrides), ...as(carol) });
+  const place = (overrides: Record<string, unknown> = {}) =>
+    server.call('POST', PLACE, { body: validBid(overrides), ...as(carol) });
 
   it('refuses, not queues, an order past it without a registered algo ID; the other segment, a registered algo and the next second are not held', async () => {
     const placed: string[] = [];
@@ -128,12 +167,26 @@ describe('the threshold of orders a second per user and segment', () => {
     const over = await place();
     expectRefused(over, 429, 'e-603');
     expect(over.headers.get('retry-after')).toBe('1');
-    expect(over.body.errors).toEqual([{ field: 'algo_id', message: 'more than 3 orders a second on NSE_EQ need a registered algo ID' }]);
+    expect(over.body.errors).toEqual([
+      { field: 'algo_id', message: 'more than 3 orders a second on NSE_EQ need a registered algo ID' },
+    ]);
     // A modification counts as an order: refused too.
-    expectRefused(await server.call('PUT', `${PLACE}/NSE_EQ/${placed[0]}`, { body: MODIFY, ...as(carol) }), 429, 'e-603');
+    expectRefused(
+      await server.call('PUT', `${PLACE}/NSE_EQ/${placed[0]}`, { body: MODIFY, ...as(carol) }),
+      429,
+      'e-603',
+    );
     // Not stored, not queued: three orders, none modified.
     expect(await algoIdsOf(server, carol)).toEqual(['NSEGEN', 'NSEGEN', 'NSEGEN']);
-    expect((await server.store.db.selectFrom('orders').select('quantity').where('order_id', '=', placed[0]!).executeTakeFirst())?.quantity).toBe(10);
+    expect(
+      (
+        await server.store.db
+          .selectFrom('orders')
+          .select('quantity')
+          .where('order_id', '=', placed[0]!)
+          .executeTakeFirst()
+      )?.quantity,
+    ).toBe(10);
 
     // The other segment has its own count; a registered algo's orders pass (and count).
     expect((await place(BSE_BID)).status).toBe(200);
@@ -151,7 +204,14 @@ describe('the threshold of orders a second per user and segment', () => {
     const dave = await server.createUser('dave', { category: 'NON_RETAIL' });
     const lines = Array.from({ length: 5 }, (_, i) => ({ ...EXAMPLE_ORDER_LINE, Quantity: 10 + i }));
     const cart = await server.call('POST', CART, {
-      body: { ordercartName: 'Five', orders: JSON.stringify(lines), version: '1', createdBy: 'dave', modifiedBy: 'dave', executedNoTime: 0 },
+      body: {
+        ordercartName: 'Five',
+        orders: JSON.stringify(lines),
+        version: '1',
+        createdBy: 'dave',
+        modifiedBy: 'dave',
+        executedNoTime: 0,
+      },
       token: dave.token,
     });
     expect(cart.status, cart.text).toBe(200);
@@ -177,12 +237,16 @@ describe('the kill switch', () => {
     ({ server, threshold } = await serverWithRules(1000));
     erin = await server.createUser('erin', { category: 'NON_RETAIL' });
     for (const algoId of ['K1', 'K2', 'K3', 'K4']) {
-      await server.algos.register({ algoId, exchange: 'NSE_EQ', approvalRef: `NSE/ALGO/${algoId}`, name: null, userIds: ['erin'] }, 'ops');
+      await server.algos.register(
+        { algoId, exchange: 'NSE_EQ', approvalRef: `NSE/ALGO/${algoId}`, name: null, userIds: ['erin'] },
+        'ops',
+      );
     }
   });
   afterAll(() => server.close());
 
-  const place = (overrides: Record<string, unknown> = {}) => server.call('POST', PLACE, { body: validBid(overrides), ...as(erin) });
+  const place = (overrides: Record<string, unknown> = {}) =>
+    server.call('POST', PLACE, { body: validBid(overrides), ...as(erin) });
   const orderIdOf = (res: CallResult) => {
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
@@ -197,16 +261,27 @@ describe('the kill switch', () => {
     expect(result.cancelled.sort()).toEqual([...k1].sort());
     for (const orderId of k1) {
       const history = await server.call('GET', `${ORDERS}/${orderId}`, as(erin));
-      expect(history.body.data.at(-1)).toMatchObject({ algo_id: 'K1', reason: 'Cancelled by the kill switch of algo K1: NSE instruction 7' });
+      expect(history.body.data.at(-1)).toMatchObject({
+        algo_id: 'K1',
+        reason: 'Cancelled by the kill switch of algo K1: NSE instruction 7',
+      });
     }
-    const untouched = await server.store.db.selectFrom('orders').select('cancel_requested_at').where('order_id', '=', other).executeTakeFirst();
+    const untouched = await server.store.db
+      .selectFrom('orders')
+      .select('cancel_requested_at')
+      .where('order_id', '=', other)
+      .executeTakeFirst();
     expect(untouched?.cancel_requested_at).toBeNull();
 
     const refused = await place({ algo_id: 'K1' });
     expectRefused(refused, 422, 'e-602');
     expect(refused.body.message).toContain('NSE instruction 7');
     // Again: nothing left to cancel.
-    expect(await server.algos.disable('K1', 'again', 'ops')).toMatchObject({ stoppedNow: false, cancelled: [], notCancelled: [] });
+    expect(await server.algos.disable('K1', 'again', 'ops')).toMatchObject({
+      stoppedNow: false,
+      cancelled: [],
+      notCancelled: [],
+    });
 
     await server.algos.enable('K1', 'NSE allowed it again', 'ops');
     expect((await place({ algo_id: 'K1' })).status).toBe(200);
@@ -225,7 +300,9 @@ describe('the kill switch', () => {
     threshold.now += 1000;
     const orderId = orderIdOf(await place({ algo_id: 'K2' }));
     const algos = new AlgoRepository(server.store.db, server.store.dialect);
-    await server.store.writeTransaction((tx) => algos.setDisabled(tx, 'K2', server.clock.now, 'stopped on another node'));
+    await server.store.writeTransaction((tx) =>
+      algos.setDisabled(tx, 'K2', server.clock.now, 'stopped on another node'),
+    );
     expectRefused(await server.call('PUT', `${PLACE}/NSE_EQ/${orderId}`, { body: MODIFY, ...as(erin) }), 422, 'e-602');
     expect((await server.call('DELETE', `${PLACE}/NSE_EQ/${orderId}`, as(erin))).status).toBe(200);
   });
@@ -239,7 +316,12 @@ describe('the kill switch', () => {
     // Every bid was either refused by the stop or placed and then cancelled by it (or by a sweep after it).
     for (const answer of answers) if (answer.status !== 200) expectRefused(answer, 422, 'e-602');
     const sweep = await server.algos.disable('K3', 'sweep', 'ops');
-    const live = await server.store.db.selectFrom('orders').select('order_id').where('algo_id', '=', 'K3').where('cancel_requested_at', 'is', null).execute();
+    const live = await server.store.db
+      .selectFrom('orders')
+      .select('order_id')
+      .where('algo_id', '=', 'K3')
+      .where('cancel_requested_at', 'is', null)
+      .execute();
     expect(live).toEqual([]);
     // The first stop's sweep found every order placed before it; the second found none.
     expect(sweep.cancelled).toEqual([]);
@@ -295,12 +377,16 @@ describe('with the rules off (ALGO_GENERIC_ID unset)', () => {
     server = await startTestServer();
     await server.registerIssue();
     frank = await server.createUser('frank');
-    await server.algos.register({ algoId: 'K9', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/9', name: null, userIds: ['frank'] }, 'ops');
+    await server.algos.register(
+      { algoId: 'K9', exchange: 'NSE_EQ', approvalRef: 'NSE/ALGO/9', name: null, userIds: ['frank'] },
+      'ops',
+    );
   });
   afterAll(() => server.close());
 
   it('stores an algo_id as sent and none as none, but still refuses a stopped algo', async () => {
-    const place = (overrides: Record<string, unknown> = {}) => server.call('POST', PLACE, { body: validBid(overrides), ...as(frank) });
+    const place = (overrides: Record<string, unknown> = {}) =>
+      server.call('POST', PLACE, { body: validBid(overrides), ...as(frank) });
     expect((await place({ algo_id: 'my-tag' })).status).toBe(200);
     expect((await place()).status).toBe(200);
     expect((await place({ algo_id: 'K9' })).status).toBe(200);
@@ -313,7 +399,9 @@ describe('with the rules off (ALGO_GENERIC_ID unset)', () => {
 describe.runIf(redisRuns)('the threshold across nodes, counted in Redis', () => {
   it("counts a user's orders on every node together", async () => {
     const shared = { redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() };
-    const nodes = await Promise.all([0, 1].map(() => startTestServer({ algo: { genericIds: GENERIC, thresholdPerSecond: 2 }, rateLimits: shared })));
+    const nodes = await Promise.all(
+      [0, 1].map(() => startTestServer({ algo: { genericIds: GENERIC, thresholdPerSecond: 2 }, rateLimits: shared })),
+    );
     try {
       const users = await Promise.all(
         nodes.map(async (node) => {

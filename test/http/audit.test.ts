@@ -37,9 +37,11 @@ describe('the audit trail of order entry', () => {
   afterAll(() => server.close());
 
   const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
-  const place = (body: unknown, auth: { token?: string | null; apiKey?: string | null } = as(alice)) => server.call('POST', PLACE_ORDER, { body, ...auth });
+  const place = (body: unknown, auth: { token?: string | null; apiKey?: string | null } = as(alice)) =>
+    server.call('POST', PLACE_ORDER, { body, ...auth });
 
-  const recordsOf = (requestId: string) => server.store.db.selectFrom('audit_requests').selectAll().where('request_id', '=', requestId).execute();
+  const recordsOf = (requestId: string) =>
+    server.store.db.selectFrom('audit_requests').selectAll().where('request_id', '=', requestId).execute();
 
   /** The one record of the answered request; records are written shortly after the answer. */
   async function recordOf(res: CallResult) {
@@ -51,7 +53,8 @@ describe('the audit trail of order entry', () => {
     return records[0]!;
   }
 
-  const historyOf = (orderId: string) => server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  const historyOf = (orderId: string) =>
+    server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
 
   it('records an accepted bid: who, from where, the request id of the answer, the outcome, the order and the body', async () => {
     const bid = validBid({ quantity: '12' });
@@ -133,14 +136,24 @@ describe('the audit trail of order entry', () => {
       ['order_change', cancelRecord.request_id],
     ]);
     server.clock.now += 1000;
-    expect(await new AuditTrailService(new AuditRepository(server.store)).entries({ orderId, since: server.clock.now, limit: 100 })).toEqual([]);
+    expect(
+      await new AuditTrailService(new AuditRepository(server.store)).entries({
+        orderId,
+        since: server.clock.now,
+        limit: 100,
+      }),
+    ).toEqual([]);
   });
 
   it("records an authenticated caller's refused requests: 400 (schema and malformed JSON), 404 and 422, each with its code", async () => {
     const invalid = await place(validBid({ quantity: 'ten' }));
     const malformed = await server.call('POST', PLACE_ORDER, { rawBody: '{"quantity":', ...as(alice) });
     const belowFloor = await place(validBid({ price: 99 }));
-    const notHers = await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/0190aaaa-0000-7000-8000-000000000000`, as(alice));
+    const notHers = await server.call(
+      'DELETE',
+      `${PLACE_ORDER}/NSE_EQ/0190aaaa-0000-7000-8000-000000000000`,
+      as(alice),
+    );
 
     const expected: [CallResult, number, string | null][] = [
       [invalid, 400, 'alice'],
@@ -151,7 +164,12 @@ describe('the audit trail of order entry', () => {
     for (const [res, status, userId] of expected) {
       expect(res.status, res.text).toBe(status);
       const record = await recordOf(res);
-      expect(record).toMatchObject({ status_code: status, code: res.body.code, user_id: userId, client_address: '127.0.0.1' });
+      expect(record).toMatchObject({
+        status_code: status,
+        code: res.body.code,
+        user_id: userId,
+        client_address: '127.0.0.1',
+      });
       expect(record.code).toMatch(/^e-\d{3}$/);
     }
     expect(JSON.parse((await recordOf(invalid)).body!)).toMatchObject({ quantity: 'ten' });
@@ -163,7 +181,14 @@ describe('the audit trail of order entry', () => {
 
   it('records a cart execution with its cart, and each order it placed names the execution request', async () => {
     const cart = await server.call('POST', CARTS, {
-      body: { ordercartName: 'Basket', orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: 'bob', modifiedBy: 'bob', executedNoTime: 0 },
+      body: {
+        ordercartName: 'Basket',
+        orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+        version: '1',
+        createdBy: 'bob',
+        modifiedBy: 'bob',
+        executedNoTime: 0,
+      },
       token: bob.token,
     });
     expect(cart.status, cart.text).toBe(200);
@@ -220,7 +245,12 @@ describe('the audit trail of order entry', () => {
     expect(bulky.status, bulky.text).toBe(400);
 
     const pathRecord = await recordOf(long);
-    expect(pathRecord).toMatchObject({ user_id: 'alice', status_code: long.status, path_bytes: Buffer.byteLength(path), path_sha256: sha256(path) });
+    expect(pathRecord).toMatchObject({
+      user_id: 'alice',
+      status_code: long.status,
+      path_bytes: Buffer.byteLength(path),
+      path_sha256: sha256(path),
+    });
     expect(pathRecord.path).toHaveLength(1024);
     expect(path.startsWith(pathRecord.path)).toBe(true);
     expect(JSON.parse(pathRecord.body!)).toEqual(validBid({ quantity: '7' }));
@@ -239,8 +269,15 @@ describe('the audit trail of order entry', () => {
     expect(rawBody.startsWith(bodyRecord.body!)).toBe(true);
 
     // The operator's view says so too.
-    const [entry] = await new AuditTrailService(new AuditRepository(server.store)).entries({ requestId: bodyRecord.request_id, limit: 1 });
-    expect(entry).toMatchObject({ kind: 'request', bodyCut: { bytes: Buffer.byteLength(rawBody), sha256: sha256(rawBody) }, pathCut: null });
+    const [entry] = await new AuditTrailService(new AuditRepository(server.store)).entries({
+      requestId: bodyRecord.request_id,
+      limit: 1,
+    });
+    expect(entry).toMatchObject({
+      kind: 'request',
+      bodyCut: { bytes: Buffer.byteLength(rawBody), sha256: sha256(rawBody) },
+      pathCut: null,
+    });
   });
 
   it('leaves no record of requests that enter no order (login, reads, cart storage)', async () => {
@@ -277,14 +314,19 @@ describe('the audit trail of order entry', () => {
     );
     expect(leaky.status).toBe(400);
     const leakyRecord = await recordOf(leaky);
-    expect(JSON.parse(leakyRecord.body!)).toMatchObject({ password: '[redacted]', api_key: '[redacted]', nested: { access_token: '[redacted]' } });
+    expect(JSON.parse(leakyRecord.body!)).toMatchObject({
+      password: '[redacted]',
+      api_key: '[redacted]',
+      nested: { access_token: '[redacted]' },
+    });
     await recordOf(placed);
 
     const everything = JSON.stringify([
       await server.store.db.selectFrom('audit_requests').selectAll().execute(),
       await server.store.db.selectFrom('order_history').selectAll().execute(),
     ]);
-    for (const secret of [alice.password, alice.apiKey, token, alice.token, bob.apiKey, bob.token]) expect(everything).not.toContain(secret);
+    for (const secret of [alice.password, alice.apiKey, token, alice.token, bob.apiKey, bob.token])
+      expect(everything).not.toContain(secret);
   });
 
   it('the database refuses to change or delete a request record or an order change', async () => {
@@ -293,19 +335,27 @@ describe('the audit trail of order entry', () => {
     const orderId = res.body.data.orderId as string;
     const db = server.store.db;
 
-    await expect(db.updateTable('audit_requests').set({ status_code: 500 }).where('id', '=', record.id).execute()).rejects.toThrow(/append-only/);
+    await expect(
+      db.updateTable('audit_requests').set({ status_code: 500 }).where('id', '=', record.id).execute(),
+    ).rejects.toThrow(/append-only/);
     await expect(db.updateTable('audit_requests').set({ user_id: 'mallory' }).execute()).rejects.toThrow(/append-only/);
     await expect(db.deleteFrom('audit_requests').where('id', '=', record.id).execute()).rejects.toThrow(/append-only/);
     await expect(db.deleteFrom('audit_requests').execute()).rejects.toThrow(/append-only/);
-    await expect(db.updateTable('order_history').set({ actor: 'mallory' }).where('order_id', '=', orderId).execute()).rejects.toThrow(/append-only/);
-    await expect(db.deleteFrom('order_history').where('order_id', '=', orderId).execute()).rejects.toThrow(/append-only/);
+    await expect(
+      db.updateTable('order_history').set({ actor: 'mallory' }).where('order_id', '=', orderId).execute(),
+    ).rejects.toThrow(/append-only/);
+    await expect(db.deleteFrom('order_history').where('order_id', '=', orderId).execute()).rejects.toThrow(
+      /append-only/,
+    );
     if (server.store.dialect === 'postgres') {
       await expect(sql`truncate audit_requests`.execute(db)).rejects.toThrow(/append-only/);
       await expect(sql`truncate order_history cascade`.execute(db)).rejects.toThrow(/append-only/);
     }
 
     expect(await recordsOf(record.request_id)).toEqual([record]);
-    expect(await historyOf(orderId)).toEqual([expect.objectContaining({ status: 'OMSXMITTED', actor: 'alice', request_id: record.request_id })]);
+    expect(await historyOf(orderId)).toEqual([
+      expect.objectContaining({ status: 'OMSXMITTED', actor: 'alice', request_id: record.request_id }),
+    ]);
   });
   it('a path parameter that decodes to NUL neither breaks the trail nor holds up later records', async () => {
     const odd = await server.call('POST', `${CARTS}/a%00b/execute`, as(alice));
@@ -343,9 +393,14 @@ describe('the audit recorder', () => {
     pathCut: null,
   });
   const stored = async (prefix: string) =>
-    (await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'like', `${prefix}%`).orderBy('id').execute()).map(
-      (row) => row.request_id,
-    );
+    (
+      await server.store.db
+        .selectFrom('audit_requests')
+        .select('request_id')
+        .where('request_id', 'like', `${prefix}%`)
+        .orderBy('id')
+        .execute()
+    ).map((row) => row.request_id);
 
   it('writes what is still queued when it is closed', async () => {
     const recorder = new AuditRecorder(new AuditRepository(server.store), () => 1, { flushDelayMs: 60_000 });
@@ -361,7 +416,10 @@ describe('the audit recorder', () => {
     let failures = 1;
     const flaky = {
       appendRequests: async (records: readonly NewAuditRequest[]) => {
-        if (failures-- > 0) throw new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+        if (failures-- > 0)
+          throw new DatabaseUnavailableError(
+            Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+          );
         await repository.appendRequests(records);
       },
     } as unknown as AuditRepository;
@@ -380,7 +438,8 @@ describe('the audit recorder', () => {
     const repository = new AuditRepository(server.store);
     const picky = {
       appendRequests: async (records: NewAuditRequest[]) => {
-        if (records.some((r) => r.requestId === 'refused-2')) throw new Error('value too long for type character varying');
+        if (records.some((r) => r.requestId === 'refused-2'))
+          throw new Error('value too long for type character varying');
         await repository.appendRequests(records);
       },
     } as unknown as AuditRepository;
@@ -406,7 +465,8 @@ describe('the archive: the one way request records leave the database', () => {
     server = await startTestServer({ now: T0 });
     alice = await server.createUser('alice');
     dir = mkdtempSync(join(tmpdir(), 'ordergate-archive-'));
-    const refusedBid = () => server.call('POST', PLACE_ORDER, { body: validBid({ quantity: 'x' }), token: alice.token, apiKey: alice.apiKey });
+    const refusedBid = () =>
+      server.call('POST', PLACE_ORDER, { body: validBid({ quantity: 'x' }), token: alice.token, apiKey: alice.apiKey });
     archivedCalls = [await refusedBid()];
     server.clock.now = T0 + 1000;
     archivedCalls.push(await refusedBid());
@@ -419,7 +479,10 @@ describe('the archive: the one way request records leave the database', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const requestIds = async () => (await server.store.db.selectFrom('audit_requests').select('request_id').orderBy('id').execute()).map((row) => row.request_id);
+  const requestIds = async () =>
+    (await server.store.db.selectFrom('audit_requests').select('request_id').orderBy('id').execute()).map(
+      (row) => row.request_id,
+    );
   const archiver = () => new AuditArchiveService(new AuditRepository(server.store), () => T0 + 60_000);
   const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -441,12 +504,21 @@ describe('the archive: the one way request records leave the database', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toEqual({ format: 'ordergate-audit-archive/1', table: 'audit_requests', before: '2026-11-23T05:00:02.000Z' });
+    expect(lines[0]).toEqual({
+      format: 'ordergate-audit-archive/1',
+      table: 'audit_requests',
+      before: '2026-11-23T05:00:02.000Z',
+    });
     expect(lines.slice(1, 3).map((line) => [line.request_id, line.at, line.user_id, line.status_code])).toEqual(
       ids(archivedCalls).map((id, index) => [id, T0 + index * 1000, 'alice', 400]),
     );
     expect(JSON.parse(lines[1].body)).toEqual(validBid({ quantity: 'x' }));
-    expect(lines[3]).toEqual({ end: 'ordergate-audit-archive/1', rows: 2, first_id: archive!.firstId, last_id: archive!.lastId });
+    expect(lines[3]).toEqual({
+      end: 'ordergate-audit-archive/1',
+      rows: 2,
+      first_id: archive!.firstId,
+      last_id: archive!.lastId,
+    });
 
     expect(await archiver().verify(file)).toEqual(archive);
     // Changed, cut short or unknown to this database: not an archive.
@@ -484,8 +556,12 @@ describe('the archive: the one way request records leave the database', () => {
       status_code: 400,
     };
     await db.insertInto('audit_requests').values(late).execute();
-    await expect(db.deleteFrom('audit_requests').where('request_id', '=', 'late-1').execute()).rejects.toThrow(/append-only/);
-    await expect(db.updateTable('audit_requests').set({ user_id: 'mallory' }).where('request_id', '=', 'late-1').execute()).rejects.toThrow(/append-only/);
+    await expect(db.deleteFrom('audit_requests').where('request_id', '=', 'late-1').execute()).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(
+      db.updateTable('audit_requests').set({ user_id: 'mallory' }).where('request_id', '=', 'late-1').execute(),
+    ).rejects.toThrow(/append-only/);
     await expect(db.updateTable('audit_archives').set({ last_id: 1_000_000 }).execute()).rejects.toThrow(/append-only/);
     await expect(db.deleteFrom('audit_archives').execute()).rejects.toThrow(/append-only/);
     if (server.store.dialect === 'postgres') {
@@ -504,7 +580,13 @@ describe('the archive: the one way request records leave the database', () => {
     const repository = new AuditRepository(server.store);
     const [row] = await server.store.db.selectFrom('audit_requests').select('id').execute();
     await expect(
-      repository.removeArchived({ archivedAt: T0, before: T0 + 10_000, ids: [Number(row!.id) - 1, Number(row!.id)], sha256: 'f'.repeat(64), file: 'x' }),
+      repository.removeArchived({
+        archivedAt: T0,
+        before: T0 + 10_000,
+        ids: [Number(row!.id) - 1, Number(row!.id)],
+        sha256: 'f'.repeat(64),
+        file: 'x',
+      }),
     ).rejects.toThrow(/nothing was removed/);
     expect(await requestIds()).toEqual([kept.headers.get('request-id')]);
     expect(await repository.archiveWithDigest('f'.repeat(64))).toBeUndefined();
@@ -526,7 +608,11 @@ describe('the audit trail under the per-user rate limit', () => {
     const junk = `?${'x'.repeat(1000)}`;
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        server.call('POST', `/transactional/v1/orders/regular${junk}`, { body: validBid(), token: alice.token, apiKey: alice.apiKey }),
+        server.call('POST', `/transactional/v1/orders/regular${junk}`, {
+          body: validBid(),
+          token: alice.token,
+          apiKey: alice.apiKey,
+        }),
       ),
     );
     const refused = answers.filter((res) => res.status === 429);
@@ -537,11 +623,27 @@ describe('the audit trail under the per-user rate limit', () => {
     const ids = (list: typeof answers) => list.map((res) => res.headers.get('request-id')!);
     // Records are written shortly after the answers: wait for those of the calls let through.
     await expect
-      .poll(async () => (await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(through)).execute()).length, {
-        timeout: 10_000,
-      })
+      .poll(
+        async () =>
+          (
+            await server.store.db
+              .selectFrom('audit_requests')
+              .select('request_id')
+              .where('request_id', 'in', ids(through))
+              .execute()
+          ).length,
+        {
+          timeout: 10_000,
+        },
+      )
       .toBe(through.length);
-    expect(await server.store.db.selectFrom('audit_requests').select('request_id').where('request_id', 'in', ids(refused)).execute()).toEqual([]);
+    expect(
+      await server.store.db
+        .selectFrom('audit_requests')
+        .select('request_id')
+        .where('request_id', 'in', ids(refused))
+        .execute(),
+    ).toEqual([]);
     expect(
       Number(
         (

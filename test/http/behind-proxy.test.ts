@@ -17,7 +17,9 @@ const LOGIN = '/authentication/v1/user/session';
 /** The proxy: forwards every request to `target`, adding its client's address to X-Forwarded-For. */
 function startProxy(target: URL): Promise<Server> {
   const proxy = createServer((incoming, outgoing) => {
-    const forwardedFor = [incoming.headers['x-forwarded-for'], incoming.socket.remoteAddress].filter(Boolean).join(', ');
+    const forwardedFor = [incoming.headers['x-forwarded-for'], incoming.socket.remoteAddress]
+      .filter(Boolean)
+      .join(', ');
     const upstream = httpRequest(
       {
         host: target.hostname,
@@ -91,7 +93,11 @@ describe('an API key bound to an address, behind a trusted reverse proxy (TRUST_
   });
 
   const bid = (from: string, base: string, headers: Record<string, string> = {}) =>
-    callFrom(from, base, 'POST', PLACE, validBid(), { authorization: `Bearer ${alice.token}`, 'x-api-key': alice.apiKey, ...headers });
+    callFrom(from, base, 'POST', PLACE, validBid(), {
+      authorization: `Bearer ${alice.token}`,
+      'x-api-key': alice.apiKey,
+      ...headers,
+    });
 
   it('takes the address the proxy saw: the registered one works through it, another is refused and named', async () => {
     expect((await bid('127.0.0.2', proxyUrl)).status).toBe(200);

@@ -12,7 +12,15 @@ import { startTestServer, validBid, type CallResult, type TestServer, type TestU
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const MINUTE = 60 * 1000;
 const T = Date.parse('2026-12-01T03:45:00Z');
-const NSE_IS = { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' };
+const NSE_IS = {
+  exchange: 'NSE_EQ',
+  scrip_token: 700001,
+  symbol: 'ACME',
+  series: 'IS',
+  expiry_date: '',
+  strike_price: '',
+  option_type: '',
+};
 
 function expectRefused(res: CallResult, code: string, message: RegExp): void {
   expect(res.status, res.text).toBe(422);
@@ -35,7 +43,12 @@ describe('the bounds on a bid', () => {
         {
           listings: [
             { exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
-            { exchange: 'BSE_EQ', scrip_token: 800001, series: { RETAIL: 'A', NON_RETAIL: 'A' }, order_value_upper_limit: { NON_RETAIL: 10_000_000 } },
+            {
+              exchange: 'BSE_EQ',
+              scrip_token: 800001,
+              series: { RETAIL: 'A', NON_RETAIL: 'A' },
+              order_value_upper_limit: { NON_RETAIL: 10_000_000 },
+            },
           ],
         },
         T,
@@ -50,9 +63,15 @@ describe('the bounds on a bid', () => {
 
   const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
   const bid = (user: TestUser, quantity: number | string, price: number) =>
-    server.call('POST', PLACE_ORDER, { body: validBid({ scrip_info: NSE_IS, quantity: String(quantity), price }), ...as(user) });
+    server.call('POST', PLACE_ORDER, {
+      body: validBid({ scrip_info: NSE_IS, quantity: String(quantity), price }),
+      ...as(user),
+    });
   const modify = (user: TestUser, orderId: string, quantity: number, price: number) =>
-    server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orderId}`, { body: { order_type: 'RL', quantity: String(quantity), price }, ...as(user) });
+    server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orderId}`, {
+      body: { order_type: 'RL', quantity: String(quantity), price },
+      ...as(user),
+    });
 
   it('refuses a bid for more than the offer sells, and the probe’s bid; takes the whole offer', async () => {
     await server.admin.setZeroMarginLimit('mf', '100000000000');
@@ -69,7 +88,10 @@ describe('the bounds on a bid', () => {
   });
 
   it('refuses a bid in a one-listing issue for more than its offer quantity', async () => {
-    const over = await server.call('POST', PLACE_ORDER, { body: validBid({ quantity: '1000001', price: 101 }), ...as(retail) });
+    const over = await server.call('POST', PLACE_ORDER, {
+      body: validBid({ quantity: '1000001', price: 101 }),
+      ...as(retail),
+    });
     expectRefused(over, 'e-382', /quantity 1000001 is more than the 1000000 shares the OFS issue sells/);
   });
 
@@ -105,7 +127,11 @@ describe('the bounds on a bid', () => {
     const nii = await server.createUser('nii', { category: 'NII' });
     const onBse = (quantity: number, price: number) =>
       server.call('POST', PLACE_ORDER, {
-        body: validBid({ scrip_info: { ...NSE_IS, exchange: 'BSE_EQ', scrip_token: 800001, series: 'A' }, quantity: String(quantity), price }),
+        body: validBid({
+          scrip_info: { ...NSE_IS, exchange: 'BSE_EQ', scrip_token: 800001, series: 'A' },
+          quantity: String(quantity),
+          price,
+        }),
         ...as(nii),
       });
     expectRefused(
@@ -123,7 +149,9 @@ describe('the bounds on a bid', () => {
     // The same bid on NSE, whose series has no limit, is taken.
     expect((await bid(nii, 99_010, 101)).status).toBe(200);
     const read = await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: nii.token });
-    expect(read.body.data.offer.listings.map((l: { order_value_upper_limit: unknown }) => l.order_value_upper_limit)).toEqual([
+    expect(
+      read.body.data.offer.listings.map((l: { order_value_upper_limit: unknown }) => l.order_value_upper_limit),
+    ).toEqual([
       { RETAIL: null, NON_RETAIL: 10_000_000, EMPLOYEE: null },
       { RETAIL: null, NON_RETAIL: null, EMPLOYEE: null },
     ]);
@@ -224,7 +252,12 @@ describe('the bounds on a bid', () => {
     const emp = await server.logInAgain(registered);
     const employeeBid = (quantity: number) =>
       server.call('POST', PLACE_ORDER, {
-        body: validBid({ scrip_info: { ...NSE_IS, series: 'ES' }, order_type: 'RL-MKT', quantity: String(quantity), price: 0 }),
+        body: validBid({
+          scrip_info: { ...NSE_IS, series: 'ES' },
+          order_type: 'RL-MKT',
+          quantity: String(quantity),
+          price: 0,
+        }),
         ...as(emp),
       });
     // 5,000 shares at 101.00 are Rs 5,05,000: far within the offer's 2,020,000 shares, over the employee limit.

@@ -40,13 +40,26 @@ describe('JSON bodies with a prototype key', () => {
       ).n,
     );
 
-  const place = (rawBody: string) => server.call('POST', PLACE_ORDER, { rawBody, token: alice.token, apiKey: alice.apiKey });
+  const place = (rawBody: string) =>
+    server.call('POST', PLACE_ORDER, { rawBody, token: alice.token, apiKey: alice.apiKey });
 
   it.each([
     { name: 'a "__proto__" key', body: bidWith('"__proto__":{"x":1}'), field: '__proto__' },
-    { name: 'a "__proto__" key in a nested object', body: bidWith('"__proto__":{}', ['scrip_info']), field: 'scrip_info.__proto__' },
-    { name: 'a "constructor" object holding "prototype"', body: bidWith('"constructor":{"prototype":{}}'), field: 'constructor.prototype' },
-    { name: 'only a "constructor" object holding "prototype"', body: '{"constructor":{"prototype":{}}}', field: 'constructor.prototype' },
+    {
+      name: 'a "__proto__" key in a nested object',
+      body: bidWith('"__proto__":{}', ['scrip_info']),
+      field: 'scrip_info.__proto__',
+    },
+    {
+      name: 'a "constructor" object holding "prototype"',
+      body: bidWith('"constructor":{"prototype":{}}'),
+      field: 'constructor.prototype',
+    },
+    {
+      name: 'only a "constructor" object holding "prototype"',
+      body: '{"constructor":{"prototype":{}}}',
+      field: 'constructor.prototype',
+    },
   ])('refuses a body with $name: 400 e-117 naming the key, no order stored', async ({ body, field }) => {
     const before = await countOrders();
     const res = await place(body);
@@ -96,10 +109,14 @@ describe('JSON bodies with a prototype key', () => {
       expect(atLimit.status, atLimit.text).toBe(400);
       expect(atLimit.body.code).toBe(Errors.WRONG_TYPE.code);
       // Brackets and escaped quotes inside strings are text, not nesting: 40 of them, in a valid bid.
-      const inStrings = await place(JSON.stringify(validBid({ algo_id: `${'{['.repeat(20)}"\\`, strategy_id: '\\"[[[' })));
+      const inStrings = await place(
+        JSON.stringify(validBid({ algo_id: `${'{['.repeat(20)}"\\`, strategy_id: '\\"[[[' })),
+      );
       expect(inStrings.status, inStrings.text).toBe(200);
       // Many brackets side by side are not nesting: 40 empty arrays in one, two levels below the bid.
-      const wide = await place(JSON.stringify(validBid({ algo_id: JSON.parse(`[${Array(40).fill('[]').join(',')}]`) })));
+      const wide = await place(
+        JSON.stringify(validBid({ algo_id: JSON.parse(`[${Array(40).fill('[]').join(',')}]`) })),
+      );
       expect(wide.status, wide.text).toBe(400);
       expect(wide.body.code).toBe(Errors.WRONG_TYPE.code);
     });

@@ -39,7 +39,10 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     server = await startTestServer();
     start = server.clock.now;
     // Windows wide enough to bid again after 24 hours.
-    await server.registerIssue({ retailClosesAt: start + 3 * REPLAY_WINDOW_MS, nonRetailClosesAt: start + 3 * REPLAY_WINDOW_MS });
+    await server.registerIssue({
+      retailClosesAt: start + 3 * REPLAY_WINDOW_MS,
+      nonRetailClosesAt: start + 3 * REPLAY_WINDOW_MS,
+    });
   });
   afterAll(() => server.close());
   beforeEach(() => {
@@ -47,7 +50,14 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
   });
 
   async function createCart(user: TestUser, lines: unknown[] = LINES): Promise<string> {
-    const body = { ordercartName: 'Basket', orders: JSON.stringify(lines), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const body = {
+      ordercartName: 'Basket',
+      orders: JSON.stringify(lines),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
     const res = await server.call('POST', CART, { body, token: user.token });
     expect(res.status, res.text).toBe(200);
     return res.body.data.ordercartId as string;
@@ -62,11 +72,20 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     });
 
   async function ordersOf(userId: string) {
-    return server.store.db.selectFrom('orders').select(['order_id', 'quantity', 'order_type']).where('user_id', '=', userId).orderBy('order_id').execute();
+    return server.store.db
+      .selectFrom('orders')
+      .select(['order_id', 'quantity', 'order_type'])
+      .where('user_id', '=', userId)
+      .orderBy('order_id')
+      .execute();
   }
 
   async function executedNoTime(ordercartId: string): Promise<number> {
-    const row = await server.store.db.selectFrom('order_carts').select('executed_no_time').where('ordercart_id', '=', ordercartId).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('order_carts')
+      .select('executed_no_time')
+      .where('ordercart_id', '=', ordercartId)
+      .executeTakeFirstOrThrow();
     return Number(row.executed_no_time);
   }
 
@@ -99,14 +118,23 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     placeOfsBid: (real: PlaceOfsBid, ...args: Parameters<PlaceOfsBid>) => Promise<string>,
   ) {
     const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });
-    const outcome = await node.idempotency.claim(user.userId, key, { method: 'POST', path: executePath(ordercartId), body: undefined });
+    const outcome = await node.idempotency.claim(user.userId, key, {
+      method: 'POST',
+      path: executePath(ordercartId),
+      body: undefined,
+    });
     if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
     const real: PlaceOfsBid = (...args) => node.orderEntry.placeOfsBid(...args);
     const carts = new OrderCartService(new OrderCartRepository(server.store.db), () => server.clock.now, {
       orderEntry: { placeOfsBid: (...args) => placeOfsBid(real, ...args) },
       issues: new OfsIssueRepository(server.store.db),
     });
-    const caller: Caller = { userId: user.userId, category: 'RETAIL', tokenHash: 'unused', expiresAt: Number.MAX_SAFE_INTEGER };
+    const caller: Caller = {
+      userId: user.userId,
+      category: 'RETAIL',
+      tokenHash: 'unused',
+      expiresAt: Number.MAX_SAFE_INTEGER,
+    };
     const claim: ClaimedKey = outcome.claim;
     return {
       claim,

@@ -30,10 +30,16 @@ describe('carts per user are capped (MAX_CARTS_PER_USER)', () => {
     modifiedBy: user.userId,
     executedNoTime: 0,
   });
-  const create = (user: TestUser, name: string) => server.call('POST', CART, { body: createBody(user, name), token: user.token });
+  const create = (user: TestUser, name: string) =>
+    server.call('POST', CART, { body: createBody(user, name), token: user.token });
 
   async function storedCarts(user: TestUser): Promise<string[]> {
-    const rows = await server.store.db.selectFrom('order_carts').select('name').where('user_id', '=', user.userId).orderBy('name').execute();
+    const rows = await server.store.db
+      .selectFrom('order_carts')
+      .select('name')
+      .where('user_id', '=', user.userId)
+      .orderBy('name')
+      .execute();
     return rows.map((row) => row.name);
   }
 
@@ -66,8 +72,18 @@ describe('carts per user are capped (MAX_CARTS_PER_USER)', () => {
   it('a request-alone fault (400) and another user in createdBy (403) answer before the cap', async () => {
     const carol = await newUser();
     for (const name of ['c1', 'c2', 'c3']) await create(carol, name);
-    expect((await server.call('POST', CART, { body: { ...createBody(carol, 'c4'), version: '2' }, token: carol.token })).status).toBe(400);
-    expect((await server.call('POST', CART, { body: { ...createBody(carol, 'c4'), createdBy: 'someone' }, token: carol.token })).status).toBe(403);
+    expect(
+      (await server.call('POST', CART, { body: { ...createBody(carol, 'c4'), version: '2' }, token: carol.token }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await server.call('POST', CART, {
+          body: { ...createBody(carol, 'c4'), createdBy: 'someone' },
+          token: carol.token,
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('creates racing at cap - 1: exactly one passes, the others answer 422 e-417, and the user keeps exactly the cap', async () => {
@@ -114,7 +130,11 @@ describe('the cart list is paged as the order book is', () => {
   it('without paging parameters: the first page of 100, newest first, and the count of all carts', async () => {
     const res = await list();
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'Ordercart list fetched successfully' });
+    expect(res.body).toMatchObject({
+      status: 'success',
+      code: 's-101',
+      message: 'Ordercart list fetched successfully',
+    });
     expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
     expect(names(res)).toEqual(newestFirst.slice(0, 100));
     expect(res.headers.get('x-total-count')).toBe('105');
@@ -132,11 +152,14 @@ describe('the cart list is paged as the order book is', () => {
     expect(beyond.headers.get('x-total-count')).toBe('105');
   });
 
-  it.each(['?limit=101', '?limit=0', '?limit=1000', '?offset=0', '?offset=-1', '?limit=ten', '?page=2'])('%s answers 400 e-110', async (query) => {
-    const res = await list(query);
-    expect(res.status, res.text).toBe(400);
-    expect(res.body.code).toBe(Errors.INVALID_QUERY.code);
-  });
+  it.each(['?limit=101', '?limit=0', '?limit=1000', '?offset=0', '?offset=-1', '?limit=ten', '?page=2'])(
+    '%s answers 400 e-110',
+    async (query) => {
+      const res = await list(query);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.code).toBe(Errors.INVALID_QUERY.code);
+    },
+  );
 
   it("another user's list counts only their own carts", async () => {
     const frank = await server.createUser('frank');

@@ -33,7 +33,8 @@ const redisRuns = await withRedis();
 /** The millisecond a UUIDv7 order id was minted at. */
 const mintedAt = (orderId: string) => parseInt(orderId.replaceAll('-', '').slice(0, 12), 16);
 
-const cartLines = (count: number) => Array.from({ length: count }, (_, i) => ({ ...EXAMPLE_ORDER_LINE, Quantity: 10 + i }));
+const cartLines = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({ ...EXAMPLE_ORDER_LINE, Quantity: 10 + i }));
 
 /** The shortest time in which N + 1 of these (ascending) arrivals happened. */
 function densestSpan(arrivals: readonly number[], limit: number): number {
@@ -44,7 +45,9 @@ function densestSpan(arrivals: readonly number[], limit: number): number {
 
 const counting = [
   { name: 'counted in memory', redis: () => ({}) },
-  ...(redisRuns ? [{ name: 'counted in Redis', redis: () => ({ redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() }) }] : []),
+  ...(redisRuns
+    ? [{ name: 'counted in Redis', redis: () => ({ redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() }) }]
+    : []),
 ];
 
 describe.each(counting)("cart execute is paced at the user's order rate ($name)", ({ redis }) => {
@@ -77,7 +80,11 @@ describe.each(counting)("cart execute is paced at the user's order rate ($name)"
     server.call('POST', `${CART}/${ordercartId}/execute`, { token: user.token, apiKey: user.apiKey, headers });
 
   async function arrivalsOf(user: TestUser): Promise<number[]> {
-    const rows = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+    const rows = await server.store.db
+      .selectFrom('orders')
+      .select('order_id')
+      .where('user_id', '=', user.userId)
+      .execute();
     return rows.map((row) => mintedAt(row.order_id)).sort((a, b) => a - b);
   }
 
@@ -128,7 +135,13 @@ describe.each(counting)("cart execute is paced at the user's order rate ($name)"
     const singles: Promise<CallResult>[] = [];
     for (let n = 0; executing; n += 1) {
       await new Promise((resolve) => setTimeout(resolve, 80));
-      singles.push(server.call('POST', PLACE_ORDER, { body: validBid({ order_identifier: `s${n}` }), token: user.token, apiKey: user.apiKey }));
+      singles.push(
+        server.call('POST', PLACE_ORDER, {
+          body: validBid({ order_identifier: `s${n}` }),
+          token: user.token,
+          apiKey: user.apiKey,
+        }),
+      );
     }
     const [first, second] = await executions;
     const answered = await Promise.all(singles);
@@ -153,7 +166,11 @@ describe.each(counting)("cart execute is paced at the user's order rate ($name)"
     const headers = { authorization: `Bearer ${user.token}`, 'x-api-key': user.apiKey, 'idempotency-key': key };
 
     const leaving = new AbortController();
-    const left = fetch(`${server.url}${CART}/${ordercartId}/execute`, { method: 'POST', headers, signal: leaving.signal });
+    const left = fetch(`${server.url}${CART}/${ordercartId}/execute`, {
+      method: 'POST',
+      headers,
+      signal: leaving.signal,
+    });
     setTimeout(() => leaving.abort(), 300);
     await expect(left).rejects.toThrow();
 
@@ -169,7 +186,12 @@ describe.each(counting)("cart execute is paced at the user's order rate ($name)"
     expect(replay, 'the execution never finished').toBeDefined();
     expect(replay!.headers.get('idempotent-replayed')).toBe('true');
     const orderIds = expectAllPlaced(replay!, 9);
-    const stored = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).orderBy('order_id').execute();
+    const stored = await server.store.db
+      .selectFrom('orders')
+      .select('order_id')
+      .where('user_id', '=', user.userId)
+      .orderBy('order_id')
+      .execute();
     expect(stored.map((row) => row.order_id)).toEqual([...orderIds].sort());
     expect(densestSpan(await arrivalsOf(user), LIMIT)).toBeGreaterThanOrEqual(1000 - ARRIVAL_SLACK_MS);
     const details = await server.call('GET', `${CART}/${ordercartId}`, { token: user.token });
@@ -188,16 +210,27 @@ describe.each(counting)("cart execute is paced at the user's order rate ($name)"
     const res = await running;
     expect(res.status, res.text).toBe(200);
     expect(res.body.code).toBe('s-102'); // partly executed
-    const lines = res.body.data as { index: number; status: string; orderId?: string; errors?: { field: string; message: string }[] }[];
+    const lines = res.body.data as {
+      index: number;
+      status: string;
+      orderId?: string;
+      errors?: { field: string; message: string }[];
+    }[];
     const placed = lines.filter((line) => line.status === 'success');
     const first = lines.findIndex((line) => line.status !== 'success');
     expect(placed.length).toBeGreaterThanOrEqual(1);
     expect(first).toBe(placed.length); // the placed lines come first, then none
     for (const line of lines.slice(first)) {
       expect(line.status).toBe('error');
-      expect(line.errors![0]!.message).toMatch(/^orders\[\d+\] not placed: the session ended before this line \(e-204: /);
+      expect(line.errors![0]!.message).toMatch(
+        /^orders\[\d+\] not placed: the session ended before this line \(e-204: /,
+      );
     }
-    const stored = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+    const stored = await server.store.db
+      .selectFrom('orders')
+      .select('order_id')
+      .where('user_id', '=', user.userId)
+      .execute();
     expect(stored.map((row) => row.order_id).sort()).toEqual(placed.map((line) => line.orderId).sort());
     // No order arrived after the logout (allowing the slack between admission and minting).
     for (const arrival of await arrivalsOf(user)) expect(arrival).toBeLessThanOrEqual(loggedOutAt + ARRIVAL_SLACK_MS);
@@ -225,7 +258,10 @@ describe('cart execute with the order limit off', () => {
     };
     const created = await server.call('POST', CART, { body, token: user.token });
     const sent = performance.now();
-    const res = await server.call('POST', `${CART}/${created.body.data.ordercartId}/execute`, { token: user.token, apiKey: user.apiKey });
+    const res = await server.call('POST', `${CART}/${created.body.data.ordercartId}/execute`, {
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     const took = performance.now() - sent;
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.filter((line: { status: string }) => line.status === 'success')).toHaveLength(50);
@@ -263,14 +299,21 @@ describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () =
     const gates: (() => void)[] = [];
     let placed = 0;
     const placement = {
-      orderEntry: { placeOfsBid: () => new Promise<string>((resolve) => gates.push(() => resolve(`order-${++placed}`))) },
+      orderEntry: {
+        placeOfsBid: () => new Promise<string>((resolve) => gates.push(() => resolve(`order-${++placed}`))),
+      },
       issues: new OfsIssueRepository(server.store.db),
     };
     const carts = new OrderCartService(new OrderCartRepository(server.store.db), () => server.clock.now, placement, {
       cartsPerUser: 100,
       cartExecutionsPerUser: 2,
     });
-    const callerOf = (user: TestUser): Caller => ({ userId: user.userId, category: 'NON_RETAIL', tokenHash: 'x', expiresAt: Number.MAX_SAFE_INTEGER });
+    const callerOf = (user: TestUser): Caller => ({
+      userId: user.userId,
+      category: 'NON_RETAIL',
+      tokenHash: 'x',
+      expiresAt: Number.MAX_SAFE_INTEGER,
+    });
     const until = async (condition: () => boolean) => {
       while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
     };
@@ -281,7 +324,9 @@ describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () =
     const third = await carts.execute(callerOf(alice), aliceCart, null).catch((error: unknown) => error);
     expect(third).toBeInstanceOf(ApiError);
     expect(third).toMatchObject({ kind: Errors.RATE_LIMITED, headers: { 'Retry-After': '1' } });
-    expect((third as ApiError).message).toBe('2 executions of your carts are still placing their lines (at most 2 at once); retry when one has ended');
+    expect((third as ApiError).message).toBe(
+      '2 executions of your carts are still placing their lines (at most 2 at once); retry when one has ended',
+    );
     expect(gates).toHaveLength(2); // the third reached no line
     // Another user's execution is not held up by alice's.
     const bobs = carts.execute(callerOf(bob), bobCart, null);

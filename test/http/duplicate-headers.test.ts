@@ -19,12 +19,28 @@ function plainScan(rawHeaders: readonly string[]): string | undefined {
 }
 
 const anyCase = (name: string) =>
-  fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
 
 // Other headers, some as long as a single-value one (accept-encoding and idempotency-key are both 15).
-const OTHERS = ['host', 'accept', 'accept-encoding', 'content-length', 'user-agent', 'x-request-id', 'authorizatio', 'x-api-keys', 'if-matcH2', 'cookie'];
+const OTHERS = [
+  'host',
+  'accept',
+  'accept-encoding',
+  'content-length',
+  'user-agent',
+  'x-request-id',
+  'authorizatio',
+  'x-api-keys',
+  'if-matcH2',
+  'cookie',
+];
 
-const headerName = fc.oneof(fc.constantFrom(...SINGLE_HEADERS).chain(anyCase), fc.constantFrom(...OTHERS).chain(anyCase));
+const headerName = fc.oneof(
+  fc.constantFrom(...SINGLE_HEADERS).chain(anyCase),
+  fc.constantFrom(...OTHERS).chain(anyCase),
+);
 
 describe('repeatedHeader', () => {
   it('names what the plain scan names, for any raw header list', () => {
@@ -38,7 +54,22 @@ describe('repeatedHeader', () => {
   });
 
   it('finds a repeat sent in two cases, and none in a list of distinct headers', () => {
-    expect(repeatedHeader(['Host', 'a', 'Authorization', 'Bearer x', 'content-length', '2', 'AUTHORIZATION', 'Bearer y'])).toBe('authorization');
-    expect(repeatedHeader(['Host', 'a', 'Authorization', 'Bearer x', 'X-Api-Key', 'k', 'Accept-Encoding', 'gzip', 'Idempotency-Key', 'i'])).toBeUndefined();
+    expect(
+      repeatedHeader(['Host', 'a', 'Authorization', 'Bearer x', 'content-length', '2', 'AUTHORIZATION', 'Bearer y']),
+    ).toBe('authorization');
+    expect(
+      repeatedHeader([
+        'Host',
+        'a',
+        'Authorization',
+        'Bearer x',
+        'X-Api-Key',
+        'k',
+        'Accept-Encoding',
+        'gzip',
+        'Idempotency-Key',
+        'i',
+      ]),
+    ).toBeUndefined();
   });
 });

@@ -24,9 +24,15 @@ const WAIT_MS = 5_000;
 
 /** A node serving the streams over the test server's store. */
 async function startEventsNode(store: Store): Promise<{ app: App; url: string }> {
-  const app = buildApp(createServices(store, { tokenTtlSeconds: 24 * 60 * 60, orderEvents: { heartbeatMs: HEARTBEAT_MS, pollMs: 50, batchSize: 3 } }), {
-    logger: false,
-  });
+  const app = buildApp(
+    createServices(store, {
+      tokenTtlSeconds: 24 * 60 * 60,
+      orderEvents: { heartbeatMs: HEARTBEAT_MS, pollMs: 50, batchSize: 3 },
+    }),
+    {
+      logger: false,
+    },
+  );
   return { app, url: await app.listen({ host: '127.0.0.1', port: 0 }) };
 }
 
@@ -63,7 +69,11 @@ describe('GET /transactional/v1/orders/events', () => {
   }
 
   async function bid(user: TestUser, quantity = 10): Promise<string> {
-    const res = await server.call('POST', `${ORDERS}/regular`, { body: validBid({ quantity: String(quantity) }), token: user.token, apiKey: user.apiKey });
+    const res = await server.call('POST', `${ORDERS}/regular`, {
+      body: validBid({ quantity: String(quantity) }),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
   }
@@ -175,7 +185,11 @@ describe('GET /transactional/v1/orders/events', () => {
     const second = await open(bob, String(startsAfter));
     await second.until(() => second.events.length >= missed.length, 'the events made since the opening id');
     expect(second.events.map((e) => e.id)).toEqual(missed);
-    expect(second.events.filter((e) => e.data.order_id === orderId).map((e) => e.data.status)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
+    expect(second.events.filter((e) => e.data.order_id === orderId).map((e) => e.data.status)).toEqual([
+      'OMSXMITTED',
+      'EXXMITTED',
+      'PENDING',
+    ]);
     // A resumed stream sends no opening id: its client has one.
     expect(second.frames.filter((f) => f.id !== undefined && f.data === undefined)).toEqual([]);
     second.close();
@@ -206,7 +220,9 @@ describe('GET /transactional/v1/orders/events', () => {
     resumed.close();
     stream.close();
     // An id erin was never sent (a global id kept from before ids were per user): refused, before any stream.
-    const ahead = await fetch(`${node.url}${EVENTS}`, { headers: { authorization: `Bearer ${erin.token}`, 'last-event-id': '7' } });
+    const ahead = await fetch(`${node.url}${EVENTS}`, {
+      headers: { authorization: `Bearer ${erin.token}`, 'last-event-id': '7' },
+    });
     expect(ahead.status).toBe(400);
     expect(await ahead.json()).toMatchObject({ status: 'error', code: 'e-124' });
   });
@@ -215,10 +231,20 @@ describe('GET /transactional/v1/orders/events', () => {
     const stream = await open(carol);
     await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
     const opening = stream.frames.find((f) => f.id !== undefined)!.id;
-    await server.admin.importOfs([offerImport({ offer_id: 'EVENTS-OFS', settlement_delay_seconds: 60 }, server.clock.now - 60_000)]);
+    await server.admin.importOfs([
+      offerImport({ offer_id: 'EVENTS-OFS', settlement_delay_seconds: 60 }, server.clock.now - 60_000),
+    ]);
     const nii = await server.createUser('events-nii', { category: 'NII' });
     const body = validBid({
-      scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+      scrip_info: {
+        exchange: 'NSE_EQ',
+        scrip_token: 700001,
+        symbol: 'ACME',
+        series: 'IS',
+        expiry_date: '',
+        strike_price: '',
+        option_type: '',
+      },
       quantity: '300',
       price: 101.5,
     });
@@ -243,7 +269,15 @@ describe('GET /transactional/v1/orders/events', () => {
   it("ends a session's streams when it logs out: on the node that took the logout at once, on another node within 2 s, and sends them nothing more (issue 21 row 3)", async () => {
     const dave = await server.createUser('dave');
     const login = await server.call('POST', '/authentication/v1/user/session', {
-      body: { user_id: 'dave', login_type: 'PASSWORD', password: dave.password, second_auth_type: '', second_auth: '', api_key: dave.apiKey, source: 'WEBAPI' },
+      body: {
+        user_id: 'dave',
+        login_type: 'PASSWORD',
+        password: dave.password,
+        second_auth_type: '',
+        second_auth: '',
+        api_key: dave.apiKey,
+        source: 'WEBAPI',
+      },
     });
     const token = login.body.data.access_token as string;
     const here = await openEventStream(server.url, token);
@@ -251,7 +285,8 @@ describe('GET /transactional/v1/orders/events', () => {
     streams.push(here, there);
     // Another session of the same user stays open.
     const other = await open(dave);
-    for (const stream of [here, there, other]) await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
+    for (const stream of [here, there, other])
+      await stream.until(() => stream.frames.some((f) => f.id !== undefined), 'the opening id');
 
     const loggedOut = performance.now();
     expect((await server.call('DELETE', '/authentication/v1/user/session', { token })).status).toBe(200);
@@ -279,7 +314,9 @@ describe('GET /transactional/v1/orders/events', () => {
 
   it('answers a Last-Event-ID that is not a number with 400 e-111, before any stream', async () => {
     for (const value of ['abc', '-1', '1.5', '']) {
-      const res = await fetch(node.url + EVENTS, { headers: { authorization: `Bearer ${alice.token}`, 'last-event-id': value } });
+      const res = await fetch(node.url + EVENTS, {
+        headers: { authorization: `Bearer ${alice.token}`, 'last-event-id': value },
+      });
       expect(res.status, value).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await res.json()).toMatchObject({ status: 'error', code: 'e-111' });
@@ -299,10 +336,17 @@ describe('GET /transactional/v1/orders/events', () => {
     const closing = await startEventsNode(server.store);
     const stream = await open(alice, undefined, closing.url);
     await stream.until(() => stream.frames.length > 0, 'a first heartbeat');
-    await Promise.race([closing.app.close(), new Promise((_, reject) => setTimeout(() => reject(new Error('app.close() hung')), WAIT_MS))]);
+    await Promise.race([
+      closing.app.close(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('app.close() hung')), WAIT_MS)),
+    ]);
     await stream.until(() => stream.ended, 'the stream to end');
     const last = stream.frames.at(-1)!;
     expect(last.event).toBe('stream_end');
-    expect(JSON.parse(last.data!)).toMatchObject({ status: 'error', code: 'e-503', request_id: stream.response.headers.get('request-id') });
+    expect(JSON.parse(last.data!)).toMatchObject({
+      status: 'error',
+      code: 'e-503',
+      request_id: stream.response.headers.get('request-id'),
+    });
   });
 });

@@ -32,8 +32,16 @@ describe('exact sums of shares', () => {
   afterAll(() => server.close());
 
   const bid = async (quantity: string) => {
-    const body = validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: TOKEN, symbol: 'HUGE', series: 'OF' }, quantity, price: 101.5 });
-    const res = await server.call('POST', '/transactional/v1/orders/regular', { body, token: nora.token, apiKey: nora.apiKey });
+    const body = validBid({
+      scrip_info: { exchange: 'NSE_EQ', scrip_token: TOKEN, symbol: 'HUGE', series: 'OF' },
+      quantity,
+      price: 101.5,
+    });
+    const res = await server.call('POST', '/transactional/v1/orders/regular', {
+      body,
+      token: nora.token,
+      apiKey: nora.apiKey,
+    });
     expect(res.status, res.text).toBe(200);
   };
 
@@ -55,7 +63,9 @@ describe('exact sums of shares', () => {
         {
           offer_id: 'HUGE-OFS',
           symbol: 'HUGEO',
-          listings: [{ exchange: 'NSE_EQ', scrip_token: 700999, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
+          listings: [
+            { exchange: 'NSE_EQ', scrip_token: 700999, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } },
+          ],
           base_quantity: Number(MAX),
           green_shoe_quantity: 0,
           employee_quantity: 0,
@@ -64,8 +74,16 @@ describe('exact sums of shares', () => {
       ),
     ]);
     const onOffer = async (quantity: string) => {
-      const body = validBid({ scrip_info: { exchange: 'NSE_EQ', scrip_token: 700999, symbol: 'HUGEO', series: 'IS' }, quantity, price: 101 });
-      const res = await server.call('POST', '/transactional/v1/orders/regular', { body, token: nora.token, apiKey: nora.apiKey });
+      const body = validBid({
+        scrip_info: { exchange: 'NSE_EQ', scrip_token: 700999, symbol: 'HUGEO', series: 'IS' },
+        quantity,
+        price: 101,
+      });
+      const res = await server.call('POST', '/transactional/v1/orders/regular', {
+        body,
+        token: nora.token,
+        apiKey: nora.apiKey,
+      });
       expect(res.status, res.text).toBe(200);
     };
     for (let i = 0; i < 11; i++) await onOffer(MAX);
@@ -75,17 +93,21 @@ describe('exact sums of shares', () => {
     await oms.runOnce();
     const read = await server.call('GET', '/transactional/v1/ofs/offers/HUGE-OFS', { token: nora.token });
     expect(read.status, read.text).toBe(200);
-    expect(read.text).toMatch(/"indicative":\{"at":"[^"]+","price":101,"quantity":11000000000000031,"margin_100":\{"price":101,"quantity":11000000000000031\}/);
+    expect(read.text).toMatch(
+      /"indicative":\{"at":"[^"]+","price":101,"quantity":11000000000000031,"margin_100":\{"price":101,"quantity":11000000000000031\}/,
+    );
     expect(read.text).toMatch(/"indicative_history":\[\{"at":"[^"]+","price":101,"quantity":11000000000000031\}\]/);
     const book = await server.call('GET', '/operator/v1/ofs/offers/HUGE-OFS/book', { token: olga.token });
     expect(book.status, book.text).toBe(200);
-    expect(book.text).toContain('"non_retail_demand":[{"price":101,"quantity":11000000000000031,"cumulative":11000000000000031,"bids":12}]');
+    expect(book.text).toContain(
+      '"non_retail_demand":[{"price":101,"quantity":11000000000000031,"cumulative":11000000000000031,"bids":12}]',
+    );
     expect(book.text).toMatch(/"category":"NII","bids":12,"open_quantity":11000000000000031,/);
   });
 
   it('the event stream writes a bigint with every digit too', () => {
-    expect(exactJson({ quantity: 11_000_000_000_000_031n, margin_0: { quantity: 0n }, price: 101, note: 'bigint:1' })).toBe(
-      '{"quantity":11000000000000031,"margin_0":{"quantity":0},"price":101,"note":"bigint:1"}',
-    );
+    expect(
+      exactJson({ quantity: 11_000_000_000_000_031n, margin_0: { quantity: 0n }, price: 101, note: 'bigint:1' }),
+    ).toBe('{"quantity":11000000000000031,"margin_0":{"quantity":0},"price":101,"note":"bigint:1"}');
   });
 });

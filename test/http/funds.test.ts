@@ -22,7 +22,12 @@ describe('GET /authentication/v1/user/balance', () => {
   beforeAll(async () => {
     server = await startTestServer();
     repository = new FundsRepository(server.store.db, server.store.dialect);
-    funds = new FundsService(server.store, repository, new UserRepository(server.store.db, server.store.dialect), () => server.clock.now);
+    funds = new FundsService(
+      server.store,
+      repository,
+      new UserRepository(server.store.db, server.store.dialect),
+      () => server.clock.now,
+    );
   });
   afterAll(() => server.close());
 
@@ -32,7 +37,11 @@ describe('GET /authentication/v1/user/balance', () => {
   async function setBlockedAndDebited(userId: string, blockedPaise: number, debitedPaise: number): Promise<void> {
     await server.store.db
       .updateTable('funds_accounts')
-      .set((eb) => ({ blocked_paise: blockedPaise, debited_paise: debitedPaise, cash_paise: eb('cash_paise', '-', debitedPaise) }))
+      .set((eb) => ({
+        blocked_paise: blockedPaise,
+        debited_paise: debitedPaise,
+        cash_paise: eb('cash_paise', '-', debitedPaise),
+      }))
       .where('user_id', '=', userId)
       .execute();
   }
@@ -46,7 +55,14 @@ describe('GET /authentication/v1/user/balance', () => {
       status: 'success',
       code: 's-101',
       message: 'Funds fetched successfully',
-      data: { client_id: 'carol', funds_checked: false, cash: '0.00', blocked: '0.00', available: '0.00', debited: '0.00' },
+      data: {
+        client_id: 'carol',
+        funds_checked: false,
+        cash: '0.00',
+        blocked: '0.00',
+        available: '0.00',
+        debited: '0.00',
+      },
     });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
@@ -58,7 +74,14 @@ describe('GET /authentication/v1/user/balance', () => {
     await setBlockedAndDebited('dora', 0, 25_000);
     const res = await balance(dora);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data).toEqual({ client_id: 'dora', funds_checked: true, cash: '-150.00', blocked: '0.00', available: '-150.00', debited: '250.00' });
+    expect(res.body.data).toEqual({
+      client_id: 'dora',
+      funds_checked: true,
+      cash: '-150.00',
+      blocked: '0.00',
+      available: '-150.00',
+      debited: '250.00',
+    });
   });
 
   it('answers the amounts after a deposit: cash, blocked, available = cash - blocked, debited', async () => {
@@ -92,7 +115,14 @@ describe('GET /authentication/v1/user/balance', () => {
     await server.store.writeTransaction((tx) => repository.deposit(tx, 'dave', 100_000_00, server.clock.now));
     await funds.withdraw('dave', '0.01');
     const res = await balance(dave);
-    expect(res.body.data).toEqual({ client_id: 'dave', funds_checked: true, cash: '99999.99', blocked: '0.00', available: '99999.99', debited: '0.00' });
+    expect(res.body.data).toEqual({
+      client_id: 'dave',
+      funds_checked: true,
+      cash: '99999.99',
+      blocked: '0.00',
+      available: '99999.99',
+      debited: '0.00',
+    });
   });
 
   it("never shows another user's funds", async () => {
@@ -100,14 +130,24 @@ describe('GET /authentication/v1/user/balance', () => {
     const frank = await server.createUser('frank');
     await funds.deposit('erin', '5000');
     const res = await balance(frank);
-    expect(res.body.data).toEqual({ client_id: 'frank', funds_checked: false, cash: '0.00', blocked: '0.00', available: '0.00', debited: '0.00' });
+    expect(res.body.data).toEqual({
+      client_id: 'frank',
+      funds_checked: false,
+      cash: '0.00',
+      blocked: '0.00',
+      available: '0.00',
+      debited: '0.00',
+    });
     expect((await balance(erin)).body.data).toMatchObject({ client_id: 'erin', cash: '5000.00' });
   });
 
   it('shows amounts up to the most an account may hold exactly', async () => {
     const grace = await server.createUser('grace');
     await funds.deposit('grace', '90000000000000');
-    expect((await balance(grace)).body.data).toMatchObject({ cash: '90000000000000.00', available: '90000000000000.00' });
+    expect((await balance(grace)).body.data).toMatchObject({
+      cash: '90000000000000.00',
+      available: '90000000000000.00',
+    });
   });
 
   describe('refusals', () => {
@@ -149,11 +189,14 @@ describe('GET /authentication/v1/user/balance', () => {
       expect(res.body.code).toBe(Errors.TOKEN_REVOKED.code);
     });
 
-    it.each([['?client_id=alice'], ['?foo=1'], ['?limit=20']])('refuses a query parameter (%s) with 400 e-110', async (query) => {
-      const res = await balance(heidi, query);
-      expect(res.status, res.text).toBe(400);
-      expect(res.body.code).toBe(Errors.INVALID_QUERY.code);
-    });
+    it.each([['?client_id=alice'], ['?foo=1'], ['?limit=20']])(
+      'refuses a query parameter (%s) with 400 e-110',
+      async (query) => {
+        const res = await balance(heidi, query);
+        expect(res.status, res.text).toBe(400);
+        expect(res.body.code).toBe(Errors.INVALID_QUERY.code);
+      },
+    );
 
     it('accepts GET only', async () => {
       const res = await server.call('POST', BALANCE, { token: heidi.token, body: {} });

@@ -34,7 +34,9 @@ function answersIn(text: string): { status: number; headers: Record<string, stri
   while (rest.startsWith('HTTP/1.1 ')) {
     const end = rest.indexOf('\r\n\r\n');
     const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     const length = Number(headers['content-length'] ?? 0);
     answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body: rest.slice(end + 4, end + 4 + length) });
     rest = rest.slice(end + 4 + length);
@@ -79,10 +81,17 @@ describe('fuzz regressions', () => {
       expect(answer!.headers['request-id']).toMatch(/.+/);
       expect(JSON.parse(answer!.body).status).toBe('success');
     }
-    const text = await exchange(server, `GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: nonsense\r\nConnection: close\r\n\r\n`);
+    const text = await exchange(
+      server,
+      `GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: nonsense\r\nConnection: close\r\n\r\n`,
+    );
     const [answer] = answersIn(text);
     expect(answer?.status, text).toBe(404);
-    expect(JSON.parse(answer!.body)).toMatchObject({ status: 'error', code: 'e-109', request_id: answer!.headers['request-id'] });
+    expect(JSON.parse(answer!.body)).toMatchObject({
+      status: 'error',
+      code: 'e-109',
+      request_id: answer!.headers['request-id'],
+    });
   });
 
   it('answers a request that is still running before refusing the malformed bytes that follow it on the connection', async () => {
@@ -90,7 +99,10 @@ describe('fuzz regressions', () => {
     // sends a DELETE body so): the body is read as a next request, and its 400 e-112 was written at once,
     // ahead of the DELETE's 200; the client read 400 while the cart was deleted.
     const id = await createCart();
-    const text = await exchange(server, `DELETE ${CARTS}/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice.token}\r\n\r\n{"a":1}`);
+    const text = await exchange(
+      server,
+      `DELETE ${CARTS}/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice.token}\r\n\r\n{"a":1}`,
+    );
     const answers = answersIn(text);
     expect(answers[0]?.status, text).toBe(200);
     expect(JSON.parse(answers[0]!.body)).toMatchObject({ status: 'success' });
@@ -115,7 +127,11 @@ describe('fuzz regressions', () => {
       const [answer] = answersIn(text);
       expect(answer?.status, `${codings}: ${text}`).toBe(400);
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(JSON.parse(answer!.body)).toMatchObject({ status: 'error', code: 'e-112', request_id: answer!.headers['request-id'] });
+      expect(JSON.parse(answer!.body)).toMatchObject({
+        status: 'error',
+        code: 'e-112',
+        request_id: answer!.headers['request-id'],
+      });
     }
     expect(await countOrders()).toBe(before);
     // A chunked body is still taken.

@@ -13,7 +13,15 @@ import { IdempotencyService } from '../../src/services/idempotency.js';
 import { IdempotencyKeyRepository } from '../../src/store/orders/idempotency.js';
 import { createServices } from '../../src/wiring.js';
 import { createPostgresDatabase, testDialect, type TestDatabase } from '../support/databases.js';
-import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  TEST_PASSWORD,
+  validBid,
+  type CallOptions,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const CART = '/transactional/v1/ordercart';
@@ -54,7 +62,10 @@ describe('Idempotency-Key on order entry', () => {
     server = await startTestServer();
     start = server.clock.now;
     // Windows wide enough to bid again after 24 hours.
-    await server.registerIssue({ retailClosesAt: start + 3 * REPLAY_WINDOW_MS, nonRetailClosesAt: start + 3 * REPLAY_WINDOW_MS });
+    await server.registerIssue({
+      retailClosesAt: start + 3 * REPLAY_WINDOW_MS,
+      nonRetailClosesAt: start + 3 * REPLAY_WINDOW_MS,
+    });
   });
   afterAll(() => server.close());
   beforeEach(() => {
@@ -66,10 +77,15 @@ describe('Idempotency-Key on order entry', () => {
     apiKey: user.apiKey,
     ...(key !== undefined && { headers: { 'Idempotency-Key': key } }),
   });
-  const place = (user: TestUser, key: string | undefined, body: unknown = validBid()) => server.call('POST', PLACE_ORDER, { body, ...as(user, key) });
+  const place = (user: TestUser, key: string | undefined, body: unknown = validBid()) =>
+    server.call('POST', PLACE_ORDER, { body, ...as(user, key) });
 
   async function ordersOf(userId: string) {
-    return server.store.db.selectFrom('orders').select(['order_id', 'status', 'quantity']).where('user_id', '=', userId).execute();
+    return server.store.db
+      .selectFrom('orders')
+      .select(['order_id', 'status', 'quantity'])
+      .where('user_id', '=', userId)
+      .execute();
   }
 
   /** A fresh access token for the user at the test clock's time (tokens live 24 hours). */
@@ -117,7 +133,10 @@ describe('Idempotency-Key on order entry', () => {
 
     expectError(await place(user, key, validBid({ quantity: '11' })), Errors.IDEMPOTENCY_KEY_REUSED);
     const orderId = first.body.data.orderId as string;
-    expectError(await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, as(user, key)), Errors.IDEMPOTENCY_KEY_REUSED);
+    expectError(
+      await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, as(user, key)),
+      Errors.IDEMPOTENCY_KEY_REUSED,
+    );
     expect(await ordersOf(user.userId)).toEqual([expect.objectContaining({ order_id: orderId, quantity: 10 })]);
     // The kept answer is still replayed to the request it belongs to.
     expectReplayOf(await place(user, key), first);
@@ -148,7 +167,14 @@ describe('Idempotency-Key on order entry', () => {
     const key = newKey();
     expectError(await place(user, key, validBid({ quantity: '0' })), Errors.OFS_QUANTITY);
     expectError(await place(user, key, validBid({ surprise: 1 })), Errors.UNKNOWN_FIELD);
-    expectError(await server.call('POST', PLACE_ORDER, { body: validBid(), token: user.token, headers: { 'Idempotency-Key': key } }), Errors.API_KEY_MISSING);
+    expectError(
+      await server.call('POST', PLACE_ORDER, {
+        body: validBid(),
+        token: user.token,
+        headers: { 'Idempotency-Key': key },
+      }),
+      Errors.API_KEY_MISSING,
+    );
     expect(await ordersOf(user.userId)).toHaveLength(0);
 
     const fixed = await place(user, key);
@@ -267,7 +293,14 @@ describe('Idempotency-Key on order entry', () => {
     const orderId = placed.body.data.orderId as string;
     const path = `${PLACE_ORDER}/NSE_EQ/${orderId}`;
     const outbox = async (action: string) =>
-      (await server.store.db.selectFrom('outbox').select('id').where('order_id', '=', orderId).where('action', '=', action).execute()).length;
+      (
+        await server.store.db
+          .selectFrom('outbox')
+          .select('id')
+          .where('order_id', '=', orderId)
+          .where('action', '=', action)
+          .execute()
+      ).length;
 
     const change = {
       order_type: 'RL',
@@ -282,7 +315,10 @@ describe('Idempotency-Key on order entry', () => {
     const modifyKey = newKey();
     const modified = await server.call('PUT', path, { body: change, ...as(user, modifyKey) });
     expect(modified.status, modified.text).toBe(200);
-    expectReplayOf(await server.call('PUT', path, { rawBody: JSON.stringify(reordered(change)), ...as(user, modifyKey) }), modified);
+    expectReplayOf(
+      await server.call('PUT', path, { rawBody: JSON.stringify(reordered(change)), ...as(user, modifyKey) }),
+      modified,
+    );
     expect(await outbox('MODIFY')).toBe(1);
 
     const cancelKey = newKey();
@@ -296,7 +332,8 @@ describe('Idempotency-Key on order entry', () => {
 
   it('cart create, update and execute: a retry replays the answer (ETag too) and the change happens once', async () => {
     const user = await server.createUser('cart1');
-    const carts = async () => server.store.db.selectFrom('order_carts').selectAll().where('user_id', '=', user.userId).execute();
+    const carts = async () =>
+      server.store.db.selectFrom('order_carts').selectAll().where('user_id', '=', user.userId).execute();
     const cart = {
       ordercartName: 'Basket',
       orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
@@ -307,10 +344,18 @@ describe('Idempotency-Key on order entry', () => {
     };
 
     const createKey = newKey();
-    const created = await server.call('POST', CART, { body: cart, token: user.token, headers: { 'Idempotency-Key': createKey } });
+    const created = await server.call('POST', CART, {
+      body: cart,
+      token: user.token,
+      headers: { 'Idempotency-Key': createKey },
+    });
     expect(created.status, created.text).toBe(200);
     expectReplayOf(
-      await server.call('POST', CART, { rawBody: JSON.stringify(reordered(cart)), token: user.token, headers: { 'Idempotency-Key': createKey } }),
+      await server.call('POST', CART, {
+        rawBody: JSON.stringify(reordered(cart)),
+        token: user.token,
+        headers: { 'Idempotency-Key': createKey },
+      }),
       created,
     );
     expect(await carts()).toHaveLength(1);
@@ -377,7 +422,11 @@ describe('Idempotency-Key on order entry', () => {
     const taken = await place(user, key, body);
     expect(taken.status, taken.text).toBe(200);
 
-    const answer = node.idempotency.answerInTransaction<string>(outcome.claim, () => ({ statusCode: 200, body: '{}', headers: {} }));
+    const answer = node.idempotency.answerInTransaction<string>(outcome.claim, () => ({
+      statusCode: 200,
+      body: '{}',
+      headers: {},
+    }));
     const late = node.orderEntry.placeOfsBid(caller, body as never, null, answer);
     await expect(late).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
     expect(await ordersOf(user.userId)).toHaveLength(1);
@@ -389,7 +438,11 @@ describe('Idempotency-Key on order entry', () => {
     const user = await server.createUser('renew1');
     const key = newKey();
     const body = validBid();
-    const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now, idempotency: { renewEveryMs: 20 } });
+    const node = createServices(server.store, {
+      tokenTtlSeconds: 60,
+      now: () => server.clock.now,
+      idempotency: { renewEveryMs: 20 },
+    });
     const outcome = await node.idempotency.claim(user.userId, key, { method: 'POST', path: PLACE_ORDER, body });
     if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
     const lockedUntil = async () =>
@@ -438,16 +491,27 @@ describe('Idempotency-Key on order entry', () => {
       .values([stored('old', start - REPLAY_WINDOW_MS - 1), stored('recent', start - REPLAY_WINDOW_MS + 60_000)])
       .execute();
     const keys = async () =>
-      (await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('user_id', '=', user.userId).execute())
+      (
+        await server.store.db
+          .selectFrom('idempotency_keys')
+          .select('idempotency_key')
+          .where('user_id', '=', user.userId)
+          .execute()
+      )
         .map((row) => row.idempotency_key)
         .sort();
 
     // A fresh node purges at its first claim.
     const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });
-    const outcome = await node.idempotency.claim(user.userId, 'new', { method: 'POST', path: PLACE_ORDER, body: validBid() });
+    const outcome = await node.idempotency.claim(user.userId, 'new', {
+      method: 'POST',
+      path: PLACE_ORDER,
+      body: validBid(),
+    });
     expect(outcome.kind).toBe('claimed');
     await expect.poll(keys, { timeout: 10_000 }).toEqual(['new', 'recent']);
-    if (outcome.kind === 'claimed') await node.idempotency.finish(outcome.claim, { statusCode: 400, body: '', headers: {} });
+    if (outcome.kind === 'claimed')
+      await node.idempotency.finish(outcome.claim, { statusCode: 400, body: '', headers: {} });
     expect(await keys()).toEqual(['recent']);
   });
 });
@@ -473,9 +537,18 @@ describe.runIf(testDialect() === 'postgres')('Idempotency-Key across two nodes o
     const user = await nodes[0]!.createUser('twonodes');
     const key = 'one-order-please';
     const send = (i: number) =>
-      nodes[i % 2]!.call('POST', PLACE_ORDER, { body: validBid(), token: user.token, apiKey: user.apiKey, headers: { 'Idempotency-Key': key } });
+      nodes[i % 2]!.call('POST', PLACE_ORDER, {
+        body: validBid(),
+        token: user.token,
+        apiKey: user.apiKey,
+        headers: { 'Idempotency-Key': key },
+      });
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i)));
-    const orders = await nodes[1]!.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+    const orders = await nodes[1]!.store.db
+      .selectFrom('orders')
+      .select('order_id')
+      .where('user_id', '=', user.userId)
+      .execute();
     expect(orders).toHaveLength(1);
     const ran = answers.filter((res) => res.status === 200 && res.headers.get(REPLAYED) === null);
     expect(ran).toHaveLength(1);
@@ -503,7 +576,11 @@ describe.runIf(testDialect() === 'postgres')('Idempotency-Key across two nodes o
     );
     for (const res of answers) if (res.status !== 200) expectError(res, Errors.IDEMPOTENCY_KEY_RUNNING);
     for (const user of users) {
-      const orders = await nodes[0]!.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+      const orders = await nodes[0]!.store.db
+        .selectFrom('orders')
+        .select('order_id')
+        .where('user_id', '=', user.userId)
+        .execute();
       expect(orders).toHaveLength(6);
     }
   });
@@ -525,7 +602,9 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
       const inserted = await keys.insertRunning(...args);
       if (lose) {
         lose = false;
-        throw new DatabaseUnavailableError(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }));
+        throw new DatabaseUnavailableError(
+          Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }),
+        );
       }
       return inserted;
     };
@@ -536,7 +615,9 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
     await expect(service.claim('alice', 'lost-claim', request)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     expect(service.unsettledCount).toBe(1);
     // Another node cannot know that the claim's request is over: for it the key is held, until it is freed.
-    await expect(otherNode.claim('alice', 'lost-claim', request)).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
+    await expect(otherNode.claim('alice', 'lost-claim', request)).rejects.toMatchObject({
+      kind: Errors.IDEMPOTENCY_KEY_RUNNING,
+    });
     // The node that made it knows: the retry runs at once.
     expect((await service.claim('alice', 'lost-claim', request)).kind).toBe('claimed');
     expect(service.unsettledCount).toBe(0);
@@ -554,18 +635,25 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
     let outage = 2;
     const flaky = Object.create(keys) as IdempotencyKeyRepository;
     flaky.release = async (claim) => {
-      if (outage-- > 0) throw new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      if (outage-- > 0)
+        throw new DatabaseUnavailableError(
+          Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        );
       return keys.release(claim);
     };
     const service = new IdempotencyService(flaky, () => server.clock.now, { settleRetryMs: 50 });
     const request = { method: 'POST', path: '/transactional/v1/orders/regular', body: { a: 2 } };
     const first = await service.claim('alice', 'outage-key-2', request);
     if (first.kind !== 'claimed') throw new Error('not claimed');
-    await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     expect(service.unsettledCount).toBe(1);
     await expect.poll(() => service.unsettledCount, { timeout: 5_000 }).toBe(0);
     // Freed: another node's retry runs.
-    expect((await new IdempotencyService(keys, () => server.clock.now).claim('alice', 'outage-key-2', request)).kind).toBe('claimed');
+    expect(
+      (await new IdempotencyService(keys, () => server.clock.now).claim('alice', 'outage-key-2', request)).kind,
+    ).toBe('claimed');
   });
 
   it('frees the key of a 5xx once the database is back, so that a retry runs again instead of getting 409', async () => {
@@ -573,7 +661,10 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
     let outage = 2;
     const flaky = Object.create(keys) as IdempotencyKeyRepository;
     flaky.release = async (claim) => {
-      if (outage-- > 0) throw new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      if (outage-- > 0)
+        throw new DatabaseUnavailableError(
+          Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+        );
       return keys.release(claim);
     };
     // The node's own retry of the settle comes too late to matter here: the retries settle it themselves.
@@ -583,16 +674,21 @@ describe('Idempotency-Key when the database is out as the answer leaves', () => 
     const first = await service.claim('alice', 'outage-key', request);
     expect(first.kind).toBe('claimed');
     if (first.kind !== 'claimed') return;
-    await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(service.finish(first.claim, { statusCode: 503, body: '{}', headers: {} })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     expect(service.unsettledCount).toBe(1);
     // A retry on this node settles the key first: while the database is still out, that is a 503...
     await expect(service.claim('alice', 'outage-key', request)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     // ...another node knows nothing of it: the first is still running, as far as it can tell...
-    await expect(otherNode.claim('alice', 'outage-key', request)).rejects.toMatchObject({ kind: Errors.IDEMPOTENCY_KEY_RUNNING });
+    await expect(otherNode.claim('alice', 'outage-key', request)).rejects.toMatchObject({
+      kind: Errors.IDEMPOTENCY_KEY_RUNNING,
+    });
     // ...and once the database answers, a retry on this node runs at once, well within the 30 s lease.
     const retry = await service.claim('alice', 'outage-key', request);
     expect(retry.kind).toBe('claimed');
     expect(service.unsettledCount).toBe(0);
-    if (retry.kind === 'claimed') await service.finish(retry.claim, { statusCode: 200, body: '{"ok":true}', headers: {} });
+    if (retry.kind === 'claimed')
+      await service.finish(retry.claim, { statusCode: 200, body: '{"ok":true}', headers: {} });
   });
 });

@@ -23,7 +23,11 @@ function blockEventLoop(ms: number): void {
 }
 
 const placeBid = (s: TestServer, user: TestUser, identifier: string) =>
-  s.call('POST', '/transactional/v1/orders/regular', { body: validBid({ order_identifier: identifier }), token: user.token, apiKey: user.apiKey });
+  s.call('POST', '/transactional/v1/orders/regular', {
+    body: validBid({ order_identifier: identifier }),
+    token: user.token,
+    apiKey: user.apiKey,
+  });
 
 async function orderCount(s: TestServer): Promise<number> {
   const row = await s.store.db
@@ -59,12 +63,18 @@ describe('load shedding: the event loop', () => {
     })();
     try {
       const seenAt = Date.now();
-      while (!server.app.isUnderPressure() && Date.now() - seenAt < 3_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (!server.app.isUnderPressure() && Date.now() - seenAt < 3_000)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       expect(server.app.isUnderPressure()).toBe(true);
-      const [shed, read] = await Promise.all([placeBid(server, user, 'during'), server.call('GET', '/transactional/v1/orders', { token: user.token })]);
+      const [shed, read] = await Promise.all([
+        placeBid(server, user, 'during'),
+        server.call('GET', '/transactional/v1/orders', { token: user.token }),
+      ]);
       expect(shed.status, shed.text).toBe(503);
       expect(shed.body.code).toBe('e-503');
-      expect(shed.body.message).toMatch(/^The service is overloaded \(its event loop is (\d+ ms )?behind\) and takes no new orders for now; retry after 1 s$/);
+      expect(shed.body.message).toMatch(
+        /^The service is overloaded \(its event loop is (\d+ ms )?behind\) and takes no new orders for now; retry after 1 s$/,
+      );
       expect(shed.headers.get('retry-after')).toBe('1');
       expect(shed.headers.get('request-id')).toBe(shed.body.request_id);
       expect(read.status).toBe(200);

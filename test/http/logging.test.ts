@@ -41,7 +41,10 @@ describe('logging', () => {
     });
     app = buildApp(createServices(store, { tokenTtlSeconds: 3600 }), { logger: createLogger('trace', sink) });
     url = await app.listen({ host: '127.0.0.1', port: 0 });
-    await new OfsIssueRepository(store.db).upsert([openIssue(Date.now(), { floorPricePaise: 5, retailCutoffPricePaise: 5 })], Date.now());
+    await new OfsIssueRepository(store.db).upsert(
+      [openIssue(Date.now(), { floorPricePaise: 5, retailCutoffPricePaise: 5 })],
+      Date.now(),
+    );
   });
   afterAll(async () => {
     await app.close();
@@ -50,7 +53,12 @@ describe('logging', () => {
   });
 
   it('logs each request with its id and leaves out every secret the requests carried', async () => {
-    const admin = new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
+    const admin = new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    );
     const password = 'a-secret-password-1';
     const { totpSecret } = await admin.addUser('carol', password, { totp: true });
     const { apiKey } = await admin.createApiKey('carol');
@@ -93,10 +101,18 @@ describe('logging', () => {
     });
     expect(answer.status).toBe(401);
     const requestId = answer.headers.get('request-id');
-    const completed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === requestId && l.msg === 'request completed');
+    const completed = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.reqId === requestId && l.msg === 'request completed');
     expect(completed).toHaveLength(1);
     const { level, time, pid, hostname, responseTime, ...line } = completed[0]!;
-    expect({ level, responseTime: typeof responseTime, time: typeof time, pid: typeof pid, hostname: typeof hostname }).toEqual({
+    expect({
+      level,
+      responseTime: typeof responseTime,
+      time: typeof time,
+      pid: typeof pid,
+      hostname: typeof hostname,
+    }).toEqual({
       level: 30,
       responseTime: 'number',
       time: 'number',
@@ -125,7 +141,11 @@ describe('logging', () => {
     warnApp.get('/loud', { logLevel: 'info', schema: { hide: true } }, async () => ({ ok: true }));
     try {
       const warnUrl = await warnApp.listen({ host: '127.0.0.1', port: 0 });
-      const answer = await fetch(`${warnUrl}/transactional/v1/orders/regular`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const answer = await fetch(`${warnUrl}/transactional/v1/orders/regular`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(answer.status).toBe(401);
       const loud = await fetch(`${warnUrl}/loud`);
       expect(loud.status).toBe(200);

@@ -31,7 +31,13 @@ interface Answer {
 }
 
 /** A login sent from the loopback address `from`, as a client on that address would. */
-function loginFrom(server: TestServer, from: string, userId: string, password: string, apiKey?: string): Promise<Answer> {
+function loginFrom(
+  server: TestServer,
+  from: string,
+  userId: string,
+  password: string,
+  apiKey?: string,
+): Promise<Answer> {
   const url = new URL(server.url);
   const body = JSON.stringify({
     user_id: userId,
@@ -57,7 +63,11 @@ function loginFrom(server: TestServer, from: string, userId: string, password: s
         response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
         response.on('end', () => {
           const retryAfter = response.headers['retry-after'];
-          resolve({ status: response.statusCode!, retryAfter: retryAfter === undefined ? null : Number(retryAfter), body: JSON.parse(text) });
+          resolve({
+            status: response.statusCode!,
+            retryAfter: retryAfter === undefined ? null : Number(retryAfter),
+            body: JSON.parse(text),
+          });
         });
       },
     );
@@ -117,7 +127,8 @@ describe('the per-user-id failure limit', () => {
   it('failures spread over many addresses stop new addresses for the user id, but not the address the user logged in from lately', async () => {
     expect((await loginFrom(server, '127.0.0.1', 'victim', TEST_PASSWORD)).status).toBe(200);
     // The user's own first login from a fresh address took a slot too (slots are taken before the password is checked).
-    for (let i = 0; i < 9; i += 1) expect((await loginFrom(server, `127.0.0.${10 + i}`, 'victim', WRONG)).status).toBe(401);
+    for (let i = 0; i < 9; i += 1)
+      expect((await loginFrom(server, `127.0.0.${10 + i}`, 'victim', WRONG)).status).toBe(401);
 
     const stranger = await loginFrom(server, '127.0.0.60', 'victim', TEST_PASSWORD);
     expect(stranger.status).toBe(429);
@@ -133,7 +144,8 @@ describe('the per-user-id failure limit', () => {
     await server.admin.addUser('traveller', TEST_PASSWORD);
     const { apiKey } = await server.admin.createApiKey('traveller');
     const { apiKey: othersKey } = await server.admin.createApiKey('victim');
-    for (let i = 0; i < 10; i += 1) expect((await loginFrom(server, `127.0.1.${10 + i}`, 'traveller', WRONG)).status).toBe(401);
+    for (let i = 0; i < 10; i += 1)
+      expect((await loginFrom(server, `127.0.1.${10 + i}`, 'traveller', WRONG)).status).toBe(401);
 
     expect((await loginFrom(server, '127.0.1.60', 'traveller', TEST_PASSWORD)).status).toBe(429);
     expect((await loginFrom(server, '127.0.1.61', 'traveller', TEST_PASSWORD, 'not-a-key')).status).toBe(429);
@@ -154,17 +166,22 @@ describe('the per-user-id failure limit under concurrency (issue 21 row 4)', () 
   afterAll(() => server.close());
 
   it('checks at most 10 of 16 wrong passwords sent at once from 16 addresses; the other 6 are refused unchecked', async () => {
-    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => loginFrom(server, `127.0.2.${10 + i}`, 'crowd', WRONG)));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => loginFrom(server, `127.0.2.${10 + i}`, 'crowd', WRONG)),
+    );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses).toEqual([...Array(10).fill(401), ...Array(6).fill(429)]);
-    for (const answer of answers.filter((a) => a.status === 429)) expect(answer.body.message).toMatch(/at most 10 a minute/);
+    for (const answer of answers.filter((a) => a.status === 429))
+      expect(answer.body.message).toMatch(/at most 10 a minute/);
   });
 });
 
 describe('the back-off of one (user id, address) pair', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { ...DEFAULTS, loginBackoffAfterFailures: 1, loginBackoffMaxSeconds: 2 } });
+    server = await startTestServer({
+      rateLimits: { ...DEFAULTS, loginBackoffAfterFailures: 1, loginBackoffMaxSeconds: 2 },
+    });
     await server.admin.addUser('tom', TEST_PASSWORD);
   });
   afterAll(() => server.close());
@@ -210,7 +227,12 @@ describe('shared by the nodes through Redis', () => {
 
   it('failures counted on one node back the pair off on another', async ({ skip }) => {
     if (!redisRuns) skip();
-    const rateLimits = { ...DEFAULTS, loginBackoffAfterFailures: 2, redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() };
+    const rateLimits = {
+      ...DEFAULTS,
+      loginBackoffAfterFailures: 2,
+      redisUrl: TEST_REDIS_URL,
+      redisKeyPrefix: uniqueRedisPrefix(),
+    };
     const database = await createMigratedTestDatabase('ordergate_login_backoff');
     const nodes = [await startTestServer({ databaseUrl: database.databaseUrl, rateLimits })];
     try {

@@ -42,7 +42,8 @@ function parsePrometheus(text: string): { samples: Sample[]; types: Map<string, 
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!sample) throw new Error(`not a Prometheus line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g)) labels[key!] = value!;
+    for (const [, key, value] of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g))
+      labels[key!] = value!;
     // Prometheus reads values as Go's ParseFloat does: NaN in any case (prom-client writes "Nan"), +Inf, -Inf.
     const value = sample[3] === '+Inf' ? Infinity : sample[3] === '-Inf' ? -Infinity : Number(sample[3]);
     if (Number.isNaN(value) && sample[3]!.toLowerCase() !== 'nan') throw new Error(`not a number: ${line}`);
@@ -149,7 +150,11 @@ describe('operator metrics and health', () => {
   it('counts placed bids per route and status, their batches and commits, and the OMS calls they cause', async () => {
     const before = (await samples()).samples;
     const placeCount = (s: Sample[]) =>
-      valueOf(s, 'ordergate_http_request_duration_seconds_count', { route: PLACE_ROUTE, method: 'POST', status_code: '200' }) ?? 0;
+      valueOf(s, 'ordergate_http_request_duration_seconds_count', {
+        route: PLACE_ROUTE,
+        method: 'POST',
+        status_code: '200',
+      }) ?? 0;
     const bids = 7;
     const answers = await Promise.all(Array.from({ length: bids }, () => placeBid()));
     expect(answers.map((a) => a.status)).toEqual(Array(bids).fill(200));
@@ -163,13 +168,21 @@ describe('operator metrics and health', () => {
 
     const { samples: after, types } = await samples();
     expect(placeCount(after) - placeCount(before)).toBe(bids);
-    expect(valueOf(after, 'ordergate_http_request_duration_seconds_count', { route: PLACE_ROUTE, method: 'POST', status_code: '400' })).toBeGreaterThanOrEqual(
-      1,
-    );
+    expect(
+      valueOf(after, 'ordergate_http_request_duration_seconds_count', {
+        route: PLACE_ROUTE,
+        method: 'POST',
+        status_code: '400',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     expect(types.get('ordergate_http_request_duration_seconds')).toBe('histogram');
     // The route's pattern, never a raw URL: an unknown path is one label.
     await fetch(`${server.url}/no/such/path/${Date.now()}`);
-    const routes = new Set((await samples()).samples.filter((s) => s.name === 'ordergate_http_request_duration_seconds_count').map((s) => s.labels.route));
+    const routes = new Set(
+      (await samples()).samples
+        .filter((s) => s.name === 'ordergate_http_request_duration_seconds_count')
+        .map((s) => s.labels.route),
+    );
     expect(routes).toContain('unmatched');
     expect([...routes].filter((route) => route!.startsWith('/no/'))).toEqual([]);
 
@@ -177,7 +190,9 @@ describe('operator metrics and health', () => {
     const batches = valueOf(after, 'ordergate_order_entry_batch_size_count')!;
     expect(batches).toBeGreaterThan(0);
     expect(valueOf(after, 'ordergate_order_entry_batch_size_sum')).toBeGreaterThanOrEqual(bids);
-    expect(valueOf(after, 'ordergate_order_entry_commit_duration_seconds_count', { outcome: 'committed' })).toBe(batches);
+    expect(valueOf(after, 'ordergate_order_entry_commit_duration_seconds_count', { outcome: 'committed' })).toBe(
+      batches,
+    );
 
     // The embedded OMS sends them to the exchange, and its outbox empties.
     let oms: Sample[] = [];
@@ -191,7 +206,9 @@ describe('operator metrics and health', () => {
       )
       .toBe(0);
     expect(valueOf(oms, 'ordergate_oms_outbox_oldest_age_seconds')).toBe(0);
-    expect(valueOf(oms, 'ordergate_oms_exchange_call_duration_seconds_count', { operation: 'place_bids', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(
+      valueOf(oms, 'ordergate_oms_exchange_call_duration_seconds_count', { operation: 'place_bids', outcome: 'ok' }),
+    ).toBeGreaterThan(0);
     expect(valueOf(oms, 'ordergate_oms_pass_failures_total')).toBe(0);
     expect(valueOf(oms, 'ordergate_webhook_pass_failures_total')).toBe(0);
     expect(valueOf(oms, 'ordergate_database_unavailable_total')).toBe(0);
@@ -240,7 +257,9 @@ describe('operator metrics and health', () => {
   });
 
   it('documents the health routes in the OpenAPI document', async () => {
-    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, { get?: { responses: Record<string, unknown> } }> };
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { responses: Record<string, unknown> } }>;
+    };
     for (const path of ['/health/live', '/health/ready', '/health/oms']) {
       expect(Object.keys(document.paths[path]?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '503']));
     }
@@ -253,13 +272,19 @@ describe('metrics settings', () => {
 
   it('binds the metrics listener to loopback unless told otherwise, and only with METRICS_PORT', () => {
     expect(loadConfig(base).metrics).toEqual({ port: null, host: '127.0.0.1', token: null });
-    expect(loadConfig({ ...base, METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1', token: null });
+    expect(loadConfig({ ...base, METRICS_PORT: '9464' }).metrics).toEqual({
+      port: 9464,
+      host: '127.0.0.1',
+      token: null,
+    });
   });
 
   it('stops the start when the metrics listener would be reachable beyond this machine without a token', () => {
     expect(() => loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' })).toThrow(/METRICS_TOKEN/);
-    expect(loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics).toEqual({
+    expect(
+      loadConfig({ ...base, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: TOKEN }).metrics,
+    ).toEqual({
       port: 9464,
       host: '0.0.0.0',
       token: TOKEN,

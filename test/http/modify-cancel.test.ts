@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
-import { startTestServer, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  validBid,
+  type CallOptions,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const HOUR = 60 * 60 * 1000;
@@ -55,20 +62,43 @@ describe('modify and cancel an OFS bid', () => {
     return res.body.data.orderId as string;
   }
 
-  const modify = (orderId: string, body: unknown, options: CallOptions = as(alice), exchange = 'NSE_EQ'): Promise<CallResult> =>
-    server.call('PUT', `${PLACE_ORDER}/${exchange}/${orderId}`, { body, ...options });
+  const modify = (
+    orderId: string,
+    body: unknown,
+    options: CallOptions = as(alice),
+    exchange = 'NSE_EQ',
+  ): Promise<CallResult> => server.call('PUT', `${PLACE_ORDER}/${exchange}/${orderId}`, { body, ...options });
   const cancel = (orderId: string, options: CallOptions = as(alice), exchange = 'NSE_EQ'): Promise<CallResult> =>
     server.call('DELETE', `${PLACE_ORDER}/${exchange}/${orderId}`, options);
 
-  const orderRow = (orderId: string) => server.store.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
-  const historyOf = (orderId: string) => server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  const orderRow = (orderId: string) =>
+    server.store.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+  const historyOf = (orderId: string) =>
+    server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
   const outboxOf = async (orderId: string) =>
-    (await server.store.db.selectFrom('outbox').select('action').where('order_id', '=', orderId).orderBy('id').execute()).map((r) => r.action);
+    (
+      await server.store.db
+        .selectFrom('outbox')
+        .select('action')
+        .where('order_id', '=', orderId)
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.action);
 
   /** Everything a refused call must leave as it was. */
-  const snapshot = async (orderId: string) => ({ order: await orderRow(orderId), history: await historyOf(orderId), outbox: await outboxOf(orderId) });
+  const snapshot = async (orderId: string) => ({
+    order: await orderRow(orderId),
+    history: await historyOf(orderId),
+    outbox: await outboxOf(orderId),
+  });
 
-  async function expectRefusal(res: CallResult, kind: ErrorKind, field: string, orderId?: string, before?: unknown): Promise<void> {
+  async function expectRefusal(
+    res: CallResult,
+    kind: ErrorKind,
+    field: string,
+    orderId?: string,
+    before?: unknown,
+  ): Promise<void> {
     expect(res.status, res.text).toBe(kind.status);
     expect(res.body.code, res.text).toBe(kind.code);
     expect(res.body.status).toBe('error');
@@ -87,7 +117,12 @@ describe('modify and cancel an OFS bid', () => {
       server.clock.now = start + 5000;
       const res = await modify(orderId, modifyBody({ quantity: '20', price: 102, disclosed_quantity: 5 }));
       expect(res.status, res.text).toBe(200);
-      expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Order Modification Sent to OMS', data: { orderId } });
+      expect(res.body).toEqual({
+        status: 'success',
+        code: 's-101',
+        message: 'Order Modification Sent to OMS',
+        data: { orderId },
+      });
       expect(await orderRow(orderId)).toMatchObject({
         order_type: 'RL',
         quantity: 20,
@@ -133,7 +168,13 @@ describe('modify and cancel an OFS bid', () => {
       expect((await modify(orderId, { ...odin, quantity: '13', traded_quantity: '0' })).status).toBe(200);
       expect(await orderRow(orderId)).toMatchObject({ quantity: 13 });
       const before = await snapshot(orderId);
-      await expectRefusal(await modify(orderId, { ...odin, traded_quantity: 3 }), Errors.ORDER_TRADED_QUANTITY_STALE, 'traded_quantity', orderId, before);
+      await expectRefusal(
+        await modify(orderId, { ...odin, traded_quantity: 3 }),
+        Errors.ORDER_TRADED_QUANTITY_STALE,
+        'traded_quantity',
+        orderId,
+        before,
+      );
     });
 
     it.each([
@@ -146,7 +187,9 @@ describe('modify and cancel an OFS bid', () => {
       const before = await snapshot(orderId);
       const res = await modify(orderId, modifyBody(overrides));
       await expectRefusal(res, Errors.ORDER_PATH_MISMATCH, field, orderId, before);
-      expect(res.body.errors).toEqual([{ field, message: `${field} must be the path's, ${field === 'exchange' ? 'NSE_EQ' : orderId}, or left out` }]);
+      expect(res.body.errors).toEqual([
+        { field, message: `${field} must be the path's, ${field === 'exchange' ? 'NSE_EQ' : orderId}, or left out` },
+      ]);
     });
 
     it('takes the minimal body (order_type, quantity, price) and turns a price bid into a cut-off bid', async () => {
@@ -154,12 +197,16 @@ describe('modify and cancel an OFS bid', () => {
       const res = await modify(orderId, { order_type: 'RL-MKT', quantity: '10', price: 0 });
       expect(res.status, res.text).toBe(200);
       expect(await orderRow(orderId)).toMatchObject({ order_type: 'RL-MKT', quantity: 10, price_paise: 0 });
-      expect((await historyOf(orderId)).at(-1)!.reason).toBe('Modification requested: quantity 10 -> 10, price 101.50 -> 0.00, order_type RL -> RL-MKT');
+      expect((await historyOf(orderId)).at(-1)!.reason).toBe(
+        'Modification requested: quantity 10 -> 10, price 101.50 -> 0.00, order_type RL -> RL-MKT',
+      );
     });
 
     it('modifies a live order in each live status, on BSE too', async () => {
       for (const status of ['EXXMITTED', 'PENDING'] as const) {
-        const orderId = await place(alice, { scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } });
+        const orderId = await place(alice, {
+          scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' },
+        });
         await server.setOrderStatus(orderId, status);
         const res = await modify(orderId, modifyBody(), as(alice), 'BSE_EQ');
         expect(res.status, res.text).toBe(200);
@@ -196,11 +243,25 @@ describe('modify and cancel an OFS bid', () => {
       server.clock.now = start + 7000;
       const res = await cancel(orderId);
       expect(res.status, res.text).toBe(200);
-      expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Order Cancellation Sent to OMS', data: { orderId } });
+      expect(res.body).toEqual({
+        status: 'success',
+        code: 's-101',
+        message: 'Order Cancellation Sent to OMS',
+        data: { orderId },
+      });
       // The order stays live until the OMS has cancelled it at the exchange.
-      expect(await orderRow(orderId)).toMatchObject({ status: 'OMSXMITTED', quantity: 10, cancel_requested_at: start + 7000, updated_at: start + 7000 });
+      expect(await orderRow(orderId)).toMatchObject({
+        status: 'OMSXMITTED',
+        quantity: 10,
+        cancel_requested_at: start + 7000,
+        updated_at: start + 7000,
+      });
       const history = await historyOf(orderId);
-      expect(history.at(-1)).toMatchObject({ status: 'OMSXMITTED', reason: 'Cancellation requested by the user', at: start + 7000 });
+      expect(history.at(-1)).toMatchObject({
+        status: 'OMSXMITTED',
+        reason: 'Cancellation requested by the user',
+        at: start + 7000,
+      });
       expect(await outboxOf(orderId)).toEqual(['PLACE', 'CANCEL']);
     });
 
@@ -217,39 +278,76 @@ describe('modify and cancel an OFS bid', () => {
       const before = await snapshot(orderId);
       await expectRefusal(await modify(orderId, modifyBody()), Errors.ORDER_NOT_FOUND, 'order_id', orderId, before);
       await expectRefusal(await cancel(orderId), Errors.ORDER_NOT_FOUND, 'order_id', orderId, before);
-      await expectRefusal(await modify('01890000-0000-7000-8000-000000000000', modifyBody()), Errors.ORDER_NOT_FOUND, 'order_id');
+      await expectRefusal(
+        await modify('01890000-0000-7000-8000-000000000000', modifyBody()),
+        Errors.ORDER_NOT_FOUND,
+        'order_id',
+      );
       await expectRefusal(await cancel('01890000-0000-7000-8000-000000000000'), Errors.ORDER_NOT_FOUND, 'order_id');
     });
 
     it("the caller's order named with the other exchange: 404 e-371", async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
-      await expectRefusal(await modify(orderId, modifyBody(), as(alice), 'BSE_EQ'), Errors.ORDER_NOT_FOUND, 'order_id', orderId, before);
-      await expectRefusal(await cancel(orderId, as(alice), 'BSE_EQ'), Errors.ORDER_NOT_FOUND, 'order_id', orderId, before);
+      await expectRefusal(
+        await modify(orderId, modifyBody(), as(alice), 'BSE_EQ'),
+        Errors.ORDER_NOT_FOUND,
+        'order_id',
+        orderId,
+        before,
+      );
+      await expectRefusal(
+        await cancel(orderId, as(alice), 'BSE_EQ'),
+        Errors.ORDER_NOT_FOUND,
+        'order_id',
+        orderId,
+        before,
+      );
     });
 
     it('an exchange that is not NSE_EQ or BSE_EQ in the path: 404 e-371', async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
-      await expectRefusal(await modify(orderId, modifyBody(), as(alice), 'NSE_FO'), Errors.ORDER_NOT_FOUND, 'exchange', orderId, before);
-      await expectRefusal(await cancel(orderId, as(alice), 'nse_eq'), Errors.ORDER_NOT_FOUND, 'exchange', orderId, before);
+      await expectRefusal(
+        await modify(orderId, modifyBody(), as(alice), 'NSE_FO'),
+        Errors.ORDER_NOT_FOUND,
+        'exchange',
+        orderId,
+        before,
+      );
+      await expectRefusal(
+        await cancel(orderId, as(alice), 'nse_eq'),
+        Errors.ORDER_NOT_FOUND,
+        'exchange',
+        orderId,
+        before,
+      );
     });
 
-    it.each(['EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'] as const)('a finished order (%s): 409 e-372', async (status) => {
-      const orderId = await place();
-      await server.setOrderStatus(orderId, status);
-      const before = await snapshot(orderId);
-      const res = await modify(orderId, modifyBody());
-      await expectRefusal(res, Errors.ORDER_NOT_LIVE, 'order_id', orderId, before);
-      expect(res.body.message).toContain(status);
-      await expectRefusal(await cancel(orderId), Errors.ORDER_NOT_LIVE, 'order_id', orderId, before);
-    });
+    it.each(['EXECUTED', 'CANCELLED', 'OMSREJECT', 'ORDERERROR'] as const)(
+      'a finished order (%s): 409 e-372',
+      async (status) => {
+        const orderId = await place();
+        await server.setOrderStatus(orderId, status);
+        const before = await snapshot(orderId);
+        const res = await modify(orderId, modifyBody());
+        await expectRefusal(res, Errors.ORDER_NOT_LIVE, 'order_id', orderId, before);
+        expect(res.body.message).toContain(status);
+        await expectRefusal(await cancel(orderId), Errors.ORDER_NOT_LIVE, 'order_id', orderId, before);
+      },
+    );
 
     it('an order with a cancellation under way: 409 e-373', async () => {
       const orderId = await place();
       expect((await cancel(orderId)).status).toBe(200);
       const before = await snapshot(orderId);
-      await expectRefusal(await modify(orderId, modifyBody()), Errors.ORDER_CANCEL_PENDING, 'order_id', orderId, before);
+      await expectRefusal(
+        await modify(orderId, modifyBody()),
+        Errors.ORDER_CANCEL_PENDING,
+        'order_id',
+        orderId,
+        before,
+      );
       await expectRefusal(await cancel(orderId), Errors.ORDER_CANCEL_PENDING, 'order_id', orderId, before);
     });
 
@@ -267,10 +365,25 @@ describe('modify and cancel an OFS bid', () => {
     it("no token: 401 e-201; no API key: 401 e-205; another user's key: 403 e-207", async () => {
       const orderId = await place();
       const before = await snapshot(orderId);
-      for (const send of [(o: CallOptions) => modify(orderId, modifyBody(), o), (o: CallOptions) => cancel(orderId, o)]) {
-        await expectRefusal(await send({ apiKey: alice.apiKey }), Errors.TOKEN_MISSING, 'Authorization', orderId, before);
+      for (const send of [
+        (o: CallOptions) => modify(orderId, modifyBody(), o),
+        (o: CallOptions) => cancel(orderId, o),
+      ]) {
+        await expectRefusal(
+          await send({ apiKey: alice.apiKey }),
+          Errors.TOKEN_MISSING,
+          'Authorization',
+          orderId,
+          before,
+        );
         await expectRefusal(await send({ token: alice.token }), Errors.API_KEY_MISSING, 'x-api-key', orderId, before);
-        await expectRefusal(await send({ token: alice.token, apiKey: bob.apiKey }), Errors.API_KEY_OTHER_USER, 'x-api-key', orderId, before);
+        await expectRefusal(
+          await send({ token: alice.token, apiKey: bob.apiKey }),
+          Errors.API_KEY_OTHER_USER,
+          'x-api-key',
+          orderId,
+          before,
+        );
       }
     });
   });
@@ -328,7 +441,12 @@ describe('modify and cancel an OFS bid', () => {
         'disclosed_quantity',
       ],
       ['traded_quantity -1 (e-106)', modifyBody({ traded_quantity: -1 }), Errors.INVALID_VALUE, 'traded_quantity'],
-      ['traded_quantity "1.5" (e-106)', modifyBody({ traded_quantity: '1.5' }), Errors.INVALID_VALUE, 'traded_quantity'],
+      [
+        'traded_quantity "1.5" (e-106)',
+        modifyBody({ traded_quantity: '1.5' }),
+        Errors.INVALID_VALUE,
+        'traded_quantity',
+      ],
     ])('a bad body: %s answers 400', async (_what, body, kind, field) => {
       const orderId = await place();
       const before = await snapshot(orderId);
@@ -341,7 +459,9 @@ describe('modify and cancel an OFS bid', () => {
       for (const quantity of ['99999999999999999999', 1_000_000_000_000_000]) {
         const res = await modify(orderId, modifyBody({ quantity }));
         await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity', orderId, before);
-        expect(res.body.message).toBe('quantity must be a whole number from 1 to 999999999999999, or the string of its digits');
+        expect(res.body.message).toBe(
+          'quantity must be a whole number from 1 to 999999999999999, or the string of its digits',
+        );
       }
     });
 

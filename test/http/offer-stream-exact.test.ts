@@ -25,7 +25,15 @@ const MAX = '999999999999999';
 /** Day T of the offer opens at 09:15 India time. */
 const T = Date.parse('2026-12-01T03:45:00Z');
 const HOUR = 60 * 60 * 1000;
-const SCRIP = { exchange: 'NSE_EQ', scrip_token: 700999, symbol: 'HUGEO', series: 'IS', expiry_date: '', strike_price: '', option_type: '' };
+const SCRIP = {
+  exchange: 'NSE_EQ',
+  scrip_token: 700999,
+  symbol: 'HUGEO',
+  series: 'IS',
+  expiry_date: '',
+  strike_price: '',
+  option_type: '',
+};
 
 describe("the offer's indicative figures on the event stream", () => {
   let server: TestServer;
@@ -43,7 +51,9 @@ describe("the offer's indicative figures on the event stream", () => {
         {
           offer_id: 'HUGE-OFS',
           symbol: 'HUGEO',
-          listings: [{ exchange: 'NSE_EQ', scrip_token: 700999, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
+          listings: [
+            { exchange: 'NSE_EQ', scrip_token: 700999, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } },
+          ],
           base_quantity: Number(MAX),
           green_shoe_quantity: 0,
           employee_quantity: 0,

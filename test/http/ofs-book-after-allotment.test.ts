@@ -28,7 +28,13 @@ describe('the operator book of an OFS issue after its allocation', () => {
   beforeAll(async () => {
     server = await startTestServer({ now: T0 });
     // Offer 1000, 10% retail (100), floor 100.00, cut-off 101.00, proportionate; both windows close at CLOSE.
-    await server.registerIssue({ offerQuantity: 1000, nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: CLOSE, retailOpensAt: T0 - HOUR, retailClosesAt: CLOSE });
+    await server.registerIssue({
+      offerQuantity: 1000,
+      nonRetailOpensAt: T0 - HOUR,
+      nonRetailClosesAt: CLOSE,
+      retailOpensAt: T0 - HOUR,
+      retailClosesAt: CLOSE,
+    });
     alice = await server.createUser('alice');
     nora = await server.createUser('nora', { category: 'NON_RETAIL' });
     olga = await server.createUser('olga', { category: 'NON_RETAIL' });
@@ -38,7 +44,11 @@ describe('the operator book of an OFS issue after its allocation', () => {
   afterAll(() => server.close());
 
   const bid = async (user: TestUser, overrides: Record<string, unknown>) => {
-    const res = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid(overrides), token: user.token, apiKey: user.apiKey });
+    const res = await server.call('POST', '/transactional/v1/orders/regular', {
+      body: validBid(overrides),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
   };
@@ -62,10 +72,17 @@ describe('the operator book of an OFS issue after its allocation', () => {
     const rejected = await bid(nora, { price: 103, quantity: '500' });
     await server.setOrderStatus(rejected, 'OMSREJECT', { errorReason: 'Rejected by the OMS: a test' });
     await oms.runOnce();
-    const cancel = await server.call('DELETE', `/transactional/v1/orders/regular/NSE_EQ/${cancelled}`, { token: alice.token, apiKey: alice.apiKey });
+    const cancel = await server.call('DELETE', `/transactional/v1/orders/regular/NSE_EQ/${cancelled}`, {
+      token: alice.token,
+      apiKey: alice.apiKey,
+    });
     expect(cancel.status, cancel.text).toBe(200);
     await oms.runOnce();
-    const row = await server.store.db.selectFrom('orders').select(['status']).where('order_id', '=', cancelled).executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('orders')
+      .select(['status'])
+      .where('order_id', '=', cancelled)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('CANCELLED');
 
     const data = await book();
@@ -96,13 +113,49 @@ describe('the operator book of an OFS issue after its allocation', () => {
     expect(data.clearing.retail.demand).toBe(0);
     // Retail 100 of its 120 and non-retail 900 of the 1200 at or above 101.00, all at the clearing price
     // 101.00; the non-retail bid at 100.00 got nothing.
-    expect(data.allotted).toEqual({ retail: 100, non_retail: 900, by_price: [{ price: 101, retail_quantity: 100, non_retail_quantity: 900 }] });
+    expect(data.allotted).toEqual({
+      retail: 100,
+      non_retail: 900,
+      by_price: [{ price: 101, retail_quantity: 100, non_retail_quantity: 900 }],
+    });
     expect(data.at_close).toEqual(before);
     expect(data.at_close.demand).toEqual([
-      { price: 102, retail_quantity: 0, retail_cutoff_quantity: 0, non_retail_quantity: 600, retail_cumulative: 0, non_retail_cumulative: 600, bids: 1 },
-      { price: 101.5, retail_quantity: 40, retail_cutoff_quantity: 0, non_retail_quantity: 0, retail_cumulative: 40, non_retail_cumulative: 600, bids: 1 },
-      { price: 101, retail_quantity: 80, retail_cutoff_quantity: 60, non_retail_quantity: 600, retail_cumulative: 120, non_retail_cumulative: 1200, bids: 3 },
-      { price: 100, retail_quantity: 0, retail_cutoff_quantity: 0, non_retail_quantity: 100, retail_cumulative: 120, non_retail_cumulative: 1300, bids: 1 },
+      {
+        price: 102,
+        retail_quantity: 0,
+        retail_cutoff_quantity: 0,
+        non_retail_quantity: 600,
+        retail_cumulative: 0,
+        non_retail_cumulative: 600,
+        bids: 1,
+      },
+      {
+        price: 101.5,
+        retail_quantity: 40,
+        retail_cutoff_quantity: 0,
+        non_retail_quantity: 0,
+        retail_cumulative: 40,
+        non_retail_cumulative: 600,
+        bids: 1,
+      },
+      {
+        price: 101,
+        retail_quantity: 80,
+        retail_cutoff_quantity: 60,
+        non_retail_quantity: 600,
+        retail_cumulative: 120,
+        non_retail_cumulative: 1200,
+        bids: 3,
+      },
+      {
+        price: 100,
+        retail_quantity: 0,
+        retail_cutoff_quantity: 0,
+        non_retail_quantity: 100,
+        retail_cumulative: 120,
+        non_retail_cumulative: 1300,
+        bids: 1,
+      },
     ]);
     // What the book says the allocation found is what it allotted.
     expect(data.at_close.clearing.retail.price).toBe(data.allotted.by_price[0].price);

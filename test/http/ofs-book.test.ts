@@ -30,7 +30,13 @@ describe('the operator book of an OFS issue', () => {
   beforeAll(async () => {
     server = await startTestServer({ now: T0 });
     // Offer 1000, 10% retail (100), floor 100.00, cut-off 101.00, proportionate; both windows close at CLOSE.
-    await server.registerIssue({ offerQuantity: 1000, nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: CLOSE, retailOpensAt: T0 - HOUR, retailClosesAt: CLOSE });
+    await server.registerIssue({
+      offerQuantity: 1000,
+      nonRetailOpensAt: T0 - HOUR,
+      nonRetailClosesAt: CLOSE,
+      retailOpensAt: T0 - HOUR,
+      retailClosesAt: CLOSE,
+    });
     // Another issue's bids must not count.
     await server.registerIssue({
       exchange: 'BSE_EQ',
@@ -51,7 +57,11 @@ describe('the operator book of an OFS issue', () => {
   afterAll(() => server.close());
 
   const bid = async (user: TestUser, overrides: Record<string, unknown>) => {
-    const res = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid(overrides), token: user.token, apiKey: user.apiKey });
+    const res = await server.call('POST', '/transactional/v1/orders/regular', {
+      body: validBid(overrides),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
   };
@@ -100,8 +110,20 @@ describe('the operator book of an OFS issue', () => {
         expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
         return res.body.data;
       };
-      expect(await profile(olga)).toEqual({ user_id: 'olga', category: 'NON_RETAIL', offer_category: 'NII', margin_type: 'H', operator: true });
-      expect(await profile(alice)).toEqual({ user_id: 'alice', category: 'RETAIL', offer_category: 'RETAIL', margin_type: 'H', operator: false });
+      expect(await profile(olga)).toEqual({
+        user_id: 'olga',
+        category: 'NON_RETAIL',
+        offer_category: 'NII',
+        margin_type: 'H',
+        operator: true,
+      });
+      expect(await profile(alice)).toEqual({
+        user_id: 'alice',
+        category: 'RETAIL',
+        offer_category: 'RETAIL',
+        margin_type: 'H',
+        operator: false,
+      });
       expect((await server.call('GET', PROFILE)).status).toBe(401);
 
       await setOperator('olga', false);
@@ -124,7 +146,11 @@ describe('the operator book of an OFS issue', () => {
       await bid(nora, { price: 102, quantity: '600' });
       await bid(olga, { price: 101, quantity: '600' });
       await bid(nora, { price: 100, quantity: '100' });
-      await bid(nora, { price: 105, quantity: '999', scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } });
+      await bid(nora, {
+        price: 105,
+        quantity: '999',
+        scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' },
+      });
       await server.setOrderStatus(cancelled, 'CANCELLED');
       await server.setOrderStatus(rejected, 'OMSREJECT');
       // Some bids reach the exchange (PENDING), a later one is still queued (OMSXMITTED): both are live.
@@ -150,10 +176,42 @@ describe('the operator book of an OFS issue', () => {
       });
       expect(data.offer).toEqual({ total: 1000, retail: 100, non_retail: 900 });
       expect(data.demand).toEqual([
-        { price: 102, retail_quantity: 0, retail_cutoff_quantity: 0, non_retail_quantity: 600, retail_cumulative: 0, non_retail_cumulative: 600, bids: 1 },
-        { price: 101.5, retail_quantity: 40, retail_cutoff_quantity: 0, non_retail_quantity: 0, retail_cumulative: 40, non_retail_cumulative: 600, bids: 1 },
-        { price: 101, retail_quantity: 65, retail_cutoff_quantity: 65, non_retail_quantity: 600, retail_cumulative: 105, non_retail_cumulative: 1200, bids: 3 },
-        { price: 100, retail_quantity: 0, retail_cutoff_quantity: 0, non_retail_quantity: 100, retail_cumulative: 105, non_retail_cumulative: 1300, bids: 1 },
+        {
+          price: 102,
+          retail_quantity: 0,
+          retail_cutoff_quantity: 0,
+          non_retail_quantity: 600,
+          retail_cumulative: 0,
+          non_retail_cumulative: 600,
+          bids: 1,
+        },
+        {
+          price: 101.5,
+          retail_quantity: 40,
+          retail_cutoff_quantity: 0,
+          non_retail_quantity: 0,
+          retail_cumulative: 40,
+          non_retail_cumulative: 600,
+          bids: 1,
+        },
+        {
+          price: 101,
+          retail_quantity: 65,
+          retail_cutoff_quantity: 65,
+          non_retail_quantity: 600,
+          retail_cumulative: 105,
+          non_retail_cumulative: 1200,
+          bids: 3,
+        },
+        {
+          price: 100,
+          retail_quantity: 0,
+          retail_cutoff_quantity: 0,
+          non_retail_quantity: 100,
+          retail_cumulative: 105,
+          non_retail_cumulative: 1300,
+          bids: 1,
+        },
       ]);
       expect(data.ineligible).toEqual({ retail_quantity: 0, non_retail_quantity: 0, bids: 0 });
       // Retail 105 for 100: at 101.00 its demand first covers the 100. Non-retail 1300 for 900: 101.00 too.
@@ -165,14 +223,22 @@ describe('the operator book of an OFS issue', () => {
     });
 
     it('has no clearing price for a category whose demand fits its portion', async () => {
-      const queued = await server.store.db.selectFrom('orders').select('order_id').where('status', '=', 'OMSXMITTED').execute();
+      const queued = await server.store.db
+        .selectFrom('orders')
+        .select('order_id')
+        .where('status', '=', 'OMSXMITTED')
+        .execute();
       await server.setOrderStatus(
         queued.map((o) => o.order_id),
         'CANCELLED',
       );
       const { data } = (await book()).body;
       expect(data.clearing.retail).toEqual({ portion: 100, demand: 100, price: null });
-      expect(data.demand.find((level: { price: number }) => level.price === 101)).toMatchObject({ retail_quantity: 60, retail_cutoff_quantity: 60, bids: 2 });
+      expect(data.demand.find((level: { price: number }) => level.price === 101)).toMatchObject({
+        retail_quantity: 60,
+        retail_cutoff_quantity: 60,
+        bids: 2,
+      });
     });
 
     it('after the allocation at close: no live demand, the issue ALLOCATED, and what was allotted by trade price', async () => {
@@ -182,12 +248,21 @@ describe('the operator book of an OFS issue', () => {
       const res = await book();
       expect(res.status, res.text).toBe(200);
       const { data } = res.body;
-      expect(data.issue).toMatchObject({ retail_window: 'CLOSED', non_retail_window: 'CLOSED', allocated: true, state: 'ALLOCATED' });
+      expect(data.issue).toMatchObject({
+        retail_window: 'CLOSED',
+        non_retail_window: 'CLOSED',
+        allocated: true,
+        state: 'ALLOCATED',
+      });
       expect(data.demand).toEqual([]);
       expect(data.clearing.non_retail).toEqual({ portion: 900, demand: 0, price: null });
       // Retail in full at the lowest retail price (101.00: the cut-off bid's price), non-retail 450 + 450 at
       // the clearing price 101.00; the bid at 100.00 got nothing.
-      expect(data.allotted).toEqual({ retail: 100, non_retail: 900, by_price: [{ price: 101, retail_quantity: 100, non_retail_quantity: 900 }] });
+      expect(data.allotted).toEqual({
+        retail: 100,
+        non_retail: 900,
+        by_price: [{ price: 101, retail_quantity: 100, non_retail_quantity: 900 }],
+      });
       const traded = await server.store.db
         .selectFrom('orders')
         .select(['traded_quantity'])
@@ -205,7 +280,13 @@ describe('the operator book of an issue whose demand passes 2^63 shares', () => 
 
   beforeAll(async () => {
     server = await startTestServer({ now: T0 });
-    await server.registerIssue({ offerQuantity: 1000, nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: CLOSE, retailOpensAt: T0 - HOUR, retailClosesAt: CLOSE });
+    await server.registerIssue({
+      offerQuantity: 1000,
+      nonRetailOpensAt: T0 - HOUR,
+      nonRetailClosesAt: CLOSE,
+      retailOpensAt: T0 - HOUR,
+      retailClosesAt: CLOSE,
+    });
     olga = await server.createUser('olga', { category: 'NON_RETAIL' });
     await new UserRepository(server.store.db, server.store.dialect).setOperator('olga', server.clock.now);
   });
@@ -223,11 +304,18 @@ describe('the operator book of an issue whose demand passes 2^63 shares', () => 
       ids.push(res.body.data.orderId as string);
     }
     // As if some thousands of maximum-size bids stood at each price (the schema takes at most 10^15 a bid).
-    await sql`update orders set quantity = 6000000000000000000 where order_id in (${sql.join(ids)})`.execute(server.store.db);
+    await sql`update orders set quantity = 6000000000000000000 where order_id in (${sql.join(ids)})`.execute(
+      server.store.db,
+    );
     const res = await server.call('GET', BOOK, { token: olga.token });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.clearing.non_retail.demand).toBe(18_000_000_000_000_000_000);
-    expect(res.body.data.demand.map((level: { price: number; non_retail_quantity: number }) => [level.price, level.non_retail_quantity])).toEqual([
+    expect(
+      res.body.data.demand.map((level: { price: number; non_retail_quantity: number }) => [
+        level.price,
+        level.non_retail_quantity,
+      ]),
+    ).toEqual([
       [102, 6_000_000_000_000_000_000],
       [101, 12_000_000_000_000_000_000],
     ]);

@@ -69,8 +69,14 @@ describe('GET /transactional/v1/ofs/issues', () => {
     expect(res.status, res.text).toBe(200);
     return res.body;
   };
-  const statesOf = (body: { data: { issues: { symbol: string; state: string; retail_window: string; non_retail_window: string; allocated: boolean }[] } }) =>
-    Object.fromEntries(body.data.issues.map((i) => [i.symbol, [i.state, i.non_retail_window, i.retail_window, i.allocated]]));
+  const statesOf = (body: {
+    data: {
+      issues: { symbol: string; state: string; retail_window: string; non_retail_window: string; allocated: boolean }[];
+    };
+  }) =>
+    Object.fromEntries(
+      body.data.issues.map((i) => [i.symbol, [i.state, i.non_retail_window, i.retail_window, i.allocated]]),
+    );
 
   it('answers exactly status, code, message and data: the server time and every issue, newest windows first, in the import format', async () => {
     const body = await list(alice);
@@ -104,7 +110,10 @@ describe('GET /transactional/v1/ofs/issues', () => {
 
   it("gives the state of the caller's own window, and both windows, as the server's clock moves through days T and T+1", async () => {
     // Before day T: everything ahead but the allocated issue.
-    expect(statesOf(await list(nora))).toMatchObject({ SBIN: ['UPCOMING', 'UPCOMING', 'UPCOMING', false], OLDCO: ['ALLOCATED', 'CLOSED', 'CLOSED', true] });
+    expect(statesOf(await list(nora))).toMatchObject({
+      SBIN: ['UPCOMING', 'UPCOMING', 'UPCOMING', false],
+      OLDCO: ['ALLOCATED', 'CLOSED', 'CLOSED', true],
+    });
 
     server.clock.now = T; // day T opens: non-retail bids
     expect(statesOf(await list(nora)).SBIN).toEqual(['OPEN', 'OPEN', 'UPCOMING', false]);

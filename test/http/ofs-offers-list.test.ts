@@ -35,7 +35,12 @@ describe('the offers list, paged and filtered', () => {
     const progress: { offerId: string; set: Record<string, number> }[] = [];
     let n = 0;
     /** An offer whose T opens at `tOpensAt`, moved on by `set` (allocations, cancellation). */
-    const add = (tOpensAt: number, state: string, current: boolean, set: (t: { t1Close: number }) => Record<string, number> = () => ({})) => {
+    const add = (
+      tOpensAt: number,
+      state: string,
+      current: boolean,
+      set: (t: { t1Close: number }) => Record<string, number> = () => ({}),
+    ) => {
       n += 1;
       const offerId = `LIST-${String(n).padStart(3, '0')}`;
       imports.push(
@@ -44,7 +49,11 @@ describe('the offers list, paged and filtered', () => {
             offer_id: offerId,
             symbol: `LST${n}`,
             listings: [
-              { exchange: 'NSE_EQ', scrip_token: 710_000 + n, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+              {
+                exchange: 'NSE_EQ',
+                scrip_token: 710_000 + n,
+                series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+              },
               { exchange: 'BSE_EQ', scrip_token: 810_000 + n, series: { RETAIL: 'A', NON_RETAIL: 'A' } },
             ],
             // A drill offer: its days need not be trading days.
@@ -59,7 +68,10 @@ describe('the offers list, paged and filtered', () => {
     };
     // 240 offers allocated long ago, one every other day back from 10 days ago: not current.
     for (let i = 0; i < 240; i++) {
-      add(NOW - (10 + 2 * i) * DAY, 'ALLOCATED', false, ({ t1Close }) => ({ t_allocated_at: t1Close - DAY, t1_allocated_at: t1Close + HOUR }));
+      add(NOW - (10 + 2 * i) * DAY, 'ALLOCATED', false, ({ t1Close }) => ({
+        t_allocated_at: t1Close - DAY,
+        t1_allocated_at: t1Close + HOUR,
+      }));
     }
     // 70 offers announced, a few each day ahead: current.
     for (let i = 0; i < 70; i++) add(NOW + (1 + Math.floor(i / 3)) * DAY, 'ANNOUNCED', true);
@@ -68,16 +80,26 @@ describe('the offers list, paged and filtered', () => {
     add(NOW - 20 * HOUR, 'T_ALLOCATED', true, () => ({ t_allocated_at: NOW - 12 * HOUR }));
     add(NOW - DAY - HOUR, 'T1_OPEN', true, () => ({ t_allocated_at: NOW - DAY + 8 * HOUR }));
     // Finished lately: allocated 3 days ago; cancelled an hour ago; T+1 closed 20 days ago but allocated only 2 days ago.
-    add(NOW - 4 * DAY, 'ALLOCATED', true, ({ t1Close }) => ({ t_allocated_at: t1Close - DAY, t1_allocated_at: t1Close + HOUR }));
+    add(NOW - 4 * DAY, 'ALLOCATED', true, ({ t1Close }) => ({
+      t_allocated_at: t1Close - DAY,
+      t1_allocated_at: t1Close + HOUR,
+    }));
     add(NOW + 5 * DAY, 'CANCELLED', true, () => ({ cancelled_at: NOW - HOUR }));
-    add(NOW - 21 * DAY, 'ALLOCATED', true, ({ t1Close }) => ({ t_allocated_at: t1Close - DAY, t1_allocated_at: NOW - 2 * DAY }));
+    add(NOW - 21 * DAY, 'ALLOCATED', true, ({ t1Close }) => ({
+      t_allocated_at: t1Close - DAY,
+      t1_allocated_at: NOW - 2 * DAY,
+    }));
     // Finished long ago: cancelled 30 days ago; T+1 closed and allocated a little more than 7 days ago.
     add(NOW - 31 * DAY, 'CANCELLED', false, () => ({ cancelled_at: NOW - 30 * DAY }));
-    add(NOW - 8 * DAY - 7.5 * HOUR, 'ALLOCATED', false, ({ t1Close }) => ({ t_allocated_at: t1Close - DAY, t1_allocated_at: NOW - 7 * DAY - 1 }));
+    add(NOW - 8 * DAY - 7.5 * HOUR, 'ALLOCATED', false, ({ t1Close }) => ({
+      t_allocated_at: t1Close - DAY,
+      t1_allocated_at: NOW - 7 * DAY - 1,
+    }));
 
     for (let i = 0; i < imports.length; i += 100) await server.admin.importOfs(imports.slice(i, i + 100));
     for (const { offerId, set } of progress) {
-      if (Object.keys(set).length > 0) await server.store.db.updateTable('ofs_offers').set(set).where('offer_id', '=', offerId).execute();
+      if (Object.keys(set).length > 0)
+        await server.store.db.updateTable('ofs_offers').set(set).where('offer_id', '=', offerId).execute();
     }
     // T day latest first, then by id.
     made.sort((a, b) => b.tOpensAt - a.tOpensAt || (a.offerId < b.offerId ? -1 : a.offerId > b.offerId ? 1 : 0));
@@ -121,7 +143,9 @@ describe('the offers list, paged and filtered', () => {
     }
     expect(seen).toEqual(current().map((m) => m.offerId));
     // The finished ones it shows: lately allocated or cancelled, or allocated lately after an old T+1.
-    const shown = new Map((await list('?limit=200')).data.offers.map((o: { offer_id: string; state: string }) => [o.offer_id, o.state]));
+    const shown = new Map(
+      (await list('?limit=200')).data.offers.map((o: { offer_id: string; state: string }) => [o.offer_id, o.state]),
+    );
     expect([...shown.values()].filter((state) => state === 'ALLOCATED' || state === 'CANCELLED')).toHaveLength(3);
     for (const m of made) expect(shown.get(m.offerId), m.offerId).toBe(m.current ? m.state : undefined);
   });
@@ -138,13 +162,16 @@ describe('the offers list, paged and filtered', () => {
     expect((await list('?state=all')).metadata).toEqual({ total_records: made.length, offset: 1, limit: 50 });
   });
 
-  it.each(['ANNOUNCED', 'T_OPEN', 'T_ALLOCATED', 'T1_OPEN', 'ALLOCATED', 'CANCELLED'])('answers the offers in state %s by the clock', async (state) => {
-    const body = await list(`?state=${state}&limit=200&offset=2`);
-    const expected = made.filter((m) => m.state === state);
-    expect(body.metadata.total_records).toBe(expected.length);
-    const all = [...ids(await list(`?state=${state}&limit=200`)), ...ids(body)];
-    expect(all).toEqual(expected.map((m) => m.offerId));
-  });
+  it.each(['ANNOUNCED', 'T_OPEN', 'T_ALLOCATED', 'T1_OPEN', 'ALLOCATED', 'CANCELLED'])(
+    'answers the offers in state %s by the clock',
+    async (state) => {
+      const body = await list(`?state=${state}&limit=200&offset=2`);
+      const expected = made.filter((m) => m.state === state);
+      expect(body.metadata.total_records).toBe(expected.length);
+      const all = [...ids(await list(`?state=${state}&limit=200`)), ...ids(body)];
+      expect(all).toEqual(expected.map((m) => m.offerId));
+    },
+  );
 
   it.each([
     ['limit', '?limit=0'],

@@ -98,17 +98,38 @@ describe('the offers read calls', () => {
 
   it("follows the clock: T_OPEN on T, still T_OPEN after the close while the T allocation waits for the seller's green-shoe decision", async () => {
     server.clock.now = T;
-    expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T', state: 'T_OPEN', awaiting_green_shoe_until: null });
+    expect((await list()).data.offers[0]).toMatchObject({
+      current_day: 'T',
+      state: 'T_OPEN',
+      awaiting_green_shoe_until: null,
+    });
     // An individual (a RETAIL user) may bid on T in the non-retail series: a non-retail (NII) bid, outside the retail limit.
     const body = validBid({
-      scrip_info: { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'ACME', series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+      scrip_info: {
+        exchange: 'NSE_EQ',
+        scrip_token: 700001,
+        symbol: 'ACME',
+        series: 'IS',
+        expiry_date: '',
+        strike_price: '',
+        option_type: '',
+      },
       quantity: '3000',
       price: 101,
     });
-    const placed = await server.call('POST', '/transactional/v1/orders/regular', { body, token: alice.token, apiKey: alice.apiKey });
+    const placed = await server.call('POST', '/transactional/v1/orders/regular', {
+      body,
+      token: alice.token,
+      apiKey: alice.apiKey,
+    });
     expect(placed.status, placed.text).toBe(200);
     const book = await server.call('GET', '/transactional/v1/orders', { token: alice.token });
-    expect(book.body.data[0]).toMatchObject({ order_id: placed.body.data.orderId, bid_category: 'NII', category: 'NON_RETAIL', margin_type: 'H' });
+    expect(book.body.data[0]).toMatchObject({
+      order_id: placed.body.data.orderId,
+      bid_category: 'NII',
+      category: 'NON_RETAIL',
+      margin_type: 'H',
+    });
     server.clock.now = T + 7 * HOUR;
     expect((await list()).data.offers[0]).toMatchObject({
       current_day: 'T',
@@ -123,7 +144,14 @@ describe('the offers read calls', () => {
     expect((await list()).data.offers[0]).toMatchObject({
       green_shoe_exercised: 400_000,
       green_shoe_decided_at: new Date(T + 7 * HOUR).toISOString(),
-      portions: { total: 1_400_000, retail_reserved: 175_000, non_retail: 1_225_000, mf_ic_reserved: 350_000, employee: 20_000, single_bidder_cap: 350_000 },
+      portions: {
+        total: 1_400_000,
+        retail_reserved: 175_000,
+        non_retail: 1_225_000,
+        mf_ic_reserved: 350_000,
+        employee: 20_000,
+        single_bidder_cap: 350_000,
+      },
       awaiting_green_shoe_until: null,
       // Nobody has bid, but it is the exchange that holds the allocation for the operator (no OMS runs here).
       awaiting_operator: false,
@@ -133,11 +161,20 @@ describe('the offers read calls', () => {
     await server.admin.setGreenShoe('ACME-OFS-1', true);
     expect((await list()).data.offers[0]).toMatchObject({
       green_shoe_exercised: 1_000_000,
-      portions: { total: 2_000_000, retail_reserved: 250_000, non_retail: 1_750_000, mf_ic_reserved: 500_000, employee: 20_000, single_bidder_cap: 500_000 },
+      portions: {
+        total: 2_000_000,
+        retail_reserved: 250_000,
+        non_retail: 1_750_000,
+        mf_ic_reserved: 500_000,
+        employee: 20_000,
+        single_bidder_cap: 500_000,
+      },
     });
     // After its deadline the decision stands.
     server.clock.now = T + 8 * HOUR;
-    await expect(server.admin.setGreenShoe('ACME-OFS-1', 0)).rejects.toThrow(/the decision was due by 2026-12-01 17:00 IST .* \(1000000 shares\) stands/);
+    await expect(server.admin.setGreenShoe('ACME-OFS-1', 0)).rejects.toThrow(
+      /the decision was due by 2026-12-01 17:00 IST .* \(1000000 shares\) stands/,
+    );
   });
 
   it('shows the T-day cut-off and the employee price once the T allocation has run, and T+1 from its opening', async () => {
@@ -146,7 +183,12 @@ describe('the offers read calls', () => {
       .set({ t_allocated_at: T + 7 * HOUR, t_cutoff_price_paise: 10_105, t_unallotted: 0 })
       .execute();
     // The employees' price is 101.05 less 5 %, rounded down; UNIFORM retail pays the T-day cut-off less Rs 2.50.
-    expect((await list()).data.offers[0]).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 101.05, employee_price: 95.99, retail_price: 98.55 });
+    expect((await list()).data.offers[0]).toMatchObject({
+      state: 'T_ALLOCATED',
+      t_cutoff_price: 101.05,
+      employee_price: 95.99,
+      retail_price: 98.55,
+    });
     server.clock.now = T + 24 * HOUR;
     alice = await server.createUser('alice-t1'); // a session lasts 24 h
     expect((await list()).data.offers[0]).toMatchObject({ current_day: 'T+1', state: 'T1_OPEN' });
@@ -155,14 +197,23 @@ describe('the offers read calls', () => {
   });
 
   it('settles on trading days: a holiday the operator imports moves the pay-out', async () => {
-    await new TradingHolidayRepository(server.store.db).replaceYears([{ date: '2026-12-03', description: 'A holiday' }], server.clock.now);
-    expect((await list()).data.offers[0].settlement_dates).toEqual({ t_day: '2026-12-02T08:00:00.000Z', t1_day: '2026-12-04T08:00:00.000Z' });
+    await new TradingHolidayRepository(server.store.db).replaceYears(
+      [{ date: '2026-12-03', description: 'A holiday' }],
+      server.clock.now,
+    );
+    expect((await list()).data.offers[0].settlement_dates).toEqual({
+      t_day: '2026-12-02T08:00:00.000Z',
+      t1_day: '2026-12-04T08:00:00.000Z',
+    });
   });
 
   it('answers one offer by id, 404 e-368 for an unknown one, 401 without a token', async () => {
     const one = await server.call('GET', `${OFFERS}/ACME-OFS-1`, { token: alice.token });
     expect(one.status, one.text).toBe(200);
-    expect(one.body).toMatchObject({ message: 'OFS offer fetched successfully', data: { offer: { offer_id: 'ACME-OFS-1', symbol: 'ACME' } } });
+    expect(one.body).toMatchObject({
+      message: 'OFS offer fetched successfully',
+      data: { offer: { offer_id: 'ACME-OFS-1', symbol: 'ACME' } },
+    });
     expect(one.body.data.offer).toEqual((await list()).data.offers[0]);
     expect(one.body.data.indicative_history).toEqual([]);
 

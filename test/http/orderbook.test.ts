@@ -49,8 +49,10 @@ describe('order book and order history', () => {
     return res.body.data.orderId as string;
   }
 
-  const book = (query = '', user: TestUser = alice): Promise<CallResult> => server.call('GET', `${ORDERS}${query}`, { token: user.token });
-  const history = (orderId: string, user: TestUser = alice): Promise<CallResult> => server.call('GET', `${ORDERS}/${orderId}`, { token: user.token });
+  const book = (query = '', user: TestUser = alice): Promise<CallResult> =>
+    server.call('GET', `${ORDERS}${query}`, { token: user.token });
+  const history = (orderId: string, user: TestUser = alice): Promise<CallResult> =>
+    server.call('GET', `${ORDERS}/${orderId}`, { token: user.token });
   const ids = (res: CallResult): string[] => res.body.data.map((o: { order_id: string }) => o.order_id);
   const newestFirst = () => [...aliceOrders].reverse();
 
@@ -147,7 +149,11 @@ describe('order book and order history', () => {
     it('orderStatus filters by status name or ODIN code (1 live, 2 completed, -1 all); the total counts the matches; a finished order has no pending quantity', async () => {
       const executed = [aliceOrders[2]!, aliceOrders[9]!];
       server.clock.now = start + 60_000;
-      await server.setOrderStatus(executed, 'EXECUTED', { tradedQuantity: 2, tradedPricePaise: 10_100, exchangeOrderId: 'X-9' });
+      await server.setOrderStatus(executed, 'EXECUTED', {
+        tradedQuantity: 2,
+        tradedPricePaise: 10_100,
+        exchangeOrderId: 'X-9',
+      });
       server.clock.now = start + ALICE_ORDERS * 1000;
       const res = await book('?orderStatus=EXECUTED');
       expect(res.body.metadata.total_records).toBe(2);
@@ -221,13 +227,20 @@ describe('order book and order history', () => {
       });
       expect(modify.status, modify.text).toBe(200);
       server.clock.now = start + 200_000;
-      const cancel = await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, { token: alice.token, apiKey: alice.apiKey });
+      const cancel = await server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, {
+        token: alice.token,
+        apiKey: alice.apiKey,
+      });
       expect(cancel.status, cancel.text).toBe(200);
 
       const res = await history(orderId);
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
-      expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'Order history fetched successfully' });
+      expect(res.body).toMatchObject({
+        status: 'success',
+        code: 's-101',
+        message: 'Order history fetched successfully',
+      });
       const entry = (at: number, quantity: number, price: string, reason: string) => ({
         order_id: orderId,
         exchange: 'NSE_EQ',

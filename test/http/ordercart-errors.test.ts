@@ -44,16 +44,29 @@ describe('order cart errors: one rule each', () => {
     cartId = res.body.data.ordercartId;
   });
 
-  const create = (overrides: Record<string, unknown>) => server.call('POST', PATH, { body: createBody(overrides), token: alice.token });
+  const create = (overrides: Record<string, unknown>) =>
+    server.call('POST', PATH, { body: createBody(overrides), token: alice.token });
   const update = (overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-    server.call('PUT', PATH, { body: { ...createBody({ ordercartName: 'Changed' }), ordercartId: cartId, ...overrides }, token: alice.token, headers });
+    server.call('PUT', PATH, {
+      body: { ...createBody({ ordercartName: 'Changed' }), ordercartId: cartId, ...overrides },
+      token: alice.token,
+      headers,
+    });
 
   async function storedCart() {
-    return server.store.db.selectFrom('order_carts').selectAll().where('ordercart_id', '=', cartId).executeTakeFirstOrThrow();
+    return server.store.db
+      .selectFrom('order_carts')
+      .selectAll()
+      .where('ordercart_id', '=', cartId)
+      .executeTakeFirstOrThrow();
   }
 
   function expectError(res: Awaited<ReturnType<typeof create>>, status: number, code: string, fields: string[]) {
-    expect({ status: res.status, code: res.body?.code, fields: res.body ? fieldsOf(res.body) : [] }).toEqual({ status, code, fields });
+    expect({ status: res.status, code: res.body?.code, fields: res.body ? fieldsOf(res.body) : [] }).toEqual({
+      status,
+      code,
+      fields,
+    });
     expect(res.body.status).toBe('error');
     expect(res.body.request_id).toBe(res.headers.get('request-id'));
   }
@@ -86,11 +99,16 @@ describe('order cart errors: one rule each', () => {
     it('e-403: every bad field of every line is listed, named orders[i].Field', async () => {
       const { Quantity: _dropped, ...noQuantity } = DELIVERY_LINE;
       const res = await create({
-        orders: ordersOf(EXAMPLE_ORDER_LINE, { ...noQuantity, OrderType: 'LIMIT', scripDetail: { ...DELIVERY_LINE.scripDetail, MarketLot: 0 } }, 'not a line', {
-          ...DELIVERY_LINE,
-          Price: 1500,
-          Validity: 'DAY',
-        }),
+        orders: ordersOf(
+          EXAMPLE_ORDER_LINE,
+          { ...noQuantity, OrderType: 'LIMIT', scripDetail: { ...DELIVERY_LINE.scripDetail, MarketLot: 0 } },
+          'not a line',
+          {
+            ...DELIVERY_LINE,
+            Price: 1500,
+            Validity: 'DAY',
+          },
+        ),
       });
       expectError(res, 400, 'e-403', [
         'orders[1].Quantity',
@@ -102,9 +120,13 @@ describe('order cart errors: one rule each', () => {
       ]);
       expect(res.body.errors).toContainEqual({
         field: 'orders[1].OrderType',
-        message: 'orders[1].OrderType must be RL (limit), RL-MKT (market), SL (stop-loss limit) or SL-MKT (stop-loss market)',
+        message:
+          'orders[1].OrderType must be RL (limit), RL-MKT (market), SL (stop-loss limit) or SL-MKT (stop-loss market)',
       });
-      expect(res.body.errors).toContainEqual({ field: 'orders[3].Price', message: 'orders[3].Price must be a string, e.g. "1500"' });
+      expect(res.body.errors).toContainEqual({
+        field: 'orders[3].Price',
+        message: 'orders[3].Price must be a string, e.g. "1500"',
+      });
       expect(res.body.errors).toContainEqual({
         field: 'orders[3].Validity',
         message: 'orders[3].Validity is not a field of an order line; scrip-master fields belong in scripDetail',
@@ -113,10 +135,18 @@ describe('order cart errors: one rule each', () => {
 
     it.each([
       ['a stop-loss order without TriggerPrice', { OrderType: 'SL', Price: '1500' }, 'orders[0].TriggerPrice'],
-      ['a stop-loss market order with TriggerPrice 0', { OrderType: 'SL-MKT', Price: '0', TriggerPrice: 0 }, 'orders[0].TriggerPrice'],
+      [
+        'a stop-loss market order with TriggerPrice 0',
+        { OrderType: 'SL-MKT', Price: '0', TriggerPrice: 0 },
+        'orders[0].TriggerPrice',
+      ],
       ['a limit order with a trigger price', { TriggerPrice: '1490' }, 'orders[0].TriggerPrice'],
       ['a BUY SL whose trigger is above its price', { OrderType: 'SL', TriggerPrice: 1501 }, 'orders[0].TriggerPrice'],
-      ['a SELL SL whose trigger is below its price', { OrderType: 'SL', TransactionType: 'SELL', TriggerPrice: '1499.95' }, 'orders[0].TriggerPrice'],
+      [
+        'a SELL SL whose trigger is below its price',
+        { OrderType: 'SL', TransactionType: 'SELL', TriggerPrice: '1499.95' },
+        'orders[0].TriggerPrice',
+      ],
       ['a market order with a price', { OrderType: 'RL-MKT', Price: '1500' }, 'orders[0].Price'],
       ['a limit order at price 0', { Price: '0.00' }, 'orders[0].Price'],
       ['a Price that is not a decimal', { Price: '1,500' }, 'orders[0].Price'],
@@ -128,8 +158,16 @@ describe('order cart errors: one rule each', () => {
       ['a Quantity of 0', { Quantity: 0 }, 'orders[0].Quantity'],
       ['a Quantity sent as a string', { Quantity: '10' }, 'orders[0].Quantity'],
       ['a fractional Quantity', { Quantity: 1.5 }, 'orders[0].Quantity'],
-      ['a scripDetail without symbol', { scripDetail: { ...DELIVERY_LINE.scripDetail, symbol: undefined } }, 'orders[0].scripDetail.symbol'],
-      ['a PriceTick of 0', { scripDetail: { ...DELIVERY_LINE.scripDetail, PriceTick: 0 } }, 'orders[0].scripDetail.PriceTick'],
+      [
+        'a scripDetail without symbol',
+        { scripDetail: { ...DELIVERY_LINE.scripDetail, symbol: undefined } },
+        'orders[0].scripDetail.symbol',
+      ],
+      [
+        'a PriceTick of 0',
+        { scripDetail: { ...DELIVERY_LINE.scripDetail, PriceTick: 0 } },
+        'orders[0].scripDetail.PriceTick',
+      ],
       [
         'scrip-master data nested 20 levels deep',
         { scripDetail: { ...DELIVERY_LINE.scripDetail, x: JSON.parse('['.repeat(20) + ']'.repeat(20)) } },
@@ -164,8 +202,16 @@ describe('order cart errors: one rule each', () => {
         { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _ExchangeName: 'NFO' } },
         'orders[0].scripDetail._ExchangeName',
       ],
-      ['an expiry date', { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _ExpiryDate: '2026-12-31' } }, 'orders[0].scripDetail._ExpiryDate'],
-      ['a strike price', { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _StrikePrice: 100 } }, 'orders[0].scripDetail._StrikePrice'],
+      [
+        'an expiry date',
+        { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _ExpiryDate: '2026-12-31' } },
+        'orders[0].scripDetail._ExpiryDate',
+      ],
+      [
+        'a strike price',
+        { scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, _StrikePrice: 100 } },
+        'orders[0].scripDetail._StrikePrice',
+      ],
     ])('e-403: an OFS line with %s', async (_rule, change, field) => {
       const res = await create({ orders: ordersOf({ ...EXAMPLE_ORDER_LINE, ...change }) });
       expectError(res, 400, 'e-403', [field]);
@@ -173,7 +219,9 @@ describe('order cart errors: one rule each', () => {
 
     it('an OFS line without validity, or at the cut-off price, is valid', async () => {
       const { validity: _none, ...noValidity } = EXAMPLE_ORDER_LINE;
-      const res = await create({ orders: ordersOf(noValidity, { ...EXAMPLE_ORDER_LINE, OrderType: 'RL-MKT', Price: '0' }) });
+      const res = await create({
+        orders: ordersOf(noValidity, { ...EXAMPLE_ORDER_LINE, OrderType: 'RL-MKT', Price: '0' }),
+      });
       expect(res.status).toBe(200);
     });
   });
@@ -230,7 +278,10 @@ describe('order cart errors: one rule each', () => {
     });
 
     it('request-alone rules come first: bad orders on an unknown cart answer 400, not 404', async () => {
-      const res = await update({ ordercartId: 'no-such-cart', orders: ordersOf({ ...EXAMPLE_ORDER_LINE, Quantity: 0 }) });
+      const res = await update({
+        ordercartId: 'no-such-cart',
+        orders: ordersOf({ ...EXAMPLE_ORDER_LINE, Quantity: 0 }),
+      });
       expectError(res, 400, 'e-403', ['orders[0].Quantity']);
     });
   });
@@ -253,7 +304,9 @@ describe('order cart errors: one rule each', () => {
     });
 
     it('e-405: a path id with characters no id has (404, like any unknown cart)', async () => {
-      expectError(await server.call('GET', `${PATH}/two%20words`, { token: alice.token }), 404, 'e-405', ['ordercartId']);
+      expectError(await server.call('GET', `${PATH}/two%20words`, { token: alice.token }), 404, 'e-405', [
+        'ordercartId',
+      ]);
     });
 
     it('e-405: details and delete of an unknown cart (404)', async () => {
@@ -273,7 +326,11 @@ describe('order cart errors: one rule each', () => {
 
     it('e-408: executedNoTime differs from the stored count (409); the stored count is accepted', async () => {
       // Two executions since the caller read the cart.
-      await server.store.db.updateTable('order_carts').set({ executed_no_time: 2 }).where('ordercart_id', '=', cartId).execute();
+      await server.store.db
+        .updateTable('order_carts')
+        .set({ executed_no_time: 2 })
+        .where('ordercart_id', '=', cartId)
+        .execute();
       const stale = await update({ executedNoTime: 0 });
       expectError(stale, 409, 'e-408', ['executedNoTime']);
       expect((await storedCart()).name).toBe('My cart');
@@ -295,7 +352,11 @@ describe('order cart errors: one rule each', () => {
     });
 
     it('403 comes before 412 and 409; 412 comes before 409', async () => {
-      await server.store.db.updateTable('order_carts').set({ executed_no_time: 1, revision: 5 }).where('ordercart_id', '=', cartId).execute();
+      await server.store.db
+        .updateTable('order_carts')
+        .set({ executed_no_time: 1, revision: 5 })
+        .where('ordercart_id', '=', cartId)
+        .execute();
       expectError(await update({ createdBy: 'bob' }, { 'if-match': '"1"' }), 403, 'e-407', ['createdBy']);
       expectError(await update({}, { 'if-match': '"1"' }), 412, 'e-410', ['If-Match']);
       expectError(await update({}, { 'if-match': '"5"' }), 409, 'e-408', ['executedNoTime']);
@@ -311,7 +372,12 @@ describe('order cart errors: one rule each', () => {
 describe('order cart updates are atomic when they race', () => {
   let server: TestServer;
   let cartId: string;
-  const caller: Caller = { userId: 'alice', category: 'RETAIL', tokenHash: 'unused', expiresAt: Number.MAX_SAFE_INTEGER };
+  const caller: Caller = {
+    userId: 'alice',
+    category: 'RETAIL',
+    tokenHash: 'unused',
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  };
   /**
    * These services only update carts: an execution reaching the placement would be a broken test. An update
    * reads the OFS registry, to check its OFS lines' prices: here it is empty, so no line is judged.
@@ -351,16 +417,28 @@ describe('order cart updates are atomic when they race', () => {
   });
   afterAll(() => server.close());
 
-  const request = (name: string) => ({ ...createBody({ ordercartName: name }), ordercartId: cartId }) as UpdateOrderCartRequest;
+  const request = (name: string) =>
+    ({ ...createBody({ ordercartName: name }), ordercartId: cartId }) as UpdateOrderCartRequest;
 
   async function storedCart() {
-    return server.store.db.selectFrom('order_carts').selectAll().where('ordercart_id', '=', cartId).executeTakeFirstOrThrow();
+    return server.store.db
+      .selectFrom('order_carts')
+      .selectAll()
+      .where('ordercart_id', '=', cartId)
+      .executeTakeFirstOrThrow();
   }
 
   it('two updates with the same If-Match: one wins, the other answers 412 e-410', async () => {
     const { revision } = await storedCart();
-    const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now, refusingPlacement);
-    const outcomes = await Promise.allSettled([service.update(caller, request('A'), `"${revision}"`), service.update(caller, request('B'), `"${revision}"`)]);
+    const service = new OrderCartService(
+      new InterleavingRepository(server.store.db, 2),
+      () => server.clock.now,
+      refusingPlacement,
+    );
+    const outcomes = await Promise.allSettled([
+      service.update(caller, request('A'), `"${revision}"`),
+      service.update(caller, request('B'), `"${revision}"`),
+    ]);
     // On PostgreSQL the two writes race on separate connections: either may be the one that wins.
     const winner = outcomes.findIndex((o) => o.status === 'fulfilled');
     expect(winner).toBeGreaterThanOrEqual(0);
@@ -371,8 +449,15 @@ describe('order cart updates are atomic when they race', () => {
 
   it('two updates without If-Match: the later one is judged again on the state the first left, and both land', async () => {
     const { revision } = await storedCart();
-    const service = new OrderCartService(new InterleavingRepository(server.store.db, 2), () => server.clock.now, refusingPlacement);
-    const etags = await Promise.all([service.update(caller, request('C'), undefined), service.update(caller, request('D'), undefined)]);
+    const service = new OrderCartService(
+      new InterleavingRepository(server.store.db, 2),
+      () => server.clock.now,
+      refusingPlacement,
+    );
+    const etags = await Promise.all([
+      service.update(caller, request('C'), undefined),
+      service.update(caller, request('D'), undefined),
+    ]);
     expect([...etags].sort()).toEqual([`"${revision + 1}"`, `"${revision + 2}"`]);
     // The update that answered the later revision is the one the cart holds.
     const last = etags.indexOf(`"${revision + 2}"`);
@@ -385,13 +470,21 @@ describe('order cart updates are atomic when they race', () => {
         const row = await super.findOwned(ordercartId, userId);
         // The first read is followed by an execution of the cart, before the update writes.
         if (row && row.executedNoTime === 0) {
-          await server.store.db.updateTable('order_carts').set({ executed_no_time: 1 }).where('ordercart_id', '=', ordercartId).execute();
+          await server.store.db
+            .updateTable('order_carts')
+            .set({ executed_no_time: 1 })
+            .where('ordercart_id', '=', ordercartId)
+            .execute();
         }
         return row;
       }
     }
     const before = await storedCart();
-    const service = new OrderCartService(new ExecutedMeanwhile(server.store.db), () => server.clock.now, refusingPlacement);
+    const service = new OrderCartService(
+      new ExecutedMeanwhile(server.store.db),
+      () => server.clock.now,
+      refusingPlacement,
+    );
     await expect(service.update(caller, request('E'), undefined)).rejects.toMatchObject({ kind: { code: 'e-408' } });
     expect(await storedCart()).toMatchObject({ name: before.name, revision: before.revision });
   });

@@ -46,7 +46,14 @@ describe('execute an order cart', () => {
   afterAll(() => server.close());
 
   async function createCart(user: TestUser, lines: unknown[]): Promise<string> {
-    const body = { ordercartName: 'Basket', orders: JSON.stringify(lines), version: '1', createdBy: user.userId, modifiedBy: user.userId, executedNoTime: 0 };
+    const body = {
+      ordercartName: 'Basket',
+      orders: JSON.stringify(lines),
+      version: '1',
+      createdBy: user.userId,
+      modifiedBy: user.userId,
+      executedNoTime: 0,
+    };
     const res = await server.call('POST', PATH, { body, token: user.token });
     expect(res.status).toBe(200);
     return res.body.data.ordercartId;
@@ -78,7 +85,11 @@ describe('execute an order cart', () => {
 
   it('all lines placed: 200 s-101, one order per line in order, executedNoTime 1 and a new ETag', async () => {
     const carol = await server.createUser('carol');
-    const id = await createCart(carol, [EXAMPLE_ORDER_LINE, CUTOFF_LINE, line({}, { _ExchangeName: 'BSE', scripToken: 543210 })]);
+    const id = await createCart(carol, [
+      EXAMPLE_ORDER_LINE,
+      CUTOFF_LINE,
+      line({}, { _ExchangeName: 'BSE', scripToken: 543210 }),
+    ]);
     const before = await details(id, carol);
     expect(before.headers.get('etag')).toBe('"1"');
 
@@ -140,7 +151,10 @@ describe('execute an order cart', () => {
       status: 'error',
       code: single.body.code,
       message: single.body.message,
-      errors: single.body.errors.map((e: { field: string; message: string }) => ({ field: e.field.replace(/^price$/, 'orders[1].Price'), message: e.message })),
+      errors: single.body.errors.map((e: { field: string; message: string }) => ({
+        field: e.field.replace(/^price$/, 'orders[1].Price'),
+        message: e.message,
+      })),
     });
     expect(res.body.data[1].errors.map((e: { field: string }) => e.field)).toEqual(['orders[1].Price']);
     expect(res.body.data[1]).not.toHaveProperty('orderId');
@@ -150,7 +164,12 @@ describe('execute an order cart', () => {
       status: 'error',
       code: 'e-413',
       message: 'orders[2] is a DELIVERY order: this OMS routes OFS bids only, so it was not placed',
-      errors: [{ field: 'orders[2].ProductType', message: 'orders[2] is a DELIVERY order: this OMS routes OFS bids only, so it was not placed' }],
+      errors: [
+        {
+          field: 'orders[2].ProductType',
+          message: 'orders[2] is a DELIVERY order: this OMS routes OFS bids only, so it was not placed',
+        },
+      ],
     });
     expect((await ordersOf('dave')).map((o) => o.order_id)).toEqual([res.body.data[0].orderId]);
     expect((await details(id, dave)).body.data.executedNoTime).toBe(1);
@@ -219,12 +238,21 @@ describe('execute an order cart', () => {
 
   describe('the OFS issue a line names', () => {
     it('no registered issue with that exchange, symbol and series: e-414', async () => {
-      const id = await createCart(alice, [line({}, { _Series: 'EQ' }), line({}, { _ExchangeName: 'BSE', symbol: 'TWIN' })]);
+      const id = await createCart(alice, [
+        line({}, { _Series: 'EQ' }),
+        line({}, { _ExchangeName: 'BSE', symbol: 'TWIN' }),
+      ]);
       const res = await execute(id, alice);
       expect(res.status).toBe(422);
       expect(res.body.errors).toEqual([
-        { field: 'orders[0].scripDetail.symbol', message: 'no OFS issue is registered for SBIN EQ on NSE (scripDetail._ExchangeName, symbol and _Series)' },
-        { field: 'orders[1].scripDetail.symbol', message: 'no OFS issue is registered for TWIN OF on BSE (scripDetail._ExchangeName, symbol and _Series)' },
+        {
+          field: 'orders[0].scripDetail.symbol',
+          message: 'no OFS issue is registered for SBIN EQ on NSE (scripDetail._ExchangeName, symbol and _Series)',
+        },
+        {
+          field: 'orders[1].scripDetail.symbol',
+          message: 'no OFS issue is registered for TWIN OF on BSE (scripDetail._ExchangeName, symbol and _Series)',
+        },
       ]);
     });
 
@@ -237,15 +265,26 @@ describe('execute an order cart', () => {
         status: 'error',
         code: 'e-416',
         message: 'scripToken 500113 is not the scrip_token of the OFS issue SBIN OF on NSE (500112)',
-        errors: [{ field: 'orders[0].scripDetail.scripToken', message: 'scripToken 500113 is not the scrip_token of the OFS issue SBIN OF on NSE (500112)' }],
+        errors: [
+          {
+            field: 'orders[0].scripDetail.scripToken',
+            message: 'scripToken 500113 is not the scrip_token of the OFS issue SBIN OF on NSE (500112)',
+          },
+        ],
       });
     });
 
     it('several issues match: e-415 without scripToken; with it, the line goes to that issue', async () => {
-      const id = await createCart(bob, [line({}, { symbol: 'TWIN' }), line({}, { symbol: 'TWIN', scripToken: 700002 })]);
+      const id = await createCart(bob, [
+        line({}, { symbol: 'TWIN' }),
+        line({}, { symbol: 'TWIN', scripToken: 700002 }),
+      ]);
       const res = await execute(id, bob);
       expect(res.body.code).toBe('s-102');
-      expect(res.body.data[0]).toMatchObject({ code: 'e-415', errors: [{ field: 'orders[0].scripDetail.scripToken' }] });
+      expect(res.body.data[0]).toMatchObject({
+        code: 'e-415',
+        errors: [{ field: 'orders[0].scripDetail.scripToken' }],
+      });
       const order = (await ordersOf('bob')).find((o) => o.order_id === res.body.data[1].orderId);
       expect(order).toMatchObject({ symbol: 'TWIN', scrip_token: 700002 });
     });
@@ -267,7 +306,11 @@ describe('execute an order cart', () => {
       };
       const stale = await server.call('PUT', PATH, { body: update, token: alice.token });
       expect([stale.status, stale.body.code]).toEqual([409, 'e-408']);
-      const staleTag = await server.call('PUT', PATH, { body: update, token: alice.token, headers: { 'if-match': read.headers.get('etag')! } });
+      const staleTag = await server.call('PUT', PATH, {
+        body: update,
+        token: alice.token,
+        headers: { 'if-match': read.headers.get('etag')! },
+      });
       expect([staleTag.status, staleTag.body.code]).toEqual([412, 'e-410']);
       const fresh = await server.call('PUT', PATH, { body: { ...update, executedNoTime: 1 }, token: alice.token });
       expect(fresh.status).toBe(200);
@@ -290,7 +333,12 @@ describe('execute an order cart', () => {
         issues: new OfsIssueRepository(server.store.db),
       });
     }
-    const caller: Caller = { userId: 'alice', category: 'RETAIL', tokenHash: 'unused', expiresAt: Number.MAX_SAFE_INTEGER };
+    const caller: Caller = {
+      userId: 'alice',
+      category: 'RETAIL',
+      tokenHash: 'unused',
+      expiresAt: Number.MAX_SAFE_INTEGER,
+    };
 
     it('the lines read at the start are the ones placed; the update stands and the execution is counted', async () => {
       const id = await createCart(alice, [EXAMPLE_ORDER_LINE, CUTOFF_LINE]);
@@ -387,7 +435,22 @@ describe('execute an order cart', () => {
   it('the OpenAPI document describes the execute operation and its answers', async () => {
     const res = await server.call('GET', '/openapi.json');
     const operation = res.body.paths[`${PATH}/{ordercartId}/execute`].post;
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '500', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '408',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
     expect(operation.responses['422'].description).toContain('e-412');
   });
 });

@@ -52,7 +52,8 @@ describe('saving a cart: a blank name, and OFS prices against the registered iss
     modifiedBy: user.userId,
     executedNoTime: 0,
   });
-  const create = (user: TestUser, lines: unknown[], name?: string) => server.call('POST', PATH, { body: body(user, lines, name), token: user.token });
+  const create = (user: TestUser, lines: unknown[], name?: string) =>
+    server.call('POST', PATH, { body: body(user, lines, name), token: user.token });
   const update = (user: TestUser, id: string, lines: unknown[], name?: string, headers: Record<string, string> = {}) =>
     server.call('PUT', PATH, { body: { ...body(user, lines, name), ordercartId: id }, token: user.token, headers });
   const details = (user: TestUser, id: string) => server.call('GET', `${PATH}/${id}`, { token: user.token });
@@ -88,9 +89,14 @@ describe('saving a cart: a blank name, and OFS prices against the registered iss
       const res = await create(alice, [EXAMPLE_ORDER_LINE], name);
       expectRefused(res, 400, 'e-411', ['ordercartName']);
       expect(res.body.errors).toEqual([
-        { field: 'ordercartName', message: 'ordercartName must hold a character other than white space: a name of spaces only shows as no name' },
+        {
+          field: 'ordercartName',
+          message: 'ordercartName must hold a character other than white space: a name of spaces only shows as no name',
+        },
       ]);
-      expect(res.body.message).toBe('ordercartName must hold a character other than white space: a name of spaces only shows as no name');
+      expect(res.body.message).toBe(
+        'ordercartName must hold a character other than white space: a name of spaces only shows as no name',
+      );
       expect(await cartCount('alice')).toBe(before);
     });
 
@@ -119,7 +125,11 @@ describe('saving a cart: a blank name, and OFS prices against the registered iss
       const before = await cartCount('alice');
       const res = await create(alice, [EXAMPLE_ORDER_LINE, OFF_TICK_LINE]);
       expectRefused(res, 422, 'e-353', ['orders[1].Price']);
-      const single = await server.call('POST', PLACE_ORDER, { body: validBid({ price: 101.52 }), token: alice.token, apiKey: alice.apiKey });
+      const single = await server.call('POST', PLACE_ORDER, {
+        body: validBid({ price: 101.52 }),
+        token: alice.token,
+        apiKey: alice.apiKey,
+      });
       expect([single.status, single.body.code]).toEqual([422, 'e-353']);
       expect(single.body.message).toBe('price 101.52 is not a multiple of the tick size 0.05');
       expect(res.body.message).toBe(`orders[1]: ${single.body.message}`);
@@ -130,13 +140,24 @@ describe('saving a cart: a blank name, and OFS prices against the registered iss
     it('create: below the floor is e-356 on orders[i].Price', async () => {
       const res = await create(alice, [BELOW_FLOOR_LINE]);
       expectRefused(res, 422, 'e-356', ['orders[0].Price']);
-      expect(res.body.errors).toEqual([{ field: 'orders[0].Price', message: 'orders[0]: price 99.00 is below the floor price 100.00' }]);
+      expect(res.body.errors).toEqual([
+        { field: 'orders[0].Price', message: 'orders[0]: price 99.00 is below the floor price 100.00' },
+      ]);
     });
 
     it('every refused line is listed in line order; the first names the code; good lines and other products do not show', async () => {
-      const res = await create(alice, [EXAMPLE_ORDER_LINE, BELOW_FLOOR_LINE, DELIVERY_LINE, OFF_TICK_LINE, CUTOFF_LINE]);
+      const res = await create(alice, [
+        EXAMPLE_ORDER_LINE,
+        BELOW_FLOOR_LINE,
+        DELIVERY_LINE,
+        OFF_TICK_LINE,
+        CUTOFF_LINE,
+      ]);
       expectRefused(res, 422, 'e-356', ['orders[1].Price', 'orders[3].Price']);
-      expect(res.body.errors[1]).toEqual({ field: 'orders[3].Price', message: 'orders[3]: price 101.52 is not a multiple of the tick size 0.05' });
+      expect(res.body.errors[1]).toEqual({
+        field: 'orders[3].Price',
+        message: 'orders[3]: price 101.52 is not a multiple of the tick size 0.05',
+      });
     });
 
     it('a price both off the tick and below the floor shows the tick, as a single bid meets it first', async () => {
@@ -176,7 +197,10 @@ describe('saving a cart: a blank name, and OFS prices against the registered iss
       ['an OFS line of no registered issue, off any tick', line({ Price: '101.52' }, { symbol: 'NOPE' })],
       ['an OFS line naming two issues (no scripToken), off the tick', line({ Price: '101.52' }, { symbol: 'TWIN' })],
       ["an OFS line whose scripToken is not the issue's", line({ Price: '101.52' }, { scripToken: 1 })],
-      ['an OFS line whose bid breaks the place-order schema (Price above 1,000,000,000)', line({ Price: '2000000000' })],
+      [
+        'an OFS line whose bid breaks the place-order schema (Price above 1,000,000,000)',
+        line({ Price: '2000000000' }),
+      ],
       ['a line of another product, whatever its price', { ...DELIVERY_LINE, Price: '1500.03' }],
     ])('%s', async (_what, kept) => {
       const id = await createdCart(alice, [kept]);

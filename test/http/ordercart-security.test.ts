@@ -5,7 +5,14 @@ import { startTestServer, type CallResult, type TestServer, type TestUser } from
 const PATH = '/transactional/v1/ordercart';
 
 function createBody(userId: string, name = 'Alice private basket') {
-  return { ordercartName: name, orders: JSON.stringify([EXAMPLE_ORDER_LINE]), version: '1', createdBy: userId, modifiedBy: userId, executedNoTime: 0 };
+  return {
+    ordercartName: name,
+    orders: JSON.stringify([EXAMPLE_ORDER_LINE]),
+    version: '1',
+    createdBy: userId,
+    modifiedBy: userId,
+    executedNoTime: 0,
+  };
 }
 
 describe('order cart security', () => {
@@ -35,7 +42,11 @@ describe('order cart security', () => {
     ] as const;
 
   async function aliceCartRow() {
-    return server.store.db.selectFrom('order_carts').selectAll().where('ordercart_id', '=', aliceCart).executeTakeFirst();
+    return server.store.db
+      .selectFrom('order_carts')
+      .selectAll()
+      .where('ordercart_id', '=', aliceCart)
+      .executeTakeFirst();
   }
 
   async function cartCount(): Promise<number> {
@@ -47,7 +58,12 @@ describe('order cart security', () => {
       const before = await cartCount();
       for (const [method, path, body] of operations()) {
         const res = await server.call(method, path, { body });
-        expect({ method, path, status: res.status, code: res.body.code }).toEqual({ method, path, status: 401, code: 'e-201' });
+        expect({ method, path, status: res.status, code: res.body.code }).toEqual({
+          method,
+          path,
+          status: 401,
+          code: 'e-201',
+        });
       }
       expect(await cartCount()).toBe(before);
       expect(await aliceCartRow()).toMatchObject({ revision: 1 });
@@ -82,7 +98,12 @@ describe('order cart security', () => {
       try {
         for (const [method, path, body] of operations()) {
           const res = await server.call(method, path, { body, token: alice.token });
-          expect({ method, path, status: res.status, code: res.body.code }).toEqual({ method, path, status: 401, code: 'e-203' });
+          expect({ method, path, status: res.status, code: res.body.code }).toEqual({
+            method,
+            path,
+            status: 401,
+            code: 'e-203',
+          });
         }
       } finally {
         server.clock.now = start;
@@ -105,9 +126,18 @@ describe('order cart security', () => {
       ] as const;
       for (const [method, path, body] of carolOperations) {
         const res = await server.call(method, path, { body, token: carol.token });
-        expect({ method, path, status: res.status, code: res.body.code }).toEqual({ method, path, status: 401, code: 'e-204' });
+        expect({ method, path, status: res.status, code: res.body.code }).toEqual({
+          method,
+          path,
+          status: 401,
+          code: 'e-204',
+        });
       }
-      const stored = await server.store.db.selectFrom('order_carts').selectAll().where('user_id', '=', 'carol').execute();
+      const stored = await server.store.db
+        .selectFrom('order_carts')
+        .selectAll()
+        .where('user_id', '=', 'carol')
+        .execute();
       expect(stored.map((c) => [c.name, c.revision])).toEqual([['Carol basket', 1]]);
     });
   });
@@ -160,7 +190,9 @@ describe('order cart security', () => {
       const own = await server.call('POST', PATH, { body: createBody('bob', 'Bob basket'), token: bob.token });
       const res = await server.call('GET', PATH, { token: bob.token });
       expect(res.status).toBe(200);
-      expect(res.body.data.map((c: { ordercartId: string; createdBy: string }) => [c.ordercartId, c.createdBy])).toEqual([[own.body.data.ordercartId, 'bob']]);
+      expect(
+        res.body.data.map((c: { ordercartId: string; createdBy: string }) => [c.ordercartId, c.createdBy]),
+      ).toEqual([[own.body.data.ordercartId, 'bob']]);
       expect(res.text).not.toContain(aliceCart);
     });
 

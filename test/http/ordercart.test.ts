@@ -31,7 +31,14 @@ const DELIVERY_LINE = {
 };
 
 function createBody(userId: string, lines: unknown[] = [EXAMPLE_ORDER_LINE], name = 'OFS basket') {
-  return { ordercartName: name, orders: JSON.stringify(lines), version: '1', createdBy: userId, modifiedBy: userId, executedNoTime: 0 };
+  return {
+    ordercartName: name,
+    orders: JSON.stringify(lines),
+    version: '1',
+    createdBy: userId,
+    modifiedBy: userId,
+    executedNoTime: 0,
+  };
 }
 
 describe('order carts (happy paths)', () => {
@@ -97,7 +104,9 @@ describe('order carts (happy paths)', () => {
     const update = { ...createBody('alice', [DELIVERY_LINE], 'Renamed'), ordercartId: id };
     const res = await server.call('PUT', PATH, { body: update, token: alice.token });
     expect(res.status).toBe(200);
-    expect(res.text).toBe('{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}');
+    expect(res.text).toBe(
+      '{"status":"success","code":"s-101","message":"Order cart updated successfully","data":[{"message":"success"}]}',
+    );
     expect(res.headers.get('etag')).toBe('"2"');
 
     const details = await server.call('GET', `${PATH}/${id}`, { token: alice.token });
@@ -129,7 +138,11 @@ describe('order carts (happy paths)', () => {
     const update = { ...createBody('alice'), ordercartId: id };
     const star = await server.call('PUT', PATH, { body: update, token: alice.token, headers: { 'if-match': '*' } });
     expect(star.status).toBe(200);
-    const list = await server.call('PUT', PATH, { body: update, token: alice.token, headers: { 'if-match': '"1", "2"' } });
+    const list = await server.call('PUT', PATH, {
+      body: update,
+      token: alice.token,
+      headers: { 'if-match': '"1", "2"' },
+    });
     expect(list.status).toBe(200);
     expect(list.headers.get('etag')).toBe('"3"');
   });
@@ -148,10 +161,16 @@ describe('order carts (happy paths)', () => {
       expect(empty.headers.get('x-total-count')).toBe('0');
 
       const olderAt = new Date(fresh.clock.now).toISOString();
-      const older = await fresh.call('POST', PATH, { body: createBody('bob', [EXAMPLE_ORDER_LINE], 'Older'), token: bob.token });
+      const older = await fresh.call('POST', PATH, {
+        body: createBody('bob', [EXAMPLE_ORDER_LINE], 'Older'),
+        token: bob.token,
+      });
       fresh.clock.now += 1000;
       const newerAt = new Date(fresh.clock.now).toISOString();
-      const newer = await fresh.call('POST', PATH, { body: createBody('bob', [DELIVERY_LINE], 'Newer'), token: bob.token });
+      const newer = await fresh.call('POST', PATH, {
+        body: createBody('bob', [DELIVERY_LINE], 'Newer'),
+        token: bob.token,
+      });
 
       const res = await fresh.call('GET', PATH, { token: bob.token });
       expect(res.status).toBe(200);
@@ -194,7 +213,12 @@ describe('order carts (happy paths)', () => {
     const id = await createCart();
     const res = await server.call('DELETE', `${PATH}/${id}`, { token: alice.token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] });
+    expect(res.body).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Ordercart deleted successfully',
+      data: [{ message: 'success' }],
+    });
     const details = await server.call('GET', `${PATH}/${id}`, { token: alice.token });
     expect(details.status).toBe(404);
     expect(details.body.code).toBe('e-405');

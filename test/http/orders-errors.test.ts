@@ -52,7 +52,8 @@ describe('place an OFS bid: refusals', () => {
     ordersBefore = await countOrders();
   });
 
-  const place = (body: unknown): Promise<CallResult> => server.call('POST', PLACE_ORDER, { body, token: alice.token, apiKey: alice.apiKey });
+  const place = (body: unknown): Promise<CallResult> =>
+    server.call('POST', PLACE_ORDER, { body, token: alice.token, apiKey: alice.apiKey });
 
   /** The refusal: status, code, the field named in errors, the envelope, and no order stored. */
   async function expectRefusal(res: CallResult, kind: ErrorKind, field: string): Promise<void> {
@@ -72,7 +73,11 @@ describe('place an OFS bid: refusals', () => {
 
   describe('seed 4.1 rule 1: BUY and OFS only', () => {
     it('refuses transaction_type SELL (400 e-301)', async () => {
-      await expectRefusal(await place(validBid({ transaction_type: 'SELL' })), Errors.OFS_TRANSACTION_TYPE, 'transaction_type');
+      await expectRefusal(
+        await place(validBid({ transaction_type: 'SELL' })),
+        Errors.OFS_TRANSACTION_TYPE,
+        'transaction_type',
+      );
     });
 
     it('refuses a product_type other than OFS (400 e-302)', async () => {
@@ -90,7 +95,11 @@ describe('place an OFS bid: refusals', () => {
     });
 
     it('refuses RL-MKT (cut-off) with a price above 0 (400 e-304)', async () => {
-      await expectRefusal(await place(validBid({ order_type: 'RL-MKT', price: 101.5 })), Errors.OFS_PRICE_ORDER_TYPE, 'price');
+      await expectRefusal(
+        await place(validBid({ order_type: 'RL-MKT', price: 101.5 })),
+        Errors.OFS_PRICE_ORDER_TYPE,
+        'price',
+      );
     });
 
     it('refuses a negative price (400 e-306)', async () => {
@@ -109,16 +118,24 @@ describe('place an OFS bid: refusals', () => {
       expect(res.body.message).toContain('"10"');
     });
 
-    it.each(['0', '-1', '01', '1.5', 'abc', '', ' 10', '+1', '1e3', '1000000000000000'])('refuses quantity %j (400 e-305)', async (quantity) => {
-      await expectRefusal(await place(validBid({ quantity })), Errors.OFS_QUANTITY, 'quantity');
-    });
+    it.each(['0', '-1', '01', '1.5', 'abc', '', ' 10', '+1', '1e3', '1000000000000000'])(
+      'refuses quantity %j (400 e-305)',
+      async (quantity) => {
+        await expectRefusal(await place(validBid({ quantity })), Errors.OFS_QUANTITY, 'quantity');
+      },
+    );
 
-    it.each(['1000000000000000', '99999999999999999999'])('refuses quantity %j as too large, naming the maximum (400 e-305)', async (quantity) => {
-      const res = await place(validBid({ quantity }));
-      await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity');
-      expect(res.body.message).toBe('quantity must be at most 999999999999999 shares');
-      expect(res.body.errors).toEqual([{ field: 'quantity', message: 'quantity must be at most 999999999999999 shares' }]);
-    });
+    it.each(['1000000000000000', '99999999999999999999'])(
+      'refuses quantity %j as too large, naming the maximum (400 e-305)',
+      async (quantity) => {
+        const res = await place(validBid({ quantity }));
+        await expectRefusal(res, Errors.OFS_QUANTITY, 'quantity');
+        expect(res.body.message).toBe('quantity must be at most 999999999999999 shares');
+        expect(res.body.errors).toEqual([
+          { field: 'quantity', message: 'quantity must be at most 999999999999999 shares' },
+        ]);
+      },
+    );
 
     it.each(['x'.repeat(20), `0${'9'.repeat(19)}`])(
       'refuses a long quantity %j that is not a plain number for its form, not its length (400 e-305)',
@@ -152,27 +169,47 @@ describe('place an OFS bid: refusals', () => {
       ['strike_price', '100'],
       ['option_type', 'CE'],
     ])('refuses a non-empty scrip_info.%s (400 e-310)', async (field, value) => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ [field]: value }) })), Errors.OFS_DERIVATIVE_FIELDS, `scrip_info.${field}`);
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ [field]: value }) })),
+        Errors.OFS_DERIVATIVE_FIELDS,
+        `scrip_info.${field}`,
+      );
     });
   });
 
   describe('quantities across fields', () => {
     it('refuses disclosed_quantity above quantity (400 e-311)', async () => {
-      await expectRefusal(await place(validBid({ quantity: '10', disclosed_quantity: 11 })), Errors.OFS_DISCLOSED_QUANTITY, 'disclosed_quantity');
+      await expectRefusal(
+        await place(validBid({ quantity: '10', disclosed_quantity: 11 })),
+        Errors.OFS_DISCLOSED_QUANTITY,
+        'disclosed_quantity',
+      );
     });
 
     it('refuses a negative disclosed_quantity (400 e-311)', async () => {
-      await expectRefusal(await place(validBid({ disclosed_quantity: -1 })), Errors.OFS_DISCLOSED_QUANTITY, 'disclosed_quantity');
+      await expectRefusal(
+        await place(validBid({ disclosed_quantity: -1 })),
+        Errors.OFS_DISCLOSED_QUANTITY,
+        'disclosed_quantity',
+      );
     });
 
     it('refuses a quantity above a freeze_quantity > 0 (400 e-312)', async () => {
-      await expectRefusal(await place(validBid({ quantity: '10', freeze_quantity: 9 })), Errors.OFS_FREEZE_QUANTITY, 'quantity');
+      await expectRefusal(
+        await place(validBid({ quantity: '10', freeze_quantity: 9 })),
+        Errors.OFS_FREEZE_QUANTITY,
+        'quantity',
+      );
     });
   });
 
   describe('order_identifier', () => {
     it('refuses 11 characters (400 e-313)', async () => {
-      await expectRefusal(await place(validBid({ order_identifier: 'ABCDEFGHIJK' })), Errors.OFS_ORDER_IDENTIFIER, 'order_identifier');
+      await expectRefusal(
+        await place(validBid({ order_identifier: 'ABCDEFGHIJK' })),
+        Errors.OFS_ORDER_IDENTIFIER,
+        'order_identifier',
+      );
     });
 
     it.each([
@@ -185,13 +222,21 @@ describe('place an OFS bid: refusals', () => {
     });
 
     it('refuses a lone surrogate, which could not be stored as sent, by the rule for every string (400 e-125)', async () => {
-      await expectRefusal(await place(validBid({ order_identifier: 'ab\uD800c' })), Errors.STRING_NOT_STORABLE, 'order_identifier');
+      await expectRefusal(
+        await place(validBid({ order_identifier: 'ab\uD800c' })),
+        Errors.STRING_NOT_STORABLE,
+        'order_identifier',
+      );
     });
   });
 
   describe('scrip_info', () => {
     it('refuses an exchange other than NSE_EQ or BSE_EQ (400 e-314)', async () => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ exchange: 'NSE_FO' }) })), Errors.OFS_EXCHANGE, 'scrip_info.exchange');
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ exchange: 'NSE_FO' }) })),
+        Errors.OFS_EXCHANGE,
+        'scrip_info.exchange',
+      );
     });
   });
 
@@ -201,18 +246,28 @@ describe('place an OFS bid: refusals', () => {
     });
 
     it('refuses an unknown field inside scrip_info, naming it with its path (400 e-105)', async () => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ isin: 'INE062A01020' }) })), Errors.UNKNOWN_FIELD, 'scrip_info.isin');
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ isin: 'INE062A01020' }) })),
+        Errors.UNKNOWN_FIELD,
+        'scrip_info.isin',
+      );
     });
   });
 
   describe('required fields', () => {
-    it.each(['scrip_info', 'transaction_type', 'product_type', 'order_type', 'quantity', 'price'])('refuses a body without %s (400 e-103)', async (field) => {
-      await expectRefusal(await place(withoutField(field)), Errors.FIELD_REQUIRED, field);
-    });
+    it.each(['scrip_info', 'transaction_type', 'product_type', 'order_type', 'quantity', 'price'])(
+      'refuses a body without %s (400 e-103)',
+      async (field) => {
+        await expectRefusal(await place(withoutField(field)), Errors.FIELD_REQUIRED, field);
+      },
+    );
 
-    it.each(['exchange', 'scrip_token', 'symbol', 'series'])('refuses a body without scrip_info.%s (400 e-103)', async (field) => {
-      await expectRefusal(await place(withoutScripField(field)), Errors.FIELD_REQUIRED, `scrip_info.${field}`);
-    });
+    it.each(['exchange', 'scrip_token', 'symbol', 'series'])(
+      'refuses a body without scrip_info.%s (400 e-103)',
+      async (field) => {
+        await expectRefusal(await place(withoutScripField(field)), Errors.FIELD_REQUIRED, `scrip_info.${field}`);
+      },
+    );
   });
 
   describe('wrong JSON types: nothing is coerced (400 e-104)', () => {
@@ -247,19 +302,35 @@ describe('place an OFS bid: refusals', () => {
 
   describe('the registered OFS issue', () => {
     it('refuses a scrip_token that is not a registered OFS issue (422 e-351)', async () => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ scrip_token: 999_999 }) })), Errors.OFS_ISSUE_NOT_FOUND, 'scrip_info.scrip_token');
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ scrip_token: 999_999 }) })),
+        Errors.OFS_ISSUE_NOT_FOUND,
+        'scrip_info.scrip_token',
+      );
     });
 
     it('refuses a registered scrip_token on the other exchange (422 e-351)', async () => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ exchange: 'BSE_EQ' }) })), Errors.OFS_ISSUE_NOT_FOUND, 'scrip_info.scrip_token');
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ exchange: 'BSE_EQ' }) })),
+        Errors.OFS_ISSUE_NOT_FOUND,
+        'scrip_info.scrip_token',
+      );
     });
 
     it('refuses a symbol that does not match the issue (422 e-352)', async () => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ symbol: 'SBI' }) })), Errors.OFS_SCRIP_MISMATCH, 'scrip_info.symbol');
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ symbol: 'SBI' }) })),
+        Errors.OFS_SCRIP_MISMATCH,
+        'scrip_info.symbol',
+      );
     });
 
     it('refuses a series that does not match the issue (422 e-352)', async () => {
-      await expectRefusal(await place(validBid({ scrip_info: scripInfo({ series: 'EQ' }) })), Errors.OFS_SCRIP_MISMATCH, 'scrip_info.series');
+      await expectRefusal(
+        await place(validBid({ scrip_info: scripInfo({ series: 'EQ' }) })),
+        Errors.OFS_SCRIP_MISMATCH,
+        'scrip_info.series',
+      );
     });
 
     it("refuses a price off the issue's 0.05 tick (422 e-353)", async () => {
@@ -275,11 +346,19 @@ describe('place an OFS bid: refusals', () => {
     const unregistered = scripInfo({ scrip_token: 999_999 });
 
     it('a schema rule wins over an unregistered issue', async () => {
-      await expectRefusal(await place(validBid({ transaction_type: 'SELL', scrip_info: unregistered })), Errors.OFS_TRANSACTION_TYPE, 'transaction_type');
+      await expectRefusal(
+        await place(validBid({ transaction_type: 'SELL', scrip_info: unregistered })),
+        Errors.OFS_TRANSACTION_TYPE,
+        'transaction_type',
+      );
     });
 
     it('the price/order_type rule wins over an unregistered issue', async () => {
-      await expectRefusal(await place(validBid({ price: 0, scrip_info: unregistered })), Errors.OFS_PRICE_ORDER_TYPE, 'price');
+      await expectRefusal(
+        await place(validBid({ price: 0, scrip_info: unregistered })),
+        Errors.OFS_PRICE_ORDER_TYPE,
+        'price',
+      );
     });
 
     it('the disclosed_quantity rule wins over a symbol mismatch', async () => {
@@ -291,7 +370,11 @@ describe('place an OFS bid: refusals', () => {
     });
 
     it('the freeze_quantity rule wins over a price off the tick', async () => {
-      await expectRefusal(await place(validBid({ freeze_quantity: 1, price: 101.52 })), Errors.OFS_FREEZE_QUANTITY, 'quantity');
+      await expectRefusal(
+        await place(validBid({ freeze_quantity: 1, price: 101.52 })),
+        Errors.OFS_FREEZE_QUANTITY,
+        'quantity',
+      );
     });
 
     it('a cross-field rule wins over a client_id of another user', async () => {

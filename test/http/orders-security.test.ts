@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
-import { startTestServer, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  validBid,
+  type CallOptions,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const SESSION = '/authentication/v1/user/session';
@@ -39,7 +46,8 @@ describe('place an OFS bid: security', () => {
     ordersBefore = await countOrders();
   });
 
-  const place = (options: CallOptions): Promise<CallResult> => server.call('POST', PLACE_ORDER, { body: validBid(), ...options });
+  const place = (options: CallOptions): Promise<CallResult> =>
+    server.call('POST', PLACE_ORDER, { body: validBid(), ...options });
 
   async function expectRefusal(res: CallResult, kind: ErrorKind, field: string, secrets: string[] = []): Promise<void> {
     expect(res.status, res.text).toBe(kind.status);
@@ -63,16 +71,26 @@ describe('place an OFS bid: security', () => {
 
   it('refuses an Authorization header that is not a Bearer token (401 e-201)', async () => {
     const basic = `Basic ${Buffer.from(`alice:${alice.password}`).toString('base64')}`;
-    await expectRefusal(await place({ apiKey: alice.apiKey, headers: { authorization: basic } }), Errors.TOKEN_MISSING, 'Authorization');
+    await expectRefusal(
+      await place({ apiKey: alice.apiKey, headers: { authorization: basic } }),
+      Errors.TOKEN_MISSING,
+      'Authorization',
+    );
   });
 
   it('refuses "Bearer" with no token (401 e-201)', async () => {
-    await expectRefusal(await place({ apiKey: alice.apiKey, headers: { authorization: 'Bearer ' } }), Errors.TOKEN_MISSING, 'Authorization');
+    await expectRefusal(
+      await place({ apiKey: alice.apiKey, headers: { authorization: 'Bearer ' } }),
+      Errors.TOKEN_MISSING,
+      'Authorization',
+    );
   });
 
   it('refuses an unknown token (401 e-202)', async () => {
     const forged = `ogt_${'A'.repeat(43)}`;
-    await expectRefusal(await place({ token: forged, apiKey: alice.apiKey }), Errors.TOKEN_INVALID, 'Authorization', [forged]);
+    await expectRefusal(await place({ token: forged, apiKey: alice.apiKey }), Errors.TOKEN_INVALID, 'Authorization', [
+      forged,
+    ]);
   });
 
   it('refuses a token more than 24 h after login (401 e-203)', async () => {
@@ -80,7 +98,12 @@ describe('place an OFS bid: security', () => {
     const loggedInAt = server.clock.now;
     try {
       server.clock.now = loggedInAt + DAY_MS + 1000;
-      await expectRefusal(await place({ token: carol.token, apiKey: carol.apiKey }), Errors.TOKEN_EXPIRED, 'Authorization', [carol.token]);
+      await expectRefusal(
+        await place({ token: carol.token, apiKey: carol.apiKey }),
+        Errors.TOKEN_EXPIRED,
+        'Authorization',
+        [carol.token],
+      );
     } finally {
       server.clock.now = loggedInAt;
     }
@@ -90,7 +113,12 @@ describe('place an OFS bid: security', () => {
     const dave = await server.createUser('dave');
     const logout = await server.call('DELETE', SESSION, { token: dave.token });
     expect(logout.status).toBe(200);
-    await expectRefusal(await place({ token: dave.token, apiKey: dave.apiKey }), Errors.TOKEN_REVOKED, 'Authorization', [dave.token]);
+    await expectRefusal(
+      await place({ token: dave.token, apiKey: dave.apiKey }),
+      Errors.TOKEN_REVOKED,
+      'Authorization',
+      [dave.token],
+    );
   });
 
   it('refuses a call without x-api-key (401 e-205)', async () => {
@@ -98,12 +126,18 @@ describe('place an OFS bid: security', () => {
   });
 
   it('refuses an empty x-api-key (401 e-205)', async () => {
-    await expectRefusal(await place({ token: alice.token, headers: { 'x-api-key': '' } }), Errors.API_KEY_MISSING, 'x-api-key');
+    await expectRefusal(
+      await place({ token: alice.token, headers: { 'x-api-key': '' } }),
+      Errors.API_KEY_MISSING,
+      'x-api-key',
+    );
   });
 
   it('refuses an unknown API key (401 e-206)', async () => {
     const forged = `ogk_${'B'.repeat(43)}`;
-    await expectRefusal(await place({ token: alice.token, apiKey: forged }), Errors.API_KEY_INVALID, 'x-api-key', [forged]);
+    await expectRefusal(await place({ token: alice.token, apiKey: forged }), Errors.API_KEY_INVALID, 'x-api-key', [
+      forged,
+    ]);
   });
 
   it("refuses a revoked API key (401 e-206), while the user's other key still works", async () => {
@@ -116,11 +150,21 @@ describe('place an OFS bid: security', () => {
   });
 
   it("refuses another user's API key with the caller's token (403 e-207)", async () => {
-    await expectRefusal(await place({ token: alice.token, apiKey: bob.apiKey }), Errors.API_KEY_OTHER_USER, 'x-api-key', [bob.apiKey]);
+    await expectRefusal(
+      await place({ token: alice.token, apiKey: bob.apiKey }),
+      Errors.API_KEY_OTHER_USER,
+      'x-api-key',
+      [bob.apiKey],
+    );
   });
 
   it("refuses another user's token with the caller's API key (403 e-207)", async () => {
-    await expectRefusal(await place({ token: bob.token, apiKey: alice.apiKey }), Errors.API_KEY_OTHER_USER, 'x-api-key', [alice.apiKey]);
+    await expectRefusal(
+      await place({ token: bob.token, apiKey: alice.apiKey }),
+      Errors.API_KEY_OTHER_USER,
+      'x-api-key',
+      [alice.apiKey],
+    );
   });
 
   it('checks the credentials before the body: an unauthenticated call with a broken body answers 401, not 400', async () => {

@@ -32,7 +32,11 @@ describe('place an OFS bid: happy paths', () => {
 
   async function storedOrder(res: CallResult) {
     expect(res.status).toBe(200);
-    return server.store.db.selectFrom('orders').selectAll().where('order_id', '=', res.body.data.orderId).executeTakeFirstOrThrow();
+    return server.store.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('order_id', '=', res.body.data.orderId)
+      .executeTakeFirstOrThrow();
   }
 
   it('answers exactly the seed success body: status, code s-101, the ODIN message and data.orderId', async () => {
@@ -41,12 +45,19 @@ describe('place an OFS bid: happy paths', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
     expect(Object.keys(res.body.data)).toEqual(['orderId']);
-    expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: expect.any(String) } });
+    expect(res.body).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Order Entry Sent to OMS',
+      data: { orderId: expect.any(String) },
+    });
     expect(res.body.data.orderId.length).toBeGreaterThan(0);
   });
 
   it('stores the order as sent, OMSXMITTED, with its first history entry and one outbox entry for the OMS', async () => {
-    const res = await place(validBid({ quantity: '25', price: 101.5, disclosed_quantity: 5, order_identifier: 'mybid1' }));
+    const res = await place(
+      validBid({ quantity: '25', price: 101.5, disclosed_quantity: 5, order_identifier: 'mybid1' }),
+    );
     const order = await storedOrder(res);
     expect(order).toMatchObject({
       order_id: res.body.data.orderId,
@@ -66,10 +77,18 @@ describe('place an OFS bid: happy paths', () => {
       error_reason: null,
       order_identifier: 'mybid1',
     });
-    const history = await server.store.db.selectFrom('order_history').selectAll().where('order_id', '=', order.order_id).execute();
+    const history = await server.store.db
+      .selectFrom('order_history')
+      .selectAll()
+      .where('order_id', '=', order.order_id)
+      .execute();
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ status: 'OMSXMITTED', quantity: 25, price_paise: 10150, traded_quantity: 0 });
-    const outbox = await server.store.db.selectFrom('outbox').selectAll().where('order_id', '=', order.order_id).execute();
+    const outbox = await server.store.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('order_id', '=', order.order_id)
+      .execute();
     expect(outbox).toHaveLength(1);
     expect(outbox[0]).toMatchObject({ action: 'PLACE', done_at: null });
   });
@@ -80,9 +99,23 @@ describe('place an OFS bid: happy paths', () => {
   });
 
   it('accepts and stores the optional ODIN tags algo_id, strategy_id, part_code and vender_code, and client_id equal to the caller', async () => {
-    const res = await place(validBid({ algo_id: 'ALGO-7', strategy_id: 'STRAT-9', part_code: 'PC01', vender_code: 'VEND42', client_id: 'alice' }));
+    const res = await place(
+      validBid({
+        algo_id: 'ALGO-7',
+        strategy_id: 'STRAT-9',
+        part_code: 'PC01',
+        vender_code: 'VEND42',
+        client_id: 'alice',
+      }),
+    );
     const order = await storedOrder(res);
-    expect(order).toMatchObject({ algo_id: 'ALGO-7', strategy_id: 'STRAT-9', part_code: 'PC01', vender_code: 'VEND42', user_id: 'alice' });
+    expect(order).toMatchObject({
+      algo_id: 'ALGO-7',
+      strategy_id: 'STRAT-9',
+      part_code: 'PC01',
+      vender_code: 'VEND42',
+      user_id: 'alice',
+    });
   });
 
   it('accepts an empty client_id', async () => {
@@ -92,7 +125,12 @@ describe('place an OFS bid: happy paths', () => {
 
   it('places a cut-off bid: order_type RL-MKT with price 0', async () => {
     const res = await place(validBid({ order_type: 'RL-MKT', price: 0 }));
-    expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: expect.any(String) } });
+    expect(res.body).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Order Entry Sent to OMS',
+      data: { orderId: expect.any(String) },
+    });
     const order = await storedOrder(res);
     expect(order).toMatchObject({ order_type: 'RL-MKT', price_paise: 0, status: 'OMSXMITTED' });
   });
@@ -120,12 +158,16 @@ describe('place an OFS bid: happy paths', () => {
   });
 
   it('accepts the other allowed forms of the OFS-only fields: validity_days null, freeze_quantity 0, empty order_identifier', async () => {
-    const order = await storedOrder(await place(validBid({ validity_days: null, freeze_quantity: 0, order_identifier: '' })));
+    const order = await storedOrder(
+      await place(validBid({ validity_days: null, freeze_quantity: 0, order_identifier: '' })),
+    );
     expect(order.order_identifier).toBeNull();
   });
 
   it('accepts disclosed_quantity equal to quantity and quantity equal to freeze_quantity', async () => {
-    const order = await storedOrder(await place(validBid({ quantity: '40', disclosed_quantity: 40, freeze_quantity: 40 })));
+    const order = await storedOrder(
+      await place(validBid({ quantity: '40', disclosed_quantity: 40, freeze_quantity: 40 })),
+    );
     expect(order).toMatchObject({ quantity: 40, disclosed_quantity: 40 });
   });
 
@@ -147,13 +189,17 @@ describe('place an OFS bid: happy paths', () => {
   });
 
   it('places a bid on a BSE_EQ issue', async () => {
-    const res = await place(validBid({ scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } }));
+    const res = await place(
+      validBid({ scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } }),
+    );
     const order = await storedOrder(res);
     expect(order).toMatchObject({ exchange: 'BSE_EQ', scrip_token: 543210 });
   });
 
   it('gives every accepted bid its own orderId, and several bids of one user are all kept', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => place(validBid({ order_identifier: `multi-${i}` }))));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => place(validBid({ order_identifier: `multi-${i}` }))),
+    );
     const ids = results.map((res) => {
       expect(res.status).toBe(200);
       return res.body.data.orderId as string;

@@ -31,7 +31,12 @@ describe('trade book, positions and holdings', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ now: T0 });
-    const windows = { nonRetailOpensAt: T0 - HOUR, nonRetailClosesAt: closeAt, retailOpensAt: T0 - HOUR, retailClosesAt: closeAt };
+    const windows = {
+      nonRetailOpensAt: T0 - HOUR,
+      nonRetailClosesAt: closeAt,
+      retailOpensAt: T0 - HOUR,
+      retailClosesAt: closeAt,
+    };
     // NSE settles a minute after the allotment; BSE T+1. Demand is below the offer: every bid in full.
     await server.registerIssue({ ...windows, offerQuantity: 10_000, settlementDelayMs: 60_000 });
     await server.registerIssue({ ...windows, offerQuantity: 10_000, exchange: 'BSE_EQ', scripToken: 543210 });
@@ -39,7 +44,11 @@ describe('trade book, positions and holdings', () => {
     bob = await server.createUser('bob');
     nora = await server.createUser('nora', { category: 'NON_RETAIL' });
     const bid = async (user: TestUser, overrides: Record<string, unknown>) => {
-      const res = await server.call('POST', PLACE_ORDER, { body: validBid(overrides), token: user.token, apiKey: user.apiKey });
+      const res = await server.call('POST', PLACE_ORDER, {
+        body: validBid(overrides),
+        token: user.token,
+        apiKey: user.apiKey,
+      });
       expect(res.status, res.text).toBe(200);
       return res.body.data.orderId as string;
     };
@@ -47,7 +56,11 @@ describe('trade book, positions and holdings', () => {
     server.clock.now = T0 + 1000;
     ids.a2 = await bid(alice, { quantity: '20', price: 101 });
     server.clock.now = T0 + 2000;
-    ids.a3 = await bid(alice, { quantity: '5', price: 101, scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' } });
+    ids.a3 = await bid(alice, {
+      quantity: '5',
+      price: 101,
+      scrip_info: { exchange: 'BSE_EQ', scrip_token: 543210, symbol: 'SBIN', series: 'OF' },
+    });
     ids.b1 = await bid(bob, { quantity: '7', price: 101 });
     ids.n1 = await bid(nora, { quantity: '100', price: 100 });
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
@@ -57,7 +70,8 @@ describe('trade book, positions and holdings', () => {
   });
   afterAll(() => server.close());
 
-  const get = (path: string, user: TestUser = alice): Promise<CallResult> => server.call('GET', path, { token: user.token });
+  const get = (path: string, user: TestUser = alice): Promise<CallResult> =>
+    server.call('GET', path, { token: user.token });
   const orderIds = (res: CallResult) => res.body.data.map((t: { order_id: string }) => t.order_id);
 
   describe('GET /transactional/v1/trades', () => {
@@ -131,7 +145,8 @@ describe('trade book, positions and holdings', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.body).toMatchObject({ status: 'success', code: 's-101', message: 'Positions fetched successfully' });
       const trades = (await get(TRADES)).body.data as { order_id: string; traded_price: string }[];
-      const price = (orderId: string) => Math.round(Number(trades.find((t) => t.order_id === orderId)!.traded_price) * 100);
+      const price = (orderId: string) =>
+        Math.round(Number(trades.find((t) => t.order_id === orderId)!.traded_price) * 100);
       const nseValue = 10 * price(ids.a1!) + 20 * price(ids.a2!);
       const rupees = (paise: number) => (paise / 100).toFixed(2);
       expect(res.body.data).toEqual([
@@ -167,14 +182,26 @@ describe('trade book, positions and holdings', () => {
       expect(positions.body.data).toEqual([expect.objectContaining({ exchange: 'BSE_EQ', buy_quantity: 5 })]);
       const holdings = await get(HOLDINGS);
       expect(holdings.status, holdings.text).toBe(200);
-      expect(holdings.body).toMatchObject({ status: 'success', code: 's-101', message: 'Holdings fetched successfully' });
+      expect(holdings.body).toMatchObject({
+        status: 'success',
+        code: 's-101',
+        message: 'Holdings fetched successfully',
+      });
       expect(holdings.body.data).toEqual([
-        expect.objectContaining({ exchange: 'NSE_EQ', symbol: 'SBIN', quantity: 30, settled_at: ist(closeAt + 60_000), last_traded: ist(closeAt) }),
+        expect.objectContaining({
+          exchange: 'NSE_EQ',
+          symbol: 'SBIN',
+          quantity: 30,
+          settled_at: ist(closeAt + 60_000),
+          last_traded: ist(closeAt),
+        }),
       ]);
 
       server.clock.now = Date.parse('2026-11-24T09:00:00+05:30');
       expect((await get(`${POSITIONS}/all`)).body.data).toEqual([]);
-      expect((await get(HOLDINGS)).body.data.map((h: { exchange: string; quantity: number }) => [h.exchange, h.quantity])).toEqual([
+      expect(
+        (await get(HOLDINGS)).body.data.map((h: { exchange: string; quantity: number }) => [h.exchange, h.quantity]),
+      ).toEqual([
         ['NSE_EQ', 30],
         ['BSE_EQ', 5],
       ]);

@@ -37,7 +37,12 @@ describe('the retail limit under concurrent bids of one user', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await server.registerIssue({ scripToken: NSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
+    await server.registerIssue({
+      scripToken: NSE.scrip_token,
+      symbol: 'CONC',
+      floorPricePaise: CUTOFF_PAISE,
+      retailCutoffPricePaise: CUTOFF_PAISE,
+    });
     await server.registerIssue({
       exchange: 'BSE_EQ',
       scripToken: BSE.scrip_token,
@@ -48,7 +53,8 @@ describe('the retail limit under concurrent bids of one user', () => {
   });
   afterAll(() => server.close());
 
-  const place = (user: TestUser, body: unknown): Promise<CallResult> => server.call('POST', PLACE_ORDER, { body, token: user.token, apiKey: user.apiKey });
+  const place = (user: TestUser, body: unknown): Promise<CallResult> =>
+    server.call('POST', PLACE_ORDER, { body, token: user.token, apiKey: user.apiKey });
 
   async function liveValue(userId: string): Promise<number> {
     const rows = await server.store.db
@@ -57,7 +63,10 @@ describe('the retail limit under concurrent bids of one user', () => {
       .where('user_id', '=', userId)
       .where('status', 'in', ['OMSXMITTED', 'EXXMITTED', 'PENDING'])
       .execute();
-    return rows.reduce((sum, row) => sum + Number(row.quantity) * (row.order_type === 'RL-MKT' ? CUTOFF_PAISE : Number(row.price_paise)), 0);
+    return rows.reduce(
+      (sum, row) => sum + Number(row.quantity) * (row.order_type === 'RL-MKT' ? CUTOFF_PAISE : Number(row.price_paise)),
+      0,
+    );
   }
 
   /** Sends all bids at once and checks the promise; answers the accepted total. */
@@ -105,7 +114,9 @@ describe('the retail limit under concurrent bids of one user', () => {
         quantity: fc.integer({ min: 1, max: 2000 }),
         ticksAboveCutoff: fc.integer({ min: 0, max: 2000 }),
       })
-      .map(({ onBse, cutOff, quantity, ticksAboveCutoff }) => bid(onBse, quantity, cutOff ? null : CUTOFF_PAISE + 5 * ticksAboveCutoff))
+      .map(({ onBse, cutOff, quantity, ticksAboveCutoff }) =>
+        bid(onBse, quantity, cutOff ? null : CUTOFF_PAISE + 5 * ticksAboveCutoff),
+      )
       .filter((b) => b.valuePaise <= LIMIT_PAISE);
     let run = 0;
     await fc.assert(
@@ -134,7 +145,12 @@ describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes 
     const now = Date.now();
     const first = await startTestServer({ databaseUrl: database.databaseUrl, now });
     nodes = [first, await startTestServer({ databaseUrl: database.databaseUrl, now })];
-    await first.registerIssue({ scripToken: NSE.scrip_token, symbol: 'CONC', floorPricePaise: CUTOFF_PAISE, retailCutoffPricePaise: CUTOFF_PAISE });
+    await first.registerIssue({
+      scripToken: NSE.scrip_token,
+      symbol: 'CONC',
+      floorPricePaise: CUTOFF_PAISE,
+      retailCutoffPricePaise: CUTOFF_PAISE,
+    });
     await first.registerIssue({
       exchange: 'BSE_EQ',
       scripToken: BSE.scrip_token,
@@ -151,13 +167,21 @@ describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes 
   it('60 bids of Rs 10,000 each, sent at once to two nodes: exactly 20 are accepted, and they total Rs 2,00,000', async () => {
     const user = await nodes[0]!.createUser('multinode');
     const bids = Array.from({ length: 60 }, (_, i) => bid(i % 2 === 1, 100, i % 3 === 0 ? null : CUTOFF_PAISE));
-    const answers = await Promise.all(bids.map((b, i) => nodes[i % 2]!.call('POST', PLACE_ORDER, { body: b.body, token: user.token, apiKey: user.apiKey })));
+    const answers = await Promise.all(
+      bids.map((b, i) =>
+        nodes[i % 2]!.call('POST', PLACE_ORDER, { body: b.body, token: user.token, apiKey: user.apiKey }),
+      ),
+    );
     for (const res of answers) {
       if (res.status !== 200) expect(res.body.code, res.text).toBe(Errors.OFS_RETAIL_LIMIT.code);
     }
     const accepted = answers.filter((res) => res.status === 200);
     expect(accepted).toHaveLength(20);
-    const stored = await nodes[1]!.store.db.selectFrom('orders').select(['quantity']).where('user_id', '=', 'multinode').execute();
+    const stored = await nodes[1]!.store.db
+      .selectFrom('orders')
+      .select(['quantity'])
+      .where('user_id', '=', 'multinode')
+      .execute();
     expect(stored.reduce((sum, row) => sum + Number(row.quantity) * CUTOFF_PAISE, 0)).toBe(LIMIT_PAISE);
   });
 
@@ -167,7 +191,11 @@ describe.runIf(testDialect() === 'postgres')('the retail limit across two nodes 
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, round) =>
         users.map((user, i) =>
-          nodes[(round + i) % 2]!.call('POST', PLACE_ORDER, { body: bid(round % 2 === 0, 1, CUTOFF_PAISE).body, token: user.token, apiKey: user.apiKey }),
+          nodes[(round + i) % 2]!.call('POST', PLACE_ORDER, {
+            body: bid(round % 2 === 0, 1, CUTOFF_PAISE).body,
+            token: user.token,
+            apiKey: user.apiKey,
+          }),
         ),
       ).flat(),
     );

@@ -22,9 +22,12 @@ const LIMCO_BSE: Instrument = { exchange: 'BSE_EQ', scrip_token: 600002, symbol:
 /** Day T for non-retail (open now), T+1 for retail (opens in 2 hours). */
 const DAYS: Instrument = { exchange: 'NSE_EQ', scrip_token: 700001, symbol: 'DAYS', series: 'OF' };
 
-const bidOn = (instrument: Instrument, overrides: Record<string, unknown> = {}) => validBid({ scrip_info: { ...instrument }, ...overrides });
-const priceBid = (instrument: Instrument, quantity: number, price: number) => bidOn(instrument, { quantity: String(quantity), price });
-const cutoffBid = (instrument: Instrument, quantity: number) => bidOn(instrument, { quantity: String(quantity), order_type: 'RL-MKT', price: 0 });
+const bidOn = (instrument: Instrument, overrides: Record<string, unknown> = {}) =>
+  validBid({ scrip_info: { ...instrument }, ...overrides });
+const priceBid = (instrument: Instrument, quantity: number, price: number) =>
+  bidOn(instrument, { quantity: String(quantity), price });
+const cutoffBid = (instrument: Instrument, quantity: number) =>
+  bidOn(instrument, { quantity: String(quantity), order_type: 'RL-MKT', price: 0 });
 
 describe('pre-trade checks of a bid', () => {
   let server: TestServer;
@@ -39,7 +42,12 @@ describe('pre-trade checks of a bid', () => {
     start = server.clock.now;
     await server.registerIssue();
     await server.registerIssue({ scripToken: NOCUT.scrip_token, symbol: NOCUT.symbol, retailCutoffPricePaise: null });
-    await server.registerIssue({ scripToken: LIMCO_NSE.scrip_token, symbol: 'LIMCO', floorPricePaise: 10_000, retailCutoffPricePaise: 10_000 });
+    await server.registerIssue({
+      scripToken: LIMCO_NSE.scrip_token,
+      symbol: 'LIMCO',
+      floorPricePaise: 10_000,
+      retailCutoffPricePaise: 10_000,
+    });
     await server.registerIssue({
       exchange: 'BSE_EQ',
       scripToken: LIMCO_BSE.scrip_token,
@@ -47,7 +55,12 @@ describe('pre-trade checks of a bid', () => {
       floorPricePaise: 10_000,
       retailCutoffPricePaise: 12_000,
     });
-    days = { nonRetailOpensAt: start - HOUR, nonRetailClosesAt: start + HOUR, retailOpensAt: start + 2 * HOUR, retailClosesAt: start + 4 * HOUR };
+    days = {
+      nonRetailOpensAt: start - HOUR,
+      nonRetailClosesAt: start + HOUR,
+      retailOpensAt: start + 2 * HOUR,
+      retailClosesAt: start + 4 * HOUR,
+    };
     await server.registerIssue({ scripToken: DAYS.scrip_token, symbol: DAYS.symbol, ...days });
     rita = await server.createUser('rita');
     nora = await server.createUser('nora', { category: 'NON_RETAIL' });
@@ -74,7 +87,12 @@ describe('pre-trade checks of a bid', () => {
 
   async function expectAccepted(res: CallResult): Promise<string> {
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: expect.any(String) } });
+    expect(res.body).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Order Entry Sent to OMS',
+      data: { orderId: expect.any(String) },
+    });
     return res.body.data.orderId as string;
   }
 

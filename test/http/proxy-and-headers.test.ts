@@ -18,7 +18,15 @@ afterEach(async () => {
 
 const login = (s: TestServer, forwardedFor: string) =>
   s.call('POST', '/authentication/v1/user/session', {
-    body: { user_id: 'NOBODY', login_type: 'PASSWORD', password: 'wrong-password', second_auth_type: '', second_auth: '', api_key: '', source: 'WEBAPI' },
+    body: {
+      user_id: 'NOBODY',
+      login_type: 'PASSWORD',
+      password: 'wrong-password',
+      second_auth_type: '',
+      second_auth: '',
+      api_key: '',
+      source: 'WEBAPI',
+    },
     headers: { 'x-forwarded-for': forwardedFor },
   });
 
@@ -27,13 +35,18 @@ describe('TRUST_PROXY', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.1, 10.1.0.0/16,fd00::/8 ,loopback' }).trustProxy).toBe('10.0.0.1,10.1.0.0/16,fd00::/8,loopback');
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.1, 10.1.0.0/16,fd00::/8 ,loopback' }).trustProxy).toBe(
+      '10.0.0.1,10.1.0.0/16,fd00::/8,loopback',
+    );
   });
 
-  it.each(['2', 'proxy.example.com', '10.0.0.0/33', '10.0.0.1/8/1', '::1/129', '10.0.0.1,'])('refuses %j with a line naming the setting', (value) => {
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^TRUST_PROXY must be/);
-  });
+  it.each(['2', 'proxy.example.com', '10.0.0.0/33', '10.0.0.1/8/1', '::1/129', '10.0.0.1,'])(
+    'refuses %j with a line naming the setting',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^TRUST_PROXY must be/);
+    },
+  );
 
   it('behind a named proxy, the per-address login limit counts each forwarded client apart', async () => {
     server = await startTestServer({ rateLimits: { loginsPerMinutePerAddress: 2 }, trustProxy: '127.0.0.1' });
@@ -59,7 +72,9 @@ describe('TRUST_PROXY', () => {
 describe('limit settings', () => {
   it('an access token lives at most a week', () => {
     expect(loadConfig({ TOKEN_TTL_SECONDS: '604800' }).tokenTtlSeconds).toBe(604800);
-    expect(() => loadConfig({ TOKEN_TTL_SECONDS: '604801' })).toThrow('TOKEN_TTL_SECONDS must be between 1 and 604800, got 604801');
+    expect(() => loadConfig({ TOKEN_TTL_SECONDS: '604801' })).toThrow(
+      'TOKEN_TTL_SECONDS must be between 1 and 604800, got 604801',
+    );
   });
 
   it('read the caps, the login API key and static IP rules and the shedding thresholds, with their defaults', () => {
@@ -108,13 +123,23 @@ describe('limit settings', () => {
       secondFactorBackoffMaxSeconds: 60,
       secondFactorLockoutAfter: 5,
     });
-    expect(() => loadConfig({ LOGIN_SECOND_FACTOR_LOCKOUT_AFTER: '0' })).toThrow('LOGIN_SECOND_FACTOR_LOCKOUT_AFTER must be between 1 and 1000, got 0');
+    expect(() => loadConfig({ LOGIN_SECOND_FACTOR_LOCKOUT_AFTER: '0' })).toThrow(
+      'LOGIN_SECOND_FACTOR_LOCKOUT_AFTER must be between 1 and 1000, got 0',
+    );
     expect(() => loadConfig({ STATIC_IP_REQUIRED: 'yes' })).toThrow(/STATIC_IP_REQUIRED/);
-    expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow('MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0');
+    expect(() => loadConfig({ MAX_PENDING_SOCKETS_PER_ADDRESS: '0' })).toThrow(
+      'MAX_PENDING_SOCKETS_PER_ADDRESS must be between 1 and 1000000, got 0',
+    );
     expect(config.shedding).toEqual({ eventLoopDelayMs: 0, commitWaitMs: 500 });
-    expect(() => loadConfig({ MAX_CARTS_PER_USER: '0' })).toThrow('MAX_CARTS_PER_USER must be between 1 and 1000000, got 0');
-    expect(() => loadConfig({ MAX_CART_EXECUTIONS_PER_USER: '0' })).toThrow('MAX_CART_EXECUTIONS_PER_USER must be between 1 and 1000, got 0');
-    expect(() => loadConfig({ LOGIN_REQUIRES_API_KEY: 'yes' })).toThrow('LOGIN_REQUIRES_API_KEY must be true or false, got "yes"');
+    expect(() => loadConfig({ MAX_CARTS_PER_USER: '0' })).toThrow(
+      'MAX_CARTS_PER_USER must be between 1 and 1000000, got 0',
+    );
+    expect(() => loadConfig({ MAX_CART_EXECUTIONS_PER_USER: '0' })).toThrow(
+      'MAX_CART_EXECUTIONS_PER_USER must be between 1 and 1000, got 0',
+    );
+    expect(() => loadConfig({ LOGIN_REQUIRES_API_KEY: 'yes' })).toThrow(
+      'LOGIN_REQUIRES_API_KEY must be true or false, got "yes"',
+    );
   });
 });
 
@@ -129,9 +154,13 @@ describe("SEBI's algo settings", () => {
       genericIds: { NSE_EQ: '11', BSE_EQ: '22' },
       thresholdPerSecond: 5,
     });
-    expect(() => loadConfig({ ALGO_GENERIC_ID: 'NSE_EQ=11' })).toThrow('ALGO_GENERIC_ID names no generic algo ID for BSE_EQ, got "NSE_EQ=11"');
+    expect(() => loadConfig({ ALGO_GENERIC_ID: 'NSE_EQ=11' })).toThrow(
+      'ALGO_GENERIC_ID names no generic algo ID for BSE_EQ, got "NSE_EQ=11"',
+    );
     expect(() => loadConfig({ ALGO_GENERIC_ID: 'a b' })).toThrow(/^ALGO_GENERIC_ID must be an algo ID/);
-    expect(() => loadConfig({ ALGO_THRESHOLD_ORDERS_PER_SECOND: '0' })).toThrow('ALGO_THRESHOLD_ORDERS_PER_SECOND must be between 1 and 1000, got 0');
+    expect(() => loadConfig({ ALGO_THRESHOLD_ORDERS_PER_SECOND: '0' })).toThrow(
+      'ALGO_THRESHOLD_ORDERS_PER_SECOND must be between 1 and 1000, got 0',
+    );
   });
 });
 
@@ -143,7 +172,9 @@ describe('Content-Security-Policy', () => {
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     try {
       const answer = await fetch(`http://127.0.0.1:${(bare.address() as AddressInfo).port}/`);
-      const fromHelmet = Object.fromEntries([...answer.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)));
+      const fromHelmet = Object.fromEntries(
+        [...answer.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)),
+      );
       expect(Object.keys(fromHelmet).length).toBeGreaterThanOrEqual(10);
       expect({ ...securityHeaders(options) }).toEqual(fromHelmet);
     } finally {
@@ -153,9 +184,11 @@ describe('Content-Security-Policy', () => {
 
   it('refuses a Content-Security-Policy directive given as a function (a nonce), which no fixed set can carry', () => {
     const nonce = () => `'nonce-${Math.random()}'`;
-    expect(() => securityHeaders({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], scriptSrc: [nonce] } } })).toThrow(
-      /changes per request/,
-    );
+    expect(() =>
+      securityHeaders({
+        contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], scriptSrc: [nonce] } },
+      }),
+    ).toThrow(/changes per request/);
   });
 
   it('a refusal carries the security headers too (the 401 of a bid without credentials)', async () => {
@@ -164,14 +197,18 @@ describe('Content-Security-Policy', () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.get('strict-transport-security')).toMatch(/^max-age=/);
     expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    expect(answer.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'");
+    expect(answer.headers.get('content-security-policy')).toBe(
+      "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'",
+    );
   });
 
   it('API answers (success, error, 404) allow nothing to load and nothing to frame them', async () => {
     server = await startTestServer();
     for (const path of ['/openapi.json', '/transactional/v1/orders', '/no/such/route']) {
       const answer = await server.call('GET', path);
-      expect(answer.headers.get('content-security-policy'), path).toBe("default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'");
+      expect(answer.headers.get('content-security-policy'), path).toBe(
+        "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'",
+      );
       expect(answer.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
   });

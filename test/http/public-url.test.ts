@@ -31,7 +31,12 @@ describe('PUBLIC_URL', () => {
   it('is read as an origin; anything else is refused with the setting named', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://api.example.com:8443/' }).publicUrl).toBe('https://api.example.com:8443');
     expect(loadConfig({}).publicUrl).toBeNull();
-    for (const bad of ['api.example.com', 'ftp://api.example.com', 'https://api.example.com/ordergate', 'https://api.example.com/?x=1']) {
+    for (const bad of [
+      'api.example.com',
+      'ftp://api.example.com',
+      'https://api.example.com/ordergate',
+      'https://api.example.com/?x=1',
+    ]) {
       expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(ConfigError);
       expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL/);
     }

@@ -19,7 +19,14 @@ import { RedisLink } from '../../src/rate-limit/redis-link.js';
 import { recordingLogger } from '../oms/fixture.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
-import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  TEST_PASSWORD,
+  validBid,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const LOGIN = '/authentication/v1/user/session';
@@ -38,13 +45,20 @@ async function timed(call: () => Promise<CallResult>): Promise<Timed> {
   return { res, sent, received: performance.now() };
 }
 
-const sleepUntil = (instant: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, instant - performance.now())));
+const sleepUntil = (instant: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, instant - performance.now())));
 
 let userCount = 0;
 const newUser = (server: TestServer) => server.createUser(`rl${++userCount}`, { category: 'NON_RETAIL' });
 
 function placeBid(server: TestServer, user: TestUser, n: number): Promise<Timed> {
-  return timed(() => server.call('POST', PLACE_ORDER, { body: validBid({ order_identifier: `b${n}` }), token: user.token, apiKey: user.apiKey }));
+  return timed(() =>
+    server.call('POST', PLACE_ORDER, {
+      body: validBid({ order_identifier: `b${n}` }),
+      token: user.token,
+      apiKey: user.apiKey,
+    }),
+  );
 }
 
 /**
@@ -98,7 +112,10 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
 
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimits: { ordersPerSecond: LIMIT, ...(redis && { redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() }) },
+      rateLimits: {
+        ordersPerSecond: LIMIT,
+        ...(redis && { redisUrl: TEST_REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() }),
+      },
     });
     await server.registerIssue();
   });
@@ -123,7 +140,11 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
       const refused = calls[LIMIT]!;
       const retryAfter = expectRateLimited(refused.res, LIMIT);
       expect(refused.res.body.message).toMatch(/at most 10 a second per user/);
-      const stored = await server.store.db.selectFrom('orders').select('order_id').where('user_id', '=', user.userId).execute();
+      const stored = await server.store.db
+        .selectFrom('orders')
+        .select('order_id')
+        .where('user_id', '=', user.userId)
+        .execute();
       expect(stored).toHaveLength(LIMIT);
 
       const other = await newUser(server);
@@ -138,24 +159,28 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
     },
   );
 
-  it.skipIf(redis && !redisRuns)('never accepts more than 10 in any one second, also across the edge of a second (a fixed window would take 20)', async () => {
-    const user = await newUser(server);
-    const burst = (from: number) => Promise.all(Array.from({ length: 2 * LIMIT }, (_, i) => placeBid(server, user, from + i)));
-    const start = performance.now();
-    const calls = [await placeBid(server, user, 0)];
-    // Near the end of the first second, then just after it: a window that restarts there takes 2 x 10.
-    await sleepUntil(start + 800);
-    const nearEdge = await burst(100);
-    await sleepUntil(start + 1050);
-    calls.push(...nearEdge, ...(await burst(200)));
+  it.skipIf(redis && !redisRuns)(
+    'never accepts more than 10 in any one second, also across the edge of a second (a fixed window would take 20)',
+    async () => {
+      const user = await newUser(server);
+      const burst = (from: number) =>
+        Promise.all(Array.from({ length: 2 * LIMIT }, (_, i) => placeBid(server, user, from + i)));
+      const start = performance.now();
+      const calls = [await placeBid(server, user, 0)];
+      // Near the end of the first second, then just after it: a window that restarts there takes 2 x 10.
+      await sleepUntil(start + 800);
+      const nearEdge = await burst(100);
+      await sleepUntil(start + 1050);
+      calls.push(...nearEdge, ...(await burst(200)));
 
-    for (const { res } of calls) if (res.status !== 200) expectRateLimited(res, LIMIT);
-    expect(overLimit(calls, LIMIT)).toBeUndefined();
-    expect(calls.filter((c) => c.res.status === 200).length).toBeGreaterThanOrEqual(LIMIT);
-    // 20 calls that provably fell within one second cannot all be accepted.
-    if (Math.max(...nearEdge.map((c) => c.received)) - calls[0]!.sent < 1000)
-      expect(nearEdge.filter((c) => c.res.status === 429).length).toBeGreaterThanOrEqual(LIMIT);
-  });
+      for (const { res } of calls) if (res.status !== 200) expectRateLimited(res, LIMIT);
+      expect(overLimit(calls, LIMIT)).toBeUndefined();
+      expect(calls.filter((c) => c.res.status === 200).length).toBeGreaterThanOrEqual(LIMIT);
+      // 20 calls that provably fell within one second cannot all be accepted.
+      if (Math.max(...nearEdge.map((c) => c.received)) - calls[0]!.sent < 1000)
+        expect(nearEdge.filter((c) => c.res.status === 429).length).toBeGreaterThanOrEqual(LIMIT);
+    },
+  );
 
   it.skipIf(redis && !redisRuns)(
     'counts the calls later refused with 4xx (bad body, unknown cart) on both order-entry routes, not the ones refused by auth',
@@ -165,13 +190,32 @@ describe.each(stores)('order entry limited to 10 calls per user in any one secon
         const sequence: Timed[] = [];
         // Refused by auth before counting: these do not use up the allowance.
         for (let i = 0; i < 5; i += 1) {
-          sequence.push(await timed(() => server.call('POST', PLACE_ORDER, { body: validBid(), token: user.token, apiKey: 'not-a-key' })));
+          sequence.push(
+            await timed(() =>
+              server.call('POST', PLACE_ORDER, { body: validBid(), token: user.token, apiKey: 'not-a-key' }),
+            ),
+          );
         }
         for (let i = 0; i < 5; i += 1) {
-          sequence.push(await timed(() => server.call('POST', PLACE_ORDER, { body: validBid({ quantity: 10 }), token: user.token, apiKey: user.apiKey })));
+          sequence.push(
+            await timed(() =>
+              server.call('POST', PLACE_ORDER, {
+                body: validBid({ quantity: 10 }),
+                token: user.token,
+                apiKey: user.apiKey,
+              }),
+            ),
+          );
         }
         for (let i = 0; i < 4; i += 1) {
-          sequence.push(await timed(() => server.call('POST', '/transactional/v1/ordercart/999999/execute', { token: user.token, apiKey: user.apiKey })));
+          sequence.push(
+            await timed(() =>
+              server.call('POST', '/transactional/v1/ordercart/999999/execute', {
+                token: user.token,
+                apiKey: user.apiKey,
+              }),
+            ),
+          );
         }
         sequence.push(await placeBid(server, user, 1), await placeBid(server, user, 2));
         return sequence;
@@ -231,7 +275,10 @@ describe('RATE_LIMIT_CART_WRITES_PER_SECOND', () => {
       headers: { 'idempotency-key': 'k-1' },
     });
     const id = created.body.data.ordercartId as string;
-    const updated = await server.call('PUT', '/transactional/v1/ordercart', { body: { ...cartBody(user, 'c1 renamed'), ordercartId: id }, token: user.token });
+    const updated = await server.call('PUT', '/transactional/v1/ordercart', {
+      body: { ...cartBody(user, 'c1 renamed'), ordercartId: id },
+      token: user.token,
+    });
     const second = await server.call('POST', '/transactional/v1/ordercart', {
       body: cartBody(user, 'c2'),
       token: user.token,
@@ -245,25 +292,43 @@ describe('RATE_LIMIT_CART_WRITES_PER_SECOND', () => {
     const refusedDelete = await server.call('DELETE', `/transactional/v1/ordercart/${id}`, { token: user.token });
     // While the user's second is full: reads, another user's write and the user's order entry still pass.
     const read = await server.call('GET', `/transactional/v1/ordercart/${id}`, { token: user.token });
-    const othersWrite = await server.call('POST', '/transactional/v1/ordercart', { body: cartBody(other, 'theirs'), token: other.token });
-    const execution = await server.call('POST', `/transactional/v1/ordercart/${id}/execute`, { token: user.token, apiKey: user.apiKey });
+    const othersWrite = await server.call('POST', '/transactional/v1/ordercart', {
+      body: cartBody(other, 'theirs'),
+      token: other.token,
+    });
+    const execution = await server.call('POST', `/transactional/v1/ordercart/${id}/execute`, {
+      token: user.token,
+      apiKey: user.apiKey,
+    });
 
     expect([created, updated, second].map((res) => res.status)).toEqual([200, 200, 200]);
     expect(refused.status, refused.text).toBe(429);
     expect(refused.body).toMatchObject({
       status: 'error',
       code: 'e-429',
-      message: expect.stringMatching(/^Too many cart changes: at most 3 creates, updates and deletes a second per user; retry after \d+ s$/),
+      message: expect.stringMatching(
+        /^Too many cart changes: at most 3 creates, updates and deletes a second per user; retry after \d+ s$/,
+      ),
     });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refusedDelete.status, refusedDelete.text).toBe(429);
     expect([read.status, othersWrite.status, execution.status]).toEqual([200, 200, 200]);
     // The refusals stored nothing: two carts, no answer kept under the refused create's key.
-    expect(await server.store.db.selectFrom('order_carts').select('name').where('user_id', '=', user.userId).orderBy('name').execute()).toEqual([
-      { name: 'c1 renamed' },
-      { name: 'c2' },
-    ]);
-    expect(await server.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', '=', 'k-3').execute()).toEqual([]);
+    expect(
+      await server.store.db
+        .selectFrom('order_carts')
+        .select('name')
+        .where('user_id', '=', user.userId)
+        .orderBy('name')
+        .execute(),
+    ).toEqual([{ name: 'c1 renamed' }, { name: 'c2' }]);
+    expect(
+      await server.store.db
+        .selectFrom('idempotency_keys')
+        .select('idempotency_key')
+        .where('idempotency_key', '=', 'k-3')
+        .execute(),
+    ).toEqual([]);
 
     // The next second takes them again.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -364,7 +429,9 @@ async function closedPort(): Promise<number> {
 
 describe('a REDIS_URL that cannot be reached', () => {
   it('does not stop order entry: each node counts alone, and the 11th call within the second is still refused', async () => {
-    const server = await startTestServer({ rateLimits: { ordersPerSecond: LIMIT, redisUrl: `redis://127.0.0.1:${await closedPort()}` } });
+    const server = await startTestServer({
+      rateLimits: { ordersPerSecond: LIMIT, redisUrl: `redis://127.0.0.1:${await closedPort()}` },
+    });
     try {
       await server.registerIssue();
       const calls = await withinOneSecond(async () => {
@@ -408,7 +475,16 @@ describe('a REDIS_URL that cannot be reached', () => {
 
 describe('login attempts', () => {
   const login = (server: TestServer, userId: string, password = 'wrong-password-1') =>
-    server.call('POST', LOGIN, { body: { user_id: userId, login_type: 'PASSWORD', password, second_auth_type: '', second_auth: '', source: 'WEBAPI' } });
+    server.call('POST', LOGIN, {
+      body: {
+        user_id: userId,
+        login_type: 'PASSWORD',
+        password,
+        second_auth_type: '',
+        second_auth: '',
+        source: 'WEBAPI',
+      },
+    });
 
   it('per user id (RATE_LIMIT_LOGINS_PER_MINUTE): the 4th attempt in a minute is refused even with the right password; another user id still logs in', async () => {
     const server = await startTestServer({ rateLimits: { loginsPerMinutePerUser: 3 } });
@@ -422,7 +498,9 @@ describe('login attempts', () => {
       expect(refused.body.message).toMatch(/login attempts for this user_id: at most 3 a minute/);
       expect((await login(server, 'bystander', TEST_PASSWORD)).status).toBe(200);
       // A body whose user_id the schema refuses is not counted for any user id, and answers 400.
-      expect((await server.call('POST', LOGIN, { body: { user_id: 7, login_type: 'PASSWORD', password: 'x' } })).status).toBe(400);
+      expect(
+        (await server.call('POST', LOGIN, { body: { user_id: 7, login_type: 'PASSWORD', password: 'x' } })).status,
+      ).toBe(400);
     } finally {
       await server.close();
     }
@@ -500,7 +578,11 @@ describe('rate-limit settings', () => {
     ['RATE_LIMIT_ORDERS_PER_SECOND', 'abc', 'RATE_LIMIT_ORDERS_PER_SECOND must be a whole number, got "abc"'],
     ['RATE_LIMIT_ORDERS_PER_SECOND', '-1', 'RATE_LIMIT_ORDERS_PER_SECOND must be a whole number, got "-1"'],
     ['RATE_LIMIT_LOGINS_PER_MINUTE', '2.0', 'RATE_LIMIT_LOGINS_PER_MINUTE must be a whole number, got "2.0"'],
-    ['RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS', 'ten', 'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS must be a whole number, got "ten"'],
+    [
+      'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS',
+      'ten',
+      'RATE_LIMIT_LOGINS_PER_MINUTE_PER_ADDRESS must be a whole number, got "ten"',
+    ],
     ['REDIS_URL', 'localhost:6379', 'REDIS_URL must be a redis:// or rediss:// URL, got "localhost:..."'],
     // A password in a malformed URL is not echoed.
     ['REDIS_URL', 'redis//:s3cret@cache:6379', 'REDIS_URL must be a redis:// or rediss:// URL, got "redis//:..."'],

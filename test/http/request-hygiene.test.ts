@@ -16,7 +16,15 @@ const CARTS = '/transactional/v1/ordercart';
  * A request written on a socket as given: the headers in order, duplicates included (flat name, value,
  * name, value ...), and a body of raw bytes. Answers the status and the parsed JSON body.
  */
-function send(server: TestServer, method: string, path: string, rawHeaders: string[], body?: Buffer): Promise<{ status: number; body: any }> {
+function send(
+  server: TestServer,
+  method: string,
+  path: string,
+  rawHeaders: string[],
+  body?: Buffer,
+  // Answers are read field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any }> {
   const { hostname, port } = new URL(server.url);
   const lines = [`${method} ${path} HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close'];
   for (let i = 0; i < rawHeaders.length; i += 2) lines.push(`${rawHeaders[i]}: ${rawHeaders[i + 1]}`);
@@ -60,7 +68,14 @@ describe('request hygiene', () => {
       ).n,
     );
   const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
-  const bidHeaders = (user: TestUser) => ['authorization', `Bearer ${user.token}`, 'x-api-key', user.apiKey, 'content-type', 'application/json'];
+  const bidHeaders = (user: TestUser) => [
+    'authorization',
+    `Bearer ${user.token}`,
+    'x-api-key',
+    user.apiKey,
+    'content-type',
+    'application/json',
+  ];
 
   it.each([
     { name: 'authorization', extra: () => ['Authorization', `Bearer ${bob.token}`] },
@@ -81,17 +96,41 @@ describe('request hygiene', () => {
   });
 
   it('still takes each of those headers once', async () => {
-    const res = await send(server, 'POST', PLACE_ORDER, [...bidHeaders(alice), 'idempotency-key', 'once'], json(validBid()));
+    const res = await send(
+      server,
+      'POST',
+      PLACE_ORDER,
+      [...bidHeaders(alice), 'idempotency-key', 'once'],
+      json(validBid()),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 
   it('refuses a body that is not valid UTF-8 (400 e-122) instead of storing U+FFFD in its place', async () => {
     const before = await count('order_carts');
-    const body = Buffer.concat([Buffer.from('{"ordercartName":"basket '), Buffer.from([0xff, 0xfe]), Buffer.from('","orders":"[]","version":"1"}')]);
-    const res = await send(server, 'POST', CARTS, ['authorization', `Bearer ${alice.token}`, 'content-type', 'application/json'], body);
+    const body = Buffer.concat([
+      Buffer.from('{"ordercartName":"basket '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","orders":"[]","version":"1"}'),
+    ]);
+    const res = await send(
+      server,
+      'POST',
+      CARTS,
+      ['authorization', `Bearer ${alice.token}`, 'content-type', 'application/json'],
+      body,
+    );
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: 'error', code: 'e-122', message: 'The body is not valid UTF-8: it holds a byte sequence UTF-8 does not allow' });
-    const bid = Buffer.concat([Buffer.from(JSON.stringify(validBid({ order_identifier: 'x' })).replace('"x"', '"a')), Buffer.from([0xc3]), Buffer.from('"')]);
+    expect(res.body).toMatchObject({
+      status: 'error',
+      code: 'e-122',
+      message: 'The body is not valid UTF-8: it holds a byte sequence UTF-8 does not allow',
+    });
+    const bid = Buffer.concat([
+      Buffer.from(JSON.stringify(validBid({ order_identifier: 'x' })).replace('"x"', '"a')),
+      Buffer.from([0xc3]),
+      Buffer.from('"'),
+    ]);
     expect((await send(server, 'POST', PLACE_ORDER, bidHeaders(alice), bid)).body).toMatchObject({ code: 'e-122' });
     expect(await count('order_carts')).toBe(before);
   });
@@ -125,7 +164,10 @@ describe('request hygiene', () => {
     { name: 'in a line', line: EXAMPLE_ORDER_LINE, field: 'orders[0].__proto__' },
     {
       name: 'deep in scripDetail',
-      line: { ...EXAMPLE_ORDER_LINE, scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, nested: { constructor: { prototype: {} } } } },
+      line: {
+        ...EXAMPLE_ORDER_LINE,
+        scripDetail: { ...EXAMPLE_ORDER_LINE.scripDetail, nested: { constructor: { prototype: {} } } },
+      },
       field: 'orders[0].scripDetail.nested.constructor.prototype',
     },
   ])('refuses a prototype key $name of the orders string (400 e-117), as at the top level', async ({ line, field }) => {
@@ -133,7 +175,14 @@ describe('request hygiene', () => {
     // JSON.stringify never writes a "__proto__" key of an object literal: that one goes in by hand.
     const orders = JSON.stringify([line]);
     const text = field.endsWith('__proto__') ? orders.replace('[{', '[{"__proto__":{"polluted":true},') : orders;
-    const body = { ordercartName: 'basket', orders: text, version: '1', createdBy: 'alice', modifiedBy: 'alice', executedNoTime: 0 };
+    const body = {
+      ordercartName: 'basket',
+      orders: text,
+      version: '1',
+      createdBy: 'alice',
+      modifiedBy: 'alice',
+      executedNoTime: 0,
+    };
     const res = await server.call('POST', CARTS, { body, token: alice.token });
     expect(res.status, res.text).toBe(400);
     expect(res.body).toMatchObject({ code: 'e-117', errors: [{ field }] });

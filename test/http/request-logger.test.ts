@@ -24,7 +24,11 @@ function loggerAt(level: string) {
 }
 
 const withoutTime = (line: Record<string, unknown> | undefined) => ({ ...line, time: 0 });
-const factory = lazyRequestLogger as unknown as (logger: FastifyBaseLogger, bindings: object, options: object) => FastifyBaseLogger;
+const factory = lazyRequestLogger as unknown as (
+  logger: FastifyBaseLogger,
+  bindings: object,
+  options: object,
+) => FastifyBaseLogger;
 
 describe("a request's logger", () => {
   it('makes no child for calls at levels the logger leaves out, and reads its level from the parent', () => {
@@ -48,7 +52,12 @@ describe("a request's logger", () => {
     eager.logger.child({ reqId: 'r2' }).error(fields, 'request errored');
     expect(lazy.lines).toHaveLength(1);
     expect(withoutTime(lazy.lines[0])).toEqual(withoutTime(eager.lines[0]));
-    expect(lazy.lines[0]).toMatchObject({ reqId: 'r2', msg: 'request errored', headers: { authorization: '[redacted]' }, password: '[redacted]' });
+    expect(lazy.lines[0]).toMatchObject({
+      reqId: 'r2',
+      msg: 'request errored',
+      headers: { authorization: '[redacted]' },
+      password: '[redacted]',
+    });
   });
 
   it('makes a child with options of its own (a route logLevel) at once, at its own level', () => {

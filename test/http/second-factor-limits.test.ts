@@ -24,7 +24,9 @@ describe('second-factor limits per user, whatever the key or address', () => {
 
   beforeAll(async () => {
     // The login limits on, as in production: the API key exempts a login from the password's back-off.
-    server = await startTestServer({ rateLimits: { loginsPerMinutePerUser: 10, loginBackoffAfterFailures: 5, loginsPerMinutePerAddress: 1000 } });
+    server = await startTestServer({
+      rateLimits: { loginsPerMinutePerUser: 10, loginBackoffAfterFailures: 5, loginsPerMinutePerAddress: 1000 },
+    });
     users = new UserRepository(server.store.db, server.store.dialect);
   });
   afterAll(() => server.close());
@@ -32,12 +34,21 @@ describe('second-factor limits per user, whatever the key or address', () => {
   /** A login of `user` with its API key and `code`, from `address` (the client address as sent). */
   const login = (user: TestUser, code: string) =>
     server.call('POST', SESSION, {
-      body: { user_id: user.userId, login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', second_auth: code, api_key: user.apiKey },
+      body: {
+        user_id: user.userId,
+        login_type: 'PASSWORD',
+        password: TEST_PASSWORD,
+        second_auth_type: 'TOTP',
+        second_auth: code,
+        api_key: user.apiKey,
+      },
     });
   const rightCode = (user: TestUser) => totpCode(user.totpSecret!, user.userId, server.clock.now);
   /** A six-digit code that none of the codes accepted now is. */
   const wrongCode = (user: TestUser) => {
-    const accepted = [-30_000, 0, 30_000].map((shift) => totpCode(user.totpSecret!, user.userId, server.clock.now + shift));
+    const accepted = [-30_000, 0, 30_000].map((shift) =>
+      totpCode(user.totpSecret!, user.userId, server.clock.now + shift),
+    );
     return ['000000', '111111', '222222', '333333'].find((code) => !accepted.includes(code))!;
   };
   const count = async (userId: string) => (await users.find(userId))!.secondFactorCount;
@@ -78,7 +89,10 @@ describe('second-factor limits per user, whatever the key or address', () => {
     const res = await login(user, rightCode(user));
     expect(res.status, res.text).toBe(200);
     const { events } = await server.admin.secondFactorLog('kim');
-    expect(events.map(({ event, actor }) => `${event} by ${actor}`)).toEqual(['locked by system', 'unlocked by operator']);
+    expect(events.map(({ event, actor }) => `${event} by ${actor}`)).toEqual([
+      'locked by system',
+      'unlocked by operator',
+    ]);
     expect(events[0]!.detail).toMatch(/^10 wrong TOTP codes in a row, the last from 127\.0\.0\.1$/);
   });
 
@@ -93,7 +107,13 @@ describe('second-factor limits per user, whatever the key or address', () => {
     server.clock.now += 30_000;
     for (let i = 0; i < 3; i++) expectError(await login(user, wrongCode(user)), Errors.SECOND_FACTOR_INVALID);
     const wrongPassword = await server.call('POST', SESSION, {
-      body: { user_id: 'lee', login_type: 'PASSWORD', password: 'not-it', second_auth_type: 'TOTP', second_auth: wrongCode(user) },
+      body: {
+        user_id: 'lee',
+        login_type: 'PASSWORD',
+        password: 'not-it',
+        second_auth_type: 'TOTP',
+        second_auth: wrongCode(user),
+      },
     });
     expectError(wrongPassword, Errors.LOGIN_FAILED);
     expect((await count('lee')).failures).toBe(3);
@@ -115,7 +135,14 @@ describe('second-factor limits per user, whatever the key or address', () => {
     server.clock.now += 30_000;
     const wrongKey = (code: string) =>
       server.call('POST', SESSION, {
-        body: { user_id: 'ola', login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', second_auth: code, api_key: 'not-a-key' },
+        body: {
+          user_id: 'ola',
+          login_type: 'PASSWORD',
+          password: TEST_PASSWORD,
+          second_auth_type: 'TOTP',
+          second_auth: code,
+          api_key: 'not-a-key',
+        },
       });
     // Four (the password's back-off for this address starts at the fifth failure): counted, the fourth would
     // have waited (429) and ten would have locked.
@@ -166,7 +193,10 @@ describe('second-factor limits per user, whatever the key or address', () => {
     const res = await login({ ...user, totpSecret }, totpCode(totpSecret, 'ned', server.clock.now));
     expect(res.status, res.text).toBe(200);
     const { events } = await server.admin.secondFactorLog('ned');
-    expect(events.map(({ event, actor }) => `${event} by ${actor}`)).toEqual(['locked by system', 'unlocked by operator']);
+    expect(events.map(({ event, actor }) => `${event} by ${actor}`)).toEqual([
+      'locked by system',
+      'unlocked by operator',
+    ]);
     expect(events[1]!.detail).toMatch(/new TOTP secret/);
   });
 });

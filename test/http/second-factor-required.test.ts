@@ -32,7 +32,11 @@ const login = (server: TestServer, userId: string, options: { password?: string;
 
 /** The sessions the user has in the database, open or not. */
 async function sessionsOf(server: TestServer, userId: string): Promise<number> {
-  const rows = await server.store.db.selectFrom('sessions').select('token_hash').where('user_id', '=', userId).execute();
+  const rows = await server.store.db
+    .selectFrom('sessions')
+    .select('token_hash')
+    .where('user_id', '=', userId)
+    .execute();
   return rows.length;
 }
 
@@ -57,7 +61,9 @@ describe('with LOGIN_SECOND_FACTOR_REQUIRED', () => {
     expectError(refused, Errors.SECOND_FACTOR_NOT_ENROLLED);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/operator must enrol the user in TOTP or exempt them/);
-    expect(refused.body.errors).toEqual([{ field: 'second_auth', message: expect.stringMatching(/neither enrolled in TOTP nor exempted/) }]);
+    expect(refused.body.errors).toEqual([
+      { field: 'second_auth', message: expect.stringMatching(/neither enrolled in TOTP nor exempted/) },
+    ]);
     expect(refused.text).not.toContain('access_token');
     // A code changes nothing: there is no secret to check it against.
     expectError(await login(server, 'nora', { code: '123456' }), Errors.SECOND_FACTOR_NOT_ENROLLED);
@@ -112,7 +118,10 @@ describe('with LOGIN_SECOND_FACTOR_REQUIRED', () => {
     const first = await server.admin.enrolTotp('ivan');
     expect(first.replaced).toBe(false);
     expectError(await login(server, 'ivan'), Errors.SECOND_FACTOR_REQUIRED);
-    await expectWorkingToken(server, await login(server, 'ivan', { code: totpCode(first.totpSecret, 'ivan', server.clock.now) }));
+    await expectWorkingToken(
+      server,
+      await login(server, 'ivan', { code: totpCode(first.totpSecret, 'ivan', server.clock.now) }),
+    );
 
     // Enrolled again: the old secret's codes are refused, the new one's work (a later step: a code works once).
     const second = await server.admin.enrolTotp('ivan');
@@ -129,7 +138,10 @@ describe('with LOGIN_SECOND_FACTOR_REQUIRED', () => {
     const { totpSecret } = await server.admin.addUser('kai', TEST_PASSWORD, { totp: true });
     expect(await server.admin.setSecondFactorExempt('kai', true)).toBe('enrolled');
     expectError(await login(server, 'kai'), Errors.SECOND_FACTOR_REQUIRED);
-    await expectWorkingToken(server, await login(server, 'kai', { code: totpCode(totpSecret!, 'kai', server.clock.now) }));
+    await expectWorkingToken(
+      server,
+      await login(server, 'kai', { code: totpCode(totpSecret!, 'kai', server.clock.now) }),
+    );
   });
 });
 

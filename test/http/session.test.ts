@@ -7,7 +7,14 @@ import { OWASP_PASSWORD_HASHER, passwordHasherFor, totpCode } from '../../src/au
 import { loadConfig, publicUrlProblem } from '../../src/config.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { UserRepository } from '../../src/store/access/users.js';
-import { startTestServer, TEST_PASSWORD, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  TEST_PASSWORD,
+  validBid,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const SESSION = '/authentication/v1/user/session';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -39,7 +46,8 @@ describe('session: login, validate, logout', () => {
   afterAll(() => server.close());
 
   const login = (body: Record<string, unknown>) => server.call('POST', SESSION, { body });
-  const aliceLogin = (extra: Record<string, unknown> = {}) => login({ user_id: 'alice', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra });
+  const aliceLogin = (extra: Record<string, unknown> = {}) =>
+    login({ user_id: 'alice', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra });
   const tinaLogin = (extra: Record<string, unknown> = {}) =>
     login({ user_id: 'tina', login_type: 'PASSWORD', password: TEST_PASSWORD, second_auth_type: 'TOTP', ...extra });
   const validate = (token: string) => server.call('PUT', SESSION, { token });
@@ -55,7 +63,13 @@ describe('session: login, validate, logout', () => {
       const res = await aliceLogin({ second_auth_type: '', second_auth: '', api_key: alice.apiKey, source: 'WEBAPI' });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['code', 'data', 'message', 'status']);
-      expect(Object.keys(res.body.data).sort()).toEqual(['access_token', 'expires_at', 'others', 'token_type', 'user_id']);
+      expect(Object.keys(res.body.data).sort()).toEqual([
+        'access_token',
+        'expires_at',
+        'others',
+        'token_type',
+        'user_id',
+      ]);
       expect(res.body).toEqual({
         status: 'success',
         code: 's-101',
@@ -164,7 +178,11 @@ describe('session: login, validate, logout', () => {
       });
 
       it('refuses a password sent as a number (400 e-104)', async () => {
-        expectError(await login({ user_id: 'alice', login_type: 'PASSWORD', password: 12345678 }), Errors.WRONG_TYPE, 'password');
+        expectError(
+          await login({ user_id: 'alice', login_type: 'PASSWORD', password: 12345678 }),
+          Errors.WRONG_TYPE,
+          'password',
+        );
       });
 
       it('refuses an unknown field (400 e-105)', async () => {
@@ -216,18 +234,31 @@ describe('session: login, validate, logout', () => {
 
       const res = await server.call('DELETE', SESSION, { token: first });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] });
+      expect(res.body).toEqual({
+        status: 'success',
+        code: 's-101',
+        message: 'Logged out successfully',
+        data: [{ message: 'success' }],
+      });
 
       expectError(await validate(first), Errors.TOKEN_REVOKED, 'Authorization');
       expectError(await server.call('DELETE', SESSION, { token: first }), Errors.TOKEN_REVOKED, 'Authorization');
       expectError(
-        await server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token: first, apiKey: alice.apiKey }),
+        await server.call('POST', '/transactional/v1/orders/regular', {
+          body: validBid(),
+          token: first,
+          apiKey: alice.apiKey,
+        }),
         Errors.TOKEN_REVOKED,
         'Authorization',
       );
 
       expect((await validate(second)).status).toBe(200);
-      const bid = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token: second, apiKey: alice.apiKey });
+      const bid = await server.call('POST', '/transactional/v1/orders/regular', {
+        body: validBid(),
+        token: second,
+        apiKey: alice.apiKey,
+      });
       expect(bid.status, bid.text).toBe(200);
     });
 
@@ -262,7 +293,8 @@ describe('the operator ends sessions, disables users and resets passwords (findi
   const login = (userId: string, password = TEST_PASSWORD, extra: Record<string, unknown> = {}) =>
     server.call('POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password, ...extra } });
   const validate = (token: string) => server.call('PUT', SESSION, { token });
-  const bid = (user: TestUser, token = user.token) => server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token, apiKey: user.apiKey });
+  const bid = (user: TestUser, token = user.token) =>
+    server.call('POST', '/transactional/v1/orders/regular', { body: validBid(), token, apiKey: user.apiKey });
 
   it("revoking a user's sessions refuses every token of the user at once (401 e-204), other users untouched; the user may log in again", async () => {
     await server.registerIssue();
@@ -326,15 +358,22 @@ describe('LOGIN_REQUIRES_API_KEY (finding 8)', () => {
   afterAll(() => server.close());
 
   const login = (extra: Record<string, unknown>) =>
-    server.call('POST', SESSION, { body: { user_id: 'hana', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra } });
+    server.call('POST', SESSION, {
+      body: { user_id: 'hana', login_type: 'PASSWORD', password: TEST_PASSWORD, ...extra },
+    });
 
   it('a password alone opens no session: no api_key (absent, empty or null) answers 401 e-213', async () => {
-    for (const extra of [{}, { api_key: '' }, { api_key: null }]) expectError(await login(extra), Errors.LOGIN_API_KEY_REQUIRED, 'api_key');
+    for (const extra of [{}, { api_key: '' }, { api_key: null }])
+      expectError(await login(extra), Errors.LOGIN_API_KEY_REQUIRED, 'api_key');
   });
 
   it('an api_key that is not an active key of the user answers 401 e-211, whatever the password', async () => {
     expectError(await login({ api_key: ivan.apiKey }), Errors.LOGIN_API_KEY_INVALID, 'api_key');
-    expectError(await login({ api_key: 'ogk_unknown', password: 'wrong-password-1' }), Errors.LOGIN_API_KEY_INVALID, 'api_key');
+    expectError(
+      await login({ api_key: 'ogk_unknown', password: 'wrong-password-1' }),
+      Errors.LOGIN_API_KEY_INVALID,
+      'api_key',
+    );
   });
 
   it("the user's own key and password log in; with the key, a wrong password is still e-208", async () => {
@@ -352,8 +391,10 @@ describe('password hashes (finding 13)', () => {
   });
   afterAll(() => server.close());
 
-  const login = (userId: string, password = TEST_PASSWORD) => server.call('POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password } });
-  const storedHash = async (userId: string) => (await new UserRepository(server.store.db, server.store.dialect).find(userId))!.passwordHash;
+  const login = (userId: string, password = TEST_PASSWORD) =>
+    server.call('POST', SESSION, { body: { user_id: userId, login_type: 'PASSWORD', password } });
+  const storedHash = async (userId: string) =>
+    (await new UserRepository(server.store.db, server.store.dialect).find(userId))!.passwordHash;
 
   it("new hashes and the unknown-user hash use OWASP's cost N=2^15 r=8 p=3 (the same cost: no timing oracle)", async () => {
     const hasher = passwordHasherFor('owasp');
@@ -373,8 +414,12 @@ describe('password hashes (finding 13)', () => {
   it('PASSWORD_HASH_COST: owasp by default; test-only-insecure refused with NODE_ENV=production; anything else refused', () => {
     expect(loadConfig({}).passwordHashCost).toBe('owasp');
     expect(loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure' }).passwordHashCost).toBe('test-only-insecure');
-    expect(() => loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure', NODE_ENV: 'production' })).toThrow(/refused with NODE_ENV=production/);
-    expect(() => loadConfig({ PASSWORD_HASH_COST: 'cheap' })).toThrow(/PASSWORD_HASH_COST must be one of owasp, test-only-insecure/);
+    expect(() => loadConfig({ PASSWORD_HASH_COST: 'test-only-insecure', NODE_ENV: 'production' })).toThrow(
+      /refused with NODE_ENV=production/,
+    );
+    expect(() => loadConfig({ PASSWORD_HASH_COST: 'cheap' })).toThrow(
+      /PASSWORD_HASH_COST must be one of owasp, test-only-insecure/,
+    );
   });
 
   it('a server others reach needs PUBLIC_URL, so that no Host header chooses the socket URL of a login answer (issue 21 row 11)', () => {
@@ -382,7 +427,9 @@ describe('password hashes (finding 13)', () => {
     expect(problem({})).toBeNull(); // 127.0.0.1, a developer's machine
     expect(problem({ HOST: 'localhost' })).toBeNull();
     expect(problem({ HOST: '::1' })).toBeNull();
-    expect(problem({ HOST: '0.0.0.0' })).toMatch(/^PUBLIC_URL is required with HOST=0\.0\.0\.0: the login answer names the live order socket/);
+    expect(problem({ HOST: '0.0.0.0' })).toMatch(
+      /^PUBLIC_URL is required with HOST=0\.0\.0\.0: the login answer names the live order socket/,
+    );
     expect(problem({ HOST: '10.0.0.5' })).toMatch(/HOST=10\.0\.0\.5/);
     expect(problem({ NODE_ENV: 'production' })).toMatch(/^PUBLIC_URL is required with NODE_ENV=production/);
     expect(problem({ HOST: '0.0.0.0', NODE_ENV: 'production', PUBLIC_URL: 'https://api.example.com' })).toBeNull();
@@ -423,7 +470,9 @@ describe('password hashes (finding 13)', () => {
 
   it('takes password checks in turns: a flood from one address, once the checks are busy, is refused beyond its share with 429 e-429 and Retry-After: 1; the others are checked', async () => {
     await server.admin.addUser('kate', TEST_PASSWORD);
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => login(i === 29 ? 'kate' : `nobody${i}`, 'wrong-password-1')));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => login(i === 29 ? 'kate' : `nobody${i}`, 'wrong-password-1')),
+    );
     const statuses = answers.map((answer) => answer.status);
     // 2 checked at once; once half the 16 waiting places are taken, this address, holding 10, gets no
     // more (the other half stays for other addresses; the 503 of a full queue is in

@@ -82,13 +82,21 @@ describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {
     database = await createMigratedTestDatabase();
     const store = openStore(database.databaseUrl);
     server = await startServer(
-      loadConfig({ DATABASE_URL: database.databaseUrl, HOST: '127.0.0.1', PORT: '0', OMS_EMBEDDED: 'false', REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) }),
+      loadConfig({
+        DATABASE_URL: database.databaseUrl,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        OMS_EMBEDDED: 'false',
+        REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+      }),
       pino({ level: 'silent' }),
     );
-    await new AdminService(new UserRepository(store.db, store.dialect), new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER).addUser(
-      'alice',
-      PASSWORD,
-    );
+    await new AdminService(
+      new UserRepository(store.db, store.dialect),
+      new OfsOfferRepository(store.db),
+      Date.now,
+      TEST_PASSWORD_HASHER,
+    ).addUser('alice', PASSWORD);
     await store.close();
     const login = await fetch(server.url + SESSION, {
       method: 'POST',
@@ -104,7 +112,8 @@ describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {
   });
 
   const body = JSON.stringify({ user_id: 'alice', login_type: 'PASSWORD', password: PASSWORD });
-  const head = (length: number) => `POST ${SESSION} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  const head = (length: number) =>
+    `POST ${SESSION} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
   it('closes the connection of a client that sends the headers of a POST, then trickles its body', async () => {
     expectCutOff(await slowClient(server.url, head(body.length), body));

@@ -13,7 +13,11 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Limits } from '../../src/config.js';
-import { attachMessageSocket, MAX_CONNECTIONS_BEING_REFUSED, type MessageSocketOptions } from '../../src/http/routes/message-socket.js';
+import {
+  attachMessageSocket,
+  MAX_CONNECTIONS_BEING_REFUSED,
+  type MessageSocketOptions,
+} from '../../src/http/routes/message-socket.js';
 import type { StreamQuota } from '../../src/services/stream-quota.js';
 import { closeHttp } from '../../src/server.js';
 import { createServices } from '../../src/wiring.js';
@@ -62,11 +66,15 @@ class RawConnection {
   readonly settled: Promise<void>;
 
   constructor(url: string, localAddress?: string) {
-    this.ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`, localAddress === undefined ? {} : { localAddress });
+    this.ws = new WebSocket(
+      `${url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`,
+      localAddress === undefined ? {} : { localAddress },
+    );
     cleanups.push(() => this.ws.terminate());
     this.settled = new Promise<void>((resolve) => {
       this.ws.on('message', (data) => {
-        const text = String(data);
+        // ws hands each message as one Buffer (its default binaryType, nodebuffer).
+        const text = (data as Buffer).toString();
         if (this.messages.length === 0 && text.startsWith('0{')) {
           this.openedAt = Date.now();
           resolve();
@@ -119,7 +127,10 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
     // Far enough apart that a busy machine's late timers cannot make one look like the other.
     const loginTimeoutMs = 6_000;
     const refusalGraceMs = 2_000;
-    const node = await startNode({ pendingSocketsPerNode: 2, pendingSocketsPerAddress: 100 }, { loginTimeoutMs, refusalGraceMs });
+    const node = await startNode(
+      { pendingSocketsPerNode: 2, pendingSocketsPerAddress: 100 },
+      { loginTimeoutMs, refusalGraceMs },
+    );
     const open = () => node.streams.usage().pending;
 
     // The cap's two: connections that never send CONNECT count all the same.
@@ -158,7 +169,11 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
 
     // Those let in that connect no socket are closed after the refusal grace; the held ones at the login
     // deadline; every slot is back.
-    await until(() => beyond.every((c) => c.closed), 'the connections beyond the cap to be closed', refusalGraceMs + 3_000);
+    await until(
+      () => beyond.every((c) => c.closed),
+      'the connections beyond the cap to be closed',
+      refusalGraceMs + 3_000,
+    );
     // At the grace, not at the login deadline.
     for (const c of beyond) expect(c.closedAt! - c.openedAt).toBeLessThan(refusalGraceMs + 2_000);
     expect(open()).toBe(2);
@@ -187,7 +202,11 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
     await new Promise((resolve) => setTimeout(resolve, connectAfterMs));
     late.send('40');
 
-    await until(() => silent.closed && late.closed, 'both connections to be closed', loginTimeoutMs + connectAfterMs + 3_000);
+    await until(
+      () => silent.closed && late.closed,
+      'both connections to be closed',
+      loginTimeoutMs + connectAfterMs + 3_000,
+    );
     for (const c of [silent, late]) {
       expect(c.closedAt! - c.openedAt).toBeGreaterThanOrEqual(loginTimeoutMs - 100);
       // Counted from the CONNECT, the late one's would be the deadline and 1.5 s more.
@@ -230,7 +249,9 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
       client.once('connect_error', reject);
     });
     expect(node.streams.usage()).toMatchObject({ open: 0, pending: 1 });
-    expect(await client.timeout(5_000).emitWithAck('loginAPI', { jToken: alice.token })).toMatchObject({ status: 'success' });
+    expect(await client.timeout(5_000).emitWithAck('loginAPI', { jToken: alice.token })).toMatchObject({
+      status: 'success',
+    });
     expect(node.streams.usage()).toMatchObject({ open: 1, pending: 0 });
     client.disconnect();
     await until(() => node.streams.usage().open === 0, "the client's slot to be given back");
@@ -247,7 +268,10 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
 
   it("never lets connections that do not log in take a trader's place: 60 from one address hold its 10, a logged-in user's streams still open, and another address still connects (issue 21 row 1)", async () => {
     // The probe's figures: a node cap of 40, 60 connections from one address that never log in, reconnecting.
-    const node = await startNode({ streamsPerNode: 40, pendingSocketsPerAddress: 10, pendingSocketsPerNode: 200 }, { loginTimeoutMs: 10_000 });
+    const node = await startNode(
+      { streamsPerNode: 40, pendingSocketsPerAddress: 10, pendingSocketsPerNode: 200 },
+      { loginTimeoutMs: 10_000 },
+    );
     const alice = await node.server.createUser('alice');
     const flood = await Promise.all(Array.from({ length: 60 }, () => connectRaw(node.url)));
     const held = flood.filter((c) => c.accepted && !c.refusedWith);
@@ -257,7 +281,9 @@ describe('raw Engine.IO connections and the pending budget (MAX_PENDING_SOCKETS_
 
     // The trader's stream and socket: each try succeeds, every time.
     for (let attempt = 0; attempt < 7; attempt += 1) {
-      const response = await fetch(`${node.url}/transactional/v1/orders/events`, { headers: { authorization: `Bearer ${alice.token}` } });
+      const response = await fetch(`${node.url}/transactional/v1/orders/events`, {
+        headers: { authorization: `Bearer ${alice.token}` },
+      });
       expect(response.status, `attempt ${attempt}`).toBe(200);
       await response.body?.cancel();
     }

@@ -37,7 +37,8 @@ describe('an API key bound to its addresses', () => {
   });
   afterAll(() => server.close());
 
-  const bid = (headers: Record<string, string> = {}) => server.call('POST', PLACE, { body: validBid(), token: alice.token, apiKey: alice.apiKey, headers });
+  const bid = (headers: Record<string, string> = {}) =>
+    server.call('POST', PLACE, { body: validBid(), token: alice.token, apiKey: alice.apiKey, headers });
 
   it('is refused from another address, for order entry and at login, and works again at once when the address is registered', async () => {
     // A key without addresses works from anywhere while STATIC_IP_REQUIRED is off.
@@ -58,9 +59,14 @@ describe('an API key bound to its addresses', () => {
 
     // Changed again within the week (an hour later): only with the override, which the record keeps.
     server.clock.now += 60 * 60 * 1000;
-    await expect(server.admin.setApiKeyAddresses(keyId, ['203.0.113.7', '127.0.0.1'], false)).rejects.toThrow(AdminError);
+    await expect(server.admin.setApiKeyAddresses(keyId, ['203.0.113.7', '127.0.0.1'], false)).rejects.toThrow(
+      AdminError,
+    );
     expect((await bid()).status).toBe(403);
-    expect(await server.admin.setApiKeyAddresses(keyId, ['203.0.113.7', '::ffff:127.0.0.1'], true)).toEqual(['203.0.113.7', '127.0.0.1']);
+    expect(await server.admin.setApiKeyAddresses(keyId, ['203.0.113.7', '::ffff:127.0.0.1'], true)).toEqual([
+      '203.0.113.7',
+      '127.0.0.1',
+    ]);
     expect((await bid()).status).toBe(200);
     expect((await server.call('POST', LOGIN, { body: loginBody(alice) })).status).toBe(200);
     const history = await server.admin.apiKeyAddressHistory(keyId);
@@ -85,7 +91,12 @@ describe('behind a trusted proxy', () => {
 
   it("takes the caller's address from X-Forwarded-For as TRUST_PROXY says", async () => {
     const from = (address: string) =>
-      server.call('POST', PLACE, { body: validBid(), token: bob.token, apiKey: bob.apiKey, headers: { 'x-forwarded-for': address } });
+      server.call('POST', PLACE, {
+        body: validBid(),
+        token: bob.token,
+        apiKey: bob.apiKey,
+        headers: { 'x-forwarded-for': address },
+      });
     expect((await from('203.0.113.7')).status).toBe(200);
     const other = await from('198.51.100.9');
     expect(other.status).toBe(403);

@@ -55,13 +55,21 @@ describe('strings no store keeps, and a command the database refuses', () => {
     ]);
     for (const res of answers.slice(0, 8)) expect(res.status, res.text).toBe(200);
     for (const [i, res] of answers.slice(8).entries())
-      expectRefused(res, ['strategy_id', 'part_code', 'vender_code', 'order_identifier'][Math.floor(i / 2)]!, /NUL \(U\+0000\)/);
+      expectRefused(
+        res,
+        ['strategy_id', 'part_code', 'vender_code', 'order_identifier'][Math.floor(i / 2)]!,
+        /NUL \(U\+0000\)/,
+      );
     expect((await storedOf(clean)) - before).toBe(8);
     expect(await storedOf(other)).toBe(0);
   });
 
   it('refuses a lone surrogate, and takes a pair (an emoji) where the field takes text', async () => {
-    expectRefused(await place(other, { strategy_id: 'S\uD800X' }), 'strategy_id', /a lone UTF-16 surrogate \(U\+D800\)/);
+    expectRefused(
+      await place(other, { strategy_id: 'S\uD800X' }),
+      'strategy_id',
+      /a lone UTF-16 surrogate \(U\+D800\)/,
+    );
     expectRefused(await place(other, { strategy_id: '\uDC00' }), 'strategy_id', /U\+DC00/);
     // A pair is one character (U+1F600): the cart is taken, 200, and kept as sent, whether the body
     // writes it as JSON escapes (the form the edge reads character by character) or as UTF-8 bytes.
@@ -77,10 +85,16 @@ describe('strings no store keeps, and a command the database refuses', () => {
     const escaped = JSON.stringify(body).replace('\uD83D\uDE00', '\\uD83D\\uDE00');
     expect(escaped).toContain('"ordercartName":"a \\uD83D\\uDE00 cart"');
     for (const rawBody of [escaped, JSON.stringify(body)]) {
-      const cart = await server.call('POST', '/transactional/v1/ordercart', { rawBody, token: other.token, apiKey: other.apiKey });
+      const cart = await server.call('POST', '/transactional/v1/ordercart', {
+        rawBody,
+        token: other.token,
+        apiKey: other.apiKey,
+      });
       expect(cart.status, cart.text).toBe(200);
       expect(cart.body.code).toBe('s-101');
-      const read = await server.call('GET', `/transactional/v1/ordercart/${cart.body.data.ordercartId}`, { token: other.token });
+      const read = await server.call('GET', `/transactional/v1/ordercart/${cart.body.data.ordercartId}`, {
+        token: other.token,
+      });
       expect(read.status, read.text).toBe(200);
       expect(read.body.data.ordercartName).toBe(name);
       expect([...read.body.data.ordercartName]).toHaveLength(8);
@@ -97,7 +111,15 @@ describe('strings no store keeps, and a command the database refuses', () => {
     expectRefused(await server.call('GET', '/transactional/v1/ofs/offers/X%00', as), 'offer_id', /NUL/);
     expectRefused(await server.call('GET', '/transactional/v1/trades?order_id=a%00', as), 'order_id', /NUL/);
     const login = await server.call('POST', '/authentication/v1/user/session', {
-      body: { user_id: 'other\u0000', login_type: 'PASSWORD', password: 'x', second_auth_type: '', second_auth: '', api_key: '', source: 'WEBAPI' },
+      body: {
+        user_id: 'other\u0000',
+        login_type: 'PASSWORD',
+        password: 'x',
+        second_auth_type: '',
+        second_auth: '',
+        api_key: '',
+        source: 'WEBAPI',
+      },
     });
     expectRefused(login, 'user_id', /NUL/);
   });
@@ -115,7 +137,9 @@ describe('strings no store keeps, and a command the database refuses', () => {
       await sql`create function refuse_poison() returns trigger language plpgsql as $$ begin if new.strategy_id = 'POISON' then raise exception 'poisoned'; end if; return new; end $$`.execute(
         server.store.db,
       );
-      await sql`create trigger refuse_poison before insert on orders for each row execute function refuse_poison()`.execute(server.store.db);
+      await sql`create trigger refuse_poison before insert on orders for each row execute function refuse_poison()`.execute(
+        server.store.db,
+      );
     } else {
       await sql`create trigger refuse_poison before insert on orders when new.strategy_id = 'POISON' begin select raise(abort, 'poisoned'); end`.execute(
         server.store.db,

@@ -34,9 +34,19 @@ async function testServer(limits: Partial<Limits>): Promise<TestServer> {
 /** A node as `npm start` wires it: the event stream and the live order socket over one set of services. */
 async function startNode(server: TestServer, limits: Partial<Limits>): Promise<string> {
   const now = () => server.clock.now;
-  const services = createServices(server.store, { tokenTtlSeconds: DAY_MS / 1000, now, limits, orderEvents: { pollMs: 20, sessionRecheckMs: RECHECK_MS } });
+  const services = createServices(server.store, {
+    tokenTtlSeconds: DAY_MS / 1000,
+    now,
+    limits,
+    orderEvents: { pollMs: 20, sessionRecheckMs: RECHECK_MS },
+  });
   const app = buildApp(services, { logger: false });
-  const socket = attachMessageSocket(app.server, { auth: services.auth, orderEvents: services.orderEvents, logger: pino({ level: 'silent' }), now });
+  const socket = attachMessageSocket(app.server, {
+    auth: services.auth,
+    orderEvents: services.orderEvents,
+    logger: pino({ level: 'silent' }),
+    now,
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(async () => {
     await socket.close();
@@ -98,7 +108,8 @@ async function socketOf(url: string) {
     socket,
     errors,
     disconnected: () => disconnected,
-    login: (token: string) => socket.timeout(5_000).emitWithAck('loginAPI', { jToken: token }) as Promise<{ status: string; code: string }>,
+    login: (token: string) =>
+      socket.timeout(5_000).emitWithAck('loginAPI', { jToken: token }) as Promise<{ status: string; code: string }>,
   };
 }
 
@@ -111,7 +122,9 @@ async function until(condition: () => boolean, what: string, ms = 3_000): Promis
 }
 
 async function freshToken(server: TestServer, user: TestUser): Promise<string> {
-  const login = await server.call('POST', SESSION, { body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password } });
+  const login = await server.call('POST', SESSION, {
+    body: { user_id: user.userId, login_type: 'PASSWORD', password: user.password },
+  });
   expect(login.status, login.text).toBe(200);
   return login.body.data.access_token;
 }
@@ -140,7 +153,11 @@ describe('the caps on event streams (MAX_STREAMS_PER_USER, MAX_STREAMS_PER_NODE)
 
   it('refuses any user one stream beyond the node cap with 503 e-503 and Retry-After, and takes one again once a stream closes', async () => {
     const server = await testServer({ streamsPerUser: 2, streamsPerNode: 3 });
-    const [alice, bob, carol] = [await server.createUser('alice'), await server.createUser('bob'), await server.createUser('carol')];
+    const [alice, bob, carol] = [
+      await server.createUser('alice'),
+      await server.createUser('bob'),
+      await server.createUser('carol'),
+    ];
     await stream(server.url, alice.token);
     await stream(server.url, alice.token);
     const bobs = await stream(server.url, bob.token);
@@ -198,7 +215,10 @@ describe('event streams and live order sockets share the budget', () => {
     cleanups.push(() => void beyond.disconnect());
     const beyondErrors: { code: string }[] = [];
     beyond.on('MSG:ERROR', (error) => beyondErrors.push(error));
-    await until(() => beyondErrors.length > 0 && beyond.disconnected, 'the socket beyond the address cap to be refused');
+    await until(
+      () => beyondErrors.length > 0 && beyond.disconnected,
+      'the socket beyond the address cap to be refused',
+    );
     expect(beyondErrors).toEqual([expect.objectContaining({ status: 'error', code: 'e-429' })]);
     // The node is full of logged-in streams: the waiting socket's login is refused with the node's e-503.
     expect(await anonymous.login(dave.token)).toMatchObject({ status: 'error', code: 'e-503' });

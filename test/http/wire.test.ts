@@ -8,7 +8,15 @@ import { buildApp } from '../../src/app.js';
 import { BODY_LIMIT_BYTES } from '../../src/http/plugins/json-body.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
 import { createServices } from '../../src/wiring.js';
-import { startTestServer, TEST_PASSWORD, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  TEST_PASSWORD,
+  validBid,
+  type CallOptions,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const SESSION = '/authentication/v1/user/session';
@@ -37,17 +45,22 @@ describe('wire conventions', () => {
   /** A request sent exactly as given: fetch would add a content type of its own to a body without one. */
   function rawCall(method: string, path: string, headers: Record<string, string>, body: string): Promise<CallResult> {
     return new Promise((resolve, reject) => {
-      const req = httpRequest(new URL(path, server.url), { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-          statuses.push(res.statusCode ?? 0);
-          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: JSON.parse(text) });
-        });
-      });
+      const req = httpRequest(
+        new URL(path, server.url),
+        { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers))
+              if (typeof value === 'string') responseHeaders.set(name, value);
+            statuses.push(res.statusCode ?? 0);
+            resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: JSON.parse(text) });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -70,12 +83,19 @@ describe('wire conventions', () => {
   describe('bodies', () => {
     it('answers malformed JSON with 400 e-101', async () => {
       expectEnvelope(await call('POST', SESSION, { rawBody: '{"user_id": "alice",' }), Errors.MALFORMED_JSON);
-      expectEnvelope(await call('POST', PLACE_ORDER, { rawBody: "{'quantity': '10'}", ...orderEntry() }), Errors.MALFORMED_JSON);
+      expectEnvelope(
+        await call('POST', PLACE_ORDER, { rawBody: "{'quantity': '10'}", ...orderEntry() }),
+        Errors.MALFORMED_JSON,
+      );
     });
 
     it('answers a text/plain body with 415 e-108', async () => {
       expectEnvelope(
-        await call('POST', PLACE_ORDER, { rawBody: JSON.stringify(validBid()), contentType: 'text/plain', ...orderEntry() }),
+        await call('POST', PLACE_ORDER, {
+          rawBody: JSON.stringify(validBid()),
+          contentType: 'text/plain',
+          ...orderEntry(),
+        }),
         Errors.UNSUPPORTED_MEDIA_TYPE,
       );
     });
@@ -91,7 +111,11 @@ describe('wire conventions', () => {
     });
 
     it('accepts application/json with a charset parameter', async () => {
-      const res = await call('POST', PLACE_ORDER, { rawBody: JSON.stringify(validBid()), contentType: 'application/json; charset=utf-8', ...orderEntry() });
+      const res = await call('POST', PLACE_ORDER, {
+        rawBody: JSON.stringify(validBid()),
+        contentType: 'application/json; charset=utf-8',
+        ...orderEntry(),
+      });
       expect(res.status, res.text).toBe(200);
     });
 
@@ -124,7 +148,10 @@ describe('wire conventions', () => {
   describe('routing', () => {
     it('answers an unknown route with 404 e-109', async () => {
       expectEnvelope(await call('GET', '/transactional/v1/nothing-here'), Errors.ROUTE_NOT_FOUND);
-      expectEnvelope(await call('POST', '/transactional/v2/orders/regular', { body: validBid(), ...orderEntry() }), Errors.ROUTE_NOT_FOUND);
+      expectEnvelope(
+        await call('POST', '/transactional/v2/orders/regular', { body: validBid(), ...orderEntry() }),
+        Errors.ROUTE_NOT_FOUND,
+      );
     });
 
     it('answers a wrong method on a known path with 405 e-113 in the envelope and an Allow header', async () => {
@@ -165,7 +192,9 @@ describe('wire conventions', () => {
 
   describe('success bodies', () => {
     it('carry exactly status, code, message and data', async () => {
-      const token = (await call('POST', SESSION, { body: { user_id: 'alice', login_type: 'PASSWORD', password: TEST_PASSWORD } })).body.data.access_token;
+      const token = (
+        await call('POST', SESSION, { body: { user_id: 'alice', login_type: 'PASSWORD', password: TEST_PASSWORD } })
+      ).body.data.access_token;
       const successes = [
         await call('PUT', SESSION, { token }),
         await call('POST', PLACE_ORDER, { body: validBid(), token, apiKey: alice.apiKey }),
@@ -195,7 +224,8 @@ describe('wire conventions', () => {
         const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true || route.url.startsWith('/docs');
         if (hidden) return;
         for (const method of [route.method].flat()) {
-          if (method !== 'HEAD') routes.push({ method: method.toLowerCase(), path: route.url.replace(/:([A-Za-z_]+)/g, '{$1}') });
+          if (method !== 'HEAD')
+            routes.push({ method: method.toLowerCase(), path: route.url.replace(/:([A-Za-z_]+)/g, '{$1}') });
         }
       });
       await twin.ready();

@@ -35,7 +35,8 @@ async function bookOfBids() {
   await worker.runOnce();
   await bench.requestCancellation(ids.r3);
   await worker.runOnce();
-  for (const [name, id] of Object.entries(ids)) expect(await bench.status(id), name).toBe(name === 'r3' ? 'CANCELLED' : 'PENDING');
+  for (const [name, id] of Object.entries(ids))
+    expect(await bench.status(id), name).toBe(name === 'r3' ? 'CANCELLED' : 'PENDING');
   return ids;
 }
 
@@ -78,8 +79,13 @@ describe('allocation at close', () => {
       traded_quantity: 450,
       at: CLOSE,
     });
-    expect((await bench.history(ids.r1)).at(-1)!.reason).toBe('Allotted 60 of 60 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)');
-    expect((await bench.history(ids.n3)).at(-1)).toMatchObject({ status: 'CANCELLED', reason: 'Not allotted: bid 100.00 below the clearing price 101.00' });
+    expect((await bench.history(ids.r1)).at(-1)!.reason).toBe(
+      'Allotted 60 of 60 at 101.00 (cut-off bid; in full, the retail portion was not oversubscribed)',
+    );
+    expect((await bench.history(ids.n3)).at(-1)).toMatchObject({
+      status: 'CANCELLED',
+      reason: 'Not allotted: bid 100.00 below the clearing price 101.00',
+    });
     const issue = await bench.store.db.selectFrom('ofs_issues').select('allocated_at').executeTakeFirstOrThrow();
     expect(Number(issue.allocated_at)).toBe(CLOSE);
     const bids = await bench.store.db.selectFrom('sim_exchange_bids').select(['order_id', 'status']).execute();
@@ -106,8 +112,15 @@ describe('allocation at close', () => {
     await expectAllocated(first);
 
     const reopenedClose = CLOSE + 2 * HOUR;
-    await bench.registerIssue({ nonRetailOpensAt: CLOSE, nonRetailClosesAt: reopenedClose, retailOpensAt: CLOSE, retailClosesAt: reopenedClose });
-    expect((await bench.store.db.selectFrom('ofs_issues').select('allocated_at').executeTakeFirstOrThrow()).allocated_at).toBeNull();
+    await bench.registerIssue({
+      nonRetailOpensAt: CLOSE,
+      nonRetailClosesAt: reopenedClose,
+      retailOpensAt: CLOSE,
+      retailClosesAt: reopenedClose,
+    });
+    expect(
+      (await bench.store.db.selectFrom('ofs_issues').select('allocated_at').executeTakeFirstOrThrow()).allocated_at,
+    ).toBeNull();
     const later = await bench.placeOrder({ userId: 'inst2', pricePaise: 10_300, quantity: 70 });
     const worker = bench.worker();
     await worker.runOnce();
@@ -212,7 +225,8 @@ describe('allocation at close', () => {
 
   it('settles every order of a large book in the first pass after the close, beyond one delivery of events', async () => {
     const ids = [];
-    for (let i = 0; i < 620; i += 1) ids.push(await bench.placeOrder({ userId: 'inst1', pricePaise: 10_200, quantity: 1 }));
+    for (let i = 0; i < 620; i += 1)
+      ids.push(await bench.placeOrder({ userId: 'inst1', pricePaise: 10_200, quantity: 1 }));
     const worker = bench.worker();
     expect(await worker.runOnce()).toBe(620);
     bench.clock.now = CLOSE;

@@ -17,7 +17,10 @@ interface OmsProcess {
 const running = new Set<() => void>();
 
 function startOms(env: Record<string, string>): OmsProcess {
-  const child = spawn(process.execPath, [CLI, 'oms'], { cwd: ROOT, env: cleanEnv({ LOG_LEVEL: 'info', OMS_POLL_MS: '20', ...env }) });
+  const child = spawn(process.execPath, [CLI, 'oms'], {
+    cwd: ROOT,
+    env: cleanEnv({ LOG_LEVEL: 'info', OMS_POLL_MS: '20', ...env }),
+  });
   let stderr = '';
   let stdout = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -86,21 +89,34 @@ describe('ordergate oms', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => (JSON.parse(line) as { msg: string }).msg);
-    expect(messages).toEqual(expect.arrayContaining(['ordergate oms running', 'OMS worker started', 'shutting down', 'OMS worker stopped']));
+    expect(messages).toEqual(
+      expect.arrayContaining(['ordergate oms running', 'OMS worker started', 'shutting down', 'OMS worker stopped']),
+    );
     for (const id of [first, second]) expect((await bench.exchangeBid(id))!.transmissions).toBe(1);
   });
 
   it('shares one database between two processes: every order sent once, the issue allocated once', async () => {
     const ids = [];
     for (let i = 0; i < 30; i += 1) {
-      ids.push(await bench.placeOrder({ userId: i % 3 === 0 ? 'inst1' : 'retail1', quantity: 10 + i, pricePaise: i % 3 === 0 ? 10_200 : 10_150 }));
+      ids.push(
+        await bench.placeOrder({
+          userId: i % 3 === 0 ? 'inst1' : 'retail1',
+          quantity: 10 + i,
+          pricePaise: i % 3 === 0 ? 10_200 : 10_150,
+        }),
+      );
     }
     const processes = [startOms({ DATABASE_URL: bench.databaseUrl }), startOms({ DATABASE_URL: bench.databaseUrl })];
 
     expect(await untilSettled(ids, ['OMSXMITTED', 'EXXMITTED'])).toEqual(ids.map(() => 'PENDING'));
     // Both windows close now; the next poll of either process allocates.
     const now = Date.now();
-    await bench.registerIssue({ nonRetailOpensAt: now - HOUR, nonRetailClosesAt: now, retailOpensAt: now - HOUR, retailClosesAt: now });
+    await bench.registerIssue({
+      nonRetailOpensAt: now - HOUR,
+      nonRetailClosesAt: now,
+      retailOpensAt: now - HOUR,
+      retailClosesAt: now,
+    });
     const finals = await untilSettled(ids, ['PENDING']);
     expect(finals.every((status) => status === 'EXECUTED')).toBe(true);
 
@@ -122,7 +138,9 @@ describe('ordergate oms', () => {
 
 describe('OMS_EMBEDDED', () => {
   it('stops `ordergate serve` at start-up with a clear reason when it is neither true nor false', async () => {
-    const result = await runOrdergate(['serve'], { env: { DATABASE_URL: bench.databaseUrl, PORT: '0', OMS_EMBEDDED: 'yes' } });
+    const result = await runOrdergate(['serve'], {
+      env: { DATABASE_URL: bench.databaseUrl, PORT: '0', OMS_EMBEDDED: 'yes' },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('ordergate: OMS_EMBEDDED must be true or false, got "yes"\n');

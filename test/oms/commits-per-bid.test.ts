@@ -34,11 +34,24 @@ describe('commits and statements per bid', () => {
     const users = new UserRepository(store.db, store.dialect);
     const passwordHash = await TEST_PASSWORD_HASHER.hash('not-used-here');
     for (let i = 0; i < 10; i++) {
-      await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });
+      await users.create({
+        userId: `user${i}`,
+        passwordHash,
+        category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+        totpSecret: null,
+        now: Date.now(),
+      });
     }
     const now = Date.now();
     await new OfsIssueRepository(store.db).upsert(
-      [sbinIssue({ nonRetailOpensAt: now - HOUR, nonRetailClosesAt: now + HOUR, retailOpensAt: now - HOUR, retailClosesAt: now + HOUR })],
+      [
+        sbinIssue({
+          nonRetailOpensAt: now - HOUR,
+          nonRetailClosesAt: now + HOUR,
+          retailOpensAt: now - HOUR,
+          retailClosesAt: now + HOUR,
+        }),
+      ],
       now,
     );
   });
@@ -68,7 +81,11 @@ describe('commits and statements per bid', () => {
       tokenHash: 'not-used',
       expiresAt: Date.now() + HOUR,
     }));
-    return Promise.all(Array.from({ length: BIDS }, (_, i) => orderEntry.placeOfsBid(callers[i % 10]!, validBid({ quantity: '1' }) as OfsOrderRequest, null)));
+    return Promise.all(
+      Array.from({ length: BIDS }, (_, i) =>
+        orderEntry.placeOfsBid(callers[i % 10]!, validBid({ quantity: '1' }) as OfsOrderRequest, null),
+      ),
+    );
   };
 
   const pendingCount = async () =>

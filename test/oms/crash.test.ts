@@ -31,8 +31,16 @@ async function untilStatus(orderId: string, status: string): Promise<void> {
 
 describe('crash and resume', () => {
   it('resumes orders that crashed after EXXMITTED was committed but before they were sent: each sent once, none lost', async () => {
-    const ids = [await bench.placeOrder({ quantity: 11 }), await bench.placeOrder({ quantity: 12 }), await bench.placeOrder({ quantity: 13 })];
-    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { before: (method) => (method === 'place' ? crash() : undefined) }) });
+    const ids = [
+      await bench.placeOrder({ quantity: 11 }),
+      await bench.placeOrder({ quantity: 12 }),
+      await bench.placeOrder({ quantity: 13 }),
+    ];
+    const dying = bench.worker({
+      exchange: new ObservedExchange(bench.exchange(), {
+        before: (method) => (method === 'place' ? crash() : undefined),
+      }),
+    });
     void dying.runOnce();
     await untilStatus(ids[0]!, 'EXXMITTED');
     expect(await bench.exchangeBid(ids[0]!)).toBeUndefined();
@@ -64,7 +72,11 @@ describe('crash and resume', () => {
 
   it('does not send again an order that crashed after the exchange accepted it but before PENDING was committed', async () => {
     const orderId = await bench.placeOrder();
-    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { after: (method) => (method === 'place' ? crash() : undefined) }) });
+    const dying = bench.worker({
+      exchange: new ObservedExchange(bench.exchange(), {
+        after: (method) => (method === 'place' ? crash() : undefined),
+      }),
+    });
     void dying.runOnce();
     for (let i = 0; i < 200 && (await bench.exchangeBid(orderId)) === undefined; i += 1) await sleep(10);
     expect(await bench.exchangeBid(orderId)).toMatchObject({ transmissions: 1 });
@@ -109,7 +121,11 @@ describe('crash and resume', () => {
     const orderId = await bench.placeOrder();
     await bench.worker().runOnce();
     await bench.requestCancellation(orderId);
-    const dying = bench.worker({ exchange: new ObservedExchange(bench.exchange(), { after: (method) => (method === 'cancel' ? crash() : undefined) }) });
+    const dying = bench.worker({
+      exchange: new ObservedExchange(bench.exchange(), {
+        after: (method) => (method === 'cancel' ? crash() : undefined),
+      }),
+    });
     void dying.runOnce();
     for (let i = 0; i < 200 && (await bench.exchangeBid(orderId))!.status !== 'CANCELLED'; i += 1) await sleep(10);
     expect(await bench.status(orderId)).toBe('PENDING');
@@ -176,7 +192,8 @@ describe('several workers', () => {
 
   it('leases an outbox entry to one worker at a time, until the lease runs out', async () => {
     const { outbox, now, ids } = await dueOutbox(3);
-    const claim = (worker: string, at: number) => outbox.claimDue(at, [], 10, Number.MAX_SAFE_INTEGER, worker, at + DEFAULT_LEASE_MS);
+    const claim = (worker: string, at: number) =>
+      outbox.claimDue(at, [], 10, Number.MAX_SAFE_INTEGER, worker, at + DEFAULT_LEASE_MS);
 
     expect((await claim('worker-a', now)).map((entry) => entry.id)).toEqual(ids);
     // Leased to worker-a: worker-b gets none of them, and none is due.
@@ -194,7 +211,9 @@ describe('several workers', () => {
   it('gives workers that claim at the same moment different entries, each its own, in id order', async () => {
     const { outbox, now } = await dueOutbox(12);
     const taken = await Promise.all(
-      ['worker-a', 'worker-b', 'worker-c'].map((worker) => outbox.claimDue(now, [], 5, Number.MAX_SAFE_INTEGER, worker, now + DEFAULT_LEASE_MS)),
+      ['worker-a', 'worker-b', 'worker-c'].map((worker) =>
+        outbox.claimDue(now, [], 5, Number.MAX_SAFE_INTEGER, worker, now + DEFAULT_LEASE_MS),
+      ),
     );
     const ids = taken.flat().map((entry) => entry.id);
     // No entry twice; together the 12, at most 5 each; and each worker's in id order.
@@ -206,7 +225,8 @@ describe('several workers', () => {
     }
     const owners = await bench.store.db.selectFrom('outbox').select(['id', 'claimed_by']).execute();
     for (const [index, entries] of taken.entries()) {
-      for (const entry of entries) expect(owners.find((row) => Number(row.id) === entry.id)?.claimed_by).toBe(`worker-${'abc'[index]}`);
+      for (const entry of entries)
+        expect(owners.find((row) => Number(row.id) === entry.id)?.claimed_by).toBe(`worker-${'abc'[index]}`);
     }
     expect(await outbox.claimDue(now, [], 5, Number.MAX_SAFE_INTEGER, 'worker-d', now + DEFAULT_LEASE_MS)).toEqual([]);
   });
@@ -217,13 +237,24 @@ describe('several workers', () => {
     await bench.requestModification(orderId, { quantity: 30, pricePaise: 10_200 });
     await bench.requestCancellation(orderId);
     // A slow modification: a worker free to take the cancellation meanwhile would overtake it.
-    const exchange = new ObservedExchange(bench.exchange(), { before: (method) => (method === 'modify' ? sleep(50) : undefined) });
+    const exchange = new ObservedExchange(bench.exchange(), {
+      before: (method) => (method === 'modify' ? sleep(50) : undefined),
+    });
 
-    await Promise.all([bench.worker({ exchange, batchSize: 1 }).runOnce(), bench.worker({ exchange, batchSize: 1 }).runOnce()]);
+    await Promise.all([
+      bench.worker({ exchange, batchSize: 1 }).runOnce(),
+      bench.worker({ exchange, batchSize: 1 }).runOnce(),
+    ]);
 
-    expect(exchange.calls.filter((call) => call.orderId === orderId).map((call) => call.method)).toEqual(['modify', 'cancel']);
+    expect(exchange.calls.filter((call) => call.orderId === orderId).map((call) => call.method)).toEqual([
+      'modify',
+      'cancel',
+    ]);
     expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'CANCELLED', quantity: 30, price_paise: 10_200 });
-    expect((await bench.history(orderId)).slice(-2).map((e) => e.reason)).toEqual(['Modified at the exchange', 'Cancelled by the user']);
+    expect((await bench.history(orderId)).slice(-2).map((e) => e.reason)).toEqual([
+      'Modified at the exchange',
+      'Cancelled by the user',
+    ]);
   });
 });
 
@@ -305,7 +336,10 @@ describe('errors', () => {
       await worker.stop();
     }
     expect(bench.errors()).toEqual([
-      expect.objectContaining({ msg: 'OMS pass failed; retrying', err: expect.objectContaining({ message: 'event feed down' }) }),
+      expect.objectContaining({
+        msg: 'OMS pass failed; retrying',
+        err: expect.objectContaining({ message: 'event feed down' }),
+      }),
     ]);
     // Stopped: an order placed now stays queued.
     const later = await bench.placeOrder();
@@ -314,7 +348,11 @@ describe('errors', () => {
   });
 
   it('a claim that committed while its answer was lost (the connection cut): the next pass takes its entries at once, not after the lease', async () => {
-    const ids = [await bench.placeOrder({ quantity: 11 }), await bench.placeOrder({ quantity: 12 }), await bench.placeOrder({ quantity: 13 })];
+    const ids = [
+      await bench.placeOrder({ quantity: 11 }),
+      await bench.placeOrder({ quantity: 12 }),
+      await bench.placeOrder({ quantity: 13 }),
+    ];
     // Another worker's lease on the last one is not this worker's to give back.
     const outbox = new OmsRepository(bench.store.db, bench.store.dialect);
     const now = bench.clock.now;
@@ -322,7 +360,10 @@ describe('errors', () => {
     expect(others?.orderId).toBe(ids[0]);
 
     const claimDue = OmsRepository.prototype.claimDue;
-    const lost = vi.spyOn(OmsRepository.prototype, 'claimDue').mockImplementationOnce(async function (this: OmsRepository, ...args) {
+    const lost = vi.spyOn(OmsRepository.prototype, 'claimDue').mockImplementationOnce(async function (
+      this: OmsRepository,
+      ...args
+    ) {
       await claimDue.apply(this, args);
       throw new Error('Connection terminated unexpectedly');
     });
@@ -335,7 +376,13 @@ describe('errors', () => {
         .where('done_at', 'is', null)
         .orderBy('id')
         .execute();
-      expect(leases.map((row) => [row.order_id, row.claimed_by, row.claimed_until === null ? null : Number(row.claimed_until)])).toEqual([
+      expect(
+        leases.map((row) => [
+          row.order_id,
+          row.claimed_by,
+          row.claimed_until === null ? null : Number(row.claimed_until),
+        ]),
+      ).toEqual([
         [ids[0], 'worker-b', now + DEFAULT_LEASE_MS],
         [ids[1], 'worker-a', now + DEFAULT_LEASE_MS],
         [ids[2], 'worker-a', now + DEFAULT_LEASE_MS],
@@ -346,12 +393,18 @@ describe('errors', () => {
       expect(await bench.statusTrail(ids[1]!)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
       expect(await bench.statusTrail(ids[2]!)).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING']);
       expect(await bench.status(ids[0]!)).toBe('OMSXMITTED');
-      expect(await bench.store.db.selectFrom('outbox').select('claimed_by').where('order_id', '=', ids[0]!).executeTakeFirstOrThrow()).toEqual({
+      expect(
+        await bench.store.db
+          .selectFrom('outbox')
+          .select('claimed_by')
+          .where('order_id', '=', ids[0]!)
+          .executeTakeFirstOrThrow(),
+      ).toEqual({
         claimed_by: 'worker-b',
       });
-      expect(bench.log.lines().filter((line) => line.msg === 'OMS gave back the outbox entries of a failed pass')).toEqual([
-        expect.objectContaining({ workerId: 'worker-a', entries: 2 }),
-      ]);
+      expect(
+        bench.log.lines().filter((line) => line.msg === 'OMS gave back the outbox entries of a failed pass'),
+      ).toEqual([expect.objectContaining({ workerId: 'worker-a', entries: 2 })]);
     } finally {
       lost.mockRestore();
     }

@@ -63,7 +63,12 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     await server.admin.addEmployees(offer.offer_id, ['demo']);
     const userRepository = new UserRepository(server.store.db, server.store.dialect);
     await userRepository.setOperator('demo', NOW);
-    const funds = new FundsService(server.store, new FundsRepository(server.store.db, server.store.dialect), userRepository, () => server.clock.now);
+    const funds = new FundsService(
+      server.store,
+      new FundsRepository(server.store.db, server.store.dialect),
+      userRepository,
+      () => server.clock.now,
+    );
     for (const name of Object.keys(users)) await funds.deposit(name, '1000000');
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
   });
@@ -81,7 +86,8 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     return res.body.data.orderId as string;
   }
   const offerRead = async () => (await get('demo-nii', `/transactional/v1/ofs/offers/${offer.offer_id}`)).offer;
-  const order = async (name: Name, orderId: string) => ((await get(name, `${ORDERS}?limit=100`)) as { order_id: string }[]).find((o) => o.order_id === orderId);
+  const order = async (name: Name, orderId: string) =>
+    ((await get(name, `${ORDERS}?limit=100`)) as { order_id: string }[]).find((o) => o.order_id === orderId);
   const balance = (name: Name) => get(name, '/authentication/v1/user/balance');
 
   it('has the timeline the command prints: T from the minute, T+1 thirty seconds after T, each 120 s', () => {
@@ -94,8 +100,18 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     orders.nii = await place('demo-nii', bids.nii);
     orders.mf = await place('demo-mf', bids.mf);
     await oms.runOnce();
-    expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'PENDING', bid_category: 'NII', exchange: 'NSE_EQ', series: 'IS' });
-    expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'PENDING', bid_category: 'MF', exchange: 'BSE_EQ', series: 'A' });
+    expect(await order('demo-nii', orders.nii)).toMatchObject({
+      status: 'PENDING',
+      bid_category: 'NII',
+      exchange: 'NSE_EQ',
+      series: 'IS',
+    });
+    expect(await order('demo-mf', orders.mf)).toMatchObject({
+      status: 'PENDING',
+      bid_category: 'MF',
+      exchange: 'BSE_EQ',
+      series: 'A',
+    });
     const read = await offerRead();
     expect(read).toMatchObject({ state: 'T_OPEN', indicative: { price: 100.74, quantity: 12250 } });
     expect(read.portions).toEqual({
@@ -113,11 +129,26 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
   it('T close: the cap trims demo-nii to 2,500, demo-mf is allotted 6,250; not oversubscribed, the cut-off is the floor', async () => {
     server.clock.now = T_CLOSE + 10 * SECOND;
     await oms.runOnce();
-    expect(await offerRead()).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 100, employee_price: 95, retail_price: 97.5, awaiting_operator: false });
-    expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'PENDING', traded_quantity: 2500, traded_price: '101.00', pending_quantity: 3500 });
+    expect(await offerRead()).toMatchObject({
+      state: 'T_ALLOCATED',
+      t_cutoff_price: 100,
+      employee_price: 95,
+      retail_price: 97.5,
+      awaiting_operator: false,
+    });
+    expect(await order('demo-nii', orders.nii)).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 2500,
+      traded_price: '101.00',
+      pending_quantity: 3500,
+    });
     // The 3,500 left block nothing until they are carried forward.
     expect(await balance('demo-nii')).toMatchObject({ blocked: '0.00', debited: '252500.00' });
-    expect(await order('demo-mf', orders.mf)).toMatchObject({ status: 'EXECUTED', traded_quantity: 6250, traded_price: '100.50' });
+    expect(await order('demo-mf', orders.mf)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 6250,
+      traded_price: '100.50',
+    });
     expect(await balance('demo-mf')).toMatchObject({ blocked: '0.00', debited: '628125.00' });
     const book = await get('demo', `/operator/v1/ofs/offers/${offer.offer_id}/book`);
     expect(book.non_retail_demand).toEqual([{ price: 101, quantity: 3500, cumulative: 3500, bids: 1 }]);
@@ -127,26 +158,59 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     server.clock.now = T1_OPEN + 2 * SECOND;
     const carried = await server.call('POST', `${PLACE_ORDER}/NSE_EQ/${orders.nii}/carry_forward`, as('demo-nii'));
     expect(carried.status, carried.text).toBe(200);
-    const revised = await server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orders.nii}`, { body: DEMO_NII_REVISION, ...as('demo-nii') });
+    const revised = await server.call('PUT', `${PLACE_ORDER}/NSE_EQ/${orders.nii}`, {
+      body: DEMO_NII_REVISION,
+      ...as('demo-nii'),
+    });
     expect(revised.status, revised.text).toBe(200);
     orders.retail = await place('demo', bids.retail);
     orders.employee = await place('demo', bids.employee);
     await oms.runOnce();
-    expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'PENDING', order_price: '101.50', carried_forward: true, pending_quantity: 3500 });
+    expect(await order('demo-nii', orders.nii)).toMatchObject({
+      status: 'PENDING',
+      order_price: '101.50',
+      carried_forward: true,
+      pending_quantity: 3500,
+    });
     expect(await balance('demo-nii')).toMatchObject({ blocked: '355250.00' });
-    expect(await order('demo', orders.retail)).toMatchObject({ status: 'PENDING', bid_category: 'RETAIL', series: 'RS' });
-    expect(await order('demo', orders.employee)).toMatchObject({ status: 'PENDING', bid_category: 'EMPLOYEE', series: 'ES' });
+    expect(await order('demo', orders.retail)).toMatchObject({
+      status: 'PENDING',
+      bid_category: 'RETAIL',
+      series: 'RS',
+    });
+    expect(await order('demo', orders.employee)).toMatchObject({
+      status: 'PENDING',
+      bid_category: 'EMPLOYEE',
+      series: 'ES',
+    });
     expect(await balance('demo')).toMatchObject({ blocked: '15000.00' });
   });
 
   it('T+1 close: retail at 97.50, the employee at 95.00, nothing more for demo-nii (the cap); funds as the README says', async () => {
     server.clock.now = T1_CLOSE + 10 * SECOND;
     await oms.runOnce();
-    expect(await offerRead()).toMatchObject({ state: 'ALLOCATED', retail_cutoff_price: 100, retail_price: 97.5, employee_price: 95 });
-    expect(await order('demo', orders.retail)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '97.50' });
-    expect(await order('demo', orders.employee)).toMatchObject({ status: 'EXECUTED', traded_quantity: 50, traded_price: '95.00' });
+    expect(await offerRead()).toMatchObject({
+      state: 'ALLOCATED',
+      retail_cutoff_price: 100,
+      retail_price: 97.5,
+      employee_price: 95,
+    });
+    expect(await order('demo', orders.retail)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 100,
+      traded_price: '97.50',
+    });
+    expect(await order('demo', orders.employee)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 50,
+      traded_price: '95.00',
+    });
     expect(await order('demo-nii', orders.nii)).toMatchObject({ status: 'EXECUTED', traded_quantity: 2500 });
-    const trades = (await get('demo', '/transactional/v1/trades')) as { order_id: string; traded_quantity: number; traded_price: string }[];
+    const trades = (await get('demo', '/transactional/v1/trades')) as {
+      order_id: string;
+      traded_quantity: number;
+      traded_price: string;
+    }[];
     expect(trades.map((t) => [t.order_id, t.traded_quantity, t.traded_price]).sort()).toEqual(
       [
         [orders.retail, 100, '97.50'],
@@ -162,9 +226,14 @@ describe('ordergate demo-offer: the walk-through of a two-day offer in minutes',
     expect(await get('demo', '/transactional/v1/portfolio/holdings')).toEqual([]);
     server.clock.now = T1_CLOSE + (10 + DEMO_OFFER_SETTLEMENT_SECONDS + 5) * SECOND;
     const holdings = async (name: Name) =>
-      ((await get(name, '/transactional/v1/portfolio/holdings')) as { exchange: string; symbol: string; quantity: number; average_price: string }[]).map(
-        (h) => [h.exchange, h.symbol, h.quantity, h.average_price],
-      );
+      (
+        (await get(name, '/transactional/v1/portfolio/holdings')) as {
+          exchange: string;
+          symbol: string;
+          quantity: number;
+          average_price: string;
+        }[]
+      ).map((h) => [h.exchange, h.symbol, h.quantity, h.average_price]);
     // demo's 100 at 97.50 and 50 at 95.00: Rs 14,500.00 for 150.
     expect(await holdings('demo')).toEqual([['NSE_EQ', 'DEMOCO', 150, '96.67']]);
     expect(await holdings('demo-nii')).toEqual([['NSE_EQ', 'DEMOCO', 2500, '101.00']]);

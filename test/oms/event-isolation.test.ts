@@ -55,15 +55,23 @@ it("applies one issue's allotments while another's fail, sets those aside, and a
   expect(await bench.status(good)).toBe('EXECUTED');
   expect(await bench.status(bad)).toBe('PENDING');
   const faults = new InstrumentFaultRepository(bench.store.db, bench.store.dialect);
-  expect(await faults.all()).toMatchObject([{ instrument: 'issue:NSE_EQ:500113', step: 'events', failures: 1, setAsideAt: null }]);
+  expect(await faults.all()).toMatchObject([
+    { instrument: 'issue:NSE_EQ:500113', step: 'events', failures: 1, setAsideAt: null },
+  ]);
 
   for (const pauseMs of [1_000, 2_000, 4_000, 8_000]) {
     bench.clock.now += pauseMs;
     await worker.runOnce();
   }
-  expect(await faults.all()).toMatchObject([{ instrument: 'issue:NSE_EQ:500113', step: 'events', failures: 5, setAsideAt: bench.clock.now }]);
+  expect(await faults.all()).toMatchObject([
+    { instrument: 'issue:NSE_EQ:500113', step: 'events', failures: 5, setAsideAt: bench.clock.now },
+  ]);
   // Set aside, its event is left out of the exchange's polls; it is not acknowledged.
-  const undelivered = await bench.store.db.selectFrom('sim_exchange_events').select('order_id').where('delivered_at', 'is', null).execute();
+  const undelivered = await bench.store.db
+    .selectFrom('sim_exchange_events')
+    .select('order_id')
+    .where('delivered_at', 'is', null)
+    .execute();
   expect(undelivered.map((e) => e.order_id)).toEqual([bad]);
   expect(await bench.exchange().pollEvents()).toEqual([]);
 

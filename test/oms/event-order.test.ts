@@ -64,8 +64,17 @@ describe('order event ids reach readers in order', () => {
     const done = store
       .writeTransaction(async (tx) => {
         const order = (await orders.lockOrders(tx, [orderId])).get(orderId)!;
-        await orders.apply(tx, [{ before: order, after: order, reason, origin: { actor: 'test', requestId: null } }], server.clock.now);
-        const row = await openTx(tx).trx.selectFrom('order_history').select(['id', 'user_event_id']).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+        await orders.apply(
+          tx,
+          [{ before: order, after: order, reason, origin: { actor: 'test', requestId: null } }],
+          server.clock.now,
+        );
+        const row = await openTx(tx)
+          .trx.selectFrom('order_history')
+          .select(['id', 'user_event_id'])
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirstOrThrow();
         written({ id: Number(row.id), userEventId: Number(row.user_event_id) });
         if (!(await decided)) throw new Error('rolled back by the test');
       })
@@ -91,61 +100,72 @@ describe('order event ids reach readers in order', () => {
     stream.close();
   });
 
-  it.skipIf(!postgres)("holds a later event back while an earlier one (another user's) is uncommitted, then sends both", async () => {
-    const [first, second] = [await bid(alice), await bid(bob)];
-    const aliceStream = await openEventStream(server.url, alice.token);
-    const bobStream = await openEventStream(server.url, bob.token);
-    const horizon = new EventHorizon(server.store.db, server.store.dialect);
-    await horizon.advance();
+  it.skipIf(!postgres)(
+    "holds a later event back while an earlier one (another user's) is uncommitted, then sends both",
+    async () => {
+      const [first, second] = [await bid(alice), await bid(bob)];
+      const aliceStream = await openEventStream(server.url, alice.token);
+      const bobStream = await openEventStream(server.url, bob.token);
+      const horizon = new EventHorizon(server.store.db, server.store.dialect);
+      await horizon.advance();
 
-    const early = holdEvent(server.store, first, 'Earlier id, committed last');
-    const earlyId = await early.eventId;
-    const late = holdEvent(other, second, 'Later id, committed first');
-    const lateId = await late.eventId;
-    expect(lateId).toBeGreaterThan(earlyId);
-    late.release(true);
-    await late.done;
+      const early = holdEvent(server.store, first, 'Earlier id, committed last');
+      const earlyId = await early.eventId;
+      const late = holdEvent(other, second, 'Later id, committed first');
+      const lateId = await late.eventId;
+      expect(lateId).toBeGreaterThan(earlyId);
+      late.release(true);
+      await late.done;
 
-    // Committed, but behind an uncommitted event: no reader may pass it yet.
-    expect(await horizon.advance()).toBe(earlyId - 1);
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    const lateUserId = await late.userEventId;
-    expect(bobStream.events.map((e) => e.id)).not.toContain(lateUserId);
+      // Committed, but behind an uncommitted event: no reader may pass it yet.
+      expect(await horizon.advance()).toBe(earlyId - 1);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const lateUserId = await late.userEventId;
+      expect(bobStream.events.map((e) => e.id)).not.toContain(lateUserId);
 
-    early.release(true);
-    await early.done;
-    expect(await horizon.advance()).toBe(lateId);
-    const earlyUserId = await early.userEventId;
-    await aliceStream.until(() => aliceStream.events.some((e) => e.id === earlyUserId), "alice's event");
-    await bobStream.until(() => bobStream.events.some((e) => e.id === lateUserId), "bob's event");
-    expect(aliceStream.events.at(-1)!.data.reason).toBe('Earlier id, committed last');
-    expect(bobStream.events.at(-1)!.data.reason).toBe('Later id, committed first');
-    aliceStream.close();
-    bobStream.close();
-  });
+      early.release(true);
+      await early.done;
+      expect(await horizon.advance()).toBe(lateId);
+      const earlyUserId = await early.userEventId;
+      await aliceStream.until(() => aliceStream.events.some((e) => e.id === earlyUserId), "alice's event");
+      await bobStream.until(() => bobStream.events.some((e) => e.id === lateUserId), "bob's event");
+      expect(aliceStream.events.at(-1)!.data.reason).toBe('Earlier id, committed last');
+      expect(bobStream.events.at(-1)!.data.reason).toBe('Later id, committed first');
+      aliceStream.close();
+      bobStream.close();
+    },
+  );
 
-  it.skipIf(!postgres)("numbers one user's events in the order of their rows: a second transaction of the user waits for the first", async () => {
-    const [first, second] = [await bid(alice), await bid(alice)];
-    const stream = await openEventStream(server.url, alice.token);
-    const early = holdEvent(server.store, first, 'First of two');
-    const earlyId = await early.eventId;
-    const late = holdEvent(other, second, 'Second of two');
-    // Its history row waits for alice's counter row, held by the open transaction.
-    expect(await Promise.race([late.eventId.then(() => 'written'), new Promise((resolve) => setTimeout(() => resolve('waited'), 500))])).toBe('waited');
-    early.release(true);
-    await early.done;
-    late.release(true);
-    await late.done;
-    expect(await late.eventId).toBeGreaterThan(earlyId);
-    const [earlyUserId, lateUserId] = [await early.userEventId, await late.userEventId];
-    expect(lateUserId).toBe(earlyUserId + 1);
-    await stream.until(() => stream.events.some((e) => e.id === lateUserId), 'both events');
-    expect(stream.events.slice(-2).map((e) => [e.id, e.data.reason])).toEqual([
-      [earlyUserId, 'First of two'],
-      [lateUserId, 'Second of two'],
-    ]);
-    stream.close();
-  });
+  it.skipIf(!postgres)(
+    "numbers one user's events in the order of their rows: a second transaction of the user waits for the first",
+    async () => {
+      const [first, second] = [await bid(alice), await bid(alice)];
+      const stream = await openEventStream(server.url, alice.token);
+      const early = holdEvent(server.store, first, 'First of two');
+      const earlyId = await early.eventId;
+      const late = holdEvent(other, second, 'Second of two');
+      // Its history row waits for alice's counter row, held by the open transaction.
+      expect(
+        await Promise.race([
+          late.eventId.then(() => 'written'),
+          new Promise((resolve) => setTimeout(() => resolve('waited'), 500)),
+        ]),
+      ).toBe('waited');
+      early.release(true);
+      await early.done;
+      late.release(true);
+      await late.done;
+      expect(await late.eventId).toBeGreaterThan(earlyId);
+      const [earlyUserId, lateUserId] = [await early.userEventId, await late.userEventId];
+      expect(lateUserId).toBe(earlyUserId + 1);
+      await stream.until(() => stream.events.some((e) => e.id === lateUserId), 'both events');
+      expect(stream.events.slice(-2).map((e) => [e.id, e.data.reason])).toEqual([
+        [earlyUserId, 'First of two'],
+        [lateUserId, 'Second of two'],
+      ]);
+      stream.close();
+    },
+  );
 
   it.skipIf(!postgres)('passes over the ids of a transaction that rolled back, once it has ended', async () => {
     const [first, second] = [await bid(alice), await bid(bob)];
@@ -166,7 +186,11 @@ describe('order event ids reach readers in order', () => {
     // Once every transaction older than the gap has ended: a snapshot's xmin is the whole cluster's, so a
     // transaction of another database (another test's) may hold the horizon a little longer.
     let horizonNow = await horizon.advance();
-    for (const deadline = Date.now() + 15_000; horizonNow !== keptId && Date.now() < deadline; horizonNow = await horizon.advance()) {
+    for (
+      const deadline = Date.now() + 15_000;
+      horizonNow !== keptId && Date.now() < deadline;
+      horizonNow = await horizon.advance()
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(horizonNow).toBe(keptId);
@@ -175,20 +199,30 @@ describe('order event ids reach readers in order', () => {
     stream.close();
   });
 
-  it.skipIf(!postgres)('lets the OMS work beside an open transaction that changes another order (no global lock)', async () => {
-    const oms = createOmsWorker(other, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
-    const pending = await bid(alice);
-    await oms.runOnce();
-    const orderId = await bid(bob);
-    const held = holdEvent(server.store, pending, "A change of another user's order, left open");
-    await held.eventId;
-    const outcome = await Promise.race([oms.runOnce().then(() => 'done'), new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000))]);
-    held.release(true);
-    await held.done;
-    expect(outcome).toBe('done');
-    const status = await server.store.db.selectFrom('orders').select('status').where('order_id', '=', orderId).executeTakeFirstOrThrow();
-    expect(status.status).toBe('PENDING');
-  });
+  it.skipIf(!postgres)(
+    'lets the OMS work beside an open transaction that changes another order (no global lock)',
+    async () => {
+      const oms = createOmsWorker(other, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
+      const pending = await bid(alice);
+      await oms.runOnce();
+      const orderId = await bid(bob);
+      const held = holdEvent(server.store, pending, "A change of another user's order, left open");
+      await held.eventId;
+      const outcome = await Promise.race([
+        oms.runOnce().then(() => 'done'),
+        new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),
+      ]);
+      held.release(true);
+      await held.done;
+      expect(outcome).toBe('done');
+      const status = await server.store.db
+        .selectFrom('orders')
+        .select('status')
+        .where('order_id', '=', orderId)
+        .executeTakeFirstOrThrow();
+      expect(status.status).toBe('PENDING');
+    },
+  );
 });
 
 /** The PostgreSQL URL of the test server's own database (Store.location hides credentials; trust auth needs none). */

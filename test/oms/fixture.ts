@@ -62,7 +62,10 @@ export interface HistoryEntry {
 }
 
 /** A logger that keeps its lines, so that tests can see what was reported. */
-export function recordingLogger(): { logger: Logger; lines: () => { level: number; msg: string; [key: string]: unknown }[] } {
+export function recordingLogger(): {
+  logger: Logger;
+  lines: () => { level: number; msg: string; [key: string]: unknown }[];
+} {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -100,7 +103,8 @@ export class ObservedExchange implements ExchangeAdapter {
   ) {}
 
   count(method: Method, orderId?: string): number {
-    return this.calls.filter((call) => call.method === method && (orderId === undefined || call.orderId === orderId)).length;
+    return this.calls.filter((call) => call.method === method && (orderId === undefined || call.orderId === orderId))
+      .length;
   }
 
   private async call<T>(method: Method, orderId: string | null, run: () => Promise<T>): Promise<T> {
@@ -230,7 +234,15 @@ export class OmsBench {
     await this.store.writeTransaction((tx) =>
       this.orders.apply(
         tx,
-        [{ before: null, after: acceptedOrder(order, now), reason: ACCEPTED_REASON, origin: { actor: order.userId, requestId: null }, outbox: 'PLACE' }],
+        [
+          {
+            before: null,
+            after: acceptedOrder(order, now),
+            reason: ACCEPTED_REASON,
+            origin: { actor: order.userId, requestId: null },
+            outbox: 'PLACE',
+          },
+        ],
         now,
       ),
     );
@@ -238,7 +250,10 @@ export class OmsBench {
   }
 
   /** A modification request as the API records it. */
-  async requestModification(orderId: string, terms: { orderType?: string; quantity: number; pricePaise: number }): Promise<void> {
+  async requestModification(
+    orderId: string,
+    terms: { orderType?: string; quantity: number; pricePaise: number },
+  ): Promise<void> {
     await this.changeAsTheApi(orderId, 'Modification requested: test', 'MODIFY', (order, now) => ({
       ...order,
       orderType: terms.orderType ?? 'RL',
@@ -250,18 +265,39 @@ export class OmsBench {
 
   /** A cancellation request as the API records it. */
   async requestCancellation(orderId: string): Promise<void> {
-    await this.changeAsTheApi(orderId, 'Cancellation requested by the user', 'CANCEL', (order, now) => ({ ...order, cancelRequestedAt: now, updatedAt: now }));
+    await this.changeAsTheApi(orderId, 'Cancellation requested by the user', 'CANCEL', (order, now) => ({
+      ...order,
+      cancelRequestedAt: now,
+      updatedAt: now,
+    }));
   }
 
   private get orders(): OrderRepository {
     return new OrderRepository(this.store.db, this.store.dialect);
   }
 
-  private async changeAsTheApi(orderId: string, reason: string, outbox: 'MODIFY' | 'CANCEL', change: (order: Order, now: number) => Order): Promise<void> {
+  private async changeAsTheApi(
+    orderId: string,
+    reason: string,
+    outbox: 'MODIFY' | 'CANCEL',
+    change: (order: Order, now: number) => Order,
+  ): Promise<void> {
     const now = this.clock.now;
     await this.store.writeTransaction(async (tx) => {
       const order = (await this.orders.lockOrders(tx, [orderId])).get(orderId)!;
-      await this.orders.apply(tx, [{ before: order, after: change(order, now), reason, origin: { actor: order.userId, requestId: null }, outbox }], now);
+      await this.orders.apply(
+        tx,
+        [
+          {
+            before: order,
+            after: change(order, now),
+            reason,
+            origin: { actor: order.userId, requestId: null },
+            outbox,
+          },
+        ],
+        now,
+      );
     });
   }
 
@@ -269,7 +305,9 @@ export class OmsBench {
     return createSimulatedExchange(store, this.now);
   }
 
-  worker(options: { exchange?: ExchangeAdapter; workerId?: string; store?: Store; pollMs?: number; batchSize?: number } = {}): OmsWorker {
+  worker(
+    options: { exchange?: ExchangeAdapter; workerId?: string; store?: Store; pollMs?: number; batchSize?: number } = {},
+  ): OmsWorker {
     return createOmsWorker(options.store ?? this.store, {
       logger: this.log.logger,
       now: this.now,
@@ -310,8 +348,19 @@ export class OmsBench {
 
   /** The exchange's book entry for the order, straight from its table. */
   async exchangeBid(orderId: string) {
-    const row = await this.store.db.selectFrom('sim_exchange_bids').selectAll().where('order_id', '=', orderId).executeTakeFirst();
-    return row && { ...row, quantity: Number(row.quantity), price_paise: Number(row.price_paise), transmissions: Number(row.transmissions) };
+    const row = await this.store.db
+      .selectFrom('sim_exchange_bids')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .executeTakeFirst();
+    return (
+      row && {
+        ...row,
+        quantity: Number(row.quantity),
+        price_paise: Number(row.price_paise),
+        transmissions: Number(row.transmissions),
+      }
+    );
   }
 
   async openOutbox(): Promise<number> {

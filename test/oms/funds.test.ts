@@ -78,7 +78,9 @@ describe('the risk step', () => {
     expect(await bench.status(orderId)).toBe('PENDING');
     expect(await blocked(orderId)).toBe(101_500);
     expect(await account('retail1')).toEqual({ cashPaise: 1_000_000, blockedPaise: 101_500, debitedPaise: 0 });
-    expect((await bench.history(orderId)).map((entry) => entry.reason)).toContain('Funds of Rs 1,015.00 blocked; sent to the exchange');
+    expect((await bench.history(orderId)).map((entry) => entry.reason)).toContain(
+      'Funds of Rs 1,015.00 blocked; sent to the exchange',
+    );
     expect(await orderLedger('retail1')).toEqual([['BLOCK', 101_500, orderId]]);
   });
 
@@ -123,7 +125,8 @@ describe('the risk step', () => {
   it('judges the bids of one batch in order: each sees the funds the ones before it blocked', async () => {
     await deposit('retail1', 250_000);
     const ids = [];
-    for (let i = 0; i < 3; i += 1) ids.push(await bench.placeOrder({ userId: 'retail1', quantity: 10, pricePaise: 10_150 }));
+    for (let i = 0; i < 3; i += 1)
+      ids.push(await bench.placeOrder({ userId: 'retail1', quantity: 10, pricePaise: 10_150 }));
     await bench.worker().runOnce();
     expect(await Promise.all(ids.map((id) => bench.status(id)))).toEqual(['PENDING', 'PENDING', 'OMSREJECT']);
     expect(await account('retail1')).toEqual({ cashPaise: 250_000, blockedPaise: 203_000, debitedPaise: 0 });
@@ -184,7 +187,11 @@ describe('releases and debits', () => {
     );
     const retailOrder = await bench.order(retail);
     const retailCost = Number(retailOrder.traded_quantity) * Number(retailOrder.traded_price_paise);
-    expect(await account('retail1')).toEqual({ cashPaise: 1_000_000 - retailCost, blockedPaise: 0, debitedPaise: retailCost });
+    expect(await account('retail1')).toEqual({
+      cashPaise: 1_000_000 - retailCost,
+      blockedPaise: 0,
+      debitedPaise: retailCost,
+    });
   });
 });
 
@@ -240,7 +247,8 @@ describe('several nodes', () => {
     const cost = 10 * 10_150;
     await deposit('retail1', 7 * cost + 5);
     const ids = [];
-    for (let i = 0; i < 30; i += 1) ids.push(await bench.placeOrder({ userId: 'retail1', quantity: 10, pricePaise: 10_150 }));
+    for (let i = 0; i < 30; i += 1)
+      ids.push(await bench.placeOrder({ userId: 'retail1', quantity: 10, pricePaise: 10_150 }));
     // On PostgreSQL each node holds its transactions open a while after their work, as a loaded node would:
     // nodes that judged on what they read without locking the account would each block the same funds.
     // (SQLite has one writer at a time; its connections in one process must not hold it across a timer, as
@@ -250,7 +258,8 @@ describe('several nodes', () => {
     try {
       // Small batches, so that the nodes' transactions interleave.
       const workers = stores.map((store) => bench.worker({ store, batchSize: 2 }));
-      for (let pass = 0; pass < 20 && (await bench.openOutbox()) > 0; pass += 1) await Promise.all(workers.map((worker) => worker.runOnce()));
+      for (let pass = 0; pass < 20 && (await bench.openOutbox()) > 0; pass += 1)
+        await Promise.all(workers.map((worker) => worker.runOnce()));
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }

@@ -66,7 +66,12 @@ describe('InstrumentGuard', () => {
     }
     expect(tries).toBe(MAX_TRIES);
     const [fault] = await faults.all();
-    expect(fault).toMatchObject({ instrument: 'issue:NSE_EQ:1', failures: MAX_TRIES, setAsideAt: clock.now, lastError: 'RangeError: broken terms' });
+    expect(fault).toMatchObject({
+      instrument: 'issue:NSE_EQ:1',
+      failures: MAX_TRIES,
+      setAsideAt: clock.now,
+      lastError: 'RangeError: broken terms',
+    });
     clock.now += 24 * 60 * 60 * 1000;
     one.newPass();
     await one.run('issue:NSE_EQ:1', 'allocation', counted);
@@ -81,9 +86,11 @@ describe('InstrumentGuard', () => {
 
   it('counts a database outage against no instrument: it fails the pass', async () => {
     const one = guard();
-    await expect(one.run('offer:B', 'allocation', () => Promise.reject(new DatabaseUnavailableError(new Error('connection refused'))))).rejects.toThrow(
-      DatabaseUnavailableError,
-    );
+    await expect(
+      one.run('offer:B', 'allocation', () =>
+        Promise.reject(new DatabaseUnavailableError(new Error('connection refused'))),
+      ),
+    ).rejects.toThrow(DatabaseUnavailableError);
     expect(await faults.all()).toEqual([]);
   });
 
@@ -104,7 +111,10 @@ describe('InstrumentGuard', () => {
     const setAsideAt = fault!.setAsideAt;
     // A later failure recorded by a worker whose records were old leaves the set-aside as it was.
     clock.now += 60_000;
-    await faults.recordFailure('offer:C', 'events', 'again', clock.now, { maxTries: MAX_TRIES, firstRetryMs: FIRST_RETRY_MS });
+    await faults.recordFailure('offer:C', 'events', 'again', clock.now, {
+      maxTries: MAX_TRIES,
+      firstRetryMs: FIRST_RETRY_MS,
+    });
     expect((await faults.all())[0]).toMatchObject({ failures: 7, setAsideAt });
   });
 });

@@ -23,12 +23,33 @@ describe('placement', () => {
 
     const order = await bench.order(orderId);
     const bid = await bench.exchangeBid(orderId);
-    expect(bid).toMatchObject({ status: 'LIVE', quantity: 25, price_paise: 10_150, category: 'RETAIL', order_type: 'RL', transmissions: 1 });
+    expect(bid).toMatchObject({
+      status: 'LIVE',
+      quantity: 25,
+      price_paise: 10_150,
+      category: 'RETAIL',
+      order_type: 'RL',
+      transmissions: 1,
+    });
     expect(order.status).toBe('PENDING');
     expect(order.exchange_order_id).toBe(bid!.exchange_order_id);
     expect(await bench.history(orderId)).toEqual([
-      { status: 'OMSXMITTED', reason: 'Order entry accepted and queued for the OMS', quantity: 25, price_paise: 10_150, traded_quantity: 0, at: T0 },
-      { status: 'EXXMITTED', reason: 'Sent to the exchange', quantity: 25, price_paise: 10_150, traded_quantity: 0, at: T0 },
+      {
+        status: 'OMSXMITTED',
+        reason: 'Order entry accepted and queued for the OMS',
+        quantity: 25,
+        price_paise: 10_150,
+        traded_quantity: 0,
+        at: T0,
+      },
+      {
+        status: 'EXXMITTED',
+        reason: 'Sent to the exchange',
+        quantity: 25,
+        price_paise: 10_150,
+        traded_quantity: 0,
+        at: T0,
+      },
       {
         status: 'PENDING',
         reason: `Accepted by the exchange, exchange order id ${bid!.exchange_order_id}`,
@@ -86,7 +107,10 @@ describe('placement', () => {
   it('rejects in the OMS an order for an issue that is not registered', async () => {
     const orderId = await bench.placeOrder({ scripToken: 999_999 });
     await bench.worker().runOnce();
-    expect(await bench.order(orderId)).toMatchObject({ status: 'OMSREJECT', error_reason: 'Rejected by the OMS: NSE_EQ 999999 is not a registered OFS issue' });
+    expect(await bench.order(orderId)).toMatchObject({
+      status: 'OMSREJECT',
+      error_reason: 'Rejected by the OMS: NSE_EQ 999999 is not a registered OFS issue',
+    });
     expect(await bench.exchangeBid(orderId)).toBeUndefined();
   });
 
@@ -102,7 +126,9 @@ describe('placement', () => {
     expect(order.error_reason).toBe('Price 101.50 is below the floor price 102.00');
     expect(order.exchange_order_id).toBeNull();
     expect(await bench.statusTrail(orderId)).toEqual(['OMSXMITTED', 'EXXMITTED', 'ORDERERROR']);
-    expect((await bench.history(orderId)).at(-1)!.reason).toBe('Rejected by the exchange: Price 101.50 is below the floor price 102.00');
+    expect((await bench.history(orderId)).at(-1)!.reason).toBe(
+      'Rejected by the exchange: Price 101.50 is below the floor price 102.00',
+    );
     expect(await bench.exchangeBid(orderId)).toBeUndefined();
   });
 
@@ -132,11 +158,26 @@ describe('modification at the exchange', () => {
 
     expect(await worker.runOnce()).toBe(1);
 
-    expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'LIVE', quantity: 40, price_paise: 10_200, transmissions: 1 });
+    expect(await bench.exchangeBid(orderId)).toMatchObject({
+      status: 'LIVE',
+      quantity: 40,
+      price_paise: 10_200,
+      transmissions: 1,
+    });
     expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', quantity: 40, price_paise: 10_200 });
     expect((await bench.history(orderId)).slice(-2)).toEqual([
-      expect.objectContaining({ status: 'PENDING', reason: 'Modification requested: test', quantity: 40, price_paise: 10_200 }),
-      expect.objectContaining({ status: 'PENDING', reason: 'Modified at the exchange', quantity: 40, price_paise: 10_200 }),
+      expect.objectContaining({
+        status: 'PENDING',
+        reason: 'Modification requested: test',
+        quantity: 40,
+        price_paise: 10_200,
+      }),
+      expect.objectContaining({
+        status: 'PENDING',
+        reason: 'Modified at the exchange',
+        quantity: 40,
+        price_paise: 10_200,
+      }),
     ]);
   });
 
@@ -153,7 +194,8 @@ describe('modification at the exchange', () => {
     expect((await bench.history(orderId)).at(-1)).toEqual(
       expect.objectContaining({
         status: 'PENDING',
-        reason: 'Modification refused by the exchange: Price 99.00 is below the floor price 100.00; the order keeps its terms at the exchange',
+        reason:
+          'Modification refused by the exchange: Price 99.00 is below the floor price 100.00; the order keeps its terms at the exchange',
         quantity: 10,
         price_paise: 10_150,
       }),

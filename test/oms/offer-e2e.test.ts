@@ -83,7 +83,16 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     server = await startTestServer({ databaseUrl: database.databaseUrl, now: T - 60 * MINUTE });
     nodeB = await startTestServer({ databaseUrl: database.databaseUrl, now: T - 60 * MINUTE });
     await server.admin.importOfs([
-      offerImport({ base_quantity: 1000, green_shoe_quantity: 200, employee_quantity: 50, retail_discount: { rupees: 2.5 }, employee_discount: { pct: 5 } }, T),
+      offerImport(
+        {
+          base_quantity: 1000,
+          green_shoe_quantity: 200,
+          employee_quantity: 50,
+          retail_discount: { rupees: 2.5 },
+          employee_discount: { pct: 5 },
+        },
+        T,
+      ),
     ]);
     users.mf1 = await server.createUser('mf1', { category: 'MF' });
     users.ic1 = await server.createUser('ic1', { category: 'IC', marginType: 'T' });
@@ -106,8 +115,16 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       () => server.clock.now,
     );
     for (const name of ['nii1', 'nii2', 'ic1', 'ret1', 'emp1'] as const) await funds.deposit(name, '1000000');
-    oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now, workerId: 'node-a' });
-    omsB = createOmsWorker(nodeB.store, { logger: pino({ level: 'silent' }), now: () => nodeB.clock.now, workerId: 'node-b' });
+    oms = createOmsWorker(server.store, {
+      logger: pino({ level: 'silent' }),
+      now: () => server.clock.now,
+      workerId: 'node-a',
+    });
+    omsB = createOmsWorker(nodeB.store, {
+      logger: pino({ level: 'silent' }),
+      now: () => nodeB.clock.now,
+      workerId: 'node-b',
+    });
   });
   afterAll(async () => {
     await nodeB?.close();
@@ -120,7 +137,13 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   /** The node a request goes to: B for BSE, A for the rest. */
   const nodeOf = (exchange: unknown) => (exchange === 'BSE_EQ' ? nodeB : server);
 
-  function place(name: Name, scrip: Record<string, unknown>, orderType: 'RL' | 'RL-MKT', quantity: number, price: number) {
+  function place(
+    name: Name,
+    scrip: Record<string, unknown>,
+    orderType: 'RL' | 'RL-MKT',
+    quantity: number,
+    price: number,
+  ) {
     const body = validBid({
       scrip_info: { expiry_date: '', strike_price: '', option_type: '', ...scrip },
       order_type: orderType,
@@ -130,7 +153,13 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     return nodeOf(scrip.exchange).call('POST', PLACE_ORDER, { body, ...as(users[name]) });
   }
 
-  async function placed(name: Name, scrip: Record<string, unknown>, orderType: 'RL' | 'RL-MKT', quantity: number, price: number): Promise<string> {
+  async function placed(
+    name: Name,
+    scrip: Record<string, unknown>,
+    orderType: 'RL' | 'RL-MKT',
+    quantity: number,
+    price: number,
+  ): Promise<string> {
     const res = await place(name, scrip, orderType, quantity, price);
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
@@ -144,17 +173,31 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       : 'NSE_EQ';
   const modify = (name: Name, orderId: string, quantity: number, price: number) =>
     nodeOf(exchangeOf(orderId)).call('PUT', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, {
-      body: { order_type: 'RL', quantity: String(quantity), price, disclosed_quantity: 0, validity: '', validity_days: 0, trigger_price: null },
+      body: {
+        order_type: 'RL',
+        quantity: String(quantity),
+        price,
+        disclosed_quantity: 0,
+        validity: '',
+        validity_days: 0,
+        trigger_price: null,
+      },
       ...as(users[name]),
     });
   const cancel = (name: Name, orderId: string) =>
     nodeOf(exchangeOf(orderId)).call('DELETE', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}`, as(users[name]));
   const carry = (name: Name, orderId: string) =>
-    nodeOf(exchangeOf(orderId)).call('POST', `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}/carry_forward`, as(users[name]));
+    nodeOf(exchangeOf(orderId)).call(
+      'POST',
+      `${PLACE_ORDER}/${exchangeOf(orderId)}/${orderId}/carry_forward`,
+      as(users[name]),
+    );
 
   /** The order as the order book shows it; both nodes show the same. */
   async function order(name: Name, orderId: string) {
-    const [a, b] = await Promise.all([server, nodeB].map((node) => node.call('GET', `${ORDERS}?limit=100`, { token: users[name].token })));
+    const [a, b] = await Promise.all(
+      [server, nodeB].map((node) => node.call('GET', `${ORDERS}?limit=100`, { token: users[name].token })),
+    );
     expect(a!.status, a!.text).toBe(200);
     expect(b!.body).toEqual(a!.body);
     return (a!.body.data as Record<string, unknown>[]).find((o) => o.order_id === orderId)!;
@@ -177,7 +220,12 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     for (const name of names) users[name] = await server.logInAgain(users[name]);
   }
 
-  const expectRefused = (res: { status: number; text: string; body: { code: string; message: string } }, status: number, code: string, message?: RegExp) => {
+  const expectRefused = (
+    res: { status: number; text: string; body: { code: string; message: string } },
+    status: number,
+    code: string,
+    message?: RegExp,
+  ) => {
     expect(res.status, res.text).toBe(status);
     expect(res.body.code, res.text).toBe(code);
     if (message) expect(res.body.message).toMatch(message);
@@ -194,11 +242,26 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     orders.nii2 = await placed('nii2', { ...NSE, series: 'IS' }, 'RL', 300, 100.25);
 
     // A non-retail user in the retail series, a retail user on T, a cut-off bid from an institution, below the floor, off the tick.
-    expectRefused(await place('nii1', { ...NSE, series: 'RS' }, 'RL', 10, 101), 422, 'e-362', /retail series .* whose series is IS/);
+    expectRefused(
+      await place('nii1', { ...NSE, series: 'RS' }, 'RL', 10, 101),
+      422,
+      'e-362',
+      /retail series .* whose series is IS/,
+    );
     expectRefused(await place('ret1', { ...NSE, series: 'RS' }, 'RL', 10, 101), 422, 'e-354', /taken on T\+1/);
-    expectRefused(await place('ret1', { ...NSE, series: 'ES' }, 'RL-MKT', 10, 0), 422, 'e-363', /not registered as an eligible employee/);
+    expectRefused(
+      await place('ret1', { ...NSE, series: 'ES' }, 'RL-MKT', 10, 0),
+      422,
+      'e-363',
+      /not registered as an eligible employee/,
+    );
     expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL-MKT', 10, 0), 422, 'e-357');
-    expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL', 10, 99.95), 422, 'e-356', /below the floor price 100.00/);
+    expectRefused(
+      await place('mf1', { ...NSE, series: 'IS' }, 'RL', 10, 99.95),
+      422,
+      'e-356',
+      /below the floor price 100.00/,
+    );
     expectRefused(await place('mf1', { ...NSE, series: 'IS' }, 'RL', 10, 100.02), 422, 'e-353');
     await runOms();
     expect(await order('mf1', orders.mf1)).toMatchObject({ status: 'PENDING' });
@@ -212,7 +275,9 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       margin_100: { price: 100.82, quantity: 1550 }, // 1,56,275.00 / 1,550
       margin_0: { price: 101.5, quantity: 100 },
     });
-    expect(read.body.data.indicative_history).toEqual([{ at: new Date(T + 10 * MINUTE).toISOString(), price: 100.86, quantity: 1650 }]);
+    expect(read.body.data.indicative_history).toEqual([
+      { at: new Date(T + 10 * MINUTE).toISOString(), price: 100.86, quantity: 1650 },
+    ]);
   });
 
   it('blocks funds for 100 %-margin bids and nothing for a 0 %-margin one, which may only be revised upward', async () => {
@@ -236,19 +301,40 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     // Carry-forward is a T+1 act.
     expectRefused(await carry('nii2', orders.nii2), 409, 'e-378', /during T\+1/);
     await runOms();
-    const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body.data.offer;
+    const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.mf1.token })).body
+      .data.offer;
     expect(offer).toMatchObject({
       state: 'T_ALLOCATED',
       t_cutoff_price: 100.25,
       portions: { total: 1200, retail_reserved: 150, non_retail: 1050, mf_ic_reserved: 300, single_bidder_cap: 300 },
     });
 
-    expect(await order('mf1', orders.mf1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 250, traded_price: '102.00' });
-    expect(await order('ic1', orders.ic1_bse)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '101.50' });
+    expect(await order('mf1', orders.mf1)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 250,
+      traded_price: '102.00',
+    });
+    expect(await order('ic1', orders.ic1_bse)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 100,
+      traded_price: '101.50',
+    });
     // Partly allotted bids stay live for the carry-forward decision.
-    expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'PENDING', traded_quantity: 300, traded_price: '101.00' });
-    expect(await order('oths1', orders.oths1_bse)).toMatchObject({ status: 'PENDING', traded_quantity: 300, traded_price: '100.50' });
-    expect(await order('nii2', orders.nii2)).toMatchObject({ status: 'PENDING', traded_quantity: 100, traded_price: '100.25' });
+    expect(await order('nii1', orders.nii1)).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 300,
+      traded_price: '101.00',
+    });
+    expect(await order('oths1', orders.oths1_bse)).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 300,
+      traded_price: '100.50',
+    });
+    expect(await order('nii2', orders.nii2)).toMatchObject({
+      status: 'PENDING',
+      traded_quantity: 100,
+      traded_price: '100.25',
+    });
     expect((await history('nii1', orders.nii1)).at(-1)).toMatchObject({
       status: 'PENDING',
       traded_quantity: 300,
@@ -262,21 +348,47 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     const book = await server.call('GET', '/operator/v1/ofs/offers/ACME-OFS-1/book', { token: ops.token });
     expect(book.status, book.text).toBe(200);
     const category = (name: string) => book.body.data.categories.find((c: { category: string }) => c.category === name);
-    expect(book.body.data.categories.map((c: { category: string }) => c.category)).toEqual(['RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS']);
+    expect(book.body.data.categories.map((c: { category: string }) => c.category)).toEqual([
+      'RETAIL',
+      'EMPLOYEE',
+      'NII',
+      'MF',
+      'IC',
+      'OTHS',
+    ]);
     expect(category('MF')).toEqual({
       category: 'MF',
       bids: 1,
       open_quantity: 0,
       allotted_quantity: 250,
       allotted_value: 25_500,
-      by_listing: [{ exchange: 'NSE_EQ', scrip_token: 700001, bids: 1, open_quantity: 0, allotted_quantity: 250, allotted_value: 25_500 }],
+      by_listing: [
+        {
+          exchange: 'NSE_EQ',
+          scrip_token: 700001,
+          bids: 1,
+          open_quantity: 0,
+          allotted_quantity: 250,
+          allotted_value: 25_500,
+        },
+      ],
     });
     expect(category('IC')).toMatchObject({
       allotted_quantity: 100,
       by_listing: [{ exchange: 'BSE_EQ', scrip_token: 800001, allotted_quantity: 100, allotted_value: 10_150 }],
     });
-    expect(category('NII')).toMatchObject({ bids: 2, open_quantity: 400, allotted_quantity: 400, allotted_value: 30_300 + 10_025 });
-    expect(category('OTHS')).toMatchObject({ bids: 1, open_quantity: 300, allotted_quantity: 300, by_listing: [{ exchange: 'BSE_EQ' }] });
+    expect(category('NII')).toMatchObject({
+      bids: 2,
+      open_quantity: 400,
+      allotted_quantity: 400,
+      allotted_value: 30_300 + 10_025,
+    });
+    expect(category('OTHS')).toMatchObject({
+      bids: 1,
+      open_quantity: 300,
+      allotted_quantity: 300,
+      by_listing: [{ exchange: 'BSE_EQ' }],
+    });
     expect(category('RETAIL')).toMatchObject({ bids: 0, open_quantity: 0, by_listing: [] });
     expect(book.body.data.non_retail_demand).toEqual([
       { price: 101, quantity: 200, cumulative: 200, bids: 1 },
@@ -284,7 +396,11 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       { price: 100.25, quantity: 200, cumulative: 700, bids: 1 },
     ]);
     expect(book.body.data.offer).toMatchObject({ offer_id: 'ACME-OFS-1', state: 'T_ALLOCATED' });
-    expectRefused(await server.call('GET', '/operator/v1/ofs/offers/ACME-OFS-1/book', { token: users.mf1.token }), 403, 'e-214');
+    expectRefused(
+      await server.call('GET', '/operator/v1/ofs/offers/ACME-OFS-1/book', { token: users.mf1.token }),
+      403,
+      'e-214',
+    );
     expectRefused(await server.call('GET', '/operator/v1/ofs/offers/NOPE/book', { token: ops.token }), 404, 'e-368');
 
     // The T allocation has fixed the bids: no more changes until they are carried forward.
@@ -315,15 +431,30 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     orders.ret1 = await placed('ret1', { ...NSE, series: 'RS' }, 'RL-MKT', 100, 0);
     orders.ret2_bse = await placed('ret2', BSE, 'RL', 30, 100.5);
     orders.emp1 = await placed('emp1', { ...NSE, series: 'ES' }, 'RL-MKT', 40, 0);
-    expectRefused(await place('ret3', { ...NSE, series: 'RS' }, 'RL', 10, 100.2), 422, 'e-359', /below the T-day cut-off price 100.25/);
+    expectRefused(
+      await place('ret3', { ...NSE, series: 'RS' }, 'RL', 10, 100.2),
+      422,
+      'e-359',
+      /below the T-day cut-off price 100.25/,
+    );
     // ret1's Rs 10,025 at the cut-off counts on the other exchange too: 1,200 more shares at 160.00 pass
     // Rs 2,00,000 (Rs 1,89,975 left: 1,187 shares).
     expectRefused(await place('ret1', BSE, 'RL', 1200, 160), 422, 'e-360', /at most 1187 shares/);
     // More than the offer's 1,250 shares (base, green shoe, employees): refused whatever the money.
-    expectRefused(await place('ret1', BSE, 'RL', 1251, 100.25), 422, 'e-382', /more than the 1250 shares the offer of ACME sells/);
+    expectRefused(
+      await place('ret1', BSE, 'RL', 1251, 100.25),
+      422,
+      'e-382',
+      /more than the 1250 shares the offer of ACME sells/,
+    );
     expectRefused(await place('emp1', { ...NSE, series: 'ES' }, 'RL', 10, 100), 422, 'e-364');
     // The employee limit (Rs 5,00,000) is beyond this offer's 1,250 shares: its rule is test/domain's.
-    expectRefused(await place('emp1', { ...NSE, series: 'ES' }, 'RL-MKT', 4948, 0), 422, 'e-382', /more than the 1250 shares/);
+    expectRefused(
+      await place('emp1', { ...NSE, series: 'ES' }, 'RL-MKT', 4948, 0),
+      422,
+      'e-382',
+      /more than the 1250 shares/,
+    );
     expectRefused(await carry('ret1', orders.ret1), 409, 'e-378', /non-retail/);
     await runOms();
     expect((await history('nii1', orders.nii1)).map((h) => h.reason)).toContain('Carried forward at the exchange');
@@ -336,7 +467,11 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       margin_type: 'H',
       carried_forward: true,
     });
-    expect(await order('emp1', orders.emp1)).toMatchObject({ bid_category: 'EMPLOYEE', category: 'NON_RETAIL', carried_forward: false });
+    expect(await order('emp1', orders.emp1)).toMatchObject({
+      bid_category: 'EMPLOYEE',
+      category: 'NON_RETAIL',
+      carried_forward: false,
+    });
     expect(await order('ret2', orders.ret2_bse)).toMatchObject({ bid_category: 'RETAIL', series: 'A' });
     expect(await order('ret1', orders.ret1)).toMatchObject({ status: 'PENDING' });
     // The retail cut-off bid is blocked at the T-day cut-off; the carried-forward bids are blocked again,
@@ -349,14 +484,32 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
   it('allots retail, employees and the spill at T+1 close, cancels what was not carried forward, and settles by day', async () => {
     clock.now = T1_CLOSE + MINUTE;
     await runOms();
-    expect(await order('ret1', orders.ret1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 100, traded_price: '97.75' });
-    expect(await order('ret2', orders.ret2_bse)).toMatchObject({ status: 'EXECUTED', traded_quantity: 30, traded_price: '97.75' });
-    expect(await order('emp1', orders.emp1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 40, traded_price: '95.23' });
+    expect(await order('ret1', orders.ret1)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 100,
+      traded_price: '97.75',
+    });
+    expect(await order('ret2', orders.ret2_bse)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 30,
+      traded_price: '97.75',
+    });
+    expect(await order('emp1', orders.emp1)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 40,
+      traded_price: '95.23',
+    });
     // nii2 takes the 20 unsubscribed retail shares within its cap; nii1 already holds the cap.
-    expect(await order('nii2', orders.nii2)).toMatchObject({ status: 'EXECUTED', traded_quantity: 120, traded_price: '100.25' });
+    expect(await order('nii2', orders.nii2)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 120,
+      traded_price: '100.25',
+    });
     expect(await order('nii1', orders.nii1)).toMatchObject({ status: 'EXECUTED', traded_quantity: 300 });
     expect(await order('oths1', orders.oths1_bse)).toMatchObject({ status: 'EXECUTED', traded_quantity: 300 });
-    expect((await history('oths1', orders.oths1_bse)).at(-1)!.reason).toMatch(/not carried forward by the close of T\+1; the 300 shares allotted on T stand/);
+    expect((await history('oths1', orders.oths1_bse)).at(-1)!.reason).toMatch(
+      /not carried forward by the close of T\+1; the 300 shares allotted on T stand/,
+    );
     expect(await balance('ret1')).toMatchObject({ blocked: '0.00', debited: '9775.00' });
     expect(await balance('nii1')).toMatchObject({ blocked: '0.00', debited: '30300.00' });
 
@@ -366,7 +519,9 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
       .orderBy('trade_id')
       .execute();
     const of = (orderId: string) =>
-      trades.filter((t) => t.order_id === orderId).map((t) => [Number(t.quantity), Number(t.price_paise), new Date(Number(t.settles_at)).toISOString()]);
+      trades
+        .filter((t) => t.order_id === orderId)
+        .map((t) => [Number(t.quantity), Number(t.price_paise), new Date(Number(t.settles_at)).toISOString()]);
     // T-day trades settle on T+1 and T+1 trades on T+2, trading days, at the 13:30 India time pay-out.
     expect(of(orders.mf1)).toEqual([[250, 10_200, '2026-12-02T08:00:00.000Z']]);
     expect(of(orders.nii2)).toEqual([
@@ -388,17 +543,30 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
     ]);
     clock.now = Date.parse('2026-12-03T08:00:00Z');
     await logInAgain(['nii2']);
-    expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([{ quantity: 120, average_price: '100.25' }]);
+    expect(await portfolio('/transactional/v1/portfolio/holdings')).toMatchObject([
+      { quantity: 120, average_price: '100.25' },
+    ]);
     expect(await portfolio('/transactional/v1/portfolio/positions/all')).toEqual([]);
 
     // The live order socket tells each allotment apart: nii2's T-day trade when it was made (the order still
     // PENDING) and its T+1 trade, each with its own number, quantity and price.
-    const events = await new OrderEventRepository(server.store.db).userEventsBetween('nii2', 0, Number.MAX_SAFE_INTEGER, 1000);
+    const events = await new OrderEventRepository(server.store.db).userEventsBetween(
+      'nii2',
+      0,
+      Number.MAX_SAFE_INTEGER,
+      1000,
+    );
     const tradeMessages = events
       .filter((event) => event.order.orderId === orders.nii2)
       .flatMap((event) => odinMessagesOf(toOrderEvent(event), event.trade))
       .filter((message) => message.MessageType === 'TRD_MSG')
-      .map((message) => [message.OrderStatus, message.TradeNumber, message.TradeQty, message.TradedPrice, message.TradedQTY]);
+      .map((message) => [
+        message.OrderStatus,
+        message.TradeNumber,
+        message.TradeQty,
+        message.TradedPrice,
+        message.TradedQTY,
+      ]);
     expect(tradeMessages).toEqual([
       [expect.any(Number), `T-${orders.nii2}`, 100, 10_025, 100],
       [expect.any(Number), `T-${orders.nii2}-2`, 20, 10_025, 120],
@@ -406,8 +574,14 @@ describe('a whole offer: T on both listings, the T allocation, carry-forward, T+
 
     // 1,050 non-retail on T, 130 retail, 20 spilled and 40 to employees on T+1.
     expect(trades.reduce((sum, t) => sum + Number(t.quantity), 0)).toBe(1050 + 130 + 20 + 40);
-    const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.nii2.token })).body.data.offer;
+    const offer = (await server.call('GET', '/transactional/v1/ofs/offers/ACME-OFS-1', { token: users.nii2.token }))
+      .body.data.offer;
     // Retail was not oversubscribed: its cut-off is the T-day cut-off, and UNIFORM retail paid it less Rs 2.50.
-    expect(offer).toMatchObject({ state: 'ALLOCATED', retail_cutoff_price: 100.25, retail_price: 97.75, employee_price: 95.23 });
+    expect(offer).toMatchObject({
+      state: 'ALLOCATED',
+      retail_cutoff_price: 100.25,
+      retail_price: 97.75,
+      employee_price: 95.23,
+    });
   });
 });

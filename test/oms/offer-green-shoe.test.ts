@@ -42,7 +42,13 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
           {
             offer_id: name,
             symbol: name,
-            listings: [{ exchange: 'NSE_EQ', scrip_token: TOKENS[name], series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }],
+            listings: [
+              {
+                exchange: 'NSE_EQ',
+                scrip_token: TOKENS[name],
+                series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+              },
+            ],
             base_quantity: 1_000,
             green_shoe_quantity: 1_000,
             green_shoe_exercised: false,
@@ -72,18 +78,30 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
   });
   afterAll(() => server?.close());
 
-  const offer = async (name: string, user = mf) => (await server.call('GET', `/transactional/v1/ofs/offers/${name}`, { token: user.token })).body.data.offer;
+  const offer = async (name: string, user = mf) =>
+    (await server.call('GET', `/transactional/v1/ofs/offers/${name}`, { token: user.token })).body.data.offer;
   const order = async (user: TestUser, key: string) =>
-    ((await server.call('GET', '/transactional/v1/orders?limit=100', { token: user.token })).body.data as Record<string, unknown>[]).find(
-      (o) => o.order_id === orders[key],
-    )!;
+    (
+      (await server.call('GET', '/transactional/v1/orders?limit=100', { token: user.token })).body.data as Record<
+        string,
+        unknown
+      >[]
+    ).find((o) => o.order_id === orders[key])!;
 
   it('after T closes, waits until 17:00 India time for the decision, and the offer says so', async () => {
     server.clock.now = T + 10 * MINUTE;
     for (const name of ['G1', 'G2'] as const) {
       const res = await server.call('POST', '/transactional/v1/orders/regular', {
         body: validBid({
-          scrip_info: { exchange: 'NSE_EQ', scrip_token: TOKENS[name], symbol: name, series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+          scrip_info: {
+            exchange: 'NSE_EQ',
+            scrip_token: TOKENS[name],
+            symbol: name,
+            series: 'IS',
+            expiry_date: '',
+            strike_price: '',
+            option_type: '',
+          },
           quantity: '2000',
           price: 101,
         }),
@@ -128,9 +146,15 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
     expect(await offer('G2')).toMatchObject({ state: 'T_OPEN' });
     server.clock.now = DECISION_BY;
     await oms.runOnce();
-    expect(await offer('G2')).toMatchObject({ state: 'T_ALLOCATED', green_shoe_exercised: 0, portions: { total: 1_000, non_retail: 900 } });
+    expect(await offer('G2')).toMatchObject({
+      state: 'T_ALLOCATED',
+      green_shoe_exercised: 0,
+      portions: { total: 1_000, non_retail: 900 },
+    });
     expect(await order(mf, 'G2')).toMatchObject({ traded_quantity: 900 });
-    await expect(server.admin.setGreenShoe('G2', 1_000)).rejects.toThrow(/the T allocation runs, and it has run|the decision was due by/);
+    await expect(server.admin.setGreenShoe('G2', 1_000)).rejects.toThrow(
+      /the T allocation runs, and it has run|the decision was due by/,
+    );
   });
 
   it('gives the employees their green-shoe part on T+1: 150 shares at the cut-off, settling on the next trading day', async () => {
@@ -138,7 +162,15 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
     emp = await server.logInAgain(emp);
     const res = await server.call('POST', '/transactional/v1/orders/regular', {
       body: validBid({
-        scrip_info: { exchange: 'NSE_EQ', scrip_token: TOKENS.G1, symbol: 'G1', series: 'ES', expiry_date: '', strike_price: '', option_type: '' },
+        scrip_info: {
+          exchange: 'NSE_EQ',
+          scrip_token: TOKENS.G1,
+          symbol: 'G1',
+          series: 'ES',
+          expiry_date: '',
+          strike_price: '',
+          option_type: '',
+        },
         order_type: 'RL-MKT',
         quantity: '200',
         price: 0,
@@ -150,11 +182,18 @@ describe("the T allocation waits for the seller's green-shoe decision", () => {
     orders.emp = res.body.data.orderId;
     await oms.runOnce();
     // Thursday 3 December becomes an exchange holiday: T+1's allotments settle on Friday, at the pay-out.
-    await new TradingHolidayRepository(server.store.db).replaceYears([{ date: '2026-12-03', description: 'A holiday' }], server.clock.now);
+    await new TradingHolidayRepository(server.store.db).replaceYears(
+      [{ date: '2026-12-03', description: 'A holiday' }],
+      server.clock.now,
+    );
     server.clock.now = T1_CLOSE + MINUTE;
     await oms.runOnce();
     expect(await order(emp, 'emp')).toMatchObject({ status: 'EXECUTED', traded_quantity: 150, traded_price: '101.00' });
-    const trade = await server.store.db.selectFrom('trades').select('settles_at').where('order_id', '=', orders.emp!).executeTakeFirstOrThrow();
+    const trade = await server.store.db
+      .selectFrom('trades')
+      .select('settles_at')
+      .where('order_id', '=', orders.emp!)
+      .executeTakeFirstOrThrow();
     expect(new Date(Number(trade.settles_at)).toISOString()).toBe('2026-12-04T08:00:00.000Z');
   });
 });

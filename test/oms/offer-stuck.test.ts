@@ -57,7 +57,13 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
           {
             offer_id: `${name}-OFS`,
             symbol: `${name}CO`,
-            listings: [{ exchange: 'NSE_EQ', scrip_token: OFFERS[name], series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null } }],
+            listings: [
+              {
+                exchange: 'NSE_EQ',
+                scrip_token: OFFERS[name],
+                series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: null },
+              },
+            ],
             base_quantity: 1_000,
             green_shoe_quantity: 0,
             retail_reserve_pct: 10,
@@ -90,10 +96,25 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
   });
 
   const as = (name: Name) => ({ token: users[name].token, apiKey: users[name].apiKey });
-  const bid = (name: Name, offer: OfferName, series: 'RS' | 'IS', orderType: 'RL' | 'RL-MKT', quantity: number, price: number) =>
+  const bid = (
+    name: Name,
+    offer: OfferName,
+    series: 'RS' | 'IS',
+    orderType: 'RL' | 'RL-MKT',
+    quantity: number,
+    price: number,
+  ) =>
     server.call('POST', PLACE_ORDER, {
       body: validBid({
-        scrip_info: { exchange: 'NSE_EQ', scrip_token: OFFERS[offer], symbol: `${offer}CO`, series, expiry_date: '', strike_price: '', option_type: '' },
+        scrip_info: {
+          exchange: 'NSE_EQ',
+          scrip_token: OFFERS[offer],
+          symbol: `${offer}CO`,
+          series,
+          expiry_date: '',
+          strike_price: '',
+          option_type: '',
+        },
         order_type: orderType,
         quantity: String(quantity),
         price,
@@ -106,17 +127,28 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     orders[key] = res.body.data.orderId as string;
   }
   const carry = (name: Name, orderId: string, body?: Record<string, unknown>) =>
-    server.call('POST', `${PLACE_ORDER}/NSE_EQ/${orderId}/carry_forward`, { ...as(name), ...(body !== undefined && { body }) });
+    server.call('POST', `${PLACE_ORDER}/NSE_EQ/${orderId}/carry_forward`, {
+      ...as(name),
+      ...(body !== undefined && { body }),
+    });
   const order = async (name: Name, key: string) =>
-    ((await server.call('GET', `${ORDERS}?limit=100`, { token: users[name].token })).body.data as Record<string, unknown>[]).find(
-      (o) => o.order_id === orders[key],
-    )!;
+    (
+      (await server.call('GET', `${ORDERS}?limit=100`, { token: users[name].token })).body.data as Record<
+        string,
+        unknown
+      >[]
+    ).find((o) => o.order_id === orders[key])!;
   const history = async (name: Name, key: string) =>
-    ((await server.call('GET', `${ORDERS}/${orders[key]}`, { token: users[name].token })).body.data as { status: string; reason: string }[]).map(
-      (h) => h.reason,
-    );
-  const offer = async (name: OfferName) => (await server.call('GET', `/transactional/v1/ofs/offers/${name}-OFS`, { token: users.ret.token })).body.data.offer;
-  const blocked = async (name: Name) => (await server.call('GET', '/authentication/v1/user/balance', { token: users[name].token })).body.data.blocked;
+    (
+      (await server.call('GET', `${ORDERS}/${orders[key]}`, { token: users[name].token })).body.data as {
+        status: string;
+        reason: string;
+      }[]
+    ).map((h) => h.reason);
+  const offer = async (name: OfferName) =>
+    (await server.call('GET', `/transactional/v1/ofs/offers/${name}-OFS`, { token: users.ret.token })).body.data.offer;
+  const blocked = async (name: Name) =>
+    (await server.call('GET', '/authentication/v1/user/balance', { token: users[name].token })).body.data.blocked;
   const omsHealth = async () => (await server.call('GET', '/health/oms')).body;
   const ordergate = (args: string[]) => runOrdergate(args, { env: { DATABASE_URL: database.databaseUrl } });
 
@@ -127,18 +159,22 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
 
   it('T: mf takes the 900 of each offer at 105.00 (A, C, D: 1,000 bid, 100 left live); nii and nii3 bid 500 at 100.00 in B and A', async () => {
     server.clock.now = T + 10 * MINUTE;
-    for (const name of Object.keys(OFFERS) as OfferName[]) await placed(`mf-${name}`, 'mf', name, 'IS', 'RL', name === 'B' ? 900 : 1_000, 105);
+    for (const name of Object.keys(OFFERS) as OfferName[])
+      await placed(`mf-${name}`, 'mf', name, 'IS', 'RL', name === 'B' ? 900 : 1_000, 105);
     await placed('nii-B', 'nii', 'B', 'IS', 'RL', 500, 100);
     await placed('nii3-A', 'nii3', 'A', 'IS', 'RL', 500, 100);
     await oms.runOnce();
     expect(await blocked('nii')).toBe('50000.00');
     server.clock.now = T_CLOSE + MINUTE;
     await oms.runOnce();
-    for (const name of Object.keys(OFFERS) as OfferName[]) expect(await offer(name)).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 105 });
+    for (const name of Object.keys(OFFERS) as OfferName[])
+      expect(await offer(name)).toMatchObject({ state: 'T_ALLOCATED', t_cutoff_price: 105 });
     // Unallotted on T, nii's bid stays live for the carry-forward decision, and blocks nothing overnight.
     expect(await order('nii', 'nii-B')).toMatchObject({ status: 'PENDING', traded_quantity: 0 });
     expect(await blocked('nii')).toBe('0.00');
-    expect((await history('nii', 'nii-B')).at(-1)).toMatch(/Not allotted on T: .*the T-day cut-off price is 105.00.*blocked again then/);
+    expect((await history('nii', 'nii-B')).at(-1)).toMatch(
+      /Not allotted on T: .*the T-day cut-off price is 105.00.*blocked again then/,
+    );
   });
 
   it('T+1: a carry-forward below the cut-off is refused naming the cut-off; a revision to at least it is taken, its funds blocked again or the bid ended', async () => {
@@ -175,10 +211,22 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     expect(await blocked('ret')).toBe('15750.00');
 
     // The database holds nii's bid as the code before the fix carried it forward: at 100.00, below 105.00.
-    await server.store.db.updateTable('orders').set({ carried_forward_at: server.clock.now }).where('order_id', '=', orders['nii-B']!).execute();
-    await server.store.db.updateTable('sim_exchange_bids').set({ carried_forward: 1 }).where('order_id', '=', orders['nii-B']!).execute();
+    await server.store.db
+      .updateTable('orders')
+      .set({ carried_forward_at: server.clock.now })
+      .where('order_id', '=', orders['nii-B']!)
+      .execute();
+    await server.store.db
+      .updateTable('sim_exchange_bids')
+      .set({ carried_forward: 1 })
+      .where('order_id', '=', orders['nii-B']!)
+      .execute();
     // And D's stored T-day cut-off is broken: no allocation of D can run.
-    await server.store.db.updateTable('ofs_offers').set({ t_cutoff_price_paise: -5 }).where('offer_id', '=', 'D-OFS').execute();
+    await server.store.db
+      .updateTable('ofs_offers')
+      .set({ t_cutoff_price_paise: -5 })
+      .where('offer_id', '=', 'D-OFS')
+      .execute();
   });
 
   it('T+1 close, one pass: A, B and C allotted, every one of their orders final, the bad bid set aside with its reason; D fails alone', async () => {
@@ -186,23 +234,34 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     await oms.runOnce();
     for (const name of ['A', 'B', 'C'] as const) {
       expect(await offer(name)).toMatchObject({ state: 'ALLOCATED' });
-      expect(await order('ret', `ret-${name}`)).toMatchObject({ status: 'EXECUTED', traded_quantity: 50, traded_price: '105.00' });
+      expect(await order('ret', `ret-${name}`)).toMatchObject({
+        status: 'EXECUTED',
+        traded_quantity: 50,
+        traded_price: '105.00',
+      });
     }
-    for (const name of ['A', 'C'] as const) expect(await order('mf', `mf-${name}`)).toMatchObject({ status: 'EXECUTED', traded_quantity: 900 });
+    for (const name of ['A', 'C'] as const)
+      expect(await order('mf', `mf-${name}`)).toMatchObject({ status: 'EXECUTED', traded_quantity: 900 });
     expect(await order('mf', 'mf-B')).toMatchObject({ status: 'EXECUTED', traded_quantity: 900 });
     expect(await order('nii', 'nii-B')).toMatchObject({ status: 'CANCELLED', traded_quantity: 0 });
-    expect((await history('nii', 'nii-B')).at(-1)).toBe('Not allotted on T+1: set aside, a carried-forward bid at 100.00 is below the T-day cut-off 105.00');
+    expect((await history('nii', 'nii-B')).at(-1)).toBe(
+      'Not allotted on T+1: set aside, a carried-forward bid at 100.00 is below the T-day cut-off 105.00',
+    );
     expect(await blocked('nii')).toBe('0.00');
     expect(await blocked('ret')).toBe('0.00');
 
     expect(await offer('D')).toMatchObject({ state: 'T1_OPEN' });
     expect(await order('mf', 'mf-D')).toMatchObject({ status: 'PENDING', traded_quantity: 900 });
-    const failed = log.lines().filter((line) => line.msg === 'OMS work on an instrument failed; it is tried again later');
+    const failed = log
+      .lines()
+      .filter((line) => line.msg === 'OMS work on an instrument failed; it is tried again later');
     expect(failed).toMatchObject([{ instrument: 'offer:D-OFS', step: 'allocation', failures: 1 }]);
     expect(await omsHealth()).toEqual({ status: 'ok', set_aside: [] });
     const stuck = await ordergate(['oms', 'stuck']);
     expect(stuck.code, stuck.stderr).toBe(0);
-    expect(stuck.stdout).toMatch(/^retrying offer:D-OFS step=allocation failures=1 since=\S+ last=\S+ next_try=\S+\n  RangeError: the T-day cut-off price -5 /);
+    expect(stuck.stdout).toMatch(
+      /^retrying offer:D-OFS step=allocation failures=1 since=\S+ last=\S+ next_try=\S+\n {2}RangeError: the T-day cut-off price -5 /,
+    );
   });
 
   it('sets D aside after five failures, tried 1, 2, 4 and 8 s apart; the operator sees it on the health endpoint, in the metrics and the log', async () => {
@@ -224,9 +283,18 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
     expect(log.lines().filter((line) => line.instrument === 'offer:D-OFS' && line.level === 50)).toHaveLength(5);
     expect(await omsHealth()).toEqual({
       status: 'degraded',
-      set_aside: [{ instrument: 'offer:D-OFS', step: 'allocation', failures: 5, since: new Date(server.clock.now - 60 * MINUTE).toISOString() }],
+      set_aside: [
+        {
+          instrument: 'offer:D-OFS',
+          step: 'allocation',
+          failures: 5,
+          since: new Date(server.clock.now - 60 * MINUTE).toISOString(),
+        },
+      ],
     });
-    expect(await metrics.registry.getSingleMetricAsString('ordergate_oms_instruments_set_aside')).toMatch(/^ordergate_oms_instruments_set_aside 1$/m);
+    expect(await metrics.registry.getSingleMetricAsString('ordergate_oms_instruments_set_aside')).toMatch(
+      /^ordergate_oms_instruments_set_aside 1$/m,
+    );
     expect(await metrics.registry.getSingleMetricAsString('ordergate_oms_instrument_failures_total')).toMatch(
       /ordergate_oms_instrument_failures_total\{step="allocation",set_aside="true"\} 1/,
     );
@@ -237,7 +305,11 @@ describe('one carried-forward bid below the cut-off, and one offer that cannot b
   });
 
   it('takes D back once the operator has fixed it: allotted at the next pass, the health ok again', async () => {
-    await server.store.db.updateTable('ofs_offers').set({ t_cutoff_price_paise: 10_500 }).where('offer_id', '=', 'D-OFS').execute();
+    await server.store.db
+      .updateTable('ofs_offers')
+      .set({ t_cutoff_price_paise: 10_500 })
+      .where('offer_id', '=', 'D-OFS')
+      .execute();
     const retry = await ordergate(['oms', 'retry', 'offer:D-OFS']);
     expect(retry.code, retry.stderr).toBe(0);
     expect(retry.stdout).toBe('retrying: offer:D-OFS: at the next pass of the OMS\n');

@@ -49,7 +49,11 @@ describe('an under-subscribed T day waits for the operator', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ now: T + 10 * MINUTE });
-    await server.admin.importOfs([offerImport({ ...ONE, ...terms }, T), offerImport({ ...TWO, ...terms }, T), offerImport({ ...THREE, ...terms }, T)]);
+    await server.admin.importOfs([
+      offerImport({ ...ONE, ...terms }, T),
+      offerImport({ ...TWO, ...terms }, T),
+      offerImport({ ...THREE, ...terms }, T),
+    ]);
     nii = await server.createUser('nii', { category: 'NII' });
     nii2 = await server.createUser('nii2', { category: 'NII' });
     nii3 = await server.createUser('nii3', { category: 'NII' });
@@ -68,18 +72,30 @@ describe('an under-subscribed T day waits for the operator', () => {
   const bid = (symbol: string, scripToken: number, quantity: number, price: number, user = nii) =>
     server.call('POST', PLACE_ORDER, {
       body: validBid({
-        scrip_info: { exchange: 'NSE_EQ', scrip_token: scripToken, symbol, series: 'IS', expiry_date: '', strike_price: '', option_type: '' },
+        scrip_info: {
+          exchange: 'NSE_EQ',
+          scrip_token: scripToken,
+          symbol,
+          series: 'IS',
+          expiry_date: '',
+          strike_price: '',
+          option_type: '',
+        },
         quantity: String(quantity),
         price,
       }),
       ...as(user),
     });
-  const offer = async (offerId: string) => (await server.call('GET', `/transactional/v1/ofs/offers/${offerId}`, { token: nii.token })).body.data.offer;
-  const blocked = async () => (await server.call('GET', '/authentication/v1/user/balance', { token: nii.token })).body.data.blocked as string;
+  const offer = async (offerId: string) =>
+    (await server.call('GET', `/transactional/v1/ofs/offers/${offerId}`, { token: nii.token })).body.data.offer;
+  const blocked = async () =>
+    (await server.call('GET', '/authentication/v1/user/balance', { token: nii.token })).body.data.blocked as string;
   const order = async (orderId: string, user = nii) =>
-    ((await server.call('GET', '/transactional/v1/orders?limit=100', { token: user.token })).body.data as { order_id: string }[]).find(
-      (o) => o.order_id === orderId,
-    );
+    (
+      (await server.call('GET', '/transactional/v1/orders?limit=100', { token: user.token })).body.data as {
+        order_id: string;
+      }[]
+    ).find((o) => o.order_id === orderId);
 
   let one: string;
   let twoLow: string;
@@ -94,7 +110,8 @@ describe('an under-subscribed T day waits for the operator', () => {
     server.clock.now = T_CLOSE + MINUTE;
     await oms.runOnce();
     await oms.runOnce();
-    for (const id of ['ONE-OFS', 'TWO-OFS']) expect(await offer(id)).toMatchObject({ state: 'T_OPEN', awaiting_operator: true, t_cutoff_price: null });
+    for (const id of ['ONE-OFS', 'TWO-OFS'])
+      expect(await offer(id)).toMatchObject({ state: 'T_OPEN', awaiting_operator: true, t_cutoff_price: null });
     expect(await order(one)).toMatchObject({ status: 'PENDING', traded_quantity: 0 });
   });
 
@@ -116,21 +133,39 @@ describe('an under-subscribed T day waits for the operator', () => {
     await server.admin.cancelOffer('ONE-OFS');
     await oms.runOnce();
     expect(await offer('ONE-OFS')).toMatchObject({ state: 'CANCELLED', awaiting_operator: false });
-    expect(await order(one)).toMatchObject({ status: 'CANCELLED', error_reason: expect.stringMatching(/offer of ONE was cancelled by the operator/) });
+    expect(await order(one)).toMatchObject({
+      status: 'CANCELLED',
+      error_reason: expect.stringMatching(/offer of ONE was cancelled by the operator/),
+    });
     expect(await blocked()).toBe('20400.00');
     const late = await bid('ONE', 700011, 10, 101);
     expect(late.status, late.text).toBe(409);
-    expect(late.body).toMatchObject({ code: 'e-367', message: 'The offer of ONE was cancelled; it takes no bids, modifications or cancellations' });
+    expect(late.body).toMatchObject({
+      code: 'e-367',
+      message: 'The offer of ONE was cancelled; it takes no bids, modifications or cancellations',
+    });
     await expect(server.admin.cancelOffer('ONE-OFS')).rejects.toThrow(/cancelled already/);
   });
 
   it('goes on when told: every bid allotted in full, the cut-off the floor price, the shares left for retail on T+1', async () => {
     await server.admin.proceedOffer('TWO-OFS');
     await oms.runOnce();
-    expect(await offer('TWO-OFS')).toMatchObject({ state: 'T_ALLOCATED', awaiting_operator: false, t_cutoff_price: 100 });
-    expect(await order(twoLow, nii2)).toMatchObject({ status: 'EXECUTED', traded_quantity: 240, traded_price: '100.50' });
+    expect(await offer('TWO-OFS')).toMatchObject({
+      state: 'T_ALLOCATED',
+      awaiting_operator: false,
+      t_cutoff_price: 100,
+    });
+    expect(await order(twoLow, nii2)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 240,
+      traded_price: '100.50',
+    });
     expect(await order(twoHigh)).toMatchObject({ status: 'EXECUTED', traded_quantity: 200, traded_price: '102.00' });
-    const row = await server.store.db.selectFrom('ofs_offers').select(['t_unallotted']).where('offer_id', '=', 'TWO-OFS').executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('ofs_offers')
+      .select(['t_unallotted'])
+      .where('offer_id', '=', 'TWO-OFS')
+      .executeTakeFirstOrThrow();
     expect(Number(row.t_unallotted)).toBe(460);
     expect(await blocked()).toBe('0.00');
     await expect(server.admin.proceedOffer('TWO-OFS')).rejects.toThrow(/has run already/);
@@ -142,7 +177,15 @@ describe('an under-subscribed T day waits for the operator', () => {
     const retailBid = (price: number) =>
       server.call('POST', PLACE_ORDER, {
         body: validBid({
-          scrip_info: { exchange: 'NSE_EQ', scrip_token: 700012, symbol: 'TWO', series: 'RS', expiry_date: '', strike_price: '', option_type: '' },
+          scrip_info: {
+            exchange: 'NSE_EQ',
+            scrip_token: 700012,
+            symbol: 'TWO',
+            series: 'RS',
+            expiry_date: '',
+            strike_price: '',
+            option_type: '',
+          },
           quantity: '10',
           price,
         }),

@@ -50,7 +50,10 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
   const as = (user: TestUser) => ({ token: user.token, apiKey: user.apiKey });
 
   async function bid(user: TestUser, orderType: 'RL' | 'RL-MKT', quantity: number, price: number): Promise<string> {
-    const res = await server.call('POST', PLACE_ORDER, { body: validBid({ order_type: orderType, quantity: String(quantity), price }), ...as(user) });
+    const res = await server.call('POST', PLACE_ORDER, {
+      body: validBid({ order_type: orderType, quantity: String(quantity), price }),
+      ...as(user),
+    });
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
   }
@@ -69,7 +72,8 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
       },
       ...as(user),
     });
-  const cancel = (user: TestUser, orderId: string) => server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, as(user));
+  const cancel = (user: TestUser, orderId: string) =>
+    server.call('DELETE', `${PLACE_ORDER}/NSE_EQ/${orderId}`, as(user));
 
   async function orderBook(user: TestUser) {
     const res = await server.call('GET', ORDERS, { token: user.token });
@@ -80,20 +84,31 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
   async function historyOf(user: TestUser, orderId: string) {
     const res = await server.call('GET', `${ORDERS}/${orderId}`, { token: user.token });
     expect(res.status, res.text).toBe(200);
-    return res.body.data as { status: string; reason: string; total_quantity: number; exchange_order_no: string; exchange_timestamp: string }[];
+    return res.body.data as {
+      status: string;
+      reason: string;
+      total_quantity: number;
+      exchange_order_no: string;
+      exchange_timestamp: string;
+    }[];
   }
 
   it('runs the OFS to allotment and shows it in the order book and histories', async () => {
     // Day T: non-retail bids; retail may not bid yet.
     server.clock.now = t0;
-    const early = await server.call('POST', PLACE_ORDER, { body: validBid({ quantity: '10', price: 101.5 }), ...as(users.ret1) });
+    const early = await server.call('POST', PLACE_ORDER, {
+      body: validBid({ quantity: '10', price: 101.5 }),
+      ...as(users.ret1),
+    });
     expect(early.status, early.text).toBe(422);
     const a = await bid(users.inst1, 'RL', 500, 102);
     const b = await bid(users.inst2, 'RL', 500, 101);
     const c = await bid(users.inst2, 'RL', 100, 100.5);
     await oms.runOnce();
     for (const id of [a, b, c])
-      expect((await orderBook(id === a ? users.inst1 : users.inst2)).find((o) => o.order_id === id)).toMatchObject({ status: 'PENDING' });
+      expect((await orderBook(id === a ? users.inst1 : users.inst2)).find((o) => o.order_id === id)).toMatchObject({
+        status: 'PENDING',
+      });
 
     expect((await modify(users.inst1, a, 600, 102)).status).toBe(200);
     expect((await cancel(users.inst2, c)).status).toBe(200);
@@ -113,12 +128,18 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
     // Nothing is allotted before the later close.
     server.clock.now = t0 + 2 * HOUR - 1;
     await oms.runOnce();
-    expect((await orderBook(users.inst1))[0]).toMatchObject({ order_id: a, status: 'PENDING', traded_quantity: 0, pending_quantity: 600 });
+    expect((await orderBook(users.inst1))[0]).toMatchObject({
+      order_id: a,
+      status: 'PENDING',
+      traded_quantity: 0,
+      pending_quantity: 600,
+    });
 
     server.clock.now = t0 + 2 * HOUR;
     await oms.runOnce();
 
-    const final = async (user: TestUser, orderId: string) => (await orderBook(user)).find((o) => o.order_id === orderId);
+    const final = async (user: TestUser, orderId: string) =>
+      (await orderBook(user)).find((o) => o.order_id === orderId);
     expect(await final(users.inst1, a)).toMatchObject({
       status: 'EXECUTED',
       total_quantity: 600,
@@ -126,18 +147,46 @@ describe('a whole OFS, from bids on T and T+1 to allotment', () => {
       traded_price: '101.00',
       pending_quantity: 0,
     });
-    expect(await final(users.inst2, b)).toMatchObject({ status: 'EXECUTED', total_quantity: 500, traded_quantity: 409, traded_price: '101.00' });
+    expect(await final(users.inst2, b)).toMatchObject({
+      status: 'EXECUTED',
+      total_quantity: 500,
+      traded_quantity: 409,
+      traded_price: '101.00',
+    });
     expect(await final(users.inst2, c)).toMatchObject({ status: 'CANCELLED', traded_quantity: 0 });
-    expect(await final(users.ret1, r1)).toMatchObject({ status: 'EXECUTED', order_type: 'RL-MKT', traded_quantity: 60, traded_price: '101.00' });
-    expect(await final(users.ret2, r2)).toMatchObject({ status: 'EXECUTED', traded_quantity: 40, traded_price: '101.00' });
+    expect(await final(users.ret1, r1)).toMatchObject({
+      status: 'EXECUTED',
+      order_type: 'RL-MKT',
+      traded_quantity: 60,
+      traded_price: '101.00',
+    });
+    expect(await final(users.ret2, r2)).toMatchObject({
+      status: 'EXECUTED',
+      traded_quantity: 40,
+      traded_price: '101.00',
+    });
     expect(await final(users.ret3, r3)).toMatchObject({ status: 'CANCELLED', traded_quantity: 0 });
 
     const historyOfA = await historyOf(users.inst1, a);
     // The exchange's order number shows from the entry where the exchange had the order.
     const exchangeOrderNo = (await final(users.inst1, a))!.exchange_order_no as string;
     expect(exchangeOrderNo).toMatch(/^SIM[0-9A-F]{32}$/);
-    expect(historyOfA.map((entry) => entry.exchange_order_no)).toEqual(['', '', exchangeOrderNo, exchangeOrderNo, exchangeOrderNo, exchangeOrderNo]);
-    expect(historyOfA.map((entry) => entry.exchange_timestamp === '')).toEqual([true, true, false, false, false, false]);
+    expect(historyOfA.map((entry) => entry.exchange_order_no)).toEqual([
+      '',
+      '',
+      exchangeOrderNo,
+      exchangeOrderNo,
+      exchangeOrderNo,
+      exchangeOrderNo,
+    ]);
+    expect(historyOfA.map((entry) => entry.exchange_timestamp === '')).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(historyOfA.map((entry) => [entry.status, entry.reason, entry.total_quantity])).toEqual([
       ['OMSXMITTED', 'Order entry accepted and queued for the OMS', 500],
       ['EXXMITTED', 'Sent to the exchange', 500],

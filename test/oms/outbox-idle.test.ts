@@ -70,7 +70,9 @@ describe('the OMS loop at rest', () => {
     }
     expect(memory.passes()).toBeGreaterThanOrEqual(19);
     // Nothing arrives: still every pollMs for IDLE_AFTER_MS...
-    expect(await passesIn(memory, IDLE_AFTER_MS - 2 * POLL_MS)).toBeGreaterThanOrEqual((IDLE_AFTER_MS - 2 * POLL_MS) / POLL_MS - 1);
+    expect(await passesIn(memory, IDLE_AFTER_MS - 2 * POLL_MS)).toBeGreaterThanOrEqual(
+      (IDLE_AFTER_MS - 2 * POLL_MS) / POLL_MS - 1,
+    );
     // ...then every IDLE_POLL_MS.
     await vi.advanceTimersByTimeAsync(IDLE_POLL_MS);
     const idle = await passesIn(memory, 10 * IDLE_POLL_MS);
@@ -100,7 +102,9 @@ describe('the OMS loop at rest', () => {
     expect(memory.waiting()).toBe(0);
     expect(memory.passedAt.at(-1)! - wokenAt).toBeLessThanOrEqual(POLL_MS);
     // Woken: pollMs again, for IDLE_AFTER_MS at least.
-    expect(await passesIn(memory, IDLE_AFTER_MS - 2 * POLL_MS)).toBeGreaterThanOrEqual((IDLE_AFTER_MS - 2 * POLL_MS) / POLL_MS - 1);
+    expect(await passesIn(memory, IDLE_AFTER_MS - 2 * POLL_MS)).toBeGreaterThanOrEqual(
+      (IDLE_AFTER_MS - 2 * POLL_MS) / POLL_MS - 1,
+    );
     await memory.loop.stop();
   });
 

@@ -21,7 +21,8 @@ afterEach(async () => {
   await bench.close();
 });
 
-const configFor = (env: Record<string, string>) => loadConfig({ DATABASE_URL: bench.databaseUrl, PORT: '0', OMS_POLL_MS: '20', ...env });
+const configFor = (env: Record<string, string>) =>
+  loadConfig({ DATABASE_URL: bench.databaseUrl, PORT: '0', OMS_POLL_MS: '20', ...env });
 
 describe('the embedded OMS', () => {
   it('runs inside the server by default and takes an accepted order to PENDING', async () => {
@@ -35,7 +36,9 @@ describe('the embedded OMS', () => {
 
     await server.stop();
     server = undefined;
-    expect(lines().map((line) => line.msg)).toEqual(expect.arrayContaining(['OMS worker started', 'OMS worker stopped']));
+    expect(lines().map((line) => line.msg)).toEqual(
+      expect.arrayContaining(['OMS worker started', 'OMS worker stopped']),
+    );
   });
 
   it('is absent with OMS_EMBEDDED=false: orders wait for `ordergate oms`', async () => {
@@ -64,7 +67,9 @@ describe('OMS settings', () => {
   });
 
   it.each(['yes', 'FALSE', '0', '1', 'no'])('refuses OMS_EMBEDDED=%s', (value) => {
-    expect(() => loadConfig({ OMS_EMBEDDED: value })).toThrow(new ConfigError(`OMS_EMBEDDED must be true or false, got "${value}"`));
+    expect(() => loadConfig({ OMS_EMBEDDED: value })).toThrow(
+      new ConfigError(`OMS_EMBEDDED must be true or false, got "${value}"`),
+    );
   });
 
   it.each([

@@ -43,7 +43,13 @@ describe('webhook deliveries', () => {
   const dispatchers: WebhookDispatcher[] = [];
 
   function dispatcher(
-    options: { timeoutMs?: number; leaseMs?: number; id?: string; addresses?: WebhookAddressPolicy | 'default'; resolve?: Resolver } = {},
+    options: {
+      timeoutMs?: number;
+      leaseMs?: number;
+      id?: string;
+      addresses?: WebhookAddressPolicy | 'default';
+      resolve?: Resolver;
+    } = {},
   ): WebhookDispatcher {
     const created = new WebhookDispatcher({
       webhooks: repository,
@@ -68,7 +74,12 @@ describe('webhook deliveries', () => {
     await server.registerIssue();
     oms = createOmsWorker(server.store, { logger: pino({ level: 'silent' }), now: () => server.clock.now });
     repository = new WebhookRepository(server.store.db);
-    admin = new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), LOCAL_RECEIVERS, () => server.clock.now);
+    admin = new WebhookAdminService(
+      repository,
+      new UserRepository(server.store.db, server.store.dialect),
+      LOCAL_RECEIVERS,
+      () => server.clock.now,
+    );
   });
   afterAll(async () => {
     await server.close();
@@ -90,7 +101,11 @@ describe('webhook deliveries', () => {
   });
 
   async function bid(user: TestUser): Promise<string> {
-    const res = await server.call('POST', '/transactional/v1/orders/regular', { body: validBid({ quantity: '10' }), token: user.token, apiKey: user.apiKey });
+    const res = await server.call('POST', '/transactional/v1/orders/regular', {
+      body: validBid({ quantity: '10' }),
+      token: user.token,
+      apiKey: user.apiKey,
+    });
     expect(res.status, res.text).toBe(200);
     return res.body.data.orderId as string;
   }
@@ -100,7 +115,13 @@ describe('webhook deliveries', () => {
     const rows = await server.store.db
       .selectFrom('order_history')
       .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
-      .select(['order_history.id', 'order_history.user_event_id', 'order_history.order_id', 'order_history.status', 'order_history.reason'])
+      .select([
+        'order_history.id',
+        'order_history.user_event_id',
+        'order_history.order_id',
+        'order_history.status',
+        'order_history.reason',
+      ])
       .where('orders.user_id', '=', user.userId)
       .orderBy('order_history.id')
       .execute();
@@ -135,11 +156,18 @@ describe('webhook deliveries', () => {
       expect(delivery.headers['content-type']).toBe('application/json');
       expect(delivery.headers['x-ordergate-timestamp']).toBe(String(nowSeconds));
       expect(delivery.headers['x-ordergate-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
-      const headers = { timestamp: delivery.headers['x-ordergate-timestamp'] as string, signature: delivery.headers['x-ordergate-signature'] as string };
+      const headers = {
+        timestamp: delivery.headers['x-ordergate-timestamp'] as string,
+        signature: delivery.headers['x-ordergate-signature'] as string,
+      };
       expect(verifyWebhook(webhook.secret, headers, delivery.body, nowSeconds)).toBe(true);
       // The signature covers the body and the timestamp: any change fails it.
-      expect(verifyWebhook(webhook.secret, headers, delivery.body.replace('"status"', '"Status"'), nowSeconds)).toBe(false);
-      expect(verifyWebhook(webhook.secret, { ...headers, timestamp: String(nowSeconds + 1) }, delivery.body, nowSeconds)).toBe(false);
+      expect(verifyWebhook(webhook.secret, headers, delivery.body.replace('"status"', '"Status"'), nowSeconds)).toBe(
+        false,
+      );
+      expect(
+        verifyWebhook(webhook.secret, { ...headers, timestamp: String(nowSeconds + 1) }, delivery.body, nowSeconds),
+      ).toBe(false);
       expect(verifyWebhook(`${webhook.secret}x`, headers, delivery.body, nowSeconds)).toBe(false);
       const event = JSON.parse(delivery.body);
       const { history_id: _historyId, ...fields } = expected[i]!;
@@ -183,7 +211,14 @@ describe('webhook deliveries', () => {
       expect(receivedIds().filter((id) => id === first!.event_id).length).toBe(attemptsSoFar);
     }
     // The recovered receiver got the first event four times, the same bytes each time, then the rest once each.
-    expect(receivedIds()).toEqual([first!.event_id, first!.event_id, first!.event_id, first!.event_id, events[1]!.event_id, events[2]!.event_id]);
+    expect(receivedIds()).toEqual([
+      first!.event_id,
+      first!.event_id,
+      first!.event_id,
+      first!.event_id,
+      events[1]!.event_id,
+      events[2]!.event_id,
+    ]);
     expect(new Set(receiver.received.slice(0, 4).map((r) => r.body)).size).toBe(1);
     expect(new Set(receiver.received.slice(0, 4).map((r) => r.headers['x-ordergate-delivery-id'])).size).toBe(1);
     const rows = await deliveries();
@@ -257,7 +292,10 @@ describe('webhook deliveries', () => {
     await bid(alice);
     const [event] = await history(alice);
     const claim = WebhookRepository.prototype.claim;
-    const lost = vi.spyOn(WebhookRepository.prototype, 'claim').mockImplementationOnce(async function (this: WebhookRepository, ...args) {
+    const lost = vi.spyOn(WebhookRepository.prototype, 'claim').mockImplementationOnce(async function (
+      this: WebhookRepository,
+      ...args
+    ) {
       await claim.apply(this, args);
       throw new Error('Connection terminated unexpectedly');
     });
@@ -339,7 +377,10 @@ describe('webhook deliveries', () => {
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     try {
       await admin.remove(webhook.webhookId);
-      webhook = await admin.add(alice.userId, `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hooks/orders`);
+      webhook = await admin.add(
+        alice.userId,
+        `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hooks/orders`,
+      );
       await bid(alice);
       const started = performance.now();
       expect(await dispatcher({ timeoutMs: 20_000 }).runOnce()).toBe(1);
@@ -349,7 +390,9 @@ describe('webhook deliveries', () => {
       // What the socket buffers held: a sender that read the body would have taken it at loopback speed.
       expect(streamed).toBeLessThan(8 * 1024 * 1024);
       const rows = await deliveries();
-      expect(rows.map((d) => [d.status, Number(d.attempts), Number(d.lastStatusCode)])).toEqual([['DELIVERED', 1, 200]]);
+      expect(rows.map((d) => [d.status, Number(d.attempts), Number(d.lastStatusCode)])).toEqual([
+        ['DELIVERED', 1, 200],
+      ]);
     } finally {
       endless.closeAllConnections();
       await new Promise<void>((resolve) => endless.close(() => resolve()));
@@ -376,13 +419,20 @@ describe('webhook deliveries', () => {
     const expected = (await history(alice)).map((e) => e.event_id);
     const [one, two] = [dispatcher({ id: 'one' }), dispatcher({ id: 'two' })];
     // Side by side until everything is sent (each pass takes at most 10 deliveries of one webhook).
-    for (let i = 0; i < 10 && receiver.received.length < expected.length; i += 1) await Promise.all([one.runOnce(), two.runOnce()]);
+    for (let i = 0; i < 10 && receiver.received.length < expected.length; i += 1)
+      await Promise.all([one.runOnce(), two.runOnce()]);
     expect([...receivedIds()].sort((a, b) => a - b)).toEqual(expected);
     expect((await deliveries()).every((d) => d.status === 'DELIVERED' && Number(d.attempts) === 1)).toBe(true);
   });
 
   it('registers only http(s) URLs of known users', async () => {
-    for (const url of ['ftp://example.com/hook', 'not a url', 'file:///etc/passwd', 'https://user:pw@example.com/hook', 'https://example.com/h#x']) {
+    for (const url of [
+      'ftp://example.com/hook',
+      'not a url',
+      'file:///etc/passwd',
+      'https://user:pw@example.com/hook',
+      'https://example.com/h#x',
+    ]) {
       await expect(admin.add(alice.userId, url), url).rejects.toThrow();
     }
     await expect(admin.add('nobody', 'https://example.com/hook')).rejects.toThrow(/no user nobody/);
@@ -395,7 +445,12 @@ describe('webhook deliveries', () => {
   describe('addresses a webhook may reach (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES)', () => {
     const ALLOW_PRIVATE = '(allowed only with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)';
     const strictAdmin = () =>
-      new WebhookAdminService(repository, new UserRepository(server.store.db, server.store.dialect), STRICT_WEBHOOK_ADDRESSES, () => server.clock.now);
+      new WebhookAdminService(
+        repository,
+        new UserRepository(server.store.db, server.store.dialect),
+        STRICT_WEBHOOK_ADDRESSES,
+        () => server.clock.now,
+      );
     /** The receiver's URL with another host (it listens on 127.0.0.1). */
     const receiverAt = (host: string) => receiver.url.replace('127.0.0.1', host);
     /** Resolves names the test owns; anything else is not found. */
@@ -403,7 +458,8 @@ describe('webhook deliveries', () => {
       (names: Record<string, string[]>): Resolver =>
       (hostname, _options, callback) => {
         const addresses = names[hostname];
-        if (addresses === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+        if (addresses === undefined)
+          return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
         callback(
           null,
           addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
@@ -427,14 +483,21 @@ describe('webhook deliveries', () => {
           `the URL's host 169.254.169.254 is a link-local address (the cloud metadata service is one) ${ALLOW_PRIVATE}`,
         ],
         ['https://[::1]/hooks', `the URL's host ::1 is a loopback address ${ALLOW_PRIVATE}`],
-        ['https://[::ffff:127.0.0.1]/hooks', `the URL's host ::ffff:7f00:1 is 127.0.0.1, a loopback address ${ALLOW_PRIVATE}`],
+        [
+          'https://[::ffff:127.0.0.1]/hooks',
+          `the URL's host ::ffff:7f00:1 is 127.0.0.1, a loopback address ${ALLOW_PRIVATE}`,
+        ],
       ];
       const strict = strictAdmin();
-      for (const [url, reason] of refused) await expect(strict.add(alice.userId, url), url).rejects.toMatchObject({ name: 'AdminError', message: reason });
+      for (const [url, reason] of refused)
+        await expect(strict.add(alice.userId, url), url).rejects.toMatchObject({ name: 'AdminError', message: reason });
       expect((await repository.list(alice.userId)).map((w) => w.url)).toEqual([receiver.url]);
       // The same URLs with the settings that allow them (credentials are never allowed).
-      for (const [url] of refused.filter(([, reason]) => !reason.includes('password'))) await admin.remove((await admin.add(alice.userId, url)).webhookId);
-      await expect(admin.add(alice.userId, 'https://ops:secret@hooks.example.com/ordergate')).rejects.toThrow(/user name or password/);
+      for (const [url] of refused.filter(([, reason]) => !reason.includes('password')))
+        await admin.remove((await admin.add(alice.userId, url)).webhookId);
+      await expect(admin.add(alice.userId, 'https://ops:secret@hooks.example.com/ordergate')).rejects.toThrow(
+        /user name or password/,
+      );
       expect(receiver.received).toEqual([]);
     });
 
@@ -456,7 +519,9 @@ describe('webhook deliveries', () => {
         message: `the URL's host nip.ordergate.test resolves to a non-public address: 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}`,
       });
       // One refused address among the answers refuses the name, as at delivery.
-      await expect(strict.add(alice.userId, 'https://rebind.ordergate.test/x')).rejects.toThrow(/resolves to a non-public address: 127\.0\.0\.1/);
+      await expect(strict.add(alice.userId, 'https://rebind.ordergate.test/x')).rejects.toThrow(
+        /resolves to a non-public address: 127\.0\.0\.1/,
+      );
       const ports: [string, boolean][] = [
         ['https://public.ordergate.test:22/x', false],
         ['https://public.ordergate.test:25/x', false],
@@ -518,22 +583,35 @@ describe('webhook deliveries', () => {
       const events = await history(alice);
       const [first, second] = await deliveries();
       const own = resolveOwn({ 'hooks.ordergate.test': ['127.0.0.1'] });
-      expect(await dispatcher({ addresses: HTTP_PUBLIC_ONLY, resolve: own, id: 'strict' }).runOnce()).toBe(events.length);
-      expect((await repository.deliveries({ webhookId: webhook.webhookId, limit: 10 })).every((d) => d.status === 'FAILED')).toBe(true);
+      expect(await dispatcher({ addresses: HTTP_PUBLIC_ONLY, resolve: own, id: 'strict' }).runOnce()).toBe(
+        events.length,
+      );
+      expect(
+        (await repository.deliveries({ webhookId: webhook.webhookId, limit: 10 })).every((d) => d.status === 'FAILED'),
+      ).toBe(true);
       expect(receiver.received).toEqual([]);
 
       // A rebinding name: a public address and a private one in the same answer. Refused before any connection.
       const rebinding = resolveOwn({ 'hooks.ordergate.test': ['93.184.215.14', '10.0.0.5'] });
       for (const id of [first!.id, second!.id]) await admin.retry(Number(id));
       await dispatcher({ addresses: HTTP_PUBLIC_ONLY, resolve: rebinding, id: 'rebinding' }).runOnce();
-      const [again] = await repository.deliveries({ webhookId: webhook.webhookId, eventId: Number(first!.eventId), limit: 1 });
+      const [again] = await repository.deliveries({
+        webhookId: webhook.webhookId,
+        eventId: Number(first!.eventId),
+        limit: 1,
+      });
       expect(again).toMatchObject({ status: 'FAILED' });
-      expect(again!.lastError).toMatch(/^refused: hooks\.ordergate\.test resolves to a non-public address: 10\.0\.0\.5 is a private address/);
+      expect(again!.lastError).toMatch(
+        /^refused: hooks\.ordergate\.test resolves to a non-public address: 10\.0\.0\.5 is a private address/,
+      );
 
       // Allowed: the retried deliveries arrive, through the test's resolver.
-      for (const d of await repository.deliveries({ webhookId: webhook.webhookId, status: 'FAILED', limit: 10 })) await admin.retry(Number(d.id));
+      for (const d of await repository.deliveries({ webhookId: webhook.webhookId, status: 'FAILED', limit: 10 }))
+        await admin.retry(Number(d.id));
       await dispatcher({ addresses: LOCAL_RECEIVERS, resolve: own, id: 'allowed' }).runOnce();
-      expect(receiver.received.map((r) => r.headers.host)).toEqual(events.map(() => `hooks.ordergate.test:${new URL(receiver.url).port}`));
+      expect(receiver.received.map((r) => r.headers.host)).toEqual(
+        events.map(() => `hooks.ordergate.test:${new URL(receiver.url).port}`),
+      );
       expect((await deliveries()).map((d) => d.status)).toEqual(events.map(() => 'DELIVERED'));
     });
 
@@ -541,12 +619,18 @@ describe('webhook deliveries', () => {
       await bid(alice);
       await dispatcher({ addresses: HTTP_PUBLIC_ONLY }).runOnce();
       const [row] = await deliveries();
-      expect(row).toMatchObject({ status: 'FAILED', lastError: `refused: the URL's host 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}` });
+      expect(row).toMatchObject({
+        status: 'FAILED',
+        lastError: `refused: the URL's host 127.0.0.1 is a loopback address ${ALLOW_PRIVATE}`,
+      });
       await admin.retry(Number(row!.id));
       // By default (no allowance given) a dispatcher reaches neither plain http nor private addresses.
       await dispatcher({ addresses: 'default' }).runOnce();
       const [again] = await deliveries();
-      expect(again).toMatchObject({ status: 'FAILED', lastError: 'refused: the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)' });
+      expect(again).toMatchObject({
+        status: 'FAILED',
+        lastError: 'refused: the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)',
+      });
       expect(Number(again!.attempts)).toBe(2);
       expect(receiver.received).toEqual([]);
     });

@@ -9,7 +9,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateOfs, type AllocationBid, type AllocationInput, type AllocationResult } from '../../src/domain/ofs/issue/allocation.js';
+import {
+  allocateOfs,
+  type AllocationBid,
+  type AllocationInput,
+  type AllocationResult,
+} from '../../src/domain/ofs/issue/allocation.js';
 
 const RUNS = 300;
 const FLOOR = 10_000;
@@ -18,11 +23,22 @@ const FLOOR = 10_000;
 const price = fc.integer({ min: 0, max: 6 }).map((step) => FLOOR + step * 25);
 
 /** Small, medium and huge (near 2^53) quantities. */
-const quantity = fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+const quantity = fc.oneof(
+  fc.integer({ min: 1, max: 20 }),
+  fc.integer({ min: 1, max: 1_000_000 }),
+  fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+);
 
-const offerQuantity = fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
+const offerQuantity = fc.oneof(
+  fc.integer({ min: 0, max: 100 }),
+  fc.integer({ min: 0, max: 10_000_000 }),
+  fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+);
 
-function bidsFor(retailCutoffPricePaise: number | null, quantities: fc.Arbitrary<number>): fc.Arbitrary<AllocationBid[]> {
+function bidsFor(
+  retailCutoffPricePaise: number | null,
+  quantities: fc.Arbitrary<number>,
+): fc.Arbitrary<AllocationBid[]> {
   const retailPrice = retailCutoffPricePaise === null ? price : fc.oneof(fc.constant(0), price);
   const bid = fc.oneof(
     fc.record({
@@ -56,13 +72,15 @@ const allocationInput: fc.Arbitrary<AllocationInput> = issueSettings.chain((sett
 );
 
 /** Bids whose total demand fits the offer. */
-const fittingInput: fc.Arbitrary<AllocationInput> = fc.tuple(issueSettings, fc.integer({ min: 0, max: 1_000 })).chain(([settings, slack]) =>
-  bidsFor(settings.retailCutoffPricePaise, fc.integer({ min: 1, max: 1_000_000 })).map((bids) => ({
-    ...settings,
-    offerQuantity: bids.reduce((sum, b) => sum + b.quantity, 0) + slack,
-    bids,
-  })),
-);
+const fittingInput: fc.Arbitrary<AllocationInput> = fc
+  .tuple(issueSettings, fc.integer({ min: 0, max: 1_000 }))
+  .chain(([settings, slack]) =>
+    bidsFor(settings.retailCutoffPricePaise, fc.integer({ min: 1, max: 1_000_000 })).map((bids) => ({
+      ...settings,
+      offerQuantity: bids.reduce((sum, b) => sum + b.quantity, 0) + slack,
+      bids,
+    })),
+  );
 
 const sum = (values: readonly bigint[]): bigint => values.reduce((a, b) => a + b, 0n);
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
@@ -118,7 +136,9 @@ describe('allocateOfs properties', () => {
           } else {
             expect(Number.isSafeInteger(allotment.pricePaise)).toBe(true);
             expect(allotment.pricePaise!).toBeGreaterThanOrEqual(FLOOR);
-            expect(allotment.reason).toMatch(new RegExp(`^allotted ${allotment.allottedQuantity} of ${bid.quantity} at `));
+            expect(allotment.reason).toMatch(
+              new RegExp(`^allotted ${allotment.allottedQuantity} of ${bid.quantity} at `),
+            );
           }
         }
       }),
@@ -146,7 +166,8 @@ describe('allocateOfs properties', () => {
         const result = allocateOfs(input);
         const reserve = (BigInt(input.offerQuantity) * BigInt(input.retailReservePct)) / 100n;
         const nonRetailReserve = BigInt(input.offerQuantity) - reserve;
-        const demandOf = (category: string) => sum(input.bids.filter((b) => b.category === category).map((b) => BigInt(b.quantity)));
+        const demandOf = (category: string) =>
+          sum(input.bids.filter((b) => b.category === category).map((b) => BigInt(b.quantity)));
         const retailDemand = demandOf('RETAIL');
         const nonRetailDemand = demandOf('NON_RETAIL');
         const retailAllotted = BigInt(result.retail.allotted);
@@ -155,7 +176,9 @@ describe('allocateOfs properties', () => {
         expect(retailAllotted >= min(retailDemand, reserve)).toBe(true);
         // ...and exactly that plus what non-retail left unsubscribed.
         expect(retailAllotted).toBe(min(retailDemand, reserve + positive(nonRetailReserve - nonRetailDemand)));
-        expect(BigInt(result.nonRetail.allotted)).toBe(min(nonRetailDemand, nonRetailReserve + positive(reserve - retailDemand)));
+        expect(BigInt(result.nonRetail.allotted)).toBe(
+          min(nonRetailDemand, nonRetailReserve + positive(reserve - retailDemand)),
+        );
       }),
       { numRuns: RUNS },
     );
@@ -199,7 +222,8 @@ describe('allocateOfs properties', () => {
       fc.property(priceInput, (input) => {
         const allotted = pairs(input, allocateOfs(input));
         for (const higher of allotted) {
-          if (higher.allotment.allottedQuantity > 0) expect(higher.allotment.pricePaise).toBe(effectivePrice(input, higher.bid));
+          if (higher.allotment.allottedQuantity > 0)
+            expect(higher.allotment.pricePaise).toBe(effectivePrice(input, higher.bid));
           for (const lower of allotted) {
             if (higher.bid.category !== lower.bid.category) continue;
             if (effectivePrice(input, higher.bid) <= effectivePrice(input, lower.bid)) continue;
@@ -254,7 +278,10 @@ describe('allocateOfs properties', () => {
     const stored = fc.record({
       orderId: fc.constantFrom('A', 'B', 'C', 'D'),
       category: fc.constantFrom('RETAIL', 'NON_RETAIL', 'NII', '') as fc.Arbitrary<AllocationBid['category']>,
-      pricePaise: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.constantFrom(0, FLOOR - 1, Number.NaN, Infinity, 0.5)),
+      pricePaise: fc.oneof(
+        fc.integer({ min: -5, max: 20_000 }),
+        fc.constantFrom(0, FLOOR - 1, Number.NaN, Infinity, 0.5),
+      ),
       quantity: fc.oneof(fc.integer({ min: -2, max: 1_000 }), fc.constantFrom(0, Number.NaN, 2 ** 60, 1.5)),
       placedSeq: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom(Number.NaN, Infinity)),
     });
@@ -266,7 +293,9 @@ describe('allocateOfs properties', () => {
         const bids = [...input.bids, ...extra.map((b, i) => ({ ...b, orderId: `stored ${i}` }))];
         const result = allocateOfs({ ...input, bids });
         expect(result.allotments).toHaveLength(bids.length);
-        const setAside = new Set(result.allotments.filter((a) => a.reason.startsWith('not allotted: set aside')).map((a) => a.orderId));
+        const setAside = new Set(
+          result.allotments.filter((a) => a.reason.startsWith('not allotted: set aside')).map((a) => a.orderId),
+        );
         // The valid bids are allotted exactly as without the others.
         const kept = allocateOfs({ ...input, bids: bids.filter((b) => !setAside.has(b.orderId)) });
         const outcomes = (r: AllocationResult) =>
@@ -303,7 +332,9 @@ describe('allocateOfs properties', () => {
     const withFaulty = allocationInput.chain((input) => {
       const ids = input.bids.map((b) => b.orderId);
       const orderId =
-        ids.length === 0 ? fc.string({ minLength: 1, maxLength: 3 }) : fc.oneof(fc.constantFrom(...ids), fc.string({ minLength: 1, maxLength: 3 }));
+        ids.length === 0
+          ? fc.string({ minLength: 1, maxLength: 3 })
+          : fc.oneof(fc.constantFrom(...ids), fc.string({ minLength: 1, maxLength: 3 }));
       const faulty = fc
         .tuple(
           fc.record({

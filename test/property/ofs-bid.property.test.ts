@@ -7,7 +7,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rupeesToPaise } from '../../src/domain/ofs/issue/issue.js';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
-import { startTestServer, validBid, type CallOptions, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import {
+  startTestServer,
+  validBid,
+  type CallOptions,
+  type CallResult,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const RUNS = 200;
@@ -54,7 +61,9 @@ const MAX_QUANTITY = 999_999_999_999_999n;
 const quantityValue = fc.oneof(fc.bigInt({ min: 1n, max: 10_000n }), fc.bigInt({ min: 1n, max: MAX_QUANTITY }));
 
 /** A price on the 0.05 tick, from 0.05 to the 1,000,000,000 ceiling, as a client would write it. */
-const limitPrice = fc.oneof(fc.bigInt({ min: 1n, max: 100_000n }), fc.bigInt({ min: 1n, max: 20_000_000_000n })).map((ticks) => Number(ticks * 5n) / 100);
+const limitPrice = fc
+  .oneof(fc.bigInt({ min: 1n, max: 100_000n }), fc.bigInt({ min: 1n, max: 20_000_000_000n }))
+  .map((ticks) => Number(ticks * 5n) / 100);
 
 const optionalEmpty = fc.option(fc.constant(''), { nil: undefined });
 
@@ -73,7 +82,10 @@ interface GeneratedBid {
  * Rs 2,00,000 limit) cannot be what refuses them.
  */
 function validBidArb(retailUserId: string, nonRetailUserId: string): fc.Arbitrary<GeneratedBid> {
-  const instrument = fc.constantFrom({ exchange: 'NSE_EQ', scrip_token: 500112 }, { exchange: 'BSE_EQ', scrip_token: 543210 });
+  const instrument = fc.constantFrom(
+    { exchange: 'NSE_EQ', scrip_token: 500112 },
+    { exchange: 'BSE_EQ', scrip_token: 543210 },
+  );
   const orderKind = fc.oneof(
     fc.record({ cutOff: fc.constant(true), quantity: fc.bigInt({ min: 1n, max: 100n }), price: fc.constant(0) }),
     fc.record({ cutOff: fc.constant(false), quantity: quantityValue, price: limitPrice }),
@@ -103,28 +115,42 @@ function validBidArb(retailUserId: string, nonRetailUserId: string): fc.Arbitrar
         { requiredKeys: [] },
       ),
     })
-    .map(({ instrument: { exchange, scrip_token }, orderKind, disclosedShare, freeze, expiry_date, strike_price, option_type, optional }) => {
-      const { quantity, price, cutOff } = orderKind;
-      const bidder = cutOff ? retailUserId : nonRetailUserId;
-      const { ownClientId, ...odinFields } = optional;
-      const scrip_info: Record<string, unknown> = { exchange, scrip_token, symbol: 'SBIN', series: 'OF' };
-      for (const [field, value] of Object.entries({ expiry_date, strike_price, option_type })) if (value !== undefined) scrip_info[field] = value;
-      const body: Record<string, unknown> = {
-        scrip_info,
-        transaction_type: 'BUY',
-        product_type: 'OFS',
-        order_type: cutOff ? 'RL-MKT' : 'RL',
-        quantity: quantity.toString(),
-        price,
-        ...odinFields,
-      };
-      // client_id, when sent, is empty or the bidder's own id.
-      if (ownClientId !== undefined) body.client_id = ownClientId ? bidder : '';
-      if (disclosedShare !== undefined) body.disclosed_quantity = Math.floor(Number(quantity) * disclosedShare);
-      // freeze_quantity 0 means no limit; any other value must not be below quantity.
-      if (freeze !== undefined) body.freeze_quantity = freeze === 0n ? 0 : Number(quantity + freeze > MAX_QUANTITY ? MAX_QUANTITY : quantity + freeze);
-      return { body, bidder, cutOff, quantity, price };
-    });
+    .map(
+      ({
+        instrument: { exchange, scrip_token },
+        orderKind,
+        disclosedShare,
+        freeze,
+        expiry_date,
+        strike_price,
+        option_type,
+        optional,
+      }) => {
+        const { quantity, price, cutOff } = orderKind;
+        const bidder = cutOff ? retailUserId : nonRetailUserId;
+        const { ownClientId, ...odinFields } = optional;
+        const scrip_info: Record<string, unknown> = { exchange, scrip_token, symbol: 'SBIN', series: 'OF' };
+        for (const [field, value] of Object.entries({ expiry_date, strike_price, option_type }))
+          if (value !== undefined) scrip_info[field] = value;
+        const body: Record<string, unknown> = {
+          scrip_info,
+          transaction_type: 'BUY',
+          product_type: 'OFS',
+          order_type: cutOff ? 'RL-MKT' : 'RL',
+          quantity: quantity.toString(),
+          price,
+          ...odinFields,
+        };
+        // client_id, when sent, is empty or the bidder's own id.
+        if (ownClientId !== undefined) body.client_id = ownClientId ? bidder : '';
+        if (disclosedShare !== undefined) body.disclosed_quantity = Math.floor(Number(quantity) * disclosedShare);
+        // freeze_quantity 0 means no limit; any other value must not be below quantity.
+        if (freeze !== undefined)
+          body.freeze_quantity =
+            freeze === 0n ? 0 : Number(quantity + freeze > MAX_QUANTITY ? MAX_QUANTITY : quantity + freeze);
+        return { body, bidder, cutOff, quantity, price };
+      },
+    );
 }
 
 // --- broken bids --------------------------------------------------------------------------------------
@@ -146,7 +172,8 @@ function setAt(body: Record<string, unknown>, path: readonly string[], value: un
 
 function deleteAt(body: Record<string, unknown>, path: readonly string[]): void {
   if (path.length === 1) delete body[path[0]!];
-  else if (typeof body.scrip_info === 'object' && body.scrip_info !== null) delete (body.scrip_info as Record<string, unknown>)[path[1]!];
+  else if (typeof body.scrip_info === 'object' && body.scrip_info !== null)
+    delete (body.scrip_info as Record<string, unknown>)[path[1]!];
 }
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
@@ -213,7 +240,8 @@ describe('OFS bid: properties through the real server', () => {
   afterAll(() => server.close());
 
   const as = (user: TestUser): CallOptions => ({ token: user.token, apiKey: user.apiKey });
-  const placeRaw = (rawBody: string, user: TestUser = rita) => server.call('POST', PLACE_ORDER, { rawBody, ...as(user) });
+  const placeRaw = (rawBody: string, user: TestUser = rita) =>
+    server.call('POST', PLACE_ORDER, { rawBody, ...as(user) });
 
   it('every valid bid is accepted (200) and stored with its quantity, price, order type and identifier', async () => {
     await fc.assert(
@@ -222,7 +250,11 @@ describe('OFS bid: properties through the real server', () => {
         const res = await server.call('POST', PLACE_ORDER, { body, ...as(user) });
         expect(res.status, `${res.text}\n${JSON.stringify(body)}`).toBe(200);
         expectOurEnvelope(res);
-        const order = await server.store.db.selectFrom('orders').selectAll().where('order_id', '=', res.body.data.orderId).executeTakeFirstOrThrow();
+        const order = await server.store.db
+          .selectFrom('orders')
+          .selectAll()
+          .where('order_id', '=', res.body.data.orderId)
+          .executeTakeFirstOrThrow();
         expect(order.user_id).toBe(user.userId);
         expect(BigInt(order.quantity)).toBe(quantity);
         expect(order.price_paise).toBe(rupeesToPaise(price));
@@ -284,7 +316,10 @@ describe('OFS bid: properties through the real server', () => {
   it('a string where the contract wants a number, or a number where it wants a string, answers 400 e-104 naming the field', async () => {
     const wrongType = fc.oneof(
       fc.tuple(fc.constantFrom(...NUMBER_FIELDS), fc.oneof(fc.integer({ min: 0, max: 1000 }).map(String), fc.string())),
-      fc.tuple(fc.constantFrom(...STRING_FIELDS), fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))),
+      fc.tuple(
+        fc.constantFrom(...STRING_FIELDS),
+        fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
+      ),
     );
     await fc.assert(
       fc.asyncProperty(wrongType, async ([field, value]) => {

@@ -8,9 +8,21 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, type OfferBid, type TDayAllocation } from '../../src/domain/ofs/offer/allocation.js';
+import {
+  allocateT1Day,
+  allocateTDay,
+  type OfferBid,
+  type TDayAllocation,
+} from '../../src/domain/ofs/offer/allocation.js';
 import { EMPLOYEE_FIRST_ROUND_PAISE, EMPLOYEE_LIMIT_PAISE } from '../../src/domain/ofs/offer/rules.js';
-import { discountedPricePaise, isMfIc, isNonRetailCategory, offerPortions, type NonRetailCategory, type OfferTerms } from '../../src/domain/ofs/offer/offer.js';
+import {
+  discountedPricePaise,
+  isMfIc,
+  isNonRetailCategory,
+  offerPortions,
+  type NonRetailCategory,
+  type OfferTerms,
+} from '../../src/domain/ofs/offer/offer.js';
 
 const RUNS = 300;
 const FLOOR = 10_000;
@@ -28,7 +40,11 @@ const NON_RETAIL_BIDDERS: readonly [string, NonRetailCategory][] = [
 
 const level = fc.integer({ min: 0, max: 6 }).map((step) => FLOOR + step * 25);
 
-const quantity = fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 10_000_000_000 }));
+const quantity = fc.oneof(
+  fc.integer({ min: 1, max: 30 }),
+  fc.integer({ min: 1, max: 5_000 }),
+  fc.integer({ min: 1, max: 10_000_000_000 }),
+);
 
 const discount = fc.oneof(
   fc.constant(null),
@@ -38,7 +54,11 @@ const discount = fc.oneof(
 
 const terms: fc.Arbitrary<OfferTerms> = fc
   .record({
-    baseQuantity: fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 1_000_000_000_000 })),
+    baseQuantity: fc.oneof(
+      fc.integer({ min: 1, max: 200 }),
+      fc.integer({ min: 1, max: 100_000 }),
+      fc.integer({ min: 1, max: 1_000_000_000_000 }),
+    ),
     greenShoeQuantity: fc.integer({ min: 0, max: 50_000 }),
     // The share of the option exercised: none, in part, all.
     exercisedShare: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1, noNaN: true }), fc.constant(1)),
@@ -62,13 +82,25 @@ const terms: fc.Arbitrary<OfferTerms> = fc
 
 const tBids: fc.Arbitrary<OfferBid[]> = fc
   .array(
-    fc.record({ bidder: fc.integer({ min: 0, max: NON_RETAIL_BIDDERS.length - 1 }), pricePaise: level, quantity, placedSeq: fc.integer({ min: 0, max: 10 }) }),
+    fc.record({
+      bidder: fc.integer({ min: 0, max: NON_RETAIL_BIDDERS.length - 1 }),
+      pricePaise: level,
+      quantity,
+      placedSeq: fc.integer({ min: 0, max: 10 }),
+    }),
     { maxLength: 20 },
   )
   .map((raw) =>
     raw.map((r, i) => {
       const [bidderId, category] = NON_RETAIL_BIDDERS[r.bidder]!;
-      return { orderId: `T${i}`, bidderId, category, pricePaise: r.pricePaise, quantity: r.quantity, placedSeq: r.placedSeq };
+      return {
+        orderId: `T${i}`,
+        bidderId,
+        category,
+        pricePaise: r.pricePaise,
+        quantity: r.quantity,
+        placedSeq: r.placedSeq,
+      };
     }),
   );
 
@@ -109,7 +141,8 @@ function t1Bids(cutoffPricePaise: number): fc.Arbitrary<OfferBid[]> {
 function carriedForward(bids: readonly OfferBid[], t: TDayAllocation, carry: readonly boolean[]): OfferBid[] {
   return bids.flatMap((bid, i) => {
     const allotted = t.allotments.find((a) => a.orderId === bid.orderId)!.allottedQuantity;
-    if (!carry[i % Math.max(carry.length, 1)] || allotted >= bid.quantity || bid.pricePaise < t.cutoffPricePaise) return [];
+    if (!carry[i % Math.max(carry.length, 1)] || allotted >= bid.quantity || bid.pricePaise < t.cutoffPricePaise)
+      return [];
     return [{ ...bid, orderId: `C${bid.orderId}`, quantity: bid.quantity - allotted }];
   });
 }
@@ -117,7 +150,12 @@ function carriedForward(bids: readonly OfferBid[], t: TDayAllocation, carry: rea
 const scenario = terms.chain((offer) =>
   tBids.chain((tDayBids) => {
     const t = allocateTDay(offer, tDayBids);
-    return fc.tuple(fc.constant(offer), fc.constant(tDayBids), t1Bids(t.cutoffPricePaise), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }));
+    return fc.tuple(
+      fc.constant(offer),
+      fc.constant(tDayBids),
+      t1Bids(t.cutoffPricePaise),
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+    );
   }),
 );
 
@@ -203,7 +241,9 @@ describe('allocateTDay, for any bids', () => {
         }
         // Price priority, oversubscribed: the cut-off is exactly the lowest price the rest of the portion
         // (outside the MF/IC reservation) allotted; what the reservation allotted never lowers it.
-        const fromRest = allotted.filter((a) => a.reason.includes('from the non-retail portion')).map((a) => bidOf(a.orderId).pricePaise);
+        const fromRest = allotted
+          .filter((a) => a.reason.includes('from the non-retail portion'))
+          .map((a) => bidOf(a.orderId).pricePaise);
         if (offer.allocation === 'PRICE_PRIORITY' && t.nonRetail.demand > t.portions.nonRetail && fromRest.length > 0) {
           expect(t.cutoffPricePaise).toBe(Math.min(...fromRest));
         }
@@ -228,13 +268,21 @@ describe('both days, for any bids', () => {
     fc.assert(
       fc.property(scenario, ([offer, tDayBids, ownBids, carry]) => {
         const t = allocateTDay(offer, tDayBids);
-        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [
-          ...carriedForward(tDayBids, t, carry),
-          ...ownBids,
-        ]);
+        const t1 = allocateT1Day(
+          offer,
+          {
+            cutoffPricePaise: t.cutoffPricePaise,
+            nonRetailUnallotted: t.unallotted,
+            tAllottedByBidder: t.allottedByBidder,
+          },
+          [...carriedForward(tDayBids, t, carry), ...ownBids],
+        );
         const portions = offerPortions(offer);
-        const sum = (xs: readonly { allottedQuantity: number }[]) => xs.reduce((s, a) => s + BigInt(a.allottedQuantity), 0n);
-        expect(sum(t.allotments) + sum(t1.allotments) + BigInt(t1.returnedToSeller)).toBe(BigInt(portions.total + portions.employee));
+        const sum = (xs: readonly { allottedQuantity: number }[]) =>
+          xs.reduce((s, a) => s + BigInt(a.allottedQuantity), 0n);
+        expect(sum(t.allotments) + sum(t1.allotments) + BigInt(t1.returnedToSeller)).toBe(
+          BigInt(portions.total + portions.employee),
+        );
         // Each category within its portion, except where a spill rule gives it more.
         expect(t1.retail.allotted).toBeLessThanOrEqual(portions.retailReserved + t.unallotted);
         expect(t1.employee.allotted).toBeLessThanOrEqual(portions.employee);
@@ -250,10 +298,15 @@ describe('both days, for any bids', () => {
       fc.property(scenario, ([offer, tDayBids, ownBids, carry]) => {
         const t = allocateTDay(offer, tDayBids);
         const carried = carriedForward(tDayBids, t, carry);
-        const t1 = allocateT1Day(offer, { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, [
-          ...carried,
-          ...ownBids,
-        ]);
+        const t1 = allocateT1Day(
+          offer,
+          {
+            cutoffPricePaise: t.cutoffPricePaise,
+            nonRetailUnallotted: t.unallotted,
+            tAllottedByBidder: t.allottedByBidder,
+          },
+          [...carried, ...ownBids],
+        );
         const cap = BigInt(offerPortions(offer).singleBidderCap);
         const t1ByBidder = sumBy(
           t1.allotments.filter((a) => a.orderId.startsWith('C')),
@@ -262,7 +315,9 @@ describe('both days, for any bids', () => {
         );
         for (const [bidderId, category] of NON_RETAIL_BIDDERS) {
           if (isMfIc(category)) continue;
-          expect(BigInt(t.allottedByBidder.get(bidderId) ?? 0) + (t1ByBidder.get(bidderId) ?? 0n)).toBeLessThanOrEqual(cap);
+          expect(BigInt(t.allottedByBidder.get(bidderId) ?? 0) + (t1ByBidder.get(bidderId) ?? 0n)).toBeLessThanOrEqual(
+            cap,
+          );
         }
       }),
       { numRuns: RUNS },
@@ -275,7 +330,11 @@ describe('both days, for any bids', () => {
         const t = allocateTDay(offer, tDayBids);
         const t1 = allocateT1Day(
           offer,
-          { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder },
+          {
+            cutoffPricePaise: t.cutoffPricePaise,
+            nonRetailUnallotted: t.unallotted,
+            tAllottedByBidder: t.allottedByBidder,
+          },
           ownBids,
         );
         const employeeBids = ownBids.filter((b) => b.category === 'EMPLOYEE');
@@ -299,7 +358,8 @@ describe('both days, for any bids', () => {
           }
         }
         // One price for every employee: the T-day cut-off less the employee discount.
-        for (const a of t1.allotments.filter((x) => x.orderId.startsWith('E') && x.allottedQuantity > 0)) expect(a.pricePaise).toBe(t1.employeePricePaise);
+        for (const a of t1.allotments.filter((x) => x.orderId.startsWith('E') && x.allottedQuantity > 0))
+          expect(a.pricePaise).toBe(t1.employeePricePaise);
       }),
       { numRuns: RUNS },
     );
@@ -309,10 +369,16 @@ describe('both days, for any bids', () => {
     fc.assert(
       fc.property(scenario, fc.integer({ min: 1, max: 1_000_000 }), ([offer, tDayBids, ownBids, carry], seed) => {
         const t = allocateTDay(offer, tDayBids);
-        const input = { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder };
+        const input = {
+          cutoffPricePaise: t.cutoffPricePaise,
+          nonRetailUnallotted: t.unallotted,
+          tAllottedByBidder: t.allottedByBidder,
+        };
         const bids = [...carriedForward(tDayBids, t, carry), ...ownBids];
         const t1 = allocateT1Day(offer, input, bids);
-        const retailPrices = new Set(t1.allotments.filter((a) => a.orderId.startsWith('R') && a.allottedQuantity > 0).map((a) => a.pricePaise));
+        const retailPrices = new Set(
+          t1.allotments.filter((a) => a.orderId.startsWith('R') && a.allottedQuantity > 0).map((a) => a.pricePaise),
+        );
         // UNIFORM: every retail allottee at the T-day cut-off less the discount.
         if (offer.retailAllocationPrice === 'UNIFORM' && retailPrices.size > 0) {
           expect([...retailPrices]).toEqual([discountedPricePaise(t.cutoffPricePaise, offer.retailDiscount)]);
@@ -334,8 +400,13 @@ describe('both days, for any bids', () => {
 const storedBid = fc.record({
   orderId: fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F'),
   bidderId: fc.constantFrom('n0', 'm0', 'r0', 'e0'),
-  category: fc.constantFrom('RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS', 'NON_RETAIL', '') as fc.Arbitrary<OfferBid['category']>,
-  pricePaise: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.constantFrom(0, FLOOR - 1, FLOOR, Number.NaN, Infinity, 2 ** 60, 0.5)),
+  category: fc.constantFrom('RETAIL', 'EMPLOYEE', 'NII', 'MF', 'IC', 'OTHS', 'NON_RETAIL', '') as fc.Arbitrary<
+    OfferBid['category']
+  >,
+  pricePaise: fc.oneof(
+    fc.integer({ min: -5, max: 20_000 }),
+    fc.constantFrom(0, FLOOR - 1, FLOOR, Number.NaN, Infinity, 2 ** 60, 0.5),
+  ),
   quantity: fc.oneof(fc.integer({ min: -2, max: 10_000 }), fc.constantFrom(0, Number.NaN, 2 ** 60, 1.5)),
   placedSeq: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom(Number.NaN, Infinity)),
 });
@@ -343,27 +414,41 @@ const storedBid = fc.record({
 describe('no stored bid stops an allocation', () => {
   it('allocateTDay and allocateT1Day never throw, answer one outcome per bid, and allot only whole shares to valid bids', () => {
     fc.assert(
-      fc.property(terms, fc.array(storedBid, { maxLength: 12 }), fc.integer({ min: 1, max: 20_000 }), (offer, bids, cutoff) => {
-        const t = allocateTDay(offer, bids);
-        const t1 = allocateT1Day(offer, { cutoffPricePaise: cutoff, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder }, bids);
-        for (const result of [t, t1]) {
-          expect(result.allotments).toHaveLength(bids.length);
-          for (const a of result.allotments) {
-            expect(Number.isSafeInteger(a.allottedQuantity) && a.allottedQuantity >= 0).toBe(true);
-            expect(a.reason).not.toBe('');
-            if (a.reason.includes('set aside')) expect(a).toMatchObject({ allottedQuantity: 0, pricePaise: null });
+      fc.property(
+        terms,
+        fc.array(storedBid, { maxLength: 12 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        (offer, bids, cutoff) => {
+          const t = allocateTDay(offer, bids);
+          const t1 = allocateT1Day(
+            offer,
+            { cutoffPricePaise: cutoff, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder },
+            bids,
+          );
+          for (const result of [t, t1]) {
+            expect(result.allotments).toHaveLength(bids.length);
+            for (const a of result.allotments) {
+              expect(Number.isSafeInteger(a.allottedQuantity) && a.allottedQuantity >= 0).toBe(true);
+              expect(a.reason).not.toBe('');
+              if (a.reason.includes('set aside')) expect(a).toMatchObject({ allottedQuantity: 0, pricePaise: null });
+            }
           }
-        }
-        const sum = (xs: readonly { allottedQuantity: number }[]) => xs.reduce((total, a) => total + a.allottedQuantity, 0);
-        expect(sum(t.allotments)).toBeLessThanOrEqual(offerPortions(offer).nonRetail);
-        expect(sum(t1.allotments)).toBeLessThanOrEqual(offerPortions(offer).retailReserved + t.unallotted + offerPortions(offer).employee);
-      }),
+          const sum = (xs: readonly { allottedQuantity: number }[]) =>
+            xs.reduce((total, a) => total + a.allottedQuantity, 0);
+          expect(sum(t.allotments)).toBeLessThanOrEqual(offerPortions(offer).nonRetail);
+          expect(sum(t1.allotments)).toBeLessThanOrEqual(
+            offerPortions(offer).retailReserved + t.unallotted + offerPortions(offer).employee,
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('the bids set aside change nothing for the others', () => {
-    const outcomes = (allotments: readonly { orderId: string; allottedQuantity: number; pricePaise: number | null; reason: string }[]) =>
+    const outcomes = (
+      allotments: readonly { orderId: string; allottedQuantity: number; pricePaise: number | null; reason: string }[],
+    ) =>
       allotments
         .filter((a) => !a.reason.includes('set aside'))
         .map((a) => `${a.orderId} ${a.allottedQuantity} ${a.pricePaise}`)
@@ -423,8 +508,12 @@ function faultyCopies(bids: readonly OfferBid[], dayFaults: fc.Arbitrary<Partial
 
 const isSetAside = (reason: string) => /^not allotted on T(\+1)?: set aside, /.test(reason);
 /** The outcomes of the bids that took part, with their reasons, in the order answered. */
-const takingPart = (allotments: readonly { orderId: string; allottedQuantity: number; pricePaise: number | null; reason: string }[]) =>
-  allotments.filter((a) => !isSetAside(a.reason)).map((a) => `${a.orderId} ${a.allottedQuantity} ${a.pricePaise} ${a.reason}`);
+const takingPart = (
+  allotments: readonly { orderId: string; allottedQuantity: number; pricePaise: number | null; reason: string }[],
+) =>
+  allotments
+    .filter((a) => !isSetAside(a.reason))
+    .map((a) => `${a.orderId} ${a.allottedQuantity} ${a.pricePaise} ${a.reason}`);
 
 describe('a bad stored bid is set aside alone, even under a valid bid id', () => {
   it('allocateTDay: it takes neither the id nor any share, wherever it is placed or stands in the input', () => {
@@ -464,7 +553,11 @@ describe('a bad stored bid is set aside alone, even under a valid bid id', () =>
   it('allocateT1Day: it takes neither the id nor any share, wherever it is placed or stands in the input', () => {
     const withFaulty = scenario.chain(([offer, tDayBids, ownBids, carry]) => {
       const t = allocateTDay(offer, tDayBids);
-      const input = { cutoffPricePaise: t.cutoffPricePaise, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder };
+      const input = {
+        cutoffPricePaise: t.cutoffPricePaise,
+        nonRetailUnallotted: t.unallotted,
+        tAllottedByBidder: t.allottedByBidder,
+      };
       const valid = [...carriedForward(tDayBids, t, carry), ...ownBids];
       // T+1's own refusals: an employee bid at a price, a retail or carried-forward bid below the T-day cut-off.
       const t1Faults = fc.constantFrom<Partial<OfferBid>>(
@@ -500,32 +593,51 @@ describe('a bad stored bid is set aside alone, even under a valid bid id', () =>
 
 describe('the same answer in any input order, with stored bids among the valid ones', () => {
   /** The valid bids, valid copies of their ids elsewhere in the book or at their own place, and stored bids under repeated ids. */
-  const book = fc.tuple(terms, tBids, fc.array(storedBid, { maxLength: 8 }), fc.integer({ min: 1, max: 20_000 })).chain(([offer, valid, stored, cutoff]) => {
-    const ids = valid.length === 0 ? ['A'] : valid.map((b) => b.orderId);
-    const copy = fc.record({
-      of: fc.integer({ min: 0, max: Math.max(valid.length - 1, 0) }),
-      quantity: fc.integer({ min: 1, max: 5_000 }),
-      placedSeq: fc.integer({ min: 0, max: 10 }),
-      id: fc.constantFrom(...ids),
-    });
-    return fc
-      .tuple(fc.constant(offer), fc.constant(valid), fc.constant(stored), fc.array(copy, { maxLength: 6 }), fc.constant(cutoff))
-      .chain(([o, v, s, copies, c]) => {
-        const bids = [
-          ...v,
-          ...copies.flatMap((cp) => (v.length === 0 ? [] : [{ ...v[cp.of]!, orderId: cp.id, quantity: cp.quantity, placedSeq: cp.placedSeq }])),
-          ...s.map((b, i) => (i % 2 === 0 ? { ...b, orderId: ids[i % ids.length]! } : b)),
-        ];
-        return fc.tuple(fc.constant(o), fc.constant(bids), fc.shuffledSubarray(bids, { minLength: bids.length }), fc.constant(c));
+  const book = fc
+    .tuple(terms, tBids, fc.array(storedBid, { maxLength: 8 }), fc.integer({ min: 1, max: 20_000 }))
+    .chain(([offer, valid, stored, cutoff]) => {
+      const ids = valid.length === 0 ? ['A'] : valid.map((b) => b.orderId);
+      const copy = fc.record({
+        of: fc.integer({ min: 0, max: Math.max(valid.length - 1, 0) }),
+        quantity: fc.integer({ min: 1, max: 5_000 }),
+        placedSeq: fc.integer({ min: 0, max: 10 }),
+        id: fc.constantFrom(...ids),
       });
-  });
+      return fc
+        .tuple(
+          fc.constant(offer),
+          fc.constant(valid),
+          fc.constant(stored),
+          fc.array(copy, { maxLength: 6 }),
+          fc.constant(cutoff),
+        )
+        .chain(([o, v, s, copies, c]) => {
+          const bids = [
+            ...v,
+            ...copies.flatMap((cp) =>
+              v.length === 0 ? [] : [{ ...v[cp.of]!, orderId: cp.id, quantity: cp.quantity, placedSeq: cp.placedSeq }],
+            ),
+            ...s.map((b, i) => (i % 2 === 0 ? { ...b, orderId: ids[i % ids.length]! } : b)),
+          ];
+          return fc.tuple(
+            fc.constant(o),
+            fc.constant(bids),
+            fc.shuffledSubarray(bids, { minLength: bids.length }),
+            fc.constant(c),
+          );
+        });
+    });
 
   it('allocateTDay and allocateT1Day answer exactly the same, allotments in the same order', () => {
     fc.assert(
       fc.property(book, ([offer, bids, shuffledBids, cutoff]) => {
         const t = allocateTDay(offer, bids);
         expect(allocateTDay(offer, shuffledBids)).toEqual(t);
-        const input = { cutoffPricePaise: cutoff, nonRetailUnallotted: t.unallotted, tAllottedByBidder: t.allottedByBidder };
+        const input = {
+          cutoffPricePaise: cutoff,
+          nonRetailUnallotted: t.unallotted,
+          tAllottedByBidder: t.allottedByBidder,
+        };
         expect(allocateT1Day(offer, input, shuffledBids)).toEqual(allocateT1Day(offer, input, bids));
       }),
       { numRuns: RUNS },

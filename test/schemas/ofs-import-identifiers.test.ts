@@ -32,9 +32,26 @@ const issue = {
 };
 
 const withSeries = (series: Record<string, unknown>) =>
-  offerImport({ listings: [{ exchange: 'NSE_EQ', scrip_token: 700001, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES', ...series } }] });
+  offerImport({
+    listings: [
+      {
+        exchange: 'NSE_EQ',
+        scrip_token: 700001,
+        series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES', ...series },
+      },
+    ],
+  });
 
-const BAD = ['ACME\nregistered: offer FAKE', 'ACME\u202E', 'AC\u200BME', 'ACME\u0000', 'ACME\r', 'ACME\uD800', 'acme', 'AC.ME'];
+const BAD = [
+  'ACME\nregistered: offer FAKE',
+  'ACME\u202E',
+  'AC\u200BME',
+  'ACME\u0000',
+  'ACME\r',
+  'ACME\uD800',
+  'acme',
+  'AC.ME',
+];
 const BAD_SERIES = ['RS\nregistered: offer FAKE', 'R\u202ES', 'R\u200BS', 'RS\u0000', 'rs', 'RSX'];
 
 describe('the symbol', () => {
@@ -51,10 +68,13 @@ describe('the symbol', () => {
     expect(violations[0]!.message).toMatch(/^symbol is not valid: .*upper-case letters/);
   });
 
-  it.each(['SBIN', 'M&M', 'BAJAJ-AUTO', 'L&TFH', '3MINDIA', 'MCDOWELL-N', 'J&KBANK', 'JK AGRI', 'PANKAJPIYUS'])('takes the real symbol %s', (symbol) => {
-    expect(checkOffer(offerImport({ symbol }))).toEqual([]);
-    expect(checkIssue({ ...issue, symbol })).toEqual([]);
-  });
+  it.each(['SBIN', 'M&M', 'BAJAJ-AUTO', 'L&TFH', '3MINDIA', 'MCDOWELL-N', 'J&KBANK', 'JK AGRI', 'PANKAJPIYUS'])(
+    'takes the real symbol %s',
+    (symbol) => {
+      expect(checkOffer(offerImport({ symbol }))).toEqual([]);
+      expect(checkIssue({ ...issue, symbol })).toEqual([]);
+    },
+  );
 
   it('has at most 20 characters', () => {
     expect(checkIssue({ ...issue, symbol: 'A'.repeat(20) })).toEqual([]);
@@ -70,7 +90,9 @@ describe('the series', () => {
       // EMPLOYEE may be null: a union, whose refusal the validator words as its own ("must match a schema
       // in anyOf"); the CLI names a refused character itself (test/cli/ofs-import-text.test.ts).
       if (category !== 'EMPLOYEE') {
-        expect(violations[0]!.message).toMatch(new RegExp(`^listings\\[0\\]\\.series\\.${category} is not valid: .*1 or 2 upper-case letters or digits`));
+        expect(violations[0]!.message).toMatch(
+          new RegExp(`^listings\\[0\\]\\.series\\.${category} is not valid: .*1 or 2 upper-case letters or digits`),
+        );
       }
     }
   });

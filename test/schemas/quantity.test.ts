@@ -28,7 +28,10 @@ const quantityFaults = (check: (typeof schemas)[number][1], quantity: unknown) =
 /** A plain number: digits without sign or leading zero. */
 const plainNumber = (minDigits: number, maxDigits: number) =>
   fc
-    .tuple(fc.integer({ min: 1, max: 9 }), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: minDigits - 1, maxLength: maxDigits - 1 }))
+    .tuple(
+      fc.integer({ min: 1, max: 9 }),
+      fc.array(fc.integer({ min: 0, max: 9 }), { minLength: minDigits - 1, maxLength: maxDigits - 1 }),
+    )
     .map(([first, rest]) => [first, ...rest].join(''));
 
 describe.each(schemas)('quantity of %s', (_name, check, messages) => {
@@ -42,10 +45,14 @@ describe.each(schemas)('quantity of %s', (_name, check, messages) => {
   });
 
   it('refuses a plain number above 999999999999999 as too large, naming the maximum (e-305)', () => {
-    expect(quantityFaults(check, '1000000000000000')).toEqual([{ code: Errors.OFS_QUANTITY.code, message: messages.tooLarge }]);
+    expect(quantityFaults(check, '1000000000000000')).toEqual([
+      { code: Errors.OFS_QUANTITY.code, message: messages.tooLarge },
+    ]);
     fc.assert(
       fc.property(plainNumber(16, 40), (quantity) => {
-        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: messages.tooLarge }]);
+        expect(quantityFaults(check, quantity)).toEqual([
+          { code: Errors.OFS_QUANTITY.code, message: messages.tooLarge },
+        ]);
       }),
     );
   });
@@ -57,12 +64,16 @@ describe.each(schemas)('quantity of %s', (_name, check, messages) => {
         fc.string({ minLength: 16, maxLength: 40 }),
         // Long digit strings spoilt in one place: a leading zero, a sign, a decimal point.
         fc.tuple(fc.constantFrom('0', '-', '+', '.'), plainNumber(15, 40)).map(([spoiler, digits]) => spoiler + digits),
-        fc.tuple(plainNumber(15, 40), fc.constantFrom('.5', 'e3', ' ', 'x')).map(([digits, spoiler]) => digits + spoiler),
+        fc
+          .tuple(plainNumber(15, 40), fc.constantFrom('.5', 'e3', ' ', 'x'))
+          .map(([digits, spoiler]) => digits + spoiler),
       )
       .filter((text) => !/^[1-9][0-9]*$/.test(text));
     fc.assert(
       fc.property(malformed, (quantity) => {
-        expect(quantityFaults(check, quantity)).toEqual([{ code: Errors.OFS_QUANTITY.code, message: messages.malformed }]);
+        expect(quantityFaults(check, quantity)).toEqual([
+          { code: Errors.OFS_QUANTITY.code, message: messages.malformed },
+        ]);
       }),
     );
   });

@@ -15,7 +15,9 @@ function gatedStore() {
   const gates: (() => void)[] = [];
   const store: Pick<Store, 'writeTransaction'> = {
     writeTransaction: (<T>(work: (tx: never) => Promise<T>) =>
-      new Promise<void>((resolve) => gates.push(resolve)).then(() => work(undefined as never))) as Store['writeTransaction'],
+      new Promise<void>((resolve) => gates.push(resolve)).then(() =>
+        work(undefined as never),
+      )) as Store['writeTransaction'],
   };
   return { store, open: () => gates.splice(0).forEach((resolve) => resolve()), waiting: () => gates.length };
 }
@@ -97,7 +99,9 @@ describe('GroupCommitter onCommitted (the embedded OMS wake-up)', () => {
     await committer.run(1).then(() => calls.push('answered'));
     expect(calls).toEqual(['committed', 'answered']);
 
-    const failing = { writeTransaction: (async () => Promise.reject(new Error('the database is out'))) as Store['writeTransaction'] };
+    const failing = {
+      writeTransaction: (async () => Promise.reject(new Error('the database is out'))) as Store['writeTransaction'],
+    };
     const refused = new GroupCommitter(failing, work, { onCommitted: () => calls.push('committed') });
     await expect(refused.run(2)).rejects.toThrow('the database is out');
     expect(calls).toEqual(['committed', 'answered']);
@@ -130,7 +134,9 @@ function failingWork(bad: (command: number) => boolean): BatchWork<number, null,
 /** The metrics' batchDone calls, as [commands, committed]. */
 function recordedMetrics() {
   const batches: [number, boolean][] = [];
-  const metrics: OrderEntryMetrics = { batchDone: (commands, _seconds, committed) => void batches.push([commands, committed]) };
+  const metrics: OrderEntryMetrics = {
+    batchDone: (commands, _seconds, committed) => void batches.push([commands, committed]),
+  };
   return { metrics, batches };
 }
 
@@ -152,8 +158,12 @@ describe('GroupCommitter halving a failed batch', () => {
       { metrics },
     );
     const outcomes = await runTogether(committer, sixteen);
-    expect(outcomes.map((o) => o.status)).toEqual(sixteen.map((command) => (command === 11 ? 'rejected' : 'fulfilled')));
-    expect(outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))).toEqual(sixteen.filter((command) => command !== 11));
+    expect(outcomes.map((o) => o.status)).toEqual(
+      sixteen.map((command) => (command === 11 ? 'rejected' : 'fulfilled')),
+    );
+    expect(outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))).toEqual(
+      sixteen.filter((command) => command !== 11),
+    );
     expect((outcomes[10] as PromiseRejectedResult).reason.message).toBe('cannot store 11');
     // The batch, then two halves at each of four splits: one commits, the other fails and is split again.
     expect(transactions()).toBe(1 + 2 * 4);
@@ -176,7 +186,9 @@ describe('GroupCommitter halving a failed batch', () => {
       { metrics },
     );
     const outcomes = await runTogether(committer, sixteen);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.message : 'ok'))).toEqual(sixteen.map((command) => `cannot store ${command}`));
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.message : 'ok'))).toEqual(
+      sixteen.map((command) => `cannot store ${command}`),
+    );
     // Down to each command alone: the whole tree of halves, every one failing.
     expect(transactions()).toBe(2 * 16 - 1);
     expect(batches).toEqual([[16, false]]);
@@ -215,7 +227,9 @@ describe('GroupCommitter halving a failed batch', () => {
     const outcomes = await runTogether(committer, sixteen);
     // 16 fails; 1-8 fails; 9-16 meets the lost database: 1-8 and 9-16 are answered with it, none tried again.
     expect(transactions()).toBe(3);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.name : 'ok'))).toEqual(sixteen.map(() => 'DatabaseUnavailableError'));
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.name : 'ok'))).toEqual(
+      sixteen.map(() => 'DatabaseUnavailableError'),
+    );
   });
 
   it('counts each half that commits while halving as progress: a long halving is not a stalled database', async () => {
@@ -251,6 +265,11 @@ describe('GroupCommitter halving a failed batch', () => {
     vi.advanceTimersByTime(1_500);
     expect(committer.fallsBehind(2_000)).toEqual({ behind: false, oldestWaitMs: 1_500 });
     open(); // 4 fails alone
-    expect((await outcomes).map((o) => (o.status === 'fulfilled' ? o.value : o.reason.message))).toEqual([1, 2, 3, 'cannot store 4']);
+    expect((await outcomes).map((o) => (o.status === 'fulfilled' ? o.value : o.reason.message))).toEqual([
+      1,
+      2,
+      3,
+      'cannot store 4',
+    ]);
   });
 });

@@ -11,7 +11,12 @@ import { OrderEventsService, type OrderEventConsumer } from '../../src/services/
 import type { EventHorizon, OrderEventRepository } from '../../src/store/orders/events.js';
 import { storedOrder } from '../support/fixtures.js';
 
-const CAPS: StreamCaps = { streamsPerUser: 10, streamsPerNode: 10, pendingSocketsPerNode: 10, pendingSocketsPerAddress: 10 };
+const CAPS: StreamCaps = {
+  streamsPerUser: 10,
+  streamsPerNode: 10,
+  pendingSocketsPerNode: 10,
+  pendingSocketsPerAddress: 10,
+};
 
 /** Row `historyId` of the user's order history: their event `eventId`. */
 function eventRow(historyId: number, userId: string, eventId: number): OrderEventRecord {
@@ -60,10 +65,16 @@ class FakeStore {
       return rows;
     },
     userEventsBetween: async (userId: string, afterEventId: number, upToHistoryId: number, limit: number) =>
-      this.rows.filter((row) => row.userId === userId && row.eventId > afterEventId && row.historyId <= upToHistoryId).slice(0, limit),
-    lastUserEvent: async (userId: string) => Math.max(0, ...this.rows.filter((row) => row.userId === userId).map((row) => row.eventId)),
+      this.rows
+        .filter((row) => row.userId === userId && row.eventId > afterEventId && row.historyId <= upToHistoryId)
+        .slice(0, limit),
+    lastUserEvent: async (userId: string) =>
+      Math.max(0, ...this.rows.filter((row) => row.userId === userId).map((row) => row.eventId)),
     lastUserEventThrough: async (userId: string, historyId: number) =>
-      Math.max(0, ...this.rows.filter((row) => row.userId === userId && row.historyId <= historyId).map((row) => row.eventId)),
+      Math.max(
+        0,
+        ...this.rows.filter((row) => row.userId === userId && row.historyId <= historyId).map((row) => row.eventId),
+      ),
   } as unknown as OrderEventRepository;
 
   readonly horizon = {
@@ -95,7 +106,12 @@ describe('the order-event feed, a live-only stream', () => {
     store = new FakeStore();
     store.rows.push(eventRow(1, 'u1', 1), eventRow(2, 'u2', 1));
     store.horizonValue = 2;
-    const feed = new OrderEventsService(store.repository, () => store.horizon, { limits: CAPS, now: () => 0 }, { pollMs: 1 });
+    const feed = new OrderEventsService(
+      store.repository,
+      () => store.horizon,
+      { limits: CAPS, now: () => 0 },
+      { pollMs: 1 },
+    );
     try {
       const { got, consumer } = recorder();
       const subscription = await feed.subscribe('u1', undefined, consumer);

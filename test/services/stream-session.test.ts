@@ -88,7 +88,9 @@ describe('a stream session', () => {
     expect(feed.streams.usage().open).toBe(1);
     await session.subscribe(callerOf('alice'), 'Bearer alice-token');
     sessions.open('alice', new FakeTransport(), logger);
-    expect(() => sessions.open('alice', new FakeTransport(), logger)).toThrow(expect.objectContaining({ kind: Errors.RATE_LIMITED }));
+    expect(() => sessions.open('alice', new FakeTransport(), logger)).toThrow(
+      expect.objectContaining({ kind: Errors.RATE_LIMITED }),
+    );
 
     session.end();
     expect(feed.streams.usage().open).toBe(1);
@@ -96,7 +98,9 @@ describe('a stream session', () => {
 
     feed.refusal = new ApiError(Errors.EVENT_ID_AHEAD, 'ahead');
     const refused = sessions.open('bob', transport, logger);
-    await expect(refused.subscribe(callerOf('bob'), 'Bearer bob-token', 7)).rejects.toMatchObject({ kind: Errors.EVENT_ID_AHEAD });
+    await expect(refused.subscribe(callerOf('bob'), 'Bearer bob-token', 7)).rejects.toMatchObject({
+      kind: Errors.EVENT_ID_AHEAD,
+    });
     expect(refused.ended).toBe(true);
     expect(feed.streams.usage().open).toBe(1);
   });
@@ -137,7 +141,9 @@ describe('a stream session', () => {
     expect(transport.ends).toEqual([]);
     consumer.sessionsEnded?.({ tokenHashes: new Set(['hash-of-alice-token']), userDisabled: false });
     consumer.sessionsEnded?.({ tokenHashes: new Set(), userDisabled: true });
-    expect(transport.ends).toEqual([{ why: 'session-ended', refusal: expect.objectContaining({ kind: Errors.TOKEN_REVOKED }) }]);
+    expect(transport.ends).toEqual([
+      { why: 'session-ended', refusal: expect.objectContaining({ kind: Errors.TOKEN_REVOKED }) },
+    ]);
 
     const disabled = new FakeTransport();
     await sessions.open('alice', disabled, logger).subscribe(callerOf('alice'), 'Bearer alice-token');

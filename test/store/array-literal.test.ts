@@ -11,7 +11,9 @@ import { arrayLiteral } from '../../src/store/sql/bulk.js';
 import { TEST_POSTGRES_URL, testDialect } from '../support/databases.js';
 
 // pg's own conversion of a parameter (what it sends for a JS array); its types do not declare the module.
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
+  prepareValue: (value: unknown) => unknown;
+};
 
 const tricky = fc.oneof(
   fc.string({ unit: 'grapheme' }),
@@ -19,7 +21,10 @@ const tricky = fc.oneof(
   fc.string({ unit: fc.constantFrom('"', '\\', ',', '{', '}', ' ', 'a', 'N', '\n') }),
 );
 const texts = fc.array(fc.option(tricky, { nil: null }), { maxLength: 30 });
-const integers = fc.array(fc.option(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), { nil: null }), { maxLength: 30 });
+const integers = fc.array(
+  fc.option(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), { nil: null }),
+  { maxLength: 30 },
+);
 const doubles = fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { maxLength: 30 });
 
 describe('arrayLiteral', () => {
@@ -56,7 +61,9 @@ describe.runIf(testDialect() === 'postgres')('arrayLiteral, read back by Postgre
         // pg answers int8 as text (it may exceed a double).
         expect(rows[0]!.int8).toEqual(int8.map((n) => (n === null ? null : String(n))));
         // -0 is written as 0 (String(-0), as pg wrote it too), and toEqual tells -0 from 0.
-        expect(rows[0]!.float8.map((n) => (Object.is(n, -0) ? 0 : n))).toEqual(float8.map((n) => (Object.is(n, -0) ? 0 : n)));
+        expect(rows[0]!.float8.map((n) => (Object.is(n, -0) ? 0 : n))).toEqual(
+          float8.map((n) => (Object.is(n, -0) ? 0 : n)),
+        );
       }),
       { numRuns: 200 },
     );

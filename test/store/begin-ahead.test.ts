@@ -53,7 +53,11 @@ describe('BeginAheadConnection', () => {
     const readAfterWrite = connection.executeQuery(q('select * from orders'));
     const commit = connection.executeQuery(q('commit'));
     await turn();
-    expect(inner.sqls()).toEqual(['begin; select pg_current_xact_id()', 'select * from ofs_issues', 'SELECT pg_advisory_xact_lock(1)']);
+    expect(inner.sqls()).toEqual([
+      'begin; select pg_current_xact_id()',
+      'select * from ofs_issues',
+      'SELECT pg_advisory_xact_lock(1)',
+    ]);
 
     inner.sent[0]!.answer();
     await begun;

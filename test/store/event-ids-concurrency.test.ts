@@ -29,7 +29,13 @@ describe('per-user event ids with two nodes and two OMS workers writing at once'
     const users = new UserRepository(nodes[0]!.db, nodes[0]!.dialect);
     const passwordHash = await TEST_PASSWORD_HASHER.hash('not-used-here');
     for (let i = 0; i < USERS; i++) {
-      await users.create({ userId: `user${i}`, passwordHash, category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL', totpSecret: null, now: Date.now() });
+      await users.create({
+        userId: `user${i}`,
+        passwordHash,
+        category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+        totpSecret: null,
+        now: Date.now(),
+      });
     }
     const now = Date.now();
     await new OfsIssueRepository(nodes[0]!.db).upsert([openIssue(now)], now);
@@ -67,8 +73,15 @@ describe('per-user event ids with two nodes and two OMS workers writing at once'
     }
     while ((await runOms()).some((done) => done > 0));
 
-    const history = await nodes[0]!.db.selectFrom('order_history').select(['id', 'user_id', 'user_event_id']).orderBy('id').execute();
-    const counters = await nodes[0]!.db.selectFrom('user_event_counters').select(['user_id', 'last_event_id']).execute();
+    const history = await nodes[0]!.db
+      .selectFrom('order_history')
+      .select(['id', 'user_id', 'user_event_id'])
+      .orderBy('id')
+      .execute();
+    const counters = await nodes[0]!.db
+      .selectFrom('user_event_counters')
+      .select(['user_id', 'last_event_id'])
+      .execute();
     const statuses = await nodes[0]!.db
       .selectFrom('orders')
       .select('status')

@@ -34,7 +34,13 @@ afterAll(async () => {
 /** A new user of its own. */
 async function newUser(): Promise<string> {
   const userId = `user${++userCount}`;
-  await new UserRepository(store.db, store.dialect).create({ userId, passwordHash: 'x', category: 'RETAIL', totpSecret: null, now: T0 });
+  await new UserRepository(store.db, store.dialect).create({
+    userId,
+    passwordHash: 'x',
+    category: 'RETAIL',
+    totpSecret: null,
+    now: T0,
+  });
   return userId;
 }
 
@@ -51,7 +57,14 @@ describe('deposit', () => {
   it('opens the account with the first deposit and adds to cash after it, one DEPOSIT row each', async () => {
     const userId = await newUser();
     expect(await funds.find(userId)).toBeUndefined();
-    expect(await deposit(userId, 250_000_00, T0)).toEqual({ userId, cashPaise: 250_000_00, blockedPaise: 0, debitedPaise: 0, createdAt: T0, updatedAt: T0 });
+    expect(await deposit(userId, 250_000_00, T0)).toEqual({
+      userId,
+      cashPaise: 250_000_00,
+      blockedPaise: 0,
+      debitedPaise: 0,
+      createdAt: T0,
+      updatedAt: T0,
+    });
     expect(await deposit(userId, 50, T0 + 1000)).toEqual({
       userId,
       cashPaise: 250_000_50,
@@ -83,7 +96,11 @@ describe('withdraw', () => {
   it('takes cash out of what is available', async () => {
     const userId = await newUser();
     await deposit(userId, 1_000_00);
-    expect(await withdraw(userId, 400_00, T0 + 5)).toMatchObject({ cashPaise: 600_00, blockedPaise: 0, updatedAt: T0 + 5 });
+    expect(await withdraw(userId, 400_00, T0 + 5)).toMatchObject({
+      cashPaise: 600_00,
+      blockedPaise: 0,
+      updatedAt: T0 + 5,
+    });
     expect(await withdraw(userId, 600_00)).toMatchObject({ cashPaise: 0 });
     expect(await ledgerRows(userId)).toEqual([
       { kind: 'WITHDRAW', amountPaise: 600_00, orderId: null },
@@ -125,7 +142,9 @@ describe('at once', () => {
   it('20 withdrawals of which only 5 fit, each in its own transaction on two nodes: exactly 5 succeed, available never below zero', async () => {
     const userId = await newUser();
     await deposit(userId, 1_000_00);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => withdraw(userId, 200_00, T0 + i, i % 2 === 0 ? store : nodeB)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => withdraw(userId, 200_00, T0 + i, i % 2 === 0 ? store : nodeB)),
+    );
     const accepted = results.filter((r): r is FundsAccount => typeof r === 'object' && 'cashPaise' in r);
     expect(accepted).toHaveLength(5);
     expect(results.filter((r) => typeof r === 'object' && 'insufficient' in r)).toHaveLength(15);
@@ -146,14 +165,19 @@ describe('at once', () => {
         // Give the other transactions time to interleave while the lock is held.
         await new Promise((resolve) => setTimeout(resolve, 2));
         if (availablePaise(account) < paise) return false;
-        await sql`update funds_accounts set blocked_paise = blocked_paise + ${paise} where user_id = ${userId}`.execute(openTx(tx).trx);
+        await sql`update funds_accounts set blocked_paise = blocked_paise + ${paise} where user_id = ${userId}`.execute(
+          openTx(tx).trx,
+        );
         return true;
       });
     const work = Array.from({ length: 24 }, (_, i) => {
       const on = i % 2 === 0 ? store : nodeB;
       return i % 3 === 0
         ? block(on, 150_00).then((ok) => ({ kind: 'block' as const, ok }))
-        : withdraw(userId, 100_00, T0, on).then((r) => ({ kind: 'withdraw' as const, ok: typeof r === 'object' && 'cashPaise' in r }));
+        : withdraw(userId, 100_00, T0, on).then((r) => ({
+            kind: 'withdraw' as const,
+            ok: typeof r === 'object' && 'cashPaise' in r,
+          }));
     });
     const outcomes = await Promise.all(work);
     const blocked = outcomes.filter((o) => o.kind === 'block' && o.ok).length * 150_00;
@@ -198,11 +222,18 @@ describe('the ledger', () => {
     const userId = await newUser();
     await deposit(userId, 1_00);
     const [entry] = await funds.ledger(userId, 1);
-    await expect(store.db.updateTable('funds_ledger').set({ amount_paise: 1_000_000_00 }).where('id', '=', entry!.id).execute()).rejects.toThrow(/append-only/);
-    await expect(store.db.updateTable('funds_ledger').set({ user_id: 'mallory' }).execute()).rejects.toThrow(/append-only/);
-    await expect(store.db.deleteFrom('funds_ledger').where('id', '=', entry!.id).execute()).rejects.toThrow(/append-only/);
+    await expect(
+      store.db.updateTable('funds_ledger').set({ amount_paise: 1_000_000_00 }).where('id', '=', entry!.id).execute(),
+    ).rejects.toThrow(/append-only/);
+    await expect(store.db.updateTable('funds_ledger').set({ user_id: 'mallory' }).execute()).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(store.db.deleteFrom('funds_ledger').where('id', '=', entry!.id).execute()).rejects.toThrow(
+      /append-only/,
+    );
     await expect(store.db.deleteFrom('funds_ledger').execute()).rejects.toThrow(/append-only/);
-    if (testDialect() === 'postgres') await expect(sql`truncate funds_ledger`.execute(store.db)).rejects.toThrow(/append-only/);
+    if (testDialect() === 'postgres')
+      await expect(sql`truncate funds_ledger`.execute(store.db)).rejects.toThrow(/append-only/);
     expect(await funds.ledger(userId, 10)).toEqual([entry]);
   });
 

@@ -24,7 +24,13 @@ afterAll(async () => {
 
 it("reads a session with its key's owner and addresses, a revoked or disabled one's instant, and no key", async () => {
   await users.createSession({ tokenHash: 'token-a', userId: 'retail1', now: 1, expiresAt: LARGEST });
-  await users.addApiKey({ keyId: 'key-a', userId: 'retail1', keyHash: 'key-hash-a', now: 1, addresses: ['10.0.0.1', '2001:db8::1'] });
+  await users.addApiKey({
+    keyId: 'key-a',
+    userId: 'retail1',
+    keyHash: 'key-hash-a',
+    now: 1,
+    addresses: ['10.0.0.1', '2001:db8::1'],
+  });
   await users.createSession({ tokenHash: 'token-b', userId: 'inst1', now: 1, expiresAt: 5 });
   await sql`update sessions set revoked_at = ${LARGEST - 1} where token_hash = 'token-b'`.execute(bench.store.db);
   await users.createSession({ tokenHash: 'token-c', userId: 'inst2', now: 1, expiresAt: 7 });
@@ -45,7 +51,14 @@ it("reads a session with its key's owner and addresses, a revoked or disabled on
     apiKeyOwner: 'retail1',
     apiKeyAddresses: ['10.0.0.1', '2001:db8::1'],
   });
-  expect(b).toMatchObject({ userId: 'inst1', category: 'NON_RETAIL', expiresAt: 5, revokedAt: LARGEST - 1, apiKeyOwner: null, apiKeyAddresses: [] });
+  expect(b).toMatchObject({
+    userId: 'inst1',
+    category: 'NON_RETAIL',
+    expiresAt: 5,
+    revokedAt: LARGEST - 1,
+    apiKeyOwner: null,
+    apiKeyAddresses: [],
+  });
   expect(c).toMatchObject({ userId: 'inst2', revokedAt: 42 });
   expect(none).toBeUndefined();
 });
@@ -54,9 +67,13 @@ it("reads each retail total with its issue's prices, a cut-off price set or null
   const quoted = 'a "quoted" \\ symbol ₹';
   await bench.registerIssue({ exchange: 'BSE_EQ', scripToken: 500_113, symbol: quoted, retailCutoffPricePaise: null });
   await sql`insert into retail_exposure (user_id, symbol, exchange, scrip_token, price_value_paise, cutoff_quantity)
-    values ('retail2', 'SBIN', 'NSE_EQ', 500112, ${LARGEST}, 3), ('retail2', ${quoted}, 'BSE_EQ', 500113, 0, 0)`.execute(bench.store.db);
+    values ('retail2', 'SBIN', 'NSE_EQ', 500112, ${LARGEST}, 3), ('retail2', ${quoted}, 'BSE_EQ', 500113, 0, 0)`.execute(
+    bench.store.db,
+  );
   const issue = await sql<{ retail_cutoff_price_paise: number | null; floor_price_paise: number }>`
-    select retail_cutoff_price_paise, floor_price_paise from ofs_issues where exchange = 'NSE_EQ' and scrip_token = 500112`.execute(bench.store.db);
+    select retail_cutoff_price_paise, floor_price_paise from ofs_issues where exchange = 'NSE_EQ' and scrip_token = 500112`.execute(
+    bench.store.db,
+  );
   const repository = new OrderRepository(bench.store.db, bench.store.dialect);
   const totals = await bench.store.writeTransaction((tx) => repository.exposures(tx, ['retail2', 'retail2', 'nobody']));
   const sorted = [...totals].sort((x, y) => x.exchange.localeCompare(y.exchange));
@@ -78,7 +95,8 @@ it("reads each retail total with its issue's prices, a cut-off price set or null
       scripToken: 500_112,
       priceValuePaise: LARGEST,
       cutoffQuantity: 3,
-      retailCutoffPricePaise: issue.rows[0]!.retail_cutoff_price_paise === null ? null : Number(issue.rows[0]!.retail_cutoff_price_paise),
+      retailCutoffPricePaise:
+        issue.rows[0]!.retail_cutoff_price_paise === null ? null : Number(issue.rows[0]!.retail_cutoff_price_paise),
       floorPricePaise: Number(issue.rows[0]!.floor_price_paise),
     },
   ]);

@@ -3,7 +3,14 @@
  * order entered between the page's statement and the count's is in neither, where before it was counted but
  * not listed (the ODIN client end-to-end test saw total_records 1 with an empty page on PostgreSQL).
  */
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OrderRepository } from '../../src/store/orders/orders.js';
@@ -44,6 +51,10 @@ it('the order book page and its total agree when an order is entered between the
   expect(book.orders.map((o) => o.orderId)).toEqual([first]);
   expect(book.totalCount).toBe(1);
   // The order was entered: the next read has both.
-  const again = await new OrderRepository(reader.db, reader.dialect).orderBook({ userId: 'retail1', page: 1, pageSize: 20 });
+  const again = await new OrderRepository(reader.db, reader.dialect).orderBook({
+    userId: 'retail1',
+    page: 1,
+    pageSize: 20,
+  });
   expect([again.orders.length, again.totalCount]).toEqual([2, 2]);
 });

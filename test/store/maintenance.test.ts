@@ -41,7 +41,8 @@ describe("the server's maintenance settings, read from the database", () => {
       expect(warnings).toEqual([]);
       return;
     }
-    const show = async (name: string) => Object.values((await sql.raw<Record<string, string>>(`show ${name}`).execute(store.db)).rows[0]!)[0]!;
+    const show = async (name: string) =>
+      Object.values((await sql.raw<Record<string, string>>(`show ${name}`).execute(store.db)).rows[0]!)[0]!;
     const expected = { autovacuum: await show('autovacuum'), trackCounts: await show('track_counts') };
     expect(settings).toEqual(expected);
     const problem = maintenanceProblem(expected);

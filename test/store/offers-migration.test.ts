@@ -22,7 +22,13 @@ it('turns NON_RETAIL users into NII with 100 % margin, and leaves RETAIL users a
   dispose = database.dispose;
   store = openStore(database.databaseUrl);
   await migrateTo(store, '0012_operators');
-  const user = (userId: string, category: string) => ({ user_id: userId, password_hash: 'x', category, totp_secret: null, created_at: 0 });
+  const user = (userId: string, category: string) => ({
+    user_id: userId,
+    password_hash: 'x',
+    category,
+    totp_secret: null,
+    created_at: 0,
+  });
   await store.db
     .insertInto('users')
     .values([user('r', 'RETAIL'), user('n', 'NON_RETAIL')])
@@ -30,7 +36,11 @@ it('turns NON_RETAIL users into NII with 100 % margin, and leaves RETAIL users a
 
   await migrateToLatest(store);
 
-  const rows = await store.db.selectFrom('users').select(['user_id', 'category', 'margin_type']).orderBy('user_id').execute();
+  const rows = await store.db
+    .selectFrom('users')
+    .select(['user_id', 'category', 'margin_type'])
+    .orderBy('user_id')
+    .execute();
   expect(rows).toEqual([
     { user_id: 'n', category: 'NII', margin_type: 'H' },
     { user_id: 'r', category: 'RETAIL', margin_type: 'H' },

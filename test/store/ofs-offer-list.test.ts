@@ -5,7 +5,14 @@
  * state filter in SQL (offerStateCondition) agrees with offerState, and the current offers' filter with
  * isCurrentOffer, at every instant where either could change its mind.
  */
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFER_STATES, offerState } from '../../src/domain/ofs/offer/offer.js';
 import { AdminService } from '../../src/services/admin.js';
@@ -27,7 +34,7 @@ const T = Date.parse('2026-12-01T03:45:00Z');
 let database: TestDatabase;
 let store: Store;
 let admin: AdminService;
-let now = T - HOUR;
+const now = T - HOUR;
 
 beforeAll(async () => {
   database = await createMigratedTestDatabase();
@@ -47,7 +54,12 @@ afterAll(async () => {
 
 let token = 0;
 /** Offers `prefix-1` .. `prefix-count` in the import format, T at `tOpensAt(i)`, each with its own scrip tokens. */
-function offers(prefix: string, count: number, tOpensAt: (i: number) => number, overrides: Record<string, unknown> = {}): Record<string, unknown>[] {
+function offers(
+  prefix: string,
+  count: number,
+  tOpensAt: (i: number) => number,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, k) => {
     token += 1;
     return offerImport(
@@ -55,7 +67,11 @@ function offers(prefix: string, count: number, tOpensAt: (i: number) => number, 
         offer_id: `${prefix}-${k + 1}`,
         symbol: `${prefix}${k + 1}`,
         listings: [
-          { exchange: 'NSE_EQ', scrip_token: 720_000 + token, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+          {
+            exchange: 'NSE_EQ',
+            scrip_token: 720_000 + token,
+            series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' },
+          },
           { exchange: 'BSE_EQ', scrip_token: 820_000 + token, series: { RETAIL: 'A', NON_RETAIL: 'A' } },
         ],
         ...overrides,
@@ -98,7 +114,11 @@ describe('one list call', () => {
   it('reads a fixed number of statements whatever the number of offers, and answers each offer as its own reads do', async () => {
     const { counts, plugin } = statementCounter();
     const counted = store.db.withPlugin(plugin);
-    const service = new OfsOfferService(new OfsOfferRepository(counted), new TradingHolidayRepository(counted), () => now);
+    const service = new OfsOfferService(
+      new OfsOfferRepository(counted),
+      new TradingHolidayRepository(counted),
+      () => now,
+    );
     /** The statements of one list call (every offer on one page). */
     const oneCall = async () => {
       counts.statements = 0;
@@ -120,7 +140,10 @@ describe('one list call', () => {
     expect(many.answer.data.offers).toHaveLength(63);
 
     // The calendar, the page, its count, the page's listings, their latest figures: 5 SELECTs for 3 offers as for 63.
-    expect({ statements: many.statements, selects: many.selects }).toEqual({ statements: few.statements, selects: few.selects });
+    expect({ statements: many.statements, selects: many.selects }).toEqual({
+      statements: few.statements,
+      selects: few.selects,
+    });
     expect(many.selects).toBeLessThanOrEqual(5);
     expect(many.answer.metadata).toEqual({ total_records: 63, offset: 1, limit: 200 });
 
@@ -182,7 +205,9 @@ describe('the state filters in SQL', () => {
   function instants(): number[] {
     const edges = new Set<number>();
     for (const { offer, progress } of registrations) {
-      const finished = [offer.t1Day.closesAt, progress.t1AllocatedAt, progress.cancelledAt].filter((at): at is number => at !== null);
+      const finished = [offer.t1Day.closesAt, progress.t1AllocatedAt, progress.cancelledAt].filter(
+        (at): at is number => at !== null,
+      );
       for (const at of [offer.tDay.opensAt, offer.t1Day.opensAt, ...finished, ...finished.map((at) => at + 7 * DAY)]) {
         for (const d of [-1, 0, 1]) edges.add(at + d);
       }
@@ -195,10 +220,13 @@ describe('the state filters in SQL', () => {
     for (const at of instants()) {
       for (const state of OFFER_STATES) {
         const page = await repository().listPage({ filter: listFilter(state, at), page: 1, pageSize: 200 });
-        const expected = registrations.filter((r) => offerState(r.offer, r.progress, at) === state).map((r) => r.offer.offerId);
+        const expected = registrations
+          .filter((r) => offerState(r.offer, r.progress, at) === state)
+          .map((r) => r.offer.offerId);
         expect(mine(page.offers), `${state} at ${new Date(at).toISOString()}`).toEqual(expected.sort());
         if (expected.length > 0) seen.add(state);
-        for (const { registration } of page.offers) expect(offerState(registration.offer, registration.progress, at)).toBe(state);
+        for (const { registration } of page.offers)
+          expect(offerState(registration.offer, registration.progress, at)).toBe(state);
       }
     }
     // The fixture reaches every state.
@@ -212,7 +240,9 @@ describe('the state filters in SQL', () => {
       const page = await repository().listPage({ filter: listFilter('current', at), page: 1, pageSize: 200 });
       const expected = registrations.filter((r) => isCurrentOffer(r, at)).map((r) => r.offer.offerId);
       expect(mine(page.offers), `current at ${new Date(at).toISOString()}`).toEqual(expected.sort());
-      shown += registrations.filter((r) => ['ALLOCATED', 'CANCELLED'].includes(offerState(r.offer, r.progress, at)) && isCurrentOffer(r, at)).length;
+      shown += registrations.filter(
+        (r) => ['ALLOCATED', 'CANCELLED'].includes(offerState(r.offer, r.progress, at)) && isCurrentOffer(r, at),
+      ).length;
       hidden += registrations.length - expected.length;
     }
     // Finished offers were both shown (lately finished) and left out (long finished).

@@ -46,7 +46,10 @@ beforeEach(() => {
 
 function offer(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const base = offerImport({ offer_id: ids.offerId }, T_OPENS);
-  const listings = (base.listings as { scrip_token: number }[]).map((l, i) => ({ ...l, scrip_token: i === 0 ? ids.nse : ids.bse }));
+  const listings = (base.listings as { scrip_token: number }[]).map((l, i) => ({
+    ...l,
+    scrip_token: i === 0 ? ids.nse : ids.bse,
+  }));
   return { ...base, listings, ...overrides };
 }
 
@@ -95,7 +98,12 @@ describe('importing offers', () => {
   it('updates an offer imported again, replacing its listings', async () => {
     await admin.importOfs([offer()]);
     const again = await admin.importOfs([
-      offer({ base_quantity: 2_000_000, listings: [{ exchange: 'NSE_EQ', scrip_token: ids.nse, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } }] }),
+      offer({
+        base_quantity: 2_000_000,
+        listings: [
+          { exchange: 'NSE_EQ', scrip_token: ids.nse, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+        ],
+      }),
     ]);
     expect([...again.updatedOffers]).toEqual([ids.offerId]);
     const stored = await offers.find(ids.offerId);
@@ -106,12 +114,16 @@ describe('importing offers', () => {
 
   it('refuses an instrument that is both a listing and an issue, writing nothing', async () => {
     await expect(admin.importOfs([offer(), issue(ids.nse)])).rejects.toThrow(
-      new AdminError(`NSE_EQ ${ids.nse} is both a listing of offer ${ids.offerId} and an issue of the one-listing format`),
+      new AdminError(
+        `NSE_EQ ${ids.nse} is both a listing of offer ${ids.offerId} and an issue of the one-listing format`,
+      ),
     );
     expect(await offers.find(ids.offerId)).toBeUndefined();
     // Across imports too, in either order.
     await admin.importOfs([issue(ids.nse)]);
-    await expect(admin.importOfs([offer()])).rejects.toThrow(`NSE_EQ ${ids.nse} is already an issue of the one-listing format (OLD)`);
+    await expect(admin.importOfs([offer()])).rejects.toThrow(
+      `NSE_EQ ${ids.nse} is already an issue of the one-listing format (OLD)`,
+    );
     expect(await offers.find(ids.offerId)).toBeUndefined();
   });
 
@@ -119,7 +131,9 @@ describe('importing offers', () => {
     await admin.importOfs([offer()]);
     const other = { ...offer(), offer_id: `${ids.offerId}-B` };
     await expect(admin.importOfs([other])).rejects.toThrow(`is already a listing of offer ${ids.offerId}`);
-    await expect(admin.importOfsIssues([issue(ids.nse)])).rejects.toThrow(`NSE_EQ ${ids.nse} is already a listing of offer ${ids.offerId}`);
+    await expect(admin.importOfsIssues([issue(ids.nse)])).rejects.toThrow(
+      `NSE_EQ ${ids.nse} is already a listing of offer ${ids.offerId}`,
+    );
   });
 
   it('fixes the terms once the T allocation has run', async () => {
@@ -129,8 +143,12 @@ describe('importing offers', () => {
       .set({ t_allocated_at: now, t_cutoff_price_paise: 10_100, t_unallotted: 0 })
       .where('offer_id', '=', ids.offerId)
       .execute();
-    await expect(admin.importOfs([offer({ base_quantity: 5 })])).rejects.toThrow(`offer ${ids.offerId}: its T allocation has run, so its terms are fixed`);
-    await expect(admin.setGreenShoe(ids.offerId, true)).rejects.toThrow('the green shoe is decided until the T allocation runs');
+    await expect(admin.importOfs([offer({ base_quantity: 5 })])).rejects.toThrow(
+      `offer ${ids.offerId}: its T allocation has run, so its terms are fixed`,
+    );
+    await expect(admin.setGreenShoe(ids.offerId, true)).rejects.toThrow(
+      'the green shoe is decided until the T allocation runs',
+    );
     expect((await offers.find(ids.offerId))?.offer.baseQuantity).toBe(1_000_000);
   });
 });
@@ -163,18 +181,30 @@ describe('the green shoe and the employees', () => {
     await admin.importOfs([offer()]);
     now = T_OPENS + 60_000;
     await admin.setGreenShoe(ids.offerId, true);
-    expect((await offers.find(ids.offerId))?.offer).toMatchObject({ greenShoeExercised: 1_000_000, greenShoeDecidedAt: now, printedPortions: null });
+    expect((await offers.find(ids.offerId))?.offer).toMatchObject({
+      greenShoeExercised: 1_000_000,
+      greenShoeDecidedAt: now,
+      printedPortions: null,
+    });
     const printed = { retailReserved: 175_001, nonRetail: 1_224_999, mfIcReserved: 350_000, employee: 20_000 };
     await admin.setGreenShoe(ids.offerId, 400_000, printed);
-    expect((await offers.find(ids.offerId))?.offer).toMatchObject({ greenShoeExercised: 400_000, printedPortions: { greenShoe: 400_000, ...printed } });
+    expect((await offers.find(ids.offerId))?.offer).toMatchObject({
+      greenShoeExercised: 400_000,
+      printedPortions: { greenShoe: 400_000, ...printed },
+    });
     // A re-import keeps the seller's recorded decision over the file's default.
     await admin.importOfs([offer({ green_shoe_exercised: false })]);
-    expect((await offers.find(ids.offerId))?.offer).toMatchObject({ greenShoeExercised: 400_000, greenShoeDecidedAt: now });
+    expect((await offers.find(ids.offerId))?.offer).toMatchObject({
+      greenShoeExercised: 400_000,
+      greenShoeDecidedAt: now,
+    });
     await expect(admin.importOfs([offer({ green_shoe_quantity: 300_000 })])).rejects.toThrow(
       `offer ${ids.offerId}: the seller's recorded decision exercises 400000 shares of the green shoe, more than the file's green_shoe_quantity 300000`,
     );
     await expect(admin.setGreenShoe('NO-SUCH-OFFER', true)).rejects.toThrow('no offer NO-SUCH-OFFER');
-    await expect(admin.setGreenShoe(ids.offerId, 1_000_001)).rejects.toThrow('the green shoe is 1000000 shares; 1000001 cannot be exercised');
+    await expect(admin.setGreenShoe(ids.offerId, 1_000_001)).rejects.toThrow(
+      'the green shoe is 1000000 shares; 1000001 cannot be exercised',
+    );
     await store.db.updateTable('ofs_offers').set({ t_allocated_at: now }).where('offer_id', '=', ids.offerId).execute();
     await expect(admin.setGreenShoe(ids.offerId, 0)).rejects.toThrow(/the T allocation runs, and it has run/);
   });
@@ -200,7 +230,9 @@ describe('the green shoe and the employees', () => {
     await expect(admin.importOfs([offerImport({ offer_id: ids.offerId }, sunday)])).rejects.toThrow(
       `offer ${ids.offerId}: t_day: 2026-12-06 is a Sunday, not a trading day`,
     );
-    await admin.importOfs([{ ...offerImport({ offer_id: ids.offerId, settlement_delay_seconds: 60 }, sunday), listings: offer().listings }]);
+    await admin.importOfs([
+      { ...offerImport({ offer_id: ids.offerId, settlement_delay_seconds: 60 }, sunday), listings: offer().listings },
+    ]);
     expect((await offers.find(ids.offerId))?.offer.settlementDelayMs).toBe(60_000);
   });
 
@@ -240,12 +272,21 @@ describe('parseOfsImport', () => {
     expect(() => parseOfsImport([offer({ base_quantity: 0 })])).toThrow(/^\[0\]\.base_quantity /);
     expect(() => parseOfsImport([offer({ listings: [] })])).toThrow(/^\[0\]\.listings /);
     expect(() =>
-      parseOfsImport([offer({ employee_quantity: 5, listings: [{ exchange: 'NSE_EQ', scrip_token: 1, series: { RETAIL: 'RS', NON_RETAIL: 'IS' } }] })]),
+      parseOfsImport([
+        offer({
+          employee_quantity: 5,
+          listings: [{ exchange: 'NSE_EQ', scrip_token: 1, series: { RETAIL: 'RS', NON_RETAIL: 'IS' } }],
+        }),
+      ]),
     ).toThrow('[0].employee_quantity: no listing has an EMPLOYEE series for the employees to bid in');
-    expect(() => parseOfsImport([offer(), offer()])).toThrow(`[1].offer_id: offer ${ids.offerId} appears twice in the file`);
+    expect(() => parseOfsImport([offer(), offer()])).toThrow(
+      `[1].offer_id: offer ${ids.offerId} appears twice in the file`,
+    );
     expect(() => parseOfsImport([])).toThrow('the file must be an array of 1 to 1000 offers or issues');
     // Instants of the years 1900 to 2999 only: a typo of a year never reaches the calendar's arithmetic.
-    expect(() => parseOfsImport([offer({ green_shoe_decision_by: '9999-12-31T11:30:00Z' })])).toThrow(/^\[0\]\.green_shoe_decision_by /);
+    expect(() => parseOfsImport([offer({ green_shoe_decision_by: '9999-12-31T11:30:00Z' })])).toThrow(
+      /^\[0\]\.green_shoe_decision_by /,
+    );
     expect(() => parseOfsImport([offer({ retail_allocation_price: 'BID', allocation: 'PROPORTIONATE' })])).toThrow(
       '[0].retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY',
     );
@@ -256,16 +297,24 @@ describe('parseOfsImport', () => {
     expect(parse({ green_shoe_exercised: 250_000 }).greenShoeExercised).toBe(250_000);
     expect(parse({ green_shoe_exercised: true }).greenShoeExercised).toBe(1_000_000);
     expect(parse({ green_shoe_exercised: false }).greenShoeExercised).toBe(0);
-    expect(() => parse({ green_shoe_exercised: 1_000_001 })).toThrow('[0].green_shoe_exercised: 1000001 shares is more than the green shoe of 1000000');
-    expect(new Date(parse({ green_shoe_decision_by: undefined }).greenShoeDecisionBy).toISOString()).toBe('2026-12-01T11:30:00.000Z');
+    expect(() => parse({ green_shoe_exercised: 1_000_001 })).toThrow(
+      '[0].green_shoe_exercised: 1000001 shares is more than the green shoe of 1000000',
+    );
+    expect(new Date(parse({ green_shoe_decision_by: undefined }).greenShoeDecisionBy).toISOString()).toBe(
+      '2026-12-01T11:30:00.000Z',
+    );
     expect(parse({ employee_green_shoe_quantity: 20_000 }).employeeGreenShoeQuantity).toBe(20_000);
   });
 
   it('takes percentages with two decimals exactly, and refuses a third', () => {
     const [parsed] = parseOfsImport([offer({ retail_reserve_pct: 33.33, retail_discount: { pct: 2.35 } })]).offers;
     expect(parsed).toMatchObject({ retailReservePct: 33.33, retailDiscount: { basisPoints: 235 } });
-    expect(() => parseOfsImport([offer({ retail_discount: { pct: 2.355 } })])).toThrow('[0].retail_discount.pct: 2.355 has more than two decimals');
-    expect(() => parseOfsImport([offer({ retail_reserve_pct: 12.125 })])).toThrow('[0].retail_reserve_pct: 12.125 has more than two decimals');
+    expect(() => parseOfsImport([offer({ retail_discount: { pct: 2.355 } })])).toThrow(
+      '[0].retail_discount.pct: 2.355 has more than two decimals',
+    );
+    expect(() => parseOfsImport([offer({ retail_reserve_pct: 12.125 })])).toThrow(
+      '[0].retail_reserve_pct: 12.125 has more than two decimals',
+    );
   });
 
   it('still takes the one-listing format alone, as before', () => {
@@ -274,7 +323,9 @@ describe('parseOfsImport', () => {
   });
 
   it("takes an issue's order value upper limit in rupees, to the paisa", () => {
-    expect(parseOfsImport([{ ...issue(42), order_value_upper_limit: 100000.5 }]).issues[0]?.valueLimitPaise).toBe(10_000_050);
+    expect(parseOfsImport([{ ...issue(42), order_value_upper_limit: 100000.5 }]).issues[0]?.valueLimitPaise).toBe(
+      10_000_050,
+    );
     expect(() => parseOfsImport([{ ...issue(42), order_value_upper_limit: 1.001 }])).toThrow(
       '[0].order_value_upper_limit: 1.001 is not a whole number of paise',
     );

@@ -15,14 +15,17 @@ const order: Order = storedOrder();
 /** The order with one field set to a value it did not have. */
 function withChanged(field: keyof Order): Order {
   const value = order[field];
-  const other = typeof value === 'number' ? value + 1 : field === 'status' ? OrderStatus.CANCELLED : `${String(value ?? '')}x`;
+  const other =
+    typeof value === 'number' ? value + 1 : field === 'status' ? OrderStatus.CANCELLED : `${String(value ?? '')}x`;
   return { ...order, [field]: other } as Order;
 }
 
 it('decides a change of an order exactly when a column the repository writes on a change differs', () => {
   const fields = Object.keys(order) as (keyof Order)[];
   const decided = fields.filter((field) => storedOrderChanged(order, withChanged(field)));
-  const written = fields.filter((field) => MUTABLE_COLUMNS.some((column) => column.value(order) !== column.value(withChanged(field))));
+  const written = fields.filter((field) =>
+    MUTABLE_COLUMNS.some((column) => column.value(order) !== column.value(withChanged(field))),
+  );
   expect(decided).toEqual(written);
   expect(decided.length).toBe(MUTABLE_COLUMNS.length);
 });

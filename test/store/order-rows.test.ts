@@ -33,7 +33,9 @@ it('locks and reads an order as select * reads it: every column set, and every n
     offer_category = ${'RETAIL'}, margin_type = ${'FULL'}, carried_forward_at = ${1}
     where order_id = ${full}`.execute(bench.store.db);
   const repository = new OrderRepository(bench.store.db, bench.store.dialect);
-  const locked = await bench.store.writeTransaction((tx) => repository.lockOrders(tx, [bare, full, 'no-such-order', full]));
+  const locked = await bench.store.writeTransaction((tx) =>
+    repository.lockOrders(tx, [bare, full, 'no-such-order', full]),
+  );
   expect([...locked.keys()].sort()).toEqual([bare, full].sort());
   for (const orderId of [bare, full]) expect(locked.get(orderId)).toEqual(orderFromRow(await bench.order(orderId)));
   expect(locked.get(full)!.errorReason).toBe('a "quoted" \\ reason\nwith ünïcode ₹');

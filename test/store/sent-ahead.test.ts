@@ -29,9 +29,12 @@ afterAll(async () => {
   await database.dispose();
 });
 
-const insert = (id: number, note: string) => CompiledQuery.raw(`insert into ahead_probe (id, note) values (${id}, '${note}')`);
+const insert = (id: number, note: string) =>
+  CompiledQuery.raw(`insert into ahead_probe (id, note) values (${id}, '${note}')`);
 const notes = async () =>
-  (await sql<{ id: number; note: string }>`select id, note from ahead_probe order by id`.execute(store.db)).rows.map((r) => [Number(r.id), r.note]);
+  (await sql<{ id: number; note: string }>`select id, note from ahead_probe order by id`.execute(store.db)).rows.map(
+    (r) => [Number(r.id), r.note],
+  );
 const DUPLICATE = /duplicate key|UNIQUE constraint/;
 
 describe('a statement sent ahead', () => {
@@ -45,7 +48,9 @@ describe('a statement sent ahead', () => {
       const tx = openTx(storeTx);
       await sendAhead(tx, insert(1, 'first'));
       await sendAhead(tx, CompiledQuery.raw(`update ahead_probe set note = note || ', then updated' where id = 1`));
-      return (await tx.trx.executeQuery<{ note: string }>(CompiledQuery.raw('select note from ahead_probe where id = 1'))).rows;
+      return (
+        await tx.trx.executeQuery<{ note: string }>(CompiledQuery.raw('select note from ahead_probe where id = 1'))
+      ).rows;
     });
     expect(seen).toEqual([{ note: 'first, then updated' }]);
     expect(await notes()).toEqual([[1, 'first, then updated']]);
@@ -96,7 +101,8 @@ describe('a statement sent ahead', () => {
 
   it('leaves the connection fit for the next transaction', async () => {
     // The pool's connections have been through failed transactions above; each of them takes a new one.
-    for (let i = 0; i < 12; i++) await store.writeTransaction(async (storeTx) => sendAhead(openTx(storeTx), insert(10 + i, `row ${i}`)));
+    for (let i = 0; i < 12; i++)
+      await store.writeTransaction(async (storeTx) => sendAhead(openTx(storeTx), insert(10 + i, `row ${i}`)));
     expect((await notes()).length).toBe(13);
   });
 });

@@ -6,7 +6,11 @@
 import Database from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonArrayOf, OrdergateSqliteDialect, type StatementCachingConnection } from '../../src/store/sql/sqlite-driver.js';
+import {
+  jsonArrayOf,
+  OrdergateSqliteDialect,
+  type StatementCachingConnection,
+} from '../../src/store/sql/sqlite-driver.js';
 
 const QUERY = `select 1 as a, 'x' as b, null as c, 2.5 as d, x'00ff' as e, 3 as a, 9007199254740991 as big`;
 
@@ -53,18 +57,26 @@ describe('SQLite rows', () => {
 
   it('reads what a write with RETURNING answers, and runs a plain write', async () => {
     connection.statement('update t set amount = amount + ? where id = ?').run(5, 1);
-    expect(connection.rows<{ amount: number }>('update t set amount = amount + 1 where id = ? returning amount', 1)).toEqual([{ amount: 16 }]);
+    expect(
+      connection.rows<{ amount: number }>('update t set amount = amount + 1 where id = ? returning amount', 1),
+    ).toEqual([{ amount: 16 }]);
     expect(connection.row('select amount, note from t where id = 1')).toEqual({ amount: 16, note: null });
   });
 
   it('reads a query that selects one JSON array per row as the objects of its columns (jsonRows)', () => {
     const columns = ['id', 'name', 'amount', 'note'];
     const select = `select ${jsonArrayOf(columns)} from t where id in (select value from json_each(?)) order by id`;
-    connection.statement('insert into t (name, amount, note) values (?, ?, ?)').run('a "quoted" \\ ₹ name', 9007199254740991, 'x\ny');
-    const expected = plain.prepare('select id, name, amount, note from t where id in (select value from json_each(?)) order by id').all('[1,2,3]');
+    connection
+      .statement('insert into t (name, amount, note) values (?, ?, ?)')
+      .run('a "quoted" \\ ₹ name', 9007199254740991, 'x\ny');
+    const expected = plain
+      .prepare('select id, name, amount, note from t where id in (select value from json_each(?)) order by id')
+      .all('[1,2,3]');
     expect(expected).toHaveLength(2); // the plain database has no third row
     expect(connection.jsonRows(select, columns, '[1,2]')).toEqual(expected);
-    expect(connection.jsonRows(select, columns, '[3]')).toEqual([{ id: 3, name: 'a "quoted" \\ ₹ name', amount: 9007199254740991, note: 'x\ny' }]);
+    expect(connection.jsonRows(select, columns, '[3]')).toEqual([
+      { id: 3, name: 'a "quoted" \\ ₹ name', amount: 9007199254740991, note: 'x\ny' },
+    ]);
     expect(connection.jsonRows(select, columns, '[]')).toEqual([]);
     expect(Object.keys(connection.jsonRows(select, columns, '[1]')[0] as object)).toEqual(columns);
   });

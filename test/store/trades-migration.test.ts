@@ -19,7 +19,10 @@ it('turns each allotted order into a trade that settles T+1 at 09:00 India time'
   dispose = database.dispose;
   store = openStore(database.databaseUrl);
   await migrateTo(store, '0007_funds');
-  await store.db.insertInto('users').values({ user_id: 'u', password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 }).execute();
+  await store.db
+    .insertInto('users')
+    .values({ user_id: 'u', password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 })
+    .execute();
   const allottedAt = Date.parse('2026-11-23T20:00:00+05:30');
   const order = (orderId: string, status: string, traded: number, price: number | null) => ({
     order_id: orderId,

@@ -42,7 +42,11 @@ describe('importing holidays', () => {
     expect(await holidays.list()).toEqual([...LIST_2026, ...LIST_2027]);
     expect(await holidays.list(2026)).toEqual(LIST_2026);
     expect(await holidays.list(2028)).toEqual([]);
-    const row = await store.db.selectFrom('trading_holidays').selectAll().where('day', '=', '2027-01-26').executeTakeFirstOrThrow();
+    const row = await store.db
+      .selectFrom('trading_holidays')
+      .selectAll()
+      .where('day', '=', '2027-01-26')
+      .executeTakeFirstOrThrow();
     expect(Number(row.imported_at)).toBe(NOW);
   });
 
@@ -63,7 +67,9 @@ describe('importing holidays', () => {
     const christmas = { date: '2026-12-25', description: 'Christmas' };
 
     // The list is checked before it comes here; a date twice still fails the insert, after the deletes.
-    await expect(holidays.replaceYears([{ date: '2026-01-26', description: 'Republic Day' }, christmas, christmas], NOW + 1)).rejects.toThrow();
+    await expect(
+      holidays.replaceYears([{ date: '2026-01-26', description: 'Republic Day' }, christmas, christmas], NOW + 1),
+    ).rejects.toThrow();
 
     expect(await holidays.list()).toEqual([...LIST_2026, ...LIST_2027]);
   });

@@ -22,7 +22,10 @@ it("numbers each user's stored events 1, 2, 3, ... in row order, and goes on fro
   store = openStore(database.databaseUrl);
   await migrateTo(store, '0015_session_endings');
   for (const userId of ['alice', 'bob']) {
-    await store.db.insertInto('users').values({ user_id: userId, password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 }).execute();
+    await store.db
+      .insertInto('users')
+      .values({ user_id: userId, password_hash: 'x', category: 'RETAIL', totp_secret: null, created_at: 0 })
+      .execute();
   }
   const order = (orderId: string, userId: string) => ({
     order_id: orderId,
@@ -85,7 +88,11 @@ it("numbers each user's stored events 1, 2, 3, ... in row order, and goes on fro
 
   await migrateToLatest(store);
 
-  const rows = await store.db.selectFrom('order_history').select(['reason', 'user_id', 'user_event_id']).orderBy('id').execute();
+  const rows = await store.db
+    .selectFrom('order_history')
+    .select(['reason', 'user_id', 'user_event_id'])
+    .orderBy('id')
+    .execute();
   expect(rows.map((r) => [r.reason, r.user_id, Number(r.user_event_id)])).toEqual([
     ['a-1', 'alice', 1],
     ['b-1', 'bob', 1],
@@ -114,7 +121,12 @@ it("numbers each user's stored events 1, 2, 3, ... in row order, and goes on fro
       2,
     ),
   );
-  const next = await store.db.selectFrom('order_history').select(['reason', 'user_event_id']).where('at', '=', 2).orderBy('id').execute();
+  const next = await store.db
+    .selectFrom('order_history')
+    .select(['reason', 'user_event_id'])
+    .where('at', '=', 2)
+    .orderBy('id')
+    .execute();
   expect(next.map((r) => [r.reason, Number(r.user_event_id)])).toEqual([
     ['a-4', 4],
     ['b-3', 3],

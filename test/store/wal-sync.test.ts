@@ -131,7 +131,8 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
 
   it('runs synchronous=NORMAL, and answers a commit only after a sync of the WAL file that began after it', async () => {
     await open();
-    for (const db of [store.db, store.readDb]) expect((await sql`pragma synchronous`.execute(db)).rows).toEqual([{ synchronous: 1 }]);
+    for (const db of [store.db, store.readDb])
+      expect((await sql`pragma synchronous`.execute(db)).rows).toEqual([{ synchronous: 1 }]);
     const committed = store.writeTransaction((tx) => insertIssue(1).execute(openTx(tx).trx));
     // The transaction's statements and its COMMIT have run: the sync is under way, the commit unanswered.
     await until(() => disk.syncs.length === 1);
@@ -177,7 +178,9 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await until(() => disk.syncs.length === 1);
     disk.syncs.shift()!.end();
     await inserted;
-    const changed = sql`update ofs_issues set updated_at = 1 where scrip_token = 4 returning scrip_token`.execute(store.db);
+    const changed = sql`update ofs_issues set updated_at = 1 where scrip_token = 4 returning scrip_token`.execute(
+      store.db,
+    );
     await until(() => disk.syncs.length === 1);
     expect(await settledYet(changed)).toBe(false);
     disk.syncs.shift()!.end();
@@ -197,7 +200,9 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await until(() => disk.syncs.length === 1);
     // A connection that does not wait sees the row already: the wait below is what keeps it unread.
     const plain = new SqliteDatabase(path(), { readonly: true });
-    expect(plain.prepare('select scrip_token from ofs_issues where scrip_token = 3').all()).toEqual([{ scrip_token: 3 }]);
+    expect(plain.prepare('select scrip_token from ofs_issues where scrip_token = 3').all()).toEqual([
+      { scrip_token: 3 },
+    ]);
     plain.close();
     const read = store.readDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 3).execute();
     expect(await settledYet(read)).toBe(false);
@@ -221,7 +226,11 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     expect(await settledYet(first)).toBe(false);
     // A read outside any transaction, on either connection, still waits until the first commit is on disk.
     const outside = store.db.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 8).execute();
-    const elsewhere = store.readDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 7).execute();
+    const elsewhere = store.readDb
+      .selectFrom('ofs_issues')
+      .select('scrip_token')
+      .where('scrip_token', '=', 7)
+      .execute();
     expect(await settledYet(outside)).toBe(false);
     expect(await settledYet(elsewhere)).toBe(false);
     disk.syncs.shift()!.end();
@@ -248,7 +257,9 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     disk.syncs.shift()!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
     await expect(first).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(second).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    await expect(store.writeTransaction((tx) => insertIssue(11).execute(openTx(tx).trx))).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.writeTransaction((tx) => insertIssue(11).execute(openTx(tx).trx))).rejects.toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
   });
 
   it("the credentials' connection reads a commit without waiting for its sync, and cannot write", async () => {
@@ -256,14 +267,22 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     const committed = store.writeTransaction((tx) => insertIssue(6).execute(openTx(tx).trx));
     await until(() => disk.syncs.length === 1);
     // Store.credentialsDb: a session reaches its holder only after its commit's sync, so reading it sooner lets nothing in.
-    const early = await store.credentialsDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 6).execute();
+    const early = await store.credentialsDb
+      .selectFrom('ofs_issues')
+      .select('scrip_token')
+      .where('scrip_token', '=', 6)
+      .execute();
     expect(early).toEqual([{ scrip_token: 6 }]);
     expect(await settledYet(committed)).toBe(false);
     // Read-only: a write on it, which would never wait for a sync, is refused by SQLite.
-    await expect(sql`delete from ofs_issues where scrip_token = 6`.execute(store.credentialsDb)).rejects.toThrow(/readonly/i);
+    await expect(sql`delete from ofs_issues where scrip_token = 6`.execute(store.credentialsDb)).rejects.toThrow(
+      /readonly/i,
+    );
     disk.syncs.shift()!.end();
     await committed;
-    expect((await store.readDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 6).execute()).length).toBe(1);
+    expect(
+      (await store.readDb.selectFrom('ofs_issues').select('scrip_token').where('scrip_token', '=', 6).execute()).length,
+    ).toBe(1);
   });
 
   it('a failed sync fails its commit (503) and every statement after it, reads included', async () => {
@@ -272,10 +291,18 @@ describe.skipIf(testDialect() !== 'sqlite')('a SQLite store syncs each commit of
     await until(() => disk.syncs.length === 1);
     disk.syncs.shift()!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
     await expect(committed).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    await expect(store.writeTransaction((tx) => insertIssue(5).execute(openTx(tx).trx))).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    await expect(store.readDb.selectFrom('ofs_issues').selectAll().execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    await expect(store.db.selectFrom('ofs_issues').selectAll().execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    await expect(store.credentialsDb.selectFrom('sessions').selectAll().execute()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    await expect(store.writeTransaction((tx) => insertIssue(5).execute(openTx(tx).trx))).rejects.toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
+    await expect(store.readDb.selectFrom('ofs_issues').selectAll().execute()).rejects.toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
+    await expect(store.db.selectFrom('ofs_issues').selectAll().execute()).rejects.toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
+    await expect(store.credentialsDb.selectFrom('sessions').selectAll().execute()).rejects.toBeInstanceOf(
+      DatabaseUnavailableError,
+    );
     expect(disk.syncs).toHaveLength(0);
   });
 });

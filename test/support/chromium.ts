@@ -23,7 +23,9 @@ const ARGS = [
 /** Whether the browser test `file` runs; when it does not, why is written to stderr. */
 export function chromiumRuns(file: string): boolean {
   if (existsSync(CHROMIUM) || process.env.CI === 'true') return true;
-  process.stderr.write(`\n${CHROMIUM} is missing: ${file} is SKIPPED; install Debian's chromium package to run it.\n\n`);
+  process.stderr.write(
+    `\n${CHROMIUM} is missing: ${file} is SKIPPED; install Debian's chromium package to run it.\n\n`,
+  );
   return false;
 }
 
@@ -49,13 +51,19 @@ export function watchProblems(page: Page, problems: string[], { label, ignore }:
   const prefix = label === undefined ? '' : `${label}, `;
   page.on('console', (message) => {
     if (ignore?.(message)) return;
-    if (message.type() === 'error' || /content security policy/i.test(message.text())) problems.push(`${prefix}console ${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || /content security policy/i.test(message.text()))
+      problems.push(`${prefix}console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`${prefix}page error: ${error.message}`));
 }
 
 /** A desktop page (1280 x 900) whose steps wait at most `timeoutMs`, its problems collected in `problems`. */
-export async function watchedPage(browser: Browser, timeoutMs: number, problems: string[], options: ProblemOptions = {}): Promise<Page> {
+export async function watchedPage(
+  browser: Browser,
+  timeoutMs: number,
+  problems: string[],
+  options: ProblemOptions = {},
+): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(timeoutMs);
   watchProblems(page, problems, options);

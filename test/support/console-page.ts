@@ -28,7 +28,8 @@ export async function openView(page: Page, label: string): Promise<void> {
   // Polled with evaluate, which the page's CSP does not judge (waitForFunction's polling evals a string in the page).
   const deadline = Date.now() + FOCUS_TIMEOUT_MS;
   while ((await page.evaluate('document.activeElement?.tagName')) !== 'H2') {
-    if (Date.now() > deadline) throw new Error(`the focus did not reach ${label}'s heading within ${FOCUS_TIMEOUT_MS} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`the focus did not reach ${label}'s heading within ${FOCUS_TIMEOUT_MS} ms`);
     await page.waitForTimeout(20);
   }
 }
@@ -45,21 +46,31 @@ export interface RowLayout {
 /** The layout of `row` (a <tr>): cells whose boxes overlap vertically are on one line. */
 export function rowLayout(row: Locator): Promise<RowLayout> {
   return row.evaluate((tr) => {
-    const boxes = [...tr.children].map((cell) => cell.getBoundingClientRect()).filter((box) => box.width > 0 && box.height > 0);
+    const boxes = [...tr.children]
+      .map((cell) => cell.getBoundingClientRect())
+      .filter((box) => box.width > 0 && box.height > 0);
     const lines: { top: number; bottom: number }[] = [];
     for (const box of boxes.sort((a, b) => a.top - b.top)) {
       const line = lines.find((l) => box.top < l.bottom - 2 && box.bottom > l.top + 2);
       if (line === undefined) lines.push({ top: box.top, bottom: box.bottom });
       else line.bottom = Math.max(line.bottom, box.bottom);
     }
-    return { height: tr.getBoundingClientRect().height, lines: lines.length, tallestCell: Math.max(...boxes.map((box) => box.height)) };
+    return {
+      height: tr.getBoundingClientRect().height,
+      lines: lines.length,
+      tallestCell: Math.max(...boxes.map((box) => box.height)),
+    };
   });
 }
 
 /** The smallest size, in CSS pixels as drawn, of the text in the SVG charts `charts` finds (the function runs in the page). */
 export function smallestChartText(charts: Locator): Promise<number> {
   return charts.evaluateAll((svgs) => {
-    type Svg = { viewBox: { baseVal: { width: number } }; getBoundingClientRect(): { width: number }; querySelectorAll(selector: string): ArrayLike<unknown> };
+    type Svg = {
+      viewBox: { baseVal: { width: number } };
+      getBoundingClientRect(): { width: number };
+      querySelectorAll(selector: string): ArrayLike<unknown>;
+    };
     const { getComputedStyle } = globalThis as unknown as { getComputedStyle(element: unknown): { fontSize: string } };
     return Math.min(
       ...(svgs as unknown as Svg[]).flatMap((svg) => {

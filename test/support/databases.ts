@@ -39,7 +39,9 @@ async function postgresAdmin(statement: string): Promise<void> {
 /** `template`: a database to copy (CREATE DATABASE ... TEMPLATE), else an empty one. */
 export async function createPostgresDatabase(prefix = 'ordergate_test', template?: string): Promise<TestDatabase> {
   const name = `${prefix}_${randomUUID().replaceAll('-', '')}`;
-  await postgresAdmin(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
+  await postgresAdmin(
+    template === undefined ? `create database ${name}` : `create database ${name} template ${template}`,
+  );
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return { databaseUrl: url.toString(), dispose: () => postgresAdmin(`drop database if exists ${name} with (force)`) };
@@ -69,7 +71,9 @@ export async function createMigratedTestDatabase(prefix?: string): Promise<TestD
   const dialect = testDialect();
   const template = inject('migratedTemplate');
   if (template?.dialect === dialect) {
-    return dialect === 'postgres' ? createPostgresDatabase(prefix, template.location) : createSqliteDatabase(template.location);
+    return dialect === 'postgres'
+      ? createPostgresDatabase(prefix, template.location)
+      : createSqliteDatabase(template.location);
   }
   const database = await createTestDatabase(prefix);
   const store = openStore(database.databaseUrl);

@@ -16,7 +16,9 @@ export function demoWorkspace(prefix: string): { dir: string; env: Record<string
 }
 
 /** Seeds the demo (`ordergate demo --json`, whose answer is `demo`) and starts the server. */
-export async function startDemoServer<Demo>(env: Record<string, string>): Promise<{ server: ServerProcess; demo: Demo }> {
+export async function startDemoServer<Demo>(
+  env: Record<string, string>,
+): Promise<{ server: ServerProcess; demo: Demo }> {
   const seeded = await runOrdergate(['demo', '--json'], { env });
   expect(seeded.code, seeded.stderr).toBe(0);
   return { demo: JSON.parse(seeded.stdout) as Demo, server: await startServer(env) };

@@ -30,7 +30,14 @@ export function sbinIssue(overrides: Partial<OfsIssue> = {}): OfsIssue {
 
 /** A cart line of a non-OFS product (the OFS-only OMS cannot route it; its stop-loss and validity rules apply). */
 export const DELIVERY_LINE = {
-  scripDetail: { symbol: 'INFY', _Series: 'EQ', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+  scripDetail: {
+    symbol: 'INFY',
+    _Series: 'EQ',
+    _InstrumentName: 'EQUITIES',
+    _ExchangeName: 'NSE',
+    MarketLot: 1,
+    PriceTick: 0.05,
+  },
   TransactionType: 'BUY',
   OrderType: 'RL',
   Quantity: 10,

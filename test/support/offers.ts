@@ -5,7 +5,10 @@
  * give a later `green_shoe_decision_by`. Settlement is by trading day: on the real clock, where T may fall
  * on a weekend, pass `settlement_delay_seconds` (a drill offer, whose days need not be trading days).
  */
-export function offerImport(overrides: Record<string, unknown> = {}, tOpensAt = Date.parse('2026-12-01T03:45:00Z')): Record<string, unknown> {
+export function offerImport(
+  overrides: Record<string, unknown> = {},
+  tOpensAt = Date.parse('2026-12-01T03:45:00Z'),
+): Record<string, unknown> {
   const day = 24 * 60 * 60 * 1000;
   const at = (ms: number) => new Date(ms).toISOString();
   const offer: Record<string, unknown> = {
@@ -30,6 +33,7 @@ export function offerImport(overrides: Record<string, unknown> = {}, tOpensAt = 
     t1_day: { opens_at: at(tOpensAt + day), closes_at: at(tOpensAt + day + 6.25 * 60 * 60 * 1000) },
     ...overrides,
   };
-  if (!('green_shoe_decision_by' in overrides)) offer.green_shoe_decision_by = (offer.t_day as { closes_at: string }).closes_at;
+  if (!('green_shoe_decision_by' in overrides))
+    offer.green_shoe_decision_by = (offer.t_day as { closes_at: string }).closes_at;
   return offer;
 }

@@ -10,7 +10,9 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6
 /** Whether the Redis tests run; when they do not, the reason is written to stderr. */
 export async function withRedis(): Promise<boolean> {
   if (process.env.CI === 'true' || (await tcpReachable(new URL(TEST_REDIS_URL), 6379))) return true;
-  process.stderr.write(`\nRedis is not reachable at ${TEST_REDIS_URL}: the tests of limits shared through Redis are SKIPPED.\n\n`);
+  process.stderr.write(
+    `\nRedis is not reachable at ${TEST_REDIS_URL}: the tests of limits shared through Redis are SKIPPED.\n\n`,
+  );
   return false;
 }
 

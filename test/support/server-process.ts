@@ -22,7 +22,10 @@ export const children = new Set<ChildProcessWithoutNullStreams>();
 
 /** Starts the server as `npm start` does, on a free port (PORT=0), and reads its URL from the log. */
 export function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: cleanEnv({ ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' }) });
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: cleanEnv({ ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' }),
+  });
   children.add(child);
   let stderr = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -32,7 +35,10 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
     }),
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not report listening within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not report listening within ${START_TIMEOUT_MS} ms: ${stderr}`)),
+      START_TIMEOUT_MS,
+    );
     void exited.then(({ code }) => {
       clearTimeout(timer);
       reject(new Error(`the server exited (${code}) before listening: ${stderr}`));
@@ -82,12 +88,13 @@ export async function eventually(condition: () => boolean, ms = 5_000): Promise<
   return condition();
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function call(
   url: string,
   method: string,
   path: string,
   options: { body?: unknown; token?: string; apiKey?: string } = {},
+  // Answers are read field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';

@@ -69,7 +69,10 @@ export interface TestServer {
   clock: { now: number };
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** A user with a password, an API key and a logged-in access token. */
-  createUser(userId: string, options?: { category?: BidderCategory | UserCategory; marginType?: MarginType; totp?: boolean }): Promise<TestUser>;
+  createUser(
+    userId: string,
+    options?: { category?: BidderCategory | UserCategory; marginType?: MarginType; totp?: boolean },
+  ): Promise<TestUser>;
   /** The user logged in again at the clock's time (a session lasts 24 hours: a test that crosses days needs it). */
   logInAgain(user: TestUser): Promise<TestUser>;
   registerIssue(overrides?: Partial<OfsIssue>): Promise<OfsIssue>;
@@ -144,12 +147,19 @@ export async function startTestServer(
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const users = new UserRepository(store.db, store.dialect);
   const issues = new OfsIssueRepository(store.db);
-  const admin = new AdminService(users, new OfsOfferRepository(store.db), now, passwordHasher, new TradingHolidayRepository(store.db));
+  const admin = new AdminService(
+    users,
+    new OfsOfferRepository(store.db),
+    now,
+    passwordHasher,
+    new TradingHolidayRepository(store.db),
+  );
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
     const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    if (body !== undefined && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+    if (body !== undefined && options.contentType !== null)
+      headers['content-type'] = options.contentType ?? 'application/json';
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.apiKey) headers['x-api-key'] = options.apiKey;
     const response = await fetch(url + path, { method, headers, body });

@@ -83,12 +83,18 @@ export const bookFigures = (book: OfsBook): BookFigures => book.at_close ?? book
 /** One category's cumulative demand by price, lowest price first. */
 export function demandSteps(figures: BookFigures, side: Side): Step[] {
   return figures.demand
-    .map((level) => ({ price: level.price, quantity: level[`${side}_quantity`], cumulative: level[`${side}_cumulative`] }))
+    .map((level) => ({
+      price: level.price,
+      quantity: level[`${side}_quantity`],
+      cumulative: level[`${side}_cumulative`],
+    }))
     .sort((a, b) => a.price - b.price);
 }
 
 const allottedAt = (book: OfsBook, side: Side) =>
-  (book.allotted?.by_price ?? []).map((level) => ({ price: level.price, quantity: level[`${side}_quantity`] })).filter((level) => level.quantity > 0);
+  (book.allotted?.by_price ?? [])
+    .map((level) => ({ price: level.price, quantity: level[`${side}_quantity`] }))
+    .filter((level) => level.quantity > 0);
 
 /**
  * One price axis for every panel, so that the same price sits at the same place in each. It starts at the
@@ -103,7 +109,8 @@ function priceDomain(prices: number[], floor: number | null): [number, number] {
   return [fromFloor ? low : low - pad, high + pad];
 }
 
-const ticks = (low: number, high: number, count: number) => Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
+const ticks = (low: number, high: number, count: number) =>
+  Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /**
@@ -113,13 +120,17 @@ const round = (n: number) => Math.round(n * 10) / 10;
 function quantityScale(highest: number): { top: number; ticks: number[] } {
   const raw = (highest * 1.1) / 5;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = Math.max(1, [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw && Number.isInteger(s)) ?? 10 * magnitude);
+  const step = Math.max(
+    1,
+    [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw && Number.isInteger(s)) ?? 10 * magnitude,
+  );
   const count = Math.ceil((highest * 1.1) / step);
   return { top: step * count, ticks: Array.from({ length: count + 1 }, (_, i) => step * i) };
 }
 
 /** A quantity tick's label: the whole number, grouped, while it fits the margin; compact above that. */
-const quantityTick = (quantity: number, top: number) => (top < 10_000_000 ? formatQuantity(quantity) : formatCompact(quantity));
+const quantityTick = (quantity: number, top: number) =>
+  top < 10_000_000 ? formatQuantity(quantity) : formatCompact(quantity);
 
 function panel(data: DemandPanel, options: ChartOptions, domain: [number, number], top: number): SVGGElement {
   const { side, steps, allotted } = data;
@@ -144,12 +155,18 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
 
   const group = s('g', { class: `panel panel-${side}`, role: 'group', 'aria-labelledby': titleId });
   group.append(
-    s('text', { id: titleId, x: left, y: top + 18, class: 'panel-title' }, `${data.label}: ${data.title ?? 'cumulative demand by price'}`),
+    s(
+      'text',
+      { id: titleId, x: left, y: top + 18, class: 'panel-title' },
+      `${data.label}: ${data.title ?? 'cumulative demand by price'}`,
+    ),
     ...scale.ticks.flatMap((q) => [
       s('line', { x1: left - 4, y1: y(q), x2: right, y2: y(q), class: 'grid' }),
       s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, quantityTick(q, scale.top)),
     ]),
-    ...ticks(domain[0], domain[1], 4).map((p) => s('text', { x: x(p), y: bottom + 16, class: 'tick tick-x' }, formatPrice(p))),
+    ...ticks(domain[0], domain[1], 4).map((p) =>
+      s('text', { x: x(p), y: bottom + 16, class: 'tick tick-x' }, formatPrice(p)),
+    ),
     s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
     s('line', { x1: left, y1: plotTop, x2: left, y2: bottom, class: 'axis' }),
     s('text', { x: right, y: bottom + 32, class: 'axis-label axis-label-x' }, 'Price (Rs)'),
@@ -180,13 +197,21 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
         'stroke-width': 1.5,
         'stroke-dasharray': dash,
       }),
-      s('text', { x: lx, y: plotTop - 8, class: `marker-label marker-label-${kind}${atEnd ? ' marker-label-end' : ''}` }, text),
+      s(
+        'text',
+        { x: lx, y: plotTop - 8, class: `marker-label marker-label-${kind}${atEnd ? ' marker-label-end' : ''}` },
+        text,
+      ),
     );
   }
   if (fits(offer)) {
     group.append(
       s('line', { x1: left, y1: y(offer), x2: right, y2: y(offer), class: 'offer' }),
-      s('text', { x: right, y: y(offer) - 5, class: 'marker-label marker-label-end' }, `${data.offer.label} ${formatQuantity(offer)}`),
+      s(
+        'text',
+        { x: right, y: y(offer) - 5, class: 'marker-label marker-label-end' },
+        `${data.offer.label} ${formatQuantity(offer)}`,
+      ),
     );
   } else {
     const share = ((100 * Math.max(...steps.map((step) => step.cumulative), 0)) / offer).toFixed(2);
@@ -201,7 +226,11 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
   if (data.portion !== null && portion !== offer && fits(portion)) {
     group.append(
       s('line', { x1: left, y1: y(portion), x2: right, y2: y(portion), class: 'portion' }),
-      s('text', { x: right, y: y(portion) + 14, class: 'marker-label marker-label-end' }, `${data.portion.label} ${formatQuantity(portion)}`),
+      s(
+        'text',
+        { x: right, y: y(portion) + 14, class: 'marker-label marker-label-end' },
+        `${data.portion.label} ${formatQuantity(portion)}`,
+      ),
     );
   }
   if (data.price !== null) {
@@ -230,7 +259,13 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
     group.append(
       s(
         'rect',
-        { x: x(level.price) - 4, y: y(level.quantity), width: 8, height: round(bottom - y(level.quantity)), class: `allotted allotted-${side}` },
+        {
+          x: x(level.price) - 4,
+          y: y(level.quantity),
+          width: 8,
+          height: round(bottom - y(level.quantity)),
+          class: `allotted allotted-${side}`,
+        },
         s('title', {}, `${formatPrice(level.price)}: ${formatQuantity(level.quantity)} shares allotted`),
       ),
     );
@@ -290,8 +325,13 @@ export function describeSide(book: OfsBook, side: Side, label: string): string {
   const parts = [
     `${label}: ${formatQuantity(clearing.demand)} shares bid against an offer of ${formatQuantity(book.offer[side])} (portion ${formatQuantity(clearing.portion)})`,
   ];
-  if (steps.length > 0) parts.push(`at prices from ${formatPrice(steps[0]!.price)} to ${formatPrice(steps[steps.length - 1]!.price)}`);
-  parts.push(clearing.price === null ? 'no clearing price: the demand fits the portion' : `clearing price ${formatPrice(clearing.price)}`);
+  if (steps.length > 0)
+    parts.push(`at prices from ${formatPrice(steps[0]!.price)} to ${formatPrice(steps[steps.length - 1]!.price)}`);
+  parts.push(
+    clearing.price === null
+      ? 'no clearing price: the demand fits the portion'
+      : `clearing price ${formatPrice(clearing.price)}`,
+  );
   if (book.allotted !== null) parts.push(`${formatQuantity(book.allotted[side])} allotted`);
   return `${parts.join(', ')}.`;
 }
@@ -330,7 +370,8 @@ export function bookChart(book: OfsBook, caption: string, width: number): SVGSVG
     return {
       side,
       label,
-      title: book.allotted === null ? 'cumulative demand by price' : 'cumulative demand at close by price, and allotted',
+      title:
+        book.allotted === null ? 'cumulative demand by price' : 'cumulative demand at close by price, and allotted',
       steps: demandSteps(figures, side),
       offer: { quantity: book.offer[side], label: 'Offer' },
       portion: { quantity: clearing.portion, label: 'Portion' },
@@ -339,6 +380,15 @@ export function bookChart(book: OfsBook, caption: string, width: number): SVGSVG
       cutoff: side === 'retail' && cutoff !== null ? { value: cutoff, label: 'Cut-off' } : null,
     };
   });
-  const description = [...SIDES.map(({ side, label }) => describeSide(book, side, label)), describeMarkers(book)].join(' ');
-  return demandChart(panels, { prices, floor: { value: floor, label: 'Floor' }, caption, description, idPrefix: 'book', width });
+  const description = [...SIDES.map(({ side, label }) => describeSide(book, side, label)), describeMarkers(book)].join(
+    ' ',
+  );
+  return demandChart(panels, {
+    prices,
+    floor: { value: floor, label: 'Floor' },
+    caption,
+    description,
+    idPrefix: 'book',
+    width,
+  });
 }

@@ -21,7 +21,8 @@ interface Point {
   quantity: number;
 }
 
-const ticks = (low: number, high: number, count: number) => Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
+const ticks = (low: number, high: number, count: number) =>
+  Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
 const round = (n: number) => Math.round(n * 10) / 10;
 
 const minuteFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -30,7 +31,9 @@ const secondFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minut
 function timeDomain(points: Point[]): [number, number] {
   const first = points[0]!.at;
   const last = points[points.length - 1]!.at;
-  return last - first >= LONE_POINT_SPAN_MS ? [first, last] : [first - LONE_POINT_SPAN_MS / 2, last + LONE_POINT_SPAN_MS / 2];
+  return last - first >= LONE_POINT_SPAN_MS
+    ? [first, last]
+    : [first - LONE_POINT_SPAN_MS / 2, last + LONE_POINT_SPAN_MS / 2];
 }
 
 function priceDomain(points: Point[], floorPrice: number): [number, number] {
@@ -45,7 +48,13 @@ function priceDomain(points: Point[], floorPrice: number): [number, number] {
  * A step line through the points: each value holds until the next is published, the last one to `end`.
  * `value` null breaks the line (no valid bid then).
  */
-function stepPath(points: Point[], end: number, value: (point: Point) => number | null, x: (at: number) => number, y: (v: number) => number): string {
+function stepPath(
+  points: Point[],
+  end: number,
+  value: (point: Point) => number | null,
+  x: (at: number) => number,
+  y: (v: number) => number,
+): string {
   let path = '';
   let drawing = false;
   points.forEach((point, i) => {
@@ -65,17 +74,31 @@ function stepPath(points: Point[], end: number, value: (point: Point) => number 
 export function describeIndicative(history: readonly IndicativePoint[]): string {
   const priced = history.filter((point) => point.price !== null) as (IndicativePoint & { price: number })[];
   const latest = history[history.length - 1];
-  if (latest === undefined || priced.length === 0) return 'No indicative price has been published: no valid non-retail bid yet.';
+  if (latest === undefined || priced.length === 0)
+    return 'No indicative price has been published: no valid non-retail bid yet.';
   const prices = priced.map((point) => point.price);
   const from = minuteFormat.format(parseInstant(history[0]!.at));
   const to = minuteFormat.format(parseInstant(latest.at));
-  const now = latest.price === null ? 'no valid non-retail bid now' : `the latest ${formatPrice(latest.price)} on ${formatQuantity(latest.quantity)} shares`;
+  const now =
+    latest.price === null
+      ? 'no valid non-retail bid now'
+      : `the latest ${formatPrice(latest.price)} on ${formatQuantity(latest.quantity)} shares`;
   return `${history.length} published prices from ${from} to ${to}: from ${formatPrice(prices[0])} to ${formatPrice(prices[prices.length - 1])}, low ${formatPrice(Math.min(...prices))}, high ${formatPrice(Math.max(...prices))}; ${now}.`;
 }
 
 /** `width` in the chart's own units: a narrow one on a phone keeps its text readable when scaled down. */
-export function indicativeChart(history: readonly IndicativePoint[], floorPrice: number, caption: string, idPrefix: string, width: number): SVGSVGElement {
-  const points: Point[] = history.map((point) => ({ at: parseInstant(point.at), price: point.price, quantity: point.quantity }));
+export function indicativeChart(
+  history: readonly IndicativePoint[],
+  floorPrice: number,
+  caption: string,
+  idPrefix: string,
+  width: number,
+): SVGSVGElement {
+  const points: Point[] = history.map((point) => ({
+    at: parseInstant(point.at),
+    price: point.price,
+    quantity: point.quantity,
+  }));
   const times = timeDomain(points);
   const prices = priceDomain(points, floorPrice);
   const plotWidth = width - MARGIN.left - MARGIN.right;
@@ -94,9 +117,17 @@ export function indicativeChart(history: readonly IndicativePoint[], floorPrice:
   svg.append(s('title', { id: titleId }, caption), s('desc', { id: descId }, describeIndicative(history)));
 
   /** One panel: its grid, axes and time ticks; `y` maps its values into it. */
-  const panel = (name: string, label: string, top: number, height: number, domain: [number, number], tickText: (v: number) => string) => {
+  const panel = (
+    name: string,
+    label: string,
+    top: number,
+    height: number,
+    domain: [number, number],
+    tickText: (v: number) => string,
+  ) => {
     const plotHeight = height - MARGIN.top - MARGIN.bottom;
-    const y = (v: number) => round(top + MARGIN.top + plotHeight - ((v - domain[0]) / (domain[1] - domain[0])) * plotHeight);
+    const y = (v: number) =>
+      round(top + MARGIN.top + plotHeight - ((v - domain[0]) / (domain[1] - domain[0])) * plotHeight);
     const bottom = top + MARGIN.top + plotHeight;
     const group = s('g', { class: `panel panel-${name}` });
     group.append(
@@ -105,7 +136,9 @@ export function indicativeChart(history: readonly IndicativePoint[], floorPrice:
         s('line', { x1: left - 4, y1: y(v), x2: right, y2: y(v), class: 'grid' }),
         s('text', { x: left - 8, y: y(v) + 4, class: 'tick tick-y' }, tickText(v)),
       ]),
-      ...ticks(times[0], times[1], 3).map((at) => s('text', { x: x(at), y: bottom + 16, class: 'tick tick-x' }, timeFormat.format(at))),
+      ...ticks(times[0], times[1], 3).map((at) =>
+        s('text', { x: x(at), y: bottom + 16, class: 'tick tick-x' }, timeFormat.format(at)),
+      ),
       s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
       s('line', { x1: left, y1: top + MARGIN.top, x2: left, y2: bottom, class: 'axis' }),
     );
@@ -133,6 +166,11 @@ export function indicativeChart(history: readonly IndicativePoint[], floorPrice:
 
   const quantityHigh = Math.max(4, ...points.map((point) => point.quantity)) * 1.1;
   const quantity = panel('quantity', 'Shares bid', PRICE_HEIGHT, QUANTITY_HEIGHT, [0, quantityHigh], formatCompact);
-  quantity.group.append(s('path', { d: stepPath(points, times[1], (point) => point.quantity, x, quantity.y), class: 'indicative-quantity' }));
+  quantity.group.append(
+    s('path', {
+      d: stepPath(points, times[1], (point) => point.quantity, x, quantity.y),
+      class: 'indicative-quantity',
+    }),
+  );
   return svg;
 }

@@ -168,17 +168,31 @@ export function cartsView(context: ConsoleContext): View {
 
   /** The fields of one line, and where the faults the server names `orders[index]...` are shown. */
   function lineFields(line: CartLine, index: number, lines: CartLine[], faults: ErrorsBeside): HTMLFieldSetElement {
-    const input = (name: string, value: string | number, attributes: Record<string, string | number | boolean> = {}) => {
+    const input = (
+      name: string,
+      value: string | number,
+      attributes: Record<string, string | number | boolean> = {},
+    ) => {
       const element = h('input', { name, value, ...attributes });
       return element;
     };
     const cannotPlace = 'this OMS cannot place it';
-    const exchange = select('exchange', choices(EXCHANGES, line.scripDetail._ExchangeName, cannotPlace), line.scripDetail._ExchangeName);
+    const exchange = select(
+      'exchange',
+      choices(EXCHANGES, line.scripDetail._ExchangeName, cannotPlace),
+      line.scripDetail._ExchangeName,
+    );
     const symbol = input('symbol', line.scripDetail.symbol, { required: true, maxlength: 50 });
     const series = input('series', line.scripDetail._Series, { maxlength: 20 });
     const product = select('product', choices(PRODUCTS, line.ProductType, cannotPlace), line.ProductType);
     const orderType = select('order_type', choices(ORDER_TYPES, line.OrderType, cannotPlace), line.OrderType);
-    const quantity = input('quantity', line.Quantity, { type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true });
+    const quantity = input('quantity', line.Quantity, {
+      type: 'number',
+      inputmode: 'numeric',
+      min: 1,
+      step: 1,
+      required: true,
+    });
     const isMarket = () => MARKET_ORDER_TYPES.includes(orderType.value);
     // A market (cut-off) line has no price of its own: the field shows 0, and the price typed comes back with RL.
     let typedPrice = isMarket() ? '' : line.Price;
@@ -205,7 +219,12 @@ export function cartsView(context: ConsoleContext): View {
       const ofs = product.value === 'OFS';
       lines[index] = {
         ...rest,
-        scripDetail: { ...line.scripDetail, _ExchangeName: exchange.value, symbol: symbol.value.trim(), _Series: series.value.trim() },
+        scripDetail: {
+          ...line.scripDetail,
+          _ExchangeName: exchange.value,
+          symbol: symbol.value.trim(),
+          _Series: series.value.trim(),
+        },
         ProductType: product.value as CartLine['ProductType'],
         OrderType: orderType.value as CartLine['OrderType'],
         Quantity: quantity.valueAsNumber,
@@ -218,7 +237,11 @@ export function cartsView(context: ConsoleContext): View {
       control.addEventListener('input', write);
       control.addEventListener('change', write);
     }
-    const remove = h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove ${lineName(index)}`, disabled: lines.length === 1 }, 'Remove');
+    const remove = h(
+      'button',
+      { type: 'button', class: 'secondary', 'aria-label': `Remove ${lineName(index)}`, disabled: lines.length === 1 },
+      'Remove',
+    );
     remove.addEventListener('click', () => {
       lines.splice(index, 1);
       renderEditor();
@@ -282,7 +305,11 @@ export function cartsView(context: ConsoleContext): View {
     const showFaults = (errors: { field: string; message: string }[]) => {
       showNameErrors(errors.filter((e) => e.field === 'ordercartName').map((e) => e.message));
       lineErrors.forEach((element, index) =>
-        element.show(errors.filter((e) => e.field === `orders[${index}]` || e.field.startsWith(`orders[${index}].`)).map((e) => e.message)),
+        element.show(
+          errors
+            .filter((e) => e.field === `orders[${index}]` || e.field.startsWith(`orders[${index}].`))
+            .map((e) => e.message),
+        ),
       );
     };
     const issueChoice = select(
@@ -326,13 +353,18 @@ export function cartsView(context: ConsoleContext): View {
               return refreshList();
             })
             .catch((error: unknown) => {
-              status.textContent = error instanceof ApiError ? `Not saved: ${error.describe()}` : 'The cart could not be saved';
+              status.textContent =
+                error instanceof ApiError ? `Not saved: ${error.describe()}` : 'The cart could not be saved';
               if (error instanceof ApiError) showFaults(error.errors);
               save.disabled = false;
             });
         },
       },
-      h('h3', { id: 'cart-editor-title', tabindex: -1 }, current.id === null ? 'New cart' : `Cart ${current.storedName}`),
+      h(
+        'h3',
+        { id: 'cart-editor-title', tabindex: -1 },
+        current.id === null ? 'New cart' : `Cart ${current.storedName}`,
+      ),
       nameField,
       current.lines.map((line, index) => lineFields(line, index, current.lines, lineErrors[index]!)),
       h('div', { class: 'field-row' }, field('Issue for a new line', issueChoice), addLine),
@@ -351,7 +383,8 @@ export function cartsView(context: ConsoleContext): View {
       void executeCart(current)
         .then((outcome) => openCart(current.id!, outcome))
         .catch((error: unknown) => {
-          status.textContent = error instanceof ApiError ? `Not executed: ${error.describe()}` : 'The cart could not be executed';
+          status.textContent =
+            error instanceof ApiError ? `Not executed: ${error.describe()}` : 'The cart could not be executed';
         })
         .finally(() => {
           execute.disabled = false;
@@ -369,7 +402,8 @@ export function cartsView(context: ConsoleContext): View {
           return refreshList();
         })
         .catch((error: unknown) => {
-          status.textContent = error instanceof ApiError ? `Not deleted: ${error.describe()}` : 'The cart could not be deleted';
+          status.textContent =
+            error instanceof ApiError ? `Not deleted: ${error.describe()}` : 'The cart could not be deleted';
           remove.disabled = false;
         });
     });
@@ -387,7 +421,10 @@ export function cartsView(context: ConsoleContext): View {
       executedNoTime: current.executedNoTime,
     };
     if (current.id === null) {
-      const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', { body, idempotent: true });
+      const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', {
+        body,
+        idempotent: true,
+      });
       current.id = answer.body.data.ordercartId;
       current.storedName = current.name;
       const details = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(current.id)}`);
@@ -409,7 +446,10 @@ export function cartsView(context: ConsoleContext): View {
   function showResults(lines: CartLine[], results: CartLineResult[]): void {
     const rows = results.map((result) => {
       const line = lines[result.index];
-      const instrument = line === undefined ? '-' : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${lineTerms(line)}`;
+      const instrument =
+        line === undefined
+          ? '-'
+          : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${lineTerms(line)}`;
       const outcome =
         result.status === 'success'
           ? h('span', { class: 'result-ok' }, 'Placed: order ', h('code', {}, result.orderId))
@@ -417,17 +457,28 @@ export function cartsView(context: ConsoleContext): View {
               'span',
               { class: 'result-error' },
               `Not placed: ${result.message} (${result.code})`,
-              result.errors.length === 0 ? '' : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`),
+              result.errors.length === 0
+                ? ''
+                : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`),
             );
-      return row(RESULT_COLUMNS, [lineName(result.index), instrument, outcome], { 'data-line': result.index, 'data-result': result.status });
+      return row(RESULT_COLUMNS, [lineName(result.index), instrument, outcome], {
+        'data-line': result.index,
+        'data-result': result.status,
+      });
     });
-    resultArea.replaceChildren(h('div', { class: 'table-wrap' }, table('The execution, line by line', RESULT_COLUMNS, rows, 'results')));
+    resultArea.replaceChildren(
+      h('div', { class: 'table-wrap' }, table('The execution, line by line', RESULT_COLUMNS, rows, 'results')),
+    );
   }
 
   async function executeCart(current: Draft): Promise<string> {
     const lines = [...current.lines];
     try {
-      const answer = await call<CartLineResult[]>('POST', `/transactional/v1/ordercart/${encodeURIComponent(current.id!)}/execute`, { orderEntry: true });
+      const answer = await call<CartLineResult[]>(
+        'POST',
+        `/transactional/v1/ordercart/${encodeURIComponent(current.id!)}/execute`,
+        { orderEntry: true },
+      );
       showResults(lines, answer.body.data);
       return answer.body.message;
     } catch (error) {
@@ -445,7 +496,15 @@ export function cartsView(context: ConsoleContext): View {
 
   const newCart = h('button', { type: 'button' }, 'New cart');
   newCart.addEventListener('click', () => {
-    draft = { id: null, storedName: '', etag: null, executedNoTime: 0, name: 'My cart', lines: issues.length > 0 ? [lineFor(issues[0]!)] : [], saved: null };
+    draft = {
+      id: null,
+      storedName: '',
+      etag: null,
+      executedNoTime: 0,
+      name: 'My cart',
+      lines: issues.length > 0 ? [lineFor(issues[0]!)] : [],
+      saved: null,
+    };
     resultArea.replaceChildren();
     renderEditor();
     editorArea.querySelector<HTMLInputElement>('input[name="ordercartName"]')?.focus();

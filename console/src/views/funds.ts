@@ -89,7 +89,13 @@ export function fundsView(context: ConsoleContext): View {
 
   const show = () =>
     void refresh().catch((error: unknown) => {
-      fundsArea.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'Funds and holdings could not be read'));
+      fundsArea.replaceChildren(
+        h(
+          'p',
+          { role: 'alert' },
+          error instanceof ApiError ? error.describe() : 'Funds and holdings could not be read',
+        ),
+      );
     });
   show();
   // A bid that reaches the exchange blocks funds, an allotment debits them: read again shortly after a change.

@@ -6,7 +6,15 @@ import { ApiError } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { placeBid } from '../place-bid.js';
 import { field, h } from '../dom.js';
-import { formatDuration, formatInstant, formatPrice, formatQuantity, formatRupees, issueKey, issueName } from '../format.js';
+import {
+  formatDuration,
+  formatInstant,
+  formatPrice,
+  formatQuantity,
+  formatRupees,
+  issueKey,
+  issueName,
+} from '../format.js';
 import { loadIssues, serverNow, stateAt, windowFor, windowsOf, type BiddingWindow } from '../ofs-issues.js';
 import type { OfsIssue } from '../types.js';
 
@@ -29,8 +37,17 @@ function liveRetailValue(issue: OfsIssue, context: ConsoleContext): number {
   const cutoff = Number(issue.retail_cutoff_price ?? 0);
   return context.orders
     .list()
-    .filter((order) => order.symbol === issue.symbol && order.category === 'RETAIL' && ['OMSXMITTED', 'EXXMITTED', 'PENDING'].includes(order.status))
-    .reduce((sum, order) => sum + order.pending_quantity * (order.order_type === 'RL-MKT' ? cutoff : Number(order.order_price)), 0);
+    .filter(
+      (order) =>
+        order.symbol === issue.symbol &&
+        order.category === 'RETAIL' &&
+        ['OMSXMITTED', 'EXXMITTED', 'PENDING'].includes(order.status),
+    )
+    .reduce(
+      (sum, order) =>
+        sum + order.pending_quantity * (order.order_type === 'RL-MKT' ? cutoff : Number(order.order_price)),
+      0,
+    );
 }
 
 /** The bid forms' order values, recomputed when the caller's orders change (a live bid counts in the limit). */
@@ -38,9 +55,25 @@ const valueRefreshers = new Set<() => void>();
 
 function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
   const retail = context.session.category !== 'NON_RETAIL';
-  const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
+  const quantity = h('input', {
+    name: 'quantity',
+    type: 'number',
+    inputmode: 'numeric',
+    min: 1,
+    step: 1,
+    required: true,
+    value: 10,
+  });
   const startPrice = formatPrice(issue.retail_cutoff_price ?? issue.floor_price);
-  const price = h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true, value: startPrice });
+  const price = h('input', {
+    name: 'price',
+    type: 'number',
+    inputmode: 'decimal',
+    min: 0,
+    step: 'any',
+    required: true,
+    value: startPrice,
+  });
   const cutOff = h('input', { name: 'cut_off', type: 'checkbox' });
   const tag = h('input', { name: 'order_identifier', maxlength: 10, autocomplete: 'off' });
   const outcome = h('p', { role: 'status', class: 'status-line outcome' });
@@ -56,13 +89,25 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
   };
   const showValue = () => {
     const rupees = bidRupees();
-    const parts = [rupees === null ? 'Order value: -' : `Order value: ${formatRupees(rupees)}${cutOff.checked ? ' at the cut-off price' : ''}`];
-    if (retail) parts.push(`the Rs 2,00,000 retail limit still allows ${formatRupees(Math.max(0, RETAIL_LIMIT_RUPEES - liveRetailValue(issue, context)))}`);
+    const parts = [
+      rupees === null
+        ? 'Order value: -'
+        : `Order value: ${formatRupees(rupees)}${cutOff.checked ? ' at the cut-off price' : ''}`,
+    ];
+    if (retail)
+      parts.push(
+        `the Rs 2,00,000 retail limit still allows ${formatRupees(Math.max(0, RETAIL_LIMIT_RUPEES - liveRetailValue(issue, context)))}`,
+      );
     value.textContent = `${parts.join('; ')}.`;
   };
   const controls = { quantity, price, order_identifier: tag };
   const bodyOf = () => ({
-    scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
+    scrip_info: {
+      exchange: issue.exchange,
+      scrip_token: issue.scrip_token,
+      symbol: issue.symbol,
+      series: issue.series,
+    },
     transaction_type: 'BUY',
     product_type: 'OFS',
     order_type: cutOff.checked ? 'RL-MKT' : 'RL',
@@ -73,7 +118,8 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
   const editing = (on: boolean) => {
     confirmation.hidden = on;
     submit.hidden = !on;
-    for (const control of [quantity, price, cutOff, tag]) control.disabled = !on || (control === price && cutOff.checked);
+    for (const control of [quantity, price, cutOff, tag])
+      control.disabled = !on || (control === price && cutOff.checked);
   };
   /** After a placed bid the form is empty again: a second click places nothing until it is filled in. */
   const clear = () => {
@@ -148,7 +194,11 @@ function windowNotice(window: BiddingWindow, now: number): string {
     : `Your bidding window closed at ${formatInstant(new Date(window.closesAt).toISOString())}.`;
 }
 
-function issueCard(issue: OfsIssue, context: ConsoleContext, timers: { element: HTMLElement; window: BiddingWindow }[]): HTMLElement {
+function issueCard(
+  issue: OfsIssue,
+  context: ConsoleContext,
+  timers: { element: HTMLElement; window: BiddingWindow }[],
+): HTMLElement {
   const headingId = `issue-${issueKey(issue).replace(/\W/g, '-')}`;
   const windows = windowsOf(issue).map((window) => {
     const left = h('span', { class: 'time-left' }, timeLeft(window, serverNow()));
@@ -181,7 +231,9 @@ function issueCard(issue: OfsIssue, context: ConsoleContext, timers: { element: 
       h('dd', {}, issue.allocated ? `${issue.allocation}, allotted` : issue.allocation),
     ),
     h('ul', { class: 'windows', 'aria-label': 'Bidding windows' }, windows),
-    open ? bidForm(issue, context) : h('p', { class: 'window-notice' }, windowNotice(windowFor(issue, context.session.category), serverNow())),
+    open
+      ? bidForm(issue, context)
+      : h('p', { class: 'window-notice' }, windowNotice(windowFor(issue, context.session.category), serverNow())),
   );
 }
 
@@ -196,7 +248,8 @@ interface Card {
 export function issuesView(context: ConsoleContext): View {
   const list = h('div', { class: 'cards' }, h('p', {}, 'Loading the OFS issues...'));
   let cards: Card[] = [];
-  const callerOpen = (issue: OfsIssue, now: number) => stateAt(windowFor(issue, context.session.category), now) === 'OPEN';
+  const callerOpen = (issue: OfsIssue, now: number) =>
+    stateAt(windowFor(issue, context.session.category), now) === 'OPEN';
   const cardFor = (issue: OfsIssue): Card => {
     const timers: Card['timers'] = [];
     const element = issueCard(issue, context, timers);
@@ -207,10 +260,14 @@ export function issuesView(context: ConsoleContext): View {
       .then((issues) => {
         valueRefreshers.clear();
         cards = issues.map(cardFor);
-        list.replaceChildren(...(cards.length === 0 ? [h('p', {}, 'No OFS issue is registered.')] : cards.map((card) => card.element)));
+        list.replaceChildren(
+          ...(cards.length === 0 ? [h('p', {}, 'No OFS issue is registered.')] : cards.map((card) => card.element)),
+        );
       })
       .catch((error: unknown) => {
-        list.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read'));
+        list.replaceChildren(
+          h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read'),
+        );
       });
   };
   refresh();
@@ -232,7 +289,12 @@ export function issuesView(context: ConsoleContext): View {
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS issues'), h('button', { type: 'button', onClick: refresh }, 'Refresh')),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h2', { id: 'view-title', tabindex: -1 }, 'OFS issues'),
+      h('button', { type: 'button', onClick: refresh }, 'Refresh'),
+    ),
     list,
   );
   // A bid of the caller's that goes live (or ends) changes what the retail limit still allows.

@@ -3,9 +3,28 @@ import { ApiError, logIn, type Session } from '../api.js';
 import { clearFieldError, field, h, showFieldError } from '../dom.js';
 
 export function loginView(notice: string | null, loggedIn: (session: Session) => void): HTMLElement {
-  const userId = h('input', { name: 'user_id', autocomplete: 'username', required: true, maxlength: 64, autocapitalize: 'none', spellcheck: 'false' });
-  const password = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 256 });
-  const totp = h('input', { name: 'totp', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: 6 });
+  const userId = h('input', {
+    name: 'user_id',
+    autocomplete: 'username',
+    required: true,
+    maxlength: 64,
+    autocapitalize: 'none',
+    spellcheck: 'false',
+  });
+  const password = h('input', {
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    maxlength: 256,
+  });
+  const totp = h('input', {
+    name: 'totp',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    pattern: '[0-9]{6}',
+    maxlength: 6,
+  });
   const apiKey = h('input', { name: 'api_key', type: 'password', autocomplete: 'off', required: true, maxlength: 256 });
   const submit = h('button', { type: 'submit' }, 'Log in');
   const status = h('p', { role: 'alert', class: 'status-line' }, notice ?? '');
@@ -21,14 +40,22 @@ export function loginView(notice: string | null, loggedIn: (session: Session) =>
         for (const control of Object.values(controls)) clearFieldError(control);
         submit.disabled = true;
         status.textContent = 'Logging in...';
-        logIn({ userId: userId.value.trim(), password: password.value, totp: totp.value.trim(), apiKey: apiKey.value.trim() })
+        logIn({
+          userId: userId.value.trim(),
+          password: password.value,
+          totp: totp.value.trim(),
+          apiKey: apiKey.value.trim(),
+        })
           .then((session) => {
             password.value = '';
             loggedIn(session);
           })
           .catch((error: unknown) => {
             submit.disabled = false;
-            const refusal = error instanceof ApiError ? loginRefusal(error) : { text: 'The login failed: the server did not answer. Try again.', field: null };
+            const refusal =
+              error instanceof ApiError
+                ? loginRefusal(error)
+                : { text: 'The login failed: the server did not answer. Try again.', field: null };
             const at = refusal.field === null ? null : controls[refusal.field];
             // Said once: beside the field it is about (which gets the focus), or else in the status line.
             status.textContent = at === null ? refusal.text : '';
@@ -64,11 +91,17 @@ export function loginRefusal(error: ApiError): { text: string; field: LoginField
     case 'e-210':
       return { text: 'That code is wrong, expired or used already: enter the current one.', field: 'totp' };
     case 'e-211':
-      return { text: 'This API key is not an active key of this user: check it, or ask your broker for a new one.', field: 'apiKey' };
+      return {
+        text: 'This API key is not an active key of this user: check it, or ask your broker for a new one.',
+        field: 'apiKey',
+      };
     case 'e-213':
       return { text: 'This server needs your API key to log in.', field: 'apiKey' };
     case 'e-215':
-      return { text: 'This API key may not be used from your address: your broker registers the addresses of each key.', field: 'apiKey' };
+      return {
+        text: 'This API key may not be used from your address: your broker registers the addresses of each key.',
+        field: 'apiKey',
+      };
     case 'e-212':
       return { text: 'This user is disabled: ask your broker.', field: null };
     case 'e-216':

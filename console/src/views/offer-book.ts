@@ -120,16 +120,24 @@ function categoriesTable(book: OfsOfferBook): HTMLTableElement {
     'Bids by category and listing: shares still bid for, and allotted',
     CATEGORY_COLUMNS,
     book.categories.flatMap((category) => [
-      row(CATEGORY_COLUMNS, [h('strong', {}, CATEGORY_LABELS[category.category]), 'All listings', ...figures(category)], {
-        class: 'category-row',
-        'data-category': category.category,
-      }),
-      ...category.by_listing.map((listing) =>
-        row(CATEGORY_COLUMNS, [CATEGORY_LABELS[category.category], `${listing.exchange} ${listing.scrip_token}`, ...figures(listing)], {
-          class: 'listing-row',
+      row(
+        CATEGORY_COLUMNS,
+        [h('strong', {}, CATEGORY_LABELS[category.category]), 'All listings', ...figures(category)],
+        {
+          class: 'category-row',
           'data-category': category.category,
-          'data-listing': `${listing.exchange}:${listing.scrip_token}`,
-        }),
+        },
+      ),
+      ...category.by_listing.map((listing) =>
+        row(
+          CATEGORY_COLUMNS,
+          [CATEGORY_LABELS[category.category], `${listing.exchange} ${listing.scrip_token}`, ...figures(listing)],
+          {
+            class: 'listing-row',
+            'data-category': category.category,
+            'data-listing': `${listing.exchange}:${listing.scrip_token}`,
+          },
+        ),
       ),
     ]),
     'category-table',
@@ -140,7 +148,8 @@ function categoriesTable(book: OfsOfferBook): HTMLTableElement {
 function demandPart(book: OfsOfferBook): HTMLElement {
   const { offer } = book;
   const demand = book.non_retail_demand;
-  if (demand.length === 0) return part('offer-book-demand', 'Open non-retail demand', h('p', {}, 'No open non-retail bids.'));
+  if (demand.length === 0)
+    return part('offer-book-demand', 'Open non-retail demand', h('p', {}, 'No open non-retail bids.'));
   const open = demand[demand.length - 1]!.cumulative;
   const cutOff = offer.t_cutoff_price;
   const caption = `The open non-retail demand of ${offer.symbol} (${offer.offer_id}) by price, against the non-retail portion of ${formatQuantity(offer.portions.non_retail)} shares`;
@@ -152,7 +161,9 @@ function demandPart(book: OfsOfferBook): HTMLElement {
   const panel: DemandPanel = {
     side: 'non_retail',
     label: 'Non-retail',
-    steps: demand.map((level) => ({ price: level.price, quantity: level.quantity, cumulative: level.cumulative })).reverse(),
+    steps: demand
+      .map((level) => ({ price: level.price, quantity: level.quantity, cumulative: level.cumulative }))
+      .reverse(),
     offer: { quantity: offer.portions.non_retail, label: 'Non-retail portion' },
     portion: null,
     price: cutOff === null ? null : { value: cutOff, label: 'T-day cut-off' },
@@ -189,9 +200,18 @@ function demandPart(book: OfsOfferBook): HTMLElement {
         'Open non-retail demand by price, highest first (the chart in numbers)',
         DEMAND_COLUMNS,
         demand.map((level) =>
-          row(DEMAND_COLUMNS, [formatPrice(level.price), formatQuantity(level.quantity), formatQuantity(level.cumulative), String(level.bids)], {
-            'data-price': formatPrice(level.price),
-          }),
+          row(
+            DEMAND_COLUMNS,
+            [
+              formatPrice(level.price),
+              formatQuantity(level.quantity),
+              formatQuantity(level.cumulative),
+              String(level.bids),
+            ],
+            {
+              'data-price': formatPrice(level.price),
+            },
+          ),
         ),
         'demand-table',
       ),
@@ -260,7 +280,9 @@ export function offerBookView(offerId: string): View {
     } catch (error) {
       if (disposed) return false;
       drawn = '';
-      area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
+      area.replaceChildren(
+        h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'),
+      );
       return live.checked && !(error instanceof ApiError && error.status >= 400 && error.status < 500);
     }
   }
@@ -282,7 +304,11 @@ export function offerBookView(offerId: string): View {
     h(
       'div',
       { class: 'field-row' },
-      h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until the offer is allocated')),
+      h(
+        'div',
+        { class: 'field checkbox' },
+        h('label', {}, live, ' Live: read the book every 2 s until the offer is allocated'),
+      ),
     ),
     readAt,
     status,

@@ -17,9 +17,26 @@ import type { ConsoleContext, View } from '../context.js';
 import { livePoll } from '../live-poll.js';
 import { placeBid } from '../place-bid.js';
 import { field, h, select, statusLine } from '../dom.js';
-import { formatClock, formatDayTime, formatInstant, formatPrice, formatQuantity, formatTimeOfDay, parseInstant, sameIndiaDay } from '../format.js';
+import {
+  formatClock,
+  formatDayTime,
+  formatInstant,
+  formatPrice,
+  formatQuantity,
+  formatTimeOfDay,
+  parseInstant,
+  sameIndiaDay,
+} from '../format.js';
 import { serverNow } from '../ofs-issues.js';
-import { BID_AS_LABELS, isNonRetailUser, loadOffer, loadOffers, openBids, seriesFor, type BidAs } from '../ofs-offers.js';
+import {
+  BID_AS_LABELS,
+  isNonRetailUser,
+  loadOffer,
+  loadOffers,
+  openBids,
+  seriesFor,
+  type BidAs,
+} from '../ofs-offers.js';
 import type { IndicativePoint, OfsOffer } from '../types.js';
 import { chartWidth } from '../chart/chart-width.js';
 
@@ -35,7 +52,8 @@ const STATES: Record<OfsOffer['state'], string> = {
 export const AWAITING_OPERATOR = 'T closed with non-retail demand short of the portion: waiting for the operator';
 
 /** Which day it is and where the offer stands, as one line: "Day T+1; day T+1: retail, employee and carried-forward bids". */
-export const offerStateText = (offer: OfsOffer): string => `${offer.current_day === 'CLOSED' ? 'Closed' : `Day ${offer.current_day}`}; ${STATES[offer.state]}`;
+export const offerStateText = (offer: OfsOffer): string =>
+  `${offer.current_day === 'CLOSED' ? 'Closed' : `Day ${offer.current_day}`}; ${STATES[offer.state]}`;
 
 /** The hash of an offer's book (views/offer-book.ts), for operators. */
 export const offerBookPath = (offerId: string): string => `#/offers/${encodeURIComponent(offerId)}/book`;
@@ -64,14 +82,17 @@ function discountOff(value: OfsOffer['retail_discount']): string {
 export function retailPriceText(offer: OfsOffer): string {
   const off = discountOff(offer.retail_discount);
   if (offer.retail_allocation_price === 'BID') return `each allotment at its bid price less ${off}`;
-  if (offer.retail_price === null) return `not known yet: the T-day cut-off less ${off}, once the T allocation finds it`;
+  if (offer.retail_price === null)
+    return `not known yet: the T-day cut-off less ${off}, once the T allocation finds it`;
   return `${formatPrice(offer.retail_price)}: the T-day cut-off ${formatPrice(offer.t_cutoff_price)} less ${off}`;
 }
 
 /** How much of the green shoe is exercised: "1,000 of 2,000 shares exercised", "2,000 shares, not exercised". */
 function greenShoeExercised(offer: OfsOffer): string {
   const { green_shoe_quantity: size, green_shoe_exercised: exercised } = offer;
-  return exercised === 0 ? `${formatQuantity(size)} shares, not exercised` : `${formatQuantity(exercised)} of ${formatQuantity(size)} shares exercised`;
+  return exercised === 0
+    ? `${formatQuantity(size)} shares, not exercised`
+    : `${formatQuantity(exercised)} of ${formatQuantity(size)} shares exercised`;
 }
 
 /** The deadline of the seller's decision: its time alone when it falls on day T (17:00 IST by default), else its day too. */
@@ -87,9 +108,12 @@ const decisionDeadline = (offer: OfsOffer) =>
 export function greenShoeText(offer: OfsOffer): string {
   if (offer.green_shoe_quantity === 0) return 'none';
   const exercised = greenShoeExercised(offer);
-  if (offer.green_shoe_decided_at !== null) return `${exercised}; decided by the seller, ${formatInstant(offer.green_shoe_decided_at)}`;
+  if (offer.green_shoe_decided_at !== null)
+    return `${exercised}; decided by the seller, ${formatInstant(offer.green_shoe_decided_at)}`;
   // Past the deadline (or once the T allocation has fixed it) the default is the decision.
-  const settled = serverNow() >= parseInstant(offer.green_shoe_decision_by) || !(offer.state === 'ANNOUNCED' || offer.state === 'T_OPEN');
+  const settled =
+    serverNow() >= parseInstant(offer.green_shoe_decision_by) ||
+    !(offer.state === 'ANNOUNCED' || offer.state === 'T_OPEN');
   return settled
     ? `${exercised}; the default (the seller did not decide by ${decisionDeadline(offer)})`
     : `${exercised}; default, seller decides by ${decisionDeadline(offer)}`;
@@ -104,8 +128,10 @@ export function awaitingGreenShoeText(offer: OfsOffer): string | null {
 /** The offer in shares: the base and the green shoe exercised, and whether the portions are the notice's printed figures. */
 export function offerSizeText(offer: OfsOffer): string {
   const { portions } = offer;
-  const greenShoe = offer.green_shoe_exercised === 0 ? '' : ` + green shoe ${formatQuantity(offer.green_shoe_exercised)}`;
-  const source = portions.source === 'notice' ? 'portions as the notice prints them' : 'portions computed from the terms';
+  const greenShoe =
+    offer.green_shoe_exercised === 0 ? '' : ` + green shoe ${formatQuantity(offer.green_shoe_exercised)}`;
+  const source =
+    portions.source === 'notice' ? 'portions as the notice prints them' : 'portions computed from the terms';
   return `${formatQuantity(portions.total)} shares (base ${formatQuantity(offer.base_quantity)}${greenShoe}); ${source}`;
 }
 
@@ -129,14 +155,17 @@ function employeeText(offer: OfsOffer): string {
  */
 export function settlementText(offer: OfsOffer): string {
   const dates = offer.settlement_dates;
-  if (dates !== null) return `T-day allotments paid out ${formatDayTime(dates.t_day)}; T+1 allotments ${formatDayTime(dates.t1_day)}`;
+  if (dates !== null)
+    return `T-day allotments paid out ${formatDayTime(dates.t_day)}; T+1 allotments ${formatDayTime(dates.t1_day)}`;
   const seconds = /^(\d+)s$/.exec(offer.settlement)?.[1];
   return seconds === undefined ? offer.settlement : `a drill: settles ${seconds} s after each allotment`;
 }
 
 type Figures = Pick<NonNullable<OfsOffer['indicative']>, 'price' | 'quantity'>;
 const figuresText = (figures: Figures) =>
-  figures.price === null ? 'no valid bid' : `${formatPrice(figures.price)} on ${formatQuantity(figures.quantity)} shares`;
+  figures.price === null
+    ? 'no valid bid'
+    : `${formatPrice(figures.price)} on ${formatQuantity(figures.quantity)} shares`;
 
 /** Day T's indicative price, by margin type, and its chart once a price has been published; null outside T. */
 function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[]): HTMLElement | null {
@@ -166,7 +195,12 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
         ),
     history.every((point) => point.price === null)
       ? null
-      : h('figure', { class: 'chart' }, indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, width), h('figcaption', {}, caption)),
+      : h(
+          'figure',
+          { class: 'chart' },
+          indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, width),
+          h('figcaption', {}, caption),
+        ),
   );
 }
 
@@ -232,7 +266,12 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
     h(
       'ul',
       { class: 'windows', 'aria-label': 'Days' },
-      h('li', {}, h('strong', {}, 'Day T (non-retail): '), `${formatInstant(offer.t_day.opens_at)} to ${formatInstant(offer.t_day.closes_at)}`),
+      h(
+        'li',
+        {},
+        h('strong', {}, 'Day T (non-retail): '),
+        `${formatInstant(offer.t_day.opens_at)} to ${formatInstant(offer.t_day.closes_at)}`,
+      ),
       h(
         'li',
         {},
@@ -246,7 +285,8 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
 
 /** Why the card has no bid form: when the user's bids are taken, or that they no longer are. */
 function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
-  if (offer.state === 'CANCELLED' || offer.state === 'ALLOCATED') return h('p', { class: 'bid-note' }, 'The offer takes no more bids.');
+  if (offer.state === 'CANCELLED' || offer.state === 'ALLOCATED')
+    return h('p', { class: 'bid-note' }, 'The offer takes no more bids.');
   if (isNonRetailUser(context.session.offerCategory)) {
     return h(
       'p',
@@ -266,15 +306,30 @@ function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
  * Employees bid at the cut-off only; retail at a price at or above the T-day cut-off, or at the cut-off;
  * non-retail at a price at or above the floor.
  */
-function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HTMLFormElement {
+function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
   const bidAs = select(
     'bid_as',
     choices.map((choice) => [choice, BID_AS_LABELS[choice]]),
   );
   const listing = select('listing', []);
   const series = h('input', { name: 'series', readonly: true });
-  const quantity = h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: 10 });
-  const price = h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true });
+  const quantity = h('input', {
+    name: 'quantity',
+    type: 'number',
+    inputmode: 'numeric',
+    min: 1,
+    step: 1,
+    required: true,
+    value: 10,
+  });
+  const price = h('input', {
+    name: 'price',
+    type: 'number',
+    inputmode: 'decimal',
+    min: 0,
+    step: 'any',
+    required: true,
+  });
   const priceField = field('Price (Rs)', price, '');
   const priceHint = priceField.querySelector('small')!;
   const cutOff = h('input', { name: 'cut_off', type: 'checkbox' });
@@ -293,13 +348,20 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
   const syncPrice = () => {
     price.disabled = atCutOff();
     if (price.disabled) price.value = '';
-    else if (price.value === '') price.value = formatPrice(chosen() === 'RETAIL' ? (offer.t_cutoff_price ?? offer.floor_price) : offer.floor_price);
+    else if (price.value === '')
+      price.value = formatPrice(
+        chosen() === 'RETAIL' ? (offer.t_cutoff_price ?? offer.floor_price) : offer.floor_price,
+      );
   };
   /** What the user bids as decides the listings (employees: those with an employee series), the series and the price rules. */
   const syncBidAs = () => {
     const as = chosen();
     const listings = offer.listings.filter((l) => seriesFor(l, as) !== null);
-    listing.replaceChildren(...listings.map((l) => h('option', { value: `${l.exchange}:${l.scrip_token}` }, `${l.exchange} ${l.scrip_token}`)));
+    listing.replaceChildren(
+      ...listings.map((l) =>
+        h('option', { value: `${l.exchange}:${l.scrip_token}` }, `${l.exchange} ${l.scrip_token}`),
+      ),
+    );
     cutOffField.hidden = as !== 'RETAIL';
     priceHint.textContent =
       as === 'EMPLOYEE'
@@ -326,7 +388,12 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
         const current = chosenListing();
         if (current === undefined || series.value === '') return;
         const body = {
-          scrip_info: { exchange: current.exchange, scrip_token: current.scrip_token, symbol: offer.symbol, series: series.value },
+          scrip_info: {
+            exchange: current.exchange,
+            scrip_token: current.scrip_token,
+            symbol: offer.symbol,
+            series: series.value,
+          },
           transaction_type: 'BUY',
           product_type: 'OFS',
           order_type: atCutOff() ? 'RL-MKT' : 'RL',
@@ -337,8 +404,21 @@ function bidForm(offer: OfsOffer, choices: BidAs[], context: ConsoleContext): HT
         placeBid(body, status, submit, { controls: { quantity, price, order_identifier: tag } });
       },
     },
-    h('div', { class: 'field-row' }, field('Bid as', bidAs), field('Listing', listing), field('Series', series, 'From the listing and what you bid as')),
-    h('div', { class: 'field-row' }, field('Quantity', quantity), priceField, cutOffField, field('Your tag (optional)', tag)),
+    h(
+      'div',
+      { class: 'field-row' },
+      field('Bid as', bidAs),
+      field('Listing', listing),
+      field('Series', series, 'From the listing and what you bid as'),
+    ),
+    h(
+      'div',
+      { class: 'field-row' },
+      field('Quantity', quantity),
+      priceField,
+      cutOffField,
+      field('Your tag (optional)', tag),
+    ),
     submit,
     status,
   );
@@ -368,7 +448,11 @@ export function offersView(context: ConsoleContext): View {
     const bids = h('div');
     // Operators read the offer's book from its card (the server refuses it to anyone else).
     const bookLink = context.session.operator
-      ? h('p', { class: 'offer-links' }, h('a', { href: offerBookPath(offer.offer_id) }, `Book of ${offer.symbol} (${offer.offer_id})`))
+      ? h(
+          'p',
+          { class: 'offer-links' },
+          h('a', { href: offerBookPath(offer.offer_id) }, `Book of ${offer.symbol} (${offer.offer_id})`),
+        )
       : null;
     const element = h(
       'article',
@@ -391,20 +475,26 @@ export function offersView(context: ConsoleContext): View {
     const drawn = JSON.stringify([offer, history]);
     if (drawn !== card.drawn) {
       card.facts.replaceChildren(...offerFacts(offer, history).filter((node): node is HTMLElement => node !== null));
-      if (card.drawn !== '' && previous.state !== offer.state) context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${STATES[offer.state]}`);
+      if (card.drawn !== '' && previous.state !== offer.state)
+        context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${STATES[offer.state]}`);
       if (offer.awaiting_operator && !(card.drawn !== '' && previous.awaiting_operator))
         context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${AWAITING_OPERATOR}`);
       const waiting = awaitingGreenShoeText(offer);
-      if (waiting !== null && !(card.drawn !== '' && previous.awaiting_green_shoe_until === offer.awaiting_green_shoe_until))
+      if (
+        waiting !== null &&
+        !(card.drawn !== '' && previous.awaiting_green_shoe_until === offer.awaiting_green_shoe_until)
+      )
         context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${waiting}`);
       if (card.drawn !== '' && previous.green_shoe_decided_at === null && offer.green_shoe_decided_at !== null)
-        context.announce(`Offer ${offer.symbol} (${offer.offer_id}): the seller's green-shoe decision: ${greenShoeExercised(offer)}`);
+        context.announce(
+          `Offer ${offer.symbol} (${offer.offer_id}): the seller's green-shoe decision: ${greenShoeExercised(offer)}`,
+        );
       card.drawn = drawn;
     }
     const choices = openBids(offer, context.session.offerCategory, serverNow());
     const bidKey = choices.join();
     if (bidKey !== card.bidKey) {
-      card.bids.replaceChildren(choices.length === 0 ? closedNote(offer, context) : bidForm(offer, choices, context));
+      card.bids.replaceChildren(choices.length === 0 ? closedNote(offer, context) : bidForm(offer, choices));
       card.bidKey = bidKey;
     }
   }
@@ -441,7 +531,13 @@ export function offersView(context: ConsoleContext): View {
       read().then(
         () => true,
         (error: unknown) => {
-          list.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS offers could not be read'));
+          list.replaceChildren(
+            h(
+              'p',
+              { role: 'alert' },
+              error instanceof ApiError ? error.describe() : 'The OFS offers could not be read',
+            ),
+          );
           cards.clear();
           return true;
         },
@@ -457,7 +553,12 @@ export function offersView(context: ConsoleContext): View {
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS offers'), h('button', { type: 'button', onClick: again }, 'Refresh')),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h2', { id: 'view-title', tabindex: -1 }, 'OFS offers'),
+      h('button', { type: 'button', onClick: again }, 'Refresh'),
+    ),
     readAt,
     list,
   );

@@ -14,11 +14,20 @@ import { loadIssues } from '../ofs-issues.js';
 import type { CategoryClearing, OfsBook, OfsIssue } from '../types.js';
 import { chartWidth } from '../chart/chart-width.js';
 
-const DEMAND_COLUMNS = ['Price (Rs)', 'Retail', 'Of it at cut-off', 'Retail at or above', 'Non-retail', 'Non-retail at or above', 'Bids'];
+const DEMAND_COLUMNS = [
+  'Price (Rs)',
+  'Retail',
+  'Of it at cut-off',
+  'Retail at or above',
+  'Non-retail',
+  'Non-retail at or above',
+  'Bids',
+];
 const SUMMARY_COLUMNS = ['Category', 'Offer', 'Portion', 'Demand', 'Clearing price', 'Allotted'];
 const ALLOTTED_COLUMNS = ['Price (Rs)', 'Retail allotted', 'Non-retail allotted'];
 
-const clearingText = (clearing: CategoryClearing) => (clearing.price === null ? 'none: the demand fits' : formatPrice(clearing.price));
+const clearingText = (clearing: CategoryClearing) =>
+  clearing.price === null ? 'none: the demand fits' : formatPrice(clearing.price);
 
 /**
  * The chart and the tables, from the same figures: the live bids until the allocation has run, then the
@@ -81,7 +90,11 @@ function renderBook(book: OfsBook): HTMLElement[] {
           'Allotted by trade price, highest first',
           ALLOTTED_COLUMNS,
           book.allotted.by_price.map((level) =>
-            row(ALLOTTED_COLUMNS, [formatPrice(level.price), formatQuantity(level.retail_quantity), formatQuantity(level.non_retail_quantity)]),
+            row(ALLOTTED_COLUMNS, [
+              formatPrice(level.price),
+              formatQuantity(level.retail_quantity),
+              formatQuantity(level.non_retail_quantity),
+            ]),
           ),
           'allotted-table',
         );
@@ -90,7 +103,13 @@ function renderBook(book: OfsBook): HTMLElement[] {
   const ineligibleNote =
     ineligible.bids === 0
       ? null
-      : h('p', {}, allocated ? `${leftOut} are left out: the allocation refused them.` : `${leftOut} are left out: the allocation would refuse them.`);
+      : h(
+          'p',
+          {},
+          allocated
+            ? `${leftOut} are left out: the allocation refused them.`
+            : `${leftOut} are left out: the allocation would refuse them.`,
+        );
   const chart = bookChart(book, caption, chartWidth(640));
   return [
     h('figure', { class: 'card chart' }, chartLegend(chart, BOOK_LEGEND), chart, h('figcaption', {}, caption)),
@@ -123,17 +142,26 @@ export function operatorBookView(): View {
     const issue = issues.find((i) => issueKey(i) === choice.value);
     if (issue === undefined) return false;
     try {
-      const book = await get<OfsBook>(`/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`);
+      const book = await get<OfsBook>(
+        `/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`,
+      );
       if (disposed || issueKey(issue) !== choice.value) return false;
       area.replaceChildren(...renderBook(book));
       // The exchange allots at once, and its answer reaches each bid at the OMS's next pass: until then the
       // bid is still live (in the demand) and its allotment not counted. Read again until none waits.
-      const settled = book.allotted !== null && book.demand.every((level) => level.bids === 0) && book.ineligible.bids === 0;
+      const settled =
+        book.allotted !== null && book.demand.every((level) => level.bids === 0) && book.ineligible.bids === 0;
       readAt.textContent = `Read at ${formatClock(Date.now())}${!settled && live.checked ? '; read again every 2 s' : ''}.`;
-      say(settled ? `Allotted: ${formatQuantity(book.allotted!.retail)} retail and ${formatQuantity(book.allotted!.non_retail)} non-retail shares.` : '');
+      say(
+        settled
+          ? `Allotted: ${formatQuantity(book.allotted!.retail)} retail and ${formatQuantity(book.allotted!.non_retail)} non-retail shares.`
+          : '',
+      );
       return live.checked && !settled;
     } catch (error) {
-      area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'));
+      area.replaceChildren(
+        h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'),
+      );
       return live.checked;
     }
   }
@@ -148,17 +176,28 @@ export function operatorBookView(): View {
       again();
     })
     .catch((error: unknown) =>
-      area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read')),
+      area.replaceChildren(
+        h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read'),
+      ),
     );
   const element = h(
     'section',
     { 'aria-labelledby': 'view-title' },
-    h('div', { class: 'view-head' }, h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'), h('button', { type: 'button', onClick: again }, 'Refresh')),
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'),
+      h('button', { type: 'button', onClick: again }, 'Refresh'),
+    ),
     h(
       'div',
       { class: 'field-row' },
       field('Issue', choice),
-      h('div', { class: 'field checkbox' }, h('label', {}, live, ' Live: read the book every 2 s until it is allotted')),
+      h(
+        'div',
+        { class: 'field checkbox' },
+        h('label', {}, live, ' Live: read the book every 2 s until it is allotted'),
+      ),
     ),
     readAt,
     status,

@@ -11,7 +11,16 @@
 import { ApiError, call, get, MOST_TRADES, readTrades } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, instantElement, row, select, statusLine, table } from '../dom.js';
-import { amountOf, formatClock, formatInstant, formatOrderId, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
+import {
+  amountOf,
+  formatClock,
+  formatInstant,
+  formatOrderId,
+  formatPrice,
+  formatQuantity,
+  formatRupees,
+  parseInstant,
+} from '../format.js';
 import { loadOffer, NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
 import type { Order, OrderHistoryEntry, Trade } from '../types.js';
@@ -41,10 +50,16 @@ function badge(status: string): HTMLElement {
 
 /** An order id as the tables show it: shortened, the full id in its title; then the user's tag, if any. */
 const orderIdCell = (orderId: string, tag: string) =>
-  h('span', {}, h('code', { class: 'order-id', title: orderId }, formatOrderId(orderId)), tag === '' ? null : h('small', {}, ` (${tag})`));
+  h(
+    'span',
+    {},
+    h('code', { class: 'order-id', title: orderId }, formatOrderId(orderId)),
+    tag === '' ? null : h('small', {}, ` (${tag})`),
+  );
 
 /** A trade's amount, quantity times price, worked out in paise. */
-const tradeAmount = (trade: Trade) => ((Math.round(Number(trade.traded_price) * 100) * trade.traded_quantity) / 100).toFixed(2);
+const tradeAmount = (trade: Trade) =>
+  ((Math.round(Number(trade.traded_price) * 100) * trade.traded_quantity) / 100).toFixed(2);
 
 type TabName = 'open' | 'finished' | 'trades';
 const TABS: { name: TabName; label: string }[] = [
@@ -53,10 +68,13 @@ const TABS: { name: TabName; label: string }[] = [
   { name: 'trades', label: 'Trades' },
 ];
 const priceText = (order: Order) => (order.order_type === 'RL-MKT' ? 'cut-off' : formatPrice(order.order_price));
-const describeOrder = (order: Order) => `${order.symbol} ${formatQuantity(order.total_quantity)} at ${priceText(order)}`;
+const describeOrder = (order: Order) =>
+  `${order.symbol} ${formatQuantity(order.total_quantity)} at ${priceText(order)}`;
 /** A non-retail bid in an offer: the one kind of bid carried forward to T+1 (the server says when it may be). */
-const isOfferNonRetailBid = (order: Order) => order.offer_id !== '' && NON_RETAIL_BID_CATEGORIES.has(order.bid_category);
-const orderPath = (order: Order) => `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`;
+const isOfferNonRetailBid = (order: Order) =>
+  order.offer_id !== '' && NON_RETAIL_BID_CATEGORIES.has(order.bid_category);
+const orderPath = (order: Order) =>
+  `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`;
 
 /** One dialog for every order action; native <dialog> keeps the focus inside and closes on Escape. */
 function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...content: Node[]): void; close(): void } {
@@ -89,8 +107,24 @@ function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...cont
 /** A bid's quantity and price as inputs, filled with its terms: the modification and the carry-forward both revise them. */
 function termInputs(order: Order): { quantity: HTMLInputElement; price: HTMLInputElement } {
   return {
-    quantity: h('input', { name: 'quantity', type: 'number', inputmode: 'numeric', min: 1, step: 1, required: true, value: order.total_quantity }),
-    price: h('input', { name: 'price', type: 'number', inputmode: 'decimal', min: 0, step: 'any', required: true, value: formatPrice(order.order_price) }),
+    quantity: h('input', {
+      name: 'quantity',
+      type: 'number',
+      inputmode: 'numeric',
+      min: 1,
+      step: 1,
+      required: true,
+      value: order.total_quantity,
+    }),
+    price: h('input', {
+      name: 'price',
+      type: 'number',
+      inputmode: 'decimal',
+      min: 0,
+      step: 'any',
+      required: true,
+      value: formatPrice(order.order_price),
+    }),
   };
 }
 
@@ -139,7 +173,8 @@ export function ordersView(context: ConsoleContext): View {
               dialog.close();
             })
             .catch((error: unknown) => {
-              status.textContent = error instanceof ApiError ? `Not modified: ${error.describe()}` : 'The modification could not be sent';
+              status.textContent =
+                error instanceof ApiError ? `Not modified: ${error.describe()}` : 'The modification could not be sent';
               submit.disabled = false;
             });
         },
@@ -163,11 +198,18 @@ export function ordersView(context: ConsoleContext): View {
           dialog.close();
         })
         .catch((error: unknown) => {
-          status.textContent = error instanceof ApiError ? `Not cancelled: ${error.describe()}` : 'The cancellation could not be sent';
+          status.textContent =
+            error instanceof ApiError ? `Not cancelled: ${error.describe()}` : 'The cancellation could not be sent';
           confirm.disabled = false;
         });
     });
-    return h('div', {}, h('p', {}, `Cancel the bid ${describeOrder(order)} (order ${order.order_id})?`), confirm, status);
+    return h(
+      'div',
+      {},
+      h('p', {}, `Cancel the bid ${describeOrder(order)} (order ${order.order_id})?`),
+      confirm,
+      status,
+    );
   }
 
   /**
@@ -199,13 +241,19 @@ export function ordersView(context: ConsoleContext): View {
       const unallotted = quantity.valueAsNumber - order.traded_quantity;
       const each = price.valueAsNumber;
       if (order.margin_type === 'T') {
-        fundsLine.textContent = 'A 0 %-margin bid blocks no funds (its custodian confirms it); it may be revised upward only.';
+        fundsLine.textContent =
+          'A 0 %-margin bid blocks no funds (its custodian confirms it); it may be revised upward only.';
       } else if (!(unallotted > 0) || !(each > 0)) {
-        fundsLine.textContent = 'Carrying forward blocks the funds of the unallotted shares again, at the price they go forward at.';
+        fundsLine.textContent =
+          'Carrying forward blocks the funds of the unallotted shares again, at the price they go forward at.';
       } else {
         fundsLine.replaceChildren(
           `Carrying forward blocks the funds of the ${formatQuantity(unallotted)} unallotted shares again (the T allocation released them): `,
-          h('strong', {}, `${formatQuantity(unallotted)} \u00d7 ${formatPrice(each)} = ${formatRupees(amountOf(unallotted, each))}`),
+          h(
+            'strong',
+            {},
+            `${formatQuantity(unallotted)} \u00d7 ${formatPrice(each)} = ${formatRupees(amountOf(unallotted, each))}`,
+          ),
           '. Short of it, the OMS refuses the carry-forward and the bid ends for good: executed for what T allotted, else cancelled.',
         );
       }
@@ -213,7 +261,8 @@ export function ordersView(context: ConsoleContext): View {
     const showCutOff = () => {
       if (cutOff === undefined) return;
       if (cutOff === null) {
-        cutOffLine.textContent = 'The T-day cut-off is not known yet: bids are carried forward on T+1, once the T allocation has found it.';
+        cutOffLine.textContent =
+          'The T-day cut-off is not known yet: bids are carried forward on T+1, once the T allocation has found it.';
       } else if (below()) {
         cutOffLine.textContent = `T-day cut-off ${formatPrice(cutOff)}: the bid's ${formatPrice(bidPrice)} is below it. A carried-forward bid stands at or above the cut-off, so this one goes forward only revised to at least ${formatPrice(cutOff)}.`;
       } else {
@@ -228,7 +277,8 @@ export function ordersView(context: ConsoleContext): View {
         cutOff = offer.t_cutoff_price;
         // A bid below the cut-off must be revised: the field starts at the least it may go forward at.
         if (below() && !priceTouched) price.value = formatPrice(cutOff);
-        if (cutOff !== null) priceField.querySelector('.hint')!.textContent = `At or above the T-day cut-off, ${formatPrice(cutOff)}`;
+        if (cutOff !== null)
+          priceField.querySelector('.hint')!.textContent = `At or above the T-day cut-off, ${formatPrice(cutOff)}`;
         showCutOff();
         showFunds();
       },
@@ -255,12 +305,17 @@ export function ordersView(context: ConsoleContext): View {
           const revised = Object.keys(body).length > 0;
           call('POST', `${orderPath(order)}/carry_forward`, { ...(revised ? { body } : {}), orderEntry: true })
             .then(() => {
-              const terms = revised ? ` (revised to ${formatQuantity(quantity.valueAsNumber)} at ${formatPrice(price.valueAsNumber)})` : '';
+              const terms = revised
+                ? ` (revised to ${formatQuantity(quantity.valueAsNumber)} at ${formatPrice(price.valueAsNumber)})`
+                : '';
               context.announce(`Carry-forward of order ${order.order_id} sent to the OMS${terms}`);
               dialog.close();
             })
             .catch((error: unknown) => {
-              status.textContent = error instanceof ApiError ? `Not carried forward: ${error.describe()}` : 'The carry-forward could not be sent';
+              status.textContent =
+                error instanceof ApiError
+                  ? `Not carried forward: ${error.describe()}`
+                  : 'The carry-forward could not be sent';
               submit.disabled = false;
             });
         },
@@ -278,11 +333,17 @@ export function ordersView(context: ConsoleContext): View {
         field(
           'Quantity',
           quantity,
-          order.traded_quantity === 0 ? 'The whole bid (none allotted on T)' : `The whole bid, with the ${formatQuantity(order.traded_quantity)} allotted on T`,
+          order.traded_quantity === 0
+            ? 'The whole bid (none allotted on T)'
+            : `The whole bid, with the ${formatQuantity(order.traded_quantity)} allotted on T`,
         ),
       ),
       fundsLine,
-      h('p', { class: 'hint' }, 'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1.'),
+      h(
+        'p',
+        { class: 'hint' },
+        'During T+1 only, once the T allocation has run. A bid not carried forward is cancelled at the close of T+1.',
+      ),
       submit,
       status,
     );
@@ -385,7 +446,9 @@ export function ordersView(context: ConsoleContext): View {
           onClick: () =>
             void history(current())
               .then((list) => dialog.open(`History of order ${formatOrderId(order.order_id)}`, list))
-              .catch((error: unknown) => context.announce(error instanceof ApiError ? error.describe() : 'The history could not be read')),
+              .catch((error: unknown) =>
+                context.announce(error instanceof ApiError ? error.describe() : 'The history could not be read'),
+              ),
         },
         'History',
       ),
@@ -402,12 +465,23 @@ export function ordersView(context: ConsoleContext): View {
           h('span', { class: 'exchange' }, order.exchange),
           order.offer_id === ''
             ? null
-            : h('small', { class: 'offer-bid' }, ` offer ${order.offer_id}, ${order.bid_category}${order.carried_forward ? ', carried forward' : ''}`),
+            : h(
+                'small',
+                { class: 'offer-bid' },
+                ` offer ${order.offer_id}, ${order.bid_category}${order.carried_forward ? ', carried forward' : ''}`,
+              ),
         ],
         formatQuantity(order.total_quantity),
         priceText(order),
-        order.traded_quantity > 0 ? `${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)}` : null,
-        h('span', {}, badge(order.status), order.error_reason === '' ? null : h('small', { class: 'status-reason' }, ` ${order.error_reason}`)),
+        order.traded_quantity > 0
+          ? `${formatQuantity(order.traded_quantity)} at ${formatPrice(order.traded_price)}`
+          : null,
+        h(
+          'span',
+          {},
+          badge(order.status),
+          order.error_reason === '' ? null : h('small', { class: 'status-reason' }, ` ${order.error_reason}`),
+        ),
         instantElement(order.last_modified),
         actions(order),
       ],
@@ -432,7 +506,9 @@ export function ordersView(context: ConsoleContext): View {
       rows.set(order.order_id, fresh);
       return fresh;
     }
-    const focused = existing.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
+    const focused = existing.contains(document.activeElement)
+      ? (document.activeElement as HTMLElement).dataset.action
+      : undefined;
     existing.replaceChildren(...fresh.childNodes);
     existing.dataset.status = order.status;
     if (focused !== undefined) refocus(existing, focused);
@@ -440,7 +516,10 @@ export function ordersView(context: ConsoleContext): View {
   }
 
   function refocus(tr: HTMLTableRowElement, action: string): void {
-    (tr.querySelector<HTMLElement>(`[data-action="${action}"]:not([disabled])`) ?? tr.querySelector<HTMLElement>('[data-action="history"]'))?.focus();
+    (
+      tr.querySelector<HTMLElement>(`[data-action="${action}"]:not([disabled])`) ??
+      tr.querySelector<HTMLElement>('[data-action="history"]')
+    )?.focus();
   }
 
   /** Puts a row in its table (open or finished), where the book's order (newest first) puts it. */
@@ -457,7 +536,9 @@ export function ordersView(context: ConsoleContext): View {
    * row that moved out of sight goes to the tab that was shown.
    */
   function update(order: Order): void {
-    const focused = rows.get(order.order_id)?.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
+    const focused = rows.get(order.order_id)?.contains(document.activeElement)
+      ? (document.activeElement as HTMLElement).dataset.action
+      : undefined;
     const tr = draw(order);
     place(tr, order);
     if (focused !== undefined && !tr.contains(document.activeElement)) {
@@ -481,7 +562,9 @@ export function ordersView(context: ConsoleContext): View {
   function showBookRead(): void {
     const read = context.orders.read;
     const reading = read.state === 'reading';
-    openEmpty.textContent = reading ? 'Reading your orders...' : 'No open orders: place a bid from OFS issues or OFS offers.';
+    openEmpty.textContent = reading
+      ? 'Reading your orders...'
+      : 'No open orders: place a bid from OFS issues or OFS offers.';
     openEmpty.hidden = openBody.rows.length > 0;
     finishedEmpty.textContent = reading ? 'Reading your orders...' : 'No finished orders yet.';
     finishedEmpty.hidden = finishedBody.rows.length > 0;
@@ -502,13 +585,18 @@ export function ordersView(context: ConsoleContext): View {
   function notice({ order, previous }: OrderChange): HTMLElement {
     const parts: (Node | string)[][] = [];
     if (previous === undefined) parts.push(['now ', badge(order.status)]);
-    else if (previous.status !== order.status) parts.push([badge(previous.status), ' ', h('span', { class: 'notice-to' }, 'to'), ' ', badge(order.status)]);
+    else if (previous.status !== order.status)
+      parts.push([badge(previous.status), ' ', h('span', { class: 'notice-to' }, 'to'), ' ', badge(order.status)]);
     const allotted = order.traded_quantity - (previous?.traded_quantity ?? 0);
     if (allotted > 0) parts.push([`allotted ${formatQuantity(allotted)} at ${formatPrice(order.traded_price)}`]);
-    if (previous !== undefined && (previous.total_quantity !== order.total_quantity || priceText(previous) !== priceText(order))) {
+    if (
+      previous !== undefined &&
+      (previous.total_quantity !== order.total_quantity || priceText(previous) !== priceText(order))
+    ) {
       parts.push([`modified to ${formatQuantity(order.total_quantity)} at ${priceText(order)}`]);
     }
-    if (previous !== undefined && order.carried_forward && !previous.carried_forward) parts.push(['carried forward to T+1']);
+    if (previous !== undefined && order.carried_forward && !previous.carried_forward)
+      parts.push(['carried forward to T+1']);
     if (order.error_reason !== '' && order.error_reason !== previous?.error_reason) parts.push([order.error_reason]);
     const at = parseInstant(order.last_modified);
     return h(
@@ -591,7 +679,13 @@ export function ordersView(context: ConsoleContext): View {
   for (const { name, label } of TABS) {
     tabs[name] = h(
       'button',
-      { type: 'button', role: 'tab', id: `orders-tab-${name}`, 'aria-controls': `orders-panel-${name}`, onClick: () => showTab(name, false) },
+      {
+        type: 'button',
+        role: 'tab',
+        id: `orders-tab-${name}`,
+        'aria-controls': `orders-panel-${name}`,
+        onClick: () => showTab(name, false),
+      },
       label,
       counts[name],
     );
@@ -605,7 +699,16 @@ export function ordersView(context: ConsoleContext): View {
       onKeydown: (event: Event) => {
         const key = (event as KeyboardEvent).key;
         const at = TABS.findIndex((tab) => tab.name === shown);
-        const to = key === 'ArrowRight' ? at + 1 : key === 'ArrowLeft' ? at - 1 : key === 'Home' ? 0 : key === 'End' ? TABS.length - 1 : null;
+        const to =
+          key === 'ArrowRight'
+            ? at + 1
+            : key === 'ArrowLeft'
+              ? at - 1
+              : key === 'Home'
+                ? 0
+                : key === 'End'
+                  ? TABS.length - 1
+                  : null;
         if (to === null) return;
         event.preventDefault();
         showTab(TABS[(to + TABS.length) % TABS.length]!.name, true);
@@ -619,9 +722,21 @@ export function ordersView(context: ConsoleContext): View {
     return h('div', { class: 'table-wrap' }, element);
   };
   const panel = (name: TabName, ...content: Node[]) =>
-    (panels[name] = h('div', { role: 'tabpanel', id: `orders-panel-${name}`, 'aria-labelledby': `orders-tab-${name}`, tabindex: 0 }, content));
-  panel('open', openEmpty, ordersTable('Your open orders (in flight or live), newest first; statuses change live', openBody));
-  panel('finished', finishedEmpty, ordersTable('Your finished orders (executed, cancelled or rejected), newest first', finishedBody));
+    (panels[name] = h(
+      'div',
+      { role: 'tabpanel', id: `orders-panel-${name}`, 'aria-labelledby': `orders-tab-${name}`, tabindex: 0 },
+      content,
+    ));
+  panel(
+    'open',
+    openEmpty,
+    ordersTable('Your open orders (in flight or live), newest first; statuses change live', openBody),
+  );
+  panel(
+    'finished',
+    finishedEmpty,
+    ordersTable('Your finished orders (executed, cancelled or rejected), newest first', finishedBody),
+  );
   panel('trades', tradesEmpty, tradesNote, tradesWrap);
   const main = h('div', {}, tablist, panels.open, panels.finished, panels.trades);
   showTab('open', false);
@@ -638,12 +753,21 @@ export function ordersView(context: ConsoleContext): View {
       tradesStale = true;
       clearTimeout(tradesTimer);
       // Read again if shown, or if its count is (once read, the tab counts the trades).
-      if (shown === 'trades' || counts.trades.textContent !== '') tradesTimer = setTimeout(() => void showTrades(), 300);
+      if (shown === 'trades' || counts.trades.textContent !== '')
+        tradesTimer = setTimeout(() => void showTrades(), 300);
     }
   });
   const unsubscribeRead = context.orders.onRead(() => renderAll());
 
-  const element = h('section', { 'aria-labelledby': 'view-title' }, h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'), note, notices, main, dialog.dialog);
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'view-title' },
+    h('h2', { id: 'view-title', tabindex: -1 }, 'Orders'),
+    note,
+    notices,
+    main,
+    dialog.dialog,
+  );
   return {
     element,
     dispose: () => {

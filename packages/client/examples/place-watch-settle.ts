@@ -19,7 +19,11 @@ async function main(): Promise<number> {
   const apiKey = process.env.ORDERGATE_API_KEY;
   if (!apiKey) throw new Error('set ORDERGATE_API_KEY (the api_key of `npx ordergate demo --json`)');
   const client = new OrdergateClient({ baseUrl: process.env.ORDERGATE_URL ?? 'http://127.0.0.1:8080' });
-  await client.login({ userId: process.env.ORDERGATE_USER ?? 'demo', password: process.env.ORDERGATE_PASSWORD ?? 'ordergate-demo', apiKey });
+  await client.login({
+    userId: process.env.ORDERGATE_USER ?? 'demo',
+    password: process.env.ORDERGATE_PASSWORD ?? 'ordergate-demo',
+    apiKey,
+  });
 
   // The stream is live only: open it before placing, so that no change of the bid is missed.
   const events = client.events();
@@ -62,6 +66,10 @@ async function main(): Promise<number> {
 try {
   process.exitCode = await main();
 } catch (error) {
-  console.error(error instanceof OrdergateError ? `${error.code} (${error.status}, request ${error.requestId}): ${error.message}` : error);
+  console.error(
+    error instanceof OrdergateError
+      ? `${error.code} (${error.status}, request ${error.requestId}): ${error.message}`
+      : error,
+  );
   process.exitCode = 1;
 }

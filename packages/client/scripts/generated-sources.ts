@@ -22,7 +22,9 @@ async function openApiTypes(): Promise<string> {
 
 /** The rows of docs/errors.md's table: | `e-101` | 400 | `MALFORMED_JSON` | meaning | */
 function errorCatalog(): string {
-  const rows = [...readFileSync(ERROR_CATALOG, 'utf8').matchAll(/^\| `(e-\d{3})` \| (\d{3}) \| `([A-Z0-9_]+)` \| (.*) \|$/gm)];
+  const rows = [
+    ...readFileSync(ERROR_CATALOG, 'utf8').matchAll(/^\| `(e-\d{3})` \| (\d{3}) \| `([A-Z0-9_]+)` \| (.*) \|$/gm),
+  ];
   if (rows.length === 0) throw new Error(`no error codes found in ${ERROR_CATALOG}`);
   const entries = rows.map(
     ([, code, status, name, meaning]) =>

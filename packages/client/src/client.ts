@@ -168,7 +168,14 @@ export class OrdergateClient {
 
   /** Checks that the token is still valid (PUT /authentication/v1/user/session). */
   async validate(options: CallOptions = {}): Promise<SessionCheck> {
-    return (await this.call<SessionCheck>({ method: 'PUT', path: '/authentication/v1/user/session', auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<SessionCheck>({
+        method: 'PUT',
+        path: '/authentication/v1/user/session',
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /**
@@ -187,7 +194,12 @@ export class OrdergateClient {
       signal: options.signal,
       alreadyDone: {
         codes: [ERROR_CATALOG.TOKEN_REVOKED.code],
-        answer: () => ({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] }),
+        answer: () => ({
+          status: 'success',
+          code: 's-101',
+          message: 'Logged out successfully',
+          data: [{ message: 'success' }],
+        }),
       },
     });
     this.transport.credentials.accessToken = undefined;
@@ -196,18 +208,37 @@ export class OrdergateClient {
 
   /** Your funds: cash, blocked, available, debited (GET /authentication/v1/user/balance). */
   async balance(options: CallOptions = {}): Promise<Balance> {
-    return (await this.call<Balance>({ method: 'GET', path: '/authentication/v1/user/balance', auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<Balance>({
+        method: 'GET',
+        path: '/authentication/v1/user/balance',
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /** Places an OFS bid (POST /transactional/v1/orders/regular). */
   async place(bid: PlaceBid, options: OrderEntryOptions = {}): Promise<PlaceAnswer> {
-    return this.orderEntry<PlaceAnswer>({ method: 'POST', path: '/transactional/v1/orders/regular', body: bid }, options);
+    return this.orderEntry<PlaceAnswer>(
+      { method: 'POST', path: '/transactional/v1/orders/regular', body: bid },
+      options,
+    );
   }
 
   /** Modifies a live bid (PUT /transactional/v1/orders/regular/{exchange}/{order_id}). */
-  async modify(exchange: Exchange, orderId: string, changes: ModifyBid, options: OrderEntryOptions = {}): Promise<ModifyAnswer> {
+  async modify(
+    exchange: Exchange,
+    orderId: string,
+    changes: ModifyBid,
+    options: OrderEntryOptions = {},
+  ): Promise<ModifyAnswer> {
     return this.orderEntry<ModifyAnswer>(
-      { method: 'PUT', path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId), body: changes },
+      {
+        method: 'PUT',
+        path: path('/transactional/v1/orders/regular/{exchange}/{order_id}', exchange, orderId),
+        body: changes,
+      },
       options,
     );
   }
@@ -229,7 +260,11 @@ export class OrdergateClient {
    * unallotted); carrying forward a bid already carried forward succeeds without change. The OMS blocks the
    * bid's funds again, and ends the bid when they lack (its history says why).
    */
-  async carryForward(exchange: Exchange, orderId: string, options: OrderEntryOptions & { revision?: CarryForwardRevision } = {}): Promise<CarryForwardAnswer> {
+  async carryForward(
+    exchange: Exchange,
+    orderId: string,
+    options: OrderEntryOptions & { revision?: CarryForwardRevision } = {},
+  ): Promise<CarryForwardAnswer> {
     const { revision, ...entry } = options;
     return this.orderEntry<CarryForwardAnswer>(
       {
@@ -249,35 +284,73 @@ export class OrdergateClient {
    */
   async offers(query: OfsOffersQuery & CallOptions = {}, options: CallOptions = {}): Promise<OfsOffers> {
     const { signal, ...params } = query;
-    return (await this.call<OfsOffers>({ method: 'GET', path: '/transactional/v1/ofs/offers', query: params, auth: 'token', signal: options.signal ?? signal }))
-      .body;
+    return (
+      await this.call<OfsOffers>({
+        method: 'GET',
+        path: '/transactional/v1/ofs/offers',
+        query: params,
+        auth: 'token',
+        signal: options.signal ?? signal,
+      })
+    ).body;
   }
 
   /** One OFS offer (GET /transactional/v1/ofs/offers/{offer_id}); an unknown id is an OrdergateError e-368. */
   async offer(offerId: string, options: CallOptions = {}): Promise<OfsOfferAnswer> {
     return (
-      await this.call<OfsOfferAnswer>({ method: 'GET', path: path('/transactional/v1/ofs/offers/{offer_id}', offerId), auth: 'token', signal: options.signal })
+      await this.call<OfsOfferAnswer>({
+        method: 'GET',
+        path: path('/transactional/v1/ofs/offers/{offer_id}', offerId),
+        auth: 'token',
+        signal: options.signal,
+      })
     ).body;
   }
 
   /** Your orders (GET /transactional/v1/orders): `offset` is the 1-based page, `order_id` picks one. */
   async orderBook(query: OrderBookQuery = {}, options: CallOptions = {}): Promise<OrderBook> {
-    return (await this.call<OrderBook>({ method: 'GET', path: '/transactional/v1/orders', query, auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<OrderBook>({
+        method: 'GET',
+        path: '/transactional/v1/orders',
+        query,
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /** Every step of one order, oldest first (GET /transactional/v1/orders/{order_id}). */
   async orderHistory(orderId: string, options: CallOptions = {}): Promise<OrderHistory> {
-    return (await this.call<OrderHistory>({ method: 'GET', path: path('/transactional/v1/orders/{order_id}', orderId), auth: 'token', signal: options.signal }))
-      .body;
+    return (
+      await this.call<OrderHistory>({
+        method: 'GET',
+        path: path('/transactional/v1/orders/{order_id}', orderId),
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /** Your trades (allotments), newest first (GET /transactional/v1/trades). */
   async tradeBook(query: TradeBookQuery = {}, options: CallOptions = {}): Promise<TradeBook> {
-    return (await this.call<TradeBook>({ method: 'GET', path: '/transactional/v1/trades', query, auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<TradeBook>({
+        method: 'GET',
+        path: '/transactional/v1/trades',
+        query,
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /** Allotted shares not yet settled (GET /transactional/v1/portfolio/positions/{type}). */
-  async positions(type: PositionType = 'all', query: PositionsQuery = {}, options: CallOptions = {}): Promise<Positions> {
+  async positions(
+    type: PositionType = 'all',
+    query: PositionsQuery = {},
+    options: CallOptions = {},
+  ): Promise<Positions> {
     return (
       await this.call<Positions>({
         method: 'GET',
@@ -291,18 +364,34 @@ export class OrdergateClient {
 
   /** Settled shares (GET /transactional/v1/portfolio/holdings). */
   async holdings(options: CallOptions = {}): Promise<Holdings> {
-    return (await this.call<Holdings>({ method: 'GET', path: '/transactional/v1/portfolio/holdings', auth: 'token', signal: options.signal })).body;
+    return (
+      await this.call<Holdings>({
+        method: 'GET',
+        path: '/transactional/v1/portfolio/holdings',
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
   }
 
   /** Creates an order cart (POST /transactional/v1/ordercart). */
   async createCart(cart: NewCart, options: OrderEntryOptions = {}): Promise<CartCreated> {
     const body: CartCreateRequest = { ...cart, orders: ordersText(cart.orders) };
-    return this.orderEntry<CartCreated>({ method: 'POST', path: '/transactional/v1/ordercart', body, auth: 'token' }, options);
+    return this.orderEntry<CartCreated>(
+      { method: 'POST', path: '/transactional/v1/ordercart', body, auth: 'token' },
+      options,
+    );
   }
 
   /** A page of your carts (GET /transactional/v1/ordercart), with the count of all of them. */
   async listCarts(query: CartListQuery = {}, options: CallOptions = {}): Promise<CartPage> {
-    const answer = await this.call<CartList>({ method: 'GET', path: '/transactional/v1/ordercart', query, auth: 'token', signal: options.signal });
+    const answer = await this.call<CartList>({
+      method: 'GET',
+      path: '/transactional/v1/ordercart',
+      query,
+      auth: 'token',
+      signal: options.signal,
+    });
     return { ...answer.body, totalCount: Number(answer.headers.get('x-total-count') ?? answer.body.data.length) };
   }
 
@@ -321,10 +410,16 @@ export class OrdergateClient {
    * Replaces a cart's name and lines (PUT /transactional/v1/ordercart). With `ifMatch` (an ETag from
    * `cartDetails`), only if the cart is unchanged since: else OrdergateError 412 `e-410`.
    */
-  async updateCart(cart: CartChange, options: OrderEntryOptions & { ifMatch?: string } = {}): Promise<CartUpdatedWithEtag> {
+  async updateCart(
+    cart: CartChange,
+    options: OrderEntryOptions & { ifMatch?: string } = {},
+  ): Promise<CartUpdatedWithEtag> {
     const body: CartUpdateRequest = { ...cart, orders: ordersText(cart.orders) };
     const headers: Record<string, string> = options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch };
-    const answer = await this.orderEntryAnswer<CartUpdated>({ method: 'PUT', path: '/transactional/v1/ordercart', body, auth: 'token', headers }, options);
+    const answer = await this.orderEntryAnswer<CartUpdated>(
+      { method: 'PUT', path: '/transactional/v1/ordercart', body, auth: 'token', headers },
+      options,
+    );
     return { ...answer.body, etag: answer.headers.get('etag') ?? '' };
   }
 
@@ -344,7 +439,12 @@ export class OrdergateClient {
       signal: options.signal,
       alreadyDone: {
         codes: [ERROR_CATALOG.CART_NOT_FOUND.code],
-        answer: () => ({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] }),
+        answer: () => ({
+          status: 'success',
+          code: 's-101',
+          message: 'Ordercart deleted successfully',
+          data: [{ message: 'success' }],
+        }),
       },
     });
     return answer.body;
@@ -352,7 +452,10 @@ export class OrdergateClient {
 
   /** Places each line of a cart as a bid, answered line by line (POST /transactional/v1/ordercart/{ordercartId}/execute). */
   async executeCart(ordercartId: string, options: OrderEntryOptions = {}): Promise<CartExecution> {
-    return this.orderEntry<CartExecution>({ method: 'POST', path: path('/transactional/v1/ordercart/{ordercartId}/execute', ordercartId) }, options);
+    return this.orderEntry<CartExecution>(
+      { method: 'POST', path: path('/transactional/v1/ordercart/{ordercartId}/execute', ordercartId) },
+      options,
+    );
   }
 
   /**
@@ -375,12 +478,21 @@ export class OrdergateClient {
 
   /** An order-entry call, under its Idempotency-Key: the key is also on its errors (`error.idempotencyKey`). */
   private orderEntryAnswer<Body>(call: OrderEntryCall<Body>, options: OrderEntryOptions) {
-    const idempotencyKey = options.idempotencyKey ?? (this.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
-    return this.call<Body>({ auth: 'token and key', ...call, orderEntry: true, idempotencyKey, signal: options.signal });
+    const idempotencyKey =
+      options.idempotencyKey ?? (this.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
+    return this.call<Body>({
+      auth: 'token and key',
+      ...call,
+      orderEntry: true,
+      idempotencyKey,
+      signal: options.signal,
+    });
   }
 }
 
-type OrderEntryCall<Body> = Omit<ApiCall<Body>, 'auth' | 'signal' | 'idempotencyKey' | 'orderEntry'> & { auth?: ApiCall['auth'] };
+type OrderEntryCall<Body> = Omit<ApiCall<Body>, 'auth' | 'signal' | 'idempotencyKey' | 'orderEntry'> & {
+  auth?: ApiCall['auth'];
+};
 
 function ordersText(orders: string | readonly CartLine[]): string {
   return typeof orders === 'string' ? orders : JSON.stringify(orders);

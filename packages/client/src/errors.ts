@@ -24,7 +24,12 @@ export class OrdergateError extends Error {
    */
   readonly idempotencyKey?: string;
 
-  constructor(status: number, envelope: ErrorEnvelope, retryAfterSeconds?: number, options: { idempotencyKey?: string } = {}) {
+  constructor(
+    status: number,
+    envelope: ErrorEnvelope,
+    retryAfterSeconds?: number,
+    options: { idempotencyKey?: string } = {},
+  ) {
     super(envelope.message);
     this.status = status;
     this.code = envelope.code as ErrorCode;

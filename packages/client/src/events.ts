@@ -10,7 +10,17 @@
 import type { ErrorCode } from './generated/error-catalog.js';
 import { isErrorEnvelope, OrdergateError, OrdergateTransportError, statusOfCode } from './errors.js';
 import { SseParser } from './sse.js';
-import { backoffMs, errorOf, headersFor, linkedSignal, retryAfterSeconds, sleep, urlOf, type Credentials, type TransportOptions } from './transport.js';
+import {
+  backoffMs,
+  errorOf,
+  headersFor,
+  linkedSignal,
+  retryAfterSeconds,
+  sleep,
+  urlOf,
+  type Credentials,
+  type TransportOptions,
+} from './transport.js';
 import type { OrderEvent } from './types.js';
 
 export const ORDER_EVENTS_PATH = '/transactional/v1/orders/events';
@@ -102,7 +112,10 @@ async function* orderEvents(
     let silence: ReturnType<typeof setTimeout> | undefined;
     const heard = () => {
       clearTimeout(silence);
-      silence = setTimeout(() => connection.abort(new Error(`no heartbeat for ${SILENCE_LIMIT_MS} ms`)), SILENCE_LIMIT_MS);
+      silence = setTimeout(
+        () => connection.abort(new Error(`no heartbeat for ${SILENCE_LIMIT_MS} ms`)),
+        SILENCE_LIMIT_MS,
+      );
     };
     let retryAfterMs: number | undefined;
     try {
@@ -117,7 +130,8 @@ async function* orderEvents(
         retryAfterMs = (retryAfterSeconds(response.headers) ?? 1) * 1000;
       } else {
         onOpen();
-        if (!response.body) throw new OrdergateTransportError('the event stream answered without a body', response.status);
+        if (!response.body)
+          throw new OrdergateTransportError('the event stream answered without a body', response.status);
         const parser = new SseParser(resumeAfter);
         const decoder = new TextDecoder();
         const reader = response.body.getReader();
@@ -133,7 +147,8 @@ async function* orderEvents(
               yield event;
             } else if (message.event === STREAM_END) {
               const envelope: unknown = JSON.parse(message.data);
-              if (!isErrorEnvelope(envelope)) throw new OrdergateTransportError(`a stream_end event without the error envelope: ${message.data}`);
+              if (!isErrorEnvelope(envelope))
+                throw new OrdergateTransportError(`a stream_end event without the error envelope: ${message.data}`);
               const error = new OrdergateError(statusOfCode(envelope.code as ErrorCode), envelope);
               // e-503: the server is shutting down; any other code ends the session, and so the iterator.
               if (!error.is('UNAVAILABLE')) throw error;
@@ -146,7 +161,8 @@ async function* orderEvents(
       }
     } catch (error) {
       if (signal.aborted) return;
-      if (error instanceof OrdergateError || error instanceof OrdergateTransportError || error instanceof SyntaxError) throw error;
+      if (error instanceof OrdergateError || error instanceof OrdergateTransportError || error instanceof SyntaxError)
+        throw error;
       // A network error or a silent stream: reconnect.
     } finally {
       clearTimeout(silence);

@@ -69,14 +69,16 @@ const FIRST_BACKOFF_MS = 200;
 
 export function headersFor(credentials: Credentials, auth: ApiCall['auth']): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (auth !== 'none' && credentials.accessToken !== undefined) headers.authorization = `Bearer ${credentials.accessToken}`;
+  if (auth !== 'none' && credentials.accessToken !== undefined)
+    headers.authorization = `Bearer ${credentials.accessToken}`;
   if (auth === 'token and key' && credentials.apiKey !== undefined) headers['x-api-key'] = credentials.apiKey;
   return headers;
 }
 
 export function urlOf(baseUrl: string, path: string, query?: Record<string, string | number | undefined>): string {
   const url = new URL(baseUrl.replace(/\/+$/, '') + path);
-  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+  for (const [name, value] of Object.entries(query ?? {}))
+    if (value !== undefined) url.searchParams.set(name, String(value));
   return url.toString();
 }
 
@@ -111,12 +113,18 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** A signal aborted by the caller's, after `timeoutMs`, or by `abort`; `dispose` stops its timer and listener. */
-export function linkedSignal(caller: AbortSignal | undefined, timeoutMs?: number): { signal: AbortSignal; abort(reason: unknown): void; dispose(): void } {
+export function linkedSignal(
+  caller: AbortSignal | undefined,
+  timeoutMs?: number,
+): { signal: AbortSignal; abort(reason: unknown): void; dispose(): void } {
   const controller = new AbortController();
   const onAbort = () => controller.abort(caller!.reason);
   if (caller?.aborted) controller.abort(caller.reason);
   else caller?.addEventListener('abort', onAbort, { once: true });
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   return {
     signal: controller.signal,
     abort: (reason) => controller.abort(reason),
@@ -128,7 +136,12 @@ export function linkedSignal(caller: AbortSignal | undefined, timeoutMs?: number
 }
 
 /** The error an answer other than 2xx stands for (with the Idempotency-Key of the call, when it had one). */
-export function errorOf(status: number, headers: Headers, text: string, idempotencyKey?: string): OrdergateError | OrdergateTransportError {
+export function errorOf(
+  status: number,
+  headers: Headers,
+  text: string,
+  idempotencyKey?: string,
+): OrdergateError | OrdergateTransportError {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -137,7 +150,12 @@ export function errorOf(status: number, headers: Headers, text: string, idempote
   }
   const options = idempotencyKey === undefined ? {} : { idempotencyKey };
   if (isErrorEnvelope(body)) return new OrdergateError(status, body, retryAfterSeconds(headers), options);
-  return new OrdergateTransportError(`HTTP ${status} without the API's error envelope`, status, headers.get('request-id') ?? undefined, options);
+  return new OrdergateTransportError(
+    `HTTP ${status} without the API's error envelope`,
+    status,
+    headers.get('request-id') ?? undefined,
+    options,
+  );
 }
 
 /**
@@ -146,7 +164,12 @@ export function errorOf(status: number, headers: Headers, text: string, idempote
  * connect timeout). Any other failure (a reset, a closed socket, a timeout of the answer) may come after
  * the server read the request.
  */
-const UNSENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNSENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * True when a failed fetch certainly did not reach the server: the error, or its `cause` (fetch's
@@ -155,7 +178,8 @@ const UNSENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 
  */
 export function certainlyUnsent(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 4) return false;
-  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.every((each) => certainlyUnsent(each, depth + 1));
+  if (error instanceof AggregateError && error.errors.length > 0)
+    return error.errors.every((each) => certainlyUnsent(each, depth + 1));
   const code = (error as Error & { code?: unknown }).code;
   if (typeof code === 'string') return UNSENT_CODES.has(code);
   return certainlyUnsent(error.cause, depth + 1);
@@ -171,7 +195,11 @@ export class Transport {
     const { retry, timeoutMs } = this.options;
     // An order-entry call without a key is sent once: a retry could enter the order twice.
     const attempts = call.orderEntry && call.idempotencyKey === undefined ? 1 : Math.max(1, retry.attempts);
-    const headers: Record<string, string> = { accept: 'application/json', ...headersFor(this.credentials, call.auth), ...call.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...headersFor(this.credentials, call.auth),
+      ...call.headers,
+    };
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -202,10 +230,15 @@ export class Transport {
         }
         const delay = backoffMs(attempt);
         if (attempt >= attempts || waited + delay > retry.maxDelayMs) {
-          throw new OrdergateTransportError(`${call.method} ${call.path}: no answer after ${attempt} attempt(s): ${describe(error)}`, undefined, undefined, {
-            cause: error,
-            ...keyed,
-          });
+          throw new OrdergateTransportError(
+            `${call.method} ${call.path}: no answer after ${attempt} attempt(s): ${describe(error)}`,
+            undefined,
+            undefined,
+            {
+              cause: error,
+              ...keyed,
+            },
+          );
         }
         waited += delay;
         await sleep(delay, call.signal);
@@ -215,11 +248,18 @@ export class Transport {
       }
       if (response.ok) return { body: parseBody<Body>(call, response, text), headers: response.headers };
       const error = errorOf(response.status, response.headers, text, call.idempotencyKey);
-      if (outcomeUnknown && call.alreadyDone && error instanceof OrdergateError && call.alreadyDone.codes.includes(error.code)) {
+      if (
+        outcomeUnknown &&
+        call.alreadyDone &&
+        error instanceof OrdergateError &&
+        call.alreadyDone.codes.includes(error.code)
+      ) {
         return { body: call.alreadyDone.answer(error), headers: response.headers };
       }
       // A 503, or (under the same key) 409 e-116: the earlier attempt of this call still holds its key.
-      const retryable = response.status === 503 || (call.idempotencyKey !== undefined && error instanceof OrdergateError && error.code === 'e-116');
+      const retryable =
+        response.status === 503 ||
+        (call.idempotencyKey !== undefined && error instanceof OrdergateError && error.code === 'e-116');
       if (retryable && attempt < attempts) {
         const delay = (retryAfterSeconds(response.headers) ?? 1) * 1000;
         if (waited + delay <= retry.maxDelayMs) {
@@ -249,6 +289,7 @@ function parseBody<Body>(call: ApiCall<Body>, response: Response, text: string):
 
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${(error.cause as Error & { code?: string }).code ?? error.cause.message}` : '';
+  const cause =
+    error.cause instanceof Error ? `: ${(error.cause as Error & { code?: string }).code ?? error.cause.message}` : '';
   return `${error.message}${cause}`;
 }

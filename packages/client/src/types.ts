@@ -11,13 +11,15 @@ type JsonContent<T> = T extends { content: { 'application/json': infer Body } } 
 /** The JSON body of an operation's 200 answer. */
 export type SuccessBody<P extends keyof paths, M extends Method> = JsonContent<Operation<P, M>['responses'][200]>;
 /** The JSON request body of an operation. */
-export type RequestBody<P extends keyof paths, M extends Method> = Operation<P, M> extends { requestBody: infer Body } ? JsonContent<Body> : never;
+export type RequestBody<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { requestBody: infer Body } ? JsonContent<Body> : never;
 /**
  * The query parameters of an operation. They are strings on the wire (ODIN's paging is `offset=1`); a number
  * is accepted where a string is, and sent as its digits.
  */
 export type Query<P extends keyof paths, M extends Method> = {
-  [Name in keyof NonNullable<Operation<P, M>['parameters']['query']>]?: NonNullable<Operation<P, M>['parameters']['query']>[Name] | number;
+  [Name in keyof NonNullable<Operation<P, M>['parameters']['query']>]?:
+    NonNullable<Operation<P, M>['parameters']['query']>[Name] | number;
 };
 
 type Session = '/authentication/v1/user/session';
@@ -38,8 +40,14 @@ export type ModifyBid = RequestBody<OrderById, 'put'>;
 export type ModifyAnswer = SuccessBody<OrderById, 'put'>;
 export type CancelAnswer = SuccessBody<OrderById, 'delete'>;
 /** New terms to carry a bid forward at: its price (at least the T-day cut-off) and/or the whole bid's quantity. */
-export type CarryForwardRevision = RequestBody<'/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', 'post'>;
-export type CarryForwardAnswer = SuccessBody<'/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward', 'post'>;
+export type CarryForwardRevision = RequestBody<
+  '/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward',
+  'post'
+>;
+export type CarryForwardAnswer = SuccessBody<
+  '/transactional/v1/orders/regular/{exchange}/{order_id}/carry_forward',
+  'post'
+>;
 
 export type OrderBookQuery = Query<'/transactional/v1/orders', 'get'>;
 export type OfsOffersQuery = Query<'/transactional/v1/ofs/offers', 'get'>;
@@ -49,7 +57,10 @@ export type OrderStatus = Order['status'];
 export type OrderHistory = SuccessBody<'/transactional/v1/orders/{order_id}', 'get'>;
 export type TradeBookQuery = Query<'/transactional/v1/trades', 'get'>;
 export type TradeBook = SuccessBody<'/transactional/v1/trades', 'get'>;
-export type PositionType = Operation<'/transactional/v1/portfolio/positions/{type}', 'get'>['parameters']['path']['type'];
+export type PositionType = Operation<
+  '/transactional/v1/portfolio/positions/{type}',
+  'get'
+>['parameters']['path']['type'];
 export type PositionsQuery = Query<'/transactional/v1/portfolio/positions/{type}', 'get'>;
 export type Positions = SuccessBody<'/transactional/v1/portfolio/positions/{type}', 'get'>;
 export type Holdings = SuccessBody<'/transactional/v1/portfolio/holdings', 'get'>;
@@ -77,7 +88,10 @@ export type CartExecution = SuccessBody<'/transactional/v1/ordercart/{ordercartI
 export type CartLine = CartDetails['data']['orders'][number];
 
 /** One change of one of your orders, the `data:` of an `order_update` event of the stream and a webhook's body. */
-export type OrderEvent = Operation<'/transactional/v1/orders/events', 'get'>['responses'][200]['content']['text/event-stream'];
+export type OrderEvent = Operation<
+  '/transactional/v1/orders/events',
+  'get'
+>['responses'][200]['content']['text/event-stream'];
 
 /** The body of every failure. */
 export type ErrorEnvelope = JsonContent<Operation<'/transactional/v1/orders/regular', 'post'>['responses'][400]>;

@@ -32,7 +32,12 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
  * True when the delivery was signed with `secret` less than five minutes before `now` (milliseconds since
  * the epoch). Pass the body as received, before any JSON parsing: a string or its bytes.
  */
-export function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: string | Uint8Array, now: number = Date.now()): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  rawBody: string | Uint8Array,
+  now: number = Date.now(),
+): boolean {
   try {
     if (typeof secret !== 'string' || secret === '' || headers === null || typeof headers !== 'object') return false;
     if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) return false;

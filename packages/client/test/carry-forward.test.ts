@@ -104,9 +104,22 @@ describe('carryForward', () => {
     const below = await refusal(client.carryForward('NSE_EQ', orderId, { revision: { price: 99.95 } }));
     expect(below).toMatchObject({ status: 422, code: 'e-380', message: expect.stringContaining('at least 100.00') });
 
-    const answer = await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1', revision: { price: 102 } });
-    expect(answer).toEqual({ status: 'success', code: 's-101', message: 'Order Carry-Forward Sent to OMS', data: { orderId } });
-    expect(await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1', revision: { price: 102 } })).toEqual(answer);
-    expect((await client.orderBook({ order_id: orderId })).data[0]).toMatchObject({ carried_forward: true, order_price: '102.00' });
+    const answer = await client.carryForward('NSE_EQ', orderId, {
+      idempotencyKey: 'carry-nii1-1',
+      revision: { price: 102 },
+    });
+    expect(answer).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Order Carry-Forward Sent to OMS',
+      data: { orderId },
+    });
+    expect(
+      await client.carryForward('NSE_EQ', orderId, { idempotencyKey: 'carry-nii1-1', revision: { price: 102 } }),
+    ).toEqual(answer);
+    expect((await client.orderBook({ order_id: orderId })).data[0]).toMatchObject({
+      carried_forward: true,
+      order_price: '102.00',
+    });
   });
 });

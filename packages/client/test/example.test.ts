@@ -33,7 +33,12 @@ it('places a cut-off bid on the demo issue, follows it to EXECUTED and waits for
   await importOfsIssues([issue], space.env);
   let closing: Promise<void> | undefined;
   const result = await runExample(
-    { ORDERGATE_URL: server.url, ORDERGATE_USER: demo.user_id, ORDERGATE_PASSWORD: demo.password, ORDERGATE_API_KEY: demo.api_key },
+    {
+      ORDERGATE_URL: server.url,
+      ORDERGATE_USER: demo.user_id,
+      ORDERGATE_PASSWORD: demo.password,
+      ORDERGATE_API_KEY: demo.api_key,
+    },
     (stdout) => {
       if (closing === undefined && /^PENDING: /m.test(stdout)) closing = importOfsIssues([closedNow(issue)], space.env);
     },
@@ -42,7 +47,12 @@ it('places a cut-off bid on the demo issue, follows it to EXECUTED and waits for
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   const lines = result.stdout.trim().split('\n');
   expect(lines[0]).toMatch(/^placed \S+$/);
-  expect(lines.filter((line) => /^[A-Z]+: /.test(line)).map((line) => line.split(':')[0])).toEqual(['OMSXMITTED', 'EXXMITTED', 'PENDING', 'EXECUTED']);
+  expect(lines.filter((line) => /^[A-Z]+: /.test(line)).map((line) => line.split(':')[0])).toEqual([
+    'OMSXMITTED',
+    'EXXMITTED',
+    'PENDING',
+    'EXECUTED',
+  ]);
   expect(lines).toContain('allotted 100 at 101.00');
   expect(lines.at(-1)).toBe('settled: holding 100 SBIN at 101.00');
 }, 60_000);

@@ -37,13 +37,20 @@ function typeCheck(blocks: string[]): string[] {
       },
     },
   )!;
-  const options: ts.CompilerOptions = { ...config.options, noEmit: true, baseUrl: ROOT, paths: { '@ordergate/client': ['packages/client/src/index.ts'] } };
+  const options: ts.CompilerOptions = {
+    ...config.options,
+    noEmit: true,
+    baseUrl: ROOT,
+    paths: { '@ordergate/client': ['packages/client/src/index.ts'] },
+  };
   const files = new Map(blocks.map((text, index) => [join(CLIENT, `readme-${index + 1}.ts`), text]));
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, language, ...rest) => {
     const text = files.get(name);
-    return text === undefined ? getSourceFile(name, language, ...rest) : ts.createSourceFile(name, text, language, true);
+    return text === undefined
+      ? getSourceFile(name, language, ...rest)
+      : ts.createSourceFile(name, text, language, true);
   };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => files.has(name) || fileExists(name);
@@ -51,7 +58,10 @@ function typeCheck(blocks: string[]): string[] {
   host.readFile = (name) => files.get(name) ?? readFile(name);
   const program = ts.createProgram([...files.keys()], options, host);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start) : undefined;
+    const where =
+      diagnostic.file && diagnostic.start !== undefined
+        ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+        : undefined;
     const name = diagnostic.file ? diagnostic.file.fileName.slice(ROOT.length + 1) : '';
     return `${name}${where ? `:${where.line + 1}:${where.character + 1}` : ''} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
   });

@@ -6,7 +6,13 @@
  * finds it done already resolves.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { OrdergateClient, OrdergateError, OrdergateTransportError, type CartLine, type PlaceBid } from '../src/index.js';
+import {
+  OrdergateClient,
+  OrdergateError,
+  OrdergateTransportError,
+  type CartLine,
+  type PlaceBid,
+} from '../src/index.js';
 import { certainlyUnsent } from '../src/transport.js';
 import { drop, envelope, json, stubServer, type Handler, type StubServer } from './support/stub-server.js';
 
@@ -16,9 +22,24 @@ const BALANCE = JSON.stringify({
   message: 'ok',
   data: { cash: '1.00', blocked: '0.00', available: '1.00', debited: '0.00' },
 });
-const PLACED = JSON.stringify({ status: 'success', code: 's-101', message: 'Order Entry Sent to OMS', data: { orderId: 'o-1' } });
-const LOGGED_IN = JSON.stringify({ status: 'success', code: 's-101', message: 'ok', data: { access_token: 'token-2' } });
-const LOGGED_OUT = JSON.stringify({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] });
+const PLACED = JSON.stringify({
+  status: 'success',
+  code: 's-101',
+  message: 'Order Entry Sent to OMS',
+  data: { orderId: 'o-1' },
+});
+const LOGGED_IN = JSON.stringify({
+  status: 'success',
+  code: 's-101',
+  message: 'ok',
+  data: { access_token: 'token-2' },
+});
+const LOGGED_OUT = JSON.stringify({
+  status: 'success',
+  code: 's-101',
+  message: 'Logged out successfully',
+  data: [{ message: 'success' }],
+});
 const BID: PlaceBid = {
   scrip_info: { exchange: 'NSE_EQ', scrip_token: 500112, symbol: 'SBIN', series: 'OF' },
   transaction_type: 'BUY',
@@ -53,7 +74,11 @@ async function refusedUrl(): Promise<string> {
 async function refusing(server: StubServer, times: number): Promise<typeof fetch> {
   const refused = await refusedUrl();
   let calls = 0;
-  return (input, init) => fetch(calls++ < times ? String(input).replace(server.url, refused) : input, init);
+  return (input, init) =>
+    fetch(
+      calls++ < times ? (input instanceof Request ? input.url : String(input)).replace(server.url, refused) : input,
+      init,
+    );
 }
 
 describe('retries', () => {
@@ -91,7 +116,13 @@ describe('retries', () => {
       calls++;
       return fetch(input, init);
     };
-    const error = await new OrdergateClient({ baseUrl: url, fetch: counting, retry: { attempts: 3, maxDelayMs: 5_000 } }).balance().catch((e: unknown) => e);
+    const error = await new OrdergateClient({
+      baseUrl: url,
+      fetch: counting,
+      retry: { attempts: 3, maxDelayMs: 5_000 },
+    })
+      .balance()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateTransportError);
     expect((error as Error).message).toMatch(/no answer after 3 attempt/);
     expect(calls).toBe(3);
@@ -151,7 +182,9 @@ describe('retries', () => {
     // A key given by the caller makes the call safe to retry again.
     await stub.close();
     stub = await stubServer([drop, json(200, PLACED)]);
-    expect((await clientOf(stub, { idempotencyKeys: false }).place(BID, { idempotencyKey: 'mine' })).data.orderId).toBe('o-1');
+    expect((await clientOf(stub, { idempotencyKeys: false }).place(BID, { idempotencyKey: 'mine' })).data.orderId).toBe(
+      'o-1',
+    );
     expect(stub.requests.map((request) => request.headers['idempotency-key'])).toEqual(['mine', 'mine']);
   });
 
@@ -188,7 +221,10 @@ describe('errors', () => {
 
   it('an answer that is not the API (a proxy page, a code outside the catalog) is a transport error with its status', async () => {
     stub = await stubServer([
-      (_request, response) => void response.writeHead(502, { 'content-type': 'text/html', 'request-id': 'req-9' }).end('<html>Bad gateway</html>'),
+      (_request, response) =>
+        void response
+          .writeHead(502, { 'content-type': 'text/html', 'request-id': 'req-9' })
+          .end('<html>Bad gateway</html>'),
     ]);
     const error = await clientOf(stub)
       .balance()
@@ -218,7 +254,9 @@ describe('login: retried after a network error only when its request never left'
 
   it('a login that times out is not retried either', async () => {
     stub = await stubServer([hang, json(200, LOGGED_IN)]);
-    const error = await new OrdergateClient({ baseUrl: stub.url, timeoutMs: 300 }).login(LOGIN).catch((e: unknown) => e);
+    const error = await new OrdergateClient({ baseUrl: stub.url, timeoutMs: 300 })
+      .login(LOGIN)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateTransportError);
     expect(stub.requests).toHaveLength(1);
   });
@@ -238,7 +276,9 @@ describe('login: retried after a network error only when its request never left'
 
   it('a refused connection, then a lost answer: no third attempt', async () => {
     stub = await stubServer([drop, json(200, LOGGED_IN)]);
-    const error = await new OrdergateClient({ baseUrl: stub.url, fetch: await refusing(stub, 1) }).login(LOGIN).catch((e: unknown) => e);
+    const error = await new OrdergateClient({ baseUrl: stub.url, fetch: await refusing(stub, 1) })
+      .login(LOGIN)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateTransportError);
     expect((error as Error).message).toMatch(/no answer after 2 attempt\(s\), not retried/);
     expect(stub.requests).toHaveLength(1);
@@ -248,9 +288,18 @@ describe('login: retried after a network error only when its request never left'
     const refused = await fetch(await refusedUrl()).catch((e: unknown) => e);
     expect(certainlyUnsent(refused)).toBe(true);
     const code = (value: string) => Object.assign(new Error(value), { code: value });
-    expect(certainlyUnsent(new TypeError('fetch failed', { cause: new AggregateError([code('ECONNREFUSED'), code('ECONNREFUSED')]) }))).toBe(true);
-    expect(certainlyUnsent(new TypeError('fetch failed', { cause: new AggregateError([code('ECONNREFUSED'), code('ECONNRESET')]) }))).toBe(false);
-    for (const lost of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']) expect(certainlyUnsent(new TypeError('fetch failed', { cause: code(lost) }))).toBe(false);
+    expect(
+      certainlyUnsent(
+        new TypeError('fetch failed', { cause: new AggregateError([code('ECONNREFUSED'), code('ECONNREFUSED')]) }),
+      ),
+    ).toBe(true);
+    expect(
+      certainlyUnsent(
+        new TypeError('fetch failed', { cause: new AggregateError([code('ECONNREFUSED'), code('ECONNRESET')]) }),
+      ),
+    ).toBe(false);
+    for (const lost of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'])
+      expect(certainlyUnsent(new TypeError('fetch failed', { cause: code(lost) }))).toBe(false);
     expect(certainlyUnsent(new Error('no answer within 300 ms'))).toBe(false);
   });
 });
@@ -259,7 +308,12 @@ describe('logout and deleteCart: a retry that finds the call done already resolv
   it('a logout whose answer is lost and whose retry gets 401 e-204 (revoked) resolves, and forgets the token', async () => {
     stub = await stubServer([drop, json(401, envelope('e-204'))]);
     const client = clientOf(stub);
-    expect(await client.logout()).toEqual({ status: 'success', code: 's-101', message: 'Logged out successfully', data: [{ message: 'success' }] });
+    expect(await client.logout()).toEqual({
+      status: 'success',
+      code: 's-101',
+      message: 'Logged out successfully',
+      data: [{ message: 'success' }],
+    });
     expect(stub.requests).toHaveLength(2);
     expect(stub.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
     expect(client.accessToken).toBeUndefined();
@@ -286,7 +340,12 @@ describe('logout and deleteCart: a retry that finds the call done already resolv
     for (const lost of [drop, hang]) {
       stub = await stubServer([lost, json(404, envelope('e-405'))]);
       const deleted = await clientOf(stub, { timeoutMs: 300 }).deleteCart('cart-1');
-      expect(deleted).toEqual({ status: 'success', code: 's-101', message: 'Ordercart deleted successfully', data: [{ message: 'success' }] });
+      expect(deleted).toEqual({
+        status: 'success',
+        code: 's-101',
+        message: 'Ordercart deleted successfully',
+        data: [{ message: 'success' }],
+      });
       expect(stub.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
         'DELETE /transactional/v1/ordercart/cart-1',
         'DELETE /transactional/v1/ordercart/cart-1',
@@ -335,7 +394,14 @@ describe('the Idempotency-Key of a failed order-entry call is on its error', () 
     stub = await stubServer([json(409, envelope('e-116'), { 'retry-after': '1' })]);
     const client = clientOf(stub, { retry: { attempts: 1 } });
     const line = { TransactionType: 'BUY', Quantity: 1 } as unknown as CartLine;
-    const cart = { ordercartName: 'c', orders: [line], version: '1', createdBy: 'u', modifiedBy: 'u', executedNoTime: 0 } as const;
+    const cart = {
+      ordercartName: 'c',
+      orders: [line],
+      version: '1',
+      createdBy: 'u',
+      modifiedBy: 'u',
+      executedNoTime: 0,
+    } as const;
     const calls: [string, () => Promise<unknown>][] = [
       ['place', () => client.place(BID)],
       ['modify', () => client.modify('NSE_EQ', 'o-1', { quantity: '5' } as never)],
@@ -352,7 +418,10 @@ describe('the Idempotency-Key of a failed order-entry call is on its error', () 
       expect(error.idempotencyKey, name).toMatch(/^[0-9a-f-]{36}$/);
     }
     expect(new Set(stub.requests.map((request) => request.headers['idempotency-key'])).size).toBe(calls.length);
-    expect(await client.place(BID, { idempotencyKey: 'mine' }).catch((e: unknown) => e)).toMatchObject({ code: 'e-116', idempotencyKey: 'mine' });
+    expect(await client.place(BID, { idempotencyKey: 'mine' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'e-116',
+      idempotencyKey: 'mine',
+    });
   });
 
   it('a call without a key has none on its error: a read, or a bid without Idempotency-Keys', async () => {

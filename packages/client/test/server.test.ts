@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOrdergate } from '../../../test/cli/run-ordergate.js';
 import { offerImport } from '../../../test/support/offers.js';
 import { children, startServer, stopServer, type ServerProcess } from '../../../test/support/server-process.js';
-import { OrdergateClient, OrdergateError, OrdergateTransportError, type CartLine, type OrderEvent, type PlaceBid } from '../src/index.js';
+import {
+  OrdergateClient,
+  OrdergateError,
+  OrdergateTransportError,
+  type CartLine,
+  type OrderEvent,
+  type PlaceBid,
+} from '../src/index.js';
 import { Forwarder } from './support/forwarder.js';
 import { importClosingIssue, seedDemo, workspace, type Demo } from './support/seed.js';
 
@@ -44,7 +51,12 @@ async function loggedIn(options: { fetch?: typeof fetch; idempotencyKeys?: boole
 function bid(overrides: Partial<PlaceBid> = {}): PlaceBid {
   const issue = demo.ofs_issues[0]!;
   return {
-    scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
+    scrip_info: {
+      exchange: issue.exchange,
+      scrip_token: issue.scrip_token,
+      symbol: issue.symbol,
+      series: issue.series,
+    },
     transaction_type: 'BUY',
     product_type: 'OFS',
     order_type: 'RL',
@@ -55,7 +67,8 @@ function bid(overrides: Partial<PlaceBid> = {}): PlaceBid {
 }
 
 const isOrderEntry = (input: string | URL | Request, init?: RequestInit) =>
-  String(input).endsWith('/transactional/v1/orders/regular') && init?.method === 'POST';
+  (input instanceof Request ? input.url : String(input)).endsWith('/transactional/v1/orders/regular') &&
+  init?.method === 'POST';
 
 /** A fetch whose first bid reaches the server but whose answer is lost on the way back: a network error. */
 function losingFirstAnswer(sent: Headers[]): typeof fetch {
@@ -129,7 +142,12 @@ describe('OFS offers', () => {
     const file = join(space.dir, 'offer.json');
     // The server runs on the real clock: T opened 12 hours ago and T+1 is still ahead, whatever the day the
     // suite runs (fixed dates put the offer in another state each day).
-    writeFileSync(file, JSON.stringify([offerImport({ settlement_delay_seconds: 60 }, Math.floor(Date.now() / 60_000) * 60_000 - 12 * 60 * 60 * 1000)]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        offerImport({ settlement_delay_seconds: 60 }, Math.floor(Date.now() / 60_000) * 60_000 - 12 * 60 * 60 * 1000),
+      ]),
+    );
     const imported = await runOrdergate(['ofs', 'import', file], { env: space.env });
     expect(imported.code, imported.stderr).toBe(0);
     const client = await loggedIn();
@@ -175,7 +193,9 @@ describe('order entry', () => {
     expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(sent[1]!.get('idempotency-key')).toBe(key);
     const book = await client.orderBook();
-    expect(book.data.filter((order) => order.order_identifier === 'idem-1').map((order) => order.order_id)).toEqual([placed.data.orderId]);
+    expect(book.data.filter((order) => order.order_identifier === 'idem-1').map((order) => order.order_id)).toEqual([
+      placed.data.orderId,
+    ]);
   });
 
   it('each logical call has its own key, and a caller-given key is sent as given', async () => {
@@ -214,7 +234,10 @@ describe('order entry', () => {
     const deadline = Date.now() + 15_000;
     while ((await client.orderBook({ order_id: data.orderId })).data[0]?.total_quantity !== 20 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
-    expect((await client.orderBook({ order_id: data.orderId })).data[0]).toMatchObject({ total_quantity: 20, order_price: '102.00' });
+    expect((await client.orderBook({ order_id: data.orderId })).data[0]).toMatchObject({
+      total_quantity: 20,
+      order_price: '102.00',
+    });
     await client.cancel('NSE_EQ', data.orderId);
     await untilStatus(client, data.orderId, 'CANCELLED');
     const history = await client.orderHistory(data.orderId);
@@ -250,7 +273,14 @@ describe('order entry', () => {
 
 describe('order carts', () => {
   const ofsLine = (quantity: number): CartLine => ({
-    scripDetail: { symbol: 'SBIN', _Series: 'OF', _InstrumentName: 'EQUITIES', _ExchangeName: 'NSE', MarketLot: 1, PriceTick: 0.05 },
+    scripDetail: {
+      symbol: 'SBIN',
+      _Series: 'OF',
+      _InstrumentName: 'EQUITIES',
+      _ExchangeName: 'NSE',
+      MarketLot: 1,
+      PriceTick: 0.05,
+    },
     TransactionType: 'BUY',
     OrderType: 'RL',
     Quantity: quantity,
@@ -291,7 +321,9 @@ describe('order carts', () => {
     };
     const updated = await client.updateCart(change, { ifMatch: details.etag });
     expect(updated.etag).not.toBe(details.etag);
-    const stale = await client.updateCart({ ...change, ordercartName: 'Lost update' }, { ifMatch: details.etag }).catch((e: unknown) => e);
+    const stale = await client
+      .updateCart({ ...change, ordercartName: 'Lost update' }, { ifMatch: details.etag })
+      .catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(OrdergateError);
     expect(stale).toMatchObject({ status: 412, code: 'e-410' });
     expect((await client.cartDetails(id)).data.ordercartName).toBe('Renamed basket');
@@ -318,11 +350,15 @@ describe('order events', () => {
     const until = async (condition: () => boolean, what: string) => {
       const deadline = Date.now() + 20_000;
       while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out waiting for ${what}; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-    const statusesOf = (orderId: string) => seen.filter((event) => event.order_id === orderId).map((event) => event.status);
+    const statusesOf = (orderId: string) =>
+      seen.filter((event) => event.order_id === orderId).map((event) => event.status);
     // The stream is live only: the first bid is placed once it is open.
     await stream.opened;
 
@@ -343,8 +379,11 @@ describe('order events', () => {
     forwarder.refuse();
     await stopServer(server);
     server = await startServer(space.env);
-    const third = (await new OrdergateClient({ baseUrl: server.url }).withToken(client.accessToken!, client.apiKey).place(bid({ order_identifier: 'ev-3' })))
-      .data.orderId;
+    const third = (
+      await new OrdergateClient({ baseUrl: server.url })
+        .withToken(client.accessToken!, client.apiKey)
+        .place(bid({ order_identifier: 'ev-3' }))
+    ).data.orderId;
     forwarder.pointAt(server.url);
     await until(() => statusesOf(third).includes('PENDING'), 'the third bid, placed on the new server');
     await client.cancel('NSE_EQ', first);
@@ -382,7 +421,9 @@ describe('order events after an early drop', () => {
     const deadline = Date.now() + 20_000;
     while (!seen.some((event) => event.order_id === orderId && event.status === 'PENDING')) {
       if (Date.now() > deadline)
-        throw new Error(`the bid's events did not come after the reconnection; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`);
+        throw new Error(
+          `the bid's events did not come after the reconnection; seen: ${JSON.stringify(seen.map((e) => [e.event_id, e.status]))}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const history = (await client.orderHistory(orderId)).data.map((step) => step.status);
@@ -399,7 +440,12 @@ describe('a bid from placement to holding', () => {
     const events = client.events();
     await events.opened;
     const { data } = await client.place({
-      scrip_info: { exchange: issue.exchange, scrip_token: issue.scrip_token, symbol: issue.symbol, series: issue.series },
+      scrip_info: {
+        exchange: issue.exchange,
+        scrip_token: issue.scrip_token,
+        symbol: issue.symbol,
+        series: issue.series,
+      },
       transaction_type: 'BUY',
       product_type: 'OFS',
       order_type: 'RL-MKT',
@@ -413,7 +459,11 @@ describe('a bid from placement to holding', () => {
         break;
       }
     }
-    expect(executed).toMatchObject({ order_id: data.orderId, status: 'EXECUTED', order: { traded_quantity: 100, traded_price: '101.00' } });
+    expect(executed).toMatchObject({
+      order_id: data.orderId,
+      status: 'EXECUTED',
+      order: { traded_quantity: 100, traded_price: '101.00' },
+    });
 
     const trades = await client.tradeBook({ order_id: data.orderId });
     expect(trades.data).toHaveLength(1);
@@ -425,6 +475,9 @@ describe('a bid from placement to holding', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       holdings = await client.holdings();
     }
-    expect(holdings.data.find((holding) => holding.scrip_token === issue.scrip_token)).toMatchObject({ quantity: 100, average_price: '101.00' });
+    expect(holdings.data.find((holding) => holding.scrip_token === issue.scrip_token)).toMatchObject({
+      quantity: 100,
+      average_price: '101.00',
+    });
   }, 60_000);
 });

@@ -9,7 +9,9 @@ import { envelope, json, stubServer, type StubServer } from './support/stub-serv
 describe('SseParser', () => {
   it('dispatches on a blank line, joins data lines, keeps the last id, ignores comments and unknown fields', () => {
     const parser = new SseParser();
-    const messages = parser.feed(': heartbeat\n\nid: 1\nevent: order_update\ndata: {"a":\ndata: 1}\nfoo: bar\n\ndata:x\n\nid\ndata: y\n\n');
+    const messages = parser.feed(
+      ': heartbeat\n\nid: 1\nevent: order_update\ndata: {"a":\ndata: 1}\nfoo: bar\n\ndata:x\n\nid\ndata: y\n\n',
+    );
     expect(messages).toEqual([
       { event: 'order_update', data: '{"a":\n1}', lastEventId: '1' },
       { event: 'message', data: 'x', lastEventId: '1' },
@@ -41,19 +43,24 @@ describe('SseParser', () => {
       fc.string({ unit: fc.constantFrom('a', '{', '"', ':', ' ', 'é', '1') }).map((text) => `data: ${text}`),
     );
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 30 }), fc.constantFrom('\n', '\r\n', '\r'), fc.array(fc.nat(), { maxLength: 10 }), (lines, eol, cuts) => {
-        const text = lines.map((l) => l + eol).join('') + eol;
-        const whole = new SseParser().feed(text);
-        const parser = new SseParser();
-        const pieces: SseMessage[] = [];
-        let at = 0;
-        for (const cut of [...cuts.map((c) => c % (text.length + 1))].sort((a, b) => a - b)) {
-          pieces.push(...parser.feed(text.slice(at, cut)));
-          at = cut;
-        }
-        pieces.push(...parser.feed(text.slice(at)));
-        expect(pieces).toEqual(whole);
-      }),
+      fc.property(
+        fc.array(line, { maxLength: 30 }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (lines, eol, cuts) => {
+          const text = lines.map((l) => l + eol).join('') + eol;
+          const whole = new SseParser().feed(text);
+          const parser = new SseParser();
+          const pieces: SseMessage[] = [];
+          let at = 0;
+          for (const cut of [...cuts.map((c) => c % (text.length + 1))].sort((a, b) => a - b)) {
+            pieces.push(...parser.feed(text.slice(at, cut)));
+            at = cut;
+          }
+          pieces.push(...parser.feed(text.slice(at)));
+          expect(pieces).toEqual(whole);
+        },
+      ),
     );
   });
 });
@@ -83,7 +90,11 @@ describe('OrdergateClient.events', () => {
     stub = undefined;
   });
 
-  const collect = async (client: OrdergateClient, count: number, options: Parameters<OrdergateClient['events']>[0] = {}) => {
+  const collect = async (
+    client: OrdergateClient,
+    count: number,
+    options: Parameters<OrdergateClient['events']>[0] = {},
+  ) => {
     const seen: OrderEvent[] = [];
     for await (const event of client.events(options)) {
       seen.push(event);
@@ -117,7 +128,12 @@ describe('OrdergateClient.events', () => {
   });
 
   it('a stream_end that ends the session ends the iterator with its OrdergateError, after the events before it', async () => {
-    stub = await stubServer([streamOf(frame(orderEvent(1, 'PENDING')), `event: stream_end\ndata: ${envelope('e-204', 'revoked', 'req-7')}\n\n`)]);
+    stub = await stubServer([
+      streamOf(
+        frame(orderEvent(1, 'PENDING')),
+        `event: stream_end\ndata: ${envelope('e-204', 'revoked', 'req-7')}\n\n`,
+      ),
+    ]);
     const seen: OrderEvent[] = [];
     const error = await (async () => {
       for await (const event of new OrdergateClient({ baseUrl: stub!.url }).withToken('t').events()) seen.push(event);
@@ -136,14 +152,22 @@ describe('OrdergateClient.events', () => {
   });
 
   it('aborting the signal ends the iterator quietly, even while it waits for the next event', async () => {
-    stub = await stubServer([(_request, response) => void response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': heartbeat\n\n')]);
+    stub = await stubServer([
+      (_request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': heartbeat\n\n'),
+    ]);
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 200);
-    expect(await collect(new OrdergateClient({ baseUrl: stub.url }).withToken('t'), 1, { signal: abort.signal })).toEqual([]);
+    expect(
+      await collect(new OrdergateClient({ baseUrl: stub.url }).withToken('t'), 1, { signal: abort.signal }),
+    ).toEqual([]);
   });
 
   it('connects at once: opened settles when the stream is live, or rejects with the refusal', async () => {
-    stub = await stubServer([(_request, response) => void response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': heartbeat\n\n')]);
+    stub = await stubServer([
+      (_request, response) =>
+        void response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': heartbeat\n\n'),
+    ]);
     const stream = new OrdergateClient({ baseUrl: stub.url }).withToken('t').events();
     await stream.opened;
     expect(stub.requests).toHaveLength(1);
@@ -155,6 +179,9 @@ describe('OrdergateClient.events', () => {
     await loop;
     await stub.close();
     stub = await stubServer([json(401, envelope('e-201'))]);
-    await expect(new OrdergateClient({ baseUrl: stub.url }).events().opened).rejects.toMatchObject({ status: 401, code: 'e-201' });
+    await expect(new OrdergateClient({ baseUrl: stub.url }).events().opened).rejects.toMatchObject({
+      status: 401,
+      code: 'e-201',
+    });
   });
 });

@@ -7,10 +7,15 @@ import { verifyWebhook } from '../src/index.js';
 const SECRET = 'whsec_test_secret';
 const NOW = Date.UTC(2026, 0, 1, 12);
 const BODY = '{"event_id":41,"type":"order_update","status":"PENDING"}';
-const sign = (timestamp: string, body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+const sign = (timestamp: string, body: string, secret = SECRET) =>
+  `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 const headersAt = (seconds: number, body = BODY) => {
   const timestamp = String(seconds);
-  return { 'x-ordergate-timestamp': timestamp, 'x-ordergate-signature': sign(timestamp, body), 'x-ordergate-event-id': '41' };
+  return {
+    'x-ordergate-timestamp': timestamp,
+    'x-ordergate-signature': sign(timestamp, body),
+    'x-ordergate-event-id': '41',
+  };
 };
 
 describe('verifyWebhook', () => {
@@ -22,7 +27,10 @@ describe('verifyWebhook', () => {
     expect(
       verifyWebhook(
         SECRET,
-        { 'X-Ordergate-Timestamp': headers['x-ordergate-timestamp'], 'X-Ordergate-Signature': headers['x-ordergate-signature'] },
+        {
+          'X-Ordergate-Timestamp': headers['x-ordergate-timestamp'],
+          'X-Ordergate-Signature': headers['x-ordergate-signature'],
+        },
         BODY,
         NOW,
       ),
@@ -33,7 +41,9 @@ describe('verifyWebhook', () => {
     const headers = headersAt(NOW / 1000);
     expect(verifyWebhook(SECRET, headers, BODY.replace('PENDING', 'EXECUTED'), NOW)).toBe(false);
     expect(verifyWebhook('whsec_other', headers, BODY, NOW)).toBe(false);
-    expect(verifyWebhook(SECRET, { ...headers, 'x-ordergate-timestamp': String(NOW / 1000 + 1) }, BODY, NOW)).toBe(false);
+    expect(verifyWebhook(SECRET, { ...headers, 'x-ordergate-timestamp': String(NOW / 1000 + 1) }, BODY, NOW)).toBe(
+      false,
+    );
   });
 
   it('refuses a timestamp more than five minutes away, in the past or the future', () => {
@@ -45,10 +55,20 @@ describe('verifyWebhook', () => {
   it('refuses malformed signatures and headers without throwing', () => {
     const good = headersAt(NOW / 1000);
     const hex = good['x-ordergate-signature'].slice('sha256='.length);
-    for (const signature of ['', hex, `sha256=${hex.slice(2)}`, `sha256=${hex}00`, `sha256=${hex.toUpperCase()}`, `sha1=${hex}`, `sha256= ${hex}`]) {
+    for (const signature of [
+      '',
+      hex,
+      `sha256=${hex.slice(2)}`,
+      `sha256=${hex}00`,
+      `sha256=${hex.toUpperCase()}`,
+      `sha1=${hex}`,
+      `sha256= ${hex}`,
+    ]) {
       expect(verifyWebhook(SECRET, { ...good, 'x-ordergate-signature': signature }, BODY, NOW), signature).toBe(false);
     }
-    expect(verifyWebhook(SECRET, { ...good, 'x-ordergate-signature': [good['x-ordergate-signature']] }, BODY, NOW)).toBe(false);
+    expect(
+      verifyWebhook(SECRET, { ...good, 'x-ordergate-signature': [good['x-ordergate-signature']] }, BODY, NOW),
+    ).toBe(false);
     expect(verifyWebhook(SECRET, { 'x-ordergate-signature': good['x-ordergate-signature'] }, BODY, NOW)).toBe(false);
     for (const timestamp of ['', '-1', '1e9', ' 1767268800', '1767268800.5', '9'.repeat(13)]) {
       expect(verifyWebhook(SECRET, { ...good, 'x-ordergate-timestamp': timestamp }, BODY, NOW), timestamp).toBe(false);
@@ -61,7 +81,9 @@ describe('verifyWebhook', () => {
     const anything = fc.anything();
     fc.assert(
       fc.property(anything, anything, anything, anything, (secret, headers, body, now) => {
-        expect(typeof verifyWebhook(secret as string, headers as Record<string, string>, body as string, now as number)).toBe('boolean');
+        expect(
+          typeof verifyWebhook(secret as string, headers as Record<string, string>, body as string, now as number),
+        ).toBe('boolean');
       }),
     );
   });

@@ -82,7 +82,10 @@ export function capText(value: string, maxBytes: number): CappedText {
   let end = maxBytes;
   // Back to the start of a character: UTF-8 continuation bytes are 10xxxxxx.
   while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
-  return { text: bytes.subarray(0, end).toString('utf8'), cut: { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } };
+  return {
+    text: bytes.subarray(0, end).toString('utf8'),
+    cut: { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+  };
 }
 
 /**
@@ -133,7 +136,9 @@ const isWhole = (value: unknown): value is number => Number.isSafeInteger(value)
 function parseObject(line: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(line) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

@@ -70,4 +70,5 @@ export function secondFactorGate(count: SecondFactorCount, now: number, limits: 
 }
 
 /** Whether the wrong code that made the count `failures` locks the second factor. */
-export const locksSecondFactor = (failures: number, limits: SecondFactorLimits): boolean => failures >= limits.lockoutAfter;
+export const locksSecondFactor = (failures: number, limits: SecondFactorLimits): boolean =>
+  failures >= limits.lockoutAfter;

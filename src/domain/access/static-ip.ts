@@ -48,7 +48,8 @@ function keyAddressProblem(address: string): string | null {
 /** What is wrong with a list of addresses to register for a key (null: nothing), in the operator's words. */
 export function keyAddressesProblem(addresses: readonly string[]): string | null {
   if (addresses.length === 0) return 'give the primary address (and at most one secondary)';
-  if (addresses.length > MAX_KEY_ADDRESSES) return `a key has one primary and at most one secondary address, not ${addresses.length}`;
+  if (addresses.length > MAX_KEY_ADDRESSES)
+    return `a key has one primary and at most one secondary address, not ${addresses.length}`;
   for (const address of addresses) {
     const problem = keyAddressProblem(address);
     if (problem !== null) return problem;

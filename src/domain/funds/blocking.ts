@@ -66,7 +66,9 @@ export function admissionBlock(
 }
 
 /** Whether the bid's block follows its terms: it is funds-checked and still live (a finished bid blocks nothing). */
-export function blockFollowsTerms<T extends Pick<BlockedBid, 'status' | 'fundsBlockedPaise'>>(bid: T): bid is T & { fundsBlockedPaise: number } {
+export function blockFollowsTerms<T extends Pick<BlockedBid, 'status' | 'fundsBlockedPaise'>>(
+  bid: T,
+): bid is T & { fundsBlockedPaise: number } {
   return bid.fundsBlockedPaise !== null && isLiveStatus(bid.status);
 }
 
@@ -85,7 +87,11 @@ export function blockToRaisePaise(bid: BlockedBid, terms: BidTerms, prices: Issu
  * restored), when it differs from its own; undefined when it does not, when the block does not follow its
  * terms, or when nothing values them (`prices` undefined: the listing is no longer registered).
  */
-export function blockAfterModification(bid: BlockedBid, terms: BidTerms, prices: IssuePrices | undefined): number | undefined {
+export function blockAfterModification(
+  bid: BlockedBid,
+  terms: BidTerms,
+  prices: IssuePrices | undefined,
+): number | undefined {
   if (!blockFollowsTerms(bid) || prices === undefined) return undefined;
   const required = Number(blockRequiredPaise(terms, bid.tradedQuantity, prices));
   return required === bid.fundsBlockedPaise ? undefined : required;

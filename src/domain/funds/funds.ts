@@ -61,10 +61,13 @@ const RUPEE_AMOUNT = /^(\d+)(?:\.(\d{1,2}))?$/;
 export function parseRupeeAmount(text: string): { paise: number } | { problem: string } {
   const match = RUPEE_AMOUNT.exec(text);
   if (match === null) {
-    return { problem: `amount "${text}" is not a number of rupees with at most two decimals, e.g. 250000 or 250000.50` };
+    return {
+      problem: `amount "${text}" is not a number of rupees with at most two decimals, e.g. 250000 or 250000.50`,
+    };
   }
   const paise = BigInt(match[1]!) * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
   if (paise === 0n) return { problem: 'the amount must be more than 0' };
-  if (paise > BigInt(MAX_CASH_PAISE)) return { problem: `amount ${text} is more than the most an account may hold, ${formatRupees(MAX_CASH_PAISE)}` };
+  if (paise > BigInt(MAX_CASH_PAISE))
+    return { problem: `amount ${text} is more than the most an account may hold, ${formatRupees(MAX_CASH_PAISE)}` };
   return { paise: Number(paise) };
 }

@@ -112,7 +112,10 @@ export function portfolioOf(trades: readonly Trade[]): PortfolioLine[] {
     line.lastTradedAt = Math.max(line.lastTradedAt, trade.tradedAt);
     line.settlesAt = Math.max(line.settlesAt, trade.settlesAt);
   }
-  return [...lines.values()].map((line) => ({ ...line, averagePricePaise: roundedDivide(line.valuePaise, BigInt(line.quantity)) }));
+  return [...lines.values()].map((line) => ({
+    ...line,
+    averagePricePaise: roundedDivide(line.valuePaise, BigInt(line.quantity)),
+  }));
 }
 
 function roundedDivide(value: bigint, by: bigint): bigint {

@@ -31,7 +31,12 @@ export interface OfsKind {
 }
 
 export type OfsKindField =
-  'validity' | 'transaction_type' | 'order_type' | 'is_amo' | 'scrip_info.exchange' | `scrip_info.${(typeof OFS_DERIVATIVE_FIELDS)[number]}`;
+  | 'validity'
+  | 'transaction_type'
+  | 'order_type'
+  | 'is_amo'
+  | 'scrip_info.exchange'
+  | `scrip_info.${(typeof OFS_DERIVATIVE_FIELDS)[number]}`;
 
 /** The fields (bid names) whose values make a request no OFS bid; empty for an OFS bid. */
 export function ofsKindFaults(bid: OfsKind): OfsKindField[] {
@@ -59,14 +64,17 @@ export interface OfsBid {
 }
 
 /** Rules across fields of one request (the schema has checked each field alone); a modification too. */
-export function crossFieldViolations(bid: Pick<OfsBid, 'order_type' | 'quantity' | 'price' | 'disclosed_quantity' | 'freeze_quantity'>): Violation[] {
+export function crossFieldViolations(
+  bid: Pick<OfsBid, 'order_type' | 'quantity' | 'price' | 'disclosed_quantity' | 'freeze_quantity'>,
+): Violation[] {
   const violations: Violation[] = [];
   const quantity = Number(bid.quantity);
   if (bid.order_type === LIMIT_ORDER_TYPE && bid.price === 0) {
     violations.push({
       kind: Errors.OFS_PRICE_ORDER_TYPE,
       field: 'price',
-      message: 'price must be above 0 for order_type RL; use order_type RL-MKT with price 0 to bid at the cut-off price',
+      message:
+        'price must be above 0 for order_type RL; use order_type RL-MKT with price 0 to bid at the cut-off price',
     });
   }
   if (bid.order_type === CUTOFF_ORDER_TYPE && bid.price !== 0) {
@@ -146,13 +154,25 @@ export interface ModifiedTerms {
  * ODIN clients repeat the path's exchange and order_id in a modify body: accepted when they are the
  * path's, refused when they name another order.
  */
-export function modifyPathViolations(body: { exchange?: string | undefined; order_id?: string | undefined }, exchange: string, orderId: string): Violation[] {
+export function modifyPathViolations(
+  body: { exchange?: string | undefined; order_id?: string | undefined },
+  exchange: string,
+  orderId: string,
+): Violation[] {
   const violations: Violation[] = [];
   if (body.exchange !== undefined && body.exchange !== exchange) {
-    violations.push({ kind: Errors.ORDER_PATH_MISMATCH, field: 'exchange', message: `exchange must be the path's, ${exchange}, or left out` });
+    violations.push({
+      kind: Errors.ORDER_PATH_MISMATCH,
+      field: 'exchange',
+      message: `exchange must be the path's, ${exchange}, or left out`,
+    });
   }
   if (body.order_id !== undefined && body.order_id !== orderId) {
-    violations.push({ kind: Errors.ORDER_PATH_MISMATCH, field: 'order_id', message: `order_id must be the path's, ${orderId}, or left out` });
+    violations.push({
+      kind: Errors.ORDER_PATH_MISMATCH,
+      field: 'order_id',
+      message: `order_id must be the path's, ${orderId}, or left out`,
+    });
   }
   return violations;
 }

@@ -53,10 +53,17 @@ function refusedKind(cp: number): string | null {
   if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return 'a control character';
   if (cp === 0x2028 || cp === 0x2029) return 'a line break';
   // Unicode's Bidi_Control characters, every one of them.
-  if (cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+  if (
+    cp === 0x061c ||
+    cp === 0x200e ||
+    cp === 0x200f ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2066 && cp <= 0x2069)
+  ) {
     return 'a bidirectional control';
   }
-  if (cp === 0xad || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0x2060 && cp <= 0x2064) || cp === 0xfeff) return 'an invisible character';
+  if (cp === 0xad || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0x2060 && cp <= 0x2064) || cp === 0xfeff)
+    return 'an invisible character';
   if (cp >= 0xd800 && cp <= 0xdfff) return 'half of a surrogate pair alone (no character)';
   return null;
 }
@@ -99,7 +106,8 @@ export function unsafeTextIn(value: unknown, path = ''): string | null {
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const inKey = unsafeCharacter(key);
-      if (inKey !== null) return `${path === '' ? 'the file' : path} has a field name (${quoted(key)}) that holds ${inKey}`;
+      if (inKey !== null)
+        return `${path === '' ? 'the file' : path} has a field name (${quoted(key)}) that holds ${inKey}`;
       const found = unsafeTextIn(item, path === '' ? key : `${path}.${key}`);
       if (found !== null) return found;
     }
@@ -119,7 +127,8 @@ export function quoted(text: string): string {
   for (const char of text) {
     const escape = ESCAPES[char];
     if (escape !== undefined) out += escape;
-    else if (refusedKind(char.codePointAt(0)!) !== null) out += `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`;
+    else if (refusedKind(char.codePointAt(0)!) !== null)
+      out += `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`;
     else out += char;
   }
   return `${out}"`;

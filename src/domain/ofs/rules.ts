@@ -76,7 +76,13 @@ export function windowViolations(issue: OfsIssue, category: BidderCategory, now:
 /** A bid is for a whole number of shares, at least one (the API's schema has already made sure of it). */
 export function quantityViolations(bid: Pick<BidTerms, 'quantity'>): Violation[] {
   if (Number.isSafeInteger(bid.quantity) && bid.quantity >= 1) return [];
-  return [{ kind: Errors.OFS_QUANTITY, field: 'quantity', message: `quantity ${bid.quantity} is not a whole number of shares of at least 1` }];
+  return [
+    {
+      kind: Errors.OFS_QUANTITY,
+      field: 'quantity',
+      message: `quantity ${bid.quantity} is not a whole number of shares of at least 1`,
+    },
+  ];
 }
 
 /** A price (rupees, as sent) is a whole number of the issue's ticks. */
@@ -129,7 +135,8 @@ export function cutoffBidViolations(bid: BidTerms, issue: IssuePrices, category:
       {
         kind: Errors.OFS_CUTOFF_PRICE_UNKNOWN,
         field: 'order_type',
-        message: 'The retail cut-off price is not set yet, so cut-off bids (order_type RL-MKT) are not taken; bid a price with order_type RL',
+        message:
+          'The retail cut-off price is not set yet, so cut-off bids (order_type RL-MKT) are not taken; bid a price with order_type RL',
       },
     ];
   }
@@ -160,7 +167,8 @@ export function floorViolations(bid: BidTerms, issue: IssuePrices): Violation[] 
 /** A retail price bid is at or above the retail cut-off price, once that is set. */
 export function retailCutoffViolations(bid: BidTerms, issue: IssuePrices, category: BidderCategory): Violation[] {
   const cutoff = issue.retailCutoffPricePaise;
-  if (bid.orderType === CUTOFF_ORDER_TYPE || category !== 'RETAIL' || cutoff === null || bid.pricePaise >= cutoff) return [];
+  if (bid.orderType === CUTOFF_ORDER_TYPE || category !== 'RETAIL' || cutoff === null || bid.pricePaise >= cutoff)
+    return [];
   return [
     {
       kind: Errors.OFS_BELOW_RETAIL_CUTOFF,
@@ -172,7 +180,11 @@ export function retailCutoffViolations(bid: BidTerms, issue: IssuePrices, catego
 
 /** The price rules of a bid: cut-off bids, the floor, the retail cut-off. */
 export function priceViolations(bid: BidTerms, issue: IssuePrices, category: BidderCategory): Violation[] {
-  return [...cutoffBidViolations(bid, issue, category), ...floorViolations(bid, issue), ...retailCutoffViolations(bid, issue, category)];
+  return [
+    ...cutoffBidViolations(bid, issue, category),
+    ...floorViolations(bid, issue),
+    ...retailCutoffViolations(bid, issue, category),
+  ];
 }
 
 /**
@@ -184,8 +196,16 @@ export function allocationViolations(bid: BidTerms, issue: IssuePrices, category
 }
 
 /** The terms of a bid against its issue: quantity, price and tick (what the exchange checks of new terms). */
-export function termsViolations(bid: BidTerms, issue: IssuePrices & Pick<OfsIssue, 'tickSizePaise'>, category: BidderCategory): Violation[] {
-  return [...quantityViolations(bid), ...priceViolations(bid, issue, category), ...tickViolations(bid.pricePaise / 100, issue)];
+export function termsViolations(
+  bid: BidTerms,
+  issue: IssuePrices & Pick<OfsIssue, 'tickSizePaise'>,
+  category: BidderCategory,
+): Violation[] {
+  return [
+    ...quantityViolations(bid),
+    ...priceViolations(bid, issue, category),
+    ...tickViolations(bid.pricePaise / 100, issue),
+  ];
 }
 
 /** What a bidder's live retail bids in one OFS issue amount to: running totals, kept with every order change. */
@@ -223,7 +243,10 @@ export function unitValuePaise(bid: BidTerms, issue: IssuePrices): bigint {
 /** The value of a retail bidder's live bids in the issues of one OFS (cut-off bids at each issue's cut-off). */
 export function exposureValuePaise(exposures: readonly IssueExposure[]): bigint {
   return exposures.reduce(
-    (total, e) => total + BigInt(e.priceValuePaise) + BigInt(e.cutoffQuantity) * BigInt(e.retailCutoffPricePaise ?? e.floorPricePaise),
+    (total, e) =>
+      total +
+      BigInt(e.priceValuePaise) +
+      BigInt(e.cutoffQuantity) * BigInt(e.retailCutoffPricePaise ?? e.floorPricePaise),
     0n,
   );
 }
@@ -234,7 +257,12 @@ export function exposureValuePaise(exposures: readonly IssueExposure[]): bigint 
  * of the symbol (for a modification: without the order being modified). Non-retail bidders have no value
  * cap here.
  */
-export function retailLimitViolations(bid: BidTerms, issue: OfsIssue, category: BidderCategory, exposures: readonly IssueExposure[]): Violation[] {
+export function retailLimitViolations(
+  bid: BidTerms,
+  issue: OfsIssue,
+  category: BidderCategory,
+  exposures: readonly IssueExposure[],
+): Violation[] {
   if (category !== 'RETAIL') return [];
   const unit = unitValuePaise(bid, issue);
   return valueLimitViolations(
@@ -266,7 +294,13 @@ export function valueLimitViolations(
   if (total <= limitPaise) return [];
   const room = limitPaise > currentPaise ? limitPaise - currentPaise : 0n;
   const most = unitPaise > 0n ? room / unitPaise : 0n;
-  return [{ kind, field: 'quantity', message: describe(formatRupees(currentPaise), formatRupees(total), formatRupees(limitPaise), most) }];
+  return [
+    {
+      kind,
+      field: 'quantity',
+      message: describe(formatRupees(currentPaise), formatRupees(total), formatRupees(limitPaise), most),
+    },
+  ];
 }
 
 /** India Standard Time, UTC+05:30 all year (no daylight saving time). */
@@ -294,7 +328,11 @@ export function formatRupees(amount: number | bigint): string {
  * or the issue (NSE's `orderValueUpperLimit`; issue 47 row 3): quantity times price, a cut-off bid at the
  * cut-off (an offer's T-day cut-off, an issue's retail cut-off). `limitPaise` null: the series has none.
  */
-export function orderValueViolations(limitPaise: number | null | undefined, terms: BidTerms, tCutoffPricePaise: number | null): Violation[] {
+export function orderValueViolations(
+  limitPaise: number | null | undefined,
+  terms: BidTerms,
+  tCutoffPricePaise: number | null,
+): Violation[] {
   if (limitPaise == null) return [];
   const unit = terms.orderType === CUTOFF_ORDER_TYPE ? tCutoffPricePaise : terms.pricePaise;
   if (unit === null) return [];

@@ -60,7 +60,9 @@ function dateOfDayNumber(days: number): string {
   const shifted = days + 719_468;
   const era = Math.floor(shifted / 146_097);
   const dayOfEra = shifted - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
@@ -108,12 +110,15 @@ export function nextTradingDay(calendar: TradingCalendar, date: string): string 
     const candidate = dateOfDayNumber(day);
     if (isTradingDay(calendar, candidate)) return candidate;
   }
-  throw new RangeError(`no trading day within ${TRADING_DAY_SEARCH_DAYS} days after ${date}: the holiday calendar marks them all`);
+  throw new RangeError(
+    `no trading day within ${TRADING_DAY_SEARCH_DAYS} days after ${date}: the holiday calendar marks them all`,
+  );
 }
 
 /** When the exchanges pay out securities on a settlement day, India time. */
 export const PAYOUT_TIME_IST = '13:30';
-const PAYOUT_AFTER_MIDNIGHT_MS = (Number(PAYOUT_TIME_IST.slice(0, 2)) * 60 + Number(PAYOUT_TIME_IST.slice(3, 5))) * 60 * 1000;
+const PAYOUT_AFTER_MIDNIGHT_MS =
+  (Number(PAYOUT_TIME_IST.slice(0, 2)) * 60 + Number(PAYOUT_TIME_IST.slice(3, 5))) * 60 * 1000;
 
 /** The pay-out instant (13:30 IST) of `date`. */
 export function payoutInstant(date: string): number {
@@ -153,34 +158,45 @@ const CONTROL_OR_LINE_BREAK = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 export function parseHolidayList(json: unknown): { holidays: ExchangeHoliday[] } | { problem: string } {
   if (!Array.isArray(json)) return { problem: 'not a JSON array of {"date": "YYYY-MM-DD", "description": "..."}' };
   if (json.length === 0) return { problem: 'the list is empty: a year is replaced by importing its holidays' };
-  if (json.length > MAX_HOLIDAY_ENTRIES) return { problem: `${json.length} entries: at most ${MAX_HOLIDAY_ENTRIES} in one file` };
+  if (json.length > MAX_HOLIDAY_ENTRIES)
+    return { problem: `${json.length} entries: at most ${MAX_HOLIDAY_ENTRIES} in one file` };
   const holidays: ExchangeHoliday[] = [];
   const entryOf = new Map<string, number>();
   const perYear = new Map<string, number>();
   for (const [index, entry] of json.entries()) {
     const at = `[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return { problem: `${at}: not an object {"date", "description"}` };
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      return { problem: `${at}: not an object {"date", "description"}` };
     const unknown = Object.keys(entry).find((key) => key !== 'date' && key !== 'description');
-    if (unknown !== undefined) return { problem: `${at}: unknown field ${JSON.stringify(unknown)} (fields: date, description)` };
+    if (unknown !== undefined)
+      return { problem: `${at}: unknown field ${JSON.stringify(unknown)} (fields: date, description)` };
     const { date, description } = entry as Record<string, unknown>;
     if (date === undefined) return { problem: `${at}.date: missing` };
-    if (typeof date !== 'string' || !isIsoDate(date)) return { problem: `${at}.date: ${JSON.stringify(date)} is not a calendar date YYYY-MM-DD` };
+    if (typeof date !== 'string' || !isIsoDate(date))
+      return { problem: `${at}.date: ${JSON.stringify(date)} is not a calendar date YYYY-MM-DD` };
     const weekday = weekdayOf(date);
-    if (isWeekend(weekday)) return { problem: `${at}.date: ${date} is a ${weekday}: an exchange never lists a weekend as a holiday (a typo?)` };
+    if (isWeekend(weekday))
+      return {
+        problem: `${at}.date: ${date} is a ${weekday}: an exchange never lists a weekend as a holiday (a typo?)`,
+      };
     const first = entryOf.get(date);
     if (first !== undefined) return { problem: `${at}.date: ${date} is listed twice (also [${first}])` };
     entryOf.set(date, index);
     const year = date.slice(0, 4);
     const inYear = (perYear.get(year) ?? 0) + 1;
     if (inYear > MAX_HOLIDAYS_PER_YEAR)
-      return { problem: `${at}.date: more than ${MAX_HOLIDAYS_PER_YEAR} holidays in ${year}: an exchange lists 15 to 20 a year` };
+      return {
+        problem: `${at}.date: more than ${MAX_HOLIDAYS_PER_YEAR} holidays in ${year}: an exchange lists 15 to 20 a year`,
+      };
     perYear.set(year, inYear);
     if (description === undefined) return { problem: `${at}.description: missing` };
     if (typeof description !== 'string') return { problem: `${at}.description: not a string` };
     if (description.trim() === '') return { problem: `${at}.description: blank` };
     const length = [...description].length;
-    if (length > MAX_DESCRIPTION_LENGTH) return { problem: `${at}.description: ${length} characters: at most ${MAX_DESCRIPTION_LENGTH}` };
-    if (CONTROL_OR_LINE_BREAK.test(description)) return { problem: `${at}.description: holds a control character or line break` };
+    if (length > MAX_DESCRIPTION_LENGTH)
+      return { problem: `${at}.description: ${length} characters: at most ${MAX_DESCRIPTION_LENGTH}` };
+    if (CONTROL_OR_LINE_BREAK.test(description))
+      return { problem: `${at}.description: holds a control character or line break` };
     holidays.push({ date, description });
   }
   return { holidays };

@@ -27,7 +27,8 @@ export type GenericAlgoIds = Readonly<Record<AlgoSegment, string>>;
  */
 export function parseGenericAlgoIds(text: string): GenericAlgoIds | string {
   if (!text.includes('=')) {
-    if (!ALGO_ID_PATTERN.test(text)) return `must be an algo ID (1 to 32 letters, digits, _ - .) or NSE_EQ=ID,BSE_EQ=ID, got "${text}"`;
+    if (!ALGO_ID_PATTERN.test(text))
+      return `must be an algo ID (1 to 32 letters, digits, _ - .) or NSE_EQ=ID,BSE_EQ=ID, got "${text}"`;
     return { NSE_EQ: text, BSE_EQ: text };
   }
   const ids: Partial<Record<AlgoSegment, string>> = {};
@@ -44,7 +45,8 @@ export function parseGenericAlgoIds(text: string): GenericAlgoIds | string {
 }
 
 /** `NSE_EQ=ID1,BSE_EQ=ID2`: the IDs as ALGO_GENERIC_ID writes them. */
-export const genericAlgoIdsText = (ids: GenericAlgoIds) => ALGO_SEGMENTS.map((segment) => `${segment}=${ids[segment]}`).join(',');
+export const genericAlgoIdsText = (ids: GenericAlgoIds) =>
+  ALGO_SEGMENTS.map((segment) => `${segment}=${ids[segment]}`).join(',');
 
 /** An algo registered with an exchange (by the broker, for its users), as the registry keeps it. */
 export interface AlgoRegistration {
@@ -70,12 +72,14 @@ export interface OrderAlgo {
 
 /** The registration's faults, as the operator's command reports them. */
 export function registrationViolations(
-  registration: Pick<AlgoRegistration, 'algoId' | 'exchange' | 'approvalRef' | 'userIds'>,
+  registration: Pick<AlgoRegistration, 'algoId' | 'approvalRef' | 'userIds'> & { exchange: string },
   generic: GenericAlgoIds | null,
 ): string[] {
   const faults: string[] = [];
-  if (!ALGO_ID_PATTERN.test(registration.algoId)) faults.push(`the algo ID must hold 1 to 32 letters, digits, _ - . (got "${registration.algoId}")`);
-  if (!isSegment(registration.exchange)) faults.push(`the exchange must be ${ALGO_SEGMENTS.join(' or ')} (got "${registration.exchange}")`);
+  if (!ALGO_ID_PATTERN.test(registration.algoId))
+    faults.push(`the algo ID must hold 1 to 32 letters, digits, _ - . (got "${registration.algoId}")`);
+  if (!isSegment(registration.exchange))
+    faults.push(`the exchange must be ${ALGO_SEGMENTS.join(' or ')} (got "${registration.exchange}")`);
   if (generic !== null && Object.values(generic).includes(registration.algoId))
     faults.push(`${registration.algoId} is a generic algo ID (ALGO_GENERIC_ID), not an algo's`);
   if (registration.approvalRef.trim() === '' || registration.approvalRef.length > 200)
@@ -90,9 +94,16 @@ const mayUse = (registration: AlgoRegistration, userId: string, exchange: string
 
 function unknownAlgo(algoId: string, exchange: string): ApiError {
   // Another user's algo answers exactly like one that does not exist: an algo ID tells nothing of others.
-  return new ApiError(Errors.ALGO_ID_UNKNOWN, `algo_id ${algoId} is not an algo registered for you on ${exchange}, nor the exchange's generic algo ID`, [
-    { field: 'algo_id', message: 'not a registered algo ID of yours on this exchange; send none for the generic one' },
-  ]);
+  return new ApiError(
+    Errors.ALGO_ID_UNKNOWN,
+    `algo_id ${algoId} is not an algo registered for you on ${exchange}, nor the exchange's generic algo ID`,
+    [
+      {
+        field: 'algo_id',
+        message: 'not a registered algo ID of yours on this exchange; send none for the generic one',
+      },
+    ],
+  );
 }
 
 /** The refusal of an order whose algo the kill switch stopped. */
@@ -121,7 +132,11 @@ export function orderAlgo(
 ): OrderAlgo {
   const genericId = generic !== null && isSegment(exchange) ? generic[exchange] : null;
   if (sent === null || sent === genericId) return { algoId: genericId, registered: false };
-  if (registration !== undefined && registration.disabledAt !== null && (generic === null || mayUse(registration, userId, exchange))) {
+  if (
+    registration !== undefined &&
+    registration.disabledAt !== null &&
+    (generic === null || mayUse(registration, userId, exchange))
+  ) {
     throw algoDisabled(registration);
   }
   if (registration !== undefined && mayUse(registration, userId, exchange)) return { algoId: sent, registered: true };
@@ -138,8 +153,18 @@ export function killSwitchViolations(registration: AlgoRegistration | undefined)
 }
 
 /** Whether an order carrying `algoId` is a registered algo's in use by its owner (the threshold exempts it). */
-export function isRegisteredAlgoOrder(algoId: string | null, userId: string, exchange: string, registration: AlgoRegistration | undefined): boolean {
-  return algoId !== null && registration !== undefined && registration.disabledAt === null && mayUse(registration, userId, exchange);
+export function isRegisteredAlgoOrder(
+  algoId: string | null,
+  userId: string,
+  exchange: string,
+  registration: AlgoRegistration | undefined,
+): boolean {
+  return (
+    algoId !== null &&
+    registration !== undefined &&
+    registration.disabledAt === null &&
+    mayUse(registration, userId, exchange)
+  );
 }
 
 /** The window of the threshold: orders a second. */
@@ -163,12 +188,15 @@ export function thresholdRefusal(max: number, exchange: string, resetMs: number)
 }
 
 /** The reason an order's history gives for a cancellation by the kill switch. */
-export const killSwitchReason = (algoId: string, reason: string) => `Cancelled by the kill switch of algo ${algoId}: ${reason}`;
+export const killSwitchReason = (algoId: string, reason: string) =>
+  `Cancelled by the kill switch of algo ${algoId}: ${reason}`;
 
 /** The actor the order history names for the kill switch's cancellations. */
 export const KILL_SWITCH_ACTOR = 'kill-switch';
 
 /** The faults of a reason the operator gives (the kill switch's, an enabling's): one line of 1 to 200 characters. */
 export function reasonViolations(reason: string): string[] {
-  return reason.trim() === '' || reason.length > 200 || /[\u0000-\u001f\u007f]/.test(reason) ? ['the reason must hold 1 to 200 characters on one line'] : [];
+  return reason.trim() === '' || reason.length > 200 || /[\u0000-\u001f\u007f]/.test(reason)
+    ? ['the reason must hold 1 to 200 characters on one line']
+    : [];
 }

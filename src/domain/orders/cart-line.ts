@@ -107,28 +107,44 @@ function crossFieldFaults(line: CartLine): LineFault[] {
   const isMarket = MARKET_ORDER_TYPES.includes(line.OrderType);
   const isStopLoss = STOP_LOSS_ORDER_TYPES.includes(line.OrderType);
 
-  if (isMarket && price !== 0) faults.push({ field: 'Price', message: `must be "0" for OrderType ${line.OrderType} (a market order)` });
+  if (isMarket && price !== 0)
+    faults.push({ field: 'Price', message: `must be "0" for OrderType ${line.OrderType} (a market order)` });
   if (!isMarket && price === 0)
-    faults.push({ field: 'Price', message: `must be above 0 for OrderType ${line.OrderType}; use ${line.OrderType}-MKT for a market order` });
+    faults.push({
+      field: 'Price',
+      message: `must be above 0 for OrderType ${line.OrderType}; use ${line.OrderType}-MKT for a market order`,
+    });
 
   if (isStopLoss && (trigger === undefined || trigger === 0)) {
     faults.push({ field: 'TriggerPrice', message: `is required and must be above 0 for OrderType ${line.OrderType}` });
   }
   if (!isStopLoss && trigger !== undefined && trigger !== 0) {
-    faults.push({ field: 'TriggerPrice', message: `must be absent or 0 for OrderType ${line.OrderType}; only SL and SL-MKT take a trigger price` });
+    faults.push({
+      field: 'TriggerPrice',
+      message: `must be absent or 0 for OrderType ${line.OrderType}; only SL and SL-MKT take a trigger price`,
+    });
   }
   // Exchange rule for a stop-loss limit order: a buy triggers at or below its limit, a sell at or above.
   if (line.OrderType === 'SL' && trigger !== undefined && trigger > 0 && price > 0) {
-    if (line.TransactionType === 'BUY' && trigger > price) faults.push({ field: 'TriggerPrice', message: 'of a BUY SL order may not exceed its Price' });
-    if (line.TransactionType === 'SELL' && trigger < price) faults.push({ field: 'TriggerPrice', message: 'of a SELL SL order may not be below its Price' });
+    if (line.TransactionType === 'BUY' && trigger > price)
+      faults.push({ field: 'TriggerPrice', message: 'of a BUY SL order may not exceed its Price' });
+    if (line.TransactionType === 'SELL' && trigger < price)
+      faults.push({ field: 'TriggerPrice', message: 'of a SELL SL order may not be below its Price' });
   }
 
   if (line.disclosed_quantity !== undefined && line.disclosed_quantity > line.Quantity) {
-    faults.push({ field: 'disclosed_quantity', message: `(${line.disclosed_quantity}) may not exceed Quantity (${line.Quantity})` });
+    faults.push({
+      field: 'disclosed_quantity',
+      message: `(${line.disclosed_quantity}) may not exceed Quantity (${line.Quantity})`,
+    });
   }
 
   if (line.ProductType === OFS_PRODUCT_TYPE) faults.push(...ofsLineFaults(line));
-  else if (line.validity === '') faults.push({ field: 'validity', message: 'must be DAY, IOC, GTD, GTC, EOS, EOSESS or EOTODY; "" is for OFS lines only' });
+  else if (line.validity === '')
+    faults.push({
+      field: 'validity',
+      message: 'must be DAY, IOC, GTD, GTC, EOS, EOSESS or EOTODY; "" is for OFS lines only',
+    });
   return faults;
 }
 

@@ -39,7 +39,13 @@ export type LineResult = PlacedLine | FailedLine;
 export function failedLine(index: number, violations: readonly Violation[]): FailedLine {
   const first = violations[0];
   if (first === undefined) throw new RangeError('failedLine needs at least one violation');
-  return { index, status: 'error', code: first.kind.code, message: first.message, errors: violations.map(({ field, message }) => ({ field, message })) };
+  return {
+    index,
+    status: 'error',
+    code: first.kind.code,
+    message: first.message,
+    errors: violations.map(({ field, message }) => ({ field, message })),
+  };
 }
 
 /**
@@ -75,7 +81,9 @@ export function matchOfsIssue(line: CartLine, index: number, issues: readonly Of
   const exchange = ofsSegmentOfLine(scrip._ExchangeName);
   const named = `${scrip.symbol} ${scrip._Series} on ${scrip._ExchangeName}`;
   const prefix = `orders[${index}].scripDetail`;
-  const candidates = issues.filter((issue) => issue.exchange === exchange && issue.symbol === scrip.symbol && issue.series === scrip._Series);
+  const candidates = issues.filter(
+    (issue) => issue.exchange === exchange && issue.symbol === scrip.symbol && issue.series === scrip._Series,
+  );
   if (candidates.length === 0) {
     return fail({
       kind: Errors.CART_LINE_ISSUE_NOT_FOUND,
@@ -148,8 +156,14 @@ export function savedBidViolations(index: number, bid: OfsBid, issue: OfsIssue):
   const faults =
     issueFaults.length > 0
       ? issueFaults
-      : floorViolations({ orderType: bid.order_type, quantity: Number(bid.quantity), pricePaise: rupeesToPaise(bid.price) ?? 0 }, issue);
-  return asLineViolations(index, faults).map((violation) => ({ ...violation, message: `orders[${index}]: ${violation.message}` }));
+      : floorViolations(
+          { orderType: bid.order_type, quantity: Number(bid.quantity), pricePaise: rupeesToPaise(bid.price) ?? 0 },
+          issue,
+        );
+  return asLineViolations(index, faults).map((violation) => ({
+    ...violation,
+    message: `orders[${index}]: ${violation.message}`,
+  }));
 }
 
 export type ExecutionOutcome = 'all-placed' | 'some-placed' | 'none-placed';

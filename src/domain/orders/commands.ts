@@ -66,14 +66,23 @@ export interface OrderModification extends BidTerms {
 
 /** "Modification requested: quantity 10 -> 20, price 101.00 -> 102.00", plus any other term that changed. */
 export function modificationReason(order: Order, change: OrderModification): string {
-  const parts = [`quantity ${order.quantity} -> ${change.quantity}`, `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`];
+  const parts = [
+    `quantity ${order.quantity} -> ${change.quantity}`,
+    `price ${formatPrice(order.pricePaise)} -> ${formatPrice(change.pricePaise)}`,
+  ];
   if (order.orderType !== change.orderType) parts.push(`order_type ${order.orderType} -> ${change.orderType}`);
-  if (order.disclosedQuantity !== change.disclosedQuantity) parts.push(`disclosed_quantity ${order.disclosedQuantity} -> ${change.disclosedQuantity}`);
+  if (order.disclosedQuantity !== change.disclosedQuantity)
+    parts.push(`disclosed_quantity ${order.disclosedQuantity} -> ${change.disclosedQuantity}`);
   return `Modification requested: ${parts.join(', ')}`;
 }
 
 /** The accepted modification: the order with its new terms, queued for the OMS. */
-export function modificationOf(command: ModifyCommand, now: number, order: Order, change: OrderModification): OrderChange {
+export function modificationOf(
+  command: ModifyCommand,
+  now: number,
+  order: Order,
+  change: OrderModification,
+): OrderChange {
   return {
     before: order,
     after: {

@@ -6,7 +6,16 @@
  * books: the ledger always adds up to the accounts' deltas, and the retail totals to the live retail bids.
  */
 import type { ExposureAmounts } from '../ofs/rules.js';
-import { exposureDelta, fundsEffect, tradeCostPaise, type ChangeOrigin, type FundsEffect, type Order, type OrderChange, type OutboxAction } from './order.js';
+import {
+  exposureDelta,
+  fundsEffect,
+  tradeCostPaise,
+  type ChangeOrigin,
+  type FundsEffect,
+  type Order,
+  type OrderChange,
+  type OutboxAction,
+} from './order.js';
 import type { Trade } from '../funds/trades.js';
 
 /** One history row: the order as the change left it, and why. */
@@ -87,8 +96,10 @@ export function storedOrderChanged(before: Order, after: Order): boolean {
 function ledgerEntries(effect: FundsEffect, at: number): LedgerEntry[] {
   const { userId, orderId } = effect;
   const entries: LedgerEntry[] = [];
-  if (effect.blockedDeltaPaise > 0) entries.push({ userId, orderId, at, kind: 'BLOCK', amountPaise: effect.blockedDeltaPaise });
-  if (effect.blockedDeltaPaise < 0) entries.push({ userId, orderId, at, kind: 'RELEASE', amountPaise: -effect.blockedDeltaPaise });
+  if (effect.blockedDeltaPaise > 0)
+    entries.push({ userId, orderId, at, kind: 'BLOCK', amountPaise: effect.blockedDeltaPaise });
+  if (effect.blockedDeltaPaise < 0)
+    entries.push({ userId, orderId, at, kind: 'RELEASE', amountPaise: -effect.blockedDeltaPaise });
   if (effect.debitPaise > 0) entries.push({ userId, orderId, at, kind: 'DEBIT', amountPaise: effect.debitPaise });
   return entries;
 }
@@ -110,7 +121,8 @@ export function planOrderWrites(changes: readonly OrderChange[], now: number): O
     last.set(change.after.orderId, change);
   }
   const debits = new Map<string, number>();
-  for (const { trade } of changes) if (trade !== undefined) debits.set(trade.orderId, (debits.get(trade.orderId) ?? 0) + tradeCostPaise(trade));
+  for (const { trade } of changes)
+    if (trade !== undefined) debits.set(trade.orderId, (debits.get(trade.orderId) ?? 0) + tradeCostPaise(trade));
 
   const inserted: Order[] = [];
   const updated: Order[] = [];
@@ -143,7 +155,9 @@ export function planOrderWrites(changes: readonly OrderChange[], now: number): O
     inserted,
     updated,
     history: changes.map((change) => ({ order: change.after, reason: change.reason, at: now, origin: change.origin })),
-    outbox: changes.flatMap((change) => (change.outbox === undefined ? [] : [{ orderId: change.after.orderId, action: change.outbox, at: now }])),
+    outbox: changes.flatMap((change) =>
+      change.outbox === undefined ? [] : [{ orderId: change.after.orderId, action: change.outbox, at: now }],
+    ),
     trades: changes.flatMap((change) => (change.trade === undefined ? [] : [change.trade])),
     exposure: [...exposure].sort(([a], [b]) => byKey(a, b)).map(([, delta]) => delta),
     accounts: [...accounts.values()].sort((a, b) => byKey(a.userId, b.userId)),

@@ -12,9 +12,23 @@ import { issueInstrument } from '../ofs/issue/instrument.js';
 import type { OfsIssue } from '../ofs/issue/issue.js';
 import { offerInstrument } from '../ofs/offer/instrument.js';
 import type { OfferRegistration } from '../ofs/offer/offer.js';
-import { zeroMarginLimitViolations, zeroMarginValuePaise, type OfferBidder, type OtherOfferBid, type ZeroMarginExposure } from '../ofs/offer/rules.js';
+import {
+  zeroMarginLimitViolations,
+  zeroMarginValuePaise,
+  type OfferBidder,
+  type OtherOfferBid,
+  type ZeroMarginExposure,
+} from '../ofs/offer/rules.js';
 import type { IssueExposure } from '../ofs/rules.js';
-import { cancellationOf, issueKey, type ModifyCommand, type OrderActionCommand, type OrderCommand, type PlaceCommand, type Requester } from './commands.js';
+import {
+  cancellationOf,
+  issueKey,
+  type ModifyCommand,
+  type OrderActionCommand,
+  type OrderCommand,
+  type PlaceCommand,
+  type Requester,
+} from './commands.js';
 import { ACCEPTED_REASON, exposureDelta, type Order, type OrderChange, type RetailExposure } from './order.js';
 import { isLiveStatus, OrderStatus } from './status.js';
 
@@ -119,7 +133,11 @@ export class BatchSnapshot implements EntryBook {
     const own = exposureDelta(except, { ...except, status: OrderStatus.CANCELLED });
     return rows.map((row) =>
       row.exchange === except.exchange && row.scripToken === except.scripToken
-        ? { ...row, priceValuePaise: row.priceValuePaise + own.priceValuePaise, cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity }
+        ? {
+            ...row,
+            priceValuePaise: row.priceValuePaise + own.priceValuePaise,
+            cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity,
+          }
         : row,
     );
   }
@@ -207,7 +225,13 @@ function zeroMarginValueOf(order: Order | null): bigint {
 function judgePlacement(command: PlaceCommand, state: BatchSnapshot): OrderChange {
   checkKillSwitch(state, command.order);
   const order = state.instrumentAt(command.order.exchange, command.order.scripToken).place(command, state);
-  return { before: null, after: order, reason: ACCEPTED_REASON, origin: { actor: command.caller.userId, requestId: order.requestId }, outbox: 'PLACE' };
+  return {
+    before: null,
+    after: order,
+    reason: ACCEPTED_REASON,
+    origin: { actor: command.caller.userId, requestId: order.requestId },
+    outbox: 'PLACE',
+  };
 }
 
 function judgeModification(command: ModifyCommand, state: BatchSnapshot): OrderChange {
@@ -241,16 +265,21 @@ function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): O
 function ownLiveOrder(state: BatchSnapshot, caller: Requester, exchange: string, orderId: string): Order {
   const order = state.orders.get(orderId);
   // Another user's order answers exactly like one that does not exist.
-  if (order === undefined || order.userId !== caller.userId || order.exchange !== exchange) throw orderNotFound(exchange, orderId);
+  if (order === undefined || order.userId !== caller.userId || order.exchange !== exchange)
+    throw orderNotFound(exchange, orderId);
   if (!isLiveStatus(order.status)) {
-    throw new ApiError(Errors.ORDER_NOT_LIVE, `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`, [
-      { field: 'order_id', message: `the order is ${order.status}` },
-    ]);
+    throw new ApiError(
+      Errors.ORDER_NOT_LIVE,
+      `Order ${orderId} is ${order.status}: a finished order can no longer be modified or cancelled`,
+      [{ field: 'order_id', message: `the order is ${order.status}` }],
+    );
   }
   if (order.cancelRequestedAt !== null) {
-    throw new ApiError(Errors.ORDER_CANCEL_PENDING, `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`, [
-      { field: 'order_id', message: 'a cancellation is under way' },
-    ]);
+    throw new ApiError(
+      Errors.ORDER_CANCEL_PENDING,
+      `A cancellation of order ${orderId} is already under way: it can no longer be modified or cancelled`,
+      [{ field: 'order_id', message: 'a cancellation is under way' }],
+    );
   }
   return order;
 }

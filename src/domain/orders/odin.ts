@@ -7,7 +7,12 @@ import { IST_OFFSET_MS } from '../ofs/rules.js';
 import { LIVE_STATUSES, OrderStatus } from './status.js';
 
 /** Finished orders: nothing more happens to them. */
-export const FINISHED_STATUSES: readonly OrderStatus[] = [OrderStatus.EXECUTED, OrderStatus.CANCELLED, OrderStatus.OMSREJECT, OrderStatus.ORDERERROR];
+export const FINISHED_STATUSES: readonly OrderStatus[] = [
+  OrderStatus.EXECUTED,
+  OrderStatus.CANCELLED,
+  OrderStatus.OMSREJECT,
+  OrderStatus.ORDERERROR,
+];
 
 /** The order book's `orderStatus` codes: `1` live, `2` completed, `-1` all. A status name also works. */
 export const ORDER_STATUS_CODES = { '1': LIVE_STATUSES, '2': FINISHED_STATUSES, '-1': null } as const;
@@ -16,7 +21,8 @@ export type OrderStatusCode = keyof typeof ORDER_STATUS_CODES;
 /** The statuses an `orderStatus` value selects (undefined: every status). */
 export function statusesOf(orderStatus: string | undefined): readonly OrderStatus[] | undefined {
   if (orderStatus === undefined) return undefined;
-  if (Object.hasOwn(ORDER_STATUS_CODES, orderStatus)) return ORDER_STATUS_CODES[orderStatus as OrderStatusCode] ?? undefined;
+  if (Object.hasOwn(ORDER_STATUS_CODES, orderStatus))
+    return ORDER_STATUS_CODES[orderStatus as OrderStatusCode] ?? undefined;
   return [orderStatus as OrderStatus];
 }
 

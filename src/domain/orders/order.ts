@@ -3,7 +3,13 @@
  * maps it to and from its table (snake_case columns, PostgreSQL's int8 as strings); nothing above the store
  * sees a row.
  */
-import { countsTowardRetailLimit, exposureOfBid, type BidderCategory, type ExposureAmounts, type IssueExposure } from '../ofs/rules.js';
+import {
+  countsTowardRetailLimit,
+  exposureOfBid,
+  type BidderCategory,
+  type ExposureAmounts,
+  type IssueExposure,
+} from '../ofs/rules.js';
 import { allotmentCostPaise } from '../funds/blocking.js';
 import { OrderStatus } from './status.js';
 import { tradeIdOf, type Trade } from '../funds/trades.js';
@@ -180,7 +186,14 @@ export interface OrderChange {
  * The trade of an allotment of `quantity` shares at `pricePaise` to the order. An order has at most two: a
  * bid in an offer allotted in part on T may be allotted the rest on T+1 (its second trade, `part` 2).
  */
-export function tradeOfAllotment(order: Order, quantity: number, pricePaise: number, at: number, settlesAt: number, part: 1 | 2 = 1): Trade {
+export function tradeOfAllotment(
+  order: Order,
+  quantity: number,
+  pricePaise: number,
+  at: number,
+  settlesAt: number,
+  part: 1 | 2 = 1,
+): Trade {
   if (quantity <= 0) throw new Error(`order ${order.orderId} has no allotment`);
   return {
     tradeId: part === 1 ? tradeIdOf(order.orderId) : `${tradeIdOf(order.orderId)}-${part}`,
@@ -202,7 +215,11 @@ export function tradeOfAllotment(order: Order, quantity: number, pricePaise: num
 }
 
 /** The order's traded price after a further allotment: the average over its allotments, to the nearest paisa. */
-export function averageTradedPricePaise(order: Pick<Order, 'tradedQuantity' | 'tradedPricePaise'>, quantity: number, pricePaise: number): number {
+export function averageTradedPricePaise(
+  order: Pick<Order, 'tradedQuantity' | 'tradedPricePaise'>,
+  quantity: number,
+  pricePaise: number,
+): number {
   if (order.tradedQuantity === 0 || order.tradedPricePaise === null) return pricePaise;
   const value = BigInt(order.tradedQuantity) * BigInt(order.tradedPricePaise) + BigInt(quantity) * BigInt(pricePaise);
   const total = BigInt(order.tradedQuantity + quantity);
@@ -220,7 +237,10 @@ export function orderExposure(order: Order): ExposureAmounts {
 export function exposureDelta(before: Order | null, after: Order): ExposureAmounts {
   const now = orderExposure(after);
   const was = before === null ? { priceValuePaise: 0, cutoffQuantity: 0 } : orderExposure(before);
-  return { priceValuePaise: now.priceValuePaise - was.priceValuePaise, cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity };
+  return {
+    priceValuePaise: now.priceValuePaise - was.priceValuePaise,
+    cutoffQuantity: now.cutoffQuantity - was.cutoffQuantity,
+  };
 }
 
 /** A user's running retail totals in one issue (the retail limit's state), with that issue's prices. */

@@ -144,7 +144,10 @@ function codeOf(table: Readonly<Record<string, number>>, value: string, field: s
  * change with a traded quantity is the allotment (the whole traded quantity at the order's traded price).
  * Throws a RangeError for a value outside ODIN's code tables (the order schema admits none).
  */
-export function odinMessagesOf(event: SocketOrderEvent, trade?: { tradeId: string; quantity: number; pricePaise: number }): OdinMessage[] {
+export function odinMessagesOf(
+  event: SocketOrderEvent,
+  trade?: { tradeId: string; quantity: number; pricePaise: number },
+): OdinMessage[] {
   const order = event.order;
   const status = event.status as OrderStatus;
   const statusCode = SOCKET_STATUS_CODES[status];

@@ -18,7 +18,11 @@ export const OrderStatus = {
 export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
 
 /** Statuses of an order that is still working: it may be modified or cancelled, and counts in limits. */
-export const LIVE_STATUSES: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.PENDING];
+export const LIVE_STATUSES: readonly OrderStatus[] = [
+  OrderStatus.OMSXMITTED,
+  OrderStatus.EXXMITTED,
+  OrderStatus.PENDING,
+];
 
 const LIVE = new Set<string>(LIVE_STATUSES);
 

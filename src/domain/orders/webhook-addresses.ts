@@ -112,7 +112,8 @@ export function refusedAddressReason(address: string): string | null {
     const kind = kindOf(ipv4, 'ipv4', REFUSED_IPV4);
     return kind === null ? null : `${address} is ${ipv4}, ${kind}`;
   }
-  const kind = kindOf(bare, 'ipv6', REFUSED_IPV6) ?? (GLOBAL_UNICAST_IPV6.check(bare, 'ipv6') ? null : 'a reserved address');
+  const kind =
+    kindOf(bare, 'ipv6', REFUSED_IPV6) ?? (GLOBAL_UNICAST_IPV6.check(bare, 'ipv6') ? null : 'a reserved address');
   return kind === null ? null : `${address} is ${kind}`;
 }
 

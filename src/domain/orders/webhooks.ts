@@ -29,8 +29,10 @@ export function webhookUrlProblem(url: string, policy: WebhookAddressPolicy): st
   } catch {
     return `"${url}" is not an absolute URL`;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `the URL must be http or https, not ${parsed.protocol.replace(/:$/, '')}`;
-  if (parsed.protocol === 'http:' && !policy.allowHttp) return 'the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)';
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `the URL must be http or https, not ${parsed.protocol.replace(/:$/, '')}`;
+  if (parsed.protocol === 'http:' && !policy.allowHttp)
+    return 'the URL must be https (plain http only with WEBHOOK_ALLOW_HTTP=true)';
   if (parsed.username !== '' || parsed.password !== '') return 'the URL must not carry a user name or password';
   if (parsed.hash !== '') return 'the URL must not carry a #fragment';
   const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
@@ -107,7 +109,13 @@ export function retryDelayMs(failedAttempts: number, policy: RetryPolicy, random
  * After a failed attempt at `now`: when to try again, or null when the delivery is given up. The last
  * try is made when the retry time runs out, however long the pause would otherwise be.
  */
-export function nextAttemptAt(createdAt: number, failedAttempts: number, now: number, policy: RetryPolicy, random: number): number | null {
+export function nextAttemptAt(
+  createdAt: number,
+  failedAttempts: number,
+  now: number,
+  policy: RetryPolicy,
+  random: number,
+): number | null {
   const deadline = createdAt + policy.retryForMs;
   if (now >= deadline) return null;
   return Math.min(now + retryDelayMs(failedAttempts, policy, random), deadline);

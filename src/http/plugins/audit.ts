@@ -37,14 +37,20 @@ export const REDACTED = '[redacted]';
 export function redactSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, SECRET_FIELDS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      SECRET_FIELDS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field),
+    ]),
+  );
 }
 
 /** Whether a secret-named field appears anywhere in the value (without copying it). */
 function hasSecretField(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasSecretField);
   if (value === null || typeof value !== 'object') return false;
-  for (const [key, field] of Object.entries(value)) if (SECRET_FIELDS.has(key.toLowerCase()) || hasSecretField(field)) return true;
+  for (const [key, field] of Object.entries(value))
+    if (SECRET_FIELDS.has(key.toLowerCase()) || hasSecretField(field)) return true;
   return false;
 }
 
@@ -61,7 +67,10 @@ function answerFacts(payload: unknown): { code: string | null; orderId: string |
   try {
     const answer = JSON.parse(payload) as { code?: unknown; data?: { orderId?: unknown } | null };
     const orderId = answer.data !== null && typeof answer.data === 'object' ? answer.data.orderId : undefined;
-    return { code: typeof answer.code === 'string' ? answer.code : null, orderId: typeof orderId === 'string' ? orderId : null };
+    return {
+      code: typeof answer.code === 'string' ? answer.code : null,
+      orderId: typeof orderId === 'string' ? orderId : null,
+    };
   } catch {
     return { code: null, orderId: null };
   }

@@ -34,7 +34,11 @@ export function registerAuthentication(app: App, auth: AuthService): void {
     if (level === 'none') return;
     if (level === 'order-entry') {
       const apiKey = request.headers['x-api-key'];
-      request.caller = await auth.authenticateWithApiKey(request.headers.authorization, Array.isArray(apiKey) ? apiKey[0] : apiKey, request.ip);
+      request.caller = await auth.authenticateWithApiKey(
+        request.headers.authorization,
+        Array.isArray(apiKey) ? apiKey[0] : apiKey,
+        request.ip,
+      );
     } else {
       request.caller = await auth.authenticate(request.headers.authorization);
     }

@@ -8,7 +8,14 @@ import { ApiError, Errors } from '../../domain/errors.js';
 import type { App } from '../app-type.js';
 
 /** The headers that must come once (lower case). */
-export const SINGLE_HEADERS: ReadonlySet<string> = new Set(['authorization', 'x-api-key', 'idempotency-key', 'last-event-id', 'if-match', 'content-type']);
+export const SINGLE_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'x-api-key',
+  'idempotency-key',
+  'last-event-id',
+  'if-match',
+  'content-type',
+]);
 
 /**
  * The lengths of SINGLE_HEADERS' names. A header name is a token of ASCII characters, so lower-casing keeps

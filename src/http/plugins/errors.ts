@@ -16,8 +16,17 @@ import { REQUEST_ID_HEADER } from './request-id.js';
 /** What a 503 for a database outage asks the client to wait before it tries again, in seconds. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, kind: ErrorKind, message: string, errors: FieldError[] = []) {
-  return reply.code(kind.status).type('application/json; charset=utf-8').send({ status: 'error', code: kind.code, message, errors, request_id: request.id });
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: ErrorKind,
+  message: string,
+  errors: FieldError[] = [],
+) {
+  return reply
+    .code(kind.status)
+    .type('application/json; charset=utf-8')
+    .send({ status: 'error', code: kind.code, message, errors, request_id: request.id });
 }
 
 const VALIDATION_CONTEXT_KIND: Record<string, ErrorKind> = {
@@ -26,7 +35,12 @@ const VALIDATION_CONTEXT_KIND: Record<string, ErrorKind> = {
 };
 
 /** Schema failures that name no code of their own. */
-const GENERIC_SCHEMA_KINDS: ReadonlySet<ErrorKind> = new Set([Errors.FIELD_REQUIRED, Errors.WRONG_TYPE, Errors.UNKNOWN_FIELD, Errors.INVALID_VALUE]);
+const GENERIC_SCHEMA_KINDS: ReadonlySet<ErrorKind> = new Set([
+  Errors.FIELD_REQUIRED,
+  Errors.WRONG_TYPE,
+  Errors.UNKNOWN_FIELD,
+  Errors.INVALID_VALUE,
+]);
 
 /** Fastify's own errors (parsing, limits) -> our catalog. */
 function frameworkErrorKind(error: FastifyError): ErrorKind | undefined {
@@ -72,16 +86,30 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     return;
   }
   const kind =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? Errors.REQUEST_TIMEOUT : error.code === 'HPE_HEADER_OVERFLOW' ? Errors.HEADERS_TOO_LARGE : Errors.BAD_REQUEST;
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? Errors.REQUEST_TIMEOUT
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? Errors.HEADERS_TOO_LARGE
+        : Errors.BAD_REQUEST;
   const requestId = timeOrderedId();
-  const body = JSON.stringify({ status: 'error', code: kind.code, message: kind.title, errors: [], request_id: requestId });
+  const body = JSON.stringify({
+    status: 'error',
+    code: kind.code,
+    message: kind.title,
+    errors: [],
+    request_id: requestId,
+  });
   socket.end(
     `HTTP/1.1 ${kind.status} ${STATUS_TEXT[kind.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /** The error handler of every route and hook. */
 export function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -119,7 +147,8 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
         violations.map(({ field, message }) => ({ field, message })),
       );
     }
-    const bodyMissing = violations.length === 1 && violations[0]!.field === '' && (request.body === undefined || request.body === null);
+    const bodyMissing =
+      violations.length === 1 && violations[0]!.field === '' && (request.body === undefined || request.body === null);
     if (bodyMissing) return sendError(request, reply, Errors.BODY_REQUIRED, 'This call needs a JSON object body');
     const apiError = ApiError.fromViolations(violations);
     return sendError(request, reply, apiError.kind, apiError.message, apiError.errors);
@@ -134,7 +163,12 @@ export function answerError(error: FastifyError, request: FastifyRequest, reply:
     request.log.warn({ err: error }, 'database unavailable');
     countDatabaseUnavailable(request);
     reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-    return sendError(request, reply, Errors.UNAVAILABLE, 'The database cannot be reached right now; retry after Retry-After seconds');
+    return sendError(
+      request,
+      reply,
+      Errors.UNAVAILABLE,
+      'The database cannot be reached right now; retry after Retry-After seconds',
+    );
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendError(request, reply, Errors.INTERNAL, 'Internal error; quote the request_id when you report it');

@@ -51,7 +51,11 @@ export const IdempotencyKeyHeaders = Type.Object({
 });
 
 /** The error codes an idempotent route adds to its answers. */
-export const IDEMPOTENCY_ERRORS = [Errors.IDEMPOTENCY_KEY_INVALID, Errors.IDEMPOTENCY_KEY_REUSED, Errors.IDEMPOTENCY_KEY_RUNNING];
+export const IDEMPOTENCY_ERRORS = [
+  Errors.IDEMPOTENCY_KEY_INVALID,
+  Errors.IDEMPOTENCY_KEY_REUSED,
+  Errors.IDEMPOTENCY_KEY_RUNNING,
+];
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
@@ -61,7 +65,11 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * For a route whose service writes the answer with its change: the answer to keep, from the change's
  * result (serialized as the route serializes it). Undefined when the request has no key.
  */
-export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyReply, answer: (result: T) => unknown): AnswerInTransaction<T> | undefined {
+export function answerInTransaction<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: (result: T) => unknown,
+): AnswerInTransaction<T> | undefined {
   const held = request.idempotency;
   if (held === null) return undefined;
   return held.service.answerInTransaction<T>(held.claim, (result) => {
@@ -97,7 +105,12 @@ export function registerIdempotency(app: App, idempotency: IdempotencyService): 
       return;
     }
     const { statusCode, body, headers } = outcome.answer;
-    return reply.code(statusCode).headers(headers).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(body);
+    return reply
+      .code(statusCode)
+      .headers(headers)
+      .header(REPLAYED_HEADER, 'true')
+      .type('application/json; charset=utf-8')
+      .send(body);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

@@ -48,15 +48,24 @@ export function registerJsonBodyParser(app: App): void {
     }
     const bytes = body as Buffer;
     // Decoding would put U+FFFD in place of each bad byte, and the body would be stored other than sent.
-    if (!isUtf8(bytes)) return done(new ApiError(Errors.BODY_NOT_UTF8, 'The body is not valid UTF-8: it holds a byte sequence UTF-8 does not allow'));
+    if (!isUtf8(bytes))
+      return done(
+        new ApiError(
+          Errors.BODY_NOT_UTF8,
+          'The body is not valid UTF-8: it holds a byte sequence UTF-8 does not allow',
+        ),
+      );
     const text = bytes.toString('utf8');
     if (text === '') return done(null, undefined);
     // Refused before parsing, so that nothing after it (the prototype-key report, the audit trail's
     // redaction, validation) walks a body deep enough to overflow the stack: one check for all of them.
     if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-      return done(new ApiError(Errors.BODY_TOO_DEEP, `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`));
+      return done(
+        new ApiError(Errors.BODY_TOO_DEEP, `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`),
+      );
     }
-    parseJson(request, text, (error: Error | null, value?: unknown) => {
+    // Fastify's own JSON parser answers through the callback (its type allows a promise; it returns none).
+    void parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error !== null) return done(prototypeKeyRefusal(text) ?? error);
       request.rawBody = text;
       done(null, value);
@@ -98,7 +107,8 @@ function nestsDeeperThan(text: string, limit: number): boolean {
 function bracketsAtMost(text: string, limit: number): boolean {
   let count = 0;
   for (const bracket of ['{', '[']) {
-    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++count > limit) return false;
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1))
+      if (++count > limit) return false;
   }
   return true;
 }

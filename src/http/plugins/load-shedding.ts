@@ -21,9 +21,14 @@ const TICK_MS = 50;
 export const SHED_RETRY_AFTER_SECONDS = 1;
 
 function overloaded(why: string): ApiError {
-  return new ApiError(Errors.UNAVAILABLE, `The service is overloaded (${why}) and takes no new orders for now; retry after ${SHED_RETRY_AFTER_SECONDS} s`, [], {
-    'Retry-After': String(SHED_RETRY_AFTER_SECONDS),
-  });
+  return new ApiError(
+    Errors.UNAVAILABLE,
+    `The service is overloaded (${why}) and takes no new orders for now; retry after ${SHED_RETRY_AFTER_SECONDS} s`,
+    [],
+    {
+      'Retry-After': String(SHED_RETRY_AFTER_SECONDS),
+    },
+  );
 }
 
 /**
@@ -77,7 +82,11 @@ export function registerLoadShedding(
   let hold = () => 0;
   if (eventLoopDelayMs > 0) {
     // The plugin only measures: its own hook lets every call through, and the hook below decides.
-    app.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, maxEventLoopDelay: eventLoopDelayMs, pressureHandler: () => undefined });
+    app.register(underPressure, {
+      sampleInterval: SAMPLE_INTERVAL_MS,
+      maxEventLoopDelay: eventLoopDelayMs,
+      pressureHandler: () => undefined,
+    });
     hold = recentHold(app);
   }
 
@@ -85,7 +94,8 @@ export function registerLoadShedding(
     if (request.routeOptions.config.auth !== 'order-entry') return done();
     if (maxCommitWaitMs > 0) {
       const commits = commitsFallBehind(maxCommitWaitMs);
-      if (commits.behind) return done(overloaded(`its database commits are ${Math.round(commits.oldestWaitMs)} ms behind`));
+      if (commits.behind)
+        return done(overloaded(`its database commits are ${Math.round(commits.oldestWaitMs)} ms behind`));
     }
     if (eventLoopDelayMs > 0) {
       const delay = judgedEventLoopDelay(app.memoryUsage().eventLoopDelay, hold);

@@ -42,7 +42,9 @@ function rateLimited(reply: FastifyReply, limit: number, message: string, retryA
   reply.header('x-ratelimit-limit', limit);
   reply.header('x-ratelimit-remaining', 0);
   reply.header('x-ratelimit-reset', seconds);
-  return new ApiError(Errors.RATE_LIMITED, `${message}; retry after ${seconds} s`, [], { 'Retry-After': String(seconds) });
+  return new ApiError(Errors.RATE_LIMITED, `${message}; retry after ${seconds} s`, [], {
+    'Retry-After': String(seconds),
+  });
 }
 
 /**
@@ -57,7 +59,11 @@ export function registerLoginLimits(
 ): void {
   const { loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
   const backoffMaxMs = options.loginBackoffMaxSeconds * 1000;
-  if (callLogs === null || ![loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)) return;
+  if (
+    callLogs === null ||
+    ![loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)
+  )
+    return;
   const { admit, link } = callLogs;
 
   // The pairs are needed by the back-off, and by the per-user-id limit for the addresses it exempts.
@@ -74,14 +80,24 @@ export function registerLoginLimits(
   let loginsByAddress: Check | undefined;
   app.addHook('onReady', async () => {
     if (isLimited(loginsPerMinutePerAddress)) {
-      loginsByAddress = app.createRateLimit({ max: loginsPerMinutePerAddress, timeWindow: MINUTE, keyGenerator: (request) => `login-address:${request.ip}` });
+      loginsByAddress = app.createRateLimit({
+        max: loginsPerMinutePerAddress,
+        timeWindow: MINUTE,
+        keyGenerator: (request) => `login-address:${request.ip}`,
+      });
     }
   });
 
   app.addHook('preValidation', async (request, reply) => {
     if (!isLogin(request)) return;
     if (loginsByAddress)
-      await enforce(loginsByAddress, request, reply, (max) => `Too many login attempts from this address: at most ${max} a minute`, 'refused');
+      await enforce(
+        loginsByAddress,
+        request,
+        reply,
+        (max) => `Too many login attempts from this address: at most ${max} a minute`,
+        'refused',
+      );
     // A body without a plausible user_id fails validation next; the address limit has counted it.
     const userId = loginUserId(request);
     if (userId === undefined || pairs === undefined) return;
@@ -121,7 +137,8 @@ export function registerLoginLimits(
     } else if (isFailure(reply.statusCode)) {
       await pairs.recordFailure(userId, request.ip);
       // A failure the limit exempted (a known address, an API key) still counts against the others.
-      if (isLimited(loginsPerMinutePerUser) && !countedAttempts.has(request)) await admit(userFailuresKey(userId), MINUTE, loginsPerMinutePerUser);
+      if (isLimited(loginsPerMinutePerUser) && !countedAttempts.has(request))
+        await admit(userFailuresKey(userId), MINUTE, loginsPerMinutePerUser);
     }
     return payload;
   });

@@ -74,7 +74,12 @@ function orderSlotsOfUser(admit: Admit, userId: string, max: number): OrderSlots
 /** The store @fastify/rate-limit calls; every limiter shares it (their keys carry their name). */
 function slidingWindowStore(admit: Admit): FastifyRateLimitStoreCtor {
   class SlidingWindowStore {
-    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number,
+    ): void {
       admit(key, timeWindow, max).then(
         // The plugin refuses a call whose `current` exceeds max; a refused call is not logged.
         (decision) => callback(null, { current: decision.accepted ? decision.count : max + 1, ttl: decision.resetMs }),
@@ -107,7 +112,9 @@ export async function enforce(
     reply.header('x-ratelimit-reset', seconds);
   }
   if (result.isExceeded) {
-    throw new ApiError(Errors.RATE_LIMITED, `${refusal(result.max)}; retry after ${seconds} s`, [], { 'Retry-After': String(seconds) });
+    throw new ApiError(Errors.RATE_LIMITED, `${refusal(result.max)}; retry after ${seconds} s`, [], {
+      'Retry-After': String(seconds),
+    });
   }
 }
 
@@ -122,13 +129,25 @@ export const isLimited = (max: number) => max > 0;
  * counts every node's orders in it.
  */
 export function registerRateLimits(app: App, options: RateLimitOptions, countsThreshold = false): CallLogs | null {
-  const { ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures } = options;
+  const {
+    ordersPerSecond,
+    cartWritesPerSecond,
+    loginsPerMinutePerUser,
+    loginsPerMinutePerAddress,
+    loginBackoffAfterFailures,
+  } = options;
   // Decorated with every limit off too: a route reads null, and places its orders without waiting.
   app.decorateRequest('orderSlots', null);
   const sharesThreshold = countsThreshold && options.redisUrl !== null;
   if (
     !sharesThreshold &&
-    ![ordersPerSecond, cartWritesPerSecond, loginsPerMinutePerUser, loginsPerMinutePerAddress, loginBackoffAfterFailures].some(isLimited)
+    ![
+      ordersPerSecond,
+      cartWritesPerSecond,
+      loginsPerMinutePerUser,
+      loginsPerMinutePerAddress,
+      loginBackoffAfterFailures,
+    ].some(isLimited)
   ) {
     return null;
   }
@@ -143,10 +162,18 @@ export function registerRateLimits(app: App, options: RateLimitOptions, countsTh
   app.addHook('onReady', async () => {
     await link?.connect();
     if (isLimited(ordersPerSecond)) {
-      orders = app.createRateLimit({ max: ordersPerSecond, timeWindow: SECOND, keyGenerator: (request) => orderEntryKey(request.caller!.userId) });
+      orders = app.createRateLimit({
+        max: ordersPerSecond,
+        timeWindow: SECOND,
+        keyGenerator: (request) => orderEntryKey(request.caller!.userId),
+      });
     }
     if (isLimited(cartWritesPerSecond)) {
-      cartWrites = app.createRateLimit({ max: cartWritesPerSecond, timeWindow: SECOND, keyGenerator: (request) => cartWritesKey(request.caller!.userId) });
+      cartWrites = app.createRateLimit({
+        max: cartWritesPerSecond,
+        timeWindow: SECOND,
+        keyGenerator: (request) => cartWritesKey(request.caller!.userId),
+      });
     }
   });
   app.addHook('onClose', async () => {
@@ -157,7 +184,13 @@ export function registerRateLimits(app: App, options: RateLimitOptions, countsTh
     app.addHook('onRequest', async (request, reply) => {
       // A call refused by auth has thrown before this hook: only authenticated callers are counted.
       if (orders === undefined || request.routeOptions.config.auth !== 'order-entry' || request.caller === null) return;
-      await enforce(orders, request, reply, (max) => `Too many order-entry calls: at most ${max} a second per user`, 'always');
+      await enforce(
+        orders,
+        request,
+        reply,
+        (max) => `Too many order-entry calls: at most ${max} a second per user`,
+        'always',
+      );
       request.orderSlots = orderSlotsOfUser(admit, request.caller.userId, ordersPerSecond);
     });
   }
@@ -165,8 +198,19 @@ export function registerRateLimits(app: App, options: RateLimitOptions, countsTh
     // Cart writes store rows (the cart, its Idempotency-Key's answer for a day): a user may not add them
     // at the speed the server answers.
     app.addHook('onRequest', async (request, reply) => {
-      if (cartWrites === undefined || request.routeOptions.config.rateLimited !== 'cart-writes' || request.caller === null) return;
-      await enforce(cartWrites, request, reply, (max) => `Too many cart changes: at most ${max} creates, updates and deletes a second per user`, 'always');
+      if (
+        cartWrites === undefined ||
+        request.routeOptions.config.rateLimited !== 'cart-writes' ||
+        request.caller === null
+      )
+        return;
+      await enforce(
+        cartWrites,
+        request,
+        reply,
+        (max) => `Too many cart changes: at most ${max} creates, updates and deletes a second per user`,
+        'always',
+      );
     });
   }
   return { admit, link };

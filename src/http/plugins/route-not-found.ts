@@ -10,7 +10,9 @@ import { sendError } from './errors.js';
 export function registerRouteNotFound(app: App): void {
   const routePatterns: { pattern: RegExp; method: string }[] = [];
   app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
+    const pattern = new RegExp(
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`,
+    );
     for (const method of [route.method].flat()) routePatterns.push({ pattern, method });
   });
 
@@ -19,7 +21,12 @@ export function registerRouteNotFound(app: App): void {
     const allowed = [...new Set(routePatterns.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
-      return sendError(request, reply, Errors.METHOD_NOT_ALLOWED, `${path} does not accept ${request.method}; it accepts ${allowed.join(', ')}`);
+      return sendError(
+        request,
+        reply,
+        Errors.METHOD_NOT_ALLOWED,
+        `${path} does not accept ${request.method}; it accepts ${allowed.join(', ')}`,
+      );
     }
     return sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint for ${request.method} ${path}`);
   });

@@ -17,8 +17,15 @@ export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Reco
   // A directive given as a function (a nonce) is helmet's one per-request header: a fixed set cannot hold it.
   const csp = options.contentSecurityPolicy;
   const directives = typeof csp === 'object' && csp !== null ? Object.values(csp.directives ?? {}) : [];
-  if (directives.some((value) => typeof value === 'function' || (Array.isArray(value) && value.some((part) => typeof part === 'function')))) {
-    throw new Error('securityHeaders: a Content-Security-Policy directive given as a function changes per request; a fixed set cannot carry it');
+  if (
+    directives.some(
+      (value) =>
+        typeof value === 'function' || (Array.isArray(value) && value.some((part) => typeof part === 'function')),
+    )
+  ) {
+    throw new Error(
+      'securityHeaders: a Content-Security-Policy directive given as a function changes per request; a fixed set cannot carry it',
+    );
   }
   const headers: Record<string, string> = {};
   const response = {
@@ -32,6 +39,7 @@ export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Reco
   helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, (error?: unknown) => {
     failure = error;
   });
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- helmet's error (an Error), as it came
   if (failure !== undefined) throw failure;
   return Object.freeze(headers);
 }

@@ -25,6 +25,10 @@ export function registerShutdown(app: App, orderEvents: OrderEventsService): voi
   });
   app.addHook('onRequest', (_request, _reply, done) => {
     if (!closing) return done();
-    done(new ApiError(Errors.UNAVAILABLE, 'The server is shutting down; retry shortly', [], { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }));
+    done(
+      new ApiError(Errors.UNAVAILABLE, 'The server is shutting down; retry shortly', [], {
+        'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+      }),
+    );
   });
 }

@@ -34,7 +34,8 @@ export function registerStorableStrings(app: App): void {
     // A JSON text can hold either character only as a \u escape: a body without one needs no walk.
     if (request.rawBody?.includes('\\u') === true) {
       const found = unstorableStringIn(request.body);
-      if (found !== undefined) return done(refusal(found.field, found.field === '' ? 'the body' : found.field, found.character));
+      if (found !== undefined)
+        return done(refusal(found.field, found.field === '' ? 'the body' : found.field, found.character));
     }
     done();
   });

@@ -42,7 +42,10 @@ function endFrame(kind: ErrorKind, message: string, errors: FieldError[], reques
 export const INDICATIVE_PRICE_EVENT = 'indicative_price';
 
 function indicativeFrame(point: IndicativePoint): string {
-  const figures = (f: IndicativeFigures) => ({ price: f.pricePaise === null ? null : f.pricePaise / 100, quantity: f.quantity });
+  const figures = (f: IndicativeFigures) => ({
+    price: f.pricePaise === null ? null : f.pricePaise / 100,
+    quantity: f.quantity,
+  });
   const data = {
     offer_id: point.offerId,
     at: new Date(point.at).toISOString(),
@@ -54,7 +57,12 @@ function indicativeFrame(point: IndicativePoint): string {
   return `event: ${INDICATIVE_PRICE_EVENT}\ndata: ${exactJson(data)}\n\n`;
 }
 
-export function registerOrderEventRoutes(app: App, events: OrderEventsService, sessions: StreamSessions, indicative: IndicativeFeed): void {
+export function registerOrderEventRoutes(
+  app: App,
+  events: OrderEventsService,
+  sessions: StreamSessions,
+  indicative: IndicativeFeed,
+): void {
   const recheckSeconds = sessions.recheckMs / 1000;
   app.get(
     ORDER_EVENTS,
@@ -119,7 +127,8 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, s
         },
         close(end) {
           if (end.why === 'session-ended') endWith(end.refusal.kind, end.refusal.message, end.refusal.errors);
-          else if (end.why === 'shutdown') endWith(Errors.UNAVAILABLE, 'The server is shutting down; reconnect with Last-Event-ID shortly');
+          else if (end.why === 'shutdown')
+            endWith(Errors.UNAVAILABLE, 'The server is shutting down; reconnect with Last-Event-ID shortly');
           // The client resumes with Last-Event-ID; it would not read a last event either.
           else if (!gone()) stream.end();
         },
@@ -132,7 +141,8 @@ export function registerOrderEventRoutes(app: App, events: OrderEventsService, s
 
       reply.hijack();
       // The headers set so far (Request-Id, helmet's) are Fastify's to write, which it no longer does.
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) stream.setHeader(name, value);
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) stream.setHeader(name, value);
       stream.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',

@@ -33,7 +33,8 @@ const HealthOk = Type.Object({ status: Type.Literal('ok') }, { additionalPropert
 const OmsHealth = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
-      description: 'ok: the OMS has set no instrument aside; degraded: it has (the list), and those wait for the operator.',
+      description:
+        'ok: the OMS has set no instrument aside; degraded: it has (the list), and those wait for the operator.',
     }),
     set_aside: Type.Array(
       Type.Object(
@@ -57,7 +58,8 @@ export function registerHealthRoutes(app: App, database: DatabaseProbe): void {
       schema: {
         tags: ['operations'],
         summary: 'Liveness: the process serves HTTP',
-        description: 'No token. 200 `{"status":"ok"}` whenever the process answers at all; it reads nothing. 503 `e-503` while it shuts down.',
+        description:
+          'No token. 200 `{"status":"ok"}` whenever the process answers at all; it reads nothing. 503 `e-503` while it shuts down.',
         querystring: NoQuery,
         response: { 200: HealthOk, ...errorResponses(Errors.INVALID_QUERY) },
       },
@@ -89,7 +91,12 @@ export function registerHealthRoutes(app: App, database: DatabaseProbe): void {
       }
       return {
         status: setAside.length === 0 ? ('ok' as const) : ('degraded' as const),
-        set_aside: setAside.map((s) => ({ instrument: s.instrument, step: s.step, failures: s.failures, since: new Date(s.setAsideAt).toISOString() })),
+        set_aside: setAside.map((s) => ({
+          instrument: s.instrument,
+          step: s.step,
+          failures: s.failures,
+          since: new Date(s.setAsideAt).toISOString(),
+        })),
       };
     },
   );
@@ -110,9 +117,14 @@ export function registerHealthRoutes(app: App, database: DatabaseProbe): void {
         await answerWithin(database.answers(), READY_TIMEOUT_MS);
       } catch (error) {
         request.log.warn({ err: error }, 'not ready: the database does not answer');
-        throw new ApiError(Errors.UNAVAILABLE, `The database does not answer within ${READY_TIMEOUT_MS} ms; this node is not ready`, [], {
-          'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
-        });
+        throw new ApiError(
+          Errors.UNAVAILABLE,
+          `The database does not answer within ${READY_TIMEOUT_MS} ms; this node is not ready`,
+          [],
+          {
+            'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+          },
+        );
       }
       return { status: 'ok' as const };
     },

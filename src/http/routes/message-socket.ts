@@ -21,7 +21,12 @@ import { odinMessagesOf } from '../../domain/orders/socket-messages.js';
 import type { AuthService, Caller } from '../../services/auth.js';
 import type { OrderEventsService } from '../../services/order-events.js';
 import type { StreamSlot } from '../../services/stream-quota.js';
-import { DEFAULT_SESSION_RECHECK_MS, StreamSessions, type StreamSession, type StreamTransport } from '../../services/stream-session.js';
+import {
+  DEFAULT_SESSION_RECHECK_MS,
+  StreamSessions,
+  type StreamSession,
+  type StreamTransport,
+} from '../../services/stream-session.js';
 import { SUCCESS_CODE } from '../../schemas/common.js';
 
 export const MESSAGE_SOCKET_PATH = '/socket.io';
@@ -120,9 +125,11 @@ function tokenOf(payload: unknown): string | SocketError {
   }
   const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).jToken : undefined;
   if (typeof token === 'string' && /^\S{1,512}$/.test(token)) return token;
-  return socketError(Errors.TOKEN_MISSING, `Emit ${LOGIN_EVENT} with {"jToken": "<access_token>"}; log in at POST /authentication/v1/user/session`, [
-    { field: 'jToken', message: 'missing or not an access token' },
-  ]);
+  return socketError(
+    Errors.TOKEN_MISSING,
+    `Emit ${LOGIN_EVENT} with {"jToken": "<access_token>"}; log in at POST /authentication/v1/user/session`,
+    [{ field: 'jToken', message: 'missing or not an access token' }],
+  );
 }
 
 /**
@@ -169,7 +176,12 @@ class OrderSocketSession {
       const ack = rest.find((arg): arg is Acknowledge => typeof arg === 'function');
       // Logins are taken one at a time, in order, and only a few may wait: a client cannot pile them up.
       if (this.loginsWaiting >= MAX_WAITING_LOGINS) {
-        ack?.(socketError(Errors.RATE_LIMITED, `${MAX_WAITING_LOGINS} ${LOGIN_EVENT} of this socket are still being checked; wait for their answers`));
+        ack?.(
+          socketError(
+            Errors.RATE_LIMITED,
+            `${MAX_WAITING_LOGINS} ${LOGIN_EVENT} of this socket are still being checked; wait for their answers`,
+          ),
+        );
         return;
       }
       this.loginsWaiting += 1;
@@ -216,8 +228,14 @@ class OrderSocketSession {
     }
     if (this.ended) return;
     clearTimeout(this.loginDeadline);
-    if (newUser) this.options.logger.info({ socketId: this.socket.id, userId: caller.userId }, 'message socket logged in');
-    ack?.({ status: 'success', code: SUCCESS_CODE, message: 'Logged in to the order socket', data: { user_id: caller.userId } });
+    if (newUser)
+      this.options.logger.info({ socketId: this.socket.id, userId: caller.userId }, 'message socket logged in');
+    ack?.({
+      status: 'success',
+      code: SUCCESS_CODE,
+      message: 'Logged in to the order socket',
+      data: { user_id: caller.userId },
+    });
   }
 
   /** How the stream session's events and ends reach the client: ODIN messages, MSG:ERROR and a disconnect. */
@@ -228,7 +246,10 @@ class OrderSocketSession {
         try {
           messages = odinMessagesOf(event, trade);
         } catch (error) {
-          this.options.logger.error({ err: error, eventId: event.event_id }, 'message socket: an order event has no ODIN message');
+          this.options.logger.error(
+            { err: error, eventId: event.event_id },
+            'message socket: an order event has no ODIN message',
+          );
           return;
         }
         for (const message of messages) this.socket.emit(MESSAGE_EVENT, message);
@@ -251,7 +272,10 @@ class OrderSocketSession {
       close: (end) => {
         if (end.why === 'session-ended') return this.refuse(socketErrorOf(end.refusal, this.options.logger));
         if (end.why === 'shutdown') return this.shutDown();
-        this.options.logger.warn({ socketId: this.socket.id, unsent: this.unsent }, 'message socket: the client does not read; disconnecting it');
+        this.options.logger.warn(
+          { socketId: this.socket.id, unsent: this.unsent },
+          'message socket: the client does not read; disconnecting it',
+        );
         this.socket.disconnect(true);
       },
     };
@@ -262,7 +286,10 @@ class OrderSocketSession {
     if (this.ended) return;
     ack?.(error);
     this.socket.emit(ERROR_EVENT, error);
-    this.options.logger.info({ socketId: this.socket.id, userId: this.stream.userId ?? undefined, code: error.code }, 'message socket refused');
+    this.options.logger.info(
+      { socketId: this.socket.id, userId: this.stream.userId ?? undefined, code: error.code },
+      'message socket refused',
+    );
     // The engine sends what is buffered (the MSG:ERROR) before it closes the connection.
     this.socket.disconnect(true);
     this.end();
@@ -310,7 +337,12 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
   };
   const { streams } = settings.orderEvents;
   // Each logged-in socket's stream session: its user's slot, subscription and token re-checks.
-  const streamSessions = new StreamSessions({ feed: settings.orderEvents, auth: settings.auth, recheckMs: settings.tokenRecheckMs, now: settings.now });
+  const streamSessions = new StreamSessions({
+    feed: settings.orderEvents,
+    auth: settings.auth,
+    recheckMs: settings.tokenRecheckMs,
+    now: settings.now,
+  });
   const refusalGraceMs = Math.min(settings.refusalGraceMs, settings.loginTimeoutMs);
   let closing = false;
   /** Connections let in beyond the node's cap to be told so, open now (at most MAX_CONNECTIONS_BEING_REFUSED). */
@@ -346,7 +378,8 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
     // check holds nothing. Engine.IO answers a refusal 403 (long-polling) or 400 (websocket upgrade), with
     // this message; it lets no other status be chosen.
     allowRequest: (request, answer) => {
-      if (closing) return answer(`${Errors.UNAVAILABLE.code}: the server is shutting down; connect again shortly`, false);
+      if (closing)
+        return answer(`${Errors.UNAVAILABLE.code}: the server is shutting down; connect again shortly`, false);
       const refusal = pendingRefusal(addressOf(request));
       if (refusal === null) return answer(null, true);
       if (beingRefused < MAX_CONNECTIONS_BEING_REFUSED) {
@@ -431,12 +464,19 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
       socket.disconnect(true);
       return;
     }
-    const session = new OrderSocketSession(socket, admission.slot, connection.acceptedAt, streamSessions, settings, (ended) => {
-      sessions.delete(ended);
-      // However the socket ended (refused, or the client disconnected it alone), its connection closes,
-      // after what is buffered (the MSG:ERROR), and so gives its slot back.
-      socket.conn.close();
-    });
+    const session = new OrderSocketSession(
+      socket,
+      admission.slot,
+      connection.acceptedAt,
+      streamSessions,
+      settings,
+      (ended) => {
+        sessions.delete(ended);
+        // However the socket ended (refused, or the client disconnected it alone), its connection closes,
+        // after what is buffered (the MSG:ERROR), and so gives its slot back.
+        socket.conn.close();
+      },
+    );
     sessions.add(session);
   });
 
@@ -446,9 +486,14 @@ export function attachMessageSocket(server: HttpServer, options: MessageSocketOp
       for (const session of [...sessions]) session.shutDown();
       // Connections still opening or not yet logged in to the namespace.
       io.engine.close();
-      const closed = [...upgraded].map((connection) => new Promise<void>((resolve) => connection.once('close', () => resolve())));
+      const closed = [...upgraded].map(
+        (connection) => new Promise<void>((resolve) => connection.once('close', () => resolve())),
+      );
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      await Promise.race([
+        Promise.all(closed),
+        new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS))),
+      ]);
       clearTimeout(grace);
       for (const connection of upgraded) connection.destroy();
     },

@@ -42,7 +42,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Refuses a scrape without the token (401 e-201) or with another one (401 e-202). */
 function checkToken(request: FastifyRequest, expected: Buffer): void {
   const header = request.headers.authorization;
-  if (header === undefined || header === '') throw new ApiError(Errors.TOKEN_MISSING, 'Send METRICS_TOKEN as Authorization: Bearer <token>');
+  if (header === undefined || header === '')
+    throw new ApiError(Errors.TOKEN_MISSING, 'Send METRICS_TOKEN as Authorization: Bearer <token>');
   const given = /^Bearer (.+)$/.exec(header)?.[1];
   // Digests of equal length, compared in constant time: the comparison tells nothing of the token.
   if (given === undefined || !timingSafeEqual(digest(given), expected))
@@ -77,7 +78,9 @@ export function buildMetricsApp(options: MetricsListenerOptions): App {
 }
 
 /** Listens on `host`:`port` (0: a free port) until close(). */
-export async function startMetricsListener(options: MetricsListenerOptions & { host: string; port: number }): Promise<MetricsListener> {
+export async function startMetricsListener(
+  options: MetricsListenerOptions & { host: string; port: number },
+): Promise<MetricsListener> {
   const app = buildMetricsApp(options);
   try {
     const url = await app.listen({ host: options.host, port: options.port });

@@ -32,7 +32,8 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
       config: { auth: 'token' },
       schema: {
         tags: ['ofs'],
-        summary: 'The OFS offers, current ones by default: their terms, portions in shares, days and state, T day latest first, a page at a time',
+        summary:
+          'The OFS offers, current ones by default: their terms, portions in shares, days and state, T day latest first, a page at a time',
         description: [
           "The offers under the exchanges' framework, T day latest first, then by `offer_id`: listed on NSE and/or BSE (each listing names the series of each category), base quantity and green shoe, the portions as the notices print them, the two days, `current_day` and `state` by the server's clock, and the T-day cut-off once the T allocation has found it.",
           `\`state\` chooses the offers: \`current\` (the default) those not finished (ANNOUNCED, T_OPEN, T_ALLOCATED, T1_OPEN) and the finished ones (ALLOCATED, CANCELLED) whose T+1 closed, or that finished, less than ${CURRENT_OFFER_DAYS} days ago, so that their results stay in view through the settlement; \`all\` every offer; or one state.`,
@@ -56,7 +57,10 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
         security: READ_SECURITY,
         params: OfsOfferParams,
         querystring: NoQuery,
-        response: { 200: OfsOfferResponse, ...errorResponses(...TOKEN_ERRORS, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY) },
+        response: {
+          200: OfsOfferResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY),
+        },
       },
     },
     async (request) => success('OFS offer fetched successfully', await ofsOffers.get(request.params.offer_id)),
@@ -68,16 +72,29 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
       config: { auth: 'token' },
       schema: {
         tags: ['operator'],
-        summary: "An offer's book: the broker's bids and allotments per category and listing, and the open non-retail demand by price (operators only)",
+        summary:
+          "An offer's book: the broker's bids and allotments per category and listing, and the open non-retail demand by price (operators only)",
         description:
           "For users the operator made operators; anyone else gets 403 e-214. `offer` is the offer as its read call answers it (portions, state, indicative price, cut-offs, `awaiting_operator`); `categories` sums the broker's bids of each category, in all and per listing: what is still bid for and what was allotted; `non_retail_demand` is the live non-retail demand by price, highest first, with the demand at or above each price.",
         security: READ_SECURITY,
         params: OfsOfferParams,
         querystring: NoQuery,
-        response: { 200: OfsOfferBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.OPERATOR_REQUIRED, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY) },
+        response: {
+          200: OfsOfferBookResponse,
+          ...errorResponses(
+            ...TOKEN_ERRORS,
+            Errors.OPERATOR_REQUIRED,
+            Errors.OFS_OFFER_NOT_FOUND,
+            Errors.INVALID_QUERY,
+          ),
+        },
       },
     },
-    async (request) => success('OFS offer book fetched successfully', await ofsBook.operatorOfferBook(callerOf(request), request.params.offer_id)),
+    async (request) =>
+      success(
+        'OFS offer book fetched successfully',
+        await ofsBook.operatorOfferBook(callerOf(request), request.params.offer_id),
+      ),
   );
 
   app.get(
@@ -111,13 +128,22 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
         querystring: NoQuery,
         response: {
           200: OfsBookResponse,
-          ...errorResponses(...TOKEN_ERRORS, Errors.OPERATOR_REQUIRED, Errors.OFS_ISSUE_UNKNOWN, Errors.ROUTE_NOT_FOUND, Errors.INVALID_QUERY),
+          ...errorResponses(
+            ...TOKEN_ERRORS,
+            Errors.OPERATOR_REQUIRED,
+            Errors.OFS_ISSUE_UNKNOWN,
+            Errors.ROUTE_NOT_FOUND,
+            Errors.INVALID_QUERY,
+          ),
         },
       },
     },
     async (request) => {
       const { exchange, scrip_token } = request.params;
-      return success('OFS book fetched successfully', await ofsBook.operatorBook(callerOf(request), exchange, Number(scrip_token)));
+      return success(
+        'OFS book fetched successfully',
+        await ofsBook.operatorBook(callerOf(request), exchange, Number(scrip_token)),
+      );
     },
   );
 }

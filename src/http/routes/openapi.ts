@@ -27,7 +27,12 @@ export const openApiDocument = {
   components: {
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'The access_token from the login call.' },
-      apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key from `ordergate apikeys create`.' },
+      apiKey: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-api-key',
+        description: 'An API key from `ordergate apikeys create`.',
+      },
     },
   },
 } as const;

@@ -31,7 +31,14 @@ import type { App } from '../app-type.js';
 import { callerOf } from '../plugins/authentication.js';
 import { IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders, keptSteps } from '../plugins/idempotency.js';
 import { ORDER_ENTRY_SECURITY } from './orders.js';
-import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from '../responses.js';
+import {
+  BODY_ERRORS,
+  errorResponses,
+  ORDER_ENTRY_AUTH_ERRORS,
+  success,
+  TOKEN_ERRORS,
+  UNWANTED_BODY_ERRORS,
+} from '../responses.js';
 
 const PATH = '/transactional/v1/ordercart';
 /** The cart list's count of all the caller's carts, on every page. */
@@ -40,7 +47,13 @@ const tags = ['ordercart'];
 const security = [{ bearerAuth: [] }];
 const SUCCESS_MESSAGE_LIST = [{ message: 'success' }];
 const UpdateHeaders = Type.Object({ ...IfMatchHeaders.properties, ...IdempotencyKeyHeaders.properties });
-const ORDERS_ERRORS = [Errors.CART_ORDERS_NOT_JSON, Errors.CART_ORDERS_NOT_ARRAY, Errors.CART_LINE_INVALID, Errors.CART_VERSION, Errors.CART_NAME];
+const ORDERS_ERRORS = [
+  Errors.CART_ORDERS_NOT_JSON,
+  Errors.CART_ORDERS_NOT_ARRAY,
+  Errors.CART_LINE_INVALID,
+  Errors.CART_VERSION,
+  Errors.CART_NAME,
+];
 /** An OFS line of a registered issue whose price is off the issue's tick or below its floor (422, checked at save). */
 const LINE_PRICE_ERRORS = [Errors.OFS_PRICE_TICK, Errors.OFS_BELOW_FLOOR];
 
@@ -109,7 +122,10 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         summary: 'Order cart details, with an ETag for a later conditional update',
         security,
         params: OrderCartParams,
-        response: { 200: OrderCartDetailsResponse, ...errorResponses(...TOKEN_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND) },
+        response: {
+          200: OrderCartDetailsResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND),
+        },
       },
     },
     async (request, reply) => {
@@ -189,7 +205,9 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         keptSteps(request),
         request.orderSlots ?? undefined,
       );
-      return allPlaced ? success(CART_EXECUTED, lines, SUCCESS_CODE) : success(CART_PARTLY_EXECUTED, lines, PARTIAL_SUCCESS_CODE);
+      return allPlaced
+        ? success(CART_EXECUTED, lines, SUCCESS_CODE)
+        : success(CART_PARTLY_EXECUTED, lines, PARTIAL_SUCCESS_CODE);
     },
   );
 
@@ -202,7 +220,10 @@ export function registerOrderCartRoutes(app: App, carts: OrderCartService): void
         summary: 'Delete an order cart',
         security,
         params: OrderCartParams,
-        response: { 200: DeleteOrderCartResponse, ...errorResponses(...TOKEN_ERRORS, Errors.RATE_LIMITED, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND) },
+        response: {
+          200: DeleteOrderCartResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.RATE_LIMITED, Errors.ROUTE_NOT_FOUND, Errors.CART_NOT_FOUND),
+        },
       },
     },
     async (request) => {

@@ -23,7 +23,15 @@ import type { OrderEntryService } from '../../services/order-entry.js';
 import type { App } from '../app-type.js';
 import { callerOf } from '../plugins/authentication.js';
 import { answerInTransaction, IDEMPOTENCY_ERRORS, IdempotencyKeyHeaders } from '../plugins/idempotency.js';
-import { BODY_ERRORS, errorResponses, ORDER_ENTRY_AUTH_ERRORS, page, success, TOKEN_ERRORS, UNWANTED_BODY_ERRORS } from '../responses.js';
+import {
+  BODY_ERRORS,
+  errorResponses,
+  ORDER_ENTRY_AUTH_ERRORS,
+  page,
+  success,
+  TOKEN_ERRORS,
+  UNWANTED_BODY_ERRORS,
+} from '../responses.js';
 
 export const ORDER_ENTRY_SECURITY = [{ bearerAuth: [], apiKey: [] }];
 const READ_SECURITY = [{ bearerAuth: [] }];
@@ -75,7 +83,12 @@ const OFFER_CHANGE_ERRORS = [Errors.OFS_OFFER_NOT_FOUND, Errors.OFS_OFFER_CANCEL
  * Modify and cancel: the order must be one of the caller's, and live. (A path parameter beyond the
  * router's length limit answers e-109, as on every route.)
  */
-const LIVE_ORDER_ERRORS = [Errors.ROUTE_NOT_FOUND, Errors.ORDER_NOT_FOUND, Errors.ORDER_NOT_LIVE, Errors.ORDER_CANCEL_PENDING];
+const LIVE_ORDER_ERRORS = [
+  Errors.ROUTE_NOT_FOUND,
+  Errors.ORDER_NOT_FOUND,
+  Errors.ORDER_NOT_LIVE,
+  Errors.ORDER_CANCEL_PENDING,
+];
 
 export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, orderBook: OrderBookService): void {
   app.post(
@@ -85,7 +98,8 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
       schema: {
         tags: ['orders'],
         summary: 'Place an OFS bid',
-        description: 'Accepts a BUY bid for a registered OFS issue and answers once the order is durably stored and queued for the OMS.',
+        description:
+          'Accepts a BUY bid for a registered OFS issue and answers once the order is durably stored and queued for the OMS.',
         security: ORDER_ENTRY_SECURITY,
         headers: IdempotencyKeyHeaders,
         body: OfsOrderRequest,
@@ -118,7 +132,12 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     },
     async (request, reply) => {
       const placed = (orderId: string) => success('Order Entry Sent to OMS', { orderId });
-      const orderId = await orderEntry.placeOfsBid(callerOf(request), request.body, request.id, answerInTransaction(request, reply, placed));
+      const orderId = await orderEntry.placeOfsBid(
+        callerOf(request),
+        request.body,
+        request.id,
+        answerInTransaction(request, reply, placed),
+      );
       return placed(orderId);
     },
   );
@@ -161,7 +180,14 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     async (request, reply) => {
       const { exchange, order_id } = request.params;
       const modified = () => success('Order Modification Sent to OMS', { orderId: order_id });
-      await orderEntry.modifyOrder(callerOf(request), exchange, order_id, request.body, request.id, answerInTransaction(request, reply, modified));
+      await orderEntry.modifyOrder(
+        callerOf(request),
+        exchange,
+        order_id,
+        request.body,
+        request.id,
+        answerInTransaction(request, reply, modified),
+      );
       return modified();
     },
   );
@@ -196,7 +222,13 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     async (request, reply) => {
       const { exchange, order_id } = request.params;
       const cancelled = () => success('Order Cancellation Sent to OMS', { orderId: order_id });
-      await orderEntry.cancelOrder(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, cancelled));
+      await orderEntry.cancelOrder(
+        callerOf(request),
+        exchange,
+        order_id,
+        request.id,
+        answerInTransaction(request, reply, cancelled),
+      );
       return cancelled();
     },
   );
@@ -246,9 +278,19 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
     async (request, reply) => {
       const { exchange, order_id } = request.params;
       const { price, quantity } = request.body;
-      const revision = { ...(price !== undefined && { price }), ...(quantity !== undefined && { quantity: Number(quantity) }) };
+      const revision = {
+        ...(price !== undefined && { price }),
+        ...(quantity !== undefined && { quantity: Number(quantity) }),
+      };
       const carried = () => success('Order Carry-Forward Sent to OMS', { orderId: order_id });
-      await orderEntry.carryForward(callerOf(request), exchange, order_id, request.id, answerInTransaction(request, reply, carried), revision);
+      await orderEntry.carryForward(
+        callerOf(request),
+        exchange,
+        order_id,
+        request.id,
+        answerInTransaction(request, reply, carried),
+        revision,
+      );
       return carried();
     },
   );
@@ -267,7 +309,8 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
         response: { 200: OrderBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
       },
     },
-    async (request) => page('Order book fetched successfully', await orderBook.orderBook(callerOf(request), request.query)),
+    async (request) =>
+      page('Order book fetched successfully', await orderBook.orderBook(callerOf(request), request.query)),
   );
 
   app.get(
@@ -289,7 +332,9 @@ export function registerOrderRoutes(app: App, orderEntry: OrderEntryService, ord
       const { order_id } = request.params;
       // The place-order path matches this route's pattern too; a GET there is a wrong method, not an order id.
       if (order_id === 'regular') {
-        throw new ApiError(Errors.METHOD_NOT_ALLOWED, `${PLACE_ORDER} does not accept GET; it accepts POST`, [], { Allow: 'POST' });
+        throw new ApiError(Errors.METHOD_NOT_ALLOWED, `${PLACE_ORDER} does not accept GET; it accepts POST`, [], {
+          Allow: 'POST',
+        });
       }
       return success('Order history fetched successfully', await orderBook.history(callerOf(request), order_id));
     },

@@ -3,7 +3,14 @@
  * and holdings (GET /transactional/v1/portfolio/holdings), as in ODIN. Reading needs the token.
  */
 import { Errors } from '../../domain/errors.js';
-import { HoldingsResponse, PositionsParams, PositionsQuery, TradeBookQuery, TradeBookResponse, PositionsResponse } from '../../schemas/portfolio.js';
+import {
+  HoldingsResponse,
+  PositionsParams,
+  PositionsQuery,
+  TradeBookQuery,
+  TradeBookResponse,
+  PositionsResponse,
+} from '../../schemas/portfolio.js';
 import { NoQuery } from '../../schemas/common.js';
 import type { PortfolioService } from '../../services/portfolio.js';
 import type { App } from '../app-type.js';
@@ -27,7 +34,8 @@ export function registerPortfolioRoutes(app: App, portfolio: PortfolioService): 
         response: { 200: TradeBookResponse, ...errorResponses(...TOKEN_ERRORS, Errors.INVALID_QUERY) },
       },
     },
-    async (request) => page('Trade book fetched successfully', await portfolio.tradeBook(callerOf(request), request.query)),
+    async (request) =>
+      page('Trade book fetched successfully', await portfolio.tradeBook(callerOf(request), request.query)),
   );
 
   app.get(
@@ -42,10 +50,14 @@ export function registerPortfolioRoutes(app: App, portfolio: PortfolioService): 
         security: READ_SECURITY,
         params: PositionsParams,
         querystring: PositionsQuery,
-        response: { 200: PositionsResponse, ...errorResponses(...TOKEN_ERRORS, Errors.POSITION_TYPE, Errors.INVALID_QUERY, Errors.ROUTE_NOT_FOUND) },
+        response: {
+          200: PositionsResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.POSITION_TYPE, Errors.INVALID_QUERY, Errors.ROUTE_NOT_FOUND),
+        },
       },
     },
-    async (request) => success('Positions fetched successfully', await portfolio.positions(callerOf(request), request.params.type)),
+    async (request) =>
+      success('Positions fetched successfully', await portfolio.positions(callerOf(request), request.params.type)),
   );
 
   app.get(

@@ -30,7 +30,12 @@ function messageSocketUrl(request: FastifyRequest, publicUrl: string | null): st
   return `${request.protocol}://${address.includes(':') ? `[${address}]` : address}:${request.socket.localPort}`;
 }
 
-export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: string | null = null, onLogout: () => void = () => undefined): void {
+export function registerSessionRoutes(
+  app: App,
+  auth: AuthService,
+  publicUrl: string | null = null,
+  onLogout: () => void = () => undefined,
+): void {
   app.post(
     SESSION_PATH,
     {
@@ -81,7 +86,10 @@ export function registerSessionRoutes(app: App, auth: AuthService, publicUrl: st
     },
     async (request) => {
       const caller = callerOf(request);
-      return success('Session is valid', { user_id: caller.userId, expires_at: new Date(caller.expiresAt).toISOString() });
+      return success('Session is valid', {
+        user_id: caller.userId,
+        expires_at: new Date(caller.expiresAt).toISOString(),
+      });
     },
   );
 

@@ -49,7 +49,9 @@ export class IssueMarket implements SimMarket {
   async step(now: number): Promise<void> {
     // Each issue's allocation apart: one that fails stops none of the others (instrument-guard.ts).
     for (const issue of await this.book.issuesDueForAllocation(now)) {
-      await this.guard.run(issueInstrument(issue.exchange, issue.scripToken), 'allocation', () => this.allocate(issue, now));
+      await this.guard.run(issueInstrument(issue.exchange, issue.scripToken), 'allocation', () =>
+        this.allocate(issue, now),
+      );
     }
   }
 
@@ -75,7 +77,13 @@ export class IssueMarket implements SimMarket {
           });
           continue;
         }
-        const bid = { orderId: live.orderId, category: live.category, pricePaise: live.pricePaise, quantity: live.quantity, placedSeq: live.receivedAt };
+        const bid = {
+          orderId: live.orderId,
+          category: live.category,
+          pricePaise: live.pricePaise,
+          quantity: live.quantity,
+          placedSeq: live.receivedAt,
+        };
         const [violation] = allocationViolations(live, issue, bid.category);
         if (violation === undefined) {
           eligible.push(bid);

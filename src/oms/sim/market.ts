@@ -9,7 +9,8 @@ import type { StoreTx } from '../../store/sql/write-tx.js';
 import type { ExchangeBid } from '../exchange.js';
 
 /** What may be asked of a live bid of the book. */
-export type SimChange = { action: 'modify'; terms: BidTerms } | { action: 'cancel' } | { action: 'carry'; terms: BidTerms };
+export type SimChange =
+  { action: 'modify'; terms: BidTerms } | { action: 'cancel' } | { action: 'carry'; terms: BidTerms };
 
 export interface SimMarket {
   /** A reader of why new bids are refused (null: taken), its instruments read once for one transaction. */
@@ -24,7 +25,8 @@ export interface SimMarket {
 export const sentence = (reason: string) => reason.charAt(0).toUpperCase() + reason.slice(1);
 
 /** The first rule a bid breaks, in words for its history; null when it breaks none. */
-export const firstReason = (violations: readonly { message: string }[]): string | null => (violations.length === 0 ? null : sentence(violations[0]!.message));
+export const firstReason = (violations: readonly { message: string }[]): string | null =>
+  violations.length === 0 ? null : sentence(violations[0]!.message);
 
 const STATUS_WORDS: Record<string, string> = {
   CANCELLED: 'the bid was cancelled',

@@ -11,8 +11,20 @@ import type { OfferRegistration, OfsOfferRepository } from '../../store/ofs/offe
 import type { NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../../store/ofs/sim-exchange.js';
 import { formatPrice } from '../../domain/ofs/issue/issue.js';
 import { offerInstrument } from '../../domain/ofs/instruments.js';
-import { indicativePrice, isNonRetailCategory, offerState, tAllocationWait, type OfferCategory } from '../../domain/ofs/offer/offer.js';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferAllotment, type OfferBid } from '../../domain/ofs/offer/allocation.js';
+import {
+  indicativePrice,
+  isNonRetailCategory,
+  offerState,
+  tAllocationWait,
+  type OfferCategory,
+} from '../../domain/ofs/offer/offer.js';
+import {
+  allocateT1Day,
+  allocateTDay,
+  tDayDemand,
+  type OfferAllotment,
+  type OfferBid,
+} from '../../domain/ofs/offer/allocation.js';
 import {
   carryForwardViolations,
   marginCancelViolations,
@@ -40,7 +52,15 @@ function offerBidOf(bid: SimBid): OfferBid {
 /** The event of a non-retail bid's T allocation: allotted in full (final), in part or not at all (it stays live). */
 function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: number): NewSimEvent {
   const reason = sentence(allotment.reason);
-  if (full) return { orderId: allotment.orderId, kind: 'ALLOTTED', quantity: allotment.allottedQuantity, pricePaise: allotment.pricePaise, reason, day: 'T' };
+  if (full)
+    return {
+      orderId: allotment.orderId,
+      kind: 'ALLOTTED',
+      quantity: allotment.allottedQuantity,
+      pricePaise: allotment.pricePaise,
+      reason,
+      day: 'T',
+    };
   const rest =
     `; the T-day cut-off price is ${formatPrice(cutoffPricePaise)}. The unallotted quantity may be carried forward to T+1 ` +
     '(POST .../carry_forward during T+1, at a price at or above the cut-off; its funds are blocked again then); a bid not carried forward ' +
@@ -55,7 +75,14 @@ function tDayEvent(allotment: OfferAllotment, full: boolean, cutoffPricePaise: n
       day: 'T',
     };
   }
-  return { orderId: allotment.orderId, kind: 'NOTE', quantity: 0, pricePaise: null, reason: `${reason}${rest}`, day: 'T' };
+  return {
+    orderId: allotment.orderId,
+    kind: 'NOTE',
+    quantity: 0,
+    pricePaise: null,
+    reason: `${reason}${rest}`,
+    day: 'T',
+  };
 }
 
 export class OfferMarket implements SimMarket {
@@ -78,7 +105,10 @@ export class OfferMarket implements SimMarket {
     return async (bid, now) => {
       const inOffer = bid.offer!;
       const registration = await offerOf(inOffer.offerId);
-      if (registration?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) !== true) {
+      if (
+        registration?.offer.listings.some((l) => l.exchange === bid.exchange && l.scripToken === bid.scripToken) !==
+        true
+      ) {
         return `The exchange does not list ${bid.exchange} ${bid.scripToken} as a listing of offer ${inOffer.offerId}`;
       }
       const { offer, progress, tCutoffPricePaise } = registration;
@@ -104,7 +134,12 @@ export class OfferMarket implements SimMarket {
         ...carryForwardViolations(
           offer.offer,
           offerState(offer.offer, offer.progress, now),
-          { category, live: bid.status === 'LIVE', unallottedQuantity: bid.quantity - bid.tAllotted, pricePaise: terms.pricePaise },
+          {
+            category,
+            live: bid.status === 'LIVE',
+            unallottedQuantity: bid.quantity - bid.tAllotted,
+            pricePaise: terms.pricePaise,
+          },
           offer.tCutoffPricePaise,
           now,
         ),
@@ -116,7 +151,16 @@ export class OfferMarket implements SimMarket {
     const gone = notLive(bid);
     if (gone !== null) return gone;
     if (offer === undefined) return `the exchange no longer lists the offer ${bid.offerId}`;
-    const closed = firstReason(offerDayViolations(offer.offer, offerState(offer.offer, offer.progress, now), category, change.action, bid.carriedForward, now));
+    const closed = firstReason(
+      offerDayViolations(
+        offer.offer,
+        offerState(offer.offer, offer.progress, now),
+        category,
+        change.action,
+        bid.carriedForward,
+        now,
+      ),
+    );
     if (closed !== null) return closed;
     if (change.action === 'cancel') return firstReason(marginCancelViolations(bid.marginType === 'T' ? 'T' : 'H'));
     const { terms } = change;
@@ -154,7 +198,14 @@ export class OfferMarket implements SimMarket {
         await this.book.settleOffer(
           tx,
           live.map((bid) => ({ orderId: bid.orderId, status: 'NOT_ALLOTTED', tAllotted: bid.tAllotted })),
-          live.map((bid) => ({ orderId: bid.orderId, kind: 'NOT_ALLOTTED', quantity: 0, pricePaise: null, reason, day: null })),
+          live.map((bid) => ({
+            orderId: bid.orderId,
+            kind: 'NOT_ALLOTTED',
+            quantity: 0,
+            pricePaise: null,
+            reason,
+            day: null,
+          })),
           now,
         );
         return;
@@ -175,7 +226,11 @@ export class OfferMarket implements SimMarket {
         for (const allotment of result.allotments) {
           const quantity = quantityOf.get(allotment.orderId)!;
           const full = allotment.allottedQuantity === quantity;
-          outcomes.push({ orderId: allotment.orderId, status: full ? 'ALLOTTED' : 'LIVE', tAllotted: allotment.allottedQuantity });
+          outcomes.push({
+            orderId: allotment.orderId,
+            status: full ? 'ALLOTTED' : 'LIVE',
+            tAllotted: allotment.allottedQuantity,
+          });
           events.push(tDayEvent(allotment, full, result.cutoffPricePaise));
         }
         await this.book.settleOffer(tx, outcomes, events, now);
@@ -209,7 +264,11 @@ export class OfferMarket implements SimMarket {
       const tAllottedOf = new Map(live.map((bid) => [bid.orderId, bid.tAllotted]));
       for (const allotment of result.allotments) {
         const allotted = allotment.allottedQuantity > 0;
-        outcomes.push({ orderId: allotment.orderId, status: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED', tAllotted: tAllottedOf.get(allotment.orderId) ?? 0 });
+        outcomes.push({
+          orderId: allotment.orderId,
+          status: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED',
+          tAllotted: tAllottedOf.get(allotment.orderId) ?? 0,
+        });
         events.push({
           orderId: allotment.orderId,
           kind: allotted ? 'ALLOTTED' : 'NOT_ALLOTTED',

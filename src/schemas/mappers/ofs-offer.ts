@@ -35,14 +35,25 @@ export function currentDay(offer: Pick<Offer, 'tDay' | 't1Day'>, now: number): O
 
 function indicativeOut(published: PublishedIndicative | undefined): OfsOfferEntry['indicative'] {
   if (published === undefined) return null;
-  const figures = (f: IndicativeFigures) => ({ price: f.pricePaise === null ? null : rupees(f.pricePaise), quantity: f.quantity });
-  return { at: instant(published.at), ...figures(published.all), margin_100: figures(published.margin100), margin_0: figures(published.margin0) };
+  const figures = (f: IndicativeFigures) => ({
+    price: f.pricePaise === null ? null : rupees(f.pricePaise),
+    quantity: f.quantity,
+  });
+  return {
+    at: instant(published.at),
+    ...figures(published.all),
+    margin_100: figures(published.margin100),
+    margin_0: figures(published.margin0),
+  };
 }
 
 /** When an offer's allotments settle: the pay-out on the trading day after T and after T+1; null for a drill offer. */
 function settlementDates(offer: Offer, calendar: TradingCalendar): OfsOfferEntry['settlement_dates'] {
   if (offer.settlementDelayMs !== null) return null;
-  return { t_day: instant(settlementInstant(calendar, offer.tDay.closesAt)), t1_day: instant(settlementInstant(calendar, offer.t1Day.closesAt)) };
+  return {
+    t_day: instant(settlementInstant(calendar, offer.tDay.closesAt)),
+    t1_day: instant(settlementInstant(calendar, offer.t1Day.closesAt)),
+  };
 }
 
 function valueLimitsInRupees(limits: SeriesValueLimits): OfsOfferEntry['listings'][number]['order_value_upper_limit'] {
@@ -96,10 +107,13 @@ export function toOfferEntry(
     current_day: currentDay(offer, now),
     state: offerState(offer, progress, now),
     t_cutoff_price: tCutoffPricePaise === null ? null : rupees(tCutoffPricePaise),
-    employee_price: tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
+    employee_price:
+      tCutoffPricePaise === null ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.employeeDiscount)),
     retail_cutoff_price: t1RetailCutoffPricePaise === null ? null : rupees(t1RetailCutoffPricePaise),
     retail_price:
-      tCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM' ? null : rupees(discountedPricePaise(tCutoffPricePaise, offer.retailDiscount)),
+      tCutoffPricePaise === null || offer.retailAllocationPrice !== 'UNIFORM'
+        ? null
+        : rupees(discountedPricePaise(tCutoffPricePaise, offer.retailDiscount)),
     indicative: indicativeOut(latest),
     awaiting_operator: wait?.for === 'operator',
     awaiting_green_shoe_until: wait?.for === 'green-shoe' ? instant(wait.until) : null,

@@ -9,7 +9,11 @@ const instant = (ms: number) => new Date(ms).toISOString();
 const priceOrNull = (paise: number | null) => (paise === null ? null : rupees(paise));
 
 /** An issue under the import format's names and units, with its windows' state for a bidder of `category`. */
-export function toOfsIssueEntry({ issue, allocatedAt }: OfsIssueRegistration, category: BidderCategory, now: number): OfsIssueEntry {
+export function toOfsIssueEntry(
+  { issue, allocatedAt }: OfsIssueRegistration,
+  category: BidderCategory,
+  now: number,
+): OfsIssueEntry {
   const status = issueStatus(issue, allocatedAt, category, now);
   return {
     exchange: issue.exchange,
@@ -48,7 +52,11 @@ export function toAllotted(allotted: AllottedBook): NonNullable<OfsBookData['all
 
 /** A book's demand by price, the bids it leaves out and the clearing it implies, under the answer's names. */
 export function toDemand(book: OfsBook): Pick<OfsBookData, 'demand' | 'ineligible' | 'clearing'> {
-  const clearing = (c: CategoryClearing) => ({ portion: c.portion, demand: c.demand, price: priceOrNull(c.clearingPricePaise) });
+  const clearing = (c: CategoryClearing) => ({
+    portion: c.portion,
+    demand: c.demand,
+    price: priceOrNull(c.clearingPricePaise),
+  });
   return {
     demand: book.demand.map((level) => ({
       price: rupees(level.pricePaise),
@@ -59,7 +67,11 @@ export function toDemand(book: OfsBook): Pick<OfsBookData, 'demand' | 'ineligibl
       non_retail_cumulative: level.nonRetailCumulative,
       bids: level.bids,
     })),
-    ineligible: { retail_quantity: book.ineligible.retailQuantity, non_retail_quantity: book.ineligible.nonRetailQuantity, bids: book.ineligible.bids },
+    ineligible: {
+      retail_quantity: book.ineligible.retailQuantity,
+      non_retail_quantity: book.ineligible.nonRetailQuantity,
+      bids: book.ineligible.bids,
+    },
     clearing: { retail: clearing(book.clearing.retail), non_retail: clearing(book.clearing.nonRetail) },
   };
 }

@@ -55,7 +55,11 @@ export function toOrderBookEntry(order: Order): OrderBookEntry {
 }
 
 /** Statuses of an order the exchange does not have (yet, or ever). */
-const BEFORE_THE_EXCHANGE: readonly OrderStatus[] = [OrderStatus.OMSXMITTED, OrderStatus.EXXMITTED, OrderStatus.OMSREJECT];
+const BEFORE_THE_EXCHANGE: readonly OrderStatus[] = [
+  OrderStatus.OMSXMITTED,
+  OrderStatus.EXXMITTED,
+  OrderStatus.OMSREJECT,
+];
 
 /**
  * One change of the order: the order as that change left it (status, quantities, price, and the reason

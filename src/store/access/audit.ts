@@ -113,7 +113,14 @@ export class AuditRepository {
 
   /** Up to `limit` records that arrived before `before`, with ids above `afterId`, in id order: an archive's pages. */
   async requestsToArchive(before: number, afterId: number, limit: number): Promise<AuditRequest[]> {
-    const rows = await this.db.selectFrom('audit_requests').selectAll().where('at', '<', before).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('audit_requests')
+      .selectAll()
+      .where('at', '<', before)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
     return rows.map(auditRequestFromRow);
   }
 
@@ -128,12 +135,22 @@ export class AuditRepository {
   async removeArchived(archive: ArchivedRequests): Promise<AuditArchiveRecord> {
     const firstId = archive.ids[0];
     const lastId = archive.ids.at(-1);
-    if (firstId === undefined || lastId === undefined) throw new AuditArchiveError('an archive without records removes nothing');
+    if (firstId === undefined || lastId === undefined)
+      throw new AuditArchiveError('an archive without records removes nothing');
     return this.store.writeTransaction(async (tx) => {
       const { trx } = openTx(tx);
       if (this.store.dialect === 'postgres') await sql`lock table audit_requests in exclusive mode`.execute(trx);
-      const covered = await trx.selectFrom('audit_requests').select('id').where('at', '<', archive.before).where('id', '<=', lastId).orderBy('id').execute();
-      if (covered.length !== archive.ids.length || covered.some((row, index) => Number(row.id) !== archive.ids[index])) {
+      const covered = await trx
+        .selectFrom('audit_requests')
+        .select('id')
+        .where('at', '<', archive.before)
+        .where('id', '<=', lastId)
+        .orderBy('id')
+        .execute();
+      if (
+        covered.length !== archive.ids.length ||
+        covered.some((row, index) => Number(row.id) !== archive.ids[index])
+      ) {
         throw new AuditArchiveError(
           'the records before that instant changed while the file was written (a late record, or another archive); nothing was removed: run it again',
         );
@@ -151,9 +168,15 @@ export class AuditRepository {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      const removed = await trx.deleteFrom('audit_requests').where('at', '<', archive.before).where('id', '<=', lastId).executeTakeFirst();
+      const removed = await trx
+        .deleteFrom('audit_requests')
+        .where('at', '<', archive.before)
+        .where('id', '<=', lastId)
+        .executeTakeFirst();
       if (Number(removed.numDeletedRows) !== archive.ids.length)
-        throw new AuditArchiveError('the database removed another number of records than archived; nothing was removed');
+        throw new AuditArchiveError(
+          'the database removed another number of records than archived; nothing was removed',
+        );
       return auditArchiveFromRow(row);
     });
   }
@@ -175,7 +198,15 @@ export class AuditRepository {
       query = query.where((eb) =>
         eb.or([
           eb('order_id', '=', orderId),
-          eb('request_id', 'in', eb.selectFrom('order_history').select('request_id').where('order_id', '=', orderId).where('request_id', 'is not', null)),
+          eb(
+            'request_id',
+            'in',
+            eb
+              .selectFrom('order_history')
+              .select('request_id')
+              .where('order_id', '=', orderId)
+              .where('request_id', 'is not', null),
+          ),
         ]),
       );
     }
@@ -209,7 +240,11 @@ export class AuditRepository {
     if (filter.requestId !== undefined) query = query.where('order_history.request_id', '=', filter.requestId);
     if (filter.since !== undefined) query = query.where('order_history.at', '>=', filter.since);
     if (filter.until !== undefined) query = query.where('order_history.at', '<', filter.until);
-    const rows = await query.orderBy('order_history.at', 'desc').orderBy('order_history.id', 'desc').limit(filter.limit).execute();
+    const rows = await query
+      .orderBy('order_history.at', 'desc')
+      .orderBy('order_history.id', 'desc')
+      .limit(filter.limit)
+      .execute();
     // The status is written by order entry and the OMS alone, from OrderStatus.
     return rows.map((row) => ({
       id: Number(row.id),

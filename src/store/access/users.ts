@@ -61,7 +61,9 @@ const addressesOf = (allowedIps: string | null, changedAt: number | string | nul
   changedAt: changedAt === null ? null : Number(changedAt),
 });
 
-function secondFactorCountOf(row: Pick<UserRow, 'totp_failures' | 'totp_failed_at' | 'totp_locked_at'>): SecondFactorCount {
+function secondFactorCountOf(
+  row: Pick<UserRow, 'totp_failures' | 'totp_failed_at' | 'totp_locked_at'>,
+): SecondFactorCount {
   return {
     failures: Number(row.totp_failures),
     lastFailureAt: row.totp_failed_at === null ? null : Number(row.totp_failed_at),
@@ -101,8 +103,26 @@ interface CredentialRow {
 // A disabled user's sessions are revoked when the user is disabled; reading `disabled_at` with them keeps
 // every token of the user refused even if a login committed its session in between.
 /** CredentialRow's columns, and what each of the query's two selects answers for them. */
-const CREDENTIAL_COLUMNS = ['kind', 'hash', 'user_id', 'expires_at', 'revoked_at', 'category', 'disabled_at', 'allowed_ips'];
-const SESSION_VALUES = ["'session'", 's.token_hash', 's.user_id', 's.expires_at', 's.revoked_at', 'u.category', 'u.disabled_at', 'null'];
+const CREDENTIAL_COLUMNS = [
+  'kind',
+  'hash',
+  'user_id',
+  'expires_at',
+  'revoked_at',
+  'category',
+  'disabled_at',
+  'allowed_ips',
+];
+const SESSION_VALUES = [
+  "'session'",
+  's.token_hash',
+  's.user_id',
+  's.expires_at',
+  's.revoked_at',
+  'u.category',
+  'u.disabled_at',
+  'null',
+];
 const KEY_VALUES = ["'key'", 'key_hash', 'user_id', 'null', 'null', 'null', 'null', 'allowed_ips'];
 
 const credentialsSql = (tokens: string, keys: string, selectList: (values: readonly string[]) => string) => `
@@ -118,8 +138,14 @@ const credentialsSql = (tokens: string, keys: string, selectList: (values: reado
  * named by the first select (a union's names are its first select's).
  */
 const CREDENTIALS = {
-  sqlite: credentialsSql('in (select value from json_each(?))', 'in (select value from json_each(?))', (values) => `${jsonArrayOf(values)} as row`),
-  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])', (values) => values.map((value, i) => `${value} as ${CREDENTIAL_COLUMNS[i]}`).join(', ')),
+  sqlite: credentialsSql(
+    'in (select value from json_each(?))',
+    'in (select value from json_each(?))',
+    (values) => `${jsonArrayOf(values)} as row`,
+  ),
+  postgres: credentialsSql('= any($1::text[])', '= any($2::text[])', (values) =>
+    values.map((value, i) => `${value} as ${CREDENTIAL_COLUMNS[i]}`).join(', '),
+  ),
 };
 const credentialRowOfJson = jsonRowReader<CredentialRow>(CREDENTIAL_COLUMNS);
 
@@ -127,6 +153,9 @@ interface CredentialLookup {
   tokenHash: string;
   keyHash: string | null;
 }
+
+/** Thrown to roll back openSession's transaction when its session is refused: nothing is written. */
+class NothingWritten extends Error {}
 
 export class UserRepository {
   private readonly activeKeyQuery: PreparedQuery<
@@ -138,11 +167,14 @@ export class UserRepository {
    * requests that arrive together are read together, in one query each for sessions and keys: on
    * PostgreSQL a round trip per request cost more than the rest of order entry's reads.
    */
-  private readonly credentials = new DataLoader<CredentialLookup, SessionWithKeyOwner | undefined>((lookups) => this.readCredentials(lookups), {
-    cache: false,
-    batchScheduleFn: (run) => setImmediate(run),
-    maxBatchSize: 500,
-  });
+  private readonly credentials = new DataLoader<CredentialLookup, SessionWithKeyOwner | undefined>(
+    (lookups) => this.readCredentials(lookups),
+    {
+      cache: false,
+      batchScheduleFn: (run) => setImmediate(run),
+      maxBatchSize: 500,
+    },
+  );
 
   /** `credentialsDb` serves the per-request credential look-ups and the revocations (see Store.credentialsDb). */
   constructor(
@@ -182,7 +214,11 @@ export class UserRepository {
 
   /** Disables (`disabledAt` an instant) or enables (null) a user; false when there is no such user. */
   async setDisabled(userId: string, disabledAt: number | null): Promise<boolean> {
-    const result = await this.db.updateTable('users').set({ disabled_at: disabledAt }).where('user_id', '=', userId).executeTakeFirst();
+    const result = await this.db
+      .updateTable('users')
+      .set({ disabled_at: disabledAt })
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
@@ -192,7 +228,11 @@ export class UserRepository {
    */
   /** Sets the user's OFS category and margin type; false when there is no such user. */
   async setCategory(userId: string, category: UserCategory, marginType: MarginType): Promise<boolean> {
-    const result = await this.db.updateTable('users').set({ category, margin_type: marginType }).where('user_id', '=', userId).executeTakeFirst();
+    const result = await this.db
+      .updateTable('users')
+      .set({ category, margin_type: marginType })
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
@@ -253,11 +293,21 @@ export class UserRepository {
   async setTotpSecret(userId: string, secret: string, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // A new secret is the operator's act: it clears the count of wrong codes and any lock, recorded.
-      const user = await trx.selectFrom('users').select(['totp_failures', 'totp_locked_at']).where('user_id', '=', userId).executeTakeFirst();
+      const user = await trx
+        .selectFrom('users')
+        .select(['totp_failures', 'totp_locked_at'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       if (user === undefined) return false;
       await trx
         .updateTable('users')
-        .set({ totp_secret: secret, totp_last_step: null, totp_failures: 0, totp_failed_at: null, totp_locked_at: null })
+        .set({
+          totp_secret: secret,
+          totp_last_step: null,
+          totp_failures: 0,
+          totp_failed_at: null,
+          totp_locked_at: null,
+        })
         .where('user_id', '=', userId)
         .execute();
       if (user.totp_locked_at !== null) {
@@ -329,11 +379,19 @@ export class UserRepository {
    */
   async unlockSecondFactor(userId: string, now: number): Promise<{ failures: number; wasLocked: boolean } | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const user = await trx.selectFrom('users').select(['totp_failures', 'totp_locked_at']).where('user_id', '=', userId).executeTakeFirst();
+      const user = await trx
+        .selectFrom('users')
+        .select(['totp_failures', 'totp_locked_at'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       if (user === undefined) return undefined;
       const failures = Number(user.totp_failures);
       const wasLocked = user.totp_locked_at !== null;
-      await trx.updateTable('users').set({ totp_failures: 0, totp_failed_at: null, totp_locked_at: null }).where('user_id', '=', userId).execute();
+      await trx
+        .updateTable('users')
+        .set({ totp_failures: 0, totp_failed_at: null, totp_locked_at: null })
+        .where('user_id', '=', userId)
+        .execute();
       const detail = `ordergate users totp-unlock, ${wasLocked ? 'locked' : 'not locked'}, after ${failures} codes checked in a row`;
       await this.addSecondFactorEvent(trx, userId, now, { event: 'unlocked', actor: 'operator', detail });
       return { failures, wasLocked };
@@ -342,7 +400,12 @@ export class UserRepository {
 
   /** The user's second-factor locks and unlocks, oldest first. */
   async secondFactorEvents(userId: string): Promise<SecondFactorEvent[]> {
-    const rows = await this.db.selectFrom('second_factor_events').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('second_factor_events')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
     return rows.map((row) => ({
       at: Number(row.at),
       event: row.event as SecondFactorEvent['event'],
@@ -351,7 +414,12 @@ export class UserRepository {
     }));
   }
 
-  private async addSecondFactorEvent(trx: Kysely<Database>, userId: string, at: number, event: Omit<SecondFactorEvent, 'at'>): Promise<void> {
+  private async addSecondFactorEvent(
+    trx: Kysely<Database>,
+    userId: string,
+    at: number,
+    event: Omit<SecondFactorEvent, 'at'>,
+  ): Promise<void> {
     await trx
       .insertInto('second_factor_events')
       .values({ user_id: userId, at, ...event })
@@ -375,7 +443,9 @@ export class UserRepository {
   async setSecondFactorExempt(userId: string, since: number | null): Promise<boolean> {
     const result = await this.db
       .updateTable('users')
-      .set((eb) => ({ second_factor_exempt_at: since === null ? null : eb.fn.coalesce('second_factor_exempt_at', eb.val(since)) }))
+      .set((eb) => ({
+        second_factor_exempt_at: since === null ? null : eb.fn.coalesce('second_factor_exempt_at', eb.val(since)),
+      }))
       .where('user_id', '=', userId)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -397,7 +467,13 @@ export class UserRepository {
   }
 
   /** A new key; with addresses (canonical), they are registered at once, and the setting recorded. */
-  async addApiKey(key: { keyId: string; userId: string; keyHash: string; now: number; addresses?: readonly string[] }): Promise<void> {
+  async addApiKey(key: {
+    keyId: string;
+    userId: string;
+    keyHash: string;
+    now: number;
+    addresses?: readonly string[];
+  }): Promise<void> {
     const allowedIps = key.addresses === undefined || key.addresses.length === 0 ? null : key.addresses.join(',');
     await this.db.transaction().execute(async (trx) => {
       await trx
@@ -429,7 +505,9 @@ export class UserRepository {
   /** An active (not revoked) API key, by its hash. */
   async activeApiKey(keyHash: string): Promise<ActiveApiKey | undefined> {
     const [row] = await this.activeKeyQuery.execute(this.credentialsDb, { keyHash });
-    return row && { keyId: row.key_id, userId: row.user_id, addresses: addressesOf(row.allowed_ips, row.ips_changed_at) };
+    return (
+      row && { keyId: row.key_id, userId: row.user_id, addresses: addressesOf(row.allowed_ips, row.ips_changed_at) }
+    );
   }
 
   /** A key's registered addresses, by its id (undefined: no such key, or revoked). */
@@ -444,22 +522,42 @@ export class UserRepository {
   }
 
   async apiKeyAddressChanges(keyId: string): Promise<ApiKeyAddressChange[]> {
-    const rows = await this.db.selectFrom('api_key_address_changes').selectAll().where('key_id', '=', keyId).orderBy('id').execute();
-    return rows.map((row) => ({ at: Number(row.at), previous: row.previous_ips, addresses: row.allowed_ips, override: Number(row.override) === 1 }));
+    const rows = await this.db
+      .selectFrom('api_key_address_changes')
+      .selectAll()
+      .where('key_id', '=', keyId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      at: Number(row.at),
+      previous: row.previous_ips,
+      addresses: row.allowed_ips,
+      override: Number(row.override) === 1,
+    }));
   }
 
   /**
    * Sets a key's addresses, if they are still as `previous` says (false: another change came first), and
    * records the setting with whether the operator overrode the once-a-week rule.
    */
-  async setApiKeyAddresses(keyId: string, previous: KeyAddresses, addresses: readonly string[], now: number, override: boolean): Promise<boolean> {
+  async setApiKeyAddresses(
+    keyId: string,
+    previous: KeyAddresses,
+    addresses: readonly string[],
+    now: number,
+    override: boolean,
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('api_keys')
         .set({ allowed_ips: addresses.join(','), ips_changed_at: now })
         .where('key_id', '=', keyId)
         .where('revoked_at', 'is', null)
-        .where((eb) => (previous.changedAt === null ? eb('ips_changed_at', 'is', null) : eb('ips_changed_at', '=', previous.changedAt)))
+        .where((eb) =>
+          previous.changedAt === null
+            ? eb('ips_changed_at', 'is', null)
+            : eb('ips_changed_at', '=', previous.changedAt),
+        )
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
       await trx
@@ -544,7 +642,6 @@ export class UserRepository {
     session: { tokenHash: string; userId: string; passwordHash?: string; now: number; expiresAt: number },
     totpStep: number | null,
   ): Promise<'opened' | 'totp-used' | 'refused'> {
-    const NOTHING = Symbol('nothing written');
     try {
       return await this.db.transaction().execute(async (trx) => {
         if (totpStep !== null) {
@@ -556,13 +653,17 @@ export class UserRepository {
             .executeTakeFirst();
           if (Number(spent.numUpdatedRows) !== 1) return 'totp-used' as const;
           // The login passed its code: the count of codes checked in a row starts again.
-          await trx.updateTable('users').set({ totp_failures: 0, totp_failed_at: null }).where('user_id', '=', session.userId).execute();
+          await trx
+            .updateTable('users')
+            .set({ totp_failures: 0, totp_failed_at: null })
+            .where('user_id', '=', session.userId)
+            .execute();
         }
-        if (!(await this.createSession(session, trx))) throw NOTHING;
+        if (!(await this.createSession(session, trx))) throw new NothingWritten();
         return 'opened' as const;
       });
     } catch (error) {
-      if (error === NOTHING) return 'refused';
+      if (error instanceof NothingWritten) return 'refused';
       throw error;
     }
   }
@@ -593,20 +694,32 @@ export class UserRepository {
     const keyHashes = [...new Set(lookups.flatMap((lookup) => (lookup.keyHash === null ? [] : [lookup.keyHash])))];
     // Sessions and key owners in one query (one round trip), one SQL text whatever the number of look-ups.
     const result = await this.credentialsDb.executeQuery<CredentialRow | { row: string }>(
-      CompiledQuery.raw(CREDENTIALS[this.dialect], [listParameter(this.dialect, tokenHashes), listParameter(this.dialect, keyHashes)]),
+      CompiledQuery.raw(CREDENTIALS[this.dialect], [
+        listParameter(this.dialect, tokenHashes),
+        listParameter(this.dialect, keyHashes),
+      ]),
     );
-    const rows = this.dialect === 'sqlite' ? (result.rows as { row: string }[]).map(({ row }) => credentialRowOfJson(row)) : (result.rows as CredentialRow[]);
+    const rows =
+      this.dialect === 'sqlite'
+        ? (result.rows as { row: string }[]).map(({ row }) => credentialRowOfJson(row))
+        : (result.rows as CredentialRow[]);
     const sessionOf = new Map<string, Session>();
     const keyOf = new Map<string, { owner: string; addresses: readonly string[] }>();
     for (const row of rows) {
-      if (row.kind === 'key') keyOf.set(row.hash, { owner: row.user_id, addresses: addressesOf(row.allowed_ips, null).addresses });
+      if (row.kind === 'key')
+        keyOf.set(row.hash, { owner: row.user_id, addresses: addressesOf(row.allowed_ips, null).addresses });
       else {
         sessionOf.set(row.hash, {
           userId: row.user_id,
           category: issueCategoryOf(row.category!),
           expiresAt: Number(row.expires_at),
           // A disabled user's session counts as revoked when the user was disabled.
-          revokedAt: row.revoked_at !== null ? Number(row.revoked_at) : row.disabled_at !== null ? Number(row.disabled_at) : null,
+          revokedAt:
+            row.revoked_at !== null
+              ? Number(row.revoked_at)
+              : row.disabled_at !== null
+                ? Number(row.disabled_at)
+                : null,
         });
       }
     }
@@ -616,7 +729,14 @@ export class UserRepository {
       if (session === undefined) return undefined;
       // Written out, not spread: a spread followed by more keys takes V8's slow path (docs/design/performance-log.md).
       const { userId, category, expiresAt, revokedAt } = session;
-      return { userId, category, expiresAt, revokedAt, apiKeyOwner: key?.owner ?? null, apiKeyAddresses: key?.addresses ?? [] };
+      return {
+        userId,
+        category,
+        expiresAt,
+        revokedAt,
+        apiKeyOwner: key?.owner ?? null,
+        apiKeyAddresses: key?.addresses ?? [],
+      };
     });
   }
 
@@ -624,13 +744,31 @@ export class UserRepository {
    * The sessions revoked (a logout, `users revoke-sessions`) and the users disabled at or after `since`:
    * what ends open event streams and order sockets (issue 21 row 3). Read on the credentials' connection.
    */
-  async endedSince(since: number): Promise<{ revoked: { tokenHash: string; userId: string }[]; disabledUsers: string[] }> {
-    const revoked = await this.credentialsDb.selectFrom('sessions').select(['token_hash', 'user_id']).where('revoked_at', '>=', since).execute();
-    const disabled = await this.credentialsDb.selectFrom('users').select('user_id').where('disabled_at', '>=', since).execute();
-    return { revoked: revoked.map((row) => ({ tokenHash: row.token_hash, userId: row.user_id })), disabledUsers: disabled.map((row) => row.user_id) };
+  async endedSince(
+    since: number,
+  ): Promise<{ revoked: { tokenHash: string; userId: string }[]; disabledUsers: string[] }> {
+    const revoked = await this.credentialsDb
+      .selectFrom('sessions')
+      .select(['token_hash', 'user_id'])
+      .where('revoked_at', '>=', since)
+      .execute();
+    const disabled = await this.credentialsDb
+      .selectFrom('users')
+      .select('user_id')
+      .where('disabled_at', '>=', since)
+      .execute();
+    return {
+      revoked: revoked.map((row) => ({ tokenHash: row.token_hash, userId: row.user_id })),
+      disabledUsers: disabled.map((row) => row.user_id),
+    };
   }
 
   async revokeSession(tokenHash: string, now: number): Promise<void> {
-    await this.db.updateTable('sessions').set({ revoked_at: now }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('token_hash', '=', tokenHash)
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 }

@@ -57,11 +57,23 @@ export class FundsRepository {
    * Adds cash, creating the account when the user has none. Refused, changing nothing, when cash would pass
    * MAX_CASH_PAISE.
    */
-  async deposit(storeTx: StoreTx, userId: string, amountPaise: number, now: number): Promise<FundsAccount | 'would-exceed-max'> {
+  async deposit(
+    storeTx: StoreTx,
+    userId: string,
+    amountPaise: number,
+    now: number,
+  ): Promise<FundsAccount | 'would-exceed-max'> {
     if (amountPaise > MAX_CASH_PAISE) return 'would-exceed-max';
     const row = await executorOf(this.db, storeTx)
       .insertInto('funds_accounts')
-      .values({ user_id: userId, cash_paise: amountPaise, blocked_paise: 0, debited_paise: 0, created_at: now, updated_at: now })
+      .values({
+        user_id: userId,
+        cash_paise: amountPaise,
+        blocked_paise: 0,
+        debited_paise: 0,
+        created_at: now,
+        updated_at: now,
+      })
       .onConflict((conflict) =>
         conflict
           .column('user_id')
@@ -81,7 +93,14 @@ export class FundsRepository {
   async open(storeTx: StoreTx, userId: string, amountPaise: number, now: number): Promise<FundsAccount | undefined> {
     const row = await executorOf(this.db, storeTx)
       .insertInto('funds_accounts')
-      .values({ user_id: userId, cash_paise: amountPaise, blocked_paise: 0, debited_paise: 0, created_at: now, updated_at: now })
+      .values({
+        user_id: userId,
+        cash_paise: amountPaise,
+        blocked_paise: 0,
+        debited_paise: 0,
+        created_at: now,
+        updated_at: now,
+      })
       .onConflict((conflict) => conflict.column('user_id').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -95,7 +114,12 @@ export class FundsRepository {
    * row as it is when the update runs, whatever blocks other nodes' OMS workers committed meanwhile:
    * available never goes below zero.
    */
-  async withdraw(storeTx: StoreTx, userId: string, amountPaise: number, now: number): Promise<FundsAccount | 'no-account' | InsufficientFunds> {
+  async withdraw(
+    storeTx: StoreTx,
+    userId: string,
+    amountPaise: number,
+    now: number,
+  ): Promise<FundsAccount | 'no-account' | InsufficientFunds> {
     const executor = executorOf(this.db, storeTx);
     const row = await executor
       .updateTable('funds_accounts')
@@ -105,7 +129,11 @@ export class FundsRepository {
       .returningAll()
       .executeTakeFirst();
     if (row === undefined) {
-      const current = await executor.selectFrom('funds_accounts').selectAll().where('user_id', '=', userId).executeTakeFirst();
+      const current = await executor
+        .selectFrom('funds_accounts')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return current === undefined ? 'no-account' : { insufficient: this.accountFromRow(current) };
     }
     await this.record(storeTx, { userId, at: now, kind: FundsLedgerKind.WITHDRAW, amountPaise, orderId: null });
@@ -114,14 +142,26 @@ export class FundsRepository {
 
   /** The user's latest ledger entries, newest first. */
   async ledger(userId: string, limit: number): Promise<FundsLedgerEntry[]> {
-    const rows = await this.db.selectFrom('funds_ledger').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('funds_ledger')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map((row) => this.entryFromRow(row));
   }
 
   private async record(storeTx: StoreTx, entry: Omit<FundsLedgerEntry, 'id'>): Promise<void> {
     await executorOf(this.db, storeTx)
       .insertInto('funds_ledger')
-      .values({ user_id: entry.userId, at: entry.at, kind: entry.kind, amount_paise: entry.amountPaise, order_id: entry.orderId })
+      .values({
+        user_id: entry.userId,
+        at: entry.at,
+        kind: entry.kind,
+        amount_paise: entry.amountPaise,
+        order_id: entry.orderId,
+      })
       .execute();
   }
 

@@ -10,7 +10,6 @@ import type { OfferBookRow } from '../../domain/ofs/offer/book.js';
 import type { OfferCategory } from '../../domain/ofs/offer/offer.js';
 import type { BidderCategory } from '../../domain/ofs/rules.js';
 import { LIVE_STATUSES, OrderStatus } from '../../domain/orders/status.js';
-import type { DialectName } from '../sql/database.js';
 import { exactSum, exactSumOf } from '../sql/exact-sum.js';
 import type { Database } from '../schema/tables.js';
 
@@ -33,10 +32,7 @@ const ALLOTTED = 1;
 const NOT_ALLOTTED = 2;
 
 export class OfsBookRepository {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: DialectName,
-  ) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   async sums(exchange: string, scripToken: number): Promise<IssueOrderSums> {
     // Exact past 2^53 on both dialects (store/sql/exact-sum.ts).
@@ -77,11 +73,22 @@ export class OfsBookRepository {
       const category = row.category as BidderCategory;
       const kind = Number(row.kind);
       const bids = Number(row.bids);
-      const bid: BookGroup = { category, pricePaise: Number(row.price_paise), quantity: exactSumOf(row, 'quantity'), bids };
+      const bid: BookGroup = {
+        category,
+        pricePaise: Number(row.price_paise),
+        quantity: exactSumOf(row, 'quantity'),
+        bids,
+      };
       sums.placed.push(bid);
       if (kind === LIVE) sums.live.push(bid);
       // An EXECUTED order has its trade price.
-      if (kind === ALLOTTED) sums.allotted.push({ category, pricePaise: Number(row.traded_price_paise), quantity: exactSumOf(row, 'traded_quantity'), bids });
+      if (kind === ALLOTTED)
+        sums.allotted.push({
+          category,
+          pricePaise: Number(row.traded_price_paise),
+          quantity: exactSumOf(row, 'traded_quantity'),
+          bids,
+        });
     }
     return sums;
   }

@@ -73,7 +73,13 @@ export class InstrumentFaultRepository {
    * the pause before the next try doubles, and the failure that reaches `policy.maxTries` sets it aside
    * (a step set aside stays so). Answers the row as it now stands.
    */
-  async recordFailure(instrument: string, step: string, error: string, now: number, policy: FaultPolicy): Promise<InstrumentFault> {
+  async recordFailure(
+    instrument: string,
+    step: string,
+    error: string,
+    now: number,
+    policy: FaultPolicy,
+  ): Promise<InstrumentFault> {
     return this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('oms_instrument_faults')
@@ -89,9 +95,15 @@ export class InstrumentFaultRepository {
         })
         .onConflict((oc) => oc.columns(['instrument', 'step']).doNothing())
         .execute();
-      const locked = trx.selectFrom('oms_instrument_faults').selectAll().where('instrument', '=', instrument).where('step', '=', step);
+      const locked = trx
+        .selectFrom('oms_instrument_faults')
+        .selectAll()
+        .where('instrument', '=', instrument)
+        .where('step', '=', step);
       // SQLite's one writer holds the whole database; PostgreSQL locks the row.
-      const before = faultFromRow(await (this.dialect === 'postgres' ? locked.forUpdate() : locked).executeTakeFirstOrThrow());
+      const before = faultFromRow(
+        await (this.dialect === 'postgres' ? locked.forUpdate() : locked).executeTakeFirstOrThrow(),
+      );
       const failures = before.failures + 1;
       const fault: InstrumentFault = {
         ...before,

@@ -36,7 +36,11 @@ export class OfsIssueRepository {
 
   constructor(private readonly db: Kysely<Database>) {
     this.findQuery = prepareQuery((p: { exchange: string; scripToken: number }) =>
-      db.selectFrom('ofs_issues').selectAll().where('exchange', '=', p.exchange).where('scrip_token', '=', p.scripToken),
+      db
+        .selectFrom('ofs_issues')
+        .selectAll()
+        .where('exchange', '=', p.exchange)
+        .where('scrip_token', '=', p.scripToken),
     );
   }
 
@@ -59,7 +63,12 @@ export class OfsIssueRepository {
   }
 
   async list(): Promise<OfsIssue[]> {
-    const rows = await this.db.selectFrom('ofs_issues').selectAll().orderBy('exchange').orderBy('scrip_token').execute();
+    const rows = await this.db
+      .selectFrom('ofs_issues')
+      .selectAll()
+      .orderBy('exchange')
+      .orderBy('scrip_token')
+      .execute();
     return rows.map(toIssue);
   }
 
@@ -70,7 +79,12 @@ export class OfsIssueRepository {
   }
 
   async findRegistration(exchange: string, scripToken: number): Promise<OfsIssueRegistration | undefined> {
-    const row = await this.db.selectFrom('ofs_issues').selectAll().where('exchange', '=', exchange).where('scrip_token', '=', scripToken).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('ofs_issues')
+      .selectAll()
+      .where('exchange', '=', exchange)
+      .where('scrip_token', '=', scripToken)
+      .executeTakeFirst();
     return row && toRegistration(row);
   }
 
@@ -111,7 +125,9 @@ export async function upsertIssues(trx: Kysely<Database>, issues: readonly OfsIs
       .onConflict((oc) =>
         oc
           .columns(['exchange', 'scrip_token'])
-          .doUpdateSet(Math.max(issue.nonRetailClosesAt, issue.retailClosesAt) > now ? { ...values, allocated_at: null } : values),
+          .doUpdateSet(
+            Math.max(issue.nonRetailClosesAt, issue.retailClosesAt) > now ? { ...values, allocated_at: null } : values,
+          ),
       )
       .execute();
   }

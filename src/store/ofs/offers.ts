@@ -5,7 +5,13 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { OfsIssue } from '../../domain/ofs/issue/issue.js';
-import type { Discount, Offer, OfferListing, OfferRegistration, PrintedPortions } from '../../domain/ofs/offer/offer.js';
+import type {
+  Discount,
+  Offer,
+  OfferListing,
+  OfferRegistration,
+  PrintedPortions,
+} from '../../domain/ofs/offer/offer.js';
 
 /** The offers' registry answers OfferRegistration, a domain type (order entry's rules read it). */
 export type { OfferRegistration } from '../../domain/ofs/offer/offer.js';
@@ -53,7 +59,10 @@ function printedColumns(printed: PrintedPortions | null) {
   };
 }
 
-function toRegistration(row: Selectable<OfsOffersTable>, listings: readonly Selectable<OfsOfferListingsTable>[]): OfferRegistration {
+function toRegistration(
+  row: Selectable<OfsOffersTable>,
+  listings: readonly Selectable<OfsOfferListingsTable>[],
+): OfferRegistration {
   return {
     offer: {
       offerId: row.offer_id,
@@ -105,8 +114,18 @@ function indicativeFromRow(row: Selectable<OfsOfferIndicativeTable>): PublishedI
  * 2^53 as the nearest double, and these are sums of bids (issue 47 row 3).
  */
 export function indicativeColumns() {
-  const text = (column: 'quantity' | 'quantity_h' | 'quantity_t') => sql<string>`cast(${sql.ref(column)} as text)`.as(column);
-  return ['offer_id', 'at', 'price_paise', 'price_h_paise', 'price_t_paise', text('quantity'), text('quantity_h'), text('quantity_t')] as const;
+  const text = (column: 'quantity' | 'quantity_h' | 'quantity_t') =>
+    sql<string>`cast(${sql.ref(column)} as text)`.as(column);
+  return [
+    'offer_id',
+    'at',
+    'price_paise',
+    'price_h_paise',
+    'price_t_paise',
+    text('quantity'),
+    text('quantity_h'),
+    text('quantity_t'),
+  ] as const;
 }
 
 function toListing(row: Selectable<OfsOfferListingsTable>): OfferListing {
@@ -124,7 +143,10 @@ function toListing(row: Selectable<OfsOfferListingsTable>): OfferListing {
 
 /** The columns of an offer's terms (what an import writes). */
 function termsColumns(offer: Offer, now: number) {
-  const discount = (d: Discount) => ({ paise: d !== null && 'paise' in d ? d.paise : null, bp: d !== null && 'basisPoints' in d ? d.basisPoints : null });
+  const discount = (d: Discount) => ({
+    paise: d !== null && 'paise' in d ? d.paise : null,
+    bp: d !== null && 'basisPoints' in d ? d.basisPoints : null,
+  });
   const retail = discount(offer.retailDiscount);
   const employee = discount(offer.employeeDiscount);
   return {
@@ -159,7 +181,8 @@ function termsColumns(offer: Offer, now: number) {
  * with its T+1 close, its allocation or its cancellation after `finishedAfter`: isCurrentOffer in
  * services/ofs-offers.ts); or those in one state at `now` (offerState).
  */
-export type OfferListFilter = { kind: 'all' } | { kind: 'current'; finishedAfter: number } | { kind: 'state'; state: OfferState; now: number };
+export type OfferListFilter =
+  { kind: 'all' } | { kind: 'current'; finishedAfter: number } | { kind: 'state'; state: OfferState; now: number };
 
 export interface OfferListQuery {
   filter: OfferListFilter;
@@ -234,7 +257,12 @@ export class OfsOfferRepository {
     const db = executorOf(this.db, storeTx);
     const row = await db.selectFrom('ofs_offers').selectAll().where('offer_id', '=', offerId).executeTakeFirst();
     if (row === undefined) return undefined;
-    const listings = await db.selectFrom('ofs_offer_listings').selectAll().where('offer_id', '=', offerId).orderBy('exchange').execute();
+    const listings = await db
+      .selectFrom('ofs_offer_listings')
+      .selectAll()
+      .where('offer_id', '=', offerId)
+      .orderBy('exchange')
+      .execute();
     return toRegistration(row, listings);
   }
 
@@ -265,7 +293,13 @@ export class OfsOfferRepository {
       const totalCount = Number(total.n);
       if (rows.length === 0) return { offers: [], totalCount };
       const ids = rows.map((row) => row.offer_id);
-      const listings = await db.selectFrom('ofs_offer_listings').selectAll().where('offer_id', 'in', ids).orderBy('offer_id').orderBy('exchange').execute();
+      const listings = await db
+        .selectFrom('ofs_offer_listings')
+        .selectAll()
+        .where('offer_id', 'in', ids)
+        .orderBy('offer_id')
+        .orderBy('exchange')
+        .execute();
       // Each offer's latest figures: the row at its greatest `at` (the primary key is offer_id, at).
       const latest = await db
         .selectFrom('ofs_offer_indicative as i')
@@ -286,7 +320,10 @@ export class OfsOfferRepository {
       }
       const latestOf = new Map(latest.map((row) => [row.offer_id, indicativeFromRow(row)]));
       return {
-        offers: rows.map((row) => ({ registration: toRegistration(row, listingsOf.get(row.offer_id) ?? []), latest: latestOf.get(row.offer_id) })),
+        offers: rows.map((row) => ({
+          registration: toRegistration(row, listingsOf.get(row.offer_id) ?? []),
+          latest: latestOf.get(row.offer_id),
+        })),
         totalCount,
       };
     });
@@ -347,14 +384,20 @@ export class OfsOfferRepository {
     const db = executorOf(this.db, storeTx);
     const rows = await db
       .selectFrom('users as u')
-      .leftJoin('ofs_offer_employees as e', (join) => join.onRef('e.user_id', '=', 'u.user_id').on('e.offer_id', '=', offerId))
+      .leftJoin('ofs_offer_employees as e', (join) =>
+        join.onRef('e.user_id', '=', 'u.user_id').on('e.offer_id', '=', offerId),
+      )
       .select(['u.user_id', 'u.category', 'u.margin_type', 'e.user_id as employee'])
       .where('u.user_id', 'in', [...new Set(userIds)])
       .execute();
     return new Map(
       rows.map((row) => [
         row.user_id,
-        { category: userCategoryOf(row.category) ?? 'RETAIL', marginType: row.margin_type === 'T' ? 'T' : 'H', employeeOfOffer: row.employee !== null },
+        {
+          category: userCategoryOf(row.category) ?? 'RETAIL',
+          marginType: row.margin_type === 'T' ? 'T' : 'H',
+          employeeOfOffer: row.employee !== null,
+        },
       ]),
     );
   }
@@ -366,7 +409,11 @@ export class OfsOfferRepository {
    * (its portions and cut-off are fixed; the green shoe has its own command until then). Re-importing an
    * offer replaces its listings.
    */
-  async importAll(offers: readonly Offer[], issues: readonly OfsIssue[], now: number): Promise<{ updatedOffers: Set<string> }> {
+  async importAll(
+    offers: readonly Offer[],
+    issues: readonly OfsIssue[],
+    now: number,
+  ): Promise<{ updatedOffers: Set<string> }> {
     return this.db.transaction().execute(async (trx) => {
       const updatedOffers = new Set<string>();
       for (const offer of offers) {
@@ -378,7 +425,8 @@ export class OfsOfferRepository {
         // A decision the operator recorded stands over the file's default.
         let decided: { green_shoe_exercised: number } | undefined;
         if (existing !== undefined) {
-          if (existing.t_allocated_at !== null) throw new OfferConflictError(`offer ${offer.offerId}: its T allocation has run, so its terms are fixed`);
+          if (existing.t_allocated_at !== null)
+            throw new OfferConflictError(`offer ${offer.offerId}: its T allocation has run, so its terms are fixed`);
           if (existing.cancelled_at !== null) throw new OfferConflictError(`offer ${offer.offerId} was cancelled`);
           if (existing.green_shoe_decided_at !== null) {
             const exercised = Number(existing.green_shoe_exercised);
@@ -399,7 +447,10 @@ export class OfsOfferRepository {
             .where('scrip_token', '=', listing.scripToken)
             .where('offer_id', '<>', offer.offerId)
             .executeTakeFirst();
-          if (other !== undefined) throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already a listing of offer ${other.offer_id}`);
+          if (other !== undefined)
+            throw new OfferConflictError(
+              `${listing.exchange} ${listing.scripToken} is already a listing of offer ${other.offer_id}`,
+            );
           const issue = await trx
             .selectFrom('ofs_issues')
             .select('symbol')
@@ -407,7 +458,9 @@ export class OfsOfferRepository {
             .where('scrip_token', '=', listing.scripToken)
             .executeTakeFirst();
           if (issue !== undefined)
-            throw new OfferConflictError(`${listing.exchange} ${listing.scripToken} is already an issue of the one-listing format (${issue.symbol})`);
+            throw new OfferConflictError(
+              `${listing.exchange} ${listing.scripToken} is already an issue of the one-listing format (${issue.symbol})`,
+            );
         }
         const terms = { ...termsColumns(offer, now), ...decided };
         await trx
@@ -440,7 +493,10 @@ export class OfsOfferRepository {
           .where('exchange', '=', issue.exchange)
           .where('scrip_token', '=', issue.scripToken)
           .executeTakeFirst();
-        if (listing !== undefined) throw new OfferConflictError(`${issue.exchange} ${issue.scripToken} is already a listing of offer ${listing.offer_id}`);
+        if (listing !== undefined)
+          throw new OfferConflictError(
+            `${issue.exchange} ${issue.scripToken} is already a listing of offer ${listing.offer_id}`,
+          );
       }
       await upsertIssues(trx, issues, now);
       return { updatedOffers };
@@ -452,10 +508,20 @@ export class OfsOfferRepository {
    * printed for it; false when the offer is unknown, cancelled, past the decision's deadline (T closed), or
    * its T allocation has run.
    */
-  async setGreenShoe(offerId: string, exercised: number, printed: PrintedPortions | null, now: number): Promise<boolean> {
+  async setGreenShoe(
+    offerId: string,
+    exercised: number,
+    printed: PrintedPortions | null,
+    now: number,
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('ofs_offers')
-      .set({ green_shoe_exercised: exercised, green_shoe_decided_at: now, ...(printed !== null && printedColumns(printed)), updated_at: now })
+      .set({
+        green_shoe_exercised: exercised,
+        green_shoe_decided_at: now,
+        ...(printed !== null && printedColumns(printed)),
+        updated_at: now,
+      })
       .where('offer_id', '=', offerId)
       .where('t_allocated_at', 'is', null)
       .where('cancelled_at', 'is', null)
@@ -532,7 +598,12 @@ export class OfsOfferRepository {
   }
 
   async employees(offerId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('ofs_offer_employees').select('user_id').where('offer_id', '=', offerId).orderBy('user_id').execute();
+    const rows = await this.db
+      .selectFrom('ofs_offer_employees')
+      .select('user_id')
+      .where('offer_id', '=', offerId)
+      .orderBy('user_id')
+      .execute();
     return rows.map((row) => row.user_id);
   }
 

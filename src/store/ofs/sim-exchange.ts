@@ -145,11 +145,20 @@ function pollQueries(db: Kysely<Database>) {
         .where((eb) =>
           eb.or([
             eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is', null), eb('t_closes_at', '<=', p.now)]),
-            eb.and([eb('cancelled_at', 'is', null), eb('t_allocated_at', 'is not', null), eb('t1_allocated_at', 'is', null), eb('t1_closes_at', '<=', p.now)]),
+            eb.and([
+              eb('cancelled_at', 'is', null),
+              eb('t_allocated_at', 'is not', null),
+              eb('t1_allocated_at', 'is', null),
+              eb('t1_closes_at', '<=', p.now),
+            ]),
             eb.and([
               eb('cancelled_at', 'is not', null),
               eb.exists(
-                eb.selectFrom('sim_exchange_bids as b').select('b.order_id').whereRef('b.offer_id', '=', 'ofs_offers.offer_id').where('b.status', '=', 'LIVE'),
+                eb
+                  .selectFrom('sim_exchange_bids as b')
+                  .select('b.order_id')
+                  .whereRef('b.offer_id', '=', 'ofs_offers.offer_id')
+                  .where('b.status', '=', 'LIVE'),
               ),
             ]),
           ]),
@@ -219,7 +228,11 @@ export class SimExchangeRepository {
   private readonly settleOfferBids = new BulkUpdate<OfferBidOutcome & { now: number }>(
     'sim_exchange_bids',
     textColumn('order_id', (b) => b.orderId),
-    [textColumn('status', (b) => b.status), intColumn('t_allotted', (b) => b.tAllotted), intColumn('updated_at', (b) => b.now)],
+    [
+      textColumn('status', (b) => b.status),
+      intColumn('t_allotted', (b) => b.tAllotted),
+      intColumn('updated_at', (b) => b.now),
+    ],
   );
   private readonly insertEvents = new BulkInsert<NewSimEvent & { now: number }>('sim_exchange_events', [
     textColumn('order_id', (e) => e.orderId),
@@ -263,7 +276,9 @@ export class SimExchangeRepository {
   async findBids(orderIds: readonly string[], storeTx?: StoreTx): Promise<SimBid[]> {
     const tx = storeTx && openTx(storeTx);
     if (orderIds.length === 0) return [];
-    const rows = await (tx ? queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds) : selectWithList<SimBidRow>(this.db, this.dialect, FIND_BIDS, orderIds));
+    const rows = await (tx
+      ? queryWithList<SimBidRow>(tx, FIND_BIDS, orderIds)
+      : selectWithList<SimBidRow>(this.db, this.dialect, FIND_BIDS, orderIds));
     return rows.map(bidFromRow);
   }
 
@@ -361,14 +376,21 @@ export class SimExchangeRepository {
   }
 
   /** The live bids of the offer as the indicative price reads them (no lock: a published figure). */
-  async offerBook(offerId: string): Promise<{ category: string; marginType: string | null; pricePaise: number; quantity: number }[]> {
+  async offerBook(
+    offerId: string,
+  ): Promise<{ category: string; marginType: string | null; pricePaise: number; quantity: number }[]> {
     const rows = await this.db
       .selectFrom('sim_exchange_bids')
       .select(['category', 'margin_type', 'price_paise', 'quantity'])
       .where('offer_id', '=', offerId)
       .where('status', '=', 'LIVE')
       .execute();
-    return rows.map((row) => ({ category: row.category, marginType: row.margin_type, pricePaise: Number(row.price_paise), quantity: Number(row.quantity) }));
+    return rows.map((row) => ({
+      category: row.category,
+      marginType: row.margin_type,
+      pricePaise: Number(row.price_paise),
+      quantity: Number(row.quantity),
+    }));
   }
 
   /** Publishes the offer's indicative figures at `now`, unless they are what was published last. */
@@ -456,7 +478,12 @@ export class SimExchangeRepository {
   ): Promise<boolean> {
     const result = await openTx(storeTx)
       .trx.updateTable('ofs_offers')
-      .set({ t_allocated_at: now, t_cutoff_price_paise: found.cutoffPricePaise, t_unallotted: found.unallotted, updated_at: now })
+      .set({
+        t_allocated_at: now,
+        t_cutoff_price_paise: found.cutoffPricePaise,
+        t_unallotted: found.unallotted,
+        updated_at: now,
+      })
       .where('offer_id', '=', offerId)
       .where('t_allocated_at', 'is', null)
       .where('cancelled_at', 'is', null)
@@ -468,7 +495,12 @@ export class SimExchangeRepository {
   }
 
   /** Claims the offer's T+1 allocation and records the retail cut-off it found (see claimTAllocation). */
-  async claimT1Allocation(storeTx: StoreTx, offerId: string, retailCutoffPricePaise: number, now: number): Promise<boolean> {
+  async claimT1Allocation(
+    storeTx: StoreTx,
+    offerId: string,
+    retailCutoffPricePaise: number,
+    now: number,
+  ): Promise<boolean> {
     const result = await openTx(storeTx)
       .trx.updateTable('ofs_offers')
       .set({ t1_allocated_at: now, t1_retail_cutoff_price_paise: retailCutoffPricePaise, updated_at: now })
@@ -482,7 +514,12 @@ export class SimExchangeRepository {
   }
 
   /** The outcomes of an offer's allocation (bids read live and locked in the same transaction) and their events. */
-  async settleOffer(storeTx: StoreTx, outcomes: readonly OfferBidOutcome[], events: readonly NewSimEvent[], now: number): Promise<void> {
+  async settleOffer(
+    storeTx: StoreTx,
+    outcomes: readonly OfferBidOutcome[],
+    events: readonly NewSimEvent[],
+    now: number,
+  ): Promise<void> {
     const tx = openTx(storeTx);
     await this.settleOfferBids.run(
       tx,
@@ -498,7 +535,13 @@ export class SimExchangeRepository {
   async carryForward(storeTx: StoreTx, orderId: string, terms: SimBidTerms, now: number): Promise<boolean> {
     const result = await openTx(storeTx)
       .trx.updateTable('sim_exchange_bids')
-      .set({ carried_forward: 1, order_type: terms.orderType, price_paise: terms.pricePaise, quantity: terms.quantity, updated_at: now })
+      .set({
+        carried_forward: 1,
+        order_type: terms.orderType,
+        price_paise: terms.pricePaise,
+        quantity: terms.quantity,
+        updated_at: now,
+      })
       .where('order_id', '=', orderId)
       .where('status', '=', 'LIVE')
       .executeTakeFirst();
@@ -512,6 +555,11 @@ export class SimExchangeRepository {
 
   async markDelivered(ids: readonly number[], now: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('sim_exchange_events').set({ delivered_at: now }).where('id', 'in', ids).where('delivered_at', 'is', null).execute();
+    await this.db
+      .updateTable('sim_exchange_events')
+      .set({ delivered_at: now })
+      .where('id', 'in', ids)
+      .where('delivered_at', 'is', null)
+      .execute();
   }
 }

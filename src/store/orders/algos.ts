@@ -51,7 +51,11 @@ export class AlgoRepository {
   ) {}
 
   /** The algos with these ids (absent ones left out), with their users. */
-  private async registrations(db: Kysely<Database>, algoIds: readonly string[], lock: 'share' | 'update' | null): Promise<Map<string, AlgoRegistration>> {
+  private async registrations(
+    db: Kysely<Database>,
+    algoIds: readonly string[],
+    lock: 'share' | 'update' | null,
+  ): Promise<Map<string, AlgoRegistration>> {
     if (algoIds.length === 0) return new Map();
     const rows = await db
       .selectFrom('algos')
@@ -117,7 +121,10 @@ export class AlgoRepository {
     ];
   }
 
-  async insert(tx: StoreTx, registration: Omit<AlgoRegistration, 'userIds' | 'disabledAt' | 'disabledReason'>): Promise<void> {
+  async insert(
+    tx: StoreTx,
+    registration: Omit<AlgoRegistration, 'userIds' | 'disabledAt' | 'disabledReason'>,
+  ): Promise<void> {
     await executorOf(this.db, tx)
       .insertInto('algos')
       .values({
@@ -142,20 +149,42 @@ export class AlgoRepository {
 
   /** Stops the algo (`at` and `reason`) or starts it again (null, null). */
   async setDisabled(tx: StoreTx, algoId: string, at: number | null, reason: string | null): Promise<void> {
-    await executorOf(this.db, tx).updateTable('algos').set({ disabled_at: at, disabled_reason: reason }).where('algo_id', '=', algoId).execute();
+    await executorOf(this.db, tx)
+      .updateTable('algos')
+      .set({ disabled_at: at, disabled_reason: reason })
+      .where('algo_id', '=', algoId)
+      .execute();
   }
 
   async recordChange(tx: StoreTx, algoId: string, change: AlgoChange): Promise<void> {
     await executorOf(this.db, tx)
       .insertInto('algo_changes')
-      .values({ algo_id: algoId, at: change.at, action: change.action, actor: change.actor, reason: change.reason, detail: change.detail })
+      .values({
+        algo_id: algoId,
+        at: change.at,
+        action: change.action,
+        actor: change.actor,
+        reason: change.reason,
+        detail: change.detail,
+      })
       .execute();
   }
 
   /** The algo's registrations, stops and starts, oldest first. */
   async changes(algoId: string): Promise<AlgoChange[]> {
-    const rows = await this.db.selectFrom('algo_changes').selectAll().where('algo_id', '=', algoId).orderBy('id').execute();
-    return rows.map((row) => ({ at: Number(row.at), action: row.action as AlgoChange['action'], actor: row.actor, reason: row.reason, detail: row.detail }));
+    const rows = await this.db
+      .selectFrom('algo_changes')
+      .selectAll()
+      .where('algo_id', '=', algoId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      at: Number(row.at),
+      action: row.action as AlgoChange['action'],
+      actor: row.actor,
+      reason: row.reason,
+      detail: row.detail,
+    }));
   }
 
   /**
@@ -172,6 +201,11 @@ export class AlgoRepository {
       .orderBy('created_at')
       .orderBy('order_id')
       .execute();
-    return rows.map((row) => ({ orderId: row.order_id, userId: row.user_id, exchange: row.exchange, category: row.category as BidderCategory }));
+    return rows.map((row) => ({
+      orderId: row.order_id,
+      userId: row.user_id,
+      exchange: row.exchange,
+      category: row.category as BidderCategory,
+    }));
   }
 }

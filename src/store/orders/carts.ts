@@ -94,7 +94,11 @@ export class OrderCartRepository {
   }
 
   /** One page (from 1) of the owner's carts, newest first (ties by id), and how many the owner keeps. */
-  async listOwned(userId: string, page: number, pageSize: number): Promise<{ carts: StoredOrderCart[]; totalCount: number }> {
+  async listOwned(
+    userId: string,
+    page: number,
+    pageSize: number,
+  ): Promise<{ carts: StoredOrderCart[]; totalCount: number }> {
     // The page and its count in one snapshot (snapshot.ts).
     return inOneSnapshot(this.db, async (db) => {
       const owned = db.selectFrom('order_carts').where('user_id', '=', userId);
@@ -111,7 +115,12 @@ export class OrderCartRepository {
   }
 
   async findOwned(ordercartId: string, userId: string): Promise<StoredOrderCart | undefined> {
-    const row = await this.db.selectFrom('order_carts').selectAll().where('ordercart_id', '=', ordercartId).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('order_carts')
+      .selectAll()
+      .where('ordercart_id', '=', ordercartId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row && cartFromRow(row);
   }
 
@@ -120,7 +129,13 @@ export class OrderCartRepository {
    * execution count the caller's checks ran against, and bumps the revision. Answers whether it wrote;
    * false means another request changed (or deleted) the cart in between.
    */
-  async replaceIfUnchanged(ordercartId: string, userId: string, checked: CheckedState, changes: OrderCartChanges, now: number): Promise<boolean> {
+  async replaceIfUnchanged(
+    ordercartId: string,
+    userId: string,
+    checked: CheckedState,
+    changes: OrderCartChanges,
+    now: number,
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('order_carts')
       .set({
@@ -158,7 +173,11 @@ export class OrderCartRepository {
 
   /** Answers whether the owner had such a cart. */
   async deleteOwned(ordercartId: string, userId: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('order_carts').where('ordercart_id', '=', ordercartId).where('user_id', '=', userId).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('order_carts')
+      .where('ordercart_id', '=', ordercartId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 }

@@ -30,7 +30,12 @@ export class OrderEventRepository {
    * One user's events after their event `afterEventId` whose rows are up to `upToHistoryId`, oldest first,
    * at most `limit`.
    */
-  async userEventsBetween(userId: string, afterEventId: number, upToHistoryId: number, limit: number): Promise<OrderEventRecord[]> {
+  async userEventsBetween(
+    userId: string,
+    afterEventId: number,
+    upToHistoryId: number,
+    limit: number,
+  ): Promise<OrderEventRecord[]> {
     const rows = await this.withOrders()
       .where('order_history.user_id', '=', userId)
       .where('order_history.user_event_id', '>', afterEventId)
@@ -43,7 +48,11 @@ export class OrderEventRepository {
 
   /** The user's last event id (0: none yet). */
   async lastUserEvent(userId: string): Promise<number> {
-    const row = await this.db.selectFrom('user_event_counters').select('last_event_id').where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('user_event_counters')
+      .select('last_event_id')
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row === undefined ? 0 : Number(row.last_event_id);
   }
 
@@ -74,7 +83,11 @@ export class OrderEventRepository {
         .selectFrom('order_history')
         .innerJoin('orders', 'orders.order_id', 'order_history.order_id')
         // The trade an allotment made is written in the same transaction, at the same instant as its history row.
-        .leftJoin('trades', (join) => join.onRef('trades.order_id', '=', 'order_history.order_id').onRef('trades.traded_at', '=', 'order_history.at'))
+        .leftJoin('trades', (join) =>
+          join
+            .onRef('trades.order_id', '=', 'order_history.order_id')
+            .onRef('trades.traded_at', '=', 'order_history.at'),
+        )
         .selectAll('orders')
         .select([
           'trades.trade_id as trade_id',
@@ -133,7 +146,9 @@ function eventFromRow(row: OrderRow & HistoryValues): OrderEventRecord {
   } = row;
   return {
     ...(trade_id !== null &&
-      Number(history_traded_quantity) > 0 && { trade: { tradeId: trade_id, quantity: Number(trade_quantity), pricePaise: Number(trade_price_paise) } }),
+      Number(history_traded_quantity) > 0 && {
+        trade: { tradeId: trade_id, quantity: Number(trade_quantity), pricePaise: Number(trade_price_paise) },
+      }),
     eventId: Number(user_event_id),
     historyId: Number(history_id),
     userId: order.user_id,
@@ -230,10 +245,13 @@ export class EventHorizon {
   private async newest(): Promise<number> {
     if (this.dialect === 'sqlite') return this.latestId();
     const start = await sql<{ latest: string | null; xmax: string }>`
-      select (select max(id) from order_history)::text as latest, pg_snapshot_xmax(pg_current_snapshot())::text as xmax`.execute(this.db);
+      select (select max(id) from order_history)::text as latest, pg_snapshot_xmax(pg_current_snapshot())::text as xmax`.execute(
+      this.db,
+    );
     const { latest, xmax } = start.rows[0]!;
     const deadline = Date.now() + this.startWaitMs;
-    while (Date.now() < deadline && (await this.snapshotXmin()) < BigInt(xmax)) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (Date.now() < deadline && (await this.snapshotXmin()) < BigInt(xmax))
+      await new Promise((resolve) => setTimeout(resolve, 10));
     return latest === null ? 0 : Number(latest);
   }
 
@@ -246,7 +264,9 @@ export class EventHorizon {
   }
 
   private async snapshotXmin(): Promise<bigint> {
-    const result = await sql<{ xmin: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(this.db);
+    const result = await sql<{ xmin: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(
+      this.db,
+    );
     return BigInt(result.rows[0]!.xmin);
   }
 

@@ -109,7 +109,12 @@ export class IdempotencyKeyRepository {
   }
 
   async find(userId: string, key: string): Promise<StoredKey | undefined> {
-    const row = await this.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('idempotency_key', '=', key).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
     if (row === undefined) return undefined;
     return {
       owner: row.owner,
@@ -121,7 +126,8 @@ export class IdempotencyKeyRepository {
       path: row.path,
       statusCode: row.status_code === null ? null : Number(row.status_code),
       responseBody: row.response_body,
-      responseHeaders: row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
+      responseHeaders:
+        row.response_headers === null ? {} : (JSON.parse(row.response_headers) as Record<string, string>),
     };
   }
 
@@ -149,7 +155,11 @@ export class IdempotencyKeyRepository {
    */
   async isHeld(storeTx: StoreTx, claim: KeyClaim): Promise<boolean> {
     const trx = openTx(storeTx).trx;
-    const query = trx.selectFrom('idempotency_keys').select(['owner', 'state']).where('user_id', '=', claim.userId).where('idempotency_key', '=', claim.key);
+    const query = trx
+      .selectFrom('idempotency_keys')
+      .select(['owner', 'state'])
+      .where('user_id', '=', claim.userId)
+      .where('idempotency_key', '=', claim.key);
     const row = await (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     return row !== undefined && row.owner === claim.owner && row.state === 'RUNNING';
   }
@@ -213,16 +223,30 @@ export class IdempotencyKeyRepository {
    * claim (so that they expire and are purged with the key), deletes any other request's steps under the
    * key, keeps each of `seeds` not kept yet, and answers the steps by name (their JSON as kept).
    */
-  async adoptSteps(storeTx: StoreTx, claim: ClaimedKey, now: number, window: number, seeds: Record<string, string>): Promise<Map<string, string>> {
+  async adoptSteps(
+    storeTx: StoreTx,
+    claim: ClaimedKey,
+    now: number,
+    window: number,
+    seeds: Record<string, string>,
+  ): Promise<Map<string, string>> {
     const trx = openTx(storeTx).trx;
     await trx
       .deleteFrom('idempotency_keys')
       .where(stepsOf(claim))
       .where((eb) => eb.or([eb('fingerprint', '!=', claim.fingerprint), eb('created_at', '<=', now - window)]))
       .execute();
-    await trx.updateTable('idempotency_keys').set({ owner: claim.owner, created_at: claim.claimedAt }).where(stepsOf(claim)).execute();
+    await trx
+      .updateTable('idempotency_keys')
+      .set({ owner: claim.owner, created_at: claim.claimedAt })
+      .where(stepsOf(claim))
+      .execute();
     for (const [step, value] of Object.entries(seeds)) await this.insertStep(storeTx, claim, step, value);
-    const rows = await trx.selectFrom('idempotency_keys').select(['idempotency_key', 'response_body']).where(stepsOf(claim)).execute();
+    const rows = await trx
+      .selectFrom('idempotency_keys')
+      .select(['idempotency_key', 'response_body'])
+      .where(stepsOf(claim))
+      .execute();
     const prefix = claim.key + STEP_SEPARATOR;
     return new Map(rows.map((row) => [row.idempotency_key.slice(prefix.length), row.response_body ?? 'null']));
   }

@@ -39,7 +39,7 @@ import type { DialectName } from '../sql/database.js';
 import { jsonArrayOf } from '../sql/sqlite-driver.js';
 import type { Database, OrderHistoryTable, OrdersTable } from '../schema/tables.js';
 import { ENQUEUE_DELIVERIES } from './webhooks.js';
-import { openTx, sendAhead, type SqliteStatements, type StoreTx, type WriteTx } from '../sql/write-tx.js';
+import { openTx, sendAhead, type SqliteStatements, type StoreTx } from '../sql/write-tx.js';
 
 export type OrderRow = Selectable<OrdersTable>;
 type HistoryRow = Selectable<OrderHistoryTable>;
@@ -248,7 +248,8 @@ const EXPOSURE_READ = [
   'i.floor_price_paise',
 ] as const;
 const EXPOSURE_ROW_COLUMNS: readonly string[] = EXPOSURE_READ.map((column) => column.slice(column.indexOf('.') + 1));
-const EXPOSURE_FROM = 'from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token';
+const EXPOSURE_FROM =
+  'from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token';
 const EXPOSURES = {
   // Read as one JSON array per row (jsonRows), as the orders the OMS locks are: eight values a row.
   sqlite: `select ${jsonArrayOf(EXPOSURE_READ)} ${EXPOSURE_FROM} where e.user_id in (select value from json_each(?))`,
@@ -275,7 +276,9 @@ const RESERVE_EVENT_IDS = {
     returning user_id, last_event_id`,
   // A CTE of the batch's writes (see postgresHistory), parameters from `first`. In the users' order (the
   // arrays come sorted): two transactions lock their rows in one order.
-  postgres: (first: number) => `insert into user_event_counters (user_id, last_event_id) select * from unnest($${first}::text[], $${first + 1}::int8[])
+  postgres: (
+    first: number,
+  ) => `insert into user_event_counters (user_id, last_event_id) select * from unnest($${first}::text[], $${first + 1}::int8[])
     on conflict (user_id) do update set last_event_id = user_event_counters.last_event_id + excluded.last_event_id
     returning user_id, last_event_id`,
 };
@@ -372,13 +375,15 @@ export class OrderRepository {
     }
     // PostgreSQL: the accounts first (an account row is locked before a counter row, see reserveEventIds),
     // then every other write of the batch, the event ids included, in one statement, one round trip.
-    if (plan.accounts.length > 0) await combinedWrites(tx, [this.addFunds.postgres(plan.accounts), this.insertLedger.postgres(plan.ledger)]);
+    if (plan.accounts.length > 0)
+      await combinedWrites(tx, [this.addFunds.postgres(plan.accounts), this.insertLedger.postgres(plan.ledger)]);
     const writes: PostgresWrite[] = [...this.postgresHistory(plan.history, now)];
     if (plan.inserted.length > 0) writes.push(this.insertOrders.postgres(plan.inserted));
     if (plan.updated.length > 0) writes.push(this.updateOrders.postgres(plan.updated));
     if (plan.outbox.length > 0) writes.push(this.insertOutbox.postgres(plan.outbox));
     // The totals after the counters (the lock order, see reserveEventIds).
-    if (plan.exposure.length > 0) writes.push(this.addExposure.postgres(plan.exposure, plan.history.length > 0 ? AFTER_COUNTERS : ''));
+    if (plan.exposure.length > 0)
+      writes.push(this.addExposure.postgres(plan.exposure, plan.history.length > 0 ? AFTER_COUNTERS : ''));
     if (plan.trades.length > 0) writes.push(this.insertTrades.postgres(plan.trades));
     await combinedWrites(tx, writes);
   }
@@ -417,7 +422,10 @@ export class OrderRepository {
     const counts = eventCounts(owners);
     if (counts.size === 0) return new Map();
     // Every user's counter in one statement, not one per user (an OMS pass holds tens of users).
-    const reserved = sqlite.rows<{ user_id: string; last_event_id: number }>(RESERVE_EVENT_IDS.sqlite, JSON.stringify(Object.fromEntries(counts)));
+    const reserved = sqlite.rows<{ user_id: string; last_event_id: number }>(
+      RESERVE_EVENT_IDS.sqlite,
+      JSON.stringify(Object.fromEntries(counts)),
+    );
     return new Map(reserved.map((row) => [row.user_id, Number(row.last_event_id) - counts.get(row.user_id)! + 1]));
   }
 
@@ -428,7 +436,10 @@ export class OrderRepository {
   private enqueueSqliteDeliveries(sqlite: SqliteStatements, rows: readonly HistoryValues[], now: number): void {
     if (rows.length === 0) return;
     const owners = [...new Set(rows.map((row) => row.order.userId))];
-    const { last, hooked } = sqlite.row<{ last: number; hooked: number }>(LAST_HISTORY_ID_AND_WEBHOOKS, listParameter('sqlite', owners))!;
+    const { last, hooked } = sqlite.row<{ last: number; hooked: number }>(
+      LAST_HISTORY_ID_AND_WEBHOOKS,
+      listParameter('sqlite', owners),
+    )!;
     if (hooked === 0) return;
     sqlite.statement(ENQUEUE_DELIVERIES.sqlite).run(now, now, last - rows.length + 1, last);
   }
@@ -452,10 +463,23 @@ export class OrderRepository {
     const rows = entries.map((entry): HistoryValues => {
       const userId = entry.order.userId;
       seen.set(userId, (seen.get(userId) ?? 0) + 1);
-      return { order: entry.order, reason: entry.reason, at: entry.at, origin: entry.origin, userEventId: counts.get(userId)! - seen.get(userId)! };
+      return {
+        order: entry.order,
+        reason: entry.reason,
+        at: entry.at,
+        origin: entry.origin,
+        userEventId: counts.get(userId)! - seen.get(userId)!,
+      };
     });
-    const history: PostgresWrite = { name: 'history', sql: POSTGRES_HISTORY, parameters: columnArrays(HISTORY_COLUMNS, rows) };
-    const deliveries: PostgresWrite = { sql: (first) => ENQUEUE_DELIVERIES.postgres(history.name!, `$${first}::int8`), parameters: [now] };
+    const history: PostgresWrite = {
+      name: 'history',
+      sql: POSTGRES_HISTORY,
+      parameters: columnArrays(HISTORY_COLUMNS, rows),
+    };
+    const deliveries: PostgresWrite = {
+      sql: (first) => ENQUEUE_DELIVERIES.postgres(history.name!, `$${first}::int8`),
+      parameters: [now],
+    };
     return [counters, history, deliveries];
   }
 
@@ -529,14 +553,25 @@ export class OrderRepository {
    * settled at `now` (traded quantity times price: the custodian pays for it at settlement), summed exactly.
    * Read in the transaction that judges new bids, after lockUsers.
    */
-  async zeroMarginExposure(storeTx: StoreTx, userIds: readonly string[], now: number): Promise<Map<string, ZeroMarginExposure>> {
+  async zeroMarginExposure(
+    storeTx: StoreTx,
+    userIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, ZeroMarginExposure>> {
     const exposure = new Map<string, ZeroMarginExposure>();
     if (userIds.length === 0) return exposure;
     const { trx } = openTx(storeTx);
     const ids = [...new Set(userIds)];
-    const limits = await trx.selectFrom('users').select(['user_id', 'zero_margin_limit_paise']).where('user_id', 'in', ids).execute();
+    const limits = await trx
+      .selectFrom('users')
+      .select(['user_id', 'zero_margin_limit_paise'])
+      .where('user_id', 'in', ids)
+      .execute();
     for (const row of limits) {
-      exposure.set(row.user_id, { limitPaise: row.zero_margin_limit_paise === null ? null : BigInt(row.zero_margin_limit_paise), openPaise: 0n });
+      exposure.set(row.user_id, {
+        limitPaise: row.zero_margin_limit_paise === null ? null : BigInt(row.zero_margin_limit_paise),
+        openPaise: 0n,
+      });
     }
     const bids = await trx
       .selectFrom('orders')
@@ -611,13 +646,22 @@ export class OrderRepository {
    */
   async readPlans(userId: string, orderId: string): Promise<Record<string, string[]>> {
     const { page, count } = this.orderBookQueries({ userId, page: 1, pageSize: 20 });
-    const exposures = { compile: () => CompiledQuery.raw(EXPOSURES[this.dialect], [listParameter(this.dialect, [userId])]) };
-    const queries = { order_book_page: page, order_book_count: count, order_history: this.historyQuery(orderId), retail_limit_totals: exposures };
+    const exposures = {
+      compile: () => CompiledQuery.raw(EXPOSURES[this.dialect], [listParameter(this.dialect, [userId])]),
+    };
+    const queries = {
+      order_book_page: page,
+      order_book_count: count,
+      order_history: this.historyQuery(orderId),
+      retail_limit_totals: exposures,
+    };
     const plans: Record<string, string[]> = {};
     for (const [name, query] of Object.entries(queries)) {
       const compiled = query.compile();
       const explain = this.dialect === 'postgres' ? 'explain ' : 'explain query plan ';
-      const result = await this.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]));
+      const result = await this.db.executeQuery<Record<string, unknown>>(
+        CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]),
+      );
       plans[name] = result.rows.map((row) => String(row['QUERY PLAN'] ?? row.detail));
     }
     return plans;
@@ -625,7 +669,12 @@ export class OrderRepository {
 
   /** The user's order (undefined for another user's or an unknown id). */
   async findOwned(orderId: string, userId: string): Promise<Order | undefined> {
-    const row = await this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row && orderFromRow(row);
   }
 

@@ -18,7 +18,8 @@ export interface OutboxEntry {
 }
 
 /** Not leased, or its lease has run out. */
-const claimable = (now: number) => (eb: ExpressionBuilder<Database, 'outbox'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
+const claimable = (now: number) => (eb: ExpressionBuilder<Database, 'outbox'>) =>
+  eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
 
 export class OmsRepository {
   // Every OMS pass asks these (every 50 ms while there is work, every 250 ms at rest): built and compiled
@@ -32,8 +33,9 @@ export class OmsRepository {
     private readonly dialect: DialectName,
   ) {
     this.latestQuery = prepareQuery(() => db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')));
-    this.claimQuery = prepareQuery((p: { now: number; limit: number; maxId: number; workerId: string; until: number }) =>
-      this.claimStatement(p.now, [], p.limit, p.maxId, p.workerId, p.until),
+    this.claimQuery = prepareQuery(
+      (p: { now: number; limit: number; maxId: number; workerId: string; until: number }) =>
+        this.claimStatement(p.now, [], p.limit, p.maxId, p.workerId, p.until),
     );
   }
 
@@ -50,7 +52,12 @@ export class OmsRepository {
    * order are ever due at once. A PLACE is an order's first entry, so only the others are looked back
    * for. Entries after `maxId` are left out.
    */
-  async dueEntries(now: number, skipIds: readonly number[], limit: number, maxId = Number.MAX_SAFE_INTEGER): Promise<OutboxEntry[]> {
+  async dueEntries(
+    now: number,
+    skipIds: readonly number[],
+    limit: number,
+    maxId = Number.MAX_SAFE_INTEGER,
+  ): Promise<OutboxEntry[]> {
     const rows = await this.dueQuery(now, skipIds, limit, maxId).execute();
     return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction }));
   }
@@ -62,16 +69,32 @@ export class OmsRepository {
    * on several nodes take different entries instead of waiting on each other's; on SQLite the statement
    * holds the one write lock.
    */
-  async claimDue(now: number, skipIds: readonly number[], limit: number, maxId: number, workerId: string, until: number): Promise<OutboxEntry[]> {
+  async claimDue(
+    now: number,
+    skipIds: readonly number[],
+    limit: number,
+    maxId: number,
+    workerId: string,
+    until: number,
+  ): Promise<OutboxEntry[]> {
     const rows =
       skipIds.length === 0
         ? await this.claimQuery.execute(this.db, { now, limit, maxId, workerId, until })
         : await this.claimStatement(now, skipIds, limit, maxId, workerId, until).execute();
     // RETURNING promises no order.
-    return rows.map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction })).sort((a, b) => a.id - b.id);
+    return rows
+      .map((row) => ({ id: Number(row.id), orderId: row.order_id, action: row.action as OutboxAction }))
+      .sort((a, b) => a.id - b.id);
   }
 
-  private claimStatement(now: number, skipIds: readonly number[], limit: number, maxId: number, workerId: string, until: number) {
+  private claimStatement(
+    now: number,
+    skipIds: readonly number[],
+    limit: number,
+    maxId: number,
+    workerId: string,
+    until: number,
+  ) {
     const due = this.dueQuery(now, skipIds, limit, maxId).clearSelect().select('id');
     return this.db
       .updateTable('outbox')

@@ -5,7 +5,13 @@
  * the OMS claims its outbox: several processes may deliver at once, never the same delivery twice at once.
  */
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
-import { DeliveryStatus, type DueDelivery, type ListedDelivery, type Webhook, type WebhookSummary } from '../../domain/orders/webhooks.js';
+import {
+  DeliveryStatus,
+  type DueDelivery,
+  type ListedDelivery,
+  type Webhook,
+  type WebhookSummary,
+} from '../../domain/orders/webhooks.js';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../schema/tables.js';
 
 type WebhookRow = Selectable<WebhooksTable>;
@@ -118,7 +124,12 @@ export class WebhookRepository {
       .orderBy('webhook_id');
     if (userId !== undefined) query = query.where('user_id', '=', userId);
     const rows = await query.execute();
-    return rows.map((row) => ({ ...webhookFromRow(row), pending: Number(row.pending), delivered: Number(row.delivered), failed: Number(row.failed) }));
+    return rows.map((row) => ({
+      ...webhookFromRow(row),
+      pending: Number(row.pending),
+      delivered: Number(row.delivered),
+      failed: Number(row.failed),
+    }));
   }
 
   /** Stops the webhook: no new deliveries, and the pending ones are given up. False if none was active. */
@@ -166,7 +177,9 @@ export class WebhookRepository {
               .whereRef('earlier.webhook_id', '=', 'webhook_deliveries.webhook_id')
               .where('earlier.status', '=', DeliveryStatus.PENDING)
               .whereRef('earlier.event_id', '<', 'webhook_deliveries.event_id')
-              .where((inner) => inner.or([inner('earlier.next_attempt_at', '>', now), inner('earlier.claimed_until', '>=', now)])),
+              .where((inner) =>
+                inner.or([inner('earlier.next_attempt_at', '>', now), inner('earlier.claimed_until', '>=', now)]),
+              ),
           ),
         ),
       )
@@ -224,7 +237,12 @@ export class WebhookRepository {
 
   /** Fixes the body of a delivery before its first attempt (kept for every retry). */
   async setPayload(id: number, payload: string): Promise<void> {
-    await this.db.updateTable('webhook_deliveries').set({ payload }).where('id', '=', id).where('payload', 'is', null).execute();
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ payload })
+      .where('id', '=', id)
+      .where('payload', 'is', null)
+      .execute();
   }
 
   async markDelivered(id: number, workerId: string, now: number, statusCode: number): Promise<void> {
@@ -242,7 +260,14 @@ export class WebhookRepository {
   }
 
   /** Records a failed attempt: the next one at `retryAt`, or given up (FAILED) when `retryAt` is null. */
-  async markAttemptFailed(id: number, workerId: string, now: number, retryAt: number | null, statusCode: number | null, error: string): Promise<void> {
+  async markAttemptFailed(
+    id: number,
+    workerId: string,
+    now: number,
+    retryAt: number | null,
+    statusCode: number | null,
+    error: string,
+  ): Promise<void> {
     await this.ownedPending(id, workerId)
       .set((eb) => ({
         attempts: eb('attempts', '+', 1),
@@ -288,7 +313,13 @@ export class WebhookRepository {
   async retry(id: number, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('webhook_deliveries')
-      .set({ status: DeliveryStatus.PENDING, next_attempt_at: now, created_at: now, failed_at: null, claimed_until: null })
+      .set({
+        status: DeliveryStatus.PENDING,
+        next_attempt_at: now,
+        created_at: now,
+        failed_at: null,
+        claimed_until: null,
+      })
       .where('id', '=', id)
       .where('status', '=', DeliveryStatus.FAILED)
       .where(({ exists, selectFrom }) =>
@@ -304,7 +335,11 @@ export class WebhookRepository {
   }
 
   private ownedPending(id: number, workerId: string) {
-    return this.db.updateTable('webhook_deliveries').where('id', '=', id).where('claimed_by', '=', workerId).where('status', '=', DeliveryStatus.PENDING);
+    return this.db
+      .updateTable('webhook_deliveries')
+      .where('id', '=', id)
+      .where('claimed_by', '=', workerId)
+      .where('status', '=', DeliveryStatus.PENDING);
   }
 }
 

@@ -3,6 +3,7 @@
  * (server and every CLI command); Kysely's migration lock lets several processes start at once.
  * Never edit a released migration: add a new one.
  */
+import { inspect } from 'node:util';
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName, Store } from '../sql/database.js';
 import * as core from './migrations/0001-core.js';
@@ -72,12 +73,15 @@ export async function migrateTo(store: Store, name: string): Promise<void> {
   await migrate(store, (migrator) => migrator.migrateTo(name));
 }
 
-async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>): Promise<void> {
+async function migrate(
+  store: Store,
+  run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>,
+): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(store.dialect) };
   const migrator = new Migrator({ db: store.db, provider });
   const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : inspect(error)}`);
   }
 }

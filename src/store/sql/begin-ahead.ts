@@ -51,7 +51,8 @@ export class BeginAheadConnection implements DatabaseConnection {
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const gate = this.gate;
-    if (gate === null || (gate.holding === 0 && (gate.answered || READ.test(query.sql)))) return this.inner.executeQuery<R>(query);
+    if (gate === null || (gate.holding === 0 && (gate.answered || READ.test(query.sql))))
+      return this.inner.executeQuery<R>(query);
     gate.holding += 1;
     const after = gate.lastHeld ?? gate.begun.then(() => undefined);
     let answer!: Promise<QueryResult<R>>;

@@ -25,9 +25,17 @@ export interface BulkColumn<R> {
 }
 
 /** A text column of the rows. */
-export const textColumn = <R>(name: string, value: (row: R) => string | null): BulkColumn<R> => ({ name, type: 'text', value });
+export const textColumn = <R>(name: string, value: (row: R) => string | null): BulkColumn<R> => ({
+  name,
+  type: 'text',
+  value,
+});
 /** A whole-number column of the rows. */
-export const intColumn = <R>(name: string, value: (row: R) => number | null): BulkColumn<R> => ({ name, type: 'int8', value });
+export const intColumn = <R>(name: string, value: (row: R) => number | null): BulkColumn<R> => ({
+  name,
+  type: 'int8',
+  value,
+});
 
 /** `$1::text[], $2::int8[], ...` for the columns. */
 export function unnestArguments(columns: readonly { type: PgType }[], first = 1): string {
@@ -59,7 +67,11 @@ export function arrayLiteral(values: readonly (string | number | null)[]): strin
     const value = values[i];
     if (value === null || value === undefined) literal += 'NULL';
     else if (typeof value === 'number') literal += String(value);
-    else literal += value.includes('"') || value.includes('\\') ? `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : `"${value}"`;
+    else
+      literal +=
+        value.includes('"') || value.includes('\\')
+          ? `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+          : `"${value}"`;
   }
   return literal + '}';
 }
@@ -113,6 +125,7 @@ type RowRunner<R> = (statement: BetterSqlite3.Statement, row: R) => void;
 function rowRunner<R>(columns: readonly BulkColumn<R>[]): RowRunner<R> {
   const names = columns.map((_column, i) => `v${i}`);
   const body = `return (statement, row) => { statement.run(${names.map((name) => `${name}(row)`).join(', ')}); };`;
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled on purpose (above); never a request's text
   return new Function(...names, body)(...columns.map((column) => column.value)) as RowRunner<R>;
 }
 
@@ -160,7 +173,8 @@ export class BulkInsert<R> extends BulkWrite<R> {
     const names = this.columns.map((column) => column.name).join(', ');
     const filter = where === '' ? '' : `where ${where}`;
     return {
-      sql: (first) => `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${filter} ${this.conflict}`,
+      sql: (first) =>
+        `insert into ${this.table} (${names}) select * from unnest(${unnestArguments(this.columns, first)}) ${filter} ${this.conflict}`,
       parameters: columnArrays(this.columns, rows),
     };
   }
@@ -211,20 +225,34 @@ export interface ListQuery {
 }
 
 /** Runs a list query in the transaction: its list as the first parameter. */
-export async function queryWithList<T>(tx: WriteTx, query: ListQuery, list: readonly (string | number)[]): Promise<T[]> {
+export async function queryWithList<T>(
+  tx: WriteTx,
+  query: ListQuery,
+  list: readonly (string | number)[],
+): Promise<T[]> {
   if (tx.sqlite) return tx.sqlite.rows<T>(query.sqlite, listParameter('sqlite', list));
   const result = await tx.trx.executeQuery<T>(CompiledQuery.raw(query.postgres, [listParameter('postgres', list)]));
   return [...result.rows];
 }
 
 /** Runs a list query outside any transaction, on `db`. */
-export async function selectWithList<T>(db: Kysely<Database>, dialect: DialectName, query: ListQuery, list: readonly (string | number)[]): Promise<T[]> {
+export async function selectWithList<T>(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  query: ListQuery,
+  list: readonly (string | number)[],
+): Promise<T[]> {
   const result = await db.executeQuery<T>(CompiledQuery.raw(query[dialect], [listParameter(dialect, list)]));
   return [...result.rows];
 }
 
 /** `column in (the list)` as a Kysely condition whose text does not change with the list's length. */
-export function inList(dialect: DialectName, column: string, list: readonly (string | number)[], type: PgType = 'text') {
+export function inList(
+  dialect: DialectName,
+  column: string,
+  list: readonly (string | number)[],
+  type: PgType = 'text',
+) {
   return dialect === 'postgres'
     ? sql<SqlBool>`${sql.ref(column)} = any(${listParameter(dialect, list)}::${sql.raw(type)}[])`
     : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${listParameter(dialect, list)}))`;

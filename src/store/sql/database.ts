@@ -11,7 +11,13 @@ import pg from 'pg';
 import { OrdergateSqliteDialect } from './sqlite-driver.js';
 import { WalSync, type DataSync } from './wal-sync.js';
 import { BeginAheadConnection } from './begin-ahead.js';
-import { isStalePreparedPlan, READ_ONLY_SQL_TRANSACTION, StandbyServerError, storeError, unavailableAware } from './unavailable.js';
+import {
+  isStalePreparedPlan,
+  READ_ONLY_SQL_TRANSACTION,
+  StandbyServerError,
+  storeError,
+  unavailableAware,
+} from './unavailable.js';
 import type { Database } from '../schema/tables.js';
 import { sealTx, type SqliteStatements, type StoreTx } from './write-tx.js';
 
@@ -77,10 +83,13 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
-    if (path === '') throw new DatabaseUrlError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/ordergate.db');
+    if (path === '')
+      throw new DatabaseUrlError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/ordergate.db');
     return { dialect: 'sqlite', target: path };
   }
-  throw new DatabaseUrlError(`DATABASE_URL must start with sqlite:, postgres:// or postgresql://, got "${url.split(':')[0]}:..."`);
+  throw new DatabaseUrlError(
+    `DATABASE_URL must start with sqlite:, postgres:// or postgresql://, got "${url.split(':')[0]}:..."`,
+  );
 }
 
 // int8 (bigint) columns hold epoch milliseconds and quantities, all far below 2^53: read them as numbers.
@@ -106,7 +115,11 @@ export interface StoreOptions {
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export const SERVER_SQLITE_BUSY_TIMEOUT_MS = 750;
 
-function openSqliteConnection(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): SqliteDatabase.Database {
+function openSqliteConnection(
+  path: string,
+  busyTimeoutMs: number,
+  onStatement?: (sql: string) => void,
+): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(path, onStatement ? { verbose: (message) => onStatement(String(message)) } : {});
   sqlite.pragma('journal_mode = WAL');
   // An acknowledged order must survive a power cut: the WAL is synced after every commit, before the commit
@@ -127,7 +140,13 @@ function openSqlite(
   busyTimeoutMs: number,
   onStatement?: (sql: string) => void,
   dataSync?: DataSync,
-): { db: Kysely<Database>; readDb: Kysely<Database>; credentialsDb: Kysely<Database>; statements: SqliteStatements; walSync: WalSync | null } {
+): {
+  db: Kysely<Database>;
+  readDb: Kysely<Database>;
+  credentialsDb: Kysely<Database>;
+  statements: SqliteStatements;
+  walSync: WalSync | null;
+} {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   // One sync for both connections: the reader waits for the writer's commits to be on disk.
   const walSync = path === ':memory:' ? null : new WalSync(`${resolve(path)}-wal`, dataSync);
@@ -137,20 +156,33 @@ function openSqlite(
   const readDb =
     path === ':memory:'
       ? db
-      : new Kysely<Database>({ dialect: unavailableAware(new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement), walSync)) });
+      : new Kysely<Database>({
+          dialect: unavailableAware(
+            new OrdergateSqliteDialect(openSqliteConnection(path, busyTimeoutMs, onStatement), walSync),
+          ),
+        });
   // Read-only: it never waits for a sync, so a write on it would be answered before it is durable.
   const credentialsDb =
     path === ':memory:'
       ? db
       : new Kysely<Database>({
-          dialect: unavailableAware(new OrdergateSqliteDialect(openReadOnlySqliteConnection(path, busyTimeoutMs, onStatement), walSync, false)),
+          dialect: unavailableAware(
+            new OrdergateSqliteDialect(openReadOnlySqliteConnection(path, busyTimeoutMs, onStatement), walSync, false),
+          ),
         });
   return { db, readDb, credentialsDb, statements: dialect.connection, walSync };
 }
 
 /** A connection that can only read (the credentials' look-ups, Store.credentialsDb). */
-function openReadOnlySqliteConnection(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): SqliteDatabase.Database {
-  const sqlite = new SqliteDatabase(path, { readonly: true, ...(onStatement && { verbose: (message) => onStatement(String(message)) }) });
+function openReadOnlySqliteConnection(
+  path: string,
+  busyTimeoutMs: number,
+  onStatement?: (sql: string) => void,
+): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(path, {
+    readonly: true,
+    ...(onStatement && { verbose: (message) => onStatement(String(message)) }),
+  });
   sqlite.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return sqlite;
 }
@@ -279,10 +311,15 @@ function namedStatement(args: unknown[]): unknown[] {
   return [{ name, text, values }];
 }
 
-function openPostgres(connectionString: string, onStatement?: (sql: string) => void): { db: Kysely<Database>; close(): Promise<void> } {
+function openPostgres(
+  connectionString: string,
+  onStatement?: (sql: string) => void,
+): { db: Kysely<Database>; close(): Promise<void> } {
   const watch = new StalledQueryWatch(new LivenessCheck(connectionString));
   const pool = new pg.Pool({
     connectionString,
+    // pg-pool awaits onConnect's promise and ends the client when it rejects; @types/pg types it as void.
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
     onConnect: refuseStandby,
     max: 10,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
@@ -304,7 +341,8 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     const holdWrites = writesHeldForTheTick(client);
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (onStatement) onStatement(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text));
+      if (onStatement)
+        onStatement(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text));
       holdWrites();
       const result = query(...namedStatement(args));
       if (result instanceof Promise) {
@@ -317,7 +355,9 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
             // connection. It is dropped, not reused.
             if (
               error instanceof Error &&
-              (error.message === 'Query read timeout' || (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION || isStalePreparedPlan(error))
+              (error.message === 'Query read timeout' ||
+                (error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION ||
+                isStalePreparedPlan(error))
             ) {
               destroyConnection(client);
             }
@@ -327,7 +367,9 @@ function openPostgres(connectionString: string, onStatement?: (sql: string) => v
       return result;
     };
   });
-  const db = new Kysely<Database>({ dialect: unavailableAware(new PostgresDialect({ pool }), (connection) => new BeginAheadConnection(connection)) });
+  const db = new Kysely<Database>({
+    dialect: unavailableAware(new PostgresDialect({ pool }), (connection) => new BeginAheadConnection(connection)),
+  });
   return {
     db,
     close: async () => {

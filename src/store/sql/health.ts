@@ -35,7 +35,12 @@ export class StoreHealth {
       .orderBy('set_aside_at')
       .orderBy('instrument')
       .execute();
-    return rows.map((row) => ({ instrument: row.instrument, step: row.step, failures: Number(row.failures), setAsideAt: Number(row.set_aside_at) }));
+    return rows.map((row) => ({
+      instrument: row.instrument,
+      step: row.step,
+      failures: Number(row.failures),
+      setAsideAt: Number(row.set_aside_at),
+    }));
   }
 
   /** The outbox entries not done, and when the oldest of them (by id) was created. */
@@ -45,10 +50,19 @@ export class StoreHealth {
       .where('done_at', 'is', null)
       .select((eb) => [
         eb.fn.countAll<number | string>().as('open'),
-        eb.selectFrom('outbox as oldest').select('oldest.created_at').where('oldest.done_at', 'is', null).orderBy('oldest.id').limit(1).as('oldest_created_at'),
+        eb
+          .selectFrom('outbox as oldest')
+          .select('oldest.created_at')
+          .where('oldest.done_at', 'is', null)
+          .orderBy('oldest.id')
+          .limit(1)
+          .as('oldest_created_at'),
       ])
       .executeTakeFirstOrThrow();
-    return { open: Number(row.open), oldestCreatedAt: row.oldest_created_at == null ? null : Number(row.oldest_created_at) };
+    return {
+      open: Number(row.open),
+      oldestCreatedAt: row.oldest_created_at == null ? null : Number(row.oldest_created_at),
+    };
   }
 }
 
@@ -69,17 +83,22 @@ export interface MaintenanceSettings {
 export function maintenanceProblem(settings: MaintenanceSettings): string | null {
   if (settings.autovacuum !== 'on')
     return 'autovacuum is off on this PostgreSQL server: turn it on (the default), or run VACUUM ANALYZE on the database regularly';
-  if (settings.trackCounts !== 'on') return 'track_counts is off on this PostgreSQL server, so autovacuum cannot run: turn it on (the default)';
+  if (settings.trackCounts !== 'on')
+    return 'track_counts is off on this PostgreSQL server, so autovacuum cannot run: turn it on (the default)';
   return null;
 }
 
 /** The maintenance settings of the store's PostgreSQL server; null on SQLite, which needs none. */
-export async function maintenanceSettings(store: Pick<Store, 'dialect' | 'readDb'>): Promise<MaintenanceSettings | null> {
+export async function maintenanceSettings(
+  store: Pick<Store, 'dialect' | 'readDb'>,
+): Promise<MaintenanceSettings | null> {
   if (store.dialect !== 'postgres') return null;
   const { rows } = await sql<{
     autovacuum: string;
     track_counts: string;
-  }>`select current_setting('autovacuum') as autovacuum, current_setting('track_counts') as track_counts`.execute(store.readDb);
+  }>`select current_setting('autovacuum') as autovacuum, current_setting('track_counts') as track_counts`.execute(
+    store.readDb,
+  );
   const row = rows[0]!;
   return { autovacuum: row.autovacuum, trackCounts: row.track_counts };
 }

@@ -27,7 +27,12 @@ export class PreparedQuery<P, R> {
       const slot = this.slots[i];
       return slot === undefined ? constant : values[slot];
     });
-    const result = await db.executeQuery<R>({ query: this.compiled.query, queryId: createQueryId(), sql: this.compiled.sql, parameters });
+    const result = await db.executeQuery<R>({
+      query: this.compiled.query,
+      queryId: createQueryId(),
+      sql: this.compiled.sql,
+      parameters,
+    });
     return result.rows;
   }
 }

@@ -24,6 +24,7 @@ type RowMaker = (values: unknown[]) => Record<string, unknown>;
  */
 function rowMaker(columns: readonly string[]): RowMaker {
   const fields = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled on purpose (above); never a request's text
   return new Function('values', `return { ${fields.join(', ')} };`) as RowMaker;
 }
 
@@ -148,7 +149,11 @@ export class StatementCachingConnection implements DatabaseConnection {
     }
     const inTransaction = this.sqlite.inTransaction;
     const result = run<R>(statement, make, parameters);
-    if (!this.sqlite.inTransaction && (inTransaction || (!statement.readonly && !changedNoRow(compiledQuery.sql, result)))) await this.walSync.durable();
+    if (
+      !this.sqlite.inTransaction &&
+      (inTransaction || (!statement.readonly && !changedNoRow(compiledQuery.sql, result)))
+    )
+      await this.walSync.durable();
     return result;
   }
 
@@ -233,7 +238,8 @@ class Lease implements DatabaseConnection {
   ) {}
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.released) return Promise.reject(new Error(`a SQLite connection used after its release: ${compiledQuery.sql}`));
+    if (this.released)
+      return Promise.reject(new Error(`a SQLite connection used after its release: ${compiledQuery.sql}`));
     return this.connection.executeQuery<R>(compiledQuery);
   }
 

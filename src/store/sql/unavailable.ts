@@ -27,12 +27,18 @@ export const READ_ONLY_SQL_TRANSACTION = '25006';
  * dropped (its statements are prepared again on the next) and the request answered "not now".
  */
 export function isStalePreparedPlan(error: unknown): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === '0A000' && error.message.startsWith('cached plan must not change result type');
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === '0A000' &&
+    error.message.startsWith('cached plan must not change result type')
+  );
 }
 
 /** The error to let out of the store: a DatabaseUnavailableError when it means "not now", else itself. */
 export function storeError(error: unknown): unknown {
-  return error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error) ? error : new DatabaseUnavailableError(error);
+  return error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)
+    ? error
+    : new DatabaseUnavailableError(error);
 }
 
 async function translated<T>(work: () => Promise<T>): Promise<T> {
@@ -47,7 +53,10 @@ async function translated<T>(work: () => Promise<T>): Promise<T> {
 function awareConnection(connection: DatabaseConnection): DatabaseConnection {
   return {
     executeQuery: (query) => translated(() => connection.executeQuery(query)),
-    async *streamQuery<R>(query: Parameters<DatabaseConnection['streamQuery']>[0], chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    async *streamQuery<R>(
+      query: Parameters<DatabaseConnection['streamQuery']>[0],
+      chunkSize?: number,
+    ): AsyncIterableIterator<QueryResult<R>> {
       try {
         yield* connection.streamQuery<R>(query, chunkSize);
       } catch (error) {
@@ -61,7 +70,10 @@ function awareConnection(connection: DatabaseConnection): DatabaseConnection {
  * The dialect with its driver's failures turned into store errors (see the file comment). `outer` wraps each
  * connection handed out (PostgreSQL: BeginAheadConnection), around the translation.
  */
-export function unavailableAware(dialect: Dialect, outer: (connection: DatabaseConnection) => DatabaseConnection = (connection) => connection): Dialect {
+export function unavailableAware(
+  dialect: Dialect,
+  outer: (connection: DatabaseConnection) => DatabaseConnection = (connection) => connection,
+): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
@@ -82,8 +94,10 @@ export function unavailableAware(dialect: Dialect, outer: (connection: DatabaseC
           }),
         beginTransaction: (connection: DatabaseConnection, settings: TransactionSettings) =>
           translated(() => driver.beginTransaction(own(connection), settings)),
-        commitTransaction: (connection: DatabaseConnection) => translated(() => driver.commitTransaction(own(connection))),
-        rollbackTransaction: (connection: DatabaseConnection) => translated(() => driver.rollbackTransaction(own(connection))),
+        commitTransaction: (connection: DatabaseConnection) =>
+          translated(() => driver.commitTransaction(own(connection))),
+        rollbackTransaction: (connection: DatabaseConnection) =>
+          translated(() => driver.rollbackTransaction(own(connection))),
         releaseConnection: (connection: DatabaseConnection) => driver.releaseConnection(own(connection)),
         destroy: () => driver.destroy(),
       };
@@ -123,7 +137,14 @@ const PG_CONNECTION_MESSAGES = [
  * transaction of its own).
  */
 function isUnavailableSqlState(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === READ_ONLY_SQL_TRANSACTION;
+  return (
+    code.startsWith('08') ||
+    code === '57P01' ||
+    code === '57P02' ||
+    code === '57P03' ||
+    code === '53300' ||
+    code === READ_ONLY_SQL_TRANSACTION
+  );
 }
 
 /**
@@ -132,7 +153,15 @@ function isUnavailableSqlState(code: string): boolean {
  * opened or written (CANTOPEN, READONLY: permissions, a read-only or unmounted volume), a full disk
  * (FULL), a lock protocol race (PROTOCOL). Corruption (CORRUPT, NOTADB) is not transient: a 500.
  */
-const SQLITE_UNAVAILABLE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_PROTOCOL'];
+const SQLITE_UNAVAILABLE_PREFIXES = [
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_IOERR',
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_FULL',
+  'SQLITE_PROTOCOL',
+];
 
 /**
  * Whether a driver's error says that the database cannot be reached or used right now (a retry later may
@@ -150,6 +179,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (isStalePreparedPlan(error)) return true;
   if (PG_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message))) return true;
   // Connecting to a name with several addresses fails with all of their errors at once.
-  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1)))
+    return true;
   return isDatabaseUnavailable(error.cause, depth + 1);
 }

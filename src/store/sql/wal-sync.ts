@@ -107,9 +107,12 @@ export class WalSync {
       if (this.fd !== null) await this.dataSync(this.fd);
     } catch (error) {
       this.failure ??= new DatabaseUnavailableError(
-        new Error(`the WAL of the database could not be synced to disk (restart the process): ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        }),
+        new Error(
+          `the WAL of the database could not be synced to disk (restart the process): ${error instanceof Error ? error.message : String(error)}`,
+          {
+            cause: error,
+          },
+        ),
       );
       throw this.failure;
     }

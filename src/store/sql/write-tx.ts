@@ -54,7 +54,11 @@ export interface StoreTx {
 type OpenTx = WriteTx & StoreTx;
 
 /** A StoreTx of this Kysely transaction (and, on SQLite, its connection's statements; see WriteTx). */
-export function sealTx(trx: Kysely<Database>, sqlite: SqliteStatements | null, ahead: WriteTx['ahead'] = null): StoreTx {
+export function sealTx(
+  trx: Kysely<Database>,
+  sqlite: SqliteStatements | null,
+  ahead: WriteTx['ahead'] = null,
+): StoreTx {
   const tx: WriteTx = { trx, sqlite, ahead };
   return tx as OpenTx;
 }

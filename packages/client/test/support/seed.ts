@@ -41,7 +41,12 @@ export async function seedDemo(space: Workspace): Promise<Demo> {
  * now and whose allotments settle `settlementSeconds` after they are made.
  */
 export async function importClosingIssue(space: Workspace, closeInMs: number, settlementSeconds: number) {
-  const issue = { ...demoOfsIssue(Date.now(), closeInMs), exchange: 'BSE_EQ' as const, scrip_token: 543210, settlement_delay_seconds: settlementSeconds };
+  const issue = {
+    ...demoOfsIssue(Date.now(), closeInMs),
+    exchange: 'BSE_EQ' as const,
+    scrip_token: 543210,
+    settlement_delay_seconds: settlementSeconds,
+  };
   const file = join(space.dir, `issue-${Date.now()}.json`);
   writeFileSync(file, JSON.stringify([issue]));
   const result = await runOrdergate(['ofs', 'import', file], { env: space.env });

@@ -39,7 +39,10 @@ export const envelope = (code: string, message = 'refused', requestId = 'req-1')
   JSON.stringify({ status: 'error', code, message, errors: [{ field: 'x', message: 'bad x' }], request_id: requestId });
 
 export function json(status: number, body: string, headers: Record<string, string> = {}): Handler {
-  return (_request, response) => void response.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req-1', ...headers }).end(body);
+  return (_request, response) =>
+    void response
+      .writeHead(status, { 'content-type': 'application/json', 'request-id': 'req-1', ...headers })
+      .end(body);
 }
 
 /** Closes the connection without an answer: a network error for the client. */

@@ -47,7 +47,10 @@ export interface AllocationBid {
   placedSeq: number;
 }
 
-export type AllocationInput = Pick<OfsIssue, 'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'> & {
+export type AllocationInput = Pick<
+  OfsIssue,
+  'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'
+> & {
   bids: readonly AllocationBid[];
 };
 
@@ -116,7 +119,10 @@ export function allocateOfs(input: AllocationInput): AllocationResult {
  * Infinity): `a - b` would answer NaN for them, which sort() takes as "equal" to everything, and the
  * valid bids around such a bid could come back out of order, in an order that depends on the input's.
  */
-export function byPlacement(a: { placedSeq: number; orderId: string }, b: { placedSeq: number; orderId: string }): number {
+export function byPlacement(
+  a: { placedSeq: number; orderId: string },
+  b: { placedSeq: number; orderId: string },
+): number {
   return compareNumbers(a.placedSeq, b.placedSeq) || compareStrings(a.orderId, b.orderId);
 }
 
@@ -125,7 +131,12 @@ export function byPlacement(a: { placedSeq: number; orderId: string }, b: { plac
  * whatever the input's, so which of them the allocation takes (the first) does not depend on it.
  */
 function byPlacementThenTerms(a: AllocationBid, b: AllocationBid): number {
-  return byPlacement(a, b) || compareStrings(a.category, b.category) || compareNumbers(a.pricePaise, b.pricePaise) || compareNumbers(a.quantity, b.quantity);
+  return (
+    byPlacement(a, b) ||
+    compareStrings(a.category, b.category) ||
+    compareNumbers(a.pricePaise, b.pricePaise) ||
+    compareNumbers(a.quantity, b.quantity)
+  );
 }
 
 /** Numeric order, NaN last (and equal to itself). */
@@ -151,7 +162,11 @@ function compareStrings(a: string, b: string): number {
  * placement order (`bids` is sorted) takes an id and any later one is the repeat. A bad stored copy of a
  * valid bid's id, placed before it, is set aside alone, and the valid bid is allotted as without it.
  */
-function screen(bids: readonly AllocationBid[], input: AllocationInput, outcomes: Map<AllocationBid, Outcome>): RankedBid[] {
+function screen(
+  bids: readonly AllocationBid[],
+  input: AllocationInput,
+  outcomes: Map<AllocationBid, Outcome>,
+): RankedBid[] {
   const taken = new Set<string>();
   const ranked: RankedBid[] = [];
   for (const bid of bids) {
@@ -161,17 +176,27 @@ function screen(bids: readonly AllocationBid[], input: AllocationInput, outcomes
       continue;
     }
     taken.add(bid.orderId);
-    ranked.push({ bid, effectivePricePaise: bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise, quantity: BigInt(bid.quantity) });
+    ranked.push({
+      bid,
+      effectivePricePaise: bid.pricePaise === 0 ? input.retailCutoffPricePaise! : bid.pricePaise,
+      quantity: BigInt(bid.quantity),
+    });
   }
   return ranked;
 }
 
 /** What keeps a bid out of the allocation on its own, whatever the other bids. */
 function problemOf(bid: AllocationBid, input: AllocationInput): string | null {
-  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) return `price ${bid.pricePaise} is not a whole number of paise`;
+  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0)
+    return `price ${bid.pricePaise} is not a whole number of paise`;
   if (!Number.isSafeInteger(bid.placedSeq)) return `its place in the book (${bid.placedSeq}) is not a whole number`;
-  if (bid.category !== 'RETAIL' && bid.category !== 'NON_RETAIL') return `category ${JSON.stringify(bid.category)} is not a bidder category`;
-  const terms = { orderType: bid.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE, quantity: bid.quantity, pricePaise: bid.pricePaise };
+  if (bid.category !== 'RETAIL' && bid.category !== 'NON_RETAIL')
+    return `category ${JSON.stringify(bid.category)} is not a bidder category`;
+  const terms = {
+    orderType: bid.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE,
+    quantity: bid.quantity,
+    pricePaise: bid.pricePaise,
+  };
   const [violation] = allocationViolations(terms, input, bid.category);
   return violation === undefined ? null : violation.message;
 }
@@ -199,8 +224,12 @@ function allocateCategory(
   for (const [orderId, share] of shared.shares) {
     const r = byId.get(orderId)!;
     // PROPORTIONATE: every allotted bid trades at the clearing price, except that a cut-off bid trades at the cut-off price.
-    const price = method === 'PROPORTIONATE' && r.bid.pricePaise !== 0 ? shared.clearingPricePaise! : r.effectivePricePaise;
-    outcomes.set(r.bid, share.quantity > 0n ? allottedOutcome(share, r.quantity, price, r.bid.pricePaise === 0) : notAllotted(share.how));
+    const price =
+      method === 'PROPORTIONATE' && r.bid.pricePaise !== 0 ? shared.clearingPricePaise! : r.effectivePricePaise;
+    outcomes.set(
+      r.bid,
+      share.quantity > 0n ? allottedOutcome(share, r.quantity, price, r.bid.pricePaise === 0) : notAllotted(share.how),
+    );
   }
   return {
     portion: Number(portion),
@@ -247,21 +276,30 @@ export interface SharedPortion {
  * Every allocation of an OFS uses it: the categories of an issue here, the steps of an offer's two days
  * in domain/ofs/offer/allocation.ts.
  */
-export function sharePortion(label: string, bids: readonly PortionBid[], portion: bigint, method: AllocationMethod): SharedPortion {
+export function sharePortion(
+  label: string,
+  bids: readonly PortionBid[],
+  portion: bigint,
+  method: AllocationMethod,
+): SharedPortion {
   const sorted = [...bids].sort(byPlacement);
   const demand = sumQuantities(sorted);
   const shares = new Map<string, PortionShare>();
   if (sorted.length === 0) return { demand, allotted: 0n, clearingPricePaise: null, shares };
   if (demand <= portion) {
     const lowestPricePaise = sorted.reduce((lowest, r) => Math.min(lowest, r.pricePaise), Infinity);
-    for (const r of sorted) shares.set(r.orderId, { quantity: r.quantity, how: `in full, the ${label} portion was not oversubscribed` });
+    for (const r of sorted)
+      shares.set(r.orderId, { quantity: r.quantity, how: `in full, the ${label} portion was not oversubscribed` });
     return { demand, allotted: demand, clearingPricePaise: lowestPricePaise, shares };
   }
   if (portion === 0n) {
     for (const r of sorted) shares.set(r.orderId, { quantity: 0n, how: `nothing is left of the ${label} portion` });
     return { demand, allotted: 0n, clearingPricePaise: null, shares };
   }
-  const clearingPricePaise = method === 'PROPORTIONATE' ? allotProportionately(sorted, portion, shares) : allotByPricePriority(sorted, portion, shares);
+  const clearingPricePaise =
+    method === 'PROPORTIONATE'
+      ? allotProportionately(sorted, portion, shares)
+      : allotByPricePriority(sorted, portion, shares);
   return { demand, allotted: portion, clearingPricePaise, shares };
 }
 
@@ -283,9 +321,15 @@ function allotProportionately(bids: readonly PortionBid[], portion: bigint, out:
   for (const r of bids) {
     const quantity = shares.get(r);
     if (quantity === undefined) {
-      out.set(r.orderId, { quantity: 0n, how: `${describePrice(r)} below the clearing price ${formatPrice(clearingPricePaise)}` });
+      out.set(r.orderId, {
+        quantity: 0n,
+        how: `${describePrice(r)} below the clearing price ${formatPrice(clearingPricePaise)}`,
+      });
     } else if (quantity === 0n) {
-      out.set(r.orderId, { quantity: 0n, how: `the proportionate share of ${r.quantity} is less than one share (oversubscribed ${ratio}x)` });
+      out.set(r.orderId, {
+        quantity: 0n,
+        how: `the proportionate share of ${r.quantity} is less than one share (oversubscribed ${ratio}x)`,
+      });
     } else {
       out.set(r.orderId, { quantity, how: `proportionate, oversubscribed ${ratio}x` });
     }
@@ -300,12 +344,16 @@ function allotByPricePriority(bids: readonly PortionBid[], portion: bigint, out:
   for (const level of priceLevels(bids)) {
     if (left === 0n) {
       for (const r of level.bids) {
-        out.set(r.orderId, { quantity: 0n, how: `${describePrice(r)} below the lowest allotted price ${formatPrice(lowestAllottedPaise)} (price priority)` });
+        out.set(r.orderId, {
+          quantity: 0n,
+          how: `${describePrice(r)} below the lowest allotted price ${formatPrice(lowestAllottedPaise)} (price priority)`,
+        });
       }
     } else if (level.demand <= left) {
       lowestAllottedPaise = level.pricePaise;
       left -= level.demand;
-      for (const r of level.bids) out.set(r.orderId, { quantity: r.quantity, how: 'price priority, price level allotted in full' });
+      for (const r of level.bids)
+        out.set(r.orderId, { quantity: r.quantity, how: 'price priority, price level allotted in full' });
     } else {
       lowestAllottedPaise = level.pricePaise;
       const shares = shareProportionately(level.bids, left, level.demand);
@@ -316,8 +364,14 @@ function allotByPricePriority(bids: readonly PortionBid[], portion: bigint, out:
         out.set(
           r.orderId,
           quantity === 0n
-            ? { quantity, how: `the proportionate share of ${r.quantity} at the marginal price level is less than one share (oversubscribed ${ratio}x)` }
-            : { quantity, how: `price priority, marginal price level shared proportionately, oversubscribed ${ratio}x` },
+            ? {
+                quantity,
+                how: `the proportionate share of ${r.quantity} at the marginal price level is less than one share (oversubscribed ${ratio}x)`,
+              }
+            : {
+                quantity,
+                how: `price priority, marginal price level shared proportionately, oversubscribed ${ratio}x`,
+              },
         );
       }
     }
@@ -366,7 +420,11 @@ export function shareProportionately<B extends { quantity: bigint; placedSeq: nu
   shares: bigint,
   demand: bigint,
 ): Map<B, bigint> {
-  const exact = bids.map((r) => ({ r, floor: (r.quantity * shares) / demand, remainder: (r.quantity * shares) % demand }));
+  const exact = bids.map((r) => ({
+    r,
+    floor: (r.quantity * shares) / demand,
+    remainder: (r.quantity * shares) % demand,
+  }));
   let leftover = shares - exact.reduce((sum, e) => sum + e.floor, 0n);
   exact.sort((a, b) => (a.remainder !== b.remainder ? (a.remainder > b.remainder ? -1 : 1) : byPlacement(a.r, b.r)));
   const result = new Map<B, bigint>();

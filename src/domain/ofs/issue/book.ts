@@ -12,7 +12,13 @@
  */
 import { allocateOfs, type AllocationBid } from './allocation.js';
 import type { OfsIssue } from './issue.js';
-import { allocationViolations, categoryWindow, CUTOFF_ORDER_TYPE, LIMIT_ORDER_TYPE, type BidderCategory } from '../rules.js';
+import {
+  allocationViolations,
+  categoryWindow,
+  CUTOFF_ORDER_TYPE,
+  LIMIT_ORDER_TYPE,
+  type BidderCategory,
+} from '../rules.js';
 
 export const WINDOW_STATES = ['UPCOMING', 'OPEN', 'CLOSED'] as const;
 export type WindowState = (typeof WINDOW_STATES)[number];
@@ -34,7 +40,12 @@ export interface IssueStatus {
 }
 
 /** Where an issue stands for a bidder of `category`; `allocatedAt` null: not allocated (or re-opened since). */
-export function issueStatus(issue: OfsIssue, allocatedAt: number | null, category: BidderCategory, now: number): IssueStatus {
+export function issueStatus(
+  issue: OfsIssue,
+  allocatedAt: number | null,
+  category: BidderCategory,
+  now: number,
+): IssueStatus {
   const allocated = allocatedAt !== null;
   return {
     retailWindow: windowState(categoryWindow(issue, 'RETAIL'), now),
@@ -103,7 +114,10 @@ export interface OfsBook {
   clearing: { retail: CategoryClearing; nonRetail: CategoryClearing };
 }
 
-type IssueTerms = Pick<OfsIssue, 'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'>;
+type IssueTerms = Pick<
+  OfsIssue,
+  'offerQuantity' | 'retailReservePct' | 'allocation' | 'floorPricePaise' | 'retailCutoffPricePaise'
+>;
 
 /** The offer and its retail reserve, as the allocation splits them (it answers the reserve as the retail portion when nobody bids). */
 export function offerSplit(issue: IssueTerms): OfferSplit {
@@ -118,7 +132,11 @@ export function ofsBook(issue: IssueTerms, groups: readonly BookGroup[]): OfsBoo
   for (const group of groups) {
     const retail = group.category === 'RETAIL';
     // Every bid is a whole number of shares, at least one (order entry's schema): the price terms are what can fail.
-    const terms = { orderType: group.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE, quantity: 1, pricePaise: group.pricePaise };
+    const terms = {
+      orderType: group.pricePaise === 0 ? CUTOFF_ORDER_TYPE : LIMIT_ORDER_TYPE,
+      quantity: 1,
+      pricePaise: group.pricePaise,
+    };
     if (allocationViolations(terms, issue, group.category).length > 0) {
       if (retail) ineligible.retailQuantity += group.quantity;
       else ineligible.nonRetailQuantity += group.quantity;
@@ -144,7 +162,15 @@ export function ofsBook(issue: IssueTerms, groups: readonly BookGroup[]): OfsBoo
 }
 
 function emptyLevel(pricePaise: number): DemandLevel {
-  return { pricePaise, retailQuantity: 0n, retailCutoffQuantity: 0n, nonRetailQuantity: 0n, retailCumulative: 0n, nonRetailCumulative: 0n, bids: 0 };
+  return {
+    pricePaise,
+    retailQuantity: 0n,
+    retailCutoffQuantity: 0n,
+    nonRetailQuantity: 0n,
+    retailCumulative: 0n,
+    nonRetailCumulative: 0n,
+    bids: 0,
+  };
 }
 
 /**
@@ -156,7 +182,13 @@ function clearingOf(issue: IssueTerms, demand: readonly DemandLevel[]): OfsBook[
   const most = BigInt(issue.offerQuantity) + 1n;
   const bids: AllocationBid[] = [];
   const levelBid = (category: BidderCategory, pricePaise: number, quantity: bigint) =>
-    bids.push({ orderId: `${category} ${pricePaise}`, category, pricePaise, quantity: Number(quantity < most ? quantity : most), placedSeq: bids.length });
+    bids.push({
+      orderId: `${category} ${pricePaise}`,
+      category,
+      pricePaise,
+      quantity: Number(quantity < most ? quantity : most),
+      placedSeq: bids.length,
+    });
   for (const level of demand) {
     if (level.retailQuantity > 0n) levelBid('RETAIL', level.pricePaise, level.retailQuantity);
     if (level.nonRetailQuantity > 0n) levelBid('NON_RETAIL', level.pricePaise, level.nonRetailQuantity);
@@ -187,7 +219,11 @@ export function allottedBook(groups: readonly BookGroup[]): AllottedBook {
   let retail = 0n;
   let nonRetail = 0n;
   for (const group of groups) {
-    const level = byPrice.get(group.pricePaise) ?? { pricePaise: group.pricePaise, retailQuantity: 0n, nonRetailQuantity: 0n };
+    const level = byPrice.get(group.pricePaise) ?? {
+      pricePaise: group.pricePaise,
+      retailQuantity: 0n,
+      nonRetailQuantity: 0n,
+    };
     if (group.category === 'RETAIL') {
       level.retailQuantity += group.quantity;
       retail += group.quantity;

@@ -6,9 +6,22 @@
 import { ApiError, Errors } from '../../errors.js';
 import { issueViolations, type OfsBid } from '../bid.js';
 import type { EntryBook, OfsInstrument, RiskDecision } from '../instrument.js';
-import { orderValueViolations, priceViolations, retailLimitViolations, windowViolations, type BidTerms } from '../rules.js';
+import {
+  orderValueViolations,
+  priceViolations,
+  retailLimitViolations,
+  windowViolations,
+  type BidTerms,
+} from '../rules.js';
 import { settlementTime } from '../../funds/trades.js';
-import { modificationOf, notCarriedForward, type ModifyCommand, type OrderActionCommand, type PlaceCommand, type Requester } from '../../orders/commands.js';
+import {
+  modificationOf,
+  notCarriedForward,
+  type ModifyCommand,
+  type OrderActionCommand,
+  type PlaceCommand,
+  type Requester,
+} from '../../orders/commands.js';
 import type { Order, OrderChange } from '../../orders/order.js';
 import { rupeesToPaise, type OfsIssue } from './issue.js';
 
@@ -17,9 +30,13 @@ import { rupeesToPaise, type OfsIssue } from './issue.js';
  * open. The API judged the rest before its 200; this catches what changed since.
  */
 export function issueRisk(order: Order, issue: OfsIssue | undefined, now: number): RiskDecision {
-  if (issue === undefined) return { violation: `${order.exchange} ${order.scripToken} is not a registered OFS issue`, prices: undefined };
+  if (issue === undefined)
+    return { violation: `${order.exchange} ${order.scripToken} is not a registered OFS issue`, prices: undefined };
   const [closed] = windowViolations(issue, order.category, now);
-  return { violation: closed === undefined ? null : `${closed.message}; the order did not reach the exchange`, prices: issue };
+  return {
+    violation: closed === undefined ? null : `${closed.message}; the order did not reach the exchange`,
+    prices: issue,
+  };
 }
 
 /**
@@ -27,12 +44,20 @@ export function issueRisk(order: Order, issue: OfsIssue | undefined, now: number
  * a retail caller the Rs 2,00,000 limit over the caller's live bids in the issue's symbol (without
  * `replaced`, the order a modification replaces).
  */
-function checkPreTrade(book: EntryBook, caller: Requester, issue: OfsIssue, terms: BidTerms, replaced: Order | null): void {
+function checkPreTrade(
+  book: EntryBook,
+  caller: Requester,
+  issue: OfsIssue,
+  terms: BidTerms,
+  replaced: Order | null,
+): void {
   ApiError.throwIfAny(windowViolations(issue, caller.category, book.now));
   ApiError.throwIfAny(priceViolations(terms, issue, caller.category));
   ApiError.throwIfAny(orderValueViolations(issue.valueLimitPaise, terms, issue.retailCutoffPricePaise));
   if (caller.category !== 'RETAIL') return;
-  ApiError.throwIfAny(retailLimitViolations(terms, issue, caller.category, book.exposures(caller.userId, issue.symbol, replaced)));
+  ApiError.throwIfAny(
+    retailLimitViolations(terms, issue, caller.category, book.exposures(caller.userId, issue.symbol, replaced)),
+  );
 }
 
 /** The issue registered on an instrument, or undefined: no issue is (a new bid there is refused, an old one's issue is gone). */
@@ -48,7 +73,12 @@ export function issueInstrument(issue: OfsIssue | undefined): OfsInstrument {
     modify(command: ModifyCommand, order: Order, book: EntryBook): OrderChange {
       const { request } = command;
       const modified: OfsBid = {
-        scrip_info: { exchange: order.exchange, scrip_token: order.scripToken, symbol: order.symbol, series: order.series },
+        scrip_info: {
+          exchange: order.exchange,
+          scrip_token: order.scripToken,
+          symbol: order.symbol,
+          series: order.series,
+        },
         order_type: request.order_type,
         quantity: request.quantity,
         price: request.price,
@@ -66,9 +96,11 @@ export function issueInstrument(issue: OfsIssue | undefined): OfsInstrument {
 
     checkCancellation(command: OrderActionCommand, order: Order, book: EntryBook): void {
       if (issue === undefined) {
-        throw new ApiError(Errors.OFS_ISSUE_NOT_FOUND, `The OFS issue of order ${order.orderId} is no longer registered`, [
-          { field: 'order_id', message: "the order's OFS issue is not registered" },
-        ]);
+        throw new ApiError(
+          Errors.OFS_ISSUE_NOT_FOUND,
+          `The OFS issue of order ${order.orderId} is no longer registered`,
+          [{ field: 'order_id', message: "the order's OFS issue is not registered" }],
+        );
       }
       ApiError.throwIfAny(windowViolations(issue, command.caller.category, book.now));
     },

@@ -32,7 +32,13 @@
  * - Whatever nobody took returns to the seller.
  */
 import { formatPrice } from '../issue/issue.js';
-import { byPlacement, sharePortion, shareProportionately, type PortionBid, type SharedPortion } from '../issue/allocation.js';
+import {
+  byPlacement,
+  sharePortion,
+  shareProportionately,
+  type PortionBid,
+  type SharedPortion,
+} from '../issue/allocation.js';
 import {
   discountedPricePaise,
   isMfIc,
@@ -118,7 +124,8 @@ function tDayBook(offer: OfferTerms, bids: readonly OfferBid[]) {
   const portions = offerPortions(offer);
   const screened = screenBids(bids, (bid) => {
     if (!isNonRetailCategory(bid.category)) return `a ${bid.category} bid is not allotted on T`;
-    if (bid.pricePaise < offer.floorPricePaise) return `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`;
+    if (bid.pricePaise < offer.floorPricePaise)
+      return `price ${formatPrice(bid.pricePaise)} is below the floor price ${formatPrice(offer.floorPricePaise)}`;
     return null;
   });
   const { valid } = screened;
@@ -161,14 +168,19 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
   // 2. The rest of the portion to every bid for what it still wants, by the method: this step sets the price.
   const rest = sharePortion(
     'non-retail',
-    book.map((bid) => asPortionBid(bid, eligible.get(bid.orderId)! - shareOf(reserved, bid.orderId))).filter((b) => b.quantity > 0n),
+    book
+      .map((bid) => asPortionBid(bid, eligible.get(bid.orderId)! - shareOf(reserved, bid.orderId)))
+      .filter((b) => b.quantity > 0n),
     portion - reserved.allotted,
     offer.allocation,
   );
 
   // The T-day cut-off: the floor when non-retail was not oversubscribed (retail may then bid at the floor);
   // else the rest step's price (the lowest allotted, or the clearing price), which the reservation never lowers.
-  const cutoffPricePaise = demand <= portion ? offer.floorPricePaise : (rest.clearingPricePaise ?? reserved.clearingPricePaise ?? offer.floorPricePaise);
+  const cutoffPricePaise =
+    demand <= portion
+      ? offer.floorPricePaise
+      : (rest.clearingPricePaise ?? reserved.clearingPricePaise ?? offer.floorPricePaise);
   /** PROPORTIONATE: one price, the cut-off; a reserved allotment below it trades at the reservation's clearing price. */
   const priceOf = (bid: OfferBid): number => {
     if (offer.allocation === 'PRICE_PRIORITY') return bid.pricePaise;
@@ -192,7 +204,9 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
       };
     }
     const price = priceOf(bid);
-    const how = [howOf(reserved, bid.orderId, 'MF/IC reservation'), howOf(rest, bid.orderId, 'non-retail portion')].filter((h) => h !== '').join('; ');
+    const how = [howOf(reserved, bid.orderId, 'MF/IC reservation'), howOf(rest, bid.orderId, 'non-retail portion')]
+      .filter((h) => h !== '')
+      .join('; ');
     return {
       orderId: bid.orderId,
       allottedQuantity: Number(quantity),
@@ -204,7 +218,12 @@ export function allocateTDay(offer: OfferTerms, bids: readonly OfferBid[]): TDay
   return {
     portions,
     mfIc: summary(reserved, BigInt(portions.mfIcReserved)),
-    nonRetail: { portion: portions.nonRetail, demand, allotted: Number(totalAllotted), clearingPricePaise: cutoffPricePaise },
+    nonRetail: {
+      portion: portions.nonRetail,
+      demand,
+      allotted: Number(totalAllotted),
+      clearingPricePaise: cutoffPricePaise,
+    },
     cutoffPricePaise,
     unallotted: portions.nonRetail - Number(totalAllotted),
     allottedByBidder,
@@ -217,7 +236,8 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   const portions = offerPortions(offer);
   const cutoff = input.cutoffPricePaise;
   // The offer's own figure, not a bid's: an offer without one cannot be allotted (the OMS sets it aside).
-  if (!Number.isSafeInteger(cutoff) || cutoff < 1) throw new RangeError(`the T-day cut-off price ${cutoff} is not a whole number of paise above 0`);
+  if (!Number.isSafeInteger(cutoff) || cutoff < 1)
+    throw new RangeError(`the T-day cut-off price ${cutoff} is not a whole number of paise above 0`);
   const screened = screenBids(bids, (bid) => {
     if (bid.category === 'EMPLOYEE' && bid.pricePaise !== 0) return 'an employee bid is a cut-off bid';
     if (isNonRetailCategory(bid.category) && bid.pricePaise < cutoff) {
@@ -255,7 +275,13 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
     const price = discountedPricePaise(before, offer.retailDiscount);
     allotments.set(
       bid.orderId,
-      outcome(bid, share.quantity, price, `retail; ${share.how}; ${offer.retailAllocationPrice} price ${formatPrice(before)} less the discount`, share.how),
+      outcome(
+        bid,
+        share.quantity,
+        price,
+        `retail; ${share.how}; ${offer.retailAllocationPrice} price ${formatPrice(before)} less the discount`,
+        share.how,
+      ),
     );
   }
 
@@ -284,7 +310,13 @@ export function allocateT1Day(offer: OfferTerms, input: T1DayInput, bids: readon
   const spill = sharePortion(
     'unsubscribed retail',
     carried
-      .map((bid) => ({ orderId: bid.orderId, placedSeq: bid.placedSeq, quantity: eligible.get(bid.orderId)!, pricePaise: bid.pricePaise, cutoff: false }))
+      .map((bid) => ({
+        orderId: bid.orderId,
+        placedSeq: bid.placedSeq,
+        quantity: eligible.get(bid.orderId)!,
+        pricePaise: bid.pricePaise,
+        cutoff: false,
+      }))
       .filter((b) => b.quantity > 0n),
     unsubscribedRetail,
     'PRICE_PRIORITY',
@@ -338,14 +370,24 @@ function allocateEmployees(bids: readonly OfferBid[], portion: bigint, cutoffPri
   const mostShares = EMPLOYEE_LIMIT_PAISE / BigInt(cutoffPricePaise);
   const employees = new Map<string, { orderId: string; placedSeq: number; quantity: bigint; bids: OfferBid[] }>();
   for (const bid of bids) {
-    const e = employees.get(bid.bidderId) ?? { orderId: bid.bidderId, placedSeq: bid.placedSeq, quantity: 0n, bids: [] };
+    const e = employees.get(bid.bidderId) ?? {
+      orderId: bid.bidderId,
+      placedSeq: bid.placedSeq,
+      quantity: 0n,
+      bids: [],
+    };
     e.quantity += BigInt(bid.quantity);
     e.bids.push(bid);
     employees.set(bid.bidderId, e);
   }
   const list = [...employees.values()];
   const wants = (e: (typeof list)[number]) => min(e.quantity, mostShares);
-  const first = list.map((e) => ({ orderId: e.orderId, placedSeq: e.placedSeq, quantity: min(wants(e), firstRoundShares), e }));
+  const first = list.map((e) => ({
+    orderId: e.orderId,
+    placedSeq: e.placedSeq,
+    quantity: min(wants(e), firstRoundShares),
+    e,
+  }));
   const firstDemand = first.reduce((sum, f) => sum + f.quantity, 0n);
   const demand = list.reduce((sum, e) => sum + e.quantity, 0n);
   const total = new Map<string, bigint>();
@@ -356,12 +398,20 @@ function allocateEmployees(bids: readonly OfferBid[], portion: bigint, cutoffPri
     how = firstDemand === portion ? 'up to Rs 2,00,000 each' : 'the Rs 2,00,000 round shared proportionately';
   } else {
     const left = portion - firstDemand;
-    const second = first.map((f) => ({ orderId: f.orderId, placedSeq: f.placedSeq, quantity: wants(f.e) - f.quantity })).filter((s) => s.quantity > 0n);
+    const second = first
+      .map((f) => ({ orderId: f.orderId, placedSeq: f.placedSeq, quantity: wants(f.e) - f.quantity }))
+      .filter((s) => s.quantity > 0n);
     const secondDemand = second.reduce((sum, s) => sum + s.quantity, 0n);
-    const shares = secondDemand <= left ? new Map(second.map((s) => [s, s.quantity])) : shareProportionately(second, left, secondDemand);
+    const shares =
+      secondDemand <= left
+        ? new Map(second.map((s) => [s, s.quantity]))
+        : shareProportionately(second, left, secondDemand);
     for (const f of first) total.set(f.orderId, f.quantity);
     for (const [s, quantity] of shares) total.set(s.orderId, total.get(s.orderId)! + quantity);
-    how = secondDemand <= left ? 'in full, the employee portion was not oversubscribed' : 'up to Rs 2,00,000 each, the rest proportionately up to Rs 5,00,000';
+    how =
+      secondDemand <= left
+        ? 'in full, the employee portion was not oversubscribed'
+        : 'up to Rs 2,00,000 each, the rest proportionately up to Rs 5,00,000';
   }
   const byOrder = new Map<string, bigint>();
   let allotted = 0n;
@@ -390,7 +440,9 @@ function capToSingleBidder(
   const eligible = new Map<string, bigint>();
   const trimmed = new Map<string, bigint>();
   const room = new Map<string, bigint>();
-  const byPrice = [...bids].sort((a, b) => (a.pricePaise !== b.pricePaise ? b.pricePaise - a.pricePaise : byPlacement(a, b)));
+  const byPrice = [...bids].sort((a, b) =>
+    a.pricePaise !== b.pricePaise ? b.pricePaise - a.pricePaise : byPlacement(a, b),
+  );
   for (const bid of byPrice) {
     const quantity = BigInt(bid.quantity);
     if (isMfIc(bid.category)) {
@@ -407,7 +459,9 @@ function capToSingleBidder(
 }
 
 function trimmedNote(trimmed: bigint | undefined, cap: number): string {
-  return trimmed === undefined ? '' : `; ${trimmed} shares over the single-bidder cap of ${cap} shares were not considered`;
+  return trimmed === undefined
+    ? ''
+    : `; ${trimmed} shares over the single-bidder cap of ${cap} shares were not considered`;
 }
 
 function whyNot(reserved: SharedPortion, rest: SharedPortion, orderId: string, capNote: string): string {
@@ -426,7 +480,8 @@ function shareOf(step: SharedPortion, orderId: string): bigint {
 }
 
 function outcome(bid: OfferBid, quantity: bigint, pricePaise: number, how: string, why: string): OfferAllotment {
-  if (quantity === 0n) return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on T+1: ${why}` };
+  if (quantity === 0n)
+    return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on T+1: ${why}` };
   return {
     orderId: bid.orderId,
     allottedQuantity: Number(quantity),
@@ -436,7 +491,12 @@ function outcome(bid: OfferBid, quantity: bigint, pricePaise: number, how: strin
 }
 
 function summary(step: SharedPortion, portion: bigint): StepSummary {
-  return { portion: Number(portion), demand: step.demand, allotted: Number(step.allotted), clearingPricePaise: step.clearingPricePaise };
+  return {
+    portion: Number(portion),
+    demand: step.demand,
+    allotted: Number(step.allotted),
+    clearingPricePaise: step.clearingPricePaise,
+  };
 }
 
 /** The bids of an allocation in placement order, each with why it is set aside (null: it takes part). */
@@ -461,7 +521,8 @@ interface Screened {
 function screenBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string | null): Screened {
   const taken = new Set<string>();
   const entries = [...bids].sort(byPlacementThenTerms).map((bid) => {
-    const why = bidProblem(bid) ?? refusal(bid) ?? (taken.has(bid.orderId) ? `bid ${bid.orderId} appears more than once` : null);
+    const why =
+      bidProblem(bid) ?? refusal(bid) ?? (taken.has(bid.orderId) ? `bid ${bid.orderId} appears more than once` : null);
     if (why === null) taken.add(bid.orderId);
     return { bid, why };
   });
@@ -498,20 +559,32 @@ function compareStrings(a: string, b: string): number {
 
 /** What makes a stored bid unreadable to any allocation, whatever the other bids: a quantity, price or place that is not a whole number, a category that is not one. */
 function bidProblem(bid: OfferBid): string | null {
-  if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1) return `quantity ${bid.quantity} is not a whole number of at least 1`;
-  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0) return `price ${bid.pricePaise} is not a whole number of paise`;
+  if (!Number.isSafeInteger(bid.quantity) || bid.quantity < 1)
+    return `quantity ${bid.quantity} is not a whole number of at least 1`;
+  if (!Number.isSafeInteger(bid.pricePaise) || bid.pricePaise < 0)
+    return `price ${bid.pricePaise} is not a whole number of paise`;
   if (!Number.isSafeInteger(bid.placedSeq)) return `its place in the book (${bid.placedSeq}) is not a whole number`;
-  if (!(OFFER_CATEGORIES as readonly string[]).includes(bid.category)) return `category ${JSON.stringify(bid.category)} is not a bid category`;
+  if (!(OFFER_CATEGORIES as readonly string[]).includes(bid.category))
+    return `category ${JSON.stringify(bid.category)} is not a bid category`;
   return null;
 }
 
 /** The outcome of a bid an allocation set aside. */
 function setAsideOutcome(bid: OfferBid, day: 'T' | 'T+1', why: string): OfferAllotment {
-  return { orderId: bid.orderId, allottedQuantity: 0, pricePaise: null, reason: `not allotted on ${day}: set aside, ${why}` };
+  return {
+    orderId: bid.orderId,
+    allottedQuantity: 0,
+    pricePaise: null,
+    reason: `not allotted on ${day}: set aside, ${why}`,
+  };
 }
 
 /** Every bid's outcome in placement order (as screenBids sorted them), the set-aside ones with theirs. */
-function inPlacementOrder(screened: Screened, day: 'T' | 'T+1', outcomeOf: (bid: OfferBid) => OfferAllotment): OfferAllotment[] {
+function inPlacementOrder(
+  screened: Screened,
+  day: 'T' | 'T+1',
+  outcomeOf: (bid: OfferBid) => OfferAllotment,
+): OfferAllotment[] {
   return screened.entries.map(({ bid, why }) => (why === null ? outcomeOf(bid) : setAsideOutcome(bid, day, why)));
 }
 

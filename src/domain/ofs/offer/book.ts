@@ -5,7 +5,14 @@
  * each price. Plain functions over the sums the store reads (one row per listing, category, liveness and
  * price); no I/O, no clock.
  */
-import { isNonRetailCategory, OFFER_CATEGORIES, offerPortions, type OfferCategory, type OfferPortions, type OfferTerms } from './offer.js';
+import {
+  isNonRetailCategory,
+  OFFER_CATEGORIES,
+  offerPortions,
+  type OfferCategory,
+  type OfferPortions,
+  type OfferTerms,
+} from './offer.js';
 
 /** The broker's bids of one listing, category and price, summed: a row of the store's aggregation. */
 export interface OfferBookRow {
@@ -69,7 +76,8 @@ export function offerBook(offer: OfferTerms, rows: readonly OfferBookRow[]): Off
     if (entry === undefined) continue;
     add(entry, row);
     let listing = entry.byListing.find((l) => l.exchange === row.exchange && l.scripToken === row.scripToken);
-    if (listing === undefined) entry.byListing.push((listing = { exchange: row.exchange, scripToken: row.scripToken, ...empty() }));
+    if (listing === undefined)
+      entry.byListing.push((listing = { exchange: row.exchange, scripToken: row.scripToken, ...empty() }));
     add(listing, row);
     if (row.live && isNonRetailCategory(row.category) && row.openQuantity > 0n) {
       const level = levels.get(row.pricePaise) ?? { quantity: 0n, bids: 0 };
@@ -79,10 +87,17 @@ export function offerBook(offer: OfferTerms, rows: readonly OfferBookRow[]): Off
     }
   }
   for (const category of categories)
-    category.byListing.sort((a, b) => (a.exchange === b.exchange ? a.scripToken - b.scripToken : a.exchange < b.exchange ? -1 : 1));
+    category.byListing.sort((a, b) =>
+      a.exchange === b.exchange ? a.scripToken - b.scripToken : a.exchange < b.exchange ? -1 : 1,
+    );
   let cumulative = 0n;
   const nonRetailDemand = [...levels]
     .sort(([a], [b]) => b - a)
-    .map(([pricePaise, level]) => ({ pricePaise, quantity: level.quantity, cumulative: (cumulative += level.quantity), bids: level.bids }));
+    .map(([pricePaise, level]) => ({
+      pricePaise,
+      quantity: level.quantity,
+      cumulative: (cumulative += level.quantity),
+      bids: level.bids,
+    }));
   return { portions: offerPortions(offer), categories, nonRetailDemand };
 }

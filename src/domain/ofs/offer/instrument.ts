@@ -6,7 +6,12 @@
  */
 import { ApiError, Errors } from '../../errors.js';
 import { offerSettlementTime, settlementTime } from '../../funds/trades.js';
-import { modificationOf, type ModifyCommand, type OrderActionCommand, type PlaceCommand } from '../../orders/commands.js';
+import {
+  modificationOf,
+  type ModifyCommand,
+  type OrderActionCommand,
+  type PlaceCommand,
+} from '../../orders/commands.js';
 import type { Order, OrderChange } from '../../orders/order.js';
 import type { EntryBook, OfsInstrument, RiskDecision } from '../instrument.js';
 import { formatPrice, rupeesToPaise } from '../issue/issue.js';
@@ -32,7 +37,8 @@ export type RegisteredOffer = Pick<OfferRegistration, 'offer' | 'progress' | 'tC
  * (the offer may have been cancelled, or its session closed, since order entry judged it).
  */
 export function offerRisk(order: Order, offer: RegisteredOffer | undefined, now: number): RiskDecision {
-  if (offer === undefined) return { violation: `the offer ${order.offerId} is no longer registered`, prices: undefined };
+  if (offer === undefined)
+    return { violation: `the offer ${order.offerId} is no longer registered`, prices: undefined };
   const state = offerState(offer.offer, offer.progress, now);
   const [closed] = offerDayViolations(offer.offer, state, order.offerCategory!, 'place', false, now);
   return {
@@ -48,12 +54,19 @@ export function offerPrices(offer: RegisteredOffer): IssuePrices {
 }
 
 function contextOf(registration: OfferRegistration, now: number): OfferContext {
-  return { offer: registration.offer, state: offerState(registration.offer, registration.progress, now), tCutoffPricePaise: registration.tCutoffPricePaise };
+  return {
+    offer: registration.offer,
+    state: offerState(registration.offer, registration.progress, now),
+    tCutoffPricePaise: registration.tCutoffPricePaise,
+  };
 }
 
 function liveOfferBidOf(order: Order, context?: OfferContext): LiveOfferBid {
   return {
-    valueLimitPaise: context === undefined ? null : seriesValueLimit(listingOf(context.offer, order.exchange, order.scripToken), order.offerCategory!),
+    valueLimitPaise:
+      context === undefined
+        ? null
+        : seriesValueLimit(listingOf(context.offer, order.exchange, order.scripToken), order.offerCategory!),
     category: order.offerCategory!,
     marginType: order.marginType ?? 'H',
     carriedForward: order.carriedForwardAt !== null,
@@ -72,9 +85,11 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
   /** The offer of an order's listing, where it stands now (an order in an offer keeps its listing). */
   const contextFor = (order: Order, now: number): OfferContext => {
     if (registration === undefined) {
-      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `The offer ${order.offerId ?? offerId} of order ${order.orderId} is no longer registered`, [
-        { field: 'order_id', message: "the order's offer is not registered" },
-      ]);
+      throw new ApiError(
+        Errors.OFS_OFFER_NOT_FOUND,
+        `The offer ${order.offerId ?? offerId} of order ${order.orderId} is no longer registered`,
+        [{ field: 'order_id', message: "the order's offer is not registered" }],
+      );
     }
     return contextOf(registration, now);
   };
@@ -91,7 +106,11 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
         marginType: 'H',
         employeeOfOffer: false,
       };
-      const terms = { orderType: command.order.orderType, pricePaise: command.order.pricePaise, quantity: command.order.quantity };
+      const terms = {
+        orderType: command.order.orderType,
+        pricePaise: command.order.pricePaise,
+        quantity: command.order.quantity,
+      };
       const judged = offerPlacementViolations(
         contextOf(registration!, book.now),
         listing,
@@ -126,7 +145,9 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
       // Only retail and employee bids have limits, and they are never allotted in part while live.
       const others = book.otherOfferBids(caller.userId, order.offerId!, order);
       const context = contextFor(order, book.now);
-      ApiError.throwIfAny(offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, book.now));
+      ApiError.throwIfAny(
+        offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, book.now),
+      );
       const modified = modificationOf(command, book.now, order, change);
       ApiError.throwIfAny(book.zeroMarginViolations(modified.after, order));
       return modified;
@@ -149,7 +170,11 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
       const price = revision.price ?? order.pricePaise / 100;
       // A revised price that is no whole number of paise: the tick refuses it below, not the cut-off.
       const revisedPaise = revision.price === undefined ? order.pricePaise : rupeesToPaise(revision.price);
-      const terms: BidTerms = { orderType: order.orderType, pricePaise: revisedPaise ?? 0, quantity: revision.quantity ?? order.quantity };
+      const terms: BidTerms = {
+        orderType: order.orderType,
+        pricePaise: revisedPaise ?? 0,
+        quantity: revision.quantity ?? order.quantity,
+      };
       const revised = terms.pricePaise !== order.pricePaise || terms.quantity !== order.quantity;
       const origin = { actor: caller.userId, requestId: command.requestId };
       if (order.carriedForwardAt !== null) {
@@ -160,7 +185,13 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
             [{ field: '', message: 'the bid is already carried forward' }],
           );
         }
-        return { before: order, after: order, reason: 'Carry-forward requested again: the bid is already carried forward', origin, unchanged: true };
+        return {
+          before: order,
+          after: order,
+          reason: 'Carry-forward requested again: the bid is already carried forward',
+          origin,
+          unchanged: true,
+        };
       }
       ApiError.throwIfAny(
         carryForwardViolations(
@@ -171,9 +202,18 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
           book.now,
         ),
       );
-      if (revised) ApiError.throwIfAny(revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms));
+      if (revised)
+        ApiError.throwIfAny(
+          revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms),
+        );
       const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
-      const after: Order = { ...order, pricePaise: terms.pricePaise, quantity: terms.quantity, carriedForwardAt: book.now, updatedAt: book.now };
+      const after: Order = {
+        ...order,
+        pricePaise: terms.pricePaise,
+        quantity: terms.quantity,
+        carriedForwardAt: book.now,
+        updatedAt: book.now,
+      };
       if (revised) ApiError.throwIfAny(book.zeroMarginViolations(after, order));
       return {
         before: order,
@@ -193,7 +233,9 @@ export function offerInstrument(registration: OfferRegistration | undefined, off
     },
 
     settlesAt(allottedAt: number, day: 'T' | 'T+1' | null, calendar): number {
-      return registration === undefined ? settlementTime(allottedAt, null) : offerSettlementTime(registration.offer, day, allottedAt, calendar);
+      return registration === undefined
+        ? settlementTime(allottedAt, null)
+        : offerSettlementTime(registration.offer, day, allottedAt, calendar);
     },
   };
 }

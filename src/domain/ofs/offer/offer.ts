@@ -188,11 +188,19 @@ function percentOf(n: number, pct: number, round: 'ceil' | 'floor'): number {
 /** The terms the portions follow from. */
 export type PortionTerms = Pick<
   OfferTerms,
-  'baseQuantity' | 'greenShoeQuantity' | 'greenShoeExercised' | 'retailReservePct' | 'employeeQuantity' | 'employeeGreenShoeQuantity' | 'printedPortions'
+  | 'baseQuantity'
+  | 'greenShoeQuantity'
+  | 'greenShoeExercised'
+  | 'retailReservePct'
+  | 'employeeQuantity'
+  | 'employeeGreenShoeQuantity'
+  | 'printedPortions'
 >;
 
 /** The most shares the offer can sell: the base, the whole green shoe and the employees' portion with its part of it. */
-export function offeredQuantity(offer: Pick<Offer, 'baseQuantity' | 'greenShoeQuantity' | 'employeeQuantity' | 'employeeGreenShoeQuantity'>): number {
+export function offeredQuantity(
+  offer: Pick<Offer, 'baseQuantity' | 'greenShoeQuantity' | 'employeeQuantity' | 'employeeGreenShoeQuantity'>,
+): number {
   return offer.baseQuantity + offer.greenShoeQuantity + offer.employeeQuantity + offer.employeeGreenShoeQuantity;
 }
 
@@ -201,7 +209,10 @@ export function offeredQuantity(offer: Pick<Offer, 'baseQuantity' | 'greenShoeQu
  * the offer's green shoe is (rounded up, as the reservations are; Decision).
  */
 export function employeePortion(
-  offer: Pick<PortionTerms, 'employeeQuantity' | 'employeeGreenShoeQuantity' | 'greenShoeQuantity' | 'greenShoeExercised'>,
+  offer: Pick<
+    PortionTerms,
+    'employeeQuantity' | 'employeeGreenShoeQuantity' | 'greenShoeQuantity' | 'greenShoeExercised'
+  >,
 ): number {
   if (offer.greenShoeQuantity === 0 || offer.employeeGreenShoeQuantity === 0) return offer.employeeQuantity;
   const numerator = BigInt(offer.employeeGreenShoeQuantity) * BigInt(offer.greenShoeExercised);
@@ -223,7 +234,15 @@ export function offerPortions(offer: PortionTerms): OfferPortions {
   if (printed !== null && printed.greenShoe === offer.greenShoeExercised) {
     const { retailReserved, nonRetail } = printed;
     const mfIcReserved = printed.mfIcReserved ?? Math.min(nonRetail, percentOf(total, MF_IC_RESERVE_PCT, 'ceil'));
-    return { total, retailReserved, nonRetail, mfIcReserved, employee: printed.employee ?? employeePortion(offer), singleBidderCap, source: 'notice' };
+    return {
+      total,
+      retailReserved,
+      nonRetail,
+      mfIcReserved,
+      employee: printed.employee ?? employeePortion(offer),
+      singleBidderCap,
+      source: 'notice',
+    };
   }
   const retailReserved = percentOf(total, offer.retailReservePct, 'ceil');
   const nonRetail = total - retailReserved;
@@ -258,7 +277,10 @@ export function printedPortionsProblems(offer: PortionTerms): string[] {
     const least = Math.min(printed.nonRetail, percentOf(total, MF_IC_RESERVE_PCT, 'ceil'));
     if (printed.mfIcReserved > printed.nonRetail)
       problems.push(`portions: mf_ic_reserved ${printed.mfIcReserved} is more than non_retail ${printed.nonRetail}`);
-    else if (printed.mfIcReserved < least) problems.push(`portions: mf_ic_reserved ${printed.mfIcReserved} is less than 25 % of the total ${total} (${least})`);
+    else if (printed.mfIcReserved < least)
+      problems.push(
+        `portions: mf_ic_reserved ${printed.mfIcReserved} is less than 25 % of the total ${total} (${least})`,
+      );
   }
   if (printed.retailReserved < percentOf(total, 10, 'ceil')) {
     problems.push(`portions: retail_reserved ${printed.retailReserved} is less than 10 % of the total ${total}`);
@@ -345,10 +367,16 @@ function greenShoeWait(offer: WaitTerms, now: number): TAllocationWait {
 }
 
 /** The exchange's decision, on the demand after the cap (issue 47 row 3: not the raw total, which a bidder over the cap inflates). */
-export function tAllocationWait(offer: WaitTerms, tProceedAt: number | null, nonRetailDemandAfterCap: bigint, now: number): TAllocationWait {
+export function tAllocationWait(
+  offer: WaitTerms,
+  tProceedAt: number | null,
+  nonRetailDemandAfterCap: bigint,
+  now: number,
+): TAllocationWait {
   const greenShoe = greenShoeWait(offer, now);
   if (greenShoe !== null) return greenShoe;
-  if (tProceedAt === null && nonRetailDemandAfterCap < BigInt(offerPortions(offer).nonRetail)) return { for: 'operator' };
+  if (tProceedAt === null && nonRetailDemandAfterCap < BigInt(offerPortions(offer).nonRetail))
+    return { for: 'operator' };
   return null;
 }
 
@@ -356,7 +384,12 @@ export function tAllocationWait(offer: WaitTerms, tProceedAt: number | null, non
  * The wait as the offer's read calls show it: the green-shoe decision as above, then the operator once the
  * exchange has held the allocation for it (`tHeldAt`) and until the operator goes on.
  */
-export function tAllocationWaitAsHeld(offer: WaitTerms, tProceedAt: number | null, tHeldAt: number | null, now: number): TAllocationWait {
+export function tAllocationWaitAsHeld(
+  offer: WaitTerms,
+  tProceedAt: number | null,
+  tHeldAt: number | null,
+  now: number,
+): TAllocationWait {
   return greenShoeWait(offer, now) ?? (tHeldAt !== null && tProceedAt === null ? { for: 'operator' } : null);
 }
 
@@ -366,7 +399,11 @@ export function biddingDay(category: OfferCategory): 'T' | 'T1' {
 }
 
 /** The listing of the offer on an exchange with a scrip token; undefined: the offer is not listed so. */
-export function listingOf(offer: Pick<Offer, 'listings'>, exchange: string, scripToken: number): OfferListing | undefined {
+export function listingOf(
+  offer: Pick<Offer, 'listings'>,
+  exchange: string,
+  scripToken: number,
+): OfferListing | undefined {
   return offer.listings.find((l) => l.exchange === exchange && l.scripToken === scripToken);
 }
 
@@ -442,7 +479,9 @@ export function issueCategoryOf(category: string): BidderCategory {
 export function offerTermsProblems(offer: Offer): string[] {
   const problems: string[] = [];
   if (offer.floorPricePaise % offer.tickSizePaise !== 0) {
-    problems.push(`floor_price: ${formatPrice(offer.floorPricePaise)} is not a multiple of tick_size ${formatPrice(offer.tickSizePaise)}`);
+    problems.push(
+      `floor_price: ${formatPrice(offer.floorPricePaise)} is not a multiple of tick_size ${formatPrice(offer.tickSizePaise)}`,
+    );
   }
   for (const [field, discount] of [
     ['retail_discount', offer.retailDiscount],
@@ -450,7 +489,9 @@ export function offerTermsProblems(offer: Offer): string[] {
   ] as const) {
     // The discounted prices start from a cut-off at or above the floor: a discount below the floor leaves a price.
     if (discount !== null && 'paise' in discount && discount.paise >= offer.floorPricePaise) {
-      problems.push(`${field}: Rs ${formatPrice(discount.paise)} off would leave no price at the floor price ${formatPrice(offer.floorPricePaise)}`);
+      problems.push(
+        `${field}: Rs ${formatPrice(discount.paise)} off would leave no price at the floor price ${formatPrice(offer.floorPricePaise)}`,
+      );
     }
   }
   if (offer.tDay.closesAt <= offer.tDay.opensAt) problems.push('t_day: closes_at must be after opens_at');
@@ -458,11 +499,14 @@ export function offerTermsProblems(offer: Offer): string[] {
   if (offer.t1Day.closesAt <= offer.t1Day.opensAt) problems.push('t1_day: closes_at must be after opens_at');
   const exchanges = new Set<string>();
   offer.listings.forEach((listing, i) => {
-    if (exchanges.has(listing.exchange)) problems.push(`listings[${i}].exchange: the offer is listed on ${listing.exchange} twice`);
+    if (exchanges.has(listing.exchange))
+      problems.push(`listings[${i}].exchange: the offer is listed on ${listing.exchange} twice`);
     exchanges.add(listing.exchange);
     const { RETAIL, NON_RETAIL, EMPLOYEE } = listing.series;
     if (EMPLOYEE !== null && (EMPLOYEE === RETAIL || EMPLOYEE === NON_RETAIL)) {
-      problems.push(`listings[${i}].series.EMPLOYEE: "${EMPLOYEE}" is also the retail or non-retail series; employee bids need a series of their own`);
+      problems.push(
+        `listings[${i}].series.EMPLOYEE: "${EMPLOYEE}" is also the retail or non-retail series; employee bids need a series of their own`,
+      );
     }
   });
   if (offer.employeeQuantity > 0 && offer.listings.every((listing) => listing.series.EMPLOYEE === null)) {
@@ -471,7 +515,9 @@ export function offerTermsProblems(offer: Offer): string[] {
   problems.push(...greenShoeProblems(offer));
   if (offer.retailAllocationPrice === 'BID' && offer.allocation === 'PROPORTIONATE') {
     // Proportionate allocation has one clearing price: every allottee pays it (exchange notices).
-    problems.push('retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY; a proportionate allocation has one price');
+    problems.push(
+      'retail_allocation_price: BID (each retail bid at its own price) needs allocation PRICE_PRIORITY; a proportionate allocation has one price',
+    );
   }
   problems.push(...printedPortionsProblems(offer));
   return problems;
@@ -485,14 +531,18 @@ export function offerTermsProblems(offer: Offer): string[] {
 function greenShoeProblems(offer: Offer): string[] {
   const problems: string[] = [];
   if (offer.greenShoeExercised > offer.greenShoeQuantity) {
-    problems.push(`green_shoe_exercised: ${offer.greenShoeExercised} shares is more than the green shoe of ${offer.greenShoeQuantity}`);
+    problems.push(
+      `green_shoe_exercised: ${offer.greenShoeExercised} shares is more than the green shoe of ${offer.greenShoeQuantity}`,
+    );
   }
   if (offer.employeeGreenShoeQuantity > 0 && (offer.greenShoeQuantity === 0 || offer.employeeQuantity === 0)) {
     problems.push('employee_green_shoe_quantity: needs a green_shoe_quantity and an employee_quantity');
   }
   if (offer.greenShoeQuantity > 0) {
-    if (offer.greenShoeDecisionBy < offer.tDay.closesAt) problems.push('green_shoe_decision_by: must not be before t_day.closes_at');
-    if (offer.greenShoeDecisionBy >= offer.t1Day.opensAt) problems.push('green_shoe_decision_by: must be before t1_day.opens_at');
+    if (offer.greenShoeDecisionBy < offer.tDay.closesAt)
+      problems.push('green_shoe_decision_by: must not be before t_day.closes_at');
+    if (offer.greenShoeDecisionBy >= offer.t1Day.opensAt)
+      problems.push('green_shoe_decision_by: must be before t1_day.opens_at');
   }
   return problems;
 }
@@ -502,20 +552,27 @@ function greenShoeProblems(offer: Offer): string[] {
  * day after it (a notice's T+1 is the next trading day), each session within its day. A drill offer
  * (settlement_delay_seconds: the demo's and the tests' minutes-long days) is exempt.
  */
-export function offerCalendarProblems(offer: Pick<Offer, 'tDay' | 't1Day' | 'settlementDelayMs'>, calendar: TradingCalendar): string[] {
+export function offerCalendarProblems(
+  offer: Pick<Offer, 'tDay' | 't1Day' | 'settlementDelayMs'>,
+  calendar: TradingCalendar,
+): string[] {
   if (offer.settlementDelayMs !== null) return [];
   const problems: string[] = [];
   const tDate = istDate(offer.tDay.opensAt);
   const t1Date = istDate(offer.t1Day.opensAt);
   const tNot = whyNotTradingDay(calendar, tDate);
   if (tNot !== null) problems.push(`t_day: ${tNot}, not a trading day`);
-  if (istDate(offer.tDay.closesAt) !== tDate) problems.push(`t_day: the session must open and close on one day (${tDate} India time)`);
+  if (istDate(offer.tDay.closesAt) !== tDate)
+    problems.push(`t_day: the session must open and close on one day (${tDate} India time)`);
   const t1Not = whyNotTradingDay(calendar, t1Date);
   if (t1Not !== null) problems.push(`t1_day: ${t1Not}, not a trading day`);
   else if (tNot === null && t1Date !== nextTradingDay(calendar, tDate)) {
-    problems.push(`t1_day: ${t1Date} is not the first trading day after T (${tDate}); that is ${nextTradingDay(calendar, tDate)}`);
+    problems.push(
+      `t1_day: ${t1Date} is not the first trading day after T (${tDate}); that is ${nextTradingDay(calendar, tDate)}`,
+    );
   }
-  if (istDate(offer.t1Day.closesAt) !== t1Date) problems.push(`t1_day: the session must open and close on one day (${t1Date} India time)`);
+  if (istDate(offer.t1Day.closesAt) !== t1Date)
+    problems.push(`t1_day: the session must open and close on one day (${t1Date} India time)`);
   return problems;
 }
 

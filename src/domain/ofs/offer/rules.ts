@@ -78,7 +78,10 @@ export function bidCategory(
   bidder: OfferBidder,
 ): { category: OfferCategory; violations: [] } | { category: null; violations: Violation[] } {
   const where = `on ${listing.exchange} (scrip_token ${listing.scripToken})`;
-  const refuse = (kind: Violation['kind'], message: string) => ({ category: null, violations: [{ kind, field: 'scrip_info.series', message }] });
+  const refuse = (kind: Violation['kind'], message: string) => ({
+    category: null,
+    violations: [{ kind, field: 'scrip_info.series', message }],
+  });
   if (listing.series.EMPLOYEE !== null && series === listing.series.EMPLOYEE) {
     if (bidder.employeeOfOffer) return { category: 'EMPLOYEE', violations: [] };
     return refuse(
@@ -100,7 +103,10 @@ export function bidCategory(
       `series "${series}" is the retail series ${where}; you are registered in the ${describeCategory(bidder.category)} category, whose series is ${listing.series.NON_RETAIL}`,
     );
   }
-  return refuse(Errors.OFS_SERIES_CATEGORY, `series "${series}" is not a series of this offer ${where}; its series are ${describeSeries(listing)}`);
+  return refuse(
+    Errors.OFS_SERIES_CATEGORY,
+    `series "${series}" is not a series of this offer ${where}; its series are ${describeSeries(listing)}`,
+  );
 }
 
 /** The margin a bid takes: cash categories always H; institutions their own setting. */
@@ -129,7 +135,10 @@ export function offerDayViolations(
 ): Violation[] {
   const refuse = (kind: Violation['kind'], message: string): Violation[] => [{ kind, field: '', message }];
   if (state === 'CANCELLED') {
-    return refuse(Errors.OFS_OFFER_CANCELLED, `The offer of ${offer.symbol} was cancelled; it takes no bids, modifications or cancellations`);
+    return refuse(
+      Errors.OFS_OFFER_CANCELLED,
+      `The offer of ${offer.symbol} was cancelled; it takes no bids, modifications or cancellations`,
+    );
   }
   const what = actionNames[action];
   const name = describeCategory(category);
@@ -176,7 +185,10 @@ export function offerDayViolations(
     );
   }
   if (!inT1 || state !== 'T1_OPEN') {
-    const after = state === 'T_OPEN' && now >= offer.tDay.closesAt ? ', after the T allocation has fixed the cut-off price (it has not run yet)' : '';
+    const after =
+      state === 'T_OPEN' && now >= offer.tDay.closesAt
+        ? ', after the T allocation has fixed the cut-off price (it has not run yet)'
+        : '';
     return refuse(
       Errors.OFS_WINDOW_NOT_OPEN,
       `${capitalise(name)} bids in ${offer.symbol} are taken on T+1, from ${formatInstant(offer.t1Day.opensAt)}${after}`,
@@ -205,7 +217,11 @@ export function offerPriceViolations(
   if (category === 'EMPLOYEE') {
     if (cutoffBid) return [];
     return [
-      { kind: Errors.OFS_EMPLOYEE_CUTOFF_ONLY, field: 'order_type', message: 'Employee bids are cut-off bids only: send order_type RL-MKT with price 0' },
+      {
+        kind: Errors.OFS_EMPLOYEE_CUTOFF_ONLY,
+        field: 'order_type',
+        message: 'Employee bids are cut-off bids only: send order_type RL-MKT with price 0',
+      },
     ];
   }
   if (category === 'RETAIL') {
@@ -276,7 +292,13 @@ export function marginRevisionViolations(
 /** A 0 %-margin bid may not be cancelled. */
 export function marginCancelViolations(marginType: MarginType): Violation[] {
   if (marginType !== 'T') return [];
-  return [{ kind: Errors.OFS_MARGIN_T_NO_CANCEL, field: '', message: 'A 0 %-margin (T) bid may not be cancelled; it may only be revised upward' }];
+  return [
+    {
+      kind: Errors.OFS_MARGIN_T_NO_CANCEL,
+      field: '',
+      message: 'A 0 %-margin (T) bid may not be cancelled; it may only be revised upward',
+    },
+  ];
 }
 
 /** What carry-forward reads of a bid. */
@@ -307,8 +329,10 @@ export function carryForwardViolations(
   now: number,
 ): Violation[] {
   const refuse = (message: string): Violation[] => [{ kind: Errors.OFS_CARRY_FORWARD_NOT_ALLOWED, field: '', message }];
-  if (state === 'CANCELLED') return [{ kind: Errors.OFS_OFFER_CANCELLED, field: '', message: `The offer of ${offer.symbol} was cancelled` }];
-  if (!isNonRetailCategory(bid.category)) return refuse(`Only non-retail bids are carried forward; this is a ${describeCategory(bid.category)} bid`);
+  if (state === 'CANCELLED')
+    return [{ kind: Errors.OFS_OFFER_CANCELLED, field: '', message: `The offer of ${offer.symbol} was cancelled` }];
+  if (!isNonRetailCategory(bid.category))
+    return refuse(`Only non-retail bids are carried forward; this is a ${describeCategory(bid.category)} bid`);
   if (!bid.live || bid.unallottedQuantity <= 0)
     return refuse('The bid has nothing left to carry forward: it was allotted in full, or it is cancelled or rejected');
   if (state !== 'T1_OPEN' || now < offer.t1Day.opensAt || now >= offer.t1Day.closesAt) {
@@ -333,7 +357,12 @@ export function carryForwardViolations(
  * A retail bidder's bids in the offer, on every listing, total at most Rs 2,00,000: price bids at their
  * price, cut-off bids at the T-day cut-off. `currentPaise` values the bidder's other live retail bids.
  */
-export function offerRetailLimitViolations(symbol: string, bid: BidTerms, tCutoffPricePaise: number, currentPaise: bigint): Violation[] {
+export function offerRetailLimitViolations(
+  symbol: string,
+  bid: BidTerms,
+  tCutoffPricePaise: number,
+  currentPaise: bigint,
+): Violation[] {
   const cutoffBid = bid.orderType === CUTOFF_ORDER_TYPE;
   const unit = BigInt(cutoffBid ? tCutoffPricePaise : bid.pricePaise);
   return valueLimitViolations(
@@ -349,7 +378,12 @@ export function offerRetailLimitViolations(symbol: string, bid: BidTerms, tCutof
 }
 
 /** An employee's bids in the offer, valued at the T-day cut-off, total at most Rs 5,00,000. */
-export function employeeLimitViolations(symbol: string, quantity: number, tCutoffPricePaise: number, otherQuantity: number): Violation[] {
+export function employeeLimitViolations(
+  symbol: string,
+  quantity: number,
+  tCutoffPricePaise: number,
+  otherQuantity: number,
+): Violation[] {
   const unit = BigInt(tCutoffPricePaise);
   return valueLimitViolations(
     Errors.OFS_EMPLOYEE_LIMIT,
@@ -379,13 +413,22 @@ export interface OtherOfferBid extends BidTerms {
  * The bidder's retail limit and employee limit over its other live bids in the offer (on every listing):
  * a retail bid counts the other retail bids, an employee bid the other employee bids.
  */
-function offerLimitViolations(context: OfferContext, category: OfferCategory, bid: BidTerms, others: readonly OtherOfferBid[]): Violation[] {
+function offerLimitViolations(
+  context: OfferContext,
+  category: OfferCategory,
+  bid: BidTerms,
+  others: readonly OtherOfferBid[],
+): Violation[] {
   const cutoff = context.tCutoffPricePaise;
   // Both categories bid on T+1 only, when the cut-off is known: the day rules refused them before.
   if (cutoff === null) return [];
   const same = others.filter((other) => other.category === category);
   if (category === 'RETAIL') {
-    const current = same.reduce((sum, other) => sum + BigInt(other.quantity) * BigInt(other.orderType === CUTOFF_ORDER_TYPE ? cutoff : other.pricePaise), 0n);
+    const current = same.reduce(
+      (sum, other) =>
+        sum + BigInt(other.quantity) * BigInt(other.orderType === CUTOFF_ORDER_TYPE ? cutoff : other.pricePaise),
+      0n,
+    );
     return offerRetailLimitViolations(context.offer.symbol, bid, cutoff, current);
   }
   if (category === 'EMPLOYEE') {
@@ -425,7 +468,11 @@ export function zeroMarginValuePaise(bid: { quantity: number; tradedQuantity: nu
  * at settlement), `bidPaise` this one as it would stand. Such bids
  * block no funds and cannot be cancelled or lowered: the limit is what the custodian stands behind.
  */
-export function zeroMarginLimitViolations(exposure: ZeroMarginExposure | undefined, otherPaise: bigint, bidPaise: bigint): Violation[] {
+export function zeroMarginLimitViolations(
+  exposure: ZeroMarginExposure | undefined,
+  otherPaise: bigint,
+  bidPaise: bigint,
+): Violation[] {
   const limit = exposure?.limitPaise ?? null;
   if (limit === null) {
     return [
@@ -470,7 +517,9 @@ export function offerPlacementViolations(
   request: OfferBidRequest,
   others: readonly OtherOfferBid[],
   now: number,
-): { category: OfferCategory; marginType: MarginType; violations: Violation[] } | { category: null; violations: Violation[] } {
+):
+  | { category: OfferCategory; marginType: MarginType; violations: Violation[] }
+  | { category: null; violations: Violation[] } {
   const { offer } = context;
   if (request.symbol !== offer.symbol) {
     return {
@@ -492,9 +541,12 @@ export function offerPlacementViolations(
     ...tickViolations(request.price, offer),
     ...offeredQuantityViolations(request.terms.quantity, offeredQuantity(offer), `the offer of ${offer.symbol}`),
   ];
-  if (violations.length === 0) violations.push(...offerPriceViolations(request.terms, offer, category, context.tCutoffPricePaise, false));
+  if (violations.length === 0)
+    violations.push(...offerPriceViolations(request.terms, offer, category, context.tCutoffPricePaise, false));
   if (violations.length === 0) {
-    violations.push(...orderValueViolations(seriesValueLimit(listing, category), request.terms, context.tCutoffPricePaise));
+    violations.push(
+      ...orderValueViolations(seriesValueLimit(listing, category), request.terms, context.tCutoffPricePaise),
+    );
     violations.push(...offerLimitViolations(context, category, request.terms, others));
   }
   return { category, marginType: bidMarginType(category, bidder), violations };
@@ -536,9 +588,17 @@ export function offerModificationViolations(
  * the T-day cut-off), 0 %-margin bids upward only, a partly allotted bid above what it was allotted. A
  * modification and a carry-forward with a revision both keep them.
  */
-export function revisionViolations(context: OfferContext, bid: LiveOfferBid, price: number, terms: BidTerms): Violation[] {
+export function revisionViolations(
+  context: OfferContext,
+  bid: LiveOfferBid,
+  price: number,
+  terms: BidTerms,
+): Violation[] {
   const { offer } = context;
-  const violations = [...tickViolations(price, offer), ...offeredQuantityViolations(terms.quantity, offeredQuantity(offer), `the offer of ${offer.symbol}`)];
+  const violations = [
+    ...tickViolations(price, offer),
+    ...offeredQuantityViolations(terms.quantity, offeredQuantity(offer), `the offer of ${offer.symbol}`),
+  ];
   if (violations.length > 0) return violations;
   violations.push(...offerPriceViolations(terms, offer, bid.category, context.tCutoffPricePaise, bid.carriedForward));
   violations.push(...marginRevisionViolations(bid.marginType, bid, terms));

@@ -16,8 +16,16 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.alterTable('orders').addColumn('cancel_requested_at', 'bigint').execute();
   await db.schema.alterTable('orders').addColumn('traded_price_paise', 'bigint').execute();
   await db.schema.alterTable('orders').addColumn('exchange_order_id', 'text').execute();
-  await db.schema.createIndex('orders_user_symbol_status').on('orders').columns(['user_id', 'symbol', 'status']).execute();
-  await db.schema.createIndex('orders_issue_status').on('orders').columns(['exchange', 'scrip_token', 'status']).execute();
+  await db.schema
+    .createIndex('orders_user_symbol_status')
+    .on('orders')
+    .columns(['user_id', 'symbol', 'status'])
+    .execute();
+  await db.schema
+    .createIndex('orders_issue_status')
+    .on('orders')
+    .columns(['exchange', 'scrip_token', 'status'])
+    .execute();
   await db.schema.alterTable('ofs_issues').addColumn('allocated_at', 'bigint').execute();
 
   // The simulated OFS exchange keeps its own book, as a real one would on its side of the wire.
@@ -36,7 +44,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('received_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('sim_exchange_bids_issue').on('sim_exchange_bids').columns(['exchange', 'scrip_token', 'status']).execute();
+  await db.schema
+    .createIndex('sim_exchange_bids_issue')
+    .on('sim_exchange_bids')
+    .columns(['exchange', 'scrip_token', 'status'])
+    .execute();
   await serialKeyTable(db, dialect, 'sim_exchange_events')
     .addColumn('order_id', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
@@ -46,5 +58,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('delivered_at', 'bigint')
     .execute();
-  await db.schema.createIndex('sim_exchange_events_pending').on('sim_exchange_events').columns(['delivered_at', 'id']).execute();
+  await db.schema
+    .createIndex('sim_exchange_events_pending')
+    .on('sim_exchange_events')
+    .columns(['delivered_at', 'id'])
+    .execute();
 }

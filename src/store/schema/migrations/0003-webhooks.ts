@@ -35,6 +35,14 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('failed_at', 'bigint')
     .addUniqueConstraint('webhook_deliveries_event', ['webhook_id', 'event_id'])
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'status', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_webhook')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'status', 'id'])
+    .execute();
 }

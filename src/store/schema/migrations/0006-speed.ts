@@ -37,5 +37,10 @@ export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> 
   await db.schema.dropIndex('orders_issue_status').execute();
 
   await db.schema.dropIndex('order_history_request').execute();
-  await db.schema.createIndex('order_history_request').on('order_history').column('request_id').where(sql.ref('request_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('order_history_request')
+    .on('order_history')
+    .column('request_id')
+    .where(sql.ref('request_id'), 'is not', null)
+    .execute();
 }

@@ -27,7 +27,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await serialKeyTable(db, dialect, LEDGER)
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('DEPOSIT', 'WITHDRAW', 'BLOCK', 'RELEASE', 'DEBIT')`))
+    .addColumn('kind', 'text', (c) =>
+      c.notNull().check(sql`kind in ('DEPOSIT', 'WITHDRAW', 'BLOCK', 'RELEASE', 'DEBIT')`),
+    )
     .addColumn('amount_paise', 'bigint', (c) => c.notNull().check(sql`amount_paise > 0`))
     .addColumn('order_id', 'text')
     .execute();

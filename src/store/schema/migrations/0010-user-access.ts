@@ -18,11 +18,25 @@ const DEMO_PASSWORD = 'ordergate-demo';
 export async function up(db: Kysely<any>, _dialect: DialectName): Promise<void> {
   await db.schema.alterTable('users').addColumn('disabled_at', 'bigint').execute();
 
-  const demo = await db.selectFrom('users').select('password_hash').where('user_id', '=', DEMO_USER_ID).executeTakeFirst();
+  const demo = await db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('user_id', '=', DEMO_USER_ID)
+    .executeTakeFirst();
   if (demo === undefined) return;
-  const others = await db.selectFrom('users').select('user_id').where('user_id', '<>', DEMO_USER_ID).limit(1).executeTakeFirst();
+  const others = await db
+    .selectFrom('users')
+    .select('user_id')
+    .where('user_id', '<>', DEMO_USER_ID)
+    .limit(1)
+    .executeTakeFirst();
   if (others === undefined || !(await verifyPassword(DEMO_PASSWORD, demo.password_hash as string))) return;
   const now = Date.now();
   await db.updateTable('users').set({ disabled_at: now }).where('user_id', '=', DEMO_USER_ID).execute();
-  await db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', DEMO_USER_ID).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', DEMO_USER_ID)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

@@ -14,7 +14,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../../sql/database.js';
 import { serialKeyTable } from '../migration-helpers.js';
 
-const REFUSED_DELETE = 'audit_requests is append-only: delete refused (only rows archived by ordergate audit archive may be removed)';
+const REFUSED_DELETE =
+  'audit_requests is append-only: delete refused (only rows archived by ordergate audit archive may be removed)';
 
 export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.alterTable('audit_requests').addColumn('path_bytes', 'bigint').execute();

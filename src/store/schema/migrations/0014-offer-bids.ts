@@ -23,8 +23,18 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.alterTable('orders').addColumn('carried_forward_at', 'bigint').execute();
   // The employee and retail limits of an offer read a user's live bids in it; the operator's book reads the
   // offer's bids. Partial: the bids in issues (every bid of the one-listing model) carry no index entry.
-  await db.schema.createIndex('orders_user_offer').on('orders').columns(['user_id', 'offer_id']).where(sql.ref('offer_id'), 'is not', null).execute();
-  await db.schema.createIndex('orders_offer').on('orders').column('offer_id').where(sql.ref('offer_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('orders_user_offer')
+    .on('orders')
+    .columns(['user_id', 'offer_id'])
+    .where(sql.ref('offer_id'), 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('orders_offer')
+    .on('orders')
+    .column('offer_id')
+    .where(sql.ref('offer_id'), 'is not', null)
+    .execute();
 
   // The traded price each change left an order with: a bid allotted in part stays live with one.
   await db.schema.alterTable('order_history').addColumn('traded_price_paise', 'bigint').execute();
@@ -60,7 +70,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .alterTable('sim_exchange_bids')
     .addColumn('carried_forward', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createIndex('sim_exchange_bids_offer').on('sim_exchange_bids').columns(['offer_id', 'status']).execute();
+  await db.schema
+    .createIndex('sim_exchange_bids_offer')
+    .on('sim_exchange_bids')
+    .columns(['offer_id', 'status'])
+    .execute();
 
   if (dialect === 'postgres') {
     await sql`alter table trades drop constraint trades_order_id_key`.execute(db);
@@ -87,7 +101,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
       quantity, price_paise, traded_at, settles_at, exchange_order_id, order_identifier from trades`.execute(db);
     await db.schema.dropTable('trades').execute();
     await sql`alter table trades_0014 rename to trades`.execute(db);
-    await db.schema.createIndex('trades_user_time').on('trades').columns(['user_id', 'traded_at', 'trade_id']).execute();
+    await db.schema
+      .createIndex('trades_user_time')
+      .on('trades')
+      .columns(['user_id', 'traded_at', 'trade_id'])
+      .execute();
     await db.schema.createIndex('trades_user_settles').on('trades').columns(['user_id', 'settles_at']).execute();
   }
   await db.schema.createIndex('trades_order').on('trades').column('order_id').execute();

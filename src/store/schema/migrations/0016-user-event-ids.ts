@@ -18,9 +18,12 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
   await db.schema.alterTable('order_history').addColumn('user_id', 'text').execute();
   await db.schema.alterTable('order_history').addColumn('user_event_id', 'bigint').execute();
   // The table is append-only (migration 0005): its guard against updates steps aside for the numbering.
-  if (dialect === 'postgres') await sql`alter table order_history disable trigger order_history_append_only`.execute(db);
+  if (dialect === 'postgres')
+    await sql`alter table order_history disable trigger order_history_append_only`.execute(db);
   else await sql`drop trigger order_history_no_update`.execute(db);
-  await sql`update order_history set user_id = (select o.user_id from orders o where o.order_id = order_history.order_id)`.execute(db);
+  await sql`update order_history set user_id = (select o.user_id from orders o where o.order_id = order_history.order_id)`.execute(
+    db,
+  );
   await sql`update order_history set user_event_id = r.n
     from (select id, row_number() over (partition by user_id order by id) as n from order_history) r
     where r.id = order_history.id`.execute(db);
@@ -30,7 +33,12 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     await sql`create trigger order_history_no_update before update on order_history
       begin select raise(abort, 'order_history is append-only: update refused'); end`.execute(db);
   }
-  await db.schema.createIndex('order_history_user_event').unique().on('order_history').columns(['user_id', 'user_event_id']).execute();
+  await db.schema
+    .createIndex('order_history_user_event')
+    .unique()
+    .on('order_history')
+    .columns(['user_id', 'user_event_id'])
+    .execute();
   await db.schema
     .createTable('user_event_counters')
     .addColumn('user_id', 'text', (c) => c.primaryKey())

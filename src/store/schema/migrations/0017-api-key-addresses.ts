@@ -20,5 +20,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('allowed_ips', 'text', (c) => c.notNull())
     .addColumn('override', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('api_key_address_changes_key').on('api_key_address_changes').columns(['key_id', 'id']).execute();
+  await db.schema
+    .createIndex('api_key_address_changes_key')
+    .on('api_key_address_changes')
+    .columns(['key_id', 'id'])
+    .execute();
 }

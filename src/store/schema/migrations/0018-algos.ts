@@ -41,6 +41,11 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('detail', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('algo_changes_algo').on('algo_changes').columns(['algo_id', 'id']).execute();
-  await db.schema.createIndex('orders_algo').on('orders').columns(['algo_id', 'status']).where(sql.ref('algo_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('orders_algo')
+    .on('orders')
+    .columns(['algo_id', 'status'])
+    .where(sql.ref('algo_id'), 'is not', null)
+    .execute();
   await db.schema.alterTable('users').addColumn('second_factor_exempt_at', 'bigint').execute();
 }

@@ -19,8 +19,11 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../../sql/database.js';
 
 export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
-  if (dialect === 'postgres') await sql`alter table ofs_offers alter column green_shoe_exercised type bigint`.execute(db);
-  await sql`update ofs_offers set green_shoe_exercised = case when green_shoe_exercised = 1 then green_shoe_quantity else 0 end`.execute(db);
+  if (dialect === 'postgres')
+    await sql`alter table ofs_offers alter column green_shoe_exercised type bigint`.execute(db);
+  await sql`update ofs_offers set green_shoe_exercised = case when green_shoe_exercised = 1 then green_shoe_quantity else 0 end`.execute(
+    db,
+  );
   await db.schema.alterTable('ofs_offers').addColumn('green_shoe_decided_at', 'bigint').execute();
   await db.schema
     .alterTable('ofs_offers')
@@ -31,7 +34,13 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .alterTable('ofs_offers')
     .addColumn('employee_green_shoe_quantity', 'bigint', (c) => c.notNull().defaultTo(0))
     .execute();
-  for (const column of ['printed_green_shoe', 'printed_retail_reserved', 'printed_non_retail', 'printed_mf_ic_reserved', 'printed_employee']) {
+  for (const column of [
+    'printed_green_shoe',
+    'printed_retail_reserved',
+    'printed_non_retail',
+    'printed_mf_ic_reserved',
+    'printed_employee',
+  ]) {
     await db.schema.alterTable('ofs_offers').addColumn(column, 'bigint').execute();
   }
 

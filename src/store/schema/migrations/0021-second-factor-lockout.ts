@@ -25,5 +25,9 @@ export async function up(db: Kysely<any>, dialect: DialectName): Promise<void> {
     .addColumn('actor', 'text', (c) => c.notNull())
     .addColumn('detail', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('second_factor_events_user').on('second_factor_events').columns(['user_id', 'id']).execute();
+  await db.schema
+    .createIndex('second_factor_events_user')
+    .on('second_factor_events')
+    .columns(['user_id', 'id'])
+    .execute();
 }
