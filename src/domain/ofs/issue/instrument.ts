@@ -62,63 +62,67 @@ function checkPreTrade(
 
 /** The issue registered on an instrument, or undefined: no issue is (a new bid there is refused, an old one's issue is gone). */
 export function issueInstrument(issue: OfsIssue | undefined): OfsInstrument {
-  return {
-    place(command: PlaceCommand, book: EntryBook): Order {
-      ApiError.throwIfAny(issueViolations(command.bid, issue));
-      const order: Order = { ...command.order, createdAt: book.now, updatedAt: book.now };
-      checkPreTrade(book, command.caller, issue!, order, null);
-      return order;
-    },
+  return new IssueInstrument(issue);
+}
 
-    modify(command: ModifyCommand, order: Order, book: EntryBook): OrderChange {
-      const { request } = command;
-      const modified: OfsBid = {
-        scrip_info: {
-          exchange: order.exchange,
-          scrip_token: order.scripToken,
-          symbol: order.symbol,
-          series: order.series,
-        },
-        order_type: request.order_type,
-        quantity: request.quantity,
-        price: request.price,
-      };
-      ApiError.throwIfAny(issueViolations(modified, issue));
-      const change = {
-        orderType: request.order_type,
-        quantity: Number(request.quantity),
-        pricePaise: rupeesToPaise(request.price)!,
-        disclosedQuantity: request.disclosed_quantity ?? 0,
-      };
-      checkPreTrade(book, command.caller, issue!, change, order);
-      return modificationOf(command, book.now, order, change);
-    },
+class IssueInstrument implements OfsInstrument {
+  constructor(private readonly issue: OfsIssue | undefined) {}
 
-    checkCancellation(command: OrderActionCommand, order: Order, book: EntryBook): void {
-      if (issue === undefined) {
-        throw new ApiError(
-          Errors.OFS_ISSUE_NOT_FOUND,
-          `The OFS issue of order ${order.orderId} is no longer registered`,
-          [{ field: 'order_id', message: "the order's OFS issue is not registered" }],
-        );
-      }
-      ApiError.throwIfAny(windowViolations(issue, command.caller.category, book.now));
-    },
+  place(command: PlaceCommand, book: EntryBook): Order {
+    ApiError.throwIfAny(issueViolations(command.bid, this.issue));
+    const order: Order = { ...command.order, createdAt: book.now, updatedAt: book.now };
+    checkPreTrade(book, command.caller, this.issue!, order, null);
+    return order;
+  }
 
-    carryForward(_command: OrderActionCommand, order: Order): OrderChange {
-      throw notCarriedForward(order);
-    },
+  modify(command: ModifyCommand, order: Order, book: EntryBook): OrderChange {
+    const { request } = command;
+    const modified: OfsBid = {
+      scrip_info: {
+        exchange: order.exchange,
+        scrip_token: order.scripToken,
+        symbol: order.symbol,
+        series: order.series,
+      },
+      order_type: request.order_type,
+      quantity: request.quantity,
+      price: request.price,
+    };
+    ApiError.throwIfAny(issueViolations(modified, this.issue));
+    const change = {
+      orderType: request.order_type,
+      quantity: Number(request.quantity),
+      pricePaise: rupeesToPaise(request.price)!,
+      disclosedQuantity: request.disclosed_quantity ?? 0,
+    };
+    checkPreTrade(book, command.caller, this.issue!, change, order);
+    return modificationOf(command, book.now, order, change);
+  }
 
-    risk(order: Order, now: number): RiskDecision {
-      return issueRisk(order, issue, now);
-    },
+  checkCancellation(command: OrderActionCommand, order: Order, book: EntryBook): void {
+    if (this.issue === undefined) {
+      throw new ApiError(
+        Errors.OFS_ISSUE_NOT_FOUND,
+        `The OFS issue of order ${order.orderId} is no longer registered`,
+        [{ field: 'order_id', message: "the order's OFS issue is not registered" }],
+      );
+    }
+    ApiError.throwIfAny(windowViolations(this.issue, command.caller.category, book.now));
+  }
 
-    prices() {
-      return issue;
-    },
+  carryForward(_command: OrderActionCommand, order: Order): OrderChange {
+    throw notCarriedForward(order);
+  }
 
-    settlesAt(allottedAt: number): number {
-      return settlementTime(allottedAt, issue?.settlementDelayMs ?? null);
-    },
-  };
+  risk(order: Order, now: number): RiskDecision {
+    return issueRisk(order, this.issue, now);
+  }
+
+  prices() {
+    return this.issue;
+  }
+
+  settlesAt(allottedAt: number): number {
+    return settlementTime(allottedAt, this.issue?.settlementDelayMs ?? null);
+  }
 }

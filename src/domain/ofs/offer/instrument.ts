@@ -14,6 +14,7 @@ import {
 } from '../../orders/commands.js';
 import type { Order, OrderChange } from '../../orders/order.js';
 import type { EntryBook, OfsInstrument, RiskDecision } from '../instrument.js';
+import type { TradingCalendar } from '../trading-calendar.js';
 import { formatPrice, rupeesToPaise } from '../issue/issue.js';
 import type { BidTerms, IssuePrices } from '../rules.js';
 import { listingOf, offerState, type OfferRegistration } from './offer.js';
@@ -82,160 +83,167 @@ function liveOfferBidOf(order: Order, context?: OfferContext): LiveOfferBid {
  * no longer registered there).
  */
 export function offerInstrument(registration: OfferRegistration | undefined, offerId: string | null): OfsInstrument {
+  return new OfferInstrument(registration, offerId);
+}
+
+class OfferInstrument implements OfsInstrument {
+  constructor(
+    private readonly registration: OfferRegistration | undefined,
+    private readonly offerId: string | null,
+  ) {}
+
   /** The offer of an order's listing, where it stands now (an order in an offer keeps its listing). */
-  const contextFor = (order: Order, now: number): OfferContext => {
-    if (registration === undefined) {
+  private contextFor(order: Order, now: number): OfferContext {
+    if (this.registration === undefined) {
       throw new ApiError(
         Errors.OFS_OFFER_NOT_FOUND,
-        `The offer ${order.offerId ?? offerId} of order ${order.orderId} is no longer registered`,
+        `The offer ${order.offerId ?? this.offerId} of order ${order.orderId} is no longer registered`,
         [{ field: 'order_id', message: "the order's offer is not registered" }],
       );
     }
-    return contextOf(registration, now);
-  };
+    return contextOf(this.registration, now);
+  }
 
-  return {
-    /** A new bid on a listing of the offer: its category and margin from the series and the bidder, then the offer's rules. */
-    place(command: PlaceCommand, book: EntryBook): Order {
-      const { caller, bid } = command;
-      const { offer } = registration!;
-      const listing = listingOf(offer, command.order.exchange, command.order.scripToken)!;
-      // A user the registry no longer knows bids as its session says (the login found it).
-      const bidder = book.bidder(offer.offerId, caller.userId) ?? {
-        category: caller.category === 'RETAIL' ? 'RETAIL' : 'NII',
-        marginType: 'H',
-        employeeOfOffer: false,
-      };
-      const terms = {
-        orderType: command.order.orderType,
-        pricePaise: command.order.pricePaise,
-        quantity: command.order.quantity,
-      };
-      const judged = offerPlacementViolations(
-        contextOf(registration!, book.now),
-        listing,
-        bidder,
-        { symbol: bid.scrip_info.symbol, series: bid.scrip_info.series, price: bid.price, terms },
-        book.otherOfferBids(caller.userId, offer.offerId, null),
-        book.now,
-      );
-      ApiError.throwIfAny(judged.violations);
-      const order: Order = {
-        ...command.order,
-        // The issue model's category: only retail bids are retail there (an employee's bid has its own limit).
-        category: judged.category === 'RETAIL' ? 'RETAIL' : 'NON_RETAIL',
-        offerId: offer.offerId,
-        offerCategory: judged.category,
-        marginType: judged.category === null ? null : judged.marginType,
-        createdAt: book.now,
-        updatedAt: book.now,
-      };
-      ApiError.throwIfAny(book.zeroMarginViolations(order, null));
-      return order;
-    },
+  /** A new bid on a listing of the offer: its category and margin from the series and the bidder, then the offer's rules. */
+  place(command: PlaceCommand, book: EntryBook): Order {
+    const { caller, bid } = command;
+    const { offer } = this.registration!;
+    const listing = listingOf(offer, command.order.exchange, command.order.scripToken)!;
+    // A user the registry no longer knows bids as its session says (the login found it).
+    const bidder = book.bidder(offer.offerId, caller.userId) ?? {
+      category: caller.category === 'RETAIL' ? 'RETAIL' : 'NII',
+      marginType: 'H',
+      employeeOfOffer: false,
+    };
+    const terms = {
+      orderType: command.order.orderType,
+      pricePaise: command.order.pricePaise,
+      quantity: command.order.quantity,
+    };
+    const judged = offerPlacementViolations(
+      contextOf(this.registration!, book.now),
+      listing,
+      bidder,
+      { symbol: bid.scrip_info.symbol, series: bid.scrip_info.series, price: bid.price, terms },
+      book.otherOfferBids(caller.userId, offer.offerId, null),
+      book.now,
+    );
+    ApiError.throwIfAny(judged.violations);
+    const order: Order = {
+      ...command.order,
+      // The issue model's category: only retail bids are retail there (an employee's bid has its own limit).
+      category: judged.category === 'RETAIL' ? 'RETAIL' : 'NON_RETAIL',
+      offerId: offer.offerId,
+      offerCategory: judged.category,
+      marginType: judged.category === null ? null : judged.marginType,
+      createdAt: book.now,
+      updatedAt: book.now,
+    };
+    ApiError.throwIfAny(book.zeroMarginViolations(order, null));
+    return order;
+  }
 
-    modify(command: ModifyCommand, order: Order, book: EntryBook): OrderChange {
-      const { caller, request } = command;
-      const change = {
-        orderType: request.order_type,
-        quantity: Number(request.quantity),
-        pricePaise: rupeesToPaise(request.price) ?? 0,
-        disclosedQuantity: request.disclosed_quantity ?? 0,
-      };
-      // Only retail and employee bids have limits, and they are never allotted in part while live.
-      const others = book.otherOfferBids(caller.userId, order.offerId!, order);
-      const context = contextFor(order, book.now);
-      ApiError.throwIfAny(
-        offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, book.now),
-      );
-      const modified = modificationOf(command, book.now, order, change);
-      ApiError.throwIfAny(book.zeroMarginViolations(modified.after, order));
-      return modified;
-    },
+  modify(command: ModifyCommand, order: Order, book: EntryBook): OrderChange {
+    const { caller, request } = command;
+    const change = {
+      orderType: request.order_type,
+      quantity: Number(request.quantity),
+      pricePaise: rupeesToPaise(request.price) ?? 0,
+      disclosedQuantity: request.disclosed_quantity ?? 0,
+    };
+    // Only retail and employee bids have limits, and they are never allotted in part while live.
+    const others = book.otherOfferBids(caller.userId, order.offerId!, order);
+    const context = this.contextFor(order, book.now);
+    ApiError.throwIfAny(
+      offerModificationViolations(context, liveOfferBidOf(order, context), request.price, change, others, book.now),
+    );
+    const modified = modificationOf(command, book.now, order, change);
+    ApiError.throwIfAny(book.zeroMarginViolations(modified.after, order));
+    return modified;
+  }
 
-    checkCancellation(_command: OrderActionCommand, order: Order, book: EntryBook): void {
-      ApiError.throwIfAny(offerCancellationViolations(contextFor(order, book.now), liveOfferBidOf(order), book.now));
-    },
+  checkCancellation(_command: OrderActionCommand, order: Order, book: EntryBook): void {
+    ApiError.throwIfAny(offerCancellationViolations(this.contextFor(order, book.now), liveOfferBidOf(order), book.now));
+  }
 
-    /**
-     * Carry-forward of an unallotted non-retail bid to T+1, at or above the T-day cut-off, with new terms
-     * when the request sends them (a bid below the cut-off needs them); a second request changes nothing,
-     * and a second one with other terms is a modification's job.
-     */
-    carryForward(command: OrderActionCommand, order: Order, book: EntryBook): OrderChange {
-      const { caller } = command;
-      const unallotted = order.quantity - order.tradedQuantity;
-      const context = contextFor(order, book.now);
-      const revision = command.revision ?? {};
-      const price = revision.price ?? order.pricePaise / 100;
-      // A revised price that is no whole number of paise: the tick refuses it below, not the cut-off.
-      const revisedPaise = revision.price === undefined ? order.pricePaise : rupeesToPaise(revision.price);
-      const terms: BidTerms = {
-        orderType: order.orderType,
-        pricePaise: revisedPaise ?? 0,
-        quantity: revision.quantity ?? order.quantity,
-      };
-      const revised = terms.pricePaise !== order.pricePaise || terms.quantity !== order.quantity;
-      const origin = { actor: caller.userId, requestId: command.requestId };
-      if (order.carriedForwardAt !== null) {
-        if (revised) {
-          throw new ApiError(
-            Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
-            `Order ${order.orderId} is already carried forward: revise it with a modification (PUT /transactional/v1/orders/regular/${order.exchange}/${order.orderId})`,
-            [{ field: '', message: 'the bid is already carried forward' }],
-          );
-        }
-        return {
-          before: order,
-          after: order,
-          reason: 'Carry-forward requested again: the bid is already carried forward',
-          origin,
-          unchanged: true,
-        };
-      }
-      ApiError.throwIfAny(
-        carryForwardViolations(
-          context.offer,
-          context.state,
-          { category: order.offerCategory!, live: true, unallottedQuantity: unallotted, pricePaise: revisedPaise },
-          context.tCutoffPricePaise,
-          book.now,
-        ),
-      );
-      if (revised)
-        ApiError.throwIfAny(
-          revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms),
+  /**
+   * Carry-forward of an unallotted non-retail bid to T+1, at or above the T-day cut-off, with new terms
+   * when the request sends them (a bid below the cut-off needs them); a second request changes nothing,
+   * and a second one with other terms is a modification's job.
+   */
+  carryForward(command: OrderActionCommand, order: Order, book: EntryBook): OrderChange {
+    const { caller } = command;
+    const unallotted = order.quantity - order.tradedQuantity;
+    const context = this.contextFor(order, book.now);
+    const revision = command.revision ?? {};
+    const price = revision.price ?? order.pricePaise / 100;
+    // A revised price that is no whole number of paise: the tick refuses it below, not the cut-off.
+    const revisedPaise = revision.price === undefined ? order.pricePaise : rupeesToPaise(revision.price);
+    const terms: BidTerms = {
+      orderType: order.orderType,
+      pricePaise: revisedPaise ?? 0,
+      quantity: revision.quantity ?? order.quantity,
+    };
+    const revised = terms.pricePaise !== order.pricePaise || terms.quantity !== order.quantity;
+    const origin = { actor: caller.userId, requestId: command.requestId };
+    if (order.carriedForwardAt !== null) {
+      if (revised) {
+        throw new ApiError(
+          Errors.OFS_CARRY_FORWARD_NOT_ALLOWED,
+          `Order ${order.orderId} is already carried forward: revise it with a modification (PUT /transactional/v1/orders/regular/${order.exchange}/${order.orderId})`,
+          [{ field: '', message: 'the bid is already carried forward' }],
         );
-      const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
-      const after: Order = {
-        ...order,
-        pricePaise: terms.pricePaise,
-        quantity: terms.quantity,
-        carriedForwardAt: book.now,
-        updatedAt: book.now,
-      };
-      if (revised) ApiError.throwIfAny(book.zeroMarginViolations(after, order));
+      }
       return {
         before: order,
-        after,
-        reason: `Carried forward to T+1: ${terms.quantity - order.tradedQuantity} unallotted shares at ${formatPrice(terms.pricePaise)}${revisedFrom}`,
+        after: order,
+        reason: 'Carry-forward requested again: the bid is already carried forward',
         origin,
-        outbox: 'CARRY_FORWARD',
+        unchanged: true,
       };
-    },
+    }
+    ApiError.throwIfAny(
+      carryForwardViolations(
+        context.offer,
+        context.state,
+        { category: order.offerCategory!, live: true, unallottedQuantity: unallotted, pricePaise: revisedPaise },
+        context.tCutoffPricePaise,
+        book.now,
+      ),
+    );
+    if (revised)
+      ApiError.throwIfAny(
+        revisionViolations(context, { ...liveOfferBidOf(order, context), carriedForward: true }, price, terms),
+      );
+    const revisedFrom = revised ? ` (revised from ${order.quantity} at ${formatPrice(order.pricePaise)})` : '';
+    const after: Order = {
+      ...order,
+      pricePaise: terms.pricePaise,
+      quantity: terms.quantity,
+      carriedForwardAt: book.now,
+      updatedAt: book.now,
+    };
+    if (revised) ApiError.throwIfAny(book.zeroMarginViolations(after, order));
+    return {
+      before: order,
+      after,
+      reason: `Carried forward to T+1: ${terms.quantity - order.tradedQuantity} unallotted shares at ${formatPrice(terms.pricePaise)}${revisedFrom}`,
+      origin,
+      outbox: 'CARRY_FORWARD',
+    };
+  }
 
-    risk(order: Order, now: number): RiskDecision {
-      return offerRisk(order, registration, now);
-    },
+  risk(order: Order, now: number): RiskDecision {
+    return offerRisk(order, this.registration, now);
+  }
 
-    prices() {
-      return registration && offerPrices(registration);
-    },
+  prices() {
+    return this.registration && offerPrices(this.registration);
+  }
 
-    settlesAt(allottedAt: number, day: 'T' | 'T+1' | null, calendar): number {
-      return registration === undefined
-        ? settlementTime(allottedAt, null)
-        : offerSettlementTime(registration.offer, day, allottedAt, calendar);
-    },
-  };
+  settlesAt(allottedAt: number, day: 'T' | 'T+1' | null, calendar: TradingCalendar): number {
+    return this.registration === undefined
+      ? settlementTime(allottedAt, null)
+      : offerSettlementTime(this.registration.offer, day, allottedAt, calendar);
+  }
 }
