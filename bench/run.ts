@@ -34,7 +34,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import pg from 'pg';
 import { openStore, type Store } from '../src/store/sql/database.js';
 import { migrateToLatest } from '../src/store/schema/migrations.js';
-import { OrderRepository } from '../src/store/orders/orders.js';
+import { OrderBookReads } from '../src/store/orders/order-book.js';
 import { tcpReachable } from '../test/support/tcp-probe.js';
 import { BID_BODY, createBidders, createIssue, PLACE_PATH, preload, type Bidder } from './fixture.js';
 import { pacedLoad } from './paced.js';
@@ -618,7 +618,7 @@ async function readCosts(target: Target) {
   return {
     order_book_page_ms: await timed('/transactional/v1/orders?limit=20'),
     order_history_ms: await timed(`/transactional/v1/orders/${orderId}`),
-    plans: await new OrderRepository(target.store!.db, target.store!.dialect).readPlans(bidder.userId, orderId),
+    plans: await new OrderBookReads(target.store!.db, target.store!.dialect).readPlans(bidder.userId, orderId),
   };
 }
 

@@ -26,6 +26,7 @@ import { EventHorizon, OrderEventRepository } from './store/orders/events.js';
 import { FundsRepository } from './store/funds/funds.js';
 import { TradeRepository } from './store/funds/trades.js';
 import { OrderRepository } from './store/orders/orders.js';
+import { OrderBookReads } from './store/orders/order-book.js';
 import { UserRepository } from './store/access/users.js';
 import type { ExchangeAdapter } from './oms/exchange.js';
 import { SimulatedExchange } from './oms/simulated-exchange.js';
@@ -107,7 +108,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     orderEntry,
     algoGate,
     algos: new AlgoService(store, algos, users, orderEntry, now, algoGate.genericIds),
-    orderBook: new OrderBookService(orders),
+    orderBook: new OrderBookService(new OrderBookReads(store.db, store.dialect)),
     orderCarts: new OrderCartService(
       new OrderCartRepository(store.db),
       now,

@@ -39,7 +39,7 @@ import type { StoreTx } from '../store/sql/write-tx.js';
 import type { ExchangeAdapter, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
 import type { InstrumentGuard } from './instrument-guard.js';
 import { instrumentReader } from './instrument-reader.js';
-import { instrumentOfOrder } from '../domain/ofs/instruments.js';
+import { instrumentOfOrder } from '../domain/ofs/instrument-keys.js';
 import { NO_HOLIDAYS } from '../domain/ofs/trading-calendar.js';
 import type { TradingHolidayRepository } from '../store/ofs/trading-holidays.js';
 import { DatabaseUnavailableError } from '../domain/errors.js';

@@ -7,7 +7,7 @@ import { statusesOf } from '../domain/orders/odin.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import { toOrderBookEntry, toOrderHistoryEntry } from '../schemas/mappers/orders.js';
 import type { OrderBookEntry, OrderBookQuery, OrderHistoryEntry } from '../schemas/orders.js';
-import type { OrderRepository } from '../store/orders/orders.js';
+import type { OrderBookReads } from '../store/orders/order-book.js';
 import type { Caller } from './auth.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -29,7 +29,7 @@ export interface OrderBookPage {
 }
 
 export class OrderBookService {
-  constructor(private readonly orders: OrderRepository) {}
+  constructor(private readonly orders: OrderBookReads) {}
 
   /** One page of the caller's orders, newest first, with the number of orders that match in all. */
   async orderBook(caller: Caller, query: OrderBookQuery): Promise<OrderBookPage> {

@@ -185,8 +185,8 @@ export class OrderEntryService {
    */
   private async countInThreshold(caller: Caller, exchange: string, orderId: string): Promise<void> {
     if (!this.algos.gate.countsThreshold) return;
-    const order = await this.orders.findOwned(orderId, caller.userId);
-    if (order !== undefined && order.exchange === exchange)
+    const order = await this.orders.find(orderId);
+    if (order !== undefined && order.userId === caller.userId && order.exchange === exchange)
       await this.algos.gate.forModification(caller.userId, exchange, order.algoId);
   }
 

@@ -13,7 +13,7 @@ import type {
 } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/sql/database.js';
-import { OrderRepository } from '../../src/store/orders/orders.js';
+import { OrderBookReads } from '../../src/store/orders/order-book.js';
 import { OmsBench } from '../oms/fixture.js';
 
 let bench: OmsBench;
@@ -46,12 +46,12 @@ function enterAnOrderAfterTheFirstRead(): KyselyPlugin {
 
 it('the order book page and its total agree when an order is entered between them', async () => {
   const first = await bench.placeOrder();
-  const orders = new OrderRepository(reader.db.withPlugin(enterAnOrderAfterTheFirstRead()), reader.dialect);
+  const orders = new OrderBookReads(reader.db.withPlugin(enterAnOrderAfterTheFirstRead()), reader.dialect);
   const book = await orders.orderBook({ userId: 'retail1', page: 1, pageSize: 20 });
   expect(book.orders.map((o) => o.orderId)).toEqual([first]);
   expect(book.totalCount).toBe(1);
   // The order was entered: the next read has both.
-  const again = await new OrderRepository(reader.db, reader.dialect).orderBook({
+  const again = await new OrderBookReads(reader.db, reader.dialect).orderBook({
     userId: 'retail1',
     page: 1,
     pageSize: 20,

@@ -9,7 +9,7 @@ import Type from 'typebox';
 import { ApiError, Errors } from '../../domain/errors.js';
 import { answerWithin } from '../../metrics/operator-metrics.js';
 import { NoQuery } from '../../schemas/common.js';
-import type { SetAsideInstrument } from '../../domain/ofs/instruments.js';
+import type { SetAsideInstrument } from '../../domain/ofs/instrument-keys.js';
 import type { App } from '../app-type.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../plugins/errors.js';
 import { errorResponses } from '../responses.js';

@@ -5,7 +5,7 @@
  * event per bid for the OMS.
  */
 import { allocateOfs, type AllocationBid } from '../../domain/ofs/issue/allocation.js';
-import { issueInstrument } from '../../domain/ofs/instruments.js';
+import { issueInstrument } from '../../domain/ofs/instrument-keys.js';
 import { allocationViolations, isBidderCategory, termsViolations, windowViolations } from '../../domain/ofs/rules.js';
 import type { OfsIssueRepository } from '../../store/ofs/issues.js';
 import type { DueIssue, NewSimEvent, SimBid, SimExchangeRepository } from '../../store/ofs/sim-exchange.js';

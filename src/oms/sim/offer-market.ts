@@ -10,7 +10,7 @@ import type { StoreTx } from '../../store/sql/write-tx.js';
 import type { OfferRegistration, OfsOfferRepository } from '../../store/ofs/offers.js';
 import type { NewSimEvent, OfferBidOutcome, SimBid, SimExchangeRepository } from '../../store/ofs/sim-exchange.js';
 import { formatPrice } from '../../domain/ofs/issue/issue.js';
-import { offerInstrument } from '../../domain/ofs/instruments.js';
+import { offerInstrument } from '../../domain/ofs/instrument-keys.js';
 import {
   indicativePrice,
   isNonRetailCategory,

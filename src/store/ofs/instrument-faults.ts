@@ -44,7 +44,7 @@ function faultFromRow(row: Selectable<OmsInstrumentFaultsTable>): InstrumentFaul
 }
 
 /**
- * SQL of a sim_exchange_bids row `b`: its instrument's key, as src/domain/ofs/instruments.ts builds it. The
+ * SQL of a sim_exchange_bids row `b`: its instrument's key, as src/domain/ofs/instrument-keys.ts builds it. The
  * exchange's events of an instrument whose events are set aside wait with it (store/ofs/sim-exchange.ts).
  */
 export const BID_INSTRUMENT_SQL = sql<string>`case when b.offer_id is not null then 'offer:' || b.offer_id else 'issue:' || b.exchange || ':' || cast(b.scrip_token as text) end`;

@@ -5,7 +5,6 @@
  * the funds), numbers the history rows per user (the order events' ids) and queues their webhook
  * deliveries, all in the caller's transaction. Deciding is the plan's; this file only writes.
  */
-import { inOneSnapshot } from '../sql/snapshot.js';
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import { LIVE_STATUSES, type OrderStatus } from '../../domain/orders/status.js';
 import type { BidderCategory } from '../../domain/ofs/rules.js';
@@ -97,7 +96,7 @@ export function orderFromRow(row: OrderRow): Order {
   };
 }
 
-function historyEntryFromRow(row: HistoryRow): RecordedChange {
+export function historyEntryFromRow(row: HistoryRow): RecordedChange {
   return {
     orderId: row.order_id,
     status: row.status as OrderStatus,
@@ -250,7 +249,7 @@ const EXPOSURE_READ = [
 const EXPOSURE_ROW_COLUMNS: readonly string[] = EXPOSURE_READ.map((column) => column.slice(column.indexOf('.') + 1));
 const EXPOSURE_FROM =
   'from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token';
-const EXPOSURES = {
+export const EXPOSURES = {
   // Read as one JSON array per row (jsonRows), as the orders the OMS locks are: eight values a row.
   sqlite: `select ${jsonArrayOf(EXPOSURE_READ)} ${EXPOSURE_FROM} where e.user_id in (select value from json_each(?))`,
   postgres: `select ${EXPOSURE_READ.join(', ')} ${EXPOSURE_FROM} where e.user_id = any($1::text[])`,
@@ -608,78 +607,5 @@ export class OrderRepository {
   async find(orderId: string): Promise<Order | undefined> {
     const row = await this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
     return row && orderFromRow(row);
-  }
-
-  /** One page of the user's orders, newest first, and how many orders match the filters in all. */
-  async orderBook(query: OrderPageRequest): Promise<{ orders: Order[]; totalCount: number }> {
-    return inOneSnapshot(this.db, async (db) => {
-      const { page, count } = this.orderBookQueries(query, db);
-      const orders = await page.execute();
-      const total = await count.executeTakeFirstOrThrow();
-      return { orders: orders.map(orderFromRow), totalCount: Number(total.n) };
-    });
-  }
-
-  private orderBookQueries(query: OrderPageRequest, db: Kysely<Database> = this.db) {
-    let filtered = db.selectFrom('orders').where('user_id', '=', query.userId);
-    if (query.statuses !== undefined) filtered = filtered.where('status', 'in', [...query.statuses]);
-    if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);
-    return {
-      page: filtered
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('order_id', 'desc')
-        .limit(query.pageSize)
-        .offset((query.page - 1) * query.pageSize),
-      count: filtered.select((eb) => eb.fn.countAll<number | string>().as('n')),
-    };
-  }
-
-  private historyQuery(orderId: string) {
-    return this.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id');
-  }
-
-  /**
-   * The plans the database chooses for the reads whose cost must not grow with the orders stored (an
-   * order-book page and its count, an order's history, the retail limit's running totals), for a user and
-   * one of their orders: what `npm run bench -- --preload` shows (docs/design/performance.md).
-   */
-  async readPlans(userId: string, orderId: string): Promise<Record<string, string[]>> {
-    const { page, count } = this.orderBookQueries({ userId, page: 1, pageSize: 20 });
-    const exposures = {
-      compile: () => CompiledQuery.raw(EXPOSURES[this.dialect], [listParameter(this.dialect, [userId])]),
-    };
-    const queries = {
-      order_book_page: page,
-      order_book_count: count,
-      order_history: this.historyQuery(orderId),
-      retail_limit_totals: exposures,
-    };
-    const plans: Record<string, string[]> = {};
-    for (const [name, query] of Object.entries(queries)) {
-      const compiled = query.compile();
-      const explain = this.dialect === 'postgres' ? 'explain ' : 'explain query plan ';
-      const result = await this.db.executeQuery<Record<string, unknown>>(
-        CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]),
-      );
-      plans[name] = result.rows.map((row) => String(row['QUERY PLAN'] ?? row.detail));
-    }
-    return plans;
-  }
-
-  /** The user's order (undefined for another user's or an unknown id). */
-  async findOwned(orderId: string, userId: string): Promise<Order | undefined> {
-    const row = await this.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('order_id', '=', orderId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row && orderFromRow(row);
-  }
-
-  /** The order's changes, oldest first. */
-  async history(orderId: string): Promise<RecordedChange[]> {
-    return (await this.historyQuery(orderId).execute()).map(historyEntryFromRow);
   }
 }

@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Store } from './database.js';
-import type { SetAsideInstrument } from '../../domain/ofs/instruments.js';
+import type { SetAsideInstrument } from '../../domain/ofs/instrument-keys.js';
 import type { Database } from '../schema/tables.js';
 
 /** The outbox entries not done yet, and when the oldest of them was created (epoch ms; null: none). */

@@ -1,0 +1,92 @@
+/**
+ * The order read model: what the order book and the order history calls read (a user's page of orders,
+ * an order of theirs, its changes), and the plans the database chooses for them. The order path's writes
+ * and the reads its transactions judge by are OrderRepository's (orders.ts).
+ */
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Order, RecordedChange } from '../../domain/orders/order.js';
+import type { Database } from '../schema/tables.js';
+import type { DialectName } from '../sql/database.js';
+import { listParameter } from '../sql/bulk.js';
+import { inOneSnapshot } from '../sql/snapshot.js';
+import { EXPOSURES, historyEntryFromRow, orderFromRow, type OrderPageRequest } from './orders.js';
+
+export class OrderBookReads {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
+
+  /** One page of the user's orders, newest first, and how many orders match the filters in all. */
+  async orderBook(query: OrderPageRequest): Promise<{ orders: Order[]; totalCount: number }> {
+    return inOneSnapshot(this.db, async (db) => {
+      const { page, count } = this.orderBookQueries(query, db);
+      const orders = await page.execute();
+      const total = await count.executeTakeFirstOrThrow();
+      return { orders: orders.map(orderFromRow), totalCount: Number(total.n) };
+    });
+  }
+
+  private orderBookQueries(query: OrderPageRequest, db: Kysely<Database> = this.db) {
+    let filtered = db.selectFrom('orders').where('user_id', '=', query.userId);
+    if (query.statuses !== undefined) filtered = filtered.where('status', 'in', [...query.statuses]);
+    if (query.orderId !== undefined) filtered = filtered.where('order_id', '=', query.orderId);
+    return {
+      page: filtered
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('order_id', 'desc')
+        .limit(query.pageSize)
+        .offset((query.page - 1) * query.pageSize),
+      count: filtered.select((eb) => eb.fn.countAll<number | string>().as('n')),
+    };
+  }
+
+  private historyQuery(orderId: string) {
+    return this.db.selectFrom('order_history').selectAll().where('order_id', '=', orderId).orderBy('id');
+  }
+
+  /**
+   * The plans the database chooses for the reads whose cost must not grow with the orders stored (an
+   * order-book page and its count, an order's history, the retail limit's running totals), for a user and
+   * one of their orders: what `npm run bench -- --preload` shows (docs/design/performance.md).
+   */
+  async readPlans(userId: string, orderId: string): Promise<Record<string, string[]>> {
+    const { page, count } = this.orderBookQueries({ userId, page: 1, pageSize: 20 });
+    const exposures = {
+      compile: () => CompiledQuery.raw(EXPOSURES[this.dialect], [listParameter(this.dialect, [userId])]),
+    };
+    const queries = {
+      order_book_page: page,
+      order_book_count: count,
+      order_history: this.historyQuery(orderId),
+      retail_limit_totals: exposures,
+    };
+    const plans: Record<string, string[]> = {};
+    for (const [name, query] of Object.entries(queries)) {
+      const compiled = query.compile();
+      const explain = this.dialect === 'postgres' ? 'explain ' : 'explain query plan ';
+      const result = await this.db.executeQuery<Record<string, unknown>>(
+        CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]),
+      );
+      plans[name] = result.rows.map((row) => String(row['QUERY PLAN'] ?? row.detail));
+    }
+    return plans;
+  }
+
+  /** The user's order (undefined for another user's or an unknown id). */
+  async findOwned(orderId: string, userId: string): Promise<Order | undefined> {
+    const row = await this.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row && orderFromRow(row);
+  }
+
+  /** The order's changes, oldest first. */
+  async history(orderId: string): Promise<RecordedChange[]> {
+    return (await this.historyQuery(orderId).execute()).map(historyEntryFromRow);
+  }
+}
