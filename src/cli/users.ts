@@ -10,7 +10,13 @@
 import { randomBytes } from 'node:crypto';
 import { Argument, Command, Option } from 'commander';
 import { totpUri } from '../auth/credentials.js';
-import { MARGIN_TYPES, USER_CATEGORIES, userCategoryOf, type MarginType } from '../domain/ofs/offer/offer.js';
+import {
+  MARGIN_TYPES,
+  USER_CATEGORIES,
+  userCategoryOf,
+  ZERO_MARGIN_CATEGORIES,
+  type MarginType,
+} from '../domain/ofs/offer/offer.js';
 import { formatPrice } from '../domain/ofs/issue/issue.js';
 import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
 
@@ -40,9 +46,8 @@ const demoDisabledHint = (userId: string) =>
 
 /** The categories an operator may name: the framework's five, and NON_RETAIL, the old name of NII. */
 const CATEGORY_CHOICES = [...USER_CATEGORIES, 'NON_RETAIL'];
-const categoryHelp =
-  "the user's OFS category: RETAIL, NII (individuals above Rs 2 lakh, HUFs, corporates), MF, IC, OTHS (FPIs, banks, FIs); NON_RETAIL is NII";
-const marginHelp = "the margin of an MF, IC or OTHS user's bids: H (100 %) or T (0 %, its custodian confirms)";
+const categoryHelp = `the user's OFS category: ${USER_CATEGORIES.join(', ')} (docs/design/ofs.md); NON_RETAIL is NII`;
+const marginHelp = `the margin of an ${ZERO_MARGIN_CATEGORIES.join(', ')} user's bids: H (100 %) or T (0 %, its custodian confirms)`;
 
 interface AddOptions {
   category: string;
@@ -72,7 +77,7 @@ export function usersCommand(io: CliIo): Command {
         '',
         'Prints on stdout, one "name: value" per line:',
         '  user_id: <user_id>',
-        '  category: RETAIL|NII|MF|IC|OTHS',
+        `  category: ${USER_CATEGORIES.join('|')}`,
         '  margin: H|T',
         '  password: <generated password>      (only without --password-stdin)',
         '  totp_uri: otpauth://totp/...        (only with --totp; scan it into an authenticator app)',
@@ -207,7 +212,10 @@ export function usersCommand(io: CliIo): Command {
     .argument('<user_id>')
     .addArgument(new Argument('<category>', categoryHelp).choices(CATEGORY_CHOICES))
     .addOption(new Option('--margin <type>', marginHelp).choices(MARGIN_TYPES).default('H'))
-    .addHelpText('after', '\nPrints on stdout:\n  user_id: <user_id>\n  category: RETAIL|NII|MF|IC|OTHS\n  margin: H|T')
+    .addHelpText(
+      'after',
+      `\nPrints on stdout:\n  user_id: <user_id>\n  category: ${USER_CATEGORIES.join('|')}\n  margin: H|T`,
+    )
     .action(async (userId: string, category: string, options: { margin: MarginType }) => {
       await withWorkspace(io, async ({ admin, users }) => {
         const stored = await admin.setCategory(userId, category, options.margin);

@@ -10,7 +10,6 @@ import { Errors, type Violation } from '../../errors.js';
 import { formatPrice } from '../issue/issue.js';
 import {
   biddingDay,
-  isMfIc,
   isNonRetailCategory,
   offeredQuantity,
   seriesKeyOf,
@@ -20,6 +19,7 @@ import {
   type OfferListing,
   type OfferState,
   type UserCategory,
+  ZERO_MARGIN_CATEGORIES,
 } from './offer.js';
 import {
   CUTOFF_ORDER_TYPE,
@@ -111,7 +111,7 @@ export function bidCategory(
 
 /** The margin a bid takes: cash categories always H; institutions their own setting. */
 export function bidMarginType(category: OfferCategory, bidder: Pick<OfferBidder, 'marginType'>): MarginType {
-  return isMfIc(category) || category === 'OTHS' ? bidder.marginType : 'H';
+  return (ZERO_MARGIN_CATEGORIES as readonly string[]).includes(category) ? bidder.marginType : 'H';
 }
 
 /** What a bid asks to do, for the day rules. */
