@@ -8,9 +8,9 @@
 import { ApiError, get } from '../api.js';
 import { chartLegend, demandChart, type DemandPanel } from '../chart/book-chart.js';
 import type { View } from '../context.js';
-import { h, row, statusLine, table } from '../dom.js';
-import { livePoll } from '../live-poll.js';
-import { formatClock, formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
+import { h, row, table } from '../dom.js';
+import { liveBook } from '../live-book.js';
+import { formatInstant, formatPrice, formatQuantity, formatRupees } from '../format.js';
 import type { OfferBookCategory, OfsOffer, OfsOfferBook } from '../types.js';
 import {
   AWAITING_OPERATOR,
@@ -38,7 +38,6 @@ const CATEGORY_COLUMNS = ['Category', 'Listing', 'Bids', 'Open (shares)', 'Allot
 const DEMAND_COLUMNS = ['Price (Rs)', 'Shares', 'At or above', 'Bids'];
 
 /** While the offer is not allocated (nor cancelled), the book is read again this often. */
-const LIVE_READ_MS = 2_000;
 
 const finished = (offer: OfsOffer) => offer.state === 'ALLOCATED' || offer.state === 'CANCELLED';
 const notKnown = (price: number | null) => (price === null ? 'not known yet' : formatPrice(price));
@@ -243,53 +242,36 @@ function statusText(offer: OfsOffer): string {
 }
 
 export function offerBookView(offerId: string): View {
-  let disposed = false;
   /** The book last drawn (its server_time left out), so that an unchanged book is not drawn again. */
   let drawn = '';
-  // Neither the book nor the time it was read is a live region: a read every two seconds would be read
-  // aloud every two seconds. The status line (polite) speaks when the offer waits (for the seller's green-shoe
-  // decision, for the operator) or ends.
-  const area = h('div', { 'aria-busy': 'false' }, h('p', {}, 'Loading the book...'));
-  const readAt = h('p', { class: 'read-at' });
-  const status = statusLine();
-  const live = h('input', { name: 'live', type: 'checkbox', checked: true });
-  const say = (text: string) => {
-    if (status.textContent !== text) status.textContent = text;
-  };
-
-  /**
-   * One read of the book; answers whether to read it again: while live and the offer may still change, and
-   * not after a refusal (403, 404).
-   */
-  async function read(): Promise<boolean> {
-    try {
+  // The status line speaks when the offer waits (for the seller's green-shoe decision, for the operator) or ends.
+  const panel = liveBook(
+    async () => {
       const started = Date.now();
       const book = await get<OfsOfferBook>(`/operator/v1/ofs/offers/${encodeURIComponent(offerId)}/book`);
       // The green shoe's default is told apart from a decision still to come by the server's clock.
       syncServerClock(book.server_time, started);
-      if (disposed) return false;
+      if (panel.disposed()) return null;
       const next = JSON.stringify({ ...book, server_time: '' });
-      if (next !== drawn) {
-        area.replaceChildren(...renderBook(book));
-        drawn = next;
-      }
-      const done = finished(book.offer);
-      readAt.textContent = `Read at ${formatClock(Date.now())}${!done && live.checked ? `; read again every ${LIVE_READ_MS / 1000} s` : ''}.`;
-      say(statusText(book.offer));
-      return live.checked && !done;
-    } catch (error) {
-      if (disposed) return false;
-      drawn = '';
-      area.replaceChildren(
-        h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'),
-      );
-      return live.checked && !(error instanceof ApiError && error.status >= 400 && error.status < 500);
-    }
-  }
-  const poll = livePoll(area, read, LIVE_READ_MS);
-  const again = poll.again;
-  live.addEventListener('change', again);
-  again();
+      const changed = next !== drawn;
+      drawn = next;
+      return {
+        ...(changed && { draw: renderBook(book) }),
+        status: statusText(book.offer),
+        settled: finished(book.offer),
+      };
+    },
+    {
+      // Not read again after a refusal (403, 404).
+      readAfter: (error) => {
+        drawn = '';
+        return !(error instanceof ApiError && error.status >= 400 && error.status < 500);
+      },
+      failure: 'The book could not be read',
+      loading: h('p', {}, 'Loading the book...'),
+    },
+  );
+  panel.again();
 
   const element = h(
     'section',
@@ -299,7 +281,7 @@ export function offerBookView(offerId: string): View {
       'div',
       { class: 'view-head' },
       h('h2', { id: 'view-title', tabindex: -1 }, `Book of offer ${offerId}`),
-      h('button', { type: 'button', onClick: again }, 'Refresh'),
+      h('button', { type: 'button', onClick: panel.again }, 'Refresh'),
     ),
     h(
       'div',
@@ -307,18 +289,12 @@ export function offerBookView(offerId: string): View {
       h(
         'div',
         { class: 'field checkbox' },
-        h('label', {}, live, ' Live: read the book every 2 s until the offer is allocated'),
+        h('label', {}, panel.live, ' Live: read the book every 2 s until the offer is allocated'),
       ),
     ),
-    readAt,
-    status,
-    area,
+    panel.readAt,
+    panel.status,
+    panel.area,
   );
-  return {
-    element,
-    dispose: () => {
-      disposed = true;
-      poll.dispose();
-    },
-  };
+  return { element, dispose: panel.dispose };
 }

@@ -7,9 +7,9 @@
 import { ApiError, get } from '../api.js';
 import { BOOK_LEGEND, bookChart, bookFigures, chartLegend } from '../chart/book-chart.js';
 import type { View } from '../context.js';
-import { field, h, row, select, statusLine, table } from '../dom.js';
-import { livePoll } from '../live-poll.js';
-import { formatClock, formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
+import { field, h, row, select, table } from '../dom.js';
+import { liveBook } from '../live-book.js';
+import { formatPrice, formatQuantity, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
 import type { CategoryClearing, OfsBook, OfsIssue } from '../types.js';
 import { chartWidth } from '../chart/chart-width.js';
@@ -121,62 +121,38 @@ function renderBook(book: OfsBook): HTMLElement[] {
 }
 
 /** While the issue is not allotted, the book is read again this often, so that the chart fills as bids come in. */
-const LIVE_READ_MS = 2_000;
-
 export function operatorBookView(): View {
   let issues: OfsIssue[] = [];
-  let disposed = false;
   const choice = select('issue', []);
-  // Neither the book nor the time it was read is a live region: a read every two seconds would be read
-  // aloud every two seconds. The status line (polite) speaks once, when the issue is allotted.
-  const area = h('div', { 'aria-busy': 'false' });
-  const readAt = h('p', { class: 'read-at' });
-  const status = statusLine();
-  const live = h('input', { name: 'live', type: 'checkbox', checked: true });
-  const say = (text: string) => {
-    if (status.textContent !== text) status.textContent = text;
-  };
-
-  /** One read of the chosen issue's book; answers whether to read it again (live, and not allotted yet). */
-  async function read(): Promise<boolean> {
-    const issue = issues.find((i) => issueKey(i) === choice.value);
-    if (issue === undefined) return false;
-    try {
+  // The status line speaks once, when the issue is allotted.
+  const panel = liveBook(
+    async () => {
+      const issue = issues.find((i) => issueKey(i) === choice.value);
+      if (issue === undefined) return null;
       const book = await get<OfsBook>(
         `/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`,
       );
-      if (disposed || issueKey(issue) !== choice.value) return false;
-      area.replaceChildren(...renderBook(book));
+      if (issueKey(issue) !== choice.value) return null;
       // The exchange allots at once, and its answer reaches each bid at the OMS's next pass: until then the
       // bid is still live (in the demand) and its allotment not counted. Read again until none waits.
       const settled =
         book.allotted !== null && book.demand.every((level) => level.bids === 0) && book.ineligible.bids === 0;
-      readAt.textContent = `Read at ${formatClock(Date.now())}${!settled && live.checked ? '; read again every 2 s' : ''}.`;
-      say(
-        settled
-          ? `Allotted: ${formatQuantity(book.allotted!.retail)} retail and ${formatQuantity(book.allotted!.non_retail)} non-retail shares.`
-          : '',
-      );
-      return live.checked && !settled;
-    } catch (error) {
-      area.replaceChildren(
-        h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The book could not be read'),
-      );
-      return live.checked;
-    }
-  }
-  const poll = livePoll(area, read, LIVE_READ_MS);
-  const again = poll.again;
-  choice.addEventListener('change', again);
-  live.addEventListener('change', again);
+      const status = settled
+        ? `Allotted: ${formatQuantity(book.allotted!.retail)} retail and ${formatQuantity(book.allotted!.non_retail)} non-retail shares.`
+        : '';
+      return { draw: renderBook(book), status, settled };
+    },
+    { readAfter: () => true, failure: 'The book could not be read' },
+  );
+  choice.addEventListener('change', panel.again);
   loadIssues()
     .then((loaded) => {
       issues = loaded;
       choice.replaceChildren(...issues.map((issue) => h('option', { value: issueKey(issue) }, issueName(issue))));
-      again();
+      panel.again();
     })
     .catch((error: unknown) =>
-      area.replaceChildren(
+      panel.area.replaceChildren(
         h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : 'The OFS issues could not be read'),
       ),
     );
@@ -187,7 +163,7 @@ export function operatorBookView(): View {
       'div',
       { class: 'view-head' },
       h('h2', { id: 'view-title', tabindex: -1 }, 'OFS book'),
-      h('button', { type: 'button', onClick: again }, 'Refresh'),
+      h('button', { type: 'button', onClick: panel.again }, 'Refresh'),
     ),
     h(
       'div',
@@ -196,18 +172,12 @@ export function operatorBookView(): View {
       h(
         'div',
         { class: 'field checkbox' },
-        h('label', {}, live, ' Live: read the book every 2 s until it is allotted'),
+        h('label', {}, panel.live, ' Live: read the book every 2 s until it is allotted'),
       ),
     ),
-    readAt,
-    status,
-    area,
+    panel.readAt,
+    panel.status,
+    panel.area,
   );
-  return {
-    element,
-    dispose: () => {
-      disposed = true;
-      poll.dispose();
-    },
-  };
+  return { element, dispose: panel.dispose };
 }
