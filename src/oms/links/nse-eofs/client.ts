@@ -1,0 +1,262 @@
+/**
+ * An HTTP client of NSE's e-OFS Web API (mapping.ts holds the wire): it logs the API user in, keeps its
+ * token fresh, and sends bids one at a time or in a batch. Each submission ends in one of four outcomes, and
+ * the one that matters most is the third: an answer lost after the request may have reached the exchange
+ * (a timeout, a reset, a 5xx) is `unknown`, never a refusal, so that the caller reads the exchange's book
+ * for the bid's reference before it sends anything again (docs/design/exchange-links.md, "Exactly once").
+ * Credentials are held here and never logged or put in an error.
+ */
+import {
+  authorizationHeader,
+  messagesOf,
+  NSE_PATHS,
+  orderAnswerOf,
+  referenceOf,
+  tokenOf,
+  tokenRequest,
+  toNseOrder,
+  type MemberBid,
+  type NseCredentials,
+  type NseToken,
+  type OperationType,
+} from './mapping.js';
+
+export type SubmitOutcome =
+  | { kind: 'accepted'; exchangeOrderId: string }
+  | { kind: 'rejected'; reason: string }
+  /** The answer was lost after the request was sent: the bid may be at the exchange. Read its book first. */
+  | { kind: 'unknown'; why: string }
+  /** The exchange did not take the request (refused connection, rate limit, no session): send it again later. */
+  | { kind: 'not-sent'; why: string; retryAfterMs: number };
+
+export interface NseClientOptions {
+  /** The API's base URL, e.g. https://eofsuat.nseindia.com/api (no trailing slash needed). */
+  baseUrl: string;
+  credentials: NseCredentials;
+  /** How long a call may take before its answer counts as lost (ms). */
+  timeoutMs?: number;
+  /** A token's lifetime when the login does not say (ms). Decision: 10 minutes. */
+  defaultTokenMs?: number;
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_TOKEN_MS = 10 * 60 * 1000;
+/** A token is refreshed this long before it expires. */
+const REFRESH_AHEAD_MS = 60_000;
+/** The pause after a 429 that names none. */
+const DEFAULT_RETRY_AFTER_MS = 1_000;
+
+/** Connection errors that mean the request never left: safe to send again. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+const METHOD_OF: Record<OperationType, 'POST' | 'PUT' | 'DELETE'> = {
+  E: 'POST',
+  M: 'PUT',
+  // Decision: a carry-forward is an order message on the live bid, as a modification is.
+  CF: 'PUT',
+  C: 'DELETE',
+};
+
+/** An HTTP answer, or why there is none. */
+type Exchange =
+  { status: number; body: unknown; retryAfterMs: number | null } | { lost: true; notSent: boolean; why: string };
+
+export class NseEofsClient {
+  private token: NseToken | null = null;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private readonly fetch: typeof fetch;
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: NseClientOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.now = options.now ?? Date.now;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Whether a token is held that has not expired. */
+  get loggedIn(): boolean {
+    return this.token !== null && (this.token.expiresAt === null || this.token.expiresAt > this.now());
+  }
+
+  /** Logs the API user in; throws an Error naming the exchange's answer (never the credentials). */
+  async login(): Promise<void> {
+    const answer = await this.call('POST', NSE_PATHS.token, tokenRequest(this.options.credentials), false);
+    if ('lost' in answer) throw new Error(`e-OFS login: no answer (${answer.why})`);
+    const token = answer.status === 200 ? tokenOf(answer.body, this.now()) : null;
+    if (token === null) {
+      const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
+      throw new Error(`e-OFS login refused: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`);
+    }
+    this.token = {
+      token: token.token,
+      expiresAt: token.expiresAt ?? this.now() + (this.options.defaultTokenMs ?? DEFAULT_TOKEN_MS),
+    };
+  }
+
+  /** A token that is valid for a while yet: refreshed ahead of its expiry, or a new login. */
+  private async ensureToken(): Promise<void> {
+    const token = this.token;
+    if (token !== null && (token.expiresAt === null || token.expiresAt - REFRESH_AHEAD_MS > this.now())) return;
+    if (token !== null && (token.expiresAt ?? 0) > this.now()) {
+      const answer = await this.call('POST', NSE_PATHS.refreshToken, {}, true);
+      const fresh = !('lost' in answer) && answer.status === 200 ? tokenOf(answer.body, this.now()) : null;
+      if (fresh !== null) {
+        this.token = {
+          token: fresh.token,
+          expiresAt: fresh.expiresAt ?? this.now() + (this.options.defaultTokenMs ?? DEFAULT_TOKEN_MS),
+        };
+        return;
+      }
+    }
+    await this.login();
+  }
+
+  /** One bid: a new one (E), a modification (M), a cancellation (C) or a carry-forward (CF). */
+  async submit(bid: MemberBid, operation: OperationType): Promise<SubmitOutcome> {
+    const answer = await this.authorized(METHOD_OF[operation], NSE_PATHS.order, toNseOrder(bid, operation));
+    if ('kind' in answer) return answer;
+    if (answer.status !== 200) return refusalOf(answer.body);
+    const data = (answer.body as { data?: unknown } | null)?.data;
+    return outcomeOf(orderAnswerOf(data), referenceOf(bid.orderId));
+  }
+
+  /**
+   * Several bids of one operation in one call (`/order/batch`): an outcome per bid, in their order. A bid
+   * the answer leaves out is `unknown`: the exchange may hold it.
+   */
+  async submitBatch(bids: readonly MemberBid[], operation: OperationType): Promise<SubmitOutcome[]> {
+    if (bids.length === 0) return [];
+    const answer = await this.authorized(
+      'POST',
+      NSE_PATHS.orderBatch,
+      bids.map((bid) => toNseOrder(bid, operation)),
+    );
+    if ('kind' in answer) return bids.map(() => answer);
+    if (answer.status !== 200) {
+      const refusal = refusalOf(answer.body);
+      return bids.map(() => refusal);
+    }
+    const data = (answer.body as { data?: unknown } | null)?.data;
+    const byReference = new Map<string, ReturnType<typeof orderAnswerOf>>();
+    for (const item of Array.isArray(data) ? data : []) {
+      const parsed = orderAnswerOf(item);
+      if (parsed.reference !== null) byReference.set(parsed.reference, parsed);
+    }
+    return bids.map((bid) => {
+      const reference = referenceOf(bid.orderId);
+      const parsed = byReference.get(reference);
+      return parsed === undefined
+        ? { kind: 'unknown', why: 'the batch answer left this bid out' }
+        : outcomeOf(parsed, reference);
+    });
+  }
+
+  /**
+   * A call with the session's token. A 401 means the exchange did not take the call: log in again once and
+   * send it again; a second 401 is `not-sent`. A 429 is `not-sent` with its Retry-After; a 5xx or a lost
+   * answer is `unknown`.
+   */
+  private async authorized(
+    method: 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body: unknown,
+  ): Promise<SubmitOutcome | { status: number; body: unknown }> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.ensureToken();
+      } catch (error) {
+        return {
+          kind: 'not-sent',
+          why: error instanceof Error ? error.message : String(error),
+          retryAfterMs: DEFAULT_RETRY_AFTER_MS,
+        };
+      }
+      const answer = await this.call(method, path, body, true);
+      if ('lost' in answer) {
+        return answer.notSent
+          ? { kind: 'not-sent', why: answer.why, retryAfterMs: DEFAULT_RETRY_AFTER_MS }
+          : { kind: 'unknown', why: answer.why };
+      }
+      if (answer.status === 401) {
+        this.token = null;
+        continue;
+      }
+      if (answer.status === 429) {
+        return {
+          kind: 'not-sent',
+          why: 'the exchange limits the rate (429)',
+          retryAfterMs: answer.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS,
+        };
+      }
+      if (answer.status >= 500) return { kind: 'unknown', why: `the exchange answered ${answer.status}` };
+      return { status: answer.status, body: answer.body };
+    }
+    return {
+      kind: 'not-sent',
+      why: 'the exchange refused the session twice (401)',
+      retryAfterMs: DEFAULT_RETRY_AFTER_MS,
+    };
+  }
+
+  private async call(method: string, path: string, body: unknown, withToken: boolean): Promise<Exchange> {
+    let response: Response;
+    try {
+      response = await this.fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(withToken && this.token !== null ? authorizationHeader(this.token.token) : {}),
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      return { lost: true, notSent: NOT_SENT_CODES.has(causeCode(error) ?? ''), why: describe(error) };
+    }
+    let parsed: unknown = null;
+    try {
+      const text = await response.text();
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch (error) {
+      // A body cut off, or not JSON: on a 200 the answer is lost (the bid may stand); else its status speaks.
+      if (response.status === 200)
+        return { lost: true, notSent: false, why: `the answer was unreadable (${describe(error)})` };
+    }
+    const retryAfter = Number(response.headers.get('retry-after'));
+    return {
+      status: response.status,
+      body: parsed,
+      retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null,
+    };
+  }
+}
+
+function outcomeOf(answer: ReturnType<typeof orderAnswerOf>, reference: string): SubmitOutcome {
+  if (answer.kind === 'rejected') return { kind: 'rejected', reason: answer.reason };
+  // An answer for another reference is not this bid's: what became of this one is not known.
+  if (answer.reference !== reference)
+    return { kind: 'unknown', why: `the answer echoed ${answer.reference}, not ${reference}` };
+  return { kind: 'accepted', exchangeOrderId: answer.exchangeOrderId };
+}
+
+function refusalOf(body: unknown): SubmitOutcome {
+  const said = messagesOf((body as { messages?: unknown } | null)?.messages);
+  return { kind: 'rejected', reason: said ?? 'the exchange refused the bid' };
+}
+
+function causeCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer within the timeout';
+  const code = causeCode(error);
+  if (code !== undefined) return code;
+  return error instanceof Error ? error.message : String(error);
+}
