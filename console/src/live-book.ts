@@ -61,7 +61,9 @@ export function liveBook(
     } catch (error) {
       if (disposed) return false;
       area.replaceChildren(h('p', { role: 'alert' }, error instanceof ApiError ? error.describe() : options.failure));
-      return live.checked && options.readAfter(error);
+      // Asked whether live or not: a view may forget what it drew (so that the next read draws again).
+      const readAgain = options.readAfter(error);
+      return live.checked && readAgain;
     }
   }
 

@@ -6,8 +6,8 @@
  * Idle. A loop that has handled nothing for IDLE_AFTER_MS passes every IDLE_POLL_MS (or pollMs, if longer)
  * instead, until a pass finds work or `wake()` is called (the server calls it when order entry commits): an
  * idle node no longer spends a tenth of a core on empty passes. Work committed by another process (a second
- * node, the CLI) waits at most IDLE_POLL_MS for an idle loop; the exchange's allocations, due at the
- * windows' close, start at most that late.
+ * node, the CLI) waits at most IDLE_POLL_MS for an idle loop, and so do the events of the exchange's
+ * allotments (it allots on its own step).
  *
  * Crash safety. An entry is claimed under a lease (30 s, OMS_LEASE_MS) and marked done only after its work has
  * committed: a worker that dies leaves its entry to be taken again when the lease runs out. A pass that fails

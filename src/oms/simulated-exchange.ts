@@ -36,6 +36,8 @@ const EVENTS_PER_POLL = 500;
 
 /** How often a started exchange takes its step: allotments run within this of a close. */
 export const DEFAULT_EXCHANGE_PASS_MS = 250;
+/** The longest pause after failed steps. */
+const MAX_STEP_BACKOFF_MS = 5_000;
 
 const refused = (reason: string): ChangeResult => ({ done: false, reason: sentence(reason) });
 
@@ -62,7 +64,10 @@ export class SimulatedExchange implements ExchangeAdapter {
   private readonly issueMarket: IssueMarket;
   private readonly offerMarket: OfferMarket;
   private timer: NodeJS.Timeout | null = null;
+  /** The step under way or queued, the last asked for; null: none. */
   private stepping: Promise<void> | null = null;
+  /** Bumped by start() and stop(): a timer of an earlier start schedules nothing more. */
+  private generation = 0;
 
   constructor(
     private readonly store: Pick<Store, 'writeTransaction'>,
@@ -71,7 +76,7 @@ export class SimulatedExchange implements ExchangeAdapter {
     offers: OfsOfferRepository,
     private readonly now: () => number,
     /** Keeps each instrument's work apart: one that fails is tried again later, then set aside (instrument-guard.ts). */
-    guard: InstrumentGuard,
+    private readonly guard: InstrumentGuard,
     private readonly options: { passMs?: number; logger?: Logger } = {},
   ) {
     this.issueMarket = new IssueMarket(store, book, issues, guard);
@@ -85,39 +90,59 @@ export class SimulatedExchange implements ExchangeAdapter {
 
   /**
    * The exchange's own step: each market's due work at the exchange's clock (allocations of the issues and
-   * offers whose days have closed, the offers' indicative prices through T). Steps never overlap.
+   * offers whose days have closed, the offers' indicative prices through T). Steps never overlap: one asked
+   * for while another runs starts when it ends, and reads the clock then, so that a caller who moved the
+   * clock is answered by a step that saw it.
    */
   step(): Promise<void> {
-    this.stepping ??= (async () => {
-      try {
-        const now = this.now();
-        await this.issueMarket.step(now);
-        await this.offerMarket.step(now);
-      } finally {
-        this.stepping = null;
-      }
-    })();
-    return this.stepping;
+    const fresh = async () => {
+      // The failures on record, read afresh for this step (the OMS worker's passes do the same).
+      this.guard.newPass();
+      const now = this.now();
+      await this.issueMarket.step(now);
+      await this.offerMarket.step(now);
+    };
+    const next = (this.stepping ?? Promise.resolve()).catch(() => undefined).then(fresh);
+    this.stepping = next;
+    const clear = () => {
+      if (this.stepping === next) this.stepping = null;
+    };
+    void next.then(clear, clear);
+    return next;
   }
 
-  /** Takes its step every `passMs` until stop(); a failed step is logged and the next one comes. */
+  /**
+   * Takes its step every `passMs` until stop(). A failed step is logged, and the next waits twice as long
+   * each time (at most MAX_STEP_BACKOFF_MS): a database that is out is not asked four times a second.
+   */
   start(): void {
     if (this.timer !== null) return;
     const passMs = this.options.passMs ?? DEFAULT_EXCHANGE_PASS_MS;
-    const next = () => {
+    const generation = ++this.generation;
+    let failures = 0;
+    const next = (delayMs: number) => {
       this.timer = setTimeout(() => {
-        this.step()
-          .catch((error: unknown) => this.options.logger?.error({ err: error }, 'simulated exchange step failed'))
-          .finally(() => {
-            if (this.timer !== null) next();
-          });
-      }, passMs);
+        this.step().then(
+          () => {
+            failures = 0;
+            if (this.generation === generation) next(passMs);
+          },
+          (error: unknown) => {
+            failures += 1;
+            this.options.logger?.error({ err: error, failures }, 'simulated exchange step failed; retrying');
+            if (this.generation === generation)
+              next(Math.min(passMs * 2 ** failures, Math.max(passMs, MAX_STEP_BACKOFF_MS)));
+          },
+        );
+      }, delayMs);
     };
-    next();
+    next(passMs);
   }
 
   /** Stops the steps; resolves once the step under way has finished. */
   async stop(): Promise<void> {
+    // A step that ends after this schedules no other: its generation is over.
+    this.generation += 1;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     await this.stepping?.catch(() => undefined);

@@ -12,10 +12,15 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
+/** Source files the graph does not read: a file of another kind would escape every check below. */
+const UNREAD_SOURCE = /\.(tsx|mts|cts|js|mjs|cjs|jsx)$/;
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
+    if (UNREAD_SOURCE.test(path))
+      throw new Error(`${relative(SRC, path)}: src/ holds .ts files only (the layering reads no other)`);
     return path.endsWith('.ts') ? [path] : [];
   });
 }

@@ -172,6 +172,31 @@ describe('allocation at close', () => {
     expect(await exchange.pollEvents()).toHaveLength(5);
   });
 
+  it('answers a step asked for while another runs with one that reads the clock when it starts', async () => {
+    await bookOfBids();
+    bench.clock.now = CLOSE - 60_000;
+    const exchange = bench.exchange();
+    // The first step is held at its issue market until the clock has moved past the close.
+    const markets = exchange as unknown as { issueMarket: { step(now: number): Promise<void> } };
+    const step = markets.issueMarket.step.bind(markets.issueMarket);
+    const seen: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    markets.issueMarket.step = async (now) => {
+      seen.push(now);
+      if (seen.length === 1) await gate;
+      return step(now);
+    };
+    const first = exchange.step();
+    await new Promise(setImmediate);
+    bench.clock.now = CLOSE;
+    const second = exchange.step();
+    release();
+    await Promise.all([first, second]);
+    expect(seen).toEqual([CLOSE - 60_000, CLOSE]);
+    expect(await bench.events()).toHaveLength(5);
+  });
+
   it('takes its step on its own once started, until stopped', async () => {
     await bookOfBids();
     bench.clock.now = CLOSE;

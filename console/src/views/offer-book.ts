@@ -37,8 +37,6 @@ const CATEGORY_LABELS: Record<OfferBookCategory['category'], string> = {
 const CATEGORY_COLUMNS = ['Category', 'Listing', 'Bids', 'Open (shares)', 'Allotted (shares)', 'Allotted value'];
 const DEMAND_COLUMNS = ['Price (Rs)', 'Shares', 'At or above', 'Bids'];
 
-/** While the offer is not allocated (nor cancelled), the book is read again this often. */
-
 const finished = (offer: OfsOffer) => offer.state === 'ALLOCATED' || offer.state === 'CANCELLED';
 const notKnown = (price: number | null) => (price === null ? 'not known yet' : formatPrice(price));
 

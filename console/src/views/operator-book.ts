@@ -120,7 +120,7 @@ function renderBook(book: OfsBook): HTMLElement[] {
   ].filter((node): node is HTMLElement => node !== '');
 }
 
-/** While the issue is not allotted, the book is read again this often, so that the chart fills as bids come in. */
+/** The book of one issue, chosen from the registered issues, read again while live so that the chart fills as bids come in. */
 export function operatorBookView(): View {
   let issues: OfsIssue[] = [];
   const choice = select('issue', []);

@@ -13,7 +13,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyRequest } from 'fastify';
 import { ApiError, Errors } from '../../domain/errors.js';
 import { timeOrderedId } from '../../ids.js';
-import type {} from '../../config.js';
 import type { OperatorMetrics } from '../../metrics/operator-metrics.js';
 import type { App } from '../app-type.js';
 import { answerError, answerRoutingError } from '../plugins/errors.js';
