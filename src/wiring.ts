@@ -150,6 +150,7 @@ export function createAlgoService(
   const algos = new AlgoRepository(store.db, store.dialect);
   const gate = new AlgoGate(algos, { ...DEFAULT_ALGO, ...algo });
   const orders = new OrderRepository(store.db, store.dialect);
+  const users = new UserRepository(store.db, store.dialect);
   const orderEntry = new OrderEntryService(
     store,
     new OfsIssueRepository(store.db),
@@ -158,7 +159,7 @@ export function createAlgoService(
     { gate, registry: algos },
     now,
   );
-  return new AlgoService(store, algos, new UserRepository(store.db, store.dialect), orderEntry, now, gate.genericIds);
+  return new AlgoService(store, algos, users, orderEntry, now, gate.genericIds);
 }
 
 export interface OmsOptions {

@@ -37,6 +37,13 @@ export const TEST_ONLY_SCRYPT_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 const SCRYPT_MAX_MEMORY = 64 * 1024 * 1024;
 const KEY_LENGTH = 32;
 
+/**
+ * The stored hash of a user with no usable password (created by `ordergate users import-clients`): no
+ * password matches it (it is no scrypt hash), and a login checks the unknown user's hash in its place, so
+ * that its time tells nothing. `ordergate users reset-password` gives the user one.
+ */
+export const NO_PASSWORD_HASH = '!none';
+
 /** Checks a password against a stored hash, whatever cost it was made with (its parameters are in it). */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, saltB64, hashB64] = stored.split('$');

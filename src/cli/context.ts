@@ -36,6 +36,24 @@ export const processIo = (): CliIo => ({
 /** A failure the operator can fix; its message is the one-line reason the command prints. */
 export class CliError extends Error {
   override name = 'CliError';
+
+  /** The exit code (1 unless said otherwise: 2, the command did part of its work, as it printed). */
+  constructor(
+    message: string,
+    readonly exitCode: number = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** A text file's content; a CliError naming the file when it cannot be read. */
+export async function readTextFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
 }
 
 export interface Workspace {

@@ -500,6 +500,8 @@ async function prepareBidder(
     await admin.setCategory(bidder.userId, bidder.category, bidder.marginType);
     io.stderr.write(`set ${bidder.userId}'s category to ${bidder.category}, margin ${bidder.marginType}\n`);
   }
+  if (await admin.ensureDemoMemberData(bidder.userId))
+    io.stderr.write(`recorded ${bidder.userId}'s member data (a made-up UCC and PAN)\n`);
   if ((await funds.open(bidder.userId, DEMO_FUNDS_PAISE)) !== undefined) {
     io.stderr.write(`opened a funds account for ${bidder.userId} with ${formatRupees(DEMO_FUNDS_PAISE)}\n`);
   }

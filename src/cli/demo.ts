@@ -266,6 +266,8 @@ export function demoCommand(io: CliIo): Command {
         const login = await demoLogin(auth, DEMO_USER_ID, 'ordergate demo');
 
         io.stderr.write(created ? `created user ${DEMO_USER_ID}\n` : `user ${DEMO_USER_ID} exists: keeping it\n`);
+        if (await admin.ensureDemoMemberData(DEMO_USER_ID))
+          io.stderr.write(`recorded ${DEMO_USER_ID}'s member data (a made-up UCC and PAN)\n`);
         // An operator, so that the console shows the demo issue's book; not on a database with other users,
         // whose bids the published login must not see.
         const operator = !options.allowOtherUsers;

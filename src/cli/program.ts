@@ -10,7 +10,7 @@ import { Command, CommanderError } from 'commander';
 import { apiKeysCommand } from './apikeys.js';
 import { auditCommand } from './audit.js';
 import { algosCommand } from './algos.js';
-import { processIo, type CliIo } from './context.js';
+import { CliError, processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
 import { demoOfferCommand } from './demo-offer.js';
 import { fundsCommand } from './funds.js';
@@ -104,6 +104,6 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return error.exitCode;
     }
     io.stderr.write(`ordergate: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
-    return 1;
+    return error instanceof CliError ? error.exitCode : 1;
   }
 }

@@ -1,8 +1,9 @@
 /**
- * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|totp|second-factor|zero-margin-limit|totp-unlock|totp-log`:
+ * `ordergate users add|revoke-sessions|disable|enable|reset-password|set-operator|set-category|set-member|import-clients|totp|second-factor|zero-margin-limit|totp-unlock|totp-log`:
  * create a user with a generated (or given) password, optionally enrolled in TOTP or an operator; end a
  * user's sessions; shut a user out and let them back in; set a new password; make a user an operator or
- * not; set a user's OFS category and margin type; enrol a user in TOTP; exempt a user from the second factor
+ * not; set a user's OFS category and margin type; record the member data a bid needs at the exchange (UCC,
+ * PAN, client type, custodian code), one user or a CSV file of clients at once; enrol a user in TOTP; exempt a user from the second factor
  * at login (LOGIN_SECOND_FACTOR_REQUIRED) or not; unlock a user's second factor locked after wrong TOTP codes,
  * and read its locks and unlocks. Passwords are read from stdin or generated, never taken
  * from the command line (where `ps` and the shell history would show them).
@@ -18,7 +19,17 @@ import {
   type MarginType,
 } from '../domain/ofs/offer/offer.js';
 import { formatPrice } from '../domain/ofs/issue/issue.js';
-import { CliError, isoInstant, withWorkspace, writeFields, type CliIo } from './context.js';
+import { CLIENT_TYPES, type MemberData } from '../domain/access/member-data.js';
+import { CliError, isoInstant, readTextFile, withWorkspace, writeFields, type CliIo } from './context.js';
+
+/** A user's member data as `set-member` prints it. */
+const memberFields = (userId: string, member: MemberData): [string, string][] => [
+  ['user_id', userId],
+  ['ucc', member.ucc ?? 'none'],
+  ['pan', member.pan ?? 'none'],
+  ['client_type', member.clientType],
+  ['custodian_code', member.custodianCode ?? 'none'],
+];
 
 /** 18 random bytes: a 24-character password with 144 bits of entropy. */
 const generatePassword = () => randomBytes(18).toString('base64url');
@@ -229,6 +240,105 @@ export function usersCommand(io: CliIo): Command {
             `no 0 % margin limit is set for ${userId}: its 0 %-margin bids are refused (e-384) until \`ordergate users zero-margin-limit ${userId} RUPEES\`\n`,
           );
         }
+      });
+    });
+  users
+    .command('set-member')
+    .description(
+      "record a user's member data, what the exchange needs with its bids (docs/design/member-data.md): only the fields given change; takes effect at the next bid, on every node",
+    )
+    .argument('<user_id>')
+    .option('--ucc <code>', "the client's Unique Client Code: 1 to 10 letters or digits, no other user's")
+    .option('--pan <pan>', "the client's PAN: five letters, four digits, a letter (users may share one)")
+    .addOption(new Option('--client-type <type>', 'CLI (a client) or PRO (the member itself)').choices(CLIENT_TYPES))
+    .option(
+      '--custodian <code>',
+      "the custodian's participant id (1 to 12 letters or digits), which MF, IC, OTHS and 0 %-margin bids need; none: no custodian",
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout:',
+        '  user_id: <user_id>',
+        '  ucc: <UCC>|none',
+        '  pan: <PAN>|none',
+        '  client_type: CLI|PRO',
+        '  custodian_code: <code>|none',
+        '',
+        'Letters are capitalised. A bid, a modification or a carry-forward of a user without a UCC or PAN, or of an',
+        'MF, IC, OTHS or 0 %-margin bid without a custodian code, answers 422 e-385.',
+      ].join('\n'),
+    )
+    .action(
+      async (userId: string, options: { ucc?: string; pan?: string; clientType?: string; custodian?: string }) => {
+        await withWorkspace(io, async ({ admin }) => {
+          const member = await admin.setMemberData(userId, {
+            ...(options.ucc !== undefined && { ucc: options.ucc }),
+            ...(options.pan !== undefined && { pan: options.pan }),
+            ...(options.clientType !== undefined && { clientType: options.clientType }),
+            ...(options.custodian !== undefined && {
+              custodianCode: options.custodian.toLowerCase() === 'none' ? null : options.custodian,
+            }),
+          });
+          writeFields(io, memberFields(userId, member));
+        });
+      },
+    );
+  users
+    .command('import-clients')
+    .description(
+      'set the member data of many clients from a CSV file, creating the users that do not exist (with no usable password: `users reset-password` gives one); each line is applied or refused on its own',
+    )
+    .argument('<file.csv>', 'a header row (user_id,ucc,pan[,client_type][,custodian_code]), then a client a line')
+    .option('--json', 'print the report as one JSON object')
+    .addHelpText(
+      'after',
+      [
+        '',
+        "Each line sets its user's member data whole (an empty client_type is CLI, an empty custodian_code none).",
+        'Prints a line per record: line <n> <user_id>: created|updated|unchanged|refused: <why>, then the counts',
+        '(--json: {"lines": [{"line", "user_id", "outcome", "reason"}], "created", "updated", "unchanged",',
+        '"refused"}). Exit code 0: every line applied; 2: some refused (the others are applied); 1: the file is no',
+        'clients file, nothing changed. The file format: docs/operations.md, "The clients file".',
+      ].join('\n'),
+    )
+    .action(async (file: string, options: { json?: boolean }) => {
+      const text = await readTextFile(file);
+      await withWorkspace(io, async ({ admin }) => {
+        const { lines, disabledDemoUsers } = await admin.importClients(text);
+        const count = (outcome: string) => lines.filter((line) => line.outcome === outcome).length;
+        const counts = {
+          created: count('created'),
+          updated: count('updated'),
+          unchanged: count('unchanged'),
+          refused: count('refused'),
+        };
+        if (options.json) {
+          const report = lines.map((line) => ({
+            line: line.line,
+            user_id: line.userId,
+            outcome: line.outcome,
+            ...(line.reason !== undefined && { reason: line.reason }),
+          }));
+          io.stdout.write(`${JSON.stringify({ lines: report, ...counts })}\n`);
+        } else {
+          for (const line of lines)
+            io.stdout.write(
+              `line ${line.line} ${line.userId ?? '-'}: ${line.outcome}${line.reason === undefined ? '' : `: ${line.reason}`}\n`,
+            );
+          writeFields(
+            io,
+            Object.entries(counts).map(([name, n]) => [name, String(n)]),
+          );
+        }
+        if (counts.created > 0)
+          io.stderr.write(
+            `created ${counts.created} users with no usable password: \`ordergate users reset-password USER\` gives each one\n`,
+          );
+        for (const userId of disabledDemoUsers) io.stderr.write(demoDisabledHint(userId));
+        if (counts.refused > 0)
+          throw new CliError(`${counts.refused} of ${lines.length} lines refused (the others are applied)`, 2);
       });
     });
   users

@@ -261,6 +261,11 @@ export const Errors = {
     422,
     "A client's live 0 %-margin bids, valued at their prices, total at most the limit the operator sets with the custodian arrangement (none set: no 0 %-margin bid is taken).",
   ),
+  MEMBER_DATA_MISSING: kind(
+    'e-385',
+    422,
+    'The client lacks member data the exchange needs for the bid (its UCC and PAN, and for an MF, IC or OTHS bid or a 0 %-margin bid its custodian code): the broker records it (ordergate users set-member); the fields are listed.',
+  ),
   OFS_QUANTITY_BELOW_ALLOTTED: kind(
     'e-369',
     422,

@@ -8,7 +8,10 @@ import { canonicalAddress } from '../domain/access/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/access/static-ip.js';
 import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/access/second-factor.js';
 import type { ApiKeyInfo } from '../domain/access/user.js';
+import { checkedMemberDataChange, type MemberData, type MemberDataChange } from '../domain/access/member-data.js';
+import { parseClientsFile, type ClientLine } from '../schemas/client-import.js';
 import {
+  NO_PASSWORD_HASH,
   newApiKey,
   newTotpSecret,
   OWASP_PASSWORD_HASHER,
@@ -33,7 +36,25 @@ import {
   type PrintedPortions,
   type UserCategory,
 } from '../domain/ofs/offer/offer.js';
-import type { ApiKeyAddressChange, SecondFactorEvent, UserRepository } from '../store/access/users.js';
+import type {
+  ApiKeyAddressChange,
+  ClientOutcome,
+  ClientRecord,
+  SecondFactorEvent,
+  UserRepository,
+} from '../store/access/users.js';
+
+/** A line of the clients file and what became of it (`ordergate users import-clients`' report). */
+export interface ClientImportLine {
+  line: number;
+  userId: string | null;
+  outcome: ClientOutcome['outcome'];
+  /** Why a refused line was refused. */
+  reason?: string;
+}
+
+/** How many records of a clients file go in one transaction. */
+const CLIENT_IMPORT_BATCH = 500;
 
 export interface NewUser {
   userId: string;
@@ -54,6 +75,16 @@ export const DEMO_MF_USER_ID = 'demo-mf';
  * and the first real user added disables them.
  */
 export const DEMO_USER_IDS: readonly string[] = [DEMO_USER_ID, DEMO_NII_USER_ID, DEMO_MF_USER_ID];
+
+/**
+ * The demo users' member data (made up: `DEMO...` UCCs and PANs of no real holder, a custodian for the
+ * mutual fund), so that their bids pass the member-data rule (docs/design/member-data.md).
+ */
+export const DEMO_MEMBER_DATA: Readonly<Record<string, MemberData>> = {
+  [DEMO_USER_ID]: { ucc: 'DEMO', pan: 'DMOPD0001A', clientType: 'CLI', custodianCode: null },
+  [DEMO_NII_USER_ID]: { ucc: 'DEMONII', pan: 'DMOPN0002A', clientType: 'CLI', custodianCode: null },
+  [DEMO_MF_USER_ID]: { ucc: 'DEMOMF', pan: 'DMOTM0003A', clientType: 'CLI', custodianCode: 'DEMOCUST' },
+};
 
 const USER_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -84,11 +115,19 @@ export class AdminService {
   async addUser(
     userId: string,
     password: string,
-    options: { category?: UserCategory | BidderCategory; marginType?: MarginType; totp?: boolean } = {},
+    options: {
+      category?: UserCategory | BidderCategory;
+      marginType?: MarginType;
+      totp?: boolean;
+      /** Its member data (a UCC no other user holds). */
+      member?: MemberDataChange;
+    } = {},
   ): Promise<NewUser> {
     if (!USER_ID_PATTERN.test(userId))
       throw new AdminError('user_id must be 1 to 64 letters, digits, dots, dashes or underscores');
     checkPassword(password);
+    const member = checkedMemberDataChange(options.member ?? {});
+    if (member.change === null) throw new AdminError(member.problems.join('; '));
     const totpSecret = options.totp ? newTotpSecret() : null;
     const created = await this.users.create({
       userId,
@@ -97,6 +136,7 @@ export class AdminService {
       marginType: checkedMarginType(options.category ?? 'RETAIL', options.marginType ?? 'H'),
       totpSecret,
       now: this.now(),
+      member: member.change,
     });
     if (!created) throw new AdminError(`user ${userId} already exists`);
     const disabledDemoUsers = DEMO_USER_IDS.includes(userId) ? [] : await this.disableDemoLogins();
@@ -147,6 +187,98 @@ export class AdminService {
     }
     if (!(await this.users.setZeroMarginLimit(userId, limit))) throw new AdminError(`no user ${userId}`);
     return limit;
+  }
+
+  /**
+   * Sets the given fields of a user's member data (docs/design/member-data.md): its UCC (no other user's),
+   * PAN, client type and custodian code (null: none). Takes effect at the user's next bid, on every node;
+   * bids already live stay. Answers the user's member data now.
+   */
+  async setMemberData(userId: string, change: MemberDataChange): Promise<MemberData> {
+    const checked = checkedMemberDataChange(change);
+    if (checked.change === null) throw new AdminError(checked.problems.join('; '));
+    const outcome = await this.users.setMemberData(userId, checked.change);
+    if (outcome === 'no-user') throw new AdminError(`no user ${userId}`);
+    if ('uccOf' in outcome)
+      throw new AdminError(`ucc ${checked.change.ucc} is user ${outcome.uccOf}'s: a UCC is one client's`);
+    return outcome;
+  }
+
+  /**
+   * Imports a clients file (`ordergate users import-clients`, docs/operations.md): each record sets its
+   * user's member data whole, creating the user (RETAIL, margin H, with no usable password until
+   * `users reset-password`) when there is none. Each record is applied or refused on its own, the refused
+   * with their reasons: one bad record never stops the others. Records go in transactions of
+   * CLIENT_IMPORT_BATCH; a batch the database refuses whole (a change made meanwhile) is applied again record
+   * by record. Throws an AdminError, changing nothing, for a file that is no clients file. Answers one
+   * outcome per record, in the file's order, and the demo users a created user disabled.
+   */
+  async importClients(text: string): Promise<{ lines: ClientImportLine[]; disabledDemoUsers: string[] }> {
+    let parsed: ClientLine[];
+    try {
+      parsed = parseClientsFile(text);
+    } catch (error) {
+      throw new AdminError(`the clients file: ${(error as Error).message}`);
+    }
+    const lines: ClientImportLine[] = [];
+    const accepted: { line: ClientLine; record: ClientRecord }[] = [];
+    for (const line of parsed) {
+      if (line.problems !== undefined)
+        lines.push({ line: line.line, userId: line.userId, outcome: 'refused', reason: line.problems.join('; ') });
+      else {
+        const report: ClientImportLine = { line: line.line, userId: line.userId, outcome: 'unchanged' };
+        lines.push(report);
+        accepted.push({ line, record: { userId: line.userId, member: line.member } });
+      }
+    }
+    const reports = new Map(lines.map((report) => [report.line, report]));
+    for (let i = 0; i < accepted.length; i += CLIENT_IMPORT_BATCH) {
+      const batch = accepted.slice(i, i + CLIENT_IMPORT_BATCH);
+      let outcomes: (ClientOutcome | { outcome: 'refused'; reason: string })[];
+      try {
+        outcomes = await this.users.importClients(
+          batch.map((b) => b.record),
+          NO_PASSWORD_HASH,
+          this.now(),
+        );
+      } catch {
+        // Refused whole (a UCC or user id taken meanwhile): record by record, each with its own answer.
+        outcomes = [];
+        for (const { record } of batch) {
+          try {
+            const [outcome] = await this.users.importClients([record], NO_PASSWORD_HASH, this.now());
+            outcomes.push(outcome!);
+          } catch (error) {
+            outcomes.push({ outcome: 'refused', reason: `not written: ${(error as Error).message}` });
+          }
+        }
+      }
+      batch.forEach(({ line }, j) => {
+        const report = reports.get(line.line)!;
+        const outcome = outcomes[j]!;
+        report.outcome = outcome.outcome;
+        if (outcome.outcome === 'refused') report.reason = outcome.reason;
+      });
+    }
+    const created = lines.some((report) => report.outcome === 'created' && !DEMO_USER_IDS.includes(report.userId!));
+    return { lines, disabledDemoUsers: created ? await this.disableDemoLogins() : [] };
+  }
+
+  /**
+   * Gives a demo user its member data (DEMO_MEMBER_DATA) when it has no UCC recorded; what an operator
+   * recorded stays. Answers whether it was set.
+   */
+  async ensureDemoMemberData(userId: string): Promise<boolean> {
+    const demo = DEMO_MEMBER_DATA[userId];
+    if (demo === undefined) throw new RangeError(`${userId} is no demo user`);
+    if ((await this.existingUser(userId)).member.ucc !== null) return false;
+    await this.setMemberData(userId, {
+      ucc: demo.ucc!,
+      pan: demo.pan!,
+      clientType: demo.clientType,
+      custodianCode: demo.custodianCode,
+    });
+    return true;
   }
 
   /** Ends every open session of the user at once, on every node; answers how many were open. */

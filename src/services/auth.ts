@@ -6,6 +6,7 @@
  */
 import {
   newAccessToken,
+  NO_PASSWORD_HASH,
   OWASP_PASSWORD_HASHER,
   sha256Hex,
   verifyPassword,
@@ -28,6 +29,7 @@ import {
 } from '../domain/access/second-factor.js';
 import { dailyEndMinutes, tokenExpiry } from '../domain/access/session-end.js';
 import type { Limits } from '../config.js';
+import type { Member } from '../domain/access/member-data.js';
 
 /** SHA-256 of the bearer token, or the 401 for a missing or malformed Authorization header. */
 function bearerTokenHash(authorization: string | undefined): string {
@@ -72,6 +74,8 @@ export function tokenRevoked(): ApiError {
 export interface Caller {
   userId: string;
   category: BidderCategory;
+  /** The user's member data as the session's read found it (docs/design/member-data.md). */
+  member: Member;
   /** SHA-256 of the bearer token, to revoke it at logout. */
   tokenHash: string;
   expiresAt: number;
@@ -233,7 +237,9 @@ export class AuthService {
     const user = await this.users.find(credentials.user_id);
     // Hash even for an unknown user, at the cost of a new hash, so that response time does not tell which
     // user ids exist.
-    const checkedHash = user?.passwordHash ?? this.hasher.unknownUserHash;
+    // A user with no usable password yet (NO_PASSWORD_HASH) is checked like an unknown one.
+    const checkedHash =
+      user === undefined || user.passwordHash === NO_PASSWORD_HASH ? this.hasher.unknownUserHash : user.passwordHash;
     const passwordOk = await this.passwordChecks.run(() => verifyPassword(credentials.password, checkedHash), from);
     if (!user || !passwordOk) throw new ApiError(Errors.LOGIN_FAILED, 'Invalid user_id or password');
     // Only after the password: to anyone without it, a disabled user looks like any other.
@@ -408,7 +414,13 @@ export class AuthService {
       throw new ApiError(Errors.TOKEN_EXPIRED, 'The access token has expired; log in again', [
         { field: 'Authorization', message: 'expired access token' },
       ]);
-    return { userId: session.userId, category: session.category, tokenHash, expiresAt: session.expiresAt };
+    return {
+      userId: session.userId,
+      category: session.category,
+      member: session.member,
+      tokenHash,
+      expiresAt: session.expiresAt,
+    };
   }
 
   /** Who the caller is, for a client to adapt to: the category, and whether the operator made them an operator. */

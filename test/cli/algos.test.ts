@@ -13,6 +13,7 @@ import { createServices } from '../../src/wiring.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { openIssue, validBid } from '../support/server.js';
 import { expectOneLineFailure, fieldsOf, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
+import { testMember, testMemberData } from '../support/member-data.js';
 
 const database = sqliteFilePerTest('ordergate-algos-cli-');
 
@@ -45,7 +46,7 @@ async function inProcess<T>(
 
 it('registers an algo, stops it (cancelling its live orders, recorded with the operator), and starts it again', async () => {
   await inProcess(async ({ admin, issues }) => {
-    await admin.addUser('alice', 'a-test-password-42', { category: 'NON_RETAIL' });
+    await admin.addUser('alice', 'a-test-password-42', { category: 'NON_RETAIL', member: testMemberData('alice') });
     await issues.upsert([openIssue(Date.now())], Date.now());
   });
 
@@ -76,7 +77,13 @@ it('registers an algo, stops it (cancelling its live orders, recorded with the o
   });
 
   const placed = await inProcess(({ orderEntry }) => {
-    const caller = { userId: 'alice', category: 'NON_RETAIL' as const, tokenHash: '', expiresAt: Date.now() + 60_000 };
+    const caller = {
+      userId: 'alice',
+      category: 'NON_RETAIL' as const,
+      member: testMember('alice', 'NII'),
+      tokenHash: '',
+      expiresAt: Date.now() + 60_000,
+    };
     return Promise.all([1, 2].map(() => orderEntry.placeOfsBid(caller, validBid({ algo_id: 'A100' }) as never, null)));
   });
 

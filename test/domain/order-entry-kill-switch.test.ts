@@ -9,6 +9,7 @@ import { ApiError, Errors } from '../../src/domain/errors.js';
 import { BatchSnapshot, judgeOrderCommand } from '../../src/domain/orders/entry.js';
 import type { OrderCommand } from '../../src/domain/orders/commands.js';
 import { sbinIssue, storedOrder } from '../support/fixtures.js';
+import { testMember } from '../support/member-data.js';
 
 const NOW = Date.UTC(2026, 10, 27, 6, 0);
 const HOUR = 60 * 60 * 1000;
@@ -21,7 +22,8 @@ const issue = sbinIssue({
   nonRetailOpensAt: NOW - HOUR,
   nonRetailClosesAt: NOW + HOUR,
 });
-const caller = { userId: 'u1', category: 'RETAIL' as const };
+// u1 is a client with its UCC and PAN recorded (docs/design/member-data.md).
+const caller = { userId: 'u1', category: 'RETAIL' as const, member: testMember('u1') };
 
 function algo(disabledAt: number | null): AlgoRegistration {
   return {

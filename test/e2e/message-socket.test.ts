@@ -220,6 +220,11 @@ describe('the live order socket (Socket.IO), end to end', () => {
     idle = open();
     const added = await runOrdergate(['users', 'add', 'bob'], { env });
     expect(added.code, added.stderr).toBe(0);
+    // The member data his bids need at the exchange (docs/design/member-data.md).
+    const member = await runOrdergate(['users', 'set-member', 'bob', '--ucc', 'BOB1', '--pan', 'ABCPB1234B'], {
+      env,
+    });
+    expect(member.code, member.stderr).toBe(0);
     const key = await runOrdergate(['apikeys', 'create', 'bob'], { env });
     expect(key.code, key.stderr).toBe(0);
     bob = {

@@ -40,6 +40,7 @@ import {
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { WebhookAdminService } from '../../src/services/webhooks.js';
 import { WebhookRepository } from '../../src/store/orders/webhooks.js';
+import { testMemberData } from '../support/member-data.js';
 
 const missing = missingHaPackages();
 // A PostgreSQL-only file (vitest.config.ts). Under CI the packages must be there (.ci/run installs them).
@@ -102,7 +103,10 @@ describe.runIf(runs)(
       await new OfsIssueRepository(store.db).upsert([openIssue(Date.now())], Date.now());
       for (const userId of [...RETAIL, ...NON_RETAIL]) {
         const retail = RETAIL.includes(userId);
-        await operator.addUser(userId, TEST_PASSWORD, { category: retail ? 'RETAIL' : 'NII' });
+        await operator.addUser(userId, TEST_PASSWORD, {
+          category: retail ? 'RETAIL' : 'NII',
+          member: testMemberData(userId),
+        });
         await funds.deposit(userId, retail ? '250000.00' : '100000000.00');
         apiKeys.set(userId, (await operator.createApiKey(userId)).apiKey);
       }

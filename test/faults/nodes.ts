@@ -15,6 +15,7 @@ import { UserRepository } from '../../src/store/access/users.js';
 import { CLI, cleanEnv, ROOT } from '../cli/run-ordergate.js';
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
+import { testMemberData } from '../support/member-data.js';
 
 const MAIN = join(ROOT, 'dist', 'main.js');
 const START_TIMEOUT_MS = 20_000;
@@ -112,7 +113,7 @@ export async function seed(databaseUrl: string, count: number): Promise<{ userId
     const users = [];
     for (let i = 0; i < count; i += 1) {
       const userId = `bidder${i}`;
-      await admin.addUser(userId, TEST_PASSWORD, { category: 'NON_RETAIL' });
+      await admin.addUser(userId, TEST_PASSWORD, { category: 'NON_RETAIL', member: testMemberData(userId) });
       users.push({ userId, apiKey: (await admin.createApiKey(userId)).apiKey });
     }
     return users;

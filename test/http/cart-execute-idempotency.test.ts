@@ -15,6 +15,7 @@ import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
 import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { createServices } from '../../src/wiring.js';
 import { startTestServer, TEST_PASSWORD, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import { testMember } from '../support/member-data.js';
 
 const CART = '/transactional/v1/ordercart';
 const REPLAYED = 'idempotent-replayed';
@@ -132,6 +133,7 @@ describe('Idempotency-Key on cart execute: a retry after a crash or a 5xx places
     const caller: Caller = {
       userId: user.userId,
       category: 'RETAIL',
+      member: testMember(user.userId),
       tokenHash: 'unused',
       expiresAt: Number.MAX_SAFE_INTEGER,
     };

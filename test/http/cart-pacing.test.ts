@@ -22,6 +22,7 @@ import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { EXAMPLE_ORDER_LINE } from '../../src/schemas/ordercart.js';
 import { TEST_REDIS_URL, uniqueRedisPrefix, withRedis } from '../support/redis.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
+import { testMember } from '../support/member-data.js';
 
 const CART = '/transactional/v1/ordercart';
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -311,6 +312,7 @@ describe('running cart executions per user (MAX_CART_EXECUTIONS_PER_USER)', () =
     const callerOf = (user: TestUser): Caller => ({
       userId: user.userId,
       category: 'NON_RETAIL',
+      member: testMember(user.userId, 'NON_RETAIL'),
       tokenHash: 'x',
       expiresAt: Number.MAX_SAFE_INTEGER,
     });

@@ -22,6 +22,7 @@ import {
   type TestServer,
   type TestUser,
 } from '../support/server.js';
+import { testMember } from '../support/member-data.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
 const CART = '/transactional/v1/ordercart';
@@ -389,7 +390,13 @@ describe('Idempotency-Key on order entry', () => {
     // A second node on the same database that claims the key and places the order, then dies before its
     // HTTP layer could do anything more (no onSend: the answer was never sent).
     const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });
-    const caller = { userId: user.userId, category: 'RETAIL' as const, tokenHash: 'unused', expiresAt: start + 60_000 };
+    const caller = {
+      userId: user.userId,
+      category: 'RETAIL' as const,
+      member: testMember(user.userId),
+      tokenHash: 'unused',
+      expiresAt: start + 60_000,
+    };
     const outcome = await node.idempotency.claim(user.userId, key, { method: 'POST', path: PLACE_ORDER, body });
     if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
     const answer = node.idempotency.answerInTransaction<string>(outcome.claim, (orderId) => ({
@@ -414,7 +421,13 @@ describe('Idempotency-Key on order entry', () => {
     const key = newKey();
     const body = validBid();
     const node = createServices(server.store, { tokenTtlSeconds: 60, now: () => server.clock.now });
-    const caller = { userId: user.userId, category: 'RETAIL' as const, tokenHash: 'unused', expiresAt: start + 60_000 };
+    const caller = {
+      userId: user.userId,
+      category: 'RETAIL' as const,
+      member: testMember(user.userId),
+      tokenHash: 'unused',
+      expiresAt: start + 60_000,
+    };
     const outcome = await node.idempotency.claim(user.userId, key, { method: 'POST', path: PLACE_ORDER, body });
     if (outcome.kind !== 'claimed') throw new Error(`expected a claim, got ${outcome.kind}`);
 

@@ -17,6 +17,7 @@ import { UserRepository } from '../../src/store/access/users.js';
 import { createServices } from '../../src/wiring.js';
 import { openIssue, validBid } from '../support/server.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
+import { testMemberData } from '../support/member-data.js';
 
 describe('logging', () => {
   const lines: string[] = [];
@@ -60,7 +61,7 @@ describe('logging', () => {
       TEST_PASSWORD_HASHER,
     );
     const password = 'a-secret-password-1';
-    const { totpSecret } = await admin.addUser('carol', password, { totp: true });
+    const { totpSecret } = await admin.addUser('carol', password, { totp: true, member: testMemberData('carol') });
     const { apiKey } = await admin.createApiKey('carol');
     const code = totpCode(totpSecret!, 'carol');
     const login = await fetch(`${url}/authentication/v1/user/session`, {

@@ -16,6 +16,7 @@ import { createMigratedTestDatabase, type TestDatabase } from '../support/databa
 import { openIssue, TEST_PASSWORD, validBid } from '../support/server.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { openEventStream } from '../support/sse.js';
+import { testMemberData } from '../support/member-data.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef0123456789abcdef';
 const PLACE_ROUTE = '/transactional/v1/orders/regular';
@@ -98,7 +99,7 @@ describe('operator metrics and health', () => {
       Date.now,
       TEST_PASSWORD_HASHER,
     );
-    await admin.addUser('metrics1', TEST_PASSWORD, { category: 'NON_RETAIL' });
+    await admin.addUser('metrics1', TEST_PASSWORD, { category: 'NON_RETAIL', member: testMemberData('metrics1') });
     ({ apiKey } = await admin.createApiKey('metrics1'));
     await new OfsIssueRepository(server.store.db).upsert([openIssue(Date.now())], Date.now());
     const login = await fetch(`${server.url}/authentication/v1/user/session`, {

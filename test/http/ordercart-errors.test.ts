@@ -5,6 +5,7 @@ import { OrderCartService, type CartPlacement } from '../../src/services/order-c
 import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { DELIVERY_LINE } from '../support/fixtures.js';
+import { testMember } from '../support/member-data.js';
 
 const PATH = '/transactional/v1/ordercart';
 
@@ -375,6 +376,7 @@ describe('order cart updates are atomic when they race', () => {
   const caller: Caller = {
     userId: 'alice',
     category: 'RETAIL',
+    member: testMember('alice'),
     tokenHash: 'unused',
     expiresAt: Number.MAX_SAFE_INTEGER,
   };

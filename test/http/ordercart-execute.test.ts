@@ -11,6 +11,7 @@ import { OfsIssueRepository } from '../../src/store/ofs/issues.js';
 import { OrderCartRepository } from '../../src/store/orders/carts.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 import { DELIVERY_LINE } from '../support/fixtures.js';
+import { testMember } from '../support/member-data.js';
 
 const PATH = '/transactional/v1/ordercart';
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -336,6 +337,7 @@ describe('execute an order cart', () => {
     const caller: Caller = {
       userId: 'alice',
       category: 'RETAIL',
+      member: testMember('alice'),
       tokenHash: 'unused',
       expiresAt: Number.MAX_SAFE_INTEGER,
     };

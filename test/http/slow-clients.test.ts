@@ -18,6 +18,7 @@ import { UserRepository } from '../../src/store/access/users.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { openEventStream } from '../support/sse.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
+import { testMemberData } from '../support/member-data.js';
 
 const TIMEOUT_MS = 500;
 const SESSION = '/authentication/v1/user/session';
@@ -96,7 +97,7 @@ describe('REQUEST_TIMEOUT_MS: slow clients are cut off', () => {
       new OfsOfferRepository(store.db),
       Date.now,
       TEST_PASSWORD_HASHER,
-    ).addUser('alice', PASSWORD);
+    ).addUser('alice', PASSWORD, { member: testMemberData('alice') });
     await store.close();
     const login = await fetch(server.url + SESSION, {
       method: 'POST',

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError } from '../../src/domain/errors.js';
 import { startTestServer, TEST_PASSWORD, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { testMemberData } from '../support/member-data.js';
 
 const PLACE = '/transactional/v1/orders/regular';
 const LOGIN = '/authentication/v1/user/session';
@@ -114,7 +115,7 @@ describe('with STATIC_IP_REQUIRED', () => {
   afterAll(() => server.close());
 
   it('refuses a key that has no registered address, and takes one that has', async () => {
-    await server.admin.addUser('carol', TEST_PASSWORD);
+    await server.admin.addUser('carol', TEST_PASSWORD, { member: testMemberData('carol') });
     const unbound = await server.admin.createApiKey('carol');
     const refused = await server.call('POST', LOGIN, { body: loginBody({ userId: 'carol', apiKey: unbound.apiKey }) });
     expect(refused.status).toBe(403);

@@ -18,6 +18,7 @@ import type { OfsOrderRequest } from '../../src/schemas/orders.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { sbinIssue } from '../support/fixtures.js';
 import { validBid } from '../support/server.js';
+import { testMember, testMemberData } from '../support/member-data.js';
 
 const BIDS = 100;
 const HOUR = 60 * 60 * 1000;
@@ -40,6 +41,7 @@ describe('commits and statements per bid', () => {
         category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
         totpSecret: null,
         now: Date.now(),
+        member: testMemberData(`user${i}`),
       });
     }
     const now = Date.now();
@@ -78,6 +80,7 @@ describe('commits and statements per bid', () => {
     const callers: Caller[] = Array.from({ length: 10 }, (_, i) => ({
       userId: `user${i}`,
       category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+      member: testMember(`user${i}`, i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL'),
       tokenHash: 'not-used',
       expiresAt: Date.now() + HOUR,
     }));

@@ -22,6 +22,7 @@ import { UserRepository } from '../../src/store/access/users.js';
 import { createOmsWorker, createSimulatedExchange } from '../../src/wiring.js';
 import { createMigratedTestDatabase } from '../support/databases.js';
 import { sbinIssue } from '../support/fixtures.js';
+import { testMemberData } from '../support/member-data.js';
 
 export const HOUR = 60 * 60 * 1000;
 /** A fixed start instant, so that reasons with instants are predictable. */
@@ -190,7 +191,14 @@ export class OmsBench {
       ['inst1', 'NON_RETAIL'],
       ['inst2', 'NON_RETAIL'],
     ] as const) {
-      await users.create({ userId, passwordHash: 'not-used', category, totpSecret: null, now: T0 });
+      await users.create({
+        userId,
+        passwordHash: 'not-used',
+        category,
+        totpSecret: null,
+        now: T0,
+        member: testMemberData(userId),
+      });
     }
     await bench.registerIssue();
     return bench;

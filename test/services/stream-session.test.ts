@@ -14,13 +14,14 @@ import type { OrderEventConsumer } from '../../src/services/order-events.js';
 import { StreamQuota } from '../../src/services/stream-quota.js';
 import { StreamSessions, type StreamEnd, type StreamTransport } from '../../src/services/stream-session.js';
 import type { OrderEvent } from '../../src/schemas/events.js';
+import { testMember } from '../support/member-data.js';
 
 const RECHECK_MS = 1_000;
 const NOW = 1_000_000;
 const CAPS = { streamsPerUser: 2, streamsPerNode: 10, pendingSocketsPerNode: 10, pendingSocketsPerAddress: 10 };
 
 function callerOf(userId: string, token = `${userId}-token`, expiresAt = NOW + 60 * 60 * 1000): Caller {
-  return { userId, category: 'RETAIL', tokenHash: `hash-of-${token}`, expiresAt };
+  return { userId, category: 'RETAIL', member: testMember(userId), tokenHash: `hash-of-${token}`, expiresAt };
 }
 
 /** A feed that records its subscriptions: their consumers, and whether they were closed. */

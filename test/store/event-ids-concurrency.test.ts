@@ -15,6 +15,7 @@ import type { OfsOrderRequest } from '../../src/schemas/orders.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
 import { openIssue, validBid } from '../support/server.js';
+import { testMember, testMemberData } from '../support/member-data.js';
 
 const USERS = 6;
 const HOUR = 60 * 60 * 1000;
@@ -35,6 +36,7 @@ describe('per-user event ids with two nodes and two OMS workers writing at once'
         category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
         totpSecret: null,
         now: Date.now(),
+        member: testMemberData(`user${i}`),
       });
     }
     const now = Date.now();
@@ -51,6 +53,7 @@ describe('per-user event ids with two nodes and two OMS workers writing at once'
     const caller = (i: number): Caller => ({
       userId: `user${i % USERS}`,
       category: i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL',
+      member: testMember(`user${i % USERS}`, i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL'),
       tokenHash: 'not-used',
       expiresAt: Date.now() + HOUR,
     });

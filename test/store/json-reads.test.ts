@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OrderRepository } from '../../src/store/orders/orders.js';
 import { UserRepository } from '../../src/store/access/users.js';
 import { OmsBench } from '../oms/fixture.js';
+import { testMemberData } from '../support/member-data.js';
 
 const LARGEST = 9_007_199_254_740_991;
 let bench: OmsBench;
@@ -46,6 +47,8 @@ it("reads a session with its key's owner and addresses, a revoked or disabled on
   expect(a).toEqual({
     userId: 'retail1',
     category: 'RETAIL',
+    // The user's member data comes with the session (the OMS bench gives each user testMemberData's).
+    member: { ...testMemberData('retail1'), category: 'RETAIL' },
     expiresAt: LARGEST,
     revokedAt: null,
     apiKeyOwner: 'retail1',
@@ -54,6 +57,7 @@ it("reads a session with its key's owner and addresses, a revoked or disabled on
   expect(b).toMatchObject({
     userId: 'inst1',
     category: 'NON_RETAIL',
+    member: { ...testMemberData('inst1'), category: 'NII' },
     expiresAt: 5,
     revokedAt: LARGEST - 1,
     apiKeyOwner: null,

@@ -13,6 +13,8 @@ import type { PasswordHasher } from '../../src/auth/credentials.js';
 import { TEST_PASSWORD_HASHER } from './passwords.js';
 import type { OfsIssue } from '../../src/domain/ofs/issue/issue.js';
 import { AdminService } from '../../src/services/admin.js';
+import type { MemberDataChange } from '../../src/domain/access/member-data.js';
+import { testMemberData } from './member-data.js';
 import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { TradingHolidayRepository } from '../../src/store/ofs/trading-holidays.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
@@ -71,7 +73,13 @@ export interface TestServer {
   /** A user with a password, an API key and a logged-in access token. */
   createUser(
     userId: string,
-    options?: { category?: BidderCategory | UserCategory; marginType?: MarginType; totp?: boolean },
+    options?: {
+      category?: BidderCategory | UserCategory;
+      marginType?: MarginType;
+      totp?: boolean;
+      /** Its member data: testMemberData's by default; null: none recorded. */
+      member?: MemberDataChange | null;
+    },
   ): Promise<TestUser>;
   /** The user logged in again at the clock's time (a session lasts 24 hours: a test that crosses days needs it). */
   logInAgain(user: TestUser): Promise<TestUser>;
@@ -198,7 +206,12 @@ export async function startTestServer(
     clock,
     call,
     async createUser(userId, options = {}) {
-      const { totpSecret } = await admin.addUser(userId, TEST_PASSWORD, options);
+      const { member, ...rest } = options;
+      // Every test user is a client with its own UCC and PAN (and a custodian code) unless the test says otherwise.
+      const { totpSecret } = await admin.addUser(userId, TEST_PASSWORD, {
+        ...rest,
+        ...(member !== null && { member: member ?? testMemberData(userId) }),
+      });
       const { apiKey } = await admin.createApiKey(userId);
       return logIn({ userId, password: TEST_PASSWORD, apiKey, token: '', totpSecret });
     },

@@ -1,6 +1,7 @@
 /** A user of the API, their sessions (access tokens) and API keys, as the services see them. */
 import type { MarginType, UserCategory } from '../ofs/offer/offer.js';
 import type { BidderCategory } from '../ofs/rules.js';
+import type { Member } from './member-data.js';
 
 export interface User {
   userId: string;
@@ -26,6 +27,8 @@ export interface User {
 export interface Session {
   userId: string;
   category: BidderCategory;
+  /** The user's member data, read with the session (each call reads it again: a change counts at the next call). */
+  member: Member;
   expiresAt: number;
   revokedAt: number | null;
 }

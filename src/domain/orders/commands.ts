@@ -8,6 +8,7 @@ import type { ModifiedTerms, OfsBid } from '../ofs/bid.js';
 import { formatPrice } from '../ofs/issue/issue.js';
 import type { BidderCategory, BidTerms } from '../ofs/rules.js';
 import type { Order, OrderChange } from './order.js';
+import type { Member } from '../access/member-data.js';
 
 export const CANCELLATION_REASON = 'Cancellation requested by the user';
 
@@ -18,6 +19,8 @@ export const issueKey = (exchange: string, scripToken: number) => `${exchange}\u
 export interface Requester {
   userId: string;
   category: BidderCategory;
+  /** Its member data (docs/design/member-data.md); absent: none known, and a bid is refused (e-385). */
+  member?: Member;
 }
 
 /** A new bid: what the request asked (`bid`) and the order it becomes if accepted. */

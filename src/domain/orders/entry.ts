@@ -6,6 +6,7 @@
  * commit's (services/group-commit.ts).
  */
 import { killSwitchViolations, type AlgoRegistration } from './algo-rules.js';
+import { memberDataRefusal } from '../access/member-data.js';
 import { ApiError, Errors, type Violation } from '../errors.js';
 import type { EntryBook, OfsInstrument } from '../ofs/instrument.js';
 import { issueInstrument } from '../ofs/issue/instrument.js';
@@ -222,9 +223,25 @@ function zeroMarginValueOf(order: Order | null): bigint {
   return order !== null && order.marginType === 'T' && isLiveStatus(order.status) ? zeroMarginValuePaise(order) : 0n;
 }
 
+/**
+ * A bid (new, modified or carried forward) whose client lacks what the exchange needs for it is refused
+ * (422 e-385), once its instrument has judged its category: an offer's bid by the category it is placed in,
+ * an issue's by its user's.
+ */
+function checkMemberData(caller: Requester, order: Order): void {
+  const { member } = caller;
+  const refusal = memberDataRefusal(
+    member,
+    order.offerCategory ?? member?.category ?? 'RETAIL',
+    order.marginType ?? 'H',
+  );
+  if (refusal !== null) throw refusal;
+}
+
 function judgePlacement(command: PlaceCommand, state: BatchSnapshot): OrderChange {
   checkKillSwitch(state, command.order);
   const order = state.instrumentAt(command.order.exchange, command.order.scripToken).place(command, state);
+  checkMemberData(command.caller, order);
   return {
     before: null,
     after: order,
@@ -245,7 +262,9 @@ function judgeModification(command: ModifyCommand, state: BatchSnapshot): OrderC
       [{ field: 'traded_quantity', message: `must be the order's current traded quantity, ${order.tradedQuantity}` }],
     );
   }
-  return state.instrumentOf(order).modify(command, order, state);
+  const change = state.instrumentOf(order).modify(command, order, state);
+  checkMemberData(caller, change.after);
+  return change;
 }
 
 function judgeCancellation(command: OrderActionCommand, state: BatchSnapshot): OrderChange {
@@ -258,7 +277,9 @@ function judgeCancellation(command: OrderActionCommand, state: BatchSnapshot): O
 function judgeCarryForward(command: OrderActionCommand, state: BatchSnapshot): OrderChange {
   const order = ownLiveOrder(state, command.caller, command.exchange, command.orderId);
   checkKillSwitch(state, order);
-  return state.instrumentOf(order).carryForward(command, order, state);
+  const change = state.instrumentOf(order).carryForward(command, order, state);
+  if (change.unchanged !== true) checkMemberData(command.caller, change.after);
+  return change;
 }
 
 /** The caller's order on that exchange, still live and with no cancellation under way. */

@@ -10,6 +10,7 @@ import type { BidderCategory } from '../../domain/ofs/rules.js';
 import type { KeyAddresses } from '../../domain/access/static-ip.js';
 import type { SecondFactorCount } from '../../domain/access/second-factor.js';
 import type { ApiKeyInfo, Session, User } from '../../domain/access/user.js';
+import type { ClientType, MemberData } from '../../domain/access/member-data.js';
 import type { Database, UsersTable } from '../schema/tables.js';
 
 type UserRow = Selectable<UsersTable>;
@@ -24,7 +25,38 @@ export interface UserAccount extends User {
   secondFactorCount: SecondFactorCount;
   /** The most the user's 0 %-margin bids, live or allotted and not settled, may total (paise); null: none set, none taken. */
   zeroMarginLimitPaise: bigint | null;
+  /** What the exchange needs of the client with its bids (docs/design/member-data.md). */
+  member: MemberData;
 }
+
+/** One client of `ordergate users import-clients`, checked: the member data its line sets, whole. */
+export interface ClientRecord {
+  userId: string;
+  member: MemberData;
+}
+
+/** What became of a client record: its user created (with no usable password) or updated, or unchanged, or refused (why). */
+export type ClientOutcome = { outcome: 'created' | 'updated' | 'unchanged' } | { outcome: 'refused'; reason: string };
+
+/** The member data of a user row. */
+function memberOf(row: Pick<UserRow, 'ucc' | 'pan' | 'client_type' | 'custodian_code'>): MemberData {
+  return {
+    ucc: row.ucc,
+    pan: row.pan,
+    clientType: row.client_type as ClientType,
+    custodianCode: row.custodian_code,
+  };
+}
+
+const sameMember = (a: MemberData, b: MemberData) =>
+  a.ucc === b.ucc && a.pan === b.pan && a.clientType === b.clientType && a.custodianCode === b.custodianCode;
+
+const memberColumns = (member: Partial<MemberData>) => ({
+  ...(member.ucc !== undefined && { ucc: member.ucc }),
+  ...(member.pan !== undefined && { pan: member.pan }),
+  ...(member.clientType !== undefined && { client_type: member.clientType }),
+  ...(member.custodianCode !== undefined && { custodian_code: member.custodianCode }),
+});
 
 /** A lock or unlock of a user's second factor, as `ordergate users totp-log` prints it. */
 export interface SecondFactorEvent {
@@ -85,6 +117,7 @@ function userFromRow(row: UserRow): UserAccount {
     operator: row.operator_since !== null,
     secondFactorCount: secondFactorCountOf(row),
     zeroMarginLimitPaise: row.zero_margin_limit_paise === null ? null : BigInt(row.zero_margin_limit_paise),
+    member: memberOf(row),
   };
 }
 
@@ -98,6 +131,10 @@ interface CredentialRow {
   category: string | null;
   disabled_at: number | null;
   allowed_ips: string | null;
+  ucc: string | null;
+  pan: string | null;
+  client_type: string | null;
+  custodian_code: string | null;
 }
 
 // A disabled user's sessions are revoked when the user is disabled; reading `disabled_at` with them keeps
@@ -112,6 +149,10 @@ const CREDENTIAL_COLUMNS = [
   'category',
   'disabled_at',
   'allowed_ips',
+  'ucc',
+  'pan',
+  'client_type',
+  'custodian_code',
 ];
 const SESSION_VALUES = [
   "'session'",
@@ -122,8 +163,25 @@ const SESSION_VALUES = [
   'u.category',
   'u.disabled_at',
   'null',
+  'u.ucc',
+  'u.pan',
+  'u.client_type',
+  'u.custodian_code',
 ];
-const KEY_VALUES = ["'key'", 'key_hash', 'user_id', 'null', 'null', 'null', 'null', 'allowed_ips'];
+const KEY_VALUES = [
+  "'key'",
+  'key_hash',
+  'user_id',
+  'null',
+  'null',
+  'null',
+  'null',
+  'allowed_ips',
+  'null',
+  'null',
+  'null',
+  'null',
+];
 
 const credentialsSql = (tokens: string, keys: string, selectList: (values: readonly string[]) => string) => `
   select ${selectList(SESSION_VALUES)} from sessions s join users u on u.user_id = s.user_id where s.token_hash ${tokens}
@@ -152,6 +210,12 @@ const credentialRowOfJson = jsonRowReader<CredentialRow>(CREDENTIAL_COLUMNS);
 interface CredentialLookup {
   tokenHash: string;
   keyHash: string | null;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /** Thrown to roll back openSession's transaction when its session is refused: nothing is written. */
@@ -268,6 +332,8 @@ export class UserRepository {
     marginType?: MarginType;
     totpSecret: string | null;
     now: number;
+    /** Its member data, checked (its UCC no other user's); none recorded when absent. */
+    member?: Partial<MemberData>;
   }): Promise<boolean> {
     const category = userCategoryOf(user.category);
     if (category === undefined) throw new RangeError(`unknown user category ${user.category}`);
@@ -280,6 +346,7 @@ export class UserRepository {
         margin_type: user.marginType ?? 'H',
         totp_secret: user.totpSecret,
         created_at: user.now,
+        ...memberColumns(user.member ?? {}),
       })
       .onConflict((oc) => oc.column('user_id').doNothing())
       .executeTakeFirst();
@@ -434,6 +501,124 @@ export class UserRepository {
       .where('user_id', '=', userId)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Sets the given fields of the user's member data. 'no-user': there is no such user; a UCC another user
+   * holds: that user's id (nothing changed). Read and written in one transaction; the unique index on the
+   * UCC refuses what a concurrent change would slip in.
+   */
+  async setMemberData(
+    userId: string,
+    change: Partial<MemberData>,
+  ): Promise<MemberData | 'no-user' | { uccOf: string }> {
+    return this.db.transaction().execute(async (trx) => {
+      if (change.ucc !== undefined && change.ucc !== null) {
+        const holder = await trx
+          .selectFrom('users')
+          .select('user_id')
+          .where('ucc', '=', change.ucc)
+          .where('user_id', '!=', userId)
+          .executeTakeFirst();
+        if (holder !== undefined) return { uccOf: holder.user_id };
+      }
+      const columns = memberColumns(change);
+      if (Object.keys(columns).length > 0) {
+        const result = await trx.updateTable('users').set(columns).where('user_id', '=', userId).executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return 'no-user' as const;
+      }
+      const row = await trx
+        .selectFrom('users')
+        .select(['ucc', 'pan', 'client_type', 'custodian_code'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row === undefined ? ('no-user' as const) : memberOf(row);
+    });
+  }
+
+  /**
+   * Applies client records of an import together, in one transaction: each existing user's member data is
+   * replaced by its record's, each new user is created (category RETAIL, margin H) with `passwordHash`,
+   * which no password matches. A record whose UCC another user holds, in the database or earlier in this
+   * batch, is refused. The records' user ids are distinct (the caller sees to it). One outcome per record.
+   */
+  async importClients(records: readonly ClientRecord[], passwordHash: string, now: number): Promise<ClientOutcome[]> {
+    if (records.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      const ids = records.map((record) => record.userId);
+      const uccs = [...new Set(records.flatMap((record) => (record.member.ucc === null ? [] : [record.member.ucc])))];
+      const existing = new Map<string, MemberData>();
+      const uccHolder = new Map<string, string>();
+      for (const chunk of chunks(ids, 500)) {
+        const rows = await trx
+          .selectFrom('users')
+          .select(['user_id', 'ucc', 'pan', 'client_type', 'custodian_code'])
+          .where('user_id', 'in', chunk)
+          .execute();
+        for (const row of rows) {
+          existing.set(row.user_id, memberOf(row));
+          if (row.ucc !== null) uccHolder.set(row.ucc, row.user_id);
+        }
+      }
+      for (const chunk of chunks(uccs, 500)) {
+        const rows = await trx.selectFrom('users').select(['user_id', 'ucc']).where('ucc', 'in', chunk).execute();
+        for (const row of rows) uccHolder.set(row.ucc!, row.user_id);
+      }
+      // The UCCs the batch frees (their users take another) are free for the records after them.
+      for (const record of records) {
+        const before = existing.get(record.userId);
+        if (before?.ucc != null && before.ucc !== record.member.ucc && uccHolder.get(before.ucc) === record.userId)
+          uccHolder.delete(before.ucc);
+      }
+      const outcomes: ClientOutcome[] = [];
+      const inserts: ClientRecord[] = [];
+      const updates: ClientRecord[] = [];
+      for (const record of records) {
+        const { ucc } = record.member;
+        const holder = ucc === null ? undefined : uccHolder.get(ucc);
+        if (ucc !== null && holder !== undefined && holder !== record.userId) {
+          outcomes.push({ outcome: 'refused', reason: `ucc ${ucc} is user ${holder}'s` });
+          continue;
+        }
+        if (ucc !== null) uccHolder.set(ucc, record.userId);
+        const before = existing.get(record.userId);
+        if (before === undefined) {
+          inserts.push(record);
+          outcomes.push({ outcome: 'created' });
+        } else if (sameMember(before, record.member)) {
+          outcomes.push({ outcome: 'unchanged' });
+        } else {
+          updates.push(record);
+          outcomes.push({ outcome: 'updated' });
+        }
+      }
+      // Users changing UCCs among themselves: each frees its old one first, so the unique index holds at every statement.
+      const renamed = updates.filter((record) => existing.get(record.userId)!.ucc !== record.member.ucc);
+      for (const chunk of chunks(
+        renamed.map((record) => record.userId),
+        500,
+      ))
+        await trx.updateTable('users').set({ ucc: null }).where('user_id', 'in', chunk).execute();
+      for (const record of updates)
+        await trx.updateTable('users').set(memberColumns(record.member)).where('user_id', '=', record.userId).execute();
+      for (const chunk of chunks(inserts, 200)) {
+        await trx
+          .insertInto('users')
+          .values(
+            chunk.map((record) => ({
+              user_id: record.userId,
+              password_hash: passwordHash,
+              category: 'RETAIL',
+              margin_type: 'H',
+              totp_secret: null,
+              created_at: now,
+              ...memberColumns(record.member),
+            })),
+          )
+          .execute();
+      }
+      return outcomes;
+    });
   }
 
   /**
@@ -712,6 +897,13 @@ export class UserRepository {
         sessionOf.set(row.hash, {
           userId: row.user_id,
           category: issueCategoryOf(row.category!),
+          member: {
+            ucc: row.ucc,
+            pan: row.pan,
+            clientType: row.client_type as ClientType,
+            custodianCode: row.custodian_code,
+            category: userCategoryOf(row.category!) ?? 'RETAIL',
+          },
           expiresAt: Number(row.expires_at),
           // A disabled user's session counts as revoked when the user was disabled.
           revokedAt:
@@ -728,10 +920,11 @@ export class UserRepository {
       const key = lookup.keyHash === null ? undefined : keyOf.get(lookup.keyHash);
       if (session === undefined) return undefined;
       // Written out, not spread: a spread followed by more keys takes V8's slow path (docs/design/performance-log.md).
-      const { userId, category, expiresAt, revokedAt } = session;
+      const { userId, category, member, expiresAt, revokedAt } = session;
       return {
         userId,
         category,
+        member,
         expiresAt,
         revokedAt,
         apiKeyOwner: key?.owner ?? null,

@@ -29,6 +29,7 @@ import * as offerExchangeRules from './migrations/0020-offer-exchange-rules.js';
 import * as secondFactorLockout from './migrations/0021-second-factor-lockout.js';
 import * as bidBounds from './migrations/0022-bid-bounds.js';
 import * as issueValueLimit from './migrations/0023-issue-value-limit.js';
+import * as memberData from './migrations/0024-member-data.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -56,6 +57,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0021_second_factor_lockout': { up: (db: Kysely<any>) => secondFactorLockout.up(db, dialect) },
     '0022_bid_bounds': { up: (db: Kysely<any>) => bidBounds.up(db) },
     '0023_issue_value_limit': { up: (db: Kysely<any>) => issueValueLimit.up(db) },
+    '0024_member_data': { up: (db: Kysely<any>) => memberData.up(db) },
   };
 }
 

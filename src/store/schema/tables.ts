@@ -30,6 +30,14 @@ export interface UsersTable {
   totp_locked_at: Generated<number | null>;
   /** The most the user's live 0 %-margin bids may total, in paise; null: none set, none taken (migration 0022). */
   zero_margin_limit_paise: Generated<number | string | null>;
+  /** The client's Unique Client Code at the exchanges, unique; null: not recorded (migration 0024). */
+  ucc: Generated<string | null>;
+  /** The client's PAN; users may share one; null: not recorded. */
+  pan: Generated<string | null>;
+  /** CLI (default) or PRO. */
+  client_type: Generated<string>;
+  /** The custodian's participant id (MF, IC, OTHS and 0 %-margin bids); null: none. */
+  custodian_code: Generated<string | null>;
 }
 
 /** Every lock and unlock of a user's second factor (migration 0021): the lockout's audit. */

@@ -181,6 +181,8 @@ export const ERROR_CATALOG = {
   OFS_ORDER_VALUE_LIMIT: { code: 'e-383', status: 422 },
   /** A client's live 0 %-margin bids, valued at their prices, total at most the limit the operator sets with the custodian arrangement (none set: no 0 %-margin bid is taken). */
   OFS_ZERO_MARGIN_LIMIT: { code: 'e-384', status: 422 },
+  /** The client lacks member data the exchange needs for the bid (its UCC and PAN, and for an MF, IC or OTHS bid or a 0 %-margin bid its custodian code): the broker records it (ordergate users set-member); the fields are listed. */
+  MEMBER_DATA_MISSING: { code: 'e-385', status: 422 },
   /** A partly allotted bid's quantity (allotted plus carried forward) must stay above what it was allotted on T. */
   OFS_QUANTITY_BELOW_ALLOTTED: { code: 'e-369', status: 422 },
   /** The positions type must be all, daily or expiry. */
