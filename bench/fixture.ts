@@ -49,6 +49,21 @@ export const BID_BODY = JSON.stringify({
   order_identifier: 'bench',
 });
 
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/**
+ * A bidder's member data (docs/design/member-data.md): a UCC of its own (the prefix's first letters and its
+ * number) and a person's PAN, so that its bids pass the member-data rule as a real client's do.
+ */
+function benchMember(prefix: string, i: number) {
+  const ucc = `${prefix
+    .replace(/[^A-Za-z]/g, '')
+    .slice(0, 3)
+    .toUpperCase()}${i}`.slice(0, 10);
+  const pan = `BENP${LETTERS[i % 26]}${String(i % 10_000).padStart(4, '0')}${LETTERS[Math.floor(i / 26) % 26]}`;
+  return { ucc, pan, clientType: 'CLI' as const };
+}
+
 export async function createBidders(store: Store, count: number, prefix = 'bidder'): Promise<Bidder[]> {
   const users = new UserRepository(store.db, store.dialect);
   const now = Date.now();
@@ -57,7 +72,7 @@ export async function createBidders(store: Store, count: number, prefix = 'bidde
   for (let i = 0; i < count; i++) {
     const userId = `${prefix}${String(i).padStart(3, '0')}`;
     const category = i % 2 === 0 ? 'RETAIL' : 'NON_RETAIL';
-    await users.create({ userId, passwordHash, category, totpSecret: null, now });
+    await users.create({ userId, passwordHash, category, totpSecret: null, now, member: benchMember(prefix, i) });
     const key = newApiKey();
     await users.addApiKey({ keyId: key.id, userId, keyHash: key.hash, now });
     const token = newAccessToken();
