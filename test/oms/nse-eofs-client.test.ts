@@ -199,6 +199,50 @@ describe('the e-OFS client', () => {
     expect(await closed.submit(bid(), 'E')).toMatchObject({ kind: 'not-sent' });
   });
 
+  it('an answer it cannot read, or that may follow the bid being taken, is unknown, never a refusal', async () => {
+    const answers: [number, unknown][] = [
+      [200, null], // an empty body
+      [200, { code: 200, data: { orderId: 7, apiEchoBack: referenceOf(ORDER_ID) } }], // no order number
+      [201, { code: 201 }],
+      [408, { code: 408, messages: ['timed out'] }],
+      [409, { code: 409, messages: ['a request is under way'] }],
+      [425, { code: 425 }],
+    ];
+    for (const [status, body] of answers) {
+      handler = (_r, response) => {
+        if (body === null) {
+          response.writeHead(status);
+          response.end();
+        } else json(response, status, body);
+      };
+      expect((await client().submit(bid(), 'E')).kind, `${status} ${JSON.stringify(body)}`).toBe('unknown');
+    }
+    // A refusal says so, with a 4xx and its words, or an item with its code.
+    handler = (_r, response) => json(response, 400, { code: 400 });
+    expect(await client().submit(bid(), 'E')).toEqual({
+      kind: 'rejected',
+      reason: 'the exchange refused the bid (400)',
+    });
+  });
+
+  it('logs in once for calls that need a session at the same time', async () => {
+    handler = accepting;
+    const c = client();
+    const outcomes = await Promise.all([c.submit(bid(), 'E'), c.submit(bid(), 'E'), c.submit(bid(), 'E')]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(tokens).toBe(1);
+  });
+
+  it('reads a Retry-After given as a date', async () => {
+    const now = Date.parse('2026-12-06T10:00:00Z');
+    handler = (_r, response) =>
+      json(response, 429, { code: 429 }, { 'retry-after': new Date(now + 30_000).toUTCString() });
+    expect(await client({ now: () => now }).submit(bid(), 'E')).toMatchObject({
+      kind: 'not-sent',
+      retryAfterMs: 30_000,
+    });
+  });
+
   it('an answer that echoes another reference is unknown: it is not this bid’s', async () => {
     handler = (_r, response) =>
       json(response, 200, { code: 200, data: { orderId: 'NSE-7', apiEchoBack: 'ffffffffffffffffffffffffffffffff' } });
@@ -276,7 +320,8 @@ describe('the e-OFS client', () => {
     expect((error as Error).message).toBe('e-OFS login refused: HTTP 403, invalid credentials for api-user');
     expect((error as Error).message).not.toContain(SECRET);
     const outcome = await client().submit(bid(), 'E');
-    expect(outcome).toMatchObject({ kind: 'not-sent' });
+    // Not tried again for a minute: a wrong password retried every second would lock the API user.
+    expect(outcome).toMatchObject({ kind: 'not-sent', retryAfterMs: 60_000 });
     expect(JSON.stringify(outcome)).not.toContain(SECRET);
   });
 

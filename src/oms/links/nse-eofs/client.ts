@@ -47,9 +47,27 @@ const DEFAULT_TOKEN_MS = 10 * 60 * 1000;
 const REFRESH_AHEAD_MS = 60_000;
 /** The pause after a 429 that names none. */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
+/** The pause after a refused login: a wrong password retried every second would lock the API user. */
+const LOGIN_REFUSED_RETRY_MS = 60_000;
 
-/** Connection errors that mean the request never left: safe to send again. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * Connection errors that mean the request never left: safe to send again (a name of several addresses
+ * fails with an AggregateError of these, which counts when every one of them is such).
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Statuses after which the exchange may hold the bid though it did not say it took it: a timeout while it
+ * worked (408), a conflict with a request under way (409), too early (425), and every 5xx.
+ */
+const MAY_HOLD = new Set([408, 409, 425]);
 
 const METHOD_OF: Record<OperationType, 'POST' | 'PUT' | 'DELETE'> = {
   E: 'POST',
@@ -65,6 +83,8 @@ type Exchange =
 
 export class NseEofsClient {
   private token: NseToken | null = null;
+  /** The login or refresh under way: calls that need a token meanwhile wait for it, rather than log in too. */
+  private renewing: Promise<void> | null = null;
   private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly fetch: typeof fetch;
@@ -97,8 +117,17 @@ export class NseEofsClient {
     };
   }
 
-  /** A token that is valid for a while yet: refreshed ahead of its expiry, or a new login. */
-  private async ensureToken(): Promise<void> {
+  /** A token that is valid for a while yet: refreshed ahead of its expiry, or a new login; one at a time. */
+  private ensureToken(): Promise<void> {
+    const token = this.token;
+    if (token !== null && (token.expiresAt === null || token.expiresAt - REFRESH_AHEAD_MS > this.now())) {
+      return Promise.resolve();
+    }
+    this.renewing ??= this.renew().finally(() => (this.renewing = null));
+    return this.renewing;
+  }
+
+  private async renew(): Promise<void> {
     const token = this.token;
     if (token !== null && (token.expiresAt === null || token.expiresAt - REFRESH_AHEAD_MS > this.now())) return;
     if (token !== null && (token.expiresAt ?? 0) > this.now()) {
@@ -119,7 +148,7 @@ export class NseEofsClient {
   async submit(bid: MemberBid, operation: OperationType): Promise<SubmitOutcome> {
     const answer = await this.authorized(METHOD_OF[operation], NSE_PATHS.order, toNseOrder(bid, operation));
     if ('kind' in answer) return answer;
-    if (answer.status !== 200) return refusalOf(answer.body);
+    if (answer.status !== 200) return refusalOf(answer);
     const data = (answer.body as { data?: unknown } | null)?.data;
     return outcomeOf(orderAnswerOf(data), referenceOf(bid.orderId));
   }
@@ -137,7 +166,7 @@ export class NseEofsClient {
     );
     if ('kind' in answer) return bids.map(() => answer);
     if (answer.status !== 200) {
-      const refusal = refusalOf(answer.body);
+      const refusal = refusalOf(answer);
       return bids.map(() => refusal);
     }
     const data = (answer.body as { data?: unknown } | null)?.data;
@@ -169,10 +198,12 @@ export class NseEofsClient {
       try {
         await this.ensureToken();
       } catch (error) {
+        // No session, so nothing was sent. A login the exchange refused is not tried again for a minute.
+        const why = error instanceof Error ? error.message : String(error);
         return {
           kind: 'not-sent',
-          why: error instanceof Error ? error.message : String(error),
-          retryAfterMs: DEFAULT_RETRY_AFTER_MS,
+          why,
+          retryAfterMs: why.startsWith('e-OFS login refused') ? LOGIN_REFUSED_RETRY_MS : DEFAULT_RETRY_AFTER_MS,
         };
       }
       const answer = await this.call(method, path, body, true);
@@ -192,7 +223,9 @@ export class NseEofsClient {
           retryAfterMs: answer.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS,
         };
       }
-      if (answer.status >= 500) return { kind: 'unknown', why: `the exchange answered ${answer.status}` };
+      if (answer.status >= 500 || MAY_HOLD.has(answer.status)) {
+        return { kind: 'unknown', why: `the exchange answered ${answer.status}` };
+      }
       return { status: answer.status, body: answer.body };
     }
     return {
@@ -216,7 +249,7 @@ export class NseEofsClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      return { lost: true, notSent: NOT_SENT_CODES.has(causeCode(error) ?? ''), why: describe(error) };
+      return { lost: true, notSent: neverLeft(error), why: describe(error) };
     }
     let parsed: unknown = null;
     try {
@@ -227,36 +260,59 @@ export class NseEofsClient {
       if (response.status === 200)
         return { lost: true, notSent: false, why: `the answer was unreadable (${describe(error)})` };
     }
-    const retryAfter = Number(response.headers.get('retry-after'));
     return {
       status: response.status,
       body: parsed,
-      retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : null,
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), this.now()),
     };
   }
 }
 
 function outcomeOf(answer: ReturnType<typeof orderAnswerOf>, reference: string): SubmitOutcome {
+  if (answer.kind === 'unreadable') return { kind: 'unknown', why: 'the answer named no order and no refusal' };
+  // An answer for another reference (or none) is not this bid's: what became of this one is not known.
+  if (answer.reference !== reference) {
+    return { kind: 'unknown', why: `the answer echoed ${answer.reference ?? 'no reference'}, not ${reference}` };
+  }
   if (answer.kind === 'rejected') return { kind: 'rejected', reason: answer.reason };
-  // An answer for another reference is not this bid's: what became of this one is not known.
-  if (answer.reference !== reference)
-    return { kind: 'unknown', why: `the answer echoed ${answer.reference}, not ${reference}` };
   return { kind: 'accepted', exchangeOrderId: answer.exchangeOrderId };
 }
 
-function refusalOf(body: unknown): SubmitOutcome {
-  const said = messagesOf((body as { messages?: unknown } | null)?.messages);
-  return { kind: 'rejected', reason: said ?? 'the exchange refused the bid' };
+/**
+ * A 4xx answer (not 401, 408, 409, 425 or 429, handled before): a refusal, in the exchange's words. A 2xx
+ * other than 200 is no answer this link knows: the bid may stand.
+ */
+function refusalOf(answer: { status: number; body: unknown }): SubmitOutcome {
+  if (answer.status < 400) return { kind: 'unknown', why: `the exchange answered ${answer.status}` };
+  const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
+  return { kind: 'rejected', reason: said ?? `the exchange refused the bid (${answer.status})` };
 }
 
-function causeCode(error: unknown): string | undefined {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  return typeof cause?.code === 'string' ? cause.code : undefined;
+/** Whether a failed request certainly never reached the exchange (see NOT_SENT_CODES). */
+function neverLeft(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof AggregateError)
+    return cause.errors.length > 0 && cause.errors.every((e) => NOT_SENT_CODES.has(codeOf(e) ?? ''));
+  return NOT_SENT_CODES.has(codeOf(cause) ?? '');
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Retry-After in seconds or as an HTTP date, in ms from now; null when absent or unreadable. */
+function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : null;
+  const at = Date.parse(value);
+  return Number.isNaN(at) || at <= now ? null : at - now;
 }
 
 function describe(error: unknown): string {
   if (error instanceof Error && error.name === 'TimeoutError') return 'no answer within the timeout';
-  const code = causeCode(error);
+  const code = codeOf((error as { cause?: unknown } | null)?.cause);
   if (code !== undefined) return code;
   return error instanceof Error ? error.message : String(error);
 }

@@ -143,10 +143,14 @@ export function tokenOf(body: unknown, now: number): NseToken | null {
 /** [secondary] How a token is sent on every later call. */
 export const authorizationHeader = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** What the exchange answered one bid. */
+/**
+ * What the exchange answered one bid: accepted with its number, rejected in words, or unreadable (an answer
+ * of neither shape: what became of the bid is not known).
+ */
 export type NseOrderAnswer =
   | { kind: 'accepted'; reference: string; exchangeOrderId: string }
-  | { kind: 'rejected'; reference: string | null; reason: string };
+  | { kind: 'rejected'; reference: string | null; reason: string }
+  | { kind: 'unreadable'; reference: string | null };
 
 /**
  * Decision: an order call answers `{"code": 200, "data": {"orderId", "apiEchoBack"}}` for one bid, and a
@@ -155,10 +159,14 @@ export type NseOrderAnswer =
 export function orderAnswerOf(item: unknown): NseOrderAnswer {
   const answer = (item ?? {}) as { orderId?: unknown; apiEchoBack?: unknown; code?: unknown; messages?: unknown };
   const reference = typeof answer.apiEchoBack === 'string' ? answer.apiEchoBack : null;
-  if (typeof answer.orderId === 'string' && answer.orderId !== '' && reference !== null && answer.code === undefined) {
+  // A refusal says so: an error code or its messages. Anything else that names no order is unreadable.
+  if (answer.code !== undefined || answer.messages !== undefined) {
+    return { kind: 'rejected', reference, reason: messagesOf(answer.messages) ?? 'the exchange refused the bid' };
+  }
+  if (typeof answer.orderId === 'string' && answer.orderId !== '' && reference !== null) {
     return { kind: 'accepted', reference, exchangeOrderId: answer.orderId };
   }
-  return { kind: 'rejected', reference, reason: messagesOf(answer.messages) ?? 'the exchange refused the bid' };
+  return { kind: 'unreadable', reference };
 }
 
 /**
