@@ -15,12 +15,12 @@
  *    answer the others with its refusal, is turned into a failure of the batch: the transaction is rolled
  *    back, and no caller gets a 200 from it.
  *
- * A batch that fails (but for a database that cannot be used) is run again in halves, down to the one
- * command whose data made it fail, which alone gets the error (an internal error: a bug, logged as one);
- * every other command commits in its half. One client's bad input never costs another a bid. When both
- * halves of a split fail, the failure is not one command's (see `isolate`): the halving stops there and
- * every command not yet answered gets the error (a batch every command of which fails costs three
- * transactions, not the 2n - 1 of halving down to each command alone).
+ * A batch that fails (but for a database that cannot be used: store/sql/unavailable.ts) is run again in
+ * halves, and each failing half again, down to each command whose data made it fail, which alone gets the
+ * error (an internal error: a bug, logged as one) once it has failed alone twice; every other command
+ * commits in its half. One client's bad input never costs another a bid, however many bad commands a batch
+ * holds (see `isolate`: one bad command costs 2 + 2 log2(n) transactions, a batch every command of which
+ * fails 3n - 1).
  *
  * `maxInFlight` batches may run at once, each in its own transaction: as many as the store has write lanes
  * (Store.writeLanes: 1 on SQLite, one writer; a few on PostgreSQL, where a batch spends most of its time
@@ -150,9 +150,9 @@ export class GroupCommitter<C, S, R, Change> {
    * half that fails again in halves, until each command at fault is alone and gets its own error; every
    * other command commits without them.
    *
-   * One bad command is in one half: at each split one half fails and the other commits (1 + 2·log2(n)
-   * transactions). k bad ones cost about 2k·log2(n/k); a batch in which every command fails, 2n - 1, each
-   * failing at its first write. A failure of the database itself (a lost connection, a locked or full file,
+   * One bad command is in one half: at each split one half fails and the other commits, and alone it is
+   * tried once more (lastTry): 2 + 2·log2(n) transactions. k bad ones cost about 2k·log2(n/k); a batch in
+   * which every command fails, 3n - 1, each failing at its first write. A failure of the database itself (a lost connection, a locked or full file,
    * a server in recovery) is a DatabaseUnavailableError, never halved: it fails every command not yet
    * answered, at once. Halving stops at nothing else: a rule such as "both halves failed, so it is the
    * batch's fault" would let two bad commands sent together fail the good ones beside them.
@@ -175,12 +175,22 @@ export class GroupCommitter<C, S, R, Change> {
           for (const item of [...halves.slice(i), ...failing, ...waiting].flat()) item.reject(failure.error);
           return;
         }
-        if (part.length === 1) part[0]!.reject(failure.error);
-        else failing.push(part);
+        if (part.length > 1) failing.push(part);
+        else await this.lastTry(part[0]!, failure.error);
       }
       // The first failing half is the next to run.
       waiting.push(...failing.reverse());
     }
+  }
+
+  /**
+   * A command that failed alone is tried once more before it is blamed: a failure that comes and goes (a
+   * deadlock, a serialization failure) would otherwise fall on whichever command happened to be alone
+   * when it came. Failing again, it gets the error of its last try.
+   */
+  private async lastTry(item: Pending<C, R>, error: unknown): Promise<void> {
+    const again = await this.attempt([item], { reportFailure: false });
+    if (again !== undefined) item.reject(again.error ?? error);
   }
 
   /**

@@ -165,8 +165,9 @@ describe('GroupCommitter halving a failed batch', () => {
       sixteen.filter((command) => command !== 11),
     );
     expect((outcomes[10] as PromiseRejectedResult).reason.message).toBe('cannot store 11');
-    // The batch, then two halves at each of four splits: one commits, the other fails and is split again.
-    expect(transactions()).toBe(1 + 2 * 4);
+    // The batch, then two halves at each of four splits: one commits, the other fails and is split again;
+    // alone, 11 is tried once more before it is blamed.
+    expect(transactions()).toBe(1 + 2 * 4 + 1);
     // One failed batch (the one taken from the queue), and each half that committed with its size.
     expect(batches).toEqual([
       [16, false],
@@ -177,7 +178,7 @@ describe('GroupCommitter halving a failed batch', () => {
     ]);
   });
 
-  it('a batch every command of which fails answers each command with its own error, in 2n - 1 transactions', async () => {
+  it('a batch every command of which fails answers each command with its own error, in 3n - 1 transactions', async () => {
     const { store, transactions } = countingStore();
     const { metrics, batches } = recordedMetrics();
     const committer = new GroupCommitter(
@@ -190,7 +191,8 @@ describe('GroupCommitter halving a failed batch', () => {
       sixteen.map((command) => `cannot store ${command}`),
     );
     // Down to each command alone: the whole tree of halves, every one failing.
-    expect(transactions()).toBe(2 * 16 - 1);
+    // Down to each command alone (the whole tree of halves, every one failing), each tried once more.
+    expect(transactions()).toBe(2 * 16 - 1 + 16);
     expect(batches).toEqual([[16, false]]);
     // The lane is free again: the next batch commits.
     const healthy = new GroupCommitter(store, work, { metrics });
@@ -209,7 +211,27 @@ describe('GroupCommitter halving a failed batch', () => {
     );
     // 16 fails; 1-8 fails, 9-16 commits; 1-4 and 5-8 both fail; 1-2 commits, 3-4 fails; 3 fails alone, 4
     // commits; then 5-6 commits, 7-8 fails; 7 fails alone, 8 commits.
-    expect(transactions()).toBe(1 + 6 * 2);
+    expect(transactions()).toBe(1 + 6 * 2 + 2);
+  });
+
+  it('a command that fails alone once and then commits was not at fault: the failure came and went', async () => {
+    const { store, transactions } = countingStore();
+    let failures = 0;
+    const committer = new GroupCommitter(store, {
+      ...work,
+      write: async (_tx, accepted) => {
+        // A passing failure (a deadlock, say): the whole batch, then 1-8, then 1-4, 1-2 and 1 on its own fail
+        // once each; the fifth failure is the last.
+        if (accepted.some(({ command }) => command === 1) && failures < 5) {
+          failures += 1;
+          throw new Error('deadlock detected');
+        }
+      },
+    });
+    const outcomes = await runTogether(committer, sixteen);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason.message))).toEqual(sixteen);
+    // 16; 1-8 and 9-16; 1-4 and 5-8; 1-2 and 3-4; 1 and 2; 1 again, which commits.
+    expect(transactions()).toBe(1 + 2 * 4 + 1);
   });
 
   it('a database that cannot be used, met while halving, fails every command not answered yet, at once', async () => {
@@ -265,6 +287,9 @@ describe('GroupCommitter halving a failed batch', () => {
     vi.advanceTimersByTime(1_500);
     expect(committer.fallsBehind(2_000)).toEqual({ behind: false, oldestWaitMs: 1_500 });
     open(); // 4 fails alone
+    await settle();
+    expect(waiting()).toBe(1); // 4 once more
+    open(); // 4 fails again: blamed
     expect((await outcomes).map((o) => (o.status === 'fulfilled' ? o.value : o.reason.message))).toEqual([
       1,
       2,
