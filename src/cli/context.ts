@@ -115,13 +115,7 @@ export function isoInstant(ms: number): string {
 
 /** The JSON of an operator's file, or a CliError naming the file and what is wrong with it. */
 export async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
+  const text = await readTextFile(file);
   try {
     return JSON.parse(text);
   } catch (error) {

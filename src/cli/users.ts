@@ -20,6 +20,7 @@ import {
 } from '../domain/ofs/offer/offer.js';
 import { formatPrice } from '../domain/ofs/issue/issue.js';
 import { CLIENT_TYPES, type MemberData } from '../domain/access/member-data.js';
+import { displayToken, withUnsafeEscaped } from '../domain/ofs/display-text.js';
 import { CliError, isoInstant, readTextFile, withWorkspace, writeFields, type CliIo } from './context.js';
 
 /** A user's member data as `set-member` prints it. */
@@ -250,7 +251,7 @@ export function usersCommand(io: CliIo): Command {
     .argument('<user_id>')
     .option('--ucc <code>', "the client's Unique Client Code: 1 to 10 letters or digits, no other user's")
     .option('--pan <pan>', "the client's PAN: five letters, four digits, a letter (users may share one)")
-    .addOption(new Option('--client-type <type>', 'CLI (a client) or PRO (the member itself)').choices(CLIENT_TYPES))
+    .option('--client-type <type>', `${CLIENT_TYPES.join(' (a client) or ')} (the member itself)`)
     .option(
       '--custodian <code>',
       "the custodian's participant id (1 to 12 letters or digits), which MF, IC, OTHS and 0 %-margin bids need; none: no custodian",
@@ -276,7 +277,7 @@ export function usersCommand(io: CliIo): Command {
           const member = await admin.setMemberData(userId, {
             ...(options.ucc !== undefined && { ucc: options.ucc }),
             ...(options.pan !== undefined && { pan: options.pan }),
-            ...(options.clientType !== undefined && { clientType: options.clientType }),
+            ...(options.clientType !== undefined && { clientType: options.clientType.toUpperCase() }),
             ...(options.custodian !== undefined && {
               custodianCode: options.custodian.toLowerCase() === 'none' ? null : options.custodian,
             }),
@@ -325,7 +326,8 @@ export function usersCommand(io: CliIo): Command {
         } else {
           for (const line of lines)
             io.stdout.write(
-              `line ${line.line} ${line.userId ?? '-'}: ${line.outcome}${line.reason === undefined ? '' : `: ${line.reason}`}\n`,
+              // A file's text may hold line breaks and terminal controls: printed escaped, a line a record.
+              `line ${line.line} ${line.userId === null ? '-' : displayToken(line.userId)}: ${line.outcome}${line.reason === undefined ? '' : `: ${withUnsafeEscaped(line.reason)}`}\n`,
             );
           writeFields(
             io,

@@ -3,10 +3,13 @@
  * RFC 4180 writes it (comma-separated, a field in double quotes may hold commas, line breaks and doubled
  * quotes; CRLF or LF line ends; a UTF-8 byte order mark is dropped), a header row naming the columns
  * `user_id`, `ucc`, `pan` and optionally `client_type` and `custodian_code`, in any order, then one client a
- * record. Each record is checked alone: a record's problem refuses that record, never the others; only a
- * file that is no clients file at all (no header, a column missing or unknown) is refused whole.
+ * record. A column the header leaves out keeps what is recorded; an empty cell of a column it names sets
+ * the default (CLI) or removes (the custodian code). Each record is checked alone: a record's problem
+ * refuses that record, never the others; a file that is no clients file at all (no header, a column missing
+ * or unknown), or whose quote opens and never closes (every line after it would be read as one field), is
+ * refused whole.
  */
-import { CLIENT_TYPES, checkedMemberDataChange, type MemberData } from '../domain/access/member-data.js';
+import { CLIENT_TYPES, checkedMemberDataChange, type ClientMember } from '../domain/access/member-data.js';
 
 /** The columns of a clients file: the first three are required. */
 export const CLIENT_COLUMNS = ['user_id', 'ucc', 'pan', 'client_type', 'custodian_code'] as const;
@@ -14,6 +17,8 @@ const REQUIRED_COLUMNS = CLIENT_COLUMNS.slice(0, 3);
 
 /** A user id as ordergate takes it (ordergate users add). */
 export const USER_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+const UNCLOSED_QUOTE = 'a quoted field is not closed before the end of the file';
 
 /** One record of a CSV text: its fields, the line it starts on (1 the first), or why it cannot be read. */
 export interface CsvRecord {
@@ -60,7 +65,7 @@ export function parseCsv(text: string): CsvRecord[] {
           i++;
         }
         if (!closed) {
-          problem = 'a quoted field is not closed before the end of the file';
+          problem = UNCLOSED_QUOTE;
         } else if (i < input.length && input[i] !== ',' && input[i] !== '\n' && input[i] !== '\r') {
           problem = 'text after the closing quote of a field (a quote inside a quoted field is written "")';
           // Skip the rest of the line: the record cannot be read.
@@ -93,7 +98,7 @@ export function parseCsv(text: string): CsvRecord[] {
 
 /** A record of the clients file, checked: the client's member data, whole, or why it is refused. */
 export type ClientLine =
-  | { line: number; userId: string; member: MemberData; problems?: undefined }
+  | { line: number; userId: string; member: ClientMember; problems?: undefined }
   | { line: number; userId: string | null; problems: string[] };
 
 /** The clients file, read: its records, each checked alone (refused ones with their problems). Throws (a message) for a file that is no clients file. */
@@ -114,6 +119,11 @@ export function parseClientsFile(text: string): ClientLine[] {
   if (missing.length > 0)
     throw new Error(`the header row lacks the columns ${missing.join(', ')} (user_id, ucc and pan are required)`);
   const column = (name: (typeof CLIENT_COLUMNS)[number]) => names.indexOf(name);
+  const unclosed = records.find((record) => record.problem === UNCLOSED_QUOTE);
+  if (unclosed !== undefined)
+    throw new Error(
+      `line ${unclosed.line}: a quoted field opens there and is not closed before the end of the file (nothing is applied: the lines after it would be read as one field)`,
+    );
   const seen = new Map<string, number>();
   return records.map((record): ClientLine => {
     const value = (name: (typeof CLIENT_COLUMNS)[number]) => {
@@ -136,9 +146,6 @@ export function parseClientsFile(text: string): ClientLine[] {
           ? 'user_id is empty'
           : `user_id "${userId}" must be 1 to 64 letters, digits, dots, dashes or underscores`,
       );
-    const earlier = seen.get(userId);
-    if (earlier !== undefined) problems.push(`user_id ${userId} is on line ${earlier} already`);
-    else if (userId !== '') seen.set(userId, record.line);
     const ucc = value('ucc');
     const pan = value('pan');
     if (ucc === '') problems.push('ucc is empty');
@@ -148,11 +155,16 @@ export function parseClientsFile(text: string): ClientLine[] {
     const checked = checkedMemberDataChange({
       ...(ucc !== '' && { ucc }),
       ...(pan !== '' && { pan }),
-      clientType: clientType === '' ? CLIENT_TYPES[0] : clientType.toUpperCase(),
-      custodianCode: custodian === '' ? null : custodian,
+      // A column the header leaves out keeps what is recorded.
+      ...(column('client_type') >= 0 && { clientType: clientType === '' ? CLIENT_TYPES[0] : clientType.toUpperCase() }),
+      ...(column('custodian_code') >= 0 && { custodianCode: custodian === '' ? null : custodian }),
     });
     problems.push(...checked.problems);
+    // A user's id is its line's only when the line is taken: a refused line leaves it to a corrected one after.
+    const earlier = problems.length === 0 ? seen.get(userId) : undefined;
+    if (earlier !== undefined) problems.push(`user_id ${userId} is on line ${earlier} already`);
     if (problems.length > 0 || checked.change === null) return { line: record.line, userId: named, problems };
+    seen.set(userId, record.line);
     const { change } = checked;
     return {
       line: record.line,
@@ -160,8 +172,8 @@ export function parseClientsFile(text: string): ClientLine[] {
       member: {
         ucc: change.ucc!,
         pan: change.pan!,
-        clientType: change.clientType!,
-        custodianCode: change.custodianCode ?? null,
+        ...(change.clientType !== undefined && { clientType: change.clientType }),
+        ...(change.custodianCode !== undefined && { custodianCode: change.custodianCode }),
       },
     };
   });

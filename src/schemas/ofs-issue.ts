@@ -29,6 +29,10 @@ export const ExchangeSymbol = (description: string) =>
 export const ExchangeSeries = (description: string) =>
   Type.String({ pattern: EXCHANGE_SERIES_PATTERN, description: `${description}: ${EXCHANGE_SERIES_RULE}.` });
 
+/** An order value upper limit in rupees, up to Rs 90 lakh crore (its paise stay exact as a number): an issue's, an offer's series'. */
+export const ValueLimit = (description: string) =>
+  Type.Number({ exclusiveMinimum: 0, maximum: 90_000_000_000_000, description });
+
 export const OfsIssueImport = Type.Object(
   {
     exchange: Type.Enum(['NSE_EQ', 'BSE_EQ']),
@@ -52,12 +56,9 @@ export const OfsIssueImport = Type.Object(
     retail_closes_at: Instant('End of the retail window.'),
     settlement_delay_seconds: SettlementDelaySeconds('absent: T+1, 09:00 India time the next day.'),
     order_value_upper_limit: Type.Optional(
-      Type.Number({
-        exclusiveMinimum: 0,
-        maximum: 90_000_000_000_000,
-        description:
-          "The series' order value upper limit in rupees, as the exchange sets it for the issue (NSE's orderValueUpperLimit): a bid's value (quantity times price; a cut-off bid at the retail cut-off) above it is refused (e-383). Absent: none.",
-      }),
+      ValueLimit(
+        "The series' order value upper limit in rupees, as the exchange sets it for the issue (NSE's orderValueUpperLimit): a bid's value (quantity times price; a cut-off bid at the retail cut-off) above it is refused (e-383). Absent: none.",
+      ),
     ),
   },
   { additionalProperties: false },

@@ -9,15 +9,12 @@ import { OFFER_CATEGORIES, OFFER_STATES } from '../domain/ofs/offer/offer.js';
 import { PagedEnvelope, SuccessEnvelope } from './common.js';
 import { PAGE_QUERY_FIELDS, PageMetadata } from './odin-fields.js';
 import { ObjectOrNull, Shares, StringEnum } from './ofs.js';
-import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds } from './ofs-issue.js';
+import { ExchangeSeries, ExchangeSymbol, SettlementDelaySeconds, ValueLimit } from './ofs-issue.js';
 
 /** An instant of the years 1900 to 2999: the trading calendar's arithmetic stays in four-digit years. */
 const Instant = (description: string) =>
   Type.String({ format: 'date-time', pattern: '^(19|2\\d)\\d\\d-', description });
 const Rupees = (description: string) => Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description });
-/** An order value upper limit in rupees, up to Rs 90 lakh crore (its paise stay exact as a number). */
-const ValueLimit = (description: string) =>
-  Type.Number({ exclusiveMinimum: 0, maximum: 90_000_000_000_000, description });
 const Quantity = (minimum: number, description: string) =>
   Type.Integer({ minimum, maximum: 999_999_999_999_999, description });
 

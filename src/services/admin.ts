@@ -2,14 +2,14 @@
  * Operator actions behind the `ordergate` CLI (and the tests' fixtures): users, API keys and the OFS
  * registry. Each works directly on the database; no server needs to run.
  */
-import { AdminError } from '../domain/errors.js';
+import { AdminError, DatabaseUnavailableError } from '../domain/errors.js';
 import { parseRupeeAmount } from '../domain/funds/funds.js';
 import { canonicalAddress } from '../domain/access/ip-address.js';
 import { addressChangeRefusal, keyAddressesProblem } from '../domain/access/static-ip.js';
 import { secondFactorState, type SecondFactorCount, type SecondFactorState } from '../domain/access/second-factor.js';
 import type { ApiKeyInfo } from '../domain/access/user.js';
 import { checkedMemberDataChange, type MemberData, type MemberDataChange } from '../domain/access/member-data.js';
-import { parseClientsFile, type ClientLine } from '../schemas/client-import.js';
+import { parseClientsFile, USER_ID_PATTERN, type ClientLine } from '../schemas/client-import.js';
 import {
   NO_PASSWORD_HASH,
   newApiKey,
@@ -86,8 +86,6 @@ export const DEMO_MEMBER_DATA: Readonly<Record<string, MemberData>> = {
   [DEMO_MF_USER_ID]: { ucc: 'DEMOMF', pan: 'DMOTM0003A', clientType: 'CLI', custodianCode: 'DEMOCUST' },
 };
 
-const USER_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-
 function checkPassword(password: string): void {
   if (password.length < 8 || password.length > 256) throw new AdminError('the password must have 8 to 256 characters');
 }
@@ -97,6 +95,13 @@ function checkedMarginType(category: string, marginType: MarginType): MarginType
   const problem = marginTypeProblem(category, marginType);
   if (problem !== null) throw new AdminError(problem);
   return marginType;
+}
+
+/** The import stopped by a database that cannot be used: what was applied stays, and running it again is safe. */
+function importStopped(line: number, error: DatabaseUnavailableError): AdminError {
+  return new AdminError(
+    `${error.message}: the lines from line ${line} on were not applied (those before it were); the import is idempotent: run it again`,
+  );
 }
 
 export class AdminService {
@@ -241,14 +246,17 @@ export class AdminService {
           NO_PASSWORD_HASH,
           this.now(),
         );
-      } catch {
+      } catch (error) {
+        // A database that cannot be used refuses every line alike: nothing to set apart, and no line's fault.
+        if (error instanceof DatabaseUnavailableError) throw importStopped(batch[0]!.line.line, error);
         // Refused whole (a UCC or user id taken meanwhile): record by record, each with its own answer.
         outcomes = [];
-        for (const { record } of batch) {
+        for (const { line, record } of batch) {
           try {
             const [outcome] = await this.users.importClients([record], NO_PASSWORD_HASH, this.now());
             outcomes.push(outcome!);
           } catch (error) {
+            if (error instanceof DatabaseUnavailableError) throw importStopped(line.line, error);
             outcomes.push({ outcome: 'refused', reason: `not written: ${(error as Error).message}` });
           }
         }

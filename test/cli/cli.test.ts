@@ -18,7 +18,7 @@ import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
 import { UserRepository } from '../../src/store/access/users.js';
 import { CLI, expectOneLineFailure, fieldsOf, runOrdergate } from './run-ordergate.js';
 import { TEST_PASSWORD_HASHER } from '../support/passwords.js';
-import { offerImport } from '../support/offers.js';
+import { offerImport, SBIN_ISSUE_IMPORT } from '../support/offers.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'ordergate-cli-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -70,22 +70,7 @@ function issueFile(name: string, issues: unknown): string {
   return file;
 }
 
-const sbin = {
-  exchange: 'NSE_EQ',
-  scrip_token: 500112,
-  symbol: 'SBIN',
-  series: 'OF',
-  floor_price: 100.0,
-  tick_size: 0.05,
-  offer_quantity: 1000000,
-  retail_reserve_pct: 10,
-  retail_cutoff_price: null,
-  allocation: 'PROPORTIONATE',
-  non_retail_opens_at: '2026-11-23T03:45:00Z',
-  non_retail_closes_at: '2026-11-23T10:00:00Z',
-  retail_opens_at: '2026-11-24T03:45:00Z',
-  retail_closes_at: '2026-11-24T10:00:00Z',
-};
+const sbin = SBIN_ISSUE_IMPORT;
 
 describe('the bin', () => {
   it('is an executable node script', () => {

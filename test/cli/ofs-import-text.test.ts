@@ -12,7 +12,7 @@ import { describeOfsIssue } from '../../src/cli/ofs.js';
 import { parseOfsImport } from '../../src/schemas/ofs-import.js';
 import { openStore, type Store } from '../../src/store/sql/database.js';
 import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
-import { offerImport } from '../support/offers.js';
+import { offerImport, SBIN_ISSUE_IMPORT } from '../support/offers.js';
 import { expectOneLineFailure, runOrdergate, sqliteFilePerTest } from './run-ordergate.js';
 
 const database = sqliteFilePerTest('ordergate-ofs-text-cli-');
@@ -45,22 +45,7 @@ const stored = () =>
     issues: await store.db.selectFrom('ofs_issues').select(['exchange', 'scrip_token', 'symbol', 'series']).execute(),
   }));
 
-const issue = {
-  exchange: 'NSE_EQ',
-  scrip_token: 500112,
-  symbol: 'SBIN',
-  series: 'OF',
-  floor_price: 100,
-  tick_size: 0.05,
-  offer_quantity: 1_000_000,
-  retail_reserve_pct: 10,
-  retail_cutoff_price: null,
-  allocation: 'PROPORTIONATE',
-  non_retail_opens_at: '2026-11-23T03:45:00Z',
-  non_retail_closes_at: '2026-11-23T10:00:00Z',
-  retail_opens_at: '2026-11-24T03:45:00Z',
-  retail_closes_at: '2026-11-24T10:00:00Z',
-};
+const issue = SBIN_ISSUE_IMPORT;
 
 /** T opens a day from now: the seller's green-shoe decision is still taken; a drill, so any day will do. */
 const offer = (overrides: Record<string, unknown> = {}) =>

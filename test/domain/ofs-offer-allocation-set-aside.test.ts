@@ -4,6 +4,7 @@
  * first placed takes an id and any later copy is the repeat; the answer does not depend on the input order.
  */
 import { describe, expect, it } from 'vitest';
+import { offerBid, offerTerms } from '../support/offer-terms.js';
 import {
   allocateT1Day,
   allocateTDay,
@@ -15,34 +16,8 @@ import {
 import type { OfferCategory, OfferTerms } from '../../src/domain/ofs/offer/offer.js';
 
 /** 1,000 shares: retail 100, non-retail 900, MF/IC reserved 250, single-bidder cap 250; employees 100. Floor 100.00. */
-function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {
-  return {
-    baseQuantity: 1_000,
-    greenShoeQuantity: 0,
-    greenShoeExercised: 0,
-    retailReservePct: 10,
-    employeeQuantity: 100,
-    employeeGreenShoeQuantity: 0,
-    printedPortions: null,
-    allocation: 'PRICE_PRIORITY',
-    floorPricePaise: 10_000,
-    retailDiscount: null,
-    retailAllocationPrice: 'UNIFORM',
-    employeeDiscount: null,
-    ...overrides,
-  };
-}
-
-function bid(
-  orderId: string,
-  bidderId: string,
-  category: OfferCategory,
-  pricePaise: number,
-  quantity: number,
-  placedSeq: number,
-): OfferBid {
-  return { orderId, bidderId, category, pricePaise, quantity, placedSeq };
-}
+const offer = (overrides: Partial<OfferTerms> = {}): OfferTerms => offerTerms({ employeeQuantity: 100, ...overrides });
+const bid = offerBid;
 
 const SET_ASIDE = /^not allotted on T(\+1)?: set aside, /;
 

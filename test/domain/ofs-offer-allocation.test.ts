@@ -1,41 +1,13 @@
 /** The two allocations of an offer (src/domain/ofs/offer/allocation.ts), on hand-computed examples. */
 import { describe, expect, it } from 'vitest';
-import { allocateT1Day, allocateTDay, tDayDemand, type OfferBid } from '../../src/domain/ofs/offer/allocation.js';
+import { offerBid, offerTerms } from '../support/offer-terms.js';
+import { allocateT1Day, allocateTDay, tDayDemand } from '../../src/domain/ofs/offer/allocation.js';
 import { tAllocationWait } from '../../src/domain/ofs/offer/offer.js';
-import type { OfferCategory, OfferTerms } from '../../src/domain/ofs/offer/offer.js';
+import type { OfferCategory } from '../../src/domain/ofs/offer/offer.js';
 
-/**
- * 1,000 shares, no green shoe: retail 100, non-retail 900, MF/IC reserved 250, single-bidder cap 250.
- * Floor 100.00.
- */
-function offer(overrides: Partial<OfferTerms> = {}): OfferTerms {
-  return {
-    baseQuantity: 1_000,
-    greenShoeQuantity: 0,
-    greenShoeExercised: 0,
-    retailReservePct: 10,
-    employeeQuantity: 0,
-    employeeGreenShoeQuantity: 0,
-    printedPortions: null,
-    allocation: 'PRICE_PRIORITY',
-    floorPricePaise: 10_000,
-    retailDiscount: null,
-    retailAllocationPrice: 'UNIFORM',
-    employeeDiscount: null,
-    ...overrides,
-  };
-}
-
-function bid(
-  orderId: string,
-  bidderId: string,
-  category: OfferCategory,
-  pricePaise: number,
-  quantity: number,
-  placedSeq: number,
-): OfferBid {
-  return { orderId, bidderId, category, pricePaise, quantity, placedSeq };
-}
+/** The offer of these examples (test/support/offer-terms.ts): 1,000 shares, floor 100.00, no employees. */
+const offer = offerTerms;
+const bid = offerBid;
 
 function allotted(result: {
   allotments: { orderId: string; allottedQuantity: number; pricePaise: number | null }[];

@@ -41,13 +41,34 @@ describe('parseClientsFile', () => {
     expect(lines[0]).toEqual({
       line: 2,
       userId: 'alice',
-      member: { ucc: 'AL01', pan: 'ABCPE1234F', clientType: 'CLI', custodianCode: null },
+      // No client_type column: the recorded type stays; an empty custodian_code cell removes it.
+      member: { ucc: 'AL01', pan: 'ABCPE1234F', custodianCode: null },
     });
+    expect(lines[0]).not.toHaveProperty('member.clientType');
     expect(lines[1]).toMatchObject({ member: { ucc: 'FUND1', custodianCode: 'IN300123' } });
     expect(lines[2]).toMatchObject({ line: 4, userId: 'bob', problems: [expect.stringMatching(/pan "BAD"/)] });
     expect(lines[3]).toMatchObject({ line: 5, problems: ['user_id alice is on line 2 already'] });
     expect(lines[4]).toMatchObject({ line: 6, problems: ['3 fields where the header names 4'] });
     expect(lines[5]).toMatchObject({ userId: null, problems: ['user_id is empty', 'ucc is empty', 'pan is empty'] });
+  });
+
+  it('an empty client_type cell of a column the header names is CLI', () => {
+    expect(parseClientsFile('user_id,ucc,pan,client_type\nalice,A1,ABCPE1234F,\n')[0]).toMatchObject({
+      member: { clientType: 'CLI' },
+    });
+  });
+
+  it('leaves a user id to a corrected line when the line before it was refused', () => {
+    const lines = parseClientsFile('user_id,ucc,pan\nbob,B01,bad\nbob,B01,ABCPE1234F\nbob,B02,ABCPE1234F\n');
+    expect(lines[0]).toMatchObject({ line: 2, problems: [expect.stringMatching(/pan "BAD"/)] });
+    expect(lines[1]).toEqual({ line: 3, userId: 'bob', member: { ucc: 'B01', pan: 'ABCPE1234F' } });
+    expect(lines[2]).toMatchObject({ line: 4, problems: ['user_id bob is on line 3 already'] });
+  });
+
+  it('refuses the whole file when a quote opens and never closes: the lines after it would be one field', () => {
+    expect(() =>
+      parseClientsFile('user_id,ucc,pan\nalice,A1,ABCPE1234F\n"bob,B1,ABCPE1234F\ncarol,C1,ABCPE1234F\n'),
+    ).toThrow(/^line 3: a quoted field opens there and is not closed before the end of the file/);
   });
 
   it('refuses a file that is no clients file', () => {

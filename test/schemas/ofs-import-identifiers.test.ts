@@ -8,28 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { OfsIssueImport } from '../../src/schemas/ofs-issue.js';
 import { OfsOfferImport } from '../../src/schemas/ofs-offer.js';
 import { compileChecker, createAjv } from '../../src/schemas/validator.js';
-import { offerImport } from '../support/offers.js';
+import { offerImport, SBIN_ISSUE_IMPORT } from '../support/offers.js';
 
 const ajv = createAjv();
 const checkOffer = compileChecker(ajv, OfsOfferImport);
 const checkIssue = compileChecker(ajv, OfsIssueImport);
 
-const issue = {
-  exchange: 'NSE_EQ',
-  scrip_token: 500112,
-  symbol: 'SBIN',
-  series: 'OF',
-  floor_price: 100,
-  tick_size: 0.05,
-  offer_quantity: 1_000_000,
-  retail_reserve_pct: 10,
-  retail_cutoff_price: null,
-  allocation: 'PROPORTIONATE',
-  non_retail_opens_at: '2026-11-23T03:45:00Z',
-  non_retail_closes_at: '2026-11-23T10:00:00Z',
-  retail_opens_at: '2026-11-24T03:45:00Z',
-  retail_closes_at: '2026-11-24T10:00:00Z',
-};
+const issue = SBIN_ISSUE_IMPORT;
 
 const withSeries = (series: Record<string, unknown>) =>
   offerImport({

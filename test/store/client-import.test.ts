@@ -4,7 +4,7 @@
  * own, users created with no usable password, UCCs one client's, thousands of records in batches.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/errors.js';
+import { ApiError, DatabaseUnavailableError } from '../../src/domain/errors.js';
 import { AdminService } from '../../src/services/admin.js';
 import { AuthService } from '../../src/services/auth.js';
 import { UserRepository } from '../../src/store/access/users.js';
@@ -67,6 +67,37 @@ describe('importing clients', () => {
     expect((await users.find('fund'))!.member.custodianCode).toBe('IN300126');
     expect(await users.find('thief')).toBeUndefined();
     expect(await users.find('bad')).toBeUndefined();
+  });
+
+  it('a file without the optional columns keeps the client type and custodian code recorded', async () => {
+    await admin.addUser('institution', 'a password of the test', {
+      category: 'MF',
+      member: { ucc: 'INST1', pan: pan(40), clientType: 'PRO', custodianCode: 'IN300126' },
+    });
+    const { lines } = await admin.importClients(`user_id,ucc,pan\ninstitution,INST2,${pan(40)}\n`);
+    expect(lines).toEqual([{ line: 2, userId: 'institution', outcome: 'updated' }]);
+    expect((await users.find('institution'))!.member).toEqual({
+      ucc: 'INST2',
+      pan: pan(40),
+      clientType: 'PRO',
+      custodianCode: 'IN300126',
+    });
+  });
+
+  it('stops at a database that cannot be used, saying which lines were not applied, rather than refuse them one by one', async () => {
+    let calls = 0;
+    const failing = new (class extends UserRepository {
+      override importClients(): ReturnType<UserRepository['importClients']> {
+        calls += 1;
+        return Promise.reject(new DatabaseUnavailableError(new Error('connection lost')));
+      }
+    })(store.db, store.dialect);
+    const stopped = new AdminService(failing, new OfsOfferRepository(store.db), Date.now, TEST_PASSWORD_HASHER);
+    await expect(stopped.importClients(`user_id,ucc,pan\ngone1,G1,${pan(41)}\ngone2,G2,${pan(42)}\n`)).rejects.toThrow(
+      'the database cannot be used now: connection lost: the lines from line 2 on were not applied (those before it were); the import is idempotent: run it again',
+    );
+    // The batch was tried once: not again line by line.
+    expect(calls).toBe(1);
   });
 
   it('a created user has no usable password until reset-password', async () => {

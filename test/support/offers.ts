@@ -37,3 +37,21 @@ export function offerImport(
     offer.green_shoe_decision_by = (offer.t_day as { closes_at: string }).closes_at;
   return offer;
 }
+
+/** An issue of the one-listing model in the import format (schemas/ofs-issue.ts): SBIN OF on NSE, T on 23 November 2026. */
+export const SBIN_ISSUE_IMPORT = {
+  exchange: 'NSE_EQ',
+  scrip_token: 500112,
+  symbol: 'SBIN',
+  series: 'OF',
+  floor_price: 100,
+  tick_size: 0.05,
+  offer_quantity: 1_000_000,
+  retail_reserve_pct: 10,
+  retail_cutoff_price: null,
+  allocation: 'PROPORTIONATE',
+  non_retail_opens_at: '2026-11-23T03:45:00Z',
+  non_retail_closes_at: '2026-11-23T10:00:00Z',
+  retail_opens_at: '2026-11-24T03:45:00Z',
+  retail_closes_at: '2026-11-24T10:00:00Z',
+} as const;

@@ -20,6 +20,12 @@ export interface MemberData {
   custodianCode: string | null;
 }
 
+/**
+ * What a line of the clients file sets (`ordergate users import-clients`): the UCC and the PAN always; the
+ * client type and the custodian code when the file has their columns (absent: what is recorded stays).
+ */
+export type ClientMember = { ucc: string; pan: string } & Partial<Pick<MemberData, 'clientType' | 'custodianCode'>>;
+
 /** A user's member data and its category (an issue's bids need a custodian by the user's category). */
 export interface Member extends MemberData {
   category: UserCategory;

@@ -135,6 +135,19 @@ export function quoted(text: string): string {
 }
 
 /**
+ * The text with each refused character written as `\uXXXX` and nothing else changed: for a message that
+ * holds what it was given (a file's refused value), printed on a line of its own.
+ */
+export function withUnsafeEscaped(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const cp = char.codePointAt(0)!;
+    out += refusedKind(cp) === null ? char : `\\u${cp.toString(16).padStart(4, '0')}`;
+  }
+  return out;
+}
+
+/**
  * A value printed as one field of a space-separated line (`registered: offer <offer_id> <symbol> ...`):
  * as it is when it is printable ASCII without a space, a quote or a backslash, which every identifier
  * ordergate takes is; else `quoted`, so that a value stored before a rule cannot forge a line, shift the

@@ -10,7 +10,7 @@ import type { BidderCategory } from '../../domain/ofs/rules.js';
 import type { KeyAddresses } from '../../domain/access/static-ip.js';
 import type { SecondFactorCount } from '../../domain/access/second-factor.js';
 import type { ApiKeyInfo, Session, User } from '../../domain/access/user.js';
-import type { ClientType, MemberData } from '../../domain/access/member-data.js';
+import type { ClientMember, ClientType, MemberData } from '../../domain/access/member-data.js';
 import type { Database, UsersTable } from '../schema/tables.js';
 
 type UserRow = Selectable<UsersTable>;
@@ -29,10 +29,10 @@ export interface UserAccount extends User {
   member: MemberData;
 }
 
-/** One client of `ordergate users import-clients`, checked: the member data its line sets, whole. */
+/** One client of `ordergate users import-clients`, checked: the member data its line sets. */
 export interface ClientRecord {
   userId: string;
-  member: MemberData;
+  member: ClientMember;
 }
 
 /** What became of a client record: its user created (with no usable password) or updated, or unchanged, or refused (why). */
@@ -585,7 +585,7 @@ export class UserRepository {
         if (before === undefined) {
           inserts.push(record);
           outcomes.push({ outcome: 'created' });
-        } else if (sameMember(before, record.member)) {
+        } else if (sameMember(before, { ...before, ...record.member })) {
           outcomes.push({ outcome: 'unchanged' });
         } else {
           updates.push(record);

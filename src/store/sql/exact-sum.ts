@@ -40,5 +40,8 @@ export function storableShares(quantity: bigint): string {
 export function sharesFromColumn(value: number | string): bigint {
   if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
   const approx = Number(value);
-  return Number.isFinite(approx) ? BigInt(Math.round(approx)) : 0n;
+  if (!Number.isFinite(approx)) return 0n;
+  // A double read back (SQLite keeps one past 2^63) is at most the bound storableShares writes.
+  const nearest = BigInt(Math.round(approx));
+  return nearest > MAX_STORED_SHARES ? MAX_STORED_SHARES : nearest;
 }

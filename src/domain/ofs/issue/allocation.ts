@@ -128,9 +128,13 @@ export function byPlacement(
 
 /**
  * byPlacement, then the rest of the bid: copies of one orderId at one place come out in the same order
- * whatever the input's, so which of them the allocation takes (the first) does not depend on it.
+ * whatever the input's, so which of them the allocation takes (the first) does not depend on it. The
+ * offer's allocation orders by it too, then by bidder.
  */
-function byPlacementThenTerms(a: AllocationBid, b: AllocationBid): number {
+export function byPlacementThenTerms(
+  a: { placedSeq: number; orderId: string; category: string; pricePaise: number; quantity: number },
+  b: { placedSeq: number; orderId: string; category: string; pricePaise: number; quantity: number },
+): number {
   return (
     byPlacement(a, b) ||
     compareStrings(a.category, b.category) ||
@@ -140,7 +144,7 @@ function byPlacementThenTerms(a: AllocationBid, b: AllocationBid): number {
 }
 
 /** Numeric order, NaN last (and equal to itself). */
-function compareNumbers(a: number, b: number): number {
+export function compareNumbers(a: number, b: number): number {
   if (a === b) return 0;
   if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
   if (Number.isNaN(b)) return -1;
@@ -148,7 +152,7 @@ function compareNumbers(a: number, b: number): number {
 }
 
 /** Code-unit order: the same on every machine, unlike localeCompare. */
-function compareStrings(a: string, b: string): number {
+export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -34,6 +34,8 @@
 import { formatPrice } from '../issue/issue.js';
 import {
   byPlacement,
+  byPlacementThenTerms,
+  compareStrings,
   sharePortion,
   shareProportionately,
   type PortionBid,
@@ -501,7 +503,7 @@ function summary(step: SharedPortion, portion: bigint): StepSummary {
 
 /** The bids of an allocation in placement order, each with why it is set aside (null: it takes part). */
 interface Screened {
-  /** Every bid, sorted by byPlacementThenTerms: the order the allotments are answered in. */
+  /** Every bid, sorted by byPlacementThenBidder: the order the allotments are answered in. */
   entries: { bid: OfferBid; why: string | null }[];
   /** The bids the allocation takes, in placement order, one per orderId. */
   valid: OfferBid[];
@@ -520,7 +522,7 @@ interface Screened {
  */
 function screenBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => string | null): Screened {
   const taken = new Set<string>();
-  const entries = [...bids].sort(byPlacementThenTerms).map((bid) => {
+  const entries = [...bids].sort(byPlacementThenBidder).map((bid) => {
     const why =
       bidProblem(bid) ?? refusal(bid) ?? (taken.has(bid.orderId) ? `bid ${bid.orderId} appears more than once` : null);
     if (why === null) taken.add(bid.orderId);
@@ -529,32 +531,9 @@ function screenBids(bids: readonly OfferBid[], refusal: (bid: OfferBid) => strin
   return { entries, valid: entries.filter((e) => e.why === null).map((e) => e.bid) };
 }
 
-/**
- * byPlacement (placedSeq, NaN last, then orderId), then the rest of the bid: copies of one orderId at one
- * place come out in the same order whatever the input's, so which of them takes the id (the first) does
- * not depend on it.
- */
-function byPlacementThenTerms(a: OfferBid, b: OfferBid): number {
-  return (
-    byPlacement(a, b) ||
-    compareStrings(a.category, b.category) ||
-    compareNumbers(a.pricePaise, b.pricePaise) ||
-    compareNumbers(a.quantity, b.quantity) ||
-    compareStrings(a.bidderId, b.bidderId)
-  );
-}
-
-/** Numeric order, NaN last (and equal to itself). */
-function compareNumbers(a: number, b: number): number {
-  if (a === b) return 0;
-  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
-  if (Number.isNaN(b)) return -1;
-  return a < b ? -1 : 1;
-}
-
-/** Code-unit order: the same on every machine, unlike localeCompare. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** byPlacementThenTerms (the issue's allocation's: placedSeq, NaN last, orderId, then the terms), then the bidder. */
+function byPlacementThenBidder(a: OfferBid, b: OfferBid): number {
+  return byPlacementThenTerms(a, b) || compareStrings(a.bidderId, b.bidderId);
 }
 
 /** What makes a stored bid unreadable to any allocation, whatever the other bids: a quantity, price or place that is not a whole number, a category that is not one. */
