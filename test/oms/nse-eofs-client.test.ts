@@ -78,6 +78,7 @@ const bid = (overrides: Partial<MemberBid> = {}): MemberBid => ({
   clientType: 'CLI',
   custodian: null,
   zeroMargin: false,
+  investorCategory: 'NII',
   cutoff: false,
   quantity: 100,
   pricePaise: 10_125,
@@ -115,6 +116,7 @@ describe('the e-OFS client', () => {
       operationType: 'E',
       orderId: '',
       apiEchoBack: '01933b4e8a2c7d119f000123456789ab',
+      investorCategory: 'NII',
     });
   });
 

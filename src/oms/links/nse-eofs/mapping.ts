@@ -24,13 +24,30 @@ export const NSE_PATHS = {
   orderBatch: '/order/batch',
   /** [transcript] v1.2: market open/close and order messages by server push. */
   messageStream: '/messaging/message-stream',
+  /**
+   * Decision: GET the exchange's book of the member's bids by reference, `?apiEchoBack=<ref>,<ref>` (at most
+   * BOOK_QUERY_LIMIT). The member document's order-book query is not public; a link needs one to tell a
+   * bid whose answer was lost from one that never arrived.
+   */
+  orderBook: '/query/orderBook',
 } as const;
+
+/** Decision: references per book query (the URL stays well under 8 KB). */
+export const BOOK_QUERY_LIMIT = 100;
+/** Decision: bids per `/order/batch` call. */
+export const BATCH_LIMIT = 100;
 
 /** [secondary] What a bid asks: E new, M modify, C cancel, CF carry forward (T+1). */
 export type OperationType = 'E' | 'M' | 'C' | 'CF';
 
 /** [official, NSE Clearing] The series of each bid category on an NSE listing. */
 export const NSE_SERIES = { NON_RETAIL: 'IS', RETAIL: 'RS', EMPLOYEE: 'ES' } as const;
+
+/**
+ * Decision: the investor category of an `IS` bid (the exchange knows it from the UCC's registration; the
+ * BSE file carries it in a column). Absent on `RS` and `ES` bids, whose series says it.
+ */
+export type NseInvestorCategory = 'NII' | 'MF' | 'IC' | 'OTHS';
 
 /** A bid as ordergate hands it to the link: our names and units. */
 export interface MemberBid {
@@ -51,6 +68,8 @@ export interface MemberBid {
   cutoff: boolean;
   quantity: number;
   pricePaise: number;
+  /** An IS bid's investor category; null on RS and ES bids. */
+  investorCategory: NseInvestorCategory | null;
 }
 
 /** [secondary] The bid's fields on the wire, as the place, modify, cancel and batch calls take them. */
@@ -75,6 +94,8 @@ export interface NseOrderRequest {
   orderId: string;
   /** [transcript] v1.2.1: the member's own reference, echoed in the answer. */
   apiEchoBack: string;
+  /** Decision: see NseInvestorCategory. */
+  investorCategory?: NseInvestorCategory;
 }
 
 /**
@@ -106,7 +127,67 @@ export function toNseOrder(bid: MemberBid, operationType: OperationType): NseOrd
     operationType,
     orderId: bid.exchangeOrderId ?? '',
     apiEchoBack: referenceOf(bid.orderId),
+    ...(bid.investorCategory !== null && { investorCategory: bid.investorCategory }),
   };
+}
+
+/** [official, NSE Clearing] The series of a bid: RS retail, ES employee, IS every other category. */
+export function seriesOf(category: string): string {
+  if (category === 'RETAIL') return NSE_SERIES.RETAIL;
+  if (category === 'EMPLOYEE') return NSE_SERIES.EMPLOYEE;
+  return NSE_SERIES.NON_RETAIL;
+}
+
+/** The investor category an IS bid carries (Decision: NII for a bid of the one-listing model's NON_RETAIL). */
+export function investorCategoryOf(category: string): NseInvestorCategory | null {
+  if (category === 'MF' || category === 'IC' || category === 'OTHS' || category === 'NII') return category;
+  return category === 'NON_RETAIL' ? 'NII' : null;
+}
+
+/** Decision: a bid's state in the exchange's book. */
+export type NseBookStatus = 'OPEN' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';
+
+/**
+ * Decision: one bid of the book query's answer, `{"code": 200, "data": [NseBookEntry, ...]}`; a reference
+ * the exchange does not hold is left out.
+ */
+export interface NseBookEntry {
+  orderId: string;
+  apiEchoBack: string;
+  symbol: string;
+  series: string;
+  quantity: number;
+  price: number | '';
+  isMarketOrder: boolean;
+  orderStatus: NseBookStatus;
+}
+
+/**
+ * Decision: the message stream is newline-delimited JSON over a chunked GET, replayed from `?from=<seq>`
+ * (the messages after that sequence number) and kept open; a `HEARTBEAT` line every few seconds says the
+ * stream is alive and how far it has gone. An ORDER message reports the end of a bid at allocation, or (T)
+ * what it was allotted while it stays live.
+ */
+export type NseStreamMessage =
+  | { type: 'HEARTBEAT'; seq: number }
+  | {
+      type: 'ORDER';
+      seq: number;
+      event: 'ALLOTTED' | 'NOT_ALLOTTED' | 'PART_ALLOTTED' | 'NOTE';
+      orderId: string;
+      apiEchoBack: string;
+      allottedQuantity: number;
+      /** Rupees; null when nothing was allotted. */
+      allottedPrice: number | null;
+      /** An offer's allocation day; null for the one-listing model. */
+      day: 'T' | 'T+1' | null;
+      text: string;
+    }
+  | { type: 'MARKET'; seq: number; symbol: string; series: string; status: 'OPEN' | 'CLOSED' };
+
+/** Rupees on the wire to paise (prices have at most two decimals). */
+export function paiseOf(rupees: number): number {
+  return Math.round(rupees * 100);
 }
 
 /**
