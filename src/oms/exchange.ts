@@ -21,11 +21,25 @@ export interface ExchangeOrder extends BidTerms {
   status: ExchangeBidStatus;
 }
 
+/** What an exchange needs to know of the client behind a bid (stored on the order at entry). */
+export interface BidMember {
+  ucc: string;
+  clientType: 'CLI' | 'PRO';
+  /** The custodian's participant id (institutions, 0 %-margin bids); null: none. */
+  custodianCode: string | null;
+}
+
 /** A bid as the OMS transmits it. */
 export interface ExchangeBid extends BidTerms {
   orderId: string;
   exchange: string;
   scripToken: number;
+  /** The listing's symbol, as the exchange names the security. */
+  symbol: string;
+  /** The exchange's number for the bid once it has taken it; null for a new bid. */
+  exchangeOrderId: string | null;
+  /** The client as the exchange knows it; null when the order has none (a bid placed before member data). */
+  member: BidMember | null;
   category: BidderCategory;
   /** A bid on a listing of an offer: the bidder (the single-bidder cap counts per bidder), its category and margin. */
   offer: { offerId: string; userId: string; category: OfferCategory; marginType: MarginType } | null;
@@ -66,13 +80,13 @@ export interface ExchangeAdapter {
    * commits EXXMITTED before it sends (worker.ts).
    */
   placeBidsInTransaction?(tx: StoreTx, bids: readonly ExchangeBid[]): Promise<PlaceResult[]>;
-  modify(orderId: string, terms: BidTerms): Promise<ChangeResult>;
-  cancel(orderId: string): Promise<ChangeResult>;
+  modify(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult>;
+  cancel(bid: ExchangeBid): Promise<ChangeResult>;
   /**
    * Carries a bid in an offer forward to T+1 (its unallotted quantity) at `terms` (its own, or a revision's:
    * a carried-forward bid stands at or above the T-day cut-off); again: done, no change.
    */
-  carryForward(orderId: string, terms: BidTerms): Promise<ChangeResult>;
+  carryForward(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult>;
   /**
    * The events not yet acknowledged, oldest first; reading changes nothing. Until acknowledged, an event is
    * answered again; those of an instrument the OMS set aside wait with it.

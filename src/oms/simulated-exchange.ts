@@ -212,19 +212,32 @@ export class SimulatedExchange implements ExchangeAdapter {
     return results;
   }
 
-  async modify(orderId: string, terms: BidTerms): Promise<ChangeResult> {
+  modify(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult> {
+    return this.modifyBid(bid.orderId, terms);
+  }
+
+  cancel(bid: ExchangeBid): Promise<ChangeResult> {
+    return this.cancelBid(bid.orderId);
+  }
+
+  carryForward(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult> {
+    return this.carryBidForward(bid.orderId, terms);
+  }
+
+  /** A modification of the bid of our order id (the port's modify, and the exchange simulator's wire). */
+  async modifyBid(orderId: string, terms: BidTerms): Promise<ChangeResult> {
     return this.change(orderId, { action: 'modify', terms }, (tx, now) =>
       this.book.changeLiveBid(tx, orderId, terms, now),
     );
   }
 
-  async cancel(orderId: string): Promise<ChangeResult> {
+  async cancelBid(orderId: string): Promise<ChangeResult> {
     return this.change(orderId, { action: 'cancel' }, (tx, now) =>
       this.book.setStatus(tx, orderId, 'LIVE', 'CANCELLED', now),
     );
   }
 
-  async carryForward(orderId: string, terms: BidTerms): Promise<ChangeResult> {
+  async carryBidForward(orderId: string, terms: BidTerms): Promise<ChangeResult> {
     return this.change(orderId, { action: 'carry', terms }, (tx, now) =>
       this.book.carryForward(tx, orderId, terms, now),
     );

@@ -363,7 +363,7 @@ export class OmsWorker {
     if (shortfall !== null) return { refusedBy: 'funds', shortfall };
     const result = await this.callExchange(
       'modify',
-      () => this.options.exchange.modify(order.orderId, terms),
+      () => this.options.exchange.modify(bidOf(order), terms),
       (answer) => !answer.done,
     );
     if (!result.done) return { refusedBy: 'exchange', reason: result.reason };
@@ -407,7 +407,7 @@ export class OmsWorker {
     }
     const result = await this.callExchange(
       'cancel',
-      () => exchange.cancel(orderId),
+      () => exchange.cancel(bidOf(order)),
       (answer) => !answer.done,
     );
     await this.changeOrders([orderId], (locked, at) => cancellationAnswered(locked.get(orderId), result, at));
@@ -433,7 +433,7 @@ export class OmsWorker {
     }
     const result = await this.callExchange(
       'carry_forward',
-      () => exchange.carryForward(orderId, terms),
+      () => exchange.carryForward(bidOf(order), terms),
       (answer) => !answer.done,
     );
     const held = result.done

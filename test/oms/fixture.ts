@@ -135,14 +135,14 @@ export class ObservedExchange implements ExchangeAdapter {
       () => this.inner.placeBids(bids),
     );
   }
-  modify(orderId: string, terms: BidTerms) {
-    return this.call('modify', orderId, () => this.inner.modify(orderId, terms));
+  modify(bid: ExchangeBid, terms: BidTerms) {
+    return this.call('modify', bid.orderId, () => this.inner.modify(bid, terms));
   }
-  cancel(orderId: string) {
-    return this.call('cancel', orderId, () => this.inner.cancel(orderId));
+  cancel(bid: ExchangeBid) {
+    return this.call('cancel', bid.orderId, () => this.inner.cancel(bid));
   }
-  carryForward(orderId: string, terms: BidTerms) {
-    return this.call('carryForward', orderId, () => this.inner.carryForward(orderId, terms));
+  carryForward(bid: ExchangeBid, terms: BidTerms) {
+    return this.call('carryForward', bid.orderId, () => this.inner.carryForward(bid, terms));
   }
   pollEvents() {
     return this.call('pollEvents', null, () => this.inner.pollEvents());
