@@ -13,8 +13,12 @@ import type { OutboxBacklog } from '../store/sql/health.js';
 /** The calls the OMS makes to the exchange adapter (src/oms/exchange.ts). */
 export type ExchangeOperation =
   'find_bids' | 'place_bids' | 'modify' | 'cancel' | 'carry_forward' | 'poll_events' | 'acknowledge';
-/** ok: answered; refused: answered "not done" (a modification or cancellation the exchange refused); error: threw. */
-export type ExchangeOutcome = 'ok' | 'refused' | 'error';
+/**
+ * ok: answered; refused: answered "not done" (a modification or cancellation the exchange refused);
+ * unanswered: no answer to go by for some of it (lost, or not taken: tried again after the link's back-off);
+ * error: threw.
+ */
+export type ExchangeOutcome = 'ok' | 'refused' | 'unanswered' | 'error';
 /** delivered: a 2xx; retrying: failed, tried again later; given_up: failed for the last time (or refused by the address rules). */
 export type WebhookOutcome = 'delivered' | 'retrying' | 'given_up';
 
@@ -114,7 +118,7 @@ export class OperatorMetrics {
 
     const exchangeCalls = new Histogram<'operation' | 'outcome'>({
       name: 'ordergate_oms_exchange_call_duration_seconds',
-      help: 'Calls of the OMS to the exchange by operation and outcome (ok, refused, error), and how long each took.',
+      help: 'Calls of the OMS to the exchange by operation and outcome (ok, refused, unanswered, error), and how long each took.',
       labelNames: ['operation', 'outcome'],
       buckets: CALL_BUCKETS,
       registers,

@@ -45,9 +45,37 @@ export interface ExchangeBid extends BidTerms {
   offer: { offerId: string; userId: string; category: OfferCategory; marginType: MarginType } | null;
 }
 
-export type PlaceResult = { accepted: true; exchangeOrderId: string } | { accepted: false; reason: string };
+/**
+ * No answer to go by: `unknown`, the answer was lost after the request may have reached the exchange (a
+ * timeout, a reset, a 5xx), so the bid may stand there, and its book is read before anything is sent again;
+ * `not-sent`, the exchange did not take the request (refused connection, 429, no session). Either way the
+ * OMS tries again after `retryAfterMs` (the link's back-off), and never takes it for a refusal.
+ */
+export interface Unanswered {
+  outcome: 'unknown' | 'not-sent';
+  why: string;
+  retryAfterMs: number;
+}
 
-export type ChangeResult = { done: true } | { done: false; reason: string };
+export type PlaceResult =
+  { accepted: true; exchangeOrderId: string } | { accepted: false; reason: string } | ({ accepted: null } & Unanswered);
+
+export type ChangeResult = { done: true } | { done: false; reason: string } | ({ done: null } & Unanswered);
+
+/** An answer the exchange gave: what the OMS applies to an order. */
+export type PlaceAnswer = Exclude<PlaceResult, { accepted: null }>;
+export type ChangeAnswer = Exclude<ChangeResult, { done: null }>;
+
+/** Link health, for the readiness endpoint and the metrics. */
+export interface LinkHealth {
+  exchange: string;
+  /** The link has a session and, where it has one, its message stream is open. */
+  connected: boolean;
+  /** When the exchange last answered anything (epoch ms); null: never since start. */
+  lastAnswerAt: number | null;
+  /** Why it is not connected, in words; null when connected. */
+  problem: string | null;
+}
 
 /** The outcome of a bid at allocation, delivered at least once until acknowledged. */
 export interface ExchangeEvent {
@@ -102,4 +130,6 @@ export interface ExchangeAdapter {
   start?(): void;
   stop?(): Promise<void>;
   runOnce?(): Promise<void>;
+  /** The health of each link behind this adapter (none: an exchange in process, always there). */
+  health?(): LinkHealth[];
 }

@@ -36,7 +36,10 @@ export const IDLE_AFTER_MS = 1_000;
 export const IDLE_POLL_MS = 250;
 
 export interface OutboxLoopOptions {
-  oms: Pick<OmsRepository, 'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll' | 'releaseLeasedTo'>;
+  oms: Pick<
+    OmsRepository,
+    'latestEntryId' | 'claimDue' | 'completeAll' | 'releaseAll' | 'releaseLeasedTo' | 'deferAll'
+  >;
   now: () => number;
   logger: Logger;
   /** Names the worker in outbox leases; one name per worker: after a failed pass it gives back every open lease under it. */
@@ -57,6 +60,8 @@ export interface BatchLease {
   complete(entryIds: readonly number[], tx?: StoreTx): Promise<void>;
   /** Logs the failure and gives the entries back at once: the next pass retries them (this one skips them). */
   fail(entries: readonly OutboxEntry[], error: unknown): Promise<void>;
+  /** Keeps the entries for `delayMs` (the exchange did not answer them: its back-off), then a pass retries them. */
+  defer(entries: readonly OutboxEntry[], delayMs: number, why: string): Promise<void>;
 }
 
 /** The work the loop runs. */
@@ -250,6 +255,19 @@ export class OutboxLoop {
         await oms.releaseAll(
           entries.map((entry) => entry.id),
           this.workerId,
+        );
+      },
+      defer: async (entries, delayMs, why) => {
+        if (entries.length === 0) return;
+        logger.warn(
+          { workerId: this.workerId, orderIds: entries.map((entry) => entry.orderId), delayMs, why },
+          'the exchange did not answer; trying again later',
+        );
+        for (const entry of entries) failed.push(entry.id);
+        await oms.deferAll(
+          entries.map((entry) => entry.id),
+          this.workerId,
+          now() + delayMs,
         );
       },
     };

@@ -23,7 +23,7 @@ import {
   type OrderChange,
 } from '../domain/orders/order.js';
 import { isLiveStatus, OrderStatus } from '../domain/orders/status.js';
-import type { ChangeResult, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
+import type { ChangeAnswer, ExchangeBid, ExchangeEvent, PlaceAnswer, Unanswered } from './exchange.js';
 
 /** Orders at the exchange, as far as the OMS knows. */
 const AT_EXCHANGE: readonly OrderStatus[] = [OrderStatus.EXXMITTED, OrderStatus.PENDING];
@@ -139,8 +139,22 @@ export function bidOf(order: Order): ExchangeBid {
   };
 }
 
+/**
+ * A placement the exchange has not answered: the order stays EXXMITTED (it may stand at the exchange), and
+ * its history says what it waits for. The OMS reads the exchange's book for it before it sends it again.
+ */
+export function awaitingExchange(order: Order | undefined, unanswered: Unanswered): OrderChange[] {
+  if (order?.status !== OrderStatus.EXXMITTED) return [];
+  const retry = `tried again in ${Math.max(1, Math.round(unanswered.retryAfterMs / 1000))} s`;
+  const reason =
+    unanswered.outcome === 'unknown'
+      ? `Waiting for the exchange's answer (${unanswered.why}); the exchange's book is read for this bid before it is sent again, ${retry}`
+      : `Not yet taken by the exchange (${unanswered.why}); ${retry}`;
+  return note(order, reason, EXCHANGE_ORIGIN);
+}
+
 /** The exchange's answer to a placement, applied if the order is still EXXMITTED. */
-export function settle(order: Order | undefined, result: PlaceResult, at: number): OrderChange[] {
+export function settle(order: Order | undefined, result: PlaceAnswer, at: number): OrderChange[] {
   if (order?.status !== OrderStatus.EXXMITTED) return [];
   if (result.accepted) {
     return [
@@ -261,7 +275,7 @@ export function cancellationNotPossible(order: Order | undefined, status: OrderS
 }
 
 /** The exchange's answer to a cancellation, applied if the order is still at the exchange. */
-export function cancellationAnswered(order: Order | undefined, result: ChangeResult, at: number): OrderChange[] {
+export function cancellationAnswered(order: Order | undefined, result: ChangeAnswer, at: number): OrderChange[] {
   if (!result.done) return note(order, `Cancellation refused by the exchange: ${result.reason}`, EXCHANGE_ORIGIN);
   if (order === undefined || !isAtExchange(order)) return [];
   return [transition(order, OrderStatus.CANCELLED, 'Cancelled by the user', at, EXCHANGE_ORIGIN)];
@@ -274,7 +288,7 @@ export function cancellationAnswered(order: Order | undefined, result: ChangeRes
  */
 export function carryForwardAnswered(
   order: Order | undefined,
-  result: ChangeResult,
+  result: ChangeAnswer,
   restore: BidTerms | undefined,
   at: number,
 ): OrderChange[] {

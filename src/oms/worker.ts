@@ -28,7 +28,7 @@ import { blockFollowsTerms, blockToRaisePaise } from '../domain/funds/blocking.j
 import type { BidTerms, IssuePrices } from '../domain/ofs/rules.js';
 import type { Order, OrderChange } from '../domain/orders/order.js';
 import { OrderStatus } from '../domain/orders/status.js';
-import type { ExchangeOperation, OmsMetrics } from '../metrics/operator-metrics.js';
+import type { ExchangeOperation, ExchangeOutcome, OmsMetrics } from '../metrics/operator-metrics.js';
 import type { Store } from '../store/sql/database.js';
 import type { FundsRepository } from '../store/funds/funds.js';
 import type { OfsIssueRepository } from '../store/ofs/issues.js';
@@ -36,7 +36,16 @@ import type { OfsOfferRepository } from '../store/ofs/offers.js';
 import type { OmsRepository, OutboxEntry } from '../store/orders/outbox.js';
 import type { OrderRepository } from '../store/orders/orders.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
-import type { ExchangeAdapter, ExchangeBid, ExchangeEvent, PlaceResult } from './exchange.js';
+import type {
+  ChangeAnswer,
+  ChangeResult,
+  ExchangeAdapter,
+  ExchangeBid,
+  ExchangeEvent,
+  PlaceAnswer,
+  PlaceResult,
+  Unanswered,
+} from './exchange.js';
 import type { InstrumentGuard } from './instrument-guard.js';
 import { instrumentReader } from './instrument-reader.js';
 import { instrumentOfOrder } from '../domain/ofs/instrument-keys.js';
@@ -47,6 +56,7 @@ import { OutboxLoop, yieldToEventLoop, type BatchLease } from './outbox-loop.js'
 import {
   admit,
   applyEvents,
+  awaitingExchange,
   bidOf,
   cancellationAnswered,
   cancellationNotPossible,
@@ -160,7 +170,7 @@ export class OmsWorker {
   private async callExchange<T>(
     operation: ExchangeOperation,
     call: () => Promise<T>,
-    refused: (answer: T) => boolean = () => false,
+    outcomeOf: (answer: T) => ExchangeOutcome = () => 'ok',
   ): Promise<T> {
     const metrics = this.options.metrics;
     if (metrics === undefined) return call();
@@ -172,9 +182,12 @@ export class OmsWorker {
       metrics.exchangeCall(operation, 'error', (performance.now() - started) / 1000);
       throw error;
     }
-    metrics.exchangeCall(operation, refused(answer) ? 'refused' : 'ok', (performance.now() - started) / 1000);
+    metrics.exchangeCall(operation, outcomeOf(answer), (performance.now() - started) / 1000);
     return answer;
   }
+
+  /** Placements the exchange left unanswered whose orders' history says so already (one line per wait). */
+  private readonly waitingNoted = new Set<string>();
 
   /** A claimed batch of outbox entries: its placements all at once, then the rest one by one. */
   private async processBatch(batch: readonly OutboxEntry[], lease: BatchLease): Promise<number> {
@@ -216,24 +229,50 @@ export class OmsWorker {
     // EXXMITTED is committed: from here a crash leaves orders that may or may not be at the exchange, and
     // each is looked up there before it is sent. Each step is a slice of its own for the event loop (SQLite
     // blocks it while a transaction runs).
-    const answers = new Map<string, PlaceResult>();
+    const answers = new Map<string, PlaceAnswer>();
+    const unanswered = new Map<string, Unanswered>();
     try {
       await yieldToEventLoop();
       const known = await this.callExchange('find_bids', () => exchange.findBids(toSend.map((order) => order.orderId)));
       for (const [orderId, bid] of known)
         answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
       const unsent = toSend.filter((order) => !known.has(order.orderId));
-      const results = await this.callExchange('place_bids', () => exchange.placeBids(unsent.map(bidOf)));
-      unsent.forEach((order, i) => answers.set(order.orderId, results[i]!));
+      const results = await this.callExchange(
+        'place_bids',
+        () => exchange.placeBids(unsent.map(bidOf)),
+        (answer) => (answer.some((result) => result.accepted === null) ? 'unanswered' : 'ok'),
+      );
+      unsent.forEach((order, i) => {
+        const result = results[i]!;
+        if (result.accepted === null) unanswered.set(order.orderId, result);
+        else answers.set(order.orderId, result);
+      });
     } catch (error) {
       await lease.fail(entries, error);
       return 0;
     }
 
+    // Entries of bids the exchange did not answer wait for its back-off, their orders EXXMITTED (the next
+    // pass reads the exchange's book for them first); the rest are done with their answers.
     await yieldToEventLoop();
-    return this.finishPlacements(entries, lease, [...answers.keys()], (locked, at) =>
-      [...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
+    const waiting = entries.filter((entry) => unanswered.has(entry.orderId));
+    const toNote = [...unanswered].filter(([orderId]) => !this.waitingNoted.has(orderId));
+    const finished = await this.finishPlacements(
+      entries.filter((entry) => !unanswered.has(entry.orderId)),
+      lease,
+      [...answers.keys(), ...toNote.map(([orderId]) => orderId)],
+      (locked, at) => [
+        ...[...answers].flatMap(([orderId, result]) => settle(locked.get(orderId), result, at)),
+        ...toNote.flatMap(([orderId, result]) => awaitingExchange(locked.get(orderId), result)),
+      ],
     );
+    for (const orderId of answers.keys()) this.waitingNoted.delete(orderId);
+    for (const [orderId] of toNote) this.waitingNoted.add(orderId);
+    if (waiting.length > 0) {
+      const first = [...unanswered.values()][0]!;
+      await lease.defer(waiting, Math.min(...[...unanswered.values()].map((u) => u.retryAfterMs)), first.why);
+    }
+    return finished;
   }
 
   /**
@@ -253,7 +292,7 @@ export class OmsWorker {
       // Admitted now, or EXXMITTED by a two-step placement that failed after its admission.
       const toSend = toTransmit(orderIds, locked, admission);
       const results = await this.callExchange('place_bids', () => place(tx, toSend.map(bidOf)));
-      return [...admission, ...toSend.flatMap((order, i) => settle(order, results[i]!, at))];
+      return [...admission, ...toSend.flatMap((order, i) => settle(order, answered(results[i]!), at))];
     });
   }
 
@@ -319,7 +358,8 @@ export class OmsWorker {
         else throw new Error(`unknown outbox action ${String(entry.action)}`);
         done.push(entry.id);
       } catch (error) {
-        await lease.fail([entry], error);
+        if (error instanceof UnansweredError) await lease.defer([entry], error.unanswered.retryAfterMs, error.message);
+        else await lease.fail([entry], error);
       }
     }
     return done;
@@ -361,10 +401,8 @@ export class OmsWorker {
     const terms = termsOf(order);
     const shortfall = order.fundsBlockedPaise === null ? null : await this.blockFor(order.orderId, terms);
     if (shortfall !== null) return { refusedBy: 'funds', shortfall };
-    const result = await this.callExchange(
-      'modify',
-      () => this.options.exchange.modify(bidOf(order), terms),
-      (answer) => !answer.done,
+    const result = answeredChange(
+      await this.callExchange('modify', () => this.options.exchange.modify(bidOf(order), terms), changeOutcome),
     );
     if (!result.done) return { refusedBy: 'exchange', reason: result.reason };
     await this.changeOrders([order.orderId], async (locked, at, tx) => {
@@ -405,10 +443,8 @@ export class OmsWorker {
       await this.changeOrders([orderId], (locked) => cancellationNotPossible(locked.get(orderId), order.status));
       return;
     }
-    const result = await this.callExchange(
-      'cancel',
-      () => exchange.cancel(bidOf(order)),
-      (answer) => !answer.done,
+    const result = answeredChange(
+      await this.callExchange('cancel', () => exchange.cancel(bidOf(order)), changeOutcome),
     );
     await this.changeOrders([orderId], (locked, at) => cancellationAnswered(locked.get(orderId), result, at));
   }
@@ -431,10 +467,8 @@ export class OmsWorker {
       );
       return;
     }
-    const result = await this.callExchange(
-      'carry_forward',
-      () => exchange.carryForward(bidOf(order), terms),
-      (answer) => !answer.done,
+    const result = answeredChange(
+      await this.callExchange('carry_forward', () => exchange.carryForward(bidOf(order), terms), changeOutcome),
     );
     const held = result.done
       ? undefined
@@ -542,4 +576,30 @@ export class OmsWorker {
     );
     return true;
   }
+}
+
+/**
+ * A change the exchange did not answer: its outbox entry waits for the link's back-off and is sent again
+ * (a modification, cancellation or carry-forward sent twice leaves the bid as once).
+ */
+class UnansweredError extends Error {
+  constructor(readonly unanswered: Unanswered) {
+    super(`the exchange did not answer (${unanswered.why})`);
+  }
+}
+
+/** How a change's answer is counted in the metrics. */
+function changeOutcome(result: ChangeResult): ExchangeOutcome {
+  return result.done === null ? 'unanswered' : result.done ? 'ok' : 'refused';
+}
+
+function answeredChange(result: ChangeResult): ChangeAnswer {
+  if (result.done === null) throw new UnansweredError(result);
+  return result;
+}
+
+/** An exchange that takes bids in our transaction answers each (exchange.ts): else the batch is tried again. */
+function answered(result: PlaceResult): PlaceAnswer {
+  if (result.accepted === null) throw new UnansweredError(result);
+  return result;
 }

@@ -28,6 +28,7 @@ function loopOverMemory() {
         completeAll: async () => undefined,
         releaseAll: async () => undefined,
         releaseLeasedTo: async () => 0,
+        deferAll: async () => undefined,
       },
       now: () => Date.now(),
       logger: pino({ level: 'silent' }),

@@ -157,6 +157,22 @@ export class OmsRepository {
   }
 
   /**
+   * Keeps entries leased to `workerId` until `until` (epoch ms), so that no pass takes them before: the
+   * back-off of work the exchange did not answer (src/oms/worker.ts). A worker that stops meanwhile leaves
+   * them to whoever passes after `until`.
+   */
+  async deferAll(ids: readonly number[], workerId: string, until: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('outbox')
+      .set({ claimed_until: until })
+      .where(inList(this.dialect, 'id', ids, 'int8'))
+      .where('claimed_by', '=', workerId)
+      .where('done_at', 'is', null)
+      .execute();
+  }
+
+  /**
    * Gives back every open entry leased to `workerId`, answering how many: after a failed pass, whose claim
    * may have committed with its answer lost (the connection cut between the two), the worker cannot know
    * which entries it holds. Its passes never overlap, so at the start of the next one whatever it still

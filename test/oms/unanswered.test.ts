@@ -1,0 +1,158 @@
+/**
+ * An exchange that does not answer (docs/design/exchange-links.md, "Exactly once at the exchange"): a
+ * placement whose answer was lost leaves its order EXXMITTED, its history saying so once; its outbox entry
+ * waits for the link's back-off, and the next pass reads the exchange's book before sending anything, so
+ * that a bid the exchange took is never sent twice and one it never got is sent again. A bid the exchange
+ * did not answer holds up none beside it. Changes (modify, cancel) the exchange did not answer are sent
+ * again after the back-off.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ChangeResult, ExchangeAdapter, ExchangeBid, PlaceResult, Unanswered } from '../../src/oms/exchange.js';
+import type { BidTerms } from '../../src/domain/ofs/rules.js';
+import { ObservedExchange, OmsBench } from './fixture.js';
+
+let bench: OmsBench;
+beforeEach(async () => {
+  bench = await OmsBench.open();
+});
+afterEach(async () => {
+  await bench.close();
+});
+
+const LOST: Unanswered = { outcome: 'unknown', why: 'no answer within the timeout', retryAfterMs: 10_000 };
+const REFUSED_CONNECTION: Unanswered = { outcome: 'not-sent', why: 'ECONNREFUSED', retryAfterMs: 2_000 };
+
+/**
+ * The simulated exchange behind a wire that fails as told: for the order ids in `lose`, the exchange takes
+ * the call and its answer is lost; for those in `refuse`, the call never reaches it. Each fault happens once
+ * per order.
+ */
+function faultyWire(lose: Set<string>, refuse: Set<string>): ExchangeAdapter {
+  const inner = bench.exchange();
+  const fault = <T>(orderId: string, answer: T, onLost: (u: Unanswered) => T, onRefused: (u: Unanswered) => T) => {
+    if (lose.delete(orderId)) return onLost(LOST);
+    if (refuse.delete(orderId)) return onRefused(REFUSED_CONNECTION);
+    return answer;
+  };
+  const unansweredPlace = (u: Unanswered): PlaceResult => ({ accepted: null, ...u });
+  const unansweredChange = (u: Unanswered): ChangeResult => ({ done: null, ...u });
+  return {
+    findBids: (ids) => inner.findBids(ids),
+    placeBids: async (bids: readonly ExchangeBid[]) => {
+      const reaching = bids.filter((bid) => !refuse.has(bid.orderId));
+      const answers = new Map((await inner.placeBids(reaching)).map((answer, i) => [reaching[i]!.orderId, answer]));
+      return bids.map((bid) => fault(bid.orderId, answers.get(bid.orderId)!, unansweredPlace, unansweredPlace));
+    },
+    modify: async (bid: ExchangeBid, terms: BidTerms) => {
+      if (refuse.has(bid.orderId)) return fault(bid.orderId, { done: true }, unansweredChange, unansweredChange);
+      return fault(bid.orderId, await inner.modify(bid, terms), unansweredChange, unansweredChange);
+    },
+    cancel: async (bid: ExchangeBid) => {
+      if (refuse.has(bid.orderId)) return fault(bid.orderId, { done: true }, unansweredChange, unansweredChange);
+      return fault(bid.orderId, await inner.cancel(bid), unansweredChange, unansweredChange);
+    },
+    carryForward: (bid, terms) => inner.carryForward(bid, terms),
+    pollEvents: () => inner.pollEvents(),
+    acknowledge: (ids) => inner.acknowledge(ids),
+  };
+}
+
+const waitingNotes = async (orderId: string) =>
+  (await bench.history(orderId)).filter((entry) => /^(Waiting for the exchange|Not yet taken)/.test(entry.reason));
+
+describe('an exchange that does not answer', () => {
+  it('keeps a bid whose answer was lost EXXMITTED, then finds it in the book and never sends it twice', async () => {
+    const lost = await bench.placeOrder({ quantity: 11 });
+    const fine = await bench.placeOrder({ quantity: 12 });
+    const exchange = new ObservedExchange(faultyWire(new Set([lost]), new Set()));
+    const worker = bench.worker({ exchange });
+
+    expect(await worker.runOnce()).toBe(1);
+    // The bid beside it is answered and done: one bid's lost answer holds up no other.
+    expect(await bench.status(fine)).toBe('PENDING');
+    expect(await bench.status(lost)).toBe('EXXMITTED');
+    const notes = await waitingNotes(lost);
+    expect(notes.map((entry) => entry.reason)).toEqual([
+      "Waiting for the exchange's answer (no answer within the timeout); the exchange's book is read for this bid before it is sent again, tried again in 10 s",
+    ]);
+    expect(await bench.exchangeBid(lost)).toMatchObject({ transmissions: 1, status: 'LIVE' });
+
+    // Within the back-off nothing is taken again.
+    bench.clock.now += LOST.retryAfterMs - 1;
+    expect(await worker.runOnce()).toBe(0);
+    expect(exchange.count('place', lost)).toBe(1);
+
+    bench.clock.now += 2;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(lost)).toBe('PENDING');
+    expect(exchange.count('find', lost)).toBe(2);
+    expect(exchange.count('place', lost)).toBe(1);
+    expect(await bench.exchangeBid(lost)).toMatchObject({ transmissions: 1 });
+    expect(await bench.statusTrail(lost)).toEqual(['OMSXMITTED', 'EXXMITTED', 'EXXMITTED', 'PENDING']);
+    expect(await bench.openOutbox()).toBe(0);
+  });
+
+  it('sends again, after the back-off, a bid the exchange never got, and it stands there once', async () => {
+    const orderId = await bench.placeOrder();
+    const exchange = new ObservedExchange(faultyWire(new Set(), new Set([orderId])));
+    const worker = bench.worker({ exchange });
+
+    expect(await worker.runOnce()).toBe(0);
+    expect(await bench.status(orderId)).toBe('EXXMITTED');
+    expect(await bench.exchangeBid(orderId)).toBeUndefined();
+    expect((await waitingNotes(orderId)).map((entry) => entry.reason)).toEqual([
+      'Not yet taken by the exchange (ECONNREFUSED); tried again in 2 s',
+    ]);
+
+    bench.clock.now += REFUSED_CONNECTION.retryAfterMs + 1;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(orderId)).toBe('PENDING');
+    expect(exchange.count('place', orderId)).toBe(2);
+    expect(await bench.exchangeBid(orderId)).toMatchObject({ transmissions: 1, status: 'LIVE' });
+  });
+
+  it('says once in the history that a bid waits, however many passes it waits', async () => {
+    const orderId = await bench.placeOrder();
+    const refuse = new Set([orderId]);
+    const wire = faultyWire(new Set(), refuse);
+    const worker = bench.worker({ exchange: new ObservedExchange(wire) });
+    for (let i = 0; i < 3; i++) {
+      refuse.add(orderId);
+      await worker.runOnce();
+      bench.clock.now += REFUSED_CONNECTION.retryAfterMs + 1;
+    }
+    expect(await waitingNotes(orderId)).toHaveLength(1);
+    await worker.runOnce();
+    expect(await bench.status(orderId)).toBe('PENDING');
+  });
+
+  it('sends a modification and a cancellation again after the back-off when their answers were lost', async () => {
+    const modified = await bench.placeOrder({ quantity: 10 });
+    const cancelled = await bench.placeOrder({ quantity: 20 });
+    const lose = new Set<string>();
+    const refuse = new Set<string>();
+    const exchange = new ObservedExchange(faultyWire(lose, refuse));
+    const worker = bench.worker({ exchange });
+    await worker.runOnce();
+
+    await bench.requestModification(modified, { quantity: 15, pricePaise: 10_200 });
+    await bench.requestCancellation(cancelled);
+    lose.add(modified);
+    refuse.add(cancelled);
+    await worker.runOnce();
+    // The exchange took the modification (its answer was lost); the cancellation never reached it.
+    expect(await bench.exchangeBid(modified)).toMatchObject({ quantity: 15, price_paise: 10_200 });
+    expect(await bench.exchangeBid(cancelled)).toMatchObject({ status: 'LIVE' });
+    expect(await bench.openOutbox()).toBe(2);
+
+    bench.clock.now += LOST.retryAfterMs + 1;
+    await worker.runOnce();
+    expect(exchange.count('modify', modified)).toBe(2);
+    expect(exchange.count('cancel', cancelled)).toBe(2);
+    expect(await bench.exchangeBid(modified)).toMatchObject({ quantity: 15, price_paise: 10_200, status: 'LIVE' });
+    expect(await bench.exchangeBid(cancelled)).toMatchObject({ status: 'CANCELLED' });
+    expect(await bench.status(cancelled)).toBe('CANCELLED');
+    expect(await bench.order(modified)).toMatchObject({ quantity: 15 });
+    expect(await bench.openOutbox()).toBe(0);
+  });
+});
