@@ -42,6 +42,7 @@ import type {
   ExchangeAdapter,
   ExchangeBid,
   ExchangeEvent,
+  ExchangeOrder,
   PlaceAnswer,
   PlaceResult,
   Unanswered,
@@ -215,10 +216,14 @@ export class OmsWorker {
       return this.placeAtOnce(entries, lease, exchange.placeBidsInTransaction.bind(exchange));
     const orderIds = entries.map((entry) => entry.orderId);
     let toSend: Order[] = [];
+    // Orders EXXMITTED before this pass: they may be at the exchange already.
+    const resumed = new Set<string>();
     try {
       await this.changeOrders(orderIds, async (locked, at, tx) => {
         const changes = await this.admit(tx, orderIds, locked, at);
         toSend = toTransmit(orderIds, locked, changes);
+        for (const order of toSend)
+          if (locked.get(order.orderId)?.status === OrderStatus.EXXMITTED) resumed.add(order.orderId);
         return changes;
       });
     } catch (error) {
@@ -233,7 +238,11 @@ export class OmsWorker {
     const unanswered = new Map<string, Unanswered>();
     try {
       await yieldToEventLoop();
-      const known = await this.callExchange('find_bids', () => exchange.findBids(toSend.map((order) => order.orderId)));
+      // The exchange's book is read for those only: a bid admitted by this pass cannot be there.
+      const known =
+        resumed.size === 0
+          ? new Map<string, ExchangeOrder>()
+          : await this.callExchange('find_bids', () => exchange.findBids([...resumed]));
       for (const [orderId, bid] of known)
         answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
       const unsent = toSend.filter((order) => !known.has(order.orderId));

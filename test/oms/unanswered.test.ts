@@ -85,7 +85,8 @@ describe('an exchange that does not answer', () => {
     bench.clock.now += 2;
     expect(await worker.runOnce()).toBe(1);
     expect(await bench.status(lost)).toBe('PENDING');
-    expect(exchange.count('find', lost)).toBe(2);
+    // Read in the book once, on the pass after the lost answer (not on the first: a new bid is not there).
+    expect(exchange.count('find', lost)).toBe(1);
     expect(exchange.count('place', lost)).toBe(1);
     expect(await bench.exchangeBid(lost)).toMatchObject({ transmissions: 1 });
     expect(await bench.statusTrail(lost)).toEqual(['OMSXMITTED', 'EXXMITTED', 'EXXMITTED', 'PENDING']);
