@@ -169,7 +169,7 @@ export const Errors = {
   OFS_RETAIL_LIMIT: kind(
     'e-360',
     422,
-    "The caller's live retail bids in this OFS, across exchanges, would total more than Rs 2,00,000.",
+    "The live retail bids under the caller's PAN (its own and its other accounts') in this OFS, across exchanges, would total more than Rs 2,00,000.",
   ),
   OFS_ISSUE_UNKNOWN: kind('e-361', 404, 'No registered OFS issue has this exchange and scrip token.'),
   // The offer framework (shared/spec/ofs-framework.md, docs/design/ofs.md): categories, days, carry-forward.

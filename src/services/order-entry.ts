@@ -224,20 +224,23 @@ export class OrderEntryService {
   }
 
   /**
-   * What a batch reads: the locks (PostgreSQL: per retail user, for what can raise a retail total; see
-   * lockUsers), the orders it changes (locked), their issues and the bids', the retail totals, and whether
-   * each request still holds its idempotency key.
+   * What a batch reads: the locks (PostgreSQL: per retail user and per PAN, for what can raise a retail
+   * total; see lockUsers), the orders it changes (locked), their issues and the bids', the retail totals
+   * (the callers' and those of the other accounts under their PANs, which share their retail limit), and
+   * whether each request still holds its idempotency key.
    */
   private async read(tx: StoreTx, commands: readonly Command[]): Promise<Loaded> {
     const now = this.now();
-    const retailUsers = commands
+    const retailCallers = commands
       .filter((c) => (c.kind === 'place' || c.kind === 'modify') && c.caller.category === 'RETAIL')
-      .map((c) => c.caller.userId);
+      .map((c) => c.caller);
+    const retailUsers = retailCallers.map((caller) => caller.userId);
     // A modification of a bid in an offer may raise its bidder's retail or employee total there, like a new
     // bid; a carry-forward with new terms its 0 %-margin total.
-    const limitedUsers = commands
+    const limitedCallers = commands
       .filter((c) => c.kind === 'modify' || c.kind === 'place' || c.kind === 'carry')
-      .map((c) => c.caller.userId);
+      .map((c) => c.caller);
+    const limitedUsers = limitedCallers.map((caller) => caller.userId);
     const placements = commands.filter((c) => c.kind === 'place');
     // The instruments bid on that are no issue may be an offer's listings: their users' limits are judged too.
     const instruments = new Map<string, [string, number]>();
@@ -247,9 +250,12 @@ export class OrderEntryService {
     const offers = new Map<string, OfferRegistration | undefined>();
     await this.readInstruments(tx, instruments, issues, offers);
     const hasOffers = [...offers.values()].some((offer) => offer !== undefined);
+    const lockedCallers =
+      hasOffers || commands.some((c) => c.kind === 'modify' || c.kind === 'carry') ? limitedCallers : retailCallers;
     await this.orders.lockUsers(
       tx,
-      hasOffers || commands.some((c) => c.kind === 'modify' || c.kind === 'carry') ? limitedUsers : retailUsers,
+      lockedCallers.map((caller) => caller.userId),
+      pansOf(lockedCallers),
     );
     const orders = await this.orders.lockOrders(
       tx,
@@ -281,8 +287,16 @@ export class OrderEntryService {
         if (bidder.marginType === 'T') zeroMarginUsers.add(userId);
       }
     }
-    const liveOfferBids = offerIds.size === 0 ? [] : await this.orders.liveOfferBids(tx, limitedUsers, [...offerIds]);
-    const exposures = await this.orders.exposures(tx, retailUsers);
+    const liveOfferBids =
+      offerIds.size === 0
+        ? { bids: [], pans: new Map<string, string | null>() }
+        : await this.orders.liveOfferBids(tx, limitedUsers, [...offerIds], pansOf(limitedCallers));
+    const exposures = await this.orders.exposures(tx, retailUsers, pansOf(retailCallers));
+    // The PAN each user's retail bids count under: the other accounts' as read, the callers' as their
+    // sessions read it (the PAN their lock was taken on).
+    const pans = liveOfferBids.pans;
+    for (const row of exposures) pans.set(row.userId, row.pan);
+    for (const { caller } of commands) pans.set(caller.userId, caller.member?.pan ?? null);
     // The algos of what is placed or modified, last in the lock order: the kill switch is judged against them.
     const algoIds = [
       ...placements.map((c) => c.order.algoId),
@@ -298,7 +312,18 @@ export class OrderEntryService {
     }
     const zeroMargin = await this.orders.zeroMarginExposure(tx, [...zeroMarginUsers], now);
     return {
-      state: new BatchSnapshot(now, issues, orders, exposures, offers, bidders, liveOfferBids, algos, zeroMargin),
+      state: new BatchSnapshot(
+        now,
+        issues,
+        orders,
+        exposures,
+        offers,
+        bidders,
+        liveOfferBids.bids,
+        algos,
+        zeroMargin,
+        pans,
+      ),
       held,
     };
   }
@@ -335,6 +360,16 @@ export class OrderEntryService {
       else await command.answer.keep(tx, undefined);
     }
   }
+}
+
+/** The PANs of the callers that have one (the retail limit counts per PAN: docs/design/member-data.md). */
+function pansOf(callers: readonly Requester[]): string[] {
+  const pans: string[] = [];
+  for (const caller of callers) {
+    const pan = caller.member?.pan;
+    if (pan !== undefined && pan !== null) pans.push(pan);
+  }
+  return pans;
 }
 
 /** Null when `work` passes; the ApiError when it refuses (anything else is thrown on). */

@@ -84,6 +84,7 @@ it("reads each retail total with its issue's prices, a cut-off price set or null
   expect(sorted).toEqual([
     {
       userId: 'retail2',
+      pan: testMemberData('retail2').pan,
       symbol: quoted,
       exchange: 'BSE_EQ',
       scripToken: 500_113,
@@ -94,6 +95,7 @@ it("reads each retail total with its issue's prices, a cut-off price set or null
     },
     {
       userId: 'retail2',
+      pan: testMemberData('retail2').pan,
       symbol: 'SBIN',
       exchange: 'NSE_EQ',
       scripToken: 500_112,

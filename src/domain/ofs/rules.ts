@@ -216,8 +216,13 @@ export interface ExposureAmounts {
   cutoffQuantity: number;
 }
 
-/** The amounts of one issue with the prices of that issue that value its cut-off bids. */
-export interface IssueExposure extends ExposureAmounts, IssuePrices {}
+/**
+ * The amounts of one issue with the prices of that issue that value its cut-off bids: the bidder's own, or
+ * (`otherAccount`) those of another account under the bidder's PAN, which shares its retail limit.
+ */
+export interface IssueExposure extends ExposureAmounts, IssuePrices {
+  otherAccount?: boolean;
+}
 
 /** Which live bids count towards the retail limit: those placed as retail bids. */
 export function countsTowardRetailLimit(order: { category: string; status: string }): boolean {
@@ -252,10 +257,21 @@ export function exposureValuePaise(exposures: readonly IssueExposure[]): bigint 
 }
 
 /**
+ * Who a refusal by the retail limit says holds the live bids counted `where`: the caller alone, or, when
+ * live bids of another account under the caller's PAN are counted (the limit is per PAN, across accounts:
+ * docs/design/member-data.md), the PAN's accounts.
+ */
+export function retailBidsHolder(where: string, shared: boolean): string {
+  return shared
+    ? `The live retail bids under your PAN in ${where}, yours and your other accounts',`
+    : `Your live retail bids in ${where}`;
+}
+
+/**
  * A retail bidder's live bids in every registered issue of the symbol, on either exchange, plus this bid,
  * total at most Rs 2,00,000. `exposures` are the amounts of the bidder's other live bids, one per issue
- * of the symbol (for a modification: without the order being modified). Non-retail bidders have no value
- * cap here.
+ * of the symbol (for a modification: without the order being modified), and those of the other accounts
+ * under the bidder's PAN. Non-retail bidders have no value cap here.
  */
 export function retailLimitViolations(
   bid: BidTerms,
@@ -265,6 +281,7 @@ export function retailLimitViolations(
 ): Violation[] {
   if (category !== 'RETAIL') return [];
   const unit = unitValuePaise(bid, issue);
+  const shared = exposures.some((e) => e.otherAccount === true && (e.priceValuePaise !== 0 || e.cutoffQuantity !== 0));
   return valueLimitViolations(
     Errors.OFS_RETAIL_LIMIT,
     RETAIL_LIMIT_PAISE,
@@ -272,7 +289,7 @@ export function retailLimitViolations(
     bid.quantity,
     unit,
     (current, total, limit, most) =>
-      `Your live retail bids in ${issue.symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
+      `${retailBidsHolder(issue.symbol, shared)} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
       `At ${bid.orderType === CUTOFF_ORDER_TYPE ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
   );
 }

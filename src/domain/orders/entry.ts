@@ -41,12 +41,19 @@ function orderNotFound(exchange: string, orderId: string): ApiError {
 
 /**
  * What a batch's judgments read, loaded once for the batch (OrderEntryService.read) and kept up to date as
- * its commands are accepted: a later command sees the earlier ones' effects (another bid of the same user
- * counts in its retail limit, a modification sees the order as the one before left it).
+ * its commands are accepted: a later command sees the earlier ones' effects (another bid of the same user,
+ * or of another account under its PAN, counts in its retail limit, a modification sees the order as the
+ * one before left it).
  */
 export class BatchSnapshot implements EntryBook {
-  /** The retail totals by user and symbol: a command reads only its caller's, in its symbol. */
+  /**
+   * The retail totals by user and symbol: a command reads its caller's in its symbol, and those of the
+   * other accounts under the caller's PAN (the retail limit is per PAN: docs/design/member-data.md).
+   */
   private readonly exposureRows = new Map<string, RetailExposure[]>();
+
+  /** The users under each PAN of `pans`: the accounts that share one retail limit. */
+  private readonly panHolders = new Map<string, string[]>();
 
   /** The live bids of the batch's offer bidders in their offers, by user and offer, then order id. */
   private readonly offerBids = new Map<string, Map<string, Order>>();
@@ -65,9 +72,28 @@ export class BatchSnapshot implements EntryBook {
     readonly algos: Map<string, AlgoRegistration> = new Map(),
     /** The 0 %-margin standing of the users whose bids may take 0 % margin, by user. */
     private readonly zeroMargin: Map<string, ZeroMarginExposure> = new Map(),
+    /**
+     * The PAN under which each user's retail bids count (the callers' as their sessions read it, the other
+     * accounts' as read with their bids); a user absent, or without a PAN, counts alone.
+     */
+    private readonly pans: ReadonlyMap<string, string | null> = new Map(),
   ) {
     for (const row of exposureRows) this.exposureRowsOf(row.userId, row.symbol).push(row);
     for (const order of liveOfferBids) this.offerBidsOf(order.userId, order.offerId!).set(order.orderId, order);
+    for (const [userId, pan] of pans) {
+      if (pan === null) continue;
+      const holders = this.panHolders.get(pan);
+      if (holders === undefined) this.panHolders.set(pan, [userId]);
+      else holders.push(userId);
+    }
+  }
+
+  /** The other accounts under the user's PAN, whose live retail bids count in its retail limit. */
+  private otherAccounts(userId: string): readonly string[] {
+    const pan = this.pans.get(userId);
+    const holders = pan === undefined || pan === null ? undefined : this.panHolders.get(pan);
+    if (holders === undefined || holders.length < 2) return [];
+    return holders.filter((holder) => holder !== userId);
   }
 
   private offerBidsOf(userId: string, offerId: string): Map<string, Order> {
@@ -99,9 +125,12 @@ export class BatchSnapshot implements EntryBook {
     return offerInstrument(registration?.offer.offerId === order.offerId ? registration : undefined, order.offerId);
   }
 
-  /** The user's other live bids in the offer (without `except`), as its limits count them. */
+  /**
+   * The user's other live bids in the offer (without `except`), as its limits count them, and the live
+   * retail bids there of the other accounts under its PAN (they share its retail limit, not its others).
+   */
   otherOfferBids(userId: string, offerId: string, except: Order | null): OtherOfferBid[] {
-    return [...this.offerBidsOf(userId, offerId).values()]
+    const bids: OtherOfferBid[] = [...this.offerBidsOf(userId, offerId).values()]
       .filter((order) => order.orderId !== except?.orderId)
       .map((order) => ({
         category: order.offerCategory!,
@@ -109,6 +138,19 @@ export class BatchSnapshot implements EntryBook {
         pricePaise: order.pricePaise,
         quantity: order.quantity - order.tradedQuantity,
       }));
+    for (const other of this.otherAccounts(userId)) {
+      for (const order of this.offerBidsOf(other, offerId).values()) {
+        if (order.offerCategory !== 'RETAIL') continue;
+        bids.push({
+          category: 'RETAIL',
+          orderType: order.orderType,
+          pricePaise: order.pricePaise,
+          quantity: order.quantity - order.tradedQuantity,
+          otherAccount: true,
+        });
+      }
+    }
+    return bids;
   }
 
   private exposureRowsOf(userId: string, symbol: string): RetailExposure[] {
@@ -127,17 +169,28 @@ export class BatchSnapshot implements EntryBook {
     return algoId === null ? undefined : this.algos.get(algoId);
   }
 
-  /** The user's retail exposure in the issues of the symbol, without `except` (the order a modification replaces). */
+  /**
+   * The user's retail exposure in the issues of the symbol, without `except` (the order a modification
+   * replaces), and that of the other accounts under its PAN (marked `otherAccount`).
+   */
   exposures(userId: string, symbol: string, except: Order | null): IssueExposure[] {
-    const rows = this.exposureRowsOf(userId, symbol);
+    const own = this.exposureRowsOf(userId, symbol);
+    const others = this.otherAccounts(userId);
+    let rows: RetailExposure[] = own;
+    if (others.length > 0) {
+      rows = [...own];
+      for (const other of others)
+        for (const row of this.exposureRows.get(`${other}\u0000${symbol}`) ?? [])
+          rows.push({ ...row, otherAccount: true });
+    }
     if (except === null) return rows;
-    const own = exposureDelta(except, { ...except, status: OrderStatus.CANCELLED });
+    const replaced = exposureDelta(except, { ...except, status: OrderStatus.CANCELLED });
     return rows.map((row) =>
-      row.exchange === except.exchange && row.scripToken === except.scripToken
+      row.otherAccount !== true && row.exchange === except.exchange && row.scripToken === except.scripToken
         ? {
             ...row,
-            priceValuePaise: row.priceValuePaise + own.priceValuePaise,
-            cutoffQuantity: row.cutoffQuantity + own.cutoffQuantity,
+            priceValuePaise: row.priceValuePaise + replaced.priceValuePaise,
+            cutoffQuantity: row.cutoffQuantity + replaced.cutoffQuantity,
           }
         : row,
     );

@@ -53,8 +53,15 @@ export class OrderBookReads {
    */
   async readPlans(userId: string, orderId: string): Promise<Record<string, string[]>> {
     const { page, count } = this.orderBookQueries({ userId, page: 1, pageSize: 20 });
+    // The retail totals as order entry reads them: the user's and those of the accounts under its PAN.
+    const holder = await this.db.selectFrom('users').select('pan').where('user_id', '=', userId).executeTakeFirst();
+    const pans = holder?.pan === null || holder?.pan === undefined ? [] : [holder.pan];
     const exposures = {
-      compile: () => CompiledQuery.raw(EXPOSURES[this.dialect], [listParameter(this.dialect, [userId])]),
+      compile: () =>
+        CompiledQuery.raw(EXPOSURES[this.dialect], [
+          listParameter(this.dialect, [userId]),
+          listParameter(this.dialect, pans),
+        ]),
     };
     const queries = {
       order_book_page: page,

@@ -235,9 +235,13 @@ const LOCK_ORDERS = {
 const LAST_HISTORY_ID_AND_WEBHOOKS = `select last_insert_rowid() as last,
     exists (select 1 from webhooks where removed_at is null and user_id in (select value from json_each(?))) as hooked`;
 
-/** A retail total with the prices of its issue: the columns read, and their names in a row. */
+/**
+ * A retail total with the prices of its issue and the PAN its user holds now (the retail limit is per PAN:
+ * docs/design/member-data.md): the columns read, and their names in a row.
+ */
 const EXPOSURE_READ = [
   'e.user_id',
+  'u.pan',
   'e.symbol',
   'e.exchange',
   'e.scrip_token',
@@ -247,16 +251,25 @@ const EXPOSURE_READ = [
   'i.floor_price_paise',
 ] as const;
 const EXPOSURE_ROW_COLUMNS: readonly string[] = EXPOSURE_READ.map((column) => column.slice(column.indexOf('.') + 1));
-const EXPOSURE_FROM =
-  'from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token';
+const EXPOSURE_FROM = `from retail_exposure e join ofs_issues i on i.exchange = e.exchange and i.scrip_token = e.scrip_token
+  join users u on u.user_id = e.user_id`;
+/**
+ * The totals of the users (the first list parameter) and of every user holding one of the PANs (the
+ * second): the accounts under a PAN share its retail limit. The users are found first (their primary key,
+ * index users_pan), then their totals (the totals' primary key starts with the user).
+ */
 export const EXPOSURES = {
-  // Read as one JSON array per row (jsonRows), as the orders the OMS locks are: eight values a row.
-  sqlite: `select ${jsonArrayOf(EXPOSURE_READ)} ${EXPOSURE_FROM} where e.user_id in (select value from json_each(?))`,
-  postgres: `select ${EXPOSURE_READ.join(', ')} ${EXPOSURE_FROM} where e.user_id = any($1::text[])`,
+  // Read as one JSON array per row (jsonRows), as the orders the OMS locks are: nine values a row.
+  sqlite: `select ${jsonArrayOf(EXPOSURE_READ)} ${EXPOSURE_FROM}
+    where e.user_id in (select user_id from users where user_id in (select value from json_each(?))
+      or pan in (select value from json_each(?)))`,
+  postgres: `select ${EXPOSURE_READ.join(', ')} ${EXPOSURE_FROM}
+    where e.user_id in (select user_id from users where user_id = any($1::text[]) or pan = any($2::text[]))`,
 };
 
 interface ExposureRow {
   user_id: string;
+  pan: string | null;
   symbol: string;
   exchange: string;
   scrip_token: number;
@@ -264,6 +277,11 @@ interface ExposureRow {
   cutoff_quantity: number;
   retail_cutoff_price_paise: number | null;
   floor_price_paise: number;
+}
+
+/** A user's retail total in an issue, with the PAN the user holds now (null: none, and it counts alone). */
+export interface HeldExposure extends RetailExposure {
+  pan: string | null;
 }
 
 /** Adds each user's events of a batch to their counter, answering the counters after it. */
@@ -289,10 +307,16 @@ const RESERVE_EVENT_IDS = {
 const AFTER_COUNTERS = '(select count(*) from counters) >= 0';
 
 /**
- * PostgreSQL: one transaction-level advisory lock per user, taken in the order of their keys, so that two
- * transactions never wait for each other in a circle. (SQLite's write transaction excludes every other.)
+ * PostgreSQL: one transaction-level advisory lock per user (the first list) and per PAN (the second: the
+ * accounts under a PAN share its retail limit), all in one statement, in the order of their keys, so that
+ * two transactions never wait for each other in a circle. A PAN's key is hashed with another seed than a
+ * user's: a user id spelled as a PAN is not its lock (a collision of two keys only makes two transactions
+ * wait for each other needlessly). (SQLite's write transaction excludes every other.)
  */
-const LOCK_USERS = `select pg_advisory_xact_lock(k) from (select distinct hashtextextended(u, 0) as k from unnest($1::text[]) u order by k) s`;
+const LOCK_USERS = `select pg_advisory_xact_lock(k) from (
+    select hashtextextended(u, 0) as k from unnest($1::text[]) u
+    union select hashtextextended(p, 49) from unnest($2::text[]) p
+    order by k) s`;
 
 export class OrderRepository {
   private readonly insertOrders = new BulkInsert<Order>('orders', ORDER_COLUMNS);
@@ -498,28 +522,49 @@ export class OrderRepository {
 
   /**
    * PostgreSQL: makes the rest of the transaction the only one on the database, on every node, that can
-   * judge new retail exposure for these users (order entry's retail bids and modifications take it). The
-   * OMS does not take it: it judges nothing against the limit. Its changes (a bid finished, or the terms the
-   * exchange holds restored after a refused modification, which can raise a total again) are applied with
-   * atomic updates of the totals, so they stay exact. Take it first thing.
+   * judge new retail exposure for these users and for the accounts under these PANs (order entry's retail
+   * bids and modifications take it; the callers' PANs, since the accounts under one share its retail
+   * limit). The OMS does not take it: it judges nothing against the limit. Its changes (a bid finished, or
+   * the terms the exchange holds restored after a refused modification, which can raise a total again) are
+   * applied with atomic updates of the totals, so they stay exact. Take it first thing.
    */
-  async lockUsers(storeTx: StoreTx, userIds: readonly string[]): Promise<void> {
+  async lockUsers(storeTx: StoreTx, userIds: readonly string[], pans: readonly string[] = []): Promise<void> {
     const tx = openTx(storeTx);
-    if (this.dialect !== 'postgres' || userIds.length === 0) return;
+    if (this.dialect !== 'postgres' || (userIds.length === 0 && pans.length === 0)) return;
     // Sent ahead: the batch's next statement (its reads of the totals) goes out with it and runs once it holds the locks.
-    await sendAhead(tx, CompiledQuery.raw(LOCK_USERS, [listParameter('postgres', [...new Set(userIds)])]));
+    await sendAhead(
+      tx,
+      CompiledQuery.raw(LOCK_USERS, [
+        listParameter('postgres', [...new Set(userIds)]),
+        listParameter('postgres', [...new Set(pans)]),
+      ]),
+    );
   }
 
-  /** The retail exposure rows of the users, in every issue, with the prices of each row's issue. */
-  async exposures(storeTx: StoreTx, userIds: readonly string[]): Promise<RetailExposure[]> {
+  /**
+   * The retail exposure rows of the users and of every account under one of the PANs, in every issue, with
+   * the prices of each row's issue and the PAN its user holds.
+   */
+  async exposures(storeTx: StoreTx, userIds: readonly string[], pans: readonly string[] = []): Promise<HeldExposure[]> {
     const tx = openTx(storeTx);
-    if (userIds.length === 0) return [];
+    if (userIds.length === 0 && pans.length === 0) return [];
     const ids = [...new Set(userIds)];
+    const held = [...new Set(pans)];
     const rows = tx.sqlite
-      ? tx.sqlite.jsonRows<ExposureRow>(EXPOSURES.sqlite, EXPOSURE_ROW_COLUMNS, listParameter('sqlite', ids))
-      : await queryWithList<ExposureRow>(tx, EXPOSURES, ids);
+      ? tx.sqlite.jsonRows<ExposureRow>(
+          EXPOSURES.sqlite,
+          EXPOSURE_ROW_COLUMNS,
+          listParameter('sqlite', ids),
+          listParameter('sqlite', held),
+        )
+      : (
+          await tx.trx.executeQuery<ExposureRow>(
+            CompiledQuery.raw(EXPOSURES.postgres, [listParameter('postgres', ids), listParameter('postgres', held)]),
+          )
+        ).rows;
     return rows.map((row) => ({
       userId: row.user_id,
+      pan: row.pan,
       symbol: row.symbol,
       exchange: row.exchange,
       scripToken: Number(row.scrip_token),
@@ -531,19 +576,46 @@ export class OrderRepository {
   }
 
   /**
-   * The users' live bids in the offers (their retail and employee limits count them), read in the
-   * transaction that judges new ones.
+   * The users' live bids in the offers (their retail and employee limits count them), and those of every
+   * account under one of the PANs (the retail limit is per PAN), read in the transaction that judges new
+   * ones; with the PAN each bid's user holds now.
    */
-  async liveOfferBids(storeTx: StoreTx, userIds: readonly string[], offerIds: readonly string[]): Promise<Order[]> {
-    if (userIds.length === 0 || offerIds.length === 0) return [];
-    const rows = await openTx(storeTx)
-      .trx.selectFrom('orders')
-      .selectAll()
-      .where('user_id', 'in', [...new Set(userIds)])
-      .where('offer_id', 'in', [...new Set(offerIds)])
-      .where('status', 'in', [...LIVE_STATUSES])
+  async liveOfferBids(
+    storeTx: StoreTx,
+    userIds: readonly string[],
+    offerIds: readonly string[],
+    pans: readonly string[] = [],
+  ): Promise<{ bids: Order[]; pans: Map<string, string | null> }> {
+    const held = new Map<string, string | null>();
+    if ((userIds.length === 0 && pans.length === 0) || offerIds.length === 0) return { bids: [], pans: held };
+    const { trx } = openTx(storeTx);
+    const ids = [...new Set(userIds)];
+    const panList = [...new Set(pans)];
+    const rows = await trx
+      .selectFrom('orders')
+      .innerJoin('users', 'users.user_id', 'orders.user_id')
+      .selectAll('orders')
+      .select('users.pan as holder_pan')
+      .where('orders.user_id', 'in', (eb) =>
+        eb
+          .selectFrom('users as h')
+          .select('h.user_id')
+          .where((w) =>
+            panList.length === 0
+              ? w('h.user_id', 'in', ids)
+              : ids.length === 0
+                ? w('h.pan', 'in', panList)
+                : w.or([w('h.user_id', 'in', ids), w('h.pan', 'in', panList)]),
+          ),
+      )
+      .where('orders.offer_id', 'in', [...new Set(offerIds)])
+      .where('orders.status', 'in', [...LIVE_STATUSES])
       .execute();
-    return rows.map(orderFromRow);
+    const bids = rows.map(({ holder_pan, ...row }) => {
+      held.set(row.user_id, holder_pan);
+      return orderFromRow(row);
+    });
+    return { bids, pans: held };
   }
 
   /**

@@ -137,7 +137,7 @@ export const ERROR_CATALOG = {
   OFS_CUTOFF_PRICE_UNKNOWN: { code: 'e-358', status: 422 },
   /** A retail price bid may not be below the issue's retail cut-off price. */
   OFS_BELOW_RETAIL_CUTOFF: { code: 'e-359', status: 422 },
-  /** The caller's live retail bids in this OFS, across exchanges, would total more than Rs 2,00,000. */
+  /** The live retail bids under the caller's PAN (its own and its other accounts') in this OFS, across exchanges, would total more than Rs 2,00,000. */
   OFS_RETAIL_LIMIT: { code: 'e-360', status: 422 },
   /** No registered OFS issue has this exchange and scrip token. */
   OFS_ISSUE_UNKNOWN: { code: 'e-361', status: 404 },

@@ -28,6 +28,7 @@ import {
   offeredQuantityViolations,
   orderValueViolations,
   RETAIL_LIMIT_PAISE,
+  retailBidsHolder,
   tickViolations,
   valueLimitViolations,
   type BidTerms,
@@ -355,13 +356,15 @@ export function carryForwardViolations(
 
 /**
  * A retail bidder's bids in the offer, on every listing, total at most Rs 2,00,000: price bids at their
- * price, cut-off bids at the T-day cut-off. `currentPaise` values the bidder's other live retail bids.
+ * price, cut-off bids at the T-day cut-off. `currentPaise` values the bidder's other live retail bids and
+ * those of the other accounts under its PAN (`shared`: some of theirs are counted).
  */
 export function offerRetailLimitViolations(
   symbol: string,
   bid: BidTerms,
   tCutoffPricePaise: number,
   currentPaise: bigint,
+  shared = false,
 ): Violation[] {
   const cutoffBid = bid.orderType === CUTOFF_ORDER_TYPE;
   const unit = BigInt(cutoffBid ? tCutoffPricePaise : bid.pricePaise);
@@ -372,7 +375,7 @@ export function offerRetailLimitViolations(
     bid.quantity,
     unit,
     (current, total, limit, most) =>
-      `Your live retail bids in the offer of ${symbol} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
+      `${retailBidsHolder(`the offer of ${symbol}`, shared)} total ${current}; with this bid they would total ${total}, over the retail limit of ${limit}. ` +
       `At ${cutoffBid ? `the cut-off price ${formatPrice(unit)}` : formatPrice(unit)} you may bid for at most ${most} shares`,
   );
 }
@@ -404,14 +407,19 @@ export interface OfferContext {
   tCutoffPricePaise: number | null;
 }
 
-/** One of the bidder's other live bids in the offer, for its limits. */
+/**
+ * One of the bidder's other live bids in the offer, for its limits, or (`otherAccount`) a live retail bid
+ * of another account under the bidder's PAN, which shares its retail limit.
+ */
 export interface OtherOfferBid extends BidTerms {
   category: OfferCategory;
+  otherAccount?: boolean;
 }
 
 /**
  * The bidder's retail limit and employee limit over its other live bids in the offer (on every listing):
- * a retail bid counts the other retail bids, an employee bid the other employee bids.
+ * a retail bid counts the other retail bids (the other accounts' under its PAN too), an employee bid the
+ * bidder's own other employee bids.
  */
 function offerLimitViolations(
   context: OfferContext,
@@ -429,14 +437,15 @@ function offerLimitViolations(
         sum + BigInt(other.quantity) * BigInt(other.orderType === CUTOFF_ORDER_TYPE ? cutoff : other.pricePaise),
       0n,
     );
-    return offerRetailLimitViolations(context.offer.symbol, bid, cutoff, current);
+    const shared = same.some((other) => other.otherAccount === true);
+    return offerRetailLimitViolations(context.offer.symbol, bid, cutoff, current, shared);
   }
   if (category === 'EMPLOYEE') {
     return employeeLimitViolations(
       context.offer.symbol,
       bid.quantity,
       cutoff,
-      same.reduce((sum, other) => sum + other.quantity, 0),
+      same.reduce((sum, other) => sum + (other.otherAccount === true ? 0 : other.quantity), 0),
     );
   }
   return [];
