@@ -105,12 +105,19 @@ export default defineConfig(async () => {
                     'test/store/**/*.test.ts',
                     'test/oms/**/*.test.ts',
                     'test/faults/**/*.test.ts',
+                    // The exchange simulator over HTTP: its book, its stream's horizon (but its CLI: SQLite).
+                    'test/exchange-sim/**/*.test.ts',
                     'test/e2e/message-socket.test.ts',
                     'test/e2e/odin-client.test.ts',
                     // NUL, lone surrogates and overlong strings in every field: PostgreSQL refuses what SQLite keeps.
                     'test/fuzz/api-fuzz.test.ts',
                   ],
-                  exclude: ['**/node_modules/**', ...HTTP_SQLITE_ONLY, ...FAULTS_SQLITE_ONLY],
+                  exclude: [
+                    '**/node_modules/**',
+                    ...HTTP_SQLITE_ONLY,
+                    ...FAULTS_SQLITE_ONLY,
+                    'test/exchange-sim/cli.test.ts',
+                  ],
                   env: { ...env, ORDERGATE_TEST_DIALECT: 'postgres' },
                 },
               },

@@ -95,8 +95,10 @@ const LAYERS: readonly (readonly string[])[] = [
   // comes through a service, or from the composition root, wiring.ts).
   ['http/'],
   // Use cases: order entry, carts, logins, reads. They start the webhook dispatcher's deliveries of a new
-  // webhook's address check, so webhooks/ is below them.
-  ['services/'],
+  // webhook's address check, so webhooks/ is below them. Beside them, and apart from them, the exchange
+  // simulator: a process of its own, serving the simulated exchange's markets (oms/) and the store on its
+  // own HTTP server (the composition root and the CLI start it).
+  ['services/', 'exchange-sim/'],
   // Processes of their own beside the services: the OMS and the webhook dispatcher.
   ['oms/', 'webhooks/'],
   ['metrics/'],

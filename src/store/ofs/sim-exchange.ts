@@ -1,8 +1,10 @@
 /**
  * The simulated OFS exchange's own book (sim_exchange_bids) and the events it owes the OMS
- * (sim_exchange_events). Only src/oms/simulated-exchange.ts uses it.
+ * (sim_exchange_events). src/oms/simulated-exchange.ts uses it, and the exchange simulator's wire
+ * (src/exchange-sim/) reads it: the registry's listings by symbol, the book with its symbols, the events of
+ * one exchange after a sequence number (SimEventHorizon says how far they are complete).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { indicativeColumns } from './offers.js';
 import { sharesFromColumn, storableShares } from '../sql/exact-sum.js';
 import type { IndicativePrice } from '../../domain/ofs/offer/offer.js';
@@ -113,6 +115,33 @@ export interface OfferBidOutcome {
 export interface DueIssue {
   exchange: string;
   scripToken: number;
+}
+
+/**
+ * A listing of the registry as the exchange simulator's wire names it, by exchange and symbol: an issue of
+ * the one-listing model, or a listing of an offer.
+ */
+export interface SimListing {
+  exchange: string;
+  scripToken: number;
+  symbol: string;
+  /** The offer of a listing of SEBI's framework; null: an issue of the one-listing model. */
+  offerId: string | null;
+  /** When its last bidding session closes (an issue's later window, an offer's T+1). */
+  closesAt: number;
+  /** Allocated in full or cancelled: it takes nothing more. */
+  finished: boolean;
+}
+
+/** A bid of the book with the symbol of its listing (the wire names securities by symbol). */
+export interface SimBookEntry extends SimBid {
+  symbol: string | null;
+}
+
+/** An event of the book's bids on one exchange, as the message stream sends it. */
+export interface SimStreamEvent extends NewSimEvent {
+  id: number;
+  exchangeOrderId: string;
 }
 
 const FIND_BIDS = {
@@ -548,6 +577,94 @@ export class SimExchangeRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * The listings of `exchange` named `symbol` (every one: an issue of that symbol may be registered again
+   * for a later sale, and an offer's listing carries the offer's symbol), or of every symbol when it is null.
+   */
+  async listings(exchange: string, symbol: string | null): Promise<SimListing[]> {
+    let issues = this.db
+      .selectFrom('ofs_issues')
+      .select(['exchange', 'scrip_token', 'symbol', 'non_retail_closes_at', 'retail_closes_at', 'allocated_at'])
+      .where('exchange', '=', exchange);
+    let offers = this.db
+      .selectFrom('ofs_offer_listings as l')
+      .innerJoin('ofs_offers as o', 'o.offer_id', 'l.offer_id')
+      .select([
+        'l.exchange',
+        'l.scrip_token',
+        'o.symbol',
+        'o.offer_id',
+        'o.t1_closes_at',
+        'o.t1_allocated_at',
+        'o.cancelled_at',
+      ])
+      .where('l.exchange', '=', exchange);
+    if (symbol !== null) {
+      issues = issues.where('symbol', '=', symbol);
+      offers = offers.where('o.symbol', '=', symbol);
+    }
+    const [issueRows, offerRows] = await Promise.all([issues.execute(), offers.execute()]);
+    return [
+      ...issueRows.map((row) => ({
+        exchange: row.exchange,
+        scripToken: Number(row.scrip_token),
+        symbol: row.symbol,
+        offerId: null,
+        closesAt: Math.max(Number(row.non_retail_closes_at), Number(row.retail_closes_at)),
+        finished: row.allocated_at !== null,
+      })),
+      ...offerRows.map((row) => ({
+        exchange: row.exchange,
+        scripToken: Number(row.scrip_token),
+        symbol: row.symbol,
+        offerId: row.offer_id,
+        closesAt: Number(row.t1_closes_at),
+        finished: row.t1_allocated_at !== null || row.cancelled_at !== null,
+      })),
+    ];
+  }
+
+  /** The bids of these orders with their listings' symbols (null: the listing is no longer registered). */
+  async findBookEntries(orderIds: readonly string[]): Promise<SimBookEntry[]> {
+    if (orderIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('sim_exchange_bids as b')
+      .leftJoin('ofs_issues as i', (join) =>
+        join.onRef('i.exchange', '=', 'b.exchange').onRef('i.scrip_token', '=', 'b.scrip_token'),
+      )
+      .leftJoin('ofs_offers as o', 'o.offer_id', 'b.offer_id')
+      .selectAll('b')
+      .select(['i.symbol as issue_symbol', 'o.symbol as offer_symbol'])
+      .where('b.order_id', 'in', orderIds)
+      .execute();
+    return rows.map((row) => ({
+      ...bidFromRow(row),
+      symbol: (row.offer_id === null ? row.issue_symbol : row.offer_symbol) ?? null,
+    }));
+  }
+
+  /**
+   * The events of the bids of `exchange` with `afterId` < id <= `upToId`, oldest first, at most `limit`,
+   * delivered or not (the stream of the exchange simulator replays them; it marks none delivered).
+   */
+  async eventsAfter(exchange: string, afterId: number, upToId: number, limit: number): Promise<SimStreamEvent[]> {
+    const rows = await this.db
+      .selectFrom('sim_exchange_events as e')
+      .innerJoin('sim_exchange_bids as b', 'b.order_id', 'e.order_id')
+      .selectAll('e')
+      .select('b.exchange_order_id')
+      .where('b.exchange', '=', exchange)
+      .where('e.id', '>', afterId)
+      .where('e.id', '<=', upToId)
+      .orderBy('e.id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => {
+      const { deliveredAt: _delivered, ...event } = eventFromRow(row);
+      return { ...event, exchangeOrderId: row.exchange_order_id };
+    });
+  }
+
   async undeliveredEvents(limit: number): Promise<SimEvent[]> {
     const rows = await this.polls.undeliveredEvents.execute(this.db, { limit });
     return rows.map(eventFromRow);
@@ -561,5 +678,81 @@ export class SimExchangeRepository {
       .where('id', 'in', ids)
       .where('delivered_at', 'is', null)
       .execute();
+  }
+}
+
+/** Ids read per step of a horizon. */
+const HORIZON_STEP = 1_000;
+
+/**
+ * How far the events (sim_exchange_events) are complete: the highest id up to which every event is
+ * committed or never will be, so that a reader that takes them in id order up to it never passes an event
+ * that commits later with a smaller id. On SQLite, one writer at a time, that is the newest id. On
+ * PostgreSQL an id is taken at the insert, not at the commit: two allocations (two instruments, or two
+ * exchanges' steps on one database) may commit in either order. There the horizon stops before a missing
+ * id until every transaction that may still fill it (each took its transaction id before its event ids:
+ * Store.writeTransaction) has ended; what did not commit by then is passed over. The same rule as the
+ * order events' horizon (src/store/orders/events.ts), on this table. One per reader: it keeps its position.
+ */
+export class SimEventHorizon {
+  private position: number;
+  private gap: { from: number; xmax: bigint } | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+    /** Where it starts: the reader's position (ids up to it are behind the reader already). */
+    start = 0,
+  ) {
+    this.position = start;
+  }
+
+  get value(): number {
+    return this.position;
+  }
+
+  /** Moves the horizon as far as it can go now, and answers it. */
+  async advance(): Promise<number> {
+    if (this.dialect === 'sqlite') {
+      const row = await this.db
+        .selectFrom('sim_exchange_events')
+        .select((eb) => eb.fn.max('id').as('latest'))
+        .executeTakeFirst();
+      this.position = Math.max(this.position, row?.latest == null ? 0 : Number(row.latest));
+      return this.position;
+    }
+    // A gap seen for the first time is looked at once more at once, in a new snapshot: most are settled by then.
+    let lookedAgain = false;
+    for (;;) {
+      const result = await sql<{ xmin: string; xmax: string; id: number | null }>`
+        select s.xmin, s.xmax, e.id
+        from (select pg_snapshot_xmin(pg_current_snapshot())::text as xmin, pg_snapshot_xmax(pg_current_snapshot())::text as xmax) s
+        left join lateral (select id from sim_exchange_events where id > ${this.position} order by id limit ${HORIZON_STEP}) e on true
+        order by e.id`.execute(this.db);
+      const first = result.rows[0]!;
+      const xmin = BigInt(first.xmin);
+      const xmax = BigInt(first.xmax);
+      const ids = result.rows.filter((row) => row.id !== null).map((row) => Number(row.id));
+      let next = this.position;
+      let newGap = false;
+      for (const id of ids) {
+        if (id !== next + 1) {
+          // Ids next+1 .. id-1 are missing: settled once every transaction that might fill them has ended.
+          if (this.gap === null || this.gap.from !== next + 1) {
+            this.gap = { from: next + 1, xmax };
+            newGap = true;
+          }
+          if (xmin < this.gap.xmax) break;
+          this.gap = null;
+        }
+        next = id;
+      }
+      this.position = next;
+      if (this.gap !== null && newGap && !lookedAgain) {
+        lookedAgain = true;
+        continue;
+      }
+      if (ids.length < HORIZON_STEP || this.gap !== null) return this.position;
+    }
   }
 }
