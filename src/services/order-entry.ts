@@ -128,6 +128,12 @@ export class OrderEntryService {
         offerId: null,
         offerCategory: null,
         marginType: null,
+        // The client's member data as the session read it (no statement of its own), kept with the bid
+        // for its whole life: the exchange link sends these, whatever the user's record says later.
+        ucc: caller.member.ucc,
+        clientType: caller.member.clientType,
+        custodianCode: caller.member.custodianCode,
+        pan: caller.member.pan,
       },
       0,
     );

@@ -30,7 +30,8 @@ it('locks and reads an order as select * reads it: every column set, and every n
     algo_id = ${'algo-1'}, strategy_id = ${'strategy-1'}, part_code = ${'part'}, vender_code = ${'vendor'},
     request_id = ${'request-1'}, cancel_requested_at = ${9_007_199_254_740_991}, traded_price_paise = ${12_345},
     exchange_order_id = ${'1100000000000001'}, funds_blocked_paise = ${0}, offer_id = ${'offer-1'},
-    offer_category = ${'RETAIL'}, margin_type = ${'FULL'}, carried_forward_at = ${1}
+    offer_category = ${'RETAIL'}, margin_type = ${'FULL'}, carried_forward_at = ${1}, ucc = ${'UCC1'},
+    client_type = ${'PRO'}, custodian_code = ${'CUST1'}, pan = ${'ABCPE1234F'}
     where order_id = ${full}`.execute(bench.store.db);
   const repository = new OrderRepository(bench.store.db, bench.store.dialect);
   const locked = await bench.store.writeTransaction((tx) =>
@@ -41,4 +42,5 @@ it('locks and reads an order as select * reads it: every column set, and every n
   expect(locked.get(full)!.errorReason).toBe('a "quoted" \\ reason\nwith ünïcode ₹');
   expect(locked.get(full)!.cancelRequestedAt).toBe(9_007_199_254_740_991);
   expect(locked.get(bare)!.algoId).toBeNull();
+  expect(locked.get(full)).toMatchObject({ ucc: 'UCC1', clientType: 'PRO', custodianCode: 'CUST1', pan: 'ABCPE1234F' });
 });

@@ -81,6 +81,10 @@ export function storedOrder(overrides: Partial<Order> = {}): Order {
     offerCategory: null,
     marginType: null,
     carriedForwardAt: null,
+    ucc: null,
+    clientType: null,
+    custodianCode: null,
+    pan: null,
     ...overrides,
   };
 }

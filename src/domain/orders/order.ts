@@ -14,6 +14,7 @@ import { allotmentCostPaise } from '../funds/blocking.js';
 import { OrderStatus } from './status.js';
 import { tradeIdOf, type Trade } from '../funds/trades.js';
 import type { MarginType, OfferCategory } from '../ofs/offer/offer.js';
+import type { ClientType } from '../access/member-data.js';
 
 export interface Order {
   orderId: string;
@@ -61,6 +62,15 @@ export interface Order {
   marginType: MarginType | null;
   /** When the bidder carried the unallotted non-retail bid forward to T+1. */
   carriedForwardAt: number | null;
+  /**
+   * The member data its client had when order entry accepted it (docs/design/member-data.md), kept for the
+   * bid's whole life: an exchange link sends these with every message of the bid, whatever the user's record
+   * says later. Null on orders placed before migration 0025 (or without the data recorded).
+   */
+  ucc: string | null;
+  clientType: ClientType | null;
+  custodianCode: string | null;
+  pan: string | null;
 }
 
 /** An order as the API accepts it, before the OMS has seen it. */
@@ -88,7 +98,9 @@ export type NewOrder = Pick<
   | 'offerId'
   | 'offerCategory'
   | 'marginType'
->;
+> &
+  /** The client's member data as order entry read it with the session (absent: none recorded). */
+  Partial<Pick<Order, 'ucc' | 'clientType' | 'custodianCode' | 'pan'>>;
 
 /**
  * A new order as order entry accepts it: OMSXMITTED, nothing traded. Written out field by field: an object
@@ -129,6 +141,10 @@ export function acceptedOrder(order: NewOrder, now: number): Order {
     offerCategory: order.offerCategory,
     marginType: order.marginType,
     carriedForwardAt: null,
+    ucc: order.ucc ?? null,
+    clientType: order.clientType ?? null,
+    custodianCode: order.custodianCode ?? null,
+    pan: order.pan ?? null,
   };
 }
 

@@ -19,6 +19,7 @@ import {
 } from '../../domain/orders/effects.js';
 import type { Trade } from '../../domain/funds/trades.js';
 import type { MarginType, OfferCategory } from '../../domain/ofs/offer/offer.js';
+import type { ClientType } from '../../domain/access/member-data.js';
 import { zeroMarginValuePaise, type ZeroMarginExposure } from '../../domain/ofs/offer/rules.js';
 import {
   arrayLiteral,
@@ -93,6 +94,10 @@ export function orderFromRow(row: OrderRow): Order {
     offerCategory: row.offer_category as OfferCategory | null,
     marginType: row.margin_type as MarginType | null,
     carriedForwardAt: numberOrNull(row.carried_forward_at),
+    ucc: row.ucc,
+    clientType: row.client_type as ClientType | null,
+    custodianCode: row.custodian_code,
+    pan: row.pan,
   };
 }
 
@@ -148,6 +153,10 @@ const ORDER_COLUMNS: readonly BulkColumn<Order>[] = [
   text('offer_id', (o) => o.offerId),
   text('offer_category', (o) => o.offerCategory),
   text('margin_type', (o) => o.marginType),
+  text('ucc', (o) => o.ucc),
+  text('client_type', (o) => o.clientType),
+  text('custodian_code', (o) => o.custodianCode),
+  text('pan', (o) => o.pan),
   ...MUTABLE_COLUMNS,
 ];
 

@@ -264,6 +264,11 @@ export interface OrdersTable {
   margin_type: Generated<string | null>;
   /** When the bidder carried the unallotted bid forward to T+1. */
   carried_forward_at: Generated<number | null>;
+  /** The client's member data when the bid was placed (migration 0025): UCC, CLI or PRO, custodian, PAN. */
+  ucc: Generated<string | null>;
+  client_type: Generated<string | null>;
+  custodian_code: Generated<string | null>;
+  pan: Generated<string | null>;
 }
 
 export interface OrderHistoryTable {
