@@ -13,6 +13,7 @@ import { algosCommand } from './algos.js';
 import { CliError, processIo, type CliIo } from './context.js';
 import { demoCommand } from './demo.js';
 import { demoOfferCommand } from './demo-offer.js';
+import { exchangeSimCommand } from './exchange-sim.js';
 import { fundsCommand } from './funds.js';
 import { ofsCommand } from './ofs.js';
 import { omsCommand } from './oms.js';
@@ -83,6 +84,7 @@ export function buildProgram(io: CliIo): Command {
     auditCommand,
     serveCommand,
     omsCommand,
+    exchangeSimCommand,
   ]) {
     program.addCommand(build(io));
   }
