@@ -207,6 +207,49 @@ const SheddingSchema = Type.Object({
   commitWaitMs: WholeNumber('SHED_COMMIT_WAIT_MS', 2000, 0, 600_000),
 });
 
+/** A credential or a path: printable characters only (a control character is a pasting mistake). */
+function PrintableText() {
+  return Type.Refine(
+    Type.String(),
+    (text) => /^[\x20-\x7e\u00a0-\uffff]+$/.test(text),
+    () => 'must be printable text without control characters',
+  );
+}
+
+/** How the OMS reaches the exchanges (docs/exchanges.md). */
+export const EXCHANGE_LINKS = ['sim', 'in-process', 'nse'] as const;
+
+/**
+ * The exchange links (src/oms/links/, docs/exchanges.md): `sim`, the exchange simulator started by `serve` on
+ * loopback and reached through the e-OFS link over HTTP for both segments; `in-process`, the simulator
+ * inside the OMS with no wire; `nse`, NSE's e-OFS Web API for NSE_EQ (BSE_EQ bids are refused until BSE's
+ * link comes).
+ */
+const ExchangeSchema = Type.Object({
+  link: Type.Enum(EXCHANGE_LINKS, { [ENV]: 'EXCHANGE_LINK', default: 'sim' }),
+  /** EXCHANGE_SIM_PORT: the loopback port of the simulator `serve` starts (0: a free port). */
+  simPort: WholeNumber('EXCHANGE_SIM_PORT', 0, 0, 65535),
+  /** How long an exchange call may take before its answer counts as lost, in milliseconds. */
+  timeoutMs: WholeNumber('EXCHANGE_TIMEOUT_MS', 5_000, 100, 120_000),
+  /** EXCHANGE_NSE_URL: the e-OFS API's base URL, e.g. https://eofsuat.nseindia.com/api (EXCHANGE_LINK=nse). */
+  nseUrl: Nullable(
+    'EXCHANGE_NSE_URL',
+    Type.Refine(
+      Type.String(),
+      (text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol),
+      (text) => `must be an http:// or https:// URL, e.g. https://eofsuat.nseindia.com/api, got "${text}"`,
+    ),
+  ),
+  /** The trading member's code at NSE. */
+  nseMemberCode: Nullable('EXCHANGE_NSE_MEMBER_CODE', PrintableText()),
+  /** The API user's login id, enabled in NSE's member portal. */
+  nseLoginId: Nullable('EXCHANGE_NSE_LOGIN_ID', PrintableText()),
+  /** The API user's password (never logged); or EXCHANGE_NSE_PASSWORD_FILE. */
+  nsePassword: Nullable('EXCHANGE_NSE_PASSWORD', PrintableText()),
+  /** A file holding the API user's password (its first line). */
+  nsePasswordFile: Nullable('EXCHANGE_NSE_PASSWORD_FILE', PrintableText()),
+});
+
 /**
  * The metrics listener (src/http/routes/metrics.ts): /metrics, /health/live, /health/ready and /health/oms on a port of their
  * own. The metrics reveal the traffic of every user: reachable beyond this machine they need a token, and a
@@ -295,6 +338,7 @@ export const ConfigSchema = Type.Object({
   algo: AlgoSchema,
   shedding: SheddingSchema,
   metrics: MetricsSchema,
+  exchange: ExchangeSchema,
 });
 
 export type Config = StaticDecode<typeof ConfigSchema>;
@@ -304,6 +348,7 @@ export type AlgoConfig = Config['algo'];
 export type SheddingConfig = Config['shedding'];
 export type MetricsConfig = Config['metrics'];
 export type TrustProxy = Config['trustProxy'];
+export type ExchangeConfig = Config['exchange'];
 
 export const DEFAULT_LIMITS = Value.Default(LimitsSchema, {}) as Limits;
 
@@ -368,6 +413,20 @@ function metricsProblem(metrics: MetricsConfig, env: NodeJS.ProcessEnv): string 
   return null;
 }
 
+/** What EXCHANGE_LINK=nse lacks, in one line; null: nothing. */
+function exchangeProblem(exchange: ExchangeConfig): string | null {
+  if (exchange.link !== 'nse') return null;
+  const missing = [
+    exchange.nseUrl === null && 'EXCHANGE_NSE_URL',
+    exchange.nseMemberCode === null && 'EXCHANGE_NSE_MEMBER_CODE',
+    exchange.nseLoginId === null && 'EXCHANGE_NSE_LOGIN_ID',
+    exchange.nsePassword === null &&
+      exchange.nsePasswordFile === null &&
+      'EXCHANGE_NSE_PASSWORD or EXCHANGE_NSE_PASSWORD_FILE',
+  ].filter((name) => name !== false);
+  return missing.length === 0 ? null : `EXCHANGE_LINK=nse needs ${missing.join(', ')}`;
+}
+
 function isLoopback(address: string): boolean {
   return /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
 }
@@ -408,5 +467,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const metrics = metricsProblem(config.metrics, env);
   if (metrics !== null) throw new ConfigError(metrics);
+  const exchange = exchangeProblem(config.exchange);
+  if (exchange !== null) throw new ConfigError(exchange);
   return config;
 }

@@ -20,6 +20,8 @@ import { passwordHasherFor } from './auth/credentials.js';
 import {
   configuredWebhookDispatcher,
   createOmsWorker,
+  openExchangeLinks,
+  type ExchangeLinks,
   createServices,
   listenForMetrics,
   watchStore,
@@ -33,6 +35,8 @@ export interface RunningServer {
   store: Store;
   /** The embedded OMS worker, running; null when OMS_EMBEDDED=false. */
   oms: OmsWorker | null;
+  /** The embedded OMS worker's exchange links (and the simulator behind them); null when OMS_EMBEDDED=false. */
+  links: ExchangeLinks | null;
   /** The webhook dispatcher, running beside the embedded OMS worker; null when OMS_EMBEDDED=false. */
   webhooks: WebhookDispatcher | null;
   /** The address the server listens on, e.g. http://127.0.0.1:8080. */
@@ -97,9 +101,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       'PASSWORD_HASH_COST is for test suites: new password hashes are weak',
     );
   await warnOfMaintenance(store, logger);
-  const oms = config.omsEmbedded
-    ? createOmsWorker(store, { logger, pollMs: config.omsPollMs, leaseMs: config.omsLeaseMs, metrics: metrics.oms })
-    : null;
+  // The exchange links the embedded OMS sends through (docs/exchanges.md): by default the exchange simulator,
+  // started here on loopback and reached over the e-OFS wire.
+  const links = config.omsEmbedded ? await openExchangeLinks(store, config.exchange, logger) : null;
+  const oms =
+    links !== null
+      ? createOmsWorker(store, {
+          logger,
+          pollMs: config.omsPollMs,
+          leaseMs: config.omsLeaseMs,
+          metrics: metrics.oms,
+          ...(links.exchange !== undefined && { exchange: links.exchange }),
+        })
+      : null;
   oms?.start();
   // An idle OMS passes every IDLE_POLL_MS; this node's own orders wake it at their commit.
   if (oms !== null) services.orderEntry.whenCommitted(() => oms.wake());
@@ -108,10 +122,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let stopping: Promise<void> | undefined;
   // The workers finish their passes before the store they work on is closed; /metrics answers until then.
   const stop = () =>
-    (stopping ??= Promise.all([messageSocket.close().then(() => closeHttp(app, logger)), oms?.stop(), webhooks?.stop()])
+    (stopping ??= Promise.all([
+      messageSocket.close().then(() => closeHttp(app, logger)),
+      oms?.stop().then(() => links?.close()),
+      webhooks?.stop(),
+    ])
       .then(() => metricsListener?.close())
       .then(() => store.close()));
-  return { app, store, oms, webhooks, url, metricsUrl: metricsListener?.url ?? null, stop };
+  return { app, store, oms, links, webhooks, url, metricsUrl: metricsListener?.url ?? null, stop };
 }
 
 /**

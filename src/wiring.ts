@@ -1,4 +1,6 @@
 /** Builds the services of one process over an open store: used by the server, the CLI and the tests. */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuditRecorder } from './services/audit.js';
@@ -28,7 +30,12 @@ import { TradeRepository } from './store/funds/trades.js';
 import { OrderRepository } from './store/orders/orders.js';
 import { OrderBookReads } from './store/orders/order-book.js';
 import { UserRepository } from './store/access/users.js';
-import type { ExchangeAdapter } from './oms/exchange.js';
+import type { ExchangeAdapter, LinkHealth } from './oms/exchange.js';
+import { NseEofsClient } from './oms/links/nse-eofs/client.js';
+import { NseEofsLink } from './oms/links/nse-eofs/link.js';
+import { ExchangeRouter } from './oms/links/router.js';
+import { createExchangeSim, type ExchangeSim } from './exchange-sim/exchange-sim.js';
+import { SIM_EXCHANGES } from './exchange-sim/wire.js';
 import { SimulatedExchange } from './oms/simulated-exchange.js';
 import { OmsWorker } from './oms/worker.js';
 import { InstrumentGuard, type InstrumentMetrics } from './oms/instrument-guard.js';
@@ -38,7 +45,7 @@ import { SimExchangeRepository } from './store/ofs/sim-exchange.js';
 import { WebhookRepository } from './store/orders/webhooks.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './domain/orders/webhooks.js';
 import type { WebhookAddressPolicy } from './domain/orders/webhook-addresses.js';
-import { DEFAULT_ALGO, DEFAULT_LIMITS, type Config, type Limits } from './config.js';
+import { DEFAULT_ALGO, DEFAULT_LIMITS, type Config, type ExchangeConfig, type Limits } from './config.js';
 import { AlgoGate, type AlgoGateOptions } from './services/algo-gate.js';
 import { AlgoRepository } from './store/orders/algos.js';
 import { AlgoService } from './services/algos.js';
@@ -209,6 +216,77 @@ export function createSimulatedExchange(
       ...(options.logger !== undefined && { logger: options.logger.child({ component: 'simulated-exchange' }) }),
     },
   );
+}
+
+/** The exchange links an OMS worker sends through (docs/exchanges.md), and what runs behind them. */
+export interface ExchangeLinks {
+  /** The port over the links; undefined: the simulated exchange in process (createOmsWorker's default). */
+  exchange: ExchangeAdapter | undefined;
+  /** The exchange simulator started for `sim`, else null. */
+  simulator: ExchangeSim | null;
+  health(): LinkHealth[];
+  /** Closes what was started (the simulator), after the worker has stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * The links EXCHANGE_LINK names: `sim` starts the exchange simulator on loopback (a fresh API user per
+ * segment, its password random, so that the two links' sessions never end each other's) and reaches it
+ * through the e-OFS link; `nse` reaches NSE's e-OFS API for NSE_EQ; `in-process` is the simulator inside the
+ * OMS.
+ */
+export async function openExchangeLinks(
+  store: Store,
+  config: ExchangeConfig,
+  logger: Logger,
+  now: () => number = Date.now,
+): Promise<ExchangeLinks> {
+  const linkLogger = logger.child({ component: 'exchange-link' });
+  if (config.link === 'in-process') {
+    return { exchange: undefined, simulator: null, health: () => [], close: async () => undefined };
+  }
+  if (config.link === 'nse') {
+    const password = config.nsePassword ?? readFileSync(config.nsePasswordFile!, 'utf8').split(/\r?\n/)[0]!;
+    const client = new NseEofsClient({
+      baseUrl: config.nseUrl!,
+      credentials: { memberCode: config.nseMemberCode!, loginId: config.nseLoginId!, password },
+      timeoutMs: config.timeoutMs,
+      now,
+    });
+    const router = new ExchangeRouter(
+      new Map([['NSE_EQ', new NseEofsLink({ exchange: 'NSE_EQ', client, now, logger: linkLogger })]]),
+    );
+    return { exchange: router, simulator: null, health: () => router.health(), close: async () => undefined };
+  }
+  const password = randomBytes(24).toString('base64url');
+  const users = SIM_EXCHANGES.map((exchange) => ({ memberCode: 'SIM01', loginId: `ordergate-${exchange}`, password }));
+  const simulator = await createExchangeSim({
+    store,
+    users,
+    port: config.simPort,
+    now,
+    logger: logger.child({ component: 'exchange-sim' }),
+  });
+  const router = new ExchangeRouter(
+    new Map(
+      SIM_EXCHANGES.map((exchange, i) => [
+        exchange,
+        new NseEofsLink({
+          exchange,
+          client: new NseEofsClient({
+            baseUrl: simulator.baseUrl(exchange),
+            credentials: users[i]!,
+            timeoutMs: config.timeoutMs,
+            now,
+          }),
+          now,
+          logger: linkLogger,
+        }),
+      ]),
+    ),
+  );
+  logger.info({ url: simulator.url }, 'exchange simulator listening on loopback; the OMS reaches it over e-OFS');
+  return { exchange: router, simulator, health: () => router.health(), close: () => simulator.close() };
 }
 
 /** The OMS worker over the store (not started). */

@@ -86,7 +86,7 @@ export function omsCommand(io: CliIo): Command {
       // Loaded only here, so that the other commands start fast.
       const [
         { createLogger },
-        { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, watchStore },
+        { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, openExchangeLinks, watchStore },
         { OperatorMetrics },
         { warnOfMaintenance },
       ] = await Promise.all([
@@ -101,11 +101,14 @@ export function omsCommand(io: CliIo): Command {
         const metrics = new OperatorMetrics();
         watchStore(metrics, store);
         const metricsListener = await listenForMetrics(config, metrics, store, logger);
+        // The exchange links (docs/exchanges.md); `sim` starts the exchange simulator here, on loopback.
+        const links = await openExchangeLinks(store, config.exchange, logger);
         const worker = createOmsWorker(store, {
           logger,
           pollMs: config.omsPollMs,
           leaseMs: config.omsLeaseMs,
           metrics: metrics.oms,
+          ...(links.exchange !== undefined && { exchange: links.exchange }),
         });
         const webhooks = configuredWebhookDispatcher(store, config, logger, metrics.webhooks);
         logger.info({ database: store.location }, 'ordergate oms running');
@@ -114,7 +117,7 @@ export function omsCommand(io: CliIo): Command {
         webhooks.start();
         const signal = await signalled;
         logger.info({ signal }, 'shutting down');
-        await Promise.all([worker.stop(), webhooks.stop()]);
+        await Promise.all([worker.stop().then(() => links.close()), webhooks.stop()]);
         await metricsListener?.close();
       });
     })

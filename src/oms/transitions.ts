@@ -132,7 +132,10 @@ export function bidOf(order: Order): ExchangeBid {
     scripToken: order.scripToken,
     symbol: order.symbol,
     exchangeOrderId: order.exchangeOrderId,
-    member: null,
+    member:
+      order.ucc === null
+        ? null
+        : { ucc: order.ucc, clientType: order.clientType ?? 'CLI', custodianCode: order.custodianCode },
     category: order.category,
     offer,
     ...termsOf(order),

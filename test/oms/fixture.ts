@@ -25,6 +25,15 @@ import { sbinIssue } from '../support/fixtures.js';
 import { testMemberData } from '../support/member-data.js';
 
 export const HOUR = 60 * 60 * 1000;
+
+const uuidShaped = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+
+/** What order entry stores of a test user's member data on each of their orders. */
+function memberOfOrder(userId: string) {
+  const { ucc, pan, clientType, custodianCode } = testMemberData(userId);
+  return { ucc, pan, clientType, custodianCode };
+}
 /** A fixed start instant, so that reasons with instants are predictable. */
 export const T0 = Date.parse('2026-11-23T05:00:00Z');
 
@@ -215,7 +224,8 @@ export class OmsBench {
     const category = spec.category ?? (spec.userId?.startsWith('inst') ? 'NON_RETAIL' : 'RETAIL');
     const order: NewOrder = {
       // Ids that do not sort in placement order, so that no test passes by sorting on them.
-      orderId: `order-${createHash('sha256').update(String(++this.orderCount)).digest('hex').slice(0, 8)}`,
+      // UUID-shaped, as order entry's are: a link writes the id as a reference of 32 hexadecimal characters.
+      orderId: uuidShaped(createHash('sha256').update(String(++this.orderCount)).digest('hex')),
       userId: spec.userId ?? (category === 'RETAIL' ? 'retail1' : 'inst1'),
       exchange: spec.exchange ?? 'NSE_EQ',
       scripToken: spec.scripToken ?? 500112,
@@ -237,6 +247,7 @@ export class OmsBench {
       offerId: null,
       offerCategory: null,
       marginType: null,
+      ...memberOfOrder(spec.userId ?? (category === 'RETAIL' ? 'retail1' : 'inst1')),
     };
     const now = this.clock.now;
     await this.store.writeTransaction((tx) =>

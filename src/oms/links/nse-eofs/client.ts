@@ -8,8 +8,11 @@
  */
 import {
   authorizationHeader,
+  BOOK_QUERY_LIMIT,
   messagesOf,
   NSE_PATHS,
+  type NseBookEntry,
+  type NseStreamMessage,
   orderAnswerOf,
   referenceOf,
   tokenOf,
@@ -85,7 +88,8 @@ export class NseEofsClient {
   private token: NseToken | null = null;
   /** The login or refresh under way: calls that need a token meanwhile wait for it, rather than log in too. */
   private renewing: Promise<void> | null = null;
-  private readonly timeoutMs: number;
+  /** How long a call may take before its answer counts as lost (ms). */
+  readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly fetch: typeof fetch;
   private readonly baseUrl: string;
@@ -185,12 +189,73 @@ export class NseEofsClient {
   }
 
   /**
+   * The exchange's book of our bids by reference (mapping's `orderBook`): the bids it holds, a reference it
+   * does not hold left out. Throws when there is no answer to go by (the caller sends nothing then).
+   */
+  async queryBook(references: readonly string[]): Promise<NseBookEntry[]> {
+    const entries: NseBookEntry[] = [];
+    for (let i = 0; i < references.length; i += BOOK_QUERY_LIMIT) {
+      const chunk = references.slice(i, i + BOOK_QUERY_LIMIT);
+      const path = `${NSE_PATHS.orderBook}?apiEchoBack=${chunk.map(encodeURIComponent).join(',')}`;
+      const answer = await this.authorized('GET', path, null);
+      if ('kind' in answer) throw new Error(`e-OFS book query: ${'why' in answer ? answer.why : answer.kind}`);
+      const data = (answer.body as { data?: unknown } | null)?.data;
+      if (answer.status !== 200 || !Array.isArray(data)) {
+        const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
+        throw new Error(`e-OFS book query: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`);
+      }
+      entries.push(...(data as NseBookEntry[]).filter(isBookEntry));
+    }
+    return entries;
+  }
+
+  /**
+   * The message stream from after `from` (mapping's NseStreamMessage), one message at a time, until the
+   * exchange ends it, the connection drops (it throws) or `signal` aborts. A 401 logs in again once.
+   */
+  async *stream(from: number, signal: AbortSignal): AsyncGenerator<NseStreamMessage> {
+    let response: Response | null = null;
+    for (let attempt = 0; attempt < 2 && response === null; attempt++) {
+      await this.ensureToken();
+      const answer = await this.fetch(`${this.baseUrl}${NSE_PATHS.messageStream}?from=${from}`, {
+        method: 'GET',
+        headers: { accept: 'application/x-ndjson', ...(this.token && authorizationHeader(this.token.token)) },
+        signal,
+      });
+      if (answer.status === 401) {
+        await answer.body?.cancel();
+        this.token = null;
+        continue;
+      }
+      if (answer.status !== 200 || answer.body === null) {
+        await answer.body?.cancel();
+        throw new Error(`e-OFS message stream: HTTP ${answer.status}`);
+      }
+      response = answer;
+    }
+    if (response === null) throw new Error('e-OFS message stream: the exchange refused the session twice (401)');
+    const decoder = new TextDecoder();
+    let pending = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      pending += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, end).trim();
+        pending = pending.slice(end + 1);
+        if (line === '') continue;
+        const message = streamMessageOf(line);
+        if (message !== null) yield message;
+      }
+    }
+  }
+
+  /**
    * A call with the session's token. A 401 means the exchange did not take the call: log in again once and
    * send it again; a second 401 is `not-sent`. A 429 is `not-sent` with its Retry-After; a 5xx or a lost
    * answer is `unknown`.
    */
   private async authorized(
-    method: 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     body: unknown,
   ): Promise<SubmitOutcome | { status: number; body: unknown }> {
@@ -245,7 +310,7 @@ export class NseEofsClient {
           accept: 'application/json',
           ...(withToken && this.token !== null ? authorizationHeader(this.token.token) : {}),
         },
-        body: JSON.stringify(body),
+        ...(method !== 'GET' && { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
@@ -315,4 +380,29 @@ function describe(error: unknown): string {
   const code = codeOf((error as { cause?: unknown } | null)?.cause);
   if (code !== undefined) return code;
   return error instanceof Error ? error.message : String(error);
+}
+
+function isBookEntry(entry: unknown): entry is NseBookEntry {
+  const e = entry as Partial<NseBookEntry> | null;
+  return typeof e?.orderId === 'string' && typeof e.apiEchoBack === 'string' && typeof e.orderStatus === 'string';
+}
+
+/** One line of the stream, or null for one this link does not read (a message of another type, or not JSON). */
+function streamMessageOf(line: string): NseStreamMessage | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const message = parsed as Partial<NseStreamMessage> | null;
+  if (typeof message?.seq !== 'number' || !Number.isSafeInteger(message.seq)) return null;
+  if (message.type === 'HEARTBEAT' || message.type === 'MARKET') return message as NseStreamMessage;
+  if (message.type !== 'ORDER') return null;
+  const order = message as Extract<NseStreamMessage, { type: 'ORDER' }>;
+  const kinds = ['ALLOTTED', 'NOT_ALLOTTED', 'PART_ALLOTTED', 'NOTE'];
+  if (!kinds.includes(order.event) || typeof order.apiEchoBack !== 'string') return null;
+  if (!Number.isSafeInteger(order.allottedQuantity) || order.allottedQuantity < 0) return null;
+  if (order.allottedPrice !== null && typeof order.allottedPrice !== 'number') return null;
+  return order;
 }
