@@ -346,14 +346,21 @@ export class SimWire {
     const answers: (ItemAnswer | null)[] = [];
     const bids: ExchangeBid[] = [];
     const slots: { index: number; apiEchoBack: string }[] = [];
+    // Each symbol's listing and each offer are read once per call, however many of its bids the call holds.
     const listingsOf = new Map<string, Promise<SimListing | undefined>>();
+    const offersOf = new Map<string, Promise<OfferRegistration | undefined>>();
+    const offerOf = (offerId: string) => {
+      let offer = offersOf.get(offerId);
+      if (offer === undefined) offersOf.set(offerId, (offer = this.offers.find(offerId)));
+      return offer;
+    };
     for (const order of orders) {
       let listing = listingsOf.get(order.symbol);
       if (listing === undefined) {
         listing = this.book.listings(exchange, order.symbol).then(currentListing);
         listingsOf.set(order.symbol, listing);
       }
-      const bid = await this.bidOf(exchange, order, await listing);
+      const bid = await this.bidOf(exchange, order, await listing, offerOf);
       if ('status' in bid) {
         answers.push(bid);
         continue;
@@ -467,6 +474,7 @@ export class SimWire {
     exchange: string,
     order: WireOrder,
     listing: SimListing | undefined,
+    offerOf: (offerId: string) => Promise<OfferRegistration | undefined>,
   ): Promise<ExchangeBid | ItemAnswer> {
     const echo = order.apiEchoBack;
     const terms = order.terms!;
@@ -496,7 +504,7 @@ export class SimWire {
       if (category === 'RETAIL' && investorOnly() !== null) return investorOnly()!;
       return { ...base, category, offer: null };
     }
-    const registration = await this.offers.find(listing.offerId);
+    const registration = await offerOf(listing.offerId);
     const offerListing = registration?.offer.listings.find(
       (l) => l.exchange === exchange && l.scripToken === listing.scripToken,
     );
