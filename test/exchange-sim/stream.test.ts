@@ -143,4 +143,13 @@ describe('the message stream', () => {
     expect(stream.error).not.toBeNull();
     expect(bench.sim.streams).toBe(0);
   });
+
+  it('ends the open streams when the simulator closes (the last test: the bench is closed)', async () => {
+    const stream = await StreamReader.open(streamUrl('NSE_EQ'), await bench.login('NSE_EQ'));
+    await stream.next(isHeartbeat);
+    await bench.sim.close();
+    await stream.end();
+    expect(stream.error).toBeNull();
+    expect(bench.sim.streams).toBe(0);
+  });
 });
