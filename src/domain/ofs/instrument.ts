@@ -16,9 +16,15 @@ import type { OfferBidder, OtherOfferBid } from './offer/rules.js';
 /** What order entry's rules read of the batch beside the instrument (orders/entry.ts's BatchSnapshot). */
 export interface EntryBook {
   readonly now: number;
-  /** The user's retail exposure in the issues of the symbol, without `except` (the order a modification replaces). */
+  /**
+   * The user's retail exposure in the issues of the symbol, without `except` (the order a modification
+   * replaces), and that of the other accounts under its PAN (`otherAccount`: the limit is per PAN).
+   */
   exposures(userId: string, symbol: string, except: Order | null): IssueExposure[];
-  /** The user's other live bids in the offer (without `except`), as its limits count them. */
+  /**
+   * The user's other live bids in the offer (without `except`), as its limits count them, and the live
+   * retail bids of the other accounts under its PAN (`otherAccount`).
+   */
   otherOfferBids(userId: string, offerId: string, except: Order | null): OtherOfferBid[];
   /** Who the user is in the offer (its category, margin type, whether an eligible employee); undefined: unknown. */
   bidder(offerId: string, userId: string): OfferBidder | undefined;

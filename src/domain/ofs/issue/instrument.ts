@@ -1,7 +1,8 @@
 /**
  * An issue of the one-listing model as an OFS instrument (ofs/instrument.ts): its bids are judged by its
  * window, tick, floor, the series' value limit and, for a retail bidder, the Rs 2,00,000 limit over the
- * bidder's live bids in the symbol; none is carried forward; its trades settle by its delay, or T+1.
+ * live bids in the symbol of the bidder and of the other accounts under its PAN; none is carried forward;
+ * its trades settle by its delay, or T+1.
  */
 import { ApiError, Errors } from '../../errors.js';
 import { issueViolations, type OfsBid } from '../bid.js';
@@ -41,8 +42,8 @@ export function issueRisk(order: Order, issue: OfsIssue | undefined, now: number
 
 /**
  * The pre-trade checks: the caller's window, the price rules, the series' order value upper limit, and for
- * a retail caller the Rs 2,00,000 limit over the caller's live bids in the issue's symbol (without
- * `replaced`, the order a modification replaces).
+ * a retail caller the Rs 2,00,000 limit over the live bids in the issue's symbol of the caller (without
+ * `replaced`, the order a modification replaces) and of the other accounts under its PAN.
  */
 function checkPreTrade(
   book: EntryBook,
