@@ -21,6 +21,7 @@ import { answerClientError, answerError, answerRoutingError } from './http/plugi
 import { consoleRoutes } from './http/routes/console.js';
 import { registerOrderEventRoutes } from './http/routes/events.js';
 import { registerHealthRoutes, type DatabaseProbe } from './http/routes/health.js';
+import type { LinkHealthBoard } from './oms/links/health-board.js';
 import { registerRequestMetrics } from './metrics/http-requests.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { registerFundsRoutes } from './http/routes/funds.js';
@@ -74,6 +75,8 @@ export interface AppServices {
   portfolio: PortfolioService;
   /** Whether the database answers (GET /health/ready), and what the OMS set aside (GET /health/oms). */
   health: DatabaseProbe;
+  /** This process's exchange links, as they report their health (GET /health/ready, GET /health/exchanges). */
+  exchangeLinks: LinkHealthBoard;
   ofsBook: OfsBookService;
   ofsOffers: OfsOfferService;
 }
@@ -196,7 +199,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     registerOfsRoutes(typed, services.ofsBook, services.ofsOffers);
     registerOrderCartRoutes(typed, services.orderCarts);
     registerOrderEventRoutes(typed, services.orderEvents, services.eventStreams, services.indicativeFeed);
-    registerHealthRoutes(typed, services.health);
+    registerHealthRoutes(typed, services.health, services.exchangeLinks);
     typed.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
   // On the root, so that every route and the 404s are counted.

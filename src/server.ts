@@ -64,7 +64,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     passwordHasher: passwordHasherFor(config.passwordHashCost),
   });
-  watchStore(metrics, store);
+  watchStore(metrics, store, services.exchangeLinks);
   metrics.watchStreams(() => services.orderEvents.streams.usage());
   // The app closes its Redis client (rate limits) itself, in app.close().
   const app = buildApp(services, {
@@ -86,7 +86,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let metricsListener: MetricsListener | null = null;
   try {
     url = await app.listen({ host: config.host, port: config.port });
-    metricsListener = await listenForMetrics(config, metrics, store, logger);
+    metricsListener = await listenForMetrics(config, metrics, store, logger, services.exchangeLinks);
   } catch (error) {
     // Nothing may be left running (the Redis client, the database pool): the command must exit.
     await messageSocket.close();
@@ -104,6 +104,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // The exchange links the embedded OMS sends through (docs/exchanges.md): by default the exchange simulator,
   // started here on loopback and reached over the e-OFS wire.
   const links = config.omsEmbedded ? await openExchangeLinks(store, config.exchange, logger) : null;
+  if (links !== null) services.exchangeLinks.watch(() => links.health());
   const oms =
     links !== null
       ? createOmsWorker(store, {

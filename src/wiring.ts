@@ -34,6 +34,7 @@ import type { ExchangeAdapter, LinkHealth } from './oms/exchange.js';
 import { NseEofsClient } from './oms/links/nse-eofs/client.js';
 import { NseEofsLink } from './oms/links/nse-eofs/link.js';
 import { ExchangeRouter } from './oms/links/router.js';
+import { LinkHealthBoard } from './oms/links/health-board.js';
 import { createExchangeSim, type ExchangeSim } from './exchange-sim/exchange-sim.js';
 import { SIM_EXCHANGES } from './exchange-sim/wire.js';
 import { SimulatedExchange } from './oms/simulated-exchange.js';
@@ -140,6 +141,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     funds: new FundsService(store, new FundsRepository(store.db, store.dialect), users, now),
     portfolio: new PortfolioService(new TradeRepository(store.db, store.dialect), now),
     health: new StoreHealth(store.readDb),
+    exchangeLinks: new LinkHealthBoard(),
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now, offers, holidays),
     ofsOffers: new OfsOfferService(offers, holidays, now),
   };
@@ -363,10 +365,15 @@ export function configuredWebhookDispatcher(
 }
 
 /** The outbox's backlog and the instruments set aside in the metrics, read from the store when scraped (the same figures in every process). */
-export function watchStore(metrics: OperatorMetrics, store: Store): void {
+export function watchStore(
+  metrics: OperatorMetrics,
+  store: Store,
+  exchangeLinks: Pick<LinkHealthBoard, 'current'> = new LinkHealthBoard(),
+): void {
   const health = new StoreHealth(store.readDb);
   metrics.watchOutbox(() => health.outboxBacklog());
   metrics.watchSetAside(async () => (await health.setAside()).length);
+  metrics.watchExchangeLinks(() => exchangeLinks.current());
 }
 
 /**
@@ -378,12 +385,14 @@ export async function listenForMetrics(
   metrics: OperatorMetrics,
   store: Store,
   logger: FastifyBaseLogger,
+  exchangeLinks: Pick<LinkHealthBoard, 'current'> = new LinkHealthBoard(),
 ): Promise<MetricsListener | null> {
   if (config.metrics.port === null) return null;
   const listener = await startMetricsListener({
     metrics,
     token: config.metrics.token,
     database: new StoreHealth(store.readDb),
+    exchangeLinks,
     logger: logger.child({ component: 'metrics' }),
     host: config.metrics.host,
     port: config.metrics.port,

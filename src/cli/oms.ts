@@ -99,10 +99,11 @@ export function omsCommand(io: CliIo): Command {
         const logger = createLogger(config.logLevel);
         // This process's own metrics, on its own listener: the worker's and the dispatcher's figures are here.
         const metrics = new OperatorMetrics();
-        watchStore(metrics, store);
-        const metricsListener = await listenForMetrics(config, metrics, store, logger);
         // The exchange links (docs/exchanges.md); `sim` starts the exchange simulator here, on loopback.
         const links = await openExchangeLinks(store, config.exchange, logger);
+        const linkHealth = { current: () => links.health() };
+        watchStore(metrics, store, linkHealth);
+        const metricsListener = await listenForMetrics(config, metrics, store, logger, linkHealth);
         const worker = createOmsWorker(store, {
           logger,
           pollMs: config.omsPollMs,

@@ -223,6 +223,35 @@ export class OperatorMetrics {
     });
   }
 
+  /** This process's exchange links (src/oms/links/), read when scraped. */
+  watchExchangeLinks(
+    read: () => readonly { exchange: string; connected: boolean; lastAnswerAt: number | null }[],
+    now: () => number = Date.now,
+  ): void {
+    const registers = [this.registry];
+    new Gauge<'exchange'>({
+      name: 'ordergate_exchange_link_connected',
+      help: "1 while this process's link to the exchange segment holds a session and its message stream is open, else 0.",
+      labelNames: ['exchange'],
+      registers,
+      collect() {
+        this.reset();
+        for (const link of read()) this.labels(link.exchange).set(link.connected ? 1 : 0);
+      },
+    });
+    new Gauge<'exchange'>({
+      name: 'ordergate_exchange_link_last_answer_age_seconds',
+      help: 'How long ago the exchange last answered this link (any call, or a message of its stream); absent before the first answer.',
+      labelNames: ['exchange'],
+      registers,
+      collect() {
+        this.reset();
+        for (const link of read())
+          if (link.lastAnswerAt !== null) this.labels(link.exchange).set(Math.max(0, now() - link.lastAnswerAt) / 1000);
+      },
+    });
+  }
+
   /** This node's event streams and live order sockets, read when scraped. */
   watchStreams(usage: () => StreamUsage): void {
     const registers = [this.registry];

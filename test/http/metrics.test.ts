@@ -244,13 +244,18 @@ describe('operator metrics and health', () => {
     expect(valueOf((await samples()).samples, 'ordergate_streams_refused_total', { limit: 'user' })).toBe(0);
   });
 
-  it('answers /health/live, /health/ready and /health/oms 200 without a token, on both ports', async () => {
+  it('answers /health/live, /health/ready and /health/oms 200 without a token, on both ports (ready with the exchange links)', async () => {
     for (const base of [server.url, server.metricsUrl!]) {
-      for (const path of ['/health/live', '/health/ready']) {
-        const response = await fetch(`${base}${path}`);
-        expect(response.status, `${base}${path}`).toBe(200);
-        expect(await response.json()).toEqual({ status: 'ok' });
-      }
+      const live = await fetch(`${base}/health/live`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'ok' });
+      // Ready names this node's exchange links (the simulator's, over loopback: test/oms/link-health.test.ts).
+      const ready = await fetch(`${base}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({
+        status: 'ok',
+        exchanges: [{ exchange: 'NSE_EQ' }, { exchange: 'BSE_EQ' }],
+      });
       const oms = await fetch(`${base}/health/oms`);
       expect(oms.status).toBe(200);
       expect(await oms.json()).toEqual({ status: 'ok', set_aside: [] });
@@ -261,7 +266,7 @@ describe('operator metrics and health', () => {
     const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
       paths: Record<string, { get?: { responses: Record<string, unknown> } }>;
     };
-    for (const path of ['/health/live', '/health/ready', '/health/oms']) {
+    for (const path of ['/health/live', '/health/ready', '/health/oms', '/health/exchanges']) {
       expect(Object.keys(document.paths[path]?.get?.responses ?? {})).toEqual(expect.arrayContaining(['200', '503']));
     }
     expect(document.paths['/metrics']).toBeUndefined();

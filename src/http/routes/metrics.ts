@@ -17,6 +17,7 @@ import type { OperatorMetrics } from '../../metrics/operator-metrics.js';
 import type { App } from '../app-type.js';
 import { answerError, answerRoutingError } from '../plugins/errors.js';
 import { registerHealthRoutes, type DatabaseProbe } from './health.js';
+import type { LinkHealthBoard } from '../../oms/links/health-board.js';
 import { registerRequestIdHeader } from '../plugins/request-id.js';
 import { registerRouteNotFound } from '../plugins/route-not-found.js';
 
@@ -27,6 +28,8 @@ export interface MetricsListenerOptions {
   /** METRICS_TOKEN: the Bearer token a scrape must send; null: none (the listener is on loopback). */
   token: string | null;
   database: DatabaseProbe;
+  /** The process's exchange links (GET /health/ready, GET /health/exchanges). */
+  exchangeLinks: Pick<LinkHealthBoard, 'current'>;
   logger: FastifyBaseLogger;
 }
 
@@ -72,7 +75,7 @@ export function buildMetricsApp(options: MetricsListenerOptions): App {
     },
     async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
   );
-  registerHealthRoutes(app, options.database);
+  registerHealthRoutes(app, options.database, options.exchangeLinks);
   return app;
 }
 

@@ -9345,6 +9345,239 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The exchange links: this node's sessions and streams, and what waits for the exchange
+         * @description No token. 200 with each exchange link of this node (connected, when the exchange last answered, why it is down) and the OMS's queue in the whole database (how many entries wait, since when): `"degraded"` when a link is down. Bids the exchange did not answer wait `EXXMITTED` and are sent again after the link's back-off. 503 `e-503` when the database does not answer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ok: every link of this node is connected; degraded: one is not (its `problem` says why). */
+                            status: "ok" | "degraded";
+                            links: {
+                                /** @description The exchange segment the link serves: NSE_EQ or BSE_EQ. */
+                                exchange: string;
+                                /** @description The link holds a session with the exchange and its message stream is open. */
+                                connected: boolean;
+                                /** @description When the exchange last answered this link (ISO 8601); null: not since the node started. */
+                                last_answer_at: string | null;
+                                /** @description Why the link is not connected, in words; null when it is. */
+                                problem: string | null;
+                            }[];
+                            waiting: {
+                                /** @description Placements, modifications and cancellations not yet done by the OMS, in the whole database (bids waiting for the exchange among them). */
+                                entries: number;
+                                /** @description When the oldest of them was queued (ISO 8601); null: none waits. */
+                                oldest_since: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -9798,7 +10031,7 @@ export interface paths {
         };
         /**
          * Readiness: the database answers
-         * @description No token. 200 `{"status":"ok"}` when the database answers a read within 1000 ms; else 503 `e-503` with `Retry-After` (also while the server shuts down). Take a node that is not ready out of the load balancer.
+         * @description No token. 200 `{"status":"ok","exchanges":[...]}` when the database answers a read within 1000 ms, with the state of this node's exchange links; else 503 `e-503` with `Retry-After` (also while the server shuts down). Take a node that is not ready out of the load balancer.
          */
         get: {
             parameters: {
@@ -9809,7 +10042,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Up */
+                /** @description Ready */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9818,6 +10051,13 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ok";
+                            /** @description This node's exchange links (none when it runs no OMS worker, or the simulator in process). A link that is down does not make the node unready: order entry goes on, and the bids wait for the exchange (GET /health/exchanges). */
+                            exchanges: {
+                                /** @description The exchange segment the link serves: NSE_EQ or BSE_EQ. */
+                                exchange: string;
+                                /** @description The link holds a session with the exchange and its message stream is open. */
+                                connected: boolean;
+                            }[];
                         };
                     };
                 };

@@ -1,0 +1,120 @@
+/**
+ * The exchange links' health as the operator reads it (docs/exchanges.md): `serve` with its default
+ * EXCHANGE_LINK=sim shows both links connected on /health/ready and /health/exchanges (on the API's port
+ * and on the metrics listener) and in the metrics; a link whose exchange is gone shows down, with why, and
+ * the node stays ready (order entry goes on, bids wait). A server with the simulator in process shows no
+ * links. On both databases.
+ */
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createMigratedTestDatabase } from '../support/databases.js';
+
+const TOKEN = 'link-health-token-0123456789abcdef0123456789';
+
+let server: RunningServer | undefined;
+let dispose: (() => Promise<void>) | undefined;
+
+afterEach(async () => {
+  await server?.stop();
+  await dispose?.();
+  server = undefined;
+  dispose = undefined;
+});
+
+async function start(env: Record<string, string> = {}): Promise<RunningServer> {
+  const database = await createMigratedTestDatabase('ordergate_link_health');
+  dispose = database.dispose;
+  server = await startServer(
+    loadConfig({
+      DATABASE_URL: database.databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      METRICS_TOKEN: TOKEN,
+      PASSWORD_HASH_COST: 'test-only-insecure',
+      ...env,
+    }),
+    pino({ level: 'silent' }),
+  );
+  return server;
+}
+
+const json = async (url: string) => {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+/** Polls until `check` holds (the links connect on their own), for at most five seconds. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe('the exchange links’ health', () => {
+  it('shows both links of the default simulator connected, on the API port, the metrics listener and in the metrics', async () => {
+    const running = await start();
+    const connected = async () =>
+      ((await json(`${running.url}/health/exchanges`)).body as { status: string }).status === 'ok';
+    await until(connected);
+
+    const exchanges = await json(`${running.url}/health/exchanges`);
+    expect(exchanges.status).toBe(200);
+    expect(exchanges.body).toMatchObject({
+      status: 'ok',
+      links: [
+        { exchange: 'NSE_EQ', connected: true, problem: null },
+        { exchange: 'BSE_EQ', connected: true, problem: null },
+      ],
+      waiting: { entries: 0, oldest_since: null },
+    });
+    const ready = await json(`${running.url}/health/ready`);
+    expect(ready).toEqual({
+      status: 200,
+      body: {
+        status: 'ok',
+        exchanges: [
+          { exchange: 'NSE_EQ', connected: true },
+          { exchange: 'BSE_EQ', connected: true },
+        ],
+      },
+    });
+    expect((await json(`${running.metricsUrl}/health/exchanges`)).body).toMatchObject({ status: 'ok' });
+    const metrics = await (
+      await fetch(`${running.metricsUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).text();
+    expect(metrics).toContain('ordergate_exchange_link_connected{exchange="NSE_EQ"} 1');
+    expect(metrics).toContain('ordergate_exchange_link_connected{exchange="BSE_EQ"} 1');
+    expect(metrics).toMatch(/ordergate_exchange_link_last_answer_age_seconds\{exchange="NSE_EQ"\} \d/);
+  });
+
+  it('shows a link down, with why, when its exchange is gone, and the node stays ready', async () => {
+    const running = await start();
+    await until(
+      async () => ((await json(`${running.url}/health/exchanges`)).body as { status: string }).status === 'ok',
+    );
+    await running.links!.simulator!.close();
+    await until(
+      async () => ((await json(`${running.url}/health/exchanges`)).body as { status: string }).status === 'degraded',
+    );
+    const exchanges = (await json(`${running.url}/health/exchanges`)).body as {
+      links: { connected: boolean; problem: string | null }[];
+    };
+    expect(exchanges).toMatchObject({ status: 'degraded' });
+    for (const link of exchanges.links) {
+      expect(link.connected).toBe(false);
+      expect(link.problem).toMatch(/stream/);
+    }
+    expect((await json(`${running.url}/health/ready`)).status).toBe(200);
+  });
+
+  it('shows no links when the simulator runs in process', async () => {
+    const running = await start({ EXCHANGE_LINK: 'in-process' });
+    expect((await json(`${running.url}/health/exchanges`)).body).toEqual({
+      status: 'ok',
+      links: [],
+      waiting: { entries: 0, oldest_since: null },
+    });
+    expect((await json(`${running.url}/health/ready`)).body).toEqual({ status: 'ok', exchanges: [] });
+  });
+});
