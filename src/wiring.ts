@@ -1,6 +1,7 @@
 /** Builds the services of one process over an open store: used by the server, the CLI and the tests. */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuditRecorder } from './services/audit.js';
@@ -35,6 +36,8 @@ import { NseEofsClient } from './oms/links/nse-eofs/client.js';
 import { NseEofsLink } from './oms/links/nse-eofs/link.js';
 import { ExchangeRouter } from './oms/links/router.js';
 import { LinkHealthBoard } from './oms/links/health-board.js';
+import { LeasedExchange } from './oms/links/session-lease.js';
+import { ExchangeSessionRepository } from './store/orders/exchange-sessions.js';
 import { createExchangeSim, type ExchangeSim } from './exchange-sim/exchange-sim.js';
 import { SIM_EXCHANGES } from './exchange-sim/wire.js';
 import { SimulatedExchange } from './oms/simulated-exchange.js';
@@ -255,10 +258,21 @@ export async function openExchangeLinks(
       timeoutMs: config.timeoutMs,
       now,
     });
-    const router = new ExchangeRouter(
-      new Map([['NSE_EQ', new NseEofsLink({ exchange: 'NSE_EQ', client, now, logger: linkLogger })]]),
+    // One node at a time holds the API user's session (links/session-lease.ts): the exchange may end a
+    // session at the next login.
+    const leased = new LeasedExchange(
+      new ExchangeRouter(
+        new Map([['NSE_EQ', new NseEofsLink({ exchange: 'NSE_EQ', client, now, logger: linkLogger })]]),
+      ),
+      {
+        sessions: new ExchangeSessionRepository(store.db),
+        name: `NSE_EQ:${config.nseLoginId!}`,
+        holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+        now,
+        logger: linkLogger,
+      },
     );
-    return { exchange: router, simulator: null, health: () => router.health(), close: async () => undefined };
+    return { exchange: leased, simulator: null, health: () => leased.health(), close: async () => undefined };
   }
   const password = randomBytes(24).toString('base64url');
   const users = SIM_EXCHANGES.map((exchange) => ({ memberCode: 'SIM01', loginId: `ordergate-${exchange}`, password }));

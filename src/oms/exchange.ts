@@ -132,4 +132,9 @@ export interface ExchangeAdapter {
   runOnce?(): Promise<void>;
   /** The health of each link behind this adapter (none: an exchange in process, always there). */
   health?(): LinkHealth[];
+  /**
+   * Whether the OMS may send through it now: false while another node holds the exchange session
+   * (links/session-lease.ts); the worker then claims no outbox entries. Absent: always.
+   */
+  ready?(): Promise<boolean>;
 }

@@ -73,6 +73,8 @@ export interface OutboxWork {
   processBatch(batch: readonly OutboxEntry[], lease: BatchLease): Promise<number>;
   /** The rest of a pass, after the outbox: answers how many things it handled; stops early once `stopping()`. */
   afterOutbox(stopping: () => boolean): Promise<number>;
+  /** Whether this worker may take outbox entries now (its exchange link holds the session); absent: always. */
+  mayClaim?(): Promise<boolean>;
 }
 
 export class OutboxLoop {
@@ -191,7 +193,8 @@ export class OutboxLoop {
   }
 
   private async processDue(between?: () => Promise<void>): Promise<number> {
-    const sent = await this.processOutbox();
+    // A worker whose link stands by (another node holds the exchange session) leaves the entries to that node.
+    const sent = (await (this.work.mayClaim?.() ?? true)) ? await this.processOutbox() : 0;
     await between?.();
     return sent + (await this.work.afterOutbox(() => this.stopRequested));
   }

@@ -117,6 +117,7 @@ export class OmsWorker {
       {
         processBatch: (batch, lease) => this.processBatch(batch, lease),
         afterOutbox: (stopping) => this.processEvents(stopping),
+        mayClaim: async () => (await options.exchange.ready?.()) ?? true,
       },
     );
   }

@@ -169,6 +169,12 @@ export class ObservedExchange implements ExchangeAdapter {
   async runOnce() {
     await this.inner.runOnce?.();
   }
+  async ready() {
+    return (await this.inner.ready?.()) ?? true;
+  }
+  health() {
+    return this.inner.health?.() ?? [];
+  }
 }
 
 export class OmsBench {

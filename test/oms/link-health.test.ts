@@ -9,26 +9,31 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { createExchangeSim } from '../../src/exchange-sim/exchange-sim.js';
+import { openStore } from '../../src/store/sql/database.js';
 import { createMigratedTestDatabase } from '../support/databases.js';
 
 const TOKEN = 'link-health-token-0123456789abcdef0123456789';
 
-let server: RunningServer | undefined;
-let dispose: (() => Promise<void>) | undefined;
+let servers: RunningServer[] = [];
+let cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
-  await server?.stop();
-  await dispose?.();
-  server = undefined;
-  dispose = undefined;
+  for (const running of servers) await running.stop();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  servers = [];
+  cleanups = [];
 });
 
-async function start(env: Record<string, string> = {}): Promise<RunningServer> {
-  const database = await createMigratedTestDatabase('ordergate_link_health');
-  dispose = database.dispose;
-  server = await startServer(
+async function start(env: Record<string, string> = {}, databaseUrl?: string): Promise<RunningServer> {
+  if (databaseUrl === undefined) {
+    const database = await createMigratedTestDatabase('ordergate_link_health');
+    cleanups.push(database.dispose);
+    databaseUrl = database.databaseUrl;
+  }
+  const server = await startServer(
     loadConfig({
-      DATABASE_URL: database.databaseUrl,
+      DATABASE_URL: databaseUrl,
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_PORT: '0',
@@ -38,6 +43,7 @@ async function start(env: Record<string, string> = {}): Promise<RunningServer> {
     }),
     pino({ level: 'silent' }),
   );
+  servers.push(server);
   return server;
 }
 
@@ -116,5 +122,41 @@ describe('the exchange links’ health', () => {
       waiting: { entries: 0, oldest_since: null },
     });
     expect((await json(`${running.url}/health/ready`)).body).toEqual({ status: 'ok', exchanges: [] });
+  });
+
+  it('EXCHANGE_LINK=nse: one node holds the exchange session, a second on the same database stands by', async () => {
+    const database = await createMigratedTestDatabase('ordergate_link_nse');
+    cleanups.push(database.dispose);
+    // The exchange: a simulator of its own, at its own address, as NSE's would be.
+    const store = openStore(database.databaseUrl);
+    cleanups.push(() => store.close());
+    const apiUser = { memberCode: 'M0001', loginId: 'api-user', password: 'the-api-password' };
+    const exchange = await createExchangeSim({ store, users: [apiUser], runSteps: false });
+    cleanups.push(() => exchange.close());
+    const env = {
+      EXCHANGE_LINK: 'nse',
+      EXCHANGE_NSE_URL: exchange.baseUrl('NSE_EQ'),
+      EXCHANGE_NSE_MEMBER_CODE: apiUser.memberCode,
+      EXCHANGE_NSE_LOGIN_ID: apiUser.loginId,
+      EXCHANGE_NSE_PASSWORD: apiUser.password,
+    };
+    const first = await start(env, database.databaseUrl);
+    await until(async () => ((await json(`${first.url}/health/exchanges`)).body as { status: string }).status === 'ok');
+    const second = await start(env, database.databaseUrl);
+    await until(
+      async () =>
+        ((await json(`${second.url}/health/exchanges`)).body as { links: { problem: string | null }[] }).links[0]
+          ?.problem !== 'standing by: the session lease is not taken yet',
+    );
+
+    expect((await json(`${first.url}/health/exchanges`)).body).toMatchObject({
+      status: 'ok',
+      links: [{ exchange: 'NSE_EQ', connected: true, problem: null }],
+    });
+    const standby = (await json(`${second.url}/health/exchanges`)).body as {
+      links: { connected: boolean; problem: string }[];
+    };
+    expect(standby).toMatchObject({ status: 'degraded', links: [{ exchange: 'NSE_EQ', connected: false }] });
+    expect(standby.links[0]!.problem).toMatch(/^standing by: .+ holds the exchange session$/);
   });
 });

@@ -31,6 +31,7 @@ import * as bidBounds from './migrations/0022-bid-bounds.js';
 import * as issueValueLimit from './migrations/0023-issue-value-limit.js';
 import * as memberData from './migrations/0024-member-data.js';
 import * as orderMemberData from './migrations/0025-order-member-data.js';
+import * as exchangeSessions from './migrations/0026-exchange-sessions.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -60,6 +61,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0023_issue_value_limit': { up: (db: Kysely<any>) => issueValueLimit.up(db) },
     '0024_member_data': { up: (db: Kysely<any>) => memberData.up(db) },
     '0025_order_member_data': { up: (db: Kysely<any>) => orderMemberData.up(db) },
+    '0026_exchange_sessions': { up: (db: Kysely<any>) => exchangeSessions.up(db) },
   };
 }
 

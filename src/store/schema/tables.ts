@@ -298,6 +298,13 @@ export interface UserEventCountersTable {
   last_event_id: number;
 }
 
+/** The lease of an exchange API user's session: the node that holds it sends (migration 0026). */
+export interface ExchangeSessionsTable {
+  name: string;
+  holder: string;
+  held_until: number;
+}
+
 /** Work for the OMS, written in the same transaction as the order change it describes. */
 export interface OutboxTable {
   id: Generated<number>;
@@ -556,6 +563,7 @@ export interface Database {
   order_history: OrderHistoryTable;
   user_event_counters: UserEventCountersTable;
   outbox: OutboxTable;
+  exchange_sessions: ExchangeSessionsTable;
   order_carts: OrderCartsTable;
   ofs_offer_indicative: OfsOfferIndicativeTable;
   sim_exchange_bids: SimExchangeBidsTable;
