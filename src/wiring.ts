@@ -37,7 +37,7 @@ import { NseEofsLink } from './oms/links/nse-eofs/link.js';
 import { ExchangeRouter } from './oms/links/router.js';
 import { LinkHealthBoard } from './oms/links/health-board.js';
 import { LeasedExchange } from './oms/links/session-lease.js';
-import { ExchangeSessionRepository } from './store/orders/exchange-sessions.js';
+import { ExchangeSessionRepository, StreamCursorRepository } from './store/orders/exchange-sessions.js';
 import { createExchangeSim, type ExchangeSim } from './exchange-sim/exchange-sim.js';
 import { SIM_EXCHANGES } from './exchange-sim/wire.js';
 import { SimulatedExchange } from './oms/simulated-exchange.js';
@@ -247,6 +247,7 @@ export async function openExchangeLinks(
   now: () => number = Date.now,
 ): Promise<ExchangeLinks> {
   const linkLogger = logger.child({ component: 'exchange-link' });
+  const cursors = new StreamCursorRepository(store.db);
   if (config.link === 'in-process') {
     return { exchange: undefined, simulator: null, health: () => [], close: async () => undefined };
   }
@@ -262,7 +263,18 @@ export async function openExchangeLinks(
     // session at the next login.
     const leased = new LeasedExchange(
       new ExchangeRouter(
-        new Map([['NSE_EQ', new NseEofsLink({ exchange: 'NSE_EQ', client, now, logger: linkLogger })]]),
+        new Map([
+          [
+            'NSE_EQ',
+            new NseEofsLink({
+              exchange: 'NSE_EQ',
+              client,
+              now,
+              logger: linkLogger,
+              cursor: { name: `NSE_EQ:${config.nseLoginId!}`, store: cursors },
+            }),
+          ],
+        ]),
       ),
       {
         sessions: new ExchangeSessionRepository(store.db),
@@ -297,6 +309,7 @@ export async function openExchangeLinks(
           }),
           now,
           logger: linkLogger,
+          cursor: { name: `sim:${exchange}`, store: cursors },
         }),
       ]),
     ),

@@ -12,6 +12,7 @@ import { NseEofsClient } from '../../src/oms/links/nse-eofs/client.js';
 import { NseEofsLink } from '../../src/oms/links/nse-eofs/link.js';
 import { ExchangeRouter } from '../../src/oms/links/router.js';
 import { openStore } from '../../src/store/sql/database.js';
+import { StreamCursorRepository } from '../../src/store/orders/exchange-sessions.js';
 import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
 import { crash, HOUR, ObservedExchange, OmsBench, T0 } from './fixture.js';
 
@@ -38,20 +39,29 @@ afterEach(async () => {
   await bench.close();
 });
 
-function link() {
+function link(cursor?: string) {
   const client = new NseEofsClient({
     baseUrl: sim.baseUrl('NSE_EQ'),
     credentials: API_USER,
     now: bench.now,
     timeoutMs: TIMEOUT_MS,
   });
-  return new NseEofsLink({ exchange: 'NSE_EQ', client, now: bench.now });
+  return new NseEofsLink({
+    exchange: 'NSE_EQ',
+    client,
+    now: bench.now,
+    ...(cursor !== undefined && { cursor: { name: cursor, store: new StreamCursorRepository(bench.store.db) } }),
+  });
 }
 
 function wired(
-  options: { hooks?: ConstructorParameters<typeof ObservedExchange>[1]; store?: typeof bench.store } = {},
+  options: {
+    hooks?: ConstructorParameters<typeof ObservedExchange>[1];
+    store?: typeof bench.store;
+    cursor?: string;
+  } = {},
 ) {
-  const nse = link();
+  const nse = link(options.cursor);
   const exchange = new ObservedExchange(new ExchangeRouter(new Map([['NSE_EQ', nse]])), options.hooks);
   return { nse, exchange, worker: bench.worker({ exchange, ...(options.store && { store: options.store }) }) };
 }
@@ -238,5 +248,25 @@ describe('the OMS through the e-OFS link to the simulator', () => {
     await pass;
     expect(await bench.status(orderId)).toBe('PENDING');
     expect(await bench.exchangeBid(orderId)).toMatchObject({ transmissions: 1 });
+  });
+
+  it('a restarted link resumes the stream after what the OMS applied, from the stored cursor', async () => {
+    const ids = [await bench.placeOrder({ quantity: 40 }), await bench.placeOrder({ quantity: 500, userId: 'inst1' })];
+    const { worker } = wired({ cursor: 'test:NSE_EQ' });
+    await worker.runOnce();
+    bench.clock.now = T0 + 2 * HOUR + 1;
+    await sim.step();
+    await worker.runOnce();
+    for (const id of ids) expect(['EXECUTED', 'CANCELLED']).toContain(await bench.status(id));
+    const stored = await new StreamCursorRepository(bench.store.db).read('test:NSE_EQ');
+    expect(stored).toBeGreaterThan(0);
+
+    // After a restart: from the cursor, nothing is read again; without one, the whole stream is.
+    const restarted = link('test:NSE_EQ');
+    await restarted.runOnce();
+    expect(await restarted.pollEvents()).toEqual([]);
+    const forgetful = link();
+    await forgetful.runOnce();
+    expect((await forgetful.pollEvents()).map((event) => event.orderId).sort()).toEqual([...ids].sort());
   });
 });

@@ -11,6 +11,32 @@ export interface SessionHolder {
   heldUntil: number;
 }
 
+/** Where an exchange link's message stream resumes (migration 0027): the sequence number applied up to. */
+export class StreamCursorRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The stream's cursor; 0 for a stream never read. */
+  async read(name: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('exchange_stream_cursors')
+      .select('seq')
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row === undefined ? 0 : Number(row.seq);
+  }
+
+  /** Moves the cursor forward to `seq` (never back: a slower node's write leaves a faster one's). */
+  async advance(name: string, seq: number): Promise<void> {
+    await this.db
+      .insertInto('exchange_stream_cursors')
+      .values({ name, seq })
+      .onConflict((conflict) =>
+        conflict.column('name').doUpdateSet({ seq }).where('exchange_stream_cursors.seq', '<', seq),
+      )
+      .execute();
+  }
+}
+
 export class ExchangeSessionRepository {
   constructor(private readonly db: Kysely<Database>) {}
 

@@ -305,6 +305,12 @@ export interface ExchangeSessionsTable {
   held_until: number;
 }
 
+/** How far the OMS has applied an exchange link's message stream (migration 0027). */
+export interface ExchangeStreamCursorsTable {
+  name: string;
+  seq: number;
+}
+
 /** Work for the OMS, written in the same transaction as the order change it describes. */
 export interface OutboxTable {
   id: Generated<number>;
@@ -564,6 +570,7 @@ export interface Database {
   user_event_counters: UserEventCountersTable;
   outbox: OutboxTable;
   exchange_sessions: ExchangeSessionsTable;
+  exchange_stream_cursors: ExchangeStreamCursorsTable;
   order_carts: OrderCartsTable;
   ofs_offer_indicative: OfsOfferIndicativeTable;
   sim_exchange_bids: SimExchangeBidsTable;

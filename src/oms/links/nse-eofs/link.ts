@@ -22,6 +22,7 @@ import type {
   LinkHealth,
   PlaceResult,
 } from '../../exchange.js';
+import type { StreamCursorRepository } from '../../../store/orders/exchange-sessions.js';
 import type { NseEofsClient, SubmitOutcome } from './client.js';
 import {
   BATCH_LIMIT,
@@ -55,6 +56,12 @@ export interface NseEofsLinkOptions {
   client: NseEofsClient;
   now: () => number;
   logger?: Logger;
+  /**
+   * Where the stream resumes after a restart (the sequence number every message up to which the OMS has
+   * applied): without it, a restarted link reads the stream from its beginning (each message applied again
+   * changes nothing).
+   */
+  cursor?: { name: string; store: Pick<StreamCursorRepository, 'read' | 'advance'> };
 }
 
 /** Why a bid cannot be written for the exchange: the client has no UCC on the order. */
@@ -73,6 +80,8 @@ export class NseEofsLink implements ExchangeAdapter {
   private problem: string | null = 'not started';
   private running: AbortController | null = null;
   private streaming: Promise<void> | null = null;
+  /** The cursor as stored (0: none yet); null until read. */
+  private savedCursor: number | null = null;
 
   constructor(private readonly options: NseEofsLinkOptions) {}
 
@@ -174,6 +183,26 @@ export class NseEofsLink implements ExchangeAdapter {
 
   async acknowledge(eventIds: readonly string[]): Promise<void> {
     for (const id of eventIds) this.received.delete(Number(id));
+    const { cursor, logger } = this.options;
+    if (cursor === undefined || this.savedCursor === null) return;
+    // Every message up to just before the oldest still unapplied, or up to the last read.
+    const appliedUpTo = this.received.size === 0 ? this.cursor : Math.min(...this.received.keys()) - 1;
+    if (appliedUpTo <= this.savedCursor) return;
+    try {
+      await cursor.store.advance(cursor.name, appliedUpTo);
+      this.savedCursor = appliedUpTo;
+    } catch (error) {
+      // Only the restart's starting point: the next acknowledgement writes it again.
+      logger?.warn({ err: error, exchange: this.exchange }, 'could not save the stream cursor');
+    }
+  }
+
+  /** Reads the stored cursor once: the stream resumes after it. */
+  private async resume(): Promise<void> {
+    const { cursor } = this.options;
+    if (cursor === undefined || this.savedCursor !== null) return;
+    this.savedCursor = await cursor.store.read(cursor.name);
+    this.cursor = Math.max(this.cursor, this.savedCursor);
   }
 
   /** Opens the message stream and keeps it open (reopened with back-off) until stop(). */
@@ -199,6 +228,7 @@ export class NseEofsLink implements ExchangeAdapter {
    */
   async runOnce(): Promise<void> {
     if (this.running !== null) return;
+    await this.resume();
     const reading = new AbortController();
     try {
       for await (const message of this.options.client.stream(this.cursor, reading.signal)) {
@@ -226,6 +256,7 @@ export class NseEofsLink implements ExchangeAdapter {
     const { logger } = this.options;
     while (!signal.aborted) {
       try {
+        await this.resume();
         for await (const message of this.options.client.stream(this.cursor, signal)) {
           if (!this.streamOpen) logger?.info({ exchange: this.exchange, from: this.cursor }, 'exchange stream open');
           this.streamOpen = true;
