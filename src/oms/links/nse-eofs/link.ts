@@ -235,6 +235,10 @@ export class NseEofsLink implements ExchangeAdapter {
         this.take(message);
         if (message.type === 'HEARTBEAT') break;
       }
+    } catch (error) {
+      // The exchange out of reach is the link's state, not a failure of the OMS's pass: the next read tries again.
+      this.problem = `the message stream failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.options.logger?.warn({ exchange: this.exchange, problem: this.problem }, 'exchange stream read failed');
     } finally {
       reading.abort();
     }
