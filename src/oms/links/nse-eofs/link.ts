@@ -114,11 +114,12 @@ export class NseEofsLink implements ExchangeAdapter {
     if (orderIds.length === 0) return new Map();
     const entries = await this.options.client.queryBook(orderIds.map(referenceOf));
     this.answered();
+    const asked = new Set(orderIds);
     const found = new Map<string, ExchangeOrder>();
     for (const entry of entries) {
       const orderId = orderIdOfReference(entry.apiEchoBack);
       const status = BOOK_STATUS[entry.orderStatus];
-      if (orderId === null || status === undefined || !orderIds.includes(orderId)) continue;
+      if (orderId === null || status === undefined || !asked.has(orderId)) continue;
       found.set(orderId, {
         exchangeOrderId: entry.orderId,
         status,
