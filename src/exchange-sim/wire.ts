@@ -31,6 +31,8 @@ import {
   paiseOf,
   referenceOf,
   seriesOf,
+  type NseActiveSecurity,
+  type NseActiveSeries,
   type NseBookEntry,
   type NseBookStatus,
   type NseInvestorCategory,
@@ -220,36 +222,9 @@ export function bookReferences(query: unknown): string[] | string {
   return references;
 }
 
-/** One series of a security open for bidding ([secondary] the fields of `activeSecurities`, those the registry has). */
-export interface ActiveSeries {
-  series: string;
-  issueSize: number;
-  /** Rupees: the floor price. */
-  basePrice: number;
-  /** Decision: the session's day in India, YYYY-MM-DD. */
-  openOnDate: string;
-  /** Decision: instants in ISO 8601 (UTC), not times of day, so that a session across midnight reads right. */
-  mktOpenTime: string;
-  mktCloseTime: string;
-  mktModCxlOpenTime: string;
-  mktModCxlCloseTime: string;
-  isNewOrderAllowed: boolean;
-  isModificationAllowed: boolean;
-  isCancellationAllowed: boolean;
-  /** Rupees; null: none. */
-  orderValueUpperLimit: number | null;
-}
-
-/**
- * A security open for bidding. The registry holds no security name, ISIN or face value: they are left
- * out. The lot is one share (a bid is for a whole number of shares, at least one).
- */
-export interface ActiveSecurity {
-  symbol: string;
-  tickSize: number;
-  regularLotSize: number;
-  series: ActiveSeries[];
-}
+/** The fields of `activeSecurities` (mapping.ts): what the simulator answers of its registry. */
+export type ActiveSecurity = NseActiveSecurity;
+export type ActiveSeries = NseActiveSeries;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const istDate = (ms: number) => new Date(ms + IST_OFFSET_MS).toISOString().slice(0, 10);

@@ -269,4 +269,17 @@ describe('the OMS through the e-OFS link to the simulator', () => {
     await forgetful.runOnce();
     expect((await forgetful.pollEvents()).map((event) => event.orderId).sort()).toEqual([...ids].sort());
   });
+
+  it('reads the securities open for bidding, as the exchange lists them', async () => {
+    const client = new NseEofsClient({ baseUrl: sim.baseUrl('NSE_EQ'), credentials: API_USER, now: bench.now });
+    const securities = await client.activeSecurities();
+    const sbin = securities.find((security) => security.symbol === 'SBIN');
+    expect(sbin).toBeDefined();
+    expect(sbin!.tickSize).toBe(0.05);
+    expect(sbin!.series.length).toBeGreaterThan(0);
+    for (const series of sbin!.series) {
+      expect(series.basePrice).toBe(100);
+      expect(series.isNewOrderAllowed).toBe(true);
+    }
+  });
 });

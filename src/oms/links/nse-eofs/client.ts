@@ -11,6 +11,7 @@ import {
   BOOK_QUERY_LIMIT,
   messagesOf,
   NSE_PATHS,
+  type NseActiveSecurity,
   type NseBookEntry,
   type NseStreamMessage,
   orderAnswerOf,
@@ -186,6 +187,20 @@ export class NseEofsClient {
         ? { kind: 'unknown', why: 'the batch answer left this bid out' }
         : outcomeOf(parsed, reference);
     });
+  }
+
+  /** The securities open for bidding (mapping's `activeSecurities`); throws when there is no answer to go by. */
+  async activeSecurities(): Promise<NseActiveSecurity[]> {
+    const answer = await this.authorized('GET', NSE_PATHS.activeSecurities, null);
+    if ('kind' in answer) throw new Error(`e-OFS activeSecurities: ${'why' in answer ? answer.why : answer.kind}`);
+    const data = (answer.body as { data?: unknown } | null)?.data;
+    if (answer.status !== 200 || !Array.isArray(data)) {
+      const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
+      throw new Error(`e-OFS activeSecurities: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`);
+    }
+    return (data as NseActiveSecurity[]).filter(
+      (security) => typeof security?.symbol === 'string' && Array.isArray(security.series),
+    );
   }
 
   /**

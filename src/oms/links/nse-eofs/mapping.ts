@@ -185,6 +185,40 @@ export type NseStreamMessage =
     }
   | { type: 'MARKET'; seq: number; symbol: string; series: string; status: 'OPEN' | 'CLOSED' };
 
+/** One series of a security open for bidding ([secondary] the fields of `activeSecurities`, those the registry has). */
+export interface NseActiveSeries {
+  series: string;
+  issueSize: number;
+  /** Rupees: the floor price. */
+  basePrice: number;
+  /** Decision: the session's day in India, YYYY-MM-DD. */
+  openOnDate: string;
+  /** Decision: instants in ISO 8601 (UTC), not times of day, so that a session across midnight reads right. */
+  mktOpenTime: string;
+  mktCloseTime: string;
+  mktModCxlOpenTime: string;
+  mktModCxlCloseTime: string;
+  isNewOrderAllowed: boolean;
+  isModificationAllowed: boolean;
+  isCancellationAllowed: boolean;
+  /** Rupees; null: none. */
+  orderValueUpperLimit: number | null;
+}
+
+/**
+ * [secondary] A security open for bidding, in `{"code": 200, "data": [NseActiveSecurity, ...]}`. The
+ * simulator's registry holds no security name, ISIN or face value, and leaves them out (optional here).
+ */
+export interface NseActiveSecurity {
+  symbol: string;
+  securityName?: string;
+  isinCode?: string;
+  faceValue?: number;
+  tickSize: number;
+  regularLotSize: number;
+  series: NseActiveSeries[];
+}
+
 /** Rupees on the wire to paise (prices have at most two decimals). */
 export function paiseOf(rupees: number): number {
   return Math.round(rupees * 100);
