@@ -103,7 +103,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await warnOfMaintenance(store, logger);
   // The exchange links the embedded OMS sends through (docs/exchanges.md): by default the exchange simulator,
   // started here on loopback and reached over the e-OFS wire.
-  const links = config.omsEmbedded ? await openExchangeLinks(store, config.exchange, logger) : null;
+  const links = config.omsEmbedded
+    ? await openExchangeLinks(store, config.exchange, logger, Date.now, metrics.oms)
+    : null;
   if (links !== null) services.exchangeLinks.watch(() => links.health());
   const oms =
     links !== null

@@ -245,6 +245,8 @@ export async function openExchangeLinks(
   config: ExchangeConfig,
   logger: Logger,
   now: () => number = Date.now,
+  /** Where the simulator's steps count their failures per instrument (the process's OMS metrics). */
+  instrumentMetrics?: InstrumentMetrics,
 ): Promise<ExchangeLinks> {
   const linkLogger = logger.child({ component: 'exchange-link' });
   const cursors = new StreamCursorRepository(store.db);
@@ -294,6 +296,7 @@ export async function openExchangeLinks(
     port: config.simPort,
     now,
     logger: logger.child({ component: 'exchange-sim' }),
+    ...(instrumentMetrics !== undefined && { instrumentMetrics }),
   });
   const router = new ExchangeRouter(
     new Map(

@@ -100,7 +100,7 @@ export function omsCommand(io: CliIo): Command {
         // This process's own metrics, on its own listener: the worker's and the dispatcher's figures are here.
         const metrics = new OperatorMetrics();
         // The exchange links (docs/exchanges.md); `sim` starts the exchange simulator here, on loopback.
-        const links = await openExchangeLinks(store, config.exchange, logger);
+        const links = await openExchangeLinks(store, config.exchange, logger, Date.now, metrics.oms);
         const linkHealth = { current: () => links.health() };
         watchStore(metrics, store, linkHealth);
         const metricsListener = await listenForMetrics(config, metrics, store, logger, linkHealth);

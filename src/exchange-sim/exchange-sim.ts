@@ -12,7 +12,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { OfsExchange } from '../domain/ofs/issue/issue.js';
-import { InstrumentGuard } from '../oms/instrument-guard.js';
+import { InstrumentGuard, type InstrumentMetrics } from '../oms/instrument-guard.js';
 import { BATCH_LIMIT, NSE_PATHS, type OperationType } from '../oms/links/nse-eofs/mapping.js';
 import { SimulatedExchange } from '../oms/simulated-exchange.js';
 import { InstrumentFaultRepository } from '../store/ofs/instrument-faults.js';
@@ -97,6 +97,8 @@ export interface ExchangeSimOptions {
   /** The step's interval (default the simulated exchange's, 250 ms). */
   passMs?: number;
   logger?: Logger;
+  /** Where its steps' failures per instrument are counted (the operator's metrics of the process running it). */
+  instrumentMetrics?: InstrumentMetrics;
   faults?: ExchangeSimFaults;
 }
 
@@ -165,7 +167,7 @@ export async function createExchangeSim(options: ExchangeSimOptions): Promise<Ex
     new OfsIssueRepository(store.db),
     new OfsOfferRepository(store.db),
     now,
-    new InstrumentGuard(new InstrumentFaultRepository(store.db, store.dialect), now, logger),
+    new InstrumentGuard(new InstrumentFaultRepository(store.db, store.dialect), now, logger, options.instrumentMetrics),
     { ...(options.passMs !== undefined && { passMs: options.passMs }), logger },
   );
   // The wire's reads go to the read connection: they never wait behind a write transaction (database.ts).
