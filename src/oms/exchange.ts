@@ -57,6 +57,16 @@ export interface Unanswered {
   retryAfterMs: number;
 }
 
+/**
+ * Thrown by a read of the exchange (`findBids`) the exchange did not answer: the OMS sends nothing it
+ * would have read first, and tries again after `retryAfterMs`.
+ */
+export class ExchangeUnavailableError extends Error {
+  constructor(readonly unanswered: Unanswered) {
+    super(`the exchange did not answer (${unanswered.why})`);
+  }
+}
+
 export type PlaceResult =
   { accepted: true; exchangeOrderId: string } | { accepted: false; reason: string } | ({ accepted: null } & Unanswered);
 

@@ -36,16 +36,17 @@ import type { OfsOfferRepository } from '../store/ofs/offers.js';
 import type { OmsRepository, OutboxEntry } from '../store/orders/outbox.js';
 import type { OrderRepository } from '../store/orders/orders.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
-import type {
-  ChangeAnswer,
-  ChangeResult,
-  ExchangeAdapter,
-  ExchangeBid,
-  ExchangeEvent,
-  ExchangeOrder,
-  PlaceAnswer,
-  PlaceResult,
-  Unanswered,
+import {
+  ExchangeUnavailableError,
+  type ChangeAnswer,
+  type ChangeResult,
+  type ExchangeAdapter,
+  type ExchangeBid,
+  type ExchangeEvent,
+  type ExchangeOrder,
+  type PlaceAnswer,
+  type PlaceResult,
+  type Unanswered,
 } from './exchange.js';
 import type { InstrumentGuard } from './instrument-guard.js';
 import { instrumentReader } from './instrument-reader.js';
@@ -239,14 +240,20 @@ export class OmsWorker {
     const unanswered = new Map<string, Unanswered>();
     try {
       await yieldToEventLoop();
-      // The exchange's book is read for those only: a bid admitted by this pass cannot be there.
-      const known =
-        resumed.size === 0
-          ? new Map<string, ExchangeOrder>()
-          : await this.callExchange('find_bids', () => exchange.findBids([...resumed]));
+      // The exchange's book is read for those only: a bid admitted by this pass cannot be there. A book the
+      // exchange does not answer leaves them waiting (never sent unread); the new bids go on.
+      let known = new Map<string, ExchangeOrder>();
+      if (resumed.size > 0) {
+        try {
+          known = await this.callExchange('find_bids', () => exchange.findBids([...resumed]));
+        } catch (error) {
+          if (!(error instanceof ExchangeUnavailableError)) throw error;
+          for (const orderId of resumed) unanswered.set(orderId, error.unanswered);
+        }
+      }
       for (const [orderId, bid] of known)
         answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
-      const unsent = toSend.filter((order) => !known.has(order.orderId));
+      const unsent = toSend.filter((order) => !known.has(order.orderId) && !unanswered.has(order.orderId));
       const results = await this.callExchange(
         'place_bids',
         () => exchange.placeBids(unsent.map(bidOf)),
@@ -278,10 +285,14 @@ export class OmsWorker {
     );
     for (const orderId of answers.keys()) this.waitingNoted.delete(orderId);
     for (const [orderId] of toNote) this.waitingNoted.add(orderId);
-    if (waiting.length > 0) {
-      const first = [...unanswered.values()][0]!;
-      await lease.defer(waiting, Math.min(...[...unanswered.values()].map((u) => u.retryAfterMs)), first.why);
+    // Each waits its own back-off: a lost answer's (long enough for a bid on its way to reach the book)
+    // is never cut short by a refused connection's beside it.
+    const byDelay = new Map<number, OutboxEntry[]>();
+    for (const entry of waiting) {
+      const delayMs = unanswered.get(entry.orderId)!.retryAfterMs;
+      byDelay.set(delayMs, [...(byDelay.get(delayMs) ?? []), entry]);
     }
+    for (const [delayMs, group] of byDelay) await lease.defer(group, delayMs, unanswered.get(group[0]!.orderId)!.why);
     return finished;
   }
 
@@ -368,7 +379,8 @@ export class OmsWorker {
         else throw new Error(`unknown outbox action ${String(entry.action)}`);
         done.push(entry.id);
       } catch (error) {
-        if (error instanceof UnansweredError) await lease.defer([entry], error.unanswered.retryAfterMs, error.message);
+        if (error instanceof UnansweredError || error instanceof ExchangeUnavailableError)
+          await lease.defer([entry], error.unanswered.retryAfterMs, error.message);
         else await lease.fail([entry], error);
       }
     }

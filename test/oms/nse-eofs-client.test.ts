@@ -327,6 +327,26 @@ describe('the e-OFS client', () => {
     expect(JSON.stringify(outcome)).not.toContain(SECRET);
   });
 
+  it('tries no login for a minute after a refused one, whoever asks: a bid, the book, the stream', async () => {
+    let logins = 0;
+    server.removeAllListeners('request');
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      if (request.url === '/api/auth/token') logins += 1;
+      json(response, 403, { code: 403, messages: ['invalid credentials'] });
+    });
+    const clock = { now: 1_000_000 };
+    const c = client({ now: () => clock.now });
+    expect(await c.submit(bid(), 'E')).toMatchObject({ kind: 'not-sent', retryAfterMs: 60_000 });
+    clock.now += 20_000;
+    expect(await c.submit(bid(), 'E')).toMatchObject({ kind: 'not-sent', retryAfterMs: 40_000 });
+    expect(await c.queryBook([referenceOf(ORDER_ID)])).toMatchObject({ kind: 'not-sent', retryAfterMs: 40_000 });
+    await expect(c.stream(0, AbortSignal.timeout(1_000)).next()).rejects.toThrow(/^e-OFS login refused/);
+    expect(logins).toBe(1);
+    clock.now += 40_001;
+    await c.submit(bid(), 'E');
+    expect(logins).toBe(2);
+  });
+
   it('turns a reference back into the order id it came from, and refuses one it did not make', () => {
     expect(orderIdOfReference(referenceOf(ORDER_ID))).toBe(ORDER_ID);
     expect(orderIdOfReference('not-ours')).toBeNull();

@@ -7,7 +7,15 @@
  * again after the back-off.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChangeResult, ExchangeAdapter, ExchangeBid, PlaceResult, Unanswered } from '../../src/oms/exchange.js';
+import {
+  ExchangeUnavailableError,
+  type ChangeResult,
+  type ExchangeAdapter,
+  type ExchangeBid,
+  type PlaceResult,
+  type Unanswered,
+} from '../../src/oms/exchange.js';
+import { OmsRepository } from '../../src/store/orders/outbox.js';
 import type { BidTerms } from '../../src/domain/ofs/rules.js';
 import { ObservedExchange, OmsBench } from './fixture.js';
 
@@ -155,5 +163,69 @@ describe('an exchange that does not answer', () => {
     expect(await bench.status(cancelled)).toBe('CANCELLED');
     expect(await bench.order(modified)).toMatchObject({ quantity: 15 });
     expect(await bench.openOutbox()).toBe(0);
+  });
+
+  it('holds each bid for its own back-off: a lost answer is not read early because a refused one beside it was', async () => {
+    const lost = await bench.placeOrder({ quantity: 11 });
+    const refused = await bench.placeOrder({ quantity: 12 });
+    const exchange = new ObservedExchange(faultyWire(new Set([lost]), new Set([refused])));
+    const worker = bench.worker({ exchange });
+    await worker.runOnce();
+
+    bench.clock.now += REFUSED_CONNECTION.retryAfterMs + 1;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(refused)).toBe('PENDING');
+    expect(await bench.status(lost)).toBe('EXXMITTED');
+    expect(exchange.count('find', lost)).toBe(0);
+
+    bench.clock.now += LOST.retryAfterMs;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(lost)).toBe('PENDING');
+    expect(await bench.exchangeBid(lost)).toMatchObject({ transmissions: 1 });
+  });
+
+  it('keeps a back-off when the worker gives back its leases after a failed pass', async () => {
+    const lost = await bench.placeOrder();
+    const worker = bench.worker({ exchange: new ObservedExchange(faultyWire(new Set([lost]), new Set())) });
+    await worker.runOnce();
+    // What a failed pass does at the next one: every lease of the worker given back.
+    await new OmsRepository(bench.store.db, bench.store.dialect).releaseLeasedTo(worker.workerId);
+    expect(await worker.runOnce()).toBe(0);
+    bench.clock.now += LOST.retryAfterMs + 1;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(lost)).toBe('PENDING');
+  });
+
+  it('does not send a waiting bid while the exchange’s book cannot be read, and sends the new ones meanwhile', async () => {
+    const lost = await bench.placeOrder({ quantity: 11 });
+    const wire = faultyWire(new Set([lost]), new Set());
+    let bookDown = false;
+    const exchange = new ObservedExchange({
+      ...wire,
+      findBids: (ids) =>
+        bookDown
+          ? Promise.reject(
+              new ExchangeUnavailableError({ outcome: 'not-sent', why: 'ECONNREFUSED', retryAfterMs: 5_000 }),
+            )
+          : wire.findBids(ids),
+    });
+    const worker = bench.worker({ exchange });
+    await worker.runOnce();
+
+    bookDown = true;
+    const fresh = await bench.placeOrder({ quantity: 12 });
+    bench.clock.now += LOST.retryAfterMs + 1;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(fresh)).toBe('PENDING');
+    expect(await bench.status(lost)).toBe('EXXMITTED');
+    expect(exchange.count('place', lost)).toBe(1);
+
+    bookDown = false;
+    bench.clock.now += 4_999;
+    expect(await worker.runOnce()).toBe(0);
+    bench.clock.now += 2;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(lost)).toBe('PENDING');
+    expect(exchange.count('place', lost)).toBe(1);
   });
 });

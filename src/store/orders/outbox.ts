@@ -158,14 +158,16 @@ export class OmsRepository {
 
   /**
    * Keeps entries leased to `workerId` until `until` (epoch ms), so that no pass takes them before: the
-   * back-off of work the exchange did not answer (src/oms/worker.ts). A worker that stops meanwhile leaves
-   * them to whoever passes after `until`.
+   * back-off of work the exchange did not answer (src/oms/worker.ts). They are held under a name of their
+   * own (`<workerId>:deferred`), so that a worker giving back its leases after a failed pass
+   * (releaseLeasedTo) does not cut a back-off short: a lost answer's wait is what lets a bid still on its
+   * way reach the exchange's book before the book is read. Whoever passes after `until` takes them.
    */
   async deferAll(ids: readonly number[], workerId: string, until: number): Promise<void> {
     if (ids.length === 0) return;
     await this.db
       .updateTable('outbox')
-      .set({ claimed_until: until })
+      .set({ claimed_until: until, claimed_by: `${workerId}:deferred` })
       .where(inList(this.dialect, 'id', ids, 'int8'))
       .where('claimed_by', '=', workerId)
       .where('done_at', 'is', null)

@@ -25,6 +25,9 @@ import {
   type OperationType,
 } from './mapping.js';
 
+/** A call the exchange did not answer (see SubmitOutcome). */
+export type Unanswered = Extract<SubmitOutcome, { kind: 'unknown' | 'not-sent' }>;
+
 export type SubmitOutcome =
   | { kind: 'accepted'; exchangeOrderId: string }
   | { kind: 'rejected'; reason: string }
@@ -89,6 +92,9 @@ export class NseEofsClient {
   private token: NseToken | null = null;
   /** The login or refresh under way: calls that need a token meanwhile wait for it, rather than log in too. */
   private renewing: Promise<void> | null = null;
+  /** After a refused login: no login before this instant (epoch ms), and what the exchange said. */
+  private loginRefusedUntil = 0;
+  private loginRefusal = '';
   /** How long a call may take before its answer counts as lost (ms). */
   readonly timeoutMs: number;
   private readonly now: () => number;
@@ -107,14 +113,24 @@ export class NseEofsClient {
     return this.token !== null && (this.token.expiresAt === null || this.token.expiresAt > this.now());
   }
 
-  /** Logs the API user in; throws an Error naming the exchange's answer (never the credentials). */
+  /**
+   * Logs the API user in; throws an Error naming the exchange's answer (never the credentials). After a
+   * refused login, no other is tried for LOGIN_REFUSED_RETRY_MS, whoever asks (the book, the stream, a
+   * bid): a wrong password retried by every caller would lock the API user.
+   */
   async login(): Promise<void> {
+    if (this.now() < this.loginRefusedUntil)
+      throw new Error(
+        `e-OFS login refused: not tried again before ${new Date(this.loginRefusedUntil).toISOString()} (${this.loginRefusal})`,
+      );
     const answer = await this.call('POST', NSE_PATHS.token, tokenRequest(this.options.credentials), false);
     if ('lost' in answer) throw new Error(`e-OFS login: no answer (${answer.why})`);
     const token = answer.status === 200 ? tokenOf(answer.body, this.now()) : null;
     if (token === null) {
       const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
-      throw new Error(`e-OFS login refused: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`);
+      this.loginRefusal = `HTTP ${answer.status}${said === null ? '' : `, ${said}`}`;
+      this.loginRefusedUntil = this.now() + LOGIN_REFUSED_RETRY_MS;
+      throw new Error(`e-OFS login refused: ${this.loginRefusal}`);
     }
     this.token = {
       token: token.token,
@@ -207,19 +223,26 @@ export class NseEofsClient {
    * The exchange's book of our bids by reference (mapping's `orderBook`): the bids it holds, a reference it
    * does not hold left out. Throws when there is no answer to go by (the caller sends nothing then).
    */
-  async queryBook(references: readonly string[]): Promise<NseBookEntry[]> {
+  async queryBook(references: readonly string[]): Promise<NseBookEntry[] | Unanswered> {
     const entries: NseBookEntry[] = [];
     for (let i = 0; i < references.length; i += BOOK_QUERY_LIMIT) {
       const chunk = references.slice(i, i + BOOK_QUERY_LIMIT);
       const path = `${NSE_PATHS.orderBook}?apiEchoBack=${chunk.map(encodeURIComponent).join(',')}`;
       const answer = await this.authorized('GET', path, null);
-      if ('kind' in answer) throw new Error(`e-OFS book query: ${'why' in answer ? answer.why : answer.kind}`);
+      if ('kind' in answer) {
+        if (answer.kind === 'unknown' || answer.kind === 'not-sent') return answer;
+        return { kind: 'not-sent', why: `e-OFS book query: ${answer.kind}`, retryAfterMs: DEFAULT_RETRY_AFTER_MS };
+      }
       const data = (answer.body as { data?: unknown } | null)?.data;
       if (answer.status !== 200 || !Array.isArray(data)) {
         const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
-        throw new Error(`e-OFS book query: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`);
+        return {
+          kind: 'not-sent',
+          why: `e-OFS book query: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`,
+          retryAfterMs: DEFAULT_RETRY_AFTER_MS,
+        };
       }
-      entries.push(...(data as NseBookEntry[]).filter(isBookEntry));
+      entries.push(...(data as unknown[]).filter(isBookEntry));
     }
     return entries;
   }
@@ -283,7 +306,9 @@ export class NseEofsClient {
         return {
           kind: 'not-sent',
           why,
-          retryAfterMs: why.startsWith('e-OFS login refused') ? LOGIN_REFUSED_RETRY_MS : DEFAULT_RETRY_AFTER_MS,
+          retryAfterMs: why.startsWith('e-OFS login refused')
+            ? Math.max(DEFAULT_RETRY_AFTER_MS, this.loginRefusedUntil - this.now())
+            : DEFAULT_RETRY_AFTER_MS,
         };
       }
       const answer = await this.call(method, path, body, true);
@@ -397,9 +422,18 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A book entry whose every field the link reads has its type (a malformed one is left out: not ours to guess). */
 function isBookEntry(entry: unknown): entry is NseBookEntry {
   const e = entry as Partial<NseBookEntry> | null;
-  return typeof e?.orderId === 'string' && typeof e.apiEchoBack === 'string' && typeof e.orderStatus === 'string';
+  return (
+    typeof e?.orderId === 'string' &&
+    typeof e.apiEchoBack === 'string' &&
+    typeof e.orderStatus === 'string' &&
+    Number.isSafeInteger(e.quantity) &&
+    (e.quantity as number) > 0 &&
+    (e.price === '' || (typeof e.price === 'number' && Number.isFinite(e.price) && e.price >= 0)) &&
+    typeof e.isMarketOrder === 'boolean'
+  );
 }
 
 /** One line of the stream, or null for one this link does not read (a message of another type, or not JSON). */

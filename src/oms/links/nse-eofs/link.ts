@@ -12,18 +12,19 @@
  */
 import type { Logger } from 'pino';
 import type { BidTerms } from '../../../domain/ofs/rules.js';
-import type {
-  ChangeResult,
-  ExchangeAdapter,
-  ExchangeBid,
-  ExchangeBidStatus,
-  ExchangeEvent,
-  ExchangeOrder,
-  LinkHealth,
-  PlaceResult,
+import {
+  ExchangeUnavailableError,
+  type ChangeResult,
+  type ExchangeAdapter,
+  type ExchangeBid,
+  type ExchangeBidStatus,
+  type ExchangeEvent,
+  type ExchangeOrder,
+  type LinkHealth,
+  type PlaceResult,
 } from '../../exchange.js';
 import type { StreamCursorRepository } from '../../../store/orders/exchange-sessions.js';
-import type { NseEofsClient, SubmitOutcome } from './client.js';
+import type { NseEofsClient, SubmitOutcome, Unanswered } from './client.js';
 import {
   BATCH_LIMIT,
   investorCategoryOf,
@@ -113,6 +114,7 @@ export class NseEofsLink implements ExchangeAdapter {
   async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
     if (orderIds.length === 0) return new Map();
     const entries = await this.options.client.queryBook(orderIds.map(referenceOf));
+    if (!Array.isArray(entries)) throw new ExchangeUnavailableError(this.unanswered(entries));
     this.answered();
     const asked = new Set(orderIds);
     const found = new Map<string, ExchangeOrder>();
@@ -165,7 +167,7 @@ export class NseEofsLink implements ExchangeAdapter {
   }
 
   /** The back-off of a call left unanswered (see the module's comment). */
-  private unanswered(outcome: Extract<SubmitOutcome, { kind: 'unknown' | 'not-sent' }>) {
+  private unanswered(outcome: Unanswered) {
     this.silentCalls += 1;
     const doubling = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.silentCalls - 1));
     // After a lost answer, twice the timeout: a bid still on its way has reached the book by then. After a
