@@ -38,8 +38,8 @@ export type { ApiUser } from './sessions.js';
 export const DEFAULT_TOKEN_TTL_SECONDS = 600;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_STREAM_POLL_MS = 250;
-/** How long close() lets calls under way finish before it cuts their connections. */
-const CLOSE_GRACE_MS = 2_000;
+/** How long close() lets calls under way finish before it cuts their connections (an idle keep-alive one, or a stream its reader left, would hold the close up). */
+const CLOSE_GRACE_MS = 250;
 
 /** An order or batch call, as the fault hooks see it (after the session is checked). */
 export interface FaultCall {

@@ -127,9 +127,10 @@ export interface ExchangeAdapter {
   carryForward(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult>;
   /**
    * The events not yet acknowledged, oldest first; reading changes nothing. Until acknowledged, an event is
-   * answered again; those of an instrument the OMS set aside wait with it.
+   * answered again; those of an instrument the OMS set aside wait with it. `skip`: events already handed
+   * over in this pass (left out, so that a head of events the OMS could not apply holds up none behind it).
    */
-  pollEvents(): Promise<ExchangeEvent[]>;
+  pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]>;
   acknowledge(eventIds: readonly string[]): Promise<void>;
   /**
    * An exchange that works on its own (the simulated exchange allots at a close; a link polls its

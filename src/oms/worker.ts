@@ -524,7 +524,7 @@ export class OmsWorker {
       await yieldToEventLoop();
       if (stopping()) break;
       // Events already seen in this pass are not applied again, even if an adapter answers them again.
-      const events = (await this.callExchange('poll_events', () => exchange.pollEvents())).filter(
+      const events = (await this.callExchange('poll_events', () => exchange.pollEvents(seen))).filter(
         (event) => !seen.has(event.eventId),
       );
       if (events.length === 0) break;

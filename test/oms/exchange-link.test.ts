@@ -14,7 +14,7 @@ import { ExchangeRouter } from '../../src/oms/links/router.js';
 import { openStore } from '../../src/store/sql/database.js';
 import { StreamCursorRepository } from '../../src/store/orders/exchange-sessions.js';
 import { DEFAULT_LEASE_MS } from '../../src/oms/worker.js';
-import { crash, HOUR, ObservedExchange, OmsBench, T0 } from './fixture.js';
+import { crash, HOUR, ObservedExchange, OmsBench, recordingLogger, T0 } from './fixture.js';
 
 const API_USER = { memberCode: 'M0001', loginId: 'ordergate-test', password: 'a-password-for-tests' };
 /** The client's timeout: a lost answer is retried after twice this. */
@@ -280,6 +280,42 @@ describe('the OMS through the e-OFS link to the simulator', () => {
     for (const series of sbin!.series) {
       expect(series.basePrice).toBe(100);
       expect(series.isNewOrderAllowed).toBe(true);
+    }
+  });
+
+  it('leaves out of a poll the events already handed over in the pass, so that a head the OMS could not apply holds up none behind it', async () => {
+    const ids = [await bench.placeOrder({ quantity: 40 }), await bench.placeOrder({ quantity: 500, userId: 'inst1' })];
+    const nse = link();
+    const router = new ExchangeRouter(new Map([['NSE_EQ', nse]]));
+    await bench.worker({ exchange: router }).runOnce();
+    bench.clock.now = T0 + 2 * HOUR + 1;
+    await sim.step();
+    await router.runOnce();
+    const all = await router.pollEvents();
+    expect(all.map((event) => event.orderId).sort()).toEqual([...ids].sort());
+    const rest = await router.pollEvents(new Set([all[0]!.eventId]));
+    expect(rest.map((event) => event.eventId)).toEqual(all.slice(1).map((event) => event.eventId));
+    // Acknowledged, an event is gone; the others stay until they are.
+    await router.acknowledge([all[0]!.eventId]);
+    expect((await router.pollEvents()).map((event) => event.eventId)).toEqual(rest.map((event) => event.eventId));
+  });
+
+  it('takes a stream silent past its idle time for dead, and reopens it', async () => {
+    // This simulator heartbeats once a minute: a link that waits 200 ms for a line takes it for dead.
+    const log = recordingLogger();
+    const client = new NseEofsClient({ baseUrl: sim.baseUrl('NSE_EQ'), credentials: API_USER, now: bench.now });
+    const silent = new NseEofsLink({ exchange: 'NSE_EQ', client, now: bench.now, idleMs: 200, logger: log.logger });
+    silent.start();
+    try {
+      const dead = () => log.lines().filter((line) => line.problem === 'the message stream was silent for 0.2 s');
+      for (let i = 0; i < 300 && dead().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(dead().length).toBeGreaterThan(0);
+      // And it opened the stream again.
+      const opened = () => log.lines().filter((line) => line.msg === 'exchange stream open');
+      for (let i = 0; i < 300 && opened().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(opened().length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await silent.stop();
     }
   });
 });

@@ -153,8 +153,8 @@ export class ObservedExchange implements ExchangeAdapter {
   carryForward(bid: ExchangeBid, terms: BidTerms) {
     return this.call('carryForward', bid.orderId, () => this.inner.carryForward(bid, terms));
   }
-  pollEvents() {
-    return this.call('pollEvents', null, () => this.inner.pollEvents());
+  pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>) {
+    return this.call('pollEvents', null, () => this.inner.pollEvents(skip));
   }
   acknowledge(eventIds: readonly string[]) {
     return this.call('acknowledge', null, () => this.inner.acknowledge(eventIds));

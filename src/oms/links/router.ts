@@ -64,11 +64,12 @@ export class ExchangeRouter implements ExchangeAdapter {
     return this.linkOf(bid.exchange).carryForward(bid, terms);
   }
 
-  async pollEvents(): Promise<ExchangeEvent[]> {
+  async pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]> {
     const events: ExchangeEvent[] = [];
     for (const [exchange, link] of this.links) {
-      for (const event of await link.pollEvents())
-        events.push({ ...event, eventId: `${exchange}${SEPARATOR}${event.eventId}` });
+      const prefix = `${exchange}${SEPARATOR}`;
+      const own = skip && { has: (id: string) => skip.has(`${prefix}${id}`) };
+      for (const event of await link.pollEvents(own)) events.push({ ...event, eventId: `${prefix}${event.eventId}` });
     }
     return events;
   }

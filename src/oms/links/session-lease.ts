@@ -164,8 +164,8 @@ export class LeasedExchange implements ExchangeAdapter {
     });
   }
 
-  pollEvents(): Promise<ExchangeEvent[]> {
-    return this.held ? this.inner.pollEvents() : Promise.resolve([]);
+  pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]> {
+    return this.held ? this.inner.pollEvents(skip) : Promise.resolve([]);
   }
 
   acknowledge(eventIds: readonly string[]): Promise<void> {

@@ -63,7 +63,15 @@ export interface NseEofsLinkOptions {
    * changes nothing).
    */
   cursor?: { name: string; store: Pick<StreamCursorRepository, 'read' | 'advance'> };
+  /** How long the open stream may stay silent before it is taken for dead and reopened (ms). */
+  idleMs?: number;
 }
+
+/**
+ * Decision: the stream's silence after which it is reopened; the simulator heartbeats every 5 s, and NSE's
+ * rate is not public (the mapping's stream is a Decision too).
+ */
+export const DEFAULT_STREAM_IDLE_MS = 20_000;
 
 /** Why a bid cannot be written for the exchange: the client has no UCC on the order. */
 const NO_MEMBER =
@@ -176,12 +184,17 @@ export class NseEofsLink implements ExchangeAdapter {
     return { outcome: outcome.kind, why: outcome.why, retryAfterMs: Math.max(doubling, floor) } as const;
   }
 
-  /** The allocation messages received and not acknowledged, oldest first. */
-  async pollEvents(): Promise<ExchangeEvent[]> {
-    return [...this.received.entries()]
-      .sort(([a], [b]) => a - b)
-      .slice(0, EVENTS_PER_POLL)
-      .map(([, event]) => event);
+  /**
+   * The allocation messages received and not acknowledged, oldest first (the map's order: messages are
+   * taken in rising sequence numbers), but those in `skip`.
+   */
+  async pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]> {
+    const events: ExchangeEvent[] = [];
+    for (const event of this.received.values()) {
+      if (events.length === EVENTS_PER_POLL) break;
+      if (skip === undefined || !skip.has(event.eventId)) events.push(event);
+    }
+    return events;
   }
 
   async acknowledge(eventIds: readonly string[]): Promise<void> {
@@ -189,7 +202,8 @@ export class NseEofsLink implements ExchangeAdapter {
     const { cursor, logger } = this.options;
     if (cursor === undefined || this.savedCursor === null) return;
     // Every message up to just before the oldest still unapplied, or up to the last read.
-    const appliedUpTo = this.received.size === 0 ? this.cursor : Math.min(...this.received.keys()) - 1;
+    const oldest = this.received.keys().next();
+    const appliedUpTo = oldest.done === true ? this.cursor : oldest.value - 1;
     if (appliedUpTo <= this.savedCursor) return;
     try {
       await cursor.store.advance(cursor.name, appliedUpTo);
@@ -261,10 +275,20 @@ export class NseEofsLink implements ExchangeAdapter {
   private async keepStreaming(signal: AbortSignal): Promise<void> {
     let failures = 0;
     const { logger } = this.options;
+    const idleMs = this.options.idleMs ?? DEFAULT_STREAM_IDLE_MS;
     while (!signal.aborted) {
+      // One connection: ended by stop(), or by a silence longer than idleMs (a connection that died without
+      // a word, behind a NAT or a partition, would otherwise look open for ever).
+      const connection = new AbortController();
+      const onStop = () => connection.abort();
+      signal.addEventListener('abort', onStop);
+      let silent = false;
+      let idle = setTimeout(() => ((silent = true), connection.abort()), idleMs);
       try {
         await this.resume();
-        for await (const message of this.options.client.stream(this.cursor, signal)) {
+        for await (const message of this.options.client.stream(this.cursor, connection.signal)) {
+          clearTimeout(idle);
+          idle = setTimeout(() => ((silent = true), connection.abort()), idleMs);
           if (!this.streamOpen) logger?.info({ exchange: this.exchange, from: this.cursor }, 'exchange stream open');
           this.streamOpen = true;
           this.problem = null;
@@ -274,7 +298,12 @@ export class NseEofsLink implements ExchangeAdapter {
         this.problem = 'the exchange ended the message stream';
       } catch (error) {
         if (signal.aborted) break;
-        this.problem = `the message stream failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.problem = silent
+          ? `the message stream was silent for ${idleMs / 1000} s`
+          : `the message stream failed: ${error instanceof Error ? error.message : String(error)}`;
+      } finally {
+        clearTimeout(idle);
+        signal.removeEventListener('abort', onStop);
       }
       this.streamOpen = false;
       failures += 1;
@@ -284,9 +313,12 @@ export class NseEofsLink implements ExchangeAdapter {
     }
   }
 
-  /** A message of the stream: an allocation becomes an event for the OMS; every message moves the cursor. */
+  /**
+   * A message of the stream: an allocation becomes an event for the OMS; every message moves the cursor.
+   * It says the exchange is there, but not that it takes calls again: the calls' back-off goes on.
+   */
   private take(message: NseStreamMessage): void {
-    this.answered();
+    this.lastAnswerAt = this.options.now();
     if (message.seq <= this.cursor) return;
     this.cursor = message.seq;
     if (message.type !== 'ORDER') return;
