@@ -84,11 +84,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   let url: string;
   let metricsListener: MetricsListener | null = null;
+  // The exchange links the embedded OMS sends through (docs/exchanges.md): by default the exchange simulator,
+  // started here on loopback and reached over the e-OFS wire. Opened before the API listens: a node whose
+  // links cannot open (the simulator's port taken, an unreadable password file) must not take orders.
+  let links: ExchangeLinks | null = null;
   try {
+    links = config.omsEmbedded ? await openExchangeLinks(store, config.exchange, logger, Date.now, metrics.oms) : null;
     url = await app.listen({ host: config.host, port: config.port });
     metricsListener = await listenForMetrics(config, metrics, store, logger, services.exchangeLinks);
   } catch (error) {
-    // Nothing may be left running (the Redis client, the database pool): the command must exit.
+    // Nothing may be left running (the simulator, the Redis client, the database pool): the command must exit.
+    await links?.close().catch(() => undefined);
     await messageSocket.close();
     await app.close().catch(() => undefined);
     await store.close();
@@ -101,20 +107,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       'PASSWORD_HASH_COST is for test suites: new password hashes are weak',
     );
   await warnOfMaintenance(store, logger);
-  // The exchange links the embedded OMS sends through (docs/exchanges.md): by default the exchange simulator,
-  // started here on loopback and reached over the e-OFS wire.
-  const links = config.omsEmbedded
-    ? await openExchangeLinks(store, config.exchange, logger, Date.now, metrics.oms)
-    : null;
-  if (links !== null) services.exchangeLinks.watch(() => links.health());
+  const opened = links;
+  if (opened !== null) services.exchangeLinks.watch(() => opened.health());
   const oms =
-    links !== null
+    opened !== null
       ? createOmsWorker(store, {
           logger,
           pollMs: config.omsPollMs,
           leaseMs: config.omsLeaseMs,
           metrics: metrics.oms,
-          ...(links.exchange !== undefined && { exchange: links.exchange }),
+          ...(opened.exchange !== undefined && { exchange: opened.exchange }),
         })
       : null;
   oms?.start();
@@ -127,12 +129,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const stop = () =>
     (stopping ??= Promise.all([
       messageSocket.close().then(() => closeHttp(app, logger)),
-      oms?.stop().then(() => links?.close()),
+      oms?.stop().then(() => opened?.close()),
       webhooks?.stop(),
     ])
       .then(() => metricsListener?.close())
       .then(() => store.close()));
-  return { app, store, oms, links, webhooks, url, metricsUrl: metricsListener?.url ?? null, stop };
+  return { app, store, oms, links: opened, webhooks, url, metricsUrl: metricsListener?.url ?? null, stop };
 }
 
 /**

@@ -103,7 +103,13 @@ export function omsCommand(io: CliIo): Command {
         const links = await openExchangeLinks(store, config.exchange, logger, Date.now, metrics.oms);
         const linkHealth = { current: () => links.health() };
         watchStore(metrics, store, linkHealth);
-        const metricsListener = await listenForMetrics(config, metrics, store, logger, linkHealth);
+        // A listener that cannot start stops the command: the simulator started above must not outlive it.
+        const metricsListener = await listenForMetrics(config, metrics, store, logger, linkHealth).catch(
+          async (error: unknown) => {
+            await links.close().catch(() => undefined);
+            throw error;
+          },
+        );
         const worker = createOmsWorker(store, {
           logger,
           pollMs: config.omsPollMs,

@@ -5,6 +5,7 @@
  * the node stays ready (order entry goes on, bids wait). A server with the simulator in process shows no
  * links. On both databases.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -158,5 +159,25 @@ describe('the exchange links’ health', () => {
     };
     expect(standby).toMatchObject({ status: 'degraded', links: [{ exchange: 'NSE_EQ', connected: false }] });
     expect(standby.links[0]!.problem).toMatch(/^standing by: .+ holds the exchange session$/);
+  });
+
+  it('does not start a node whose exchange links cannot open: no API answers, nothing is left running', async () => {
+    const freePort = async () => {
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const port = (probe.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      return port;
+    };
+    const apiPort = await freePort();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const simPort = String((taken.address() as AddressInfo).port);
+      await expect(start({ EXCHANGE_SIM_PORT: simPort, PORT: String(apiPort) })).rejects.toThrow(/EADDRINUSE/);
+      await expect(fetch(`http://127.0.0.1:${apiPort}/health/live`)).rejects.toThrow();
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });

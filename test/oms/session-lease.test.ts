@@ -88,4 +88,32 @@ describe('one exchange session across nodes', () => {
     await a.leased.stop();
     expect(await b.leased.ready()).toBe(true);
   });
+
+  it('stops sending before its lease ends when a renewal hangs, so that a node taking over never sends beside it', async () => {
+    const sessions = new ExchangeSessionRepository(bench.store.db);
+    let calls = 0;
+    const hanging = {
+      take: (...args: Parameters<ExchangeSessionRepository['take']>) =>
+        ++calls === 1 ? sessions.take(...args) : new Promise<never>(() => undefined),
+      release: (name: string, holder: string) => sessions.release(name, holder),
+    };
+    const leased = new LeasedExchange(new ObservedExchange(bench.exchange()), {
+      sessions: hanging,
+      name: 'NSE_EQ:hanging',
+      holder: 'node-a',
+      now: bench.now,
+      leaseMs: LEASE_MS,
+    });
+    leased.start();
+    try {
+      for (let i = 0; i < 200 && !(await leased.ready()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await leased.ready()).toBe(true);
+      bench.clock.now += LEASE_MS * 0.8 - 1;
+      expect(await leased.ready()).toBe(true);
+      bench.clock.now += 2;
+      expect(await leased.ready()).toBe(false);
+    } finally {
+      await leased.stop();
+    }
+  });
 });

@@ -34,6 +34,8 @@ export interface LeasedExchangeOptions {
 
 export class LeasedExchange implements ExchangeAdapter {
   private held = false;
+  /** Until when the lease is ours, as the database last said (epoch ms). */
+  private heldUntil = 0;
   /** Who held the lease when this node last looked, for its health. */
   private heldBy: string | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -53,7 +55,16 @@ export class LeasedExchange implements ExchangeAdapter {
    */
   async ready(): Promise<boolean> {
     if (this.timer === null) await this.renew(false);
-    return this.held;
+    return this.holds();
+  }
+
+  /**
+   * Held, and not within a fifth of the lease of its end: a renewal that hangs (the database slow, not
+   * failing) must not leave this node sending after another took over. Nodes' clocks are assumed within
+   * that margin of each other (NTP).
+   */
+  private holds(): boolean {
+    return this.held && this.options.now() < this.heldUntil - this.leaseMs / 5;
   }
 
   /**
@@ -73,6 +84,7 @@ export class LeasedExchange implements ExchangeAdapter {
       const lease = await sessions.take(name, holder, at, at + this.leaseMs);
       held = lease.holder === holder;
       this.heldBy = lease.holder;
+      if (held) this.heldUntil = lease.heldUntil;
     } catch (error) {
       logger?.error({ err: error, session: name }, 'could not renew the exchange session lease; standing by');
       held = false;
@@ -83,7 +95,8 @@ export class LeasedExchange implements ExchangeAdapter {
       { session: name, holder: this.heldBy },
       held ? 'took the exchange session' : 'lost the exchange session',
     );
-    if (!startInner) return;
+    // Stopped meanwhile: the link stays stopped.
+    if (!startInner || this.timer === null) return;
     if (held) this.inner.start?.();
     else await this.inner.stop?.();
   }
@@ -97,7 +110,8 @@ export class LeasedExchange implements ExchangeAdapter {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await this.renewing;
+    // A renewal under way is not waited for: one that hangs (the database stuck) must not hold up the stop.
+    void this.renewing?.catch(() => undefined);
     await this.inner.stop?.();
     if (this.held) {
       this.held = false;
@@ -126,12 +140,12 @@ export class LeasedExchange implements ExchangeAdapter {
   }
 
   findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
-    if (!this.held) return Promise.reject(this.standingBy());
+    if (!this.holds()) return Promise.reject(this.standingBy());
     return this.inner.findBids(orderIds);
   }
 
   placeBids(bids: readonly ExchangeBid[]): Promise<PlaceResult[]> {
-    if (!this.held)
+    if (!this.holds())
       return Promise.resolve(
         bids.map(() => ({
           accepted: null,
@@ -144,15 +158,15 @@ export class LeasedExchange implements ExchangeAdapter {
   }
 
   modify(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult> {
-    return this.held ? this.inner.modify(bid, terms) : this.notSent();
+    return this.holds() ? this.inner.modify(bid, terms) : this.notSent();
   }
 
   cancel(bid: ExchangeBid): Promise<ChangeResult> {
-    return this.held ? this.inner.cancel(bid) : this.notSent();
+    return this.holds() ? this.inner.cancel(bid) : this.notSent();
   }
 
   carryForward(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult> {
-    return this.held ? this.inner.carryForward(bid, terms) : this.notSent();
+    return this.holds() ? this.inner.carryForward(bid, terms) : this.notSent();
   }
 
   private notSent(): Promise<ChangeResult> {
@@ -165,7 +179,7 @@ export class LeasedExchange implements ExchangeAdapter {
   }
 
   pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]> {
-    return this.held ? this.inner.pollEvents(skip) : Promise.resolve([]);
+    return this.holds() ? this.inner.pollEvents(skip) : Promise.resolve([]);
   }
 
   acknowledge(eventIds: readonly string[]): Promise<void> {
