@@ -401,9 +401,20 @@ export class OmsWorker {
     const held = (await this.callExchange('find_bids', () => exchange.findBids([order.orderId]))).get(order.orderId);
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
     const restored = held !== undefined && !(await oms.hasLaterModify(order.orderId, entry.id)) ? held : undefined;
+    // Refused, but the exchange holds the new terms: a modification sent again after a lost answer, which the
+    // first had made. It is done.
+    const terms = termsOf(order);
+    const madeBefore =
+      refusal.refusedBy === 'exchange' &&
+      held !== undefined &&
+      held.status === 'LIVE' &&
+      held.orderType === terms.orderType &&
+      held.pricePaise === terms.pricePaise &&
+      held.quantity === terms.quantity;
     await this.changeOrders([order.orderId], async (locked, at, tx) => {
       const current = locked.get(order.orderId);
       if (current === undefined) return [];
+      if (madeBefore) return modified(current, terms, await this.blockPricesOf(tx, current), at);
       return modificationRefused(
         current,
         refusal,
@@ -465,10 +476,15 @@ export class OmsWorker {
       await this.changeOrders([orderId], (locked) => cancellationNotPossible(locked.get(orderId), order.status));
       return;
     }
-    const result = answeredChange(
-      await this.callExchange('cancel', () => exchange.cancel(bidOf(order)), changeOutcome),
-    );
-    await this.changeOrders([orderId], (locked, at) => cancellationAnswered(locked.get(orderId), result, at));
+    let result = answeredChange(await this.callExchange('cancel', () => exchange.cancel(bidOf(order)), changeOutcome));
+    // Refused, but the exchange's book has the bid cancelled: a cancellation sent again after a lost
+    // answer, which the first had made. It is done.
+    if (!result.done) {
+      const held = (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
+      if (held?.status === 'CANCELLED') result = { done: true };
+    }
+    const answer = result;
+    await this.changeOrders([orderId], (locked, at) => cancellationAnswered(locked.get(orderId), answer, at));
   }
 
   /**

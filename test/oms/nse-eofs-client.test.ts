@@ -280,6 +280,39 @@ describe('the e-OFS client', () => {
     expect(received.filter((r) => r.url === '/api/order/batch')).toHaveLength(1);
   });
 
+  it('takes an item naming its order with code 200 (and remarks) as accepted, and one with an error code as refused', async () => {
+    const ids = ['01933b4e-8a2c-7d11-9f00-000000000001', '01933b4e-8a2c-7d11-9f00-000000000002'];
+    handler = (request, response) => {
+      const sent = request.body as { apiEchoBack: string }[];
+      json(response, 200, {
+        code: 200,
+        data: [
+          { orderId: 'NSE-1', apiEchoBack: sent[0]!.apiEchoBack, code: 200, messages: ['bid received'] },
+          { orderId: 'NSE-2', apiEchoBack: sent[1]!.apiEchoBack, code: 422, messages: ['price below the floor'] },
+        ],
+      });
+    };
+    expect(
+      await client().submitBatch(
+        ids.map((orderId) => bid({ orderId })),
+        'E',
+      ),
+    ).toEqual([
+      { kind: 'accepted', exchangeOrderId: 'NSE-1' },
+      { kind: 'rejected', reason: 'price below the floor' },
+    ]);
+  });
+
+  it('a 403, 404 or 413 on the way is not-sent (the exchange did not judge the bid), for a minute', async () => {
+    for (const status of [403, 404, 413]) {
+      handler = (_request, response) => json(response, status, { code: status, messages: ['no such path'] });
+      expect(await client().submit(bid(), 'E')).toMatchObject({ kind: 'not-sent', retryAfterMs: 60_000 });
+      expect(
+        await client().submitBatch([bid(), bid({ orderId: '01933b4e-8a2c-7d11-9f00-000000000009' })], 'E'),
+      ).toEqual([expect.objectContaining({ kind: 'not-sent' }), expect.objectContaining({ kind: 'not-sent' })]);
+    }
+  });
+
   it('refreshes the token ahead of its expiry, on its own clock, and logs in again when the refresh fails', async () => {
     const clock = { now: 1_000_000 };
     handler = (request, response) => {

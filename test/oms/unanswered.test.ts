@@ -228,4 +228,41 @@ describe('an exchange that does not answer', () => {
     expect(await bench.status(lost)).toBe('PENDING');
     expect(exchange.count('place', lost)).toBe(1);
   });
+
+  it('takes a change refused when sent again for done when the exchange’s book shows the first made it', async () => {
+    const modifiedId = await bench.placeOrder({ quantity: 10 });
+    const cancelledId = await bench.placeOrder({ quantity: 20 });
+    const lose = new Set<string>();
+    const wire = faultyWire(lose, new Set());
+    // An exchange stricter than the simulator: a change it already made is refused when it comes again.
+    const strict: ExchangeAdapter = {
+      ...wire,
+      modify: async (bid, terms) => {
+        const held = (await wire.findBids([bid.orderId])).get(bid.orderId);
+        if (held?.quantity === terms.quantity && held.pricePaise === terms.pricePaise)
+          return { done: false, reason: 'nothing to modify' };
+        return wire.modify(bid, terms);
+      },
+      cancel: async (bid) => {
+        const held = (await wire.findBids([bid.orderId])).get(bid.orderId);
+        if (held?.status === 'CANCELLED') return { done: false, reason: 'the bid is not open' };
+        return wire.cancel(bid);
+      },
+    };
+    const worker = bench.worker({ exchange: new ObservedExchange(strict) });
+    await worker.runOnce();
+    await bench.requestModification(modifiedId, { quantity: 15, pricePaise: 10_200 });
+    await bench.requestCancellation(cancelledId);
+    lose.add(modifiedId);
+    lose.add(cancelledId);
+    await worker.runOnce();
+    bench.clock.now += LOST.retryAfterMs + 1;
+    await worker.runOnce();
+
+    expect(await bench.status(cancelledId)).toBe('CANCELLED');
+    expect(await bench.order(modifiedId)).toMatchObject({ status: 'PENDING', quantity: 15, price_paise: 10_200 });
+    const reasons = (await bench.history(modifiedId)).map((entry) => entry.reason);
+    expect(reasons.some((reason) => /refused/i.test(reason))).toBe(false);
+    expect(await bench.openOutbox()).toBe(0);
+  });
 });

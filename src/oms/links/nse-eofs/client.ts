@@ -76,6 +76,9 @@ const NOT_SENT_CODES = new Set([
  */
 const MAY_HOLD = new Set([408, 409, 425]);
 
+/** 4xx statuses that say the request never reached the bid's judge: not found, forbidden, method, size, type. */
+const TRANSPORT_REFUSALS = new Set([403, 404, 405, 413, 414, 415]);
+
 const METHOD_OF: Record<OperationType, 'POST' | 'PUT' | 'DELETE'> = {
   E: 'POST',
   M: 'PUT',
@@ -307,7 +310,8 @@ export class NseEofsClient {
           kind: 'not-sent',
           why,
           retryAfterMs: why.startsWith('e-OFS login refused')
-            ? Math.max(DEFAULT_RETRY_AFTER_MS, this.loginRefusedUntil - this.now())
+            ? // Whole seconds, rounded up: the wait is not cut short by the milliseconds the call took.
+              Math.max(DEFAULT_RETRY_AFTER_MS, Math.ceil((this.loginRefusedUntil - this.now()) / 1000) * 1000)
             : DEFAULT_RETRY_AFTER_MS,
         };
       }
@@ -389,6 +393,14 @@ function outcomeOf(answer: ReturnType<typeof orderAnswerOf>, reference: string):
  */
 function refusalOf(answer: { status: number; body: unknown }): SubmitOutcome {
   if (answer.status < 400) return { kind: 'unknown', why: `the exchange answered ${answer.status}` };
+  // Statuses of the way there, not of the bid (a wrong EXCHANGE_NSE_URL, a proxy, a body too large): the
+  // exchange did not judge the bid, so it is not refused for good; it waits, and the operator is told why.
+  if (TRANSPORT_REFUSALS.has(answer.status))
+    return {
+      kind: 'not-sent',
+      why: `the exchange's address answered ${answer.status}: check EXCHANGE_NSE_URL and what stands between`,
+      retryAfterMs: LOGIN_REFUSED_RETRY_MS,
+    };
   const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
   return { kind: 'rejected', reason: said ?? `the exchange refused the bid (${answer.status})` };
 }

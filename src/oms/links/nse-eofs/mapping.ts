@@ -274,7 +274,13 @@ export type NseOrderAnswer =
 export function orderAnswerOf(item: unknown): NseOrderAnswer {
   const answer = (item ?? {}) as { orderId?: unknown; apiEchoBack?: unknown; code?: unknown; messages?: unknown };
   const reference = typeof answer.apiEchoBack === 'string' ? answer.apiEchoBack : null;
-  // A refusal says so: an error code or its messages. Anything else that names no order is unreadable.
+  // An item naming the exchange's order with no error code (none, or 200) is taken: its messages, if any,
+  // are remarks. A refusal says so: an error code or its messages without an order. Anything else that
+  // names no order is unreadable.
+  const errorCode = answer.code !== undefined && answer.code !== 200 && answer.code !== '200';
+  if (typeof answer.orderId === 'string' && answer.orderId !== '' && reference !== null && !errorCode) {
+    return { kind: 'accepted', reference, exchangeOrderId: answer.orderId };
+  }
   if (answer.code !== undefined || answer.messages !== undefined) {
     return { kind: 'rejected', reference, reason: messagesOf(answer.messages) ?? 'the exchange refused the bid' };
   }
