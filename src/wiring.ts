@@ -250,6 +250,8 @@ export async function openExchangeLinks(
 ): Promise<ExchangeLinks> {
   const linkLogger = logger.child({ component: 'exchange-link' });
   const cursors = new StreamCursorRepository(store.db);
+  const onUnreadableLine = (line: string) =>
+    linkLogger.error({ line: line.slice(0, 500) }, 'a line of the exchange stream cannot be read; skipped');
   if (config.link === 'in-process') {
     return { exchange: undefined, simulator: null, health: () => [], close: async () => undefined };
   }
@@ -260,6 +262,7 @@ export async function openExchangeLinks(
       credentials: { memberCode: config.nseMemberCode!, loginId: config.nseLoginId!, password },
       timeoutMs: config.timeoutMs,
       now,
+      onUnreadableLine,
     });
     // One node at a time holds the API user's session (links/session-lease.ts): the exchange may end a
     // session at the next login.
@@ -309,6 +312,7 @@ export async function openExchangeLinks(
             credentials: users[i]!,
             timeoutMs: config.timeoutMs,
             now,
+            onUnreadableLine,
           }),
           now,
           logger: linkLogger,

@@ -329,7 +329,14 @@ export class SimWire {
       if (offer === undefined) offersOf.set(offerId, (offer = this.offers.find(offerId)));
       return offer;
     };
+    const references = new Set<string>();
     for (const order of orders) {
+      // One bid per reference in a call: a repeat is refused alone (the first stands).
+      if (references.has(order.apiEchoBack)) {
+        answers.push(refused(order.apiEchoBack, 'apiEchoBack repeats a bid of the same batch'));
+        continue;
+      }
+      references.add(order.apiEchoBack);
       let listing = listingsOf.get(order.symbol);
       if (listing === undefined) {
         listing = this.book.listings(exchange, order.symbol).then(currentListing);

@@ -213,6 +213,30 @@ describe('bids', () => {
     ]);
   });
 
+  it('refuses alone a bid repeating another’s apiEchoBack in the same batch, never a 500', async () => {
+    const token = await bench.login();
+    const wire = (quantity: number, apiEchoBack: string) => ({
+      symbol: 'SBIN',
+      series: 'RS',
+      clientType: 'CLI',
+      clientId: 'UCC0004',
+      marginType: 1,
+      isMarketOrder: false,
+      quantity,
+      price: 101,
+      operationType: 'E',
+      orderId: '',
+      apiEchoBack,
+    });
+    const reference = referenceOf(memberBid().orderId);
+    const answer = await bench.call('POST', 'NSE_EQ', '/order/batch', token, [wire(5, reference), wire(7, reference)]);
+    expect(answer.status).toBe(200);
+    expect((answer.body as { data: unknown[] }).data).toEqual([
+      { orderId: expect.stringMatching(/^SIM/), apiEchoBack: reference },
+      { apiEchoBack: reference, code: 422, messages: ['apiEchoBack repeats a bid of the same batch'] },
+    ]);
+  });
+
   it('refuses a batch that is no array, is empty or holds more than BATCH_LIMIT requests, with 400', async () => {
     const token = await bench.login();
     const bids = Array.from({ length: 101 }, () => ({ apiEchoBack: referenceOf(memberBid().orderId) }));

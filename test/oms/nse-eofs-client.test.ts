@@ -380,6 +380,39 @@ describe('the e-OFS client', () => {
     expect(logins).toBe(2);
   });
 
+  it('reads the stream line by line, and tells of a line it cannot read rather than pass it on', async () => {
+    const good = {
+      type: 'ORDER',
+      seq: 2,
+      event: 'ALLOTTED',
+      orderId: 'NSE-1',
+      apiEchoBack: referenceOf(ORDER_ID),
+      allottedQuantity: 10,
+      allottedPrice: 101.5,
+      day: null,
+      text: 'Allotted 10',
+    };
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      response.end(
+        [
+          JSON.stringify({ ...good, seq: 1, day: 'yesterday' }),
+          'not json',
+          JSON.stringify(good),
+          JSON.stringify({ type: 'HEARTBEAT', seq: 2 }),
+          '',
+        ].join('\n'),
+      );
+    };
+    const unreadable: string[] = [];
+    const c = client({ onUnreadableLine: (line) => unreadable.push(line) });
+    const messages = [];
+    for await (const message of c.stream(0, AbortSignal.timeout(2_000))) messages.push(message);
+    expect(messages).toEqual([good, { type: 'HEARTBEAT', seq: 2 }]);
+    expect(unreadable).toHaveLength(2);
+    expect(unreadable[1]).toBe('not json');
+  });
+
   it('turns a reference back into the order id it came from, and refuses one it did not make', () => {
     expect(orderIdOfReference(referenceOf(ORDER_ID))).toBe(ORDER_ID);
     expect(orderIdOfReference('not-ours')).toBeNull();

@@ -46,6 +46,11 @@ export interface NseClientOptions {
   defaultTokenMs?: number;
   now?: () => number;
   fetch?: typeof fetch;
+  /**
+   * Told of each line of the stream it cannot read (not JSON, an unknown type, a field of the wrong type):
+   * skipped, and said to the operator (an allotment the link cannot read is one the OMS never applies).
+   */
+  onUnreadableLine?: (line: string) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 5_000;
@@ -286,6 +291,7 @@ export class NseEofsClient {
         if (line === '') continue;
         const message = streamMessageOf(line);
         if (message !== null) yield message;
+        else this.options.onUnreadableLine?.(line);
       }
     }
   }
@@ -464,6 +470,9 @@ function streamMessageOf(line: string): NseStreamMessage | null {
   const kinds = ['ALLOTTED', 'NOT_ALLOTTED', 'PART_ALLOTTED', 'NOTE'];
   if (!kinds.includes(order.event) || typeof order.apiEchoBack !== 'string') return null;
   if (!Number.isSafeInteger(order.allottedQuantity) || order.allottedQuantity < 0) return null;
-  if (order.allottedPrice !== null && typeof order.allottedPrice !== 'number') return null;
+  if (order.allottedPrice !== null && !(typeof order.allottedPrice === 'number' && order.allottedPrice > 0))
+    return null;
+  if (order.day !== null && order.day !== 'T' && order.day !== 'T+1') return null;
+  if (typeof order.text !== 'string') return null;
   return order;
 }
