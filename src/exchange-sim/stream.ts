@@ -112,7 +112,17 @@ class OpenStream {
         return;
       }
       this.cursor = events.at(-1)!.id;
-      if (this.response.writableNeedDrain) await new Promise((resolve) => this.response.once('drain', resolve));
+      // Until the reader drains what it has, or leaves (a connection closed while full never drains).
+      if (this.response.writableNeedDrain)
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            this.response.off('drain', done);
+            this.response.off('close', done);
+            resolve();
+          };
+          this.response.once('drain', done);
+          this.response.once('close', done);
+        });
     }
   }
 

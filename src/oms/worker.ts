@@ -78,6 +78,9 @@ import {
 
 export { DEFAULT_BATCH_SIZE, DEFAULT_LEASE_MS, DEFAULT_POLL_MS, MAX_RETRY_DELAY_MS } from './outbox-loop.js';
 
+/** The orders whose waiting this worker remembers having noted (see waitingNoted). */
+const MAX_WAITING_NOTED = 100_000;
+
 export interface OmsWorkerOptions {
   store: Pick<Store, 'writeTransaction'>;
   orders: OrderRepository;
@@ -284,6 +287,9 @@ export class OmsWorker {
       ],
     );
     for (const orderId of answers.keys()) this.waitingNoted.delete(orderId);
+    // Orders another node settles are never deleted here: the set is dropped now and then (the cost: a
+    // waiting order's note written once more).
+    if (this.waitingNoted.size > MAX_WAITING_NOTED) this.waitingNoted.clear();
     for (const [orderId] of toNote) this.waitingNoted.add(orderId);
     // Each waits its own back-off: a lost answer's (long enough for a bid on its way to reach the book)
     // is never cut short by a refused connection's beside it.
