@@ -57,7 +57,7 @@ describe('one exchange session across nodes', () => {
       expect.objectContaining({
         exchange: 'NSE_EQ',
         connected: false,
-        problem: 'standing by: node-a holds the exchange session',
+        problem: 'standing by: another node holds the exchange session',
       }),
     ]);
 

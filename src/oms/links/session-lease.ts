@@ -130,7 +130,8 @@ export class LeasedExchange implements ExchangeAdapter {
         : {
             ...link,
             connected: false,
-            problem: `standing by: ${this.heldBy === null ? 'the session lease is not taken yet' : `${this.heldBy} holds the exchange session`}`,
+            // Which node holds it is in the log ("took the exchange session"), not on an answer without a token.
+            problem: `standing by: ${this.heldBy === null ? 'the session lease is not taken yet' : 'another node holds the exchange session'}`,
           },
     );
   }
