@@ -16,9 +16,28 @@ import type { StoreTx } from '../store/sql/write-tx.js';
 /** What the exchange knows of a bid. */
 export type ExchangeBidStatus = 'LIVE' | 'CANCELLED' | 'ALLOTTED' | 'NOT_ALLOTTED';
 
-export interface ExchangeOrder extends BidTerms {
+/** A bid the exchange holds. */
+export interface HeldBid extends BidTerms {
   exchangeOrderId: string;
   status: ExchangeBidStatus;
+}
+
+/**
+ * A bid the exchange refused, as its book says later: a link whose answers come after the call (BSE's
+ * rejection files) answers the placement unanswered, then the book by reference with the refusal.
+ */
+export interface RefusedBid {
+  status: 'REFUSED';
+  /** The exchange's words. */
+  reason: string;
+}
+
+/** What the exchange's book says of one of our bids. */
+export type ExchangeOrder = HeldBid | RefusedBid;
+
+/** The bid's terms at the exchange, when it holds it. */
+export function heldTerms(bid: ExchangeOrder | undefined): HeldBid | undefined {
+  return bid === undefined || bid.status === 'REFUSED' ? undefined : bid;
 }
 
 /** What an exchange needs to know of the client behind a bid (stored on the order at entry). */

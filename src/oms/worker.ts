@@ -38,6 +38,7 @@ import type { OrderRepository } from '../store/orders/orders.js';
 import type { StoreTx } from '../store/sql/write-tx.js';
 import {
   ExchangeUnavailableError,
+  heldTerms,
   type ChangeAnswer,
   type ChangeResult,
   type ExchangeAdapter,
@@ -255,7 +256,12 @@ export class OmsWorker {
         }
       }
       for (const [orderId, bid] of known)
-        answers.set(orderId, { accepted: true, exchangeOrderId: bid.exchangeOrderId });
+        answers.set(
+          orderId,
+          bid.status === 'REFUSED'
+            ? { accepted: false, reason: bid.reason }
+            : { accepted: true, exchangeOrderId: bid.exchangeOrderId },
+        );
       const unsent = toSend.filter((order) => !known.has(order.orderId) && !unanswered.has(order.orderId));
       const results = await this.callExchange(
         'place_bids',
@@ -404,7 +410,9 @@ export class OmsWorker {
     if (order === undefined) return;
     const refusal = await this.sendModification(order);
     if (refusal === null) return;
-    const held = (await this.callExchange('find_bids', () => exchange.findBids([order.orderId]))).get(order.orderId);
+    const held = heldTerms(
+      (await this.callExchange('find_bids', () => exchange.findBids([order.orderId]))).get(order.orderId),
+    );
     // A later modification carries the user's latest terms: restoring would undo it before it is sent.
     const restored = held !== undefined && !(await oms.hasLaterModify(order.orderId, entry.id)) ? held : undefined;
     // Refused, but the exchange holds the new terms: a modification sent again after a lost answer, which the
@@ -516,7 +524,7 @@ export class OmsWorker {
     );
     const held = result.done
       ? undefined
-      : (await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId);
+      : heldTerms((await this.callExchange('find_bids', () => exchange.findBids([orderId]))).get(orderId));
     await this.changeOrders([orderId], (locked, at) => carryForwardAnswered(locked.get(orderId), result, held, at));
   }
 

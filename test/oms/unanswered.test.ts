@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ExchangeUnavailableError,
+  heldTerms,
   type ChangeResult,
   type ExchangeAdapter,
   type ExchangeBid,
@@ -238,7 +239,7 @@ describe('an exchange that does not answer', () => {
     const strict: ExchangeAdapter = {
       ...wire,
       modify: async (bid, terms) => {
-        const held = (await wire.findBids([bid.orderId])).get(bid.orderId);
+        const held = heldTerms((await wire.findBids([bid.orderId])).get(bid.orderId));
         if (held?.quantity === terms.quantity && held.pricePaise === terms.pricePaise)
           return { done: false, reason: 'nothing to modify' };
         return wire.modify(bid, terms);
@@ -263,6 +264,28 @@ describe('an exchange that does not answer', () => {
     expect(await bench.order(modifiedId)).toMatchObject({ status: 'PENDING', quantity: 15, price_paise: 10_200 });
     const reasons = (await bench.history(modifiedId)).map((entry) => entry.reason);
     expect(reasons.some((reason) => /refused/i.test(reason))).toBe(false);
+    expect(await bench.openOutbox()).toBe(0);
+  });
+
+  it('settles a waiting bid refused when the exchange’s book says so later (an exchange that answers by file)', async () => {
+    const orderId = await bench.placeOrder();
+    const wire = faultyWire(new Set(), new Set([orderId]));
+    const exchange = new ObservedExchange({
+      ...wire,
+      findBids: async (ids) =>
+        new Map(ids.map((id) => [id, { status: 'REFUSED' as const, reason: 'UCC not registered with the exchange' }])),
+    });
+    const worker = bench.worker({ exchange });
+    await worker.runOnce();
+    expect(await bench.status(orderId)).toBe('EXXMITTED');
+
+    bench.clock.now += REFUSED_CONNECTION.retryAfterMs + 1;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.order(orderId)).toMatchObject({
+      status: 'ORDERERROR',
+      error_reason: 'UCC not registered with the exchange',
+    });
+    expect(exchange.count('place', orderId)).toBe(1);
     expect(await bench.openOutbox()).toBe(0);
   });
 });
