@@ -305,6 +305,14 @@ export interface ExchangeSessionsTable {
   held_until: number;
 }
 
+/** The short references of our bids on a narrow wire (migration 0028). */
+export interface ExchangeReferencesTable {
+  /** The reference is `OG` and this in base 36, upper case. */
+  id: Generated<number>;
+  exchange: string;
+  order_id: string;
+}
+
 /** How far the OMS has applied an exchange link's message stream (migration 0027). */
 export interface ExchangeStreamCursorsTable {
   name: string;
@@ -571,6 +579,7 @@ export interface Database {
   outbox: OutboxTable;
   exchange_sessions: ExchangeSessionsTable;
   exchange_stream_cursors: ExchangeStreamCursorsTable;
+  exchange_references: ExchangeReferencesTable;
   order_carts: OrderCartsTable;
   ofs_offer_indicative: OfsOfferIndicativeTable;
   sim_exchange_bids: SimExchangeBidsTable;
