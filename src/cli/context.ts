@@ -122,3 +122,16 @@ export async function readJsonFile(file: string): Promise<unknown> {
     throw new CliError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
 }
+
+/** Resolves on the first SIGTERM or SIGINT. */
+export function untilSignalled(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

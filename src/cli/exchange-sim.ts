@@ -5,22 +5,9 @@
  */
 import { Command, Option } from 'commander';
 import type { ApiUser } from '../exchange-sim/sessions.js';
-import { CliError, readJsonFile, writeFields, type CliIo } from './context.js';
+import { CliError, readJsonFile, untilSignalled, writeFields, type CliIo } from './context.js';
 
 const ENV_USER = ['EXCHANGE_SIM_MEMBER_CODE', 'EXCHANGE_SIM_LOGIN_ID', 'EXCHANGE_SIM_PASSWORD'] as const;
-
-/** Resolves on the first SIGTERM or SIGINT. */
-function untilSignalled(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-}
 
 /** The API users of a users file: a JSON array of {memberCode, loginId, password}; a CliError naming what is wrong. */
 async function usersOfFile(file: string): Promise<ApiUser[]> {

@@ -4,20 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { InstrumentFaultRepository } from '../store/ofs/instrument-faults.js';
-import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
-
-/** Resolves on the first SIGTERM or SIGINT. */
-function untilSignalled(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-}
+import { CliError, isoInstant, untilSignalled, withWorkspace, type CliIo } from './context.js';
 
 /** `ordergate oms stuck`: one line per instrument with failures on record, set aside first. */
 function stuckCommand(io: CliIo): Command {
