@@ -10,6 +10,7 @@
  * a lost answer: a bid still on its way through the exchange when the answer was given up has arrived by
  * then, so that the book read before sending again finds it.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { BidTerms } from '../../../domain/ofs/rules.js';
 import {
@@ -309,7 +310,8 @@ export class NseEofsLink implements ExchangeAdapter {
       failures += 1;
       const delayMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1));
       logger?.warn({ exchange: this.exchange, problem: this.problem, delayMs }, 'exchange stream down; reopening');
-      await abortableDelay(delayMs, signal);
+      // Ended early by stop() (an AbortError: nothing to report).
+      await delay(delayMs, undefined, { signal }).catch(() => undefined);
     }
   }
 
@@ -359,17 +361,4 @@ function memberBidOf(bid: ExchangeBid, terms: BidTerms): MemberBid | null {
     pricePaise: cutoff ? 0 : terms.pricePaise,
     investorCategory: series === 'IS' ? investorCategoryOf(category) : null,
   };
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }
