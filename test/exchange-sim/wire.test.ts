@@ -15,6 +15,21 @@ beforeAll(async () => {
 });
 afterAll(() => bench?.close());
 
+/** A retail bid on SBIN as the wire carries it, raw (for input the e-OFS client would never write). */
+const wireBid = (quantity: unknown, apiEchoBack: string) => ({
+  symbol: 'SBIN',
+  series: 'RS',
+  clientType: 'CLI',
+  clientId: 'UCC0003',
+  marginType: 1,
+  isMarketOrder: false,
+  quantity,
+  price: 101,
+  operationType: 'E',
+  orderId: '',
+  apiEchoBack,
+});
+
 describe('sessions', () => {
   it('logs the API user in through the e-OFS client, and answers the token with its lifetime', async () => {
     const client = bench.client();
@@ -184,24 +199,11 @@ describe('bids', () => {
 
     // Input that is no bid (a quantity of 0, no reference of ours) is refused alone, as 400 items.
     const token = await bench.login();
-    const wire = (quantity: unknown, apiEchoBack: string) => ({
-      symbol: 'SBIN',
-      series: 'RS',
-      clientType: 'CLI',
-      clientId: 'UCC0003',
-      marginType: 1,
-      isMarketOrder: false,
-      quantity,
-      price: 101,
-      operationType: 'E',
-      orderId: '',
-      apiEchoBack,
-    });
     const fine = memberBid();
     const answer = await bench.call('POST', 'NSE_EQ', '/order/batch', token, [
-      wire(0, referenceOf(memberBid().orderId)),
-      wire(5, 'not-ours'),
-      wire(5, referenceOf(fine.orderId)),
+      wireBid(0, referenceOf(memberBid().orderId)),
+      wireBid(5, 'not-ours'),
+      wireBid(5, referenceOf(fine.orderId)),
       'not an object',
     ]);
     expect(answer.status).toBe(200);
@@ -215,21 +217,11 @@ describe('bids', () => {
 
   it('refuses alone a bid repeating another’s apiEchoBack in the same batch, never a 500', async () => {
     const token = await bench.login();
-    const wire = (quantity: number, apiEchoBack: string) => ({
-      symbol: 'SBIN',
-      series: 'RS',
-      clientType: 'CLI',
-      clientId: 'UCC0004',
-      marginType: 1,
-      isMarketOrder: false,
-      quantity,
-      price: 101,
-      operationType: 'E',
-      orderId: '',
-      apiEchoBack,
-    });
     const reference = referenceOf(memberBid().orderId);
-    const answer = await bench.call('POST', 'NSE_EQ', '/order/batch', token, [wire(5, reference), wire(7, reference)]);
+    const answer = await bench.call('POST', 'NSE_EQ', '/order/batch', token, [
+      wireBid(5, reference),
+      wireBid(7, reference),
+    ]);
     expect(answer.status).toBe(200);
     expect((answer.body as { data: unknown[] }).data).toEqual([
       { orderId: expect.stringMatching(/^SIM/), apiEchoBack: reference },

@@ -71,25 +71,10 @@ const MAX_QUANTITY = 10 ** IBBS_WIDTHS.quantityDigits - 1;
 const MAX_PRICE_PAISE = 10 ** (IBBS_WIDTHS.priceDigits + IBBS_WIDTHS.priceDecimals) - 1;
 
 /** A bid as the link hands it to the mapping: our names and units. */
-export interface IbbsBid {
-  symbol: string;
-  category: OfferCategory;
-  /** A bid at the cut-off price: RETAIL (RIC) and EMPLOYEE bids only; the row carries the floor price. */
-  cutoff: boolean;
+export type IbbsBid = Omit<IbbsRow, 'reference'> & {
   /** ordergate's reference (REFERENCE_PATTERN), sent in the client/CP code field. */
   reference: string;
-  ucc: string;
-  /** The custodian code of an institutional bid; null: none. */
-  custodian: string | null;
-  quantity: number;
-  /** The bid's price; not read for a cut-off bid (the row carries the floor price). */
-  pricePaise: number;
-  /** A 0 %-margin bid (flag 1); false: 100 % (flag 2). */
-  zeroMargin: boolean;
-  /** The exchange's bid id; null for a new bid (written 0). */
-  bidId: string | null;
-  action: IbbsAction;
-}
+};
 
 /**
  * The category code of a bid. Decision: iBBS has a cut-off code for retail only (RIC); an employee bid is
