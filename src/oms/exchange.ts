@@ -32,12 +32,45 @@ export interface RefusedBid {
   reason: string;
 }
 
+/**
+ * A bid sent and not yet answered, as a link whose answers come after the call knows it (BSE's upload file
+ * written, its answer file not yet read): neither held nor absent. The OMS sends nothing for it and asks
+ * again after `unanswered.retryAfterMs`.
+ */
+export interface AwaitedBid {
+  status: 'AWAITED';
+  unanswered: Unanswered;
+}
+
 /** What the exchange's book says of one of our bids. */
-export type ExchangeOrder = HeldBid | RefusedBid;
+export type ExchangeOrder = HeldBid | RefusedBid | AwaitedBid;
 
 /** The bid's terms at the exchange, when it holds it. */
 export function heldTerms(bid: ExchangeOrder | undefined): HeldBid | undefined {
-  return bid === undefined || bid.status === 'REFUSED' ? undefined : bid;
+  return bid === undefined || bid.status === 'REFUSED' || bid.status === 'AWAITED' ? undefined : bid;
+}
+
+/**
+ * One bid of the exchange's book of our member, as reconciliation reads it (src/domain/ofs/reconciliation.ts):
+ * what the exchange says it holds, whether or not ordergate sent it.
+ */
+export interface ExchangeBookEntry extends BidTerms {
+  exchange: string;
+  symbol: string;
+  /** Our order, when the entry carries a reference of ours that names one; null: a bid unknown to us. */
+  orderId: string | null;
+  /** The reference the entry carries (NSE's apiEchoBack, iBBS's CP code); null: none. */
+  reference: string | null;
+  exchangeOrderId: string;
+  status: ExchangeBidStatus;
+  /** The client as the exchange has it; null when the book does not say. */
+  ucc: string | null;
+}
+
+/** The exchange's book of one listing, and when the exchange wrote it (epoch ms; a download's time, or now). */
+export interface ExchangeBook {
+  asOf: number;
+  entries: ExchangeBookEntry[];
 }
 
 /** What an exchange needs to know of the client behind a bid (stored on the order at entry). */
@@ -162,6 +195,12 @@ export interface ExchangeAdapter {
   runOnce?(): Promise<void>;
   /** The health of each link behind this adapter (none: an exchange in process, always there). */
   health?(): LinkHealth[];
+  /**
+   * The exchange's book of our member's bids in one listing (`symbol` on `exchange`), for reconciliation;
+   * null: this link has none to give yet (BSE: no bid-book download read). Throws ExchangeUnavailableError
+   * when the exchange does not answer. Absent: a link that cannot read the exchange's book.
+   */
+  readBook?(exchange: string, symbol: string): Promise<ExchangeBook | null>;
   /**
    * Whether the OMS may send through it now: false while another node holds the exchange session
    * (links/session-lease.ts); the worker then claims no outbox entries. Absent: always.

@@ -255,13 +255,16 @@ export class OmsWorker {
           for (const orderId of resumed) unanswered.set(orderId, error.unanswered);
         }
       }
-      for (const [orderId, bid] of known)
-        answers.set(
-          orderId,
-          bid.status === 'REFUSED'
-            ? { accepted: false, reason: bid.reason }
-            : { accepted: true, exchangeOrderId: bid.exchangeOrderId },
-        );
+      for (const [orderId, bid] of known) {
+        if (bid.status === 'AWAITED') unanswered.set(orderId, bid.unanswered);
+        else
+          answers.set(
+            orderId,
+            bid.status === 'REFUSED'
+              ? { accepted: false, reason: bid.reason }
+              : { accepted: true, exchangeOrderId: bid.exchangeOrderId },
+          );
+      }
       const unsent = toSend.filter((order) => !known.has(order.orderId) && !unanswered.has(order.orderId));
       const results = await this.callExchange(
         'place_bids',

@@ -288,4 +288,40 @@ describe('an exchange that does not answer', () => {
     expect(exchange.count('place', orderId)).toBe(1);
     expect(await bench.openOutbox()).toBe(0);
   });
+
+  it('waits on a bid the book says is awaited, holding up no other waiting bid, and sends it never twice', async () => {
+    const awaited = await bench.placeOrder({ quantity: 10 });
+    const lost = await bench.placeOrder({ quantity: 11 });
+    const wire = faultyWire(new Set([awaited, lost]), new Set());
+    const stillAwaited = new Set([awaited]);
+    const answerFile: Unanswered = { outcome: 'unknown', why: 'waiting for the answer file', retryAfterMs: 30_000 };
+    const exchange = new ObservedExchange({
+      ...wire,
+      findBids: async (ids) => {
+        const found = await wire.findBids(ids.filter((id) => !stillAwaited.has(id)));
+        for (const id of ids)
+          if (stillAwaited.has(id)) found.set(id, { status: 'AWAITED' as const, unanswered: answerFile });
+        return found;
+      },
+    });
+    const worker = bench.worker({ exchange });
+    await worker.runOnce();
+    expect(await bench.status(awaited)).toBe('EXXMITTED');
+
+    bench.clock.now += LOST.retryAfterMs + 1;
+    await worker.runOnce();
+    // The other bid's answer is in the book: it is settled, though the first is still awaited.
+    expect(await bench.status(lost)).toBe('PENDING');
+    expect(await bench.status(awaited)).toBe('EXXMITTED');
+
+    stillAwaited.delete(awaited);
+    bench.clock.now += answerFile.retryAfterMs - 1;
+    expect(await worker.runOnce()).toBe(0);
+    bench.clock.now += 2;
+    expect(await worker.runOnce()).toBe(1);
+    expect(await bench.status(awaited)).toBe('PENDING');
+    expect(exchange.count('place', awaited)).toBe(1);
+    expect(exchange.count('place', lost)).toBe(1);
+    expect(await bench.openOutbox()).toBe(0);
+  });
 });

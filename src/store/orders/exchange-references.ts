@@ -55,7 +55,9 @@ export class ExchangeReferenceRepository {
     return new Map(rows.map((row) => [shortReferenceOf(Number(row.id)), row.order_id]));
   }
 
-  private async known(exchange: string, orderIds: readonly string[]): Promise<Map<string, string>> {
+  /** The references these orders have on the exchange (none given: one without is left out); by order id. */
+  async known(exchange: string, orderIds: readonly string[]): Promise<Map<string, string>> {
+    if (orderIds.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('exchange_references')
       .select(['id', 'order_id'])
