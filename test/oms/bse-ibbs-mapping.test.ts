@@ -13,6 +13,7 @@ import {
   encodeUploadFile,
   kindOfFileName,
   parseDownload,
+  parseUploadFile,
   readFileName,
   toUploadRow,
   uploadFileName,
@@ -201,6 +202,26 @@ describe('a bid written and read back', () => {
         },
       ),
     );
+  });
+
+  it('through the upload file as iBBS (the simulator) reads it gives the same fields, a new bid with no bid id', () => {
+    fc.assert(
+      fc.property(
+        fc.array(arbitraryBid, { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 1, max: 99_999_999 }),
+        (bids, floor) => {
+          const unique = bids.map((b, i) => ({ ...b, reference: `${b.reference.slice(0, 13)}X${i}` }));
+          const parsed = parseUploadFile(encodeUploadFile(unique, () => floor));
+          expect(parsed.problems).toEqual([]);
+          expect(parsed.rows).toEqual(unique.map((b) => ({ ...rowOf(b, '', floor), bidId: b.bidId })));
+        },
+      ),
+    );
+    const bad = parseUploadFile('ACME,NII,R1,UCC1,,100,1300.25,2,0,N\r\nACME,XX,R2,UCC1,,100,1300.25,2,0,N\r\n');
+    expect(bad.rows).toHaveLength(1);
+    expect(bad.problems).toEqual([
+      { line: 2, text: 'ACME,XX,R2,UCC1,,100,1300.25,2,0,N', reason: expect.stringMatching(/unknown category "XX"/) },
+    ]);
   });
 
   it("through each download the simulator writes, every kind's own columns", () => {

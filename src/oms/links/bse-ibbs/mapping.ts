@@ -389,12 +389,31 @@ function fieldsOf(line: string, columns: number, restInLast: boolean): string[] 
  */
 export function parseDownload<K extends DownloadKind>(kind: K, text: string): ParsedDownload<DownloadRows[K]> {
   const layout = LAYOUTS[kind] as { columns: number; read: (fields: string[]) => DownloadRows[K] };
-  const rows: DownloadRows[K][] = [];
+  return parseLines(kind, layout.columns, kind === 'rejection', layout.read, text);
+}
+
+/**
+ * An upload file as iBBS reads it (the simulator): each line's ten fields into our names and units, or a
+ * problem, as parseDownload does. A new row's bid id (0) is null.
+ */
+export function parseUploadFile(text: string): ParsedDownload<IbbsRow> {
+  return parseLines('upload', 10, false, readTen, text);
+}
+
+function parseLines<Row>(
+  kind: string,
+  columns: number,
+  restInLast: boolean,
+  read: (fields: string[]) => Row,
+  text: string,
+): ParsedDownload<Row> {
+  const layout = { columns, read };
+  const rows: Row[] = [];
   const problems: DownloadProblem[] = [];
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
-    const fields = fieldsOf(line, layout.columns, kind === 'rejection');
+    const fields = fieldsOf(line, layout.columns, restInLast);
     if (fields.length !== layout.columns) {
       problems.push({
         line: index + 1,
