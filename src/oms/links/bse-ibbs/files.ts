@@ -98,6 +98,50 @@ export async function writeUploadFile(dir: string, name: string, content: string
   });
 }
 
+/**
+ * An upload in two steps, for a writer that must record it between them (the link: its own copy is written
+ * after the outbox's `.tmp` and before the rename, so that a crash leaves either nothing published or a
+ * record of it). stageUpload writes `<name>.tmp` whole and flushed (no reader lists it); publishUpload
+ * renames it to `<name>`; discardStaged removes a stage never published. The name checks and errors are
+ * writeUploadFile's.
+ */
+export async function stageUpload(dir: string, name: string, content: string): Promise<void> {
+  plainName(name);
+  const path = join(dir, name);
+  try {
+    if (await exists(path)) throw new Error(`${path} exists already: an upload file is never overwritten`);
+    await writeSynced(path + TMP_SUFFIX, content);
+  } catch (error) {
+    await unlink(path + TMP_SUFFIX).catch(() => undefined);
+    if (codeOf(error) === String(error)) throw error;
+    throw new Error(`the upload folder ${dir} cannot be written (${codeOf(error)})`, { cause: error });
+  }
+}
+
+export async function publishUpload(dir: string, name: string): Promise<void> {
+  const path = join(dir, plainName(name));
+  try {
+    await rename(path + TMP_SUFFIX, path);
+    await syncFolder(dir);
+  } catch (error) {
+    throw new Error(`the upload folder ${dir} cannot be written (${codeOf(error)})`, { cause: error });
+  }
+}
+
+export async function discardStaged(dir: string, name: string): Promise<void> {
+  await unlink(join(dir, plainName(name)) + TMP_SUFFIX).catch(() => undefined);
+}
+
+/** Whether `<name>.tmp` is in `dir`: staged, never published. */
+export async function isStaged(dir: string, name: string): Promise<boolean> {
+  return exists(join(dir, plainName(name)) + TMP_SUFFIX);
+}
+
+/** Whether `name` is in `dir`. */
+export async function isInFolder(dir: string, name: string): Promise<boolean> {
+  return exists(join(dir, plainName(name)));
+}
+
 /** `name` in `dir`, or `<name>.2`, `<name>.3`, ... if taken: a file moved there never replaces another. */
 async function freeName(dir: string, name: string): Promise<string> {
   let candidate = name;
