@@ -79,23 +79,36 @@ async function writeWhole(dir: string, name: string, content: string): Promise<s
 }
 
 /**
- * Writes an upload file into `dir` whole (see writeWhole) and answers its path. A name already there is
- * refused (an upload is never overwritten); a leftover `<name>.tmp` (a write that never finished) is
- * replaced. A folder that cannot be written is an Error naming it.
+ * Writes a new file into `dir` whole (see writeWhole) and answers its path. A name already there is refused
+ * (a file of the folders is never overwritten); a leftover `<name>.tmp` (a write that never finished) is
+ * replaced. A folder that cannot be written is an Error naming it as the `role` folder.
  */
-export async function writeUploadFile(dir: string, name: string, content: string): Promise<string> {
+async function writeNewFile(role: string, dir: string, name: string, content: string): Promise<string> {
   plainName(name);
   if (name.endsWith(TMP_SUFFIX)) throw new Error(`"${name}" ends in ${TMP_SUFFIX}: no reader would take it`);
   const path = join(dir, name);
   const unwritable = (error: unknown) =>
-    new Error(`the upload folder ${dir} cannot be written (${codeOf(error)})`, { cause: error });
+    new Error(`the ${role} folder ${dir} cannot be written (${codeOf(error)})`, { cause: error });
   const taken = await exists(path).catch((error: unknown) => {
     throw unwritable(error);
   });
-  if (taken) throw new Error(`${path} exists already: an upload file is never overwritten`);
+  if (taken) throw new Error(`${path} exists already: an ${role} file is never overwritten`);
   return writeWhole(dir, name, content).catch((error: unknown) => {
     throw unwritable(error);
   });
+}
+
+/** Writes an upload file into the outbox `dir` whole (writeNewFile); a name already there is refused. */
+export async function writeUploadFile(dir: string, name: string, content: string): Promise<string> {
+  return writeNewFile('upload', dir, name, content);
+}
+
+/**
+ * Writes a download file into `dir` whole, as the exchange (the simulator's iBBS desk) does (writeNewFile):
+ * the link's inbox lists it only once renamed; a name already there is refused.
+ */
+export async function writeDownloadFile(dir: string, name: string, content: string): Promise<string> {
+  return writeNewFile('download', dir, name, content);
 }
 
 /**
