@@ -313,6 +313,36 @@ export interface ExchangeReferencesTable {
   order_id: string;
 }
 
+/** A reconciliation of one listing of an offer: the operator's request, then its report (migration 0029). */
+export interface OfsReconciliationsTable {
+  id: Generated<number>;
+  offer_id: string;
+  exchange: string;
+  symbol: string;
+  /** close-T, close-T1 or operator. */
+  trigger: string;
+  /** `<offer>|<exchange>|<trigger>` for a close's run (one per close and listing); null: the operator's. */
+  close_key: string | null;
+  requested_by: string | null;
+  requested_at: number;
+  /** QUEUED, DONE or FAILED. */
+  state: string;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  run_at: number | null;
+  book_as_of: number | null;
+  ours_count: number | null;
+  book_count: number | null;
+  matched_count: number | null;
+  in_flight_count: number | null;
+  differences_count: number | null;
+  /** The differences per kind, a JSON object. */
+  counts_json: string | null;
+  /** The differences, a JSON array (src/domain/ofs/reconciliation.ts's Difference). */
+  differences_json: string | null;
+  error: string | null;
+}
+
 /** How far the OMS has applied an exchange link's message stream (migration 0027). */
 export interface ExchangeStreamCursorsTable {
   name: string;
@@ -580,6 +610,7 @@ export interface Database {
   exchange_sessions: ExchangeSessionsTable;
   exchange_stream_cursors: ExchangeStreamCursorsTable;
   exchange_references: ExchangeReferencesTable;
+  ofs_reconciliations: OfsReconciliationsTable;
   order_carts: OrderCartsTable;
   ofs_offer_indicative: OfsOfferIndicativeTable;
   sim_exchange_bids: SimExchangeBidsTable;
