@@ -11,6 +11,7 @@ import { AdminError } from '../domain/errors.js';
 import { parseOfsImport, type OfsImport } from '../schemas/ofs-import.js';
 import { CliError, isoInstant, readJsonFile, withWorkspace, writeFields, type CliIo } from './context.js';
 import { holidaysCommand } from './ofs-holidays.js';
+import { ofsExchangeCommands } from './ofs-exchange.js';
 
 /**
  * One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. The stored texts
@@ -267,5 +268,6 @@ export function ofsCommand(io: CliIo): Command {
     });
   ofs.addCommand(employees);
   ofs.addCommand(holidaysCommand(io));
+  for (const command of ofsExchangeCommands(io)) ofs.addCommand(command);
   return ofs;
 }
