@@ -207,14 +207,27 @@ export function bookEntryOf(bid: SimBookEntry): NseBookEntry {
     price: cutoff ? '' : bid.pricePaise / 100,
     isMarketOrder: cutoff,
     orderStatus: STATUS_OF[bid.status] ?? 'OPEN',
+    ...(bid.userId !== null && { clientId: bid.userId }),
+    carriedForward: bid.carriedForward,
   };
 }
 
-/** The references of a book query (`?apiEchoBack=a,b`), or the 400's text. */
-export function bookReferences(query: unknown): string[] | string {
+/** What a book query asks: the bids of these references, or the member's whole book of one security. */
+export type BookQuery = readonly string[] | { symbol: string };
+
+/**
+ * What a book query asks (`?apiEchoBack=a,b`: those references; `?symbol=S`: the whole book of S, the
+ * mapping's bookBySymbolPath), or the 400's text.
+ */
+export function bookReferences(query: unknown): BookQuery | string {
   const raw = isObject(query) ? query.apiEchoBack : undefined;
+  const symbol = isObject(query) ? query.symbol : undefined;
+  if (raw === undefined && symbol !== undefined) {
+    if (typeof symbol !== 'string' || symbol.trim() === '') return 'symbol: the security whose book to read';
+    return { symbol };
+  }
   if (typeof raw !== 'string' || raw.trim() === '')
-    return 'apiEchoBack: required, the references of the bids to read, separated by commas';
+    return "apiEchoBack: required, the references of the bids to read, separated by commas (or symbol: a security's whole book)";
   const references = raw.split(',').map((reference) => reference.trim());
   if (references.length > BOOK_QUERY_LIMIT) return `apiEchoBack: at most ${BOOK_QUERY_LIMIT} references per query`;
   const wrong = references.find((reference) => orderIdOfReference(reference) === null);
@@ -384,8 +397,16 @@ export class SimWire {
     throw new Error('the simulated exchange gave no answer to a change');
   }
 
-  /** The bids the exchange holds for these references, on this exchange; a reference it does not hold is left out. */
-  async bookOf(exchange: string, references: readonly string[]): Promise<NseBookEntry[]> {
+  /**
+   * The bids the exchange holds for these references, on this exchange (a reference it does not hold is left
+   * out); or, asked for a symbol, every bid of that security on this exchange, whoever placed it.
+   */
+  async bookOf(exchange: string, query: BookQuery): Promise<NseBookEntry[]> {
+    if (!Array.isArray(query)) {
+      const { symbol } = query as { symbol: string };
+      return (await this.book.bookOfSymbol(exchange, symbol)).map(bookEntryOf);
+    }
+    const references = query as readonly string[];
     const orderIds = [...new Set(references.map((reference) => orderIdOfReference(reference)!))];
     const bids = await this.book.findBookEntries(orderIds);
     return bids.filter((bid) => bid.exchange === exchange).map(bookEntryOf);

@@ -65,6 +65,12 @@ export interface ExchangeBookEntry extends BidTerms {
   status: ExchangeBidStatus;
   /** The client as the exchange has it; null when the book does not say. */
   ucc: string | null;
+  /**
+   * Whether the exchange holds the bid carried forward to T+1; absent: the book does not say (the port's
+   * HeldBid has no such flag; NSE's book query carries it as a Decision of its mapping, BSE's bid-book file
+   * is not known to), and no carry-forward is checked.
+   */
+  carriedForward?: boolean;
 }
 
 /** The exchange's book of one listing, and when the exchange wrote it (epoch ms; a download's time, or now). */

@@ -23,6 +23,7 @@ import type {
   ExchangeAdapter,
   ExchangeBid,
   ExchangeBidStatus,
+  ExchangeBook,
   ExchangeOrder,
   ExchangeEvent,
   PlaceResult,
@@ -261,6 +262,28 @@ export class SimulatedExchange implements ExchangeAdapter {
       await apply(tx, now);
       return { done: true };
     });
+  }
+
+  /** The whole book of one listing (the bids of `symbol` on `exchange`), for reconciliation; as of now. */
+  async readBook(exchange: string, symbol: string): Promise<ExchangeBook> {
+    const asOf = this.now();
+    const bids = await this.book.bookOfSymbol(exchange, symbol);
+    return {
+      asOf,
+      entries: bids.map((bid) => ({
+        exchange,
+        symbol,
+        orderId: bid.orderId,
+        reference: bid.orderId,
+        exchangeOrderId: bid.exchangeOrderId,
+        status: bid.status as ExchangeBidStatus,
+        orderType: bid.orderType,
+        pricePaise: bid.pricePaise,
+        quantity: bid.quantity,
+        ucc: bid.userId,
+        carriedForward: bid.carriedForward,
+      })),
+    };
   }
 
   /** The events not yet acknowledged, oldest first: what the exchange's steps left (reading changes nothing). */

@@ -106,6 +106,7 @@ describe('bids', () => {
         price: 101.5,
         isMarketOrder: false,
         orderStatus: 'OPEN',
+        carriedForward: false,
       },
     ]);
     // The simulated exchange's bid: the listing from the symbol, retail from RS, the price in paise.
@@ -119,6 +120,36 @@ describe('bids', () => {
     });
     // The other exchange's book does not hold it.
     expect(await bench.book([bid], 'BSE_EQ')).toEqual([]);
+  });
+
+  it('answers the whole book of a security by symbol, every bid of it on that exchange whoever placed it', async () => {
+    const client = bench.client();
+    const [a, b] = [memberBid(), memberBid({ quantity: 20 })];
+    await client.submitBatch([a, b], 'E');
+    const token = await bench.login('NSE_EQ', OTHER_USER);
+    const answer = await bench.call('GET', 'NSE_EQ', '/query/orderBook?symbol=SBIN', token);
+    expect(answer.status).toBe(200);
+    // The bids of this file's other tests too: the whole book of SBIN on NSE.
+    const entries = (answer.body as { data: { apiEchoBack: string; quantity: number; symbol: string }[] }).data;
+    expect(entries.map((e) => [e.apiEchoBack, e.quantity])).toEqual(
+      expect.arrayContaining([
+        [referenceOf(a.orderId), 10],
+        [referenceOf(b.orderId), 20],
+      ]),
+    );
+    expect(new Set(entries.map((e) => e.symbol))).toEqual(new Set(['SBIN']));
+    const other = await bench.call(
+      'GET',
+      'BSE_EQ',
+      '/query/orderBook?symbol=SBIN',
+      await bench.login('BSE_EQ', OTHER_USER),
+    );
+    expect(other.body).toEqual({ code: 200, data: [] });
+    expect((await bench.call('GET', 'NSE_EQ', '/query/orderBook?symbol=TATA', token)).body).toEqual({
+      code: 200,
+      data: [],
+    });
+    expect((await bench.call('GET', 'NSE_EQ', '/query/orderBook?symbol=', token)).status).toBe(400);
   });
 
   it('answers a bid sent again (its apiEchoBack known) with the same exchange order id', async () => {

@@ -1,6 +1,6 @@
 /**
  * The OMS's one port over several exchange links: each bid goes to the link of its exchange segment
- * (NSE_EQ, BSE_EQ), the book is read from every link, and their events come together, each event id
+ * (NSE_EQ, BSE_EQ), the book is read from every link (a listing's whole book from its own link), and their events come together, each event id
  * prefixed with its link's segment so that acknowledgements find their way back.
  */
 import type { BidTerms } from '../../domain/ofs/rules.js';
@@ -8,6 +8,7 @@ import type {
   ChangeResult,
   ExchangeAdapter,
   ExchangeBid,
+  ExchangeBook,
   ExchangeEvent,
   ExchangeOrder,
   LinkHealth,
@@ -94,6 +95,13 @@ export class ExchangeRouter implements ExchangeAdapter {
 
   async runOnce(): Promise<void> {
     for (const link of this.links.values()) await link.runOnce?.();
+  }
+
+  /** The book of the listing's exchange, from its link; null: that link has none to give (or no link reads books). */
+  async readBook(exchange: string, symbol: string): Promise<ExchangeBook | null> {
+    const link = this.links.get(exchange);
+    if (link === undefined) throw new Error(`no exchange link for ${exchange}`);
+    return (await link.readBook?.(exchange, symbol)) ?? null;
   }
 
   health(): LinkHealth[] {

@@ -12,6 +12,7 @@ import type {
   ChangeResult,
   ExchangeAdapter,
   ExchangeBid,
+  ExchangeBook,
   ExchangeEvent,
   ExchangeOrder,
   LinkHealth,
@@ -177,6 +178,12 @@ export class LeasedExchange implements ExchangeAdapter {
       why: this.standingBy().message,
       retryAfterMs: this.leaseMs,
     });
+  }
+
+  /** The exchange's book, through the session this node holds; refused while it stands by. */
+  readBook(exchange: string, symbol: string): Promise<ExchangeBook | null> {
+    if (!this.holds()) return Promise.reject(this.standingBy());
+    return this.inner.readBook?.(exchange, symbol) ?? Promise.resolve(null);
   }
 
   pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]> {

@@ -644,6 +644,35 @@ export class SimExchangeRepository {
   }
 
   /**
+   * Every bid of `exchange` in the listings named `symbol` (an issue's, an offer's), whoever placed it: the
+   * book a member's reconciliation reads. In the order the exchange received them.
+   */
+  async bookOfSymbol(exchange: string, symbol: string): Promise<SimBookEntry[]> {
+    const rows = await this.db
+      .selectFrom('sim_exchange_bids as b')
+      .leftJoin('ofs_issues as i', (join) =>
+        join.onRef('i.exchange', '=', 'b.exchange').onRef('i.scrip_token', '=', 'b.scrip_token'),
+      )
+      .leftJoin('ofs_offers as o', 'o.offer_id', 'b.offer_id')
+      .selectAll('b')
+      .select(['i.symbol as issue_symbol', 'o.symbol as offer_symbol'])
+      .where('b.exchange', '=', exchange)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('b.offer_id', 'is', null), eb('i.symbol', '=', symbol)]),
+          eb.and([eb('b.offer_id', 'is not', null), eb('o.symbol', '=', symbol)]),
+        ]),
+      )
+      .orderBy('b.received_at')
+      .orderBy('b.order_id')
+      .execute();
+    return rows.map((row) => ({
+      ...bidFromRow(row),
+      symbol: (row.offer_id === null ? row.issue_symbol : row.offer_symbol) ?? null,
+    }));
+  }
+
+  /**
    * The events of the bids of `exchange` with `afterId` < id <= `upToId`, oldest first, at most `limit`,
    * delivered or not (the stream of the exchange simulator replays them; it marks none delivered).
    */

@@ -9,6 +9,7 @@
 import {
   authorizationHeader,
   BOOK_QUERY_LIMIT,
+  bookBySymbolPath,
   messagesOf,
   NSE_PATHS,
   type NseActiveSecurity,
@@ -253,6 +254,28 @@ export class NseEofsClient {
       entries.push(...(data as unknown[]).filter(isBookEntry));
     }
     return entries;
+  }
+
+  /**
+   * The member's whole book of one security (mapping's bookBySymbolPath), bids unknown to ordergate
+   * included: what reconciliation compares. Unanswered when there is no answer to go by.
+   */
+  async querySymbolBook(symbol: string): Promise<NseBookEntry[] | Unanswered> {
+    const answer = await this.authorized('GET', bookBySymbolPath(symbol), null);
+    if ('kind' in answer) {
+      if (answer.kind === 'unknown' || answer.kind === 'not-sent') return answer;
+      return { kind: 'not-sent', why: `e-OFS book query: ${answer.kind}`, retryAfterMs: DEFAULT_RETRY_AFTER_MS };
+    }
+    const data = (answer.body as { data?: unknown } | null)?.data;
+    if (answer.status !== 200 || !Array.isArray(data)) {
+      const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
+      return {
+        kind: 'not-sent',
+        why: `e-OFS book query: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`,
+        retryAfterMs: DEFAULT_RETRY_AFTER_MS,
+      };
+    }
+    return (data as unknown[]).filter(isBookEntry);
   }
 
   /**

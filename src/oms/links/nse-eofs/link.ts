@@ -19,6 +19,8 @@ import {
   type ExchangeAdapter,
   type ExchangeBid,
   type ExchangeBidStatus,
+  type ExchangeBook,
+  type ExchangeBookEntry,
   type ExchangeEvent,
   type ExchangeOrder,
   type LinkHealth,
@@ -140,6 +142,41 @@ export class NseEofsLink implements ExchangeAdapter {
       });
     }
     return found;
+  }
+
+  /**
+   * The member's whole book of one security (the mapping's book by symbol), for reconciliation: every bid,
+   * ours or not; an entry's reference names our order when it is one of ours in form (the reconciliation
+   * then looks for the order).
+   */
+  async readBook(exchange: string, symbol: string): Promise<ExchangeBook> {
+    const asOf = this.options.now();
+    const entries = await this.options.client.querySymbolBook(symbol);
+    if (!Array.isArray(entries)) throw new ExchangeUnavailableError(this.unanswered(entries));
+    this.answered();
+    return {
+      asOf,
+      entries: entries.flatMap((entry): ExchangeBookEntry[] => {
+        const status = BOOK_STATUS[entry.orderStatus];
+        if (status === undefined || (entry.symbol !== undefined && entry.symbol !== symbol)) return [];
+        const cutoff = entry.isMarketOrder;
+        return [
+          {
+            exchange,
+            symbol,
+            orderId: entry.apiEchoBack === '' ? null : orderIdOfReference(entry.apiEchoBack),
+            reference: entry.apiEchoBack === '' ? null : entry.apiEchoBack,
+            exchangeOrderId: entry.orderId,
+            status,
+            orderType: cutoff ? 'RL-MKT' : 'RL',
+            pricePaise: cutoff || entry.price === '' ? 0 : paiseOf(entry.price),
+            quantity: entry.quantity,
+            ucc: typeof entry.clientId === 'string' ? entry.clientId : null,
+            ...(typeof entry.carriedForward === 'boolean' && { carriedForward: entry.carriedForward }),
+          },
+        ];
+      }),
+    };
   }
 
   modify(bid: ExchangeBid, terms: BidTerms): Promise<ChangeResult> {

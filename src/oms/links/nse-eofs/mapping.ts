@@ -28,9 +28,18 @@ export const NSE_PATHS = {
    * Decision: GET the exchange's book of the member's bids by reference, `?apiEchoBack=<ref>,<ref>` (at most
    * BOOK_QUERY_LIMIT). The member document's order-book query is not public; a link needs one to tell a
    * bid whose answer was lost from one that never arrived.
+   *
+   * Decision: the same path with `?symbol=<symbol>` (no apiEchoBack) answers the member's whole book of that
+   * security, every series, whoever placed the bids (another front end of the member, a bid entered at the
+   * exchange's own terminal): what reconciliation compares with ordergate's orders (bookBySymbolPath).
    */
   orderBook: '/query/orderBook',
 } as const;
+
+/** Decision: the query of the member's whole book of one security (NSE_PATHS.orderBook). */
+export function bookBySymbolPath(symbol: string): string {
+  return `${NSE_PATHS.orderBook}?symbol=${encodeURIComponent(symbol)}`;
+}
 
 /** Decision: references per book query (the URL stays well under 8 KB). */
 export const BOOK_QUERY_LIMIT = 100;
@@ -160,6 +169,10 @@ export interface NseBookEntry {
   price: number | '';
   isMarketOrder: boolean;
   orderStatus: NseBookStatus;
+  /** Decision: the client's UCC, as the bid carries it; absent: the book does not say. */
+  clientId?: string;
+  /** Decision: whether the bid was carried forward to T+1 (operationType CF taken); absent: the book does not say. */
+  carriedForward?: boolean;
 }
 
 /**
