@@ -35,6 +35,7 @@ import * as exchangeSessions from './migrations/0026-exchange-sessions.js';
 import * as exchangeStreamCursors from './migrations/0027-exchange-stream-cursors.js';
 import * as exchangeReferences from './migrations/0028-exchange-references.js';
 import * as reconciliations from './migrations/0029-reconciliations.js';
+import * as exchangeListingTerms from './migrations/0030-exchange-listing-terms.js';
 
 /** Every migration, one file each under ./migrations/, by the name Kysely records it under. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -68,6 +69,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0027_exchange_stream_cursors': { up: (db: Kysely<any>) => exchangeStreamCursors.up(db) },
     '0028_exchange_references': { up: (db: Kysely<any>) => exchangeReferences.up(db, dialect) },
     '0029_reconciliations': { up: (db: Kysely<any>) => reconciliations.up(db, dialect) },
+    '0030_exchange_listing_terms': { up: (db: Kysely<any>) => exchangeListingTerms.up(db) },
   };
 }
 

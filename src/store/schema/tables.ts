@@ -313,6 +313,23 @@ export interface ExchangeReferencesTable {
   order_id: string;
 }
 
+/** The exchange's last answer for one of its listings, as read (migration 0030; NSE's activeSecurities). */
+export interface ExchangeListingTermsTable {
+  exchange: string;
+  symbol: string;
+  /** The exchange's entry for the listing, as JSON. */
+  terms: string;
+  read_at: number;
+}
+
+/** When an exchange's listings were last read, and the last read that failed (migration 0030). */
+export interface ExchangeTermsReadsTable {
+  exchange: string;
+  read_at: number | null;
+  error: string | null;
+  error_at: number | null;
+}
+
 /** A reconciliation of one listing of an offer: the operator's request, then its report (migration 0029). */
 export interface OfsReconciliationsTable {
   id: Generated<number>;
@@ -610,6 +627,8 @@ export interface Database {
   exchange_sessions: ExchangeSessionsTable;
   exchange_stream_cursors: ExchangeStreamCursorsTable;
   exchange_references: ExchangeReferencesTable;
+  exchange_listing_terms: ExchangeListingTermsTable;
+  exchange_terms_reads: ExchangeTermsReadsTable;
   ofs_reconciliations: OfsReconciliationsTable;
   order_carts: OrderCartsTable;
   ofs_offer_indicative: OfsOfferIndicativeTable;

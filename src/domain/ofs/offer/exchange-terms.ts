@@ -65,8 +65,10 @@ export interface TermsDifference {
 const CATEGORY_KEYS = ['NON_RETAIL', 'RETAIL', 'EMPLOYEE'] as const satisfies readonly (keyof ListingSeries)[];
 
 const instant = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString().replace('.000Z', 'Z') : 'not a time');
-const limit = (paise: number | null) => (paise === null ? 'none' : formatPrice(paise));
-const priceText = (paise: number) => (Number.isSafeInteger(paise) ? formatPrice(paise) : String(paise / 100));
+/** A price the exchange wrote; one that is not a number shows as such. */
+const priceText = (paise: number) =>
+  Number.isSafeInteger(paise) ? formatPrice(paise) : Number.isFinite(paise) ? String(paise / 100) : 'not a price';
+const limit = (paise: number | null) => (paise === null ? 'none' : priceText(paise));
 
 /** Every difference between the offer's listing and the exchange's answer for it, in a fixed order; none: they match. */
 export function exchangeTermsDifferences(
@@ -80,7 +82,7 @@ export function exchangeTermsDifferences(
       differences.push({ exchange: listing.exchange, scripToken: listing.scripToken, series, field, ours, theirs });
   };
   differ(null, 'tick', formatPrice(offer.tickSizePaise), priceText(terms.tickSizePaise));
-  differ(null, 'lot', '1', String(terms.lotSize));
+  differ(null, 'lot', '1', Number.isFinite(terms.lotSize) ? String(terms.lotSize) : 'not a number');
 
   const compared = new Set<string>();
   for (const key of CATEGORY_KEYS) {
