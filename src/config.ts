@@ -248,6 +248,24 @@ const ExchangeSchema = Type.Object({
   nsePassword: Nullable('EXCHANGE_NSE_PASSWORD', PrintableText()),
   /** A file holding the API user's password (its first line). */
   nsePasswordFile: Nullable('EXCHANGE_NSE_PASSWORD_FILE', PrintableText()),
+  /**
+   * BSE's iBBS (EXCHANGE_LINK=nse, when set: BSE_EQ bids go as upload files; docs/exchanges.md): the trading
+   * member's code at BSE, in the files' names.
+   */
+  bseMemberCode: Nullable(
+    'EXCHANGE_BSE_MEMBER_CODE',
+    Type.String({ pattern: '^[0-9A-Z]{1,12}$', description: '1 to 12 capital letters and digits' }),
+  ),
+  /** The folder ordergate writes upload files into, for iBBS (or the member's file transfer) to take. */
+  bseOutbox: Nullable('EXCHANGE_BSE_OUTBOX', PrintableText()),
+  /** The folder the exchange's downloads arrive in (success, rejection, bid book, allocation). */
+  bseInbox: Nullable('EXCHANGE_BSE_INBOX', PrintableText()),
+  /**
+   * The link's own record of what it uploaded: on a disk that survives a restart, never shared with
+   * another deployment. With EXCHANGE_LINK=sim, a folder of its own under the system's temporary folder
+   * when unset.
+   */
+  bseRecordDir: Nullable('EXCHANGE_BSE_RECORD_DIR', PrintableText()),
 });
 
 /**
@@ -424,7 +442,17 @@ function exchangeProblem(exchange: ExchangeConfig): string | null {
       exchange.nsePasswordFile === null &&
       'EXCHANGE_NSE_PASSWORD or EXCHANGE_NSE_PASSWORD_FILE',
   ].filter((name) => name !== false);
-  return missing.length === 0 ? null : `EXCHANGE_LINK=nse needs ${missing.join(', ')}`;
+  if (missing.length > 0) return `EXCHANGE_LINK=nse needs ${missing.join(', ')}`;
+  const bse = [
+    ['EXCHANGE_BSE_MEMBER_CODE', exchange.bseMemberCode],
+    ['EXCHANGE_BSE_OUTBOX', exchange.bseOutbox],
+    ['EXCHANGE_BSE_INBOX', exchange.bseInbox],
+    ['EXCHANGE_BSE_RECORD_DIR', exchange.bseRecordDir],
+  ] as const;
+  const unset = bse.filter(([, value]) => value === null).map(([name]) => name);
+  if (unset.length > 0 && unset.length < bse.length)
+    return `BSE's iBBS link needs all of ${bse.map(([name]) => name).join(', ')}; unset: ${unset.join(', ')}`;
+  return null;
 }
 
 function isLoopback(address: string): boolean {

@@ -34,6 +34,8 @@ import { UserRepository } from './store/access/users.js';
 import type { ExchangeAdapter, LinkHealth } from './oms/exchange.js';
 import { NseEofsClient } from './oms/links/nse-eofs/client.js';
 import { NseEofsLink } from './oms/links/nse-eofs/link.js';
+import { BseIbbsLink } from './oms/links/bse-ibbs/link.js';
+import { ExchangeReferenceRepository } from './store/orders/exchange-references.js';
 import { ExchangeRouter } from './oms/links/router.js';
 import { LinkHealthBoard } from './oms/links/health-board.js';
 import { LeasedExchange } from './oms/links/session-lease.js';
@@ -266,29 +268,43 @@ export async function openExchangeLinks(
     });
     // One node at a time holds the API user's session (links/session-lease.ts): the exchange may end a
     // session at the next login.
-    const leased = new LeasedExchange(
-      new ExchangeRouter(
-        new Map([
-          [
-            'NSE_EQ',
-            new NseEofsLink({
-              exchange: 'NSE_EQ',
-              client,
-              now,
-              logger: linkLogger,
-              cursor: { name: `NSE_EQ:${config.nseLoginId!}`, store: cursors },
-            }),
-          ],
-        ]),
-      ),
-      {
-        sessions: new ExchangeSessionRepository(store.db),
-        name: `NSE_EQ:${config.nseLoginId!}`,
-        holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-        now,
-        logger: linkLogger,
-      },
-    );
+    const links = new Map<string, ExchangeAdapter>([
+      [
+        'NSE_EQ',
+        new NseEofsLink({
+          exchange: 'NSE_EQ',
+          client,
+          now,
+          logger: linkLogger,
+          cursor: { name: `NSE_EQ:${config.nseLoginId!}`, store: cursors },
+        }),
+      ],
+    ]);
+    // BSE's iBBS, when its folders are configured (config.ts checks they come together); else BSE_EQ bids
+    // are refused by the router.
+    if (config.bseMemberCode !== null) {
+      links.set(
+        'BSE_EQ',
+        bseIbbsLink(
+          store,
+          {
+            memberCode: config.bseMemberCode,
+            outboxDir: config.bseOutbox!,
+            inboxDir: config.bseInbox!,
+            recordDir: config.bseRecordDir!,
+          },
+          now,
+          linkLogger,
+        ),
+      );
+    }
+    const leased = new LeasedExchange(new ExchangeRouter(links), {
+      sessions: new ExchangeSessionRepository(store.db),
+      name: `NSE_EQ:${config.nseLoginId!}`,
+      holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      now,
+      logger: linkLogger,
+    });
     return { exchange: leased, simulator: null, health: () => leased.health(), close: async () => undefined };
   }
   const password = randomBytes(24).toString('base64url');
@@ -323,6 +339,48 @@ export async function openExchangeLinks(
   );
   logger.info({ url: simulator.url }, 'exchange simulator listening on loopback; the OMS reaches it over e-OFS');
   return { exchange: router, simulator, health: () => router.health(), close: () => simulator.close() };
+}
+
+/** Where BSE's iBBS link writes and reads (docs/exchanges.md, "BSE"). */
+export interface BseFolders {
+  memberCode: string;
+  outboxDir: string;
+  inboxDir: string;
+  recordDir: string;
+}
+
+/**
+ * The link to BSE's iBBS over `folders`: the floor price of a cut-off bid's offer (or issue) and the day
+ * of an offer an allocation file settles are read from the store.
+ */
+export function bseIbbsLink(
+  store: Store,
+  folders: BseFolders,
+  now: () => number,
+  logger: Logger,
+  timing: { pollMs?: number; firstAnswerWaitMs?: number } = {},
+): BseIbbsLink {
+  const offers = new OfsOfferRepository(store.readDb);
+  const issues = new OfsIssueRepository(store.readDb);
+  const orders = new OrderRepository(store.readDb, store.dialect);
+  return new BseIbbsLink({
+    exchange: 'BSE_EQ',
+    ...folders,
+    references: new ExchangeReferenceRepository(store.db),
+    floorOf: async (bid) =>
+      bid.offer === null
+        ? ((await issues.find(bid.exchange, bid.scripToken))?.floorPricePaise ?? null)
+        : ((await offers.find(bid.offer.offerId))?.offer.floorPricePaise ?? null),
+    dayOf: async (orderId, at) => {
+      const offerId = (await orders.find(orderId))?.offerId ?? null;
+      const offer = offerId === null ? undefined : (await offers.find(offerId))?.offer;
+      if (offer === undefined) return null;
+      return at < offer.t1Day.opensAt ? 'T' : 'T+1';
+    },
+    now,
+    logger,
+    ...timing,
+  });
 }
 
 /** The OMS worker over the store (not started). */

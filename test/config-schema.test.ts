@@ -107,6 +107,25 @@ describe('the settings schema', () => {
     }
   });
 
+  it("refuses BSE's iBBS settings unless all four come together, naming those unset", () => {
+    const nse = {
+      EXCHANGE_LINK: 'nse',
+      EXCHANGE_NSE_URL: 'https://eofsuat.example/api',
+      EXCHANGE_NSE_MEMBER_CODE: 'M1',
+      EXCHANGE_NSE_LOGIN_ID: 'api',
+      EXCHANGE_NSE_PASSWORD: 'secret',
+    };
+    expect(refusalOf({ ...nse, EXCHANGE_BSE_MEMBER_CODE: 'B123', EXCHANGE_BSE_OUTBOX: '/srv/out' })).toMatch(
+      /needs all of .*; unset: EXCHANGE_BSE_INBOX, EXCHANGE_BSE_RECORD_DIR$/,
+    );
+    expect(refusalOf({ ...nse, EXCHANGE_BSE_MEMBER_CODE: 'b-1' })).toMatch(/^EXCHANGE_BSE_MEMBER_CODE /);
+    const all = { EXCHANGE_BSE_OUTBOX: '/o', EXCHANGE_BSE_INBOX: '/i', EXCHANGE_BSE_RECORD_DIR: '/r' };
+    expect(loadConfig({ ...nse, EXCHANGE_BSE_MEMBER_CODE: 'B123', ...all }).exchange).toMatchObject({
+      bseMemberCode: 'B123',
+      bseOutbox: '/o',
+    });
+  });
+
   it('gives the settings the types the service relies on', () => {
     expectTypeOf<Config['port']>().toEqualTypeOf<number>();
     expectTypeOf<Config['publicUrl']>().toEqualTypeOf<string | null>();
