@@ -20,6 +20,7 @@ import { OfsIssueRepository } from '../store/ofs/issues.js';
 import { OfsOfferRepository } from '../store/ofs/offers.js';
 import { SimExchangeRepository } from '../store/ofs/sim-exchange.js';
 import type { Store } from '../store/sql/database.js';
+import { IbbsDesk, type IbbsDeskOptions } from './ibbs-desk.js';
 import { apiUsersProblem, SessionBook, type ApiUser, type SessionHolder } from './sessions.js';
 import { MessageStreams } from './stream.js';
 import {
@@ -100,6 +101,12 @@ export interface ExchangeSimOptions {
   /** Where its steps' failures per instrument are counted (the operator's metrics of the process running it). */
   instrumentMetrics?: InstrumentMetrics;
   faults?: ExchangeSimFaults;
+  /**
+   * BSE's iBBS files (ibbs-desk.ts): the desk reads the member's uploads from `uploadDir` (the link's
+   * outbox) and writes its downloads into `downloadDir` (the link's inbox), over the same book; it runs a
+   * pass every `pollMs` while `runSteps` is on (else call `ibbs.runOnce()`).
+   */
+  ibbs?: IbbsDeskOptions;
 }
 
 export interface ExchangeSim {
@@ -120,7 +127,9 @@ export interface ExchangeSim {
   dropStreams(): void;
   /** Open message streams. */
   readonly streams: number;
-  /** Stops the steps, ends the streams, lets calls under way finish, and stops listening. */
+  /** The iBBS desk, when the `ibbs` option was given; else null. */
+  readonly ibbs: IbbsDesk | null;
+  /** Stops the steps and the iBBS desk, ends the streams, lets calls under way finish, and stops listening. */
   close(): Promise<void>;
 }
 
@@ -190,6 +199,10 @@ export async function createExchangeSim(options: ExchangeSimOptions): Promise<Ex
     logger,
   );
   const state = { faults: options.faults ?? {} };
+  const ibbs =
+    options.ibbs === undefined
+      ? null
+      : new IbbsDesk(wire, store, options.ibbs, now, logger.child({ component: 'ibbs-desk' }));
 
   const app = Fastify({ logger: false, return503OnClosing: true });
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
@@ -359,9 +372,13 @@ export async function createExchangeSim(options: ExchangeSimOptions): Promise<Ex
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  logger.info({ url, exchanges, users: options.users.length }, 'exchange simulator listening');
+  logger.info(
+    { url, exchanges, users: options.users.length, ...(options.ibbs && { ibbs: options.ibbs }) },
+    'exchange simulator listening',
+  );
   const runSteps = options.runSteps ?? true;
   if (runSteps) exchange.start();
+  if (runSteps) ibbs?.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -369,6 +386,7 @@ export async function createExchangeSim(options: ExchangeSimOptions): Promise<Ex
     port,
     baseUrl: (segment) => `${url}/${segment}/api`,
     exchange,
+    ibbs,
     get faults() {
       return state.faults;
     },
@@ -386,6 +404,7 @@ export async function createExchangeSim(options: ExchangeSimOptions): Promise<Ex
     },
     close() {
       closing ??= (async () => {
+        await ibbs?.stop();
         await exchange.stop();
         streams.endAll();
         const grace = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
