@@ -8,8 +8,17 @@
 import { Command, Option } from 'commander';
 import { formatPrice } from '../domain/ofs/issue/issue.js';
 import { FORECAST_DAYS, type ForecastDay, type OfferForecast } from '../domain/ofs/offer/forecast.js';
+import {
+  describeTermsDifference,
+  exchangeTermsDifferences,
+  type TermsDifference,
+} from '../domain/ofs/offer/exchange-terms.js';
+import type { Offer, OfferListing } from '../domain/ofs/offer/offer.js';
 import { AdminError } from '../domain/errors.js';
+import { listingTermsOf } from '../oms/exchange-terms.js';
+import type { NseActiveSecurity } from '../oms/links/nse-eofs/mapping.js';
 import { OfferForecastService } from '../services/offer-forecast.js';
+import { ExchangeTermsRepository } from '../store/ofs/exchange-terms.js';
 import { OfferOrderReads } from '../store/ofs/offer-orders.js';
 import { CliError, isoInstant, withWorkspace, type CliIo } from './context.js';
 
@@ -117,6 +126,72 @@ export function forecastJson(forecast: OfferForecast): Record<string, unknown> {
   };
 }
 
+/** One listing of the offer against the exchange's last answer for it. */
+export interface ListingComparison {
+  exchange: string;
+  scripToken: number;
+  /** When the answer compared was read; null: none is kept. */
+  readAt: number | null;
+  differences: TermsDifference[];
+  notes: string[];
+}
+
+/** The exit code of `ofs exchange-terms` when it shows a difference (1 is a failure of the command). */
+export const TERMS_DIFFER_EXIT_CODE = 3;
+
+/** Each listing of the offer against what the exchange last answered for its symbol there; nothing is written. */
+export async function compareWithExchange(
+  offer: Offer,
+  repository: Pick<ExchangeTermsRepository, 'find' | 'reads'>,
+): Promise<ListingComparison[]> {
+  const comparisons: ListingComparison[] = [];
+  for (const listing of offer.listings) comparisons.push(await compareListing(offer, listing, repository));
+  return comparisons;
+}
+
+async function compareListing(
+  offer: Offer,
+  listing: OfferListing,
+  repository: Pick<ExchangeTermsRepository, 'find' | 'reads'>,
+): Promise<ListingComparison> {
+  const [stored, reads] = await Promise.all([
+    repository.find(listing.exchange, offer.symbol),
+    repository.reads(listing.exchange),
+  ]);
+  const notes: string[] = [];
+  if (reads?.errorAt != null && reads.error !== null && (reads.readAt === null || reads.errorAt > reads.readAt))
+    notes.push(
+      `the last read of ${listing.exchange}'s listings failed at ${isoInstant(reads.errorAt)}: ${reads.error}`,
+    );
+  const base = { exchange: listing.exchange, scripToken: listing.scripToken, notes };
+  if (stored === undefined) return { ...base, readAt: null, differences: [] };
+  if (reads?.readAt != null && reads.readAt > stored.readAt)
+    notes.push(
+      `the exchange's last answer (${isoInstant(reads.readAt)}) did not list ${offer.symbol}: compared with the answer of ${isoInstant(stored.readAt)}`,
+    );
+  const terms =
+    typeof stored.terms === 'object' && stored.terms !== null
+      ? listingTermsOf(stored.terms as NseActiveSecurity)
+      : { symbol: offer.symbol, tickSizePaise: Number.NaN, lotSize: Number.NaN, series: [] };
+  return { ...base, readAt: stored.readAt, differences: exchangeTermsDifferences(offer, listing, terms) };
+}
+
+/** A comparison as lines: the listing's state, then each difference and note. */
+export function comparisonLines(c: ListingComparison): string[] {
+  const listing = `${c.exchange} ${c.scripToken}`;
+  const state =
+    c.readAt === null
+      ? 'not yet read from the exchange'
+      : c.differences.length === 0
+        ? `matches the exchange as read at ${isoInstant(c.readAt)}`
+        : `${c.differences.length} difference${c.differences.length === 1 ? '' : 's'} with the exchange as read at ${isoInstant(c.readAt)}`;
+  return [
+    `listing: ${listing}: ${state}`,
+    ...c.differences.map((d) => `difference: ${describeTermsDifference(d)}`),
+    ...c.notes.map((note) => `note: ${listing}: ${note}`),
+  ];
+}
+
 const asCliError = (error: unknown) => (error instanceof AdminError ? new CliError(error.message) : error);
 
 /** The commands this file adds to `ordergate ofs`. */
@@ -165,5 +240,65 @@ export function ofsExchangeCommands(io: CliIo): Command[] {
         );
       });
     });
-  return [forecast];
+  const exchangeTerms = new Command('exchange-terms')
+    .description(
+      "compare the imported offer with what the exchange last answered for each of its listings (NSE's activeSecurities, read by the session holder every few minutes): the floor, tick, lot, each series' day, window, modify/cancel window and value limit; nothing is applied",
+    )
+    .argument('<offer_id>')
+    .option('--json', 'print one JSON object instead')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints on stdout, per listing:',
+        '  offer: <offer_id> <symbol>',
+        '  listing: <exchange> <token>: matches the exchange as read at <instant>',
+        '  listing: <exchange> <token>: <n> differences with the exchange as read at <instant>',
+        "  difference: <exchange> <token>[ series <series>]: <field>: ours <value>, the exchange's <value>",
+        '  listing: <exchange> <token>: not yet read from the exchange',
+        '  note: <exchange> <token>: <a failed last read, or a listing the last answer left out>',
+        'Fields: tick, lot, series, floor, date, opens, closes, mod_cxl_opens, mod_cxl_closes, value_limit.',
+        `Exit code: 0 when no difference is shown (every listing read matches, or is not read yet);`,
+        `${TERMS_DIFFER_EXIT_CODE} when at least one is (the import or the exchange is to be checked); 1 when the command fails.`,
+      ].join('\n'),
+    )
+    .action(async (offerId: string, options: { json?: boolean }) => {
+      const differences = await withWorkspace(io, async ({ store, offers }) => {
+        const registration = await offers.find(offerId);
+        if (registration === undefined) throw new CliError(`no OFS offer has offer_id ${JSON.stringify(offerId)}`);
+        const { offer } = registration;
+        const comparisons = await compareWithExchange(offer, new ExchangeTermsRepository(store.db));
+        if (options.json === true) {
+          const json = {
+            offer_id: offer.offerId,
+            symbol: offer.symbol,
+            listings: comparisons.map((c) => ({
+              exchange: c.exchange,
+              scrip_token: c.scripToken,
+              state: c.readAt === null ? 'not-read' : c.differences.length === 0 ? 'matches' : 'differs',
+              read_at: c.readAt === null ? null : isoInstant(c.readAt),
+              differences: c.differences.map((d) => ({
+                series: d.series,
+                field: d.field,
+                ours: d.ours,
+                exchange: d.theirs,
+              })),
+              notes: c.notes,
+            })),
+          };
+          io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+        } else {
+          const lines = [`offer: ${offer.offerId} ${offer.symbol}`, ...comparisons.flatMap(comparisonLines)];
+          io.stdout.write(`${lines.join('\n')}\n`);
+        }
+        return comparisons.reduce((n, c) => n + c.differences.length, 0);
+      });
+      if (differences > 0) {
+        throw new CliError(
+          `${differences} difference${differences === 1 ? '' : 's'} between the offer and the exchange's terms (nothing applied)`,
+          TERMS_DIFFER_EXIT_CODE,
+        );
+      }
+    });
+  return [forecast, exchangeTerms];
 }
