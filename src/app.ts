@@ -47,6 +47,7 @@ import type { AuthService } from './services/auth.js';
 import type { FundsService } from './services/funds.js';
 import type { PortfolioService } from './services/portfolio.js';
 import type { OfsBookService } from './services/ofs-book.js';
+import type { ReconciliationService } from './services/reconciliations.js';
 import type { OfsOfferService } from './services/ofs-offers.js';
 import type { IndicativeFeed } from './services/indicative-feed.js';
 import type { IdempotencyService } from './services/idempotency.js';
@@ -79,6 +80,8 @@ export interface AppServices {
   exchangeLinks: LinkHealthBoard;
   ofsBook: OfsBookService;
   ofsOffers: OfsOfferService;
+  /** Reconciliation's requests and reports for the operator; absent: no such routes. */
+  reconciliations?: ReconciliationService;
 }
 
 export interface AppOptions {
@@ -196,7 +199,7 @@ export function buildApp(services: AppServices, options: AppOptions): App {
     registerFundsRoutes(typed, services.funds);
     registerOrderRoutes(typed, services.orderEntry, services.orderBook);
     registerPortfolioRoutes(typed, services.portfolio);
-    registerOfsRoutes(typed, services.ofsBook, services.ofsOffers);
+    registerOfsRoutes(typed, services.ofsBook, services.ofsOffers, services.reconciliations);
     registerOrderCartRoutes(typed, services.orderCarts);
     registerOrderEventRoutes(typed, services.orderEvents, services.eventStreams, services.indicativeFeed);
     registerHealthRoutes(typed, services.health, services.exchangeLinks);

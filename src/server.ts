@@ -20,6 +20,7 @@ import { passwordHasherFor } from './auth/credentials.js';
 import {
   configuredWebhookDispatcher,
   createOmsWorker,
+  createReconciler,
   openExchangeLinks,
   type ExchangeLinks,
   createServices,
@@ -120,6 +121,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         })
       : null;
   oms?.start();
+  // Reconciliation at every close and at the operator's request, where this node holds the exchange session.
+  const reconciler =
+    oms !== null && opened !== null
+      ? createReconciler(store, {
+          logger,
+          holder: oms.workerId,
+          metrics: metrics.reconciliations,
+          ...(opened.exchange !== undefined && { exchange: opened.exchange }),
+        })
+      : null;
+  reconciler?.start();
   // An idle OMS passes every IDLE_POLL_MS; this node's own orders wake it at their commit.
   if (oms !== null) services.orderEntry.whenCommitted(() => oms.wake());
   const webhooks = config.omsEmbedded ? configuredWebhookDispatcher(store, config, logger, metrics.webhooks) : null;
@@ -129,7 +141,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const stop = () =>
     (stopping ??= Promise.all([
       messageSocket.close().then(() => closeHttp(app, logger)),
-      oms?.stop().then(() => opened?.close()),
+      Promise.all([reconciler?.stop(), oms?.stop()]).then(() => opened?.close()),
       webhooks?.stop(),
     ])
       .then(() => metricsListener?.close())

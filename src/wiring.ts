@@ -1,7 +1,9 @@
 /** Builds the services of one process over an open store: used by the server, the CLI and the tests. */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hostname, tmpdir } from 'node:os';
 import pino, { type Logger } from 'pino';
 import type { AppServices } from './app.js';
 import { AuditRecorder } from './services/audit.js';
@@ -57,7 +59,10 @@ import { AlgoRepository } from './store/orders/algos.js';
 import { AlgoService } from './services/algos.js';
 import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
+import type { OmsMetrics, OperatorMetrics, ReconciliationMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
+import { Reconciler } from './oms/reconciler.js';
+import { ReconciliationRepository } from './store/ofs/reconciliations.js';
+import { ReconciliationService } from './services/reconciliations.js';
 import { StoreHealth } from './store/sql/health.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { startMetricsListener, type MetricsListener } from './http/routes/metrics.js';
@@ -149,6 +154,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     exchangeLinks: new LinkHealthBoard(),
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now, offers, holidays),
     ofsOffers: new OfsOfferService(offers, holidays, now),
+    reconciliations: new ReconciliationService(new ReconciliationRepository(store.db), users, now),
   };
 }
 
@@ -309,6 +315,16 @@ export async function openExchangeLinks(
   }
   const password = randomBytes(24).toString('base64url');
   const users = SIM_EXCHANGES.map((exchange) => ({ memberCode: 'SIM01', loginId: `ordergate-${exchange}`, password }));
+  // BSE_EQ goes as iBBS files to the simulator's desk: under EXCHANGE_BSE_RECORD_DIR, or a folder of this
+  // process's own (removed at close; a restart's uploads then look unsent, and the desk answers a resent bid
+  // with the bid id it gave).
+  const bseRoot = config.bseRecordDir ?? mkdtempSync(join(tmpdir(), 'ordergate-ibbs-'));
+  const folders = {
+    memberCode: SIM_MEMBER_CODE,
+    outboxDir: join(bseRoot, 'outbox'),
+    inboxDir: join(bseRoot, 'inbox'),
+    recordDir: join(bseRoot, 'record'),
+  };
   const simulator = await createExchangeSim({
     store,
     users,
@@ -316,30 +332,55 @@ export async function openExchangeLinks(
     now,
     logger: logger.child({ component: 'exchange-sim' }),
     ...(instrumentMetrics !== undefined && { instrumentMetrics }),
+    ibbs: {
+      memberCode: SIM_MEMBER_CODE,
+      uploadDir: folders.outboxDir,
+      downloadDir: folders.inboxDir,
+      pollMs: SIM_FILE_POLL_MS,
+    },
+  });
+  const nse = new NseEofsLink({
+    exchange: 'NSE_EQ',
+    client: new NseEofsClient({
+      baseUrl: simulator.baseUrl('NSE_EQ'),
+      credentials: users[SIM_EXCHANGES.indexOf('NSE_EQ')]!,
+      timeoutMs: config.timeoutMs,
+      now,
+      onUnreadableLine,
+    }),
+    now,
+    logger: linkLogger,
+    cursor: { name: 'sim:NSE_EQ', store: cursors },
+  });
+  const bse = bseIbbsLink(store, folders, now, linkLogger, {
+    pollMs: SIM_FILE_POLL_MS,
+    firstAnswerWaitMs: 2 * SIM_FILE_POLL_MS,
   });
   const router = new ExchangeRouter(
-    new Map(
-      SIM_EXCHANGES.map((exchange, i) => [
-        exchange,
-        new NseEofsLink({
-          exchange,
-          client: new NseEofsClient({
-            baseUrl: simulator.baseUrl(exchange),
-            credentials: users[i]!,
-            timeoutMs: config.timeoutMs,
-            now,
-            onUnreadableLine,
-          }),
-          now,
-          logger: linkLogger,
-          cursor: { name: `sim:${exchange}`, store: cursors },
-        }),
-      ]),
-    ),
+    new Map<string, ExchangeAdapter>([
+      ['NSE_EQ', nse],
+      ['BSE_EQ', bse],
+    ]),
   );
-  logger.info({ url: simulator.url }, 'exchange simulator listening on loopback; the OMS reaches it over e-OFS');
-  return { exchange: router, simulator, health: () => router.health(), close: () => simulator.close() };
+  logger.info(
+    { url: simulator.url, ibbs: bseRoot },
+    'exchange simulator on loopback; the OMS reaches it over e-OFS (NSE_EQ) and iBBS files (BSE_EQ)',
+  );
+  return {
+    exchange: router,
+    simulator,
+    health: () => router.health(),
+    close: async () => {
+      await simulator.close();
+      if (config.bseRecordDir === null) await rm(bseRoot, { recursive: true, force: true });
+    },
+  };
 }
+
+/** The member code of the simulator's API users and iBBS files. */
+const SIM_MEMBER_CODE = 'SIM01';
+/** How often the simulator's desk and the link read each other's files on loopback (ms). */
+const SIM_FILE_POLL_MS = 100;
 
 /** Where BSE's iBBS link writes and reads (docs/exchanges.md, "BSE"). */
 export interface BseFolders {
@@ -408,6 +449,36 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
   });
 }
 
+export interface ReconcilerWiring {
+  logger: Logger;
+  /** This node's name in the requests' leases (its OMS worker's id). */
+  holder: string;
+  /** The exchange whose book it reads; the simulated OFS exchange over the same store by default (in-process). */
+  exchange?: ExchangeAdapter;
+  now?: () => number;
+  metrics?: ReconciliationMetrics;
+  pollMs?: number;
+  afterCloseMs?: number;
+}
+
+/**
+ * Reconciliation's runs (oms/reconciler.ts, not started): at every close and at the operator's request,
+ * where the exchange session is held.
+ */
+export function createReconciler(store: Store, options: ReconcilerWiring): Reconciler {
+  const now = options.now ?? Date.now;
+  return new Reconciler({
+    reports: new ReconciliationRepository(store.db),
+    exchange: options.exchange ?? createSimulatedExchange(store, now),
+    now,
+    logger: options.logger.child({ component: 'reconciliation' }),
+    holder: options.holder,
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
+    ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    ...(options.afterCloseMs !== undefined && { afterCloseMs: options.afterCloseMs }),
+  });
+}
+
 export interface WebhookOptions {
   logger: Logger;
   now?: () => number;
@@ -461,12 +532,18 @@ export function watchStore(
   metrics: OperatorMetrics,
   store: Store,
   exchangeLinks: Pick<LinkHealthBoard, 'current'> = new LinkHealthBoard(),
+  now: () => number = Date.now,
 ): void {
   const health = new StoreHealth(store.readDb);
   metrics.watchOutbox(() => health.outboxBacklog());
   metrics.watchSetAside(async () => (await health.setAside()).length);
   metrics.watchExchangeLinks(() => exchangeLinks.current());
+  const reconciliations = new ReconciliationRepository(store.readDb);
+  metrics.watchReconciliations(() => reconciliations.latestCounts(now() - RECONCILIATION_METRIC_WINDOW_MS));
 }
+
+/** The metric of reconciliation's differences counts the reports of the last week. */
+const RECONCILIATION_METRIC_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The metrics listener on METRICS_HOST:METRICS_PORT (null without METRICS_PORT): `ordergate serve` and

@@ -12,6 +12,7 @@ import { parseOfsImport, type OfsImport } from '../schemas/ofs-import.js';
 import { CliError, isoInstant, readJsonFile, withWorkspace, writeFields, type CliIo } from './context.js';
 import { holidaysCommand } from './ofs-holidays.js';
 import { ofsExchangeCommands } from './ofs-exchange.js';
+import { reconcileCommand } from './ofs-reconcile.js';
 
 /**
  * One line per issue: `<registered|updated>: EXCHANGE TOKEN SYMBOL SERIES name=value ...`. The stored texts
@@ -269,5 +270,6 @@ export function ofsCommand(io: CliIo): Command {
   ofs.addCommand(employees);
   ofs.addCommand(holidaysCommand(io));
   for (const command of ofsExchangeCommands(io)) ofs.addCommand(command);
+  ofs.addCommand(reconcileCommand(io));
   return ofs;
 }

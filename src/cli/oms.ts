@@ -73,7 +73,14 @@ export function omsCommand(io: CliIo): Command {
       // Loaded only here, so that the other commands start fast.
       const [
         { createLogger },
-        { configuredWebhookDispatcher, createOmsWorker, listenForMetrics, openExchangeLinks, watchStore },
+        {
+          configuredWebhookDispatcher,
+          createOmsWorker,
+          createReconciler,
+          listenForMetrics,
+          openExchangeLinks,
+          watchStore,
+        },
         { OperatorMetrics },
         { warnOfMaintenance },
       ] = await Promise.all([
@@ -104,14 +111,22 @@ export function omsCommand(io: CliIo): Command {
           metrics: metrics.oms,
           ...(links.exchange !== undefined && { exchange: links.exchange }),
         });
+        // Reconciliation at every close and at the operator's request, where this node holds the exchange session.
+        const reconciler = createReconciler(store, {
+          logger,
+          holder: worker.workerId,
+          metrics: metrics.reconciliations,
+          ...(links.exchange !== undefined && { exchange: links.exchange }),
+        });
         const webhooks = configuredWebhookDispatcher(store, config, logger, metrics.webhooks);
         logger.info({ database: store.location }, 'ordergate oms running');
         await warnOfMaintenance(store, logger);
         worker.start();
+        reconciler.start();
         webhooks.start();
         const signal = await signalled;
         logger.info({ signal }, 'shutting down');
-        await Promise.all([worker.stop().then(() => links.close()), webhooks.stop()]);
+        await Promise.all([Promise.all([reconciler.stop(), worker.stop()]).then(() => links.close()), webhooks.stop()]);
         await metricsListener?.close();
       });
     })

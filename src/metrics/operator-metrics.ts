@@ -35,6 +35,14 @@ export interface OmsMetrics {
   instrumentFailed(step: string, setAside: boolean): void;
 }
 
+/** How a reconciliation ran (src/oms/reconciler.ts): no difference, differences, the exchange out, no book to give yet, an error of ours. */
+export type ReconciliationOutcome = 'clean' | 'differences' | 'unavailable' | 'no_book' | 'error';
+
+/** What the reconciler reports. */
+export interface ReconciliationMetrics {
+  run(outcome: ReconciliationOutcome): void;
+}
+
 /** What the webhook dispatcher reports. */
 export interface WebhookMetrics {
   attempt(outcome: WebhookOutcome, seconds: number): void;
@@ -71,6 +79,7 @@ export class OperatorMetrics {
   readonly orderEntry: OrderEntryMetrics;
   readonly oms: OmsMetrics;
   readonly webhooks: WebhookMetrics;
+  readonly reconciliations: ReconciliationMetrics;
 
   private readonly httpDuration: Histogram<HttpLabel>;
   /** The histogram's children by method, route and status: a request costs three map look-ups, no label object. */
@@ -156,6 +165,32 @@ export class OperatorMetrics {
       attempt: (outcome, seconds) => webhookAttempts.labels(outcome).observe(seconds),
       passFailed: () => webhookPassFailures.inc(),
     };
+
+    const reconciliationRuns = new Counter<'outcome'>({
+      name: 'ordergate_ofs_reconciliation_runs_total',
+      help: "Reconciliations of an offer's listing run by this process (the exchange session's holder), by outcome: clean, differences, unavailable (the exchange did not answer), no_book (the link has no book yet), error.",
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.reconciliations = { run: (outcome) => reconciliationRuns.labels(outcome).inc() };
+  }
+
+  /**
+   * The differences in the latest reconciliation report of each offer's listing, by exchange and kind
+   * (docs/reconciliation.md), read from the database when scraped: the same figures in every process.
+   */
+  watchReconciliations(read: () => Promise<readonly { exchange: string; kind: string; count: number }[]>): void {
+    new Gauge<'exchange' | 'kind'>({
+      name: 'ordergate_ofs_reconciliation_differences',
+      help: "Differences between the exchange's book and ordergate's orders in the latest reconciliation of each offer's listing run in the last week, by exchange and kind (MISSING_AT_EXCHANGE, UNKNOWN_TO_US, ...).",
+      labelNames: ['exchange', 'kind'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await answerWithin(read(), BACKLOG_TIMEOUT_MS).catch(() => null);
+        this.reset();
+        for (const { exchange, kind, count } of counts ?? []) this.labels(exchange, kind).set(count);
+      },
+    });
   }
 
   /** Counts one HTTP answer; `route` is the route's pattern (UNMATCHED_ROUTE when none matched). */

@@ -2,7 +2,9 @@
  * The OFS read calls: the registered issues (GET /transactional/v1/ofs/issues) and offers
  * (GET /transactional/v1/ofs/offers, .../{offer_id}), for any logged-in user; an issue's book of demand
  * (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only) and an offer's book per category
- * and listing (GET /operator/v1/ofs/offers/{offer_id}/book, operators only).
+ * and listing (GET /operator/v1/ofs/offers/{offer_id}/book, operators only); reconciliation of an offer's
+ * listings with the exchange's book, requested (POST) and read (GET) at
+ * /operator/v1/ofs/offers/{offer_id}/reconciliations, operators only (docs/reconciliation.md).
  */
 import { Errors } from '../../domain/errors.js';
 import { NoQuery } from '../../schemas/common.js';
@@ -19,13 +21,27 @@ import {
   OfsOffersResponse,
 } from '../../schemas/ofs-offer.js';
 import type { OfsOfferService } from '../../services/ofs-offers.js';
+import {
+  ReconciliationListQuery,
+  ReconciliationListResponse,
+  ReconciliationQuery,
+  ReconciliationRequestResponse,
+} from '../../schemas/reconciliations.js';
+import type { ReconciliationService } from '../../services/reconciliations.js';
 import type { App } from '../app-type.js';
 import { callerOf } from '../plugins/authentication.js';
 import { errorResponses, page, success, TOKEN_ERRORS } from '../responses.js';
 
 const READ_SECURITY = [{ bearerAuth: [] }];
 
-export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: OfsOfferService): void {
+export function registerOfsRoutes(
+  app: App,
+  ofsBook: OfsBookService,
+  ofsOffers: OfsOfferService,
+  reconciliations?: ReconciliationService,
+): void {
+  if (reconciliations !== undefined) registerReconciliationRoutes(app, reconciliations);
+
   app.get(
     '/transactional/v1/ofs/offers',
     {
@@ -145,5 +161,65 @@ export function registerOfsRoutes(app: App, ofsBook: OfsBookService, ofsOffers: 
         await ofsBook.operatorBook(callerOf(request), exchange, Number(scrip_token)),
       );
     },
+  );
+}
+
+/** Reconciliation of an offer's listings with the exchange's book (docs/reconciliation.md), operators only. */
+function registerReconciliationRoutes(app: App, reconciliations: ReconciliationService): void {
+  const errors = errorResponses(
+    ...TOKEN_ERRORS,
+    Errors.OPERATOR_REQUIRED,
+    Errors.OFS_OFFER_NOT_FOUND,
+    Errors.INVALID_QUERY,
+  );
+  app.post(
+    '/operator/v1/ofs/offers/:offer_id/reconciliations',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['operator'],
+        summary:
+          "Ask for a reconciliation of an offer's listings: the exchange's book of the broker's bids against ordergate's orders (operators only)",
+        description:
+          'For users the operator made operators; anyone else gets 403 e-214. One request per listing (or the one on `exchange`), queued: the node holding the exchange session runs it at its next pass (within seconds) and writes its report, which `GET` on the same path reads (`state` DONE, or FAILED with `error` when the exchange did not answer). Nothing in the orders is changed: a reconciliation only reports. docs/reconciliation.md says what each kind of difference means and what to do about it. A 404 e-368 names an offer that does not exist, or an exchange it is not listed on.',
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: ReconciliationQuery,
+        response: { 200: ReconciliationRequestResponse, ...errors },
+      },
+    },
+    async (request) =>
+      success('Reconciliation requested', {
+        reconciliations: await reconciliations.request(
+          callerOf(request),
+          request.params.offer_id,
+          request.query.exchange,
+        ),
+      }),
+  );
+
+  app.get(
+    '/operator/v1/ofs/offers/:offer_id/reconciliations',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['operator'],
+        summary:
+          "An offer's reconciliation reports, newest first: at each day's close and at the operator's request (operators only)",
+        description:
+          "For users the operator made operators; anyone else gets 403 e-214. Each report compares the exchange's book of one listing with ordergate's orders of it: the counts, and each difference with its kind, both sides and its words. `trigger` says what asked for it (`close-T`, `close-T1`, `operator`); a request not yet run is `QUEUED`.",
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: ReconciliationListQuery,
+        response: { 200: ReconciliationListResponse, ...errors },
+      },
+    },
+    async (request) =>
+      success('Reconciliation reports fetched successfully', {
+        reconciliations: await reconciliations.list(callerOf(request), request.params.offer_id, {
+          ...(request.query.exchange !== undefined && { exchange: request.query.exchange }),
+          ...(request.query.limit !== undefined && { limit: Number(request.query.limit) }),
+        }),
+      }),
   );
 }

@@ -4651,6 +4651,744 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/v1/ofs/offers/{offer_id}/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's reconciliation reports, newest first: at each day's close and at the operator's request (operators only)
+         * @description For users the operator made operators; anyone else gets 403 e-214. Each report compares the exchange's book of one listing with ordergate's orders of it: the counts, and each difference with its kind, both sides and its words. `trigger` says what asked for it (`close-T`, `close-T1`, `operator`); a request not yet run is `QUEUED`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One listing's exchange; every listing's when absent. */
+                    exchange?: "NSE_EQ" | "BSE_EQ";
+                    /** @description The newest reports, 1 to 100 (default 20). */
+                    limit?: string;
+                };
+                header?: never;
+                path: {
+                    offer_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Reconciliation reports, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                reconciliations: {
+                                    id: number;
+                                    offer_id: string;
+                                    exchange: string;
+                                    symbol: string;
+                                    /**
+                                     * @description What asked for it: a day's close, or the operator.
+                                     * @enum {string}
+                                     */
+                                    trigger: "close-T" | "close-T1" | "operator";
+                                    /**
+                                     * @description QUEUED until the node holding the exchange session runs it.
+                                     * @enum {string}
+                                     */
+                                    state: "QUEUED" | "DONE" | "FAILED";
+                                    requested_by: string | null;
+                                    /** Format: date-time */
+                                    requested_at: string;
+                                    /** @description When it ran; null while queued. */
+                                    run_at: string | null;
+                                    /** @description When the exchange wrote the book compared (a download's time, or when it was read). */
+                                    book_as_of: string | null;
+                                    /** @description ordergate's orders of the listing. */
+                                    ours: number | null;
+                                    /** @description The entries of the exchange's book. */
+                                    book: number | null;
+                                    /** @description Our orders found in the book. */
+                                    matched: number | null;
+                                    /** @description Our orders not compared: work for the OMS still waited on them. */
+                                    in_flight: number | null;
+                                    /** @description The differences per kind; null until done. */
+                                    counts: {
+                                        [key: string]: number;
+                                    } | null;
+                                    differences: {
+                                        /**
+                                         * @description What differs (docs/reconciliation.md says what to do about each).
+                                         * @enum {string}
+                                         */
+                                        kind: "MISSING_AT_EXCHANGE" | "UNKNOWN_TO_US" | "STATUS_DIFFERS" | "QUANTITY_DIFFERS" | "PRICE_DIFFERS" | "BID_ID_DIFFERS" | "CARRY_FORWARD_NOT_SHOWN";
+                                        /** @description Our order; null: a bid unknown to us. */
+                                        order_id: string | null;
+                                        /** @description The exchange's bid id. */
+                                        exchange_order_id: string | null;
+                                        /** @description The reference the exchange's entry carries. */
+                                        reference: string | null;
+                                        /** @description The bid on this side; null: none. */
+                                        ours: {
+                                            /** @description ordergate's order status, or the exchange's (LIVE, CANCELLED, ALLOTTED, NOT_ALLOTTED). */
+                                            status: string;
+                                            /** @description RL (priced) or RL-MKT (at the cut-off). */
+                                            order_type: string;
+                                            /** @description Rupees; null at the cut-off. */
+                                            price: number | null;
+                                            quantity: number;
+                                            exchange_order_id: string | null;
+                                        } | null;
+                                        /** @description The bid on this side; null: none. */
+                                        theirs: {
+                                            /** @description ordergate's order status, or the exchange's (LIVE, CANCELLED, ALLOTTED, NOT_ALLOTTED). */
+                                            status: string;
+                                            /** @description RL (priced) or RL-MKT (at the cut-off). */
+                                            order_type: string;
+                                            /** @description Rupees; null at the cut-off. */
+                                            price: number | null;
+                                            quantity: number;
+                                            exchange_order_id: string | null;
+                                        } | null;
+                                        /** @description The difference in words. */
+                                        message: string;
+                                    }[];
+                                    /** @description Why it failed (FAILED). */
+                                    error: string | null;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-214 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-368 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Ask for a reconciliation of an offer's listings: the exchange's book of the broker's bids against ordergate's orders (operators only)
+         * @description For users the operator made operators; anyone else gets 403 e-214. One request per listing (or the one on `exchange`), queued: the node holding the exchange session runs it at its next pass (within seconds) and writes its report, which `GET` on the same path reads (`state` DONE, or FAILED with `error` when the exchange did not answer). Nothing in the orders is changed: a reconciliation only reports. docs/reconciliation.md says what each kind of difference means and what to do about it. A 404 e-368 names an offer that does not exist, or an exchange it is not listed on.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description One listing's exchange; every listing of the offer when absent. */
+                    exchange?: "NSE_EQ" | "BSE_EQ";
+                };
+                header?: never;
+                path: {
+                    offer_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Reconciliation requested: one request per listing, queued for the node holding the exchange session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                reconciliations: {
+                                    id: number;
+                                    offer_id: string;
+                                    exchange: string;
+                                    symbol: string;
+                                    /**
+                                     * @description What asked for it: a day's close, or the operator.
+                                     * @enum {string}
+                                     */
+                                    trigger: "close-T" | "close-T1" | "operator";
+                                    /**
+                                     * @description QUEUED until the node holding the exchange session runs it.
+                                     * @enum {string}
+                                     */
+                                    state: "QUEUED" | "DONE" | "FAILED";
+                                    requested_by: string | null;
+                                    /** Format: date-time */
+                                    requested_at: string;
+                                    /** @description When it ran; null while queued. */
+                                    run_at: string | null;
+                                    /** @description When the exchange wrote the book compared (a download's time, or when it was read). */
+                                    book_as_of: string | null;
+                                    /** @description ordergate's orders of the listing. */
+                                    ours: number | null;
+                                    /** @description The entries of the exchange's book. */
+                                    book: number | null;
+                                    /** @description Our orders found in the book. */
+                                    matched: number | null;
+                                    /** @description Our orders not compared: work for the OMS still waited on them. */
+                                    in_flight: number | null;
+                                    /** @description The differences per kind; null until done. */
+                                    counts: {
+                                        [key: string]: number;
+                                    } | null;
+                                    differences: {
+                                        /**
+                                         * @description What differs (docs/reconciliation.md says what to do about each).
+                                         * @enum {string}
+                                         */
+                                        kind: "MISSING_AT_EXCHANGE" | "UNKNOWN_TO_US" | "STATUS_DIFFERS" | "QUANTITY_DIFFERS" | "PRICE_DIFFERS" | "BID_ID_DIFFERS" | "CARRY_FORWARD_NOT_SHOWN";
+                                        /** @description Our order; null: a bid unknown to us. */
+                                        order_id: string | null;
+                                        /** @description The exchange's bid id. */
+                                        exchange_order_id: string | null;
+                                        /** @description The reference the exchange's entry carries. */
+                                        reference: string | null;
+                                        /** @description The bid on this side; null: none. */
+                                        ours: {
+                                            /** @description ordergate's order status, or the exchange's (LIVE, CANCELLED, ALLOTTED, NOT_ALLOTTED). */
+                                            status: string;
+                                            /** @description RL (priced) or RL-MKT (at the cut-off). */
+                                            order_type: string;
+                                            /** @description Rupees; null at the cut-off. */
+                                            price: number | null;
+                                            quantity: number;
+                                            exchange_order_id: string | null;
+                                        } | null;
+                                        /** @description The bid on this side; null: none. */
+                                        theirs: {
+                                            /** @description ordergate's order status, or the exchange's (LIVE, CANCELLED, ALLOTTED, NOT_ALLOTTED). */
+                                            status: string;
+                                            /** @description RL (priced) or RL-MKT (at the cut-off). */
+                                            order_type: string;
+                                            /** @description Rupees; null at the cut-off. */
+                                            price: number | null;
+                                            quantity: number;
+                                            exchange_order_id: string | null;
+                                        } | null;
+                                        /** @description The difference in words. */
+                                        message: string;
+                                    }[];
+                                    /** @description Why it failed (FAILED). */
+                                    error: string | null;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-214 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-368 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transactional/v1/ofs/offers": {
         parameters: {
             query?: never;
