@@ -5,6 +5,9 @@
  * the node stays ready (order entry goes on, bids wait). A server with the simulator in process shows no
  * links. On both databases.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -95,24 +98,37 @@ describe('the exchange links’ health', () => {
     expect(metrics).toMatch(/ordergate_exchange_link_last_answer_age_seconds\{exchange="NSE_EQ"\} \d/);
   });
 
-  it('shows a link down, with why, when its exchange is gone, and the node stays ready', async () => {
-    const running = await start();
-    await until(
-      async () => ((await json(`${running.url}/health/exchanges`)).body as { status: string }).status === 'ok',
-    );
-    await running.links!.simulator!.close();
-    await until(
-      async () => ((await json(`${running.url}/health/exchanges`)).body as { status: string }).status === 'degraded',
-    );
-    const exchanges = (await json(`${running.url}/health/exchanges`)).body as {
-      links: { connected: boolean; problem: string | null }[];
-    };
-    expect(exchanges).toMatchObject({ status: 'degraded' });
-    for (const link of exchanges.links) {
-      expect(link.connected).toBe(false);
-      expect(link.problem).toMatch(/stream/);
+  it('shows a link down, with why, when its exchange or its folder is gone, and the node stays ready', async () => {
+    const bseDir = mkdtempSync(join(tmpdir(), 'ordergate-link-health-'));
+    try {
+      const running = await start({ EXCHANGE_BSE_RECORD_DIR: bseDir });
+      const linksOf = async () =>
+        ((await json(`${running.url}/health/exchanges`)).body as {
+          status: string;
+          links: { exchange: string; connected: boolean; problem: string | null }[];
+        }) ?? { status: '', links: [] };
+      await until(async () => (await linksOf()).status === 'ok');
+      await running.links!.simulator!.close();
+      await until(async () => (await linksOf()).status === 'degraded');
+      // The e-OFS link loses its stream; the iBBS link cannot tell (files wait for the exchange), its folders are fine.
+      expect((await linksOf()).links).toEqual([
+        {
+          exchange: 'NSE_EQ',
+          connected: false,
+          problem: expect.stringMatching(/stream/),
+          last_answer_at: expect.anything(),
+        },
+        { exchange: 'BSE_EQ', connected: true, problem: null, last_answer_at: null },
+      ]);
+      // Its inbox gone (a mount lost): the iBBS link is down, and says why.
+      rmSync(join(bseDir, 'inbox'), { recursive: true, force: true });
+      writeFileSync(join(bseDir, 'inbox'), 'not a folder');
+      await until(async () => (await linksOf()).links[1]!.connected === false);
+      expect((await linksOf()).links[1]!.problem).toMatch(/^the inbox cannot be read: .*inbox.*\(ENOTDIR\)/);
+      expect((await json(`${running.url}/health/ready`)).status).toBe(200);
+    } finally {
+      rmSync(bseDir, { recursive: true, force: true });
     }
-    expect((await json(`${running.url}/health/ready`)).status).toBe(200);
   });
 
   it('shows no links when the simulator runs in process', async () => {
