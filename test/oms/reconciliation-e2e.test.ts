@@ -24,7 +24,8 @@ import type { Reconciler } from '../../src/oms/reconciler.js';
 import type { OmsWorker } from '../../src/oms/worker.js';
 import { UserRepository } from '../../src/store/access/users.js';
 import { SimExchangeRepository } from '../../src/store/ofs/sim-exchange.js';
-import { createOmsWorker, createReconciler, watchStore } from '../../src/wiring.js';
+import { createOmsWorker, createReconciler, createSimulatedExchange, watchStore } from '../../src/wiring.js';
+import type { ExchangeBook } from '../../src/oms/exchange.js';
 import { runOrdergate } from '../cli/run-ordergate.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/databases.js';
 import { offerImport } from '../support/offers.js';
@@ -51,6 +52,7 @@ describe('reconciliation of the exchange’s book with the orders', () => {
   let sim: ExchangeSim;
   let oms: OmsWorker;
   let reconciler: Reconciler;
+  let router: ExchangeRouter;
   let metrics: OperatorMetrics;
   let nii: TestUser;
   let mf: TestUser;
@@ -74,7 +76,7 @@ describe('reconciliation of the exchange’s book with the orders', () => {
       heartbeatMs: 60_000,
       streamPollMs: 20,
     });
-    const router = new ExchangeRouter(
+    router = new ExchangeRouter(
       new Map(
         (['NSE_EQ', 'BSE_EQ'] as const).map((exchange, i) => [
           exchange,
@@ -277,6 +279,17 @@ describe('reconciliation of the exchange’s book with the orders', () => {
     expect(latestCli.code, latestCli.stderr).toBe(0);
     expect(latestCli.stdout).toContain(lines[1]!);
     expect(latestCli.stdout).toMatch(/exchange=BSE_EQ .*state=DONE/);
+  });
+
+  it('reads the same book through the in-process simulator (EXCHANGE_LINK=in-process) as over the wire', async () => {
+    const inProcess = await createSimulatedExchange(server.store, now).readBook('NSE_EQ', 'ACME');
+    const wire = await router.readBook('NSE_EQ', 'ACME');
+    const terms = (book: ExchangeBook | null) =>
+      book!.entries
+        .map((e) => [e.orderId, e.exchangeOrderId, e.status, e.orderType, e.quantity, e.carriedForward])
+        .sort();
+    expect(terms(inProcess)).toEqual(terms(wire));
+    expect(inProcess.entries).toHaveLength(2);
   });
 
   it('runs at each close once per listing on its own clock, and not on a node standing by', async () => {
