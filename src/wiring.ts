@@ -59,7 +59,10 @@ import { AlgoRepository } from './store/orders/algos.js';
 import { AlgoService } from './services/algos.js';
 import type { PasswordHasher } from './auth/credentials.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import type { OmsMetrics, OperatorMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
+import type { OmsMetrics, OperatorMetrics, ReconciliationMetrics, WebhookMetrics } from './metrics/operator-metrics.js';
+import { Reconciler } from './oms/reconciler.js';
+import { ReconciliationRepository } from './store/ofs/reconciliations.js';
+import { ReconciliationService } from './services/reconciliations.js';
 import { StoreHealth } from './store/sql/health.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { startMetricsListener, type MetricsListener } from './http/routes/metrics.js';
@@ -151,6 +154,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     exchangeLinks: new LinkHealthBoard(),
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now, offers, holidays),
     ofsOffers: new OfsOfferService(offers, holidays, now),
+    reconciliations: new ReconciliationService(new ReconciliationRepository(store.db), users, now),
   };
 }
 
@@ -445,6 +449,36 @@ export function createOmsWorker(store: Store, options: OmsOptions): OmsWorker {
   });
 }
 
+export interface ReconcilerWiring {
+  logger: Logger;
+  /** This node's name in the requests' leases (its OMS worker's id). */
+  holder: string;
+  /** The exchange whose book it reads; the simulated OFS exchange over the same store by default (in-process). */
+  exchange?: ExchangeAdapter;
+  now?: () => number;
+  metrics?: ReconciliationMetrics;
+  pollMs?: number;
+  afterCloseMs?: number;
+}
+
+/**
+ * Reconciliation's runs (oms/reconciler.ts, not started): at every close and at the operator's request,
+ * where the exchange session is held.
+ */
+export function createReconciler(store: Store, options: ReconcilerWiring): Reconciler {
+  const now = options.now ?? Date.now;
+  return new Reconciler({
+    reports: new ReconciliationRepository(store.db),
+    exchange: options.exchange ?? createSimulatedExchange(store, now),
+    now,
+    logger: options.logger.child({ component: 'reconciliation' }),
+    holder: options.holder,
+    ...(options.metrics !== undefined && { metrics: options.metrics }),
+    ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+    ...(options.afterCloseMs !== undefined && { afterCloseMs: options.afterCloseMs }),
+  });
+}
+
 export interface WebhookOptions {
   logger: Logger;
   now?: () => number;
@@ -498,12 +532,18 @@ export function watchStore(
   metrics: OperatorMetrics,
   store: Store,
   exchangeLinks: Pick<LinkHealthBoard, 'current'> = new LinkHealthBoard(),
+  now: () => number = Date.now,
 ): void {
   const health = new StoreHealth(store.readDb);
   metrics.watchOutbox(() => health.outboxBacklog());
   metrics.watchSetAside(async () => (await health.setAside()).length);
   metrics.watchExchangeLinks(() => exchangeLinks.current());
+  const reconciliations = new ReconciliationRepository(store.readDb);
+  metrics.watchReconciliations(() => reconciliations.latestCounts(now() - RECONCILIATION_METRIC_WINDOW_MS));
 }
+
+/** The metric of reconciliation's differences counts the reports of the last week. */
+const RECONCILIATION_METRIC_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The metrics listener on METRICS_HOST:METRICS_PORT (null without METRICS_PORT): `ordergate serve` and
