@@ -38,6 +38,8 @@ import { NseEofsClient } from './oms/links/nse-eofs/client.js';
 import { NseEofsLink } from './oms/links/nse-eofs/link.js';
 import { BseIbbsLink } from './oms/links/bse-ibbs/link.js';
 import { ExchangeReferenceRepository } from './store/orders/exchange-references.js';
+import { ExchangeTermsRefresher } from './oms/exchange-terms.js';
+import { ExchangeTermsRepository } from './store/ofs/exchange-terms.js';
 import { ExchangeRouter } from './oms/links/router.js';
 import { LinkHealthBoard } from './oms/links/health-board.js';
 import { LeasedExchange } from './oms/links/session-lease.js';
@@ -311,7 +313,9 @@ export async function openExchangeLinks(
       now,
       logger: linkLogger,
     });
-    return { exchange: leased, simulator: null, health: () => leased.health(), close: async () => undefined };
+    // NSE's listings read by the session's holder only (its session; docs/operations.md).
+    const terms = exchangeTermsRefresher(store, client, now, linkLogger, () => leased.ready());
+    return { exchange: leased, simulator: null, health: () => leased.health(), close: () => terms.stop() };
   }
   const password = randomBytes(24).toString('base64url');
   const users = SIM_EXCHANGES.map((exchange) => ({ memberCode: 'SIM01', loginId: `ordergate-${exchange}`, password }));
@@ -339,15 +343,16 @@ export async function openExchangeLinks(
       pollMs: SIM_FILE_POLL_MS,
     },
   });
+  const nseClient = new NseEofsClient({
+    baseUrl: simulator.baseUrl('NSE_EQ'),
+    credentials: users[SIM_EXCHANGES.indexOf('NSE_EQ')]!,
+    timeoutMs: config.timeoutMs,
+    now,
+    onUnreadableLine,
+  });
   const nse = new NseEofsLink({
     exchange: 'NSE_EQ',
-    client: new NseEofsClient({
-      baseUrl: simulator.baseUrl('NSE_EQ'),
-      credentials: users[SIM_EXCHANGES.indexOf('NSE_EQ')]!,
-      timeoutMs: config.timeoutMs,
-      now,
-      onUnreadableLine,
-    }),
+    client: nseClient,
     now,
     logger: linkLogger,
     cursor: { name: 'sim:NSE_EQ', store: cursors },
@@ -366,15 +371,39 @@ export async function openExchangeLinks(
     { url: simulator.url, ibbs: bseRoot },
     'exchange simulator on loopback; the OMS reaches it over e-OFS (NSE_EQ) and iBBS files (BSE_EQ)',
   );
+  const terms = exchangeTermsRefresher(store, nseClient, now, linkLogger);
   return {
     exchange: router,
     simulator,
     health: () => router.health(),
     close: async () => {
+      await terms.stop();
       await simulator.close();
       if (config.bseRecordDir === null) await rm(bseRoot, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * NSE's open listings (`activeSecurities`) read now and every five minutes and kept for `ordergate ofs
+ * exchange-terms` (src/oms/exchange-terms.ts), when `shouldRead` (the session's holder) says so; started.
+ */
+function exchangeTermsRefresher(
+  store: Store,
+  client: NseEofsClient,
+  now: () => number,
+  logger: Logger,
+  shouldRead?: () => Promise<boolean>,
+): ExchangeTermsRefresher {
+  const refresher = new ExchangeTermsRefresher({
+    read: () => client.activeSecurities(),
+    repository: new ExchangeTermsRepository(store.db),
+    now,
+    logger,
+    ...(shouldRead !== undefined && { shouldRead }),
+  });
+  refresher.start();
+  return refresher;
 }
 
 /** The member code of the simulator's API users and iBBS files. */

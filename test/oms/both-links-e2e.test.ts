@@ -17,7 +17,11 @@ import type { OmsWorker } from '../../src/oms/worker.js';
 import { FundsService } from '../../src/services/funds.js';
 import { UserRepository } from '../../src/store/access/users.js';
 import { FundsRepository } from '../../src/store/funds/funds.js';
-import { createOmsWorker, openExchangeLinks, type ExchangeLinks } from '../../src/wiring.js';
+import { compareWithExchange } from '../../src/cli/ofs-exchange.js';
+import { OfsOfferRepository } from '../../src/store/ofs/offers.js';
+import { ExchangeTermsRepository } from '../../src/store/ofs/exchange-terms.js';
+import type { Reconciler } from '../../src/oms/reconciler.js';
+import { createOmsWorker, createReconciler, openExchangeLinks, type ExchangeLinks } from '../../src/wiring.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -29,6 +33,8 @@ describe('an offer on both exchanges, through both links', () => {
   let server: TestServer;
   let links: ExchangeLinks;
   let oms: OmsWorker;
+  let reconciler: Reconciler;
+  let ops: TestUser;
   let dir: string;
   const users = {} as Record<'demo-nii' | 'demo-mf', TestUser>;
   const orders = {} as Record<'nii' | 'mf', string>;
@@ -46,13 +52,22 @@ describe('an offer on both exchanges, through both links', () => {
       () => server.clock.now,
     );
     for (const name of Object.keys(users)) await funds.deposit(name, '1000000');
+    ops = await server.createUser('ops', { category: 'RETAIL' });
+    await new UserRepository(server.store.db, server.store.dialect).setOperator('ops', NOW);
     const logger = pino({ level: 'silent' });
     const config = loadConfig({ EXCHANGE_LINK: 'sim', EXCHANGE_BSE_RECORD_DIR: dir }).exchange;
     links = await openExchangeLinks(server.store, config, logger, () => server.clock.now);
     oms = createOmsWorker(server.store, { logger, now: () => server.clock.now, exchange: links.exchange!, pollMs: 20 });
     oms.start();
+    reconciler = createReconciler(server.store, {
+      logger,
+      holder: 'both-links',
+      exchange: links.exchange!,
+      now: () => server.clock.now,
+    });
   });
   afterAll(async () => {
+    await reconciler?.stop();
     await oms?.stop();
     await links?.close();
     await server?.close();
@@ -142,5 +157,33 @@ describe('an offer on both exchanges, through both links', () => {
     // Nothing was uploaded again, nothing set aside.
     expect(files('outbox', 'done')).toHaveLength(1);
     expect(files('inbox', 'failed')).toEqual([]);
+  });
+
+  it("reconciles both listings with the exchanges' books: NSE's by query, BSE's from its bid-book download", async () => {
+    await links.simulator!.ibbs!.writeBidBook();
+    await until(async () => files('inbox', 'done').some((name) => name.startsWith('BIDBOOK_')));
+    const asked = await server.call('POST', `/operator/v1/ofs/offers/${offer.offer_id}/reconciliations`, {
+      token: ops.token,
+    });
+    expect(asked.status, asked.text).toBe(200);
+    expect(await reconciler.runOnce()).toBe(2);
+    const res = await server.call('GET', `/operator/v1/ofs/offers/${offer.offer_id}/reconciliations`, {
+      token: ops.token,
+    });
+    const reports = (res.body.data.reconciliations as Record<string, unknown>[]).sort((a, b) =>
+      String(a.exchange).localeCompare(String(b.exchange)),
+    );
+    expect(reports.map((r) => [r.exchange, r.state, r.ours, r.book, r.matched, r.differences])).toEqual([
+      ['BSE_EQ', 'DONE', 1, 1, 1, []],
+      ['NSE_EQ', 'DONE', 1, 1, 1, []],
+    ]);
+  });
+
+  it("keeps NSE's listings as the link read them, and they match the imported offer", async () => {
+    const stored = (await new OfsOfferRepository(server.store.db).find(offer.offer_id))!.offer;
+    const [bse, nse] = await compareWithExchange(stored, new ExchangeTermsRepository(server.store.db));
+    expect(nse).toMatchObject({ exchange: 'NSE_EQ', readAt: expect.any(Number), differences: [] });
+    // BSE has no listing query: its terms are the operator's import alone.
+    expect(bse).toMatchObject({ exchange: 'BSE_EQ', readAt: null, differences: [] });
   });
 });

@@ -490,7 +490,10 @@ export class BseIbbsLink implements ExchangeAdapter {
     const applied = await this.applyDownload(name, text, false);
     if (applied === 'unreadable') return;
     this.lastAnswerAt = this.options.now();
-    if (read.kind !== 'allocation' || this.allocationFiles.get(name)?.pending.size === 0) await this.markDone(name);
+    if (read.kind !== 'allocation' || this.allocationFiles.get(name)?.pending.size === 0) {
+      this.allocationFiles.delete(name);
+      await this.markDone(name);
+    }
   }
 
   /**
@@ -514,7 +517,7 @@ export class BseIbbsLink implements ExchangeAdapter {
       const asOf = timeOfName(baseName(name)) ?? this.options.now();
       if (this.bidBook === null || asOf >= this.bidBook.asOf)
         this.bidBook = { asOf, rows: parsed.rows as BidBookRow[] };
-    } else if (!replay) await this.takeAllocation(name, parsed.rows as AllocationRow[]);
+    } else await this.takeAllocation(name, parsed.rows as AllocationRow[], replay);
     return 'applied';
   }
 
@@ -563,27 +566,39 @@ export class BseIbbsLink implements ExchangeAdapter {
     await this.inbox.markDone(name);
   }
 
-  /** An allocation file's rows as events; a row naming no order of ours is a stray. */
-  private async takeAllocation(name: string, rows: readonly AllocationRow[]): Promise<void> {
-    const at = timeOfName(name) ?? this.options.now();
+  /**
+   * An allocation file: each row's allotment noted in the link's book (the bid-book download has no
+   * allotted state, and reconciliation reads both), and, read live, made an event for the OMS. A row
+   * naming no order of ours is a stray.
+   */
+  private async takeAllocation(name: string, rows: readonly AllocationRow[], replay: boolean): Promise<void> {
+    const at = timeOfName(baseName(name)) ?? this.options.now();
     const references = rows.flatMap((row) => (row.reference === null ? [] : [row.reference]));
     const orders = await this.options.references.ordersOf(this.exchange, references);
     const file: AllocationFile = { name, pending: new Set() };
     for (const [i, row] of rows.entries()) {
       const orderId = row.reference === null ? undefined : orders.get(row.reference);
       if (orderId === undefined) {
-        this.stray(
-          name,
-          `row ${i + 1}: ${row.reference ?? '(no reference)'} names no bid of ordergate's (UCC ${row.ucc})`,
-        );
+        if (!replay)
+          this.stray(
+            name,
+            `row ${i + 1}: ${row.reference ?? '(no reference)'} names no bid of ordergate's (UCC ${row.ucc})`,
+          );
         continue;
       }
-      const day = await this.options.dayOf(orderId, at);
-      const eventId = `${name}#${i + 1}`;
-      file.pending.add(eventId);
-      this.events.set(eventId, eventOf(eventId, orderId, row, day, name));
+      const event = eventOf(`${name}#${i + 1}`, orderId, row, await this.options.dayOf(orderId, at), name);
+      const held = this.refs.get(row.reference!)?.held;
+      if (
+        held != null &&
+        held.exchangeOrderId === row.bidId &&
+        (event.kind === 'ALLOTTED' || event.kind === 'NOT_ALLOTTED')
+      )
+        held.status = event.kind;
+      if (replay) continue;
+      file.pending.add(event.eventId);
+      this.events.set(event.eventId, event);
     }
-    this.allocationFiles.set(name, file);
+    if (!replay) this.allocationFiles.set(name, file);
   }
 
   async pollEvents(skip?: Pick<ReadonlySet<string>, 'has'>): Promise<ExchangeEvent[]> {
@@ -624,13 +639,20 @@ export class BseIbbsLink implements ExchangeAdapter {
         orderId: (row.reference !== null && orders.get(row.reference)) || null,
         reference: row.reference,
         exchangeOrderId: row.bidId,
-        status: row.action === 'DELETE' ? 'CANCELLED' : 'LIVE',
+        // The bid book has no allotted state: an allotment the allocation files told is the exchange's too.
+        status: row.action === 'DELETE' ? 'CANCELLED' : (this.heldOf(row)?.status ?? 'LIVE'),
         orderType: row.cutoff ? 'RL-MKT' : 'RL',
         pricePaise: row.pricePaise,
         quantity: row.quantity,
         ucc: row.ucc,
       })),
     };
+  }
+
+  /** The link's book entry of a bid-book row: by its reference, when the bid ids agree. */
+  private heldOf(row: BidBookRow): HeldBid | undefined {
+    const held = row.reference === null ? null : this.refs.get(row.reference)?.held;
+    return held != null && held.exchangeOrderId === row.bidId ? held : undefined;
   }
 
   // Running.
