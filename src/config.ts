@@ -221,9 +221,10 @@ export const EXCHANGE_LINKS = ['sim', 'in-process', 'nse'] as const;
 
 /**
  * The exchange links (src/oms/links/, docs/exchanges.md): `sim`, the exchange simulator started by `serve` on
- * loopback and reached through the e-OFS link over HTTP for both segments; `in-process`, the simulator
- * inside the OMS with no wire; `nse`, NSE's e-OFS Web API for NSE_EQ (BSE_EQ bids are refused until BSE's
- * link comes).
+ * loopback, reached through the e-OFS link over HTTP for NSE_EQ and through iBBS files for BSE_EQ;
+ * `in-process`, the simulator inside the OMS with no wire; `nse`, the real exchanges: NSE's e-OFS Web API
+ * for NSE_EQ, and BSE's iBBS files for BSE_EQ when the EXCHANGE_BSE_* settings are given (else BSE_EQ bids
+ * are refused).
  */
 const ExchangeSchema = Type.Object({
   link: Type.Enum(EXCHANGE_LINKS, { [ENV]: 'EXCHANGE_LINK', default: 'sim' }),

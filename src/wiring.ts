@@ -341,6 +341,9 @@ export async function openExchangeLinks(
       uploadDir: folders.outboxDir,
       downloadDir: folders.inboxDir,
       pollMs: SIM_FILE_POLL_MS,
+      // A member downloads the bid book now and then; the simulator's is fresh within seconds, so that a
+      // reconciliation asked for just after a close reads it.
+      bidBookEveryMs: SIM_BID_BOOK_EVERY_MS,
     },
   });
   const nseClient = new NseEofsClient({
@@ -410,6 +413,8 @@ function exchangeTermsRefresher(
 const SIM_MEMBER_CODE = 'SIM01';
 /** How often the simulator's desk and the link read each other's files on loopback (ms). */
 const SIM_FILE_POLL_MS = 100;
+/** The simulator's bid-book download at most this often, when the book changed (ms). */
+const SIM_BID_BOOK_EVERY_MS = 2_000;
 
 /** Where BSE's iBBS link writes and reads (docs/exchanges.md, "BSE"). */
 export interface BseFolders {
