@@ -450,7 +450,8 @@ export function bseIbbsLink(
       const offerId = (await orders.find(orderId))?.offerId ?? null;
       const offer = offerId === null ? undefined : (await offers.find(offerId))?.offer;
       if (offer === undefined) return null;
-      return at < offer.t1Day.opensAt ? 'T' : 'T+1';
+      // No T+1 allocation exists before T+1 closes: a T file downloaded late (after T+1 opened) is still T's.
+      return at < offer.t1Day.closesAt ? 'T' : 'T+1';
     },
     now,
     logger,

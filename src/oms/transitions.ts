@@ -384,6 +384,9 @@ export function applyEvent(
       change = transition(order, OrderStatus.EXECUTED, event.reason, at, EXCHANGE_ORIGIN, filled ?? {});
       break;
     case 'PART_ALLOTTED':
+      // An offer's T allocation allots a bid once: one delivered again (an exchange's file read twice, a
+      // restart before its acknowledgement) finds the order's T trade made, and changes nothing.
+      if (order.tradedQuantity > 0) return [];
       if (filled === null) return note(order, event.reason, EXCHANGE_ORIGIN);
       change = {
         before: order,

@@ -422,6 +422,24 @@ describe('allocation events', () => {
     expect(changes.map((change) => change.trade!.settlesAt)).toEqual([at + 1_000, at + 60_000]);
   });
 
+  it('applies a part allotment delivered twice once: no second trade, the traded quantity counted once', () => {
+    const bid = order({
+      status: OrderStatus.PENDING,
+      category: 'NON_RETAIL',
+      quantity: 10,
+      fundsBlockedPaise: 101_500,
+    });
+    const part = event(bid.orderId, { kind: 'PART_ALLOTTED', quantity: 4, pricePaise: 10_100, day: 'T' });
+    const [first] = applyEvents(new Map([[bid.orderId, bid]]), [{ event: part, settlesAt: at + 1_000 }], at);
+    expect(first!.after).toMatchObject({ tradedQuantity: 4 });
+    const again = applyEvents(
+      new Map([[bid.orderId, first!.after]]),
+      [{ event: { ...part, eventId: 'E-again' }, settlesAt: at + 1_000 }],
+      at + 5,
+    );
+    expect(again).toEqual([]);
+  });
+
   it('releases the block of a bid the T allocation left unallotted, until it is carried forward', () => {
     const bid = order({
       status: OrderStatus.PENDING,
