@@ -380,4 +380,90 @@ describe('the BSE link under the OMS', () => {
     const found = await restarted.findBids([orderId, other]);
     expect([...found.values()].map((bid) => bid.status)).toEqual(['LIVE', 'LIVE']);
   });
+
+  it('changes a bid it has no record of (record lost, or another node’s) by the bid id the order keeps', async () => {
+    const orderId = await bench.placeOrder({ quantity: 10 });
+    const first = link();
+    const worker = bench.worker({ exchange: first });
+    await worker.runOnce();
+    await iBbs(() => '8200');
+    await first.runOnce();
+    bench.clock.now += FIRST_WAIT_MS + 1;
+    await worker.runOnce();
+    expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', exchange_order_id: '8200' });
+
+    // Another node, its own record folder: it knows nothing of the bid.
+    const other = link({ recordDir: join(dir, 'other-record') });
+    const otherWorker = bench.worker({ exchange: other });
+    await bench.requestCancellation(orderId);
+    await otherWorker.runOnce();
+    expect(await iBbs()).toEqual([expect.objectContaining({ action: 'DELETE', bidId: '8200' })]);
+    await other.runOnce();
+    bench.clock.now += 60_000;
+    await otherWorker.runOnce();
+    expect(await bench.status(orderId)).toBe('CANCELLED');
+  });
+
+  it('settles a bid whose answer file never came when a later bid book shows it, and never uploads it again', async () => {
+    const orderId = await bench.placeOrder({ quantity: 10 });
+    const bse = link();
+    const worker = bench.worker({ exchange: bse });
+    await worker.runOnce();
+    const [row] = await iBbs();
+    // The answer files were lost in the transfer.
+    for (const name of readdirSync(inbox())) if (name.endsWith('.csv')) rmSync(join(inbox(), name));
+    bench.clock.now += 60_000;
+    await bse.runOnce();
+    await worker.runOnce();
+    expect(await bench.status(orderId)).toBe('EXXMITTED');
+    await drop(
+      'bidBook',
+      encodeDownload('bidBook', [{ ...row!, bidId: '8300', enteredAt: bench.now() - 1_000, modifiedAt: null }]),
+    );
+    await bse.runOnce();
+    bench.clock.now += 60_000;
+    await worker.runOnce();
+    expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', exchange_order_id: '8300' });
+    expect(readdirSync(join(outbox(), 'taken'))).toHaveLength(1);
+    expect(uploads()).toHaveLength(0);
+  });
+
+  it('gives reconciliation the bid book with the allotments: a part on T and nothing on T+1 is allotted', async () => {
+    const orderId = await bench.placeOrder({ quantity: 10 });
+    // T+1's allocation files are those written after `t1From` (the wiring's: after T+1 closes).
+    let t1From = Number.MAX_SAFE_INTEGER;
+    const dayOf = async (_: string, at: number) => (at < t1From ? ('T' as const) : ('T+1' as const));
+    const bse = link({ dayOf });
+    const worker = bench.worker({ exchange: bse });
+    await worker.runOnce();
+    const [row] = await iBbs(() => '8400');
+    await bse.runOnce();
+    bench.clock.now += FIRST_WAIT_MS + 1;
+    await worker.runOnce();
+    const booked = { ...row!, bidId: '8400' };
+    await drop(
+      'allocation',
+      encodeDownload('allocation', [{ ...booked, allottedQuantity: 4, allottedPricePaise: 10_100 }]),
+    );
+    await bse.runOnce();
+    await worker.runOnce();
+    expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', traded_quantity: 4 });
+    t1From = bench.now() + 1_000;
+    bench.clock.now += 2_000;
+    await drop(
+      'allocation',
+      encodeDownload('allocation', [{ ...booked, allottedQuantity: 0, allottedPricePaise: null }]),
+    );
+    await drop('bidBook', encodeDownload('bidBook', [{ ...booked, enteredAt: bench.now(), modifiedAt: null }]));
+    await bse.runOnce();
+    await worker.runOnce();
+    expect(await bench.order(orderId)).toMatchObject({ status: 'EXECUTED', traded_quantity: 4 });
+    const book = await bse.readBook('BSE_EQ', 'SBIN');
+    expect(book!.entries).toEqual([
+      expect.objectContaining({ orderId, exchangeOrderId: '8400', status: 'ALLOTTED', quantity: 10 }),
+    ]);
+    // Read back after a restart, the same.
+    const restarted = link({ dayOf });
+    expect((await restarted.readBook('BSE_EQ', 'SBIN'))!.entries[0]).toMatchObject({ status: 'ALLOTTED' });
+  });
 });

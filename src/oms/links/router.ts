@@ -4,18 +4,22 @@
  * prefixed with its link's segment so that acknowledgements find their way back.
  */
 import type { BidTerms } from '../../domain/ofs/rules.js';
-import type {
-  ChangeResult,
-  ExchangeAdapter,
-  ExchangeBid,
-  ExchangeBook,
-  ExchangeEvent,
-  ExchangeOrder,
-  LinkHealth,
-  PlaceResult,
+import {
+  ExchangeUnavailableError,
+  type Unanswered,
+  type ChangeResult,
+  type ExchangeAdapter,
+  type ExchangeBid,
+  type ExchangeBook,
+  type ExchangeEvent,
+  type ExchangeOrder,
+  type LinkHealth,
+  type PlaceResult,
 } from '../exchange.js';
 
 const SEPARATOR = '|';
+/** When a link's book failed with no back-off of its own, its orders are asked for again after this. */
+const UNREADABLE_BOOK_RETRY_MS = 10_000;
 
 export class ExchangeRouter implements ExchangeAdapter {
   constructor(private readonly links: ReadonlyMap<string, ExchangeAdapter>) {
@@ -28,12 +32,35 @@ export class ExchangeRouter implements ExchangeAdapter {
     return link;
   }
 
+  /**
+   * Each link's book, for the orders it knows. A link that cannot read its book (its exchange silent, its
+   * folder gone) fails alone: the orders no other link knows wait as awaited, with its reason, while the
+   * other links' answers stand. Every link failing: the first's error, as a single link would throw it.
+   */
   async findBids(orderIds: readonly string[]): Promise<Map<string, ExchangeOrder>> {
     const found = new Map<string, ExchangeOrder>();
     if (orderIds.length === 0) return found;
-    for (const link of new Set(this.links.values())) {
-      for (const [orderId, bid] of await link.findBids(orderIds)) found.set(orderId, bid);
+    const failures: unknown[] = [];
+    const links = [...new Set(this.links.values())];
+    for (const link of links) {
+      try {
+        for (const [orderId, bid] of await link.findBids(orderIds)) found.set(orderId, bid);
+      } catch (error) {
+        failures.push(error);
+      }
     }
+    if (failures.length === 0) return found;
+    if (failures.length === links.length) throw failures[0];
+    const first = failures[0];
+    const unanswered: Unanswered =
+      first instanceof ExchangeUnavailableError
+        ? first.unanswered
+        : {
+            outcome: 'not-sent',
+            why: `an exchange's book could not be read: ${first instanceof Error ? first.message : String(first)}`,
+            retryAfterMs: UNREADABLE_BOOK_RETRY_MS,
+          };
+    for (const orderId of orderIds) if (!found.has(orderId)) found.set(orderId, { status: 'AWAITED', unanswered });
     return found;
   }
 

@@ -132,6 +132,8 @@ interface ReferenceState {
   refused: string | null;
   /** The answer to the last change (modify, delete), until a repeated call has taken it. */
   lastChange: { row: SentRow; answer: ChangeAnswer; taken: boolean } | null;
+  /** An allocation file allotted part of the bid on T (a final row allotting nothing more leaves it allotted). */
+  partAllotted: boolean;
 }
 
 /** An allocation file being delivered: its events not yet acknowledged. */
@@ -184,7 +186,7 @@ export class BseIbbsLink implements ExchangeAdapter {
   private state(reference: string): ReferenceState {
     let state = this.refs.get(reference);
     if (state === undefined) {
-      state = { awaiting: null, held: null, refused: null, lastChange: null };
+      state = { awaiting: null, held: null, refused: null, lastChange: null, partAllotted: false };
       this.refs.set(reference, state);
     }
     return state;
@@ -407,7 +409,9 @@ export class BseIbbsLink implements ExchangeAdapter {
   private async change(bid: ExchangeBid, terms: BidTerms, action: IbbsAction): Promise<ChangeResult> {
     await this.load();
     const reference = (await this.options.references.known(this.exchange, [bid.orderId])).get(bid.orderId);
-    const state = reference === undefined ? undefined : this.refs.get(reference);
+    // A bid the link has no record of (its record lost, or another node's before a failover) is changed by
+    // the bid id the order keeps from the exchange's success file.
+    const state = reference === undefined ? undefined : this.state(reference);
     const bidId = state?.held?.exchangeOrderId ?? bid.exchangeOrderId;
     if (reference === undefined || state === undefined || bidId === null)
       return { done: false, reason: 'The exchange holds no bid of this order (no success file named it)' };
@@ -440,10 +444,36 @@ export class BseIbbsLink implements ExchangeAdapter {
       if (state === undefined) continue;
       if (state.refused !== null) found.set(orderId, { status: 'REFUSED', reason: state.refused });
       else if (state.held !== null) found.set(orderId, { ...state.held });
-      else if (state.awaiting !== null)
-        found.set(orderId, { status: 'AWAITED', unanswered: this.awaitedOf(state.awaiting) });
+      else if (state.awaiting !== null) {
+        const booked = this.bookedInstead(reference, state);
+        found.set(orderId, booked ?? { status: 'AWAITED', unanswered: this.awaitedOf(state.awaiting) });
+      }
     }
     return found;
+  }
+
+  /**
+   * A new bid whose answer file never came (lost in the transfer, or truncated) that a bid-book download
+   * written after its upload shows: the exchange has it, with that bid id. Its answer row, should it come
+   * later, is a stray. A bid the book does not show stays awaited: the book may have been written before
+   * iBBS took the upload, and sending it again could place it twice.
+   */
+  private bookedInstead(reference: string, state: ReferenceState): HeldBid | undefined {
+    const awaited = state.awaiting;
+    if (awaited === null || awaited.action !== 'NEW' || this.bidBook === null) return undefined;
+    if (this.bidBook.asOf <= awaited.at) return undefined;
+    const row = this.bidBook.rows.find((r) => r.reference === reference && r.action !== 'DELETE');
+    if (row === undefined) return undefined;
+    state.awaiting = null;
+    state.held = {
+      exchangeOrderId: row.bidId,
+      status: 'LIVE',
+      orderType: row.cutoff ? 'RL-MKT' : 'RL',
+      pricePaise: row.cutoff ? 0 : row.pricePaise,
+      quantity: row.quantity,
+    };
+    this.stray(awaited.file, `${reference} NEW: no answer file read; the bid book shows bid ${row.bidId}`);
+    return { ...state.held };
   }
 
   /** Reads the inbox now: every complete download, oldest first (one read at a time). */
@@ -535,9 +565,10 @@ export class BseIbbsLink implements ExchangeAdapter {
       return;
     }
     state.awaiting = null;
+    // A cut-off bid's terms carry no price (the row's is the floor), as the OMS's and NSE's do.
     const terms = {
       orderType: awaited.cutoff ? ('RL-MKT' as const) : ('RL' as const),
-      pricePaise: awaited.pricePaise,
+      pricePaise: awaited.cutoff ? 0 : awaited.pricePaise,
       quantity: awaited.quantity,
     };
     if (awaited.action === 'NEW') {
@@ -587,13 +618,14 @@ export class BseIbbsLink implements ExchangeAdapter {
         continue;
       }
       const event = eventOf(`${name}#${i + 1}`, orderId, row, await this.options.dayOf(orderId, at), name);
-      const held = this.refs.get(row.reference!)?.held;
-      if (
-        held != null &&
-        held.exchangeOrderId === row.bidId &&
-        (event.kind === 'ALLOTTED' || event.kind === 'NOT_ALLOTTED')
-      )
-        held.status = event.kind;
+      const state = this.refs.get(row.reference!);
+      const held = state?.held;
+      if (held != null && held.exchangeOrderId === row.bidId) {
+        if (event.kind === 'PART_ALLOTTED') state!.partAllotted = true;
+        // Allotted nothing more at the last close after a part on T: allotted, as the OMS makes the order.
+        if (event.kind === 'ALLOTTED' || event.kind === 'NOT_ALLOTTED')
+          held.status = event.kind === 'NOT_ALLOTTED' && state!.partAllotted ? 'ALLOTTED' : event.kind;
+      }
       if (replay) continue;
       file.pending.add(event.eventId);
       this.events.set(event.eventId, event);
@@ -642,7 +674,7 @@ export class BseIbbsLink implements ExchangeAdapter {
         // The bid book has no allotted state: an allotment the allocation files told is the exchange's too.
         status: row.action === 'DELETE' ? 'CANCELLED' : (this.heldOf(row)?.status ?? 'LIVE'),
         orderType: row.cutoff ? 'RL-MKT' : 'RL',
-        pricePaise: row.pricePaise,
+        pricePaise: row.cutoff ? 0 : row.pricePaise,
         quantity: row.quantity,
         ucc: row.ucc,
       })),
@@ -657,8 +689,20 @@ export class BseIbbsLink implements ExchangeAdapter {
 
   // Running.
 
+  /**
+   * Reads the inbox every pollMs until stop(). Started again (a node taking the session back), the link
+   * first forgets what it knew and reads its record and done/ again: another node may have written and read
+   * files meanwhile.
+   */
   start(): void {
     if (this.running !== null) return;
+    if (this.loading !== null) {
+      this.loading = null;
+      this.refs.clear();
+      this.events.clear();
+      this.allocationFiles.clear();
+      this.bidBook = null;
+    }
     const running = new AbortController();
     this.running = running;
     const pollMs = this.options.pollMs ?? DEFAULT_INBOX_POLL_MS;
