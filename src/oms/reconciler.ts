@@ -9,17 +9,26 @@
  * - At a close: each listing of an offer whose T or T+1 closed `afterCloseMs` ago (so that the exchange's
  *   allotments have come and been applied; at most `lookbackMs` ago), once per close and listing (the
  *   report's unique close key: several nodes may try, one report is kept). A close whose book the exchange
- *   does not give (it does not answer, or a link has no book yet) is tried again `retryMs` later.
+ *   does not give (it does not answer, or a link has no book yet, or its book was written before the close:
+ *   BSE's latest bid-book download may predate it) is tried again `retryMs` later.
  * - On request: each queued request, leased to this node while it runs; one the exchange does not answer
  *   fails with the reason (the operator asks again).
  *
  * Our orders are read before and after the book: an order that changed in between (or was placed meanwhile)
- * is taken as in flight and not compared, so that a bid moving while the book is read is never reported.
+ * is taken as in flight and not compared, so that a bid moving while the book is read is never reported; so
+ * is an order changed after the book was written (`book.asOf`: BSE's book is its latest bid-book download,
+ * which may be minutes old; NSE's is read live). The report tells the age of an old book.
  * Nothing in the orders is changed: a reconciliation only reports.
  */
 import type { Logger } from 'pino';
 import type { ReconciliationMetrics } from '../metrics/operator-metrics.js';
-import { reconcile, type OurBid, type Reconciliation } from '../domain/ofs/reconciliation.js';
+import {
+  bookAgeNote,
+  changedSince,
+  reconcile,
+  type OurBid,
+  type Reconciliation,
+} from '../domain/ofs/reconciliation.js';
 import type {
   DueClose,
   ReconciliationListing,
@@ -129,8 +138,9 @@ export class Reconciler {
     const { reports, now, logger } = this.options;
     try {
       const { result, book } = await this.compare(request);
-      await reports.complete(request.id, result, book.asOf, now());
-      this.report(request, request.trigger, result);
+      const runAt = now();
+      await reports.complete(request.id, result, book.asOf, runAt);
+      this.report(request, request.trigger, result, bookAgeNote(book.asOf, runAt));
     } catch (error) {
       const why = this.whyNotRun(error);
       await reports.fail(request.id, why, now());
@@ -145,10 +155,11 @@ export class Reconciler {
   private async runClose(close: DueClose, key: string): Promise<boolean> {
     const { reports, now, logger } = this.options;
     try {
-      const { result, book } = await this.compare(close);
+      const { result, book } = await this.compare(close, close.closedAt);
       this.retryAt.delete(key);
-      if (await reports.recordClose(close, close.trigger, result, book.asOf, now()))
-        this.report(close, close.trigger, result);
+      const runAt = now();
+      if (await reports.recordClose(close, close.trigger, result, book.asOf, runAt))
+        this.report(close, close.trigger, result, bookAgeNote(book.asOf, runAt));
       return true;
     } catch (error) {
       const why = this.whyNotRun(error);
@@ -161,8 +172,14 @@ export class Reconciler {
     }
   }
 
-  /** Reads our orders, the book, our orders again, and compares. */
-  private async compare(listing: ReconciliationListing): Promise<{ result: Reconciliation; book: ExchangeBook }> {
+  /**
+   * Reads our orders, the book, our orders again, and compares. `closedAt`: a close's run, whose book must
+   * have been written at or after the close (an older one counts as no book yet).
+   */
+  private async compare(
+    listing: ReconciliationListing,
+    closedAt?: number,
+  ): Promise<{ result: Reconciliation; book: ExchangeBook }> {
     const { reports, exchange } = this.options;
     const before = new Map((await reports.ourBids(listing.offerId, listing.exchange)).map((bid) => [bid.orderId, bid]));
     let book: ExchangeBook | null;
@@ -175,8 +192,17 @@ export class Reconciler {
     }
     if (book === null)
       throw new NotRun('no_book', `the link to ${listing.exchange} has no book of ${listing.symbol} to give yet`);
+    if (closedAt !== undefined && book.asOf < closedAt)
+      throw new NotRun(
+        'no_book',
+        `the book of ${listing.symbol} the link to ${listing.exchange} gives is as of ${new Date(book.asOf).toISOString()}, ` +
+          `before the close at ${new Date(closedAt).toISOString()}: no book of the close yet`,
+      );
+    const asOf = book.asOf;
     const after = await reports.ourBids(listing.offerId, listing.exchange);
-    const ours = after.map((bid): OurBid => (moved(before.get(bid.orderId), bid) ? { ...bid, inFlight: true } : bid));
+    const ours = after.map((bid): OurBid =>
+      moved(before.get(bid.orderId), bid) || changedSince(bid, asOf) ? { ...bid, inFlight: true } : bid,
+    );
     return { result: reconcile(ours, book.entries), book };
   }
 
@@ -187,7 +213,7 @@ export class Reconciler {
     return error instanceof Error ? error.message : String(error);
   }
 
-  private report(listing: ReconciliationListing, trigger: string, result: Reconciliation): void {
+  private report(listing: ReconciliationListing, trigger: string, result: Reconciliation, note: string | null): void {
     const { logger, metrics } = this.options;
     metrics?.run(result.differences.length === 0 ? 'clean' : 'differences');
     const fields = {
@@ -195,7 +221,9 @@ export class Reconciler {
       exchange: listing.exchange,
       trigger,
       differences: result.differences.length,
+      inFlight: result.inFlight,
       counts: result.counts,
+      ...(note === null ? {} : { note }),
     };
     if (result.differences.length === 0)
       logger.info(fields, 'reconciliation: the exchange’s book agrees with ordergate’s orders');
@@ -213,6 +241,7 @@ function moved(before: OurBid | undefined, after: OurBid): boolean {
     before.pricePaise !== after.pricePaise ||
     before.orderType !== after.orderType ||
     before.exchangeOrderId !== after.exchangeOrderId ||
-    before.carriedForward !== after.carriedForward
+    before.carriedForward !== after.carriedForward ||
+    before.updatedAt !== after.updatedAt
   );
 }

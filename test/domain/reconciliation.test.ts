@@ -5,7 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { reconcile, type BookBid, type BookStatus, type OurBid } from '../../src/domain/ofs/reconciliation.js';
+import {
+  bookAgeNote,
+  changedSince,
+  reconcile,
+  type BookBid,
+  type BookStatus,
+  type OurBid,
+} from '../../src/domain/ofs/reconciliation.js';
 
 const RUNS = 300;
 
@@ -276,5 +283,49 @@ describe('reconciliation', () => {
     expect(reconcile([our], [entry]).differences).toEqual([]);
     // A second entry with the same bid id is a bid unknown to us.
     expect(reconcile([our], [entry, entry]).differences.map((d) => d.kind)).toEqual(['UNKNOWN_TO_US']);
+  });
+
+  it('tells an old book’s age, and which orders changed since it was written', () => {
+    const at = Date.parse('2026-12-02T10:05:00Z');
+    expect(bookAgeNote(at, at)).toBeNull();
+    expect(bookAgeNote(at, at + 4_999)).toBeNull();
+    expect(bookAgeNote(at, at + 61_500)).toBe(
+      "the exchange's book is as of 2026-12-02T10:05:00.000Z, 61 s before this run; orders changed since are left out",
+    );
+    const bid: OurBid = {
+      orderId: 'o-1',
+      status: 'PENDING',
+      orderType: 'RL',
+      pricePaise: 10_100,
+      quantity: 10,
+      exchangeOrderId: 'X1',
+      carriedForward: false,
+      inFlight: false,
+    };
+    expect(changedSince(bid, at)).toBe(false);
+    expect(changedSince({ ...bid, updatedAt: at }, at)).toBe(false);
+    expect(changedSince({ ...bid, updatedAt: at + 1 }, at)).toBe(true);
+  });
+
+  it('reports nothing of an order still live on both sides after the last close (no kind for it yet)', () => {
+    const bid: OurBid = {
+      orderId: 'o-1',
+      status: 'PENDING',
+      orderType: 'RL',
+      pricePaise: 10_100,
+      quantity: 10,
+      exchangeOrderId: 'X1',
+      carriedForward: true,
+      inFlight: false,
+    };
+    const live: BookBid = {
+      ...bid,
+      orderId: 'o-1',
+      exchangeOrderId: 'X1',
+      reference: 'r1',
+      status: 'LIVE',
+      carriedForward: true,
+    };
+    expect(reconcile([bid], [live]).differences).toEqual([]);
   });
 });

@@ -92,15 +92,30 @@ describe('reconciliation reports', () => {
       bookAsOf: T - 5,
       result: { ours: 2, book: 2, matched: 1, inFlight: 0, counts: { MISSING_AT_EXCHANGE: 1, UNKNOWN_TO_US: 1 } },
       error: null,
+      // A book 15 ms old is not told.
+      note: null,
     });
     expect(done!.differences).toEqual(result.differences);
     expect(await reports.find(bse!.id)).toMatchObject({
       state: 'FAILED',
       error: 'the exchange did not answer (timeout)',
       result: null,
+      note: null,
     });
     expect(await reports.claimQueued('node-a', T + 3 * MINUTE, T + 4 * MINUTE)).toEqual([]);
     expect((await reports.list('ACME-OFS-1', { exchange: 'NSE_EQ' })).map((r) => r.id)).toEqual([nse!.id]);
+  });
+
+  it('says the age of a book written well before its run', async () => {
+    const [request] = await reports.request([{ offerId: 'ACME-OFS-1', exchange: 'BSE_EQ', symbol: 'ACME' }], 'ops', T);
+    await reports.claimQueued('node-a', T, T + MINUTE);
+    await reports.complete(request!.id, reconcile([{ ...our, inFlight: true }], [entry]), T - 2 * MINUTE, T + 500);
+    expect(await reports.find(request!.id)).toMatchObject({
+      state: 'DONE',
+      bookAsOf: T - 2 * MINUTE,
+      result: { inFlight: 1 },
+      note: `the exchange's book is as of 2026-12-01T03:43:00.000Z, 120 s before this run; orders changed since are left out`,
+    });
   });
 
   it('runs each close once per listing, from its day’s close on, within the look-back', async () => {

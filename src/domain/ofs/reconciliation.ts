@@ -20,6 +20,10 @@
  * forward sets `carriedForward` on the entry (the e-OFS book query, a Decision of its mapping, and the
  * simulators do), and only then is CARRY_FORWARD_NOT_SHOWN reported. A book that does not say (BSE's
  * bid-book file, as far as is public) leaves it out, and no carry-forward is checked.
+ *
+ * The book's age: a book is as of when the exchange wrote it (BSE's bid-book download may be minutes old; NSE's
+ * is read live). An order changed after that instant may rightly differ from it: the run marks it in flight
+ * (src/oms/reconciler.ts), and a report on a book older than STALE_BOOK_MS says so (`bookAgeNote`).
  */
 import { formatPrice } from './issue/issue.js';
 import { CUTOFF_ORDER_TYPE, type BidTerms } from './rules.js';
@@ -50,6 +54,8 @@ export interface OurBid extends BidTerms {
   carriedForward: boolean;
   /** Work for the OMS not yet done on it (an outbox entry open): not compared. */
   inFlight: boolean;
+  /** When the order last changed (epoch ms); absent: not known. Changed after the book was written: not compared. */
+  updatedAt?: number;
 }
 
 /** One entry of the exchange's book (the port's ExchangeBookEntry has these fields). */
@@ -94,6 +100,27 @@ export interface Reconciliation {
   differences: Difference[];
   /** The differences per kind (every kind, 0 included). */
   counts: Record<DifferenceKind, number>;
+}
+
+/** A book at least this much older than its run is told in the report (`bookAgeNote`). */
+export const STALE_BOOK_MS = 5_000;
+
+/**
+ * What a report says of an old book: null when the book was written less than STALE_BOOK_MS before the run
+ * (a book read live).
+ */
+export function bookAgeNote(bookAsOf: number, runAt: number): string | null {
+  const ageMs = runAt - bookAsOf;
+  if (ageMs < STALE_BOOK_MS) return null;
+  return (
+    `the exchange's book is as of ${new Date(bookAsOf).toISOString()}, ${Math.floor(ageMs / 1000)} s before this run; ` +
+    'orders changed since are left out'
+  );
+}
+
+/** Whether our order changed after the book was written (so the book may rightly not show the change). */
+export function changedSince(bid: OurBid, bookAsOf: number): boolean {
+  return bid.updatedAt !== undefined && bid.updatedAt > bookAsOf;
 }
 
 /** Our statuses whose bid is live at the exchange. */

@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import {
+  bookAgeNote,
   DIFFERENCE_KINDS,
   type Difference,
   type DifferenceKind,
@@ -42,6 +43,11 @@ export interface ReconciliationReport extends ReconciliationListing {
   differences: Difference[];
   /** Why it failed (FAILED); null otherwise. */
   error: string | null;
+  /**
+   * What the report says of its book (DONE): its age when it was written at least STALE_BOOK_MS before the
+   * run (orders changed since were left out, counted in flight); null otherwise.
+   */
+  note: string | null;
 }
 
 /** A close due for a run: a listing whose day closed, with no report of that close yet. */
@@ -82,6 +88,10 @@ function reportOf(row: Row): ReconciliationReport {
           },
     differences: row.differences_json === null ? [] : (JSON.parse(row.differences_json) as Difference[]),
     error: row.error,
+    note:
+      row.state === 'DONE' && row.book_as_of !== null && row.run_at !== null
+        ? bookAgeNote(Number(row.book_as_of), Number(row.run_at))
+        : null,
   };
 }
 
@@ -287,6 +297,7 @@ export class ReconciliationRepository {
         'o.quantity',
         'o.exchange_order_id',
         'o.carried_forward_at',
+        'o.updated_at',
       ])
       .select((eb) =>
         eb
@@ -312,6 +323,7 @@ export class ReconciliationRepository {
       exchangeOrderId: row.exchange_order_id,
       carriedForward: row.carried_forward_at !== null,
       inFlight: row.in_flight === true || Number(row.in_flight) === 1,
+      updatedAt: Number(row.updated_at),
     }));
   }
 
