@@ -314,15 +314,19 @@ export async function openExchangeLinks(
       logger: linkLogger,
     });
     // NSE's listings read by the session's holder only (its session; docs/operations.md).
-    const terms = exchangeTermsRefresher(store, client, now, linkLogger, () => leased.ready());
+    const terms = exchangeTermsRefresher(store, client, now, linkLogger, async () => leased.holdsSession());
     return { exchange: leased, simulator: null, health: () => leased.health(), close: () => terms.stop() };
   }
   const password = randomBytes(24).toString('base64url');
   const users = SIM_EXCHANGES.map((exchange) => ({ memberCode: 'SIM01', loginId: `ordergate-${exchange}`, password }));
-  // BSE_EQ goes as iBBS files to the simulator's desk: under EXCHANGE_BSE_RECORD_DIR, or a folder of this
-  // process's own (removed at close; a restart's uploads then look unsent, and the desk answers a resent bid
-  // with the bid id it gave).
-  const bseRoot = config.bseRecordDir ?? mkdtempSync(join(tmpdir(), 'ordergate-ibbs-'));
+  // BSE_EQ goes as iBBS files to the simulator's desk, in folders that outlive a restart (an allocation file
+  // written and not yet read must be there after it): under EXCHANGE_BSE_RECORD_DIR, or beside an SQLite
+  // database file. Else (PostgreSQL, or SQLite in memory) a folder of this process's own, removed at close:
+  // set EXCHANGE_BSE_RECORD_DIR to keep them.
+  const beside = /^sqlite:(?!:memory:)(.+)$/.exec(store.location)?.[1];
+  const bseRoot =
+    config.bseRecordDir ?? (beside !== undefined ? `${beside}.ibbs` : mkdtempSync(join(tmpdir(), 'ordergate-ibbs-')));
+  const ownFolder = config.bseRecordDir === null && beside === undefined;
   const folders = {
     memberCode: SIM_MEMBER_CODE,
     outboxDir: join(bseRoot, 'outbox'),
@@ -382,7 +386,7 @@ export async function openExchangeLinks(
     close: async () => {
       await terms.stop();
       await simulator.close();
-      if (config.bseRecordDir === null) await rm(bseRoot, { recursive: true, force: true });
+      if (ownFolder) await rm(bseRoot, { recursive: true, force: true });
     },
   };
 }

@@ -36,6 +36,7 @@ export function describeReconciliation(report: ReconciliationReport): string {
       );
   }
   if (report.error !== null) lines.push(`  error: ${report.error.replace(/\s*\n\s*/g, ' ')}`);
+  if (report.note !== null) lines.push(`  note: ${report.note}`);
   return lines.join('\n') + '\n';
 }
 
@@ -64,6 +65,7 @@ export function reconcileCommand(io: CliIo): Command {
         '    ours=<n> book=<n> matched=<n> in_flight=<n> differences=<n> <KIND>=<n> ...',
         '    <KIND> order=<order_id|-> bid=<exchange bid id|->: <the difference in words>',
         '    error: <why it failed>   (FAILED)',
+        "    note: <how old the exchange's book is, when older than the run>",
         'Exit status 0 when every report ran (whether or not it found differences), 1 when one failed or was not',
         'run within --timeout (it stays queued). docs/reconciliation.md says what to do about each kind.',
       ].join('\n'),

@@ -24,6 +24,8 @@ import { paiseOf, type NseActiveSecurity, type NseActiveSeries } from './links/n
 
 /** How often the listings are read by default. */
 export const DEFAULT_TERMS_REFRESH_MS = 5 * 60 * 1000;
+/** After a turn skipped (this node not the session's holder), the next one. */
+const SKIPPED_RETRY_MS = 10_000;
 
 export interface ExchangeTermsRefresherOptions {
   /** One read of the exchange's open listings (NseClient.activeSecurities); throws when there is no answer. */
@@ -70,8 +72,10 @@ export class ExchangeTermsRefresher {
     if (!this.stopped) return;
     this.stopped = false;
     const turn = () => {
-      void this.refresh().finally(() => {
-        if (!this.stopped) this.timer = setTimeout(turn, this.intervalMs);
+      void this.refresh().then((done) => {
+        // Not this node's turn (the session not held yet, as just after start): asked again soon.
+        const next = done.kind === 'skipped' ? Math.min(this.intervalMs, SKIPPED_RETRY_MS) : this.intervalMs;
+        if (!this.stopped) this.timer = setTimeout(turn, next);
       });
     };
     turn();

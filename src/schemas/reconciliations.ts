@@ -50,7 +50,10 @@ const BidSide = Type.Union(
 
 export const ReconciliationDifference = Type.Object(
   {
-    kind: StringEnum(DIFFERENCE_KINDS, 'What differs (docs/reconciliation.md says what to do about each).'),
+    kind: StringEnum(
+      DIFFERENCE_KINDS,
+      "What differs: MISSING_AT_EXCHANGE (an order of ours the exchange's book lacks), UNKNOWN_TO_US (a bid of the book no order of ours names), QUANTITY_DIFFERS, PRICE_DIFFERS, STATUS_DIFFERS, BID_ID_DIFFERS, CARRY_FORWARD_NOT_SHOWN (carried forward by us, not in the book).",
+    ),
     order_id: Type.Union([Type.String(), Type.Null()], { description: 'Our order; null: a bid unknown to us.' }),
     exchange_order_id: Type.Union([Type.String(), Type.Null()], { description: "The exchange's bid id." }),
     reference: Type.Union([Type.String(), Type.Null()], { description: "The reference the exchange's entry carries." }),
@@ -84,6 +87,10 @@ export const ReconciliationReportSchema = Type.Object(
     }),
     differences: Type.Array(ReconciliationDifference),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed (FAILED).' }),
+    note: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "Of a book older than its run (BSE's is its latest bid-book download): how old, and that orders changed since were left out.",
+    }),
   },
   { additionalProperties: false },
 );

@@ -53,6 +53,7 @@ export function toReconciliationReport(report: ReconciliationReport): Reconcilia
       message: d.message,
     })),
     error: report.error,
+    note: report.note,
   };
 }
 

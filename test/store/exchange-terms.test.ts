@@ -4,7 +4,7 @@
  * per listing with its time, a failed read kept as the last error and never thrown, the last answers
  * standing; only the session's holder reads; start() reads at once and stop() ends it. On both databases.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { NseActiveSecurity } from '../../src/oms/links/nse-eofs/mapping.js';
 import { ExchangeTermsRefresher, listingTermsOf } from '../../src/oms/exchange-terms.js';
 import { ExchangeTermsRepository } from '../../src/store/ofs/exchange-terms.js';
@@ -155,5 +155,35 @@ describe('the exchange terms refresher', () => {
     await refresher.stop();
     expect(reads).toBe(1);
     expect((await repository.find('NSE_EQ', 'DEMOCO'))?.readAt).toBe(1);
+  });
+
+  it('started before this node holds the session (just after the node starts), reads within seconds once it does', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let reads = 0;
+      let holder = false;
+      const refresher = new ExchangeTermsRefresher({
+        read: async () => {
+          reads += 1;
+          return [security('DEMOCO')];
+        },
+        repository: new ExchangeTermsRepository(store.db),
+        now: () => 1,
+        shouldRead: () => holder,
+        intervalMs: 5 * 60_000,
+      });
+      refresher.start();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(reads).toBe(0);
+      holder = true;
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(reads).toBe(1);
+      // Then every interval.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(reads).toBe(1);
+      await refresher.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

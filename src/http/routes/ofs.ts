@@ -181,7 +181,7 @@ function registerReconciliationRoutes(app: App, reconciliations: ReconciliationS
         summary:
           "Ask for a reconciliation of an offer's listings: the exchange's book of the broker's bids against ordergate's orders (operators only)",
         description:
-          'For users the operator made operators; anyone else gets 403 e-214. One request per listing (or the one on `exchange`), queued: the node holding the exchange session runs it at its next pass (within seconds) and writes its report, which `GET` on the same path reads (`state` DONE, or FAILED with `error` when the exchange did not answer). Nothing in the orders is changed: a reconciliation only reports. docs/reconciliation.md says what each kind of difference means and what to do about it. A 404 e-368 names an offer that does not exist, or an exchange it is not listed on.',
+          'For users the operator made operators; anyone else gets 403 e-214. One request per listing (or the one on `exchange`), queued: the node holding the exchange session runs it at its next pass (within seconds) and writes its report, which `GET` on the same path reads (`state` DONE, or FAILED with `error` when the exchange did not answer). Nothing in the orders is changed: a reconciliation only reports. Each difference names its kind and says in words what differs, with both sides. A 404 e-368 names an offer that does not exist, or an exchange it is not listed on.',
         security: READ_SECURITY,
         params: OfsOfferParams,
         querystring: ReconciliationQuery,

@@ -69,6 +69,14 @@ export class LeasedExchange implements ExchangeAdapter {
   }
 
   /**
+   * Whether this node holds the session now, as last renewed, without taking or renewing the lease: for
+   * work beside the OMS's (reading the exchange's listings) that must not take the session itself.
+   */
+  holdsSession(): boolean {
+    return this.holds();
+  }
+
+  /**
    * Takes or renews the lease now; starts the inner link's own work on taking it (when started), stops it
    * on losing it. A failed renewal (the database out) lets the lease run out: the link stands by.
    */

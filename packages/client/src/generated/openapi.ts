@@ -4727,7 +4727,7 @@ export interface paths {
                                     } | null;
                                     differences: {
                                         /**
-                                         * @description What differs (docs/reconciliation.md says what to do about each).
+                                         * @description What differs: MISSING_AT_EXCHANGE (an order of ours the exchange's book lacks), UNKNOWN_TO_US (a bid of the book no order of ours names), QUANTITY_DIFFERS, PRICE_DIFFERS, STATUS_DIFFERS, BID_ID_DIFFERS, CARRY_FORWARD_NOT_SHOWN (carried forward by us, not in the book).
                                          * @enum {string}
                                          */
                                         kind: "MISSING_AT_EXCHANGE" | "UNKNOWN_TO_US" | "STATUS_DIFFERS" | "QUANTITY_DIFFERS" | "PRICE_DIFFERS" | "BID_ID_DIFFERS" | "CARRY_FORWARD_NOT_SHOWN";
@@ -4764,6 +4764,8 @@ export interface paths {
                                     }[];
                                     /** @description Why it failed (FAILED). */
                                     error: string | null;
+                                    /** @description Of a book older than its run (BSE's is its latest bid-book download): how old, and that orders changed since were left out. */
+                                    note: string | null;
                                 }[];
                             };
                         };
@@ -5024,7 +5026,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a reconciliation of an offer's listings: the exchange's book of the broker's bids against ordergate's orders (operators only)
-         * @description For users the operator made operators; anyone else gets 403 e-214. One request per listing (or the one on `exchange`), queued: the node holding the exchange session runs it at its next pass (within seconds) and writes its report, which `GET` on the same path reads (`state` DONE, or FAILED with `error` when the exchange did not answer). Nothing in the orders is changed: a reconciliation only reports. docs/reconciliation.md says what each kind of difference means and what to do about it. A 404 e-368 names an offer that does not exist, or an exchange it is not listed on.
+         * @description For users the operator made operators; anyone else gets 403 e-214. One request per listing (or the one on `exchange`), queued: the node holding the exchange session runs it at its next pass (within seconds) and writes its report, which `GET` on the same path reads (`state` DONE, or FAILED with `error` when the exchange did not answer). Nothing in the orders is changed: a reconciliation only reports. Each difference names its kind and says in words what differs, with both sides. A 404 e-368 names an offer that does not exist, or an exchange it is not listed on.
          */
         post: {
             parameters: {
@@ -5089,7 +5091,7 @@ export interface paths {
                                     } | null;
                                     differences: {
                                         /**
-                                         * @description What differs (docs/reconciliation.md says what to do about each).
+                                         * @description What differs: MISSING_AT_EXCHANGE (an order of ours the exchange's book lacks), UNKNOWN_TO_US (a bid of the book no order of ours names), QUANTITY_DIFFERS, PRICE_DIFFERS, STATUS_DIFFERS, BID_ID_DIFFERS, CARRY_FORWARD_NOT_SHOWN (carried forward by us, not in the book).
                                          * @enum {string}
                                          */
                                         kind: "MISSING_AT_EXCHANGE" | "UNKNOWN_TO_US" | "STATUS_DIFFERS" | "QUANTITY_DIFFERS" | "PRICE_DIFFERS" | "BID_ID_DIFFERS" | "CARRY_FORWARD_NOT_SHOWN";
@@ -5126,6 +5128,8 @@ export interface paths {
                                     }[];
                                     /** @description Why it failed (FAILED). */
                                     error: string | null;
+                                    /** @description Of a book older than its run (BSE's is its latest bid-book download): how old, and that orders changed since were left out. */
+                                    note: string | null;
                                 }[];
                             };
                         };
