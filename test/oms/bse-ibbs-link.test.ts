@@ -334,6 +334,13 @@ describe('the BSE link under the OMS', () => {
     expect(await bench.order(allotted)).toMatchObject({ status: 'EXECUTED', traded_quantity: 10 });
     const trades = await bench.store.db.selectFrom('trades').select('order_id').execute();
     expect(trades.filter((trade) => trade.order_id === allotted)).toHaveLength(1);
+
+    // A file with a line that cannot be read: its readable rows are applied, then it is set aside with the line.
+    const partly = await drop('allocation', `${encodeDownload('allocation', allocation)}ACME,NII,OG9,U1,,x\r\n`);
+    await restarted.runOnce();
+    await bench.worker({ exchange: restarted }).runOnce();
+    expect(failed()).toContain(partly);
+    expect(readFileSync(join(inbox(), 'failed', `${partly}.reason.txt`), 'utf8')).toMatch(/line 3: 6 fields/);
   });
 
   it('sets aside downloads twice, late, out of order, truncated, for an unknown bid or another member, and applies the rest', async () => {
@@ -353,8 +360,12 @@ describe('the BSE link under the OMS', () => {
     await drop('success', encodeDownload('success', [{ ...row!, reference: 'OGZZZZ', bidId: '7999' }]));
     await bse.runOnce();
 
-    expect(failed().filter((name) => !name.endsWith('.reason.txt'))).toHaveLength(2);
+    // Set aside: another member's, one of no readable line, and the truncated one (its readable row applied).
+    expect(failed().filter((name) => !name.endsWith('.reason.txt'))).toHaveLength(3);
     expect(failed().some((name) => name.startsWith('SUCCESS_OTHER9_'))).toBe(true);
+    expect(readFileSync(join(inbox(), 'failed', `${success}.reason.txt`), 'utf8')).toMatch(
+      /^applied its readable rows; these lines could not be read, and what they say is not applied:\nline 2: /,
+    );
     bench.clock.now += FIRST_WAIT_MS + 1;
     await worker.runOnce();
     expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', exchange_order_id: '7100' });

@@ -166,6 +166,8 @@ export class BseIbbsLink implements ExchangeAdapter {
   /** Allocation events not yet acknowledged, by event id, oldest file first. */
   private readonly events = new Map<string, ExchangeEvent>();
   private readonly allocationFiles = new Map<string, AllocationFile>();
+  /** Downloads read with some lines unreadable: the lines, for the reason they are set aside with. */
+  private readonly unreadableLines = new Map<string, string>();
   /** The latest bid-book download read, and its time. */
   private bidBook: { asOf: number; rows: BidBookRow[] } | null = null;
   private reading: Promise<void> | null = null;
@@ -209,20 +211,27 @@ export class BseIbbsLink implements ExchangeAdapter {
     await mkdir(this.uploadedDir, { recursive: true });
     await mkdir(this.options.inboxDir, { recursive: true }).catch(() => undefined);
     const record = await new Inbox(this.uploadedDir).list();
-    const done = await listFiles(this.inbox.doneDir);
-    // Uploads and their answers in the order they happened: an answer file bears its upload's time or a later one.
-    const files = [...record.map((name) => ({ name, upload: true })), ...done.map((name) => ({ name, upload: false }))];
-    // An upload sorts before its answers: at one time and sequence, OFSBID before REJECT and SUCCESS.
+    // Applied downloads: done/, and failed/'s (some lines unreadable, the rest applied; those of no
+    // readable line or of another member are skipped as they were).
+    const applied = [
+      ...(await listFiles(this.inbox.doneDir)).map((name) => ({ name, dir: this.inbox.doneDir })),
+      ...(await listFiles(this.inbox.failedDir))
+        .filter((name) => readFileName(baseName(name))?.memberCode === this.options.memberCode)
+        .map((name) => ({ name, dir: this.inbox.failedDir })),
+    ];
+    // Uploads and their answers in the order they happened: an answer file bears its upload's time or a later
+    // one, and at one time and sequence OFSBID sorts before REJECT and SUCCESS.
+    const files = [...record.map((name) => ({ name, dir: null })), ...applied];
     files.sort((a, b) => compareDoneNames(a.name, b.name));
     for (const file of files) {
-      const seq = readFileName(file.name)?.sequence;
-      if (file.upload) {
+      if (file.dir === null) {
+        const seq = readFileName(file.name)?.sequence;
         if (seq !== undefined) this.sequence = Math.max(this.sequence, seq);
         const text = await new Inbox(this.uploadedDir).read(file.name);
         this.recordSent(file.name, timeOfName(file.name) ?? this.options.now(), parseUploadFile(text).rows);
         await this.finishPublishing(file.name);
       } else {
-        await this.applyDownload(file.name, await readFile(join(this.inbox.doneDir, file.name), 'utf8'), true);
+        await this.applyDownload(file.name, await readFile(join(file.dir, file.name), 'utf8'), true);
       }
     }
   }
@@ -503,7 +512,12 @@ export class BseIbbsLink implements ExchangeAdapter {
 
   /** A new download: applied and moved to done/ (an allocation file once its events are acknowledged), or set aside. */
   private async takeDownload(name: string): Promise<void> {
-    if (this.allocationFiles.has(name)) return;
+    const taken = this.allocationFiles.get(name);
+    if (taken !== undefined) {
+      // Read already: moved away once the OMS has taken its events (again now, if that failed before).
+      if (taken.pending.size === 0) await this.finish(name);
+      return;
+    }
     const read = readFileName(name);
     if (read === null || read.kind === 'upload') {
       await this.setAside(
@@ -520,10 +534,23 @@ export class BseIbbsLink implements ExchangeAdapter {
     const applied = await this.applyDownload(name, text, false);
     if (applied === 'unreadable') return;
     this.lastAnswerAt = this.options.now();
-    if (read.kind !== 'allocation' || this.allocationFiles.get(name)?.pending.size === 0) {
-      this.allocationFiles.delete(name);
-      await this.markDone(name);
-    }
+    if (read.kind !== 'allocation' || this.allocationFiles.get(name)?.pending.size === 0) await this.finish(name);
+  }
+
+  /**
+   * A download applied: to done/, or, when some of its lines could not be read, to failed/ with them (its
+   * readable rows applied; the operator gets the rest from the exchange). Both are read back at a restart.
+   */
+  private async finish(name: string): Promise<void> {
+    const unreadable = this.unreadableLines.get(name);
+    if (unreadable === undefined) await this.markDone(name);
+    else
+      await this.setAside(
+        name,
+        `applied its readable rows; these lines could not be read, and what they say is not applied:\n${unreadable}`,
+      );
+    this.unreadableLines.delete(name);
+    this.allocationFiles.delete(name);
   }
 
   /**
@@ -540,6 +567,11 @@ export class BseIbbsLink implements ExchangeAdapter {
     }
     for (const problem of parsed.problems)
       this.stray(name, `line ${problem.line} unreadable (${problem.reason}): ${problem.text}`);
+    if (!replay && parsed.problems.length > 0)
+      this.unreadableLines.set(
+        name,
+        parsed.problems.map((problem) => `line ${problem.line}: ${problem.reason}: ${problem.text}`).join('\n'),
+      );
     if (kind === 'success') for (const row of parsed.rows as SuccessRow[]) this.applyAnswer(name, row, null);
     else if (kind === 'rejection')
       for (const row of parsed.rows as RejectionRow[]) this.applyAnswer(name, row, row.error);
@@ -643,15 +675,19 @@ export class BseIbbsLink implements ExchangeAdapter {
   }
 
   async acknowledge(eventIds: readonly string[]): Promise<void> {
+    const finished = new Set<string>();
     for (const id of eventIds) {
       if (!this.events.delete(id)) continue;
       const name = id.slice(0, id.lastIndexOf('#'));
       const file = this.allocationFiles.get(name);
       file?.pending.delete(id);
-      if (file !== undefined && file.pending.size === 0) {
-        await this.markDone(name);
-        this.allocationFiles.delete(name);
-      }
+      if (file !== undefined && file.pending.size === 0) finished.add(name);
+    }
+    // Every event is taken first; a file that cannot be moved now is moved at the next read of the inbox.
+    for (const name of finished) {
+      await this.finish(name).catch((error: unknown) =>
+        this.options.logger?.warn({ err: error, exchange: this.exchange, file: name }, 'iBBS file not moved yet'),
+      );
     }
   }
 
