@@ -32,7 +32,7 @@ import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/plugins/json-bo
 import { registerStorableStrings } from './http/plugins/storable-strings.js';
 import { registerLoadShedding } from './http/plugins/load-shedding.js';
 import { registerLoginLimits } from './http/plugins/login-limits.js';
-import { openApiDocument } from './http/routes/openapi.js';
+import { addViewportMeta, openApiDocument } from './http/routes/openapi.js';
 import { registerOrderCartRoutes } from './http/routes/ordercart.js';
 import { registerOrderRoutes } from './http/routes/orders.js';
 import { RATE_LIMITS_OFF, registerRateLimits, type RateLimitOptions } from './http/plugins/rate-limit.js';
@@ -183,11 +183,15 @@ export function buildApp(services: AppServices, options: AppOptions): App {
   registerRouteNotFound(app);
 
   app.register(swagger, { openapi: openApiDocument });
-  app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: DOCS_CSP,
-    theme: { title: 'ordergate API' },
-    logo: { type: 'image/svg+xml', content: Buffer.from(DOCS_LOGO), href: '/docs', target: '_self' },
+  // In a context of its own, so that the viewport tag's hook sees the docs page's answers only.
+  app.register(async (docs) => {
+    docs.addHook('onSend', addViewportMeta);
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: DOCS_CSP,
+      theme: { title: 'ordergate API' },
+      logo: { type: 'image/svg+xml', content: Buffer.from(DOCS_LOGO), href: '/docs', target: '_self' },
+    });
   });
   app.register(consoleRoutes); // the web console at /console/, with its own CSP
 

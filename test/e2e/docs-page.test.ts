@@ -1,7 +1,8 @@
 /**
  * The API reference at /docs in headless Chromium (issue 25 row 8): titled "ordergate API" with its own
  * wordmark, the endpoints first and the error catalog collapsed after the introduction, and the README's
- * real example bodies (the demo issue's bid, not generated placeholders).
+ * real example bodies (the demo issue's bid, not generated placeholders); readable on a 390 px phone, its
+ * viewport tag keeping the page at the phone's width (issue 51).
  */
 import { type Browser, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium } from '../support/chromium.js';
@@ -65,5 +66,29 @@ describe.runIf(runs)('the API reference at /docs', () => {
     expect(text).toContain('"price": 101.5');
     expect(text).not.toContain('"string"');
     expect(problems).toEqual([]);
+  });
+
+  it('is laid out at the width of a 390 px phone, not shrunk from a desktop page (its viewport tag)', async () => {
+    // A phone (isMobile honours the viewport tag): without the tag Chromium lays the page out 980 px wide.
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      timezoneId: 'America/New_York',
+    });
+    try {
+      const onPhone = await phone.newPage();
+      onPhone.setDefaultTimeout(STEP_MS);
+      await onPhone.goto(`${server.url}/docs/`);
+      await onPhone.locator('.opblock').first().waitFor();
+      expect(await onPhone.evaluate('window.innerWidth')).toBe(390);
+      expect(await onPhone.evaluate('document.documentElement.clientWidth')).toBe(390);
+      expect(await onPhone.evaluate('document.querySelector(\'meta[name="viewport"]\')?.getAttribute("content")')).toBe(
+        'width=device-width, initial-scale=1',
+      );
+      expect(await onPhone.evaluate('window.visualViewport.scale')).toBe(1);
+    } finally {
+      await phone.close();
+    }
   });
 });

@@ -1,5 +1,25 @@
 /** The OpenAPI document's frame; @fastify/swagger fills in the paths from the route schemas. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../domain/errors.js';
+
+/** The tag @fastify/swagger-ui's page lacks: without it a phone lays the page out 980 px wide and shrinks it. */
+const VIEWPORT_META = '<meta name="viewport" content="width=device-width, initial-scale=1">';
+
+/**
+ * An onSend hook for the docs page's routes (registered beside @fastify/swagger-ui, in its own context):
+ * the page's HTML, and it alone, gets the viewport tag after its charset. Its static files are streams and
+ * pass untouched.
+ */
+export async function addViewportMeta(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
+  const type = reply.getHeader('content-type');
+  if (typeof payload !== 'string' || typeof type !== 'string' || !type.startsWith('text/html')) return payload;
+  if (payload.includes('name="viewport"')) return payload;
+  return payload.replace(/<meta charset="UTF-8">/i, (charset) => `${charset}\n      ${VIEWPORT_META}`);
+}
 
 const catalogTable = Object.values(Errors)
   .map((kind) => `| ${kind.code} | ${kind.status} | ${kind.title.replace(/\|/g, '\\|')} |`)
