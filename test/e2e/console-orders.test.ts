@@ -290,17 +290,21 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
 
   it("labels the holdings' value as what they cost", async () => {
     await openView(page, 'Funds and holdings');
-    const holdings = page.getByRole('table', { name: 'Holdings: settled shares' });
+    const holdings = page.getByRole('table', { name: /^Holdings: settled shares, one per company/ });
     await holdings.waitFor();
     expect(await holdings.getByRole('columnheader').allInnerTexts()).toEqual([
-      'Instrument',
+      'Company',
       'Quantity',
       'Average price',
       'Cost (quantity \u00d7 average price)',
       'Settled',
     ]);
     const [holding] = (await api.holdings()).data;
-    const cost = holdings.locator('tbody tr').first().locator('td[data-label^="Cost"]');
+    // One company, one lot: the company's row and its lot's cost the same.
+    const cost = holdings.locator('tbody tr.holding-row').first().locator('td[data-label^="Cost"]');
+    expect(await holdings.locator('tbody tr.lot-row td[data-label^="Cost"]').allInnerTexts()).toEqual([
+      await cost.innerText(),
+    ]);
     expect(await cost.innerText()).toBe(
       `Rs ${Number(holding!.value).toLocaleString('en-IN', { minimumFractionDigits: 2 })}`,
     );

@@ -8,7 +8,84 @@ import type { Balance, Holding, Position } from '../types.js';
 
 const POSITION_COLUMNS = ['Instrument', 'Allotted', 'Average price', 'Settles'];
 /** A holding's `value` is what its shares cost, not what they are worth now: the column says so. */
-const HOLDING_COLUMNS = ['Instrument', 'Quantity', 'Average price', 'Cost (quantity \u00d7 average price)', 'Settled'];
+const HOLDING_COLUMNS = ['Company', 'Quantity', 'Average price', 'Cost (quantity \u00d7 average price)', 'Settled'];
+
+const paise = (rupees: string) => Math.round(Number(rupees) * 100);
+
+/**
+ * The holdings one per company: the API (as ODIN's clients expect it) answers one entry per exchange listing
+ * and bidding series (an offer's retail RS, its non-retail IS, BSE's A...), while a trader owns shares of a
+ * company, wherever they were bought. Each company's lots keep the entries, in the API's order.
+ */
+interface Company {
+  symbol: string;
+  quantity: number;
+  /** What the shares cost, in paise. */
+  costPaise: number;
+  settledAt: string;
+  lots: Holding[];
+}
+function byCompany(holdings: Holding[]): Company[] {
+  const companies = new Map<string, Company>();
+  for (const lot of holdings) {
+    const company = companies.get(lot.symbol) ?? {
+      symbol: lot.symbol,
+      quantity: 0,
+      costPaise: 0,
+      settledAt: lot.settled_at,
+      lots: [],
+    };
+    company.quantity += lot.quantity;
+    company.costPaise += paise(lot.value);
+    if (parseInstant(lot.settled_at) > parseInstant(company.settledAt)) company.settledAt = lot.settled_at;
+    company.lots.push(lot);
+    companies.set(lot.symbol, company);
+  }
+  return [...companies.values()];
+}
+
+/** Where a lot was bought: its exchange, its token and the series it was bid in (the shares are the company's). */
+const exchangeName = (exchange: string) => exchange.replace(/_EQ$/, '');
+const lotLabel = (lot: Holding) => `${exchangeName(lot.exchange)} ${lot.scrip_token}, bid in ${lot.series}`;
+
+/** A company's row, then its lots' rows (indented, lighter): quantity, average price, cost and settlement each. */
+function holdingRows(company: Company): HTMLTableRowElement[] {
+  const average = company.quantity > 0 ? (company.costPaise / company.quantity / 100).toFixed(2) : '0.00';
+  const lots = company.lots.length;
+  return [
+    row(
+      HOLDING_COLUMNS,
+      [
+        [
+          h('strong', {}, company.symbol),
+          h('small', { class: 'holding-lots' }, ` ${lots} ${lots === 1 ? 'lot' : 'lots'}`),
+        ],
+        formatQuantity(company.quantity),
+        formatPrice(average),
+        formatRupees((company.costPaise / 100).toFixed(2)),
+        formatInstant(company.settledAt),
+      ],
+      { class: 'holding-row', 'data-symbol': company.symbol },
+    ),
+    ...company.lots.map((lot) =>
+      row(
+        HOLDING_COLUMNS,
+        [
+          lotLabel(lot),
+          formatQuantity(lot.quantity),
+          formatPrice(lot.average_price),
+          formatRupees(lot.value),
+          formatInstant(lot.settled_at),
+        ],
+        {
+          class: 'lot-row',
+          'data-symbol': company.symbol,
+          'data-lot': `${lot.exchange}:${lot.scrip_token}:${lot.series}`,
+        },
+      ),
+    ),
+  ];
+}
 
 export function fundsView(context: ConsoleContext): View {
   const fundsArea = h('div', { class: 'card' }, h('p', {}, 'Loading...'));
@@ -71,17 +148,10 @@ export function fundsView(context: ConsoleContext): View {
       holdings.length === 0
         ? h('p', { class: 'holdings-empty' }, 'No holdings yet: allotted shares become holdings once they settle.')
         : table(
-            'Holdings: settled shares',
+            'Holdings: settled shares, one per company, with the lots bought on each exchange listing',
             HOLDING_COLUMNS,
-            holdings.map((x) =>
-              row(HOLDING_COLUMNS, [
-                `${x.symbol} ${x.series} ${x.exchange}`,
-                formatQuantity(x.quantity),
-                formatPrice(x.average_price),
-                formatRupees(x.value),
-                formatInstant(x.settled_at),
-              ]),
-            ),
+            byCompany(holdings).flatMap(holdingRows),
+            'holdings-table',
           ),
     );
     readAtSettlement(positions);
