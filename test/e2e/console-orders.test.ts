@@ -80,7 +80,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     browser = await launchChromium(STEP_MS);
     // A trader abroad: the page's clock is New York's, and the console still shows India time.
     context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
+      viewport: { width: 1366, height: 800 },
       timezoneId: 'America/New_York',
       permissions: ['clipboard-read', 'clipboard-write'],
     });
@@ -280,12 +280,36 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     }
   });
 
-  it("shows times to the second in India time, whatever the reader's time zone", async () => {
+  it("shows times to the second in India time, whatever the reader's time zone: today's as the time alone", async () => {
     expect(await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')).toBe('America/New_York');
     const [order] = (await api.orderBook({ order_id: state.live })).data;
-    expect(await orderRow(state.live).locator('td[data-label="Last change"]').innerText()).toBe(
-      inIst(order!.last_modified),
-    );
+    const cell = orderRow(state.live).locator('td[data-label="Last change"]');
+    expect(await cell.innerText()).toBe(inIst(order!.last_modified).split(', ')[1]);
+    expect(await cell.locator('time').getAttribute('title')).toBe(inIst(order!.last_modified));
+  });
+
+  it('puts each order on one line of about 40 px on a 1366 px desktop, the table not scrolling sideways', async () => {
+    for (const name of ['Open', 'Finished']) {
+      await tab(new RegExp(`^${name}`)).click();
+      const panel = page.getByRole('tabpanel', { name: new RegExp(`^${name}`) });
+      const rows = panel.locator('tbody tr');
+      await rows.first().waitFor();
+      for (const row of await rows.all()) {
+        const layout = await rowLayout(row);
+        const what = `a row of the ${name} tab (${(await row.innerText()).replace(/\s+/g, ' ')})`;
+        expect(layout.height, `${what} is ${layout.height} px high`).toBeLessThanOrEqual(44);
+        // No cell wraps: the tallest is a 32 px button.
+        expect(layout.tallestCell, `${what} has a cell ${layout.tallestCell} px high`).toBeLessThanOrEqual(44);
+      }
+      const wrap = await panel
+        .locator('.table-wrap')
+        .evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
+      expect(wrap.scroll, `the ${name} table is ${wrap.scroll} px wide in ${wrap.client}`).toBeLessThanOrEqual(
+        wrap.client,
+      );
+      await screenshot(`03b-desktop-${name.toLowerCase()}`);
+    }
+    await tab(/^Open/).click();
   });
 
   it("labels the holdings' value as what they cost", async () => {
@@ -358,7 +382,7 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
       }
       await screenshot(`07-phone-${name.toLowerCase()}`);
     }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.setViewportSize({ width: 1366, height: 800 });
   });
 
   it('draws the badge of every status, in a second tab answered a made-up book', async () => {
@@ -410,6 +434,130 @@ describe.runIf(runs)('the order book in headless Chromium', () => {
     await screenshot('08-every-badge', other);
     await other.close();
   });
+
+  it('offers Carry forward only when the server would take it: T+1, after the T allocation, on a live non-retail bid not carried forward', async () => {
+    const other = await context.newPage();
+    watchProblems(other, problems, { label: 'carry-forward tab' });
+    const now = Date.now();
+    const hour = 3_600_000;
+    /** An instant as ODIN's India time, "2026-04-17 12:46:34". */
+    const odin = (at: number) => new Date(at + 5.5 * hour).toISOString().slice(0, 19).replace('T', ' ');
+    const session = (from: number, to: number) => ({ opens_at: odin(from), closes_at: odin(to) });
+    // Day T running; T closed and allocated, T+1 not open yet; T+1 open after the allocation.
+    const offers: Record<string, { state: string; t_day: object; t1_day: object; t_cutoff_price: number | null }> = {
+      'OFFER-T': {
+        state: 'T_OPEN',
+        t_day: session(now - hour, now + hour),
+        t1_day: session(now + 20 * hour, now + 26 * hour),
+        t_cutoff_price: null,
+      },
+      'OFFER-WAIT': {
+        state: 'T_ALLOCATED',
+        t_day: session(now - 6 * hour, now - hour),
+        t1_day: session(now + 10 * hour, now + 16 * hour),
+        t_cutoff_price: 100,
+      },
+      'OFFER-T1': {
+        state: 'T1_OPEN',
+        t_day: session(now - 20 * hour, now - 14 * hour),
+        t1_day: session(now - hour, now + hour),
+        t_cutoff_price: 100,
+      },
+    };
+    const [template] = (await api.orderBook({ order_id: state.live })).data;
+    const bid = (order_id: string, offer_id: string, changes: Partial<typeof template> = {}) => ({
+      ...template!,
+      order_id,
+      order_identifier: '',
+      status: 'PENDING',
+      offer_id,
+      bid_category: 'NII',
+      carried_forward: false,
+      total_quantity: 400,
+      traded_quantity: 0,
+      traded_price: '0.00',
+      ...changes,
+    });
+    const made = [
+      bid('ON-DAY-T', 'OFFER-T'),
+      bid('BEFORE-T1', 'OFFER-WAIT', { traded_quantity: 250, traded_price: '101.00' }),
+      bid('ON-T1', 'OFFER-T1', { traded_quantity: 250, traded_price: '101.00' }),
+      bid('CARRIED', 'OFFER-T1', { carried_forward: true }),
+      bid('ALL-ALLOTTED', 'OFFER-T1', { traded_quantity: 400, traded_price: '101.00' }),
+      bid('RETAIL-T1', 'OFFER-T1', { bid_category: 'IND' }),
+      // Older than today: its row shows the date alone on a desktop, the date and time on a phone.
+      bid('OLDER', 'OFFER-T', { last_modified: '2026-01-05 10:00:00', status: 'CANCELLED' }),
+    ];
+    await other.route(/\/transactional\/v1\/orders\?/, (route) =>
+      route.fulfill({
+        json: {
+          status: 'success',
+          code: 's-101',
+          message: 'Order book fetched successfully',
+          data: made,
+          metadata: { total_records: made.length, offset: 1, limit: 1000 },
+        },
+      }),
+    );
+    const read: string[] = [];
+    await other.route(/\/transactional\/v1\/ofs\/offers\/([^/?]+)$/, (route) => {
+      const offerId = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop()!);
+      read.push(offerId);
+      const offer = offers[offerId];
+      if (offer === undefined) return route.fulfill({ status: 404, json: { status: 'error', code: 'e-404' } });
+      return route.fulfill({
+        json: {
+          status: 'success',
+          code: 's-101',
+          message: 'Offer fetched successfully',
+          data: { server_time: odin(Date.now()), offer: { offer_id: offerId, ...offer }, indicative_history: [] },
+        },
+      });
+    });
+    try {
+      await logIn(other, server.url, state.demo);
+      await other.getByRole('link', { name: 'Orders', exact: true }).click();
+      const carry = (orderId: string) =>
+        orderRow(orderId, other).getByRole('button', { name: `Carry forward order ${orderId}` });
+      await expect.poll(() => carry('ON-T1').count(), { timeout: STEP_MS }).toBe(1);
+      expect(await carry('ON-T1').isEnabled()).toBe(true);
+      expect(await carry('ON-T1').innerText()).toBe('Carry forward');
+      // Day T (always refused), T+1 not open yet, nothing unallotted, a retail bid: not offered.
+      for (const orderId of ['ON-DAY-T', 'BEFORE-T1', 'ALL-ALLOTTED', 'RETAIL-T1']) {
+        expect(await carry(orderId).count(), `${orderId} offers a carry-forward`).toBe(0);
+      }
+      // Carried forward: said, not offered again.
+      expect(await carry('CARRIED').innerText()).toBe('Carried forward');
+      expect(await carry('CARRIED').isDisabled()).toBe(true);
+      expect(read).toContain('OFFER-T');
+
+      // The T allocation runs: the offer is read again without a click, and the bid of day T may go forward on T+1.
+      offers['OFFER-T'] = {
+        ...offers['OFFER-T']!,
+        state: 'T1_OPEN',
+        t1_day: session(Date.now() - hour, Date.now() + hour),
+        t_cutoff_price: 100,
+      };
+      await expect.poll(() => carry('ON-DAY-T').count(), { timeout: STEP_MS }).toBe(1);
+
+      // An older day's last change: the date alone on a desktop (the instant in its title); both on a phone.
+      await other.getByRole('tab', { name: /^Finished/ }).click();
+      const older = orderRow('OLDER', other).locator('td[data-label="Last change"]');
+      expect(await older.innerText()).toBe('5 Jan 2026');
+      expect(await older.locator('time').getAttribute('title')).toBe('5 Jan 2026, 10:00:00 IST');
+      expect((await rowLayout(orderRow('OLDER', other))).height).toBeLessThanOrEqual(44);
+      await screenshot('09-carry-forward-desktop', other);
+      await other.setViewportSize({ width: 390, height: 844 });
+      expect(await older.innerText()).toBe('5 Jan 2026, 10:00:00 IST');
+      await other.getByRole('tab', { name: /^Open/ }).click();
+      const today = orderRow('ON-T1', other).locator('td[data-label="Last change"]');
+      expect(await today.innerText()).toBe(inIst(template!.last_modified).split(', ')[1]);
+      expect(await carry('ON-T1').isVisible()).toBe(true);
+      await screenshot('10-carry-forward-phone', other);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
 
   it('logged no console error and broke no CSP rule', () => {
     expect(problems).toEqual([]);

@@ -19,11 +19,13 @@ import {
   formatPrice,
   formatQuantity,
   formatRupees,
+  instantParts,
   parseInstant,
 } from '../format.js';
+import { serverNow, syncServerClock } from '../ofs-issues.js';
 import { loadOffer, NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
-import type { Order, OrderHistoryEntry, Trade } from '../types.js';
+import type { OfsOffer, Order, OrderHistoryEntry, Trade } from '../types.js';
 
 const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Allotted', 'Status', 'Last change', 'Actions'];
 const TRADE_COLUMNS = ['Time', 'Order', 'Instrument', 'Quantity', 'Price', 'Amount'];
@@ -57,6 +59,27 @@ const orderIdCell = (orderId: string, tag: string) =>
     tag === '' ? null : h('small', {}, ` (${tag})`),
   );
 
+/**
+ * An order's last change for its one-line row: its date and its time in parts, so that a desktop row shows
+ * the time alone for today and the date alone for an older day (app.css), a phone's both as before; the
+ * whole instant in its title.
+ */
+function lastChange(text: string): HTMLElement | string {
+  const parts = instantParts(text);
+  if (parts === null) return text;
+  return h(
+    'time',
+    {
+      datetime: new Date(parseInstant(text)).toISOString(),
+      title: formatInstant(text),
+      class: parts.today ? 'instant-today' : 'instant-older',
+    },
+    h('span', { class: 'instant-date' }, parts.date),
+    h('span', { class: 'instant-sep' }, ', '),
+    h('span', { class: 'instant-clock' }, parts.clock),
+  );
+}
+
 /** A trade's amount, quantity times price, worked out in paise. */
 const tradeAmount = (trade: Trade) =>
   ((Math.round(Number(trade.traded_price) * 100) * trade.traded_quantity) / 100).toFixed(2);
@@ -73,6 +96,22 @@ const describeOrder = (order: Order) =>
 /** A non-retail bid in an offer: the one kind of bid carried forward to T+1 (the server says when it may be). */
 const isOfferNonRetailBid = (order: Order) =>
   order.offer_id !== '' && NON_RETAIL_BID_CATEGORIES.has(order.bid_category);
+/** A bid that carrying forward could take, by its own fields: live, non-retail in an offer, not carried forward, some of it unallotted. */
+const mayCarry = (order: Order) =>
+  isOpen(order) &&
+  isOfferNonRetailBid(order) &&
+  !order.carried_forward &&
+  order.total_quantity - order.traded_quantity > 0;
+/**
+ * Whether the server takes a carry-forward in the offer now (its rule, carryForwardViolations): during T+1,
+ * once the T allocation has run (the offer T_ALLOCATED or T1_OPEN as last read), by the server's clock.
+ */
+const carryOpen = (offer: OfsOffer, now: number) =>
+  (offer.state === 'T_ALLOCATED' || offer.state === 'T1_OPEN') &&
+  parseInstant(offer.t1_day.opens_at) <= now &&
+  now < parseInstant(offer.t1_day.closes_at);
+/** How often an offer whose T allocation has not run is read again while a bid of it could be carried forward. */
+const OFFER_READ_MS = 15_000;
 const orderPath = (order: Order) =>
   `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`;
 
@@ -137,6 +176,57 @@ export function ordersView(context: ConsoleContext): View {
   const finishedEmpty = h('p');
   const note = h('p', { class: 'book-note' });
   const bodyOf = (order: Order) => (isOpen(order) ? openBody : finishedBody);
+
+  /**
+   * The offers of the bids that could be carried forward, as last read: Carry forward is offered only when
+   * the server would take it (T+1, after the T allocation). An offer is read again when a bid of it changes,
+   * every OFFER_READ_MS while its T allocation has not run, and its rows redrawn when T+1 opens and closes.
+   */
+  const offers = new Map<string, OfsOffer>();
+  const offerTimers = new Map<string, ReturnType<typeof setTimeout>[]>();
+  const offersReading = new Set<string>();
+  const ordersOf = (offerId: string) => context.orders.list().filter((order) => order.offer_id === offerId);
+  function redrawOffer(offerId: string): void {
+    for (const order of ordersOf(offerId)) {
+      if (!rows.has(order.order_id)) continue;
+      drawn.delete(order.order_id);
+      draw(order);
+    }
+  }
+  function readOffer(offerId: string): void {
+    if (disposed || offersReading.has(offerId)) return;
+    offersReading.add(offerId);
+    const started = Date.now();
+    loadOffer(offerId)
+      .then(({ offer, server_time }) => {
+        if (disposed) return;
+        syncServerClock(server_time, started);
+        offers.set(offerId, offer);
+        for (const timer of offerTimers.get(offerId) ?? []) clearTimeout(timer);
+        const now = serverNow();
+        const timers: ReturnType<typeof setTimeout>[] = [];
+        // Redrawn as T+1 opens and closes (a second after, on the server's clock).
+        for (const at of [parseInstant(offer.t1_day.opens_at), parseInstant(offer.t1_day.closes_at)]) {
+          if (at > now && at - now < 2_000_000_000)
+            timers.push(setTimeout(() => redrawOffer(offerId), at - now + 1_000));
+        }
+        if ((offer.state === 'ANNOUNCED' || offer.state === 'T_OPEN') && ordersOf(offerId).some(mayCarry))
+          timers.push(setTimeout(() => readOffer(offerId), OFFER_READ_MS));
+        offerTimers.set(offerId, timers);
+        redrawOffer(offerId);
+      })
+      .catch(() => {
+        // Not offered while unknown; tried again a little later.
+        if (!disposed) offerTimers.set(offerId, [setTimeout(() => readOffer(offerId), OFFER_READ_MS)]);
+      })
+      .finally(() => offersReading.delete(offerId));
+  }
+  /** Reads the offers of the bids that could be carried forward and are not read yet. */
+  function readOffersNeeded(): void {
+    for (const order of context.orders.list()) {
+      if (mayCarry(order) && !offers.has(order.offer_id) && !offerTimers.has(order.offer_id)) readOffer(order.offer_id);
+    }
+  }
 
   function modifyForm(order: Order): HTMLFormElement {
     const orderType = select(
@@ -391,7 +481,16 @@ export function ordersView(context: ConsoleContext): View {
     );
   }
 
-  /** Modify, cancel and carry forward for an open order; the history for any. */
+  /** Whether the server would take this bid's carry-forward now, as far as the console knows. */
+  function canCarry(order: Order): boolean {
+    const offer = offers.get(order.offer_id);
+    return mayCarry(order) && offer !== undefined && carryOpen(offer, serverNow());
+  }
+
+  /**
+   * Modify, cancel and carry forward for an open order (carry forward only when the server would take it;
+   * a bid carried forward says so); the history for any.
+   */
   function actions(order: Order): HTMLElement {
     const current = () => context.orders.find(order.order_id) ?? order;
     const open = isOpen(order);
@@ -423,7 +522,7 @@ export function ordersView(context: ConsoleContext): View {
             'Cancel',
           )
         : null,
-      open && isOfferNonRetailBid(order)
+      open && isOfferNonRetailBid(order) && (order.carried_forward || canCarry(order))
         ? h(
             'button',
             {
@@ -480,9 +579,11 @@ export function ordersView(context: ConsoleContext): View {
           'span',
           {},
           badge(order.status),
-          order.error_reason === '' ? null : h('small', { class: 'status-reason' }, ` ${order.error_reason}`),
+          order.error_reason === ''
+            ? null
+            : h('small', { class: 'status-reason', title: order.error_reason }, ` ${order.error_reason}`),
         ),
-        instantElement(order.last_modified),
+        lastChange(order.last_modified),
         actions(order),
       ],
       { 'data-order-id': order.order_id, 'data-status': order.status },
@@ -541,6 +642,9 @@ export function ordersView(context: ConsoleContext): View {
       : undefined;
     const tr = draw(order);
     place(tr, order);
+    if (order.offer_id !== '' && isOfferNonRetailBid(order)) {
+      if (mayCarry(order) || offers.has(order.offer_id)) readOffer(order.offer_id);
+    }
     if (focused !== undefined && !tr.contains(document.activeElement)) {
       if (panels[shown].contains(tr)) refocus(tr, focused);
       else tabs[shown].focus();
@@ -556,6 +660,7 @@ export function ordersView(context: ConsoleContext): View {
     finishedBody.replaceChildren(...list.filter((order) => !isOpen(order)).map(draw));
     if (focused instanceof HTMLElement && focused.isConnected && focused !== document.activeElement) focused.focus();
     showBookRead();
+    readOffersNeeded();
   }
 
   /** Says what the tables hold while the book is read, if it could not be read, or if it was cut short; counts them in the tabs. */
@@ -717,7 +822,7 @@ export function ordersView(context: ConsoleContext): View {
     TABS.map(({ name }) => tabs[name]),
   );
   const ordersTable = (caption: string, body: HTMLTableSectionElement) => {
-    const element = table(caption, COLUMNS, [], 'compact');
+    const element = table(caption, COLUMNS, [], 'compact orders-table');
     element.querySelector('tbody')!.replaceWith(body);
     return h('div', { class: 'table-wrap' }, element);
   };
@@ -773,6 +878,7 @@ export function ordersView(context: ConsoleContext): View {
     dispose: () => {
       disposed = true;
       clearTimeout(tradesTimer);
+      for (const timers of offerTimers.values()) for (const timer of timers) clearTimeout(timer);
       unsubscribe();
       unsubscribeRead();
     },
