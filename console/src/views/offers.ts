@@ -11,15 +11,19 @@
  * takes the series from the listing and what the user bids as. For operators, each card links to the
  * offer's book (views/offer-book.ts).
  */
-import { ApiError, readProfile } from '../api.js';
+import { ApiError, get, readProfile } from '../api.js';
 import { indicativeChart } from '../chart/indicative-chart.js';
 import type { ConsoleContext, View } from '../context.js';
 import { livePoll } from '../live-poll.js';
 import { placeBid } from '../place-bid.js';
 import { field, h, select, statusLine } from '../dom.js';
+import { isOpen } from '../orders-store.js';
 import {
+  amountOf,
   formatClock,
   formatDayTime,
+  formatDuration,
+  formatRupees,
   formatInstant,
   formatPrice,
   formatQuantity,
@@ -37,7 +41,7 @@ import {
   seriesFor,
   type BidAs,
 } from '../ofs-offers.js';
-import type { IndicativePoint, OfsOffer } from '../types.js';
+import type { Balance, IndicativePoint, OfsListing, OfsOffer } from '../types.js';
 import { chartWidth } from '../chart/chart-width.js';
 
 const STATES: Record<OfsOffer['state'], string> = {
@@ -301,12 +305,59 @@ function closedNote(offer: OfsOffer, context: ConsoleContext): HTMLElement {
   );
 }
 
+/** The Rs 2,00,000 a retail bidder's live bids in one offer may total, across its listings. */
+const RETAIL_LIMIT_RUPEES = 200_000;
+/** The Rs 5,00,000 an employee's bids in one offer may total, valued at the T-day cut-off. */
+const EMPLOYEE_LIMIT_RUPEES = 500_000;
+
+/** What the bid tickets of the view share: the caller's funds (read again when an order changes), and each ticket's redraw. */
+interface TicketShared {
+  /** undefined: not read yet (or the read failed). */
+  balance: Balance | undefined;
+  /** Each ticket's redraw of its figures, run each second (the countdowns) and when funds or orders change. */
+  redraws: Set<() => void>;
+}
+
+/** The value of the caller's live bids of one category in the offer, on every listing (cut-off bids at the T-day cut-off). */
+function liveBidsValue(offer: OfsOffer, context: ConsoleContext, category: string): number {
+  const cutoff = Number(offer.t_cutoff_price ?? 0);
+  return context.orders
+    .list()
+    .filter((order) => order.offer_id === offer.offer_id && order.bid_category === category && isOpen(order))
+    .reduce(
+      (sum, order) =>
+        sum + order.pending_quantity * (order.order_type === 'RL-MKT' ? cutoff : Number(order.order_price)),
+      0,
+    );
+}
+
+/** "Day T closes at 15:30 IST, in 1 h 15 min; T+1 opens Wed 2 Dec 09:15 IST, in 19 h 00 min." */
+function countdownText(offer: OfsOffer, onT: boolean, now: number): string {
+  const day = onT ? offer.t_day : offer.t1_day;
+  const parts = [
+    `Day ${onT ? 'T' : 'T+1'} closes at ${formatTimeOfDay(day.closes_at)}, in ${formatDuration(parseInstant(day.closes_at) - now)}`,
+  ];
+  const t1Opens = parseInstant(offer.t1_day.opens_at);
+  if (now < t1Opens)
+    parts.push(`T+1 opens ${formatDayTime(offer.t1_day.opens_at)}, in ${formatDuration(t1Opens - now)}`);
+  return `${parts.join('; ')}.`;
+}
+
 /**
- * A bid in the offer: the listing and what the user bids as (the choices open now) give the series.
+ * A bid ticket in the offer: the listing and what the user bids as (the choices open now) give the series.
  * Employees bid at the cut-off only; retail at a price at or above the T-day cut-off, or at the cut-off;
- * non-retail at a price at or above the floor.
+ * non-retail at a price at or above the floor. Under the fields: the order value, the funds available and
+ * what the bid blocks, the retail (or employee) limit left across the listings, and the countdowns to the
+ * day's close and T+1's opening. "Review bid" asks first; the outcome follows the order until the OMS has
+ * decided.
  */
-function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
+function bidForm(
+  current: () => OfsOffer,
+  choices: BidAs[],
+  context: ConsoleContext,
+  shared: TicketShared,
+): { form: HTMLFormElement; redraw: () => void } {
+  const offer = current();
   const bidAs = select(
     'bid_as',
     choices.map((choice) => [choice, BID_AS_LABELS[choice]]),
@@ -336,14 +387,22 @@ function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
   const cutOffField = h('div', { class: 'field checkbox' }, h('label', {}, cutOff, ' Bid at the cut-off price'));
   const tag = h('input', { name: 'order_identifier', maxlength: 10, autocomplete: 'off' });
   const status = statusLine();
-  const submit = h('button', { type: 'submit' }, 'Place bid');
+  status.classList.add('outcome');
+  const submit = h('button', { type: 'submit' }, 'Review bid');
+  const value = h('p', { 'data-ticket': 'value' });
+  const funds = h('p', { 'data-ticket': 'funds' });
+  const limit = h('p', { 'data-ticket': 'limit' });
+  // Not a live region: it ticks each second.
+  const countdown = h('p', { 'data-ticket': 'countdown', class: 'countdown' });
+  const figures = h('div', { class: 'bid-ticket', 'aria-live': 'polite' }, value, funds, limit);
+  const confirmation = h('div', { class: 'bid-confirm', hidden: true });
 
   const chosen = () => bidAs.value as BidAs;
   const chosenListing = () => offer.listings.find((l) => `${l.exchange}:${l.scrip_token}` === listing.value);
   const atCutOff = () => chosen() === 'EMPLOYEE' || (chosen() === 'RETAIL' && cutOff.checked);
   const syncSeries = () => {
-    const current = chosenListing();
-    series.value = current === undefined ? '' : (seriesFor(current, chosen()) ?? '');
+    const chosenOne = chosenListing();
+    series.value = chosenOne === undefined ? '' : (seriesFor(chosenOne, chosen()) ?? '');
   };
   const syncPrice = () => {
     price.disabled = atCutOff();
@@ -353,6 +412,61 @@ function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
         chosen() === 'RETAIL' ? (offer.t_cutoff_price ?? offer.floor_price) : offer.floor_price,
       );
   };
+  /** Each share's price: the bid's, or the T-day cut-off for a cut-off bid (null: not known). */
+  const unitPrice = (): number | null => {
+    const each = atCutOff() ? Number(current().t_cutoff_price ?? NaN) : price.valueAsNumber;
+    return Number.isFinite(each) && each > 0 ? each : null;
+  };
+  const shares = () =>
+    Number.isInteger(quantity.valueAsNumber) && quantity.valueAsNumber > 0 ? quantity.valueAsNumber : null;
+  /** The bid's value, quantity x price, as "1000.00" (null: not known yet). */
+  const bidValue = (): string | null => {
+    const q = shares();
+    const each = unitPrice();
+    return q === null || each === null ? null : amountOf(q, each);
+  };
+  /** What the bid blocks of the caller's funds (null: not funds-checked, or not known). */
+  const blocks = (): string | null => (shared.balance?.funds_checked === true ? bidValue() : null);
+
+  const redraw = () => {
+    const now = current();
+    const q = shares();
+    const each = unitPrice();
+    const rupees = bidValue();
+    value.textContent =
+      rupees === null || q === null || each === null
+        ? 'Order value: enter a quantity and a price.'
+        : `Order value: ${formatRupees(rupees)} (${formatQuantity(q)} \u00d7 ${atCutOff() ? `the T-day cut-off ${formatPrice(each)}` : formatPrice(each)})`;
+    const balance = shared.balance;
+    if (balance === undefined) funds.textContent = 'Funds available: reading...';
+    else if (!balance.funds_checked) funds.textContent = 'You have no funds account: your bids are not funds-checked.';
+    else {
+      const available = `Funds available: ${formatRupees(balance.available)}`;
+      funds.textContent =
+        rupees === null
+          ? `${available}.`
+          : Number(rupees) > Number(balance.available)
+            ? `${available}; this bid blocks ${formatRupees(rupees)}: more than you have, so the OMS would reject it.`
+            : `${available}; this bid blocks ${formatRupees(rupees)} of them.`;
+    }
+    const as = chosen();
+    const exchanges = [...new Set(now.listings.map((l) => l.exchange.replace(/_EQ$/, '')))].join(' and ');
+    if (as === 'RETAIL' || as === 'EMPLOYEE') {
+      const [name, most, category] =
+        as === 'RETAIL'
+          ? (['Retail', RETAIL_LIMIT_RUPEES, 'RETAIL'] as const)
+          : (['Employee', EMPLOYEE_LIMIT_RUPEES, 'EMPLOYEE'] as const);
+      const left = Math.max(0, most - liveBidsValue(now, context, category));
+      const over = rupees !== null && Number(rupees) > left ? ' This bid is over it: lower it.' : '';
+      limit.textContent = `${name} limit left: ${formatRupees(left)} of ${formatRupees(most).replace(/\.00$/, '')} (your live ${name.toLowerCase()} bids in ${now.symbol} on ${exchanges}).${over}`;
+      limit.hidden = false;
+    } else {
+      limit.textContent = '';
+      limit.hidden = true;
+    }
+    countdown.textContent = countdownText(now, as === 'NON_RETAIL', serverNow());
+  };
+
   /** What the user bids as decides the listings (employees: those with an employee series), the series and the price rules. */
   const syncBidAs = () => {
     const as = chosen();
@@ -372,36 +486,94 @@ function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
     price.value = '';
     syncSeries();
     syncPrice();
+    redraw();
   };
   bidAs.addEventListener('change', syncBidAs);
   listing.addEventListener('change', syncSeries);
-  cutOff.addEventListener('change', syncPrice);
-  syncBidAs();
+  cutOff.addEventListener('change', () => {
+    syncPrice();
+    redraw();
+  });
+  for (const control of [quantity, price]) control.addEventListener('input', redraw);
 
-  return h(
+  const controls = { quantity, price, order_identifier: tag };
+  const editing = (on: boolean) => {
+    confirmation.hidden = on;
+    submit.hidden = !on;
+    for (const control of [bidAs, listing, quantity, price, cutOff, tag])
+      control.disabled = !on || (control === price && atCutOff());
+  };
+  const bodyOf = (chosenOne: OfsListing) => ({
+    scrip_info: {
+      exchange: chosenOne.exchange,
+      scrip_token: chosenOne.scrip_token,
+      symbol: offer.symbol,
+      series: series.value,
+    },
+    transaction_type: 'BUY',
+    product_type: 'OFS',
+    order_type: atCutOff() ? 'RL-MKT' : 'RL',
+    quantity: String(quantity.valueAsNumber),
+    price: atCutOff() ? 0 : price.valueAsNumber,
+    ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
+  });
+
+  const form = h(
     'form',
     {
       class: 'bid-form',
       'aria-label': `Bid in ${offer.symbol} (${offer.offer_id})`,
       onSubmit: (event: Event) => {
         event.preventDefault();
-        const current = chosenListing();
-        if (current === undefined || series.value === '') return;
-        const body = {
-          scrip_info: {
-            exchange: current.exchange,
-            scrip_token: current.scrip_token,
-            symbol: offer.symbol,
-            series: series.value,
-          },
-          transaction_type: 'BUY',
-          product_type: 'OFS',
-          order_type: atCutOff() ? 'RL-MKT' : 'RL',
-          quantity: String(quantity.valueAsNumber),
-          price: atCutOff() ? 0 : price.valueAsNumber,
-          ...(tag.value.trim() === '' ? {} : { order_identifier: tag.value.trim() }),
-        };
-        placeBid(body, status, submit, { controls: { quantity, price, order_identifier: tag } });
+        const chosenOne = chosenListing();
+        if (chosenOne === undefined || series.value === '') return;
+        // Asked first: what the bid is, what it costs and blocks; then Confirm or Change.
+        const body = bodyOf(chosenOne);
+        const rupees = bidValue();
+        const blocked = blocks();
+        const balance = shared.balance;
+        const terms = atCutOff() ? 'at the cut-off price' : `at ${formatPrice(price.valueAsNumber)}`;
+        const cost =
+          rupees === null
+            ? ''
+            : `: ${formatRupees(rupees)}${blocked === null || balance === undefined ? '' : `, blocking ${formatRupees(blocked)} of your ${formatRupees(balance.available)} available`}`;
+        const confirm = h('button', { type: 'button', class: 'primary' }, 'Confirm bid');
+        const change = h('button', { type: 'button' }, 'Change');
+        confirm.addEventListener('click', () => {
+          editing(true);
+          const now = current();
+          placeBid(body, status, submit, {
+            controls,
+            terms: {
+              tick: now.tick_size,
+              floor: now.floor_price,
+              cutoff: now.t_cutoff_price,
+              cutoffName: 'T-day cut-off price',
+            },
+            follow: context.orders,
+            blocks: blocked === null ? null : formatRupees(blocked),
+            placed: () => {
+              quantity.value = '';
+              tag.value = '';
+              redraw();
+            },
+          });
+        });
+        change.addEventListener('click', () => {
+          editing(true);
+          quantity.focus();
+        });
+        confirmation.replaceChildren(
+          h(
+            'p',
+            {},
+            `Buy ${formatQuantity(quantity.valueAsNumber)} ${offer.symbol} (${series.value}, ${chosenOne.exchange}) ${terms} as ${BID_AS_WORDS[chosen()]}${cost}?`,
+          ),
+          confirm,
+          change,
+        );
+        editing(false);
+        confirm.focus();
       },
     },
     h(
@@ -419,10 +591,22 @@ function bidForm(offer: OfsOffer, choices: BidAs[]): HTMLFormElement {
       cutOffField,
       field('Your tag (optional)', tag),
     ),
+    figures,
+    countdown,
     submit,
+    confirmation,
     status,
   );
+  syncBidAs();
+  return { form, redraw };
 }
+
+/** What a bid is made as, in a sentence: "as non-retail". */
+const BID_AS_WORDS: Record<BidAs, string> = {
+  RETAIL: 'retail',
+  NON_RETAIL: 'non-retail',
+  EMPLOYEE: 'an employee, at the cut-off',
+};
 
 /** An offer's card: the facts, drawn again when the offer changes, and the bid area, kept while the bids open stay the same. */
 interface OfferCard {
@@ -434,6 +618,8 @@ interface OfferCard {
   /** The bids the form was drawn for ("" for none), so that a bid being typed survives the reads. */
   bidKey: string | null;
   offer: OfsOffer;
+  /** The bid ticket's redraw, while the card has one. */
+  redraw: (() => void) | null;
 }
 
 export function offersView(context: ConsoleContext): View {
@@ -441,6 +627,30 @@ export function offersView(context: ConsoleContext): View {
   const readAt = h('p', { class: 'read-at' });
   const cards = new Map<string, OfferCard>();
   let disposed = false;
+  const shared: TicketShared = { balance: undefined, redraws: new Set() };
+  const redrawTickets = () => {
+    for (const redraw of shared.redraws) redraw();
+  };
+  /** The caller's funds, for the tickets: read now, and again (once) after each burst of order changes. */
+  let fundsTimer: ReturnType<typeof setTimeout> | undefined;
+  const readFunds = () => {
+    clearTimeout(fundsTimer);
+    fundsTimer = setTimeout(() => {
+      get<Balance>('/authentication/v1/user/balance')
+        .then((balance) => {
+          shared.balance = balance;
+          if (!disposed) redrawTickets();
+        })
+        .catch(() => undefined);
+    }, 200);
+  };
+  readFunds();
+  const unsubscribe = context.orders.subscribe(() => {
+    redrawTickets();
+    readFunds();
+  });
+  // The countdowns tick.
+  const ticker = setInterval(redrawTickets, 1000);
 
   function cardFor(offer: OfsOffer): OfferCard {
     const headingId = `offer-${offer.offer_id.replace(/\W/g, '-')}`;
@@ -462,7 +672,7 @@ export function offersView(context: ConsoleContext): View {
       facts,
       bids,
     );
-    return { element, facts, bids, drawn: '', bidKey: null, offer };
+    return { element, facts, bids, drawn: '', bidKey: null, offer, redraw: null };
   }
 
   /**
@@ -494,7 +704,15 @@ export function offersView(context: ConsoleContext): View {
     const choices = openBids(offer, context.session.offerCategory, serverNow());
     const bidKey = choices.join();
     if (bidKey !== card.bidKey) {
-      card.bids.replaceChildren(choices.length === 0 ? closedNote(offer, context) : bidForm(offer, choices));
+      if (card.redraw !== null) shared.redraws.delete(card.redraw);
+      card.redraw = null;
+      if (choices.length === 0) card.bids.replaceChildren(closedNote(offer, context));
+      else {
+        const ticket = bidForm(() => card.offer, choices, context, shared);
+        card.bids.replaceChildren(ticket.form);
+        card.redraw = ticket.redraw;
+        shared.redraws.add(ticket.redraw);
+      }
       card.bidKey = bidKey;
     }
   }
@@ -567,6 +785,10 @@ export function offersView(context: ConsoleContext): View {
     dispose: () => {
       disposed = true;
       poll.dispose();
+      clearInterval(ticker);
+      clearTimeout(fundsTimer);
+      unsubscribe();
+      shared.redraws.clear();
     },
   };
 }
