@@ -6,12 +6,15 @@
  * axis, a price axis that starts at the floor, the floor and the retail cut-off marked, and a legend that
  * names only what is drawn. Then the issue closes and is allotted: the demand the allocation took stays on
  * the chart with the allotments drawn over it, and the tables and the chart's text description say the same
- * numbers as the chart. Screenshots are kept in test-artifacts/console-chart/.
+ * numbers as the chart. Then (issue 51) the charts read right on any screen, the browser in New York time:
+ * their text is 12-13 px and no label overlaps another or leaves its chart at 1366, 390 and 360 px wide;
+ * price ticks fall on biddable prices; an offer's indicative chart has its times in IST, 24-hour and
+ * labelled, in the chart and its description. Screenshots are kept in test-artifacts/console-chart/.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
+import { type Browser, type Locator, type Page } from 'playwright-core';
+import { chromiumRuns, CSP_REPORTER, launchChromium, watchProblems } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdergateClient } from '../../packages/client/src/index.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
@@ -19,6 +22,7 @@ import { closedNow, importOfsIssues, ROOT, runOrdergate } from '../cli/run-order
 import type { ServerProcess } from '../support/server-process.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../support/demo-server.js';
 import { logIn, openView } from '../support/console-page.js';
+import { offerImport } from '../support/offers.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-chart');
 /** Every wait in the page is bounded by this (as in console.test.ts: one step of Chromium under load took over 10 s). */
@@ -28,6 +32,126 @@ const runs = chromiumRuns('test/e2e/console-chart.test.ts');
 
 /** A whole number of shares as the console writes it (en-IN grouping: 1,00,000). */
 const WHOLE = /^\d{1,3}(,\d\d)*(,\d{3})?$|^\d+$/;
+
+const DESKTOP = { width: 1366, height: 800 };
+const SIZES = [
+  { name: 'desktop', viewport: DESKTOP },
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+  { name: 'narrow', viewport: { width: 360, height: 740 } },
+] as const;
+
+/** How a chart's text lies: each text's size in CSS px as drawn, its box, and the chart's box. */
+interface TextLayout {
+  chart: { left: number; top: number; right: number; bottom: number };
+  texts: { text: string; size: number; left: number; top: number; right: number; bottom: number }[];
+}
+
+/** The layout of the text of each chart `charts` finds (the function runs in the page). */
+function chartTexts(charts: Locator): Promise<TextLayout[]> {
+  return charts.evaluateAll((svgs) => {
+    // The page's types, which the test's own (no DOM library) lack.
+    type Rect = { left: number; top: number; right: number; bottom: number; width: number };
+    type Text = { textContent: string | null; getBoundingClientRect(): Rect };
+    type Svg = {
+      viewBox: { baseVal: { width: number } };
+      getBoundingClientRect(): Rect;
+      querySelectorAll(selector: string): ArrayLike<Text>;
+    };
+    const { getComputedStyle } = globalThis as unknown as { getComputedStyle(element: unknown): { fontSize: string } };
+    const box = (r: Rect) => ({ left: r.left, top: r.top, right: r.right, bottom: r.bottom });
+    return (svgs as unknown as Svg[]).map((svg) => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return {
+        chart: box(svg.getBoundingClientRect()),
+        texts: Array.from(svg.querySelectorAll('text'), (text) => ({
+          text: text.textContent ?? '',
+          size: parseFloat(getComputedStyle(text).fontSize) * scale,
+          ...box(text.getBoundingClientRect()),
+        })),
+      };
+    });
+  });
+}
+
+/** What is wrong with the charts' text: a size outside 12-13 px, a label over another or out of its chart. */
+async function textFaults(charts: Locator): Promise<string[]> {
+  const faults: string[] = [];
+  const layouts = await chartTexts(charts);
+  if (layouts.length === 0) faults.push('no chart');
+  for (const { chart, texts } of layouts) {
+    for (const t of texts) {
+      if (t.size < 11.9 || t.size > 13.1) faults.push(`"${t.text}" is ${t.size.toFixed(1)} px`);
+      if (
+        t.left < chart.left - 0.5 ||
+        t.right > chart.right + 0.5 ||
+        t.top < chart.top - 0.5 ||
+        t.bottom > chart.bottom + 0.5
+      )
+        faults.push(`"${t.text}" leaves the chart`);
+    }
+    texts.forEach((a, i) =>
+      texts.slice(i + 1).forEach((b) => {
+        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (x > 0.5 && y > 0.5) faults.push(`"${a.text}" overlaps "${b.text}"`);
+      }),
+    );
+  }
+  return faults;
+}
+
+/**
+ * The faults of the charts `charts` finds at each size, each named with its size: once the page is made
+ * that size (a phone turned, a window narrowed), then once `reopen` has drawn the view anew at it; each
+ * given a few seconds to settle. The charts are photographed as `name`-size.png.
+ */
+async function faultsAtEachSize(
+  page: Page,
+  charts: Locator,
+  name: string,
+  reopen: () => Promise<void>,
+): Promise<string[]> {
+  const faults: string[] = [];
+  const settled = async (label: string) => {
+    let found = await textFaults(charts);
+    for (
+      const deadline = Date.now() + 5_000;
+      found.length > 0 && Date.now() < deadline;
+      found = await textFaults(charts)
+    )
+      await page.waitForTimeout(100);
+    faults.push(...found.map((fault) => `${label}: ${fault}`));
+  };
+  for (const { name: size, viewport } of SIZES) {
+    await page.setViewportSize(viewport);
+    await settled(`${size} (resized)`);
+    await reopen();
+    await charts.first().waitFor();
+    await settled(size);
+    await charts.first().screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`) });
+  }
+  await page.setViewportSize(DESKTOP);
+  return faults;
+}
+
+/** Whether `price` is biddable: the floor plus a whole number of ticks. */
+const biddable = (price: number, floor: number, tick: number) =>
+  price >= floor && Math.abs((price - floor) / tick - Math.round((price - floor) / tick)) < 1e-6;
+
+/** The minutes of the day of `at` in IST, and a tick's "HH:MM" or "HH:MM:SS". */
+const istMinuteOfDay = (at: string) => {
+  const [hh, mm] = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Asia/Kolkata',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  })
+    .format(Date.parse(at))
+    .split(':')
+    .map(Number);
+  return hh! * 60 + mm!;
+};
+const tickMinuteOfDay = (tick: string) => Number(tick.slice(0, 2)) * 60 + Number(tick.slice(3, 5));
 
 /** Each series the legend may name, and what the chart draws of it. */
 const SERIES: Record<string, string> = {
@@ -80,7 +204,12 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
     const operator = await runOrdergate(['users', 'set-operator', state.demo.user_id, 'true'], { env });
     expect(operator.code, operator.stderr).toBe(0);
     browser = await launchChromium(STEP_MS);
-    page = await watchedPage(browser, STEP_MS, problems);
+    // A trader abroad: the browser's clock is New York's; the desktop is 1366 x 800.
+    const context = await browser.newContext({ viewport: DESKTOP, timezoneId: 'America/New_York' });
+    page = await context.newPage();
+    page.setDefaultTimeout(STEP_MS);
+    watchProblems(page, problems);
+    await page.addInitScript(CSP_REPORTER);
   }, 60_000);
 
   afterAll(async () => {
@@ -291,6 +420,140 @@ describe.runIf(runs)("the operator's OFS chart in headless Chromium", () => {
       expect(description).toMatch(/^Retail: 190 shares bid against an offer of 1,00,000 .*, 190 allotted\./);
       expect(description).toMatch(/Non-retail: 500 shares bid against an offer of 9,00,000 .*, 500 allotted\./);
       expect(description).toContain('Floor price 100.00; retail cut-off price 101.00.');
+    });
+  });
+
+  describe('on any screen (issue 51)', () => {
+    it('the book chart has 12-13 px text, every title whole, and no label over another or out of the chart, at 1366, 390 and 360 px', async () => {
+      const reopen = async () => {
+        await openView(page, 'OFS issues');
+        await openView(page, 'OFS book');
+      };
+      expect(await faultsAtEachSize(page, chart(), '03-book', reopen)).toEqual([]);
+      for (const { name, viewport } of SIZES) {
+        await page.setViewportSize(viewport);
+        const titles = await chart()
+          .locator('text.panel-title')
+          .evaluateAll((texts) => texts.map((text) => (text.textContent ?? '').replace(/\s+/g, ' ').trim()));
+        expect(titles, name).toEqual([
+          'Retail: cumulative demand at close by price, and allotted',
+          'Non-retail: cumulative demand at close by price, and allotted',
+        ]);
+      }
+      await page.setViewportSize(DESKTOP);
+      await reopen();
+    }, 90_000);
+
+    it('the book chart has price ticks on biddable prices only', async () => {
+      await chart().waitFor();
+      const prices = (await chart().locator('text.tick-x').allTextContents()).map(Number);
+      expect(prices.length).toBeGreaterThan(2);
+      for (const price of prices) expect(biddable(price, 100, 0.05), `${price}`).toBe(true);
+    });
+
+    describe("an offer's charts", () => {
+      const offerChart = () => page.locator('article[data-offer="GAMMA-OFS-1"] svg.indicative-chart');
+      const history: { at: string; price: number | null }[] = [];
+
+      it('an offer on day T has bids at 101.35 and 100.85 and an indicative price', async () => {
+        const at = (ms: number) => new Date(ms).toISOString();
+        const offer = offerImport({
+          offer_id: 'GAMMA-OFS-1',
+          symbol: 'GAMMA',
+          settlement_delay_seconds: 60,
+          listings: [
+            { exchange: 'NSE_EQ', scrip_token: 700003, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+            { exchange: 'BSE_EQ', scrip_token: 800003, series: { RETAIL: 'C', NON_RETAIL: 'C' } },
+          ],
+          base_quantity: 100_000,
+          green_shoe_quantity: 0,
+          employee_quantity: 0,
+          t_day: { opens_at: at(Date.now() - 60 * 60 * 1000), closes_at: at(Date.now() + 60 * 60 * 1000) },
+          t1_day: { opens_at: at(Date.now() + 2 * 60 * 60 * 1000), closes_at: at(Date.now() + 3 * 60 * 60 * 1000) },
+        });
+        const file = join(dir, 'offer-gamma.json');
+        writeFileSync(file, JSON.stringify([offer]));
+        const imported = await runOrdergate(['ofs', 'import', file], { env });
+        expect(imported.code, imported.stderr).toBe(0);
+        const nii = await runOrdergate(['users', 'set-category', state.demo.user_id, 'NII'], { env });
+        expect(nii.code, nii.stderr).toBe(0);
+        const api = new OrdergateClient({ baseUrl: server.url }).withToken(state.demo.access_token, state.demo.api_key);
+        const scrip = { exchange: 'NSE_EQ' as const, scrip_token: 700003, symbol: 'GAMMA', series: 'IS' };
+        for (const [quantity, price] of [
+          ['300', 101.35],
+          ['200', 100.85],
+        ] as const)
+          await api.place({
+            scrip_info: scrip,
+            transaction_type: 'BUY',
+            product_type: 'OFS',
+            order_type: 'RL',
+            quantity,
+            price,
+          });
+        await expect
+          .poll(async () => (await api.offer('GAMMA-OFS-1')).data.indicative_history.length, { timeout: STEP_MS })
+          .toBeGreaterThan(0);
+        const retail = await runOrdergate(['users', 'set-category', state.demo.user_id, 'RETAIL'], { env });
+        expect(retail.code, retail.stderr).toBe(0);
+        history.push(...(await api.offer('GAMMA-OFS-1')).data.indicative_history);
+      });
+
+      it('the indicative chart has its times in IST, 24-hour and labelled, in the chart and its description', async () => {
+        expect(await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')).toBe('America/New_York');
+        await openView(page, 'OFS offers');
+        await offerChart().waitFor();
+        const first = istMinuteOfDay(history[0]!.at);
+        const last = istMinuteOfDay(history[history.length - 1]!.at);
+        const times = await offerChart().locator('g.panel-quantity text.tick-x').allTextContents();
+        expect(times.length).toBeGreaterThan(1);
+        for (const time of times) {
+          expect(time).toMatch(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/);
+          // Within a minute of the bids' time in India (New York's is 9.5 or 10.5 hours off).
+          const minute = tickMinuteOfDay(time);
+          expect(minute, time).toBeGreaterThanOrEqual(first - 1);
+          expect(minute, time).toBeLessThanOrEqual(last + 1);
+        }
+        expect(await offerChart().locator('text.axis-label-x').allTextContents()).toEqual(['Time (IST)']);
+        const hhmm = (minute: number) =>
+          `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
+        expect(await offerChart().locator('desc').textContent()).toContain(
+          `from ${hhmm(first)} IST to ${hhmm(last)} IST`,
+        );
+      });
+
+      it('the indicative chart has price ticks on biddable prices only', async () => {
+        const indicative = (await offerChart().locator('g.panel-price text.tick-y').allTextContents()).map(Number);
+        expect(indicative.length).toBeGreaterThan(1);
+        for (const price of indicative) expect(biddable(price, 100, 0.05), `indicative ${price}`).toBe(true);
+      });
+
+      it('the indicative chart has 12-13 px text and no label over another or out of the chart, at 1366, 390 and 360 px', async () => {
+        const reopen = async () => {
+          await openView(page, 'OFS issues');
+          await openView(page, 'OFS offers');
+        };
+        expect(await faultsAtEachSize(page, offerChart(), '05-indicative', reopen)).toEqual([]);
+      }, 90_000);
+
+      it("the offer's book has price ticks on biddable prices only", async () => {
+        await page
+          .locator('article[data-offer="GAMMA-OFS-1"]')
+          .getByRole('link', { name: 'Book of GAMMA (GAMMA-OFS-1)' })
+          .click();
+        await chart().waitFor();
+        const book = (await chart().locator('text.tick-x').allTextContents()).map(Number);
+        expect(book.length).toBeGreaterThan(2);
+        for (const price of book) expect(biddable(price, 100, 0.05), `offer book ${price}`).toBe(true);
+      });
+
+      it("the offer's book chart has 12-13 px text and no label over another or out of the chart, at 1366, 390 and 360 px", async () => {
+        const reopen = async () => {
+          await openView(page, 'OFS issues');
+          await page.evaluate("location.hash = '#/offers/GAMMA-OFS-1/book'");
+        };
+        expect(await faultsAtEachSize(page, chart(), '04-offer-book', reopen)).toEqual([]);
+      }, 90_000);
     });
   });
 

@@ -13,6 +13,18 @@
 import { h, s } from '../dom.js';
 import { formatCompact, formatPrice, formatQuantity } from '../format.js';
 import type { OfsBook } from '../types.js';
+import {
+  atShownWidth,
+  Labels,
+  LINE_PX,
+  lines,
+  priceTicks,
+  type Spot,
+  TEXT_PX,
+  textWidth,
+  TITLE_PX,
+  wrap,
+} from './layout.js';
 
 export type Side = 'retail' | 'non_retail';
 
@@ -24,8 +36,8 @@ const SIDES: { side: Side; label: string }[] = [
 const PANEL_HEIGHT = 240;
 // The strip between a panel's title and its plot carries the labels of the floor and the cut-off markers.
 const MARGIN = { left: 64, right: 20, top: 44, bottom: 40 };
-/** About how wide a marker label is per character, in the chart's units (12 px text). */
-const CHAR_WIDTH = 6.6;
+/** The least room between two price ticks' labels. */
+const TICK_GAP = 16;
 
 interface Step {
   price: number;
@@ -70,8 +82,10 @@ export interface ChartOptions {
   description: string;
   /** Keeps the ids apart from any other chart's. */
   idPrefix: string;
-  /** In the chart's own units: a narrow one on a phone keeps its text readable when scaled down. */
+  /** The width it is first drawn at; it is drawn again at the width it is shown at (layout.ts). */
   width: number;
+  /** The price tick: the price axis has ticks only on the floor plus its multiples (default 0.05). */
+  tick?: number;
 }
 
 /** What a book's chart and tables show: before the allocation the live bids, after it the bids it took. */
@@ -109,15 +123,13 @@ function priceDomain(prices: number[], floor: number | null): [number, number] {
   return [fromFloor ? low : low - pad, high + pad];
 }
 
-const ticks = (low: number, high: number, count: number) =>
-  Array.from({ length: count + 1 }, (_, i) => low + ((high - low) * i) / count);
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /**
  * The quantity axis: from 0 to a little above `highest` in at most five equal steps of whole shares (1, 2,
  * 2.5 or 5 times a power of ten, 2.5 only when that is whole), so that every tick is a whole number.
  */
-function quantityScale(highest: number): { top: number; ticks: number[] } {
+export function quantityScale(highest: number): { top: number; ticks: number[] } {
   const raw = (highest * 1.1) / 5;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = Math.max(
@@ -132,11 +144,46 @@ function quantityScale(highest: number): { top: number; ticks: number[] } {
 const quantityTick = (quantity: number, top: number) =>
   top < 10_000_000 ? formatQuantity(quantity) : formatCompact(quantity);
 
-function panel(data: DemandPanel, options: ChartOptions, domain: [number, number], top: number): SVGGElement {
+/** A panel's title in lines that fit the chart's width, and how much taller than one line they make it. */
+function titleLines(data: DemandPanel, width: number): string[] {
+  return wrap(`${data.label}: ${data.title ?? 'cumulative demand by price'}`, width, TITLE_PX, true);
+}
+
+/** Spots in rows from `y` down, `count` of them, left or right of `x`. */
+const rows = (x: number, y: number, count: number, gap = 4): Spot[] =>
+  Array.from({ length: count }, (_, k) => [
+    { x: x + gap, y: y + k * LINE_PX, anchor: 'start' as const },
+    { x: x - gap, y: y + k * LINE_PX, anchor: 'end' as const },
+  ]).flat();
+
+/** A label's text element at the spot `labels` found for it, or null when it found none. */
+function label(
+  labels: Labels,
+  texts: string[],
+  spots: Spot[],
+  className: string,
+  px = TEXT_PX,
+  bold = false,
+): SVGTextElement | null {
+  const spot = labels.place(texts, spots, px, bold);
+  if (spot === null) return null;
+  return s('text', { x: spot.x, y: spot.y, class: `${className} anchor-${spot.anchor}` }, lines(texts, spot.x));
+}
+
+function panel(
+  data: DemandPanel,
+  options: ChartOptions,
+  width: number,
+  domain: [number, number],
+  top: number,
+): { group: SVGGElement; height: number } {
   const { side, steps, allotted } = data;
-  const { width, idPrefix } = options;
+  const { idPrefix } = options;
   const offer = data.offer.quantity;
   const portion = data.portion?.quantity ?? offer;
+  const title = titleLines(data, width);
+  const extra = (title.length - 1) * LINE_PX;
+  const height = PANEL_HEIGHT + extra;
   const plotWidth = width - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   // The quantity axis fits the demand and the allotment. The offer and the portion share it while they are
@@ -146,46 +193,63 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
   const fits = (quantity: number) => quantity <= demandHigh * 4;
   const scale = quantityScale(Math.max(demandHigh, ...[offer, portion].filter(fits)));
   const x = (price: number) => round(MARGIN.left + ((price - domain[0]) / (domain[1] - domain[0])) * plotWidth);
-  const y = (quantity: number) => round(top + MARGIN.top + plotHeight - (quantity / scale.top) * plotHeight);
+  const plotTop = top + MARGIN.top + extra;
+  const y = (quantity: number) => round(plotTop + plotHeight - (quantity / scale.top) * plotHeight);
   const bottom = y(0);
-  const plotTop = top + MARGIN.top;
   const left = MARGIN.left;
   const right = width - MARGIN.right;
   const titleId = `${idPrefix}-panel-${side}`;
+  const labels = new Labels(width, top + height);
 
   const group = s('g', { class: `panel panel-${side}`, role: 'group', 'aria-labelledby': titleId });
-  group.append(
-    s(
-      'text',
-      { id: titleId, x: left, y: top + 18, class: 'panel-title' },
-      `${data.label}: ${data.title ?? 'cumulative demand by price'}`,
-    ),
-    ...scale.ticks.flatMap((q) => [
+  labels.take(title, { x: 0, y: top + 18, anchor: 'start' }, TITLE_PX, true);
+  group.append(s('text', { id: titleId, x: 0, y: top + 18, class: 'panel-title' }, lines(title, 0)));
+  for (const q of scale.ticks) {
+    const text = quantityTick(q, scale.top);
+    labels.take([text], { x: left - 8, y: y(q) + 4, anchor: 'end' });
+    group.append(
       s('line', { x1: left - 4, y1: y(q), x2: right, y2: y(q), class: 'grid' }),
-      s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, quantityTick(q, scale.top)),
-    ]),
-    ...ticks(domain[0], domain[1], 4).map((p) =>
-      s('text', { x: x(p), y: bottom + 16, class: 'tick tick-x' }, formatPrice(p)),
-    ),
+      s('text', { x: left - 8, y: y(q) + 4, class: 'tick tick-y' }, text),
+    );
+  }
+  const axisLabel = 'Price (Rs)';
+  labels.take([axisLabel], { x: right, y: bottom + 32, anchor: 'end' });
+  group.append(s('text', { x: right, y: bottom + 32, class: 'axis-label axis-label-x' }, axisLabel));
+  // Price ticks on biddable prices, as many as their labels leave room for.
+  const widest = textWidth(formatPrice(domain[1])) + TICK_GAP;
+  const floorValue = options.floor?.value ?? null;
+  for (const p of priceTicks(
+    domain[0],
+    domain[1],
+    floorValue,
+    options.tick ?? 0.05,
+    Math.min(8, Math.floor(plotWidth / widest)),
+  )) {
+    group.append(
+      label(
+        labels,
+        [formatPrice(p)],
+        [
+          { x: x(p), y: bottom + 16, anchor: 'middle' },
+          { x: x(p), y: bottom + 16, anchor: 'start' },
+          { x: x(p), y: bottom + 16, anchor: 'end' },
+        ],
+        'tick tick-x',
+      ) ?? '',
+    );
+  }
+  group.append(
     s('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
     s('line', { x1: left, y1: plotTop, x2: left, y2: bottom, class: 'axis' }),
-    s('text', { x: right, y: bottom + 32, class: 'axis-label axis-label-x' }, 'Price (Rs)'),
   );
   // The floor and the cut-off: thin vertical lines across the plot (presentation attributes, in the text's
-  // colour: app.css has no rule for them), labelled in the strip above it.
-  let labelsEnd = -Infinity;
+  // colour: app.css has no rule for them), labelled in the strip above it, or else inside the plot.
   for (const [marker, kind, dash] of [
     [options.floor, 'floor', '2 3'],
     [data.cutoff ?? null, 'cutoff', '6 3'],
   ] as const) {
     if (marker === null || marker.value < domain[0] || marker.value > domain[1]) continue;
     const mx = x(marker.value);
-    const text = `${marker.label} ${formatPrice(marker.value)}`;
-    const textWidth = text.length * CHAR_WIDTH;
-    // Right of its line, past the label before it; near the right edge, left of its line.
-    const atEnd = mx + 4 + textWidth > right;
-    const lx = atEnd ? mx - 4 : Math.max(mx + 4, labelsEnd + 10);
-    labelsEnd = atEnd ? mx : lx + textWidth;
     group.append(
       s('line', {
         x1: mx,
@@ -197,53 +261,72 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
         'stroke-width': 1.5,
         'stroke-dasharray': dash,
       }),
-      s(
-        'text',
-        { x: lx, y: plotTop - 8, class: `marker-label marker-label-${kind}${atEnd ? ' marker-label-end' : ''}` },
-        text,
-      ),
+      label(
+        labels,
+        [`${marker.label} ${formatPrice(marker.value)}`],
+        [...rows(mx, plotTop - 8, 1), ...rows(mx, plotTop + 12, 6)],
+        `marker-label marker-label-${kind}`,
+      ) ?? '',
     );
   }
+  const rightRows = (y0: number) =>
+    Array.from({ length: 8 }, (_, k): Spot => ({ x: right - 2, y: y0 + k * LINE_PX, anchor: 'end' }));
   if (fits(offer)) {
+    const oy = y(offer);
     group.append(
-      s('line', { x1: left, y1: y(offer), x2: right, y2: y(offer), class: 'offer' }),
-      s(
-        'text',
-        { x: right, y: y(offer) - 5, class: 'marker-label marker-label-end' },
-        `${data.offer.label} ${formatQuantity(offer)}`,
-      ),
+      s('line', { x1: left, y1: oy, x2: right, y2: oy, class: 'offer' }),
+      label(
+        labels,
+        [`${data.offer.label} ${formatQuantity(offer)}`],
+        [
+          { x: right, y: oy - 5, anchor: 'end' },
+          { x: right, y: oy + 14, anchor: 'end' },
+          { x: left + 4, y: oy - 5, anchor: 'start' },
+          { x: left + 4, y: oy + 14, anchor: 'start' },
+        ],
+        'marker-label',
+      ) ?? '',
     );
   } else {
     const share = ((100 * Math.max(...steps.map((step) => step.cumulative), 0)) / offer).toFixed(2);
     group.append(
-      s(
-        'text',
-        { x: right, y: plotTop + 12, class: 'marker-label marker-label-end offer-off-scale' },
-        `${data.offer.label} ${formatQuantity(offer)} above the scale (${share} % bid)`,
-      ),
+      label(
+        labels,
+        wrap(`${data.offer.label} ${formatQuantity(offer)} above the scale (${share} % bid)`, plotWidth - 8),
+        rightRows(plotTop + 12),
+        'marker-label offer-off-scale',
+      ) ?? '',
     );
   }
   if (data.portion !== null && portion !== offer && fits(portion)) {
+    const py = y(portion);
     group.append(
-      s('line', { x1: left, y1: y(portion), x2: right, y2: y(portion), class: 'portion' }),
-      s(
-        'text',
-        { x: right, y: y(portion) + 14, class: 'marker-label marker-label-end' },
-        `${data.portion.label} ${formatQuantity(portion)}`,
-      ),
+      s('line', { x1: left, y1: py, x2: right, y2: py, class: 'portion' }),
+      label(
+        labels,
+        [`${data.portion.label} ${formatQuantity(portion)}`],
+        [
+          { x: right, y: py + 14, anchor: 'end' },
+          { x: right, y: py - 5, anchor: 'end' },
+          { x: left + 4, y: py + 14, anchor: 'start' },
+          { x: left + 4, y: py - 5, anchor: 'start' },
+        ],
+        'marker-label',
+      ) ?? '',
     );
   }
   if (data.price !== null) {
     const cx = x(data.price.value);
-    // At the top right of the line (under the offer's note when that is named there); near the right edge,
-    // where the offer's and the portion's labels are, at the foot of the line on its left, under the demand.
-    const nearRight = cx > left + plotWidth * 0.6;
-    const label = nearRight
-      ? { x: cx - 4, y: bottom - 8, class: 'marker-label marker-label-end' }
-      : { x: cx + 4, y: plotTop + (fits(offer) ? 12 : 28), class: 'marker-label' };
+    // At the top of the line, right of it or left of it, lower down while the offer's note or another label
+    // is there; at its foot as a last resort.
     group.append(
       s('line', { x1: cx, y1: plotTop, x2: cx, y2: bottom, class: 'clearing' }),
-      s('text', label, `${data.price.label} ${formatPrice(data.price.value)}`),
+      label(
+        labels,
+        [`${data.price.label} ${formatPrice(data.price.value)}`],
+        [...rows(cx, plotTop + 12, 8), ...rows(cx, bottom - 8, 1)],
+        'marker-label',
+      ) ?? '',
     );
   }
   if (steps.length > 0) {
@@ -280,7 +363,7 @@ function panel(data: DemandPanel, options: ChartOptions, domain: [number, number
       ),
     );
   }
-  return group;
+  return { group, height };
 }
 
 /** The panels, one under the other on one price axis, as an image named by the caption and described by the description. */
@@ -288,14 +371,19 @@ export function demandChart(panels: DemandPanel[], options: ChartOptions): SVGSV
   const domain = priceDomain(options.prices, options.floor?.value ?? null);
   const titleId = `${options.idPrefix}-chart-title`;
   const descId = `${options.idPrefix}-chart-desc`;
-  const svg = s('svg', {
-    viewBox: `0 0 ${options.width} ${PANEL_HEIGHT * panels.length}`,
-    class: 'book-chart',
-    role: 'img',
-    'aria-labelledby': `${titleId} ${descId}`,
+  const svg = s('svg', { class: 'book-chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}` });
+  const title = s('title', { id: titleId }, options.caption);
+  const desc = s('desc', { id: descId }, options.description);
+  atShownWidth(svg, options.width, (width) => {
+    let top = 0;
+    const groups = panels.map((data) => {
+      const { group, height } = panel(data, options, width, domain, top);
+      top += height;
+      return group;
+    });
+    svg.setAttribute('viewBox', `0 0 ${width} ${top}`);
+    svg.replaceChildren(title, desc, ...groups);
   });
-  svg.append(s('title', { id: titleId }, options.caption), s('desc', { id: descId }, options.description));
-  panels.forEach((data, index) => svg.append(panel(data, options, domain, index * PANEL_HEIGHT)));
   return svg;
 }
 
@@ -390,5 +478,6 @@ export function bookChart(book: OfsBook, caption: string, width: number): SVGSVG
     description,
     idPrefix: 'book',
     width,
+    tick: book.issue.tick_size,
   });
 }

@@ -1,8 +1,8 @@
 /**
- * The width a chart is drawn at, in the units of its viewBox. A chart's SVG is stretched to its box, so on a
- * phone it is drawn at the width its box will have (the page's content less a card's padding), so that its
- * 12 px text reads at 12 px rather than shrunk; on a wider screen at `desktop`, as wide as the view lets a
- * chart be.
+ * The width a chart is first drawn at, in the units of its viewBox: on a phone the width its box will have
+ * (the page's content less a card's padding), on a wider screen `desktop`. Once shown, a chart is drawn
+ * again at the width it is shown at (layout.ts: atShownWidth), so that its text is 12-13 px on any screen;
+ * this first width only spares a phone a second drawing.
  */
 const PHONE_QUERY = '(max-width: 40rem)';
 
