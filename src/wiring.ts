@@ -319,14 +319,12 @@ export async function openExchangeLinks(
   }
   const password = randomBytes(24).toString('base64url');
   const users = SIM_EXCHANGES.map((exchange) => ({ memberCode: 'SIM01', loginId: `ordergate-${exchange}`, password }));
-  // BSE_EQ goes as iBBS files to the simulator's desk, in folders that outlive a restart (an allocation file
-  // written and not yet read must be there after it): under EXCHANGE_BSE_RECORD_DIR, or beside an SQLite
-  // database file. Else (PostgreSQL, or SQLite in memory) a folder of this process's own, removed at close:
-  // set EXCHANGE_BSE_RECORD_DIR to keep them.
-  const beside = /^sqlite:(?!:memory:)(.+)$/.exec(store.location)?.[1];
-  const bseRoot =
-    config.bseRecordDir ?? (beside !== undefined ? `${beside}.ibbs` : mkdtempSync(join(tmpdir(), 'ordergate-ibbs-')));
-  const ownFolder = config.bseRecordDir === null && beside === undefined;
+  // BSE_EQ goes as iBBS files to the simulator's desk, in folders of this node's own (two nodes of one
+  // database must not read each other's inbox): under EXCHANGE_BSE_RECORD_DIR, or made now and removed at
+  // close. A node started again over new folders loses nothing: its desk writes every allocation again from
+  // the first (its cursor is the folder's), and a bid sent before is answered with the bid id it got.
+  const bseRoot = config.bseRecordDir ?? mkdtempSync(join(tmpdir(), 'ordergate-ibbs-'));
+  const ownFolder = config.bseRecordDir === null;
   const folders = {
     memberCode: SIM_MEMBER_CODE,
     outboxDir: join(bseRoot, 'outbox'),

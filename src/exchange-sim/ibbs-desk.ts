@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { CUTOFF_ORDER_TYPE, IST_OFFSET_MS } from '../domain/ofs/rules.js';
 import type { OfferCategory } from '../domain/ofs/offer/offer.js';
@@ -142,7 +142,8 @@ export class IbbsDesk {
   private readonly cursors: StreamCursorRepository;
   private readonly offers: OfsOfferRepository;
   private readonly issues: OfsIssueRepository;
-  private readonly cursorName: string;
+  /** Where its allocation files have got to, in exchange_stream_cursors: one per download folder. */
+  readonly cursorName: string;
   /** Where the allocation files have got to (the events' id); null until read from the store. */
   private cursor: number | null = null;
   private horizon: SimEventHorizon | null = null;
@@ -176,7 +177,11 @@ export class IbbsDesk {
     this.cursors = new StreamCursorRepository(store.db);
     this.offers = new OfsOfferRepository(store.readDb);
     this.issues = new OfsIssueRepository(store.readDb);
-    this.cursorName = `sim-ibbs:${IBBS_EXCHANGE}:${this.memberCode}`;
+    // One cursor per download folder: a desk over a new folder (a node's own, made at its start) writes every
+    // allocation again from the first, so that none written into a folder since lost is missed (the link
+    // applies each once).
+    const folder = createHash('sha256').update(resolve(options.downloadDir)).digest('hex').slice(0, 16);
+    this.cursorName = `sim-ibbs:${IBBS_EXCHANGE}:${this.memberCode}:${folder}`;
   }
 
   get uploadDir(): string {

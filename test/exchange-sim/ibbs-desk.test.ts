@@ -478,7 +478,7 @@ describe('allocation files', () => {
       ]),
     );
     expect(rows.some((r) => r.allottedQuantity > 0)).toBe(true);
-    const cursorName = 'sim-ibbs:BSE_EQ:M0001';
+    const { cursorName } = desk();
     expect(await new StreamCursorRepository(bench.store.db).read(cursorName)).toBe(Number(events.at(-1)!.id));
 
     // A desk restarted on the same store and folders: nothing written twice.
@@ -509,5 +509,32 @@ describe('allocation files', () => {
     expect(rowsOf(take(), 'allocation').size).toBe(0);
     expect(await new StreamCursorRepository(bench.store.db).read(cursorName)).toBe(Number(events.at(-1)!.id));
     expect(existsSync(join(downloadDir, 'done', name))).toBe(true);
+
+    // A desk over a new download folder (a node started again with folders of its own): every allotment is
+    // written again, for a link that has not seen them (it applies each once).
+    const freshDir = mkdtempSync(join(tmpdir(), 'ordergate-ibbs-fresh-'));
+    try {
+      const fresh = new IbbsDesk(
+        new SimWire(
+          bench.sim.exchange,
+          new SimExchangeRepository(bench.store.readDb, bench.store.dialect),
+          new OfsIssueRepository(bench.store.readDb),
+          new OfsOfferRepository(bench.store.readDb),
+          bench.now,
+        ),
+        bench.store,
+        { memberCode: MEMBER, uploadDir, downloadDir: freshDir },
+        bench.now,
+      );
+      expect(fresh.cursorName).not.toBe(cursorName);
+      await fresh.runOnce();
+      const again = readdirSync(freshDir).filter((file) => file.startsWith('ALLOC_'));
+      expect(again).toHaveLength(1);
+      expect(parseDownload('allocation', readFileSync(join(freshDir, again[0]!), 'utf8')).rows).toHaveLength(
+        events.length,
+      );
+    } finally {
+      rmSync(freshDir, { recursive: true, force: true });
+    }
   });
 });
