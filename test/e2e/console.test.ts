@@ -390,7 +390,7 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     const holdings = page.getByRole('table', { name: 'Holdings: settled shares' });
     await expect
       .poll(async () => (await holdings.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 + STEP_MS })
-      .toMatch(/SBIN OF BSE_EQ 100 101\.00 /);
+      .toMatch(/SBIN 1 lot 100 101\.00 .*BSE 543210, bid in OF 100 101\.00 /);
     expect(await page.getByText('No open positions.').count()).toBe(1);
     await screenshot('11-holding');
   }, 90_000);
