@@ -175,6 +175,7 @@ function demandPart(book: OfsOfferBook): HTMLElement {
     description: `${description}.`,
     idPrefix: 'offer-book',
     width,
+    tick: offer.tick_size,
   });
   return part(
     'offer-book-demand',

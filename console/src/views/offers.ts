@@ -202,7 +202,7 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
       : h(
           'figure',
           { class: 'chart' },
-          indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, width),
+          indicativeChart(history, offer.floor_price, caption, `indicative-chart-${slug}`, width, offer.tick_size),
           h('figcaption', {}, caption),
         ),
   );
