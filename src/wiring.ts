@@ -14,6 +14,7 @@ import { OfsBookService } from './services/ofs-book.js';
 import { OfsOfferService } from './services/ofs-offers.js';
 import { DEFAULT_INDICATIVE_POLL_MS, IndicativeFeed } from './services/indicative-feed.js';
 import { OfsOfferRepository } from './store/ofs/offers.js';
+import type { OfferRegistration } from './domain/ofs/offer/offer.js';
 import { TradingHolidayRepository } from './store/ofs/trading-holidays.js';
 import { OrderBookService } from './services/order-book.js';
 import { OrderCartService } from './services/order-carts.js';
@@ -448,12 +449,23 @@ export function bseIbbsLink(
       bid.offer === null
         ? ((await issues.find(bid.exchange, bid.scripToken))?.floorPricePaise ?? null)
         : ((await offers.find(bid.offer.offerId))?.offer.floorPricePaise ?? null),
-    dayOf: async (orderId, at) => {
-      const offerId = (await orders.find(orderId))?.offerId ?? null;
-      const offer = offerId === null ? undefined : (await offers.find(offerId))?.offer;
-      if (offer === undefined) return null;
-      // No T+1 allocation exists before T+1 closes: a T file downloaded late (after T+1 opened) is still T's.
-      return at < offer.t1Day.closesAt ? 'T' : 'T+1';
+    daysOf: async (orderIds, at) => {
+      // One read of the orders and one per offer, whatever the file's size.
+      const offerIds = await orders.offersOf(orderIds);
+      const days = new Map<string, 'T' | 'T+1' | null>();
+      const offersRead = new Map<string, Promise<OfferRegistration | undefined>>();
+      for (const orderId of orderIds) {
+        const offerId = offerIds.get(orderId) ?? null;
+        if (offerId === null) {
+          days.set(orderId, null);
+          continue;
+        }
+        if (!offersRead.has(offerId)) offersRead.set(offerId, offers.find(offerId));
+        const offer = (await offersRead.get(offerId))?.offer;
+        // No T+1 allocation exists before T+1 closes: a T file downloaded late (after T+1 opened) is still T's.
+        days.set(orderId, offer === undefined ? null : at < offer.t1Day.closesAt ? 'T' : 'T+1');
+      }
+      return days;
     },
     now,
     logger,

@@ -60,7 +60,7 @@ function link(overrides: Partial<BseIbbsLinkOptions> = {}): BseIbbsLink {
     recordDir: join(dir, 'record'),
     references: new ExchangeReferenceRepository(bench.store.db),
     floorOf: async () => 10_000,
-    dayOf: async () => null,
+    daysOf: async (orderIds) => new Map(orderIds.map((orderId) => [orderId, null])),
     now: bench.now,
     firstAnswerWaitMs: FIRST_WAIT_MS,
     ...overrides,
@@ -443,8 +443,9 @@ describe('the BSE link under the OMS', () => {
     const orderId = await bench.placeOrder({ quantity: 10 });
     // T+1's allocation files are those written after `t1From` (the wiring's: after T+1 closes).
     let t1From = Number.MAX_SAFE_INTEGER;
-    const dayOf = async (_: string, at: number) => (at < t1From ? ('T' as const) : ('T+1' as const));
-    const bse = link({ dayOf });
+    const daysOf = async (orderIds: readonly string[], at: number) =>
+      new Map(orderIds.map((orderId) => [orderId, at < t1From ? ('T' as const) : ('T+1' as const)]));
+    const bse = link({ daysOf });
     const worker = bench.worker({ exchange: bse });
     await worker.runOnce();
     const [row] = await iBbs(() => '8400');
@@ -474,7 +475,7 @@ describe('the BSE link under the OMS', () => {
       expect.objectContaining({ orderId, exchangeOrderId: '8400', status: 'ALLOTTED', quantity: 10 }),
     ]);
     // Read back after a restart, the same.
-    const restarted = link({ dayOf });
+    const restarted = link({ daysOf });
     expect((await restarted.readBook('BSE_EQ', 'SBIN'))!.entries[0]).toMatchObject({ status: 'ALLOTTED' });
   });
 });

@@ -627,20 +627,19 @@ export class SimExchangeRepository {
   /** The bids of these orders with their listings' symbols (null: the listing is no longer registered). */
   async findBookEntries(orderIds: readonly string[]): Promise<SimBookEntry[]> {
     if (orderIds.length === 0) return [];
-    const rows = await this.db
+    return bookEntriesOf(await this.bookEntryQuery().where('b.order_id', 'in', orderIds).execute());
+  }
+
+  /** The book's bids joined to their listing's symbol (an issue's or an offer's). */
+  private bookEntryQuery() {
+    return this.db
       .selectFrom('sim_exchange_bids as b')
       .leftJoin('ofs_issues as i', (join) =>
         join.onRef('i.exchange', '=', 'b.exchange').onRef('i.scrip_token', '=', 'b.scrip_token'),
       )
       .leftJoin('ofs_offers as o', 'o.offer_id', 'b.offer_id')
       .selectAll('b')
-      .select(['i.symbol as issue_symbol', 'o.symbol as offer_symbol'])
-      .where('b.order_id', 'in', orderIds)
-      .execute();
-    return rows.map((row) => ({
-      ...bidFromRow(row),
-      symbol: (row.offer_id === null ? row.issue_symbol : row.offer_symbol) ?? null,
-    }));
+      .select(['i.symbol as issue_symbol', 'o.symbol as offer_symbol']);
   }
 
   /**
@@ -648,14 +647,7 @@ export class SimExchangeRepository {
    * book a member's reconciliation reads. In the order the exchange received them.
    */
   async bookOfSymbol(exchange: string, symbol: string): Promise<SimBookEntry[]> {
-    const rows = await this.db
-      .selectFrom('sim_exchange_bids as b')
-      .leftJoin('ofs_issues as i', (join) =>
-        join.onRef('i.exchange', '=', 'b.exchange').onRef('i.scrip_token', '=', 'b.scrip_token'),
-      )
-      .leftJoin('ofs_offers as o', 'o.offer_id', 'b.offer_id')
-      .selectAll('b')
-      .select(['i.symbol as issue_symbol', 'o.symbol as offer_symbol'])
+    const rows = await this.bookEntryQuery()
       .where('b.exchange', '=', exchange)
       .where((eb) =>
         eb.or([
@@ -666,10 +658,7 @@ export class SimExchangeRepository {
       .orderBy('b.received_at')
       .orderBy('b.order_id')
       .execute();
-    return rows.map((row) => ({
-      ...bidFromRow(row),
-      symbol: (row.offer_id === null ? row.issue_symbol : row.offer_symbol) ?? null,
-    }));
+    return bookEntriesOf(rows);
   }
 
   /**
@@ -784,4 +773,14 @@ export class SimEventHorizon {
       if (ids.length < HORIZON_STEP || this.gap !== null) return this.position;
     }
   }
+}
+
+/** Book rows as entries: the symbol of the listing the bid is in (null: no longer registered). */
+function bookEntriesOf(
+  rows: readonly (Parameters<typeof bidFromRow>[0] & { issue_symbol: string | null; offer_symbol: string | null })[],
+): SimBookEntry[] {
+  return rows.map((row) => ({
+    ...bidFromRow(row),
+    symbol: (row.offer_id === null ? row.issue_symbol : row.offer_symbol) ?? null,
+  }));
 }

@@ -685,6 +685,17 @@ export class OrderRepository {
     return exposure;
   }
 
+  /** The offer each of these orders bids in, by order id (null: an issue's bid; an unknown id left out). */
+  async offersOf(orderIds: readonly string[]): Promise<Map<string, string | null>> {
+    if (orderIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('orders')
+      .select(['order_id', 'offer_id'])
+      .where('order_id', 'in', [...new Set(orderIds)])
+      .execute();
+    return new Map(rows.map((row) => [row.order_id, row.offer_id]));
+  }
+
   async find(orderId: string): Promise<Order | undefined> {
     const row = await this.db.selectFrom('orders').selectAll().where('order_id', '=', orderId).executeTakeFirst();
     return row && orderFromRow(row);

@@ -99,8 +99,11 @@ export interface BseIbbsLinkOptions {
   references: Pick<ExchangeReferenceRepository, 'referencesOf' | 'known' | 'ordersOf'>;
   /** The floor price of the offer a bid is in (a cut-off row carries it); null: none known. */
   floorOf: (bid: ExchangeBid) => Promise<number | null>;
-  /** Which day of its offer an allocation file dated `at` (epoch ms) settles: T or T+1; null: not an offer's. */
-  dayOf: (orderId: string, at: number) => Promise<'T' | 'T+1' | null>;
+  /**
+   * Which day of its offer an allocation file dated `at` (epoch ms) settles for each of these orders: T or
+   * T+1; null: not an offer's. Asked once per file.
+   */
+  daysOf: (orderIds: readonly string[], at: number) => Promise<ReadonlyMap<string, 'T' | 'T+1' | null>>;
   now: () => number;
   logger?: Logger;
   /** Between two reads of the inbox while started (ms). */
@@ -273,6 +276,13 @@ export class BseIbbsLink implements ExchangeAdapter {
       bids.map((bid) => bid.orderId),
     );
     const rows: { index: number; reference: string; row: string; sent: Omit<SentRow, 'file' | 'at'> }[] = [];
+    // A batch's cut-off bids in one listing read its floor once.
+    const floors = new Map<string, Promise<number | null>>();
+    const floorOf = (bid: ExchangeBid) => {
+      const key = `${bid.offer?.offerId ?? ''}|${bid.exchange}|${bid.scripToken}`;
+      if (!floors.has(key)) floors.set(key, this.options.floorOf(bid));
+      return floors.get(key)!;
+    };
     for (const [index, bid] of bids.entries()) {
       const reference = references.get(bid.orderId)!;
       const known = this.refs.get(reference);
@@ -281,7 +291,7 @@ export class BseIbbsLink implements ExchangeAdapter {
         results[index] = this.placeAnswerOf(known);
         continue;
       }
-      const built = await this.rowOf(bid, bid, reference, 'NEW', null);
+      const built = await this.rowOf(bid, bid, reference, 'NEW', null, floorOf);
       if (typeof built === 'string') results[index] = { accepted: false, reason: built };
       else rows.push({ index, reference, ...built });
     }
@@ -306,6 +316,7 @@ export class BseIbbsLink implements ExchangeAdapter {
     reference: string,
     action: IbbsAction,
     bidId: string | null,
+    floorOf: (bid: ExchangeBid) => Promise<number | null> = this.options.floorOf,
   ): Promise<{ row: string; sent: Omit<SentRow, 'file' | 'at'> } | string> {
     if (bid.member === null) return NO_MEMBER;
     const cutoff = terms.orderType === 'RL-MKT';
@@ -323,7 +334,7 @@ export class BseIbbsLink implements ExchangeAdapter {
       bidId,
       action,
     };
-    const floor = cutoff ? await this.options.floorOf(bid) : 0;
+    const floor = cutoff ? await floorOf(bid) : 0;
     if (floor === null)
       return `iBBS needs the offer’s floor price for a cut-off bid, and ordergate has none for ${bid.symbol}`;
     try {
@@ -639,6 +650,7 @@ export class BseIbbsLink implements ExchangeAdapter {
     const references = rows.flatMap((row) => (row.reference === null ? [] : [row.reference]));
     const orders = await this.options.references.ordersOf(this.exchange, references);
     const file: AllocationFile = { name, pending: new Set() };
+    const days = await this.options.daysOf([...orders.values()], at);
     for (const [i, row] of rows.entries()) {
       const orderId = row.reference === null ? undefined : orders.get(row.reference);
       if (orderId === undefined) {
@@ -649,7 +661,7 @@ export class BseIbbsLink implements ExchangeAdapter {
           );
         continue;
       }
-      const event = eventOf(`${name}#${i + 1}`, orderId, row, await this.options.dayOf(orderId, at), name);
+      const event = eventOf(`${name}#${i + 1}`, orderId, row, days.get(orderId) ?? null, name);
       const state = this.refs.get(row.reference!);
       const held = state?.held;
       if (held != null && held.exchangeOrderId === row.bidId) {

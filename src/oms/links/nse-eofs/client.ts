@@ -236,32 +236,16 @@ export class NseEofsClient {
     const entries: NseBookEntry[] = [];
     for (let i = 0; i < references.length; i += BOOK_QUERY_LIMIT) {
       const chunk = references.slice(i, i + BOOK_QUERY_LIMIT);
-      const path = `${NSE_PATHS.orderBook}?apiEchoBack=${chunk.map(encodeURIComponent).join(',')}`;
-      const answer = await this.authorized('GET', path, null);
-      if ('kind' in answer) {
-        if (answer.kind === 'unknown' || answer.kind === 'not-sent') return answer;
-        return { kind: 'not-sent', why: `e-OFS book query: ${answer.kind}`, retryAfterMs: DEFAULT_RETRY_AFTER_MS };
-      }
-      const data = (answer.body as { data?: unknown } | null)?.data;
-      if (answer.status !== 200 || !Array.isArray(data)) {
-        const said = messagesOf((answer.body as { messages?: unknown } | null)?.messages);
-        return {
-          kind: 'not-sent',
-          why: `e-OFS book query: HTTP ${answer.status}${said === null ? '' : `, ${said}`}`,
-          retryAfterMs: DEFAULT_RETRY_AFTER_MS,
-        };
-      }
-      entries.push(...(data as unknown[]).filter(isBookEntry));
+      const answer = await this.bookAt(`${NSE_PATHS.orderBook}?apiEchoBack=${chunk.map(encodeURIComponent).join(',')}`);
+      if (!Array.isArray(answer)) return answer;
+      entries.push(...answer);
     }
     return entries;
   }
 
-  /**
-   * The member's whole book of one security (mapping's bookBySymbolPath), bids unknown to ordergate
-   * included: what reconciliation compares. Unanswered when there is no answer to go by.
-   */
-  async querySymbolBook(symbol: string): Promise<NseBookEntry[] | Unanswered> {
-    const answer = await this.authorized('GET', bookBySymbolPath(symbol), null);
+  /** One book query's entries, or the unanswered outcome when there is no answer to go by. */
+  private async bookAt(path: string): Promise<NseBookEntry[] | Unanswered> {
+    const answer = await this.authorized('GET', path, null);
     if ('kind' in answer) {
       if (answer.kind === 'unknown' || answer.kind === 'not-sent') return answer;
       return { kind: 'not-sent', why: `e-OFS book query: ${answer.kind}`, retryAfterMs: DEFAULT_RETRY_AFTER_MS };
@@ -276,6 +260,14 @@ export class NseEofsClient {
       };
     }
     return (data as unknown[]).filter(isBookEntry);
+  }
+
+  /**
+   * The member's whole book of one security (mapping's bookBySymbolPath), bids unknown to ordergate
+   * included: what reconciliation compares. Unanswered when there is no answer to go by.
+   */
+  async querySymbolBook(symbol: string): Promise<NseBookEntry[] | Unanswered> {
+    return this.bookAt(bookBySymbolPath(symbol));
   }
 
   /**
