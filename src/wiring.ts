@@ -156,7 +156,7 @@ export function createServices(store: Store, options: ServiceOptions): Services 
     health: new StoreHealth(store.readDb),
     exchangeLinks: new LinkHealthBoard(),
     ofsBook: new OfsBookService(issues, new OfsBookRepository(store.db), users, now, offers, holidays),
-    ofsOffers: new OfsOfferService(offers, holidays, now),
+    ofsOffers: new OfsOfferService(offers, holidays, now, new OrderBookReads(store.db, store.dialect)),
     reconciliations: new ReconciliationService(new ReconciliationRepository(store.db), users, now),
   };
 }

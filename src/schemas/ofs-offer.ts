@@ -5,6 +5,7 @@
  * that every tool reads the same file.
  */
 import Type, { type Static } from 'typebox';
+import { ALLOTMENT_OUTCOMES, ALLOTMENT_REASONS } from '../domain/ofs/offer/allotment-explained.js';
 import { OFFER_CATEGORIES, OFFER_STATES } from '../domain/ofs/offer/offer.js';
 import { PagedEnvelope, SuccessEnvelope } from './common.js';
 import { PAGE_QUERY_FIELDS, PageMetadata } from './odin-fields.js';
@@ -455,3 +456,125 @@ export const OfsOfferParams = Type.Object(
 
 export const OfsOffersResponse = PagedEnvelope(OfsOffersData, PageMetadata, 'OFS offers fetched successfully');
 export const OfsOfferResponse = SuccessEnvelope(OfsOfferData, 'OFS offer fetched successfully');
+
+// ---- The allotment explained: GET /transactional/v1/ofs/offers/{offer_id}/allotment (issue 51) ----
+
+const Rupee = (description: string) => Type.Number({ description });
+const Count = (description: string) => Type.Integer({ description });
+
+export const AllotmentDay = Type.Object(
+  {
+    day: StringEnum(['T', 'T+1'], 'The allocation day: T (non-retail) or T+1 (retail, employees, carried forward).'),
+    bid_quantity: Count(
+      "What the bid asked of that day's allocation: on T its quantity at T's close; on T+1 a retail or employee bid's quantity, a non-retail bid's what it carried forward (or, not carried forward, what T left of it).",
+    ),
+    allotted_quantity: Count('Shares allotted that day.'),
+    price: NullablePrice(
+      'The trade price that day in rupees (the average when more than one); null: nothing allotted.',
+    ),
+    value: Rupee(
+      "Rupees debited from the funds account for that day's allotment; 0 when nothing was, or the bid is not funds-checked (a 0 %-margin bid, or a bidder without a funds account).",
+    ),
+    reason: StringEnum(
+      ALLOTMENT_REASONS,
+      "Why: AWAITING_ALLOCATION (the day's allocation has not reached the bid), ALLOTTED_IN_FULL, PROPORTIONATE (shared in proportion at or above the clearing price), PRICE_PRIORITY (higher bids first; the bid was at the lowest price allotted), SINGLE_BIDDER_CAP (the bidder's allotments in the offer reached 25 % of it), BELOW_CUTOFF (below the T-day cut-off), BELOW_RETAIL_CUTOFF (below the retail cut-off), NOT_CARRIED_FORWARD, NOTHING_LEFT_FOR_CARRIED_FORWARD (retail left no shares for it), REJECTED, CANCELLED (by the bidder), OFFER_CANCELLED. Derived from the cut-offs, the cap and the bid's own record: the exchanges report no reason.",
+    ),
+    explanation: Type.String({
+      description: 'One sentence in a trader\'s words: rupees in the Indian grouping, times in India time ("IST").',
+    }),
+    settles_at: NullableInstant("When that day's allotment is paid out (ISO instant); null: nothing allotted."),
+  },
+  { additionalProperties: false },
+);
+
+export const AllotmentBid = Type.Object(
+  {
+    order_id: Type.String({ description: "The bid's order id." }),
+    exchange: Type.String({ description: 'The listing it was placed on: NSE_EQ or BSE_EQ.' }),
+    symbol: Type.String({ description: "The listing's symbol." }),
+    series: Type.String({ description: 'The series it was placed in.' }),
+    bid_category: StringEnum(OFFER_CATEGORIES, 'The bid category.'),
+    margin_type: StringEnum(['H', 'T'], 'H: 100 % margin; T: 0 % margin (blocks and debits nothing).'),
+    status: Type.String({ description: "The order's status now (the order book's)." }),
+    price: NullablePrice('The bid price in rupees as it stands now; null: a cut-off bid.'),
+    quantity: Count('The whole bid, as it stands now.'),
+    carried_forward: Type.Boolean({ description: 'Carried forward to T+1.' }),
+    outcome: StringEnum(
+      ALLOTMENT_OUTCOMES,
+      'AWAITING (still live, or a day not yet allocated), ALLOTTED (in full), PART_ALLOTTED, NOT_ALLOTTED, REJECTED, CANCELLED (by the bidder or with the offer, nothing allotted).',
+    ),
+    allotted_quantity: Count('Shares allotted over both days.'),
+    not_allotted_quantity: Count('quantity - allotted_quantity: not allotted (while AWAITING, not yet).'),
+    average_price: NullablePrice('Rupees paid per share over its allotments (to the paisa); null: none.'),
+    days: Type.Array(AllotmentDay, {
+      description:
+        "Each day that concerns the bid, T first: a non-retail bid's T, and T+1 when T left some of it; a retail or employee bid's T+1.",
+    }),
+    funds: Type.Object(
+      {
+        blocked: Rupee('Rupees the bid still blocks now.'),
+        debited: Rupee('Rupees its allotments debited.'),
+        released: Rupee('Rupees released back to the account (unallotted, cancelled, lowered).'),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'From the funds ledger: debited + released + blocked is what it ever blocked. All 0 for a bid that is not funds-checked.',
+      },
+    ),
+    explanation: Type.String({ description: "One line summing the bid up, in a trader's words." }),
+  },
+  { additionalProperties: false },
+);
+
+export const OfsAllotmentData = Type.Object(
+  {
+    server_time: Type.String({ description: "The server's clock (ISO instant)." }),
+    offer_id: Type.String({ description: "The offer's id." }),
+    state: StringEnum(OFFER_STATES, "The offer's state, as its read call answers it."),
+    allocated: Type.Object(
+      {
+        t_day: Type.Boolean({
+          description: "The T allocation has run: the offer records it, or one of the caller's bids shows its report.",
+        }),
+        t1_day: Type.Boolean({ description: 'The T+1 allocation has run (likewise).' }),
+      },
+      { additionalProperties: false, description: "Whether each day's allocation has run." },
+    ),
+    t_cutoff_price: NullablePrice('The T-day cut-off in rupees, as in OfsOfferEntry.'),
+    retail_cutoff_price: NullablePrice('The retail cut-off in rupees, as in OfsOfferEntry.'),
+    retail_price: NullablePrice('What UNIFORM retail allotments pay, as in OfsOfferEntry.'),
+    employee_price: NullablePrice('What employees pay, as in OfsOfferEntry.'),
+    t1_opens_at: Type.String({ description: 'When T+1 opens (ISO instant).' }),
+    settlement_dates: Type.Union(
+      [
+        Type.Object(
+          {
+            t_day: Type.String({ description: 'When T-day allotments are paid out.' }),
+            t1_day: Type.String({ description: 'When T+1 allotments are paid out.' }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'As OfsOfferEntry.settlement_dates; null for a drill offer.' },
+    ),
+    bids: Type.Array(AllotmentBid, {
+      description: "The caller's bids in this offer on every listing, oldest first; no one else's.",
+    }),
+    totals: Type.Object(
+      {
+        bid_quantity: Count("The bids' quantities summed."),
+        allotted_quantity: Count('Shares allotted.'),
+        not_allotted_quantity: Count('Shares not allotted (yet).'),
+        blocked: Rupee('Rupees still blocked.'),
+        debited: Rupee('Rupees debited.'),
+        released: Rupee('Rupees released.'),
+      },
+      { additionalProperties: false, description: "The bids' figures summed." },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OfsAllotmentData = Static<typeof OfsAllotmentData>;
+export const OfsAllotmentResponse = SuccessEnvelope(OfsAllotmentData, 'Allotment fetched successfully');

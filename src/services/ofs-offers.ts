@@ -3,7 +3,11 @@
  * portions in shares, its days and where it stands, for any logged-in user.
  */
 import { ApiError, Errors } from '../domain/errors.js';
+import { explainAllotment, type ExplainedBidInput } from '../domain/ofs/offer/allotment-explained.js';
 import { offerState } from '../domain/ofs/offer/offer.js';
+import type { OfsAllotmentData } from '../schemas/ofs-offer.js';
+import type { OfferBidRecords, OrderBookReads } from '../store/orders/order-book.js';
+import type { Caller } from './auth.js';
 import type { PageMetadata } from '../schemas/odin-fields.js';
 import {
   CURRENT_OFFER_DAYS,
@@ -55,7 +59,34 @@ export class OfsOfferService {
     private readonly offers: OfsOfferRepository,
     private readonly holidays: Pick<TradingHolidayRepository, 'calendar'>,
     private readonly now: () => number,
+    /** The callers' bids in an offer, for the allotment explained (absent: that call is not served). */
+    private readonly bids?: Pick<OrderBookReads, 'offerBids'>,
   ) {}
+
+  private async found(offerId: string): Promise<OfferRegistration> {
+    const registration = await this.offers.find(offerId);
+    if (registration === undefined) {
+      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [
+        { field: 'offer_id', message: 'no such offer' },
+      ]);
+    }
+    return registration;
+  }
+
+  /**
+   * The allotment explained (issue 51): each of the caller's bids in the offer, on every listing, with what
+   * each day allotted it and why, its price, its funds and its settlement. Another user's bids are never
+   * read. Four reads of the bids in one snapshot (OrderBookReads.offerBids), the offer and the calendar.
+   */
+  async allotment(caller: Caller, offerId: string): Promise<OfsAllotmentData> {
+    if (this.bids === undefined) throw new Error('OfsOfferService: the allotment needs the order reads');
+    const registration = await this.found(offerId);
+    const [records, calendar] = await Promise.all([
+      this.bids.offerBids(caller.userId, offerId),
+      this.holidays.calendar(),
+    ]);
+    return explainAllotment(registration, bidInputs(records), calendar, this.now());
+  }
 
   /**
    * One page of the offers `query.state` keeps (the current ones by default), T day latest first, then by
@@ -82,12 +113,7 @@ export class OfsOfferService {
   }
 
   async get(offerId: string): Promise<OfsOfferData> {
-    const registration = await this.offers.find(offerId);
-    if (registration === undefined) {
-      throw new ApiError(Errors.OFS_OFFER_NOT_FOUND, `No OFS offer has offer_id ${JSON.stringify(offerId)}`, [
-        { field: 'offer_id', message: 'no such offer' },
-      ]);
-    }
+    const registration = await this.found(offerId);
     const now = this.now();
     const history = await this.offers.indicativeHistory(offerId, INDICATIVE_POINTS);
     return {
@@ -100,4 +126,47 @@ export class OfsOfferService {
       })),
     };
   }
+}
+
+/** The store's records of a user's bids as the allotment explained reads them, grouped by order. */
+export function bidInputs(records: OfferBidRecords): ExplainedBidInput[] {
+  const byOrder = <T extends { orderId: string }>(rows: readonly T[]) => {
+    const map = new Map<string, T[]>();
+    for (const row of rows) map.set(row.orderId, [...(map.get(row.orderId) ?? []), row]);
+    return map;
+  };
+  const trades = byOrder(records.trades);
+  const changes = byOrder(records.changes);
+  const funds = byOrder(records.funds);
+  return records.orders.map((order) => ({
+    orderId: order.orderId,
+    exchange: order.exchange,
+    symbol: order.symbol,
+    series: order.series,
+    category: order.offerCategory ?? 'NII',
+    marginType: order.marginType ?? 'H',
+    status: order.status,
+    pricePaise: order.pricePaise,
+    quantity: order.quantity,
+    carriedForward: order.carriedForwardAt !== null,
+    cancelRequested: order.cancelRequestedAt !== null,
+    errorReason: order.errorReason,
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+    fundsBlockedPaise: order.fundsBlockedPaise,
+    allotments: (trades.get(order.orderId) ?? []).map((t) => ({
+      quantity: t.quantity,
+      pricePaise: t.pricePaise,
+      at: t.tradedAt,
+      settlesAt: t.settlesAt,
+    })),
+    changes: (changes.get(order.orderId) ?? []).map((c) => ({
+      at: c.at,
+      status: c.status,
+      quantity: c.quantity,
+      pricePaise: c.pricePaise,
+      actor: c.actor,
+    })),
+    funds: (funds.get(order.orderId) ?? []).map((f) => ({ kind: f.kind, amountPaise: f.amountPaise, at: f.at })),
+  }));
 }

@@ -1,6 +1,7 @@
 /**
  * The OFS read calls: the registered issues (GET /transactional/v1/ofs/issues) and offers
- * (GET /transactional/v1/ofs/offers, .../{offer_id}), for any logged-in user; an issue's book of demand
+ * (GET /transactional/v1/ofs/offers, .../{offer_id}), for any logged-in user, and the caller's allotment in
+ * an offer explained (.../{offer_id}/allotment); an issue's book of demand
  * (GET /operator/v1/ofs/{exchange}/{scrip_token}/book, operators only) and an offer's book per category
  * and listing (GET /operator/v1/ofs/offers/{offer_id}/book, operators only); reconciliation of an offer's
  * listings with the exchange's book, requested (POST) and read (GET) at
@@ -12,6 +13,7 @@ import { OfsBookParams, OfsBookResponse, OfsIssuesResponse } from '../../schemas
 import type { OfsBookService } from '../../services/ofs-book.js';
 import {
   CURRENT_OFFER_DAYS,
+  OfsAllotmentResponse,
   DEFAULT_OFFERS_PAGE_SIZE,
   MAX_OFFERS_PAGE_SIZE,
   OfsOfferBookResponse,
@@ -80,6 +82,32 @@ export function registerOfsRoutes(
       },
     },
     async (request) => success('OFS offer fetched successfully', await ofsOffers.get(request.params.offer_id)),
+  );
+
+  app.get(
+    '/transactional/v1/ofs/offers/:offer_id/allotment',
+    {
+      config: { auth: 'token' },
+      schema: {
+        tags: ['ofs'],
+        summary:
+          'The allotment explained: each of your bids in an offer, what each day allotted it and why, what it paid, its funds and when it settles',
+        description: [
+          "For any logged-in user, about their own bids only (every listing of the offer, oldest first): each bid's outcome, its allotment per day (T, and T+1) with a reason code and a sentence in a trader's words, the price paid, the funds it blocks, debited and released (from the funds ledger) and when each day's allotment is paid out.",
+          'The exchanges report allotments without a reason: the reason is derived from the T-day and retail cut-offs, the single-bidder cap counted over all your bids in the offer (MF and IC exempt), whether the bid was carried forward, cancelled, rejected, or the offer cancelled. A day its allocation has not reached yet is AWAITING_ALLOCATION.',
+          'An unknown offer is 404 e-368, as the offer read answers it.',
+        ].join(' '),
+        security: READ_SECURITY,
+        params: OfsOfferParams,
+        querystring: NoQuery,
+        response: {
+          200: OfsAllotmentResponse,
+          ...errorResponses(...TOKEN_ERRORS, Errors.OFS_OFFER_NOT_FOUND, Errors.INVALID_QUERY),
+        },
+      },
+    },
+    async (request) =>
+      success('Allotment fetched successfully', await ofsOffers.allotment(callerOf(request), request.params.offer_id)),
   );
 
   app.get(

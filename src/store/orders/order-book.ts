@@ -11,6 +11,18 @@ import { listParameter } from '../sql/bulk.js';
 import { inOneSnapshot } from '../sql/snapshot.js';
 import { EXPOSURES, historyEntryFromRow, orderFromRow, type OrderPageRequest } from './orders.js';
 
+/** A user's bids in one offer with what happened to them: the allotment explained reads these (issue 51). */
+export interface OfferBidRecords {
+  /** Oldest first (placement, then id). */
+  orders: Order[];
+  /** Each order's allotments (its trades), oldest first. */
+  trades: { orderId: string; quantity: number; pricePaise: number; tradedAt: number; settlesAt: number }[];
+  /** Each order's changes, oldest first. */
+  changes: RecordedChange[];
+  /** Each order's funds ledger rows (BLOCK, RELEASE, DEBIT), oldest first. */
+  funds: { orderId: string; kind: 'BLOCK' | 'RELEASE' | 'DEBIT'; amountPaise: number; at: number }[];
+}
+
 export class OrderBookReads {
   constructor(
     private readonly db: Kysely<Database>,
@@ -90,6 +102,70 @@ export class OrderBookReads {
       .where('user_id', '=', userId)
       .executeTakeFirst();
     return row && orderFromRow(row);
+  }
+
+  /**
+   * The user's bids in an offer (every listing) with their trades, changes and funds ledger rows: four
+   * reads in one snapshot whatever the number of bids (index orders_user_offer; the others by the orders'
+   * ids through it, and the ledger by its user).
+   */
+  async offerBids(userId: string, offerId: string): Promise<OfferBidRecords> {
+    return inOneSnapshot(this.db, async (db) => {
+      const mine = db
+        .selectFrom('orders')
+        .select('order_id')
+        .where('user_id', '=', userId)
+        .where('offer_id', '=', offerId);
+      const orders = await db
+        .selectFrom('orders')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('offer_id', '=', offerId)
+        .orderBy('created_at')
+        .orderBy('order_id')
+        .execute();
+      if (orders.length === 0) return { orders: [], trades: [], changes: [], funds: [] };
+      const trades = await db
+        .selectFrom('trades')
+        .select(['order_id', 'quantity', 'price_paise', 'traded_at', 'settles_at'])
+        .where('user_id', '=', userId)
+        .where('order_id', 'in', mine)
+        .orderBy('traded_at')
+        .orderBy('trade_id')
+        .execute();
+      const changes = await db
+        .selectFrom('order_history')
+        .selectAll()
+        .where('order_id', 'in', mine)
+        .orderBy('id')
+        .execute();
+      const funds = await db
+        .selectFrom('funds_ledger')
+        .select(['order_id', 'kind', 'amount_paise', 'at'])
+        .where('user_id', '=', userId)
+        .where('order_id', 'in', mine)
+        .where('kind', 'in', ['BLOCK', 'RELEASE', 'DEBIT'])
+        .orderBy('id')
+        .execute();
+      // PostgreSQL answers bigints as strings.
+      return {
+        orders: orders.map(orderFromRow),
+        trades: trades.map((row) => ({
+          orderId: row.order_id,
+          quantity: Number(row.quantity),
+          pricePaise: Number(row.price_paise),
+          tradedAt: Number(row.traded_at),
+          settlesAt: Number(row.settles_at),
+        })),
+        changes: changes.map(historyEntryFromRow),
+        funds: funds.map((row) => ({
+          orderId: row.order_id ?? '',
+          kind: row.kind as 'BLOCK' | 'RELEASE' | 'DEBIT',
+          amountPaise: Number(row.amount_paise),
+          at: Number(row.at),
+        })),
+      };
+    });
   }
 
   /** The order's changes, oldest first. */

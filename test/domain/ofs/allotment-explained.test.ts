@@ -112,13 +112,14 @@ const onT1 = (quantity: number, pricePaise: number): BidAllotment => ({
   at: T1_CLOSE + MINUTE,
   settlesAt: T1_PAYOUT,
 });
-/** The ledger of a bid blocked in full, debited each allotment and released the rest. */
+/**
+ * The ledger of a bid blocked in full, as OrderRepository.apply writes it: an allotment debits its cost from
+ * the cash and the block is released (the whole of it once the bid is finished).
+ */
 function ledger(quantity: number, pricePaise: number, allotments: BidAllotment[]): BidFundsEntry[] {
   const entries: BidFundsEntry[] = [{ kind: 'BLOCK', amountPaise: quantity * pricePaise, at: T }];
   for (const a of allotments) entries.push({ kind: 'DEBIT', amountPaise: a.quantity * a.pricePaise, at: a.at });
-  const allotted = allotments.reduce((s, a) => s + a.quantity, 0);
-  if (allotted < quantity)
-    entries.push({ kind: 'RELEASE', amountPaise: (quantity - allotted) * pricePaise, at: T1_CLOSE + MINUTE });
+  entries.push({ kind: 'RELEASE', amountPaise: quantity * pricePaise, at: T1_CLOSE + MINUTE });
   return entries;
 }
 

@@ -6233,6 +6233,404 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactional/v1/ofs/offers/{offer_id}/allotment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The allotment explained: each of your bids in an offer, what each day allotted it and why, what it paid, its funds and when it settles
+         * @description For any logged-in user, about their own bids only (every listing of the offer, oldest first): each bid's outcome, its allotment per day (T, and T+1) with a reason code and a sentence in a trader's words, the price paid, the funds it blocks, debited and released (from the funds ledger) and when each day's allotment is paid out. The exchanges report allotments without a reason: the reason is derived from the T-day and retail cut-offs, the single-bidder cap counted over all your bids in the offer (MF and IC exempt), whether the bid was carried forward, cancelled, rejected, or the offer cancelled. A day its allocation has not reached yet is AWAITING_ALLOCATION. An unknown offer is 404 e-368, as the offer read answers it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    offer_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Allotment fetched successfully */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @example s-101 */
+                            code: string;
+                            message: string;
+                            data: {
+                                /** @description The server's clock (ISO instant). */
+                                server_time: string;
+                                /** @description The offer's id. */
+                                offer_id: string;
+                                /**
+                                 * @description The offer's state, as its read call answers it.
+                                 * @enum {string}
+                                 */
+                                state: "ANNOUNCED" | "T_OPEN" | "T_ALLOCATED" | "T1_OPEN" | "ALLOCATED" | "CANCELLED";
+                                /** @description Whether each day's allocation has run. */
+                                allocated: {
+                                    /** @description The T allocation has run: the offer records it, or one of the caller's bids shows its report. */
+                                    t_day: boolean;
+                                    /** @description The T+1 allocation has run (likewise). */
+                                    t1_day: boolean;
+                                };
+                                /** @description The T-day cut-off in rupees, as in OfsOfferEntry. */
+                                t_cutoff_price: number | null;
+                                /** @description The retail cut-off in rupees, as in OfsOfferEntry. */
+                                retail_cutoff_price: number | null;
+                                /** @description What UNIFORM retail allotments pay, as in OfsOfferEntry. */
+                                retail_price: number | null;
+                                /** @description What employees pay, as in OfsOfferEntry. */
+                                employee_price: number | null;
+                                /** @description When T+1 opens (ISO instant). */
+                                t1_opens_at: string;
+                                /** @description As OfsOfferEntry.settlement_dates; null for a drill offer. */
+                                settlement_dates: {
+                                    /** @description When T-day allotments are paid out. */
+                                    t_day: string;
+                                    /** @description When T+1 allotments are paid out. */
+                                    t1_day: string;
+                                } | null;
+                                /** @description The caller's bids in this offer on every listing, oldest first; no one else's. */
+                                bids: {
+                                    /** @description The bid's order id. */
+                                    order_id: string;
+                                    /** @description The listing it was placed on: NSE_EQ or BSE_EQ. */
+                                    exchange: string;
+                                    /** @description The listing's symbol. */
+                                    symbol: string;
+                                    /** @description The series it was placed in. */
+                                    series: string;
+                                    /**
+                                     * @description The bid category.
+                                     * @enum {string}
+                                     */
+                                    bid_category: "RETAIL" | "EMPLOYEE" | "NII" | "MF" | "IC" | "OTHS";
+                                    /**
+                                     * @description H: 100 % margin; T: 0 % margin (blocks and debits nothing).
+                                     * @enum {string}
+                                     */
+                                    margin_type: "H" | "T";
+                                    /** @description The order's status now (the order book's). */
+                                    status: string;
+                                    /** @description The bid price in rupees as it stands now; null: a cut-off bid. */
+                                    price: number | null;
+                                    /** @description The whole bid, as it stands now. */
+                                    quantity: number;
+                                    /** @description Carried forward to T+1. */
+                                    carried_forward: boolean;
+                                    /**
+                                     * @description AWAITING (still live, or a day not yet allocated), ALLOTTED (in full), PART_ALLOTTED, NOT_ALLOTTED, REJECTED, CANCELLED (by the bidder or with the offer, nothing allotted).
+                                     * @enum {string}
+                                     */
+                                    outcome: "AWAITING" | "ALLOTTED" | "PART_ALLOTTED" | "NOT_ALLOTTED" | "REJECTED" | "CANCELLED";
+                                    /** @description Shares allotted over both days. */
+                                    allotted_quantity: number;
+                                    /** @description quantity - allotted_quantity: not allotted (while AWAITING, not yet). */
+                                    not_allotted_quantity: number;
+                                    /** @description Rupees paid per share over its allotments (to the paisa); null: none. */
+                                    average_price: number | null;
+                                    /** @description Each day that concerns the bid, T first: a non-retail bid's T, and T+1 when T left some of it; a retail or employee bid's T+1. */
+                                    days: {
+                                        /**
+                                         * @description The allocation day: T (non-retail) or T+1 (retail, employees, carried forward).
+                                         * @enum {string}
+                                         */
+                                        day: "T" | "T+1";
+                                        /** @description What the bid asked of that day's allocation: on T its quantity at T's close; on T+1 a retail or employee bid's quantity, a non-retail bid's what it carried forward (or, not carried forward, what T left of it). */
+                                        bid_quantity: number;
+                                        /** @description Shares allotted that day. */
+                                        allotted_quantity: number;
+                                        /** @description The trade price that day in rupees (the average when more than one); null: nothing allotted. */
+                                        price: number | null;
+                                        /** @description Rupees debited from the funds account for that day's allotment; 0 when nothing was, or the bid is not funds-checked (a 0 %-margin bid, or a bidder without a funds account). */
+                                        value: number;
+                                        /**
+                                         * @description Why: AWAITING_ALLOCATION (the day's allocation has not reached the bid), ALLOTTED_IN_FULL, PROPORTIONATE (shared in proportion at or above the clearing price), PRICE_PRIORITY (higher bids first; the bid was at the lowest price allotted), SINGLE_BIDDER_CAP (the bidder's allotments in the offer reached 25 % of it), BELOW_CUTOFF (below the T-day cut-off), BELOW_RETAIL_CUTOFF (below the retail cut-off), NOT_CARRIED_FORWARD, NOTHING_LEFT_FOR_CARRIED_FORWARD (retail left no shares for it), REJECTED, CANCELLED (by the bidder), OFFER_CANCELLED. Derived from the cut-offs, the cap and the bid's own record: the exchanges report no reason.
+                                         * @enum {string}
+                                         */
+                                        reason: "AWAITING_ALLOCATION" | "ALLOTTED_IN_FULL" | "PROPORTIONATE" | "PRICE_PRIORITY" | "SINGLE_BIDDER_CAP" | "BELOW_CUTOFF" | "BELOW_RETAIL_CUTOFF" | "NOT_CARRIED_FORWARD" | "NOTHING_LEFT_FOR_CARRIED_FORWARD" | "REJECTED" | "CANCELLED" | "OFFER_CANCELLED";
+                                        /** @description One sentence in a trader's words: rupees in the Indian grouping, times in India time ("IST"). */
+                                        explanation: string;
+                                        /** @description When that day's allotment is paid out (ISO instant); null: nothing allotted. */
+                                        settles_at: string | null;
+                                    }[];
+                                    /** @description From the funds ledger: debited + released + blocked is what it ever blocked. All 0 for a bid that is not funds-checked. */
+                                    funds: {
+                                        /** @description Rupees the bid still blocks now. */
+                                        blocked: number;
+                                        /** @description Rupees its allotments debited. */
+                                        debited: number;
+                                        /** @description Rupees released back to the account (unallotted, cancelled, lowered). */
+                                        released: number;
+                                    };
+                                    /** @description One line summing the bid up, in a trader's words. */
+                                    explanation: string;
+                                }[];
+                                /** @description The bids' figures summed. */
+                                totals: {
+                                    /** @description The bids' quantities summed. */
+                                    bid_quantity: number;
+                                    /** @description Shares allotted. */
+                                    allotted_quantity: number;
+                                    /** @description Shares not allotted (yet). */
+                                    not_allotted_quantity: number;
+                                    /** @description Rupees still blocked. */
+                                    blocked: number;
+                                    /** @description Rupees debited. */
+                                    debited: number;
+                                    /** @description Rupees released. */
+                                    released: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-110, e-101, e-117, e-118, e-122, e-123, e-112, e-125, e-121 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-201, e-202, e-203, e-204 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-368 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-119 */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-107 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-108 */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-120 */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-501 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+                /** @description Error envelope; code is one of e-503 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "error";
+                            /**
+                             * @description A stable code from the error catalog (the table in the API description); a client may branch on it.
+                             * @example e-103
+                             */
+                            code: string;
+                            message: string;
+                            errors: {
+                                /** @description The field at fault, e.g. scrip_info.symbol or orders[2].Price; "" for the whole request. */
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @description Equal to the Request-Id response header. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/v1/ofs/offers/{offer_id}/book": {
         parameters: {
             query?: never;

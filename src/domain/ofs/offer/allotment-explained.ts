@@ -349,7 +349,13 @@ export function explainAllotment(
     const averagePaise = allotted === 0 ? null : Number((valuePaise * 2n + BigInt(allotted)) / (2n * BigInt(allotted)));
     const sum = (kind: BidFundsEntry['kind']) =>
       bid.funds.filter((f) => f.kind === kind).reduce((s, f) => s + f.amountPaise, 0);
-    const fundsPaise = { blocked: bid.fundsBlockedPaise ?? 0, debited: sum('DEBIT'), released: sum('RELEASE') };
+    // The ledger releases an allotment's block and debits its cost from the cash: what came back to the
+    // available funds is what was released beyond the debits.
+    const fundsPaise = {
+      blocked: bid.fundsBlockedPaise ?? 0,
+      debited: sum('DEBIT'),
+      released: Math.max(0, sum('RELEASE') - sum('DEBIT')),
+    };
     const last = days.at(-1)!;
     const outcome: AllotmentOutcome = rejected
       ? 'REJECTED'
