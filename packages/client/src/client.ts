@@ -22,6 +22,7 @@ import type {
   CartUpdateRequest,
   Exchange,
   Holdings,
+  OfsAllotmentAnswer,
   OfsOfferAnswer,
   OfsOffers,
   LoginAnswer,
@@ -301,6 +302,22 @@ export class OrdergateClient {
       await this.call<OfsOfferAnswer>({
         method: 'GET',
         path: path('/transactional/v1/ofs/offers/{offer_id}', offerId),
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
+  }
+
+  /**
+   * The allotment explained (GET /transactional/v1/ofs/offers/{offer_id}/allotment): each of your bids in
+   * the offer, what each day allotted it and why, the price paid, the funds and the settlement; an unknown
+   * id is an OrdergateError e-368.
+   */
+  async allotment(offerId: string, options: CallOptions = {}): Promise<OfsAllotmentAnswer> {
+    return (
+      await this.call<OfsAllotmentAnswer>({
+        method: 'GET',
+        path: path('/transactional/v1/ofs/offers/{offer_id}/allotment', offerId),
         auth: 'token',
         signal: options.signal,
       })

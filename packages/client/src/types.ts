@@ -66,6 +66,10 @@ export type Positions = SuccessBody<'/transactional/v1/portfolio/positions/{type
 export type Holdings = SuccessBody<'/transactional/v1/portfolio/holdings', 'get'>;
 export type OfsOffers = SuccessBody<'/transactional/v1/ofs/offers', 'get'>;
 export type OfsOfferAnswer = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}', 'get'>;
+/** The allotment explained: your bids in one offer, what each day allotted them and why (`allotment(offerId)`). */
+export type OfsAllotmentAnswer = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}/allotment', 'get'>;
+/** One of your bids as `allotment(offerId)` explains it. */
+export type AllotmentBid = OfsAllotmentAnswer['data']['bids'][number];
 /** An OFS offer: its terms, portions in shares, days and state. */
 export type OfsOffer = OfsOffers['data']['offers'][number];
 /** The indicative price of an offer's non-retail bids as the exchange last published it through T. */

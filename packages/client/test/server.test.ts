@@ -180,6 +180,10 @@ describe('OFS offers', () => {
     const error = await client.offer('NOPE').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrdergateError);
     expect(error).toMatchObject({ status: 404, code: 'e-368' });
+    // The allotment explained: nothing bid yet, nothing to explain; an unknown offer as the offer read.
+    const allotment = await client.allotment('ACME-OFS-1');
+    expect(allotment.data).toMatchObject({ offer_id: 'ACME-OFS-1', bids: [], allocated: { t_day: false } });
+    expect(await client.allotment('NOPE').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'e-368' });
   });
 });
 
