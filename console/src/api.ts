@@ -28,11 +28,112 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The message with every field at fault, for a status line. */
+  /**
+   * What went wrong in a trader's words, for a status line: each fault once (the envelope's message is
+   * its first field's fault again), without the error code, JSON paths ("orders[2].Price" is "Line 3's
+   * price") or the API's words to its clients. The code and the request go in `support()`.
+   */
   describe(): string {
-    const fields = this.errors.filter((e) => e.field !== '').map((e) => `${e.field}: ${e.message}`);
-    return [`${this.message} (${this.code})`, ...fields].join('; ');
+    const said = new Set<string>();
+    for (const text of [this.message, ...this.errors.map((e) => e.message)]) {
+      const sentence = inWords(text);
+      if (sentence !== '' && ![...said].some((s) => sameFault(s, sentence))) said.add(sentence);
+    }
+    return [...said].join(' ');
   }
+
+  /** The faults of the answer, each by the field it names: its form control's key, its cart line, its words. */
+  faults(): Fault[] {
+    return faultsOf(this.errors, this.message);
+  }
+
+  /** For support: the code and the request id ("e-380 · request 01a2…"), which a trader quotes, never reads. */
+  support(): string {
+    return [this.code, this.requestId === undefined ? null : `request ${this.requestId}`]
+      .filter((part) => part !== null)
+      .join(' \u00b7 ');
+  }
+}
+
+/** One fault of an answer, placed: `key` names the control (price, quantity, order_type...), `line` the cart line (from 0). */
+export interface Fault {
+  key: string | null;
+  line: number | null;
+  /** The fault in words, for beside its control: the field's name left out when it begins the message. */
+  text: string;
+  /** The fault in words on its own (a status line, a line's results): "Line 3: price 101.52 is ...". */
+  sentence: string;
+}
+
+/** "orders[2].scripDetail._Series" -> its form control's key, "series"; "ordercartName" as it is. */
+function controlKey(path: string): string | null {
+  const last =
+    path
+      .replace(/^orders\[\d+\]\.?/, '')
+      .split('.')
+      .pop() ?? '';
+  if (last === '') return null;
+  const key = last
+    .replace(/^_/, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase();
+  return key === 'product_type' ? 'product' : key === 'exchange_name' ? 'exchange' : key;
+}
+
+/** A field's name in words: "OrderType" -> "order type". */
+const fieldWords = (path: string) => (controlKey(path) ?? path).replace(/_/g, ' ');
+
+/** The API's words for its clients, left out of the console's: what a client reads in the envelope. */
+const ENVELOPE_WORDS = [
+  /;?\s*see each line in data/g,
+  /;?\s*errors names the faults of each line(?: as orders\[i\]\.Field)?/g,
+  /\s*\(body \{[^}]*\}\)/g,
+  /\s*\(e-\d+(?::[^)]*)?\)/g,
+  /\s*\(\d{4}-\d\d-\d\dT[\d:.]+Z\)/g,
+];
+
+/** A message without paths, codes or envelope words, as a sentence: "orders[2]: price 99 ..." -> "Line 3: price 99 ...". */
+export function inWords(message: string): string {
+  let text = message.trim();
+  for (const words of ENVELOPE_WORDS) text = text.replace(words, '');
+  text = text
+    .replace(
+      /\borders\[(\d+)\]\.([\w.]+)/g,
+      (_, i: string, field: string) => `Line ${Number(i) + 1}'s ${fieldWords(field)}`,
+    )
+    .replace(/\borders\[(\d+)\]/g, (_, i: string) => `Line ${Number(i) + 1}`)
+    .trim();
+  if (text === '') return '';
+  const sentence = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** The same fault said twice: one sentence holds the other (a line's fault within the envelope's "Line 3: ..."). */
+const sameFault = (a: string, b: string) => {
+  const bare = (s: string) => s.replace(/[.!?]$/, '').toLowerCase();
+  return bare(a).includes(bare(b)) || bare(b).includes(bare(a));
+};
+
+/** The faults an answer names (`errors`; its `message` alone when it names none), each placed. */
+export function faultsOf(errors: readonly FieldError[], message: string): Fault[] {
+  const faults = errors.length > 0 ? errors : [{ field: '', message }];
+  return faults.map((fault) => faultOf(fault.field, fault.message));
+}
+
+function faultOf(path: string, message: string): Fault {
+  const line = /^orders\[(\d+)\]/.exec(path);
+  // Beside its control the fault needs neither its line nor its path: "orders[2]: price 1 ..." -> "Price 1 ...".
+  let text = message.trim();
+  if (path !== '' && text.startsWith(`${path}:`)) text = text.slice(path.length + 1);
+  text = text
+    .replace(/^orders\[\d+\](?:\.[\w.]+)?:\s*/, '')
+    .replace(/^orders\[\d+\]\.([\w.]+)/, (_, field: string) => fieldWords(field));
+  return {
+    key: controlKey(path),
+    line: line === null ? null : Number(line[1]),
+    text: inWords(text),
+    sentence: inWords(message),
+  };
 }
 
 /** The token was refused: the session is over (logout elsewhere, expiry, the operator ended it). */

@@ -2,6 +2,7 @@
  * Building the page: elements are made with these two functions and filled with textContent only, never
  * innerHTML, so no value from the server is ever parsed as markup.
  */
+import type { Fault } from './api.js';
 import { instantParts, parseInstant } from './format.js';
 
 type Child = Node | string | number | null | undefined | false;
@@ -117,6 +118,34 @@ export function showFieldError(control: HTMLInputElement | HTMLSelectElement, te
     'aria-describedby',
     [control.getAttribute('aria-describedby'), error.id].filter(Boolean).join(' '),
   );
+}
+
+type Control = HTMLInputElement | HTMLSelectElement;
+
+/**
+ * Shows each fault of an answer beside the control its field names (`controls`, by the key Fault.key gives:
+ * price, quantity, order_type...), once: two faults of one control are said together, a repeat is not said
+ * again. Returns the faults no control was found for, for the caller to say elsewhere.
+ */
+export function showFaultsBeside(faults: Fault[], controls: Partial<Record<string, Control>>): Fault[] {
+  const beside = new Map<Control, string[]>();
+  const rest: Fault[] = [];
+  for (const fault of faults) {
+    const control = fault.key === null ? undefined : controls[fault.key];
+    if (control === undefined) rest.push(fault);
+    else {
+      const texts = beside.get(control) ?? [];
+      if (!texts.includes(fault.text)) texts.push(fault.text);
+      beside.set(control, texts);
+    }
+  }
+  for (const [control, texts] of beside) showFieldError(control, texts.join(' '));
+  return rest;
+}
+
+/** The details a trader quotes to support, under a message and muted: "For support: e-380 · request 01a2...". */
+export function supportLine(details: string): HTMLElement {
+  return h('small', { class: 'support-line' }, `For support: ${details}`);
 }
 
 /** Removes the error `showFieldError` put beside the field. */

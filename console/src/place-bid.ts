@@ -6,8 +6,9 @@
  * (`follow`), the outcome line follows the order until the OMS has decided: placed, then accepted (funds
  * blocked, sent to or live at the exchange) or rejected with the reason in a trader's words.
  */
-import { ApiError, call } from './api.js';
-import { clearFieldError, h, showFieldError } from './dom.js';
+import '../styles/words.css';
+import { ApiError, call, inWords } from './api.js';
+import { clearFieldError, h, showFieldError, supportLine } from './dom.js';
 import { formatPrice } from './format.js';
 import type { OrderStore } from './orders-store.js';
 import type { Order } from './types.js';
@@ -89,18 +90,34 @@ export function bidRefusal(
       return { text: 'Too many orders in this second: wait a moment, then place it again.', field: null };
     case 'e-503':
       return { text: 'The service cannot take the bid right now: try again in a moment.', field: null };
-    default:
-      return { text: error.message, field: null };
+    default: {
+      // Any other fault of a field the form has is said beside it, in the API's words without its path.
+      const fault = error.faults().find((f) => f.key !== null && BID_FIELDS.includes(f.key));
+      return fault === undefined
+        ? { text: error.describe(), field: null }
+        : { text: fault.text, field: fault.key as keyof BidControls };
+    }
   }
 }
 
-/** Shows the outcome: a mark and a sentence, styled as a success or a refusal. */
-export function showOutcome(outcome: HTMLElement, kind: 'ok' | 'refused' | 'pending', text: string): void {
+const BID_FIELDS: readonly string[] = ['quantity', 'price', 'order_identifier'];
+
+/**
+ * Shows the outcome: a mark and a sentence, styled as a success or a refusal; under a refusal the API's
+ * code and request id for support (`support`), muted.
+ */
+export function showOutcome(
+  outcome: HTMLElement,
+  kind: 'ok' | 'refused' | 'pending',
+  text: string,
+  support?: string,
+): void {
   outcome.className = `status-line outcome ${kind}`;
   const mark = kind === 'ok' ? '\u2713' : kind === 'refused' ? '\u2715' : '';
   outcome.replaceChildren(
     ...(mark === '' ? [] : [h('span', { class: 'outcome-mark', 'aria-hidden': 'true' }, mark)]),
     text,
+    ...(support === undefined ? [] : [supportLine(support)]),
   );
 }
 
@@ -111,11 +128,9 @@ export function showOutcome(outcome: HTMLElement, kind: 'ok' | 'refused' | 'pend
 export function endReason(reason: string): string {
   const text = reason.replace(/^Rejected by the OMS:\s*/, '').trim();
   if (text === '') return 'No reason was given.';
-  const words = /^the (bid|new terms) needs? /.test(text)
-    ? `Not enough funds: ${text.replace(/ of funds;/, ';')}`
-    : text;
-  const sentence = words.charAt(0).toUpperCase() + words.slice(1);
-  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+  return inWords(
+    /^the (bid|new terms) needs? /.test(text) ? `Not enough funds: ${text.replace(/ of funds;/, ';')}` : text,
+  );
 }
 
 /** What the outcome line says of a placed order as its status stands; null while the OMS has not decided. */
@@ -198,8 +213,9 @@ export function placeBid(
         return showOutcome(outcome, 'refused', 'The bid could not be sent: check your connection and try again.');
       const refusal = bidRefusal(error, options.terms);
       const control = refusal.field === null ? undefined : controls[refusal.field];
-      if (control === undefined) return showOutcome(outcome, 'refused', `Bid refused: ${refusal.text}`);
-      showOutcome(outcome, 'refused', 'Bid refused: see the field above.');
+      if (control === undefined)
+        return showOutcome(outcome, 'refused', `Bid refused: ${refusal.text}`, error.support());
+      showOutcome(outcome, 'refused', 'Bid refused: see the field above.', error.support());
       showFieldError(control, refusal.text);
       control.focus();
     })

@@ -55,10 +55,10 @@ const codesAndFields = (violations: { kind: { code: string }; field: string }[])
   violations.map((v) => [v.kind.code, v.field]);
 
 describe('formatting for traders', () => {
-  it('shows an instant in IST and in ISO', () => {
-    expect(formatInstant(T1)).toBe('2026-11-24 09:15 IST (2026-11-24T03:45:00.000Z)');
-    expect(formatInstant(T1 + 1500)).toBe('2026-11-24 09:15:01 IST (2026-11-24T03:45:01.500Z)');
-    expect(formatInstant(Date.parse('2026-11-23T20:00:00Z'))).toBe('2026-11-24 01:30 IST (2026-11-23T20:00:00.000Z)');
+  it('shows an instant in IST, without the UTC instant', () => {
+    expect(formatInstant(T1)).toBe('2026-11-24 09:15 IST');
+    expect(formatInstant(T1 + 1500)).toBe('2026-11-24 09:15:01 IST');
+    expect(formatInstant(Date.parse('2026-11-23T20:00:00Z'))).toBe('2026-11-24 01:30 IST');
   });
 
   it('shows rupees in Indian grouping', () => {
@@ -75,11 +75,11 @@ describe("windowViolations: opens_at <= now < closes_at of the caller's category
     expect(windowViolations(issue, 'RETAIL', T1_CLOSE - 1)).toEqual([]);
   });
 
-  it('refuses a retail bid before the retail window opens (e-354), saying when it opens in IST and ISO', () => {
+  it('refuses a retail bid before the retail window opens (e-354), saying when it opens in IST', () => {
     const violations = windowViolations(issue, 'RETAIL', T1 - 1);
     expect(codesAndFields(violations)).toEqual([[Errors.OFS_WINDOW_NOT_OPEN.code, '']]);
     expect(violations[0]!.message).toContain('retail');
-    expect(violations[0]!.message).toContain('2026-11-24 09:15 IST (2026-11-24T03:45:00.000Z)');
+    expect(violations[0]!.message).toContain('2026-11-24 09:15 IST');
   });
 
   it('refuses a retail bid on day T, while only the non-retail window is open (e-354)', () => {
@@ -92,7 +92,7 @@ describe("windowViolations: opens_at <= now < closes_at of the caller's category
     for (const now of [T1_CLOSE, T1_CLOSE + 60_000]) {
       const violations = windowViolations(issue, 'RETAIL', now);
       expect(codesAndFields(violations)).toEqual([[Errors.OFS_WINDOW_CLOSED.code, '']]);
-      expect(violations[0]!.message).toContain('2026-11-24 15:30 IST (2026-11-24T10:00:00.000Z)');
+      expect(violations[0]!.message).toContain('2026-11-24 15:30 IST');
     }
   });
 

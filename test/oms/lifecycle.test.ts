@@ -84,7 +84,7 @@ describe('placement', () => {
 
     const order = await bench.order(orderId);
     const reason =
-      'Rejected by the OMS: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST (2026-11-23T07:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange';
+      'Rejected by the OMS: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST; no more bids, modifications or cancellations are taken; the order did not reach the exchange';
     expect(order.status).toBe('OMSREJECT');
     expect(order.error_reason).toBe(reason);
     expect((await bench.history(orderId)).at(-1)).toMatchObject({ status: 'OMSREJECT', reason });
@@ -99,7 +99,7 @@ describe('placement', () => {
     expect(await bench.order(institutional)).toMatchObject({
       status: 'OMSREJECT',
       error_reason:
-        'Rejected by the OMS: The non-retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 11:30 IST (2026-11-23T06:00:00.000Z); no more bids, modifications or cancellations are taken; the order did not reach the exchange',
+        'Rejected by the OMS: The non-retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 11:30 IST; no more bids, modifications or cancellations are taken; the order did not reach the exchange',
     });
     expect(await bench.status(retail)).toBe('PENDING');
   });
@@ -216,7 +216,7 @@ describe('modification at the exchange', () => {
     expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'LIVE', quantity: 10 });
     expect(await bench.order(orderId)).toMatchObject({ status: 'PENDING', quantity: 10 });
     expect((await bench.history(orderId)).at(-1)!.reason).toBe(
-      'Modification refused by the exchange: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST (2026-11-23T07:00:00.000Z); no more bids, modifications or cancellations are taken; the order keeps its terms at the exchange',
+      'Modification refused by the exchange: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 12:30 IST; no more bids, modifications or cancellations are taken; the order keeps its terms at the exchange',
     );
   });
 });
@@ -251,7 +251,7 @@ describe('cancellation at the exchange', () => {
     expect(await bench.exchangeBid(orderId)).toMatchObject({ status: 'LIVE' });
     expect(await bench.status(orderId)).toBe('PENDING');
     expect((await bench.history(orderId)).at(-1)!.reason).toBe(
-      'Cancellation refused by the exchange: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 10:30:00 IST (2026-11-23T05:00:00.001Z); no more bids, modifications or cancellations are taken',
+      'Cancellation refused by the exchange: The retail bidding window of SBIN (NSE_EQ) closed at 2026-11-23 10:30:00 IST; no more bids, modifications or cancellations are taken',
     );
   });
 

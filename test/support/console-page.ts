@@ -80,3 +80,12 @@ export function smallestChartText(charts: Locator): Promise<number> {
     );
   });
 }
+
+/** The text `locator` shows, without what `leaveOut` finds in it (e.g. a details line for support). */
+export function textWithout(locator: Locator, leaveOut: string): Promise<string> {
+  return locator.evaluate((element, selector) => {
+    const copy = element.cloneNode(true) as typeof element;
+    for (const part of copy.querySelectorAll(selector)) part.remove();
+    return (copy.textContent ?? '').replace(/\s+/g, ' ').trim();
+  }, leaveOut);
+}

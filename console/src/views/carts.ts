@@ -2,12 +2,24 @@
  * Order carts: the list, an editor (name and lines; a new cart or an existing one, updated with If-Match so
  * that a change made elsewhere meanwhile is not overwritten), and the execution, answered line by line.
  * The editor offers only what this OMS can place (OFS bids, at a price or at the cut-off price). Lines are
- * numbered from 1 and shown with the name the API gives them, from 0: "Line 2 (orders[1])", in the editor,
- * its errors and the execution's results alike.
+ * numbered from 1, "Line 2", in the editor, its errors and the execution's results alike (the API names
+ * it orders[1]: its words stay out of the page). A fault the server names is said once, beside the field
+ * of the line it names; the code and the request go in a details line for support.
  */
-import { ApiError, call } from '../api.js';
+import { ApiError, call, faultsOf, inWords, type Fault } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
-import { field, h, row, select, statusLine, table, uniqueId } from '../dom.js';
+import {
+  clearFieldError,
+  field,
+  h,
+  row,
+  select,
+  showFaultsBeside,
+  statusLine,
+  supportLine,
+  table,
+  uniqueId,
+} from '../dom.js';
 import { formatInstant, formatPrice, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
 import type { Cart, CartLine, CartLineResult, OfsIssue } from '../types.js';
@@ -25,8 +37,8 @@ const EXCHANGES: [string, string][] = [
 ];
 const MARKET_ORDER_TYPES: readonly string[] = ['RL-MKT', 'SL-MKT'];
 const STOP_LOSS_ORDER_TYPES: readonly string[] = ['SL', 'SL-MKT'];
-/** Both numberings of a line: from 1 for people, `orders[i]` (from 0) as the API's errors name it. */
-const lineName = (index: number) => `Line ${index + 1} (orders[${index}])`;
+/** A line as people number it, from 1 (the API's `orders[i]` counts from 0). */
+const lineName = (index: number) => `Line ${index + 1}`;
 /** A blank name shows as no name at all; the server refuses it too (e-411). */
 const BLANK_NAME = 'Cart name must hold a character other than white space: a name of spaces only shows as no name';
 const LIST_COLUMNS = ['Name', 'Lines', 'Executed', 'Last change', 'Actions'];
@@ -82,6 +94,19 @@ function lineTerms(line: CartLine): string {
 }
 
 /** Where the error messages of a field or a line are shown, beside it; hidden while there are none. */
+type LineControls = Partial<Record<string, HTMLInputElement | HTMLSelectElement>>;
+
+/** What a refused call says in the status line: its faults in words, and the details for support under them. */
+function sayRefusal(status: HTMLElement, what: string, error: ApiError, text = error.describe()): void {
+  status.replaceChildren(`${what}: ${text}`, supportLine(error.support()));
+}
+
+/** "see Line 2 and Line 3": where the faults beside the lines are. */
+function seeLines(faults: Fault[]): string {
+  const lines = [...new Set(faults.flatMap((f) => (f.line === null ? [] : [lineName(f.line)])))];
+  return `see the fault${faults.length === 1 ? '' : 's'} beside ${lines.join(' and ')}.`;
+}
+
 interface ErrorsBeside {
   element: HTMLParagraphElement;
   show(messages: string[]): void;
@@ -104,7 +129,8 @@ export function cartsView(context: ConsoleContext): View {
   const resultArea = h('div', { 'aria-live': 'polite' });
   const listStatus = statusLine();
   const showListError = (error: unknown) => {
-    listStatus.textContent = error instanceof ApiError ? error.describe() : 'The carts could not be read';
+    if (error instanceof ApiError) sayRefusal(listStatus, 'The carts could not be read', error);
+    else listStatus.textContent = 'The carts could not be read';
   };
 
   /** Every cart, page by page (100 a page, the API's most; a user keeps MAX_CARTS_PER_USER, 100 by default). */
@@ -167,7 +193,13 @@ export function cartsView(context: ConsoleContext): View {
   }
 
   /** The fields of one line, and where the faults the server names `orders[index]...` are shown. */
-  function lineFields(line: CartLine, index: number, lines: CartLine[], faults: ErrorsBeside): HTMLFieldSetElement {
+  function lineFields(
+    line: CartLine,
+    index: number,
+    lines: CartLine[],
+    faults: ErrorsBeside,
+    controls: LineControls,
+  ): HTMLFieldSetElement {
     const input = (
       name: string,
       value: string | number,
@@ -237,6 +269,8 @@ export function cartsView(context: ConsoleContext): View {
       control.addEventListener('input', write);
       control.addEventListener('change', write);
     }
+    // The controls a fault of the line is said beside, by the key its field gives (api.ts Fault.key).
+    Object.assign(controls, { exchange, symbol, series, product, order_type: orderType, quantity, price });
     const remove = h(
       'button',
       { type: 'button', class: 'secondary', 'aria-label': `Remove ${lineName(index)}`, disabled: lines.length === 1 },
@@ -301,16 +335,21 @@ export function cartsView(context: ConsoleContext): View {
       if (!nameErrors.element.hidden && name.value.trim() !== '') showNameErrors([]);
     });
     const lineErrors = current.lines.map((_, index) => errorsBeside(uniqueId(`cart-line-${index}-errors`)));
-    /** The faults of an answer beside what they name: the name, or the line `orders[i]` (each message names its line). */
-    const showFaults = (errors: { field: string; message: string }[]) => {
-      showNameErrors(errors.filter((e) => e.field === 'ordercartName').map((e) => e.message));
-      lineErrors.forEach((element, index) =>
-        element.show(
-          errors
-            .filter((e) => e.field === `orders[${index}]` || e.field.startsWith(`orders[${index}].`))
-            .map((e) => e.message),
-        ),
-      );
+    const lineControls = current.lines.map((): LineControls => ({}));
+    /**
+     * The faults of an answer beside what they name, once: the name, a line's field (its price, its
+     * quantity...), or the line itself when no field of the form is named.
+     */
+    const showFaults = (faults: Fault[]) => {
+      showNameErrors(faults.filter((f) => f.key === 'ordercart_name').map((f) => f.text));
+      lineErrors.forEach((element, index) => {
+        for (const control of Object.values(lineControls[index]!)) if (control) clearFieldError(control);
+        const rest = showFaultsBeside(
+          faults.filter((f) => f.line === index),
+          lineControls[index]!,
+        );
+        element.show([...new Set(rest.map((f) => f.text))]);
+      });
     };
     const issueChoice = select(
       'issue',
@@ -338,7 +377,8 @@ export function cartsView(context: ConsoleContext): View {
         onSubmit: (event: Event) => {
           event.preventDefault();
           if (current.name.trim() === '') {
-            showFaults([{ field: 'ordercartName', message: BLANK_NAME }]);
+            showFaults([]);
+            showNameErrors([BLANK_NAME]);
             status.textContent = `Not saved: ${BLANK_NAME}`;
             name.focus();
             return;
@@ -353,9 +393,13 @@ export function cartsView(context: ConsoleContext): View {
               return refreshList();
             })
             .catch((error: unknown) => {
-              status.textContent =
-                error instanceof ApiError ? `Not saved: ${error.describe()}` : 'The cart could not be saved';
-              if (error instanceof ApiError) showFaults(error.errors);
+              if (error instanceof ApiError) {
+                const faults = error.faults();
+                showFaults(faults);
+                // A fault of a line is said beside it; the status line says where.
+                const ofLines = faults.filter((f) => f.line !== null && f.line < current.lines.length);
+                sayRefusal(status, 'Not saved', error, ofLines.length > 0 ? seeLines(ofLines) : undefined);
+              } else status.textContent = 'The cart could not be saved';
               save.disabled = false;
             });
         },
@@ -366,7 +410,9 @@ export function cartsView(context: ConsoleContext): View {
         current.id === null ? 'New cart' : `Cart ${current.storedName}`,
       ),
       nameField,
-      current.lines.map((line, index) => lineFields(line, index, current.lines, lineErrors[index]!)),
+      current.lines.map((line, index) =>
+        lineFields(line, index, current.lines, lineErrors[index]!, lineControls[index]!),
+      ),
       h('div', { class: 'field-row' }, field('Issue for a new line', issueChoice), addLine),
       h('div', { class: 'actions' }, save, execute, remove),
       status,
@@ -383,8 +429,11 @@ export function cartsView(context: ConsoleContext): View {
       void executeCart(current)
         .then((outcome) => openCart(current.id!, outcome))
         .catch((error: unknown) => {
-          status.textContent =
-            error instanceof ApiError ? `Not executed: ${error.describe()}` : 'The cart could not be executed';
+          if (!(error instanceof ApiError)) status.textContent = 'The cart could not be executed';
+          // Nothing placed: each line's faults are in its result below, said there once.
+          else if (error.code === 'e-412')
+            sayRefusal(status, 'Not executed', error, `${inWords(error.message)} See each line's result below.`);
+          else sayRefusal(status, 'Not executed', error);
         })
         .finally(() => {
           execute.disabled = false;
@@ -402,8 +451,8 @@ export function cartsView(context: ConsoleContext): View {
           return refreshList();
         })
         .catch((error: unknown) => {
-          status.textContent =
-            error instanceof ApiError ? `Not deleted: ${error.describe()}` : 'The cart could not be deleted';
+          if (error instanceof ApiError) sayRefusal(status, 'Not deleted', error);
+          else status.textContent = 'The cart could not be deleted';
           remove.disabled = false;
         });
     });
@@ -450,16 +499,15 @@ export function cartsView(context: ConsoleContext): View {
         line === undefined
           ? '-'
           : `${line.scripDetail.symbol} ${line.scripDetail._Series} ${line.ProductType} ${lineTerms(line)}`;
+      // The row names its line: each fault is said once, in words, without its path; the code for support.
       const outcome =
         result.status === 'success'
           ? h('span', { class: 'result-ok' }, 'Placed: order ', h('code', {}, result.orderId))
           : h(
               'span',
               { class: 'result-error' },
-              `Not placed: ${result.message} (${result.code})`,
-              result.errors.length === 0
-                ? ''
-                : h('small', {}, ` ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`),
+              `Not placed: ${[...new Set(faultsOf(result.errors, result.message).map((f) => f.text))].join(' ')}`,
+              supportLine(result.code),
             );
       return row(RESULT_COLUMNS, [lineName(result.index), instrument, outcome], {
         'data-line': result.index,
@@ -480,7 +528,7 @@ export function cartsView(context: ConsoleContext): View {
         { orderEntry: true },
       );
       showResults(lines, answer.body.data);
-      return answer.body.message;
+      return inWords(answer.body.message);
     } catch (error) {
       // Nothing placed (e-412): its errors name each line's faults as orders[i].Field.
       if (error instanceof ApiError && error.code === 'e-412') {

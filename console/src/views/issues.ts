@@ -149,6 +149,8 @@ function bidForm(issue: OfsIssue, context: ConsoleContext): HTMLFormElement {
           placeBid(bodyOf(), outcome, submit, {
             controls,
             terms: { tick: issue.tick_size, floor: issue.floor_price, cutoff: issue.retail_cutoff_price },
+            // The outcome follows the order until the OMS has decided, as the offers' ticket does.
+            follow: context.orders,
             placed: clear,
           });
         });

@@ -323,11 +323,14 @@ export function valueLimitViolations(
 /** India Standard Time, UTC+05:30 all year (no daylight saving time). */
 export const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
 
-/** "2026-11-24 09:15 IST (2026-11-24T03:45:00.000Z)": Indian time for the trader, ISO for the program. */
+/**
+ * "2026-11-24 09:15 IST": India time, as a trader reads it in a message (issue 51: no UTC instant beside
+ * it; a program reads the instants of the answers' fields). Seconds are shown when the instant has any.
+ */
 export function formatInstant(epochMs: number): string {
   const ist = new Date(epochMs + IST_OFFSET_MS).toISOString();
   const seconds = ist.slice(16, 19) === ':00' && ist.slice(19, 23) === '.000' ? '' : ist.slice(16, 19);
-  return `${ist.slice(0, 10)} ${ist.slice(11, 16)}${seconds} IST (${new Date(epochMs).toISOString()})`;
+  return `${ist.slice(0, 10)} ${ist.slice(11, 16)}${seconds} IST`;
 }
 
 /** Paise as an amount in Indian grouping, "Rs 2,00,000.00". */
