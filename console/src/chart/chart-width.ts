@@ -4,7 +4,7 @@
  * again at the width it is shown at (layout.ts: atShownWidth), so that its text is 12-13 px on any screen;
  * this first width only spares a phone a second drawing.
  */
-const PHONE_QUERY = '(max-width: 40rem)';
+export const PHONE_QUERY = '(max-width: 40rem)';
 
 /** A card's padding and border on both sides (app.css: .card), and the least width a chart is drawn at. */
 const CARD_CHROME_PX = 2 * (16 + 1);

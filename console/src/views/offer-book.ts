@@ -22,7 +22,7 @@ import {
   retailPriceText,
   settlementText,
 } from './offers.js';
-import { chartWidth } from '../chart/chart-width.js';
+import { chartWidth, PHONE_QUERY } from '../chart/chart-width.js';
 import { syncServerClock } from '../ofs-issues.js';
 
 const CATEGORY_LABELS: Record<OfferBookCategory['category'], string> = {
@@ -105,9 +105,42 @@ function portions(offer: OfsOffer): HTMLElement {
   );
 }
 
-/** One row per category, and under each a row per listing it has bids on. */
+type Figures = Pick<OfferBookCategory, 'bids' | 'open_quantity' | 'allotted_quantity' | 'allotted_value'>;
+/** Whether a category or listing has had a bid: one with none takes no row (on a phone each row is a card). */
+const hasBids = (f: Figures) => f.bids > 0 || f.open_quantity > 0 || f.allotted_quantity > 0;
+
+/**
+ * The categories and listings with no bids, in one line each: "No bids: Employees, IC, Others (OTHS)" and
+ * "No bids on BSE_EQ 800001 from: MF, NII" (null: every one has bids).
+ */
+function noBids(book: OfsOfferBook): HTMLElement | null {
+  const categories = book.categories.filter((category) => !hasBids(category));
+  const listings = new Map<string, string[]>();
+  for (const category of book.categories.filter(hasBids))
+    for (const listing of category.by_listing.filter((l) => !hasBids(l))) {
+      const name = `${listing.exchange} ${listing.scrip_token}`;
+      listings.set(name, [...(listings.get(name) ?? []), CATEGORY_LABELS[category.category]]);
+    }
+  if (categories.length === 0 && listings.size === 0) return null;
+  return h(
+    'div',
+    { class: 'no-bids' },
+    categories.length === 0
+      ? null
+      : h(
+          'p',
+          { 'data-no-bids': '' },
+          `No bids: ${categories.map((category) => CATEGORY_LABELS[category.category]).join(', ')}`,
+        ),
+    [...listings].map(([name, from]) =>
+      h('p', { 'data-no-bids-listing': name }, `No bids on ${name} from: ${from.join(', ')}`),
+    ),
+  );
+}
+
+/** One row per category with bids, and under each a row per listing it has bids on. */
 function categoriesTable(book: OfsOfferBook): HTMLTableElement {
-  const figures = (f: Pick<OfferBookCategory, 'bids' | 'open_quantity' | 'allotted_quantity' | 'allotted_value'>) => [
+  const figures = (f: Figures) => [
     String(f.bids),
     formatQuantity(f.open_quantity),
     formatQuantity(f.allotted_quantity),
@@ -116,7 +149,7 @@ function categoriesTable(book: OfsOfferBook): HTMLTableElement {
   return table(
     'Bids by category and listing: shares still bid for, and allotted',
     CATEGORY_COLUMNS,
-    book.categories.flatMap((category) => [
+    book.categories.filter(hasBids).flatMap((category) => [
       row(
         CATEGORY_COLUMNS,
         [h('strong', {}, CATEGORY_LABELS[category.category]), 'All listings', ...figures(category)],
@@ -125,7 +158,7 @@ function categoriesTable(book: OfsOfferBook): HTMLTableElement {
           'data-category': category.category,
         },
       ),
-      ...category.by_listing.map((listing) =>
+      ...category.by_listing.filter(hasBids).map((listing) =>
         row(
           CATEGORY_COLUMNS,
           [CATEGORY_LABELS[category.category], `${listing.exchange} ${listing.scrip_token}`, ...figures(listing)],
@@ -224,8 +257,21 @@ function renderBook(book: OfsOfferBook): HTMLElement[] {
     offerNotice(offer.awaiting_operator ? AWAITING_OPERATOR : null, 'operator'),
     offerNotice(awaitingGreenShoeText(offer), 'green-shoe'),
     facts(offer),
-    part('offer-book-portions', 'Portions', portions(offer)),
-    part('offer-book-categories', 'Bids by category', h('div', { class: 'table-wrap' }, categoriesTable(book))),
+    // Folded on a phone, where the bids and the demand come first; open on a wider screen.
+    h(
+      'details',
+      { class: 'book-part book-portions', open: !window.matchMedia(PHONE_QUERY).matches },
+      h('summary', {}, h('h3', { id: 'offer-book-portions' }, 'Portions')),
+      portions(offer),
+    ),
+    part(
+      'offer-book-categories',
+      'Bids by category',
+      book.categories.some(hasBids)
+        ? h('div', { class: 'table-wrap' }, categoriesTable(book))
+        : h('p', {}, 'No bids yet in any category.'),
+      noBids(book),
+    ),
     demandPart(book),
   ].filter((node): node is HTMLElement => node !== null);
 }

@@ -5,11 +5,16 @@
  * import's default stands at the deadline), the discounts, the prices the allocations found (the T-day
  * cut-off, and with it the retail and employee prices; the retail cut-off after T+1) and when the
  * allotments are paid out. Through T it shows the indicative price the exchange publishes, with a chart of
- * it; once T has closed it says what the T allocation waits for: the seller's green-shoe decision (until
- * its deadline), or the operator when non-retail demand fell short. The view reads the offers again every
- * 5 s while it is open. While the user's bidding day of an offer is open, its card has a bid form that
- * takes the series from the listing and what the user bids as. For operators, each card links to the
- * offer's book (views/offer-book.ts).
+ * it, kept after T's close as the final T-day figures; with it the published demand: the non-retail shares
+ * bid against the non-retail portion ("subscribed 1.8 times"), by margin type, and the trader's own live
+ * bids against the indicative price and the floor (the exchanges publish no demand by price). Once T has
+ * closed it says what the T allocation waits for: the seller's green-shoe decision (until its deadline), or
+ * the operator when non-retail demand fell short; once the T allocation has found the cut-off, a banner
+ * gives it with T+1's opening. The view reads the offers again every 5 s while it is open. While the user's
+ * bidding day of an offer is open, its card has a bid form that takes the series from the listing and what
+ * the user bids as. A card opens on what the trader acts on (the state, the banner, the key prices, the
+ * ticket, the indicative price); the offer's static terms are folded in an "Offer terms" disclosure, closed
+ * on a phone. For operators, each card links to the offer's book (views/offer-book.ts).
  */
 import { ApiError, get, readProfile } from '../api.js';
 import { indicativeChart } from '../chart/indicative-chart.js';
@@ -42,7 +47,9 @@ import {
   type BidAs,
 } from '../ofs-offers.js';
 import type { Balance, IndicativePoint, OfsListing, OfsOffer } from '../types.js';
-import { chartWidth } from '../chart/chart-width.js';
+import { chartWidth, PHONE_QUERY } from '../chart/chart-width.js';
+import { priceStrip, type StripBid } from '../chart/price-strip.js';
+import { allotmentSection } from './allotment.js';
 
 const STATES: Record<OfsOffer['state'], string> = {
   ANNOUNCED: 'announced: day T has not opened',
@@ -171,20 +178,44 @@ const figuresText = (figures: Figures) =>
     ? 'no valid bid'
     : `${formatPrice(figures.price)} on ${formatQuantity(figures.quantity)} shares`;
 
-/** Day T's indicative price, by margin type, and its chart once a price has been published; null outside T. */
-function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[]): HTMLElement | null {
-  if (offer.state !== 'T_OPEN') return null;
+/** Whether day T is over: its close has passed by the server's clock, or the offer has moved past T. */
+export const tClosed = (offer: OfsOffer, now: number): boolean =>
+  !(offer.state === 'ANNOUNCED' || offer.state === 'T_OPEN') || now >= parseInstant(offer.t_day.closes_at);
+
+/** The heading of the indicative figures: live through T, then kept as the final figures of T's close. */
+const indicativeTitle = (offer: OfsOffer, now: number) =>
+  tClosed(offer, now)
+    ? `Final indicative price at T close ${formatTimeOfDay(offer.t_day.closes_at)}`
+    : 'Indicative price';
+
+/**
+ * Day T's indicative price, by margin type, and its chart once a price has been published: live through T,
+ * then kept, labelled as the final T-day figures, through T+1 and after the allocations. Null before T, and
+ * after T when none was ever published.
+ */
+function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[], now: number): HTMLElement | null {
+  if (offer.state === 'ANNOUNCED') return null;
+  const closed = tClosed(offer, now);
+  if (offer.state !== 'T_OPEN' && offer.indicative === null) return null;
   const slug = offer.offer_id.replace(/\W/g, '-');
   const headingId = `indicative-${slug}`;
   const { indicative } = offer;
-  const caption = `The indicative price of ${offer.symbol} through day T, against the floor of ${formatPrice(offer.floor_price)}`;
+  const caption = closed
+    ? `The indicative price of ${offer.symbol} through day T to its close, against the floor of ${formatPrice(offer.floor_price)}`
+    : `The indicative price of ${offer.symbol} through day T, against the floor of ${formatPrice(offer.floor_price)}`;
   const width = chartWidth(560);
   return h(
     'section',
-    { class: 'indicative', 'aria-labelledby': headingId },
-    h('h4', { id: headingId }, 'Indicative price'),
+    { class: closed ? 'indicative final' : 'indicative', 'aria-labelledby': headingId },
+    h('h4', { id: headingId }, indicativeTitle(offer, now)),
     indicative === null
-      ? h('p', {}, 'Not published yet: the exchange publishes it from the first valid non-retail bid.')
+      ? h(
+          'p',
+          {},
+          closed
+            ? 'None was published: no valid non-retail bid on T.'
+            : 'Not published yet: the exchange publishes it from the first valid non-retail bid.',
+        )
       : h(
           'dl',
           { class: 'facts' },
@@ -212,8 +243,146 @@ function indicativeSection(offer: OfsOffer, history: readonly IndicativePoint[])
 export const offerNotice = (text: string | null, about: string): HTMLElement | null =>
   text === null ? null : h('p', { class: 'offer-notice', 'data-notice': about }, text);
 
-/** What the card says of the offer: everything but the bid form, drawn again whenever the offer changes. */
-function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTMLElement | null)[] {
+/** "1.8", "0.45", "12": a ratio to two decimals at most. */
+const times = (ratio: number) => String(Number(ratio.toFixed(2)));
+
+/** One margin type's cumulative shares: "100 % margin: 1,575 shares", "0 % margin: no bids". */
+const marginLine = (label: string, figures: Figures) =>
+  `${label}: ${figures.quantity === 0 ? 'no bids' : `${formatQuantity(figures.quantity)} shares`}`;
+
+/** The caller's live bids in the offer, each at its price (a cut-off bid at the T-day cut-off, left out while that is not known). */
+function ownBids(offer: OfsOffer, context: ConsoleContext): StripBid[] {
+  return context.orders
+    .list()
+    .filter((order) => order.offer_id === offer.offer_id && isOpen(order) && order.pending_quantity > 0)
+    .map((order) => ({
+      quantity: order.pending_quantity,
+      price: order.order_type === 'RL-MKT' ? Number(offer.t_cutoff_price ?? NaN) : Number(order.order_price),
+    }))
+    .filter((bid) => Number.isFinite(bid.price) && bid.price > 0);
+}
+
+/**
+ * What the exchanges publish of an offer's demand, for traders: the indicative price and the cumulative
+ * shares bid, all and by margin type; no demand by price (docs/design/console.md). So: the non-retail shares
+ * bid against the non-retail portion, how many times it is subscribed, each margin type's shares, and the
+ * caller's own live bids against the indicative price and the floor on one price axis. Null until a figure
+ * is published.
+ */
+function demandSection(offer: OfsOffer, bids: readonly StripBid[], now: number): HTMLElement | null {
+  const { indicative, portions } = offer;
+  if (indicative === null || offer.state === 'ANNOUNCED') return null;
+  const slug = offer.offer_id.replace(/\W/g, '-');
+  const headingId = `demand-${slug}`;
+  const closed = tClosed(offer, now);
+  const subscribed =
+    portions.non_retail > 0 ? `: subscribed ${times(indicative.quantity / portions.non_retail)} times` : '';
+  const caption = `Your live bids in ${offer.symbol} against the ${closed ? 'final ' : ''}indicative price and the floor`;
+  return h(
+    'section',
+    { class: 'published-demand', 'aria-labelledby': headingId },
+    h('h4', { id: headingId }, closed ? 'Published demand at T close' : 'Published demand'),
+    h(
+      'p',
+      { 'data-demand': 'non_retail' },
+      `${formatQuantity(indicative.quantity)} shares bid against the non-retail portion of ${formatQuantity(portions.non_retail)}${subscribed}`,
+    ),
+    h(
+      'ul',
+      { class: 'margins', 'aria-label': 'By margin type' },
+      h('li', { 'data-demand': 'margin_100' }, marginLine('100 % margin', indicative.margin_100)),
+      h('li', { 'data-demand': 'margin_0' }, marginLine('0 % margin', indicative.margin_0)),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'The exchanges publish only these totals and the indicative price, not the demand at each price.',
+    ),
+    bids.length === 0
+      ? null
+      : h(
+          'figure',
+          { class: 'chart strip' },
+          priceStrip(
+            {
+              floor: offer.floor_price,
+              tick: offer.tick_size,
+              indicative: indicative.price,
+              cutoff: offer.t_cutoff_price,
+              bids,
+            },
+            caption,
+            `price-strip-${slug}`,
+            chartWidth(560),
+          ),
+          h('figcaption', {}, caption),
+        ),
+  );
+}
+
+/**
+ * The banner once the T allocation has found the cut-off, until T+1 closes: what it is, what it means for
+ * retail bids, and T+1's opening (or close); `left`, the countdown, apart (it ticks; the rest is read once).
+ */
+export function cutoffBanner(offer: OfsOffer, now: number): { text: string; left: string } | null {
+  if (offer.t_cutoff_price === null || !(offer.state === 'T_ALLOCATED' || offer.state === 'T1_OPEN')) return null;
+  const cutoff = `Rs ${formatPrice(offer.t_cutoff_price)}`;
+  const opens = parseInstant(offer.t1_day.opens_at);
+  const closes = parseInstant(offer.t1_day.closes_at);
+  if (now < opens)
+    return {
+      text: `T-day cut-off ${cutoff} found \u00b7 retail bids on T+1 at or above it \u00b7 T+1 opens ${formatDayTime(offer.t1_day.opens_at)}`,
+      left: `(in ${formatDuration(opens - now)})`,
+    };
+  if (now >= closes) return null;
+  return {
+    text: `T-day cut-off ${cutoff} \u00b7 retail bids at or above it \u00b7 T+1 open until ${formatTimeOfDay(offer.t1_day.closes_at)}`,
+    left: `(closes in ${formatDuration(closes - now)})`,
+  };
+}
+
+/**
+ * The figures a trader acts on, above the ticket: the indicative price (live, or final after T), the floor
+ * until the T-day cut-off is known, then the retail price an allotment pays.
+ */
+function keyFacts(offer: OfsOffer, now: number): HTMLElement {
+  const { indicative } = offer;
+  const closed = tClosed(offer, now);
+  const indicativeText =
+    indicative === null || indicative.price === null
+      ? closed
+        ? 'none published on T'
+        : 'not published yet'
+      : `${figuresText(indicative)}${closed ? ' (final)' : ''}`;
+  return h(
+    'dl',
+    { class: 'facts key-facts' },
+    offer.t_cutoff_price === null ? h('dt', {}, 'Floor price') : h('dt', {}, 'Retail price'),
+    offer.t_cutoff_price === null
+      ? h('dd', { 'data-key': 'floor' }, formatPrice(offer.floor_price))
+      : h(
+          'dd',
+          { 'data-key': 'retail_price' },
+          offer.retail_price === null
+            ? retailPriceText(offer)
+            : `${formatPrice(offer.retail_price)} (the cut-off less ${discountOff(offer.retail_discount)})`,
+        ),
+    offer.state === 'ANNOUNCED' ? null : h('dt', {}, 'Indicative price'),
+    offer.state === 'ANNOUNCED' ? null : h('dd', { 'data-key': 'indicative' }, indicativeText),
+  );
+}
+
+/** The top of the card, drawn again whenever the offer changes: where it stands, what it waits for, the key figures. */
+function offerHead(offer: OfsOffer): (HTMLElement | null)[] {
+  return [
+    h('p', { class: 'offer-state', 'data-state': offer.state }, offerStateText(offer)),
+    offerNotice(offer.awaiting_operator ? AWAITING_OPERATOR : null, 'operator'),
+    offerNotice(awaitingGreenShoeText(offer), 'green-shoe'),
+  ];
+}
+
+/** The offer's static terms, folded under "Offer terms": portions, discounts, green shoe, prices found, pay-outs, listings, days. */
+function offerTerms(offer: OfsOffer): (HTMLElement | null)[] {
   const { portions } = offer;
   const listings = offer.listings.map((listing) =>
     h(
@@ -225,9 +394,6 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
     ),
   );
   return [
-    h('p', { class: 'offer-state', 'data-state': offer.state }, offerStateText(offer)),
-    offerNotice(offer.awaiting_operator ? AWAITING_OPERATOR : null, 'operator'),
-    offerNotice(awaitingGreenShoeText(offer), 'green-shoe'),
     h(
       'dl',
       { class: 'facts' },
@@ -283,7 +449,6 @@ function offerFacts(offer: OfsOffer, history: readonly IndicativePoint[]): (HTML
         `${formatInstant(offer.t1_day.opens_at)} to ${formatInstant(offer.t1_day.closes_at)}`,
       ),
     ),
-    indicativeSection(offer, history),
   ];
 }
 
@@ -382,6 +547,8 @@ function bidForm(
     required: true,
   });
   const priceField = field('Price (Rs)', price, '');
+  const seriesField = field('Series', series, 'From the listing and what you bid as');
+  seriesField.classList.add('series-field');
   const priceHint = priceField.querySelector('small')!;
   const cutOff = h('input', { name: 'cut_off', type: 'checkbox' });
   const cutOffField = h('div', { class: 'field checkbox' }, h('label', {}, cutOff, ' Bid at the cut-off price'));
@@ -576,13 +743,7 @@ function bidForm(
         confirm.focus();
       },
     },
-    h(
-      'div',
-      { class: 'field-row' },
-      field('Bid as', bidAs),
-      field('Listing', listing),
-      field('Series', series, 'From the listing and what you bid as'),
-    ),
+    h('div', { class: 'field-row' }, field('Bid as', bidAs), field('Listing', listing), seriesField),
     h(
       'div',
       { class: 'field-row' },
@@ -608,10 +769,19 @@ const BID_AS_WORDS: Record<BidAs, string> = {
   EMPLOYEE: 'an employee, at the cut-off',
 };
 
-/** An offer's card: the facts, drawn again when the offer changes, and the bid area, kept while the bids open stay the same. */
+/**
+ * An offer's card: its parts drawn again when the offer changes (the head, the key figures, the record of
+ * the indicative price and the published demand, the terms' content), the banner and the terms' disclosure
+ * kept (so that a disclosure the user opened or closed stays so), and the bid area, kept while the bids open
+ * stay the same.
+ */
 interface OfferCard {
   element: HTMLElement;
-  facts: HTMLElement;
+  head: HTMLElement;
+  banner: { element: HTMLElement; text: HTMLElement; left: HTMLElement };
+  keys: HTMLElement;
+  record: HTMLElement;
+  terms: HTMLElement;
   bids: HTMLElement;
   /** The offer and history the facts were drawn from, to tell a changed offer. */
   drawn: string;
@@ -625,6 +795,10 @@ interface OfferCard {
 export function offersView(context: ConsoleContext): View {
   const list = h('div', { class: 'cards' }, h('p', {}, 'Loading the OFS offers...'));
   const readAt = h('p', { class: 'read-at' });
+  /** The cut-off's banner of each offer that has one, at the list's top: the one status line that says it aloud. */
+  const listBanner = h('p', { role: 'status', class: 'offers-banner' });
+  /** Each offer's indicative prices once T has closed: they no longer change. */
+  const finalHistories = new Map<string, readonly IndicativePoint[]>();
   const cards = new Map<string, OfferCard>();
   let disposed = false;
   const shared: TicketShared = { balance: undefined, redraws: new Set() };
@@ -650,11 +824,33 @@ export function offersView(context: ConsoleContext): View {
     readFunds();
   });
   // The countdowns tick.
-  const ticker = setInterval(redrawTickets, 1000);
+  const ticker = setInterval(() => {
+    redrawTickets();
+    drawBanners();
+  }, 1000);
 
   function cardFor(offer: OfsOffer): OfferCard {
     const headingId = `offer-${offer.offer_id.replace(/\W/g, '-')}`;
-    const facts = h('div');
+    const head = h('div');
+    const bannerText = h('span', {});
+    const bannerLeft = h('span', { class: 'countdown' });
+    const banner = h(
+      'p',
+      { class: 'offer-banner', 'data-banner': 't-cutoff', hidden: true },
+      bannerText,
+      ' ',
+      bannerLeft,
+    );
+    const keys = h('div');
+    const record = h('div', { class: 'offer-record' });
+    const terms = h('div');
+    // Closed on a phone, where the ticket and the indicative price come first; open on a wider screen.
+    const details = h(
+      'details',
+      { class: 'offer-terms', open: !window.matchMedia(PHONE_QUERY).matches },
+      h('summary', {}, 'Offer terms'),
+      terms,
+    );
     const bids = h('div');
     // Operators read the offer's book from its card (the server refuses it to anyone else).
     const bookLink = context.session.operator
@@ -669,10 +865,44 @@ export function offersView(context: ConsoleContext): View {
       { class: 'card offer', 'aria-labelledby': headingId, 'data-offer': offer.offer_id },
       h('h3', { id: headingId }, `${offer.symbol} (${offer.offer_id})`),
       bookLink,
-      facts,
+      head,
+      banner,
+      keys,
       bids,
+      record,
+      details,
     );
-    return { element, facts, bids, drawn: '', bidKey: null, offer, redraw: null };
+    return {
+      element,
+      head,
+      banner: { element: banner, text: bannerText, left: bannerLeft },
+      keys,
+      record,
+      terms,
+      bids,
+      drawn: '',
+      bidKey: null,
+      offer,
+      redraw: null,
+    };
+  }
+
+  /** The card's banner and the list's status line: the cut-off's banner of each offer that has one. */
+  function drawBanners(): void {
+    const now = serverNow();
+    const lines: string[] = [];
+    for (const card of cards.values()) {
+      const banner = cutoffBanner(card.offer, now);
+      card.banner.element.hidden = banner === null;
+      const text = banner?.text ?? '';
+      if (card.banner.text.textContent !== text) card.banner.text.textContent = text;
+      const left = banner?.left ?? '';
+      if (card.banner.left.textContent !== left) card.banner.left.textContent = left;
+      if (banner !== null) lines.push(`${card.offer.symbol}: ${banner.text}.`);
+    }
+    // Set only when it says something new: a status line is read aloud at each change.
+    const said = lines.join(' ');
+    if (listBanner.textContent !== said) listBanner.textContent = said;
   }
 
   /**
@@ -682,10 +912,20 @@ export function offersView(context: ConsoleContext): View {
   function update(card: OfferCard, offer: OfsOffer, history: readonly IndicativePoint[]): void {
     const previous = card.offer;
     card.offer = offer;
-    const drawn = JSON.stringify([offer, history]);
+    const now = serverNow();
+    const bids = ownBids(offer, context);
+    const drawn = JSON.stringify([offer, history, bids, tClosed(offer, now)]);
     if (drawn !== card.drawn) {
-      card.facts.replaceChildren(...offerFacts(offer, history).filter((node): node is HTMLElement => node !== null));
-      if (card.drawn !== '' && previous.state !== offer.state)
+      const present = (nodes: (HTMLElement | null)[]) => nodes.filter((node): node is HTMLElement => node !== null);
+      card.head.replaceChildren(...present(offerHead(offer)));
+      card.keys.replaceChildren(keyFacts(offer, now));
+      card.record.replaceChildren(
+        ...present([indicativeSection(offer, history, now), demandSection(offer, bids, now), allotmentSection(offer)]),
+      );
+      card.terms.replaceChildren(...present(offerTerms(offer)));
+      // The T allocation's outcome is said by the list's status line, with the cut-off (drawBanners).
+      const saidByBanner = offer.state === 'T_ALLOCATED' && cutoffBanner(offer, now) !== null;
+      if (card.drawn !== '' && previous.state !== offer.state && !saidByBanner)
         context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${STATES[offer.state]}`);
       if (offer.awaiting_operator && !(card.drawn !== '' && previous.awaiting_operator))
         context.announce(`Offer ${offer.symbol} (${offer.offer_id}): ${AWAITING_OPERATOR}`);
@@ -719,12 +959,20 @@ export function offersView(context: ConsoleContext): View {
 
   async function read(): Promise<void> {
     const offers = await loadOffers();
-    // Only through T is there an indicative price to chart; the other offers need no second read.
+    // Through T the indicative price changes: its history is read again. Once T has closed it is final:
+    // read once (the first read after the close) and kept. Offers with no indicative price need no second read.
     const histories = new Map(
       await Promise.all(
         offers
-          .filter((offer) => offer.state === 'T_OPEN')
-          .map(async (offer) => [offer.offer_id, (await loadOffer(offer.offer_id)).indicative_history] as const),
+          .filter((offer) => offer.state === 'T_OPEN' || offer.indicative !== null)
+          .map(async (offer) => {
+            const kept = finalHistories.get(offer.offer_id);
+            if (kept !== undefined) return [offer.offer_id, kept] as const;
+            const history = (await loadOffer(offer.offer_id)).indicative_history;
+            // Kept from the T allocation on: by then the OMS has published the last of T's figures.
+            if (offer.state !== 'T_OPEN') finalHistories.set(offer.offer_id, history);
+            return [offer.offer_id, history] as const;
+          }),
       ),
     );
     if (disposed) return;
@@ -739,6 +987,7 @@ export function offersView(context: ConsoleContext): View {
     if (offers.length === 0) list.replaceChildren(h('p', {}, 'No OFS offer is registered.'));
     else if (before !== offers.map((offer) => offer.offer_id).join('\n') || list.querySelector('article') === null)
       list.replaceChildren(...offers.map((offer) => cards.get(offer.offer_id)!.element));
+    drawBanners();
     readAt.textContent = `Read at ${formatClock(Date.now())}; read again every ${LIVE_READ_MS / 1000} s.`;
   }
 
@@ -778,6 +1027,7 @@ export function offersView(context: ConsoleContext): View {
       h('button', { type: 'button', onClick: again }, 'Refresh'),
     ),
     readAt,
+    listBanner,
     list,
   );
   return {
