@@ -36,6 +36,9 @@ export type OfsListing = OfsOffer['listings'][number];
 /** One offer as its own read answers it: the offer, and its indicative prices through T (oldest first). */
 export type OfsOfferDetails = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}', 'get'>['data'];
 export type IndicativePoint = OfsOfferDetails['indicative_history'][number];
+/** The caller's bids in an offer with their allotment explained: per day, why, the funds and the pay-out. */
+export type OfsAllotment = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}/allotment', 'get'>['data'];
+export type OfsAllottedBid = OfsAllotment['bids'][number];
 
 export type Order = SuccessBody<'/transactional/v1/orders', 'get'>['data'][number];
 export type OrderStatus = Order['status'];

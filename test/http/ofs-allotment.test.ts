@@ -149,7 +149,7 @@ describe('the allotment explained', () => {
     const nii2 = (await allotment(users.nii2)).body.data;
     expect(nii2.bids[0].days[0]).toMatchObject({ day: 'T', allotted_quantity: 0, reason: 'BELOW_CUTOFF' });
     expect(nii2.bids[0].days[0].explanation).toBe(
-      'Nothing of 1,000 shares was allotted on T: your price ₹100.50 was below the T-day cut-off of ₹101.00.',
+      'Nothing of 1,000 shares was allotted on T: your price Rs 100.50 was below the T-day cut-off of Rs 101.00.',
     );
   });
 
@@ -216,7 +216,7 @@ describe('the allotment explained', () => {
       }),
     ]);
     expect(bid.explanation).toBe(
-      'Allotted 2,500 of 6,000 at ₹101.00: the single-bidder cap (2,500 shares a bidder) took the rest; ₹2,52,500.00 debited, ₹7,07,000.00 released; settles Wed 2 Dec 13:30 IST',
+      'Allotted 2,500 of 6,000 at Rs 101.00: the single-bidder cap (2,500 shares a bidder) took the rest; Rs 2,52,500.00 debited, Rs 7,07,000.00 released; settles Wed 2 Dec 13:30 IST',
     );
     expect(data.totals).toEqual({
       bid_quantity: 6_000,

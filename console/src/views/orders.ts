@@ -26,6 +26,7 @@ import { serverNow, syncServerClock } from '../ofs-issues.js';
 import { loadOffer, NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
 import type { OfsOffer, Order, OrderHistoryEntry, Trade } from '../types.js';
+import { orderAllotment } from './allotment.js';
 
 const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Allotted', 'Status', 'Last change', 'Actions'];
 const TRADE_COLUMNS = ['Time', 'Order', 'Instrument', 'Quantity', 'Price', 'Amount'];
@@ -460,11 +461,16 @@ export function ordersView(context: ConsoleContext): View {
   }
 
   async function history(order: Order): Promise<HTMLElement> {
-    const entries = await get<OrderHistoryEntry[]>(`/transactional/v1/orders/${encodeURIComponent(order.order_id)}`);
+    const [entries, allotment] = await Promise.all([
+      get<OrderHistoryEntry[]>(`/transactional/v1/orders/${encodeURIComponent(order.order_id)}`),
+      // The allotment explained, for a bid in an offer; the history stands without it.
+      orderAllotment(order).catch(() => null),
+    ]);
     return h(
       'div',
       {},
       fullId(order),
+      allotment,
       h(
         'ol',
         { class: 'history' },

@@ -130,7 +130,7 @@ describe('the words', () => {
   it('writes rupees and shares in the Indian grouping, times in India time', () => {
     expect(indianNumber(6000)).toBe('6,000');
     expect(indianNumber(1234567)).toBe('12,34,567');
-    expect(indianRupees(25_250_000)).toBe('₹2,52,500.00');
+    expect(indianRupees(25_250_000)).toBe('Rs 2,52,500.00');
     expect(istTime(T_PAYOUT)).toBe('Wed 2 Dec 13:30 IST');
     expect(withoutErrorCodes('e-380: below the T-day cut-off 101.00 (e-380)')).toBe('below the T-day cut-off 101.00');
   });
@@ -171,7 +171,7 @@ describe('each reason', () => {
       }),
     ]);
     expect(explained!.explanation).toBe(
-      'Allotted 2,500 of 6,000 at ₹101.00: the single-bidder cap (2,500 shares a bidder) took the rest; ₹2,52,500.00 debited, ₹3,53,500.00 released; settles Wed 2 Dec 13:30 IST',
+      'Allotted 2,500 of 6,000 at Rs 101.00: the single-bidder cap (2,500 shares a bidder) took the rest; Rs 2,52,500.00 debited, Rs 3,53,500.00 released; settles Wed 2 Dec 13:30 IST',
     );
     expect(explained!.days[1]!.explanation).toContain('2,500 shares a bidder');
     expect(data.totals).toEqual({
@@ -192,6 +192,15 @@ describe('each reason', () => {
     expect(explain([mf]).bids[0]!.days[0]!.reason).toBe('PRICE_PRIORITY');
   });
 
+  it('a bid below the cut-off is explained by its price, though the bidder’s other bid reached the cap', () => {
+    const capped = bid({ quantity: 6_000, pricePaise: 10_200, allotments: [onT(2_500, 10_200)] });
+    const below = bid({ quantity: 1_000, pricePaise: 10_050, status: 'CANCELLED' });
+    expect(explain([capped, below]).bids.map((b) => b.days.map((d) => d.reason))).toEqual([
+      ['SINGLE_BIDDER_CAP', 'NOT_CARRIED_FORWARD'],
+      ['BELOW_CUTOFF', 'NOT_CARRIED_FORWARD'],
+    ]);
+  });
+
   it('NOT_CARRIED_FORWARD: the rest of a part-allotted bid lapsed at T+1’s close', () => {
     const b = bid({ quantity: 1_000, allotments: [onT(400, 10_100)] });
     const [explained] = explain([b]).bids;
@@ -206,7 +215,7 @@ describe('each reason', () => {
     const b = bid({ quantity: 1_000, pricePaise: 10_050, status: 'CANCELLED' });
     const [explained] = explain([b]).bids;
     expect(explained!.days[0]).toMatchObject({ day: 'T', reason: 'BELOW_CUTOFF', allotted_quantity: 0 });
-    expect(explained!.days[0]!.explanation).toContain('your price ₹100.50 was below the T-day cut-off of ₹101.00');
+    expect(explained!.days[0]!.explanation).toContain('your price Rs 100.50 was below the T-day cut-off of Rs 101.00');
     expect(explained!.outcome).toBe('NOT_ALLOTTED');
     // Revised at carry-forward to the cut-off: T's reason stays its price then.
     const revised = bid({

@@ -17,7 +17,7 @@
  *   without error codes).
  * Pure: no I/O, no clock but `now`.
  */
-import { IST_OFFSET_MS } from '../rules.js';
+import { formatRupees, IST_OFFSET_MS } from '../rules.js';
 import { settlementInstant, type TradingCalendar } from '../trading-calendar.js';
 import {
   discountedPricePaise,
@@ -178,12 +178,8 @@ export function indianNumber(n: number | bigint): string {
   return `${BigInt(n) < 0n ? '-' : ''}${rest === '' ? lastThree : `${rest},${lastThree}`}`;
 }
 
-/** Paise as "₹2,52,500.00". */
-export function indianRupees(paise: number | bigint): string {
-  const p = BigInt(paise);
-  const size = p < 0n ? -p : p;
-  return `${p < 0n ? '-' : ''}₹${indianNumber(size / 100n)}.${(size % 100n).toString().padStart(2, '0')}`;
-}
+/** Paise as "Rs 2,52,500.00": the project's way of writing rupees (rules.ts), in messages and the console alike. */
+export const indianRupees = (paise: number | bigint): string => formatRupees(paise);
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -311,9 +307,12 @@ export function explainAllotment(
       if (day === 'T+1' && nonRetail && !bid.carriedForward)
         return live && now < t1Close ? 'AWAITING_ALLOCATION' : 'NOT_CARRIED_FORWARD';
       if (!run) return 'AWAITING_ALLOCATION';
+      // Below the cut-off nothing is allotted whatever the cap: the price is the reason a trader can act on.
+      const belowCutoff = nonRetail && tCutoff !== null && pricePaise < tCutoff;
+      if (belowCutoff && allotted === 0) return 'BELOW_CUTOFF';
       if (nonRetail && !isMfIc(bid.category) && capped(day)) return 'SINGLE_BIDDER_CAP';
       if (nonRetail) {
-        if (tCutoff !== null && pricePaise < tCutoff) return 'BELOW_CUTOFF';
+        if (belowCutoff) return 'BELOW_CUTOFF';
         if (day === 'T+1') return allotted === 0 ? 'NOTHING_LEFT_FOR_CARRIED_FORWARD' : 'PRICE_PRIORITY';
         return offer.allocation === 'PROPORTIONATE' ? 'PROPORTIONATE' : 'PRICE_PRIORITY';
       }
