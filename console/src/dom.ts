@@ -2,7 +2,7 @@
  * Building the page: elements are made with these two functions and filled with textContent only, never
  * innerHTML, so no value from the server is ever parsed as markup.
  */
-import type { Fault } from './api.js';
+import type { ApiError, Fault } from './api.js';
 import { instantParts, parseInstant } from './format.js';
 
 type Child = Node | string | number | null | undefined | false;
@@ -146,6 +146,33 @@ export function showFaultsBeside(faults: Fault[], controls: Partial<Record<strin
 /** The details a trader quotes to support, under a message and muted: "For support: e-380 · request 01a2...". */
 export function supportLine(details: string): HTMLElement {
   return h('small', { class: 'support-line' }, `For support: ${details}`);
+}
+
+/** What a refused call says in a status line: its faults in words, and the details for support under them. */
+export function sayRefusal(status: HTMLElement, what: string, error: ApiError, text = error.describe()): void {
+  status.replaceChildren(`${what}: ${text}`, supportLine(error.support()));
+}
+
+/**
+ * A form's refusal: each fault beside the control its field names (cleared first, so only this answer's
+ * faults show), the rest in the status line, which then points at the fields if nothing is left for it.
+ */
+export function sayFormRefusal(
+  status: HTMLElement,
+  what: string,
+  error: ApiError,
+  controls: Partial<Record<string, HTMLInputElement | HTMLSelectElement>>,
+): void {
+  for (const control of Object.values(controls)) if (control !== undefined) clearFieldError(control);
+  const faults = error.faults();
+  const rest = showFaultsBeside(faults, controls);
+  if (rest.length === faults.length) return sayRefusal(status, what, error);
+  sayRefusal(
+    status,
+    what,
+    error,
+    rest.length === 0 ? 'see the field above.' : rest.map((fault) => fault.sentence).join(' '),
+  );
 }
 
 /** Removes the error `showFieldError` put beside the field. */

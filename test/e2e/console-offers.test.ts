@@ -253,9 +253,13 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     await dialog.getByLabel('Price (Rs)').fill('100.50');
     expect(await funds.innerText()).toContain('60 \u00d7 100.50 = Rs 6,030.00');
     await dialog.getByRole('button', { name: 'Carry forward' }).click();
+    // Said once (beside the price, or in the status line when it names no field), in words; the code for support.
     await expect
       .poll(() => dialog.getByRole('status').innerText())
-      .toMatch(/^Not carried forward: .*below the T-day cut-off price 101\.50.*\(e-380\)/);
+      .toMatch(/^Not carried forward: [^]*For support: e-380 · request \S+$/);
+    const said = await dialog.innerText();
+    expect(said.match(/below the T-day cut-off price 101\.50/g)).toHaveLength(1);
+    expect(said).not.toContain('(e-380)');
     expect(await order(bids.below)).toMatchObject({ carried_forward: false });
 
     // Revised to 102.00, it goes, with the price alone in its body.

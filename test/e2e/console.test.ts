@@ -254,7 +254,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await results.locator('tr[data-line="0"]').getAttribute('data-result')).toBe('success');
     expect(await results.locator('tr[data-line="0"]').innerText()).toMatch(/Placed: order \S+/);
     expect(await results.locator('tr[data-line="1"]').getAttribute('data-result')).toBe('error');
-    expect(await results.locator('tr[data-line="1"]').innerText()).toContain('(e-360)');
+    // In words; the code only on the support line.
+    expect(await results.locator('tr[data-line="1"]').innerText()).toContain('For support: e-360');
+    expect(await results.locator('tr[data-line="1"]').innerText()).not.toContain('(e-360)');
     await expect
       .poll(() => page.getByRole('form', { name: 'Cart e2e cart, edited' }).getByRole('status').innerText())
       .toMatch(/^Order cart partly executed/);
@@ -493,7 +495,10 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await card.innerText()).toMatch(/T-day cut-off\s+100\.00/);
     expect(await card.innerText()).toMatch(/Retail price\s+97\.50: the T-day cut-off 100\.00 less Rs 2\.50/);
     expect(await card.locator('.offer-notice').count()).toBe(0);
-    expect(await card.locator('.indicative').count()).toBe(0);
+    // The indicative price stays, as T's final figures.
+    expect(await card.locator('.indicative h4').first().innerText()).toMatch(
+      /^Final indicative price at T close \d\d:\d\d(:\d\d)? IST$/,
+    );
 
     // The operator opens the offer's book from its card: the NII row has the 250 shares allotted at 101.00
     // and the 150 still bid for, which are the open non-retail demand, against the portion of 875.
@@ -514,9 +519,9 @@ describe.runIf(runs)('the web console in headless Chromium', () => {
     expect(await cells(categories.locator('tr[data-category="NII"][data-listing="NSE_EQ:700002"]'))).toBe(
       'NII NSE_EQ 700002 1 150 250 Rs 25,250.00',
     );
-    expect(await cells(categories.locator('tr.category-row[data-category="RETAIL"]'))).toBe(
-      'Retail All listings 0 0 0 Rs 0.00',
-    );
+    // Categories with no bids fold into one line.
+    expect(await categories.locator('tr.category-row[data-category="RETAIL"]').count()).toBe(0);
+    expect(await page.locator('.offer-book [data-no-bids]').innerText()).toMatch(/^No bids: .*Retail/);
     expect(await page.locator('.offer-book .offer-state').innerText()).toBe(
       'BETA: Day T+1; day T+1: retail, employee and carried-forward bids',
     );

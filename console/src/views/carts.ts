@@ -16,6 +16,7 @@ import {
   select,
   showFaultsBeside,
   statusLine,
+  sayRefusal,
   supportLine,
   table,
   uniqueId,
@@ -95,11 +96,6 @@ function lineTerms(line: CartLine): string {
 
 /** Where the error messages of a field or a line are shown, beside it; hidden while there are none. */
 type LineControls = Partial<Record<string, HTMLInputElement | HTMLSelectElement>>;
-
-/** What a refused call says in the status line: its faults in words, and the details for support under them. */
-function sayRefusal(status: HTMLElement, what: string, error: ApiError, text = error.describe()): void {
-  status.replaceChildren(`${what}: ${text}`, supportLine(error.support()));
-}
 
 /** "see Line 2 and Line 3": where the faults beside the lines are. */
 function seeLines(faults: Fault[]): string {

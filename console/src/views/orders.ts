@@ -10,7 +10,7 @@
  */
 import { ApiError, call, get, MOST_TRADES, readTrades } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
-import { field, h, instantElement, row, select, statusLine, table } from '../dom.js';
+import { field, h, instantElement, row, sayFormRefusal, sayRefusal, select, statusLine, table } from '../dom.js';
 import {
   amountOf,
   formatClock,
@@ -264,8 +264,9 @@ export function ordersView(context: ConsoleContext): View {
               dialog.close();
             })
             .catch((error: unknown) => {
-              status.textContent =
-                error instanceof ApiError ? `Not modified: ${error.describe()}` : 'The modification could not be sent';
+              if (error instanceof ApiError)
+                sayFormRefusal(status, 'Not modified', error, { order_type: orderType, quantity, price });
+              else status.textContent = 'The modification could not be sent';
               submit.disabled = false;
             });
         },
@@ -289,8 +290,8 @@ export function ordersView(context: ConsoleContext): View {
           dialog.close();
         })
         .catch((error: unknown) => {
-          status.textContent =
-            error instanceof ApiError ? `Not cancelled: ${error.describe()}` : 'The cancellation could not be sent';
+          if (error instanceof ApiError) sayRefusal(status, 'Not cancelled', error);
+          else status.textContent = 'The cancellation could not be sent';
           confirm.disabled = false;
         });
     });
@@ -403,10 +404,8 @@ export function ordersView(context: ConsoleContext): View {
               dialog.close();
             })
             .catch((error: unknown) => {
-              status.textContent =
-                error instanceof ApiError
-                  ? `Not carried forward: ${error.describe()}`
-                  : 'The carry-forward could not be sent';
+              if (error instanceof ApiError) sayFormRefusal(status, 'Not carried forward', error, { quantity, price });
+              else status.textContent = 'The carry-forward could not be sent';
               submit.disabled = false;
             });
         },
