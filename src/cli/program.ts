@@ -3,9 +3,7 @@
  * DATABASE_URL, writes its result to stdout and hints to stderr, and a failure exits non-zero with one
  * line `ordergate: <reason>` on stderr.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { packageVersion } from '../package-root.js';
 import { Command, CommanderError } from 'commander';
 import { apiKeysCommand } from './apikeys.js';
 import { auditCommand } from './audit.js';
@@ -20,11 +18,6 @@ import { omsCommand } from './oms.js';
 import { serveCommand } from './serve.js';
 import { usersCommand } from './users.js';
 import { webhooksCommand } from './webhooks.js';
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-  return manifest.version;
-}
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 

@@ -1,6 +1,7 @@
 /** The OpenAPI document's frame; @fastify/swagger fills in the paths from the route schemas. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../../domain/errors.js';
+import { packageVersion } from '../../package-root.js';
 
 /** The tag @fastify/swagger-ui's page lacks: without it a phone lays the page out 980 px wide and shrinks it. */
 const VIEWPORT_META = '<meta name="viewport" content="width=device-width, initial-scale=1">';
@@ -29,7 +30,7 @@ export const openApiDocument = {
   openapi: '3.1.0',
   info: {
     title: 'ordergate',
-    version: '0.1.0',
+    version: packageVersion(), // package.json's, as `ordergate --version` prints it
     description: [
       "OFS order entry and order carts, wire-compatible with the ODIN Cloud REST conventions. Log in (`POST /authentication/v1/user/session`), then send `Authorization: Bearer <access_token>`, and for order entry `x-api-key` too; the examples are the README's, on the demo issue of `ordergate demo`.",
       '',
