@@ -172,8 +172,9 @@ describe.runIf(runs)("an offer's card through its two days, on a desktop and a p
       expect(await text(card(page).locator('[data-demand="margin_0"]'))).toBe('0 % margin: no bids');
       // The trader's own live bids, against the indicative price and the floor on one price axis.
       const strip = card(page).locator('svg.price-strip');
-      expect(await strip.count()).toBe(1);
-      expect(await strip.locator('.own-bid').count()).toBe(2);
+      // Drawn once the order book is read: polled, as the demand line above.
+      await expect.poll(() => strip.count(), { timeout: STEP_MS }).toBe(1);
+      await expect.poll(() => strip.locator('.own-bid').count(), { timeout: STEP_MS }).toBe(2);
       expect(await strip.locator('desc').textContent()).toContain('Your live bids: 400 at 101.50, 475 at 100.50');
     }
   });

@@ -173,7 +173,7 @@ describe('the offers read calls', () => {
     // After its deadline the decision stands.
     server.clock.now = T + 8 * HOUR;
     await expect(server.admin.setGreenShoe('ACME-OFS-1', 0)).rejects.toThrow(
-      /the decision was due by 2026-12-01 17:00 IST .* \(1000000 shares\) stands/,
+      /the decision was due by 2026-12-01 17:00 IST; .* \(1000000 shares\) stands/,
     );
   });
 

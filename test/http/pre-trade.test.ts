@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Errors, type ErrorKind } from '../../src/domain/errors.js';
+import { formatInstant } from '../../src/domain/ofs/rules.js';
 import { startTestServer, validBid, type CallResult, type TestServer, type TestUser } from '../support/server.js';
 
 const PLACE_ORDER = '/transactional/v1/orders/regular';
@@ -111,12 +112,13 @@ describe('pre-trade checks of a bid', () => {
   }
 
   describe("the caller's category window: opens_at <= now < closes_at", () => {
-    it('refuses a retail bid before the retail window opens (422 e-354), saying when it opens in IST and ISO', async () => {
+    it('refuses a retail bid before the retail window opens (422 e-354), saying when it opens in India time', async () => {
       server.clock.now = days.retailOpensAt - 1;
       const res = await place(priceBid(DAYS, 1, 101.5));
       await expectRefusal(res, Errors.OFS_WINDOW_NOT_OPEN, '');
-      expect(res.body.message).toContain(new Date(days.retailOpensAt).toISOString());
-      expect(res.body.message).toContain(' IST ');
+      expect(res.body.message).toContain(`opens at ${formatInstant(days.retailOpensAt)};`);
+      // In a trader's words: no UTC instant beside it.
+      expect(res.body.message).not.toContain(new Date(days.retailOpensAt).toISOString());
     });
 
     it('takes a retail bid from the instant the retail window opens', async () => {
@@ -133,7 +135,8 @@ describe('pre-trade checks of a bid', () => {
       server.clock.now = days.retailClosesAt;
       const res = await place(priceBid(DAYS, 1, 101.5));
       await expectRefusal(res, Errors.OFS_WINDOW_CLOSED, '');
-      expect(res.body.message).toContain(new Date(days.retailClosesAt).toISOString());
+      expect(res.body.message).toContain(formatInstant(days.retailClosesAt));
+      expect(res.body.message).not.toContain(new Date(days.retailClosesAt).toISOString());
     });
 
     it('judges a non-retail bid by the non-retail window: open on day T, closed on T+1', async () => {
