@@ -2,7 +2,9 @@
  * `npm run screenshots`: the console's views as a reader of the README first sees them, desktop (1280 x 900)
  * and phone (390 x 844), written to docs/console/. Drives `npm start`'s server over a new demo database
  * (`ordergate demo`), places a few bids through the API (one cancelled, one at the cut-off), opens one cart,
- * and photographs every view of the header with Debian's Chromium. Run it after a change to the console's
+ * registers the demo offer (`ordergate demo-offer`: day T open now) with non-retail bids from its NII and MF
+ * users, so that the offers view shows a card with its indicative price and published demand, and
+ * photographs every view of the header with Debian's Chromium. Run it after a change to the console's
  * look; the files it writes are committed.
  */
 import { mkdirSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { EXAMPLE_ORDER_LINE } from '../src/schemas/ordercart.js';
 import { ensureConsoleBuilt } from '../test/cli/build-dist.js';
 import { ROOT } from '../test/cli/run-ordergate.js';
 import { launchChromium } from '../test/support/chromium.js';
+import { runOrdergate } from '../test/cli/run-ordergate.js';
 import { logIn, openView } from '../test/support/console-page.js';
 import { demoWorkspace, startDemoServer, stopDemoServer } from '../test/support/demo-server.js';
 
@@ -21,7 +24,7 @@ const STEP_MS = 20_000;
 /** Each view: its file name, its link in the header, and what shows once it has loaded. */
 export const CONSOLE_VIEWS = [
   { file: 'issues', link: 'OFS issues', loaded: 'article[data-issue]' },
-  { file: 'offers', link: 'OFS offers', loaded: 'h2' },
+  { file: 'offers', link: 'OFS offers', loaded: 'section.indicative' },
   { file: 'orders', link: 'Orders', loaded: 'tr[data-order-id]' },
   { file: 'carts', link: 'Carts', loaded: 'form[aria-labelledby="cart-editor-title"]' },
   { file: 'funds', link: 'Funds and holdings', loaded: '[data-amount="cash"]' },
@@ -63,6 +66,38 @@ async function seedOrders(api: OrdergateClient, demo: Demo): Promise<void> {
   });
 }
 
+interface DemoOffer {
+  users: (Demo & { category: string })[];
+  offer: {
+    symbol: string;
+    floor_price: number;
+    listings: { exchange: 'NSE_EQ' | 'BSE_EQ'; scrip_token: number; series: Record<string, string> }[];
+  };
+}
+
+/** The demo offer, day T open now, with three non-retail bids on both listings: its card has figures to show. */
+async function seedOffer(baseUrl: string, env: Record<string, string>): Promise<void> {
+  const registered = await runOrdergate(['demo-offer', '--json'], { env });
+  if (registered.code !== 0) throw new Error(`ordergate demo-offer: ${registered.stderr}`);
+  const { users, offer } = JSON.parse(registered.stdout) as DemoOffer;
+  const bidAt = async (category: string, listing: number, quantity: number, price: number) => {
+    const user = users.find((u) => u.category === category)!;
+    const { exchange, scrip_token, series } = offer.listings[listing]!;
+    const api = new OrdergateClient({ baseUrl }).withToken(user.access_token, user.api_key);
+    await api.place({
+      scrip_info: { exchange, scrip_token, symbol: offer.symbol, series: series.NON_RETAIL! },
+      transaction_type: 'BUY',
+      product_type: 'OFS',
+      order_type: 'RL',
+      quantity: String(quantity),
+      price,
+    });
+  };
+  await bidAt('NII', 0, 2_000, offer.floor_price + 1.5);
+  await bidAt('NII', 1, 1_500, offer.floor_price + 0.5);
+  await bidAt('MF', 0, 4_000, offer.floor_price + 2);
+}
+
 async function main(): Promise<void> {
   await ensureConsoleBuilt();
   mkdirSync(OUT, { recursive: true });
@@ -72,6 +107,7 @@ async function main(): Promise<void> {
   try {
     const api = new OrdergateClient({ baseUrl: server.url }).withToken(demo.access_token, demo.api_key);
     await seedOrders(api, demo);
+    await seedOffer(server.url, env);
     for (const size of SIZES) {
       const context = await browser.newContext({ viewport: size.viewport, timezoneId: 'Asia/Kolkata' });
       context.setDefaultTimeout(STEP_MS);
