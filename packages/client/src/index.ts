@@ -1,4 +1,9 @@
-/** @ordergate/client: a typed client of the ordergate API (OFS bids, order carts, order events, webhooks). */
+/**
+ * @ordergate/client: a typed client of the ordergate API (sessions, OFS bids, order carts, order events), for
+ * Node.js and browsers alike: nothing in this entry's graph imports a `node:` module (the package's build
+ * refuses one). The webhook signature check needs `node:crypto` and has its own, Node-only entry,
+ * `@ordergate/client/webhooks` (src/webhooks.ts).
+ */
 export {
   OrdergateClient,
   type CallOptions,
@@ -17,4 +22,3 @@ export { ERROR_CATALOG, type ErrorCode, type ErrorName } from './generated/error
 export type { paths } from './generated/openapi.js';
 export type { RetryOptions } from './transport.js';
 export type * from './types.js';
-export { verifyWebhook, WEBHOOK_HEADERS, WEBHOOK_TOLERANCE_SECONDS, type WebhookHeaders } from './webhooks.js';

@@ -1,4 +1,7 @@
 /**
+ * @ordergate/client/webhooks, the package's Node-only entry (it needs `node:crypto`; the main entry stays
+ * browser-safe without it).
+ *
  * Verifies a webhook delivery the way the documented receiver (docs/events.md) does: `X-Ordergate-Signature` must be `sha256=`
  * and the hex HMAC-SHA256, keyed with the whole `whsec_...` secret, of `X-Ordergate-Timestamp`, a `.` and the
  * raw body exactly as received; the timestamp (unix seconds) must be within five minutes of now. The

@@ -1,7 +1,9 @@
 /**
  * The README examples are code: every ```ts block of packages/client/README.md and of docs/api.md's
- * "TypeScript client" section is type-checked, as its own module importing `@ordergate/client`, against the
- * package's source with the repository's compiler settings.
+ * "TypeScript client" section is type-checked, as its own module importing `@ordergate/client` (and
+ * `@ordergate/client/webhooks`), against the package's source with the repository's compiler settings. A block
+ * that opens with `// In a browser` is checked as a browser compiles it: the DOM's types and none of
+ * Node.js's, the main entry only, so that neither it nor the sources it reaches lean on Node.js.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,8 +27,10 @@ function rootSection(): string | undefined {
   return readme.slice(start, end < 0 ? undefined : end);
 }
 
-/** The diagnostics of the blocks, each compiled as packages/client/readme-<n>.ts. */
-function typeCheck(blocks: string[]): string[] {
+const BROWSER = '// In a browser';
+
+/** The diagnostics of the blocks, each compiled as packages/client/readme-<n>.ts (in a browser: readme-<n>.ts, the DOM, no Node). */
+function typeCheck(blocks: string[], where: 'node' | 'browser' = 'node'): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(
     join(ROOT, 'tsconfig.json'),
     {},
@@ -41,9 +45,16 @@ function typeCheck(blocks: string[]): string[] {
     ...config.options,
     noEmit: true,
     baseUrl: ROOT,
-    paths: { '@ordergate/client': ['packages/client/src/index.ts'] },
+    paths: {
+      '@ordergate/client': ['packages/client/src/index.ts'],
+      ...(where === 'node' ? { '@ordergate/client/webhooks': ['packages/client/src/webhooks.ts'] } : {}),
+    },
+    ...(where === 'browser' ? { lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'], types: [] } : {}),
   };
-  const files = new Map(blocks.map((text, index) => [join(CLIENT, `readme-${index + 1}.ts`), text]));
+  // A browser's blocks outside the package, where '@ordergate/client/...' cannot resolve to the package itself
+  // (its own name, through its exports, to dist/).
+  const dir = where === 'browser' ? ROOT : CLIENT;
+  const files = new Map(blocks.map((text, index) => [join(dir, `readme-${index + 1}.ts`), text]));
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, language, ...rest) => {
@@ -70,8 +81,11 @@ function typeCheck(blocks: string[]): string[] {
 describe('README examples type-check against the client', () => {
   it('packages/client/README.md', () => {
     const blocks = tsBlocks(readFileSync(join(CLIENT, 'README.md'), 'utf8'));
+    const browser = blocks.filter((block) => block.startsWith(BROWSER));
     expect(blocks.length).toBeGreaterThanOrEqual(3);
-    expect(typeCheck(blocks)).toEqual([]);
+    expect(browser.length).toBeGreaterThanOrEqual(1);
+    expect(typeCheck(blocks.filter((block) => !block.startsWith(BROWSER)))).toEqual([]);
+    expect(typeCheck(browser, 'browser')).toEqual([]);
   }, 60_000);
 
   it(`the "${ROOT_SECTION}" section of docs/api.md`, () => {
@@ -87,5 +101,18 @@ describe('README examples type-check against the client', () => {
       `import { OrdergateClient } from '@ordergate/client';\nconst client = new OrdergateClient({ baseUrl: 'x' });\nawait client.place({ price: 'ten' });\n`,
     ]);
     expect(errors.join('\n')).toMatch(/readme-1\.ts:3/);
+  }, 60_000);
+
+  it('a browser block that leans on Node.js fails', () => {
+    const errors = typeCheck(
+      [
+        `import { verifyWebhook } from '@ordergate/client/webhooks';\nconsole.log(verifyWebhook, process.env.HOME);\n`,
+        `import { verifyWebhook } from '@ordergate/client';\nconsole.log(verifyWebhook, document.title);\n`,
+      ],
+      'browser',
+    );
+    expect(errors.join('\n')).toMatch(/readme-1\.ts:1:.*'@ordergate\/client\/webhooks'/);
+    expect(errors.join('\n')).toMatch(/readme-1\.ts:2:.*'process'/);
+    expect(errors.join('\n')).toMatch(/readme-2\.ts:1:.*verifyWebhook/);
   }, 60_000);
 });

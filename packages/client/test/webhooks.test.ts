@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../src/index.js';
+import { verifyWebhook } from '../src/webhooks.js';
 
 const SECRET = 'whsec_test_secret';
 const NOW = Date.UTC(2026, 0, 1, 12);
