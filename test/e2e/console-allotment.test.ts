@@ -11,20 +11,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds/funds.js';
-import { UserRepository } from '../../src/store/access/users.js';
-import { createOmsWorker } from '../../src/wiring.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { chromiumRuns, CSP_REPORTER, launchChromium, watchProblems } from '../support/chromium.js';
 import { logIn, openView } from '../support/console-page.js';
 import { offerImport } from '../support/offers.js';
-import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-allotment');
 const STEP_MS = 20_000;
@@ -61,21 +56,8 @@ describe.runIf(runs)('the allotment explained, in the console', () => {
   const problems: string[] = [];
   const bids = {} as { capped: string; below: string };
 
-  async function place(user: TestUser, quantity: number, price: number): Promise<string> {
-    const body = validBid({ scrip_info: NSE, order_type: 'RL', quantity: String(quantity), price });
-    const res = await server.call('POST', '/transactional/v1/orders/regular', {
-      body,
-      token: user.token,
-      apiKey: user.apiKey,
-    });
-    expect(res.status, res.text).toBe(200);
-    return res.body.data.orderId as string;
-  }
-
-  async function order(orderId: string): Promise<Record<string, unknown>> {
-    const res = await server.call('GET', '/transactional/v1/orders?limit=100', { token: trader.token });
-    return (res.body.data as Record<string, unknown>[]).find((o) => o.order_id === orderId)!;
-  }
+  const place = (user: TestUser, quantity: number, price: number) => server.placeBid(user, NSE, quantity, price);
+  const order = (orderId: string) => server.orderOf(trader, orderId);
 
   /** A page in a browser context of its own, set to New York time, logged in as the trader. */
   async function openPage(viewport: (typeof VIEWPORTS)[keyof typeof VIEWPORTS]): Promise<{
@@ -125,20 +107,10 @@ describe.runIf(runs)('the allotment explained, in the console', () => {
     trader = await server.createUser('nii1', { category: 'NII' });
     const other = await server.createUser('nii2', { category: 'NII' });
     const fund = await server.createUser('mf1', { category: 'MF' });
-    const funds = new FundsService(
-      server.store,
-      new FundsRepository(server.store.db, server.store.dialect),
-      new UserRepository(server.store.db, server.store.dialect),
-      () => server.clock.now,
-    );
-    await funds.deposit('nii1', '100000');
-    await funds.deposit('nii2', '100000');
-    await funds.deposit('mf1', '100000');
-    oms = createOmsWorker(server.store, {
-      logger: pino({ level: 'silent' }),
-      now: () => server.clock.now,
-      workerId: 'console-allotment',
-    });
+    await server.deposit('nii1', '100000');
+    await server.deposit('nii2', '100000');
+    await server.deposit('mf1', '100000');
+    oms = server.omsWorker('console-allotment');
 
     // T: the fund's 500 at 101.50 take the MF/IC reservation's 250 and 250 more; the trader's capped 250 at
     // 102.00 go first; the other NII's 250 (capped) at 101.00 get the 125 left: the cut-off is 101.00.

@@ -7,18 +7,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
 import { type Browser, type Page } from 'playwright-core';
 import { chromiumRuns, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds/funds.js';
-import { UserRepository } from '../../src/store/access/users.js';
-import { createOmsWorker } from '../../src/wiring.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
-import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { logIn, openView } from '../support/console-page.js';
 import { offerImport } from '../support/offers.js';
 
@@ -162,15 +157,8 @@ for (const device of DEVICES) {
       strike_price: '',
       option_type: '',
     });
-    async function place(user: TestUser, scrip: Record<string, unknown>, quantity: number, price: number) {
-      const body = validBid({ scrip_info: scrip, order_type: 'RL', quantity: String(quantity), price });
-      const res = await server.call('POST', '/transactional/v1/orders/regular', {
-        body,
-        token: user.token,
-        apiKey: user.apiKey,
-      });
-      expect(res.status, res.text).toBe(200);
-    }
+    const place = (user: TestUser, scrip: Record<string, unknown>, quantity: number, price: number) =>
+      server.placeBid(user, scrip, quantity, price);
     async function review(quantity: string, price: string) {
       await form().getByLabel('Quantity').fill(quantity);
       await form().getByLabel('Price (Rs)').fill(price);
@@ -217,19 +205,9 @@ for (const device of DEVICES) {
       nii = await server.createUser('nii1', { category: 'NII' });
       fund = await server.createUser('mf1', { category: 'MF' });
       retail = await server.createUser('ret1', { category: 'RETAIL' });
-      const funds = new FundsService(
-        server.store,
-        new FundsRepository(server.store.db, server.store.dialect),
-        new UserRepository(server.store.db, server.store.dialect),
-        () => server.clock.now,
-      );
-      await funds.deposit('nii1', '10000');
-      await funds.deposit('ret1', '50000');
-      oms = createOmsWorker(server.store, {
-        logger: pino({ level: 'silent' }),
-        now: () => server.clock.now,
-        workerId: `console-bid-${device.name}`,
-      });
+      await server.deposit('nii1', '10000');
+      await server.deposit('ret1', '50000');
+      oms = server.omsWorker(`console-bid-${device.name}`);
       browser = await launchChromium(STEP_MS);
       await openPage(nii);
     }, 60_000);

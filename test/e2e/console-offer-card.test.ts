@@ -12,20 +12,16 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
 import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds/funds.js';
 import { UserRepository } from '../../src/store/access/users.js';
-import { createOmsWorker } from '../../src/wiring.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { chromiumRuns, CSP_REPORTER, launchChromium, watchProblems } from '../support/chromium.js';
 import { logIn, openView } from '../support/console-page.js';
 import { offerImport } from '../support/offers.js';
-import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-offer-card');
 const STEP_MS = 20_000;
@@ -89,16 +85,7 @@ describe.runIf(runs)("an offer's card through its two days, on a desktop and a p
   const login = (page: Page, user: TestUser) =>
     logIn(page, server.url, { user_id: user.userId, password: user.password, api_key: user.apiKey });
 
-  async function place(user: TestUser, quantity: number, price: number): Promise<string> {
-    const body = validBid({ scrip_info: NSE, order_type: 'RL', quantity: String(quantity), price });
-    const res = await server.call('POST', '/transactional/v1/orders/regular', {
-      body,
-      token: user.token,
-      apiKey: user.apiKey,
-    });
-    expect(res.status, res.text).toBe(200);
-    return res.body.data.orderId as string;
-  }
+  const place = (user: TestUser, quantity: number, price: number) => server.placeBid(user, NSE, quantity, price);
 
   beforeAll(async () => {
     await ensureConsoleBuilt();
@@ -129,19 +116,9 @@ describe.runIf(runs)("an offer's card through its two days, on a desktop and a p
     ops = await server.createUser('ops4', { category: 'RETAIL' });
     const users = new UserRepository(server.store.db, server.store.dialect);
     await users.setOperator('ops4', server.clock.now);
-    const funds = new FundsService(
-      server.store,
-      new FundsRepository(server.store.db, server.store.dialect),
-      users,
-      () => server.clock.now,
-    );
-    await funds.deposit('nii4', '100000');
-    await funds.deposit('ops4', '100000');
-    oms = createOmsWorker(server.store, {
-      logger: pino({ level: 'silent' }),
-      now: () => server.clock.now,
-      workerId: 'console-offer-card',
-    });
+    await server.deposit('nii4', '100000');
+    await server.deposit('ops4', '100000');
+    oms = server.omsWorker('console-offer-card');
     browser = await launchChromium(STEP_MS);
     desktop = await newPage('desktop', DESKTOP);
     phone = await newPage('phone', PHONE);

@@ -14,20 +14,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds/funds.js';
-import { UserRepository } from '../../src/store/access/users.js';
-import { createOmsWorker } from '../../src/wiring.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { chromiumRuns, launchChromium, watchedPage } from '../support/chromium.js';
 import { logIn, openView } from '../support/console-page.js';
 import { offerImport } from '../support/offers.js';
-import { startTestServer, validBid, type TestServer, type TestUser } from '../support/server.js';
+import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-offers');
 /** Every wait in the page is bounded by this (as in console.test.ts: a loaded machine slows Chromium a lot). */
@@ -77,21 +72,8 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     expect(widths.scroll, `${what} is ${widths.scroll} px wide`).toBeLessThanOrEqual(widths.viewport);
   };
 
-  async function place(user: TestUser, quantity: number, price: number): Promise<string> {
-    const body = validBid({ scrip_info: NSE, order_type: 'RL', quantity: String(quantity), price });
-    const res = await server.call('POST', '/transactional/v1/orders/regular', {
-      body,
-      token: user.token,
-      apiKey: user.apiKey,
-    });
-    expect(res.status, res.text).toBe(200);
-    return res.body.data.orderId as string;
-  }
-
-  async function order(orderId: string): Promise<Record<string, unknown>> {
-    const res = await server.call('GET', '/transactional/v1/orders?limit=100', { token: trader.token });
-    return (res.body.data as Record<string, unknown>[]).find((o) => o.order_id === orderId)!;
-  }
+  const place = (user: TestUser, quantity: number, price: number) => server.placeBid(user, NSE, quantity, price);
+  const order = (orderId: string) => server.orderOf(trader, orderId);
 
   beforeAll(async () => {
     await ensureConsoleBuilt();
@@ -120,18 +102,8 @@ describe.runIf(runs)('an offer on the day of its T allocation, in the console', 
     ]);
     trader = await server.createUser('nii1', { category: 'NII' });
     fund = await server.createUser('mf1', { category: 'MF' });
-    const funds = new FundsService(
-      server.store,
-      new FundsRepository(server.store.db, server.store.dialect),
-      new UserRepository(server.store.db, server.store.dialect),
-      () => server.clock.now,
-    );
-    await funds.deposit('nii1', '100000');
-    oms = createOmsWorker(server.store, {
-      logger: pino({ level: 'silent' }),
-      now: () => server.clock.now,
-      workerId: 'console-offers',
-    });
+    await server.deposit('nii1', '100000');
+    oms = server.omsWorker('console-offers');
     browser = await launchChromium(STEP_MS);
     page = await watchedPage(browser, STEP_MS, problems, {
       // The browser logs every refused call; the test has a carry-forward refused below the cut-off (422 e-380) on purpose.

@@ -9,14 +9,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OmsWorker } from '../../src/oms/worker.js';
-import { FundsService } from '../../src/services/funds.js';
-import { FundsRepository } from '../../src/store/funds/funds.js';
-import { UserRepository } from '../../src/store/access/users.js';
-import { createOmsWorker } from '../../src/wiring.js';
 import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { chromiumRuns, launchChromium } from '../support/chromium.js';
@@ -97,19 +92,9 @@ for (const device of DEVICES) {
       await server.registerIssue(); // SBIN OF on NSE_EQ 500112, floor 100.00, tick 0.05
       nii = await server.createUser('nii1', { category: 'NII' });
       ravi = await server.createUser('ravi', { category: 'RETAIL' });
-      const funds = new FundsService(
-        server.store,
-        new FundsRepository(server.store.db, server.store.dialect),
-        new UserRepository(server.store.db, server.store.dialect),
-        () => server.clock.now,
-      );
-      await funds.deposit('nii1', '10000');
-      await funds.deposit('ravi', '1000');
-      oms = createOmsWorker(server.store, {
-        logger: pino({ level: 'silent' }),
-        now: () => server.clock.now,
-        workerId: `console-words-${device.name}`,
-      });
+      await server.deposit('nii1', '10000');
+      await server.deposit('ravi', '1000');
+      oms = server.omsWorker(`console-words-${device.name}`);
       browser = await launchChromium(STEP_MS);
     }, 60_000);
 

@@ -27,7 +27,10 @@ import { UserRepository } from '../../src/store/access/users.js';
 import type { BidderCategory } from '../../src/domain/ofs/rules.js';
 import type { MarginType, UserCategory } from '../../src/domain/ofs/offer/offer.js';
 import type { Limits, SheddingConfig, TrustProxy } from '../../src/config.js';
-import { createServices } from '../../src/wiring.js';
+import { createOmsWorker, createServices } from '../../src/wiring.js';
+import type { OmsWorker } from '../../src/oms/worker.js';
+import { FundsService } from '../../src/services/funds.js';
+import { FundsRepository } from '../../src/store/funds/funds.js';
 import type { AlgoGateOptions } from '../../src/services/algo-gate.js';
 import type { AlgoService } from '../../src/services/algos.js';
 import { createMigratedTestDatabase } from './databases.js';
@@ -89,6 +92,14 @@ export interface TestServer {
    * changing orders, so that their history and the retail limit's running totals follow.
    */
   setOrderStatus(orderIds: string | readonly string[], status: OrderStatus, fields?: Partial<Order>): Promise<void>;
+  /** Cash into a user's funds account (rupees, as `ordergate funds deposit` takes them), at the clock's time. */
+  deposit(userId: string, rupees: string): Promise<void>;
+  /** An OMS worker on this server's store and clock, logging nothing, that the test runs pass by pass (runOnce). */
+  omsWorker(workerId?: string): OmsWorker;
+  /** Places a limit bid (RL) for `user` on `scrip` (an instrument's scrip_info); its order id, or throws with the answer. */
+  placeBid(user: TestUser, scrip: Record<string, unknown>, quantity: number, price: number): Promise<string>;
+  /** One of `user`'s orders as the order book answers it. */
+  orderOf(user: TestUser, orderId: string): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -216,6 +227,35 @@ export async function startTestServer(
       return logIn({ userId, password: TEST_PASSWORD, apiKey, token: '', totpSecret });
     },
     logInAgain: (user) => logIn(user),
+    async deposit(userId, rupees) {
+      const users = new UserRepository(store.db, store.dialect);
+      const funds = new FundsService(store, new FundsRepository(store.db, store.dialect), users, () => clock.now);
+      await funds.deposit(userId, rupees);
+    },
+    omsWorker: (workerId) =>
+      createOmsWorker(store, {
+        logger: pino({ level: 'silent' }),
+        now: () => clock.now,
+        ...(workerId !== undefined && { workerId }),
+      }),
+    async placeBid(user, scrip, quantity, price) {
+      const body = validBid({ scrip_info: scrip, order_type: 'RL', quantity: String(quantity), price });
+      const res = await call('POST', '/transactional/v1/orders/regular', {
+        body,
+        token: user.token,
+        apiKey: user.apiKey,
+      });
+      if (res.status !== 200) throw new Error(`the bid was refused: ${res.status} ${res.text}`);
+      return res.body.data.orderId as string;
+    },
+    async orderOf(user, orderId) {
+      const res = await call('GET', `/transactional/v1/orders?limit=1000&order_id=${encodeURIComponent(orderId)}`, {
+        token: user.token,
+      });
+      const order = (res.body.data as Record<string, unknown>[] | undefined)?.find((o) => o.order_id === orderId);
+      if (order === undefined) throw new Error(`order ${orderId} is not in ${user.userId}'s book: ${res.text}`);
+      return order;
+    },
     async setOrderStatus(orderIds, status, fields = {}) {
       const ids = typeof orderIds === 'string' ? [orderIds] : orderIds;
       const orders = new OrderRepository(store.db, store.dialect);
