@@ -1,54 +1,23 @@
 /**
  * The caller's order events (GET /transactional/v1/orders/events), read with fetch: EventSource cannot send
- * the Authorization header. A small parser turns the text/event-stream into events; after a drop the
- * stream is opened again with Last-Event-ID, so no event is missed or repeated. The server sends a
+ * the Authorization header. The client package's event-stream parser (packages/client/src/sse.ts, the HTML
+ * standard's, the project's one) turns the text/event-stream into events; after a drop the stream is opened
+ * again with Last-Event-ID, so no event is missed or repeated. The server sends a
  * heartbeat comment every 15 s: a stream silent for 45 s (a half-open connection after a laptop's sleep or a
  * NAT's drop, which no error reports) is aborted and opened again the same way.
  */
+import { SseParser } from '../../packages/client/src/sse.js';
 import { ApiError } from './api.js';
 import type { ErrorEnvelope, OrderEvent } from './types.js';
 
 const PATH = '/transactional/v1/orders/events';
+/** The events of the stream the console reads: an order's change, and the end of the session's stream. */
+const ORDER_UPDATE = 'order_update';
+const STREAM_END = 'stream_end';
 const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
 /** Three heartbeats missed, as the client package's SILENCE_LIMIT_MS. */
 export const SILENCE_LIMIT_MS = 45_000;
-
-export interface SseFrame {
-  id?: string;
-  event?: string;
-  data?: string;
-}
-
-/** Splits text/event-stream text into frames; feed it chunks as they arrive. */
-export class SseParser {
-  private buffer = '';
-  private frame: SseFrame = {};
-
-  push(chunk: string): SseFrame[] {
-    this.buffer += chunk;
-    const frames: SseFrame[] = [];
-    let end: number;
-    while ((end = this.buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + (this.buffer.startsWith('\r\n', end) ? 2 : 1));
-      if (line === '') {
-        // An id alone is a frame too: a live stream starts with one, to resume from after an early drop.
-        if (this.frame.data !== undefined || this.frame.event !== undefined || this.frame.id !== undefined)
-          frames.push(this.frame);
-        this.frame = {};
-        continue;
-      }
-      if (line.startsWith(':')) continue; // a comment: the heartbeat
-      const colon = line.indexOf(':');
-      const name = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (name === 'data') this.frame.data = this.frame.data === undefined ? value : `${this.frame.data}\n${value}`;
-      else if (name === 'id' || name === 'event') this.frame[name] = value;
-    }
-    return frames;
-  }
-}
 
 /** Where the stream stands, for the page to show. */
 export type StreamState =
@@ -168,16 +137,19 @@ export class OrderEventStream {
 
   /** Reads until the stream ends; true when the session ended (no retry). */
   private async read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<boolean> {
-    const parser = new SseParser();
+    // The parser keeps the stream's last event id: an id alone moves it too (a live stream starts with one,
+    // to resume from after an early drop).
+    const parser = new SseParser(this.lastEventId ?? '');
     const decoder = new TextDecoder();
     const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return false;
       this.heard(controller);
-      for (const frame of parser.push(decoder.decode(value, { stream: true }))) {
-        if (frame.event === 'stream_end') {
-          const envelope = JSON.parse(frame.data ?? '{}') as Partial<ErrorEnvelope>;
+      const messages = parser.feed(decoder.decode(value, { stream: true }));
+      for (const message of messages) {
+        if (message.event === STREAM_END) {
+          const envelope = JSON.parse(message.data) as Partial<ErrorEnvelope>;
           // A server shutting down (e-503) is left for another node or a restart; anything else ends the session.
           if (envelope.code === 'e-503') return false;
           this.end(
@@ -185,10 +157,11 @@ export class OrderEventStream {
           );
           return true;
         }
-        if (frame.id !== undefined) this.lastEventId = frame.id;
-        if (frame.data === undefined) continue;
-        this.handlers.onEvent(JSON.parse(frame.data) as OrderEvent);
+        if (message.lastEventId !== '') this.lastEventId = message.lastEventId;
+        // Other events (an offer's indicative price, for everybody and without an id) are not the orders'.
+        if (message.event === ORDER_UPDATE) this.handlers.onEvent(JSON.parse(message.data) as OrderEvent);
       }
+      if (parser.lastEventId !== '') this.lastEventId = parser.lastEventId;
     }
   }
 
