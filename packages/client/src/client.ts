@@ -495,8 +495,7 @@ export class OrdergateClient {
 
   /** An order-entry call, under its Idempotency-Key: the key is also on its errors (`error.idempotencyKey`). */
   private orderEntryAnswer<Body>(call: OrderEntryCall<Body>, options: OrderEntryOptions) {
-    const idempotencyKey =
-      options.idempotencyKey ?? (this.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined);
+    const idempotencyKey = options.idempotencyKey ?? (this.idempotencyKeys ? newIdempotencyKey() : undefined);
     return this.call<Body>({
       auth: 'token and key',
       ...call,
@@ -510,6 +509,20 @@ export class OrdergateClient {
 type OrderEntryCall<Body> = Omit<ApiCall<Body>, 'auth' | 'signal' | 'idempotencyKey' | 'orderEntry'> & {
   auth?: ApiCall['auth'];
 };
+
+/**
+ * A random (version 4) UUID. A browser offers crypto.randomUUID only to a secure context (https, localhost):
+ * a page on plain http (a console on a LAN address) has getRandomValues alone.
+ */
+function newIdempotencyKey(): string {
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 function ordersText(orders: string | readonly CartLine[]): string {
   return typeof orders === 'string' ? orders : JSON.stringify(orders);
