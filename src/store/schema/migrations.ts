@@ -1,6 +1,8 @@
 /**
  * Schema migrations, written once with Kysely's schema builder for both dialects. They run at start-up
- * (server and every CLI command); Kysely's migration lock lets several processes start at once.
+ * (server and every CLI command), the pending ones in one transaction on both dialects, so several processes
+ * may start at once: PostgreSQL's advisory lock, SQLite's BEGIN IMMEDIATE (sqlite-driver.ts), make the
+ * later ones wait and find the work done.
  * Never edit a released migration: add a new one.
  */
 import { inspect } from 'node:util';

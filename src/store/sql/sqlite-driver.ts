@@ -6,7 +6,15 @@
  * a second process writing the same file waits (busy_timeout) instead of failing half-way.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDialect,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
 import type { WalSync } from './wal-sync.js';
 
 const STATEMENT_CACHE_SIZE = 256;
@@ -306,6 +314,19 @@ class OrdergateSqliteDriver implements Driver {
   }
 }
 
+/**
+ * Kysely's SQLite adapter runs each migration outside a transaction and takes no lock, which is safe only
+ * for one process: two processes starting on one new file ran the same CREATE TABLE and one failed ("table
+ * users already exists"). SQLite's DDL is transactional, so the pending migrations run in one transaction,
+ * BEGIN IMMEDIATE as every write transaction here: a second process waits for the first's commit (its
+ * busy_timeout), then finds them done; a migration that fails leaves nothing behind, as on PostgreSQL.
+ */
+class OrdergateSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export class OrdergateSqliteDialect extends SqliteDialect {
   readonly connection: StatementCachingConnection;
 
@@ -321,5 +342,9 @@ export class OrdergateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new OrdergateSqliteDriver(this.sqlite, this.connection);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new OrdergateSqliteAdapter();
   }
 }
