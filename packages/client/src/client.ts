@@ -23,7 +23,10 @@ import type {
   Exchange,
   Holdings,
   OfsAllotmentAnswer,
+  OfsIssueBook,
+  OfsIssues,
   OfsOfferAnswer,
+  OfsOfferBook,
   OfsOffers,
   LoginAnswer,
   LoginRequest,
@@ -39,6 +42,7 @@ import type {
   Positions,
   PositionsQuery,
   PositionType,
+  Profile,
   SessionCheck,
   TradeBook,
   TradeBookQuery,
@@ -318,6 +322,69 @@ export class OrdergateClient {
       await this.call<OfsAllotmentAnswer>({
         method: 'GET',
         path: path('/transactional/v1/ofs/offers/{offer_id}/allotment', offerId),
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
+  }
+
+  /**
+   * Who you are to the API (GET /authentication/v1/user/profile): your user id, your OFS categories (the
+   * issues' and the offers'), your margin type and whether you are an operator (whose book calls answer).
+   * An operator may change your category at any time: read it again rather than keep it.
+   */
+  async profile(options: CallOptions = {}): Promise<Profile> {
+    return (
+      await this.call<Profile>({
+        method: 'GET',
+        path: '/authentication/v1/user/profile',
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
+  }
+
+  /**
+   * The registered OFS issues (the one-listing model) and where their bidding windows stand, newest first,
+   * with the server's clock to count down from (GET /transactional/v1/ofs/issues).
+   */
+  async ofsIssues(options: CallOptions = {}): Promise<OfsIssues> {
+    return (
+      await this.call<OfsIssues>({
+        method: 'GET',
+        path: '/transactional/v1/ofs/issues',
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
+  }
+
+  /**
+   * An OFS issue's book, for operators (GET /operator/v1/ofs/{exchange}/{scrip_token}/book): the live demand
+   * by price, what each category's demand implies as if the windows closed now, and the allotments once the
+   * allocation has run. Anyone but an operator gets OrdergateError 403 `e-214`.
+   */
+  async issueBook(exchange: Exchange, scripToken: number | string, options: CallOptions = {}): Promise<OfsIssueBook> {
+    return (
+      await this.call<OfsIssueBook>({
+        method: 'GET',
+        path: path('/operator/v1/ofs/{exchange}/{scrip_token}/book', exchange, String(scripToken)),
+        auth: 'token',
+        signal: options.signal,
+      })
+    ).body;
+  }
+
+  /**
+   * An OFS offer's book, for operators (GET /operator/v1/ofs/offers/{offer_id}/book): the offer, the
+   * broker's bids and allotments per category and listing, and the open non-retail demand by price. Anyone
+   * but an operator gets OrdergateError 403 `e-214`; an unknown id is an OrdergateError `e-368`.
+   */
+  async offerBook(offerId: string, options: CallOptions = {}): Promise<OfsOfferBook> {
+    return (
+      await this.call<OfsOfferBook>({
+        method: 'GET',
+        path: path('/operator/v1/ofs/offers/{offer_id}/book', offerId),
         auth: 'token',
         signal: options.signal,
       })

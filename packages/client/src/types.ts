@@ -32,6 +32,8 @@ export type LoginAnswer = SuccessBody<Session, 'post'>;
 export type SessionCheck = SuccessBody<Session, 'put'>;
 export type LogoutAnswer = SuccessBody<Session, 'delete'>;
 export type Balance = SuccessBody<'/authentication/v1/user/balance', 'get'>;
+/** Who you are to the API: your user id, OFS categories, margin type and whether you are an operator. */
+export type Profile = SuccessBody<'/authentication/v1/user/profile', 'get'>;
 
 export type PlaceBid = RequestBody<'/transactional/v1/orders/regular', 'post'>;
 export type PlaceAnswer = SuccessBody<'/transactional/v1/orders/regular', 'post'>;
@@ -68,6 +70,14 @@ export type OfsOffers = SuccessBody<'/transactional/v1/ofs/offers', 'get'>;
 export type OfsOfferAnswer = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}', 'get'>;
 /** The allotment explained: your bids in one offer, what each day allotted them and why (`allotment(offerId)`). */
 export type OfsAllotmentAnswer = SuccessBody<'/transactional/v1/ofs/offers/{offer_id}/allotment', 'get'>;
+/** The registered OFS issues (the one-listing model), where their windows stand, and the server's clock. */
+export type OfsIssues = SuccessBody<'/transactional/v1/ofs/issues', 'get'>;
+/** One registered OFS issue and its two bidding windows. */
+export type OfsIssue = OfsIssues['data']['issues'][number];
+/** An OFS issue's book, for operators: demand by price, clearing as if the windows closed now, allotments. */
+export type OfsIssueBook = SuccessBody<'/operator/v1/ofs/{exchange}/{scrip_token}/book', 'get'>;
+/** An OFS offer's book, for operators: the offer, the bids per category and listing, the non-retail demand. */
+export type OfsOfferBook = SuccessBody<'/operator/v1/ofs/offers/{offer_id}/book', 'get'>;
 /** One of your bids as `allotment(offerId)` explains it. */
 export type AllotmentBid = OfsAllotmentAnswer['data']['bids'][number];
 /** An OFS offer: its terms, portions in shares, days and state. */

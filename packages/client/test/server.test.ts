@@ -137,6 +137,27 @@ describe('sessions and reads', () => {
   });
 });
 
+describe('profile, OFS issues and the operator books', () => {
+  it("reads the profile, the issues and, as an operator (the demo user is one), an issue's book", async () => {
+    const client = await loggedIn();
+    const profile = await client.profile();
+    expect(profile.data).toMatchObject({ user_id: demo.user_id, operator: true });
+    const issues = await client.ofsIssues();
+    expect(Date.parse(issues.data.server_time)).not.toBeNaN();
+    const issue = demo.ofs_issues[0]!;
+    const listed = issues.data.issues.find(
+      (each) => each.exchange === issue.exchange && Number(each.scrip_token) === issue.scrip_token,
+    );
+    expect(listed).toMatchObject({ symbol: issue.symbol });
+    const book = await client.issueBook(issue.exchange, issue.scrip_token);
+    expect(Array.isArray(book.data.demand)).toBe(true);
+    expect(book.data.allotted).toBeNull();
+    // A token without a session is refused as any read's.
+    const stale = new OrdergateClient({ baseUrl: forwarder.url }).withToken('not-a-token');
+    expect(await stale.profile().catch((e: unknown) => e)).toBeInstanceOf(OrdergateError);
+  });
+});
+
 describe('OFS offers', () => {
   it('reads the offers and one offer, typed; an unknown offer is an OrdergateError e-368', async () => {
     const file = join(space.dir, 'offer.json');
@@ -184,6 +205,11 @@ describe('OFS offers', () => {
     const allotment = await client.allotment('ACME-OFS-1');
     expect(allotment.data).toMatchObject({ offer_id: 'ACME-OFS-1', bids: [], allocated: { t_day: false } });
     expect(await client.allotment('NOPE').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'e-368' });
+    // The offer's book (the demo user is an operator): the offer as its read answers it, nothing bid yet.
+    const book = await client.offerBook('ACME-OFS-1');
+    expect(book.data.offer).toEqual(acme);
+    expect(book.data.non_retail_demand).toEqual([]);
+    expect(await client.offerBook('NOPE').catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'e-368' });
   });
 });
 
