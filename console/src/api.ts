@@ -1,9 +1,16 @@
 /**
- * Calls to ordergate from the console: the session (token and API key) lives in this module's memory only,
- * so a reload or a new tab logs in again and no script reading storage finds it. Every failure is the API's
- * error envelope, thrown as an ApiError.
+ * Calls to ordergate from the console, through the client package's OrdergateClient (one client per
+ * session, for this page's origin): the session (token and API key) lives in this module's memory only, so
+ * a reload or a new tab logs in again and no script reading storage finds it. Every failure is thrown as an
+ * ApiError: the API's error envelope, or no answer (status 0), in a trader's words (`describe`).
  */
-import type { Envelope, ErrorEnvelope, FieldError, LoginAnswer, Profile, Trade } from './types.js';
+import {
+  OrdergateClient,
+  OrdergateError,
+  OrdergateTransportError,
+  type LoginAnswer,
+} from '../../packages/client/src/index.js';
+import type { FieldError, Profile, Trade } from './types.js';
 
 export interface Session {
   userId: string;
@@ -24,8 +31,9 @@ export class ApiError extends Error {
     message: string,
     readonly errors: FieldError[] = [],
     readonly requestId?: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 
   /**
@@ -158,28 +166,7 @@ export function isSessionEnd(error: unknown): error is ApiError {
   return error instanceof ApiError && SESSION_ENDED.has(error.code);
 }
 
-export interface CallOptions {
-  body?: unknown;
-  /** Order entry: also send the API key, and an Idempotency-Key (see `idempotent`). */
-  orderEntry?: boolean;
-  /**
-   * Send an Idempotency-Key (order entry and cart creation do by default). A call whose answer was lost
-   * (no answer, a 5xx, 409 e-116 while the first is still at work) keeps its key: the same call sent again
-   * with the same body, as a person does by pressing the button again, carries the same key, so the server
-   * answers it with the first call's outcome instead of entering it twice.
-   */
-  idempotent?: boolean;
-  headers?: Record<string, string>;
-  /** Without the session's token (the login). */
-  anonymous?: boolean;
-}
-
-export interface Answer<T> {
-  body: Envelope<T>;
-  headers: Headers;
-}
-
-/** The keys of calls whose outcome is unknown, by method, path and body. */
+/** The keys of order-entry calls whose outcome is unknown, by call and arguments. */
 const unsettledKeys = new Map<string, string>();
 
 /** A version 4 UUID; crypto.randomUUID exists only on https and localhost, getRandomValues everywhere. */
@@ -192,63 +179,97 @@ function newKey(): string {
 }
 
 /** No answer, a 5xx, or the first call still at work: the call may or may not have taken effect. */
-const outcomeUnknown = (status: number, code: string | undefined) => status === 0 || status >= 500 || code === 'e-116';
+const outcomeUnknown = (error: ApiError) => error.status === 0 || error.status >= 500 || error.code === 'e-116';
 
-export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (!options.anonymous) {
-    const { token, apiKey } = requireSession();
-    headers.authorization = `Bearer ${token}`;
-    if (options.orderEntry) headers['x-api-key'] = apiKey;
-  }
-  const signature = `${method} ${path} ${body ?? ''}`;
-  const idempotent = options.idempotent ?? options.orderEntry === true;
-  if (idempotent) headers['idempotency-key'] = unsettledKeys.get(signature) ?? newKey();
-  const settle = (status: number, code?: string) => {
-    if (!idempotent) return;
-    if (outcomeUnknown(status, code)) unsettledKeys.set(signature, headers['idempotency-key']!);
-    else unsettledKeys.delete(signature);
-  };
-  let response: Response;
-  try {
-    response = await fetch(path, { method, headers, body, cache: 'no-store' });
-  } catch {
-    settle(0);
-    throw new ApiError(
-      0,
-      'network',
-      idempotent
-        ? 'The answer was lost on the way (no connection?): this may have been done. Sending the same again is safe: it carries the same Idempotency-Key, so it is not done twice'
-        : 'ordergate cannot be reached; check the connection and try again',
-    );
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  settle(response.status, (parsed as Partial<ErrorEnvelope> | undefined)?.code);
-  if (!response.ok) {
-    const envelope = parsed as Partial<ErrorEnvelope> | undefined;
-    const error = new ApiError(
-      response.status,
-      envelope?.code ?? `http-${response.status}`,
-      envelope?.message ?? response.statusText,
-      envelope?.errors ?? [],
-      envelope?.request_id,
-    );
-    if (!options.anonymous && SESSION_ENDED.has(error.code)) sessionEnded(error);
-    throw error;
-  }
-  return { body: parsed as Envelope<T>, headers: response.headers };
+/**
+ * The client package's client for this page's server: answers never from the browser's cache; no retries
+ * (a call that failed is the person's to send again, and an order entry sent again reuses its key, below);
+ * an Idempotency-Key only where `entry` gives one.
+ */
+function newClient(): OrdergateClient {
+  return new OrdergateClient({
+    baseUrl: location.origin,
+    fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
+    retry: { attempts: 1 },
+    idempotencyKeys: false,
+  });
 }
 
-export async function get<T>(path: string): Promise<T> {
-  return (await call<T>('GET', path)).body.data;
+/** The session's client, holding its token and API key: in this module's memory only, as the session. */
+let client: OrdergateClient | null = null;
+
+/** The client package's error as the console's: the envelope's, or no answer (status 0, `network`). */
+function apiErrorOf(error: unknown, keyed: boolean): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof OrdergateError)
+    return new ApiError(error.status, error.code, error.message, error.errors, error.requestId, { cause: error });
+  if (error instanceof OrdergateTransportError) {
+    if (error.status !== undefined)
+      // Something answered, but not the API (a proxy's error page): its status is all there is to say.
+      return new ApiError(
+        error.status,
+        `http-${error.status}`,
+        `ordergate answered HTTP ${error.status} without saying why`,
+        [],
+        error.requestId,
+        { cause: error },
+      );
+    return new ApiError(
+      0,
+      'network',
+      keyed
+        ? 'The answer was lost on the way (no connection?): this may have been done. Sending the same again is safe: it carries the same Idempotency-Key, so it is not done twice'
+        : 'ordergate cannot be reached; check the connection and try again',
+      [],
+      undefined,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+/**
+ * Calls the API as the session's user: `run` gets the session's client. Every failure is thrown as an
+ * ApiError; a refused token (the session is over) also tells the session-ended listener.
+ */
+export async function api<T>(run: (client: OrdergateClient) => Promise<T>, keyed = false): Promise<T> {
+  requireSession();
+  try {
+    return await run(client!);
+  } catch (failure) {
+    const error = apiErrorOf(failure, keyed);
+    if (error instanceof ApiError && SESSION_ENDED.has(error.code)) sessionEnded(error);
+    throw error;
+  }
+}
+
+/** A read of the API as the session's user: the answer's data (see `api`). */
+export async function readData<T>(run: (client: OrdergateClient) => Promise<{ data: T }>): Promise<T> {
+  return (await api(run)).data;
+}
+
+/**
+ * An order-entry call (a bid placed, modified, cancelled or carried forward; a cart created or executed),
+ * under an Idempotency-Key. A call whose answer was lost (no answer, a 5xx, 409 e-116 while the first is
+ * still at work) keeps its key: the same call sent again with the same arguments (`call`: its name and
+ * arguments), as a person does by pressing the button again, carries the same key, so the server answers it
+ * with the first call's outcome instead of entering it twice.
+ */
+export async function entry<T>(
+  call: readonly unknown[],
+  run: (client: OrdergateClient, options: { idempotencyKey: string }) => Promise<T>,
+): Promise<T> {
+  const signature = JSON.stringify(call);
+  const idempotencyKey = unsettledKeys.get(signature) ?? newKey();
+  try {
+    const answer = await api((client) => run(client, { idempotencyKey }), true);
+    unsettledKeys.delete(signature);
+    return answer;
+  } catch (error) {
+    if (error instanceof ApiError && outcomeUnknown(error)) unsettledKeys.set(signature, idempotencyKey);
+    else unsettledKeys.delete(signature);
+    throw error;
+  }
 }
 
 /** The most trades the trade book's view reads: the API's largest page. */
@@ -256,8 +277,8 @@ export const MOST_TRADES = 1000;
 
 /** The caller's trades (allotments), newest first: the first MOST_TRADES of them, and how many there are in all. */
 export async function readTrades(): Promise<{ trades: Trade[]; total: number }> {
-  const { body } = await call<Trade[]>('GET', `/transactional/v1/trades?offset=1&limit=${MOST_TRADES}`);
-  return { trades: body.data, total: body.metadata?.total_records ?? body.data.length };
+  const book = await api((client) => client.tradeBook({ offset: 1, limit: MOST_TRADES }));
+  return { trades: book.data, total: book.metadata?.total_records ?? book.data.length };
 }
 
 export interface Credentials {
@@ -269,23 +290,24 @@ export interface Credentials {
 
 /** Logs in (the ODIN login body, the API key included), then reads whether the user is an operator. */
 export async function logIn(credentials: Credentials): Promise<Session> {
-  const { body } = await call<LoginAnswer>('POST', '/authentication/v1/user/session', {
-    anonymous: true,
-    body: {
-      user_id: credentials.userId,
-      login_type: 'PASSWORD',
+  const fresh = newClient();
+  let answer: LoginAnswer;
+  try {
+    answer = await fresh.login({
+      userId: credentials.userId,
       password: credentials.password,
-      second_auth_type: credentials.totp === '' ? '' : 'TOTP',
-      second_auth: credentials.totp,
-      api_key: credentials.apiKey,
-      source: 'WEBAPI',
-    },
-  });
+      apiKey: credentials.apiKey,
+      ...(credentials.totp === '' ? {} : { totp: credentials.totp }),
+    });
+  } catch (error) {
+    throw apiErrorOf(error, false);
+  }
+  client = fresh;
   session = {
-    userId: body.data.user_id,
-    token: body.data.access_token,
+    userId: answer.data.user_id,
+    token: answer.data.access_token,
     apiKey: credentials.apiKey,
-    expiresAt: body.data.expires_at,
+    expiresAt: answer.data.expires_at,
     category: null,
     offerCategory: null,
     operator: false,
@@ -295,7 +317,7 @@ export async function logIn(credentials: Credentials): Promise<Session> {
   } catch (error) {
     // A server without the profile call still serves everything but the operator's views.
     if (!(error instanceof ApiError && error.status === 404)) {
-      session = null;
+      forgetSession();
       throw error;
     }
   }
@@ -307,7 +329,7 @@ export async function logIn(credentials: Credentials): Promise<Session> {
  * with effect at once, and the offers view offers the bids of the category the server will see.
  */
 export async function readProfile(): Promise<void> {
-  const profile = await get<Profile>('/authentication/v1/user/profile');
+  const profile = await readData((client) => client.profile());
   const current = requireSession();
   current.category = profile.category;
   current.offerCategory = profile.offer_category;
@@ -317,14 +339,15 @@ export async function readProfile(): Promise<void> {
 /** Revokes the token on the server, then forgets the session here whatever the answer. */
 export async function logOut(): Promise<void> {
   try {
-    if (session !== null) await call('DELETE', '/authentication/v1/user/session');
+    if (session !== null) await api((client) => client.logout());
   } catch {
     // An ended or unreachable session needs no revoking: the local session is forgotten below anyway.
   } finally {
-    session = null;
+    forgetSession();
   }
 }
 
 export function forgetSession(): void {
   session = null;
+  client = null;
 }

@@ -3,9 +3,9 @@
  * time (its offset from this machine's clock taken at each load of the issues or the offers), not the
  * reader's clock.
  */
-import { get } from './api.js';
+import { readData } from './api.js';
 import { parseInstant } from './format.js';
-import type { OfsIssue, OfsIssues, WindowState } from './types.js';
+import type { OfsIssue, WindowState } from './types.js';
 
 let clockOffsetMs = 0;
 
@@ -20,7 +20,7 @@ export function syncServerClock(serverTimeText: string, started: number): void {
 
 export async function loadIssues(): Promise<OfsIssue[]> {
   const started = Date.now();
-  const answer = await get<OfsIssues>('/transactional/v1/ofs/issues');
+  const answer = await readData((client) => client.ofsIssues());
   syncServerClock(answer.server_time, started);
   return answer.issues;
 }

@@ -4,10 +4,10 @@
  * non-retail and ES employees, while a listing may use one series for both retail and non-retail (BSE's A).
  * So the console never asks for a series: it takes it from the listing and what the user bids as.
  */
-import { get, type Session } from './api.js';
+import { readData, type Session } from './api.js';
 import { parseInstant } from './format.js';
 import { syncServerClock } from './ofs-issues.js';
-import type { OfsListing, OfsOffer, OfsOfferDetails, OfsOffers } from './types.js';
+import type { OfsListing, OfsOffer, OfsOfferDetails } from './types.js';
 
 /** What a user bids as in an offer: the keys of a listing's `series`. */
 export type BidAs = keyof OfsListing['series'];
@@ -31,14 +31,14 @@ export const MOST_OFFERS = 200;
  */
 export async function loadOffers(): Promise<OfsOffer[]> {
   const started = Date.now();
-  const answer = await get<OfsOffers>(`/transactional/v1/ofs/offers?state=current&limit=${MOST_OFFERS}`);
+  const answer = await readData((client) => client.offers({ state: 'current', limit: MOST_OFFERS }));
   syncServerClock(answer.server_time, started);
   return answer.offers;
 }
 
 /** One offer with its indicative prices through T, oldest first. */
 export function loadOffer(offerId: string): Promise<OfsOfferDetails> {
-  return get<OfsOfferDetails>(`/transactional/v1/ofs/offers/${encodeURIComponent(offerId)}`);
+  return readData((client) => client.offer(offerId));
 }
 
 /** The series a bid as `bidAs` is sent in on this listing; null when the listing takes no such bid (no employee series). */

@@ -5,7 +5,7 @@
  * few changes worth telling the user (a new status, an allotment, a modification, a carry-forward), for the
  * order book's notices.
  */
-import { call } from './api.js';
+import { api } from './api.js';
 import type { Order, OrderEvent } from './types.js';
 
 export type OrderListener = (order: Order, previous: Order | undefined) => void;
@@ -107,7 +107,7 @@ export class OrderStore {
   async load(): Promise<void> {
     try {
       for (let page = 1; ; page++) {
-        const { body } = await call<Order[]>('GET', `/transactional/v1/orders?offset=${page}&limit=${PAGE}`);
+        const body = await api((client) => client.orderBook({ offset: page, limit: PAGE }));
         for (const order of body.data) {
           const known = this.orders.get(order.order_id);
           if (known === undefined || known.last_modified < order.last_modified) this.orders.set(order.order_id, order);

@@ -7,11 +7,11 @@
  * blocked, sent to or live at the exchange) or rejected with the reason in a trader's words.
  */
 import '../styles/words.css';
-import { ApiError, call, inWords } from './api.js';
+import { ApiError, entry, inWords } from './api.js';
 import { clearFieldError, h, showFieldError, supportLine } from './dom.js';
 import { formatPrice } from './format.js';
 import type { OrderStore } from './orders-store.js';
-import type { Order } from './types.js';
+import type { Order, PlaceBid } from './types.js';
 
 /** The form's controls a refusal may be about, by the bid's field name. */
 export type BidControls = Partial<Record<'quantity' | 'price' | 'order_identifier', HTMLInputElement>>;
@@ -196,8 +196,8 @@ export function placeBid(
   submit.disabled = true;
   delete outcome.dataset.orderId;
   showOutcome(outcome, 'pending', 'Sending the bid...');
-  call<{ orderId: string }>('POST', '/transactional/v1/orders/regular', { body, orderEntry: true })
-    .then(({ body: answer }) => {
+  entry(['place', body], (client, key) => client.place(body as PlaceBid, key))
+    .then((answer) => {
       const orderId = answer.data.orderId;
       outcome.dataset.orderId = orderId;
       if (options.follow === undefined)

@@ -1,8 +1,7 @@
 /**
  * The wire shapes the console reads. Every answer's shape is the client package's, generated from
- * docs/openapi.json (type-only imports, which the bundle drops), so that they cannot drift from the API.
- * Only `Envelope<T>`, the success wrapper that `call<T>` puts around any answer's data, is written here: it
- * is generic over the data, which no one operation's generated type is.
+ * docs/openapi.json (type-only imports, which the bundle drops), so that they cannot drift from the API:
+ * the console calls the API through the package's OrdergateClient (api.ts), whose methods answer these.
  */
 import type {
   ErrorEnvelope as GeneratedErrorEnvelope,
@@ -10,14 +9,8 @@ import type {
   SuccessBody,
 } from '../../packages/client/src/types.js';
 
-/** The success wrapper of every JSON answer; the order book and the other lists add `metadata`. */
-export interface Envelope<T> {
-  status: 'success';
-  code: string;
-  message: string;
-  data: T;
-  metadata?: SuccessBody<'/transactional/v1/orders', 'get'>['metadata'];
-}
+/** The bodies of order entry as the client package types them (the console builds them from its forms). */
+export type { CartChange, Exchange, ModifyBid, NewCart, PlaceBid } from '../../packages/client/src/index.js';
 
 /** The body of every failure (the client package takes it from one operation's 400: all failures share it). */
 export type ErrorEnvelope = GeneratedErrorEnvelope;

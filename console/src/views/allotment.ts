@@ -6,7 +6,7 @@
  * (GET /transactional/v1/ofs/offers/{offer_id}/allotment, src/domain/ofs/offer/allotment-explained.ts): the
  * console only lays them out.
  */
-import { get } from '../api.js';
+import { readData } from '../api.js';
 import { h } from '../dom.js';
 import { formatPrice, formatQuantity, formatRupees } from '../format.js';
 import type { OfsAllotment, OfsAllottedBid, OfsOffer, Order } from '../types.js';
@@ -38,12 +38,10 @@ function readAllotment(offerId: string, fresh = FRESH_MS): Promise<OfsAllotment>
   if (cached !== undefined && Date.now() - cached.at < fresh) return Promise.resolve(cached.data);
   const pending = reading.get(offerId);
   if (pending !== undefined) return pending;
-  const read = get<OfsAllotment>(`/transactional/v1/ofs/offers/${encodeURIComponent(offerId)}/allotment`).then(
-    (data) => {
-      cache.set(offerId, { data, at: Date.now() });
-      return data;
-    },
-  );
+  const read = readData((client) => client.allotment(offerId)).then((data) => {
+    cache.set(offerId, { data, at: Date.now() });
+    return data;
+  });
   reading.set(offerId, read);
   void read.finally(() => reading.delete(offerId)).catch(() => {});
   return read;

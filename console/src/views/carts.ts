@@ -6,7 +6,7 @@
  * it orders[1]: its words stay out of the page). A fault the server names is said once, beside the field
  * of the line it names; the code and the request go in a details line for support.
  */
-import { ApiError, call, faultsOf, inWords, type Fault } from '../api.js';
+import { api, ApiError, entry, faultsOf, inWords, type Fault } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import {
   clearFieldError,
@@ -23,7 +23,7 @@ import {
 } from '../dom.js';
 import { formatInstant, formatPrice, issueKey, issueName } from '../format.js';
 import { loadIssues } from '../ofs-issues.js';
-import type { Cart, CartLine, CartLineResult, OfsIssue } from '../types.js';
+import type { Cart, CartChange, CartLine, CartLineResult, NewCart, OfsIssue } from '../types.js';
 
 /** The one product this OMS routes; a stored line of another is shown as such, not offered. */
 const PRODUCTS: [CartLine['ProductType'], string][] = [['OFS', 'OFS']];
@@ -133,10 +133,10 @@ export function cartsView(context: ConsoleContext): View {
   async function readCarts(): Promise<Cart[]> {
     const carts: Cart[] = [];
     for (let page = 1; page <= 100; page += 1) {
-      const answer = await call<Cart[]>('GET', `/transactional/v1/ordercart?offset=${page}&limit=100`);
-      carts.push(...answer.body.data);
-      const total = Number(answer.headers.get('x-total-count') ?? carts.length);
-      if (answer.body.data.length < 100 || carts.length >= total) break;
+      const answer = await api((client) => client.listCarts({ offset: page, limit: 100 }));
+      carts.push(...answer.data);
+      const total = answer.totalCount;
+      if (answer.data.length < 100 || carts.length >= total) break;
     }
     return carts;
   }
@@ -173,12 +173,12 @@ export function cartsView(context: ConsoleContext): View {
   }
 
   async function openCart(id: string, message = ''): Promise<void> {
-    const answer = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(id)}`);
-    const cart = answer.body.data;
+    const answer = await api((client) => client.cartDetails(id));
+    const cart = answer.data;
     draft = {
       id,
       storedName: cart.ordercartName,
-      etag: answer.headers.get('etag'),
+      etag: answer.etag === '' ? null : answer.etag,
       executedNoTime: cart.executedNoTime,
       name: cart.ordercartName,
       lines: cart.orders,
@@ -438,7 +438,7 @@ export function cartsView(context: ConsoleContext): View {
     });
     remove.addEventListener('click', () => {
       remove.disabled = true;
-      void call('DELETE', `/transactional/v1/ordercart/${encodeURIComponent(current.id!)}`)
+      void api((client) => client.deleteCart(current.id!))
         .then(() => {
           draft = null;
           resultArea.replaceChildren();
@@ -466,23 +466,20 @@ export function cartsView(context: ConsoleContext): View {
       executedNoTime: current.executedNoTime,
     };
     if (current.id === null) {
-      const answer = await call<{ ordercartId: string }>('POST', '/transactional/v1/ordercart', {
-        body,
-        idempotent: true,
-      });
-      current.id = answer.body.data.ordercartId;
+      const answer = await entry(['createCart', body], (client, key) => client.createCart(body as NewCart, key));
+      const id = answer.data.ordercartId;
+      current.id = id;
       current.storedName = current.name;
-      const details = await call<Cart>('GET', `/transactional/v1/ordercart/${encodeURIComponent(current.id)}`);
-      current.etag = details.headers.get('etag');
+      const details = await api((client) => client.cartDetails(id));
+      current.etag = details.etag === '' ? null : details.etag;
       current.saved = snapshot(current);
       return `Cart created: ${current.name}`;
     }
     // The answer's ETag is the one this update made: a GET after it could already carry someone else's.
-    const updated = await call('PUT', '/transactional/v1/ordercart', {
-      body: { ...body, ordercartId: current.id },
-      headers: current.etag === null ? {} : { 'if-match': current.etag },
-    });
-    current.etag = updated.headers.get('etag');
+    const id = current.id;
+    const ifMatch = current.etag === null ? {} : { ifMatch: current.etag };
+    const updated = await api((client) => client.updateCart({ ...body, ordercartId: id } as CartChange, ifMatch));
+    current.etag = updated.etag === '' ? null : updated.etag;
     current.storedName = current.name;
     current.saved = snapshot(current);
     return `Cart saved: ${current.name}`;
@@ -518,13 +515,10 @@ export function cartsView(context: ConsoleContext): View {
   async function executeCart(current: Draft): Promise<string> {
     const lines = [...current.lines];
     try {
-      const answer = await call<CartLineResult[]>(
-        'POST',
-        `/transactional/v1/ordercart/${encodeURIComponent(current.id!)}/execute`,
-        { orderEntry: true },
-      );
-      showResults(lines, answer.body.data);
-      return inWords(answer.body.message);
+      const id = current.id!;
+      const answer = await entry(['executeCart', id], (client, key) => client.executeCart(id, key));
+      showResults(lines, answer.data);
+      return inWords(answer.message);
     } catch (error) {
       // Nothing placed (e-412): its errors name each line's faults as orders[i].Field.
       if (error instanceof ApiError && error.code === 'e-412') {

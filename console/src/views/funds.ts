@@ -1,10 +1,10 @@
 /** Funds (cash, blocked by live bids, available, debited), open positions and holdings; read again as orders change. */
-import { ApiError, get } from '../api.js';
+import { ApiError, readData } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { h, row, table } from '../dom.js';
 import { formatInstant, formatPrice, formatQuantity, formatRupees, parseInstant } from '../format.js';
 import { serverNow } from '../ofs-issues.js';
-import type { Balance, Holding, Position } from '../types.js';
+import type { Holding, Position } from '../types.js';
 
 const POSITION_COLUMNS = ['Instrument', 'Allotted', 'Average price', 'Settles'];
 /** A holding's `value` is what its shares cost, not what they are worth now: the column says so. */
@@ -107,9 +107,9 @@ export function fundsView(context: ConsoleContext): View {
 
   async function refresh(): Promise<void> {
     const [balance, positions, holdings] = await Promise.all([
-      get<Balance>('/authentication/v1/user/balance'),
-      get<Position[]>('/transactional/v1/portfolio/positions/all'),
-      get<Holding[]>('/transactional/v1/portfolio/holdings'),
+      readData((client) => client.balance()),
+      readData((client) => client.positions('all')),
+      readData((client) => client.holdings()),
     ]);
     const amount = (label: string, value: string) => [
       h('dt', {}, label),

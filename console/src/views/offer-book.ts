@@ -5,7 +5,7 @@
  * what cost), and the open non-retail demand by price, as a chart against the non-retail portion and as a
  * table with the same numbers for screen readers and for anyone who wants them exact.
  */
-import { ApiError, get } from '../api.js';
+import { ApiError, readData } from '../api.js';
 import { chartLegend, demandChart, type DemandPanel } from '../chart/book-chart.js';
 import type { View } from '../context.js';
 import { h, row, table } from '../dom.js';
@@ -293,7 +293,7 @@ export function offerBookView(offerId: string): View {
   const panel = liveBook(
     async () => {
       const started = Date.now();
-      const book = await get<OfsOfferBook>(`/operator/v1/ofs/offers/${encodeURIComponent(offerId)}/book`);
+      const book = await readData((client) => client.offerBook(offerId));
       // The green shoe's default is told apart from a decision still to come by the server's clock.
       syncServerClock(book.server_time, started);
       if (panel.disposed()) return null;

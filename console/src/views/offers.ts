@@ -16,7 +16,7 @@
  * ticket, the indicative price); the offer's static terms are folded in an "Offer terms" disclosure, closed
  * on a phone. For operators, each card links to the offer's book (views/offer-book.ts).
  */
-import { ApiError, get, readProfile } from '../api.js';
+import { ApiError, readData, readProfile } from '../api.js';
 import { indicativeChart } from '../chart/indicative-chart.js';
 import type { ConsoleContext, View } from '../context.js';
 import { livePoll } from '../live-poll.js';
@@ -810,7 +810,7 @@ export function offersView(context: ConsoleContext): View {
   const readFunds = () => {
     clearTimeout(fundsTimer);
     fundsTimer = setTimeout(() => {
-      get<Balance>('/authentication/v1/user/balance')
+      readData((client) => client.balance())
         .then((balance) => {
           shared.balance = balance;
           if (!disposed) redrawTickets();

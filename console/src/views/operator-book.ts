@@ -4,7 +4,7 @@
  * who wants them exact; after allocation, the demand the allocation took (its `at_close`) and what it
  * allotted.
  */
-import { ApiError, get } from '../api.js';
+import { ApiError, readData } from '../api.js';
 import { BOOK_LEGEND, bookChart, bookFigures, chartLegend } from '../chart/book-chart.js';
 import type { View } from '../context.js';
 import { field, h, row, select, table } from '../dom.js';
@@ -129,9 +129,7 @@ export function operatorBookView(): View {
     async () => {
       const issue = issues.find((i) => issueKey(i) === choice.value);
       if (issue === undefined) return null;
-      const book = await get<OfsBook>(
-        `/operator/v1/ofs/${encodeURIComponent(issue.exchange)}/${issue.scrip_token}/book`,
-      );
+      const book = await readData((client) => client.issueBook(issue.exchange, issue.scrip_token));
       if (issueKey(issue) !== choice.value) return null;
       // The exchange allots at once, and its answer reaches each bid at the OMS's next pass: until then the
       // bid is still live (in the demand) and its allotment not counted. Read again until none waits.

@@ -8,7 +8,7 @@
  * copy. Ids are shortened in the tables (their last 8 characters), times are
  * India time to the second.
  */
-import { ApiError, call, get, MOST_TRADES, readTrades } from '../api.js';
+import { ApiError, entry, MOST_TRADES, readData, readTrades } from '../api.js';
 import type { ConsoleContext, View } from '../context.js';
 import { field, h, instantElement, row, sayFormRefusal, sayRefusal, select, statusLine, table } from '../dom.js';
 import {
@@ -25,7 +25,7 @@ import {
 import { serverNow, syncServerClock } from '../ofs-issues.js';
 import { loadOffer, NON_RETAIL_BID_CATEGORIES } from '../ofs-offers.js';
 import { isOpen, newerFirst, type OrderChange } from '../orders-store.js';
-import type { OfsOffer, Order, OrderHistoryEntry, Trade } from '../types.js';
+import type { Exchange, ModifyBid, OfsOffer, Order, Trade } from '../types.js';
 import { orderAllotment } from './allotment.js';
 
 const COLUMNS = ['Order', 'Instrument', 'Quantity', 'Price', 'Allotted', 'Status', 'Last change', 'Actions'];
@@ -113,8 +113,6 @@ const carryOpen = (offer: OfsOffer, now: number) =>
   now < parseInstant(offer.t1_day.closes_at);
 /** How often an offer whose T allocation has not run is read again while a bid of it could be carried forward. */
 const OFFER_READ_MS = 15_000;
-const orderPath = (order: Order) =>
-  `/transactional/v1/orders/regular/${encodeURIComponent(order.exchange)}/${encodeURIComponent(order.order_id)}`;
 
 /** One dialog for every order action; native <dialog> keeps the focus inside and closes on Escape. */
 function orderDialog(): { dialog: HTMLDialogElement; open(title: string, ...content: Node[]): void; close(): void } {
@@ -258,7 +256,9 @@ export function ordersView(context: ConsoleContext): View {
             price: orderType.value === 'RL-MKT' ? 0 : price.valueAsNumber,
             traded_quantity: order.traded_quantity,
           };
-          call('PUT', orderPath(order), { body, orderEntry: true })
+          entry(['modify', order.exchange, order.order_id, body], (client, key) =>
+            client.modify(order.exchange as Exchange, order.order_id, body as ModifyBid, key),
+          )
             .then(() => {
               context.announce(`Modification of order ${order.order_id} sent to the OMS`);
               dialog.close();
@@ -284,7 +284,9 @@ export function ordersView(context: ConsoleContext): View {
     const confirm = h('button', { type: 'button', class: 'danger' }, 'Cancel the bid');
     confirm.addEventListener('click', () => {
       confirm.disabled = true;
-      call('DELETE', orderPath(order), { orderEntry: true })
+      entry(['cancel', order.exchange, order.order_id], (client, key) =>
+        client.cancel(order.exchange as Exchange, order.order_id, key),
+      )
         .then(() => {
           context.announce(`Cancellation of order ${order.order_id} sent to the OMS`);
           dialog.close();
@@ -395,7 +397,12 @@ export function ordersView(context: ConsoleContext): View {
             ...(quantityChanged ? { quantity: String(quantity.valueAsNumber) } : {}),
           };
           const revised = Object.keys(body).length > 0;
-          call('POST', `${orderPath(order)}/carry_forward`, { ...(revised ? { body } : {}), orderEntry: true })
+          entry(['carryForward', order.exchange, order.order_id, revised ? body : null], (client, key) =>
+            client.carryForward(order.exchange as Exchange, order.order_id, {
+              ...key,
+              ...(revised ? { revision: body } : {}),
+            }),
+          )
             .then(() => {
               const terms = revised
                 ? ` (revised to ${formatQuantity(quantity.valueAsNumber)} at ${formatPrice(price.valueAsNumber)})`
@@ -461,7 +468,7 @@ export function ordersView(context: ConsoleContext): View {
 
   async function history(order: Order): Promise<HTMLElement> {
     const [entries, allotment] = await Promise.all([
-      get<OrderHistoryEntry[]>(`/transactional/v1/orders/${encodeURIComponent(order.order_id)}`),
+      readData((client) => client.orderHistory(order.order_id)),
       // The allotment explained, for a bid in an offer; the history stands without it.
       orderAllotment(order).catch(() => null),
     ]);
