@@ -6,7 +6,14 @@
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const LONG_FIRST = [/^test\/cli\//, /^test\/e2e\//, /^test\/fuzz\//, /^packages\/client\/test\//, /^test\/faults\//];
+const LONG_FIRST = [
+  /^test\/deploy\//,
+  /^test\/cli\//,
+  /^test\/e2e\//,
+  /^test\/fuzz\//,
+  /^packages\/client\/test\//,
+  /^test\/faults\//,
+];
 
 export default class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
