@@ -181,16 +181,26 @@ export async function serveUntilSignalled(
   hint: (line: string) => void = () => undefined,
 ): Promise<void> {
   const server = await startServer(config, logger);
+  let stopping = false;
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
+    onSignal = (signal) => {
+      // A second signal (Ctrl-C on `npm start` sends SIGINT twice: the terminal's and npm's; a service manager
+      // may signal the whole group) must not kill the process half way through its drain: said, and ignored.
+      if (stopping) return logger.info({ signal }, 'already shutting down: the signal is ignored, the drain goes on');
+      stopping = true;
       logger.info({ signal }, 'shutting down');
       server.stop().then(resolve, (error: unknown) => {
         logger.error({ err: error }, 'error during shutdown');
         resolve();
       });
     };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  void stopped.then(() => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
   });
   try {
     if ((await new UserRepository(server.store.db, server.store.dialect).count()) === 0) hint(EMPTY_DATABASE_HINT);
