@@ -134,6 +134,27 @@ describe.runIf(runs)('the container image', () => {
     expect(config?.Healthcheck?.Test.join(' ')).toContain('/health/ready');
   });
 
+  it("runs better-sqlite3 as its Node collects statements, without aborting (the addon built on 24.18.1's headers)", async () => {
+    // From Node 24.19.0, an addon built on the runtime's own headers aborts ("Assertion failed: (env) !=
+    // nullptr") when V8 collects a prepared statement, at exit or while running (docs/development.md): many
+    // statements, each left to the collector, then forced collections and the process's exit.
+    const script = [
+      "const Database = require('/app/node_modules/better-sqlite3');",
+      "const db = new Database(':memory:');",
+      'for (let i = 0; i < 20000; i++) db.prepare(`select ${i} as n`).get();',
+      'globalThis.gc(); globalThis.gc();',
+      "db.close(); console.log('collected');",
+    ].join(' ');
+    for (let run = 0; run < 3; run++) {
+      const result = await podman.run(
+        ['run', '--rm', '--network=none', '--entrypoint', 'node', IMAGE, '--expose-gc', '-e', script],
+        120_000,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe('collected');
+    }
+  }, 600_000);
+
   it(
     'serves, takes a bid, drains on SIGTERM, and keeps the bid across a restart and on its volume',
     async () => {
