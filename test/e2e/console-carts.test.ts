@@ -226,6 +226,25 @@ describe.runIf(runs)("the console's cart editor in headless Chromium", () => {
     expect(await first.innerText()).toContain('this OMS places OFS bids (RL or RL-MKT) only');
   });
 
+  it('makes a new cart clicked before the issues are read with its first line all the same (it waits for them)', async () => {
+    // The issues' answer held back 1.5 s: the click comes first, as a quick hand's (or a loaded machine's) does.
+    const issues = '**/transactional/v1/ofs/issues*';
+    await page.route(issues, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    try {
+      await openView(page, 'OFS issues');
+      await openView(page, 'Carts');
+      await page.getByRole('button', { name: 'New cart' }).click();
+      const first = page.getByRole('form', { name: 'New cart' }).getByRole('group', { name: 'Line 1', exact: true });
+      await first.waitFor();
+      expect(await first.getByLabel('Symbol').inputValue()).toBe('SBIN');
+    } finally {
+      await page.unroute(issues);
+    }
+  });
+
   it('logged no error and broke no Content-Security-Policy rule', () => {
     expect(problems).toEqual([]);
   });

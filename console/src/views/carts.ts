@@ -532,8 +532,12 @@ export function cartsView(context: ConsoleContext): View {
     }
   }
 
+  // The issues a new cart's first line is made from: a click before they are read waits for them (a new cart
+  // made without them had no line, and "Add a line" stayed disabled).
+  const issuesRead = loadIssues().then((loaded) => (issues = loaded));
   const newCart = h('button', { type: 'button' }, 'New cart');
-  newCart.addEventListener('click', () => {
+  newCart.addEventListener('click', () => void issuesRead.catch(() => undefined).then(openNewCart));
+  function openNewCart(): void {
     draft = {
       id: null,
       storedName: '',
@@ -546,9 +550,9 @@ export function cartsView(context: ConsoleContext): View {
     resultArea.replaceChildren();
     renderEditor();
     editorArea.querySelector<HTMLInputElement>('input[name="ordercartName"]')?.focus();
-  });
+  }
 
-  void Promise.all([loadIssues().then((loaded) => (issues = loaded)), refreshList()]).catch(showListError);
+  void Promise.all([issuesRead, refreshList()]).catch(showListError);
 
   const element = h(
     'section',
