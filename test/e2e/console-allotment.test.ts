@@ -18,7 +18,7 @@ import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { chromiumRuns, CSP_REPORTER, launchChromium, watchProblems } from '../support/chromium.js';
 import { logIn, openView } from '../support/console-page.js';
-import { offerImport } from '../support/offers.js';
+import { deltaOffer } from '../support/offers.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-allotment');
@@ -89,15 +89,9 @@ describe.runIf(runs)('the allotment explained, in the console', () => {
     server = await startTestServer({ now: T + 5 * 60 * MINUTE }); // 14:15 India time on T
     // 1,000 shares, no green shoe: the single-bidder cap is 250, the non-retail portion 875 (MF/IC first 250).
     await server.admin.importOfs([
-      offerImport(
+      deltaOffer(
         {
           offer_id: OFFER_ID,
-          symbol: 'DELTA',
-          listings: [
-            { exchange: 'NSE_EQ', scrip_token: 700004, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
-            { exchange: 'BSE_EQ', scrip_token: 800004, series: { RETAIL: 'D', NON_RETAIL: 'D' } },
-          ],
-          base_quantity: 1000,
           green_shoe_quantity: 0,
           employee_quantity: 20,
         },

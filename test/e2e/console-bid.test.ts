@@ -15,7 +15,7 @@ import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { logIn, openView } from '../support/console-page.js';
-import { offerImport } from '../support/offers.js';
+import { deltaOffer } from '../support/offers.js';
 
 const STEP_MS = 20_000;
 const HOUR = 60 * 60 * 1000;
@@ -187,15 +187,9 @@ for (const device of DEVICES) {
       // 14:15 IST on T: non-retail bids are taken until 15:30.
       server = await startTestServer({ now: OFFER_T + 300 * MINUTE });
       await server.admin.importOfs([
-        offerImport(
+        deltaOffer(
           {
             offer_id: OFFER_ID,
-            symbol: 'DELTA',
-            listings: [
-              { exchange: 'NSE_EQ', scrip_token: 700004, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
-              { exchange: 'BSE_EQ', scrip_token: 800004, series: { RETAIL: 'D', NON_RETAIL: 'D' } },
-            ],
-            base_quantity: 1000,
             green_shoe_quantity: 0,
             employee_quantity: 0,
           },

@@ -20,7 +20,7 @@ import { ensureConsoleBuilt } from '../cli/build-dist.js';
 import { ROOT } from '../cli/run-ordergate.js';
 import { chromiumRuns, CSP_REPORTER, launchChromium, watchProblems } from '../support/chromium.js';
 import { logIn, openView } from '../support/console-page.js';
-import { offerImport } from '../support/offers.js';
+import { deltaOffer } from '../support/offers.js';
 import { startTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const SCREENSHOTS = join(ROOT, 'test-artifacts', 'console-offer-card');
@@ -95,15 +95,9 @@ describe.runIf(runs)("an offer's card through its two days, on a desktop and a p
     // 1,000 shares (a green shoe of 200, not exercised), 12.5 % retail: non-retail 875, of which 250 for MF
     // and IC first, at most 250 to one bidder; employees 20.
     await server.admin.importOfs([
-      offerImport(
+      deltaOffer(
         {
           offer_id: OFFER_ID,
-          symbol: 'DELTA',
-          listings: [
-            { exchange: 'NSE_EQ', scrip_token: 700004, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
-            { exchange: 'BSE_EQ', scrip_token: 800004, series: { RETAIL: 'D', NON_RETAIL: 'D' } },
-          ],
-          base_quantity: 1000,
           green_shoe_quantity: 200,
           employee_quantity: 20,
         },

@@ -38,6 +38,25 @@ export function offerImport(
   return offer;
 }
 
+/**
+ * The console tests' small offer DELTA: 1,000 shares (the single-bidder cap 250, non-retail 875 of which 250
+ * for MF and IC first) on NSE_EQ 700004 (RS, IS, ES) and BSE_EQ 800004 (D); the rest as `overrides` say.
+ */
+export function deltaOffer(overrides: Record<string, unknown>, tOpensAt: number): Record<string, unknown> {
+  return offerImport(
+    {
+      symbol: 'DELTA',
+      listings: [
+        { exchange: 'NSE_EQ', scrip_token: 700004, series: { RETAIL: 'RS', NON_RETAIL: 'IS', EMPLOYEE: 'ES' } },
+        { exchange: 'BSE_EQ', scrip_token: 800004, series: { RETAIL: 'D', NON_RETAIL: 'D' } },
+      ],
+      base_quantity: 1000,
+      ...overrides,
+    },
+    tOpensAt,
+  );
+}
+
 /** An issue of the one-listing model in the import format (schemas/ofs-issue.ts): SBIN OF on NSE, T on 23 November 2026. */
 export const SBIN_ISSUE_IMPORT = {
   exchange: 'NSE_EQ',
